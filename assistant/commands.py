@@ -1,0 +1,138 @@
+"""One function per CLI command: parse nothing, print through `emit`, raise InvalidInput on bad input."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from assistant.cli import emit
+from assistant.runtime import Runtime
+from memory import episodes, knowledge, reminders
+from memory.errors import InvalidInput
+
+
+def _memory_line(runtime: Runtime, m: knowledge.Memory) -> str:
+    due = f" (due {runtime.clock.short(m.due_at)})" if m.due_at else ""
+    done = " [done]" if m.done_at else ""
+    return f"#{m.id} {m.kind}: {m.content}{due}{done}"
+
+
+def cmd_remember(runtime: Runtime, args: argparse.Namespace) -> int:
+    memory = knowledge.remember(runtime.store, args.text, due_at=args.due, kind=args.kind,
+                                importance=args.importance, private=args.private)
+    emit(args, memory.to_json(), "Remembered " + _memory_line(runtime, memory))
+    return 0
+
+
+def cmd_reminders(runtime: Runtime, args: argparse.Namespace) -> int:
+    if args.within_days < 0:
+        raise InvalidInput("--within-days must not be negative")
+    items = reminders.get_upcoming(runtime.store, args.within_days)
+    now = runtime.clock.now()
+
+    def text() -> str:
+        if not items:
+            return f"Nothing due in the next {args.within_days:g} days."
+        return "\n".join(f"#{r.memory.id} {r.label} {r.memory.content} "
+                         f"({reminders.relative_time(r.memory.due_at, now, runtime.clock)})" for r in items)
+
+    emit(args, [r.to_json() for r in items], text)
+    return 0
+
+
+def cmd_update(runtime: Runtime, args: argparse.Namespace) -> int:
+    memory = knowledge.update_memory(runtime.store, args.id, reminded_at=args.reminded, due_at=args.due,
+                                     content=args.content, importance=args.importance)
+    emit(args, memory.to_json(), "Updated " + _memory_line(runtime, memory))
+    return 0
+
+
+def cmd_done(runtime: Runtime, args: argparse.Namespace) -> int:
+    memory = knowledge.mark_done(runtime.store, args.id)
+    emit(args, memory.to_json(), "Done " + _memory_line(runtime, memory))
+    return 0
+
+
+def cmd_snooze(runtime: Runtime, args: argparse.Namespace) -> int:
+    memory = knowledge.snooze(runtime.store, args.id, " ".join(args.when))
+    emit(args, memory.to_json(), "Snoozed " + _memory_line(runtime, memory))
+    return 0
+
+
+def cmd_forget(runtime: Runtime, args: argparse.Namespace) -> int:
+    memory = knowledge.forget(runtime.store, args.id)
+    emit(args, {"forgotten": memory.to_json()}, f"Forgot #{memory.id}: {memory.content}")
+    return 0
+
+
+def episode_line(runtime: Runtime, e: episodes.Episode, with_summary: bool = True) -> str:
+    stamp = runtime.clock.local(e.started_at)
+    line = f"[{stamp:%b} {stamp.day:02d} {stamp:%H:%M}] {e.title or 'Untitled'}"
+    if with_summary and e.summary:
+        line += f"\n    {e.summary}"
+    return line
+
+
+def cmd_recap(runtime: Runtime, args: argparse.Namespace) -> int:
+    items = episodes.list_recent(runtime.store, limit=args.limit, outcome=args.outcome, hours=args.hours)
+    emit(args, [e.to_json() for e in items], lambda: "\n".join(episode_line(runtime, e) for e in items)
+         or f"No episodes found in the last {args.hours:g} hours.")
+    return 0
+
+
+def cmd_recall(runtime: Runtime, args: argparse.Namespace) -> int:
+    query = " ".join(args.query)
+    if args.reason or _asks_when(query):
+        from assistant.recall import reasoned_recall
+
+        answer = reasoned_recall(runtime, query, mode=args.mode, limit=args.limit)
+        emit(args, answer.to_json(), answer.to_text)
+        return 0
+    hits = runtime.searcher.search(query, limit=args.limit, mode=args.mode)
+    emit(args, [h.to_json() for h in hits], lambda: "\n".join(
+        f"{h.type} #{h.id} [{h.tier}] {runtime.clock.short(h.created_at)}: {h.content[:200]}" for h in hits)
+        or "Nothing found.")
+    return 0
+
+
+def _asks_when(query: str) -> bool:
+    from memory.temporal import asks_when
+
+    return asks_when(query)
+
+
+def cmd_export(runtime: Runtime, args: argparse.Namespace) -> int:
+    from memory.records import write_export
+
+    if args.file and args.file != "-":
+        target = Path(args.file)
+        tmp = target.with_name(target.name + ".partial")
+        with open(tmp, "w", encoding="utf-8") as out:
+            count = write_export(runtime.store, out)
+        tmp.replace(target)
+        print(f"Exported {count} records to {target}", file=sys.stderr)
+    else:
+        write_export(runtime.store, sys.stdout)
+    return 0
+
+
+def cmd_import(runtime: Runtime, args: argparse.Namespace) -> int:
+    from memory.records import import_records
+
+    path = Path(args.file)
+    try:
+        text = sys.stdin.read() if args.file == "-" else path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    counts = import_records(runtime.store, text.splitlines())
+    summary = ", ".join(f"{n} {kind}s" for kind, n in counts.items() if n) or "nothing"
+    emit(args, {"imported": counts}, f"Imported {summary}.")
+    return 0
+
+
+def cmd_status(runtime: Runtime, args: argparse.Namespace) -> int:
+    from assistant.status import collect_status
+
+    data = collect_status(runtime)
+    emit(args, data, lambda: "\n".join(f"{k}: {v}" for k, v in data.items()))
+    return 0

@@ -1,0 +1,28 @@
+"""Where the app keeps its files (XDG via platformdirs); directories are created 0700."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import platformdirs
+
+APP = "assistant"
+
+
+def config_file() -> Path:
+    return platformdirs.user_config_path(APP) / "config.toml"
+
+
+def default_db() -> Path:
+    return platformdirs.user_data_path(APP) / "memory.db"
+
+
+def cache_dir() -> Path:
+    path = platformdirs.user_cache_path(APP)
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return path
+
+
+def log_dir() -> Path:
+    path = platformdirs.user_state_path(APP)
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return path

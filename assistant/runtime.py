@@ -1,0 +1,45 @@
+"""The objects one run of the app shares: settings, one clock, one store, one embedder.
+
+Built once at the edge (CLI or UI) and passed in; nothing here is global. Heavy parts (the store's
+extension, the embedder) are created on first use.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cached_property
+
+from assistant.settings import Settings
+from memory.clock import Clock, system_zone, zone_from_name
+from memory.store import Store
+
+
+class Runtime:
+    def __init__(self, settings: Settings, notice: Callable[[str], None] | None = None) -> None:
+        self.settings = settings
+        zone = zone_from_name(settings.timezone) if settings.timezone else system_zone()
+        self.clock = Clock(zone, settings.frozen_now())
+        self.notice = notice or (lambda text: None)
+
+    @cached_property
+    def store(self) -> Store:
+        return Store(self.settings.db_path(), self.clock)
+
+    @cached_property
+    def embedder(self):
+        """The local embedder, or None when embeddings are turned off (embedding_model = "none")."""
+        if self.settings.embedding_model.lower() in ("none", "off", ""):
+            return None
+        from assistant import paths
+        from memory.embeddings import LocalEmbedder
+
+        return LocalEmbedder(self.settings.embedding_model, cache_dir=paths.cache_dir())
+
+    @cached_property
+    def searcher(self):
+        from memory.search import Searcher
+
+        return Searcher(self.store, self.embedder, on_notice=self.notice)
+
+    def close(self) -> None:
+        if "store" in self.__dict__:
+            self.store.close()

@@ -1,0 +1,213 @@
+"""Settings (SPEC F10): defaults < config file < ASSISTANT_* environment < command-line flags.
+
+Every key is documented in config.example.toml. An invalid file or variable is one clear error
+naming the key and where it came from. The API key is read from ANTHROPIC_API_KEY only and is
+never stored here.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, get_type_hints
+
+from assistant import paths
+from memory.errors import InvalidInput
+
+PROVIDERS = ("", "anthropic", "ollama", "offline")
+
+
+class SettingsError(InvalidInput):
+    """A setting that cannot be used; the message names the key and its source."""
+
+
+@dataclass
+class OllamaSettings:
+    host: str = "http://127.0.0.1:11434"
+    model: str = "llama3.2:3b"  # consolidation and titles
+    chat_model: str = ""  # chat with the ollama provider; empty = same as model
+    timeout_seconds: float = 60.0
+
+
+@dataclass
+class PromptSettings:
+    max_memory_tokens: int = 6000
+    time_tokens: int = 80
+    reminders_tokens: int = 800
+    recent_tokens: int = 400
+    timeline_tokens: int = 1800
+    episodes_tokens: int = 600
+    summaries_tokens: int = 2000
+    timeline_memories: int = 12
+
+
+@dataclass
+class ConsolidationSettings:
+    enabled: bool = True
+    idle_minutes: float = 30
+    memory_threshold: int = 50
+    min_interval_hours: float = 24
+    similarity_threshold: float = 0.40
+    min_cluster: int = 3
+    max_cluster: int = 20
+    neighbours: int = 10
+    supersession_similarity: float = 0.45
+
+
+@dataclass
+class Settings:
+    db: str = ""
+    timezone: str = ""
+    provider: str = ""
+    model: str = "claude-sonnet-4-5"
+    max_tokens: int = 2048
+    max_tool_rounds: int = 5
+    temporal_context_enabled: bool = True
+    idle_gap_minutes: float = 30
+    embedding_model: str = "bundled"
+    ollama: OllamaSettings = field(default_factory=OllamaSettings)
+    prompt: PromptSettings = field(default_factory=PromptSettings)
+    consolidation: ConsolidationSettings = field(default_factory=ConsolidationSettings)
+    keymap: dict[str, str] = field(default_factory=dict)
+    # Not settable from the file: where the settings came from and the frozen clock.
+    config_path: str = ""
+    now: str = ""
+
+    def db_path(self) -> Path:
+        return Path(self.db).expanduser() if self.db else paths.default_db()
+
+    def frozen_now(self) -> datetime | None:
+        if not self.now:
+            return None
+        from memory.clock import UTC
+
+        moment = datetime.fromisoformat(self.now.replace("Z", "+00:00"))
+        return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+_SECTIONS = {"ollama", "prompt", "consolidation", "keymap"}
+_INTERNAL = {"config_path", "now"}
+ENV_ALIASES = {"ASSISTANT_OLLAMA_MODEL": ("ollama", "model"), "OLLAMA_HOST": ("ollama", "host")}
+
+
+def _coerce(value: Any, kind: Any, where: str) -> Any:
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+            return value.strip().lower() in ("1", "true", "yes", "on")
+        raise SettingsError(f"{where}: expected true or false, got {value!r}")
+    if kind is int:
+        if isinstance(value, bool):
+            raise SettingsError(f"{where}: expected a whole number, got {value!r}")
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            raise SettingsError(f"{where}: expected a whole number, got {value!r}") from None
+    if kind is float:
+        if isinstance(value, bool):
+            raise SettingsError(f"{where}: expected a number, got {value!r}")
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise SettingsError(f"{where}: expected a number, got {value!r}") from None
+    if kind is str:
+        if not isinstance(value, str):
+            raise SettingsError(f"{where}: expected text, got {value!r}")
+        return value
+    return value
+
+
+def _apply(target: Any, data: dict[str, Any], source: str, prefix: str = "") -> None:
+    hints = get_type_hints(type(target))
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if key not in hints or key in _INTERNAL:
+            raise SettingsError(f"{source}: unknown setting {name!r}")
+        current = getattr(target, key)
+        if key == "keymap":
+            if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+                raise SettingsError(f"{source}: {name} must be a table of binding id = \"keys\"")
+            setattr(target, key, dict(value))
+        elif dataclasses.is_dataclass(current):
+            if not isinstance(value, dict):
+                raise SettingsError(f"{source}: {name} must be a table")
+            _apply(current, value, source, f"{name}.")
+        else:
+            setattr(target, key, _coerce(value, hints[key], f"{source}: {name}"))
+
+
+def _validate(settings: Settings, source: str) -> None:
+    if settings.provider not in PROVIDERS:
+        raise SettingsError(f"{source}: provider must be one of anthropic, ollama, offline (got {settings.provider!r})")
+    if settings.timezone:
+        from memory.clock import zone_from_name
+
+        try:
+            zone_from_name(settings.timezone)
+        except InvalidInput as exc:
+            raise SettingsError(f"{source}: timezone: {exc}") from None
+    if settings.now:
+        try:
+            settings.frozen_now()
+        except ValueError:
+            raise SettingsError(f"{source}: now must be an ISO 8601 instant, got {settings.now!r}") from None
+    if not 0 < settings.consolidation.similarity_threshold < 1:
+        raise SettingsError(f"{source}: consolidation.similarity_threshold must be between 0 and 1")
+    if settings.prompt.max_memory_tokens < 200:
+        raise SettingsError(f"{source}: prompt.max_memory_tokens must be at least 200")
+
+
+def _env_layers(env: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
+    """One small settings table per recognised variable, so errors can name the variable."""
+    layers: list[tuple[str, dict[str, Any]]] = []
+    hints = get_type_hints(Settings)
+    for var, value in sorted(env.items()):
+        if var in ENV_ALIASES:
+            section, key = ENV_ALIASES[var]
+            layers.append((var, {section: {key: value}}))
+            continue
+        if not var.startswith("ASSISTANT_") or var in ("ASSISTANT_CONFIG", "ASSISTANT_NOW"):
+            continue
+        name = var[len("ASSISTANT_"):].lower()
+        if "__" in name:
+            section, key = name.split("__", 1)
+            if section in _SECTIONS:
+                layers.append((var, {section: {key: value}}))
+        elif name in hints and name not in _INTERNAL and name not in _SECTIONS:
+            layers.append((var, {name: value}))
+    return layers
+
+
+def load_settings(config: str | None = None, overrides: dict[str, Any] | None = None,
+                  env: dict[str, str] | None = None) -> Settings:
+    """Build the settings from every layer; `overrides` are command-line flags (None = not given)."""
+    env = dict(os.environ if env is None else env)
+    settings = Settings()
+    explicit = config or env.get("ASSISTANT_CONFIG")
+    path = Path(explicit).expanduser() if explicit else paths.config_file()
+    if explicit and not path.is_file():
+        raise SettingsError(f"config file not found: {path}")
+    if path.is_file():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise SettingsError(f"{path}: not valid TOML ({exc})") from None
+        except OSError as exc:
+            raise SettingsError(f"{path}: cannot be read ({exc.strerror})") from None
+        _apply(settings, data, str(path))
+        _validate(settings, str(path))
+        settings.config_path = str(path)
+    for var, layer in _env_layers(env):
+        _apply(settings, layer, f"environment variable {var}")
+    if env.get("ASSISTANT_NOW"):
+        settings.now = env["ASSISTANT_NOW"]
+    _validate(settings, "environment")
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            setattr(settings, key, value)
+    _validate(settings, "command line")
+    return settings

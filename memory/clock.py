@@ -1,0 +1,106 @@
+"""The single clock of the app, and the conversions between stored UTC and the user's zone.
+
+Instants are stored as ISO 8601 text in UTC with an explicit offset, always to the second, so
+that string order is time order. Every boundary is computed here, in Python.
+"""
+from __future__ import annotations
+
+import os
+from datetime import datetime, timedelta, timezone, tzinfo
+from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from memory.errors import InvalidInput
+
+UTC = timezone.utc
+
+
+def to_utc_iso(moment: datetime) -> str:
+    """Render an aware datetime as stored: UTC, to the second, with +00:00."""
+    if moment.tzinfo is None:
+        raise ValueError("naive datetime: attach a zone before storing it")
+    return moment.astimezone(UTC).replace(microsecond=0).isoformat()
+
+
+def parse_stored(text: str) -> datetime:
+    """Parse an instant as stored (UTC ISO 8601) back into an aware datetime."""
+    moment = datetime.fromisoformat(text)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def parse_iso(text: str, zone: tzinfo) -> datetime:
+    """Parse ISO 8601 from a user; a value without an offset is read in `zone`."""
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise InvalidInput(f"not an ISO 8601 date/time: {text!r}") from exc
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=zone)
+    return moment.astimezone(UTC)
+
+
+def zone_from_name(name: str) -> tzinfo:
+    """An IANA zone by name ("Europe/Berlin", "UTC"), or InvalidInput naming it."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise InvalidInput(f"unknown time zone {name!r}") from exc
+
+
+def system_zone() -> tzinfo:
+    """The machine's zone: $TZ, else the /etc/localtime link, else the fixed local offset."""
+    name = os.environ.get("TZ", "").lstrip(":")
+    if name:
+        try:
+            return ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError):
+            pass
+    link = Path("/etc/localtime")
+    try:
+        target = str(link.resolve())
+        if "zoneinfo/" in target:
+            return ZoneInfo(target.split("zoneinfo/", 1)[1])
+    except (OSError, ZoneInfoNotFoundError, ValueError):
+        pass
+    return datetime.now().astimezone().tzinfo or UTC
+
+
+def zone_name(zone: tzinfo) -> str:
+    key = getattr(zone, "key", None)
+    return key or str(zone)
+
+
+class Clock:
+    """Now, in UTC; frozen when a fixed instant is given (--now / ASSISTANT_NOW)."""
+
+    def __init__(self, zone: tzinfo = UTC, fixed: datetime | None = None) -> None:
+        self.zone = zone
+        self.fixed = fixed.astimezone(UTC) if fixed else None
+
+    def now(self) -> datetime:
+        return self.fixed if self.fixed else datetime.now(UTC).replace(microsecond=0)
+
+    def now_iso(self) -> str:
+        return to_utc_iso(self.now())
+
+    def local(self, moment: datetime | str) -> datetime:
+        """The instant in the user's zone."""
+        if isinstance(moment, str):
+            moment = parse_stored(moment)
+        return moment.astimezone(self.zone)
+
+    def offset_text(self, moment: datetime | None = None) -> str:
+        """The user's UTC offset at `moment`, as "UTC+01:00"."""
+        local = self.local(moment or self.now())
+        offset = local.utcoffset() or timedelta(0)
+        sign = "-" if offset < timedelta(0) else "+"
+        minutes = abs(int(offset.total_seconds())) // 60
+        return f"UTC{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+
+    def short(self, moment: datetime | str) -> str:
+        """Compact local form used in labels: "Mon Nov 23 09:00" (year added when not this year)."""
+        local = self.local(moment)
+        text = f"{local:%a %b} {local.day} {local:%H:%M}"
+        if local.year != self.local(self.now()).year:
+            text = f"{local:%a %b} {local.day} {local.year} {local:%H:%M}"
+        return text

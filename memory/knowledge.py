@@ -1,0 +1,193 @@
+"""Memories (the `knowledge` table): remember, update_memory, forget, and their JSON shape."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from memory.clock import parse_iso, to_utc_iso
+from memory.dates import parse_due
+from memory.errors import InvalidInput, NotFound
+from memory.schema import DOC_TYPES, KINDS
+from memory.store import VEC_TABLE, Store
+
+MAX_CONTENT = 100_000  # characters; a memory is a note, not a document
+
+FIELDS = ("id", "kind", "content", "importance", "private", "due_at", "reminded_at", "done_at",
+          "message_ids", "sequence", "created_at", "updated_at", "relation", "trust", "tension")
+
+
+@dataclass
+class Memory:
+    id: int
+    kind: str
+    content: str
+    importance: int = 3
+    private: bool = False
+    due_at: str | None = None
+    reminded_at: str | None = None
+    done_at: str | None = None
+    message_ids: list[int] = field(default_factory=list)
+    sequence: int = 0
+    created_at: str = ""
+    updated_at: str = ""
+    relation: str | None = None
+    trust: int | None = None
+    tension: int | None = None
+    tier: str = "hot"
+
+    @classmethod
+    def from_row(cls, row: Any) -> Memory:
+        data = {name: row[name] for name in FIELDS}
+        data["private"] = bool(data["private"])
+        data["message_ids"] = json.loads(data["message_ids"] or "[]")
+        keys = row.keys()
+        if "tier" in keys and row["tier"]:
+            data["tier"] = row["tier"]
+        return cls(**data)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+SELECT_MEMORY = ("SELECT k.*, coalesce(m.tier, 'hot') AS tier FROM knowledge k "
+                 "LEFT JOIN memory_meta m ON m.memory_id = k.id")
+
+
+def get_memory(store: Store, memory_id: int) -> Memory:
+    row = store.one(f"{SELECT_MEMORY} WHERE k.id = ?", (memory_id,))
+    if row is None:
+        raise NotFound(f"no memory with id {memory_id}")
+    return Memory.from_row(row)
+
+
+def resolve_when(store: Store, when: str | datetime) -> str:
+    """A user's due date (ISO 8601 or natural language) as stored UTC text."""
+    if isinstance(when, datetime):
+        return to_utc_iso(when)
+    return to_utc_iso(parse_due(when, store.clock.now(), store.clock.zone))
+
+
+def check_content(content: str) -> str:
+    if not isinstance(content, str) or not content.strip():
+        raise InvalidInput("the memory text is empty")
+    if len(content) > MAX_CONTENT:
+        raise InvalidInput(f"the memory text is too long ({len(content)} characters, at most {MAX_CONTENT})")
+    return content.strip()
+
+
+def check_kind(kind: str) -> str:
+    if kind not in KINDS:
+        raise InvalidInput(f"unknown kind {kind!r} (one of: {', '.join(KINDS)})")
+    return kind
+
+
+def check_importance(importance: Any) -> int:
+    if isinstance(importance, bool) or not isinstance(importance, int) or not 1 <= importance <= 5:
+        raise InvalidInput(f"importance must be a whole number from 1 to 5, not {importance!r}")
+    return importance
+
+
+def check_scale(name: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10:
+        raise InvalidInput(f"{name} must be a whole number from 0 to 10, not {value!r}")
+    return value
+
+
+def next_sequence(store: Store) -> int:
+    """Chat position * 1000 + order within it, so sequence // 1000 is the message position."""
+    position = store.one("SELECT coalesce(max(id), 0) FROM messages")[0]
+    last = store.one("SELECT coalesce(max(sequence), 0) FROM knowledge")[0]
+    return max(position * 1000, last + 1)
+
+
+def remember(store: Store, content: str, due_at: str | datetime | None = None, kind: str | None = None,
+             importance: int = 3, private: bool = False, message_ids: list[int] | None = None,
+             relation: str | None = None, trust: int | None = None, tension: int | None = None) -> Memory:
+    """Store a memory; with `due_at` it is a reminder (kind defaults to "reminder")."""
+    content = check_content(content)
+    kind = check_kind(kind or ("reminder" if due_at else "note"))
+    importance = check_importance(importance)
+    trust, tension = check_scale("trust", trust), check_scale("tension", tension)
+    due = resolve_when(store, due_at) if due_at not in (None, "") else None
+    now = store.clock.now_iso()
+    with store.transaction():
+        cursor = store.execute(
+            "INSERT INTO knowledge (kind, content, importance, private, due_at, message_ids, sequence, "
+            "created_at, updated_at, relation, trust, tension) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (kind, content, importance, int(bool(private)), due, json.dumps(message_ids or []),
+             next_sequence(store), now, now, relation, trust, tension))
+        return get_memory(store, cursor.lastrowid)
+
+
+def update_memory(store: Store, memory_id: int, reminded_at: str | datetime | None = None,
+                  due_at: str | datetime | None = None, content: str | None = None,
+                  done: bool | None = None, importance: int | None = None) -> Memory:
+    """Change a memory. reminded_at accepts "now" or a date; done=True marks a reminder done.
+
+    A new due_at clears reminded_at (that is what snoozing means).
+    """
+    changes: dict[str, Any] = {}
+    if content is not None:
+        changes["content"] = check_content(content)
+    if importance is not None:
+        changes["importance"] = check_importance(importance)
+    if due_at not in (None, ""):
+        changes["due_at"] = resolve_when(store, due_at)
+        changes["reminded_at"] = None
+    if reminded_at not in (None, ""):
+        if isinstance(reminded_at, str) and reminded_at.strip().lower() == "now":
+            changes["reminded_at"] = store.clock.now_iso()
+        else:
+            changes["reminded_at"] = resolve_when(store, reminded_at)
+    if done is not None:
+        changes["done_at"] = store.clock.now_iso() if done else None
+    if not changes:
+        raise InvalidInput("nothing to change: give reminded_at, due_at, content, importance or done")
+    with store.transaction():
+        get_memory(store, memory_id)
+        changes["updated_at"] = store.clock.now_iso()
+        assignments = ", ".join(f"{name} = ?" for name in changes)
+        store.execute(f"UPDATE knowledge SET {assignments} WHERE id = ?", (*changes.values(), memory_id))
+        return get_memory(store, memory_id)
+
+
+def snooze(store: Store, memory_id: int, when: str | datetime) -> Memory:
+    return update_memory(store, memory_id, due_at=when)
+
+
+def mark_done(store: Store, memory_id: int) -> Memory:
+    return update_memory(store, memory_id, done=True)
+
+
+def forget(store: Store, memory_id: int) -> Memory:
+    """Delete a memory, its embedding and its index entries in one transaction."""
+    with store.transaction():
+        memory = get_memory(store, memory_id)
+        store.execute("DELETE FROM knowledge WHERE id = ?", (memory_id,))
+        doc = memory_id * 4 + DOC_TYPES["memory"]
+        if store.has_vec_table():
+            store.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid = ?", (doc,))
+        store.execute("DELETE FROM stale_embeddings WHERE doc_id = ?", (doc,))
+        store.execute("DELETE FROM edges WHERE (source_type = 'memory' AND source_id = ?) "
+                      "OR (target_type = 'memory' AND target_id = ?)", (memory_id, memory_id))
+    return memory
+
+
+def count_memories(store: Store) -> int:
+    return store.one("SELECT count(*) FROM knowledge")[0]
+
+
+def parse_instant_field(name: str, value: Any, store: Store) -> str | None:
+    """Validate an optional ISO 8601 instant from a record; returns stored UTC text."""
+    if value in (None, ""):
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput(f"{name} must be an ISO 8601 string")
+    try:
+        return to_utc_iso(parse_iso(value, store.clock.zone))
+    except InvalidInput as exc:
+        raise InvalidInput(f"{name}: {exc}") from exc

@@ -1,0 +1,252 @@
+"""Export and import as JSON Lines (SPEC F9): lossless round trip, all-or-nothing import.
+
+Record types: episode, message, memory, summary, edge. Ids in a file are the file's own: on
+import every reference (a message's episode_id, a memory's message_ids and superseded_by, a
+summary's source_ids, an edge's ends) is resolved within the file. Ids are kept when they are
+free in the database, so importing an export into an empty database reproduces it.
+"""
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable, Iterator
+from typing import IO, Any
+
+from memory.errors import ImportFailed, InvalidInput
+from memory.knowledge import (FIELDS, check_content, check_importance, check_kind, check_scale,
+                              next_sequence, parse_instant_field)
+from memory.schema import TIERS
+from memory.store import Store
+
+TYPES = ("episode", "message", "memory", "summary", "edge")
+META_FIELDS = ("tier", "activation_count", "last_accessed", "superseded_by", "consolidated_into")
+SUMMARY_FIELDS = ("id", "content", "key_facts", "decisions", "superseded_facts", "source_ids", "confidence",
+                  "tier", "period_start", "period_end", "model", "run_id", "created_at")
+EDGE_FIELDS = ("source_type", "source_id", "target_type", "target_id", "edge_type", "weight", "reason",
+               "run_id", "created_at")
+JSON_COLUMNS = ("message_ids", "tags", "key_facts", "decisions", "superseded_facts", "source_ids")
+
+
+def _decode(row: Any, names: Iterable[str]) -> dict[str, Any]:
+    out = {}
+    for name in names:
+        value = row[name]
+        if name in JSON_COLUMNS and isinstance(value, str):
+            value = json.loads(value)
+        out[name] = value
+    return out
+
+
+def export_records(store: Store) -> Iterator[dict[str, Any]]:
+    """Every record, in an order import can replay."""
+    for row in store.query("SELECT * FROM episodes ORDER BY id"):
+        data = _decode(row, ("id", "title", "summary", "outcome", "started_at", "ended_at", "tags"))
+        yield {"type": "episode", **data, "active": bool(row["active"])}
+    for row in store.query("SELECT * FROM messages ORDER BY id"):
+        yield {"type": "message", **_decode(row, ("id", "episode_id", "role", "content", "created_at"))}
+    for row in store.query("SELECT k.*, m.tier, m.activation_count, m.last_accessed, m.superseded_by, "
+                           "m.consolidated_into FROM knowledge k LEFT JOIN memory_meta m ON m.memory_id = k.id "
+                           "ORDER BY k.id"):
+        data = _decode(row, (*FIELDS, *META_FIELDS))
+        data["private"] = bool(data["private"])
+        yield {"type": "memory", **data}
+    for row in store.query("SELECT * FROM summaries ORDER BY id"):
+        yield {"type": "summary", **_decode(row, SUMMARY_FIELDS)}
+    for row in store.query("SELECT * FROM edges ORDER BY id"):
+        yield {"type": "edge", **_decode(row, EDGE_FIELDS)}
+
+
+def write_export(store: Store, out: IO[str]) -> int:
+    count = 0
+    for record in export_records(store):
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        count += 1
+    return count
+
+
+class _Importer:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.ids: dict[str, dict[Any, int]] = {t: {} for t in TYPES}
+        self.deferred: list[tuple[int, dict[str, Any]]] = []
+
+    def instant(self, record: dict[str, Any], name: str, default_now: bool = False) -> str | None:
+        value = parse_instant_field(name, record.get(name), self.store)
+        return value if value or not default_now else self.store.clock.now_iso()
+
+    def keep_id(self, table: str, value: Any) -> int | None:
+        """The file's id when it is an int free in `table`, else None (the database picks one)."""
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            if self.store.one(f"SELECT 1 FROM {table} WHERE id = ?", (value,)) is None:
+                return value
+        return None
+
+    def ref(self, kind: str, value: Any, what: str) -> int:
+        if value in self.ids[kind]:
+            return self.ids[kind][value]
+        raise InvalidInput(f"{what} {value!r} names no {kind} in this file")
+
+    def insert(self, table: str, record_id: Any, values: dict[str, Any]) -> int:
+        keep = self.keep_id(table, record_id)
+        if keep is not None:
+            values = {"id": keep, **values}
+        names = ", ".join(values)
+        cursor = self.store.execute(f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(values))})",
+                                    tuple(values.values()))
+        return cursor.lastrowid
+
+    def episode(self, r: dict[str, Any]) -> None:
+        outcome = r.get("outcome")
+        if outcome not in (None, "success", "abandoned"):
+            raise InvalidInput(f"outcome must be success, abandoned or null, not {outcome!r}")
+        tags = r.get("tags") or []
+        if not isinstance(tags, list):
+            raise InvalidInput("tags must be a list")
+        ended = self.instant(r, "ended_at")
+        new = self.insert("episodes", r.get("id"), {
+            "title": _text_or_none(r, "title"), "summary": _text_or_none(r, "summary"), "outcome": outcome,
+            "active": int(bool(r.get("active", False)) and ended is None),
+            "started_at": self.instant(r, "started_at", True), "ended_at": ended, "tags": json.dumps(tags)})
+        self._remember_id("episode", r, new)
+
+    def message(self, r: dict[str, Any]) -> None:
+        role = r.get("role")
+        if role not in ("user", "assistant", "tool", "system"):
+            raise InvalidInput(f"role must be user, assistant, tool or system, not {role!r}")
+        if not isinstance(r.get("content"), str):
+            raise InvalidInput("content must be text")
+        episode = r.get("episode_id")
+        new = self.insert("messages", r.get("id"), {
+            "episode_id": None if episode is None else self.ref("episode", episode, "episode_id"),
+            "role": role, "content": r["content"], "created_at": self.instant(r, "created_at", True)})
+        self._remember_id("message", r, new)
+
+    def memory(self, r: dict[str, Any]) -> None:
+        if "content" not in r:
+            raise InvalidInput("a memory needs content")
+        message_ids = r.get("message_ids") or []
+        if not isinstance(message_ids, list) or not all(isinstance(m, int) for m in message_ids):
+            raise InvalidInput("message_ids must be a list of integers")
+        message_ids = [self.ids["message"].get(m, m) for m in message_ids]
+        created = self.instant(r, "created_at", True)
+        sequence = r.get("sequence")
+        if not isinstance(sequence, int) or isinstance(sequence, bool):
+            sequence = round(sum(message_ids) / len(message_ids)) * 1000 if message_ids else next_sequence(self.store)
+        due = self.instant(r, "due_at")
+        new = self.insert("knowledge", r.get("id"), {
+            "kind": check_kind(r.get("kind") or ("reminder" if due else "note")),
+            "content": check_content(r["content"]),
+            "importance": check_importance(r.get("importance", 3) if r.get("importance") is not None else 3),
+            "private": int(bool(r.get("private", False))), "due_at": due,
+            "reminded_at": self.instant(r, "reminded_at"), "done_at": self.instant(r, "done_at"),
+            "message_ids": json.dumps(message_ids), "sequence": sequence, "created_at": created,
+            "updated_at": self.instant(r, "updated_at") or created, "relation": _text_or_none(r, "relation"),
+            "trust": check_scale("trust", r.get("trust")), "tension": check_scale("tension", r.get("tension"))})
+        self._remember_id("memory", r, new)
+        tier = r.get("tier") or "hot"
+        if tier not in TIERS:
+            raise InvalidInput(f"tier must be one of {', '.join(TIERS)}")
+        count = r.get("activation_count") or 0
+        if not isinstance(count, int) or count < 0:
+            raise InvalidInput("activation_count must be a whole number >= 0")
+        self.store.execute("UPDATE memory_meta SET tier = ?, activation_count = ?, last_accessed = ? "
+                           "WHERE memory_id = ?", (tier, count, self.instant(r, "last_accessed"), new))
+
+    def summary(self, r: dict[str, Any]) -> None:
+        sources = r.get("source_ids") or []
+        if not isinstance(sources, list):
+            raise InvalidInput("source_ids must be a list")
+        tier = r.get("tier") or "warm"
+        if tier not in TIERS:
+            raise InvalidInput(f"tier must be one of {', '.join(TIERS)}")
+        new = self.insert("summaries", r.get("id"), {
+            "content": check_content(r.get("content", "")),
+            "key_facts": json.dumps(r.get("key_facts") or []), "decisions": json.dumps(r.get("decisions") or []),
+            "superseded_facts": json.dumps(r.get("superseded_facts") or []),
+            "source_ids": "[]", "source_key": f"import:{uuid.uuid4()}",
+            "confidence": float(r.get("confidence", 0.8)), "tier": tier,
+            "period_start": self.instant(r, "period_start"), "period_end": self.instant(r, "period_end"),
+            "model": r.get("model"), "run_id": r.get("run_id"), "created_at": self.instant(r, "created_at", True)})
+        self._remember_id("summary", r, new)
+
+    def _remember_id(self, kind: str, record: dict[str, Any], new: int) -> None:
+        if record.get("id") is not None:
+            self.ids[kind][record["id"]] = new
+
+    def resolve(self, r: dict[str, Any]) -> None:
+        """References that may point forward in the file: done after every row exists."""
+        kind = r["type"]
+        if kind == "memory" and r.get("id") is not None:
+            new = self.ids["memory"][r["id"]]
+            for name in ("superseded_by", "consolidated_into"):
+                if r.get(name) is not None:
+                    target = self.ref("memory" if name == "superseded_by" else "summary", r[name], name)
+                    self.store.execute(f"UPDATE memory_meta SET {name} = ? WHERE memory_id = ?", (target, new))
+        elif kind == "summary" and r.get("id") is not None:
+            sources = sorted(self.ref("memory", s, "source_ids entry") for s in r.get("source_ids") or [])
+            self.store.execute("UPDATE summaries SET source_ids = ?, source_key = ? WHERE id = ?",
+                               (json.dumps(sources), ",".join(map(str, sources)) or f"import:{r['id']}",
+                                self.ids["summary"][r["id"]]))
+        elif kind == "edge":
+            edge_type = r.get("edge_type")
+            if edge_type not in ("supersedes", "consolidates", "references"):
+                raise InvalidInput(f"edge_type must be supersedes, consolidates or references, not {edge_type!r}")
+            ends = []
+            for end in ("source", "target"):
+                end_type = r.get(f"{end}_type", "memory")
+                if end_type not in ("memory", "summary"):
+                    raise InvalidInput(f"{end}_type must be memory or summary")
+                ends += [end_type, self.ref(end_type, r.get(f"{end}_id"), f"{end}_id")]
+            self.store.execute(
+                "INSERT OR IGNORE INTO edges (source_type, source_id, target_type, target_id, edge_type, weight, "
+                "reason, run_id, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
+                (*ends, edge_type, float(r.get("weight", 1.0)), r.get("reason"), r.get("run_id"),
+                 self.instant(r, "created_at", True)))
+
+
+def _text_or_none(record: dict[str, Any], name: str) -> str | None:
+    value = record.get(name)
+    if value is not None and not isinstance(value, str):
+        raise InvalidInput(f"{name} must be text")
+    return value
+
+
+def parse_lines(lines: Iterable[str]) -> list[tuple[int, dict[str, Any]]]:
+    records = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ImportFailed(number, f"not valid JSON ({exc.msg})") from exc
+        if not isinstance(record, dict):
+            raise ImportFailed(number, "a record must be a JSON object")
+        if record.get("type") not in TYPES:
+            raise ImportFailed(number, f"type must be one of {', '.join(TYPES)}, not {record.get('type')!r}")
+        records.append((number, record))
+    return records
+
+
+def import_records(store: Store, lines: Iterable[str]) -> dict[str, int]:
+    """Import JSON Lines; any bad line raises ImportFailed and nothing is written."""
+    records = parse_lines(lines)
+    importer = _Importer(store)
+    counts = {t: 0 for t in TYPES}
+    with store.transaction():
+        for kind in ("episode", "message", "memory", "summary"):
+            for number, record in records:
+                if record["type"] != kind:
+                    continue
+                try:
+                    getattr(importer, kind)(record)
+                except Exception as exc:  # InvalidInput, or a constraint the checks did not foresee
+                    raise ImportFailed(number, f"{kind}: {exc}") from exc
+                counts[kind] += 1
+        for number, record in records:
+            try:
+                importer.resolve(record)
+            except Exception as exc:
+                raise ImportFailed(number, f"{record['type']}: {exc}") from exc
+            counts["edge"] += record["type"] == "edge"
+    return counts

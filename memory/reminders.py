@@ -1,0 +1,71 @@
+"""Reminders: the get_upcoming lifecycle of SPEC F1 and their labels."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from memory.clock import Clock, to_utc_iso
+from memory.knowledge import SELECT_MEMORY, Memory
+from memory.store import Store
+
+
+@dataclass
+class Reminder:
+    memory: Memory
+    status: str  # "due" | "overdue"
+    label: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.memory.to_json(), "status": self.status, "label": self.label}
+
+
+def label_for(due_at: str, now: datetime, clock: Clock) -> tuple[str, str]:
+    status = "overdue" if due_at < to_utc_iso(now) else "due"
+    return status, f"[{status.upper()} {clock.short(due_at)}]"
+
+
+def get_upcoming(store: Store, within_days: float = 7, now: datetime | None = None) -> list[Reminder]:
+    """Reminders not done, due within `within_days`, that need mentioning now.
+
+    Listed when never reminded, or when reminded only before a due date that has now passed
+    (it resurfaces once as overdue). Overdue first, then by due date.
+    """
+    now = now or store.clock.now()
+    now_iso = to_utc_iso(now)
+    horizon = to_utc_iso(now + timedelta(days=within_days))
+    rows = store.query(
+        f"{SELECT_MEMORY} WHERE k.due_at IS NOT NULL AND k.done_at IS NULL AND k.due_at <= ? "
+        "AND (k.reminded_at IS NULL OR (k.reminded_at < k.due_at AND k.due_at <= ?)) "
+        "ORDER BY k.due_at, k.id", (horizon, now_iso))
+    return _labelled(rows, now, store.clock)
+
+
+def list_open_reminders(store: Store, within_days: float = 7, now: datetime | None = None) -> list[Reminder]:
+    """Every reminder not done and due within the window, mentioned or not (for the sidebar)."""
+    now = now or store.clock.now()
+    horizon = to_utc_iso(now + timedelta(days=within_days))
+    rows = store.query(f"{SELECT_MEMORY} WHERE k.due_at IS NOT NULL AND k.done_at IS NULL AND k.due_at <= ? "
+                       "ORDER BY k.due_at, k.id", (horizon,))
+    return _labelled(rows, now, store.clock)
+
+
+def _labelled(rows: list, now: datetime, clock: Clock) -> list[Reminder]:
+    memories = [Memory.from_row(row) for row in rows]
+    return [Reminder(m, *label_for(m.due_at, now, clock)) for m in memories]
+
+
+def relative_time(due_at: str, now: datetime, clock: Clock) -> str:
+    """"in 2 h", "in 3 d", "overdue 1 d", "now"."""
+    delta = clock.local(due_at) - now.astimezone(clock.zone)
+    seconds = int(delta.total_seconds())
+    span = abs(seconds)
+    if span < 60:
+        return "now"
+    if span < 3600:
+        text = f"{span // 60} min"
+    elif span < 86400:
+        text = f"{span // 3600} h"
+    else:
+        text = f"{span // 86400} d"
+    return f"in {text}" if seconds > 0 else f"overdue {text}"

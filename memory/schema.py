@@ -1,0 +1,209 @@
+"""Tables, indexes and triggers, as forward-only migrations keyed by PRAGMA user_version.
+
+Search documents share one id space so that one FTS5 table and one vec0 table can index every
+searchable text: doc_id = row id * 4 + type code (see DOC_TYPES). Triggers keep the FTS index and
+the queue of texts awaiting an embedding in step with the rows, in the same transaction.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memory.sqlite import sqlite_utils
+
+DOC_TYPES = {"message": 0, "memory": 1, "episode": 2, "summary": 3}
+DOC_TYPE_NAMES = {code: name for name, code in DOC_TYPES.items()}
+KINDS = ("fact", "preference", "event", "person", "mood", "decision", "note", "reminder")
+TIERS = ("hot", "warm", "cold", "archived")
+
+
+def doc_id(doc_type: str, row_id: int) -> int:
+    return row_id * 4 + DOC_TYPES[doc_type]
+
+
+def split_doc_id(value: int) -> tuple[str, int]:
+    return DOC_TYPE_NAMES[value % 4], value // 4
+
+
+def _index_triggers(table: str, code: int, text_sql: str, when: str = "1") -> list[str]:
+    """FTS + embedding-queue triggers for one table; `text_sql` builds the text from NEW/OLD."""
+    new_text = text_sql.replace("{r}", "new")
+    return [
+        f"""CREATE TRIGGER {table}_index_insert AFTER INSERT ON {table} WHEN {when.replace('{r}', 'new')}
+        BEGIN
+          INSERT INTO search_index(rowid, content) VALUES (new.id * 4 + {code}, {new_text});
+          INSERT OR IGNORE INTO pending_embeddings(doc_id) VALUES (new.id * 4 + {code});
+        END""",
+        f"""CREATE TRIGGER {table}_index_delete AFTER DELETE ON {table}
+        BEGIN
+          DELETE FROM search_index WHERE rowid = old.id * 4 + {code};
+          DELETE FROM pending_embeddings WHERE doc_id = old.id * 4 + {code};
+          INSERT OR IGNORE INTO stale_embeddings(doc_id) VALUES (old.id * 4 + {code});
+        END""",
+        f"""CREATE TRIGGER {table}_index_update AFTER UPDATE ON {table}
+        WHEN ({text_sql.replace('{r}', 'old')}) IS NOT ({new_text})
+        BEGIN
+          DELETE FROM search_index WHERE rowid = old.id * 4 + {code};
+          INSERT INTO search_index(rowid, content)
+            SELECT new.id * 4 + {code}, {new_text} WHERE {when.replace('{r}', 'new')};
+          INSERT OR IGNORE INTO pending_embeddings(doc_id)
+            SELECT new.id * 4 + {code} WHERE {when.replace('{r}', 'new')};
+          INSERT OR IGNORE INTO stale_embeddings(doc_id) VALUES (old.id * 4 + {code});
+        END""",
+    ]
+
+
+_KIND_CHECK = ", ".join(f"'{k}'" for k in KINDS)
+_TIER_CHECK = ", ".join(f"'{t}'" for t in TIERS)
+
+MIGRATION_1 = [
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    """CREATE TABLE episodes (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        title TEXT,
+        summary TEXT,
+        outcome TEXT CHECK (outcome IN ('success', 'abandoned')),
+        active INTEGER NOT NULL DEFAULT 0,
+        started_at TEXT NOT NULL,
+        ended_at TEXT,
+        tags TEXT NOT NULL DEFAULT '[]'
+    )""",
+    "CREATE INDEX episodes_started ON episodes(started_at)",
+    "CREATE INDEX episodes_active ON episodes(active) WHERE active = 1",
+    """CREATE TABLE messages (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        episode_id INTEGER REFERENCES episodes(id) ON DELETE SET NULL,
+        role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool', 'system')),
+        content TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX messages_episode ON messages(episode_id)",
+    f"""CREATE TABLE knowledge (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        kind TEXT NOT NULL CHECK (kind IN ({_KIND_CHECK})),
+        content TEXT NOT NULL,
+        importance INTEGER NOT NULL DEFAULT 3 CHECK (importance BETWEEN 1 AND 5),
+        private INTEGER NOT NULL DEFAULT 0,
+        due_at TEXT,
+        reminded_at TEXT,
+        done_at TEXT,
+        message_ids TEXT NOT NULL DEFAULT '[]',
+        sequence INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        relation TEXT,
+        trust INTEGER CHECK (trust BETWEEN 0 AND 10),
+        tension INTEGER CHECK (tension BETWEEN 0 AND 10)
+    )""",
+    "CREATE INDEX knowledge_due ON knowledge(due_at) WHERE due_at IS NOT NULL",
+    "CREATE INDEX knowledge_created ON knowledge(created_at)",
+    "CREATE INDEX knowledge_kind ON knowledge(kind)",
+    "CREATE VIRTUAL TABLE search_index USING fts5(content, tokenize = 'porter unicode61')",
+    # Texts whose embedding is not computed yet; filled by triggers, drained by the embedder.
+    "CREATE TABLE pending_embeddings (doc_id INTEGER PRIMARY KEY)",
+    # Vectors to drop (row deleted or text changed); the vec0 table may not exist yet.
+    "CREATE TABLE stale_embeddings (doc_id INTEGER PRIMARY KEY)",
+    *_index_triggers("messages", 0, "{r}.content", "{r}.role IN ('user', 'assistant')"),
+    *_index_triggers("knowledge", 1, "{r}.content"),
+    *_index_triggers("episodes", 2, "coalesce({r}.title, '') || ': ' || {r}.summary", "{r}.summary IS NOT NULL"),
+]
+
+MIGRATION_2 = [
+    f"""CREATE TABLE memory_meta (
+        memory_id INTEGER PRIMARY KEY REFERENCES knowledge(id) ON DELETE CASCADE,
+        tier TEXT NOT NULL DEFAULT 'hot' CHECK (tier IN ({_TIER_CHECK})),
+        activation_count INTEGER NOT NULL DEFAULT 0,
+        last_accessed TEXT,
+        retention REAL,
+        recency REAL,
+        activation REAL,
+        importance_factor REAL,
+        superseded_by INTEGER REFERENCES knowledge(id) ON DELETE SET NULL,
+        consolidated_into INTEGER,
+        scored_at TEXT
+    )""",
+    "CREATE INDEX memory_meta_tier ON memory_meta(tier)",
+    """CREATE TRIGGER knowledge_meta_insert AFTER INSERT ON knowledge
+        BEGIN INSERT OR IGNORE INTO memory_meta(memory_id) VALUES (new.id); END""",
+    "INSERT OR IGNORE INTO memory_meta(memory_id) SELECT id FROM knowledge",
+    f"""CREATE TABLE summaries (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        content TEXT NOT NULL,
+        key_facts TEXT NOT NULL DEFAULT '[]',
+        decisions TEXT NOT NULL DEFAULT '[]',
+        superseded_facts TEXT NOT NULL DEFAULT '[]',
+        source_ids TEXT NOT NULL DEFAULT '[]',
+        source_key TEXT NOT NULL UNIQUE,
+        confidence REAL NOT NULL DEFAULT 0.8,
+        tier TEXT NOT NULL DEFAULT 'warm' CHECK (tier IN ({_TIER_CHECK})),
+        period_start TEXT,
+        period_end TEXT,
+        model TEXT,
+        run_id TEXT,
+        created_at TEXT NOT NULL
+    )""",
+    *_index_triggers("summaries", 3, "{r}.content"),
+    """CREATE TABLE edges (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        source_type TEXT NOT NULL CHECK (source_type IN ('memory', 'summary')),
+        source_id INTEGER NOT NULL,
+        target_type TEXT NOT NULL CHECK (target_type IN ('memory', 'summary')),
+        target_id INTEGER NOT NULL,
+        edge_type TEXT NOT NULL CHECK (edge_type IN ('supersedes', 'consolidates', 'references')),
+        weight REAL NOT NULL DEFAULT 1.0,
+        reason TEXT,
+        run_id TEXT,
+        created_at TEXT NOT NULL,
+        UNIQUE (source_type, source_id, target_type, target_id, edge_type)
+    )""",
+    "CREATE INDEX edges_target ON edges(target_type, target_id)",
+    """CREATE TABLE consolidation_runs (
+        id TEXT PRIMARY KEY,
+        started_at TEXT NOT NULL,
+        completed_at TEXT,
+        phase TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'completed', 'failed')),
+        full INTEGER NOT NULL DEFAULT 0,
+        counts TEXT NOT NULL DEFAULT '{}',
+        errors TEXT NOT NULL DEFAULT '[]',
+        checkpoint TEXT NOT NULL DEFAULT '{}'
+    )""",
+    """CREATE TABLE tier_transitions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT,
+        memory_id INTEGER NOT NULL,
+        from_tier TEXT NOT NULL,
+        to_tier TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        retention_score REAL,
+        created_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX tier_transitions_memory ON tier_transitions(memory_id)",
+]
+
+MIGRATIONS: list[list[str]] = [MIGRATION_1, MIGRATION_2]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(db: sqlite_utils.Database) -> int:
+    """Apply the migrations this file is missing, each in its own transaction; returns the version."""
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        from memory.errors import StoreError
+
+        raise StoreError(f"the database is from a newer version (schema {version} > {SCHEMA_VERSION})")
+    for number in range(version + 1, SCHEMA_VERSION + 1):
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            # Another process may have migrated while we waited for the lock.
+            if db.execute("PRAGMA user_version").fetchone()[0] >= number:
+                db.execute("ROLLBACK")
+                continue
+            for statement in MIGRATIONS[number - 1]:
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version = {number}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+    return SCHEMA_VERSION

@@ -1,0 +1,163 @@
+"""Hybrid search (SPEC F5): FTS5 BM25 and sqlite-vec cosine KNN fused by reciprocal rank.
+
+Searches past messages, memories, episode summaries and consolidated summaries. Retrieval modes
+filter by tier; returned memories are touched (activation_count + 1, last_accessed = now) in one
+batched write per search.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from memory.clock import to_utc_iso
+from memory.embeddings import Embedder, EmbedderUnavailable, sync_embeddings
+from memory.errors import InvalidInput
+from memory.schema import DOC_TYPES, split_doc_id
+from memory.store import VEC_TABLE, Store
+
+MODES = {
+    "reflexive": ("hot",),
+    "standard": ("hot", "warm"),
+    "deep": ("hot", "warm", "cold"),
+    "exhaustive": ("hot", "warm", "cold", "archived"),
+}
+RRF_K = 60
+STOPWORDS = frozenset("""a an and are as at be but by did do does for from had has have how i i'm in is it
+its me my of on or our so that the their them then there they this to us was we were what when where
+which who why will with you your about can could would should just tell""".split())
+
+
+@dataclass
+class Hit:
+    type: str  # message | memory | episode | summary
+    id: int
+    content: str
+    created_at: str
+    score: float
+    tier: str
+    episode_id: int | None = None
+    importance: int | None = None
+    kind: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        if self.type != "message":
+            data.pop("episode_id")
+        return data
+
+
+def fts_query(text: str) -> str | None:
+    """OR of the meaningful words, each quoted so user text is never FTS syntax."""
+    words = [w for w in re.findall(r"\w+", text.lower()) if w not in STOPWORDS]
+    if not words:
+        words = re.findall(r"\w+", text.lower())
+    unique = list(dict.fromkeys(words))[:32]
+    return " OR ".join(f'"{w}"' for w in unique) if unique else None
+
+
+class Searcher:
+    """Hybrid search over one store; keyword-only (with one notice) when no embedder can load."""
+
+    def __init__(self, store: Store, embedder: Embedder | None,
+                 on_notice: Callable[[str], None] | None = None) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.on_notice = on_notice
+        self.semantic = embedder is not None
+        self._noticed = False
+
+    def _degrade(self, why: str) -> None:
+        self.semantic = False
+        if not self._noticed and self.on_notice:
+            self.on_notice(f"Semantic search is off ({why}); using keyword search only.")
+        self._noticed = True
+
+    def embed_query(self, text: str):
+        """The query vector, or None when semantic search is unavailable."""
+        if not self.semantic or self.embedder is None:
+            if self.embedder is None:
+                self._degrade("no embedding model configured")
+            return None
+        try:
+            sync_embeddings(self.store, self.embedder)
+            return self.embedder.embed([text])[0]
+        except EmbedderUnavailable as exc:
+            self._degrade(str(exc))
+            return None
+
+    def search(self, query: str, limit: int = 10, mode: str = "standard", types: tuple[str, ...] | None = None,
+               touch: bool = True, vector=None) -> list[Hit]:
+        if mode not in MODES:
+            raise InvalidInput(f"unknown mode {mode!r} (one of: {', '.join(MODES)})")
+        if limit < 1:
+            raise InvalidInput("limit must be at least 1")
+        if not query.strip():
+            raise InvalidInput("the search text is empty")
+        depth = max(limit * 5, 50)
+        rankings = [self._fts(query, depth)]
+        if vector is None:
+            vector = self.embed_query(query)
+        if vector is not None:
+            rankings.append(self._knn(vector, depth))
+        fused: dict[int, float] = {}
+        for ranking in rankings:
+            for rank, doc in enumerate(ranking):
+                fused[doc] = fused.get(doc, 0.0) + 1.0 / (RRF_K + rank + 1)
+        ordered = sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+        allowed = set(MODES[mode])
+        hits = [h for h in self._hydrate([d for d, _ in ordered], dict(ordered))
+                if h.tier in allowed and (types is None or h.type in types)][:limit]
+        if touch:
+            self.touch([h.id for h in hits if h.type == "memory"])
+        return hits
+
+    def _fts(self, query: str, depth: int) -> list[int]:
+        match = fts_query(query)
+        if not match:
+            return []
+        rows = self.store.query("SELECT rowid FROM search_index WHERE search_index MATCH ? "
+                                "ORDER BY bm25(search_index) LIMIT ?", (match, depth))
+        return [r[0] for r in rows]
+
+    def _knn(self, vector, depth: int) -> list[int]:
+        if not self.store.has_vec_table():
+            return []
+        rows = self.store.query(f"SELECT rowid FROM {VEC_TABLE} WHERE embedding MATCH ? AND k = ? "
+                                "ORDER BY distance", (vector.tobytes(), depth))
+        return [r[0] for r in rows]
+
+    def _hydrate(self, docs: list[int], scores: dict[int, float]) -> list[Hit]:
+        by_type: dict[str, list[int]] = {name: [] for name in DOC_TYPES}
+        for doc in docs:
+            kind, row_id = split_doc_id(doc)
+            by_type[kind].append(row_id)
+        found: dict[int, Hit] = {}
+        queries = {
+            "message": "SELECT id, content, created_at, 'hot' AS tier, episode_id, NULL AS importance, "
+                       "NULL AS kind FROM messages WHERE id IN ({})",
+            "memory": "SELECT k.id, k.content, k.created_at, coalesce(m.tier, 'hot') AS tier, NULL, k.importance, "
+                      "k.kind FROM knowledge k LEFT JOIN memory_meta m ON m.memory_id = k.id WHERE k.id IN ({})",
+            "episode": "SELECT id, coalesce(title, '') || ': ' || coalesce(summary, ''), started_at, 'hot', NULL, "
+                       "NULL, NULL FROM episodes WHERE id IN ({})",
+            "summary": "SELECT id, content, created_at, tier, NULL, NULL, NULL FROM summaries WHERE id IN ({})",
+        }
+        for kind, ids in by_type.items():
+            if not ids:
+                continue
+            rows = self.store.query(queries[kind].format(",".join("?" * len(ids))), tuple(ids))
+            for r in rows:
+                doc = r[0] * 4 + DOC_TYPES[kind]
+                found[doc] = Hit(kind, r[0], r[1], r[2], round(scores[doc], 6), r[3], r[4], r[5], r[6])
+        return [found[d] for d in docs if d in found]
+
+    def touch(self, memory_ids: list[int]) -> None:
+        """activation_count + 1 and last_accessed = now, in one write."""
+        if not memory_ids:
+            return
+        marks = ",".join("?" * len(memory_ids))
+        with self.store.transaction():
+            self.store.execute(f"UPDATE memory_meta SET activation_count = activation_count + 1, "
+                               f"last_accessed = ? WHERE memory_id IN ({marks})",
+                               (to_utc_iso(self.store.clock.now()), *memory_ids))

@@ -1,0 +1,103 @@
+"""The Store: one SQLite file, its clock, and explicit transactions."""
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from memory.clock import Clock
+from memory.schema import migrate
+from memory.sqlite import connect
+
+VEC_TABLE = "vec_index"
+
+
+class Store:
+    """An open memory database.
+
+    Writes go through `transaction()` (BEGIN IMMEDIATE, so two processes writing at once wait for
+    each other instead of failing half-way). One Store may be shared by threads; a lock serialises
+    use of its connection.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], clock: Clock | None = None) -> None:
+        self.path = str(path)
+        self.clock = clock or Clock()
+        if self.path != ":memory:":
+            parent = Path(self.path).expanduser().parent
+            parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if not Path(self.path).exists():
+                # Create the file 0600 before SQLite opens it: memories are private.
+                fd = os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600)
+                os.close(fd)
+        self.db = connect(self.path)
+        self.lock = threading.RLock()
+        self._depth = 0
+        migrate(self.db)
+        if self.path != ":memory:":
+            for suffix in ("", "-wal", "-shm"):
+                with contextlib.suppress(OSError):
+                    os.chmod(self.path + suffix, 0o600)
+
+    @property
+    def conn(self):  # the raw DB-API connection
+        return self.db.conn
+
+    def execute(self, sql: str, params: tuple | dict = ()):
+        with self.lock:
+            return self.db.conn.execute(sql, params)
+
+    def query(self, sql: str, params: tuple | dict = ()) -> list:
+        with self.lock:
+            return self.db.conn.execute(sql, params).fetchall()
+
+    def one(self, sql: str, params: tuple | dict = ()):
+        with self.lock:
+            return self.db.conn.execute(sql, params).fetchone()
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Store]:
+        """All-or-nothing block; nested blocks join the outer transaction."""
+        with self.lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield self
+                finally:
+                    self._depth -= 1
+                return
+            self.db.conn.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield self
+            except BaseException:
+                self.db.conn.execute("ROLLBACK")
+                raise
+            else:
+                self.db.conn.execute("COMMIT")
+            finally:
+                self._depth = 0
+
+    def has_vec_table(self) -> bool:
+        return self.one("SELECT 1 FROM sqlite_master WHERE name = ?", (VEC_TABLE,)) is not None
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.one("SELECT value FROM meta WHERE key = ?", (key,))
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction():
+            self.execute("INSERT INTO meta(key, value) VALUES (?, ?) "
+                         "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
+
+    def close(self) -> None:
+        with self.lock:
+            self.db.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

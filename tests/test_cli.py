@@ -1,0 +1,119 @@
+"""SPEC F9 at the edge: exit codes, one-line errors, --json shapes, fast start-up."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from assistant.cli import main
+
+NOW = "2026-11-22T14:00:00+00:00"
+
+
+@pytest.fixture
+def cli(tmp_path, capsys):
+    db = str(tmp_path / "m.db")
+
+    def run(*args, now=NOW):
+        code = main([*args, "--db", db, "--now", now])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+def test_remember_and_list_json(cli):
+    code, out, _ = cli("remember", "Call the plumber", "--due", "2026-11-25T10:00:00+00:00", "--json")
+    memory = json.loads(out)
+    assert code == 0 and memory["kind"] == "reminder" and memory["due_at"] == "2026-11-25T10:00:00+00:00"
+    assert {"id", "kind", "content", "importance", "due_at", "reminded_at", "done_at", "created_at"} <= set(memory)
+    code, out, _ = cli("reminders", "--json")
+    [item] = json.loads(out)
+    assert item["status"] == "due" and item["label"] == "[DUE Wed Nov 25 10:00]"
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("update", "987654", "--reminded", "now"), "no memory with id 987654"),
+    (("snooze", "1", "when", "pigs", "fly"), "when pigs fly"),
+    (("remember", "x", "--importance", "7"), "importance"),
+    (("recap", "--hours", "-1"), "hours"),
+    (("reminders", "--within-days", "abc"), "invalid float"),
+    (("frobnicate",), "invalid choice"),
+    (("import", "/nonexistent/file.jsonl"), "cannot read"),
+])
+def test_bad_input_exit_2_one_line(cli, args, fragment):
+    cli("remember", "Book the vet", "--due", "2026-11-23T09:00:00+00:00")
+    code, out, err = cli(*args)
+    assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    code, out, _ = cli("export")
+    assert [json.loads(line)["content"] for line in out.splitlines()] == ["Book the vet"]
+
+
+def test_bad_now_and_bad_config(cli, tmp_path, monkeypatch):
+    code, _, err = cli("reminders", now="yesterday-ish")
+    assert code == 2 and "now" in err
+    config = tmp_path / "c.toml"
+    config.write_text("[prompt]\nmax_memory_tokens = 'lots'\n")
+    monkeypatch.setenv("ASSISTANT_CONFIG", str(config))
+    code, _, err = cli("reminders")
+    assert code == 2 and "prompt.max_memory_tokens" in err and str(config) in err
+
+
+def test_import_reports_line_and_changes_nothing(cli, tmp_path):
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"type": "memory", "content": "ok"}\n{"type": "memory", "content": "x", "importance": 0}\n')
+    code, _, err = cli("import", str(src))
+    assert code == 2 and "line 2" in err
+    assert cli("export")[1] == ""
+
+
+def test_export_import_via_files(cli, tmp_path):
+    cli("remember", "Pay rent", "--due", "tomorrow at 9am")
+    cli("export", str(tmp_path / "out.jsonl"))
+    db2 = str(tmp_path / "other.db")
+    assert main(["import", str(tmp_path / "out.jsonl"), "--db", db2, "--now", NOW]) == 0
+    assert main(["reminders", "--db", db2, "--now", NOW]) == 0
+
+
+def test_recap_text_and_json(cli, tmp_path):
+    src = tmp_path / "ep.jsonl"
+    src.write_text(json.dumps({"type": "episode", "id": "e1", "title": "Ski Trip Planning", "summary": "Budget",
+                               "outcome": "success", "started_at": "2026-11-22T13:00:00+00:00",
+                               "ended_at": "2026-11-22T13:30:00+00:00"}) + "\n")
+    cli("import", str(src))
+    code, out, _ = cli("recap", "--json")
+    [ep] = json.loads(out)
+    assert {"id", "title", "summary", "outcome", "started_at", "ended_at"} <= set(ep)
+    assert "[Nov 22 13:00] Ski Trip Planning" in cli("recap")[1]
+
+
+def test_status_json(cli):
+    cli("remember", "hello")
+    data = json.loads(cli("status", "--json")[1])
+    assert data["memories"] == 1 and data["schema_version"] >= 1 and data["timezone"] == "UTC"
+
+
+LIGHT_COMMANDS = [["reminders"], ["done", "1"], ["recap"], ["status"], ["update", "1", "--reminded", "now"],
+                  ["export"], ["remember", "x", "--due", "2026-12-01T09:00:00Z"]]
+# numpy is not listed: sqlite-utils imports it when present (about 50 ms).
+HEAVY = ("fastembed", "onnxruntime", "dateparser", "anthropic", "ollama", "sklearn", "textual")
+
+
+@pytest.mark.parametrize("args", LIGHT_COMMANDS, ids=lambda a: a[0])
+def test_light_commands_import_nothing_heavy(tmp_path, args):
+    db = str(tmp_path / "m.db")
+    code = (
+        "import sys\nfrom assistant.cli import main\n"
+        f"main(['remember', 'seed', '--due', '2026-11-30T09:00:00Z', '--db', {db!r}, '--now', {NOW!r}])\n"
+        f"code = main({args!r} + ['--db', {db!r}, '--now', {NOW!r}])\n"
+        f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
+        "print(code, heavy)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip().splitlines()[-1] == "0 []", out.stdout + out.stderr
+
+
+def test_database_file_is_private(tmp_path, cli):
+    cli("remember", "x")
+    assert (tmp_path / "m.db").stat().st_mode & 0o777 == 0o600

@@ -1,0 +1,72 @@
+"""SPEC section 3: natural-language due dates in the user's zone, stored in UTC."""
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from memory.clock import UTC, zone_from_name
+from memory.dates import parse_due
+from memory.errors import DateParseError
+
+SUNDAY_14 = datetime(2026, 11, 22, 14, 0, tzinfo=UTC)
+
+
+def local(phrase: str, now: datetime = SUNDAY_14, zone: str = "UTC") -> str:
+    tz = zone_from_name(zone)
+    return parse_due(phrase, now, tz).astimezone(tz).strftime("%Y-%m-%d %H:%M")
+
+
+@pytest.mark.parametrize("phrase, expected", [
+    ("tomorrow at 3pm", "2026-11-23 15:00"),
+    ("in 2 hours", "2026-11-22 16:00"),
+    ("in 90 minutes", "2026-11-22 15:30"),
+    ("in an hour", "2026-11-22 15:00"),
+    ("friday 10am", "2026-11-27 10:00"),
+    ("friday at 10", "2026-11-27 10:00"),
+    ("tonight at 8", "2026-11-22 20:00"),
+    ("tonight", "2026-11-22 20:00"),
+    ("this evening", "2026-11-22 18:00"),
+    ("this afternoon", "2026-11-22 14:00"),
+    ("tomorrow morning", "2026-11-23 09:00"),
+    ("tomorrow evening at 7", "2026-11-23 19:00"),
+    ("tomorrow at noon", "2026-11-23 12:00"),
+    ("next week", "2026-11-29 14:00"),
+    ("tomorrow", "2026-11-23 14:00"),  # a bare day keeps the clock time
+    ("monday", "2026-11-23 14:00"),
+    ("dec 1", "2026-12-01 14:00"),
+    ("december 1st at 9am", "2026-12-01 09:00"),
+    ("at 9am", "2026-11-23 09:00"),  # already past today: the future is preferred
+    ("at 6pm", "2026-11-22 18:00"),
+    ("next tuesday at 7pm", "2026-11-24 19:00"),
+    ("in 3 days", "2026-11-25 14:00"),
+    ("2026-12-01T09:00:00+00:00", "2026-12-01 09:00"),
+    ("2026-12-01 09:00", "2026-12-01 09:00"),
+])
+def test_phrases_in_utc(phrase, expected):
+    assert local(phrase) == expected
+
+
+def test_other_zone_is_wall_clock_and_stored_utc():
+    # 14:00 UTC is 09:00 in New York (EST, UTC-5).
+    due = parse_due("tomorrow at 3pm", SUNDAY_14, zone_from_name("America/New_York"))
+    assert due.isoformat() == "2026-11-23T20:00:00+00:00"
+    naive_iso = parse_due("2026-12-01T09:00", SUNDAY_14, zone_from_name("Asia/Tokyo"))
+    assert naive_iso.isoformat() == "2026-12-01T00:00:00+00:00"
+
+
+def test_dst_change_wall_clock_day_and_exact_hours():
+    berlin = zone_from_name("Europe/Berlin")
+    before = datetime(2026, 10, 24, 8, 0, tzinfo=UTC)  # Sat 10:00 CEST (UTC+2); DST ends Sun 25 Oct
+    assert parse_due("tomorrow at 9am", before, berlin).isoformat() == "2026-10-25T08:00:00+00:00"  # CET
+    night = datetime(2026, 10, 24, 23, 30, tzinfo=UTC)  # Sun 01:30 CEST
+    assert parse_due("in 2 hours", night, berlin).isoformat() == "2026-10-25T01:30:00+00:00"
+    spring = datetime(2026, 3, 28, 12, 0, tzinfo=UTC)  # the night of 29 Mar skips 02:00-03:00
+    assert parse_due("tomorrow at 2:30am", spring, berlin).astimezone(berlin).hour == 3
+
+
+@pytest.mark.parametrize("phrase", ["when pigs fly", "", "2", "the twelfth of never", "at 25:00", "13pm"])
+def test_unparseable_names_the_phrase(phrase):
+    with pytest.raises(DateParseError) as info:
+        parse_due(phrase, SUNDAY_14, UTC)
+    assert repr(phrase) in str(info.value)

@@ -1,0 +1,77 @@
+"""SPEC F2: list_recent semantics and the episode helpers."""
+from __future__ import annotations
+
+import pytest
+
+from memory import episodes
+from memory.errors import InvalidInput
+from memory.records import import_records
+from tests.conftest import T0
+
+FIXTURE = [
+    {"type": "episode", "id": "e1", "title": "Ski Trip Planning", "summary": "Budget for Breckenridge",
+     "outcome": "success", "started_at": "2026-11-22T13:00:00+00:00", "ended_at": "2026-11-22T13:30:00+00:00"},
+    {"type": "episode", "id": "e2", "title": "Code Review", "summary": "PR 81", "outcome": "success",
+     "started_at": "2026-11-22T11:00:00+00:00", "ended_at": "2026-11-22T11:40:00+00:00"},
+    {"type": "episode", "id": "e3", "title": "Tax Forms", "summary": "Property tax", "outcome": "success",
+     "started_at": "2026-11-19T10:00:00+00:00", "ended_at": "2026-11-19T10:30:00+00:00"},
+    {"type": "episode", "id": "e4", "title": "Current Chat", "summary": None, "outcome": None,
+     "started_at": "2026-11-22T13:50:00+00:00", "ended_at": None},
+    {"type": "episode", "id": "e5", "title": "Abandoned Thing", "summary": "Abandoned", "outcome": "abandoned",
+     "started_at": "2026-11-22T12:00:00+00:00", "ended_at": "2026-11-22T12:05:00+00:00"},
+]
+
+
+@pytest.fixture
+def fixture_store(store):
+    import json
+
+    import_records(store, [json.dumps(r) for r in FIXTURE])
+    return store
+
+
+def titles(items):
+    return [e.title for e in items]
+
+
+def test_completed_only_newest_first_no_abandoned(fixture_store):
+    assert titles(episodes.list_recent(fixture_store)) == ["Ski Trip Planning", "Code Review", "Tax Forms"]
+
+
+def test_hours_window(fixture_store):
+    assert titles(episodes.list_recent(fixture_store, hours=48)) == ["Ski Trip Planning", "Code Review"]
+    assert titles(episodes.list_recent(fixture_store, hours=100)) == ["Ski Trip Planning", "Code Review", "Tax Forms"]
+    assert titles(episodes.list_recent(fixture_store, hours=1.5)) == ["Ski Trip Planning"]
+
+
+def test_abandoned_only_when_asked(fixture_store):
+    assert titles(episodes.list_recent(fixture_store, outcome="abandoned")) == ["Abandoned Thing"]
+    assert "Abandoned Thing" not in titles(episodes.list_recent(fixture_store, outcome="success"))
+
+
+def test_limit(fixture_store):
+    assert titles(episodes.list_recent(fixture_store, limit=1)) == ["Ski Trip Planning"]
+    with pytest.raises(InvalidInput):
+        episodes.list_recent(fixture_store, limit=0)
+
+
+def test_open_add_close(store):
+    ep = episodes.open_episode(store)
+    assert episodes.active_episode(store).id == ep.id
+    episodes.add_message(store, ep.id, "user", "Can you help me plan the garden for spring?")
+    episodes.add_message(store, ep.id, "assistant", "Sure.")
+    msgs = episodes.episode_messages(store, ep.id)
+    assert episodes.had_real_exchange(msgs)
+    title, summary = episodes.heuristic_title_and_summary(msgs)
+    assert title == "Help me plan the garden for spring"
+    closed = episodes.close_episode(store, ep.id, title, summary, "success")
+    assert closed.ended_at == T0.isoformat() and not closed.active
+    assert episodes.active_episode(store) is None
+    assert titles(episodes.list_recent(store)) == [title]
+
+
+def test_message_kept_exactly(store):
+    text = "line one\n\tline two \x07 with a bell\n" + "x" * 1_000_000
+    msg = episodes.add_message(store, None, "user", text)
+    assert store.one("SELECT content FROM messages WHERE id = ?", (msg.id,))[0] == text
+    assert not episodes.had_real_exchange(episodes.episode_messages(store, 0))

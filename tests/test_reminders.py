@@ -1,0 +1,107 @@
+"""SPEC F1: the get_upcoming lifecycle, step by step, with a frozen clock."""
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from memory import knowledge, reminders
+from memory.errors import DateParseError, InvalidInput, NotFound
+from tests.conftest import T0
+
+
+def listed(store, days=7):
+    return {r.memory.content: r for r in reminders.get_upcoming(store, days)}
+
+
+def at(store, moment):
+    store.clock.fixed = moment
+
+
+def test_lifecycle_due_reminded_silent_overdue_once_silent(store):
+    plumber = knowledge.remember(store, "Call the plumber", due_at="2026-11-25T10:00:00+00:00")
+    control = knowledge.remember(store, "Dentist", due_at="2026-11-24T10:00:00+00:00")
+
+    items = listed(store)
+    assert items["Call the plumber"].status == "due"
+    assert items["Call the plumber"].label == "[DUE Wed Nov 25 10:00]"
+
+    knowledge.update_memory(store, plumber.id, reminded_at="now")  # mentioned before it was due
+    at(store, T0 + timedelta(hours=1))
+    assert "Call the plumber" not in listed(store)  # silent: no nagging
+    assert "Dentist" in listed(store)
+
+    at(store, T0 + timedelta(days=2, hours=21))  # 25 Nov 11:00, an hour past due
+    item = listed(store)["Call the plumber"]
+    assert item.status == "overdue" and item.label == "[OVERDUE Wed Nov 25 10:00]"
+    assert listed(store)["Dentist"].status == "overdue"
+
+    knowledge.update_memory(store, plumber.id, reminded_at="now")
+    at(store, T0 + timedelta(days=2, hours=22))
+    assert "Call the plumber" not in listed(store)  # reminded after due: silent for good
+    assert control.id in {r.memory.id for r in reminders.get_upcoming(store)}
+
+
+def test_window_and_plain_memories(store):
+    knowledge.remember(store, "Renew passport", due_at="2026-12-20T10:00:00+00:00")
+    knowledge.remember(store, "Water plants on the balcony")
+    assert listed(store) == {}
+    assert "Renew passport" in listed(store, days=30)
+
+
+def test_done_never_shows(store):
+    bins = knowledge.remember(store, "Take out the bins", due_at="2026-11-23T09:00:00+00:00")
+    knowledge.mark_done(store, bins.id)
+    assert "Take out the bins" not in listed(store)
+    at(store, T0 + timedelta(days=3))
+    assert "Take out the bins" not in listed(store)
+    assert reminders.list_open_reminders(store) == []
+
+
+def test_snooze_sets_new_due_and_clears_reminded(store):
+    vet = knowledge.remember(store, "Book the vet", due_at="2026-11-23T09:00:00+00:00")
+    knowledge.update_memory(store, vet.id, reminded_at="now")
+    assert "Book the vet" not in listed(store)
+    snoozed = knowledge.snooze(store, vet.id, "2026-11-24T09:00:00+00:00")
+    assert snoozed.reminded_at is None and snoozed.due_at == "2026-11-24T09:00:00+00:00"
+    assert listed(store)["Book the vet"].memory.due_at == "2026-11-24T09:00:00+00:00"
+
+
+def test_bad_input_changes_nothing(store):
+    vet = knowledge.remember(store, "Book the vet", due_at="2026-11-23T09:00:00+00:00")
+    before = knowledge.get_memory(store, vet.id)
+    with pytest.raises(DateParseError, match="when pigs fly"):
+        knowledge.snooze(store, vet.id, "when pigs fly")
+    with pytest.raises(NotFound):
+        knowledge.update_memory(store, 987654, reminded_at="now")
+    with pytest.raises(InvalidInput):
+        knowledge.remember(store, "x", importance=9)
+    with pytest.raises(DateParseError):
+        knowledge.remember(store, "Party", due_at="the twelfth of never")
+    assert knowledge.get_memory(store, vet.id) == before
+    assert knowledge.count_memories(store) == 1
+
+
+def test_overdue_listed_first(store):
+    knowledge.remember(store, "Later", due_at="2026-11-26T09:00:00+00:00")
+    knowledge.remember(store, "Missed", due_at="2026-11-21T09:00:00+00:00")
+    items = reminders.get_upcoming(store)
+    assert [r.memory.content for r in items] == ["Missed", "Later"]
+    assert items[0].status == "overdue"
+
+
+def test_relative_time(clock):
+    now = clock.now()
+    assert reminders.relative_time("2026-11-22T16:00:00+00:00", now, clock) == "in 2 h"
+    assert reminders.relative_time("2026-11-21T13:00:00+00:00", now, clock) == "overdue 1 d"
+    assert reminders.relative_time("2026-11-22T14:30:00+00:00", now, clock) == "in 30 min"
+
+
+def test_forget_removes_row_and_index(store):
+    m = knowledge.remember(store, "secret plan zebra")
+    assert store.one("SELECT count(*) FROM search_index WHERE search_index MATCH 'zebra'")[0] == 1
+    knowledge.forget(store, m.id)
+    assert store.one("SELECT count(*) FROM search_index WHERE search_index MATCH 'zebra'")[0] == 0
+    assert store.one("SELECT count(*) FROM pending_embeddings")[0] == 0
+    with pytest.raises(NotFound):
+        knowledge.forget(store, m.id)

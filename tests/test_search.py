@@ -1,0 +1,87 @@
+"""SPEC F5: hybrid search with the real bundled embedder, FTS5, RRF, modes, touching."""
+from __future__ import annotations
+
+import pytest
+
+from memory import episodes, knowledge
+from memory.embeddings import EmbedderUnavailable, LocalEmbedder, pending_count
+from memory.errors import InvalidInput
+from memory.search import Searcher, fts_query
+
+
+@pytest.fixture
+def filled(store):
+    ep = episodes.open_episode(store)
+    episodes.add_message(store, ep.id, "user", "My daughter Mia starts violin lessons on Thursdays")
+    episodes.add_message(store, ep.id, "user", "The quarterly tax filing is due at the end of the month")
+    episodes.add_message(store, ep.id, "assistant", "I can help with the tax filing.")
+    knowledge.remember(store, "I am allergic to peanuts", kind="fact", importance=5)
+    knowledge.remember(store, "The car needs new winter tyres", kind="note")
+    return store
+
+
+def test_finds_by_meaning_not_words(filled, embedder):
+    searcher = Searcher(filled, embedder)
+    hits = searcher.search("which musical instrument is my kid learning", limit=3)
+    assert hits[0].type == "message" and "violin" in hits[0].content
+    hits = searcher.search("food that makes me sick", limit=3)
+    assert hits[0].type == "memory" and "peanuts" in hits[0].content
+
+
+def test_finds_exact_words_with_fts_alone(filled):
+    searcher = Searcher(filled, None)
+    hits = searcher.search("tyres", limit=5)
+    assert [h.content for h in hits] == ["The car needs new winter tyres"]
+    assert hits[0].type == "memory" and hits[0].tier == "hot"
+
+
+def test_hit_shape(filled, embedder):
+    hit = Searcher(filled, embedder).search("violin", limit=1)[0]
+    data = hit.to_json()
+    assert {"type", "id", "content", "created_at", "score", "tier", "episode_id"} <= set(data)
+    assert data["created_at"].endswith("+00:00") and data["score"] > 0 and data["episode_id"] is not None
+
+
+def test_embeddings_deferred_then_caught_up(filled, embedder):
+    assert pending_count(filled) == 5  # three messages and two memories, none embedded yet
+    Searcher(filled, embedder).search("anything", limit=1)
+    assert pending_count(filled) == 0
+    knowledge.update_memory(filled, 1, content="I am allergic to shellfish")
+    assert pending_count(filled) == 1
+    hits = Searcher(filled, embedder).search("seafood allergy", limit=1)
+    assert "shellfish" in hits[0].content and pending_count(filled) == 0
+
+
+def test_fallback_notice_once(filled, tmp_path):
+    notices = []
+    broken = LocalEmbedder("no-such/model-anywhere", cache_dir=tmp_path)
+    broken.load = lambda: (_ for _ in ()).throw(EmbedderUnavailable("the embedding model could not load"))
+    searcher = Searcher(filled, broken, on_notice=notices.append)
+    assert searcher.search("tyres")[0].content.startswith("The car")
+    searcher.search("violin")
+    assert len(notices) == 1 and "keyword search only" in notices[0]
+
+
+def test_modes_filter_tiers_and_touch(filled):
+    filled.execute("UPDATE memory_meta SET tier = 'archived' WHERE memory_id = 1")
+    searcher = Searcher(filled, None)
+    assert searcher.search("peanuts", mode="standard") == []
+    assert searcher.search("peanuts", mode="exhaustive")[0].tier == "archived"
+    row = filled.one("SELECT activation_count, last_accessed FROM memory_meta WHERE memory_id = 1")
+    assert row[0] == 1 and row[1] == "2026-11-22T14:00:00+00:00"
+    with pytest.raises(InvalidInput):
+        searcher.search("x", mode="psychic")
+
+
+def test_fts_query_is_never_syntax():
+    assert fts_query('what did "we" say AND NOT (peanuts*') == '"say" OR "not" OR "peanuts"'
+    assert fts_query("???") is None
+
+
+def test_forget_removes_vector(filled, embedder):
+    searcher = Searcher(filled, embedder)
+    searcher.search("peanuts")
+    assert filled.one("SELECT count(*) FROM vec_index WHERE rowid = ?", (1 * 4 + 1,))[0] == 1
+    knowledge.forget(filled, 1)
+    assert filled.one("SELECT count(*) FROM vec_index WHERE rowid = ?", (1 * 4 + 1,))[0] == 0
+    assert all("peanuts" not in h.content for h in searcher.search("peanut allergy"))
