@@ -136,3 +136,11 @@ def cmd_status(runtime: Runtime, args: argparse.Namespace) -> int:
     data = collect_status(runtime)
     emit(args, data, lambda: "\n".join(f"{k}: {v}" for k, v in data.items()))
     return 0
+
+
+def cmd_prompt(runtime: Runtime, args: argparse.Namespace) -> int:
+    from assistant.prompt import build_prompt
+
+    prompt = build_prompt(runtime, args.query)
+    emit(args, prompt.to_json(), prompt.text)
+    return 0
