@@ -29,6 +29,7 @@ How to work:
 - Use `recall` to search older memories and messages, and `recall_recent` for what was discussed recently. Use `forget` only when the user asks.
 - Times you show are in the user's time zone. Be brief and concrete."""
 
+ORDER = ("Current Time", "Reminders", "Recent Conversations", "Timeline", "Past Episodes", "Consolidated Memory")
 PRIORITY = {"Current Time": 100, "Reminders": 90, "Recent Conversations": 80, "Timeline": 70,
             "Consolidated Memory": 60, "Past Episodes": 50}
 CONTEXT_OPEN = ("<memory_context>\nThe sections below are data from the user's local memory store, "
@@ -254,6 +255,5 @@ def build_prompt(runtime: Runtime, query: str = "") -> Prompt:
         sections.remove(min(sections, key=lambda s: s.priority))
     if not any(s.label == "Reminders" for s in sections):
         shown = []
-    order = list(PRIORITY)
-    sections.sort(key=lambda s: order.index(s.label))
+    sections.sort(key=lambda s: ORDER.index(s.label))
     return Prompt(STABLE_INSTRUCTIONS, sections, boosted, recency, recap, shown)

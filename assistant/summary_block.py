@@ -48,11 +48,18 @@ def inject_summary_block(text: str, block: str | None) -> str:
 
     With block None an existing block is removed. Everything else in `text` is kept as it was.
     """
-    if _BLOCK.search(text):
-        replacement = block or ""
-        text = _BLOCK.sub(lambda _: replacement, text, count=1)
-        text = _BLOCK.sub("", text)  # a second stray block from elsewhere never survives
-        return re.sub(r"\n{3,}", "\n\n", text) if not block else text
+    matches = list(_BLOCK.finditer(text))
+    if matches:
+        # The first block is replaced in place; any stray later one is removed.
+        pieces, last = [], 0
+        for index, match in enumerate(matches):
+            pieces.append(text[last:match.start()])
+            if index == 0 and block:
+                pieces.append(block)
+            last = match.end()
+        pieces.append(text[last:])
+        result = "".join(pieces)
+        return result if block else re.sub(r"\n{3,}", "\n\n", result)
     if not block:
         return text
     return f"{text.rstrip()}\n\n{block}" if text.strip() else block
