@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -144,3 +145,48 @@ def cmd_prompt(runtime: Runtime, args: argparse.Namespace) -> int:
     prompt = build_prompt(runtime, args.query)
     emit(args, prompt.to_json(), prompt.text)
     return 0
+
+
+def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
+    import asyncio
+
+    from assistant.agent import Agent
+    from assistant.events import Failed, Notice, TextDelta, to_json
+    from assistant.providers.base import ProviderError
+    from assistant.providers.select import select_provider
+
+    if not args.message.strip():
+        raise InvalidInput("the message is empty")
+    try:
+        provider = select_provider(runtime)
+    except ProviderError as exc:
+        print(f"assistant: {exc}", file=sys.stderr)
+        return 1
+    agent = Agent(runtime, provider)
+    as_json = getattr(args, "json", False)
+    events = []
+
+    async def run() -> int:
+        status = 0
+        async for event in agent.turn(args.message):
+            events.append(event)
+            if as_json:
+                continue
+            if isinstance(event, TextDelta):
+                sys.stdout.write(event.text)
+                sys.stdout.flush()
+            elif isinstance(event, Notice):
+                print(f"\n[{event.text}]", file=sys.stderr)
+            elif isinstance(event, Failed):
+                status = 1
+        return status
+
+    status = asyncio.run(run())
+    if as_json:
+        print(json.dumps([to_json(e) for e in events], ensure_ascii=False, indent=2))
+    else:
+        print()
+    failed = next((e for e in events if isinstance(e, Failed)), None)
+    if failed:
+        print(f"assistant: {failed.text}", file=sys.stderr)
+    return status

@@ -1,0 +1,118 @@
+"""The agent loop: one turn as data (SPEC F4, F7) and the episode lifecycle (SPEC F2).
+
+user text -> stored message -> intent -> prompt rebuilt from memory -> model stream -> tool calls
+-> memory writes -> stored answer -> Done. SQLite and embedding work runs in threads so an event
+loop (the UI's) never blocks on it.
+"""
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from typing import Any
+
+from assistant.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
+from assistant.prompt import build_prompt
+from assistant.providers.base import Delta, Provider, ProviderError, SystemPrompt, ToolUse
+from assistant.runtime import Runtime
+from assistant.titles import title_and_summary
+from assistant.tools import TOOL_SPECS, ToolError, execute_tool
+from memory import episodes
+from memory.clock import parse_stored
+
+HISTORY_MESSAGES = 20
+
+
+class Agent:
+    def __init__(self, runtime: Runtime, provider: Provider) -> None:
+        self.runtime = runtime
+        self.provider = provider
+        self.max_rounds = runtime.settings.max_tool_rounds
+
+    # -- episodes ---------------------------------------------------------------------------
+
+    def current_episode(self) -> episodes.Episode:
+        """The open episode, closing it first when it has been idle longer than the gap."""
+        store = self.runtime.store
+        active = episodes.active_episode(store)
+        if active is not None:
+            last = episodes.last_activity(store, active.id) or active.started_at
+            gap = timedelta(minutes=self.runtime.settings.idle_gap_minutes)
+            if self.runtime.clock.now() - parse_stored(last) > gap:
+                self.close_episode(active.id, ended_at=last)
+                active = None
+        return active or episodes.open_episode(store)
+
+    def close_episode(self, episode_id: int | None = None, ended_at: str | None = None,
+                      use_model: bool = True) -> episodes.Episode | None:
+        """Close (by default the active) episode with a title, summary and outcome."""
+        store = self.runtime.store
+        if episode_id is None:
+            active = episodes.active_episode(store)
+            if active is None:
+                return None
+            episode_id = active.id
+        messages = episodes.episode_messages(store, episode_id)
+        real = episodes.had_real_exchange(messages)
+        title, summary = title_and_summary(self.runtime, messages, use_model=use_model and real)
+        return episodes.close_episode(store, episode_id, title, summary, "success" if real else "abandoned",
+                                      ended_at=ended_at)
+
+    def history(self, episode_id: int, before_id: int) -> list[dict[str, Any]]:
+        msgs = [m for m in episodes.episode_messages(self.runtime.store, episode_id)
+                if m.id < before_id and m.role in ("user", "assistant")][-HISTORY_MESSAGES:]
+        return [{"role": m.role, "text": m.content} if m.role == "user" else
+                {"role": "assistant", "text": m.content, "tool_calls": []} for m in msgs]
+
+    # -- one turn ---------------------------------------------------------------------------
+
+    async def turn(self, text: str) -> AsyncIterator[Event]:
+        """Run one turn; the user's text is in the database before the model is called."""
+        run = asyncio.to_thread
+        episode = await run(self.current_episode)
+        user_message = await run(episodes.add_message, self.runtime.store, episode.id, "user", text)
+        prompt = await run(build_prompt, self.runtime, text)
+        system = SystemPrompt(prompt.stable, prompt.memory_text)
+        conversation = await run(self.history, episode.id, user_message.id)
+        conversation.append({"role": "user", "text": text})
+        answer_parts: list[str] = []
+        changed: set[str] = set()
+        rounds = 0
+        try:
+            while True:
+                rounds += 1
+                text_part, calls = "", []
+                async for item in self.provider.stream(system, conversation, TOOL_SPECS):
+                    if isinstance(item, Delta):
+                        text_part += item.text
+                        yield TextDelta(item.text)
+                    elif isinstance(item, ToolUse):
+                        calls.append(item)
+                answer_parts.append(text_part)
+                if not calls:
+                    break
+                conversation.append({"role": "assistant", "text": text_part,
+                                     "tool_calls": [{"id": c.id, "name": c.name, "input": c.input} for c in calls]})
+                if rounds > self.max_rounds:
+                    yield Notice(f"Stopped after {self.max_rounds} tool rounds.", "warning")
+                    break
+                results = []
+                for call in calls:
+                    yield ToolCall(call.id, call.name, call.input)
+                    try:
+                        outcome = await run(execute_tool, self.runtime, call.name, call.input)
+                        result = ToolResult(call.id, call.name, outcome.content, False, outcome.summary)
+                        if outcome.changed:
+                            changed.add(outcome.changed)
+                    except ToolError as exc:
+                        result = ToolResult(call.id, call.name, f"Error: {exc}", True, f"{call.name} failed: {exc}")
+                    yield result
+                    results.append({"id": call.id, "name": call.name, "content": result.content,
+                                    "is_error": result.is_error})
+                conversation.append({"role": "tool", "results": results})
+        except ProviderError as exc:
+            yield Failed(f"{exc} — your message is saved.", exc.kind, episode.id, user_message.id)
+            return
+        answer = "\n\n".join(p.strip() for p in answer_parts if p.strip())
+        stored = await run(episodes.add_message, self.runtime.store, episode.id, "assistant", answer or "(no answer)")
+        yield Done(answer, episode.id, stored.id, rounds, sorted(changed))

@@ -1,0 +1,74 @@
+"""Anthropic Messages API: streaming, tool use, and the stable block marked for prompt caching."""
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from typing import Any
+
+from assistant.providers.base import Delta, ProviderError, SystemPrompt, ToolSpec, ToolUse
+
+
+def to_messages(conversation: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for item in conversation:
+        if item["role"] == "user":
+            out.append({"role": "user", "content": item["text"]})
+        elif item["role"] == "assistant":
+            blocks: list[dict[str, Any]] = []
+            if item.get("text"):
+                blocks.append({"type": "text", "text": item["text"]})
+            blocks += [{"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["input"]}
+                       for c in item.get("tool_calls", [])]
+            out.append({"role": "assistant", "content": blocks or [{"type": "text", "text": "(no text)"}]})
+        elif item["role"] == "tool":
+            out.append({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": r["id"], "content": r["content"], "is_error": r["is_error"]}
+                for r in item["results"]]})
+    return out
+
+
+class AnthropicProvider:
+    name = "anthropic"
+
+    def __init__(self, model: str, max_tokens: int = 2048, timeout: float = 60.0, max_retries: int = 2) -> None:
+        import anthropic
+
+        if not os.environ.get("ANTHROPIC_API_KEY"):
+            raise ProviderError("auth", "ANTHROPIC_API_KEY is not set")
+        self.model = model
+        self.max_tokens = max_tokens
+        # The SDK retries 429, 5xx and connection errors with backoff; the key never leaves env.
+        self.client = anthropic.AsyncAnthropic(timeout=timeout, max_retries=max_retries)
+
+    async def stream(self, system: SystemPrompt, conversation: list[dict[str, Any]],
+                     tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse]:
+        import anthropic
+
+        blocks = [{"type": "text", "text": system.stable, "cache_control": {"type": "ephemeral"}},
+                  {"type": "text", "text": system.memory}]
+        specs = [{"name": t.name, "description": t.description, "input_schema": t.parameters} for t in tools]
+        try:
+            async with self.client.messages.stream(model=self.model, max_tokens=self.max_tokens, system=blocks,
+                                                   messages=to_messages(conversation), tools=specs) as stream:
+                async for event in stream:
+                    if event.type == "text":
+                        yield Delta(event.text)
+                final = await stream.get_final_message()
+        except anthropic.AuthenticationError:
+            raise ProviderError("auth", "the Anthropic API key was rejected (401): check ANTHROPIC_API_KEY") from None
+        except anthropic.RateLimitError:
+            raise ProviderError("rate_limit", "Anthropic is rate limiting this key (429); try again shortly") from None
+        except anthropic.APITimeoutError:
+            raise ProviderError("timeout", "the Anthropic API did not answer in time") from None
+        except anthropic.APIConnectionError:
+            url = str(self.client.base_url).rstrip("/")
+            raise ProviderError("network", f"cannot reach the Anthropic API at {url}") from None
+        except anthropic.APIStatusError as exc:
+            if exc.status_code == 529 or "overloaded" in str(exc).lower():
+                raise ProviderError("overloaded", "Anthropic is overloaded (529); try again in a minute") from None
+            if exc.status_code >= 500:
+                raise ProviderError("model", f"the Anthropic API failed ({exc.status_code})") from None
+            raise ProviderError("bad_request", f"the Anthropic API refused the request ({exc.status_code})") from None
+        for block in final.content:
+            if block.type == "tool_use":
+                yield ToolUse(block.id, block.name, dict(block.input or {}))

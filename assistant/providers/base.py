@@ -1,0 +1,55 @@
+"""The one small protocol every chat model sits behind, and the neutral conversation format.
+
+Conversation items (dicts):
+  {"role": "user", "text": str}
+  {"role": "assistant", "text": str, "tool_calls": [{"id", "name", "input"}]}
+  {"role": "tool", "results": [{"id", "name", "content", "is_error"}]}
+"""
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass
+class ToolSpec:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass
+class Delta:
+    text: str
+
+
+@dataclass
+class ToolUse:
+    id: str
+    name: str
+    input: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class SystemPrompt:
+    stable: str  # instructions; identical across turns, so it can be cached
+    memory: str  # rebuilt every turn
+
+
+class ProviderError(Exception):
+    """A model call failed; `kind` says how, the message is one line for the user."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class Provider(Protocol):
+    name: str
+    model: str
+
+    def stream(self, system: SystemPrompt, conversation: list[dict[str, Any]],
+               tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse]:
+        """Text deltas as they arrive, then the tool calls of this response (if any)."""
+        ...

@@ -1,0 +1,71 @@
+"""Chat through a local Ollama server with tools: fully local use."""
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from assistant.providers.base import Delta, ProviderError, SystemPrompt, ToolSpec, ToolUse
+
+
+def ollama_unreachable(host: str) -> str:
+    return f"Ollama is not reachable at {host}"
+
+
+def to_messages(system: SystemPrompt, conversation: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [{"role": "system", "content": f"{system.stable}\n\n{system.memory}"}]
+    for item in conversation:
+        if item["role"] == "user":
+            out.append({"role": "user", "content": item["text"]})
+        elif item["role"] == "assistant":
+            msg: dict[str, Any] = {"role": "assistant", "content": item.get("text", "")}
+            if item.get("tool_calls"):
+                msg["tool_calls"] = [{"function": {"name": c["name"], "arguments": c["input"]}}
+                                     for c in item["tool_calls"]]
+            out.append(msg)
+        elif item["role"] == "tool":
+            out += [{"role": "tool", "content": r["content"], "tool_name": r["name"]} for r in item["results"]]
+    return out
+
+
+class OllamaProvider:
+    name = "ollama"
+
+    def __init__(self, host: str, model: str, timeout: float = 60.0) -> None:
+        import ollama
+
+        self.host = host
+        self.model = model
+        self.client = ollama.AsyncClient(host=host, timeout=timeout)
+
+    async def stream(self, system: SystemPrompt, conversation: list[dict[str, Any]],
+                     tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse]:
+        import httpx
+        import ollama
+
+        specs = [{"type": "function", "function": {"name": t.name, "description": t.description,
+                                                   "parameters": t.parameters}} for t in tools]
+        calls: list[ToolUse] = []
+        try:
+            response = await self.client.chat(model=self.model, messages=to_messages(system, conversation),
+                                              tools=specs, stream=True)
+            async for chunk in response:
+                message = chunk.message
+                if message.content:
+                    yield Delta(message.content)
+                for call in message.tool_calls or []:
+                    args = call.function.arguments
+                    if isinstance(args, str):
+                        args = json.loads(args or "{}")
+                    calls.append(ToolUse(f"call_{len(calls) + 1}", call.function.name, dict(args or {})))
+        except ollama.ResponseError as exc:
+            if exc.status_code == 404:
+                raise ProviderError("model", f"Ollama at {self.host} has no model {self.model!r} "
+                                             f"(ollama pull {self.model})") from None
+            raise ProviderError("model", f"Ollama failed: {exc.error}") from None
+        except httpx.TimeoutException:
+            raise ProviderError("timeout", f"Ollama at {self.host} did not answer in time") from None
+        except (ConnectionError, httpx.TransportError):
+            raise ProviderError("network", ollama_unreachable(self.host)) from None
+        for call in calls:
+            yield call

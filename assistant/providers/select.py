@@ -1,0 +1,50 @@
+"""Which chat model answers: configured, else anthropic with a key, else ollama if it answers, else offline."""
+from __future__ import annotations
+
+import os
+
+from assistant.runtime import Runtime
+
+
+def ollama_reachable(host: str, timeout: float = 0.5) -> bool:
+    """A quick GET /api/tags; any answer at all counts."""
+    import httpx
+
+    try:
+        httpx.get(host.rstrip("/") + "/api/tags", timeout=timeout)
+        return True
+    except httpx.HTTPError:
+        return False
+
+
+def ollama_chat_model(runtime: Runtime) -> str:
+    s = runtime.settings
+    if s.ollama.chat_model:
+        return s.ollama.chat_model
+    if os.environ.get("ASSISTANT_MODEL"):
+        return os.environ["ASSISTANT_MODEL"]
+    return s.ollama.model
+
+
+def select_provider(runtime: Runtime):
+    """The provider object for this run; raises ProviderError when the configured one cannot work."""
+    s = runtime.settings
+    name = s.provider
+    if not name:
+        if os.environ.get("ANTHROPIC_API_KEY"):
+            name = "anthropic"
+        elif ollama_reachable(s.ollama.host):
+            name = "ollama"
+        else:
+            name = "offline"
+    if name == "anthropic":
+        from assistant.providers.anthropic_provider import AnthropicProvider
+
+        return AnthropicProvider(s.model, s.max_tokens)
+    if name == "ollama":
+        from assistant.providers.ollama_provider import OllamaProvider
+
+        return OllamaProvider(s.ollama.host, ollama_chat_model(runtime), s.ollama.timeout_seconds)
+    from assistant.providers.offline import OfflineProvider
+
+    return OfflineProvider(runtime)
