@@ -9,6 +9,7 @@ from typing import Any
 
 from memory.clock import to_utc_iso
 from memory.errors import InvalidInput, NotFound
+from memory.redact import redact
 from memory.store import Store
 
 MAX_MESSAGE = 2_000_000  # characters: a 1 MB paste is kept whole
@@ -110,7 +111,8 @@ def had_real_exchange(messages: list[Message]) -> bool:
 
 def heuristic_title_and_summary(messages: list[Message]) -> tuple[str, str]:
     """Title and summary without a model: from the first user messages."""
-    user = [" ".join(m.content.split()) for m in messages if m.role == "user" and m.content.strip()]
+    # Titles are shown everywhere and sent to models later: never let a pasted secret into one.
+    user = [redact(" ".join(m.content.split())) for m in messages if m.role == "user" and m.content.strip()]
     if not user:
         return "Empty conversation", "No messages from the user."
     first = re.sub(r"^(hi|hello|hey|please|can you|could you)[,!. ]+", "", user[0], flags=re.I) or user[0]

@@ -58,3 +58,35 @@ def embedder(tmp_path_factory):
 def write_jsonl(path: Path, records: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     return path
+
+
+@pytest.fixture
+def anthropic_standin(monkeypatch):
+    from tests.standins import AnthropicHandler, StandIn
+
+    server = StandIn(AnthropicHandler)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-standin")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def ollama_standin(monkeypatch):
+    from tests.standins import OllamaHandler, StandIn
+
+    server = StandIn(OllamaHandler)
+    monkeypatch.setenv("OLLAMA_HOST", server.url)
+    yield server
+    server.close()
+
+
+def make_runtime(tmp_path, **env):
+    """A Runtime over a fresh database with a frozen clock, built like the CLI builds it."""
+    from assistant.runtime import Runtime
+    from assistant.settings import load_settings
+
+    base = {"ASSISTANT_DB": str(tmp_path / "m.db"), "ASSISTANT_NOW": T0.isoformat(), "ASSISTANT_TIMEZONE": "UTC",
+            "ASSISTANT_EMBEDDING_MODEL": "none", **{k: v for k, v in os.environ.items()
+                                                    if k.startswith(("OLLAMA", "ANTHROPIC"))}}
+    return Runtime(load_settings(env={**base, **env}))

@@ -1,0 +1,189 @@
+"""SPEC F7: one turn through the real SDKs against loopback stand-ins, failures, tool errors."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from assistant.agent import Agent
+from assistant.events import Done, Failed, TextDelta, ToolCall, ToolResult
+from assistant.providers.anthropic_provider import AnthropicProvider
+from assistant.providers.ollama_provider import OllamaProvider
+from assistant.providers.select import select_provider
+from memory import episodes, reminders
+from tests.conftest import make_runtime
+from tests.standins import text_reply, tool_reply
+
+
+async def collect(agent, text):
+    return [e async for e in agent.turn(text)]
+
+
+@pytest.fixture
+def runtime(tmp_path):
+    rt = make_runtime(tmp_path)
+    yield rt
+    rt.close()
+
+
+async def test_anthropic_tool_round_trip_and_next_prompt(anthropic_standin, runtime):
+    anthropic_standin.script = [
+        tool_reply("remember", {"content": "Pay rent", "due_at": "2026-12-01T09:00:00+00:00"}, "Saving that."),
+        text_reply("Done, I will remind you."),
+    ]
+    agent = Agent(runtime, AnthropicProvider("claude-test", max_retries=0))
+    events = await collect(agent, "Please remind me to pay rent on the first")
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "Saving that.Done, I will remind you."
+    call = next(e for e in events if isinstance(e, ToolCall))
+    assert call.name == "remember" and call.arguments["due_at"].startswith("2026-12-01")
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert not result.is_error and result.summary == "remembered: Pay rent, due Tue Dec 1 09:00"
+    done = events[-1]
+    assert isinstance(done, Done) and done.rounds == 2 and done.changed == ["reminders"]
+
+    first, second = anthropic_standin.bodies("/v1/messages")
+    assert first["stream"] is True and first["model"] == "claude-test"
+    assert first["system"][0]["cache_control"] == {"type": "ephemeral"}
+    assert "update_memory" in first["system"][0]["text"] and "Sunday, November 22, 2026" in first["system"][1]["text"]
+    assert {t["name"] for t in first["tools"]} == {"remember", "update_memory", "recall", "recall_recent", "forget"}
+    tool_result = second["messages"][-1]["content"][0]
+    assert tool_result["type"] == "tool_result" and tool_result["tool_use_id"] == "toolu_1"
+    assert second["messages"][-2]["content"][1]["type"] == "tool_use"
+    assert any(r.memory.content == "Pay rent" for r in reminders.get_upcoming(runtime.store, 30))
+
+    # The next turn, four days later, is rebuilt with the new clock and the reminder [DUE ...].
+    runtime.clock.fixed = runtime.clock.fixed.replace(day=26)
+    anthropic_standin.requests.clear()
+    anthropic_standin.script = [text_reply("Hello!")]
+    await collect(agent, "hello again")
+    system = anthropic_standin.bodies("/v1/messages")[0]["system"]
+    assert system[0]["text"] == first["system"][0]["text"]  # the cached block is byte-identical
+    assert "Thursday, November 26, 2026" in system[1]["text"]
+    assert "[DUE Tue Dec 1 09:00] Pay rent" in system[1]["text"]
+    # Four idle days closed the first conversation: the new one starts without its history.
+    assert anthropic_standin.bodies("/v1/messages")[0]["messages"] == [{"role": "user", "content": "hello again"}]
+    assert episodes.get_episode(runtime.store, done.episode_id).outcome == "success"
+
+
+async def test_tool_errors_go_back_to_the_model(anthropic_standin, runtime):
+    anthropic_standin.script = [
+        tool_reply("remember", {"content": "Party", "due_at": "when pigs fly"}),
+        tool_reply("update_memory", {"id": 4242, "reminded_at": "now"}, tool_id="toolu_2"),
+        tool_reply("nonexistent", {}, tool_id="toolu_3"),
+        text_reply("Sorry."),
+    ]
+    events = await collect(Agent(runtime, AnthropicProvider("m", max_retries=0)), "plan a party")
+    errors = [e for e in events if isinstance(e, ToolResult)]
+    assert [e.is_error for e in errors] == [True, True, True]
+    assert "when pigs fly" in errors[0].content and "4242" in errors[1].content and "unknown tool" in errors[2].content
+    sent = anthropic_standin.bodies("/v1/messages")[1]["messages"][-1]["content"][0]
+    assert sent["is_error"] is True and "when pigs fly" in sent["content"]
+    assert isinstance(events[-1], Done)
+    assert runtime.store.one("SELECT count(*) FROM knowledge")[0] == 0
+
+
+async def test_tool_rounds_are_bounded(anthropic_standin, tmp_path):
+    rt = make_runtime(tmp_path, ASSISTANT_MAX_TOOL_ROUNDS="2")
+    anthropic_standin.script = [tool_reply("recall_recent", {})]  # forever
+    events = await collect(Agent(rt, AnthropicProvider("m", max_retries=0)), "loop")
+    assert isinstance(events[-1], Done) and len(anthropic_standin.bodies("/v1/messages")) == 3
+    rt.close()
+
+
+@pytest.mark.parametrize("status, kind, words", [
+    (401, "auth", "rejected"), (429, "rate_limit", "rate limiting"), (529, "overloaded", "overloaded"),
+    ("drop", "network", "cannot reach"), (500, "model", "failed"),
+])
+async def test_anthropic_failures_keep_the_message(anthropic_standin, runtime, status, kind, words):
+    anthropic_standin.script = [status]
+    events = await collect(Agent(runtime, AnthropicProvider("m", max_retries=0)), "zebra message that must survive")
+    failed = events[-1]
+    assert isinstance(failed, Failed) and failed.kind == kind and words in failed.text
+    assert "\n" not in failed.text and "Traceback" not in failed.text
+    stored = runtime.store.one("SELECT content FROM messages WHERE id = ?", (failed.user_message_id,))
+    assert stored[0] == "zebra message that must survive"
+
+
+async def test_anthropic_retries_then_succeeds(anthropic_standin, runtime):
+    anthropic_standin.script = [529, text_reply("Back again.")]
+    provider = AnthropicProvider("m", max_retries=2)
+    provider.client = provider.client.with_options(max_retries=2)
+    events = await collect(Agent(runtime, provider), "hi")
+    assert isinstance(events[-1], Done) and events[-1].text == "Back again."
+    assert len(anthropic_standin.bodies("/v1/messages")) == 2
+
+
+async def test_ollama_chat_with_tools(ollama_standin, runtime):
+    ollama_standin.script = [{"tool_calls": [("remember", {"content": "Water plants", "due_at": "tomorrow 9am"})]},
+                             "I will remind you."]
+    events = await collect(Agent(runtime, OllamaProvider(ollama_standin.url, "stand-in:latest", 5)), "plants")
+    assert isinstance(events[-1], Done) and events[-1].text == "I will remind you."
+    first, second = ollama_standin.bodies("/api/chat")
+    assert first["messages"][0]["role"] == "system" and "Sunday, November 22, 2026" in first["messages"][0]["content"]
+    assert first["tools"][0]["function"]["name"] == "remember"
+    assert second["messages"][-1]["role"] == "tool" and "Water plants" in second["messages"][-1]["content"]
+    [r] = reminders.get_upcoming(runtime.store)
+    assert r.memory.due_at == "2026-11-23T09:00:00+00:00"
+
+
+@pytest.mark.parametrize("script, kind", [(404, "model"), ("drop", "network"), (("sleep", 3, "late"), "timeout")])
+async def test_ollama_failures(ollama_standin, runtime, script, kind):
+    ollama_standin.script = [script]
+    events = await collect(Agent(runtime, OllamaProvider(ollama_standin.url, "stand-in:latest", 1)), "hi")
+    assert isinstance(events[-1], Failed) and events[-1].kind == kind
+
+
+async def test_ollama_unreachable(runtime):
+    events = await collect(Agent(runtime, OllamaProvider("http://127.0.0.1:9", "x", 2)), "hi")
+    assert isinstance(events[-1], Failed) and "Ollama is not reachable at http://127.0.0.1:9" in events[-1].text
+
+
+def test_selection(tmp_path, monkeypatch, ollama_standin):
+    rt = make_runtime(tmp_path)
+    assert select_provider(rt).name == "ollama"  # reachable stand-in, no key
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-x")
+    assert select_provider(make_runtime(tmp_path)).name == "anthropic"
+    assert select_provider(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")).name == "offline"
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
+    assert select_provider(make_runtime(tmp_path, OLLAMA_HOST="http://127.0.0.1:9")).name == "offline"
+    rt.close()
+
+
+def test_episode_lifecycle_idle_gap_and_close(tmp_path):
+    from datetime import timedelta
+
+    from assistant.providers.offline import OfflineProvider
+
+    rt = make_runtime(tmp_path)
+    agent = Agent(rt, OfflineProvider(rt))
+    first = agent.current_episode()
+    episodes.add_message(rt.store, first.id, "user", "remind me to call mom tomorrow at 6pm")
+    episodes.add_message(rt.store, first.id, "assistant", "Okay.")
+    assert agent.current_episode().id == first.id  # still within the gap
+    rt.clock.fixed += timedelta(minutes=31)
+    second = agent.current_episode()
+    assert second.id != first.id
+    closed = episodes.get_episode(rt.store, first.id)
+    assert closed.outcome == "success" and closed.title == "Remind me to call mom tomorrow at 6pm"
+    assert closed.ended_at == "2026-11-22T14:00:00+00:00"  # ended at its last activity
+    agent.close_episode()
+    assert episodes.get_episode(rt.store, second.id).outcome == "abandoned"  # no real exchange
+    rt.close()
+
+
+def test_title_from_local_model(tmp_path, ollama_standin):
+    from assistant.titles import title_and_summary
+    from memory.episodes import Message
+
+    rt = make_runtime(tmp_path)
+    ollama_standin.script = [{"json": {"title": "Rent reminder", "summary": "Set a rent reminder."}}]
+    msgs = [Message(1, 1, "user", "remind me about rent, my token is sk-abcdefghijklmnopqrstuvwx", "t"),
+            Message(2, 1, "assistant", "ok", "t")]
+    assert title_and_summary(rt, msgs) == ("Rent reminder", "Set a rent reminder.")
+    body = ollama_standin.bodies("/api/chat")[0]
+    assert body["format"]["required"] == ["title", "summary"]
+    assert "sk-abcdefghijklmnopqrstuvwx" not in json.dumps(body)
+    ollama_standin.script = ["not json at all"]
+    assert title_and_summary(rt, msgs)[0] == "Remind me about rent, my token is [REDACTED]"  # heuristic
+    rt.close()
