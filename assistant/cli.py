@@ -110,7 +110,8 @@ def _handler(name: str):
     return getattr(commands, "cmd_" + name.replace("-", "_"))
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, launch: Callable[[Runtime], int] | None = None) -> int:
+    """Run one command; with no command, `launch` (given by the ui package) starts the TUI."""
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser().parse_args(argv)
@@ -119,9 +120,10 @@ def main(argv: list[str] | None = None) -> int:
         runtime = Runtime(settings, notice=lambda text: print(text, file=sys.stderr))
         try:
             if args.command is None:
-                from assistant.launch import launch_ui
-
-                return launch_ui(runtime)
+                if launch is None:
+                    print("assistant: the terminal UI is not available here; see assistant --help", file=sys.stderr)
+                    return EXIT_FAILURE
+                return launch(runtime)
             return _handler(args.command)(runtime, args) or 0
         finally:
             runtime.close()
