@@ -280,6 +280,14 @@ class AssistantApp(App[int]):
             self.refresh_reminders()
 
     async def action_quit(self) -> None:
+        # Let an answer in progress finish (and be stored) before the conversation is closed.
+        turns = [w for w in self.workers if w.group == "turn" and not w.is_finished]
+        if turns:
+            self.notify("Finishing the current answer…", timeout=3)
+            try:
+                await asyncio.wait_for(asyncio.gather(*(w.wait() for w in turns), return_exceptions=True), 15)
+            except TimeoutError:
+                pass
         try:
             await asyncio.to_thread(self.session.new_conversation)
         finally:

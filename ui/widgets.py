@@ -36,8 +36,6 @@ class ChatLog(VerticalScroll):
 class Composer(TextArea):
     """The input: Enter sends, pasted text keeps its newlines, up/down walk the history."""
 
-    BINDINGS = [Binding("enter", "submit", "Send", show=False, priority=True)]
-
     class Submitted(Message):
         def __init__(self, text: str) -> None:
             super().__init__()
@@ -60,6 +58,13 @@ class Composer(TextArea):
         self.clear()
 
     async def _on_key(self, event: events.Key) -> None:
+        # Enter is handled here, in the widget's own key order: a priority binding would run before
+        # the characters typed just ahead of it were inserted, and send half a message.
+        if event.key == "enter":
+            event.prevent_default()
+            event.stop()
+            self.action_submit()
+            return
         if event.key == "up" and self.cursor_location[0] == 0 and self.sent_history:
             self._position = len(self.sent_history) - 1 if self._position is None else max(0, self._position - 1)
             self.load_text(self.sent_history[self._position])
