@@ -190,3 +190,40 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
     if failed:
         print(f"assistant: {failed.text}", file=sys.stderr)
     return status
+
+
+def cmd_consolidate(runtime: Runtime, args: argparse.Namespace) -> int:
+    from assistant.consolidate import run_consolidation
+
+    def progress(done: int, total: int, phase: str) -> None:
+        if not getattr(args, "json", False) and sys.stderr.isatty():
+            print(f"\r{phase} {done}/{total}   ", end="", file=sys.stderr)
+
+    result = run_consolidation(runtime, full=args.full, dry_run=args.dry_run, progress=progress)
+    for message in result["messages"]:
+        print(f"assistant: {message}", file=sys.stderr)
+    emit(args, result, lambda: (
+        f"Run {result['run_id']}{' (dry run)' if result['dry_run'] else ''}: {result['memories_processed']} memories, "
+        f"{result['clusters_found']} clusters, {result['summaries_created']} summaries, "
+        f"{result['supersessions_detected']} supersessions, {len(result['tier_transitions'])} tier changes"
+        + (f"\nErrors: {'; '.join(result['errors'])}" if result["errors"] else "")))
+    return 0
+
+
+def cmd_tiers(runtime: Runtime, args: argparse.Namespace) -> int:
+    from memory.consolidation.pipeline import tier_counts
+
+    counts = tier_counts(runtime.store)
+    emit(args, counts, lambda: "\n".join(f"{tier}: {n}" for tier, n in counts.items()))
+    return 0
+
+
+def cmd_edges(runtime: Runtime, args: argparse.Namespace) -> int:
+    from memory.consolidation.pipeline import edges_of
+
+    knowledge.get_memory(runtime.store, args.id)
+    edges = edges_of(runtime.store, args.id)
+    emit(args, edges, lambda: "\n".join(f"{e['source_type']} #{e['source_id']} -{e['edge_type']}-> "
+                                        f"{e['target_type']} #{e['target_id']} ({e['reason'] or ''})" for e in edges)
+         or f"No edges for memory #{args.id}.")
+    return 0

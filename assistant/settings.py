@@ -54,7 +54,7 @@ class ConsolidationSettings:
     min_cluster: int = 3
     max_cluster: int = 20
     neighbours: int = 10
-    supersession_similarity: float = 0.45
+    supersession_similarity: float = 0.35
 
 
 @dataclass

@@ -1,0 +1,349 @@
+"""The consolidation run (SPEC F6): SCAN -> CLUSTER -> SUMMARIZE -> SUPERSESSION -> TIER -> PERSIST.
+
+Each phase and each cluster is checkpointed in consolidation_runs. Summaries are keyed by their
+sorted source ids and edges are unique, so a run killed anywhere and run again creates no
+duplicates, and a rerun over unchanged memories creates nothing. Originals are never deleted.
+"""
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from memory.clock import parse_stored, to_utc_iso
+from memory.consolidation.model import (ConsolidationModel, MalformedAnswer, ModelUnavailable, confidence_value)
+from memory.consolidation.retention import retention, tier_for
+from memory.embeddings import Embedder, sync_embeddings
+from memory.schema import DOC_TYPES
+from memory.store import VEC_TABLE, Store
+
+CLUSTER_KINDS = ("fact", "preference", "event", "person", "decision", "note")
+JUDGE_KINDS = ("fact", "preference", "person", "decision")
+BATCH_NODES = 2000  # clustering works on at most this many memories at once: memory stays bounded
+
+
+@dataclass
+class Options:
+    similarity_threshold: float = 0.40
+    min_cluster: int = 3
+    max_cluster: int = 20
+    neighbours: int = 10
+    supersession_similarity: float = 0.35
+    supersession_confidence: float = 0.8
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    started_at: str
+    completed_at: str | None = None
+    phase: str = "SCAN"
+    memories_processed: int = 0
+    clusters_found: int = 0
+    summaries_created: int = 0
+    supersessions_detected: int = 0
+    tier_transitions: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    dry_run: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+Progress = Callable[[int, int, str], None]
+
+
+class Consolidator:
+    def __init__(self, store: Store, embedder: Embedder | None, model: ConsolidationModel | None,
+                 options: Options | None = None, progress: Progress | None = None) -> None:
+        self.store, self.embedder, self.model = store, embedder, model
+        self.options = options or Options()
+        self.progress = progress or (lambda done, total, phase: None)
+
+    # -- bookkeeping --------------------------------------------------------------------------
+
+    def _checkpoint(self, result: RunResult, phase: str, **state: Any) -> None:
+        result.phase = phase
+        if result.dry_run:
+            return
+        with self.store.transaction():
+            self.store.execute(
+                "UPDATE consolidation_runs SET phase = ?, checkpoint = ?, counts = ?, errors = ? WHERE id = ?",
+                (phase, json.dumps(state), json.dumps(self._counts(result)), json.dumps(result.errors), result.run_id))
+
+    @staticmethod
+    def _counts(result: RunResult) -> dict[str, int]:
+        return {"memories_processed": result.memories_processed, "clusters_found": result.clusters_found,
+                "summaries_created": result.summaries_created,
+                "supersessions_detected": result.supersessions_detected,
+                "tier_transitions": len(result.tier_transitions)}
+
+    def last_completed_start(self) -> str | None:
+        row = self.store.one("SELECT max(started_at) FROM consolidation_runs WHERE status = 'completed'")
+        return row[0] if row else None
+
+    # -- phases -------------------------------------------------------------------------------
+
+    def run(self, full: bool = False, dry_run: bool = False) -> RunResult:
+        now = self.store.clock.now()
+        result = RunResult(str(uuid.uuid4()), to_utc_iso(now), dry_run=dry_run)
+        since = None if full else self.last_completed_start()
+        if not dry_run:
+            with self.store.transaction():
+                # A run that died mid-way is marked failed; its finished clusters stay, the rest is redone.
+                self.store.execute("UPDATE consolidation_runs SET status = 'failed', errors = json_insert(errors, "
+                                   "'$[#]', 'interrupted') WHERE status = 'running'")
+                self.store.execute("INSERT INTO consolidation_runs (id, started_at, phase, full) VALUES (?,?,?,?)",
+                                   (result.run_id, result.started_at, "SCAN", int(full)))
+        try:
+            result.memories_processed = self.scan(now, dry_run)
+            self._checkpoint(result, "CLUSTER")
+            model_ok = self._model_ready(result)
+            clusters = self.cluster(since, result) if self.embedder is not None else []
+            result.clusters_found = len(clusters)
+            self._checkpoint(result, "SUMMARIZE", clusters=len(clusters))
+            if model_ok:
+                self.summarize(clusters, result, now)
+                self._checkpoint(result, "SUPERSESSION")
+                self.supersession(since, result, now)
+            self._checkpoint(result, "TIER")
+            self.scan(now, dry_run)  # supersession changes scores
+            result.tier_transitions = self.tier(result, now)
+            result.phase = "PERSIST"
+            result.completed_at = to_utc_iso(self.store.clock.now())
+            if not dry_run:
+                with self.store.transaction():
+                    self.store.execute("UPDATE consolidation_runs SET status = 'completed', phase = 'PERSIST', "
+                                       "completed_at = ?, counts = ?, errors = ? WHERE id = ?",
+                                       (result.completed_at, json.dumps(self._counts(result)),
+                                        json.dumps(result.errors), result.run_id))
+        except BaseException as exc:
+            if not dry_run:
+                result.errors.append(f"{type(exc).__name__}: {exc}")
+                with self.store.transaction():
+                    self.store.execute("UPDATE consolidation_runs SET status = 'failed', errors = ? WHERE id = ?",
+                                       (json.dumps(result.errors), result.run_id))
+            raise
+        return result
+
+    def _model_ready(self, result: RunResult) -> bool:
+        if self.model is None:
+            result.messages.append("No local model configured: summaries and supersession were skipped.")
+            return False
+        try:
+            self.model.check()
+            return True
+        except ModelUnavailable as exc:
+            result.messages.append(str(exc))
+            result.errors.append(str(exc))
+            return False
+
+    def scan(self, now: datetime, dry_run: bool) -> int:
+        rows = self.store.query("SELECT k.id, k.kind, k.created_at, m.last_accessed, m.activation_count, "
+                                "m.superseded_by FROM knowledge k JOIN memory_meta m ON m.memory_id = k.id")
+        updates = []
+        for r in rows:
+            score = retention(r["kind"], parse_stored(r["created_at"]),
+                              parse_stored(r["last_accessed"]) if r["last_accessed"] else None,
+                              r["activation_count"], r["superseded_by"] is not None, now)
+            updates.append((score["overall"], score["recency"], score["activation"], score["importance"],
+                            to_utc_iso(now), r["id"]))
+        if not dry_run:
+            with self.store.transaction():
+                self.store.conn.executemany("UPDATE memory_meta SET retention = ?, recency = ?, activation = ?, "
+                                            "importance_factor = ?, scored_at = ? WHERE memory_id = ?", updates)
+        self.progress(len(rows), len(rows), "scan")
+        return len(rows)
+
+    def _vectors(self, ids: list[int]):
+        import numpy as np
+
+        out = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            docs = [i * 4 + DOC_TYPES["memory"] for i in chunk]
+            rows = self.store.query(f"SELECT rowid, embedding FROM {VEC_TABLE} WHERE rowid IN "
+                                    f"({','.join('?' * len(docs))})", tuple(docs))
+            for doc, blob in rows:
+                out[doc // 4] = np.frombuffer(blob, dtype=np.float32)
+        return out
+
+    def _neighbours(self, vector, k: int) -> list[tuple[int, float]]:
+        rows = self.store.query(f"SELECT rowid, distance FROM {VEC_TABLE} WHERE embedding MATCH ? AND k = ? "
+                                "ORDER BY distance", (vector.tobytes(), k * 3))
+        return [(doc // 4, 1 - dist) for doc, dist in rows if doc % 4 == DOC_TYPES["memory"]][:k]
+
+    def _candidates(self, since: str | None, kinds: tuple[str, ...]) -> list[int]:
+        marks = ",".join("?" * len(kinds))
+        if since is None:
+            rows = self.store.query(f"SELECT id FROM knowledge WHERE kind IN ({marks}) AND due_at IS NULL "
+                                    "ORDER BY id", kinds)
+        else:
+            rows = self.store.query(f"SELECT id FROM knowledge WHERE kind IN ({marks}) AND due_at IS NULL "
+                                    "AND (created_at >= ? OR updated_at >= ?) ORDER BY id", (*kinds, since, since))
+        return [r[0] for r in rows]
+
+    def cluster(self, since: str | None, result: RunResult) -> list[list[int]]:
+        """Clusters of 3-20 similar memories among new/changed ones and their nearest neighbours."""
+        import numpy as np
+        from sklearn.cluster import AgglomerativeClustering
+
+        sync_embeddings(self.store, self.embedder)
+        allowed = set(self._candidates(None, CLUSTER_KINDS))
+        candidates = [c for c in self._candidates(since, CLUSTER_KINDS)]
+        clusters: dict[tuple[int, ...], list[int]] = {}
+        per_batch = max(1, BATCH_NODES // (self.options.neighbours + 1))
+        for start in range(0, len(candidates), per_batch):
+            batch = candidates[start:start + per_batch]
+            vectors = self._vectors(batch)
+            nodes = set(vectors)
+            for memory_id in batch:
+                if memory_id in vectors:
+                    nodes.update(n for n, _ in self._neighbours(vectors[memory_id], self.options.neighbours)
+                                 if n in allowed)
+            ordered = sorted(nodes)
+            vectors.update(self._vectors([n for n in ordered if n not in vectors]))
+            ordered = [n for n in ordered if n in vectors]
+            if len(ordered) < self.options.min_cluster:
+                continue
+            matrix = np.stack([vectors[n] for n in ordered])
+            labels = AgglomerativeClustering(n_clusters=None, metric="cosine", linkage="average",
+                                             distance_threshold=1 - self.options.similarity_threshold
+                                             ).fit_predict(matrix)
+            groups: dict[int, list[int]] = {}
+            for node, label in zip(ordered, labels, strict=True):
+                groups.setdefault(int(label), []).append(node)
+            for members in groups.values():
+                if self.options.min_cluster <= len(members) <= self.options.max_cluster:
+                    clusters[tuple(sorted(members))] = sorted(members)
+            self.progress(min(start + per_batch, len(candidates)), len(candidates), "cluster")
+        return list(clusters.values())
+
+    def summarize(self, clusters: list[list[int]], result: RunResult, now: datetime) -> None:
+        for index, members in enumerate(clusters, start=1):
+            key = ",".join(map(str, members))
+            self.progress(index, len(clusters), "summarize")
+            if self.store.one("SELECT 1 FROM summaries WHERE source_key = ?", (key,)):
+                continue  # already consolidated: idempotent
+            rows = self.store.query(f"SELECT id, content, created_at FROM knowledge WHERE id IN "
+                                    f"({','.join('?' * len(members))}) ORDER BY created_at", tuple(members))
+            try:
+                data = self.model.summarize([r["content"] for r in rows])
+            except MalformedAnswer as exc:
+                result.errors.append(f"cluster {key}: {exc}")
+                continue
+            except ModelUnavailable as exc:
+                result.errors.append(str(exc))
+                result.messages.append(str(exc))
+                return
+            decisions = [d for d in data.get("decisions") or [] if isinstance(d, dict)]
+            confidences = [confidence_value(d.get("confidence")) for d in decisions if d.get("confidence") is not None]
+            confidence = round(sum(confidences) / len(confidences), 3) if confidences else 0.8
+            result.summaries_created += 1
+            if result.dry_run:
+                continue
+            with self.store.transaction():
+                cursor = self.store.execute(
+                    "INSERT INTO summaries (content, key_facts, decisions, superseded_facts, source_ids, source_key, "
+                    "confidence, tier, period_start, period_end, model, run_id, created_at) "
+                    "VALUES (?,?,?,?,?,?,?, 'warm', ?,?,?,?,?)",
+                    (str(data["summary"]).strip() or "(empty summary)", json.dumps(data.get("key_facts") or []),
+                     json.dumps(decisions), json.dumps(data.get("superseded_facts") or []), json.dumps(members), key,
+                     confidence, rows[0]["created_at"], rows[-1]["created_at"], self.model.name, result.run_id,
+                     to_utc_iso(now)))
+                summary_id = cursor.lastrowid
+                for member in members:
+                    self.store.execute(
+                        "INSERT OR IGNORE INTO edges (source_type, source_id, target_type, target_id, edge_type, "
+                        "weight, reason, run_id, created_at) VALUES ('summary', ?, 'memory', ?, 'consolidates', "
+                        "1.0, 'member of a topic cluster', ?, ?)", (summary_id, member, result.run_id, to_utc_iso(now)))
+                    self.store.execute("UPDATE memory_meta SET consolidated_into = ? WHERE memory_id = ?",
+                                       (summary_id, member))
+                self.store.execute("UPDATE consolidation_runs SET checkpoint = ? WHERE id = ?",
+                                   (json.dumps({"phase": "SUMMARIZE", "cluster": index, "of": len(clusters)}),
+                                    result.run_id))
+
+    def supersession(self, since: str | None, result: RunResult, now: datetime) -> None:
+        if self.embedder is None:
+            return
+        candidates = self._candidates(since, JUDGE_KINDS)
+        vectors = self._vectors(candidates)
+        judged: set[tuple[int, int]] = set()
+        for index, memory_id in enumerate(candidates, start=1):
+            self.progress(index, len(candidates), "supersession")
+            if memory_id not in vectors:
+                continue
+            for other, similarity in self._neighbours(vectors[memory_id], self.options.neighbours):
+                if other == memory_id or similarity < self.options.supersession_similarity:
+                    continue
+                pair = self.store.query(
+                    "SELECT k.id, k.kind, k.content, k.created_at, m.superseded_by FROM knowledge k "
+                    "JOIN memory_meta m ON m.memory_id = k.id WHERE k.id IN (?, ?)", (memory_id, other))
+                if len(pair) != 2 or {r["kind"] for r in pair} - set(JUDGE_KINDS):
+                    continue
+                older, newer = sorted(pair, key=lambda r: (r["created_at"], r["id"]))
+                if (newer["id"], older["id"]) in judged or older["superseded_by"] is not None:
+                    continue
+                judged.add((newer["id"], older["id"]))
+                try:
+                    verdict = self.model.judge(newer["content"], older["content"])
+                except MalformedAnswer as exc:
+                    result.errors.append(f"pair {newer['id']}->{older['id']}: {exc}")
+                    continue
+                except ModelUnavailable as exc:
+                    result.errors.append(str(exc))
+                    return
+                confidence = confidence_value(verdict.get("confidence"))
+                if verdict.get("supersedes") is not True or confidence < self.options.supersession_confidence:
+                    continue
+                result.supersessions_detected += 1
+                if result.dry_run:
+                    continue
+                with self.store.transaction():
+                    self.store.execute(
+                        "INSERT OR IGNORE INTO edges (source_type, source_id, target_type, target_id, edge_type, weight, "
+                        "reason, run_id, created_at) VALUES ('memory', ?, 'memory', ?, 'supersedes', ?, ?, ?, ?)",
+                        (newer["id"], older["id"], confidence, str(verdict.get("reason") or "")[:500],
+                         result.run_id, to_utc_iso(now)))
+                    self.store.execute("UPDATE memory_meta SET superseded_by = ? WHERE memory_id = ?",
+                                       (newer["id"], older["id"]))
+
+    def tier(self, result: RunResult, now: datetime) -> list[dict[str, Any]]:
+        rows = self.store.query("SELECT memory_id, tier, retention, superseded_by FROM memory_meta")
+        transitions = []
+        for r in rows:
+            new = tier_for(r["retention"] or 0.0)
+            if new == r["tier"]:
+                continue
+            reason = "superseded" if r["superseded_by"] is not None else f"retention {r['retention']:.2f}"
+            transitions.append({"memory_id": r["memory_id"], "from_tier": r["tier"], "to_tier": new,
+                                "reason": reason, "retention_score": round(r["retention"] or 0.0, 4)})
+        if not result.dry_run and transitions:
+            with self.store.transaction():
+                self.store.conn.executemany("UPDATE memory_meta SET tier = ? WHERE memory_id = ?",
+                                            [(t["to_tier"], t["memory_id"]) for t in transitions])
+                self.store.conn.executemany(
+                    "INSERT INTO tier_transitions (run_id, memory_id, from_tier, to_tier, reason, retention_score, "
+                    "created_at) VALUES (?,?,?,?,?,?,?)",
+                    [(result.run_id, t["memory_id"], t["from_tier"], t["to_tier"], t["reason"], t["retention_score"],
+                      to_utc_iso(now)) for t in transitions])
+        return transitions
+
+
+def tier_counts(store: Store) -> dict[str, int]:
+    counts = {"hot": 0, "warm": 0, "cold": 0, "archived": 0}
+    for tier, n in store.query("SELECT tier, count(*) FROM memory_meta GROUP BY tier"):
+        counts[tier] = n
+    return counts
+
+
+def edges_of(store: Store, memory_id: int) -> list[dict[str, Any]]:
+    rows = store.query("SELECT * FROM edges WHERE (source_type = 'memory' AND source_id = ?) "
+                       "OR (target_type = 'memory' AND target_id = ?) ORDER BY id", (memory_id, memory_id))
+    return [{"source_type": r["source_type"], "source_id": r["source_id"], "target_type": r["target_type"],
+             "target_id": r["target_id"], "edge_type": r["edge_type"], "weight": r["weight"], "reason": r["reason"],
+             "run_id": r["run_id"], "created_at": r["created_at"]} for r in rows]
