@@ -100,7 +100,7 @@ class Consolidator:
                 self.store.execute("INSERT INTO consolidation_runs (id, started_at, phase, full) VALUES (?,?,?,?)",
                                    (result.run_id, result.started_at, "SCAN", int(full)))
         try:
-            result.memories_processed = self.scan(now, dry_run)
+            result.memories_processed = len(self.scan(now, dry_run))
             self._checkpoint(result, "CLUSTER")
             model_ok = self._model_ready(result)
             clusters = self.cluster(since, result) if self.embedder is not None else []
@@ -111,8 +111,8 @@ class Consolidator:
                 self._checkpoint(result, "SUPERSESSION")
                 self.supersession(since, result, now)
             self._checkpoint(result, "TIER")
-            self.scan(now, dry_run)  # supersession changes scores
-            result.tier_transitions = self.tier(result, now)
+            scores = self.scan(now, dry_run)  # supersession changes scores
+            result.tier_transitions = self.tier(result, now, scores)
             result.phase = "PERSIST"
             result.completed_at = to_utc_iso(self.store.clock.now())
             if not dry_run:
@@ -142,7 +142,8 @@ class Consolidator:
             result.errors.append(str(exc))
             return False
 
-    def scan(self, now: datetime, dry_run: bool) -> int:
+    def scan(self, now: datetime, dry_run: bool) -> dict[int, float]:
+        """Retention of every memory (written unless dry_run); returns {memory id: overall score}."""
         rows = self.store.query("SELECT k.id, k.kind, k.created_at, m.last_accessed, m.activation_count, "
                                 "m.superseded_by FROM knowledge k JOIN memory_meta m ON m.memory_id = k.id")
         updates = []
@@ -157,7 +158,7 @@ class Consolidator:
                 self.store.conn.executemany("UPDATE memory_meta SET retention = ?, recency = ?, activation = ?, "
                                             "importance_factor = ?, scored_at = ? WHERE memory_id = ?", updates)
         self.progress(len(rows), len(rows), "scan")
-        return len(rows)
+        return {u[-1]: u[0] for u in updates}
 
     def _vectors(self, ids: list[int]):
         import numpy as np
@@ -312,16 +313,17 @@ class Consolidator:
                     self.store.execute("UPDATE memory_meta SET superseded_by = ? WHERE memory_id = ?",
                                        (newer["id"], older["id"]))
 
-    def tier(self, result: RunResult, now: datetime) -> list[dict[str, Any]]:
-        rows = self.store.query("SELECT memory_id, tier, retention, superseded_by FROM memory_meta")
+    def tier(self, result: RunResult, now: datetime, scores: dict[int, float]) -> list[dict[str, Any]]:
+        rows = self.store.query("SELECT memory_id, tier, superseded_by FROM memory_meta")
         transitions = []
         for r in rows:
-            new = tier_for(r["retention"] or 0.0)
+            score = scores.get(r["memory_id"], 0.0)
+            new = tier_for(score)
             if new == r["tier"]:
                 continue
-            reason = "superseded" if r["superseded_by"] is not None else f"retention {r['retention']:.2f}"
+            reason = "superseded" if r["superseded_by"] is not None else f"retention {score:.2f}"
             transitions.append({"memory_id": r["memory_id"], "from_tier": r["tier"], "to_tier": new,
-                                "reason": reason, "retention_score": round(r["retention"] or 0.0, 4)})
+                                "reason": reason, "retention_score": round(score, 4)})
         if not result.dry_run and transitions:
             with self.store.transaction():
                 self.store.conn.executemany("UPDATE memory_meta SET tier = ? WHERE memory_id = ?",

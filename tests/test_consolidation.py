@@ -1,0 +1,262 @@
+"""SPEC F6 against a loopback Ollama stand-in: retention, tiers, clusters, supersession, idempotency,
+failures, crash safety; and the calibration of the clustering threshold for the bundled MiniLM."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memory.clock import UTC
+from memory.consolidation.model import OllamaConsolidationModel
+from memory.consolidation.pipeline import Consolidator, Options, edges_of, tier_counts
+from memory.consolidation.retention import retention, tier_for
+from memory.records import import_records
+from memory.search import Searcher
+from tests.conftest import T0
+
+TOPICS = {
+    "sourdough": ["I fed my sourdough starter twice today", "My sourdough loaf came out dense again",
+                  "Bought rye flour for my sourdough starter", "The sourdough bread needs a longer bulk ferment"],
+    "marathon": ["Ran 18 km today as marathon training", "My marathon training plan has a long run every Sunday",
+                 "Shin splints after marathon training this week", "Did marathon pace intervals on the track"],
+    "kubernetes": ["We are migrating the billing service to Kubernetes at work",
+                   "The Kubernetes migration at work is blocked on the ingress setup",
+                   "Wrote Helm charts for the Kubernetes migration at work",
+                   "Planning the Kubernetes cutover for the billing service at work"],
+}
+UNRELATED = ["Buy milk", "My cousin's birthday is in June", "The car needs new winter tyres",
+             "I prefer aisle seats on planes"]
+
+
+def fixture_records():
+    out, day = [], 1
+    for notes in TOPICS.values():
+        for note in notes:
+            out.append({"type": "memory", "kind": "event", "content": note, "created_at": f"2026-11-{day:02d}T10:00:00Z"})
+            day += 1
+    out += [{"type": "memory", "kind": "note", "content": n, "created_at": "2026-11-15T10:00:00Z"} for n in UNRELATED]
+    out += [{"type": "memory", "kind": "fact", "content": "I live in Berlin", "created_at": "2026-01-10T10:00:00Z"},
+            {"type": "memory", "kind": "fact", "content": "I moved to Lisbon last month and live there now",
+             "created_at": "2026-10-15T10:00:00Z"}]
+    return out
+
+
+@pytest.fixture
+def filled(store):
+    import_records(store, [json.dumps(r) for r in fixture_records()])
+    return store
+
+
+def answer_for(body):
+    text = json.dumps(body).lower()
+    if "supersedes" in json.dumps(body.get("format", {})):
+        moved = "lisbon" in text and "berlin" in text
+        return {"json": {"supersedes": moved, "confidence": "high" if moved else "low", "reason": "moved"}}
+    topic = next((t for t in TOPICS if t in text), "misc")
+    return {"json": {"summary": f"Notes about {topic}.", "key_facts": [topic], "superseded_facts": [],
+                     "decisions": [{"decision": "go on", "rationale": "", "outcome": None, "confidence": "high"}]}}
+
+
+@pytest.fixture
+def smart_ollama(ollama_standin):
+    from tests.standins import OllamaHandler
+
+    original = ollama_standin.next_response
+
+    def respond():
+        body = ollama_standin.requests[-1]["body"]
+        scripted_reply = original()
+        return scripted_reply if scripted_reply is not None else answer_for(body)
+
+    ollama_standin.next_response = respond
+    assert OllamaHandler
+    return ollama_standin
+
+
+def model(url, **kw):
+    return OllamaConsolidationModel(url, "stand-in:latest", timeout=kw.pop("timeout", 5), backoff=0.01, **kw)
+
+
+def test_full_run_clusters_summarises_supersedes_and_deletes_nothing(filled, embedder, smart_ollama):
+    before = filled.one("SELECT count(*) FROM knowledge")[0]
+    result = Consolidator(filled, embedder, model(smart_ollama.url), Options()).run(full=True)
+    assert result.errors == [] and result.clusters_found == 3 and result.summaries_created == 3
+    summaries = [json.loads(r["source_ids"]) for r in filled.query("SELECT source_ids FROM summaries")]
+    contents = {r["id"]: r["content"] for r in filled.query("SELECT id, content FROM knowledge")}
+    for ids in summaries:  # every cluster is one topic, and no unrelated note joined one
+        topics = {t for t, notes in TOPICS.items() for i in ids if contents[i] in notes}
+        assert len(topics) == 1 and not any(contents[i] in UNRELATED for i in ids)
+    assert result.supersessions_detected == 1
+    berlin = filled.one("SELECT id FROM knowledge WHERE content = 'I live in Berlin'")[0]
+    assert any(e["edge_type"] == "supersedes" and e["target_id"] == berlin for e in edges_of(filled, berlin))
+    assert filled.one("SELECT tier FROM memory_meta WHERE memory_id = ?", (berlin,))[0] == "archived"
+    assert filled.one("SELECT count(*) FROM knowledge")[0] == before
+    assert any(t["memory_id"] == berlin and t["to_tier"] == "archived" for t in result.tier_transitions)
+    searcher = Searcher(filled, embedder)
+    assert all(h.id != berlin for h in searcher.search("where do I live", types=("memory",)))
+    assert any(h.id == berlin for h in searcher.search("where do I live", mode="exhaustive", types=("memory",)))
+
+    again = Consolidator(filled, embedder, model(smart_ollama.url), Options()).run(full=True)
+    assert again.summaries_created == 0 and again.supersessions_detected == 0
+    assert filled.one("SELECT count(*) FROM summaries")[0] == 3
+    assert filled.one("SELECT count(*) FROM edges")[0] == 12 + 1
+    # The exhaustive search touched Berlin (last_accessed = now), so per F6 it warms up to cold, no higher.
+    assert filled.one("SELECT tier FROM memory_meta WHERE memory_id = ?", (berlin,))[0] == "cold"
+
+
+def test_ollama_down_still_scores_and_tiers(filled, embedder):
+    result = Consolidator(filled, embedder, model("http://127.0.0.1:9")).run(full=True)
+    assert any("Ollama is not reachable at http://127.0.0.1:9" in m for m in result.messages)
+    assert result.summaries_created == 0 and result.completed_at
+    assert filled.one("SELECT count(*) FROM memory_meta WHERE retention IS NULL")[0] == 0
+    assert tier_counts(filled)["warm"] >= 1  # the 10-month-old fact is no longer hot
+
+
+def test_missing_model_named(filled, embedder, ollama_standin):
+    m = OllamaConsolidationModel(ollama_standin.url, "llama-nope:1b", timeout=5)
+    result = Consolidator(filled, embedder, m).run(full=True)
+    assert any("no model 'llama-nope:1b'" in x for x in result.messages)
+
+
+def test_malformed_json_retried_once_then_skipped(filled, embedder, smart_ollama):
+    smart_ollama.script = ["not json", "still not json", None]  # first cluster fails twice, then the rest work
+    result = Consolidator(filled, embedder, model(smart_ollama.url)).run(full=True)
+    assert result.summaries_created == 2 and any("valid JSON" in e for e in result.errors)
+    rerun = Consolidator(filled, embedder, model(smart_ollama.url)).run(full=True)
+    assert rerun.summaries_created == 1  # the skipped cluster is done next time, the others not redone
+
+
+def test_breaker_and_timeouts(filled, embedder, ollama_standin):
+    ollama_standin.script = [("sleep", 2, "late")]
+    m = model(ollama_standin.url, timeout=0.5, retries=1, breaker_threshold=2)
+    started = time.monotonic()
+    result = Consolidator(filled, embedder, m).run(full=True)
+    assert result.summaries_created == 0 and result.errors and time.monotonic() - started < 15
+
+
+def test_secrets_redacted_before_sending(store, embedder, smart_ollama):
+    notes = [f"Sourdough note {i}: my api key is sk-ant-abcdefghijklmnop{i}qrstuv" for i in range(3)]
+    import_records(store, [json.dumps({"type": "memory", "kind": "note", "content": n}) for n in notes])
+    Consolidator(store, embedder, model(smart_ollama.url), Options(similarity_threshold=0.3)).run(full=True)
+    sent = json.dumps(smart_ollama.bodies("/api/chat"))
+    assert "sk-ant-abcdefghijklmnop" not in sent and "[REDACTED]" in sent
+
+
+def test_dry_run_writes_nothing(filled, embedder, smart_ollama):
+    result = Consolidator(filled, embedder, model(smart_ollama.url)).run(full=True, dry_run=True)
+    assert result.summaries_created == 3 and result.tier_transitions
+    assert filled.one("SELECT count(*) FROM summaries")[0] == 0
+    assert filled.one("SELECT count(*) FROM consolidation_runs")[0] == 0
+    assert set(tier_counts(filled)) == {"hot", "warm", "cold", "archived"} and tier_counts(filled)["hot"] == len(fixture_records())
+
+
+def test_killed_mid_run_then_resumed(tmp_path, smart_ollama):
+    db = tmp_path / "k.db"
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in fixture_records()))
+    env = {**os.environ, "OLLAMA_HOST": smart_ollama.url, "ASSISTANT_OLLAMA_MODEL": "stand-in:latest"}
+    base = [sys.executable, "-m", "ui.entry"]
+    subprocess.run([*base, "import", str(src), "--db", str(db), "--now", T0.isoformat()], env=env, check=True)
+    smart_ollama.script = [("sleep", 1.5, None)]  # slow model: the kill lands mid-SUMMARIZE
+    proc = subprocess.Popen([*base, "consolidate", "--full", "--db", str(db), "--now", T0.isoformat()], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while time.time() < deadline and not [r for r in smart_ollama.requests if r["path"] == "/api/chat"]:
+        time.sleep(0.1)
+    time.sleep(2)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    smart_ollama.script = []
+    out = subprocess.run([*base, "consolidate", "--full", "--json", "--db", str(db), "--now", T0.isoformat()],
+                         env=env, capture_output=True, text=True, check=True)
+    check = subprocess.run([sys.executable, "-c", f"import sqlean; c = sqlean.connect({str(db)!r}); "
+                            "print(c.execute('PRAGMA integrity_check').fetchone()[0], "
+                            "c.execute('select count(*) from knowledge').fetchone()[0], "
+                            "c.execute('select count(*) from summaries').fetchone()[0], "
+                            "c.execute('select count(distinct source_key) from summaries').fetchone()[0], "
+                            "c.execute(\"select count(*) from consolidation_runs where status='failed'\").fetchone()[0])"],
+                           capture_output=True, text=True)
+    ok, memories, summaries, distinct, failed = check.stdout.split()
+    assert (ok, int(memories), int(summaries), int(distinct)) == ("ok", len(fixture_records()), 3, 3)
+    assert int(failed) == 1 and json.loads(out.stdout)["errors"] == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(kind=st.sampled_from(["decision", "fact", "preference", "person", "event", "note", "mood", "x"]),
+       age=st.floats(0, 5000), since_access=st.one_of(st.none(), st.floats(0, 5000)),
+       count=st.integers(0, 10_000), superseded=st.booleans())
+def test_retention_bounds_and_tiers(kind, age, since_access, count, superseded):
+    now = datetime(2026, 11, 22, tzinfo=UTC)
+    accessed = None if since_access is None else now - timedelta(days=since_access)
+    score = retention(kind, now - timedelta(days=age), accessed, count, superseded, now)
+    assert all(0.0 <= v <= 1.0 for v in score.values())
+    plain = retention(kind, now - timedelta(days=age), accessed, count, False, now)["overall"]
+    assert score["overall"] == pytest.approx(plain * (0.2 if superseded else 1))
+    tier = tier_for(score["overall"])
+    assert tier == ("hot" if score["overall"] >= 0.6 else "warm" if score["overall"] >= 0.3
+                    else "cold" if score["overall"] >= 0.1 else "archived")
+
+
+def test_retention_formula_example():
+    now = datetime(2026, 11, 22, tzinfo=UTC)
+    s = retention("fact", now - timedelta(days=30), None, 20, False, now)
+    assert s["recency"] == pytest.approx(0.5) and s["activation"] == pytest.approx(1.0)
+    assert s["overall"] == pytest.approx(0.4 * 0.5 + 0.2 + 0.4 * 0.9)
+
+
+# -- calibration of the clustering threshold for the bundled MiniLM ---------------------------
+
+CALIBRATION = {
+    "garden": ["Planted tomatoes in the garden", "The garden tomatoes need watering every evening",
+               "Slugs are eating my garden lettuce", "Built a raised bed for the vegetable garden"],
+    "guitar": ["Practised guitar chords for an hour", "Bought new strings for my acoustic guitar",
+               "Learning a fingerpicking pattern on guitar", "My guitar teacher says to slow down"],
+    "move": ["We are moving flats at the end of the month", "Booked a van for moving day",
+             "Packing boxes for the flat move", "Need to tell the bank our new address after the move"],
+    "diet": ["Trying to eat less sugar this month", "Cut sugar from my morning coffee",
+             "Sugar cravings are worst in the afternoon", "Swapped dessert for fruit to cut sugar"],
+    "sourdough": TOPICS["sourdough"], "marathon": TOPICS["marathon"], "kubernetes": TOPICS["kubernetes"],
+}
+NEAR_MISSES = ["Watched a documentary about Roman gardens", "The guitar shop is closed on Mondays",
+               "Moving pictures festival starts Friday", "Sugar prices went up at the shop",
+               "I met a marathon runner at a party", "Read an article about bread history"]
+
+
+def pair_scores(embedder, threshold):
+    import numpy as np
+    from sklearn.cluster import AgglomerativeClustering
+
+    texts = [t for notes in CALIBRATION.values() for t in notes] + NEAR_MISSES + UNRELATED
+    truth = [k for k, notes in CALIBRATION.items() for _ in notes] + [f"u{i}" for i in range(len(NEAR_MISSES + UNRELATED))]
+    labels = AgglomerativeClustering(n_clusters=None, metric="cosine", linkage="average",
+                                     distance_threshold=1 - threshold).fit_predict(np.asarray(embedder.embed(texts)))
+    sizes = {label: list(labels).count(label) for label in set(labels)}
+    kept = [label if 3 <= sizes[label] <= 20 else -1 - i for i, label in enumerate(labels)]
+    tp = fp = fn = 0
+    for i in range(len(texts)):
+        for j in range(i + 1, len(texts)):
+            same_truth, same_pred = truth[i] == truth[j], kept[i] == kept[j]
+            tp += same_truth and same_pred
+            fp += same_pred and not same_truth
+            fn += same_truth and not same_pred
+    return tp / max(1, tp + fp), tp / max(1, tp + fn)
+
+
+def test_calibrated_threshold(embedder):
+    from assistant.settings import ConsolidationSettings
+
+    threshold = ConsolidationSettings().similarity_threshold
+    precision, recall = pair_scores(embedder, threshold)
+    table = {t: pair_scores(embedder, t) for t in (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.85)}
+    print(f"\nthreshold {threshold}: pair precision {precision:.2f}, recall {recall:.2f}")
+    print("  " + ", ".join(f"{t}: P {p:.2f} R {r:.2f}" for t, (p, r) in table.items()))
+    assert precision >= 0.85 and recall >= 0.55  # measured: P 0.86, R 0.57 (precision first: be conservative)
+    assert table[0.85][1] < 0.2  # the design documents' 0.85 clusters almost nothing with this embedder
