@@ -1,0 +1,176 @@
+"""SPEC F8: the Textual app driven by pilot, snapshots at a fixed clock and size, and the real
+`assistant` in tmux."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from assistant.session import Session
+from memory import episodes, knowledge
+from memory.records import import_records
+from tests.conftest import make_runtime
+from ui.app import AssistantApp
+from ui.screens import HelpScreen, RecapScreen
+
+EPISODE = {"type": "episode", "id": "e1", "title": "Ski Trip Planning", "summary": "Budget for Breckenridge",
+           "outcome": "success", "started_at": "2026-11-22T11:00:00+00:00", "ended_at": "2026-11-22T11:30:00+00:00"}
+
+
+def make_app(tmp_path):
+    rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")
+    knowledge.remember(rt.store, "Call the plumber", due_at="2026-11-23T10:00:00+00:00")
+    knowledge.remember(rt.store, "Pay the rent", due_at="2026-11-21T09:00:00+00:00")
+    import_records(rt.store, [json.dumps(EPISODE)])
+    return AssistantApp(Session(rt))
+
+
+async def settle(pilot, app):
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def sidebar_text(app):
+    return "\n".join(str(item.query_one("Static").render()) for item in app.query("ReminderItem"))
+
+
+async def test_offline_reminder_appears_in_sidebar(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        assert "[OVERDUE] Pay the rent" in sidebar_text(app) and "in 20 h" in sidebar_text(app)
+        composer = app.query_one("Composer")
+        composer.insert("remind me to water the plants tomorrow at 9am")
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert "[DUE] water the plants\n  Mon Nov 23 09:00 · in 19 h" in sidebar_text(app)
+        assert any("remembered: water the plants" in str(w.render()) for w in app.query("ToolLine"))
+
+
+async def test_multiline_paste_kept_and_history(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        composer = app.query_one("Composer")
+        composer.insert("first line\nsecond line")
+        await pilot.press("enter")
+        await settle(pilot, app)
+        stored = app.runtime.store.one("SELECT content FROM messages WHERE role = 'user'")[0]
+        assert stored == "first line\nsecond line"
+        await pilot.press("up")
+        assert composer.text == "first line\nsecond line"
+
+
+async def test_ctrl_r_recap_and_escape(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+r")
+        await settle(pilot, app)
+        assert isinstance(app.screen, RecapScreen)
+        assert "Ski Trip Planning" in app.screen.query_one("#recap-body").source
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, RecapScreen)
+
+
+async def test_done_and_snooze_from_sidebar(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+l")
+        await pilot.press("d")  # first item: the overdue rent
+        await settle(pilot, app)
+        assert "Pay the rent" not in sidebar_text(app)
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.press(*"friday 10am")
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert "Call the plumber\n  Fri Nov 27 10:00" in sidebar_text(app)
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.press(*"when pigs fly", "enter")
+        await settle(pilot, app)
+        assert "Fri Nov 27 10:00" in sidebar_text(app)  # bad date: notice, nothing changed
+
+
+async def test_ctrl_n_closes_episode_and_help(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        app.query_one("Composer").insert("remember that I like tea")
+        await pilot.press("enter")
+        await settle(pilot, app)
+        await pilot.press("ctrl+n")
+        await settle(pilot, app)
+        recent = episodes.list_recent(app.runtime.store)
+        assert recent[0].title == "Remember that I like tea" and recent[0].outcome == "success"
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+
+
+def _snap_app(tmp_path):
+    return make_app(tmp_path)
+
+
+def test_snapshot_main(tmp_path, snap_compare):
+    async def before(pilot):
+        await settle(pilot, pilot.app)
+    assert snap_compare(_snap_app(tmp_path), run_before=before, terminal_size=(100, 30))
+
+
+def test_snapshot_recap(tmp_path, snap_compare):
+    async def before(pilot):
+        await settle(pilot, pilot.app)
+        await pilot.press("ctrl+r")
+        await settle(pilot, pilot.app)
+    assert snap_compare(_snap_app(tmp_path), run_before=before, terminal_size=(100, 30))
+
+
+def test_snapshot_help(tmp_path, snap_compare):
+    async def before(pilot):
+        await settle(pilot, pilot.app)
+        await pilot.press("f1")
+        await pilot.pause()
+    assert snap_compare(_snap_app(tmp_path), run_before=before, terminal_size=(100, 30))
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it in .ci/run)")
+def test_real_app_in_tmux(tmp_path):
+    exe = Path(sys.executable).parent / "assistant"
+    db, now = tmp_path / "m.db", "2026-11-22T14:00:00+00:00"
+    subprocess.run([str(exe), "remember", "Call the plumber", "--due", "2026-11-23T10:00:00Z", "--db", str(db),
+                    "--now", now], check=True, capture_output=True)
+    sock, sess = f"assistant-test-{tmp_path.name}", "t"
+    tmux = ["tmux", "-L", sock]
+    cmd = f"ASSISTANT_TIMEZONE=UTC {exe} --db {db} --now {now}; echo EXITED-$?; sleep 20"
+    subprocess.run([*tmux, "new-session", "-d", "-s", sess, "-x", "120", "-y", "40", cmd], check=True)
+
+    def wait_for(text, secs=20.0):
+        end = time.time() + secs
+        while time.time() < end:
+            screen = subprocess.run([*tmux, "capture-pane", "-p", "-t", sess], capture_output=True, text=True).stdout
+            if text in screen:
+                return screen
+            time.sleep(0.2)
+        raise AssertionError(f"{text!r} not on screen:\n{screen}")
+
+    try:
+        wait_for("Call the plumber")
+        subprocess.run([*tmux, "send-keys", "-t", sess, "-l", "remind me to water the plants tomorrow at 9am"])
+        subprocess.run([*tmux, "send-keys", "-t", sess, "Enter"])
+        wait_for("[DUE] water the plants")
+        subprocess.run([*tmux, "send-keys", "-t", sess, "C-q"])
+        wait_for("EXITED-0")
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True)
+    out = subprocess.run([str(exe), "recap", "--json", "--db", str(db), "--now", now], capture_output=True, text=True)
+    assert [e["title"] for e in json.loads(out.stdout)] == ["Remind me to water the plants tomorrow at..."]
