@@ -137,6 +137,11 @@ class Session:
         async for event in self.agent.turn(text):
             yield event
 
+    def consolidation_due(self, idle_minutes: float) -> bool:
+        from assistant.consolidate import consolidation_due
+
+        return consolidation_due(self.runtime, idle_minutes)
+
     def consolidate(self, progress=None) -> dict[str, object]:
         from assistant.consolidate import run_consolidation
 

@@ -260,3 +260,21 @@ def test_calibrated_threshold(embedder):
     print("  " + ", ".join(f"{t}: P {p:.2f} R {r:.2f}" for t, (p, r) in table.items()))
     assert precision >= 0.85 and recall >= 0.55  # measured: P 0.86, R 0.57 (precision first: be conservative)
     assert table[0.85][1] < 0.2  # the design documents' 0.85 clusters almost nothing with this embedder
+
+
+def test_triggers(tmp_path):
+    from assistant.consolidate import consolidation_due
+    from memory import knowledge
+    from tests.conftest import make_runtime
+
+    rt = make_runtime(tmp_path, ASSISTANT_CONSOLIDATION__MEMORY_THRESHOLD="3")
+    assert not consolidation_due(rt, idle_minutes=60)  # nothing to consolidate
+    knowledge.remember(rt.store, "one")
+    assert consolidation_due(rt, idle_minutes=31) and not consolidation_due(rt, idle_minutes=5)
+    knowledge.remember(rt.store, "two")
+    knowledge.remember(rt.store, "three")
+    assert consolidation_due(rt, idle_minutes=0)  # memory threshold reached
+    rt.store.execute("INSERT INTO consolidation_runs (id, started_at, phase, status) "
+                     "VALUES ('r', '2026-11-22T13:00:00+00:00', 'PERSIST', 'completed')")
+    assert not consolidation_due(rt, idle_minutes=600)  # min interval of 24 h
+    rt.close()

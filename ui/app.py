@@ -74,6 +74,18 @@ class AssistantApp(App[int]):
         self.refresh_reminders()
         self.connect()
         self.set_interval(60, self.refresh_reminders, name="reminder-refresh")
+        self.set_interval(60, self.maybe_consolidate, name="idle-consolidation")
+        self._last_input = self.runtime.clock.now()
+
+    def on_key(self) -> None:
+        self._last_input = datetime.now(self._last_input.tzinfo)
+
+    @work(thread=True, exclusive=True, group="idle-check", exit_on_error=False, description="idle check")
+    def maybe_consolidate(self) -> None:
+        """Consolidate in the background when idle long enough or many memories are new (F6 triggers)."""
+        idle = (datetime.now(self._last_input.tzinfo) - self._last_input).total_seconds() / 60
+        if self._consolidation == "idle" and not self._busy and self.session.consolidation_due(idle):
+            self.call_from_thread(self.consolidate)
 
     def notice_from_anywhere(self, text: str) -> None:
         if threading.get_ident() == self._thread:
