@@ -166,6 +166,7 @@ def test_real_app_in_tmux(tmp_path):
     try:
         wait_for("Call the plumber")
         subprocess.run([*tmux, "send-keys", "-t", sess, "-l", "remind me to water the plants tomorrow at 9am"])
+        wait_for("water the plants")  # as a person would: see the text typed, then press Enter
         subprocess.run([*tmux, "send-keys", "-t", sess, "Enter"])
         wait_for("[DUE] water the plants")
         subprocess.run([*tmux, "send-keys", "-t", sess, "C-q"])
