@@ -67,8 +67,7 @@ def cmd_forget(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def episode_line(runtime: Runtime, e: episodes.Episode, with_summary: bool = True) -> str:
-    stamp = runtime.clock.local(e.started_at)
-    line = f"[{stamp:%b} {stamp.day:02d} {stamp:%H:%M}] {e.title or 'Untitled'}"
+    line = f"[{runtime.clock.stamp(e.started_at)}] {e.title or 'Untitled'}"
     if with_summary and e.summary:
         line += f"\n    {e.summary}"
     return line

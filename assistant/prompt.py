@@ -8,7 +8,7 @@ lowest-priority sections go first. Memory text is framed as data, never as instr
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from assistant.intent import is_recap_query, temporal_recency
@@ -66,7 +66,6 @@ class Prompt:
     temporal_boost: bool
     temporal_recency: float
     recap: bool
-    shown_reminder_ids: list[int] = field(default_factory=list)
 
     @property
     def memory_text(self) -> str:
@@ -105,10 +104,6 @@ def fit_lines(lines: list[str], budget: int) -> str:
     return "\n".join(kept)
 
 
-def _stamp(runtime: Runtime, iso: str) -> str:
-    local = runtime.clock.local(iso)
-    return f"{local:%b} {local.day:02d} {local:%H:%M}"
-
 
 def current_time_section(runtime: Runtime) -> str:
     clock = runtime.clock
@@ -117,16 +112,14 @@ def current_time_section(runtime: Runtime) -> str:
             f"(time zone {zone_name(clock.zone)}, {clock.offset_text()}); date {local:%Y-%m-%d}")
 
 
-def reminders_section(runtime: Runtime, budget: int) -> tuple[str | None, list[int]]:
+def reminders_section(runtime: Runtime, budget: int) -> str | None:
     items = reminders.get_upcoming(runtime.store, 7)
     if not items:
-        return None, []
+        return None
     lines = [as_data(f"- #{r.memory.id} {r.label} {r.memory.content}") for r in items]
     note = ('After you mention one of these to the user, call update_memory(id, reminded_at="now") '
             "so it is not repeated.")
-    body = fit_lines(lines, budget - estimate_tokens(note) - 1)
-    shown = [r.memory.id for r, line in zip(items, lines, strict=True) if line in body]
-    return f"{body}\n{note}", shown
+    return f"{fit_lines(lines, budget - estimate_tokens(note) - 1)}\n{note}"
 
 
 def recent_section(runtime: Runtime, boosted: bool, budget: int) -> tuple[str | None, list[int]]:
@@ -138,7 +131,7 @@ def recent_section(runtime: Runtime, boosted: bool, budget: int) -> tuple[str | 
         items = list(reversed(items))  # a recap reads in time order
     lines = []
     for e in items:
-        line = f"- [{_stamp(runtime, e.started_at)}] {e.title or 'Untitled'}"
+        line = f"- [{runtime.clock.stamp(e.started_at)}] {e.title or 'Untitled'}"
         if boosted and e.summary:
             line += f"\n  Summary: {e.summary}"
         lines.append(as_data(line))
@@ -194,7 +187,7 @@ def past_episodes_section(runtime: Runtime, query: str, vector, exclude: list[in
         e = episodes.get_episode(runtime.store, episode_id)
         if e.ended_at is None:
             continue
-        lines.append(as_data(f"- [{_stamp(runtime, e.started_at)}] {e.title or 'Untitled'}: {e.summary or ''}"))
+        lines.append(as_data(f"- [{runtime.clock.stamp(e.started_at)}] {e.title or 'Untitled'}: {e.summary or ''}"))
     return fit_lines(lines, budget) if lines else None
 
 
@@ -217,7 +210,7 @@ def consolidated_section(runtime: Runtime, query: str, vector, budget: int) -> s
             continue
         period = ""
         if r["period_start"] and r["period_end"]:
-            period = f"{_stamp(runtime, r['period_start'])[:6]} - {_stamp(runtime, r['period_end'])[:6]}"
+            period = f"{runtime.clock.stamp(r['period_start'])[:6]} - {runtime.clock.stamp(r['period_end'])[:6]}"
         items.append(SummaryItem(r["content"], r["confidence"], period, json.loads(r["key_facts"])[:3]))
     return format_summary_block(items, runtime.clock.now_iso(), budget, escape=as_data)
 
@@ -238,8 +231,7 @@ def build_prompt(runtime: Runtime, query: str = "") -> Prompt:
             sections.append(Section(label, content, budget, PRIORITY[label]))
 
     add("Current Time", current_time_section(runtime), settings.time_tokens)
-    reminder_text, shown = reminders_section(runtime, settings.reminders_tokens)
-    add("Reminders", reminder_text, settings.reminders_tokens)
+    add("Reminders", reminders_section(runtime, settings.reminders_tokens), settings.reminders_tokens)
     recent_ids: list[int] = []
     if runtime.settings.temporal_context_enabled:
         recent_text, recent_ids = recent_section(runtime, boosted, settings.recent_tokens * factor)
@@ -253,7 +245,5 @@ def build_prompt(runtime: Runtime, query: str = "") -> Prompt:
     # Over the total budget: drop whole sections, lowest priority first (the clock always stays).
     while sum(s.tokens for s in sections) > settings.max_memory_tokens and len(sections) > 1:
         sections.remove(min(sections, key=lambda s: s.priority))
-    if not any(s.label == "Reminders" for s in sections):
-        shown = []
     sections.sort(key=lambda s: ORDER.index(s.label))
-    return Prompt(STABLE_INSTRUCTIONS, sections, boosted, recency, recap, shown)
+    return Prompt(STABLE_INSTRUCTIONS, sections, boosted, recency, recap)

@@ -63,10 +63,6 @@ TOOL_SPECS = [
 ]
 
 
-def _stamp(runtime: Runtime, iso: str) -> str:
-    local = runtime.clock.local(iso)
-    return f"{local:%b} {local.day:02d} {local:%H:%M}"
-
 
 def recall_recent(runtime: Runtime, hours: float = 48, limit: int = 10) -> str:
     """Recent conversations in time order, with local timestamps and summaries."""
@@ -75,7 +71,7 @@ def recall_recent(runtime: Runtime, hours: float = 48, limit: int = 10) -> str:
         return f"No episodes found in the last {hours:g} hours."
     lines = []
     for e in reversed(items):
-        lines.append(f"- [{_stamp(runtime, e.started_at)}] {e.title or 'Untitled'}")
+        lines.append(f"- [{runtime.clock.stamp(e.started_at)}] {e.title or 'Untitled'}")
         if e.summary:
             lines.append(f"  {e.summary}")
     return "\n".join(lines)
@@ -135,7 +131,7 @@ def _execute(runtime: Runtime, name: str, args: dict[str, Any]) -> ToolOutcome:
                                        mode=_arg(args, "mode", str) or "standard")
         if not hits:
             return ToolOutcome("Nothing found.", "recall: nothing found")
-        lines = [f"- {h.type} #{h.id} ({_stamp(runtime, h.created_at)}, {h.tier}): {h.content[:300]}" for h in hits]
+        lines = [f"- {h.type} #{h.id} ({runtime.clock.stamp(h.created_at)}, {h.tier}): {h.content[:300]}" for h in hits]
         return ToolOutcome("\n".join(lines), f"recalled {len(hits)} items")
     if name == "recall_recent":
         hours = _arg(args, "hours", (int, float)) or 48

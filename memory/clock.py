@@ -97,6 +97,11 @@ class Clock:
         minutes = abs(int(offset.total_seconds())) // 60
         return f"UTC{sign}{minutes // 60:02d}:{minutes % 60:02d}"
 
+    def stamp(self, moment: datetime | str) -> str:
+        """The conversation-list form: "Nov 22 13:05" in the user's zone."""
+        local = self.local(moment)
+        return f"{local:%b} {local.day:02d} {local:%H:%M}"
+
     def short(self, moment: datetime | str) -> str:
         """Compact local form used in labels: "Mon Nov 23 09:00" (year added when not this year)."""
         local = self.local(moment)
