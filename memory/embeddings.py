@@ -120,13 +120,14 @@ class LocalEmbedder:
 def ensure_vec_table(store: Store, embedder: Embedder) -> None:
     """Create the vec0 table for this embedder; a change of model re-embeds every text."""
     dim = embedder.dimension()
-    signature = f"{embedder.name}:{dim}"
+    # ":typed" marks the layout partitioned by document type (a KNN for episodes scans episodes only).
+    signature = f"{embedder.name}:{dim}:typed"
     if store.get_meta("embedding_model") == signature and store.has_vec_table():
         return
     with store.transaction():
         store.execute(f"DROP TABLE IF EXISTS {VEC_TABLE}")
         store.execute(f"CREATE VIRTUAL TABLE {VEC_TABLE} USING vec0("
-                      f"embedding float[{dim}] distance_metric=cosine)")
+                      f"doc_type integer partition key, embedding float[{dim}] distance_metric=cosine)")
         store.execute("DELETE FROM stale_embeddings")
         store.execute("INSERT OR IGNORE INTO pending_embeddings(doc_id) SELECT rowid FROM search_index")
         store.set_meta("embedding_model", signature)
@@ -158,7 +159,8 @@ def sync_embeddings(store: Store, embedder: Embedder, batch: int = 128, limit: i
                 if current is None or current[0] != text:
                     continue  # changed while we embedded it: stays pending for the next pass
                 store.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid = ?", (doc,))
-                store.execute(f"INSERT INTO {VEC_TABLE}(rowid, embedding) VALUES (?, ?)", (doc, vector.tobytes()))
+                store.execute(f"INSERT INTO {VEC_TABLE}(rowid, doc_type, embedding) VALUES (?, ?, ?)",
+                              (doc, doc % 4, vector.tobytes()))
                 store.execute("DELETE FROM pending_embeddings WHERE doc_id = ?", (doc,))
                 store.execute("DELETE FROM stale_embeddings WHERE doc_id = ?", (doc,))
             for doc, text in rows:

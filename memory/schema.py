@@ -25,13 +25,17 @@ def split_doc_id(value: int) -> tuple[str, int]:
     return DOC_TYPE_NAMES[value % 4], value // 4
 
 
-def _index_triggers(table: str, code: int, text_sql: str, when: str = "1") -> list[str]:
-    """FTS + embedding-queue triggers for one table; `text_sql` builds the text from NEW/OLD."""
+def _index_triggers(table: str, code: int, text_sql: str, when: str = "1", typed: bool = False) -> list[str]:
+    """FTS + embedding-queue triggers for one table; `text_sql` builds the text from NEW/OLD.
+
+    `typed` (schema 3 on) also fills the FTS doc_type column, so a search can stay within a type.
+    """
     new_text = text_sql.replace("{r}", "new")
+    columns, type_value = ("rowid, content, doc_type", f", '{DOC_TYPE_NAMES[code]}'") if typed else ("rowid, content", "")
     return [
         f"""CREATE TRIGGER {table}_index_insert AFTER INSERT ON {table} WHEN {when.replace('{r}', 'new')}
         BEGIN
-          INSERT INTO search_index(rowid, content) VALUES (new.id * 4 + {code}, {new_text});
+          INSERT INTO search_index({columns}) VALUES (new.id * 4 + {code}, {new_text}{type_value});
           INSERT OR IGNORE INTO pending_embeddings(doc_id) VALUES (new.id * 4 + {code});
         END""",
         f"""CREATE TRIGGER {table}_index_delete AFTER DELETE ON {table}
@@ -44,8 +48,8 @@ def _index_triggers(table: str, code: int, text_sql: str, when: str = "1") -> li
         WHEN ({text_sql.replace('{r}', 'old')}) IS NOT ({new_text})
         BEGIN
           DELETE FROM search_index WHERE rowid = old.id * 4 + {code};
-          INSERT INTO search_index(rowid, content)
-            SELECT new.id * 4 + {code}, {new_text} WHERE {when.replace('{r}', 'new')};
+          INSERT INTO search_index({columns})
+            SELECT new.id * 4 + {code}, {new_text}{type_value} WHERE {when.replace('{r}', 'new')};
           INSERT OR IGNORE INTO pending_embeddings(doc_id)
             SELECT new.id * 4 + {code} WHERE {when.replace('{r}', 'new')};
           INSERT OR IGNORE INTO stale_embeddings(doc_id) VALUES (old.id * 4 + {code});
@@ -181,7 +185,24 @@ MIGRATION_2 = [
     "CREATE INDEX tier_transitions_memory ON tier_transitions(memory_id)",
 ]
 
-MIGRATIONS: list[list[str]] = [MIGRATION_1, MIGRATION_2]
+_INDEXED = [("messages", 0, "{r}.content", "{r}.role IN ('user', 'assistant')"), ("knowledge", 1, "{r}.content", "1"),
+            ("episodes", 2, "coalesce({r}.title, '') || ': ' || {r}.summary", "{r}.summary IS NOT NULL"),
+            ("summaries", 3, "{r}.content", "1")]
+
+# Schema 3: the FTS index gets a doc_type column, so searches for one type (episodes, summaries)
+# no longer rank every matching message and memory.
+MIGRATION_3 = [
+    *[f"DROP TRIGGER {table}_index_{event}" for table, *_ in _INDEXED for event in ("insert", "delete", "update")],
+    "CREATE VIRTUAL TABLE search_index_typed USING fts5(content, doc_type, tokenize = 'porter unicode61')",
+    "INSERT INTO search_index_typed(rowid, content, doc_type) SELECT rowid, content, "
+    "CASE rowid % 4 WHEN 0 THEN 'message' WHEN 1 THEN 'memory' WHEN 2 THEN 'episode' ELSE 'summary' END "
+    "FROM search_index",
+    "DROP TABLE search_index",
+    "ALTER TABLE search_index_typed RENAME TO search_index",
+    *[t for table, code, text, when in _INDEXED for t in _index_triggers(table, code, text, when, typed=True)],
+]
+
+MIGRATIONS: list[list[str]] = [MIGRATION_1, MIGRATION_2, MIGRATION_3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

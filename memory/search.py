@@ -96,11 +96,13 @@ class Searcher:
         if not query.strip():
             raise InvalidInput("the search text is empty")
         depth = max(limit * 5, 50)
-        rankings = [self._fts(query, depth)]
+        # One type: both indexes search only that type's documents (they are partitioned by type).
+        only = types[0] if types is not None and len(types) == 1 else None
+        rankings = [self._fts(query, depth, only)]
         if vector is None:
             vector = self.embed_query(query)
         if vector is not None:
-            rankings.append(self._knn(vector, depth))
+            rankings.append(self._knn(vector, depth, only))
         fused: dict[int, float] = {}
         for ranking in rankings:
             for rank, doc in enumerate(ranking):
@@ -113,19 +115,21 @@ class Searcher:
             self.touch([h.id for h in hits if h.type == "memory"])
         return hits
 
-    def _fts(self, query: str, depth: int) -> list[int]:
+    def _fts(self, query: str, depth: int, doc_type: str | None = None) -> list[int]:
         match = fts_query(query)
         if not match:
             return []
+        match = f"content:({match})" + (f" AND doc_type:{doc_type}" if doc_type else "")
         rows = self.store.query("SELECT rowid FROM search_index WHERE search_index MATCH ? "
                                 "ORDER BY bm25(search_index) LIMIT ?", (match, depth))
         return [r[0] for r in rows]
 
-    def _knn(self, vector, depth: int) -> list[int]:
+    def _knn(self, vector, depth: int, doc_type: str | None = None) -> list[int]:
         if not self.store.has_vec_table():
             return []
-        rows = self.store.query(f"SELECT rowid FROM {VEC_TABLE} WHERE embedding MATCH ? AND k = ? "
-                                "ORDER BY distance", (vector.tobytes(), depth))
+        where, params = ("AND doc_type = ?", (DOC_TYPES[doc_type],)) if doc_type else ("", ())
+        rows = self.store.query(f"SELECT rowid FROM {VEC_TABLE} WHERE embedding MATCH ? AND k = ? {where} "
+                                "ORDER BY distance", (vector.tobytes(), depth, *params))
         return [r[0] for r in rows]
 
     def _hydrate(self, docs: list[int], scores: dict[int, float]) -> list[Hit]:

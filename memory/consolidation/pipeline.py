@@ -175,8 +175,8 @@ class Consolidator:
 
     def _neighbours(self, vector, k: int) -> list[tuple[int, float]]:
         rows = self.store.query(f"SELECT rowid, distance FROM {VEC_TABLE} WHERE embedding MATCH ? AND k = ? "
-                                "ORDER BY distance", (vector.tobytes(), k * 3))
-        return [(doc // 4, 1 - dist) for doc, dist in rows if doc % 4 == DOC_TYPES["memory"]][:k]
+                                "AND doc_type = ? ORDER BY distance", (vector.tobytes(), k, DOC_TYPES["memory"]))
+        return [(doc // 4, 1 - dist) for doc, dist in rows]
 
     def _candidates(self, since: str | None, kinds: tuple[str, ...]) -> list[int]:
         marks = ",".join("?" * len(kinds))
