@@ -117,30 +117,13 @@ async def test_ctrl_n_closes_episode_and_help(tmp_path):
         assert isinstance(app.screen, HelpScreen)
 
 
-def _snap_app(tmp_path):
-    return make_app(tmp_path)
-
-
-def test_snapshot_main(tmp_path, snap_compare):
+@pytest.mark.parametrize("keys", [(), ("ctrl+r",), ("f1",)], ids=["main", "recap", "help"])
+def test_snapshot(tmp_path, snap_compare, keys):
     async def before(pilot):
         await settle(pilot, pilot.app)
-    assert snap_compare(_snap_app(tmp_path), run_before=before, terminal_size=(100, 30))
-
-
-def test_snapshot_recap(tmp_path, snap_compare):
-    async def before(pilot):
+        await pilot.press(*keys)
         await settle(pilot, pilot.app)
-        await pilot.press("ctrl+r")
-        await settle(pilot, pilot.app)
-    assert snap_compare(_snap_app(tmp_path), run_before=before, terminal_size=(100, 30))
-
-
-def test_snapshot_help(tmp_path, snap_compare):
-    async def before(pilot):
-        await settle(pilot, pilot.app)
-        await pilot.press("f1")
-        await pilot.pause()
-    assert snap_compare(_snap_app(tmp_path), run_before=before, terminal_size=(100, 30))
+    assert snap_compare(make_app(tmp_path), run_before=before, terminal_size=(100, 30))
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it in .ci/run)")

@@ -258,13 +258,20 @@ class AssistantApp(App[int]):
     @on(ListView.Selected, "#reminder-list")
     def open_reminder(self, event: ListView.Selected) -> None:
         reminder = getattr(event.item, "reminder", None)
-        if reminder is None:
+        if reminder is not None:
+            self._show_reminder(reminder)
+
+    @work(thread=True, group="reminder-detail", exit_on_error=False, description="load a reminder")
+    def _show_reminder(self, reminder) -> None:
+        try:
+            memory = self.session.reminder_detail(reminder.id)
+        except InvalidInput as exc:  # done or forgotten elsewhere meanwhile
+            self.call_from_thread(self.notify, str(exc), severity="warning")
             return
-        memory = self.session.reminder_detail(reminder.id)
-        self.push_screen(DetailScreen(
-            f"#{memory.id} {memory.content}\n\nDue: {reminder.when} ({reminder.relative})\nKind: {memory.kind}"
-            f"\nImportance: {memory.importance}\nCreated: {self.runtime.clock.short(memory.created_at)}"
-            "\n\nd: done · s: snooze (in the list)"))
+        text = (f"#{memory.id} {memory.content}\n\nDue: {reminder.when} ({reminder.relative})\nKind: {memory.kind}"
+                f"\nImportance: {memory.importance}\nCreated: {self.runtime.clock.short(memory.created_at)}"
+                "\n\nd: done · s: snooze (in the list)")
+        self.call_from_thread(self.push_screen, DetailScreen(text))
 
     def action_consolidate(self) -> None:
         self.consolidate()
