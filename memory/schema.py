@@ -200,6 +200,8 @@ MIGRATION_3 = [
     "DROP TABLE search_index",
     "ALTER TABLE search_index_typed RENAME TO search_index",
     *[t for table, code, text, when in _INDEXED for t in _index_triggers(table, code, text, when, typed=True)],
+    # next_sequence() reads max(sequence) on every remember: without an index that is a full scan.
+    "CREATE INDEX knowledge_sequence ON knowledge(sequence)",
 ]
 
 MIGRATIONS: list[list[str]] = [MIGRATION_1, MIGRATION_2, MIGRATION_3]
