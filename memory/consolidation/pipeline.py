@@ -23,6 +23,8 @@ from memory.store import VEC_TABLE, Store
 CLUSTER_KINDS = ("fact", "preference", "event", "person", "decision", "note")
 JUDGE_KINDS = ("fact", "preference", "person", "decision")
 BATCH_NODES = 2000  # clustering works on at most this many memories at once: memory stays bounded
+NEIGHBOUR_BATCH = 1000  # memories whose neighbours are found in one pass over the stored vectors
+CHUNK_DOCS = 20_000  # doc ids (about 5,000 memories) read per step of that pass
 
 
 @dataclass
@@ -173,10 +175,42 @@ class Consolidator:
                 out[doc // 4] = np.frombuffer(blob, dtype=np.float32)
         return out
 
-    def _neighbours(self, vector, k: int) -> list[tuple[int, float]]:
-        rows = self.store.query(f"SELECT rowid, distance FROM {VEC_TABLE} WHERE embedding MATCH ? AND k = ? "
-                                "AND doc_type = ? ORDER BY distance", (vector.tobytes(), k, DOC_TYPES["memory"]))
-        return [(doc // 4, 1 - dist) for doc, dist in rows]
+    def _batch_neighbours(self, vectors: dict[int, Any], k: int) -> dict[int, list[tuple[int, float]]]:
+        """The k most similar memories of each given one, most similar first.
+
+        One pass over the stored vectors in chunks, with a running top-k per memory: a matrix
+        product per chunk instead of one KNN query per memory, and never more than one chunk of
+        vectors in memory (no all-pairs matrix of the store).
+        """
+        import numpy as np
+
+        if not vectors:
+            return {}
+        ids = np.array(list(vectors))
+        queries = np.stack([vectors[i] for i in ids])
+        top_sims = np.full((len(ids), k), -np.inf, dtype=np.float32)
+        top_ids = np.full((len(ids), k), -1, dtype=np.int64)
+        last_doc = self.store.one("SELECT coalesce(max(id), 0) FROM knowledge")[0] * 4 + DOC_TYPES["memory"]
+        for low in range(0, last_doc + 1, CHUNK_DOCS):
+            rows = [r for r in self.store.query(f"SELECT rowid, embedding FROM {VEC_TABLE} WHERE rowid BETWEEN ? AND ?",
+                                                (low, low + CHUNK_DOCS - 1)) if r[0] % 4 == DOC_TYPES["memory"]]
+            if not rows:
+                continue
+            chunk_ids = np.array([r[0] // 4 for r in rows])
+            matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+            sims = queries @ matrix.T
+            sims[ids[:, None] == chunk_ids[None, :]] = -np.inf  # a memory is not its own neighbour
+            all_sims = np.concatenate([top_sims, sims], axis=1)
+            all_ids = np.concatenate([top_ids, np.broadcast_to(chunk_ids, sims.shape)], axis=1)
+            keep = np.argpartition(-all_sims, k - 1, axis=1)[:, :k]
+            top_sims = np.take_along_axis(all_sims, keep, axis=1)
+            top_ids = np.take_along_axis(all_ids, keep, axis=1)
+        result = {}
+        for row, memory_id in enumerate(ids.tolist()):
+            order = np.argsort(-top_sims[row])
+            result[memory_id] = [(int(top_ids[row, j]), float(top_sims[row, j])) for j in order
+                                 if top_ids[row, j] >= 0 and np.isfinite(top_sims[row, j])]
+        return result
 
     def _candidates(self, since: str | None, kinds: tuple[str, ...]) -> list[int]:
         marks = ",".join("?" * len(kinds))
@@ -198,14 +232,18 @@ class Consolidator:
         candidates = [c for c in self._candidates(since, CLUSTER_KINDS)]
         clusters: dict[tuple[int, ...], list[int]] = {}
         per_batch = max(1, BATCH_NODES // (self.options.neighbours + 1))
+        neighbours: dict[int, list[tuple[int, float]]] = {}
+        covered_until = 0
         for start in range(0, len(candidates), per_batch):
             batch = candidates[start:start + per_batch]
+            if start + len(batch) > covered_until:  # one pass over the store finds the next 1000's neighbours
+                neighbours = self._batch_neighbours(self._vectors(candidates[start:start + NEIGHBOUR_BATCH]),
+                                                    self.options.neighbours)
+                covered_until = start + NEIGHBOUR_BATCH
             vectors = self._vectors(batch)
             nodes = set(vectors)
             for memory_id in batch:
-                if memory_id in vectors:
-                    nodes.update(n for n, _ in self._neighbours(vectors[memory_id], self.options.neighbours)
-                                 if n in allowed)
+                nodes.update(n for n, _ in neighbours.get(memory_id, []) if n in allowed)
             ordered = sorted(nodes)
             vectors.update(self._vectors([n for n in ordered if n not in vectors]))
             ordered = [n for n in ordered if n in vectors]
@@ -272,14 +310,15 @@ class Consolidator:
         if self.embedder is None:
             return
         candidates = self._candidates(since, JUDGE_KINDS)
-        vectors = self._vectors(candidates)
         judged: set[tuple[int, int]] = set()
+        neighbours: dict[int, list[tuple[int, float]]] = {}
         for index, memory_id in enumerate(candidates, start=1):
             self.progress(index, len(candidates), "supersession")
-            if memory_id not in vectors:
-                continue
-            for other, similarity in self._neighbours(vectors[memory_id], self.options.neighbours):
-                if other == memory_id or similarity < self.options.supersession_similarity:
+            if (index - 1) % NEIGHBOUR_BATCH == 0:
+                wanted = candidates[index - 1:index - 1 + NEIGHBOUR_BATCH]
+                neighbours = self._batch_neighbours(self._vectors(wanted), self.options.neighbours)
+            for other, similarity in neighbours.get(memory_id, []):
+                if similarity < self.options.supersession_similarity:
                     continue
                 pair = self.store.query(
                     "SELECT k.id, k.kind, k.content, k.created_at, m.superseded_by FROM knowledge k "
