@@ -40,13 +40,16 @@ def vocabulary(rng: random.Random, size: int = 3000) -> tuple[list[str], list[fl
     return words, weights
 
 
-def build(n: int, seed: int = 7) -> tuple[Runtime, list[str], float]:
+def open_runtime(path: Path) -> Runtime:
+    return Runtime(load_settings(env={"ASSISTANT_DB": str(path), "ASSISTANT_NOW": "2026-11-22T14:00:00Z",
+                                      "ASSISTANT_TIMEZONE": "UTC"}))
+
+
+def build(n: int, seed: int = 7, path: Path | None = None) -> tuple[Runtime, list[str], float]:
     """A runtime over a fresh store with n memories; returns (runtime, query texts, import seconds)."""
     rng = random.Random(seed)
     words, weights = vocabulary(rng)
-    tmp = Path(tempfile.mkdtemp())
-    rt = Runtime(load_settings(env={"ASSISTANT_DB": str(tmp / "bench.db"), "ASSISTANT_NOW": "2026-11-22T14:00:00Z",
-                                    "ASSISTANT_TIMEZONE": "UTC"}))
+    rt = open_runtime(path or Path(tempfile.mkdtemp()) / "bench.db")
     topic_words = [rng.choices(words, weights, k=6) for _ in range(TOPICS)]
     lines, topics = [], []
     for _ in range(n):

@@ -117,6 +117,26 @@ class LocalEmbedder:
         return vectors / np.where(norms == 0, 1, norms)
 
 
+LOG_KEEP = 50_000  # vector_log entries kept; a copy older than that reloads in full
+
+
+def put_vector(store: Store, doc: int, vector) -> None:
+    """Store (or replace) one document's vector; inside a transaction."""
+    store.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid = ?", (doc,))
+    store.execute(f"INSERT INTO {VEC_TABLE}(rowid, doc_type, embedding) VALUES (?, ?, ?)",
+                  (doc, doc % 4, vector.tobytes()))
+    store.execute("INSERT INTO vector_log(doc_id, op) VALUES (?, 'put')", (doc,))
+
+
+def drop_vectors(store: Store, docs: list[int]) -> None:
+    """Remove documents' vectors (if the vec0 table exists); inside a transaction."""
+    if not docs or not store.has_vec_table():
+        return
+    marks = ",".join("?" * len(docs))
+    store.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid IN ({marks})", tuple(docs))
+    store.conn.executemany("INSERT INTO vector_log(doc_id, op) VALUES (?, 'drop')", [(d,) for d in docs])
+
+
 def ensure_vec_table(store: Store, embedder: Embedder) -> None:
     """Create the vec0 table for this embedder; a change of model re-embeds every text."""
     dim = embedder.dimension()
@@ -130,6 +150,7 @@ def ensure_vec_table(store: Store, embedder: Embedder) -> None:
                       f"doc_type integer partition key, embedding float[{dim}] distance_metric=cosine)")
         store.execute("DELETE FROM stale_embeddings")
         store.execute("INSERT OR IGNORE INTO pending_embeddings(doc_id) SELECT rowid FROM search_index")
+        store.execute("INSERT INTO vector_log(doc_id, op) VALUES (NULL, 'reset')")
         store.set_meta("embedding_model", signature)
 
 
@@ -141,9 +162,11 @@ def sync_embeddings(store: Store, embedder: Embedder, batch: int = 128, limit: i
     """Drop stale vectors and embed pending texts; returns how many texts were embedded."""
     ensure_vec_table(store, embedder)
     with store.transaction():
-        store.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid IN "
-                      "(SELECT doc_id FROM stale_embeddings WHERE doc_id NOT IN (SELECT doc_id FROM pending_embeddings))")
+        stale = [r[0] for r in store.query("SELECT doc_id FROM stale_embeddings "
+                                           "WHERE doc_id NOT IN (SELECT doc_id FROM pending_embeddings)")]
+        drop_vectors(store, stale)
         store.execute("DELETE FROM stale_embeddings WHERE doc_id NOT IN (SELECT doc_id FROM pending_embeddings)")
+        store.execute("DELETE FROM vector_log WHERE seq <= (SELECT max(seq) FROM vector_log) - ?", (LOG_KEEP,))
     done = 0
     while limit is None or done < limit:
         size = batch if limit is None else min(batch, limit - done)
@@ -158,9 +181,7 @@ def sync_embeddings(store: Store, embedder: Embedder, batch: int = 128, limit: i
                 current = store.one("SELECT content FROM search_index WHERE rowid = ?", (doc,))
                 if current is None or current[0] != text:
                     continue  # changed while we embedded it: stays pending for the next pass
-                store.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid = ?", (doc,))
-                store.execute(f"INSERT INTO {VEC_TABLE}(rowid, doc_type, embedding) VALUES (?, ?, ?)",
-                              (doc, doc % 4, vector.tobytes()))
+                put_vector(store, doc, vector)
                 store.execute("DELETE FROM pending_embeddings WHERE doc_id = ?", (doc,))
                 store.execute("DELETE FROM stale_embeddings WHERE doc_id = ?", (doc,))
             for doc, text in rows:

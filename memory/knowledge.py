@@ -8,9 +8,10 @@ from typing import Any
 
 from memory.clock import parse_iso, to_utc_iso
 from memory.dates import parse_due
+from memory.embeddings import drop_vectors
 from memory.errors import InvalidInput, NotFound
 from memory.schema import DOC_TYPES, KINDS
-from memory.store import VEC_TABLE, Store
+from memory.store import Store
 
 MAX_CONTENT = 100_000  # characters; a memory is a note, not a document
 
@@ -169,8 +170,7 @@ def forget(store: Store, memory_id: int) -> Memory:
         memory = get_memory(store, memory_id)
         store.execute("DELETE FROM knowledge WHERE id = ?", (memory_id,))
         doc = memory_id * 4 + DOC_TYPES["memory"]
-        if store.has_vec_table():
-            store.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid = ?", (doc,))
+        drop_vectors(store, [doc])
         store.execute("DELETE FROM stale_embeddings WHERE doc_id = ?", (doc,))
         store.execute("DELETE FROM edges WHERE (source_type = 'memory' AND source_id = ?) "
                       "OR (target_type = 'memory' AND target_id = ?)", (memory_id, memory_id))

@@ -202,6 +202,10 @@ MIGRATION_3 = [
     *[t for table, code, text, when in _INDEXED for t in _index_triggers(table, code, text, when, typed=True)],
     # next_sequence() reads max(sequence) on every remember: without an index that is a full scan.
     "CREATE INDEX knowledge_sequence ON knowledge(sequence)",
+    # Every write to the vec0 table (which cannot have triggers) is logged here, so an in-memory copy
+    # of the vectors (memory.vector_cache) can follow changes made by any process.
+    "CREATE TABLE vector_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, doc_id INTEGER, op TEXT NOT NULL "
+    "CHECK (op IN ('put', 'drop', 'reset')))",
 ]
 
 MIGRATIONS: list[list[str]] = [MIGRATION_1, MIGRATION_2, MIGRATION_3]

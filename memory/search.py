@@ -24,6 +24,11 @@ MODES = {
     "exhaustive": ("hot", "warm", "cold", "archived"),
 }
 RRF_K = 60
+# A query word found in more documents than this is left out of the keyword query (unless every word
+# is that common): ranking every document that contains "budget" costs ~70 ms at 100k and such a
+# word carries little BM25 weight. Checking costs one bounded doclist read per word.
+COMMON_TERM_DOCS = 2000
+SMALL_TYPES = ("episode", "summary")  # filtering the FTS index by type pays off only for rare types
 STOPWORDS = frozenset("""a an and are as at be but by did do does for from had has have how i i'm in is it
 its me my of on or our so that the their them then there they this to us was we were what when where
 which who why will with you your about can could would should just tell""".split())
@@ -48,21 +53,23 @@ class Hit:
         return data
 
 
-def fts_query(text: str) -> str | None:
-    """OR of the meaningful words, each quoted so user text is never FTS syntax."""
+def query_words(text: str) -> list[str]:
+    """The meaningful words of a query (\\w+ only, so user text never becomes FTS syntax)."""
     words = [w for w in re.findall(r"\w+", text.lower()) if w not in STOPWORDS]
     if not words:
         words = re.findall(r"\w+", text.lower())
-    unique = list(dict.fromkeys(words))[:32]
-    return " OR ".join(f'"{w}"' for w in unique) if unique else None
+    return list(dict.fromkeys(words))[:32]
 
 
 class Searcher:
     """Hybrid search over one store; keyword-only (with one notice) when no embedder can load."""
 
     def __init__(self, store: Store, embedder: Embedder | None,
-                 on_notice: Callable[[str], None] | None = None) -> None:
+                 on_notice: Callable[[str], None] | None = None, cache_min_size: int = 20_000) -> None:
+        from memory.vector_cache import VectorCache
+
         self.store = store
+        self.vectors = VectorCache(store, cache_min_size)
         self.embedder = embedder
         self.on_notice = on_notice
         self.semantic = embedder is not None
@@ -115,11 +122,23 @@ class Searcher:
             self.touch([h.id for h in hits if h.type == "memory"])
         return hits
 
+    def _is_common(self, word: str) -> bool:
+        row = self.store.one("SELECT count(*) FROM (SELECT 1 FROM search_index WHERE search_index MATCH ? LIMIT ?)",
+                             (f'content:"{word}"', COMMON_TERM_DOCS + 1))
+        return row[0] > COMMON_TERM_DOCS
+
     def _fts(self, query: str, depth: int, doc_type: str | None = None) -> list[int]:
-        match = fts_query(query)
-        if not match:
+        words = query_words(query)
+        if not words:
             return []
-        match = f"content:({match})" + (f" AND doc_type:{doc_type}" if doc_type else "")
+        rare = [w for w in words if not self._is_common(w)]
+        # Only common words: require them all, which keeps the ranked set small.
+        match = " OR ".join(f'"{w}"' for w in rare) if rare else " AND ".join(f'"{w}"' for w in words)
+        match = f"content:({match})"
+        if doc_type in SMALL_TYPES:
+            match += f" AND doc_type:{doc_type}"
+        if doc_type is not None and doc_type not in SMALL_TYPES:
+            depth *= 2  # other types are filtered out after ranking
         rows = self.store.query("SELECT rowid FROM search_index WHERE search_index MATCH ? "
                                 "ORDER BY bm25(search_index) LIMIT ?", (match, depth))
         return [r[0] for r in rows]
@@ -127,6 +146,9 @@ class Searcher:
     def _knn(self, vector, depth: int, doc_type: str | None = None) -> list[int]:
         if not self.store.has_vec_table():
             return []
+        cached = self.vectors.knn(vector, depth, doc_type)
+        if cached is not None:
+            return cached
         where, params = ("AND doc_type = ?", (DOC_TYPES[doc_type],)) if doc_type else ("", ())
         rows = self.store.query(f"SELECT rowid FROM {VEC_TABLE} WHERE embedding MATCH ? AND k = ? {where} "
                                 "ORDER BY distance", (vector.tobytes(), depth, *params))

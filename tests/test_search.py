@@ -6,7 +6,8 @@ import pytest
 from memory import episodes, knowledge
 from memory.embeddings import EmbedderUnavailable, LocalEmbedder, pending_count
 from memory.errors import InvalidInput
-from memory.search import Searcher, fts_query
+from memory import search
+from memory.search import Searcher, query_words
 
 
 @pytest.fixture
@@ -73,9 +74,20 @@ def test_modes_filter_tiers_and_touch(filled):
         searcher.search("x", mode="psychic")
 
 
-def test_fts_query_is_never_syntax():
-    assert fts_query('what did "we" say AND NOT (peanuts*') == '"say" OR "not" OR "peanuts"'
-    assert fts_query("???") is None
+def test_query_words_are_never_syntax(filled):
+    assert query_words('what did "we" say AND NOT (peanuts*') == ["say", "not", "peanuts"]
+    assert query_words("???") == []
+    assert Searcher(filled, None).search('peanuts* AND ("tyres"') != []  # no FTS syntax error
+
+
+def test_common_words_left_out_unless_all_common(store, monkeypatch):
+    monkeypatch.setattr(search, "COMMON_TERM_DOCS", 2)
+    for text in ["apple pie", "apple juice", "apple tree", "banana apple bread"]:
+        knowledge.remember(store, text)
+    searcher = Searcher(store, None)
+    assert [h.content for h in searcher.search("apple banana")] == ["banana apple bread"]
+    assert len(searcher.search("apple")) == 4  # every word is common: all of them are required
+    assert [h.content for h in searcher.search("apple juice")] == ["apple juice"]
 
 
 def test_forget_removes_vector(filled, embedder):
@@ -85,3 +97,25 @@ def test_forget_removes_vector(filled, embedder):
     knowledge.forget(filled, 1)
     assert filled.one("SELECT count(*) FROM vec_index WHERE rowid = ?", (1 * 4 + 1,))[0] == 0
     assert all("peanuts" not in h.content for h in searcher.search("peanut allergy"))
+
+
+def test_vector_cache_matches_sqlite_vec_and_follows_changes(filled, embedder, tmp_path):
+    from memory.store import Store
+
+    exact = Searcher(filled, embedder, cache_min_size=10**9)  # always sqlite-vec
+    cached = Searcher(filled, embedder, cache_min_size=0)  # always the in-memory copy
+    queries = ["musical instrument lessons", "food allergy", "taxes", "car maintenance"]
+    for q in queries:
+        vector = exact.embed_query(q)
+        assert cached._knn(vector, 5) == exact._knn(vector, 5)
+        assert cached._knn(vector, 3, "memory") == exact._knn(vector, 3, "memory")
+    # Changes by this process and by another connection (another process) are followed.
+    knowledge.forget(filled, 1)
+    other = Store(filled.path, filled.clock)
+    new = knowledge.remember(other, "Allergic to peanuts and tree nuts")
+    Searcher(other, embedder).embed_query("sync the new text")
+    other.close()
+    vector = exact.embed_query("nut allergy")
+    assert cached._knn(vector, 5) == exact._knn(vector, 5)
+    assert cached._knn(vector, 1, "memory") == [new.id * 4 + 1]
+    assert 1 * 4 + 1 not in cached._knn(vector, 50)
