@@ -202,6 +202,8 @@ MIGRATION_3 = [
     *[t for table, code, text, when in _INDEXED for t in _index_triggers(table, code, text, when, typed=True)],
     # next_sequence() reads max(sequence) on every remember: without an index that is a full scan.
     "CREATE INDEX knowledge_sequence ON knowledge(sequence)",
+    # The prompt's "most important recent memories" read this order with a LIMIT.
+    "CREATE INDEX knowledge_importance ON knowledge(importance DESC, id DESC)",
     # Every write to the vec0 table (which cannot have triggers) is logged here, so an in-memory copy
     # of the vectors (memory.vector_cache) can follow changes made by any process.
     "CREATE TABLE vector_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, doc_id INTEGER, op TEXT NOT NULL "

@@ -146,7 +146,8 @@ class Searcher:
     def _knn(self, vector, depth: int, doc_type: str | None = None) -> list[int]:
         if not self.store.has_vec_table():
             return []
-        cached = self.vectors.knn(vector, depth, doc_type)
+        # Rare types have small sqlite-vec partitions; the in-memory copy pays off for the big ones.
+        cached = None if doc_type in SMALL_TYPES else self.vectors.knn(vector, depth, doc_type)
         if cached is not None:
             return cached
         where, params = ("AND doc_type = ?", (DOC_TYPES[doc_type],)) if doc_type else ("", ())
