@@ -57,12 +57,15 @@ def main() -> None:
         return run(Path(args.run), args.full)
     path = Path(tempfile.mkdtemp()) / "bench.db"
     rt, _, _ = build(args.n, path=path)
-    # Everything but the newest --new memories was handled by an earlier run.
+    # Everything but the newest --new memories was handled by an earlier run (scores and tiers
+    # included; its model phases do not matter here), which started at the cut-off.
+    from memory.consolidation.pipeline import Consolidator
+
     cutoff = rt.store.one("SELECT created_at FROM knowledge ORDER BY created_at DESC LIMIT 1 OFFSET ?",
                           (args.new,))[0]
     rt.store.execute("UPDATE knowledge SET updated_at = created_at")
-    rt.store.execute("INSERT INTO consolidation_runs (id, started_at, phase, status) VALUES ('earlier', ?, "
-                     "'PERSIST', 'completed')", (cutoff,))
+    earlier = Consolidator(rt.store, None, None).run()
+    rt.store.execute("UPDATE consolidation_runs SET started_at = ? WHERE id = ?", (cutoff, earlier.run_id))
     new = rt.store.one("SELECT count(*) FROM knowledge WHERE created_at >= ?", (cutoff,))[0]
     rt.close()
     out = subprocess.run([sys.executable, __file__, "--run", str(path), *(["--full"] if args.full else [])],

@@ -23,7 +23,8 @@ from memory.store import VEC_TABLE, Store
 CLUSTER_KINDS = ("fact", "preference", "event", "person", "decision", "note")
 JUDGE_KINDS = ("fact", "preference", "person", "decision")
 BATCH_NODES = 2000  # clustering works on at most this many memories at once: memory stays bounded
-NEIGHBOUR_BATCH = 1000  # memories whose neighbours are found in one pass over the stored vectors
+NEIGHBOUR_BATCH = 2000  # memories whose neighbours are found in one pass over the stored vectors
+NEIGHBOUR_CACHE = 20_000  # neighbour lists kept between phases (a full run at 100k would not fit)
 CHUNK_DOCS = 20_000  # doc ids (about 5,000 memories) read per step of that pass
 
 
@@ -65,6 +66,9 @@ class Consolidator:
         self.store, self.embedder, self.model = store, embedder, model
         self.options = options or Options()
         self.progress = progress or (lambda done, total, phase: None)
+        self.superseded_now: set[int] = set()  # judged superseded in this run (also in a dry run)
+        self._neighbour_cache: dict[int, list[tuple[int, float]]] = {}
+        self._vector_memo: dict[int, Any] = {}  # vectors seen in the last neighbour pass, reused by CLUSTER
 
     # -- bookkeeping --------------------------------------------------------------------------
 
@@ -102,7 +106,8 @@ class Consolidator:
                 self.store.execute("INSERT INTO consolidation_runs (id, started_at, phase, full) VALUES (?,?,?,?)",
                                    (result.run_id, result.started_at, "SCAN", int(full)))
         try:
-            result.memories_processed = len(self.scan(now, dry_run))
+            scores = self.scan(now, dry_run)
+            result.memories_processed = len(scores)
             self._checkpoint(result, "CLUSTER")
             model_ok = self._model_ready(result)
             clusters = self.cluster(since, result) if self.embedder is not None else []
@@ -113,7 +118,7 @@ class Consolidator:
                 self._checkpoint(result, "SUPERSESSION")
                 self.supersession(since, result, now)
             self._checkpoint(result, "TIER")
-            scores = self.scan(now, dry_run)  # supersession changes scores
+            scores.update(self.scan(now, dry_run, only=self.superseded_now))  # superseded: x 0.2
             result.tier_transitions = self.tier(result, now, scores)
             result.phase = "PERSIST"
             result.completed_at = to_utc_iso(self.store.clock.now())
@@ -144,28 +149,33 @@ class Consolidator:
             result.errors.append(str(exc))
             return False
 
-    def scan(self, now: datetime, dry_run: bool) -> dict[int, float]:
-        """Retention of every memory (written unless dry_run); returns {memory id: overall score}."""
-        rows = self.store.query("SELECT k.id, k.kind, k.created_at, m.last_accessed, m.activation_count, "
-                                "m.superseded_by FROM knowledge k JOIN memory_meta m ON m.memory_id = k.id")
+    def scan(self, now: datetime, dry_run: bool, only: set[int] | None = None) -> dict[int, float]:
+        """Retention of every memory, or of `only` (written unless dry_run); {memory id: overall score}."""
+        sql = ("SELECT k.id, k.kind, k.created_at, m.last_accessed, m.activation_count, m.superseded_by "
+               "FROM knowledge k JOIN memory_meta m ON m.memory_id = k.id")
+        if only is not None:
+            sql += f" WHERE k.id IN ({','.join(map(str, sorted(only))) or 'NULL'})"
         updates = []
-        for r in rows:
+        stamp = to_utc_iso(now)
+        for r in self.store.query(sql):
+            superseded = r["superseded_by"] is not None or r["id"] in self.superseded_now
             score = retention(r["kind"], parse_stored(r["created_at"]),
                               parse_stored(r["last_accessed"]) if r["last_accessed"] else None,
-                              r["activation_count"], r["superseded_by"] is not None, now)
+                              r["activation_count"], superseded, now)
             updates.append((score["overall"], score["recency"], score["activation"], score["importance"],
-                            to_utc_iso(now), r["id"]))
+                            stamp, r["id"]))
         if not dry_run:
             with self.store.transaction():
                 self.store.conn.executemany("UPDATE memory_meta SET retention = ?, recency = ?, activation = ?, "
                                             "importance_factor = ?, scored_at = ? WHERE memory_id = ?", updates)
-        self.progress(len(rows), len(rows), "scan")
+        self.progress(len(updates), len(updates), "scan")
         return {u[-1]: u[0] for u in updates}
 
     def _vectors(self, ids: list[int]):
         import numpy as np
 
-        out = {}
+        out = {i: self._vector_memo[i] for i in ids if i in self._vector_memo}
+        ids = [i for i in ids if i not in out]
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
             docs = [i * 4 + DOC_TYPES["memory"] for i in chunk]
@@ -175,12 +185,13 @@ class Consolidator:
                 out[doc // 4] = np.frombuffer(blob, dtype=np.float32)
         return out
 
-    def _batch_neighbours(self, vectors: dict[int, Any], k: int) -> dict[int, list[tuple[int, float]]]:
-        """The k most similar memories of each given one, most similar first.
+    def _batch_neighbours(self, vectors: dict[int, Any], k: int, floor: float) -> dict[int, list[tuple[int, float]]]:
+        """Up to k most similar memories (similarity >= floor) of each given one, most similar first.
 
-        One pass over the stored vectors in chunks, with a running top-k per memory: a matrix
-        product per chunk instead of one KNN query per memory, and never more than one chunk of
-        vectors in memory (no all-pairs matrix of the store).
+        One pass over the stored vectors in chunks: a matrix product per chunk instead of one KNN
+        query per memory, never more than one chunk of vectors in memory (no all-pairs matrix of
+        the store), and only pairs above the floor are kept (nothing below it can join a cluster
+        or be judged), which keeps the bookkeeping small.
         """
         import numpy as np
 
@@ -188,8 +199,7 @@ class Consolidator:
             return {}
         ids = np.array(list(vectors))
         queries = np.stack([vectors[i] for i in ids])
-        top_sims = np.full((len(ids), k), -np.inf, dtype=np.float32)
-        top_ids = np.full((len(ids), k), -1, dtype=np.int64)
+        found: dict[int, list[tuple[float, int, Any]]] = {}  # running top-k: (similarity, id, vector)
         last_doc = self.store.one("SELECT coalesce(max(id), 0) FROM knowledge")[0] * 4 + DOC_TYPES["memory"]
         for low in range(0, last_doc + 1, CHUNK_DOCS):
             rows = [r for r in self.store.query(f"SELECT rowid, embedding FROM {VEC_TABLE} WHERE rowid BETWEEN ? AND ?",
@@ -199,18 +209,32 @@ class Consolidator:
             chunk_ids = np.array([r[0] // 4 for r in rows])
             matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
             sims = queries @ matrix.T
-            sims[ids[:, None] == chunk_ids[None, :]] = -np.inf  # a memory is not its own neighbour
-            all_sims = np.concatenate([top_sims, sims], axis=1)
-            all_ids = np.concatenate([top_ids, np.broadcast_to(chunk_ids, sims.shape)], axis=1)
-            keep = np.argpartition(-all_sims, k - 1, axis=1)[:, :k]
-            top_sims = np.take_along_axis(all_sims, keep, axis=1)
-            top_ids = np.take_along_axis(all_ids, keep, axis=1)
-        result = {}
-        for row, memory_id in enumerate(ids.tolist()):
-            order = np.argsort(-top_sims[row])
-            result[memory_id] = [(int(top_ids[row, j]), float(top_sims[row, j])) for j in order
-                                 if top_ids[row, j] >= 0 and np.isfinite(top_sims[row, j])]
-        return result
+            touched = set()
+            for row, col in zip(*np.nonzero(sims >= floor), strict=True):
+                if ids[row] != chunk_ids[col]:  # a memory is not its own neighbour
+                    found.setdefault(int(ids[row]), []).append((float(sims[row, col]), int(chunk_ids[col]), col))
+                    touched.add(int(ids[row]))
+            for memory_id in touched:  # keep the k best; copy only their vectors out of this chunk
+                best = sorted(found[memory_id], key=lambda t: -t[0])[:k]
+                found[memory_id] = [(sim, other, matrix[v].copy() if isinstance(v, np.integer) else v)
+                                    for sim, other, v in best]
+        # CLUSTER needs these vectors next: keep them rather than read them again.
+        for pairs in found.values():
+            self._vector_memo.update((other, vector) for _, other, vector in pairs)
+        return {memory_id: [(other, sim) for sim, other, _ in pairs] for memory_id, pairs in found.items()}
+
+    def neighbours(self, block: list[int]) -> dict[int, list[tuple[int, float]]]:
+        """Neighbours of every memory in `block`, shared by CLUSTER and SUPERSESSION so an
+        incremental run reads the stored vectors once."""
+        missing = [m for m in block if m not in self._neighbour_cache]
+        if missing:
+            if len(self._neighbour_cache) + len(missing) > NEIGHBOUR_CACHE:
+                self._neighbour_cache.clear()
+                self._vector_memo.clear()
+            floor = min(self.options.similarity_threshold, self.options.supersession_similarity)
+            found = self._batch_neighbours(self._vectors(missing), self.options.neighbours, floor)
+            self._neighbour_cache.update({m: found.get(m, []) for m in missing})
+        return {m: self._neighbour_cache.get(m, []) for m in block}
 
     def _candidates(self, since: str | None, kinds: tuple[str, ...]) -> list[int]:
         marks = ",".join("?" * len(kinds))
@@ -233,17 +257,17 @@ class Consolidator:
         clusters: dict[tuple[int, ...], list[int]] = {}
         per_batch = max(1, BATCH_NODES // (self.options.neighbours + 1))
         neighbours: dict[int, list[tuple[int, float]]] = {}
-        covered_until = 0
-        for start in range(0, len(candidates), per_batch):
-            batch = candidates[start:start + per_batch]
-            if start + len(batch) > covered_until:  # one pass over the store finds the next 1000's neighbours
-                neighbours = self._batch_neighbours(self._vectors(candidates[start:start + NEIGHBOUR_BATCH]),
-                                                    self.options.neighbours)
-                covered_until = start + NEIGHBOUR_BATCH
+        starts = [block + offset for block in range(0, len(candidates), NEIGHBOUR_BATCH)
+                  for offset in range(0, min(NEIGHBOUR_BATCH, len(candidates) - block), per_batch)]
+        for start in starts:
+            batch = candidates[start:min(start + per_batch, (start // NEIGHBOUR_BATCH + 1) * NEIGHBOUR_BATCH)]
+            if start % NEIGHBOUR_BATCH == 0:  # one pass over the store per block of candidates
+                neighbours = self.neighbours(candidates[start:start + NEIGHBOUR_BATCH])
             vectors = self._vectors(batch)
             nodes = set(vectors)
             for memory_id in batch:
-                nodes.update(n for n, _ in neighbours.get(memory_id, []) if n in allowed)
+                nodes.update(n for n, sim in neighbours.get(memory_id, [])
+                             if n in allowed and sim >= self.options.similarity_threshold)
             ordered = sorted(nodes)
             vectors.update(self._vectors([n for n in ordered if n not in vectors]))
             ordered = [n for n in ordered if n in vectors]
@@ -315,8 +339,7 @@ class Consolidator:
         for index, memory_id in enumerate(candidates, start=1):
             self.progress(index, len(candidates), "supersession")
             if (index - 1) % NEIGHBOUR_BATCH == 0:
-                wanted = candidates[index - 1:index - 1 + NEIGHBOUR_BATCH]
-                neighbours = self._batch_neighbours(self._vectors(wanted), self.options.neighbours)
+                neighbours = self.neighbours(candidates[index - 1:index - 1 + NEIGHBOUR_BATCH])
             for other, similarity in neighbours.get(memory_id, []):
                 if similarity < self.options.supersession_similarity:
                     continue
@@ -341,6 +364,7 @@ class Consolidator:
                 if verdict.get("supersedes") is not True or confidence < self.options.supersession_confidence:
                     continue
                 result.supersessions_detected += 1
+                self.superseded_now.add(older["id"])
                 if result.dry_run:
                     continue
                 with self.store.transaction():
@@ -364,6 +388,7 @@ class Consolidator:
             transitions.append({"memory_id": r["memory_id"], "from_tier": r["tier"], "to_tier": new,
                                 "reason": reason, "retention_score": round(score, 4)})
         if not result.dry_run and transitions:
+            stamp = to_utc_iso(now)
             with self.store.transaction():
                 self.store.conn.executemany("UPDATE memory_meta SET tier = ? WHERE memory_id = ?",
                                             [(t["to_tier"], t["memory_id"]) for t in transitions])
@@ -371,7 +396,7 @@ class Consolidator:
                     "INSERT INTO tier_transitions (run_id, memory_id, from_tier, to_tier, reason, retention_score, "
                     "created_at) VALUES (?,?,?,?,?,?,?)",
                     [(result.run_id, t["memory_id"], t["from_tier"], t["to_tier"], t["reason"], t["retention_score"],
-                      to_utc_iso(now)) for t in transitions])
+                      stamp) for t in transitions])
         return transitions
 
 
