@@ -62,7 +62,7 @@ class Settings:
     db: str = ""
     timezone: str = ""
     provider: str = ""
-    model: str = "claude-sonnet-4-5"
+    model: str = "claude-sonnet-5-5"
     max_tokens: int = 2048
     max_tool_rounds: int = 5
     temporal_context_enabled: bool = True
