@@ -117,3 +117,19 @@ def test_light_commands_import_nothing_heavy(tmp_path, args):
 def test_database_file_is_private(tmp_path, cli):
     cli("remember", "x")
     assert (tmp_path / "m.db").stat().st_mode & 0o777 == 0o600
+
+
+def test_two_processes_writing_at_once_lose_nothing(tmp_path):
+    db = str(tmp_path / "m.db")
+    script = ("import sys\nfrom assistant.cli import main\n"
+              "for i in range(40):\n"
+              f"    assert main(['remember', f'{{sys.argv[1]}} note {{i}}', '--db', {db!r}, '--now', {NOW!r}]) == 0\n")
+    procs = [subprocess.Popen([sys.executable, "-c", script, name], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+             for name in ("ui", "cli")]
+    assert all(p.wait(timeout=120) == 0 for p in procs), [p.stderr.read() for p in procs]
+    from memory.store import Store
+
+    store = Store(db)
+    contents = {r[0] for r in store.query("SELECT content FROM knowledge")}
+    assert len(contents) == 80 and store.one("PRAGMA integrity_check")[0] == "ok"
+    store.close()

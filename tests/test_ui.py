@@ -158,3 +158,16 @@ def test_real_app_in_tmux(tmp_path):
         subprocess.run([*tmux, "kill-server"], capture_output=True)
     out = subprocess.run([str(exe), "recap", "--json", "--db", str(db), "--now", now], capture_output=True, text=True)
     assert [e["title"] for e in json.loads(out.stdout)] == ["Remind me to water the plants tomorrow at..."]
+
+
+async def test_huge_paste_and_control_characters_are_kept(tmp_path):
+    app = make_app(tmp_path)
+    text = "\x1b[31mred\x1b[0m \x07 [b]not markup[/b]\n" + "lorem ipsum " * 90_000  # about 1 MB
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        app.query_one("Composer").insert(text)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        stored = app.runtime.store.one("SELECT content FROM messages WHERE role = 'user'")[0]
+        assert stored == text
+        assert app.query("AnswerView")  # the turn completed and answered
