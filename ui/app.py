@@ -125,7 +125,8 @@ class AssistantApp(App[int]):
         last = info.get("last_consolidation")
         consolidation = self._consolidation if self._consolidation != "idle" or not last else f"last run {last}"
         self.query_one(StatusBar).update(
-            f" {self.session.provider_label}  ·  {info.get('memories', 0)} memories  ·  consolidation: {consolidation}")
+            f" {self.session.provider_label}  ·  {_count(info.get('memories', 0), 'memory', 'memories')}"
+            f"  ·  consolidation: {consolidation}")
 
     # -- chat -------------------------------------------------------------------------------
 
@@ -215,8 +216,8 @@ class AssistantApp(App[int]):
     def action_help(self) -> None:
         keys = []
         for binding in [*self.BINDINGS, *ReminderSidebar.BINDINGS]:
-            key = self._keymap_key(binding)
-            keys.append((key, binding.description))
+            action = binding.action.removeprefix("app.")
+            keys.append((self._keymap_key(binding), self.ACTIONS.get(action, binding.description)))
         keys += [("enter", "Send the message / open the selected reminder"), ("up / down", "Input history"),
                  ("ctrl+p", "Command palette"), ("escape", "Close a screen")]
         self.push_screen(HelpScreen(keys))
@@ -316,6 +317,10 @@ class AssistantApp(App[int]):
         yield from super().get_system_commands(screen)
         for action, help_text in self.ACTIONS.items():
             yield SystemCommand(help_text.split(" (")[0], help_text, getattr(self, f"action_{action}"))
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def run_app(runtime: Runtime) -> int:

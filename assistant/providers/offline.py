@@ -11,7 +11,7 @@ from typing import Any
 
 from assistant.providers.base import Delta, SystemPrompt, ToolSpec, ToolUse
 from assistant.runtime import Runtime
-from memory import reminders
+from memory import knowledge, reminders
 from memory.dates import parse_due
 from memory.errors import InvalidInput
 
@@ -134,17 +134,22 @@ class OfflineProvider:
         lines = []
         for r in results:
             if r["is_error"]:
-                lines.append(f"That didn't work: {r['content']}")
+                lines.append(f"That didn't work: {r['content'].removeprefix('Error: ')}")
             elif r["name"] == "remember":
-                lines.append("Okay. " + r["content"].split(" (reminder,")[0].replace("Remembered", "Saved")
-                             + (f" — I'll remind you {self._due_words(r['content'])}." if "(reminder" in r["content"] else "."))
+                lines.append(self._confirm(r["content"]))
             elif r["name"] == "recall_recent":
                 lines.append("Here is what we talked about recently:\n" + r["content"])
             else:
                 lines.append(r["content"] + ".")
         return "\n".join(lines)
 
-    @staticmethod
-    def _due_words(content: str) -> str:
-        match = re.search(r"due (.+?) \d{4}-", content)
-        return f"on {match.group(1)}" if match else "when it is due"
+    def _confirm(self, content: str) -> str:
+        """"Okay, I'll remind you to call the bank on Mon Nov 23 10:00 (#1)." from a remember result."""
+        match = re.match(r"Remembered #(\d+)", content)
+        if match is None:
+            return content
+        memory = knowledge.get_memory(self.runtime.store, int(match.group(1)))
+        if memory.due_at:
+            return (f"Okay, I'll remind you to {memory.content} on {self.runtime.clock.short(memory.due_at)} "
+                    f"(#{memory.id}).")
+        return f"Okay, I'll remember that {memory.content} (#{memory.id})."
