@@ -73,7 +73,7 @@ def build(n: int, seed: int = 7, path: Path | None = None) -> tuple[Runtime, lis
             vectors = centroids[topics[start:start + len(chunk)]] + 1.2 * nprng.normal(size=(len(chunk), 384))
             vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
             rt.store.conn.executemany(f"INSERT INTO {VEC_TABLE}(rowid, doc_type, embedding) VALUES (?, 1, ?)",
-                                      [(i * 4 + 1, v.astype(np.float32).tobytes()) for i, v in zip(chunk, vectors)])
+                                      [(i * 4 + 1, v.astype(np.float32).tobytes()) for i, v in zip(chunk, vectors, strict=True)])
         rt.store.execute("DELETE FROM pending_embeddings")
     queries = [" ".join(rng.choices(topic_words[rng.randrange(TOPICS)], k=2) + rng.choices(words, weights, k=2))
                for _ in range(60)]

@@ -14,11 +14,12 @@ from datetime import datetime
 from typing import Any
 
 from memory.clock import parse_stored, to_utc_iso
-from memory.consolidation.model import (ConsolidationModel, MalformedAnswer, ModelUnavailable, confidence_value)
+from memory.consolidation.model import ConsolidationModel, MalformedAnswer, ModelUnavailable, confidence_value
 from memory.consolidation.retention import retention, tier_for
 from memory.embeddings import Embedder, sync_embeddings
 from memory.schema import DOC_TYPES
-from memory.store import VEC_TABLE, Store
+from memory.store import Store
+from memory.vector_cache import stored_vectors, vectors_in_range
 
 CLUSTER_KINDS = ("fact", "preference", "event", "person", "decision", "note")
 JUDGE_KINDS = ("fact", "preference", "person", "decision")
@@ -172,17 +173,10 @@ class Consolidator:
         return {u[-1]: u[0] for u in updates}
 
     def _vectors(self, ids: list[int]):
-        import numpy as np
-
         out = {i: self._vector_memo[i] for i in ids if i in self._vector_memo}
-        ids = [i for i in ids if i not in out]
-        for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            docs = [i * 4 + DOC_TYPES["memory"] for i in chunk]
-            rows = self.store.query(f"SELECT rowid, embedding FROM {VEC_TABLE} WHERE rowid IN "
-                                    f"({','.join('?' * len(docs))})", tuple(docs))
-            for doc, blob in rows:
-                out[doc // 4] = np.frombuffer(blob, dtype=np.float32)
+        docs, matrix = stored_vectors(self.store, [i * 4 + DOC_TYPES["memory"] for i in ids if i not in out])
+        out.update((int(doc) // 4, vector) for doc, vector in zip(docs, matrix if matrix is not None else [],
+                                                                   strict=True))
         return out
 
     def _batch_neighbours(self, vectors: dict[int, Any], k: int, floor: float) -> dict[int, list[tuple[int, float]]]:
@@ -202,12 +196,11 @@ class Consolidator:
         found: dict[int, list[tuple[float, int, Any]]] = {}  # running top-k: (similarity, id, vector)
         last_doc = self.store.one("SELECT coalesce(max(id), 0) FROM knowledge")[0] * 4 + DOC_TYPES["memory"]
         for low in range(0, last_doc + 1, CHUNK_DOCS):
-            rows = [r for r in self.store.query(f"SELECT rowid, embedding FROM {VEC_TABLE} WHERE rowid BETWEEN ? AND ?",
-                                                (low, low + CHUNK_DOCS - 1)) if r[0] % 4 == DOC_TYPES["memory"]]
-            if not rows:
+            docs, matrix = vectors_in_range(self.store, low, low + CHUNK_DOCS - 1)
+            keep = docs % 4 == DOC_TYPES["memory"]
+            if matrix is None or not keep.any():
                 continue
-            chunk_ids = np.array([r[0] // 4 for r in rows])
-            matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+            chunk_ids, matrix = docs[keep] // 4, matrix[keep]
             sims = queries @ matrix.T
             touched = set()
             for row, col in zip(*np.nonzero(sims >= floor), strict=True):
