@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 
 from assistant.runtime import Runtime
-from memory.redact import redact
 from memory.episodes import Message, heuristic_title_and_summary
+from memory.redact import redact
 
 TITLE_SCHEMA = {"type": "object", "properties": {"title": {"type": "string"}, "summary": {"type": "string"}},
                 "required": ["title", "summary"]}

@@ -6,13 +6,13 @@ that string order is time order. Every boundary is computed here, in Python.
 from __future__ import annotations
 
 import os
-from datetime import datetime, timedelta, timezone, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memory.errors import InvalidInput
 
-UTC = timezone.utc
+UTC = UTC
 
 
 def to_utc_iso(moment: datetime) -> str:

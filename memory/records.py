@@ -13,8 +13,15 @@ from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from memory.errors import ImportFailed, InvalidInput
-from memory.knowledge import (FIELDS, check_content, check_importance, check_kind, check_scale,
-                              next_sequence, parse_instant_field)
+from memory.knowledge import (
+    FIELDS,
+    check_content,
+    check_importance,
+    check_kind,
+    check_scale,
+    next_sequence,
+    parse_instant_field,
+)
 from memory.schema import TIERS
 from memory.store import Store
 

@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from memory import episodes, knowledge
+from memory import episodes, knowledge, search
 from memory.embeddings import EmbedderUnavailable, LocalEmbedder, pending_count
 from memory.errors import InvalidInput
-from memory import search
 from memory.search import Searcher, query_words
 
 

@@ -19,7 +19,7 @@ from assistant.runtime import Runtime
 from assistant.session import Session
 from memory.errors import InvalidInput
 from ui.screens import DetailScreen, HelpScreen, RecapScreen, SnoozeScreen
-from ui.widgets import (AnswerView, ChatLog, Composer, ReminderSidebar, StatusBar, ToolLine, UserMessage)
+from ui.widgets import AnswerView, ChatLog, Composer, ReminderSidebar, StatusBar, ToolLine, UserMessage
 
 NARRATIVE_REQUEST = "Give me a short narrative recap of what we talked about in the last 48 hours."
 
