@@ -76,8 +76,9 @@ class Session:
         return self.agent is not None and self.agent.provider.name != "offline"
 
     def warm_up(self) -> None:
-        """Load the embedder and embed what is pending, off the UI thread."""
-        self.runtime.searcher.embed_query("warm up")
+        """Load the embedder, embed what is pending and (in a large store) load the in-memory copy
+        of the vectors, off the UI thread, so the first turn does not wait for them."""
+        self.runtime.searcher.search("warm up", limit=1, touch=False)
 
     # -- reads ------------------------------------------------------------------------------
 

@@ -53,6 +53,7 @@ class VectorCache:
         self.docs: Any = None  # int64 doc ids [:size]
         self.matrix: Any = None  # float32 (capacity, dim), rows [:size] used
         self.live: Any = None  # bool mask [:size]: False once dropped
+        self.types: Any = None  # int8 document type codes [:size] (doc id % 4), for type filters
         self.index: dict[int, int] = {}
 
     def _size_estimate(self) -> int:
@@ -88,13 +89,15 @@ class VectorCache:
             capacity = max(1024, needed + needed // 4)
             grown = np.empty((capacity, matrix.shape[1]), dtype=np.float32)
             grown_docs, grown_live = np.empty(capacity, dtype=np.int64), np.zeros(capacity, dtype=bool)
+            grown_types = np.empty(capacity, dtype=np.int8)
             if self.matrix is not None:
                 grown[:self.size], grown_docs[:self.size] = self.matrix[:self.size], self.docs[:self.size]
-                grown_live[:self.size] = self.live[:self.size]
-            self.matrix, self.docs, self.live = grown, grown_docs, grown_live
+                grown_live[:self.size], grown_types[:self.size] = self.live[:self.size], self.types[:self.size]
+            self.matrix, self.docs, self.live, self.types = grown, grown_docs, grown_live, grown_types
         self.matrix[self.size:needed] = matrix
         self.docs[self.size:needed] = docs
         self.live[self.size:needed] = True
+        self.types[self.size:needed] = docs % 4
         self.index.update({int(d): self.size + i for i, d in enumerate(docs)})
         self.size = needed
 
@@ -140,13 +143,13 @@ class VectorCache:
             self._catch_up()
             if self.matrix is None:
                 return []
-            matrix, docs, live = self.matrix[:self.size], self.docs[:self.size], self.live[:self.size]
-            sims = matrix @ vector.astype(np.float32)
-            valid = live if doc_type is None else live & (docs % 4 == DOC_TYPES[doc_type])
-            sims = np.where(valid, sims, -np.inf)
-            k = min(k, int(valid.sum()))
+            docs, live = self.docs[:self.size], self.live[:self.size]
+            sims = self.matrix[:self.size] @ vector.astype(np.float32)
+            valid = live if doc_type is None else live & (self.types[:self.size] == DOC_TYPES[doc_type])
+            sims[~valid] = -np.inf
+            k = min(k, int(np.count_nonzero(valid)))
             if k <= 0:
                 return []
-            top = np.argpartition(-sims, k - 1)[:k]
+            top = np.argpartition(sims, len(sims) - k)[len(sims) - k:]
             top = top[np.argsort(-sims[top])]
             return [int(d) for d in docs[top]]
