@@ -5,12 +5,14 @@ workers; `turn` is an async iterator for an async worker.
 """
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
 
 from assistant.agent import Agent
-from assistant.events import Event, Notice
+from assistant.events import Event
 from assistant.runtime import Runtime
 from memory import episodes, knowledge, reminders
 from memory.clock import to_utc_iso
@@ -48,21 +50,27 @@ class Session:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
         self.agent: Agent | None = None
+        self._connecting = threading.Lock()
 
     # -- start-up ---------------------------------------------------------------------------
 
     def connect(self) -> str:
-        """Pick the provider (may probe Ollama briefly); returns "provider · model"."""
+        """Pick the provider once (may probe Ollama briefly); returns "provider · model".
+
+        Safe to call from several threads: later callers wait for the first and reuse its agent.
+        """
         from assistant.providers.base import ProviderError
         from assistant.providers.offline import OfflineProvider
         from assistant.providers.select import select_provider
 
-        try:
-            provider = select_provider(self.runtime)
-        except ProviderError as exc:
-            self.runtime.notice(f"{exc}; using the offline mode")
-            provider = OfflineProvider(self.runtime)
-        self.agent = Agent(self.runtime, provider)
+        with self._connecting:
+            if self.agent is None:
+                try:
+                    provider = select_provider(self.runtime)
+                except ProviderError as exc:
+                    self.runtime.notice(f"{exc}; using the offline mode")
+                    provider = OfflineProvider(self.runtime)
+                self.agent = Agent(self.runtime, provider)
         return self.provider_label
 
     @property
@@ -132,9 +140,9 @@ class Session:
         return self.agent.close_episode()
 
     async def turn(self, text: str) -> AsyncIterator[Event]:
+        """One turn; a message sent while the app is still starting waits for the model choice."""
         if self.agent is None:
-            yield Notice("Still starting up; try again in a moment.", "warning")
-            return
+            await asyncio.to_thread(self.connect)
         async for event in self.agent.turn(text):
             yield event
 

@@ -171,3 +171,17 @@ async def test_huge_paste_and_control_characters_are_kept(tmp_path):
         stored = app.runtime.store.one("SELECT content FROM messages WHERE role = 'user'")[0]
         assert stored == text
         assert app.query("AnswerView")  # the turn completed and answered
+
+
+async def test_message_sent_before_the_model_is_chosen_is_answered(tmp_path):
+    app = make_app(tmp_path)
+    assert app.session.agent is None
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.session.agent = None  # as if the start-up worker had not finished yet
+        app.query_one("Composer").insert("remember that the spare key is under the pot")
+        await pilot.press("enter")
+        await settle(pilot, app)
+        stored = [r[0] for r in app.runtime.store.query("SELECT role FROM messages ORDER BY id")]
+        assert stored == ["user", "assistant"]
+        assert app.runtime.store.one("SELECT content FROM knowledge WHERE kind = 'note'")[0] == \
+            "the spare key is under the pot"
