@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, get_type_hints
 
 from assistant import paths
+from memory.consolidation.pipeline import Options
 from memory.errors import InvalidInput
 
 PROVIDERS = ("", "anthropic", "ollama", "offline")
@@ -50,11 +51,12 @@ class ConsolidationSettings:
     idle_minutes: float = 30
     memory_threshold: int = 50
     min_interval_hours: float = 24
-    similarity_threshold: float = 0.40
-    min_cluster: int = 3
-    max_cluster: int = 20
-    neighbours: int = 10
-    supersession_similarity: float = 0.35
+    # The pipeline's own defaults, so the calibrated threshold is written down once (memory.consolidation).
+    similarity_threshold: float = Options.similarity_threshold
+    min_cluster: int = Options.min_cluster
+    max_cluster: int = Options.max_cluster
+    neighbours: int = Options.neighbours
+    supersession_similarity: float = Options.supersession_similarity
 
 
 @dataclass
