@@ -28,14 +28,18 @@ def cmd_remember(runtime: Runtime, args: argparse.Namespace) -> int:
 def cmd_reminders(runtime: Runtime, args: argparse.Namespace) -> int:
     if args.within_days < 0:
         raise InvalidInput("--within-days must not be negative")
-    items = reminders.get_upcoming(runtime.store, args.within_days)
+    items = reminders.list_open_reminders(runtime.store, args.within_days)
     now = runtime.clock.now()
+
+    def line(r: reminders.Reminder) -> str:
+        mentioned = f", mentioned {runtime.clock.short(r.memory.reminded_at)}" if r.memory.reminded_at else ""
+        return (f"#{r.memory.id} {r.label} {r.memory.content} "
+                f"({reminders.relative_time(r.memory.due_at, now, runtime.clock)}{mentioned})")
 
     def text() -> str:
         if not items:
             return f"Nothing due in the next {args.within_days:g} days."
-        return "\n".join(f"#{r.memory.id} {r.label} {r.memory.content} "
-                         f"({reminders.relative_time(r.memory.due_at, now, runtime.clock)})" for r in items)
+        return "\n".join(line(r) for r in items)
 
     emit(args, [r.to_json() for r in items], text)
     return 0

@@ -164,6 +164,15 @@ def mark_done(store: Store, memory_id: int) -> Memory:
     return update_memory(store, memory_id, done=True)
 
 
+def restore(store: Store, before: Memory) -> Memory:
+    """Put a reminder's state back as it was in `before` (undo of done or snooze)."""
+    with store.transaction():
+        get_memory(store, before.id)
+        store.execute("UPDATE knowledge SET due_at = ?, reminded_at = ?, done_at = ?, updated_at = ? WHERE id = ?",
+                      (before.due_at, before.reminded_at, before.done_at, store.clock.now_iso(), before.id))
+        return get_memory(store, before.id)
+
+
 def forget(store: Store, memory_id: int) -> Memory:
     """Delete a memory, its embedding and its index entries in one transaction."""
     with store.transaction():

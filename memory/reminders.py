@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from memory.clock import Clock, to_utc_iso
+from memory.clock import Clock, parse_stored, to_utc_iso
 from memory.knowledge import SELECT_MEMORY, Memory
 from memory.store import Store
 
@@ -42,12 +42,29 @@ def get_upcoming(store: Store, within_days: float = 7, now: datetime | None = No
 
 
 def list_open_reminders(store: Store, within_days: float = 7, now: datetime | None = None) -> list[Reminder]:
-    """Every reminder not done and due within the window, mentioned or not (for the sidebar)."""
+    """Every reminder not done and due within the window, mentioned or not, overdue first.
+
+    This is the user's one truth (`assistant reminders`, the sidebar, "what's coming up"); the
+    no-nagging lifecycle of get_upcoming decides only what the prompt asks the assistant to mention.
+    """
     now = now or store.clock.now()
     horizon = to_utc_iso(now + timedelta(days=within_days))
     rows = store.query(f"{SELECT_MEMORY} WHERE k.due_at IS NOT NULL AND k.done_at IS NULL AND k.due_at <= ? "
                        "ORDER BY k.due_at, k.id", (horizon,))
     return _labelled(rows, now, store.clock)
+
+
+def next_due_after(store: Store, after: datetime) -> datetime | None:
+    """The earliest due instant of an open reminder strictly after `after` (for a notification timer)."""
+    row = store.one("SELECT min(due_at) FROM knowledge WHERE due_at > ? AND done_at IS NULL", (to_utc_iso(after),))
+    return parse_stored(row[0]) if row and row[0] else None
+
+
+def fell_due_between(store: Store, since: datetime, until: datetime) -> list[Reminder]:
+    """Open reminders whose due instant lies in (since, until]: what to announce as having fallen due."""
+    rows = store.query(f"{SELECT_MEMORY} WHERE k.due_at > ? AND k.due_at <= ? AND k.done_at IS NULL "
+                       "ORDER BY k.due_at, k.id", (to_utc_iso(since), to_utc_iso(until)))
+    return _labelled(rows, until, store.clock)
 
 
 def _labelled(rows: list, now: datetime, clock: Clock) -> list[Reminder]:

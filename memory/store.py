@@ -80,6 +80,10 @@ class Store:
             finally:
                 self._depth = 0
 
+    def data_version(self) -> int:
+        """Changes when another connection commits to the file (PRAGMA data_version): a cheap poll."""
+        return self.one("PRAGMA data_version")[0]
+
     def has_vec_table(self) -> bool:
         return self.one("SELECT 1 FROM sqlite_master WHERE name = ?", (VEC_TABLE,)) is not None
 

@@ -133,3 +133,15 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path):
     contents = {r[0] for r in store.query("SELECT content FROM knowledge")}
     assert len(contents) == 80 and store.one("PRAGMA integrity_check")[0] == "ok"
     store.close()
+
+
+def test_reminders_lists_mentioned_ones_too(cli):
+    """`assistant reminders` is the user's list: a reminder the assistant mentioned stays in it."""
+    code, out, _ = cli("remember", "Call the plumber", "--due", "2026-11-25T10:00:00+00:00", "--json")
+    memory_id = json.loads(out)["id"]
+    cli("update", str(memory_id), "--reminded", "now")
+    code, out, _ = cli("reminders", "--json", now="2026-11-22T15:00:00+00:00")
+    [item] = json.loads(out)
+    assert item["id"] == memory_id and item["reminded_at"] == NOW
+    code, out, _ = cli("reminders", now="2026-11-22T15:00:00+00:00")
+    assert "Call the plumber" in out and "mentioned Sun Nov 22 14:00" in out

@@ -105,3 +105,48 @@ def test_forget_removes_row_and_index(store):
     assert store.one("SELECT count(*) FROM pending_embeddings")[0] == 0
     with pytest.raises(NotFound):
         knowledge.forget(store, m.id)
+
+
+def test_one_truth_lists_every_open_reminder_mentioned_or_not(store):
+    """The user's list keeps a mentioned reminder (with reminded_at); only the prompt goes silent."""
+    plumber = knowledge.remember(store, "Call the plumber", due_at="2026-11-25T10:00:00+00:00")
+    knowledge.remember(store, "Dentist", due_at="2026-11-24T10:00:00+00:00")
+    knowledge.update_memory(store, plumber.id, reminded_at="now")
+    at(store, T0 + timedelta(hours=1))
+    listed_ids = [r.memory.id for r in reminders.list_open_reminders(store)]
+    assert plumber.id in listed_ids and plumber.id not in {r.memory.id for r in reminders.get_upcoming(store)}
+    [item] = [r for r in reminders.list_open_reminders(store) if r.memory.id == plumber.id]
+    assert item.memory.reminded_at == "2026-11-22T14:00:00+00:00"
+    at(store, T0 + timedelta(days=3))  # both overdue now: earliest due first
+    assert [r.memory.content for r in reminders.list_open_reminders(store)] == ["Dentist", "Call the plumber"]
+
+
+def test_next_due_after_and_fell_due_between(store):
+    a = knowledge.remember(store, "A", due_at="2026-11-22T14:00:20+00:00")
+    b = knowledge.remember(store, "B", due_at="2026-11-22T15:00:00+00:00")
+    assert reminders.next_due_after(store, T0).isoformat() == "2026-11-22T14:00:20+00:00"
+    assert reminders.next_due_after(store, T0 + timedelta(seconds=20)).isoformat() == "2026-11-22T15:00:00+00:00"
+    knowledge.mark_done(store, b.id)
+    assert reminders.next_due_after(store, T0 + timedelta(seconds=20)) is None
+    fell = reminders.fell_due_between(store, T0, T0 + timedelta(minutes=1))
+    assert [r.memory.id for r in fell] == [a.id] and fell[0].status == "overdue"
+    assert reminders.fell_due_between(store, T0 + timedelta(minutes=1), T0 + timedelta(hours=2)) == []
+
+
+def test_restore_undoes_done(store):
+    bins = knowledge.remember(store, "Take out the bins", due_at="2026-11-23T09:00:00+00:00")
+    knowledge.mark_done(store, bins.id)
+    restored = knowledge.restore(store, bins)
+    assert restored.done_at is None and restored.due_at == bins.due_at
+    assert [r.memory.id for r in reminders.list_open_reminders(store)] == [bins.id]
+
+
+def test_data_version_changes_when_another_connection_commits(tmp_path, clock):
+    from memory.store import Store
+
+    path = tmp_path / "shared.db"
+    with Store(path, clock) as watcher, Store(path, clock) as writer:
+        before = watcher.data_version()
+        assert watcher.data_version() == before  # nothing changed: the poll is stable
+        knowledge.remember(writer, "Written by the CLI", due_at="2026-11-23T09:00:00+00:00")
+        assert watcher.data_version() != before
