@@ -13,7 +13,8 @@ from memory.errors import InvalidInput
 
 
 def _memory_line(runtime: Runtime, m: knowledge.Memory) -> str:
-    due = f" (due {runtime.clock.short(m.due_at)})" if m.due_at else ""
+    rule = f", {m.rule.describe()}" if m.recurrence else ""
+    due = f" (due {runtime.clock.short(m.due_at)}{rule})" if m.due_at else ""
     done = " [done]" if m.done_at else ""
     return f"#{m.id} {m.kind}: {m.content}{due}{done}"
 
@@ -53,8 +54,14 @@ def cmd_update(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def cmd_done(runtime: Runtime, args: argparse.Namespace) -> int:
+    before = knowledge.get_memory(runtime.store, args.id)
     memory = knowledge.mark_done(runtime.store, args.id)
-    emit(args, memory.to_json(), "Done " + _memory_line(runtime, memory))
+    if memory.done_at is None and memory.recurrence:  # a series moved on to its next occurrence
+        text = (f"Done #{memory.id} {memory.content} for {runtime.clock.short(before.due_at)}; next: "
+                f"{runtime.clock.short(memory.due_at)} ({memory.rule.describe()})")
+    else:
+        text = "Done " + _memory_line(runtime, memory)
+    emit(args, memory.to_json(), text)
     return 0
 
 

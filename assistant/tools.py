@@ -33,14 +33,17 @@ TOOL_SPECS = [
                  "type": "object", "properties": {
                      "content": {"type": "string", "description": "What to remember, as one short sentence."},
                      "due_at": {"type": "string", "description": "For reminders: ISO 8601 or natural language "
-                                "in the user's zone, e.g. 'tomorrow at 9am', 'friday 10am', 'in 2 hours'."},
+                                "in the user's zone, e.g. 'tomorrow at 9am', 'friday 10am', 'in 2 hours'; for "
+                                "repeating ones a rule such as 'every Tuesday at 7pm', 'every weekday at 7:30', "
+                                "'on the 1st of every month at 10'."},
                      "kind": {"type": "string", "enum": list(KINDS)},
                      "importance": {"type": "integer", "minimum": 1, "maximum": 5,
                                     "description": "1 trivial ... 5 essential; default 3."},
                      "private": {"type": "boolean", "description": "Sensitive; shown to you marked [Private]."}},
                  "required": ["content"]}),
     ToolSpec("update_memory", "Change a memory by id. After mentioning a reminder, set reminded_at to \"now\". "
-             "Set done to true when a reminder is finished; a new due_at snoozes it.", {
+             "Set done to true when a reminder is finished (a repeating one moves to its next occurrence); "
+             "a new due_at snoozes it (only this occurrence of a repeating one).", {
                  "type": "object", "properties": {
                      "id": {"type": "integer"},
                      "reminded_at": {"type": "string", "description": "\"now\" or an ISO 8601 instant."},

@@ -15,7 +15,7 @@ from memory.clock import UTC, parse_iso
 from memory.errors import DateParseError, InvalidInput
 
 PARTS_OF_DAY = {"morning": 9, "afternoon": 14, "evening": 18, "tonight": 20, "night": 20}
-_LATE_PARTS = {"afternoon", "evening", "tonight", "night"}
+LATE_PARTS = {"afternoon", "evening", "tonight", "night"}
 _NAMED_TIMES = {"noon": (12, 0), "midday": (12, 0), "midnight": (0, 0)}
 _NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "half an": 0.5}
 
@@ -25,14 +25,14 @@ _AMPM = re.compile(r"\b(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(
 _CLOCK = re.compile(r"\b(?:at\s+)?([01]?\d|2[0-3]):([0-5]\d)\b")
 _AT_HOUR = re.compile(r"\bat\s+(\d{1,2})\b(?!\s*(?:st|nd|rd|th|days?|weeks?|months?|hours?|minutes?)\b)")
 _NAMED = re.compile(r"\b(?:at\s+)?(noon|midday|midnight)\b")
-_PART = re.compile(r"\b(?:this\s+|in\s+the\s+|at\s+)?(morning|afternoon|evening|tonight|night)\b")
+PART = re.compile(r"\b(?:this\s+|in\s+the\s+|at\s+)?(morning|afternoon|evening|tonight|night)\b")
 
 
 def looks_like_iso(text: str) -> bool:
     return bool(re.match(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$", text.strip(), re.I))
 
 
-def _take_time(text: str) -> tuple[str, tuple[int, int] | None, bool]:
+def take_time(text: str) -> tuple[str, tuple[int, int] | None, bool]:
     """Remove the clock time from `text`; returns (rest, (hour, minute) or None, has_meridiem)."""
     match = _AMPM.search(text)
     if match:
@@ -87,10 +87,10 @@ def parse_due(phrase: str, now: datetime, zone: tzinfo) -> datetime:
         raise DateParseError(phrase, "a bare number is not a date")
 
     try:
-        rest, clock_time, meridiem = _take_time(text)
+        rest, clock_time, meridiem = take_time(text)
     except ValueError as exc:
         raise DateParseError(phrase, str(exc)) from exc
-    part_match = _PART.search(rest)
+    part_match = PART.search(rest)
     part = part_match.group(1) if part_match else None
     if part_match:
         day_word = "today" if part == "tonight" else ""
@@ -111,7 +111,7 @@ def parse_due(phrase: str, now: datetime, zone: tzinfo) -> datetime:
 
     if clock_time is not None:
         hour, minute = clock_time
-        if not meridiem and part in _LATE_PARTS and hour < 12:
+        if not meridiem and part in LATE_PARTS and hour < 12:
             hour += 12
         wall = datetime.combine(day.date(), time(hour, minute))
     elif part is not None:
@@ -124,10 +124,10 @@ def parse_due(phrase: str, now: datetime, zone: tzinfo) -> datetime:
 
     if rest == "" and part is None and wall <= local_now:
         wall += timedelta(days=1)  # "at 9am" said at 14:00 means tomorrow
-    return _localize(wall, zone)
+    return localize(wall, zone)
 
 
-def _localize(wall: datetime, zone: tzinfo) -> datetime:
+def localize(wall: datetime, zone: tzinfo) -> datetime:
     """Attach the zone to a wall-clock time.
 
     An ambiguous time (DST ends) is its first occurrence; a time skipped when DST starts moves

@@ -6,17 +6,19 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from memory.clock import parse_iso, to_utc_iso
+from memory.clock import parse_iso, parse_stored, to_utc_iso
 from memory.dates import parse_due
 from memory.embeddings import drop_vectors
 from memory.errors import InvalidInput, NotFound
+from memory.recurrence import Recurrence, parse_recurrence
 from memory.schema import DOC_TYPES, KINDS
 from memory.store import Store
 
 MAX_CONTENT = 100_000  # characters; a memory is a note, not a document
 
 FIELDS = ("id", "kind", "content", "importance", "private", "due_at", "reminded_at", "done_at",
-          "message_ids", "sequence", "created_at", "updated_at", "relation", "trust", "tension")
+          "message_ids", "sequence", "created_at", "updated_at", "relation", "trust", "tension",
+          "recurrence", "occurrence_at", "time_refs")
 
 
 @dataclass
@@ -36,6 +38,9 @@ class Memory:
     relation: str | None = None
     trust: int | None = None
     tension: int | None = None
+    recurrence: str | None = None  # stored RFC 5545 text; see `rule`
+    occurrence_at: str | None = None  # the scheduled instant of this occurrence (due_at moves on snooze)
+    time_refs: list[dict[str, str]] = field(default_factory=list)
     tier: str = "hot"
 
     @classmethod
@@ -43,13 +48,20 @@ class Memory:
         data = {name: row[name] for name in FIELDS}
         data["private"] = bool(data["private"])
         data["message_ids"] = json.loads(data["message_ids"] or "[]")
+        data["time_refs"] = json.loads(data["time_refs"] or "[]")
         keys = row.keys()
         if "tier" in keys and row["tier"]:
             data["tier"] = row["tier"]
         return cls(**data)
 
+    @property
+    def rule(self) -> Recurrence | None:
+        return Recurrence.from_text(self.recurrence) if self.recurrence else None
+
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["recurrence"] = self.rule.to_json() if self.recurrence else None
+        return data
 
 
 SELECT_MEMORY = ("SELECT k.*, coalesce(m.tier, 'hot') AS tier FROM knowledge k "
@@ -68,6 +80,15 @@ def resolve_when(store: Store, when: str | datetime) -> str:
     if isinstance(when, datetime):
         return to_utc_iso(when)
     return to_utc_iso(parse_due(when, store.clock.now(), store.clock.zone))
+
+
+def resolve_schedule(store: Store, when: str | datetime) -> tuple[str, str | None]:
+    """(first due instant as stored UTC text, stored rule or None) for a date or a rule phrase."""
+    if isinstance(when, str):
+        found = parse_recurrence(when, store.clock.now(), store.clock.zone)
+        if found is not None:
+            return to_utc_iso(found[1]), found[0].to_text()
+    return resolve_when(store, when), None
 
 
 def check_content(content: str) -> str:
@@ -113,14 +134,15 @@ def remember(store: Store, content: str, due_at: str | datetime | None = None, k
     kind = check_kind(kind or ("reminder" if due_at else "note"))
     importance = check_importance(importance)
     trust, tension = check_scale("trust", trust), check_scale("tension", tension)
-    due = resolve_when(store, due_at) if due_at not in (None, "") else None
+    due, recurrence = resolve_schedule(store, due_at) if due_at not in (None, "") else (None, None)
     now = store.clock.now_iso()
     with store.transaction():
         cursor = store.execute(
             "INSERT INTO knowledge (kind, content, importance, private, due_at, message_ids, sequence, "
-            "created_at, updated_at, relation, trust, tension) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            "created_at, updated_at, relation, trust, tension, recurrence, occurrence_at) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (kind, content, importance, int(bool(private)), due, json.dumps(message_ids or []),
-             next_sequence(store), now, now, relation, trust, tension))
+             next_sequence(store), now, now, relation, trust, tension, recurrence, due if recurrence else None))
         return get_memory(store, cursor.lastrowid)
 
 
@@ -129,7 +151,9 @@ def update_memory(store: Store, memory_id: int, reminded_at: str | datetime | No
                   done: bool | None = None, importance: int | None = None) -> Memory:
     """Change a memory. reminded_at accepts "now" or a date; done=True marks a reminder done.
 
-    A new due_at clears reminded_at (that is what snoozing means).
+    A new due_at clears reminded_at (that is what snoozing means). On a repeating reminder a date
+    moves only this occurrence and a rule phrase replaces the rule; done completes this occurrence
+    and moves the reminder to the next one.
     """
     changes: dict[str, Any] = {}
     if content is not None:
@@ -137,8 +161,10 @@ def update_memory(store: Store, memory_id: int, reminded_at: str | datetime | No
     if importance is not None:
         changes["importance"] = check_importance(importance)
     if due_at not in (None, ""):
-        changes["due_at"] = resolve_when(store, due_at)
+        changes["due_at"], recurrence = resolve_schedule(store, due_at)
         changes["reminded_at"] = None
+        if recurrence is not None:
+            changes["recurrence"], changes["occurrence_at"] = recurrence, changes["due_at"]
     if reminded_at not in (None, ""):
         if isinstance(reminded_at, str) and reminded_at.strip().lower() == "now":
             changes["reminded_at"] = store.clock.now_iso()
@@ -149,11 +175,38 @@ def update_memory(store: Store, memory_id: int, reminded_at: str | datetime | No
     if not changes:
         raise InvalidInput("nothing to change: give reminded_at, due_at, content, importance or done")
     with store.transaction():
-        get_memory(store, memory_id)
+        current = get_memory(store, memory_id)
+        if done and current.recurrence and current.done_at is None:
+            changes.update(_complete_occurrence(store, current))
         changes["updated_at"] = store.clock.now_iso()
         assignments = ", ".join(f"{name} = ?" for name in changes)
         store.execute(f"UPDATE knowledge SET {assignments} WHERE id = ?", (*changes.values(), memory_id))
         return get_memory(store, memory_id)
+
+
+def _complete_occurrence(store: Store, memory: Memory) -> dict[str, Any]:
+    """Record this occurrence as done and move a repeating reminder to its next occurrence.
+
+    The next one is the first after both this occurrence and now, so a reminder done early moves
+    to the following occurrence and one done days late does not land in the past again. When the
+    series has ended the reminder is done for good.
+    """
+    occurrence = memory.occurrence_at or memory.due_at
+    now = store.clock.now()
+    store.execute("INSERT INTO reminder_completions (memory_id, occurrence_at, done_at) VALUES (?, ?, ?)",
+                  (memory.id, occurrence, to_utc_iso(now)))
+    following = memory.rule.next_after(max(parse_stored(occurrence), now)) if occurrence else None
+    if following is None:
+        return {}
+    nxt = to_utc_iso(following)
+    return {"done_at": None, "due_at": nxt, "occurrence_at": nxt, "reminded_at": None}
+
+
+def completions(store: Store, memory_id: int) -> list[dict[str, str]]:
+    """When each occurrence of a repeating reminder was done, oldest first."""
+    rows = store.query("SELECT occurrence_at, done_at FROM reminder_completions WHERE memory_id = ? ORDER BY id",
+                       (memory_id,))
+    return [{"occurrence_at": r[0], "done_at": r[1]} for r in rows]
 
 
 def snooze(store: Store, memory_id: int, when: str | datetime) -> Memory:
@@ -167,9 +220,15 @@ def mark_done(store: Store, memory_id: int) -> Memory:
 def restore(store: Store, before: Memory) -> Memory:
     """Put a reminder's state back as it was in `before` (undo of done or snooze)."""
     with store.transaction():
-        get_memory(store, before.id)
-        store.execute("UPDATE knowledge SET due_at = ?, reminded_at = ?, done_at = ?, updated_at = ? WHERE id = ?",
-                      (before.due_at, before.reminded_at, before.done_at, store.clock.now_iso(), before.id))
+        current = get_memory(store, before.id)
+        if current.occurrence_at != before.occurrence_at and before.occurrence_at:
+            # Undoing the completion of an occurrence of a series: forget that it was done.
+            store.execute("DELETE FROM reminder_completions WHERE id = (SELECT max(id) FROM reminder_completions "
+                          "WHERE memory_id = ? AND occurrence_at = ?)", (before.id, before.occurrence_at))
+        store.execute("UPDATE knowledge SET due_at = ?, reminded_at = ?, done_at = ?, occurrence_at = ?, "
+                      "recurrence = ?, updated_at = ? WHERE id = ?",
+                      (before.due_at, before.reminded_at, before.done_at, before.occurrence_at, before.recurrence,
+                       store.clock.now_iso(), before.id))
         return get_memory(store, before.id)
 
 

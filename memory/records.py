@@ -15,6 +15,7 @@ from typing import IO, Any
 from memory.errors import ImportFailed, InvalidInput
 from memory.knowledge import (
     FIELDS,
+    completions,
     check_content,
     check_importance,
     check_kind,
@@ -22,6 +23,7 @@ from memory.knowledge import (
     next_sequence,
     parse_instant_field,
 )
+from memory.recurrence import Recurrence
 from memory.schema import TIERS
 from memory.store import Store
 
@@ -31,7 +33,7 @@ SUMMARY_FIELDS = ("id", "content", "key_facts", "decisions", "superseded_facts",
                   "tier", "period_start", "period_end", "model", "run_id", "created_at")
 EDGE_FIELDS = ("source_type", "source_id", "target_type", "target_id", "edge_type", "weight", "reason",
                "run_id", "created_at")
-JSON_COLUMNS = ("message_ids", "tags", "key_facts", "decisions", "superseded_facts", "source_ids")
+JSON_COLUMNS = ("message_ids", "tags", "key_facts", "decisions", "superseded_facts", "source_ids", "time_refs")
 
 
 def _decode(row: Any, names: Iterable[str]) -> dict[str, Any]:
@@ -56,6 +58,9 @@ def export_records(store: Store) -> Iterator[dict[str, Any]]:
                            "ORDER BY k.id"):
         data = _decode(row, (*FIELDS, *META_FIELDS))
         data["private"] = bool(data["private"])
+        if data["recurrence"]:
+            data["recurrence"] = Recurrence.from_text(data["recurrence"]).to_json()
+            data["completions"] = completions(store, data["id"])
         yield {"type": "memory", **data}
     for row in store.query("SELECT * FROM summaries ORDER BY id"):
         yield {"type": "summary", **_decode(row, SUMMARY_FIELDS)}
@@ -140,6 +145,9 @@ class _Importer:
         if not isinstance(sequence, int) or isinstance(sequence, bool):
             sequence = round(sum(message_ids) / len(message_ids)) * 1000 if message_ids else next_sequence(self.store)
         due = self.instant(r, "due_at")
+        recurrence = _recurrence(r.get("recurrence"))
+        if recurrence and not due:
+            raise InvalidInput("a repeating reminder needs due_at")
         new = self.insert("knowledge", r.get("id"), {
             "kind": check_kind(r.get("kind") or ("reminder" if due else "note")),
             "content": check_content(r["content"]),
@@ -148,8 +156,15 @@ class _Importer:
             "reminded_at": self.instant(r, "reminded_at"), "done_at": self.instant(r, "done_at"),
             "message_ids": json.dumps(message_ids), "sequence": sequence, "created_at": created,
             "updated_at": self.instant(r, "updated_at") or created, "relation": _text_or_none(r, "relation"),
-            "trust": check_scale("trust", r.get("trust")), "tension": check_scale("tension", r.get("tension"))})
+            "trust": check_scale("trust", r.get("trust")), "tension": check_scale("tension", r.get("tension")),
+            "recurrence": recurrence, "occurrence_at": (self.instant(r, "occurrence_at") or due) if recurrence else None,
+            "time_refs": json.dumps(r["time_refs"]) if isinstance(r.get("time_refs"), list) else None})
         self._remember_id("memory", r, new)
+        for done in r.get("completions") or []:
+            if not isinstance(done, dict):
+                raise InvalidInput("completions must be a list of {occurrence_at, done_at}")
+            self.store.execute("INSERT INTO reminder_completions (memory_id, occurrence_at, done_at) VALUES (?,?,?)",
+                               (new, self.instant(done, "occurrence_at"), self.instant(done, "done_at", True)))
         tier = r.get("tier") or "hot"
         if tier not in TIERS:
             raise InvalidInput(f"tier must be one of {', '.join(TIERS)}")
@@ -209,6 +224,27 @@ class _Importer:
                 "reason, run_id, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
                 (*ends, edge_type, float(r.get("weight", 1.0)), r.get("reason"), r.get("run_id"),
                  self.instant(r, "created_at", True)))
+
+
+def _recurrence(value: Any) -> str | None:
+    """A record's recurrence ({rule, start, zone} as exported, or the stored two-line text) as stored text."""
+    if value in (None, ""):
+        return None
+    try:
+        if isinstance(value, dict):
+            from datetime import datetime
+
+            recurrence = Recurrence(str(value["rule"]).removeprefix("RRULE:"), datetime.fromisoformat(value["start"]),
+                                    str(value.get("zone") or "UTC"))
+        elif isinstance(value, str):
+            recurrence = Recurrence.from_text(value)
+        else:
+            raise TypeError
+        recurrence.describe()
+        recurrence._rrule()  # the rule must be one dateutil can expand
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InvalidInput(f"recurrence is not a valid rule ({exc or 'expected {rule, start, zone}'})") from None
+    return recurrence.to_text()
 
 
 def _text_or_none(record: dict[str, Any], name: str) -> str | None:

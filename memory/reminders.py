@@ -20,9 +20,11 @@ class Reminder:
         return {**self.memory.to_json(), "status": self.status, "label": self.label}
 
 
-def label_for(due_at: str, now: datetime, clock: Clock) -> tuple[str, str]:
-    status = "overdue" if due_at < to_utc_iso(now) else "due"
-    return status, f"[{status.upper()} {clock.short(due_at)}]"
+def label_for(memory: Memory, now: datetime, clock: Clock) -> tuple[str, str]:
+    """("due" | "overdue", "[DUE Tue Nov 24 19:00, every Tue]")."""
+    status = "overdue" if memory.due_at < to_utc_iso(now) else "due"
+    rule = f", {memory.rule.describe()}" if memory.recurrence else ""
+    return status, f"[{status.upper()} {clock.short(memory.due_at)}{rule}]"
 
 
 def get_upcoming(store: Store, within_days: float = 7, now: datetime | None = None) -> list[Reminder]:
@@ -69,7 +71,7 @@ def fell_due_between(store: Store, since: datetime, until: datetime) -> list[Rem
 
 def _labelled(rows: list, now: datetime, clock: Clock) -> list[Reminder]:
     memories = [Memory.from_row(row) for row in rows]
-    return [Reminder(m, *label_for(m.due_at, now, clock)) for m in memories]
+    return [Reminder(m, *label_for(m, now, clock)) for m in memories]
 
 
 def relative_time(due_at: str, now: datetime, clock: Clock) -> str:

@@ -210,7 +210,27 @@ MIGRATION_3 = [
     "CHECK (op IN ('put', 'drop', 'reset')))",
 ]
 
-MIGRATIONS: list[list[str]] = [MIGRATION_1, MIGRATION_2, MIGRATION_3]
+# Schema 4: recurring reminders and dates resolved when text is written.
+MIGRATION_4 = [
+    # RFC 5545 "DTSTART;TZID=..:..\nRRULE:.." of a repeating reminder; NULL for a one-off.
+    "ALTER TABLE knowledge ADD COLUMN recurrence TEXT",
+    # The scheduled instant of the current occurrence: a snooze moves due_at, not this, so the
+    # next occurrence still follows the rule.
+    "ALTER TABLE knowledge ADD COLUMN occurrence_at TEXT",
+    """CREATE TABLE reminder_completions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        memory_id INTEGER NOT NULL REFERENCES knowledge(id) ON DELETE CASCADE,
+        occurrence_at TEXT NOT NULL,
+        done_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX reminder_completions_memory ON reminder_completions(memory_id)",
+    # Relative words ("yesterday") resolved against the moment the text was written, as JSON
+    # [{text, date, granularity}], so a prompt can say "hiking yesterday [Mon Nov 9]".
+    "ALTER TABLE knowledge ADD COLUMN time_refs TEXT",
+    "ALTER TABLE messages ADD COLUMN time_refs TEXT",
+]
+
+MIGRATIONS: list[list[str]] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

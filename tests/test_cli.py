@@ -145,3 +145,17 @@ def test_reminders_lists_mentioned_ones_too(cli):
     assert item["id"] == memory_id and item["reminded_at"] == NOW
     code, out, _ = cli("reminders", now="2026-11-22T15:00:00+00:00")
     assert "Call the plumber" in out and "mentioned Sun Nov 22 14:00" in out
+
+
+def test_repeating_reminder_from_the_cli(cli):
+    code, out, _ = cli("remember", "Take out the bins", "--due", "every Tuesday at 7pm", "--json")
+    memory = json.loads(out)
+    assert code == 0 and memory["recurrence"]["rule"] == "FREQ=WEEKLY;BYDAY=TU"
+    assert memory["recurrence"]["text"] == "every Tue" and memory["due_at"] == "2026-11-24T19:00:00+00:00"
+    code, out, _ = cli("reminders")
+    assert "[DUE Tue Nov 24 19:00, every Tue] Take out the bins" in out
+    code, out, _ = cli("done", str(memory["id"]), now="2026-11-24T19:30:00+00:00")
+    assert code == 0 and "next: Tue Dec 1 19:00 (every Tue)" in out
+    code, out, _ = cli("reminders", "--json", now="2026-11-24T19:30:00+00:00")
+    [item] = json.loads(out)
+    assert item["due_at"] == "2026-12-01T19:00:00+00:00" and item["done_at"] is None

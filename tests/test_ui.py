@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -132,7 +133,7 @@ def test_real_app_in_tmux(tmp_path):
     db, now = tmp_path / "m.db", "2026-11-22T14:00:00+00:00"
     subprocess.run([str(exe), "remember", "Call the plumber", "--due", "2026-11-23T10:00:00Z", "--db", str(db),
                     "--now", now], check=True, capture_output=True)
-    sock, sess = f"assistant-test-{tmp_path.name}", "t"
+    sock, sess = f"assistant-test-{os.getpid()}-{tmp_path.name}", "t"  # unique across concurrent runs
     tmux = ["tmux", "-L", sock]
     cmd = f"ASSISTANT_TIMEZONE=UTC {exe} --db {db} --now {now}; echo EXITED-$?; sleep 20"
     subprocess.run([*tmux, "new-session", "-d", "-s", sess, "-x", "120", "-y", "40", cmd], check=True)

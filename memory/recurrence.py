@@ -1,0 +1,239 @@
+"""Recurring reminders (SPEC F1): an RFC 5545 rule with its start in the user's zone.
+
+A rule is stored as the two lines a calendar would write, `DTSTART;TZID=<zone>:<local wall time>`
+and `RRULE:<rule>`, so it round-trips through iCalendar unchanged. Occurrences come from
+dateutil.rrule in local wall-clock time and are then attached to the zone, which keeps "every day
+at 8" at 08:00 across a DST change. Phrases ("every Tuesday at 7pm") are read in two steps: the
+time of day by our own conventions (memory.dates), the day pattern by the `recurrent` package.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, time, timedelta, timezone, tzinfo
+from typing import Any
+
+from memory.clock import zone_name
+from memory.dates import LATE_PARTS, PART, PARTS_OF_DAY, localize, take_time
+from memory.errors import DateParseError
+
+# Words that make a due phrase a rule rather than one instant.
+_RULE_WORDS = re.compile(r"\b(every|each|daily|weekly|monthly|yearly|annually|fortnightly|weekdays|weekends)\b")
+_ALLOWED_FREQ = ("HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY")
+_KEY_ORDER = ("FREQ", "INTERVAL", "BYDAY", "BYMONTHDAY", "BYMONTH", "BYSETPOS", "WKST", "COUNT", "UNTIL")
+_DAY_NAMES = {"MO": "Mon", "TU": "Tue", "WE": "Wed", "TH": "Thu", "FR": "Fri", "SA": "Sat", "SU": "Sun"}
+_MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_ORDINAL_WORDS = {1: "first", 2: "second", 3: "third", 4: "fourth", -1: "last", -2: "second-to-last"}
+# Plain-English spellings recurrent does not know, rewritten before it reads the phrase.
+_SYNONYMS = [
+    (r"\bdaily\b", "every day"), (r"\bfortnightly\b", "every 2 weeks"), (r"\b(annually|yearly)\b", "every year"),
+    (r"^(on )?weekdays$", "every weekday"), (r"^(on )?weekends$", "every weekend"),
+    (r"\bevery (morning|afternoon|evening|night)\b", "every day"),
+]
+
+
+def is_rule_phrase(phrase: str) -> bool:
+    return bool(_RULE_WORDS.search(phrase.lower()))
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def parse_rule(rule: str) -> dict[str, str]:
+    """"FREQ=WEEKLY;BYDAY=TU" -> {"FREQ": "WEEKLY", "BYDAY": "TU"}."""
+    parts = {}
+    for item in rule.removeprefix("RRULE:").strip().split(";"):
+        if "=" in item:
+            key, value = item.split("=", 1)
+            parts[key.strip().upper()] = value.strip().upper()
+    return parts
+
+
+def format_rule(parts: dict[str, str]) -> str:
+    keys = [k for k in _KEY_ORDER if k in parts] + sorted(k for k in parts if k not in _KEY_ORDER)
+    return ";".join(f"{k}={parts[k]}" for k in keys)
+
+
+@dataclass(frozen=True)
+class Recurrence:
+    rule: str  # RRULE value, e.g. "FREQ=WEEKLY;BYDAY=TU"
+    start: datetime  # naive local wall-clock time of the first occurrence
+    zone: str  # IANA zone name the wall-clock time is read in
+
+    @classmethod
+    def from_text(cls, text: str) -> Recurrence:
+        """Read the stored two-line form (also accepts a DTSTART without TZID, read as UTC)."""
+        start, zone, rule = None, "UTC", None
+        for line in text.strip().splitlines():
+            line = line.strip()
+            if line.upper().startswith("DTSTART"):
+                head, _, value = line.partition(":")
+                match = re.search(r"TZID=([^;:]+)", head, re.I)
+                if match:
+                    zone = match.group(1)
+                start = datetime.strptime(value.strip().rstrip("Z")[:15], "%Y%m%dT%H%M%S")
+            elif line.upper().startswith("RRULE:"):
+                rule = format_rule(parse_rule(line))
+        if start is None or rule is None:
+            raise ValueError(f"not a stored recurrence: {text!r}")
+        return cls(rule, start, zone)
+
+    def to_text(self) -> str:
+        return f"DTSTART;TZID={self.zone}:{self.start:%Y%m%dT%H%M%S}\nRRULE:{self.rule}"
+
+    def tz(self) -> tzinfo:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        offset = re.fullmatch(r"UTC([+-])(\d{2}):(\d{2})", self.zone)
+        if offset:  # a system zone known only by its offset
+            sign = -1 if offset.group(1) == "-" else 1
+            return timezone(sign * timedelta(hours=int(offset.group(2)), minutes=int(offset.group(3))))
+        try:
+            return ZoneInfo(self.zone)
+        except (ZoneInfoNotFoundError, ValueError):
+            return UTC
+
+    def _rrule(self):
+        from dateutil.rrule import rrulestr
+
+        return rrulestr(f"DTSTART:{self.start:%Y%m%dT%H%M%S}\nRRULE:{self.rule}")
+
+    def next_after(self, after: datetime) -> datetime | None:
+        """The first occurrence strictly after the instant `after`, in UTC; None when the series ended."""
+        zone = self.tz()
+        rule = self._rrule()
+        # Wall-clock iteration; an occurrence that lands in a DST gap or fold is attached by localize().
+        cursor = after.astimezone(zone).replace(tzinfo=None) - timedelta(hours=3)
+        for _ in range(1000):
+            wall = rule.after(cursor, inc=False)
+            if wall is None:
+                return None
+            moment = localize(wall, zone)
+            if moment > after:
+                return moment
+            cursor = wall
+        return None
+
+    def describe(self) -> str:
+        """"every Tue", "every weekday", "every 2 weeks on Fri", "every month on the 1st"."""
+        parts = parse_rule(self.rule)
+        freq, interval = parts.get("FREQ", ""), int(parts.get("INTERVAL", "1") or 1)
+        days = [d for d in parts.get("BYDAY", "").split(",") if d]
+        if freq == "HOURLY":
+            return "every hour" if interval == 1 else f"every {interval} hours"
+        if freq == "DAILY":
+            return "every day" if interval == 1 else f"every {interval} days"
+        if freq == "WEEKLY":
+            if not days:
+                days = [list(_DAY_NAMES)[self.start.weekday()]]
+            if set(days) == {"MO", "TU", "WE", "TH", "FR"}:
+                names = "weekday"
+            elif set(days) == {"SA", "SU"}:
+                names = "weekend"
+            else:
+                names = " and ".join(_DAY_NAMES.get(d, d) for d in days)
+            if interval == 1:
+                return f"every {names}"
+            return f"every {interval} weeks on {names}"
+        if freq == "MONTHLY":
+            every = "every month" if interval == 1 else f"every {interval} months"
+            if parts.get("BYMONTHDAY"):
+                monthdays = [int(d) for d in parts["BYMONTHDAY"].split(",")]
+                return f"{every} on the " + " and ".join("last day" if d == -1 else _ordinal(d) for d in monthdays)
+            if days:
+                readable = []
+                for d in days:
+                    match = re.fullmatch(r"([+-]?\d+)?([A-Z]{2})", d)
+                    if match and match.group(1):
+                        n = int(match.group(1))
+                        readable.append(f"{_ORDINAL_WORDS.get(n, _ordinal(n))} {_DAY_NAMES.get(match.group(2))}")
+                    else:
+                        readable.append(_DAY_NAMES.get(d, d))
+                return f"{every} on the " + " and ".join(readable)
+            return f"{every} on the {_ordinal(self.start.day)}"
+        if freq == "YEARLY":
+            every = "every year" if interval == 1 else f"every {interval} years"
+            month = int(parts.get("BYMONTH", self.start.month).split(",")[0])
+            day = int(parts.get("BYMONTHDAY", self.start.day).split(",")[0])
+            return f"{every} on {_MONTH_NAMES[month - 1]} {day}"
+        return f"repeats ({self.rule})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rule": self.rule, "text": self.describe(), "start": self.start.isoformat(), "zone": self.zone}
+
+
+def _time_of_day(text: str) -> tuple[str, tuple[int, int] | None]:
+    """Take the clock time or part of day out of a rule phrase: ("every tuesday", (19, 0))."""
+    try:
+        rest, clock_time, meridiem = take_time(text)
+    except ValueError as exc:
+        raise DateParseError(text, str(exc)) from exc
+    part_match = PART.search(rest)
+    if part_match:
+        part = part_match.group(1)
+        if clock_time is None:
+            clock_time = (PARTS_OF_DAY[part], 0)
+        elif not meridiem and part in LATE_PARTS and clock_time[0] < 12:
+            clock_time = (clock_time[0] + 12, clock_time[1])
+        # "every morning" keeps its rule word: it means every day.
+        rest = rest[:part_match.start()] + ("day" if rest[:part_match.start()].rstrip().endswith("every")
+                                            else "") + rest[part_match.end():]
+    return " ".join(rest.replace(",", " ").split()), clock_time
+
+
+def parse_recurrence(phrase: str, now: datetime, zone: tzinfo) -> tuple[Recurrence, datetime] | None:
+    """A rule phrase as (Recurrence, first occurrence in UTC); None when the phrase is not a rule.
+
+    Raises DateParseError naming the phrase when it looks like a rule that cannot be read.
+    """
+    text = " ".join(phrase.strip().lower().split())
+    if not is_rule_phrase(text):
+        return None
+    rest, clock_time = _time_of_day(text)
+    rest = re.sub(r"^(remind me\s+)?(starting\s+)?", "", rest)
+    for pattern, replacement in _SYNONYMS:
+        rest = re.sub(pattern, replacement, rest)
+    rest = re.sub(r"\s+(at|on|by)$", "", rest).strip()
+    local_now = now.astimezone(zone).replace(tzinfo=None, microsecond=0)
+
+    import warnings
+
+    from recurrent.event_parser import RecurringEvent  # slow import: only for rule phrases
+
+    with warnings.catch_warnings():  # parsedatetime warns about its own flag style on every parse
+        warnings.simplefilter("ignore")
+        parsed = RecurringEvent(now_date=local_now).parse(rest)
+    if not isinstance(parsed, str) or "RRULE:" not in parsed:
+        raise DateParseError(phrase, "no repeating pattern found")
+    lines = dict(line.split(":", 1) for line in parsed.splitlines() if ":" in line)
+    parts = parse_rule(lines["RRULE"])
+    for key in ("BYHOUR", "BYMINUTE", "BYSECOND"):
+        parts.pop(key, None)  # the time of day is ours (recurrent reads "7:30" as 19:30)
+    if parts.get("FREQ") not in _ALLOWED_FREQ:
+        raise DateParseError(phrase, "repeats more often than every hour")
+    if parts.get("INTERVAL") == "1":
+        parts.pop("INTERVAL")
+
+    earliest = local_now
+    if "DTSTART" in lines:  # "starting next month"
+        earliest = max(earliest, datetime.strptime(lines["DTSTART"].strip()[:15], "%Y%m%dT%H%M%S") - timedelta(seconds=1))
+    if parts["FREQ"] == "HOURLY":
+        at = local_now.replace(second=0)
+    elif clock_time is not None:
+        at = datetime.combine(earliest.date(), time(*clock_time))
+    else:
+        at = datetime.combine(earliest.date(), local_now.time().replace(second=0))  # a bare day keeps the time
+
+    # The first occurrence is the next matching day, whatever the interval: "every 2 weeks on Friday"
+    # said on a Sunday starts this Friday. The series is then anchored there (its DTSTART).
+    dropped = ("COUNT", "UNTIL") if parts["FREQ"] == "HOURLY" else ("INTERVAL", "COUNT", "UNTIL")
+    probe = {k: v for k, v in parts.items() if k not in dropped}
+    first = Recurrence(format_rule(probe), at, zone_name(zone)).next_after(
+        localize(earliest, zone) if earliest > local_now else now)
+    if first is None:
+        raise DateParseError(phrase, "the rule has no future occurrence")
+    recurrence = Recurrence(format_rule(parts), first.astimezone(zone).replace(tzinfo=None),
+                            zone_name(zone))
+    return recurrence, first

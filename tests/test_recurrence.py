@@ -1,0 +1,202 @@
+"""SPEC F1 recurring reminders: rule phrases, occurrences in local wall-clock time, done/snooze/forget."""
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+
+import pytest
+
+from memory import knowledge, reminders
+from memory.clock import UTC, Clock, zone_from_name
+from memory.errors import DateParseError
+from memory.recurrence import Recurrence, parse_recurrence
+from memory.records import export_records, import_records
+from memory.store import Store
+from tests.conftest import T0
+
+SUNDAY_14 = T0  # Sun Nov 22 2026 14:00 UTC
+
+# (phrase, rule, first occurrence local, human text): the issue's phrasings and the ones people add.
+PHRASES = [
+    ("every Monday at 9am", "FREQ=WEEKLY;BYDAY=MO", "Mon 2026-11-23 09:00", "every Mon"),
+    ("every day at 8", "FREQ=DAILY", "Mon 2026-11-23 08:00", "every day"),
+    ("every weekday at 7:30", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "Mon 2026-11-23 07:30", "every weekday"),
+    ("every 2 weeks on Friday", "FREQ=WEEKLY;INTERVAL=2;BYDAY=FR", "Fri 2026-11-27 14:00", "every 2 weeks on Fri"),
+    ("on the 1st of every month at 10", "FREQ=MONTHLY;BYMONTHDAY=1", "Tue 2026-12-01 10:00", "every month on the 1st"),
+    ("every year on March 3", "FREQ=YEARLY;BYMONTHDAY=3;BYMONTH=3", "Wed 2027-03-03 14:00", "every year on Mar 3"),
+    ("every Tuesday at 7pm", "FREQ=WEEKLY;BYDAY=TU", "Tue 2026-11-24 19:00", "every Tue"),
+    ("daily at 8am", "FREQ=DAILY", "Mon 2026-11-23 08:00", "every day"),
+    ("every other tuesday", "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU", "Tue 2026-11-24 14:00", "every 2 weeks on Tue"),
+    ("every tuesday and thursday at 7pm", "FREQ=WEEKLY;BYDAY=TU,TH", "Tue 2026-11-24 19:00", "every Tue and Thu"),
+    ("monthly on the 15th", "FREQ=MONTHLY;BYMONTHDAY=15", "Tue 2026-12-15 14:00", "every month on the 15th"),
+    ("every last friday of the month", "FREQ=MONTHLY;BYDAY=-1FR", "Fri 2026-11-27 14:00", "every month on the last Fri"),
+    ("every first monday of the month at 9", "FREQ=MONTHLY;BYDAY=1MO", "Mon 2026-12-07 09:00",
+     "every month on the first Mon"),
+    ("every weekend at 10am", "FREQ=WEEKLY;BYDAY=SA,SU", "Sat 2026-11-28 10:00", "every weekend"),
+    ("every morning", "FREQ=DAILY", "Mon 2026-11-23 09:00", "every day"),
+    ("every evening at 7", "FREQ=DAILY", "Sun 2026-11-22 19:00", "every day"),
+    ("every weekday morning", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "Mon 2026-11-23 09:00", "every weekday"),
+    ("each wednesday", "FREQ=WEEKLY;BYDAY=WE", "Wed 2026-11-25 14:00", "every Wed"),
+    ("weekly on sunday", "FREQ=WEEKLY;BYDAY=SU", "Sun 2026-11-29 14:00", "every Sun"),
+    ("fortnightly on monday", "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO", "Mon 2026-11-23 14:00", "every 2 weeks on Mon"),
+    ("every year on march 3 at noon", "FREQ=YEARLY;BYMONTHDAY=3;BYMONTH=3", "Wed 2027-03-03 12:00",
+     "every year on Mar 3"),
+    ("every 2 hours", "FREQ=HOURLY;INTERVAL=2", "Sun 2026-11-22 16:00", "every 2 hours"),
+]
+
+
+@pytest.mark.parametrize("phrase, rule, first, text", PHRASES)
+def test_rule_phrases(phrase, rule, first, text):
+    recurrence, due = parse_recurrence(phrase, SUNDAY_14, UTC)
+    assert recurrence.rule == rule
+    assert f"{due:%a %Y-%m-%d %H:%M}" == first
+    assert recurrence.describe() == text
+
+
+@pytest.mark.parametrize("phrase", ["tomorrow at 9", "friday 10am", "in 2 hours", "2026-12-01T09:00"])
+def test_one_off_phrases_are_not_rules(phrase):
+    assert parse_recurrence(phrase, SUNDAY_14, UTC) is None
+
+
+@pytest.mark.parametrize("phrase", ["every blue moon", "every minute", "every 5 seconds"])
+def test_unreadable_or_too_frequent_rules_are_errors_naming_the_phrase(phrase):
+    with pytest.raises(DateParseError) as info:
+        parse_recurrence(phrase, SUNDAY_14, UTC)
+    assert repr(phrase) in str(info.value)
+
+
+def occurrences(recurrence: Recurrence, after: datetime, n: int) -> list[datetime]:
+    out = []
+    for _ in range(n):
+        after = recurrence.next_after(after)
+        out.append(after)
+    return out
+
+
+def test_month_ends_and_leap_days():
+    monthly = Recurrence("FREQ=MONTHLY;BYMONTHDAY=31", datetime(2027, 1, 31, 9), "UTC")
+    days = [f"{d:%Y-%m-%d}" for d in occurrences(monthly, datetime(2027, 1, 1, tzinfo=UTC), 4)]
+    assert days == ["2027-01-31", "2027-03-31", "2027-05-31", "2027-07-31"]  # months without a 31st are skipped
+    last_day = Recurrence("FREQ=MONTHLY;BYMONTHDAY=-1", datetime(2027, 1, 31, 9), "UTC")
+    days = [f"{d:%m-%d}" for d in occurrences(last_day, datetime(2027, 1, 1, tzinfo=UTC), 3)]
+    assert days == ["01-31", "02-28", "03-31"]
+    leap = Recurrence("FREQ=YEARLY;BYMONTHDAY=29;BYMONTH=2", datetime(2028, 2, 29, 9), "UTC")
+    assert [d.year for d in occurrences(leap, datetime(2026, 11, 22, tzinfo=UTC), 2)] == [2028, 2032]
+
+
+def test_every_day_at_8_stays_8_local_across_dst():
+    berlin = zone_from_name("Europe/Berlin")
+    before_autumn = datetime(2026, 10, 23, 12, 0, tzinfo=UTC)
+    recurrence, first = parse_recurrence("every day at 8", before_autumn, berlin)
+    days = occurrences(recurrence, before_autumn, 4)
+    assert [f"{d.astimezone(berlin):%d %H:%M}" for d in days] == ["24 08:00", "25 08:00", "26 08:00", "27 08:00"]
+    assert [d.hour for d in days] == [6, 7, 7, 7]  # UTC hour changes with the offset, local hour does not
+    spring = Recurrence("FREQ=DAILY", datetime(2026, 3, 27, 2, 30), "Europe/Berlin")
+    gap = occurrences(spring, datetime(2026, 3, 28, 12, 0, tzinfo=UTC), 2)
+    assert f"{gap[0].astimezone(berlin):%d %H:%M}" == "29 03:30"  # 02:30 does not exist that night
+    assert f"{gap[1].astimezone(berlin):%d %H:%M}" == "30 02:30"
+
+
+def test_stored_text_round_trip():
+    recurrence = Recurrence("FREQ=WEEKLY;BYDAY=TU", datetime(2026, 11, 24, 19), "Europe/Berlin")
+    text = recurrence.to_text()
+    assert text == "DTSTART;TZID=Europe/Berlin:20261124T190000\nRRULE:FREQ=WEEKLY;BYDAY=TU"
+    assert Recurrence.from_text(text) == recurrence
+
+
+@pytest.fixture
+def berlin_store(tmp_path):
+    s = Store(tmp_path / "m.db", Clock(zone_from_name("Europe/Berlin"), SUNDAY_14))
+    yield s
+    s.close()
+
+
+def test_done_moves_to_the_next_occurrence_and_keeps_when_each_was_done(store):
+    bins = knowledge.remember(store, "Take out the bins", due_at="every Tuesday at 7pm")
+    assert bins.due_at == "2026-11-24T19:00:00+00:00" and bins.kind == "reminder"
+    [item] = reminders.list_open_reminders(store)
+    assert item.label == "[DUE Tue Nov 24 19:00, every Tue]"
+    assert bins.to_json()["recurrence"] == {"rule": "FREQ=WEEKLY;BYDAY=TU", "text": "every Tue",
+                                           "start": "2026-11-24T19:00:00", "zone": "UTC"}
+    store.clock.fixed = datetime(2026, 11, 24, 19, 5, tzinfo=UTC)
+    done = knowledge.mark_done(store, bins.id)
+    assert done.done_at is None and done.due_at == "2026-12-01T19:00:00+00:00" and done.reminded_at is None
+    assert knowledge.completions(store, bins.id) == [
+        {"occurrence_at": "2026-11-24T19:00:00+00:00", "done_at": "2026-11-24T19:05:00+00:00"}]
+    store.clock.fixed = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)  # done early: the following Tuesday
+    assert knowledge.mark_done(store, bins.id).due_at == "2026-12-08T19:00:00+00:00"
+
+
+def test_done_days_late_does_not_land_in_the_past(store):
+    pills = knowledge.remember(store, "Take the pills", due_at="every day at 8")
+    store.clock.fixed = datetime(2026, 11, 26, 7, 0, tzinfo=UTC)  # three days missed
+    assert knowledge.mark_done(store, pills.id).due_at == "2026-11-26T08:00:00+00:00"
+
+
+def test_snooze_moves_only_this_occurrence(store):
+    bins = knowledge.remember(store, "Take out the bins", due_at="every Tuesday at 7pm")
+    snoozed = knowledge.snooze(store, bins.id, "2026-11-25T08:00:00+00:00")
+    assert snoozed.due_at == "2026-11-25T08:00:00+00:00" and snoozed.recurrence == bins.recurrence
+    store.clock.fixed = datetime(2026, 11, 25, 8, 30, tzinfo=UTC)
+    assert knowledge.mark_done(store, bins.id).due_at == "2026-12-01T19:00:00+00:00"  # the rule, not the snooze
+
+
+def test_forget_ends_the_series(store):
+    bins = knowledge.remember(store, "Take out the bins", due_at="every Tuesday at 7pm")
+    knowledge.mark_done(store, bins.id)
+    knowledge.forget(store, bins.id)
+    assert reminders.list_open_reminders(store, 365) == []
+    assert store.one("SELECT count(*) FROM reminder_completions")[0] == 0
+
+
+def test_undo_of_done_on_a_series_restores_the_occurrence(store):
+    bins = knowledge.remember(store, "Take out the bins", due_at="every Tuesday at 7pm")
+    knowledge.mark_done(store, bins.id)
+    restored = knowledge.restore(store, bins)
+    assert restored.due_at == bins.due_at and restored.occurrence_at == bins.occurrence_at
+    assert knowledge.completions(store, bins.id) == []
+
+
+def test_a_series_that_ends_is_done_for_good(store):
+    knowledge_id = knowledge.remember(store, "Physio", due_at="every Tuesday at 7pm").id
+    store.execute("UPDATE knowledge SET recurrence = ? WHERE id = ?",
+                  ("DTSTART;TZID=UTC:20261124T190000\nRRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=1", knowledge_id))
+    assert knowledge.mark_done(store, knowledge_id).done_at is not None
+
+
+def test_local_wall_clock_in_the_users_zone(berlin_store):
+    bins = knowledge.remember(berlin_store, "Bins", due_at="every Tuesday at 7pm")
+    assert bins.due_at == "2026-11-24T18:00:00+00:00"  # 19:00 CET
+    assert bins.to_json()["recurrence"]["zone"] == "Europe/Berlin"
+
+
+def test_rule_survives_export_and_import(store, tmp_path, clock):
+    bins = knowledge.remember(store, "Take out the bins", due_at="every Tuesday at 7pm")
+    knowledge.mark_done(store, bins.id)
+    lines = [json.dumps(r) for r in export_records(store)]
+    with Store(tmp_path / "copy.db", clock) as copy:
+        import_records(copy, lines)
+        again = knowledge.get_memory(copy, bins.id)
+        assert again.recurrence == knowledge.get_memory(store, bins.id).recurrence
+        assert again.due_at == "2026-12-01T19:00:00+00:00"
+        assert knowledge.completions(copy, bins.id) == knowledge.completions(store, bins.id)
+        assert [json.loads(line) for line in lines] == list(export_records(copy))
+
+
+def test_bad_recurrence_in_an_import_is_rejected(store):
+    from memory.errors import ImportFailed
+
+    bad = {"type": "memory", "content": "x", "due_at": "2026-12-01T09:00:00Z",
+           "recurrence": {"rule": "FREQ=SOMETIMES", "start": "2026-12-01T09:00:00", "zone": "UTC"}}
+    with pytest.raises(ImportFailed) as info:
+        import_records(store, [json.dumps(bad)])
+    assert "line 1" in str(info.value) and "recurrence" in str(info.value)
+    assert knowledge.count_memories(store) == 0
+
+
+def test_next_due_follows_the_series(store):
+    bins = knowledge.remember(store, "Bins", due_at="every Tuesday at 7pm")
+    store.clock.fixed = datetime(2026, 11, 24, 19, 0, 1, tzinfo=UTC)
+    knowledge.mark_done(store, bins.id)
+    assert reminders.next_due_after(store, store.clock.now()) == datetime(2026, 12, 1, 19, tzinfo=UTC)
+    assert reminders.next_due_after(store, store.clock.now() + timedelta(days=8)) is None
