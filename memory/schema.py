@@ -228,6 +228,12 @@ MIGRATION_4 = [
     # [{text, date, granularity}], so a prompt can say "hiking yesterday [Mon Nov 9]".
     "ALTER TABLE knowledge ADD COLUMN time_refs TEXT",
     "ALTER TABLE messages ADD COLUMN time_refs TEXT",
+    # A stable identity for rows that came from elsewhere (an export of another store, a calendar
+    # UID), so importing the same records twice adds nothing. Rows made here have none: an export
+    # names them by this store's own id (meta `store_uid`) and their row id.
+    *[f"ALTER TABLE {table} ADD COLUMN uid TEXT" for table in ("episodes", "messages", "knowledge", "summaries")],
+    *[f"CREATE UNIQUE INDEX {table}_uid ON {table}(uid) WHERE uid IS NOT NULL"
+      for table in ("episodes", "messages", "knowledge", "summaries")],
 ]
 
 MIGRATIONS: list[list[str]] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4]

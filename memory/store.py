@@ -96,6 +96,17 @@ class Store:
             self.execute("INSERT INTO meta(key, value) VALUES (?, ?) "
                          "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
 
+    def store_uid(self) -> str:
+        """This database's own identity (made on first use), the prefix of the uids its exports carry."""
+        uid = self.get_meta("store_uid")
+        if uid is None:
+            import uuid
+
+            with self.transaction():
+                uid = self.get_meta("store_uid") or str(uuid.uuid4())
+                self.set_meta("store_uid", uid)
+        return uid
+
     def close(self) -> None:
         with self.lock:
             self.db.conn.close()
