@@ -8,7 +8,7 @@ lowest-priority sections go first. Memory text is framed as data, never as instr
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from assistant.intent import is_recap_query, temporal_recency
@@ -16,7 +16,8 @@ from assistant.runtime import Runtime
 from assistant.summary_block import SummaryItem, format_summary_block, inject_summary_block
 from memory import episodes, reminders
 from memory.clock import zone_name
-from memory.knowledge import SELECT_MEMORY, Memory
+from memory.knowledge import SELECT_MEMORY, Memory, memories_by_id
+from memory.temporal import asks_when, with_dates
 from memory.timeline import Mood, Person, estimate_tokens, format_timeline
 
 STABLE_INSTRUCTIONS = """You are a personal assistant in the user's terminal, with a long-term memory kept on the user's own machine.
@@ -138,14 +139,6 @@ def recent_section(runtime: Runtime, boosted: bool, budget: int) -> tuple[str | 
     return fit_lines(lines, budget), [e.id for e in items]
 
 
-def _memories(runtime: Runtime, ids: list[int]) -> list[Memory]:
-    if not ids:
-        return []
-    rows = runtime.store.query(f"{SELECT_MEMORY} WHERE k.id IN ({','.join('?' * len(ids))})", tuple(ids))
-    by_id = {r["id"]: Memory.from_row(r) for r in rows}
-    return [by_id[i] for i in ids if i in by_id]
-
-
 def timeline_section(runtime: Runtime, query: str, vector, budget: int) -> str | None:
     store = runtime.store
     limit = runtime.settings.prompt.timeline_memories
@@ -158,7 +151,7 @@ def timeline_section(runtime: Runtime, query: str, vector, budget: int) -> str |
         "WHERE k.due_at IS NULL AND k.kind NOT IN ('mood', 'person') AND coalesce(m.tier, 'hot') = 'hot' "
         "ORDER BY k.importance DESC, k.id DESC LIMIT ?", (max(3, limit // 3),))
     ids = list(dict.fromkeys(relevant + [r[0] for r in important]))
-    found = _memories(runtime, ids)
+    found = memories_by_id(runtime.store, ids)
     people = [m for m in found if m.kind == "person"]
     lowered = query.lower()
     for row in store.query(f"{SELECT_MEMORY} WHERE k.kind = 'person'"):
@@ -172,7 +165,34 @@ def timeline_section(runtime: Runtime, query: str, vector, budget: int) -> str |
     persons = [Person(p.content.split(":")[0].strip(), p.relation, p.trust, p.tension) for p in people]
     if not shown and not persons and not (mood and mood.line()):
         return None
-    return format_timeline(shown, episodes.chat_length(store), mood, persons, max_tokens=budget, escape=as_data)
+    this_year = runtime.clock.local(runtime.clock.now()).year
+    # Each memory carries the day it was told, and its relative words the dates they meant, so the
+    # model never has to guess what "yesterday" meant.
+    dated = [replace(m, content=f"[{runtime.clock.day(m.created_at)}] {with_dates(m.content, m.time_refs, this_year)}")
+             for m in shown]
+    text = format_timeline(dated, episodes.chat_length(store), mood, persons, max_tokens=budget, escape=as_data)
+    if asks_when(query):
+        evidence = dated_evidence(runtime, query)
+        if evidence:
+            text += "\n" + evidence
+    return text
+
+
+def dated_evidence(runtime: Runtime, query: str, limit: int = 8) -> str | None:
+    """For a when-question, reasoning is switched on: the statements that answer it, each with the
+    day it was written and its relative dates resolved at their precision."""
+    from assistant.recall import reasoned_recall
+
+    found = reasoned_recall(runtime, query, limit=limit, use_model=False)
+    if not found.sources:
+        return None
+    lines = ["Dated statements for this question (relative words resolved against when each was written):"]
+    for source in found.sources:
+        resolved = [r for r in found.temporal_resolutions if (r.source_type, r.source_id) == (source["type"], source["id"])]
+        dates = "; ".join(f'"{r.original_text}" = {r.resolved_text}' for r in resolved)
+        lines.append(as_data(f"- {source['type']} #{source['id']}, written {runtime.clock.day(source['created_at'])}: "
+                             f"{source['content']}" + (f" ({dates})" if dates else "")))
+    return "\n".join(lines)
 
 
 def past_episodes_section(runtime: Runtime, query: str, vector, exclude: list[int], budget: int) -> str | None:

@@ -102,6 +102,12 @@ class Clock:
         local = self.local(moment)
         return f"{local:%b} {local.day:02d} {local:%H:%M}"
 
+    def day(self, moment: datetime | str) -> str:
+        """The local day: "Sun Nov 22" (year added when not this year)."""
+        local = self.local(moment)
+        year = "" if local.year == self.local(self.now()).year else f" {local.year}"
+        return f"{local:%a %b} {local.day}{year}"
+
     def short(self, moment: datetime | str) -> str:
         """Compact local form used in labels: "Mon Nov 23 09:00" (year added when not this year)."""
         local = self.local(moment)

@@ -83,6 +83,9 @@ def parse_due(phrase: str, now: datetime, zone: tzinfo) -> datetime:
         unit = timedelta(minutes=1) if offset.group(2).startswith("m") else timedelta(hours=1)
         return (now.astimezone(UTC) + amount * unit).replace(microsecond=0)
 
+    bare = re.fullmatch(r"(?:at\s+)?(\d{1,2})(?::([0-5]\d))?", text)
+    if bare and (":" in text or text.startswith("at")):
+        return _next_clock_time(phrase, int(bare.group(1)), int(bare.group(2) or 0), bare.group(1), now, zone)
     if re.fullmatch(r"[\d\s./:-]+", text):
         raise DateParseError(phrase, "a bare number is not a date")
 
@@ -125,6 +128,23 @@ def parse_due(phrase: str, now: datetime, zone: tzinfo) -> datetime:
     if rest == "" and part is None and wall <= local_now:
         wall += timedelta(days=1)  # "at 9am" said at 14:00 means tomorrow
     return localize(wall, zone)
+
+
+def _next_clock_time(phrase: str, hour: int, minute: int, written: str, now: datetime, zone: tzinfo) -> datetime:
+    """A bare clock time ("12:45", "at 5") is the next such time, today or tomorrow.
+
+    An hour from 1 to 11 written without a leading zero may mean either half of the day ("at 5"
+    said at 14:00 means 17:00), so the nearer of the two is taken.
+    """
+    if hour > 23:
+        raise DateParseError(phrase, "no such time of day")
+    hours = [hour, hour + 12] if 1 <= hour <= 11 and not written.startswith("0") else [hour]
+    local_now = now.astimezone(zone).replace(tzinfo=None)
+    candidates = []
+    for h in hours:
+        wall = datetime.combine(local_now.date(), time(h, minute))
+        candidates.append(wall if wall > local_now else wall + timedelta(days=1))
+    return localize(min(candidates), zone)
 
 
 def localize(wall: datetime, zone: tzinfo) -> datetime:

@@ -43,10 +43,13 @@ class Message:
     role: str
     content: str
     created_at: str
+    time_refs: list[dict[str, str]] = field(default_factory=list)
 
     @classmethod
     def from_row(cls, row: Any) -> Message:
-        return cls(row["id"], row["episode_id"], row["role"], row["content"], row["created_at"])
+        refs = row["time_refs"] if "time_refs" in row.keys() else None
+        return cls(row["id"], row["episode_id"], row["role"], row["content"], row["created_at"],
+                   json.loads(refs) if refs else [])
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -76,10 +79,14 @@ def add_message(store: Store, episode_id: int | None, role: str, content: str) -
         raise InvalidInput("a message must be text")
     if len(content) > MAX_MESSAGE:
         raise InvalidInput(f"the message is too long ({len(content)} characters, at most {MAX_MESSAGE})")
+    from memory.knowledge import time_refs_json
+
+    now = store.clock.now_iso()  # one reading of the clock for the row and its dates
+    refs = time_refs_json(store, content, now) if role == "user" else None
     with store.transaction():
-        cursor = store.execute("INSERT INTO messages (episode_id, role, content, created_at) VALUES (?,?,?,?)",
-                               (episode_id, role, content, store.clock.now_iso()))
-        return Message(cursor.lastrowid, episode_id, role, content, store.clock.now_iso())
+        cursor = store.execute("INSERT INTO messages (episode_id, role, content, created_at, time_refs) "
+                               "VALUES (?,?,?,?,?)", (episode_id, role, content, now, refs))
+        return Message(cursor.lastrowid, episode_id, role, content, now, json.loads(refs) if refs else [])
 
 
 def episode_messages(store: Store, episode_id: int) -> list[Message]:
@@ -150,3 +157,12 @@ def list_recent(store: Store, limit: int = 10, outcome: str | None = None, hours
 def chat_length(store: Store) -> int:
     """The global message count (the timeline's N)."""
     return store.one("SELECT coalesce(max(id), 0) FROM messages")[0]
+
+
+def messages_by_id(store: Store, message_ids: list[int]) -> dict[int, Message]:
+    """The messages with these ids (missing ones are left out)."""
+    if not message_ids:
+        return {}
+    rows = store.query(f"SELECT * FROM messages WHERE id IN ({','.join('?' * len(message_ids))})",
+                       tuple(message_ids))
+    return {r["id"]: Message.from_row(r) for r in rows}

@@ -10,7 +10,7 @@ from memory.clock import parse_iso, parse_stored, to_utc_iso
 from memory.dates import parse_due
 from memory.embeddings import drop_vectors
 from memory.errors import InvalidInput, NotFound
-from memory.recurrence import Recurrence, parse_recurrence
+from memory.recurrence import Recurrence, parse_schedule
 from memory.schema import DOC_TYPES, KINDS
 from memory.store import Store
 
@@ -75,6 +75,15 @@ def get_memory(store: Store, memory_id: int) -> Memory:
     return Memory.from_row(row)
 
 
+def memories_by_id(store: Store, memory_ids: list[int]) -> list[Memory]:
+    """The memories with these ids, in the order given (missing ones are left out)."""
+    if not memory_ids:
+        return []
+    rows = store.query(f"{SELECT_MEMORY} WHERE k.id IN ({','.join('?' * len(memory_ids))})", tuple(memory_ids))
+    by_id = {r["id"]: Memory.from_row(r) for r in rows}
+    return [by_id[i] for i in memory_ids if i in by_id]
+
+
 def resolve_when(store: Store, when: str | datetime) -> str:
     """A user's due date (ISO 8601 or natural language) as stored UTC text."""
     if isinstance(when, datetime):
@@ -84,11 +93,19 @@ def resolve_when(store: Store, when: str | datetime) -> str:
 
 def resolve_schedule(store: Store, when: str | datetime) -> tuple[str, str | None]:
     """(first due instant as stored UTC text, stored rule or None) for a date or a rule phrase."""
-    if isinstance(when, str):
-        found = parse_recurrence(when, store.clock.now(), store.clock.zone)
-        if found is not None:
-            return to_utc_iso(found[1]), found[0].to_text()
-    return resolve_when(store, when), None
+    if isinstance(when, datetime):
+        return to_utc_iso(when), None
+    due, rule = parse_schedule(when, store.clock.now(), store.clock.zone)
+    return to_utc_iso(due), rule.to_text() if rule else None
+
+
+def time_refs_json(store: Store, text: str, written_at: str | None = None) -> str | None:
+    """Relative dates in `text` resolved against when it was written (now unless given), as stored."""
+    from memory.temporal import annotate
+
+    moment = store.clock.local(written_at or store.clock.now())
+    refs = annotate(text, moment.replace(tzinfo=None))
+    return json.dumps(refs) if refs else None
 
 
 def check_content(content: str) -> str:
@@ -139,10 +156,11 @@ def remember(store: Store, content: str, due_at: str | datetime | None = None, k
     with store.transaction():
         cursor = store.execute(
             "INSERT INTO knowledge (kind, content, importance, private, due_at, message_ids, sequence, "
-            "created_at, updated_at, relation, trust, tension, recurrence, occurrence_at) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "created_at, updated_at, relation, trust, tension, recurrence, occurrence_at, time_refs) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (kind, content, importance, int(bool(private)), due, json.dumps(message_ids or []),
-             next_sequence(store), now, now, relation, trust, tension, recurrence, due if recurrence else None))
+             next_sequence(store), now, now, relation, trust, tension, recurrence, due if recurrence else None,
+             time_refs_json(store, content)))
         return get_memory(store, cursor.lastrowid)
 
 
@@ -158,6 +176,7 @@ def update_memory(store: Store, memory_id: int, reminded_at: str | datetime | No
     changes: dict[str, Any] = {}
     if content is not None:
         changes["content"] = check_content(content)
+        changes["time_refs"] = time_refs_json(store, changes["content"])
     if importance is not None:
         changes["importance"] = check_importance(importance)
     if due_at not in (None, ""):

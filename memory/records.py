@@ -22,6 +22,7 @@ from memory.knowledge import (
     check_scale,
     next_sequence,
     parse_instant_field,
+    time_refs_json,
 )
 from memory.recurrence import Recurrence
 from memory.schema import TIERS
@@ -52,7 +53,7 @@ def export_records(store: Store) -> Iterator[dict[str, Any]]:
         data = _decode(row, ("id", "title", "summary", "outcome", "started_at", "ended_at", "tags"))
         yield {"type": "episode", **data, "active": bool(row["active"])}
     for row in store.query("SELECT * FROM messages ORDER BY id"):
-        yield {"type": "message", **_decode(row, ("id", "episode_id", "role", "content", "created_at"))}
+        yield {"type": "message", **_decode(row, ("id", "episode_id", "role", "content", "created_at", "time_refs"))}
     for row in store.query("SELECT k.*, m.tier, m.activation_count, m.last_accessed, m.superseded_by, "
                            "m.consolidated_into FROM knowledge k LEFT JOIN memory_meta m ON m.memory_id = k.id "
                            "ORDER BY k.id"):
@@ -128,9 +129,13 @@ class _Importer:
         if not isinstance(r.get("content"), str):
             raise InvalidInput("content must be text")
         episode = r.get("episode_id")
+        created = self.instant(r, "created_at", True)
+        refs = r.get("time_refs")
         new = self.insert("messages", r.get("id"), {
             "episode_id": None if episode is None else self.ref("episode", episode, "episode_id"),
-            "role": role, "content": r["content"], "created_at": self.instant(r, "created_at", True)})
+            "role": role, "content": r["content"], "created_at": created,
+            "time_refs": json.dumps(refs) if isinstance(refs, list) and refs else
+            time_refs_json(self.store, r["content"], created) if role == "user" else None})
         self._remember_id("message", r, new)
 
     def memory(self, r: dict[str, Any]) -> None:
@@ -158,7 +163,8 @@ class _Importer:
             "updated_at": self.instant(r, "updated_at") or created, "relation": _text_or_none(r, "relation"),
             "trust": check_scale("trust", r.get("trust")), "tension": check_scale("tension", r.get("tension")),
             "recurrence": recurrence, "occurrence_at": (self.instant(r, "occurrence_at") or due) if recurrence else None,
-            "time_refs": json.dumps(r["time_refs"]) if isinstance(r.get("time_refs"), list) else None})
+            "time_refs": json.dumps(r["time_refs"]) if isinstance(r.get("time_refs"), list)
+            else time_refs_json(self.store, r["content"], created)})
         self._remember_id("memory", r, new)
         for done in r.get("completions") or []:
             if not isinstance(done, dict):

@@ -7,7 +7,11 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime, time, timedelta
+from typing import Any
+
+from dateutil.relativedelta import relativedelta
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUM = r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of)"
@@ -37,12 +41,7 @@ def detect_temporal_references(text: str) -> list[str]:
 
 
 def _months_back(moment: datetime, months: int) -> datetime:
-    month = moment.month - 1 - months
-    year = moment.year + month // 12
-    month = month % 12 + 1
-    day = min(moment.day, [31, 29 if year % 4 == 0 and (year % 100 or year % 400 == 0) else 28, 31, 30, 31, 30,
-                           31, 31, 30, 31, 30, 31][month - 1])
-    return moment.replace(year=year, month=month, day=day)
+    return moment - relativedelta(months=months)  # clamps to the month's last day (Mar 31 - 1 month = Feb 28)
 
 
 def resolve_temporal_reference(ref: str, memory_timestamp: datetime) -> datetime | None:
@@ -92,5 +91,97 @@ def resolve_temporal_reference(ref: str, memory_timestamp: datetime) -> datetime
             return base + sign * timedelta(weeks=n)
         if unit == "month":
             return _months_back(base, -sign * n)
-        return base.replace(year=base.year + sign * n)
+        return base + relativedelta(years=sign * n)  # Feb 29 a year on is Feb 28
     return None
+
+
+# How precisely a reference names its time: "yesterday" a day, "last week" a week, "last month" a month.
+_WEEK_WORDS = re.compile(r"\bweeks?\b")
+_MONTH_WORDS = re.compile(r"\bmonths?\b")
+_YEAR_WORDS = re.compile(r"\byears?\b")
+_MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+                "November", "December")
+
+
+def granularity_of(ref: str) -> str:
+    text = ref.lower()
+    if _YEAR_WORDS.search(text):
+        return "year"
+    if _MONTH_WORDS.search(text):
+        return "month"
+    if _WEEK_WORDS.search(text):
+        return "week"
+    return "day"
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A relative reference resolved against when it was written, at the precision it was said."""
+
+    text: str  # as written: "last month"
+    moment: datetime  # the start of the period (a day keeps the writing's clock time)
+    granularity: str  # day | week | month | year
+
+    def iso(self) -> str:
+        """"2026-11-08" (day), "2026-11-02" (the week's Monday), "2026-10" (month), "2022" (year)."""
+        if self.granularity == "year":
+            return f"{self.moment.year:04d}"
+        if self.granularity == "month":
+            return f"{self.moment.year:04d}-{self.moment.month:02d}"
+        return self.moment.date().isoformat()
+
+    def describe(self, this_year: int | None = None) -> str:
+        """"Sun Nov 8", "the week of Nov 2", "October 2026", "2022"; the year when it is not this one."""
+        m = self.moment
+        year = "" if this_year == m.year else f" {m.year}"
+        if self.granularity == "year":
+            return f"{m.year}"
+        if self.granularity == "month":
+            return f"{_MONTH_NAMES[m.month - 1]} {m.year}"
+        if self.granularity == "week":
+            return f"the week of {m:%b} {m.day}{year}"
+        return f"{m:%a %b} {m.day}{year}"
+
+    def phrase(self, this_year: int | None = None) -> str:
+        """As an answer says it: "on Sun Nov 8", "in the week of Nov 2", "in October 2026", "in 2022"."""
+        return ("on " if self.granularity == "day" else "in ") + self.describe(this_year)
+
+
+def resolve_reference(ref: str, memory_timestamp: datetime) -> Resolved | None:
+    """resolve_temporal_reference, with the precision the phrase carries."""
+    moment = resolve_temporal_reference(ref, memory_timestamp)
+    if moment is None:
+        return None
+    return Resolved(ref, moment, granularity_of(ref))
+
+
+def annotate(text: str, written_at: datetime) -> list[dict[str, str]]:
+    """The relative references in `text` resolved against `written_at` (local time), for storing
+    beside the text: [{"text": "yesterday", "date": "2026-11-08", "granularity": "day"}]."""
+    refs = []
+    for ref in detect_temporal_references(text):
+        resolved = resolve_reference(ref, written_at)
+        if resolved is not None:
+            refs.append({"text": ref, "date": resolved.iso(), "granularity": resolved.granularity})
+    return refs
+
+
+def stored_resolution(ref: dict[str, str]) -> Resolved:
+    """A time_refs entry back as a Resolved (its moment is the start of the period)."""
+    parts = [int(p) for p in ref["date"].split("-")] + [1, 1]
+    return Resolved(ref["text"], datetime(parts[0], parts[1], parts[2]), ref.get("granularity", "day"))
+
+
+def with_dates(text: str, time_refs: list[dict[str, str]] | None, this_year: int | None = None) -> str:
+    """`text` with each resolved reference followed by its date: "hiking yesterday [Sun Nov 8]"."""
+    if not time_refs:
+        return text
+    out, position = [], 0
+    for ref in time_refs:
+        found = text.lower().find(ref["text"].lower(), position)
+        if found < 0:
+            continue
+        end = found + len(ref["text"])
+        out.append(f"{text[position:end]} [{stored_resolution(ref).describe(this_year)}]")
+        position = end
+    return "".join(out) + text[position:]

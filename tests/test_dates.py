@@ -42,6 +42,14 @@ def local(phrase: str, now: datetime = SUNDAY_14, zone: str = "UTC") -> str:
     ("in 3 days", "2026-11-25 14:00"),
     ("2026-12-01T09:00:00+00:00", "2026-12-01 09:00"),
     ("2026-12-01 09:00", "2026-12-01 09:00"),
+    # Bare clock times are the next such time, today or tomorrow (issue 11).
+    ("12:45", "2026-11-23 12:45"),
+    ("15:30", "2026-11-22 15:30"),
+    ("at 5", "2026-11-22 17:00"),  # 05:00 has passed; 17:00 is next
+    ("at 17:05", "2026-11-22 17:05"),
+    ("5pm", "2026-11-22 17:00"),
+    ("at 09:00", "2026-11-23 09:00"),  # a leading zero is a 24-hour time
+    ("at 2", "2026-11-23 02:00"),  # 14:00 is now, not after it: the next is 02:00
 ])
 def test_phrases_in_utc(phrase, expected):
     assert local(phrase) == expected
@@ -65,7 +73,7 @@ def test_dst_change_wall_clock_day_and_exact_hours():
     assert parse_due("tomorrow at 2:30am", spring, berlin).astimezone(berlin).hour == 3
 
 
-@pytest.mark.parametrize("phrase", ["when pigs fly", "", "2", "the twelfth of never", "at 25:00", "13pm"])
+@pytest.mark.parametrize("phrase", ["when pigs fly", "", "2", "the twelfth of never", "at 25:00", "13pm", "24:10"])
 def test_unparseable_names_the_phrase(phrase):
     with pytest.raises(DateParseError) as info:
         parse_due(phrase, SUNDAY_14, UTC)

@@ -122,8 +122,8 @@ def test_dedup_title_once(runtime):
 
 def test_timeline_content(runtime):
     text = section(build_prompt(runtime, "ski budget and Bob"), "Timeline")
-    assert "[★★★★★] Ski trip budget is 1500 euros" in text
-    assert "[Private] Gate code 4411" in text
+    assert "[★★★★★] [Sun Nov 22] Ski trip budget is 1500 euros" in text
+    assert "[Private] [Sun Nov 22] Gate code 4411" in text
     assert "Emotional state: excited (as of msgs #9-10)" in text
     assert "- Bob: brother (high trust, some tension)" in text
     assert "Pay the ski deposit" not in text  # reminders have their own section
@@ -186,3 +186,26 @@ def test_golden_prompt(runtime):
         GOLDEN.parent.mkdir(exist_ok=True)
         GOLDEN.write_text(text)
     assert text == GOLDEN.read_text(), "prompt changed: review it, then rerun with UPDATE_GOLDEN=1"
+
+
+def test_relative_words_carry_the_date_they_meant(tmp_path):
+    """Resolved when written and kept beside the text: the model never guesses what "yesterday" meant."""
+    rt = runtime_for(tmp_path, ASSISTANT_NOW="2026-11-10T09:00:00+00:00")
+    knowledge.remember(rt.store, "went hiking yesterday with Tom", kind="event", importance=5)
+    knowledge.remember(rt.store, "Sara moved to Lisbon last month", kind="fact", importance=5)
+    rt.clock.fixed = rt.clock.fixed.replace(day=22)
+    text = section(build_prompt(rt, "hiking with Tom"), "Timeline")
+    assert "[★★★★★] [Tue Nov 10] went hiking yesterday [Mon Nov 9] with Tom" in text
+    assert "Sara moved to Lisbon last month [October 2026]" in text
+    rt.close()
+
+
+def test_when_question_brings_dated_statements(tmp_path):
+    rt = runtime_for(tmp_path, ASSISTANT_NOW="2026-11-12T09:00:00+00:00")
+    knowledge.remember(rt.store, "Sara moved to Lisbon last month", kind="fact")
+    rt.clock.fixed = rt.clock.fixed.replace(day=22)
+    text = section(build_prompt(rt, "when did Sara move to Lisbon?"), "Timeline")
+    assert ('- memory #1, written Thu Nov 12: Sara moved to Lisbon last month ("last month" = October 2026)'
+            in text)
+    assert "Dated statements" not in section(build_prompt(rt, "where does Sara live?"), "Timeline")
+    rt.close()
