@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -61,58 +62,90 @@ class Agent:
     def history(self, episode_id: int, before_id: int) -> list[dict[str, Any]]:
         msgs = [m for m in episodes.episode_messages(self.runtime.store, episode_id)
                 if m.id < before_id and m.role in ("user", "assistant")][-HISTORY_MESSAGES:]
-        return [{"role": m.role, "text": m.content} if m.role == "user" else
-                {"role": "assistant", "text": m.content, "tool_calls": []} for m in msgs]
+        return [{"role": m.role, "text": m.content, "message_id": m.id} if m.role == "user" else
+                {"role": "assistant", "text": m.content, "tool_calls": [], "message_id": m.id} for m in msgs]
 
     # -- one turn ---------------------------------------------------------------------------
 
     async def turn(self, text: str) -> AsyncIterator[Event]:
-        """Run one turn; the user's text is in the database before the model is called."""
+        """Run one turn; the user's text is in the database before the model is called.
+
+        When the model cannot be reached (network, 401, 429, 5xx, timeout) before it said or did
+        anything, the offline mode acts on the same message (a reminder is still set, a question is
+        still answered from memory) and the turn ends with Done carrying the failure.
+        """
         run = asyncio.to_thread
         episode = await run(self.current_episode)
         user_message = await run(episodes.add_message, self.runtime.store, episode.id, "user", text)
         prompt = await run(build_prompt, self.runtime, text)
         system = SystemPrompt(prompt.stable, prompt.memory_text)
         conversation = await run(self.history, episode.id, user_message.id)
-        conversation.append({"role": "user", "text": text})
-        answer_parts: list[str] = []
-        changed: set[str] = set()
-        rounds = 0
+        conversation.append({"role": "user", "text": text, "message_id": user_message.id})
+        state = _TurnState()
+        failure: ProviderError | None = None
         try:
-            while True:
-                rounds += 1
-                text_part, calls = "", []
-                async for item in self.provider.stream(system, conversation, TOOL_SPECS):
-                    if isinstance(item, Delta):
-                        text_part += item.text
-                        yield TextDelta(item.text)
-                    elif isinstance(item, ToolUse):
-                        calls.append(item)
-                answer_parts.append(text_part)
-                if not calls:
-                    break
-                conversation.append({"role": "assistant", "text": text_part,
-                                     "tool_calls": [{"id": c.id, "name": c.name, "input": c.input} for c in calls]})
-                if rounds > self.max_rounds:
-                    yield Notice(f"Stopped after {self.max_rounds} tool rounds.", "warning")
-                    break
-                results = []
-                for call in calls:
-                    yield ToolCall(call.id, call.name, call.input)
-                    try:
-                        outcome = await run(execute_tool, self.runtime, call.name, call.input)
-                        result = ToolResult(call.id, call.name, outcome.content, False, outcome.summary)
-                        if outcome.changed:
-                            changed.add(outcome.changed)
-                    except ToolError as exc:
-                        result = ToolResult(call.id, call.name, f"Error: {exc}", True, f"{call.name} failed: {exc}")
-                    yield result
-                    results.append({"id": call.id, "name": call.name, "content": result.content,
-                                    "is_error": result.is_error})
-                conversation.append({"role": "tool", "results": results})
+            async for event in self._rounds(self.provider, system, conversation, state):
+                yield event
         except ProviderError as exc:
-            yield Failed(f"{exc} — your message is saved.", exc.kind, episode.id, user_message.id)
-            return
-        answer = "\n\n".join(p.strip() for p in answer_parts if p.strip())
+            if state.acted or self.provider.name == "offline":
+                yield Failed(f"{exc} — your message is saved.", exc.kind, episode.id, user_message.id)
+                return
+            failure = exc
+            yield Notice(f"The chat model could not be reached ({exc}); answered offline.", "warning")
+            from assistant.providers.offline import OfflineProvider
+
+            state = _TurnState()
+            async for event in self._rounds(OfflineProvider(self.runtime, unreachable=str(exc)), system,
+                                            conversation, state):
+                yield event
+        answer = "\n\n".join(p.strip() for p in state.answer_parts if p.strip())
         stored = await run(episodes.add_message, self.runtime.store, episode.id, "assistant", answer or "(no answer)")
-        yield Done(answer, episode.id, stored.id, rounds, sorted(changed))
+        yield Done(answer, episode.id, stored.id, state.rounds, sorted(state.changed),
+                   failure.kind if failure else None)
+
+    async def _rounds(self, provider: Provider, system: SystemPrompt, conversation: list[dict[str, Any]],
+                      state: _TurnState) -> AsyncIterator[Event]:
+        """Model calls and tool rounds until the model answers without tools (bounded)."""
+        while True:
+            state.rounds += 1
+            text_part, calls = "", []
+            async for item in provider.stream(system, conversation, TOOL_SPECS):
+                if isinstance(item, Delta):
+                    text_part += item.text
+                    state.acted = True
+                    yield TextDelta(item.text)
+                elif isinstance(item, ToolUse):
+                    calls.append(item)
+            state.answer_parts.append(text_part)
+            if not calls:
+                return
+            state.acted = True
+            conversation.append({"role": "assistant", "text": text_part,
+                                 "tool_calls": [{"id": c.id, "name": c.name, "input": c.input} for c in calls]})
+            if state.rounds > self.max_rounds:
+                yield Notice(f"Stopped after {self.max_rounds} tool rounds.", "warning")
+                return
+            results = []
+            for call in calls:
+                yield ToolCall(call.id, call.name, call.input)
+                data = None
+                try:
+                    outcome = await asyncio.to_thread(execute_tool, self.runtime, call.name, call.input)
+                    result = ToolResult(call.id, call.name, outcome.content, False, outcome.summary)
+                    data = outcome.data
+                    if outcome.changed:
+                        state.changed.add(outcome.changed)
+                except ToolError as exc:
+                    result = ToolResult(call.id, call.name, f"Error: {exc}", True, f"{call.name} failed: {exc}")
+                yield result
+                results.append({"id": call.id, "name": call.name, "content": result.content,
+                                "is_error": result.is_error, "data": data})
+            conversation.append({"role": "tool", "results": results})
+
+
+@dataclass
+class _TurnState:
+    rounds: int = 0
+    acted: bool = False  # the model said or did something: a fallback would repeat it
+    answer_parts: list[str] = field(default_factory=list)
+    changed: set[str] = field(default_factory=set)

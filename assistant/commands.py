@@ -93,7 +93,7 @@ def cmd_recap(runtime: Runtime, args: argparse.Namespace) -> int:
 
 def cmd_recall(runtime: Runtime, args: argparse.Namespace) -> int:
     query = " ".join(args.query)
-    if args.reason or _asks_when(query):
+    if args.reason:  # opt-in: `recall --json` without it is always the list of hits
         from assistant.recall import reasoned_recall
 
         answer = reasoned_recall(runtime, query, mode=args.mode, limit=args.limit)
@@ -104,12 +104,6 @@ def cmd_recall(runtime: Runtime, args: argparse.Namespace) -> int:
         f"{h.type} #{h.id} [{h.tier}] {runtime.clock.short(h.created_at)}: {h.content[:200]}" for h in hits)
         or "Nothing found.")
     return 0
-
-
-def _asks_when(query: str) -> bool:
-    from memory.temporal import asks_when
-
-    return asks_when(query)
 
 
 def cmd_export(runtime: Runtime, args: argparse.Namespace) -> int:
@@ -161,7 +155,7 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
     import asyncio
 
     from assistant.agent import Agent
-    from assistant.events import Failed, Notice, TextDelta, to_json
+    from assistant.events import Done, Failed, Notice, TextDelta, to_json
     from assistant.providers.base import ProviderError
     from assistant.providers.select import select_provider
 
@@ -176,8 +170,7 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
     as_json = getattr(args, "json", False)
     events = []
 
-    async def run() -> int:
-        status = 0
+    async def run() -> None:
         async for event in agent.turn(args.message):
             events.append(event)
             if as_json:
@@ -186,12 +179,9 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
                 sys.stdout.write(event.text)
                 sys.stdout.flush()
             elif isinstance(event, Notice):
-                print(f"\n[{event.text}]", file=sys.stderr)
-            elif isinstance(event, Failed):
-                status = 1
-        return status
+                print(f"[{event.text}]", file=sys.stderr)
 
-    status = asyncio.run(run())
+    asyncio.run(run())
     if as_json:
         print(json.dumps([to_json(e) for e in events], ensure_ascii=False, indent=2))
     else:
@@ -199,7 +189,10 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
     failed = next((e for e in events if isinstance(e, Failed)), None)
     if failed:
         print(f"assistant: {failed.text}", file=sys.stderr)
-    return status
+    # The same status with or without --json: 1 when the model failed, even if the offline mode
+    # acted on the message in its place.
+    done = next((e for e in events if isinstance(e, Done)), None)
+    return 1 if failed or (done is not None and done.failure) else 0
 
 
 def cmd_consolidate(runtime: Runtime, args: argparse.Namespace) -> int:

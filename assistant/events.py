@@ -43,6 +43,7 @@ class Done:
     message_id: int
     rounds: int
     changed: list[str] = field(default_factory=list)  # what the turn wrote: "reminders", "memories"
+    failure: str | None = None  # the model's failure kind when the offline mode answered instead
     type: str = "done"
 
 

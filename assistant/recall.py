@@ -1,6 +1,7 @@
-"""Reasoned recall (SPEC F5): memories with their timestamps, relative dates resolved against each
-memory's own time, then an answer with provenance: from the configured model, or composed from the
-best memory when there is none."""
+"""Reasoned recall (SPEC F5): statements with their timestamps, relative dates resolved against each
+one's own time at the precision they were said ("last month" is a month, never a made-up day),
+then an answer with provenance: from the configured model, or composed from the best statement
+when there is none. Every source is named by its type and id (a message id is not a memory id)."""
 from __future__ import annotations
 
 import asyncio
@@ -9,16 +10,21 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from assistant.answers import Evidence, find_evidence, told_when
 from assistant.runtime import Runtime
-from memory.temporal import detect_temporal_references, resolve_temporal_reference
+from memory.temporal import Resolved, detect_temporal_references, resolve_reference, stored_resolution
 
 
 @dataclass
 class Resolution:
     original_text: str
-    memory_timestamp: str
-    resolved_date: str
-    memory_id: int
+    memory_timestamp: str  # when the source was written (UTC)
+    resolved_date: str  # at its granularity: "2026-11-08", "2026-11-02" (week), "2026-10", "2026"
+    granularity: str  # day | week | month | year
+    resolved_text: str  # "Sun Nov 8", "the week of Nov 2", "October 2026", "2026"
+    source_type: str  # memory | message | summary
+    source_id: int
+    memory_id: int | None  # the source's id when it is a memory, else None
 
 
 @dataclass
@@ -32,41 +38,64 @@ class ReasonedAnswer:
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        data["source_ids"] = [s["id"] for s in self.sources]
+        data["source_ids"] = [s["id"] for s in self.sources if s["type"] == "memory"]
+        data["source_refs"] = [f"{s['type']}:{s['id']}" for s in self.sources]
         return data
 
     def to_text(self) -> str:
         lines = [self.answer, f"(confidence {self.confidence:.2f}; {self.reasoning})"]
-        lines += [f"  '{r.original_text}' in #{r.memory_id} ({r.memory_timestamp[:10]}) -> {r.resolved_date}"
-                  for r in self.temporal_resolutions]
+        lines += [f"  '{r.original_text}' in {r.source_type} #{r.source_id} ({r.memory_timestamp[:10]}) -> "
+                  f"{r.resolved_text}" for r in self.temporal_resolutions]
         return "\n".join(lines)
 
 
-def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit: int = 8) -> ReasonedAnswer:
-    hits = runtime.searcher.search(query, limit=limit, mode=mode, types=("memory", "message", "summary"))
-    sources, resolutions = [], []
-    for h in hits:
-        local = runtime.clock.local(h.created_at)
-        sources.append({"type": h.type, "id": h.id, "content": h.content, "created_at": h.created_at})
-        for ref in detect_temporal_references(h.content):
-            resolved = resolve_temporal_reference(ref, local)
-            if resolved is not None:
-                resolutions.append(Resolution(ref, h.created_at, resolved.date().isoformat(), h.id))
-    if not hits:
-        return ReasonedAnswer("I have nothing in memory about that.", 0.0, "no matching memories")
-    answer = _ask_model(runtime, query, sources, resolutions)
-    if answer is not None:
-        return answer
-    best = sources[0]
-    own = [r for r in resolutions if r.memory_id == best["id"]]
-    when = f" That was on {own[0].resolved_date} ('{own[0].original_text}', written {best['created_at'][:10]})." \
-        if own else f" (recorded {best['created_at'][:10]})"
-    return ReasonedAnswer(f"From memory: {best['content']}{when}", 0.6 if own else 0.4,
-                          "composed without a model from the best-matching memory and its resolved dates",
-                          resolutions, sources[:5])
+def resolutions_of(runtime: Runtime, evidence: Evidence) -> list[Resolution]:
+    """Stored write-time resolutions when the row has them; older rows are resolved now."""
+    this_year = runtime.clock.local(runtime.clock.now()).year
+    if evidence.time_refs:
+        resolved: list[Resolved] = [stored_resolution(ref) for ref in evidence.time_refs]
+    else:
+        written = runtime.clock.local(evidence.created_at).replace(tzinfo=None)
+        resolved = [r for r in (resolve_reference(ref, written) for ref in detect_temporal_references(evidence.content))
+                    if r is not None]
+    return [Resolution(r.text, evidence.created_at, r.iso(), r.granularity, r.describe(this_year), evidence.type,
+                       evidence.id, evidence.id if evidence.type == "memory" else None) for r in resolved]
 
 
-def _ask_model(runtime: Runtime, query: str, sources, resolutions) -> ReasonedAnswer | None:
+def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit: int = 10,
+                    exclude_message_ids: tuple[int, ...] = (), use_model: bool = True) -> ReasonedAnswer:
+    evidence = find_evidence(runtime, query, limit=limit, mode=mode, exclude_message_ids=exclude_message_ids)
+    if not evidence:
+        return ReasonedAnswer("I have nothing in memory about that.", 0.0, "no matching statements")
+    runtime.searcher.touch([e.id for e in evidence if e.type == "memory"])
+    resolutions = [r for e in evidence for r in resolutions_of(runtime, e)]
+    sources = [e.source() for e in evidence]  # every source it ranked, best first
+    if use_model:
+        answer = _ask_model(runtime, query, sources, resolutions)
+        if answer is not None:
+            return answer
+    best = evidence[0]
+    own = [r for r in resolutions if (r.source_type, r.source_id) == (best.type, best.id)]
+    private = "[Private] " if best.private else ""
+    text = f"From memory ({told_when(runtime, best)}): {private}{best.content.rstrip('.')}."
+    if own:
+        first = own[0]
+        said = Resolved(first.original_text, _moment(first.resolved_date), first.granularity)
+        text += f" That was {said.phrase(runtime.clock.local(runtime.clock.now()).year)}."
+    return ReasonedAnswer(text, 0.6 if own else 0.4,
+                          "composed without a model from the best-matching statement and its resolved dates",
+                          resolutions, sources)
+
+
+def _moment(iso: str):
+    from datetime import datetime
+
+    parts = [int(p) for p in iso.split("-")] + [1, 1]
+    return datetime(parts[0], parts[1], parts[2])
+
+
+def _ask_model(runtime: Runtime, query: str, sources: list[dict[str, Any]],
+               resolutions: list[Resolution]) -> ReasonedAnswer | None:
     from assistant.providers.base import Delta, ProviderError, SystemPrompt
     from assistant.providers.select import select_provider
 
@@ -76,10 +105,12 @@ def _ask_model(runtime: Runtime, query: str, sources, resolutions) -> ReasonedAn
         return None
     if provider.name == "offline":
         return None
-    evidence = json.dumps({"memories": sources[:8], "resolved_dates": [asdict(r) for r in resolutions]}, indent=1)
-    system = SystemPrompt("Answer the question from the memories only. Reply with JSON: {\"answer\": str, "
-                          "\"confidence\": number 0-1, \"reasoning\": str, \"source_ids\": [int]}. Dates in "
-                          "memories are relative to when each memory was written; use resolved_dates.",
+    evidence = json.dumps({"statements": [{"ref": f"{s['type']}:{s['id']}", **s} for s in sources],
+                           "resolved_dates": [asdict(r) for r in resolutions]}, indent=1)
+    system = SystemPrompt("Answer the question from the statements only. Reply with JSON: {\"answer\": str, "
+                          "\"confidence\": number 0-1, \"reasoning\": str, \"source_refs\": [\"type:id\"]}. Dates in "
+                          "statements are relative to when each was written; use resolved_dates, and say a date "
+                          "only as precisely as its granularity (a month is 'in October 2026', never a day).",
                           f"<memories>\n{evidence}\n</memories>")
 
     async def ask() -> str:
@@ -92,8 +123,9 @@ def _ask_model(runtime: Runtime, query: str, sources, resolutions) -> ReasonedAn
     try:
         raw = asyncio.run(ask())
         data = json.loads(re.search(r"\{.*\}", raw, re.S).group(0))
-        used = {int(i) for i in data.get("source_ids") or []}
+        refs = {str(r) for r in (data.get("source_refs") or data.get("source_ids") or [])}
+        used = [s for s in sources if f"{s['type']}:{s['id']}" in refs or str(s["id"]) in refs]
         return ReasonedAnswer(str(data["answer"]), float(data.get("confidence", 0.5)), str(data.get("reasoning", "")),
-                              resolutions, [s for s in sources if s["id"] in used] or sources[:3], provider.model)
+                              resolutions, used or sources[:3], provider.model)
     except (ProviderError, AttributeError, ValueError, KeyError, TypeError):
         return None

@@ -25,6 +25,7 @@ class ToolOutcome:
     content: str  # what the model reads
     summary: str  # one compact line for the UI
     changed: str | None = None  # "reminders" | "memories" when the call wrote something
+    data: dict[str, Any] | None = None  # the memory written, as JSON (for wording without parsing prose)
 
 
 TOOL_SPECS = [
@@ -97,7 +98,8 @@ def _arg(args: dict[str, Any], name: str, kinds: type | tuple[type, ...], requir
 
 
 def describe(runtime: Runtime, memory: knowledge.Memory) -> str:
-    due = f", due {runtime.clock.short(memory.due_at)}" if memory.due_at else ""
+    rule = f", {memory.rule.describe()}" if memory.recurrence else ""
+    due = f", due {runtime.clock.short(memory.due_at)}{rule}" if memory.due_at else ""
     return f"{memory.content}{due}"
 
 
@@ -120,7 +122,7 @@ def _execute(runtime: Runtime, name: str, args: dict[str, Any]) -> ToolOutcome:
         changed = "reminders" if memory.due_at else "memories"
         due = f" (reminder, due {runtime.clock.short(memory.due_at)} {memory.due_at})" if memory.due_at else ""
         return ToolOutcome(f"Remembered #{memory.id}: {memory.content}{due}",
-                           f"remembered: {describe(runtime, memory)}", changed)
+                           f"remembered: {describe(runtime, memory)}", changed, memory.to_json())
     if name == "update_memory":
         memory_id = _arg(args, "id", int, True)
         memory = knowledge.update_memory(
@@ -128,7 +130,8 @@ def _execute(runtime: Runtime, name: str, args: dict[str, Any]) -> ToolOutcome:
             content=_arg(args, "content", str), done=_arg(args, "done", bool))
         state = " (done)" if memory.done_at else ""
         return ToolOutcome(f"Updated #{memory.id}: {describe(runtime, memory)}{state}",
-                           f"updated: {describe(runtime, memory)}{state}", "reminders" if memory.due_at else "memories")
+                           f"updated: {describe(runtime, memory)}{state}", "reminders" if memory.due_at else "memories",
+                           memory.to_json())
     if name == "recall":
         hits = runtime.searcher.search(_arg(args, "query", str, True), limit=_arg(args, "limit", int) or 8,
                                        mode=_arg(args, "mode", str) or "standard")
@@ -146,5 +149,5 @@ def _execute(runtime: Runtime, name: str, args: dict[str, Any]) -> ToolOutcome:
     if name == "forget":
         memory = knowledge.forget(store, _arg(args, "id", int, True))
         return ToolOutcome(f"Forgot #{memory.id}: {memory.content}", f"forgot: {memory.content}",
-                           "reminders" if memory.due_at else "memories")
+                           "reminders" if memory.due_at else "memories", memory.to_json())
     raise ToolError(f"unknown tool {name!r}; available: {', '.join(t.name for t in TOOL_SPECS)}")

@@ -237,3 +237,13 @@ def parse_recurrence(phrase: str, now: datetime, zone: tzinfo) -> tuple[Recurren
     recurrence = Recurrence(format_rule(parts), first.astimezone(zone).replace(tzinfo=None),
                             zone_name(zone))
     return recurrence, first
+
+
+def parse_schedule(phrase: str, now: datetime, zone: tzinfo) -> tuple[datetime, Recurrence | None]:
+    """A due phrase, one-off or repeating: (first due instant in UTC, the rule or None)."""
+    found = parse_recurrence(phrase, now, zone)
+    if found is not None:
+        return found[1], found[0]
+    from memory.dates import parse_due
+
+    return parse_due(phrase, now, zone), None

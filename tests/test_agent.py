@@ -6,7 +6,7 @@ import json
 import pytest
 
 from assistant.agent import Agent
-from assistant.events import Done, Failed, TextDelta, ToolCall, ToolResult
+from assistant.events import Done, Failed, Notice, TextDelta, ToolCall, ToolResult
 from assistant.providers.anthropic_provider import AnthropicProvider
 from assistant.providers.ollama_provider import OllamaProvider
 from assistant.providers.select import select_provider
@@ -97,11 +97,12 @@ async def test_tool_rounds_are_bounded(anthropic_standin, tmp_path):
 async def test_anthropic_failures_keep_the_message(anthropic_standin, runtime, status, kind, words):
     anthropic_standin.script = [status]
     events = await collect(Agent(runtime, AnthropicProvider("m", max_retries=0)), "zebra message that must survive")
-    failed = events[-1]
-    assert isinstance(failed, Failed) and failed.kind == kind and words in failed.text
-    assert "\n" not in failed.text and "Traceback" not in failed.text
-    stored = runtime.store.one("SELECT content FROM messages WHERE id = ?", (failed.user_message_id,))
-    assert stored[0] == "zebra message that must survive"
+    done, notice = events[-1], next(e for e in events if isinstance(e, Notice))
+    assert isinstance(done, Done) and done.failure == kind and words in notice.text
+    assert "\n" not in notice.text and "Traceback" not in notice.text
+    assert "Your message is saved" in done.text  # the offline mode had nothing to act on
+    stored = runtime.store.query("SELECT content FROM messages WHERE role = 'user'")
+    assert [row[0] for row in stored] == ["zebra message that must survive"]
 
 
 async def test_anthropic_retries_then_succeeds(anthropic_standin, runtime):
@@ -130,12 +131,12 @@ async def test_ollama_chat_with_tools(ollama_standin, runtime):
 async def test_ollama_failures(ollama_standin, runtime, script, kind):
     ollama_standin.script = [script]
     events = await collect(Agent(runtime, OllamaProvider(ollama_standin.url, "stand-in:latest", 1)), "hi")
-    assert isinstance(events[-1], Failed) and events[-1].kind == kind
+    assert isinstance(events[-1], Done) and events[-1].failure == kind
 
 
 async def test_ollama_unreachable(runtime):
     events = await collect(Agent(runtime, OllamaProvider("http://127.0.0.1:9", "x", 2)), "hi")
-    assert isinstance(events[-1], Failed) and "Ollama is not reachable at http://127.0.0.1:9" in events[-1].text
+    assert isinstance(events[-1], Done) and "Ollama is not reachable at http://127.0.0.1:9" in events[-1].text
 
 
 def test_selection(tmp_path, monkeypatch, ollama_standin):
@@ -187,3 +188,40 @@ def test_title_from_local_model(tmp_path, ollama_standin):
     ollama_standin.script = ["not json at all"]
     assert title_and_summary(rt, msgs)[0] == "Remind me about rent, my token is [REDACTED]"  # heuristic
     rt.close()
+
+
+@pytest.mark.parametrize("status, kind", [(401, "auth"), (429, "rate_limit"), (500, "model"), ("drop", "network")])
+async def test_unreachable_model_still_sets_the_reminder_offline(anthropic_standin, runtime, status, kind):
+    anthropic_standin.script = [status]
+    events = await collect(Agent(runtime, AnthropicProvider("m", max_retries=0)),
+                           "remind me to buy bread tomorrow at 10am")
+    done = events[-1]
+    assert isinstance(done, Done) and done.failure == kind
+    notice = next(e for e in events if isinstance(e, Notice))
+    assert "could not be reached" in notice.text and notice.level == "warning"
+    assert done.text.startswith("(I couldn't reach the chat model:")
+    assert "Okay, I'll remind you to buy bread on Mon Nov 23 10:00 (#1)." in done.text
+    [r] = reminders.list_open_reminders(runtime.store)
+    assert (r.memory.content, r.memory.due_at) == ("buy bread", "2026-11-23T10:00:00+00:00")
+    stored = runtime.store.query("SELECT role, content FROM messages ORDER BY id")
+    assert [row[0] for row in stored] == ["user", "assistant"] and stored[1][1] == done.text
+
+
+async def test_unreachable_model_answers_a_question_from_memory(runtime, monkeypatch):
+    from memory import knowledge
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-sent-anywhere")
+    knowledge.remember(runtime.store, "the boiler code is 4471")
+    provider = AnthropicProvider("m", max_retries=0)
+    provider.client = provider.client.with_options(base_url="http://127.0.0.1:9")  # nothing listens there
+    events = await collect(Agent(runtime, provider), "what is the boiler code?")
+    assert isinstance(events[-1], Done) and events[-1].failure == "network"
+    assert "From memory (you told me Sun Nov 22): the boiler code is 4471" in events[-1].text
+
+
+async def test_a_model_that_fails_after_acting_is_not_repeated_offline(anthropic_standin, runtime):
+    anthropic_standin.script = [tool_reply("remember", {"content": "Pay rent", "due_at": "2026-12-01T09:00:00+00:00"}),
+                                500]
+    events = await collect(Agent(runtime, AnthropicProvider("m", max_retries=0)), "remind me to pay rent on the 1st")
+    assert isinstance(events[-1], Failed) and events[-1].kind == "model"
+    assert len(reminders.list_open_reminders(runtime.store, 30)) == 1  # set once, by the model

@@ -35,13 +35,47 @@ async def test_remind_me(agent, phrase, content, due):
     answer, calls = await say(agent, phrase)
     [r] = reminders.get_upcoming(agent.runtime.store, 30)
     assert (r.memory.content, r.memory.due_at) == (content, due)
-    assert calls[0].name == "remember" and answer == f"Okay, I'll remind you to {content} on {r.label[5:-1]} (#1)."
+    link = "about" if phrase.startswith("remind me about") else "to"
+    assert calls[0].name == "remember" and answer == f"Okay, I'll remind you {link} {content} on {r.label[5:-1]} (#1)."
 
 
-async def test_remind_without_time_asks(agent):
-    answer, calls = await say(agent, "remind me to stretch")
-    assert calls == [] and "couldn't find a time" in answer
+@pytest.mark.parametrize("phrase, content, due", [
+    ("remind me tomorrow at 8am to water the plants", "water the plants", "2026-11-23T08:00:00+00:00"),
+    ("remind me in 10 minutes to check the oven", "check the oven", "2026-11-22T14:10:00+00:00"),
+    ("at 5pm remind me to call Bob", "call Bob", "2026-11-22T17:00:00+00:00"),
+    ("remind me to call the bank at 12:45", "call the bank", "2026-11-23T12:45:00+00:00"),
+])
+async def test_time_before_or_after_the_task(agent, phrase, content, due):
+    answer, _ = await say(agent, phrase)
+    [r] = reminders.list_open_reminders(agent.runtime.store, 30)
+    assert (r.memory.content, r.memory.due_at) == (content, due) and "remind me" not in r.memory.content
+    assert answer.startswith(f"Okay, I'll remind you to {content} on ")
+
+
+async def test_remind_without_time_asks_when_and_takes_the_next_message(agent):
+    answer, calls = await say(agent, "remind me to file taxes")
+    assert calls == [] and answer == "When should I remind you to file taxes?"
     assert knowledge.count_memories(agent.runtime.store) == 0
+    answer, calls = await say(agent, "tomorrow at 9am")
+    [r] = reminders.list_open_reminders(agent.runtime.store)
+    assert (r.memory.content, r.memory.due_at) == ("file taxes", "2026-11-23T09:00:00+00:00")
+    assert answer == "Okay, I'll remind you to file taxes on Mon Nov 23 09:00 (#1)."
+
+
+async def test_an_answer_that_is_not_a_time_is_its_own_message(agent):
+    await say(agent, "remind me to file taxes")
+    answer, _ = await say(agent, "remember that the accountant is Mia")
+    assert answer.startswith("Okay, I'll remember that the accountant is Mia")
+    assert reminders.list_open_reminders(agent.runtime.store) == []
+
+
+async def test_repeating_reminder_offline(agent):
+    answer, _ = await say(agent, "remind me to take out the bins every Tuesday at 7pm")
+    assert answer == "Okay, I'll remind you to take out the bins every Tue at 19:00, starting Tue Nov 24 19:00 (#1)."
+    [r] = reminders.list_open_reminders(agent.runtime.store)
+    assert r.label == "[DUE Tue Nov 24 19:00, every Tue]"
+    answer, _ = await say(agent, "done with the bins")
+    assert answer == "Done: take out the bins. Next one: Tue Dec 1 19:00 (every Tue, #1)."
 
 
 async def test_remember_that(agent):
@@ -73,15 +107,77 @@ async def test_done_by_id_and_by_words(agent):
     assert "didn't work" in answer and "999" in answer
 
 
+async def test_done_by_words_acts_only_on_one_clear_match(agent):
+    """ "done with call the plumber" (already done) once completed "call mom": now it asks."""
+    store = agent.runtime.store
+    plumber = knowledge.remember(store, "call the plumber", due_at="tomorrow 6pm")
+    mom = knowledge.remember(store, "call mom", due_at="tomorrow 7pm")
+    sis = knowledge.remember(store, "call my sister", due_at="tomorrow 8pm")
+    knowledge.mark_done(store, plumber.id)
+    answer, calls = await say(agent, "done with call the plumber")
+    assert calls == [] and answer.startswith("Which one did you mean?") and f"#{mom.id} call mom" in answer
+    answer, calls = await say(agent, "done with call")
+    assert calls == [] and f"#{mom.id}" in answer and f"#{sis.id}" in answer
+    assert knowledge.get_memory(store, mom.id).done_at is None and knowledge.get_memory(store, sis.id).done_at is None
+    answer, calls = await say(agent, "done with the dentist")
+    assert calls == [] and "couldn't find an open reminder" in answer
+
+
 async def test_forget(agent):
     m = knowledge.remember(agent.runtime.store, "old note")
     answer, _ = await say(agent, f"forget {m.id}")
     assert "Forgot" in answer and knowledge.count_memories(agent.runtime.store) == 0
 
 
-async def test_recap_and_fallback(agent):
+async def test_recap(agent):
     answer, calls = await say(agent, "what did we talk about?")
-    assert calls[0].name == "recall_recent" and "No episodes found in the last 48 hours." in answer
-    answer, calls = await say(agent, "what is the meaning of life?")
+    assert calls[0].name == "recall_recent"
+
+
+async def test_help_and_chat_say_how_to_connect_a_model(agent):
+    answer, calls = await say(agent, "help")
     assert answer == NO_MODEL.strip() and calls == []
-    assert "ANTHROPIC_API_KEY" in answer and "Ollama" in answer
+    answer, _ = await say(agent, "hello")
+    assert "ANTHROPIC_API_KEY" in answer and "ollama serve" in answer
+    answer, _ = await say(agent, "I had a long day")
+    assert "without a chat model" in answer and "remember that" in answer
+
+
+@pytest.mark.parametrize("question", [
+    "what is the boiler code?", "What's the boiler code", "do you remember the boiler code?",
+    "boiler code?", "remind me of the boiler code",
+])
+async def test_a_fact_is_answered_from_memory_however_it_is_asked(agent, question):
+    await say(agent, "remember that the boiler code is 4471")
+    await say(agent, "remember that the gate code for the side door is 1234")
+    await say(agent, "what is the boiler code?")  # an earlier question must never be the answer
+    answer, calls = await say(agent, question)
+    assert calls == [] and answer == "From memory (you told me Sun Nov 22): the boiler code is 4471"
+
+
+async def test_statements_rank_above_questions_and_small_talk(agent):
+    store = agent.runtime.store
+    await say(agent, "when is my sister's birthday?")
+    await say(agent, "ok thanks")
+    knowledge.remember(store, "my sister's birthday is March 3", kind="fact")
+    answer, _ = await say(agent, "when is my sister's birthday?")
+    assert answer == "From memory (you told me Sun Nov 22): my sister's birthday is March 3."
+
+
+async def test_when_question_is_told_at_the_precision_it_was_said(tmp_path):
+    rt = make_runtime(tmp_path, ASSISTANT_NOW="2026-11-12T10:00:00+00:00")
+    agent = Agent(rt, OfflineProvider(rt))
+    await say(agent, "remember that Sara moved to Lisbon last month")
+    rt.clock.fixed = rt.clock.fixed.replace(day=22)
+    answer, _ = await say(agent, "when did Sara move to Lisbon?")
+    assert answer == ("From memory (you told me Thu Nov 12): Sara moved to Lisbon last month. "
+                      "That was in October 2026.")
+    answer, _ = await say(agent, "where does Sara live?")
+    assert answer == "From memory (you told me Thu Nov 12): Sara moved to Lisbon last month [October 2026]"
+    rt.close()
+
+
+async def test_a_question_with_no_answer_says_so_plainly(agent):
+    await say(agent, "remember that the boiler code is 4471")
+    answer, calls = await say(agent, "what is my dentist's phone number?")
+    assert calls == [] and answer == "I don't have anything in memory about that."

@@ -29,11 +29,56 @@ def runtime(tmp_path):
 
 def test_without_a_model_the_best_memory_answers_with_its_resolution(runtime):
     answer = reasoned_recall(runtime, "When did Caroline go to the support group?")
-    assert answer.model == "none" and "2023-05-07" in answer.answer
+    assert answer.model == "none"
+    assert answer.answer == ("From memory (you told me Mon May 8): Caroline went to the LGBTQ support group "
+                             "yesterday. That was on Sun May 7.")
     [resolution] = answer.temporal_resolutions
-    assert (resolution.original_text, resolution.resolved_date) == ("yesterday", "2023-05-07")
+    assert (resolution.original_text, resolution.resolved_date, resolution.granularity) == ("yesterday", "2023-05-07",
+                                                                                            "day")
     assert resolution.memory_timestamp == "2023-05-08T13:56:00+00:00"
+    assert (resolution.source_type, resolution.source_id, resolution.memory_id) == ("memory", 1, 1)
     assert answer.sources[0]["content"].startswith("Caroline")
+
+
+def test_granularity_is_never_a_made_up_day(tmp_path):
+    rt = make_runtime(tmp_path, ASSISTANT_NOW="2026-11-22T12:00:00+00:00")
+    import_records(rt.store, [json.dumps(m) for m in [
+        {"type": "memory", "content": "Sara moved to Lisbon last month", "created_at": "2026-11-12T09:00:00+00:00"},
+        {"type": "memory", "content": "We started the garden project last week", "created_at": "2026-11-12T09:00:00+00:00"},
+        {"type": "memory", "content": "I quit smoking a year ago", "created_at": "2023-03-01T09:00:00+00:00"}]])
+    assert reasoned_recall(rt, "when did Sara move to Lisbon?").answer.endswith("That was in October 2026.")
+    assert reasoned_recall(rt, "when did we start the garden project?").answer.endswith(
+        "That was in the week of Nov 2.")
+    answer = reasoned_recall(rt, "when did I quit smoking?")
+    assert answer.answer.endswith("That was in 2022.")
+    assert [(r.resolved_date, r.granularity) for r in answer.temporal_resolutions] == [("2022", "year")]
+    rt.close()
+
+
+def test_sources_are_named_by_type_and_the_question_is_never_its_answer(tmp_path):
+    rt = make_runtime(tmp_path, ASSISTANT_NOW="2026-11-22T12:00:00+00:00")
+    import_records(rt.store, [json.dumps(m) for m in [
+        {"type": "episode", "id": "e", "started_at": "2026-11-20T10:00:00Z"},
+        {"type": "message", "episode_id": "e", "role": "user", "content": "when is my sister's birthday?",
+         "created_at": "2026-11-20T10:00:00Z"},
+        {"type": "message", "episode_id": "e", "role": "user", "content": "My sister's birthday was yesterday!",
+         "created_at": "2026-11-21T10:00:00Z"},
+        {"type": "memory", "content": "my sister's birthday is March 3", "created_at": "2026-11-21T11:00:00Z"}]])
+    answer = reasoned_recall(rt, "when is my sister's birthday")
+    assert answer.answer == "From memory (you told me Sat Nov 21): my sister's birthday is March 3."
+    assert all("?" not in s["content"] for s in answer.sources)
+    [resolution] = answer.temporal_resolutions
+    assert (resolution.source_type, resolution.source_id, resolution.memory_id) == ("message", 2, None)
+    assert answer.to_json()["source_ids"] == [1] and answer.to_json()["source_refs"] == ["memory:1", "message:2"]
+    rt.close()
+
+
+def test_reasoned_recall_keeps_every_source_it_ranks(tmp_path):
+    rt = make_runtime(tmp_path)
+    import_records(rt.store, [json.dumps({"type": "memory", "content": f"hiking trip number {i} was great"})
+                              for i in range(12)])
+    assert len(reasoned_recall(rt, "when was the hiking trip?", limit=10).sources) == 10
+    rt.close()
 
 
 def test_model_answers_with_provenance(anthropic_standin, runtime):
@@ -49,17 +94,21 @@ def test_model_answers_with_provenance(anthropic_standin, runtime):
 def test_model_garbage_falls_back_to_composed_answer(anthropic_standin, runtime):
     anthropic_standin.script = [text_reply("I think it was sometime in May?")]
     answer = reasoned_recall(runtime, "When did Caroline go to the support group?")
-    assert answer.model == "none" and "2023-05-07" in answer.answer
+    assert answer.model == "none" and answer.answer.endswith("That was on Sun May 7.")
 
 
-def test_cli_when_question_is_reasoned_automatically(tmp_path, capsys):
+def test_cli_recall_json_is_one_shape_and_reasoning_is_opt_in(tmp_path, capsys):
     db = str(tmp_path / "r.db")
     src = tmp_path / "m.jsonl"
     src.write_text("".join(json.dumps(m) + "\n" for m in MEMORIES))
     assert main(["import", str(src), "--db", db]) == 0
     capsys.readouterr()
-    assert main(["recall", "when", "did", "Caroline", "go", "to", "the", "support", "group", "--json",
-                 "--db", db, "--now", "2023-07-01T12:00:00Z"]) == 0
+    query = ["recall", "when", "did", "Caroline", "go", "to", "the", "support", "group", "--json",
+             "--db", db, "--now", "2023-07-01T12:00:00Z"]
+    assert main(query) == 0
+    hits = json.loads(capsys.readouterr().out)  # one shape: a list of hits, whatever the question
+    assert isinstance(hits, list) and hits[0]["type"] == "memory" and hits[0]["content"].startswith("Caroline")
+    assert main([*query, "--reason"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert {"answer", "confidence", "reasoning", "temporal_resolutions", "source_ids"} <= set(data)
     assert data["temporal_resolutions"][0]["resolved_date"] == "2023-05-07"

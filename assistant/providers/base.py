@@ -1,6 +1,6 @@
 """The one small protocol every chat model sits behind, and the neutral conversation format.
 
-Conversation items (dicts):
+Conversation items (dicts; "message_id", when present, is the stored message's id):
   {"role": "user", "text": str}
   {"role": "assistant", "text": str, "tool_calls": [{"id", "name", "input"}]}
   {"role": "tool", "results": [{"id", "name", "content", "is_error"}]}

@@ -1,117 +1,158 @@
-"""The built-in offline mode: no model, a handful of phrasings, the same tools a model would call.
+"""The built-in offline mode: no model, the same tools a model would call.
 
-It reads the user's last message, answers by calling tools (so memory changes exactly as with a
-model), then words the tool results. Anything else gets a plain note that no model is configured.
+It reads the user's last message (assistant.phrasing), acts through the tools (so memory changes
+exactly as with a model), answers questions from memory (assistant.answers), then words the tool
+results from their structured data. It is also the fallback when the configured model cannot be
+reached: the reply then says so first.
 """
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 from typing import Any
 
+from assistant.answers import answer_from_memory, content_words
+from assistant.phrasing import Reading, is_small_talk, read_message, split_task_and_time
 from assistant.providers.base import Delta, SystemPrompt, ToolSpec, ToolUse
 from assistant.runtime import Runtime
-from memory import knowledge, reminders
-from memory.dates import parse_due
-from memory.errors import InvalidInput
+from memory import reminders
 
-NO_MODEL = ("No chat model is configured, so I can only handle memory commands for now.\n\n"
-            "To chat, set `ANTHROPIC_API_KEY` (Anthropic) or start Ollama (`ollama serve`, then "
-            "`ollama pull llama3.2`) and restart. Offline I understand:\n"
-            "- remind me to <something> <when>   (\"remind me to call mom tomorrow at 6pm\")\n"
-            "- remember that <something>\n"
-            "- what's coming up? / what's due?\n"
-            "- what did we talk about? / recap\n"
-            "- done with <id or words>\n"
-            "- forget <id>")
-
-_DATE_START = re.compile(
-    r"^(today|tonight|tomorrow|this|next|on|at|in|by|noon|midnight|morning|evening|afternoon|"
-    r"mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|\d)", re.I)
-_REMIND = re.compile(r"^\W*(please\W+)?(can you\W+)?(remind me|set a reminder|add a reminder)\W+(to\W+|about\W+|that\W+)?"
-                     r"(?P<rest>.+?)[.!?]*$", re.I | re.S)
-_REMEMBER = re.compile(r"^\W*(please\W+)?(remember|note)\W+(that\W+)?(?P<rest>.+?)[.!]*$", re.I | re.S)
-_UPCOMING = re.compile(r"\b(what'?s|what is|anything|what have i got)\b.*\b(coming up|due|upcoming|planned|on my plate)"
-                       r"|^\W*(reminders|upcoming|agenda)\W*$|\bmy reminders\b", re.I)
-_RECAP = re.compile(r"\bwhat did we (talk|chat)|\brecap\b|\bcatch me up\b|\bwhat have we discussed\b|"
-                    r"\bwhere were we\b", re.I)
-_DONE = re.compile(r"^\W*(i'?m\W+)?(done|finished|completed?)\W+(with\W+)?(#?(?P<id>\d+)|(?P<words>.+?))[.!]*$", re.I)
-_FORGET = re.compile(r"^\W*forget\W+(memory\W+)?#?(?P<id>\d+)\W*$", re.I)
-
-
-def split_reminder(runtime: Runtime, text: str) -> tuple[str, str] | None:
-    """("call mom", "tomorrow at 6pm") from "call mom tomorrow at 6pm": the longest date-like tail."""
-    words = text.split()
-    for start in range(1, len(words)):
-        tail = " ".join(words[start:])
-        if not _DATE_START.match(tail):
-            continue
-        try:
-            parse_due(tail, runtime.clock.now(), runtime.clock.zone)
-        except InvalidInput:
-            continue
-        content = re.sub(r"\W+(on|at|by)$", "", " ".join(words[:start])).strip(" ,")
-        if content:
-            return content, tail
-    return None
+CAPABILITIES = ("Offline I understand:\n"
+                "- remind me to <something> <when>   (\"remind me tomorrow at 8am to water the plants\", "
+                "\"every Tuesday at 7pm\")\n"
+                "- remember that <something>\n"
+                "- questions about what you told me   (\"what is the boiler code?\", \"when did Sara move?\")\n"
+                "- what's coming up? / what did we talk about?\n"
+                "- done with <id or words> / forget <id>")
+HOW_TO_CONNECT = ("To chat, set `ANTHROPIC_API_KEY` (Anthropic) or start Ollama (`ollama serve`, then "
+                  "`ollama pull llama3.2`) and restart.")
+NO_MODEL = f"No chat model is configured, so I can only handle memory commands for now.\n\n{HOW_TO_CONNECT}\n\n" \
+           f"{CAPABILITIES}"
+ASK_WHEN = "When should I remind you"
 
 
 class OfflineProvider:
     name = "offline"
     model = "built-in"
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: Runtime, unreachable: str | None = None) -> None:
         self.runtime = runtime
+        self.unreachable = unreachable  # why the configured model was not used, said before the answer
 
     async def stream(self, system: SystemPrompt, conversation: list[dict[str, Any]],
                      tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse]:
         last = conversation[-1]
         if last["role"] == "tool":
-            yield Delta(self._word_results(conversation))
+            text = await asyncio.to_thread(self._word_results, conversation)
+            if text:
+                yield Delta(self._prefixed(text))
             return
-        calls, text = self._plan(last["text"])
+        # Planning may search memory (SQLite, embeddings): never on the event loop.
+        calls, text = await asyncio.to_thread(self._plan, last["text"], conversation)
         if text:
-            yield Delta(text)
+            yield Delta(self._prefixed(text))
+        elif calls and self.unreachable:
+            yield Delta(self._prefixed(""))
         for n, (name, args) in enumerate(calls, start=1):
             yield ToolUse(f"offline_{n}", name, args)
 
-    def _plan(self, text: str) -> tuple[list[tuple[str, dict[str, Any]]], str]:
-        stripped = text.strip()
-        match = _REMIND.match(stripped)
-        if match and not _RECAP.search(stripped):
-            parts = split_reminder(self.runtime, match.group("rest"))
-            if parts is None:
-                return [], ("I couldn't find a time in that. Say when, for example: "
-                            "\"remind me to water the plants tomorrow at 9am\".")
-            return [("remember", {"content": parts[0], "due_at": parts[1], "kind": "reminder"})], ""
-        match = _FORGET.match(stripped)
-        if match:
-            return [("forget", {"id": int(match.group("id"))})], ""
-        match = _DONE.match(stripped)
-        if match:
-            if match.group("id"):
-                return [("update_memory", {"id": int(match.group("id")), "done": True})], ""
-            target = self._find_reminder(match.group("words"))
-            if target is None:
-                return [], f"I couldn't find an open reminder matching \"{match.group('words')}\"."
-            return [("update_memory", {"id": target, "done": True})], ""
-        match = _REMEMBER.match(stripped)
-        if match:
-            return [("remember", {"content": match.group("rest"), "kind": "note"})], ""
-        if _UPCOMING.search(stripped):
-            return self._upcoming()
-        if _RECAP.search(stripped):
-            return [("recall_recent", {"hours": 48, "limit": 10})], ""
-        return [], NO_MODEL
+    def _prefixed(self, text: str) -> str:
+        if not self.unreachable:
+            return text
+        note = f"(I couldn't reach the chat model: {self.unreachable}. I handled this offline.)"
+        return f"{note}\n\n{text}" if text else note + "\n\n"
 
-    def _find_reminder(self, words: str) -> int | None:
-        wanted = {w for w in re.findall(r"\w+", words.lower()) if len(w) > 2}
-        best, best_score = None, 0
+    # -- reading the message ----------------------------------------------------------------
+
+    def _read(self, text: str) -> Reading:
+        return read_message(text, self.runtime.clock.now(), self.runtime.clock.zone)
+
+    def _plan(self, text: str, conversation: list[dict[str, Any]]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+        pending = self._pending_reminder(text, conversation)
+        if pending is not None:
+            return pending
+        reading = self._read(text)
+        intent = reading.intent
+        if intent == "remind":
+            return [("remember", _remember_args(reading))], ""
+        if intent == "remind_no_time":
+            if not reading.content:
+                return [], "What should I remind you about, and when?"
+            return [], f"{ASK_WHEN} to {reading.content}?" if reading.link == "to" else \
+                f"{ASK_WHEN} {reading.link} {reading.content}?"
+        if intent == "remember":
+            return [("remember", {"content": reading.content, "kind": "note"})], ""
+        if intent == "upcoming":
+            return self._upcoming()
+        if intent == "recap":
+            return [("recall_recent", {"hours": 48, "limit": 10})], ""
+        if intent == "done":
+            return self._done(reading)
+        if intent == "forget":
+            if reading.target is not None:
+                return [("forget", {"id": reading.target})], ""
+            return [], f"To forget something, tell me its number, for example \"forget 12\" ({reading.content!r} " \
+                       "could match more than one thing)."
+        if intent == "question":
+            asking = tuple(m for m in [conversation[-1].get("message_id")] if m)
+            return [], answer_from_memory(self.runtime, reading.content, exclude_message_ids=asking)
+        if intent == "help":
+            return [], NO_MODEL if not self.unreachable else CAPABILITIES
+        if self.unreachable:
+            return [], "Your message is saved; I can answer properly once the model is reachable again."
+        if is_small_talk(text):
+            return [], f"Hi! I'm running without a chat model. {HOW_TO_CONNECT}\n\n{CAPABILITIES}"
+        return [], ("I'm running without a chat model, so I can't chat about that, but your message is kept and "
+                    "I can find it later. To keep something as a memory, say \"remember that ...\".\n\n"
+                    f"{HOW_TO_CONNECT}")
+
+    def _pending_reminder(self, text: str, conversation: list[dict[str, Any]]):
+        """The answer to "When should I remind you ...?": the time for the task asked about before."""
+        if len(conversation) < 3:
+            return None
+        asked, request = conversation[-2], conversation[-3]
+        if asked.get("role") != "assistant" or ASK_WHEN not in (asked.get("text") or ""):
+            return None
+        earlier = self._read(request.get("text", ""))
+        if earlier.intent != "remind_no_time" or not earlier.content:
+            return None
+        answer = re.sub(r"^\W*(remind me\s+)?", "", text.strip(), flags=re.I)
+        _, _, when, found = split_task_and_time(f"x {answer}", self.runtime.clock.now(), self.runtime.clock.zone)
+        if found is None:
+            return None  # not a time: read it as a message of its own
+        reading = Reading("remind", earlier.content, when, found[0], found[1], link=earlier.link)
+        return [("remember", _remember_args(reading))], ""
+
+    # -- actions ----------------------------------------------------------------------------
+
+    def _done(self, reading: Reading) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+        if reading.target is not None:
+            return [("update_memory", {"id": reading.target, "done": True})], ""
+        matches, partial = self._match_reminders(reading.content)
+        if len(matches) == 1:
+            return [("update_memory", {"id": matches[0].memory.id, "done": True})], ""
+        candidates = matches or partial
+        if not candidates:
+            return [], f"I couldn't find an open reminder matching \"{reading.content}\"."
+        lines = [f"Which one did you mean? Say \"done with <number>\":"]
+        lines += [f"- #{r.memory.id} {r.memory.content} ({r.label.strip('[]')})" for r in candidates[:8]]
+        return [], "\n".join(lines)
+
+    def _match_reminders(self, words: str) -> tuple[list[reminders.Reminder], list[reminders.Reminder]]:
+        """(every open reminder containing all the words, those containing some): a reminder is only
+        completed by words when exactly one clearly matches."""
+        wanted = content_words(words)
+        full, partial = [], []
+        if not wanted:
+            return full, partial
         for r in reminders.list_open_reminders(self.runtime.store, within_days=3650):
-            score = len(wanted & set(re.findall(r"\w+", r.memory.content.lower())))
-            if score > best_score:
-                best, best_score = r.memory.id, score
-        return best
+            have = content_words(r.memory.content)
+            if wanted <= have:
+                full.append(r)
+            elif wanted & have:
+                partial.append(r)
+        return full, partial
 
     def _upcoming(self) -> tuple[list[tuple[str, dict[str, Any]]], str]:
         store, clock = self.runtime.store, self.runtime.clock
@@ -126,30 +167,51 @@ class OfflineProvider:
         calls = [("update_memory", {"id": r.memory.id, "reminded_at": "now"}) for r in items if r.memory.id in needs_mark]
         return calls, "\n".join(lines)
 
+    # -- wording the results ----------------------------------------------------------------
+
     def _word_results(self, conversation: list[dict[str, Any]]) -> str:
         results = conversation[-1]["results"]
         calls = conversation[-2].get("tool_calls", []) if len(conversation) > 1 else []
         if calls and all(c["name"] == "update_memory" and "reminded_at" in c["input"] for c in calls):
             return ""  # the list was already said; marking it reminded needs no words
+        request = next((c.get("text", "") for c in reversed(conversation) if c.get("role") == "user"), "")
         lines = []
         for r in results:
+            data = r.get("data") or {}
             if r["is_error"]:
                 lines.append(f"That didn't work: {r['content'].removeprefix('Error: ')}")
-            elif r["name"] == "remember":
-                lines.append(self._confirm(r["content"]))
+            elif r["name"] == "remember" and data:
+                lines.append(self._confirm(data, request))
+            elif r["name"] == "update_memory" and data:
+                lines.append(self._done_line(data))
             elif r["name"] == "recall_recent":
                 lines.append("Here is what we talked about recently:\n" + r["content"])
             else:
                 lines.append(r["content"] + ".")
         return "\n".join(lines)
 
-    def _confirm(self, content: str) -> str:
-        """"Okay, I'll remind you to call the bank on Mon Nov 23 10:00 (#1)." from a remember result."""
-        match = re.match(r"Remembered #(\d+)", content)
-        if match is None:
-            return content
-        memory = knowledge.get_memory(self.runtime.store, int(match.group(1)))
-        if memory.due_at:
-            return (f"Okay, I'll remind you to {memory.content} on {self.runtime.clock.short(memory.due_at)} "
-                    f"(#{memory.id}).")
-        return f"Okay, I'll remember that {memory.content} (#{memory.id})."
+    def _confirm(self, memory: dict[str, Any], request: str) -> str:
+        """"Okay, I'll remind you to call the bank on Mon Nov 23 10:00 (#1)."."""
+        clock = self.runtime.clock
+        if not memory.get("due_at"):
+            return f"Okay, I'll remember that {memory['content']} (#{memory['id']})."
+        link = self._read(request).link if request else "to"
+        rule = memory.get("recurrence")
+        if rule:
+            when = f"{rule['text']} at {clock.local(memory['due_at']):%H:%M}, starting {clock.short(memory['due_at'])}"
+        else:
+            when = f"on {clock.short(memory['due_at'])}"
+        return f"Okay, I'll remind you {link} {memory['content']} {when} (#{memory['id']})."
+
+    def _done_line(self, memory: dict[str, Any]) -> str:
+        rule = memory.get("recurrence")
+        if rule and not memory.get("done_at"):
+            return (f"Done: {memory['content']}. Next one: {self.runtime.clock.short(memory['due_at'])} "
+                    f"({rule['text']}, #{memory['id']}).")
+        return f"Done: {memory['content']} (#{memory['id']})."
+
+
+def _remember_args(reading: Reading) -> dict[str, Any]:
+    # A rule goes to the tool as its phrase (the tool stores the rule); a one-off as its instant.
+    due = reading.rule and re.sub(r"^(for|on)\s+(?!the\b)", "", reading.when.strip(" ,.;:-?!"), flags=re.I)
+    return {"content": reading.content, "due_at": due or reading.due.isoformat(), "kind": "reminder"}
