@@ -241,6 +241,7 @@ class _Block:
     name: str
     line: int
     props: dict[str, int] = field(default_factory=dict)
+    end: int = 0  # the line of its END
 
     def where(self, prop: str) -> str:
         return f"{prop} (line {self.props[prop]})" if prop in self.props else prop
@@ -284,7 +285,7 @@ def _scan(text: str) -> list[_Block]:
             stack.append(block)
         elif name == "END":
             if stack and stack[-1].name == value:
-                stack.pop()
+                stack.pop().end = number
             elif any(b.name == value for b in stack):
                 raise ImportFailed(stack[-1].line, f"BEGIN:{stack[-1].name} has no END:{stack[-1].name}")
             elif stack:
@@ -560,8 +561,9 @@ class _ComponentReader:
         until = parts.get("UNTIL")
         if until:
             try:
-                if "T" not in until:  # a date: the whole of that day is included
-                    wall = datetime.combine(datetime.strptime(until[:8], "%Y%m%d").date(), time(23, 59, 59))
+                if "T" not in until:  # a date: an all-day series ends with that day, a timed one at its end
+                    day = datetime.strptime(until[:8], "%Y%m%d").date()
+                    wall = datetime.combine(day, time(0) if item.anchor.all_day else time(23, 59, 59))  # type: ignore[union-attr]
                 elif until.endswith("Z"):
                     moment = datetime.strptime(until[:15], "%Y%m%dT%H%M%S").replace(tzinfo=UTC)
                     wall = moment.astimezone(item.anchor.zone).replace(tzinfo=None)  # type: ignore[union-attr]
@@ -570,6 +572,8 @@ class _ComponentReader:
             except ValueError:
                 raise _bad(block, item.label, f"{block.where('RRULE')}: UNTIL={until} is not a date") from None
             parts["UNTIL"] = f"{wall:%Y%m%dT%H%M%S}"
+        if parts.get("INTERVAL") == "1":  # the default, as our own rules leave it out
+            del parts["INTERVAL"]
         return format_rule(parts)
 
     def exdates(self, component: Any, anchor: _When) -> set[datetime]:
@@ -670,6 +674,9 @@ def _recurrence(item: _Item) -> Recurrence:
                                            f"{item.block.where('DTSTART')} has one that only its VTIMEZONE defines")
     start = (anchor.wall + item.due_offset).replace(microsecond=0)
     parts = parse_rule(item.rule or "")
+    if "UNTIL" in parts:  # the rule is of reminder times now: the last occurrence's alarm moves with it
+        until = datetime.strptime(parts["UNTIL"], "%Y%m%dT%H%M%S") + item.due_offset
+        parts["UNTIL"] = f"{until:%Y%m%dT%H%M%S}"
     if parts.get("FREQ") == "YEARLY" and not {"BYMONTH", "BYMONTHDAY", "BYDAY", "BYYEARDAY", "BYWEEKNO"} & set(parts):
         # The same series spelled out: Recurrence.describe() needs BYMONTH/BYMONTHDAY on a yearly rule.
         parts.update(BYMONTH=str(start.month), BYMONTHDAY=str(start.day))
@@ -755,7 +762,7 @@ def read_calendar(text: str, user_zone: tzinfo) -> tuple[list[_Item], bool]:
     try:
         calendars = Calendar.from_ical(text, multiple=True)
     except ValueError as exc:  # the structure passed our scan, so this is a value icalendar cannot read
-        raise ImportFailed(blocks[0].line, f"not a readable iCalendar file ({exc})") from None
+        raise _unreadable(text, blocks, exc) from None
     # icalendar keeps components in file order, depth first: pair them with the blocks we found.
     queue = iter(blocks)
     where: dict[int, _Block] = {}
@@ -780,6 +787,28 @@ def read_calendar(text: str, user_zone: tzinfo) -> tuple[list[_Item], bool]:
         reader = _ComponentReader(_Reader(user_zone, zone), where, ours)
         items += [reader.read(c) for c in calendar.subcomponents if c.name in ("VEVENT", "VTODO")]
     return items, ours
+
+
+def _unreadable(text: str, blocks: list[_Block], error: ValueError) -> ImportFailed:
+    """Which component icalendar could not read: the innermost block that fails on its own."""
+    from icalendar import Component
+
+    lines = text.splitlines()
+    failing = blocks[0]
+    for block in blocks[1:]:
+        try:
+            Component.from_ical("\r\n".join(lines[block.line - 1:block.end]))
+        except ValueError as exc:
+            if block.end - block.line <= failing.end - failing.line or failing is blocks[0]:
+                failing, error = block, exc
+    what = failing.name
+    for number, content in _unfold("\r\n".join(lines[failing.line:failing.end - 1])):
+        try:
+            Component.from_ical(f"BEGIN:{failing.name}\r\n{content}\r\nEND:{failing.name}")
+        except ValueError:
+            what = f"{failing.name}: {content.split(':')[0].split(';')[0].upper()} (line {failing.line + number})"
+            break
+    return ImportFailed(failing.line, f"{what} is not readable ({error})")
 
 
 def import_calendar(store: Store, text: str) -> CalendarImport:
