@@ -19,8 +19,10 @@ Import reads VEVENT and VTODO as reminders (kind "reminder"):
   CLASS:PRIVATE/CONFIDENTIAL makes the memory private; PRIORITY maps to importance.
 - The due time is the earliest VALARM's trigger when the item has one (relative to its start, or
   its end/DUE with RELATED=END), else DTSTART for an event, DUE (else DTSTART) for a to-do.
-- All-day items (DATE values) have no clock time: their alarms count from midnight of the day (so
-  Apple's "-PT15H" reminds at 09:00 the day before) and without an alarm they are due at 09:00.
+- All-day items (DATE values) have no clock time: they are read in the user's zone, their alarms
+  count from midnight of the day (so Apple's "-PT15H" reminds at 09:00 the day before), and without
+  an alarm they are due at 09:00 on the day. VALARMs with ACTION:NONE (Apple's "no alert") are
+  not alarms.
 - Times with a TZID keep their zone (IANA names, Windows names such as "W. Europe Standard Time",
   and "/vendor/Europe/Berlin" ids are mapped; other names work for one-off items through the
   file's own VTIMEZONE, but a repeating item needs a zone we know, else the import fails naming
@@ -396,8 +398,8 @@ class _Reader:
         if not isinstance(moment, date | datetime):
             raise _bad(block, label, f"{block.where(prop)} is not a valid date or date-time ({_raw(value)!r})")
         floating = self.calendar_zone or self.user_zone
-        if not isinstance(moment, datetime):
-            return _When(datetime.combine(moment, time(0)), floating, zone_name(floating), all_day=True)
+        if not isinstance(moment, datetime):  # all-day: its 09:00 is the user's, wherever the calendar is
+            return _When(datetime.combine(moment, time(0)), self.user_zone, zone_name(self.user_zone), all_day=True)
         tzid = value.params.get("TZID")
         if tzid:
             zone = zone_for_tzid(str(tzid))
@@ -527,8 +529,10 @@ class _ComponentReader:
                 continue
             block = self.blocks[id(alarm)]
             trigger = _first(alarm.get("TRIGGER"))
-            if trigger is None:
-                continue  # an alarm without a trigger never goes off
+            if trigger is None or _text(alarm, "ACTION").upper() == "NONE":
+                # No trigger never goes off; Apple writes ACTION:NONE with a trigger in 1976 to mean
+                # "no alert" (RFC 9074), which must not make a reminder fifty years overdue.
+                continue
             value = None if _is_broken(trigger) else getattr(trigger, "dt", None)
             if isinstance(value, timedelta):
                 related_end = str(trigger.params.get("RELATED", "START")).upper() == "END"
