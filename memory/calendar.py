@@ -1,8 +1,8 @@
 """Reminders as iCalendar (SPEC F1): `assistant export --ics FILE` and `assistant import FILE.ics`.
 
 Export writes every open reminder as a VEVENT, not a VTODO: people want to see their reminders
-in the calendar they already look at, and Google Calendar (and Outlook's web calendar) drop
-VTODO on import, while every calendar app shows a VEVENT. Each event starts at the reminder's due
+in the calendar they already look at, and Google Calendar ignores VTODO on import, while every
+calendar app shows a VEVENT. Each event starts at the reminder's due
 time (TZID-qualified, with a VTIMEZONE made from the zone database) and carries a VALARM at that
 start, so the calendar notifies at the same moment the assistant would. A repeating reminder is
 one VEVENT with its RRULE and DTSTART = the series start; when the current occurrence is not
@@ -18,7 +18,8 @@ Import reads VEVENT and VTODO as reminders (kind "reminder"):
   the prompt. Longer descriptions (invitations paste pages of dial-in text) stay in the calendar.
   CLASS:PRIVATE/CONFIDENTIAL makes the memory private; PRIORITY maps to importance.
 - The due time is the earliest VALARM's trigger when the item has one (relative to its start, or
-  its end/DUE with RELATED=END), else DTSTART for an event, DUE (else DTSTART) for a to-do.
+  its end/DUE with RELATED=END; the earliest because that is when the user asked to hear of it
+  first), else DTSTART for an event, DUE (else DTSTART) for a to-do.
 - All-day items (DATE values) have no clock time: they are read in the user's zone, their alarms
   count from midnight of the day (so Apple's "-PT15H" reminds at 09:00 the day before), and without
   an alarm they are due at 09:00 on the day. VALARMs with ACTION:NONE (Apple's "no alert") are
@@ -29,14 +30,18 @@ Import reads VEVENT and VTODO as reminders (kind "reminder"):
   it). UTC times are read in the calendar's X-WR-TIMEZONE when it has one (what Google means by
   it: the wall-clock time there, which matters for a weekly event across a DST change); floating
   times in X-WR-TIMEZONE, else in the user's zone.
-- RRULE becomes the reminder's Recurrence (UNTIL is kept as wall-clock time in the event's zone);
-  the reminder is due at the first occurrence that has not passed, skipping EXDATEs and applying
-  a RECURRENCE-ID override of that occurrence. RDATE is not read.
+- RRULE becomes the reminder's Recurrence, a series of reminder times: its start is the first
+  occurrence's alarm, UNTIL moves with the alarm and is kept as wall-clock time in the event's
+  zone, and an alarm on another day than its occurrence moves a BYDAY list with it (see
+  _shifted_rule). The reminder is due at the first occurrence that has not passed, skipping
+  EXDATEs and applying a RECURRENCE-ID override of that occurrence. RDATE is not read, and later
+  EXDATEs and overrides are not kept (a Recurrence is a rule, not a list of exceptions).
 - Skipped, and counted in the result: cancelled items (STATUS:CANCELLED), completed to-dos,
   to-dos without any date, and items that are over (a one-off event that started before now, an
   all-day one whose day has ended, a series with no occurrence left). Past events are history that
-  the calendar keeps; as open reminders they would only flood the overdue list. A file that we
-  wrote ourselves (our PRODID) holds only open reminders, so its overdue ones come back as open.
+  the calendar keeps; as open reminders they would only flood the overdue list. A to-do, though,
+  stays open until it is completed, so an overdue one comes in overdue; and a file that we wrote
+  ourselves (our PRODID) holds only open reminders, so its overdue ones come back open too.
 - Re-importing adds nothing: an item is matched on knowledge.uid = its UID (or, for our own
   export read back into the store that wrote it, on the row id inside the UID).
 - All or nothing, as the JSON Lines import: any bad item raises ImportFailed naming the line of

@@ -692,3 +692,55 @@ def test_failed_export_leaves_no_file(tmp_path):
         write_calendar(store, tmp_path / "missing" / "r.ics")
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("memory.db")) == ["taken"]
     assert list((tmp_path / "taken").iterdir()) == []
+
+
+def test_alarm_on_another_day_moves_the_rule_or_falls_back(tmp_path):
+    store = open_store(tmp_path)
+    text = crlf("""
+BEGIN:VCALENDAR
+VERSION:2.0
+PRODID:-//Apple Inc.//iOS 18.1//EN
+BEGIN:VEVENT
+UID:bins@example.com
+DTSTAMP:20261001T000000Z
+DTSTART;VALUE=DATE:20261006
+RRULE:FREQ=WEEKLY;BYDAY=TU
+SUMMARY:Bin day
+BEGIN:VALARM
+ACTION:DISPLAY
+DESCRIPTION:Reminder
+TRIGGER:-PT15H
+END:VALARM
+END:VEVENT
+BEGIN:VEVENT
+SUMMARY:Rent due
+DTSTAMP:20261001T000000Z
+DTSTART;VALUE=DATE:20261001
+RRULE:FREQ=MONTHLY;BYMONTHDAY=1
+BEGIN:VALARM
+ACTION:DISPLAY
+DESCRIPTION:Reminder
+TRIGGER:-PT15H
+END:VALARM
+END:VEVENT
+END:VCALENDAR
+""")
+    import_calendar(store, text)
+    got = reminders(store)
+    # "The day before at 9" of every Tuesday is every Monday at 9.
+    assert rule_of(got["Bin day"]) == "FREQ=WEEKLY;BYDAY=MO" and local(got["Bin day"]) == "Mon 2026-11-23 09:00"
+    # A day of the month cannot move that way: 09:00 on the day itself rather than a wrong day.
+    assert rule_of(got["Rent due"]) == "FREQ=MONTHLY;BYMONTHDAY=1" and local(got["Rent due"]) == "Tue 2026-12-01 09:00"
+    # No UID (Rent due has none): a stable one is made up, so a second import still adds nothing.
+    assert got["Rent due"]["uid"].startswith("ics-")
+    assert import_calendar(store, text).already_present == 2
+
+
+def test_a_moved_occurrence_in_the_past_does_not_hold_the_series_back(tmp_path):
+    store = open_store(tmp_path)
+    text = OUTLOOK.replace("RECURRENCE-ID;TZID=W. Europe Standard Time:20261125T090000",
+                           "RECURRENCE-ID;TZID=W. Europe Standard Time:20261118T090000")
+    text = text.replace("DTSTART;TZID=W. Europe Standard Time:20261125T110000",
+                        "DTSTART;TZID=W. Europe Standard Time:20261118T110000")
+    import_calendar(store, text)
+    assert local(reminders(store)["Stand-up"]) == "Wed 2026-11-25 08:45"
