@@ -88,9 +88,10 @@ def build_parser() -> Parser:
     cmd("tiers", "how many memories are in each tier")
     p = cmd("edges", "links of one memory (supersedes, consolidates)")
     p.add_argument("id", type=int)
-    p = cmd("export", "write every record as JSON Lines")
+    p = cmd("export", "write every record as JSON Lines, or open reminders as iCalendar (--ics)")
     p.add_argument("file", nargs="?")
-    p = cmd("import", "read JSON Lines (all or nothing)")
+    p.add_argument("--ics", metavar="FILE", help="write open reminders as an iCalendar file (- for stdout)")
+    p = cmd("import", "read JSON Lines or an iCalendar .ics file (all or nothing)")
     p.add_argument("file")
     return parser
 

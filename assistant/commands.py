@@ -109,6 +109,8 @@ def cmd_recall(runtime: Runtime, args: argparse.Namespace) -> int:
 def cmd_export(runtime: Runtime, args: argparse.Namespace) -> int:
     from memory.records import write_export
 
+    if getattr(args, "ics", None):
+        return _export_ics(runtime, args)
     if args.file and args.file != "-":
         target = Path(args.file)
         tmp = target.with_name(target.name + ".partial")
@@ -121,7 +123,21 @@ def cmd_export(runtime: Runtime, args: argparse.Namespace) -> int:
     return 0
 
 
+def _export_ics(runtime: Runtime, args: argparse.Namespace) -> int:
+    from memory.calendar import calendar_text, write_calendar
+
+    if args.file:
+        raise InvalidInput("give either FILE (JSON Lines) or --ics FILE, not both")
+    if args.ics == "-":
+        sys.stdout.write(calendar_text(runtime.store))
+    else:
+        count = write_calendar(runtime.store, args.ics)
+        print(f"Exported {count} reminders to {args.ics}", file=sys.stderr)
+    return 0
+
+
 def cmd_import(runtime: Runtime, args: argparse.Namespace) -> int:
+    from memory.calendar import import_calendar, looks_like_calendar
     from memory.records import import_records
 
     path = Path(args.file)
@@ -129,6 +145,10 @@ def cmd_import(runtime: Runtime, args: argparse.Namespace) -> int:
         text = sys.stdin.read() if args.file == "-" else path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidInput(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    if looks_like_calendar(args.file, text):
+        result = import_calendar(runtime.store, text)
+        emit(args, {"imported": result.to_json()}, result.describe())
+        return 0
     counts = import_records(runtime.store, text.splitlines())
     summary = ", ".join(f"{n} {kind}s" for kind, n in counts.items() if n) or "nothing"
     emit(args, {"imported": counts}, f"Imported {summary}.")

@@ -159,3 +159,35 @@ def test_repeating_reminder_from_the_cli(cli):
     code, out, _ = cli("reminders", "--json", now="2026-11-24T19:30:00+00:00")
     [item] = json.loads(out)
     assert item["due_at"] == "2026-12-01T19:00:00+00:00" and item["done_at"] is None
+
+
+def test_calendar_export_and_import(cli, tmp_path, capsys):
+    cli("remember", "Take out the bins", "--due", "every Tuesday at 7pm")
+    cli("remember", "Dentist", "--due", "2026-11-25T10:00:00+00:00")
+    target = tmp_path / "reminders.ics"
+    code, _, err = cli("export", "--ics", str(target))
+    assert code == 0 and "Exported 2 reminders" in err and oct(target.stat().st_mode & 0o777) == "0o600"
+    assert target.read_text().startswith("BEGIN:VCALENDAR")
+    code, out, _ = cli("export", "--ics", "-")
+    assert code == 0 and out.count("BEGIN:VEVENT") == 2 and "RRULE:FREQ=WEEKLY;BYDAY=TU" in out
+    db2 = str(tmp_path / "other.db")
+    assert main(["import", str(target), "--db", db2, "--now", NOW]) == 0
+    assert capsys.readouterr().out == "Imported 2 reminders.\n"
+    code, out, _ = cli("import", str(target), "--json")  # the store that wrote it: nothing new
+    assert code == 0 and json.loads(out)["imported"]["already_present"] == 2
+    code, out, _ = cli("reminders")
+    assert out.count("Take out the bins") == 1
+    code, _, err = cli("export", "out.jsonl", "--ics", str(target))
+    assert code == 2 and "not both" in err
+
+
+def test_bad_calendar_exit_2_names_the_line(cli, tmp_path):
+    bad = tmp_path / "cal.ics"
+    bad.write_text("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:a@x\r\nSUMMARY:Good\r\n"
+                   "DTSTART:20261201T090000Z\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:b@x\r\nSUMMARY:Bad\r\n"
+                   "DTSTART:tomorrowish\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+    code, out, err = cli("import", str(bad))
+    assert code == 2 and "line 8" in err and "DTSTART" in err and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+    code, out, _ = cli("reminders", "--json")
+    assert json.loads(out) == []  # the good event before it was not written either
