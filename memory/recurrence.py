@@ -98,7 +98,14 @@ class Recurrence:
     def _rrule(self):
         from dateutil.rrule import rrulestr
 
-        return rrulestr(f"DTSTART:{self.start:%Y%m%dT%H%M%S}\nRRULE:{self.rule}")
+        parts = parse_rule(self.rule)
+        until = parts.get("UNTIL", "")
+        if until.endswith("Z"):
+            # Calendars write UNTIL in UTC; our start is local wall-clock time, and dateutil wants
+            # both alike, so the end is read as the local time it is.
+            moment = datetime.strptime(until[:15], "%Y%m%dT%H%M%S").replace(tzinfo=UTC)
+            parts["UNTIL"] = f"{moment.astimezone(self.tz()):%Y%m%dT%H%M%S}"
+        return rrulestr(f"DTSTART:{self.start:%Y%m%dT%H%M%S}\nRRULE:{format_rule(parts)}")
 
     def next_after(self, after: datetime) -> datetime | None:
         """The first occurrence strictly after the instant `after`, in UTC; None when the series ended."""
@@ -155,8 +162,8 @@ class Recurrence:
             return f"{every} on the {_ordinal(self.start.day)}"
         if freq == "YEARLY":
             every = "every year" if interval == 1 else f"every {interval} years"
-            month = int(parts.get("BYMONTH", self.start.month).split(",")[0])
-            day = int(parts.get("BYMONTHDAY", self.start.day).split(",")[0])
+            month = int(str(parts.get("BYMONTH", self.start.month)).split(",")[0])
+            day = int(str(parts.get("BYMONTHDAY", self.start.day)).split(",")[0])
             return f"{every} on {_MONTH_NAMES[month - 1]} {day}"
         return f"repeats ({self.rule})"
 

@@ -200,3 +200,11 @@ def test_next_due_follows_the_series(store):
     knowledge.mark_done(store, bins.id)
     assert reminders.next_due_after(store, store.clock.now()) == datetime(2026, 12, 1, 19, tzinfo=UTC)
     assert reminders.next_due_after(store, store.clock.now() + timedelta(days=8)) is None
+
+
+def test_yearly_rule_without_by_parts_and_until_in_utc():
+    """Found by the calendar work: a bare yearly rule and a UTC UNTIL, as calendars write them."""
+    assert Recurrence("FREQ=YEARLY", datetime(2027, 3, 15, 9), "Europe/Berlin").describe() == "every year on Mar 15"
+    weekly = Recurrence("FREQ=WEEKLY;BYDAY=TU;UNTIL=20261208T230000Z", datetime(2026, 11, 24, 19), "Europe/Berlin")
+    assert [f"{d:%m-%d}" for d in occurrences(weekly, datetime(2026, 11, 23, tzinfo=UTC), 2)] == ["11-24", "12-01"]
+    assert weekly.next_after(datetime(2026, 12, 8, 18, 0, 1, tzinfo=UTC)) is None  # Dec 8 19:00 CET is the last
