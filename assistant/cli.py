@@ -6,7 +6,7 @@ them, so `assistant reminders` and friends start fast.
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
@@ -38,77 +38,97 @@ def _common(json_flag: bool = True) -> argparse.ArgumentParser:
     return parent
 
 
+MAX_ID = 2**63 - 1  # SQLite's largest integer
+
+
+def row_id(text: str) -> int:
+    """An id as typed: a whole number SQLite can hold ("#12" is accepted too)."""
+    try:
+        value = int(text.strip().lstrip("#"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an id: {text[:40]!r} (a whole number such as 12)") from None
+    if not 1 <= value <= MAX_ID:
+        raise argparse.ArgumentTypeError(f"no such id: {text[:40]} (ids are whole numbers from 1)")
+    return value
+
+
+def bounded(kind: type, low: float, high: float):
+    """An argparse type for a number in [low, high]: nan, inf and absurd values are bad input."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a {'whole ' if kind is int else ''}number: {text[:40]!r}") from None
+        if not low <= value <= high:  # also false for nan
+            raise argparse.ArgumentTypeError(f"{text[:40]} is out of range ({low:g} to {high:g})")
+        return value
+    return parse
+
+
 def build_parser() -> Parser:
+    from assistant import commands
+
     common = _common()
     parser = Parser(prog="assistant", description="A terminal personal assistant with a local memory.",
                     parents=[common])
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
-    def cmd(name: str, help_text: str) -> argparse.ArgumentParser:
-        return sub.add_parser(name, help=help_text, description=help_text, parents=[common])
+    def cmd(name: str, handler: Callable[..., int], help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text, parents=[common])
+        p.set_defaults(handler=handler)
+        return p
 
-    p = cmd("chat", "one turn without the TUI (prints the answer)")
+    allow_past = {"action": "store_true", "help": "accept a due date that has already passed"}
+    p = cmd("chat", commands.cmd_chat, "one turn without the TUI (prints the answer)")
     p.add_argument("message")
-    p = cmd("remember", "store a memory; with --due it is a reminder")
+    p = cmd("remember", commands.cmd_remember, "store a memory; with --due it is a reminder")
     p.add_argument("text")
-    p.add_argument("--due", help="ISO 8601 or natural language (\"tomorrow at 9am\")")
+    p.add_argument("--due", help="ISO 8601, natural language (\"tomorrow at 9am\") or a rule (\"every Tuesday at 7pm\")")
     p.add_argument("--kind", help="fact, preference, event, person, mood, decision, note, reminder")
-    p.add_argument("--importance", type=int, default=3)
+    p.add_argument("--importance", type=bounded(int, 1, 5), default=3)
     p.add_argument("--private", action="store_true")
-    p = cmd("reminders", "upcoming and overdue reminders, labelled")
-    p.add_argument("--within-days", type=float, default=7)
-    p = cmd("update", "change a memory (update_memory)")
-    p.add_argument("id", type=int)
+    p.add_argument("--allow-past", **allow_past)
+    p = cmd("reminders", commands.cmd_reminders, "every open reminder in the window, overdue first, labelled")
+    p.add_argument("--within-days", type=bounded(float, 0, 36500), default=7)
+    p = cmd("update", commands.cmd_update, "change a memory (update_memory)")
+    p.add_argument("id", type=row_id)
     p.add_argument("--reminded", help="now or a date")
     p.add_argument("--due")
     p.add_argument("--content")
-    p.add_argument("--importance", type=int)
-    p = cmd("done", "mark a reminder done")
-    p.add_argument("id", type=int)
-    p = cmd("snooze", "give a reminder a new due date")
-    p.add_argument("id", type=int)
+    p.add_argument("--importance", type=bounded(int, 1, 5))
+    p.add_argument("--allow-past", **allow_past)
+    p = cmd("done", commands.cmd_done, "mark a reminder done (a repeating one moves to its next occurrence)")
+    p.add_argument("id", type=row_id)
+    p = cmd("snooze", commands.cmd_snooze, "give a reminder a new due date")
+    p.add_argument("id", type=row_id)
     p.add_argument("when", nargs="+")
-    p = cmd("forget", "delete a memory for good")
-    p.add_argument("id", type=int)
-    p = cmd("recap", "recent conversations (list_recent)")
-    p.add_argument("--hours", type=float, default=48)
-    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--allow-past", **allow_past)
+    p = cmd("forget", commands.cmd_forget, "delete a memory for good")
+    p.add_argument("id", type=row_id)
+    p = cmd("recap", commands.cmd_recap, "recent conversations (list_recent)")
+    p.add_argument("--hours", type=bounded(float, 0.001, 24 * 36500), default=48)
+    p.add_argument("--limit", type=bounded(int, 1, 10_000), default=10)
     p.add_argument("--outcome", choices=("success", "abandoned"))
-    p = cmd("recall", "search memory (hybrid: keywords and meaning)")
+    p = cmd("recall", commands.cmd_recall, "search memory (hybrid: keywords and meaning)")
     p.add_argument("query", nargs="+")
     p.add_argument("--mode", default="standard", choices=("reflexive", "standard", "deep", "exhaustive"))
-    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--limit", type=bounded(int, 1, 1000), default=10)
     p.add_argument("--reason", action="store_true", help="answer with dates resolved, with sources")
-    p = cmd("prompt", "the system prompt this turn would send")
+    p = cmd("prompt", commands.cmd_prompt, "the system prompt this turn would send")
     p.add_argument("--query", default="")
-    p = cmd("consolidate", "score, tier, cluster and summarise memories now")
+    p = cmd("consolidate", commands.cmd_consolidate, "score, tier, cluster and summarise memories now")
     p.add_argument("--full", action="store_true", help="reconsider every memory, not only new ones")
     p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
-    cmd("status", "database, counts, provider and consolidation state")
-    cmd("tiers", "how many memories are in each tier")
-    p = cmd("edges", "links of one memory (supersedes, consolidates)")
-    p.add_argument("id", type=int)
-    p = cmd("export", "write every record as JSON Lines, or open reminders as iCalendar (--ics)")
+    cmd("status", commands.cmd_status, "database, counts, provider and consolidation state")
+    cmd("tiers", commands.cmd_tiers, "how many memories are in each tier")
+    p = cmd("edges", commands.cmd_edges, "links of one memory (supersedes, consolidates)")
+    p.add_argument("id", type=row_id)
+    p = cmd("export", commands.cmd_export, "write every record as JSON Lines, or open reminders as iCalendar (--ics)")
     p.add_argument("file", nargs="?")
     p.add_argument("--ics", metavar="FILE", help="write open reminders as an iCalendar file (- for stdout)")
-    p = cmd("import", "read JSON Lines or an iCalendar .ics file (all or nothing)")
+    p = cmd("import", commands.cmd_import, "read JSON Lines or an iCalendar .ics file (all or nothing)")
     p.add_argument("file")
     return parser
-
-
-def emit(args: argparse.Namespace, data: Any, text: str | Callable[[], str]) -> None:
-    if getattr(args, "json", False):
-        print(json.dumps(data, ensure_ascii=False, indent=2))
-    else:
-        out = text() if callable(text) else text
-        if out:
-            print(out)
-
-
-def _handler(name: str):
-    from assistant import commands
-
-    return getattr(commands, "cmd_" + name.replace("-", "_"))
 
 
 def main(argv: list[str] | None = None, launch: Callable[[Runtime], int] | None = None) -> int:
@@ -116,23 +136,26 @@ def main(argv: list[str] | None = None, launch: Callable[[Runtime], int] | None 
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser().parse_args(argv)
+        from assistant.logs import setup_logging
+
+        setup_logging(stderr_warnings=args.command is not None)
         settings = load_settings(getattr(args, "config", None), {"db": getattr(args, "db", None),
                                                                   "now": getattr(args, "now", None)})
-        runtime = Runtime(settings, notice=lambda text: print(text, file=sys.stderr))
+        runtime = Runtime(settings, notice=lambda text: _line(text))
         try:
             if args.command is None:
                 if launch is None:
                     print("assistant: the terminal UI is not available here; see assistant --help", file=sys.stderr)
                     return EXIT_FAILURE
                 return launch(runtime)
-            return _handler(args.command)(runtime, args) or 0
+            return args.handler(runtime, args) or 0
         finally:
             runtime.close()
     except InvalidInput as exc:
-        print(f"assistant: error: {exc}", file=sys.stderr)
+        _line(f"error: {exc}")
         return EXIT_BAD_INPUT
     except StoreError as exc:
-        print(f"assistant: {exc}", file=sys.stderr)
+        _line(str(exc))
         return EXIT_FAILURE
     except KeyboardInterrupt:
         print("assistant: interrupted", file=sys.stderr)
@@ -143,11 +166,18 @@ def main(argv: list[str] | None = None, launch: Callable[[Runtime], int] | None 
         from memory.sqlite import Error as SQLiteError
 
         if isinstance(exc, SQLiteError):
-            print(f"assistant: database error: {exc}", file=sys.stderr)
+            _line(f"database error: {exc}")
             return EXIT_FAILURE
         _log_crash()
-        print(f"assistant: unexpected error: {type(exc).__name__}: {exc} (details in the log)", file=sys.stderr)
+        _line(f"unexpected error: {type(exc).__name__}: {exc} (details in the log)")
         return EXIT_FAILURE
+
+
+def _line(text: str) -> None:
+    """One line on stderr, whatever the message holds (user text in it is shown, never obeyed)."""
+    from assistant.terminal import visible
+
+    print("assistant: " + visible(" ".join(str(text).split())), file=sys.stderr)
 
 
 def _log_crash() -> None:
@@ -156,7 +186,10 @@ def _log_crash() -> None:
     from assistant import paths
 
     try:
-        with open(paths.log_dir() / "crash.log", "a", encoding="utf-8") as log:
+        # 0600: a traceback can quote memories.
+        fd = os.open(paths.log_dir() / "crash.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8") as log:
             traceback.print_exc(file=log)
     except OSError:
         pass

@@ -4,12 +4,36 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from assistant.cli import emit
 from assistant.runtime import Runtime
+from assistant.terminal import json_text, visible
 from memory import episodes, knowledge, reminders
 from memory.errors import InvalidInput
+
+
+def emit(args: argparse.Namespace, data: Any, text: str | Callable[[], str]) -> None:
+    """Print a result: JSON with --json, else the human text, never a raw control character."""
+    if getattr(args, "json", False):
+        print(json_text(data))
+    else:
+        out = text() if callable(text) else text
+        if out:
+            print(visible(out))
+
+
+def note(text: str) -> None:
+    """A side remark on stderr (progress, what was written where)."""
+    print(visible(text), file=sys.stderr)
+
+
+def _warn_if_past(runtime: Runtime, args: argparse.Namespace, memory: knowledge.Memory) -> None:
+    """A due date in the past is kept (it is overdue at once) but never silently."""
+    if memory.due_at and not args.allow_past and memory.due_at < runtime.clock.now_iso():
+        note(f"assistant: note: {runtime.clock.short(memory.due_at)} has already passed, so this reminder is overdue "
+             "(--allow-past says you meant it)")
 
 
 def _memory_line(runtime: Runtime, m: knowledge.Memory) -> str:
@@ -22,6 +46,7 @@ def _memory_line(runtime: Runtime, m: knowledge.Memory) -> str:
 def cmd_remember(runtime: Runtime, args: argparse.Namespace) -> int:
     memory = knowledge.remember(runtime.store, args.text, due_at=args.due, kind=args.kind,
                                 importance=args.importance, private=args.private)
+    _warn_if_past(runtime, args, memory)
     emit(args, memory.to_json(), "Remembered " + _memory_line(runtime, memory))
     return 0
 
@@ -49,6 +74,8 @@ def cmd_reminders(runtime: Runtime, args: argparse.Namespace) -> int:
 def cmd_update(runtime: Runtime, args: argparse.Namespace) -> int:
     memory = knowledge.update_memory(runtime.store, args.id, reminded_at=args.reminded, due_at=args.due,
                                      content=args.content, importance=args.importance)
+    if args.due:
+        _warn_if_past(runtime, args, memory)
     emit(args, memory.to_json(), "Updated " + _memory_line(runtime, memory))
     return 0
 
@@ -66,7 +93,7 @@ def cmd_done(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def cmd_snooze(runtime: Runtime, args: argparse.Namespace) -> int:
-    memory = knowledge.snooze(runtime.store, args.id, " ".join(args.when))
+    memory = knowledge.snooze(runtime.store, args.id, " ".join(args.when), allow_past=args.allow_past)
     emit(args, memory.to_json(), "Snoozed " + _memory_line(runtime, memory))
     return 0
 
@@ -112,12 +139,20 @@ def cmd_export(runtime: Runtime, args: argparse.Namespace) -> int:
     if getattr(args, "ics", None):
         return _export_ics(runtime, args)
     if args.file and args.file != "-":
-        target = Path(args.file)
-        tmp = target.with_name(target.name + ".partial")
-        with open(tmp, "w", encoding="utf-8") as out:
-            count = write_export(runtime.store, out)
-        tmp.replace(target)
-        print(f"Exported {count} records to {target}", file=sys.stderr)
+        import io
+
+        from memory.files import write_private
+
+        def write(out) -> int:
+            text = io.TextIOWrapper(out, encoding="utf-8")
+            try:
+                return write_export(runtime.store, text)
+            finally:
+                text.flush()
+                text.detach()  # write_private closes the file itself
+
+        count = write_private(args.file, write)
+        note(f"Exported {count} records to {args.file}")
     else:
         write_export(runtime.store, sys.stdout)
     return 0
@@ -129,10 +164,11 @@ def _export_ics(runtime: Runtime, args: argparse.Namespace) -> int:
     if args.file:
         raise InvalidInput("give either FILE (JSON Lines) or --ics FILE, not both")
     if args.ics == "-":
-        sys.stdout.write(calendar_text(runtime.store))
+        text = calendar_text(runtime.store)
+        sys.stdout.write(visible(text) if sys.stdout.isatty() else text)
     else:
         count = write_calendar(runtime.store, args.ics)
-        print(f"Exported {count} reminders to {args.ics}", file=sys.stderr)
+        note(f"Exported {count} reminders to {args.ics}")
     return 0
 
 
@@ -184,7 +220,7 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
     try:
         provider = select_provider(runtime)
     except ProviderError as exc:
-        print(f"assistant: {exc}", file=sys.stderr)
+        note(f"assistant: {exc}")
         return 1
     agent = Agent(runtime, provider)
     as_json = getattr(args, "json", False)
@@ -196,19 +232,19 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
             if as_json:
                 continue
             if isinstance(event, TextDelta):
-                sys.stdout.write(event.text)
+                sys.stdout.write(visible(event.text))
                 sys.stdout.flush()
             elif isinstance(event, Notice):
-                print(f"[{event.text}]", file=sys.stderr)
+                note(f"[{event.text}]")
 
     asyncio.run(run())
     if as_json:
-        print(json.dumps([to_json(e) for e in events], ensure_ascii=False, indent=2))
+        print(json_text([to_json(e) for e in events]))
     else:
         print()
     failed = next((e for e in events if isinstance(e, Failed)), None)
     if failed:
-        print(f"assistant: {failed.text}", file=sys.stderr)
+        note(f"assistant: {failed.text}")
     # The same status with or without --json: 1 when the model failed, even if the offline mode
     # acted on the message in its place.
     done = next((e for e in events if isinstance(e, Done)), None)
@@ -224,7 +260,7 @@ def cmd_consolidate(runtime: Runtime, args: argparse.Namespace) -> int:
 
     result = run_consolidation(runtime, full=args.full, dry_run=args.dry_run, progress=progress)
     for message in result["messages"]:
-        print(f"assistant: {message}", file=sys.stderr)
+        note(f"assistant: {message}")
     emit(args, result, lambda: (
         f"Run {result['run_id']}{' (dry run)' if result['dry_run'] else ''}: {result['memories_processed']} memories, "
         f"{result['clusters_found']} clusters, {result['summaries_created']} summaries, "

@@ -8,15 +8,18 @@ lowest-priority sections go first. Memory text is framed as data, never as instr
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from assistant.answers import asked_about
 from assistant.intent import is_recap_query, temporal_recency
 from assistant.runtime import Runtime
 from assistant.summary_block import SummaryItem, format_summary_block, inject_summary_block
 from memory import episodes, reminders
 from memory.clock import zone_name
 from memory.knowledge import SELECT_MEMORY, Memory, memories_by_id
+from memory.redact import redact
 from memory.temporal import asks_when, with_dates
 from memory.timeline import Mood, Person, estimate_tokens, format_timeline
 
@@ -38,10 +41,23 @@ CONTEXT_OPEN = ("<memory_context>\nThe sections below are data from the user's l
 CONTEXT_CLOSE = "</memory_context>"
 
 
+# "<" that opens anything tag-like ("</MEMORY_CONTEXT>", "< / memory_context", "<system>"), in any
+# case and with any spacing: stored text must not close or forge a block of ours.
+_TAG_LIKE = re.compile(r"<(?=\s*/?\s*[A-Za-z!?_])")
+
+
 def as_data(text: str) -> str:
-    """Neutralise our own tags inside stored text so it cannot close or forge a block."""
-    return (text.replace("<memory", "‹memory").replace("</memory", "‹/memory")
-            .replace("</memory_context", "‹/memory_context"))
+    """Stored text made safe to place in the prompt: tag-like text is neutralised, and every line
+    after the first is indented, so text cannot start a line of its own ("## Reminders",
+    "SYSTEM: ...") and pass for a section of the prompt."""
+    text = _TAG_LIKE.sub("‹", text.replace("\r\n", "\n").replace("\r", "\n"))
+    first, *rest = text.split("\n")
+    return "\n".join([first, *("    | " + line for line in rest)])
+
+
+def for_model(text: str, where: str) -> str:
+    """Stored text as the model may see it: secrets replaced by where they live, then as data."""
+    return as_data(redact(text, f"[secret in {where}]"))
 
 
 @dataclass
@@ -117,7 +133,8 @@ def reminders_section(runtime: Runtime, budget: int) -> str | None:
     items = reminders.get_upcoming(runtime.store, 7)
     if not items:
         return None
-    lines = [as_data(f"- #{r.memory.id} {r.label} {r.memory.content}") for r in items]
+    lines = [for_model(f"- #{r.memory.id} {r.label} {'[Private] ' if r.memory.private else ''}{r.memory.content}",
+                       f"memory #{r.memory.id}") for r in items]
     note = ('After you mention one of these to the user, call update_memory(id, reminded_at="now") '
             "so it is not repeated.")
     return f"{fit_lines(lines, budget - estimate_tokens(note) - 1)}\n{note}"
@@ -132,10 +149,11 @@ def recent_section(runtime: Runtime, boosted: bool, budget: int) -> tuple[str | 
         items = list(reversed(items))  # a recap reads in time order
     lines = []
     for e in items:
-        line = f"- [{runtime.clock.stamp(e.started_at)}] {e.title or 'Untitled'}"
+        where = f"conversation #{e.id}"
+        line = f"- [{runtime.clock.stamp(e.started_at)}] {for_model(e.title or 'Untitled', where)}"
         if boosted and e.summary:
-            line += f"\n  Summary: {e.summary}"
-        lines.append(as_data(line))
+            line += f"\n  Summary: {for_model(e.summary, where)}"
+        lines.append(line)
     return fit_lines(lines, budget), [e.id for e in items]
 
 
@@ -158,7 +176,9 @@ def timeline_section(runtime: Runtime, query: str, vector, budget: int) -> str |
         name = row["content"].split(":")[0].strip()
         if name and name.lower() in lowered and row["id"] not in {p.id for p in people}:
             people.append(Memory.from_row(row))
-    shown = [m for m in found if m.kind not in ("person", "mood") and m.due_at is None][:limit]
+    # Private memories stay out unless this message asks about them (then they are marked [Private]).
+    shown = [m for m in found if m.kind not in ("person", "mood") and m.due_at is None
+             and (not m.private or asked_about(query, m.content))][:limit]
     mood_row = store.one("SELECT content, message_ids FROM knowledge WHERE kind = 'mood' "
                          "ORDER BY sequence DESC, id DESC LIMIT 1")
     mood = Mood(mood_row["content"], json.loads(mood_row["message_ids"])) if mood_row else None
@@ -168,7 +188,8 @@ def timeline_section(runtime: Runtime, query: str, vector, budget: int) -> str |
     this_year = runtime.clock.local(runtime.clock.now()).year
     # Each memory carries the day it was told, and its relative words the dates they meant, so the
     # model never has to guess what "yesterday" meant.
-    dated = [replace(m, content=f"[{runtime.clock.day(m.created_at)}] {with_dates(m.content, m.time_refs, this_year)}")
+    dated = [replace(m, content=redact(f"[{runtime.clock.day(m.created_at)}] "
+                                       f"{with_dates(m.content, m.time_refs, this_year)}", f"[secret in memory #{m.id}]"))
              for m in shown]
     text = format_timeline(dated, episodes.chat_length(store), mood, persons, max_tokens=budget, escape=as_data)
     if asks_when(query):
@@ -184,14 +205,20 @@ def dated_evidence(runtime: Runtime, query: str, limit: int = 8) -> str | None:
     from assistant.recall import reasoned_recall
 
     found = reasoned_recall(runtime, query, limit=limit, use_model=False)
-    if not found.sources:
+    private = {m.id for m in memories_by_id(runtime.store, [s["id"] for s in found.sources if s["type"] == "memory"])
+               if m.private}
+    sources = [s for s in found.sources if s["type"] != "memory" or s["id"] not in private
+               or asked_about(query, s["content"])]
+    if not sources:
         return None
     lines = ["Dated statements for this question (relative words resolved against when each was written):"]
-    for source in found.sources:
+    for source in sources:
         resolved = [r for r in found.temporal_resolutions if (r.source_type, r.source_id) == (source["type"], source["id"])]
         dates = "; ".join(f'"{r.original_text}" = {r.resolved_text}' for r in resolved)
-        lines.append(as_data(f"- {source['type']} #{source['id']}, written {runtime.clock.day(source['created_at'])}: "
-                             f"{source['content']}" + (f" ({dates})" if dates else "")))
+        mark = "[Private] " if source["type"] == "memory" and source["id"] in private else ""
+        lines.append(for_model(f"- {source['type']} #{source['id']}, written {runtime.clock.day(source['created_at'])}: "
+                               f"{mark}{source['content']}" + (f" ({dates})" if dates else ""),
+                               f"{source['type']} #{source['id']}"))
     return "\n".join(lines)
 
 
@@ -207,7 +234,8 @@ def past_episodes_section(runtime: Runtime, query: str, vector, exclude: list[in
         e = episodes.get_episode(runtime.store, episode_id)
         if e.ended_at is None:
             continue
-        lines.append(as_data(f"- [{runtime.clock.stamp(e.started_at)}] {e.title or 'Untitled'}: {e.summary or ''}"))
+        lines.append(for_model(f"- [{runtime.clock.stamp(e.started_at)}] {e.title or 'Untitled'}: {e.summary or ''}",
+                               f"conversation #{e.id}"))
     return fit_lines(lines, budget) if lines else None
 
 
@@ -223,15 +251,18 @@ def consolidated_section(runtime: Runtime, query: str, vector, budget: int) -> s
         return None
     rows = {r["id"]: r for r in store.query(
         f"SELECT * FROM summaries WHERE id IN ({','.join('?' * len(ids))})", tuple(ids))}
+    sources = {i: json.loads(r["source_ids"]) for i, r in rows.items()}
+    private = {m.id for m in memories_by_id(store, sorted({m for ids in sources.values() for m in ids})) if m.private}
     items = []
     for i in ids:
         r = rows.get(i)
-        if r is None:
-            continue
+        if r is None or private & set(sources[i]):
+            continue  # a summary of a private memory would carry it out (none are made any more)
         period = ""
         if r["period_start"] and r["period_end"]:
             period = f"{runtime.clock.stamp(r['period_start'])[:6]} - {runtime.clock.stamp(r['period_end'])[:6]}"
-        items.append(SummaryItem(r["content"], r["confidence"], period, json.loads(r["key_facts"])[:3]))
+        facts = [redact(f, f"[secret in summary #{i}]") for f in json.loads(r["key_facts"])[:3]]
+        items.append(SummaryItem(redact(r["content"], f"[secret in summary #{i}]"), r["confidence"], period, facts))
     return format_summary_block(items, runtime.clock.now_iso(), budget, escape=as_data)
 
 

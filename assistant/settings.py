@@ -153,14 +153,39 @@ def _validate(settings: Settings, source: str) -> None:
         except InvalidInput as exc:
             raise SettingsError(f"{source}: timezone: {exc}") from None
     if settings.now:
+        from memory.clock import check_instant
+
         try:
-            settings.frozen_now()
+            check_instant(settings.frozen_now(), "frozen clock (--now)")
         except ValueError:
-            raise SettingsError(f"{source}: now must be an ISO 8601 instant, got {settings.now!r}") from None
-    if not 0 < settings.consolidation.similarity_threshold < 1:
-        raise SettingsError(f"{source}: consolidation.similarity_threshold must be between 0 and 1")
-    if settings.prompt.max_memory_tokens < 200:
-        raise SettingsError(f"{source}: prompt.max_memory_tokens must be at least 200")
+            raise SettingsError(f"{source}: now must be an ISO 8601 instant, got {settings.now[:80]!r}") from None
+        except InvalidInput as exc:
+            raise SettingsError(f"{source}: {exc}") from None
+    c, p, o = settings.consolidation, settings.prompt, settings.ollama
+    ranges = [  # (name, value, low, high): a value outside is named with where it came from
+        ("max_tokens", settings.max_tokens, 1, 200_000), ("max_tool_rounds", settings.max_tool_rounds, 1, 50),
+        ("idle_gap_minutes", settings.idle_gap_minutes, 1, 60 * 24 * 30),
+        ("ollama.timeout_seconds", o.timeout_seconds, 1, 3600),
+        ("prompt.max_memory_tokens", p.max_memory_tokens, 200, 1_000_000),
+        *[(f"prompt.{name}", getattr(p, name), 0, 1_000_000) for name in
+          ("time_tokens", "reminders_tokens", "recent_tokens", "timeline_tokens", "episodes_tokens",
+           "summaries_tokens")],
+        ("prompt.timeline_memories", p.timeline_memories, 0, 1000),
+        ("consolidation.idle_minutes", c.idle_minutes, 0, 60 * 24 * 365),
+        ("consolidation.memory_threshold", c.memory_threshold, 1, 10_000_000),
+        ("consolidation.min_interval_hours", c.min_interval_hours, 0, 24 * 365),
+        ("consolidation.min_cluster", c.min_cluster, 2, 1000), ("consolidation.max_cluster", c.max_cluster, 2, 1000),
+        ("consolidation.neighbours", c.neighbours, 1, 200),
+    ]
+    for name, value, low, high in ranges:
+        if not low <= value <= high:  # false for nan too
+            raise SettingsError(f"{source}: {name} must be between {low:g} and {high:g}, got {value!r}")
+    if c.min_cluster > c.max_cluster:
+        raise SettingsError(f"{source}: consolidation.min_cluster ({c.min_cluster}) is larger than "
+                            f"consolidation.max_cluster ({c.max_cluster})")
+    for name in ("similarity_threshold", "supersession_similarity"):
+        if not 0 < getattr(c, name) < 1:
+            raise SettingsError(f"{source}: consolidation.{name} must be between 0 and 1")
 
 
 def _env_layers(env: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:

@@ -8,11 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from assistant.answers import asked_about
 from assistant.providers.base import ToolSpec
 from assistant.runtime import Runtime
 from memory import episodes, knowledge
 from memory.errors import InvalidInput
 from memory.schema import KINDS
+from memory.redact import redact
 from memory.search import MODES
 
 
@@ -75,9 +77,10 @@ def recall_recent(runtime: Runtime, hours: float = 48, limit: int = 10) -> str:
         return f"No episodes found in the last {hours:g} hours."
     lines = []
     for e in reversed(items):
-        lines.append(f"- [{runtime.clock.stamp(e.started_at)}] {e.title or 'Untitled'}")
+        where = f"[secret in conversation #{e.id}]"
+        lines.append(f"- [{runtime.clock.stamp(e.started_at)}] {redact(e.title or 'Untitled', where)}")
         if e.summary:
-            lines.append(f"  {e.summary}")
+            lines.append(f"  {redact(e.summary, where)}")
     return "\n".join(lines)
 
 
@@ -118,7 +121,8 @@ def _execute(runtime: Runtime, name: str, args: dict[str, Any]) -> ToolOutcome:
     if name == "remember":
         memory = knowledge.remember(
             store, _arg(args, "content", str, True), due_at=_arg(args, "due_at", str), kind=_arg(args, "kind", str),
-            importance=_arg(args, "importance", int) or 3, private=bool(_arg(args, "private", bool)))
+            importance=_arg(args, "importance", int) or 3, private=bool(_arg(args, "private", bool)),
+            allow_past=False)
         changed = "reminders" if memory.due_at else "memories"
         due = f" (reminder, due {runtime.clock.short(memory.due_at)} {memory.due_at})" if memory.due_at else ""
         return ToolOutcome(f"Remembered #{memory.id}: {memory.content}{due}",
@@ -127,7 +131,7 @@ def _execute(runtime: Runtime, name: str, args: dict[str, Any]) -> ToolOutcome:
         memory_id = _arg(args, "id", int, True)
         memory = knowledge.update_memory(
             store, memory_id, reminded_at=_arg(args, "reminded_at", str), due_at=_arg(args, "due_at", str),
-            content=_arg(args, "content", str), done=_arg(args, "done", bool))
+            content=_arg(args, "content", str), done=_arg(args, "done", bool), allow_past=False)
         state = " (done)" if memory.done_at else ""
         return ToolOutcome(f"Updated #{memory.id}: {describe(runtime, memory)}{state}",
                            f"updated: {describe(runtime, memory)}{state}", "reminders" if memory.due_at else "memories",
@@ -137,7 +141,15 @@ def _execute(runtime: Runtime, name: str, args: dict[str, Any]) -> ToolOutcome:
                                        mode=_arg(args, "mode", str) or "standard")
         if not hits:
             return ToolOutcome("Nothing found.", "recall: nothing found")
-        lines = [f"- {h.type} #{h.id} ({runtime.clock.stamp(h.created_at)}, {h.tier}): {h.content[:300]}" for h in hits]
+        query = _arg(args, "query", str, True)
+        private = {m.id for m in knowledge.memories_by_id(store, [h.id for h in hits if h.type == "memory"]) if m.private}
+        # Private memories only when the query is about them; secrets never, only where they live.
+        hits = [h for h in hits if h.type != "memory" or h.id not in private or asked_about(query, h.content)]
+        lines = [f"- {h.type} #{h.id} ({runtime.clock.stamp(h.created_at)}, {h.tier}): "
+                 f"{'[Private] ' if h.type == 'memory' and h.id in private else ''}"
+                 f"{redact(h.content[:300], f'[secret in {h.type} #{h.id}]')}" for h in hits]
+        if not lines:
+            return ToolOutcome("Nothing found.", "recall: nothing found")
         return ToolOutcome("\n".join(lines), f"recalled {len(hits)} items")
     if name == "recall_recent":
         hours = _arg(args, "hours", (int, float)) or 48

@@ -54,20 +54,18 @@ TZIDs need mapping), the rule is one line there, and it covers VTODO too.
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
-from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memory.clock import parse_stored, to_utc_iso, zone_name
 from memory.dates import localize
-from memory.errors import ImportFailed, InvalidInput
+from memory.errors import ImportFailed
+from memory.files import write_private
 from memory.knowledge import SELECT_MEMORY, Memory, check_content, next_sequence
 from memory.recurrence import Recurrence, format_rule, parse_rule
 from memory.store import Store
@@ -210,25 +208,7 @@ def write_calendar(store: Store, path: str | os.PathLike[str]) -> int:
     """Write the open reminders to `path` (0600, through a temporary file); returns how many."""
     calendar, count = build_calendar(store)
     data = calendar.to_ical()
-    target = Path(path)
-    try:
-        # mkstemp creates the file 0600 in the target's directory, so the rename is atomic and
-        # the reminders are never readable by others, not even for a moment.
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".partial")
-    except OSError as exc:
-        raise InvalidInput(f"cannot write {target}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, target)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise InvalidInput(f"cannot write {target}: {exc.strerror or exc}") from None
-        raise
+    write_private(path, lambda out: out.write(data))
     return count
 
 

@@ -12,7 +12,16 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memory.errors import InvalidInput
 
-UTC = UTC
+# Instants outside these years are refused at every boundary: a year-1 or year-9999 date overflows
+# as soon as it is moved to a zone and would make every later read of the store fail.
+MIN_YEAR, MAX_YEAR = 1970, 2200
+
+
+def check_instant(moment: datetime, what: str = "date") -> datetime:
+    """`moment` if it lies within the supported years, else InvalidInput naming it."""
+    if not MIN_YEAR <= moment.year <= MAX_YEAR:
+        raise InvalidInput(f"the {what} {moment.isoformat()[:19]} is out of range (years {MIN_YEAR} to {MAX_YEAR})")
+    return moment
 
 
 def to_utc_iso(moment: datetime) -> str:
@@ -31,12 +40,16 @@ def parse_stored(text: str) -> datetime:
 def parse_iso(text: str, zone: tzinfo) -> datetime:
     """Parse ISO 8601 from a user; a value without an offset is read in `zone`."""
     try:
-        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(text.strip())
     except ValueError as exc:
-        raise InvalidInput(f"not an ISO 8601 date/time: {text!r}") from exc
+        raise InvalidInput(f"not an ISO 8601 date/time: {text[:80]!r}") from exc
+    check_instant(moment)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=zone)
-    return moment.astimezone(UTC)
+    try:
+        return check_instant(moment.astimezone(UTC))
+    except OverflowError:
+        raise InvalidInput(f"the date {text[:80]!r} is out of range") from None
 
 
 def zone_from_name(name: str) -> tzinfo:
@@ -54,7 +67,12 @@ def system_zone() -> tzinfo:
         try:
             return ZoneInfo(name)
         except (ZoneInfoNotFoundError, ValueError):
-            pass
+            # A POSIX rule such as "<+0330>-3:30" or "EST5EDT": the C library understands it; its
+            # current offset is the best zone Python can have for it.
+            import time
+
+            time.tzset()
+            return datetime.now().astimezone().tzinfo or UTC
     link = Path("/etc/localtime")
     try:
         target = str(link.resolve())

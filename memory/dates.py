@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, time, timedelta, tzinfo
 
-from memory.clock import UTC, parse_iso
+from memory.clock import MAX_YEAR, MIN_YEAR, UTC, check_instant, parse_iso
 from memory.errors import DateParseError, InvalidInput
 
 PARTS_OF_DAY = {"morning": 9, "afternoon": 14, "evening": 18, "tonight": 20, "night": 20}
@@ -19,8 +19,10 @@ LATE_PARTS = {"afternoon", "evening", "tonight", "night"}
 _NAMED_TIMES = {"noon": (12, 0), "midday": (12, 0), "midnight": (0, 0)}
 _NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "half an": 0.5}
 
-_OFFSET = re.compile(r"^in\s+(\d+(?:\.\d+)?|an?|one|two|three|half an)\s+"
-                     r"(minutes?|mins?|hours?|hrs?)$")
+# Offsets in hours and minutes are exact durations, added in UTC: "in 2 h" at 01:30 on the night
+# DST ends is 03:30 UTC later by the clock on the wall, not by the wall clock's numbers.
+_OFFSET = re.compile(r"^in\s+(\d+(?:\.\d+)?|an?|one|two|three|half an)\s*"
+                     r"(minutes?|mins?|m|hours?|hrs?|hr|h)$")
 _AMPM = re.compile(r"\b(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?=\s|$|[,.!?])")
 _CLOCK = re.compile(r"\b(?:at\s+)?([01]?\d|2[0-3]):([0-5]\d)\b")
 _AT_HOUR = re.compile(r"\bat\s+(\d{1,2})\b(?!\s*(?:st|nd|rd|th|days?|weeks?|months?|hours?|minutes?)\b)")
@@ -74,14 +76,20 @@ def parse_due(phrase: str, now: datetime, zone: tzinfo) -> datetime:
         try:
             return parse_iso(phrase, zone)
         except InvalidInput as exc:
-            raise DateParseError(phrase, "not a valid ISO 8601 date") from exc
+            why = "out of range" if "out of range" in str(exc) else "not a valid ISO 8601 date"
+            raise DateParseError(phrase, why) from exc
 
     offset = _OFFSET.match(text)
     if offset:
         raw = offset.group(1)
         amount = _NUMBER_WORDS[raw] if raw in _NUMBER_WORDS else float(raw)
         unit = timedelta(minutes=1) if offset.group(2).startswith("m") else timedelta(hours=1)
-        return (now.astimezone(UTC) + amount * unit).replace(microsecond=0)
+        if amount * unit > timedelta(days=365 * 200):
+            raise DateParseError(phrase, "too far away")
+        try:
+            return _checked(phrase, (now.astimezone(UTC) + amount * unit).replace(microsecond=0))
+        except OverflowError:
+            raise DateParseError(phrase, "too far away") from None
 
     bare = re.fullmatch(r"(?:at\s+)?(\d{1,2})(?::([0-5]\d))?", text)
     if bare and (":" in text or text.startswith("at")):
@@ -127,7 +135,17 @@ def parse_due(phrase: str, now: datetime, zone: tzinfo) -> datetime:
 
     if rest == "" and part is None and wall <= local_now:
         wall += timedelta(days=1)  # "at 9am" said at 14:00 means tomorrow
-    return localize(wall, zone)
+    try:
+        return _checked(phrase, localize(wall, zone))
+    except OverflowError:
+        raise DateParseError(phrase, "too far away") from None
+
+
+def _checked(phrase: str, moment: datetime) -> datetime:
+    try:
+        return check_instant(moment)
+    except InvalidInput:
+        raise DateParseError(phrase, f"out of range (years {MIN_YEAR} to {MAX_YEAR})") from None
 
 
 def _next_clock_time(phrase: str, hour: int, minute: int, written: str, now: datetime, zone: tzinfo) -> datetime:

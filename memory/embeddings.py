@@ -160,6 +160,8 @@ def pending_count(store: Store) -> int:
 
 def sync_embeddings(store: Store, embedder: Embedder, batch: int = 128, limit: int | None = None) -> int:
     """Drop stale vectors and embed pending texts; returns how many texts were embedded."""
+    if store.read_only:
+        return 0  # search uses the vectors there are
     ensure_vec_table(store, embedder)
     with store.transaction():
         stale = [r[0] for r in store.query("SELECT doc_id FROM stale_embeddings "

@@ -24,7 +24,9 @@ class DateParseError(InvalidInput):
     def __init__(self, phrase: str, why: str = "") -> None:
         self.phrase = phrase
         detail = f" ({why})" if why else ""
-        super().__init__(f"could not understand the date {phrase!r}{detail}")
+        # A pasted megabyte is not echoed back: the start names it well enough.
+        shown = phrase if len(phrase) <= 80 else phrase[:77] + "..."
+        super().__init__(f"could not understand the date {shown!r}{detail}")
 
 
 class ImportFailed(InvalidInput):

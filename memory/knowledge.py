@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from memory.clock import parse_iso, parse_stored, to_utc_iso
@@ -143,15 +143,28 @@ def next_sequence(store: Store) -> int:
     return max(position * 1000, last + 1)
 
 
+def check_not_past(store: Store, due: str) -> str:
+    """A new due date must not have passed (a minute of grace for the time it took to say it)."""
+    if parse_stored(due) < store.clock.now() - timedelta(minutes=1):
+        raise InvalidInput(f"{store.clock.short(due)} has already passed; give a time in the future")
+    return due
+
+
 def remember(store: Store, content: str, due_at: str | datetime | None = None, kind: str | None = None,
              importance: int = 3, private: bool = False, message_ids: list[int] | None = None,
-             relation: str | None = None, trust: int | None = None, tension: int | None = None) -> Memory:
-    """Store a memory; with `due_at` it is a reminder (kind defaults to "reminder")."""
+             relation: str | None = None, trust: int | None = None, tension: int | None = None,
+             allow_past: bool = True) -> Memory:
+    """Store a memory; with `due_at` it is a reminder (kind defaults to "reminder").
+
+    allow_past=False refuses a due date that has already passed (the model's tool, the UI).
+    """
     content = check_content(content)
     kind = check_kind(kind or ("reminder" if due_at else "note"))
     importance = check_importance(importance)
     trust, tension = check_scale("trust", trust), check_scale("tension", tension)
     due, recurrence = resolve_schedule(store, due_at) if due_at not in (None, "") else (None, None)
+    if due and not allow_past:
+        check_not_past(store, due)
     now = store.clock.now_iso()
     with store.transaction():
         cursor = store.execute(
@@ -166,7 +179,7 @@ def remember(store: Store, content: str, due_at: str | datetime | None = None, k
 
 def update_memory(store: Store, memory_id: int, reminded_at: str | datetime | None = None,
                   due_at: str | datetime | None = None, content: str | None = None,
-                  done: bool | None = None, importance: int | None = None) -> Memory:
+                  done: bool | None = None, importance: int | None = None, allow_past: bool = True) -> Memory:
     """Change a memory. reminded_at accepts "now" or a date; done=True marks a reminder done.
 
     A new due_at clears reminded_at (that is what snoozing means). On a repeating reminder a date
@@ -181,6 +194,8 @@ def update_memory(store: Store, memory_id: int, reminded_at: str | datetime | No
         changes["importance"] = check_importance(importance)
     if due_at not in (None, ""):
         changes["due_at"], recurrence = resolve_schedule(store, due_at)
+        if not allow_past:
+            check_not_past(store, changes["due_at"])
         changes["reminded_at"] = None
         if recurrence is not None:
             changes["recurrence"], changes["occurrence_at"] = recurrence, changes["due_at"]
@@ -228,8 +243,9 @@ def completions(store: Store, memory_id: int) -> list[dict[str, str]]:
     return [{"occurrence_at": r[0], "done_at": r[1]} for r in rows]
 
 
-def snooze(store: Store, memory_id: int, when: str | datetime) -> Memory:
-    return update_memory(store, memory_id, due_at=when)
+def snooze(store: Store, memory_id: int, when: str | datetime, allow_past: bool = False) -> Memory:
+    """A new due date for this occurrence; one that has passed is refused unless allowed."""
+    return update_memory(store, memory_id, due_at=when, allow_past=allow_past)
 
 
 def mark_done(store: Store, memory_id: int) -> Memory:

@@ -1,25 +1,58 @@
-"""Secrets (API keys, tokens, passwords, long random strings) are removed from text sent to a model."""
+"""Secrets are removed from every text sent to a model (the chat prompt, consolidation, titles).
+
+One function, one table of (pattern, replacement) pairs, tested with positives and near misses
+(tests/test_security.py). A replacement keeps the words around the secret ("password for the guest
+network is [REDACTED]") so the model still knows a secret exists; the chat prompt names where it
+lives instead ("[secret in memory #12]"), and the user gets the value back locally.
+"""
 from __future__ import annotations
 
 import re
 
-_PATTERNS = [
-    re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}"),  # Anthropic / OpenAI style keys
-    re.compile(r"\b(?:ghp|gho|ghs|github_pat)_[A-Za-z0-9_]{20,}"),
-    re.compile(r"\bxox[abpr]-[A-Za-z0-9\-]{10,}"),
-    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
-    re.compile(r"\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),  # JWT
-    re.compile(r"(?i)\b(password|passwd|pwd|passphrase|secret|token|api[_ -]?key|pin)\b(\s*(?:is|=|:)\s*)(\S+)"),
-    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S),
-    re.compile(r"\b(?=[A-Za-z0-9+/_\-]*\d)(?=[A-Za-z0-9+/_\-]*[A-Za-z])[A-Za-z0-9+/_\-]{32,}\b"),  # long random strings
-]
 MASK = "[REDACTED]"
+_KEYWORD = r"(?:password|passwd|passwort|pwd|pw|pin(?:\s+code)?|passcode|passphrase|secret|api[\s_-]?key|token)"
+# A value that looks like a secret: has a digit or a symbol, or is long.
+_SECRETISH = r"(?=\S*[\d!@#$%^&*()_+=\[\]{}|;:,.<>?/~-])\S{3,}|\S{12,}"
+
+# (pattern, replacement); {mask} in a replacement is the placeholder of this call.
+RULES: list[tuple[re.Pattern[str], str]] = [
+    # Private key blocks, whole.
+    (re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)", re.S), "{mask}"),
+    # Credentials in a connection string: postgres://admin:S3cr3tPass@host keeps the user and host.
+    (re.compile(r"\b([a-z][a-z0-9+.-]*://[^\s:/@]+:)([^\s@/]+)(@)", re.I), r"\g<1>{mask}\g<3>"),
+    # "password for the guest network is hunter2", "the pin is 4471", "api key = abc123"; words between
+    # the keyword and "is" must say whose secret it is ("for the ..."), so "the password manager app
+    # is great" stays as it is.
+    (re.compile(rf"(?i)\b({_KEYWORD}(?:\s+(?:for|to|of|on|at|in)\b[^\n.;:=]{{0,40}}?)?\s+(?:is|was|are|=)\s+)(\S+)"),
+     r"\g<1>{mask}"),
+    # "pw: hunter2", "password=hunter2", "token : abc".
+    (re.compile(rf"(?i)\b({_KEYWORD}\s*[:=]\s*)(\S+)"), r"\g<1>{mask}"),
+    # "Password hunter2": a keyword directly followed by something that looks like a secret.
+    (re.compile(rf"(?i)\b({_KEYWORD}\s+)({_SECRETISH})"), r"\g<1>{mask}"),
+    # Key shapes: Anthropic/OpenAI, GitHub, Slack, AWS, Google, Stripe, bearer tokens, JWTs.
+    (re.compile(r"\bsk-(?:ant-)?[A-Za-z0-9_\-]{16,}"), "{mask}"),
+    (re.compile(r"\b(?:ghp|gho|ghs|ghu|ghr|github_pat)_[A-Za-z0-9_]{20,}"), "{mask}"),
+    (re.compile(r"\bxox[abpr]-[A-Za-z0-9\-]{10,}"), "{mask}"),
+    (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), "{mask}"),
+    (re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"), "{mask}"),
+    (re.compile(r"\b(?:sk|pk|rk)_(?:live|test)_[0-9A-Za-z]{16,}\b"), "{mask}"),
+    (re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/\-]{16,}=*"), r"\g<1>{mask}"),
+    (re.compile(r"\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"), "{mask}"),
+    # Long random strings with upper and lower case and digits (an AWS secret key, a generated
+    # password); lower-case hex such as a git commit id is not one.
+    (re.compile(r"(?<![\w/+=-])(?=[A-Za-z0-9+/_\-]*\d)(?=[A-Za-z0-9+/_\-]*[a-z])(?=[A-Za-z0-9+/_\-]*[A-Z])"
+                r"[A-Za-z0-9+/_\-]{32,}={0,2}(?![\w/+=-])"), "{mask}"),
+]
 
 
-def redact(text: str) -> str:
-    for pattern in _PATTERNS:
-        if pattern.groups >= 3:
-            text = pattern.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
-        else:
-            text = pattern.sub(MASK, text)
+def redact(text: str, mask: str = MASK) -> str:
+    """`text` with every secret replaced by `mask`."""
+    if not text:
+        return text
+    for pattern, replacement in RULES:
+        text = pattern.sub(replacement.replace("{mask}", mask.replace("\\", "\\\\")), text)
     return text
+
+
+def has_secret(text: str) -> bool:
+    return redact(text, "\x00") != text

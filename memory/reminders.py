@@ -1,6 +1,7 @@
 """Reminders: the get_upcoming lifecycle of SPEC F1 and their labels."""
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -8,6 +9,8 @@ from typing import Any
 from memory.clock import Clock, parse_stored, to_utc_iso
 from memory.knowledge import SELECT_MEMORY, Memory
 from memory.store import Store
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -70,8 +73,17 @@ def fell_due_between(store: Store, since: datetime, until: datetime) -> list[Rem
 
 
 def _labelled(rows: list, now: datetime, clock: Clock) -> list[Reminder]:
-    memories = [Memory.from_row(row) for row in rows]
-    return [Reminder(m, *label_for(m, now, clock)) for m in memories]
+    """Rows as labelled reminders; a row that cannot be read (a date out of range written by an
+    older version, a broken rule) is skipped and reported, so one bad row never hides the rest."""
+    out = []
+    for row in rows:
+        try:
+            memory = Memory.from_row(row)
+            out.append(Reminder(memory, *label_for(memory, now, clock)))
+        except (ValueError, OverflowError, TypeError) as exc:
+            log.warning("skipped reminder #%s: it cannot be read (%s); `assistant forget %s` removes it",
+                        row["id"], exc, row["id"])
+    return out
 
 
 def relative_time(due_at: str, now: datetime, clock: Clock) -> str:

@@ -180,8 +180,8 @@ class Searcher:
         return [found[d] for d in docs if d in found]
 
     def touch(self, memory_ids: list[int]) -> None:
-        """activation_count + 1 and last_accessed = now, in one write."""
-        if not memory_ids:
+        """activation_count + 1 and last_accessed = now, in one write (none in a read-only store)."""
+        if not memory_ids or self.store.read_only:
             return
         marks = ",".join("?" * len(memory_ids))
         with self.store.transaction():

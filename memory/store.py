@@ -3,13 +3,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 from memory.clock import Clock
+from memory.errors import InvalidInput, StoreError
 from memory.schema import migrate
-from memory.sqlite import connect
+from memory.sqlite import DatabaseError, connect
 
 VEC_TABLE = "vec_index"
 
@@ -23,23 +25,50 @@ class Store:
     """
 
     def __init__(self, path: str | os.PathLike[str], clock: Clock | None = None) -> None:
-        self.path = str(path)
+        self.path = str(Path(path).expanduser()) if str(path) != ":memory:" else ":memory:"
         self.clock = clock or Clock()
-        if self.path != ":memory:":
-            parent = Path(self.path).expanduser().parent
-            parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            if not Path(self.path).exists():
-                # Create the file 0600 before SQLite opens it: memories are private.
-                fd = os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600)
-                os.close(fd)
-        self.db = connect(self.path)
-        self.lock = threading.RLock()
-        self._depth = 0
-        migrate(self.db)
-        if self.path != ":memory:":
+        # A store whose file the user made read-only (chmod 0400) is opened read-only and kept so.
+        self.read_only = self.path != ":memory:" and Path(self.path).exists() and not self._writable_mode()
+        if self.path != ":memory:" and not self.read_only:
+            self._create_private()
+        try:
+            self.db = connect(self.path, read_only=self.read_only)
+            self.lock = threading.RLock()
+            self._depth = 0
+            if self.read_only:
+                self._check_version()
+            else:
+                migrate(self.db)
+        except DatabaseError as exc:
+            raise StoreError(f"the database {self.path} cannot be read ({exc}). `assistant doctor --db {self.path}` "
+                             f"checks it; `assistant export --db {self.path} FILE` saves what can be read, so you "
+                             "can move the file aside and `assistant import FILE` into a new one") from None
+        if self.path != ":memory:" and not self.read_only:
             for suffix in ("", "-wal", "-shm"):
                 with contextlib.suppress(OSError):
-                    os.chmod(self.path + suffix, 0o600)
+                    mode = os.stat(self.path + suffix).st_mode & 0o777
+                    if mode & 0o077:  # only ever tighten: never undo a mode the user chose
+                        os.chmod(self.path + suffix, mode & 0o700)
+
+    def _writable_mode(self) -> bool:
+        return bool(os.stat(self.path).st_mode & stat.S_IWUSR)
+
+    def _create_private(self) -> None:
+        """The folder (0700) and the file (0600) exist before SQLite opens it: memories are private."""
+        try:
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if not Path(self.path).exists():
+                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
+        except OSError as exc:
+            raise InvalidInput(f"cannot create the database {self.path}: {exc.strerror or exc}") from None
+
+    def _check_version(self) -> None:
+        from memory.schema import SCHEMA_VERSION
+
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version != SCHEMA_VERSION:
+            raise StoreError(f"the database {self.path} is read-only and needs an upgrade (schema {version}, this "
+                             f"version uses {SCHEMA_VERSION}); make it writable (chmod u+w) once")
 
     @property
     def conn(self):  # the raw DB-API connection
@@ -60,6 +89,9 @@ class Store:
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Store]:
         """All-or-nothing block; nested blocks join the outer transaction."""
+        if self.read_only:
+            raise StoreError(f"the database {self.path} is read-only (its file mode has no write permission): "
+                             "nothing was written; `chmod u+w` it to make changes")
         with self.lock:
             if self._depth:
                 self._depth += 1

@@ -39,7 +39,7 @@ def test_remember_and_list_json(cli):
     (("snooze", "1", "when", "pigs", "fly"), "when pigs fly"),
     (("remember", "x", "--importance", "7"), "importance"),
     (("recap", "--hours", "-1"), "hours"),
-    (("reminders", "--within-days", "abc"), "invalid float"),
+    (("reminders", "--within-days", "abc"), "not a number"),
     (("frobnicate",), "invalid choice"),
     (("import", "/nonexistent/file.jsonl"), "cannot read"),
 ])

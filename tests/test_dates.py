@@ -78,3 +78,38 @@ def test_unparseable_names_the_phrase(phrase):
     with pytest.raises(DateParseError) as info:
         parse_due(phrase, SUNDAY_14, UTC)
     assert repr(phrase) in str(info.value)
+
+
+def test_hours_are_exact_durations_across_dst():
+    """Issue 13: "in 2 h" was an hour off across the October change (wall-clock arithmetic)."""
+    berlin = zone_from_name("Europe/Berlin")
+    night = datetime(2026, 10, 24, 23, 30, tzinfo=UTC)  # Sun 01:30 CEST, an hour before the change
+    for phrase in ("in 2 h", "in 2 hours", "in 2h", "in 120 min", "in 120m"):
+        assert parse_due(phrase, night, berlin).isoformat() == "2026-10-25T01:30:00+00:00", phrase
+
+
+@pytest.mark.parametrize("phrase", ["in 9999999999 hours", "0001-01-01", "9999-12-31T23:59:59", "1969-12-31T10:00"])
+def test_out_of_range_instants_are_refused(phrase):
+    with pytest.raises(DateParseError) as info:
+        parse_due(phrase, SUNDAY_14, zone_from_name("Asia/Tokyo"))
+    assert "out of range" in str(info.value) or "too far" in str(info.value)
+
+
+def test_a_huge_phrase_is_not_echoed_whole():
+    with pytest.raises(DateParseError) as info:
+        parse_due("x" * 1_000_000, SUNDAY_14, UTC)
+    assert len(str(info.value)) < 200
+
+
+def test_posix_tz_string_is_understood(monkeypatch):
+    import time
+
+    from memory.clock import system_zone
+
+    monkeypatch.setenv("TZ", "<+0330>-3:30")
+    try:
+        zone = system_zone()
+        assert SUNDAY_14.astimezone(zone).strftime("%H:%M") == "17:30"
+    finally:
+        monkeypatch.undo()
+        time.tzset()

@@ -123,7 +123,9 @@ def test_dedup_title_once(runtime):
 def test_timeline_content(runtime):
     text = section(build_prompt(runtime, "ski budget and Bob"), "Timeline")
     assert "[★★★★★] [Sun Nov 22] Ski trip budget is 1500 euros" in text
-    assert "[Private] [Sun Nov 22] Gate code 4411" in text
+    assert "Gate code" not in text  # private: only when the message asks about it
+    asked = section(build_prompt(runtime, "what is the gate code?"), "Timeline")
+    assert "[★★★] [Private] [Sun Nov 22] Gate code 4411" in asked
     assert "Emotional state: excited (as of msgs #9-10)" in text
     assert "- Bob: brother (high trust, some tension)" in text
     assert "Pay the ski deposit" not in text  # reminders have their own section

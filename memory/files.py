@@ -1,0 +1,42 @@
+"""Files written from the store (exports): private and atomic.
+
+mkstemp creates the file 0600 beside the target, so the rename is atomic and the data is never
+readable by others, not even for a moment; on any failure the temporary file is removed, so no
+`.partial` is ever left behind. An unwritable or wrong path is InvalidInput naming it.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, TypeVar
+
+from memory.errors import InvalidInput
+
+T = TypeVar("T")
+
+
+def write_private(path: str | os.PathLike[str], write: Callable[[IO[bytes]], T]) -> T:
+    """Call `write` with a binary file that becomes `path` (mode 0600) only when it succeeds."""
+    target = Path(path).expanduser()
+    if target.is_dir():
+        raise InvalidInput(f"cannot write {target}: it is a directory")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".partial")
+    except OSError as exc:
+        raise InvalidInput(f"cannot write {target}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as out:
+            result = write(out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, target)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise InvalidInput(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise
+    return result
