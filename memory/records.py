@@ -8,7 +8,6 @@ free in the database, so importing an export into an empty database reproduces i
 from __future__ import annotations
 
 import json
-import re
 import uuid
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
@@ -27,6 +26,7 @@ from memory.knowledge import (
 )
 from memory.recurrence import Recurrence
 from memory.schema import TIERS
+from memory.text import safe_json
 from memory.store import Store
 
 TYPES = ("episode", "message", "memory", "summary", "edge")
@@ -70,14 +70,10 @@ def export_records(store: Store) -> Iterator[dict[str, Any]]:
         yield {"type": "edge", **_decode(row, EDGE_FIELDS)}
 
 
-_RAW_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029]")
-
-
 def record_line(record: dict[str, Any]) -> str:
-    """One JSON Lines record. json.dumps escapes C0 controls but leaves C1 ones (and the Unicode
-    line separators) raw when ensure_ascii is off; they are escaped too, so an export printed to a
-    terminal cannot drive it."""
-    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", json.dumps(record, ensure_ascii=False)) + "\n"
+    """One JSON Lines record, every control character escaped: an export printed to a terminal
+    cannot drive it."""
+    return safe_json(record) + "\n"
 
 
 def write_export(store: Store, out: IO[str]) -> int:

@@ -1,0 +1,20 @@
+"""Characters that must never reach a terminal raw, and JSON that escapes all of them.
+
+C0 controls (except newline and tab), DEL, C1 controls, and the bidirectional overrides that can
+make text read differently from what it is ("Trojan Source"). json.dumps escapes C0 controls but,
+with ensure_ascii off, leaves the others raw.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+_RAW_IN_JSON = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u2028\u2029]")
+
+
+def safe_json(data: Any, indent: int | None = None) -> str:
+    """JSON with readable Unicode and every control or direction-changing character escaped."""
+    text = json.dumps(data, ensure_ascii=False, indent=indent)
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
