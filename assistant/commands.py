@@ -186,8 +186,13 @@ def cmd_import(runtime: Runtime, args: argparse.Namespace) -> int:
         emit(args, {"imported": result.to_json()}, result.describe())
         return 0
     counts = import_records(runtime.store, text.splitlines())
-    summary = ", ".join(f"{n} {kind}s" for kind, n in counts.items() if n) or "nothing"
-    emit(args, {"imported": counts}, f"Imported {summary}.")
+    present = counts.pop("already_present")
+    added = ", ".join(f"{n} {'memories' if kind == 'memory' else kind + 's'}" for kind, n in counts.items() if n)
+    if not added:
+        text = f"Nothing new: all {present} records were already present." if present else "Nothing to import."
+    else:
+        text = f"Imported {added}" + (f"; {present} records were already present." if present else ".")
+    emit(args, {"imported": counts, "already_present": present}, text)
     return 0
 
 

@@ -7,6 +7,7 @@ free in the database, so importing an export into an empty database reproduces i
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from collections.abc import Iterable, Iterator
@@ -49,12 +50,18 @@ def _decode(row: Any, names: Iterable[str]) -> dict[str, Any]:
 
 
 def export_records(store: Store) -> Iterator[dict[str, Any]]:
-    """Every record, in an order import can replay."""
+    """Every record, in an order import can replay, each with its stable `uid`."""
+    own = store.store_uid()
+
+    def uid(kind: str, row: Any) -> str:
+        return row["uid"] or f"{own}/{kind}/{row['id']}"
+
     for row in store.query("SELECT * FROM episodes ORDER BY id"):
         data = _decode(row, ("id", "title", "summary", "outcome", "started_at", "ended_at", "tags"))
-        yield {"type": "episode", **data, "active": bool(row["active"])}
+        yield {"type": "episode", "uid": uid("episode", row), **data, "active": bool(row["active"])}
     for row in store.query("SELECT * FROM messages ORDER BY id"):
-        yield {"type": "message", **_decode(row, ("id", "episode_id", "role", "content", "created_at", "time_refs"))}
+        yield {"type": "message", "uid": uid("message", row),
+               **_decode(row, ("id", "episode_id", "role", "content", "created_at", "time_refs"))}
     for row in store.query("SELECT k.*, m.tier, m.activation_count, m.last_accessed, m.superseded_by, "
                            "m.consolidated_into FROM knowledge k LEFT JOIN memory_meta m ON m.memory_id = k.id "
                            "ORDER BY k.id"):
@@ -63,9 +70,9 @@ def export_records(store: Store) -> Iterator[dict[str, Any]]:
         if data["recurrence"]:
             data["recurrence"] = Recurrence.from_text(data["recurrence"]).to_json()
             data["completions"] = completions(store, data["id"])
-        yield {"type": "memory", **data}
+        yield {"type": "memory", "uid": uid("memory", row), **data}
     for row in store.query("SELECT * FROM summaries ORDER BY id"):
-        yield {"type": "summary", **_decode(row, SUMMARY_FIELDS)}
+        yield {"type": "summary", "uid": uid("summary", row), **_decode(row, SUMMARY_FIELDS)}
     for row in store.query("SELECT * FROM edges ORDER BY id"):
         yield {"type": "edge", **_decode(row, EDGE_FIELDS)}
 
@@ -84,11 +91,49 @@ def write_export(store: Store, out: IO[str]) -> int:
     return count
 
 
+TABLES = {"episode": "episodes", "message": "messages", "memory": "knowledge", "summary": "summaries"}
+
+
+def record_identities(records: list[tuple[int, dict[str, Any]]]) -> dict[int, str]:
+    """{line: uid}: the record's own uid, else a hash of the record as written (with a count for
+    identical records), so importing the same file twice recognises every record."""
+    seen: dict[str, int] = {}
+    out = {}
+    for number, record in records:
+        given = record.get("uid")
+        if isinstance(given, str) and given.strip():
+            out[number] = given.strip()[:200]
+            continue
+        digest = hashlib.sha1(json.dumps(record, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+        seen[digest] = seen.get(digest, 0) + 1
+        out[number] = f"sha1:{digest}" + (f":{seen[digest]}" if seen[digest] > 1 else "")
+    return out
+
+
 class _Importer:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, identities: dict[int, str]) -> None:
         self.store = store
+        self.identities = identities
+        self.own = store.store_uid()
         self.ids: dict[str, dict[Any, int]] = {t: {} for t in TYPES}
-        self.deferred: list[tuple[int, dict[str, Any]]] = []
+        self.present: set[int] = set()  # lines whose record is already in the store
+        self.line = 0
+        self.uid: str | None = None
+
+    def already_present(self, kind: str, r: dict[str, Any]) -> bool:
+        """True (and the file's id mapped to the row) when this record is already in the store."""
+        table = TABLES[kind]
+        row = self.store.one(f"SELECT id FROM {table} WHERE uid = ?", (self.uid,))
+        if row is None and self.uid.startswith(f"{self.own}/{kind}/"):
+            # Exported from this very store: the row is its own id, if it still exists.
+            tail = self.uid.rsplit("/", 1)[1]
+            if tail.isdigit():
+                row = self.store.one(f"SELECT id FROM {table} WHERE id = ? AND uid IS NULL", (int(tail),))
+        if row is None:
+            return False
+        self._remember_id(kind, r, row[0])
+        self.present.add(self.line)
+        return True
 
     def instant(self, record: dict[str, Any], name: str, default_now: bool = False) -> str | None:
         value = parse_instant_field(name, record.get(name), self.store)
@@ -110,12 +155,16 @@ class _Importer:
         keep = self.keep_id(table, record_id)
         if keep is not None:
             values = {"id": keep, **values}
+        if not self.uid.startswith(f"{self.own}/"):
+            values["uid"] = self.uid  # our own rows need none: their id is their identity
         names = ", ".join(values)
         cursor = self.store.execute(f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(values))})",
                                     tuple(values.values()))
         return cursor.lastrowid
 
     def episode(self, r: dict[str, Any]) -> None:
+        if self.already_present("episode", r):
+            return
         outcome = r.get("outcome")
         if outcome not in (None, "success", "abandoned"):
             raise InvalidInput(f"outcome must be success, abandoned or null, not {outcome!r}")
@@ -130,6 +179,8 @@ class _Importer:
         self._remember_id("episode", r, new)
 
     def message(self, r: dict[str, Any]) -> None:
+        if self.already_present("message", r):
+            return
         role = r.get("role")
         if role not in ("user", "assistant", "tool", "system"):
             raise InvalidInput(f"role must be user, assistant, tool or system, not {role!r}")
@@ -146,6 +197,8 @@ class _Importer:
         self._remember_id("message", r, new)
 
     def memory(self, r: dict[str, Any]) -> None:
+        if self.already_present("memory", r):
+            return
         if "content" not in r:
             raise InvalidInput("a memory needs content")
         message_ids = r.get("message_ids") or []
@@ -188,6 +241,8 @@ class _Importer:
                            "WHERE memory_id = ?", (tier, count, self.instant(r, "last_accessed"), new))
 
     def summary(self, r: dict[str, Any]) -> None:
+        if self.already_present("summary", r):
+            return
         sources = r.get("source_ids") or []
         if not isinstance(sources, list):
             raise InvalidInput("source_ids must be a list")
@@ -211,6 +266,8 @@ class _Importer:
     def resolve(self, r: dict[str, Any]) -> None:
         """References that may point forward in the file: done after every row exists."""
         kind = r["type"]
+        if self.line in self.present:
+            return  # already in the store with its references
         if kind == "memory" and r.get("id") is not None:
             new = self.ids["memory"][r["id"]]
             for name in ("superseded_by", "consolidated_into"):
@@ -285,24 +342,45 @@ def parse_lines(lines: Iterable[str]) -> list[tuple[int, dict[str, Any]]]:
 
 
 def import_records(store: Store, lines: Iterable[str]) -> dict[str, int]:
-    """Import JSON Lines; any bad line raises ImportFailed and nothing is written."""
+    """Import JSON Lines; any bad line raises ImportFailed and nothing is written.
+
+    Idempotent: a record already in the store (same uid, or the same hand-written record) is
+    counted under "already_present" and not added again. At most one episode is active afterwards.
+    """
     records = parse_lines(lines)
-    importer = _Importer(store)
-    counts = {t: 0 for t in TYPES}
+    importer = _Importer(store, record_identities(records))
+    counts = {t: 0 for t in TYPES} | {"already_present": 0}
     with store.transaction():
+        active_before = [r[0] for r in store.query("SELECT id FROM episodes WHERE active = 1")]
         for kind in ("episode", "message", "memory", "summary"):
             for number, record in records:
                 if record["type"] != kind:
                     continue
+                importer.line, importer.uid = number, importer.identities[number]
                 try:
                     getattr(importer, kind)(record)
                 except Exception as exc:  # InvalidInput, or a constraint the checks did not foresee
                     raise ImportFailed(number, f"{kind}: {exc}") from exc
-                counts[kind] += 1
+                counts["already_present" if number in importer.present else kind] += 1
         for number, record in records:
+            importer.line, importer.uid = number, importer.identities[number]
             try:
                 importer.resolve(record)
             except Exception as exc:
                 raise ImportFailed(number, f"{record['type']}: {exc}") from exc
             counts["edge"] += record["type"] == "edge"
+        _one_active_episode(store, active_before)
     return counts
+
+
+def _one_active_episode(store: Store, active_before: list[int]) -> None:
+    """The conversation in progress stays the only active one; imported "active" ones are closed
+    at their last message (or, with none active before, all but the newest)."""
+    active = [r[0] for r in store.query("SELECT id FROM episodes WHERE active = 1 ORDER BY started_at DESC, id DESC")]
+    if len(active) <= 1:
+        return
+    keep = active_before[0] if active_before else active[0]
+    for episode_id in active:
+        if episode_id != keep:
+            store.execute("UPDATE episodes SET active = 0, ended_at = coalesce(ended_at, (SELECT max(created_at) "
+                          "FROM messages WHERE episode_id = episodes.id), started_at) WHERE id = ?", (episode_id,))

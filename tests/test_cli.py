@@ -191,3 +191,43 @@ def test_bad_calendar_exit_2_names_the_line(cli, tmp_path):
     assert "Traceback" not in err
     code, out, _ = cli("reminders", "--json")
     assert json.loads(out) == []  # the good event before it was not written either
+
+
+def test_import_twice_says_nothing_was_new(cli, tmp_path):
+    src = tmp_path / "m.jsonl"
+    src.write_text(json.dumps({"type": "memory", "kind": "fact", "content": "Likes skiing"}) + "\n")
+    code, out, _ = cli("import", str(src))
+    assert code == 0 and out.strip() == "Imported 1 memories."
+    code, out, _ = cli("import", str(src))
+    assert code == 0 and out.strip() == "Nothing new: all 1 records were already present."
+
+
+@pytest.mark.parametrize("args", [
+    ("done", "--", "99999999999999999999999"), ("done", "-5"), ("reminders", "--within-days", "nan"),
+    ("reminders", "--within-days", "inf"), ("reminders", "--within-days", "10000000"), ("recap", "--hours", "nan"),
+    ("recap", "--hours", "1e308"), ("remember", "x", "--due", "in 9999999999 hours"),
+    ("remember", "x", "--due", "0001-01-01"), ("export", "/nonexistent/dir/x.jsonl"),
+])
+def test_absurd_arguments_exit_2_with_one_line(cli, tmp_path, args):
+    code, out, err = cli(*args)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "unexpected" not in err and "Traceback" not in err
+
+
+def test_frozen_clock_out_of_range_exits_2(cli):
+    code, _, err = cli("reminders", now="9999-12-31T23:59:59Z")
+    assert code == 2 and "out of range" in err
+
+
+def test_export_to_a_directory_leaves_nothing_behind(cli, tmp_path):
+    target = tmp_path / "dir"
+    target.mkdir()
+    code, _, err = cli("export", str(target))
+    assert code == 2 and "directory" in err and list(tmp_path.glob("**/*.partial")) == []
+    code, _, _ = cli("export", str(tmp_path / "ok.jsonl"))
+    assert code == 0 and (tmp_path / "ok.jsonl").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_database_that_cannot_be_created_exits_2(capsys):
+    assert main(["reminders", "--db", "/proc/x.db"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot create the database /proc/x.db" in err and len(err.strip().splitlines()) == 1

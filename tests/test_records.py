@@ -73,3 +73,45 @@ def test_bad_line_rolls_back_everything_and_names_the_line(store, bad, why):
         import_records(store, [good, good, bad])
     assert info.value.line == 3 and why in str(info.value)
     assert store.one("SELECT count(*) FROM knowledge")[0] == 0
+
+
+def test_reimporting_the_same_export_adds_nothing(store, tmp_path, clock):
+    """Issue 13: re-importing doubled everything (knowledge 501 -> 1002 -> 1503)."""
+    populate(store)
+    lines = [json.dumps(r) for r in export_records(store)]
+    target = Store(tmp_path / "copy.db", clock)
+    first = import_records(target, lines)
+    before = dump(target)
+    again = import_records(target, lines)
+    assert first["already_present"] == 0 and first["memory"] == 3
+    assert again["already_present"] == len([r for r in before if r["type"] != "edge"])
+    assert {k: v for k, v in again.items() if k != "already_present"} == {t: 0 for t in
+                                                                           ("episode", "message", "memory", "summary")} \
+        | {"edge": again["edge"]}
+    assert dump(target) == before
+    # Into the very store it came from: every record is recognised by its own id.
+    assert import_records(store, lines)["already_present"] == len(before) - sum(r["type"] == "edge" for r in before)
+    assert store.one("SELECT count(*) FROM knowledge")[0] == 3
+    target.close()
+
+
+def test_reimporting_a_hand_written_file_adds_nothing(store):
+    lines = [json.dumps({"type": "memory", "kind": "fact", "content": "Likes skiing"}),
+             json.dumps({"type": "memory", "kind": "fact", "content": "Likes skiing"}),  # said twice: kept twice
+             json.dumps({"type": "episode", "id": "e", "title": "T", "started_at": "2026-11-20T10:00:00Z"}),
+             json.dumps({"type": "message", "episode_id": "e", "role": "user", "content": "hi",
+                         "created_at": "2026-11-20T10:00:00Z"})]
+    assert import_records(store, lines)["memory"] == 2
+    counts = import_records(store, lines)
+    assert counts["already_present"] == 4 and counts["memory"] == counts["message"] == counts["episode"] == 0
+    assert store.one("SELECT count(*) FROM knowledge")[0] == 2
+
+
+def test_at_most_one_episode_is_active_after_any_import(store):
+    current = episodes.open_episode(store)
+    episodes.add_message(store, current.id, "user", "hello")
+    lines = [json.dumps({"type": "episode", "id": i, "title": f"E{i}", "active": True,
+                         "started_at": f"2026-11-2{i}T10:00:00Z"}) for i in (1, 2)]
+    import_records(store, lines)
+    assert [r[0] for r in store.query("SELECT id FROM episodes WHERE active = 1")] == [current.id]
+    assert all(r[0] for r in store.query("SELECT ended_at FROM episodes WHERE id != ?", (current.id,)))
