@@ -9,7 +9,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from assistant.runtime import Runtime
 from assistant.settings import load_settings
@@ -144,6 +144,10 @@ def main(argv: list[str] | None = None, launch: Callable[[Runtime], int] | None 
         runtime = Runtime(settings, notice=lambda text: _line(text))
         try:
             if args.command is None:
+                if not (sys.stdin.isatty() and sys.stdout.isatty()):
+                    # Without a terminal the TUI cannot read keys and would spin; say what works instead.
+                    raise InvalidInput("the terminal UI needs a terminal on stdin and stdout; for one message "
+                                       "without it use: assistant chat \"...\" (assistant --help lists the rest)")
                 if launch is None:
                     print("assistant: the terminal UI is not available here; see assistant --help", file=sys.stderr)
                     return EXIT_FAILURE

@@ -13,8 +13,8 @@ from assistant.providers.base import ToolSpec
 from assistant.runtime import Runtime
 from memory import episodes, knowledge
 from memory.errors import InvalidInput
-from memory.schema import KINDS
 from memory.redact import redact
+from memory.schema import KINDS
 from memory.search import MODES
 
 

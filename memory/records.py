@@ -16,19 +16,19 @@ from typing import IO, Any
 from memory.errors import ImportFailed, InvalidInput
 from memory.knowledge import (
     FIELDS,
-    completions,
     check_content,
     check_importance,
     check_kind,
     check_scale,
+    completions,
     next_sequence,
     parse_instant_field,
     time_refs_json,
 )
 from memory.recurrence import Recurrence
 from memory.schema import TIERS
-from memory.text import safe_json
 from memory.store import Store
+from memory.text import safe_json
 
 TYPES = ("episode", "message", "memory", "summary", "edge")
 META_FIELDS = ("tier", "activation_count", "last_accessed", "superseded_by", "consolidated_into")

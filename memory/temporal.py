@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
-from typing import Any
 
 from dateutil.relativedelta import relativedelta
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -231,3 +232,11 @@ def test_a_database_that_cannot_be_created_exits_2(capsys):
     assert main(["reminders", "--db", "/proc/x.db"]) == 2
     err = capsys.readouterr().err
     assert "cannot create the database /proc/x.db" in err and len(err.strip().splitlines()) == 1
+
+
+def test_no_terminal_no_tui(tmp_path):
+    """Issue 13: with stdin from /dev/null and output to a file the TUI spun at 85 % CPU."""
+    exe = Path(sys.executable).with_name("assistant")
+    out = subprocess.run([str(exe), "--db", str(tmp_path / "m.db")], stdin=subprocess.DEVNULL, capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 2 and "needs a terminal" in out.stderr and len(out.stderr.strip().splitlines()) == 1

@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from assistant.phrasing import read_message
-from tests.conftest import T0
 from memory.clock import UTC
+from tests.conftest import T0
 
 R = "remind"
 # (message, intent, content, due (UTC ISO, or "rule:<RRULE>@<first due>"))

@@ -9,8 +9,8 @@ import pytest
 from memory import knowledge, reminders
 from memory.clock import UTC, Clock, zone_from_name
 from memory.errors import DateParseError
-from memory.recurrence import Recurrence, parse_recurrence
 from memory.records import export_records, import_records
+from memory.recurrence import Recurrence, parse_recurrence
 from memory.store import Store
 from tests.conftest import T0
 

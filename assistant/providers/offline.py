@@ -135,7 +135,7 @@ class OfflineProvider:
         candidates = matches or partial
         if not candidates:
             return [], f"I couldn't find an open reminder matching \"{reading.content}\"."
-        lines = [f"Which one did you mean? Say \"done with <number>\":"]
+        lines = ["Which one did you mean? Say \"done with <number>\":"]
         lines += [f"- #{r.memory.id} {r.memory.content} ({r.label.strip('[]')})" for r in candidates[:8]]
         return [], "\n".join(lines)
 
