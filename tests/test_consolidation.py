@@ -278,3 +278,33 @@ def test_triggers(tmp_path):
                      "VALUES ('r', '2026-11-22T13:00:00+00:00', 'PERSIST', 'completed')")
     assert not consolidation_due(rt, idle_minutes=600)  # min interval of 24 h
     rt.close()
+
+
+def test_neighbour_pass_stays_small_when_every_memory_is_alike(store, embedder):
+    """Issue 13: 3,000 self-similar memories took 856 MB at peak (every pair above the floor was listed)."""
+    import tracemalloc
+
+    import numpy as np
+
+    from memory.embeddings import ensure_vec_table, put_vector
+
+    base = embedder.embed([f"Note {i} about the sourdough bakery on Main Street" for i in range(30)])
+    rng = np.random.default_rng(7)
+    store.execute("BEGIN")
+    rows = [(f"sourdough bakery note {i}", T0.isoformat()) for i in range(3000)]
+    store.conn.executemany("INSERT INTO knowledge (kind, content, created_at, updated_at) VALUES ('note', ?, ?, ?)",
+                           [(c, t, t) for c, t in rows])
+    store.execute("DELETE FROM pending_embeddings")
+    store.execute("COMMIT")
+    ensure_vec_table(store, embedder)
+    with store.transaction():
+        for memory_id in range(1, 3001):
+            vector = base[memory_id % 30] + rng.normal(0, 0.01, base.shape[1]).astype(np.float32)
+            put_vector(store, memory_id * 4 + 1, vector / np.linalg.norm(vector))
+    consolidator = Consolidator(store, embedder, None, Options())
+    tracemalloc.start()
+    neighbours = consolidator.neighbours(list(range(1, 3001)))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert all(len(found) == Options().neighbours for found in neighbours.values())
+    assert peak < 40 * 2**20, f"peak {peak / 2**20:.0f} MB"
