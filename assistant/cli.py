@@ -120,6 +120,7 @@ def build_parser() -> Parser:
     p.add_argument("--full", action="store_true", help="reconsider every memory, not only new ones")
     p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
     cmd("status", commands.cmd_status, "database, counts, provider and consolidation state")
+    cmd("doctor", commands.cmd_doctor, "check the database file (integrity, permissions) and say how to recover")
     cmd("tiers", commands.cmd_tiers, "how many memories are in each tier")
     p = cmd("edges", commands.cmd_edges, "links of one memory (supersedes, consolidates)")
     p.add_argument("id", type=row_id)

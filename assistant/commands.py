@@ -133,10 +133,11 @@ def cmd_recall(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def cmd_export(runtime: Runtime, args: argparse.Namespace) -> int:
-    from memory.records import write_export
+    from memory.records import Salvage, write_export
 
     if getattr(args, "ics", None):
         return _export_ics(runtime, args)
+    salvage = Salvage()
     if args.file and args.file != "-":
         import io
 
@@ -145,7 +146,7 @@ def cmd_export(runtime: Runtime, args: argparse.Namespace) -> int:
         def write(out) -> int:
             text = io.TextIOWrapper(out, encoding="utf-8")
             try:
-                return write_export(runtime.store, text)
+                return write_export(runtime.store, text, salvage)
             finally:
                 text.flush()
                 text.detach()  # write_private closes the file itself
@@ -153,7 +154,11 @@ def cmd_export(runtime: Runtime, args: argparse.Namespace) -> int:
         count = write_private(args.file, write)
         note(f"Exported {count} records to {args.file}")
     else:
-        write_export(runtime.store, sys.stdout)
+        count = write_export(runtime.store, sys.stdout, salvage)
+    if salvage.count or salvage.unreadable_tables:
+        # A damaged store: everything readable is out; say what is missing, and fail so scripts notice.
+        note(f"assistant: the database is damaged: {salvage.describe()}; the other {count} records were exported")
+        return 1
     return 0
 
 
@@ -193,6 +198,29 @@ def cmd_import(runtime: Runtime, args: argparse.Namespace) -> int:
         text = f"Imported {added}" + (f"; {present} records were already present." if present else ".")
     emit(args, {"imported": counts, "already_present": present}, text)
     return 0
+
+
+def cmd_doctor(runtime: Runtime, args: argparse.Namespace) -> int:
+    from memory.health import check
+
+    health = check(str(runtime.settings.db_path()))
+
+    def text() -> str:
+        counts = ", ".join(f"{n} {name}" for name, n in health.counts.items() if n is not None)
+        lines = [f"Database: {health.path} ({health.size_bytes / 1e6:.1f} MB, mode {health.mode}, "
+                 f"schema {health.schema_version})",
+                 f"Integrity: {'ok' if health.ok else 'DAMAGED'}"]
+        if counts:
+            lines.append(f"Readable: {counts}")
+        if health.pending_embeddings:
+            lines.append(f"Waiting for embeddings: {health.pending_embeddings} (`assistant index` does them now)")
+        lines += [f"  - {p}" for p in health.problems]
+        if not health.ok:
+            lines.append(health.recovery())
+        return "\n".join(lines)
+
+    emit(args, health.to_json(), text)
+    return 0 if health.ok else 1
 
 
 def cmd_status(runtime: Runtime, args: argparse.Namespace) -> int:

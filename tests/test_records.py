@@ -115,3 +115,54 @@ def test_at_most_one_episode_is_active_after_any_import(store):
     import_records(store, lines)
     assert [r[0] for r in store.query("SELECT id FROM episodes WHERE active = 1")] == [current.id]
     assert all(r[0] for r in store.query("SELECT ended_at FROM episodes WHERE id != ?", (current.id,)))
+
+
+def _corrupt_a_page_of(path, table: str) -> None:
+    from memory.sqlite import connect
+
+    db = connect(str(path))
+    page = db.execute("SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno "
+                      "LIMIT 1 OFFSET 3", (table,)).fetchone()[0]
+    size = db.execute("PRAGMA page_size").fetchone()[0]
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.conn.close()
+    with open(path, "r+b") as f:
+        f.seek((page - 1) * size + 8)
+        f.write(b"\xde\xad\xbe\xef" * (size // 8))
+
+
+def test_a_damaged_store_is_reported_and_every_readable_row_exported(tmp_path, clock, capsys):
+    """Issue 13: a corrupted database gets a clear message, doctor names it, export salvages the rest."""
+    from assistant.cli import main
+
+    path = tmp_path / "damaged.db"
+    with Store(path, clock) as store:
+        with store.transaction():
+            store.conn.executemany("INSERT INTO knowledge (kind, content, created_at, updated_at) VALUES "
+                                   "('note', ?, '2026-01-01T00:00:00+00:00', '2026-01-01T00:00:00+00:00')",
+                                   [(f"memory number {i} " + "x" * 80,) for i in range(2000)])
+    _corrupt_a_page_of(path, "knowledge")
+    assert main(["doctor", "--db", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "DAMAGED" in out and "To recover" in out and str(path) in out
+    saved = tmp_path / "saved.jsonl"
+    assert main(["export", str(saved), "--db", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "damaged" in err and "could not read" in err and len(err.strip().splitlines()) == 2
+    memories = [json.loads(line) for line in saved.read_text().splitlines() if '"memory"' in line]
+    assert 1800 < len(memories) < 2000  # one page of ~40 rows lost, the rest saved
+    fresh = tmp_path / "fresh.db"
+    assert main(["import", str(saved), "--db", str(fresh)]) == 0
+    assert main(["doctor", "--db", str(fresh)]) == 0
+
+
+def test_a_truncated_or_garbage_file_gives_one_clear_line(tmp_path, capsys):
+    from assistant.cli import main
+
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"this is not a database" * 100)
+    assert main(["reminders", "--db", str(garbage)]) == 1
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "cannot be read" in err and "assistant doctor" in err
+    assert main(["doctor", "--db", str(garbage)]) == 1
+    assert "cannot be read as a database" in capsys.readouterr().out

@@ -1,0 +1,71 @@
+"""`assistant doctor`: is the database file sound? Read-only: it never migrates or writes.
+
+PRAGMA integrity_check finds damaged pages; the row counts show what can still be read. When the
+file is damaged, the way back is an export (which reads every row it can) into a fresh store.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from memory.schema import SCHEMA_VERSION
+from memory.sqlite import DatabaseError, connect
+
+TABLES = {"knowledge": "memories", "messages": "messages", "episodes": "conversations", "summaries": "summaries"}
+
+
+@dataclass
+class Health:
+    path: str
+    ok: bool
+    problems: list[str] = field(default_factory=list)
+    size_bytes: int = 0
+    mode: str = ""
+    schema_version: int | None = None
+    counts: dict[str, int | None] = field(default_factory=dict)
+    pending_embeddings: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def recovery(self) -> str:
+        return (f"To recover: `assistant export --db {self.path} saved.jsonl` saves every readable row; move "
+                f"{self.path} aside; `assistant import saved.jsonl` builds a new store from it.")
+
+
+def check(path: str, max_messages: int = 20) -> Health:
+    """A report on the file at `path`; never raises for a damaged or missing file."""
+    if not os.path.exists(path):
+        return Health(path, False, [f"{path} does not exist"])
+    info = os.stat(path)
+    health = Health(path, True, size_bytes=info.st_size, mode=f"{stat.S_IMODE(info.st_mode):04o}")
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        health.problems.append(f"the file mode is {health.mode}: others can read your memories (chmod 600)")
+    try:
+        db = connect(path, read_only=True)
+        health.schema_version = db.execute("PRAGMA user_version").fetchone()[0]
+        found = [row[0] for row in db.execute(f"PRAGMA integrity_check({max_messages})").fetchall()]
+    except DatabaseError as exc:
+        health.ok = False
+        health.problems.append(f"{path} cannot be read as a database ({exc})")
+        return health
+    if found != ["ok"]:
+        health.ok = False
+        health.problems += [f"integrity: {line}" for line in found]
+    if health.schema_version is not None and health.schema_version > SCHEMA_VERSION:
+        health.problems.append(f"the database is from a newer version (schema {health.schema_version})")
+    for table, name in TABLES.items():
+        try:
+            health.counts[name] = db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        except DatabaseError as exc:
+            health.ok = False
+            health.counts[name] = None
+            health.problems.append(f"the {name} cannot be counted ({exc})")
+    try:
+        health.pending_embeddings = db.execute("SELECT count(*) FROM pending_embeddings").fetchone()[0]
+    except DatabaseError:
+        pass
+    db.close()
+    return health
