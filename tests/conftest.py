@@ -3,15 +3,26 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from datetime import datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+from hypothesis.configuration import set_hypothesis_home_dir
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 from memory.clock import UTC, Clock, zone_from_name
 from memory.store import Store
 
 T0 = datetime(2026, 11, 22, 14, 0, tzinfo=UTC)  # a Sunday
+
+# No test writes into the repository tree: hypothesis keeps its examples and caches in the temp dir.
+HYPOTHESIS_HOME = os.path.join(tempfile.gettempdir(), "assistant-hypothesis")
+set_hypothesis_home_dir(HYPOTHESIS_HOME)
+hypothesis_settings.register_profile("assistant", database=DirectoryBasedExampleDatabase(
+    os.path.join(HYPOTHESIS_HOME, "examples")), deadline=None)
+hypothesis_settings.load_profile("assistant")
 
 
 @pytest.fixture(autouse=True)
