@@ -86,7 +86,7 @@ class Settings:
             return None
         from memory.clock import UTC
 
-        moment = datetime.fromisoformat(self.now.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(self.now)
         return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 

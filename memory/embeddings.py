@@ -43,11 +43,10 @@ class Embedder(Protocol):
 class LocalEmbedder:
     """fastembed on the bundled MiniLM (default) or on a named fastembed model."""
 
-    def __init__(self, model: str = BUNDLED, cache_dir: Path | None = None, threads: int | None = None) -> None:
+    def __init__(self, model: str = BUNDLED, cache_dir: Path | None = None) -> None:
         self.name = "minilm-l6-v2-int8" if model == BUNDLED else model
         self.model = model
         self.cache_dir = cache_dir
-        self.threads = threads
         self._engine = None
         self._dim: int | None = 384 if model == BUNDLED else None
         self._lock = threading.Lock()
@@ -88,9 +87,9 @@ class LocalEmbedder:
                     # Without HF_HUB_OFFLINE a failed local load retries the network for ~40 s.
                     os.environ["HF_HUB_OFFLINE"] = "1"
                     self._engine = TextEmbedding(BUNDLED_NAME, specific_model_path=str(self._bundled_dir()),
-                                                 local_files_only=True, threads=self.threads)
+                                                 local_files_only=True)
                 else:
-                    self._engine = TextEmbedding(self.model, threads=self.threads)
+                    self._engine = TextEmbedding(self.model)
             except EmbedderUnavailable:
                 raise
             except Exception as exc:  # fastembed raises many kinds; all mean "no embeddings"

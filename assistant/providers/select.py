@@ -18,11 +18,14 @@ def ollama_reachable(host: str, timeout: float = 0.5) -> bool:
 
 
 def ollama_chat_model(runtime: Runtime) -> str:
+    """ollama.chat_model, else a chat model the user chose (model, ASSISTANT_MODEL), else ollama.model."""
+    from assistant.settings import Settings
+
     s = runtime.settings
     if s.ollama.chat_model:
         return s.ollama.chat_model
-    if os.environ.get("ASSISTANT_MODEL"):
-        return os.environ["ASSISTANT_MODEL"]
+    if s.model != Settings.model:
+        return s.model
     return s.ollama.model
 
 

@@ -114,7 +114,7 @@ class Consolidator:
             result.memories_processed = len(scores)
             self._checkpoint(result, "CLUSTER")
             model_ok = self._model_ready(result)
-            clusters = self.cluster(since, result) if self.embedder is not None else []
+            clusters = self.cluster(since) if self.embedder is not None else []
             result.clusters_found = len(clusters)
             self._checkpoint(result, "SUMMARIZE", clusters=len(clusters))
             if model_ok:
@@ -258,14 +258,14 @@ class Consolidator:
                                     (*kinds, since, since))
         return [r[0] for r in rows]
 
-    def cluster(self, since: str | None, result: RunResult) -> list[list[int]]:
+    def cluster(self, since: str | None) -> list[list[int]]:
         """Clusters of 3-20 similar memories among new/changed ones and their nearest neighbours."""
         import numpy as np
         from sklearn.cluster import AgglomerativeClustering
 
         sync_embeddings(self.store, self.embedder)
         allowed = set(self._candidates(None, CLUSTER_KINDS))
-        candidates = [c for c in self._candidates(since, CLUSTER_KINDS)]
+        candidates = self._candidates(since, CLUSTER_KINDS)
         clusters: dict[tuple[int, ...], list[int]] = {}
         per_batch = max(1, BATCH_NODES // (self.options.neighbours + 1))
         neighbours: dict[int, list[tuple[int, float]]] = {}
