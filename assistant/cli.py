@@ -13,14 +13,15 @@ from typing import NoReturn
 
 from assistant.runtime import Runtime
 from assistant.settings import load_settings
+from assistant.errors import AssistantError, BadInput
 from memory.errors import InvalidInput, StoreError
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILURE = 1
 
 
-class UsageError(InvalidInput):
-    pass
+class UsageError(BadInput):
+    """A command line argparse could not read."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -156,10 +157,10 @@ def main(argv: list[str] | None = None, launch: Callable[[Runtime], int] | None 
             return args.handler(runtime, args) or 0
         finally:
             runtime.close()
-    except InvalidInput as exc:
+    except (InvalidInput, BadInput) as exc:
         _line(f"error: {exc}")
         return EXIT_BAD_INPUT
-    except StoreError as exc:
+    except (StoreError, AssistantError) as exc:
         _line(str(exc))
         return EXIT_FAILURE
     except KeyboardInterrupt:
@@ -173,6 +174,9 @@ def main(argv: list[str] | None = None, launch: Callable[[Runtime], int] | None 
         if isinstance(exc, SQLiteError):
             _line(f"database error: {exc}")
             return EXIT_FAILURE
+        import logging
+
+        logging.getLogger("assistant").error("unexpected error", exc_info=True)
         _log_crash()
         _line(f"unexpected error: {type(exc).__name__}: {exc} (details in the log)")
         return EXIT_FAILURE

@@ -244,16 +244,12 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
 
     from assistant.agent import Agent
     from assistant.events import Done, Failed, Notice, TextDelta, to_json
-    from assistant.providers.base import ProviderError
+    from assistant.errors import ProviderError
     from assistant.providers.select import select_provider
 
     if not args.message.strip():
         raise InvalidInput("the message is empty")
-    try:
-        provider = select_provider(runtime)
-    except ProviderError as exc:
-        note(f"assistant: {exc}")
-        return 1
+    provider = select_provider(runtime)  # a ProviderError is mapped to exit 1 at the edge
     agent = Agent(runtime, provider)
     as_json = getattr(args, "json", False)
     events = []
@@ -274,13 +270,15 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
         print(json_text([to_json(e) for e in events]))
     else:
         print()
-    failed = next((e for e in events if isinstance(e, Failed)), None)
-    if failed:
-        note(f"assistant: {failed.text}")
     # The same status with or without --json: 1 when the model failed, even if the offline mode
     # acted on the message in its place.
+    failed = next((e for e in events if isinstance(e, Failed)), None)
+    if failed:
+        raise ProviderError(failed.kind, failed.text)
     done = next((e for e in events if isinstance(e, Done)), None)
-    return 1 if failed or (done is not None and done.failure) else 0
+    if done is not None and done.failure:
+        raise ProviderError(done.failure, "the chat model could not be reached; the offline mode answered instead")
+    return 0
 
 
 def cmd_consolidate(runtime: Runtime, args: argparse.Namespace) -> int:

@@ -16,12 +16,13 @@ from typing import Any, get_type_hints
 
 from assistant import paths
 from memory.consolidation.pipeline import Options
+from assistant.errors import BadInput
 from memory.errors import InvalidInput
 
 PROVIDERS = ("", "anthropic", "ollama", "offline")
 
 
-class SettingsError(InvalidInput):
+class SettingsError(BadInput):
     """A setting that cannot be used; the message names the key and its source."""
 
 

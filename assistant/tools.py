@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assistant.answers import asked_about
+from assistant.errors import ToolError
 from assistant.providers.base import ToolSpec
 from assistant.runtime import Runtime
 from memory import episodes, knowledge
@@ -16,10 +17,6 @@ from memory.errors import InvalidInput
 from memory.redact import redact
 from memory.schema import KINDS
 from memory.search import MODES
-
-
-class ToolError(Exception):
-    """A tool call that could not be carried out; the message is for the model."""
 
 
 @dataclass

@@ -11,6 +11,10 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from assistant.errors import ProviderError
+
+__all__ = ["Delta", "Provider", "ProviderError", "SystemPrompt", "ToolSpec", "ToolUse"]
+
 
 @dataclass
 class ToolSpec:
@@ -35,14 +39,6 @@ class ToolUse:
 class SystemPrompt:
     stable: str  # instructions; identical across turns, so it can be cached
     memory: str  # rebuilt every turn
-
-
-class ProviderError(Exception):
-    """A model call failed; `kind` says how, the message is one line for the user."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
 
 
 class Provider(Protocol):
