@@ -27,6 +27,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -38,7 +39,7 @@ from assistant.runtime import Runtime  # noqa: E402
 from assistant.settings import load_settings  # noqa: E402
 from memory.embeddings import sync_embeddings  # noqa: E402
 from memory.records import import_records  # noqa: E402
-from memory.search import Searcher  # noqa: E402
+from memory.search import Fusion, Searcher  # noqa: E402
 from memory.store import VEC_TABLE  # noqa: E402
 
 DEPTH = 20
@@ -188,26 +189,70 @@ def markdown(table: dict, counts: dict[str, int]) -> str:
     return "\n".join(out)
 
 
-def run(seed: int = 12, count: int = 4, cli: bool = True, log=print) -> tuple[dict, dict[str, int], list[dict]]:
+def prepared(seed: int = 12, count: int = 4, log=print):
+    """Yield (conversation, runtime, message ids) for each conversation, stores built in a temp dir."""
     from memory.embeddings import LocalEmbedder
 
     embedder = LocalEmbedder()
-    conversations = generate_all(seed, count)
-    results = []
     with tempfile.TemporaryDirectory() as tmp:
-        for number, convo in enumerate(conversations):
+        for number, convo in enumerate(generate_all(seed, count)):
             started = time.perf_counter()
             rt, ids = load(convo, Path(tmp) / f"c{number}.db", embedder)
             try:
-                results += evaluate(convo, rt, ids, cli=cli)
+                log(f"conversation {number + 1}: {convo.a.name} & {convo.b.name}, {len(convo.turns)} turns, "
+                    f"{len(convo.sessions)} sessions, {len(convo.questions)} questions "
+                    f"({time.perf_counter() - started:.1f} s to build)")
+                yield convo, rt, ids
             finally:
                 rt.close()
-            log(f"conversation {number + 1}: {convo.a.name} & {convo.b.name}, {len(convo.turns)} turns, "
-                f"{len(convo.sessions)} sessions, {len(convo.questions)} questions "
-                f"({time.perf_counter() - started:.1f} s)")
-    counts = Counter(q.kind for c in conversations for q in c.questions)
+
+
+def run(seed: int = 12, count: int = 4, cli: bool = True, fusion: Fusion | None = None,
+        log=print) -> tuple[dict, dict[str, int], list[dict]]:
+    results, counts = [], Counter()
+    for convo, rt, ids in prepared(seed, count, log):
+        if fusion is not None:
+            rt.__dict__["searcher"] = Searcher(rt.store, rt.embedder, fusion=fusion)
+        results += evaluate(convo, rt, ids, cli=cli)
+        counts.update(q.kind for q in convo.questions)
     counts["all"] = sum(counts[k] for k in KINDS)
     return summarise(results), counts, results
+
+
+def parse_fusion(text: str, base: Fusion | None = None) -> Fusion:
+    """"keyword_weight=0.6,carry=0.5" -> Fusion(...), fields typed like the defaults."""
+    base = base or Fusion()
+    changes = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        name, _, value = item.partition("=")
+        current = getattr(base, name)
+        changes[name] = type(current)(value)
+    return replace(base, **changes)
+
+
+def ablate(variants: list[tuple[str, Fusion]], seed: int = 12, count: int = 4, log=print) -> str:
+    """Hybrid recall@10 and MRR per kind for each fusion variant, over stores built once."""
+    results: dict[str, list[dict]] = {name: [] for name, _ in variants}
+    counts: Counter = Counter()
+    for convo, rt, ids in prepared(seed, count, log):
+        counts.update(q.kind for q in convo.questions)
+        vectors = rt.embedder.embed([q.text for q in convo.questions])
+        key_to_id = {t.key: ids[i] for i, t in enumerate(convo.turns) if t.key}
+        for name, fusion in variants:
+            searcher = Searcher(rt.store, rt.embedder, fusion=fusion)
+            for question, vector in zip(convo.questions, vectors, strict=True):
+                hits = searcher.search(question.text, limit=DEPTH, vector=vector, touch=False)
+                ranked = [h.id for h in hits if h.type == "message"]
+                results[name].append({"kind": question.kind, "arm": name,
+                                      **_scores(ranked, {key_to_id[k] for k in question.evidence})})
+    counts["all"] = sum(counts[k] for k in KINDS)
+    head = "| variant | " + " | ".join(f"{k} ({counts[k]})" for k in (*KINDS, "all")) + " |"
+    lines = ["recall@10 (MRR) of the hybrid search per question kind", "", head, "| --- " * (len(KINDS) + 2) + "|"]
+    for name, _ in variants:
+        table = summarise(results[name])[name]
+        lines.append(f"| {name} | " + " | ".join(f"{table[k]['R@10'] * 100:.1f} ({table[k]['MRR']:.2f})"
+                                                  for k in (*KINDS, "all")) + " |")
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -215,10 +260,18 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--conversations", type=int, default=4)
     ap.add_argument("--no-cli", action="store_true", help="skip the recall CLI row")
+    ap.add_argument("--fusion", default="", help='hybrid settings, e.g. "method=rrf,rrf_k=10" (memory.search.Fusion)')
+    ap.add_argument("--ablate", nargs="+", metavar="NAME=SETTINGS",
+                    help='compare variants, e.g. "rrf60=method=rrf" "blend=" (hybrid only)')
     ap.add_argument("--json", type=Path, help="write the summary and per-question rows here")
     args = ap.parse_args()
-    table, counts, results = run(args.seed, args.conversations, cli=not args.no_cli,
-                                 log=lambda text: print(text, file=sys.stderr))
+    log = lambda text: print(text, file=sys.stderr)  # noqa: E731
+    if args.ablate:
+        variants = [(item.partition("=")[0], parse_fusion(item.partition("=")[2])) for item in args.ablate]
+        print(ablate(variants, args.seed, args.conversations, log))
+        return
+    fusion = parse_fusion(args.fusion) if args.fusion else None
+    table, counts, results = run(args.seed, args.conversations, cli=not args.no_cli, fusion=fusion, log=log)
     print(markdown(table, counts))
     if args.json:
         args.json.write_text(json.dumps({"summary": table, "counts": counts, "questions": results}, indent=1))
