@@ -260,14 +260,14 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--conversations", type=int, default=4)
     ap.add_argument("--no-cli", action="store_true", help="skip the recall CLI row")
-    ap.add_argument("--fusion", default="", help='hybrid settings, e.g. "method=rrf,rrf_k=10" (memory.search.Fusion)')
-    ap.add_argument("--ablate", nargs="+", metavar="NAME=SETTINGS",
-                    help='compare variants, e.g. "rrf60=method=rrf" "blend=" (hybrid only)')
+    ap.add_argument("--fusion", default="", help='hybrid settings, e.g. "method=rrf,carry=0" (memory.search.Fusion)')
+    ap.add_argument("--ablate", nargs="+", metavar="NAME:SETTINGS",
+                    help='compare variants, e.g. "before:method=rrf,carry=0" "now:" (hybrid only)')
     ap.add_argument("--json", type=Path, help="write the summary and per-question rows here")
     args = ap.parse_args()
     log = lambda text: print(text, file=sys.stderr)  # noqa: E731
     if args.ablate:
-        variants = [(item.partition("=")[0], parse_fusion(item.partition("=")[2])) for item in args.ablate]
+        variants = [(item.rpartition(":")[0], parse_fusion(item.rpartition(":")[2])) for item in args.ablate]
         print(ablate(variants, args.seed, args.conversations, log))
         return
     fusion = parse_fusion(args.fusion) if args.fusion else None

@@ -1,8 +1,24 @@
-"""Hybrid search (SPEC F5): FTS5 BM25 and sqlite-vec cosine KNN fused by reciprocal rank.
+"""Hybrid search (SPEC F5): FTS5 BM25 and sqlite-vec cosine KNN, fused by their scores.
 
 Searches past messages, memories, episode summaries and consolidated summaries. Retrieval modes
 filter by tier; returned memories are touched (activation_count + 1, last_accessed = now) in one
 batched write per search.
+
+How the two rankings become one was chosen on benchmarks/bench_retrieval.py (long two-person
+chats with labelled questions; the figures are in the README, "Retrieval quality"):
+
+- Score-aware fusion. BM25 divided by the best BM25 of the query, blended half and half with the
+  cosine similarity min-max scaled over the vector candidates. Reciprocal-rank fusion (k=60), used
+  before, counts a document's position whatever its merit: turns that match the query only by a
+  word found in most documents (the speaker's name, which FTS5 gives an IDF of ~0) sat mid-rank in
+  both lists and outranked the top keyword hit. With scores, such a turn gets ~0 from the keyword
+  side, so the top keyword hit (>= 0.5) can only be passed by documents that also match the query.
+  Without a query vector the order is BM25's; with no keyword match it is the vectors'.
+- Conversational carry. A message's keyword score is added to the next turn of its conversation:
+  the answer often shares no word with the question while the turn before it does ("What dance
+  were you doing?" -> "A contemporary piece called 'Finding Freedom'"). Never across episodes, and
+  not into a turn of fewer than 6 words ("haha yes" holds no answer; carrying into such turns cost
+  the multi-session questions their second evidence turn).
 """
 from __future__ import annotations
 
@@ -23,7 +39,6 @@ MODES = {
     "deep": ("hot", "warm", "cold"),
     "exhaustive": ("hot", "warm", "cold", "archived"),
 }
-RRF_K = 60
 # A query word found in more documents than this is left out of the keyword query (unless every word
 # is that common): ranking every document that contains "budget" costs ~70 ms at 100k and such a
 # word carries little BM25 weight. Checking costs one bounded doclist read per word.
@@ -63,47 +78,38 @@ def query_words(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Fusion:
-    """How the keyword and vector rankings become one."""
-    method: str = "blend"  # blend | rrf
-    keyword_weight: float = 0.5
-    keyword_norm: str = "max"  # max | minmax | rank
-    vector_norm: str = "minmax"  # raw | max | minmax
+    """How the keyword and vector rankings become one (see the module docstring for why)."""
+    method: str = "blend"  # blend (score-aware) | rrf (reciprocal rank, the former way; for comparison)
+    keyword_weight: float = 0.5  # share of the blend that is BM25; the rest is cosine
     rrf_k: int = 60
-    keyword_depth: int = 100
-    vector_depth: int = 100
-    fill: int = 0  # exact cosines for this many keyword hits the vector arm missed
-    carry: float = 1.0
-    carry_mode: str = "add"  # add | max
-    carry_direction: str = "next"  # next | prev | both
-    carry_top: int = 50
-    carry_gate: str = "allwords"  # none | vector | question | words | reply | allwords | content
-    carry_words: int = 6
-    carry_basis: str = "keyword"  # fused | keyword
-    carry_source: str = "keyword"  # which ranking's top messages lend: fused | keyword
-    carry_strong: float = 0.0  # lend only from hits scoring at least this share of the best
+    # Candidates per arm. 100 keeps every keyword hit that can matter: a document the keyword arm
+    # ranks lower scores below the vector candidates' floor on both sides. Depth 50 lost 1-2 points.
+    depth: int = 100
+    carry: float = 1.0  # share of a message's keyword score lent to the next turn of its episode
+    carry_sources: int = 50  # how many of the best keyword hits lend
+    carry_min_words: int = 6
 
 
-def _rrf(rankings: list[list[int]], k: int) -> dict[int, float]:
-    fused: dict[int, float] = {}
-    for ranking in rankings:
-        for rank, doc in enumerate(ranking):
-            fused[doc] = fused.get(doc, 0.0) + 1.0 / (k + rank + 1)
-    return fused
+def _rrf(ranking: list[int], k: int) -> dict[int, float]:
+    return {doc: 1.0 / (k + rank + 1) for rank, doc in enumerate(ranking)}
 
 
-def _normalise(scores: dict[int, float], how: str) -> dict[int, float]:
+def _scaled_to_best(scores: list[tuple[int, float]]) -> dict[int, float]:
+    """BM25 over the query's best BM25: the top keyword hit is 1, a word-of-no-weight match ~0."""
+    best = max((s for _, s in scores), default=0.0)
+    if best <= 0:  # no weight at all: keep BM25's order
+        return {d: 1.0 / (1 + i) for i, (d, _) in enumerate(scores)}
+    return {d: s / best for d, s in scores}
+
+
+def _min_max(scores: list[tuple[int, float]]) -> dict[int, float]:
+    """Cosines spread over [0, 1] among the candidates: raw MiniLM cosines of related and unrelated
+    turns differ by ~0.2, too little to weigh against BM25 as they are (raw: -2 points)."""
     if not scores:
         return {}
-    if how == "rank":
-        ordered = sorted(scores, key=lambda d: -scores[d])
-        return {d: 1.0 / (1 + i) for i, d in enumerate(ordered)}
-    top, bottom = max(scores.values()), min(scores.values())
-    if how == "max":
-        return {d: s / top if top > 0 else 0.0 for d, s in scores.items()}
-    if how == "minmax":
-        span = top - bottom
-        return {d: (s - bottom) / span if span > 0 else 1.0 for d, s in scores.items()}
-    return dict(scores)
+    top, bottom = max(s for _, s in scores), min(s for _, s in scores)
+    span = top - bottom
+    return {d: (s - bottom) / span if span > 0 else 1.0 for d, s in scores}
 
 
 class Searcher:
@@ -149,19 +155,16 @@ class Searcher:
             raise InvalidInput("limit must be at least 1")
         if not query.strip():
             raise InvalidInput("the search text is empty")
-        fusion = self.fusion
+        depth = max(limit * 2, self.fusion.depth)
         # One type: both indexes search only that type's documents (they are partitioned by type).
         only = types[0] if types is not None and len(types) == 1 else None
-        keyword = self._fts_scored(query, max(limit * 2, fusion.keyword_depth), only)
+        keyword = self._fts(query, depth, only)
         if vector is None:
             vector = self.embed_query(query)
-        semantic = self._knn_scored(vector, max(limit * 2, fusion.vector_depth), only) if vector is not None else []
-        if fusion.method == "rrf":
-            fused = _rrf([[d for d, _ in keyword], [d for d, _ in semantic]], fusion.rrf_k)
-        else:
-            fused = self._blend(keyword, semantic, vector, fusion)
-        if fusion.carry and (types is None or "message" in types):
-            self._carry(fused, fusion, vector, dict(semantic))
+        semantic = self._knn(vector, depth, only) if vector is not None else []
+        fused, lent = self._fuse(keyword, semantic)
+        if self.fusion.carry and (types is None or "message" in types):
+            self._carry(fused, lent)
         ordered = sorted(fused.items(), key=lambda item: (-item[1], item[0]))
         allowed = set(MODES[mode])
         hits = [h for h in self._hydrate([d for d, _ in ordered], dict(ordered))
@@ -170,89 +173,45 @@ class Searcher:
             self.touch([h.id for h in hits if h.type == "memory"])
         return hits
 
-    def _blend(self, keyword: list[tuple[int, float]], semantic: list[tuple[int, float]], vector,
-               fusion: Fusion) -> dict[int, float]:
-        kw = _normalise(dict(keyword), fusion.keyword_norm)
-        sims = dict(semantic)
-        if vector is not None and fusion.fill:
-            missing = [d for d, _ in keyword if d not in sims][:fusion.fill]
-            sims.update(self._similarities(vector, missing))
-        vec = _normalise(sims, fusion.vector_norm) if vector is not None else {}
-        w = fusion.keyword_weight if vector is not None else 1.0
-        if not kw:
-            w = 0.0
-        self._kw = {d: w * v for d, v in kw.items()}
-        return {d: w * kw.get(d, 0.0) + (1 - w) * vec.get(d, 0.0) for d in {*kw, *vec}}
+    def _fuse(self, keyword: list[tuple[int, float]],
+              semantic: list[tuple[int, float]]) -> tuple[dict[int, float], dict[int, float]]:
+        """(fused score per document, the keyword part of it)."""
+        if self.fusion.method == "rrf":
+            k = self.fusion.rrf_k
+            kw, vec = _rrf([d for d, _ in keyword], k), _rrf([d for d, _ in semantic], k)
+            return {d: kw.get(d, 0.0) + vec.get(d, 0.0) for d in {*kw, *vec}}, kw
+        kw, vec = _scaled_to_best(keyword), _min_max(semantic)
+        # One arm empty (no embedder, no vector yet, or no word of the query indexed): the other's order.
+        weight = 1.0 if not vec else 0.0 if not kw else self.fusion.keyword_weight
+        kw = {d: weight * s for d, s in kw.items()}
+        return {d: kw.get(d, 0.0) + (1 - weight) * vec.get(d, 0.0) for d in {*kw, *vec}}, kw
 
-    def _carry(self, fused: dict[int, float], fusion: Fusion, vector=None, sims: dict | None = None) -> None:
-        """A message lends part of its score to the next turn of its conversation: in a chat the
-        answer often shares no word with the question, while the turn before it does."""
-        pool = self._kw if fusion.carry_source == "keyword" else fused
-        top = sorted((d for d in pool if d % 4 == DOC_TYPES["message"]), key=lambda d: -pool[d])[:fusion.carry_top]
-        if not top:
+    def _carry(self, fused: dict[int, float], keyword: dict[int, float]) -> None:
+        """The next turn of each of the best keyword-matching messages gets that message's keyword
+        score added (one query; the same episode only; turns of at least carry_min_words words)."""
+        message = DOC_TYPES["message"]
+        sources = sorted((d for d in keyword if d % 4 == message and keyword[d] > 0),
+                         key=lambda d: -keyword[d])[:self.fusion.carry_sources]
+        if not sources:
             return
-        ids = [d // 4 for d in top]
-        marks = ",".join("?" * len(ids))
-        pairs = []
-        if fusion.carry_direction in ("next", "both"):
-            pairs += self.store.query(
-                f"SELECT m.id, (SELECT n.id FROM messages n WHERE n.episode_id = m.episode_id AND n.id > m.id "
-                f"AND n.role IN ('user', 'assistant') ORDER BY n.id LIMIT 1) FROM messages m WHERE m.id IN ({marks}) "
-                "AND m.episode_id IS NOT NULL", tuple(ids))
-        if fusion.carry_direction in ("prev", "both"):
-            pairs += self.store.query(
-                f"SELECT m.id, (SELECT n.id FROM messages n WHERE n.episode_id = m.episode_id AND n.id < m.id "
-                f"AND n.role IN ('user', 'assistant') ORDER BY n.id DESC LIMIT 1) FROM messages m "
-                f"WHERE m.id IN ({marks}) AND m.episode_id IS NOT NULL", tuple(ids))
-        source = {d: fused[d] for d in top}
-        if fusion.carry_basis == "keyword":
-            source = {d: self._kw.get(d, 0.0) for d in top}
-        if fusion.carry_strong:
-            best = max(source.values())
-            source = {d: v if v >= fusion.carry_strong * best else 0.0 for d, v in source.items()}
-        gate: dict[int, float] = {}
-        if fusion.carry_gate == "vector" and vector is not None and sims:
-            hood = [n * 4 for _, n in pairs if n is not None]
-            known = {**sims, **self._similarities(vector, [d for d in hood if d not in sims])}
-            bottom, top_sim = min(sims.values()), max(sims.values())
-            gate = {d: max(0.0, min(1.0, (known.get(d, bottom) - bottom) / ((top_sim - bottom) or 1))) for d in hood}
-        texts: dict[int, str] = {}
-        if fusion.carry_gate in ("question", "words", "reply", "allwords", "content"):
-            every = list({*ids, *(n for _, n in pairs if n is not None)})
-            texts = dict(self.store.query(f"SELECT id, content FROM messages WHERE id IN ({','.join('?' * len(every))})",
-                                          tuple(every)))
-        for row_id, neighbour in pairs:
-            if neighbour is None:
-                continue
-            factor = 1.0
-            if fusion.carry_gate == "vector":
-                factor = gate.get(neighbour * 4, 0.0)
-            elif fusion.carry_gate == "question":
-                factor = 1.0 if "?" in texts[row_id] else 0.0
-            elif fusion.carry_gate == "words":
-                body = texts[neighbour].split(":", 1)[-1]
-                factor = 1.0 if len(re.findall(r"\w+", body)) >= fusion.carry_words else 0.0
-            elif fusion.carry_gate == "allwords":
-                factor = 1.0 if len(re.findall(r"\w+", texts[neighbour])) >= fusion.carry_words else 0.0
-            elif fusion.carry_gate == "content":
-                words = [w for w in re.findall(r"\w+", texts[neighbour].lower()) if w not in STOPWORDS]
-                factor = 1.0 if len(words) >= fusion.carry_words else 0.0
-            elif fusion.carry_gate == "reply":
-                factor = 1.0 if texts[row_id].split(":", 1)[0] != texts[neighbour].split(":", 1)[0] else 0.0
-            lent = fusion.carry * source[row_id * 4] * factor
-            doc = neighbour * 4
-            if fusion.carry_mode == "add":
-                fused[doc] = fused.get(doc, 0.0) + lent
-            else:
-                fused[doc] = max(fused.get(doc, 0.0), lent)
+        marks = ",".join("?" * len(sources))
+        rows = self.store.query(
+            "SELECT m.id, n.id, substr(n.content, 1, 200) FROM messages m JOIN messages n ON n.id = ("
+            "SELECT x.id FROM messages x WHERE x.episode_id = m.episode_id AND x.id > m.id "
+            "AND x.role IN ('user', 'assistant') ORDER BY x.id LIMIT 1) "
+            f"WHERE m.id IN ({marks})", tuple(d // 4 for d in sources))
+        for source, neighbour, text in rows:
+            if len(re.findall(r"\w+", text)) >= self.fusion.carry_min_words:
+                doc = neighbour * 4 + message
+                fused[doc] = fused.get(doc, 0.0) + self.fusion.carry * keyword[source * 4 + message]
 
     def _is_common(self, word: str) -> bool:
         row = self.store.one("SELECT count(*) FROM (SELECT 1 FROM search_index WHERE search_index MATCH ? LIMIT ?)",
                              (f'content:"{word}"', COMMON_TERM_DOCS + 1))
         return row[0] > COMMON_TERM_DOCS
 
-    def _fts_scored(self, query: str, depth: int, doc_type: str | None = None) -> list[tuple[int, float]]:
-        """(doc, BM25 score) best first; FTS5's bm25() is negated so that higher is better."""
+    def _fts(self, query: str, depth: int, doc_type: str | None = None) -> list[tuple[int, float]]:
+        """(doc, BM25) best first; FTS5's bm25() is negated so that higher is better."""
         words = query_words(query)
         if not words:
             return []
@@ -268,10 +227,7 @@ class Searcher:
                                 "MATCH ? ORDER BY rank LIMIT ?", (match, depth))
         return [(r[0], -r[1]) for r in rows]
 
-    def _fts(self, query: str, depth: int, doc_type: str | None = None) -> list[int]:
-        return [d for d, _ in self._fts_scored(query, depth, doc_type)]
-
-    def _knn_scored(self, vector, depth: int, doc_type: str | None = None) -> list[tuple[int, float]]:
+    def _knn(self, vector, depth: int, doc_type: str | None = None) -> list[tuple[int, float]]:
         """(doc, cosine similarity) nearest first."""
         if not self.store.has_vec_table():
             return []
@@ -283,25 +239,6 @@ class Searcher:
         rows = self.store.query(f"SELECT rowid, distance FROM {VEC_TABLE} WHERE embedding MATCH ? AND k = ? {where} "
                                 "ORDER BY distance", (vector.tobytes(), depth, *params))
         return [(r[0], 1.0 - r[1]) for r in rows]
-
-    def _knn(self, vector, depth: int, doc_type: str | None = None) -> list[int]:
-        return [d for d, _ in self._knn_scored(vector, depth, doc_type)]
-
-    def _similarities(self, vector, docs: list[int]) -> dict[int, float]:
-        """Cosine similarity of the query to these documents (those with a stored vector)."""
-        if not docs or not self.store.has_vec_table():
-            return {}
-        cached = self.vectors.similarities(vector, docs)
-        if cached is not None:
-            return cached
-        out = {}
-        blob = vector.tobytes()
-        for doc in docs:  # one lookup per id: vec0 answers `rowid = ?` from its index, `IN (...)` by a scan
-            row = self.store.one(f"SELECT vec_distance_cosine(embedding, ?) FROM {VEC_TABLE} WHERE rowid = ?",
-                                 (blob, doc))
-            if row is not None:
-                out[doc] = 1.0 - row[0]
-        return out
 
     def _hydrate(self, docs: list[int], scores: dict[int, float]) -> list[Hit]:
         by_type: dict[str, list[int]] = {name: [] for name in DOC_TYPES}

@@ -133,13 +133,13 @@ class VectorCache:
         return None
 
     def knn(self, vector: Any, k: int, doc_type: str | None = None) -> list[int] | None:
-        """Doc ids of the k nearest vectors (cosine), nearest first; None when the store is too
-        small for the copy to pay off (the caller asks sqlite-vec)."""
+        """Doc ids of the k nearest vectors, nearest first; None as for knn_scored()."""
         scored = self.knn_scored(vector, k, doc_type)
         return None if scored is None else [d for d, _ in scored]
 
     def knn_scored(self, vector: Any, k: int, doc_type: str | None = None) -> list[tuple[int, float]] | None:
-        """(doc id, cosine similarity) of the k nearest vectors, nearest first; None as for knn()."""
+        """(doc id, cosine similarity) of the k nearest vectors, nearest first; None when the store is
+        too small for the copy to pay off (the caller asks sqlite-vec)."""
         import numpy as np
 
         if self._size_estimate() < self.min_size:
@@ -158,20 +158,3 @@ class VectorCache:
             top = np.argpartition(sims, len(sims) - k)[len(sims) - k:]
             top = top[np.argsort(-sims[top])]
             return [(int(d), float(s)) for d, s in zip(docs[top], sims[top], strict=True)]
-
-    def similarities(self, vector: Any, docs: list[int]) -> dict[int, float] | None:
-        """Cosine similarity of the query to each of these documents that has a live vector; None when
-        the store is too small for the copy (the caller asks sqlite-vec)."""
-        import numpy as np
-
-        if self._size_estimate() < self.min_size:
-            return None
-        with self.lock:
-            self._catch_up()
-            if self.matrix is None:
-                return {}
-            rows = [(d, self.index[d]) for d in docs if d in self.index and self.live[self.index[d]]]
-            if not rows:
-                return {}
-            sims = self.matrix[[r for _, r in rows]] @ vector.astype(np.float32)
-            return {d: float(s) for (d, _), s in zip(rows, sims, strict=True)}
