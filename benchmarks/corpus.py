@@ -45,20 +45,38 @@ def open_runtime(path: Path) -> Runtime:
                                       "ASSISTANT_TIMEZONE": "UTC"}))
 
 
-def build(n: int, seed: int = 7, path: Path | None = None) -> tuple[Runtime, list[str], float]:
-    """A runtime over a fresh store with n memories; returns (runtime, query texts, import seconds)."""
+def build(n: int, seed: int = 7, path: Path | None = None,
+          messages: float = 0.0) -> tuple[Runtime, list[str], float]:
+    """A runtime over a fresh store with n items; returns (runtime, query texts, import seconds).
+
+    `messages` is the share of the n items that are chat messages (episodes of 20 turns) rather
+    than memories, so that what search does for messages (the conversational carry) is timed too;
+    the memories and queries are the same whatever the share."""
     rng = random.Random(seed)
     words, weights = vocabulary(rng)
     rt = open_runtime(path or Path(tempfile.mkdtemp()) / "bench.db")
     topic_words = [rng.choices(words, weights, k=6) for _ in range(TOPICS)]
     lines, topics = [], []
-    for _ in range(n):
+    n_messages = int(n * messages)
+    for _ in range(n - n_messages):
         topic = rng.randrange(TOPICS)
         topics.append(topic)
         text = " ".join(rng.sample(topic_words[topic], 3) + rng.choices(words, weights, k=7))
         lines.append(json.dumps({"type": "memory", "kind": rng.choice(["fact", "note", "event", "preference"]),
                                  "content": text, "importance": rng.randint(1, 5),
                                  "created_at": f"2026-{rng.randint(1, 11):02d}-{rng.randint(1, 28):02d}T10:00:00Z"}))
+    # Messages from their own generator, so the memories above do not depend on the share.
+    chat_rng, message_topics = random.Random(seed + 1), []
+    for i in range(n_messages):
+        if i % 20 == 0:
+            lines.append(json.dumps({"type": "episode", "id": f"e{i}", "title": f"chat {i // 20}", "outcome": "success",
+                                     "started_at": "2026-06-01T10:00:00Z", "ended_at": "2026-06-01T11:00:00Z"}))
+        topic = chat_rng.randrange(TOPICS)
+        message_topics.append(topic)
+        filler = chat_rng.choices(words, weights, k=chat_rng.randint(1, 10))  # short and long turns
+        text = " ".join(chat_rng.sample(topic_words[topic], 2) + filler)
+        lines.append(json.dumps({"type": "message", "episode_id": f"e{i - i % 20}", "content": text,
+                                 "role": "user" if i % 2 == 0 else "assistant", "created_at": "2026-06-01T10:00:00Z"}))
     started = time.perf_counter()
     import_records(rt.store, lines)
     import_s = time.perf_counter() - started
@@ -67,13 +85,16 @@ def build(n: int, seed: int = 7, path: Path | None = None) -> tuple[Runtime, lis
     nprng = np.random.default_rng(seed)
     centroids = nprng.normal(size=(TOPICS, 384)).astype(np.float32)
     ids = [r[0] for r in rt.store.query("SELECT id FROM knowledge ORDER BY id")]
+    message_ids = [r[0] for r in rt.store.query("SELECT id FROM messages ORDER BY id")]
     with rt.store.transaction():
-        for start in range(0, n, 5000):
-            chunk = ids[start:start + 5000]
-            vectors = centroids[topics[start:start + len(chunk)]] + 1.2 * nprng.normal(size=(len(chunk), 384))
-            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-            rt.store.conn.executemany(f"INSERT INTO {VEC_TABLE}(rowid, doc_type, embedding) VALUES (?, 1, ?)",
-                                      [(i * 4 + 1, v.astype(np.float32).tobytes()) for i, v in zip(chunk, vectors, strict=True)])
+        for kind, row_ids, row_topics in ((1, ids, topics), (0, message_ids, message_topics)):
+            for start in range(0, len(row_ids), 5000):
+                chunk = row_ids[start:start + 5000]
+                vectors = centroids[row_topics[start:start + len(chunk)]] + 1.2 * nprng.normal(size=(len(chunk), 384))
+                vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+                rt.store.conn.executemany(
+                    f"INSERT INTO {VEC_TABLE}(rowid, doc_type, embedding) VALUES (?, ?, ?)",
+                    [(i * 4 + kind, kind, v.astype(np.float32).tobytes()) for i, v in zip(chunk, vectors, strict=True)])
         rt.store.execute("DELETE FROM pending_embeddings")
     queries = [" ".join(rng.choices(topic_words[rng.randrange(TOPICS)], k=2) + rng.choices(words, weights, k=2))
                for _ in range(60)]

@@ -133,8 +133,13 @@ class VectorCache:
         return None
 
     def knn(self, vector: Any, k: int, doc_type: str | None = None) -> list[int] | None:
-        """Doc ids of the k nearest vectors (cosine), nearest first; None when the store is too
-        small for the copy to pay off (the caller asks sqlite-vec)."""
+        """Doc ids of the k nearest vectors, nearest first; None as for knn_scored()."""
+        scored = self.knn_scored(vector, k, doc_type)
+        return None if scored is None else [d for d, _ in scored]
+
+    def knn_scored(self, vector: Any, k: int, doc_type: str | None = None) -> list[tuple[int, float]] | None:
+        """(doc id, cosine similarity) of the k nearest vectors, nearest first; None when the store is
+        too small for the copy to pay off (the caller asks sqlite-vec)."""
         import numpy as np
 
         if self._size_estimate() < self.min_size:
@@ -152,4 +157,4 @@ class VectorCache:
                 return []
             top = np.argpartition(sims, len(sims) - k)[len(sims) - k:]
             top = top[np.argsort(-sims[top])]
-            return [int(d) for d in docs[top]]
+            return [(int(d), float(s)) for d, s in zip(docs[top], sims[top], strict=True)]

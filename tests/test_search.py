@@ -103,11 +103,16 @@ def test_vector_cache_matches_sqlite_vec_and_follows_changes(filled, embedder, t
 
     exact = Searcher(filled, embedder, cache_min_size=10**9)  # always sqlite-vec
     cached = Searcher(filled, embedder, cache_min_size=0)  # always the in-memory copy
+
+    def same(a, b):
+        assert [d for d, _ in a] == [d for d, _ in b]
+        assert [s for _, s in a] == pytest.approx([s for _, s in b], abs=1e-5)  # cosine, both ways
+
     queries = ["musical instrument lessons", "food allergy", "taxes", "car maintenance"]
     for q in queries:
         vector = exact.embed_query(q)
-        assert cached._knn(vector, 5) == exact._knn(vector, 5)
-        assert cached._knn(vector, 3, "memory") == exact._knn(vector, 3, "memory")
+        same(cached._knn(vector, 5), exact._knn(vector, 5))
+        same(cached._knn(vector, 3, "memory"), exact._knn(vector, 3, "memory"))
     # Changes by this process and by another connection (another process) are followed.
     knowledge.forget(filled, 1)
     other = Store(filled.path, filled.clock)
@@ -115,6 +120,6 @@ def test_vector_cache_matches_sqlite_vec_and_follows_changes(filled, embedder, t
     Searcher(other, embedder).embed_query("sync the new text")
     other.close()
     vector = exact.embed_query("nut allergy")
-    assert cached._knn(vector, 5) == exact._knn(vector, 5)
-    assert cached._knn(vector, 1, "memory") == [new.id * 4 + 1]
-    assert 1 * 4 + 1 not in cached._knn(vector, 50)
+    same(cached._knn(vector, 5), exact._knn(vector, 5))
+    assert [d for d, _ in cached._knn(vector, 1, "memory")] == [new.id * 4 + 1]
+    assert 1 * 4 + 1 not in [d for d, _ in cached._knn(vector, 50)]
