@@ -24,7 +24,7 @@ _QUESTION = re.compile(r"\?\s*$|^\W*(what|what's|whats|when|where|who|whom|whose
                        r"does|did|can|could|should|would|will|have|has|had)\b", re.I)
 _SMALL_TALK = re.compile(r"^\W*(hi|hello|hey|thanks|thank you|ok|okay|cool|great|nice|wow|haha|lol|yes|no|yeah|"
                          r"sure|bye)\b[\w\s!.,']{0,25}$", re.I)
-_TYPE_RANK = {"memory": 0, "summary": 1, "message": 2, "episode": 3}
+TYPE_RANK = {"memory": 0, "summary": 1, "message": 2, "episode": 3}
 MIN_RELEVANCE = 0.5  # share of the question's content words a statement must contain
 
 
@@ -77,8 +77,14 @@ class Evidence:
 
 
 def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = "standard",
-                  exclude_message_ids: tuple[int, ...] = ()) -> list[Evidence]:
-    """Statements that answer `question`, best first: relevance, then memories before messages."""
+                  exclude_message_ids: tuple[int, ...] = (), strict: bool = True) -> list[Evidence]:
+    """Statements that answer `question`, best first.
+
+    strict (an answer shown as is): only statements holding most of the question's words, by
+    relevance, memories before messages. Not strict (evidence for reasoning): every statement the
+    search ranked, in its order, since in conversation the answer often shares no word with the
+    question and is found through the turn before it.
+    """
     wanted = content_words(question)
     if not wanted:
         return []
@@ -88,7 +94,7 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
     memories = {m.id: m for m in knowledge.memories_by_id(runtime.store, [h.id for h in hits if h.type == "memory"])}
     found: list[tuple[tuple, Evidence]] = []
     kept: list[str] = []
-    # Memories first, so a memory is kept over the message that asked for it.
+    # Memories first, so a memory is kept over the message that asked for it (the rank stays).
     ordered = sorted(enumerate(hits), key=lambda item: item[1].type != "memory")
     for rank, hit in ordered:
         role, refs, private = None, [], False
@@ -97,21 +103,21 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
             if message is None or hit.id in exclude_message_ids:
                 continue
             role, refs = message.role, message.time_refs
-            if role == "assistant":  # the assistant's own words repeat what a memory holds
+            if role == "assistant" and strict:  # shown as an answer, its own words would repeat a memory
                 continue
         elif hit.type == "memory" and hit.id in memories:
             refs, private = memories[hit.id].time_refs, memories[hit.id].private
         if is_question(hit.content) or _SMALL_TALK.match(hit.content):
             continue  # a question never answers itself
         relevance = len(wanted & content_words(hit.content)) / len(wanted)
-        if relevance < MIN_RELEVANCE:
+        if strict and relevance < MIN_RELEVANCE:
             continue
         flat = _flat(hit.content)
         if any(flat in seen or seen in flat for seen in kept):
             continue  # "remember that X" said and X remembered: one piece of evidence, not two
         kept.append(flat)
         evidence = Evidence(hit.type, hit.id, hit.content, hit.created_at, round(relevance, 3), role, refs, private)
-        found.append(((-relevance, _TYPE_RANK[hit.type], rank), evidence))
+        found.append(((-relevance, TYPE_RANK[hit.type], rank) if strict else (rank,), evidence))
     found.sort(key=lambda item: item[0])
     return [evidence for _, evidence in found[:limit]]
 

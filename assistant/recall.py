@@ -10,7 +10,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from assistant.answers import Evidence, find_evidence, told_when
+from assistant.answers import MIN_RELEVANCE, TYPE_RANK, Evidence, find_evidence, told_when
 from assistant.runtime import Runtime
 from memory.temporal import Resolved, detect_temporal_references, resolve_reference, stored_resolution
 
@@ -64,7 +64,11 @@ def resolutions_of(runtime: Runtime, evidence: Evidence) -> list[Resolution]:
 
 def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit: int = 10,
                     exclude_message_ids: tuple[int, ...] = (), use_model: bool = True) -> ReasonedAnswer:
-    evidence = find_evidence(runtime, query, limit=limit, mode=mode, exclude_message_ids=exclude_message_ids)
+    evidence = find_evidence(runtime, query, limit=limit, mode=mode, exclude_message_ids=exclude_message_ids,
+                             strict=False)
+    if not any(e.relevance >= MIN_RELEVANCE for e in evidence[:3]) and use_model is False:
+        # Without a model the answer is the best statement itself: it must be about the question.
+        evidence = [e for e in evidence if e.relevance >= MIN_RELEVANCE] or []
     if not evidence:
         return ReasonedAnswer("I have nothing in memory about that.", 0.0, "no matching statements")
     runtime.searcher.touch([e.id for e in evidence if e.type == "memory"])
@@ -74,7 +78,8 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
         answer = _ask_model(runtime, query, sources, resolutions)
         if answer is not None:
             return answer
-    best = evidence[0]
+    # From the ranked head, the most to the point, a memory before something said in passing.
+    best = max(evidence[:5], key=lambda e: (e.relevance, -TYPE_RANK[e.type]))
     own = [r for r in resolutions if (r.source_type, r.source_id) == (best.type, best.id)]
     private = "[Private] " if best.private else ""
     text = f"From memory ({told_when(runtime, best)}): {private}{best.content.rstrip('.')}."

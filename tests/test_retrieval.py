@@ -168,7 +168,7 @@ def test_reasoned_recall_without_a_model_keeps_every_source(tmp_path, capsys):
     ranked = rt.searcher.search("When did Caroline go to the support group?", limit=10, touch=False)
     assert [s["id"] for s in answer.sources] == [h.id for h in ranked]
     rt.close()
-    assert main(["recall", "when did Caroline go to the support group", "--limit", "10", "--json",
+    assert main(["recall", "when did Caroline go to the support group", "--limit", "10", "--json", "--reason",
                  "--db", str(tmp_path / "m.db"), "--now", "2023-07-01T12:00:00Z"]) == 0
     assert len(json.loads(capsys.readouterr().out)["source_ids"]) == 10
 
