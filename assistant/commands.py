@@ -189,14 +189,55 @@ def cmd_import(runtime: Runtime, args: argparse.Namespace) -> int:
         result = import_calendar(runtime.store, text)
         emit(args, {"imported": result.to_json()}, result.describe())
         return 0
-    counts = import_records(runtime.store, text.splitlines())
+    from assistant.progress import ProgressBar
+
+    lines = text.splitlines()
+    with ProgressBar("Importing", len(lines)) as bar:
+        counts = import_records(runtime.store, lines, progress=bar.update)
     present = counts.pop("already_present")
     added = ", ".join(f"{n} {'memories' if kind == 'memory' else kind + 's'}" for kind, n in counts.items() if n)
     if not added:
         text = f"Nothing new: all {present} records were already present." if present else "Nothing to import."
     else:
         text = f"Imported {added}" + (f"; {present} records were already present." if present else ".")
+    if getattr(args, "index", False):
+        _embed_backlog(runtime)
+    else:
+        _backlog_note(runtime)
     emit(args, {"imported": counts, "already_present": present}, text)
+    return 0
+
+
+def _embed_backlog(runtime: Runtime) -> int:
+    """Embed every waiting text now, with a progress bar on a terminal; returns how many."""
+    from assistant.errors import AssistantError
+    from assistant.progress import ProgressBar
+    from memory.embeddings import pending_count, sync_embeddings
+
+    if runtime.embedder is None:
+        raise AssistantError("embeddings are turned off (embedding_model = \"none\"): search uses keywords only")
+    with ProgressBar("Embedding", pending_count(runtime.store), min_total=200) as bar:
+        return sync_embeddings(runtime.store, runtime.embedder, progress=bar.update)
+
+
+def _backlog_note(runtime: Runtime) -> None:
+    """After a big import: say that search finds the new texts by keywords until they are embedded."""
+    from memory.embeddings import pending_count
+    from memory.search import EMBED_PER_SEARCH
+
+    waiting = pending_count(runtime.store)
+    if waiting > EMBED_PER_SEARCH and runtime.embedder is not None:
+        note(f"assistant: {waiting:,} texts are waiting for their embeddings; until then search finds them by "
+             "keywords only. `assistant index` embeds them now (about 300 a second); the app does it while idle.")
+
+
+def cmd_index(runtime: Runtime, args: argparse.Namespace) -> int:
+    from memory.embeddings import pending_count
+
+    done = _embed_backlog(runtime)
+    left = pending_count(runtime.store)
+    emit(args, {"embedded": done, "pending": left},
+         f"Embedded {done:,} texts" + (f"; {left:,} still waiting (changed meanwhile)" if left else "") + ".")
     return 0
 
 

@@ -84,9 +84,34 @@ class Session:
         return self.agent is not None and self.agent.provider.name != "offline"
 
     def warm_up(self) -> None:
-        """Load the embedder, embed what is pending and (in a large store) load the in-memory copy
-        of the vectors, off the UI thread, so the first turn does not wait for them."""
-        self.runtime.searcher.search("warm up", limit=1, touch=False)
+        """Load the embedder and embed the newest waiting texts (a bounded batch, as a search does),
+        off the UI thread, so the first turn does not wait for them. Nothing proportional to the
+        store is read: a backlog is left to embed_backlog()."""
+        self.runtime.searcher.embed_query("warm up")
+
+    def embedding_backlog(self) -> int:
+        """How many texts are still waiting for their embeddings (thousands after a big import)."""
+        from memory.embeddings import pending_count
+
+        return pending_count(self.runtime.store)
+
+    def embed_backlog(self, limit: int = 256) -> int:
+        """Embed up to `limit` waiting texts, newest first, and return how many are still waiting.
+
+        For the app's idle worker: call it from a thread worker while the user is idle, again and
+        again until it returns 0 (each call takes about a second at the default limit on 2 cores and
+        commits what it did, so stopping between calls loses nothing). Search meanwhile answers
+        from the vectors there are plus keywords. Returns 0 at once when embeddings are off."""
+        from memory.embeddings import EmbedderUnavailable, pending_count, sync_embeddings
+
+        runtime = self.runtime
+        if runtime.embedder is None or runtime.store.read_only:
+            return 0
+        try:
+            sync_embeddings(runtime.store, runtime.embedder, limit=limit)
+        except EmbedderUnavailable:
+            return 0
+        return pending_count(runtime.store)
 
     # -- reads ------------------------------------------------------------------------------
 

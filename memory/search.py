@@ -28,11 +28,12 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from memory import vectors
 from memory.clock import to_utc_iso
-from memory.embeddings import Embedder, EmbedderUnavailable, sync_embeddings
+from memory.embeddings import Embedder, EmbedderUnavailable, pending_count, sync_embeddings
 from memory.errors import InvalidInput
 from memory.schema import DOC_TYPE_NAMES, DOC_TYPES, split_doc_id
-from memory.store import VEC_TABLE, Store
+from memory.store import Store
 
 MODES = {
     "reflexive": ("hot",),
@@ -45,6 +46,10 @@ MODES = {
 # word carries little BM25 weight. Checking costs one bounded doclist read per word.
 COMMON_TERM_DOCS = 2000
 SMALL_TYPES = ("episode", "summary")  # filtering the FTS index by type pays off only for rare types
+# Texts a search embeds before it answers (the newest first): a turn's own new messages, never a
+# backlog. A big import leaves thousands waiting; embedding 20k texts takes about a minute on 2
+# cores, so search answers from the vectors there are plus FTS and says how many are waiting.
+EMBED_PER_SEARCH = 32
 STOPWORDS = frozenset("""a an and are as at be but by did do does for from had has have how i i'm in is it
 its me my of on or our so that the their them then there they this to us was we were what when where
 which who why will with you your about can could would should just tell""".split())
@@ -117,17 +122,17 @@ class Searcher:
     """Hybrid search over one store; keyword-only (with one notice) when no embedder can load."""
 
     def __init__(self, store: Store, embedder: Embedder | None,
-                 on_notice: Callable[[str], None] | None = None, cache_min_size: int = 20_000,
-                 fusion: Fusion | None = None) -> None:
-        from memory.vector_cache import VectorCache
-
+                 on_notice: Callable[[str], None] | None = None, fusion: Fusion | None = None,
+                 embed_per_search: int = EMBED_PER_SEARCH) -> None:
         self.fusion = fusion or Fusion()
         self.store = store
-        self.vectors = VectorCache(store, cache_min_size)
         self.embedder = embedder
         self.on_notice = on_notice
         self.semantic = embedder is not None
+        self.embed_per_search = embed_per_search
+        self.pending = 0  # texts still waiting for an embedding after the last query was embedded
         self._noticed = False
+        self._backlog_noticed = False
 
     def _degrade(self, why: str) -> None:
         self.semantic = False
@@ -142,11 +147,17 @@ class Searcher:
                 self._degrade("no embedding model configured")
             return None
         try:
-            sync_embeddings(self.store, self.embedder)
-            return self.embedder.embed([text])[0]
+            sync_embeddings(self.store, self.embedder, limit=self.embed_per_search)
+            vector = self.embedder.embed([text])[0]
         except EmbedderUnavailable as exc:
             self._degrade(str(exc))
             return None
+        self.pending = pending_count(self.store)
+        if self.pending and not self._backlog_noticed and self.on_notice:
+            self.on_notice(f"{self.pending:,} texts are still waiting for their embeddings: until then search finds "
+                           "them by keywords only (`assistant index` embeds them now; the app does it while idle).")
+            self._backlog_noticed = True
+        return vector
 
     def search(self, query: str, limit: int = 10, mode: str = "standard", types: tuple[str, ...] | None = None,
                touch: bool = True, vector=None) -> list[Hit]:
@@ -234,17 +245,8 @@ class Searcher:
         return [(r[0], -r[1]) for r in rows]
 
     def _knn(self, vector, depth: int, doc_type: str | None = None) -> list[tuple[int, float]]:
-        """(doc, cosine similarity) nearest first."""
-        if not self.store.has_vec_table():
-            return []
-        # Rare types have small sqlite-vec partitions; the in-memory copy pays off for the big ones.
-        cached = None if doc_type in SMALL_TYPES else self.vectors.knn_scored(vector, depth, doc_type)
-        if cached is not None:
-            return cached
-        where, params = ("AND doc_type = ?", (DOC_TYPES[doc_type],)) if doc_type else ("", ())
-        rows = self.store.query(f"SELECT rowid, distance FROM {VEC_TABLE} WHERE embedding MATCH ? AND k = ? {where} "
-                                "ORDER BY distance", (vector.tobytes(), depth, *params))
-        return [(r[0], 1.0 - r[1]) for r in rows]
+        """(doc, cosine similarity) nearest first (memory.vectors: one-bit codes, rescored)."""
+        return vectors.knn(self.store, vector, depth, DOC_TYPES[doc_type] if doc_type else None)
 
     def _hydrate(self, docs: list[int], scores: dict[int, float]) -> list[Hit]:
         by_type: dict[str, list[int]] = {name: [] for name in DOC_TYPES}

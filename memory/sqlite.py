@@ -1,22 +1,27 @@
-"""SQLite with extension loading: sqlean registered under the name sqlite-utils looks for.
+"""SQLite with extension loading: sqlean, with sqlite-vec loaded, and sqlite-utils on demand.
 
 The stdlib sqlite3 of many Pythons cannot load extensions, so sqlite-vec would not load. sqlean
-is a drop-in sqlite3 with extension loading and FTS5. It must be aliased before sqlite_utils is
-imported (see STACK.md), which is why every module imports sqlite_utils through this one.
+is a drop-in sqlite3 with extension loading and FTS5. sqlite-utils looks for `pysqlite3` before
+the stdlib, so sqlean is registered under that name here, before sqlite_utils can be imported
+(see STACK.md). sqlite_utils itself is imported only by `database()`: importing it pulls in numpy
+(about 0.3 s), which commands that read a few rows (`reminders`, `done`, `status`) must not pay.
 """
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import sqlean
 import sqlean.dbapi2
+import sqlite_vec
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 sys.modules.setdefault("pysqlite3", sqlean)
 sys.modules.setdefault("pysqlite3.dbapi2", sqlean.dbapi2)
 
-import sqlite_utils  # noqa: E402
-import sqlite_vec  # noqa: E402
-
+Connection = sqlean.dbapi2.Connection
 Error = sqlean.dbapi2.Error
 DatabaseError = sqlean.dbapi2.DatabaseError
 IntegrityError = sqlean.dbapi2.IntegrityError
@@ -24,7 +29,7 @@ OperationalError = sqlean.dbapi2.OperationalError
 Row = sqlean.dbapi2.Row
 
 
-def connect(path: str, read_only: bool = False) -> sqlite_utils.Database:
+def connect(path: str, read_only: bool = False) -> Connection:
     """Open `path` with sqlite-vec loaded, WAL, foreign keys and a busy timeout.
 
     Autocommit mode (isolation_level=None): transactions are explicit, see Store.transaction.
@@ -46,7 +51,15 @@ def connect(path: str, read_only: bool = False) -> sqlite_utils.Database:
     if path != ":memory:" and not read_only:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
+    return conn
+
+
+def database(conn: Connection) -> sqlite_utils.Database:
+    """The same connection as a sqlite_utils.Database (imported here, on first use)."""
+    import sqlite_utils
+
     return sqlite_utils.Database(conn)
 
 
-__all__ = ["DatabaseError", "Error", "IntegrityError", "OperationalError", "Row", "connect", "sqlite_utils"]
+__all__ = ["Connection", "DatabaseError", "Error", "IntegrityError", "OperationalError", "Row", "connect",
+           "database"]

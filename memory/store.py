@@ -13,8 +13,6 @@ from memory.errors import InvalidInput, StoreError
 from memory.schema import migrate
 from memory.sqlite import DatabaseError, connect
 
-VEC_TABLE = "vec_index"
-
 
 class Store:
     """An open memory database.
@@ -32,13 +30,13 @@ class Store:
         if self.path != ":memory:" and not self.read_only:
             self._create_private()
         try:
-            self.db = connect(self.path, read_only=self.read_only)
+            self._conn = connect(self.path, read_only=self.read_only)
             self.lock = threading.RLock()
             self._depth = 0
             if self.read_only:
                 self._check_version()
             else:
-                migrate(self.db)
+                migrate(self._conn)
         except DatabaseError as exc:
             raise StoreError(f"the database {self.path} cannot be read ({exc}). `assistant doctor --db {self.path}` "
                              f"checks it; `assistant export --db {self.path} FILE` saves what can be read, so you "
@@ -65,26 +63,38 @@ class Store:
     def _check_version(self) -> None:
         from memory.schema import SCHEMA_VERSION
 
-        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        version = self._conn.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:
             raise StoreError(f"the database {self.path} is read-only and needs an upgrade (schema {version}, this "
                              f"version uses {SCHEMA_VERSION}); make it writable (chmod u+w) once")
 
     @property
     def conn(self):  # the raw DB-API connection
-        return self.db.conn
+        return self._conn
+
+    @property
+    def db(self):
+        """The connection as a sqlite_utils.Database, for code that reads better with it (imports
+        sqlite_utils, and with it numpy, on first use)."""
+        from memory.sqlite import database
+
+        return database(self._conn)
 
     def execute(self, sql: str, params: tuple | dict = ()):
         with self.lock:
-            return self.db.conn.execute(sql, params)
+            return self._conn.execute(sql, params)
 
     def query(self, sql: str, params: tuple | dict = ()) -> list:
         with self.lock:
-            return self.db.conn.execute(sql, params).fetchall()
+            return self._conn.execute(sql, params).fetchall()
+
+    def executemany(self, sql: str, rows: list):
+        with self.lock:
+            return self._conn.executemany(sql, rows)
 
     def one(self, sql: str, params: tuple | dict = ()):
         with self.lock:
-            return self.db.conn.execute(sql, params).fetchone()
+            return self._conn.execute(sql, params).fetchone()
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Store]:
@@ -100,24 +110,21 @@ class Store:
                 finally:
                     self._depth -= 1
                 return
-            self.db.conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute("BEGIN IMMEDIATE")
             self._depth = 1
             try:
                 yield self
             except BaseException:
-                self.db.conn.execute("ROLLBACK")
+                self._conn.execute("ROLLBACK")
                 raise
             else:
-                self.db.conn.execute("COMMIT")
+                self._conn.execute("COMMIT")
             finally:
                 self._depth = 0
 
     def data_version(self) -> int:
         """Changes when another connection commits to the file (PRAGMA data_version): a cheap poll."""
         return self.one("PRAGMA data_version")[0]
-
-    def has_vec_table(self) -> bool:
-        return self.one("SELECT 1 FROM sqlite_master WHERE name = ?", (VEC_TABLE,)) is not None
 
     def get_meta(self, key: str) -> str | None:
         row = self.one("SELECT value FROM meta WHERE key = ?", (key,))
@@ -141,7 +148,7 @@ class Store:
 
     def close(self) -> None:
         with self.lock:
-            self.db.conn.close()
+            self._conn.close()
 
     def __enter__(self) -> Store:
         return self

@@ -125,7 +125,7 @@ def _corrupt_a_page_of(path, table: str) -> None:
                       "LIMIT 1 OFFSET 3", (table,)).fetchone()[0]
     size = db.execute("PRAGMA page_size").fetchone()[0]
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    db.conn.close()
+    db.close()
     with open(path, "r+b") as f:
         f.seek((page - 1) * size + 8)
         f.write(b"\xde\xad\xbe\xef" * (size // 8))

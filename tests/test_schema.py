@@ -20,7 +20,7 @@ def test_schema_2_database_migrates_and_keeps_its_index(tmp_path, clock):
     db.execute("INSERT INTO episodes (title, summary, started_at, ended_at, outcome) VALUES "
                "('Boiler', 'Talked about the attic boiler', '2026-01-01T00:00:00+00:00', "
                "'2026-01-01T01:00:00+00:00', 'success')")
-    db.conn.close()
+    db.close()
 
     store = Store(path, clock)
     assert store.one("PRAGMA user_version")[0] == SCHEMA_VERSION
@@ -40,6 +40,57 @@ def test_newer_database_is_refused(tmp_path, clock):
 
     db = connect(str(tmp_path / "new.db"))
     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    db.conn.close()
+    db.close()
     with pytest.raises(StoreError, match="newer version"):
         Store(tmp_path / "new.db", clock)
+
+
+def test_schema_4_vectors_move_to_the_block_index_without_re_embedding(tmp_path, clock):
+    """Schema 5 carries the float vectors of the former vec0 table over: no text waits for an
+    embedding again, and search finds the same nearest documents as exact cosine does."""
+    import numpy as np
+
+    from memory import vectors
+    from memory.embeddings import pending_count, sync_embeddings
+
+    path = tmp_path / "v4.db"
+    db = connect(str(path))
+    for number, statements in enumerate(MIGRATIONS[:4], start=1):
+        for statement in statements:
+            db.execute(statement)
+        db.execute(f"PRAGMA user_version = {number}")
+    # What memory.embeddings made at schema 4: a vec0 table partitioned by document type.
+    db.execute("CREATE VIRTUAL TABLE vec_index USING vec0(doc_type integer partition key, "
+               "embedding float[8] distance_metric=cosine)")
+    db.execute("INSERT INTO meta(key, value) VALUES ('embedding_model', 'toy:8:typed')")
+    rng = np.random.default_rng(3)
+    matrix = rng.normal(size=(30, 8)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    for i in range(30):
+        db.execute("INSERT INTO knowledge (kind, content, created_at, updated_at) VALUES "
+                   "('note', ?, '2026-01-01T00:00:00+00:00', '2026-01-01T00:00:00+00:00')", (f"note {i}",))
+        db.execute("INSERT INTO vec_index(rowid, doc_type, embedding) VALUES (?, 1, ?)",
+                   ((i + 1) * 4 + 1, matrix[i].tobytes()))
+    db.execute("DELETE FROM pending_embeddings")
+    db.close()
+
+    class Toy:  # the embedder that made those vectors; it must not be asked to embed anything
+        name = "toy"
+
+        def dimension(self) -> int:
+            return 8
+
+        def embed(self, texts):
+            raise AssertionError(f"re-embedded {texts}")
+
+    store = Store(path, clock)
+    assert store.one("PRAGMA user_version")[0] == SCHEMA_VERSION == 5
+    assert store.one("SELECT 1 FROM sqlite_master WHERE name IN ('vec_index', 'vector_log')") is None
+    assert vectors.count(store) == 30 and store.get_meta("embedding_model") == "toy:8:blocks"
+    assert sync_embeddings(store, Toy()) == 0 and pending_count(store) == 0
+    _, stored = vectors.stored(store, [(i + 1) * 4 + 1 for i in range(30)])
+    assert np.array_equal(stored, matrix)
+    query = matrix[7] + 0.1 * rng.normal(size=8).astype(np.float32)
+    assert vectors.knn(store, query, 5, 1) == vectors.exact_knn(store, query, 5, 1)
+    assert vectors.knn(store, query, 1)[0][0] == 8 * 4 + 1
+    store.close()

@@ -19,7 +19,8 @@ from memory.consolidation.retention import retention, tier_for
 from memory.embeddings import Embedder, sync_embeddings
 from memory.schema import DOC_TYPES
 from memory.store import Store
-from memory.vector_cache import stored_vectors, vectors_in_range
+from memory.vectors import in_range as vectors_in_range
+from memory.vectors import stored as stored_vectors
 
 CLUSTER_KINDS = ("fact", "preference", "event", "person", "decision", "note")
 JUDGE_KINDS = ("fact", "preference", "person", "decision")
@@ -200,7 +201,7 @@ class Consolidator:
         kept_vectors: dict[int, Any] = {}  # one copy of each neighbour's vector, for CLUSTER
         last_doc = self.store.one("SELECT coalesce(max(id), 0) FROM knowledge")[0] * 4 + DOC_TYPES["memory"]
         for low in range(0, last_doc + 1, CHUNK_DOCS):
-            docs, matrix = vectors_in_range(self.store, low, low + CHUNK_DOCS - 1)
+            docs, matrix = vectors_in_range(self.store, low, low + CHUNK_DOCS - 1, DOC_TYPES["memory"])
             keep = docs % 4 == DOC_TYPES["memory"]
             if matrix is None or not keep.any():
                 continue
