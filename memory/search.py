@@ -24,6 +24,7 @@ chats with labelled questions; the figures are in the README, "Retrieval quality
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -45,6 +46,7 @@ MODES = {
 # is that common): ranking every document that contains "budget" costs ~70 ms at 100k and such a
 # word carries little BM25 weight. Checking costs one bounded doclist read per word.
 COMMON_TERM_DOCS = 2000
+COMMON_TERM_TTL = 600.0  # seconds a word's "common or not" is remembered
 SMALL_TYPES = ("episode", "summary")  # filtering the FTS index by type pays off only for rare types
 # Texts a search embeds before it answers (the newest first): a turn's own new messages, never a
 # backlog. A big import leaves thousands waiting; embedding 20k texts takes about a minute on 2
@@ -130,9 +132,11 @@ class Searcher:
         self.on_notice = on_notice
         self.semantic = embedder is not None
         self.embed_per_search = embed_per_search
+        self.codes = vectors.CodeCache()  # the vector codes, kept between searches (48 bytes a document)
         self.pending = 0  # texts still waiting for an embedding after the last query was embedded
         self._noticed = False
         self._backlog_noticed = False
+        self._common: dict[str, tuple[bool, float]] = {}  # word -> (common?, when checked)
 
     def _degrade(self, why: str) -> None:
         self.semantic = False
@@ -223,8 +227,17 @@ class Searcher:
                 fused[doc] = fused.get(doc, 0.0) + self.fusion.carry * keyword[source * 4 + message]
 
     def _is_common(self, word: str) -> bool:
+        # Remembered for a while: a prompt asks the same words three times (memories, episodes,
+        # summaries), and a word's document count moves slowly.
+        now = time.monotonic()
+        known = self._common.get(word)
+        if known is not None and now - known[1] < COMMON_TERM_TTL:
+            return known[0]
         row = self.store.one("SELECT count(*) FROM (SELECT 1 FROM search_index WHERE search_index MATCH ? LIMIT ?)",
                              (f'content:"{word}"', COMMON_TERM_DOCS + 1))
+        if len(self._common) > 10_000:
+            self._common.clear()
+        self._common[word] = (row[0] > COMMON_TERM_DOCS, now)
         return row[0] > COMMON_TERM_DOCS
 
     def _fts(self, query: str, depth: int, doc_type: str | None = None) -> list[tuple[int, float]]:
@@ -246,7 +259,7 @@ class Searcher:
 
     def _knn(self, vector, depth: int, doc_type: str | None = None) -> list[tuple[int, float]]:
         """(doc, cosine similarity) nearest first (memory.vectors: one-bit codes, rescored)."""
-        return vectors.knn(self.store, vector, depth, DOC_TYPES[doc_type] if doc_type else None)
+        return vectors.knn(self.store, vector, depth, DOC_TYPES[doc_type] if doc_type else None, cache=self.codes)
 
     def _hydrate(self, docs: list[int], scores: dict[int, float]) -> list[Hit]:
         by_type: dict[str, list[int]] = {name: [] for name in DOC_TYPES}
