@@ -8,12 +8,14 @@ the stdlib, so sqlean is registered under that name here, before sqlite_utils ca
 """
 from __future__ import annotations
 
+import importlib.util
+import os
 import sys
+from functools import cache
 from typing import TYPE_CHECKING
 
 import sqlean
 import sqlean.dbapi2
-import sqlite_vec
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -27,6 +29,18 @@ DatabaseError = sqlean.dbapi2.DatabaseError
 IntegrityError = sqlean.dbapi2.IntegrityError
 OperationalError = sqlean.dbapi2.OperationalError
 Row = sqlean.dbapi2.Row
+
+
+@cache
+def _sqlite_vec_path() -> str:
+    """The sqlite-vec extension file, found without importing the sqlite_vec package: its
+    __init__ imports numpy.typing when numpy is installed (0.3 s), for helpers never used here."""
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.submodule_search_locations:
+        import sqlite_vec  # not a plain package on disk (a zip?): let it say where it is
+
+        return sqlite_vec.loadable_path()
+    return os.path.join(next(iter(spec.submodule_search_locations)), "vec0")
 
 
 def connect(path: str, read_only: bool = False) -> Connection:
@@ -43,7 +57,7 @@ def connect(path: str, read_only: bool = False) -> Connection:
     else:
         conn = sqlean.connect(path, isolation_level=None, check_same_thread=False, timeout=10.0)
     conn.enable_load_extension(True)
-    sqlite_vec.load(conn)
+    conn.load_extension(_sqlite_vec_path())
     conn.enable_load_extension(False)
     conn.row_factory = Row
     conn.execute("PRAGMA foreign_keys = ON")

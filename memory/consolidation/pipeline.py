@@ -15,6 +15,7 @@ from typing import Any
 
 from memory.clock import parse_stored, to_utc_iso
 from memory.consolidation.model import ConsolidationModel, MalformedAnswer, ModelUnavailable, confidence_value
+from memory.consolidation.options import Options
 from memory.consolidation.retention import retention, tier_for
 from memory.embeddings import Embedder, sync_embeddings
 from memory.schema import DOC_TYPES
@@ -30,17 +31,6 @@ NEIGHBOUR_CACHE = 20_000  # neighbour lists kept between phases (a full run at 1
 CHUNK_DOCS = 20_000  # doc ids (about 5,000 memories) read per step of that pass
 QUERY_BLOCK = 256  # memories compared with a chunk at once
 VECTOR_MEMO = 20_000  # vectors kept between the neighbour pass and CLUSTER (about 30 MB)
-
-
-@dataclass
-class Options:
-    # Calibrated for the bundled MiniLM: pair precision 0.86, recall 0.57 (tests/test_consolidation.py).
-    similarity_threshold: float = 0.40
-    min_cluster: int = 3
-    max_cluster: int = 20
-    neighbours: int = 10
-    supersession_similarity: float = 0.35
-    supersession_confidence: float = 0.8
 
 
 @dataclass
