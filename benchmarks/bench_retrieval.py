@@ -37,6 +37,7 @@ from conversations import KINDS, Conversation, generate_all  # noqa: E402
 
 from assistant.runtime import Runtime  # noqa: E402
 from assistant.settings import load_settings  # noqa: E402
+from memory import vectors as vector_index  # noqa: E402
 from memory.embeddings import sync_embeddings  # noqa: E402
 from memory.records import import_records  # noqa: E402
 from memory.search import Fusion, Searcher  # noqa: E402
@@ -118,9 +119,8 @@ def evaluate(convo: Conversation, rt: Runtime, ids: list[int],
     contents = [r[0] for r in rt.store.query("SELECT content FROM messages ORDER BY id")]
     bm25 = BM25(contents)
     keyword = Searcher(rt.store, None)
-    rows = rt.store.query("SELECT doc_id, embedding FROM vectors WHERE doc_id % 4 = 0 ORDER BY doc_id")
-    vec_ids = np.array([r[0] // 4 for r in rows])
-    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+    docs, matrix = vector_index.in_range(rt.store, 0, 2**62, doc_type=0)  # every message's stored vector
+    vec_ids = docs // 4
 
     def messages(hits) -> list[int]:
         return [h.id for h in hits if h.type == "message"]

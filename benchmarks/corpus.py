@@ -8,6 +8,7 @@ import random
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -45,16 +46,20 @@ def open_runtime(path: Path) -> Runtime:
                                       "ASSISTANT_TIMEZONE": "UTC"}))
 
 
-def build(n: int, seed: int = 7, path: Path | None = None,
-          messages: float = 0.0) -> tuple[Runtime, list[str], float]:
-    """A runtime over a fresh store with n items; returns (runtime, query texts, import seconds).
+@dataclass
+class Corpus:
+    """The import records of a synthetic store and what its vectors and queries are made from."""
+    lines: list[str]
+    topics: list[int]  # topic of each memory, in order
+    message_topics: list[int]  # topic of each message, in order
+    queries: list[str]
+    seed: int
 
-    `messages` is the share of the n items that are chat messages (episodes of 20 turns) rather
-    than memories, so that what search does for messages (the conversational carry) is timed too;
-    the memories and queries are the same whatever the share."""
+
+def generate(n: int, seed: int = 7, messages: float = 0.0) -> Corpus:
+    """n items as JSON Lines; `messages` is the share of chat messages (episodes of 20 turns)."""
     rng = random.Random(seed)
     words, weights = vocabulary(rng)
-    rt = open_runtime(path or Path(tempfile.mkdtemp()) / "bench.db")
     topic_words = [rng.choices(words, weights, k=6) for _ in range(TOPICS)]
     lines, topics = [], []
     n_messages = int(n * messages)
@@ -77,23 +82,46 @@ def build(n: int, seed: int = 7, path: Path | None = None,
         text = " ".join(chat_rng.sample(topic_words[topic], 2) + filler)
         lines.append(json.dumps({"type": "message", "episode_id": f"e{i - i % 20}", "content": text,
                                  "role": "user" if i % 2 == 0 else "assistant", "created_at": "2026-06-01T10:00:00Z"}))
-    started = time.perf_counter()
-    import_records(rt.store, lines)
-    import_s = time.perf_counter() - started
-
-    ensure_vec_table(rt.store, FixedDimension(rt.embedder.name))
-    nprng = np.random.default_rng(seed)
-    centroids = nprng.normal(size=(TOPICS, 384)).astype(np.float32)
-    ids = [r[0] for r in rt.store.query("SELECT id FROM knowledge ORDER BY id")]
-    message_ids = [r[0] for r in rt.store.query("SELECT id FROM messages ORDER BY id")]
-    with rt.store.transaction():
-        for kind, row_ids, row_topics in ((1, ids, topics), (0, message_ids, message_topics)):
-            for start in range(0, len(row_ids), 5000):
-                chunk = row_ids[start:start + 5000]
-                vectors = centroids[row_topics[start:start + len(chunk)]] + 1.2 * nprng.normal(size=(len(chunk), 384))
-                vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-                vector_index.put(rt.store, [i * 4 + kind for i in chunk], vectors.astype(np.float32))
-        rt.store.execute("DELETE FROM pending_embeddings")
     queries = [" ".join(rng.choices(topic_words[rng.randrange(TOPICS)], k=2) + rng.choices(words, weights, k=2))
                for _ in range(60)]
-    return rt, queries, import_s
+    return Corpus(lines, topics, message_topics, queries, seed)
+
+
+def centroids(seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).normal(size=(TOPICS, 384)).astype(np.float32)
+
+
+def attach_vectors(store, corpus: Corpus) -> None:
+    """Topic-clustered unit vectors for every memory and message (inserted directly: no embedding).
+    Memories beyond the corpus's own (reminders added by a benchmark) get random topics."""
+    nprng = np.random.default_rng(corpus.seed)
+    centres = nprng.normal(size=(TOPICS, 384)).astype(np.float32)
+    ids = [r[0] for r in store.query("SELECT id FROM knowledge ORDER BY id")]
+    message_ids = [r[0] for r in store.query("SELECT id FROM messages ORDER BY id")]
+    topics = corpus.topics + [int(t) for t in np.random.default_rng(corpus.seed + 2).integers(
+        0, TOPICS, max(0, len(ids) - len(corpus.topics)))]
+    with store.transaction():
+        for kind, row_ids, row_topics in ((1, ids, topics), (0, message_ids, corpus.message_topics)):
+            for start in range(0, len(row_ids), 5000):
+                chunk = row_ids[start:start + 5000]
+                vectors = centres[row_topics[start:start + len(chunk)]] + 1.2 * nprng.normal(size=(len(chunk), 384))
+                vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+                vector_index.put(store, [i * 4 + kind for i in chunk], vectors.astype(np.float32))
+        store.execute("DELETE FROM pending_embeddings")
+
+
+def build(n: int, seed: int = 7, path: Path | None = None,
+          messages: float = 0.0) -> tuple[Runtime, list[str], float]:
+    """A runtime over a fresh store with n items; returns (runtime, query texts, import seconds).
+
+    `messages` is the share of the n items that are chat messages (episodes of 20 turns) rather
+    than memories, so that what search does for messages (the conversational carry) is timed too;
+    the memories and queries are the same whatever the share."""
+    corpus = generate(n, seed, messages)
+    rt = open_runtime(path or Path(tempfile.mkdtemp()) / "bench.db")
+    started = time.perf_counter()
+    import_records(rt.store, corpus.lines)
+    import_s = time.perf_counter() - started
+    ensure_vec_table(rt.store, FixedDimension(rt.embedder.name))
+    attach_vectors(rt.store, corpus)
+    return rt, corpus.queries, import_s

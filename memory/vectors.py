@@ -324,11 +324,31 @@ class CodeCache:
         return current
 
 
-def _hamming(codes: Any, query_code: Any) -> Any:
+def _nearest(distance: Any, count: int, far: int) -> Any:
+    """Positions of the `count` smallest distances (ties at the boundary cut arbitrarily), never a
+    `far` one. A histogram of the small integer distances finds the boundary: at 1M documents
+    that takes a fifth of the time of np.argpartition."""
     np = _np()
-    distance = np.bitwise_count(codes[0] ^ query_code[0]).astype(np.uint16)
-    for word in range(1, len(query_code)):
-        distance += np.bitwise_count(codes[word] ^ query_code[word])
+    histogram = np.cumsum(np.bincount(distance, minlength=far + 1)[:far])
+    if histogram[-1] <= count:
+        return np.flatnonzero(distance < far)
+    boundary = int(np.searchsorted(histogram, count))  # the first distance reaching `count`
+    near = np.flatnonzero(distance < boundary)
+    return np.concatenate([near, np.flatnonzero(distance == boundary)[:count - len(near)]])
+
+
+def _hamming(codes: Any, query_code: Any) -> Any:
+    """Hamming distance of each column of `codes` (words x n) to the query's code, as uint16."""
+    np = _np()
+    n = codes.shape[1]
+    word, bits, distance = np.empty(n, np.uint64), np.empty(n, np.uint8), np.empty(n, np.uint16)
+    for index in range(len(query_code)):  # in place: no temporary arrays per word
+        np.bitwise_xor(codes[index], query_code[index], out=word)
+        np.bitwise_count(word, out=bits)
+        if index == 0:
+            distance[:] = bits
+        else:
+            np.add(distance, bits, out=distance)
     return distance
 
 
@@ -352,28 +372,31 @@ def knn(db: Any, vector: Any, k: int, doc_type: int | None = None, shortlist: in
                  if t is not None and t.end]
         if not types:
             return []
-        if len(types) == 1:
-            docs, codes, dead = types[0].docs[:types[0].end], types[0].codes[:, :types[0].end], types[0].dead
-        else:  # every type: one search over all of them (a copy, for the few untyped searches)
-            offsets = np.cumsum([0] + [t.end for t in types])
-            docs = np.concatenate([t.docs[:t.end] for t in types])
-            codes = np.concatenate([t.codes[:, :t.end] for t in types], axis=1)
-            dead = np.concatenate([t.dead + offset for t, offset in zip(types, offsets, strict=False)])
-        if len(docs) - len(dead) <= rescore:  # a small store (or type) is searched exactly
-            candidates = docs[docs != DEAD]
+        if sum(t.end - len(t.dead) for t in types) <= rescore:  # a small store (or type) is searched exactly
+            candidates = np.concatenate([t.docs[:t.end][t.docs[:t.end] != DEAD] for t in types])
         else:
-            distance = _hamming(codes, query_code)
-            distance[dead] = np.iinfo(np.uint16).max  # deleted documents
-            near = np.argpartition(distance, shortlist)[:shortlist] if len(distance) > shortlist else \
-                np.arange(len(distance))
-            near = near[docs[near] != DEAD]
-            # The shortlisted codes scored against the float query itself (asymmetric): the sum of
-            # its components, each signed by the code's bit, read from a table per byte.
-            as_bytes = np.ascontiguousarray(codes[:, near].T).view(np.uint8)
+            far = len(query_code) * 64 + 1  # farther than any code
+            distances = []
+            for t in types:
+                distance = _hamming(t.codes[:, :t.end], query_code)
+                distance[t.dead] = far  # deleted documents
+                distances.append(distance)
+            distance = distances[0] if len(distances) == 1 else np.concatenate(distances)
+            near = _nearest(distance, shortlist, far)
+            # The shortlisted codes, gathered type by type, scored against the float query itself
+            # (asymmetric): the sum of its components, each signed by the code's bit, by byte tables.
+            offsets = np.cumsum([0] + [t.end for t in types])
+            owner = np.searchsorted(offsets, near, side="right") - 1
+            picked = np.empty((len(near), len(query_code)), dtype=np.uint64)
+            docs = np.empty(len(near), dtype=np.int64)
+            for index, t in enumerate(types):
+                mask = owner == index
+                local = near[mask] - offsets[index]
+                picked[mask], docs[mask] = t.codes[:, local].T, t.docs[local]
+            as_bytes = picked.view(np.uint8)
             tables = _byte_tables(query, as_bytes.shape[1])
             estimate = tables[np.arange(as_bytes.shape[1]), as_bytes].sum(axis=1)
-            best = near[np.argpartition(-estimate, rescore)[:rescore]] if len(near) > rescore else near
-            candidates = docs[best]
+            candidates = docs[np.argpartition(-estimate, rescore)[:rescore]] if len(docs) > rescore else docs
     ids, matrix = stored(db, candidates.tolist())
     if matrix is None:
         return []
