@@ -73,10 +73,14 @@ def stats_ms(values: list[float]) -> dict[str, float]:
 def env_for(db: Path, **extra: str) -> dict[str, str]:
     home = Path(tempfile.gettempdir()) / "assistant-bench-home"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ASSISTANT_", "ANTHROPIC_", "OLLAMA_"))}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / "config"), XDG_DATA_HOME=str(home / "data"),
                XDG_STATE_HOME=str(home / "state"), XDG_CACHE_HOME=str(home / "cache"), ASSISTANT_DB=str(db),
                ASSISTANT_NOW=NOW, ASSISTANT_TIMEZONE="UTC", ASSISTANT_PROVIDER="offline",
-               OLLAMA_HOST="http://127.0.0.1:9", **extra)
+               OLLAMA_HOST="http://127.0.0.1:9",
+               # Compiled bytecode, as an installed app has, kept out of the repository tree.
+               PYTHONPYCACHEPREFIX=str(Path(tempfile.gettempdir()) / "assistant-bench-pycache"))
+    env.update(extra)
     return env
 
 
@@ -197,7 +201,7 @@ def whole_process(db: Path, queries: list[str], runs: int) -> dict[str, dict[str
         "sqlite-utils reminders query": lambda i: [str(BIN / "sqlite-utils"), "query", str(db), sql],
     }
     times: dict[str, list[float]] = {name: [] for name in commands}
-    for name, argv in commands.items():  # one warm-up each: the first run reads the files from disk
+    for argv in commands.values():  # one warm-up each: the first run reads the files from disk
         run_measured(argv(0), env)
     for i in range(runs):
         for name, argv in commands.items():
@@ -267,8 +271,9 @@ def vector_search(db: Path, peer: Path, seed: int, count: int = 40) -> dict:
         found.append(sum(score >= tenth for _, score in ours) / 10)
     store.close()
     vec0.close()
-    return {"ours": stats_ms(ours_t), "ours, memories only": stats_ms(ours_typed_t), "sqlite-vec exact": stats_ms(peer_t),
-            "first search of a process ms": round(first * 1000, 1), "recall@10": round(float(np.mean(found)), 4)}
+    return {"ours": stats_ms(ours_t), "ours, memories only": stats_ms(ours_typed_t),
+            "sqlite-vec exact": stats_ms(peer_t), "first search of a process ms": round(first * 1000, 1),
+            "recall@10": round(float(np.mean(found)), 4)}
 
 
 def realistic_recall(count: int = 4, seed: int = 12) -> dict:
@@ -352,7 +357,7 @@ def tui(db: Path, runs: int) -> dict:
         with tmux_app(db, f"bench{os.getpid()}{i}") as (_, seconds):
             first.append(seconds)
             time.sleep(0.5)
-    with tmux_app(db, f"bench{os.getpid()}rss") as (screen, _):
+    with tmux_app(db, f"bench{os.getpid()}rss") as _:
         socket = f"bench{os.getpid()}rss"
         pane_pid = subprocess.run(["tmux", "-L", socket, "list-panes", "-t", "app", "-F", "#{pane_pid}"],
                                   capture_output=True, text=True).stdout.strip()
@@ -405,7 +410,12 @@ def consolidate_full(db: Path, root: Path) -> dict:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     copy = root / "consolidate-copy.db"
     try:
-        shutil.copyfile(db, copy)
+        from memory.sqlite import connect
+
+        source, target = connect(str(db), read_only=True), connect(str(copy))
+        source.backup(target)  # a consistent copy, the WAL included
+        source.close()
+        target.close()
         env = env_for(copy, OLLAMA_HOST=f"http://127.0.0.1:{server.server_address[1]}",
                       ASSISTANT_OLLAMA_MODEL="stand-in:latest")
         wall, rss, out, _ = run_measured([ASSISTANT, "consolidate", "--full", "--json"], env, timeout=3 * 3600)
@@ -481,7 +491,8 @@ def markdown(results: dict, sizes: list[int], machine: str) -> str:
         med("knn", "sqlite-vec exact"))
     row("recall@10 of ours vs exact (synthetic vectors)", "", lambda r: f"{r['knn']['recall@10']:.3f}",
         lambda r: r["knn"]["recall@10"])
-    row("first vector search of a process (reads the codes)", "", lambda r: f"{r['knn']['first search of a process ms']:.1f} ms",
+    row("first vector search of a process (reads the codes)", "",
+        lambda r: f"{r['knn']['first search of a process ms']:.1f} ms",
         lambda r: r["knn"]["first search of a process ms"])
     row("TUI first frame (tmux, real app)", "<= 0.5 s at 100k", mp("tui", "first frame"), med("tui", "first frame"))
     row("TUI resident memory after 6 turns and a recap", "<= 250 MB at 100k, <= 400 at 1M",
@@ -495,7 +506,8 @@ def markdown(results: dict, sizes: list[int], machine: str) -> str:
         lambda r: r["build"]["import_items_per_s"])
     row("`assistant import`, peak RSS", "", lambda r: f"{r['build']['import_peak_rss_mb']:,} MB",
         lambda r: r["build"]["import_peak_rss_mb"])
-    row("database size per 100k items", "", lambda r: f"{r['build']['db_bytes'] / r['build']['items'] * 1e5 / 1e6:,.0f} MB",
+    row("database size per 100k items", "",
+        lambda r: f"{r['build']['db_bytes'] / r['build']['items'] * 1e5 / 1e6:,.0f} MB",
         lambda r: r["build"]["db_bytes"] / r["build"]["items"])
     out = [f"Measured {machine}.", "", *lines]
     if "realistic_recall" in results:

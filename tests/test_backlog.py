@@ -1,0 +1,105 @@
+"""A big import leaves thousands of texts waiting for embeddings: search never waits for them
+(issue 13, item 9), `assistant index` and `import --index` embed them, the app does it while idle."""
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+
+from assistant import commands
+from assistant.session import Session
+from memory import vectors
+from memory.embeddings import pending_count
+from memory.search import EMBED_PER_SEARCH
+from tests.conftest import make_runtime, write_jsonl
+
+BACKLOG = 20_000
+
+
+class CountingEmbedder:
+    """Stands in for the model (which embeds about 300 short texts a second on 2 cores): counts
+    every text it is given, so a test can say how much work a call did without timing it."""
+
+    name = "counting"
+
+    def __init__(self) -> None:
+        self.texts = 0
+        self.rng = np.random.default_rng(0)
+
+    def dimension(self) -> int:
+        return 16
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.texts += len(texts)
+        out = self.rng.normal(size=(len(texts), 16)).astype(np.float32)
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def _runtime_with_backlog(tmp_path):
+    runtime = make_runtime(tmp_path)
+    runtime.__dict__["embedder"] = embedder = CountingEmbedder()
+    notices: list[str] = []
+    runtime.notice = notices.append
+    store = runtime.store
+    store.execute("INSERT INTO episodes (title, started_at, ended_at, outcome) VALUES "
+                  "('imported', '2026-01-01T00:00:00+00:00', '2026-01-01T01:00:00+00:00', 'success')")
+    with store.transaction():  # as a big import leaves it: every text written, none embedded
+        store.executemany("INSERT INTO messages (episode_id, role, content, created_at) VALUES (1, 'user', ?, ?)",
+                          [(f"message {i} about the harbour festival" if i == 7 else f"message {i} about nothing",
+                            "2026-01-01T00:00:00+00:00") for i in range(BACKLOG)])
+    assert pending_count(store) == BACKLOG
+    return runtime, embedder, notices
+
+
+def test_recall_answers_at_once_with_20k_texts_waiting(tmp_path, capsys):
+    runtime, embedder, notices = _runtime_with_backlog(tmp_path)
+    args = argparse.Namespace(query=["harbour", "festival"], mode="standard", limit=5, reason=False, json=True)
+    assert commands.cmd_recall(runtime, args) == 0
+    hits = json.loads(capsys.readouterr().out)
+    # Answered from what there is: the keyword index finds the text no vector exists for yet.
+    assert hits[0]["content"] == "message 7 about the harbour festival"
+    # The search embedded one bounded batch (plus the query), never the backlog.
+    assert embedder.texts <= EMBED_PER_SEARCH + 1
+    left = pending_count(runtime.store)
+    assert left == BACKLOG - EMBED_PER_SEARCH
+    assert len(notices) == 1 and f"{left:,} texts are still waiting" in notices[0] and "assistant index" in notices[0]
+    # A second search in the same process does the same bounded work and does not repeat the notice.
+    runtime.searcher.search("festival")
+    assert embedder.texts <= 2 * (EMBED_PER_SEARCH + 1) and len(notices) == 1
+    runtime.close()
+
+
+def test_index_embeds_the_backlog_and_the_app_does_it_in_steps(tmp_path, capsys):
+    runtime, embedder, _ = _runtime_with_backlog(tmp_path)
+    session = Session(runtime)
+    assert session.embedding_backlog() == BACKLOG
+    assert session.embed_backlog(limit=500) == BACKLOG - 500  # one idle step: bounded, then it returns
+    assert embedder.texts == 500
+    assert commands.cmd_index(runtime, argparse.Namespace(json=True)) == 0
+    assert json.loads(capsys.readouterr().out) == {"embedded": BACKLOG - 500, "pending": 0}
+    assert pending_count(runtime.store) == 0 and vectors.count(runtime.store) == BACKLOG
+    assert session.embed_backlog() == 0
+    runtime.close()
+
+
+def test_import_with_index_embeds_what_it_imported(tmp_path, capsys):
+    runtime = make_runtime(tmp_path)
+    runtime.__dict__["embedder"] = CountingEmbedder()
+    source = write_jsonl(tmp_path / "in.jsonl", [{"type": "memory", "content": f"note {i}"} for i in range(300)])
+    args = argparse.Namespace(file=str(source), index=True, json=True)
+    assert commands.cmd_import(runtime, args) == 0
+    assert json.loads(capsys.readouterr().out)["imported"]["memory"] == 300
+    assert pending_count(runtime.store) == 0 and vectors.count(runtime.store) == 300
+    runtime.close()
+
+
+def test_import_without_index_says_search_uses_keywords_meanwhile(tmp_path, capsys):
+    runtime = make_runtime(tmp_path)
+    runtime.__dict__["embedder"] = CountingEmbedder()
+    source = write_jsonl(tmp_path / "in.jsonl", [{"type": "memory", "content": f"note {i}"} for i in range(300)])
+    assert commands.cmd_import(runtime, argparse.Namespace(file=str(source), index=False, json=False)) == 0
+    err = capsys.readouterr().err
+    assert "300 texts are waiting for their embeddings" in err and "assistant index" in err
+    assert runtime.__dict__["embedder"].texts == 0
+    runtime.close()
