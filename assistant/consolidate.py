@@ -10,12 +10,11 @@ from assistant.runtime import Runtime
 def run_consolidation(runtime: Runtime, full: bool = False, dry_run: bool = False, progress=None) -> dict[str, Any]:
     import dataclasses
 
-    from memory.consolidation.model import OllamaConsolidationModel
+    from assistant.local_model import local_model
     from memory.consolidation.pipeline import Consolidator, Options
 
-    s = runtime.settings
-    c = s.consolidation
-    model = OllamaConsolidationModel(s.ollama.host, s.ollama.model, timeout=s.ollama.timeout_seconds)
+    c = runtime.settings.consolidation
+    model = local_model(runtime)
     # The pipeline's options are the [consolidation] settings of the same names.
     options = Options(**{f.name: getattr(c, f.name) for f in dataclasses.fields(Options) if hasattr(c, f.name)})
     result = Consolidator(runtime.store, runtime.embedder, model, options, progress).run(full=full, dry_run=dry_run)

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory.clock import UTC
-from memory.consolidation.model import OllamaConsolidationModel
+from assistant.local_model import LocalModel
 from memory.consolidation.pipeline import Consolidator, Options, edges_of, tier_counts
 from memory.consolidation.retention import retention, tier_for
 from memory.records import import_records
@@ -82,7 +82,7 @@ def smart_ollama(ollama_standin):
 
 
 def model(url, **kw):
-    return OllamaConsolidationModel(url, "stand-in:latest", timeout=kw.pop("timeout", 5), backoff=0.01, **kw)
+    return LocalModel(url, "stand-in:latest", timeout=kw.pop("timeout", 5), backoff=0.01, **kw)
 
 
 def test_full_run_clusters_summarises_supersedes_and_deletes_nothing(filled, embedder, smart_ollama):
@@ -121,7 +121,7 @@ def test_ollama_down_still_scores_and_tiers(filled, embedder):
 
 
 def test_missing_model_named(filled, embedder, ollama_standin):
-    m = OllamaConsolidationModel(ollama_standin.url, "llama-nope:1b", timeout=5)
+    m = LocalModel(ollama_standin.url, "llama-nope:1b", timeout=5)
     result = Consolidator(filled, embedder, m).run(full=True)
     assert any("no model 'llama-nope:1b'" in x for x in result.messages)
 

@@ -200,7 +200,7 @@ def test_offline_answer_gives_the_secret_back_locally(tmp_path):
 
 
 def test_consolidation_sends_no_secret_and_no_private_memory(store, embedder, ollama_standin):
-    from memory.consolidation.model import OllamaConsolidationModel
+    from assistant.local_model import LocalModel
     from memory.consolidation.pipeline import Consolidator, Options
     from memory.records import import_records
 
@@ -214,7 +214,7 @@ def test_consolidation_sends_no_secret_and_no_private_memory(store, embedder, ol
     ollama_standin.script = [{"json": {"summary": "bakery", "key_facts": [], "decisions": [],
                                        "superseded_facts": [], "supersedes": False, "confidence": "low",
                                        "reason": ""}}]
-    model = OllamaConsolidationModel(ollama_standin.url, "stand-in:latest", timeout=5, backoff=0.01)
+    model = LocalModel(ollama_standin.url, "stand-in:latest", timeout=5, backoff=0.01)
     Consolidator(store, embedder, model, Options(similarity_threshold=0.2, supersession_similarity=0.2)).run(full=True)
     sent = json.dumps(ollama_standin.bodies("/api/chat"))
     assert "sourdough bakery" in sent  # the public notes were consolidated
