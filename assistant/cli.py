@@ -11,9 +11,9 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn
 
+from assistant.errors import AssistantError, BadInput
 from assistant.runtime import Runtime
 from assistant.settings import load_settings
-from assistant.errors import AssistantError, BadInput
 from memory.errors import InvalidInput, StoreError
 
 EXIT_BAD_INPUT = 2

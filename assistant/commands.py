@@ -243,8 +243,8 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
     import asyncio
 
     from assistant.agent import Agent
-    from assistant.events import Done, Failed, Notice, TextDelta, to_json
     from assistant.errors import ProviderError
+    from assistant.events import Done, Failed, Notice, TextDelta, to_json
     from assistant.providers.select import select_provider
 
     if not args.message.strip():

@@ -5,6 +5,9 @@ from datetime import timedelta
 from typing import Any
 
 from assistant.runtime import Runtime
+from memory.clock import parse_stored
+from memory.consolidation.runs import last_completed_run
+from memory.knowledge import count_created_since
 
 
 def run_consolidation(runtime: Runtime, full: bool = False, dry_run: bool = False, progress=None) -> dict[str, Any]:
@@ -27,13 +30,8 @@ def consolidation_due(runtime: Runtime, idle_minutes: float) -> bool:
     if not c.enabled:
         return False
     store, now = runtime.store, runtime.clock.now()
-    last = store.one("SELECT max(started_at) FROM consolidation_runs WHERE status = 'completed'")[0]
-    if last:
-        from memory.clock import parse_stored
-
-        if now - parse_stored(last) < timedelta(hours=c.min_interval_hours):
-            return False
-        new = store.one("SELECT count(*) FROM knowledge WHERE created_at >= ?", (last,))[0]
-    else:
-        new = store.one("SELECT count(*) FROM knowledge")[0]
+    last = last_completed_run(store)
+    if last is not None and now - parse_stored(last.started_at) < timedelta(hours=c.min_interval_hours):
+        return False
+    new = count_created_since(store, last.started_at if last else None)
     return new > 0 and (idle_minutes >= c.idle_minutes or new >= c.memory_threshold)

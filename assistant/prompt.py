@@ -7,7 +7,6 @@ lowest-priority sections go first. Memory text is framed as data, never as instr
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, replace
 from typing import Any
@@ -18,8 +17,10 @@ from assistant.runtime import Runtime
 from assistant.summary_block import SummaryItem, format_summary_block, inject_summary_block
 from memory import episodes, reminders
 from memory.clock import zone_name
-from memory.knowledge import SELECT_MEMORY, Memory, memories_by_id
+from memory.knowledge import latest_mood, memories_by_id, most_important
+from memory.knowledge import people as all_people
 from memory.redact import redact
+from memory.summaries import confident_summaries, summaries_by_id
 from memory.temporal import asks_when, with_dates
 from memory.timeline import Mood, Person, estimate_tokens, format_timeline
 
@@ -164,24 +165,19 @@ def timeline_section(runtime: Runtime, query: str, vector, budget: int) -> str |
     if query.strip():
         hits = runtime.searcher.search(query, limit=limit, types=("memory",), vector=vector)
         relevant = [h.id for h in hits]
-    important = store.query(
-        "SELECT k.id FROM knowledge k LEFT JOIN memory_meta m ON m.memory_id = k.id "
-        "WHERE k.due_at IS NULL AND k.kind NOT IN ('mood', 'person') AND coalesce(m.tier, 'hot') = 'hot' "
-        "ORDER BY k.importance DESC, k.id DESC LIMIT ?", (max(3, limit // 3),))
-    ids = list(dict.fromkeys(relevant + [r[0] for r in important]))
+    ids = list(dict.fromkeys(relevant + most_important(store, max(3, limit // 3))))
     found = memories_by_id(runtime.store, ids)
     people = [m for m in found if m.kind == "person"]
     lowered = query.lower()
-    for row in store.query(f"{SELECT_MEMORY} WHERE k.kind = 'person'"):
-        name = row["content"].split(":")[0].strip()
-        if name and name.lower() in lowered and row["id"] not in {p.id for p in people}:
-            people.append(Memory.from_row(row))
+    for person in all_people(store):
+        name = person.content.split(":")[0].strip()
+        if name and name.lower() in lowered and person.id not in {p.id for p in people}:
+            people.append(person)
     # Private memories stay out unless this message asks about them (then they are marked [Private]).
     shown = [m for m in found if m.kind not in ("person", "mood") and m.due_at is None
              and (not m.private or asked_about(query, m.content))][:limit]
-    mood_row = store.one("SELECT content, message_ids FROM knowledge WHERE kind = 'mood' "
-                         "ORDER BY sequence DESC, id DESC LIMIT 1")
-    mood = Mood(mood_row["content"], json.loads(mood_row["message_ids"])) if mood_row else None
+    latest = latest_mood(store)
+    mood = Mood(latest.content, latest.message_ids) if latest else None
     persons = [Person(p.content.split(":")[0].strip(), p.relation, p.trust, p.tension) for p in people]
     if not shown and not persons and not (mood and mood.line()):
         return None
@@ -244,25 +240,20 @@ def consolidated_section(runtime: Runtime, query: str, vector, budget: int) -> s
     ids: list[int] = []
     if query.strip():
         ids = [h.id for h in runtime.searcher.search(query, limit=8, types=("summary",), vector=vector)]
-    ids += [r[0] for r in store.query("SELECT id FROM summaries WHERE confidence >= 0.7 AND tier != 'archived' "
-                                      "ORDER BY created_at DESC, id DESC LIMIT 8")]
-    ids = list(dict.fromkeys(ids))
-    if not ids:
+    found = summaries_by_id(store, list(dict.fromkeys(ids + confident_summaries(store, 8))))
+    if not found:
         return None
-    rows = {r["id"]: r for r in store.query(
-        f"SELECT * FROM summaries WHERE id IN ({','.join('?' * len(ids))})", tuple(ids))}
-    sources = {i: json.loads(r["source_ids"]) for i, r in rows.items()}
-    private = {m.id for m in memories_by_id(store, sorted({m for ids in sources.values() for m in ids})) if m.private}
+    private = {m.id for m in memories_by_id(store, sorted({m for s in found for m in s.source_ids})) if m.private}
     items = []
-    for i in ids:
-        r = rows.get(i)
-        if r is None or private & set(sources[i]):
+    for summary in found:
+        if private & set(summary.source_ids):
             continue  # a summary of a private memory would carry it out (none are made any more)
         period = ""
-        if r["period_start"] and r["period_end"]:
-            period = f"{runtime.clock.stamp(r['period_start'])[:6]} - {runtime.clock.stamp(r['period_end'])[:6]}"
-        facts = [redact(f, f"[secret in summary #{i}]") for f in json.loads(r["key_facts"])[:3]]
-        items.append(SummaryItem(redact(r["content"], f"[secret in summary #{i}]"), r["confidence"], period, facts))
+        if summary.period_start and summary.period_end:
+            period = f"{runtime.clock.stamp(summary.period_start)[:6]} - {runtime.clock.stamp(summary.period_end)[:6]}"
+        where = f"[secret in summary #{summary.id}]"
+        items.append(SummaryItem(redact(summary.content, where), summary.confidence, period,
+                                 [redact(f, where) for f in summary.key_facts[:3]]))
     return format_summary_block(items, runtime.clock.now_iso(), budget, escape=as_data)
 
 

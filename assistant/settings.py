@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, get_type_hints
 
 from assistant import paths
-from memory.consolidation.pipeline import Options
 from assistant.errors import BadInput
+from memory.consolidation.pipeline import Options
 from memory.errors import InvalidInput
 
 PROVIDERS = ("", "anthropic", "ollama", "offline")

@@ -294,3 +294,43 @@ def parse_instant_field(name: str, value: Any, store: Store) -> str | None:
         return to_utc_iso(parse_iso(value, store.clock.zone))
     except InvalidInput as exc:
         raise InvalidInput(f"{name}: {exc}") from exc
+
+
+def most_important(store: Store, limit: int, tier: str = "hot") -> list[int]:
+    """Ids of the most important memories of a tier (not reminders, people or moods), newest first
+    among equals: the ones a prompt shows whatever the question."""
+    rows = store.query("SELECT k.id FROM knowledge k LEFT JOIN memory_meta m ON m.memory_id = k.id "
+                       "WHERE k.due_at IS NULL AND k.kind NOT IN ('mood', 'person') AND coalesce(m.tier, 'hot') = ? "
+                       "ORDER BY k.importance DESC, k.id DESC LIMIT ?", (tier, limit))
+    return [r[0] for r in rows]
+
+
+def people(store: Store) -> list[Memory]:
+    """Every memory of kind person."""
+    return [Memory.from_row(r) for r in store.query(f"{SELECT_MEMORY} WHERE k.kind = 'person' ORDER BY k.id")]
+
+
+def latest_mood(store: Store) -> Memory | None:
+    """The user's most recent mood."""
+    row = store.one(f"{SELECT_MEMORY} WHERE k.kind = 'mood' ORDER BY k.sequence DESC, k.id DESC LIMIT 1")
+    return Memory.from_row(row) if row else None
+
+
+def created_since(store: Store, since: str | None, limit: int | None = None, reminders: bool = True) -> list[Memory]:
+    """Memories created at or after `since` (UTC ISO; None: all), newest first."""
+    clauses, params = ["1"], []
+    if since is not None:
+        clauses.append("k.created_at >= ?")
+        params.append(since)
+    if not reminders:
+        clauses.append("k.due_at IS NULL")
+    sql = f"{SELECT_MEMORY} WHERE {' AND '.join(clauses)} ORDER BY k.created_at DESC, k.id DESC"
+    if limit is not None:
+        sql += f" LIMIT {int(limit)}"
+    return [Memory.from_row(r) for r in store.query(sql, tuple(params))]
+
+
+def count_created_since(store: Store, since: str | None) -> int:
+    if since is None:
+        return count_memories(store)
+    return store.one("SELECT count(*) FROM knowledge WHERE created_at >= ?", (since,))[0]
