@@ -140,7 +140,7 @@ async def test_first_run_welcome_gives_way_once_you_type(tmp_path):
     app = make_app(tmp_path, seed=False)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
-        text = str(app.query_one(Welcome).render())
+        text = app.query_one(Welcome).text
         assert "remind me to" in text and "ANTHROPIC_API_KEY" in text and "ollama serve" in text
         assert "No model connected" in text and "ctrl+r recap" in text and "f1" in text
         await pilot.press("h")

@@ -219,14 +219,12 @@ class AssistantApp(App[int]):
         self.call_from_thread(self._show_start, first, messages)
 
     async def _show_start(self, first: bool, messages: list[MessageView]) -> None:
-        if first and not self.composer.text and not self.chat.children:
+        if first and not self.composer.text and not self.chat.children and not self.main_screen.query(Welcome):
             welcome = Welcome(self.keymap_settings)
             if self.session.agent is not None:
                 welcome.set_model(self.session.provider_label, self.session.has_model)
             # The welcome reads from its first line: not pinned to the bottom like a conversation.
-            self.chat.anchor(False)
             await self.chat.mount(welcome)
-            self.chat.call_after_refresh(self.chat.scroll_home, animate=False, immediate=True)
         elif messages and not self.chat.children:
             await self.show_transcript(messages)
 
@@ -355,7 +353,7 @@ class AssistantApp(App[int]):
         if info.get("frozen"):
             parts.insert(0, f"⏸ {info['frozen']}")
         self.query_one(StatusBar).update(" " + "  ·  ".join(parts))
-        for welcome in self.chat.query(Welcome):
+        for welcome in self.main_screen.query(Welcome):
             if self.session.agent is not None:
                 welcome.set_model(self.session.provider_label, self.session.has_model)
 
@@ -363,9 +361,15 @@ class AssistantApp(App[int]):
 
     @on(TextArea.Changed, "#composer")
     async def typed(self, event: TextArea.Changed) -> None:
-        if self.composer.text and self.chat.query(Welcome):
-            await self.chat.query(Welcome).remove()
-            self.chat.pin()
+        if self.composer.text:
+            await self._drop_welcome()
+
+    async def _drop_welcome(self) -> None:
+        """The welcome gives way to the conversation."""
+        if self.main_screen.query(Welcome):
+            await self.main_screen.query(Welcome).remove()
+        self.chat.display = True
+        self.chat.pin()
 
     @on(Composer.Submitted)
     def send(self, event: Composer.Submitted) -> None:
@@ -379,7 +383,7 @@ class AssistantApp(App[int]):
     async def run_turn(self, text: str) -> None:
         self._busy = True
         chat = self.chat
-        await chat.query(Welcome).remove()
+        await self._drop_welcome()
         await chat.mount(UserMessage(text))
         chat.pin()  # sending brings you back to the newest message
         answer: AnswerView | PlainAnswer | None = None
@@ -433,6 +437,7 @@ class AssistantApp(App[int]):
 
     async def show_transcript(self, messages: list[MessageView]) -> None:
         """Fill the chat with a conversation's messages (continued, or still open at launch)."""
+        await self._drop_welcome()
         await self.chat.remove_children()
         shown = messages[-TRANSCRIPT_LIMIT:]
         widgets = []

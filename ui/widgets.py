@@ -69,13 +69,27 @@ class ChatLog(VerticalScroll):
         self.scroll_end(animate=False, immediate=True)
 
 
-class Welcome(Static):
-    """Shown on an empty store until the user types: what this is, the model, examples, keys."""
+class Welcome(VerticalScroll):
+    """Shown on an empty store, in place of the chat, until the user types: what this is, the model,
+    examples, keys. It scrolls on its own, from its first line (the chat is pinned to its last)."""
+
+    can_focus = False
 
     def __init__(self, keymap: dict[str, str] | None = None) -> None:
+        super().__init__(id="welcome")
         self.keymap = keymap or {}
         self.model_line = "Model: connecting…"
-        super().__init__(self._text(), markup=False, id="welcome")
+        self.body = Static(self._text(), markup=False, id="welcome-text")
+
+    def compose(self):
+        yield self.body
+
+    @property
+    def text(self) -> str:
+        return self._text()
+
+    def update(self, text: str) -> None:
+        self.body.update(text)
 
     def set_model(self, label: str, has_model: bool) -> None:
         if has_model:
@@ -218,6 +232,7 @@ class ReminderSidebar(VerticalScroll):
 
     BINDINGS: ClassVar[list[BindingType]] = actions.bindings("reminders")
     can_focus = False
+    _shown: list[tuple] | None = None  # what the rows show now; None before the first load
 
     def compose(self):
         yield Static("Reminders", classes="sidebar-title")
@@ -227,10 +242,10 @@ class ReminderSidebar(VerticalScroll):
     async def show(self, items: list[ReminderView]) -> None:
         """Replace the rows; the highlight stays on the same reminder (by id), not the same row."""
         lst = self.query_one(ReminderList)
-        current = [item.reminder for item in lst.query(ReminderItem)]
-        if [(r.id, r.content, r.status, r.when, r.relative, r.label) for r in current] == \
-                [(r.id, r.content, r.status, r.when, r.relative, r.label) for r in items]:
+        shown = [(r.id, r.content, r.status, r.when, r.relative, r.label) for r in items]
+        if shown == self._shown:
             return  # nothing changed: no flicker, no lost highlight
+        self._shown = shown
         selected = self.selected
         index = lst.index
         await lst.clear()
