@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import partial
 from typing import ClassVar
 
@@ -34,7 +34,7 @@ from memory.errors import InvalidInput
 from ui import actions
 from ui.history import InputHistory
 from ui.screens import ConversationScreen, ConversationsScreen, DetailScreen, HelpScreen, RecapScreen, SnoozeScreen
-from ui.text import one_line
+from ui.text import one_line, visible
 from ui.widgets import (
     AnswerView,
     ChatLog,
@@ -338,8 +338,12 @@ class AssistantApp(App[int]):
         self._next_due = next_due
         if next_due is None:
             return
-        # A hair late rather than early: the clock has whole seconds, and early means a second round.
-        delay = max(0.0, (next_due - self.runtime.clock.now()).total_seconds()) + 0.05
+        # The app's clock has whole seconds (stored instants do too): measure the wait with the real
+        # time when the clock runs, or the notice comes up to a second late. A hair late rather than
+        # early, since early means a second round.
+        clock = self.runtime.clock
+        now = clock.now() if clock.fixed else datetime.now(UTC)
+        delay = max(0.0, (next_due - now).total_seconds()) + 0.05
         self._due_timer = self.set_timer(min(delay, 86_400), self.announce_due, name="reminder-due")
 
     # -- status -----------------------------------------------------------------------------
@@ -394,7 +398,7 @@ class AssistantApp(App[int]):
             nonlocal answer, stream, parts
             if stream is not None:
                 await stream.stop()
-                await answer.update("".join(parts))
+                await answer.update(visible("".join(parts)))
             answer, stream, parts = None, None, []
 
         try:
@@ -410,7 +414,7 @@ class AssistantApp(App[int]):
                             await chat.mount(answer)
                     parts.append(event.text)
                     if stream is not None:
-                        await stream.write(event.text)
+                        await stream.write(visible(event.text))
                     else:
                         answer.append(event.text)
                 elif isinstance(event, ToolCall):
@@ -455,9 +459,7 @@ class AssistantApp(App[int]):
     # -- actions (one per row of ui/actions.py) ---------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in MAIN_SCREEN_ONLY and self.screen is not self.main_screen:
-            return False
-        return True
+        return not (action in MAIN_SCREEN_ONLY and self.screen is not self.main_screen)
 
     def action_focus_composer(self) -> None:
         if self.narrow and self.bar_expanded:

@@ -13,12 +13,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Input, ListItem, ListView, Markdown, Static
+from textual.widgets import Button, Input, ListItem, ListView, Static
 
 from assistant.session import ConversationView, MessageView, RecapData, ReminderView
 from ui import actions
 from ui.text import one_line, visible
-from ui.widgets import KeyFooter, UserMessage
+from ui.widgets import AnswerView, KeyFooter, UserMessage
 
 CLOSE = Binding("escape", "dismiss(None)", "Close", id="dialog-close")
 
@@ -134,7 +134,7 @@ class HelpScreen(Dialog):
                 for title, rows in self.sections:
                     yield Heading(title)
                     table = Table(box=None, show_header=False, expand=True, padding=(0, 1, 0, 0))
-                    table.add_column("key", no_wrap=True, width=20, style="bold")
+                    table.add_column("key", style="bold", min_width=8, max_width=20)
                     table.add_column("what", ratio=1)
                     for key, what in rows:
                         table.add_row(Text(key), Text(what))
@@ -316,7 +316,7 @@ class ConversationScreen(Screen[int | None]):
                     if m.role == "user":
                         yield UserMessage(m.content)
                     else:
-                        yield Markdown(visible(m.content), classes="answer")
+                        yield AnswerView(m.content)
                 if not self.messages:
                     yield Line(self.view.summary or "This conversation has no stored messages.", "muted")
         yield KeyFooter()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from markdown_it import MarkdownIt
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -36,10 +37,18 @@ class ToolLine(Static):
                          classes="tool-line error" if error else "tool-line")
 
 
+def answer_parser() -> MarkdownIt:
+    """Markdown without raw HTML: "<side door>" in an answer is text to show, not a tag to drop."""
+    return MarkdownIt("gfm-like", {"html": False})
+
+
 class AnswerView(Markdown):
     """A model's answer, streamed in batches and finished with a full update (only these are Markdown)."""
 
     DEFAULT_CLASSES = "answer"
+
+    def __init__(self, markdown: str | None = None, **kwargs) -> None:
+        super().__init__(visible(markdown) if markdown else markdown, parser_factory=answer_parser, **kwargs)
 
 
 class PlainAnswer(Static):
