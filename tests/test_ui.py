@@ -99,7 +99,9 @@ async def test_ctrl_n_closes_episode_and_help(tmp_path):
 async def quiet(pilot) -> None:
     """No toasts in a snapshot: they come from parallel workers in any order, and fade on a timer; and a
     steady cursor, not one caught in either half of its blink."""
-    pilot.app.composer.cursor_blink = False
+    for widget in (pilot.app.composer, pilot.app.focused):
+        if hasattr(widget, "cursor_blink"):
+            widget.cursor_blink = False
     pilot.app.clear_notifications()
     def visible_screens():
         for screen in reversed(pilot.app.screen_stack):  # a modal shows the screen below it
