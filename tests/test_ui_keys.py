@@ -143,8 +143,9 @@ async def test_first_run_welcome_gives_way_once_you_type(tmp_path):
         text = app.query_one(Welcome).text
         assert "remind me to" in text and "ANTHROPIC_API_KEY" in text and "ollama serve" in text
         assert "No model connected" in text and "ctrl+r recap" in text and "f1" in text
+        assert not app.chat.display  # the welcome stands in for the (empty) chat
         await pilot.press("h")
-        await wait_until(pilot, lambda: not app.query(Welcome), what="welcome gone")
+        await wait_until(pilot, lambda: not app.query(Welcome) and app.chat.display, what="welcome gone")
 
 
 async def test_no_welcome_once_something_is_stored(tmp_path):

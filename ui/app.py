@@ -223,8 +223,9 @@ class AssistantApp(App[int]):
             welcome = Welcome(self.keymap_settings)
             if self.session.agent is not None:
                 welcome.set_model(self.session.provider_label, self.session.has_model)
-            # The welcome reads from its first line: not pinned to the bottom like a conversation.
-            await self.chat.mount(welcome)
+            # In place of the chat (pinned to its last line), the welcome reads from its first.
+            self.chat.display = False
+            await self.query_one("#chat-column").mount(welcome, before=self.chat)
         elif messages and not self.chat.children:
             await self.show_transcript(messages)
 
