@@ -195,12 +195,10 @@ class Session:
 
     # -- conversations ----------------------------------------------------------------------
 
-    def _conversation_view(self, c: episodes.Conversation) -> ConversationView:
+    def _conversation_view(self, c: episodes.Conversation, current_title: str | None) -> ConversationView:
         e = c.episode
-        if c.current:
-            title = episodes.heuristic_title_and_summary(episodes.episode_messages(self.runtime.store, e.id)[:6])[0]
-        else:
-            title = e.title or "Untitled"
+        # The open conversation has no title yet: show the provisional one recaps use.
+        title = (current_title if c.current else None) or e.title or "Untitled"
         return ConversationView(e.id, title, self.runtime.clock.short(e.started_at), c.messages, c.current,
                                 e.summary or "")
 
@@ -209,9 +207,11 @@ class Session:
         it (hybrid search over the messages, plus a plain substring match on titles)."""
         store = self.runtime.store
         everything = episodes.list_conversations(store, limit=limit)
+        current = episodes.in_progress(store)
+        title = current.title if current is not None else None
         query = query.strip()
         if not query:
-            return [self._conversation_view(c) for c in everything]
+            return [self._conversation_view(c, title) for c in everything]
         wanted: set[int] = set()
         try:
             hits = self.runtime.searcher.search(query, limit=100, mode="exhaustive", types=("message", "episode"),
@@ -225,7 +225,7 @@ class Session:
             text = f"{c.episode.title or ''} {c.episode.summary or ''}".lower()
             if needle in text:
                 wanted.add(c.episode.id)
-        return [self._conversation_view(c) for c in everything if c.episode.id in wanted]
+        return [self._conversation_view(c, title) for c in everything if c.episode.id in wanted]
 
     def conversation_messages(self, episode_id: int) -> list[MessageView]:
         clock = self.runtime.clock

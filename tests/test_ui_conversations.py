@@ -112,3 +112,48 @@ async def test_offline_recap_and_the_cli_include_the_current_conversation(tmp_pa
     cmd_recap(runtime, argparse.Namespace(limit=10, outcome=None, hours=48.0, json=True))
     assert '"current' not in capsys.readouterr().out  # --json stays list_recent: closed ones only
     assert "current conversation" in recall_recent(runtime)
+
+
+def test_episode_reads_behind_the_screen(store):
+    """list_conversations includes the open one and sizes; in_progress needs enough messages;
+    reopen makes a closed one the open one (and closes none of list_recent's contract)."""
+    first = episodes.open_episode(store)
+    episodes.add_message(store, first.id, "user", "plan the ski trip")
+    episodes.add_message(store, first.id, "assistant", "sure")
+    episodes.close_episode(store, first.id, "Ski", "trip", "success")
+    second = episodes.open_episode(store)
+    episodes.add_message(store, second.id, "user", "what did we talk about?")
+    listed = episodes.list_conversations(store)
+    assert [(c.episode.id, c.messages, c.current) for c in listed] == [(second.id, 1, True), (first.id, 2, False)]
+    assert episodes.in_progress(store, min_messages=2) is None
+    now = episodes.in_progress(store)
+    assert now.messages == 1 and now.title == "What did we talk about" and now.opening[0].content.startswith("what")
+    assert [e.id for e in episodes.list_recent(store)] == [first.id]
+    episodes.reopen_episode(store, first.id)
+    assert episodes.active_episode(store).id == first.id and episodes.list_recent(store) == []
+
+
+def test_save_setting_keeps_the_rest_of_the_file(tmp_path):
+    import tomllib
+
+    from assistant.settings import load_settings, save_setting
+
+    config = tmp_path / "config.toml"
+    config.write_text('# mine\ntimezone = "UTC"\n\n[ui]\n# my theme\ntheme = "nord"\n\n[prompt]\nmax_memory_tokens = 3000\n')
+    settings = load_settings(str(config), env={})
+    save_setting(settings, "ui", "theme", "gruvbox")
+    text = config.read_text()
+    assert "# mine" in text and "# my theme" in text and tomllib.loads(text)["ui"]["theme"] == "gruvbox"
+    assert tomllib.loads(text)["prompt"]["max_memory_tokens"] == 3000
+    fresh = tmp_path / "new.toml"
+    settings = load_settings(env={"ASSISTANT_CONFIG": str(config)})
+    settings.config_path = str(fresh)
+    save_setting(settings, "ui", "theme", "nord")
+    assert tomllib.loads(fresh.read_text()) == {"ui": {"theme": "nord"}}
+
+
+def test_control_characters_are_shown_not_emitted():
+    from ui.text import one_line, visible
+
+    assert visible("a\x1b[2Jb\x07\tc\r\nd\x9b") == "a␛[2Jb␇\tc\nd\\x9b"
+    assert one_line("x\n  y " * 30, 10) == "x y x y x…"
