@@ -7,9 +7,9 @@ loop (the UI's) never blocks on it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from assistant.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
@@ -29,6 +29,20 @@ class Agent:
         self.runtime = runtime
         self.provider = provider
         self.max_rounds = runtime.settings.max_tool_rounds
+        # Set by the UI: runs slow follow-up work (a model-written title) in the background, so that
+        # closing a conversation never delays the next answer. None (the CLI): do it in line.
+        self.defer: Callable[[Callable[[], None]], None] | None = None
+        # A conversation continued from the archive counts as active from the moment it was resumed.
+        self._resumed: tuple[int, datetime] | None = None
+
+    def resume(self, episode_id: int) -> episodes.Episode:
+        """Continue a past conversation as the current one (the open one, if any, is closed first)."""
+        active = episodes.active_episode(self.runtime.store)
+        if active is not None and active.id != episode_id:
+            self.close_episode(active.id)
+        episode = episodes.reopen_episode(self.runtime.store, episode_id)
+        self._resumed = (episode_id, self.runtime.clock.now())
+        return episode
 
     # -- episodes ---------------------------------------------------------------------------
 
@@ -37,10 +51,12 @@ class Agent:
         store = self.runtime.store
         active = episodes.active_episode(store)
         if active is not None:
-            last = episodes.last_activity(store, active.id) or active.started_at
+            last = parse_stored(episodes.last_activity(store, active.id) or active.started_at)
+            if self._resumed is not None and self._resumed[0] == active.id:
+                last = max(last, self._resumed[1])
             gap = timedelta(minutes=self.runtime.settings.idle_gap_minutes)
-            if self.runtime.clock.now() - parse_stored(last) > gap:
-                self.close_episode(active.id, ended_at=last)
+            if self.runtime.clock.now() - last > gap:
+                self.close_episode(active.id, ended_at=episodes.last_activity(store, active.id) or active.started_at)
                 active = None
         return active or episodes.open_episode(store)
 
@@ -55,9 +71,27 @@ class Agent:
             episode_id = active.id
         messages = episodes.episode_messages(store, episode_id)
         real = episodes.had_real_exchange(messages)
+        outcome = "success" if real else "abandoned"
+        if use_model and real and self.defer is not None:
+            # Close now with the quick title; the local model (up to 30 s) improves it afterwards.
+            title, summary = episodes.heuristic_title_and_summary(messages)
+            closed = episodes.close_episode(store, episode_id, title, summary, outcome, ended_at=ended_at)
+            self.defer(lambda: self._retitle(closed, messages))
+            return closed
         title, summary = title_and_summary(self.runtime, messages, use_model=use_model and real)
-        return episodes.close_episode(store, episode_id, title, summary, "success" if real else "abandoned",
-                                      ended_at=ended_at)
+        return episodes.close_episode(store, episode_id, title, summary, outcome, ended_at=ended_at)
+
+    def _retitle(self, closed: episodes.Episode, messages: list[episodes.Message]) -> None:
+        """Replace a quick title with the local model's, unless the conversation was reopened since."""
+        title, summary = title_and_summary(self.runtime, messages, use_model=True)
+        if (title, summary) == (closed.title, closed.summary):
+            return
+        store = self.runtime.store
+        with store.transaction():
+            now = episodes.get_episode(store, closed.id)
+            if now.ended_at == closed.ended_at and not now.active:
+                episodes.close_episode(store, closed.id, title, summary, closed.outcome or "success",
+                                       ended_at=closed.ended_at)
 
     def history(self, episode_id: int, before_id: int) -> list[dict[str, Any]]:
         msgs = [m for m in episodes.episode_messages(self.runtime.store, episode_id)

@@ -111,9 +111,24 @@ def episode_line(runtime: Runtime, e: episodes.Episode, with_summary: bool = Tru
 
 
 def cmd_recap(runtime: Runtime, args: argparse.Namespace) -> int:
+    """Closed conversations (list_recent), then the one in progress with its opening lines.
+
+    `--json` stays the documented list of closed episodes (list_recent's contract); the text adds
+    the conversation in progress, marked current.
+    """
+    from assistant.tools import current_conversation_line, opening_line
+
     items = episodes.list_recent(runtime.store, limit=args.limit, outcome=args.outcome, hours=args.hours)
-    emit(args, [e.to_json() for e in items], lambda: "\n".join(episode_line(runtime, e) for e in items)
-         or f"No episodes found in the last {args.hours:g} hours.")
+    current = episodes.in_progress(runtime.store) if args.outcome in (None, "success") else None
+
+    def text() -> str:
+        lines = [episode_line(runtime, e) for e in items]
+        if current is not None:
+            lines.append(current_conversation_line(runtime, current).removeprefix("- "))
+            lines += [f"    > {opening_line(m.content)}" for m in current.opening]
+        return "\n".join(lines) or f"No episodes found in the last {args.hours:g} hours."
+
+    emit(args, [e.to_json() for e in items], text)
     return 0
 
 

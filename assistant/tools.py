@@ -68,9 +68,14 @@ TOOL_SPECS = [
 
 
 def recall_recent(runtime: Runtime, hours: float = 48, limit: int = 10) -> str:
-    """Recent conversations in time order, with local timestamps and summaries."""
+    """Recent conversations in time order, with local timestamps and summaries, then the one in progress.
+
+    The current conversation is listed (marked as such, with its opening lines) once it holds more
+    than the message that asked: it is part of "what did we talk about".
+    """
     items = episodes.list_recent(runtime.store, limit=limit, hours=hours)
-    if not items:
+    current = episodes.in_progress(runtime.store, min_messages=2)
+    if not items and current is None:
         return f"No episodes found in the last {hours:g} hours."
     lines = []
     for e in reversed(items):
@@ -78,7 +83,22 @@ def recall_recent(runtime: Runtime, hours: float = 48, limit: int = 10) -> str:
         lines.append(f"- [{runtime.clock.stamp(e.started_at)}] {redact(e.title or 'Untitled', where)}")
         if e.summary:
             lines.append(f"  {redact(e.summary, where)}")
+    if current is not None:
+        where = f"[secret in conversation #{current.episode.id}]"
+        lines.append(redact(current_conversation_line(runtime, current), where))
+        lines += [f"  > {redact(opening_line(m.content), where)}" for m in current.opening]
     return "\n".join(lines)
+
+
+def current_conversation_line(runtime: Runtime, current: episodes.InProgress) -> str:
+    size = f"{current.messages} message{'s' if current.messages != 1 else ''}"
+    return f"- [{runtime.clock.stamp(current.episode.started_at)}] (current conversation, {size}) {current.title}"
+
+
+def opening_line(text: str, width: int = 160) -> str:
+    """One line of a message for a list: whitespace folded, cut at `width` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[:width - 1].rstrip() + "…"
 
 
 def _arg(args: dict[str, Any], name: str, kinds: type | tuple[type, ...], required: bool = False) -> Any:
