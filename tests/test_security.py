@@ -220,3 +220,60 @@ def test_consolidation_sends_no_secret_and_no_private_memory(store, embedder, ol
     assert "sourdough bakery" in sent  # the public notes were consolidated
     assert "hunter2" not in sent and "S3cr3tPass" not in sent
     assert "anxious" not in sent and "debt" not in sent and "family recipe" not in sent
+
+
+@pytest.mark.slow
+def test_the_tui_never_emits_stored_control_sequences(tmp_path):
+    """The sidebar used to write a stored reminder's escapes to the pty: screen clear, window title,
+    clipboard (OSC 52) and a cursor-report request that injects input. Read the raw bytes the real
+    app writes to a pseudo-terminal."""
+    import os
+    import pty
+    import select
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    exe = Path(sys.executable).with_name("assistant")
+    db, now = str(tmp_path / "t.db"), "2026-11-22T14:00:00+00:00"
+    subprocess.run([str(exe), "remember", "plumber " + PAYLOAD, "--due", "2026-11-23T10:00:00Z", "--db", db,
+                    "--now", now], check=True, capture_output=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
+    env.update(TERM="xterm-256color", ASSISTANT_TIMEZONE="UTC", ASSISTANT_EMBEDDING_MODEL="none")
+    main_fd, child_fd = pty.openpty()
+    os.set_blocking(main_fd, False)
+    import fcntl
+    import struct
+    import termios
+
+    fcntl.ioctl(child_fd, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    proc = subprocess.Popen([str(exe), "--db", db, "--now", now], stdin=child_fd, stdout=child_fd, stderr=child_fd,
+                            env=env, start_new_session=True)
+    os.close(child_fd)
+    out = b""
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and "plumber".encode() not in out:
+            if select.select([main_fd], [], [], 0.2)[0]:
+                try:
+                    out += os.read(main_fd, 65536)
+                except OSError:
+                    break
+        settle = time.monotonic() + 1.5
+        while time.monotonic() < settle:
+            if select.select([main_fd], [], [], 0.1)[0]:
+                try:
+                    out += os.read(main_fd, 65536)
+                except OSError:
+                    break
+        os.write(main_fd, b"\x11")  # ctrl+q
+        proc.wait(timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(main_fd)
+    assert b"plumber" in out  # the reminder was drawn ...
+    for raw in (b"\x1b]0;pwned", b"\x1b]52;c;aGVsbG8=", b"\x1b[2J\x1b[H\x1b]", b"\xe2\x80\xae"):
+        assert raw not in out  # ... and none of its control sequences reached the terminal
+    assert "␛]0;pwned".encode() in out  # shown as symbols instead

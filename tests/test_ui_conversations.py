@@ -155,5 +155,5 @@ def test_save_setting_keeps_the_rest_of_the_file(tmp_path):
 def test_control_characters_are_shown_not_emitted():
     from ui.text import one_line, visible
 
-    assert visible("a\x1b[2Jb\x07\tc\r\nd\x9b") == "a␛[2Jb␇\tc\nd\\x9b"
+    assert visible("a\x1b[2Jb\x07\tc\r\nd\x9b\u202e") == "a␛[2Jb␇\tc\nd<U+009B><U+202E>"
     assert one_line("x\n  y " * 30, 10) == "x y x y x…"
