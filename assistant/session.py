@@ -16,8 +16,9 @@ from assistant.events import Event
 from assistant.runtime import Runtime
 from memory import episodes, knowledge, reminders
 from memory.clock import parse_stored, to_utc_iso
+from memory.consolidation.runs import last_completed_run
 from memory.errors import InvalidInput
-from memory.knowledge import SELECT_MEMORY, Memory
+from memory.knowledge import Memory
 
 ANNOUNCED_KEY = "announced_until"  # store meta: reminders due up to this instant have been announced
 FIRST_LAUNCH_LOOKBACK = timedelta(days=30)  # a store never opened by the app: announce what fell due lately
@@ -182,10 +183,10 @@ class Session:
             earlier = [self._episode_view(e) for e in reversed(older[:fill - len(items)])]
         open_items = [self._view(r) for r in reminders.list_open_reminders(store, 7)]
         since = to_utc_iso(clock.now() - timedelta(hours=hours))
-        rows = store.query(f"{SELECT_MEMORY} WHERE k.created_at >= ? AND k.due_at IS NULL "
-                           "ORDER BY k.created_at DESC LIMIT 20", (since,))
+        new = knowledge.created_since(store, since, limit=20, reminders=False)
         return RecapData(views, [r for r in open_items if r.status == "overdue"],
-                         [r for r in open_items if r.status == "due"], [r["content"] for r in rows], hours,
+                         [r for r in open_items if r.status == "due"],
+                         [("[Private] " if m.private else "") + m.content for m in new], hours,
                          self.current_view(), earlier)
 
     def is_first_run(self) -> bool:
@@ -288,11 +289,10 @@ class Session:
 
     def status(self) -> dict[str, object]:
         store = self.runtime.store
-        last = store.one("SELECT completed_at FROM consolidation_runs WHERE status = 'completed' "
-                         "ORDER BY completed_at DESC LIMIT 1")
+        last = last_completed_run(store)
         clock = self.runtime.clock
         return {"memories": knowledge.count_memories(store),
-                "last_consolidation": clock.short(last[0]) if last and last[0] else None,
+                "last_consolidation": clock.short(last.completed_at) if last and last.completed_at else None,
                 # Shown in the status bar so that nobody writes test times into a real store by accident.
                 "frozen": f"clock frozen at {clock.short(clock.fixed)}" if clock.fixed else None}
 
