@@ -104,7 +104,7 @@ def cmd_forget(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def episode_line(runtime: Runtime, e: episodes.Episode, with_summary: bool = True) -> str:
-    line = f"[{runtime.clock.stamp(e.started_at)}] {e.title or 'Untitled'}"
+    line = e.line(runtime.clock)
     if with_summary and e.summary:
         line += f"\n    {e.summary}"
     return line

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from assistant.answers import asked_about
-from assistant.intent import is_recap_query, temporal_recency
+from assistant.intent import read_intent
 from assistant.runtime import Runtime
 from assistant.summary_block import SummaryItem, format_summary_block, inject_summary_block
 from memory import episodes, reminders
@@ -21,7 +21,7 @@ from memory.knowledge import latest_mood, memories_by_id, most_important
 from memory.knowledge import people as all_people
 from memory.redact import redact
 from memory.summaries import confident_summaries, summaries_by_id
-from memory.temporal import asks_when, with_dates
+from memory.temporal import with_dates
 from memory.timeline import Mood, Person, estimate_tokens, format_timeline
 
 STABLE_INSTRUCTIONS = """You are a personal assistant in the user's terminal, with a long-term memory kept on the user's own machine.
@@ -151,14 +151,14 @@ def recent_section(runtime: Runtime, boosted: bool, budget: int) -> tuple[str | 
     lines = []
     for e in items:
         where = f"conversation #{e.id}"
-        line = f"- [{runtime.clock.stamp(e.started_at)}] {for_model(e.title or 'Untitled', where)}"
+        line = "- " + e.line(runtime.clock, for_model(e.title or "Untitled", where))
         if boosted and e.summary:
             line += f"\n  Summary: {for_model(e.summary, where)}"
         lines.append(line)
     return fit_lines(lines, budget), [e.id for e in items]
 
 
-def timeline_section(runtime: Runtime, query: str, vector, budget: int) -> str | None:
+def timeline_section(runtime: Runtime, query: str, vector, budget: int, asks_when: bool = False) -> str | None:
     store = runtime.store
     limit = runtime.settings.prompt.timeline_memories
     relevant: list[int] = []
@@ -188,7 +188,7 @@ def timeline_section(runtime: Runtime, query: str, vector, budget: int) -> str |
                                        f"{with_dates(m.content, m.time_refs, this_year)}", f"[secret in memory #{m.id}]"))
              for m in shown]
     text = format_timeline(dated, episodes.chat_length(store), mood, persons, max_tokens=budget, escape=as_data)
-    if asks_when(query):
+    if asks_when:
         evidence = dated_evidence(runtime, query)
         if evidence:
             text += "\n" + evidence
@@ -230,8 +230,8 @@ def past_episodes_section(runtime: Runtime, query: str, vector, exclude: list[in
         e = episodes.get_episode(runtime.store, episode_id)
         if e.ended_at is None:
             continue
-        lines.append(for_model(f"- [{runtime.clock.stamp(e.started_at)}] {e.title or 'Untitled'}: {e.summary or ''}",
-                               f"conversation #{e.id}"))
+        where = f"conversation #{e.id}"
+        lines.append("- " + e.line(runtime.clock, for_model(f"{e.title or 'Untitled'}: {e.summary or ''}", where)))
     return fit_lines(lines, budget) if lines else None
 
 
@@ -260,10 +260,8 @@ def consolidated_section(runtime: Runtime, query: str, vector, budget: int) -> s
 def build_prompt(runtime: Runtime, query: str = "") -> Prompt:
     """Everything the model sees as system prompt for a turn whose user text is `query`."""
     settings = runtime.settings.prompt
-    recap = is_recap_query(query)
-    recency = temporal_recency(query)
-    boosted = recap or recency > 0.5
-    factor = 2 if boosted else 1
+    intent = read_intent(query)
+    factor = 2 if intent.boosted else 1
     vector = runtime.searcher.embed_query(query) if query.strip() else None
 
     sections: list[Section] = []
@@ -276,9 +274,10 @@ def build_prompt(runtime: Runtime, query: str = "") -> Prompt:
     add("Reminders", reminders_section(runtime, settings.reminders_tokens), settings.reminders_tokens)
     recent_ids: list[int] = []
     if runtime.settings.temporal_context_enabled:
-        recent_text, recent_ids = recent_section(runtime, boosted, settings.recent_tokens * factor)
+        recent_text, recent_ids = recent_section(runtime, intent.boosted, settings.recent_tokens * factor)
         add("Recent Conversations", recent_text, settings.recent_tokens * factor)
-    add("Timeline", timeline_section(runtime, query, vector, settings.timeline_tokens), settings.timeline_tokens)
+    add("Timeline", timeline_section(runtime, query, vector, settings.timeline_tokens, intent.asks_when),
+        settings.timeline_tokens)
     add("Past Episodes", past_episodes_section(runtime, query, vector, recent_ids, settings.episodes_tokens * factor),
         settings.episodes_tokens * factor)
     add("Consolidated Memory", consolidated_section(runtime, query, vector, settings.summaries_tokens),
@@ -288,4 +287,4 @@ def build_prompt(runtime: Runtime, query: str = "") -> Prompt:
     while sum(s.tokens for s in sections) > settings.max_memory_tokens and len(sections) > 1:
         sections.remove(min(sections, key=lambda s: s.priority))
     sections.sort(key=lambda s: ORDER.index(s.label))
-    return Prompt(STABLE_INSTRUCTIONS, sections, boosted, recency, recap)
+    return Prompt(STABLE_INSTRUCTIONS, sections, intent.boosted, intent.temporal_recency, intent.recap)

@@ -193,7 +193,7 @@ def recall_recent(runtime: Runtime, hours: float = 48, limit: int = 10) -> str:
     lines = []
     for e in reversed(items):
         where = f"[secret in conversation #{e.id}]"
-        lines.append(f"- [{runtime.clock.stamp(e.started_at)}] {redact(e.title or 'Untitled', where)}")
+        lines.append("- " + e.line(runtime.clock, redact(e.title or "Untitled", where)))
         if e.summary:
             lines.append(f"  {redact(e.summary, where)}")
     if current is not None:
@@ -205,7 +205,7 @@ def recall_recent(runtime: Runtime, hours: float = 48, limit: int = 10) -> str:
 
 def current_conversation_line(runtime: Runtime, current: episodes.InProgress) -> str:
     size = f"{current.messages} message{'s' if current.messages != 1 else ''}"
-    return f"- [{runtime.clock.stamp(current.episode.started_at)}] (current conversation, {size}) {current.title}"
+    return "- " + current.episode.line(runtime.clock, f"(current conversation, {size}) {current.title}")
 
 
 def opening_line(text: str, width: int = 160) -> str:

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from memory.clock import to_utc_iso
+from memory.clock import Clock, to_utc_iso
 from memory.errors import InvalidInput, NotFound
 from memory.redact import redact
 from memory.store import Store
@@ -34,6 +34,12 @@ class Episode:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    def line(self, clock: Clock, title: str | None = None) -> str:
+        """The one-line form every list uses (prompt, tools, CLI): "[Nov 22 13:05] Title".
+
+        `title` replaces the stored one as shown (escaped, redacted) by the caller."""
+        return f"[{clock.stamp(self.started_at)}] {self.title or 'Untitled' if title is None else title}"
 
 
 @dataclass

@@ -67,8 +67,6 @@ def answer_for(body):
 
 @pytest.fixture
 def smart_ollama(ollama_standin):
-    from tests.standins import OllamaHandler
-
     original = ollama_standin.next_response
 
     def respond():
@@ -77,7 +75,6 @@ def smart_ollama(ollama_standin):
         return scripted_reply if scripted_reply is not None else answer_for(body)
 
     ollama_standin.next_response = respond
-    assert OllamaHandler
     return ollama_standin
 
 
@@ -158,6 +155,22 @@ def test_dry_run_writes_nothing(filled, embedder, smart_ollama):
     assert set(tier_counts(filled)) == {"hot", "warm", "cold", "archived"} and tier_counts(filled)["hot"] == len(fixture_records())
 
 
+def _phase(db) -> str | None:
+    """The phase the running consolidation has checkpointed, read as another process would."""
+    import sqlean
+
+    try:
+        conn = sqlean.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            row = conn.execute("SELECT phase FROM consolidation_runs WHERE status = 'running'").fetchone()
+            return row[0] if row else None
+        finally:
+            conn.close()
+    except sqlean.Error:
+        return None
+
+
+@pytest.mark.slow
 def test_killed_mid_run_then_resumed(tmp_path, smart_ollama):
     db = tmp_path / "k.db"
     src = tmp_path / "in.jsonl"
@@ -168,10 +181,12 @@ def test_killed_mid_run_then_resumed(tmp_path, smart_ollama):
     smart_ollama.script = [("sleep", 1.5, None)]  # slow model: the kill lands mid-SUMMARIZE
     proc = subprocess.Popen([*base, "consolidate", "--full", "--db", str(db), "--now", T0.isoformat()], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # Kill once the run has checkpointed SUMMARIZE and a summary request is in flight (the stand-in
+    # holds each one 1.5 s): polled, not slept.
     deadline = time.time() + 60
-    while time.time() < deadline and not [r for r in smart_ollama.requests if r["path"] == "/api/chat"]:
-        time.sleep(0.1)
-    time.sleep(2)
+    while time.time() < deadline and not (_phase(db) == "SUMMARIZE" and
+                                          any(r["path"] == "/api/chat" for r in smart_ollama.requests)):
+        time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     smart_ollama.script = []
@@ -280,6 +295,7 @@ def test_triggers(tmp_path):
     rt.close()
 
 
+@pytest.mark.slow
 def test_neighbour_pass_stays_small_when_every_memory_is_alike(store, embedder):
     """Issue 13: 3,000 self-similar memories took 856 MB at peak (every pair above the floor was listed)."""
     import tracemalloc

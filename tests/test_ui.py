@@ -155,6 +155,7 @@ def test_snapshot_collapsed_sidebar(tmp_path, snap_compare):
     assert snap_compare(make_app(tmp_path), run_before=before, terminal_size=(80, 24))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it in .ci/run)")
 def test_real_app_in_tmux(tmp_path):
     exe = Path(sys.executable).parent / "assistant"
@@ -189,6 +190,7 @@ def test_real_app_in_tmux(tmp_path):
     assert [e["title"] for e in json.loads(out.stdout)] == ["Remind me to water the plants tomorrow at..."]
 
 
+@pytest.mark.slow
 async def test_huge_paste_and_control_characters_are_kept(tmp_path):
     app = make_app(tmp_path)
     text = "\x1b[31mred\x1b[0m \x07 [b]not markup[/b]\n" + "lorem ipsum " * 90_000  # about 1 MB
