@@ -103,11 +103,9 @@ def cmd_forget(runtime: Runtime, args: argparse.Namespace) -> int:
     return 0
 
 
-def episode_line(runtime: Runtime, e: episodes.Episode, with_summary: bool = True) -> str:
-    line = e.line(runtime.clock)
-    if with_summary and e.summary:
-        line += f"\n    {e.summary}"
-    return line
+def episode_line(runtime: Runtime, e: episodes.Episode) -> str:
+    """A recap entry: the episode's line, then its summary indented."""
+    return e.line(runtime.clock) + (f"\n    {e.summary}" if e.summary else "")
 
 
 def cmd_recap(runtime: Runtime, args: argparse.Namespace) -> int:

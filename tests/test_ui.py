@@ -209,7 +209,6 @@ async def test_huge_paste_and_control_characters_are_kept(tmp_path):
 
 async def test_message_sent_before_the_model_is_chosen_is_answered(tmp_path):
     app = make_app(tmp_path)
-    assert app.session.agent is None
     async with app.run_test(size=(100, 30)) as pilot:
         app.session.agent = None  # as if the start-up worker had not finished yet
         app.query_one("Composer").insert("remember that the spare key is under the pot")
