@@ -105,8 +105,9 @@ class Welcome(VerticalScroll):
             self.model_line = f"Model: {label}, connected."
         else:
             self.model_line = (
-                "No model connected: the built-in offline mode keeps reminders and notes, lists what is coming "
-                "up and recaps, but cannot chat. To connect one, set ANTHROPIC_API_KEY (Anthropic) or run "
+                "No model connected: the built-in offline mode keeps reminders and notes, answers questions "
+                "from what you told it, lists what is coming up and recaps, but cannot chat. To connect a "
+                "model, set ANTHROPIC_API_KEY (Anthropic) or run "
                 "`ollama serve` (local, with `ollama pull llama3.2:3b`), then start assistant again.")
         self.update(self._text())
 
@@ -219,7 +220,11 @@ class ReminderItem(ListItem):
         badge = "OVERDUE" if reminder.status == "overdue" else "DUE"
         # The label is memory's ("[DUE Tue Nov 24 19:00, every Tue]"): shown as given, badge aside.
         when = reminder.label.strip().removeprefix("[").removesuffix("]").removeprefix(f"{badge} ")
-        text = f"[{badge}] {visible(reminder.content)}\n  {visible(when or reminder.when)} · {reminder.relative}"
+        # A repeating one's rule goes on a line of its own, so the time and "in 2 h" never wrap apart.
+        when, _, rule = (when or reminder.when).partition(", ")
+        text = f"[{badge}] {visible(reminder.content)}\n  {visible(when)} · {reminder.relative}"
+        if rule:
+            text += f"\n  {visible(rule)}"
         super().__init__(Static(text, markup=False), classes=reminder.status)
 
 
