@@ -313,6 +313,8 @@ class AssistantApp(App[int]):
             self.say(f"While the app was closed, {len(items)} reminder{'s' if len(items) != 1 else ''} "
                      f"fell due: {names}{more}.", title="Reminders due", severity="warning", timeout=20)
         else:
+            # Once the due second has passed the sidebar says "overdue", not at its next minute.
+            self.set_timer(1.5, self.refresh_reminders, name="reminder-after-due")
             for r in items[:3]:
                 self.say(f"{one_line(r.content, 120)} (due {r.when})", title="Reminder", severity="warning",
                          timeout=30)
