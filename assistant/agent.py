@@ -115,7 +115,7 @@ class Agent:
         system = SystemPrompt(prompt.stable, prompt.memory_text)
         conversation = await run(self.history, episode.id, user_message.id)
         conversation.append({"role": "user", "text": text, "message_id": user_message.id})
-        state = _TurnState()
+        state = _TurnState(user_message.id)
         failure: ProviderError | None = None
         try:
             async for event in self._rounds(self.provider, system, conversation, state):
@@ -128,7 +128,7 @@ class Agent:
             yield Notice(f"The chat model could not be reached ({exc}); answered offline.", "warning")
             from assistant.providers.offline import OfflineProvider
 
-            state = _TurnState()
+            state = _TurnState(user_message.id)
             async for event in self._rounds(OfflineProvider(self.runtime, unreachable=str(exc)), system,
                                             conversation, state):
                 yield event
@@ -164,7 +164,8 @@ class Agent:
                 yield ToolCall(call.id, call.name, call.input)
                 data = None
                 try:
-                    outcome = await asyncio.to_thread(execute_tool, self.runtime, call.name, call.input)
+                    outcome = await asyncio.to_thread(execute_tool, self.runtime, call.name, call.input,
+                                                      state.message_id)
                     result = ToolResult(call.id, call.name, outcome.content, False, outcome.summary)
                     data = outcome.data
                     if outcome.changed:
@@ -179,6 +180,7 @@ class Agent:
 
 @dataclass
 class _TurnState:
+    message_id: int | None = None  # the user's message this turn answers
     rounds: int = 0
     acted: bool = False  # the model said or did something: a fallback would repeat it
     answer_parts: list[str] = field(default_factory=list)

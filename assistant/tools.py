@@ -46,13 +46,16 @@ class Tool:
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, _clean_schema(self.arguments.model_json_schema()))
 
-    def run(self, runtime: Runtime, args: dict[str, Any]) -> ToolOutcome:
+    def run(self, runtime: Runtime, args: dict[str, Any], context: dict[str, Any]) -> ToolOutcome:
         try:
             valid = self.arguments.model_validate(args)
         except ValidationError as exc:
             problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
             raise ToolError(f"bad arguments for {self.name}: {problems}") from None
-        return self.function(runtime, **valid.model_dump(exclude_unset=True))
+        wanted = {name for name, p in inspect.signature(self.function).parameters.items()
+                  if p.kind is inspect.Parameter.KEYWORD_ONLY}
+        return self.function(runtime, **valid.model_dump(exclude_unset=True),
+                             **{k: v for k, v in context.items() if k in wanted})
 
 
 REGISTRY: dict[str, Tool] = {}
@@ -66,8 +69,8 @@ def tool(description: str, name: str | None = None
         hints = get_type_hints(function, include_extras=True)
         fields: dict[str, Any] = {}
         for argument, parameter in inspect.signature(function).parameters.items():
-            if argument == "runtime":
-                continue
+            if argument == "runtime" or parameter.kind is inspect.Parameter.KEYWORD_ONLY:
+                continue  # keyword-only parameters are the call's context, not the model's arguments
             default = ... if parameter.default is inspect.Parameter.empty else parameter.default
             fields[argument] = (hints[argument], default)
         # Lax validation: small models send "12" for 12; unknown extra arguments are ignored.
@@ -109,9 +112,10 @@ def remember(runtime: Runtime,
              kind: Kind | None = None,
              importance: Annotated[int, Field(ge=1, le=5, description="1 trivial ... 5 essential; default 3.")] = 3,
              private: Annotated[bool, Field(description="Sensitive; shown to you marked [Private].")] = False,
-             ) -> ToolOutcome:
+             *, message_id: int | None = None) -> ToolOutcome:
+    # The message that asked is kept with the memory: forgetting it later scrubs that message too.
     memory = knowledge.remember(runtime.store, content, due_at=due_at, kind=kind, importance=importance,
-                                private=private, allow_past=False)
+                                private=private, allow_past=False, message_ids=[message_id] if message_id else None)
     due = f" (reminder, due {runtime.clock.short(memory.due_at)} {memory.due_at})" if memory.due_at else ""
     return ToolOutcome(f"Remembered #{memory.id}: {memory.content}{due}", f"remembered: {describe(runtime, memory)}",
                        _changed(memory), memory.to_json())
@@ -158,22 +162,22 @@ def recall_recent_tool(runtime: Runtime,
 @tool("Delete a memory for good. Only when the user asks.")
 def forget(runtime: Runtime, id: int) -> ToolOutcome:  # noqa: A002 - the name the model sees
     memory = knowledge.forget(runtime.store, id)
-    return ToolOutcome(f"Forgot #{memory.id}: {memory.content}", f"forgot: {memory.content}", _changed(memory),
-                       memory.to_json())
+    # Only the number: the reply is stored, and repeating what was forgotten would keep it.
+    return ToolOutcome(f"Forgot #{memory.id}", f"forgot #{memory.id}", _changed(memory), memory.to_json())
 
 
 TOOL_SPECS = [t.spec() for t in REGISTRY.values()]
 
 
-def execute_tool(runtime: Runtime, name: str, args: dict[str, Any]) -> ToolOutcome:
-    """Run one tool call; raises ToolError with a message for the model."""
+def execute_tool(runtime: Runtime, name: str, args: dict[str, Any], message_id: int | None = None) -> ToolOutcome:
+    """Run one tool call (for the user message `message_id`); raises ToolError with a message for the model."""
     if not isinstance(args, dict):
         raise ToolError("arguments must be a JSON object")
     found = REGISTRY.get(name)
     if found is None:
         raise ToolError(f"unknown tool {name!r}; available: {', '.join(REGISTRY)}")
     try:
-        return found.run(runtime, args)
+        return found.run(runtime, args, {"message_id": message_id})
     except InvalidInput as exc:
         raise ToolError(str(exc)) from None
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -267,10 +268,52 @@ def restore(store: Store, before: Memory) -> Memory:
         return get_memory(store, before.id)
 
 
+FORGOTTEN = "[forgotten]"
+
+
+def _scrub_sources(store: Store, memory: Memory) -> int:
+    """Take a forgotten memory's text out of the messages it came from: the user's "remember that X"
+    and the replies of the same turn that repeat X. Otherwise the words would still answer a question
+    after "forget". The rest of each message, and the message itself, stay. Returns how many changed."""
+    needle = memory.content.strip()
+    if not needle:
+        return 0
+    pattern = re.compile(re.escape(needle), re.I)
+    changed = 0
+    # The assistant's own messages that quote it ("From memory ...: X") go too, wherever they are:
+    # found through the keyword index, then checked word for word.
+    words = [w for w in re.findall(r"\w+", needle.lower()) if len(w) > 1][:16]
+    if words:
+        match = " AND ".join(f'"{w}"' for w in words)
+        for row in store.query("SELECT m.id, m.content FROM search_index s JOIN messages m ON m.id * 4 = s.rowid "
+                               "WHERE search_index MATCH ? AND m.role = 'assistant'", (f"content:({match})",)):
+            scrubbed = pattern.sub(FORGOTTEN, row["content"])
+            if scrubbed != row["content"]:
+                store.execute("UPDATE messages SET content = ? WHERE id = ?", (scrubbed, row["id"]))
+                changed += 1
+    for source in memory.message_ids:
+        row = store.one("SELECT id, episode_id FROM messages WHERE id = ?", (source,))
+        if row is None:
+            continue
+        # This message and the replies up to the next thing the user said.
+        following = store.one("SELECT min(id) FROM messages WHERE episode_id IS ? AND id > ? AND role = 'user'",
+                              (row["episode_id"], source))[0]
+        rows = store.query("SELECT id, content FROM messages WHERE id >= ? AND id < ? AND (id = ? OR episode_id IS ?)",
+                           (source, following or 2**62, source, row["episode_id"]))
+        for message in rows:
+            scrubbed = pattern.sub(FORGOTTEN, message["content"])
+            if scrubbed != message["content"]:
+                store.execute("UPDATE messages SET content = ?, time_refs = NULL WHERE id = ?", (scrubbed, message["id"]))
+                changed += 1
+    return changed
+
+
 def forget(store: Store, memory_id: int) -> Memory:
-    """Delete a memory, its embedding and its index entries in one transaction."""
+    """Delete a memory, its embedding and its index entries in one transaction, and take its text out
+    of the messages it was made from (see _scrub_sources)."""
     with store.transaction():
         memory = get_memory(store, memory_id)
+        _scrub_sources(store, memory)
         store.execute("DELETE FROM knowledge WHERE id = ?", (memory_id,))
         doc = memory_id * 4 + DOC_TYPES["memory"]
         drop_vectors(store, [doc])
