@@ -130,8 +130,11 @@ def update_memory(runtime: Runtime, id: int,  # noqa: A002 - the name the model 
     memory = knowledge.update_memory(runtime.store, id, reminded_at=reminded_at, due_at=due_at, content=content,
                                      done=done, allow_past=False)
     state = " (done)" if memory.done_at else ""
-    return ToolOutcome(f"Updated #{memory.id}: {describe(runtime, memory)}{state}",
-                       f"updated: {describe(runtime, memory)}{state}", _changed(memory), memory.to_json())
+    # Marking a reminder as mentioned is bookkeeping: the UI shows no line for it.
+    mentioned_only = reminded_at is not None and due_at is None and content is None and done is None
+    summary = "" if mentioned_only else f"updated: {describe(runtime, memory)}{state}"
+    return ToolOutcome(f"Updated #{memory.id}: {describe(runtime, memory)}{state}", summary, _changed(memory),
+                       memory.to_json())
 
 
 @tool("Search all memories, past messages and conversation summaries by meaning and keywords.")

@@ -148,6 +148,20 @@ async def test_first_run_welcome_gives_way_once_you_type(tmp_path):
         await wait_until(pilot, lambda: not app.query(Welcome) and app.chat.display, what="welcome gone")
 
 
+async def test_the_welcome_scrolls_in_a_small_terminal(tmp_path):
+    """At 50x15 the welcome was cut after its first paragraph and no key reached the rest."""
+    app = make_app(tmp_path, seed=False)
+    async with app.run_test(size=(50, 15)) as pilot:
+        await settle(pilot, app)
+        welcome = app.query_one(Welcome)
+        assert welcome.max_scroll_y > 0 and welcome.scroll_y == 0
+        await pilot.press("pagedown")
+        await wait_until(pilot, lambda: welcome.scroll_y > 0, what="welcome scrolled")
+        await pilot.press("ctrl+end")
+        await wait_until(pilot, lambda: welcome.scroll_y == welcome.max_scroll_y, what="welcome at its end")
+        assert app.query(Welcome)  # scrolling is not typing: the welcome stays
+
+
 async def test_no_welcome_once_something_is_stored(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -171,6 +185,25 @@ async def test_input_history_is_kept_between_launches(tmp_path):
         again.composer.move_cursor((0, 0))
         await pilot.press("up")
         assert again.composer.text == "remember that the spare key is under the pot"
+
+
+async def test_a_recalled_long_paste_is_walked_past_whole(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await type_and_send(pilot, app, "short one")
+        await type_and_send(pilot, app, "\n".join(f"note line {i:02d}" for i in range(60)))
+        await pilot.press("up")
+        assert app.composer.text.startswith("note line 00")
+        await pilot.press("up")  # unedited: straight to the entry before, wherever the cursor is
+        assert app.composer.text == "short one"
+        await pilot.press("down")
+        assert app.composer.text.startswith("note line 00")
+        await pilot.press("down")
+        assert app.composer.text == ""
+        await pilot.press("up", "x")  # edited: up and down move the cursor inside it again
+        await pilot.press("down")
+        assert app.composer.text.startswith("xnote line 00")  # still the edited entry
 
 
 def test_input_history_keeps_the_last_500(tmp_path):

@@ -162,7 +162,8 @@ def help_rows(keymap: dict[str, str] | None = None) -> list[tuple[str, list[tupl
     sections: dict[str, list[tuple[str, str]]] = {scope: [] for scope in SCOPE_TITLES}
     for a in ACTIONS:
         key = keymap.get(a.id, a.key)
-        shown = key.replace(",", " / ") if key else "palette"
+        # No key of its own: reached from the palette (ctrl+p), or by typing (the Conversations filter).
+        shown = key.replace(",", " / ") if key else ("(type)" if a.id == "conversation-filter" else "(ctrl+p)")
         sections[a.scope].append((shown, a.description))
     return [(SCOPE_TITLES[scope], rows) for scope, rows in sections.items() if rows]
 

@@ -423,7 +423,8 @@ class AssistantApp(App[int]):
                 elif isinstance(event, ToolCall):
                     await finish()
                 elif isinstance(event, ToolResult):
-                    await chat.mount(ToolLine(event.summary or event.name, error=event.is_error))
+                    if event.summary or event.is_error:  # bookkeeping (marking a reminder mentioned) is silent
+                        await chat.mount(ToolLine(event.summary or event.name, error=event.is_error))
                 elif isinstance(event, Notice):
                     self.say(event.text, severity="warning")
                 elif isinstance(event, Failed):
@@ -470,17 +471,25 @@ class AssistantApp(App[int]):
             self._apply_layout(self.size.width)
         self.composer.focus()
 
+    def _scrolled(self):
+        """What the scroll keys move: the welcome while it stands in place of the chat, else the chat."""
+        welcome = self.main_screen.query(Welcome)
+        return welcome.first() if welcome else self.chat
+
     def action_chat_page_up(self) -> None:
-        self.chat.scroll_page_up(animate=False)
+        self._scrolled().scroll_page_up(animate=False)
 
     def action_chat_page_down(self) -> None:
-        self.chat.scroll_page_down(animate=False)
+        self._scrolled().scroll_page_down(animate=False)
 
     def action_chat_top(self) -> None:
-        self.chat.scroll_home(animate=False)
+        self._scrolled().scroll_home(animate=False)
 
     def action_chat_bottom(self) -> None:
-        self.chat.pin()
+        if self.main_screen.query(Welcome):
+            self._scrolled().scroll_end(animate=False)
+        else:
+            self.chat.pin()
 
     def action_copy_last_answer(self) -> None:
         if not self._last_answer:

@@ -195,13 +195,17 @@ class Composer(TextArea):
             event.stop()
             self.insert("\n")
             return
-        if event.key == "up" and self.cursor_location[0] == 0 and self.sent_history:
+        # A recalled entry left as it was is walked past whole, however many lines it has (a recalled
+        # 60-line paste took 120 presses to leave); once edited, up/down move the cursor in it.
+        recalled = self._position is not None and self.text == self.sent_history[self._position]
+        if event.key == "up" and (self.cursor_location[0] == 0 or recalled) and self.sent_history:
             self._position = len(self.sent_history) - 1 if self._position is None else max(0, self._position - 1)
             self.load_text(self.sent_history[self._position])
             event.prevent_default()
             event.stop()
             return
-        if event.key == "down" and self._position is not None and self.cursor_location[0] == self.document.line_count - 1:
+        if event.key == "down" and self._position is not None and (
+                recalled or self.cursor_location[0] == self.document.line_count - 1):
             self._position += 1
             if self._position >= len(self.sent_history):
                 self._position = None
