@@ -90,7 +90,7 @@ async def test_coming_up_lists_and_marks_reminded(agent):
     store = agent.runtime.store
     knowledge.remember(store, "call mom", due_at="2026-11-23T18:00:00+00:00")
     answer, calls = await say(agent, "what's coming up?")
-    assert "[DUE Mon Nov 23 18:00] call mom" in answer and "in 1 d" in answer
+    assert "[DUE Mon Nov 23 18:00] call mom" in answer and "in 28 h" in answer
     assert [c.name for c in calls] == ["update_memory"]
     assert reminders.get_upcoming(store) == []  # mentioned: silent in the next prompt
     again, calls = await say(agent, "what's due")
