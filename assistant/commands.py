@@ -120,10 +120,12 @@ def cmd_recap(runtime: Runtime, args: argparse.Namespace) -> int:
     current = episodes.in_progress(runtime.store) if args.outcome in (None, "success") else None
 
     def text() -> str:
-        lines = [episode_line(runtime, e) for e in items]
+        # Newest first, like list_recent: the conversation in progress leads.
+        lines = []
         if current is not None:
             lines.append(current_conversation_line(runtime, current).removeprefix("- "))
             lines += [f"    > {opening_line(m.content)}" for m in current.opening]
+        lines += [episode_line(runtime, e) for e in items]
         return "\n".join(lines) or f"No episodes found in the last {args.hours:g} hours."
 
     emit(args, [e.to_json() for e in items], text)
@@ -240,7 +242,20 @@ def cmd_status(runtime: Runtime, args: argparse.Namespace) -> int:
     from assistant.status import collect_status
 
     data = collect_status(runtime)
-    emit(args, data, lambda: "\n".join(f"{k}: {v}" for k, v in data.items()))
+
+    def text() -> str:
+        run = data["consolidation"]
+        if run is None:
+            consolidation = "never run"
+        else:
+            counts = run["counts"] or {}
+            consolidation = (f"{run['status']} {run['completed_at'] or run['started_at']} ({run['phase']}; "
+                             f"{counts.get('memories_processed', 0)} memories, {counts.get('summaries_created', 0)} "
+                             f"summaries)")
+        shown = {**data, "consolidation": consolidation}
+        return "\n".join(f"{k.replace('_', ' ')}: {'-' if v is None else v}" for k, v in shown.items())
+
+    emit(args, data, text)
     return 0
 
 

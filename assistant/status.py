@@ -10,6 +10,22 @@ from memory.schema import SCHEMA_VERSION
 from memory.store import counts
 
 
+def effective_provider(runtime: Runtime) -> str:
+    """The chat model a turn would use now, and why ("offline (auto: no key, Ollama not reachable ...)")."""
+    import os
+
+    from assistant.local_model import reachable
+
+    s = runtime.settings
+    if s.provider:
+        return f"{s.provider} (configured)"
+    if os.environ.get("ANTHROPIC_API_KEY"):
+        return f"anthropic {s.model} (auto: ANTHROPIC_API_KEY is set)"
+    if reachable(s.ollama.host):
+        return f"ollama (auto: Ollama answers at {s.ollama.host})"
+    return f"offline (auto: no ANTHROPIC_API_KEY, Ollama not reachable at {s.ollama.host})"
+
+
 def collect_status(runtime: Runtime) -> dict[str, Any]:
     store = runtime.store
     last = latest_run(store)
@@ -20,7 +36,7 @@ def collect_status(runtime: Runtime) -> dict[str, Any]:
         "config": settings.config_path or None,
         "timezone": zone_name(runtime.clock.zone),
         "now": runtime.clock.now_iso(),
-        "provider": settings.provider or "auto",
+        "provider": effective_provider(runtime),
         **counts(store),
         "embedding_model": store.get_meta("embedding_model"),
         "consolidation": None if last is None else {
