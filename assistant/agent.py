@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from assistant.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
+from assistant.outbound import Outbound
 from assistant.prompt import build_prompt
 from assistant.providers.base import Delta, Provider, ProviderError, SystemPrompt, ToolUse
 from assistant.runtime import Runtime
@@ -93,11 +94,17 @@ class Agent:
                 episodes.close_episode(store, closed.id, title, summary, closed.outcome or "success",
                                        ended_at=closed.ended_at)
 
-    def history(self, episode_id: int, before_id: int) -> list[dict[str, Any]]:
+    def history(self, episode_id: int, before_id: int, outbound: Outbound | None = None) -> list[dict[str, Any]]:
+        """The conversation so far, as the model may see it (secrets and unasked private memories
+        withheld: an offline answer may have shown them to the user)."""
         msgs = [m for m in episodes.episode_messages(self.runtime.store, episode_id)
                 if m.id < before_id and m.role in ("user", "assistant")][-HISTORY_MESSAGES:]
-        return [{"role": m.role, "text": m.content, "message_id": m.id} if m.role == "user" else
-                {"role": "assistant", "text": m.content, "tool_calls": [], "message_id": m.id} for m in msgs]
+
+        def shown(m: episodes.Message) -> str:
+            return outbound.text(m.content, f"message #{m.id}") if outbound else m.content
+
+        return [{"role": m.role, "text": shown(m), "message_id": m.id} if m.role == "user" else
+                {"role": "assistant", "text": shown(m), "tool_calls": [], "message_id": m.id} for m in msgs]
 
     # -- one turn ---------------------------------------------------------------------------
 
@@ -113,9 +120,11 @@ class Agent:
         user_message = await run(episodes.add_message, self.runtime.store, episode.id, "user", text)
         prompt = await run(build_prompt, self.runtime, text)
         system = SystemPrompt(prompt.stable, prompt.memory_text)
-        conversation = await run(self.history, episode.id, user_message.id)
+        # The built-in offline mode is not a model: nothing leaves the machine, it gets the text whole.
+        outbound = None if self.provider.name == "offline" else await run(Outbound, self.runtime.store, text)
+        conversation = await run(self.history, episode.id, user_message.id, outbound)
         conversation.append({"role": "user", "text": text, "message_id": user_message.id})
-        state = _TurnState(user_message.id)
+        state = _TurnState(user_message.id, outbound)
         failure: ProviderError | None = None
         try:
             async for event in self._rounds(self.provider, system, conversation, state):
@@ -128,7 +137,7 @@ class Agent:
             yield Notice(f"The chat model could not be reached ({exc}); answered offline.", "warning")
             from assistant.providers.offline import OfflineProvider
 
-            state = _TurnState(user_message.id)
+            state = _TurnState(user_message.id, outbound)
             async for event in self._rounds(OfflineProvider(self.runtime, unreachable=str(exc)), system,
                                             conversation, state):
                 yield event
@@ -173,7 +182,10 @@ class Agent:
                 except ToolError as exc:
                     result = ToolResult(call.id, call.name, f"Error: {exc}", True, f"{call.name} failed: {exc}")
                 yield result
-                results.append({"id": call.id, "name": call.name, "content": result.content,
+                # The model reads the result as it may see it; the UI and the offline wording get it whole.
+                sent = (state.outbound.text(result.content, f"{call.name} result")
+                        if state.outbound and provider.name != "offline" else result.content)
+                results.append({"id": call.id, "name": call.name, "content": sent,
                                 "is_error": result.is_error, "data": data})
             conversation.append({"role": "tool", "results": results})
 
@@ -181,6 +193,7 @@ class Agent:
 @dataclass
 class _TurnState:
     message_id: int | None = None  # the user's message this turn answers
+    outbound: Outbound | None = None  # what may be sent to the model this turn
     rounds: int = 0
     acted: bool = False  # the model said or did something: a fallback would repeat it
     answer_parts: list[str] = field(default_factory=list)

@@ -17,7 +17,7 @@ from assistant.runtime import Runtime
 from assistant.summary_block import SummaryItem, format_summary_block, inject_summary_block
 from memory import episodes, reminders
 from memory.clock import zone_name
-from memory.knowledge import latest_mood, memories_by_id, most_important
+from memory.knowledge import Memory, latest_mood, memories_by_id, most_important
 from memory.knowledge import people as all_people
 from memory.redact import redact
 from memory.summaries import confident_summaries, summaries_by_id
@@ -43,16 +43,17 @@ CONTEXT_CLOSE = "</memory_context>"
 
 
 # "<" that opens anything tag-like ("</MEMORY_CONTEXT>", "< / memory_context", "<system>"), in any
-# case and with any spacing: stored text must not close or forge a block of ours.
-_TAG_LIKE = re.compile(r"<(?=\s*/?\s*[A-Za-z!?_])")
+# case and spacing, also its look-alikes (fullwidth, small form) and with zero-width characters between.
+_TAG_LIKE = re.compile("[<\uff1c\ufe64](?=[\\s\u200b-\u200d\u2060\ufeff]*[/\uff0f]?[\\s\u200b-\u200d\u2060\ufeff]*"
+                       "[A-Za-z!?_\uff21-\uff3a\uff41-\uff5a])")
 
 
 def as_data(text: str) -> str:
     """Stored text made safe to place in the prompt: tag-like text is neutralised, and every line
     after the first is indented, so text cannot start a line of its own ("## Reminders",
-    "SYSTEM: ...") and pass for a section of the prompt."""
-    text = _TAG_LIKE.sub("‹", text.replace("\r\n", "\n").replace("\r", "\n"))
-    first, *rest = text.split("\n")
+    "SYSTEM: ...") and pass for a section of the prompt. Every character that breaks a line counts
+    (str.splitlines: vertical tab, form feed, file separators, NEL, U+2028, U+2029)."""
+    first, *rest = _TAG_LIKE.sub("‹", text).splitlines() or [""]
     return "\n".join([first, *("    | " + line for line in rest)])
 
 
@@ -130,12 +131,18 @@ def current_time_section(runtime: Runtime) -> str:
             f"(time zone {zone_name(clock.zone)}, {clock.offset_text()}); date {local:%Y-%m-%d}")
 
 
-def reminders_section(runtime: Runtime, budget: int) -> str | None:
+def reminders_section(runtime: Runtime, budget: int, query: str = "") -> str | None:
     items = reminders.get_upcoming(runtime.store, 7)
     if not items:
         return None
-    lines = [for_model(f"- #{r.memory.id} {r.label} {'[Private] ' if r.memory.private else ''}{r.memory.content}",
-                       f"memory #{r.memory.id}") for r in items]
+
+    def text(m: Memory) -> str:
+        # A private reminder is still due and mentioned, its text only when the message asks about it.
+        if m.private:
+            return f"[Private] {m.content}" if asked_about(query, m.content) else f"[Private] private reminder #{m.id}"
+        return m.content
+
+    lines = [for_model(f"- #{r.memory.id} {r.label} {text(r.memory)}", f"memory #{r.memory.id}") for r in items]
     note = ('After you mention one of these to the user, call update_memory(id, reminded_at="now") '
             "so it is not repeated.")
     return f"{fit_lines(lines, budget - estimate_tokens(note) - 1)}\n{note}"
@@ -173,10 +180,14 @@ def timeline_section(runtime: Runtime, query: str, vector, budget: int, asks_whe
         name = person.content.split(":")[0].strip()
         if name and name.lower() in lowered and person.id not in {p.id for p in people}:
             people.append(person)
+    # A private person or mood only when this message names or asks about them.
+    people = [p for p in people if not p.private or p.content.split(":")[0].strip().lower() in lowered]
     # Private memories stay out unless this message asks about them (then they are marked [Private]).
     shown = [m for m in found if m.kind not in ("person", "mood") and m.due_at is None
              and (not m.private or asked_about(query, m.content))][:limit]
     latest = latest_mood(store)
+    if latest is not None and latest.private and not asked_about(query, latest.content):
+        latest = None
     mood = Mood(latest.content, latest.message_ids) if latest else None
     persons = [Person(p.content.split(":")[0].strip(), p.relation, p.trust, p.tension) for p in people]
     if not shown and not persons and not (mood and mood.line()):
@@ -271,7 +282,7 @@ def build_prompt(runtime: Runtime, query: str = "") -> Prompt:
             sections.append(Section(label, content, budget, PRIORITY[label]))
 
     add("Current Time", current_time_section(runtime), settings.time_tokens)
-    add("Reminders", reminders_section(runtime, settings.reminders_tokens), settings.reminders_tokens)
+    add("Reminders", reminders_section(runtime, settings.reminders_tokens, query), settings.reminders_tokens)
     recent_ids: list[int] = []
     if runtime.settings.temporal_context_enabled:
         recent_text, recent_ids = recent_section(runtime, intent.boosted, settings.recent_tokens * factor)

@@ -377,3 +377,8 @@ def count_created_since(store: Store, since: str | None) -> int:
     if since is None:
         return count_memories(store)
     return store.one("SELECT count(*) FROM knowledge WHERE created_at >= ?", (since,))[0]
+
+
+def private_memories(store: Store) -> list[Memory]:
+    """Every memory marked private (the few that must never reach a model unasked)."""
+    return [Memory.from_row(r) for r in store.query(f"{SELECT_MEMORY} WHERE k.private = 1 ORDER BY k.id")]
