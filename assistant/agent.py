@@ -7,12 +7,13 @@ loop (the UI's) never blocks on it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from assistant.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
+from assistant.outbound import Outbound
 from assistant.prompt import build_prompt
 from assistant.providers.base import Delta, Provider, ProviderError, SystemPrompt, ToolUse
 from assistant.runtime import Runtime
@@ -29,6 +30,20 @@ class Agent:
         self.runtime = runtime
         self.provider = provider
         self.max_rounds = runtime.settings.max_tool_rounds
+        # Set by the UI: runs slow follow-up work (a model-written title) in the background, so that
+        # closing a conversation never delays the next answer. None (the CLI): do it in line.
+        self.defer: Callable[[Callable[[], None]], None] | None = None
+        # A conversation continued from the archive counts as active from the moment it was resumed.
+        self._resumed: tuple[int, datetime] | None = None
+
+    def resume(self, episode_id: int) -> episodes.Episode:
+        """Continue a past conversation as the current one (the open one, if any, is closed first)."""
+        active = episodes.active_episode(self.runtime.store)
+        if active is not None and active.id != episode_id:
+            self.close_episode(active.id)
+        episode = episodes.reopen_episode(self.runtime.store, episode_id)
+        self._resumed = (episode_id, self.runtime.clock.now())
+        return episode
 
     # -- episodes ---------------------------------------------------------------------------
 
@@ -37,10 +52,12 @@ class Agent:
         store = self.runtime.store
         active = episodes.active_episode(store)
         if active is not None:
-            last = episodes.last_activity(store, active.id) or active.started_at
+            last = parse_stored(episodes.last_activity(store, active.id) or active.started_at)
+            if self._resumed is not None and self._resumed[0] == active.id:
+                last = max(last, self._resumed[1])
             gap = timedelta(minutes=self.runtime.settings.idle_gap_minutes)
-            if self.runtime.clock.now() - parse_stored(last) > gap:
-                self.close_episode(active.id, ended_at=last)
+            if self.runtime.clock.now() - last > gap:
+                self.close_episode(active.id, ended_at=episodes.last_activity(store, active.id) or active.started_at)
                 active = None
         return active or episodes.open_episode(store)
 
@@ -55,15 +72,39 @@ class Agent:
             episode_id = active.id
         messages = episodes.episode_messages(store, episode_id)
         real = episodes.had_real_exchange(messages)
+        outcome = "success" if real else "abandoned"
+        if use_model and real and self.defer is not None:
+            # Close now with the quick title; the local model (up to 30 s) improves it afterwards.
+            title, summary = episodes.heuristic_title_and_summary(messages)
+            closed = episodes.close_episode(store, episode_id, title, summary, outcome, ended_at=ended_at)
+            self.defer(lambda: self._retitle(closed, messages))
+            return closed
         title, summary = title_and_summary(self.runtime, messages, use_model=use_model and real)
-        return episodes.close_episode(store, episode_id, title, summary, "success" if real else "abandoned",
-                                      ended_at=ended_at)
+        return episodes.close_episode(store, episode_id, title, summary, outcome, ended_at=ended_at)
 
-    def history(self, episode_id: int, before_id: int) -> list[dict[str, Any]]:
+    def _retitle(self, closed: episodes.Episode, messages: list[episodes.Message]) -> None:
+        """Replace a quick title with the local model's, unless the conversation was reopened since."""
+        title, summary = title_and_summary(self.runtime, messages, use_model=True)
+        if (title, summary) == (closed.title, closed.summary):
+            return
+        store = self.runtime.store
+        with store.transaction():
+            now = episodes.get_episode(store, closed.id)
+            if now.ended_at == closed.ended_at and not now.active:
+                episodes.close_episode(store, closed.id, title, summary, closed.outcome or "success",
+                                       ended_at=closed.ended_at)
+
+    def history(self, episode_id: int, before_id: int, outbound: Outbound | None = None) -> list[dict[str, Any]]:
+        """The conversation so far, as the model may see it (secrets and unasked private memories
+        withheld: an offline answer may have shown them to the user)."""
         msgs = [m for m in episodes.episode_messages(self.runtime.store, episode_id)
                 if m.id < before_id and m.role in ("user", "assistant")][-HISTORY_MESSAGES:]
-        return [{"role": m.role, "text": m.content, "message_id": m.id} if m.role == "user" else
-                {"role": "assistant", "text": m.content, "tool_calls": [], "message_id": m.id} for m in msgs]
+
+        def shown(m: episodes.Message) -> str:
+            return outbound.text(m.content, f"message #{m.id}") if outbound else m.content
+
+        return [{"role": m.role, "text": shown(m), "message_id": m.id} if m.role == "user" else
+                {"role": "assistant", "text": shown(m), "tool_calls": [], "message_id": m.id} for m in msgs]
 
     # -- one turn ---------------------------------------------------------------------------
 
@@ -79,9 +120,11 @@ class Agent:
         user_message = await run(episodes.add_message, self.runtime.store, episode.id, "user", text)
         prompt = await run(build_prompt, self.runtime, text)
         system = SystemPrompt(prompt.stable, prompt.memory_text)
-        conversation = await run(self.history, episode.id, user_message.id)
+        # The built-in offline mode is not a model: nothing leaves the machine, it gets the text whole.
+        outbound = None if self.provider.name == "offline" else await run(Outbound, self.runtime.store, text)
+        conversation = await run(self.history, episode.id, user_message.id, outbound)
         conversation.append({"role": "user", "text": text, "message_id": user_message.id})
-        state = _TurnState()
+        state = _TurnState(user_message.id, outbound)
         failure: ProviderError | None = None
         try:
             async for event in self._rounds(self.provider, system, conversation, state):
@@ -94,7 +137,7 @@ class Agent:
             yield Notice(f"The chat model could not be reached ({exc}); answered offline.", "warning")
             from assistant.providers.offline import OfflineProvider
 
-            state = _TurnState()
+            state = _TurnState(user_message.id, outbound)
             async for event in self._rounds(OfflineProvider(self.runtime, unreachable=str(exc)), system,
                                             conversation, state):
                 yield event
@@ -130,7 +173,8 @@ class Agent:
                 yield ToolCall(call.id, call.name, call.input)
                 data = None
                 try:
-                    outcome = await asyncio.to_thread(execute_tool, self.runtime, call.name, call.input)
+                    outcome = await asyncio.to_thread(execute_tool, self.runtime, call.name, call.input,
+                                                      state.message_id)
                     result = ToolResult(call.id, call.name, outcome.content, False, outcome.summary)
                     data = outcome.data
                     if outcome.changed:
@@ -138,13 +182,18 @@ class Agent:
                 except ToolError as exc:
                     result = ToolResult(call.id, call.name, f"Error: {exc}", True, f"{call.name} failed: {exc}")
                 yield result
-                results.append({"id": call.id, "name": call.name, "content": result.content,
+                # The model reads the result as it may see it; the UI and the offline wording get it whole.
+                sent = (state.outbound.text(result.content, f"{call.name} result")
+                        if state.outbound and provider.name != "offline" else result.content)
+                results.append({"id": call.id, "name": call.name, "content": sent,
                                 "is_error": result.is_error, "data": data})
             conversation.append({"role": "tool", "results": results})
 
 
 @dataclass
 class _TurnState:
+    message_id: int | None = None  # the user's message this turn answers
+    outbound: Outbound | None = None  # what may be sent to the model this turn
     rounds: int = 0
     acted: bool = False  # the model said or did something: a fallback would repeat it
     answer_parts: list[str] = field(default_factory=list)

@@ -129,7 +129,7 @@ def told_when(runtime: Runtime, evidence: Evidence) -> str:
         return f"you told me {day}"
     if evidence.type == "summary":
         return f"from my notes of {day}"
-    return f"you said {day}"
+    return f"I said {day}" if evidence.role == "assistant" else f"you said {day}"
 
 
 def shown(runtime: Runtime, evidence: Evidence) -> str:

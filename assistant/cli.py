@@ -11,9 +11,9 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn
 
+from assistant.errors import AssistantError, BadInput
 from assistant.runtime import Runtime
 from assistant.settings import load_settings
-from assistant.errors import AssistantError, BadInput
 from memory.errors import InvalidInput, StoreError
 
 EXIT_BAD_INPUT = 2
@@ -91,7 +91,7 @@ def build_parser() -> Parser:
     p.add_argument("--allow-past", **allow_past)
     p = cmd("reminders", commands.cmd_reminders, "every open reminder in the window, overdue first, labelled")
     p.add_argument("--within-days", type=bounded(float, 0, 36500), default=7)
-    p = cmd("update", commands.cmd_update, "change a memory (update_memory)")
+    p = cmd("update", commands.cmd_update, "change a memory: mark it mentioned, give it a new time or text")
     p.add_argument("id", type=row_id)
     p.add_argument("--reminded", help="now or a date")
     p.add_argument("--due")
@@ -106,7 +106,7 @@ def build_parser() -> Parser:
     p.add_argument("--allow-past", **allow_past)
     p = cmd("forget", commands.cmd_forget, "delete a memory for good")
     p.add_argument("id", type=row_id)
-    p = cmd("recap", commands.cmd_recap, "recent conversations (list_recent)")
+    p = cmd("recap", commands.cmd_recap, "recent conversations, the one in progress first")
     p.add_argument("--hours", type=bounded(float, 0.001, 24 * 36500), default=48)
     p.add_argument("--limit", type=bounded(int, 1, 10_000), default=10)
     p.add_argument("--outcome", choices=("success", "abandoned"))

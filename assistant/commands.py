@@ -103,17 +103,32 @@ def cmd_forget(runtime: Runtime, args: argparse.Namespace) -> int:
     return 0
 
 
-def episode_line(runtime: Runtime, e: episodes.Episode, with_summary: bool = True) -> str:
-    line = f"[{runtime.clock.stamp(e.started_at)}] {e.title or 'Untitled'}"
-    if with_summary and e.summary:
-        line += f"\n    {e.summary}"
-    return line
+def episode_line(runtime: Runtime, e: episodes.Episode) -> str:
+    """A recap entry: the episode's line, then its summary indented."""
+    return e.line(runtime.clock) + (f"\n    {e.summary}" if e.summary else "")
 
 
 def cmd_recap(runtime: Runtime, args: argparse.Namespace) -> int:
+    """Closed conversations (list_recent), then the one in progress with its opening lines.
+
+    `--json` stays the documented list of closed episodes (list_recent's contract); the text adds
+    the conversation in progress, marked current.
+    """
+    from assistant.tools import current_conversation_line, opening_line
+
     items = episodes.list_recent(runtime.store, limit=args.limit, outcome=args.outcome, hours=args.hours)
-    emit(args, [e.to_json() for e in items], lambda: "\n".join(episode_line(runtime, e) for e in items)
-         or f"No episodes found in the last {args.hours:g} hours.")
+    current = episodes.in_progress(runtime.store) if args.outcome in (None, "success") else None
+
+    def text() -> str:
+        # Newest first, like list_recent: the conversation in progress leads.
+        lines = []
+        if current is not None:
+            lines.append(current_conversation_line(runtime, current).removeprefix("- "))
+            lines += [f"    > {opening_line(m.content)}" for m in current.opening]
+        lines += [episode_line(runtime, e) for e in items]
+        return "\n".join(lines) or f"No episodes found in the last {args.hours:g} hours."
+
+    emit(args, [e.to_json() for e in items], text)
     return 0
 
 
@@ -268,7 +283,20 @@ def cmd_status(runtime: Runtime, args: argparse.Namespace) -> int:
     from assistant.status import collect_status
 
     data = collect_status(runtime)
-    emit(args, data, lambda: "\n".join(f"{k}: {v}" for k, v in data.items()))
+
+    def text() -> str:
+        run = data["consolidation"]
+        if run is None:
+            consolidation = "never run"
+        else:
+            counts = run["counts"] or {}
+            consolidation = (f"{run['status']} {run['completed_at'] or run['started_at']} ({run['phase']}; "
+                             f"{counts.get('memories_processed', 0)} memories, {counts.get('summaries_created', 0)} "
+                             f"summaries)")
+        shown = {**data, "consolidation": consolidation}
+        return "\n".join(f"{k.replace('_', ' ')}: {'-' if v is None else v}" for k, v in shown.items())
+
+    emit(args, data, text)
     return 0
 
 
@@ -284,8 +312,8 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
     import asyncio
 
     from assistant.agent import Agent
-    from assistant.events import Done, Failed, Notice, TextDelta, to_json
     from assistant.errors import ProviderError
+    from assistant.events import Done, Failed, Notice, TextDelta, to_json
     from assistant.providers.select import select_provider
 
     if not args.message.strip():

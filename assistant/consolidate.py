@@ -5,17 +5,19 @@ from datetime import timedelta
 from typing import Any
 
 from assistant.runtime import Runtime
+from memory.clock import parse_stored
+from memory.consolidation.runs import last_completed_run
+from memory.knowledge import count_created_since
 
 
 def run_consolidation(runtime: Runtime, full: bool = False, dry_run: bool = False, progress=None) -> dict[str, Any]:
     import dataclasses
 
-    from memory.consolidation.model import OllamaConsolidationModel
+    from assistant.local_model import local_model
     from memory.consolidation.pipeline import Consolidator, Options
 
-    s = runtime.settings
-    c = s.consolidation
-    model = OllamaConsolidationModel(s.ollama.host, s.ollama.model, timeout=s.ollama.timeout_seconds)
+    c = runtime.settings.consolidation
+    model = local_model(runtime)
     # The pipeline's options are the [consolidation] settings of the same names.
     options = Options(**{f.name: getattr(c, f.name) for f in dataclasses.fields(Options) if hasattr(c, f.name)})
     result = Consolidator(runtime.store, runtime.embedder, model, options, progress).run(full=full, dry_run=dry_run)
@@ -28,13 +30,8 @@ def consolidation_due(runtime: Runtime, idle_minutes: float) -> bool:
     if not c.enabled:
         return False
     store, now = runtime.store, runtime.clock.now()
-    last = store.one("SELECT max(started_at) FROM consolidation_runs WHERE status = 'completed'")[0]
-    if last:
-        from memory.clock import parse_stored
-
-        if now - parse_stored(last) < timedelta(hours=c.min_interval_hours):
-            return False
-        new = store.one("SELECT count(*) FROM knowledge WHERE created_at >= ?", (last,))[0]
-    else:
-        new = store.one("SELECT count(*) FROM knowledge")[0]
+    last = last_completed_run(store)
+    if last is not None and now - parse_stored(last.started_at) < timedelta(hours=c.min_interval_hours):
+        return False
+    new = count_created_since(store, last.started_at if last else None)
     return new > 0 and (idle_minutes >= c.idle_minutes or new >= c.memory_threshold)

@@ -26,3 +26,15 @@ def log_dir() -> Path:
     path = platformdirs.user_state_path(APP)
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     return path
+
+
+def state_dir() -> Path:
+    """Small things the app keeps between launches (input history)."""
+    path = platformdirs.user_state_path(APP)
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return path
+
+
+def history_file() -> Path:
+    """The message box's input history: what you typed may be private, so the file is 0600."""
+    return state_dir() / "input_history.jsonl"

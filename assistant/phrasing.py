@@ -63,7 +63,7 @@ _QUESTION_START = re.compile(
     r"do you (?:know|remember))\b", re.I)
 _HELP = re.compile(r"^\W*(help|\?|what can you do|how do(?:es)? (?:this|it|you) work|commands|usage)\W*$", re.I)
 _GREETING = re.compile(r"^\W*(hi|hello|hey|good (morning|afternoon|evening)|yo|hiya|howdy|thanks|thank you|"
-                       r"ok|okay|cool|great|nice|bye|goodbye|see you)\b[\w\s!.,']{0,20}$", re.I)
+                       r"ok|okay|cool|great|nice|bye|goodbye|see you)\b[\w\s!.,'?]{0,25}$", re.I)
 
 
 @dataclass
@@ -183,6 +183,8 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Reading:
     match = _REMEMBER.match(core)
     if match and not re.match(r"^\W*remember\s+(when|what|where|who|how|if|whether)\b", core, re.I):
         return Reading("remember", match.group("what").strip())
+    if is_small_talk(raw):  # "hello, how are you?" is not a question about memory
+        return Reading("chat", raw)
     if raw.rstrip().endswith("?") or _QUESTION_START.match(core):
         return Reading("question", raw.strip(), asks_when=asks_when(core))
     return Reading("chat", raw)

@@ -7,20 +7,21 @@ lowest-priority sections go first. Memory text is framed as data, never as instr
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, replace
 from typing import Any
 
 from assistant.answers import asked_about
-from assistant.intent import is_recap_query, temporal_recency
+from assistant.intent import read_intent
 from assistant.runtime import Runtime
 from assistant.summary_block import SummaryItem, format_summary_block, inject_summary_block
 from memory import episodes, reminders
 from memory.clock import zone_name
-from memory.knowledge import SELECT_MEMORY, Memory, memories_by_id
+from memory.knowledge import Memory, latest_mood, memories_by_id, most_important
+from memory.knowledge import people as all_people
 from memory.redact import redact
-from memory.temporal import asks_when, with_dates
+from memory.summaries import confident_summaries, summaries_by_id
+from memory.temporal import with_dates
 from memory.timeline import Mood, Person, estimate_tokens, format_timeline
 
 STABLE_INSTRUCTIONS = """You are a personal assistant in the user's terminal, with a long-term memory kept on the user's own machine.
@@ -42,16 +43,17 @@ CONTEXT_CLOSE = "</memory_context>"
 
 
 # "<" that opens anything tag-like ("</MEMORY_CONTEXT>", "< / memory_context", "<system>"), in any
-# case and with any spacing: stored text must not close or forge a block of ours.
-_TAG_LIKE = re.compile(r"<(?=\s*/?\s*[A-Za-z!?_])")
+# case and spacing, also its look-alikes (fullwidth, small form) and with zero-width characters between.
+_TAG_LIKE = re.compile("[<\uff1c\ufe64](?=[\\s\u200b-\u200d\u2060\ufeff]*[/\uff0f]?[\\s\u200b-\u200d\u2060\ufeff]*"
+                       "[A-Za-z!?_\uff21-\uff3a\uff41-\uff5a])")
 
 
 def as_data(text: str) -> str:
     """Stored text made safe to place in the prompt: tag-like text is neutralised, and every line
     after the first is indented, so text cannot start a line of its own ("## Reminders",
-    "SYSTEM: ...") and pass for a section of the prompt."""
-    text = _TAG_LIKE.sub("‹", text.replace("\r\n", "\n").replace("\r", "\n"))
-    first, *rest = text.split("\n")
+    "SYSTEM: ...") and pass for a section of the prompt. Every character that breaks a line counts
+    (str.splitlines: vertical tab, form feed, file separators, NEL, U+2028, U+2029)."""
+    first, *rest = _TAG_LIKE.sub("‹", text).splitlines() or [""]
     return "\n".join([first, *("    | " + line for line in rest)])
 
 
@@ -129,12 +131,18 @@ def current_time_section(runtime: Runtime) -> str:
             f"(time zone {zone_name(clock.zone)}, {clock.offset_text()}); date {local:%Y-%m-%d}")
 
 
-def reminders_section(runtime: Runtime, budget: int) -> str | None:
+def reminders_section(runtime: Runtime, budget: int, query: str = "") -> str | None:
     items = reminders.get_upcoming(runtime.store, 7)
     if not items:
         return None
-    lines = [for_model(f"- #{r.memory.id} {r.label} {'[Private] ' if r.memory.private else ''}{r.memory.content}",
-                       f"memory #{r.memory.id}") for r in items]
+
+    def text(m: Memory) -> str:
+        # A private reminder is still due and mentioned, its text only when the message asks about it.
+        if m.private:
+            return f"[Private] {m.content}" if asked_about(query, m.content) else f"[Private] private reminder #{m.id}"
+        return m.content
+
+    lines = [for_model(f"- #{r.memory.id} {r.label} {text(r.memory)}", f"memory #{r.memory.id}") for r in items]
     note = ('After you mention one of these to the user, call update_memory(id, reminded_at="now") '
             "so it is not repeated.")
     return f"{fit_lines(lines, budget - estimate_tokens(note) - 1)}\n{note}"
@@ -150,38 +158,37 @@ def recent_section(runtime: Runtime, boosted: bool, budget: int) -> tuple[str | 
     lines = []
     for e in items:
         where = f"conversation #{e.id}"
-        line = f"- [{runtime.clock.stamp(e.started_at)}] {for_model(e.title or 'Untitled', where)}"
+        line = "- " + e.line(runtime.clock, for_model(e.title or "Untitled", where))
         if boosted and e.summary:
             line += f"\n  Summary: {for_model(e.summary, where)}"
         lines.append(line)
     return fit_lines(lines, budget), [e.id for e in items]
 
 
-def timeline_section(runtime: Runtime, query: str, vector, budget: int) -> str | None:
+def timeline_section(runtime: Runtime, query: str, vector, budget: int, asks_when: bool = False) -> str | None:
     store = runtime.store
     limit = runtime.settings.prompt.timeline_memories
     relevant: list[int] = []
     if query.strip():
         hits = runtime.searcher.search(query, limit=limit, types=("memory",), vector=vector)
         relevant = [h.id for h in hits]
-    important = store.query(
-        "SELECT k.id FROM knowledge k LEFT JOIN memory_meta m ON m.memory_id = k.id "
-        "WHERE k.due_at IS NULL AND k.kind NOT IN ('mood', 'person') AND coalesce(m.tier, 'hot') = 'hot' "
-        "ORDER BY k.importance DESC, k.id DESC LIMIT ?", (max(3, limit // 3),))
-    ids = list(dict.fromkeys(relevant + [r[0] for r in important]))
+    ids = list(dict.fromkeys(relevant + most_important(store, max(3, limit // 3))))
     found = memories_by_id(runtime.store, ids)
     people = [m for m in found if m.kind == "person"]
     lowered = query.lower()
-    for row in store.query(f"{SELECT_MEMORY} WHERE k.kind = 'person'"):
-        name = row["content"].split(":")[0].strip()
-        if name and name.lower() in lowered and row["id"] not in {p.id for p in people}:
-            people.append(Memory.from_row(row))
+    for person in all_people(store):
+        name = person.content.split(":")[0].strip()
+        if name and name.lower() in lowered and person.id not in {p.id for p in people}:
+            people.append(person)
+    # A private person or mood only when this message names or asks about them.
+    people = [p for p in people if not p.private or p.content.split(":")[0].strip().lower() in lowered]
     # Private memories stay out unless this message asks about them (then they are marked [Private]).
     shown = [m for m in found if m.kind not in ("person", "mood") and m.due_at is None
              and (not m.private or asked_about(query, m.content))][:limit]
-    mood_row = store.one("SELECT content, message_ids FROM knowledge WHERE kind = 'mood' "
-                         "ORDER BY sequence DESC, id DESC LIMIT 1")
-    mood = Mood(mood_row["content"], json.loads(mood_row["message_ids"])) if mood_row else None
+    latest = latest_mood(store)
+    if latest is not None and latest.private and not asked_about(query, latest.content):
+        latest = None
+    mood = Mood(latest.content, latest.message_ids) if latest else None
     persons = [Person(p.content.split(":")[0].strip(), p.relation, p.trust, p.tension) for p in people]
     if not shown and not persons and not (mood and mood.line()):
         return None
@@ -192,7 +199,7 @@ def timeline_section(runtime: Runtime, query: str, vector, budget: int) -> str |
                                        f"{with_dates(m.content, m.time_refs, this_year)}", f"[secret in memory #{m.id}]"))
              for m in shown]
     text = format_timeline(dated, episodes.chat_length(store), mood, persons, max_tokens=budget, escape=as_data)
-    if asks_when(query):
+    if asks_when:
         evidence = dated_evidence(runtime, query)
         if evidence:
             text += "\n" + evidence
@@ -234,8 +241,8 @@ def past_episodes_section(runtime: Runtime, query: str, vector, exclude: list[in
         e = episodes.get_episode(runtime.store, episode_id)
         if e.ended_at is None:
             continue
-        lines.append(for_model(f"- [{runtime.clock.stamp(e.started_at)}] {e.title or 'Untitled'}: {e.summary or ''}",
-                               f"conversation #{e.id}"))
+        where = f"conversation #{e.id}"
+        lines.append("- " + e.line(runtime.clock, for_model(f"{e.title or 'Untitled'}: {e.summary or ''}", where)))
     return fit_lines(lines, budget) if lines else None
 
 
@@ -244,35 +251,28 @@ def consolidated_section(runtime: Runtime, query: str, vector, budget: int) -> s
     ids: list[int] = []
     if query.strip():
         ids = [h.id for h in runtime.searcher.search(query, limit=8, types=("summary",), vector=vector)]
-    ids += [r[0] for r in store.query("SELECT id FROM summaries WHERE confidence >= 0.7 AND tier != 'archived' "
-                                      "ORDER BY created_at DESC, id DESC LIMIT 8")]
-    ids = list(dict.fromkeys(ids))
-    if not ids:
+    found = summaries_by_id(store, list(dict.fromkeys(ids + confident_summaries(store, 8))))
+    if not found:
         return None
-    rows = {r["id"]: r for r in store.query(
-        f"SELECT * FROM summaries WHERE id IN ({','.join('?' * len(ids))})", tuple(ids))}
-    sources = {i: json.loads(r["source_ids"]) for i, r in rows.items()}
-    private = {m.id for m in memories_by_id(store, sorted({m for ids in sources.values() for m in ids})) if m.private}
+    private = {m.id for m in memories_by_id(store, sorted({m for s in found for m in s.source_ids})) if m.private}
     items = []
-    for i in ids:
-        r = rows.get(i)
-        if r is None or private & set(sources[i]):
+    for summary in found:
+        if private & set(summary.source_ids):
             continue  # a summary of a private memory would carry it out (none are made any more)
         period = ""
-        if r["period_start"] and r["period_end"]:
-            period = f"{runtime.clock.stamp(r['period_start'])[:6]} - {runtime.clock.stamp(r['period_end'])[:6]}"
-        facts = [redact(f, f"[secret in summary #{i}]") for f in json.loads(r["key_facts"])[:3]]
-        items.append(SummaryItem(redact(r["content"], f"[secret in summary #{i}]"), r["confidence"], period, facts))
+        if summary.period_start and summary.period_end:
+            period = f"{runtime.clock.stamp(summary.period_start)[:6]} - {runtime.clock.stamp(summary.period_end)[:6]}"
+        where = f"[secret in summary #{summary.id}]"
+        items.append(SummaryItem(redact(summary.content, where), summary.confidence, period,
+                                 [redact(f, where) for f in summary.key_facts[:3]]))
     return format_summary_block(items, runtime.clock.now_iso(), budget, escape=as_data)
 
 
 def build_prompt(runtime: Runtime, query: str = "") -> Prompt:
     """Everything the model sees as system prompt for a turn whose user text is `query`."""
     settings = runtime.settings.prompt
-    recap = is_recap_query(query)
-    recency = temporal_recency(query)
-    boosted = recap or recency > 0.5
-    factor = 2 if boosted else 1
+    intent = read_intent(query)
+    factor = 2 if intent.boosted else 1
     vector = runtime.searcher.embed_query(query) if query.strip() else None
 
     sections: list[Section] = []
@@ -282,12 +282,13 @@ def build_prompt(runtime: Runtime, query: str = "") -> Prompt:
             sections.append(Section(label, content, budget, PRIORITY[label]))
 
     add("Current Time", current_time_section(runtime), settings.time_tokens)
-    add("Reminders", reminders_section(runtime, settings.reminders_tokens), settings.reminders_tokens)
+    add("Reminders", reminders_section(runtime, settings.reminders_tokens, query), settings.reminders_tokens)
     recent_ids: list[int] = []
     if runtime.settings.temporal_context_enabled:
-        recent_text, recent_ids = recent_section(runtime, boosted, settings.recent_tokens * factor)
+        recent_text, recent_ids = recent_section(runtime, intent.boosted, settings.recent_tokens * factor)
         add("Recent Conversations", recent_text, settings.recent_tokens * factor)
-    add("Timeline", timeline_section(runtime, query, vector, settings.timeline_tokens), settings.timeline_tokens)
+    add("Timeline", timeline_section(runtime, query, vector, settings.timeline_tokens, intent.asks_when),
+        settings.timeline_tokens)
     add("Past Episodes", past_episodes_section(runtime, query, vector, recent_ids, settings.episodes_tokens * factor),
         settings.episodes_tokens * factor)
     add("Consolidated Memory", consolidated_section(runtime, query, vector, settings.summaries_tokens),
@@ -297,4 +298,4 @@ def build_prompt(runtime: Runtime, query: str = "") -> Prompt:
     while sum(s.tokens for s in sections) > settings.max_memory_tokens and len(sections) > 1:
         sections.remove(min(sections, key=lambda s: s.priority))
     sections.sort(key=lambda s: ORDER.index(s.label))
-    return Prompt(STABLE_INSTRUCTIONS, sections, boosted, recency, recap)
+    return Prompt(STABLE_INSTRUCTIONS, sections, intent.boosted, intent.temporal_recency, intent.recap)

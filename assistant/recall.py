@@ -78,8 +78,13 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
         answer = _ask_model(runtime, query, sources, resolutions)
         if answer is not None:
             return answer
-    # From the ranked head, the most to the point, a memory before something said in passing.
-    best = max(evidence[:5], key=lambda e: (e.relevance, -TYPE_RANK[e.type]))
+    # From the ranked head, the most to the point, a memory before something said in passing, and
+    # never the assistant's own words (they may be a help text quoting the very question).
+    said = [e for e in evidence if e.role != "assistant"]
+    if not said:
+        return ReasonedAnswer("I have nothing in memory about that.", 0.0, "only my own replies matched",
+                              resolutions, sources)
+    best = max(said[:5], key=lambda e: (e.relevance, -TYPE_RANK[e.type]))
     own = [r for r in resolutions if (r.source_type, r.source_id) == (best.type, best.id)]
     private = "[Private] " if best.private else ""
     text = f"From memory ({told_when(runtime, best)}): {private}{best.content.rstrip('.')}."

@@ -7,16 +7,21 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from datetime import timedelta
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 from assistant.agent import Agent
 from assistant.events import Event
 from assistant.runtime import Runtime
 from memory import episodes, knowledge, reminders
-from memory.clock import to_utc_iso
-from memory.knowledge import SELECT_MEMORY, Memory
+from memory.clock import parse_stored, to_utc_iso
+from memory.consolidation.runs import last_completed_run
+from memory.errors import InvalidInput
+from memory.knowledge import Memory
+
+ANNOUNCED_KEY = "announced_until"  # store meta: reminders due up to this instant have been announced
+FIRST_LAUNCH_LOOKBACK = timedelta(days=30)  # a store never opened by the app: announce what fell due lately
 
 
 @dataclass
@@ -27,6 +32,7 @@ class ReminderView:
     when: str  # local, "Mon Nov 23 09:00"
     relative: str  # "in 2 h", "overdue 1 d"
     due_at: str
+    label: str = ""  # memory's own label, "[DUE Mon Nov 23 09:00]" (recurring ones add their rule)
 
 
 @dataclass
@@ -38,19 +44,64 @@ class EpisodeView:
 
 
 @dataclass
+class CurrentView:
+    """The conversation in progress, as recaps show it."""
+
+    id: int
+    title: str
+    when: str
+    messages: int
+    opening: list[str]
+
+
+@dataclass
 class RecapData:
     episodes: list[EpisodeView]
     overdue: list[ReminderView]
     upcoming: list[ReminderView]
     new_memories: list[str]
     hours: int = 48
+    current: CurrentView | None = None
+    earlier: list[EpisodeView] = field(default_factory=list)  # before the window, when it holds few
+
+
+@dataclass
+class ConversationView:
+    """One row of the Conversations screen."""
+
+    id: int
+    title: str
+    when: str  # "Sun Nov 22 13:05"
+    messages: int
+    current: bool
+    summary: str = ""
+
+
+@dataclass
+class MessageView:
+    role: str  # user | assistant
+    content: str
+    when: str
+
+
+@dataclass
+class ReminderChange:
+    """A done or snooze, with what is needed to undo it."""
+
+    before: Memory
+    after: Memory
 
 
 class Session:
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: Runtime, defer: Callable[[Callable[[], None]], None] | None = None) -> None:
         self.runtime = runtime
         self.agent: Agent | None = None
+        # How slow follow-up work (model titles of closed conversations) is run; the TUI passes a
+        # background runner so that closing a conversation never delays the next answer.
+        self.defer = defer
         self._connecting = threading.Lock()
+        self._announcing = threading.Lock()
+        self.announced_until: datetime | None = None  # this process's own mark (see take_due_reminders)
 
     # -- start-up ---------------------------------------------------------------------------
 
@@ -71,6 +122,7 @@ class Session:
                     self.runtime.notice(f"{exc}; using the offline mode")
                     provider = OfflineProvider(self.runtime)
                 self.agent = Agent(self.runtime, provider)
+                self.agent.defer = self.defer
         return self.provider_label
 
     @property
@@ -118,7 +170,7 @@ class Session:
     def _view(self, r: reminders.Reminder) -> ReminderView:
         clock = self.runtime.clock
         return ReminderView(r.memory.id, r.memory.content, r.status, clock.short(r.memory.due_at),
-                            reminders.relative_time(r.memory.due_at, clock.now(), clock), r.memory.due_at)
+                            reminders.relative_time(r.memory.due_at, clock.now(), clock), r.memory.due_at, r.label)
 
     def sidebar_reminders(self, within_days: int = 7) -> list[ReminderView]:
         """Overdue first, then upcoming within the window, mentioned or not."""
@@ -128,41 +180,179 @@ class Session:
     def reminder_detail(self, memory_id: int) -> Memory:
         return knowledge.get_memory(self.runtime.store, memory_id)
 
-    def recap(self, hours: int = 48) -> RecapData:
+    def _episode_view(self, e: episodes.Episode) -> EpisodeView:
+        return EpisodeView(e.id, e.title or "Untitled", e.summary or "", self.runtime.clock.short(e.started_at))
+
+    def current_view(self) -> CurrentView | None:
+        current = episodes.in_progress(self.runtime.store)
+        if current is None:
+            return None
+        from assistant.tools import opening_line
+
+        return CurrentView(current.episode.id, current.title, self.runtime.clock.short(current.episode.started_at),
+                           current.messages, [opening_line(m.content) for m in current.opening])
+
+    def recap(self, hours: int = 48, fill: int = 3) -> RecapData:
+        """The last `hours`: closed conversations, the one in progress, reminders, new memories.
+
+        When the window holds fewer than `fill` conversations, the latest ones before it are added
+        as "earlier", so a recap after a quiet weekend is not empty.
+        """
         store, clock = self.runtime.store, self.runtime.clock
         items = episodes.list_recent(store, limit=20, hours=hours)
-        views = []
-        for e in reversed(items):
-            local = clock.local(e.started_at)
-            views.append(EpisodeView(e.id, e.title or "Untitled", e.summary or "",
-                                     f"{local:%a %b} {local.day} {local:%H:%M}"))
+        views = [self._episode_view(e) for e in reversed(items)]
+        earlier: list[EpisodeView] = []
+        if len(items) < fill:
+            shown = {e.id for e in items}
+            older = [e for e in episodes.list_recent(store, limit=fill + len(items)) if e.id not in shown]
+            earlier = [self._episode_view(e) for e in reversed(older[:fill - len(items)])]
         open_items = [self._view(r) for r in reminders.list_open_reminders(store, 7)]
         since = to_utc_iso(clock.now() - timedelta(hours=hours))
-        rows = store.query(f"{SELECT_MEMORY} WHERE k.created_at >= ? AND k.due_at IS NULL "
-                           "ORDER BY k.created_at DESC LIMIT 20", (since,))
+        new = knowledge.created_since(store, since, limit=20, reminders=False)
         return RecapData(views, [r for r in open_items if r.status == "overdue"],
-                         [r for r in open_items if r.status == "due"], [r["content"] for r in rows], hours)
+                         [r for r in open_items if r.status == "due"],
+                         [("[Private] " if m.private else "") + m.content for m in new], hours,
+                         self.current_view(), earlier)
+
+    def is_first_run(self) -> bool:
+        """Nothing stored yet: no message, no memory (the app then shows its welcome)."""
+        store = self.runtime.store
+        return episodes.message_count(store) == 0 and knowledge.count_memories(store) == 0
+
+    # -- conversations ----------------------------------------------------------------------
+
+    def _conversation_view(self, c: episodes.Conversation, current_title: str | None) -> ConversationView:
+        e = c.episode
+        # The open conversation has no title yet: show the provisional one recaps use.
+        title = (current_title if c.current else None) or e.title or "Untitled"
+        return ConversationView(e.id, title, self.runtime.clock.short(e.started_at), c.messages, c.current,
+                                e.summary or "")
+
+    def conversations(self, query: str = "", limit: int = 500) -> list[ConversationView]:
+        """Past conversations newest first; with a query, those whose messages, title or summary match
+        it (hybrid search over the messages, plus a plain substring match on titles)."""
+        store = self.runtime.store
+        everything = episodes.list_conversations(store, limit=limit)
+        current = episodes.in_progress(store)
+        title = current.title if current is not None else None
+        query = query.strip()
+        if not query:
+            return [self._conversation_view(c, title) for c in everything]
+        wanted: set[int] = set()
+        try:
+            hits = self.runtime.searcher.search(query, limit=100, mode="exhaustive", types=("message", "episode"),
+                                                touch=False)
+        except InvalidInput:
+            hits = []
+        for h in hits:
+            wanted.add(h.episode_id if h.type == "message" else h.id)
+        needle = query.lower()
+        for c in everything:
+            text = f"{c.episode.title or ''} {c.episode.summary or ''}".lower()
+            if needle in text:
+                wanted.add(c.episode.id)
+        return [self._conversation_view(c, title) for c in everything if c.episode.id in wanted]
+
+    def conversation_messages(self, episode_id: int) -> list[MessageView]:
+        clock = self.runtime.clock
+        return [MessageView(m.role, m.content, clock.short(m.created_at))
+                for m in episodes.episode_messages(self.runtime.store, episode_id) if m.role in ("user", "assistant")]
+
+    def current_messages(self) -> list[MessageView]:
+        """The open conversation's messages when it is still going (not past the idle gap), else none."""
+        store = self.runtime.store
+        active = episodes.active_episode(store)
+        if active is None:
+            return []
+        last = episodes.last_activity(store, active.id)
+        gap = timedelta(minutes=self.runtime.settings.idle_gap_minutes)
+        if last is None or self.runtime.clock.now() - parse_stored(last) > gap:
+            return []
+        return self.conversation_messages(active.id)
+
+    def continue_conversation(self, episode_id: int) -> list[MessageView]:
+        """Make a past conversation the current one; returns its messages for the chat."""
+        if self.agent is None:
+            self.connect()
+        self.agent.resume(episode_id)
+        return self.conversation_messages(episode_id)
+
+    # -- reminders: notices -----------------------------------------------------------------
+
+    def data_version(self) -> int:
+        """Changes when another process (the CLI, a second window) commits to the store."""
+        return self.runtime.store.data_version()
+
+    def next_due_after(self, moment: datetime) -> datetime | None:
+        return reminders.next_due_after(self.runtime.store, moment)
+
+    def take_due_reminders(self) -> tuple[list[ReminderView], bool]:
+        """Reminders that fell due since this process last announced, marked as announced now.
+
+        At the first call (launch) the mark comes from the store, so what fell due while the app was
+        closed is announced once, and a relaunch does not repeat it. Returns (reminders, at_launch).
+        """
+        store, clock = self.runtime.store, self.runtime.clock
+        with self._announcing:
+            now = clock.now()
+            at_launch = self.announced_until is None
+            since = self.announced_until
+            if since is None:
+                stored = store.get_meta(ANNOUNCED_KEY)
+                since = parse_stored(stored) if stored else now - FIRST_LAUNCH_LOOKBACK
+                since = min(since, now)  # a mark from the future (an earlier frozen clock) announces nothing new
+            items = reminders.fell_due_between(store, since, now) if since < now else []
+            self.announced_until = max(since, now)
+            if at_launch or items:
+                store.set_meta(ANNOUNCED_KEY, to_utc_iso(now))
+        return [self._view(r) for r in items], at_launch
+
+    def remember_announced(self) -> None:
+        """Store this process's mark (at quit), so the next launch starts from here."""
+        if self.announced_until is not None:
+            self.runtime.store.set_meta(ANNOUNCED_KEY, to_utc_iso(self.announced_until))
 
     def status(self) -> dict[str, object]:
         store = self.runtime.store
-        last = store.one("SELECT completed_at FROM consolidation_runs WHERE status = 'completed' "
-                         "ORDER BY completed_at DESC LIMIT 1")
+        last = last_completed_run(store)
+        clock = self.runtime.clock
         return {"memories": knowledge.count_memories(store),
-                "last_consolidation": self.runtime.clock.short(last[0]) if last and last[0] else None}
+                "last_consolidation": clock.short(last.completed_at) if last and last.completed_at else None,
+                # Shown in the status bar so that nobody writes test times into a real store by accident.
+                "frozen": f"clock frozen at {clock.short(clock.fixed)}" if clock.fixed else None}
 
     # -- writes -----------------------------------------------------------------------------
 
-    def mark_done(self, memory_id: int) -> Memory:
-        return knowledge.mark_done(self.runtime.store, memory_id)
+    def mark_done(self, memory_id: int) -> ReminderChange:
+        before = knowledge.get_memory(self.runtime.store, memory_id)
+        return ReminderChange(before, knowledge.mark_done(self.runtime.store, memory_id))
 
-    def snooze(self, memory_id: int, when: str) -> Memory:
-        return knowledge.snooze(self.runtime.store, memory_id, when)
+    def snooze(self, memory_id: int, when: str) -> ReminderChange:
+        before = knowledge.get_memory(self.runtime.store, memory_id)
+        return ReminderChange(before, knowledge.snooze(self.runtime.store, memory_id, when))
+
+    def undo(self, change: ReminderChange) -> Memory:
+        """Put a reminder back as it was before a done or snooze."""
+        return knowledge.restore(self.runtime.store, change.before)
 
     def new_conversation(self) -> episodes.Episode | None:
-        """Close the current episode (title, summary, outcome); the next message opens a new one."""
+        """Close the current episode (title, summary, outcome); the next message opens a new one.
+
+        With a background runner the quick title is given at once and the model's follows.
+        """
         if self.agent is None:
             return None
         return self.agent.close_episode()
+
+    def close_for_quit(self) -> episodes.Episode | None:
+        """Close the current episode before the process ends: the model's title now, nothing deferred."""
+        if self.agent is None:
+            return None
+        defer, self.agent.defer = self.agent.defer, None
+        try:
+            return self.agent.close_episode()
+        finally:
+            self.agent.defer = defer
 
     async def turn(self, text: str) -> AsyncIterator[Event]:
         """One turn; a message sent while the app is still starting waits for the model choice."""

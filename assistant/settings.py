@@ -7,6 +7,7 @@ never stored here.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -61,6 +62,12 @@ class ConsolidationSettings:
 
 
 @dataclass
+class UiSettings:
+    theme: str = ""  # a Textual theme name; empty = Textual's default. Saved when picked from the palette.
+    desktop_notifications: bool = True  # notify-send when a reminder falls due (absent on headless machines)
+
+
+@dataclass
 class Settings:
     db: str = ""
     timezone: str = ""
@@ -74,6 +81,7 @@ class Settings:
     ollama: OllamaSettings = field(default_factory=OllamaSettings)
     prompt: PromptSettings = field(default_factory=PromptSettings)
     consolidation: ConsolidationSettings = field(default_factory=ConsolidationSettings)
+    ui: UiSettings = field(default_factory=UiSettings)
     keymap: dict[str, str] = field(default_factory=dict)
     # Not settable from the file: where the settings came from and the frozen clock.
     config_path: str = ""
@@ -91,7 +99,7 @@ class Settings:
         return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-_SECTIONS = {"ollama", "prompt", "consolidation", "keymap"}
+_SECTIONS = {"ollama", "prompt", "consolidation", "ui", "keymap"}
 _INTERNAL = {"config_path", "now"}
 ENV_ALIASES = {"ASSISTANT_OLLAMA_MODEL": ("ollama", "model"), "OLLAMA_HOST": ("ollama", "host")}
 
@@ -239,3 +247,41 @@ def load_settings(config: str | None = None, overrides: dict[str, Any] | None = 
             setattr(settings, key, value)
     _validate(settings, "command line")
     return settings
+
+
+def save_setting(settings: Settings, section: str, key: str, value: str) -> Path:
+    """Write one text setting into the config file (`[section] key = "value"`), keeping the rest.
+
+    Used for choices made inside the app (the theme). The file is edited line by line so the
+    user's comments stay; the result is parsed again before it replaces the old file.
+    """
+    if section not in _SECTIONS - {"keymap"} or key not in get_type_hints(type(getattr(settings, section))):
+        raise SettingsError(f"unknown setting {section}.{key}")
+    path = Path(settings.config_path) if settings.config_path else paths.config_file()
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    line = f"{key} = {json.dumps(value)}"
+    lines = text.splitlines()
+    header = next((i for i, raw in enumerate(lines) if raw.strip() == f"[{section}]"), None)
+    if header is None:
+        lines += ([""] if lines and lines[-1].strip() else []) + [f"[{section}]", line]
+    else:
+        end = next((i for i in range(header + 1, len(lines)) if lines[i].lstrip().startswith("[")), len(lines))
+        found = next((i for i in range(header + 1, end)
+                      if lines[i].split("=", 1)[0].strip() == key and "=" in lines[i]), None)
+        if found is None:
+            lines.insert(header + 1, line)
+        else:
+            lines[found] = line
+    new_text = "\n".join(lines) + "\n"
+    try:
+        saved = tomllib.loads(new_text).get(section, {}).get(key)
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path}: cannot save {section}.{key} ({exc})") from None
+    if saved != value:
+        raise SettingsError(f"{path}: cannot save {section}.{key} (the file sets it in a way this edit cannot change)")
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_name(path.name + ".partial")
+    tmp.write_text(new_text, encoding="utf-8")
+    tmp.replace(path)
+    setattr(getattr(settings, section), key, value)
+    return path

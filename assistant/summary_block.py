@@ -5,10 +5,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memory.summaries import CONFIDENT
 from memory.timeline import estimate_tokens
 
 BLOCK_VERSION = "1"
-MIN_CONFIDENCE = 0.7
+MIN_CONFIDENCE = CONFIDENT  # one cut-off, defined with the summaries
 _BLOCK = re.compile(r"<memory_consolidated_summaries\b[^>]*>.*?</memory_consolidated_summaries>", re.S)
 
 

@@ -1,12 +1,18 @@
-"""The tools the model may call, with JSON schemas, executed against memory.
+"""The tools the model may call: one registry of typed functions.
 
-A bad argument, a bad date or an unknown id is a ToolError: its message goes back to the model
-as a tool error, never up to the user as a crash.
+Each tool is a plain function whose signature is its contract: the JSON schema offered to the
+model and the validation of what the model sends both derive from the type hints (pydantic), so a
+tool is written once. It returns a structured ToolOutcome. A bad argument, a bad date or an unknown
+id is a ToolError whose message goes back to the model as a tool error, never up to the user.
 """
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Literal, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from assistant.answers import asked_about
 from assistant.errors import ToolError
@@ -18,6 +24,9 @@ from memory.redact import redact
 from memory.schema import KINDS
 from memory.search import MODES
 
+Kind = Literal[KINDS]  # type: ignore[valid-type]
+Mode = Literal[tuple(MODES)]  # type: ignore[valid-type]
+
 
 @dataclass
 class ToolOutcome:
@@ -27,74 +36,57 @@ class ToolOutcome:
     data: dict[str, Any] | None = None  # the memory written, as JSON (for wording without parsing prose)
 
 
-TOOL_SPECS = [
-    ToolSpec("remember", "Store something worth keeping about the user (fact, preference, decision, person, "
-             "plan). With due_at it becomes a reminder that will appear under Reminders.", {
-                 "type": "object", "properties": {
-                     "content": {"type": "string", "description": "What to remember, as one short sentence."},
-                     "due_at": {"type": "string", "description": "For reminders: ISO 8601 or natural language "
-                                "in the user's zone, e.g. 'tomorrow at 9am', 'friday 10am', 'in 2 hours'; for "
-                                "repeating ones a rule such as 'every Tuesday at 7pm', 'every weekday at 7:30', "
-                                "'on the 1st of every month at 10'."},
-                     "kind": {"type": "string", "enum": list(KINDS)},
-                     "importance": {"type": "integer", "minimum": 1, "maximum": 5,
-                                    "description": "1 trivial ... 5 essential; default 3."},
-                     "private": {"type": "boolean", "description": "Sensitive; shown to you marked [Private]."}},
-                 "required": ["content"]}),
-    ToolSpec("update_memory", "Change a memory by id. After mentioning a reminder, set reminded_at to \"now\". "
-             "Set done to true when a reminder is finished (a repeating one moves to its next occurrence); "
-             "a new due_at snoozes it (only this occurrence of a repeating one).", {
-                 "type": "object", "properties": {
-                     "id": {"type": "integer"},
-                     "reminded_at": {"type": "string", "description": "\"now\" or an ISO 8601 instant."},
-                     "due_at": {"type": "string"}, "content": {"type": "string"},
-                     "done": {"type": "boolean"}},
-                 "required": ["id"]}),
-    ToolSpec("recall", "Search all memories, past messages and conversation summaries by meaning and keywords.", {
-        "type": "object", "properties": {
-            "query": {"type": "string"},
-            "mode": {"type": "string", "enum": list(MODES), "description": "reflexive (hot only), standard "
-                     "(default), deep (+cold), exhaustive (everything, archived too)."},
-            "limit": {"type": "integer", "minimum": 1, "maximum": 30}},
-        "required": ["query"]}),
-    ToolSpec("recall_recent", "List recent conversations in time order with titles and summaries.", {
-        "type": "object", "properties": {
-            "hours": {"type": "number", "minimum": 1, "description": "How far back; default 48."},
-            "limit": {"type": "integer", "minimum": 1, "maximum": 50}}}),
-    ToolSpec("forget", "Delete a memory for good. Only when the user asks.", {
-        "type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}),
-]
+@dataclass
+class Tool:
+    name: str
+    description: str
+    function: Callable[..., ToolOutcome]
+    arguments: type[BaseModel]
+
+    def spec(self) -> ToolSpec:
+        return ToolSpec(self.name, self.description, _clean_schema(self.arguments.model_json_schema()))
+
+    def run(self, runtime: Runtime, args: dict[str, Any], context: dict[str, Any]) -> ToolOutcome:
+        try:
+            valid = self.arguments.model_validate(args)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
+            raise ToolError(f"bad arguments for {self.name}: {problems}") from None
+        wanted = {name for name, p in inspect.signature(self.function).parameters.items()
+                  if p.kind is inspect.Parameter.KEYWORD_ONLY}
+        return self.function(runtime, **valid.model_dump(exclude_unset=True),
+                             **{k: v for k, v in context.items() if k in wanted})
 
 
-
-def recall_recent(runtime: Runtime, hours: float = 48, limit: int = 10) -> str:
-    """Recent conversations in time order, with local timestamps and summaries."""
-    items = episodes.list_recent(runtime.store, limit=limit, hours=hours)
-    if not items:
-        return f"No episodes found in the last {hours:g} hours."
-    lines = []
-    for e in reversed(items):
-        where = f"[secret in conversation #{e.id}]"
-        lines.append(f"- [{runtime.clock.stamp(e.started_at)}] {redact(e.title or 'Untitled', where)}")
-        if e.summary:
-            lines.append(f"  {redact(e.summary, where)}")
-    return "\n".join(lines)
+REGISTRY: dict[str, Tool] = {}
 
 
-def _arg(args: dict[str, Any], name: str, kinds: type | tuple[type, ...], required: bool = False) -> Any:
-    value = args.get(name)
-    if value is None:
-        if required:
-            raise ToolError(f"missing required argument {name!r}")
-        return None
-    if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
-        raise ToolError(f"argument {name!r} has the wrong type")
-    if not isinstance(value, kinds):
-        # Small models send numbers as strings; accept what converts cleanly.
-        if kinds in (int, (int, float)) and isinstance(value, str) and value.strip().lstrip("-").isdigit():
-            return int(value)
-        raise ToolError(f"argument {name!r} has the wrong type")
-    return value
+def tool(description: str, name: str | None = None
+         ) -> Callable[[Callable[..., ToolOutcome]], Callable[..., ToolOutcome]]:
+    """Register a function as a tool (named after it unless `name` is given); its parameters after
+    `runtime` are the tool's arguments."""
+    def register(function: Callable[..., ToolOutcome]) -> Callable[..., ToolOutcome]:
+        hints = get_type_hints(function, include_extras=True)
+        fields: dict[str, Any] = {}
+        for argument, parameter in inspect.signature(function).parameters.items():
+            if argument == "runtime" or parameter.kind is inspect.Parameter.KEYWORD_ONLY:
+                continue  # keyword-only parameters are the call's context, not the model's arguments
+            default = ... if parameter.default is inspect.Parameter.empty else parameter.default
+            fields[argument] = (hints[argument], default)
+        # Lax validation: small models send "12" for 12; unknown extra arguments are ignored.
+        model = create_model(f"{function.__name__}_arguments", __config__=ConfigDict(extra="ignore"), **fields)
+        REGISTRY[name or function.__name__] = Tool(name or function.__name__, description, function, model)
+        return function
+    return register
+
+
+def _clean_schema(schema: Any) -> Any:
+    """Pydantic's schema without the titles it adds everywhere (noise in every request)."""
+    if isinstance(schema, dict):
+        return {k: _clean_schema(v) for k, v in schema.items() if k != "title"}
+    if isinstance(schema, list):
+        return [_clean_schema(v) for v in schema]
+    return schema
 
 
 def describe(runtime: Runtime, memory: knowledge.Memory) -> str:
@@ -103,60 +95,127 @@ def describe(runtime: Runtime, memory: knowledge.Memory) -> str:
     return f"{memory.content}{due}"
 
 
-def execute_tool(runtime: Runtime, name: str, args: dict[str, Any]) -> ToolOutcome:
-    """Run one tool call; raises ToolError with a message for the model."""
+def _changed(memory: knowledge.Memory) -> str:
+    return "reminders" if memory.due_at else "memories"
+
+
+# -- the tools ------------------------------------------------------------------------------------
+
+@tool("Store something worth keeping about the user (fact, preference, decision, person, plan). With due_at it "
+      "becomes a reminder that will appear under Reminders.")
+def remember(runtime: Runtime,
+             content: Annotated[str, Field(description="What to remember, as one short sentence.")],
+             due_at: Annotated[str | None, Field(description=(
+                 "For reminders: ISO 8601 or natural language in the user's zone, e.g. 'tomorrow at 9am', "
+                 "'friday 10am', 'in 2 hours'; for repeating ones a rule such as 'every Tuesday at 7pm', "
+                 "'every weekday at 7:30', 'on the 1st of every month at 10'."))] = None,
+             kind: Kind | None = None,
+             importance: Annotated[int, Field(ge=1, le=5, description="1 trivial ... 5 essential; default 3.")] = 3,
+             private: Annotated[bool, Field(description="Sensitive; shown to you marked [Private].")] = False,
+             *, message_id: int | None = None) -> ToolOutcome:
+    # The message that asked is kept with the memory: forgetting it later scrubs that message too.
+    memory = knowledge.remember(runtime.store, content, due_at=due_at, kind=kind, importance=importance,
+                                private=private, allow_past=False, message_ids=[message_id] if message_id else None)
+    due = f" (reminder, due {runtime.clock.short(memory.due_at)} {memory.due_at})" if memory.due_at else ""
+    return ToolOutcome(f"Remembered #{memory.id}: {memory.content}{due}", f"remembered: {describe(runtime, memory)}",
+                       _changed(memory), memory.to_json())
+
+
+@tool("Change a memory by id. After mentioning a reminder, set reminded_at to \"now\". Set done to true when a "
+      "reminder is finished (a repeating one moves to its next occurrence); a new due_at snoozes it (only this "
+      "occurrence of a repeating one).")
+def update_memory(runtime: Runtime, id: int,  # noqa: A002 - the name the model sees
+                  reminded_at: Annotated[str | None, Field(description="\"now\" or an ISO 8601 instant.")] = None,
+                  due_at: str | None = None, content: str | None = None, done: bool | None = None) -> ToolOutcome:
+    memory = knowledge.update_memory(runtime.store, id, reminded_at=reminded_at, due_at=due_at, content=content,
+                                     done=done, allow_past=False)
+    state = " (done)" if memory.done_at else ""
+    # Marking a reminder as mentioned is bookkeeping: the UI shows no line for it.
+    mentioned_only = reminded_at is not None and due_at is None and content is None and done is None
+    summary = "" if mentioned_only else f"updated: {describe(runtime, memory)}{state}"
+    return ToolOutcome(f"Updated #{memory.id}: {describe(runtime, memory)}{state}", summary, _changed(memory),
+                       memory.to_json())
+
+
+@tool("Search all memories, past messages and conversation summaries by meaning and keywords.")
+def recall(runtime: Runtime, query: str,
+           mode: Annotated[Mode, Field(description="reflexive (hot only), standard (default), deep (+cold), "
+                                                   "exhaustive (everything, archived too).")] = "standard",
+           limit: Annotated[int, Field(ge=1, le=30)] = 8) -> ToolOutcome:
+    hits = runtime.searcher.search(query, limit=limit, mode=mode)
+    private = {m.id for m in knowledge.memories_by_id(runtime.store, [h.id for h in hits if h.type == "memory"])
+               if m.private}
+    # Private memories only when the query is about them; secrets never, only where they live.
+    hits = [h for h in hits if h.type != "memory" or h.id not in private or asked_about(query, h.content)]
+    if not hits:
+        return ToolOutcome("Nothing found.", "recall: nothing found")
+    lines = [f"- {h.type} #{h.id} ({runtime.clock.stamp(h.created_at)}, {h.tier}): "
+             f"{'[Private] ' if h.type == 'memory' and h.id in private else ''}"
+             f"{redact(h.content[:300], f'[secret in {h.type} #{h.id}]')}" for h in hits]
+    return ToolOutcome("\n".join(lines), f"recalled {len(hits)} items")
+
+
+@tool("List recent conversations in time order with titles and summaries.", name="recall_recent")
+def recall_recent_tool(runtime: Runtime,
+                       hours: Annotated[float, Field(gt=0, le=24 * 3650, description="How far back; default 48.")] = 48,
+                       limit: Annotated[int, Field(ge=1, le=50)] = 10) -> ToolOutcome:
+    return ToolOutcome(recall_recent(runtime, hours=hours, limit=limit), f"recent conversations ({hours:g} h)")
+
+
+@tool("Delete a memory for good. Only when the user asks.")
+def forget(runtime: Runtime, id: int) -> ToolOutcome:  # noqa: A002 - the name the model sees
+    memory = knowledge.forget(runtime.store, id)
+    # Only the number: the reply is stored, and repeating what was forgotten would keep it.
+    return ToolOutcome(f"Forgot #{memory.id}", f"forgot #{memory.id}", _changed(memory), memory.to_json())
+
+
+TOOL_SPECS = [t.spec() for t in REGISTRY.values()]
+
+
+def execute_tool(runtime: Runtime, name: str, args: dict[str, Any], message_id: int | None = None) -> ToolOutcome:
+    """Run one tool call (for the user message `message_id`); raises ToolError with a message for the model."""
     if not isinstance(args, dict):
         raise ToolError("arguments must be a JSON object")
+    found = REGISTRY.get(name)
+    if found is None:
+        raise ToolError(f"unknown tool {name!r}; available: {', '.join(REGISTRY)}")
     try:
-        return _execute(runtime, name, args)
+        return found.run(runtime, args, {"message_id": message_id})
     except InvalidInput as exc:
         raise ToolError(str(exc)) from None
 
 
-def _execute(runtime: Runtime, name: str, args: dict[str, Any]) -> ToolOutcome:
-    store = runtime.store
-    if name == "remember":
-        memory = knowledge.remember(
-            store, _arg(args, "content", str, True), due_at=_arg(args, "due_at", str), kind=_arg(args, "kind", str),
-            importance=_arg(args, "importance", int) or 3, private=bool(_arg(args, "private", bool)),
-            allow_past=False)
-        changed = "reminders" if memory.due_at else "memories"
-        due = f" (reminder, due {runtime.clock.short(memory.due_at)} {memory.due_at})" if memory.due_at else ""
-        return ToolOutcome(f"Remembered #{memory.id}: {memory.content}{due}",
-                           f"remembered: {describe(runtime, memory)}", changed, memory.to_json())
-    if name == "update_memory":
-        memory_id = _arg(args, "id", int, True)
-        memory = knowledge.update_memory(
-            store, memory_id, reminded_at=_arg(args, "reminded_at", str), due_at=_arg(args, "due_at", str),
-            content=_arg(args, "content", str), done=_arg(args, "done", bool), allow_past=False)
-        state = " (done)" if memory.done_at else ""
-        return ToolOutcome(f"Updated #{memory.id}: {describe(runtime, memory)}{state}",
-                           f"updated: {describe(runtime, memory)}{state}", "reminders" if memory.due_at else "memories",
-                           memory.to_json())
-    if name == "recall":
-        hits = runtime.searcher.search(_arg(args, "query", str, True), limit=_arg(args, "limit", int) or 8,
-                                       mode=_arg(args, "mode", str) or "standard")
-        if not hits:
-            return ToolOutcome("Nothing found.", "recall: nothing found")
-        query = _arg(args, "query", str, True)
-        private = {m.id for m in knowledge.memories_by_id(store, [h.id for h in hits if h.type == "memory"]) if m.private}
-        # Private memories only when the query is about them; secrets never, only where they live.
-        hits = [h for h in hits if h.type != "memory" or h.id not in private or asked_about(query, h.content)]
-        lines = [f"- {h.type} #{h.id} ({runtime.clock.stamp(h.created_at)}, {h.tier}): "
-                 f"{'[Private] ' if h.type == 'memory' and h.id in private else ''}"
-                 f"{redact(h.content[:300], f'[secret in {h.type} #{h.id}]')}" for h in hits]
-        if not lines:
-            return ToolOutcome("Nothing found.", "recall: nothing found")
-        return ToolOutcome("\n".join(lines), f"recalled {len(hits)} items")
-    if name == "recall_recent":
-        hours = _arg(args, "hours", (int, float)) or 48
-        limit = _arg(args, "limit", int) or 10
-        if hours <= 0 or limit < 1:
-            raise ToolError("hours and limit must be positive")
-        text = recall_recent(runtime, hours=hours, limit=limit)
-        return ToolOutcome(text, f"recent conversations ({hours:g} h)")
-    if name == "forget":
-        memory = knowledge.forget(store, _arg(args, "id", int, True))
-        return ToolOutcome(f"Forgot #{memory.id}: {memory.content}", f"forgot: {memory.content}",
-                           "reminders" if memory.due_at else "memories", memory.to_json())
-    raise ToolError(f"unknown tool {name!r}; available: {', '.join(t.name for t in TOOL_SPECS)}")
+# -- text shared with the CLI and the UI ------------------------------------------------------------
+
+def recall_recent(runtime: Runtime, hours: float = 48, limit: int = 10) -> str:
+    """Recent conversations in time order, with local timestamps and summaries, then the one in progress.
+
+    The current conversation is listed (marked as such, with its opening lines) once it holds more
+    than the message that asked: it is part of "what did we talk about".
+    """
+    items = episodes.list_recent(runtime.store, limit=limit, hours=hours)
+    current = episodes.in_progress(runtime.store, min_messages=2)
+    if not items and current is None:
+        return f"No episodes found in the last {hours:g} hours."
+    lines = []
+    for e in reversed(items):
+        where = f"[secret in conversation #{e.id}]"
+        lines.append("- " + e.line(runtime.clock, redact(e.title or "Untitled", where)))
+        if e.summary:
+            lines.append(f"  {redact(e.summary, where)}")
+    if current is not None:
+        where = f"[secret in conversation #{current.episode.id}]"
+        lines.append(redact(current_conversation_line(runtime, current), where))
+        lines += [f"  > {redact(opening_line(m.content), where)}" for m in current.opening]
+    return "\n".join(lines)
+
+
+def current_conversation_line(runtime: Runtime, current: episodes.InProgress) -> str:
+    size = f"{current.messages} message{'s' if current.messages != 1 else ''}"
+    return "- " + current.episode.line(runtime.clock, f"(current conversation, {size}) {current.title}")
+
+
+def opening_line(text: str, width: int = 160) -> str:
+    """One line of a message for a list: whitespace folded, cut at `width` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[:width - 1].rstrip() + "…"

@@ -9,7 +9,7 @@ one VEVENT with its RRULE and DTSTART = the series start; when the current occur
 simply the next one of the series (it was snoozed, or it is overdue, or an earlier one was done
 ahead of time) a second VEVENT with the same UID and a RECURRENCE-ID moves that one occurrence,
 which is how calendars say "this occurrence, moved". UIDs are the memory's own `uid` when it came
-from elsewhere, else "<store uid>-memory-<id>@assistant", so a calendar updates rather than
+from elsewhere, else "<store uid>/memory/<id>" (the uid a JSON Lines export gives), so a calendar updates rather than
 duplicates an event on a second import, and so do we.
 
 Import reads VEVENT and VTODO as reminders (kind "reminder"):
@@ -103,7 +103,7 @@ def _open_reminders(store: Store) -> list[tuple[Memory, str | None]]:
 
 def calendar_uid(store: Store, memory_id: int, uid: str | None) -> str:
     """The UID a memory carries in a calendar: its own when it came from elsewhere."""
-    return uid or f"{store.store_uid()}-memory-{memory_id}@assistant"
+    return uid or f"{store.store_uid()}/memory/{memory_id}"  # the uid a JSON Lines export gives it too
 
 
 def _export_zone(zone: tzinfo) -> tzinfo | None:
@@ -671,8 +671,7 @@ def _recurrence(item: _Item) -> Recurrence:
         parts.update(BYMONTH=str(start.month), BYMONTHDAY=str(start.day))
     recurrence = Recurrence(format_rule(parts), start, anchor.zone_name)
     try:
-        recurrence.describe()
-        recurrence._rrule()  # the rule must be one dateutil can expand
+        recurrence.validate()
     except (TypeError, ValueError, AttributeError) as exc:
         raise _bad(item.block, item.label, f"{item.block.where('RRULE')} cannot be followed ({exc})") from None
     return recurrence
@@ -834,7 +833,7 @@ def import_calendar(store: Store, text: str) -> CalendarImport:
             plans.append(plan)
     # Our own UIDs name rows of the store that wrote them; read back there they are already present.
     own = store.get_meta("store_uid")
-    own_uid = re.compile(re.escape(own) + r"-memory-(\d+)@assistant") if own else None
+    own_uid = re.compile(re.escape(own) + r"/memory/(\d+)") if own else None
     with store.transaction():
         for plan in plans:
             mine = own_uid.fullmatch(plan.uid) if own_uid else None

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from memory.clock import to_utc_iso
+from memory.clock import Clock, to_utc_iso
 from memory.errors import InvalidInput, NotFound
 from memory.redact import redact
 from memory.store import Store
@@ -34,6 +34,12 @@ class Episode:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    def line(self, clock: Clock, title: str | None = None) -> str:
+        """The one-line form every list uses (prompt, tools, CLI): "[Nov 22 13:05] Title".
+
+        `title` replaces the stored one as shown (escaped, redacted) by the caller."""
+        return f"[{clock.stamp(self.started_at)}] {self.title or 'Untitled' if title is None else title}"
 
 
 @dataclass
@@ -166,3 +172,82 @@ def messages_by_id(store: Store, message_ids: list[int]) -> dict[int, Message]:
     rows = store.query(f"SELECT * FROM messages WHERE id IN ({','.join('?' * len(message_ids))})",
                        tuple(message_ids))
     return {r["id"]: Message.from_row(r) for r in rows}
+
+
+@dataclass
+class Conversation:
+    """An episode as a list row: when, what, how long (message count)."""
+
+    episode: Episode
+    messages: int
+    last_at: str | None
+
+    @property
+    def current(self) -> bool:
+        return self.episode.ended_at is None
+
+
+@dataclass
+class InProgress:
+    """The open conversation: its episode, size and first user messages (for recaps)."""
+
+    episode: Episode
+    messages: int
+    opening: list[Message]
+    title: str
+
+
+_CONVERSATION_SELECT = ("SELECT e.*, count(m.id) AS n, max(m.created_at) AS last_at FROM episodes e "
+                        "LEFT JOIN messages m ON m.episode_id = e.id")
+
+
+def list_conversations(store: Store, limit: int = 500, episode_ids: list[int] | None = None) -> list[Conversation]:
+    """Every conversation worth browsing (closed ones and the open one), newest started first.
+
+    Unlike list_recent this includes the conversation in progress and abandoned ones: it is the
+    user's archive, not the prompt's. Empty open episodes are left out.
+    """
+    if limit < 1:
+        raise InvalidInput("limit must be at least 1")
+    where, params = "", ()
+    if episode_ids is not None:
+        if not episode_ids:
+            return []
+        where = f" WHERE e.id IN ({','.join('?' * len(episode_ids))})"
+        params = tuple(episode_ids)
+    rows = store.query(f"{_CONVERSATION_SELECT}{where} GROUP BY e.id "
+                       "HAVING n > 0 OR e.ended_at IS NOT NULL "
+                       "ORDER BY e.started_at DESC, e.id DESC LIMIT ?", (*params, limit))
+    return [Conversation(Episode.from_row(r), r["n"], r["last_at"]) for r in rows]
+
+
+def in_progress(store: Store, opening: int = 3, min_messages: int = 1) -> InProgress | None:
+    """The open conversation with at least `min_messages` messages, with its first user lines.
+
+    The title is provisional (the heuristic one); the real title is given when it closes.
+    """
+    active = active_episode(store)
+    if active is None:
+        return None
+    count = store.one("SELECT count(*) FROM messages WHERE episode_id = ?", (active.id,))[0]
+    if count < max(1, min_messages):
+        return None
+    rows = store.query("SELECT * FROM messages WHERE episode_id = ? AND role = 'user' ORDER BY id LIMIT ?",
+                       (active.id, max(1, opening)))
+    first = [Message.from_row(r) for r in rows]
+    title, _ = heuristic_title_and_summary(first)
+    return InProgress(active, count, first, title)
+
+
+def message_count(store: Store) -> int:
+    """How many messages the store holds (0 on a first run)."""
+    return store.one("SELECT count(*) FROM messages")[0]
+
+
+def reopen_episode(store: Store, episode_id: int) -> Episode:
+    """Make a closed conversation the open one again (continue it); it gets a new title when it closes."""
+    with store.transaction():
+        get_episode(store, episode_id)
+        store.execute("UPDATE episodes SET active = 0 WHERE active = 1 AND id != ?", (episode_id,))
+        store.execute("UPDATE episodes SET active = 1, ended_at = NULL, outcome = NULL WHERE id = ?", (episode_id,))
+        return get_episode(store, episode_id)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -267,10 +268,52 @@ def restore(store: Store, before: Memory) -> Memory:
         return get_memory(store, before.id)
 
 
+FORGOTTEN = "[forgotten]"
+
+
+def _scrub_sources(store: Store, memory: Memory) -> int:
+    """Take a forgotten memory's text out of the messages it came from: the user's "remember that X"
+    and the replies of the same turn that repeat X. Otherwise the words would still answer a question
+    after "forget". The rest of each message, and the message itself, stay. Returns how many changed."""
+    needle = memory.content.strip()
+    if not needle:
+        return 0
+    pattern = re.compile(re.escape(needle), re.I)
+    changed = 0
+    # The assistant's own messages that quote it ("From memory ...: X") go too, wherever they are:
+    # found through the keyword index, then checked word for word.
+    words = [w for w in re.findall(r"\w+", needle.lower()) if len(w) > 1][:16]
+    if words:
+        match = " AND ".join(f'"{w}"' for w in words)
+        for row in store.query("SELECT m.id, m.content FROM search_index s JOIN messages m ON m.id * 4 = s.rowid "
+                               "WHERE search_index MATCH ? AND m.role = 'assistant'", (f"content:({match})",)):
+            scrubbed = pattern.sub(FORGOTTEN, row["content"])
+            if scrubbed != row["content"]:
+                store.execute("UPDATE messages SET content = ? WHERE id = ?", (scrubbed, row["id"]))
+                changed += 1
+    for source in memory.message_ids:
+        row = store.one("SELECT id, episode_id FROM messages WHERE id = ?", (source,))
+        if row is None:
+            continue
+        # This message and the replies up to the next thing the user said.
+        following = store.one("SELECT min(id) FROM messages WHERE episode_id IS ? AND id > ? AND role = 'user'",
+                              (row["episode_id"], source))[0]
+        rows = store.query("SELECT id, content FROM messages WHERE id >= ? AND id < ? AND (id = ? OR episode_id IS ?)",
+                           (source, following or 2**62, source, row["episode_id"]))
+        for message in rows:
+            scrubbed = pattern.sub(FORGOTTEN, message["content"])
+            if scrubbed != message["content"]:
+                store.execute("UPDATE messages SET content = ?, time_refs = NULL WHERE id = ?", (scrubbed, message["id"]))
+                changed += 1
+    return changed
+
+
 def forget(store: Store, memory_id: int) -> Memory:
-    """Delete a memory, its embedding and its index entries in one transaction."""
+    """Delete a memory, its embedding and its index entries in one transaction, and take its text out
+    of the messages it was made from (see _scrub_sources)."""
     with store.transaction():
         memory = get_memory(store, memory_id)
+        _scrub_sources(store, memory)
         store.execute("DELETE FROM knowledge WHERE id = ?", (memory_id,))
         doc = memory_id * 4 + DOC_TYPES["memory"]
         drop_vectors(store, [doc])
@@ -294,3 +337,48 @@ def parse_instant_field(name: str, value: Any, store: Store) -> str | None:
         return to_utc_iso(parse_iso(value, store.clock.zone))
     except InvalidInput as exc:
         raise InvalidInput(f"{name}: {exc}") from exc
+
+
+def most_important(store: Store, limit: int, tier: str = "hot") -> list[int]:
+    """Ids of the most important memories of a tier (not reminders, people or moods), newest first
+    among equals: the ones a prompt shows whatever the question."""
+    rows = store.query("SELECT k.id FROM knowledge k LEFT JOIN memory_meta m ON m.memory_id = k.id "
+                       "WHERE k.due_at IS NULL AND k.kind NOT IN ('mood', 'person') AND coalesce(m.tier, 'hot') = ? "
+                       "ORDER BY k.importance DESC, k.id DESC LIMIT ?", (tier, limit))
+    return [r[0] for r in rows]
+
+
+def people(store: Store) -> list[Memory]:
+    """Every memory of kind person."""
+    return [Memory.from_row(r) for r in store.query(f"{SELECT_MEMORY} WHERE k.kind = 'person' ORDER BY k.id")]
+
+
+def latest_mood(store: Store) -> Memory | None:
+    """The user's most recent mood."""
+    row = store.one(f"{SELECT_MEMORY} WHERE k.kind = 'mood' ORDER BY k.sequence DESC, k.id DESC LIMIT 1")
+    return Memory.from_row(row) if row else None
+
+
+def created_since(store: Store, since: str | None, limit: int | None = None, reminders: bool = True) -> list[Memory]:
+    """Memories created at or after `since` (UTC ISO; None: all), newest first."""
+    clauses, params = ["1"], []
+    if since is not None:
+        clauses.append("k.created_at >= ?")
+        params.append(since)
+    if not reminders:
+        clauses.append("k.due_at IS NULL")
+    sql = f"{SELECT_MEMORY} WHERE {' AND '.join(clauses)} ORDER BY k.created_at DESC, k.id DESC"
+    if limit is not None:
+        sql += f" LIMIT {int(limit)}"
+    return [Memory.from_row(r) for r in store.query(sql, tuple(params))]
+
+
+def count_created_since(store: Store, since: str | None) -> int:
+    if since is None:
+        return count_memories(store)
+    return store.one("SELECT count(*) FROM knowledge WHERE created_at >= ?", (since,))[0]
+
+
+def private_memories(store: Store) -> list[Memory]:
+    """Every memory marked private (the few that must never reach a model unasked)."""
+    return [Memory.from_row(r) for r in store.query(f"{SELECT_MEMORY} WHERE k.private = 1 ORDER BY k.id")]

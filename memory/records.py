@@ -393,8 +393,7 @@ def _recurrence(value: Any) -> str | None:
             recurrence = Recurrence.from_text(value)
         else:
             raise TypeError
-        recurrence.describe()
-        recurrence._rrule()  # the rule must be one dateutil can expand
+        recurrence.validate()
     except (KeyError, TypeError, ValueError) as exc:
         raise InvalidInput(f"recurrence is not a valid rule ({exc or 'expected {rule, start, zone}'})") from None
     return recurrence.to_text()

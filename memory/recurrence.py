@@ -13,17 +13,30 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta, timezone, tzinfo
 from typing import Any
 
-from memory.clock import zone_name
+from memory.clock import MAX_YEAR, MIN_YEAR, zone_name
 from memory.dates import LATE_PARTS, PART, PARTS_OF_DAY, localize, take_time
 from memory.errors import DateParseError
 
 # Words that make a due phrase a rule rather than one instant.
 _RULE_WORDS = re.compile(r"\b(every|each|daily|weekly|monthly|yearly|annually|fortnightly|weekdays|weekends)\b")
 _ALLOWED_FREQ = ("HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY")
+# BY-parts and their allowed magnitudes (RFC 5545); INTERVAL and COUNT are checked on their own.
+_RANGES = [("INTERVAL", 1, 1000), ("COUNT", 1, 100_000), ("BYMONTH", 1, 12), ("BYMONTHDAY", 1, 31),
+           ("BYYEARDAY", 1, 366), ("BYWEEKNO", 1, 53), ("BYSETPOS", 1, 366), ("BYHOUR", 0, 23),
+           ("BYMINUTE", 0, 59), ("BYSECOND", 0, 59), ("BYDAY", 0, 0)]
+_SIGNED = {"BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYSETPOS"}  # may count from the end
 _KEY_ORDER = ("FREQ", "INTERVAL", "BYDAY", "BYMONTHDAY", "BYMONTH", "BYSETPOS", "WKST", "COUNT", "UNTIL")
 _DAY_NAMES = {"MO": "Mon", "TU": "Tue", "WE": "Wed", "TH": "Thu", "FR": "Fri", "SA": "Sat", "SU": "Sun"}
 _MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _ORDINAL_WORDS = {1: "first", 2: "second", 3: "third", 4: "fourth", -1: "last", -2: "second-to-last"}
+_DAYS = ("monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun")
+_MONTHS = ("january february march april may june july august september october november december "
+           "jan feb mar apr jun jul aug sep sept oct nov dec")
+_RULE_VOCABULARY = frozenset(
+    "every each other day days week weeks month months year years hour hours weekday weekdays weekend weekends on "
+    "the of and first second third fourth fifth last daily weekly monthly yearly".split()
+    + _DAYS.split() + [d + "s" for d in _DAYS.split()] + _MONTHS.split())
+_RULE_NUMBER = re.compile(r"([1-9]\d{0,2})(st|nd|rd|th)?")  # "2" (weeks), "15th" (of the month)
 # Plain-English spellings recurrent does not know, rewritten before it reads the phrase.
 _SYNONYMS = [
     (r"\bdaily\b", "every day"), (r"\bfortnightly\b", "every 2 weeks"), (r"\b(annually|yearly)\b", "every year"),
@@ -83,6 +96,32 @@ class Recurrence:
     def to_text(self) -> str:
         return f"DTSTART;TZID={self.zone}:{self.start:%Y%m%dT%H%M%S}\nRRULE:{self.rule}"
 
+    def validate(self) -> Recurrence:
+        """Raise ValueError naming the problem unless the rule is one we can follow: a known frequency
+        no finer than hourly, an interval from 1 to 1000 (dateutil loops forever on 0), BY-parts in
+        range, and at least one occurrence. Every rule entering the store passes here."""
+        parts = parse_rule(self.rule)
+        if parts.get("FREQ") not in _ALLOWED_FREQ:
+            raise ValueError(f"FREQ must be one of {', '.join(_ALLOWED_FREQ)}, not {parts.get('FREQ')!r}")
+        for key, low, high in _RANGES:
+            for value in parts[key].split(",") if key in parts else []:
+                if key == "BYDAY":
+                    match = re.fullmatch(r"([+-]?\d{1,2})?(MO|TU|WE|TH|FR|SA|SU)", value)
+                    if match and (not match.group(1) or 1 <= abs(int(match.group(1))) <= 53):
+                        continue
+                elif re.fullmatch(r"[+-]?\d{1,6}", value):
+                    number = int(value)
+                    if low <= abs(number) <= high and (number >= 0 or key in _SIGNED):
+                        continue
+                raise ValueError(f"{key}={parts[key]} is out of range")
+        if not MIN_YEAR <= self.start.year <= MAX_YEAR:
+            raise ValueError(f"the start {self.start:%Y-%m-%d} is out of range")
+        self.describe()
+        rule = self._rrule()
+        if rule.after(self.start, inc=True) is None:
+            raise ValueError("the rule has no occurrence")
+        return self
+
     def tz(self) -> tzinfo:
         from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -107,8 +146,9 @@ class Recurrence:
             parts["UNTIL"] = f"{moment.astimezone(self.tz()):%Y%m%dT%H%M%S}"
         return rrulestr(f"DTSTART:{self.start:%Y%m%dT%H%M%S}\nRRULE:{format_rule(parts)}")
 
-    def next_after(self, after: datetime) -> datetime | None:
-        """The first occurrence strictly after the instant `after`, in UTC; None when the series ended."""
+    def next_wall_after(self, after: datetime) -> datetime | None:
+        """The wall-clock time (naive, in the rule's zone) of the first occurrence strictly after the
+        instant `after`; None when the series ended."""
         zone = self.tz()
         rule = self._rrule()
         # Wall-clock iteration; an occurrence that lands in a DST gap or fold is attached by localize().
@@ -117,11 +157,15 @@ class Recurrence:
             wall = rule.after(cursor, inc=False)
             if wall is None:
                 return None
-            moment = localize(wall, zone)
-            if moment > after:
-                return moment
+            if localize(wall, zone) > after:
+                return wall
             cursor = wall
         return None
+
+    def next_after(self, after: datetime) -> datetime | None:
+        """The first occurrence strictly after the instant `after`, in UTC; None when the series ended."""
+        wall = self.next_wall_after(after)
+        return None if wall is None else localize(wall, self.tz())
 
     def describe(self) -> str:
         """"every Tue", "every weekday", "every 2 weeks on Fri", "every month on the 1st"."""
@@ -203,6 +247,11 @@ def parse_recurrence(phrase: str, now: datetime, zone: tzinfo) -> tuple[Recurren
     for pattern, replacement in _SYNONYMS:
         rest = re.sub(pattern, replacement, rest)
     rest = re.sub(r"\s+(at|on|by)$", "", rest).strip()
+    for word in rest.split():
+        # recurrent skips words it does not know ("every day except tuesday" came out as every day):
+        # every word must be one a rule is made of, or the phrase is refused.
+        if not (word in _RULE_VOCABULARY or _RULE_NUMBER.fullmatch(word)):
+            raise DateParseError(phrase, f"{word[:20]!r} is not understood in a repeating rule")
     local_now = now.astimezone(zone).replace(tzinfo=None, microsecond=0)
 
     import warnings
@@ -237,13 +286,18 @@ def parse_recurrence(phrase: str, now: datetime, zone: tzinfo) -> tuple[Recurren
     # said on a Sunday starts this Friday. The series is then anchored there (its DTSTART).
     dropped = ("COUNT", "UNTIL") if parts["FREQ"] == "HOURLY" else ("INTERVAL", "COUNT", "UNTIL")
     probe = {k: v for k, v in parts.items() if k not in dropped}
-    first = Recurrence(format_rule(probe), at, zone_name(zone)).next_after(
+    first = Recurrence(format_rule(probe), at, zone_name(zone)).next_wall_after(
         localize(earliest, zone) if earliest > local_now else now)
     if first is None:
         raise DateParseError(phrase, "the rule has no future occurrence")
-    recurrence = Recurrence(format_rule(parts), first.astimezone(zone).replace(tzinfo=None),
-                            zone_name(zone))
-    return recurrence, first
+    # The series starts at the wall-clock time asked for, even when its first day skips it (a daily
+    # 02:30 begun on the night clocks spring forward stays 02:30 on every later day).
+    recurrence = Recurrence(format_rule(parts), first, zone_name(zone))
+    try:
+        recurrence.validate()
+    except ValueError as exc:
+        raise DateParseError(phrase, str(exc)) from None
+    return recurrence, localize(first, zone)
 
 
 def parse_schedule(phrase: str, now: datetime, zone: tzinfo) -> tuple[datetime, Recurrence | None]:

@@ -10,38 +10,51 @@ from __future__ import annotations
 import re
 
 MASK = "[REDACTED]"
-_KEYWORD = r"(?:password|passwd|passwort|pwd|pw|pin(?:\s+code)?|passcode|passphrase|secret|api[\s_-]?key|token)"
+# A secret word, also inside an identifier: DB_PASSWORD, client_secret, AWS_SECRET_ACCESS_KEY.
+_KEYWORD = (r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]+_)*(?:passwords?|passwd|passwort|pwd|pw|pins?(?:\s+code)?|passcodes?|"
+            r"passphrases?|secrets?|api[\s_-]?keys?|access[_-]?keys?|tokens?)(?:_[A-Za-z0-9]+)*(?![A-Za-z0-9])")
+# Words that follow "the password is" in ordinary sentences, not secrets ("the pin is in the drawer").
+_NOT_A_VALUE = (r"(?!(?:in|on|at|the|a|an|to|for|not|required|expired|missing|wrong|correct|incorrect|invalid|valid|"
+                r"set|empty|blank|time|here|there|ready|same|different|changed|new|old|strong|weak|secure|saved|"
+                r"stored|written|somewhere|below|above|attached|see|ask|check|unknown|forgotten|lost|hidden|"
+                r"private|secret|safe|fine|ok|okay|done|needed|case-sensitive|too)\b[.,;!?]?(?:\s|$))")
 # A value that looks like a secret: has a digit or a symbol, or is long.
 _SECRETISH = r"(?=\S*[\d!@#$%^&*()_+=\[\]{}|;:,.<>?/~-])\S{3,}|\S{12,}"
+# Abbreviations nobody writes in prose: whatever follows them is the secret.
+_ABBREVIATION = r"(?<![A-Za-z0-9])(?:pw|pwd|passwd)(?![A-Za-z0-9])"
 
 # (pattern, replacement); {mask} in a replacement is the placeholder of this call.
 RULES: list[tuple[re.Pattern[str], str]] = [
     # Private key blocks, whole.
     (re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)", re.S), "{mask}"),
-    # Credentials in a connection string: postgres://admin:S3cr3tPass@host keeps the user and host.
-    (re.compile(r"\b([a-z][a-z0-9+.-]*://[^\s:/@]+:)([^\s@/]+)(@)", re.I), r"\g<1>{mask}\g<3>"),
-    # "password for the guest network is hunter2", "the pin is 4471", "api key = abc123"; words between
-    # the keyword and "is" must say whose secret it is ("for the ..."), so "the password manager app
-    # is great" stays as it is.
-    (re.compile(rf"(?i)\b({_KEYWORD}(?:\s+(?:for|to|of|on|at|in)\b[^\n.;:=]{{0,40}}?)?\s+(?:is|was|are|=)\s+)(\S+)"),
-     r"\g<1>{mask}"),
-    # "pw: hunter2", "password=hunter2", "token : abc".
-    (re.compile(rf"(?i)\b({_KEYWORD}\s*[:=]\s*)(\S+)"), r"\g<1>{mask}"),
+    # Credentials in a connection string: postgres://admin:S3cr3tPass@host keeps the user and host (the
+    # password may hold an @ itself; an empty user is fine, redis://:pass@host).
+    (re.compile(r"\b([a-z][a-z0-9+.-]*://[^\s:/@]*:)(\S+)(@[^\s@/]+)", re.I), r"\g<1>{mask}\g<3>"),
+    # "password for the guest network is hunter2", "the pin is 4471", "my password's hunter4"; words
+    # between the keyword and "is" must say whose secret it is ("for the ..."), so "the password
+    # manager app is great" stays as it is.
+    (re.compile(rf"(?i)({_KEYWORD}(?:\s+(?:for|to|of|on|at|in)\b[^\n;=]{{0,80}}?)?(?:\s+(?:is|was|are|=)|'s):?\s+)"
+                rf"{_NOT_A_VALUE}(\S+)"), r"\g<1>{mask}"),
+    # "pw: hunter2", "password=hunter2", "DB_PASSWORD=hunter3", "password -> hunter2".
+    (re.compile(rf"(?i)({_KEYWORD}\s*(?:[:=]|->|=>)\s*){_NOT_A_VALUE}([^\s,;]+)"), r"\g<1>{mask}"),
+    # "username admin pwd admin": after an abbreviation the next word is the secret, whatever it is.
+    (re.compile(rf"(?i)({_ABBREVIATION}\s+)(?!is\b|was\b|\[)(\S+)"), r"\g<1>{mask}"),
     # "Password hunter2": a keyword directly followed by something that looks like a secret.
-    (re.compile(rf"(?i)\b({_KEYWORD}\s+)({_SECRETISH})"), r"\g<1>{mask}"),
-    # Key shapes: Anthropic/OpenAI, GitHub, Slack, AWS, Google, Stripe, bearer tokens, JWTs.
+    (re.compile(rf"(?i)({_KEYWORD}\s+)({_SECRETISH})"), r"\g<1>{mask}"),
+    # Key shapes: Anthropic/OpenAI, GitHub, Slack, AWS, Google, Stripe, bearer and basic auth, JWTs.
     (re.compile(r"\bsk-(?:ant-)?[A-Za-z0-9_\-]{16,}"), "{mask}"),
     (re.compile(r"\b(?:ghp|gho|ghs|ghu|ghr|github_pat)_[A-Za-z0-9_]{20,}"), "{mask}"),
     (re.compile(r"\bxox[abpr]-[A-Za-z0-9\-]{10,}"), "{mask}"),
     (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), "{mask}"),
     (re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"), "{mask}"),
     (re.compile(r"\b(?:sk|pk|rk)_(?:live|test)_[0-9A-Za-z]{16,}\b"), "{mask}"),
-    (re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/\-]{16,}=*"), r"\g<1>{mask}"),
+    (re.compile(r"(?i)\b((?:bearer|basic)\s+)[A-Za-z0-9._~+/\-]{12,}=*"), r"\g<1>{mask}"),
     (re.compile(r"\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"), "{mask}"),
     # Long random strings with upper and lower case and digits (an AWS secret key, a generated
-    # password); lower-case hex such as a git commit id is not one.
-    (re.compile(r"(?<![\w/+=-])(?=[A-Za-z0-9+/_\-]*\d)(?=[A-Za-z0-9+/_\-]*[a-z])(?=[A-Za-z0-9+/_\-]*[A-Z])"
-                r"[A-Za-z0-9+/_\-]{32,}={0,2}(?![\w/+=-])"), "{mask}"),
+    # password); lower-case hex such as a git commit id is not one, nor a CamelCase identifier.
+    (re.compile(r"(?<![\w/+=-])(?!(?:[A-Z][a-z]*)+\d{0,2}(?![\w/+=-]))(?=[A-Za-z0-9+/_\-]*\d)"
+                r"(?=[A-Za-z0-9+/_\-]*[a-z])(?=[A-Za-z0-9+/_\-]*[A-Z])[A-Za-z0-9+/_\-]{32,}={0,2}(?![\w/+=-])"),
+     "{mask}"),
 ]
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from memory.clock import Clock, parse_stored, to_utc_iso
+from memory.clock import UTC, Clock, parse_stored, to_utc_iso
 from memory.knowledge import SELECT_MEMORY, Memory
 from memory.store import Store
 
@@ -87,16 +87,22 @@ def _labelled(rows: list, now: datetime, clock: Clock) -> list[Reminder]:
 
 
 def relative_time(due_at: str, now: datetime, clock: Clock) -> str:
-    """"in 2 h", "in 3 d", "overdue 1 d", "now"."""
-    delta = clock.local(due_at) - now.astimezone(clock.zone)
-    seconds = int(delta.total_seconds())
+    """"in 2 h", "in 3 d", "overdue 1 d", "now": rounded to the nearest unit (47 h 50 min is "in 2 d").
+
+    The difference is taken in UTC: two aware datetimes in one zone subtract as wall-clock time,
+    which is an hour off across a DST change.
+    """
+    seconds = round((parse_stored(due_at) - now.astimezone(UTC)).total_seconds())
     span = abs(seconds)
-    if span < 60:
+    if span < 30:
         return "now"
-    if span < 3600:
-        text = f"{span // 60} min"
-    elif span < 86400:
-        text = f"{span // 3600} h"
+    def nearest(unit: int) -> int:  # halves round up (Python's round() rounds 4.5 to 4)
+        return int(span / unit + 0.5)
+
+    if span < 90 * 60:
+        text = f"{max(1, nearest(60))} min"
+    elif span < 36 * 3600:
+        text = f"{nearest(3600)} h"
     else:
-        text = f"{span // 86400} d"
+        text = f"{nearest(86400)} d"
     return f"in {text}" if seconds > 0 else f"overdue {text}"

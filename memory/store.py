@@ -155,3 +155,12 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def counts(store: Store) -> dict[str, int]:
+    """Rows per kind of record, for status displays."""
+    row = store.one("SELECT (SELECT count(*) FROM knowledge), (SELECT count(*) FROM knowledge WHERE due_at IS NOT "
+                    "NULL AND done_at IS NULL), (SELECT count(*) FROM episodes), (SELECT count(*) FROM messages), "
+                    "(SELECT count(*) FROM summaries), (SELECT count(*) FROM pending_embeddings)")
+    return dict(zip(("memories", "open_reminders", "episodes", "messages", "summaries", "pending_embeddings"),
+                    row, strict=True))

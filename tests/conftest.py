@@ -37,6 +37,22 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
     monkeypatch.setenv("ASSISTANT_TIMEZONE", "UTC")
+    # The terminal the tests pretend to have, whatever the developer's shell says (NO_COLOR=1 turns
+    # Textual monochrome and TERM=dumb turns colour off in Rich: both change every snapshot).
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.delenv("TEXTUAL_COLOR_SYSTEM", raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    monkeypatch.setenv("COLORTERM", "truecolor")
+    monkeypatch.setenv("LANG", "C.UTF-8")
+
+
+def pytest_configure(config):
+    """Snapshot failure reports go to the temp dir, never into the repository tree."""
+    import tempfile
+
+    if config.getoption("--snapshot-report", default=None) == "snapshot_report.html":
+        config.option.snapshot_report = str(Path(tempfile.gettempdir()) / "assistant-snapshot-report.html")
 
 
 @pytest.fixture

@@ -225,3 +225,25 @@ async def test_a_model_that_fails_after_acting_is_not_repeated_offline(anthropic
     events = await collect(Agent(runtime, AnthropicProvider("m", max_retries=0)), "remind me to pay rent on the 1st")
     assert isinstance(events[-1], Failed) and events[-1].kind == "model"
     assert len(reminders.list_open_reminders(runtime.store, 30)) == 1  # set once, by the model
+
+
+def test_tool_schemas_and_validation_come_from_the_signatures(runtime):
+    """One registry of typed functions: the schema offered and the checks applied are the same thing."""
+    from assistant.errors import ToolError
+    from assistant.tools import TOOL_SPECS, execute_tool
+
+    specs = {t.name: t.parameters for t in TOOL_SPECS}
+    assert specs["remember"]["required"] == ["content"]
+    assert specs["remember"]["properties"]["importance"] == {
+        "default": 3, "description": "1 trivial ... 5 essential; default 3.", "maximum": 5, "minimum": 1,
+        "type": "integer"}
+    assert "reminder" in specs["remember"]["properties"]["kind"]["anyOf"][0]["enum"]
+    outcome = execute_tool(runtime, "remember", {"content": "Pay rent", "importance": "4", "extra": "ignored"})
+    assert outcome.data["importance"] == 4 and outcome.changed == "memories"  # "4" from a small model is fine
+    for args, words in [({"content": "x", "importance": 9}, "importance"), ({}, "content"),
+                        ({"content": "x", "kind": "wish"}, "kind")]:
+        with pytest.raises(ToolError) as info:
+            execute_tool(runtime, "remember", args)
+        assert words in str(info.value) and "bad arguments for remember" in str(info.value)
+    with pytest.raises(ToolError, match="has already passed"):
+        execute_tool(runtime, "remember", {"content": "x", "due_at": "2020-01-01T09:00:00Z"})

@@ -1,6 +1,7 @@
 """SPEC F1 calendars: `export --ics` and `import FILE.ics`, with files as real calendar apps write them."""
 from __future__ import annotations
 
+import json
 import os
 import stat
 from datetime import datetime
@@ -9,7 +10,7 @@ import pytest
 from icalendar import Calendar
 
 from memory import knowledge
-from memory.calendar import build_calendar, import_calendar, looks_like_calendar, write_calendar
+from memory.calendar import build_calendar, calendar_text, import_calendar, looks_like_calendar, write_calendar
 from memory.errors import ImportFailed, InvalidInput
 from memory.store import Store
 from tests.conftest import make_clock
@@ -659,7 +660,7 @@ def test_round_trip_into_a_fresh_store(tmp_path):
     assert rent[0]["DTSTART"].dt.day == 1  # the series start, not the snoozed due time
     assert not any(str(e["SUMMARY"]) in ("Already done", "I like tea") for e in events)
     uids = {str(e["UID"]) for e in events}
-    assert all(uid.startswith(source.store_uid() + "-memory-") and uid.endswith("@assistant") for uid in uids)
+    assert all(uid.startswith(source.store_uid() + "/memory/") for uid in uids)  # the JSON Lines uid
 
     copy = open_store(tmp_path, "b.db")
     result = import_calendar(copy, target_file.read_text(encoding="utf-8"))
@@ -744,3 +745,26 @@ def test_a_moved_occurrence_in_the_past_does_not_hold_the_series_back(tmp_path):
                         "DTSTART;TZID=W. Europe Standard Time:20261118T110000")
     import_calendar(store, text)
     assert local(reminders(store)["Stand-up"]) == "Wed 2026-11-25 08:45"
+
+
+def test_a_calendar_of_reminders_already_imported_as_json_lines_adds_nothing(tmp_path, clock):
+    """The .ics UID and the JSON Lines uid are one identity: exporting both and importing both into
+    a fresh store gave every reminder twice."""
+    from memory.records import export_records, import_records
+
+    with Store(tmp_path / "a.db", clock) as first, Store(tmp_path / "b.db", clock) as second:
+        knowledge.remember(first, "rem b", due_at="2026-11-23T09:00:00Z")
+        ics = calendar_text(first)
+        import_records(second, [json.dumps(r) for r in export_records(first)])
+        result = import_calendar(second, ics)
+        assert (result.imported, result.already_present) == (0, 1)
+        assert knowledge.count_memories(second) == 1
+
+
+def test_a_repeating_event_with_interval_zero_is_refused(store):
+    text = ("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//y//EN\r\nBEGIN:VEVENT\r\nUID:z1\r\n"
+            "DTSTART:20261201T090000Z\r\nRRULE:FREQ=DAILY;INTERVAL=0\r\nSUMMARY:water\r\nEND:VEVENT\r\n"
+            "END:VCALENDAR\r\n")
+    with pytest.raises(ImportFailed, match="line 4"):
+        import_calendar(store, text)
+    assert knowledge.count_memories(store) == 0

@@ -70,12 +70,21 @@ def test_import_reports_line_and_changes_nothing(cli, tmp_path):
     assert cli("export")[1] == ""
 
 
-def test_export_import_via_files(cli, tmp_path):
+def test_export_import_via_files(cli, tmp_path, capsys):
     cli("remember", "Pay rent", "--due", "tomorrow at 9am")
+    cli("remember", "Bins", "--due", "every Tuesday at 7pm")
+    cli("remember", "Likes window seats", "--kind", "preference", "--private")
     cli("export", str(tmp_path / "out.jsonl"))
     db2 = str(tmp_path / "other.db")
     assert main(["import", str(tmp_path / "out.jsonl"), "--db", db2, "--now", NOW]) == 0
-    assert main(["reminders", "--db", db2, "--now", NOW]) == 0
+    capsys.readouterr()
+    assert main(["export", "--db", db2, "--now", NOW]) == 0
+    copied = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    original = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert copied == original  # the same records, uids, rules and all
+    assert [(m["content"], m["due_at"], m["private"]) for m in copied] == [
+        ("Pay rent", "2026-11-23T09:00:00+00:00", False), ("Bins", "2026-11-24T19:00:00+00:00", False),
+        ("Likes window seats", None, True)]
 
 
 def test_recap_text_and_json(cli, tmp_path):

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory.clock import UTC
-from memory.consolidation.model import OllamaConsolidationModel
+from assistant.local_model import LocalModel
 from memory.consolidation.pipeline import Consolidator, Options, edges_of, tier_counts
 from memory.consolidation.retention import retention, tier_for
 from memory.records import import_records
@@ -67,8 +67,6 @@ def answer_for(body):
 
 @pytest.fixture
 def smart_ollama(ollama_standin):
-    from tests.standins import OllamaHandler
-
     original = ollama_standin.next_response
 
     def respond():
@@ -77,12 +75,11 @@ def smart_ollama(ollama_standin):
         return scripted_reply if scripted_reply is not None else answer_for(body)
 
     ollama_standin.next_response = respond
-    assert OllamaHandler
     return ollama_standin
 
 
 def model(url, **kw):
-    return OllamaConsolidationModel(url, "stand-in:latest", timeout=kw.pop("timeout", 5), backoff=0.01, **kw)
+    return LocalModel(url, "stand-in:latest", timeout=kw.pop("timeout", 5), backoff=0.01, **kw)
 
 
 def test_full_run_clusters_summarises_supersedes_and_deletes_nothing(filled, embedder, smart_ollama):
@@ -121,7 +118,7 @@ def test_ollama_down_still_scores_and_tiers(filled, embedder):
 
 
 def test_missing_model_named(filled, embedder, ollama_standin):
-    m = OllamaConsolidationModel(ollama_standin.url, "llama-nope:1b", timeout=5)
+    m = LocalModel(ollama_standin.url, "llama-nope:1b", timeout=5)
     result = Consolidator(filled, embedder, m).run(full=True)
     assert any("no model 'llama-nope:1b'" in x for x in result.messages)
 
@@ -158,6 +155,22 @@ def test_dry_run_writes_nothing(filled, embedder, smart_ollama):
     assert set(tier_counts(filled)) == {"hot", "warm", "cold", "archived"} and tier_counts(filled)["hot"] == len(fixture_records())
 
 
+def _phase(db) -> str | None:
+    """The phase the running consolidation has checkpointed, read as another process would."""
+    import sqlean
+
+    try:
+        conn = sqlean.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            row = conn.execute("SELECT phase FROM consolidation_runs WHERE status = 'running'").fetchone()
+            return row[0] if row else None
+        finally:
+            conn.close()
+    except sqlean.Error:
+        return None
+
+
+@pytest.mark.slow
 def test_killed_mid_run_then_resumed(tmp_path, smart_ollama):
     db = tmp_path / "k.db"
     src = tmp_path / "in.jsonl"
@@ -168,10 +181,12 @@ def test_killed_mid_run_then_resumed(tmp_path, smart_ollama):
     smart_ollama.script = [("sleep", 1.5, None)]  # slow model: the kill lands mid-SUMMARIZE
     proc = subprocess.Popen([*base, "consolidate", "--full", "--db", str(db), "--now", T0.isoformat()], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # Kill once the run has checkpointed SUMMARIZE and a summary request is in flight (the stand-in
+    # holds each one 1.5 s): polled, not slept.
     deadline = time.time() + 60
-    while time.time() < deadline and not [r for r in smart_ollama.requests if r["path"] == "/api/chat"]:
-        time.sleep(0.1)
-    time.sleep(2)
+    while time.time() < deadline and not (_phase(db) == "SUMMARIZE" and
+                                          any(r["path"] == "/api/chat" for r in smart_ollama.requests)):
+        time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     smart_ollama.script = []
@@ -280,6 +295,7 @@ def test_triggers(tmp_path):
     rt.close()
 
 
+@pytest.mark.slow
 def test_neighbour_pass_stays_small_when_every_memory_is_alike(store, embedder):
     """Issue 13: 3,000 self-similar memories took 856 MB at peak (every pair above the floor was listed)."""
     import tracemalloc

@@ -56,6 +56,7 @@ memory_record = st.fixed_dictionaries({
 }, optional={"due_at": instant, "trust": st.integers(0, 10), "relation": text})
 
 
+@pytest.mark.slow
 @settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(records=st.lists(memory_record, min_size=1, max_size=8))
 def test_valid_records_round_trip(tmp_path_factory, clock, records):

@@ -112,3 +112,17 @@ def test_cli_recall_json_is_one_shape_and_reasoning_is_opt_in(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert {"answer", "confidence", "reasoning", "temporal_resolutions", "source_ids"} <= set(data)
     assert data["temporal_resolutions"][0]["resolved_date"] == "2023-05-07"
+
+
+def test_the_composed_answer_is_never_the_assistants_own_words(tmp_path):
+    """recall --reason once answered with the offline help text, which quotes "when did Sara move?"."""
+    rt = make_runtime(tmp_path, ASSISTANT_NOW="2026-11-22T12:00:00+00:00")
+    import_records(rt.store, [json.dumps(m) for m in [
+        {"type": "episode", "id": "e", "started_at": "2026-11-20T10:00:00Z"},
+        {"type": "message", "episode_id": "e", "role": "assistant", "created_at": "2026-11-20T10:00:00Z",
+         "content": 'Offline I understand questions such as "when did Sara move?" tomorrow.'},
+        {"type": "memory", "content": "Sara moved to Lisbon last month", "created_at": "2026-11-12T09:00:00+00:00"}]])
+    answer = reasoned_recall(rt, "when did Sara move", use_model=False)
+    assert answer.answer == "From memory (you told me Thu Nov 12): Sara moved to Lisbon last month. That was in " \
+                            "October 2026."
+    rt.close()

@@ -208,3 +208,38 @@ def test_yearly_rule_without_by_parts_and_until_in_utc():
     weekly = Recurrence("FREQ=WEEKLY;BYDAY=TU;UNTIL=20261208T230000Z", datetime(2026, 11, 24, 19), "Europe/Berlin")
     assert [f"{d:%m-%d}" for d in occurrences(weekly, datetime(2026, 11, 23, tzinfo=UTC), 2)] == ["11-24", "12-01"]
     assert weekly.next_after(datetime(2026, 12, 8, 18, 0, 1, tzinfo=UTC)) is None  # Dec 8 19:00 CET is the last
+
+
+@pytest.mark.parametrize("phrase", [
+    "every 0 hours", "every 0 days", "every 0th Monday", "every 0 months", "every -1 weeks", "every 1.5 days",
+    "every nan days", "every inf weeks", "every day except tuesday", "every day but not weekends",
+    "every weekday except friday", "daily at 8am in 2 hours", "every day at 23:60", "every day at -1",
+    "every garbage day", "every \x1b[31m day", "every 99999999999999999999 days", "every day for 0 times",
+])
+def test_rule_phrases_with_words_we_cannot_honour_are_refused(phrase):
+    """An attacker's list: each was stored as something else (every day, every weekend, hourly) or,
+    with a zero interval, spun dateutil forever."""
+    with pytest.raises(DateParseError) as info:
+        parse_recurrence(phrase, SUNDAY_14, UTC)
+    assert repr(phrase[:20])[1:-1] in str(info.value) or phrase[:20] in str(info.value)
+
+
+@pytest.mark.parametrize("rule", ["FREQ=DAILY;INTERVAL=0", "FREQ=WEEKLY;INTERVAL=-3", "FREQ=SECONDLY",
+                                  "FREQ=MONTHLY;BYMONTHDAY=32", "FREQ=MONTHLY;BYMONTH=2;BYMONTHDAY=30",
+                                  "FREQ=DAILY;COUNT=0", "FREQ=YEARLY;BYSETPOS=400;BYDAY=MO"])
+def test_rules_that_cannot_be_followed_are_refused_at_import(store, rule):
+    from memory.errors import ImportFailed
+
+    record = {"type": "memory", "content": "x", "due_at": "2026-12-01T09:00:00Z",
+              "recurrence": {"rule": rule, "start": "2026-12-01T09:00:00", "zone": "UTC"}}
+    with pytest.raises(ImportFailed, match="recurrence"):
+        import_records(store, [json.dumps(record)])
+    assert knowledge.count_memories(store) == 0
+
+
+def test_a_daily_rule_begun_on_the_spring_forward_night_keeps_its_time():
+    berlin = zone_from_name("Europe/Berlin")
+    recurrence, first = parse_recurrence("every day at 2:30", datetime(2026, 3, 28, 10, 0, tzinfo=UTC), berlin)
+    assert recurrence.start == datetime(2026, 3, 29, 2, 30)  # as asked, though that night skips it
+    assert f"{first.astimezone(berlin):%d %H:%M}" == "29 03:30"  # the first one is moved past the gap
+    assert f"{recurrence.next_after(first).astimezone(berlin):%d %H:%M}" == "30 02:30"

@@ -1,11 +1,12 @@
 """SPEC F1: the get_upcoming lifecycle, step by step, with a frozen clock."""
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
 from memory import knowledge, reminders
+from memory.clock import UTC, Clock
 from memory.errors import DateParseError, InvalidInput, NotFound
 from tests.conftest import T0
 
@@ -93,7 +94,7 @@ def test_overdue_listed_first(store):
 def test_relative_time(clock):
     now = clock.now()
     assert reminders.relative_time("2026-11-22T16:00:00+00:00", now, clock) == "in 2 h"
-    assert reminders.relative_time("2026-11-21T13:00:00+00:00", now, clock) == "overdue 1 d"
+    assert reminders.relative_time("2026-11-21T13:00:00+00:00", now, clock) == "overdue 25 h"
     assert reminders.relative_time("2026-11-22T14:30:00+00:00", now, clock) == "in 30 min"
 
 
@@ -150,3 +151,21 @@ def test_data_version_changes_when_another_connection_commits(tmp_path, clock):
         assert watcher.data_version() == before  # nothing changed: the poll is stable
         knowledge.remember(writer, "Written by the CLI", due_at="2026-11-23T09:00:00+00:00")
         assert watcher.data_version() != before
+
+
+@pytest.mark.parametrize("due, expected", [
+    ("2026-11-22T14:00:20+00:00", "now"), ("2026-11-22T14:00:58+00:00", "in 1 min"),
+    ("2026-11-22T14:04:30+00:00", "in 5 min"), ("2026-11-22T15:20:00+00:00", "in 80 min"),
+    ("2026-11-22T16:40:00+00:00", "in 3 h"), ("2026-11-24T13:50:00+00:00", "in 2 d"),
+    ("2026-11-22T13:58:00+00:00", "overdue 2 min"), ("2026-11-20T14:00:00+00:00", "overdue 2 d"),
+])
+def test_relative_time_rounds_to_the_nearest_unit(clock, due, expected):
+    assert reminders.relative_time(due, T0, clock) == expected
+
+
+def test_relative_time_across_dst_is_real_time():
+    from memory.clock import zone_from_name
+
+    berlin = Clock(zone_from_name("Europe/Berlin"))
+    night = datetime(2026, 10, 24, 23, 30, tzinfo=UTC)  # 01:30 CEST; at 03:00 the clocks go back to 02:00
+    assert reminders.relative_time("2026-10-25T01:30:00+00:00", night, berlin) == "in 2 h"

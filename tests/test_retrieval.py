@@ -188,6 +188,7 @@ def test_conversations_are_long_dated_and_labelled():
     assert conversations.generate(12, 0).turns == convo.turns  # one seed, one conversation
 
 
+@pytest.mark.slow
 def test_hybrid_beats_plain_bm25_on_a_long_conversation(tmp_path, embedder):
     bench, conversations = _bench("bench_retrieval"), _bench("conversations")
     convo = conversations.generate(12, 0)

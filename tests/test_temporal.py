@@ -29,9 +29,6 @@ LABELLED = [  # (reference, memory timestamp, expected date)
 ]
 
 
-def test_labelled_set_size():
-    assert len(LABELLED) >= 40
-
 
 @pytest.mark.parametrize("ref, stamp, expected", LABELLED)
 def test_resolution(ref, stamp, expected):

@@ -1,5 +1,6 @@
 """SPEC F8: the Textual app driven by pilot, snapshots at a fixed clock and size, and the real
-`assistant` in tmux."""
+`assistant` in tmux. Interactions have their own files: test_ui_keys.py, test_ui_reminders.py,
+test_ui_conversations.py."""
 from __future__ import annotations
 
 import json
@@ -12,33 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from assistant.session import Session
-from memory import episodes, knowledge
-from memory.records import import_records
-from tests.conftest import make_runtime
-from ui.app import AssistantApp
-from ui.screens import HelpScreen, RecapScreen
-
-EPISODE = {"type": "episode", "id": "e1", "title": "Ski Trip Planning", "summary": "Budget for Breckenridge",
-           "outcome": "success", "started_at": "2026-11-22T11:00:00+00:00", "ended_at": "2026-11-22T11:30:00+00:00"}
-
-
-def make_app(tmp_path):
-    rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")
-    knowledge.remember(rt.store, "Call the plumber", due_at="2026-11-23T10:00:00+00:00")
-    knowledge.remember(rt.store, "Pay the rent", due_at="2026-11-21T09:00:00+00:00")
-    import_records(rt.store, [json.dumps(EPISODE)])
-    return AssistantApp(Session(rt))
-
-
-async def settle(pilot, app):
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-
-
-def sidebar_text(app):
-    return "\n".join(str(item.query_one("Static").render()) for item in app.query("ReminderItem"))
+from memory import episodes
+from tests.ui_helpers import make_app, settle, sidebar_text, wait_until
+from ui.screens import HelpScreen, RecapScreen, SnoozeScreen
 
 
 async def test_offline_reminder_appears_in_sidebar(tmp_path):
@@ -75,7 +52,7 @@ async def test_ctrl_r_recap_and_escape(tmp_path):
         await pilot.press("ctrl+r")
         await settle(pilot, app)
         assert isinstance(app.screen, RecapScreen)
-        assert "Ski Trip Planning" in app.screen.query_one("#recap-body").source
+        assert "Ski Trip Planning" in recap_text(app)
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, RecapScreen)
@@ -99,7 +76,9 @@ async def test_done_and_snooze_from_sidebar(tmp_path):
         await pilot.pause()
         await pilot.press(*"when pigs fly", "enter")
         await settle(pilot, app)
-        assert "Fri Nov 27 10:00" in sidebar_text(app)  # bad date: notice, nothing changed
+        assert "Fri Nov 27 10:00" in sidebar_text(app)  # bad date: nothing changed ...
+        assert isinstance(app.screen, SnoozeScreen)  # ... and the dialog stays, saying why
+        assert "when pigs fly" in str(app.screen.query_one("#snooze-error").render())
 
 
 async def test_ctrl_n_closes_episode_and_help(tmp_path):
@@ -118,15 +97,65 @@ async def test_ctrl_n_closes_episode_and_help(tmp_path):
         assert isinstance(app.screen, HelpScreen)
 
 
+async def quiet(pilot) -> None:
+    """No toasts in a snapshot: they come from parallel workers in any order, and fade on a timer; and a
+    steady cursor, not one caught in either half of its blink."""
+    for widget in (pilot.app.composer, pilot.app.focused):
+        if hasattr(widget, "cursor_blink"):
+            widget.cursor_blink = False
+    pilot.app.clear_notifications()
+    def visible_screens():
+        for screen in reversed(pilot.app.screen_stack):  # a modal shows the screen below it
+            yield screen
+            if not screen.is_modal:
+                return
+
+    await wait_until(pilot, lambda: not any(s.query("Toast") for s in visible_screens()), what="toasts gone")
+    await pilot.pause()
+
+
+def recap_text(app) -> str:
+    return "\n".join(str(w.render()) for w in app.screen.query("#recap-body Static"))
+
+
 @pytest.mark.parametrize("keys", [(), ("ctrl+r",), ("f1",)], ids=["main", "recap", "help"])
 def test_snapshot(tmp_path, snap_compare, keys):
     async def before(pilot):
         await settle(pilot, pilot.app)
+        await quiet(pilot)
         await pilot.press(*keys)
         await settle(pilot, pilot.app)
+        await quiet(pilot)
     assert snap_compare(make_app(tmp_path), run_before=before, terminal_size=(100, 30))
 
 
+def test_snapshot_welcome(tmp_path, snap_compare):
+    """An empty store: what this is, the model (none), examples and keys, before anything is typed."""
+    async def before(pilot):
+        await settle(pilot, pilot.app)
+        await quiet(pilot)
+    assert snap_compare(make_app(tmp_path, seed=False), run_before=before, terminal_size=(100, 30))
+
+
+def test_snapshot_conversations(tmp_path, snap_compare):
+    async def before(pilot):
+        await settle(pilot, pilot.app)
+        await quiet(pilot)
+        await pilot.press("ctrl+o")
+        await settle(pilot, pilot.app)
+        await quiet(pilot)
+    assert snap_compare(make_app(tmp_path, messages=True), run_before=before, terminal_size=(100, 30))
+
+
+def test_snapshot_collapsed_sidebar(tmp_path, snap_compare):
+    """Under 90 columns the sidebar is one line and the footer keeps what fits."""
+    async def before(pilot):
+        await settle(pilot, pilot.app)
+        await quiet(pilot)
+    assert snap_compare(make_app(tmp_path), run_before=before, terminal_size=(80, 24))
+
+
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it in .ci/run)")
 def test_real_app_in_tmux(tmp_path):
     exe = Path(sys.executable).parent / "assistant"
@@ -161,6 +190,7 @@ def test_real_app_in_tmux(tmp_path):
     assert [e["title"] for e in json.loads(out.stdout)] == ["Remind me to water the plants tomorrow at..."]
 
 
+@pytest.mark.slow
 async def test_huge_paste_and_control_characters_are_kept(tmp_path):
     app = make_app(tmp_path)
     text = "\x1b[31mred\x1b[0m \x07 [b]not markup[/b]\n" + "lorem ipsum " * 90_000  # about 1 MB
@@ -171,12 +201,14 @@ async def test_huge_paste_and_control_characters_are_kept(tmp_path):
         await settle(pilot, app)
         stored = app.runtime.store.one("SELECT content FROM messages WHERE role = 'user'")[0]
         assert stored == text
-        assert app.query("AnswerView")  # the turn completed and answered
+        assert app.query(".answer")  # the turn completed and answered
+        shown = str(app.query_one("UserMessage").render())
+        assert "\x1b" not in shown and "\x07" not in shown  # never emitted to the terminal ...
+        assert shown.startswith("␛[31mred␛[0m ␇ [b]not markup[/b]")  # ... but shown, like markup, as typed
 
 
 async def test_message_sent_before_the_model_is_chosen_is_answered(tmp_path):
     app = make_app(tmp_path)
-    assert app.session.agent is None
     async with app.run_test(size=(100, 30)) as pilot:
         app.session.agent = None  # as if the start-up worker had not finished yet
         app.query_one("Composer").insert("remember that the spare key is under the pot")

@@ -1,36 +1,57 @@
-"""Modal screens: recap (ctrl+r), help (f1), snooze (asks when), reminder details."""
+"""Screens: recap (ctrl+r), help (f1), snooze (asks when), reminder details, the Conversations list
+and one conversation read back. Stored text is shown literally everywhere (Static, markup off,
+control characters made visible); only the model's answers are Markdown."""
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Markdown, Static
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Input, ListItem, ListView, Static
 
-from assistant.session import RecapData, ReminderView
+from assistant.session import ConversationView, MessageView, RecapData, ReminderView
+from ui import actions
+from ui.text import one_line, visible
+from ui.widgets import AnswerView, KeyFooter, UserMessage
 
-
-def recap_markdown(data: RecapData) -> str:
-    lines = [f"## Conversations (last {data.hours} h)"]
-    if data.episodes:
-        for e in data.episodes:
-            lines.append(f"- **{e.when}** {e.title}" + (f"  \n  {e.summary}" if e.summary else ""))
-    else:
-        lines.append("_No conversations in the last 48 hours._")
-    lines.append("\n## Overdue")
-    lines += [f"- {r.content} ({r.when}, {r.relative})" for r in data.overdue] or ["_Nothing overdue._"]
-    lines.append("\n## Coming up (7 days)")
-    lines += [f"- {r.content} ({r.when}, {r.relative})" for r in data.upcoming] or ["_Nothing coming up._"]
-    lines.append("\n## New memories")
-    lines += [f"- {m}" for m in data.new_memories] or ["_None._"]
-    return "\n".join(lines)
+CLOSE = Binding("escape", "dismiss(None)", "Close", id="dialog-close")
 
 
-class RecapScreen(ModalScreen[str | None]):
+class Heading(Static):
+    def __init__(self, text: str) -> None:
+        super().__init__(text, markup=False, classes="heading")
+
+
+class Line(Static):
+    """One literal line of stored text (a title, a memory, a reminder)."""
+
+    def __init__(self, text: str, classes: str = "") -> None:
+        super().__init__(visible(text), markup=False, classes=f"line {classes}".strip())
+
+
+class Dialog(ModalScreen):
+    """Escape closes; page keys scroll the dialog's body."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [CLOSE,
+                Binding("pageup", "scroll_body('page_up')", show=False),
+                Binding("pagedown", "scroll_body('page_down')", show=False)]
+
+    def action_scroll_body(self, how: str) -> None:
+        for body in self.query(VerticalScroll):
+            getattr(body, f"scroll_{how}")(animate=False)
+            return
+
+
+class RecapScreen(Dialog):
     """Built locally from memory, instantly; 'n' asks the model for a narrative recap."""
 
-    BINDINGS = [Binding("escape", "dismiss(None)", "Close", id="recap-close"),
-                Binding("n", "narrative", "Narrative recap", id="recap-narrative")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("n", "narrative", "Narrative recap", id="recap-narrative")]
 
     def __init__(self, data: RecapData, can_narrate: bool) -> None:
         super().__init__()
@@ -38,13 +59,50 @@ class RecapScreen(ModalScreen[str | None]):
         self.can_narrate = can_narrate
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="recap-box"):
+        d = self.data
+        with Vertical(id="recap-box", classes="dialog"):
             yield Static("Recap", classes="screen-title")
-            with VerticalScroll():
-                yield Markdown(recap_markdown(self.data), id="recap-body")
-            label = "Ask the model for a narrative recap (n)" if self.can_narrate else "No model configured"
+            with VerticalScroll(id="recap-body"):
+                yield Heading(f"Conversations (last {d.hours} h)")
+                for e in d.episodes:
+                    yield Line(f"{e.when}  {e.title}")
+                    if e.summary:
+                        yield Line(e.summary, "detail")
+                if d.current is not None:
+                    c = d.current
+                    size = f"{c.messages} message{'s' if c.messages != 1 else ''}"
+                    yield Line(f"{c.when}  {c.title}  (current conversation, {size})", "current")
+                    for opening in c.opening:
+                        yield Line(f"> {opening}", "detail")
+                if not d.episodes and d.current is None:
+                    yield Line(f"No conversations in the last {d.hours} hours.", "muted")
+                if d.earlier:
+                    yield Heading("Before that")
+                    for e in d.earlier:
+                        yield Line(f"{e.when}  {e.title}")
+                        if e.summary:
+                            yield Line(e.summary, "detail")
+                yield Heading("Overdue")
+                for r in d.overdue:
+                    yield Line(f"{r.content} ({r.when}, {r.relative})", "overdue")
+                if not d.overdue:
+                    yield Line("Nothing overdue.", "muted")
+                yield Heading("Coming up (7 days)")
+                for r in d.upcoming:
+                    yield Line(f"{r.content} ({r.when}, {r.relative})")
+                if not d.upcoming:
+                    yield Line("Nothing coming up.", "muted")
+                yield Heading("New memories")
+                for m in d.new_memories:
+                    yield Line(f"- {m}")
+                if not d.new_memories:
+                    yield Line("None.", "muted")
+            label = "Ask the model for a narrative recap (n)" if self.can_narrate else "No model connected"
             yield Button(label, id="narrative", disabled=not self.can_narrate)
-            yield Static("escape: close", classes="hint")
+            yield Static("escape: close · page up/down: scroll", classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#recap-body").focus()
 
     def action_narrative(self) -> None:
         if self.can_narrate:
@@ -55,48 +113,219 @@ class RecapScreen(ModalScreen[str | None]):
             self.action_narrative()
 
 
-class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape", "dismiss(None)", "Close"), Binding("f1", "dismiss(None)", "Close")]
+class HelpScreen(Dialog):
+    """Every key, from the one table of actions (with the user's keymap applied); scrolls."""
 
-    def __init__(self, keys: list[tuple[str, str]]) -> None:
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("f1", "dismiss(None)", "Close", show=False)]
+
+    def __init__(self, keymap: dict[str, str] | None = None) -> None:
         super().__init__()
-        self.keys = keys
+        self.keymap = keymap or {}
+        self.sections = actions.help_rows(self.keymap)
+
+    @property
+    def plain_text(self) -> str:
+        return "\n".join(f"{title}\n" + "\n".join(f"  {k}  {d}" for k, d in rows) for title, rows in self.sections)
 
     def compose(self) -> ComposeResult:
-        rows = "\n".join(f"| `{k}` | {d} |" for k, d in self.keys)
-        with Vertical(id="help-box"):
+        with Vertical(id="help-box", classes="dialog"):
             yield Static("Keys", classes="screen-title")
-            yield Markdown("| Key | Action |\n|---|---|\n" + rows + "\n\nEvery action is also in the command "
-                           "palette (ctrl+p). Rebind keys in `[keymap]` of the config file.")
-            yield Static("escape: close", classes="hint")
+            with VerticalScroll(id="help-body"):
+                for title, rows in self.sections:
+                    yield Heading(title)
+                    table = Table(box=None, show_header=False, expand=True, padding=(0, 1, 0, 0))
+                    table.add_column("key", style="bold", min_width=8, max_width=20)
+                    table.add_column("what", ratio=1)
+                    for key, what in rows:
+                        table.add_row(Text(key), Text(what))
+                    yield Static(table, classes="keys")
+                yield Static(Text("Every action is also in the command palette (ctrl+p). Rebind a key by the id "
+                                  "shown in config.example.toml under [keymap] in your config file."), classes="hint")
+            yield Static("escape: close · page up/down or arrows: scroll", classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#help-body").focus()
 
 
-class SnoozeScreen(ModalScreen[str | None]):
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel")]
+class SnoozeScreen(Dialog):
+    """Asks when; a date that cannot be understood is shown inline and the dialog stays open."""
 
-    def __init__(self, reminder: ReminderView) -> None:
+    def __init__(self, reminder: ReminderView, apply: Callable[[str], Awaitable[str | None]]) -> None:
         super().__init__()
         self.reminder = reminder
+        self.apply = apply  # returns an error message, or None when snoozed
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="snooze-box"):
-            yield Static(f"Snooze: {self.reminder.content}", classes="screen-title", markup=False)
+        with Vertical(id="snooze-box", classes="dialog"):
+            yield Static(f"Snooze: {one_line(self.reminder.content, 60)}", classes="screen-title", markup=False)
             yield Input(placeholder="when? e.g. tomorrow at 9am, in 2 hours, friday 10am", id="snooze-when")
+            yield Static("", id="snooze-error", markup=False)
             yield Static("enter: snooze · escape: cancel", classes="hint")
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value.strip() or None)
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        when = event.value.strip()
+        error = self.query_one("#snooze-error", Static)
+        if not when:
+            error.update("Type when, e.g. \"tomorrow at 9am\" or \"in 2 hours\".")
+            return
+        problem = await self.apply(when)
+        if problem:
+            error.update(problem)
+            self.query_one(Input).focus()
+            return
+        self.dismiss(when)
 
 
-class DetailScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape", "dismiss(None)", "Close")]
+class DetailScreen(Dialog):
+    """One reminder; d and s act on it right here (returns "done" or "snooze")."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("d", "dismiss('done')", "Done", id="detail-done"),
+                Binding("s", "dismiss('snooze')", "Snooze", id="detail-snooze")]
 
     def __init__(self, text: str) -> None:
         super().__init__()
         self.text = text
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="detail-box"):
+        with Vertical(id="detail-box", classes="dialog"):
             yield Static("Reminder", classes="screen-title")
-            yield Static(self.text, markup=False)
-            yield Static("escape: close", classes="hint")
+            yield Static(visible(self.text), markup=False)
+            yield Static("d: done · s: snooze · escape: close", classes="hint")
+
+
+class ConversationItem(ListItem):
+    def __init__(self, view: ConversationView) -> None:
+        self.view = view
+        size = f"{view.messages} message{'s' if view.messages != 1 else ''}"
+        mark = " · current" if view.current else ""
+        super().__init__(Static(f"{view.when}  {one_line(view.title, 70)}\n  {size}{mark}", markup=False),
+                         classes="current" if view.current else "")
+
+
+class FilterInput(Input):
+    """The filter box: typing filters, up/down move in the list below, enter opens."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("down", "screen.move(1)", show=False), Binding("up", "screen.move(-1)", show=False),
+                Binding("pagedown", "screen.move(10)", show=False), Binding("pageup", "screen.move(-10)", show=False)]
+
+
+class ConversationsScreen(Screen[int | None]):
+    """Past conversations, newest first, filtered by hybrid search over what was said.
+
+    Dismisses with the id of a conversation to continue, or None.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = actions.bindings("conversations")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.query_text = ""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="conversations-box"):
+            yield Static("Conversations", classes="screen-title")
+            yield FilterInput(placeholder="Type to search what was said…", id="conversation-filter")
+            yield ListView(id="conversation-list")
+            yield Static("Loading…", id="conversation-empty", markup=False)
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.query_one(FilterInput).focus()
+        self.load("")
+
+    @on(Input.Changed, "#conversation-filter")
+    def filter_changed(self, event: Input.Changed) -> None:
+        self.query_text = event.value
+        self.load(event.value)
+
+    @work(thread=True, exclusive=True, group="conversation-search", exit_on_error=False,
+          description="search conversations")
+    def load(self, query: str) -> None:
+        items = self.app.session.conversations(query)
+        self.app.call_from_thread(self._show, items, query)
+
+    async def _show(self, items: list[ConversationView], query: str) -> None:
+        if query != self.query_text:
+            return  # an older search finishing late
+        lst = self.query_one(ListView)
+        await lst.clear()
+        await lst.extend(ConversationItem(v) for v in items)
+        if items:
+            lst.index = 0
+        empty = "" if items else ("Nothing matches." if query.strip() else "No conversations yet.")
+        self.query_one("#conversation-empty", Static).update(empty)
+
+    @property
+    def selected(self) -> ConversationView | None:
+        item = self.query_one(ListView).highlighted_child
+        return item.view if isinstance(item, ConversationItem) else None
+
+    def action_move(self, step: int) -> None:
+        lst = self.query_one(ListView)
+        if len(lst.children):
+            lst.index = max(0, min(len(lst.children) - 1, (lst.index or 0) + step))
+
+    @on(Input.Submitted, "#conversation-filter")
+    def submitted(self) -> None:
+        self.read()
+
+    @on(ListView.Selected, "#conversation-list")
+    def chosen(self) -> None:
+        self.read()
+
+    def read(self) -> None:
+        view = self.selected
+        if view is not None:
+            self._open(view)
+
+    @work(thread=True, group="conversation-open", exit_on_error=False, description="load a conversation")
+    def _open(self, view: ConversationView) -> None:
+        messages = self.app.session.conversation_messages(view.id)
+        self.app.call_from_thread(self.app.push_screen, ConversationScreen(view, messages), self._after_read)
+
+    def _after_read(self, result: int | None) -> None:
+        if result is not None:
+            self.dismiss(result)
+
+    def action_continue_conversation(self) -> None:
+        view = self.selected
+        if view is not None:
+            self.dismiss(view.id)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class ConversationScreen(Screen[int | None]):
+    """One past conversation, read-only; c continues it (dismisses with its id)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = actions.bindings("reader")
+
+    def __init__(self, view: ConversationView, messages: list[MessageView]) -> None:
+        super().__init__()
+        self.view = view
+        self.messages = messages
+
+    def compose(self) -> ComposeResult:
+        size = f"{len(self.messages)} message{'s' if len(self.messages) != 1 else ''}"
+        with Vertical(id="reader-box"):
+            yield Static(f"{self.view.when}  {one_line(self.view.title, 80)}  ({size}, read-only)",
+                         classes="screen-title", markup=False)
+            with VerticalScroll(id="reader-body"):
+                for m in self.messages:
+                    if m.role == "user":
+                        yield UserMessage(m.content)
+                    else:
+                        yield AnswerView(m.content)
+                if not self.messages:
+                    yield Line(self.view.summary or "This conversation has no stored messages.", "muted")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.query_one("#reader-body").focus()
+
+    def action_continue_conversation(self) -> None:
+        self.dismiss(self.view.id)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -25,10 +25,15 @@ CAPABILITIES = ("Offline I understand:\n"
                 "- questions about what you told me   (\"what is the boiler code?\", \"when did Sara move?\")\n"
                 "- what's coming up? / what did we talk about?\n"
                 "- done with <id or words> / forget <id>")
-HOW_TO_CONNECT = ("To chat, set `ANTHROPIC_API_KEY` (Anthropic) or start Ollama (`ollama serve`, then "
-                  "`ollama pull llama3.2`) and restart.")
-NO_MODEL = f"No chat model is configured, so I can only handle memory commands for now.\n\n{HOW_TO_CONNECT}\n\n" \
-           f"{CAPABILITIES}"
+HOW_TO_CONNECT = ("To chat, set ANTHROPIC_API_KEY (Anthropic) or start Ollama (ollama serve, then "
+                  "ollama pull {model}) and restart.")
+NO_MODEL = ("No chat model is configured, so I can only handle memory commands for now.\n\n" + HOW_TO_CONNECT +
+            "\n\n" + CAPABILITIES)
+WHICH_ONE = "Which one did you mean?"
+_THANKS = re.compile(r"^\W*(thanks|thank you|thx|ty|cheers|much appreciated)\b", re.I)
+# The task is stored as said ("stretch my legs"); a confirmation speaks to the user ("your legs").
+_PRONOUNS = {"my": "your", "me": "you", "i": "you", "i'm": "you're", "i've": "you've", "i'll": "you'll",
+             "myself": "yourself", "mine": "yours", "am": "are"}
 ASK_WHEN = "When should I remind you"
 
 
@@ -69,7 +74,7 @@ class OfflineProvider:
         return read_message(text, self.runtime.clock.now(), self.runtime.clock.zone)
 
     def _plan(self, text: str, conversation: list[dict[str, Any]]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
-        pending = self._pending_reminder(text, conversation)
+        pending = self._pending_reminder(text, conversation) or self._pending_choice(text, conversation)
         if pending is not None:
             return pending
         reading = self._read(text)
@@ -98,14 +103,29 @@ class OfflineProvider:
             asking = tuple(m for m in [conversation[-1].get("message_id")] if m)
             return [], answer_from_memory(self.runtime, reading.content, exclude_message_ids=asking)
         if intent == "help":
-            return [], NO_MODEL if not self.unreachable else CAPABILITIES
+            return [], self._connect(NO_MODEL) if not self.unreachable else CAPABILITIES
         if self.unreachable:
             return [], "Your message is saved; I can answer properly once the model is reachable again."
+        if _THANKS.match(text):
+            return [], "You're welcome."
         if is_small_talk(text):
-            return [], f"Hi! I'm running without a chat model. {HOW_TO_CONNECT}\n\n{CAPABILITIES}"
+            return [], f"Hi! I'm running without a chat model. {self._connect(HOW_TO_CONNECT)}\n\n{CAPABILITIES}"
         return [], ("I'm running without a chat model, so I can't chat about that, but your message is kept and "
                     "I can find it later. To keep something as a memory, say \"remember that ...\".\n\n"
-                    f"{HOW_TO_CONNECT}")
+                    f"{self._connect(HOW_TO_CONNECT)}")
+
+    def _connect(self, text: str) -> str:
+        return text.replace("{model}", self.runtime.settings.ollama.model)
+
+    def _pending_choice(self, text: str, conversation: list[dict[str, Any]]):
+        """The answer to "Which one did you mean?": a bare number (or #number) completes that reminder."""
+        if len(conversation) < 2:
+            return None
+        asked = conversation[-2]
+        match = re.fullmatch(r"\W*#?(\d+)\W*", text)
+        if match is None or asked.get("role") != "assistant" or not (asked.get("text") or "").startswith(WHICH_ONE):
+            return None
+        return [("update_memory", {"id": int(match.group(1)), "done": True})], ""
 
     def _pending_reminder(self, text: str, conversation: list[dict[str, Any]]):
         """The answer to "When should I remind you ...?": the time for the task asked about before."""
@@ -185,7 +205,11 @@ class OfflineProvider:
             elif r["name"] == "update_memory" and data:
                 lines.append(self._done_line(data))
             elif r["name"] == "recall_recent":
-                lines.append("Here is what we talked about recently:\n" + r["content"])
+                if r["content"].startswith("No episodes found"):
+                    hours = re.search(r"last (\S+) hours", r["content"])
+                    lines.append(f"We haven't talked in the last {hours.group(1) if hours else 48} hours.")
+                else:
+                    lines.append("Here is what we talked about recently:\n" + r["content"])
             else:
                 lines.append(r["content"] + ".")
         return "\n".join(lines)
@@ -201,7 +225,7 @@ class OfflineProvider:
             when = f"{rule['text']} at {clock.local(memory['due_at']):%H:%M}, starting {clock.short(memory['due_at'])}"
         else:
             when = f"on {clock.short(memory['due_at'])}"
-        return f"Okay, I'll remind you {link} {memory['content']} {when} (#{memory['id']})."
+        return f"Okay, I'll remind you {link} {_to_you(memory['content'])} {when} (#{memory['id']})."
 
     def _done_line(self, memory: dict[str, Any]) -> str:
         rule = memory.get("recurrence")
@@ -209,6 +233,12 @@ class OfflineProvider:
             return (f"Done: {memory['content']}. Next one: {self.runtime.clock.short(memory['due_at'])} "
                     f"({rule['text']}, #{memory['id']}).")
         return f"Done: {memory['content']} (#{memory['id']})."
+
+
+def _to_you(task: str) -> str:
+    """ "stretch my legs" as said back: "stretch your legs"."""
+    return re.sub(r"\b(i'm|i've|i'll|myself|mine|my|me|i)\b",
+                  lambda m: _PRONOUNS[m.group(0).lower()], task, flags=re.I)
 
 
 def _remember_args(reading: Reading) -> dict[str, Any]:

@@ -5,11 +5,8 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+from assistant.local_model import unreachable
 from assistant.providers.base import Delta, ProviderError, SystemPrompt, ToolSpec, ToolUse
-
-
-def ollama_unreachable(host: str) -> str:
-    return f"Ollama is not reachable at {host}"
 
 
 def to_messages(system: SystemPrompt, conversation: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -66,6 +63,6 @@ class OllamaProvider:
         except httpx.TimeoutException:
             raise ProviderError("timeout", f"Ollama at {self.host} did not answer in time") from None
         except (ConnectionError, httpx.TransportError):
-            raise ProviderError("network", ollama_unreachable(self.host)) from None
+            raise ProviderError("network", unreachable(self.host)) from None
         for call in calls:
             yield call

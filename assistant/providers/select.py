@@ -3,18 +3,8 @@ from __future__ import annotations
 
 import os
 
+from assistant.local_model import reachable
 from assistant.runtime import Runtime
-
-
-def ollama_reachable(host: str, timeout: float = 0.5) -> bool:
-    """A quick GET /api/tags; any answer at all counts."""
-    import httpx
-
-    try:
-        httpx.get(host.rstrip("/") + "/api/tags", timeout=timeout)
-        return True
-    except httpx.HTTPError:
-        return False
 
 
 def ollama_chat_model(runtime: Runtime) -> str:
@@ -36,7 +26,7 @@ def select_provider(runtime: Runtime):
     if not name:
         if os.environ.get("ANTHROPIC_API_KEY"):
             name = "anthropic"
-        elif ollama_reachable(s.ollama.host):
+        elif reachable(s.ollama.host):
             name = "ollama"
         else:
             name = "offline"

@@ -17,6 +17,7 @@ from memory.clock import parse_stored, to_utc_iso
 from memory.consolidation.model import ConsolidationModel, MalformedAnswer, ModelUnavailable, confidence_value
 from memory.consolidation.options import Options
 from memory.consolidation.retention import retention, tier_for
+from memory.consolidation.runs import last_completed_run
 from memory.embeddings import Embedder, sync_embeddings
 from memory.schema import DOC_TYPES
 from memory.store import Store
@@ -87,8 +88,8 @@ class Consolidator:
                 "tier_transitions": len(result.tier_transitions)}
 
     def last_completed_start(self) -> str | None:
-        row = self.store.one("SELECT max(started_at) FROM consolidation_runs WHERE status = 'completed'")
-        return row[0] if row else None
+        last = last_completed_run(self.store)
+        return last.started_at if last else None
 
     # -- phases -------------------------------------------------------------------------------
 

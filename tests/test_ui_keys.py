@@ -1,0 +1,337 @@
+"""The keyboard and the screen as people use them (issue 10): focus and Escape, scrolling and
+pinning, resize, newline, welcome, persisted history and theme, one table for palette/help/footer,
+copy, literal text, the narrow layout, and closing an idle conversation in the background."""
+from __future__ import annotations
+
+import time
+import tomllib
+
+from textual import events
+
+from assistant.paths import history_file
+from assistant.session import Session
+from tests.conftest import make_runtime
+from tests.ui_helpers import make_app, notices, settle, type_and_send, wait_until
+from ui import actions
+from ui.app import ActionCommands, AssistantApp
+from ui.screens import DetailScreen, HelpScreen
+from ui.widgets import ChatLog, Composer, ReminderList, UserMessage, Welcome
+
+
+async def test_escape_returns_to_the_message_box_and_letters_never_act_there(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+l")
+        assert isinstance(app.focused, ReminderList)
+        footer_keys = {k.key for k in app.footer.query("FooterKey")}
+        assert {"d", "s"} <= footer_keys  # the list's letters are shown while it has the focus
+        await pilot.press("escape")
+        assert isinstance(app.focused, Composer)
+        await pilot.pause()
+        assert not {"d", "s"} & {k.key for k in app.footer.query("FooterKey")}
+        await pilot.press(*"ok sure")  # typed in the message box: no dialog, nothing done
+        await settle(pilot, app)
+        assert app.composer.text == "ok sure" and app.screen is app.main_screen
+        # A letter typed while the list has the focus goes to the message box (d and s stay list keys).
+        app.composer.clear()
+        await pilot.press("ctrl+l", "o", "k")
+        assert isinstance(app.focused, Composer) and app.composer.text == "ok"
+        # Escape in a dialog closes the dialog first; the next one returns to the message box.
+        await pilot.press("ctrl+l", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, DetailScreen), what="details dialog")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is app.main_screen)
+        assert isinstance(app.focused, ReminderList)
+        await pilot.press("escape")
+        assert isinstance(app.focused, Composer)
+
+
+async def test_tab_reaches_the_chat_which_shows_it_has_the_focus(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("shift+tab")
+        assert isinstance(app.focused, ChatLog)
+        assert app.chat.styles.border_left[0] != app.composer.styles.border_left[0] or app.chat.has_focus
+        assert app.chat.styles.border_left[0] == "thick"  # the focused pane is marked
+
+
+async def fill_chat(app, n: int = 60) -> None:
+    await app.chat.mount_all([UserMessage(f"note line {i:02d}") for i in range(1, n + 1)])
+
+
+async def test_page_keys_scroll_while_typing_and_the_chat_stays_pinned(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await fill_chat(app)
+        await wait_until(pilot, lambda: app.chat.max_scroll_y > 0 and app.chat.scroll_y == app.chat.max_scroll_y,
+                         what="pinned to the newest")
+        app.composer.insert("half a thought")
+        await pilot.press("pageup", "pageup")
+        assert isinstance(app.focused, Composer) and app.composer.text == "half a thought"
+        assert app.chat.scroll_y < app.chat.max_scroll_y - 10
+        # Not pinned any more: what arrives does not pull the view down.
+        where = app.chat.scroll_y
+        await app.chat.mount(UserMessage("arrives while reading"))
+        await pilot.pause()
+        assert app.chat.scroll_y == where
+        await pilot.press("ctrl+end")
+        await wait_until(pilot, lambda: app.chat.scroll_y == app.chat.max_scroll_y)
+        await app.chat.mount(UserMessage("follows again"))
+        await wait_until(pilot, lambda: app.chat.scroll_y == app.chat.max_scroll_y, what="following again")
+        # Home/End on an empty message box jump through the chat; with text they move the cursor.
+        app.composer.clear()
+        await pilot.press("home")
+        await wait_until(pilot, lambda: app.chat.scroll_y == 0, what="top")
+        await pilot.press("end")
+        await wait_until(pilot, lambda: app.chat.scroll_y == app.chat.max_scroll_y, what="bottom")
+        await pilot.press("pageup")
+        await pilot.press(*["pagedown"] * 3)
+        await mount_and_check_followed(pilot, app)
+
+
+async def mount_and_check_followed(pilot, app) -> None:
+    await app.chat.mount(UserMessage("newest"))
+    await wait_until(pilot, lambda: app.chat.scroll_y == app.chat.max_scroll_y, what="paging down re-pins")
+
+
+async def test_mouse_wheel_scrolls_the_chat(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await fill_chat(app)
+        await wait_until(pilot, lambda: app.chat.scroll_y == app.chat.max_scroll_y > 0)
+        before = app.chat.scroll_y
+        await pilot._post_mouse_events([events.MouseScrollUp], ChatLog, offset=(5, 5))  # no public pilot wheel
+        await wait_until(pilot, lambda: app.chat.scroll_y < before, what="wheel scroll")
+
+
+async def test_sending_and_resizing_keep_the_newest_message_in_view(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await fill_chat(app)
+        await pilot.press("pageup", "pageup")  # reading old lines, then sending brings you back down
+        await type_and_send(pilot, app, "remember that zebra stripes are unique")
+        newest = list(app.chat.children)[-1]
+        for size in ((80, 24), (50, 15), (100, 30)):
+            await pilot.resize_terminal(*size)
+            await wait_until(pilot, lambda: app.chat.scroll_y == app.chat.max_scroll_y, what=f"pinned at {size}")
+            assert newest.region.bottom <= app.chat.region.bottom  # visible, not below the fold
+
+
+async def test_newline_key_and_enter_sends_both_lines(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"first", "ctrl+j", *"second")
+        assert app.composer.text == "first\nsecond"
+        await pilot.press("shift+enter", *"third")
+        assert app.composer.text == "first\nsecond\nthird"
+        await pilot.press("enter")
+        await settle(pilot, app)
+        stored = app.runtime.store.one("SELECT content FROM messages WHERE role = 'user'")[0]
+        assert stored == "first\nsecond\nthird"
+
+
+async def test_first_run_welcome_gives_way_once_you_type(tmp_path):
+    app = make_app(tmp_path, seed=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        text = app.query_one(Welcome).text
+        assert "remind me to" in text and "ANTHROPIC_API_KEY" in text and "ollama serve" in text
+        assert "No model connected" in text and "ctrl+r recap" in text and "f1" in text
+        assert not app.chat.display  # the welcome stands in for the (empty) chat
+        await pilot.press("h")
+        await wait_until(pilot, lambda: not app.query(Welcome) and app.chat.display, what="welcome gone")
+
+
+async def test_the_welcome_scrolls_in_a_small_terminal(tmp_path):
+    """At 50x15 the welcome was cut after its first paragraph and no key reached the rest."""
+    app = make_app(tmp_path, seed=False)
+    async with app.run_test(size=(50, 15)) as pilot:
+        await settle(pilot, app)
+        welcome = app.query_one(Welcome)
+        assert welcome.max_scroll_y > 0 and welcome.scroll_y == 0
+        await pilot.press("pagedown")
+        await wait_until(pilot, lambda: welcome.scroll_y > 0, what="welcome scrolled")
+        await pilot.press("ctrl+end")
+        await wait_until(pilot, lambda: welcome.scroll_y == welcome.max_scroll_y, what="welcome at its end")
+        assert app.query(Welcome)  # scrolling is not typing: the welcome stays
+
+
+async def test_no_welcome_once_something_is_stored(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        assert not app.query(Welcome)
+
+
+async def test_input_history_is_kept_between_launches(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await type_and_send(pilot, app, "remember that the spare key is under the pot")
+        await type_and_send(pilot, app, "two\nlines")
+    path = history_file()
+    assert path.stat().st_mode & 0o777 == 0o600
+    again = AssistantApp(Session(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")))
+    async with again.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, again)
+        await pilot.press("up")
+        assert again.composer.text == "two\nlines"
+        again.composer.move_cursor((0, 0))
+        await pilot.press("up")
+        assert again.composer.text == "remember that the spare key is under the pot"
+
+
+async def test_a_recalled_long_paste_is_walked_past_whole(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await type_and_send(pilot, app, "short one")
+        await type_and_send(pilot, app, "\n".join(f"note line {i:02d}" for i in range(60)))
+        await pilot.press("up")
+        assert app.composer.text.startswith("note line 00")
+        await pilot.press("up")  # unedited: straight to the entry before, wherever the cursor is
+        assert app.composer.text == "short one"
+        await pilot.press("down")
+        assert app.composer.text.startswith("note line 00")
+        await pilot.press("down")
+        assert app.composer.text == ""
+        await pilot.press("up", "x")  # edited: up and down move the cursor inside it again
+        await pilot.press("down")
+        assert app.composer.text.startswith("xnote line 00")  # still the edited entry
+
+
+def test_input_history_keeps_the_last_500(tmp_path):
+    from ui.history import InputHistory
+
+    history = InputHistory(tmp_path / "h.jsonl")
+    for i in range(520):
+        history.append(f"message {i}")
+    again = InputHistory(tmp_path / "h.jsonl")
+    assert again.load() == [f"message {i}" for i in range(20, 520)]
+
+
+async def test_theme_picked_in_the_palette_is_kept(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        app.theme = "nord"  # what the palette's theme picker does
+        await wait_until(pilot, lambda: app.runtime.settings.ui.theme == "nord", what="theme saved")
+    from assistant.paths import config_file
+
+    assert tomllib.loads(config_file().read_text())["ui"]["theme"] == "nord"
+    again = AssistantApp(Session(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")))
+    async with again.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, again)
+        assert again.theme == "nord"
+
+
+async def test_palette_and_help_come_from_one_table(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        provider = ActionCommands(app.screen)
+        hits = [hit async for hit in provider.discover()]
+        titles = [str(h.display) for h in hits]
+        assert len(titles) == len(set(titles))  # no "Quit" twice
+        assert "Conversations" in titles and "Theme" in titles and "Keys" not in titles
+        for hit in hits:
+            assert hit.help.split("  (")[0] != str(hit.display)  # a real description, not the title again
+        found = [str(h.match_display) async for h in provider.search("conversations")]
+        assert found and found[0].lower().startswith("conversations")
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        body = app.screen.query_one("#help-body")
+        text = app.screen.plain_text
+        for key in ("tab", "pageup", "ctrl+j", "ctrl+t", "escape", "ctrl+o", "ctrl+z"):
+            assert key in text, key
+        await pilot.press("pagedown")
+        await wait_until(pilot, lambda: body.scroll_y > 0, what="help scrolls at 80x24")
+
+
+def test_every_table_row_is_a_binding_or_handled_by_its_widget():
+    bound = {b.id for scope in ("app", "reminders", "conversations", "reader") for b in actions.bindings(scope)}
+    for row in actions.ACTIONS:
+        assert row.description and row.description != row.label
+        if row.action and row.key:
+            assert row.id in bound
+
+
+async def test_copy_the_last_answer(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+t")
+        assert "No answer to copy yet." in notices(app)
+        await type_and_send(pilot, app, "remember that I like tea")
+        await pilot.press("ctrl+t")
+        assert app.clipboard == "Okay, I'll remember that I like tea (#3)."
+
+
+async def test_user_and_stored_text_are_shown_literally(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await type_and_send(pilot, app, "remember that the gate code is *77* by the <side door>")
+        shown = [str(w.render()) for w in app.chat.query(".user-message, .answer, .tool-line")]
+        assert sum("*77* by the <side door>" in s for s in shown) == 3, shown  # message, tool line, answer
+
+
+async def test_narrow_terminal_folds_the_sidebar_into_one_line(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        assert not app.sidebar.display and app.bar.display
+        assert str(app.bar.render()).startswith("⏰ 2 reminders · 1 overdue · next: Call the plumber in 20 h")
+        footer = app.footer
+        assert sum(k.region.width for k in footer.query("FooterKey")) <= 80
+        await pilot.press("ctrl+b")
+        assert app.sidebar.display and isinstance(app.focused, ReminderList)
+        await pilot.press("escape")
+        assert not app.sidebar.display and isinstance(app.focused, Composer)
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        assert app.sidebar.display and not app.bar.display
+        await pilot.resize_terminal(50, 15)
+        await pilot.pause()
+        assert not app.sidebar.display
+        assert sum(k.region.width for k in app.footer.query("FooterKey")) <= 50
+
+
+async def test_closing_an_idle_conversation_does_not_delay_the_answer(tmp_path, monkeypatch):
+    """The model title of the idle conversation (up to 30 s with Ollama) is made in the background."""
+    import assistant.agent
+
+    calls = []
+
+    def slow_title(runtime, messages, use_model=True):
+        if use_model:
+            time.sleep(2.0)
+            calls.append("model")
+            return "Model title", "Model summary"
+        return "Quick title", "Quick summary"
+
+    monkeypatch.setattr(assistant.agent, "title_and_summary", slow_title)
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await type_and_send(pilot, app, "remember that I like tea")
+        app.runtime.clock.fixed = app.runtime.clock.fixed.replace(hour=16)  # two idle hours later
+        start = time.monotonic()
+        app.composer.insert("remember that I like coffee")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(app.chat.query(".answer")) == 2, what="second answer")
+        assert time.monotonic() - start < 1.5  # not held up by the 2 s title
+        first = app.runtime.store.one("SELECT title, ended_at FROM episodes ORDER BY id LIMIT 1 OFFSET 1")
+        assert first["ended_at"] is not None
+        await wait_until(pilot, lambda: calls, timeout=5, what="background title")
+        await settle(pilot, app)
+        title = app.runtime.store.one("SELECT title FROM episodes ORDER BY id LIMIT 1 OFFSET 1")[0]
+        assert title == "Model title"
+        await pilot.press("ctrl+n")  # ctrl+n closes at once too, with the quick title first
+        await wait_until(pilot, lambda: any(n.startswith("Saved “Remember that I like coffee”") for n in notices(app)), timeout=1.5)

@@ -1,0 +1,182 @@
+"""Reminders you can trust, in the app (issue 9, UI part): on-time notices with a clock the test moves,
+changes by another process noticed within 2 s, one notice at launch for what fell due while closed,
+the frozen clock in the status bar, undo, the selection following the reminder, the snooze and
+details dialogs."""
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+
+from assistant.session import Session
+from memory import knowledge
+from memory.clock import Clock
+from memory.store import Store
+from tests.conftest import T0, make_runtime
+from tests.ui_helpers import make_app, notices, settle, sidebar_text, wait_until
+from ui.app import AssistantApp
+from ui.screens import DetailScreen, SnoozeScreen
+from ui.widgets import Composer, ReminderList
+
+
+def other_process(app) -> Store:
+    """A second connection to the same file, as the CLI or a second window would have."""
+    return Store(app.runtime.store.path, Clock(UTC, app.runtime.clock.now()))
+
+
+async def test_reminder_written_elsewhere_is_noticed_and_announced_on_time(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        with other_process(app) as cli:
+            knowledge.remember(cli, "Stretch your legs",
+                               due_at=T0 + timedelta(seconds=30))
+        took = await wait_until(pilot, lambda: "Stretch your legs" in sidebar_text(app), timeout=3,
+                                what="sidebar refresh after another process wrote")
+        assert took < 2.0
+        assert not any("Stretch your legs" in n for n in notices(app))  # not due yet
+        app.runtime.clock.fixed = T0 + timedelta(seconds=30)  # the moment comes
+        took = await wait_until(pilot, lambda: any("Stretch your legs" in n for n in notices(app)), timeout=3,
+                                what="the notice")
+        assert took < 2.0
+        assert sum("Stretch your legs" in n for n in notices(app)) == 1
+
+
+async def test_timer_fires_at_the_due_instant_with_the_real_clock(tmp_path):
+    rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline", ASSISTANT_NOW="")
+    app = AssistantApp(Session(rt))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        due = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=2)
+        knowledge.remember(rt.store, "Tea is ready", due_at=due)
+        app.refresh_reminders()  # what a turn does after the model wrote a reminder
+        await wait_until(pilot, lambda: app._next_due == due, what="timer scheduled")
+        await wait_until(pilot, lambda: any("Tea is ready" in n for n in notices(app)), timeout=6, what="notice")
+        late = (datetime.now(UTC) - due).total_seconds()
+        assert -0.1 < late < 2.0
+
+
+async def test_what_fell_due_while_closed_is_announced_once_in_one_notice(tmp_path):
+    app = make_app(tmp_path)
+    knowledge.remember(app.runtime.store, "Water the plants", due_at=T0 - timedelta(hours=3))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        launch = [n for n in notices(app) if n.startswith("While the app was closed")]
+        assert len(launch) == 1
+        assert "2 reminders" in launch[0] and "Pay the rent" in launch[0] and "Water the plants" in launch[0]
+        await pilot.press("ctrl+q")
+    again = AssistantApp(Session(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")))
+    async with again.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, again)
+        assert not any(n.startswith("While the app was closed") for n in notices(again))
+    later = AssistantApp(Session(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline",
+                                              ASSISTANT_NOW=(T0 + timedelta(days=1)).isoformat())))
+    async with later.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, later)
+        [notice] = [n for n in notices(later) if n.startswith("While the app was closed")]
+        assert "Call the plumber" in notice and "Pay the rent" not in notice
+
+
+async def test_frozen_clock_is_shown_in_the_status_bar(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        assert "clock frozen at Sun Nov 22 14:00" in str(app.query_one("#status").render())
+
+
+async def test_done_offers_undo_for_ten_seconds(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+l", "d")
+        await settle(pilot, app)
+        assert "Pay the rent" not in sidebar_text(app)
+        assert any(n.startswith("Done: Pay the rent.") and "ctrl+z to undo" in n for n in notices(app))
+        await pilot.press("ctrl+z")
+        await settle(pilot, app)
+        assert "Pay the rent" in sidebar_text(app)
+        assert knowledge.get_memory(app.runtime.store, 2).done_at is None
+        # The highlight stayed on the plumber while the rent came back; after 10 s ctrl+z is the
+        # message box's own undo again and changes no reminder.
+        assert app.sidebar.selected.content == "Call the plumber"
+        await pilot.press("ctrl+l", "d")
+        await settle(pilot, app)
+        app._undo_until = time.monotonic() - 1
+        await pilot.press("escape", "ctrl+z")
+        await settle(pilot, app)
+        assert "Call the plumber" not in sidebar_text(app) and "Pay the rent" in sidebar_text(app)
+        assert isinstance(app.focused, Composer)
+
+
+async def test_selection_follows_the_reminder_not_the_row(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+l", "down")
+        assert app.sidebar.selected.content == "Call the plumber"
+        with other_process(app) as cli:  # lands above the highlighted row
+            knowledge.remember(cli, "Feed the cat", due_at=T0 + timedelta(hours=1))
+        # (While the rows are rebuilt nothing is highlighted, so a key pressed then acts on nothing.)
+        await wait_until(pilot, lambda: "Feed the cat" in sidebar_text(app) and app.sidebar.selected, timeout=3)
+        assert app.sidebar.selected.content == "Call the plumber"
+        await pilot.press("d")  # so d acts on what is highlighted
+        await settle(pilot, app)
+        assert knowledge.get_memory(app.runtime.store, 1).done_at is not None
+        assert knowledge.get_memory(app.runtime.store, 3).done_at is None
+
+
+async def test_snooze_dialog_stays_open_on_a_bad_date(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+l", "s")
+        await wait_until(pilot, lambda: isinstance(app.screen, SnoozeScreen))
+        await pilot.press(*"someday maybe", "enter")
+        await settle(pilot, app)
+        assert isinstance(app.screen, SnoozeScreen)
+        assert "someday maybe" in str(app.screen.query_one("#snooze-error").render())
+        field = app.screen.query_one("#snooze-when")
+        field.value = ""
+        await pilot.press(*"tomorrow at 8am", "enter")
+        await settle(pilot, app)
+        assert app.screen is app.main_screen
+        assert "Pay the rent\n  Mon Nov 23 08:00" in sidebar_text(app)
+        assert any(n.startswith("Snoozed to Mon Nov 23 08:00") for n in notices(app))
+
+
+async def test_keys_shown_in_the_details_dialog_work_there(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+l", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, DetailScreen))
+        assert "d: done · s: snooze" in str(app.screen.query("Static").last().render())
+        await pilot.press("s")
+        await wait_until(pilot, lambda: isinstance(app.screen, SnoozeScreen), what="snooze from details")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is app.main_screen)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, DetailScreen))
+        await pilot.press("d")
+        await settle(pilot, app)
+        assert "Pay the rent" not in sidebar_text(app)
+        assert isinstance(app.focused, ReminderList)
+
+
+async def test_desktop_notification_and_its_switch(tmp_path, monkeypatch):
+    import ui.desktop
+
+    sent = []
+    monkeypatch.setattr(ui.desktop, "notify_desktop", lambda title, body: sent.append(body) or True)
+    for enabled in (True, False):
+        sent.clear()
+        app = AssistantApp(Session(make_runtime(tmp_path / str(enabled), ASSISTANT_PROVIDER="offline",
+                                                ASSISTANT_UI__DESKTOP_NOTIFICATIONS=str(enabled).lower())))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot, app)
+            knowledge.remember(app.runtime.store, "Leave for the train", due_at=T0 + timedelta(seconds=5))
+            app.refresh_reminders()
+            await settle(pilot, app)
+            app.runtime.clock.fixed = T0 + timedelta(seconds=5)
+            await wait_until(pilot, lambda a=app: any("Leave for the train" in n for n in notices(a)), timeout=3)
+            await settle(pilot, app)
+            assert bool(sent) is enabled

@@ -1,0 +1,60 @@
+"""Helpers of the UI tests: a seeded app at a frozen clock, settling, polling (never sleeping)."""
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+
+from assistant.session import Session
+from memory import knowledge
+from memory.records import import_records
+from tests.conftest import make_runtime
+from ui.app import AssistantApp
+
+EPISODE = {"type": "episode", "id": "e1", "title": "Ski Trip Planning", "summary": "Budget for Breckenridge",
+           "outcome": "success", "started_at": "2026-11-22T11:00:00+00:00", "ended_at": "2026-11-22T11:30:00+00:00"}
+SKI_MESSAGES = [
+    {"type": "message", "episode_id": "e1", "role": "user", "created_at": "2026-11-22T11:00:00+00:00",
+     "content": "The Breckenridge lift pass costs 289 dollars a day"},
+    {"type": "message", "episode_id": "e1", "role": "assistant", "created_at": "2026-11-22T11:01:00+00:00",
+     "content": "Noted: lift passes at **289 dollars** a day."}]
+
+
+def make_app(tmp_path, seed: bool = True, messages: bool = False, **env) -> AssistantApp:
+    rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline", **env)
+    if seed:
+        knowledge.remember(rt.store, "Call the plumber", due_at="2026-11-23T10:00:00+00:00")
+        knowledge.remember(rt.store, "Pay the rent", due_at="2026-11-21T09:00:00+00:00")
+        import_records(rt.store, [json.dumps(EPISODE), *(json.dumps(m) for m in (SKI_MESSAGES if messages else []))])
+    return AssistantApp(Session(rt))
+
+
+async def settle(pilot, app) -> None:
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def wait_until(pilot, predicate: Callable[[], object], timeout: float = 5.0, what: str = "") -> float:
+    """Poll `predicate` while the app runs; returns the seconds it took. Fails after `timeout`."""
+    start = time.monotonic()
+    while not predicate():
+        if time.monotonic() - start > timeout:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what or predicate}")
+        await pilot.pause(0.02)
+    return time.monotonic() - start
+
+
+def sidebar_text(app) -> str:
+    """The reminder rows as shown (rows still being mounted count as empty)."""
+    return "\n".join(str(static.render()) for item in app.query("ReminderItem") for static in item.query("Static"))
+
+
+def notices(app) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+async def type_and_send(pilot, app, text: str) -> None:
+    app.composer.insert(text)
+    await pilot.press("enter")
+    await settle(pilot, app)

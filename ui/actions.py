@@ -1,0 +1,175 @@
+"""The one table of what the app can do: key bindings, footer, command palette and f1 help all
+come from here, so they cannot disagree (Posting's `Binding(id=, tooltip=)` plus a Provider).
+
+Each row names where its key works (`scope`): "app" keys are App bindings, "reminders" keys are
+bindings of the reminder list, and the rows with other scopes are handled by their widget and are
+listed here so that help shows them. Keys are rebindable by `id` under `[keymap]` in the config.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+
+@dataclass(frozen=True)
+class UiAction:
+    id: str  # binding id, the name to rebind it by
+    key: str  # default key(s), Textual spelling
+    action: str  # Textual action ("recap", "app.reminder_done"); empty for keys a widget handles itself
+    label: str  # short: footer and palette title
+    description: str  # one sentence: palette help and f1
+    scope: str = "app"  # app | reminders | composer | chat | conversations | dialogs
+    footer: int = 0  # 0 never, 1 always (narrow too), 2 only when wide
+    palette: bool = True
+    priority: bool = False
+
+    @property
+    def display_key(self) -> str:
+        return self.key.replace(",", " / ")
+
+
+ACTIONS: tuple[UiAction, ...] = (
+    # Anywhere on the main screen.
+    UiAction("quit", "ctrl+q", "quit", "Quit",
+             "Save this conversation (it gets a title) and leave", footer=1, priority=True),
+    UiAction("recap", "ctrl+r", "recap", "Recap",
+             "What happened in the last 48 hours: conversations (this one too), reminders, new memories",
+             footer=1),
+    UiAction("new-conversation", "ctrl+n", "new_conversation", "New chat",
+             "Save this conversation and start a fresh one", footer=2),
+    UiAction("conversations", "ctrl+o", "conversations", "Conversations",
+             "Browse and search past conversations; open one to read it or continue it", footer=2),
+    UiAction("focus-reminders", "ctrl+l", "focus_reminders", "Reminders",
+             "Move to the reminder list (d done, s snooze, enter details, escape back)", footer=2),
+    UiAction("toggle-sidebar", "ctrl+b", "toggle_sidebar", "Sidebar",
+             "Show or hide the reminder sidebar; on narrow screens, expand the one-line reminder bar",
+             footer=1),
+    UiAction("copy-answer", "ctrl+t", "copy_last_answer", "Copy answer",
+             "Copy the last answer to the clipboard (OSC 52; most terminals, over ssh too)", footer=2),
+    UiAction("undo", "ctrl+z", "undo", "Undo",
+             "Undo the last done or snooze, for 10 seconds after it", priority=True),
+    UiAction("consolidate", "ctrl+g", "consolidate", "Consolidate",
+             "Consolidate memories now with the local model, in the background"),
+    UiAction("help", "f1", "help", "Help", "List every key", footer=1),
+    UiAction("focus-composer", "escape", "focus_composer", "Back to typing",
+             "Close a dialog, or return the keyboard to the message box from anywhere", palette=False),
+    UiAction("chat-page-up", "pageup", "chat_page_up", "Scroll up",
+             "Scroll the chat up a page (also while typing); the mouse wheel scrolls too", palette=False),
+    UiAction("chat-page-down", "pagedown", "chat_page_down", "Scroll down",
+             "Scroll the chat down a page; at the bottom it follows new messages again", palette=False),
+    UiAction("chat-top", "ctrl+home", "chat_top", "Top of chat", "Jump to the first message of the chat",
+             palette=False),
+    UiAction("chat-bottom", "ctrl+end", "chat_bottom", "Newest message",
+             "Jump to the newest message and follow new ones again"),
+    UiAction("change-theme", "", "change_theme", "Theme", "Pick a colour theme (kept for the next launch)"),
+    UiAction("command-palette", "ctrl+p", "", "Commands", "Open the command palette: every action, searchable",
+             palette=False),
+    # The message box.
+    UiAction("send", "enter", "", "Send", "Send the message", scope="composer", palette=False),
+    UiAction("newline", "ctrl+j,shift+enter", "", "New line",
+             "Start a new line in the message (shift+enter where the terminal reports it); pastes keep theirs",
+             scope="composer", palette=False),
+    UiAction("history", "up,down", "", "History",
+             "Walk through what you sent before (the last 500, kept between launches)", scope="composer",
+             palette=False),
+    UiAction("chat-ends", "home,end", "", "Top / newest",
+             "On an empty message box: jump to the top of the chat / the newest message", scope="composer",
+             palette=False),
+    UiAction("next-area", "tab,shift+tab", "", "Next area",
+             "Move between the message box, the chat and the reminder list", scope="composer", palette=False),
+    # The chat, when it has the focus (tab from the message box).
+    UiAction("chat-scroll", "up,down,home,end", "", "Scroll", "Scroll the chat line by line, or to either end",
+             scope="chat", palette=False),
+    # The reminder list (ctrl+l).
+    UiAction("reminder-done", "d", "app.reminder_done", "Done",
+             "Mark the highlighted reminder done (ctrl+z undoes it)", scope="reminders", footer=1, palette=False),
+    UiAction("reminder-snooze", "s", "app.reminder_snooze", "Snooze",
+             "Give the highlighted reminder a new time (\"tomorrow 9am\", \"in 2 hours\")", scope="reminders",
+             footer=1, palette=False),
+    UiAction("reminder-back", "escape", "app.focus_composer", "Back", "Back to the message box",
+             scope="reminders", footer=1, palette=False),
+    UiAction("reminder-open", "enter", "", "Details", "Show the highlighted reminder (d and s work there too)",
+             scope="reminders", palette=False),
+    UiAction("reminder-move", "up,down", "", "Move", "Move through the reminders; typing a letter goes back "
+             "to the message box", scope="reminders", palette=False),
+    # The Conversations screen.
+    UiAction("conversation-filter", "", "", "Filter", "Type to search past conversations by what was said",
+             scope="conversations", palette=False),
+    UiAction("conversation-read", "enter", "", "Read", "Open the highlighted conversation to read it",
+             scope="conversations", palette=False),
+    UiAction("conversation-move", "up,down", "", "Move", "Move through the list while typing the filter",
+             scope="conversations", palette=False),
+    UiAction("conversation-continue", "ctrl+o", "continue_conversation", "Continue",
+             "Continue the highlighted conversation as the current one", scope="conversations", footer=1,
+             palette=False),
+    UiAction("conversation-close", "escape", "close", "Close", "Back to the chat", scope="conversations",
+             footer=1, palette=False),
+    # Reading one conversation.
+    UiAction("reader-continue", "c,ctrl+o", "continue_conversation", "Continue",
+             "Continue this conversation as the current one", scope="reader", footer=1, palette=False),
+    UiAction("reader-close", "escape", "close", "Back", "Back to the list of conversations", scope="reader",
+             footer=1, palette=False),
+    # Every dialog.
+    UiAction("dialog-close", "escape", "", "Close", "Close the dialog; a second escape returns to the message box",
+             scope="dialogs", palette=False),
+    UiAction("dialog-scroll", "pageup,pagedown", "", "Scroll", "Scroll a long dialog (recap, help)",
+             scope="dialogs", palette=False),
+)
+
+SCOPE_TITLES = {
+    "app": "Anywhere",
+    "composer": "In the message box",
+    "chat": "In the chat",
+    "reminders": "In the reminder list",
+    "conversations": "In Conversations",
+    "reader": "Reading a conversation",
+    "dialogs": "In dialogs",
+}
+
+
+def bindings(scope: str) -> list[Binding]:
+    """The Textual bindings of one scope (rows with an action and a key)."""
+    out = []
+    for a in ACTIONS:
+        if a.scope != scope or not a.action or not a.key:
+            continue
+        out.append(Binding(a.key, a.action, a.label, show=a.footer > 0, priority=a.priority, id=a.id,
+                           tooltip=a.description))
+    return out
+
+
+def narrow_ids() -> frozenset[str]:
+    """Binding ids the footer keeps on a narrow terminal."""
+    return frozenset(a.id for a in ACTIONS if a.footer == 1)
+
+
+def footer_rank(action_id: str | None) -> tuple[int, int]:
+    """Footer order: essential keys (footer=1) before the rest, then table order."""
+    for index, a in enumerate(ACTIONS):
+        if a.id == action_id:
+            return (a.footer if a.footer else 3, index)
+    return (3, len(ACTIONS))
+
+
+def palette_actions() -> list[UiAction]:
+    return [a for a in ACTIONS if a.palette and a.action]
+
+
+def help_rows(keymap: dict[str, str] | None = None) -> list[tuple[str, list[tuple[str, str]]]]:
+    """(section title, [(keys, description)]) for f1, with the user's keymap applied."""
+    keymap = keymap or {}
+    sections: dict[str, list[tuple[str, str]]] = {scope: [] for scope in SCOPE_TITLES}
+    for a in ACTIONS:
+        key = keymap.get(a.id, a.key)
+        # No key of its own: reached from the palette (ctrl+p), or by typing (the Conversations filter).
+        shown = key.replace(",", " / ") if key else ("(type)" if a.id == "conversation-filter" else "(ctrl+p)")
+        sections[a.scope].append((shown, a.description))
+    return [(SCOPE_TITLES[scope], rows) for scope, rows in sections.items() if rows]
+
+
+def key_for(action_id: str, keymap: dict[str, str] | None = None) -> str:
+    """The key currently bound to an action id (for hints written in prose)."""
+    row = next(a for a in ACTIONS if a.id == action_id)
+    key = (keymap or {}).get(action_id, row.key)
+    return key.split(",")[0]
