@@ -31,9 +31,9 @@ class Parser(argparse.ArgumentParser):
 
 def _common(json_flag: bool = True) -> argparse.ArgumentParser:
     parent = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
-    parent.add_argument("--db", help="database file (default: user data dir; env ASSISTANT_DB)")
+    parent.add_argument("--db", type=_path_text, help="database file (default: user data dir; env ASSISTANT_DB)")
     parent.add_argument("--now", help="freeze the clock at this ISO 8601 instant (env ASSISTANT_NOW)")
-    parent.add_argument("--config", help="config file (env ASSISTANT_CONFIG)")
+    parent.add_argument("--config", type=_path_text, help="config file (env ASSISTANT_CONFIG)")
     if json_flag:
         parent.add_argument("--json", action="store_true", help="print JSON")
     return parent
@@ -140,6 +140,7 @@ def main(argv: list[str] | None = None, launch: Callable[[Runtime], int] | None 
     """Run one command; with no command, `launch` (given by the ui package) starts the TUI."""
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        _check_text(argv)
         args = build_parser().parse_args(argv)
         from assistant.logs import setup_logging
 
@@ -153,11 +154,16 @@ def main(argv: list[str] | None = None, launch: Callable[[Runtime], int] | None 
                     # Without a terminal the TUI cannot read keys and would spin; say what works instead.
                     raise InvalidInput("the terminal UI needs a terminal on stdin and stdout; for one message "
                                        "without it use: assistant chat \"...\" (assistant --help lists the rest)")
+                from memory.store import check_launch
+
+                check_launch(str(settings.db_path()))  # one line here, not a blank app
                 if launch is None:
                     print("assistant: the terminal UI is not available here; see assistant --help", file=sys.stderr)
                     return EXIT_FAILURE
                 return launch(runtime)
-            return args.handler(runtime, args) or 0
+            status = args.handler(runtime, args) or 0
+            sys.stdout.flush()  # a full disk or closed pipe is reported here, not lost at exit
+            return status
         finally:
             runtime.close()
     except (InvalidInput, BadInput) as exc:
@@ -170,7 +176,12 @@ def main(argv: list[str] | None = None, launch: Callable[[Runtime], int] | None 
         print("assistant: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        _silence_stdout()
         return 0
+    except OSError as exc:  # the output cannot be written (a full disk): say so, never report success
+        _silence_stdout()
+        _line(f"cannot write the output: {exc.strerror or exc}")
+        return EXIT_FAILURE
     except Exception as exc:  # last line of defence: one clear line, never a traceback
         from memory.sqlite import Error as SQLiteError
 
@@ -179,10 +190,34 @@ def main(argv: list[str] | None = None, launch: Callable[[Runtime], int] | None 
             return EXIT_FAILURE
         import logging
 
-        logging.getLogger("assistant").error("unexpected error", exc_info=True)
+        logging.getLogger("assistant").error("unexpected error", exc_info=True, extra={"quiet": True})
         _log_crash()
         _line(f"unexpected error: {type(exc).__name__}: {exc} (details in the log)")
         return EXIT_FAILURE
+
+
+def _path_text(value: str) -> str:
+    if not value.strip():
+        raise argparse.ArgumentTypeError("an empty path names no file")
+    return value
+
+
+def _check_text(argv: list[str]) -> None:
+    """Arguments that are not valid UTF-8 reach Python as lone surrogates and would fail deep inside;
+    refuse them here, naming which one."""
+    for position, arg in enumerate(argv, 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidInput(f"argument {position} is not valid UTF-8 text") from None
+
+
+def _silence_stdout() -> None:
+    """After a failed write, point stdout at /dev/null so the interpreter's exit flush stays quiet."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _line(text: str) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 from assistant.runtime import Runtime
 from assistant.terminal import json_text, visible
 from memory import episodes, knowledge, reminders
-from memory.errors import InvalidInput
+from memory.errors import InvalidInput, StoreError
 
 
 def emit(args: argparse.Namespace, data: Any, text: str | Callable[[], str]) -> None:
@@ -153,6 +153,7 @@ def cmd_export(runtime: Runtime, args: argparse.Namespace) -> int:
     if getattr(args, "ics", None):
         return _export_ics(runtime, args)
     salvage = Salvage()
+    store = _readable_store(runtime)
     if args.file and args.file != "-":
         import io
 
@@ -161,7 +162,7 @@ def cmd_export(runtime: Runtime, args: argparse.Namespace) -> int:
         def write(out) -> int:
             text = io.TextIOWrapper(out, encoding="utf-8")
             try:
-                return write_export(runtime.store, text, salvage)
+                return write_export(store, text, salvage)
             finally:
                 text.flush()
                 text.detach()  # write_private closes the file itself
@@ -169,12 +170,31 @@ def cmd_export(runtime: Runtime, args: argparse.Namespace) -> int:
         count = write_private(args.file, write)
         note(f"Exported {count} records to {args.file}")
     else:
-        count = write_export(runtime.store, sys.stdout, salvage)
+        count = write_export(store, sys.stdout, salvage)
     if salvage.count or salvage.unreadable_tables:
         # A damaged store: everything readable is out; say what is missing, and fail so scripts notice.
         note(f"assistant: the database is damaged: {salvage.describe()}; the other {count} records were exported")
         return 1
     return 0
+
+
+def _readable_store(runtime: Runtime):
+    """The store, or, when a damaged file cannot be opened for writing (a failed upgrade check, a
+    truncated file), the same file opened read-only, so export can still save what is readable."""
+    from memory.store import Store
+
+    try:
+        return runtime.store
+    except StoreError as damaged:
+        path = runtime.settings.db_path()
+        try:
+            store = Store(path, runtime.clock, read_only=True)
+            store.one("SELECT count(*) FROM sqlite_master")
+        except StoreError:
+            raise StoreError(f"nothing in {path} can be read: {str(damaged).split('(', 1)[-1].split(')')[0]} in its "
+                             "list of tables, so no row can be found; only a backup copy can bring it back") from None
+        runtime.__dict__["store"] = store  # closed with the runtime
+        return store
 
 
 def _export_ics(runtime: Runtime, args: argparse.Namespace) -> int:
@@ -195,11 +215,7 @@ def cmd_import(runtime: Runtime, args: argparse.Namespace) -> int:
     from memory.calendar import import_calendar, looks_like_calendar
     from memory.records import import_records
 
-    path = Path(args.file)
-    try:
-        text = sys.stdin.read() if args.file == "-" else path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInput(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    text = _read_import(args.file)
     if looks_like_calendar(args.file, text):
         result = import_calendar(runtime.store, text)
         emit(args, {"imported": result.to_json()}, result.describe())
@@ -221,6 +237,33 @@ def cmd_import(runtime: Runtime, args: argparse.Namespace) -> int:
         _backlog_note(runtime)
     emit(args, {"imported": counts, "already_present": present}, text)
     return 0
+
+
+IMPORT_LINE_LIMIT = 16 * 1024 * 1024  # one record; a longer line is not something we wrote
+
+
+def _read_import(name: str) -> str:
+    """The text of an import file (or "-", stdin), refused with one clear line when it is a device
+    or directory, is not UTF-8, or has a line no record could need (/dev/zero would fill memory)."""
+    import stat
+
+    path = Path(name)
+    label = "standard input" if name == "-" else str(path)
+    try:
+        if name != "-" and not stat.S_ISREG(path.stat().st_mode):
+            raise InvalidInput(f"cannot import {path}: not a regular file")
+        with (open(sys.stdin.fileno(), encoding="utf-8", closefd=False) if name == "-"
+              else path.open(encoding="utf-8")) as stream:
+            lines = []
+            while line := stream.readline(IMPORT_LINE_LIMIT + 1):
+                if len(line) > IMPORT_LINE_LIMIT:
+                    raise InvalidInput(f"cannot import {label}: line {len(lines) + 1} is longer than "
+                                       f"{IMPORT_LINE_LIMIT // 2**20} MB; nothing was imported")
+                lines.append(line)
+    except (OSError, UnicodeDecodeError) as exc:
+        why = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else exc.strerror or exc
+        raise InvalidInput(f"cannot read {label}: {why}") from None
+    return "".join(lines)
 
 
 def _embed_backlog(runtime: Runtime) -> int:

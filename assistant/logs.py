@@ -28,6 +28,8 @@ class _PrivateRotatingFile(logging.handlers.RotatingFileHandler):
 
 class _StderrLine(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
+        if getattr(record, "quiet", False):  # the caller says it in its own words
+            return
         from assistant.terminal import visible
 
         print(f"assistant: warning: {visible(' '.join(record.getMessage().split()))}", file=sys.stderr)

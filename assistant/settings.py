@@ -171,6 +171,7 @@ def _validate(settings: Settings, source: str) -> None:
         except InvalidInput as exc:
             raise SettingsError(f"{source}: {exc}") from None
     c, p, o = settings.consolidation, settings.prompt, settings.ollama
+    _check_host(o.host, f"{source}: ollama.host")
     ranges = [  # (name, value, low, high): a value outside is named with where it came from
         ("max_tokens", settings.max_tokens, 1, 200_000), ("max_tool_rounds", settings.max_tool_rounds, 1, 50),
         ("idle_gap_minutes", settings.idle_gap_minutes, 1, 60 * 24 * 30),
@@ -195,6 +196,20 @@ def _validate(settings: Settings, source: str) -> None:
     for name in ("similarity_threshold", "supersession_similarity"):
         if not 0 < getattr(c, name) < 1:
             raise SettingsError(f"{source}: consolidation.{name} must be between 0 and 1")
+
+
+def _check_host(host: str, where: str) -> None:
+    """An Ollama address the client can use: http(s)://host[:port], or host[:port]."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(host if "://" in host else f"http://{host}")
+        parts.port  # noqa: B018  # reading it checks it
+        good = parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        good = False
+    if not good:
+        raise SettingsError(f"{where}: {host[:80]!r} is not an address such as http://127.0.0.1:11434")
 
 
 def _env_layers(env: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:

@@ -62,13 +62,14 @@ from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from memory.clock import parse_stored, to_utc_iso, zone_name
+from memory.clock import check_instant, parse_stored, to_utc_iso, zone_name
 from memory.dates import localize
-from memory.errors import ImportFailed
+from memory.errors import ImportFailed, InvalidInput
 from memory.files import write_private
 from memory.knowledge import SELECT_MEMORY, Memory, check_content, next_sequence
 from memory.recurrence import Recurrence, format_rule, parse_rule
 from memory.store import Store
+from memory.text import CONTROL
 
 PRODID = "-//assistant//memory reminders//EN"
 ALL_DAY_TIME = time(9, 0)  # when an all-day item without an alarm is due
@@ -136,7 +137,8 @@ def _event(memory: Memory, uid: str, start: datetime, stamp: datetime) -> Any:
     event.add("UID", uid)
     event.add("DTSTAMP", stamp)
     event.add("DTSTART", start)
-    summary, _, description = memory.content.partition("\n")
+    # A calendar app shows these raw: control characters (escape sequences, bidi overrides) go.
+    summary, _, description = CONTROL.sub("\ufffd", memory.content.replace("\r\n", "\n")).partition("\n")
     event.add("SUMMARY", summary)
     if description.strip():
         event.add("DESCRIPTION", description)
@@ -801,7 +803,12 @@ def _unreadable(text: str, blocks: list[_Block], error: ValueError) -> ImportFai
 
 def import_calendar(store: Store, text: str) -> CalendarImport:
     """Import VEVENT/VTODO items as reminders; a bad item raises ImportFailed and nothing is written."""
-    items, ours = read_calendar(text, store.clock.zone)
+    try:
+        items, ours = read_calendar(text, store.clock.zone)
+    except RecursionError:
+        raise ImportFailed(1, "components are nested too deeply to be a calendar") from None
+    except OverflowError:
+        raise ImportFailed(1, "a date is out of range") from None
     now = store.clock.now()
     result = CalendarImport()
     series: dict[str, _Item] = {}
@@ -827,7 +834,7 @@ def import_calendar(store: Store, text: str) -> CalendarImport:
             result.cancelled += 1
         elif item.completed:
             result.completed += 1
-        elif (plan := _plan(uid, item, overrides.get(uid, []), now, ours)) is None:
+        elif (plan := _checked_plan(uid, item, overrides.get(uid, []), now, ours)) is None:
             result.past += 1
         else:
             plans.append(plan)
@@ -847,6 +854,19 @@ def import_calendar(store: Store, text: str) -> CalendarImport:
                 raise ImportFailed(plan.item.block.line, f"{plan.item.label}: {exc}") from exc
             result.imported += 1
     return result
+
+
+def _checked_plan(uid: str, item: _Item, overrides: list[_Item], now: datetime, ours: bool) -> _Plan | None:
+    """_plan, with every instant it yields inside the years the store keeps."""
+    try:
+        plan = _plan(uid, item, overrides, now, ours)
+        for instant in (plan.due_at, plan.occurrence_at) if plan else ():
+            if instant:
+                check_instant(parse_stored(instant), "due date")
+        return plan
+    except (InvalidInput, OverflowError, ValueError) as exc:
+        why = "a date out of range" if isinstance(exc, OverflowError) else str(exc)
+        raise ImportFailed(item.block.line, f"{item.label}: {why}") from None
 
 
 def _insert(store: Store, plan: _Plan) -> None:

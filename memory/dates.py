@@ -84,7 +84,7 @@ def parse_due(phrase: str, now: datetime, zone: tzinfo) -> datetime:
         raw = offset.group(1)
         amount = _NUMBER_WORDS[raw] if raw in _NUMBER_WORDS else float(raw)
         unit = timedelta(minutes=1) if offset.group(2).startswith("m") else timedelta(hours=1)
-        if amount * unit > timedelta(days=365 * 200):
+        if amount > timedelta(days=365 * 200) / unit:  # compared before multiplying, which overflows
             raise DateParseError(phrase, "too far away")
         try:
             return _checked(phrase, (now.astimezone(UTC) + amount * unit).replace(microsecond=0))

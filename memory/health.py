@@ -11,7 +11,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from memory.schema import SCHEMA_VERSION
+from memory.errors import InvalidInput, StoreError
 from memory.sqlite import DatabaseError, connect
+from memory.store import check_file
 
 TABLES = {"knowledge": "memories", "messages": "messages", "episodes": "conversations", "summaries": "summaries"}
 
@@ -26,11 +28,18 @@ class Health:
     schema_version: int | None = None
     counts: dict[str, int | None] = field(default_factory=dict)
     pending_embeddings: int | None = None
+    readable: bool = True  # its list of tables can be read, so export can save rows
+    store_file: bool = True  # False: the path names a pipe, a folder or a file that is not SQLite
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
     def recovery(self) -> str:
+        if not self.store_file:
+            return "Give --db the path of an assistant database."
+        if not self.readable:
+            return (f"Nothing in {self.path} can be read, not even its list of tables, so no row can be saved "
+                    "from it; only a backup copy can bring it back.")
         return (f"To recover: `assistant export --db {self.path} saved.jsonl` saves every readable row; move "
                 f"{self.path} aside; `assistant import saved.jsonl` builds a new store from it.")
 
@@ -39,6 +48,10 @@ def check(path: str, max_messages: int = 20) -> Health:
     """A report on the file at `path`; never raises for a damaged or missing file."""
     if not os.path.exists(path):
         return Health(path, False, [f"{path} does not exist"])
+    try:
+        check_file(path)  # a pipe would hang the open; a text file is not a store
+    except (InvalidInput, StoreError) as exc:
+        return Health(path, False, [str(exc)], readable=False, store_file=False)
     info = os.stat(path)
     health = Health(path, True, size_bytes=info.st_size, mode=f"{stat.S_IMODE(info.st_mode):04o}")
     if stat.S_IMODE(info.st_mode) & 0o077:
@@ -48,7 +61,7 @@ def check(path: str, max_messages: int = 20) -> Health:
         health.schema_version = db.execute("PRAGMA user_version").fetchone()[0]
         found = [row[0] for row in db.execute(f"PRAGMA integrity_check({max_messages})").fetchall()]
     except DatabaseError as exc:
-        health.ok = False
+        health.ok = health.readable = False
         health.problems.append(f"{path} cannot be read as a database ({exc})")
         return health
     if found != ["ok"]:

@@ -245,8 +245,15 @@ def completions(store: Store, memory_id: int) -> list[dict[str, str]]:
 
 
 def snooze(store: Store, memory_id: int, when: str | datetime, allow_past: bool = False) -> Memory:
-    """A new due date for this occurrence; one that has passed is refused unless allowed."""
-    return update_memory(store, memory_id, due_at=when, allow_past=allow_past)
+    """A new due date for this occurrence; one that has passed is refused unless allowed, and so is a
+    reminder already done (snoozing it would leave a done reminder with a new due date)."""
+    with store.transaction():
+        current = get_memory(store, memory_id)
+        if current.due_at is None:
+            raise InvalidInput(f"#{memory_id} is not a reminder; nothing to snooze")
+        if current.done_at is not None:
+            raise InvalidInput(f"reminder #{memory_id} is already done; nothing to snooze")
+        return update_memory(store, memory_id, due_at=when, allow_past=allow_past)
 
 
 def mark_done(store: Store, memory_id: int) -> Memory:

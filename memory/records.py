@@ -300,7 +300,7 @@ class _Importer:
             "kind": check_kind(r.get("kind") or ("reminder" if due else "note")),
             "content": check_content(r["content"]),
             "importance": check_importance(r.get("importance", 3) if r.get("importance") is not None else 3),
-            "private": int(bool(r.get("private", False))), "due_at": due,
+            "private": int(_flag(r, "private")), "due_at": due,
             "reminded_at": self.instant(r, "reminded_at"), "done_at": self.instant(r, "done_at"),
             "message_ids": json.dumps(message_ids), "sequence": sequence, "created_at": created,
             "updated_at": self.instant(r, "updated_at") or created, "relation": _text_or_none(r, "relation"),
@@ -399,6 +399,13 @@ def _recurrence(value: Any) -> str | None:
     return recurrence.to_text()
 
 
+def _flag(record: dict[str, Any], name: str) -> bool:
+    value = record.get(name, False)
+    if not isinstance(value, bool):  # "no" is a true string: refuse rather than guess about privacy
+        raise InvalidInput(f"{name} must be true or false, not {value!r}"[:120])
+    return value
+
+
 def _text_or_none(record: dict[str, Any], name: str) -> str | None:
     value = record.get(name)
     if value is not None and not isinstance(value, str):
@@ -408,6 +415,7 @@ def _text_or_none(record: dict[str, Any], name: str) -> str | None:
 
 def parse_lines(lines: Iterable[str]) -> list[tuple[int, dict[str, Any]]]:
     records = []
+    first_line: dict[tuple[str, Any], int] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -415,10 +423,23 @@ def parse_lines(lines: Iterable[str]) -> list[tuple[int, dict[str, Any]]]:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ImportFailed(number, f"not valid JSON ({exc.msg})") from exc
+        except RecursionError:
+            raise ImportFailed(number, "nested too deeply to be a record") from None
         if not isinstance(record, dict):
             raise ImportFailed(number, "a record must be a JSON object")
         if record.get("type") not in TYPES:
             raise ImportFailed(number, f"type must be one of {', '.join(TYPES)}, not {record.get('type')!r}")
+        if "\\ud" in line.lower():  # an escaped lone surrogate is valid JSON but not text SQLite can keep
+            try:
+                json.dumps(record, ensure_ascii=False).encode("utf-8")
+            except UnicodeEncodeError:
+                raise ImportFailed(number, "holds text that is not valid Unicode (a lone surrogate)") from None
+        key = (record["type"], record.get("id"))
+        if key[1] is not None:
+            if key in first_line:
+                raise ImportFailed(number, f"{key[0]} id {key[1]!r} appears twice in the file (first on line "
+                                           f"{first_line[key]}): references to it would be ambiguous")
+            first_line[key] = number
         records.append((number, record))
     return records
 

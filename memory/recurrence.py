@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta, timezone, tzinfo
 from typing import Any
 
-from memory.clock import MAX_YEAR, MIN_YEAR, zone_name
+from memory.clock import MAX_YEAR, MIN_YEAR, posix_zone, zone_name
 from memory.dates import LATE_PARTS, PART, PARTS_OF_DAY, localize, take_time
-from memory.errors import DateParseError
+from memory.errors import DateParseError, InvalidInput
 
 # Words that make a due phrase a rule rather than one instant.
 _RULE_WORDS = re.compile(r"\b(every|each|daily|weekly|monthly|yearly|annually|fortnightly|weekdays|weekends)\b")
@@ -132,6 +132,10 @@ class Recurrence:
         try:
             return ZoneInfo(self.zone)
         except (ZoneInfoNotFoundError, ValueError):
+            pass
+        try:  # a POSIX rule taken from $TZ
+            return posix_zone(self.zone)
+        except InvalidInput:
             return UTC
 
     def _rrule(self):

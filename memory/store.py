@@ -14,6 +14,49 @@ from memory.schema import migrate
 from memory.sqlite import DatabaseError, connect
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def check_file(path: str) -> int | None:
+    """Refuse, before SQLite touches it, a path naming a directory, a device or a pipe (opening a FIFO
+    would hang) or a file that is not SQLite; return the schema version in its header (None: no file yet)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StoreError(f"the database {path} cannot be read ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InvalidInput(f"the database {path} is not a regular file; give --db a file path")
+    if info.st_size == 0:
+        return None  # an empty file becomes a new store
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(100)
+    except OSError as exc:
+        raise StoreError(f"the database {path} cannot be read ({exc.strerror or exc})") from None
+    if header[:16] != SQLITE_HEADER:
+        raise InvalidInput(f"{path} is not a database of this assistant (not an SQLite file); "
+                           "give --db another path, or move the file aside")
+    return int.from_bytes(header[60:64], "big") if len(header) >= 64 else 0  # PRAGMA user_version
+
+
+def check_launch(path: str) -> None:
+    """What the app needs before its first frame, read from the file's header without opening it:
+    a store it can write (it saves every message typed) and not from a newer version."""
+    from memory.schema import SCHEMA_VERSION
+
+    version = check_file(path)
+    if version is None:
+        return
+    if version > SCHEMA_VERSION:
+        raise StoreError(f"the database {path} is from a newer version of assistant (schema {version} > "
+                         f"{SCHEMA_VERSION}); upgrade assistant to open it")
+    if not os.stat(path).st_mode & stat.S_IWUSR:  # as Store reads it (root can write anything)
+        raise StoreError(f"the database {path} is read-only, and the app saves everything you type; make it "
+                         "writable (chmod u+w), or read it with `assistant reminders`, `recall` or `export`")
+
+
 class Store:
     """An open memory database.
 
@@ -22,11 +65,15 @@ class Store:
     use of its connection.
     """
 
-    def __init__(self, path: str | os.PathLike[str], clock: Clock | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str], clock: Clock | None = None, read_only: bool = False) -> None:
         self.path = str(Path(path).expanduser()) if str(path) != ":memory:" else ":memory:"
         self.clock = clock or Clock()
+        if self.path != ":memory:":
+            check_file(self.path)
         # A store whose file the user made read-only (chmod 0400) is opened read-only and kept so.
-        self.read_only = self.path != ":memory:" and Path(self.path).exists() and not self._writable_mode()
+        # read_only=True: open without migrating or writing (saving what can be read from a damaged file).
+        self.read_only = self.path != ":memory:" and Path(self.path).exists() and (
+            read_only or not self._writable_mode())
         if self.path != ":memory:" and not self.read_only:
             self._create_private()
         try:

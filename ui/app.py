@@ -23,6 +23,7 @@ from textual.binding import BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
+from textual.worker import Worker, WorkerState
 from textual.widgets import Markdown, TextArea
 
 from assistant.events import Done, Failed, Notice, TextDelta, ToolCall, ToolResult
@@ -30,7 +31,7 @@ from assistant.paths import history_file
 from assistant.runtime import Runtime
 from assistant.session import MessageView, ReminderChange, ReminderView, Session
 from assistant.settings import SettingsError, save_setting
-from memory.errors import InvalidInput
+from memory.errors import InvalidInput, StoreError
 from ui import actions
 from ui.history import InputHistory
 from ui.screens import ConversationScreen, ConversationsScreen, DetailScreen, HelpScreen, RecapScreen, SnoozeScreen
@@ -108,6 +109,9 @@ class AssistantApp(App[int]):
         self._next_due: datetime | None = None
         self._data_version: int | None = None
         self._polling = False
+        self._last_failure = ""
+        self._ending = False
+        self.exit_line = ""  # the one line printed when the app had to end
         self.narrow = False
         self.sidebar_open = True  # wide terminals: the user's choice (ctrl+b)
         self.bar_expanded = False  # narrow terminals: the one-line bar opened into the full list
@@ -187,7 +191,7 @@ class AssistantApp(App[int]):
         """Run slow follow-up work (a model-written title) in a thread worker; callable from any thread."""
         def start() -> None:
             self.run_worker(job, thread=True, group="background", exit_on_error=False,
-                            description="background follow-up")
+                            description="finish a background task")
 
         if threading.get_ident() == self._thread:
             start()
@@ -206,13 +210,39 @@ class AssistantApp(App[int]):
 
     # -- start-up ---------------------------------------------------------------------------
 
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A background job that failed says so: a store that cannot be used ends the app with one
+        line (nothing could be saved); anything else is a notice, with the details in the log."""
+        if event.state != WorkerState.ERROR:
+            return
+        error = event.worker.error
+        from memory.sqlite import DatabaseError, OperationalError
+
+        path = self.runtime.settings.db_path()
+        if isinstance(error, DatabaseError) and not isinstance(error, OperationalError):  # not "locked"
+            error = StoreError(f"the database {path} cannot be read ({error}); `assistant doctor --db {path}` "
+                               "checks it and `assistant export` saves what can be read")
+        if isinstance(error, StoreError) or (isinstance(error, InvalidInput) and event.worker.group == "start"):
+            if not self._ending:  # several jobs fail on the same store: one line
+                self._ending = True
+                self.exit_line = f"assistant: {one_line(str(error), 400)}"
+                self.exit(return_code=1, message=self.exit_line)
+            return
+        import logging
+
+        logging.getLogger("assistant.ui").error("%s failed", event.worker.description, exc_info=error)
+        text = f"Could not {event.worker.description}: {one_line(str(error)) or type(error).__name__} (details in the log)"
+        if text != self._last_failure:  # a job run every second that keeps failing says it once
+            self._last_failure = text
+            self.say(text, severity="error", timeout=8)
+
     @work(thread=True, exclusive=True, group="connect", exit_on_error=False, description="choose the chat model")
     def connect(self) -> None:
         self.session.connect()
         self.call_from_thread(self.update_status)
         self.session.warm_up()  # load the embedder in the background, after the first frame
 
-    @work(thread=True, exclusive=True, group="start", exit_on_error=False, description="first screen")
+    @work(thread=True, exclusive=True, group="start", exit_on_error=False, description="show the first screen")
     def load_start(self) -> None:
         first = self.session.is_first_run()
         messages = [] if first else self.session.current_messages()
@@ -229,7 +259,7 @@ class AssistantApp(App[int]):
         elif messages and not self.chat.children:
             await self.show_transcript(messages)
 
-    @work(thread=True, exclusive=True, group="idle-check", exit_on_error=False, description="idle check")
+    @work(thread=True, exclusive=True, group="idle-check", exit_on_error=False, description="check whether to consolidate")
     def maybe_consolidate(self) -> None:
         """Consolidate in the background when idle long enough or many memories are new (F6 triggers)."""
         idle = (time.monotonic() - self._last_input) / 60
@@ -274,7 +304,7 @@ class AssistantApp(App[int]):
             self._polling = True
             self.watch_store()
 
-    @work(thread=True, group="store-watch", exit_on_error=False, description="watch the store")
+    @work(thread=True, group="store-watch", exit_on_error=False, description="check the store for changes")
     def watch_store(self) -> None:
         """Each second: did another process commit (PRAGMA data_version), or has the next due instant
         passed on the clock (a frozen clock moved by a test, a machine back from sleep)?"""
@@ -326,7 +356,7 @@ class AssistantApp(App[int]):
         self.bell()
         self.refresh_reminders()
 
-    @work(thread=True, group="desktop-notify", exit_on_error=False, description="desktop notification")
+    @work(thread=True, group="desktop-notify", exit_on_error=False, description="send a desktop notification")
     def _desktop(self, items: list[ReminderView]) -> None:
         from ui.desktop import notify_desktop
 
@@ -495,7 +525,7 @@ class AssistantApp(App[int]):
         if not self._last_answer:
             self.say("No answer to copy yet.", timeout=3)
             return
-        self.copy_to_clipboard(self._last_answer)
+        self.copy_to_clipboard(visible(self._last_answer))  # pasted into a shell, escapes must not act
         self.say(f"Copied the last answer ({len(self._last_answer)} characters).", timeout=3)
 
     def action_recap(self) -> None:

@@ -1,0 +1,239 @@
+"""Hostile input at the edges: every case gets one clear line (exit 2 for bad input, 1 for a file that
+cannot be used), never a traceback, and the store is left as it was."""
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from datetime import datetime
+
+import pytest
+
+from assistant.cli import main
+from memory.clock import posix_zone, system_zone, zone_name
+from memory.errors import InvalidInput
+
+NOW = "2026-11-22T14:00:00+00:00"
+
+
+@pytest.fixture
+def cli(tmp_path, capsys):
+    db = str(tmp_path / "m.db")
+
+    def run(*args, db=db):
+        code = main([*args, "--db", db, "--now", NOW])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    run.db = db
+    return run
+
+
+def one_line(err: str) -> bool:
+    return err.count("\n") == 1 and err.startswith("assistant: ") and "Traceback" not in err
+
+
+def test_arguments_that_are_not_utf8_are_refused_naming_which(cli):
+    code, _, err = cli("remember", "hello \udcff")
+    assert code == 2 and one_line(err) and "argument 2 is not valid UTF-8" in err
+    assert json.loads(cli("reminders", "--json")[1]) == []
+
+
+def test_an_offset_too_large_for_a_duration_is_refused(cli):
+    for phrase in ("in 99999999999 hours", "in 1e308 minutes"):
+        code, _, err = cli("remember", "x", "--due", phrase)
+        assert code == 2 and one_line(err) and "could not understand the date" in err
+
+
+def test_empty_paths_name_no_file(cli):
+    code, _, err = cli("status", db="")
+    assert code == 2 and one_line(err) and "empty path" in err
+
+
+@pytest.mark.parametrize("host", ["http://[::1", "localhost:99999", "ftp://example.com", "http://"])
+def test_an_unusable_ollama_address_is_a_settings_error(cli, monkeypatch, host):
+    monkeypatch.setenv("OLLAMA_HOST", host)
+    code, _, err = cli("status")
+    assert code == 2 and one_line(err) and "ollama.host" in err
+
+
+def test_a_full_disk_is_reported_not_a_silent_success(cli):
+    cli("remember", "keep this")
+    pid = os.fork()
+    if pid == 0:  # the child writes to /dev/full, as `assistant export > /dev/full` would
+        fd = os.open("/dev/full", os.O_WRONLY)
+        os.dup2(fd, 1)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+        sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
+        os._exit(main(["export", "--db", cli.db, "--now", NOW]))
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 1
+
+
+# -- import files ------------------------------------------------------------------------------
+
+def write(tmp_path, name: str, text: str):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("body, why", [
+    ('{"a":' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
+    ('{"type":"memory","id":1,"content":"a\\udcff"}', "lone surrogate"),
+    ('{"type":"memory","id":1,"content":"a","private":"no"}', "private must be true or false"),
+    ('{"type":"memory","id":1,"content":"a"}\n{"type":"memory","id":1,"content":"b"}', "appears twice"),
+])
+def test_bad_jsonl_is_refused_and_nothing_is_imported(cli, tmp_path, body, why):
+    cli("remember", "before")
+    code, _, err = cli("import", write(tmp_path, "bad.jsonl", body + "\n"))
+    assert code == 2 and one_line(err) and why in err and "nothing was imported" in err
+    code, out, _ = cli("export")
+    assert [json.loads(line)["content"] for line in out.splitlines() if '"memory"' in line] == ["before"]
+
+
+def test_an_escaped_emoji_is_text_not_a_surrogate(cli, tmp_path):
+    code, _, err = cli("import", write(tmp_path, "ok.jsonl", '{"type":"memory","content":"party \\ud83c\\udf89"}\n'))
+    assert code == 0, err
+    records = [json.loads(line) for line in cli("export")[1].splitlines()]
+    assert [r["content"] for r in records if r["type"] == "memory"] == ["party \U0001f389"]
+
+
+def test_devices_folders_and_endless_lines_are_not_imported(cli, tmp_path, monkeypatch):
+    for path in ("/dev/zero", str(tmp_path)):
+        code, _, err = cli("import", path)
+        assert code == 2 and one_line(err) and "not a regular file" in err
+    import assistant.commands
+
+    monkeypatch.setattr(assistant.commands, "IMPORT_LINE_LIMIT", 1000)
+    code, _, err = cli("import", write(tmp_path, "long.jsonl", "x" * 5000))
+    assert code == 2 and one_line(err) and "longer than" in err
+
+
+def test_a_calendar_date_outside_the_kept_years_is_refused(cli, tmp_path):
+    ics = ("BEGIN:VCALENDAR\nVERSION:2.0\nBEGIN:VTODO\nUID:x\nSUMMARY:far\nDUE:99991231T000000Z\n"
+           "END:VTODO\nEND:VCALENDAR\n")
+    code, _, err = cli("import", write(tmp_path, "far.ics", ics))
+    assert code == 2 and one_line(err) and "out of range" in err
+    assert json.loads(cli("reminders", "--json")[1]) == []
+
+
+# -- database files ----------------------------------------------------------------------------
+
+def test_paths_that_are_not_stores_are_refused_before_sqlite_opens_them(cli, tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    text = tmp_path / "notes.txt"
+    text.write_text("my shopping list\n")
+    for path, why in ((str(fifo), "not a regular file"), (str(tmp_path), "not a regular file"),
+                      ("/dev/null", "not a regular file"), (str(text), "not an SQLite file")):
+        code, _, err = cli("reminders", db=path)
+        assert code == 2 and one_line(err) and why in err, (path, err)
+    assert text.read_text() == "my shopping list\n"
+
+
+def test_doctor_on_a_pipe_does_not_hang_or_promise_an_export(cli, tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    code, out, _ = cli("doctor", db=str(fifo))
+    assert code == 1 and "not a regular file" in out and "export" not in out
+
+
+def test_snooze_refuses_a_done_reminder_and_a_note(cli):
+    cli("remember", "call mom", "--due", "2026-11-23T10:00:00Z")
+    cli("remember", "a plain note")
+    cli("done", "1")
+    for memory_id, why in (("1", "already done"), ("2", "not a reminder")):
+        code, _, err = cli("snooze", memory_id, "in 2 hours")
+        assert code == 2 and one_line(err) and why in err
+    code, out, _ = cli("export")
+    record = next(json.loads(line) for line in out.splitlines() if '"call mom"' in line)
+    assert record["due_at"] == "2026-11-23T10:00:00+00:00" and record["done_at"]
+
+
+# -- time zones from $TZ -----------------------------------------------------------------------
+
+def test_a_posix_rule_with_daylight_saving_follows_it_all_year(monkeypatch):
+    monkeypatch.setenv("TZ", "EST5EDT,M3.2.0,M11.1.0")
+    zone = system_zone()
+    assert datetime(2026, 1, 15, 12, tzinfo=zone).utcoffset().total_seconds() == -5 * 3600
+    assert datetime(2026, 7, 15, 12, tzinfo=zone).utcoffset().total_seconds() == -4 * 3600
+    assert zone_name(zone) == "EST5EDT,M3.2.0,M11.1.0"
+    assert posix_zone(zone_name(zone)).utcoffset(datetime(2026, 7, 15, 12)).total_seconds() == -4 * 3600
+
+
+def test_posix_offsets_read_as_the_c_library_reads_them(monkeypatch):
+    monkeypatch.setenv("TZ", "UTC+3")  # POSIX: three hours *behind* UTC
+    assert datetime(2026, 7, 1, tzinfo=system_zone()).utcoffset().total_seconds() == -3 * 3600
+    monkeypatch.setenv("TZ", "<+0330>-3:30")
+    zone = system_zone()
+    assert zone_name(zone) == "UTC+03:30"
+
+
+def test_a_zone_beyond_a_day_is_refused(monkeypatch, cli):
+    monkeypatch.setenv("TZ", "XYZ-99")
+    monkeypatch.delenv("ASSISTANT_TIMEZONE")  # the suite pins UTC; here the machine's zone is read
+    with pytest.raises(InvalidInput, match="cannot be read"):
+        system_zone()
+    code, _, err = cli("reminders")
+    assert code == 2 and one_line(err) and "TZ=" in err
+
+
+# -- the desktop notification ------------------------------------------------------------------
+
+def test_desktop_notification_escapes_markup_and_never_reads_text_as_an_option(tmp_path, monkeypatch):
+    from ui.desktop import notify_desktop
+
+    log = tmp_path / "argv.json"
+    fake = tmp_path / "notify-send"
+    fake.write_text(f"#!{sys.executable}\nimport json, sys\nopen({str(log)!r}, 'w').write(json.dumps(sys.argv[1:]))\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    assert notify_desktop("--help", "<a href='x'>pay</a> & \x1b[2J now")
+    argv = json.loads(log.read_text())
+    assert argv[:2] == ["--app-name=assistant", "--"] and argv[2] == "--help"
+    assert argv[3] == "&lt;a href='x'&gt;pay&lt;/a&gt; &amp; ␛[2J now"
+
+
+# -- the app on a store it cannot use ----------------------------------------------------------
+
+def test_the_app_refuses_at_launch_a_store_it_could_not_save_to(tmp_path):
+    from memory.errors import StoreError
+    from memory.store import Store, check_launch
+
+    path = tmp_path / "m.db"
+    Store(path).close()
+    path.chmod(0o400)
+    with pytest.raises(StoreError, match="read-only, and the app saves everything you type"):
+        check_launch(str(path))
+    path.chmod(0o600)
+    check_launch(str(path))
+    data = bytearray(path.read_bytes())
+    data[60:64] = (99).to_bytes(4, "big")  # PRAGMA user_version, as a newer release would leave it
+    path.write_bytes(bytes(data))
+    with pytest.raises(StoreError, match="newer version"):
+        check_launch(str(path))
+
+
+async def test_the_app_ends_with_one_line_when_its_store_is_damaged(tmp_path):
+    import sqlite3
+
+    from tests.ui_helpers import make_app
+
+    app = make_app(tmp_path)
+    path = app.runtime.settings.db_path()
+    app.runtime.store.close()
+    del app.runtime.__dict__["store"]
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    with open(path, "r+b") as handle:  # the schema page is overwritten: nothing can be read
+        handle.seek(100)
+        handle.write(b"\xde\xad" * 1500)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(100):
+            if app.exit_line:
+                break
+            await pilot.pause(0.05)
+    assert app.return_code == 1
+    assert "cannot be read" in app.exit_line and "assistant doctor" in app.exit_line
