@@ -187,10 +187,12 @@ def _readable_store(runtime: Runtime):
         return runtime.store
     except StoreError as damaged:
         path = runtime.settings.db_path()
+        from memory.sqlite import DatabaseError
+
         try:
             store = Store(path, runtime.clock, read_only=True)
             store.one("SELECT count(*) FROM sqlite_master")
-        except StoreError:
+        except (StoreError, DatabaseError):
             raise StoreError(f"nothing in {path} can be read: {str(damaged).split('(', 1)[-1].split(')')[0]} in its "
                              "list of tables, so no row can be found; only a backup copy can bring it back") from None
         runtime.__dict__["store"] = store  # closed with the runtime

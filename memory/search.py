@@ -100,6 +100,10 @@ class Fusion:
     carry: float = 1.0  # share of a message's keyword score lent to the next turn of its episode
     carry_sources: int = 20  # how many of the best keyword hits lend (at least 2 x limit; 10 did as well)
     carry_min_words: int = 6
+    # Vector candidates less similar than this are no match at all: MiniLM gives unrelated short texts
+    # 0.0-0.22 ("xylophone" against a shopping list) and related ones 0.4 and up. Without a floor,
+    # min-max scaling made the least bad of unrelated texts look like a hit.
+    min_cosine: float = 0.25
 
 
 def _rrf(ranking: list[int], k: int) -> dict[int, float]:
@@ -205,7 +209,7 @@ class Searcher:
             k = self.fusion.rrf_k
             kw, vec = _rrf([d for d, _ in keyword], k), _rrf([d for d, _ in semantic], k)
             return {d: kw.get(d, 0.0) + vec.get(d, 0.0) for d in {*kw, *vec}}, kw
-        kw, vec = _scaled_to_best(keyword), _min_max(semantic)
+        kw, vec = _scaled_to_best(keyword), _min_max([(d, c) for d, c in semantic if c >= self.fusion.min_cosine])
         # One arm empty (no embedder, no vector yet, or no word of the query indexed): the other's order.
         weight = 1.0 if not vec else 0.0 if not kw else self.fusion.keyword_weight
         kw = {d: weight * s for d, s in kw.items()}

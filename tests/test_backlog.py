@@ -36,8 +36,8 @@ class CountingEmbedder:
         return out / np.linalg.norm(out, axis=1, keepdims=True)
 
 
-def _runtime_with_backlog(tmp_path):
-    runtime = make_runtime(tmp_path)
+def _runtime_with_backlog(tmp_path, **env):
+    runtime = make_runtime(tmp_path, **env)
     runtime.__dict__["embedder"] = embedder = CountingEmbedder()
     notices: list[str] = []
     runtime.notice = notices.append
@@ -103,3 +103,22 @@ def test_import_without_index_says_search_uses_keywords_meanwhile(tmp_path, caps
     assert "300 texts are waiting for their embeddings" in err and "assistant index" in err
     assert runtime.__dict__["embedder"].texts == 0
     runtime.close()
+
+
+async def test_the_app_embeds_the_backlog_while_nobody_types(tmp_path, monkeypatch):
+    import ui.app
+    from tests.ui_helpers import wait_until
+
+    runtime, embedder, _ = _runtime_with_backlog(tmp_path, ASSISTANT_PROVIDER="offline")
+    monkeypatch.setattr(ui.app, "EMBED_IDLE_SECONDS", 1000.0)
+    app = ui.app.AssistantApp(Session(runtime))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        texts = embedder.texts
+        app.embed_while_idle()  # someone typed a moment ago: nothing is embedded
+        await app.workers.wait_for_complete()
+        assert embedder.texts == texts and pending_count(runtime.store) > 0
+        monkeypatch.setattr(ui.app, "EMBED_IDLE_SECONDS", 0.0)
+        app.embed_while_idle()
+        await wait_until(pilot, lambda: pending_count(runtime.store) == 0, timeout=120, what="the backlog embedded")
+    assert vectors.count(runtime.store) == BACKLOG

@@ -161,8 +161,29 @@ def test_a_truncated_or_garbage_file_gives_one_clear_line(tmp_path, capsys):
 
     garbage = tmp_path / "garbage.db"
     garbage.write_bytes(b"this is not a database" * 100)
-    assert main(["reminders", "--db", str(garbage)]) == 1
+    assert main(["reminders", "--db", str(garbage)]) == 2  # a path that names no store: bad input
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "not an SQLite file" in err
+    assert main(["doctor", "--db", str(garbage)]) == 1
+    out = capsys.readouterr().out
+    assert "not an SQLite file" in out and "export" not in out
+    assert garbage.read_bytes() == b"this is not a database" * 100
+
+    damaged = tmp_path / "damaged.db"  # a store whose list of tables is overwritten
+    assert main(["remember", "x", "--db", str(damaged)]) == 0
+    import sqlite3
+
+    with sqlite3.connect(damaged) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    with open(damaged, "r+b") as handle:
+        handle.seek(100)
+        handle.write(b"\xde\xad" * 1500)
+    capsys.readouterr()
+    assert main(["reminders", "--db", str(damaged)]) == 1
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "cannot be read" in err and "assistant doctor" in err
-    assert main(["doctor", "--db", str(garbage)]) == 1
-    assert "cannot be read as a database" in capsys.readouterr().out
+    assert main(["doctor", "--db", str(damaged)]) == 1
+    out = capsys.readouterr().out
+    assert "cannot be read as a database" in out and "only a backup copy" in out
+    assert main(["export", "--db", str(damaged)]) == 1
+    assert "nothing in" in capsys.readouterr().err

@@ -99,10 +99,22 @@ def test_vector_only_search_keeps_cosine_order(store, embedder):
         knowledge.remember(store, text)
     query = "automobile upkeep"  # no word of it is indexed: the keyword arm is empty
     hits = Searcher(store, embedder).search(query, limit=5, touch=False)
-    vectors = embedder.embed(texts)
-    expected = [texts[i] for i in np.argsort(-(vectors @ embedder.embed([query])[0]))]
-    assert [h.content for h in hits] == expected
-    assert hits[0].score == 1.0 and hits[-1].score == 0.0  # min-max over the candidates
+    similarity = embedder.embed(texts) @ embedder.embed([query])[0]
+    # Cosine order, and texts below the floor are no match at all (peanuts, violin).
+    expected = [texts[i] for i in np.argsort(-similarity) if similarity[i] >= Fusion().min_cosine]
+    assert [h.content for h in hits] == expected and expected[0] == "The car needs new winter tyres"
+    assert "Allergic to peanuts" not in expected and len(expected) < len(texts)
+    assert hits[0].score == 1.0 and hits[-1].score == (0.0 if len(hits) > 1 else 1.0)  # min-max over the candidates
+
+
+def test_a_query_about_nothing_stored_finds_nothing(store, embedder):
+    from memory import knowledge
+
+    for text in ("the boiler code is 4471", "buy bread and milk", "Sara moved to Lisbon last month"):
+        knowledge.remember(store, text)
+    assert Searcher(store, embedder).search("xylophone", touch=False) == []
+    assert [h.content for h in Searcher(store, embedder).search("where does Sara live", touch=False)] == [
+        "Sara moved to Lisbon last month"]
 
 
 # -- conversational carry -------------------------------------------------------------------------

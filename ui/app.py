@@ -54,6 +54,7 @@ from ui.widgets import (
 NARRATIVE_REQUEST = "Give me a short narrative recap of what we talked about in the last 48 hours."
 NARROW = 90  # columns: below this the sidebar folds into a one-line bar
 UNDO_SECONDS = 10
+EMBED_IDLE_SECONDS = 10.0  # quiet this long, the app embeds texts a big import left waiting
 POLL_SECONDS = 1.0  # how often the store is asked whether another process changed it
 TRANSCRIPT_LIMIT = 200  # messages shown when a conversation is continued
 # Actions about the main screen's chat and sidebar: off (and out of the footer) on the other screens.
@@ -154,6 +155,7 @@ class AssistantApp(App[int]):
         self.announce_due()
         self.set_interval(60, self.refresh_reminders, name="reminder-refresh")
         self.set_interval(60, self.maybe_consolidate, name="idle-consolidation")
+        self.set_interval(EMBED_IDLE_SECONDS, self.embed_while_idle, name="idle-embedding")
         self.set_interval(POLL_SECONDS, self._poll_tick, name="store-watch")
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self._last_input = time.monotonic()
@@ -265,6 +267,21 @@ class AssistantApp(App[int]):
         idle = (time.monotonic() - self._last_input) / 60
         if self._consolidation == "idle" and not self._busy and self.session.consolidation_due(idle):
             self.call_from_thread(self.consolidate)
+
+    @work(thread=True, exclusive=True, group="idle-embed", exit_on_error=False, description="embed waiting texts")
+    def embed_while_idle(self) -> None:
+        """After a big import thousands of texts wait for their embeddings (search finds them by keywords
+        meanwhile): embed them a batch at a time (about a second each) while nobody types or waits for
+        an answer, and stop at the first key."""
+        def idle() -> bool:
+            return not self._busy and time.monotonic() - self._last_input >= EMBED_IDLE_SECONDS
+
+        waiting = None
+        while idle() and self.is_running:
+            left = self.session.embed_backlog()
+            if left == 0 or (waiting is not None and left >= waiting):  # done, or no progress: stop
+                break
+            waiting = left
 
     def _theme_changed(self, theme) -> None:
         """A theme picked in the palette is kept for the next launch (config key ui.theme)."""
