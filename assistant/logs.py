@@ -3,27 +3,48 @@ warnings worth the user's attention ("skipped an unreadable reminder") as one li
 from __future__ import annotations
 
 import logging
-import logging.handlers
 import os
 import sys
 
 from assistant import paths
-from memory.redact import redact
 
 LOG_FILE = "assistant.log"
 
 
-class _Redacting(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.msg, record.args = redact(record.getMessage()), None
-        return True
+class _LogFile(logging.Handler):
+    """The rotating 0600 log file with secrets redacted, built when the first record arrives: most
+    commands log nothing, and need not import logging.handlers (socket, pickle) or the redaction
+    patterns to say so."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self._file: logging.Handler | None = None
+        self._broken = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self._file is None and not self._broken:
+            try:
+                self._file = _rotating_file(paths.log_dir() / LOG_FILE)
+            except OSError:
+                self._broken = True  # no writable state dir: the app works without its log
+        if self._file is not None:
+            
+            record.msg, record.args = redact(record.getMessage()), None
+            self._file.handle(record)
 
 
-class _PrivateRotatingFile(logging.handlers.RotatingFileHandler):
-    def _open(self):  # every file it opens (also after a rollover) is 0600: messages quote memories
-        stream = super()._open()
-        os.chmod(self.baseFilename, 0o600)
-        return stream
+def _rotating_file(path) -> logging.Handler:
+    import logging.handlers
+
+    class PrivateRotatingFile(logging.handlers.RotatingFileHandler):
+        def _open(self):  # every file it opens (also after a rollover) is 0600: messages quote memories
+            stream = super()._open()
+            os.chmod(self.baseFilename, 0o600)
+            return stream
+
+    handler = PrivateRotatingFile(path, maxBytes=1_000_000, backupCount=3, encoding="utf-8", delay=True)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    return handler
 
 
 class _StderrLine(logging.Handler):
@@ -42,14 +63,7 @@ def setup_logging(stderr_warnings: bool = True) -> None:
         return
     root._assistant_configured = True  # type: ignore[attr-defined]
     root.setLevel(logging.INFO)
-    try:
-        handler = _PrivateRotatingFile(paths.log_dir() / LOG_FILE, maxBytes=1_000_000, backupCount=3,
-                                       encoding="utf-8", delay=True)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        handler.addFilter(_Redacting())
-        root.addHandler(handler)
-    except OSError:
-        pass  # no writable state dir: the app works without its log
+    root.addHandler(_LogFile())
     if stderr_warnings:
         warn = _StderrLine(logging.WARNING)
         for name in ("memory", "assistant"):

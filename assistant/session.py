@@ -10,8 +10,8 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
-from assistant.agent import Agent
 from assistant.events import Event
 from assistant.runtime import Runtime
 from memory import episodes, knowledge, reminders
@@ -19,6 +19,9 @@ from memory.clock import parse_stored, to_utc_iso
 from memory.consolidation.runs import last_completed_run
 from memory.errors import InvalidInput
 from memory.knowledge import Memory
+
+if TYPE_CHECKING:  # the agent (pydantic, the providers) is imported when a model is chosen, after the first frame
+    from assistant.agent import Agent
 
 ANNOUNCED_KEY = "announced_until"  # store meta: reminders due up to this instant have been announced
 FIRST_LAUNCH_LOOKBACK = timedelta(days=30)  # a store never opened by the app: announce what fell due lately
@@ -121,6 +124,8 @@ class Session:
                 except ProviderError as exc:
                     self.runtime.notice(f"{exc}; using the offline mode")
                     provider = OfflineProvider(self.runtime)
+                from assistant.agent import Agent
+
                 self.agent = Agent(self.runtime, provider)
                 self.agent.defer = self.defer
         return self.provider_label

@@ -9,7 +9,6 @@ from typing import Any
 
 from memory.clock import Clock, to_utc_iso
 from memory.errors import InvalidInput, NotFound
-from memory.redact import redact
 from memory.store import Store
 
 MAX_MESSAGE = 2_000_000  # characters: a 1 MB paste is kept whole
@@ -125,6 +124,8 @@ def had_real_exchange(messages: list[Message]) -> bool:
 def heuristic_title_and_summary(messages: list[Message]) -> tuple[str, str]:
     """Title and summary without a model: from the first user messages."""
     # Titles are shown everywhere and sent to models later: never let a pasted secret into one.
+    from memory.redact import redact  # its patterns are compiled on first use
+
     user = [redact(" ".join(m.content.split())) for m in messages if m.role == "user" and m.content.strip()]
     if not user:
         return "Empty conversation", "No messages from the user."

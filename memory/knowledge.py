@@ -9,7 +9,6 @@ from typing import Any
 
 from memory.clock import parse_iso, parse_stored, to_utc_iso
 from memory.dates import parse_due
-from memory.embeddings import drop_vectors
 from memory.errors import InvalidInput, NotFound
 from memory.recurrence import Recurrence, parse_schedule
 from memory.schema import DOC_TYPES, KINDS
@@ -323,6 +322,8 @@ def forget(store: Store, memory_id: int) -> Memory:
         _scrub_sources(store, memory)
         store.execute("DELETE FROM knowledge WHERE id = ?", (memory_id,))
         doc = memory_id * 4 + DOC_TYPES["memory"]
+        from memory.embeddings import drop_vectors  # numpy-free, but not needed to read reminders
+
         drop_vectors(store, [doc])
         store.execute("DELETE FROM stale_embeddings WHERE doc_id = ?", (doc,))
         store.execute("DELETE FROM edges WHERE (source_type = 'memory' AND source_id = ?) "

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import partial
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import events, on, work
 from textual.actions import SkipAction
@@ -24,7 +24,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
-from textual.widgets import Markdown, TextArea
+from textual.widgets import TextArea
 
 from assistant.events import Done, Failed, Notice, TextDelta, ToolCall, ToolResult
 from assistant.paths import history_file
@@ -37,7 +37,6 @@ from ui.history import InputHistory
 from ui.screens import ConversationScreen, ConversationsScreen, DetailScreen, HelpScreen, RecapScreen, SnoozeScreen
 from ui.text import one_line, visible
 from ui.widgets import (
-    AnswerView,
     ChatLog,
     Composer,
     KeyFooter,
@@ -49,6 +48,7 @@ from ui.widgets import (
     ToolLine,
     UserMessage,
     Welcome,
+    answer_view,
 )
 
 NARRATIVE_REQUEST = "Give me a short narrative recap of what we talked about in the last 48 hours."
@@ -149,16 +149,21 @@ class AssistantApp(App[int]):
     def on_mount(self) -> None:
         self.composer.focus()
         self._apply_layout(self.size.width)
-        self.load_start()
-        self.refresh_reminders()
-        self.connect()
-        self.announce_due()
+        # The jobs start once the first frame is drawn: threads started earlier hold the interpreter
+        # lock while they open the store and import the model client, and the first frame waits.
+        self.call_after_refresh(self._start_jobs)
         self.set_interval(60, self.refresh_reminders, name="reminder-refresh")
         self.set_interval(60, self.maybe_consolidate, name="idle-consolidation")
         self.set_interval(EMBED_IDLE_SECONDS, self.embed_while_idle, name="idle-embedding")
         self.set_interval(POLL_SECONDS, self._poll_tick, name="store-watch")
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self._last_input = time.monotonic()
+
+    def _start_jobs(self) -> None:
+        self.load_start()
+        self.refresh_reminders()
+        self.connect()
+        self.announce_due()
 
     def on_key(self, event: events.Key) -> None:
         self._last_input = time.monotonic()
@@ -440,7 +445,7 @@ class AssistantApp(App[int]):
         await self._drop_welcome()
         await chat.mount(UserMessage(text))
         chat.pin()  # sending brings you back to the newest message
-        answer: AnswerView | PlainAnswer | None = None
+        answer: Any = None  # an AnswerView or a PlainAnswer
         stream = None
         parts: list[str] = []
 
@@ -456,9 +461,9 @@ class AssistantApp(App[int]):
                 if isinstance(event, TextDelta):
                     if answer is None:
                         if self.session.has_model:
-                            answer = AnswerView()
+                            answer = answer_view()
                             await chat.mount(answer)
-                            stream = Markdown.get_stream(answer)
+                            stream = answer.stream()
                         else:
                             answer = PlainAnswer()
                             await chat.mount(answer)
@@ -500,7 +505,7 @@ class AssistantApp(App[int]):
             widgets.append(ToolLine(f"{len(messages) - len(shown)} earlier messages: read them in Conversations "
                                     f"({actions.key_for('conversations', self.keymap_settings)})"))
         for m in shown:
-            widgets.append(UserMessage(m.content) if m.role == "user" else AnswerView(m.content))
+            widgets.append(UserMessage(m.content) if m.role == "user" else answer_view(m.content))
         await self.chat.mount_all(widgets)
         answers = [m.content for m in messages if m.role == "assistant"]
         if answers:

@@ -18,7 +18,7 @@ from textual.widgets import Button, Input, ListItem, ListView, Static
 from assistant.session import ConversationView, MessageView, RecapData, ReminderView
 from ui import actions
 from ui.text import one_line, visible
-from ui.widgets import AnswerView, KeyFooter, UserMessage
+from ui.widgets import KeyFooter, UserMessage, answer_view
 
 CLOSE = Binding("escape", "dismiss(None)", "Close", id="dialog-close")
 
@@ -316,7 +316,7 @@ class ConversationScreen(Screen[int | None]):
                     if m.role == "user":
                         yield UserMessage(m.content)
                     else:
-                        yield AnswerView(m.content)
+                        yield answer_view(m.content)
                 if not self.messages:
                     yield Line(self.view.summary or "This conversation has no stored messages.", "muted")
         yield KeyFooter()

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from markdown_it import MarkdownIt
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import Footer, ListItem, ListView, Markdown, Static, TextArea
+from textual.widgets import Footer, ListItem, ListView, Static, TextArea
 from textual.widgets._footer import FooterKey
 
 from assistant.session import ReminderView
@@ -37,18 +36,11 @@ class ToolLine(Static):
                          classes="tool-line error" if error else "tool-line")
 
 
-def answer_parser() -> MarkdownIt:
-    """Markdown without raw HTML: "<side door>" in an answer is text to show, not a tag to drop."""
-    return MarkdownIt("gfm-like", {"html": False})
+def answer_view(markdown: str | None = None):
+    """A model's answer (ui.answer.AnswerView, imported on first use)."""
+    from ui.answer import AnswerView
 
-
-class AnswerView(Markdown):
-    """A model's answer, streamed in batches and finished with a full update (only these are Markdown)."""
-
-    DEFAULT_CLASSES = "answer"
-
-    def __init__(self, markdown: str | None = None, **kwargs) -> None:
-        super().__init__(visible(markdown) if markdown else markdown, parser_factory=answer_parser, **kwargs)
+    return AnswerView(markdown)
 
 
 class PlainAnswer(Static):
