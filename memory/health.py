@@ -10,8 +10,8 @@ import stat
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from memory.schema import SCHEMA_VERSION
 from memory.errors import InvalidInput, StoreError
+from memory.schema import SCHEMA_VERSION
 from memory.sqlite import DatabaseError, connect
 from memory.store import check_file
 

@@ -11,7 +11,7 @@ from memory.clock import parse_iso, parse_stored, to_utc_iso
 from memory.dates import parse_due
 from memory.errors import InvalidInput, NotFound
 from memory.recurrence import Recurrence, parse_schedule
-from memory.schema import DOC_TYPES, KINDS
+from memory.schema import KINDS, doc_id
 from memory.store import Store
 
 MAX_CONTENT = 100_000  # characters; a memory is a note, not a document
@@ -321,7 +321,7 @@ def forget(store: Store, memory_id: int) -> Memory:
         memory = get_memory(store, memory_id)
         _scrub_sources(store, memory)
         store.execute("DELETE FROM knowledge WHERE id = ?", (memory_id,))
-        doc = memory_id * 4 + DOC_TYPES["memory"]
+        doc = doc_id("memory", memory_id)
         from memory.embeddings import drop_vectors  # numpy-free, but not needed to read reminders
 
         drop_vectors(store, [doc])

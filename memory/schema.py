@@ -11,16 +11,17 @@ from typing import Any
 
 DOC_TYPES = {"message": 0, "memory": 1, "episode": 2, "summary": 3}
 DOC_TYPE_NAMES = {code: name for name, code in DOC_TYPES.items()}
+DOC_SLOTS = 4  # doc_id = row id * DOC_SLOTS + type code; only here and in code working on arrays of ids
 KINDS = ("fact", "preference", "event", "person", "mood", "decision", "note", "reminder")
 TIERS = ("hot", "warm", "cold", "archived")
 
 
 def doc_id(doc_type: str, row_id: int) -> int:
-    return row_id * 4 + DOC_TYPES[doc_type]
+    return row_id * DOC_SLOTS + DOC_TYPES[doc_type]
 
 
 def split_doc_id(value: int) -> tuple[str, int]:
-    return DOC_TYPE_NAMES[value % 4], value // 4
+    return DOC_TYPE_NAMES[value % DOC_SLOTS], value // DOC_SLOTS
 
 
 def _index_triggers(table: str, code: int, text_sql: str, when: str = "1", typed: bool = False) -> list[str]:

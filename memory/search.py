@@ -33,7 +33,7 @@ from memory import vectors
 from memory.clock import to_utc_iso
 from memory.embeddings import Embedder, EmbedderUnavailable, pending_count, sync_embeddings
 from memory.errors import InvalidInput
-from memory.schema import DOC_TYPE_NAMES, DOC_TYPES, split_doc_id
+from memory.schema import DOC_SLOTS, DOC_TYPES, doc_id, split_doc_id
 from memory.store import Store
 
 MODES = {
@@ -190,7 +190,7 @@ class Searcher:
         if self.fusion.carry and (types is None or "message" in types):
             self._carry(fused, lent, max(self.fusion.carry_sources, limit * 2))
         ordered = [d for d, _ in sorted(fused.items(), key=lambda item: (-item[1], item[0]))
-                   if types is None or DOC_TYPE_NAMES[d % 4] in types]
+                   if types is None or split_doc_id(d)[0] in types]
         # Read the rows of the best candidates only, a batch at a time (some may be in a tier this mode
         # leaves out): reading all 200-odd candidates took a fifth of a search at 100k.
         allowed, hits, start, batch = set(MODES[mode]), [], 0, limit * 2
@@ -218,8 +218,7 @@ class Searcher:
     def _carry(self, fused: dict[int, float], keyword: dict[int, float], count: int) -> None:
         """The next turn of each of the best keyword-matching messages gets that message's keyword
         score added (one query; the same episode only; turns of at least carry_min_words words)."""
-        message = DOC_TYPES["message"]
-        sources = sorted((d for d in keyword if d % 4 == message and keyword[d] > 0),
+        sources = sorted((d for d in keyword if split_doc_id(d)[0] == "message" and keyword[d] > 0),
                          key=lambda d: -keyword[d])[:count]
         if not sources:
             return
@@ -228,11 +227,11 @@ class Searcher:
             "SELECT m.id, n.id, substr(n.content, 1, 200) FROM messages m JOIN messages n ON n.id = ("
             "SELECT x.id FROM messages x WHERE x.episode_id = m.episode_id AND x.id > m.id "
             "AND x.role IN ('user', 'assistant') ORDER BY x.id LIMIT 1) "
-            f"WHERE m.id IN ({marks})", tuple(d // 4 for d in sources))
+            f"WHERE m.id IN ({marks})", tuple(split_doc_id(d)[1] for d in sources))
         for source, neighbour, text in rows:
             if len(re.findall(r"\w+", text)) >= self.fusion.carry_min_words:
-                doc = neighbour * 4 + message
-                fused[doc] = fused.get(doc, 0.0) + self.fusion.carry * keyword[source * 4 + message]
+                doc = doc_id("message", neighbour)
+                fused[doc] = fused.get(doc, 0.0) + self.fusion.carry * keyword[doc_id("message", source)]
 
     def _is_common(self, word: str) -> bool:
         # Remembered for a while: a prompt asks the same words three times (memories, episodes,
@@ -268,13 +267,13 @@ class Searcher:
         if doc_type is not None and doc_type not in SMALL_TYPES:
             depth *= 2  # other types are filtered out after ranking
         if not rare:
-            # One rowid bound serves both big kinds (doc = row id * 4 + type): below the newest
+            # One rowid bound serves both big kinds (doc = row id * DOC_SLOTS + type): below the newest
             # COMMON_WINDOW rows of the kind with fewer rows, so neither kind loses its newest.
             kinds = {"message": "messages", "memory": "knowledge"}
             tables = [kinds[doc_type]] if doc_type in kinds else list(kinds.values())
             newest = min(self.store.one(f"SELECT coalesce(max(id), 0) FROM {table}")[0] for table in tables)
             rows = self.store.query("SELECT rowid FROM search_index WHERE search_index MATCH ? AND rowid > ? "
-                                    "ORDER BY rowid DESC LIMIT ?", (match, (newest - COMMON_WINDOW) * 4, depth))
+                                    "ORDER BY rowid DESC LIMIT ?", (match, (newest - COMMON_WINDOW) * DOC_SLOTS, depth))
             return [(r[0], 1.0) for r in rows]
         rows = self.store.query("SELECT rowid, bm25(search_index) AS rank FROM search_index WHERE search_index "
                                 "MATCH ? ORDER BY rank LIMIT ?", (match, depth))
@@ -304,7 +303,7 @@ class Searcher:
                 continue
             rows = self.store.query(queries[kind].format(",".join("?" * len(ids))), tuple(ids))
             for r in rows:
-                doc = r[0] * 4 + DOC_TYPES[kind]
+                doc = doc_id(kind, r[0])
                 found[doc] = Hit(kind, r[0], r[1], r[2], round(scores[doc], 6), r[3], r[4], r[5], r[6])
         return [found[d] for d in docs if d in found]
 

@@ -13,7 +13,6 @@ from memory.errors import InvalidInput, StoreError
 from memory.schema import migrate
 from memory.sqlite import DatabaseError, connect
 
-
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 

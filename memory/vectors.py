@@ -29,6 +29,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from memory.schema import DOC_SLOTS
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -40,7 +42,7 @@ RESCORE = 400  # best of those by that score, whose exact cosine is computed fro
 # the reads, at a cosine error of about 1e-4, far below what tells two texts apart (the bundled
 # int8 model itself agrees with the float32 one to 6e-4).
 STORED_DTYPE = "float16"
-DEAD = 0  # doc id of a free or deleted slot (no document has id 0: doc = row id * 4 + type)
+DEAD = 0  # doc id of a free or deleted slot (no document has id 0: doc = row id * DOC_SLOTS + type)
 
 SCHEMA = [
     # slot = block id * BLOCK + position in the block: where the document's code lives.
@@ -149,7 +151,7 @@ def put(db: Any, docs: list[int], matrix: Any) -> None:
             target = block(slots[doc] // BLOCK)
             position = slots[doc] % BLOCK
         else:
-            target = open_block(doc % 4)
+            target = open_block(doc % DOC_SLOTS)
             position = target.used
             target.used += 1
             target.docs[position] = doc
@@ -220,7 +222,7 @@ def in_range(db: Any, low: int, high: int, doc_type: int | None = None) -> tuple
         return _as_arrays(db.execute("SELECT doc_id, embedding FROM vectors WHERE doc_id BETWEEN ? AND ? "
                                      "ORDER BY doc_id", (low, high)).fetchall())
     return _as_arrays(db.execute("SELECT doc_id, embedding FROM vectors WHERE doc_id BETWEEN ? AND ? "
-                                 "AND doc_id % 4 = ? ORDER BY doc_id", (low, high, doc_type)).fetchall())
+                                 f"AND doc_id % {DOC_SLOTS} = ? ORDER BY doc_id", (low, high, doc_type)).fetchall())
 
 
 # Sign of each bit of a byte (little-endian bit order), for the asymmetric score.
@@ -418,7 +420,7 @@ def exact_knn(db: Any, vector: Any, k: int, doc_type: int | None = None) -> list
         if matrix is None:
             continue
         if doc_type is not None:
-            keep = ids % 4 == doc_type
+            keep = ids % DOC_SLOTS == doc_type
             ids, matrix = ids[keep], matrix[keep]
         norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(query) or 1.0)
         sims = (matrix @ query) / np.where(norms == 0, 1, norms)
@@ -443,7 +445,7 @@ def migrate_from_vec0(conn: Any) -> None:
                 np = _np()
                 ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
                 matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-                order = np.argsort(ids % 4, kind="stable")  # fills each type's blocks in doc id order
+                order = np.argsort(ids % DOC_SLOTS, kind="stable")  # fills each type's blocks in doc id order
                 put(conn, ids[order].tolist(), matrix[order])
         conn.execute("DROP TABLE vec_index")
         signature = conn.execute("SELECT value FROM meta WHERE key = 'embedding_model'").fetchone()

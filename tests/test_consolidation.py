@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory.clock import UTC
 from assistant.local_model import LocalModel
+from memory.clock import UTC
 from memory.consolidation.pipeline import Consolidator, Options, edges_of, tier_counts
 from memory.consolidation.retention import retention, tier_for
 from memory.records import import_records

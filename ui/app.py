@@ -23,8 +23,8 @@ from textual.binding import BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
-from textual.worker import Worker, WorkerState
 from textual.widgets import TextArea
+from textual.worker import Worker, WorkerState
 
 from assistant.events import Done, Failed, Notice, TextDelta, ToolCall, ToolResult
 from assistant.paths import history_file

@@ -19,7 +19,7 @@ from memory.consolidation.options import Options
 from memory.consolidation.retention import retention, tier_for
 from memory.consolidation.runs import last_completed_run
 from memory.embeddings import Embedder, sync_embeddings
-from memory.schema import DOC_TYPES
+from memory.schema import DOC_SLOTS, DOC_TYPES, doc_id, split_doc_id
 from memory.store import Store
 from memory.vectors import in_range as vectors_in_range
 from memory.vectors import stored as stored_vectors
@@ -171,8 +171,8 @@ class Consolidator:
         return {u[-1]: u[0] for u in updates}
 
     def _vectors(self, ids: list[int]):
-        docs, matrix = stored_vectors(self.store, [i * 4 + DOC_TYPES["memory"] for i in ids])
-        return {int(doc) // 4: vector for doc, vector in zip(docs, matrix if matrix is not None else [], strict=True)}
+        docs, matrix = stored_vectors(self.store, [doc_id("memory", i) for i in ids])
+        return {split_doc_id(int(doc))[1]: vector for doc, vector in zip(docs, matrix if matrix is not None else [], strict=True)}
 
     def _batch_neighbours(self, vectors: dict[int, Any], k: int, floor: float) -> dict[int, list[tuple[int, float]]]:
         """Up to k most similar memories (similarity >= floor) of each given one, most similar first.
@@ -191,12 +191,12 @@ class Consolidator:
         queries = np.stack([vectors[i] for i in ids.tolist()]).astype(np.float32)
         best_sims = np.full((len(ids), k), -np.inf, dtype=np.float32)
         best_ids = np.zeros((len(ids), k), dtype=np.int64)
-        last_doc = self.store.one("SELECT coalesce(max(id), 0) FROM knowledge")[0] * 4 + DOC_TYPES["memory"]
+        last_doc = doc_id("memory", self.store.one("SELECT coalesce(max(id), 0) FROM knowledge")[0])
         for low in range(0, last_doc + 1, CHUNK_DOCS):
             docs, matrix = vectors_in_range(self.store, low, low + CHUNK_DOCS - 1, DOC_TYPES["memory"])
             if matrix is None:
                 continue
-            chunk_ids = docs // 4  # ascending
+            chunk_ids = docs // DOC_SLOTS  # ascending (row ids of an array of doc ids)
             width = min(k, len(chunk_ids))
             for start in range(0, len(ids), QUERY_BLOCK):
                 rows = slice(start, start + QUERY_BLOCK)
