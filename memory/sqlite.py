@@ -1,10 +1,9 @@
-"""SQLite with extension loading: sqlean, with sqlite-vec loaded, and sqlite-utils on demand.
+"""SQLite with extension loading: sqlean, with sqlite-vec loaded.
 
 The stdlib sqlite3 of many Pythons cannot load extensions, so sqlite-vec would not load. sqlean
-is a drop-in sqlite3 with extension loading and FTS5. sqlite-utils looks for `pysqlite3` before
-the stdlib, so sqlean is registered under that name here, before sqlite_utils can be imported
-(see STACK.md). sqlite_utils itself is imported only by `database()`: importing it pulls in numpy
-(about 0.3 s), which commands that read a few rows (`reminders`, `done`, `status`) must not pay.
+is a drop-in sqlite3 with extension loading and FTS5. It is registered as `pysqlite3` (the name
+sqlite-utils looks for, see STACK.md), so that the `sqlite-utils` tools a user points at the file
+use the same SQLite; the product itself talks to sqlean directly (README, "Storage").
 """
 from __future__ import annotations
 
@@ -12,13 +11,9 @@ import importlib.util
 import os
 import sys
 from functools import cache
-from typing import TYPE_CHECKING
 
 import sqlean
 import sqlean.dbapi2
-
-if TYPE_CHECKING:
-    import sqlite_utils
 
 sys.modules.setdefault("pysqlite3", sqlean)
 sys.modules.setdefault("pysqlite3.dbapi2", sqlean.dbapi2)
@@ -68,12 +63,4 @@ def connect(path: str, read_only: bool = False) -> Connection:
     return conn
 
 
-def database(conn: Connection) -> sqlite_utils.Database:
-    """The same connection as a sqlite_utils.Database (imported here, on first use)."""
-    import sqlite_utils
-
-    return sqlite_utils.Database(conn)
-
-
-__all__ = ["Connection", "DatabaseError", "Error", "IntegrityError", "OperationalError", "Row", "connect",
-           "database"]
+__all__ = ["Connection", "DatabaseError", "Error", "IntegrityError", "OperationalError", "Row", "connect"]

@@ -118,14 +118,6 @@ class Store:
     def conn(self):  # the raw DB-API connection
         return self._conn
 
-    @property
-    def db(self):
-        """The connection as a sqlite_utils.Database, for code that reads better with it (imports
-        sqlite_utils, and with it numpy, on first use)."""
-        from memory.sqlite import database
-
-        return database(self._conn)
-
     def execute(self, sql: str, params: tuple | dict = ()):
         with self.lock:
             return self._conn.execute(sql, params)
