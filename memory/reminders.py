@@ -66,9 +66,13 @@ def next_due_after(store: Store, after: datetime) -> datetime | None:
 
 
 def fell_due_between(store: Store, since: datetime, until: datetime) -> list[Reminder]:
-    """Open reminders whose due instant lies in (since, until]: what to announce as having fallen due."""
-    rows = store.query(f"{SELECT_MEMORY} WHERE k.due_at > ? AND k.due_at <= ? AND k.done_at IS NULL "
-                       "ORDER BY k.due_at, k.id", (to_utc_iso(since), to_utc_iso(until)))
+    """Open reminders that fell due in (since, until]: their due instant lies in it, or they were
+    written in it already overdue (`remember --due "today at 8am" --allow-past` from the CLI while
+    the app runs), so each is announced once."""
+    start, end = to_utc_iso(since), to_utc_iso(until)
+    rows = store.query(f"{SELECT_MEMORY} WHERE k.done_at IS NULL AND k.due_at <= ? AND "
+                       "(k.due_at > ? OR (k.created_at > ? AND k.created_at <= ?)) ORDER BY k.due_at, k.id",
+                       (end, start, start, end))
     return _labelled(rows, until, store.clock)
 
 

@@ -100,10 +100,13 @@ class Fusion:
     carry: float = 1.0  # share of a message's keyword score lent to the next turn of its episode
     carry_sources: int = 20  # how many of the best keyword hits lend (at least 2 x limit; 10 did as well)
     carry_min_words: int = 6
-    # Vector candidates less similar than this are no match at all: MiniLM gives unrelated short texts
-    # 0.0-0.22 ("xylophone" against a shopping list) and related ones 0.4 and up. Without a floor,
-    # min-max scaling made the least bad of unrelated texts look like a hit.
-    min_cosine: float = 0.25
+    # Vector candidates less similar than this are no match at all. Without a floor, min-max scaling
+    # made the least bad of unrelated texts look like a hit ("xylophone" listed every memory). MiniLM
+    # gives unrelated short texts up to ~0.28 ("xylophone" / "what is my dentist's name?") and most
+    # related ones 0.4 and up, but a loose paraphrase can score as low ("automobile upkeep" / "The car
+    # needs new winter tyres": 0.28): no floor separates them all. 0.3 to 0.35 cost nothing on
+    # bench_retrieval; 0.4 costs 0.2 points, 0.5 1.3.
+    min_cosine: float = 0.3
 
 
 def _rrf(ranking: list[int], k: int) -> dict[int, float]:

@@ -63,6 +63,16 @@ async def test_remind_without_time_asks_when_and_takes_the_next_message(agent):
     assert answer == "Okay, I'll remind you to file taxes on Mon Nov 23 09:00 (#1)."
 
 
+@pytest.mark.parametrize("reply", ["never mind", "Cancel.", "forget it", "no", "nevermind!"])
+async def test_a_question_of_ours_can_be_taken_back(agent, reply):
+    await say(agent, "remind me to water the plants")
+    answer, calls = await say(agent, reply)
+    assert calls == [] and answer == "OK, nothing was changed."
+    assert knowledge.count_memories(agent.runtime.store) == 0
+    answer, _ = await say(agent, "never mind")  # no question pending: an ordinary message
+    assert answer != "OK, nothing was changed."
+
+
 async def test_an_answer_that_is_not_a_time_is_its_own_message(agent):
     await say(agent, "remind me to file taxes")
     answer, _ = await say(agent, "remember that the accountant is Mia")

@@ -134,6 +134,17 @@ def test_next_due_after_and_fell_due_between(store):
     assert reminders.fell_due_between(store, T0 + timedelta(minutes=1), T0 + timedelta(hours=2)) == []
 
 
+def test_a_reminder_written_already_overdue_is_announced_once(store):
+    """`remember --due "today at 8am" --allow-past` from the CLI while the app runs: its due instant is
+    before the app's last announcement, but it was written after it."""
+    earlier = knowledge.remember(store, "old overdue", due_at="2026-11-22T08:00:00+00:00", allow_past=True)
+    at(store, T0 + timedelta(minutes=5))
+    late = knowledge.remember(store, "past thing", due_at="2026-11-22T08:00:00+00:00", allow_past=True)
+    fell = reminders.fell_due_between(store, T0 + timedelta(minutes=1), T0 + timedelta(minutes=6))
+    assert [r.memory.id for r in fell] == [late.id] and earlier.id != late.id
+    assert reminders.fell_due_between(store, T0 + timedelta(minutes=6), T0 + timedelta(minutes=7)) == []
+
+
 def test_restore_undoes_done(store):
     bins = knowledge.remember(store, "Take out the bins", due_at="2026-11-23T09:00:00+00:00")
     knowledge.mark_done(store, bins.id)

@@ -97,7 +97,7 @@ def test_vector_only_search_keeps_cosine_order(store, embedder):
              "The quarterly tax filing is due", "Oil change every 10,000 km"]
     for text in texts:
         knowledge.remember(store, text)
-    query = "automobile upkeep"  # no word of it is indexed: the keyword arm is empty
+    query = "vehicle maintenance"  # no word of it is indexed: the keyword arm is empty
     hits = Searcher(store, embedder).search(query, limit=5, touch=False)
     similarity = embedder.embed(texts) @ embedder.embed([query])[0]
     # Cosine order, and texts below the floor are no match at all (peanuts, violin).
@@ -110,7 +110,8 @@ def test_vector_only_search_keeps_cosine_order(store, embedder):
 def test_a_query_about_nothing_stored_finds_nothing(store, embedder):
     from memory import knowledge
 
-    for text in ("the boiler code is 4471", "buy bread and milk", "Sara moved to Lisbon last month"):
+    for text in ("the boiler code is 4471", "buy bread and milk", "Sara moved to Lisbon last month",
+                 "what is my dentist's name?"):
         knowledge.remember(store, text)
     assert Searcher(store, embedder).search("xylophone", touch=False) == []
     assert [h.content for h in Searcher(store, embedder).search("where does Sara live", touch=False)] == [

@@ -201,9 +201,25 @@ async def test_a_recalled_long_paste_is_walked_past_whole(tmp_path):
         assert app.composer.text.startswith("note line 00")
         await pilot.press("down")
         assert app.composer.text == ""
-        await pilot.press("up", "x")  # edited: up and down move the cursor inside it again
-        await pilot.press("down")
-        assert app.composer.text.startswith("xnote line 00")  # still the edited entry
+        await pilot.press("up", "x")  # recalled with the cursor at its end, where one edits
+        assert app.composer.text.endswith("note line 59x")
+        await pilot.press("down", "up", "up")  # edited: up and down only move the cursor, the edit stays
+        assert app.composer.text.startswith("note line 00") and app.composer.text.endswith("59x")
+
+
+async def test_a_draft_survives_a_walk_through_the_history(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await type_and_send(pilot, app, "sent before")
+        app.composer.insert("half a thought")
+        app.composer.move_cursor((0, 0))
+        await pilot.press("up")
+        assert app.composer.text == "sent before" and app.composer.cursor_location == (0, 11)
+        await pilot.press("ctrl+u")  # deletes back from the end: the recalled line is gone
+        assert app.composer.text == ""
+        await pilot.press("up", "down")
+        assert app.composer.text == "half a thought"
 
 
 def test_input_history_keeps_the_last_500(tmp_path):

@@ -39,6 +39,21 @@ async def test_reminder_written_elsewhere_is_noticed_and_announced_on_time(tmp_p
                                 what="the notice")
         assert took < 2.0
         assert sum("Stretch your legs" in n for n in notices(app)) == 1
+        # The toast goes away; a line in the chat stays for whoever was away.
+        await wait_until(pilot, lambda: any("Stretch your legs is due" in str(w.render())
+                                            for w in app.chat.query(".reminder")), what="the chat line")
+
+
+async def test_a_reminder_written_elsewhere_already_overdue_is_announced(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        app.runtime.clock.fixed = T0 + timedelta(minutes=2)
+        with other_process(app) as cli:  # `remember "past thing" --due "today at 8am" --allow-past`
+            knowledge.remember(cli, "Past thing", due_at=T0 - timedelta(hours=6), allow_past=True)
+        await wait_until(pilot, lambda: any("Past thing" in n for n in notices(app)), timeout=3, what="the notice")
+        await pilot.pause(1.5)  # the next polls announce nothing more
+        assert sum("Past thing" in n for n in notices(app)) == 1
 
 
 async def test_timer_fires_at_the_due_instant_with_the_real_clock(tmp_path):

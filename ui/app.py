@@ -265,6 +265,11 @@ class AssistantApp(App[int]):
             await self.query_one("#chat-column").mount(welcome, before=self.chat)
         elif messages and not self.chat.children:
             await self.show_transcript(messages)
+        elif not first and not self.chat.children:
+            # A returning user starts a new conversation: say where the earlier ones are.
+            keys = {a: actions.key_for(a, self.keymap_settings) for a in ("conversations", "recap", "help")}
+            await self.chat.mount(ToolLine(f"New conversation. {keys['conversations']}: earlier conversations · "
+                                           f"{keys['recap']}: recap · {keys['help']}: keys", hint=True))
 
     @work(thread=True, exclusive=True, group="idle-check", exit_on_error=False, description="check whether to consolidate")
     def maybe_consolidate(self) -> None:
@@ -359,6 +364,10 @@ class AssistantApp(App[int]):
         self._schedule(next_due)
         if not items:
             return
+        # A toast goes away; a line in the chat stays, for whoever was away from the keyboard.
+        when = "fell due while the app was closed" if at_launch else "is due"
+        self.chat.mount_all([ToolLine(f"⏰ {one_line(r.content, 120)} {when} ({r.when})", reminder=True)
+                             for r in items[:10]])
         if at_launch:
             names = "; ".join(f"{one_line(r.content, 50)} ({r.when})" for r in items[:5])
             more = f"; and {len(items) - 5} more" if len(items) > 5 else ""
@@ -625,7 +634,10 @@ class AssistantApp(App[int]):
         else:
             self.sidebar_open = True
         self._apply_layout(self.size.width)
-        self.query_one(ReminderList).focus()
+        reminders = self.query_one(ReminderList)
+        if not reminders.has_focus and len(reminders.children):
+            reminders.index = 0  # arriving in the list: the most urgent row (overdue first), not an old highlight
+        reminders.focus()
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

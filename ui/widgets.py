@@ -31,9 +31,12 @@ class UserMessage(Static):
 
 
 class ToolLine(Static):
-    def __init__(self, text: str, error: bool = False) -> None:
-        super().__init__(("⚠ " if error else "↳ ") + visible(text), markup=False,
-                         classes="tool-line error" if error else "tool-line")
+    """A line in the chat that is not a message: a tool call, an error, a reminder falling due."""
+
+    def __init__(self, text: str, error: bool = False, reminder: bool = False, hint: bool = False) -> None:
+        prefix = "" if reminder or hint else "⚠ " if error else "↳ "
+        kind = " error" if error else " reminder" if reminder else ""
+        super().__init__(prefix + visible(text), markup=False, classes="tool-line" + kind)
 
 
 def answer_view(markdown: str | None = None):
@@ -147,7 +150,8 @@ class Composer(TextArea):
                          placeholder=f"Message (enter send, {newline} new line, f1 keys)", **kwargs)
         self.newline_keys = set((keymap or {}).get("newline", "ctrl+j,shift+enter").split(","))
         self.input_history = InputHistory(None)  # the app passes one kept in the state dir
-        self._position: int | None = None
+        self._position: int | None = None  # the history entry shown, None: the user's own draft
+        self._draft = ""
 
     @property
     def sent_history(self) -> list[str]:
@@ -158,7 +162,7 @@ class Composer(TextArea):
         if not text.strip():
             return
         self.input_history.append(text)
-        self._position = None
+        self._position, self._draft = None, ""
         self.post_message(self.Submitted(text))
         self.clear()
 
@@ -188,26 +192,36 @@ class Composer(TextArea):
             self.insert("\n")
             return
         # A recalled entry left as it was is walked past whole, however many lines it has (a recalled
-        # 60-line paste took 120 presses to leave); once edited, up/down move the cursor in it.
+        # 60-line paste took 120 presses to leave). Once edited, up/down only move the cursor in it,
+        # so an edit is never thrown away; a draft typed before walking the history comes back below
+        # the newest entry.
         recalled = self._position is not None and self.text == self.sent_history[self._position]
-        if event.key == "up" and (self.cursor_location[0] == 0 or recalled) and self.sent_history:
+        edited = self._position is not None and not recalled and self.text != ""
+        if event.key == "up" and not edited and (self.cursor_location[0] == 0 or recalled) and self.sent_history:
+            if self._position is None:
+                self._draft = self.text
             self._position = len(self.sent_history) - 1 if self._position is None else max(0, self._position - 1)
-            self.load_text(self.sent_history[self._position])
+            self._recall(self.sent_history[self._position])
             event.prevent_default()
             event.stop()
             return
-        if event.key == "down" and self._position is not None and (
-                recalled or self.cursor_location[0] == self.document.line_count - 1):
+        if event.key == "down" and recalled:
             self._position += 1
             if self._position >= len(self.sent_history):
                 self._position = None
-                self.clear()
+                self._recall(self._draft)
             else:
-                self.load_text(self.sent_history[self._position])
+                self._recall(self.sent_history[self._position])
             event.prevent_default()
             event.stop()
             return
         await super()._on_key(event)
+
+    def _recall(self, text: str) -> None:
+        """A sent message back in the box, the cursor at its end (where one edits a message, and where
+        ctrl+u deletes back from)."""
+        self.load_text(text)
+        self.move_cursor(self.document.end)
 
 
 class ReminderItem(ListItem):

@@ -35,6 +35,9 @@ _THANKS = re.compile(r"^\W*(thanks|thank you|thx|ty|cheers|much appreciated)\b",
 _PRONOUNS = {"my": "your", "me": "you", "i": "you", "i'm": "you're", "i've": "you've", "i'll": "you'll",
              "myself": "yourself", "mine": "yours", "am": "are"}
 ASK_WHEN = "When should I remind you"
+# An answer to one of our questions that takes it back.
+_CANCEL = re.compile(r"(?i)(never\s?mind|nevermind|cancel|forget it|no(pe)?|nothing|skip( it)?|stop|"
+                     r"don'?t bother|not now|leave it)\W*")
 
 
 class OfflineProvider:
@@ -74,6 +77,8 @@ class OfflineProvider:
         return read_message(text, self.runtime.clock.now(), self.runtime.clock.zone)
 
     def _plan(self, text: str, conversation: list[dict[str, Any]]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+        if _CANCEL.fullmatch(text.strip()) and self._asked(conversation):
+            return [], "OK, nothing was changed."
         pending = self._pending_reminder(text, conversation) or self._pending_choice(text, conversation)
         if pending is not None:
             return pending
@@ -116,6 +121,14 @@ class OfflineProvider:
 
     def _connect(self, text: str) -> str:
         return text.replace("{model}", self.runtime.settings.ollama.model)
+
+    @staticmethod
+    def _asked(conversation: list[dict[str, Any]]) -> bool:
+        """Whether the last reply was a question of ours (when? which one?) awaiting an answer."""
+        if len(conversation) < 2 or conversation[-2].get("role") != "assistant":
+            return False
+        asked = conversation[-2].get("text") or ""
+        return ASK_WHEN in asked or asked.startswith(WHICH_ONE)
 
     def _pending_choice(self, text: str, conversation: list[dict[str, Any]]):
         """The answer to "Which one did you mean?": a bare number (or #number) completes that reminder."""
