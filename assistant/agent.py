@@ -123,7 +123,10 @@ class Agent:
         # The built-in offline mode is not a model: nothing leaves the machine, it gets the text whole.
         outbound = None if self.provider.name == "offline" else await run(Outbound, self.runtime.store, text)
         conversation = await run(self.history, episode.id, user_message.id, outbound)
-        conversation.append({"role": "user", "text": text, "message_id": user_message.id})
+        # The model gets this message with its secrets as numbered placeholders, put back into what it
+        # asks a tool to store ("remember that my bank password is [secret 1 of your message]").
+        sent = outbound.user_message(text) if outbound else text
+        conversation.append({"role": "user", "text": sent, "message_id": user_message.id})
         state = _TurnState(user_message.id, outbound)
         failure: ProviderError | None = None
         try:
@@ -138,6 +141,8 @@ class Agent:
             from assistant.providers.offline import OfflineProvider
 
             state = _TurnState(user_message.id, outbound)
+            # Nothing leaves the machine now: the offline mode reads the message as typed.
+            conversation[-1] = {"role": "user", "text": text, "message_id": user_message.id}
             async for event in self._rounds(OfflineProvider(self.runtime, unreachable=str(exc)), system,
                                             conversation, state):
                 yield event
@@ -173,7 +178,8 @@ class Agent:
                 yield ToolCall(call.id, call.name, call.input)
                 data = None
                 try:
-                    outcome = await asyncio.to_thread(execute_tool, self.runtime, call.name, call.input,
+                    arguments = state.outbound.restore(call.input) if state.outbound else call.input
+                    outcome = await asyncio.to_thread(execute_tool, self.runtime, call.name, arguments,
                                                       state.message_id)
                     result = ToolResult(call.id, call.name, outcome.content, False, outcome.summary)
                     data = outcome.data

@@ -17,7 +17,11 @@ def title_and_summary(runtime: Runtime, messages: list[Message], use_model: bool
 
         host = runtime.settings.ollama.host
         if reachable(host):  # a quick probe: without Ollama there is no wait at all
-            transcript = "\n".join(f"{m.role}: {m.content[:500]}" for m in messages
+            from assistant.outbound import Outbound
+
+            # The local model is a model too: secrets and private memories stay out of its transcript.
+            gate = Outbound(runtime.store, "")
+            transcript = "\n".join(f"{m.role}: {gate.text(m.content[:500], f'message #{m.id}')}" for m in messages
                                    if m.role in ("user", "assistant"))[:6000]
             try:
                 model = local_model(runtime, timeout=min(TITLE_TIMEOUT, runtime.settings.ollama.timeout_seconds),

@@ -2,7 +2,10 @@
 
 mkstemp creates the file 0600 beside the target, so the rename is atomic and the data is never
 readable by others, not even for a moment; on any failure the temporary file is removed, so no
-`.partial` is ever left behind. An unwritable or wrong path is InvalidInput naming it.
+`.partial` is ever left behind. An unwritable or wrong path is InvalidInput naming it; so is a
+target that exists and is not a regular file (a device, a pipe, a folder), which a rename would
+replace. A symlink is followed: the file it names is replaced. Hard links to the old file keep
+the old content, as with any editor that saves atomically.
 """
 from __future__ import annotations
 
@@ -20,9 +23,12 @@ T = TypeVar("T")
 
 def write_private(path: str | os.PathLike[str], write: Callable[[IO[bytes]], T]) -> T:
     """Call `write` with a binary file that becomes `path` (mode 0600) only when it succeeds."""
-    target = Path(path).expanduser()
-    if target.is_dir():
-        raise InvalidInput(f"cannot write {target}: it is a directory")
+    named = Path(path).expanduser()
+    target = named.resolve()  # through a symlink: the file it points at is replaced, the link stays
+    if target.exists() and not target.is_file():
+        # A device, a pipe or a folder: renaming over it would replace /dev/null or /etc/... itself.
+        what = "a directory" if target.is_dir() else "not a regular file"
+        raise InvalidInput(f"cannot write {named}: it is {what}; give a file path (or - for standard output)")
     try:
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".partial")
     except OSError as exc:

@@ -190,6 +190,21 @@ def test_title_from_local_model(tmp_path, ollama_standin):
     rt.close()
 
 
+def test_titles_never_send_a_private_memory_to_the_local_model(tmp_path, ollama_standin):
+    from assistant.titles import title_and_summary
+    from memory import knowledge
+    from memory.episodes import Message
+
+    rt = make_runtime(tmp_path)
+    knowledge.remember(rt.store, "my salary is 98765 euros", private=True)
+    ollama_standin.script = [{"json": {"title": "Salary", "summary": "Asked about pay."}}]
+    msgs = [Message(1, 1, "user", "what is my salary?", "t"),
+            Message(2, 1, "assistant", "From memory (you told me Sun Nov 22): [Private] my salary is 98765 euros", "t")]
+    title_and_summary(rt, msgs)
+    assert "98765" not in json.dumps(ollama_standin.bodies("/api/chat"))
+    rt.close()
+
+
 @pytest.mark.parametrize("status, kind", [(401, "auth"), (429, "rate_limit"), (500, "model"), ("drop", "network")])
 async def test_unreachable_model_still_sets_the_reminder_offline(anthropic_standin, runtime, status, kind):
     anthropic_standin.script = [status]

@@ -237,3 +237,20 @@ async def test_the_app_ends_with_one_line_when_its_store_is_damaged(tmp_path):
             await pilot.pause(0.05)
     assert app.return_code == 1
     assert "cannot be read" in app.exit_line and "assistant doctor" in app.exit_line
+
+
+def test_export_never_replaces_a_device_a_pipe_or_what_a_symlink_is(cli, tmp_path):
+    cli("remember", "keep this")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for target in (str(fifo), "/dev/null"):
+        for args in (("export", target), ("export", "--ics", target)):
+            code, _, err = cli(*args)
+            assert code == 2 and one_line(err) and "not a regular file" in err
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    real = tmp_path / "real.jsonl"
+    real.write_text("old\n")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    assert cli("export", str(link))[0] == 0
+    assert link.is_symlink() and "keep this" in real.read_text()

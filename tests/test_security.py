@@ -42,6 +42,11 @@ SECRETS = [
     ("username admin pwd admin", "pwd admin"),
     ("password for the very long description of the account in question at example.com is hunter2", "hunter2"),
     ("postgresql://user:p@ss@host/db", "p@ss"),
+    # A second attacker's phrasings (the value must not reach the model in any of them).
+    ("my PIN number is 4471", "4471"), ("alarm passcode for the front door: 9911", "9911"),
+    ("passcode for door 8823", "8823"), ("secret: open sesame", "sesame"),
+    ("the password, hunter2, works", "hunter2"), ("the wifi password is the word swordfish", "swordfish"),
+    ("my pin: 12 34 56", "34 56"), ('password: "correct horse battery staple"', "horse battery"),
 ]
 # Near misses: ordinary sentences that mention the words or look a bit like keys.
 HARMLESS = [
@@ -61,6 +66,8 @@ HARMLESS = [
     "my pin is in the drawer", "The password is required", "the token is expired",
     "the secret to good bread is time", "Token: see vault", "pin: the photo to the board",
     "ThisIsALongCamelCaseIdentifierName1 for the project",
+    "the password for door 3 is hidden", "reset the PIN for account 2 tomorrow",
+    "the secret, I think, is patience",
 ]
 
 
@@ -317,7 +324,7 @@ async def test_history_and_tool_results_carry_no_secret_or_unasked_private_memor
     [e async for e in cloud.turn("what's a good pasta recipe")]
     sent = json.dumps(anthropic_standin.bodies("/v1/messages"))
     assert "positive" not in sent and "Tr0ub4dor&3" not in sent
-    assert "[private memory #1]" in sent and "[secret in message #" in sent
+    assert "[a private memory, withheld]" in sent and "[secret in message #" in sent
     rt.close()
 
 
@@ -351,3 +358,47 @@ def test_unicode_line_breaks_and_look_alike_tags_stay_data(breakout):
     assert all(line.startswith("    | ") for line in lines[1:])
     assert not any(line.lstrip().startswith(("## ", "SYSTEM")) for line in lines[:1])
     assert "</" not in shown and "\uff1c/" not in shown and "\ufe64/" not in shown
+
+
+async def test_the_current_message_goes_with_placeholders_and_the_secret_is_stored_locally(anthropic_standin,
+                                                                                            tmp_path):
+    from assistant.agent import Agent
+    from assistant.providers.anthropic_provider import AnthropicProvider
+    from memory import knowledge
+    from tests.conftest import make_runtime
+    from tests.standins import text_reply, tool_reply
+
+    rt = make_runtime(tmp_path)
+    anthropic_standin.script = [
+        tool_reply("remember", {"content": "bank password is [secret 1 of your message], PIN "
+                                           "[secret 2 of your message]", "kind": "fact"}),
+        text_reply("Saved.")]
+    cloud = Agent(rt, AnthropicProvider("m", max_retries=0))
+    [e async for e in cloud.turn("my bank password is hunter2 and my PIN is 4471, remember them")]
+    sent = json.dumps(anthropic_standin.bodies("/v1/messages"))
+    assert "hunter2" not in sent and "4471" not in sent and "[secret 1 of your message]" in sent
+    memory = knowledge.get_memory(rt.store, 1)
+    assert memory.content == "bank password is hunter2, PIN 4471"  # the value is kept, on this machine
+    rt.close()
+
+
+async def test_a_private_memory_quoted_before_an_edit_stays_out_of_the_history(anthropic_standin, tmp_path):
+    from assistant.agent import Agent
+    from assistant.providers.anthropic_provider import AnthropicProvider
+    from assistant.providers.offline import OfflineProvider
+    from memory import knowledge
+    from tests.conftest import make_runtime
+    from tests.standins import text_reply
+
+    rt = make_runtime(tmp_path)
+    salary = knowledge.remember(rt.store, "my salary is 98765 euros", private=True)
+    offline = Agent(rt, OfflineProvider(rt))
+    answer = [e async for e in offline.turn("what is my salary?")][-1].text
+    assert "98765" in answer
+    knowledge.update_memory(rt.store, salary.id, content="my salary is 98765 euros gross")
+    anthropic_standin.script = [text_reply("Lovely.")]
+    cloud = Agent(rt, AnthropicProvider("m", max_retries=0))
+    [e async for e in cloud.turn("hello, nice weather today")]
+    sent = json.dumps(anthropic_standin.bodies("/v1/messages"))
+    assert "98765" not in sent and "[a private memory, withheld]" in sent
+    rt.close()
