@@ -12,7 +12,7 @@ from typing import Any
 
 from assistant.answers import MIN_RELEVANCE, TYPE_RANK, Evidence, find_evidence, told_when
 from assistant.runtime import Runtime
-from memory.temporal import Resolved, detect_temporal_references, resolve_reference, stored_resolution
+from memory.temporal import Resolved, detect_temporal_references, resolve_reference, stored_resolution, valid_ref
 
 
 @dataclass
@@ -53,7 +53,7 @@ def resolutions_of(runtime: Runtime, evidence: Evidence) -> list[Resolution]:
     """Stored write-time resolutions when the row has them; older rows are resolved now."""
     this_year = runtime.clock.local(runtime.clock.now()).year
     if evidence.time_refs:
-        resolved: list[Resolved] = [stored_resolution(ref) for ref in evidence.time_refs]
+        resolved: list[Resolved] = [stored_resolution(ref) for ref in evidence.time_refs if valid_ref(ref)]
     else:
         written = runtime.clock.local(evidence.created_at).replace(tzinfo=None)
         resolved = [r for r in (resolve_reference(ref, written) for ref in detect_temporal_references(evidence.content))

@@ -183,6 +183,13 @@ def execute_tool(runtime: Runtime, name: str, args: dict[str, Any], message_id: 
         return found.run(runtime, args, {"message_id": message_id})
     except InvalidInput as exc:
         raise ToolError(str(exc)) from None
+    except (OverflowError, ValueError, TypeError, RecursionError) as exc:
+        # Arguments the checks did not foresee (an id beyond SQLite's integers, a float that is not
+        # finite): the model hears what went wrong and the turn goes on.
+        import logging
+
+        logging.getLogger(__name__).info("tool %s refused %r: %s", name, args, exc)
+        raise ToolError(f"invalid arguments ({type(exc).__name__}: {exc})"[:300]) from None
 
 
 # -- text shared with the CLI and the UI ------------------------------------------------------------

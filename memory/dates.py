@@ -114,8 +114,10 @@ def parse_due(phrase: str, now: datetime, zone: tzinfo) -> datetime:
     else:
         import dateparser  # slow import: only when a phrase really needs it
 
+        # The base is already local wall time; naming a zone keeps dateparser from asking tzlocal for
+        # the machine's, which fails on a POSIX TZ rule ("EST5EDT,M3.2.0,M11.1.0") or a bad TZ.
         day = dateparser.parse(rest, languages=["en"], settings={
-            "PREFER_DATES_FROM": "future", "RELATIVE_BASE": local_now,
+            "PREFER_DATES_FROM": "future", "RELATIVE_BASE": local_now, "TIMEZONE": "UTC", "TO_TIMEZONE": "UTC",
             "RETURN_AS_TIMEZONE_AWARE": False})
         if day is None:
             raise DateParseError(phrase)

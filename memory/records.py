@@ -275,7 +275,7 @@ class _Importer:
         new = self.insert("messages", r.get("id"), {
             "episode_id": None if episode is None else self.ref("episode", episode, "episode_id"),
             "role": role, "content": r["content"], "created_at": created,
-            "time_refs": json.dumps(refs) if isinstance(refs, list) and refs else
+            "time_refs": json.dumps(_time_refs(refs)) if refs else
             time_refs_json(self.store, r["content"], created) if role == "user" else None})
         self._remember_id("message", r, new)
 
@@ -306,7 +306,7 @@ class _Importer:
             "updated_at": self.instant(r, "updated_at") or created, "relation": _text_or_none(r, "relation"),
             "trust": check_scale("trust", r.get("trust")), "tension": check_scale("tension", r.get("tension")),
             "recurrence": recurrence, "occurrence_at": (self.instant(r, "occurrence_at") or due) if recurrence else None,
-            "time_refs": json.dumps(r["time_refs"]) if isinstance(r.get("time_refs"), list)
+            "time_refs": json.dumps(_time_refs(r["time_refs"])) if r.get("time_refs")
             else time_refs_json(self.store, r["content"], created)})
         self._remember_id("memory", r, new)
         for done in r.get("completions") or []:
@@ -397,6 +397,14 @@ def _recurrence(value: Any) -> str | None:
     except (KeyError, TypeError, ValueError) as exc:
         raise InvalidInput(f"recurrence is not a valid rule ({exc or 'expected {rule, start, zone}'})") from None
     return recurrence.to_text()
+
+
+def _time_refs(value: Any) -> list[dict[str, Any]]:
+    from memory.temporal import valid_ref
+
+    if not isinstance(value, list) or not all(valid_ref(ref) for ref in value):
+        raise InvalidInput('time_refs must be a list of {"text": ..., "date": "YYYY-MM-DD", "granularity": ...}')
+    return value
 
 
 def _flag(record: dict[str, Any], name: str) -> bool:

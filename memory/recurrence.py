@@ -159,7 +159,7 @@ class Recurrence:
         cursor = after.astimezone(zone).replace(tzinfo=None) - timedelta(hours=3)
         for _ in range(1000):
             wall = rule.after(cursor, inc=False)
-            if wall is None:
+            if wall is None or wall.year > MAX_YEAR:  # past the years the store keeps: the series ends
                 return None
             if localize(wall, zone) > after:
                 return wall

@@ -165,6 +165,20 @@ def annotate(text: str, written_at: datetime) -> list[dict[str, str]]:
     return refs
 
 
+def valid_ref(ref: object) -> bool:
+    """Whether a time_refs entry is one this module wrote: {"text": str, "date": "YYYY[-MM[-DD]]",
+    "granularity": str}. An import can carry anything; a reader skips what is not this."""
+    if not isinstance(ref, dict) or not isinstance(ref.get("text"), str) or not ref["text"].strip():
+        return False
+    if not isinstance(ref.get("date"), str) or ref.get("granularity", "day") not in ("day", "week", "month", "year"):
+        return False
+    try:
+        stored_resolution(ref)
+    except (ValueError, TypeError, OverflowError):
+        return False
+    return True
+
+
 def stored_resolution(ref: dict[str, str]) -> Resolved:
     """A time_refs entry back as a Resolved (its moment is the start of the period)."""
     parts = [int(p) for p in ref["date"].split("-")] + [1, 1]
@@ -177,6 +191,8 @@ def with_dates(text: str, time_refs: list[dict[str, str]] | None, this_year: int
         return text
     out, position = [], 0
     for ref in time_refs:
+        if not valid_ref(ref):
+            continue
         found = text.lower().find(ref["text"].lower(), position)
         if found < 0:
             continue

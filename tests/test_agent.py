@@ -262,3 +262,8 @@ def test_tool_schemas_and_validation_come_from_the_signatures(runtime):
         assert words in str(info.value) and "bad arguments for remember" in str(info.value)
     with pytest.raises(ToolError, match="has already passed"):
         execute_tool(runtime, "remember", {"content": "x", "due_at": "2020-01-01T09:00:00Z"})
+    # What a confused model sends: never an exception out of the turn, always a message back to it.
+    for name, args in [("update_memory", {"id": 10**23, "done": True}), ("remember", {"content": "x", "importance": 1e400}),
+                       ("forget", {"id": -(10**30)}), ("recall", {"query": "x", "limit": 10**30})]:
+        with pytest.raises(ToolError):
+            execute_tool(runtime, name, args)

@@ -254,3 +254,32 @@ def test_export_never_replaces_a_device_a_pipe_or_what_a_symlink_is(cli, tmp_pat
     link.symlink_to(real)
     assert cli("export", str(link))[0] == 0
     assert link.is_symlink() and "keep this" in real.read_text()
+
+
+@pytest.mark.parametrize("refs", ['[{"text":1}]', '[1]', '[{"text":"x"}]', '[{"text":"x","date":5}]',
+                                  '[{"text":"x","date":"0000-01-01"}]', '{"text":"x"}'])
+def test_bad_time_refs_are_refused_at_import(cli, tmp_path, refs):
+    body = '{"type":"memory","content":"x yesterday","time_refs":%s}' % refs
+    code, _, err = cli("import", write(tmp_path, "refs.jsonl", body + "\n"))
+    assert code == 2 and one_line(err) and "time_refs" in err
+    assert cli("prompt", "--query", "x")[0] == 0
+
+
+def test_a_posix_zone_reads_natural_dates(cli, monkeypatch):
+    monkeypatch.setenv("TZ", "EST5EDT,M3.2.0,M11.1.0")
+    monkeypatch.delenv("ASSISTANT_TIMEZONE")
+    code, out, err = cli("remember", "x", "--due", "tomorrow 10am", "--json")
+    assert code == 0, err
+    assert json.loads(out)["due_at"] == "2026-11-23T15:00:00+00:00"  # 10:00 EST
+
+
+def test_a_tool_argument_the_checks_did_not_foresee_goes_back_to_the_model(cli):
+    from assistant.errors import ToolError
+    from assistant.runtime import Runtime
+    from assistant.settings import load_settings
+    from assistant.tools import execute_tool
+
+    runtime = Runtime(load_settings(None, {"db": cli.db, "now": NOW}))
+    with pytest.raises(ToolError):
+        execute_tool(runtime, "update_memory", {"id": 99999999999999999999999, "done": True})
+    runtime.close()

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from memory import knowledge, reminders
-from memory.clock import UTC, Clock, zone_from_name
+from memory.clock import UTC, Clock, parse_stored, zone_from_name
 from memory.errors import DateParseError
 from memory.records import export_records, import_records
 from memory.recurrence import Recurrence, parse_recurrence
@@ -243,3 +243,14 @@ def test_a_daily_rule_begun_on_the_spring_forward_night_keeps_its_time():
     assert recurrence.start == datetime(2026, 3, 29, 2, 30)  # as asked, though that night skips it
     assert f"{first.astimezone(berlin):%d %H:%M}" == "29 03:30"  # the first one is moved past the gap
     assert f"{recurrence.next_after(first).astimezone(berlin):%d %H:%M}" == "30 02:30"
+
+
+def test_a_series_ends_where_the_kept_years_end(store):
+    """"every 90 years", done three times, would land in 2297: an instant no export could carry."""
+    century = knowledge.remember(store, "century check", due_at="every 90 years")
+    for _ in range(4):
+        century = knowledge.mark_done(store, century.id)
+        if century.done_at:
+            break
+    assert century.done_at is not None and parse_stored(century.due_at).year <= 2200
+    assert len(knowledge.completions(store, century.id)) >= 2
