@@ -6,6 +6,7 @@ them, so `assistant reminders` and friends start fast.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Callable
@@ -139,6 +140,9 @@ def build_parser() -> Parser:
 def main(argv: list[str] | None = None, launch: Callable[[Runtime], int] | None = None) -> int:
     """Run one command; with no command, `launch` (given by the ui package) starts the TUI."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show "␛" or "é" gets an escape, not a crash
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")
     try:
         _check_text(argv)
         args = build_parser().parse_args(argv)

@@ -186,6 +186,8 @@ def _readable_store(runtime: Runtime):
     try:
         return runtime.store
     except StoreError as damaged:
+        if "newer version" in str(damaged):
+            raise  # not damage: an upgrade to make, said as it is
         path = runtime.settings.db_path()
         from memory.sqlite import DatabaseError
 
@@ -228,7 +230,8 @@ def cmd_import(runtime: Runtime, args: argparse.Namespace) -> int:
     with ProgressBar("Importing", len(lines)) as bar:
         counts = import_records(runtime.store, lines, progress=bar.update)
     present = counts.pop("already_present")
-    added = ", ".join(f"{n} {'memories' if kind == 'memory' else kind + 's'}" for kind, n in counts.items() if n)
+    plural = {"memory": "memories", "summary": "summaries"}
+    added = ", ".join(f"{n} {plural.get(kind, kind + 's') if n != 1 else kind}" for kind, n in counts.items() if n)
     if not added:
         text = f"Nothing new: all {present} records were already present." if present else "Nothing to import."
     else:
@@ -310,7 +313,7 @@ def cmd_doctor(runtime: Runtime, args: argparse.Namespace) -> int:
         counts = ", ".join(f"{n} {name}" for name, n in health.counts.items() if n is not None)
         lines = [f"Database: {health.path} ({health.size_bytes / 1e6:.1f} MB, mode {health.mode}, "
                  f"schema {health.schema_version})",
-                 f"Integrity: {'ok' if health.ok else 'DAMAGED'}"]
+                 f"Integrity: {'ok' if health.ok else 'NEWER VERSION' if health.newer else 'DAMAGED'}"]
         if counts:
             lines.append(f"Readable: {counts}")
         if health.pending_embeddings:

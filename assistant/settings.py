@@ -116,7 +116,7 @@ def _coerce(value: Any, kind: Any, where: str) -> Any:
             raise SettingsError(f"{where}: expected a whole number, got {value!r}")
         try:
             return int(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise SettingsError(f"{where}: expected a whole number, got {value!r}") from None
     if kind is float:
         if isinstance(value, bool):
@@ -180,7 +180,7 @@ def _validate(settings: Settings, source: str) -> None:
         *[(f"prompt.{name}", getattr(p, name), 0, 1_000_000) for name in
           ("time_tokens", "reminders_tokens", "recent_tokens", "timeline_tokens", "episodes_tokens",
            "summaries_tokens")],
-        ("prompt.timeline_memories", p.timeline_memories, 0, 1000),
+        ("prompt.timeline_memories", p.timeline_memories, 1, 1000),
         ("consolidation.idle_minutes", c.idle_minutes, 0, 60 * 24 * 365),
         ("consolidation.memory_threshold", c.memory_threshold, 1, 10_000_000),
         ("consolidation.min_interval_hours", c.min_interval_hours, 0, 24 * 365),
@@ -247,6 +247,8 @@ def load_settings(config: str | None = None, overrides: dict[str, Any] | None = 
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise SettingsError(f"{path}: not valid TOML ({exc})") from None
+        except RecursionError:
+            raise SettingsError(f"{path}: not a config file (nested too deeply)") from None
         except OSError as exc:
             raise SettingsError(f"{path}: cannot be read ({exc.strerror})") from None
         _apply(settings, data, str(path))

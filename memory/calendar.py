@@ -864,6 +864,8 @@ def _checked_plan(uid: str, item: _Item, overrides: list[_Item], now: datetime, 
             if instant:
                 check_instant(parse_stored(instant), "due date")
         return plan
+    except ImportFailed:
+        raise  # already names its line
     except (InvalidInput, OverflowError, ValueError) as exc:
         why = "a date out of range" if isinstance(exc, OverflowError) else str(exc)
         raise ImportFailed(item.block.line, f"{item.label}: {why}") from None

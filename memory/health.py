@@ -30,6 +30,7 @@ class Health:
     pending_embeddings: int | None = None
     readable: bool = True  # its list of tables can be read, so export can save rows
     store_file: bool = True  # False: the path names a pipe, a folder or a file that is not SQLite
+    newer: bool = False  # written by a newer version: nothing to recover, an upgrade to make
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -37,6 +38,8 @@ class Health:
     def recovery(self) -> str:
         if not self.store_file:
             return "Give --db the path of an assistant database."
+        if self.newer:
+            return "Nothing is wrong with the file: install the newer assistant that wrote it."
         if not self.readable:
             return (f"Nothing in {self.path} can be read, not even its list of tables, so no row can be saved "
                     "from it; only a backup copy can bring it back.")
@@ -59,16 +62,25 @@ def check(path: str, max_messages: int = 20) -> Health:
     try:
         db = connect(path, read_only=True)
         health.schema_version = db.execute("PRAGMA user_version").fetchone()[0]
-        found = [row[0] for row in db.execute(f"PRAGMA integrity_check({max_messages})").fetchall()]
+        db.execute("SELECT count(*) FROM sqlite_master").fetchone()  # the list of tables: rows can be found
     except DatabaseError as exc:
         health.ok = health.readable = False
         health.problems.append(f"{path} cannot be read as a database ({exc})")
         return health
+    try:
+        found = [row[0] for row in db.execute(f"PRAGMA integrity_check({max_messages})").fetchall()]
+    except DatabaseError as exc:  # damaged pages stop the check itself; the rows counted below say what is left
+        found = [f"the check stopped: {exc}"]
     if found != ["ok"]:
         health.ok = False
         health.problems += [f"integrity: {line}" for line in found]
     if health.schema_version is not None and health.schema_version > SCHEMA_VERSION:
-        health.problems.append(f"the database is from a newer version (schema {health.schema_version})")
+        health.ok = False
+        health.newer = True
+        health.problems.append(f"the database is from a newer version of assistant (schema {health.schema_version} > "
+                               f"{SCHEMA_VERSION}): upgrade assistant to use it")
+        db.close()
+        return health  # its tables are not ours to count
     for table, name in TABLES.items():
         try:
             health.counts[name] = db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]

@@ -109,7 +109,9 @@ def time_refs_json(store: Store, text: str, written_at: str | None = None) -> st
 
 
 def check_content(content: str) -> str:
-    if not isinstance(content, str) or not content.strip():
+    if not isinstance(content, str):
+        raise InvalidInput(f"the memory text must be text, not {type(content).__name__}")
+    if not content.strip():
         raise InvalidInput("the memory text is empty")
     if len(content) > MAX_CONTENT:
         raise InvalidInput(f"the memory text is too long ({len(content)} characters, at most {MAX_CONTENT})")
@@ -210,6 +212,8 @@ def update_memory(store: Store, memory_id: int, reminded_at: str | datetime | No
         raise InvalidInput("nothing to change: give reminded_at, due_at, content, importance or done")
     with store.transaction():
         current = get_memory(store, memory_id)
+        if done is not None and current.due_at is None and "due_at" not in changes:
+            raise InvalidInput(f"#{memory_id} is a {current.kind}, not a reminder: it cannot be done")
         if done and current.recurrence and current.done_at is None:
             changes.update(_complete_occurrence(store, current))
         changes["updated_at"] = store.clock.now_iso()
@@ -252,6 +256,9 @@ def snooze(store: Store, memory_id: int, when: str | datetime, allow_past: bool 
             raise InvalidInput(f"#{memory_id} is not a reminder; nothing to snooze")
         if current.done_at is not None:
             raise InvalidInput(f"reminder #{memory_id} is already done; nothing to snooze")
+        if isinstance(when, str) and when.strip().lower().startswith(("every ", "each ")):
+            raise InvalidInput("snooze moves this one occurrence to a time; to make it repeat, use "
+                               f"`assistant update {memory_id} --due \"{when.strip()[:60]}\"`")
         return update_memory(store, memory_id, due_at=when, allow_past=allow_past)
 
 

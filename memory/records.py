@@ -375,7 +375,7 @@ class _Importer:
             self.store.execute(
                 "INSERT OR IGNORE INTO edges (source_type, source_id, target_type, target_id, edge_type, weight, "
                 "reason, run_id, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
-                (*ends, edge_type, float(r.get("weight", 1.0)), r.get("reason"), r.get("run_id"),
+                (*ends, edge_type, _weight(r.get("weight", 1.0)), r.get("reason"), r.get("run_id"),
                  self.instant(r, "created_at", True)))
 
 
@@ -405,6 +405,14 @@ def _time_refs(value: Any) -> list[dict[str, Any]]:
     if not isinstance(value, list) or not all(valid_ref(ref) for ref in value):
         raise InvalidInput('time_refs must be a list of {"text": ..., "date": "YYYY-MM-DD", "granularity": ...}')
     return value
+
+
+def _weight(value: Any) -> float:
+    import math
+
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise InvalidInput(f"weight must be a finite number, not {value!r}"[:80])
+    return float(value)
 
 
 def _flag(record: dict[str, Any], name: str) -> bool:

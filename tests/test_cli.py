@@ -207,7 +207,7 @@ def test_import_twice_says_nothing_was_new(cli, tmp_path):
     src = tmp_path / "m.jsonl"
     src.write_text(json.dumps({"type": "memory", "kind": "fact", "content": "Likes skiing"}) + "\n")
     code, out, _ = cli("import", str(src))
-    assert code == 0 and out.strip() == "Imported 1 memories."
+    assert code == 0 and out.strip() == "Imported 1 memory."
     code, out, _ = cli("import", str(src))
     assert code == 0 and out.strip() == "Nothing new: all 1 records were already present."
 
