@@ -11,6 +11,7 @@ from assistant.runtime import Runtime
 from assistant.terminal import json_text, visible
 from memory import episodes, knowledge, reminders
 from memory.errors import InvalidInput, StoreError
+from memory.text import flat
 
 
 def emit(args: argparse.Namespace, data: Any, text: str | Callable[[], str]) -> None:
@@ -39,7 +40,7 @@ def _memory_line(runtime: Runtime, m: knowledge.Memory) -> str:
     rule = f", {m.rule.describe()}" if m.recurrence else ""
     due = f" (due {runtime.clock.short(m.due_at)}{rule})" if m.due_at else ""
     done = " [done]" if m.done_at else ""
-    return f"#{m.id} {m.kind}: {m.content}{due}{done}"
+    return f"#{m.id} {m.kind}: {flat(m.content)}{due}{done}"
 
 
 def cmd_remember(runtime: Runtime, args: argparse.Namespace) -> int:
@@ -58,7 +59,7 @@ def cmd_reminders(runtime: Runtime, args: argparse.Namespace) -> int:
 
     def line(r: reminders.Reminder) -> str:
         mentioned = f", mentioned {runtime.clock.short(r.memory.reminded_at)}" if r.memory.reminded_at else ""
-        return (f"#{r.memory.id} {r.label} {r.memory.content} "
+        return (f"#{r.memory.id} {r.label} {flat(r.memory.content)} "
                 f"({reminders.relative_time(r.memory.due_at, now, runtime.clock)}{mentioned})")
 
     def text() -> str:
@@ -142,7 +143,7 @@ def cmd_recall(runtime: Runtime, args: argparse.Namespace) -> int:
         return 0
     hits = runtime.searcher.search(query, limit=args.limit, mode=args.mode)
     emit(args, [h.to_json() for h in hits], lambda: "\n".join(
-        f"{h.type} #{h.id} [{h.tier}] {runtime.clock.short(h.created_at)}: {h.content[:200]}" for h in hits)
+        f"{h.type} #{h.id} [{h.tier}] {runtime.clock.short(h.created_at)}: {flat(h.content, 200)}" for h in hits)
         or "Nothing found.")
     return 0
 

@@ -16,7 +16,6 @@ from memory import knowledge
 from memory.redact import redact
 from memory.store import Store
 
-
 PRIVATE_MARK = "[Private]"  # how answers and tool results label a private memory they quote
 
 

@@ -23,6 +23,7 @@ from memory.errors import InvalidInput
 from memory.redact import redact
 from memory.schema import KINDS
 from memory.search import MODES
+from memory.text import flat
 
 Kind = Literal[KINDS]  # type: ignore[valid-type]
 Mode = Literal[tuple(MODES)]  # type: ignore[valid-type]
@@ -209,7 +210,7 @@ def recall_recent(runtime: Runtime, hours: float = 48, limit: int = 10) -> str:
         where = f"[secret in conversation #{e.id}]"
         lines.append("- " + e.line(runtime.clock, redact(e.title or "Untitled", where)))
         if e.summary:
-            lines.append(f"  {redact(e.summary, where)}")
+            lines.append(f"  {flat(redact(e.summary, where))}")
     if current is not None:
         where = f"[secret in conversation #{current.episode.id}]"
         lines.append(redact(current_conversation_line(runtime, current), where))

@@ -10,6 +10,7 @@ from typing import Any
 from memory.clock import Clock, to_utc_iso
 from memory.errors import InvalidInput, NotFound
 from memory.store import Store
+from memory.text import flat
 
 MAX_MESSAGE = 2_000_000  # characters: a 1 MB paste is kept whole
 
@@ -38,7 +39,7 @@ class Episode:
         """The one-line form every list uses (prompt, tools, CLI): "[Nov 22 13:05] Title".
 
         `title` replaces the stored one as shown (escaped, redacted) by the caller."""
-        return f"[{clock.stamp(self.started_at)}] {self.title or 'Untitled' if title is None else title}"
+        return f"[{clock.stamp(self.started_at)}] {flat(self.title or 'Untitled' if title is None else title)}"
 
 
 @dataclass

@@ -18,3 +18,10 @@ def safe_json(data: Any, indent: int | None = None) -> str:
     """JSON with readable Unicode and every control or direction-changing character escaped."""
     text = json.dumps(data, ensure_ascii=False, indent=indent)
     return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
+def flat(text: str, limit: int | None = None) -> str:
+    """One line for a list: every run of whitespace, line breaks included, becomes one space (a stored
+    title with a line break must not print as a second entry), cut at `limit` with an ellipsis."""
+    text = " ".join(text.split())
+    return text if limit is None or len(text) <= limit else text[:limit - 1].rstrip() + "…"
