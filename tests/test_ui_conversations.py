@@ -157,3 +157,21 @@ def test_control_characters_are_shown_not_emitted():
 
     assert visible("a\x1b[2Jb\x07\tc\r\nd\x9b\u202e") == "a␛[2Jb␇\tc\nd<U+009B><U+202E>"
     assert one_line("x\n  y " * 30, 10) == "x y x y x…"
+
+
+async def test_a_transcript_of_long_answers_is_bounded_and_says_what_it_left_out(tmp_path):
+    from assistant.session import MessageView
+    from tests.ui_helpers import make_app, settle
+    from ui.app import TRANSCRIPT_CHARACTERS
+
+    app = make_app(tmp_path)
+    long = [MessageView("user" if i % 2 == 0 else "assistant", f"turn {i} " + "word " * 1000, "Nov 22 10:00")
+            for i in range(20)]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await app.show_transcript(long)
+        await settle(pilot, app)
+        shown = [w for w in app.chat.children if not w.has_class("tool-line")]
+        assert 1 <= len(shown) <= TRANSCRIPT_CHARACTERS // 5000 + 1
+        [line] = [str(w.render()) for w in app.chat.query(".tool-line")]
+        assert f"{20 - len(shown)} earlier messages" in line

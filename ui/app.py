@@ -56,7 +56,10 @@ NARROW = 90  # columns: below this the sidebar folds into a one-line bar
 UNDO_SECONDS = 10
 EMBED_IDLE_SECONDS = 10.0  # quiet this long, the app embeds texts a big import left waiting
 POLL_SECONDS = 1.0  # how often the store is asked whether another process changed it
-TRANSCRIPT_LIMIT = 200  # messages shown when a conversation is continued
+TRANSCRIPT_LIMIT = 200  # messages shown when a conversation is continued ...
+# ... and at most this much text: laying out Markdown costs about a second per 5,000 characters here,
+# so a conversation of long answers reopened at launch kept the app busy for 15 s.
+TRANSCRIPT_CHARACTERS = 12_000
 # Actions about the main screen's chat and sidebar: off (and out of the footer) on the other screens.
 MAIN_SCREEN_ONLY = frozenset({"toggle_sidebar", "focus_reminders", "new_conversation", "chat_page_up",
                               "chat_page_down", "chat_top", "chat_bottom", "reminder_done", "reminder_snooze"})
@@ -508,7 +511,12 @@ class AssistantApp(App[int]):
         """Fill the chat with a conversation's messages (continued, or still open at launch)."""
         await self._drop_welcome()
         await self.chat.remove_children()
-        shown = messages[-TRANSCRIPT_LIMIT:]
+        shown, size = [], 0
+        for m in reversed(messages[-TRANSCRIPT_LIMIT:]):
+            if shown and size + len(m.content) > TRANSCRIPT_CHARACTERS:
+                break
+            shown.insert(0, m)
+            size += len(m.content)
         widgets = []
         if len(messages) > len(shown):
             widgets.append(ToolLine(f"{len(messages) - len(shown)} earlier messages: read them in Conversations "
