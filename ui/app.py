@@ -381,7 +381,7 @@ class AssistantApp(App[int]):
             self.set_timer(1.5, self.refresh_reminders, name="reminder-after-due")
             for r in items[:3]:
                 self.say(f"{one_line(r.content, 120)} (due {r.when})", title="Reminder", severity="warning",
-                         timeout=30)
+                         timeout=12)  # the chat keeps a line of it
             if len(items) > 3:
                 self.say(f"and {len(items) - 3} more reminders are due now.", title="Reminder", severity="warning",
                          timeout=30)
