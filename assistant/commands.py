@@ -194,7 +194,7 @@ def _readable_store(runtime: Runtime):
 
         try:
             store = Store(path, runtime.clock, read_only=True)
-            store.one("SELECT count(*) FROM sqlite_master")
+            store.read_table_list()
         except (StoreError, DatabaseError):
             raise StoreError(f"nothing in {path} can be read: {str(damaged).split('(', 1)[-1].split(')')[0]} in its "
                              "list of tables, so no row can be found; only a backup copy can bring it back") from None

@@ -118,6 +118,10 @@ class Store:
     def conn(self):  # the raw DB-API connection
         return self._conn
 
+    def read_table_list(self) -> None:
+        """Read the list of tables (DatabaseError when even that is damaged: no row can be found)."""
+        self.one("SELECT count(*) FROM sqlite_master")
+
     def execute(self, sql: str, params: tuple | dict = ()):
         with self.lock:
             return self._conn.execute(sql, params)
