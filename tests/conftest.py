@@ -117,3 +117,20 @@ def make_runtime(tmp_path, **env):
             "ASSISTANT_EMBEDDING_MODEL": "none", **{k: v for k, v in os.environ.items()
                                                     if k.startswith(("OLLAMA", "ANTHROPIC"))}}
     return Runtime(load_settings(env={**base, **env}))
+
+
+@pytest.fixture
+def cli(tmp_path, capsys):
+    """The real CLI in process on a store of this test: run(*args) -> (exit code, stdout, stderr).
+    `now` freezes another instant, `db` names another path; run.db is the store's path."""
+    from assistant.cli import main
+
+    store = str(tmp_path / "m.db")
+
+    def run(*args, now=T0.isoformat(), db=store):
+        code = main([*args, "--db", db, "--now", now])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    run.db = store
+    return run

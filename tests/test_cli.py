@@ -13,18 +13,6 @@ from assistant.cli import main
 NOW = "2026-11-22T14:00:00+00:00"
 
 
-@pytest.fixture
-def cli(tmp_path, capsys):
-    db = str(tmp_path / "m.db")
-
-    def run(*args, now=NOW):
-        code = main([*args, "--db", db, "--now", now])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
-
-
 def test_remember_and_list_json(cli):
     code, out, _ = cli("remember", "Call the plumber", "--due", "2026-11-25T10:00:00+00:00", "--json")
     memory = json.loads(out)

@@ -17,19 +17,6 @@ from memory.errors import InvalidInput
 NOW = "2026-11-22T14:00:00+00:00"
 
 
-@pytest.fixture
-def cli(tmp_path, capsys):
-    db = str(tmp_path / "m.db")
-
-    def run(*args, db=db):
-        code = main([*args, "--db", db, "--now", NOW])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    run.db = db
-    return run
-
-
 def one_line(err: str) -> bool:
     return err.count("\n") == 1 and err.startswith("assistant: ") and "Traceback" not in err
 
