@@ -8,11 +8,11 @@ bidirectional overrides are shown as symbols (␛, ␇, <U+202E>).
 from __future__ import annotations
 
 from assistant.terminal import visible
+from memory.text import flat
 
 __all__ = ["one_line", "visible"]
 
 
 def one_line(text: str, width: int = 80) -> str:
-    """A single display line: whitespace folded, cut with an ellipsis."""
-    flat = " ".join(visible(text).split())
-    return flat if len(flat) <= width else flat[: max(1, width - 1)].rstrip() + "…"
+    """A single display line: control characters shown, whitespace folded, cut with an ellipsis."""
+    return flat(visible(text), max(2, width))
