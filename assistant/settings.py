@@ -88,7 +88,9 @@ class Settings:
     now: str = ""
 
     def db_path(self) -> Path:
-        return Path(self.db).expanduser() if self.db else paths.default_db()
+        from memory.files import expand
+
+        return expand(self.db) if self.db else paths.default_db()
 
     def frozen_now(self) -> datetime | None:
         if not self.now:
@@ -239,7 +241,9 @@ def load_settings(config: str | None = None, overrides: dict[str, Any] | None = 
     env = dict(os.environ if env is None else env)
     settings = Settings()
     explicit = config or env.get("ASSISTANT_CONFIG")
-    path = Path(explicit).expanduser() if explicit else paths.config_file()
+    from memory.files import expand
+
+    path = expand(explicit) if explicit else paths.config_file()
     if explicit and not path.is_file():
         raise SettingsError(f"config file not found: {path}")
     if path.is_file():

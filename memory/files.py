@@ -21,9 +21,17 @@ from memory.errors import InvalidInput
 T = TypeVar("T")
 
 
+def expand(path: str | os.PathLike[str]) -> Path:
+    """`path` with a leading ~ or ~user expanded; InvalidInput when there is no such home ("~0")."""
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        raise InvalidInput(f"cannot find the home folder in {str(path)[:80]!r}") from None
+
+
 def write_private(path: str | os.PathLike[str], write: Callable[[IO[bytes]], T]) -> T:
     """Call `write` with a binary file that becomes `path` (mode 0600) only when it succeeds."""
-    named = Path(path).expanduser()
+    named = expand(path)
     target = named.resolve()  # through a symlink: the file it points at is replaced, the link stays
     if target.exists() and not target.is_file():
         # A device, a pipe or a folder: renaming over it would replace /dev/null or /etc/... itself.

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from memory.clock import Clock
 from memory.errors import InvalidInput, StoreError
+from memory.files import expand
 from memory.schema import migrate
 from memory.sqlite import DatabaseError, connect
 
@@ -65,7 +66,7 @@ class Store:
     """
 
     def __init__(self, path: str | os.PathLike[str], clock: Clock | None = None, read_only: bool = False) -> None:
-        self.path = str(Path(path).expanduser()) if str(path) != ":memory:" else ":memory:"
+        self.path = str(expand(path)) if str(path) != ":memory:" else ":memory:"
         self.clock = clock or Clock()
         if self.path != ":memory:":
             check_file(self.path)

@@ -280,3 +280,10 @@ def test_a_line_break_in_stored_text_never_prints_as_a_second_entry(cli, tmp_pat
     for args in (("reminders",), ("recall", "rent"), ("recap",)):
         out = cli(*args)[1]
         assert not any(line.startswith(("#99", "## Reminders")) for line in out.splitlines()), (args, out)
+
+
+def test_a_home_folder_that_does_not_exist_is_one_line(cli):
+    """Found by the fuzz test: "~0" names the home of a user "0"; Python raises RuntimeError for it."""
+    for args in (("export", "~0"), ("status", "--db", "~no-such-user-here/m.db")):
+        code, _, err = cli(*args) if args[0] == "export" else cli(args[0], db=args[2])
+        assert code == 2 and one_line(err) and "home folder" in err, (args, err)
