@@ -20,7 +20,7 @@ from assistant.runtime import Runtime
 from assistant.titles import title_and_summary
 from assistant.tools import TOOL_SPECS, ToolError, execute_tool
 from memory import episodes
-from memory.clock import parse_stored
+from memory.time.instants import parse_stored
 
 HISTORY_MESSAGES = 20
 

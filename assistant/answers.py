@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.runtime import Runtime
-from memory import episodes, knowledge
+from memory import episodes, memories
 from memory.search import STOPWORDS
-from memory.temporal import with_dates
+from memory.time.references import with_dates
 
 # Words that say how a question is asked, not what it is about.
 _QUESTION_WORDS = frozenset("""what whats when where who whom whose which why how is are was were do does did can
@@ -91,7 +91,7 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
     hits = runtime.searcher.search(question, limit=max(limit * 3, 30), mode=mode,
                                    types=("memory", "message", "summary"), touch=False)
     messages = episodes.messages_by_id(runtime.store, [h.id for h in hits if h.type == "message"])
-    memories = {m.id: m for m in knowledge.memories_by_id(runtime.store, [h.id for h in hits if h.type == "memory"])}
+    by_id = {m.id: m for m in memories.memories_by_id(runtime.store, [h.id for h in hits if h.type == "memory"])}
     found: list[tuple[tuple, Evidence]] = []
     kept: list[str] = []
     # Memories first, so a memory is kept over the message that asked for it (the rank stays).
@@ -105,8 +105,8 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
             role, refs = message.role, message.time_refs
             if role == "assistant" and strict:  # shown as an answer, its own words would repeat a memory
                 continue
-        elif hit.type == "memory" and hit.id in memories:
-            refs, private = memories[hit.id].time_refs, memories[hit.id].private
+        elif hit.type == "memory" and hit.id in by_id:
+            refs, private = by_id[hit.id].time_refs, by_id[hit.id].private
         if is_question(hit.content) or _SMALL_TALK.match(hit.content):
             continue  # a question never answers itself
         relevance = len(wanted & content_words(hit.content)) / len(wanted)
@@ -139,7 +139,7 @@ def shown(runtime: Runtime, evidence: Evidence) -> str:
 
 def answer_from_memory(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...] = ()) -> str:
     """The offline answer to a question: the best statements with their dates, or a plain "nothing"."""
-    from memory.temporal import asks_when
+    from memory.time.references import asks_when
 
     if asks_when(question):
         from assistant.recall import reasoned_recall

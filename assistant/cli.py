@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None, launch: Callable[[Runtime], int] | None 
         _line(f"cannot write the output: {exc.strerror or exc}")
         return EXIT_FAILURE
     except Exception as exc:  # last line of defence: one clear line, never a traceback
-        from memory.sqlite import Error as SQLiteError
+        from memory.connection import Error as SQLiteError
 
         if isinstance(exc, SQLiteError):
             _line(f"database error: {exc}")

@@ -9,7 +9,7 @@ from typing import Any
 
 from assistant.runtime import Runtime
 from assistant.terminal import json_text, visible
-from memory import episodes, knowledge, reminders
+from memory import episodes, memories, reminders
 from memory.errors import InvalidInput, StoreError
 from memory.text import flat
 
@@ -29,14 +29,14 @@ def note(text: str) -> None:
     print(visible(text), file=sys.stderr)
 
 
-def _warn_if_past(runtime: Runtime, args: argparse.Namespace, memory: knowledge.Memory) -> None:
+def _warn_if_past(runtime: Runtime, args: argparse.Namespace, memory: memories.Memory) -> None:
     """A due date in the past is kept (it is overdue at once) but never silently."""
     if memory.due_at and not args.allow_past and memory.due_at < runtime.clock.now_iso():
         note(f"assistant: note: {runtime.clock.short(memory.due_at)} has already passed, so this reminder is overdue "
              "(--allow-past says you meant it)")
 
 
-def _memory_line(runtime: Runtime, m: knowledge.Memory) -> str:
+def _memory_line(runtime: Runtime, m: memories.Memory) -> str:
     rule = f", {m.rule.describe()}" if m.recurrence else ""
     due = f" (due {runtime.clock.short(m.due_at)}{rule})" if m.due_at else ""
     done = " [done]" if m.done_at else ""
@@ -44,7 +44,7 @@ def _memory_line(runtime: Runtime, m: knowledge.Memory) -> str:
 
 
 def cmd_remember(runtime: Runtime, args: argparse.Namespace) -> int:
-    memory = knowledge.remember(runtime.store, args.text, due_at=args.due, kind=args.kind,
+    memory = memories.remember(runtime.store, args.text, due_at=args.due, kind=args.kind,
                                 importance=args.importance, private=args.private)
     _warn_if_past(runtime, args, memory)
     emit(args, memory.to_json(), "Remembered " + _memory_line(runtime, memory))
@@ -72,7 +72,7 @@ def cmd_reminders(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def cmd_update(runtime: Runtime, args: argparse.Namespace) -> int:
-    memory = knowledge.update_memory(runtime.store, args.id, reminded_at=args.reminded, due_at=args.due,
+    memory = reminders.update_memory(runtime.store, args.id, reminded_at=args.reminded, due_at=args.due,
                                      content=args.content, importance=args.importance)
     if args.due:
         _warn_if_past(runtime, args, memory)
@@ -81,8 +81,8 @@ def cmd_update(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def cmd_done(runtime: Runtime, args: argparse.Namespace) -> int:
-    before = knowledge.get_memory(runtime.store, args.id)
-    memory = knowledge.mark_done(runtime.store, args.id)
+    before = memories.get_memory(runtime.store, args.id)
+    memory = reminders.mark_done(runtime.store, args.id)
     if memory.done_at is None and memory.recurrence:  # a series moved on to its next occurrence
         text = (f"Done #{memory.id} {memory.content} for {runtime.clock.short(before.due_at)}; next: "
                 f"{runtime.clock.short(memory.due_at)} ({memory.rule.describe()})")
@@ -93,13 +93,13 @@ def cmd_done(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def cmd_snooze(runtime: Runtime, args: argparse.Namespace) -> int:
-    memory = knowledge.snooze(runtime.store, args.id, " ".join(args.when), allow_past=args.allow_past)
+    memory = reminders.snooze(runtime.store, args.id, " ".join(args.when), allow_past=args.allow_past)
     emit(args, memory.to_json(), "Snoozed " + _memory_line(runtime, memory))
     return 0
 
 
 def cmd_forget(runtime: Runtime, args: argparse.Namespace) -> int:
-    memory = knowledge.forget(runtime.store, args.id)
+    memory = memories.forget(runtime.store, args.id)
     emit(args, {"forgotten": memory.to_json()}, f"Forgot #{memory.id}: {memory.content}")
     return 0
 
@@ -149,7 +149,7 @@ def cmd_recall(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def cmd_export(runtime: Runtime, args: argparse.Namespace) -> int:
-    from memory.records import Salvage, write_export
+    from memory.transfer.jsonl import Salvage, write_export
 
     if getattr(args, "ics", None):
         return _export_ics(runtime, args)
@@ -190,7 +190,7 @@ def _readable_store(runtime: Runtime):
         if "newer version" in str(damaged):
             raise  # not damage: an upgrade to make, said as it is
         path = runtime.settings.db_path()
-        from memory.sqlite import DatabaseError
+        from memory.connection import DatabaseError
 
         try:
             store = Store(path, runtime.clock, read_only=True)
@@ -203,7 +203,7 @@ def _readable_store(runtime: Runtime):
 
 
 def _export_ics(runtime: Runtime, args: argparse.Namespace) -> int:
-    from memory.calendar import calendar_text, write_calendar
+    from memory.transfer.ical import calendar_text, write_calendar
 
     if args.file:
         raise InvalidInput("give either FILE (JSON Lines) or --ics FILE, not both")
@@ -217,8 +217,8 @@ def _export_ics(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def cmd_import(runtime: Runtime, args: argparse.Namespace) -> int:
-    from memory.calendar import import_calendar, looks_like_calendar
-    from memory.records import import_records
+    from memory.transfer.ical import import_calendar, looks_like_calendar
+    from memory.transfer.jsonl import import_records
 
     text = _read_import(args.file)
     if looks_like_calendar(args.file, text):
@@ -276,7 +276,7 @@ def _embed_backlog(runtime: Runtime) -> int:
     """Embed every waiting text now, with a progress bar on a terminal; returns how many."""
     from assistant.errors import AssistantError
     from assistant.progress import ProgressBar
-    from memory.embeddings import pending_count, sync_embeddings
+    from memory.search.embeddings import pending_count, sync_embeddings
 
     if runtime.embedder is None:
         raise AssistantError("embeddings are turned off (embedding_model = \"none\"): search uses keywords only")
@@ -286,8 +286,8 @@ def _embed_backlog(runtime: Runtime) -> int:
 
 def _backlog_note(runtime: Runtime) -> None:
     """After a big import: say that search finds the new texts by keywords until they are embedded."""
-    from memory.embeddings import pending_count
     from memory.search import EMBED_PER_SEARCH
+    from memory.search.embeddings import pending_count
 
     waiting = pending_count(runtime.store)
     if waiting > EMBED_PER_SEARCH and runtime.embedder is not None:
@@ -296,7 +296,7 @@ def _backlog_note(runtime: Runtime) -> None:
 
 
 def cmd_index(runtime: Runtime, args: argparse.Namespace) -> int:
-    from memory.embeddings import pending_count
+    from memory.search.embeddings import pending_count
 
     done = _embed_backlog(runtime)
     left = pending_count(runtime.store)
@@ -428,7 +428,7 @@ def cmd_tiers(runtime: Runtime, args: argparse.Namespace) -> int:
 def cmd_edges(runtime: Runtime, args: argparse.Namespace) -> int:
     from memory.consolidation.pipeline import edges_of
 
-    knowledge.get_memory(runtime.store, args.id)
+    memories.get_memory(runtime.store, args.id)
     edges = edges_of(runtime.store, args.id)
     emit(args, edges, lambda: "\n".join(f"{e['source_type']} #{e['source_id']} -{e['edge_type']}-> "
                                         f"{e['target_type']} #{e['target_id']} ({e['reason'] or ''})" for e in edges)

@@ -5,9 +5,9 @@ from datetime import timedelta
 from typing import Any
 
 from assistant.runtime import Runtime
-from memory.clock import parse_stored
 from memory.consolidation.runs import last_completed_run
-from memory.knowledge import count_created_since
+from memory.memories import count_created_since
+from memory.time.instants import parse_stored
 
 
 def run_consolidation(runtime: Runtime, full: bool = False, dry_run: bool = False, progress=None) -> dict[str, Any]:

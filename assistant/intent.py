@@ -85,7 +85,7 @@ class Intent:
 
 
 def read_intent(text: str) -> Intent:
-    from memory.temporal import asks_when
+    from memory.time.references import asks_when
 
     return Intent(is_recap_query(text), temporal_recency(text), asks_when(text))
 

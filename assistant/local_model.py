@@ -5,7 +5,7 @@ summaries and supersession judgements. One client, one policy for all of them:
 - connection failures and server errors are retried with backoff, then a circuit breaker stops
   asking for the rest of the run;
 - an answer that is not the JSON asked for is retried once;
-- secrets are redacted (memory.redact) before any text leaves the machine.
+- secrets are redacted (memory.sensitive) before any text leaves the machine.
 
 The chat provider (assistant.providers.ollama_provider) streams with tools and reports failures as
 ProviderError; it shares the host and the wording of failures from here.
@@ -18,8 +18,8 @@ import time
 from typing import Any
 
 from assistant.runtime import Runtime
-from memory.consolidation.model import MalformedAnswer, ModelUnavailable, judge_request, summary_request
-from memory.redact import redact
+from memory.consolidation.protocol import MalformedAnswer, ModelUnavailable, judge_request, summary_request
+from memory.sensitive import redact
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ class _LogFile(logging.Handler):
             except OSError:
                 self._broken = True  # no writable state dir: the app works without its log
         if self._file is not None:
-            from memory.redact import redact
+            from memory.sensitive import redact
 
             record.msg, record.args = redact(record.getMessage()), None
             self._file.handle(record)

@@ -12,8 +12,8 @@ import re
 from typing import Any
 
 from assistant.answers import asked_about
-from memory import knowledge
-from memory.redact import redact
+from memory import memories
+from memory.sensitive import redact
 from memory.store import Store
 
 PRIVATE_MARK = "[Private]"  # how answers and tool results label a private memory they quote
@@ -21,7 +21,7 @@ PRIVATE_MARK = "[Private]"  # how answers and tool results label a private memor
 
 class Outbound:
     def __init__(self, store: Store, user_text: str) -> None:
-        private = knowledge.private_memories(store)
+        private = memories.private_memories(store)
         asked = [m for m in private if m.content.strip() and asked_about(user_text, m.content)]
         self.withheld = [(m.id, re.compile(re.escape(m.content.strip()), re.I))
                          for m in private if m.content.strip() and m not in asked]

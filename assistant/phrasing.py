@@ -16,8 +16,9 @@ from datetime import datetime, tzinfo
 
 from assistant.intent import is_recap_query
 from memory.errors import InvalidInput
-from memory.recurrence import Recurrence, is_rule_phrase, parse_schedule
-from memory.temporal import asks_when
+from memory.time.references import asks_when
+from memory.time.rules import Recurrence, is_rule_phrase
+from memory.time.schedule import parse_schedule
 
 _FLAGS = re.I | re.S
 # Politeness and address that carry no meaning for the request.

@@ -16,12 +16,12 @@ from assistant.intent import read_intent
 from assistant.runtime import Runtime
 from assistant.summary_block import SummaryItem, format_summary_block, inject_summary_block
 from memory import episodes, reminders
-from memory.clock import zone_name
-from memory.knowledge import Memory, latest_mood, memories_by_id, most_important
-from memory.knowledge import people as all_people
-from memory.redact import redact
+from memory.memories import Memory, latest_mood, memories_by_id, most_important
+from memory.memories import people as all_people
+from memory.sensitive import redact
 from memory.summaries import confident_summaries, summaries_by_id
-from memory.temporal import with_dates
+from memory.time.references import with_dates
+from memory.time.zones import zone_name
 from memory.timeline import Mood, Person, estimate_tokens, format_timeline
 
 STABLE_INSTRUCTIONS = """You are a personal assistant in the user's terminal, with a long-term memory kept on the user's own machine.

@@ -12,7 +12,7 @@ from typing import Any
 
 from assistant.answers import MIN_RELEVANCE, TYPE_RANK, Evidence, find_evidence, told_when
 from assistant.runtime import Runtime
-from memory.temporal import Resolved, detect_temporal_references, resolve_reference, stored_resolution, valid_ref
+from memory.time.references import Resolved, detect_temporal_references, resolve_reference, stored_resolution, valid_ref
 
 
 @dataclass

@@ -9,8 +9,9 @@ from collections.abc import Callable
 from functools import cached_property
 
 from assistant.settings import Settings
-from memory.clock import Clock, system_zone, zone_from_name
 from memory.store import Store
+from memory.time.clock import Clock
+from memory.time.zones import system_zone, zone_from_name
 
 
 class Runtime:
@@ -30,7 +31,7 @@ class Runtime:
         if self.settings.embedding_model.lower() in ("none", "off", ""):
             return None
         from assistant import paths
-        from memory.embeddings import LocalEmbedder
+        from memory.search.embeddings import LocalEmbedder
 
         return LocalEmbedder(self.settings.embedding_model, cache_dir=paths.cache_dir())
 

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 
 from assistant.events import Event
 from assistant.runtime import Runtime
-from memory import episodes, knowledge, reminders
-from memory.clock import parse_stored, to_utc_iso
+from memory import episodes, memories, reminders
 from memory.consolidation.runs import last_completed_run
 from memory.errors import InvalidInput
-from memory.knowledge import Memory
+from memory.memories import Memory
+from memory.time.instants import parse_stored, to_utc_iso
 
 if TYPE_CHECKING:  # the agent (pydantic, the providers) is imported when a model is chosen, after the first frame
     from assistant.agent import Agent
@@ -148,7 +148,7 @@ class Session:
 
     def embedding_backlog(self) -> int:
         """How many texts are still waiting for their embeddings (thousands after a big import)."""
-        from memory.embeddings import pending_count
+        from memory.search.embeddings import pending_count
 
         return pending_count(self.runtime.store)
 
@@ -159,7 +159,7 @@ class Session:
         again until it returns 0 (each call takes about a second at the default limit on 2 cores and
         commits what it did, so stopping between calls loses nothing). Search meanwhile answers
         from the vectors there are plus keywords. Returns 0 at once when embeddings are off."""
-        from memory.embeddings import EmbedderUnavailable, pending_count, sync_embeddings
+        from memory.search.embeddings import EmbedderUnavailable, pending_count, sync_embeddings
 
         runtime = self.runtime
         if runtime.embedder is None or runtime.store.read_only:
@@ -183,7 +183,7 @@ class Session:
         return [self._view(r) for r in items]
 
     def reminder_detail(self, memory_id: int) -> Memory:
-        return knowledge.get_memory(self.runtime.store, memory_id)
+        return memories.get_memory(self.runtime.store, memory_id)
 
     def _episode_view(self, e: episodes.Episode) -> EpisodeView:
         return EpisodeView(e.id, e.title or "Untitled", e.summary or "", self.runtime.clock.short(e.started_at))
@@ -213,7 +213,7 @@ class Session:
             earlier = [self._episode_view(e) for e in reversed(older[:fill - len(items)])]
         open_items = [self._view(r) for r in reminders.list_open_reminders(store, 7)]
         since = to_utc_iso(clock.now() - timedelta(hours=hours))
-        new = knowledge.created_since(store, since, limit=20, reminders=False)
+        new = memories.created_since(store, since, limit=20, reminders=False)
         return RecapData(views, [r for r in open_items if r.status == "overdue"],
                          [r for r in open_items if r.status == "due"],
                          [("[Private] " if m.private else "") + m.content for m in new], hours,
@@ -222,7 +222,7 @@ class Session:
     def is_first_run(self) -> bool:
         """Nothing stored yet: no message, no memory (the app then shows its welcome)."""
         store = self.runtime.store
-        return episodes.message_count(store) == 0 and knowledge.count_memories(store) == 0
+        return episodes.message_count(store) == 0 and memories.count_memories(store) == 0
 
     # -- conversations ----------------------------------------------------------------------
 
@@ -321,7 +321,7 @@ class Session:
         store = self.runtime.store
         last = last_completed_run(store)
         clock = self.runtime.clock
-        return {"memories": knowledge.count_memories(store),
+        return {"memories": memories.count_memories(store),
                 "last_consolidation": clock.short(last.completed_at) if last and last.completed_at else None,
                 # Shown in the status bar so that nobody writes test times into a real store by accident.
                 "frozen": f"clock frozen at {clock.short(clock.fixed)}" if clock.fixed else None}
@@ -329,16 +329,16 @@ class Session:
     # -- writes -----------------------------------------------------------------------------
 
     def mark_done(self, memory_id: int) -> ReminderChange:
-        before = knowledge.get_memory(self.runtime.store, memory_id)
-        return ReminderChange(before, knowledge.mark_done(self.runtime.store, memory_id))
+        before = memories.get_memory(self.runtime.store, memory_id)
+        return ReminderChange(before, reminders.mark_done(self.runtime.store, memory_id))
 
     def snooze(self, memory_id: int, when: str) -> ReminderChange:
-        before = knowledge.get_memory(self.runtime.store, memory_id)
-        return ReminderChange(before, knowledge.snooze(self.runtime.store, memory_id, when))
+        before = memories.get_memory(self.runtime.store, memory_id)
+        return ReminderChange(before, reminders.snooze(self.runtime.store, memory_id, when))
 
     def undo(self, change: ReminderChange) -> Memory:
         """Put a reminder back as it was before a done or snooze."""
-        return knowledge.restore(self.runtime.store, change.before)
+        return reminders.restore(self.runtime.store, change.before)
 
     def new_conversation(self) -> episodes.Episode | None:
         """Close the current episode (title, summary, outcome); the next message opens a new one.

@@ -95,7 +95,7 @@ class Settings:
     def frozen_now(self) -> datetime | None:
         if not self.now:
             return None
-        from memory.clock import UTC
+        from memory.time.instants import UTC
 
         moment = datetime.fromisoformat(self.now)
         return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
@@ -157,14 +157,14 @@ def _validate(settings: Settings, source: str) -> None:
     if settings.provider not in PROVIDERS:
         raise SettingsError(f"{source}: provider must be one of anthropic, ollama, offline (got {settings.provider!r})")
     if settings.timezone:
-        from memory.clock import zone_from_name
+        from memory.time.zones import zone_from_name
 
         try:
             zone_from_name(settings.timezone)
         except InvalidInput as exc:
             raise SettingsError(f"{source}: timezone: {exc}") from None
     if settings.now:
-        from memory.clock import check_instant
+        from memory.time.instants import check_instant
 
         try:
             check_instant(settings.frozen_now(), "frozen clock (--now)")

@@ -4,10 +4,10 @@ from __future__ import annotations
 from typing import Any
 
 from assistant.runtime import Runtime
-from memory.clock import zone_name
 from memory.consolidation.runs import latest_run
 from memory.schema import SCHEMA_VERSION
 from memory.store import counts
+from memory.time.zones import zone_name
 
 
 def effective_provider(runtime: Runtime) -> str:

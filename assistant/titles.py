@@ -4,7 +4,7 @@ from __future__ import annotations
 import logging
 
 from assistant.runtime import Runtime
-from memory.consolidation.model import MalformedAnswer, ModelUnavailable
+from memory.consolidation.protocol import MalformedAnswer, ModelUnavailable
 from memory.episodes import Message, heuristic_title_and_summary
 
 log = logging.getLogger(__name__)

@@ -18,11 +18,11 @@ from assistant.answers import asked_about
 from assistant.errors import ToolError
 from assistant.providers.base import ToolSpec
 from assistant.runtime import Runtime
-from memory import episodes, knowledge
+from memory import episodes, memories, reminders
 from memory.errors import InvalidInput
-from memory.redact import redact
 from memory.schema import KINDS
 from memory.search import MODES
+from memory.sensitive import redact
 from memory.text import flat
 
 Kind = Literal[KINDS]  # type: ignore[valid-type]
@@ -90,13 +90,13 @@ def _clean_schema(schema: Any) -> Any:
     return schema
 
 
-def describe(runtime: Runtime, memory: knowledge.Memory) -> str:
+def describe(runtime: Runtime, memory: memories.Memory) -> str:
     rule = f", {memory.rule.describe()}" if memory.recurrence else ""
     due = f", due {runtime.clock.short(memory.due_at)}{rule}" if memory.due_at else ""
     return f"{memory.content}{due}"
 
 
-def _changed(memory: knowledge.Memory) -> str:
+def _changed(memory: memories.Memory) -> str:
     return "reminders" if memory.due_at else "memories"
 
 
@@ -115,7 +115,7 @@ def remember(runtime: Runtime,
              private: Annotated[bool, Field(description="Sensitive; shown to you marked [Private].")] = False,
              *, message_id: int | None = None) -> ToolOutcome:
     # The message that asked is kept with the memory: forgetting it later scrubs that message too.
-    memory = knowledge.remember(runtime.store, content, due_at=due_at, kind=kind, importance=importance,
+    memory = memories.remember(runtime.store, content, due_at=due_at, kind=kind, importance=importance,
                                 private=private, allow_past=False, message_ids=[message_id] if message_id else None)
     due = f" (reminder, due {runtime.clock.short(memory.due_at)} {memory.due_at})" if memory.due_at else ""
     return ToolOutcome(f"Remembered #{memory.id}: {memory.content}{due}", f"remembered: {describe(runtime, memory)}",
@@ -128,7 +128,7 @@ def remember(runtime: Runtime,
 def update_memory(runtime: Runtime, id: int,  # noqa: A002 - the name the model sees
                   reminded_at: Annotated[str | None, Field(description="\"now\" or an ISO 8601 instant.")] = None,
                   due_at: str | None = None, content: str | None = None, done: bool | None = None) -> ToolOutcome:
-    memory = knowledge.update_memory(runtime.store, id, reminded_at=reminded_at, due_at=due_at, content=content,
+    memory = reminders.update_memory(runtime.store, id, reminded_at=reminded_at, due_at=due_at, content=content,
                                      done=done, allow_past=False)
     state = " (done)" if memory.done_at else ""
     # Marking a reminder as mentioned is bookkeeping: the UI shows no line for it.
@@ -144,7 +144,7 @@ def recall(runtime: Runtime, query: str,
                                                    "exhaustive (everything, archived too).")] = "standard",
            limit: Annotated[int, Field(ge=1, le=30)] = 8) -> ToolOutcome:
     hits = runtime.searcher.search(query, limit=limit, mode=mode)
-    private = {m.id for m in knowledge.memories_by_id(runtime.store, [h.id for h in hits if h.type == "memory"])
+    private = {m.id for m in memories.memories_by_id(runtime.store, [h.id for h in hits if h.type == "memory"])
                if m.private}
     # Private memories only when the query is about them; secrets never, only where they live.
     hits = [h for h in hits if h.type != "memory" or h.id not in private or asked_about(query, h.content)]
@@ -165,7 +165,7 @@ def recall_recent_tool(runtime: Runtime,
 
 @tool("Delete a memory for good. Only when the user asks.")
 def forget(runtime: Runtime, id: int) -> ToolOutcome:  # noqa: A002 - the name the model sees
-    memory = knowledge.forget(runtime.store, id)
+    memory = memories.forget(runtime.store, id)
     # Only the number: the reply is stored, and repeating what was forgotten would keep it.
     return ToolOutcome(f"Forgot #{memory.id}", f"forgot #{memory.id}", _changed(memory), memory.to_json())
 

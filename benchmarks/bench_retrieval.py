@@ -37,10 +37,10 @@ from conversations import KINDS, Conversation, generate_all  # noqa: E402
 
 from assistant.runtime import Runtime  # noqa: E402
 from assistant.settings import load_settings  # noqa: E402
-from memory import vectors as vector_index  # noqa: E402
-from memory.embeddings import sync_embeddings  # noqa: E402
-from memory.records import import_records  # noqa: E402
 from memory.search import Fusion, Searcher  # noqa: E402
+from memory.search import vectors as vector_index  # noqa: E402
+from memory.search.embeddings import sync_embeddings  # noqa: E402
+from memory.transfer.jsonl import import_records  # noqa: E402
 
 DEPTH = 20
 ARMS = ("BM25", "FTS5", "vectors", "hybrid")
@@ -150,7 +150,7 @@ def recall_cli(rt: Runtime, query: str, vector, limit: int = 10) -> list[int]:
     and for "when" questions the sources of the reasoned recall (`--reason`, which the agent, the TUI
     and the offline mode switch on by themselves for such questions)."""
     from assistant.recall import reasoned_recall
-    from memory.temporal import asks_when
+    from memory.time.references import asks_when
 
     if asks_when(query):
         rt.searcher.embed_query = lambda _text: vector  # the vector is already computed
@@ -192,7 +192,7 @@ def markdown(table: dict, counts: dict[str, int]) -> str:
 
 def prepared(seed: int = 12, count: int = 4, log=print):
     """Yield (conversation, runtime, message ids) for each conversation, stores built in a temp dir."""
-    from memory.embeddings import LocalEmbedder
+    from memory.search.embeddings import LocalEmbedder
 
     embedder = LocalEmbedder()
     with tempfile.TemporaryDirectory() as tmp:

@@ -142,7 +142,7 @@ def build_store(n: int, root: Path) -> dict:
     wall, rss, _, _ = run_measured([ASSISTANT, "import", str(source), "--json"], env_for(db))
     items = len(data.lines) + n // 200
     source.unlink()
-    from memory.embeddings import ensure_vec_table
+    from memory.search.embeddings import ensure_vec_table
 
     rt = corpus.open_runtime(db)
     ensure_vec_table(rt.store, corpus.FixedDimension(rt.embedder.name))
@@ -161,8 +161,8 @@ def build_peer(n: int, root: Path) -> Path:
     """The same vectors in a plain sqlite-vec vec0 float table (the exact-KNN peer)."""
     import numpy as np
 
-    from memory import vectors
-    from memory.sqlite import connect
+    from memory.connection import connect
+    from memory.search import vectors
 
     path = root / f"synthetic-{n}.vec0.db"
     if path.exists():
@@ -243,8 +243,8 @@ def vector_search(db: Path, peer: Path, seed: int, count: int = 40) -> dict:
     own distribution (a topic centre plus noise, as the stored ones)."""
     import numpy as np
 
-    from memory import vectors
-    from memory.sqlite import connect
+    from memory.connection import connect
+    from memory.search import vectors
 
     rng = np.random.default_rng(seed + 100)
     centres = corpus.centroids(seed)
@@ -282,8 +282,8 @@ def realistic_recall(count: int = 4, seed: int = 12) -> dict:
     import numpy as np
     from conversations import generate_all
 
-    from memory import vectors
-    from memory.embeddings import LocalEmbedder
+    from memory.search import vectors
+    from memory.search.embeddings import LocalEmbedder
     from memory.store import Store
 
     embedder = LocalEmbedder()
@@ -314,7 +314,7 @@ def realistic_recall(count: int = 4, seed: int = 12) -> dict:
 
 
 def _recall(store, queries) -> list[float]:
-    from memory import vectors
+    from memory.search import vectors
 
     out = []
     cache = vectors.CodeCache()
@@ -411,7 +411,7 @@ def consolidate_full(db: Path, root: Path) -> dict:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     copy = root / "consolidate-copy.db"
     try:
-        from memory.sqlite import connect
+        from memory.connection import connect
 
         source, target = connect(str(db), read_only=True), connect(str(copy))
         source.backup(target)  # a consistent copy, the WAL included

@@ -7,10 +7,11 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from memory.clock import Clock, to_utc_iso
 from memory.errors import InvalidInput, NotFound
 from memory.store import Store
 from memory.text import flat
+from memory.time.clock import Clock
+from memory.time.instants import to_utc_iso
 
 MAX_MESSAGE = 2_000_000  # characters: a 1 MB paste is kept whole
 
@@ -85,10 +86,10 @@ def add_message(store: Store, episode_id: int | None, role: str, content: str) -
         raise InvalidInput("a message must be text")
     if len(content) > MAX_MESSAGE:
         raise InvalidInput(f"the message is too long ({len(content)} characters, at most {MAX_MESSAGE})")
-    from memory.knowledge import time_refs_json
+    from memory.time.references import time_refs_json
 
     now = store.clock.now_iso()  # one reading of the clock for the row and its dates
-    refs = time_refs_json(store, content, now) if role == "user" else None
+    refs = time_refs_json(store.clock, content, now) if role == "user" else None
     with store.transaction():
         cursor = store.execute("INSERT INTO messages (episode_id, role, content, created_at, time_refs) "
                                "VALUES (?,?,?,?,?)", (episode_id, role, content, now, refs))
@@ -125,7 +126,7 @@ def had_real_exchange(messages: list[Message]) -> bool:
 def heuristic_title_and_summary(messages: list[Message]) -> tuple[str, str]:
     """Title and summary without a model: from the first user messages."""
     # Titles are shown everywhere and sent to models later: never let a pasted secret into one.
-    from memory.redact import redact  # its patterns are compiled on first use
+    from memory.sensitive import redact  # its patterns are compiled on first use
 
     user = [redact(" ".join(m.content.split())) for m in messages if m.role == "user" and m.content.strip()]
     if not user:

@@ -10,9 +10,9 @@ import stat
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from memory.connection import DatabaseError, connect
 from memory.errors import InvalidInput, StoreError
 from memory.schema import SCHEMA_VERSION
-from memory.sqlite import DatabaseError, connect
 from memory.store import check_file
 
 TABLES = {"knowledge": "memories", "messages": "messages", "episodes": "conversations", "summaries": "summaries"}

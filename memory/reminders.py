@@ -6,9 +6,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from memory.clock import UTC, Clock, parse_stored, to_utc_iso
-from memory.knowledge import SELECT_MEMORY, Memory
+from memory.errors import InvalidInput
+from memory.memories import SELECT_MEMORY, Memory, check_content, check_importance, get_memory
 from memory.store import Store
+from memory.time.clock import Clock
+from memory.time.instants import UTC, parse_stored, to_utc_iso
+from memory.time.references import time_refs_json
+from memory.time.schedule import check_not_past, resolve_schedule, resolve_when
 
 log = logging.getLogger(__name__)
 
@@ -110,3 +114,105 @@ def relative_time(due_at: str, now: datetime, clock: Clock) -> str:
     else:
         text = f"{nearest(86400)} d"
     return f"in {text}" if seconds > 0 else f"overdue {text}"
+
+
+def update_memory(store: Store, memory_id: int, reminded_at: str | datetime | None = None,
+                  due_at: str | datetime | None = None, content: str | None = None,
+                  done: bool | None = None, importance: int | None = None, allow_past: bool = True) -> Memory:
+    """Change a memory. reminded_at accepts "now" or a date; done=True marks a reminder done.
+
+    A new due_at clears reminded_at (that is what snoozing means). On a repeating reminder a date
+    moves only this occurrence and a rule phrase replaces the rule; done completes this occurrence
+    and moves the reminder to the next one.
+    """
+    changes: dict[str, Any] = {}
+    if content is not None:
+        changes["content"] = check_content(content)
+        changes["time_refs"] = time_refs_json(store.clock, changes["content"])
+    if importance is not None:
+        changes["importance"] = check_importance(importance)
+    if due_at not in (None, ""):
+        changes["due_at"], recurrence = resolve_schedule(store.clock, due_at)
+        if not allow_past:
+            check_not_past(store.clock, changes["due_at"])
+        changes["reminded_at"] = None
+        if recurrence is not None:
+            changes["recurrence"], changes["occurrence_at"] = recurrence, changes["due_at"]
+    if reminded_at not in (None, ""):
+        if isinstance(reminded_at, str) and reminded_at.strip().lower() == "now":
+            changes["reminded_at"] = store.clock.now_iso()
+        else:
+            changes["reminded_at"] = resolve_when(store.clock, reminded_at)
+    if done is not None:
+        changes["done_at"] = store.clock.now_iso() if done else None
+    if not changes:
+        raise InvalidInput("nothing to change: give reminded_at, due_at, content, importance or done")
+    with store.transaction():
+        current = get_memory(store, memory_id)
+        if done is not None and current.due_at is None and "due_at" not in changes:
+            raise InvalidInput(f"#{memory_id} is a {current.kind}, not a reminder: it cannot be done")
+        if done and current.recurrence and current.done_at is None:
+            changes.update(_complete_occurrence(store, current))
+        changes["updated_at"] = store.clock.now_iso()
+        assignments = ", ".join(f"{name} = ?" for name in changes)
+        store.execute(f"UPDATE knowledge SET {assignments} WHERE id = ?", (*changes.values(), memory_id))
+        return get_memory(store, memory_id)
+
+
+def _complete_occurrence(store: Store, memory: Memory) -> dict[str, Any]:
+    """Record this occurrence as done and move a repeating reminder to its next occurrence.
+
+    The next one is the first after both this occurrence and now, so a reminder done early moves
+    to the following occurrence and one done days late does not land in the past again. When the
+    series has ended the reminder is done for good.
+    """
+    occurrence = memory.occurrence_at or memory.due_at
+    now = store.clock.now()
+    store.execute("INSERT INTO reminder_completions (memory_id, occurrence_at, done_at) VALUES (?, ?, ?)",
+                  (memory.id, occurrence, to_utc_iso(now)))
+    following = memory.rule.next_after(max(parse_stored(occurrence), now)) if occurrence else None
+    if following is None:
+        return {}
+    nxt = to_utc_iso(following)
+    return {"done_at": None, "due_at": nxt, "occurrence_at": nxt, "reminded_at": None}
+
+
+def completions(store: Store, memory_id: int) -> list[dict[str, str]]:
+    """When each occurrence of a repeating reminder was done, oldest first."""
+    rows = store.query("SELECT occurrence_at, done_at FROM reminder_completions WHERE memory_id = ? ORDER BY id",
+                       (memory_id,))
+    return [{"occurrence_at": r[0], "done_at": r[1]} for r in rows]
+
+
+def snooze(store: Store, memory_id: int, when: str | datetime, allow_past: bool = False) -> Memory:
+    """A new due date for this occurrence; one that has passed is refused unless allowed, and so is a
+    reminder already done (snoozing it would leave a done reminder with a new due date)."""
+    with store.transaction():
+        current = get_memory(store, memory_id)
+        if current.due_at is None:
+            raise InvalidInput(f"#{memory_id} is not a reminder; nothing to snooze")
+        if current.done_at is not None:
+            raise InvalidInput(f"reminder #{memory_id} is already done; nothing to snooze")
+        if isinstance(when, str) and when.strip().lower().startswith(("every ", "each ")):
+            raise InvalidInput("snooze moves this one occurrence to a time; to make it repeat, use "
+                               f"`assistant update {memory_id} --due \"{when.strip()[:60]}\"`")
+        return update_memory(store, memory_id, due_at=when, allow_past=allow_past)
+
+
+def mark_done(store: Store, memory_id: int) -> Memory:
+    return update_memory(store, memory_id, done=True)
+
+
+def restore(store: Store, before: Memory) -> Memory:
+    """Put a reminder's state back as it was in `before` (undo of done or snooze)."""
+    with store.transaction():
+        current = get_memory(store, before.id)
+        if current.occurrence_at != before.occurrence_at and before.occurrence_at:
+            # Undoing the completion of an occurrence of a series: forget that it was done.
+            store.execute("DELETE FROM reminder_completions WHERE id = (SELECT max(id) FROM reminder_completions "
+                          "WHERE memory_id = ? AND occurrence_at = ?)", (before.id, before.occurrence_at))
+        store.execute("UPDATE knowledge SET due_at = ?, reminded_at = ?, done_at = ?, occurrence_at = ?, "
+                      "recurrence = ?, updated_at = ? WHERE id = ?",
+                      (before.due_at, before.reminded_at, before.done_at, before.occurrence_at, before.recurrence,
+                       store.clock.now_iso(), before.id))
+        return get_memory(store, before.id)

@@ -9,19 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-DOC_TYPES = {"message": 0, "memory": 1, "episode": 2, "summary": 3}
-DOC_TYPE_NAMES = {code: name for name, code in DOC_TYPES.items()}
-DOC_SLOTS = 4  # doc_id = row id * DOC_SLOTS + type code; only here and in code working on arrays of ids
+from memory.docs import DOC_TYPE_NAMES
+
 KINDS = ("fact", "preference", "event", "person", "mood", "decision", "note", "reminder")
 TIERS = ("hot", "warm", "cold", "archived")
-
-
-def doc_id(doc_type: str, row_id: int) -> int:
-    return row_id * DOC_SLOTS + DOC_TYPES[doc_type]
-
-
-def split_doc_id(value: int) -> tuple[str, int]:
-    return DOC_TYPE_NAMES[value % DOC_SLOTS], value // DOC_SLOTS
 
 
 def _index_triggers(table: str, code: int, text_sql: str, when: str = "1", typed: bool = False) -> list[str]:
@@ -236,14 +227,13 @@ MIGRATION_4 = [
 ]
 
 
-
 def _vector_blocks(conn) -> None:
-    from memory.vectors import migrate_from_vec0
+    from memory.search.vectors import migrate_from_vec0
 
     migrate_from_vec0(conn)
 
 
-# Schema 5: vectors leave sqlite-vec's vec0 table for memory.vectors (float vectors plus one-bit
+# Schema 5: vectors leave sqlite-vec's vec0 table for memory.search.vectors (float vectors plus one-bit
 # codes in blocks), whose search reads no more than the codes and a few hundred vectors; the
 # stored float vectors are carried over, nothing is embedded again. vector_log (which let an
 # in-memory copy of every vector follow other processes' writes) goes with that copy.

@@ -8,11 +8,11 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from memory.clock import Clock
+from memory.connection import DatabaseError, connect
 from memory.errors import InvalidInput, StoreError
 from memory.files import expand
 from memory.schema import migrate
-from memory.sqlite import DatabaseError, connect
+from memory.time.clock import Clock
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 

@@ -12,8 +12,10 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-from memory.clock import UTC, Clock, zone_from_name
 from memory.store import Store
+from memory.time.clock import Clock
+from memory.time.instants import UTC
+from memory.time.zones import zone_from_name
 
 T0 = datetime(2026, 11, 22, 14, 0, tzinfo=UTC)  # a Sunday
 
@@ -75,7 +77,7 @@ def make_clock(when: datetime | str, zone: str = "UTC") -> Clock:
 
 @pytest.fixture(scope="session")
 def embedder(tmp_path_factory):
-    from memory.embeddings import LocalEmbedder
+    from memory.search.embeddings import LocalEmbedder
 
     e = LocalEmbedder(cache_dir=tmp_path_factory.mktemp("embcache"))
     e.load()

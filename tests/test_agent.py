@@ -192,11 +192,11 @@ def test_title_from_local_model(tmp_path, ollama_standin):
 
 def test_titles_never_send_a_private_memory_to_the_local_model(tmp_path, ollama_standin):
     from assistant.titles import title_and_summary
-    from memory import knowledge
+    from memory import memories
     from memory.episodes import Message
 
     rt = make_runtime(tmp_path)
-    knowledge.remember(rt.store, "my salary is 98765 euros", private=True)
+    memories.remember(rt.store, "my salary is 98765 euros", private=True)
     ollama_standin.script = [{"json": {"title": "Salary", "summary": "Asked about pay."}}]
     msgs = [Message(1, 1, "user", "what is my salary?", "t"),
             Message(2, 1, "assistant", "From memory (you told me Sun Nov 22): [Private] my salary is 98765 euros", "t")]
@@ -223,10 +223,10 @@ async def test_unreachable_model_still_sets_the_reminder_offline(anthropic_stand
 
 
 async def test_unreachable_model_answers_a_question_from_memory(runtime, monkeypatch):
-    from memory import knowledge
+    from memory import memories
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-sent-anywhere")
-    knowledge.remember(runtime.store, "the boiler code is 4471")
+    memories.remember(runtime.store, "the boiler code is 4471")
     provider = AnthropicProvider("m", max_retries=0)
     provider.client = provider.client.with_options(base_url="http://127.0.0.1:9")  # nothing listens there
     events = await collect(Agent(runtime, provider), "what is the boiler code?")

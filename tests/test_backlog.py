@@ -9,9 +9,8 @@ import numpy as np
 
 from assistant import commands
 from assistant.session import Session
-from memory import vectors
-from memory.embeddings import pending_count
-from memory.search import EMBED_PER_SEARCH
+from memory.search import EMBED_PER_SEARCH, vectors
+from memory.search.embeddings import pending_count
 from tests.conftest import make_runtime, write_jsonl
 
 BACKLOG = 20_000

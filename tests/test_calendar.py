@@ -9,10 +9,11 @@ from datetime import datetime
 import pytest
 from icalendar import Calendar
 
-from memory import knowledge
-from memory.calendar import build_calendar, calendar_text, import_calendar, looks_like_calendar, write_calendar
+from memory import memories
 from memory.errors import ImportFailed, InvalidInput
+from memory.reminders import mark_done, snooze
 from memory.store import Store
+from memory.transfer.ical import build_calendar, calendar_text, import_calendar, looks_like_calendar, write_calendar
 from tests.conftest import make_clock
 
 NOW = "2026-11-22T14:00:00+00:00"  # a Sunday
@@ -39,7 +40,7 @@ def reminders(store: Store) -> dict[str, dict]:
 
 
 def rule_of(row: dict) -> str | None:
-    return knowledge.Memory.from_row(row).rule.rule if row["recurrence"] else None
+    return memories.Memory.from_row(row).rule.rule if row["recurrence"] else None
 
 
 def local(row: dict, zone: str = "Europe/Berlin", field: str = "due_at") -> str:
@@ -425,7 +426,7 @@ def test_google_export(tmp_path):
     # All-day, no alarm: 09:00 on the day, every year.
     birthday = got["Anna's birthday"]
     assert local(birthday) == "Mon 2027-03-15 09:00" and birthday["private"] == 1
-    assert knowledge.Memory.from_row(birthday).rule.describe() == "every year on Mar 15"
+    assert memories.Memory.from_row(birthday).rule.describe() == "every year on Mar 15"
     assert got["Dentist — Bring the insurance card"]["due_at"] == "2026-12-01T09:00:00+00:00"
 
 
@@ -450,11 +451,11 @@ def test_apple_calendar(tmp_path):
     # All-day with "-PT15H": 09:00 the day before, every year.
     mum = got["Mum's birthday"]
     assert local(mum, "America/New_York") == "Sat 2027-01-09 09:00"
-    assert knowledge.Memory.from_row(mum).rule.describe() == "every year on Jan 9"
+    assert memories.Memory.from_row(mum).rule.describe() == "every year on Jan 9"
     # Two alarms: the earlier one (an hour before) is when the reminder is due; UNTIL kept.
     piano = got["Piano lesson"]
     assert local(piano, "America/New_York") == "Tue 2026-11-24 15:30"
-    rule = knowledge.Memory.from_row(piano).rule
+    rule = memories.Memory.from_row(piano).rule
     # UNTIL (June 1 16:30 EDT, the last lesson) moves with the alarm: the last reminder is June 1 15:30.
     assert rule.zone == "America/New_York" and "UNTIL=20270601T153000" in rule.rule
     last = rule.next_after(datetime.fromisoformat("2027-05-26T00:00:00+00:00"))
@@ -468,7 +469,7 @@ def test_outlook_windows_zones_exdate_and_moved_occurrence(tmp_path):
     got = reminders(store)
     standup = got["Stand-up"]
     # "W. Europe Standard Time" is Europe/Berlin; Mon Nov 23 is excluded, Wed Nov 25 moved to 11:00.
-    assert knowledge.Memory.from_row(standup).rule.zone == "Europe/Berlin"
+    assert memories.Memory.from_row(standup).rule.zone == "Europe/Berlin"
     assert rule_of(standup) == "FREQ=WEEKLY;BYDAY=MO,WE;WKST=MO;UNTIL=20270630T084500"  # alarm-shifted
     assert local(standup) == "Wed 2026-11-25 10:45"
     assert local(standup, field="occurrence_at") == "Wed 2026-11-25 08:45"
@@ -552,7 +553,7 @@ END:VCALENDAR
     row = reminders(store)["Vitamins"]
     assert row["due_at"] == "2026-10-24T06:00:00+00:00"  # 08:00 CEST
     for expected in ("2026-10-25T07:00:00+00:00", "2026-10-26T07:00:00+00:00"):  # 08:00 CET
-        done = knowledge.mark_done(store, row["id"])
+        done = mark_done(store, row["id"])
         assert done.due_at == expected and local({"due_at": done.due_at}).endswith("08:00")
 
 
@@ -620,17 +621,17 @@ def test_not_a_calendar(tmp_path):
 
 
 def make_reminders(store: Store) -> None:
-    knowledge.remember(store, "Dentist", due_at="2026-11-25T10:00")
-    knowledge.remember(store, "Overdue call\nabout the flat, with notes", due_at="2026-11-20T18:00")
-    knowledge.remember(store, "Tax return", due_at="2026-12-10T09:00", importance=5, private=True)
-    knowledge.remember(store, "Take out the bins", due_at="every Tuesday at 7pm")
-    snoozed = knowledge.remember(store, "Pay rent", due_at="on the 1st of every month at 10")
-    knowledge.snooze(store, snoozed.id, "2026-12-02T12:00")
-    early = knowledge.remember(store, "Water plants", due_at="every day at 8")
-    knowledge.mark_done(store, early.id)  # done ahead: the next is the day after tomorrow's
-    finished = knowledge.remember(store, "Already done", due_at="2026-11-23T10:00")
-    knowledge.mark_done(store, finished.id)
-    knowledge.remember(store, "I like tea", kind="preference")
+    memories.remember(store, "Dentist", due_at="2026-11-25T10:00")
+    memories.remember(store, "Overdue call\nabout the flat, with notes", due_at="2026-11-20T18:00")
+    memories.remember(store, "Tax return", due_at="2026-12-10T09:00", importance=5, private=True)
+    memories.remember(store, "Take out the bins", due_at="every Tuesday at 7pm")
+    snoozed = memories.remember(store, "Pay rent", due_at="on the 1st of every month at 10")
+    snooze(store, snoozed.id, "2026-12-02T12:00")
+    early = memories.remember(store, "Water plants", due_at="every day at 8")
+    mark_done(store, early.id)  # done ahead: the next is the day after tomorrow's
+    finished = memories.remember(store, "Already done", due_at="2026-11-23T10:00")
+    mark_done(store, finished.id)
+    memories.remember(store, "I like tea", kind="preference")
 
 
 def comparable(store: Store) -> list[tuple]:
@@ -685,7 +686,7 @@ def test_export_keeps_a_calendars_own_uid(tmp_path):
 
 def test_failed_export_leaves_no_file(tmp_path):
     store = open_store(tmp_path)
-    knowledge.remember(store, "Dentist", due_at="2026-11-25T10:00")
+    memories.remember(store, "Dentist", due_at="2026-11-25T10:00")
     (tmp_path / "taken").mkdir()
     with pytest.raises(InvalidInput, match="cannot write"):
         write_calendar(store, tmp_path / "taken")
@@ -750,15 +751,15 @@ def test_a_moved_occurrence_in_the_past_does_not_hold_the_series_back(tmp_path):
 def test_a_calendar_of_reminders_already_imported_as_json_lines_adds_nothing(tmp_path, clock):
     """The .ics UID and the JSON Lines uid are one identity: exporting both and importing both into
     a fresh store gave every reminder twice."""
-    from memory.records import export_records, import_records
+    from memory.transfer.jsonl import export_records, import_records
 
     with Store(tmp_path / "a.db", clock) as first, Store(tmp_path / "b.db", clock) as second:
-        knowledge.remember(first, "rem b", due_at="2026-11-23T09:00:00Z")
+        memories.remember(first, "rem b", due_at="2026-11-23T09:00:00Z")
         ics = calendar_text(first)
         import_records(second, [json.dumps(r) for r in export_records(first)])
         result = import_calendar(second, ics)
         assert (result.imported, result.already_present) == (0, 1)
-        assert knowledge.count_memories(second) == 1
+        assert memories.count_memories(second) == 1
 
 
 def test_a_repeating_event_with_interval_zero_is_refused(store):
@@ -767,4 +768,4 @@ def test_a_repeating_event_with_interval_zero_is_refused(store):
             "END:VCALENDAR\r\n")
     with pytest.raises(ImportFailed, match="line 4"):
         import_calendar(store, text)
-    assert knowledge.count_memories(store) == 0
+    assert memories.count_memories(store) == 0

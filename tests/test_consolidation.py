@@ -15,11 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assistant.local_model import LocalModel
-from memory.clock import UTC
 from memory.consolidation.pipeline import Consolidator, Options, edges_of, tier_counts
 from memory.consolidation.retention import retention, tier_for
-from memory.records import import_records
 from memory.search import Searcher
+from memory.time.instants import UTC
+from memory.transfer.jsonl import import_records
 from tests.conftest import T0
 
 TOPICS = {
@@ -279,15 +279,15 @@ def test_calibrated_threshold(embedder):
 
 def test_triggers(tmp_path):
     from assistant.consolidate import consolidation_due
-    from memory import knowledge
+    from memory import memories
     from tests.conftest import make_runtime
 
     rt = make_runtime(tmp_path, ASSISTANT_CONSOLIDATION__MEMORY_THRESHOLD="3")
     assert not consolidation_due(rt, idle_minutes=60)  # nothing to consolidate
-    knowledge.remember(rt.store, "one")
+    memories.remember(rt.store, "one")
     assert consolidation_due(rt, idle_minutes=31) and not consolidation_due(rt, idle_minutes=5)
-    knowledge.remember(rt.store, "two")
-    knowledge.remember(rt.store, "three")
+    memories.remember(rt.store, "two")
+    memories.remember(rt.store, "three")
     assert consolidation_due(rt, idle_minutes=0)  # memory threshold reached
     rt.store.execute("INSERT INTO consolidation_runs (id, started_at, phase, status) "
                      "VALUES ('r', '2026-11-22T13:00:00+00:00', 'PERSIST', 'completed')")
@@ -302,8 +302,8 @@ def test_neighbour_pass_stays_small_when_every_memory_is_alike(store, embedder):
 
     import numpy as np
 
-    from memory import vectors
-    from memory.embeddings import ensure_vec_table
+    from memory.search import vectors
+    from memory.search.embeddings import ensure_vec_table
 
     base = embedder.embed([f"Note {i} about the sourdough bakery on Main Street" for i in range(30)])
     rng = np.random.default_rng(7)

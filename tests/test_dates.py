@@ -5,9 +5,10 @@ from datetime import datetime
 
 import pytest
 
-from memory.clock import UTC, zone_from_name
-from memory.dates import parse_due
 from memory.errors import DateParseError
+from memory.time.due_phrases import parse_due
+from memory.time.instants import UTC
+from memory.time.zones import zone_from_name
 
 SUNDAY_14 = datetime(2026, 11, 22, 14, 0, tzinfo=UTC)
 
@@ -104,7 +105,7 @@ def test_a_huge_phrase_is_not_echoed_whole():
 def test_posix_tz_string_is_understood(monkeypatch):
     import time
 
-    from memory.clock import system_zone
+    from memory.time.zones import system_zone
 
     monkeypatch.setenv("TZ", "<+0330>-3:30")
     try:

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assistant.cli import main
-from memory.records import export_records, import_records
 from memory.store import Store
+from memory.transfer.jsonl import export_records, import_records
 from tests.conftest import T0
 
 COMMANDS = ["remember", "reminders", "update", "done", "snooze", "forget", "recap", "prompt", "status", "tiers",

@@ -11,8 +11,8 @@ from datetime import datetime
 import pytest
 
 from assistant.cli import main
-from memory.clock import posix_zone, system_zone, zone_name
 from memory.errors import InvalidInput
+from memory.time.zones import posix_zone, system_zone, zone_name
 
 NOW = "2026-11-22T14:00:00+00:00"
 

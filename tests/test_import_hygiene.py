@@ -61,8 +61,8 @@ def test_light_commands_import_no_heavy_module(tmp_path):
 
 
 def test_sqlite_vec_loads_without_its_package_import(tmp_path):
-    """memory.sqlite loads the extension by its file: `import sqlite_vec` would import numpy.typing."""
-    probe = ("import sys; from memory.sqlite import connect; c = connect(sys.argv[1]); "
+    """memory.connection loads the extension by its file: `import sqlite_vec` would import numpy.typing."""
+    probe = ("import sys; from memory.connection import connect; c = connect(sys.argv[1]); "
              "print(c.execute('select vec_version()').fetchone()[0], 'sqlite_vec' in sys.modules, "
              "'numpy' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "x.db")], capture_output=True, text=True,

@@ -6,7 +6,7 @@ import pytest
 from assistant.agent import Agent
 from assistant.events import Done, ToolCall
 from assistant.providers.offline import NO_MODEL, OfflineProvider
-from memory import knowledge, reminders
+from memory import memories, reminders
 from tests.conftest import make_runtime
 
 
@@ -56,7 +56,7 @@ async def test_time_before_or_after_the_task(agent, phrase, content, due):
 async def test_remind_without_time_asks_when_and_takes_the_next_message(agent):
     answer, calls = await say(agent, "remind me to file taxes")
     assert calls == [] and answer == "When should I remind you to file taxes?"
-    assert knowledge.count_memories(agent.runtime.store) == 0
+    assert memories.count_memories(agent.runtime.store) == 0
     answer, calls = await say(agent, "tomorrow at 9am")
     [r] = reminders.list_open_reminders(agent.runtime.store)
     assert (r.memory.content, r.memory.due_at) == ("file taxes", "2026-11-23T09:00:00+00:00")
@@ -68,7 +68,7 @@ async def test_a_question_of_ours_can_be_taken_back(agent, reply):
     await say(agent, "remind me to water the plants")
     answer, calls = await say(agent, reply)
     assert calls == [] and answer == "OK, nothing was changed."
-    assert knowledge.count_memories(agent.runtime.store) == 0
+    assert memories.count_memories(agent.runtime.store) == 0
     answer, _ = await say(agent, "never mind")  # no question pending: an ordinary message
     assert answer != "OK, nothing was changed."
 
@@ -91,14 +91,14 @@ async def test_repeating_reminder_offline(agent):
 
 async def test_remember_that(agent):
     answer, _ = await say(agent, "remember that my locker code is in the blue notebook")
-    memory = knowledge.get_memory(agent.runtime.store, 1)
+    memory = memories.get_memory(agent.runtime.store, 1)
     assert memory.content == "my locker code is in the blue notebook" and memory.due_at is None
     assert answer == "Okay, I'll remember that my locker code is in the blue notebook (#1)."
 
 
 async def test_coming_up_lists_and_marks_reminded(agent):
     store = agent.runtime.store
-    knowledge.remember(store, "call mom", due_at="2026-11-23T18:00:00+00:00")
+    memories.remember(store, "call mom", due_at="2026-11-23T18:00:00+00:00")
     answer, calls = await say(agent, "what's coming up?")
     assert "[DUE Mon Nov 23 18:00] call mom" in answer and "in 28 h" in answer
     assert [c.name for c in calls] == ["update_memory"]
@@ -109,11 +109,11 @@ async def test_coming_up_lists_and_marks_reminded(agent):
 
 async def test_done_by_id_and_by_words(agent):
     store = agent.runtime.store
-    a = knowledge.remember(store, "call mom", due_at="tomorrow 6pm")
-    b = knowledge.remember(store, "pay the electricity bill", due_at="tomorrow 9am")
+    a = memories.remember(store, "call mom", due_at="tomorrow 6pm")
+    b = memories.remember(store, "pay the electricity bill", due_at="tomorrow 9am")
     await say(agent, f"done with {a.id}")
     await say(agent, "done with electricity bill")
-    assert knowledge.get_memory(store, a.id).done_at and knowledge.get_memory(store, b.id).done_at
+    assert memories.get_memory(store, a.id).done_at and memories.get_memory(store, b.id).done_at
     answer, _ = await say(agent, "done with 999")
     assert "didn't work" in answer and "999" in answer
 
@@ -121,23 +121,23 @@ async def test_done_by_id_and_by_words(agent):
 async def test_done_by_words_acts_only_on_one_clear_match(agent):
     """ "done with call the plumber" (already done) once completed "call mom": now it asks."""
     store = agent.runtime.store
-    plumber = knowledge.remember(store, "call the plumber", due_at="tomorrow 6pm")
-    mom = knowledge.remember(store, "call mom", due_at="tomorrow 7pm")
-    sis = knowledge.remember(store, "call my sister", due_at="tomorrow 8pm")
-    knowledge.mark_done(store, plumber.id)
+    plumber = memories.remember(store, "call the plumber", due_at="tomorrow 6pm")
+    mom = memories.remember(store, "call mom", due_at="tomorrow 7pm")
+    sis = memories.remember(store, "call my sister", due_at="tomorrow 8pm")
+    reminders.mark_done(store, plumber.id)
     answer, calls = await say(agent, "done with call the plumber")
     assert calls == [] and answer.startswith("Which one did you mean?") and f"#{mom.id} call mom" in answer
     answer, calls = await say(agent, "done with call")
     assert calls == [] and f"#{mom.id}" in answer and f"#{sis.id}" in answer
-    assert knowledge.get_memory(store, mom.id).done_at is None and knowledge.get_memory(store, sis.id).done_at is None
+    assert memories.get_memory(store, mom.id).done_at is None and memories.get_memory(store, sis.id).done_at is None
     answer, calls = await say(agent, "done with the dentist")
     assert calls == [] and "couldn't find an open reminder" in answer
 
 
 async def test_forget(agent):
-    m = knowledge.remember(agent.runtime.store, "old note")
+    m = memories.remember(agent.runtime.store, "old note")
     answer, _ = await say(agent, f"forget {m.id}")
-    assert "Forgot" in answer and knowledge.count_memories(agent.runtime.store) == 0
+    assert "Forgot" in answer and memories.count_memories(agent.runtime.store) == 0
 
 
 async def test_recap(agent):
@@ -170,7 +170,7 @@ async def test_statements_rank_above_questions_and_small_talk(agent):
     store = agent.runtime.store
     await say(agent, "when is my sister's birthday?")
     await say(agent, "ok thanks")
-    knowledge.remember(store, "my sister's birthday is March 3", kind="fact")
+    memories.remember(store, "my sister's birthday is March 3", kind="fact")
     answer, _ = await say(agent, "when is my sister's birthday?")
     assert answer == "From memory (you told me Sun Nov 22): my sister's birthday is March 3."
 
@@ -209,12 +209,12 @@ async def test_forget_really_forgets(agent):
 
 async def test_a_bare_number_answers_which_one(agent):
     store = agent.runtime.store
-    mom = knowledge.remember(store, "call mom", due_at="tomorrow 7pm")
-    knowledge.remember(store, "call the bank", due_at="tomorrow 8pm")
+    mom = memories.remember(store, "call mom", due_at="tomorrow 7pm")
+    memories.remember(store, "call the bank", due_at="tomorrow 8pm")
     answer, _ = await say(agent, "done with call")
     assert answer.startswith("Which one did you mean?")
     answer, calls = await say(agent, f"#{mom.id}")
-    assert [c.name for c in calls] == ["update_memory"] and knowledge.get_memory(store, mom.id).done_at
+    assert [c.name for c in calls] == ["update_memory"] and memories.get_memory(store, mom.id).done_at
 
 
 @pytest.mark.parametrize("text, reply", [
@@ -228,7 +228,7 @@ async def test_small_talk_gets_small_talk(agent, text, reply):
 async def test_the_confirmation_speaks_to_the_user(agent):
     answer, _ = await say(agent, "remind me to stretch my legs in 10 minutes")
     assert answer.startswith("Okay, I'll remind you to stretch your legs on ")
-    assert knowledge.get_memory(agent.runtime.store, 1).content == "stretch my legs"  # stored as said
+    assert memories.get_memory(agent.runtime.store, 1).content == "stretch my legs"  # stored as said
 
 
 async def test_an_empty_recap_says_so_plainly(agent):

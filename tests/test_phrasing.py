@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.phrasing import read_message
-from memory.clock import UTC
+from memory.time.instants import UTC
 from tests.conftest import T0
 
 R = "remind"

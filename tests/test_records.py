@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from memory import episodes, knowledge
+from memory import episodes, memories, reminders
 from memory.errors import ImportFailed
-from memory.records import export_records, import_records, write_export
 from memory.store import Store
+from memory.transfer.jsonl import export_records, import_records, write_export
 
 
 def populate(store):
@@ -17,11 +17,11 @@ def populate(store):
     m1 = episodes.add_message(store, ep.id, "user", "I moved to Lisbon")
     episodes.add_message(store, ep.id, "assistant", "Noted.")
     episodes.close_episode(store, ep.id, "Moving", "Moved to Lisbon", "success")
-    a = knowledge.remember(store, "I live in Lisbon", kind="fact", importance=4, message_ids=[m1.id])
-    b = knowledge.remember(store, "Pay rent", due_at="2026-12-01T09:00:00+00:00")
-    knowledge.forget(store, knowledge.remember(store, "gap").id)  # ids need not be contiguous
-    knowledge.remember(store, "Bob", kind="person", relation="brother", trust=8, tension=5, private=True)
-    knowledge.update_memory(store, b.id, reminded_at="now")
+    a = memories.remember(store, "I live in Lisbon", kind="fact", importance=4, message_ids=[m1.id])
+    b = memories.remember(store, "Pay rent", due_at="2026-12-01T09:00:00+00:00")
+    memories.forget(store, memories.remember(store, "gap").id)  # ids need not be contiguous
+    memories.remember(store, "Bob", kind="person", relation="brother", trust=8, tension=5, private=True)
+    reminders.update_memory(store, b.id, reminded_at="now")
     store.execute("INSERT INTO summaries (content, source_ids, source_key, confidence, created_at) "
                   "VALUES ('About Lisbon', ?, ?, 0.9, '2026-11-22T14:00:00+00:00')", (f"[{a.id}]", str(a.id)))
     store.execute("INSERT INTO edges (source_type, source_id, target_type, target_id, edge_type, created_at) "
@@ -118,7 +118,7 @@ def test_at_most_one_episode_is_active_after_any_import(store):
 
 
 def _corrupt_a_page_of(path, table: str) -> None:
-    from memory.sqlite import connect
+    from memory.connection import connect
 
     db = connect(str(path))
     page = db.execute("SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY pageno "

@@ -6,12 +6,14 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from memory import knowledge, reminders
-from memory.clock import UTC, Clock, parse_stored, zone_from_name
+from memory import memories, reminders
 from memory.errors import DateParseError
-from memory.records import export_records, import_records
-from memory.recurrence import Recurrence, parse_recurrence
 from memory.store import Store
+from memory.time.clock import Clock
+from memory.time.instants import UTC, parse_stored
+from memory.time.rules import Recurrence, parse_recurrence
+from memory.time.zones import zone_from_name
+from memory.transfer.jsonl import export_records, import_records
 from tests.conftest import T0
 
 SUNDAY_14 = T0  # Sun Nov 22 2026 14:00 UTC
@@ -112,74 +114,74 @@ def berlin_store(tmp_path):
 
 
 def test_done_moves_to_the_next_occurrence_and_keeps_when_each_was_done(store):
-    bins = knowledge.remember(store, "Take out the bins", due_at="every Tuesday at 7pm")
+    bins = memories.remember(store, "Take out the bins", due_at="every Tuesday at 7pm")
     assert bins.due_at == "2026-11-24T19:00:00+00:00" and bins.kind == "reminder"
     [item] = reminders.list_open_reminders(store)
     assert item.label == "[DUE Tue Nov 24 19:00, every Tue]"
     assert bins.to_json()["recurrence"] == {"rule": "FREQ=WEEKLY;BYDAY=TU", "text": "every Tue",
                                            "start": "2026-11-24T19:00:00", "zone": "UTC"}
     store.clock.fixed = datetime(2026, 11, 24, 19, 5, tzinfo=UTC)
-    done = knowledge.mark_done(store, bins.id)
+    done = reminders.mark_done(store, bins.id)
     assert done.done_at is None and done.due_at == "2026-12-01T19:00:00+00:00" and done.reminded_at is None
-    assert knowledge.completions(store, bins.id) == [
+    assert reminders.completions(store, bins.id) == [
         {"occurrence_at": "2026-11-24T19:00:00+00:00", "done_at": "2026-11-24T19:05:00+00:00"}]
     store.clock.fixed = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)  # done early: the following Tuesday
-    assert knowledge.mark_done(store, bins.id).due_at == "2026-12-08T19:00:00+00:00"
+    assert reminders.mark_done(store, bins.id).due_at == "2026-12-08T19:00:00+00:00"
 
 
 def test_done_days_late_does_not_land_in_the_past(store):
-    pills = knowledge.remember(store, "Take the pills", due_at="every day at 8")
+    pills = memories.remember(store, "Take the pills", due_at="every day at 8")
     store.clock.fixed = datetime(2026, 11, 26, 7, 0, tzinfo=UTC)  # three days missed
-    assert knowledge.mark_done(store, pills.id).due_at == "2026-11-26T08:00:00+00:00"
+    assert reminders.mark_done(store, pills.id).due_at == "2026-11-26T08:00:00+00:00"
 
 
 def test_snooze_moves_only_this_occurrence(store):
-    bins = knowledge.remember(store, "Take out the bins", due_at="every Tuesday at 7pm")
-    snoozed = knowledge.snooze(store, bins.id, "2026-11-25T08:00:00+00:00")
+    bins = memories.remember(store, "Take out the bins", due_at="every Tuesday at 7pm")
+    snoozed = reminders.snooze(store, bins.id, "2026-11-25T08:00:00+00:00")
     assert snoozed.due_at == "2026-11-25T08:00:00+00:00" and snoozed.recurrence == bins.recurrence
     store.clock.fixed = datetime(2026, 11, 25, 8, 30, tzinfo=UTC)
-    assert knowledge.mark_done(store, bins.id).due_at == "2026-12-01T19:00:00+00:00"  # the rule, not the snooze
+    assert reminders.mark_done(store, bins.id).due_at == "2026-12-01T19:00:00+00:00"  # the rule, not the snooze
 
 
 def test_forget_ends_the_series(store):
-    bins = knowledge.remember(store, "Take out the bins", due_at="every Tuesday at 7pm")
-    knowledge.mark_done(store, bins.id)
-    knowledge.forget(store, bins.id)
+    bins = memories.remember(store, "Take out the bins", due_at="every Tuesday at 7pm")
+    reminders.mark_done(store, bins.id)
+    memories.forget(store, bins.id)
     assert reminders.list_open_reminders(store, 365) == []
     assert store.one("SELECT count(*) FROM reminder_completions")[0] == 0
 
 
 def test_undo_of_done_on_a_series_restores_the_occurrence(store):
-    bins = knowledge.remember(store, "Take out the bins", due_at="every Tuesday at 7pm")
-    knowledge.mark_done(store, bins.id)
-    restored = knowledge.restore(store, bins)
+    bins = memories.remember(store, "Take out the bins", due_at="every Tuesday at 7pm")
+    reminders.mark_done(store, bins.id)
+    restored = reminders.restore(store, bins)
     assert restored.due_at == bins.due_at and restored.occurrence_at == bins.occurrence_at
-    assert knowledge.completions(store, bins.id) == []
+    assert reminders.completions(store, bins.id) == []
 
 
 def test_a_series_that_ends_is_done_for_good(store):
-    knowledge_id = knowledge.remember(store, "Physio", due_at="every Tuesday at 7pm").id
+    knowledge_id = memories.remember(store, "Physio", due_at="every Tuesday at 7pm").id
     store.execute("UPDATE knowledge SET recurrence = ? WHERE id = ?",
                   ("DTSTART;TZID=UTC:20261124T190000\nRRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=1", knowledge_id))
-    assert knowledge.mark_done(store, knowledge_id).done_at is not None
+    assert reminders.mark_done(store, knowledge_id).done_at is not None
 
 
 def test_local_wall_clock_in_the_users_zone(berlin_store):
-    bins = knowledge.remember(berlin_store, "Bins", due_at="every Tuesday at 7pm")
+    bins = memories.remember(berlin_store, "Bins", due_at="every Tuesday at 7pm")
     assert bins.due_at == "2026-11-24T18:00:00+00:00"  # 19:00 CET
     assert bins.to_json()["recurrence"]["zone"] == "Europe/Berlin"
 
 
 def test_rule_survives_export_and_import(store, tmp_path, clock):
-    bins = knowledge.remember(store, "Take out the bins", due_at="every Tuesday at 7pm")
-    knowledge.mark_done(store, bins.id)
+    bins = memories.remember(store, "Take out the bins", due_at="every Tuesday at 7pm")
+    reminders.mark_done(store, bins.id)
     lines = [json.dumps(r) for r in export_records(store)]
     with Store(tmp_path / "copy.db", clock) as copy:
         import_records(copy, lines)
-        again = knowledge.get_memory(copy, bins.id)
-        assert again.recurrence == knowledge.get_memory(store, bins.id).recurrence
+        again = memories.get_memory(copy, bins.id)
+        assert again.recurrence == memories.get_memory(store, bins.id).recurrence
         assert again.due_at == "2026-12-01T19:00:00+00:00"
-        assert knowledge.completions(copy, bins.id) == knowledge.completions(store, bins.id)
+        assert reminders.completions(copy, bins.id) == reminders.completions(store, bins.id)
         assert [json.loads(line) for line in lines] == list(export_records(copy))
 
 
@@ -191,13 +193,13 @@ def test_bad_recurrence_in_an_import_is_rejected(store):
     with pytest.raises(ImportFailed) as info:
         import_records(store, [json.dumps(bad)])
     assert "line 1" in str(info.value) and "recurrence" in str(info.value)
-    assert knowledge.count_memories(store) == 0
+    assert memories.count_memories(store) == 0
 
 
 def test_next_due_follows_the_series(store):
-    bins = knowledge.remember(store, "Bins", due_at="every Tuesday at 7pm")
+    bins = memories.remember(store, "Bins", due_at="every Tuesday at 7pm")
     store.clock.fixed = datetime(2026, 11, 24, 19, 0, 1, tzinfo=UTC)
-    knowledge.mark_done(store, bins.id)
+    reminders.mark_done(store, bins.id)
     assert reminders.next_due_after(store, store.clock.now()) == datetime(2026, 12, 1, 19, tzinfo=UTC)
     assert reminders.next_due_after(store, store.clock.now() + timedelta(days=8)) is None
 
@@ -234,7 +236,7 @@ def test_rules_that_cannot_be_followed_are_refused_at_import(store, rule):
               "recurrence": {"rule": rule, "start": "2026-12-01T09:00:00", "zone": "UTC"}}
     with pytest.raises(ImportFailed, match="recurrence"):
         import_records(store, [json.dumps(record)])
-    assert knowledge.count_memories(store) == 0
+    assert memories.count_memories(store) == 0
 
 
 def test_a_daily_rule_begun_on_the_spring_forward_night_keeps_its_time():
@@ -247,10 +249,10 @@ def test_a_daily_rule_begun_on_the_spring_forward_night_keeps_its_time():
 
 def test_a_series_ends_where_the_kept_years_end(store):
     """"every 90 years", done three times, would land in 2297: an instant no export could carry."""
-    century = knowledge.remember(store, "century check", due_at="every 90 years")
+    century = memories.remember(store, "century check", due_at="every 90 years")
     for _ in range(4):
-        century = knowledge.mark_done(store, century.id)
+        century = reminders.mark_done(store, century.id)
         if century.done_at:
             break
     assert century.done_at is not None and parse_stored(century.due_at).year <= 2200
-    assert len(knowledge.completions(store, century.id)) >= 2
+    assert len(reminders.completions(store, century.id)) >= 2

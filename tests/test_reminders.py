@@ -5,9 +5,10 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from memory import knowledge, reminders
-from memory.clock import UTC, Clock
+from memory import memories, reminders
 from memory.errors import DateParseError, InvalidInput, NotFound
+from memory.time.clock import Clock
+from memory.time.instants import UTC
 from tests.conftest import T0
 
 
@@ -20,14 +21,14 @@ def at(store, moment):
 
 
 def test_lifecycle_due_reminded_silent_overdue_once_silent(store):
-    plumber = knowledge.remember(store, "Call the plumber", due_at="2026-11-25T10:00:00+00:00")
-    control = knowledge.remember(store, "Dentist", due_at="2026-11-24T10:00:00+00:00")
+    plumber = memories.remember(store, "Call the plumber", due_at="2026-11-25T10:00:00+00:00")
+    control = memories.remember(store, "Dentist", due_at="2026-11-24T10:00:00+00:00")
 
     items = listed(store)
     assert items["Call the plumber"].status == "due"
     assert items["Call the plumber"].label == "[DUE Wed Nov 25 10:00]"
 
-    knowledge.update_memory(store, plumber.id, reminded_at="now")  # mentioned before it was due
+    reminders.update_memory(store, plumber.id, reminded_at="now")  # mentioned before it was due
     at(store, T0 + timedelta(hours=1))
     assert "Call the plumber" not in listed(store)  # silent: no nagging
     assert "Dentist" in listed(store)
@@ -37,22 +38,22 @@ def test_lifecycle_due_reminded_silent_overdue_once_silent(store):
     assert item.status == "overdue" and item.label == "[OVERDUE Wed Nov 25 10:00]"
     assert listed(store)["Dentist"].status == "overdue"
 
-    knowledge.update_memory(store, plumber.id, reminded_at="now")
+    reminders.update_memory(store, plumber.id, reminded_at="now")
     at(store, T0 + timedelta(days=2, hours=22))
     assert "Call the plumber" not in listed(store)  # reminded after due: silent for good
     assert control.id in {r.memory.id for r in reminders.get_upcoming(store)}
 
 
 def test_window_and_plain_memories(store):
-    knowledge.remember(store, "Renew passport", due_at="2026-12-20T10:00:00+00:00")
-    knowledge.remember(store, "Water plants on the balcony")
+    memories.remember(store, "Renew passport", due_at="2026-12-20T10:00:00+00:00")
+    memories.remember(store, "Water plants on the balcony")
     assert listed(store) == {}
     assert "Renew passport" in listed(store, days=30)
 
 
 def test_done_never_shows(store):
-    bins = knowledge.remember(store, "Take out the bins", due_at="2026-11-23T09:00:00+00:00")
-    knowledge.mark_done(store, bins.id)
+    bins = memories.remember(store, "Take out the bins", due_at="2026-11-23T09:00:00+00:00")
+    reminders.mark_done(store, bins.id)
     assert "Take out the bins" not in listed(store)
     at(store, T0 + timedelta(days=3))
     assert "Take out the bins" not in listed(store)
@@ -60,32 +61,32 @@ def test_done_never_shows(store):
 
 
 def test_snooze_sets_new_due_and_clears_reminded(store):
-    vet = knowledge.remember(store, "Book the vet", due_at="2026-11-23T09:00:00+00:00")
-    knowledge.update_memory(store, vet.id, reminded_at="now")
+    vet = memories.remember(store, "Book the vet", due_at="2026-11-23T09:00:00+00:00")
+    reminders.update_memory(store, vet.id, reminded_at="now")
     assert "Book the vet" not in listed(store)
-    snoozed = knowledge.snooze(store, vet.id, "2026-11-24T09:00:00+00:00")
+    snoozed = reminders.snooze(store, vet.id, "2026-11-24T09:00:00+00:00")
     assert snoozed.reminded_at is None and snoozed.due_at == "2026-11-24T09:00:00+00:00"
     assert listed(store)["Book the vet"].memory.due_at == "2026-11-24T09:00:00+00:00"
 
 
 def test_bad_input_changes_nothing(store):
-    vet = knowledge.remember(store, "Book the vet", due_at="2026-11-23T09:00:00+00:00")
-    before = knowledge.get_memory(store, vet.id)
+    vet = memories.remember(store, "Book the vet", due_at="2026-11-23T09:00:00+00:00")
+    before = memories.get_memory(store, vet.id)
     with pytest.raises(DateParseError, match="when pigs fly"):
-        knowledge.snooze(store, vet.id, "when pigs fly")
+        reminders.snooze(store, vet.id, "when pigs fly")
     with pytest.raises(NotFound):
-        knowledge.update_memory(store, 987654, reminded_at="now")
+        reminders.update_memory(store, 987654, reminded_at="now")
     with pytest.raises(InvalidInput):
-        knowledge.remember(store, "x", importance=9)
+        memories.remember(store, "x", importance=9)
     with pytest.raises(DateParseError):
-        knowledge.remember(store, "Party", due_at="the twelfth of never")
-    assert knowledge.get_memory(store, vet.id) == before
-    assert knowledge.count_memories(store) == 1
+        memories.remember(store, "Party", due_at="the twelfth of never")
+    assert memories.get_memory(store, vet.id) == before
+    assert memories.count_memories(store) == 1
 
 
 def test_overdue_listed_first(store):
-    knowledge.remember(store, "Later", due_at="2026-11-26T09:00:00+00:00")
-    knowledge.remember(store, "Missed", due_at="2026-11-21T09:00:00+00:00")
+    memories.remember(store, "Later", due_at="2026-11-26T09:00:00+00:00")
+    memories.remember(store, "Missed", due_at="2026-11-21T09:00:00+00:00")
     items = reminders.get_upcoming(store)
     assert [r.memory.content for r in items] == ["Missed", "Later"]
     assert items[0].status == "overdue"
@@ -99,20 +100,20 @@ def test_relative_time(clock):
 
 
 def test_forget_removes_row_and_index(store):
-    m = knowledge.remember(store, "secret plan zebra")
+    m = memories.remember(store, "secret plan zebra")
     assert store.one("SELECT count(*) FROM search_index WHERE search_index MATCH 'zebra'")[0] == 1
-    knowledge.forget(store, m.id)
+    memories.forget(store, m.id)
     assert store.one("SELECT count(*) FROM search_index WHERE search_index MATCH 'zebra'")[0] == 0
     assert store.one("SELECT count(*) FROM pending_embeddings")[0] == 0
     with pytest.raises(NotFound):
-        knowledge.forget(store, m.id)
+        memories.forget(store, m.id)
 
 
 def test_one_truth_lists_every_open_reminder_mentioned_or_not(store):
     """The user's list keeps a mentioned reminder (with reminded_at); only the prompt goes silent."""
-    plumber = knowledge.remember(store, "Call the plumber", due_at="2026-11-25T10:00:00+00:00")
-    knowledge.remember(store, "Dentist", due_at="2026-11-24T10:00:00+00:00")
-    knowledge.update_memory(store, plumber.id, reminded_at="now")
+    plumber = memories.remember(store, "Call the plumber", due_at="2026-11-25T10:00:00+00:00")
+    memories.remember(store, "Dentist", due_at="2026-11-24T10:00:00+00:00")
+    reminders.update_memory(store, plumber.id, reminded_at="now")
     at(store, T0 + timedelta(hours=1))
     listed_ids = [r.memory.id for r in reminders.list_open_reminders(store)]
     assert plumber.id in listed_ids and plumber.id not in {r.memory.id for r in reminders.get_upcoming(store)}
@@ -123,11 +124,11 @@ def test_one_truth_lists_every_open_reminder_mentioned_or_not(store):
 
 
 def test_next_due_after_and_fell_due_between(store):
-    a = knowledge.remember(store, "A", due_at="2026-11-22T14:00:20+00:00")
-    b = knowledge.remember(store, "B", due_at="2026-11-22T15:00:00+00:00")
+    a = memories.remember(store, "A", due_at="2026-11-22T14:00:20+00:00")
+    b = memories.remember(store, "B", due_at="2026-11-22T15:00:00+00:00")
     assert reminders.next_due_after(store, T0).isoformat() == "2026-11-22T14:00:20+00:00"
     assert reminders.next_due_after(store, T0 + timedelta(seconds=20)).isoformat() == "2026-11-22T15:00:00+00:00"
-    knowledge.mark_done(store, b.id)
+    reminders.mark_done(store, b.id)
     assert reminders.next_due_after(store, T0 + timedelta(seconds=20)) is None
     fell = reminders.fell_due_between(store, T0, T0 + timedelta(minutes=1))
     assert [r.memory.id for r in fell] == [a.id] and fell[0].status == "overdue"
@@ -137,18 +138,18 @@ def test_next_due_after_and_fell_due_between(store):
 def test_a_reminder_written_already_overdue_is_announced_once(store):
     """`remember --due "today at 8am" --allow-past` from the CLI while the app runs: its due instant is
     before the app's last announcement, but it was written after it."""
-    earlier = knowledge.remember(store, "old overdue", due_at="2026-11-22T08:00:00+00:00", allow_past=True)
+    earlier = memories.remember(store, "old overdue", due_at="2026-11-22T08:00:00+00:00", allow_past=True)
     at(store, T0 + timedelta(minutes=5))
-    late = knowledge.remember(store, "past thing", due_at="2026-11-22T08:00:00+00:00", allow_past=True)
+    late = memories.remember(store, "past thing", due_at="2026-11-22T08:00:00+00:00", allow_past=True)
     fell = reminders.fell_due_between(store, T0 + timedelta(minutes=1), T0 + timedelta(minutes=6))
     assert [r.memory.id for r in fell] == [late.id] and earlier.id != late.id
     assert reminders.fell_due_between(store, T0 + timedelta(minutes=6), T0 + timedelta(minutes=7)) == []
 
 
 def test_restore_undoes_done(store):
-    bins = knowledge.remember(store, "Take out the bins", due_at="2026-11-23T09:00:00+00:00")
-    knowledge.mark_done(store, bins.id)
-    restored = knowledge.restore(store, bins)
+    bins = memories.remember(store, "Take out the bins", due_at="2026-11-23T09:00:00+00:00")
+    reminders.mark_done(store, bins.id)
+    restored = reminders.restore(store, bins)
     assert restored.done_at is None and restored.due_at == bins.due_at
     assert [r.memory.id for r in reminders.list_open_reminders(store)] == [bins.id]
 
@@ -160,7 +161,7 @@ def test_data_version_changes_when_another_connection_commits(tmp_path, clock):
     with Store(path, clock) as watcher, Store(path, clock) as writer:
         before = watcher.data_version()
         assert watcher.data_version() == before  # nothing changed: the poll is stable
-        knowledge.remember(writer, "Written by the CLI", due_at="2026-11-23T09:00:00+00:00")
+        memories.remember(writer, "Written by the CLI", due_at="2026-11-23T09:00:00+00:00")
         assert watcher.data_version() != before
 
 
@@ -175,7 +176,7 @@ def test_relative_time_rounds_to_the_nearest_unit(clock, due, expected):
 
 
 def test_relative_time_across_dst_is_real_time():
-    from memory.clock import zone_from_name
+    from memory.time.zones import zone_from_name
 
     berlin = Clock(zone_from_name("Europe/Berlin"))
     night = datetime(2026, 10, 24, 23, 30, tzinfo=UTC)  # 01:30 CEST; at 03:00 the clocks go back to 02:00

@@ -12,9 +12,9 @@ import pytest
 
 from assistant.cli import main
 from assistant.recall import reasoned_recall
-from memory.embeddings import sync_embeddings
-from memory.records import import_records
 from memory.search import Fusion, Searcher, query_words
+from memory.search.embeddings import sync_embeddings
+from memory.transfer.jsonl import import_records
 from tests.conftest import make_runtime
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
@@ -77,11 +77,11 @@ def test_top_keyword_hit_is_not_buried_by_turns_matching_only_the_name(store, em
 
 
 def test_keyword_only_search_keeps_bm25_order(store):
-    from memory import knowledge
+    from memory import memories
 
     for text in ["tax return due in April", "tax advisor phone number", "the tax office moved, tax forms online",
                  "April showers", "bought a new bike", "the advisor said April is fine"]:
-        knowledge.remember(store, text)
+        memories.remember(store, text)
     hits = Searcher(store, None).search("tax advisor April", limit=10, touch=False)
     match = " OR ".join(f'"{w}"' for w in query_words("tax advisor April"))
     expected = [r[0] // 4 for r in store.query("SELECT rowid FROM search_index WHERE search_index MATCH ? "
@@ -91,12 +91,12 @@ def test_keyword_only_search_keeps_bm25_order(store):
 
 
 def test_vector_only_search_keeps_cosine_order(store, embedder):
-    from memory import knowledge
+    from memory import memories
 
     texts = ["The car needs new winter tyres", "My daughter starts violin lessons", "Allergic to peanuts",
              "The quarterly tax filing is due", "Oil change every 10,000 km"]
     for text in texts:
-        knowledge.remember(store, text)
+        memories.remember(store, text)
     query = "vehicle maintenance"  # no word of it is indexed: the keyword arm is empty
     hits = Searcher(store, embedder).search(query, limit=5, touch=False)
     similarity = embedder.embed(texts) @ embedder.embed([query])[0]
@@ -108,11 +108,11 @@ def test_vector_only_search_keeps_cosine_order(store, embedder):
 
 
 def test_a_query_about_nothing_stored_finds_nothing(store, embedder):
-    from memory import knowledge
+    from memory import memories
 
     for text in ("the boiler code is 4471", "buy bread and milk", "Sara moved to Lisbon last month",
                  "what is my dentist's name?"):
-        knowledge.remember(store, text)
+        memories.remember(store, text)
     assert Searcher(store, embedder).search("xylophone", touch=False) == []
     assert [h.content for h in Searcher(store, embedder).search("where does Sara live", touch=False)] == [
         "Sara moved to Lisbon last month"]

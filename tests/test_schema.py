@@ -1,10 +1,10 @@
 """Forward-only migrations: an older database opens, keeps its rows and its search index."""
 from __future__ import annotations
 
-from memory import knowledge
+from memory import memories
+from memory.connection import connect
 from memory.schema import MIGRATIONS, SCHEMA_VERSION
 from memory.search import Searcher
-from memory.sqlite import connect
 from memory.store import Store
 
 
@@ -27,7 +27,7 @@ def test_schema_2_database_migrates_and_keeps_its_index(tmp_path, clock):
     searcher = Searcher(store, None)
     assert [h.type for h in searcher.search("boiler attic", types=("memory",))] == ["memory"]
     assert [h.type for h in searcher.search("boiler attic", types=("episode",))] == ["episode"]
-    knowledge.remember(store, "The attic light is broken")  # new rows are indexed with their type
+    memories.remember(store, "The attic light is broken")  # new rows are indexed with their type
     assert len(searcher.search("attic", types=("memory",))) == 2
     assert store.one("SELECT count(*) FROM search_index WHERE doc_type = 'memory'")[0] == 2
     store.close()
@@ -50,8 +50,8 @@ def test_schema_4_vectors_move_to_the_block_index_without_re_embedding(tmp_path,
     embedding again, and search finds the same nearest documents as exact cosine does."""
     import numpy as np
 
-    from memory import vectors
-    from memory.embeddings import pending_count, sync_embeddings
+    from memory.search import vectors
+    from memory.search.embeddings import pending_count, sync_embeddings
 
     path = tmp_path / "v4.db"
     db = connect(str(path))
@@ -59,7 +59,7 @@ def test_schema_4_vectors_move_to_the_block_index_without_re_embedding(tmp_path,
         for statement in statements:
             db.execute(statement)
         db.execute(f"PRAGMA user_version = {number}")
-    # What memory.embeddings made at schema 4: a vec0 table partitioned by document type.
+    # What memory.search.embeddings made at schema 4: a vec0 table partitioned by document type.
     db.execute("CREATE VIRTUAL TABLE vec_index USING vec0(doc_type integer partition key, "
                "embedding float[8] distance_metric=cosine)")
     db.execute("INSERT INTO meta(key, value) VALUES ('embedding_model', 'toy:8:typed')")

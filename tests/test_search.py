@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from memory import episodes, knowledge, search
-from memory.embeddings import EmbedderUnavailable, LocalEmbedder, pending_count
+from memory import episodes, memories, reminders
 from memory.errors import InvalidInput
 from memory.search import Searcher, query_words
+from memory.search.embeddings import EmbedderUnavailable, LocalEmbedder, pending_count
 
 
 @pytest.fixture
@@ -15,8 +15,8 @@ def filled(store):
     episodes.add_message(store, ep.id, "user", "My daughter Mia starts violin lessons on Thursdays")
     episodes.add_message(store, ep.id, "user", "The quarterly tax filing is due at the end of the month")
     episodes.add_message(store, ep.id, "assistant", "I can help with the tax filing.")
-    knowledge.remember(store, "I am allergic to peanuts", kind="fact", importance=5)
-    knowledge.remember(store, "The car needs new winter tyres", kind="note")
+    memories.remember(store, "I am allergic to peanuts", kind="fact", importance=5)
+    memories.remember(store, "The car needs new winter tyres", kind="note")
     return store
 
 
@@ -46,7 +46,7 @@ def test_embeddings_deferred_then_caught_up(filled, embedder):
     assert pending_count(filled) == 5  # three messages and two memories, none embedded yet
     Searcher(filled, embedder).search("anything", limit=1)
     assert pending_count(filled) == 0
-    knowledge.update_memory(filled, 1, content="I am allergic to shellfish")
+    reminders.update_memory(filled, 1, content="I am allergic to shellfish")
     assert pending_count(filled) == 1
     hits = Searcher(filled, embedder).search("seafood allergy", limit=1)
     assert "shellfish" in hits[0].content and pending_count(filled) == 0
@@ -79,11 +79,10 @@ def test_query_words_are_never_syntax(filled):
     assert Searcher(filled, None).search('peanuts* AND ("tyres"') != []  # no FTS syntax error
 
 
-def test_common_words_left_out_unless_all_common(store, monkeypatch):
-    monkeypatch.setattr(search, "COMMON_TERM_DOCS", 2)
+def test_common_words_left_out_unless_all_common(store):
     for text in ["apple pie", "apple juice", "apple tree", "banana apple bread"]:
-        knowledge.remember(store, text)
-    searcher = Searcher(store, None)
+        memories.remember(store, text)
+    searcher = Searcher(store, None, common_term_docs=2)
     assert [h.content for h in searcher.search("apple banana")] == ["banana apple bread"]
     assert len(searcher.search("apple")) == 4  # every word is common: all of them are required
     assert [h.content for h in searcher.search("apple juice")] == ["apple juice"]
@@ -93,7 +92,7 @@ def test_forget_removes_vector(filled, embedder):
     searcher = Searcher(filled, embedder)
     searcher.search("peanuts")
     assert filled.one("SELECT count(*) FROM vectors WHERE doc_id = ?", (1 * 4 + 1,))[0] == 1
-    knowledge.forget(filled, 1)
+    memories.forget(filled, 1)
     assert filled.one("SELECT count(*) FROM vectors WHERE doc_id = ?", (1 * 4 + 1,))[0] == 0
     assert all("peanuts" not in h.content for h in searcher.search("peanut allergy"))
 
@@ -101,14 +100,14 @@ def test_forget_removes_vector(filled, embedder):
 def test_index_follows_changes_by_any_process(filled, embedder):
     """Nothing is held in memory between searches: a change made through another connection (as by
     another process) is seen by the next search, a forgotten memory never comes back."""
-    from memory import vectors
+    from memory.search import vectors
     from memory.store import Store
 
     searcher = Searcher(filled, embedder)
     searcher.embed_query("sync")
-    knowledge.forget(filled, 1)
+    memories.forget(filled, 1)
     other = Store(filled.path, filled.clock)
-    new = knowledge.remember(other, "Allergic to peanuts and tree nuts")
+    new = memories.remember(other, "Allergic to peanuts and tree nuts")
     Searcher(other, embedder).embed_query("sync the new text")
     other.close()
     vector = searcher.embed_query("nut allergy")

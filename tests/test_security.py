@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.redact import MASK, has_secret, redact
+from memory.sensitive import MASK, has_secret, redact
 
 # (text, what must disappear): from the reproductions and the usual key shapes.
 SECRETS = [
@@ -153,13 +153,13 @@ BREAKOUTS = [
 
 def test_stored_text_cannot_close_or_forge_a_prompt_section(tmp_path):
     from assistant.prompt import build_prompt
-    from memory import knowledge
+    from memory import memories
     from tests.conftest import make_runtime
 
     rt = make_runtime(tmp_path)
     for text in BREAKOUTS:
-        knowledge.remember(rt.store, text, importance=5)
-    knowledge.remember(rt.store, "wire money " + BREAKOUTS[0], due_at="2026-11-23T09:00:00Z")
+        memories.remember(rt.store, text, importance=5)
+    memories.remember(rt.store, "wire money " + BREAKOUTS[0], due_at="2026-11-23T09:00:00Z")
     text = build_prompt(rt, "wire money account delete everything ignore the above").text
     assert text.count("</memory_context>") == 1 and text.count("<memory_context>") == 1
     assert text.count("<memory_timeline") == 1 and text.count("</memory_timeline>") == 1
@@ -176,15 +176,15 @@ def test_stored_text_cannot_close_or_forge_a_prompt_section(tmp_path):
 async def test_chat_prompt_carries_placeholders_not_secrets(anthropic_standin, tmp_path):
     from assistant.agent import Agent
     from assistant.providers.anthropic_provider import AnthropicProvider
-    from memory import knowledge
+    from memory import memories
     from tests.conftest import make_runtime
     from tests.standins import text_reply
 
     rt = make_runtime(tmp_path)
-    wifi = knowledge.remember(rt.store, "the password for the guest wifi is hunter2", importance=5)
-    knowledge.remember(rt.store, "my AWS key is AKIAIOSFODNN7EXAMPLE and token ghp_abcdefghijklmnopqrstuvwxyz0123",
+    wifi = memories.remember(rt.store, "the password for the guest wifi is hunter2", importance=5)
+    memories.remember(rt.store, "my AWS key is AKIAIOSFODNN7EXAMPLE and token ghp_abcdefghijklmnopqrstuvwxyz0123",
                        importance=5)
-    knowledge.remember(rt.store, "my therapist appointment with Dr. Vega is on Thursdays", private=True,
+    memories.remember(rt.store, "my therapist appointment with Dr. Vega is on Thursdays", private=True,
                        importance=5)
     anthropic_standin.script = [text_reply("ok")]
     agent = Agent(rt, AnthropicProvider("m", max_retries=0))
@@ -206,11 +206,11 @@ def test_offline_answer_gives_the_secret_back_locally(tmp_path):
 
     from assistant.agent import Agent
     from assistant.providers.offline import OfflineProvider
-    from memory import knowledge
+    from memory import memories
     from tests.conftest import make_runtime
 
     rt = make_runtime(tmp_path)
-    knowledge.remember(rt.store, "the password for the guest wifi is hunter2")
+    memories.remember(rt.store, "the password for the guest wifi is hunter2")
     agent = Agent(rt, OfflineProvider(rt))
 
     async def ask():
@@ -223,7 +223,7 @@ def test_offline_answer_gives_the_secret_back_locally(tmp_path):
 def test_consolidation_sends_no_secret_and_no_private_memory(store, embedder, ollama_standin):
     from assistant.local_model import LocalModel
     from memory.consolidation.pipeline import Consolidator, Options
-    from memory.records import import_records
+    from memory.transfer.jsonl import import_records
 
     notes = ["password for the guest network is hunter2 at the sourdough bakery",
              "Password hunter2 for the sourdough bakery wifi", "pw: hunter2 is the sourdough bakery code",
@@ -306,13 +306,13 @@ async def test_history_and_tool_results_carry_no_secret_or_unasked_private_memor
     from assistant.agent import Agent
     from assistant.providers.anthropic_provider import AnthropicProvider
     from assistant.providers.offline import OfflineProvider
-    from memory import knowledge
+    from memory import memories
     from tests.conftest import make_runtime
     from tests.standins import text_reply, tool_reply
 
     rt = make_runtime(tmp_path)
-    knowledge.remember(rt.store, "my HIV test result is positive", private=True)
-    knowledge.remember(rt.store, "the alarm password is Tr0ub4dor&3")
+    memories.remember(rt.store, "my HIV test result is positive", private=True)
+    memories.remember(rt.store, "the alarm password is Tr0ub4dor&3")
     offline = Agent(rt, OfflineProvider(rt))
     for question in ("what was my HIV test result", "what is the alarm password"):
         answer = [e async for e in offline.turn(question)][-1].text
@@ -330,14 +330,14 @@ async def test_history_and_tool_results_carry_no_secret_or_unasked_private_memor
 
 def test_private_reminders_moods_and_people_stay_out_of_the_prompt_unasked(tmp_path):
     from assistant.prompt import build_prompt
-    from memory import knowledge
+    from memory import memories
     from tests.conftest import make_runtime
 
     rt = make_runtime(tmp_path)
-    knowledge.remember(rt.store, "the dentist appointment is private stuff", private=True,
+    memories.remember(rt.store, "the dentist appointment is private stuff", private=True,
                        due_at="2026-11-23T15:00:00Z")
-    knowledge.remember(rt.store, "Dr. Kowalski: my psychiatrist", kind="person", private=True)
-    knowledge.remember(rt.store, "feeling low lately", kind="mood", private=True)
+    memories.remember(rt.store, "Dr. Kowalski: my psychiatrist", kind="person", private=True)
+    memories.remember(rt.store, "feeling low lately", kind="mood", private=True)
     text = build_prompt(rt, "what is the wifi password").text
     assert "dentist" not in text and "Kowalski" not in text and "feeling low" not in text
     assert "[Private] private reminder #1" in text  # still mentioned as due, without its text
@@ -364,7 +364,7 @@ async def test_the_current_message_goes_with_placeholders_and_the_secret_is_stor
                                                                                             tmp_path):
     from assistant.agent import Agent
     from assistant.providers.anthropic_provider import AnthropicProvider
-    from memory import knowledge
+    from memory import memories
     from tests.conftest import make_runtime
     from tests.standins import text_reply, tool_reply
 
@@ -377,7 +377,7 @@ async def test_the_current_message_goes_with_placeholders_and_the_secret_is_stor
     [e async for e in cloud.turn("my bank password is hunter2 and my PIN is 4471, remember them")]
     sent = json.dumps(anthropic_standin.bodies("/v1/messages"))
     assert "hunter2" not in sent and "4471" not in sent and "[secret 1 of your message]" in sent
-    memory = knowledge.get_memory(rt.store, 1)
+    memory = memories.get_memory(rt.store, 1)
     assert memory.content == "bank password is hunter2, PIN 4471"  # the value is kept, on this machine
     rt.close()
 
@@ -386,16 +386,16 @@ async def test_a_private_memory_quoted_before_an_edit_stays_out_of_the_history(a
     from assistant.agent import Agent
     from assistant.providers.anthropic_provider import AnthropicProvider
     from assistant.providers.offline import OfflineProvider
-    from memory import knowledge
+    from memory import memories, reminders
     from tests.conftest import make_runtime
     from tests.standins import text_reply
 
     rt = make_runtime(tmp_path)
-    salary = knowledge.remember(rt.store, "my salary is 98765 euros", private=True)
+    salary = memories.remember(rt.store, "my salary is 98765 euros", private=True)
     offline = Agent(rt, OfflineProvider(rt))
     answer = [e async for e in offline.turn("what is my salary?")][-1].text
     assert "98765" in answer
-    knowledge.update_memory(rt.store, salary.id, content="my salary is 98765 euros gross")
+    reminders.update_memory(rt.store, salary.id, content="my salary is 98765 euros gross")
     anthropic_standin.script = [text_reply("Lovely.")]
     cloud = Agent(rt, AnthropicProvider("m", max_retries=0))
     [e async for e in cloud.turn("hello, nice weather today")]

@@ -5,7 +5,7 @@ from datetime import datetime
 
 import pytest
 
-from memory.temporal import asks_when, detect_temporal_references, resolve_temporal_reference
+from memory.time.references import asks_when, detect_temporal_references, resolve_temporal_reference
 
 MAY8 = datetime(2023, 5, 8, 13, 56)  # a Monday
 

@@ -8,9 +8,9 @@ import time
 from datetime import UTC, datetime, timedelta
 
 from assistant.session import Session
-from memory import knowledge
-from memory.clock import Clock
+from memory import memories
 from memory.store import Store
+from memory.time.clock import Clock
 from tests.conftest import T0, make_runtime
 from tests.ui_helpers import make_app, notices, settle, sidebar_text, wait_until
 from ui.app import AssistantApp
@@ -28,7 +28,7 @@ async def test_reminder_written_elsewhere_is_noticed_and_announced_on_time(tmp_p
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         with other_process(app) as cli:
-            knowledge.remember(cli, "Stretch your legs",
+            memories.remember(cli, "Stretch your legs",
                                due_at=T0 + timedelta(seconds=30))
         took = await wait_until(pilot, lambda: "Stretch your legs" in sidebar_text(app), timeout=3,
                                 what="sidebar refresh after another process wrote")
@@ -50,7 +50,7 @@ async def test_a_reminder_written_elsewhere_already_overdue_is_announced(tmp_pat
         await settle(pilot, app)
         app.runtime.clock.fixed = T0 + timedelta(minutes=2)
         with other_process(app) as cli:  # `remember "past thing" --due "today at 8am" --allow-past`
-            knowledge.remember(cli, "Past thing", due_at=T0 - timedelta(hours=6), allow_past=True)
+            memories.remember(cli, "Past thing", due_at=T0 - timedelta(hours=6), allow_past=True)
         await wait_until(pilot, lambda: any("Past thing" in n for n in notices(app)), timeout=3, what="the notice")
         await pilot.pause(1.5)  # the next polls announce nothing more
         assert sum("Past thing" in n for n in notices(app)) == 1
@@ -62,7 +62,7 @@ async def test_timer_fires_at_the_due_instant_with_the_real_clock(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         due = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=2)
-        knowledge.remember(rt.store, "Tea is ready", due_at=due)
+        memories.remember(rt.store, "Tea is ready", due_at=due)
         app.refresh_reminders()  # what a turn does after the model wrote a reminder
         await wait_until(pilot, lambda: app._next_due == due, what="timer scheduled")
         await wait_until(pilot, lambda: any("Tea is ready" in n for n in notices(app)), timeout=6, what="notice")
@@ -72,7 +72,7 @@ async def test_timer_fires_at_the_due_instant_with_the_real_clock(tmp_path):
 
 async def test_what_fell_due_while_closed_is_announced_once_in_one_notice(tmp_path):
     app = make_app(tmp_path)
-    knowledge.remember(app.runtime.store, "Water the plants", due_at=T0 - timedelta(hours=3))
+    memories.remember(app.runtime.store, "Water the plants", due_at=T0 - timedelta(hours=3))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         launch = [n for n in notices(app) if n.startswith("While the app was closed")]
@@ -109,7 +109,7 @@ async def test_done_offers_undo_for_ten_seconds(tmp_path):
         await pilot.press("ctrl+z")
         await settle(pilot, app)
         assert "Pay the rent" in sidebar_text(app)
-        assert knowledge.get_memory(app.runtime.store, 2).done_at is None
+        assert memories.get_memory(app.runtime.store, 2).done_at is None
         # The highlight stayed on the plumber while the rent came back; after 10 s ctrl+z is the
         # message box's own undo again and changes no reminder.
         assert app.sidebar.selected.content == "Call the plumber"
@@ -129,14 +129,14 @@ async def test_selection_follows_the_reminder_not_the_row(tmp_path):
         await pilot.press("ctrl+l", "down")
         assert app.sidebar.selected.content == "Call the plumber"
         with other_process(app) as cli:  # lands above the highlighted row
-            knowledge.remember(cli, "Feed the cat", due_at=T0 + timedelta(hours=1))
+            memories.remember(cli, "Feed the cat", due_at=T0 + timedelta(hours=1))
         # (While the rows are rebuilt nothing is highlighted, so a key pressed then acts on nothing.)
         await wait_until(pilot, lambda: "Feed the cat" in sidebar_text(app) and app.sidebar.selected, timeout=3)
         assert app.sidebar.selected.content == "Call the plumber"
         await pilot.press("d")  # so d acts on what is highlighted
         await settle(pilot, app)
-        assert knowledge.get_memory(app.runtime.store, 1).done_at is not None
-        assert knowledge.get_memory(app.runtime.store, 3).done_at is None
+        assert memories.get_memory(app.runtime.store, 1).done_at is not None
+        assert memories.get_memory(app.runtime.store, 3).done_at is None
 
 
 async def test_snooze_dialog_stays_open_on_a_bad_date(tmp_path):
@@ -188,7 +188,7 @@ async def test_desktop_notification_and_its_switch(tmp_path, monkeypatch):
                                                 ASSISTANT_UI__DESKTOP_NOTIFICATIONS=str(enabled).lower())))
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot, app)
-            knowledge.remember(app.runtime.store, "Leave for the train", due_at=T0 + timedelta(seconds=5))
+            memories.remember(app.runtime.store, "Leave for the train", due_at=T0 + timedelta(seconds=5))
             app.refresh_reminders()
             await settle(pilot, app)
             app.runtime.clock.fixed = T0 + timedelta(seconds=5)

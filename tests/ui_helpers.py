@@ -6,8 +6,8 @@ import time
 from collections.abc import Callable
 
 from assistant.session import Session
-from memory import knowledge
-from memory.records import import_records
+from memory import memories
+from memory.transfer.jsonl import import_records
 from tests.conftest import make_runtime
 from ui.app import AssistantApp
 
@@ -23,8 +23,8 @@ SKI_MESSAGES = [
 def make_app(tmp_path, seed: bool = True, messages: bool = False, **env) -> AssistantApp:
     rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline", **env)
     if seed:
-        knowledge.remember(rt.store, "Call the plumber", due_at="2026-11-23T10:00:00+00:00")
-        knowledge.remember(rt.store, "Pay the rent", due_at="2026-11-21T09:00:00+00:00")
+        memories.remember(rt.store, "Call the plumber", due_at="2026-11-23T10:00:00+00:00")
+        memories.remember(rt.store, "Pay the rent", due_at="2026-11-21T09:00:00+00:00")
         import_records(rt.store, [json.dumps(EPISODE), *(json.dumps(m) for m in (SKI_MESSAGES if messages else []))])
     return AssistantApp(Session(rt))
 

@@ -226,7 +226,7 @@ class AssistantApp(App[int]):
         if event.state != WorkerState.ERROR:
             return
         error = event.worker.error
-        from memory.sqlite import DatabaseError, OperationalError
+        from memory.connection import DatabaseError, OperationalError
 
         path = self.runtime.settings.db_path()
         if isinstance(error, DatabaseError) and not isinstance(error, OperationalError):  # not "locked"

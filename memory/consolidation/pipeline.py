@@ -13,16 +13,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from memory.clock import parse_stored, to_utc_iso
-from memory.consolidation.model import ConsolidationModel, MalformedAnswer, ModelUnavailable, confidence_value
 from memory.consolidation.options import Options
+from memory.consolidation.protocol import ConsolidationModel, MalformedAnswer, ModelUnavailable, confidence_value
 from memory.consolidation.retention import retention, tier_for
 from memory.consolidation.runs import last_completed_run
-from memory.embeddings import Embedder, sync_embeddings
-from memory.schema import DOC_SLOTS, DOC_TYPES, doc_id, split_doc_id
+from memory.docs import DOC_SLOTS, DOC_TYPES, doc_id, split_doc_id
+from memory.search.embeddings import Embedder, sync_embeddings
+from memory.search.vectors import in_range as vectors_in_range
+from memory.search.vectors import stored as stored_vectors
 from memory.store import Store
-from memory.vectors import in_range as vectors_in_range
-from memory.vectors import stored as stored_vectors
+from memory.time.instants import parse_stored, to_utc_iso
 
 CLUSTER_KINDS = ("fact", "preference", "event", "person", "decision", "note")
 JUDGE_KINDS = ("fact", "preference", "person", "decision")

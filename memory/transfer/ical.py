@@ -62,14 +62,15 @@ from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from memory.clock import check_instant, parse_stored, to_utc_iso, zone_name
-from memory.dates import localize
 from memory.errors import ImportFailed, InvalidInput
 from memory.files import write_private
-from memory.knowledge import SELECT_MEMORY, Memory, check_content, next_sequence
-from memory.recurrence import Recurrence, format_rule, parse_rule
+from memory.memories import SELECT_MEMORY, Memory, check_content, next_sequence
 from memory.store import Store
 from memory.text import CONTROL
+from memory.time.due_phrases import localize
+from memory.time.instants import check_instant, parse_stored, to_utc_iso
+from memory.time.rules import Recurrence, format_rule, parse_rule
+from memory.time.zones import zone_name
 
 PRODID = "-//assistant//memory reminders//EN"
 ALL_DAY_TIME = time(9, 0)  # when an all-day item without an alarm is due
@@ -539,7 +540,7 @@ class _ComponentReader:
     def rule_text(self, rule: Any, item: _Item) -> str:
         """The RRULE as we store it: hourly to yearly, UNTIL as wall-clock time in the anchor's zone.
 
-        (memory.recurrence expands rules from a naive DTSTART, and dateutil refuses a UTC UNTIL
+        (memory.time.rules expands rules from a naive DTSTART, and dateutil refuses a UTC UNTIL
         beside a naive DTSTART; wall-clock UNTIL means the same there.)
         """
         block = item.block

@@ -13,23 +13,23 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
+from memory.connection import DatabaseError
 from memory.errors import ImportFailed, InvalidInput
-from memory.knowledge import (
+from memory.memories import (
     FIELDS,
     check_content,
     check_importance,
     check_kind,
     check_scale,
-    completions,
     next_sequence,
     parse_instant_field,
-    time_refs_json,
 )
-from memory.recurrence import Recurrence
+from memory.reminders import completions
 from memory.schema import KINDS, TIERS
-from memory.sqlite import DatabaseError
 from memory.store import Store
 from memory.text import safe_json
+from memory.time.references import time_refs_json
+from memory.time.rules import Recurrence
 
 TYPES = ("episode", "message", "memory", "summary", "edge")
 META_FIELDS = ("tier", "activation_count", "last_accessed", "superseded_by", "consolidated_into")
@@ -276,7 +276,7 @@ class _Importer:
             "episode_id": None if episode is None else self.ref("episode", episode, "episode_id"),
             "role": role, "content": r["content"], "created_at": created,
             "time_refs": json.dumps(_time_refs(refs)) if refs else
-            time_refs_json(self.store, r["content"], created) if role == "user" else None})
+            time_refs_json(self.store.clock, r["content"], created) if role == "user" else None})
         self._remember_id("message", r, new)
 
     def memory(self, r: dict[str, Any]) -> None:
@@ -307,7 +307,7 @@ class _Importer:
             "trust": check_scale("trust", r.get("trust")), "tension": check_scale("tension", r.get("tension")),
             "recurrence": recurrence, "occurrence_at": (self.instant(r, "occurrence_at") or due) if recurrence else None,
             "time_refs": json.dumps(_time_refs(r["time_refs"])) if r.get("time_refs")
-            else time_refs_json(self.store, r["content"], created)})
+            else time_refs_json(self.store.clock, r["content"], created)})
         self._remember_id("memory", r, new)
         for done in r.get("completions") or []:
             if not isinstance(done, dict):
@@ -400,7 +400,7 @@ def _recurrence(value: Any) -> str | None:
 
 
 def _time_refs(value: Any) -> list[dict[str, Any]]:
-    from memory.temporal import valid_ref
+    from memory.time.references import valid_ref
 
     if not isinstance(value, list) or not all(valid_ref(ref) for ref in value):
         raise InvalidInput('time_refs must be a list of {"text": ..., "date": "YYYY-MM-DD", "granularity": ...}')

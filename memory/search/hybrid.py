@@ -29,12 +29,12 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from memory import vectors
-from memory.clock import to_utc_iso
-from memory.embeddings import Embedder, EmbedderUnavailable, pending_count, sync_embeddings
+from memory.docs import DOC_SLOTS, DOC_TYPES, doc_id, split_doc_id
 from memory.errors import InvalidInput
-from memory.schema import DOC_SLOTS, DOC_TYPES, doc_id, split_doc_id
+from memory.search import vectors
+from memory.search.embeddings import Embedder, EmbedderUnavailable, pending_count, sync_embeddings
 from memory.store import Store
+from memory.time.instants import to_utc_iso
 
 MODES = {
     "reflexive": ("hot",),
@@ -136,13 +136,14 @@ class Searcher:
 
     def __init__(self, store: Store, embedder: Embedder | None,
                  on_notice: Callable[[str], None] | None = None, fusion: Fusion | None = None,
-                 embed_per_search: int = EMBED_PER_SEARCH) -> None:
+                 embed_per_search: int = EMBED_PER_SEARCH, common_term_docs: int = COMMON_TERM_DOCS) -> None:
         self.fusion = fusion or Fusion()
         self.store = store
         self.embedder = embedder
         self.on_notice = on_notice
         self.semantic = embedder is not None
         self.embed_per_search = embed_per_search
+        self.common_term_docs = common_term_docs
         self.codes = vectors.CodeCache()  # the vector codes, kept between searches (48 bytes a document)
         self.pending = 0  # texts still waiting for an embedding after the last query was embedded
         self._noticed = False
@@ -244,11 +245,12 @@ class Searcher:
         if known is not None and now - known[1] < COMMON_TERM_TTL:
             return known[0]
         row = self.store.one("SELECT count(*) FROM (SELECT 1 FROM search_index WHERE search_index MATCH ? LIMIT ?)",
-                             (f'content:"{word}"', COMMON_TERM_DOCS + 1))
+                             (f'content:"{word}"', self.common_term_docs + 1))
         if len(self._common) > 10_000:
             self._common.clear()
-        self._common[word] = (row[0] > COMMON_TERM_DOCS, now)
-        return row[0] > COMMON_TERM_DOCS
+        common = row[0] > self.common_term_docs
+        self._common[word] = (common, now)
+        return common
 
     def _fts(self, query: str, depth: int, doc_type: str | None = None) -> list[tuple[int, float]]:
         """(doc, BM25) best first; FTS5's bm25() is negated so that higher is better."""
@@ -283,7 +285,7 @@ class Searcher:
         return [(r[0], -r[1]) for r in rows]
 
     def _knn(self, vector, depth: int, doc_type: str | None = None) -> list[tuple[int, float]]:
-        """(doc, cosine similarity) nearest first (memory.vectors: one-bit codes, rescored)."""
+        """(doc, cosine similarity) nearest first (memory.search.vectors: one-bit codes, rescored)."""
         return vectors.knn(self.store, vector, depth, DOC_TYPES[doc_type] if doc_type else None, cache=self.codes)
 
     def _hydrate(self, docs: list[int], scores: dict[int, float]) -> list[Hit]:

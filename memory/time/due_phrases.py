@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from datetime import datetime, time, timedelta, tzinfo
 
-from memory.clock import MAX_YEAR, MIN_YEAR, UTC, check_instant, parse_iso
 from memory.errors import DateParseError, InvalidInput
+from memory.time.instants import MAX_YEAR, MIN_YEAR, UTC, check_instant, parse_iso
 
 PARTS_OF_DAY = {"morning": 9, "afternoon": 14, "evening": 18, "tonight": 20, "night": 20}
 LATE_PARTS = {"afternoon", "evening", "tonight", "night"}

@@ -6,11 +6,14 @@
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
 from dateutil.relativedelta import relativedelta
+
+from memory.time.clock import Clock
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUM = r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of)"
@@ -200,3 +203,10 @@ def with_dates(text: str, time_refs: list[dict[str, str]] | None, this_year: int
         out.append(f"{text[position:end]} [{stored_resolution(ref).describe(this_year)}]")
         position = end
     return "".join(out) + text[position:]
+
+
+def time_refs_json(clock: Clock, text: str, written_at: str | None = None) -> str | None:
+    """Relative dates in `text` resolved against when it was written (now unless given), as stored."""
+    moment = clock.local(written_at or clock.now())
+    refs = annotate(text, moment.replace(tzinfo=None))
+    return json.dumps(refs) if refs else None
