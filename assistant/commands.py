@@ -149,7 +149,7 @@ def cmd_recall(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def cmd_export(runtime: Runtime, args: argparse.Namespace) -> int:
-    from memory.transfer.jsonl import Salvage, write_export
+    from memory.transfer.jsonl_export import Salvage, write_export
 
     if getattr(args, "ics", None):
         return _export_ics(runtime, args)
@@ -218,7 +218,7 @@ def _export_ics(runtime: Runtime, args: argparse.Namespace) -> int:
 
 def cmd_import(runtime: Runtime, args: argparse.Namespace) -> int:
     from memory.transfer.ical import import_calendar, looks_like_calendar
-    from memory.transfer.jsonl import import_records
+    from memory.transfer.jsonl_import import import_records
 
     text = _read_import(args.file)
     if looks_like_calendar(args.file, text):

@@ -40,7 +40,7 @@ from assistant.settings import load_settings  # noqa: E402
 from memory.search import Fusion, Searcher  # noqa: E402
 from memory.search import vectors as vector_index  # noqa: E402
 from memory.search.embeddings import sync_embeddings  # noqa: E402
-from memory.transfer.jsonl import import_records  # noqa: E402
+from memory.transfer.jsonl_import import import_records  # noqa: E402
 
 DEPTH = 20
 ARMS = ("BM25", "FTS5", "vectors", "hybrid")

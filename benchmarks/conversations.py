@@ -566,7 +566,7 @@ class Conversation:
     questions: list[Question] = field(default_factory=list)
 
     def records(self) -> Iterator[dict]:
-        """JSON Lines records for memory.transfer.jsonl.import_records: one episode per session, turns as
+        """JSON Lines records for memory.transfer.jsonl_import.import_records: one episode per session, turns as
         messages "Speaker: text" with their real dates (A speaks as the user, B as the assistant)."""
         for number, start in enumerate(self.sessions):
             ended = max(t.created_at for t in self.turns if t.session == number)

@@ -19,7 +19,7 @@ from assistant.runtime import Runtime  # noqa: E402
 from assistant.settings import load_settings  # noqa: E402
 from memory.search import vectors as vector_index  # noqa: E402
 from memory.search.embeddings import ensure_vec_table  # noqa: E402
-from memory.transfer.jsonl import import_records  # noqa: E402
+from memory.transfer.jsonl_import import import_records  # noqa: E402
 
 TOPICS = 500
 

@@ -751,7 +751,8 @@ def test_a_moved_occurrence_in_the_past_does_not_hold_the_series_back(tmp_path):
 def test_a_calendar_of_reminders_already_imported_as_json_lines_adds_nothing(tmp_path, clock):
     """The .ics UID and the JSON Lines uid are one identity: exporting both and importing both into
     a fresh store gave every reminder twice."""
-    from memory.transfer.jsonl import export_records, import_records
+    from memory.transfer.jsonl_export import export_records
+    from memory.transfer.jsonl_import import import_records
 
     with Store(tmp_path / "a.db", clock) as first, Store(tmp_path / "b.db", clock) as second:
         memories.remember(first, "rem b", due_at="2026-11-23T09:00:00Z")

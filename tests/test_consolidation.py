@@ -19,7 +19,7 @@ from memory.consolidation.pipeline import Consolidator, Options, edges_of, tier_
 from memory.consolidation.retention import retention, tier_for
 from memory.search import Searcher
 from memory.time.instants import UTC
-from memory.transfer.jsonl import import_records
+from memory.transfer.jsonl_import import import_records
 from tests.conftest import T0
 
 TOPICS = {

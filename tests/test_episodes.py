@@ -5,7 +5,7 @@ import pytest
 
 from memory import episodes
 from memory.errors import InvalidInput
-from memory.transfer.jsonl import import_records
+from memory.transfer.jsonl_import import import_records
 from tests.conftest import T0
 
 FIXTURE = [

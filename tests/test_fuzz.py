@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from assistant.cli import main
 from memory.store import Store
-from memory.transfer.jsonl import export_records, import_records
+from memory.transfer.jsonl_export import export_records
+from memory.transfer.jsonl_import import import_records
 from tests.conftest import T0
 
 COMMANDS = ["remember", "reminders", "update", "done", "snooze", "forget", "recap", "prompt", "status", "tiers",

@@ -13,7 +13,7 @@ from assistant.settings import load_settings
 from assistant.summary_block import SummaryItem, format_summary_block, inject_summary_block
 from assistant.tools import recall_recent
 from memory import memories
-from memory.transfer.jsonl import import_records
+from memory.transfer.jsonl_import import import_records
 
 GOLDEN = Path(__file__).parent / "golden" / "prompt.txt"
 EPISODES = [

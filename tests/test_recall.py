@@ -8,7 +8,7 @@ import pytest
 
 from assistant.cli import main
 from assistant.recall import reasoned_recall
-from memory.transfer.jsonl import import_records
+from memory.transfer.jsonl_import import import_records
 from tests.conftest import make_runtime
 from tests.standins import text_reply
 

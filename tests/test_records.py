@@ -9,7 +9,8 @@ import pytest
 from memory import episodes, memories, reminders
 from memory.errors import ImportFailed
 from memory.store import Store
-from memory.transfer.jsonl import export_records, import_records, write_export
+from memory.transfer.jsonl_export import export_records, write_export
+from memory.transfer.jsonl_import import import_records
 
 
 def populate(store):

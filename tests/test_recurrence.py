@@ -13,7 +13,8 @@ from memory.time.clock import Clock
 from memory.time.instants import UTC, parse_stored
 from memory.time.rules import Recurrence, parse_recurrence
 from memory.time.zones import zone_from_name
-from memory.transfer.jsonl import export_records, import_records
+from memory.transfer.jsonl_export import export_records
+from memory.transfer.jsonl_import import import_records
 from tests.conftest import T0
 
 SUNDAY_14 = T0  # Sun Nov 22 2026 14:00 UTC

@@ -14,7 +14,7 @@ from assistant.cli import main
 from assistant.recall import reasoned_recall
 from memory.search import Fusion, Searcher, query_words
 from memory.search.embeddings import sync_embeddings
-from memory.transfer.jsonl import import_records
+from memory.transfer.jsonl_import import import_records
 from tests.conftest import make_runtime
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"

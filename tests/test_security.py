@@ -223,7 +223,7 @@ def test_offline_answer_gives_the_secret_back_locally(tmp_path):
 def test_consolidation_sends_no_secret_and_no_private_memory(store, embedder, ollama_standin):
     from assistant.local_model import LocalModel
     from memory.consolidation.pipeline import Consolidator, Options
-    from memory.transfer.jsonl import import_records
+    from memory.transfer.jsonl_import import import_records
 
     notes = ["password for the guest network is hunter2 at the sourdough bakery",
              "Password hunter2 for the sourdough bakery wifi", "pw: hunter2 is the sourdough bakery code",

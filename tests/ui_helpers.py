@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from assistant.session import Session
 from memory import memories
-from memory.transfer.jsonl import import_records
+from memory.transfer.jsonl_import import import_records
 from tests.conftest import make_runtime
 from ui.app import AssistantApp
 

@@ -9,6 +9,7 @@ time of day by our own conventions (memory.time.due_phrases), the day pattern by
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta, timezone, tzinfo
 from typing import Any
@@ -20,7 +21,8 @@ from memory.time.zones import posix_zone, zone_name
 
 # Words that make a due phrase a rule rather than one instant.
 _RULE_WORDS = re.compile(r"\b(every|each|daily|weekly|monthly|yearly|annually|fortnightly|weekdays|weekends)\b")
-_ALLOWED_FREQ = ("HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY")
+MAX_SCAN = 5000  # occurrences looked at when excluded or moved ones are skipped
+ALLOWED_FREQ = ("HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY")
 # BY-parts and their allowed magnitudes (RFC 5545); INTERVAL and COUNT are checked on their own.
 _RANGES = [("INTERVAL", 1, 1000), ("COUNT", 1, 100_000), ("BYMONTH", 1, 12), ("BYMONTHDAY", 1, 31),
            ("BYYEARDAY", 1, 366), ("BYWEEKNO", 1, 53), ("BYSETPOS", 1, 366), ("BYHOUR", 0, 23),
@@ -102,8 +104,8 @@ class Recurrence:
         no finer than hourly, an interval from 1 to 1000 (dateutil loops forever on 0), BY-parts in
         range, and at least one occurrence. Every rule entering the store passes here."""
         parts = parse_rule(self.rule)
-        if parts.get("FREQ") not in _ALLOWED_FREQ:
-            raise ValueError(f"FREQ must be one of {', '.join(_ALLOWED_FREQ)}, not {parts.get('FREQ')!r}")
+        if parts.get("FREQ") not in ALLOWED_FREQ:
+            raise ValueError(f"FREQ must be one of {', '.join(ALLOWED_FREQ)}, not {parts.get('FREQ')!r}")
         for key, low, high in _RANGES:
             for value in parts[key].split(",") if key in parts else []:
                 if key == "BYDAY":
@@ -171,6 +173,21 @@ class Recurrence:
         """The first occurrence strictly after the instant `after`, in UTC; None when the series ended."""
         wall = self.next_wall_after(after)
         return None if wall is None else localize(wall, self.tz())
+
+    def instances_after(self, after: datetime) -> Iterator[datetime]:
+        """Due instants after the instant `after`, in UTC; DTSTART counts even where the rule skips it
+        (RFC 5545). At most MAX_SCAN of them, for callers that skip excluded or moved occurrences."""
+        first = localize(self.start, self.tz())
+        cursor = after
+        if first > after:
+            yield first
+            cursor = first
+        for _ in range(MAX_SCAN):
+            following = self.next_after(cursor)
+            if following is None:
+                return
+            yield following
+            cursor = following
 
     def describe(self) -> str:
         """"every Tue", "every weekday", "every 2 weeks on Fri", "every month on the 1st"."""
@@ -272,7 +289,7 @@ def parse_recurrence(phrase: str, now: datetime, zone: tzinfo) -> tuple[Recurren
     parts = parse_rule(lines["RRULE"])
     for key in ("BYHOUR", "BYMINUTE", "BYSECOND"):
         parts.pop(key, None)  # the time of day is ours (recurrent reads "7:30" as 19:30)
-    if parts.get("FREQ") not in _ALLOWED_FREQ:
+    if parts.get("FREQ") not in ALLOWED_FREQ:
         raise DateParseError(phrase, "repeats more often than every hour")
     if parts.get("INTERVAL") == "1":
         parts.pop("INTERVAL")

@@ -1,0 +1,142 @@
+"""Open reminders written as a calendar: one VEVENT per reminder (with its alarm), a repeating one as a
+series plus, when needed, its moved current occurrence."""
+from __future__ import annotations
+
+import os
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from typing import Any
+
+from memory.files import write_private
+from memory.memories import SELECT_MEMORY, Memory
+from memory.store import Store
+from memory.text import CONTROL
+from memory.time.due_phrases import localize
+from memory.time.instants import parse_stored
+from memory.time.rules import format_rule, parse_rule
+from memory.transfer.ical.lines import PRODID
+
+# importance 1-5 <-> PRIORITY 1 (highest) - 9 (lowest); 3 is "no priority" (PRIORITY absent).
+_PRIORITY_OF = {5: 1, 4: 3, 2: 7, 1: 9}
+
+
+def _open_reminders(store: Store) -> list[tuple[Memory, str | None]]:
+    """Every open reminder, whatever its due date (an export is not a window of the list)."""
+    rows = store.query(f"{SELECT_MEMORY} WHERE k.due_at IS NOT NULL AND k.done_at IS NULL ORDER BY k.due_at, k.id")
+    return [(Memory.from_row(row), row["uid"]) for row in rows]
+
+
+def calendar_uid(store: Store, memory_id: int, uid: str | None) -> str:
+    """The UID a memory carries in a calendar: its own when it came from elsewhere."""
+    return uid or f"{store.store_uid()}/memory/{memory_id}"  # the uid a JSON Lines export gives it too
+
+
+def _export_zone(zone: tzinfo) -> tzinfo | None:
+    """The zone DTSTART is written in: an IANA zone (TZID), UTC, or None for floating time.
+
+    A zone known only by its offset has no TZID a calendar could read; a repeating reminder in it
+    is written as floating time (read back in the user's zone), a one-off as UTC.
+    """
+    key = getattr(zone, "key", None)
+    if key in ("UTC", "Etc/UTC", "Etc/Zulu", "Zulu"):
+        return UTC
+    return zone if key else None
+
+
+def _until_to_utc(rule: str, zone: tzinfo | None) -> str:
+    """RFC 5545 wants UNTIL in UTC when DTSTART has a zone; we keep it as wall-clock time."""
+    parts = parse_rule(rule)
+    until = parts.get("UNTIL")
+    if not until or zone is None or until.endswith("Z") or "T" not in until:
+        return rule
+    wall = datetime.strptime(until[:15], "%Y%m%dT%H%M%S")
+    parts["UNTIL"] = f"{localize(wall, zone).astimezone(UTC):%Y%m%dT%H%M%SZ}"
+    return format_rule(parts)
+
+
+def _event(memory: Memory, uid: str, start: datetime, stamp: datetime) -> Any:
+    from icalendar import Alarm, Event
+
+    event = Event()
+    event.add("UID", uid)
+    event.add("DTSTAMP", stamp)
+    event.add("DTSTART", start)
+    # A calendar app shows these raw: control characters (escape sequences, bidi overrides) go.
+    summary, _, description = CONTROL.sub("\ufffd", memory.content.replace("\r\n", "\n")).partition("\n")
+    event.add("SUMMARY", summary)
+    if description.strip():
+        event.add("DESCRIPTION", description)
+    if memory.created_at:
+        event.add("CREATED", parse_stored(memory.created_at))
+    if memory.updated_at:
+        event.add("LAST-MODIFIED", parse_stored(memory.updated_at))
+    if memory.private:
+        event.add("CLASS", "PRIVATE")
+    if memory.importance in _PRIORITY_OF:
+        event.add("PRIORITY", _PRIORITY_OF[memory.importance])
+    alarm = Alarm()
+    alarm.add("ACTION", "DISPLAY")
+    alarm.add("DESCRIPTION", summary)
+    alarm.add("TRIGGER", timedelta(0))  # at the event's start, which is the due time
+    event.add_component(alarm)
+    return event
+
+
+def _at(moment: datetime, zone: tzinfo | None, wall_zone: tzinfo) -> datetime:
+    """An instant as written in `zone`; floating (zone None): wall-clock time in `wall_zone`."""
+    if zone is None:
+        return moment.astimezone(wall_zone).replace(tzinfo=None)
+    return moment.astimezone(zone)
+
+
+def build_calendar(store: Store) -> tuple[Any, int]:
+    """(icalendar.Calendar of the open reminders, how many reminders it holds)."""
+    from icalendar import Calendar, vRecur
+
+    now = store.clock.now()
+    calendar = Calendar()
+    calendar.add("PRODID", PRODID)
+    calendar.add("VERSION", "2.0")
+    calendar.add("CALSCALE", "GREGORIAN")
+    calendar.add("X-WR-CALNAME", "Assistant reminders")
+    reminders = _open_reminders(store)
+    earliest = now.date()
+    for memory, own_uid in reminders:
+        uid = calendar_uid(store, memory.id, own_uid)
+        due = parse_stored(memory.due_at)
+        rule = memory.rule
+        if rule is None:
+            zone = _export_zone(store.clock.zone) or UTC
+            calendar.add_component(_event(memory, uid, _at(due, zone, UTC), now))
+            earliest = min(earliest, due.date())
+            continue
+        zone = _export_zone(rule.tz())
+        series_start = localize(rule.start, rule.tz())
+        master = _event(memory, uid, _at(series_start, zone, rule.tz()), now)
+        master.add("RRULE", vRecur.from_ical(_until_to_utc(rule.rule, zone)))
+        calendar.add_component(master)
+        earliest = min(earliest, series_start.date())
+        occurrence = parse_stored(memory.occurrence_at or memory.due_at)
+        # Read back, a series is due at its first occurrence from now on (see _schedule); say so
+        # explicitly when that is not where this reminder stands.
+        natural = next(rule.instances_after(now - timedelta(seconds=1)), None)
+        if occurrence != due or occurrence != natural:
+            moved = _event(memory, uid, _at(due, zone, rule.tz()), now)
+            moved.add("RECURRENCE-ID", _at(occurrence, zone, rule.tz()))
+            calendar.add_component(moved)
+    # VTIMEZONEs from the zone database, covering every occurrence a calendar is likely to show.
+    calendar.add_missing_timezones(first_date=date(max(earliest.year - 1, 1970), 1, 1),
+                                   last_date=date(now.year + 30, 1, 1))
+    return calendar, len(reminders)
+
+
+def write_calendar(store: Store, path: str | os.PathLike[str]) -> int:
+    """Write the open reminders to `path` (0600, through a temporary file); returns how many."""
+    calendar, count = build_calendar(store)
+    data = calendar.to_ical()
+    write_private(path, lambda out: out.write(data))
+    return count
+
+
+def calendar_text(store: Store) -> str:
+    """The open reminders as iCalendar text (for `export --ics -`)."""
+    return build_calendar(store)[0].to_ical().decode("utf-8")
