@@ -52,7 +52,7 @@ class _StderrLine(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         if getattr(record, "quiet", False):  # the caller says it in its own words
             return
-        from assistant.terminal import visible
+        from memory.text import visible
 
         print(f"assistant: warning: {visible(' '.join(record.getMessage().split()))}", file=sys.stderr)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from assistant.answers import asked_about
+from assistant.recall.evidence import asked_about
 from memory import memories
 from memory.sensitive import redact
 from memory.store import Store

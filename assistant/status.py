@@ -14,7 +14,7 @@ def effective_provider(runtime: Runtime) -> str:
     """The chat model a turn would use now, and why ("offline (auto: no key, Ollama not reachable ...)")."""
     import os
 
-    from assistant.local_model import reachable
+    from assistant.providers.local import reachable
 
     s = runtime.settings
     if s.provider:

@@ -17,7 +17,7 @@ import time
 
 from corpus import build
 
-from assistant.prompt import build_prompt
+from assistant.prompt.build import build_prompt
 
 
 def p95(values: list[float]) -> float:

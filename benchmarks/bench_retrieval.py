@@ -149,7 +149,7 @@ def recall_cli(rt: Runtime, query: str, vector, limit: int = 10) -> list[int]:
     """The message ids `assistant recall QUERY --json --limit 10` returns, in order (commands.cmd_recall),
     and for "when" questions the sources of the reasoned recall (`--reason`, which the agent, the TUI
     and the offline mode switch on by themselves for such questions)."""
-    from assistant.recall import reasoned_recall
+    from assistant.recall.reasoned import reasoned_recall
     from memory.time.references import asks_when
 
     if asks_when(query):

@@ -210,7 +210,7 @@ def whole_process(db: Path, queries: list[str], runs: int) -> dict[str, dict[str
 
 
 def in_process(db: Path, queries: list[str], rounds: int) -> dict[str, dict[str, float]]:
-    from assistant.prompt import build_prompt
+    from assistant.prompt.build import build_prompt
 
     rt = corpus.open_runtime(db)
     try:

@@ -14,8 +14,8 @@ import time
 
 from corpus import build
 
-from assistant.agent import Agent
 from assistant.providers.base import Delta, ToolUse
+from assistant.turn.agent import Agent
 
 
 class InstantModel:

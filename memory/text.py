@@ -25,3 +25,20 @@ def flat(text: str, limit: int | None = None) -> str:
     title with a line break must not print as a second entry), cut at `limit` with an ellipsis."""
     text = " ".join(text.split())
     return text if limit is None or len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
+
+def _picture(match: re.Match[str]) -> str:
+    char = match.group(0)
+    code = ord(char)
+    if code == 0x1B:
+        return "␛"
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Unicode control pictures: ␀ ␁ ... ␟
+    if code == 0x7F:
+        return "␡"
+    return f"<U+{code:04X}>"
+
+
+def visible(text: str) -> str:
+    """`text` with control characters shown as symbols (␛, ␇, <U+009B>); newlines and tabs stay."""
+    return CONTROL.sub(_picture, text.replace("\r\n", "\n")) if text else text

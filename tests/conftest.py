@@ -125,7 +125,7 @@ def make_runtime(tmp_path, **env):
 def cli(tmp_path, capsys):
     """The real CLI in process on a store of this test: run(*args) -> (exit code, stdout, stderr).
     `now` freezes another instant, `db` names another path; run.db is the store's path."""
-    from assistant.cli import main
+    from assistant.cli.program import main
 
     store = str(tmp_path / "m.db")
 

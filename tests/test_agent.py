@@ -5,11 +5,11 @@ import json
 
 import pytest
 
-from assistant.agent import Agent
-from assistant.events import Done, Failed, Notice, TextDelta, ToolCall, ToolResult
 from assistant.providers.anthropic_provider import AnthropicProvider
 from assistant.providers.ollama_provider import OllamaProvider
 from assistant.providers.select import select_provider
+from assistant.turn.agent import Agent
+from assistant.turn.events import Done, Failed, Notice, TextDelta, ToolCall, ToolResult
 from memory import episodes, reminders
 from tests.conftest import make_runtime
 from tests.standins import text_reply, tool_reply
@@ -154,7 +154,7 @@ def test_selection(tmp_path, monkeypatch, ollama_standin):
 def test_episode_lifecycle_idle_gap_and_close(tmp_path):
     from datetime import timedelta
 
-    from assistant.providers.offline import OfflineProvider
+    from assistant.offline.reply import OfflineProvider
 
     rt = make_runtime(tmp_path)
     agent = Agent(rt, OfflineProvider(rt))
@@ -174,7 +174,7 @@ def test_episode_lifecycle_idle_gap_and_close(tmp_path):
 
 
 def test_title_from_local_model(tmp_path, ollama_standin):
-    from assistant.titles import title_and_summary
+    from assistant.turn.titles import title_and_summary
     from memory.episodes import Message
 
     rt = make_runtime(tmp_path)
@@ -191,7 +191,7 @@ def test_title_from_local_model(tmp_path, ollama_standin):
 
 
 def test_titles_never_send_a_private_memory_to_the_local_model(tmp_path, ollama_standin):
-    from assistant.titles import title_and_summary
+    from assistant.turn.titles import title_and_summary
     from memory import memories
     from memory.episodes import Message
 
@@ -245,7 +245,7 @@ async def test_a_model_that_fails_after_acting_is_not_repeated_offline(anthropic
 def test_tool_schemas_and_validation_come_from_the_signatures(runtime):
     """One registry of typed functions: the schema offered and the checks applied are the same thing."""
     from assistant.errors import ToolError
-    from assistant.tools import TOOL_SPECS, execute_tool
+    from assistant.turn.tools import TOOL_SPECS, execute_tool
 
     specs = {t.name: t.parameters for t in TOOL_SPECS}
     assert specs["remember"]["required"] == ["content"]

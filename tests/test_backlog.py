@@ -7,8 +7,8 @@ import json
 
 import numpy as np
 
-from assistant import commands
-from assistant.session import Session
+from assistant.cli import conversations, data
+from assistant.service import AssistantService
 from memory.search import EMBED_PER_SEARCH, vectors
 from memory.search.embeddings import pending_count
 from tests.conftest import make_runtime, write_jsonl
@@ -54,7 +54,7 @@ def _runtime_with_backlog(tmp_path, **env):
 def test_recall_answers_at_once_with_20k_texts_waiting(tmp_path, capsys):
     runtime, embedder, notices = _runtime_with_backlog(tmp_path)
     args = argparse.Namespace(query=["harbour", "festival"], mode="standard", limit=5, reason=False, json=True)
-    assert commands.cmd_recall(runtime, args) == 0
+    assert conversations.cmd_recall(runtime, args) == 0
     hits = json.loads(capsys.readouterr().out)
     # Answered from what there is: the keyword index finds the text no vector exists for yet.
     assert hits[0]["content"] == "message 7 about the harbour festival"
@@ -71,11 +71,11 @@ def test_recall_answers_at_once_with_20k_texts_waiting(tmp_path, capsys):
 
 def test_index_embeds_the_backlog_and_the_app_does_it_in_steps(tmp_path, capsys):
     runtime, embedder, _ = _runtime_with_backlog(tmp_path)
-    session = Session(runtime)
+    session = AssistantService(runtime)
     assert session.embedding_backlog() == BACKLOG
     assert session.embed_backlog(limit=500) == BACKLOG - 500  # one idle step: bounded, then it returns
     assert embedder.texts == 500
-    assert commands.cmd_index(runtime, argparse.Namespace(json=True)) == 0
+    assert data.cmd_index(runtime, argparse.Namespace(json=True)) == 0
     assert json.loads(capsys.readouterr().out) == {"embedded": BACKLOG - 500, "pending": 0}
     assert pending_count(runtime.store) == 0 and vectors.count(runtime.store) == BACKLOG
     assert session.embed_backlog() == 0
@@ -87,7 +87,7 @@ def test_import_with_index_embeds_what_it_imported(tmp_path, capsys):
     runtime.__dict__["embedder"] = CountingEmbedder()
     source = write_jsonl(tmp_path / "in.jsonl", [{"type": "memory", "content": f"note {i}"} for i in range(300)])
     args = argparse.Namespace(file=str(source), index=True, json=True)
-    assert commands.cmd_import(runtime, args) == 0
+    assert data.cmd_import(runtime, args) == 0
     assert json.loads(capsys.readouterr().out)["imported"]["memory"] == 300
     assert pending_count(runtime.store) == 0 and vectors.count(runtime.store) == 300
     runtime.close()
@@ -97,7 +97,7 @@ def test_import_without_index_says_search_uses_keywords_meanwhile(tmp_path, caps
     runtime = make_runtime(tmp_path)
     runtime.__dict__["embedder"] = CountingEmbedder()
     source = write_jsonl(tmp_path / "in.jsonl", [{"type": "memory", "content": f"note {i}"} for i in range(300)])
-    assert commands.cmd_import(runtime, argparse.Namespace(file=str(source), index=False, json=False)) == 0
+    assert data.cmd_import(runtime, argparse.Namespace(file=str(source), index=False, json=False)) == 0
     err = capsys.readouterr().err
     assert "300 texts are waiting for their embeddings" in err and "assistant index" in err
     assert runtime.__dict__["embedder"].texts == 0
@@ -110,7 +110,7 @@ async def test_the_app_embeds_the_backlog_while_nobody_types(tmp_path, monkeypat
 
     runtime, embedder, _ = _runtime_with_backlog(tmp_path, ASSISTANT_PROVIDER="offline")
     monkeypatch.setattr(ui.app, "EMBED_IDLE_SECONDS", 1000.0)
-    app = ui.app.AssistantApp(Session(runtime))
+    app = ui.app.AssistantApp(AssistantService(runtime))
     async with app.run_test(size=(100, 30)) as pilot:
         await app.workers.wait_for_complete()
         texts = embedder.texts

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.cli import main
+from assistant.cli.program import main
 
 NOW = "2026-11-22T14:00:00+00:00"
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assistant.local_model import LocalModel
+from assistant.providers.local import LocalModel
 from memory.consolidation.pipeline import Consolidator, Options, edges_of, tier_counts
 from memory.consolidation.retention import retention, tier_for
 from memory.search import Searcher
@@ -278,7 +278,7 @@ def test_calibrated_threshold(embedder):
 
 
 def test_triggers(tmp_path):
-    from assistant.consolidate import consolidation_due
+    from assistant.jobs import consolidation_due
     from memory import memories
     from tests.conftest import make_runtime
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant.cli import main
+from assistant.cli.program import main
 from memory.store import Store
 from memory.transfer.jsonl_export import export_records
 from memory.transfer.jsonl_import import import_records

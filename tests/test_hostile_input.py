@@ -10,7 +10,7 @@ from datetime import datetime
 
 import pytest
 
-from assistant.cli import main
+from assistant.cli.program import main
 from memory.errors import InvalidInput
 from memory.time.zones import posix_zone, system_zone, zone_name
 
@@ -91,9 +91,9 @@ def test_devices_folders_and_endless_lines_are_not_imported(cli, tmp_path, monke
     for path in ("/dev/zero", str(tmp_path)):
         code, _, err = cli("import", path)
         assert code == 2 and one_line(err) and "not a regular file" in err
-    import assistant.commands
+    import assistant.cli.data
 
-    monkeypatch.setattr(assistant.commands, "IMPORT_LINE_LIMIT", 1000)
+    monkeypatch.setattr(assistant.cli.data, "IMPORT_LINE_LIMIT", 1000)
     code, _, err = cli("import", write(tmp_path, "long.jsonl", "x" * 5000))
     assert code == 2 and one_line(err) and "longer than" in err
 
@@ -264,7 +264,7 @@ def test_a_tool_argument_the_checks_did_not_foresee_goes_back_to_the_model(cli):
     from assistant.errors import ToolError
     from assistant.runtime import Runtime
     from assistant.settings import load_settings
-    from assistant.tools import execute_tool
+    from assistant.turn.tools import execute_tool
 
     runtime = Runtime(load_settings(None, {"db": cli.db, "now": NOW}))
     with pytest.raises(ToolError):

@@ -46,13 +46,13 @@ def test_a_quiet_record_goes_to_the_file_only(fresh_logging, capsys):
 
 
 def test_an_unexpected_error_is_one_line_and_its_trace_is_in_the_log(fresh_logging, capsys, monkeypatch, tmp_path):
-    from assistant import cli, commands
+    from assistant.cli import maintenance, program
 
     def broken(runtime, args):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(commands, "cmd_status", broken)
-    assert cli.main(["status", "--db", str(tmp_path / "m.db")]) == 1
+    monkeypatch.setattr(maintenance, "cmd_status", broken)
+    assert program.main(["status", "--db", str(tmp_path / "m.db")]) == 1
     err = capsys.readouterr().err
     assert err == "assistant: unexpected error: RuntimeError: boom (details in the log)\n"
     assert "Traceback" in (paths.log_dir() / logs.LOG_FILE).read_text()

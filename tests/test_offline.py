@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.agent import Agent
-from assistant.events import Done, ToolCall
-from assistant.providers.offline import NO_MODEL, OfflineProvider
+from assistant.offline.reply import NO_MODEL, OfflineProvider
+from assistant.turn.agent import Agent
+from assistant.turn.events import Done, ToolCall
 from memory import memories, reminders
 from tests.conftest import make_runtime
 

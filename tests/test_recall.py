@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from assistant.cli import main
-from assistant.recall import reasoned_recall
+from assistant.cli.program import main
+from assistant.providers.select import select_provider
+from assistant.recall.reasoned import reasoned_recall
 from memory.transfer.jsonl_import import import_records
 from tests.conftest import make_runtime
 from tests.standins import text_reply
@@ -28,7 +29,7 @@ def runtime(tmp_path):
 
 
 def test_without_a_model_the_best_memory_answers_with_its_resolution(runtime):
-    answer = reasoned_recall(runtime, "When did Caroline go to the support group?")
+    answer = reasoned_recall(runtime, "When did Caroline go to the support group?", model=select_provider(runtime))
     assert answer.model == "none"
     assert answer.answer == ("From memory (you told me Mon May 8): Caroline went to the LGBTQ support group "
                              "yesterday. That was on Sun May 7.")
@@ -84,7 +85,7 @@ def test_reasoned_recall_keeps_every_source_it_ranks(tmp_path):
 def test_model_answers_with_provenance(anthropic_standin, runtime):
     anthropic_standin.script = [text_reply(json.dumps({
         "answer": "On 7 May 2023.", "confidence": 0.9, "reasoning": "yesterday relative to 8 May", "source_ids": [1]}))]
-    answer = reasoned_recall(runtime, "When did Caroline go to the support group?")
+    answer = reasoned_recall(runtime, "When did Caroline go to the support group?", model=select_provider(runtime))
     assert (answer.answer, answer.confidence, answer.model) == ("On 7 May 2023.", 0.9, "claude-sonnet-5-5")
     assert [s["id"] for s in answer.sources] == [1]
     body = anthropic_standin.bodies("/v1/messages")[0]
@@ -93,7 +94,7 @@ def test_model_answers_with_provenance(anthropic_standin, runtime):
 
 def test_model_garbage_falls_back_to_composed_answer(anthropic_standin, runtime):
     anthropic_standin.script = [text_reply("I think it was sometime in May?")]
-    answer = reasoned_recall(runtime, "When did Caroline go to the support group?")
+    answer = reasoned_recall(runtime, "When did Caroline go to the support group?", model=select_provider(runtime))
     assert answer.model == "none" and answer.answer.endswith("That was on Sun May 7.")
 
 
@@ -122,7 +123,7 @@ def test_the_composed_answer_is_never_the_assistants_own_words(tmp_path):
         {"type": "message", "episode_id": "e", "role": "assistant", "created_at": "2026-11-20T10:00:00Z",
          "content": 'Offline I understand questions such as "when did Sara move?" tomorrow.'},
         {"type": "memory", "content": "Sara moved to Lisbon last month", "created_at": "2026-11-12T09:00:00+00:00"}]])
-    answer = reasoned_recall(rt, "when did Sara move", use_model=False)
+    answer = reasoned_recall(rt, "when did Sara move")
     assert answer.answer == "From memory (you told me Thu Nov 12): Sara moved to Lisbon last month. That was in " \
                             "October 2026."
     rt.close()

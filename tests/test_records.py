@@ -134,7 +134,7 @@ def _corrupt_a_page_of(path, table: str) -> None:
 
 def test_a_damaged_store_is_reported_and_every_readable_row_exported(tmp_path, clock, capsys):
     """Issue 13: a corrupted database gets a clear message, doctor names it, export salvages the rest."""
-    from assistant.cli import main
+    from assistant.cli.program import main
 
     path = tmp_path / "damaged.db"
     with Store(path, clock) as store:
@@ -158,7 +158,7 @@ def test_a_damaged_store_is_reported_and_every_readable_row_exported(tmp_path, c
 
 
 def test_a_truncated_or_garbage_file_gives_one_clear_line(tmp_path, capsys):
-    from assistant.cli import main
+    from assistant.cli.program import main
 
     garbage = tmp_path / "garbage.db"
     garbage.write_bytes(b"this is not a database" * 100)

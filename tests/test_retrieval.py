@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assistant.cli import main
-from assistant.recall import reasoned_recall
+from assistant.cli.program import main
+from assistant.recall.reasoned import reasoned_recall
 from memory.search import Fusion, Searcher, query_words
 from memory.search.embeddings import sync_embeddings
 from memory.transfer.jsonl_import import import_records

@@ -1,7 +1,8 @@
 """SPEC F3: positions, buckets (boundaries at exactly 40 % and 80 %), rendering, budget."""
 from __future__ import annotations
 
-from memory.timeline import Mood, Person, assign_memories_to_buckets, format_timeline, get_memory_position
+from assistant.prompt.timeline import Mood, Person, format_timeline
+from memory.timeline import assign_memories_to_buckets, get_memory_position
 
 
 def mem(content, seq=0, ids=None, importance=None, private=False, mid=None):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from assistant.commands import cmd_recap
-from assistant.tools import recall_recent
+from assistant.cli.conversations import cmd_recap
+from assistant.turn.tools import recall_recent
 from memory import episodes
 from tests.ui_helpers import make_app, settle, type_and_send, wait_until
 from ui.screens import ConversationScreen, ConversationsScreen, RecapScreen
@@ -160,7 +160,7 @@ def test_control_characters_are_shown_not_emitted():
 
 
 async def test_a_transcript_of_long_answers_is_bounded_and_says_what_it_left_out(tmp_path):
-    from assistant.session import MessageView
+    from assistant.views import MessageView
     from tests.ui_helpers import make_app, settle
     from ui.app import TRANSCRIPT_CHARACTERS
 

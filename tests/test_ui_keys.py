@@ -9,7 +9,7 @@ import tomllib
 from textual import events
 
 from assistant.paths import history_file
-from assistant.session import Session
+from assistant.service import AssistantService
 from tests.conftest import make_runtime
 from tests.ui_helpers import make_app, notices, settle, type_and_send, wait_until
 from ui import actions
@@ -177,7 +177,7 @@ async def test_input_history_is_kept_between_launches(tmp_path):
         await type_and_send(pilot, app, "two\nlines")
     path = history_file()
     assert path.stat().st_mode & 0o777 == 0o600
-    again = AssistantApp(Session(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")))
+    again = AssistantApp(AssistantService(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")))
     async with again.run_test(size=(100, 30)) as pilot:
         await settle(pilot, again)
         await pilot.press("up")
@@ -241,7 +241,7 @@ async def test_theme_picked_in_the_palette_is_kept(tmp_path):
     from assistant.paths import config_file
 
     assert tomllib.loads(config_file().read_text())["ui"]["theme"] == "nord"
-    again = AssistantApp(Session(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")))
+    again = AssistantApp(AssistantService(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")))
     async with again.run_test(size=(100, 30)) as pilot:
         await settle(pilot, again)
         assert again.theme == "nord"
@@ -321,7 +321,7 @@ async def test_narrow_terminal_folds_the_sidebar_into_one_line(tmp_path):
 
 async def test_closing_an_idle_conversation_does_not_delay_the_answer(tmp_path, monkeypatch):
     """The model title of the idle conversation (up to 30 s with Ollama) is made in the background."""
-    import assistant.agent
+    import assistant.turn.agent
 
     calls = []
 
@@ -332,7 +332,7 @@ async def test_closing_an_idle_conversation_does_not_delay_the_answer(tmp_path, 
             return "Model title", "Model summary"
         return "Quick title", "Quick summary"
 
-    monkeypatch.setattr(assistant.agent, "title_and_summary", slow_title)
+    monkeypatch.setattr(assistant.turn.agent, "title_and_summary", slow_title)
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime, timedelta
 
-from assistant.session import Session
+from assistant.service import AssistantService
 from memory import memories
 from memory.store import Store
 from memory.time.clock import Clock
@@ -58,7 +58,7 @@ async def test_a_reminder_written_elsewhere_already_overdue_is_announced(tmp_pat
 
 async def test_timer_fires_at_the_due_instant_with_the_real_clock(tmp_path):
     rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline", ASSISTANT_NOW="")
-    app = AssistantApp(Session(rt))
+    app = AssistantApp(AssistantService(rt))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         due = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=2)
@@ -79,11 +79,11 @@ async def test_what_fell_due_while_closed_is_announced_once_in_one_notice(tmp_pa
         assert len(launch) == 1
         assert "2 reminders" in launch[0] and "Pay the rent" in launch[0] and "Water the plants" in launch[0]
         await pilot.press("ctrl+q")
-    again = AssistantApp(Session(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")))
+    again = AssistantApp(AssistantService(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")))
     async with again.run_test(size=(120, 40)) as pilot:
         await settle(pilot, again)
         assert not any(n.startswith("While the app was closed") for n in notices(again))
-    later = AssistantApp(Session(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline",
+    later = AssistantApp(AssistantService(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline",
                                               ASSISTANT_NOW=(T0 + timedelta(days=1)).isoformat())))
     async with later.run_test(size=(120, 40)) as pilot:
         await settle(pilot, later)
@@ -184,7 +184,7 @@ async def test_desktop_notification_and_its_switch(tmp_path, monkeypatch):
     monkeypatch.setattr(ui.desktop, "notify_desktop", lambda title, body: sent.append(body) or True)
     for enabled in (True, False):
         sent.clear()
-        app = AssistantApp(Session(make_runtime(tmp_path / str(enabled), ASSISTANT_PROVIDER="offline",
+        app = AssistantApp(AssistantService(make_runtime(tmp_path / str(enabled), ASSISTANT_PROVIDER="offline",
                                                 ASSISTANT_UI__DESKTOP_NOTIFICATIONS=str(enabled).lower())))
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot, app)

@@ -1,5 +1,5 @@
 """The Textual app: chat, reminder sidebar, recap, conversations, help. It shows things and forwards
-intent to the assistant Session; SQLite and embedding work runs in thread workers, the model in an
+intent to the assistant AssistantService; SQLite and embedding work runs in thread workers, the model in an
 async worker, and nothing here runs SQL or calls a model SDK.
 
 Keys, footer, palette and help all come from the one table in ui/actions.py.
@@ -26,11 +26,12 @@ from textual.timer import Timer
 from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
-from assistant.events import Done, Failed, Notice, TextDelta, ToolCall, ToolResult
 from assistant.paths import history_file
 from assistant.runtime import Runtime
-from assistant.session import MessageView, ReminderChange, ReminderView, Session
+from assistant.service import AssistantService
 from assistant.settings import SettingsError, save_setting
+from assistant.turn.events import Done, Failed, Notice, TextDelta, ToolCall, ToolResult
+from assistant.views import MessageView, ReminderChange, ReminderView
 from memory.errors import InvalidInput, StoreError
 from ui import actions
 from ui.history import InputHistory
@@ -96,7 +97,7 @@ class AssistantApp(App[int]):
     COMMANDS: ClassVar[set] = {ActionCommands}
     BINDINGS: ClassVar[list[BindingType]] = actions.bindings("app")
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: AssistantService) -> None:
         super().__init__()
         self.session = session
         self.runtime: Runtime = session.runtime
@@ -794,6 +795,6 @@ def run_app(runtime: Runtime) -> int:
         # terminal itself; a shell that exported them at another size would pin the app to that size.
         os.environ.pop("COLUMNS", None)
         os.environ.pop("LINES", None)
-    app = AssistantApp(Session(runtime))
+    app = AssistantApp(AssistantService(runtime))
     app.run()
     return app.return_code or 0

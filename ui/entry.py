@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from assistant.cli import main as cli_main
+from assistant.cli.program import main as cli_main
 
 
 def launch(runtime) -> int:

@@ -15,7 +15,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, ListItem, ListView, Static
 
-from assistant.session import ConversationView, MessageView, RecapData, ReminderView
+from assistant.views import ConversationView, MessageView, RecapData, ReminderView
 from ui import actions
 from ui.text import one_line, visible
 from ui.widgets import KeyFooter, UserMessage, answer_view

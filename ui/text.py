@@ -7,8 +7,7 @@ bidirectional overrides are shown as symbols (␛, ␇, <U+202E>).
 """
 from __future__ import annotations
 
-from assistant.terminal import visible
-from memory.text import flat
+from memory.text import flat, visible
 
 __all__ = ["one_line", "visible"]
 

@@ -12,7 +12,7 @@ from textual.reactive import reactive
 from textual.widgets import Footer, ListItem, ListView, Static, TextArea
 from textual.widgets._footer import FooterKey
 
-from assistant.session import ReminderView
+from assistant.views import ReminderView
 from ui import actions
 from ui.history import InputHistory
 from ui.text import one_line, visible

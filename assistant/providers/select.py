@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from assistant.local_model import reachable
+from assistant.providers.local import reachable
 from assistant.runtime import Runtime
 
 
@@ -38,6 +38,6 @@ def select_provider(runtime: Runtime):
         from assistant.providers.ollama_provider import OllamaProvider
 
         return OllamaProvider(s.ollama.host, ollama_chat_model(runtime), s.ollama.timeout_seconds)
-    from assistant.providers.offline import OfflineProvider
+    from assistant.offline.reply import OfflineProvider
 
     return OfflineProvider(runtime)

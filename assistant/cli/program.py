@@ -68,7 +68,7 @@ def bounded(kind: type, low: float, high: float):
 
 
 def build_parser() -> Parser:
-    from assistant import commands
+    from assistant.cli import conversations, data, maintenance, memories
 
     common = _common()
     parser = Parser(prog="assistant", description="A terminal personal assistant with a local memory.",
@@ -81,59 +81,59 @@ def build_parser() -> Parser:
         return p
 
     allow_past = {"action": "store_true", "help": "accept a due date that has already passed"}
-    p = cmd("chat", commands.cmd_chat, "one turn without the TUI (prints the answer)")
+    p = cmd("chat", conversations.cmd_chat, "one turn without the TUI (prints the answer)")
     p.add_argument("message")
-    p = cmd("remember", commands.cmd_remember, "store a memory; with --due it is a reminder")
+    p = cmd("remember", memories.cmd_remember, "store a memory; with --due it is a reminder")
     p.add_argument("text")
     p.add_argument("--due", help="ISO 8601, natural language (\"tomorrow at 9am\") or a rule (\"every Tuesday at 7pm\")")
     p.add_argument("--kind", help="fact, preference, event, person, mood, decision, note, reminder")
     p.add_argument("--importance", type=bounded(int, 1, 5), default=3)
     p.add_argument("--private", action="store_true")
     p.add_argument("--allow-past", **allow_past)
-    p = cmd("reminders", commands.cmd_reminders, "every open reminder in the window, overdue first, labelled")
+    p = cmd("reminders", memories.cmd_reminders, "every open reminder in the window, overdue first, labelled")
     p.add_argument("--within-days", type=bounded(float, 0, 36500), default=7)
-    p = cmd("update", commands.cmd_update, "change a memory: mark it mentioned, give it a new time or text")
+    p = cmd("update", memories.cmd_update, "change a memory: mark it mentioned, give it a new time or text")
     p.add_argument("id", type=row_id)
     p.add_argument("--reminded", help="now or a date")
     p.add_argument("--due")
     p.add_argument("--content")
     p.add_argument("--importance", type=bounded(int, 1, 5))
     p.add_argument("--allow-past", **allow_past)
-    p = cmd("done", commands.cmd_done, "mark a reminder done (a repeating one moves to its next occurrence)")
+    p = cmd("done", memories.cmd_done, "mark a reminder done (a repeating one moves to its next occurrence)")
     p.add_argument("id", type=row_id)
-    p = cmd("snooze", commands.cmd_snooze, "give a reminder a new due date")
+    p = cmd("snooze", memories.cmd_snooze, "give a reminder a new due date")
     p.add_argument("id", type=row_id)
     p.add_argument("when", nargs="+")
     p.add_argument("--allow-past", **allow_past)
-    p = cmd("forget", commands.cmd_forget, "delete a memory for good")
+    p = cmd("forget", memories.cmd_forget, "delete a memory for good")
     p.add_argument("id", type=row_id)
-    p = cmd("recap", commands.cmd_recap, "recent conversations, the one in progress first")
+    p = cmd("recap", conversations.cmd_recap, "recent conversations, the one in progress first")
     p.add_argument("--hours", type=bounded(float, 0.001, 24 * 36500), default=48)
     p.add_argument("--limit", type=bounded(int, 1, 10_000), default=10)
     p.add_argument("--outcome", choices=("success", "abandoned"))
-    p = cmd("recall", commands.cmd_recall, "search memory (hybrid: keywords and meaning)")
+    p = cmd("recall", conversations.cmd_recall, "search memory (hybrid: keywords and meaning)")
     p.add_argument("query", nargs="+")
     p.add_argument("--mode", default="standard", choices=("reflexive", "standard", "deep", "exhaustive"))
     p.add_argument("--limit", type=bounded(int, 1, 1000), default=10)
     p.add_argument("--reason", action="store_true", help="answer with dates resolved, with sources")
-    p = cmd("prompt", commands.cmd_prompt, "the system prompt this turn would send")
+    p = cmd("prompt", conversations.cmd_prompt, "the system prompt this turn would send")
     p.add_argument("--query", default="")
-    p = cmd("consolidate", commands.cmd_consolidate, "score, tier, cluster and summarise memories now")
+    p = cmd("consolidate", maintenance.cmd_consolidate, "score, tier, cluster and summarise memories now")
     p.add_argument("--full", action="store_true", help="reconsider every memory, not only new ones")
     p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
-    cmd("status", commands.cmd_status, "database, counts, provider and consolidation state")
-    cmd("doctor", commands.cmd_doctor, "check the database file (integrity, permissions) and say how to recover")
-    cmd("tiers", commands.cmd_tiers, "how many memories are in each tier")
-    p = cmd("edges", commands.cmd_edges, "links of one memory (supersedes, consolidates)")
+    cmd("status", maintenance.cmd_status, "database, counts, provider and consolidation state")
+    cmd("doctor", maintenance.cmd_doctor, "check the database file (integrity, permissions) and say how to recover")
+    cmd("tiers", maintenance.cmd_tiers, "how many memories are in each tier")
+    p = cmd("edges", maintenance.cmd_edges, "links of one memory (supersedes, consolidates)")
     p.add_argument("id", type=row_id)
-    p = cmd("export", commands.cmd_export, "write every record as JSON Lines, or open reminders as iCalendar (--ics)")
+    p = cmd("export", data.cmd_export, "write every record as JSON Lines, or open reminders as iCalendar (--ics)")
     p.add_argument("file", nargs="?")
     p.add_argument("--ics", metavar="FILE", help="write open reminders as an iCalendar file (- for stdout)")
-    p = cmd("import", commands.cmd_import, "read JSON Lines or an iCalendar .ics file (all or nothing)")
+    p = cmd("import", data.cmd_import, "read JSON Lines or an iCalendar .ics file (all or nothing)")
     p.add_argument("file")
     p.add_argument("--index", action="store_true", help="embed the new texts now (else search finds them by "
                    "keywords until `assistant index` or the app embeds them)")
-    cmd("index", commands.cmd_index, "embed every text still waiting for its embedding (after a big import)")
+    cmd("index", data.cmd_index, "embed every text still waiting for its embedding (after a big import)")
     return parser
 
 
@@ -226,7 +226,7 @@ def _silence_stdout() -> None:
 
 def _line(text: str) -> None:
     """One line on stderr, whatever the message holds (user text in it is shown, never obeyed)."""
-    from assistant.terminal import visible
+    from memory.text import visible
 
     print("assistant: " + visible(" ".join(str(text).split())), file=sys.stderr)
 

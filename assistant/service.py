@@ -1,4 +1,4 @@
-"""What the terminal UI may ask of the assistant: one object, plain data back, no SQL in widgets.
+"""The assistant as a service for a front end: one object, plain data back (assistant.views), no SQL in widgets.
 
 Blocking methods (SQLite, embeddings, the Ollama check) are meant to be called from thread
 workers; `turn` is an async iterator for an async worker.
@@ -8,12 +8,20 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from assistant.events import Event
 from assistant.runtime import Runtime
+from assistant.turn.events import Event
+from assistant.views import (
+    ConversationView,
+    CurrentView,
+    EpisodeView,
+    MessageView,
+    RecapData,
+    ReminderChange,
+    ReminderView,
+)
 from memory import episodes, memories, reminders
 from memory.consolidation.runs import last_completed_run
 from memory.errors import InvalidInput
@@ -21,81 +29,13 @@ from memory.memories import Memory
 from memory.time.instants import parse_stored, to_utc_iso
 
 if TYPE_CHECKING:  # the agent (pydantic, the providers) is imported when a model is chosen, after the first frame
-    from assistant.agent import Agent
+    from assistant.turn.agent import Agent
 
 ANNOUNCED_KEY = "announced_until"  # store meta: reminders due up to this instant have been announced
 FIRST_LAUNCH_LOOKBACK = timedelta(days=30)  # a store never opened by the app: announce what fell due lately
 
 
-@dataclass
-class ReminderView:
-    id: int
-    content: str
-    status: str  # due | overdue
-    when: str  # local, "Mon Nov 23 09:00"
-    relative: str  # "in 2 h", "overdue 1 d"
-    due_at: str
-    label: str = ""  # memory's own label, "[DUE Mon Nov 23 09:00]" (recurring ones add their rule)
-
-
-@dataclass
-class EpisodeView:
-    id: int
-    title: str
-    summary: str
-    when: str
-
-
-@dataclass
-class CurrentView:
-    """The conversation in progress, as recaps show it."""
-
-    id: int
-    title: str
-    when: str
-    messages: int
-    opening: list[str]
-
-
-@dataclass
-class RecapData:
-    episodes: list[EpisodeView]
-    overdue: list[ReminderView]
-    upcoming: list[ReminderView]
-    new_memories: list[str]
-    hours: int = 48
-    current: CurrentView | None = None
-    earlier: list[EpisodeView] = field(default_factory=list)  # before the window, when it holds few
-
-
-@dataclass
-class ConversationView:
-    """One row of the Conversations screen."""
-
-    id: int
-    title: str
-    when: str  # "Sun Nov 22 13:05"
-    messages: int
-    current: bool
-    summary: str = ""
-
-
-@dataclass
-class MessageView:
-    role: str  # user | assistant
-    content: str
-    when: str
-
-
-@dataclass
-class ReminderChange:
-    """A done or snooze, with what is needed to undo it."""
-
-    before: Memory
-    after: Memory
-
-
-class Session:
+class AssistantService:
     def __init__(self, runtime: Runtime, defer: Callable[[Callable[[], None]], None] | None = None) -> None:
         self.runtime = runtime
         self.agent: Agent | None = None
@@ -113,8 +53,8 @@ class Session:
 
         Safe to call from several threads: later callers wait for the first and reuse its agent.
         """
+        from assistant.offline.reply import OfflineProvider
         from assistant.providers.base import ProviderError
-        from assistant.providers.offline import OfflineProvider
         from assistant.providers.select import select_provider
 
         with self._connecting:
@@ -124,7 +64,7 @@ class Session:
                 except ProviderError as exc:
                     self.runtime.notice(f"{exc}; using the offline mode")
                     provider = OfflineProvider(self.runtime)
-                from assistant.agent import Agent
+                from assistant.turn.agent import Agent
 
                 self.agent = Agent(self.runtime, provider)
                 self.agent.defer = self.defer
@@ -192,7 +132,7 @@ class Session:
         current = episodes.in_progress(self.runtime.store)
         if current is None:
             return None
-        from assistant.tools import opening_line
+        from assistant.turn.tools import opening_line
 
         return CurrentView(current.episode.id, current.title, self.runtime.clock.short(current.episode.started_at),
                            current.messages, [opening_line(m.content) for m in current.opening])
@@ -367,11 +307,11 @@ class Session:
             yield event
 
     def consolidation_due(self, idle_minutes: float) -> bool:
-        from assistant.consolidate import consolidation_due
+        from assistant.jobs import consolidation_due
 
         return consolidation_due(self.runtime, idle_minutes)
 
     def consolidate(self, progress=None) -> dict[str, object]:
-        from assistant.consolidate import run_consolidation
+        from assistant.jobs import run_consolidation
 
         return run_consolidation(self.runtime, progress=progress)

@@ -5,8 +5,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from assistant.prompt.timeline import estimate_tokens
 from memory.summaries import CONFIDENT
-from memory.timeline import estimate_tokens
 
 BLOCK_VERSION = "1"
 MIN_CONFIDENCE = CONFIDENT  # one cut-off, defined with the summaries

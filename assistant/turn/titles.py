@@ -13,7 +13,7 @@ TITLE_TIMEOUT = 30.0  # seconds: a title is not worth a longer wait
 
 def title_and_summary(runtime: Runtime, messages: list[Message], use_model: bool = True) -> tuple[str, str]:
     if use_model:
-        from assistant.local_model import local_model, reachable
+        from assistant.providers.local import local_model, reachable
 
         host = runtime.settings.ollama.host
         if reachable(host):  # a quick probe: without Ollama there is no wait at all

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
-from assistant.intent import is_recap_query
+from assistant.turn.intent import is_recap_query
 from memory.errors import InvalidInput
 from memory.time.references import asks_when
 from memory.time.rules import Recurrence, is_rule_phrase

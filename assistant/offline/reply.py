@@ -12,9 +12,10 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
-from assistant.answers import answer_from_memory, content_words
-from assistant.phrasing import Reading, is_small_talk, read_message, split_task_and_time
+from assistant.offline.answers import answer_from_memory
+from assistant.offline.understand import Reading, is_small_talk, read_message, split_task_and_time
 from assistant.providers.base import Delta, SystemPrompt, ToolSpec, ToolUse
+from assistant.recall.evidence import content_words
 from assistant.runtime import Runtime
 from memory import reminders
 

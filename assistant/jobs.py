@@ -13,7 +13,7 @@ from memory.time.instants import parse_stored
 def run_consolidation(runtime: Runtime, full: bool = False, dry_run: bool = False, progress=None) -> dict[str, Any]:
     import dataclasses
 
-    from assistant.local_model import local_model
+    from assistant.providers.local import local_model
     from memory.consolidation.pipeline import Consolidator, Options
 
     c = runtime.settings.consolidation

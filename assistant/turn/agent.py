@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from assistant.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
 from assistant.outbound import Outbound
-from assistant.prompt import build_prompt
+from assistant.prompt.build import build_prompt
 from assistant.providers.base import Delta, Provider, ProviderError, SystemPrompt, ToolUse
 from assistant.runtime import Runtime
-from assistant.titles import title_and_summary
-from assistant.tools import TOOL_SPECS, ToolError, execute_tool
+from assistant.turn.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
+from assistant.turn.titles import title_and_summary
+from assistant.turn.tools import TOOL_SPECS, ToolError, execute_tool
 from memory import episodes
 from memory.time.instants import parse_stored
 
@@ -138,7 +138,7 @@ class Agent:
                 return
             failure = exc
             yield Notice(f"The chat model could not be reached ({exc}); answered offline.", "warning")
-            from assistant.providers.offline import OfflineProvider
+            from assistant.offline.reply import OfflineProvider
 
             state = _TurnState(user_message.id, outbound)
             # Nothing leaves the machine now: the offline mode reads the message as typed.

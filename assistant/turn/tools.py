@@ -14,9 +14,9 @@ from typing import Annotated, Any, Literal, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from assistant.answers import asked_about
 from assistant.errors import ToolError
 from assistant.providers.base import ToolSpec
+from assistant.recall.evidence import asked_about
 from assistant.runtime import Runtime
 from memory import episodes, memories, reminders
 from memory.errors import InvalidInput

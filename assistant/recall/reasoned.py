@@ -8,10 +8,13 @@ import asyncio
 import json
 import re
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from assistant.answers import MIN_RELEVANCE, TYPE_RANK, Evidence, find_evidence, told_when
+from assistant.recall.evidence import MIN_RELEVANCE, TYPE_RANK, Evidence, find_evidence, told_when
 from assistant.runtime import Runtime
+
+if TYPE_CHECKING:
+    from assistant.providers.base import Provider
 from memory.time.references import Resolved, detect_temporal_references, resolve_reference, stored_resolution, valid_ref
 
 
@@ -63,10 +66,12 @@ def resolutions_of(runtime: Runtime, evidence: Evidence) -> list[Resolution]:
 
 
 def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit: int = 10,
-                    exclude_message_ids: tuple[int, ...] = (), use_model: bool = True) -> ReasonedAnswer:
+                    exclude_message_ids: tuple[int, ...] = (), model: Provider | None = None) -> ReasonedAnswer:
+    """The statements that answer `query` with their dates resolved; `model` (none: composed locally)
+    writes the answer from them."""
     evidence = find_evidence(runtime, query, limit=limit, mode=mode, exclude_message_ids=exclude_message_ids,
                              strict=False)
-    if not any(e.relevance >= MIN_RELEVANCE for e in evidence[:3]) and use_model is False:
+    if not any(e.relevance >= MIN_RELEVANCE for e in evidence[:3]) and model is None:
         # Without a model the answer is the best statement itself: it must be about the question.
         evidence = [e for e in evidence if e.relevance >= MIN_RELEVANCE] or []
     if not evidence:
@@ -74,8 +79,8 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
     runtime.searcher.touch([e.id for e in evidence if e.type == "memory"])
     resolutions = [r for e in evidence for r in resolutions_of(runtime, e)]
     sources = [e.source() for e in evidence]  # every source it ranked, best first
-    if use_model:
-        answer = _ask_model(runtime, query, sources, resolutions)
+    if model is not None and model.name != "offline":
+        answer = _ask_model(model, query, sources, resolutions)
         if answer is not None:
             return answer
     # From the ranked head, the most to the point, a memory before something said in passing, and
@@ -104,17 +109,10 @@ def _moment(iso: str):
     return datetime(parts[0], parts[1], parts[2])
 
 
-def _ask_model(runtime: Runtime, query: str, sources: list[dict[str, Any]],
+def _ask_model(provider: Provider, query: str, sources: list[dict[str, Any]],
                resolutions: list[Resolution]) -> ReasonedAnswer | None:
     from assistant.providers.base import Delta, ProviderError, SystemPrompt
-    from assistant.providers.select import select_provider
 
-    try:
-        provider = select_provider(runtime)
-    except ProviderError:
-        return None
-    if provider.name == "offline":
-        return None
     evidence = json.dumps({"statements": [{"ref": f"{s['type']}:{s['id']}", **s} for s in sources],
                            "resolved_dates": [asdict(r) for r in resolutions]}, indent=1)
     system = SystemPrompt("Answer the question from the statements only. Reply with JSON: {\"answer\": str, "

@@ -11,10 +11,11 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from assistant.answers import asked_about
-from assistant.intent import read_intent
+from assistant.prompt.summaries import SummaryItem, format_summary_block, inject_summary_block
+from assistant.prompt.timeline import Mood, Person, estimate_tokens, format_timeline
+from assistant.recall.evidence import asked_about
 from assistant.runtime import Runtime
-from assistant.summary_block import SummaryItem, format_summary_block, inject_summary_block
+from assistant.turn.intent import read_intent
 from memory import episodes, reminders
 from memory.memories import Memory, latest_mood, memories_by_id, most_important
 from memory.memories import people as all_people
@@ -22,7 +23,6 @@ from memory.sensitive import redact
 from memory.summaries import confident_summaries, summaries_by_id
 from memory.time.references import with_dates
 from memory.time.zones import zone_name
-from memory.timeline import Mood, Person, estimate_tokens, format_timeline
 
 STABLE_INSTRUCTIONS = """You are a personal assistant in the user's terminal, with a long-term memory kept on the user's own machine.
 
@@ -209,9 +209,9 @@ def timeline_section(runtime: Runtime, query: str, vector, budget: int, asks_whe
 def dated_evidence(runtime: Runtime, query: str, limit: int = 8) -> str | None:
     """For a when-question, reasoning is switched on: the statements that answer it, each with the
     day it was written and its relative dates resolved at their precision."""
-    from assistant.recall import reasoned_recall
+    from assistant.recall.reasoned import reasoned_recall
 
-    found = reasoned_recall(runtime, query, limit=limit, use_model=False)
+    found = reasoned_recall(runtime, query, limit=limit)
     private = {m.id for m in memories_by_id(runtime.store, [s["id"] for s in found.sources if s["type"] == "memory"])
                if m.private}
     sources = [s for s in found.sources if s["type"] != "memory" or s["id"] not in private

@@ -1,0 +1,111 @@
+"""Commands about conversations and what was said: recap, recall, prompt, chat."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from assistant.cli.output import emit, json_text, note
+from assistant.runtime import Runtime
+from memory import episodes
+from memory.errors import InvalidInput
+from memory.text import flat, visible
+
+
+def episode_line(runtime: Runtime, e: episodes.Episode) -> str:
+    """A recap entry: the episode's line, then its summary indented."""
+    return e.line(runtime.clock) + (f"\n    {e.summary}" if e.summary else "")
+
+
+def cmd_recap(runtime: Runtime, args: argparse.Namespace) -> int:
+    """Closed conversations (list_recent), then the one in progress with its opening lines.
+
+    `--json` stays the documented list of closed episodes (list_recent's contract); the text adds
+    the conversation in progress, marked current.
+    """
+    from assistant.turn.tools import current_conversation_line, opening_line
+
+    items = episodes.list_recent(runtime.store, limit=args.limit, outcome=args.outcome, hours=args.hours)
+    current = episodes.in_progress(runtime.store) if args.outcome in (None, "success") else None
+
+    def text() -> str:
+        # Newest first, like list_recent: the conversation in progress leads.
+        lines = []
+        if current is not None:
+            lines.append(current_conversation_line(runtime, current).removeprefix("- "))
+            lines += [f"    > {opening_line(m.content)}" for m in current.opening]
+        lines += [episode_line(runtime, e) for e in items]
+        return "\n".join(lines) or f"No episodes found in the last {args.hours:g} hours."
+
+    emit(args, [e.to_json() for e in items], text)
+    return 0
+
+
+def cmd_recall(runtime: Runtime, args: argparse.Namespace) -> int:
+    query = " ".join(args.query)
+    if args.reason:  # opt-in: `recall --json` without it is always the list of hits
+        from assistant.errors import ProviderError
+        from assistant.providers.select import select_provider
+        from assistant.recall.reasoned import reasoned_recall
+
+        try:
+            model = select_provider(runtime)
+        except ProviderError:
+            model = None  # the answer is then composed locally from the best statement
+        answer = reasoned_recall(runtime, query, mode=args.mode, limit=args.limit, model=model)
+        emit(args, answer.to_json(), answer.to_text)
+        return 0
+    hits = runtime.searcher.search(query, limit=args.limit, mode=args.mode)
+    emit(args, [h.to_json() for h in hits], lambda: "\n".join(
+        f"{h.type} #{h.id} [{h.tier}] {runtime.clock.short(h.created_at)}: {flat(h.content, 200)}" for h in hits)
+        or "Nothing found.")
+    return 0
+
+
+def cmd_prompt(runtime: Runtime, args: argparse.Namespace) -> int:
+    from assistant.prompt.build import build_prompt
+
+    prompt = build_prompt(runtime, args.query)
+    emit(args, prompt.to_json(), prompt.text)
+    return 0
+
+
+def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
+    import asyncio
+
+    from assistant.errors import ProviderError
+    from assistant.providers.select import select_provider
+    from assistant.turn.agent import Agent
+    from assistant.turn.events import Done, Failed, Notice, TextDelta, to_json
+
+    if not args.message.strip():
+        raise InvalidInput("the message is empty")
+    provider = select_provider(runtime)  # a ProviderError is mapped to exit 1 at the edge
+    agent = Agent(runtime, provider)
+    as_json = getattr(args, "json", False)
+    events = []
+
+    async def run() -> None:
+        async for event in agent.turn(args.message):
+            events.append(event)
+            if as_json:
+                continue
+            if isinstance(event, TextDelta):
+                sys.stdout.write(visible(event.text))
+                sys.stdout.flush()
+            elif isinstance(event, Notice):
+                note(f"[{event.text}]")
+
+    asyncio.run(run())
+    if as_json:
+        print(json_text([to_json(e) for e in events]))
+    else:
+        print()
+    # The same status with or without --json: 1 when the model failed, even if the offline mode
+    # acted on the message in its place.
+    failed = next((e for e in events if isinstance(e, Failed)), None)
+    if failed:
+        raise ProviderError(failed.kind, failed.text)
+    done = next((e for e in events if isinstance(e, Done)), None)
+    if done is not None and done.failure:
+        raise ProviderError(done.failure, "the chat model could not be reached; the offline mode answered instead")
+    return 0

@@ -1,0 +1,90 @@
+"""Commands that look after the store: doctor, status, consolidate, tiers, edges."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from assistant.cli.output import emit, note
+from assistant.runtime import Runtime
+from memory import memories
+
+
+def cmd_doctor(runtime: Runtime, args: argparse.Namespace) -> int:
+    from memory.health import check
+
+    health = check(str(runtime.settings.db_path()))
+
+    def text() -> str:
+        counts = ", ".join(f"{n} {name}" for name, n in health.counts.items() if n is not None)
+        lines = [f"Database: {health.path} ({health.size_bytes / 1e6:.1f} MB, mode {health.mode}, "
+                 f"schema {health.schema_version})",
+                 f"Integrity: {'ok' if health.ok else 'NEWER VERSION' if health.newer else 'DAMAGED'}"]
+        if counts:
+            lines.append(f"Readable: {counts}")
+        if health.pending_embeddings:
+            lines.append(f"Waiting for embeddings: {health.pending_embeddings} (`assistant index` does them now)")
+        lines += [f"  - {p}" for p in health.problems]
+        if not health.ok:
+            lines.append(health.recovery())
+        return "\n".join(lines)
+
+    emit(args, health.to_json(), text)
+    return 0 if health.ok else 1
+
+
+def cmd_status(runtime: Runtime, args: argparse.Namespace) -> int:
+    from assistant.status import collect_status
+
+    data = collect_status(runtime)
+
+    def text() -> str:
+        run = data["consolidation"]
+        if run is None:
+            consolidation = "never run"
+        else:
+            counts = run["counts"] or {}
+            consolidation = (f"{run['status']} {run['completed_at'] or run['started_at']} ({run['phase']}; "
+                             f"{counts.get('memories_processed', 0)} memories, {counts.get('summaries_created', 0)} "
+                             f"summaries)")
+        shown = {**data, "consolidation": consolidation}
+        return "\n".join(f"{k.replace('_', ' ')}: {'-' if v is None else v}" for k, v in shown.items())
+
+    emit(args, data, text)
+    return 0
+
+
+def cmd_consolidate(runtime: Runtime, args: argparse.Namespace) -> int:
+    from assistant.jobs import run_consolidation
+
+    def progress(done: int, total: int, phase: str) -> None:
+        if not getattr(args, "json", False) and sys.stderr.isatty():
+            print(f"\r{phase} {done}/{total}   ", end="", file=sys.stderr)
+
+    result = run_consolidation(runtime, full=args.full, dry_run=args.dry_run, progress=progress)
+    for message in result["messages"]:
+        note(f"assistant: {message}")
+    emit(args, result, lambda: (
+        f"Run {result['run_id']}{' (dry run)' if result['dry_run'] else ''}: {result['memories_processed']} memories, "
+        f"{result['clusters_found']} clusters, {result['summaries_created']} summaries, "
+        f"{result['supersessions_detected']} supersessions, {len(result['tier_transitions'])} tier changes"
+        + (f"\nErrors: {'; '.join(result['errors'])}" if result["errors"] else "")))
+    return 0
+
+
+def cmd_tiers(runtime: Runtime, args: argparse.Namespace) -> int:
+    from memory.consolidation.pipeline import tier_counts
+
+    counts = tier_counts(runtime.store)
+    emit(args, counts, lambda: "\n".join(f"{tier}: {n}" for tier, n in counts.items()))
+    return 0
+
+
+def cmd_edges(runtime: Runtime, args: argparse.Namespace) -> int:
+    from memory.consolidation.pipeline import edges_of
+
+    memories.get_memory(runtime.store, args.id)
+    edges = edges_of(runtime.store, args.id)
+    emit(args, edges, lambda: "\n".join(f"{e['source_type']} #{e['source_id']} -{e['edge_type']}-> "
+                                        f"{e['target_type']} #{e['target_id']} ({e['reason'] or ''})" for e in edges)
+         or f"No edges for memory #{args.id}.")
+    return 0

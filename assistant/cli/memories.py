@@ -1,0 +1,87 @@
+"""One function per CLI command: parse nothing, print through `emit`, raise InvalidInput on bad input."""
+from __future__ import annotations
+
+import argparse
+
+from assistant.cli.output import emit, note
+from assistant.runtime import Runtime
+from memory import memories, reminders
+from memory.errors import InvalidInput
+from memory.text import flat
+
+
+def _warn_if_past(runtime: Runtime, args: argparse.Namespace, memory: memories.Memory) -> None:
+    """A due date in the past is kept (it is overdue at once) but never silently."""
+    if memory.due_at and not args.allow_past and memory.due_at < runtime.clock.now_iso():
+        note(f"assistant: note: {runtime.clock.short(memory.due_at)} has already passed, so this reminder is overdue "
+             "(--allow-past says you meant it)")
+
+
+def _memory_line(runtime: Runtime, m: memories.Memory) -> str:
+    rule = f", {m.rule.describe()}" if m.recurrence else ""
+    due = f" (due {runtime.clock.short(m.due_at)}{rule})" if m.due_at else ""
+    done = " [done]" if m.done_at else ""
+    return f"#{m.id} {m.kind}: {flat(m.content)}{due}{done}"
+
+
+def cmd_remember(runtime: Runtime, args: argparse.Namespace) -> int:
+    memory = memories.remember(runtime.store, args.text, due_at=args.due, kind=args.kind,
+                                importance=args.importance, private=args.private)
+    _warn_if_past(runtime, args, memory)
+    emit(args, memory.to_json(), "Remembered " + _memory_line(runtime, memory))
+    return 0
+
+
+def cmd_reminders(runtime: Runtime, args: argparse.Namespace) -> int:
+    if args.within_days < 0:
+        raise InvalidInput("--within-days must not be negative")
+    items = reminders.list_open_reminders(runtime.store, args.within_days)
+    now = runtime.clock.now()
+
+    def line(r: reminders.Reminder) -> str:
+        mentioned = f", mentioned {runtime.clock.short(r.memory.reminded_at)}" if r.memory.reminded_at else ""
+        return (f"#{r.memory.id} {r.label} {flat(r.memory.content)} "
+                f"({reminders.relative_time(r.memory.due_at, now, runtime.clock)}{mentioned})")
+
+    def text() -> str:
+        if not items:
+            return f"Nothing due in the next {args.within_days:g} days."
+        return "\n".join(line(r) for r in items)
+
+    emit(args, [r.to_json() for r in items], text)
+    return 0
+
+
+def cmd_update(runtime: Runtime, args: argparse.Namespace) -> int:
+    memory = reminders.update_memory(runtime.store, args.id, reminded_at=args.reminded, due_at=args.due,
+                                     content=args.content, importance=args.importance)
+    if args.due:
+        _warn_if_past(runtime, args, memory)
+    emit(args, memory.to_json(), "Updated " + _memory_line(runtime, memory))
+    return 0
+
+
+def cmd_done(runtime: Runtime, args: argparse.Namespace) -> int:
+    before = memories.get_memory(runtime.store, args.id)
+    memory = reminders.mark_done(runtime.store, args.id)
+    if memory.done_at is None and memory.recurrence:  # a series moved on to its next occurrence
+        text = (f"Done #{memory.id} {memory.content} for {runtime.clock.short(before.due_at)}; next: "
+                f"{runtime.clock.short(memory.due_at)} ({memory.rule.describe()})")
+    else:
+        text = "Done " + _memory_line(runtime, memory)
+    emit(args, memory.to_json(), text)
+    return 0
+
+
+def cmd_snooze(runtime: Runtime, args: argparse.Namespace) -> int:
+    memory = reminders.snooze(runtime.store, args.id, " ".join(args.when), allow_past=args.allow_past)
+    emit(args, memory.to_json(), "Snoozed " + _memory_line(runtime, memory))
+    return 0
+
+
+def cmd_forget(runtime: Runtime, args: argparse.Namespace) -> int:
+    memory = memories.forget(runtime.store, args.id)
+    emit(args, {"forgotten": memory.to_json()}, f"Forgot #{memory.id}: {memory.content}")
+    return 0
+
+

@@ -1,0 +1,1 @@
+"""The system prompt, rebuilt from memory for every turn: its sections, the timeline and the consolidated-summary block."""

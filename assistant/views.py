@@ -1,0 +1,74 @@
+"""Plain data the front ends show: reminders, recaps, conversations, messages (no SQL, no widgets)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from memory.memories import Memory
+
+
+@dataclass
+class ReminderView:
+    id: int
+    content: str
+    status: str  # due | overdue
+    when: str  # local, "Mon Nov 23 09:00"
+    relative: str  # "in 2 h", "overdue 1 d"
+    due_at: str
+    label: str = ""  # memory's own label, "[DUE Mon Nov 23 09:00]" (recurring ones add their rule)
+
+
+@dataclass
+class EpisodeView:
+    id: int
+    title: str
+    summary: str
+    when: str
+
+
+@dataclass
+class CurrentView:
+    """The conversation in progress, as recaps show it."""
+
+    id: int
+    title: str
+    when: str
+    messages: int
+    opening: list[str]
+
+
+@dataclass
+class RecapData:
+    episodes: list[EpisodeView]
+    overdue: list[ReminderView]
+    upcoming: list[ReminderView]
+    new_memories: list[str]
+    hours: int = 48
+    current: CurrentView | None = None
+    earlier: list[EpisodeView] = field(default_factory=list)  # before the window, when it holds few
+
+
+@dataclass
+class ConversationView:
+    """One row of the Conversations screen."""
+
+    id: int
+    title: str
+    when: str  # "Sun Nov 22 13:05"
+    messages: int
+    current: bool
+    summary: str = ""
+
+
+@dataclass
+class MessageView:
+    role: str  # user | assistant
+    content: str
+    when: str
+
+
+@dataclass
+class ReminderChange:
+    """A done or snooze, with what is needed to undo it."""
+
+    before: Memory
+    after: Memory
