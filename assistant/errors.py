@@ -1,7 +1,7 @@
 """The one exception hierarchy of the assistant package.
 
 The CLI maps errors once, at its edge: BadInput (and memory's InvalidInput) is the user's to fix,
-exit 2; any other AssistantError (and memory's StoreError) is a failure, exit 1. Each message is
+exit 2; any other AssistantError (and memory's MemoryLibError) is a failure, exit 1. Each message is
 one line for the user.
 """
 from __future__ import annotations
@@ -26,3 +26,28 @@ class ProviderError(AssistantError):
 
 class ToolError(AssistantError):
     """A tool call that could not be carried out; the message goes back to the model."""
+
+
+def explain(error: BaseException) -> str:
+    """One line for the user: what went wrong and, where this app can help, how to recover.
+
+    The memory library says what is wrong in its own terms; the commands that fix it are this
+    app's, so they are added here, at the edge (the CLI and the TUI both end with this line).
+    """
+    from memory.errors import StoreUnusable
+
+    text = str(error)
+    if not isinstance(error, StoreUnusable):
+        return text
+    path = error.path
+    db = f" --db {path}" if path else ""
+    hints = {
+        "damaged": f"`assistant doctor{db}` checks it; `assistant export{db} FILE` saves what can be read, so you "
+                   "can move the file aside and `assistant import FILE` into a new one",
+        "unreadable": f"`assistant doctor{db}` checks it",
+        "newer": "upgrade assistant to open it",
+        "read_only": "make it writable (chmod u+w) to change it; `assistant reminders`, `recall` and `export` "
+                     "read it as it is",
+    }
+    hint = hints.get(error.reason)
+    return f"{text}; {hint}" if hint else text

@@ -39,7 +39,11 @@ class Runtime:
     def searcher(self):
         from memory.search import Searcher
 
-        return Searcher(self.store, self.embedder, on_notice=self.notice)
+        return Searcher(self.store, self.embedder, on_notice=self.notice, on_backlog=self._backlog_notice)
+
+    def _backlog_notice(self, waiting: int) -> None:
+        self.notice(f"{waiting:,} texts are still waiting for their embeddings: until then search finds them by "
+                    "keywords only (`assistant index` embeds them now; the app does it while idle).")
 
     def close(self) -> None:
         if "store" in self.__dict__:

@@ -31,6 +31,27 @@ from memory.time.instants import parse_stored, to_utc_iso
 if TYPE_CHECKING:  # the agent (pydantic, the providers) is imported when a model is chosen, after the first frame
     from assistant.turn.agent import Agent
 
+def check_launch(path: str) -> None:
+    """What the app needs before its first frame, read from the file's header without opening it:
+    a store it can write (it saves every message typed) and not from a newer version."""
+    import os
+    import stat
+
+    from memory.errors import StoreUnusable
+    from memory.schema import SCHEMA_VERSION
+    from memory.store import check_file
+
+    version = check_file(path)
+    if version is None:
+        return
+    if version > SCHEMA_VERSION:
+        raise StoreUnusable(f"the database {path} is from a newer version of assistant (schema {version} > "
+                            f"{SCHEMA_VERSION})", path, "newer")
+    if not os.stat(path).st_mode & stat.S_IWUSR:  # as Store reads it (root can write anything)
+        raise StoreUnusable(f"the database {path} is read-only, and the app saves everything you type", path,
+                            "read_only")
+
+
 ANNOUNCED_KEY = "announced_until"  # store meta: reminders due up to this instant have been announced
 FIRST_LAUNCH_LOOKBACK = timedelta(days=30)  # a store never opened by the app: announce what fell due lately
 
@@ -99,7 +120,8 @@ class AssistantService:
         again until it returns 0 (each call takes about a second at the default limit on 2 cores and
         commits what it did, so stopping between calls loses nothing). Search meanwhile answers
         from the vectors there are plus keywords. Returns 0 at once when embeddings are off."""
-        from memory.search.embeddings import EmbedderUnavailable, pending_count, sync_embeddings
+        from memory.errors import EmbedderUnavailable
+        from memory.search.embeddings import pending_count, sync_embeddings
 
         runtime = self.runtime
         if runtime.embedder is None or runtime.store.read_only:

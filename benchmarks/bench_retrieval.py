@@ -194,7 +194,7 @@ def prepared(seed: int = 12, count: int = 4, log=print):
     """Yield (conversation, runtime, message ids) for each conversation, stores built in a temp dir."""
     from memory.search.embeddings import LocalEmbedder
 
-    embedder = LocalEmbedder()
+    embedder = LocalEmbedder(cache_dir=Path(tempfile.gettempdir()) / "assistant-bench-embedder")
     with tempfile.TemporaryDirectory() as tmp:
         for number, convo in enumerate(generate_all(seed, count)):
             started = time.perf_counter()

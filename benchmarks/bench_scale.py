@@ -286,7 +286,7 @@ def realistic_recall(count: int = 4, seed: int = 12) -> dict:
     from memory.search.embeddings import LocalEmbedder
     from memory.store import Store
 
-    embedder = LocalEmbedder()
+    embedder = LocalEmbedder(cache_dir=Path(tempfile.gettempdir()) / "assistant-bench-embedder")
     convos = generate_all(seed, count)
     found: dict[str, list[float]] = {"each conversation": [], "all conversations in one store": []}
     with tempfile.TemporaryDirectory() as tmp:

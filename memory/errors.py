@@ -1,16 +1,24 @@
 """The one exception hierarchy of the memory package.
 
-Everything a caller can fix (a bad date, an unknown id, a malformed import line) is an
-`InvalidInput`; the CLI turns it into exit status 2 with one line on stderr.
+Siblings under MemoryLibError, so a caller can tell them apart:
+- InvalidInput: the caller's input was wrong (a bad date, an unknown id, a malformed import line);
+  nothing was written. A front end shows it and goes on.
+- StoreUnusable: the database file cannot be used (unreadable, damaged, from a newer version,
+  read-only for a write). `reason` says which, so a front end can say how to recover.
+- ModelUnavailable / MalformedAnswer: the local model cannot be used, or did not answer as asked.
+- EmbedderUnavailable: the embedding model cannot load; search falls back to keywords.
+
+Messages say what is wrong in the library's own terms; how to fix it with a given front end
+(which command to run) is that front end's to add.
 """
 from __future__ import annotations
 
 
-class StoreError(Exception):
+class MemoryLibError(Exception):
     """Base class of every error raised by the memory package."""
 
 
-class InvalidInput(StoreError):
+class InvalidInput(MemoryLibError):
     """The caller's input was wrong; nothing was written."""
 
 
@@ -35,3 +43,26 @@ class ImportFailed(InvalidInput):
     def __init__(self, line: int, why: str) -> None:
         self.line = line
         super().__init__(f"line {line}: {why}; nothing was imported")
+
+
+class StoreUnusable(MemoryLibError):
+    """The database file cannot be used as asked. `reason`: unreadable (cannot even be opened or read),
+    damaged (SQLite reports damage), newer (written by a newer schema), read_only (a write to a file the
+    user made read-only), foreign (an SQLite file of another application)."""
+
+    def __init__(self, message: str, path: str = "", reason: str = "unreadable") -> None:
+        super().__init__(message)
+        self.path = path
+        self.reason = reason
+
+
+class ModelUnavailable(MemoryLibError):
+    """The local model cannot be used for this run (unreachable, no such model, breaker open)."""
+
+
+class MalformedAnswer(MemoryLibError):
+    """The model answered, but not with the JSON asked for."""
+
+
+class EmbedderUnavailable(MemoryLibError):
+    """The embedding model could not be loaded; search falls back to keywords."""

@@ -1,4 +1,4 @@
-"""`assistant doctor`: is the database file sound? Read-only: it never migrates or writes.
+"""Is the database file sound? Read-only: it never migrates or writes.
 
 PRAGMA integrity_check finds damaged pages; the row counts show what can still be read. When the
 file is damaged, the way back is an export (which reads every row it can) into a fresh store.
@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from memory.connection import DatabaseError, connect
-from memory.errors import InvalidInput, StoreError
+from memory.errors import InvalidInput, StoreUnusable
 from memory.schema import SCHEMA_VERSION
 from memory.store import check_file
 
@@ -35,17 +35,6 @@ class Health:
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
-    def recovery(self) -> str:
-        if not self.store_file:
-            return "Give --db the path of an assistant database."
-        if self.newer:
-            return "Nothing is wrong with the file: install the newer assistant that wrote it."
-        if not self.readable:
-            return (f"Nothing in {self.path} can be read, not even its list of tables, so no row can be saved "
-                    "from it; only a backup copy can bring it back.")
-        return (f"To recover: `assistant export --db {self.path} saved.jsonl` saves every readable row; move "
-                f"{self.path} aside; `assistant import saved.jsonl` builds a new store from it.")
-
 
 def check(path: str, max_messages: int = 20) -> Health:
     """A report on the file at `path`; never raises for a damaged or missing file."""
@@ -53,7 +42,7 @@ def check(path: str, max_messages: int = 20) -> Health:
         return Health(path, False, [f"{path} does not exist"])
     try:
         check_file(path)  # a pipe would hang the open; a text file is not a store
-    except (InvalidInput, StoreError) as exc:
+    except (InvalidInput, StoreUnusable) as exc:
         return Health(path, False, [str(exc)], readable=False, store_file=False)
     info = os.stat(path)
     health = Health(path, True, size_bytes=info.st_size, mode=f"{stat.S_IMODE(info.st_mode):04o}")

@@ -53,7 +53,7 @@ def get_upcoming(store: Store, within_days: float = 7, now: datetime | None = No
 def list_open_reminders(store: Store, within_days: float = 7, now: datetime | None = None) -> list[Reminder]:
     """Every reminder not done and due within the window, mentioned or not, overdue first.
 
-    This is the user's one truth (`assistant reminders`, the sidebar, "what's coming up"); the
+    This is the user's one truth (the reminder list of every front end, "what's coming up"); the
     no-nagging lifecycle of get_upcoming decides only what the prompt asks the assistant to mention.
     """
     now = now or store.clock.now()
@@ -89,8 +89,7 @@ def _labelled(rows: list, now: datetime, clock: Clock) -> list[Reminder]:
             memory = Memory.from_row(row)
             out.append(Reminder(memory, *label_for(memory, now, clock)))
         except (ValueError, OverflowError, TypeError) as exc:
-            log.warning("skipped reminder #%s: it cannot be read (%s); `assistant forget %s` removes it",
-                        row["id"], exc, row["id"])
+            log.warning("skipped reminder #%s: it cannot be read (%s)", row["id"], exc)
     return out
 
 
@@ -194,8 +193,8 @@ def snooze(store: Store, memory_id: int, when: str | datetime, allow_past: bool 
         if current.done_at is not None:
             raise InvalidInput(f"reminder #{memory_id} is already done; nothing to snooze")
         if isinstance(when, str) and when.strip().lower().startswith(("every ", "each ")):
-            raise InvalidInput("snooze moves this one occurrence to a time; to make it repeat, use "
-                               f"`assistant update {memory_id} --due \"{when.strip()[:60]}\"`")
+            raise InvalidInput(f"snooze moves this one occurrence to a time, not to a rule ({when.strip()[:60]!r}); "
+                               "to make the reminder repeat, change its due date to the rule")
         return update_memory(store, memory_id, due_at=when, allow_past=allow_past)
 
 

@@ -248,13 +248,14 @@ MIGRATIONS: list[list] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MI
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def migrate(db: Any) -> int:
+def migrate(db: Any, path: str = "") -> int:
     """Apply the migrations this file is missing, each in its own transaction; returns the version."""
     version = db.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
-        from memory.errors import StoreError
+        from memory.errors import StoreUnusable
 
-        raise StoreError(f"the database is from a newer version (schema {version} > {SCHEMA_VERSION})")
+        name = f"the database {path}" if path else "the database"
+        raise StoreUnusable(f"{name} is from a newer version (schema {version} > {SCHEMA_VERSION})", path, "newer")
     for number in range(version + 1, SCHEMA_VERSION + 1):
         db.execute("BEGIN IMMEDIATE")
         try:

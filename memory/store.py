@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from memory.connection import DatabaseError, connect
-from memory.errors import InvalidInput, StoreError
+from memory.errors import InvalidInput, StoreUnusable
 from memory.files import expand
 from memory.schema import migrate
 from memory.time.clock import Clock
@@ -25,36 +25,20 @@ def check_file(path: str) -> int | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise StoreError(f"the database {path} cannot be read ({exc.strerror or exc})") from None
+        raise StoreUnusable(f"the database {path} cannot be read ({exc.strerror or exc})", path) from None
     if not stat.S_ISREG(info.st_mode):
-        raise InvalidInput(f"the database {path} is not a regular file; give --db a file path")
+        raise InvalidInput(f"the database {path} is not a regular file")
     if info.st_size == 0:
         return None  # an empty file becomes a new store
     try:
         with open(path, "rb") as handle:
             header = handle.read(100)
     except OSError as exc:
-        raise StoreError(f"the database {path} cannot be read ({exc.strerror or exc})") from None
+        raise StoreUnusable(f"the database {path} cannot be read ({exc.strerror or exc})", path) from None
     if header[:16] != SQLITE_HEADER:
-        raise InvalidInput(f"{path} is not a database of this assistant (not an SQLite file); "
-                           "give --db another path, or move the file aside")
+        raise InvalidInput(f"{path} is not a memory store (not an SQLite file)")
     return int.from_bytes(header[60:64], "big") if len(header) >= 64 else 0  # PRAGMA user_version
 
-
-def check_launch(path: str) -> None:
-    """What the app needs before its first frame, read from the file's header without opening it:
-    a store it can write (it saves every message typed) and not from a newer version."""
-    from memory.schema import SCHEMA_VERSION
-
-    version = check_file(path)
-    if version is None:
-        return
-    if version > SCHEMA_VERSION:
-        raise StoreError(f"the database {path} is from a newer version of assistant (schema {version} > "
-                         f"{SCHEMA_VERSION}); upgrade assistant to open it")
-    if not os.stat(path).st_mode & stat.S_IWUSR:  # as Store reads it (root can write anything)
-        raise StoreError(f"the database {path} is read-only, and the app saves everything you type; make it "
-                         "writable (chmod u+w), or read it with `assistant reminders`, `recall` or `export`")
 
 
 class Store:
@@ -83,11 +67,9 @@ class Store:
             if self.read_only:
                 self._check_version()
             else:
-                migrate(self._conn)
+                migrate(self._conn, self.path)
         except DatabaseError as exc:
-            raise StoreError(f"the database {self.path} cannot be read ({exc}). `assistant doctor --db {self.path}` "
-                             f"checks it; `assistant export --db {self.path} FILE` saves what can be read, so you "
-                             "can move the file aside and `assistant import FILE` into a new one") from None
+            raise StoreUnusable(f"the database {self.path} cannot be read ({exc})", self.path, "damaged") from None
         if self.path != ":memory:" and not self.read_only:
             for suffix in ("", "-wal", "-shm"):
                 with contextlib.suppress(OSError):
@@ -111,9 +93,12 @@ class Store:
         from memory.schema import SCHEMA_VERSION
 
         version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreUnusable(f"the database {self.path} is from a newer version (schema {version} > "
+                                f"{SCHEMA_VERSION})", self.path, "newer")
         if version != SCHEMA_VERSION:
-            raise StoreError(f"the database {self.path} is read-only and needs an upgrade (schema {version}, this "
-                             f"version uses {SCHEMA_VERSION}); make it writable (chmod u+w) once")
+            raise StoreUnusable(f"the database {self.path} is read-only and needs an upgrade (schema {version}, this "
+                                f"version uses {SCHEMA_VERSION})", self.path, "read_only")
 
     @property
     def conn(self):  # the raw DB-API connection
@@ -143,8 +128,8 @@ class Store:
     def transaction(self) -> Iterator[Store]:
         """All-or-nothing block; nested blocks join the outer transaction."""
         if self.read_only:
-            raise StoreError(f"the database {self.path} is read-only (its file mode has no write permission): "
-                             "nothing was written; `chmod u+w` it to make changes")
+            raise StoreUnusable(f"the database {self.path} is read-only (its file mode has no write permission): "
+                                "nothing was written", self.path, "read_only")
         with self.lock:
             if self._depth:
                 self._depth += 1

@@ -186,20 +186,21 @@ def test_desktop_notification_escapes_markup_and_never_reads_text_as_an_option(t
 # -- the app on a store it cannot use ----------------------------------------------------------
 
 def test_the_app_refuses_at_launch_a_store_it_could_not_save_to(tmp_path):
-    from memory.errors import StoreError
-    from memory.store import Store, check_launch
+    from memory.errors import StoreUnusable
+    from assistant.service import check_launch
+    from memory.store import Store
 
     path = tmp_path / "m.db"
     Store(path).close()
     path.chmod(0o400)
-    with pytest.raises(StoreError, match="read-only, and the app saves everything you type"):
+    with pytest.raises(StoreUnusable, match="read-only, and the app saves everything you type"):
         check_launch(str(path))
     path.chmod(0o600)
     check_launch(str(path))
     data = bytearray(path.read_bytes())
     data[60:64] = (99).to_bytes(4, "big")  # PRAGMA user_version, as a newer release would leave it
     path.write_bytes(bytes(data))
-    with pytest.raises(StoreError, match="newer version"):
+    with pytest.raises(StoreUnusable, match="newer version"):
         check_launch(str(path))
 
 
@@ -224,6 +225,23 @@ async def test_the_app_ends_with_one_line_when_its_store_is_damaged(tmp_path):
             await pilot.pause(0.05)
     assert app.return_code == 1
     assert "cannot be read" in app.exit_line and "assistant doctor" in app.exit_line
+
+
+async def test_bad_input_in_a_background_job_is_a_notice_not_the_end_of_the_app(tmp_path):
+    """Issue 20, item 5: continuing a conversation that no longer exists (forgotten in another window)
+    ended the app with exit 1; only a store that cannot be used may end it."""
+    from tests.ui_helpers import make_app, notices, settle, wait_until
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        app._continue(99999)
+        await wait_until(pilot, lambda: any("no episode with id 99999" in n for n in notices(app)),
+                         what="a notice")
+        assert app.is_running and not app.exit_line
+        app.composer.insert("still here")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(app.chat.query(".answer")) == 1, what="an answer")
 
 
 def test_export_never_replaces_a_device_a_pipe_or_what_a_symlink_is(cli, tmp_path):

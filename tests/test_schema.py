@@ -36,12 +36,12 @@ def test_schema_2_database_migrates_and_keeps_its_index(tmp_path, clock):
 def test_newer_database_is_refused(tmp_path, clock):
     import pytest
 
-    from memory.errors import StoreError
+    from memory.errors import StoreUnusable
 
     db = connect(str(tmp_path / "new.db"))
     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     db.close()
-    with pytest.raises(StoreError, match="newer version"):
+    with pytest.raises(StoreUnusable, match="newer version"):
         Store(tmp_path / "new.db", clock)
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 from memory import episodes, memories, reminders
-from memory.errors import InvalidInput
+from memory.errors import EmbedderUnavailable, InvalidInput
 from memory.search import Searcher, query_words
-from memory.search.embeddings import EmbedderUnavailable, LocalEmbedder, pending_count
+from memory.search.embeddings import LocalEmbedder, pending_count
 
 
 @pytest.fixture

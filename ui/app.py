@@ -26,13 +26,14 @@ from textual.timer import Timer
 from textual.widgets import TextArea
 from textual.worker import Worker, WorkerState
 
+from assistant.errors import explain
 from assistant.paths import history_file
 from assistant.runtime import Runtime
 from assistant.service import AssistantService
 from assistant.settings import SettingsError, save_setting
 from assistant.turn.events import Done, Failed, Notice, TextDelta, ToolCall, ToolResult
 from assistant.views import MessageView, ReminderChange, ReminderView
-from memory.errors import InvalidInput, StoreError
+from memory.errors import InvalidInput, StoreUnusable
 from ui import actions
 from ui.history import InputHistory
 from ui.screens import ConversationScreen, ConversationsScreen, DetailScreen, HelpScreen, RecapScreen, SnoozeScreen
@@ -223,20 +224,20 @@ class AssistantApp(App[int]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A background job that failed says so: a store that cannot be used ends the app with one
-        line (nothing could be saved); anything else is a notice, with the details in the log."""
+        line (nothing could be saved); anything else (bad input, a model failure) is a notice, with
+        the details in the log."""
         if event.state != WorkerState.ERROR:
             return
         error = event.worker.error
         from memory.connection import DatabaseError, OperationalError
 
-        path = self.runtime.settings.db_path()
+        path = str(self.runtime.settings.db_path())
         if isinstance(error, DatabaseError) and not isinstance(error, OperationalError):  # not "locked"
-            error = StoreError(f"the database {path} cannot be read ({error}); `assistant doctor --db {path}` "
-                               "checks it and `assistant export` saves what can be read")
-        if isinstance(error, StoreError) or (isinstance(error, InvalidInput) and event.worker.group == "start"):
+            error = StoreUnusable(f"the database {path} cannot be read ({error})", path, "damaged")
+        if isinstance(error, StoreUnusable):  # nothing typed could be saved: the one reason to end the app
             if not self._ending:  # several jobs fail on the same store: one line
                 self._ending = True
-                self.exit_line = f"assistant: {one_line(str(error), 400)}"
+                self.exit_line = f"assistant: {one_line(explain(error), 400)}"
                 self.exit(return_code=1, message=self.exit_line)
             return
         import logging

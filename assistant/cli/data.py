@@ -2,22 +2,36 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from assistant.cli.output import emit, note
 from assistant.runtime import Runtime
-from memory.errors import InvalidInput, StoreError
+from memory.errors import InvalidInput, StoreUnusable
+from memory.store import Store
 from memory.text import visible
 
 
 def cmd_export(runtime: Runtime, args: argparse.Namespace) -> int:
-    from memory.transfer.jsonl_export import Salvage, write_export
+    from memory.transfer.jsonl_export import Salvage
 
     if getattr(args, "ics", None):
         return _export_ics(runtime, args)
     salvage = Salvage()
-    store = _readable_store(runtime)
+    with _readable_store(runtime) as store:
+        count = _write_jsonl(store, args, salvage)
+    if salvage.count or salvage.unreadable_tables:
+        # A damaged store: everything readable is out; say what is missing, and fail so scripts notice.
+        note(f"assistant: the database is damaged: {salvage.describe()}; the other {count} records were exported")
+        return 1
+    return 0
+
+
+def _write_jsonl(store, args: argparse.Namespace, salvage) -> int:
+    from memory.transfer.jsonl_export import write_export
+
     if args.file and args.file != "-":
         import io
 
@@ -33,36 +47,41 @@ def cmd_export(runtime: Runtime, args: argparse.Namespace) -> int:
 
         count = write_private(args.file, write)
         note(f"Exported {count} records to {args.file}")
-    else:
-        count = write_export(store, sys.stdout, salvage)
-    if salvage.count or salvage.unreadable_tables:
-        # A damaged store: everything readable is out; say what is missing, and fail so scripts notice.
-        note(f"assistant: the database is damaged: {salvage.describe()}; the other {count} records were exported")
-        return 1
-    return 0
+        return count
+    return write_export(store, sys.stdout, salvage)
 
 
-def _readable_store(runtime: Runtime):
+@contextlib.contextmanager
+def _readable_store(runtime: Runtime) -> Iterator[Store]:
     """The store, or, when a damaged file cannot be opened for writing (a failed upgrade check, a
-    truncated file), the same file opened read-only, so export can still save what is readable."""
-    from memory.store import Store
-
+    truncated file), the same file opened read-only (and closed after), so export can still save
+    what is readable."""
     try:
-        return runtime.store
-    except StoreError as damaged:
-        if "newer version" in str(damaged):
+        store = runtime.store
+    except StoreUnusable as damaged:
+        if damaged.reason == "newer":
             raise  # not damage: an upgrade to make, said as it is
-        path = runtime.settings.db_path()
-        from memory.connection import DatabaseError
-
+        store = _open_read_only(runtime, damaged)
         try:
-            store = Store(path, runtime.clock, read_only=True)
-            store.read_table_list()
-        except (StoreError, DatabaseError):
-            raise StoreError(f"nothing in {path} can be read: {str(damaged).split('(', 1)[-1].split(')')[0]} in its "
-                             "list of tables, so no row can be found; only a backup copy can bring it back") from None
-        runtime.__dict__["store"] = store  # closed with the runtime
-        return store
+            yield store
+        finally:
+            store.close()
+        return
+    yield store
+
+
+def _open_read_only(runtime: Runtime, damaged: StoreUnusable) -> Store:
+    from memory.connection import DatabaseError
+
+    path = runtime.settings.db_path()
+    try:
+        store = Store(path, runtime.clock, read_only=True)
+        store.read_table_list()
+    except (StoreUnusable, DatabaseError):
+        raise StoreUnusable(f"nothing in {path} can be read: {str(damaged).split('(', 1)[-1].split(')')[0]} in its "
+                            "list of tables, so no row can be found; only a backup copy can bring it back",
+                            str(path), "lost") from None
+    return store
 
 
 def _export_ics(runtime: Runtime, args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ import sys
 from assistant.cli.output import emit, note
 from assistant.runtime import Runtime
 from memory import memories
+from memory.health import Health
 
 
 def cmd_doctor(runtime: Runtime, args: argparse.Namespace) -> int:
@@ -25,7 +26,7 @@ def cmd_doctor(runtime: Runtime, args: argparse.Namespace) -> int:
             lines.append(f"Waiting for embeddings: {health.pending_embeddings} (`assistant index` does them now)")
         lines += [f"  - {p}" for p in health.problems]
         if not health.ok:
-            lines.append(health.recovery())
+            lines.append(recovery(health))
         return "\n".join(lines)
 
     emit(args, health.to_json(), text)
@@ -88,3 +89,16 @@ def cmd_edges(runtime: Runtime, args: argparse.Namespace) -> int:
                                         f"{e['target_type']} #{e['target_id']} ({e['reason'] or ''})" for e in edges)
          or f"No edges for memory #{args.id}.")
     return 0
+
+
+def recovery(health: Health) -> str:
+    """How to get the memories back from the file `doctor` found wanting, with this app's commands."""
+    if not health.store_file:
+        return "Give --db the path of an assistant database."
+    if health.newer:
+        return "Nothing is wrong with the file: install the newer assistant that wrote it."
+    if not health.readable:
+        return (f"Nothing in {health.path} can be read, not even its list of tables, so no row can be saved "
+                "from it; only a backup copy can bring it back.")
+    return (f"To recover: `assistant export --db {health.path} saved.jsonl` saves every readable row; move "
+            f"{health.path} aside; `assistant import saved.jsonl` builds a new store from it.")

@@ -12,10 +12,10 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn
 
-from assistant.errors import AssistantError, BadInput
+from assistant.errors import AssistantError, BadInput, explain
 from assistant.runtime import Runtime
 from assistant.settings import load_settings
-from memory.errors import InvalidInput, StoreError
+from memory.errors import InvalidInput, MemoryLibError
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILURE = 1
@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None, launch: Callable[[Runtime], int] | None 
                     # Without a terminal the TUI cannot read keys and would spin; say what works instead.
                     raise InvalidInput("the terminal UI needs a terminal on stdin and stdout; for one message "
                                        "without it use: assistant chat \"...\" (assistant --help lists the rest)")
-                from memory.store import check_launch
+                from assistant.service import check_launch
 
                 check_launch(str(settings.db_path()))  # one line here, not a blank app
                 if launch is None:
@@ -173,8 +173,8 @@ def main(argv: list[str] | None = None, launch: Callable[[Runtime], int] | None 
     except (InvalidInput, BadInput) as exc:
         _line(f"error: {exc}")
         return EXIT_BAD_INPUT
-    except (StoreError, AssistantError) as exc:
-        _line(str(exc))
+    except (MemoryLibError, AssistantError) as exc:
+        _line(explain(exc))
         return EXIT_FAILURE
     except KeyboardInterrupt:
         print("assistant: interrupted", file=sys.stderr)

@@ -18,7 +18,8 @@ import time
 from typing import Any
 
 from assistant.runtime import Runtime
-from memory.consolidation.protocol import MalformedAnswer, ModelUnavailable, judge_request, summary_request
+from memory.consolidation.protocol import judge_request, summary_request
+from memory.errors import MalformedAnswer, ModelUnavailable
 from memory.sensitive import redact
 
 log = logging.getLogger(__name__)

@@ -4,8 +4,8 @@ from __future__ import annotations
 import logging
 
 from assistant.runtime import Runtime
-from memory.consolidation.protocol import MalformedAnswer, ModelUnavailable
 from memory.episodes import Message, heuristic_title_and_summary
+from memory.errors import MalformedAnswer, ModelUnavailable
 
 log = logging.getLogger(__name__)
 TITLE_TIMEOUT = 30.0  # seconds: a title is not worth a longer wait

@@ -14,10 +14,11 @@ from datetime import datetime
 from typing import Any
 
 from memory.consolidation.options import Options
-from memory.consolidation.protocol import ConsolidationModel, MalformedAnswer, ModelUnavailable, confidence_value
+from memory.consolidation.protocol import ConsolidationModel, confidence_value
 from memory.consolidation.retention import retention, tier_for
 from memory.consolidation.runs import last_completed_run
 from memory.docs import DOC_SLOTS, DOC_TYPES, doc_id, split_doc_id
+from memory.errors import MalformedAnswer, ModelUnavailable
 from memory.search.embeddings import Embedder, sync_embeddings
 from memory.search.vectors import in_range as vectors_in_range
 from memory.search.vectors import stored as stored_vectors

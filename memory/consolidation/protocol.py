@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from memory.errors import StoreError
-
 SUMMARY_SCHEMA = {
     "type": "object",
     "properties": {
@@ -27,13 +25,6 @@ JUDGE_SCHEMA = {
     "required": ["supersedes", "confidence", "reason"],
 }
 
-
-class ModelUnavailable(StoreError):
-    """The local model cannot be used for this run (unreachable, no such model, breaker open)."""
-
-
-class MalformedAnswer(StoreError):
-    """The model answered, but not with the JSON asked for."""
 
 
 class ConsolidationModel(Protocol):

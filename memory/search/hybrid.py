@@ -30,9 +30,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from memory.docs import DOC_SLOTS, DOC_TYPES, doc_id, split_doc_id
-from memory.errors import InvalidInput
+from memory.errors import EmbedderUnavailable, InvalidInput
 from memory.search import vectors
-from memory.search.embeddings import Embedder, EmbedderUnavailable, pending_count, sync_embeddings
+from memory.search.embeddings import Embedder, pending_count, sync_embeddings
 from memory.store import Store
 from memory.time.instants import to_utc_iso
 
@@ -136,11 +136,13 @@ class Searcher:
 
     def __init__(self, store: Store, embedder: Embedder | None,
                  on_notice: Callable[[str], None] | None = None, fusion: Fusion | None = None,
+                 on_backlog: Callable[[int], None] | None = None,
                  embed_per_search: int = EMBED_PER_SEARCH, common_term_docs: int = COMMON_TERM_DOCS) -> None:
         self.fusion = fusion or Fusion()
         self.store = store
         self.embedder = embedder
-        self.on_notice = on_notice
+        self.on_notice = on_notice  # a sentence for the user: semantic search is off, and why
+        self.on_backlog = on_backlog  # how many texts wait for their embeddings (said once per searcher)
         self.semantic = embedder is not None
         self.embed_per_search = embed_per_search
         self.common_term_docs = common_term_docs
@@ -169,9 +171,8 @@ class Searcher:
             self._degrade(str(exc))
             return None
         self.pending = pending_count(self.store)
-        if self.pending and not self._backlog_noticed and self.on_notice:
-            self.on_notice(f"{self.pending:,} texts are still waiting for their embeddings: until then search finds "
-                           "them by keywords only (`assistant index` embeds them now; the app does it while idle).")
+        if self.pending and not self._backlog_noticed and self.on_backlog:
+            self.on_backlog(self.pending)
             self._backlog_noticed = True
         return vector
 

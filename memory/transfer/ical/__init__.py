@@ -1,4 +1,4 @@
-"""Reminders as iCalendar (SPEC F1): `assistant export --ics FILE` and `assistant import FILE.ics`.
+"""Reminders as iCalendar (SPEC F1): open reminders exported as a calendar, calendar files imported as reminders.
 
 Export writes every open reminder as a VEVENT, not a VTODO: people want to see their reminders
 in the calendar they already look at, and Google Calendar ignores VTODO on import, while every
