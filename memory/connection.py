@@ -58,9 +58,28 @@ def connect(path: str, read_only: bool = False) -> Connection:
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA busy_timeout = 10000")
     if path != ":memory:" and not read_only:
-        conn.execute("PRAGMA journal_mode = WAL")
+        _use_wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
     return conn
+
+
+def _use_wal(conn: Connection, patience: float = 10.0) -> None:
+    """Put the file in WAL mode (it stays so). Switching needs the file to itself and SQLite does not wait
+    for that (no busy handler): two processes opening a new store at once saw "database is locked". A file
+    already in WAL mode needs no switch; otherwise retry while another connection holds it."""
+    import time
+
+    if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal":
+        return
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 __all__ = ["Connection", "DatabaseError", "Error", "IntegrityError", "OperationalError", "Row", "connect"]

@@ -94,3 +94,28 @@ def test_schema_4_vectors_move_to_the_block_index_without_re_embedding(tmp_path,
     assert vectors.knn(store, query, 5, 1) == vectors.exact_knn(store, query, 5, 1)
     assert vectors.knn(store, query, 1)[0][0] == 8 * 4 + 1
     store.close()
+
+
+def test_opening_a_new_store_waits_while_another_process_writes_to_it(tmp_path):
+    """Two processes opening a new store at once: one saw "database is locked" (no busy handler for
+    the switch to WAL), one run in six of the two-writers test."""
+    import threading
+
+    import sqlean
+
+    from memory.connection import connect
+
+    path = str(tmp_path / "new.db")
+    # Another process, first in, writing to the new file before it is in WAL mode (SQLite gives up at
+    # once instead of waiting: a switch of journal mode calls no busy handler).
+    other = sqlean.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("CREATE TABLE t (x)")
+    other.execute("BEGIN IMMEDIATE")
+    release = threading.Timer(0.3, lambda: other.execute("COMMIT"))
+    release.start()
+    try:
+        conn = connect(path)  # raised OperationalError('database is locked') before
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        release.join()
+        other.close()
