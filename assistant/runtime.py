@@ -7,16 +7,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from assistant.settings import Settings
+
+if TYPE_CHECKING:
+    from memory.search.embeddings import Embedder
 from memory.store import Store
 from memory.time.clock import Clock
 from memory.time.zones import system_zone, zone_from_name
 
 
 class Runtime:
-    def __init__(self, settings: Settings, notice: Callable[[str], None] | None = None) -> None:
+    def __init__(self, settings: Settings, notice: Callable[[str], None] | None = None,
+                 embedder: Embedder | None = None) -> None:
+        """`embedder`: one to use instead of the configured one (a test's counting stand-in)."""
         self.settings = settings
+        if embedder is not None:
+            self.__dict__["embedder"] = embedder  # what the cached property below would hold
         zone = zone_from_name(settings.timezone) if settings.timezone else system_zone()
         self.clock = Clock(zone, settings.frozen_now())
         self.notice = notice or (lambda text: None)

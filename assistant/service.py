@@ -87,8 +87,7 @@ class AssistantService:
                     provider = OfflineProvider(self.runtime)
                 from assistant.turn.agent import Agent
 
-                self.agent = Agent(self.runtime, provider)
-                self.agent.defer = self.defer
+                self.agent = Agent(self.runtime, provider, defer=self.defer)
         return self.provider_label
 
     @property
@@ -315,11 +314,7 @@ class AssistantService:
         """Close the current episode before the process ends: the model's title now, nothing deferred."""
         if self.agent is None:
             return None
-        defer, self.agent.defer = self.agent.defer, None
-        try:
-            return self.agent.close_episode()
-        finally:
-            self.agent.defer = defer
+        return self.agent.close_episode(wait=True)
 
     async def turn(self, text: str) -> AsyncIterator[Event]:
         """One turn; a message sent while the app is still starting waits for the model choice."""

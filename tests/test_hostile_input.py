@@ -186,8 +186,8 @@ def test_desktop_notification_escapes_markup_and_never_reads_text_as_an_option(t
 # -- the app on a store it cannot use ----------------------------------------------------------
 
 def test_the_app_refuses_at_launch_a_store_it_could_not_save_to(tmp_path):
-    from memory.errors import StoreUnusable
     from assistant.service import check_launch
+    from memory.errors import StoreUnusable
     from memory.store import Store
 
     path = tmp_path / "m.db"
@@ -235,13 +235,13 @@ async def test_bad_input_in_a_background_job_is_a_notice_not_the_end_of_the_app(
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
-        app._continue(99999)
+        app.main_screen._continue(99999)
         await wait_until(pilot, lambda: any("no episode with id 99999" in n for n in notices(app)),
                          what="a notice")
         assert app.is_running and not app.exit_line
-        app.composer.insert("still here")
+        app.main_screen.composer.insert("still here")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: len(app.chat.query(".answer")) == 1, what="an answer")
+        await wait_until(pilot, lambda: len(app.main_screen.chat.chat_log.query(".answer")) == 1, what="an answer")
 
 
 def test_export_never_replaces_a_device_a_pipe_or_what_a_symlink_is(cli, tmp_path):

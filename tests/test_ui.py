@@ -15,7 +15,7 @@ import pytest
 
 from memory import episodes
 from tests.ui_helpers import make_app, settle, sidebar_text, wait_until
-from ui.screens import HelpScreen, RecapScreen, SnoozeScreen
+from ui.screens.dialogs import HelpScreen, RecapScreen, SnoozeScreen
 
 
 async def test_offline_reminder_appears_in_sidebar(tmp_path):
@@ -100,7 +100,7 @@ async def test_ctrl_n_closes_episode_and_help(tmp_path):
 async def quiet(pilot) -> None:
     """No toasts in a snapshot: they come from parallel workers in any order, and fade on a timer; and a
     steady cursor, not one caught in either half of its blink."""
-    for widget in (pilot.app.composer, pilot.app.focused):
+    for widget in (pilot.app.main_screen.composer, pilot.app.focused):
         if hasattr(widget, "cursor_blink"):
             widget.cursor_blink = False
     pilot.app.clear_notifications()
@@ -210,7 +210,7 @@ async def test_huge_paste_and_control_characters_are_kept(tmp_path):
 async def test_message_sent_before_the_model_is_chosen_is_answered(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        app.session.agent = None  # as if the start-up worker had not finished yet
+        app.service.agent = None  # as if the start-up worker had not finished yet
         app.query_one("Composer").insert("remember that the spare key is under the pot")
         await pilot.press("enter")
         await settle(pilot, app)

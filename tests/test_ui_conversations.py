@@ -9,7 +9,8 @@ from assistant.cli.conversations import cmd_recap
 from assistant.turn.tools import recall_recent
 from memory import episodes
 from tests.ui_helpers import make_app, settle, type_and_send, wait_until
-from ui.screens import ConversationScreen, ConversationsScreen, RecapScreen
+from ui.screens.conversations import ConversationScreen, ConversationsScreen
+from ui.screens.dialogs import RecapScreen
 
 
 def rows(screen) -> list[str]:
@@ -40,7 +41,7 @@ async def test_conversations_list_filter_open_and_continue(tmp_path):
         await pilot.press("down", "up", "ctrl+o")  # continue the highlighted one
         await wait_until(pilot, lambda: app.screen is app.main_screen, what="back in the chat")
         await settle(pilot, app)
-        shown = [str(w.render()) for w in app.chat.query("UserMessage")]
+        shown = [str(w.render()) for w in app.main_screen.chat.chat_log.query("UserMessage")]
         assert shown == ["The Breckenridge lift pass costs 289 dollars a day"]
         store = app.runtime.store
         ski = episodes.active_episode(store)
@@ -100,7 +101,7 @@ async def test_offline_recap_and_the_cli_include_the_current_conversation(tmp_pa
         await settle(pilot, app)
         await type_and_send(pilot, app, "remember that the boiler code is 4471")
         await type_and_send(pilot, app, "what did we talk about?")
-        answers = [str(w.render()) for w in app.chat.query(".answer")]
+        answers = [str(w.render()) for w in app.main_screen.chat.chat_log.query(".answer")]
         assert "Ski Trip Planning" in answers[-1] and "(current conversation, 3 messages)" in answers[-1]
         assert "> remember that the boiler code is 4471" in answers[-1]
     runtime = app.runtime  # the CLI, while the conversation is still open (the app did not quit)
@@ -162,16 +163,16 @@ def test_control_characters_are_shown_not_emitted():
 async def test_a_transcript_of_long_answers_is_bounded_and_says_what_it_left_out(tmp_path):
     from assistant.views import MessageView
     from tests.ui_helpers import make_app, settle
-    from ui.app import TRANSCRIPT_CHARACTERS
+    from ui.widgets.chat import TRANSCRIPT_CHARACTERS
 
     app = make_app(tmp_path)
     long = [MessageView("user" if i % 2 == 0 else "assistant", f"turn {i} " + "word " * 1000, "Nov 22 10:00")
             for i in range(20)]
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
-        await app.show_transcript(long)
+        await app.main_screen.chat.show_transcript(long)
         await settle(pilot, app)
-        shown = [w for w in app.chat.children if not w.has_class("tool-line")]
+        shown = [w for w in app.main_screen.chat.chat_log.children if not w.has_class("tool-line")]
         assert 1 <= len(shown) <= TRANSCRIPT_CHARACTERS // 5000 + 1
-        [line] = [str(w.render()) for w in app.chat.query(".tool-line")]
+        [line] = [str(w.render()) for w in app.main_screen.chat.chat_log.query(".tool-line")]
         assert f"{20 - len(shown)} earlier messages" in line

@@ -9,13 +9,16 @@ import tomllib
 from textual import events
 
 from assistant.paths import history_file
-from assistant.service import AssistantService
 from tests.conftest import make_runtime
 from tests.ui_helpers import make_app, notices, settle, type_and_send, wait_until
 from ui import actions
-from ui.app import ActionCommands, AssistantApp
-from ui.screens import DetailScreen, HelpScreen
-from ui.widgets import ChatLog, Composer, ReminderList, UserMessage, Welcome
+from ui.app import AssistantApp
+from ui.commands import ActionCommands
+from ui.screens.dialogs import DetailScreen, HelpScreen
+from ui.widgets.chat import ChatLog, UserMessage
+from ui.widgets.composer import Composer
+from ui.widgets.reminders import ReminderList
+from ui.widgets.welcome import Welcome
 
 
 async def test_escape_returns_to_the_message_box_and_letters_never_act_there(tmp_path):
@@ -24,19 +27,19 @@ async def test_escape_returns_to_the_message_box_and_letters_never_act_there(tmp
         await settle(pilot, app)
         await pilot.press("ctrl+l")
         assert isinstance(app.focused, ReminderList)
-        footer_keys = {k.key for k in app.footer.query("FooterKey")}
+        footer_keys = {k.key for k in app.main_screen.footer.query("FooterKey")}
         assert {"d", "s"} <= footer_keys  # the list's letters are shown while it has the focus
         await pilot.press("escape")
         assert isinstance(app.focused, Composer)
         await pilot.pause()
-        assert not {"d", "s"} & {k.key for k in app.footer.query("FooterKey")}
+        assert not {"d", "s"} & {k.key for k in app.main_screen.footer.query("FooterKey")}
         await pilot.press(*"ok sure")  # typed in the message box: no dialog, nothing done
         await settle(pilot, app)
-        assert app.composer.text == "ok sure" and app.screen is app.main_screen
+        assert app.main_screen.composer.text == "ok sure" and app.screen is app.main_screen
         # A letter typed while the list has the focus goes to the message box (d and s stay list keys).
-        app.composer.clear()
+        app.main_screen.composer.clear()
         await pilot.press("ctrl+l", "o", "k")
-        assert isinstance(app.focused, Composer) and app.composer.text == "ok"
+        assert isinstance(app.focused, Composer) and app.main_screen.composer.text == "ok"
         # Escape in a dialog closes the dialog first; the next one returns to the message box.
         await pilot.press("ctrl+l", "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, DetailScreen), what="details dialog")
@@ -53,12 +56,12 @@ async def test_tab_reaches_the_chat_which_shows_it_has_the_focus(tmp_path):
         await settle(pilot, app)
         await pilot.press("shift+tab")
         assert isinstance(app.focused, ChatLog)
-        assert app.chat.styles.border_left[0] != app.composer.styles.border_left[0] or app.chat.has_focus
-        assert app.chat.styles.border_left[0] == "thick"  # the focused pane is marked
+        assert app.main_screen.chat.chat_log.styles.border_left[0] != app.main_screen.composer.styles.border_left[0] or app.main_screen.chat.chat_log.has_focus
+        assert app.main_screen.chat.chat_log.styles.border_left[0] == "thick"  # the focused pane is marked
 
 
 async def fill_chat(app, n: int = 60) -> None:
-    await app.chat.mount_all([UserMessage(f"note line {i:02d}") for i in range(1, n + 1)])
+    await app.main_screen.chat.chat_log.mount_all([UserMessage(f"note line {i:02d}") for i in range(1, n + 1)])
 
 
 async def test_page_keys_scroll_while_typing_and_the_chat_stays_pinned(tmp_path):
@@ -66,35 +69,35 @@ async def test_page_keys_scroll_while_typing_and_the_chat_stays_pinned(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
         await fill_chat(app)
-        await wait_until(pilot, lambda: app.chat.max_scroll_y > 0 and app.chat.scroll_y == app.chat.max_scroll_y,
+        await wait_until(pilot, lambda: app.main_screen.chat.chat_log.max_scroll_y > 0 and app.main_screen.chat.chat_log.scroll_y == app.main_screen.chat.chat_log.max_scroll_y,
                          what="pinned to the newest")
-        app.composer.insert("half a thought")
+        app.main_screen.composer.insert("half a thought")
         await pilot.press("pageup", "pageup")
-        assert isinstance(app.focused, Composer) and app.composer.text == "half a thought"
-        assert app.chat.scroll_y < app.chat.max_scroll_y - 10
+        assert isinstance(app.focused, Composer) and app.main_screen.composer.text == "half a thought"
+        assert app.main_screen.chat.chat_log.scroll_y < app.main_screen.chat.chat_log.max_scroll_y - 10
         # Not pinned any more: what arrives does not pull the view down.
-        where = app.chat.scroll_y
-        await app.chat.mount(UserMessage("arrives while reading"))
+        where = app.main_screen.chat.chat_log.scroll_y
+        await app.main_screen.chat.chat_log.mount(UserMessage("arrives while reading"))
         await pilot.pause()
-        assert app.chat.scroll_y == where
+        assert app.main_screen.chat.chat_log.scroll_y == where
         await pilot.press("ctrl+end")
-        await wait_until(pilot, lambda: app.chat.scroll_y == app.chat.max_scroll_y)
-        await app.chat.mount(UserMessage("follows again"))
-        await wait_until(pilot, lambda: app.chat.scroll_y == app.chat.max_scroll_y, what="following again")
+        await wait_until(pilot, lambda: app.main_screen.chat.chat_log.scroll_y == app.main_screen.chat.chat_log.max_scroll_y)
+        await app.main_screen.chat.chat_log.mount(UserMessage("follows again"))
+        await wait_until(pilot, lambda: app.main_screen.chat.chat_log.scroll_y == app.main_screen.chat.chat_log.max_scroll_y, what="following again")
         # Home/End on an empty message box jump through the chat; with text they move the cursor.
-        app.composer.clear()
+        app.main_screen.composer.clear()
         await pilot.press("home")
-        await wait_until(pilot, lambda: app.chat.scroll_y == 0, what="top")
+        await wait_until(pilot, lambda: app.main_screen.chat.chat_log.scroll_y == 0, what="top")
         await pilot.press("end")
-        await wait_until(pilot, lambda: app.chat.scroll_y == app.chat.max_scroll_y, what="bottom")
+        await wait_until(pilot, lambda: app.main_screen.chat.chat_log.scroll_y == app.main_screen.chat.chat_log.max_scroll_y, what="bottom")
         await pilot.press("pageup")
         await pilot.press(*["pagedown"] * 3)
         await mount_and_check_followed(pilot, app)
 
 
 async def mount_and_check_followed(pilot, app) -> None:
-    await app.chat.mount(UserMessage("newest"))
-    await wait_until(pilot, lambda: app.chat.scroll_y == app.chat.max_scroll_y, what="paging down re-pins")
+    await app.main_screen.chat.chat_log.mount(UserMessage("newest"))
+    await wait_until(pilot, lambda: app.main_screen.chat.chat_log.scroll_y == app.main_screen.chat.chat_log.max_scroll_y, what="paging down re-pins")
 
 
 async def test_mouse_wheel_scrolls_the_chat(tmp_path):
@@ -102,10 +105,10 @@ async def test_mouse_wheel_scrolls_the_chat(tmp_path):
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
         await fill_chat(app)
-        await wait_until(pilot, lambda: app.chat.scroll_y == app.chat.max_scroll_y > 0)
-        before = app.chat.scroll_y
+        await wait_until(pilot, lambda: app.main_screen.chat.chat_log.scroll_y == app.main_screen.chat.chat_log.max_scroll_y > 0)
+        before = app.main_screen.chat.chat_log.scroll_y
         await pilot._post_mouse_events([events.MouseScrollUp], ChatLog, offset=(5, 5))  # no public pilot wheel
-        await wait_until(pilot, lambda: app.chat.scroll_y < before, what="wheel scroll")
+        await wait_until(pilot, lambda: app.main_screen.chat.chat_log.scroll_y < before, what="wheel scroll")
 
 
 async def test_sending_and_resizing_keep_the_newest_message_in_view(tmp_path):
@@ -115,11 +118,11 @@ async def test_sending_and_resizing_keep_the_newest_message_in_view(tmp_path):
         await fill_chat(app)
         await pilot.press("pageup", "pageup")  # reading old lines, then sending brings you back down
         await type_and_send(pilot, app, "remember that zebra stripes are unique")
-        newest = list(app.chat.children)[-1]
+        newest = list(app.main_screen.chat.chat_log.children)[-1]
         for size in ((80, 24), (50, 15), (100, 30)):
             await pilot.resize_terminal(*size)
-            await wait_until(pilot, lambda: app.chat.scroll_y == app.chat.max_scroll_y, what=f"pinned at {size}")
-            assert newest.region.bottom <= app.chat.region.bottom  # visible, not below the fold
+            await wait_until(pilot, lambda: app.main_screen.chat.chat_log.scroll_y == app.main_screen.chat.chat_log.max_scroll_y, what=f"pinned at {size}")
+            assert newest.region.bottom <= app.main_screen.chat.chat_log.region.bottom  # visible, not below the fold
 
 
 async def test_newline_key_and_enter_sends_both_lines(tmp_path):
@@ -127,9 +130,9 @@ async def test_newline_key_and_enter_sends_both_lines(tmp_path):
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
         await pilot.press(*"first", "ctrl+j", *"second")
-        assert app.composer.text == "first\nsecond"
+        assert app.main_screen.composer.text == "first\nsecond"
         await pilot.press("shift+enter", *"third")
-        assert app.composer.text == "first\nsecond\nthird"
+        assert app.main_screen.composer.text == "first\nsecond\nthird"
         await pilot.press("enter")
         await settle(pilot, app)
         stored = app.runtime.store.one("SELECT content FROM messages WHERE role = 'user'")[0]
@@ -143,9 +146,9 @@ async def test_first_run_welcome_gives_way_once_you_type(tmp_path):
         text = app.query_one(Welcome).text
         assert "remind me to" in text and "ANTHROPIC_API_KEY" in text and "ollama serve" in text
         assert "No model connected" in text and "ctrl+r recap" in text and "f1" in text
-        assert not app.chat.display  # the welcome stands in for the (empty) chat
+        assert not app.main_screen.chat.chat_log.display  # the welcome stands in for the (empty) chat
         await pilot.press("h")
-        await wait_until(pilot, lambda: not app.query(Welcome) and app.chat.display, what="welcome gone")
+        await wait_until(pilot, lambda: not app.query(Welcome) and app.main_screen.chat.chat_log.display, what="welcome gone")
 
 
 async def test_the_welcome_scrolls_in_a_small_terminal(tmp_path):
@@ -177,14 +180,14 @@ async def test_input_history_is_kept_between_launches(tmp_path):
         await type_and_send(pilot, app, "two\nlines")
     path = history_file()
     assert path.stat().st_mode & 0o777 == 0o600
-    again = AssistantApp(AssistantService(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")))
+    again = AssistantApp(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline").settings)
     async with again.run_test(size=(100, 30)) as pilot:
         await settle(pilot, again)
         await pilot.press("up")
-        assert again.composer.text == "two\nlines"
-        again.composer.move_cursor((0, 0))
+        assert again.main_screen.composer.text == "two\nlines"
+        again.main_screen.composer.move_cursor((0, 0))
         await pilot.press("up")
-        assert again.composer.text == "remember that the spare key is under the pot"
+        assert again.main_screen.composer.text == "remember that the spare key is under the pot"
 
 
 async def test_a_recalled_long_paste_is_walked_past_whole(tmp_path):
@@ -194,17 +197,17 @@ async def test_a_recalled_long_paste_is_walked_past_whole(tmp_path):
         await type_and_send(pilot, app, "short one")
         await type_and_send(pilot, app, "\n".join(f"note line {i:02d}" for i in range(60)))
         await pilot.press("up")
-        assert app.composer.text.startswith("note line 00")
+        assert app.main_screen.composer.text.startswith("note line 00")
         await pilot.press("up")  # unedited: straight to the entry before, wherever the cursor is
-        assert app.composer.text == "short one"
+        assert app.main_screen.composer.text == "short one"
         await pilot.press("down")
-        assert app.composer.text.startswith("note line 00")
+        assert app.main_screen.composer.text.startswith("note line 00")
         await pilot.press("down")
-        assert app.composer.text == ""
+        assert app.main_screen.composer.text == ""
         await pilot.press("up", "x")  # recalled with the cursor at its end, where one edits
-        assert app.composer.text.endswith("note line 59x")
+        assert app.main_screen.composer.text.endswith("note line 59x")
         await pilot.press("down", "up", "up")  # edited: up and down only move the cursor, the edit stays
-        assert app.composer.text.startswith("note line 00") and app.composer.text.endswith("59x")
+        assert app.main_screen.composer.text.startswith("note line 00") and app.main_screen.composer.text.endswith("59x")
 
 
 async def test_a_draft_survives_a_walk_through_the_history(tmp_path):
@@ -212,14 +215,14 @@ async def test_a_draft_survives_a_walk_through_the_history(tmp_path):
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
         await type_and_send(pilot, app, "sent before")
-        app.composer.insert("half a thought")
-        app.composer.move_cursor((0, 0))
+        app.main_screen.composer.insert("half a thought")
+        app.main_screen.composer.move_cursor((0, 0))
         await pilot.press("up")
-        assert app.composer.text == "sent before" and app.composer.cursor_location == (0, 11)
+        assert app.main_screen.composer.text == "sent before" and app.main_screen.composer.cursor_location == (0, 11)
         await pilot.press("ctrl+u")  # deletes back from the end: the recalled line is gone
-        assert app.composer.text == ""
+        assert app.main_screen.composer.text == ""
         await pilot.press("up", "down")
-        assert app.composer.text == "half a thought"
+        assert app.main_screen.composer.text == "half a thought"
 
 
 def test_input_history_keeps_the_last_500(tmp_path):
@@ -241,7 +244,7 @@ async def test_theme_picked_in_the_palette_is_kept(tmp_path):
     from assistant.paths import config_file
 
     assert tomllib.loads(config_file().read_text())["ui"]["theme"] == "nord"
-    again = AssistantApp(AssistantService(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")))
+    again = AssistantApp(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline").settings)
     async with again.run_test(size=(100, 30)) as pilot:
         await settle(pilot, again)
         assert again.theme == "nord"
@@ -271,11 +274,22 @@ async def test_palette_and_help_come_from_one_table(tmp_path):
 
 
 def test_every_table_row_is_a_binding_or_handled_by_its_widget():
-    bound = {b.id for scope in ("app", "reminders", "conversations", "reader") for b in actions.bindings(scope)}
+    from ui.screens.conversations import ConversationScreen, ConversationsScreen
+    from ui.screens.main import MainScreen
+    from ui.widgets.reminders import ReminderPanel
+
+    owners = {"app": AssistantApp, "main": MainScreen, "reminders": ReminderPanel,
+              "conversations": ConversationsScreen, "reader": ConversationScreen}
+    bound = {b.id for scope in owners for b in actions.bindings(scope)}
     for row in actions.ACTIONS:
         assert row.description and row.description != row.label
         if row.action and row.key:
             assert row.id in bound
+            # The binding's action exists where it is bound ("screen.x" on the main screen).
+            owner, name = owners[row.scope], row.action
+            if name.startswith("screen."):
+                owner, name = MainScreen, name.removeprefix("screen.")
+            assert hasattr(owner, f"action_{name}"), (row.id, owner.__name__, name)
 
 
 async def test_copy_the_last_answer(tmp_path):
@@ -294,7 +308,7 @@ async def test_user_and_stored_text_are_shown_literally(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         await type_and_send(pilot, app, "remember that the gate code is *77* by the <side door>")
-        shown = [str(w.render()) for w in app.chat.query(".user-message, .answer, .tool-line")]
+        shown = [str(w.render()) for w in app.main_screen.chat.chat_log.query(".user-message, .answer, .tool-line")]
         assert sum("*77* by the <side door>" in s for s in shown) == 3, shown  # message, tool line, answer
 
 
@@ -302,21 +316,21 @@ async def test_narrow_terminal_folds_the_sidebar_into_one_line(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
-        assert not app.sidebar.display and app.bar.display
-        assert str(app.bar.render()).startswith("⏰ 2 reminders · 1 overdue · next: Call the plumber in 20 h")
-        footer = app.footer
+        assert not app.main_screen.sidebar.display and app.main_screen.bar.display
+        assert str(app.main_screen.bar.render()).startswith("⏰ 2 reminders · 1 overdue · next: Call the plumber in 20 h")
+        footer = app.main_screen.footer
         assert sum(k.region.width for k in footer.query("FooterKey")) <= 80
         await pilot.press("ctrl+b")
-        assert app.sidebar.display and isinstance(app.focused, ReminderList)
+        assert app.main_screen.sidebar.display and isinstance(app.focused, ReminderList)
         await pilot.press("escape")
-        assert not app.sidebar.display and isinstance(app.focused, Composer)
+        assert not app.main_screen.sidebar.display and isinstance(app.focused, Composer)
         await pilot.resize_terminal(120, 40)
         await pilot.pause()
-        assert app.sidebar.display and not app.bar.display
+        assert app.main_screen.sidebar.display and not app.main_screen.bar.display
         await pilot.resize_terminal(50, 15)
         await pilot.pause()
-        assert not app.sidebar.display
-        assert sum(k.region.width for k in app.footer.query("FooterKey")) <= 50
+        assert not app.main_screen.sidebar.display
+        assert sum(k.region.width for k in app.main_screen.footer.query("FooterKey")) <= 50
 
 
 async def test_closing_an_idle_conversation_does_not_delay_the_answer(tmp_path, monkeypatch):
@@ -339,9 +353,9 @@ async def test_closing_an_idle_conversation_does_not_delay_the_answer(tmp_path, 
         await type_and_send(pilot, app, "remember that I like tea")
         app.runtime.clock.fixed = app.runtime.clock.fixed.replace(hour=16)  # two idle hours later
         start = time.monotonic()
-        app.composer.insert("remember that I like coffee")
+        app.main_screen.composer.insert("remember that I like coffee")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: len(app.chat.query(".answer")) == 2, what="second answer")
+        await wait_until(pilot, lambda: len(app.main_screen.chat.chat_log.query(".answer")) == 2, what="second answer")
         assert time.monotonic() - start < 1.5  # not held up by the 2 s title
         first = app.runtime.store.one("SELECT title, ended_at FROM episodes ORDER BY id LIMIT 1 OFFSET 1")
         assert first["ended_at"] is not None

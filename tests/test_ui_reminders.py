@@ -7,15 +7,15 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime, timedelta
 
-from assistant.service import AssistantService
 from memory import memories
 from memory.store import Store
 from memory.time.clock import Clock
 from tests.conftest import T0, make_runtime
 from tests.ui_helpers import make_app, notices, settle, sidebar_text, wait_until
 from ui.app import AssistantApp
-from ui.screens import DetailScreen, SnoozeScreen
-from ui.widgets import Composer, ReminderList
+from ui.screens.dialogs import DetailScreen, SnoozeScreen
+from ui.widgets.composer import Composer
+from ui.widgets.reminders import ReminderList
 
 
 def other_process(app) -> Store:
@@ -41,7 +41,7 @@ async def test_reminder_written_elsewhere_is_noticed_and_announced_on_time(tmp_p
         assert sum("Stretch your legs" in n for n in notices(app)) == 1
         # The toast goes away; a line in the chat stays for whoever was away.
         await wait_until(pilot, lambda: any("Stretch your legs is due" in str(w.render())
-                                            for w in app.chat.query(".reminder")), what="the chat line")
+                                            for w in app.main_screen.chat.chat_log.query(".reminder")), what="the chat line")
 
 
 async def test_a_reminder_written_elsewhere_already_overdue_is_announced(tmp_path):
@@ -58,13 +58,13 @@ async def test_a_reminder_written_elsewhere_already_overdue_is_announced(tmp_pat
 
 async def test_timer_fires_at_the_due_instant_with_the_real_clock(tmp_path):
     rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline", ASSISTANT_NOW="")
-    app = AssistantApp(AssistantService(rt))
+    app = AssistantApp(rt.settings)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         due = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=2)
         memories.remember(rt.store, "Tea is ready", due_at=due)
-        app.refresh_reminders()  # what a turn does after the model wrote a reminder
-        await wait_until(pilot, lambda: app._next_due == due, what="timer scheduled")
+        app.main_screen.refresh_reminders()  # what a turn does after the model wrote a reminder
+        await wait_until(pilot, lambda: app.main_screen.due_watcher.next_due == due, what="timer scheduled")
         await wait_until(pilot, lambda: any("Tea is ready" in n for n in notices(app)), timeout=6, what="notice")
         late = (datetime.now(UTC) - due).total_seconds()
         assert -0.1 < late < 2.0
@@ -79,12 +79,12 @@ async def test_what_fell_due_while_closed_is_announced_once_in_one_notice(tmp_pa
         assert len(launch) == 1
         assert "2 reminders" in launch[0] and "Pay the rent" in launch[0] and "Water the plants" in launch[0]
         await pilot.press("ctrl+q")
-    again = AssistantApp(AssistantService(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")))
+    again = AssistantApp(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline").settings)
     async with again.run_test(size=(120, 40)) as pilot:
         await settle(pilot, again)
         assert not any(n.startswith("While the app was closed") for n in notices(again))
-    later = AssistantApp(AssistantService(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline",
-                                              ASSISTANT_NOW=(T0 + timedelta(days=1)).isoformat())))
+    later = AssistantApp(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline",
+                                      ASSISTANT_NOW=(T0 + timedelta(days=1)).isoformat()).settings)
     async with later.run_test(size=(120, 40)) as pilot:
         await settle(pilot, later)
         [notice] = [n for n in notices(later) if n.startswith("While the app was closed")]
@@ -112,10 +112,10 @@ async def test_done_offers_undo_for_ten_seconds(tmp_path):
         assert memories.get_memory(app.runtime.store, 2).done_at is None
         # The highlight stayed on the plumber while the rent came back; after 10 s ctrl+z is the
         # message box's own undo again and changes no reminder.
-        assert app.sidebar.selected.content == "Call the plumber"
+        assert app.main_screen.sidebar.selected.content == "Call the plumber"
         await pilot.press("ctrl+l", "d")
         await settle(pilot, app)
-        app._undo_until = time.monotonic() - 1
+        app.main_screen.sidebar._undo_until = time.monotonic() - 1
         await pilot.press("escape", "ctrl+z")
         await settle(pilot, app)
         assert "Call the plumber" not in sidebar_text(app) and "Pay the rent" in sidebar_text(app)
@@ -127,12 +127,12 @@ async def test_selection_follows_the_reminder_not_the_row(tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         await pilot.press("ctrl+l", "down")
-        assert app.sidebar.selected.content == "Call the plumber"
+        assert app.main_screen.sidebar.selected.content == "Call the plumber"
         with other_process(app) as cli:  # lands above the highlighted row
             memories.remember(cli, "Feed the cat", due_at=T0 + timedelta(hours=1))
         # (While the rows are rebuilt nothing is highlighted, so a key pressed then acts on nothing.)
-        await wait_until(pilot, lambda: "Feed the cat" in sidebar_text(app) and app.sidebar.selected, timeout=3)
-        assert app.sidebar.selected.content == "Call the plumber"
+        await wait_until(pilot, lambda: "Feed the cat" in sidebar_text(app) and app.main_screen.sidebar.selected, timeout=3)
+        assert app.main_screen.sidebar.selected.content == "Call the plumber"
         await pilot.press("d")  # so d acts on what is highlighted
         await settle(pilot, app)
         assert memories.get_memory(app.runtime.store, 1).done_at is not None
@@ -184,12 +184,12 @@ async def test_desktop_notification_and_its_switch(tmp_path, monkeypatch):
     monkeypatch.setattr(ui.desktop, "notify_desktop", lambda title, body: sent.append(body) or True)
     for enabled in (True, False):
         sent.clear()
-        app = AssistantApp(AssistantService(make_runtime(tmp_path / str(enabled), ASSISTANT_PROVIDER="offline",
-                                                ASSISTANT_UI__DESKTOP_NOTIFICATIONS=str(enabled).lower())))
+        app = AssistantApp(make_runtime(tmp_path / str(enabled), ASSISTANT_PROVIDER="offline",
+                                                ASSISTANT_UI__DESKTOP_NOTIFICATIONS=str(enabled).lower()).settings)
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot, app)
             memories.remember(app.runtime.store, "Leave for the train", due_at=T0 + timedelta(seconds=5))
-            app.refresh_reminders()
+            app.main_screen.refresh_reminders()
             await settle(pilot, app)
             app.runtime.clock.fixed = T0 + timedelta(seconds=5)
             await wait_until(pilot, lambda a=app: any("Leave for the train" in n for n in notices(a)), timeout=3)

@@ -5,7 +5,6 @@ import json
 import time
 from collections.abc import Callable
 
-from assistant.service import AssistantService
 from memory import memories
 from memory.transfer.jsonl_import import import_records
 from tests.conftest import make_runtime
@@ -26,7 +25,8 @@ def make_app(tmp_path, seed: bool = True, messages: bool = False, **env) -> Assi
         memories.remember(rt.store, "Call the plumber", due_at="2026-11-23T10:00:00+00:00")
         memories.remember(rt.store, "Pay the rent", due_at="2026-11-21T09:00:00+00:00")
         import_records(rt.store, [json.dumps(EPISODE), *(json.dumps(m) for m in (SKI_MESSAGES if messages else []))])
-    return AssistantApp(AssistantService(rt))
+    rt.close()
+    return AssistantApp(rt.settings)
 
 
 async def settle(pilot, app) -> None:
@@ -55,6 +55,6 @@ def notices(app) -> list[str]:
 
 
 async def type_and_send(pilot, app, text: str) -> None:
-    app.composer.insert(text)
+    app.main_screen.composer.insert(text)
     await pilot.press("enter")
     await settle(pilot, app)

@@ -1,9 +1,9 @@
 """The one table of what the app can do: key bindings, footer, command palette and f1 help all
 come from here, so they cannot disagree (Posting's `Binding(id=, tooltip=)` plus a Provider).
 
-Each row names where its key works (`scope`): "app" keys are App bindings, "reminders" keys are
-bindings of the reminder list, and the rows with other scopes are handled by their widget and are
-listed here so that help shows them. Keys are rebindable by `id` under `[keymap]` in the config.
+Each row names where its key works (`scope`): "app" keys are App bindings (anywhere), "main" keys
+bindings of the main screen, "reminders" keys bindings of the reminder panel, and the rows with
+other scopes are handled by their widget and are listed here so that help shows them. Keys are rebindable by `id` under `[keymap]` in the config.
 """
 from __future__ import annotations
 
@@ -19,14 +19,11 @@ class UiAction:
     action: str  # Textual action ("recap", "app.reminder_done"); empty for keys a widget handles itself
     label: str  # short: footer and palette title
     description: str  # one sentence: palette help and f1
-    scope: str = "app"  # app | reminders | composer | chat | conversations | dialogs
+    scope: str = "app"  # app (anywhere) | main (the main screen) | reminders | composer | chat | conversations
+    #                     | reader | dialogs
     footer: int = 0  # 0 never, 1 always (narrow too), 2 only when wide
     palette: bool = True
     priority: bool = False
-
-    @property
-    def display_key(self) -> str:
-        return self.key.replace(",", " / ")
 
 
 ACTIONS: tuple[UiAction, ...] = (
@@ -37,31 +34,31 @@ ACTIONS: tuple[UiAction, ...] = (
              "What happened in the last 48 hours: conversations (this one too), reminders, new memories",
              footer=1),
     UiAction("new-conversation", "ctrl+n", "new_conversation", "New chat",
-             "Save this conversation and start a fresh one", footer=2),
+             "Save this conversation and start a fresh one", footer=2, scope="main"),
     UiAction("conversations", "ctrl+o", "conversations", "Conversations",
              "Browse and search past conversations; open one to read it or continue it", footer=2),
     UiAction("focus-reminders", "ctrl+l", "focus_reminders", "Reminders",
-             "Move to the reminder list (d done, s snooze, enter details, escape back)", footer=2),
+             "Move to the reminder list (d done, s snooze, enter details, escape back)", footer=2, scope="main"),
     UiAction("toggle-sidebar", "ctrl+b", "toggle_sidebar", "Sidebar",
              "Show or hide the reminder sidebar; on narrow screens, expand the one-line reminder bar",
-             footer=1),
+             footer=1, scope="main"),
     UiAction("copy-answer", "ctrl+t", "copy_last_answer", "Copy answer",
-             "Copy the last answer to the clipboard (OSC 52; most terminals, over ssh too)", footer=2),
+             "Copy the last answer to the clipboard (OSC 52; most terminals, over ssh too)", footer=2, scope="main"),
     UiAction("undo", "ctrl+z", "undo", "Undo",
-             "Undo the last done or snooze, for 10 seconds after it", priority=True),
+             "Undo the last done or snooze, for 10 seconds after it", priority=True, scope="main"),
     UiAction("consolidate", "ctrl+g", "consolidate", "Consolidate",
              "Consolidate memories now with the local model, in the background"),
     UiAction("help", "f1", "help", "Help", "List every key", footer=1),
     UiAction("focus-composer", "escape", "focus_composer", "Back to typing",
-             "Close a dialog, or return the keyboard to the message box from anywhere", palette=False),
+             "Close a dialog, or return the keyboard to the message box from anywhere", palette=False, scope="main"),
     UiAction("chat-page-up", "pageup", "chat_page_up", "Scroll up",
-             "Scroll the chat up a page (also while typing); the mouse wheel scrolls too", palette=False),
+             "Scroll the chat up a page (also while typing); the mouse wheel scrolls too", palette=False, scope="main"),
     UiAction("chat-page-down", "pagedown", "chat_page_down", "Scroll down",
-             "Scroll the chat down a page; at the bottom it follows new messages again", palette=False),
+             "Scroll the chat down a page; at the bottom it follows new messages again", palette=False, scope="main"),
     UiAction("chat-top", "ctrl+home", "chat_top", "Top of chat", "Jump to the first message of the chat",
-             palette=False),
+             palette=False, scope="main"),
     UiAction("chat-bottom", "ctrl+end", "chat_bottom", "Newest message",
-             "Jump to the newest message and follow new ones again"),
+             "Jump to the newest message and follow new ones again", scope="main"),
     UiAction("change-theme", "", "change_theme", "Theme", "Pick a colour theme (kept for the next launch)"),
     UiAction("command-palette", "ctrl+p", "", "Commands", "Open the command palette: every action, searchable",
              palette=False),
@@ -82,12 +79,12 @@ ACTIONS: tuple[UiAction, ...] = (
     UiAction("chat-scroll", "up,down,home,end", "", "Scroll", "Scroll the chat line by line, or to either end",
              scope="chat", palette=False),
     # The reminder list (ctrl+l).
-    UiAction("reminder-done", "d", "app.reminder_done", "Done",
+    UiAction("reminder-done", "d", "reminder_done", "Done",
              "Mark the highlighted reminder done (ctrl+z undoes it)", scope="reminders", footer=1, palette=False),
-    UiAction("reminder-snooze", "s", "app.reminder_snooze", "Snooze",
+    UiAction("reminder-snooze", "s", "reminder_snooze", "Snooze",
              "Give the highlighted reminder a new time (\"tomorrow 9am\", \"in 2 hours\")", scope="reminders",
              footer=1, palette=False),
-    UiAction("reminder-back", "escape", "app.focus_composer", "Back", "Back to the message box",
+    UiAction("reminder-back", "escape", "screen.focus_composer", "Back", "Back to the message box",
              scope="reminders", footer=1, palette=False),
     UiAction("reminder-open", "enter", "", "Details", "Show the highlighted reminder (d and s work there too)",
              scope="reminders", palette=False),
@@ -162,9 +159,10 @@ def help_rows(keymap: dict[str, str] | None = None) -> list[tuple[str, list[tupl
     sections: dict[str, list[tuple[str, str]]] = {scope: [] for scope in SCOPE_TITLES}
     for a in ACTIONS:
         key = keymap.get(a.id, a.key)
+        scope = "app" if a.scope == "main" else a.scope  # both are "Anywhere" to the person
         # No key of its own: reached from the palette (ctrl+p), or by typing (the Conversations filter).
         shown = key.replace(",", " / ") if key else ("(type)" if a.id == "conversation-filter" else "(ctrl+p)")
-        sections[a.scope].append((shown, a.description))
+        sections[scope].append((shown, a.description))
     return [(SCOPE_TITLES[scope], rows) for scope, rows in sections.items() if rows]
 
 

@@ -10,10 +10,10 @@ import sys
 from assistant.cli.program import main as cli_main
 
 
-def launch(runtime) -> int:
+def launch(settings) -> int:
     from ui.app import run_app
 
-    return run_app(runtime)
+    return run_app(settings)
 
 
 def main() -> int:

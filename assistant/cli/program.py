@@ -14,7 +14,7 @@ from typing import NoReturn
 
 from assistant.errors import AssistantError, BadInput, explain
 from assistant.runtime import Runtime
-from assistant.settings import load_settings
+from assistant.settings import Settings, load_settings
 from memory.errors import InvalidInput, MemoryLibError
 
 EXIT_BAD_INPUT = 2
@@ -137,7 +137,7 @@ def build_parser() -> Parser:
     return parser
 
 
-def main(argv: list[str] | None = None, launch: Callable[[Runtime], int] | None = None) -> int:
+def main(argv: list[str] | None = None, launch: Callable[[Settings], int] | None = None) -> int:
     """Run one command; with no command, `launch` (given by the ui package) starts the TUI."""
     argv = list(sys.argv[1:] if argv is None else argv)
     for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show "␛" or "é" gets an escape, not a crash
@@ -151,20 +151,20 @@ def main(argv: list[str] | None = None, launch: Callable[[Runtime], int] | None 
         setup_logging(stderr_warnings=args.command is not None)
         settings = load_settings(getattr(args, "config", None), {"db": getattr(args, "db", None),
                                                                   "now": getattr(args, "now", None)})
+        if args.command is None:
+            if not (sys.stdin.isatty() and sys.stdout.isatty()):
+                # Without a terminal the TUI cannot read keys and would spin; say what works instead.
+                raise InvalidInput("the terminal UI needs a terminal on stdin and stdout; for one message "
+                                   "without it use: assistant chat \"...\" (assistant --help lists the rest)")
+            from assistant.service import check_launch
+
+            check_launch(str(settings.db_path()))  # one line here, not a blank app
+            if launch is None:
+                print("assistant: the terminal UI is not available here; see assistant --help", file=sys.stderr)
+                return EXIT_FAILURE
+            return launch(settings)  # the app builds its runtime, with its own notices
         runtime = Runtime(settings, notice=lambda text: _line(text))
         try:
-            if args.command is None:
-                if not (sys.stdin.isatty() and sys.stdout.isatty()):
-                    # Without a terminal the TUI cannot read keys and would spin; say what works instead.
-                    raise InvalidInput("the terminal UI needs a terminal on stdin and stdout; for one message "
-                                       "without it use: assistant chat \"...\" (assistant --help lists the rest)")
-                from assistant.service import check_launch
-
-                check_launch(str(settings.db_path()))  # one line here, not a blank app
-                if launch is None:
-                    print("assistant: the terminal UI is not available here; see assistant --help", file=sys.stderr)
-                    return EXIT_FAILURE
-                return launch(runtime)
             status = args.handler(runtime, args) or 0
             sys.stdout.flush()  # a full disk or closed pipe is reported here, not lost at exit
             return status

@@ -26,13 +26,14 @@ HISTORY_MESSAGES = 20
 
 
 class Agent:
-    def __init__(self, runtime: Runtime, provider: Provider) -> None:
+    def __init__(self, runtime: Runtime, provider: Provider,
+                 defer: Callable[[Callable[[], None]], None] | None = None) -> None:
         self.runtime = runtime
         self.provider = provider
         self.max_rounds = runtime.settings.max_tool_rounds
-        # Set by the UI: runs slow follow-up work (a model-written title) in the background, so that
-        # closing a conversation never delays the next answer. None (the CLI): do it in line.
-        self.defer: Callable[[Callable[[], None]], None] | None = None
+        # Runs slow follow-up work (a model-written title) in the background, so that closing a
+        # conversation never delays the next answer (the TUI gives one). None (the CLI): in line.
+        self.defer = defer
         # A conversation continued from the archive counts as active from the moment it was resumed.
         self._resumed: tuple[int, datetime] | None = None
 
@@ -62,8 +63,9 @@ class Agent:
         return active or episodes.open_episode(store)
 
     def close_episode(self, episode_id: int | None = None, ended_at: str | None = None,
-                      use_model: bool = True) -> episodes.Episode | None:
-        """Close (by default the active) episode with a title, summary and outcome."""
+                      use_model: bool = True, wait: bool = False) -> episodes.Episode | None:
+        """Close (by default the active) episode with a title, summary and outcome; `wait`: the model's
+        title now, nothing deferred (the process is about to end)."""
         store = self.runtime.store
         if episode_id is None:
             active = episodes.active_episode(store)
@@ -73,7 +75,7 @@ class Agent:
         messages = episodes.episode_messages(store, episode_id)
         real = episodes.had_real_exchange(messages)
         outcome = "success" if real else "abandoned"
-        if use_model and real and self.defer is not None:
+        if use_model and real and self.defer is not None and not wait:
             # Close now with the quick title; the local model (up to 30 s) improves it afterwards.
             title, summary = episodes.heuristic_title_and_summary(messages)
             closed = episodes.close_episode(store, episode_id, title, summary, outcome, ended_at=ended_at)

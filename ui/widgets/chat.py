@@ -1,0 +1,247 @@
+"""The chat pane: the conversation and the message box. It owns the turn: a message sent is shown,
+answered by the service's agent as a stream (Markdown for a model, literal text for the offline
+mode) and, when the turn wrote something, the pane says so with a message (TurnFinished)."""
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on, work
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Static, TextArea
+
+from assistant.service import AssistantService
+from assistant.turn.events import Done, Failed, Notice, TextDelta, ToolCall, ToolResult
+from assistant.views import MessageView, ReminderView
+from ui import actions
+from ui.failures import ReportsFailures
+from ui.history import InputHistory
+from ui.text import one_line, visible
+from ui.widgets.composer import Composer
+from ui.widgets.welcome import Welcome
+
+SHOWN_CHARACTERS = 20_000  # a 1 MB paste is stored whole; laying out all of it would freeze the chat
+TRANSCRIPT_LIMIT = 200  # messages shown when a conversation is continued ...
+# ... and at most this much text: laying out Markdown costs about a second per 5,000 characters here,
+# so a conversation of long answers reopened at launch kept the app busy for 15 s.
+TRANSCRIPT_CHARACTERS = 12_000
+
+
+class UserMessage(Static):
+    """What the user sent, shown exactly as typed (no markup, control characters made visible)."""
+
+    def __init__(self, text: str) -> None:
+        shown = visible(text[:SHOWN_CHARACTERS])
+        if len(text) > SHOWN_CHARACTERS:
+            shown += f"\n… {len(text) - SHOWN_CHARACTERS:,} more characters, not shown here (the whole message is saved)"
+        super().__init__(shown, markup=False, classes="user-message")
+
+
+class ToolLine(Static):
+    """A line in the chat that is not a message: a tool call, an error, a reminder falling due."""
+
+    def __init__(self, text: str, error: bool = False, reminder: bool = False, hint: bool = False) -> None:
+        prefix = "" if reminder or hint else "⚠ " if error else "↳ "
+        kind = " error" if error else " reminder" if reminder else ""
+        super().__init__(prefix + visible(text), markup=False, classes="tool-line" + kind)
+
+
+def answer_view(markdown: str | None = None) -> Any:
+    """A model's answer (ui.widgets.answer.AnswerView, imported on first use: Markdown is slow to import)."""
+    from ui.widgets.answer import AnswerView
+
+    return AnswerView(markdown)
+
+
+class PlainAnswer(Static):
+    """An answer of the built-in offline mode: it quotes stored text, so it is shown literally."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__(visible(text), markup=False, classes="answer plain")
+        self.text = text
+
+    def append(self, chunk: str) -> None:
+        self.text += chunk
+        self.update(visible(self.text))
+
+
+class ChatLog(VerticalScroll):
+    """The conversation. Focusable (tab) so it can be scrolled from the keyboard; anchored so that it
+    follows new messages until the user scrolls up, and keeps the newest in view on resize."""
+
+    can_focus = True
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    def pin(self) -> None:
+        """Back to the newest message, following new ones again."""
+        self.anchor()
+        self.scroll_end(animate=False, immediate=True)
+
+
+class ChatPane(ReportsFailures, Vertical):
+    """The chat log and the message box, and the turn between them."""
+
+    busy: reactive[bool] = reactive(False)  # a turn is running (written on the event loop only)
+
+    class TurnFinished(Message):
+        """A turn ended; `changed` says what it wrote ("reminders", "memories")."""
+
+        def __init__(self, changed: list[str]) -> None:
+            super().__init__()
+            self.changed = changed
+
+    def __init__(self, service: AssistantService, history: InputHistory, keymap: dict[str, str], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.service = service
+        self.keymap = keymap
+        self.chat_log = ChatLog(id="chat")
+        self.composer = Composer(history, keymap=keymap, id="composer")
+        self.last_answer = ""
+
+    def compose(self):
+        yield self.chat_log
+        yield self.composer
+
+    # -- what the chat shows at launch --------------------------------------------------------
+
+    async def show_start(self, first: bool, messages: list[MessageView]) -> None:
+        """A welcome on an empty store, the conversation still in progress, or a hint for a returning user."""
+        if first and not self.composer.text and not self.chat_log.children and not self.query(Welcome):
+            welcome = Welcome(self.keymap)
+            if self.service.agent is not None:
+                welcome.set_model(self.service.provider_label, self.service.has_model)
+            # In place of the chat (pinned to its last line), the welcome reads from its first.
+            self.chat_log.display = False
+            await self.mount(welcome, before=self.chat_log)
+        elif messages and not self.chat_log.children:
+            await self.show_transcript(messages)
+        elif not first and not self.chat_log.children:
+            keys = {a: actions.key_for(a, self.keymap) for a in ("conversations", "recap", "help")}
+            await self.chat_log.mount(ToolLine(f"New conversation. {keys['conversations']}: earlier conversations · "
+                                          f"{keys['recap']}: recap · {keys['help']}: keys", hint=True))
+
+    def show_model(self) -> None:
+        for welcome in self.query(Welcome):
+            welcome.set_model(self.service.provider_label, self.service.has_model)
+
+    @property
+    def scrolled(self) -> VerticalScroll:
+        """What the scroll keys move: the welcome while it stands in place of the chat, else the chat."""
+        welcome = self.query(Welcome)
+        return welcome.first() if welcome else self.chat_log
+
+    @on(TextArea.Changed, "#composer")
+    async def typed(self, event: TextArea.Changed) -> None:
+        if self.composer.text:
+            await self.drop_welcome()
+
+    async def drop_welcome(self) -> None:
+        """The welcome gives way to the conversation."""
+        if self.query(Welcome):
+            await self.query(Welcome).remove()
+        self.chat_log.display = True
+        self.chat_log.pin()
+
+    async def show_transcript(self, messages: list[MessageView]) -> None:
+        """Fill the chat with a conversation's messages (continued, or still open at launch)."""
+        await self.drop_welcome()
+        await self.chat_log.remove_children()
+        shown: list[MessageView] = []
+        size = 0
+        for m in reversed(messages[-TRANSCRIPT_LIMIT:]):
+            if shown and size + len(m.content) > TRANSCRIPT_CHARACTERS:
+                break
+            shown.insert(0, m)
+            size += len(m.content)
+        widgets: list[Any] = []
+        if len(messages) > len(shown):
+            widgets.append(ToolLine(f"{len(messages) - len(shown)} earlier messages: read them in Conversations "
+                                    f"({actions.key_for('conversations', self.keymap)})"))
+        for m in shown:
+            widgets.append(UserMessage(m.content) if m.role == "user" else answer_view(m.content))
+        await self.chat_log.mount_all(widgets)
+        answers = [m.content for m in messages if m.role == "assistant"]
+        if answers:
+            self.last_answer = answers[-1]
+        self.chat_log.pin()
+
+    async def clear(self) -> None:
+        await self.chat_log.remove_children()
+        self.last_answer = ""
+
+    def add_due_reminders(self, items: list[ReminderView], at_launch: bool) -> None:
+        """A toast goes away; a line in the chat stays, for whoever was away from the keyboard."""
+        when = "fell due while the app was closed" if at_launch else "is due"
+        self.chat_log.mount_all([ToolLine(f"⏰ {one_line(r.content, 120)} {when} ({r.when})", reminder=True)
+                            for r in items[:10]])
+
+    # -- the turn -----------------------------------------------------------------------------
+
+    @on(Composer.Submitted)
+    def send(self, event: Composer.Submitted) -> None:
+        event.stop()
+        if self.busy:
+            self.app.notify("Still answering the last message; yours is kept in the input history (up).",
+                            severity="warning", markup=False)
+            return
+        self.run_turn(event.text)
+
+    @work(exclusive=True, group="turn", exit_on_error=False, description="answer a message")
+    async def run_turn(self, text: str) -> None:
+        self.busy = True
+        log = self.chat_log
+        await self.drop_welcome()
+        await log.mount(UserMessage(text))
+        log.pin()  # sending brings you back to the newest message
+        answer: Any = None  # an AnswerView or a PlainAnswer
+        stream = None
+        parts: list[str] = []
+        changed: list[str] = []
+
+        async def finish() -> None:
+            nonlocal answer, stream, parts
+            if stream is not None:
+                await stream.stop()
+                await answer.update(visible("".join(parts)))
+            answer, stream, parts = None, None, []
+
+        try:
+            async for event in self.service.turn(text):
+                if isinstance(event, TextDelta):
+                    if answer is None:
+                        if self.service.has_model:
+                            answer = answer_view()
+                            await log.mount(answer)
+                            stream = answer.stream()
+                        else:
+                            answer = PlainAnswer()
+                            await log.mount(answer)
+                    parts.append(event.text)
+                    if stream is not None:
+                        await stream.write(visible(event.text))
+                    else:
+                        answer.append(event.text)
+                elif isinstance(event, ToolCall):
+                    await finish()
+                elif isinstance(event, ToolResult):
+                    if event.summary or event.is_error:  # bookkeeping (marking a reminder mentioned) is silent
+                        await log.mount(ToolLine(event.summary or event.name, error=event.is_error))
+                elif isinstance(event, Notice):
+                    self.app.notify(event.text, severity="warning", markup=False)
+                elif isinstance(event, Failed):
+                    await finish()
+                    await log.mount(ToolLine(event.text, error=True))
+                    self.app.notify(event.text, title="Model error", severity="error", timeout=10, markup=False)
+                elif isinstance(event, Done):
+                    if event.text.strip():
+                        self.last_answer = event.text
+                    changed = event.changed
+        except Exception as exc:  # noqa: BLE001 - keep the app alive; the message is already stored
+            self.app.notify(f"Something went wrong: {exc}. Your message is saved.", severity="error", markup=False)
+        finally:
+            await finish()
+            self.busy = False
+            self.post_message(self.TurnFinished(changed))

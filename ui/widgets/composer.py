@@ -1,0 +1,113 @@
+"""The message box: enter sends, a key starts a new line, up/down walk the history, page keys scroll the chat."""
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import TextArea
+
+from ui import actions
+from ui.history import InputHistory
+
+
+class Composer(TextArea):
+    """The message box. Enter sends; ctrl+j (or shift+enter) starts a new line; pasted text keeps its
+    newlines; up/down walk the history; page keys scroll the chat, so reading never needs a focus change."""
+
+    # These override TextArea's own page and home/end keys: in a message box of a few lines, the
+    # chat above is what the user wants to move through.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("pageup", "screen.chat_page_up", show=False),
+        Binding("pagedown", "screen.chat_page_down", show=False),
+        Binding("ctrl+home", "screen.chat_top", show=False),
+        Binding("ctrl+end", "screen.chat_bottom", show=False),
+        Binding("home", "home", show=False),
+        Binding("end", "end", show=False),
+    ]
+
+    class Submitted(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self, history: InputHistory, keymap: dict[str, str] | None = None, **kwargs) -> None:
+        newline = actions.key_for("newline", keymap)
+        super().__init__(soft_wrap=True, tab_behavior="focus", show_line_numbers=False, compact=True,
+                         highlight_cursor_line=False,
+                         placeholder=f"Message (enter send, {newline} new line, f1 keys)", **kwargs)
+        self.newline_keys = set((keymap or {}).get("newline", "ctrl+j,shift+enter").split(","))
+        self.input_history = history
+        self._position: int | None = None  # the history entry shown, None: the user's own draft
+        self._draft = ""
+
+    @property
+    def sent_history(self) -> list[str]:
+        return self.input_history.entries
+
+    def action_submit(self) -> None:
+        text = self.text
+        if not text.strip():
+            return
+        self.input_history.append(text)
+        self._position, self._draft = None, ""
+        self.post_message(self.Submitted(text))
+        self.clear()
+
+    async def action_home(self) -> None:
+        if self.text:
+            self.action_cursor_line_start()
+        else:
+            await self.run_action("screen.chat_top")
+
+    async def action_end(self) -> None:
+        if self.text:
+            self.action_cursor_line_end()
+        else:
+            await self.run_action("screen.chat_bottom")
+
+    async def _on_key(self, event: events.Key) -> None:
+        # Enter is handled here, in the widget's own key order: a priority binding would run before
+        # the characters typed just ahead of it were inserted, and send half a message.
+        if event.key == "enter":
+            event.prevent_default()
+            event.stop()
+            self.action_submit()
+            return
+        if event.key in self.newline_keys or event.key == "shift+\r":
+            event.prevent_default()
+            event.stop()
+            self.insert("\n")
+            return
+        # A recalled entry left as it was is walked past whole, however many lines it has (a recalled
+        # 60-line paste took 120 presses to leave). Once edited, up/down only move the cursor in it,
+        # so an edit is never thrown away; a draft typed before walking the history comes back below
+        # the newest entry.
+        recalled = self._position is not None and self.text == self.sent_history[self._position]
+        edited = self._position is not None and not recalled and self.text != ""
+        if event.key == "up" and not edited and (self.cursor_location[0] == 0 or recalled) and self.sent_history:
+            if self._position is None:
+                self._draft = self.text
+            self._position = len(self.sent_history) - 1 if self._position is None else max(0, self._position - 1)
+            self._recall(self.sent_history[self._position])
+            event.prevent_default()
+            event.stop()
+            return
+        if event.key == "down" and recalled:
+            self._position += 1
+            if self._position >= len(self.sent_history):
+                self._position = None
+                self._recall(self._draft)
+            else:
+                self._recall(self.sent_history[self._position])
+            event.prevent_default()
+            event.stop()
+            return
+        await super()._on_key(event)
+
+    def _recall(self, text: str) -> None:
+        """A sent message back in the box, the cursor at its end (where one edits a message, and where
+        ctrl+u deletes back from)."""
+        self.load_text(text)
+        self.move_cursor(self.document.end)

@@ -1,0 +1,63 @@
+"""The footer (Textual's, thinned out on narrow terminals) and the status bar."""
+from __future__ import annotations
+
+from textual.reactive import reactive
+from textual.widgets import Footer, Static
+from textual.widgets._footer import FooterKey
+
+from ui import actions
+
+
+class KeyFooter(Footer):
+    """Textual's footer, thinned out on narrow terminals to the keys marked essential in the table."""
+
+    narrow = reactive(False)
+
+    def watch_narrow(self) -> None:
+        self.compact = self.narrow
+        if self.is_attached and self._bindings_ready:
+            self.call_after_refresh(self.recompose)
+
+    def compose(self):
+        if not self._bindings_ready:
+            return
+        keep = actions.narrow_ids()
+        active = self.screen.active_bindings
+        # The focused widget's own keys first (d, s while in the list), then the screen's and the app's,
+        # in table order; keys that do not fit the width are left out rather than cut in half (f1 lists
+        # them all).
+        general = (self.app, self.screen)
+        ordered = sorted(active.values(), key=lambda b: (b[0] in general, actions.footer_rank(b[1].id)))
+        budget = self.app.size.width - (0 if self.narrow else 14)
+        seen: set[str] = set()
+        keys = []
+        for node, binding, enabled, tooltip in ordered:
+            if not binding.show or binding.action in seen:
+                continue
+            if self.narrow and node in general and binding.id not in keep:
+                continue
+            width = len(self.app.get_key_display(binding)) + len(binding.description) + (2 if self.narrow else 4)
+            if width > budget:
+                continue
+            budget -= width
+            seen.add(binding.action)
+            keys.append((binding, enabled, tooltip))
+        self.styles.grid_size_columns = max(1, len(keys))
+        for binding, enabled, tooltip in keys:
+            yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
+                            disabled=not enabled, tooltip=tooltip or binding.tooltip).data_bind(compact=Footer.compact)
+        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE and not self.narrow:
+            palette = active.get(self.app.COMMAND_PALETTE_BINDING)
+            if palette is not None:
+                _node, binding, enabled, tooltip = palette
+                yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
+                                classes="-command-palette", disabled=not enabled,
+                                tooltip=binding.tooltip or binding.description)
+
+    def on_resize(self) -> None:
+        if self._bindings_ready:
+            self.call_after_refresh(self.recompose)
+
+
+class StatusBar(Static):
+    pass
