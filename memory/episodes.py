@@ -74,26 +74,69 @@ def active_episode(store: Store) -> Episode | None:
     return Episode.from_row(row) if row else None
 
 
-def open_episode(store: Store) -> Episode:
+OUTCOMES = ("success", "abandoned")
+ROLES = ("user", "assistant", "tool", "system")
+
+
+def _text_or_none(name: str, value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise InvalidInput(f"{name} must be text")
+    return value
+
+
+def insert_episode(store: Store, *, title: str | None = None, summary: str | None = None, outcome: str | None = None,
+                   active: bool = False, started_at: str | None = None, ended_at: str | None = None,
+                   tags: list[str] | None = None, uid: str | None = None, id: int | None = None) -> int:  # noqa: A002
+    """Check and store one episode (every writer: opening a conversation, the import); returns its id."""
+    if outcome not in (None, *OUTCOMES):
+        raise InvalidInput(f"outcome must be success, abandoned or null, not {outcome!r}")
+    tags = tags or []
+    if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
+        raise InvalidInput("tags must be a list of text")
+    values: dict[str, Any] = {
+        "title": _text_or_none("title", title), "summary": _text_or_none("summary", summary), "outcome": outcome,
+        "active": int(bool(active) and ended_at is None), "started_at": started_at or store.clock.now_iso(),
+        "ended_at": ended_at, "tags": json.dumps(tags), "uid": uid}
+    if id is not None and store.one("SELECT 1 FROM episodes WHERE id = ?", (id,)) is None:
+        values["id"] = id
     with store.transaction():
-        cursor = store.execute("INSERT INTO episodes (active, started_at) VALUES (1, ?)", (store.clock.now_iso(),))
-        return get_episode(store, cursor.lastrowid)
+        return store.execute(f"INSERT INTO episodes ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
+                             tuple(values.values())).lastrowid
 
 
-def add_message(store: Store, episode_id: int | None, role: str, content: str) -> Message:
-    """Store one message; the user's text is kept exactly as typed."""
+def insert_message(store: Store, episode_id: int | None, role: str, content: str, created_at: str | None = None,
+                   time_refs: list[dict[str, str]] | None = None, uid: str | None = None,
+                   id: int | None = None) -> Message:  # noqa: A002
+    """Check and store one message (every writer: a turn, the import); the text is kept exactly as given.
+    A user's relative dates are resolved against when it was written, unless `time_refs` says them."""
+    if role not in ROLES:
+        raise InvalidInput(f"role must be user, assistant, tool or system, not {role!r}")
     if not isinstance(content, str):
-        raise InvalidInput("a message must be text")
+        raise InvalidInput("content must be text")
     if len(content) > MAX_MESSAGE:
         raise InvalidInput(f"the message is too long ({len(content)} characters, at most {MAX_MESSAGE})")
     from memory.time.references import time_refs_json
 
-    now = store.clock.now_iso()  # one reading of the clock for the row and its dates
-    refs = time_refs_json(store.clock, content, now) if role == "user" else None
+    now = created_at or store.clock.now_iso()  # one reading of the clock for the row and its dates
+    refs = json.dumps(time_refs) if time_refs else time_refs_json(store.clock, content, now) if role == "user" else None
+    values: dict[str, Any] = {"episode_id": episode_id, "role": role, "content": content, "created_at": now,
+                              "time_refs": refs, "uid": uid}
+    if id is not None and store.one("SELECT 1 FROM messages WHERE id = ?", (id,)) is None:
+        values["id"] = id
     with store.transaction():
-        cursor = store.execute("INSERT INTO messages (episode_id, role, content, created_at, time_refs) "
-                               "VALUES (?,?,?,?,?)", (episode_id, role, content, now, refs))
+        cursor = store.execute(f"INSERT INTO messages ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
+                               tuple(values.values()))
         return Message(cursor.lastrowid, episode_id, role, content, now, json.loads(refs) if refs else [])
+
+
+def open_episode(store: Store) -> Episode:
+    with store.transaction():
+        return get_episode(store, insert_episode(store, active=True))
+
+
+def add_message(store: Store, episode_id: int | None, role: str, content: str) -> Message:
+    """Store one message of the conversation, now."""
+    return insert_message(store, episode_id, role, content)
 
 
 def episode_messages(store: Store, episode_id: int) -> list[Message]:

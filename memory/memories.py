@@ -123,31 +123,87 @@ def next_sequence(store: Store) -> int:
     return max(position * 1000, last + 1)
 
 
+@dataclass
+class NewMemory:
+    """A memory about to be stored. Every writer (remember, the JSON Lines import, the calendar import)
+    fills one and `insert_memory` checks and writes it: one INSERT, one set of checks."""
+
+    content: str
+    kind: str | None = None  # default: "reminder" with a due date, else "note"
+    importance: int = 3
+    private: bool = False
+    due_at: str | None = None  # stored UTC text (resolve a phrase with memory.time.schedule first)
+    reminded_at: str | None = None
+    done_at: str | None = None
+    message_ids: list[int] = field(default_factory=list)
+    sequence: int | None = None  # default: after everything said and stored so far
+    created_at: str | None = None  # default: now
+    updated_at: str | None = None  # default: created_at
+    relation: str | None = None
+    trust: int | None = None
+    tension: int | None = None
+    recurrence: str | None = None  # stored RFC 5545 text of a repeating reminder
+    occurrence_at: str | None = None  # default for a repeating reminder: due_at
+    time_refs: list[dict[str, str]] | None = None  # default: resolved from the text when it was written
+    uid: str | None = None  # the identity of a row that came from elsewhere (an export, a calendar UID)
+    id: int | None = None  # kept when free (an import reproduces an export's ids)
+
+
+def insert_memory(store: Store, new: NewMemory) -> int:
+    """Check and store one memory; returns its id. Call inside a transaction when it is one of many."""
+    content = check_content(new.content)
+    kind = check_kind(new.kind or ("reminder" if new.due_at else "note"))
+    importance = check_importance(new.importance)
+    trust, tension = check_scale("trust", new.trust), check_scale("tension", new.tension)
+    if not isinstance(new.private, bool):
+        raise InvalidInput(f"private must be true or false, not {new.private!r}"[:120])
+    if new.relation is not None and not isinstance(new.relation, str):
+        raise InvalidInput("relation must be text")
+    if not isinstance(new.message_ids, list) or not all(
+            isinstance(m, int) and not isinstance(m, bool) for m in new.message_ids):
+        raise InvalidInput("message_ids must be a list of integers")
+    if new.recurrence and not new.due_at:
+        raise InvalidInput("a repeating reminder needs due_at")
+    created = new.created_at or store.clock.now_iso()
+    sequence = new.sequence
+    if not isinstance(sequence, int) or isinstance(sequence, bool):
+        sequence = next_sequence(store)
+    refs = json.dumps(new.time_refs) if new.time_refs else time_refs_json(store.clock, content, created)
+    values: dict[str, Any] = {
+        "kind": kind, "content": content, "importance": importance, "private": int(new.private),
+        "due_at": new.due_at, "reminded_at": new.reminded_at, "done_at": new.done_at,
+        "message_ids": json.dumps(new.message_ids), "sequence": sequence, "created_at": created,
+        "updated_at": new.updated_at or created, "relation": new.relation, "trust": trust, "tension": tension,
+        "recurrence": new.recurrence, "occurrence_at": (new.occurrence_at or new.due_at) if new.recurrence else None,
+        "time_refs": refs, "uid": new.uid}
+    if new.id is not None and store.one("SELECT 1 FROM knowledge WHERE id = ?", (new.id,)) is None:
+        values["id"] = new.id
+    with store.transaction():
+        cursor = store.execute(f"INSERT INTO knowledge ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
+                               tuple(values.values()))
+        return cursor.lastrowid
+
+
 def remember(store: Store, content: str, due_at: str | datetime | None = None, kind: str | None = None,
              importance: int = 3, private: bool = False, message_ids: list[int] | None = None,
              relation: str | None = None, trust: int | None = None, tension: int | None = None,
              allow_past: bool = True) -> Memory:
-    """Store a memory; with `due_at` it is a reminder (kind defaults to "reminder").
+    """Store a memory; with `due_at` (ISO 8601, a phrase or a rule) it is a reminder (kind defaults
+    to "reminder").
 
     allow_past=False refuses a due date that has already passed (the model's tool, the UI).
     """
     content = check_content(content)
-    kind = check_kind(kind or ("reminder" if due_at else "note"))
-    importance = check_importance(importance)
-    trust, tension = check_scale("trust", trust), check_scale("tension", tension)
+    if kind is not None:
+        check_kind(kind)  # before the date: a wrong kind is named even when the date is wrong too
     due, recurrence = resolve_schedule(store.clock, due_at) if due_at not in (None, "") else (None, None)
     if due and not allow_past:
         check_not_past(store.clock, due)
-    now = store.clock.now_iso()
     with store.transaction():
-        cursor = store.execute(
-            "INSERT INTO knowledge (kind, content, importance, private, due_at, message_ids, sequence, "
-            "created_at, updated_at, relation, trust, tension, recurrence, occurrence_at, time_refs) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (kind, content, importance, int(bool(private)), due, json.dumps(message_ids or []),
-             next_sequence(store), now, now, relation, trust, tension, recurrence, due if recurrence else None,
-             time_refs_json(store.clock, content)))
-        return get_memory(store, cursor.lastrowid)
+        memory_id = insert_memory(store, NewMemory(
+            content, kind=kind, importance=importance, private=private, due_at=due, message_ids=message_ids or [],
+            relation=relation, trust=trust, tension=tension, recurrence=recurrence))
+        return get_memory(store, memory_id)
 
 
 FORGOTTEN = "[forgotten]"

@@ -81,7 +81,7 @@ def cmd_tiers(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def cmd_edges(runtime: Runtime, args: argparse.Namespace) -> int:
-    from memory.consolidation.pipeline import edges_of
+    from memory.edges import edges_of
 
     memories.get_memory(runtime.store, args.id)
     edges = edges_of(runtime.store, args.id)

@@ -18,11 +18,13 @@ from memory.consolidation.protocol import ConsolidationModel, confidence_value
 from memory.consolidation.retention import retention, tier_for
 from memory.consolidation.runs import last_completed_run
 from memory.docs import DOC_SLOTS, DOC_TYPES, doc_id, split_doc_id
+from memory.edges import insert_edge, mark_superseded
 from memory.errors import MalformedAnswer, ModelUnavailable
 from memory.search.embeddings import Embedder, sync_embeddings
 from memory.search.vectors import in_range as vectors_in_range
 from memory.search.vectors import stored as stored_vectors
 from memory.store import Store
+from memory.summaries import NewSummary, insert_summary
 from memory.time.instants import parse_stored, to_utc_iso
 
 CLUSTER_KINDS = ("fact", "preference", "event", "person", "decision", "note")
@@ -320,20 +322,15 @@ class Consolidator:
             if result.dry_run:
                 continue
             with self.store.transaction():
-                cursor = self.store.execute(
-                    "INSERT INTO summaries (content, key_facts, decisions, superseded_facts, source_ids, source_key, "
-                    "confidence, tier, period_start, period_end, model, run_id, created_at) "
-                    "VALUES (?,?,?,?,?,?,?, 'warm', ?,?,?,?,?)",
-                    (str(data["summary"]).strip() or "(empty summary)", json.dumps(data.get("key_facts") or []),
-                     json.dumps(decisions), json.dumps(data.get("superseded_facts") or []), json.dumps(members), key,
-                     confidence, rows[0]["created_at"], rows[-1]["created_at"], self.model.name, result.run_id,
-                     to_utc_iso(now)))
-                summary_id = cursor.lastrowid
+                summary_id = insert_summary(self.store, NewSummary(
+                    str(data["summary"]).strip() or "(empty summary)", key,
+                    key_facts=_texts(data.get("key_facts")), decisions=decisions,
+                    superseded_facts=_texts(data.get("superseded_facts")), source_ids=members,
+                    confidence=confidence, period_start=rows[0]["created_at"], period_end=rows[-1]["created_at"],
+                    model=self.model.name, run_id=result.run_id, created_at=to_utc_iso(now)))
                 for member in members:
-                    self.store.execute(
-                        "INSERT OR IGNORE INTO edges (source_type, source_id, target_type, target_id, edge_type, "
-                        "weight, reason, run_id, created_at) VALUES ('summary', ?, 'memory', ?, 'consolidates', "
-                        "1.0, 'member of a topic cluster', ?, ?)", (summary_id, member, result.run_id, to_utc_iso(now)))
+                    insert_edge(self.store, ("summary", summary_id), ("memory", member), "consolidates", 1.0,
+                                "member of a topic cluster", result.run_id, to_utc_iso(now))
                     self.store.execute("UPDATE memory_meta SET consolidated_into = ? WHERE memory_id = ?",
                                        (summary_id, member))
                 self.store.execute("UPDATE consolidation_runs SET checkpoint = ? WHERE id = ?",
@@ -387,14 +384,8 @@ class Consolidator:
                 self.superseded_now.add(older["id"])
                 if result.dry_run:
                     continue
-                with self.store.transaction():
-                    self.store.execute(
-                        "INSERT OR IGNORE INTO edges (source_type, source_id, target_type, target_id, edge_type, weight, "
-                        "reason, run_id, created_at) VALUES ('memory', ?, 'memory', ?, 'supersedes', ?, ?, ?, ?)",
-                        (newer["id"], older["id"], confidence, str(verdict.get("reason") or "")[:500],
-                         result.run_id, to_utc_iso(now)))
-                    self.store.execute("UPDATE memory_meta SET superseded_by = ? WHERE memory_id = ?",
-                                       (newer["id"], older["id"]))
+                mark_superseded(self.store, newer["id"], older["id"], confidence, str(verdict.get("reason") or ""),
+                                result.run_id)
 
     def tier(self, result: RunResult, now: datetime, scores: dict[int, float]) -> list[dict[str, Any]]:
         rows = self.store.query("SELECT memory_id, tier, superseded_by FROM memory_meta")
@@ -427,9 +418,6 @@ def tier_counts(store: Store) -> dict[str, int]:
     return counts
 
 
-def edges_of(store: Store, memory_id: int) -> list[dict[str, Any]]:
-    rows = store.query("SELECT * FROM edges WHERE (source_type = 'memory' AND source_id = ?) "
-                       "OR (target_type = 'memory' AND target_id = ?) ORDER BY id", (memory_id, memory_id))
-    return [{"source_type": r["source_type"], "source_id": r["source_id"], "target_type": r["target_type"],
-             "target_id": r["target_id"], "edge_type": r["edge_type"], "weight": r["weight"], "reason": r["reason"],
-             "run_id": r["run_id"], "created_at": r["created_at"]} for r in rows]
+def _texts(value: Any) -> list[str]:
+    """A model's list of facts as text (a model may answer with numbers or objects in it)."""
+    return [str(v) for v in value if v is not None] if isinstance(value, list) else []

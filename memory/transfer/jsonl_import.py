@@ -13,18 +13,13 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from memory.edges import END_TYPES, insert_edge
+from memory.episodes import insert_episode, insert_message
 from memory.errors import ImportFailed, InvalidInput
-from memory.memories import (
-    check_content,
-    check_importance,
-    check_kind,
-    check_scale,
-    next_sequence,
-    parse_instant_field,
-)
+from memory.memories import NewMemory, insert_memory, parse_instant_field
 from memory.schema import TIERS
 from memory.store import Store
-from memory.time.references import time_refs_json
+from memory.summaries import NewSummary, insert_summary
 from memory.time.rules import Recurrence
 
 TYPES = ("episode", "message", "memory", "summary", "edge")
@@ -78,62 +73,39 @@ class _Importer:
         value = parse_instant_field(name, record.get(name), self.store)
         return value if value or not default_now else self.store.clock.now_iso()
 
-    def keep_id(self, table: str, value: Any) -> int | None:
-        """The file's id when it is an int free in `table`, else None (the database picks one)."""
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            if self.store.one(f"SELECT 1 FROM {table} WHERE id = ?", (value,)) is None:
-                return value
-        return None
+    @staticmethod
+    def free_id(value: Any) -> int | None:
+        """The file's id, when it is one (insert_memory keeps it if it is free)."""
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+    def foreign_uid(self) -> str | None:
+        """The record's uid as stored: our own rows need none (their id is their identity)."""
+        return None if self.uid.startswith(f"{self.own}/") else self.uid
 
     def ref(self, kind: str, value: Any, what: str) -> int:
         if value in self.ids[kind]:
             return self.ids[kind][value]
         raise InvalidInput(f"{what} {value!r} names no {kind} in this file")
 
-    def insert(self, table: str, record_id: Any, values: dict[str, Any]) -> int:
-        keep = self.keep_id(table, record_id)
-        if keep is not None:
-            values = {"id": keep, **values}
-        if not self.uid.startswith(f"{self.own}/"):
-            values["uid"] = self.uid  # our own rows need none: their id is their identity
-        names = ", ".join(values)
-        cursor = self.store.execute(f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(values))})",
-                                    tuple(values.values()))
-        return cursor.lastrowid
-
     def episode(self, r: dict[str, Any]) -> None:
         if self.already_present("episode", r):
             return
-        outcome = r.get("outcome")
-        if outcome not in (None, "success", "abandoned"):
-            raise InvalidInput(f"outcome must be success, abandoned or null, not {outcome!r}")
-        tags = r.get("tags") or []
-        if not isinstance(tags, list):
-            raise InvalidInput("tags must be a list")
-        ended = self.instant(r, "ended_at")
-        new = self.insert("episodes", r.get("id"), {
-            "title": _text_or_none(r, "title"), "summary": _text_or_none(r, "summary"), "outcome": outcome,
-            "active": int(bool(r.get("active", False)) and ended is None),
-            "started_at": self.instant(r, "started_at", True), "ended_at": ended, "tags": json.dumps(tags)})
+        new = insert_episode(self.store, title=r.get("title"), summary=r.get("summary"), outcome=r.get("outcome"),
+                             active=bool(r.get("active", False)), started_at=self.instant(r, "started_at", True),
+                             ended_at=self.instant(r, "ended_at"), tags=r.get("tags") or [],
+                             uid=self.foreign_uid(), id=self.free_id(r.get("id")))
         self._remember_id("episode", r, new)
 
     def message(self, r: dict[str, Any]) -> None:
         if self.already_present("message", r):
             return
-        role = r.get("role")
-        if role not in ("user", "assistant", "tool", "system"):
-            raise InvalidInput(f"role must be user, assistant, tool or system, not {role!r}")
-        if not isinstance(r.get("content"), str):
-            raise InvalidInput("content must be text")
         episode = r.get("episode_id")
-        created = self.instant(r, "created_at", True)
         refs = r.get("time_refs")
-        new = self.insert("messages", r.get("id"), {
-            "episode_id": None if episode is None else self.ref("episode", episode, "episode_id"),
-            "role": role, "content": r["content"], "created_at": created,
-            "time_refs": json.dumps(_time_refs(refs)) if refs else
-            time_refs_json(self.store.clock, r["content"], created) if role == "user" else None})
-        self._remember_id("message", r, new)
+        new = insert_message(self.store, None if episode is None else self.ref("episode", episode, "episode_id"),
+                             r.get("role"), r.get("content"), created_at=self.instant(r, "created_at", True),
+                             time_refs=_time_refs(refs) if refs else None, uid=self.foreign_uid(),
+                             id=self.free_id(r.get("id")))
+        self._remember_id("message", r, new.id)
 
     def memory(self, r: dict[str, Any]) -> None:
         if self.already_present("memory", r):
@@ -144,26 +116,20 @@ class _Importer:
         if not isinstance(message_ids, list) or not all(isinstance(m, int) for m in message_ids):
             raise InvalidInput("message_ids must be a list of integers")
         message_ids = [self.ids["message"].get(m, m) for m in message_ids]
-        created = self.instant(r, "created_at", True)
         sequence = r.get("sequence")
-        if not isinstance(sequence, int) or isinstance(sequence, bool):
-            sequence = round(sum(message_ids) / len(message_ids)) * 1000 if message_ids else next_sequence(self.store)
-        due = self.instant(r, "due_at")
-        recurrence = _recurrence(r.get("recurrence"))
-        if recurrence and not due:
-            raise InvalidInput("a repeating reminder needs due_at")
-        new = self.insert("knowledge", r.get("id"), {
-            "kind": check_kind(r.get("kind") or ("reminder" if due else "note")),
-            "content": check_content(r["content"]),
-            "importance": check_importance(r.get("importance", 3) if r.get("importance") is not None else 3),
-            "private": int(_flag(r, "private")), "due_at": due,
-            "reminded_at": self.instant(r, "reminded_at"), "done_at": self.instant(r, "done_at"),
-            "message_ids": json.dumps(message_ids), "sequence": sequence, "created_at": created,
-            "updated_at": self.instant(r, "updated_at") or created, "relation": _text_or_none(r, "relation"),
-            "trust": check_scale("trust", r.get("trust")), "tension": check_scale("tension", r.get("tension")),
-            "recurrence": recurrence, "occurrence_at": (self.instant(r, "occurrence_at") or due) if recurrence else None,
-            "time_refs": json.dumps(_time_refs(r["time_refs"])) if r.get("time_refs")
-            else time_refs_json(self.store.clock, r["content"], created)})
+        if (not isinstance(sequence, int) or isinstance(sequence, bool)) and message_ids:
+            sequence = round(sum(message_ids) / len(message_ids)) * 1000  # where in the chat it was said
+        importance = r.get("importance")
+        new = insert_memory(self.store, NewMemory(
+            r["content"], kind=r.get("kind"), importance=3 if importance is None else importance,
+            private=r.get("private", False), due_at=self.instant(r, "due_at"),
+            reminded_at=self.instant(r, "reminded_at"), done_at=self.instant(r, "done_at"),
+            message_ids=message_ids, sequence=sequence, created_at=self.instant(r, "created_at", True),
+            updated_at=self.instant(r, "updated_at"), relation=r.get("relation"), trust=r.get("trust"),
+            tension=r.get("tension"), recurrence=_recurrence(r.get("recurrence")),
+            occurrence_at=self.instant(r, "occurrence_at"),
+            time_refs=_time_refs(r["time_refs"]) if r.get("time_refs") else None,
+            uid=self.foreign_uid(), id=self.free_id(r.get("id"))))
         self._remember_id("memory", r, new)
         for done in r.get("completions") or []:
             if not isinstance(done, dict):
@@ -185,17 +151,13 @@ class _Importer:
         sources = r.get("source_ids") or []
         if not isinstance(sources, list):
             raise InvalidInput("source_ids must be a list")
-        tier = r.get("tier") or "warm"
-        if tier not in TIERS:
-            raise InvalidInput(f"tier must be one of {', '.join(TIERS)}")
-        new = self.insert("summaries", r.get("id"), {
-            "content": check_content(r.get("content", "")),
-            "key_facts": json.dumps(r.get("key_facts") or []), "decisions": json.dumps(r.get("decisions") or []),
-            "superseded_facts": json.dumps(r.get("superseded_facts") or []),
-            "source_ids": "[]", "source_key": f"import:{uuid.uuid4()}",
-            "confidence": float(r.get("confidence", 0.8)), "tier": tier,
-            "period_start": self.instant(r, "period_start"), "period_end": self.instant(r, "period_end"),
-            "model": r.get("model"), "run_id": r.get("run_id"), "created_at": self.instant(r, "created_at", True)})
+        confidence = r.get("confidence", 0.8)
+        new = insert_summary(self.store, NewSummary(
+            r.get("content", ""), f"import:{uuid.uuid4()}", key_facts=r.get("key_facts") or [],
+            decisions=r.get("decisions") or [], superseded_facts=r.get("superseded_facts") or [],
+            confidence=confidence, tier=r.get("tier") or "warm", period_start=self.instant(r, "period_start"),
+            period_end=self.instant(r, "period_end"), model=r.get("model"), run_id=r.get("run_id"),
+            created_at=self.instant(r, "created_at", True), uid=self.foreign_uid(), id=self.free_id(r.get("id"))))
         self._remember_id("summary", r, new)
 
     def _remember_id(self, kind: str, record: dict[str, Any], new: int) -> None:
@@ -219,20 +181,14 @@ class _Importer:
                                (json.dumps(sources), ",".join(map(str, sources)) or f"import:{r['id']}",
                                 self.ids["summary"][r["id"]]))
         elif kind == "edge":
-            edge_type = r.get("edge_type")
-            if edge_type not in ("supersedes", "consolidates", "references"):
-                raise InvalidInput(f"edge_type must be supersedes, consolidates or references, not {edge_type!r}")
             ends = []
             for end in ("source", "target"):
                 end_type = r.get(f"{end}_type", "memory")
-                if end_type not in ("memory", "summary"):
+                if end_type not in END_TYPES:
                     raise InvalidInput(f"{end}_type must be memory or summary")
-                ends += [end_type, self.ref(end_type, r.get(f"{end}_id"), f"{end}_id")]
-            self.store.execute(
-                "INSERT OR IGNORE INTO edges (source_type, source_id, target_type, target_id, edge_type, weight, "
-                "reason, run_id, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
-                (*ends, edge_type, _weight(r.get("weight", 1.0)), r.get("reason"), r.get("run_id"),
-                 self.instant(r, "created_at", True)))
+                ends.append((end_type, self.ref(end_type, r.get(f"{end}_id"), f"{end}_id")))
+            insert_edge(self.store, ends[0], ends[1], r.get("edge_type"), r.get("weight", 1.0), r.get("reason"),
+                        r.get("run_id"), self.instant(r, "created_at", True))
 
 
 def _recurrence(value: Any) -> str | None:
@@ -260,28 +216,6 @@ def _time_refs(value: Any) -> list[dict[str, Any]]:
 
     if not isinstance(value, list) or not all(valid_ref(ref) for ref in value):
         raise InvalidInput('time_refs must be a list of {"text": ..., "date": "YYYY-MM-DD", "granularity": ...}')
-    return value
-
-
-def _weight(value: Any) -> float:
-    import math
-
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise InvalidInput(f"weight must be a finite number, not {value!r}"[:80])
-    return float(value)
-
-
-def _flag(record: dict[str, Any], name: str) -> bool:
-    value = record.get(name, False)
-    if not isinstance(value, bool):  # "no" is a true string: refuse rather than guess about privacy
-        raise InvalidInput(f"{name} must be true or false, not {value!r}"[:120])
-    return value
-
-
-def _text_or_none(record: dict[str, Any], name: str) -> str | None:
-    value = record.get(name)
-    if value is not None and not isinstance(value, str):
-        raise InvalidInput(f"{name} must be text")
     return value
 
 

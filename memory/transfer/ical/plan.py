@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from memory.errors import ImportFailed, InvalidInput
-from memory.memories import check_content, next_sequence
+from memory.memories import NewMemory, insert_memory
 from memory.store import Store
 from memory.time.due_phrases import localize
 from memory.time.instants import check_instant, parse_stored, to_utc_iso
@@ -205,14 +205,9 @@ def _checked_plan(uid: str, item: Item, overrides: list[Item], now: datetime, ou
 
 
 def _insert(store: Store, plan: _Plan) -> None:
-    import json
-
     item = plan.item
-    now = store.clock.now_iso()
-    store.execute(
-        "INSERT INTO knowledge (kind, content, importance, private, due_at, message_ids, sequence, created_at, "
-        "updated_at, recurrence, occurrence_at, uid) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-        ("reminder", check_content(item.content), item.importance, int(item.private), plan.due_at, json.dumps([]),
-         next_sequence(store), now, now, plan.recurrence, plan.occurrence_at, plan.uid))
+    insert_memory(store, NewMemory(item.content, kind="reminder", importance=item.importance, private=item.private,
+                                   due_at=plan.due_at, recurrence=plan.recurrence, occurrence_at=plan.occurrence_at,
+                                   uid=plan.uid))
 
 
