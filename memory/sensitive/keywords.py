@@ -41,10 +41,10 @@ _CODE_OBJECTS = (
     r"door|front door|back door|gate|alarm|safe|lock|locker|padlock|garage|building|house|apartment|flat|"
     r"office|storage unit|unit|keypad|vault|wifi|phone|ipad|mailbox|lockbox|"
     r"porte|portail|alarme|cadenas|coffre|coffre-fort|immeuble|entrée|accès|casier|"
-    r"puerta|portal|portón|alarma|candado|caja fuerte|acceso|edificio|taquilla|"
+    r"puerta|portal|portón|alarma|candado|caja fuerte|acceso|edificio|taquilla|garaje|cochera|"
     r"porta|cancello|portone|allarme|lucchetto|cassaforte|accesso|palazzo|armadietto|"
     r"deur|voordeur|poort|alarm|slot|kluis|toegang|gebouw|kluisje|"
-    r"portão|cadeado|cofre|acesso|prédio|cacifo|"
+    r"portão|cadeado|cofre|acesso|prédio|cacifo|garagem|"
     r"tür|haustür|tor|garage|alarmanlage|schloss|tresor|safe|gebäude|schließfach|zugang")
 _DE = (r"(?:of|for|to|on|de|du|de la|de l'|des|del|de los|de las|di|della|dello|dell'|del|van|van de|van het|do|da|"
        r"dos|das|der|des|vom|von|von der|zum|zur|für|für die|für den|für das)")
@@ -110,7 +110,8 @@ _PREP = (r"for|to|of|on|at|in|from|with|für|fürs|zum|zur|vom|von|des|der|meine
 _WHOSE = re.compile(
     rf"\s+(?:{_PREP})(?![^\W_])(?:(?![.!?]\s)[^\n;=:,]){{0,80}}?(?=\s*(?::|=|\bis\b|\s(?:is|was|are|were|ist|lautet|"
     rf"sind|war|est|c'est|sont|es|son|era|è|sono|zijn|é|são|will be)(?![^\W_])))", re.I)
-_FILLER = re.compile(r"\s+(?:itself|themselves|now|still|currently|actually|then|here|also|selbst|même|mismo|"
+_FILLER = re.compile(r"\s*\([^()\n]{0,60}\)|"  # "router password (printed on the back) is X"
+                     r"\s+(?:itself|themselves|now|still|currently|actually|then|here|also|selbst|même|mismo|"
                      r"nueva|nuevo|neue|neues|neuer|nouveau|nouvelle|nuova|nuovo|nieuwe|nova|novo|actual|aktuelle|"
                      r"temporal|temporaire|provisoire|provisorisches|temporanea|tijdelijke|temporária)"
                      r"(?![^\W_])", re.I)
@@ -197,8 +198,6 @@ _TICKETS = frozenset("""
 boarding ski day bus train season travel mountain hall press backstage guest visitor gym museum rail metro park
 event festival vip all-access free monthly weekly annual hall e mobile
 """.split())
-# Words that name a secret only as a label with digits after it: "safe: 36 24 36".
-
 _PLURAL = re.compile(r"(?<!pas)(?<!s)s$|wörter$|woorden$", re.I)
 _SYMBOL = re.compile(r"[!@#$%^&*_+=~?/\\|<>{}\[\]]")
 _CLAUSE_END = re.compile(r"\n|;|,(?=\s|$)|[.?](?=\s|$)|\s[(\[]|\s[-–—]\s|\s{3,}(?=\S)")

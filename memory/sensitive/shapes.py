@@ -32,7 +32,9 @@ _SHAPES: list[tuple[re.Pattern[str], str, int, tuple[str, ...]]] = [
                 r"auth-token|access-token|client-secret)(?:=|\s+)(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"-]\S*))", re.I),
      "credential", -1, ("w:password", "w:passwd", "w:pass", "w:token", "w:secret", "w:api", "w:apikey", "w:auth",
                         "w:access", "w:client")),
-    # Provider keys and tokens.
+    # Provider keys and tokens; Google's app passwords are four groups of four letters.
+    (re.compile(r"(?i)\bapp[ -](?:specific[ -])?passwords?\W{0,3}((?:[a-z]{4} ){3}[a-z]{4})\b"), "credential", 1,
+     ("w:app",)),
     (re.compile(r"\bsk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{16,}"), "key", 0, ("sk-",)),
     (re.compile(r"\b(?:ghp|gho|ghs|ghu|ghr|github_pat)_[A-Za-z0-9_]{20,}"),
      "token", 0, ("ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_")),
