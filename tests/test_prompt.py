@@ -125,7 +125,8 @@ def test_timeline_content(runtime):
     assert "[★★★★★] [Sun Nov 22] Ski trip budget is 1500 euros" in text
     assert "Gate code" not in text  # private: only when the message asks about it
     asked = section(build_prompt(runtime, "what is the gate code?"), "Timeline")
-    assert "[★★★] [Private] [Sun Nov 22] Gate code 4411" in asked
+    # Asked about, the private memory goes; its gate code is a secret and never does (issue 21).
+    assert "[★★★] [Private] [Sun Nov 22] Gate code [secret in memory #" in asked and "4411" not in asked
     assert "Emotional state: excited (as of msgs #9-10)" in text
     assert "- Bob: brother (high trust, some tension)" in text
     assert "Pay the ski deposit" not in text  # reminders have their own section

@@ -1,0 +1,93 @@
+"""The sensitivity detector: precision and recall on the labelled set, and what it costs (not a test).
+
+    python benchmarks/bench_sensitive.py            (markdown for docs/secrets.md and the README)
+
+Prints the labelled set's figures (text level and span level, recall by kind and by language, every
+miss and false alarm), then the time per 1,000 texts: it runs on every memory written and every text
+sent to a model, so it must stay cheap. The measurement itself is tests/test_sensitive.py's, so the
+test and this table cannot disagree.
+"""
+from __future__ import annotations
+
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from conversations import generate_all  # noqa: E402
+
+from memory.sensitive import find_secrets, is_sensitive, redact  # noqa: E402
+from tests.test_sensitive import labelled, measure  # noqa: E402
+
+
+def per_thousand(texts: list[str], call: Callable[[str], object], rounds: int = 5) -> float:
+    """Milliseconds per 1,000 texts, the median of `rounds` passes over `texts`."""
+    times = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        for text in texts:
+            call(text)
+        times.append((time.perf_counter() - started) * 1000 / len(texts) * 1000)
+    return statistics.median(times)
+
+
+def once(call: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    call()
+    return (time.perf_counter() - started) * 1000
+
+
+def main() -> None:
+    rows = labelled()
+    m = measure(rows)
+    print(f"Labelled set: {m['texts']} phrasings, {m['secrets']} with a secret ({m['values']} secret values), "
+          f"{m['near_misses']} near misses, {len({r['lang'] for r in rows})} languages.\n")
+    print("| measure | value |\n| --- | --- |")
+    print(f"| precision (texts flagged that hold a secret) | {m['precision']:.3f} |")
+    print(f"| recall (texts with a secret that are flagged) | {m['recall']:.3f} |")
+    print(f"| span recall (secret values wholly inside a span) | {m['span_recall']:.3f} |")
+    print("\n| kind | values found |\n| --- | --- |")
+    for kind, (found, total) in m["by_kind"].items():
+        print(f"| {kind} | {found} / {total} |")
+    print("\n| language | texts | correct |\n| --- | --- | --- |")
+    for lang in sorted({r["lang"] for r in rows}, key=lambda x: (-sum(r["lang"] == x for r in rows), x)):
+        mine = [r for r in rows if r["lang"] == lang]
+        right = sum(is_sensitive(r["text"]) == r["secret"] for r in mine)
+        print(f"| {lang} | {len(mine)} | {right} |")
+    print("\nMissed:", m["missed"] or "none")
+    print("False alarms:", m["false_alarms"] or "none")
+    print("Values left readable:", m["leaks"] or "none")
+
+    texts = [r["text"] for r in rows]
+    chat = [t.text for c in generate_all() for t in c.turns]
+    prose = "I met Anna at the market and we talked about the weekend, 3 kids and 12 apples. " * 12_500
+    dense = "the password manager app is great, the code review is at 3pm, pin the poster. " * 12_500
+    cold = subprocess.run([sys.executable, "-c", "import time; t = time.perf_counter(); "
+                           "from memory.sensitive import redact; a = time.perf_counter(); "
+                           "redact('card 4111 1111 1111 1111 cvv 123, IBAN DE89 3704 0044 0532 0130 00, ' "
+                           "'skin rose dwarf neither rookie tornado twelve economy receive speed warfare opinion'); "
+                           "print((a - t) * 1000, (time.perf_counter() - a) * 1000)"],
+                          cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    print(f"\nCost on {platform.python_implementation()} {platform.python_version()}, "
+          f"{len(texts)} labelled texts (mean {statistics.mean(map(len, texts)):.0f} characters) and "
+          f"{len(chat)} chat turns (mean {statistics.mean(map(len, chat)):.0f} characters):\n")
+    print("| what | time |\n| --- | --- |")
+    print(f"| `is_sensitive`, labelled texts | {per_thousand(texts, is_sensitive):.1f} ms per 1,000 |")
+    print(f"| `redact` (all spans), labelled texts | {per_thousand(texts, redact):.1f} ms per 1,000 |")
+    print(f"| `redact`, chat turns | {per_thousand(chat, redact, rounds=3):.1f} ms per 1,000 |")
+    print(f"| `find_secrets`, a 1 MB paste of prose | {once(lambda: find_secrets(prose)):.0f} ms |")
+    dense_ms = once(lambda: find_secrets(dense))
+    print(f"| `find_secrets`, a 1 MB paste dense with near-miss keywords | {dense_ms:.0f} ms |")
+    print(f"| import `memory.sensitive` (fresh process) | {float(cold[0]):.0f} ms |")
+    print(f"| first call that loads the validators and word lists | {float(cold[1]):.0f} ms |")
+
+
+if __name__ == "__main__":
+    main()

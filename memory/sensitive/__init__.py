@@ -1,0 +1,107 @@
+"""The sensitivity detector: where the secrets are in a text.
+
+One detector for every use: at write time `is_sensitive` marks a memory that holds a secret (it then
+goes to a model whole as "[secret in memory #12]"), and in messages `find_secrets` gives the spans that
+become numbered placeholders ("[secret 1 of your message]"); `redact` replaces them in one call.
+
+What it finds (docs/secrets.md has the list, the misses, and the measured precision and recall):
+- values led by a word that names a secret, in English, German, French, Spanish, Italian, Dutch and
+  Portuguese (and a few words of others): passwords, PINs, passcodes, door and alarm codes,
+  combinations, passphrases, tokens, keys; a value of several words, digits with spaces, number words,
+  several secrets in one line (keywords.py);
+- secrets known by their shape: private key blocks, provider keys and tokens, JWTs, authorization
+  headers, credentials in a URL or a command line, config assignments (shapes.py);
+- number-shaped identifiers checked by python-stdnum: payment cards with their CVV, IBANs, national
+  ids (numbers.py);
+- BIP-39 recovery phrases (phrases.py).
+The text is read through a view that folds invisible characters and skips the app's own date
+annotations and placeholders (view.py).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from memory.sensitive import keywords, numbers, phrases, shapes
+from memory.sensitive.view import view_of
+
+MASK = "[REDACTED]"
+# When two detectors claim overlapping text, the merged span is named by the more specific one.
+_PRECEDENCE = ("private_key", "recovery_phrase", "card", "iban", "national_id", "token", "key", "credential",
+               "pin", "code", "combination")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A secret VALUE in a text: text[start:end], and what kind of secret it is."""
+
+    start: int
+    end: int
+    kind: str
+
+    def value(self, text: str) -> str:
+        return text[self.start:self.end]
+
+
+def find_secrets(text: str) -> list[Span]:
+    """The secrets in `text`, in order; overlapping findings are merged, so spans never overlap."""
+    if not text:
+        return []
+    view = view_of(text)
+    return _merged((*view.origin(start, end), kind) for start, end, kind in _findings(view.text, view.words))
+
+
+def is_sensitive(text: str) -> bool:
+    """Whether `text` holds a secret: decided when a memory is written (stops at the first one)."""
+    if not text:
+        return False
+    view = view_of(text)
+    return next(_findings(view.text, view.words), None) is not None
+
+
+def _findings(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
+    for detector in (shapes.find, numbers.find, phrases.find, keywords.find):
+        for start, end, kind in detector(text, words):
+            if end > start and text[start:end].strip():
+                yield start, end, kind
+
+
+def has_secret(text: str) -> bool:
+    return is_sensitive(text)
+
+
+def redact(text: str, mask: str | Callable[[str], str] = MASK) -> str:
+    """`text` with every secret replaced by `mask`, or by what `mask(secret)` returns (a numbered
+    placeholder whose value the caller keeps, to put it back into what the model writes); the callable
+    is called once per secret, in the order they appear."""
+    if not text:
+        return text
+    spans = find_secrets(text)
+    if not spans:
+        return text
+    out: list[str] = []
+    position = 0
+    for span in spans:
+        out.append(text[position:span.start])
+        out.append(mask(span.value(text)) if callable(mask) else mask)
+        position = span.end
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _merged(found: Iterable[tuple[int, int, str]]) -> list[Span]:
+    spans: list[Span] = []
+    for start, end, kind in sorted(found):
+        if spans and start < spans[-1].end:
+            last = spans[-1]
+            spans[-1] = Span(last.start, max(last.end, end), min(last.kind, kind, key=_rank))
+        else:
+            spans.append(Span(start, end, kind))
+    return spans
+
+
+def _rank(kind: str) -> int:
+    return _PRECEDENCE.index(kind) if kind in _PRECEDENCE else len(_PRECEDENCE)
+
+
+__all__ = ["MASK", "Span", "find_secrets", "has_secret", "is_sensitive", "redact"]

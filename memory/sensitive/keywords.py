@@ -1,0 +1,493 @@
+"""Values led by a word that names a secret: "the wifi password is hunter2", "PIN-4471", "Der Türcode
+ist 8823", "mot de passe : soleil42", "my pin is four four seven one", "passwords: gmail x, bank y".
+
+A keyword is strong when it names nothing but a secret (password, PIN, passcode, door code, Passwort,
+contraseña, senha, ...): whatever value follows it is taken, unless the words after it read as prose
+("my pin is in the drawer", "the password is required"). A keyword is weak when it also has ordinary
+senses (secret, token, API key, combination, clave, chiave): its value must look like one (a digit, a
+symbol, number words) unless it is a label ("secret: open sesame").
+
+How a value follows its keyword, in the order tried:
+- a copula or a label sign, perhaps after whose secret it is: "password for the guest wifi is X",
+  "PIN: X", "Passwort lautet X", "la clave del wifi es X", "password changed to X";
+- "to" after a verb of changing before the keyword: "I changed my password to X", "cambié mi
+  contraseña a X"; the German verb-final form "Passwort auf X geändert";
+- an apposition: "the password, hunter2, works";
+- the value right after the keyword: "PIN-4471", "Password hunter2", "gate code 2580#", "wifi
+  password swordfish" (a last word that is not an ordinary follower such as "again");
+- at the end of its clause after a phrase saying what it opens: "passcode for door 8823", "the gym
+  locker pin for tomorrow 4471";
+- before the keyword: "4471 is my PIN".
+The value runs to the end of its clause, so a value of several words ("correct horse battery staple",
+"44 71", "four four seven one") is taken whole, and a plural keyword takes its list.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+
+_W = r"(?<![^\W_])"   # no letter or digit just before
+_E = r"(?![^\W_])"    # none just after
+
+# Words before "code" that make it a secret: "door code", "the garage door code", "2FA backup codes".
+_CODE_QUALIFIERS = (
+    r"door|gate|alarm|entry|entrance|access|security|garage|keypad|lock|locker|safe|unlock|unlocking|"
+    r"verification|2fa|mfa|otp|one[- ]time|backup|recovery|sms|login|auth|authentication|building|padlock|"
+    r"storage|wifi|wi-fi|house|apartment|flat|office|mailbox|lockbox|keybox|parking|intercom|buzzer|phone|"
+    r"screen|ipad|iphone|master|admin|vault|porch|pin|secret|personal|wlan|toegangs|tür|tor|haustür")
+# Nouns after "code of/for/to" (and their forms in other languages) that make it a secret.
+_CODE_OBJECTS = (
+    r"door|front door|back door|gate|alarm|safe|lock|locker|padlock|garage|building|house|apartment|flat|"
+    r"office|storage unit|unit|keypad|vault|wifi|phone|ipad|mailbox|lockbox|"
+    r"porte|portail|alarme|cadenas|coffre|coffre-fort|immeuble|entrée|accès|casier|"
+    r"puerta|portal|portón|alarma|candado|caja fuerte|acceso|edificio|taquilla|garaje|cochera|"
+    r"porta|cancello|portone|allarme|lucchetto|cassaforte|accesso|palazzo|armadietto|"
+    r"deur|voordeur|poort|alarm|slot|kluis|toegang|gebouw|kluisje|"
+    r"portão|cadeado|cofre|acesso|prédio|cacifo|garagem|"
+    r"tür|haustür|tor|garage|alarmanlage|schloss|tresor|safe|gebäude|schließfach|zugang")
+_DE = (r"(?:of|for|to|on|de|du|de la|de l'|des|del|de los|de las|di|della|dello|dell'|del|van|van de|van het|do|da|"
+       r"dos|das|der|des|vom|von|von der|zum|zur|für|für die|für den|für das)")
+
+_STRONG = (
+    # English
+    r"pass(?:word|wd|code|phrase)s?|pass[ -](?:word|code|phrase)s?|pwd|pw|p/w|puk|"
+    r"pins?(?:[ -]?(?:codes?|numbers?|no\.?|nr\.?))?|"
+    r"(?:seed|recovery|backup|mnemonic|wallet)[ -](?:phrase|words|seed)s?|cvv2?|cvc2?|"
+    rf"(?:{_CODE_QUALIFIERS})(?:[ -](?!(?:the|a|an|to|of|for|my|your|our|is|was)\b)[^\W\d_]+)?[ -]?codes?|"
+    rf"(?:codes?|c[oó]digos?|codice|codici|kod|код)\s+(?:{_DE})\s+(?:(?:the|my|our|your|la|le|l'|el|il|lo|de|het|o|a|"
+    rf"die|der|das|mon|ma|mi|mio|mia|mijn|meu|minha)\s+)?(?:[^\W\d_]+\s+){{0,2}}(?:{_CODE_OBJECTS})|"
+    # German
+    r"passw[oö]rt(?:er)?|kennw[oö]rt(?:er)?|geheimzahl|geheimnummer|geheimcode|zugangscode|zugangsdaten|"
+    r"(?:tür|tor|haustür|garagen|alarm|tresor|schließfach|sicherheits|tasten|entsperr|handy)code|"
+    # French
+    r"mots? de passe|mdp|digicode|code (?:secret|confidentiel|pin|d'accès|d'entrée|wifi)|phrase secrète|"
+    r"phrase de récupération|"
+    # Spanish
+    r"contraseñas?|c[oó]digos? (?:de acceso|de seguridad|pin|secreto)|frase (?:semilla|de recuperación)|"
+    # Italian
+    r"parola d'ordine|codice (?:di accesso|pin|segreto|di sicurezza)|frase di recupero|"
+    # Dutch
+    r"wachtwoord(?:en)?|pincode|(?:toegangs|deur|poort|alarm|kluis)code|herstelzin|"
+    # Portuguese
+    r"senhas?|palavras?-passe|código (?:de acesso|pin|secreto)|frase de recuperação|"
+    # Others
+    r"пароль|пароля|пин-код|hasło|hasła|şifre(?:si|m)?|parola(?:sı|m)|密码|密碼|パスワード|暗証番号|비밀번호")
+_WEAK = (
+    r"secrets?|tokens?|(?:api|access|secret|private|license|licence|product|wifi|wi-fi|network|encryption|"
+    r"recovery|auth)[ _-]?keys?|(?:access|auth|bearer|refresh|session|api)[ _-]?tokens?|credentials?|login|"
+    r"pass|keypad|combos?|"
+    rf"keys?\s+(?:for|to|of|de|du|del|della|do|da|van|für|zum|zur)\s+(?:(?:the|my|our|la|le|l'|el|il|de|het|o|a|die|der|das)\s+)?"
+    rf"(?:[^\W\d_]+\s+){{0,2}}(?:{_CODE_OBJECTS})|(?:[^\W\d_]+\s+)?combinations?|kombination|zahlenkombination|combinaison|combinación|combinazione|combinatie|"
+    r"combinação|schlüssel|clé(?: wifi| api| secrète)?|claves?|chiave|sleutel|chave|"
+    r"wlan-schlüssel|netzwerkschlüssel")
+_KEYWORD = re.compile(rf"{_W}(?:(?P<strong>{_STRONG})|(?P<weak>{_WEAK})){_E}", re.I)
+
+# "I changed my password to X", "cambié mi contraseña a X", "mudei a senha para X".
+_CHANGE_VERB = re.compile(
+    r"(?<![^\W_])(?:chang(?:e|ed|es|ing)|set|sets|setting|reset(?:s|ting)?|updat(?:e|ed|es|ing)|switch(?:ed|es|ing)?|"
+    r"made|make|chose|choose|picked|turned|cambi\w*|mud(?:ei|ou|ar|amos|aram)|alter\w*|chang[ée]\w*|modifi\w*|"
+    r"impost\w*|veränder\w*|änder\w*|setz\w*|verander\w*|wijzig\w*|gewijzigd|stel\w*)(?![^\W_])[^\n.;]{0,40}$",
+    re.I)
+_TO = re.compile(r"\s+(?:to|as|into|a|para|pra|en|pour|à|in|naar|auf|zu|на)\s+", re.I)
+_COPULA = re.compile(
+    r"(?:\s*[?,]\s*(?:it's|it’s|it is|that's|its|c'est|es ist)(?![^\W_])|[\"'”’]?\s*(?::|=|->|=>|—|–)|\s+-\s+|"
+    r"'s|’s|\s+(?:"
+    r"is|was|are|were|(?:will|would|should|shall)\s+be|remains|stays|became|becomes|has become|"
+    r"(?:(?:was|has been|have been|got|is|are|wurde|ist|a été|fue|ha sido|è stat[ao]|é|foi|werd|is)\s+)?"
+    r"(?:changed|set|reset|updated|switched|geändert|gesetzt|changé|changée|modifié|modifiée|cambiad[ao]|"
+    r"cambiat[ao]|veranderd|gewijzigd|mudad[ao]|alterad[ao])\s+(?:to|as|auf|zu|in|en|pour|à|a|para|naar)|"
+    r"ist|lautet|lauten|sind|war|waren|wird|heißt|est|c'est|sont|était|sera|es|son|era|será|sería|è|sono|sarà|"
+    r"zijn|wordt|é|são|это|jest)(?![^\W_]))", re.I)
+_LEAD_IN = re.compile(
+    r"\s*:?\s*(?:(?:now|still|just|simply|actually|currently|jetzt|nun|noch|immer noch|maintenant|désormais|"
+    r"ahora|ora|adesso|nu|agora)\s+)?:?\s*(?:(?:the|a|das|le|la|el|il|het|o)\s+(?:word|number|code|phrase|digits|"
+    r"letters|wort|zahl|mot|nombre|palabra|número|parola|numero|woord|nummer|palavra)\s+)?", re.I)
+_PREP = (r"for|to|of|on|at|in|from|with|für|fürs|zum|zur|vom|von|des|der|meiner|meines|unserer|unseres|deiner|"
+         r"deines|seiner|seines|ihrer|ihres|du|de|del|della|dello|dei|degli|"
+         r"delle|da|do|dos|das|van|voor|pour|para|per|di|au|aux|ao|à|no|na|nel|nella|bei|im|am|dla|do|для|от")
+# Whose secret it is, between the keyword and the copula: "for the guest network", "der EC-Karte".
+_WHOSE = re.compile(
+    rf"\s+(?:{_PREP})(?![^\W_])(?:(?![.!?]\s)[^\n;=:,]){{0,80}}?(?=\s*(?::|=|\bis\b|\s(?:is|was|are|were|ist|lautet|"
+    rf"sind|war|est|c'est|sont|es|son|era|è|sono|zijn|é|são|will be)(?![^\W_])))", re.I)
+_FILLER = re.compile(r"\s*\([^()\n]{0,60}\)|"  # "router password (printed on the back) is X"
+                     r"\s+(?:itself|themselves|now|still|currently|actually|then|here|also|selbst|même|mismo|"
+                     r"nueva|nuevo|neue|neues|neuer|nouveau|nouvelle|nuova|nuovo|nieuwe|nova|novo|actual|aktuelle|"
+                     r"temporal|temporaire|provisoire|provisorisches|temporanea|tijdelijke|temporária)"
+                     r"(?![^\W_])", re.I)
+
+_NUMBER_WORD = (
+    r"zero|oh|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
+    r"null|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|zéro|un|deux|trois|quatre|cinq|sept|huit|neuf|"
+    r"cero|uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|due|tre|quattro|cinque|sei|sette|otto|nove|"
+    r"nul|een|twee|drie|vier|vijf|zes|zeven|negen|um|dois|três|quatro|sete|oito")
+_NUMBER_WORDS = re.compile(rf"(?:(?:{_NUMBER_WORD})(?:[\s-]+|$)){{2,}}", re.I)
+_DIGIT_GROUPS = re.compile(r"\d+(?:[ \-./]\d+)*")
+
+# Words that start prose, never a value: "in the drawer", "the same as before", "something stronger".
+_HARD_STOP = frozenset("""
+in on at to for of from with by under inside behind near into onto over next beside between about around
+the a an this that these those my your his her our their its it i you he she we they me him them us
+not no never always also still just only probably maybe perhaps somewhere anywhere everywhere something
+nothing anything everything whatever same here there where what which who whom whose how why when like as
+see ask check too very quite pretty really so being been be expire expires change remember forget saved
+stored written kept taped printed listed noted either neither both all none some any each every one's
+im auf unter hinter bei am an der die das den dem des ein eine einen einem einer mein meine dein sein
+ihr unser nicht kein keine noch schon zu sehr irgendwo etwas nichts hier da dort wie was wo
+dans sur sous chez le la les un une des du mon ma mes ton ta sa son ses notre pas ne toujours encore trop
+très quelque rien ici là où quoi comme
+en sobre bajo el los las una mi mis tu su muy demasiado algo nada aquí allí donde qué como está
+nel nella sul sulla sotto il lo gli mio mia non troppo molto qualcosa niente qui lì dove come
+op onder de het mijn jouw zijn haar ons niet geen nog te heel erg iets niets daar waar wat hoe
+em no na nos nas sob o os um uma meu minha não muito demais aqui ali onde que está
+""".split())
+# Words that describe a secret instead of being one, when alone: "the password is wrong".
+_SOFT_STOP = frozenset("""
+required expired missing wrong correct incorrect invalid valid empty blank needed hidden changed reset locked
+blocked new old different easy hard long short weak strong secure safe fine ok okay done set ready unknown
+lost forgotten private secret case-sensitive compromised leaked known default standard simple complicated
+complex obvious important confidential available attached below above sent shared mandatory optional
+falsch richtig abgelaufen geändert neu alt sicher unsicher leer gesperrt vergessen gültig ungültig kurz lang
+gleich geheim
+faux fausse correcte incorrecte expiré expirée changé nouveau nouvelle ancien vide bloqué oublié valide
+invalide court longue sûr perdu secret
+incorrecta incorrecto correcta correcto caducada nueva nuevo vieja vacía bloqueada olvidada válida inválida
+corta larga segura distinta misma
+sbagliata sbagliato giusta corretta scaduta nuova vecchia vuota bloccata dimenticata valida corta lunga
+sicura stessa
+fout verkeerd juist verlopen veranderd gewijzigd nieuw oud leeg geblokkeerd vergeten geldig ongeldig kort
+veilig zelfde
+errada errado certa expirada nova novo velha vazia esquecida inválida curta longa mesma
+""".split())
+# Words that say what a secret is made of: "12 characters long", "4 digits".
+_DESCRIPTOR = frozenset("""
+digits digit characters character chars letters letter symbols words long zeichen stellen ziffern
+caractères chiffres caracteres dígitos caratteri cifre tekens cijfers
+""".split())
+# Words after which a value of several words stops: "hunter2 for the wifi", "4471 until Friday".
+_CUT = frozenset("""
+for to of in on at with from by until till since before after because which who that if when while but so
+please thanks is are was were will would has have had do does did then about via
+für bis seit weil wenn aber bitte ist sind pour jusqu depuis parce quand mais est para hasta desde porque
+cuando pero es per fino perché quando ma voor tot sinds omdat als maar até desde porque quando mas é
+""".split())
+# "and" ends a value when what follows starts another clause: "hunter2 and my PIN is 4471".
+_AND = frozenset("and und et y e en i o ou or oder".split())
+_AFTER_AND = frozenset("""
+my the his her our their its it i we you he she they then also mein meine die der das ich mon ma mes le la
+les je mi el il lo mijn de het minha meu a o
+""".split())
+# Last words that follow a keyword in ordinary sentences: "I forgot my password again".
+_FOLLOWERS = _HARD_STOP | _SOFT_STOP | frozenset("""
+again today tomorrow tonight yesterday later soon anyway please first ever once twice lately recently daily
+weekly monthly yearly reset change changes update updates manager managers policy policies field fields hint
+hints protected protection prompt screen page form box requirement requirements rule rules expiry
+expiration history recovery generator vault app apps login entry entries pad reader please though too
+monday tuesday wednesday thursday friday saturday sunday weekend week month year
+january february march april may june july august september october november december
+ändern zurücksetzen eingeben vergessen heute morgen gestern bitte oublié oubliée changer réinitialiser
+aujourd'hui demain hier olvidada olvidé cambiar hoy mañana ayer dimenticata cambiare oggi domani ieri
+wijzigen veranderen vandaag morgen gisteren esquecida alterar mudar hoje amanhã ontem
+""".split())
+_ABBREVIATIONS = frozenset({"pw", "pwd", "passwd", "mdp", "p/w"})
+_MONEY = re.compile(r"[$€£¥]\d[\d.,]*|\d[\d.,]*[$€£¥%]|\d+(?:[.,]\d\d)")
+_MONEY_WORDS = frozenset("euro euros eur dollars dollar usd pounds gbp francs chf yen kr cents percent".split())
+# Passes that are tickets, not secrets: "boarding pass", "ski pass".
+_TICKETS = frozenset("""
+boarding ski day bus train season travel mountain hall press backstage guest visitor gym museum rail metro park
+event festival vip all-access free monthly weekly annual hall e mobile
+""".split())
+_PLURAL = re.compile(r"(?<!pas)(?<!s)s$|wörter$|woorden$", re.I)
+_SYMBOL = re.compile(r"[!@#$%^&*_+=~?/\\|<>{}\[\]]")
+_CLAUSE_END = re.compile(r"\n|;|,(?=\s|$)|[.?](?=\s|$)|\s[(\[]|\s[-–—]\s|\s{3,}(?=\S)")
+_CLAUSE_END_LIST = re.compile(r"\n|;|[.?](?=\s|$)|\s[(\[]|\s[-–—]\s")
+_TRAILING = ".,;:)]}\"'»”’?"
+_QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»", "„": "“", "`": "`"}
+
+
+@lru_cache(maxsize=512)
+def _kind(keyword: str) -> str:
+    k = keyword.lower()
+    if re.search(r"pin|puk|geheimzahl|geheimnummer|暗証", k):
+        return "pin"
+    if re.search(r"cvv|cvc", k):
+        return "card"
+    if re.search(r"seed|recovery (?:phrase|words)|mnemonic|wallet|récupération|semilla|recupero|herstelzin|"
+                 r"recuperação|backup phrase", k):
+        return "recovery_phrase"
+    if re.search(r"combina|kombination|combinaison|combinatie|combo", k):
+        return "combination"
+    if re.search(r"code|código|codice|digicode|keypad", k):
+        return "code"
+    if re.search(r"clave", k):
+        return "credential"
+    if re.match(r"keys?\s", k):  # "key for the storage unit lockbox: 4312"
+        return "code"
+    if re.search(r"token", k):
+        return "token"
+    if re.search(r"key|schlüssel|clé|clave|chiave|sleutel|chave", k):
+        return "key"
+    return "credential"
+
+
+_LABELLED_DIGITS = re.compile(r"(?<![^\W_])(?:safe|padlock|lock|tresor|coffre|cassaforte|caja fuerte|kluis|cofre)"
+                              r"\s*[:=]\s*(\d+(?:[ \-./]\d+)*)(?![\d:])", re.I)
+
+
+# Every keyword holds one of these words (or ends like one: "Türcode", "WLAN-Passwort"): a text
+# without any is not scanned for keywords, and a long text only around them.
+_TRIGGERS = frozenset("""
+password passwords passwd passcode passcodes passphrase passphrases pass pwd pw puk pin pins pincode seed
+recovery backup mnemonic wallet cvv cvc code codes keypad combo combos combination combinations secret secrets
+token tokens key keys credential credentials login passwort passwörter kennwort kennwörter geheimzahl
+geheimnummer geheimcode zugangsdaten kombination zahlenkombination schlüssel passe mdp digicode combinaison clé
+secrète récupération contraseña contraseñas código códigos codigo codigos semilla recuperación combinación clave
+claves ordine codice codici recupero combinazione chiave wachtwoord wachtwoorden herstelzin combinatie sleutel
+senha senhas recuperação combinação chave пароль пароля пин код hasło hasła kod şifre şifresi şifrem parola
+parolası parolam safe padlock lock tresor coffre cassaforte caja kluis cofre
+""".split())
+_TRIGGER_ENDINGS = ("code", "codes", "passwort", "wachtwoord", "kombination", "schlüssel", "password", "pin")
+_TRIGGER_TEXTS = ("p/w", "密码", "密碼", "パスワード", "暗証番号", "비밀번호")
+_SAFES = frozenset("safe padlock lock tresor coffre cassaforte caja kluis cofre".split())
+# A line that lists secrets: "hunter2;pin is 4471" (the first item has no keyword of its own).
+_LIST_HEAD = re.compile(r"(?:^|\n)[ \t]*([^\s;,]+)[ \t]*[;,][ \t]*(?=\S)")
+
+
+def _keywords(text: str, words: frozenset[str]) -> Iterator[re.Match[str]]:
+    """The keywords of `text`, read only around the words they are made of."""
+    triggers = {w for w in words if w in _TRIGGERS or w.endswith(_TRIGGER_ENDINGS)}
+    windows = [(m.start() - 50, m.end() + 80) for w in triggers
+               for m in re.finditer(rf"(?<![^\W_]){re.escape(w)}", text, re.I)]
+    windows += [(m.start() - 50, m.end() + 80) for needle in _TRIGGER_TEXTS if needle in text
+                for m in re.finditer(re.escape(needle), text)]
+    merged: list[list[int]] = []
+    for start, end in sorted(windows):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([max(0, start), end])
+    for start, end in merged:
+        end = re.compile(r"\w*").match(text, min(end, len(text))).end()  # never cut a word in two
+        yield from _KEYWORD.finditer(text, start, end)
+
+
+def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
+    """(start, end, kind) of each keyword-led value in `text` (the view: annotations blanked)."""
+    if not (words & _TRIGGERS or any(w.endswith(_TRIGGER_ENDINGS) for w in words)
+            or any(needle in text for needle in _TRIGGER_TEXTS)):
+        return
+    for head in _LIST_HEAD.finditer(text):
+        keyword = _KEYWORD.match(text, head.end())
+        if keyword and _secretish(head.group(1)) and _value_after(
+                text, keyword.end(), keyword.group("strong") is not None, False, False, changed=False):
+            yield head.start(1), head.end(1), "credential"
+    if words & _SAFES:
+        for label in _LABELLED_DIGITS.finditer(text):
+            if sum(c.isdigit() for c in label.group(1)) >= 3:
+                yield label.start(1), label.end(1), "combination"
+    for keyword in _keywords(text, words):
+        strong = keyword.group("strong") is not None
+        word = keyword.group(0)
+        if word.lower() == "pass":
+            before = re.search(r"([^\W\d_]+)[\s-]*$", text[max(0, keyword.start() - 30):keyword.start()])
+            if before and before.group(1).lower() in _TICKETS:
+                continue
+        kind = _kind(word)
+        plural = bool(_PLURAL.search(word))
+        found = _value_after(text, keyword.end(), strong, plural, word.lower() in _ABBREVIATIONS,
+                             changed=bool(_CHANGE_VERB.search(text, max(0, keyword.start() - 60), keyword.start())))
+        if found:
+            yield found[0], found[1], kind
+        before = _value_before(text, keyword.start(), keyword.end(), strong)
+        if before:
+            yield before[0], before[1], kind
+
+
+_GERMAN_CHANGE = re.compile(r"\s+(?:auf|zu|in)\s+(\S+)\s+(?:ge)?(?:ändert|setzt|umgestellt|wechselt|abgeändert)",
+                            re.I)
+_APPOSITION = re.compile(r"\s*,\s*([^\s,;]+)\s*,")
+_ATTACHED = re.compile(r"[-#](\d[\d-]{2,})")
+_TAIL = re.compile(rf"\s+(?:{_PREP})\s+[^\n;=:,.]{{0,40}}?\s((?:\d[\d \-./#]*\d|\S*\d\S*))[.!?]?"
+                   r"(?=[ \t]*$|[ \t]*\n|\s*[,;])", re.I)
+_NON_SPACE = re.compile(r"\S*")
+_TOKEN = re.compile(r"[^\s,;]+")
+_LAST = re.compile(r"[ \t]*(?:$|[.!?][ \t]*(?:$|\n)|\n|[;,(])")
+_WORD_NEXT = re.compile(r"[ \t]*[^\W_]")
+
+
+def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: bool,
+                 changed: bool) -> tuple[int, int] | None:
+    # "password for the guest wifi is X", "PIN: X", "password itself is X".
+    pos = at
+    whose = _WHOSE.match(text, pos)
+    if whose:
+        pos = whose.end()
+    filler = _FILLER.match(text, pos)
+    if filler:
+        pos = filler.end()
+    copula = _COPULA.match(text, pos)
+    if copula:
+        sign = copula.group(0) + _LEAD_IN.match(text, copula.end()).group(0)
+        label = whose is None and copula.group(0).strip()[:1] in (":", "=", "-", "—", "–", '"', "'")
+        lead = _LEAD_IN.match(text, copula.end())
+        value = _clause(text, lead.end(), strong or label, plural, label=":" in sign)
+        if value:
+            return value
+        if copula.group(0).strip():
+            return None
+    # "I changed my password to X".
+    if changed:
+        to = _TO.match(text, at)
+        if to:
+            return _clause(text, to.end(), strong, plural)
+    # "Passwort auf Blaubeere42 geändert".
+    german = _GERMAN_CHANGE.match(text, at)
+    if german and _looks_like_value(german.group(1), strong):
+        return german.span(1)
+    # "the password, hunter2, works".
+    apposition = _APPOSITION.match(text, at)
+    if apposition and _looks_like_value(apposition.group(1), strong):
+        return apposition.span(1)
+    # "PIN-4471", "PIN#4471".
+    attached = _ATTACHED.match(text, at)
+    if attached:
+        return attached.span(1)
+    # The value right after the keyword.
+    adjacent = _adjacent(text, at, strong, abbreviation)
+    if adjacent:
+        return adjacent
+    # "passcode for door 8823", "pin for tomorrow 4471" (a date annotation blanked).
+    tail = _TAIL.match(text, at)
+    if tail and sum(c.isdigit() for c in tail.group(1)) >= 3:
+        return tail.start(1), tail.end(1) - (1 if tail.group(1)[-1] in _TRAILING else 0)
+    return None
+
+
+def _adjacent(text: str, at: int, strong: bool, abbreviation: bool) -> tuple[int, int] | None:
+    space = re.match(r"[ \t]+", text[at:at + 8])
+    if not space:
+        return None
+    start = at + space.end()
+    digits = _DIGIT_GROUPS.match(text, start)
+    if digits and sum(c.isdigit() for c in digits.group(0)) >= 3:
+        end = digits.end()
+        token_end = _NON_SPACE.match(text, end).end()  # "2580#"
+        return start, _strip(text, start, token_end)
+    words = _NUMBER_WORDS.match(text, start)
+    if words and len(words.group(0).split()) >= 3:
+        return start, _strip(text, start, words.end())
+    token = _TOKEN.match(text, start)
+    if not token:
+        return None
+    end = _strip(text, start, token.end())
+    value = text[start:end]
+    if not value or value.lower() in ("is", "was", "ist", "est", "es", "è", "é"):
+        return None
+    if abbreviation and value.lower() not in _HARD_STOP:
+        return start, end
+    if _secretish(value, strong):
+        return start, end
+    # "wifi password swordfish": a strong keyword, then one last word that is not an ordinary follower.
+    last = _LAST.match(text, token.end())
+    if strong and last and value.isalpha() and len(value) >= 3 and value.lower() not in _FOLLOWERS:
+        return start, end
+    return None
+
+
+def _value_before(text: str, at: int, end: int, strong: bool) -> tuple[int, int] | None:
+    """ "4471 is my PIN", "hunter2 is the wifi password"."""
+    before = re.search(r"(?:^|\s)(\S+)\s+(?:is|was|ist|est|es|è|é)\s+(?:my|the|our|his|her|mein|meine|die|der|das|"
+                       r"mon|ma|le|la|mi|el|il|mijn|de|het|a|o|minha|meu)\s+(?:[^\W\d_]+[\s-]+){0,2}$",
+                       text[max(0, at - 80):at], re.I)
+    if not before:
+        return None
+    if _WORD_NEXT.match(text, end):  # the keyword must end its clause: "4471 is my PIN."
+        return None
+    value = before.group(1)
+    if not _secretish(value, strong):
+        return None
+    start = max(0, at - 80) + before.start(1)
+    return start, _strip(text, start, start + len(value))
+
+
+def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = False) -> tuple[int, int] | None:
+    """The value of a clause that starts at `start`, if it reads as a value."""
+    while start < len(text) and text[start] in " \t":
+        start += 1
+    if start >= len(text):
+        return None
+    close = _QUOTES.get(text[start])
+    if close:
+        end = text.find(close, start + 1, start + 200)
+        if end > start + 1 and "\n" not in text[start + 1:end]:
+            return start + 1, end
+    limit = start + (300 if plural else 120)
+    stop = (_CLAUSE_END_LIST if plural else _CLAUSE_END).search(text, start, limit)
+    end = stop.start() if stop else min(limit, len(text))
+    words = list(re.finditer(r"\S+", text[start:end]))
+    if not words:
+        return None
+    keep = 1
+    for i, word in enumerate(words[1:], start=1):
+        w = word.group(0).lower().strip(_TRAILING)
+        if w in _DESCRIPTOR:
+            return None  # "4 digits", "12 characters long": says what the secret is made of
+        if w in _CUT:
+            break
+        if w in _AND and not plural:
+            following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
+            if not following or following in _AFTER_AND or _KEYWORD.match(following):
+                break
+        if _KEYWORD.fullmatch(w) and not plural:
+            break
+        keep = i + 1
+    words = words[:keep]
+    first = words[0].group(0).lower().strip(_TRAILING)
+    if label and first in ("the", "a", "an") and len(words) >= 4 and not any(
+            w.group(0).lower().strip(_TRAILING) in _HARD_STOP | _SOFT_STOP for w in words[1:]):
+        first = ""  # "password: the quick brown fox 99", after a label sign
+    if first in _HARD_STOP or any(w.group(0).lower().strip(_TRAILING) in _DESCRIPTOR for w in words):
+        return None
+    if first in _SOFT_STOP and (len(words) == 1 or any(
+            w.group(0).lower().strip(_TRAILING) in _HARD_STOP | _SOFT_STOP for w in words[1:])):
+        return None
+    end = _strip(text, start, start + words[-1].end())
+    value = text[start:end]
+    if not value or not (strong or _secretish(value, strong)):
+        return None
+    return start, end
+
+
+def _looks_like_value(value: str, strong: bool) -> bool:
+    v = value.lower().strip(_TRAILING)
+    return bool(v) and v not in _HARD_STOP and v not in _SOFT_STOP and (strong or _secretish(value, strong))
+
+
+def _secretish(value: str, strong: bool = False) -> bool:
+    """A word mixing letters and digits, three digits or more (perhaps in groups: "36 24 36"), a
+    symbol among letters, or number words; a price ("$450", "12 euros") is none of these."""
+    if _NUMBER_WORDS.fullmatch(value.strip() + " "):
+        return True
+    if re.fullmatch(r"\d[\d \-./]*\d", value.strip()) and sum(c.isdigit() for c in value) >= 3:
+        return True
+    words = value.split()
+    if any(w.lower().strip(_TRAILING) in _MONEY_WORDS for w in words):
+        return False
+    for word in words:
+        word = word.strip(_TRAILING)
+        if _MONEY.fullmatch(word):
+            continue
+        digits = sum(c.isdigit() for c in word)
+        letters = sum(c.isalpha() for c in word)
+        if len(word) >= 3 and digits and (letters or digits >= 3):
+            return True
+        if letters and len(word) >= 4 and _SYMBOL.search(word):
+            return True
+    return False
+
+
+def _strip(text: str, start: int, end: int) -> int:
+    while end > start and text[end - 1] in _TRAILING:
+        end -= 1
+    return end

@@ -1,0 +1,132 @@
+"""Number-shaped identifiers, checked with python-stdnum's validators (check digits, not guesses):
+payment cards (Luhn and an issuer prefix) with their CVV, IBANs, and national identity numbers.
+
+A Luhn-valid number of card length is taken when it reads as a card: written in the groups cards are
+printed in ("4111 1111 1111 1111"), or with a card word nearby (card, Visa, CVV, Karte, tarjeta, ...);
+an order number that happens to pass Luhn is not one. National ids made of digits alone (a German
+Steuer-ID, a Dutch BSN, a French NIR, ...) are taken only after their name; a US SSN written
+123-45-6789 and an Italian codice fiscale are distinctive enough alone. The validators are imported
+when a candidate appears, so a text without one costs a few regular-expression scans.
+"""
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Iterator
+
+_CARD_CANDIDATE = re.compile(r"(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])")
+_CARD_GROUPS = re.compile(r"\d{4}([ -])\d{4}\1\d{4}\1\d{4}(?:\1\d{1,3})?|\d{4}([ -])\d{6}\2\d{4,5}")
+_CARD_PREFIX = re.compile(r"4|5[1-5]|2(?:2[2-9]|[3-6]\d|7[01]|720)|3[47]|3(?:0[0-5]|[68])|6(?:011|4[4-9]|5)|35|62")
+_CARD_WORDS = re.compile(
+    r"(?<![^\W_])(?:cards?|credit|debit|visa|master ?card|mastercard|amex|american express|maestro|discover|jcb|"
+    r"diners|cvv2?|cvc2?|csc|exp(?:iry|ires|iration)?|karte|kreditkarte|carte|tarjeta|carta|kaart|creditcard|"
+    r"cartão|kort|karta)(?![^\W_])", re.I)
+_CVV = re.compile(
+    r"(?<![^\W_])(?:cvv2?|cvc2?|csc|cid|card security code|card verification (?:value|code)|kartenprüfnummer|"
+    r"prüfnummer|cryptogramme(?: visuel)?|código de seguridad|codice di sicurezza|código de segurança|"
+    r"security code)(?![^\W_])\s*(?:[:=#]|is|ist|est|es|è|é)?\s*(\d{3,4})(?!\d)",
+    re.I)
+_IBAN_CANDIDATE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}\d{2}(?:[ ]?[A-Za-z0-9]){11,30}(?![A-Za-z0-9])")
+_SSN = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
+_CODICE_FISCALE = re.compile(r"(?<![A-Za-z0-9])[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z](?![A-Za-z0-9])")
+# The name of an id, then its value: (pattern of the name, stdnum modules that may validate it).
+_NAMED_IDS: list[tuple[str, tuple[str, ...]]] = [
+    (r"ssn|social security(?: number| no\.?)?|sozialversicherungsnummer", ("us.ssn",)),
+    (r"itin", ("us.itin",)),
+    (r"steuer-?id|steuerliche identifikationsnummer|identifikationsnummer|idnr", ("de.idnr",)),
+    (r"bsn|burgerservicenummer|sofinummer", ("nl.bsn",)),
+    (r"dni|nie|nif|documento nacional de identidad", ("es.dni", "es.nie", "es.nif", "pt.nif")),
+    (r"codice fiscale|cod\. fisc\.", ("it.codicefiscale",)),
+    (r"nir|num[ée]ro de s[ée]curit[ée] sociale|n° de s[ée]curit[ée] sociale|num[ée]ro insee|s[ée]cu", ("fr.nir",)),
+    (r"n[uú]mero de contribuinte|contribuinte|nif|cart[aã]o de cidad[aã]o", ("pt.nif", "pt.cc")),
+    (r"rijksregisternummer|num[ée]ro national|national number", ("be.nn",)),
+    (r"personnummer", ("se.personnummer",)),
+    (r"cpr(?:-nummer| number)?", ("dk.cpr",)),
+    (r"f[øo]dselsnummer", ("no.fodselsnummer",)),
+    (r"henkil[öo]tunnus|hetu", ("fi.hetu",)),
+    (r"pesel", ("pl.pesel",)),
+    (r"ahv(?:-nummer)?|avs", ("ch.ssn",)),
+    (r"national insurance(?: number| no\.?)?|ni number|nino", ("gb.nino",)),
+]
+_NAMED_ID = re.compile(
+    r"(?<![^\W_])(?:" + "|".join(f"(?P<id{i}>{name})" for i, (name, _) in enumerate(_NAMED_IDS)) + r")(?![^\W_])"
+    r"(?:\s*(?:number|no\.?|nr\.?|nummer|numéro|número|#))?\s*(?:[:=#]|is|ist|est|es|è|é|lautet)?\s*"
+    r"(?P<value>[A-Za-z0-9][A-Za-z0-9 ./-]{4,24})", re.I)
+_NINO = re.compile(r"[A-CEGHJ-PR-TW-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]", re.I)
+
+
+# The words the CVV and the named-id patterns start with: a text without any skips those patterns.
+_CVV_WORDS = frozenset("cvv cvc csc cid security card verification kartenprüfnummer prüfnummer cryptogramme "
+                       "seguridad sicurezza segurança".split())
+_ID_WORDS = frozenset("""
+ssn social sozialversicherungsnummer itin steuer steuerliche identifikationsnummer idnr bsn burgerservicenummer
+sofinummer dni nie nif documento codice cod nir numéro numero n insee sécu secu sécurité securite contribuinte
+número cartão cartao rijksregisternummer national personnummer cpr fødselsnummer fodselsnummer henkilötunnus
+henkilotunnus hetu pesel ahv avs insurance ni nino
+""".split())
+_DIGIT = re.compile(r"\d")
+
+
+def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
+    if not _DIGIT.search(text):
+        return
+    yield from _cards(text, words)
+    yield from _ibans(text)
+    yield from _national_ids(text, words)
+
+
+def _cards(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
+    for match in _CARD_CANDIDATE.finditer(text):
+        digits = re.sub(r"\D", "", match.group(0))
+        if not _CARD_PREFIX.match(digits) or not _valid("luhn", digits):
+            continue
+        near = text[max(0, match.start() - 60):match.end() + 60]
+        if _CARD_GROUPS.fullmatch(match.group(0)) or _CARD_WORDS.search(near):
+            yield match.start(), match.end(), "card"
+    for match in _CVV.finditer(text) if words & _CVV_WORDS else ():
+        # "security code" is a card's only after a card word: an alarm has a security code too
+        if match.group(0).lower().startswith("security") and not _CARD_WORDS.search(
+                text[max(0, match.start() - 60):match.start()]):
+            continue
+        yield match.start(1), match.end(1), "card"
+
+
+def _ibans(text: str) -> Iterator[tuple[int, int, str]]:
+    for match in _IBAN_CANDIDATE.finditer(text):
+        end = _longest_valid(match.group(0), ("iban",))
+        if end:
+            yield match.start(), match.start() + end, "iban"
+
+
+def _national_ids(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
+    for match in _SSN.finditer(text):
+        if _valid("us.ssn", match.group(0)):
+            yield match.start(), match.end(), "national_id"
+    for match in _CODICE_FISCALE.finditer(text):
+        if _valid("it.codicefiscale", match.group(0)):
+            yield match.start(), match.end(), "national_id"
+    for match in _NAMED_ID.finditer(text) if words & _ID_WORDS else ():
+        index = next(int(k[2:]) for k, v in match.groupdict().items() if k.startswith("id") and v is not None)
+        value = match.group("value")
+        end = _longest_valid(value, _NAMED_IDS[index][1])
+        if end:
+            yield match.start("value"), match.start("value") + end, "national_id"
+
+
+def _longest_valid(candidate: str, validators: tuple[str, ...]) -> int:
+    """The length of the longest prefix of `candidate`, cut where a group ends, that a validator
+    accepts (an IBAN followed by "BIC ABNANL2A", an id followed by a word); 0 when none does."""
+    cuts = [m.start() for m in re.finditer(r"[ ./-](?=\S)|$", candidate)]
+    for cut in sorted(set(cuts), reverse=True):
+        value = candidate[:cut].rstrip(" ./-")
+        if len(value) >= 5 and any(_valid(name, value) for name in validators):
+            return len(value)
+    return 0
+
+
+def _valid(name: str, value: str) -> bool:
+    if name == "gb.nino":  # python-stdnum has no NINO module; its shape is specific enough
+        return bool(_NINO.fullmatch(value.strip()))
+    module = importlib.import_module(f"stdnum.{name}")
+    value = re.sub(r"\s", "", value)  # "432 87 1190": not every validator's compact() drops spaces
+    return bool(module.is_valid(value.upper() if name == "iban" else value))

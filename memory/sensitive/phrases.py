@@ -1,0 +1,73 @@
+"""Wallet recovery phrases: twelve or more words in a row from one BIP-39 word list (the lists ship
+in the `mnemonic` package, read from its files, nothing fetched). Ordinary prose never strings twelve
+of them together: its articles and prepositions ("the", "of", "and") are not on the lists. The
+checksum is not required, so a phrase written down with a typo in its last word still counts.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from functools import lru_cache
+from importlib import resources
+
+# The lists in Latin script (the others cannot be mistaken for prose in these languages anyway).
+LANGUAGES = ("english", "french", "spanish", "italian", "portuguese", "czech")
+MIN_WORDS = 12
+_WORD = re.compile(r"[^\W\d_]+")
+_GAP = re.compile(r"[\s,;:.\-\d)(/#|]*")  # between two words of a phrase: spaces, commas, "1." numbering
+
+
+@lru_cache(maxsize=1)
+def _lists() -> dict[str, int]:
+    """Each word of every list -> a bit per language it belongs to."""
+    words: dict[str, int] = {}
+    folder = resources.files("mnemonic") / "wordlist"
+    for bit, language in enumerate(LANGUAGES):
+        for word in (folder / f"{language}.txt").read_text(encoding="utf-8").split():
+            word = unicodedata.normalize("NFC", word)
+            words[word] = words.get(word, 0) | (1 << bit)
+    return words
+
+
+def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
+    if len(text) < MIN_WORDS * 3:
+        return
+    lists = _lists()
+    if len(words & lists.keys()) < 2:
+        return
+    # A first pass over the words alone (fast): is there a run of twelve from one list at all?
+    bits = [lists.get(w, 0) for w in _WORD.findall(text.lower())]
+    run, common = 0, 0
+    for b in bits:
+        if b and run and common & b:
+            run, common = run + 1, common & b
+        else:
+            run, common = (1, b) if b else (0, 0)
+        if run >= MIN_WORDS:
+            break
+    else:
+        return
+    yield from _runs(text, lists)
+
+
+def _runs(text: str, lists: dict[str, int]) -> Iterator[tuple[int, int, str]]:
+    """The runs of twelve or more words of one list, with nothing but spaces, commas or numbering
+    between them."""
+    run_start = run_end = 0
+    count = 0
+    languages = 0
+    for match in _WORD.finditer(text):
+        bits = lists.get(match.group(0).lower(), 0)
+        joined = count and _GAP.fullmatch(text, run_end, match.start()) and bits & languages
+        if joined:
+            count += 1
+            languages &= bits
+            run_end = match.end()
+            continue
+        if count >= MIN_WORDS:
+            yield run_start, run_end, "recovery_phrase"
+        count, languages = (1, bits) if bits else (0, 0)
+        run_start, run_end = match.start(), match.end()
+    if count >= MIN_WORDS:
+        yield run_start, run_end, "recovery_phrase"

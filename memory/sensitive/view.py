@@ -1,0 +1,77 @@
+"""The text the detectors read, with a map back to the text they were given.
+
+Two things stand between a keyword and its value without being part of either, and the view takes
+them out while keeping every offset recoverable:
+- invisible format characters and compatibility forms ("pass\u200bword", fullwidth "ｐａｓｓｗｏｒｄ"):
+  dropped or folded (NFKC per character cluster), so an attacker's spelling reads as the word;
+- what the app itself writes into stored text: a date annotation after a relative date ("the gym
+  locker pin for tomorrow [Tue Nov 24] 4471"), the day a memory was written ("[Nov 22] ..."), and its
+  own placeholders ("[secret 1 of your message]", "[REDACTED]"): blanked to spaces of the same length,
+  so "pin for tomorrow [Tue Nov 24] 4471" reads "pin for tomorrow 4471" and a placeholder is never
+  taken for a value.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+# Unicode format characters (category Cf) that render as nothing: soft hyphen, zero-width space and
+# joiners, direction marks and overrides, invisible operators (U+2061..2064), word joiner, BOM.
+_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+                        "\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb]")
+_DAY = r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*"
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*"
+# What memory/time/references.py (Resolved.describe) and the prompt's day prefix write, and the
+# placeholders the app puts where a secret or a private memory was.
+_ANNOTATION = re.compile(
+    rf"\[(?:(?:{_DAY},?\s+)?{_MONTH}\.?\s+\d{{1,2}}(?:,?\s+\d{{4}})?|the week of {_MONTH}\.? \d{{1,2}}(?:,? \d{{4}})?"
+    rf"|{_MONTH} \d{{4}}|\d{{4}}(?:-\d{{2}}-\d{{2}})?(?: \d{{2}}:\d{{2}})?"
+    r"|secret (?:\d+ of|in) [^\[\]\n]{1,40}|private memory #\d+|a private memory, withheld|REDACTED|forgotten)\]")
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """`text` as the detectors read it; `origin(start, end)` maps a span of it back to the input."""
+
+    text: str
+    words: frozenset[str]            # its words, lower case: detectors skip a text without their words
+    starts: list[int] | None = None  # for each view character, where its source begins in the input
+    ends: list[int] | None = None    # ... and where it ends
+
+    def origin(self, start: int, end: int) -> tuple[int, int]:
+        if self.starts is None or self.ends is None:
+            return start, end
+        return self.starts[start], self.ends[end - 1]
+
+
+def view_of(text: str) -> View:
+    if text.isascii() or (not _INVISIBLE.search(text) and unicodedata.is_normalized("NFKC", text)):
+        text = _blank_annotations(text)
+        return View(text, _words(text))
+    out: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    # A cluster is a character with the combining marks after it: NFKC composes within it only.
+    for cluster in re.finditer(r".[\u0300-\u036f]*", text, re.S):
+        if _INVISIBLE.fullmatch(cluster.group(0)):
+            continue
+        folded = unicodedata.normalize("NFKC", _INVISIBLE.sub("", cluster.group(0)))
+        out.append(folded)
+        starts.extend([cluster.start()] * len(folded))
+        ends.extend([cluster.end()] * len(folded))
+    folded = _blank_annotations("".join(out))
+    return View(folded, _words(folded), starts, ends)
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text.lower()))
+
+
+def _blank_annotations(text: str) -> str:
+    if "[" not in text:
+        return text
+    return _ANNOTATION.sub(lambda m: " " * len(m.group(0)), text)
