@@ -186,8 +186,8 @@ def test_desktop_notification_escapes_markup_and_never_reads_text_as_an_option(t
 # -- the app on a store it cannot use ----------------------------------------------------------
 
 def test_the_app_refuses_at_launch_a_store_it_could_not_save_to(tmp_path):
-    from memory.errors import StoreUnusable
     from assistant.service import check_launch
+    from memory.errors import StoreUnusable
     from memory.store import Store
 
     path = tmp_path / "m.db"
@@ -305,3 +305,57 @@ def test_a_home_folder_that_does_not_exist_is_one_line(cli):
     for args in (("export", "~0"), ("status", "--db", "~no-such-user-here/m.db")):
         code, _, err = cli(*args) if args[0] == "export" else cli(args[0], db=args[2])
         assert code == 2 and one_line(err) and "home folder" in err, (args, err)
+
+
+@pytest.mark.parametrize("tz", ["Europe/Berln", "FOO", "Mars/Olympus", "A" * 300, "UTC+", "EST5EDT,M3.2.0",
+                                "<+0330", ":Europe/Berln"])
+def test_a_tz_that_names_no_zone_is_one_line_and_exit_2(monkeypatch, cli, tz):
+    """Issue 22: a misspelt TZ=Europe/Berln ran silently in UTC (the C library's reading of any unknown name)."""
+    monkeypatch.setenv("TZ", tz)
+    monkeypatch.delenv("ASSISTANT_TIMEZONE")
+    with pytest.raises(InvalidInput, match="TZ="):
+        system_zone()
+    code, _, err = cli("reminders")
+    assert code == 2 and one_line(err) and "TZ=" in err and len(err) < 400
+    monkeypatch.setenv("ASSISTANT_TIMEZONE", "Europe/Paris")  # something else sets the zone: TZ is not read
+    assert cli("reminders")[0] == 0
+
+
+@pytest.mark.parametrize("tz, offset_in_july", [
+    ("UTC0", 0), (":Europe/Berlin", 2), ("Europe/Berlin", 2), ("JST-9", 9), ("<+0330>-3:30", 3.5), ("<-03>3", -3),
+    ("CET-1CEST,M3.5.0,M10.5.0/3", 2), ("<+05>-5<+06>,M3.5.0,M10.5.0", 6), ("EST5EDT,J60/2,J300/2", -4),
+    ("UTC", 0)])
+def test_tz_names_and_posix_rules_still_read(monkeypatch, tz, offset_in_july):
+    import os
+    import time
+
+    monkeypatch.setenv("TZ", tz)
+    before = (os.environ["TZ"], time.timezone)
+    zone = system_zone()
+    assert datetime(2026, 7, 1, 12, tzinfo=zone).utcoffset().total_seconds() == offset_in_july * 3600
+    assert (os.environ["TZ"], time.timezone) == before  # read by a parser: the process's zone is never touched
+
+
+def test_a_tz_naming_a_zone_file_reads_it(monkeypatch, tmp_path):
+    """TZ=:/etc/localtime is common (it spares the C library a stat per call); the file may be a copy."""
+    import importlib.resources
+
+    tokyo = importlib.resources.files("tzdata.zoneinfo").joinpath("Asia/Tokyo").read_bytes()
+    (tmp_path / "zoneinfo" / "Asia").mkdir(parents=True)
+    (tmp_path / "zoneinfo" / "Asia" / "Tokyo").write_bytes(tokyo)
+    (tmp_path / "localtime").write_bytes(tokyo)
+    for tz, name in ((f":{tmp_path}/zoneinfo/Asia/Tokyo", "Asia/Tokyo"),
+                     (f":{tmp_path}/localtime", f"{tmp_path}/localtime")):
+        monkeypatch.setenv("TZ", tz)
+        zone = system_zone()
+        assert datetime(2026, 7, 1, tzinfo=zone).utcoffset().total_seconds() == 9 * 3600 and zone_name(zone) == name
+    monkeypatch.setenv("TZ", f":{tmp_path}/missing")
+    with pytest.raises(InvalidInput, match="names no time zone"):
+        system_zone()
+
+
+def test_a_300_character_zone_name_in_the_config_is_one_line(monkeypatch, cli):
+    """Issue 20: a 300-character zone name ended with "cannot write the output: File name too long"."""
+    monkeypatch.setenv("ASSISTANT_TIMEZONE", "Europe/" + "x" * 300)
+    code, _, err = cli("reminders")
+    assert code == 2 and one_line(err) and "unknown time zone" in err and len(err) < 300
