@@ -18,7 +18,7 @@ class Runtime:
     def __init__(self, settings: Settings, notice: Callable[[str], None] | None = None) -> None:
         self.settings = settings
         zone = zone_from_name(settings.timezone) if settings.timezone else system_zone()
-        self.clock = Clock(zone, settings.frozen_now())
+        self.clock = Clock(zone, settings.frozen_now(), settings.reminders.default_clock_time())
         self.notice = notice or (lambda text: None)
 
     @cached_property
