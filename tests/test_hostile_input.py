@@ -359,3 +359,19 @@ def test_a_300_character_zone_name_in_the_config_is_one_line(monkeypatch, cli):
     monkeypatch.setenv("ASSISTANT_TIMEZONE", "Europe/" + "x" * 300)
     code, _, err = cli("reminders")
     assert code == 2 and one_line(err) and "unknown time zone" in err and len(err) < 300
+
+
+@pytest.mark.parametrize("due", ["9" * 5000, "in " + "9" * 5000 + " hours", "every " + "9" * 5000 + " days",
+                                 "tomorrow at " + "9" * 5000])
+def test_a_5000_digit_number_in_a_date_is_one_line(cli, due):
+    code, _, err = cli("remember", "x", "--due", due)
+    assert code == 2 and one_line(err) and "unexpected" not in err
+
+
+def test_a_5000_digit_number_in_a_calendar_rule_is_one_line(cli, tmp_path):
+    ics = tmp_path / "big.ics"
+    ics.write_text("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//EN\r\nBEGIN:VEVENT\r\nUID:a\r\nSUMMARY:x\r\n"
+                   "DTSTART:20261201T090000Z\r\nRRULE:FREQ=DAILY;INTERVAL=" + "9" * 5000 + "\r\nEND:VEVENT\r\n"
+                   "END:VCALENDAR\r\n")
+    code, _, err = cli("import", str(ics))
+    assert code == 2 and one_line(err) and "unexpected" not in err and len(err) < 600

@@ -71,11 +71,11 @@ TABLE = [
     ("remind me to pay the rent on the 1st of every month at 10", R, "pay the rent",
      "rule:FREQ=MONTHLY;BYMONTHDAY=1@2026-12-01T10:00"),
     ("remind me to water the plants every 2 weeks on Friday", R, "water the plants",
-     "rule:FREQ=WEEKLY;INTERVAL=2;BYDAY=FR@2026-11-27T14:00"),
+     "rule:FREQ=WEEKLY;INTERVAL=2;BYDAY=FR@2026-11-27T09:00"),
     ("every morning remind me to take my vitamins", R, "take my vitamins", "rule:FREQ=DAILY@2026-11-23T09:00"),
     ("remind me to call Mum every Sunday at 6pm", R, "call Mum", "rule:FREQ=WEEKLY;BYDAY=SU@2026-11-22T18:00"),
     ("remind me about Anna's birthday every year on March 3", R, "Anna's birthday",
-     "rule:FREQ=YEARLY;BYMONTHDAY=3;BYMONTH=3@2027-03-03T14:00"),
+     "rule:FREQ=YEARLY;BYMONTHDAY=3;BYMONTH=3@2027-03-03T09:00"),
     # no time: the assistant asks when
     ("remind me to file taxes", "remind_no_time", "file taxes", None),
     ("Remind me to watch New Amsterdam", "remind_no_time", "watch New Amsterdam", None),

@@ -17,7 +17,7 @@ from memory.time.rules import Recurrence, parse_recurrence
 def parse_schedule(phrase: str, now: datetime, zone: tzinfo,
                    default_time: time = DEFAULT_TIME) -> tuple[datetime, Recurrence | None]:
     """A due phrase, one-off or repeating: (first due instant in UTC, the rule or None)."""
-    found = parse_recurrence(phrase, now, zone)
+    found = parse_recurrence(phrase, now, zone, default_time)
     if found is not None:
         return found[1], found[0]
     return parse_due(phrase, now, zone, default_time), None

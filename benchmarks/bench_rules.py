@@ -1,0 +1,131 @@
+"""Repeating rules and relative dates on hostile sizes (issue 22 item 11, issue 20 item 10); not a test.
+
+    python benchmarks/bench_rules.py            # everything (a minute or two)
+    python benchmarks/bench_rules.py --quick    # skips the every-second series (minutes before the fix)
+
+What is timed, each in a fresh store with a frozen clock:
+- an .ics file with 10 hourly series starting in 1970, imported; then `done` on one of them; then
+  the next occurrence of such a series (the arithmetic every due watcher repeats);
+- an .ics series that repeats every second through BYMINUTE/BYSECOND lists (refused now);
+- a 30 KB rule phrase ("every monday and monday and ... friday");
+- a 1.9 MB message of relative dates: what its time_refs hold, and a whole-process `prompt`.
+Prints one JSON object.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memory import reminders
+from memory.errors import DateParseError, ImportFailed
+from memory.store import Store
+from memory.time.clock import Clock
+from memory.time.zones import zone_from_name
+from memory.transfer.ical import import_calendar
+
+NOW = datetime(2026, 11, 22, 14, 0, tzinfo=UTC)
+
+
+def calendar(events: list[str]) -> str:
+    return "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//bench//EN\r\n" + "".join(events) + "END:VCALENDAR\r\n"
+
+
+def event(uid: str, start: str, rule: str) -> str:
+    return (f"BEGIN:VEVENT\r\nUID:{uid}\r\nSUMMARY:series {uid}\r\nDTSTART;TZID=Europe/Berlin:{start}\r\n"
+            f"RRULE:{rule}\r\nEND:VEVENT\r\n")
+
+
+def timed(action):
+    started = time.perf_counter()
+    try:
+        result = action()
+    except (ImportFailed, DateParseError, ValueError) as exc:
+        result = f"refused: {str(exc)[:80]}"
+    return round(time.perf_counter() - started, 3), result
+
+
+def hourly_1970(folder: Path) -> dict:
+    store = Store(folder / "hourly.db", Clock(zone_from_name("Europe/Berlin"), NOW))
+    text = calendar([event(f"h{i}", f"197001{i + 1:02d}T0{i % 10}1500", "FREQ=HOURLY") for i in range(10)])
+    seconds, result = timed(lambda: import_calendar(store, text))
+    first = store.one("SELECT min(id) FROM knowledge")[0]
+    done_seconds, done = timed(lambda: reminders.mark_done(store, first))
+    from memory.memories import get_memory
+
+    rule = get_memory(store, first).rule
+    runs, started = 0, time.perf_counter()
+    while runs < 100 and (runs == 0 or time.perf_counter() - started < 5):  # one run when each takes seconds
+        rule.next_after(NOW)
+        runs += 1
+    next_ms = (time.perf_counter() - started) * 1000 / runs
+    store.close()
+    return {"import_s": seconds, "imported": getattr(result, "imported", result), "done_s": done_seconds,
+            "next_due": getattr(done, "due_at", done), "next_after_ms": round(next_ms, 2)}
+
+
+def every_second(folder: Path) -> dict:
+    store = Store(folder / "second.db", Clock(zone_from_name("Europe/Berlin"), NOW))
+    minutes, seconds_list = ",".join(map(str, range(60))), ",".join(map(str, range(60)))
+    text = calendar([event("s", "20261122T150000", f"FREQ=HOURLY;BYMINUTE={minutes};BYSECOND={seconds_list}")])
+    took, result = timed(lambda: import_calendar(store, text))
+    store.close()
+    return {"import_s": took, "result": getattr(result, "imported", result)}
+
+
+def long_rule_phrase() -> dict:
+    from memory.time.rules import parse_recurrence
+
+    phrase = "every monday and " * 1800 + "friday"  # about 30 KB
+    took, result = timed(lambda: parse_recurrence(phrase, NOW, UTC))
+    return {"chars": len(phrase), "parse_s": took,
+            "result": result if isinstance(result, str) else result[0].rule[:60]}
+
+
+def relative_dates_message(folder: Path) -> dict:
+    from memory.episodes import add_message, open_episode
+    from memory.time.references import annotate
+
+    chunk = "yesterday we met, last week I went out, 3 days ago it rained and next friday is the party. "
+    text = (chunk * (1_900_000 // len(chunk) + 1))[:1_900_000]
+    started = time.perf_counter()
+    refs = annotate(text, NOW.replace(tzinfo=None))
+    annotate_s = time.perf_counter() - started
+    db = folder / "refs.db"
+    store = Store(db, Clock(zone_from_name("UTC"), NOW))
+    episode = open_episode(store)
+    add_message(store, episode.id, "user", text)
+    stored = store.one("SELECT length(time_refs) FROM messages")[0] or 0
+    store.close()
+    env = {**os.environ, "ASSISTANT_EMBEDDING_MODEL": "none", "ASSISTANT_TIMEZONE": "UTC",
+           "ASSISTANT_PROVIDER": "offline", "HOME": str(folder), "XDG_CONFIG_HOME": str(folder / "config")}
+    started = time.perf_counter()
+    command = [str(Path(sys.executable).with_name("assistant")), "prompt", "--query", "what happened yesterday",
+               "--db", str(db), "--now", NOW.isoformat()]
+    run = subprocess.run(command, env=env, capture_output=True, text=True)
+    prompt_s = time.perf_counter() - started
+    return {"message_chars": len(text), "refs": len(refs), "annotate_s": round(annotate_s, 3),
+            "time_refs_bytes": stored, "prompt_process_s": round(prompt_s, 2), "prompt_exit": run.returncode}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="skip the every-second series")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        out = {"hourly_1970_x10": hourly_1970(folder), "rule_phrase_30kb": long_rule_phrase(),
+               "relative_dates_1_9mb": relative_dates_message(folder)}
+        if not args.quick:
+            out["every_second_series"] = every_second(folder)
+    print(json.dumps(out, indent=1, default=str))
+
+
+if __name__ == "__main__":
+    main()
