@@ -129,15 +129,16 @@ def remember(store: Store, content: str, due_at: str | datetime | None = None, k
              allow_past: bool = True) -> Memory:
     """Store a memory; with `due_at` it is a reminder (kind defaults to "reminder").
 
-    allow_past=False refuses a due date that has already passed (the model's tool, the UI).
+    allow_past=False refuses a due date that has already passed (the model's tool, the UI), except a
+    conventional time of today ("tonight" said at 22:50), which is due at once: see check_not_past.
     """
     content = check_content(content)
     kind = check_kind(kind or ("reminder" if due_at else "note"))
     importance = check_importance(importance)
     trust, tension = check_scale("trust", trust), check_scale("tension", tension)
     due, recurrence = resolve_schedule(store.clock, due_at) if due_at not in (None, "") else (None, None)
-    if due and not allow_past:
-        check_not_past(store.clock, due)
+    if due:
+        check_not_past(store.clock, due, due_at, allow_past)
     now = store.clock.now_iso()
     with store.transaction():
         cursor = store.execute(
