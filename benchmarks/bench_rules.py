@@ -8,7 +8,8 @@ What is timed, each in a fresh store with a frozen clock:
   the next occurrence of such a series (the arithmetic every due watcher repeats);
 - an .ics series that repeats every second through BYMINUTE/BYSECOND lists (refused now);
 - a 30 KB rule phrase ("every monday and monday and ... friday");
-- a 1.9 MB message of relative dates: what its time_refs hold, and a whole-process `prompt`.
+- a 1.9 MB message (and a 100,000-character memory) of relative dates: what their time_refs hold,
+  and whole-process `prompt` and `recall --reason --json` over them.
 Prints one JSON object.
 """
 from __future__ import annotations
@@ -89,6 +90,9 @@ def long_rule_phrase() -> dict:
 
 
 def relative_dates_message(folder: Path) -> dict:
+    """A 1.9 MB message and a 100,000-character memory (the longest kept) of relative dates: what
+    their time_refs hold, and whole-process `prompt` and `recall --reason` over them."""
+    from memory import memories
     from memory.episodes import add_message, open_episode
     from memory.time.references import annotate
 
@@ -99,19 +103,21 @@ def relative_dates_message(folder: Path) -> dict:
     annotate_s = time.perf_counter() - started
     db = folder / "refs.db"
     store = Store(db, Clock(zone_from_name("UTC"), NOW))
-    episode = open_episode(store)
-    add_message(store, episode.id, "user", text)
-    stored = store.one("SELECT length(time_refs) FROM messages")[0] or 0
+    add_message(store, open_episode(store).id, "user", text)
+    memories.remember(store, text[:100_000], kind="note")
+    stored = store.one("SELECT (SELECT length(time_refs) FROM messages) + (SELECT length(time_refs) FROM knowledge)")[0]
     store.close()
     env = {**os.environ, "ASSISTANT_EMBEDDING_MODEL": "none", "ASSISTANT_TIMEZONE": "UTC",
            "ASSISTANT_PROVIDER": "offline", "HOME": str(folder), "XDG_CONFIG_HOME": str(folder / "config")}
-    started = time.perf_counter()
-    command = [str(Path(sys.executable).with_name("assistant")), "prompt", "--query", "what happened yesterday",
-               "--db", str(db), "--now", NOW.isoformat()]
-    run = subprocess.run(command, env=env, capture_output=True, text=True)
-    prompt_s = time.perf_counter() - started
-    return {"message_chars": len(text), "refs": len(refs), "annotate_s": round(annotate_s, 3),
-            "time_refs_bytes": stored, "prompt_process_s": round(prompt_s, 2), "prompt_exit": run.returncode}
+    out = {"message_chars": len(text), "refs": len(refs), "annotate_s": round(annotate_s, 3), "time_refs_bytes": stored}
+    for name, args in (("prompt", ["prompt", "--query", "what happened yesterday"]),
+                       ("recall_reason", ["recall", "--reason", "--json", "when did it rain"])):
+        command = [str(Path(sys.executable).with_name("assistant")), *args, "--db", str(db), "--now", NOW.isoformat()]
+        started = time.perf_counter()
+        run = subprocess.run(command, env=env, capture_output=True, text=True)
+        out[f"{name}_process_s"] = round(time.perf_counter() - started, 2)
+        out[f"{name}_exit"], out[f"{name}_output_bytes"] = run.returncode, len(run.stdout)
+    return out
 
 
 def main() -> None:

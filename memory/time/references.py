@@ -271,11 +271,11 @@ def with_dates(text: str, time_refs: list[dict[str, str]] | None, this_year: int
     """`text` with each resolved reference followed by its date: "hiking yesterday [Sun Nov 8]"."""
     if not time_refs:
         return text
-    out, position = [], 0
+    out, position, lowered = [], 0, text.lower()
     for ref in time_refs:
         if not valid_ref(ref):
             continue
-        found = text.lower().find(ref["text"].lower(), position)
+        found = lowered.find(ref["text"].lower(), position)
         if found < 0:
             continue
         end = found + len(ref["text"])
