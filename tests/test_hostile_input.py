@@ -368,6 +368,16 @@ def test_a_5000_digit_number_in_a_date_is_one_line(cli, due):
     assert code == 2 and one_line(err) and "unexpected" not in err
 
 
+@pytest.mark.parametrize("field", ['"due_at": 9{n}', '"importance": 9{n}',
+                                   '"recurrence": {{"rule": "FREQ=DAILY;INTERVAL=9{n}", '
+                                   '"start": "2026-12-01T09:00:00", "zone": "UTC"}}, "due_at": "2026-12-01T09:00:00Z"'])
+def test_a_5000_digit_number_in_an_import_is_one_line(cli, tmp_path, field):
+    """Issue 20: a 5,000-digit integer in an import ended with "unexpected error"."""
+    body = '{"type": "memory", "content": "x", ' + field.format(n="9" * 4999) + "}\n"
+    code, _, err = cli("import", write(tmp_path, "big.jsonl", body))
+    assert code == 2 and one_line(err) and "unexpected" not in err and "line 1" in err and len(err) < 400
+
+
 def test_a_5000_digit_number_in_a_calendar_rule_is_one_line(cli, tmp_path):
     ics = tmp_path / "big.ics"
     ics.write_text("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//EN\r\nBEGIN:VEVENT\r\nUID:a\r\nSUMMARY:x\r\n"
