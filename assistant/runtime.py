@@ -26,7 +26,7 @@ class Runtime:
         if embedder is not None:
             self.__dict__["embedder"] = embedder  # what the cached property below would hold
         zone = zone_from_name(settings.timezone) if settings.timezone else system_zone()
-        self.clock = Clock(zone, settings.frozen_now())
+        self.clock = Clock(zone, settings.frozen_now(), settings.reminders.default_clock_time())
         self.notice = notice or (lambda text: None)
 
     @cached_property

@@ -9,9 +9,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, time
 from pathlib import Path
 from typing import Any, get_type_hints
 
@@ -62,6 +63,15 @@ class ConsolidationSettings:
 
 
 @dataclass
+class ReminderSettings:
+    default_time: str = "09:00"  # when a day without a clock time is due ("tomorrow", "every Monday")
+
+    def default_clock_time(self) -> time:
+        hour, minute = self.default_time.strip().split(":")
+        return time(int(hour), int(minute))
+
+
+@dataclass
 class UiSettings:
     theme: str = ""  # a Textual theme name; empty = Textual's default. Saved when picked from the palette.
     desktop_notifications: bool = True  # notify-send when a reminder falls due (absent on headless machines)
@@ -81,6 +91,7 @@ class Settings:
     ollama: OllamaSettings = field(default_factory=OllamaSettings)
     prompt: PromptSettings = field(default_factory=PromptSettings)
     consolidation: ConsolidationSettings = field(default_factory=ConsolidationSettings)
+    reminders: ReminderSettings = field(default_factory=ReminderSettings)
     ui: UiSettings = field(default_factory=UiSettings)
     keymap: dict[str, str] = field(default_factory=dict)
     # Not settable from the file: where the settings came from and the frozen clock.
@@ -101,7 +112,7 @@ class Settings:
         return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-_SECTIONS = {"ollama", "prompt", "consolidation", "ui", "keymap"}
+_SECTIONS = {"ollama", "prompt", "consolidation", "reminders", "ui", "keymap"}
 _INTERNAL = {"config_path", "now"}
 ENV_ALIASES = {"ASSISTANT_OLLAMA_MODEL": ("ollama", "model"), "OLLAMA_HOST": ("ollama", "host")}
 
@@ -174,6 +185,9 @@ def _validate(settings: Settings, source: str) -> None:
             raise SettingsError(f"{source}: {exc}") from None
     c, p, o = settings.consolidation, settings.prompt, settings.ollama
     _check_host(o.host, f"{source}: ollama.host")
+    if not re.fullmatch(r"\s*([01]?\d|2[0-3]):[0-5]\d\s*", settings.reminders.default_time):
+        raise SettingsError(f"{source}: reminders.default_time must be a time of day such as \"09:00\", "
+                            f"got {settings.reminders.default_time[:40]!r}")
     ranges = [  # (name, value, low, high): a value outside is named with where it came from
         ("max_tokens", settings.max_tokens, 1, 200_000), ("max_tool_rounds", settings.max_tool_rounds, 1, 50),
         ("idle_gap_minutes", settings.idle_gap_minutes, 1, 60 * 24 * 30),

@@ -191,14 +191,15 @@ def remember(store: Store, content: str, due_at: str | datetime | None = None, k
     """Store a memory; with `due_at` (ISO 8601, a phrase or a rule) it is a reminder (kind defaults
     to "reminder").
 
-    allow_past=False refuses a due date that has already passed (the model's tool, the UI).
+    allow_past=False refuses a due date that has already passed (the model's tool, the UI), except a
+    conventional time of today ("tonight" said at 22:50), which is due at once: see check_not_past.
     """
     content = check_content(content)
     if kind is not None:
         check_kind(kind)  # before the date: a wrong kind is named even when the date is wrong too
     due, recurrence = resolve_schedule(store.clock, due_at) if due_at not in (None, "") else (None, None)
-    if due and not allow_past:
-        check_not_past(store.clock, due)
+    if due:
+        check_not_past(store.clock, due, due_at, allow_past)
     with store.transaction():
         memory_id = insert_memory(store, NewMemory(
             content, kind=kind, importance=importance, private=private, due_at=due, message_ids=message_ids or [],

@@ -132,8 +132,7 @@ def update_memory(store: Store, memory_id: int, reminded_at: str | datetime | No
         changes["importance"] = check_importance(importance)
     if due_at not in (None, ""):
         changes["due_at"], recurrence = resolve_schedule(store.clock, due_at)
-        if not allow_past:
-            check_not_past(store.clock, changes["due_at"])
+        check_not_past(store.clock, changes["due_at"], due_at, allow_past)
         changes["reminded_at"] = None
         if recurrence is not None:
             changes["recurrence"], changes["occurrence_at"] = recurrence, changes["due_at"]
@@ -184,8 +183,9 @@ def completions(store: Store, memory_id: int) -> list[dict[str, str]]:
 
 
 def snooze(store: Store, memory_id: int, when: str | datetime, allow_past: bool = False) -> Memory:
-    """A new due date for this occurrence; one that has passed is refused unless allowed, and so is a
-    reminder already done (snoozing it would leave a done reminder with a new due date)."""
+    """A new due date for this occurrence; one that has passed is refused unless allowed or a
+    conventional time of today (check_not_past), and so is a reminder already done (snoozing it would
+    leave a done reminder with a new due date)."""
     with store.transaction():
         current = get_memory(store, memory_id)
         if current.due_at is None:

@@ -262,6 +262,15 @@ def test_tool_schemas_and_validation_come_from_the_signatures(runtime):
         assert words in str(info.value) and "bad arguments for remember" in str(info.value)
     with pytest.raises(ToolError, match="has already passed"):
         execute_tool(runtime, "remember", {"content": "x", "due_at": "2020-01-01T09:00:00Z"})
+    # A conventional time of today that has passed is due at once, with the usual note (issue 22).
+    outcome = execute_tool(runtime, "remember", {"content": "lock the car", "due_at": "this morning"})
+    assert outcome.data["due_at"] == "2026-11-22T09:00:00+00:00"
+    assert "Note: Sun Nov 22 09:00 has already passed, so this reminder is overdue" in outcome.content
+    assert "has already passed" in outcome.summary
+    moved = execute_tool(runtime, "update_memory", {"id": outcome.data["id"], "due_at": "today at noon"})
+    assert moved.data["due_at"] == "2026-11-22T12:00:00+00:00" and "has already passed" in moved.content
+    with pytest.raises(ToolError, match="has already passed"):
+        execute_tool(runtime, "update_memory", {"id": outcome.data["id"], "due_at": "yesterday at 3pm"})
     # What a confused model sends: never an exception out of the turn, always a message back to it.
     for name, args in [("update_memory", {"id": 10**23, "done": True}), ("remember", {"content": "x", "importance": 1e400}),
                        ("forget", {"id": -(10**30)}), ("recall", {"query": "x", "limit": 10**30})]:

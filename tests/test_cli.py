@@ -237,3 +237,42 @@ def test_no_terminal_no_tui(tmp_path):
     out = subprocess.run([str(exe), "--db", str(tmp_path / "m.db")], stdin=subprocess.DEVNULL, capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 2 and "needs a terminal" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_a_passed_conventional_time_is_due_at_once_and_said(cli):
+    """Issue 22: "tonight" at 22:50 is kept (overdue, with the usual note); snooze follows the same rule."""
+    late = "2026-11-22T22:50:00+00:00"
+    code, out, err = cli("remember", "lock the car", "--due", "tonight", "--json", now=late)
+    assert code == 0 and json.loads(out)["due_at"] == "2026-11-22T20:00:00+00:00"
+    assert "Sun Nov 22 20:00 has already passed, so this reminder is overdue" in err
+    cli("remember", "call mom", "--due", "2026-11-23T10:00:00Z", now=late)
+    code, out, err = cli("snooze", "2", "this evening", "--json", now=late)
+    assert code == 0 and json.loads(out)["due_at"] == "2026-11-22T18:00:00+00:00" and "already passed" in err
+    code, _, err = cli("snooze", "2", "yesterday", "at", "3pm", now=late)
+    assert code == 2 and "has already passed" in err and err.count("\n") == 1
+
+
+def test_a_day_without_a_time_uses_the_configured_default_time(cli, tmp_path, monkeypatch):
+    late = "2026-11-22T23:18:00+00:00"
+    code, out, _ = cli("remember", "bring the laptop charger", "--due", "tomorrow", "--json", now=late)
+    assert json.loads(out)["due_at"] == "2026-11-23T09:00:00+00:00"
+    code, out, _ = cli("remember", "renew", "--due", "every year on January 10", "--json", now=late)
+    assert json.loads(out)["due_at"] == "2027-01-10T09:00:00+00:00"
+    config = tmp_path / "config.toml"
+    config.write_text('[reminders]\ndefault_time = "07:30"\n')
+    code, out, _ = cli("remember", "water the plants", "--due", "on friday", "--json", "--config", str(config),
+                       now=late)
+    assert code == 0 and json.loads(out)["due_at"] == "2026-11-27T07:30:00+00:00"
+    monkeypatch.setenv("ASSISTANT_REMINDERS__DEFAULT_TIME", "25:00")
+    code, _, err = cli("reminders", now=late)
+    assert code == 2 and "reminders.default_time" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("due, why", [("tomorrow at 12:99", "no such time of day"),
+                                      ("tomorrow at 111:00", "no such time of day"),
+                                      ("tomorrow " * 5000, "longer than 200 characters"),
+                                      ("every every every day", "said twice")])
+def test_impossible_or_endless_due_phrases_are_one_line_naming_the_phrase(cli, due, why):
+    code, _, err = cli("remember", "x", "--due", due)
+    assert code == 2 and why in err and err.count("\n") == 1 and due[:20] in err
+    assert cli("reminders", "--json")[1].strip() == "[]"

@@ -1,7 +1,7 @@
 """SPEC section 3: natural-language due dates in the user's zone, stored in UTC."""
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, time
 
 import pytest
 
@@ -32,10 +32,10 @@ def local(phrase: str, now: datetime = SUNDAY_14, zone: str = "UTC") -> str:
     ("tomorrow morning", "2026-11-23 09:00"),
     ("tomorrow evening at 7", "2026-11-23 19:00"),
     ("tomorrow at noon", "2026-11-23 12:00"),
-    ("next week", "2026-11-29 14:00"),
-    ("tomorrow", "2026-11-23 14:00"),  # a bare day keeps the clock time
-    ("monday", "2026-11-23 14:00"),
-    ("dec 1", "2026-12-01 14:00"),
+    ("next week", "2026-11-29 14:00"),  # a duration: seven days from now, same time
+    ("tomorrow", "2026-11-23 09:00"),  # a day without a clock time: the morning (issue 22)
+    ("monday", "2026-11-23 09:00"),
+    ("dec 1", "2026-12-01 09:00"),
     ("december 1st at 9am", "2026-12-01 09:00"),
     ("at 9am", "2026-11-23 09:00"),  # already past today: the future is preferred
     ("at 6pm", "2026-11-22 18:00"),
@@ -51,6 +51,24 @@ def local(phrase: str, now: datetime = SUNDAY_14, zone: str = "UTC") -> str:
     ("5pm", "2026-11-22 17:00"),
     ("at 09:00", "2026-11-23 09:00"),  # a leading zero is a 24-hour time
     ("at 2", "2026-11-23 02:00"),  # 14:00 is now, not after it: the next is 02:00
+    # Days without a clock time are due at the default time, 09:00; durations keep the time (issue 22).
+    ("on friday", "2026-11-27 09:00"),
+    ("on sunday", "2026-11-29 09:00"),  # said on a Sunday: the next one
+    ("the day after tomorrow", "2026-11-24 09:00"),
+    ("next friday", "2026-11-27 09:00"),
+    ("today", "2026-11-22 09:00"),  # has passed: kept, due at once (see test_reminders)
+    ("in a week", "2026-11-29 14:00"),
+    ("a week from now", "2026-11-29 14:00"),
+    ("3 days from now", "2026-11-25 14:00"),
+    ("in 2 weeks", "2026-12-06 14:00"),
+    ("next month", "2026-12-22 14:00"),
+    # Near misses that must still work.
+    ("at 9", "2026-11-22 21:00"),
+    ("tomorrow at 9.30", "2026-11-23 09:30"),
+    ("tomorrow at 0:00", "2026-11-23 00:00"),
+    ("in 2 days at 10", "2026-11-24 10:00"),
+    ("friday at 10:30am", "2026-11-27 10:30"),
+    ("tomorrow morning at 7", "2026-11-23 07:00"),
 ])
 def test_phrases_in_utc(phrase, expected):
     assert local(phrase) == expected
@@ -74,7 +92,11 @@ def test_dst_change_wall_clock_day_and_exact_hours():
     assert parse_due("tomorrow at 2:30am", spring, berlin).astimezone(berlin).hour == 3
 
 
-@pytest.mark.parametrize("phrase", ["when pigs fly", "", "2", "the twelfth of never", "at 25:00", "13pm", "24:10"])
+@pytest.mark.parametrize("phrase", ["when pigs fly", "", "2", "the twelfth of never", "at 25:00", "13pm", "24:10",
+                                    # impossible clock times were read as another time (issue 22)
+                                    "tomorrow at 12:99", "tomorrow at 111:00", "12:99", "25:00", "tomorrow 25:00",
+                                    "12:99 tomorrow", "tomorrow at 7:60", "tomorrow at 9:5", "tomorrow at 111",
+                                    "tomorrow at 1530", "friday at 10:99am"])
 def test_unparseable_names_the_phrase(phrase):
     with pytest.raises(DateParseError) as info:
         parse_due(phrase, SUNDAY_14, UTC)
@@ -114,3 +136,31 @@ def test_posix_tz_string_is_understood(monkeypatch):
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def test_a_day_without_a_clock_time_is_due_in_the_morning_not_now():
+    """Issue 22: "bring the laptop charger tomorrow" said at 23:18 was due at 23:18."""
+    late = datetime(2026, 11, 22, 23, 18, tzinfo=UTC)
+    assert local("tomorrow", late) == "2026-11-23 09:00"
+    assert local("on friday", late) == "2026-11-27 09:00"
+    assert local("in 3 days", late) == "2026-11-25 23:18"  # a duration keeps the clock time
+    assert local("next week", late) == "2026-11-29 23:18"
+    berlin = zone_from_name("Europe/Berlin")  # the morning of the user's zone, not of UTC
+    assert parse_due("tomorrow", late, berlin).isoformat() == "2026-11-24T08:00:00+00:00"  # Tue 09:00 CET
+
+
+def test_the_default_time_is_the_callers():
+    def at_730(phrase: str) -> str:
+        return parse_due(phrase, SUNDAY_14, UTC, time(7, 30)).strftime("%Y-%m-%d %H:%M")
+
+    assert at_730("tomorrow") == "2026-11-23 07:30"
+    assert at_730("tomorrow at 6pm") == "2026-11-23 18:00"
+    assert at_730("tomorrow morning") == "2026-11-23 09:00"  # "morning" is its own convention
+    assert at_730("in 3 days") == "2026-11-25 14:00"
+
+
+@pytest.mark.parametrize("phrase", ["tomorrow " * 5000, "in 2 hours" + " " * 200 + "x", "x" * 201])
+def test_a_phrase_over_200_characters_is_refused(phrase):
+    with pytest.raises(DateParseError, match="longer than 200 characters"):
+        parse_due(phrase, SUNDAY_14, UTC)
+    parse_due(("tomorrow at 9am " + " " * 200)[:200], SUNDAY_14, UTC)  # 200 is still a phrase

@@ -305,3 +305,83 @@ def test_a_home_folder_that_does_not_exist_is_one_line(cli):
     for args in (("export", "~0"), ("status", "--db", "~no-such-user-here/m.db")):
         code, _, err = cli(*args) if args[0] == "export" else cli(args[0], db=args[2])
         assert code == 2 and one_line(err) and "home folder" in err, (args, err)
+
+
+@pytest.mark.parametrize("tz", ["Europe/Berln", "FOO", "Mars/Olympus", "A" * 300, "UTC+", "EST5EDT,M3.2.0",
+                                "<+0330", ":Europe/Berln"])
+def test_a_tz_that_names_no_zone_is_one_line_and_exit_2(monkeypatch, cli, tz):
+    """Issue 22: a misspelt TZ=Europe/Berln ran silently in UTC (the C library's reading of any unknown name)."""
+    monkeypatch.setenv("TZ", tz)
+    monkeypatch.delenv("ASSISTANT_TIMEZONE")
+    with pytest.raises(InvalidInput, match="TZ="):
+        system_zone()
+    code, _, err = cli("reminders")
+    assert code == 2 and one_line(err) and "TZ=" in err and len(err) < 400
+    monkeypatch.setenv("ASSISTANT_TIMEZONE", "Europe/Paris")  # something else sets the zone: TZ is not read
+    assert cli("reminders")[0] == 0
+
+
+@pytest.mark.parametrize("tz, offset_in_july", [
+    ("UTC0", 0), (":Europe/Berlin", 2), ("Europe/Berlin", 2), ("JST-9", 9), ("<+0330>-3:30", 3.5), ("<-03>3", -3),
+    ("CET-1CEST,M3.5.0,M10.5.0/3", 2), ("<+05>-5<+06>,M3.5.0,M10.5.0", 6), ("EST5EDT,J60/2,J300/2", -4),
+    ("UTC", 0)])
+def test_tz_names_and_posix_rules_still_read(monkeypatch, tz, offset_in_july):
+    import os
+    import time
+
+    monkeypatch.setenv("TZ", tz)
+    before = (os.environ["TZ"], time.timezone)
+    zone = system_zone()
+    assert datetime(2026, 7, 1, 12, tzinfo=zone).utcoffset().total_seconds() == offset_in_july * 3600
+    assert (os.environ["TZ"], time.timezone) == before  # read by a parser: the process's zone is never touched
+
+
+def test_a_tz_naming_a_zone_file_reads_it(monkeypatch, tmp_path):
+    """TZ=:/etc/localtime is common (it spares the C library a stat per call); the file may be a copy."""
+    import importlib.resources
+
+    tokyo = importlib.resources.files("tzdata.zoneinfo").joinpath("Asia/Tokyo").read_bytes()
+    (tmp_path / "zoneinfo" / "Asia").mkdir(parents=True)
+    (tmp_path / "zoneinfo" / "Asia" / "Tokyo").write_bytes(tokyo)
+    (tmp_path / "localtime").write_bytes(tokyo)
+    for tz, name in ((f":{tmp_path}/zoneinfo/Asia/Tokyo", "Asia/Tokyo"),
+                     (f":{tmp_path}/localtime", f"{tmp_path}/localtime")):
+        monkeypatch.setenv("TZ", tz)
+        zone = system_zone()
+        assert datetime(2026, 7, 1, tzinfo=zone).utcoffset().total_seconds() == 9 * 3600 and zone_name(zone) == name
+    monkeypatch.setenv("TZ", f":{tmp_path}/missing")
+    with pytest.raises(InvalidInput, match="names no time zone"):
+        system_zone()
+
+
+def test_a_300_character_zone_name_in_the_config_is_one_line(monkeypatch, cli):
+    """Issue 20: a 300-character zone name ended with "cannot write the output: File name too long"."""
+    monkeypatch.setenv("ASSISTANT_TIMEZONE", "Europe/" + "x" * 300)
+    code, _, err = cli("reminders")
+    assert code == 2 and one_line(err) and "unknown time zone" in err and len(err) < 300
+
+
+@pytest.mark.parametrize("due", ["9" * 5000, "in " + "9" * 5000 + " hours", "every " + "9" * 5000 + " days",
+                                 "tomorrow at " + "9" * 5000])
+def test_a_5000_digit_number_in_a_date_is_one_line(cli, due):
+    code, _, err = cli("remember", "x", "--due", due)
+    assert code == 2 and one_line(err) and "unexpected" not in err
+
+
+@pytest.mark.parametrize("field", ['"due_at": 9{n}', '"importance": 9{n}',
+                                   '"recurrence": {{"rule": "FREQ=DAILY;INTERVAL=9{n}", '
+                                   '"start": "2026-12-01T09:00:00", "zone": "UTC"}}, "due_at": "2026-12-01T09:00:00Z"'])
+def test_a_5000_digit_number_in_an_import_is_one_line(cli, tmp_path, field):
+    """Issue 20: a 5,000-digit integer in an import ended with "unexpected error"."""
+    body = '{"type": "memory", "content": "x", ' + field.format(n="9" * 4999) + "}\n"
+    code, _, err = cli("import", write(tmp_path, "big.jsonl", body))
+    assert code == 2 and one_line(err) and "unexpected" not in err and "line 1" in err and len(err) < 400
+
+
+def test_a_5000_digit_number_in_a_calendar_rule_is_one_line(cli, tmp_path):
+    ics = tmp_path / "big.ics"
+    ics.write_text("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//x//EN\r\nBEGIN:VEVENT\r\nUID:a\r\nSUMMARY:x\r\n"
+                   "DTSTART:20261201T090000Z\r\nRRULE:FREQ=DAILY;INTERVAL=" + "9" * 5000 + "\r\nEND:VEVENT\r\n"
+                   "END:VCALENDAR\r\n")
+    code, _, err = cli("import", str(ics))
+    assert code == 2 and one_line(err) and "unexpected" not in err and len(err) < 600

@@ -203,6 +203,17 @@ def test_relative_words_carry_the_date_they_meant(tmp_path):
     rt.close()
 
 
+def test_a_plan_on_a_weekday_is_told_as_the_coming_one(tmp_path):
+    """Issue 22: "I have a dentist appointment on Friday", said on a Monday, reached the model as last Friday."""
+    rt = runtime_for(tmp_path, ASSISTANT_NOW="2026-11-23T09:00:00+00:00")  # a Monday
+    memories.remember(rt.store, "I have a dentist appointment on Friday", kind="event", importance=5)
+    memories.remember(rt.store, "We had sushi with the dentist on Friday", kind="event", importance=5)
+    text = section(build_prompt(rt, "dentist"), "Timeline")
+    assert "I have a dentist appointment on Friday [Fri Nov 27]" in text
+    assert "We had sushi with the dentist on Friday [Fri Nov 20]" in text
+    rt.close()
+
+
 def test_when_question_brings_dated_statements(tmp_path):
     rt = runtime_for(tmp_path, ASSISTANT_NOW="2026-11-12T09:00:00+00:00")
     memories.remember(rt.store, "Sara moved to Lisbon last month", kind="fact")

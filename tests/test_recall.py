@@ -127,3 +127,19 @@ def test_the_composed_answer_is_never_the_assistants_own_words(tmp_path):
     assert answer.answer == "From memory (you told me Thu Nov 12): Sara moved to Lisbon last month. That was in " \
                             "October 2026."
     rt.close()
+
+
+def test_a_statement_stored_without_dates_is_resolved_by_its_tense_at_recall(tmp_path):
+    """Rows written before dates were kept beside the text are resolved at recall the same way."""
+    rt = make_runtime(tmp_path, ASSISTANT_NOW="2026-11-30T12:00:00+00:00")
+    import_records(rt.store, [json.dumps(m) for m in [
+        {"type": "memory", "content": "I have the offsite with Priya on Thursday",
+         "created_at": "2026-11-23T09:00:00Z"},
+        {"type": "memory", "content": "We had sushi with Marco on Friday", "created_at": "2026-11-23T09:00:00Z"}]])
+    rt.store.execute("UPDATE knowledge SET time_refs = NULL")
+    offsite = reasoned_recall(rt, "when is the offsite with Priya?")
+    assert [r.resolved_date for r in offsite.temporal_resolutions if r.source_id == 1] == ["2026-11-26"]
+    sushi = reasoned_recall(rt, "when did we have sushi with Marco?")
+    assert [r.resolved_date for r in sushi.temporal_resolutions if r.source_id == 2] == ["2026-11-20"]
+    assert sushi.answer.endswith("That was on Fri Nov 20.")
+    rt.close()

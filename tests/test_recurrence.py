@@ -24,27 +24,38 @@ PHRASES = [
     ("every Monday at 9am", "FREQ=WEEKLY;BYDAY=MO", "Mon 2026-11-23 09:00", "every Mon"),
     ("every day at 8", "FREQ=DAILY", "Mon 2026-11-23 08:00", "every day"),
     ("every weekday at 7:30", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "Mon 2026-11-23 07:30", "every weekday"),
-    ("every 2 weeks on Friday", "FREQ=WEEKLY;INTERVAL=2;BYDAY=FR", "Fri 2026-11-27 14:00", "every 2 weeks on Fri"),
+    ("every 2 weeks on Friday", "FREQ=WEEKLY;INTERVAL=2;BYDAY=FR", "Fri 2026-11-27 09:00", "every 2 weeks on Fri"),
     ("on the 1st of every month at 10", "FREQ=MONTHLY;BYMONTHDAY=1", "Tue 2026-12-01 10:00", "every month on the 1st"),
-    ("every year on March 3", "FREQ=YEARLY;BYMONTHDAY=3;BYMONTH=3", "Wed 2027-03-03 14:00", "every year on Mar 3"),
+    ("every year on March 3", "FREQ=YEARLY;BYMONTHDAY=3;BYMONTH=3", "Wed 2027-03-03 09:00", "every year on Mar 3"),
     ("every Tuesday at 7pm", "FREQ=WEEKLY;BYDAY=TU", "Tue 2026-11-24 19:00", "every Tue"),
     ("daily at 8am", "FREQ=DAILY", "Mon 2026-11-23 08:00", "every day"),
-    ("every other tuesday", "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU", "Tue 2026-11-24 14:00", "every 2 weeks on Tue"),
+    ("every other tuesday", "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU", "Tue 2026-11-24 09:00", "every 2 weeks on Tue"),
     ("every tuesday and thursday at 7pm", "FREQ=WEEKLY;BYDAY=TU,TH", "Tue 2026-11-24 19:00", "every Tue and Thu"),
-    ("monthly on the 15th", "FREQ=MONTHLY;BYMONTHDAY=15", "Tue 2026-12-15 14:00", "every month on the 15th"),
-    ("every last friday of the month", "FREQ=MONTHLY;BYDAY=-1FR", "Fri 2026-11-27 14:00", "every month on the last Fri"),
+    ("monthly on the 15th", "FREQ=MONTHLY;BYMONTHDAY=15", "Tue 2026-12-15 09:00", "every month on the 15th"),
+    ("every last friday of the month", "FREQ=MONTHLY;BYDAY=-1FR", "Fri 2026-11-27 09:00",
+     "every month on the last Fri"),
     ("every first monday of the month at 9", "FREQ=MONTHLY;BYDAY=1MO", "Mon 2026-12-07 09:00",
      "every month on the first Mon"),
     ("every weekend at 10am", "FREQ=WEEKLY;BYDAY=SA,SU", "Sat 2026-11-28 10:00", "every weekend"),
     ("every morning", "FREQ=DAILY", "Mon 2026-11-23 09:00", "every day"),
     ("every evening at 7", "FREQ=DAILY", "Sun 2026-11-22 19:00", "every day"),
     ("every weekday morning", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "Mon 2026-11-23 09:00", "every weekday"),
-    ("each wednesday", "FREQ=WEEKLY;BYDAY=WE", "Wed 2026-11-25 14:00", "every Wed"),
-    ("weekly on sunday", "FREQ=WEEKLY;BYDAY=SU", "Sun 2026-11-29 14:00", "every Sun"),
-    ("fortnightly on monday", "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO", "Mon 2026-11-23 14:00", "every 2 weeks on Mon"),
+    ("each wednesday", "FREQ=WEEKLY;BYDAY=WE", "Wed 2026-11-25 09:00", "every Wed"),
+    ("weekly on sunday", "FREQ=WEEKLY;BYDAY=SU", "Sun 2026-11-29 09:00", "every Sun"),
+    ("fortnightly on monday", "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO", "Mon 2026-11-23 09:00", "every 2 weeks on Mon"),
     ("every year on march 3 at noon", "FREQ=YEARLY;BYMONTHDAY=3;BYMONTH=3", "Wed 2027-03-03 12:00",
      "every year on Mar 3"),
     ("every 2 hours", "FREQ=HOURLY;INTERVAL=2", "Sun 2026-11-22 16:00", "every 2 hours"),
+    # A day without a clock time is due at the default time, 09:00, never at the time it was said (issue 22).
+    ("every monday", "FREQ=WEEKLY;BYDAY=MO", "Mon 2026-11-23 09:00", "every Mon"),
+    ("every day", "FREQ=DAILY", "Mon 2026-11-23 09:00", "every day"),
+    ("every year on January 10", "FREQ=YEARLY;BYMONTHDAY=10;BYMONTH=1", "Sun 2027-01-10 09:00", "every year on Jan 10"),
+    ("every sunday", "FREQ=WEEKLY;BYDAY=SU", "Sun 2026-11-29 09:00", "every Sun"),  # today's 09:00 has passed
+    # A day said twice is one day (a repeated phrase was stored as BYDAY=MO,MO,MO,...).
+    ("every monday and friday and monday", "FREQ=WEEKLY;BYDAY=MO,FR", "Mon 2026-11-23 09:00", "every Mon and Fri"),
+    ("every monday and every monday and friday", "FREQ=WEEKLY;BYDAY=MO,FR", "Mon 2026-11-23 09:00",
+     "every Mon and Fri"),
+    ("every hour", "FREQ=HOURLY", "Sun 2026-11-22 15:00", "every hour"),
 ]
 
 
@@ -61,11 +72,21 @@ def test_one_off_phrases_are_not_rules(phrase):
     assert parse_recurrence(phrase, SUNDAY_14, UTC) is None
 
 
-@pytest.mark.parametrize("phrase", ["every blue moon", "every minute", "every 5 seconds"])
+@pytest.mark.parametrize("phrase", ["every blue moon", "every minute", "every 5 seconds", "every every day",
+                                    "every every every every day", "every monday monday", "every day at 12:99",
+                                    "every day at 111:00"])
 def test_unreadable_or_too_frequent_rules_are_errors_naming_the_phrase(phrase):
     with pytest.raises(DateParseError) as info:
         parse_recurrence(phrase, SUNDAY_14, UTC)
     assert repr(phrase) in str(info.value)
+
+
+@pytest.mark.parametrize("phrase", ["every " + "monday and " * 3000 + "friday", "every day " + "x" * 200,
+                                    "every " * 50 + "day"], ids=["30 KB of days", "201 characters", "every x50"])
+def test_a_rule_phrase_over_200_characters_is_refused_unread(phrase):
+    """Issue 22: a 30 KB rule phrase ran for minutes."""
+    with pytest.raises(DateParseError, match="longer than 200 characters"):
+        parse_recurrence(phrase, SUNDAY_14, UTC)
 
 
 def occurrences(recurrence: Recurrence, after: datetime, n: int) -> list[datetime]:
@@ -229,7 +250,16 @@ def test_rule_phrases_with_words_we_cannot_honour_are_refused(phrase):
 
 @pytest.mark.parametrize("rule", ["FREQ=DAILY;INTERVAL=0", "FREQ=WEEKLY;INTERVAL=-3", "FREQ=SECONDLY",
                                   "FREQ=MONTHLY;BYMONTHDAY=32", "FREQ=MONTHLY;BYMONTH=2;BYMONTHDAY=30",
-                                  "FREQ=DAILY;COUNT=0", "FREQ=YEARLY;BYSETPOS=400;BYDAY=MO"])
+                                  "FREQ=DAILY;COUNT=0", "FREQ=YEARLY;BYSETPOS=400;BYDAY=MO",
+                                  # finer than hourly through BY-lists: every minute, every second (issue 22)
+                                  "FREQ=HOURLY;BYMINUTE=" + ",".join(map(str, range(60))),
+                                  "FREQ=HOURLY;BYMINUTE=0;BYSECOND=0,30", "FREQ=DAILY;BYMINUTE=0,30",
+                                  # BY-parts that leave runs of empty periods dateutil would walk one by one
+                                  "FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30", "FREQ=HOURLY;BYMONTH=4;BYMONTHDAY=31",
+                                  "FREQ=DAILY;INTERVAL=7;BYDAY=TU", "FREQ=DAILY;BYSETPOS=2",
+                                  "FREQ=WEEKLY;BYMONTHDAY=3", "FREQ=DAILY;BYYEARDAY=366", "FREQ=DAILY;BYDAY=1MO",
+                                  "FREQ=MONTHLY;BYSETPOS=6;BYDAY=MO", "FREQ=DAILY;BYEASTER=0", "FREQ=DAILY;WKST=XX",
+                                  "FREQ=DAILY;INTERVAL=" + "9" * 5000, "FREQ=DAILY;UNTIL=2026"])
 def test_rules_that_cannot_be_followed_are_refused_at_import(store, rule):
     from memory.errors import ImportFailed
 
@@ -257,3 +287,64 @@ def test_a_series_ends_where_the_kept_years_end(store):
             break
     assert century.done_at is not None and parse_stored(century.due_at).year <= 2200
     assert len(reminders.completions(store, century.id)) >= 2
+
+
+@pytest.mark.parametrize("rule", ["FREQ=HOURLY;BYMINUTE=30", "FREQ=DAILY;BYHOUR=9,17",
+                                  "FREQ=DAILY;BYDAY=MO,TU,WE,TH,FR", "FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29",
+                                  "FREQ=YEARLY;BYWEEKNO=1;BYDAY=MO",
+                                  "FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1", "FREQ=HOURLY;INTERVAL=7;BYHOUR=5"])
+def test_rules_calendars_write_are_still_followed(rule):
+    assert Recurrence(rule, datetime(2026, 11, 22, 9), "UTC").validate().next_after(SUNDAY_14) is not None
+
+
+# Rules whose start lies years before the question; every one is compared with plain dateutil
+# iterating from its own start (the same answer, however the start was moved).
+EQUIVALENT = [
+    ("FREQ=HOURLY;INTERVAL=5", datetime(2019, 1, 31, 8, 15)), ("FREQ=DAILY;INTERVAL=3", datetime(2019, 1, 31, 8, 15)),
+    ("FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TH", datetime(2019, 1, 31, 8, 15)),
+    ("FREQ=WEEKLY;INTERVAL=3", datetime(2020, 2, 29, 23, 45)), ("FREQ=MONTHLY", datetime(2019, 1, 31, 8, 15)),
+    ("FREQ=MONTHLY;INTERVAL=5", datetime(2019, 1, 31, 8, 15)), ("FREQ=MONTHLY;BYDAY=-1FR", datetime(2019, 1, 31, 8)),
+    ("FREQ=MONTHLY;INTERVAL=2;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1", datetime(2019, 3, 1, 18)),
+    ("FREQ=YEARLY", datetime(2020, 2, 29, 23, 45)), ("FREQ=YEARLY;INTERVAL=3;BYMONTH=2", datetime(2020, 2, 29, 7)),
+    ("FREQ=YEARLY;BYWEEKNO=1;BYDAY=MO", datetime(2019, 1, 1, 9)),
+    ("FREQ=HOURLY;BYHOUR=9,17", datetime(2019, 5, 5, 9, 5)),
+    ("FREQ=WEEKLY;WKST=SU;INTERVAL=2;BYDAY=SU,MO", datetime(2019, 6, 2, 10)),
+    ("FREQ=DAILY;BYMONTH=2;BYMONTHDAY=29", datetime(2019, 1, 1, 6)),
+    ("FREQ=MONTHLY;INTERVAL=7;BYMONTHDAY=15;COUNT=50", datetime(2019, 1, 15, 12)),
+    ("FREQ=DAILY;UNTIL=20280101T000000", datetime(2019, 1, 1, 6)),
+]
+
+
+@pytest.mark.parametrize("rule, start", EQUIVALENT)
+def test_the_next_occurrence_is_the_one_dateutil_finds_from_the_start(rule, start):
+    from dateutil.rrule import rrulestr
+
+    plain = rrulestr(f"DTSTART:{start:%Y%m%dT%H%M%S}\nRRULE:{rule}")
+    recurrence = Recurrence(rule, start, "UTC").validate()
+    for after in (datetime(2019, 3, 1, 0, 30), datetime(2026, 11, 22, 14), datetime(2027, 2, 28, 23, 59),
+                  datetime(2028, 2, 29, 9), datetime(2031, 12, 31, 23)):
+        expected = plain.after(after)
+        got = recurrence.next_after(after.replace(tzinfo=UTC))
+        assert (got.replace(tzinfo=None) if got else None) == expected, (rule, after)
+
+
+def test_a_series_from_1970_is_followed_from_now_not_from_1970():
+    """Issue 22: 10 hourly series starting in 1970 took 1 min 47 s to import and `done` 10 s, because
+    every occurrence since 1970 was walked. The start is moved forward by whole periods first."""
+    from memory.time.rules import _start_near
+
+    hourly = Recurrence("FREQ=HOURLY", datetime(1970, 1, 1, 0, 15), "Europe/Berlin").validate()
+    assert hourly.next_after(SUNDAY_14) == datetime(2026, 11, 22, 14, 15, tzinfo=UTC)  # 15:15 CET
+    assert _start_near(datetime(1970, 1, 1, 0, 15), {"FREQ": "HOURLY"}, datetime(2026, 11, 22, 13)) == \
+        datetime(2026, 11, 22, 12, 15)
+    parts = {"FREQ": "MONTHLY", "INTERVAL": "5"}
+    moved = _start_near(datetime(1970, 1, 31, 9), parts, datetime(2026, 11, 22))
+    assert moved.day < 31 or moved.month in (1, 3, 5, 7, 8, 10, 12)  # a later month, its day clamped...
+    assert parts["BYMONTHDAY"] == "31" and (moved.year * 12 + moved.month - (1970 * 12 + 1)) % 5 == 0  # ...kept here
+
+
+def test_an_offset_zone_round_trips():
+    """A machine whose TZ is "<+0330>-3:30" stores its rules in "UTC+03:30"; the colon in it broke reading them."""
+    recurrence = Recurrence("FREQ=DAILY", datetime(2026, 11, 23, 8), "UTC+03:30")
+    assert Recurrence.from_text(recurrence.to_text()) == recurrence
+    assert recurrence.next_after(SUNDAY_14) == datetime(2026, 11, 23, 4, 30, tzinfo=UTC)

@@ -181,3 +181,53 @@ def test_relative_time_across_dst_is_real_time():
     berlin = Clock(zone_from_name("Europe/Berlin"))
     night = datetime(2026, 10, 24, 23, 30, tzinfo=UTC)  # 01:30 CEST; at 03:00 the clocks go back to 02:00
     assert reminders.relative_time("2026-10-25T01:30:00+00:00", night, berlin) == "in 2 h"
+
+
+# -- a due date that has passed: one rule for every writer (issue 22) ----------------------------
+
+LATE = datetime(2026, 11, 22, 22, 50, tzinfo=UTC)  # Sunday 22:50
+
+
+@pytest.mark.parametrize("phrase, due", [
+    ("tonight", "2026-11-22T20:00:00+00:00"), ("this evening", "2026-11-22T18:00:00+00:00"),
+    ("this morning", "2026-11-22T09:00:00+00:00"), ("today", "2026-11-22T09:00:00+00:00"),
+    ("by tonight", "2026-11-22T20:00:00+00:00"), ("today at noon", "2026-11-22T12:00:00+00:00"),
+])
+def test_a_conventional_time_that_has_passed_today_is_kept_and_due_at_once(store, phrase, due):
+    """"remind me tonight to lock the car" at 22:50 failed in the app while the CLI stored it overdue."""
+    store.clock.fixed = LATE
+    car = memories.remember(store, "lock the car", due_at=phrase, allow_past=False)
+    assert car.due_at == due
+    [item] = reminders.list_open_reminders(store)
+    assert item.memory.id == car.id and item.status == "overdue"
+    from memory.time.schedule import past_note
+
+    said = past_note(store.clock, car.due_at)
+    assert said == f"{store.clock.short(due)} has already passed, so this reminder is overdue"
+
+
+@pytest.mark.parametrize("phrase", ["yesterday at 3pm", "2026-11-22T08:00:00+00:00", "today at 8am", "tonight at 8",
+                                    "2026-11-20T09:00:00Z"])
+def test_an_explicit_past_date_is_still_refused_where_it_was(store, phrase):
+    store.clock.fixed = LATE
+    with pytest.raises(InvalidInput, match="has already passed"):
+        memories.remember(store, "x", due_at=phrase, allow_past=False)
+    assert memories.remember(store, "x", due_at=phrase).due_at < store.clock.now_iso()  # the CLI keeps it (with a note)
+    assert memories.count_memories(store) == 1
+
+
+def test_snooze_to_a_passed_conventional_time_is_due_at_once(store):
+    car = memories.remember(store, "lock the car", due_at="2026-11-23T10:00:00Z")
+    store.clock.fixed = LATE
+    assert reminders.snooze(store, car.id, "tonight").due_at == "2026-11-22T20:00:00+00:00"
+    with pytest.raises(InvalidInput, match="has already passed"):
+        reminders.snooze(store, car.id, "yesterday at 3pm")
+    assert reminders.update_memory(store, car.id, due_at="this evening", allow_past=False).due_at == \
+        "2026-11-22T18:00:00+00:00"
+
+
+def test_a_conventional_time_of_another_day_is_not_today(store):
+    """Just after midnight "tonight" is tonight, in the future; "this morning" said at 00:30 is 09:00 ahead."""
+    store.clock.fixed = datetime(2026, 11, 23, 0, 30, tzinfo=UTC)
+    assert memories.remember(store, "x", due_at="this morning", allow_past=False).due_at == "2026-11-23T09:00:00+00:00"
+    assert memories.remember(store, "y", due_at="tonight", allow_past=False).due_at == "2026-11-23T20:00:00+00:00"

@@ -1,11 +1,20 @@
 """SPEC F5 temporal references: detection and resolution against each memory's own timestamp."""
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 import pytest
 
-from memory.time.references import asks_when, detect_temporal_references, resolve_temporal_reference
+from memory.time.references import (
+    MAX_REFERENCES,
+    annotate,
+    asks_when,
+    detect_temporal_references,
+    granularity_of,
+    resolve_temporal_reference,
+    unit_of,
+)
 
 MAY8 = datetime(2023, 5, 8, 13, 56)  # a Monday
 
@@ -22,7 +31,8 @@ LABELLED = [  # (reference, memory timestamp, expected date)
     ("last year", MAY8, "2022-01-01"), ("this year", MAY8, "2023-01-01"),
     ("last friday", MAY8, "2023-05-05"), ("last monday", MAY8, "2023-05-01"), ("last sunday", MAY8, "2023-05-07"),
     ("next saturday", MAY8, "2023-05-13"), ("next monday", MAY8, "2023-05-15"), ("this friday", MAY8, "2023-05-12"),
-    ("on tuesday", MAY8, "2023-05-02"), ("this morning", MAY8, "2023-05-08"), ("tonight", MAY8, "2023-05-08"),
+    ("on tuesday", MAY8, "2023-05-09"),  # no statement around it: a plan ("Dentist on Tuesday"), the coming one
+    ("this morning", MAY8, "2023-05-08"), ("tonight", MAY8, "2023-05-08"),
     ("last night", MAY8, "2023-05-07"), ("this evening", MAY8, "2023-05-08"),
     ("yesterday", datetime(2024, 3, 1, 9), "2024-02-29"), ("a month ago", datetime(2023, 3, 31), "2023-02-28"),
     ("last friday", datetime(2023, 5, 12, 10), "2023-05-05"), ("2 days ago", datetime(2023, 1, 1), "2022-12-30"),
@@ -56,3 +66,62 @@ def test_detection():
 def test_asks_when():
     assert asks_when("When did I go to the support group?") and asks_when("how long ago did we move?")
     assert asks_when("What date was the dentist?") and not asks_when("where do I live")
+
+
+MONDAY = datetime(2026, 11, 23, 10, 0)
+# A bare weekday follows the tense of its statement (SPEC F5): (statement written on a Monday, date).
+TENSES = [
+    ("I have a dentist appointment on Friday", "2026-11-27"),  # issue 22: was last Friday
+    ("The dentist is on Friday", "2026-11-27"), ("I have the offsite on Thursday", "2026-11-26"),
+    ("We're meeting Bob on Wednesday", "2026-11-25"), ("I will call her on Sunday", "2026-11-29"),
+    ("Dentist on Friday", "2026-11-27"), ("I'm so excited about the party on Saturday", "2026-11-28"),
+    ("Remind me to pay rent on Tuesday", "2026-11-24"), ("I booked a table on Friday", "2026-11-27"),
+    ("I went to the dentist on Friday", "2026-11-20"), ("We had sushi on Friday", "2026-11-20"),
+    ("On Friday I went hiking", "2026-11-20"), ("Bob visited on Saturday", "2026-11-21"),
+    ("I was tired on Sunday", "2026-11-22"), ("It rained on Tuesday", "2026-11-17"),
+    ("I have been to the gym on Thursday", "2026-11-19"), ("We met on Monday", "2026-11-16"),
+    # Two clauses: each weekday by its own verb.
+    ("I went to the gym on Monday, but on Friday I have physio", "2026-11-27"),
+    ("We are meeting on Friday. Yesterday I called him.", "2026-11-27"),
+    # Explicit words win over the tense.
+    ("I went there last Friday", "2026-11-20"), ("I have a meeting next Friday", "2026-11-27"),
+]
+
+
+@pytest.mark.parametrize("statement, expected", TENSES)
+def test_a_bare_weekday_follows_the_tense(statement, expected):
+    """The last weekday named in the statement resolves to `expected`."""
+    weekdays = [r for r in annotate(statement, MONDAY) if r["text"].lower().split()[-1].endswith("day")
+                and r["text"].lower() != "yesterday"]
+    assert weekdays[-1]["date"] == expected
+    if "but on Friday" in statement:
+        assert weekdays[0]["date"] == "2026-11-16"  # "I went to the gym on Monday": the last Monday
+
+
+@pytest.mark.parametrize("ref, granularity", [
+    ("yesterday", "day"), ("last night", "day"), ("this evening", "day"), ("on friday", "day"), ("tomorrow", "day"),
+    ("the day before", "day"), ("3 days ago", "day"), ("in 3 days", "day"), ("last week", "week"),
+    ("two weeks ago", "week"), ("a few weeks ago", "week"), ("next week", "week"), ("last month", "month"),
+    ("a couple of months ago", "month"), ("6 months ago", "month"), ("this year", "year"), ("3 years ago", "year"),
+])
+def test_granularity(ref, granularity):
+    assert granularity_of(ref) == granularity
+
+
+@pytest.mark.parametrize("ref", ["yesterday", "last week", "two weeks ago", "last month", "6 months ago", "in 3 years",
+                                 "this year", "tonight", "next month", "a day ago"])
+def test_dateparser_and_the_units_agree_where_both_read_the_phrase(ref):
+    """granularity_of is dateparser's period; unit_of is kept for the phrases dateparser cannot read."""
+    from dateparser.date import DateDataParser
+
+    data = DateDataParser(languages=["en"]).get_date_data(ref)
+    assert data.date_obj is not None and data.period == unit_of(ref)
+
+
+def test_a_megabyte_of_relative_dates_stores_a_bounded_list():
+    """Issue 20: a 1.9 MB message of relative dates stored 7.2 MB of time_refs."""
+    text = "yesterday we met, last week I went out, 3 days ago it rained and next friday is the party. " * 21000
+    refs = annotate(text, MONDAY)
+    assert len(refs) == MAX_REFERENCES and refs[0] == {"text": "yesterday", "date": "2026-11-22", "granularity": "day"}
+    assert len(json.dumps(refs)) < 4000
+    assert annotate("x " * 50_000 + "yesterday", MONDAY) == []  # past the characters read

@@ -8,13 +8,14 @@ from assistant.runtime import Runtime
 from memory import memories, reminders
 from memory.errors import InvalidInput
 from memory.text import flat
+from memory.time.schedule import past_note
 
 
 def _warn_if_past(runtime: Runtime, args: argparse.Namespace, memory: memories.Memory) -> None:
     """A due date in the past is kept (it is overdue at once) but never silently."""
-    if memory.due_at and not args.allow_past and memory.due_at < runtime.clock.now_iso():
-        note(f"assistant: note: {runtime.clock.short(memory.due_at)} has already passed, so this reminder is overdue "
-             "(--allow-past says you meant it)")
+    said = None if args.allow_past else past_note(runtime.clock, memory.due_at)
+    if said:
+        note(f"assistant: note: {said} (--allow-past says you meant it)")
 
 
 def _memory_line(runtime: Runtime, m: memories.Memory) -> str:
@@ -75,6 +76,7 @@ def cmd_done(runtime: Runtime, args: argparse.Namespace) -> int:
 
 def cmd_snooze(runtime: Runtime, args: argparse.Namespace) -> int:
     memory = reminders.snooze(runtime.store, args.id, " ".join(args.when), allow_past=args.allow_past)
+    _warn_if_past(runtime, args, memory)
     emit(args, memory.to_json(), "Snoozed " + _memory_line(runtime, memory))
     return 0
 

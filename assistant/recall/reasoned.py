@@ -15,7 +15,7 @@ from assistant.runtime import Runtime
 
 if TYPE_CHECKING:
     from assistant.providers.base import Provider
-from memory.time.references import Resolved, detect_temporal_references, resolve_reference, stored_resolution, valid_ref
+from memory.time.references import Resolved, resolve_in_text, stored_resolution, valid_ref
 
 
 @dataclass
@@ -58,9 +58,8 @@ def resolutions_of(runtime: Runtime, evidence: Evidence) -> list[Resolution]:
     if evidence.time_refs:
         resolved: list[Resolved] = [stored_resolution(ref) for ref in evidence.time_refs if valid_ref(ref)]
     else:
-        written = runtime.clock.local(evidence.created_at).replace(tzinfo=None)
-        resolved = [r for r in (resolve_reference(ref, written) for ref in detect_temporal_references(evidence.content))
-                    if r is not None]
+        # Resolved as when written (a bare weekday by the tense of its statement), as annotate() does.
+        resolved = resolve_in_text(evidence.content, runtime.clock.local(evidence.created_at).replace(tzinfo=None))
     return [Resolution(r.text, evidence.created_at, r.iso(), r.granularity, r.describe(this_year), evidence.type,
                        evidence.id, evidence.id if evidence.type == "memory" else None) for r in resolved]
 
@@ -95,18 +94,12 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
     text = f"From memory ({told_when(runtime, best)}): {private}{best.content.rstrip('.')}."
     if own:
         first = own[0]
-        said = Resolved(first.original_text, _moment(first.resolved_date), first.granularity)
+        said = stored_resolution({"text": first.original_text, "date": first.resolved_date,
+                                  "granularity": first.granularity})
         text += f" That was {said.phrase(runtime.clock.local(runtime.clock.now()).year)}."
     return ReasonedAnswer(text, 0.6 if own else 0.4,
                           "composed without a model from the best-matching statement and its resolved dates",
                           resolutions, sources)
-
-
-def _moment(iso: str):
-    from datetime import datetime
-
-    parts = [int(p) for p in iso.split("-")] + [1, 1]
-    return datetime(parts[0], parts[1], parts[2])
 
 
 def _ask_model(provider: Provider, query: str, sources: list[dict[str, Any]],

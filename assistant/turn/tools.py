@@ -24,6 +24,7 @@ from memory.schema import KINDS
 from memory.search import MODES
 from memory.sensitive import redact
 from memory.text import flat
+from memory.time.schedule import past_note
 
 Kind = Literal[KINDS]  # type: ignore[valid-type]
 Mode = Literal[tuple(MODES)]  # type: ignore[valid-type]
@@ -96,6 +97,12 @@ def describe(runtime: Runtime, memory: memories.Memory) -> str:
     return f"{memory.content}{due}"
 
 
+def _past(runtime: Runtime, memory: memories.Memory) -> str:
+    """The usual note when a due date kept has passed ("tonight" said at 22:50: due at once)."""
+    said = past_note(runtime.clock, memory.due_at)
+    return f". Note: {said}" if said else ""
+
+
 def _changed(memory: memories.Memory) -> str:
     return "reminders" if memory.due_at else "memories"
 
@@ -118,8 +125,9 @@ def remember(runtime: Runtime,
     memory = memories.remember(runtime.store, content, due_at=due_at, kind=kind, importance=importance,
                                 private=private, allow_past=False, message_ids=[message_id] if message_id else None)
     due = f" (reminder, due {runtime.clock.short(memory.due_at)} {memory.due_at})" if memory.due_at else ""
-    return ToolOutcome(f"Remembered #{memory.id}: {memory.content}{due}", f"remembered: {describe(runtime, memory)}",
-                       _changed(memory), memory.to_json())
+    return ToolOutcome(f"Remembered #{memory.id}: {memory.content}{due}{_past(runtime, memory)}",
+                       f"remembered: {describe(runtime, memory)}{_past(runtime, memory)}", _changed(memory),
+                       memory.to_json())
 
 
 @tool("Change a memory by id. After mentioning a reminder, set reminded_at to \"now\". Set done to true when a "
@@ -131,6 +139,8 @@ def update_memory(runtime: Runtime, id: int,  # noqa: A002 - the name the model 
     memory = reminders.update_memory(runtime.store, id, reminded_at=reminded_at, due_at=due_at, content=content,
                                      done=done, allow_past=False)
     state = " (done)" if memory.done_at else ""
+    if due_at not in (None, "") and not memory.done_at:
+        state += _past(runtime, memory)
     # Marking a reminder as mentioned is bookkeeping: the UI shows no line for it.
     mentioned_only = reminded_at is not None and due_at is None and content is None and done is None
     summary = "" if mentioned_only else f"updated: {describe(runtime, memory)}{state}"

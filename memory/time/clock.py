@@ -1,18 +1,21 @@
 """The single clock (now, frozen for a whole run by --now / ASSISTANT_NOW) and how instants are
-shown in the user's zone. Every boundary is computed in Python from this clock."""
+shown in the user's zone. Every boundary is computed in Python from this clock. It also carries the
+user's default time of day, the time a date without a clock time is due at ("tomorrow": 09:00)."""
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta, tzinfo
+from datetime import UTC, datetime, time, timedelta, tzinfo
 
+from memory.time.due_phrases import DEFAULT_TIME
 from memory.time.instants import parse_stored, to_utc_iso
 
 
 class Clock:
     """Now, in UTC; frozen when a fixed instant is given (--now / ASSISTANT_NOW)."""
 
-    def __init__(self, zone: tzinfo = UTC, fixed: datetime | None = None) -> None:
+    def __init__(self, zone: tzinfo = UTC, fixed: datetime | None = None, default_time: time = DEFAULT_TIME) -> None:
         self.zone = zone
         self.fixed = fixed.astimezone(UTC) if fixed else None
+        self.default_time = default_time
 
     def now(self) -> datetime:
         return self.fixed if self.fixed else datetime.now(UTC).replace(microsecond=0)

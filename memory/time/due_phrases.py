@@ -1,10 +1,13 @@
 """Natural-language due dates (SPEC section 3), resolved in the user's zone, stored in UTC.
 
 dateparser finds the day; the time of day is read here, because dateparser gets bare hours
-("at 8") and parts of the day ("tonight") wrong. Conventions when a phrase names no clock time:
-morning 09:00, afternoon 14:00, evening 18:00, tonight 20:00, noon 12:00; a bare day keeps the
-current clock time. Offsets in minutes or hours are added to the UTC instant, so they stay exact
-across a DST change; everything else is wall-clock time in the user's zone.
+("at 8") and parts of the day ("tonight") wrong, and ignores times that do not exist ("12:99").
+Conventions when a phrase names no clock time: morning 09:00, afternoon 14:00, evening 18:00,
+tonight 20:00, noon 12:00; a day ("tomorrow", "on Friday", "dec 1") is due at the default time
+(the caller's `default_time`, 09:00 unless configured), never at the current clock time; a
+duration ("in 3 days", "in a week", "next week") keeps the clock time. Offsets in minutes or hours
+are added to the UTC instant, so they stay exact across a DST change; everything else is
+wall-clock time in the user's zone. A phrase over MAX_PHRASE characters is refused unread.
 """
 from __future__ import annotations
 
@@ -14,6 +17,8 @@ from datetime import datetime, time, timedelta, tzinfo
 from memory.errors import DateParseError, InvalidInput
 from memory.time.instants import MAX_YEAR, MIN_YEAR, UTC, check_instant, parse_iso
 
+DEFAULT_TIME = time(9, 0)  # a day without a clock time: the morning, as "tomorrow morning" is
+MAX_PHRASE = 200  # characters: longer is a paste, not a date, and would cost the parsers seconds
 PARTS_OF_DAY = {"morning": 9, "afternoon": 14, "evening": 18, "tonight": 20, "night": 20}
 LATE_PARTS = {"afternoon", "evening", "tonight", "night"}
 _NAMED_TIMES = {"noon": (12, 0), "midday": (12, 0), "midnight": (0, 0)}
@@ -24,8 +29,14 @@ _NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "half an": 0.5
 _OFFSET = re.compile(r"^in\s+(\d+(?:\.\d+)?|an?|one|two|three|half an)\s*"
                      r"(minutes?|mins?|m|hours?|hrs?|hr|h)$")
 _AMPM = re.compile(r"\b(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?=\s|$|[,.!?])")
-_CLOCK = re.compile(r"\b(?:at\s+)?([01]?\d|2[0-3]):([0-5]\d)\b")
-_AT_HOUR = re.compile(r"\bat\s+(\d{1,2})\b(?!\s*(?:st|nd|rd|th|days?|weeks?|months?|hours?|minutes?)\b)")
+# A clock time: "17:05", or "at 9.30" (with a dot only after "at": "1.12.2026" is a date).
+_CLOCK = re.compile(r"\b(?:at\s+)?(\d+):(\d+)\b|\bat\s+(\d+)\.(\d\d)\b(?!\.)")
+_AT_HOUR = re.compile(r"\bat\s+(\d+)\b(?![:.\-/]\d)(?!\s*(?:st|nd|rd|th|days?|weeks?|months?|hours?|minutes?)\b)")
+# Durations keep the clock time; everything else without one is a day, due at the default time.
+_COUNT = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a couple of|a few)"
+_DURATION = re.compile(rf"(?:in|after) {_COUNT} (?:days?|weeks?|months?|years?)|in a fortnight|"
+                       rf"{_COUNT} (?:days?|weeks?|months?|years?) (?:from now|from today|later|hence)|"
+                       r"next (?:week|month|year)|a (?:week|month|year|fortnight) from (?:now|today)")
 _NAMED = re.compile(r"\b(?:at\s+)?(noon|midday|midnight)\b")
 PART = re.compile(r"\b(?:this\s+|in\s+the\s+|at\s+)?(morning|afternoon|evening|tonight|night)\b")
 
@@ -44,14 +55,17 @@ def take_time(text: str) -> tuple[str, tuple[int, int] | None, bool]:
         pm = match.group(3).startswith("p")
         hour = hour % 12 + (12 if pm else 0)
         return text[:match.start()] + text[match.end():], (hour, minute), True
-    for pattern in (_CLOCK, _AT_HOUR):
-        match = pattern.search(text)
-        if match:
-            hour = int(match.group(1))
-            minute = int(match.group(2)) if pattern is _CLOCK else 0
-            if hour > 23:
-                raise ValueError("no such time of day")
-            return text[:match.start()] + text[match.end():], (hour, minute), False
+    match = _CLOCK.search(text)
+    if match:
+        hour, minute = match.group(1) or match.group(3), match.group(2) or match.group(4)
+        if len(hour) > 2 or int(hour) > 23 or len(minute) != 2 or int(minute) > 59:
+            raise ValueError("no such time of day")
+        return text[:match.start()] + text[match.end():], (int(hour), int(minute)), False
+    match = _AT_HOUR.search(text)
+    if match:
+        if len(match.group(1)) > 2 or int(match.group(1)) > 23:
+            raise ValueError("no such time of day")
+        return text[:match.start()] + text[match.end():], (int(match.group(1)), 0), False
     match = _NAMED.search(text)
     if match:
         return text[:match.start()] + text[match.end():], _NAMED_TIMES[match.group(1)], True
@@ -64,11 +78,19 @@ def _clean(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip(" ,")
 
 
-def parse_due(phrase: str, now: datetime, zone: tzinfo) -> datetime:
-    """Resolve a due-date phrase to an aware UTC datetime, preferring the future.
+def check_phrase_length(phrase: str) -> None:
+    """A due phrase is a few words: over MAX_PHRASE characters it is refused before any parser runs."""
+    if len(phrase) > MAX_PHRASE:
+        raise DateParseError(phrase, f"longer than {MAX_PHRASE} characters")
+
+
+def parse_due(phrase: str, now: datetime, zone: tzinfo, default_time: time = DEFAULT_TIME) -> datetime:
+    """Resolve a due-date phrase to an aware UTC datetime, preferring the future; a day without a
+    clock time is due at `default_time`.
 
     Raises DateParseError naming the phrase when it cannot be understood.
     """
+    check_phrase_length(phrase)
     text = " ".join(phrase.strip().lower().split())
     if not text:
         raise DateParseError(phrase, "empty")
@@ -129,11 +151,12 @@ def parse_due(phrase: str, now: datetime, zone: tzinfo) -> datetime:
         wall = datetime.combine(day.date(), time(hour, minute))
     elif part is not None:
         wall = datetime.combine(day.date(), time(PARTS_OF_DAY[part], 0))
-    elif day.time() == time(0) and not re.search(r"\b(hours?|minutes?|mins?)\b", rest):
-        # A bare day ("friday", "dec 1") keeps the current clock time.
+    elif _DURATION.fullmatch(rest):  # "in 3 days", "next week": the same time, that much later
         wall = datetime.combine(day.date(), local_now.time().replace(second=0, microsecond=0))
-    else:
+    elif re.search(r"\b(hours?|minutes?|mins?)\b", rest):
         wall = day.replace(second=0, microsecond=0)
+    else:  # a day: "tomorrow", "friday", "dec 1"
+        wall = datetime.combine(day.date(), default_time)
 
     if rest == "" and part is None and wall <= local_now:
         wall += timedelta(days=1)  # "at 9am" said at 14:00 means tomorrow

@@ -2,7 +2,11 @@
 
 `detect_temporal_references` finds phrases such as "yesterday", "3 weeks ago", "last Friday";
 `resolve_temporal_reference` turns one into a date relative to the memory's own timestamp
-("Caroline went to the support group yesterday", recorded 8 May 2023 -> 7 May 2023).
+("Caroline went to the support group yesterday", recorded 8 May 2023 -> 7 May 2023). A bare weekday
+follows the tense of its statement: "the dentist is on Friday" is the coming Friday, "we had sushi
+on Friday" the last one (`tense_of`). `resolve_in_text` does all three for a whole text, reading at
+most MAX_SCANNED characters and keeping at most MAX_REFERENCES, so a pasted megabyte of dates
+stores a few kilobytes, not megabytes, and every later prompt stays fast.
 """
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
+from functools import lru_cache
 
 from dateutil.relativedelta import relativedelta
 
@@ -28,6 +33,51 @@ _PATTERN = re.compile(
     rf"(?:last|next|this) (?:week|month|year|{_WD})|"
     rf"{_NUM} (?:days?|weeks?|months?|years?) ago|in {_NUM} (?:days?|weeks?|months?|years?)|"
     rf"on (?:{_WD}))\b", re.I)
+MAX_SCANNED = 20_000  # characters of one text read for references (a long paste: its beginning)
+MAX_REFERENCES = 40  # references kept per text
+
+# The tense of a statement, read from its verbs: what decides which Friday "on Friday" is. A past
+# form ("went", "had", "was", "have been", "-ed") makes it the last one; anything else (a plan, the
+# present, the future, no verb at all: "Dentist on Friday") the coming one. Verbs of arranging
+# ("booked", "scheduled") speak of a plan though they end in -ed, and an -ed word after a form of
+# "be" ("I'm excited", "it was booked") takes that verb's tense.
+_PLAN_WORDS = (r"scheduled|booked|planned|arranged|invited|supposed|expected|due|will|shall|'ll|gonna|going|is|are|"
+               r"am|'m|'re|'s|have|has|do|does|can|need|needs|want|wants|plan|plans|let's|should|must")
+_PAST_WORDS = (r"(?:have|has|'ve)\s+(?:been|gone|had|done|seen|met|\w+ed)|went|was|were|had|did|got|saw|met|made|"
+               r"took|came|ate|drank|bought|paid|spent|left|ran|sat|gave|told|said|heard|felt|found|lost|won|"
+               r"wrote|drove|flew|rode|swam|sang|spoke|broke|forgot|caught|taught|fought|sent|built|sold|stood|"
+               r"wore|threw|knew|grew|drew|became|chose|fell|held|kept|slept|began|brought|thought|ago|yesterday")
+_PAST_ED = (r"(?!(?:need|bed|red|shed|seed|feed|speed|weed|breed|proceed|exceed|succeed|indeed|hundred|sacred|wicked|"
+            r"naked)\b)\w{2,}ed")
+# Tried in this order at each word: "have been" is past before "have" is a plan, "booked" a plan
+# before it is any -ed word.
+_TENSE = re.compile(rf"\b(?:(?P<past>{_PAST_WORDS})|(?P<plan>{_PLAN_WORDS})|(?P<ed>{_PAST_ED}))\b", re.I)
+_AFTER_BE = re.compile(r"\b(?:am|is|are|was|were|be|been|being|'m|'re|'s|get|gets|got|feel|feels|felt)\s+(?:\w+\s+)?$",
+                       re.I)
+_CLAUSE_END = re.compile(r"[.!?;\n]|\bbut\b", re.I)
+_TENSE_WINDOW = 300  # characters either side of a reference searched for its clause
+
+
+def tense_of(text: str, start: int, end: int) -> str:
+    """"past" or "plan": the tense of the clause around the reference text[start:end], from the
+    tense word nearest to it (a word after "be" defers to it); "plan" when the clause has none."""
+    low = max(0, start - _TENSE_WINDOW)
+    before = [m.end() for m in _CLAUSE_END.finditer(text, low, start)]
+    clause_start = before[-1] if before else low
+    after = _CLAUSE_END.search(text, end, min(len(text), end + _TENSE_WINDOW))
+    clause_end = after.start() if after else min(len(text), end + _TENSE_WINDOW)
+    best: tuple[int, str] | None = None
+    for match in _TENSE.finditer(text, clause_start, clause_end):
+        if match.start() >= start and match.end() <= end:
+            continue
+        if match.group("ed") and _AFTER_BE.search(text, max(clause_start, match.start() - 40), match.start()):
+            continue
+        distance = start - match.end() if match.end() <= start else match.start() - end
+        if best is None or distance < best[0]:
+            best = (distance, "plan" if match.group("plan") else "past")
+    return best[1] if best else "plan"
+
+
 _ASKS_WHEN = re.compile(r"^\W*(when\b|what (date|day|time|year|month)\b|which (day|date)\b|how long ago\b|"
                         r"how many (days|weeks|months|years) ago\b)", re.I)
 
@@ -46,12 +96,13 @@ def _months_back(moment: datetime, months: int) -> datetime:
     return moment - relativedelta(months=months)  # clamps to the month's last day (Mar 31 - 1 month = Feb 28)
 
 
-def resolve_temporal_reference(ref: str, memory_timestamp: datetime) -> datetime | None:
+def resolve_temporal_reference(ref: str, memory_timestamp: datetime, tense: str = "plan") -> datetime | None:
     """The instant `ref` meant when written at `memory_timestamp` (same zone); None if unknown.
 
     Day references keep the memory's clock time; parts of the day get their conventional hour
     (morning 09:00, afternoon 14:00, evening 18:00, tonight 20:00, last night 22:00 the day before);
-    weeks resolve to their Monday; months and years to their first day.
+    weeks resolve to their Monday; months and years to their first day. A bare weekday ("on
+    Friday") is the coming one, or with tense="past" (see tense_of) the last one.
     """
     text = " ".join(ref.lower().split())
     base = memory_timestamp
@@ -77,10 +128,10 @@ def resolve_temporal_reference(ref: str, memory_timestamp: datetime) -> datetime
     if match:
         target = WEEKDAYS.index(match.group(2))
         delta = target - base.weekday()
-        if match.group(1) in ("last", "on"):
+        if match.group(1) == "last" or (match.group(1) == "on" and tense == "past"):
             delta = delta - 7 if delta >= 0 else delta  # the most recent such day before the memory
-        elif match.group(1) == "next":
-            delta = delta + 7 if delta <= 0 else delta
+        elif match.group(1) in ("next", "on"):
+            delta = delta + 7 if delta <= 0 else delta  # the coming one, after the memory's day
         return base + timedelta(days=delta)
     match = re.fullmatch(rf"(in )?{_NUM} (day|week|month|year)s? ?(ago)?", text)
     if match:
@@ -105,8 +156,26 @@ _MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", 
                 "November", "December")
 
 
+@lru_cache(maxsize=512)
 def granularity_of(ref: str) -> str:
-    text = ref.lower()
+    """How precisely `ref` names its time: day, week, month or year.
+
+    dateparser's own reading of the phrase (DateDataParser.get_date_data().period) where it reads
+    it, with its "time" (a clock time) counted as a day; where it reads nothing ("a few weeks ago",
+    "a couple of months ago", "the day before"), the unit the phrase is counted in. The two agree on
+    every phrase both read (tests/test_temporal.py holds the table).
+    """
+    text = " ".join(ref.lower().split())
+    from dateparser.date import DateDataParser  # slow import: only once a text holds a reference
+
+    data = DateDataParser(languages=["en"]).get_date_data(text)
+    if data.date_obj is not None and data.period in ("day", "week", "month", "year", "time"):
+        return "day" if data.period == "time" else data.period
+    return unit_of(text)
+
+
+def unit_of(text: str) -> str:
+    """The unit a relative phrase counts in: "3 weeks ago" a week, "yesterday" a day."""
     if _YEAR_WORDS.search(text):
         return "year"
     if _MONTH_WORDS.search(text):
@@ -149,23 +218,33 @@ class Resolved:
         return ("on " if self.granularity == "day" else "in ") + self.describe(this_year)
 
 
-def resolve_reference(ref: str, memory_timestamp: datetime) -> Resolved | None:
+def resolve_reference(ref: str, memory_timestamp: datetime, tense: str = "plan") -> Resolved | None:
     """resolve_temporal_reference, with the precision the phrase carries."""
-    moment = resolve_temporal_reference(ref, memory_timestamp)
+    moment = resolve_temporal_reference(ref, memory_timestamp, tense)
     if moment is None:
         return None
     return Resolved(ref, moment, granularity_of(ref))
 
 
+def resolve_in_text(text: str, written_at: datetime) -> list[Resolved]:
+    """The relative references in `text` resolved against `written_at` (local time), a bare weekday
+    by the tense of its clause; the first MAX_REFERENCES in its first MAX_SCANNED characters."""
+    found: list[Resolved] = []
+    for match in _PATTERN.finditer(text or "", 0, MAX_SCANNED):
+        ref = match.group(0)
+        tense = tense_of(text, match.start(), match.end()) if ref.lower().startswith("on ") else "plan"
+        resolved = resolve_reference(ref, written_at, tense)
+        if resolved is not None:
+            found.append(resolved)
+            if len(found) >= MAX_REFERENCES:
+                break
+    return found
+
+
 def annotate(text: str, written_at: datetime) -> list[dict[str, str]]:
     """The relative references in `text` resolved against `written_at` (local time), for storing
     beside the text: [{"text": "yesterday", "date": "2026-11-08", "granularity": "day"}]."""
-    refs = []
-    for ref in detect_temporal_references(text):
-        resolved = resolve_reference(ref, written_at)
-        if resolved is not None:
-            refs.append({"text": ref, "date": resolved.iso(), "granularity": resolved.granularity})
-    return refs
+    return [{"text": r.text, "date": r.iso(), "granularity": r.granularity} for r in resolve_in_text(text, written_at)]
 
 
 def valid_ref(ref: object) -> bool:
@@ -192,11 +271,11 @@ def with_dates(text: str, time_refs: list[dict[str, str]] | None, this_year: int
     """`text` with each resolved reference followed by its date: "hiking yesterday [Sun Nov 8]"."""
     if not time_refs:
         return text
-    out, position = [], 0
+    out, position, lowered = [], 0, text.lower()
     for ref in time_refs:
         if not valid_ref(ref):
             continue
-        found = text.lower().find(ref["text"].lower(), position)
+        found = lowered.find(ref["text"].lower(), position)
         if found < 0:
             continue
         end = found + len(ref["text"])

@@ -229,6 +229,8 @@ def parse_lines(lines: Iterable[str]) -> list[tuple[int, dict[str, Any]]]:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ImportFailed(number, f"not valid JSON ({exc.msg})") from exc
+        except ValueError:  # Python refuses integers of more than 4,300 digits (a date or an id of 5,000)
+            raise ImportFailed(number, "a number with too many digits") from None
         except RecursionError:
             raise ImportFailed(number, "nested too deeply to be a record") from None
         if not isinstance(record, dict):

@@ -12,7 +12,7 @@ from memory.store import Store
 from memory.text import CONTROL
 from memory.time.due_phrases import localize
 from memory.time.instants import parse_stored
-from memory.time.rules import format_rule, parse_rule
+from memory.time.rules import format_rule, format_rule_time, parse_rule, parse_rule_time
 from memory.transfer.ical.lines import PRODID
 
 # importance 1-5 <-> PRIORITY 1 (highest) - 9 (lowest); 3 is "no priority" (PRIORITY absent).
@@ -48,8 +48,8 @@ def _until_to_utc(rule: str, zone: tzinfo | None) -> str:
     until = parts.get("UNTIL")
     if not until or zone is None or until.endswith("Z") or "T" not in until:
         return rule
-    wall = datetime.strptime(until[:15], "%Y%m%dT%H%M%S")
-    parts["UNTIL"] = f"{localize(wall, zone).astimezone(UTC):%Y%m%dT%H%M%SZ}"
+    wall = parse_rule_time(until)
+    parts["UNTIL"] = format_rule_time(localize(wall, zone).astimezone(UTC)) + "Z"
     return format_rule(parts)
 
 

@@ -10,7 +10,7 @@ from memory.memories import NewMemory, insert_memory
 from memory.store import Store
 from memory.time.due_phrases import localize
 from memory.time.instants import check_instant, parse_stored, to_utc_iso
-from memory.time.rules import Recurrence, format_rule, parse_rule
+from memory.time.rules import Recurrence, format_rule, format_rule_time, parse_rule, parse_rule_time
 from memory.transfer.ical.read import Item, item_error, read_calendar
 
 # ---------------------------------------------------------------------------------------------
@@ -75,8 +75,7 @@ def _recurrence(item: Item) -> Recurrence:
     start = (anchor.wall + item.due_offset).replace(microsecond=0)
     parts = parse_rule(item.rule or "")
     if "UNTIL" in parts:  # the rule is of reminder times now: the last occurrence's alarm moves with it
-        until = datetime.strptime(parts["UNTIL"], "%Y%m%dT%H%M%S") + item.due_offset
-        parts["UNTIL"] = f"{until:%Y%m%dT%H%M%S}"
+        parts["UNTIL"] = format_rule_time(parse_rule_time(parts["UNTIL"]) + item.due_offset)
     if parts.get("FREQ") == "YEARLY" and not {"BYMONTH", "BYMONTHDAY", "BYDAY", "BYYEARDAY", "BYWEEKNO"} & set(parts):
         # The same series spelled out: Recurrence.describe() needs BYMONTH/BYMONTHDAY on a yearly rule.
         parts.update(BYMONTH=str(start.month), BYMONTHDAY=str(start.day))

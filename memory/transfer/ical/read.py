@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memory.errors import ImportFailed
 from memory.time.due_phrases import localize
-from memory.time.rules import ALLOWED_FREQ, format_rule, parse_rule
+from memory.time.rules import ALLOWED_FREQ, format_rule, format_rule_time, parse_rule, parse_rule_time
 from memory.time.zones import zone_name
 from memory.transfer.ical.lines import PRODID, Block, scan, unreadable
 
@@ -75,7 +75,8 @@ class _When:
 
 
 def item_error(block: Block, label: str, why: str) -> ImportFailed:
-    return ImportFailed(block.line, f"{label}: {why}")
+    # A value quoted in `why` can be a file's worth of digits: the message stays one readable line.
+    return ImportFailed(block.line, f"{label}: {why if len(why) <= 300 else why[:297] + '...'}")
 
 
 def _is_broken(value: Any) -> bool:
@@ -290,17 +291,14 @@ class _ComponentReader:
         until = parts.get("UNTIL")
         if until:
             try:
+                wall = parse_rule_time(until)
                 if "T" not in until:  # a date: an all-day series ends with that day, a timed one at its end
-                    day = datetime.strptime(until[:8], "%Y%m%d").date()
-                    wall = datetime.combine(day, time(0) if item.anchor.all_day else time(23, 59, 59))  # type: ignore[union-attr]
+                    wall = datetime.combine(wall.date(), time(0) if item.anchor.all_day else time(23, 59, 59))  # type: ignore[union-attr]
                 elif until.endswith("Z"):
-                    moment = datetime.strptime(until[:15], "%Y%m%dT%H%M%S").replace(tzinfo=UTC)
-                    wall = moment.astimezone(item.anchor.zone).replace(tzinfo=None)  # type: ignore[union-attr]
-                else:
-                    wall = datetime.strptime(until[:15], "%Y%m%dT%H%M%S")
+                    wall = wall.replace(tzinfo=UTC).astimezone(item.anchor.zone).replace(tzinfo=None)  # type: ignore[union-attr]
             except ValueError:
                 raise item_error(block, item.label, f"{block.where('RRULE')}: UNTIL={until} is not a date") from None
-            parts["UNTIL"] = f"{wall:%Y%m%dT%H%M%S}"
+            parts["UNTIL"] = format_rule_time(wall)
         if parts.get("INTERVAL") == "1":  # the default, as our own rules leave it out
             del parts["INTERVAL"]
         return format_rule(parts)
