@@ -78,12 +78,21 @@ async def test_snooze_change_n_and_rename(agent):
     assert memories.get_memory(store, laundry.id).content == "take the laundry out"
 
 
+async def test_snoozing_a_reminder_not_due_yet_puts_it_off_from_its_own_time(agent):
+    store = agent.runtime.store
+    laundry = remind(store, "take the laundry out", "2026-11-22T14:45:00+00:00")
+    answer, _ = await say(agent, "snooze the laundry for 5 minutes")
+    assert memories.get_memory(store, laundry.id).due_at == "2026-11-22T14:50:00+00:00"  # not 14:05
+    await say(agent, "snooze it until 6pm")
+    assert memories.get_memory(store, laundry.id).due_at == "2026-11-22T18:00:00+00:00"
+
+
 async def test_snooze_that_after_a_reminder_was_named(agent):
     store = agent.runtime.store
     remind(store, "stretch", "2026-11-22T13:00:00+00:00")
     await say(agent, "remind me to check the oven at 2:30pm")
     answer, _ = await say(agent, "snooze that for 10 minutes")
-    assert memories.get_memory(store, 2).due_at == "2026-11-22T14:10:00+00:00"  # the one named last, not #1
+    assert memories.get_memory(store, 2).due_at == "2026-11-22T14:40:00+00:00"  # the one named last, not #1
     assert memories.get_memory(store, 1).due_at == "2026-11-22T13:00:00+00:00"
 
 

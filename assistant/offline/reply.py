@@ -330,6 +330,8 @@ class OfflineProvider:
             return [("update_memory", {"id": chosen.id, "content": reading.new_text})], ""
         if intent == "snooze":
             due = reading.due or clock.now() + timedelta(minutes=10)
+            if reading.shift is not None and parse_stored(chosen.due_at) > clock.now():
+                due = parse_stored(chosen.due_at) + reading.shift  # not due yet: put off from its own time
             return [("update_memory", {"id": chosen.id, "due_at": due.isoformat()})], ""
         # move
         if reading.shift is not None:

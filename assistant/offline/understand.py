@@ -96,6 +96,8 @@ _SHIFT = re.compile(r"^(?P<what>.+?)\s+(?P<dir>back|forward|later|earlier)?\s*(?
                     r"(?P<n>\d+|an?|one|two|three|four|five|six|half an)\s*"
                     r"(?P<unit>minutes?|mins?|m|hours?|hrs?|h|days?|weeks?)"
                     r"(?:\s+(?P<dir2>later|earlier|back|forward))?$", re.I)
+_DURATION = re.compile(r"^(?:in\s+|for\s+)?(?:\d+|an?|one|two|three|half an)\s*"
+                       r"(?:minutes?|mins?|m|hours?|hrs?|h|days?|weeks?)$", re.I)
 _MOVE_SEPARATORS = re.compile(r"\s+(?:to|until|till|for|at|on)\s+", re.I)
 _TIME_ONLY = re.compile(r"^(?:at\s+)?(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon|midday|midnight)$", re.I)
 _THAT = re.compile(r"^(?:it|that|this|that one|this one|the last one|the last reminder|that reminder|this reminder)$",
@@ -239,10 +241,18 @@ def naming(words: str) -> tuple[int | None, str]:
 
 def _schedule_phrase(phrase: str, now: datetime, zone: tzinfo) -> tuple[datetime, Recurrence | None] | None:
     """A new time for a reminder: like a due phrase in "remind me", and also "10am", "5 minutes"."""
-    phrase = phrase.strip(" ,.;:-?!")
-    if re.fullmatch(r"(?:\d+|an?|one|two|three|half an)\s*(?:minutes?|mins?|hours?|hrs?|h|m|days?|weeks?)", phrase, re.I):
+    phrase = re.sub(r"^for\s+", "", phrase.strip(" ,.;:-?!"), flags=re.I)
+    if _DURATION.match(phrase) and not phrase.lower().startswith(("in ", "for ")):
         phrase = f"in {phrase}"
     return _schedule(phrase, now, zone)
+
+
+def _duration(when: str, found: tuple | None, now: datetime) -> timedelta | None:
+    """How long a snooze is when it was said as a duration ("for 5 minutes"): a reminder not due yet
+    is put off by that much from its own time, not brought forward to now + 5 minutes."""
+    if found is None or not _DURATION.match(when.strip()):
+        return None
+    return found[0] - now
 
 
 def _change(core: str, now: datetime, zone: tzinfo) -> Reading | None:
@@ -253,7 +263,7 @@ def _change(core: str, now: datetime, zone: tzinfo) -> Reading | None:
     if match:
         when = " ".join(p for p in (match.group("sep"), match.group("when")) if p) or "in 10 minutes"
         found = _schedule_phrase(when.removeprefix("for "), now, zone)
-        return Reading("snooze", "that", when, found[0] if found else None)
+        return Reading("snooze", "that", when, found[0] if found else None, shift=_duration(when, found, now))
     match = _CANCEL_CMD.match(core)
     if match:
         target, words = naming(match.group("what"))
@@ -276,7 +286,8 @@ def _change(core: str, now: datetime, zone: tzinfo) -> Reading | None:
         target, words = naming(rest) if rest.strip() else (None, "that")
         if not when:
             when, found = "in 10 minutes", _schedule_phrase("in 10 minutes", now, zone)
-        return Reading("snooze", words or "that", when, found[0] if found else None, target=target)
+        return Reading("snooze", words or "that", when, found[0] if found else None, target=target,
+                       shift=_duration(when, found, now))
     match = _RENAME_CMD.match(core)
     if match:
         target, words = naming(match.group("what"))
