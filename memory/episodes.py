@@ -139,7 +139,7 @@ _JOINERS = frozenset("the a an of for with to and".split())  # may sit inside a 
 
 
 def _title_from_key_words(texts: list[str]) -> str | None:
-    """A few key words of the conversation, as the phrases they were said in: "Door code, building"."""
+    """A few key words of the conversation, as the phrases they were said in: "Door code, Karolina"."""
     from memory.words import STOPWORDS, normalised, stem
 
     ignore = STOPWORDS | _NOT_A_TOPIC
@@ -168,16 +168,23 @@ def _title_from_key_words(texts: list[str]) -> str | None:
         run: list[tuple[str, str | None]] = []
 
         def close() -> None:
+            # A phrase is a run of meaningful words holding a key word: "door code" for the key "door".
             while run and run[-1][1] is None:
                 run.pop()
             stems_in = {k for _, k in run if k}
-            if stems_in and not stems_in <= covered:
-                phrases.append(" ".join(w for w, _ in run))
+            if stems_in & keys and not (stems_in & keys) <= covered:
+                phrase, content = [], 0
+                for word, key in run:
+                    content += key is not None
+                    if content > 4:
+                        break
+                    phrase.append(word)
+                phrases.append(" ".join(phrase).rstrip())
                 covered.update(stems_in)
             run.clear()
 
         for word, key in tokens:
-            if key in keys:
+            if key is not None:
                 run.append((word, key))
             elif run and word.lower() in _JOINERS and not (len(run) > 1 and run[-1][1] is None):
                 run.append((word, None))
