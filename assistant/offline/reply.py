@@ -567,10 +567,11 @@ class OfflineProvider:
         if action == "rename":
             due = f", due {clock.short(memory['due_at'])}" if memory.get("due_at") else ""
             return f"Renamed #{memory['id']}: {memory['content']}{due}{UNDO_HINT}."
+        hint = UNDO_HINT if action == "done" else ""  # said once the change is recorded for undo
         if rule and not memory.get("done_at"):
             return (f"Done: {memory['content']}. Next one: {clock.short(memory['due_at'])} "
-                    f"({rule['text']}, #{memory['id']}).")
-        return f"Done: {memory['content']} (#{memory['id']})."
+                    f"({rule['text']}, #{memory['id']}){hint}.")
+        return f"Done: {memory['content']} (#{memory['id']}){hint}."
 
 
 def _to_you(task: str) -> str:
