@@ -301,9 +301,10 @@ async def test_near_misses_change_nothing(tmp_path, message):
     from tests.conftest import make_runtime
 
     rt = make_runtime(tmp_path)
-    for content, due in [("go to the gym", "2026-11-23T07:00:00+00:00"), ("check the oven", "2026-11-22T18:00:00+00:00"),
-                         ("call the dentist", "2026-11-27T09:00:00+00:00"), ("take the laundry out",
-                                                                                "2026-11-22T13:00:00+00:00")]:
+    for content, due in [("go to the gym", "2026-11-23T07:00:00+00:00"),
+                         ("check the oven", "2026-11-22T18:00:00+00:00"),
+                         ("call the dentist", "2026-11-27T09:00:00+00:00"),
+                         ("take the laundry out", "2026-11-22T13:00:00+00:00")]:
         memories.remember(rt.store, content, due_at=due)
     before = [tuple(r) for r in rt.store.query("SELECT * FROM knowledge ORDER BY id")]
     events = [e async for e in Agent(rt, OfflineProvider(rt)).turn(message)]

@@ -24,7 +24,8 @@ def agent(tmp_path):
 
 
 def snapshot(store) -> list[tuple]:
-    return [tuple(r) for r in store.query("SELECT id, content, due_at, done_at, reminded_at FROM knowledge ORDER BY id")]
+    rows = store.query("SELECT id, content, due_at, done_at, reminded_at FROM knowledge ORDER BY id")
+    return [tuple(r) for r in rows]
 
 
 def remind(store, content, due):
@@ -119,7 +120,8 @@ async def test_a_number_that_was_not_offered_changes_nothing(agent):
     await say(agent, "done with call")
     before = snapshot(store)
     answer, calls = await say(agent, "3")
-    assert calls == [] and answer.startswith("Which one did you mean? #3 is not one of these") and snapshot(store) == before
+    assert calls == [] and answer.startswith("Which one did you mean? #3 is not one of these")
+    assert snapshot(store) == before
     answer, calls = await say(agent, "the bank one")
     assert [c.name for c in calls] == ["update_memory"] and memories.get_memory(store, 2).done_at
 
