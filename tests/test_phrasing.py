@@ -195,8 +195,8 @@ CHANGES = [
     # relative to an event
     ("remind me two days before the budget report is due to review the numbers", "remind_relative",
      "review the numbers", "event:the budget report@2"),
-    ("remind me to review the numbers two days before the budget review on Dec 10", "remind_relative",
-     "review the numbers", "2026-12-08T14:00"),
+    ("remind me to review the numbers two days before the budget review on Dec 10 at 9am", "remind_relative",
+     "review the numbers", "2026-12-08T09:00"),
     ("remind me an hour before the dentist to leave", "remind_relative", "leave", "event:the dentist@0.0417"),
     ("remind me the day before the trip to Rome on Dec 12 at 8am to book a taxi", "remind_relative", "book a taxi",
      "2026-12-11T08:00"),
