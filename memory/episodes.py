@@ -166,21 +166,101 @@ def had_real_exchange(messages: list[Message]) -> bool:
     return "user" in roles and "assistant" in roles
 
 
+# Words that say how something was asked, when, or that it was small talk: never what a conversation
+# was about.
+_NOT_A_TOPIC = frozenset("""remind remember reminder reminders note please pls hi hello hey thanks thank ok okay yes no
+yeah yep nope sure cool great nice bye tomorrow today tonight yesterday morning evening afternoon noon midnight night
+week weeks weekend day days month months year years minute minutes min mins hour hours am pm every each next last ago
+later soon now done finished cancel move moved snooze undo forget delete rename change changed new actually want need
+know like think also really much some any get got let make help whats what's talk talked discuss discussed recap catch
+chat anything something nothing again still ever one two three four five ten time times secret redacted monday tuesday
+wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun january february march april
+june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec""".split())
+_SMALL_TALK = re.compile(r"^\W*(hi|hello|hey|thanks|thank you|ok|okay|cool|great|nice|yes|no|yeah|sure|bye|good "
+                         r"(morning|afternoon|evening|night))\b[\w\s!.,']{0,25}$", re.I)
+_JOINERS = frozenset("the a an of for with to and".split())  # may sit inside a phrase of a title
+
+
+def _title_from_key_words(texts: list[str]) -> str | None:
+    """A few key words of the conversation, as the phrases they were said in: "Door code, Karolina"."""
+    from memory.words import STOPWORDS, normalised, stem
+
+    ignore = STOPWORDS | _NOT_A_TOPIC
+    said: list[list[tuple[str, str | None]]] = []  # per message: (word as written, its stem or None)
+    counts: dict[str, int] = {}
+    first_seen: dict[str, int] = {}
+    for text in texts:
+        tokens = []
+        for word in re.findall(r"[\w']+", normalised(text)):
+            lower = word.lower().removesuffix("'s").strip("'")
+            key = None
+            if len(lower) >= 2 and lower not in ignore and (not any(c.isdigit() for c in lower) or lower == "1on1"):
+                key = stem(lower)
+                counts[key] = counts.get(key, 0) + 1
+                first_seen.setdefault(key, len(first_seen))
+            tokens.append(("1:1" if lower == "1on1" else word, key))
+        said.append(tokens)
+    if not counts:
+        return None
+    # Words said more than once first, then the earliest: four at most.
+    ranked = sorted(counts, key=lambda k: (-(counts[k] > 1), first_seen[k]))
+    keys = set(ranked[:4])
+    phrases: list[str] = []
+    covered: set[str] = set()
+    for tokens in said:
+        run: list[tuple[str, str | None]] = []
+
+        def close() -> None:
+            # A phrase is a run of meaningful words holding a key word: "door code" for the key "door".
+            while run and run[-1][1] is None:
+                run.pop()
+            stems_in = {k for _, k in run if k}
+            if stems_in & keys and not (stems_in & keys) <= covered:
+                phrase, content = [], 0
+                for word, key in run:
+                    content += key is not None
+                    if content > 4:
+                        break
+                    phrase.append(word)
+                phrases.append(" ".join(phrase).rstrip())
+                covered.update(stems_in)
+            run.clear()
+
+        for word, key in tokens:
+            if key is not None:
+                run.append((word, key))
+            elif run and word.lower() in _JOINERS and not (len(run) > 1 and run[-1][1] is None):
+                run.append((word, None))
+            else:
+                close()
+        close()
+        if len(phrases) >= 3:
+            break
+    title = ", ".join(phrases[:3])
+    if len(title) > 60:
+        title = title[:59].rsplit(" ", 1)[0].rstrip(",") + "…"
+    return title[:1].upper() + title[1:] if title else None
+
+
 def heuristic_title_and_summary(messages: list[Message]) -> tuple[str, str]:
-    """Title and summary without a model: from the first user messages."""
+    """Title and summary without a model: the title from the conversation's key words, the summary
+    from the first things the user said."""
     # Titles are shown everywhere and sent to models later: never let a pasted secret into one.
     from memory.sensitive import redact  # its patterns are compiled on first use
 
     user = [redact(" ".join(m.content.split())) for m in messages if m.role == "user" and m.content.strip()]
     if not user:
         return "Empty conversation", "No messages from the user."
-    first = re.sub(r"^(hi|hello|hey|please|can you|could you)[,!. ]+", "", user[0], flags=re.I) or user[0]
-    words = first.split()
-    title = " ".join(words[:8]).rstrip(".,!?;:") + ("..." if len(words) > 8 else "")
-    title = title[:1].upper() + title[1:]
-    summary = " / ".join(u[:160] for u in user[:3])
-    if len(user) > 3:
-        summary += f" (+{len(user) - 3} more messages)"
+    meaningful = [u for u in user if not _SMALL_TALK.match(u)] or user
+    title = _title_from_key_words(meaningful[:12])
+    if not title:
+        first = re.sub(r"^(hi|hello|hey|please|can you|could you)[,!. ]+", "", meaningful[0], flags=re.I) or user[0]
+        words = first.split()
+        title = " ".join(words[:8]).rstrip(".,!?;:") + ("..." if len(words) > 8 else "")
+        title = title[:1].upper() + title[1:]
+    summary = " / ".join(u[:160] for u in meaningful[:3])
+    if len(meaningful) > 3:
+        summary += f" (+{len(meaningful) - 3} more messages)"
     return title, summary
 
 
@@ -283,6 +363,18 @@ def in_progress(store: Store, opening: int = 3, min_messages: int = 1) -> InProg
     first = [Message.from_row(r) for r in rows]
     title, _ = heuristic_title_and_summary(first)
     return InProgress(active, count, first, title)
+
+
+def conversations_between(store: Store, start: datetime, end: datetime) -> list[Conversation]:
+    """Conversations with something said in [start, end), closed or in progress, oldest first; the
+    message count is of what was said in the span. Abandoned ones (no real exchange) are left out."""
+    lo, hi = to_utc_iso(start), to_utc_iso(end)
+    rows = store.query(
+        "SELECT e.*, (SELECT count(*) FROM messages m WHERE m.episode_id = e.id AND m.created_at >= ? "
+        "AND m.created_at < ?) AS n, (SELECT max(created_at) FROM messages m WHERE m.episode_id = e.id) AS last_at "
+        "FROM episodes e WHERE e.started_at < ? AND (e.ended_at IS NULL OR e.ended_at >= ?) "
+        "AND (e.outcome IS NULL OR e.outcome != 'abandoned') ORDER BY e.started_at, e.id", (lo, hi, hi, lo))
+    return [Conversation(Episode.from_row(r), r["n"], r["last_at"]) for r in rows if r["n"]]
 
 
 def message_count(store: Store) -> int:

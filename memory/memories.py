@@ -11,6 +11,7 @@ from memory.docs import doc_id
 from memory.errors import InvalidInput, NotFound
 from memory.schema import KINDS
 from memory.store import Store
+from memory.supersession import link_restated
 from memory.time.instants import parse_iso, to_utc_iso
 from memory.time.references import time_refs_json
 from memory.time.rules import Recurrence
@@ -204,7 +205,12 @@ def remember(store: Store, content: str, due_at: str | datetime | None = None, k
         memory_id = insert_memory(store, NewMemory(
             content, kind=kind, importance=importance, private=private, due_at=due, message_ids=message_ids or [],
             relation=relation, trust=trust, tension=tension, recurrence=recurrence))
-        return get_memory(store, memory_id)
+        memory = get_memory(store, memory_id)
+        if due is None and memory.kind not in ("reminder", "mood"):
+            # A fact restated with a new value supersedes the older one now, not at the next consolidation.
+            link_restated(store, memory_id, content)
+            memory = get_memory(store, memory_id)
+        return memory
 
 
 FORGOTTEN = "[forgotten]"
@@ -262,6 +268,17 @@ def forget(store: Store, memory_id: int) -> Memory:
         store.execute("DELETE FROM edges WHERE (source_type = 'memory' AND source_id = ?) "
                       "OR (target_type = 'memory' AND target_id = ?)", (memory_id, memory_id))
     return memory
+
+
+def matching(store: Store, words: list[str], limit: int = 200) -> list[Memory]:
+    """Memories whose text has any of `words` (looked up in the keyword index), newest first."""
+    words = [w.lower() for w in words if re.fullmatch(r"\w+", w)]
+    if not words:
+        return []
+    match = " OR ".join(f'"{w}"' for w in dict.fromkeys(words))
+    rows = store.query(f"{SELECT_MEMORY} JOIN search_index s ON k.id = s.rowid / 4 WHERE search_index MATCH ? "
+                       "AND s.rowid % 4 = 1 ORDER BY k.id DESC LIMIT ?", (f"content:({match})", limit))
+    return [Memory.from_row(r) for r in rows]
 
 
 def count_memories(store: Store) -> int:

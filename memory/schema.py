@@ -244,7 +244,21 @@ MIGRATION_5: list[str | Callable] = [
     "CREATE INDEX knowledge_open_due ON knowledge(due_at) WHERE due_at IS NOT NULL AND done_at IS NULL",
 ]
 
-MIGRATIONS: list[list] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5]
+# Schema 6: the last change made to a reminder (done, snooze, move, cancel, rename, forget), with the
+# row as it was before, so `undo` works from any front end, in a later process, after a restart, and
+# brings a forgotten reminder back with its id. One row at most (memory.reminders.record_change): the
+# text of a forgotten reminder stays only until the next reminder change replaces it.
+MIGRATION_6 = [
+    """CREATE TABLE reminder_changes (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        memory_id INTEGER NOT NULL,
+        action TEXT NOT NULL CHECK (action IN ('done', 'snooze', 'move', 'cancel', 'rename', 'forget', 'edit')),
+        before TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    )""",
+]
+
+MIGRATIONS: list[list] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5, MIGRATION_6]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

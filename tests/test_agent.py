@@ -166,7 +166,7 @@ def test_episode_lifecycle_idle_gap_and_close(tmp_path):
     second = agent.current_episode()
     assert second.id != first.id
     closed = episodes.get_episode(rt.store, first.id)
-    assert closed.outcome == "success" and closed.title == "Remind me to call mom tomorrow at 6pm"
+    assert closed.outcome == "success" and closed.title == "Call mom"  # its key words, not its first line
     assert closed.ended_at == "2026-11-22T14:00:00+00:00"  # ended at its last activity
     agent.close_episode()
     assert episodes.get_episode(rt.store, second.id).outcome == "abandoned"  # no real exchange
@@ -186,7 +186,7 @@ def test_title_from_local_model(tmp_path, ollama_standin):
     assert body["format"]["required"] == ["title", "summary"]
     assert "sk-abcdefghijklmnopqrstuvwx" not in json.dumps(body)
     ollama_standin.script = ["not json at all"]
-    assert title_and_summary(rt, msgs)[0] == "Remind me about rent, my token is [REDACTED]"  # heuristic
+    assert title_and_summary(rt, msgs)[0] == "Rent, token"  # heuristic: key words, the secret left out
     rt.close()
 
 

@@ -86,7 +86,8 @@ async def test_repeating_reminder_offline(agent):
     [r] = reminders.list_open_reminders(agent.runtime.store)
     assert r.label == "[DUE Tue Nov 24 19:00, every Tue]"
     answer, _ = await say(agent, "done with the bins")
-    assert answer == "Done: take out the bins. Next one: Tue Dec 1 19:00 (every Tue, #1)."
+    assert answer == ('Done: take out the bins. Next one: Tue Dec 1 19:00 (every Tue, #1) (say "undo" to put it '
+                      'back).')
 
 
 async def test_remember_that(agent):

@@ -1,4 +1,4 @@
-"""The offline mode's reading of messages (issues 9 and 11): a labelled table of phrasings people use.
+"""The offline mode's reading of messages (issues 9, 11 and 23): labelled tables of phrasings people use.
 
 Sources for the phrasings: Amazon's Alexa reminder guidelines ("remind you to check your account
 balance every Thursday at 8 AM", "every day at noon", "on weekdays at 7 AM"), Siri habits seen in
@@ -101,10 +101,10 @@ TABLE = [
     # done and forget
     ("done with 3", "done", "3", None),
     ("done with call the plumber", "done", "call the plumber", None),
-    ("I'm done with the electricity bill", "done", "the electricity bill", None),
-    ("finished the report", "done", "the report", None),
+    ("I'm done with the electricity bill", "done", "electricity bill", None),
+    ("finished the report", "done", "report", None),
     ("mark #4 as done", "done", "4", None),
-    ("mark the dentist as done", "done", "the dentist", None),
+    ("mark the dentist as done", "done", "dentist", None),
     ("forget 12", "forget", "12", None),
     ("forget #7", "forget", "7", None),
     # questions answered from memory
@@ -136,3 +136,178 @@ def test_phrasing_table(message, intent, content, due):
 def test_when_questions_are_flagged():
     assert read_message("when did Sara move to Lisbon?", T0, UTC).asks_when
     assert not read_message("what is the boiler code?", T0, UTC).asks_when
+
+
+# Issue 23: changing reminders from the chat, reminders relative to an event, the days a recap or an
+# agenda is about, and near misses that must not act. Labelled (message, intent, target, due):
+#   target: a reminder's id (int), the words naming it (str; "that" = the one named last), or None;
+#   due: an instant (UTC ISO prefix); "day@HH:MM" (a clock time only: the reminder keeps its day);
+#        "shift:<minutes>" (moved by an amount); "text:<new words>" (rename); "span:<label>" (recap,
+#        agenda); "event:<event>@<offset days>" (a reminder relative to an event, date not yet known);
+#        "did you mean:<suggestion>" (near miss); None (nothing to schedule).
+CHANGES = [
+    # cancel
+    ("cancel the oven reminder", "cancel", "oven", None),
+    ("cancel reminder 12", "cancel", 12, None),
+    ("please cancel #7", "cancel", 7, None),
+    ("cancel that", "cancel", "that", None),
+    ("call off the dentist reminder", "cancel", "dentist", None),
+    ("scrap the gym one", "cancel", "gym", None),
+    ("cancel the reminder to call mom", "cancel", "call mom", None),
+    # move
+    ("move the dentist call to 10am", "move", "dentist call", "day@10:00"),
+    ("move 5 to friday at 3pm", "move", 5, "2026-11-27T15:00"),
+    ("reschedule 4 to friday at 3pm", "move", 4, "2026-11-27T15:00"),
+    ("change 33 to tomorrow at 7am", "move", 33, "2026-11-23T07:00"),
+    ("postpone the dentist to monday at 9", "move", "dentist", "2026-11-23T09:00"),
+    ("move tomorrow's dentist to Friday at 11am", "move", "dentist", "2026-11-27T11:00"),
+    ("set the dentist reminder to 9am", "move", "dentist", "day@09:00"),
+    ("move call to mom to friday at 6pm", "move", "call to mom", "2026-11-27T18:00"),
+    ("push the dentist back an hour", "move", "dentist", "shift:60"),
+    ("postpone the dentist by 2 days", "move", "dentist", "shift:2880"),
+    ("bring it forward 30 minutes", "move", "that", "shift:-30"),
+    ("push it to tomorrow at 8am", "move", "that", "2026-11-23T08:00"),
+    # snooze
+    ("snooze the laundry for 5 minutes", "snooze", "laundry", "2026-11-22T14:05"),
+    ("snooze 12 for an hour", "snooze", 12, "2026-11-22T15:00"),
+    ("snooze it until 6pm", "snooze", "that", "2026-11-22T18:00"),
+    ("snooze", "snooze", "that", "2026-11-22T14:10"),
+    ("snooze 10 minutes", "snooze", "that", "2026-11-22T14:10"),
+    ("remind me again in 20 minutes", "snooze", "that", "2026-11-22T14:20"),
+    ("snooze the oven reminder to tomorrow at 9am", "snooze", "oven", "2026-11-23T09:00"),
+    # rename
+    ("rename 5 to call the bank", "rename", 5, "text:call the bank"),
+    ("change 33 to call the bank", "rename", 33, "text:call the bank"),
+    ("rename the oven reminder to check the roast", "rename", "oven", "text:check the roast"),
+    ("change the oven reminder to check the roast", "rename", "oven", "text:check the roast"),
+    # undo
+    ("undo", "undo", None, None),
+    ("undo that", "undo", None, None),
+    ("oops, undo the last change", "undo", None, None),
+    ("take that back", "undo", None, None),
+    ("put it back", "undo", None, None),
+    # done and forget by words
+    ("mark the oven one as done", "done", "oven", None),
+    ("done with that", "done", "that", None),
+    ("forget the wifi password", "forget", "wifi password", None),
+    ("delete the dentist reminder", "forget", "dentist", None),
+    ("forget that", "forget", "that", None),
+    # relative to an event
+    ("remind me two days before the budget report is due to review the numbers", "remind_relative",
+     "review the numbers", "event:the budget report@2"),
+    ("remind me to review the numbers two days before the budget review on Dec 10 at 9am", "remind_relative",
+     "review the numbers", "2026-12-08T09:00"),
+    ("remind me an hour before the dentist to leave", "remind_relative", "leave", "event:the dentist@0.0417"),
+    ("remind me the day before the trip to Rome on Dec 12 at 8am to book a taxi", "remind_relative", "book a taxi",
+     "2026-12-11T08:00"),
+    ("remind me 3 days before mom's birthday to buy a gift", "remind_relative", "buy a gift",
+     "event:mom's birthday@3"),
+    ("remind me a week after the surgery to book the check-up", "remind_relative", "book the check-up",
+     "event:the surgery@-7"),
+    # the days a recap or an agenda is about
+    ("what did we talk about yesterday?", "recap", None, "span:yesterday (Sat Nov 21)"),
+    ("what did we talk about on Friday?", "recap", None, "span:on Friday (Fri Nov 20)"),
+    ("what did we discuss last week", "recap", None, "span:last week (Mon Nov 9 - Sun Nov 15)"),
+    ("catch me up on today", "recap", None, "span:today (Sun Nov 22)"),
+    ("what do I have tomorrow?", "upcoming", None, "span:tomorrow (Mon Nov 23)"),
+    ("what do I have on Friday?", "upcoming", None, "span:on Friday (Fri Nov 27)"),
+    ("anything this weekend?", "upcoming", None, "span:this weekend (Sat Nov 21 - Sun Nov 22)"),
+    ("what's on next week", "upcoming", None, "span:next week (Mon Nov 23 - Sun Nov 29)"),
+    ("what do I have on Dec 5?", "upcoming", None, "span:on Sat Dec 5"),
+    ("what's coming up?", "upcoming", None, None),
+    ("what's due this week", "upcoming", None, None),  # the coming seven days, as before
+    # near misses: a typo gets a suggestion; a reminder named with nothing to do gets the choices
+    ("remnd me to call bob in 10 min", "near_miss", None, "did you mean:remind me to call bob in 10 min"),
+    ("remindme to call bob at 5", "near_miss", None, "did you mean:remind me to call bob at 5"),
+    ("snoze the laundry", "near_miss", None, "did you mean:snooze the laundry"),
+    ("cancle the oven reminder", "near_miss", None, "did you mean:cancel the oven reminder"),
+    ("forgt the boiler code", "near_miss", None, "did you mean:forget the boiler code"),
+    ("udno", "near_miss", None, "did you mean:undo"),
+    ("the oven one", "near_miss", "oven", None),
+    # near misses that must not act: chat, questions, a move with no time
+    ("I need to cancel my gym membership", "chat", None, None),
+    ("we moved the sofa to the living room", "chat", None, None),
+    ("the snooze button on my alarm is broken", "chat", None, None),
+    ("undo the knot", "chat", None, None),
+    ("drop it", "chat", None, None),
+    ("move on", "chat", None, None),
+    ("set the table at 7", "chat", None, None),
+    ("bring the cake to the party at 5pm", "chat", None, None),
+    ("change my mind", "chat", None, None),
+    ("cancel", "chat", None, None),
+    ("can you cancel?", "question", None, None),
+    ("remember when we moved to Berlin?", "question", None, None),
+    ("move the sofa to the living room", "move", "sofa", None),  # no time: asked about, never acted on
+]
+# Read wrongly today (kept in the table so its pass rate is honest; strict: a fix must remove the mark).
+KNOWN_MISSES = [
+    ("cancel my 3pm", "cancel", "3pm-by-time", None),  # a reminder named by its time
+    ("snooze it till after lunch", "snooze", "that", "2026-11-22T14:00"),  # "after lunch" is no time we read
+    ("move everything from tomorrow to Tuesday", "move", "everything", "2026-11-24"),  # several reminders at once
+]
+
+
+def _check_change(message, intent, target, due):
+    reading = read_message(message, T0, UTC)
+    got_target = reading.target if reading.target is not None else (reading.content or None)
+    if intent in ("recap", "upcoming", "undo", "chat", "question") or (intent == "near_miss" and target is None):
+        got_target = None
+    if intent == "remind_relative":
+        got_target = reading.content
+    assert (reading.intent, got_target) == (intent, target)
+    if due is None:
+        assert reading.due is None and reading.shift is None and not reading.new_text and reading.span is None
+        assert not reading.suggestion
+    elif due.startswith("day@"):
+        assert reading.keep_day and f"{reading.due:%H:%M}" == due[4:]
+    elif due.startswith("shift:"):
+        assert reading.shift.total_seconds() / 60 == float(due[6:])
+    elif due.startswith("text:"):
+        assert reading.new_text == due[5:]
+    elif due.startswith("span:"):
+        assert reading.span.label == due[5:]
+    elif due.startswith("event:"):
+        event, days = due[6:].split("@")
+        assert reading.due is None and reading.event == event
+        assert abs(reading.offset.total_seconds() / 86400 - float(days)) < 0.001
+    elif due.startswith("did you mean:"):
+        assert reading.suggestion == due[len("did you mean:"):]
+    else:
+        assert reading.due is not None and reading.due.isoformat().startswith(due) and not reading.keep_day
+
+
+@pytest.mark.parametrize("message, intent, target, due", CHANGES)
+def test_change_table(message, intent, target, due):
+    _check_change(message, intent, target, due)
+
+
+@pytest.mark.parametrize("message, intent, target, due", KNOWN_MISSES)
+@pytest.mark.xfail(strict=True, reason="known miss of the offline reader")
+def test_known_misses(message, intent, target, due):
+    _check_change(message, intent, target, due)
+
+
+NEAR_MISSES_THAT_MUST_NOT_ACT = [m for m, intent, _, due in CHANGES
+                                 if intent in ("chat", "question", "near_miss") or (intent == "move" and due is None)]
+
+
+@pytest.mark.parametrize("message", NEAR_MISSES_THAT_MUST_NOT_ACT + ["cancel the reminder", "move the dentist"])
+async def test_near_misses_change_nothing(tmp_path, message):
+    """Through the whole offline mode, with reminders that share the words: no tool call, no change."""
+    from assistant.offline.reply import OfflineProvider
+    from assistant.turn.agent import Agent
+    from assistant.turn.events import Done, ToolCall
+    from memory import memories
+    from tests.conftest import make_runtime
+
+    rt = make_runtime(tmp_path)
+    for content, due in [("go to the gym", "2026-11-23T07:00:00+00:00"),
+                         ("check the oven", "2026-11-22T18:00:00+00:00"),
+                         ("call the dentist", "2026-11-27T09:00:00+00:00"),
+                         ("take the laundry out", "2026-11-22T13:00:00+00:00")]:
+        memories.remember(rt.store, content, due_at=due)
+    before = [tuple(r) for r in rt.store.query("SELECT * FROM knowledge ORDER BY id")]
+    events = [e async for e in Agent(rt, OfflineProvider(rt)).turn(message)]
+    assert isinstance(events[-1], Done) and not [e for e in events if isinstance(e, ToolCall)]
+    assert [tuple(r) for r in rt.store.query("SELECT * FROM knowledge ORDER BY id")] == before
+    rt.close()

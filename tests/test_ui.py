@@ -91,7 +91,7 @@ async def test_ctrl_n_closes_episode_and_help(tmp_path):
         await pilot.press("ctrl+n")
         await settle(pilot, app)
         recent = episodes.list_recent(app.runtime.store)
-        assert recent[0].title == "Remember that I like tea" and recent[0].outcome == "success"
+        assert recent[0].title == "Tea" and recent[0].outcome == "success"
         await pilot.press("f1")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
@@ -187,7 +187,7 @@ def test_real_app_in_tmux(tmp_path):
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True)
     out = subprocess.run([str(exe), "recap", "--json", "--db", str(db), "--now", now], capture_output=True, text=True)
-    assert [e["title"] for e in json.loads(out.stdout)] == ["Remind me to water the plants tomorrow at..."]
+    assert [e["title"] for e in json.loads(out.stdout)] == ["Water the plants"]
 
 
 @pytest.mark.slow

@@ -26,7 +26,7 @@ async def test_conversations_list_filter_open_and_continue(tmp_path):
         await wait_until(pilot, lambda: isinstance(app.screen, ConversationsScreen) and rows(app.screen))
         screen = app.screen
         listed = rows(screen)
-        assert listed[0].startswith("Sun Nov 22 14:00  Remember that the boiler code is 4471\n  2 messages · current")
+        assert listed[0].startswith("Sun Nov 22 14:00  Boiler code\n  2 messages · current")
         assert listed[1].startswith("Sun Nov 22 11:00  Ski Trip Planning\n  2 messages")
         await pilot.press(*"lift pass")  # words of a message, not of the title
         await wait_until(pilot, lambda: len(rows(screen)) == 1 and "Ski Trip" in rows(screen)[0], what="filtered")
@@ -47,7 +47,7 @@ async def test_conversations_list_filter_open_and_continue(tmp_path):
         ski = episodes.active_episode(store)
         assert ski is not None and ski.title == "Ski Trip Planning"
         boiler = episodes.list_recent(store)[0]
-        assert boiler.title == "Remember that the boiler code is 4471" and boiler.ended_at is not None
+        assert boiler.title == "Boiler code" and boiler.ended_at is not None
         await type_and_send(pilot, app, "remember that the lift opens at 8")
         assert [m.content for m in episodes.episode_messages(store, ski.id)][-2] == "remember that the lift opens at 8"
 
@@ -79,7 +79,7 @@ async def test_recap_includes_the_conversation_in_progress(tmp_path):
         await wait_until(pilot, lambda: isinstance(app.screen, RecapScreen))
         lines = [str(w.render()) for w in app.screen.query("#recap-body Static")]
         current = next(line for line in lines if "current conversation" in line)
-        assert "Remember that the boiler code is 4471" in current and "4 messages" in current
+        assert "Boiler code, gate code" in current and "4 messages" in current
         assert "> remember that the boiler code is 4471" in lines and "> remember that the gate code is 9" in lines
         assert any("Ski Trip Planning" in line for line in lines)
 

@@ -81,6 +81,8 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
         raise InvalidInput("the message is empty")
     provider = select_provider(runtime)  # a ProviderError is mapped to exit 1 at the edge
     agent = Agent(runtime, provider)
+    if args.new:
+        agent.close_episode()  # the conversation in progress ends here; this message opens the next one
     as_json = getattr(args, "json", False)
     events = []
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 
 from assistant.cli.output import emit, note
 from assistant.runtime import Runtime
@@ -54,8 +55,10 @@ def cmd_reminders(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def cmd_update(runtime: Runtime, args: argparse.Namespace) -> int:
-    memory = reminders.update_memory(runtime.store, args.id, reminded_at=args.reminded, due_at=args.due,
-                                     content=args.content, importance=args.importance)
+    action = "edit" if args.due and args.content else "move" if args.due else "rename" if args.content else None
+    with reminders.recorded(runtime.store, args.id, action) if action else contextlib.nullcontext():
+        memory = reminders.update_memory(runtime.store, args.id, reminded_at=args.reminded, due_at=args.due,
+                                         content=args.content, importance=args.importance)
     if args.due:
         _warn_if_past(runtime, args, memory)
     emit(args, memory.to_json(), "Updated " + _memory_line(runtime, memory))
@@ -64,7 +67,8 @@ def cmd_update(runtime: Runtime, args: argparse.Namespace) -> int:
 
 def cmd_done(runtime: Runtime, args: argparse.Namespace) -> int:
     before = memories.get_memory(runtime.store, args.id)
-    memory = reminders.mark_done(runtime.store, args.id)
+    with reminders.recorded(runtime.store, args.id, "done"):
+        memory = reminders.mark_done(runtime.store, args.id)
     if memory.done_at is None and memory.recurrence:  # a series moved on to its next occurrence
         text = (f"Done #{memory.id} {memory.content} for {runtime.clock.short(before.due_at)}; next: "
                 f"{runtime.clock.short(memory.due_at)} ({memory.rule.describe()})")
@@ -75,15 +79,25 @@ def cmd_done(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def cmd_snooze(runtime: Runtime, args: argparse.Namespace) -> int:
-    memory = reminders.snooze(runtime.store, args.id, " ".join(args.when), allow_past=args.allow_past)
+    with reminders.recorded(runtime.store, args.id, "snooze"):
+        memory = reminders.snooze(runtime.store, args.id, " ".join(args.when), allow_past=args.allow_past)
     _warn_if_past(runtime, args, memory)
     emit(args, memory.to_json(), "Snoozed " + _memory_line(runtime, memory))
     return 0
 
 
 def cmd_forget(runtime: Runtime, args: argparse.Namespace) -> int:
-    memory = memories.forget(runtime.store, args.id)
+    with reminders.recorded(runtime.store, args.id, "forget"):
+        memory = memories.forget(runtime.store, args.id)
     emit(args, {"forgotten": memory.to_json()}, f"Forgot #{memory.id}: {memory.content}")
     return 0
 
 
+def cmd_undo(runtime: Runtime, args: argparse.Namespace) -> int:
+    """Undo the last reminder change, made here or anywhere else (the chat, the app, another command)."""
+    from assistant.turn.tools import undo_text
+
+    undone = reminders.undo_last_change(runtime.store)
+    emit(args, {"undone": undone.action if undone else None, "memory": undone.memory.to_json() if undone else None},
+         lambda: flat(undo_text(runtime, undone)))
+    return 0

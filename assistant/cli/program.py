@@ -81,8 +81,10 @@ def build_parser() -> Parser:
         return p
 
     allow_past = {"action": "store_true", "help": "accept a due date that has already passed"}
-    p = cmd("chat", conversations.cmd_chat, "one turn without the TUI (prints the answer)")
+    p = cmd("chat", conversations.cmd_chat, "one turn without the TUI (prints the answer); it continues the "
+            "conversation in progress unless idle longer than the gap")
     p.add_argument("message")
+    p.add_argument("--new", action="store_true", help="start a new conversation (the one in progress is closed)")
     p = cmd("remember", memories.cmd_remember, "store a memory; with --due it is a reminder")
     p.add_argument("text")
     p.add_argument("--due", help="ISO 8601, natural language (\"tomorrow at 9am\") or a rule (\"every Tuesday at 7pm\")")
@@ -107,6 +109,8 @@ def build_parser() -> Parser:
     p.add_argument("--allow-past", **allow_past)
     p = cmd("forget", memories.cmd_forget, "delete a memory for good")
     p.add_argument("id", type=row_id)
+    cmd("undo", memories.cmd_undo, "undo the last reminder change (done, snooze, move, rename, forget), wherever it "
+        "was made")
     p = cmd("recap", conversations.cmd_recap, "recent conversations, the one in progress first")
     p.add_argument("--hours", type=bounded(float, 0.001, 24 * 36500), default=48)
     p.add_argument("--limit", type=bounded(int, 1, 10_000), default=10)

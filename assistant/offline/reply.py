@@ -10,28 +10,46 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
 from typing import Any
 
 from assistant.offline.answers import answer_from_memory
-from assistant.offline.understand import Reading, is_small_talk, read_message, split_task_and_time
+from assistant.offline.spans import DaySpan
+from assistant.offline.understand import Reading, is_small_talk, naming, read_message, split_task_and_time
 from assistant.providers.base import Delta, SystemPrompt, ToolSpec, ToolUse
-from assistant.recall.evidence import content_words
+from assistant.recall.evidence import search_words, topic_words
 from assistant.runtime import Runtime
-from memory import reminders
+from memory import episodes, memories, reminders
+from memory.errors import NotFound
+from memory.memories import Memory
+from memory.sensitive import redact
+from memory.text import flat
+from memory.time.due_phrases import localize
+from memory.time.instants import parse_stored, to_utc_iso
 
 CAPABILITIES = ("Offline I understand:\n"
                 "- remind me to <something> <when>   (\"remind me tomorrow at 8am to water the plants\", "
-                "\"every Tuesday at 7pm\")\n"
+                "\"every Tuesday at 7pm\", \"two days before the budget review to check the numbers\")\n"
                 "- remember that <something>\n"
-                "- questions about what you told me   (\"what is the boiler code?\", \"when did Sara move?\")\n"
-                "- what's coming up? / what did we talk about?\n"
-                "- done with <id or words> / forget <id>")
+                "- questions about what you told me   (\"what is the boiler code?\", \"when is my 1:1?\")\n"
+                "- what's coming up? / what do I have tomorrow? / what did we talk about yesterday?\n"
+                "- changing a reminder by its number or words: done with 5 / cancel the oven reminder / "
+                "move the dentist call to 10am / snooze the laundry for 5 minutes / rename 5 to <text> / undo\n"
+                "- forget <number or words>")
+SHORT_CAPABILITIES = ("Without a chat model I can set reminders (\"remind me to call Bob at 5pm\"), change them "
+                      "(done, cancel, move, snooze, rename, undo), remember things (\"remember that ...\"), answer "
+                      "questions from memory, list what's coming up and recap our conversations; \"help\" shows "
+                      "examples.")
 HOW_TO_CONNECT = ("To chat, set ANTHROPIC_API_KEY (Anthropic) or start Ollama (ollama serve, then "
                   "ollama pull {model}) and restart.")
 NO_MODEL = ("No chat model is configured, so I can only handle memory commands for now.\n\n" + HOW_TO_CONNECT +
             "\n\n" + CAPABILITIES)
 WHICH_ONE = "Which one did you mean?"
+DID_YOU_MEAN = "Did you mean"
+ASK_EVENT = "When is"
+UNDO_HINT = " (say \"undo\" to put it back)"
 _THANKS = re.compile(r"^\W*(thanks|thank you|thx|ty|cheers|much appreciated)\b", re.I)
+_YES = re.compile(r"^\W*(y|yes|yeah|yep|yup|sure|ok|okay|please|do it|go ahead|correct|right|that's right)\W*$", re.I)
 # The task is stored as said ("stretch my legs"); a confirmation speaks to the user ("your legs").
 _PRONOUNS = {"my": "your", "me": "you", "i": "you", "i'm": "you're", "i've": "you've", "i'll": "you'll",
              "myself": "yourself", "mine": "yours", "am": "are"}
@@ -39,6 +57,10 @@ ASK_WHEN = "When should I remind you"
 # An answer to one of our questions that takes it back.
 _CANCEL = re.compile(r"(?i)(never\s?mind|nevermind|cancel|forget it|no(pe)?|nothing|skip( it)?|stop|"
                      r"don'?t bother|not now|leave it)\W*")
+_MENTIONED = re.compile(r"#(\d{1,12})\b")
+CHANGE_VERBS = {"cancel": "cancel", "move": "move", "snooze": "snooze", "rename": "rename", "done": "mark done",
+                "forget": "forget"}
+Plan = tuple[list[tuple[str, dict[str, Any]]], str]
 
 
 class OfflineProvider:
@@ -48,6 +70,11 @@ class OfflineProvider:
     def __init__(self, runtime: Runtime, unreachable: str | None = None) -> None:
         self.runtime = runtime
         self.unreachable = unreachable  # why the configured model was not used, said before the answer
+        # What this turn's tool calls are for ("cancel" is a forget, "snooze" an update), and the request
+        # they carry out (the suggestion a "yes" accepted), for wording their results.
+        self._actions: list[str] = []
+        self._request: str | None = None
+        self._note = ""
 
     async def stream(self, system: SystemPrompt, conversation: list[dict[str, Any]],
                      tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse]:
@@ -57,6 +84,7 @@ class OfflineProvider:
             if text:
                 yield Delta(self._prefixed(text))
             return
+        self._actions, self._request, self._note = [], None, ""
         # Planning may search memory (SQLite, embeddings): never on the event loop.
         calls, text = await asyncio.to_thread(self._plan, last["text"], conversation)
         if text:
@@ -77,13 +105,16 @@ class OfflineProvider:
     def _read(self, text: str) -> Reading:
         return read_message(text, self.runtime.clock.now(), self.runtime.clock.zone)
 
-    def _plan(self, text: str, conversation: list[dict[str, Any]]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    def _plan(self, text: str, conversation: list[dict[str, Any]]) -> Plan:
         if _CANCEL.fullmatch(text.strip()) and self._asked(conversation):
             return [], "OK, nothing was changed."
-        pending = self._pending_reminder(text, conversation) or self._pending_choice(text, conversation)
-        if pending is not None:
-            return pending
-        reading = self._read(text)
+        for pending in (self._pending_reminder, self._pending_event, self._pending_choice, self._pending_suggestion):
+            plan = pending(text, conversation)
+            if plan is not None:
+                return plan
+        return self._act(self._read(text), text, conversation)
+
+    def _act(self, reading: Reading, text: str, conversation: list[dict[str, Any]]) -> Plan:
         intent = reading.intent
         if intent == "remind":
             return [("remember", _remember_args(reading))], ""
@@ -92,24 +123,31 @@ class OfflineProvider:
                 return [], "What should I remind you about, and when?"
             return [], f"{ASK_WHEN} to {reading.content}?" if reading.link == "to" else \
                 f"{ASK_WHEN} {reading.link} {reading.content}?"
+        if intent == "remind_relative":
+            return self._remind_relative(reading)
         if intent == "remember":
             return [("remember", {"content": reading.content, "kind": "note"})], ""
         if intent == "upcoming":
-            return self._upcoming()
+            return self._agenda(reading.span) if reading.span else self._upcoming()
         if intent == "recap":
+            if reading.span:
+                return [], self._recap(reading.span, conversation)
             return [("recall_recent", {"hours": 48, "limit": 10})], ""
-        if intent == "done":
-            return self._done(reading)
+        if intent in ("done", "cancel", "move", "snooze", "rename"):
+            return self._change(reading, conversation)
+        if intent == "undo":
+            from assistant.turn.tools import undo_text
+
+            return [], undo_text(self.runtime, reminders.undo_last_change(self.runtime.store))
         if intent == "forget":
-            if reading.target is not None:
-                return [("forget", {"id": reading.target})], ""
-            return [], f"To forget something, tell me its number, for example \"forget 12\" ({reading.content!r} " \
-                       "could match more than one thing)."
+            return self._forget(reading, conversation)
         if intent == "question":
             asking = tuple(m for m in [conversation[-1].get("message_id")] if m)
             return [], answer_from_memory(self.runtime, reading.content, exclude_message_ids=asking)
         if intent == "help":
             return [], self._connect(NO_MODEL) if not self.unreachable else CAPABILITIES
+        if intent == "near_miss":
+            return [], self._near_miss(reading)
         if self.unreachable:
             return [], "Your message is saved; I can answer properly once the model is reachable again."
         if _THANKS.match(text):
@@ -118,77 +156,301 @@ class OfflineProvider:
             return [], f"Hi! I'm running without a chat model. {self._connect(HOW_TO_CONNECT)}\n\n{CAPABILITIES}"
         return [], ("I'm running without a chat model, so I can't chat about that, but your message is kept and "
                     "I can find it later. To keep something as a memory, say \"remember that ...\".\n\n"
-                    f"{self._connect(HOW_TO_CONNECT)}")
+                    f"{SHORT_CAPABILITIES}\n\n{self._connect(HOW_TO_CONNECT)}")
 
     def _connect(self, text: str) -> str:
         return text.replace("{model}", self.runtime.settings.ollama.model)
 
     @staticmethod
     def _asked(conversation: list[dict[str, Any]]) -> bool:
-        """Whether the last reply was a question of ours (when? which one?) awaiting an answer."""
+        """Whether the last reply was a question of ours (when? which one? did you mean?) awaiting an answer."""
         if len(conversation) < 2 or conversation[-2].get("role") != "assistant":
             return False
         asked = conversation[-2].get("text") or ""
-        return ASK_WHEN in asked or asked.startswith(WHICH_ONE)
+        return ASK_WHEN in asked or asked.startswith((WHICH_ONE, DID_YOU_MEAN, ASK_EVENT))
 
-    def _pending_choice(self, text: str, conversation: list[dict[str, Any]]):
-        """The answer to "Which one did you mean?": a bare number (or #number) completes that reminder."""
-        if len(conversation) < 2:
-            return None
-        asked = conversation[-2]
-        match = re.fullmatch(r"\W*#?(\d+)\W*", text)
-        if match is None or asked.get("role") != "assistant" or not (asked.get("text") or "").startswith(WHICH_ONE):
-            return None
-        return [("update_memory", {"id": int(match.group(1)), "done": True})], ""
-
-    def _pending_reminder(self, text: str, conversation: list[dict[str, Any]]):
-        """The answer to "When should I remind you ...?": the time for the task asked about before."""
+    @staticmethod
+    def _question_and_request(conversation: list[dict[str, Any]], opening: str) -> tuple[str, str] | None:
+        """(our question, the user's request before it) when our last reply was a question of this kind."""
         if len(conversation) < 3:
             return None
         asked, request = conversation[-2], conversation[-3]
-        if asked.get("role") != "assistant" or ASK_WHEN not in (asked.get("text") or ""):
+        text = asked.get("text") or ""
+        if asked.get("role") != "assistant" or request.get("role") != "user" or opening not in text:
             return None
-        earlier = self._read(request.get("text", ""))
-        if earlier.intent != "remind_no_time" or not earlier.content:
+        return text, request.get("text") or ""
+
+    def _pending_choice(self, text: str, conversation: list[dict[str, Any]]) -> Plan | None:
+        """The answer to "Which one did you mean?": a number, or words naming one of those listed,
+        carries out the request that asked."""
+        found = self._question_and_request(conversation, WHICH_ONE)
+        if found is None or not found[0].startswith(WHICH_ONE):
             return None
-        answer = re.sub(r"^\W*(remind me\s+)?", "", text.strip(), flags=re.I)
-        _, _, when, found = split_task_and_time(f"x {answer}", self.runtime.clock.now(), self.runtime.clock.zone)
+        asked, request = found
+        listed = [int(n) for n in re.findall(r"^- #(\d+)", asked, re.M)]
+        target, words = naming(re.sub(r"^\W*(?:number|no\.?)\s*", "", text.strip(), flags=re.I))
+        if target is not None and target not in listed:
+            # "2" for the second of "#14, #13" would act on #2, which was never offered: ask again.
+            offered = "\n".join(line for line in asked.splitlines() if line.startswith("- #"))
+            return [], (f"{WHICH_ONE} #{target} is not one of these; say one of their numbers (nothing was "
+                        f"changed):\n{offered}")
+        if target is None:
+            wanted = topic_words(words) if words and words != "that" else set()
+            chosen = [m.id for m in memories.memories_by_id(self.runtime.store, listed)
+                      if wanted and wanted <= topic_words(m.content)]
+            if len(chosen) != 1:
+                return None  # not a choice: read it as a message of its own
+            target = chosen[0]
+        reading = self._read(request)
+        if reading.intent not in ("done", "cancel", "move", "snooze", "rename", "forget", "near_miss"):
+            reading = Reading("done")  # the question came from elsewhere (an older version): as before
+        if reading.intent == "near_miss":
+            return None
+        reading.target, reading.content = target, ""
+        self._request = request
+        return self._act(reading, request, conversation)
+
+    def _pending_suggestion(self, text: str, conversation: list[dict[str, Any]]) -> Plan | None:
+        """ "yes" to "Did you mean "remind me to ..."?" carries out what was meant."""
+        found = self._question_and_request(conversation, DID_YOU_MEAN)
+        if found is None or not _YES.match(text):
+            return None
+        match = re.match(rf'{DID_YOU_MEAN} "(.+?)"\?', found[0])
+        if match is None:
+            return None
+        self._request = match.group(1)
+        reading = self._read(match.group(1))
+        if reading.intent in ("near_miss", "chat"):
+            return None
+        return self._act(reading, match.group(1), conversation)
+
+    def _pending_reminder(self, text: str, conversation: list[dict[str, Any]]) -> Plan | None:
+        """The answer to "When should I remind you ...?": the time for the task asked about before."""
+        found = self._question_and_request(conversation, ASK_WHEN)
         if found is None:
+            return None
+        earlier = self._read(found[1])
+        if earlier.intent not in ("remind_no_time", "remind_relative") or not earlier.content:
+            return None
+        due = self._time_answer(text)
+        if due is None:
             return None  # not a time: read it as a message of its own
-        reading = Reading("remind", earlier.content, when, found[0], found[1], link=earlier.link)
+        self._request = found[1]
+        reading = Reading("remind", earlier.content, due[2], due[0], due[1], link=earlier.link)
         return [("remember", _remember_args(reading))], ""
+
+    def _pending_event(self, text: str, conversation: list[dict[str, Any]]) -> Plan | None:
+        """The answer to "When is the budget report due?": the event's date, and so the reminder's."""
+        found = self._question_and_request(conversation, ASK_EVENT)
+        if found is None or not found[0].startswith(ASK_EVENT):
+            return None
+        earlier = self._read(found[1])
+        if earlier.intent != "remind_relative" or earlier.offset is None:
+            return None
+        due = self._time_answer(text)
+        if due is None or due[1] is not None:
+            return None
+        self._request = found[1]
+        return self._relative_due(earlier, due[0], f"{earlier.event}, {self.runtime.clock.short(due[0])}")
+
+    def _time_answer(self, text: str) -> tuple[datetime, Any, str] | None:
+        answer = re.sub(r"^\W*(remind me\s+|it'?s\s+|it is\s+|that'?s\s+)?", "", text.strip(), flags=re.I)
+        clock = self.runtime.clock
+        _, _, when, found = split_task_and_time(f"x {answer}", clock.now(), clock.zone)
+        return (found[0], found[1], when) if found is not None else None
+
+    # -- reminders relative to an event -------------------------------------------------------
+
+    def _remind_relative(self, reading: Reading) -> Plan:
+        if not reading.content:
+            return [], f"What should I remind you about {_offset_words(reading.offset)} {reading.event}?"
+        if reading.due is not None:
+            return self._relative_due(reading, reading.due + reading.offset, reading.event)
+        known = self._event_date(reading.event)
+        if known is None:
+            return [], (f"{ASK_EVENT} {_to_you(reading.event)}? Then I'll remind you {_offset_words(reading.offset)} "
+                        f"it {reading.link} {_to_you(reading.content)}.")
+        event_due, source = known
+        return self._relative_due(reading, event_due, source)
+
+    def _relative_due(self, reading: Reading, event_due: datetime, event_text: str) -> Plan:
+        clock = self.runtime.clock
+        due = event_due - reading.offset
+        about = f"{_offset_words(reading.offset)} {_to_you(event_text)}"
+        if due < clock.now() - timedelta(minutes=1):
+            return [], (f"{about[:1].upper()}{about[1:]} was {clock.short(due)}, which has already passed. "
+                        f"{ASK_WHEN} {reading.link} {_to_you(reading.content)}?")
+        self._note = f", {about}"
+        return [("remember", {"content": reading.content, "due_at": due.isoformat(), "kind": "reminder"})], ""
+
+    def _event_date(self, event: str) -> tuple[datetime, str] | None:
+        """When an event is, from a reminder about it or a memory that gives its date; with how it was named."""
+        clock = self.runtime.clock
+        wanted = topic_words(event) - {"due"}
+        if not wanted:
+            return None
+        store = self.runtime.store
+        for r in reminders.open_matching(store, search_words(event)):
+            if wanted <= topic_words(r.memory.content):
+                due = r.memory.due_at
+                return parse_stored(due), f"{r.memory.content} (#{r.memory.id}, {clock.short(due)})"
+        for m in memories.matching(store, search_words(event)):
+            if m.due_at or not wanted <= topic_words(m.content):
+                continue
+            written = parse_stored(m.created_at)
+            _, _, when, found = split_task_and_time(m.content, written, clock.zone)
+            if found is not None and found[1] is None:
+                return found[0], f"{event} ({clock.short(found[0])}, as you told me {clock.day(m.created_at)})"
+        return None
 
     # -- actions ----------------------------------------------------------------------------
 
-    def _done(self, reading: Reading) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    def _change(self, reading: Reading, conversation: list[dict[str, Any]]) -> Plan:
+        """done, cancel, move, snooze or rename one reminder, named by its number or by words; when the
+        words fit several, the candidates are listed and nothing changes."""
+        clock = self.runtime.clock
+        intent = reading.intent
+        if intent == "rename" and not reading.new_text:
+            return [], "Rename it to what? For example \"rename 5 to call the bank\"."
+        chosen, reply = self._reminder(reading, conversation)
+        if chosen is None:
+            return [], reply
+        if intent in ("move", "snooze") and reading.due is None and reading.shift is None and reading.when:
+            return [], (f"I couldn't read \"{reading.when}\" as a time, so #{chosen.id} {chosen.content} is unchanged. "
+                        f"Say for example \"{intent} {chosen.id} to 6pm\" or \"{intent} {chosen.id} for 30 minutes\".")
+        if intent == "move" and reading.due is None and reading.shift is None:
+            return [], (f"Move #{chosen.id} {chosen.content} to when? For example \"move {chosen.id} to 6pm\", "
+                        f"\"move {chosen.id} to friday at 10am\" or \"push {chosen.id} back an hour\".")
+        self._actions = [intent]
+        if intent == "done":
+            return [("update_memory", {"id": chosen.id, "done": True})], ""
+        if intent == "cancel":
+            return [("forget", {"id": chosen.id})], ""
+        if intent == "rename":
+            return [("update_memory", {"id": chosen.id, "content": reading.new_text})], ""
+        if intent == "snooze":
+            due = reading.due or clock.now() + timedelta(minutes=10)
+            if reading.shift is not None and parse_stored(chosen.due_at) > clock.now():
+                due = parse_stored(chosen.due_at) + reading.shift  # not due yet: put off from its own time
+            return [("update_memory", {"id": chosen.id, "due_at": due.isoformat()})], ""
+        # move
+        if reading.shift is not None:
+            due = parse_stored(chosen.due_at) + reading.shift
+        elif reading.rule is not None:
+            return [("update_memory", {"id": chosen.id, "due_at": _rule_phrase(reading)})], ""
+        elif reading.keep_day:
+            # "move the dentist call to 10am": 10:00 on the day it is due, not the next 10:00 from now.
+            wanted = clock.local(reading.due)
+            day = clock.local(chosen.due_at)
+            due = localize(datetime.combine(day.date(), wanted.time().replace(tzinfo=None)), clock.zone)
+            if due < clock.now():
+                due = reading.due
+        else:
+            due = reading.due
+        return [("update_memory", {"id": chosen.id, "due_at": due.isoformat()})], ""
+
+    def _reminder(self, reading: Reading, conversation: list[dict[str, Any]]) -> tuple[Memory | None, str]:
+        """The one reminder a change is about, or (None, what to say: the candidates, or that none fits)."""
+        store = self.runtime.store
+        verb = CHANGE_VERBS[reading.intent]
         if reading.target is not None:
-            return [("update_memory", {"id": reading.target, "done": True})], ""
-        matches, partial = self._match_reminders(reading.content)
-        if len(matches) == 1:
-            return [("update_memory", {"id": matches[0].memory.id, "done": True})], ""
-        candidates = matches or partial
+            try:
+                memory = memories.get_memory(store, reading.target)
+            except NotFound:
+                return None, f"That didn't work: there is no reminder #{reading.target}."
+            if memory.due_at is None:
+                what = "forget" if reading.intent == "cancel" else "change"
+                return None, (f"#{memory.id} is a {memory.kind}, not a reminder" +
+                              (f"; to delete it say \"forget {memory.id}\"." if what == "forget" else "."))
+            return memory, ""
+        if reading.content in ("", "that"):
+            memory = self._last_reminder(conversation)
+            if memory is None:
+                return None, f"Which reminder should I {verb}? Say its number or some of its words."
+            return memory, ""
+        full, partial = self._match_reminders(reading.content)
+        if len(full) == 1:
+            return full[0].memory, ""
+        candidates = full or partial
         if not candidates:
-            return [], f"I couldn't find an open reminder matching \"{reading.content}\"."
-        lines = ["Which one did you mean? Say \"done with <number>\":"]
+            return None, f"I couldn't find an open reminder matching \"{reading.content}\"."
+        lines = [f"{WHICH_ONE} Say its number (nothing was changed):"]
         lines += [f"- #{r.memory.id} {r.memory.content} ({r.label.strip('[]')})" for r in candidates[:8]]
-        return [], "\n".join(lines)
+        if len(candidates) > 8:
+            lines.append(f"(and {len(candidates) - 8} more)")
+        return None, "\n".join(lines)
+
+    def _last_reminder(self, conversation: list[dict[str, Any]]) -> Memory | None:
+        """ "that", "it": the open reminder named last in this conversation, else the one that fell due last."""
+        store = self.runtime.store
+        for message in reversed(conversation[:-1]):
+            for number in reversed(_MENTIONED.findall(message.get("text") or "")):
+                try:
+                    memory = memories.get_memory(store, int(number))
+                except NotFound:
+                    continue
+                if memory.due_at is not None:
+                    return memory
+        now = self.runtime.clock.now_iso()
+        overdue = [r for r in reminders.list_open_reminders(store, 0) if r.memory.due_at <= now]
+        return overdue[-1].memory if overdue else None
 
     def _match_reminders(self, words: str) -> tuple[list[reminders.Reminder], list[reminders.Reminder]]:
-        """(every open reminder containing all the words, those containing some): a reminder is only
-        completed by words when exactly one clearly matches."""
-        wanted = content_words(words)
+        """(every open reminder about all the words, those about some): a reminder is only acted on by
+        words when exactly one clearly matches."""
+        wanted = topic_words(words)
         full, partial = [], []
         if not wanted:
             return full, partial
-        for r in reminders.list_open_reminders(self.runtime.store, within_days=3650):
-            have = content_words(r.memory.content)
+        for r in reminders.open_matching(self.runtime.store, search_words(words)):
+            have = topic_words(r.memory.content)
             if wanted <= have:
                 full.append(r)
             elif wanted & have:
                 partial.append(r)
         return full, partial
 
-    def _upcoming(self) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+    def _forget(self, reading: Reading, conversation: list[dict[str, Any]]) -> Plan:
+        """Forget by number, by "that", or by words when exactly one memory holds them all."""
+        if reading.target is not None:
+            return [("forget", {"id": reading.target})], ""
+        store = self.runtime.store
+        if reading.content in ("", "that"):
+            for message in reversed(conversation[:-1]):
+                numbers = _MENTIONED.findall(message.get("text") or "")
+                if numbers:
+                    return [("forget", {"id": int(numbers[-1])})], ""
+            return [], "What should I forget? Say its number, for example \"forget 12\", or some of its words."
+        wanted = topic_words(reading.content)
+        found = [m for m in memories.matching(store, search_words(reading.content)) if wanted and
+                 wanted <= topic_words(m.content)]
+        if len(found) == 1:
+            return [("forget", {"id": found[0].id})], ""
+        if not found:
+            return [], f"I have nothing in memory matching \"{reading.content}\", so nothing was forgotten."
+        lines = [f"{WHICH_ONE} Say its number (nothing was forgotten yet):"]
+        lines += [f"- #{m.id} {'[Private] ' if m.private else ''}{m.content} ({m.kind}, "
+                  f"{self.runtime.clock.day(m.created_at)})" for m in found[:8]]
+        if len(found) > 8:
+            lines.append(f"(and {len(found) - 8} more)")
+        return [], "\n".join(lines)
+
+    def _near_miss(self, reading: Reading) -> str:
+        if reading.suggestion:
+            return (f"{DID_YOU_MEAN} \"{reading.suggestion}\"? Say \"yes\" and I'll do it; nothing was changed.\n\n"
+                    f"{SHORT_CAPABILITIES}")
+        full, partial = self._match_reminders(reading.content)
+        candidates = full or partial
+        if not candidates:
+            return f"I'm not sure what you mean by \"{reading.content}\". {SHORT_CAPABILITIES}"
+        first = candidates[0].memory
+        lines = [f"What should I do with {'it' if len(candidates) == 1 else 'which one'}?"]
+        lines += [f"- #{r.memory.id} {r.memory.content} ({r.label.strip('[]')})" for r in candidates[:5]]
+        lines.append(f"For example: \"done with {first.id}\", \"snooze {first.id} for 10 minutes\", "
+                     f"\"move {first.id} to 6pm\", \"cancel {first.id}\", \"rename {first.id} to ...\".")
+        return "\n".join(lines)
+
+    def _upcoming(self) -> Plan:
         store, clock = self.runtime.store, self.runtime.clock
         items = reminders.list_open_reminders(store, 7)
         if not items:
@@ -196,10 +458,55 @@ class OfflineProvider:
         now = clock.now()
         lines = ["Coming up:"] + [f"- #{r.memory.id} {r.label} {r.memory.content} "
                                   f"({reminders.relative_time(r.memory.due_at, now, clock)})" for r in items]
+        return self._mark_mentioned(items), "\n".join(lines)
+
+    def _mark_mentioned(self, items: list[reminders.Reminder]) -> list[tuple[str, dict[str, Any]]]:
         # Mentioning a reminder marks it reminded, exactly as the model is told to do.
-        needs_mark = {r.memory.id for r in reminders.get_upcoming(store, 7)}
-        calls = [("update_memory", {"id": r.memory.id, "reminded_at": "now"}) for r in items if r.memory.id in needs_mark]
-        return calls, "\n".join(lines)
+        needs_mark = {r.memory.id for r in reminders.get_upcoming(self.runtime.store, 7)}
+        shown = {r.memory.id for r in items}
+        return [("update_memory", {"id": i, "reminded_at": "now"}) for i in sorted(shown & needs_mark)]
+
+    def _agenda(self, span: DaySpan) -> Plan:
+        """The reminders due in the days asked about ("what do I have tomorrow?"), and only those."""
+        store, clock = self.runtime.store, self.runtime.clock
+        now = clock.now()
+        items = reminders.due_between(store, span.start, span.end, include_done=span.start < now)
+        if not items:
+            return [], f"Nothing is due {span.label}."
+        lines = [f"{span.label[:1].upper()}{span.label[1:]}:"]
+        for r, instant in items:
+            rule = f", {r.memory.rule.describe()}" if r.memory.recurrence else ""
+            state = "DONE" if r.memory.done_at else "OVERDUE" if instant < to_utc_iso(now) else "DUE"
+            lines.append(f"- #{r.memory.id} [{state} {clock.short(instant)}{rule}] {r.memory.content} "
+                         f"({reminders.relative_time(instant, now, clock)})")
+        return self._mark_mentioned([r for r, _ in items if not r.memory.done_at]), "\n".join(lines)
+
+    def _recap(self, span: DaySpan, conversation: list[dict[str, Any]]) -> str:
+        """The conversations of the days asked about ("what did we talk about yesterday?"), and only those."""
+        store, clock = self.runtime.store, self.runtime.clock
+        asking = conversation[-1].get("message_id")
+        lines = []
+        for c in episodes.conversations_between(store, span.start, span.end):
+            where = f"[secret in conversation #{c.episode.id}]"
+            if c.current:
+                said = c.messages - (1 if asking and c.episode.id == self._episode_of(asking) else 0)
+                if said <= 0:
+                    continue
+                current = episodes.in_progress(store)
+                title = current.title if current and current.episode.id == c.episode.id else c.episode.title
+                shown = redact(f"(current conversation) {title or 'Untitled'}", where)
+                lines.append("- " + c.episode.line(clock, shown))
+                continue
+            lines.append("- " + c.episode.line(clock, redact(c.episode.title or "Untitled", where)))
+            if c.episode.summary:
+                lines.append(f"  {flat(redact(c.episode.summary, where), 200)}")
+        if not lines:
+            return f"We didn't talk {span.label}."
+        return f"What we talked about {span.label}:\n" + "\n".join(lines)
+
+    def _episode_of(self, message_id: int) -> int | None:
+        found = episodes.messages_by_id(self.runtime.store, [message_id]).get(message_id)
+        return found.episode_id if found else None
 
     # -- wording the results ----------------------------------------------------------------
 
@@ -208,16 +515,24 @@ class OfflineProvider:
         calls = conversation[-2].get("tool_calls", []) if len(conversation) > 1 else []
         if calls and all(c["name"] == "update_memory" and "reminded_at" in c["input"] for c in calls):
             return ""  # the list was already said; marking it reminded needs no words
-        request = next((c.get("text", "") for c in reversed(conversation) if c.get("role") == "user"), "")
+        request = self._request or next((c.get("text", "") for c in reversed(conversation) if c.get("role") == "user"),
+                                        "")
+        actions = self._actions
         lines = []
-        for r in results:
+        for n, r in enumerate(results):
             data = r.get("data") or {}
+            action = actions[n] if n < len(actions) else None
             if r["is_error"]:
                 lines.append(f"That didn't work: {r['content'].removeprefix('Error: ')}")
             elif r["name"] == "remember" and data:
                 lines.append(self._confirm(data, request))
             elif r["name"] == "update_memory" and data:
-                lines.append(self._done_line(data))
+                lines.append(self._changed_line(data, action))
+            elif r["name"] == "forget" and data:
+                reminder = bool(data.get("due_at"))
+                said = f"Cancelled: {data['content']}" if action == "cancel" else f"Forgot #{data['id']}"
+                said = f"{said} (#{data['id']})" if action == "cancel" else said
+                lines.append(said + (UNDO_HINT if reminder else "") + ".")
             elif r["name"] == "recall_recent":
                 if r["content"].startswith("No episodes found"):
                     hours = re.search(r"last (\S+) hours", r["content"])
@@ -239,14 +554,24 @@ class OfflineProvider:
             when = f"{rule['text']} at {clock.local(memory['due_at']):%H:%M}, starting {clock.short(memory['due_at'])}"
         else:
             when = f"on {clock.short(memory['due_at'])}"
-        return f"Okay, I'll remind you {link} {_to_you(memory['content'])} {when} (#{memory['id']})."
+        return f"Okay, I'll remind you {link} {_to_you(memory['content'])} {when}{self._note} (#{memory['id']})."
 
-    def _done_line(self, memory: dict[str, Any]) -> str:
+    def _changed_line(self, memory: dict[str, Any], action: str | None) -> str:
+        clock = self.runtime.clock
         rule = memory.get("recurrence")
+        if action in ("snooze", "move"):
+            verb = "Snoozed" if action == "snooze" else "Moved"
+            every = f", {rule['text']}" if rule else ""
+            when = clock.short(memory["due_at"])
+            return f"{verb}: {memory['content']} to {when}{every} (#{memory['id']}){UNDO_HINT}."
+        if action == "rename":
+            due = f", due {clock.short(memory['due_at'])}" if memory.get("due_at") else ""
+            return f"Renamed #{memory['id']}: {memory['content']}{due}{UNDO_HINT}."
+        hint = UNDO_HINT if action == "done" else ""  # said once the change is recorded for undo
         if rule and not memory.get("done_at"):
-            return (f"Done: {memory['content']}. Next one: {self.runtime.clock.short(memory['due_at'])} "
-                    f"({rule['text']}, #{memory['id']}).")
-        return f"Done: {memory['content']} (#{memory['id']})."
+            return (f"Done: {memory['content']}. Next one: {clock.short(memory['due_at'])} "
+                    f"({rule['text']}, #{memory['id']}){hint}.")
+        return f"Done: {memory['content']} (#{memory['id']}){hint}."
 
 
 def _to_you(task: str) -> str:
@@ -255,7 +580,25 @@ def _to_you(task: str) -> str:
                   lambda m: _PRONOUNS[m.group(0).lower()], task, flags=re.I)
 
 
+def _rule_phrase(reading: Reading) -> str:
+    return re.sub(r"^(for|on)\s+(?!the\b)", "", reading.when.strip(" ,.;:-?!"), flags=re.I)
+
+
 def _remember_args(reading: Reading) -> dict[str, Any]:
     # A rule goes to the tool as its phrase (the tool stores the rule); a one-off as its instant.
-    due = reading.rule and re.sub(r"^(for|on)\s+(?!the\b)", "", reading.when.strip(" ,.;:-?!"), flags=re.I)
+    due = reading.rule and _rule_phrase(reading)
     return {"content": reading.content, "due_at": due or reading.due.isoformat(), "kind": "reminder"}
+
+
+def _offset_words(offset: timedelta | None) -> str:
+    """ "two days before", "an hour after", "a week before"."""
+    if offset is None:
+        return "before"
+    direction = "before" if offset >= timedelta(0) else "after"
+    seconds = abs(int(offset.total_seconds()))
+    for size, unit in ((604800, "week"), (86400, "day"), (3600, "hour"), (60, "minute")):
+        if seconds >= size and seconds % size == 0:
+            n = seconds // size
+            words = {1: "a" if unit != "hour" else "an", 2: "two", 3: "three", 4: "four", 5: "five"}
+            return f"{words.get(n, str(n))} {unit}{'s' if n > 1 else ''} {direction}"
+    return f"{seconds // 60} minutes {direction}"

@@ -1,8 +1,10 @@
 """What a message asks for, read without a model: the offline mode, and the fallback when the
 configured model cannot be reached.
 
-`read_message` turns one message into a Reading: an intent (remind, remember, upcoming, recap,
-done, forget, question, help, chat) with its parts. Reminders are understood with the time before
+`read_message` turns one message into a Reading: an intent (remind, remind_relative, remember,
+upcoming, recap, done, cancel, move, snooze, rename, undo, forget, question, help, near_miss, chat)
+with its parts: the task or the words naming a reminder, its id, the new time, the days a recap or an
+agenda is about. Reminders are understood with the time before
 or after the task ("remind me tomorrow at 8am to water the plants", "remind me to water the plants
 tomorrow at 8am", "at 5pm remind me to call Bob", "remind me at 8PM take the chicken out") and
 with repeating rules ("every Tuesday at 7pm"). The labelled table in tests/test_phrasing.py is
@@ -10,15 +12,18 @@ the contract.
 """
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, tzinfo
 
+from assistant.offline.spans import DaySpan, day_span
 from assistant.turn.intent import is_recap_query
 from memory.errors import InvalidInput
 from memory.time.references import asks_when
 from memory.time.rules import Recurrence, is_rule_phrase
 from memory.time.schedule import parse_schedule
+from memory.words import stems
 
 _FLAGS = re.I | re.S
 # Politeness and address that carry no meaning for the request.
@@ -47,14 +52,18 @@ _RULE_START = re.compile(
 
 _UPCOMING = re.compile(
     r"\b(what'?s|what is|anything|what have i got|what do i have|do i have anything)\b.*"
-    r"\b(coming up|due|upcoming|planned|on my plate|on my agenda|today|tomorrow|this week|scheduled)\b"
+    r"\b(coming up|due|upcoming|planned|on my plate|on my agenda|today|tomorrow|this week|scheduled|"
+    r"(on |this |next )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(this |next |the )weekend|"
+    r"next week|tonight|this (morning|afternoon|evening)|"
+    r"on (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d)\b"
     r"|^\W*(my |show( me)?( my)? |list( my)? |any |what are my |open )?(reminders|upcoming|agenda|to-?dos?)\W*$"
     r"|\bmy reminders\b|\bwhat (am i|do i need to be) remind", re.I)
 _DONE = re.compile(
     r"^\W*(?:i'?m |i am |i have |i've |just )?(?:done|finished|completed?|did)\s+(?:with\s+)?(?P<what>.+?)\W*$"
     r"|^\W*(?:mark|tick off|check off|cross off)\s+(?P<what2>.+?)(?:\s+as)?(?:\s+(?:done|complete|completed|finished))?"
     r"\W*$|^\W*(?P<what3>.+?)\s+is\s+done\W*$", re.I)
-_FORGET = re.compile(r"^\W*(?:forget|delete|remove)\s+(?:memory\s+|reminder\s+|that\s+|about\s+)?(?P<what>.+?)\W*$", re.I)
+_FORGET = re.compile(r"^\W*(?:forget|delete|remove)\s+(?:memory\s+|reminder\s+|that\s+|about\s+)?(?P<what>.+?)\W*$",
+                     re.I)
 _REMEMBER = re.compile(
     r"^\W*(?:remember|note|make a note|take a note|keep in mind|(?:don'?t|do not) forget|fyi|for the record)"
     r"(?:\s+(?:that|this|of))?[\s:,-]+(?P<what>.+?)[\s.!]*$", _FLAGS)
@@ -67,16 +76,65 @@ _GREETING = re.compile(r"^\W*(hi|hello|hey|good (morning|afternoon|evening)|yo|h
                        r"ok|okay|cool|great|nice|bye|goodbye|see you)\b[\w\s!.,'?]{0,25}$", re.I)
 
 
+# Changing a reminder from the chat. The words naming it come first, the new time or text after.
+_UNDO = re.compile(r"^\W*(?:oops\W*)?(?:undo|revert|take (?:that|it) back|put (?:that|it) back|"
+                   r"bring (?:that|it) back|restore (?:that|it))"
+                   r"(?:\s+(?:that|it|this|the last(?: change| one| thing)?|my last change))?\W*$", re.I)
+_CANCEL_CMD = re.compile(r"^\W*(?:cancel|call off|scrap|drop)\s+(?P<what>.+?)\W*$", re.I)
+_SNOOZE_CMD = re.compile(r"^\W*snooze(?:\s+(?P<what>.+?))?\W*$", re.I)
+_SNOOZE_WHEN = re.compile(r"^(?P<what>.*?)\s*\b(?P<sep>for|until|till|to|by|in)\s+(?P<when>.+)$", re.I)
+_AGAIN = re.compile(r"^\W*remind me (?:again|about (?:it|that|this) again|again about (?:it|that|this))"
+                    r"(?:\s+(?P<sep>in|at|on|tomorrow|tonight|next|for)\b\s*(?P<when>.*?))?\W*$", re.I)
+_MOVE_CMD = re.compile(r"^\W*(?P<verb>move|reschedule|push|shift|postpone|delay|change|put off|bring forward|bring|"
+                       r"set)\s+(?P<rest>.+?)\W*$", re.I)
+# Verbs with many other meanings ("set the table at 7", "bring the cake to the party at 5") change a
+# reminder only when it is named as one: by its number, "it", or the word "reminder".
+_LOOSE_VERBS = ("set", "bring", "bring forward", "shift")
+_RENAME_CMD = re.compile(r"^\W*(?:rename|retitle|relabel|reword)\s+(?P<what>.+?)\s+(?:to|as|into)\s+(?P<new>.+?)\W*$",
+                         re.I)
+_SHIFT = re.compile(r"^(?P<what>.+?)\s+(?P<dir>back|forward|later|earlier)?\s*(?:by\s+)?"
+                    r"(?P<n>\d+|an?|one|two|three|four|five|six|half an)\s*"
+                    r"(?P<unit>minutes?|mins?|m|hours?|hrs?|h|days?|weeks?)"
+                    r"(?:\s+(?P<dir2>later|earlier|back|forward))?$", re.I)
+_DURATION = re.compile(r"^(?:in\s+|for\s+)?(?:\d+|an?|one|two|three|half an)\s*"
+                       r"(?:minutes?|mins?|m|hours?|hrs?|h|days?|weeks?)$", re.I)
+_MOVE_SEPARATORS = re.compile(r"\s+(?:to|until|till|for|at|on)\s+", re.I)
+_TIME_ONLY = re.compile(r"^(?:at\s+)?(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon|midday|midnight)$", re.I)
+_THAT = re.compile(r"^(?:it|that|this|that one|this one|the last one|the last reminder|that reminder|this reminder)$",
+                   re.I)
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+            "nine": 9, "ten": 10, "half an": 0.5, "a couple of": 2, "a few": 3}
+# "two days before the budget report is due": a reminder set relative to an event.
+_RELATIVE = re.compile(
+    r"^(?P<task>.*?)\s*\b(?P<n>\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|half an|a couple of|a few)\s+"
+    r"(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?)\s+(?P<dir>before|ahead of|prior to|after)\s+(?P<event>.+)$"
+    r"|^(?P<task2>.*?)\s*\bthe\s+(?P<unit2>day|night|week|morning|evening)\s+(?P<dir2>before|after)\s+(?P<event2>.+)$",
+    re.I)
+# "the oven one", "the dentist reminder": a reminder named with nothing to do with it.
+_NAMED_ONLY = re.compile(r"^\W*(?:the\s+)?(?P<what>[\w'-]+(?:\s+[\w'-]+)?)\s+(?:one|reminder)\W*$", re.I)
+_EVENT_END = re.compile(r"\s+(?:is|are)\s+(?:due|on|at|happening)\b.*$|\s+(?:starts?|begins?|is)\s*$", re.I)
+# Words people use for the offline mode's commands, for spotting a typo of one ("remnd me", "snoze").
+COMMAND_WORDS = ("remind", "remember", "cancel", "snooze", "reschedule", "rename", "forget", "undo", "delete",
+                 "postpone", "reminder", "reminders")
+
+
 @dataclass
 class Reading:
-    intent: str  # remind | remind_no_time | remember | upcoming | recap | done | forget | question | help | chat
+    intent: str  # see the module docstring
     content: str = ""  # the task, the fact, the words naming a reminder, or the question
     when: str = ""  # the date or rule phrase as written
     due: datetime | None = None
     rule: Recurrence | None = None
-    target: int | None = None  # done / forget by id
+    target: int | None = None  # done / forget / a change by id
     link: str = "to"  # how the task reads after "remind you": to | about | that
     asks_when: bool = False
+    span: DaySpan | None = None  # the days a recap or an agenda is limited to
+    keep_day: bool = False  # move: the new time is a clock time only; the reminder keeps its day
+    shift: timedelta | None = None  # move by an amount ("push it back an hour")
+    new_text: str = ""  # rename: the new text
+    event: str = ""  # remind_relative: the event the reminder is relative to
+    offset: timedelta | None = None  # remind_relative: signed; due = event - offset
+    suggestion: str = ""  # near_miss: the message as it was probably meant
 
 
 def _schedule(phrase: str, now: datetime, zone: tzinfo) -> tuple[datetime, Recurrence | None] | None:
@@ -149,6 +207,184 @@ def _strip(text: str) -> str:
     return _TRAIL.sub("", text).strip()
 
 
+def _amount(number: str, unit: str) -> timedelta:
+    n = float(_NUMBERS.get(number.lower(), number)) if not number.isdigit() else float(number)
+    unit = unit.lower()
+    if unit.startswith("m"):
+        return timedelta(minutes=n)
+    if unit.startswith("h"):
+        return timedelta(hours=n)
+    if unit.startswith("d"):
+        return timedelta(days=n)
+    return timedelta(weeks=n)
+
+
+def naming(words: str) -> tuple[int | None, str]:
+    """(id, words) of how a message names a reminder: "33", "#33", "reminder 33" -> (33, ""); "the oven
+    reminder" -> (None, "oven"); "that" -> (None, "that")."""
+    words = " ".join(words.split()).strip(" ,.;:!?")
+    match = re.fullmatch(r"(?:the\s+)?(?:reminder\s+|number\s+|no\.?\s*)?#?(\d{1,12})", words, re.I)
+    if match:
+        return int(match.group(1)), ""
+    if _THAT.fullmatch(words):
+        return None, "that"
+    words = re.sub(r"^(?:the|my|our|a)\s+", "", words, flags=re.I)
+    # "tomorrow's dentist", "the dentist on friday": the day says which, the words say what.
+    words = re.sub(r"\b(?:today|tonight|tomorrow|(?:mon|tues|wednes|thurs|fri|satur|sun)day)(?:'s)?\b\s*", "", words,
+                   flags=re.I).strip()
+    words = re.sub(r"\s+(?:on|for|at)$", "", words, flags=re.I)
+    words = re.sub(r"^(?:reminder|reminders)\s+(?:to|about|for|of)\s+", "", words, flags=re.I)
+    words = re.sub(r"\s+(?:reminder|reminders|one|thing|task)$", "", words, flags=re.I)
+    words = re.sub(r"^(?:reminder|reminders)$", "", words, flags=re.I)
+    return None, words.strip()
+
+
+def _schedule_phrase(phrase: str, now: datetime, zone: tzinfo) -> tuple[datetime, Recurrence | None] | None:
+    """A new time for a reminder: like a due phrase in "remind me", and also "10am", "5 minutes"."""
+    phrase = re.sub(r"^for\s+", "", phrase.strip(" ,.;:-?!"), flags=re.I)
+    if _DURATION.match(phrase) and not phrase.lower().startswith(("in ", "for ")):
+        phrase = f"in {phrase}"
+    return _schedule(phrase, now, zone)
+
+
+def _duration(when: str, found: tuple | None, now: datetime) -> timedelta | None:
+    """How long a snooze is when it was said as a duration ("for 5 minutes"): a reminder not due yet
+    is put off by that much from its own time, not brought forward to now + 5 minutes."""
+    if found is None or not _DURATION.match(when.strip()):
+        return None
+    return found[0] - now
+
+
+def _change(core: str, now: datetime, zone: tzinfo) -> Reading | None:
+    """A change to a reminder: cancel, snooze, move (to a time or by an amount), rename, undo."""
+    if _UNDO.match(core):
+        return Reading("undo")
+    match = _AGAIN.match(core)
+    if match:
+        when = " ".join(p for p in (match.group("sep"), match.group("when")) if p) or "in 10 minutes"
+        found = _schedule_phrase(when.removeprefix("for "), now, zone)
+        return Reading("snooze", "that", when, found[0] if found else None, shift=_duration(when, found, now))
+    match = _CANCEL_CMD.match(core)
+    if match:
+        target, words = naming(match.group("what"))
+        if words == "that" and not re.sub(r"^\W+", "", core.lower()).startswith("cancel"):
+            return None  # "drop it" is not a request to cancel a reminder; "cancel that" is
+        if target is not None or words:
+            return Reading("cancel", words, target=target)
+    match = _SNOOZE_CMD.match(core)
+    if match:
+        rest = match.group("what") or ""
+        when, found = "", None
+        split = _SNOOZE_WHEN.match(rest)
+        if split:
+            when = split.group("when")
+            found = _schedule_phrase(when if split.group("sep").lower() != "in" else f"in {when}", now, zone)
+            rest = split.group("what")  # read or not, what follows "for" / "until" is the time
+        if found is None and re.fullmatch(r"\d+\s*(?:minutes?|mins?|hours?|hrs?)", rest.strip(), re.I):
+            when, rest = rest, ""  # "snooze 10 minutes"
+            found = _schedule_phrase(when, now, zone)
+        target, words = naming(rest) if rest.strip() else (None, "that")
+        if not when:
+            when, found = "in 10 minutes", _schedule_phrase("in 10 minutes", now, zone)
+        return Reading("snooze", words or "that", when, found[0] if found else None, target=target,
+                       shift=_duration(when, found, now))
+    match = _RENAME_CMD.match(core)
+    if match:
+        target, words = naming(match.group("what"))
+        return Reading("rename", words, target=target, new_text=match.group("new").strip())
+    match = _MOVE_CMD.match(core)
+    if not match:
+        return None
+    verb, rest = match.group("verb").lower(), match.group("rest")
+    if verb in _LOOSE_VERBS and not re.match(r"^(?:#?\d+|it|that|this)\b|.*\breminder\b", rest, re.I):
+        return None
+    shift = _SHIFT.match(rest)
+    if shift and verb != "change":
+        amount = _amount(shift.group("n"), shift.group("unit"))
+        earlier = (shift.group("dir") or shift.group("dir2") or "").lower() in ("forward", "earlier")
+        if verb.startswith("bring"):
+            earlier = True
+        target, words = naming(shift.group("what"))
+        return Reading("move", words, target=target, shift=-amount if earlier else amount)
+    for separator in _MOVE_SEPARATORS.finditer(rest):
+        what, when = rest[:separator.start()], rest[separator.end():]
+        if separator.group(0).strip().lower() in ("at", "on"):
+            when = separator.group(0).strip() + " " + when
+        found = _schedule_phrase(when, now, zone)
+        if found is None or not what.strip():
+            continue
+        target, words = naming(what)
+        if not words and target is None:
+            continue
+        keep_day = bool(_TIME_ONLY.match(when.strip(" .!?")))
+        return Reading("move", words, when.strip(" .!?"), found[0], found[1], target=target, keep_day=keep_day)
+    if verb == "change":
+        parts = re.match(r"^(?:the\s+(?:text|name|wording)\s+of\s+)?(?P<what>.+?)\s+(?:to|into)\s+(?P<new>.+)$", rest,
+                         re.I)
+        if parts:
+            target, words = naming(parts.group("what"))
+            if target is not None or re.search(r"\b(reminder|one)\b", parts.group("what"), re.I):
+                return Reading("rename", words, target=target, new_text=parts.group("new").strip(" .!"))
+    if verb in ("move", "reschedule", "postpone", "push", "delay"):
+        # A move with no time it could read ("move the dentist"): asked about, never acted on.
+        target, words = naming(re.split(r"\s+(?:to|until|till|for|at|on)\s+", rest, maxsplit=1)[0])
+        if target is not None or words == "that" or stems(words):
+            return Reading("move", words, target=target)
+    return None
+
+
+def _relative(after: str, now: datetime, zone: tzinfo) -> Reading | None:
+    """ "remind me two days before the budget report is due to review the numbers"."""
+    match = _RELATIVE.match(after)
+    if match is None:
+        return None
+    if match.group("event"):
+        task, event, before = match.group("task"), match.group("event"), match.group("dir").lower() != "after"
+        offset = _amount(match.group("n"), match.group("unit"))
+    else:
+        task, event, before = match.group("task2"), match.group("event2"), match.group("dir2").lower() != "after"
+        offset = {"week": timedelta(weeks=1)}.get(match.group("unit2").lower(), timedelta(days=1))
+    link = "to"
+    if not task.strip():
+        # The task follows the event: "... before the trip to Rome to book a taxi" (the last "to").
+        splits = list(re.finditer(r"\s+(to|that|about)\s+", event, re.I))
+        if not splits:
+            return Reading("remind_relative", "", event=event.strip(" .?!"), offset=offset if before else -offset)
+        cut = splits[-1]
+        task, event, link = event[cut.end():], event[:cut.start()], cut.group(1).lower()
+    else:
+        task, link = _task(task.split())
+    when, event_due = "", None
+    words = event.split()
+    for start in range(1, len(words)):
+        found = _schedule(" ".join(words[start:]), now, zone)
+        if found is not None and found[1] is None:
+            when, event_due, event = " ".join(words[start:]), found[0], " ".join(words[:start])
+            break
+    event = _EVENT_END.sub("", event.strip(" .?!,")).strip()
+    signed = offset if before else -offset
+    due = event_due - signed if event_due is not None else None
+    return Reading("remind_relative", _TRAIL.sub("", task).strip(" ,.;:-?!"), when, due, link=link, event=event,
+                   offset=signed)
+
+
+def near_miss(core: str) -> str:
+    """The message with a misspelt command word put right ("remnd me to ..." -> "remind me to ..."), or ""."""
+    words = core.split()
+    for index, word in enumerate(words[:2]):
+        bare = word.lower().strip(",.:;!?")
+        if bare == "remindme":
+            return " ".join(words[:index] + ["remind me"] + words[index + 1:])
+        if len(bare) < 4 or bare in COMMAND_WORDS:
+            continue
+        close = difflib.get_close_matches(bare, COMMAND_WORDS, n=1, cutoff=0.8)
+        if not close and len(bare) == 4 and sorted(bare) == sorted("undo"):
+            close = ["undo"]
+        if close:
+            return " ".join(words[:index] + [close[0]] + words[index + 1:])
+    return ""
+
+
 def read_message(text: str, now: datetime, zone: tzinfo) -> Reading:
     """What `text` asks for; any message gets a Reading (the last resort is "chat")."""
     raw = " ".join(text.split())
@@ -158,12 +394,18 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Reading:
     if _HELP.match(core):
         return Reading("help")
     if is_recap_query(raw):
-        return Reading("recap")
+        return Reading("recap", span=day_span(raw, now, zone, past=True))
     if _UPCOMING.search(core) and not re.match(r"^\W*(remind me (to|about|at|on|in|every)|set a reminder)", core, re.I):
-        return Reading("upcoming")
+        return Reading("upcoming", span=day_span(raw, now, zone, past=False))
+    change = _change(core, now, zone)
+    if change is not None:
+        return change
     trigger = _REMIND_TRIGGER.search(core)
     if trigger and not re.match(r"^\W*remind me (of|what)\b", core[trigger.start():], re.I):
         before, after = core[:trigger.start()].strip(" ,.;:-"), core[trigger.end():]
+        relative = _relative(after, now, zone)
+        if relative is not None:
+            return relative
         task, link, when, found = split_task_and_time(after, now, zone)
         if found is None and before:
             found = _schedule(before, now, zone)  # "at 5pm remind me to call Bob"
@@ -173,14 +415,12 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Reading:
         return Reading("remind", task, when, found[0], found[1], link=link)
     match = _FORGET.match(core)
     if match:
-        what = match.group("what").lstrip("#")
-        return Reading("forget", what, target=int(what) if what.isdigit() else None)
+        target, words = naming(match.group("what"))
+        return Reading("forget", words if target is None else str(target), target=target)
     match = _DONE.match(core)
     if match and not _QUESTION_START.match(core):
-        what = (match.group("what") or match.group("what2") or match.group("what3") or "").strip()
-        what = re.sub(r"^(the\s+)?(reminder\s+)?#?", "", what, flags=re.I) if re.match(
-            r"^(the\s+)?(reminder\s+)?#?\d+$", what, re.I) else what
-        return Reading("done", what, target=int(what) if what.isdigit() else None)
+        target, words = naming((match.group("what") or match.group("what2") or match.group("what3") or "").strip())
+        return Reading("done", words if target is None else str(target), target=target)
     match = _REMEMBER.match(core)
     if match and not re.match(r"^\W*remember\s+(when|what|where|who|how|if|whether)\b", core, re.I):
         return Reading("remember", match.group("what").strip())
@@ -188,6 +428,12 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Reading:
         return Reading("chat", raw)
     if raw.rstrip().endswith("?") or _QUESTION_START.match(core):
         return Reading("question", raw.strip(), asks_when=asks_when(core))
+    suggestion = near_miss(core)
+    if suggestion:
+        return Reading("near_miss", raw, suggestion=suggestion)
+    match = _NAMED_ONLY.match(core)
+    if match:
+        return Reading("near_miss", match.group("what"))
     return Reading("chat", raw)
 
 

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.runtime import Runtime
-from memory import episodes, memories
+from memory import episodes, memories, supersession
 from memory.search import STOPWORDS
 from memory.time.references import with_dates
+from memory.words import normalised, stems
 
 # Words that say how a question is asked, not what it is about.
 _QUESTION_WORDS = frozenset("""what whats when where who whom whose which why how is are was were do does did can
@@ -28,19 +29,34 @@ TYPE_RANK = {"memory": 0, "summary": 1, "message": 2, "episode": 3}
 MIN_RELEVANCE = 0.5  # share of the question's content words a statement must contain
 
 
+# Words for one kind of thing, asked about in one and said in another ("when do I meet Karolina?" /
+# "prepare notes for the 1:1 with Karolina"): each group counts as its first word.
+_CONCEPTS = [frozenset({"meet", "1on1", "appointment", "sync", "standup"})]
+_CONCEPT_OF = {word: sorted(group)[0] for group in _CONCEPTS for word in group}
+
+
 def content_words(text: str) -> set[str]:
     """Lower-cased stems of the words that carry meaning ("birthdays" and "birthday" meet)."""
-    stems = set()
-    for word in re.findall(r"[\w']+", text.lower()):
-        word = word.removesuffix("'s").strip("'")
-        if len(word) < 2 or word in _QUESTION_WORDS:
-            continue
-        for suffix in ("ies", "es", "s", "ing", "ed"):
-            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-                word = word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-                break
-        stems.add(word)
-    return stems
+    return stems(text, _QUESTION_WORDS)
+
+
+def topic_words(text: str) -> set[str]:
+    """What a text is about, for matching an answer to a question: content_words with the spellings of
+    one thing made one ("1:1", "one-on-one") and words for one kind of thing counted as one."""
+    return {_CONCEPT_OF.get(w, w) for w in stems(normalised(text), _QUESTION_WORDS)}
+
+
+def search_words(text: str) -> list[str]:
+    """Words to look a question up by in the keyword index: its own, and those its topic words stand
+    for ("one-on-one" is looked up as "1", "meet" as "meeting" too)."""
+    words = [w for w in re.findall(r"\w+", text.lower()) if w not in _QUESTION_WORDS and len(w) > 1]
+    for concept in topic_words(text):
+        for group in _CONCEPTS:
+            if concept in {_CONCEPT_OF[w] for w in group}:
+                words += ["1", "meeting", "appointment"]
+    if "1on1" in normalised(text).lower():
+        words.append("1")
+    return list(dict.fromkeys(words))
 
 
 def _flat(text: str) -> str:
@@ -67,6 +83,13 @@ class Evidence:
     role: str | None = None  # for messages: user | assistant
     time_refs: list[dict[str, str]] = field(default_factory=list)
     private: bool = False
+    due_at: str | None = None  # a memory that is a reminder: its due instant
+    superseded_by: int | None = None  # a memory restated since with a new value: the newer one's id
+
+    @property
+    def is_statement(self) -> bool:
+        """Something the user told (a memory that is not a reminder), as opposed to a task or a message."""
+        return self.type == "memory" and self.due_at is None
 
     def source(self) -> dict[str, Any]:
         return {"type": self.type, "id": self.id, "content": self.content, "created_at": self.created_at}
@@ -85,10 +108,13 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
     search ranked, in its order, since in conversation the answer often shares no word with the
     question and is found through the turn before it.
     """
-    wanted = content_words(question)
+    wanted = topic_words(question)
     if not wanted:
         return []
-    hits = runtime.searcher.search(question, limit=max(limit * 3, 30), mode=mode,
+    # Words the question stands for but does not contain ("one-on-one" is written "1:1") are looked up too.
+    asked = set(re.findall(r"\w+", question.lower()))
+    extra = [w for w in search_words(question) if w not in asked]
+    hits = runtime.searcher.search(" ".join([question, *extra]), limit=max(limit * 3, 30), mode=mode,
                                    types=("memory", "message", "summary"), touch=False)
     messages = episodes.messages_by_id(runtime.store, [h.id for h in hits if h.type == "message"])
     by_id = {m.id: m for m in memories.memories_by_id(runtime.store, [h.id for h in hits if h.type == "memory"])}
@@ -97,7 +123,7 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
     # Memories first, so a memory is kept over the message that asked for it (the rank stays).
     ordered = sorted(enumerate(hits), key=lambda item: item[1].type != "memory")
     for rank, hit in ordered:
-        role, refs, private = None, [], False
+        role, refs, private, due = None, [], False, None
         if hit.type == "message":
             message = messages.get(hit.id)
             if message is None or hit.id in exclude_message_ids:
@@ -106,20 +132,62 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
             if role == "assistant" and strict:  # shown as an answer, its own words would repeat a memory
                 continue
         elif hit.type == "memory" and hit.id in by_id:
-            refs, private = by_id[hit.id].time_refs, by_id[hit.id].private
+            memory = by_id[hit.id]
+            refs, private, due = memory.time_refs, memory.private, memory.due_at
         if is_question(hit.content) or _SMALL_TALK.match(hit.content):
             continue  # a question never answers itself
-        relevance = len(wanted & content_words(hit.content)) / len(wanted)
+        relevance = len(wanted & topic_words(hit.content)) / len(wanted)
         if strict and relevance < MIN_RELEVANCE:
             continue
         flat = _flat(hit.content)
         if any(flat in seen or seen in flat for seen in kept):
             continue  # "remember that X" said and X remembered: one piece of evidence, not two
         kept.append(flat)
-        evidence = Evidence(hit.type, hit.id, hit.content, hit.created_at, round(relevance, 3), role, refs, private)
-        found.append(((-relevance, TYPE_RANK[hit.type], rank) if strict else (rank,), evidence))
+        evidence = Evidence(hit.type, hit.id, hit.content, hit.created_at, round(relevance, 3), role, refs, private,
+                            due)
+        # The assistant's own words rank below what the user said and remembered, whatever the search
+        # made of them: they only ever repeat it.
+        own = role == "assistant"
+        found.append(((own, -relevance, TYPE_RANK[hit.type], rank) if strict else (own, rank), evidence))
     found.sort(key=lambda item: item[0])
-    return [evidence for _, evidence in found[:limit]]
+    return newest_first(runtime, [evidence for _, evidence in found])[:limit]
+
+
+def newest_first(runtime: Runtime, found: list[Evidence]) -> list[Evidence]:
+    """Each fact restated since with a new value gives its place to the newest statement of it, and
+    follows it as older (SPEC F7: the newest comes first, the older one only as older)."""
+    store = runtime.store
+    links = supersession.superseded_by(store, [e.id for e in found if e.type == "memory"])
+    if not links:
+        return found
+    heads = {e.id: supersession.current(store, e.id) for e in found if e.type == "memory" and e.id in links}
+    fetched = {m.id: m for m in memories.memories_by_id(store, sorted(set(heads.values())))}
+    present = {e.id for e in found if e.type == "memory"}
+    out: list[Evidence] = []
+    placed: set[int] = set()
+    for evidence in found:
+        if evidence.type == "memory" and evidence.id in placed:
+            continue
+        head = heads.get(evidence.id) if evidence.type == "memory" else None
+        if head is None or head not in fetched:
+            out.append(evidence)
+            if evidence.type == "memory":
+                placed.add(evidence.id)
+            continue
+        if head not in placed:
+            newer = next((e for e in found if e.type == "memory" and e.id == head), None) if head in present else None
+            if newer is None:
+                m = fetched[head]
+                newer = Evidence("memory", m.id, m.content, m.created_at, evidence.relevance, None, m.time_refs,
+                                 m.private, m.due_at)
+            else:
+                newer.relevance = max(newer.relevance, evidence.relevance)
+            out.append(newer)
+            placed.add(head)
+        evidence.superseded_by = links[evidence.id]
+        out.append(evidence)
+        placed.add(evidence.id)
+    return out
 
 
 def told_when(runtime: Runtime, evidence: Evidence) -> str:

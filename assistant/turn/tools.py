@@ -7,6 +7,7 @@ id is a ToolError whose message goes back to the model as a tool error, never up
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -136,8 +137,11 @@ def remember(runtime: Runtime,
 def update_memory(runtime: Runtime, id: int,  # noqa: A002 - the name the model sees
                   reminded_at: Annotated[str | None, Field(description="\"now\" or an ISO 8601 instant.")] = None,
                   due_at: str | None = None, content: str | None = None, done: bool | None = None) -> ToolOutcome:
-    memory = reminders.update_memory(runtime.store, id, reminded_at=reminded_at, due_at=due_at, content=content,
-                                     done=done, allow_past=False)
+    action = "done" if done else "edit" if due_at and content else "move" if due_at else "rename" if content else None
+    # A change the user may want back is recorded, so "undo" (the chat, ctrl+z, a later process) can put it back.
+    with reminders.recorded(runtime.store, id, action) if action else contextlib.nullcontext():
+        memory = reminders.update_memory(runtime.store, id, reminded_at=reminded_at, due_at=due_at, content=content,
+                                         done=done, allow_past=False)
     state = " (done)" if memory.done_at else ""
     if due_at not in (None, "") and not memory.done_at:
         state += _past(runtime, memory)
@@ -175,7 +179,8 @@ def recall_recent_tool(runtime: Runtime,
 
 @tool("Delete a memory for good. Only when the user asks.")
 def forget(runtime: Runtime, id: int) -> ToolOutcome:  # noqa: A002 - the name the model sees
-    memory = memories.forget(runtime.store, id)
+    with reminders.recorded(runtime.store, id, "forget"):  # a reminder can be brought back by undo
+        memory = memories.forget(runtime.store, id)
     # Only the number: the reply is stored, and repeating what was forgotten would keep it.
     return ToolOutcome(f"Forgot #{memory.id}", f"forgot #{memory.id}", _changed(memory), memory.to_json())
 
@@ -237,3 +242,18 @@ def opening_line(text: str, width: int = 160) -> str:
     """One line of a message for a list: whitespace folded, cut at `width` characters."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[:width - 1].rstrip() + "…"
+
+
+_UNDONE = {"done": "is open again", "snooze": "is no longer snoozed", "move": "is back at its earlier time",
+           "cancel": "is back", "forget": "is back", "rename": "has its earlier words back",
+           "edit": "is back as it was"}
+
+
+def undo_text(runtime: Runtime, undone: reminders.UndoneChange | None) -> str:
+    """ "Undone: #5 check the oven is back (due Sun Nov 22 18:00)." (or that there is nothing to undo)."""
+    if undone is None:
+        return "Nothing to undo: no reminder change is recorded."
+    memory = undone.memory
+    state = "done" if memory.done_at else f"due {runtime.clock.short(memory.due_at)}" if memory.due_at else "kept"
+    rule = f", {memory.rule.describe()}" if memory.recurrence else ""
+    return f"Undone: #{memory.id} {memory.content} {_UNDONE.get(undone.action, 'is back')} ({state}{rule})."

@@ -1,0 +1,286 @@
+"""Issue 23: reminders changed from the chat (cancel, move, snooze, change N, rename, undo), the last
+change recorded in the store (so undo works from a later command, another process, after a restart,
+and brings the reminder back with its id), near misses that act on nothing, reminders relative to an
+event. Clock: Sunday 22 Nov 2026 14:00 UTC."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from assistant.offline.reply import OfflineProvider
+from assistant.turn.agent import Agent
+from assistant.turn.tools import execute_tool
+from memory import memories, reminders
+from tests.conftest import make_runtime
+from tests.test_offline import say
+
+
+@pytest.fixture
+def agent(tmp_path):
+    rt = make_runtime(tmp_path)
+    yield Agent(rt, OfflineProvider(rt))
+    rt.close()
+
+
+def snapshot(store) -> list[tuple]:
+    rows = store.query("SELECT id, content, due_at, done_at, reminded_at FROM knowledge ORDER BY id")
+    return [tuple(r) for r in rows]
+
+
+def remind(store, content, due):
+    return memories.remember(store, content, due_at=due)
+
+
+async def test_cancel_by_words_then_undo_brings_it_back_with_its_id(agent):
+    store = agent.runtime.store
+    oven = remind(store, "check the oven", "2026-11-22T18:00:00+00:00")
+    remind(store, "call the dentist", "2026-11-27T09:00:00+00:00")
+    answer, calls = await say(agent, "cancel the oven reminder")
+    assert [c.name for c in calls] == ["forget"] and answer == (
+        'Cancelled: check the oven (#1) (say "undo" to put it back).')
+    assert [m.content for m in (r.memory for r in reminders.list_open_reminders(store))] == ["call the dentist"]
+    answer, _ = await say(agent, "undo")
+    assert answer == "Undone: #1 check the oven is back (due Sun Nov 22 18:00)."
+    back = memories.get_memory(store, oven.id)
+    assert (back.id, back.content, back.due_at, back.created_at) == (oven.id, oven.content, oven.due_at,
+                                                                     oven.created_at)
+    answer, _ = await say(agent, "undo")
+    assert answer == "Nothing to undo: no reminder change is recorded."
+
+
+async def test_move_keeps_the_day_when_only_a_time_is_given(agent):
+    store = agent.runtime.store
+    dentist = remind(store, "call the dentist", "2026-11-27T09:00:00+00:00")
+    answer, _ = await say(agent, "move the dentist call to 10am")
+    assert memories.get_memory(store, dentist.id).due_at == "2026-11-27T10:00:00+00:00"
+    assert answer == 'Moved: call the dentist to Fri Nov 27 10:00 (#1) (say "undo" to put it back).'
+    await say(agent, "reschedule 1 to tomorrow at 7:30am")
+    assert memories.get_memory(store, dentist.id).due_at == "2026-11-23T07:30:00+00:00"
+    await say(agent, "push the dentist back an hour")
+    assert memories.get_memory(store, dentist.id).due_at == "2026-11-23T08:30:00+00:00"
+    await say(agent, "undo")
+    assert memories.get_memory(store, dentist.id).due_at == "2026-11-23T07:30:00+00:00"
+
+
+async def test_snooze_change_n_and_rename(agent):
+    store = agent.runtime.store
+    laundry = remind(store, "take the laundry out", "2026-11-22T13:55:00+00:00")
+    answer, _ = await say(agent, "snooze the laundry for 5 minutes")
+    assert memories.get_memory(store, laundry.id).due_at == "2026-11-22T14:05:00+00:00"
+    assert answer.startswith("Snoozed: take the laundry out to Sun Nov 22 14:05 (#1)")
+    await say(agent, "change 1 to tomorrow at 7am")
+    assert memories.get_memory(store, laundry.id).due_at == "2026-11-23T07:00:00+00:00"
+    answer, _ = await say(agent, "rename 1 to hang the laundry")
+    assert memories.get_memory(store, laundry.id).content == "hang the laundry"
+    assert answer == 'Renamed #1: hang the laundry, due Mon Nov 23 07:00 (say "undo" to put it back).'
+    answer, _ = await say(agent, "undo")
+    assert answer == "Undone: #1 take the laundry out has its earlier words back (due Mon Nov 23 07:00)."
+    assert memories.get_memory(store, laundry.id).content == "take the laundry out"
+
+
+async def test_snoozing_a_reminder_not_due_yet_puts_it_off_from_its_own_time(agent):
+    store = agent.runtime.store
+    laundry = remind(store, "take the laundry out", "2026-11-22T14:45:00+00:00")
+    answer, _ = await say(agent, "snooze the laundry for 5 minutes")
+    assert memories.get_memory(store, laundry.id).due_at == "2026-11-22T14:50:00+00:00"  # not 14:05
+    await say(agent, "snooze it until 6pm")
+    assert memories.get_memory(store, laundry.id).due_at == "2026-11-22T18:00:00+00:00"
+
+
+async def test_snooze_that_after_a_reminder_was_named(agent):
+    store = agent.runtime.store
+    remind(store, "stretch", "2026-11-22T13:00:00+00:00")
+    await say(agent, "remind me to check the oven at 2:30pm")
+    answer, _ = await say(agent, "snooze that for 10 minutes")
+    assert memories.get_memory(store, 2).due_at == "2026-11-22T14:40:00+00:00"  # the one named last, not #1
+    assert memories.get_memory(store, 1).due_at == "2026-11-22T13:00:00+00:00"
+
+
+async def test_an_ambiguous_target_lists_the_candidates_and_changes_nothing(agent):
+    store = agent.runtime.store
+    remind(store, "call mom", "2026-11-23T18:00:00+00:00")
+    remind(store, "call the bank", "2026-11-23T10:00:00+00:00")
+    before = snapshot(store)
+    for text in ("cancel the call", "move call to 6pm", "snooze call for 5 minutes", "rename call to ring"):
+        answer, calls = await say(agent, text)
+        assert calls == [] and answer.startswith("Which one did you mean? Say its number (nothing was changed):")
+        assert "#1 call mom" in answer and "#2 call the bank" in answer
+    assert snapshot(store) == before
+    answer, calls = await say(agent, "2")  # one of the numbers offered: the last request acts on it
+    assert [c.name for c in calls] == ["update_memory"]
+    assert memories.get_memory(store, 2).content == "ring"
+
+
+async def test_a_number_that_was_not_offered_changes_nothing(agent):
+    store = agent.runtime.store
+    remind(store, "call mom", "2026-11-23T18:00:00+00:00")
+    remind(store, "call the bank", "2026-11-23T10:00:00+00:00")
+    remind(store, "water the plants", "2026-11-23T10:00:00+00:00")
+    await say(agent, "done with call")
+    before = snapshot(store)
+    answer, calls = await say(agent, "3")
+    assert calls == [] and answer.startswith("Which one did you mean? #3 is not one of these")
+    assert snapshot(store) == before
+    answer, calls = await say(agent, "the bank one")
+    assert [c.name for c in calls] == ["update_memory"] and memories.get_memory(store, 2).done_at
+
+
+async def test_forget_by_words(agent):
+    store = agent.runtime.store
+    await say(agent, "remember that the wifi password is hunter22")
+    answer, calls = await say(agent, "forget the wifi password")
+    assert [c.name for c in calls] == ["forget"] and answer == "Forgot #1." and memories.count_memories(store) == 0
+    memories.remember(store, "the wifi password at the office is apple")
+    memories.remember(store, "the wifi password for guests is pear")
+    answer, calls = await say(agent, "forget the wifi password")
+    assert calls == [] and answer.startswith("Which one did you mean? Say its number (nothing was forgotten yet):")
+    assert "#2 the wifi password at the office is apple" in answer and "#3 the wifi password for guests" in answer
+    answer, calls = await say(agent, "#3")
+    assert [c.name for c in calls] == ["forget"] and [m.id for m in memories.matching(store, ["wifi"])] == [2]
+    answer, calls = await say(agent, "forget the garage code")
+    assert calls == [] and answer == 'I have nothing in memory matching "garage code", so nothing was forgotten.'
+
+
+async def test_cancel_by_number_refuses_a_memory_that_is_not_a_reminder(agent):
+    store = agent.runtime.store
+    memories.remember(store, "the boiler code is 4471")
+    answer, calls = await say(agent, "cancel 1")
+    assert calls == [] and answer == '#1 is a note, not a reminder; to delete it say "forget 1".'
+    assert memories.count_memories(store) == 1
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("remnd me to call bob in 10 min", 'Did you mean "remind me to call bob in 10 min"?'),
+    ("snoze the laundry", 'Did you mean "snooze the laundry"?'),
+    ("cancle the oven reminder", 'Did you mean "cancel the oven reminder"?'),
+    ("udno", 'Did you mean "undo"?'),
+])
+async def test_typos_get_a_short_reply_that_acts_on_nothing(agent, text, expected):
+    store = agent.runtime.store
+    remind(store, "take the laundry out", "2026-11-22T18:00:00+00:00")
+    before = snapshot(store)
+    answer, calls = await say(agent, text)
+    assert calls == [] and answer.startswith(expected) and "nothing was changed" in answer
+    assert "change them (done, cancel, move, snooze, rename, undo)" in answer
+    assert "No chat model is configured" not in answer and snapshot(store) == before
+
+
+async def test_yes_to_a_suggestion_does_it(agent):
+    await say(agent, "remnd me to call bob in 10 min")
+    answer, calls = await say(agent, "yes")
+    assert [c.name for c in calls] == ["remember"]
+    assert answer == "Okay, I'll remind you to call bob on Sun Nov 22 14:10 (#1)."
+
+
+async def test_a_reminder_named_with_nothing_to_do_lists_what_can_be_done(agent):
+    store = agent.runtime.store
+    remind(store, "check the oven", "2026-11-22T18:00:00+00:00")
+    before = snapshot(store)
+    answer, calls = await say(agent, "the oven one")
+    assert calls == [] and snapshot(store) == before
+    assert answer.startswith("What should I do with it?\n- #1 check the oven (DUE Sun Nov 22 18:00)")
+    assert '"snooze 1 for 10 minutes"' in answer and '"cancel 1"' in answer
+
+
+async def test_the_no_model_reply_points_to_what_works(agent):
+    answer, _ = await say(agent, "I had a long day")
+    assert "without a chat model" in answer and "change them (done, cancel, move, snooze, rename, undo)" in answer
+    answer, _ = await say(agent, "help")
+    assert "move the dentist call to 10am" in answer and "undo" in answer
+
+
+# -- undo recorded in the store -------------------------------------------------------------------
+
+async def test_undo_works_after_a_restart_and_for_every_writer(tmp_path, cli):
+    """The CLI, the model's tools and the offline mode record the change; any of them undoes it."""
+    cli("remember", "call mom", "--due", "2026-11-23T18:00:00+00:00")
+    cli("remember", "water the plants", "--due", "every Sunday at 6pm")
+    assert cli("forget", "1")[0] == 0
+    code, out, _ = cli("undo")
+    assert code == 0 and out.strip() == "Undone: #1 call mom is back (due Mon Nov 23 18:00)."
+    cli("snooze", "1", "2026-11-24T09:00:00+00:00")
+    cli("done", "2")  # a repeating one: this occurrence done, the series moved on
+    code, out, _ = cli("undo", "--json")
+    undone = json.loads(out)
+    assert undone["undone"] == "done" and undone["memory"]["due_at"] == "2026-11-22T18:00:00+00:00"
+    assert cli("reminders", "--json")[1].count('"done_at": null') == 2
+    cli("update", "1", "--due", "2026-11-30T09:00:00+00:00")
+    # A later process, another front end: the chat of the offline mode undoes the CLI's change.
+    rt = make_runtime(tmp_path)
+    agent = Agent(rt, OfflineProvider(rt))
+    answer, _ = await say(agent, "undo")
+    assert answer == "Undone: #1 call mom is back at its earlier time (due Tue Nov 24 09:00)."
+    # The model's tools record too.
+    execute_tool(rt, "update_memory", {"id": 1, "done": True})
+    execute_tool(rt, "update_memory", {"id": 1, "reminded_at": "now"})  # bookkeeping: not a change to undo
+    assert reminders.undo_last_change(rt.store).action == "done"
+    execute_tool(rt, "forget", {"id": 2})
+    rt.close()
+    code, out, _ = cli("undo")
+    assert out.strip() == "Undone: #2 water the plants is back (due Sun Nov 22 18:00, every Sun)."
+    assert cli("undo")[1].strip() == "Nothing to undo: no reminder change is recorded."
+
+
+def test_only_the_last_change_is_kept_and_a_failed_change_keeps_the_record(store):
+    a = memories.remember(store, "call mom", due_at="2026-11-23T18:00:00+00:00")
+    b = memories.remember(store, "pay rent", due_at="2026-11-27T10:00:00+00:00")
+    with reminders.recorded(store, a.id, "done"):
+        reminders.mark_done(store, a.id)
+    with reminders.recorded(store, b.id, "snooze"):
+        reminders.snooze(store, b.id, "2026-11-28T10:00:00+00:00")
+    assert store.one("SELECT count(*) FROM reminder_changes")[0] == 1
+    with pytest.raises(Exception), reminders.recorded(store, a.id, "snooze"):
+        reminders.snooze(store, a.id, "2026-11-29T10:00:00+00:00")  # done already: refused
+    assert reminders.last_change(store)["memory_id"] == b.id
+    assert reminders.undo_last_change(store).memory.due_at == "2026-11-27T10:00:00+00:00"
+    assert memories.get_memory(store, a.id).done_at is not None  # the first change was not the last one
+
+
+def test_a_note_is_not_recorded(store):
+    note = memories.remember(store, "the boiler code is 4471")
+    assert reminders.record_change(store, note.id, "forget") is False
+    assert reminders.last_change(store) is None
+
+
+# -- reminders relative to an event ----------------------------------------------------------------
+
+async def test_relative_to_an_event_with_a_known_date(agent):
+    store = agent.runtime.store
+    remind(store, "submit the budget report", "2026-12-10T17:00:00+00:00")
+    answer, calls = await say(agent, "remind me two days before the budget report is due to review the numbers")
+    [r] = [r for r in reminders.list_open_reminders(store, 30) if r.memory.id == 2]
+    assert (r.memory.content, r.memory.due_at) == ("review the numbers", "2026-12-08T17:00:00+00:00")
+    assert answer.startswith("Okay, I'll remind you to review the numbers on Tue Dec 8 17:00, two days before "
+                             "submit the budget report (#1, Thu Dec 10 17:00)")
+
+
+async def test_relative_to_an_event_dated_in_the_message_or_in_a_memory(agent):
+    store = agent.runtime.store
+    await say(agent, "remind me to book a taxi the day before the trip to Rome on Dec 12 at 8am")
+    assert (memories.get_memory(store, 1).content, memories.get_memory(store, 1).due_at) == (
+        "book a taxi", "2026-12-11T08:00:00+00:00")
+    memories.remember(store, "the offsite is on Dec 3 at 9am")
+    await say(agent, "remind me a week before the offsite to send the agenda")
+    assert (memories.get_memory(store, 3).content, memories.get_memory(store, 3).due_at) == (
+        "send the agenda", "2026-11-26T09:00:00+00:00")
+
+
+async def test_relative_to_an_unknown_event_asks_for_its_date_and_never_stores_the_phrase(agent):
+    store = agent.runtime.store
+    answer, calls = await say(agent, "remind me two days before the budget report is due to review the numbers")
+    assert calls == [] and memories.count_memories(store) == 0
+    assert answer == ("When is the budget report? Then I'll remind you two days before it to review the numbers.")
+    answer, calls = await say(agent, "Dec 10 at 5pm")
+    [m] = [memories.get_memory(store, 1)]
+    assert (m.content, m.due_at) == ("review the numbers", "2026-12-08T17:00:00+00:00")
+    assert "two days before the budget report" in answer
+
+
+async def test_relative_to_an_event_already_too_close_asks_when(agent):
+    store = agent.runtime.store
+    remind(store, "the budget review", "2026-11-23T10:00:00+00:00")
+    answer, calls = await say(agent, "remind me two days before the budget review to check the numbers")
+    assert calls == [] and "has already passed" in answer and "When should I remind you to check the numbers?" in answer
+    await say(agent, "tonight at 8")
+    assert memories.get_memory(store, 2).content == "check the numbers"

@@ -1,0 +1,91 @@
+"""Write-time supersession without a model (issue 23, SPEC F6/F7): a fact restated with a new value
+links the older one, with the records the consolidation judge writes; conservative on purpose."""
+from __future__ import annotations
+
+import pytest
+
+from memory import memories, supersession
+from memory.supersession import read_statement, restates
+
+
+def links(store) -> dict[int, int]:
+    return {r[0]: r[1] for r in store.query("SELECT memory_id, superseded_by FROM memory_meta "
+                                            "WHERE superseded_by IS NOT NULL")}
+
+
+def test_a_changed_value_supersedes_the_older_fact_with_the_judges_records(store):
+    old = memories.remember(store, "the door code for the building is 5829")
+    memories.remember(store, "the gym locker code is 1111")
+    new = memories.remember(store, "the building door code changed to 7731")
+    assert links(store) == {old.id: new.id}
+    [edge] = store.query("SELECT source_id, target_id, edge_type, weight, reason, run_id FROM edges")
+    assert tuple(edge) == (new.id, old.id, "supersedes", supersession.WEIGHT, supersession.REASON, None)
+    assert supersession.current(store, old.id) == new.id
+    assert [r["id"] for r in supersession.replaced(store, new.id)] == [old.id]
+    assert supersession.value_of("the door code for the building is 5829") == "5829"
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("the door code is 5829", "the door code is now 7731"),
+    ("the door code is 5829", "actually, the door code is 7731"),
+    ("my dentist is Dr Kim", "my new dentist is Dr Ruiz"),
+    ("Sara moved to Porto", "Sara moved to Lisbon"),
+    ("the wifi password is apple", "the wifi password is banana"),  # the same two-word subject, no marker
+    ("the dentist appointment is on Monday at 3", "the dentist appointment moved to Friday"),
+    ("my favourite colour is blue", "my favourite colour is green now"),
+])
+def test_restated_facts_are_linked(store, older, newer):
+    a = memories.remember(store, older)
+    b = memories.remember(store, newer)
+    assert links(store) == {a.id: b.id}
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("Bob is my brother", "Bob is a doctor"),  # one-word subject and no change word: both can be true
+    ("the team meeting is at 3", "the team meeting is in room 4"),  # values of different kinds
+    ("the door code is 5829", "the door code is 5829"),  # the same value said again
+    ("the door code is 5829", "what is the door code?"),  # a question restates nothing
+    ("the door code is 5829", "the gate code is 1234"),  # another subject
+    ("I like tea", "I like coffee"),  # no subject to speak of
+])
+def test_near_restatements_are_not_linked(store, older, newer):
+    memories.remember(store, older)
+    memories.remember(store, newer)
+    assert links(store) == {}
+
+
+def test_two_older_facts_that_could_be_meant_are_left_alone_unless_one_is_the_very_subject(store):
+    office = memories.remember(store, "the wifi password for the office is apple")
+    memories.remember(store, "the wifi password for the guest network is pear")
+    memories.remember(store, "the wifi password changed to banana")
+    assert links(store) == {}  # which one changed? Neither is guessed
+    kiwi = memories.remember(store, "the office wifi password changed to kiwi")
+    assert links(store) == {office.id: kiwi.id}
+
+
+def test_reminders_and_moods_are_never_superseded_at_write_time(store):
+    memories.remember(store, "call the dentist", due_at="2026-11-27T09:00:00+00:00")
+    memories.remember(store, "the dentist call is now at 10", kind="note")
+    memories.remember(store, "my mood is calm", kind="mood")
+    memories.remember(store, "my mood is now anxious", kind="mood")
+    assert links(store) == {}
+
+
+def test_a_chain_of_values_and_forgetting_the_newest(store):
+    first = memories.remember(store, "the door code is 1111")
+    second = memories.remember(store, "the door code changed to 2222")
+    third = memories.remember(store, "the door code changed to 3333")
+    assert links(store) == {first.id: second.id, second.id: third.id}
+    assert supersession.current(store, first.id) == third.id
+    memories.forget(store, third.id)
+    assert links(store) == {first.id: second.id} and supersession.current(store, first.id) == second.id
+
+
+def test_statement_reading():
+    assert read_statement("the building door code changed to 7731").subject == frozenset({"build", "door", "code"})
+    assert read_statement("the building door code changed to 7731").marked
+    assert not read_statement("the door code is 7731").marked
+    assert read_statement("remind me to call mom") is None
+    new, old = read_statement("the door code changed to 7731"), read_statement("the door code for the gym is 1")
+    assert restates(new, old)  # {door, code} is part of {door, code, gym}, with a change word
+    assert not restates(read_statement("the door code is 7731"), old)  # without one, the subject must be the same
