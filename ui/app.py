@@ -396,8 +396,8 @@ class AssistantApp(App[int]):
     def _desktop(self, items: list[ReminderView]) -> None:
         from ui.desktop import notify_desktop
 
-        for r in items[:3]:
-            notify_desktop("Reminder", f"{one_line(r.content, 200)} (due {r.when})")
+        for r in items[:3]:  # claimed in the store first: one per occurrence, with `assistant notify` or not
+            self.session.notify_desktop(r, notify_desktop)
 
     def _schedule(self, next_due: datetime | None) -> None:
         """One timer for the next due instant (not a poll each minute), so a notice comes on time."""
