@@ -3,8 +3,9 @@
 freedesktop Notifications (org.freedesktop.Notifications.Notify on the session bus) through jeepney,
 a pure-Python D-Bus client: importing it costs about 3 MB and 20-60 ms (desktop-notifier, on
 dbus-fast and asyncio, costs about 14 MB and 0.2 s, too much for a notifier that should stay
-small). Where D-Bus cannot be used, `notify-send` is tried when it is installed. No session bus is
-normal (a server, CI, an SSH session): the sender says so and nothing is raised.
+small). Where D-Bus cannot be used, `notify-send` is tried when it is installed, and on macOS
+`osascript` (Notification Center). No session bus is normal (a server, CI, an SSH session): the
+sender says so and nothing is raised.
 
 Text from storage is data: control characters are shown as symbols, lines folded, lengths bounded,
 and the body is escaped as markup where the server reads markup (servers read a subset of HTML, so
@@ -78,13 +79,15 @@ class DesktopSender:
 
     def available(self) -> bool:
         """Is there anything to try (a session bus, or notify-send)? Cheap: nothing is connected."""
-        return session_bus_address() is not None or shutil.which("notify-send") is not None
+        return session_bus_address() is not None or any(shutil.which(tool) for tool in ("notify-send", "osascript"))
 
     def check(self) -> Sent:
         """Can notifications be shown? Connects and asks the server its capabilities; sends nothing."""
         sent = self._send_dbus("", "", probe=True)
-        if not sent.ok and shutil.which("notify-send") is not None:
-            return Sent(True, via="notify-send")
+        if not sent.ok:
+            for tool in ("notify-send", "osascript"):
+                if shutil.which(tool) is not None:
+                    return Sent(True, via=tool)
         return sent
 
     def send(self, title: str, body: str) -> Sent:
@@ -94,8 +97,11 @@ class DesktopSender:
         sent = self._send_dbus(title, body)
         if sent.ok:
             return sent
-        fallback = _notify_send(self.app_name, title, body)
-        return fallback if fallback.ok else sent
+        for fallback in (_notify_send, _osascript):
+            tried = fallback(self.app_name, title, body)
+            if tried.ok:
+                return tried
+        return sent
 
     def _send_dbus(self, title: str, body: str, probe: bool = False) -> Sent:
         address = session_bus_address()
@@ -169,6 +175,25 @@ def _notify_send(app_name: str, title: str, body: str) -> Sent:
         return Sent(False, problem=f"notify-send failed ({exc})")
     return Sent(done.returncode == 0, via="notify-send",
                 problem="" if done.returncode == 0 else f"notify-send failed (exit {done.returncode})")
+
+
+# The text goes in as arguments of the script, never into its source: nothing in it is read as AppleScript.
+_APPLESCRIPT = ["-e", "on run argv", "-e", "display notification (item 2 of argv) with title (item 1 of argv)",
+                "-e", "end run"]
+
+
+def _osascript(app_name: str, title: str, body: str) -> Sent:
+    """macOS, which has no freedesktop notification server: Notification Center through osascript."""
+    exe = shutil.which("osascript")
+    if exe is None:
+        return Sent(False, problem="osascript is not installed")
+    try:
+        done = subprocess.run([exe, *_APPLESCRIPT, title, body], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=REPLY_TIMEOUT, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return Sent(False, problem=f"osascript failed ({exc})")
+    return Sent(done.returncode == 0, via="osascript",
+                problem="" if done.returncode == 0 else f"osascript failed (exit {done.returncode})")
 
 
 def notify_desktop(title: str, body: str) -> bool:

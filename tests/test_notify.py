@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import plistlib
+import shutil
 import signal
 import subprocess
 import sys
@@ -398,6 +399,21 @@ def test_the_sender_without_a_bus_says_why_and_raises_nothing(tmp_path, monkeypa
     assert not sent.ok and sent.no_bus and "no session bus at" in sent.problem
 
 
+def test_on_macos_the_text_goes_to_notification_center_as_arguments_never_as_script(tmp_path, monkeypatch):
+    log = tmp_path / "argv.json"
+    fake = tmp_path / "osascript"  # records its arguments, as the real one would receive them
+    fake.write_text(f"#!{sys.executable}\nimport json, sys\nopen({str(log)!r}, 'w').write(json.dumps(sys.argv[1:]))\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS")
+    text = 'say "hi" & do shell script "rm -rf ~" <b>\x07'
+    sent = DesktopSender().send("Reminder", text)
+    assert sent.ok and sent.via == "osascript"
+    argv = json.loads(log.read_text())
+    assert argv[-2:] == ["Reminder", 'say "hi" & do shell script "rm -rf ~" <b>␇']  # plain text: no markup there
+    assert not any("rm -rf" in arg for arg in argv[:-1])
+
+
 # -- notify --install ---------------------------------------------------------------------------
 
 def test_install_writes_a_user_unit_that_runs_this_assistant_on_the_same_store(tmp_path):
@@ -413,6 +429,9 @@ def test_install_writes_a_user_unit_that_runs_this_assistant_on_the_same_store(t
     assert exec_line == (f"ExecStart={ASSISTANT} notify --db \"{tmp_path}/my store.db\" "
                          f"--config {tmp_path}/conf.toml")
     assert "[Install]\nWantedBy=default.target" in text and "Restart=on-failure" in text
+    if shutil.which("systemd-analyze"):  # systemd's own reading of the file: quoting, an executable command
+        verify = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True, timeout=60)
+        assert verify.returncode == 0, verify.stderr
     assert "systemctl --user enable --now assistant-notify.service" in done.stdout
     assert "Nothing is enabled yet" in done.stdout
     again = subprocess.run([str(ASSISTANT), "notify", "--install", "--json"], cwd=tmp_path, env=env,
