@@ -6,6 +6,7 @@ workers; `turn` is an async iterator for an async worker.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime, timedelta
@@ -34,7 +35,6 @@ if TYPE_CHECKING:  # the agent (pydantic, the providers) is imported when a mode
 def check_launch(path: str) -> None:
     """What the app needs before its first frame, read from the file's header without opening it:
     a store it can write (it saves every message typed) and not from a newer version."""
-    import os
     import stat
 
     from memory.errors import StoreUnusable
@@ -272,6 +272,16 @@ class AssistantService:
             if at_launch or items:
                 store.set_meta(ANNOUNCED_KEY, to_utc_iso(now))
         return [self._view(r) for r in items], at_launch
+
+    def notify_desktop(self, reminder: ReminderView, send: Callable[[str, str], bool]) -> bool:
+        """The desktop notification of a reminder that fell due, through `send`, unless another process
+        (`assistant notify`, another window) has raised it: the store records each occurrence once, and
+        a failed send gives the record back. True when this process showed it."""
+        from assistant.desktop import reminder_text
+        from assistant.notifier import deliver
+
+        title, body = reminder_text(reminder.content, reminder.when)
+        return deliver(self.runtime.store, reminder.id, reminder.due_at, title, body, send, f"app {os.getpid()}")
 
     def remember_announced(self) -> None:
         """Store this process's mark (at quit), so the next launch starts from here."""

@@ -74,7 +74,7 @@ class ReminderSettings:
 @dataclass
 class UiSettings:
     theme: str = ""  # a Textual theme name; empty = Textual's default. Saved when picked from the palette.
-    desktop_notifications: bool = True  # notify-send when a reminder falls due (absent on headless machines)
+    desktop_notifications: bool = True  # a desktop notification when a reminder falls due (none on headless machines)
 
 
 @dataclass

@@ -84,6 +84,41 @@ def fell_due_between(store: Store, since: datetime, until: datetime) -> list[Rem
     return _labelled(rows, until, store.clock)
 
 
+def due_unnotified(store: Store, since: datetime, until: datetime, limit: int = 100) -> tuple[list[Reminder], int]:
+    """Open reminders whose due instant lies in (since, until] and whose occurrence no process has
+    claimed for a desktop notification (see claim_notification): the latest `limit`, latest first,
+    and how many there are in all."""
+    start, end = to_utc_iso(since), to_utc_iso(until)
+    where = ("k.done_at IS NULL AND k.due_at > ? AND k.due_at <= ? AND NOT EXISTS "
+             "(SELECT 1 FROM notified n WHERE n.memory_id = k.id AND n.occurrence_at = k.due_at)")
+    total = store.one(f"SELECT count(*) FROM knowledge k WHERE {where}", (start, end))[0]
+    rows = store.query(f"{SELECT_MEMORY} WHERE {where} ORDER BY k.due_at DESC, k.id DESC LIMIT ?",
+                       (start, end, limit)) if total else []
+    return _labelled(rows, until, store.clock), total
+
+
+def claim_notification(store: Store, memory_id: int, occurrence_at: str, by: str) -> bool:
+    """Record that `by` raises the desktop notification of this occurrence (the reminder at the due
+    instant `occurrence_at`); True only for the one caller that recorded it, whichever process asks.
+
+    Call it before sending. It claims nothing, and returns False, when the reminder is no longer at
+    that instant (done, snoozed, forgotten since it was read): its current occurrence is another one.
+    """
+    with store.transaction():
+        cursor = store.execute(
+            "INSERT OR IGNORE INTO notified (memory_id, occurrence_at, notified_at, by) SELECT ?, ?, ?, ? "
+            "WHERE EXISTS (SELECT 1 FROM knowledge WHERE id = ? AND due_at = ? AND done_at IS NULL)",
+            (memory_id, occurrence_at, store.clock.now_iso(), by, memory_id, occurrence_at))
+        return cursor.rowcount == 1
+
+
+def release_notification(store: Store, memory_id: int, occurrence_at: str, by: str) -> None:
+    """Undo `by`'s claim when its notification could not be sent, so another process may send it."""
+    with store.transaction():
+        store.execute("DELETE FROM notified WHERE memory_id = ? AND occurrence_at = ? AND by = ?",
+                      (memory_id, occurrence_at, by))
+
+
 def _labelled(rows: list, now: datetime, clock: Clock) -> list[Reminder]:
     """Rows as labelled reminders; a row that cannot be read (a date out of range written by an
     older version, a broken rule) is skipped and reported, so one bad row never hides the rest."""

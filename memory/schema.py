@@ -258,7 +258,21 @@ MIGRATION_6 = [
     )""",
 ]
 
-MIGRATIONS: list[list] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5, MIGRATION_6]
+# Schema 7: each desktop notification of a reminder's occurrence, recorded before it is sent, so the
+# app and the background notifier (or two notifiers) raise one notification per occurrence. An
+# occurrence is the reminder at one due instant: a snooze or a done gives it a new one.
+MIGRATION_7 = [
+    """CREATE TABLE notified (
+        memory_id INTEGER NOT NULL REFERENCES knowledge(id) ON DELETE CASCADE,
+        occurrence_at TEXT NOT NULL,
+        notified_at TEXT NOT NULL,
+        by TEXT NOT NULL,
+        PRIMARY KEY (memory_id, occurrence_at)
+    ) WITHOUT ROWID""",
+]
+
+MIGRATIONS: list[list] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5, MIGRATION_6,
+                          MIGRATION_7]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

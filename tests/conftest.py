@@ -39,6 +39,10 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
     monkeypatch.setenv("ASSISTANT_TIMEZONE", "UTC")
+    # No test reaches the developer's desktop: a session bus that is not there (the desktop tests
+    # start a private one, tests/desktop_bus.py).
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", f"unix:path={home / 'no-session-bus'}")
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
     # The terminal the tests pretend to have, whatever the developer's shell says (NO_COLOR=1 turns
     # Textual monochrome and TERM=dumb turns colour off in Rich: both change every snapshot).
     monkeypatch.delenv("NO_COLOR", raising=False)

@@ -68,7 +68,7 @@ def bounded(kind: type, low: float, high: float):
 
 
 def build_parser() -> Parser:
-    from assistant.cli import conversations, data, maintenance, memories
+    from assistant.cli import conversations, data, maintenance, memories, notify
 
     common = _common()
     parser = Parser(prog="assistant", description="A terminal personal assistant with a local memory.",
@@ -138,6 +138,10 @@ def build_parser() -> Parser:
     p.add_argument("--index", action="store_true", help="embed the new texts now (else search finds them by "
                    "keywords until `assistant index` or the app embeds them)")
     cmd("index", data.cmd_index, "embed every text still waiting for its embedding (after a big import)")
+    p = cmd("notify", notify.cmd_notify, "the background notifier: a desktop notification for each reminder as it "
+            "falls due, with the app closed (runs until SIGTERM)")
+    p.add_argument("--install", action="store_true", help="write a user service that runs it (a systemd user unit, "
+                   "or a launchd agent on macOS) and print how to enable it; enables nothing")
     return parser
 
 

@@ -173,8 +173,8 @@ class MainScreen(ReportsFailures, Screen):
     def _desktop(self, items: list[ReminderView]) -> None:
         from ui.desktop import notify_desktop
 
-        for r in items[:TOASTS_AT_ONCE]:
-            notify_desktop("Reminder", f"{one_line(r.content, 200)} (due {r.when})")
+        for r in items[:TOASTS_AT_ONCE]:  # claimed in the store first: one per occurrence, with `assistant notify` or not
+            self.service.notify_desktop(r, notify_desktop)
 
     @work(thread=True, exclusive=True, group="status", exit_on_error=False, description="read the status")
     def refresh_status(self) -> None:

@@ -1,0 +1,71 @@
+"""`assistant notify [--install]`: the background notifier (SPEC F1), or the user service that runs it."""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import threading
+
+from assistant.cli.output import emit
+from assistant.runtime import Runtime
+from memory.errors import StoreUnusable
+from memory.text import safe_json, visible
+
+
+def cmd_notify(runtime: Runtime, args: argparse.Namespace) -> int:
+    if getattr(args, "install", False):
+        return _install(args)
+    return _run(runtime, args)
+
+
+def _run(runtime: Runtime, args: argparse.Namespace) -> int:
+    """Watch the store in the foreground until SIGTERM or SIGINT, then end with one line and exit 0."""
+    from assistant.notifier import Notifier
+
+    stop = threading.Event()
+    stopped_by: list[str] = []
+
+    def on_signal(signum: int, _frame: object) -> None:
+        stopped_by.append(signal.Signals(signum).name)
+        stop.set()
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, on_signal)
+    as_json = getattr(args, "json", False)
+
+    def say(event: dict, text: str) -> None:
+        # Ids and times only: the journal a service writes to is no place for what reminders say.
+        print(safe_json(event) if as_json else "assistant notify: " + visible(text), flush=True)
+
+    store = runtime.store
+    if store.read_only:
+        raise StoreUnusable(f"the database {store.path} is read-only, and the notifier records in it each "
+                            "notification it shows (so that none is shown twice)", store.path, "read_only")
+    notifier = Notifier(store, runtime.clock, say)
+    try:
+        notifier.run(stop)
+    finally:
+        notifier.sender.close()
+    why = stopped_by[0] if stopped_by else "done"
+    say({"event": "stopped", "signal": why}, f"stopped ({why})")
+    return 0
+
+
+def _install(args: argparse.Namespace) -> int:
+    from assistant.autostart import assistant_executable, install, notifier_command
+
+    # The same store and config as this run: from the command line, else from the environment.
+    db = getattr(args, "db", None) or os.environ.get("ASSISTANT_DB") or None
+    config = getattr(args, "config", None) or os.environ.get("ASSISTANT_CONFIG") or None
+    installed = install(notifier_command(assistant_executable(), db, config))
+
+    def text() -> str:
+        verb = "Replaced" if installed.replaced else "Wrote"
+        lines = [f"{verb} {installed.path}", f"  it runs: {' '.join(installed.command)}",
+                 "Nothing is enabled yet. To start it now and at every login:"]
+        lines += [f"  {command}" for command in installed.enable]
+        lines += [f"({note})" for note in installed.notes]
+        return "\n".join(lines)
+
+    emit(args, installed.to_json(), text)
+    return 0
