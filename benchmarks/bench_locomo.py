@@ -220,10 +220,14 @@ def evaluate(convo: Conversation, rt: Runtime, dia: dict[str, int], timings: dic
         searcher.search(question.text, limit=LIMIT, touch=False, vector=vector)
         timings["hybrid (given the query vector)"].append(time.perf_counter() - started)
         ranked = {"BM25": baseline, "hybrid": hybrid}
+        embedded = {searcher.vector_text(question.text): vector}
         for name, fusion in variants:
             other = Searcher(rt.store, rt.embedder, fusion=fusion)
             other.codes = searcher.codes
-            ranked[name] = message_ids(other.search(question.text, limit=LIMIT, touch=False, vector=vector))
+            text = other.vector_text(question.text)  # a variant may embed the question otherwise
+            if text not in embedded:
+                embedded[text] = rt.embedder.embed([text])[0]
+            ranked[name] = message_ids(other.search(question.text, limit=LIMIT, touch=False, vector=embedded[text]))
         for arm, ids in ranked.items():
             rows.append({"conversation": convo.sample_id, "category": question.category, "arm": arm,
                          "question": question.text, **scores(ids, evidence)})

@@ -92,7 +92,6 @@ class Context:
         self.turns: dict[int, Turn] = {}  # message id -> row
         self.by_episode: dict[int, list[Turn]] = {}
         self.position: dict[int, tuple[int, int]] = {}  # message id -> (episode, index in by_episode)
-        self.lifted: set[int] = set()  # documents that were lent a share of another's score
 
     def messages(self, count: int) -> list[int]:
         """The best `count` message documents by their current score."""
@@ -166,7 +165,6 @@ class Context:
                 lent[after.doc] = lent.get(after.doc, 0.0) + f.carry * self.keyword[source]
         for receiver, amount in lent.items():
             self.fused[receiver] = self.fused.get(receiver, 0.0) + amount
-        self.lifted.update(lent)
 
     def _when_around(self, sources: list[int]) -> None:
         """For a "when" question: the turns up to two away from the best ones that say when get a
@@ -180,7 +178,6 @@ class Context:
                     lent[other.doc] = max(lent.get(other.doc, 0.0), share)
         for receiver, amount in lent.items():
             self.fused[receiver] = self.fused.get(receiver, 0.0) + amount
-        self.lifted.update(lent)
 
     def _named_period(self, query: str) -> list[int]:
         """The messages of the conversations held in a period the query names: drawn in as candidates
@@ -213,7 +210,6 @@ class Context:
         lift = self.fusion.period_lift * max(self.fused.values(), default=0.0)
         for d in docs:
             self.fused[d] += lift
-        self.lifted.update(docs)
         return new
 
     def settle_echoes(self, texts: dict[int, str]) -> None:
