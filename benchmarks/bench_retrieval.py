@@ -129,10 +129,12 @@ def evaluate(convo: Conversation, rt: Runtime, ids: list[int],
         "BM25": lambda q, v: [ids[i] for i in bm25.rank(q, DEPTH)],
         "FTS5": lambda q, v: messages(keyword.search(q, limit=DEPTH, touch=False)),
         "vectors": lambda q, v: [int(vec_ids[i]) for i in np.argsort(-(matrix @ v))[:DEPTH]],
-        "hybrid": lambda q, v: messages(rt.searcher.search(q, limit=DEPTH, vector=v, touch=False)),
+        "hybrid": lambda q, v: messages(rt.searcher.search(q, limit=DEPTH, vector=searched[q], touch=False)),
     }
     arms = arms or default_arms
     vectors = rt.embedder.embed([q.text for q in convo.questions])
+    # The hybrid search embeds the question as Searcher.vector_text gives it (what embed_query does).
+    searched = query_vectors(rt.searcher, rt.embedder, [q.text for q in convo.questions])
     results = []
     for question, vector in zip(convo.questions, vectors, strict=True):
         evidence = {key_to_id[k] for k in question.evidence}
@@ -141,8 +143,14 @@ def evaluate(convo: Conversation, rt: Runtime, ids: list[int],
                             **_scores(run(question.text, vector), evidence)})
         if cli:
             results.append({"kind": question.kind, "arm": "recall CLI", "question": question.text,
-                            **_scores(recall_cli(rt, question.text, vector), evidence)})
+                            **_scores(recall_cli(rt, question.text, searched[question.text]), evidence)})
     return results
+
+
+def query_vectors(searcher: Searcher, embedder, questions: list[str]) -> dict[str, object]:
+    """{question: the vector the searcher's embed_query would give it}, in one batch."""
+    texts = [searcher.vector_text(q) for q in questions]
+    return dict(zip(questions, embedder.embed(texts), strict=True))
 
 
 def recall_cli(rt: Runtime, query: str, vector, limit: int = 10) -> list[int]:
@@ -237,12 +245,12 @@ def ablate(variants: list[tuple[str, Fusion]], seed: int = 12, count: int = 4, l
     counts: Counter = Counter()
     for convo, rt, ids in prepared(seed, count, log):
         counts.update(q.kind for q in convo.questions)
-        vectors = rt.embedder.embed([q.text for q in convo.questions])
         key_to_id = {t.key: ids[i] for i, t in enumerate(convo.turns) if t.key}
         for name, fusion in variants:
             searcher = Searcher(rt.store, rt.embedder, fusion=fusion)
-            for question, vector in zip(convo.questions, vectors, strict=True):
-                hits = searcher.search(question.text, limit=DEPTH, vector=vector, touch=False)
+            vectors = query_vectors(searcher, rt.embedder, [q.text for q in convo.questions])
+            for question in convo.questions:
+                hits = searcher.search(question.text, limit=DEPTH, vector=vectors[question.text], touch=False)
                 ranked = [h.id for h in hits if h.type == "message"]
                 results[name].append({"kind": question.kind, "arm": name,
                                       **_scores(ranked, {key_to_id[k] for k in question.evidence})})

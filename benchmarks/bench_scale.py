@@ -139,7 +139,9 @@ def build_store(n: int, root: Path) -> dict:
     data = corpus.generate(n, messages=0.5)
     source = root / f"synthetic-{n}.jsonl"
     source.write_text("\n".join(data.lines + reminder_lines(n)) + "\n")
-    wall, rss, _, _ = run_measured([ASSISTANT, "import", str(source), "--json"], env_for(db))
+    # Embeddings off for the import: the vectors are synthetic, written below (import embeds otherwise).
+    wall, rss, _, _ = run_measured([ASSISTANT, "import", str(source), "--json"],
+                                   env_for(db, ASSISTANT_EMBEDDING_MODEL="none"))
     items = len(data.lines) + n // 200
     source.unlink()
     from memory.search.embeddings import ensure_vec_table

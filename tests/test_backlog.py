@@ -93,14 +93,34 @@ def test_import_with_index_embeds_what_it_imported(tmp_path, capsys):
     runtime.close()
 
 
-def test_import_without_index_says_search_uses_keywords_meanwhile(tmp_path, capsys):
+def test_import_embeds_what_it_imported_without_being_asked(tmp_path, capsys):
     runtime = make_runtime(tmp_path)
-    runtime.__dict__["embedder"] = CountingEmbedder()
+    runtime.__dict__["embedder"] = embedder = CountingEmbedder()
     source = write_jsonl(tmp_path / "in.jsonl", [{"type": "memory", "content": f"note {i}"} for i in range(300)])
     assert data.cmd_import(runtime, argparse.Namespace(file=str(source), index=False, json=False)) == 0
-    err = capsys.readouterr().err
-    assert "300 texts are waiting for their embeddings" in err and "assistant index" in err
-    assert runtime.__dict__["embedder"].texts == 0
+    assert "waiting for their embeddings" not in capsys.readouterr().err
+    assert embedder.texts == 300 and pending_count(runtime.store) == 0 and vectors.count(runtime.store) == 300
+    runtime.close()
+
+
+class UnloadableEmbedder(CountingEmbedder):
+    """A model that cannot load (a configured name fastembed cannot fetch, a damaged file)."""
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        from memory.errors import EmbedderUnavailable
+
+        raise EmbedderUnavailable("the embedding model 'counting' could not load: no such file")
+
+
+def test_an_import_stands_when_the_model_cannot_load(tmp_path, capsys):
+    runtime = make_runtime(tmp_path)
+    runtime.__dict__["embedder"] = UnloadableEmbedder()
+    source = write_jsonl(tmp_path / "in.jsonl", [{"type": "memory", "content": f"note {i}"} for i in range(300)])
+    assert data.cmd_import(runtime, argparse.Namespace(file=str(source), index=False, json=True)) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["imported"]["memory"] == 300
+    assert "could not be embedded" in err and "300 texts are waiting for their embeddings" in err
+    assert pending_count(runtime.store) == 300
     runtime.close()
 
 

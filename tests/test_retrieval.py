@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -143,13 +144,18 @@ def test_the_turn_after_a_keyword_hit_rises(store):
     ids = _chat(store, [_small_talk_with(*SHOWCASE), NEXT_DAY, LATER])
     answer = ids[SHOWCASE[2]]
     query = "What dance did Caroline perform?"
-    plain = {h.id: h.score for h in Searcher(store, None, fusion=Fusion(carry=0)).search(query, limit=60, touch=False)}
+    carry_only = Fusion(speaker_boost=0, question_penalty=0)  # the other rules of memory.search.context off
+    plain = {h.id: h.score for h in Searcher(store, None, fusion=replace(carry_only, carry=0)).search(
+        query, limit=60, touch=False)}
     assert plain.get(answer, 0.0) < 0.05  # shares only the name with the question, a word of ~no weight
-    hits = Searcher(store, None).search(query, limit=20, touch=False)
+    hits = Searcher(store, None, fusion=carry_only).search(query, limit=20, touch=False)
     order = [h.id for h in hits]
     question = ids[SHOWCASE[1]]
     assert order.index(answer) == order.index(question) + 1  # right after the turn that asked
     assert hits[order.index(answer)].score == pytest.approx(plain[question] + plain.get(answer, 0.0))
+    # With every rule on, Caroline's answer (she is named) comes before Melanie's question (it only asks).
+    order = [h.id for h in Searcher(store, None).search(query, limit=20, touch=False)]
+    assert order.index(answer) < order.index(question)
 
 
 def test_the_carry_never_crosses_conversations_nor_lifts_acknowledgments(store):

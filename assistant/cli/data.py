@@ -119,12 +119,26 @@ def cmd_import(runtime: Runtime, args: argparse.Namespace) -> int:
         text = f"Nothing new: all {present} records were already present." if present else "Nothing to import."
     else:
         text = f"Imported {added}" + (f"; {present} records were already present." if present else ".")
-    if getattr(args, "index", False):
-        _embed_backlog(runtime)
-    else:
-        _backlog_note(runtime)
+    # The new texts are embedded now, so that a search right after the import is as good as one a
+    # day later (`--index`, once needed for that, is still accepted and means the same).
+    if runtime.embedder is not None:
+        _embed_imported(runtime)
+    elif getattr(args, "index", False):
+        _embed_backlog(runtime)  # says that embeddings are turned off
     emit(args, {"imported": counts, "already_present": present}, text)
     return 0
+
+
+def _embed_imported(runtime: Runtime) -> None:
+    """Embed what an import left waiting; when the model cannot load, the import stands and the
+    user is told that search finds the new texts by keywords until they are embedded."""
+    from memory.errors import EmbedderUnavailable
+
+    try:
+        _embed_backlog(runtime)
+    except EmbedderUnavailable as exc:
+        note(f"assistant: the imported texts could not be embedded ({exc})")
+        _backlog_note(runtime)
 
 
 IMPORT_LINE_LIMIT = 16 * 1024 * 1024  # one record; a longer line is not something we wrote

@@ -135,8 +135,8 @@ def build_parser() -> Parser:
     p.add_argument("--ics", metavar="FILE", help="write open reminders as an iCalendar file (- for stdout)")
     p = cmd("import", data.cmd_import, "read JSON Lines or an iCalendar .ics file (all or nothing)")
     p.add_argument("file")
-    p.add_argument("--index", action="store_true", help="embed the new texts now (else search finds them by "
-                   "keywords until `assistant index` or the app embeds them)")
+    p.add_argument("--index", action="store_true", help="embed the new texts now (import always does; kept for "
+                   "scripts that pass it)")
     cmd("index", data.cmd_index, "embed every text still waiting for its embedding (after a big import)")
     p = cmd("notify", notify.cmd_notify, "the background notifier: a desktop notification for each reminder as it "
             "falls due, with the app closed (runs until SIGTERM)")

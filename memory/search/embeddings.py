@@ -186,6 +186,7 @@ def pending_count(store: Store) -> int:
 
 
 Progress = Callable[[int, int], None]  # (texts embedded so far, texts that were pending)
+SORT_WINDOW = 4  # batches read at once and sorted by length before they are embedded
 
 
 def sync_embeddings(store: Store, embedder: Embedder, batch: int = 128, limit: int | None = None,
@@ -206,32 +207,41 @@ def sync_embeddings(store: Store, embedder: Embedder, batch: int = 128, limit: i
         total = min(total, limit)
     done = 0
     while limit is None or done < limit:
-        size = batch if limit is None else min(batch, limit - done)
+        size = batch * SORT_WINDOW if limit is None else min(batch * SORT_WINDOW, limit - done)
         # Newest first: what was said last is what the next question is most likely about.
         rows = store.query("SELECT p.doc_id, s.content FROM pending_embeddings p "
                            "LEFT JOIN search_index s ON s.rowid = p.doc_id ORDER BY p.doc_id DESC LIMIT ?", (size,))
         if not rows:
             break
-        live = [(r[0], r[1]) for r in rows if r[1] is not None]
-        matrix = embedder.embed([text for _, text in live]) if live else []
-        with store.transaction():
-            kept, kept_rows = [], []
-            for index, (doc, text) in enumerate(live):
-                current = store.one("SELECT content FROM search_index WHERE rowid = ?", (doc,))
-                if current is None or current[0] != text:
-                    continue  # changed while we embedded it: stays pending for the next pass
-                kept.append(doc)
-                kept_rows.append(index)
-            if kept:
-                vectors.put(store, kept, matrix[kept_rows])
-                store.executemany("DELETE FROM pending_embeddings WHERE doc_id = ?", [(d,) for d in kept])
-                store.executemany("DELETE FROM stale_embeddings WHERE doc_id = ?", [(d,) for d in kept])
-            gone = [(doc,) for doc, text in rows if text is None]  # its text is gone
-            if gone:
+        gone = [(doc,) for doc, text in rows if text is None]  # its text is gone
+        if gone:
+            with store.transaction():
                 store.executemany("DELETE FROM pending_embeddings WHERE doc_id = ?", gone)
-        done += len(live)
-        if progress:
-            progress(done, max(total, done))
+        # Texts of like length side by side: the model pads each batch to its longest text, so mixed
+        # lengths cost up to twice the time (LoCoMo's 2,760 turns).
+        live = sorted(((r[0], r[1]) for r in rows if r[1] is not None), key=lambda item: len(item[1]))
+        for start in range(0, len(live), batch):
+            part = live[start:start + batch]
+            _store_vectors(store, part, embedder.embed([text for _, text in part]))
+            done += len(part)
+            if progress:
+                progress(done, max(total, done))
         if len(rows) < size:
             break
     return done
+
+
+def _store_vectors(store: Store, texts: list[tuple[int, str]], matrix) -> None:
+    """Keep the vectors of texts unchanged since they were read; one transaction."""
+    with store.transaction():
+        kept, kept_rows = [], []
+        for index, (doc, text) in enumerate(texts):
+            current = store.one("SELECT content FROM search_index WHERE rowid = ?", (doc,))
+            if current is None or current[0] != text:
+                continue  # changed while we embedded it: stays pending for the next pass
+            kept.append(doc)
+            kept_rows.append(index)
+        if kept:
+            vectors.put(store, kept, matrix[kept_rows])
+            store.executemany("DELETE FROM pending_embeddings WHERE doc_id = ?", [(d,) for d in kept])
+            store.executemany("DELETE FROM stale_embeddings WHERE doc_id = ?", [(d,) for d in kept])

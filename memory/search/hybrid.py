@@ -5,7 +5,8 @@ filter by tier; returned memories are touched (activation_count + 1, last_access
 batched write per search.
 
 How the two rankings become one was chosen on benchmarks/bench_retrieval.py (long two-person
-chats with labelled questions; the figures are in the README, "Retrieval quality"):
+chats with labelled questions) and benchmarks/bench_locomo.py (real ones, LoCoMo); the figures
+are in docs/retrieval.md and the README, "Retrieval quality":
 
 - Score-aware fusion. BM25 divided by the best BM25 of the query, blended half and half with the
   cosine similarity min-max scaled over the vector candidates. Reciprocal-rank fusion (k=60), used
@@ -15,23 +16,25 @@ chats with labelled questions; the figures are in the README, "Retrieval quality
   side: the top keyword hit scores at least 0.5, which a document without keyword merit reaches
   only by being the nearest vector. Without a query vector the order is BM25's; with no keyword
   match it is the vectors'.
-- Conversational carry. A message's keyword score is added to the next turn of its conversation:
-  the answer often shares no word with the question while the turn before it does ("What dance
-  were you doing?" -> "A contemporary piece called 'Finding Freedom'"). Never across episodes, and
-  not into a turn of fewer than 6 words ("haha yes" holds no answer; carrying into such turns cost
-  the multi-session questions their second evidence turn).
+- The embedded query leaves out the words found in most documents (vector_text): the keyword side
+  gives them no weight already, but in a vector they pull the query toward every short turn that
+  says them ("When did Maria meet Jean?" found "John: Wow, Maria! ..." first).
+- Messages are then ranked in their conversation (memory.search.context): the turn after a keyword
+  hit, the speaker the query names, the turn that says when, a period the query names; and the
+  assistant's own echoes of a hit never rank above it.
 """
 from __future__ import annotations
 
 import re
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from memory.docs import DOC_SLOTS, DOC_TYPES, doc_id, split_doc_id
 from memory.errors import EmbedderUnavailable, InvalidInput
 from memory.search import vectors
+from memory.search.context import Context
 from memory.search.embeddings import Embedder, pending_count, sync_embeddings
 from memory.store import Store
 from memory.time.instants import to_utc_iso
@@ -50,6 +53,7 @@ MODES = {
 # with a p95 of 22 ms, 1,000 with 17 ms, same machine and queries).
 COMMON_TERM_DOCS = 1000
 COMMON_TERM_TTL = 600.0  # seconds a word's "common or not" is remembered
+EVERYWHERE_MIN_DOCS = 50  # below this, no word is judged to be everywhere
 COMMON_WINDOW = 200_000  # a query of common words only looks for keyword matches among the newest rows
 SMALL_TYPES = ("episode", "summary")  # filtering the FTS index by type pays off only for rare types
 # Texts a search embeds before it answers (the newest first): a turn's own new messages, never a
@@ -59,6 +63,9 @@ EMBED_PER_SEARCH = 32
 STOPWORDS = frozenset("""a an and are as at be but by did do does for from had has have how i i'm in is it
 its me my of on or our so that the their them then there they this to us was we were what when where
 which who why will with you your about can could would should just tell""".split())
+
+
+ScoreOf = Callable[[list[int]], dict[int, float]]
 
 
 @dataclass
@@ -100,13 +107,28 @@ class Fusion:
     carry: float = 1.0  # share of a message's keyword score lent to the next turn of its episode
     carry_sources: int = 20  # how many of the best keyword hits lend (at least 2 x limit; 10 did as well)
     carry_min_words: int = 6
-    # Vector candidates less similar than this are no match at all. Without a floor, min-max scaling
-    # made the least bad of unrelated texts look like a hit ("xylophone" listed every memory). MiniLM
-    # gives unrelated short texts up to ~0.28 ("xylophone" / "what is my dentist's name?") and most
-    # related ones 0.4 and up, but a loose paraphrase can score as low ("automobile upkeep" / "The car
-    # needs new winter tyres": 0.28): no floor separates them all. 0.3 to 0.35 cost nothing on
-    # bench_retrieval; 0.4 costs 0.2 points, 0.5 1.3.
+    # No vector candidate as similar as this: the query is about nothing stored, as far as vectors
+    # tell, and the vector arm finds nothing. Without a floor, min-max scaling made the least bad of
+    # unrelated texts look like a hit ("xylophone" listed every memory). MiniLM gives unrelated short
+    # texts up to ~0.28 ("xylophone" / "what is my dentist's name?") and most related ones 0.4 and up.
     min_cosine: float = 0.3
+    # When the best candidate reaches min_cosine, the others count down to this: with the people's
+    # names out of the embedded query (`everywhere`) the evidence of a question often sits at 0.2-0.3,
+    # and cutting it at 0.3 cost LoCoMo 1.9 points at hit@10 (0.1: every one of the 100 candidates).
+    keep_cosine: float = 0.1
+    # A query word found in more than this share of the documents is left out of the text that is
+    # embedded (Searcher.vector_text): in a chat, the two people's names. 0.2 and 0.35 did alike.
+    everywhere: float = 0.2
+    # Messages ranked in their conversation (memory.search.context; each with its ablation row in
+    # docs/retrieval.md): how many of the best message candidates are adjusted there, then
+    context_candidates: int = 50
+    speaker_boost: float = 0.5  # weight added to a turn written "Name: ..." whose name the query says
+    when_boost: float = 1.0  # weight added to a turn that says when, for a "when" question
+    when_around: float = 0.5  # share of a best turn's score lent to such a turn up to two turns away
+    when_sources: int = 10  # how many of the best turns lend it
+    period_lift: float = 1.0  # share of the best score added to the messages of a period the query names
+    period_after_days: int = 7  # days after a named period whose conversations may still tell of it
+    question_penalty: float = 0.2  # weight taken from a turn that ends by asking
 
 
 def _rrf(ranking: list[int], k: int) -> dict[int, float]:
@@ -151,6 +173,8 @@ class Searcher:
         self._noticed = False
         self._backlog_noticed = False
         self._common: dict[str, tuple[bool, float]] = {}  # word -> (common?, when checked)
+        self._counts: dict[tuple[str, int], tuple[int, float]] = {}  # (word, ceiling) -> (documents, when)
+        self._documents: tuple[int, float] | None = None  # (documents in the index, when counted)
 
     def _degrade(self, why: str) -> None:
         self.semantic = False
@@ -166,7 +190,7 @@ class Searcher:
             return None
         try:
             sync_embeddings(self.store, self.embedder, limit=self.embed_per_search)
-            vector = self.embedder.embed([text])[0]
+            vector = self.embedder.embed([self.vector_text(text)])[0]
         except EmbedderUnavailable as exc:
             self._degrade(str(exc))
             return None
@@ -175,6 +199,47 @@ class Searcher:
             self.on_backlog(self.pending)
             self._backlog_noticed = True
         return vector
+
+    def vector_text(self, text: str) -> str:
+        """The query as it is embedded: without the words found in more than `everywhere` of the
+        documents (in a chat, the names of the two people). Such a word tells no text apart, yet it
+        pulls the query's vector toward every short turn that says it ("Wow, Maria!"); the keyword
+        arm gives it no weight for the same reason (IDF ~0)."""
+        share = self.fusion.everywhere
+        words = [w for w in query_words(text) if len(w) > 1]
+        if not share or not words:
+            return text
+        total = self._document_count()
+        if total < EVERYWHERE_MIN_DOCS:
+            return text
+        ceiling = int(share * total)
+        everywhere = [w for w in words if self._documents_with(w, ceiling) > ceiling]
+        if not everywhere or len(everywhere) == len(words):
+            return text
+        pattern = r"\b(?:" + "|".join(re.escape(w) for w in everywhere) + r")(?:'s|’s)?\b"
+        return " ".join(re.sub(pattern, " ", text, flags=re.I).split()) or text
+
+    def _document_count(self) -> int:
+        """About how many documents the index holds (the largest row id of each table: no scan)."""
+        now = time.monotonic()
+        if self._documents is None or now - self._documents[1] >= COMMON_TERM_TTL:
+            tables = ("messages", "knowledge", "episodes", "summaries")
+            total = sum(self.store.one(f"SELECT coalesce(max(id), 0) FROM {table}")[0] for table in tables)
+            self._documents = (total, now)
+        return self._documents[0]
+
+    def _documents_with(self, word: str, ceiling: int) -> int:
+        """How many documents hold `word`, counted up to ceiling + 1 (remembered a while)."""
+        now = time.monotonic()
+        known = self._counts.get((word, ceiling))
+        if known is not None and now - known[1] < COMMON_TERM_TTL:
+            return known[0]
+        count = self.store.one("SELECT count(*) FROM (SELECT 1 FROM search_index WHERE search_index MATCH ? LIMIT ?)",
+                               (f'content:"{word}"', ceiling + 1))[0]
+        if len(self._counts) > 10_000:
+            self._counts.clear()
+        self._counts[(word, ceiling)] = (count, now)
+        return count
 
     def search(self, query: str, limit: int = 10, mode: str = "standard", types: tuple[str, ...] | None = None,
                touch: bool = True, vector=None) -> list[Hit]:
@@ -191,52 +256,77 @@ class Searcher:
         if vector is None:
             vector = self.embed_query(query)
         semantic = self._knn(vector, depth, only) if vector is not None else []
-        fused, lent = self._fuse(keyword, semantic)
-        if self.fusion.carry and (types is None or "message" in types):
-            self._carry(fused, lent, max(self.fusion.carry_sources, limit * 2))
+        fused, lent, score_of, weak = self._fuse(keyword, semantic, vector)
+        context = None
+        if types is None or "message" in types:
+            fusion = replace(self.fusion, carry_sources=max(self.fusion.carry_sources, limit * 2))
+            context = Context(self.store, fusion, fused, lent, score_of)
+            context.rerank(query, limit)
         ordered = [d for d, _ in sorted(fused.items(), key=lambda item: (-item[1], item[0]))
-                   if types is None or split_doc_id(d)[0] in types]
+                   if (types is None or split_doc_id(d)[0] in types) and d not in weak]
         # Read the rows of the best candidates only, a batch at a time (some may be in a tier this mode
-        # leaves out): reading all 200-odd candidates took a fifth of a search at 100k.
+        # leaves out): reading all 200-odd candidates took a fifth of a search at 100k. Twice as many as
+        # asked for (10 more at least), so that an echo of a hit can be ranked below what it quotes.
+        wanted = max(limit * 2, limit + 10) if context is not None else limit
         allowed, hits, start, batch = set(MODES[mode]), [], 0, limit * 2
-        while len(hits) < limit and start < len(ordered):
+        while len(hits) < wanted and start < len(ordered):
             hits += [h for h in self._hydrate(ordered[start:start + batch], fused) if h.tier in allowed]
             start, batch = start + batch, batch * 2
+        if context is not None:
+            hits = self._settle_echoes(context, hits)
         hits = hits[:limit]
         if touch:
             self.touch([h.id for h in hits if h.type == "memory"])
         return hits
 
-    def _fuse(self, keyword: list[tuple[int, float]],
-              semantic: list[tuple[int, float]]) -> tuple[dict[int, float], dict[int, float]]:
-        """(fused score per document, the keyword part of it)."""
+    def _fuse(self, keyword: list[tuple[int, float]], semantic: list[tuple[int, float]],
+              vector=None) -> tuple[dict[int, float], dict[int, float], ScoreOf, set[int]]:
+        """(fused score per document, the keyword part of it, the score documents no arm found
+        would get from their stored vectors (scaled as the vector candidates were), the documents
+        only a vector below min_cosine found)."""
+        nothing: ScoreOf = lambda docs: dict.fromkeys(docs, 0.0)  # noqa: E731
         if self.fusion.method == "rrf":
             k = self.fusion.rrf_k
             kw, vec = _rrf([d for d, _ in keyword], k), _rrf([d for d, _ in semantic], k)
-            return {d: kw.get(d, 0.0) + vec.get(d, 0.0) for d in {*kw, *vec}}, kw
-        kw, vec = _scaled_to_best(keyword), _min_max([(d, c) for d, c in semantic if c >= self.fusion.min_cosine])
+            return {d: kw.get(d, 0.0) + vec.get(d, 0.0) for d in {*kw, *vec}}, kw, nothing, set()
+        # No vector candidate reaches min_cosine: the query is about nothing stored, as far as vectors
+        # tell. Otherwise every candidate down to keep_cosine counts.
+        floor = self.fusion.min_cosine
+        if semantic and semantic[0][1] >= floor:
+            floor = min(floor, self.fusion.keep_cosine)
+        kept = [(d, c) for d, c in semantic if c >= floor]
+        kw, vec = _scaled_to_best(keyword), _min_max(kept)
+        # A memory, summary or episode only a vector below min_cosine found is as likely noise as a
+        # match: it is shown only when something else lent it a score. Turns of a conversation are
+        # kept: their neighbours and speaker judge them too (hiding them cost the synthetic
+        # conversations 3.6 points of recall@10).
+        weak = {d for d, c in kept if c < self.fusion.min_cosine and d not in kw and split_doc_id(d)[0] != "message"}
         # One arm empty (no embedder, no vector yet, or no word of the query indexed): the other's order.
         weight = 1.0 if not vec else 0.0 if not kw else self.fusion.keyword_weight
         kw = {d: weight * s for d, s in kw.items()}
-        return {d: kw.get(d, 0.0) + (1 - weight) * vec.get(d, 0.0) for d in {*kw, *vec}}, kw
+        fused = {d: kw.get(d, 0.0) + (1 - weight) * vec.get(d, 0.0) for d in {*kw, *vec}}
+        if vector is None or not kept or weight == 1.0:
+            return fused, kw, nothing, weak
+        top, bottom = kept[0][1], kept[-1][1]
 
-    def _carry(self, fused: dict[int, float], keyword: dict[int, float], count: int) -> None:
-        """The next turn of each of the best keyword-matching messages gets that message's keyword
-        score added (one query; the same episode only; turns of at least carry_min_words words)."""
-        sources = sorted((d for d in keyword if split_doc_id(d)[0] == "message" and keyword[d] > 0),
-                         key=lambda d: -keyword[d])[:count]
-        if not sources:
-            return
-        marks = ",".join("?" * len(sources))
-        rows = self.store.query(
-            "SELECT m.id, n.id, substr(n.content, 1, 200) FROM messages m JOIN messages n ON n.id = ("
-            "SELECT x.id FROM messages x WHERE x.episode_id = m.episode_id AND x.id > m.id "
-            "AND x.role IN ('user', 'assistant') ORDER BY x.id LIMIT 1) "
-            f"WHERE m.id IN ({marks})", tuple(split_doc_id(d)[1] for d in sources))
-        for source, neighbour, text in rows:
-            if len(re.findall(r"\w+", text)) >= self.fusion.carry_min_words:
-                doc = doc_id("message", neighbour)
-                fused[doc] = fused.get(doc, 0.0) + self.fusion.carry * keyword[doc_id("message", source)]
+        def score_of(docs: list[int]) -> dict[int, float]:
+            """Stored vectors' cosines, on the candidates' scale (0 below the floor or without a vector)."""
+            out = dict.fromkeys(docs, 0.0)
+            if docs:
+                ids, sims = vectors.cosines(self.store, docs, vector)
+                for d, c in zip(ids, sims, strict=True):
+                    if c >= floor:
+                        out[d] = (1 - weight) * (min(1.0, (c - bottom) / (top - bottom)) if top > bottom else 1.0)
+            return out
+
+        return fused, kw, score_of, weak
+
+    def _settle_echoes(self, context: Context, hits: list[Hit]) -> list[Hit]:
+        """The assistant's messages that quote another hit ("From memory ...: X") rank below it."""
+        context.settle_echoes({doc_id(h.type, h.id): h.content for h in hits})
+        for h in hits:
+            h.score = round(context.fused[doc_id(h.type, h.id)], 6)
+        return sorted(hits, key=lambda h: (-context.fused[doc_id(h.type, h.id)], doc_id(h.type, h.id)))
 
     def _is_common(self, word: str) -> bool:
         # Remembered for a while: a prompt asks the same words three times (memories, episodes,

@@ -215,6 +215,18 @@ def stored(db: Any, docs: list[int]) -> tuple[Any, Any]:
     return _as_arrays(rows)
 
 
+def cosines(db: Any, docs: list[int], vector: Any) -> tuple[list[int], list[float]]:
+    """(doc ids, cosine similarity to `vector`) of these documents' stored vectors (those without
+    one are left out), in doc id order."""
+    np = _np()
+    ids, matrix = stored(db, docs)
+    if matrix is None:
+        return [], []
+    query = np.asarray(vector, dtype=np.float32).ravel()
+    norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(query) or 1.0)
+    return ids.tolist(), ((matrix @ query) / np.where(norms == 0, 1, norms)).tolist()
+
+
 def in_range(db: Any, low: int, high: int, doc_type: int | None = None) -> tuple[Any, Any]:
     """(doc ids, float32 matrix) of the stored vectors with low <= doc id <= high (of one type if
     given), in doc id order."""

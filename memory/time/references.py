@@ -289,3 +289,79 @@ def time_refs_json(clock: Clock, text: str, written_at: str | None = None) -> st
     moment = clock.local(written_at or clock.now())
     refs = annotate(text, moment.replace(tzinfo=None))
     return json.dumps(refs) if refs else None
+
+
+# -- time named in text, for search ----------------------------------------------------------------
+
+_MONTHS = {name.lower(): number for number, name in enumerate(_MONTH_NAMES, start=1)}
+_MONTHS |= {name[:3]: number for name, number in list(_MONTHS.items())} | {"sept": 9}
+_MONTH = r"(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|" \
+         r"jun|jul|aug|sept|sep|oct|nov|dec)\.?"
+_ORDINAL = r"(\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"((?:19|20)\d\d)"
+# "October 13, 2023", "13 October 2023", "the 13th of October", "in March 2023", "March 2023", "in June",
+# "in 2022". "May" alone is a verb as often as a month: it counts only with a day or a year, or after in/of.
+_NAMED_DAY = re.compile(rf"\b(?:{_MONTH} {_ORDINAL}\b(?:,? {_YEAR})?|{_ORDINAL} (?:of )?{_MONTH}(?:,? {_YEAR})?)", re.I)
+_NAMED_MONTH = re.compile(rf"\b(?:(?:in|during|of|since|early|late|mid|mid-|around|by) {_MONTH}(?:,? {_YEAR})?"
+                          rf"|{_MONTH},? {_YEAR})\b", re.I)
+_NAMED_YEAR = re.compile(rf"\b(?:in|during|of|since|around|by) {_YEAR}\b", re.I)
+# Phrases that say when beyond the relative ones above: weekdays ("last Fri"), weekends, named months
+# and years, durations ("for 3 years", "two weekends ago").
+# ("May", "sat", "sun" and "wed" are left out: they are words as often as dates.)
+_TIME_WORDS = re.compile(rf"\b(?:{_WD}|tue|tues|thu|thurs|fri|weekends?|january|february|march|april|june|july|"
+                         rf"august|september|october|november|december|jan|feb|jun|jul|aug|sept|oct|nov|dec|"
+                         rf"(?:19|20)\d\d|"
+                         rf"{_NUM} (?:days?|nights?|weeks?|weekends?|months?|years?)|ago|recently|lately|"
+                         rf"(?:last|next|this|that) (?:time|summer|winter|spring|fall|autumn))\b", re.I)
+
+
+@dataclass(frozen=True)
+class NamedPeriod:
+    """A day, month or year a text names outright ("on October 13, 2023", "in March", "in 2022");
+    year None: that month (and day) of any year."""
+
+    year: int | None
+    month: int | None = None
+    day: int | None = None
+
+    def start_and_end(self, year: int) -> tuple[datetime, datetime]:
+        """The period as [start, end) in `year` (its own year when it names one)."""
+        year = self.year or year
+        if self.day is not None and self.month is not None:
+            start = datetime(year, self.month, min(self.day, 28 if self.month == 2 else 30 if self.month in (
+                4, 6, 9, 11) else 31))
+            return start, start + timedelta(days=1)
+        if self.month is not None:
+            start = datetime(year, self.month, 1)
+            return start, start + relativedelta(months=1)
+        return datetime(year, 1, 1), datetime(year + 1, 1, 1)
+
+
+def named_periods(text: str) -> list[NamedPeriod]:
+    """The days, months and years `text` names outright, in order, each once."""
+    found: list[NamedPeriod] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(match: re.Match) -> bool:
+        return not any(a < match.end() and match.start() < b for a, b in taken)
+
+    for match in _NAMED_DAY.finditer(text or ""):
+        month_name, day, year = (match[1], match[2], match[3]) if match[1] else (match[5], match[4], match[6])
+        if 1 <= int(day) <= 31:
+            found.append(NamedPeriod(int(year) if year else None, _MONTHS[month_name.lower().rstrip(".")], int(day)))
+            taken.append(match.span())
+    for match in _NAMED_MONTH.finditer(text or ""):
+        if free(match):
+            month_name, year = (match[1], match[2]) if match[1] else (match[3], match[4])
+            found.append(NamedPeriod(int(year) if year else None, _MONTHS[month_name.lower().rstrip(".")]))
+            taken.append(match.span())
+    for match in _NAMED_YEAR.finditer(text or ""):
+        if free(match):
+            found.append(NamedPeriod(int(match[1])))
+    return list(dict.fromkeys(found))
+
+
+def mentions_time(text: str) -> bool:
+    """Whether `text` says when something happened or how long: a relative reference ("yesterday",
+    "last week"), a weekday, a weekend, a month, a year, a duration ("for 3 years", "two weekends ago")."""
+    return bool(_PATTERN.search(text or "") or _TIME_WORDS.search(text or ""))
