@@ -534,3 +534,24 @@ def test_a_real_spec_fits_the_wire():
 
     assert all(isinstance(t, ToolSpec) and t.parameters["type"] == "object" for t in TOOL_SPECS)
     assert SystemPrompt("a", "b")
+
+
+def test_example_config_documents_every_key():
+    import dataclasses
+    import tomllib
+    from pathlib import Path
+
+    from assistant.settings import Settings, load_settings
+
+    path = Path(__file__).resolve().parent.parent / "config.example.toml"
+    data = tomllib.loads(path.read_text())
+    load_settings(str(path), env={})  # it loads as it is
+    internal = {"config_path", "now", "endpoint_in_file"}
+    for f in dataclasses.fields(Settings):
+        if f.name in internal:
+            continue
+        assert f.name in data, f"config.example.toml does not document {f.name}"
+        value = getattr(Settings(), f.name)
+        if dataclasses.is_dataclass(value):
+            documented = set(data[f.name]) | ({"headers"} if f.name == "openai" else set())  # headers: commented
+            assert {g.name for g in dataclasses.fields(value)} <= documented, f.name
