@@ -555,3 +555,24 @@ def test_example_config_documents_every_key():
         if dataclasses.is_dataclass(value):
             documented = set(data[f.name]) | ({"headers"} if f.name == "openai" else set())  # headers: commented
             assert {g.name for g in dataclasses.fields(value)} <= documented, f.name
+
+
+async def test_an_empty_answer_when_offered_tools_means_no_tools(openai_standin, runtime):
+    """llama-cpp-python's chatml-function-calling answers "" with tool_choice auto: the same degradation."""
+    openai_standin.script = ["", "Paris is the capital of France.", "", ""]
+    agent = Agent(runtime, ToolsOrLocalIntents(runtime, provider(openai_standin)))
+    events = await collect(agent, "What is the capital of France?")
+    assert [e.text for e in events if isinstance(e, Notice)][0].startswith("'stand-in' at http://127.0.0.1:")
+    assert events[-1].text == "Paris is the capital of France."
+    first, second = chats(openai_standin)
+    assert "tools" in first and "tools" not in second
+    await collect(agent, "and of Spain?")
+    assert "tools" not in chats(openai_standin)[-1]  # decided once
+
+
+async def test_an_empty_answer_after_tools_worked_is_just_empty(openai_standin, runtime):
+    openai_standin.script = [{"tool_calls": [("recall_recent", {})]}, "", ""]
+    agent = Agent(runtime, ToolsOrLocalIntents(runtime, provider(openai_standin)))
+    events = await collect(agent, "what did we talk about?")
+    assert not [e for e in events if isinstance(e, Notice)]
+    assert all("tools" in body for body in chats(openai_standin))

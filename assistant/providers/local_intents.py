@@ -1,8 +1,10 @@
 """A chat model on a server that cannot call tools (many small local models): plain chat for
 conversation, and the offline mode's reading of the message for what must act on memory.
 
-The first request goes with tools. When the server refuses them (ToolsUnsupported), the user is
-told once (a Note), and from then on: a message that asks for an action ("remind me ...",
+The first request goes with tools. When the server refuses them (ToolsUnsupported), or answers
+nothing at all when offered tools before any tool call ever came back from it (llama-cpp-python's
+`chatml-function-calling` format does that with tool_choice "auto": its grammar leaves a plain
+answer empty), the user is told once (a Note), and from then on: a message that asks for an action ("remind me ...",
 "remember that ...", "done with ...", "forget 12", "what's coming up", "what did we talk about", or
 the answer to one of the offline mode's own questions) is carried out through our tools by the
 offline mode and worded by it; every other message goes to the model without tools.
@@ -39,13 +41,20 @@ class ToolsOrLocalIntents:
     async def stream(self, system: SystemPrompt, conversation: list[dict[str, Any]],
                      tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
         if tools and self.inner.tools_supported is not False:
+            said = False
             try:
                 async for item in self.inner.stream(system, conversation, tools):
+                    said = said or isinstance(item, ToolUse) or isinstance(item, Delta) and bool(item.text.strip())
                     yield item
-                return
+                if said or self.inner.tool_calls_seen:
+                    return
+                self.inner.tools_supported = False
+                why = (f"{self.inner.model!r} at {self.inner.url} answered nothing when offered tools, so it "
+                       "cannot use them")
             except ToolsUnsupported as exc:
-                yield Note(f"{exc}. Chatting without tools: reminders and memories are set by this app's own "
-                           "reading of your messages.")
+                why = str(exc)
+            yield Note(f"{why}. Chatting without tools: reminders and memories are set by this app's own "
+                       "reading of your messages.")
         if tools and self._acts(conversation):
             from assistant.offline.reply import OfflineProvider
 

@@ -179,6 +179,7 @@ class OpenAIProvider:
         self.client = openai.AsyncOpenAI(base_url=self.url, api_key=key or NO_KEY, timeout=timeout, max_retries=0,
                                          default_headers=dict(headers or {}) or None)
         self.tools_supported: bool | None = None  # unknown until the server takes or refuses tools
+        self.tool_calls_seen = False  # the model has called a tool on this server at least once
         self.usage_supported = True  # stream_options.include_usage; dropped if the server refuses it
         self.tool_choice: str | dict[str, Any] = "auto"
         self.last_usage: Usage | None = None
@@ -217,6 +218,7 @@ class OpenAIProvider:
         if self.last_usage is not None:
             yield self.last_usage
         for call in calls.uses():
+            self.tool_calls_seen = True
             yield call
 
     async def _open(self, request: dict[str, Any], with_tools: bool) -> Any:
