@@ -183,7 +183,7 @@ class OpenAIHandler(_Base):
     (status, message), "drop", ("sleep", seconds, entry), or ("break", text) (an error event mid-stream).
     Settings on the StandIn: `models` (listed ids), `key` (required bearer key), `tools` (False: a request
     with tools is refused as llama-server without --jinja refuses it), `formats` (response_format types
-    accepted: {"json_schema", "json_object"}; others get 422 as llama-cpp-python's validation gives it),
+    accepted: {"json_schema", "json_object"}; others get the 500 llama-cpp-python gives),
     `usage` (False: stream_options is ignored, no usage chunk, as llama-cpp-python does).
     """
 
@@ -231,9 +231,11 @@ class OpenAIHandler(_Base):
         wanted = (body.get("response_format") or {}).get("type")
         if wanted and wanted != "text" and wanted not in getattr(self.server_ref, "formats", {"json_schema",
                                                                                              "json_object"}):
-            return self.send_json({"detail": [{"type": "literal_error", "loc": ["body", "response_format", "type"],
-                                               "msg": "Input should be 'text' or 'json_object'",
-                                               "input": wanted}]}, 422)
+            # As llama-cpp-python 0.3.36 answers it (seen against the real server): its request validation
+            # error, wrapped by its own error handler in an OpenAI-style body with status 500.
+            return self._refuse(500, "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', "
+                                     f"'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", "
+                                     f"'input': '{wanted}'}}", "internal_server_error")
         reply = self.server_ref.next_response()
         if isinstance(reply, tuple) and reply[0] == "sleep":
             time.sleep(reply[1])

@@ -263,7 +263,7 @@ def test_json_schema_where_the_server_reads_it(openai_standin):
 
 
 def test_llama_cpp_python_form_after_a_refusal(openai_standin):
-    openai_standin.formats = {"json_object"}  # llama-cpp-python: 422 for json_schema
+    openai_standin.formats = {"json_object"}  # llama-cpp-python: a 500 for json_schema
     openai_standin.script = [{"json": {"title": "Trip", "tags": []}}]
     model = local(openai_standin)
     assert model.ask("Title it.", "skiing", SCHEMA)["title"] == "Trip"

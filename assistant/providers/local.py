@@ -333,31 +333,36 @@ class OpenAILocalModel(StructuredModel):
                 request["response_format"] = wanted
             try:
                 reply = self.client.chat.completions.create(**request)
-            except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
+            except openai.APIStatusError as exc:
+                # A refused form: 400 or 422 from most servers; llama-cpp-python wraps its validation
+                # error ("response_format.type: Input should be 'text' or 'json_object'") in a 500.
                 said = str(getattr(exc, "body", "") or exc).lower()
-                if wanted is not None and len(self.formats) > 1 and ("response_format" in said or "schema" in said
-                                                                      or "json" in said):
+                if (wanted is not None and len(self.formats) > 1 and exc.status_code in (400, 422, 500)
+                        and "response_format" in said):
                     log.info("%s refused response_format %s; trying %s", self.host, kind, self.formats[1])
                     self.formats.pop(0)
                     continue
-                raise ModelUnavailable(f"{self.server} at {self.host} refused the request ({exc.status_code})") \
-                    from None
-            except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
-                raise ModelUnavailable(self._auth_line(exc.status_code)) from None
-            except openai.NotFoundError:
-                raise ModelUnavailable(f"{self.server} at {self.host} has no model {self.name!r}") from None
+                raise self._status_failure(exc) from None
             except openai.APITimeoutError:
                 raise _Transient(ModelUnavailable(f"{self.server} at {self.host} did not answer within "
                                                   f"{self.timeout:g} s (model {self.name})")) from None
             except openai.APIConnectionError:
                 raise _Transient(self._unreachable()) from None
-            except openai.APIStatusError as exc:
-                final = ModelUnavailable(f"{self.server} at {self.host} failed ({exc.status_code})")
-                if exc.status_code == 429 or exc.status_code >= 500:
-                    raise _Transient(final) from None
-                raise final from None
             choices = reply.choices or []
             return (choices[0].message.content or "") if choices else ""
+
+    def _status_failure(self, exc: Any) -> Exception:
+        """A refusal by status: permanent (key, model, request) or worth another try (429, 5xx)."""
+        import openai
+
+        if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+            return ModelUnavailable(self._auth_line(exc.status_code))
+        if isinstance(exc, openai.NotFoundError):
+            return ModelUnavailable(f"{self.server} at {self.host} has no model {self.name!r}")
+        final = ModelUnavailable(f"{self.server} at {self.host} failed ({exc.status_code})")
+        if exc.status_code == 429 or exc.status_code >= 500:
+            return _Transient(final)
+        return ModelUnavailable(f"{self.server} at {self.host} refused the request ({exc.status_code})")
 
 
 # -- which one --------------------------------------------------------------------------------------
@@ -386,6 +391,6 @@ def local_model(runtime: Runtime, timeout: float | None = None, retries: int = 2
         name = s.local_model or chat_model(
             s, lambda: probe(o.base_url, api_key(o.api_key_env), o.headers, timeout=1.0).models)
         return OpenAILocalModel(o.base_url, name, o.api_key_env, o.headers, timeout=capped(o.timeout_seconds),
-                                retries=retries, json_format=o.json_format)
+                                retries=retries, json_format=o.json_format, max_tokens=min(1024, s.max_tokens))
     o = s.ollama
     return LocalModel(o.host, s.local_model or o.model, timeout=capped(o.timeout_seconds), retries=retries)

@@ -225,7 +225,7 @@ class OpenAIProvider:
         """Start the stream: 429 and 5xx retried with backoff, a refused stream_options dropped once."""
         import openai
 
-        attempt = 0
+        attempt, reconnected = 0, False
         while True:
             if self.usage_supported:
                 request["stream_options"] = {"include_usage": True}
@@ -246,7 +246,15 @@ class OpenAIProvider:
                 if not (status == 429 or status >= 500) or attempt >= self.retries:
                     raise await self._failure_async(exc, attempt + 1) from None
                 response = exc.response
-            except Exception as exc:  # noqa: BLE001 - connection refused, timeouts: said at once
+            except openai.APIConnectionError as exc:
+                # One immediate retry: a kept-alive connection the server dropped after its last answer
+                # (llama-cpp-python does after a failed stream) fails the next request. A server that is
+                # not running refuses the retry at once too, so it is still said without a wait.
+                if isinstance(exc, openai.APITimeoutError) or reconnected:
+                    raise await self._failure_async(exc, attempt + 1) from None
+                reconnected = True
+                continue
+            except Exception as exc:  # noqa: BLE001 - anything else is said at once
                 raise await self._failure_async(exc, attempt + 1) from None
             attempt += 1
             wait = self._wait(attempt, response)

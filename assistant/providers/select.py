@@ -11,7 +11,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from assistant.providers.base import ProviderError
+from assistant.providers.base import ProviderError, unreachable
 from assistant.providers.local import reachable
 from assistant.runtime import Runtime
 
@@ -50,11 +50,11 @@ def ollama_chat_model(runtime: Runtime) -> str:
     return s.ollama.model
 
 
-def _openai_choice(runtime: Runtime, reason: str) -> Choice:
+def _openai_choice(runtime: Runtime, reason: str, wait: float = 1.0) -> Choice:
     from assistant.providers.openai_provider import api_key, chat_model, endpoint_url, probe
 
     o = runtime.settings.openai
-    found = probe(o.base_url, api_key(o.api_key_env), o.headers)
+    found = probe(o.base_url, api_key(o.api_key_env), o.headers, timeout=wait)
     model = chat_model(runtime.settings, lambda: found.models)
     choice = Choice("openai", reason, model, endpoint_url(o.base_url), found.answered, found.models)
     if found.status in (401, 403):
@@ -71,7 +71,9 @@ def choose_provider(runtime: Runtime) -> Choice:
     """The one decision: which chat model, and why (probes servers briefly: under a second each)."""
     s = runtime.settings
     if s.provider == "openai":
-        return _openai_choice(runtime, "configured")
+        # Chosen on purpose: a busy local server (one generating for another client) gets longer to say
+        # which model it serves than the sub-second probe of automatic selection.
+        return _openai_choice(runtime, "configured", wait=3.0)
     if s.provider == "ollama":
         return Choice("ollama", "configured", ollama_chat_model(runtime), s.ollama.host, reachable(s.ollama.host))
     if s.provider == "anthropic":
@@ -103,8 +105,13 @@ def provider_for(runtime: Runtime, choice: Choice):
         return AnthropicProvider(s.model, s.max_tokens)
     if choice.name == "openai":
         if not choice.model:
-            raise ProviderError("model", f"the OpenAI-compatible server at {choice.url} lists no model: set "
-                                         "openai.model or ASSISTANT_MODEL")
+            from assistant.providers.openai_provider import SERVER
+
+            if not choice.answers:
+                raise ProviderError("network", f"{unreachable(choice.url, SERVER)} (to ask which model it serves, "
+                                               "name one in openai.model or ASSISTANT_MODEL)")
+            raise ProviderError("model", f"{SERVER} at {choice.url} lists no model: set openai.model or "
+                                         "ASSISTANT_MODEL")
         from assistant.providers.local_intents import ToolsOrLocalIntents
         from assistant.providers.openai_provider import OpenAIProvider
 
