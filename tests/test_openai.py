@@ -576,3 +576,10 @@ async def test_an_empty_answer_after_tools_worked_is_just_empty(openai_standin, 
     events = await collect(agent, "what did we talk about?")
     assert not [e for e in events if isinstance(e, Notice)]
     assert all("tools" in body for body in chats(openai_standin))
+
+
+def test_local_model_named_late_from_the_list(openai_standin):
+    """A probe at start-up that missed a busy server leaves the name empty; check() takes the first listed."""
+    model = OpenAILocalModel(openai_standin.base, "", timeout=5)
+    model.check()
+    assert model.name == "stand-in"

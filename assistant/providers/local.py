@@ -303,6 +303,8 @@ class OpenAILocalModel(StructuredModel):
             raise self._unreachable()
         if found.status in (401, 403):
             raise ModelUnavailable(self._auth_line(found.status))
+        if not self.name and found.models:
+            self.name = found.models[0]  # the quick probe at start-up missed it (a busy server answers late)
         if not self.name:
             raise ModelUnavailable(f"{self.server} at {self.host} lists no model and none is configured (set "
                                    "ASSISTANT_LOCAL_MODEL or openai.model); summaries and supersession were skipped")
