@@ -42,7 +42,7 @@ def models_status(runtime: Runtime) -> dict[str, Any]:
         answered = chat.answers if chat.name == "ollama" else reachable(s.ollama.host)
         local.update(url=s.ollama.host, model=s.local_model or s.ollama.model, answers=answered)
     return {"chat": chat.to_json(), "chat_line": chat.line(), "local": local,
-            "local_line": f"{local['provider']} {local['model']} at {local['url']}, "
+            "local_line": f"{local['provider']} {local['model'] or '(model not known yet)'} at {local['url']}, "
                           f"{'answers' if local['answers'] else 'not answering'}"}
 
 

@@ -583,3 +583,14 @@ def test_local_model_named_late_from_the_list(openai_standin):
     model = OpenAILocalModel(openai_standin.base, "", timeout=5)
     model.check()
     assert model.name == "stand-in"
+
+
+def test_an_endpoint_down_at_start_still_gets_the_message_acted_on(tmp_path, cli, monkeypatch):
+    """SPEC F7: a configured model that cannot be reached; the offline mode acts and says so (exit 1)."""
+    monkeypatch.setenv("ASSISTANT_PROVIDER", "openai")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    code, out, err = cli("chat", "remind me to call mom tomorrow at 6pm")
+    assert code == 1 and "The OpenAI-compatible server is not reachable at http://127.0.0.1:9/v1" in out
+    assert "I'll remind you to call mom" in out
+    code, out, _ = cli("reminders")
+    assert "call mom" in out

@@ -11,7 +11,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from assistant.providers.base import ProviderError, unreachable
+from assistant.providers.base import ProviderError
 from assistant.providers.local import reachable
 from assistant.runtime import Runtime
 
@@ -104,14 +104,13 @@ def provider_for(runtime: Runtime, choice: Choice):
 
         return AnthropicProvider(s.model, s.max_tokens)
     if choice.name == "openai":
-        if not choice.model:
+        if not choice.model and choice.answers:
             from assistant.providers.openai_provider import SERVER
 
-            if not choice.answers:
-                raise ProviderError("network", f"{unreachable(choice.url, SERVER)} (to ask which model it serves, "
-                                               "name one in openai.model or ASSISTANT_MODEL)")
             raise ProviderError("model", f"{SERVER} at {choice.url} lists no model: set openai.model or "
                                          "ASSISTANT_MODEL")
+        # A server that did not answer gets the turn anyway: it fails as unreachable, and the offline
+        # mode acts on the message in its place (a reminder is still set).
         from assistant.providers.local_intents import ToolsOrLocalIntents
         from assistant.providers.openai_provider import OpenAIProvider
 
