@@ -525,9 +525,20 @@ def report_markdown(facts: dict, results: dict) -> str:
         lines += ["", "What the 135M model got wrong, and how the app handled it:", ""]
         lines += [f"- {w}" for w in wrong]
     if tmux.get("screen"):
-        screen = "\n".join(line.rstrip() for line in tmux["screen"].rstrip().splitlines())
+        screen = "\n".join(_squeeze(tmux["screen"].rstrip().splitlines()))
         lines += ["", "The app talking to it (tmux, 120x40):", "", "```", screen, "```"]
     return "\n".join(lines) + "\n"
+
+
+def _squeeze(lines: list[str]) -> list[str]:
+    """The screen without its runs of empty rows (an empty chat pane beside the sidebar's edge)."""
+    out: list[str] = []
+    for line in (raw.rstrip() for raw in lines):
+        empty = not line.strip(" │")
+        if empty and out and not out[-1].strip(" │"):
+            continue
+        out.append(line)
+    return out
 
 
 def write_readme(section: str) -> None:
