@@ -91,7 +91,8 @@ def server_python() -> tuple[Path, dict[str, float]]:
     if record.is_file():
         timing["first_build_s"] = float(record.read_text().strip() or 0)
         if built:  # found in the cache, not built now
-            say(f"llama-cpp-python {LLAMA_VERSION}: cached wheel (its first build took {timing['first_build_s']:.0f} s)")
+            say(f"llama-cpp-python {LLAMA_VERSION}: cached wheel "
+                f"(its first build took {timing['first_build_s']:.0f} s)")
     if not python.exists() or subprocess.run([str(python), "-c", "import llama_cpp.server"],
                                              capture_output=True).returncode != 0:
         say(f"installing llama-cpp-python[server] into {env_dir}")
