@@ -1,8 +1,8 @@
 """Settings (SPEC F10): defaults < config file < ASSISTANT_* environment < command-line flags.
 
 Every key is documented in config.example.toml. An invalid file or variable is one clear error
-naming the key and where it came from. The API key is read from ANTHROPIC_API_KEY only and is
-never stored here.
+naming the key and where it came from. API keys are read from the environment only
+(ANTHROPIC_API_KEY; OPENAI_API_KEY or the variable `openai.api_key_env` names) and are never stored here.
 """
 from __future__ import annotations
 
@@ -21,7 +21,9 @@ from assistant.errors import BadInput
 from memory.consolidation.options import Options
 from memory.errors import InvalidInput
 
-PROVIDERS = ("", "anthropic", "ollama", "offline")
+PROVIDERS = ("", "anthropic", "openai", "ollama", "offline")
+LOCAL_PROVIDERS = ("", "ollama", "openai")
+JSON_FORMATS = ("auto", "json_schema", "json_object", "prompt")
 
 
 class SettingsError(BadInput):
@@ -34,6 +36,18 @@ class OllamaSettings:
     model: str = "llama3.2:3b"  # consolidation and titles
     chat_model: str = ""  # chat with the ollama provider; empty = same as model
     timeout_seconds: float = 60.0
+
+
+@dataclass
+class OpenAISettings:
+    """Any OpenAI-compatible endpoint (LM Studio, llama-server, vLLM, Ollama's /v1, OpenRouter)."""
+    base_url: str = ""  # e.g. http://127.0.0.1:1234/v1; empty = OpenAI's own API
+    model: str = ""  # empty: ASSISTANT_MODEL if set, else the first model the server lists
+    api_key_env: str = "OPENAI_API_KEY"  # the variable that holds the key (never the key itself)
+    headers: dict[str, str] = field(default_factory=dict)  # extra headers on every request
+    timeout_seconds: float = 120.0
+    max_retries: int = 2  # 429 and 5xx are retried this many times with backoff
+    json_format: str = "auto"  # how structured answers are asked for: auto | json_schema | json_object | prompt
 
 
 @dataclass
@@ -88,7 +102,10 @@ class Settings:
     temporal_context_enabled: bool = True
     idle_gap_minutes: float = 30
     embedding_model: str = "bundled"
+    local_provider: str = ""  # who serves titles, summaries, the judge: ollama | openai; empty: see local_choice
+    local_model: str = ""  # its model; empty: ollama.model, or the openai chat model
     ollama: OllamaSettings = field(default_factory=OllamaSettings)
+    openai: OpenAISettings = field(default_factory=OpenAISettings)
     prompt: PromptSettings = field(default_factory=PromptSettings)
     consolidation: ConsolidationSettings = field(default_factory=ConsolidationSettings)
     reminders: ReminderSettings = field(default_factory=ReminderSettings)
@@ -97,6 +114,7 @@ class Settings:
     # Not settable from the file: where the settings came from and the frozen clock.
     config_path: str = ""
     now: str = ""
+    endpoint_in_file: bool = False  # the config file names an openai.base_url (that selects it, SPEC F7)
 
     def db_path(self) -> Path:
         from memory.files import expand
@@ -112,9 +130,10 @@ class Settings:
         return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-_SECTIONS = {"ollama", "prompt", "consolidation", "reminders", "ui", "keymap"}
-_INTERNAL = {"config_path", "now"}
-ENV_ALIASES = {"ASSISTANT_OLLAMA_MODEL": ("ollama", "model"), "OLLAMA_HOST": ("ollama", "host")}
+_SECTIONS = {"ollama", "openai", "prompt", "consolidation", "reminders", "ui", "keymap"}
+_INTERNAL = {"config_path", "now", "endpoint_in_file"}
+ENV_ALIASES = {"ASSISTANT_OLLAMA_MODEL": ("ollama", "model"), "OLLAMA_HOST": ("ollama", "host"),
+               "OPENAI_BASE_URL": ("openai", "base_url")}
 
 
 def _coerce(value: Any, kind: Any, where: str) -> Any:
@@ -152,9 +171,10 @@ def _apply(target: Any, data: dict[str, Any], source: str, prefix: str = "") -> 
         if key not in hints or key in _INTERNAL:
             raise SettingsError(f"{source}: unknown setting {name!r}")
         current = getattr(target, key)
-        if key == "keymap":
+        if key in ("keymap", "headers"):
+            what = 'binding id = "keys"' if key == "keymap" else '"Header-Name" = "value"'
             if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-                raise SettingsError(f"{source}: {name} must be a table of binding id = \"keys\"")
+                raise SettingsError(f"{source}: {name} must be a table of {what}")
             setattr(target, key, dict(value))
         elif dataclasses.is_dataclass(current):
             if not isinstance(value, dict):
@@ -166,7 +186,25 @@ def _apply(target: Any, data: dict[str, Any], source: str, prefix: str = "") -> 
 
 def _validate(settings: Settings, source: str) -> None:
     if settings.provider not in PROVIDERS:
-        raise SettingsError(f"{source}: provider must be one of anthropic, ollama, offline (got {settings.provider!r})")
+        raise SettingsError(f"{source}: provider must be one of anthropic, openai, ollama, offline "
+                            f"(got {settings.provider!r})")
+    if settings.local_provider not in LOCAL_PROVIDERS:
+        raise SettingsError(f"{source}: local_provider must be ollama or openai (got {settings.local_provider!r})")
+    a = settings.openai
+    if a.json_format not in JSON_FORMATS:
+        raise SettingsError(f"{source}: openai.json_format must be one of {', '.join(JSON_FORMATS)} "
+                            f"(got {a.json_format!r})")
+    if a.base_url:
+        _check_host(a.base_url, f"{source}: openai.base_url", "http://127.0.0.1:1234/v1")
+    import re
+
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", a.api_key_env):
+        # The name of a variable, never the key: a value that looks like a key is refused, not echoed.
+        raise SettingsError(f"{source}: openai.api_key_env must name an environment variable "
+                            "(such as OPENAI_API_KEY), not hold the key")
+    for header, value in a.headers.items():
+        if not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", header) or any(c in value for c in "\r\n\0"):
+            raise SettingsError(f"{source}: openai.headers: {header[:40]!r} is not a usable header")
     if settings.timezone:
         from memory.time.zones import zone_from_name
 
@@ -192,6 +230,7 @@ def _validate(settings: Settings, source: str) -> None:
         ("max_tokens", settings.max_tokens, 1, 200_000), ("max_tool_rounds", settings.max_tool_rounds, 1, 50),
         ("idle_gap_minutes", settings.idle_gap_minutes, 1, 60 * 24 * 30),
         ("ollama.timeout_seconds", o.timeout_seconds, 1, 3600),
+        ("openai.timeout_seconds", a.timeout_seconds, 1, 3600), ("openai.max_retries", a.max_retries, 0, 10),
         ("prompt.max_memory_tokens", p.max_memory_tokens, 200, 1_000_000),
         *[(f"prompt.{name}", getattr(p, name), 0, 1_000_000) for name in
           ("time_tokens", "reminders_tokens", "recent_tokens", "timeline_tokens", "episodes_tokens",
@@ -214,8 +253,8 @@ def _validate(settings: Settings, source: str) -> None:
             raise SettingsError(f"{source}: consolidation.{name} must be between 0 and 1")
 
 
-def _check_host(host: str, where: str) -> None:
-    """An Ollama address the client can use: http(s)://host[:port], or host[:port]."""
+def _check_host(host: str, where: str, example: str = "http://127.0.0.1:11434") -> None:
+    """A server address a client can use: http(s)://host[:port][/path], or host[:port]."""
     from urllib.parse import urlsplit
 
     try:
@@ -225,7 +264,7 @@ def _check_host(host: str, where: str) -> None:
     except ValueError:
         good = False
     if not good:
-        raise SettingsError(f"{where}: {host[:80]!r} is not an address such as http://127.0.0.1:11434")
+        raise SettingsError(f"{where}: {host[:80]!r} is not an address such as {example}")
 
 
 def _env_layers(env: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
@@ -272,6 +311,7 @@ def load_settings(config: str | None = None, overrides: dict[str, Any] | None = 
         _apply(settings, data, str(path))
         _validate(settings, str(path))
         settings.config_path = str(path)
+        settings.endpoint_in_file = bool(settings.openai.base_url)
     for var, layer in _env_layers(env):
         _apply(settings, layer, f"environment variable {var}")
     if env.get("ASSISTANT_NOW"):

@@ -11,19 +11,39 @@ from memory.time.zones import zone_name
 
 
 def effective_provider(runtime: Runtime) -> str:
-    """The chat model a turn would use now, and why ("offline (auto: no key, Ollama not reachable ...)")."""
-    import os
+    """The chat model a turn would use now, and why (the decision is select.choose_provider's)."""
+    from assistant.providers.select import choose_provider
 
-    from assistant.providers.local import reachable
+    return choose_provider(runtime).line()
 
+
+def models_status(runtime: Runtime) -> dict[str, Any]:
+    """Which chat model and which local model are in use, where, and whether they answer."""
+    from assistant.providers.local import local_choice
+    from assistant.providers.select import choose_provider
+
+    chat = choose_provider(runtime)
     s = runtime.settings
-    if s.provider:
-        return f"{s.provider} (configured)"
-    if os.environ.get("ANTHROPIC_API_KEY"):
-        return f"anthropic {s.model} (auto: ANTHROPIC_API_KEY is set)"
-    if reachable(s.ollama.host):
-        return f"ollama (auto: Ollama answers at {s.ollama.host})"
-    return f"offline (auto: no ANTHROPIC_API_KEY, Ollama not reachable at {s.ollama.host})"
+    local: dict[str, Any] = {"provider": local_choice(runtime)}
+    if local["provider"] == "openai":
+        from assistant.providers.openai_provider import api_key, chat_model, endpoint_url, probe
+
+        o = s.openai
+        if chat.name == "openai" and chat.url == endpoint_url(o.base_url):
+            found_models, answered = chat.offers, chat.answers
+        else:
+            found = probe(o.base_url, api_key(o.api_key_env), o.headers)
+            found_models, answered = found.models, found.answered
+        local.update(url=endpoint_url(o.base_url), model=s.local_model or chat_model(s, lambda: found_models),
+                     answers=answered)
+    else:
+        from assistant.providers.local import reachable
+
+        answered = chat.answers if chat.name == "ollama" else reachable(s.ollama.host)
+        local.update(url=s.ollama.host, model=s.local_model or s.ollama.model, answers=answered)
+    return {"chat": chat.to_json(), "chat_line": chat.line(), "local": local,
+            "local_line": f"{local['provider']} {local['model'] or '(model not known yet)'} at {local['url']}, "
+                          f"{'answers' if local['answers'] else 'not answering'}"}
 
 
 def collect_status(runtime: Runtime) -> dict[str, Any]:
@@ -36,10 +56,16 @@ def collect_status(runtime: Runtime) -> dict[str, Any]:
         "config": settings.config_path or None,
         "timezone": zone_name(runtime.clock.zone),
         "now": runtime.clock.now_iso(),
-        "provider": effective_provider(runtime),
+        **_models(runtime),
         **counts(store),
         "embedding_model": store.get_meta("embedding_model"),
         "consolidation": None if last is None else {
             "last_run_id": last.id, "started_at": last.started_at, "completed_at": last.completed_at,
             "status": last.status, "phase": last.phase, "counts": last.counts},
     }
+
+
+def _models(runtime: Runtime) -> dict[str, Any]:
+    models = models_status(runtime)
+    return {"provider": models["chat_line"], "local_model": models["local_line"],
+            "models": {"chat": models["chat"], "local": models["local"]}}

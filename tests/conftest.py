@@ -32,7 +32,7 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     """No test sees the developer's config, data, keys or a real Ollama."""
     home = tmp_path_factory.mktemp("home")
     for var in list(os.environ):
-        if var.startswith(("ASSISTANT_", "ANTHROPIC_", "OLLAMA_")):
+        if var.startswith(("ASSISTANT_", "ANTHROPIC_", "OLLAMA_", "OPENAI_", "OPENROUTER_")):
             monkeypatch.delenv(var, raising=False)
     for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
         monkeypatch.setenv(name, str(home / name.lower()))
@@ -114,6 +114,17 @@ def ollama_standin(monkeypatch):
     server.close()
 
 
+@pytest.fixture
+def openai_standin():
+    """A stand-in OpenAI-compatible server; point a provider or the settings at `server.url + "/v1"`."""
+    from tests.standins import OpenAIHandler, StandIn
+
+    server = StandIn(OpenAIHandler)
+    server.base = server.url + "/v1"
+    yield server
+    server.close()
+
+
 def make_runtime(tmp_path, **env):
     """A Runtime over a fresh database with a frozen clock, built like the CLI builds it."""
     from assistant.runtime import Runtime
@@ -121,7 +132,7 @@ def make_runtime(tmp_path, **env):
 
     base = {"ASSISTANT_DB": str(tmp_path / "m.db"), "ASSISTANT_NOW": T0.isoformat(), "ASSISTANT_TIMEZONE": "UTC",
             "ASSISTANT_EMBEDDING_MODEL": "none", **{k: v for k, v in os.environ.items()
-                                                    if k.startswith(("OLLAMA", "ANTHROPIC"))}}
+                                                    if k.startswith(("OLLAMA", "ANTHROPIC", "OPENAI"))}}
     return Runtime(load_settings(env={**base, **env}))
 
 

@@ -1,4 +1,4 @@
-"""Loopback stand-ins for the Anthropic Messages API and the Ollama API, started by tests.
+"""Loopback stand-ins for the Anthropic Messages API, the Ollama API and OpenAI Chat Completions, started by tests.
 
 Each records the requests it receives (path, headers, JSON body) and answers from a script: a
 list of responses consumed in order (the last one repeats). Real SDK clients talk to them over HTTP.
@@ -169,3 +169,138 @@ class OllamaHandler(_Base):
         self.close_connection = True
         self.wfile.write((json.dumps({**done, "done": False, "message": message}) + "\n").encode())
         self.wfile.write((json.dumps({**done, "message": {"role": "assistant", "content": ""}}) + "\n").encode())
+
+
+class OpenAIHandler(_Base):
+    """Scripted OpenAI-compatible server (/v1/chat/completions, /v1/models), speaking the wire format as
+    OpenAI, vLLM and llama.cpp do: server-sent `data:` frames of chat.completion.chunk, `data: [DONE]`,
+    tool-call deltas split across chunks (index, id and name first, then argument fragments),
+    finish_reason, usage in a last chunk with no choices when stream_options.include_usage is set, and
+    error bodies {"error": {"message", "type", "code"}} with their status codes.
+
+    Script entries: a string (the answer), {"tool_calls": [(name, args), ...], "text": str} (args a dict,
+    or a string sent as it is), {"json": obj} (the content, as JSON text), an int status or
+    (status, message), "drop", ("sleep", seconds, entry), or ("break", text) (an error event mid-stream).
+    Settings on the StandIn: `models` (listed ids), `key` (required bearer key), `tools` (False: a request
+    with tools is refused as llama-server without --jinja refuses it), `formats` (response_format types
+    accepted: {"json_schema", "json_object"}; others get the 500 llama-cpp-python gives),
+    `usage` (False: stream_options is ignored, no usage chunk, as llama-cpp-python does).
+    """
+
+    def _refuse(self, status: int, message: str, kind: str = "invalid_request_error") -> None:
+        extra = {}
+        if status in (429, 500, 502, 503):
+            extra = {"retry-after-ms": "10"}  # as OpenAI sends it; keeps retry tests fast
+        raw = json.dumps({"error": {"message": message, "type": kind, "param": None, "code": None}}).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(raw)))
+        for name, value in extra.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(raw)
+
+    def _authorised(self) -> bool:
+        key = getattr(self.server_ref, "key", None)
+        if key and self.headers.get("authorization") != f"Bearer {key}":
+            self._refuse(401, "Incorrect API key provided", "invalid_api_key")
+            return False
+        return True
+
+    def do_GET(self) -> None:
+        self.server_ref.requests.append({"path": self.path, "headers": dict(self.headers), "body": {}})
+        if not self._authorised():
+            return
+        if self.path.rstrip("/").endswith("/v1/models"):
+            models = getattr(self.server_ref, "models", ["stand-in"])
+            return self.send_json({"object": "list", "data": [
+                {"id": m, "object": "model", "created": 1767225600, "owned_by": "stand-in"} for m in models]})
+        self._refuse(404, f"Unknown path {self.path}", "not_found_error")
+
+    def do_POST(self) -> None:
+        body = self.read_body()
+        if not self._authorised():
+            return
+        if not self.path.rstrip("/").endswith("/v1/chat/completions"):
+            return self._refuse(404, f"Unknown path {self.path}", "not_found_error")
+        models = getattr(self.server_ref, "models", ["stand-in"])
+        if body.get("model") not in models:
+            return self._refuse(404, f"The model `{body.get('model')}` does not exist", "not_found_error")
+        if body.get("tools") and getattr(self.server_ref, "tools", True) is False:
+            return self._refuse(400, "tools param requires --jinja flag")
+        wanted = (body.get("response_format") or {}).get("type")
+        if wanted and wanted != "text" and wanted not in getattr(self.server_ref, "formats", {"json_schema",
+                                                                                             "json_object"}):
+            # As llama-cpp-python 0.3.36 answers it (seen against the real server): its request validation
+            # error, wrapped by its own error handler in an OpenAI-style body with status 500.
+            return self._refuse(500, "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', "
+                                     f"'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", "
+                                     f"'input': '{wanted}'}}", "internal_server_error")
+        reply = self.server_ref.next_response()
+        if isinstance(reply, tuple) and reply[0] == "sleep":
+            time.sleep(reply[1])
+            reply = reply[2]
+        if reply == "drop":
+            return self.drop()
+        if isinstance(reply, int):
+            reply = (reply, f"status {reply}")
+        if isinstance(reply, tuple) and isinstance(reply[0], int):
+            kinds = {401: "invalid_api_key", 403: "permission_denied", 429: "rate_limit_exceeded",
+                     500: "server_error", 503: "server_error"}
+            return self._refuse(reply[0], reply[1], kinds.get(reply[0], "invalid_request_error"))
+        if reply is None:
+            reply = "ok"
+        text, calls, broken = "", [], None
+        if isinstance(reply, str):
+            text = reply
+        elif isinstance(reply, tuple) and reply[0] == "break":
+            text, broken = reply[1], "the model crashed"
+        elif "json" in reply:
+            text = json.dumps(reply["json"])
+        else:
+            text, calls = reply.get("text", ""), reply["tool_calls"]
+        model = body.get("model")
+        usage = {"prompt_tokens": 42, "completion_tokens": max(1, len(text) // 4), "total_tokens": 0}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        finish = "tool_calls" if calls else "stop"
+        if not body.get("stream"):
+            message: dict[str, Any] = {"role": "assistant", "content": text or None}
+            if calls:
+                message["tool_calls"] = [{"id": f"call_{i}", "type": "function", "function": {
+                    "name": n, "arguments": a if isinstance(a, str) else json.dumps(a)}}
+                    for i, (n, a) in enumerate(calls)]
+            return self.send_json({"id": "chatcmpl-1", "object": "chat.completion", "created": 1767225600,
+                                   "model": model, "choices": [{"index": 0, "message": message,
+                                                                "finish_reason": finish}], "usage": usage})
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("connection", "close")
+        self.end_headers()
+        self.close_connection = True
+
+        def chunk(delta: dict[str, Any] | None, finish_reason: str | None = None, **extra: Any) -> None:
+            data = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1767225600, "model": model,
+                    "system_fingerprint": None,
+                    "choices": [] if delta is None else [{"index": 0, "delta": delta, "logprobs": None,
+                                                          "finish_reason": finish_reason}], **extra}
+            self.wfile.write(f"data: {json.dumps(data)}\n\n".encode())
+            self.wfile.flush()
+
+        chunk({"role": "assistant", "content": ""})
+        for start in range(0, len(text), 7):
+            chunk({"content": text[start:start + 7]})
+        if broken:
+            self.wfile.write(f"data: {json.dumps({'error': {'message': broken, 'type': 'server_error'}})}\n\n"
+                             .encode())
+            return
+        for index, (name, args) in enumerate(calls):
+            raw = args if isinstance(args, str) else json.dumps(args)
+            chunk({"tool_calls": [{"index": index, "id": f"call_{index}", "type": "function",
+                                   "function": {"name": name, "arguments": ""}}]})
+            for start in range(0, len(raw), 5):
+                chunk({"tool_calls": [{"index": index, "function": {"arguments": raw[start:start + 5]}}]})
+        chunk({}, finish)
+        if (body.get("stream_options") or {}).get("include_usage") and getattr(self.server_ref, "usage", True):
+            chunk(None, usage=usage)
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()

@@ -96,7 +96,7 @@ def test_status_json(cli):
 LIGHT_COMMANDS = [["reminders"], ["done", "1"], ["recap"], ["status"], ["update", "1", "--reminded", "now"],
                   ["export"], ["remember", "x", "--due", "2026-12-01T09:00:00Z"]]
 # numpy is not listed: sqlite-utils imports it when present (about 50 ms).
-HEAVY = ("fastembed", "onnxruntime", "dateparser", "anthropic", "ollama", "sklearn", "textual")
+HEAVY = ("fastembed", "onnxruntime", "dateparser", "anthropic", "ollama", "openai", "sklearn", "textual")
 
 
 @pytest.mark.parametrize("args", LIGHT_COMMANDS, ids=lambda a: a[0])

@@ -11,9 +11,11 @@ from memory.health import Health
 
 
 def cmd_doctor(runtime: Runtime, args: argparse.Namespace) -> int:
+    from assistant.status import models_status
     from memory.health import check
 
     health = check(str(runtime.settings.db_path()))
+    models = models_status(runtime)
 
     def text() -> str:
         counts = ", ".join(f"{n} {name}" for name, n in health.counts.items() if n is not None)
@@ -27,9 +29,10 @@ def cmd_doctor(runtime: Runtime, args: argparse.Namespace) -> int:
         lines += [f"  - {p}" for p in health.problems]
         if not health.ok:
             lines.append(recovery(health))
+        lines += [f"Chat model: {models['chat_line']}", f"Local model: {models['local_line']}"]
         return "\n".join(lines)
 
-    emit(args, health.to_json(), text)
+    emit(args, {**health.to_json(), "models": {"chat": models["chat"], "local": models["local"]}}, text)
     return 0 if health.ok else 1
 
 
@@ -47,7 +50,7 @@ def cmd_status(runtime: Runtime, args: argparse.Namespace) -> int:
             consolidation = (f"{run['status']} {run['completed_at'] or run['started_at']} ({run['phase']}; "
                              f"{counts.get('memories_processed', 0)} memories, {counts.get('summaries_created', 0)} "
                              f"summaries)")
-        shown = {**data, "consolidation": consolidation}
+        shown = {k: v for k, v in data.items() if k != "models"} | {"consolidation": consolidation}
         return "\n".join(f"{k.replace('_', ' ')}: {'-' if v is None else v}" for k, v in shown.items())
 
     emit(args, data, text)

@@ -67,12 +67,30 @@ def bounded(kind: type, low: float, high: float):
     return parse
 
 
+def version() -> str:
+    """The installed version (the package metadata), or "unknown" when run from a bare checkout."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("assistant")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser() -> Parser:
     from assistant.cli import conversations, data, maintenance, memories, notify
 
     common = _common()
-    parser = Parser(prog="assistant", description="A terminal personal assistant with a local memory.",
-                    parents=[common])
+    parser = Parser(prog="assistant", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
+                    description="A terminal personal assistant with a local memory.\n\n"
+                                "`assistant` alone (no command) opens the app; each command below does one thing "
+                                "without it.",
+                    epilog="Chat model: ANTHROPIC_API_KEY, an OpenAI-compatible server (openai.base_url in the "
+                           "config, or\nASSISTANT_PROVIDER=openai with OPENAI_BASE_URL), Ollama, or the built-in "
+                           "offline mode.\n`assistant status` says which one is in use; config.example.toml lists "
+                           "every setting.")
+    parser.add_argument("--version", action="version", version=f"assistant {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
     def cmd(name: str, handler: Callable[..., int], help_text: str) -> argparse.ArgumentParser:

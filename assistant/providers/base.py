@@ -13,7 +13,29 @@ from typing import Any, Protocol
 
 from assistant.errors import ProviderError
 
-__all__ = ["Delta", "Provider", "ProviderError", "SystemPrompt", "ToolSpec", "ToolUse"]
+__all__ = ["Delta", "Note", "Provider", "ProviderError", "SystemPrompt", "ToolSpec", "ToolUse", "Usage", "http_get",
+           "unreachable"]
+
+
+def http_get(url: str, headers: dict[str, str] | None = None, timeout: float = 0.5) -> tuple[int, bytes] | None:
+    """(status, body) of a quick GET, or None when nothing answers. The standard library's client, so
+    that `assistant status` and `doctor` can probe servers without importing an HTTP stack."""
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - http(s) only, checked
+            return response.status, response.read(1_000_000)
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read(100_000) if exc.fp else b""
+    except (OSError, ValueError):
+        return None
+
+
+def unreachable(host: str, server: str = "Ollama") -> str:
+    """The one wording of "nothing answers at that address", whichever server it is."""
+    return f"{server} is not reachable at {host}"
 
 
 @dataclass
@@ -36,6 +58,19 @@ class ToolUse:
 
 
 @dataclass
+class Usage:
+    """Tokens one model call took, when the server reports them (after the last delta)."""
+    input_tokens: int
+    output_tokens: int
+
+
+@dataclass
+class Note:
+    """Something the user should know about the model itself ("this server has no tools"), said once."""
+    text: str
+
+
+@dataclass
 class SystemPrompt:
     stable: str  # instructions; identical across turns, so it can be cached
     memory: str  # rebuilt every turn
@@ -47,5 +82,6 @@ class Provider(Protocol):
 
     def stream(self, system: SystemPrompt, conversation: list[dict[str, Any]],
                tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse]:
-        """Text deltas as they arrive, then the tool calls of this response (if any)."""
+        """Text deltas as they arrive, then the tool calls of this response (if any); a provider may
+        also yield a Usage after the last delta and a Note for the user."""
         ...

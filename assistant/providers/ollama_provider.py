@@ -5,8 +5,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from assistant.providers.base import Delta, ProviderError, SystemPrompt, ToolSpec, ToolUse
-from assistant.providers.local import unreachable
+from assistant.providers.base import Delta, ProviderError, SystemPrompt, ToolSpec, ToolUse, unreachable
 
 
 def to_messages(system: SystemPrompt, conversation: list[dict[str, Any]]) -> list[dict[str, Any]]:

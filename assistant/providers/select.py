@@ -1,10 +1,41 @@
-"""Which chat model answers: configured, else anthropic with a key, else ollama if it answers, else offline."""
+"""Which chat model answers, decided in one place (`choose_provider`), for a turn and for `status`.
+
+Configured (`provider`, ASSISTANT_PROVIDER) wins. Otherwise: anthropic when ANTHROPIC_API_KEY is set,
+else a configured OpenAI-compatible endpoint that answers (configured: a base URL in the config file;
+an OPENAI_API_KEY or OPENAI_BASE_URL alone selects nothing), else Ollama when it answers, else the
+built-in offline mode.
+"""
 from __future__ import annotations
 
 import os
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
+from assistant.providers.base import ProviderError
 from assistant.providers.local import reachable
 from assistant.runtime import Runtime
+
+
+@dataclass
+class Choice:
+    """The chat model a turn would use now, and why."""
+    name: str  # anthropic | openai | ollama | offline
+    reason: str  # "configured", "auto: ANTHROPIC_API_KEY is set", ...
+    model: str = ""
+    url: str = ""  # the server's address (openai, ollama)
+    answers: bool | None = None  # whether the server answered a quick probe (None: not asked)
+    offers: list[str] = field(default_factory=list)  # what an openai endpoint lists at /models
+    problem: str = ""  # why it cannot work as configured (no key, nothing listed), else ""
+
+    def line(self) -> str:
+        """One line for `status`: "openai smollm2 at http://127.0.0.1:8080/v1, answers (auto: ...)"."""
+        where = f" at {self.url}" if self.url else ""
+        state = "" if self.answers is None else (", answers" if self.answers else ", not answering")
+        problem = f"; {self.problem}" if self.problem else ""
+        return f"{self.name}{' ' + self.model if self.model else ''}{where}{state} ({self.reason}){problem}"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 def ollama_chat_model(runtime: Runtime) -> str:
@@ -19,25 +50,83 @@ def ollama_chat_model(runtime: Runtime) -> str:
     return s.ollama.model
 
 
-def select_provider(runtime: Runtime):
-    """The provider object for this run; raises ProviderError when the configured one cannot work."""
+def _openai_choice(runtime: Runtime, reason: str, wait: float = 1.0) -> Choice:
+    from assistant.providers.openai_provider import api_key, chat_model, endpoint_url, probe
+
+    o = runtime.settings.openai
+    found = probe(o.base_url, api_key(o.api_key_env), o.headers, timeout=wait)
+    model = chat_model(runtime.settings, lambda: found.models)
+    choice = Choice("openai", reason, model, endpoint_url(o.base_url), found.answered, found.models)
+    if found.status in (401, 403):
+        choice.problem = (f"it asks for an API key: set {o.api_key_env}" if not api_key(o.api_key_env) else
+                          f"it refused the key in {o.api_key_env}")
+    elif found.answered and not model:
+        choice.problem = "it lists no model: set openai.model"
+    elif found.models and model not in found.models:
+        choice.problem = f"it does not list {model!r} (it offers {', '.join(found.models[:5])})"
+    return choice
+
+
+def choose_provider(runtime: Runtime) -> Choice:
+    """The one decision: which chat model, and why (probes servers briefly: under a second each)."""
     s = runtime.settings
-    name = s.provider
-    if not name:
-        if os.environ.get("ANTHROPIC_API_KEY"):
-            name = "anthropic"
-        elif reachable(s.ollama.host):
-            name = "ollama"
-        else:
-            name = "offline"
-    if name == "anthropic":
+    if s.provider == "openai":
+        # Chosen on purpose: a busy local server (one generating for another client) gets longer to say
+        # which model it serves than the sub-second probe of automatic selection.
+        return _openai_choice(runtime, "configured", wait=3.0)
+    if s.provider == "ollama":
+        return Choice("ollama", "configured", ollama_chat_model(runtime), s.ollama.host, reachable(s.ollama.host))
+    if s.provider == "anthropic":
+        return Choice("anthropic", "configured", s.model,
+                      problem="" if os.environ.get("ANTHROPIC_API_KEY") else "ANTHROPIC_API_KEY is not set")
+    if s.provider == "offline":
+        return Choice("offline", "configured", "built-in")
+    if os.environ.get("ANTHROPIC_API_KEY"):
+        return Choice("anthropic", "auto: ANTHROPIC_API_KEY is set", s.model)
+    missed = ""
+    if s.endpoint_in_file:
+        endpoint = _openai_choice(runtime, "auto: the endpoint in the config file answers")
+        if endpoint.answers:
+            return endpoint
+        missed = f", the endpoint at {endpoint.url} not answering"
+    if reachable(s.ollama.host):
+        return Choice("ollama", f"auto: Ollama answers at {s.ollama.host}{missed}", ollama_chat_model(runtime),
+                      s.ollama.host, True)
+    return Choice("offline", f"auto: no ANTHROPIC_API_KEY{missed}, Ollama not reachable at {s.ollama.host}",
+                  "built-in")
+
+
+def provider_for(runtime: Runtime, choice: Choice):
+    """The provider object for a choice; raises ProviderError when it cannot work."""
+    s = runtime.settings
+    if choice.name == "anthropic":
         from assistant.providers.anthropic_provider import AnthropicProvider
 
         return AnthropicProvider(s.model, s.max_tokens)
-    if name == "ollama":
+    if choice.name == "openai":
+        if not choice.model and choice.answers:
+            from assistant.providers.openai_provider import SERVER
+
+            raise ProviderError("model", f"{SERVER} at {choice.url} lists no model: set openai.model or "
+                                         "ASSISTANT_MODEL")
+        # A server that did not answer gets the turn anyway: it fails as unreachable, and the offline
+        # mode acts on the message in its place (a reminder is still set).
+        from assistant.providers.local_intents import ToolsOrLocalIntents
+        from assistant.providers.openai_provider import OpenAIProvider
+
+        o = s.openai
+        model = OpenAIProvider(o.base_url, choice.model, o.api_key_env, o.headers, o.timeout_seconds, o.max_retries,
+                               s.max_tokens)
+        return ToolsOrLocalIntents(runtime, model)
+    if choice.name == "ollama":
         from assistant.providers.ollama_provider import OllamaProvider
 
-        return OllamaProvider(s.ollama.host, ollama_chat_model(runtime), s.ollama.timeout_seconds)
+        return OllamaProvider(s.ollama.host, choice.model, s.ollama.timeout_seconds)
     from assistant.offline.reply import OfflineProvider
 
     return OfflineProvider(runtime)
+
+
+def select_provider(runtime: Runtime):
+    """The provider object for this run; raises ProviderError when the configured one cannot work."""
+    return provider_for(runtime, choose_provider(runtime))

@@ -14,7 +14,7 @@ from typing import Any
 
 from assistant.outbound import Outbound
 from assistant.prompt.build import build_prompt
-from assistant.providers.base import Delta, Provider, ProviderError, SystemPrompt, ToolUse
+from assistant.providers.base import Delta, Note, Provider, ProviderError, SystemPrompt, ToolUse, Usage
 from assistant.runtime import Runtime
 from assistant.turn.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
 from assistant.turn.titles import title_and_summary
@@ -151,7 +151,7 @@ class Agent:
         answer = "\n\n".join(p.strip() for p in state.answer_parts if p.strip())
         stored = await run(episodes.add_message, self.runtime.store, episode.id, "assistant", answer or "(no answer)")
         yield Done(answer, episode.id, stored.id, state.rounds, sorted(state.changed),
-                   failure.kind if failure else None)
+                   failure.kind if failure else None, state.usage)
 
     async def _rounds(self, provider: Provider, system: SystemPrompt, conversation: list[dict[str, Any]],
                       state: _TurnState) -> AsyncIterator[Event]:
@@ -166,6 +166,11 @@ class Agent:
                     yield TextDelta(item.text)
                 elif isinstance(item, ToolUse):
                     calls.append(item)
+                elif isinstance(item, Usage):
+                    state.usage = {k: (state.usage or {}).get(k, 0) + v for k, v in
+                                   {"input_tokens": item.input_tokens, "output_tokens": item.output_tokens}.items()}
+                elif isinstance(item, Note):
+                    yield Notice(item.text, "warning")
             state.answer_parts.append(text_part)
             if not calls:
                 return
@@ -206,3 +211,4 @@ class _TurnState:
     acted: bool = False  # the model said or did something: a fallback would repeat it
     answer_parts: list[str] = field(default_factory=list)
     changed: set[str] = field(default_factory=set)
+    usage: dict[str, int] | None = None  # tokens of every model call of the turn, when the server reports them

@@ -44,6 +44,7 @@ class Done:
     rounds: int
     changed: list[str] = field(default_factory=list)  # what the turn wrote: "reminders", "memories"
     failure: str | None = None  # the model's failure kind when the offline mode answered instead
+    usage: dict[str, int] | None = None  # {"input_tokens", "output_tokens"} summed over the turn, when reported
     type: str = "done"
 
 

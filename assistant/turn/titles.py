@@ -13,10 +13,10 @@ TITLE_TIMEOUT = 30.0  # seconds: a title is not worth a longer wait
 
 def title_and_summary(runtime: Runtime, messages: list[Message], use_model: bool = True) -> tuple[str, str]:
     if use_model:
-        from assistant.providers.local import local_model, reachable
+        from assistant.providers.local import local_model
 
-        host = runtime.settings.ollama.host
-        if reachable(host):  # a quick probe: without Ollama there is no wait at all
+        model = local_model(runtime, timeout=TITLE_TIMEOUT, retries=0)
+        if model.reachable():  # a quick probe: without a local model there is no wait at all
             from assistant.outbound import Outbound
 
             # The local model is a model too: secrets and private memories stay out of its transcript.
@@ -24,8 +24,6 @@ def title_and_summary(runtime: Runtime, messages: list[Message], use_model: bool
             transcript = "\n".join(f"{m.role}: {gate.text(m.content[:500], f'message #{m.id}')}" for m in messages
                                    if m.role in ("user", "assistant"))[:6000]
             try:
-                model = local_model(runtime, timeout=min(TITLE_TIMEOUT, runtime.settings.ollama.timeout_seconds),
-                                    retries=0)
                 return model.title(transcript)
             except (ModelUnavailable, MalformedAnswer) as exc:
                 log.info("no title from the local model (%s); using the first messages", exc)

@@ -1,0 +1,346 @@
+"""Any OpenAI-compatible endpoint through the official `openai` SDK: LM Studio, llama.cpp's
+llama-server, vLLM, LocalAI, Ollama's /v1, OpenRouter.
+
+Streaming Chat Completions with tool calls (their deltas arrive in fragments, several calls per
+reply), token usage when the server reports it, timeouts, and failures in our terms (ProviderError
+kinds, one line each). The provider sends exactly the SystemPrompt and conversation it is given:
+what may leave the machine is decided before it is called (assistant.outbound).
+
+The API key comes from the environment variable that `openai.api_key_env` names (default
+OPENAI_API_KEY); a local server that needs no key gets a placeholder the SDK insists on.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from assistant.providers.base import Delta, ProviderError, SystemPrompt, ToolSpec, ToolUse, Usage, http_get, unreachable
+
+log = logging.getLogger(__name__)
+
+OPENAI_API = "https://api.openai.com/v1"  # the SDK's own default, used when no base URL is configured
+NO_KEY = "no-key-needed"  # the SDK refuses to start without a key; local servers ignore this one
+SERVER = "The OpenAI-compatible server"
+RETRY_AFTER_CAP = 20.0  # seconds: a longer Retry-After is not waited for inside a turn
+
+
+def endpoint_url(base_url: str) -> str:
+    """The base URL as the SDK wants it: a scheme, no trailing slash; empty means OpenAI's API."""
+    url = (base_url or OPENAI_API).strip().rstrip("/")
+    return url if "://" in url else f"http://{url}"
+
+
+def api_key(key_env: str) -> str | None:
+    return os.environ.get(key_env) or None
+
+
+@dataclass
+class Probe:
+    """What a quick GET {base}/models says about an endpoint."""
+    url: str
+    answered: bool = False
+    status: int | None = None
+    models: list[str] = field(default_factory=list)
+    error: str = ""
+
+    @property
+    def usable(self) -> bool:
+        return self.answered and self.status == 200
+
+
+def probe(base_url: str, key: str | None = None, headers: dict[str, str] | None = None,
+          timeout: float = 1.0) -> Probe:
+    """Ask the server which models it offers; any HTTP answer means it is running."""
+    url = endpoint_url(base_url)
+    sent = {**(headers or {}), **({"Authorization": f"Bearer {key}"} if key else {})}
+    answer = http_get(f"{url}/models", sent, timeout)
+    if answer is None:
+        return Probe(url, error="no answer")
+    status, body = answer
+    result = Probe(url, answered=True, status=status)
+    if status == 200:
+        try:
+            result.models = [str(m["id"]) for m in json.loads(body).get("data", []) if isinstance(m, dict)]
+        except (ValueError, AttributeError, KeyError, TypeError):
+            result.error = "the model list is not JSON"
+    return result
+
+
+DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"  # only for OpenAI's own API when no model is named
+
+
+def chat_model(settings: Any, listed: Callable[[], list[str]]) -> str:
+    """openai.model, else a chat model the user chose (`model`, ASSISTANT_MODEL), else the first model
+    the server lists (a local server usually has one loaded); "" when there is none to name."""
+    from assistant.settings import Settings
+
+    if settings.openai.model:
+        return settings.openai.model
+    if settings.model != Settings.model:
+        return settings.model
+    if not settings.openai.base_url:
+        return DEFAULT_OPENAI_MODEL
+    models = listed()
+    return models[0] if models else ""
+
+
+class ToolsUnsupported(ProviderError):
+    """The server refused a request because it carried tools (a model or server without tool calls)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("bad_request", message)
+
+
+def to_messages(system: SystemPrompt, conversation: list[dict[str, Any]], with_tools: bool) -> list[dict[str, Any]]:
+    """Our neutral conversation as Chat Completions messages. Without tools (a server that has none),
+    calls and results made this turn are folded into plain messages so the roles still alternate."""
+    out: list[dict[str, Any]] = [{"role": "system", "content": f"{system.stable}\n\n{system.memory}"}]
+    for item in conversation:
+        if item["role"] == "user":
+            out.append({"role": "user", "content": item["text"]})
+        elif item["role"] == "assistant":
+            calls = item.get("tool_calls") or []
+            text = item.get("text") or ""
+            if calls and with_tools:
+                out.append({"role": "assistant", "content": text, "tool_calls": [
+                    {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": _arguments(c)}}
+                    for c in calls]})
+            else:
+                folded = [f"(called {c['name']} {_arguments(c)})" for c in calls]
+                out.append({"role": "assistant", "content": "\n".join([text, *folded]).strip() or "(no text)"})
+        elif item["role"] == "tool":
+            if with_tools:
+                out += [{"role": "tool", "tool_call_id": r["id"], "content": r["content"]} for r in item["results"]]
+            else:
+                out.append({"role": "user", "content": "\n".join(f"({r['name']} result) {r['content']}"
+                                                                 for r in item["results"])})
+    return out
+
+
+def _arguments(call: dict[str, Any]) -> str:
+    # Arguments that were not a JSON object go back as the model wrote them, so it sees its own slip.
+    value = call["input"]
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+class _Calls:
+    """Tool calls assembled from their streamed fragments, by index."""
+
+    def __init__(self) -> None:
+        self.parts: dict[int, dict[str, str]] = {}
+
+    def add(self, fragment: Any) -> None:
+        index = fragment.index if fragment.index is not None else len(self.parts)
+        entry = self.parts.setdefault(index, {"id": "", "name": "", "arguments": ""})
+        if fragment.id and not entry["id"]:
+            entry["id"] = fragment.id
+        function = fragment.function
+        if function is None:
+            return
+        if function.name and function.name != entry["name"]:
+            # Most servers send the name once; a server that repeats it whole must not double it.
+            entry["name"] = function.name if not entry["name"] else entry["name"] + function.name
+        if function.arguments:
+            entry["arguments"] += function.arguments
+
+    def uses(self) -> list[ToolUse]:
+        found = []
+        for index, entry in sorted(self.parts.items()):
+            raw = entry["arguments"].strip()
+            try:
+                value: Any = json.loads(raw) if raw else {}
+            except ValueError:
+                value = raw  # not JSON: the tool refuses it and the model hears why
+            found.append(ToolUse(entry["id"] or f"call_{index}", entry["name"], value))
+        return found
+
+
+class OpenAIProvider:
+    name = "openai"
+
+    def __init__(self, base_url: str, model: str, key_env: str = "OPENAI_API_KEY",
+                 headers: dict[str, str] | None = None, timeout: float = 120.0, max_retries: int = 2,
+                 max_tokens: int = 2048, backoff: float = 0.5) -> None:
+        import openai
+
+        self.url = endpoint_url(base_url)
+        self.model = model
+        self.key_env = key_env
+        key = api_key(key_env)
+        self.has_key = key is not None
+        self.timeout, self.retries, self.backoff, self.max_tokens = timeout, max_retries, backoff, max_tokens
+        # Retries are ours (429 and 5xx only, before anything streamed): a server that is not running
+        # is said at once, not after the SDK's own three attempts.
+        self.client = openai.AsyncOpenAI(base_url=self.url, api_key=key or NO_KEY, timeout=timeout, max_retries=0,
+                                         default_headers=dict(headers or {}) or None)
+        self.tools_supported: bool | None = None  # unknown until the server takes or refuses tools
+        self.tool_calls_seen = False  # the model has called a tool on this server at least once
+        self.usage_supported = True  # stream_options.include_usage; dropped if the server refuses it
+        self.tool_choice: str | dict[str, Any] = "auto"
+        self.last_usage: Usage | None = None
+
+    async def stream(self, system: SystemPrompt, conversation: list[dict[str, Any]],
+                     tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse | Usage]:
+        with_tools = bool(tools) and self.tools_supported is not False
+        request: dict[str, Any] = {"model": self.model, "messages": to_messages(system, conversation, with_tools),
+                                   "stream": True, "max_tokens": self.max_tokens}
+        if with_tools:
+            request["tools"] = [{"type": "function", "function": {"name": t.name, "description": t.description,
+                                                                  "parameters": t.parameters}} for t in tools]
+            request["tool_choice"] = self.tool_choice
+        response = await self._open(request, with_tools)
+        calls = _Calls()
+        self.last_usage = None
+        try:
+            async for chunk in response:
+                if getattr(chunk, "usage", None) is not None:
+                    u = chunk.usage
+                    self.last_usage = Usage(u.prompt_tokens or 0, u.completion_tokens or 0)
+                for choice in chunk.choices or []:
+                    delta = choice.delta
+                    if delta is None:
+                        continue
+                    if delta.content:
+                        yield Delta(delta.content)
+                    for fragment in delta.tool_calls or []:
+                        calls.add(fragment)
+        except Exception as exc:  # noqa: BLE001 - every way a stream can break becomes one of our kinds
+            raise self._failure(exc) from None
+        finally:
+            await response.close()
+        if with_tools and self.tools_supported is None:
+            self.tools_supported = True
+        if self.last_usage is not None:
+            yield self.last_usage
+        for call in calls.uses():
+            self.tool_calls_seen = True
+            yield call
+
+    async def _open(self, request: dict[str, Any], with_tools: bool) -> Any:
+        """Start the stream: 429 and 5xx retried with backoff, a refused stream_options dropped once."""
+        import openai
+
+        attempt, reconnected = 0, False
+        while True:
+            if self.usage_supported:
+                request["stream_options"] = {"include_usage": True}
+            else:
+                request.pop("stream_options", None)
+            try:
+                return await self.client.chat.completions.create(**request)
+            except openai.APIStatusError as exc:
+                said = _error_text(exc).lower()
+                status = exc.status_code
+                if with_tools and status in (400, 422, 500, 501) and ("tool" in said or "function" in said):
+                    self.tools_supported = False
+                    raise ToolsUnsupported(f"{SERVER} at {self.url} cannot use tools with {self.model!r} "
+                                           f"({status}: {_error_text(exc)[:120]})") from None
+                if self.usage_supported and status in (400, 422) and "stream_options" in said:
+                    self.usage_supported = False
+                    continue
+                if not (status == 429 or status >= 500) or attempt >= self.retries:
+                    raise await self._failure_async(exc, attempt + 1) from None
+                response = exc.response
+            except openai.APIConnectionError as exc:
+                # One immediate retry: a kept-alive connection the server dropped after its last answer
+                # (llama-cpp-python does after a failed stream) fails the next request. A server that is
+                # not running refuses the retry at once too, so it is still said without a wait.
+                if isinstance(exc, openai.APITimeoutError) or reconnected:
+                    raise await self._failure_async(exc, attempt + 1) from None
+                reconnected = True
+                continue
+            except Exception as exc:  # noqa: BLE001 - anything else is said at once
+                raise await self._failure_async(exc, attempt + 1) from None
+            attempt += 1
+            wait = self._wait(attempt, response)
+            log.info("%s answered %s; retry %d in %.1f s", self.url, response.status_code, attempt, wait)
+            await asyncio.sleep(wait)
+
+    def _wait(self, attempt: int, response: Any) -> float:
+        """Backoff doubling from `backoff`, or the server's Retry-After when it gives a short one."""
+        wait = self.backoff * (2 ** (attempt - 1))
+        headers = getattr(response, "headers", None) or {}
+        for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+            try:
+                told = float(headers.get(name)) * scale
+            except (TypeError, ValueError):
+                continue
+            if 0 <= told <= RETRY_AFTER_CAP:
+                return told
+        return wait
+
+    async def _failure_async(self, exc: BaseException, attempts: int = 1) -> ProviderError:
+        """As _failure; a 404 also asks the server what it offers, so the line can name it."""
+        import openai
+
+        if isinstance(exc, openai.NotFoundError):
+            try:
+                listed = [m.id async for m in self.client.models.list()]
+            except Exception:  # noqa: BLE001 - no list: the line says the endpoint itself is wrong
+                listed = None
+            return self._not_found(listed)
+        return self._failure(exc, attempts)
+
+    def _not_found(self, listed: list[str] | None) -> ProviderError:
+        if listed is None:
+            return ProviderError("model", f"{SERVER} at {self.url} has no chat completions endpoint (404): check "
+                                          "openai.base_url (it usually ends in /v1)")
+        offers = ", ".join(listed[:10]) + (" ..." if len(listed) > 10 else "") if listed else "no models"
+        return ProviderError("model", f"{SERVER} at {self.url} has no model {self.model!r} (404); it offers: "
+                                      f"{offers}; set openai.model or ASSISTANT_MODEL")
+
+    def _failure(self, exc: BaseException, attempts: int = 1) -> ProviderError:
+        """One of our ProviderError kinds, with one line for the user."""
+        import openai
+
+        tries = f" after {attempts} tries" if attempts > 1 else ""
+        if isinstance(exc, ProviderError):
+            return exc
+        if isinstance(exc, openai.APITimeoutError) or "timeout" in type(exc).__name__.lower():
+            return ProviderError("timeout", f"{SERVER} at {self.url} did not answer within {self.timeout:g} s")
+        if isinstance(exc, openai.APIConnectionError):
+            return ProviderError("network", unreachable(self.url, SERVER))
+        if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+            if not self.has_key:
+                return ProviderError("auth", f"{SERVER} at {self.url} needs an API key ({exc.status_code}): "
+                                             f"set {self.key_env}")
+            return ProviderError("auth", f"{SERVER} at {self.url} refused the API key in {self.key_env} "
+                                         f"({exc.status_code})")
+        if isinstance(exc, openai.NotFoundError):
+            return self._not_found(None)
+        if isinstance(exc, openai.RateLimitError):
+            return ProviderError("rate_limit", f"{SERVER} at {self.url} is rate limiting requests (429){tries}; "
+                                               "try again shortly")
+        if isinstance(exc, openai.APIStatusError):
+            if exc.status_code in (503, 529):
+                return ProviderError("overloaded", f"{SERVER} at {self.url} is overloaded ({exc.status_code}){tries}; "
+                                                   "try again in a minute")
+            if exc.status_code >= 500:
+                return ProviderError("model", f"{SERVER} at {self.url} failed ({exc.status_code}){tries}")
+            return ProviderError("bad_request", f"{SERVER} at {self.url} refused the request ({exc.status_code}: "
+                                                f"{_error_text(exc)[:160]})")
+        if isinstance(exc, openai.APIError):  # an error event in the middle of the stream
+            return ProviderError("model", f"{SERVER} at {self.url} failed while answering: {_error_text(exc)[:160]}")
+        if isinstance(exc, OSError) or "connect" in type(exc).__name__.lower() or "read" in type(exc).__name__.lower():
+            return ProviderError("network", f"{SERVER} at {self.url} closed the connection while answering")
+        log.warning("unexpected failure from %s", self.url, exc_info=exc)
+        return ProviderError("model", f"{SERVER} at {self.url} failed: {type(exc).__name__}")
+
+
+def _error_text(exc: BaseException) -> str:
+    """The server's own message: {"error": {"message": ...}} (OpenAI, vLLM, llama.cpp), {"error": "..."}
+    (Ollama), or FastAPI's {"detail": ...} (llama-cpp-python's validation errors)."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        text = (inner.get("message") or inner.get("detail") or inner) if isinstance(inner, dict) else inner
+    elif isinstance(body, str):
+        text = body
+    else:
+        text = getattr(exc, "message", None) or exc
+    return " ".join(str(text).split())
