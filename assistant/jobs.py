@@ -13,11 +13,12 @@ from memory.time.instants import parse_stored
 def run_consolidation(runtime: Runtime, full: bool = False, dry_run: bool = False, progress=None) -> dict[str, Any]:
     import dataclasses
 
+    from assistant.outbound.send import GatedConsolidationModel
     from assistant.providers.local import local_model
     from memory.consolidation.pipeline import Consolidator, Options
 
     c = runtime.settings.consolidation
-    model = local_model(runtime)
+    model = GatedConsolidationModel(runtime.store, local_model(runtime))  # the local model behind the gate
     # The pipeline's options are the [consolidation] settings of the same names.
     options = Options(**{f.name: getattr(c, f.name) for f in dataclasses.fields(Options) if hasattr(c, f.name)})
     result = Consolidator(runtime.store, runtime.embedder, model, options, progress).run(full=full, dry_run=dry_run)

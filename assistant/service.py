@@ -153,10 +153,11 @@ class AssistantService:
         current = episodes.in_progress(self.runtime.store)
         if current is None:
             return None
-        from assistant.turn.tools import opening_line
+        from assistant.turn.tools import OPENING_WIDTH
+        from memory.text import flat
 
         return CurrentView(current.episode.id, current.title, self.runtime.clock.short(current.episode.started_at),
-                           current.messages, [opening_line(m.content) for m in current.opening])
+                           current.messages, [flat(m.content, OPENING_WIDTH) for m in current.opening])
 
     def recap(self, hours: int = 48, fill: int = 3) -> RecapData:
         """The last `hours`: closed conversations, the one in progress, reminders, new memories.

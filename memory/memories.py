@@ -21,7 +21,7 @@ MAX_CONTENT = 100_000  # characters; a memory is a note, not a document
 
 FIELDS = ("id", "kind", "content", "importance", "private", "due_at", "reminded_at", "done_at",
           "message_ids", "sequence", "created_at", "updated_at", "relation", "trust", "tension",
-          "recurrence", "occurrence_at", "time_refs")
+          "recurrence", "occurrence_at", "time_refs", "sensitive")
 
 
 @dataclass
@@ -44,12 +44,14 @@ class Memory:
     recurrence: str | None = None  # stored RFC 5545 text; see `rule`
     occurrence_at: str | None = None  # the scheduled instant of this occurrence (due_at moves on snooze)
     time_refs: list[dict[str, str]] = field(default_factory=list)
+    sensitive: bool = False  # holds a secret (decided when written): it leaves only as "[secret in memory #N]"
     tier: str = "hot"
 
     @classmethod
     def from_row(cls, row: Any) -> Memory:
         data = {name: row[name] for name in FIELDS}
         data["private"] = bool(data["private"])
+        data["sensitive"] = bool(data["sensitive"])
         data["message_ids"] = json.loads(data["message_ids"] or "[]")
         data["time_refs"] = json.loads(data["time_refs"] or "[]")
         keys = row.keys()
@@ -148,6 +150,14 @@ class NewMemory:
     time_refs: list[dict[str, str]] | None = None  # default: resolved from the text when it was written
     uid: str | None = None  # the identity of a row that came from elsewhere (an export, a calendar UID)
     id: int | None = None  # kept when free (an import reproduces an export's ids)
+    sensitive: bool | None = None  # default: what the detector finds in the text; True when a caller knows
+
+
+def detect_sensitive(text: str) -> bool:
+    """Whether a memory's text holds a secret: the one detector, imported when first needed."""
+    from memory.sensitive import is_sensitive
+
+    return is_sensitive(text)
 
 
 def insert_memory(store: Store, new: NewMemory) -> int:
@@ -176,7 +186,8 @@ def insert_memory(store: Store, new: NewMemory) -> int:
         "message_ids": json.dumps(new.message_ids), "sequence": sequence, "created_at": created,
         "updated_at": new.updated_at or created, "relation": new.relation, "trust": trust, "tension": tension,
         "recurrence": new.recurrence, "occurrence_at": (new.occurrence_at or new.due_at) if new.recurrence else None,
-        "time_refs": refs, "uid": new.uid}
+        "time_refs": refs, "uid": new.uid,
+        "sensitive": int(bool(new.sensitive) or detect_sensitive(content))}
     if new.id is not None and store.one("SELECT 1 FROM knowledge WHERE id = ?", (new.id,)) is None:
         values["id"] = new.id
     with store.transaction():
@@ -188,9 +199,10 @@ def insert_memory(store: Store, new: NewMemory) -> int:
 def remember(store: Store, content: str, due_at: str | datetime | None = None, kind: str | None = None,
              importance: int = 3, private: bool = False, message_ids: list[int] | None = None,
              relation: str | None = None, trust: int | None = None, tension: int | None = None,
-             allow_past: bool = True) -> Memory:
+             allow_past: bool = True, sensitive: bool | None = None) -> Memory:
     """Store a memory; with `due_at` (ISO 8601, a phrase or a rule) it is a reminder (kind defaults
-    to "reminder").
+    to "reminder"). `sensitive`: True when the caller knows the text holds a secret; otherwise the
+    detector decides.
 
     allow_past=False refuses a due date that has already passed (the model's tool, the UI), except a
     conventional time of today ("tonight" said at 22:50), which is due at once: see check_not_past.
@@ -204,7 +216,7 @@ def remember(store: Store, content: str, due_at: str | datetime | None = None, k
     with store.transaction():
         memory_id = insert_memory(store, NewMemory(
             content, kind=kind, importance=importance, private=private, due_at=due, message_ids=message_ids or [],
-            relation=relation, trust=trust, tension=tension, recurrence=recurrence))
+            relation=relation, trust=trust, tension=tension, recurrence=recurrence, sensitive=sensitive))
         memory = get_memory(store, memory_id)
         if due is None and memory.kind not in ("reminder", "mood"):
             # A fact restated with a new value supersedes the older one now, not at the next consolidation.
@@ -216,19 +228,26 @@ def remember(store: Store, content: str, due_at: str | datetime | None = None, k
 FORGOTTEN = "[forgotten]"
 
 
+def quotation_pattern(text: str) -> re.Pattern[str] | None:
+    """Whole quotations of `text`, never inside another word ("Tom" is not in "tomorrow" nor "atom")."""
+    needle = text.strip()
+    return re.compile(f"(?<!\\w){re.escape(needle)}(?!\\w)", re.I) if needle else None
+
+
 def _scrub_sources(store: Store, memory: Memory) -> int:
     """Take a forgotten memory's text out of the messages it came from: the user's "remember that X"
-    and the replies of the same turn that repeat X. Otherwise the words would still answer a question
-    after "forget". The rest of each message, and the message itself, stay. Returns how many changed."""
-    needle = memory.content.strip()
-    if not needle:
+    and the replies of the same turn that repeat X, by whole quotation only. Elsewhere only the
+    assistant's own quotations of it go, and only of a text long enough to be a quotation, not a
+    word ("Tom" forgotten leaves every other conversation's "Tom" alone). Returns how many changed."""
+    pattern = quotation_pattern(memory.content)
+    if pattern is None:
         return 0
-    pattern = re.compile(re.escape(needle), re.I)
+    needle = memory.content.strip()
     changed = 0
     # The assistant's own messages that quote it ("From memory ...: X") go too, wherever they are:
     # found through the keyword index, then checked word for word.
     words = [w for w in re.findall(r"\w+", needle.lower()) if len(w) > 1][:16]
-    if words:
+    if words and (len(words) >= 3 or len(needle) >= 20):
         match = " AND ".join(f'"{w}"' for w in words)
         for row in store.query("SELECT m.id, m.content FROM search_index s JOIN messages m ON m.id * 4 = s.rowid "
                                "WHERE search_index MATCH ? AND m.role = 'assistant'", (f"content:({match})",)):
@@ -259,6 +278,11 @@ def forget(store: Store, memory_id: int) -> Memory:
     with store.transaction():
         memory = get_memory(store, memory_id)
         _scrub_sources(store, memory)
+        # A tombstone (its identity, never its text): an older export does not bring it back.
+        uid = store.one("SELECT uid FROM knowledge WHERE id = ?", (memory_id,))[0] or \
+            f"{store.store_uid()}/memory/{memory_id}"
+        store.execute("INSERT OR IGNORE INTO forgotten (uid, forgotten_at) VALUES (?, ?)",
+                      (uid, store.clock.now_iso()))
         store.execute("DELETE FROM knowledge WHERE id = ?", (memory_id,))
         doc = doc_id("memory", memory_id)
         from memory.search.embeddings import drop_vectors  # numpy-free, but not needed to read reminders
@@ -335,6 +359,12 @@ def count_created_since(store: Store, since: str | None) -> int:
     if since is None:
         return count_memories(store)
     return store.one("SELECT count(*) FROM knowledge WHERE created_at >= ?", (since,))[0]
+
+
+def withheld_candidates(store: Store) -> list[Memory]:
+    """Every memory marked private or sensitive: what a request to a model may have to hold back."""
+    return [Memory.from_row(r) for r in store.query(f"{SELECT_MEMORY} WHERE k.private = 1 OR k.sensitive = 1 "
+                                                    "ORDER BY k.id")]
 
 
 def private_memories(store: Store) -> list[Memory]:

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memory.errors import InvalidInput, NotFound
-from memory.memories import SELECT_MEMORY, Memory, check_content, check_importance, get_memory
+from memory.memories import SELECT_MEMORY, Memory, check_content, check_importance, detect_sensitive, get_memory
 from memory.store import Store
 from memory.time.clock import Clock
 from memory.time.instants import UTC, parse_stored, to_utc_iso
@@ -167,6 +167,7 @@ def update_memory(store: Store, memory_id: int, reminded_at: str | datetime | No
     if content is not None:
         changes["content"] = check_content(content)
         changes["time_refs"] = time_refs_json(store.clock, changes["content"])
+        changes["sensitive"] = int(detect_sensitive(changes["content"]))
     if importance is not None:
         changes["importance"] = check_importance(importance)
     if due_at not in (None, ""):
@@ -321,6 +322,9 @@ def undo_last_change(store: Store) -> UndoneChange | None:
             restored = get_memory(store, before["id"])
         else:
             restored = restore(store, Memory.from_row(before))
+        if change["action"] == "forget":  # asked back: its tombstone goes
+            store.execute("DELETE FROM forgotten WHERE uid = ?",
+                          (before.get("uid") or f"{store.store_uid()}/memory/{before['id']}",))
         return UndoneChange(change["action"], restored, change["created_at"])
 
 

@@ -271,8 +271,32 @@ MIGRATION_7 = [
     ) WITHOUT ROWID""",
 ]
 
+
+
+def _classify_sensitive(conn) -> None:
+    """Mark what existing memories hold a secret, with the same detector every writer uses."""
+    from memory.sensitive import is_sensitive
+
+    rows = conn.execute("SELECT id, content FROM knowledge").fetchall()
+    marked = [(row[0],) for row in rows if is_sensitive(row[1] or "")]
+    conn.executemany("UPDATE knowledge SET sensitive = 1 WHERE id = ?", marked)
+
+
+# Schema 8: sensitivity is decided when a memory is written (memory.sensitive), not guessed at each
+# exit: a sensitive memory leaves the machine only as "[secret in memory #N]". Existing memories are
+# classified here. A forgotten memory leaves a tombstone (its uid only, never its text), so importing
+# an older export does not bring it back unless asked.
+MIGRATION_8: list[str | Callable] = [
+    "ALTER TABLE knowledge ADD COLUMN sensitive INTEGER NOT NULL DEFAULT 0",
+    _classify_sensitive,
+    """CREATE TABLE forgotten (
+        uid TEXT PRIMARY KEY,
+        forgotten_at TEXT NOT NULL
+    ) WITHOUT ROWID""",
+]
+
 MIGRATIONS: list[list] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5, MIGRATION_6,
-                          MIGRATION_7]
+                          MIGRATION_7, MIGRATION_8]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

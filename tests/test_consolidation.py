@@ -79,13 +79,20 @@ def smart_ollama(ollama_standin):
     return ollama_standin
 
 
+def gated(store, local):
+    """The local model as the app hands it to consolidation: behind the outbound gate."""
+    from assistant.outbound.send import GatedConsolidationModel
+
+    return GatedConsolidationModel(store, local)
+
+
 def model(url, **kw):
     return LocalModel(url, "stand-in:latest", timeout=kw.pop("timeout", 5), backoff=0.01, **kw)
 
 
 def test_full_run_clusters_summarises_supersedes_and_deletes_nothing(filled, embedder, smart_ollama):
     before = filled.one("SELECT count(*) FROM knowledge")[0]
-    result = Consolidator(filled, embedder, model(smart_ollama.url), Options()).run(full=True)
+    result = Consolidator(filled, embedder, gated(filled, model(smart_ollama.url)), Options()).run(full=True)
     assert result.errors == [] and result.clusters_found == 3 and result.summaries_created == 3
     summaries = [json.loads(r["source_ids"]) for r in filled.query("SELECT source_ids FROM summaries")]
     contents = {r["id"]: r["content"] for r in filled.query("SELECT id, content FROM knowledge")}
@@ -102,7 +109,7 @@ def test_full_run_clusters_summarises_supersedes_and_deletes_nothing(filled, emb
     assert all(h.id != berlin for h in searcher.search("where do I live", types=("memory",)))
     assert any(h.id == berlin for h in searcher.search("where do I live", mode="exhaustive", types=("memory",)))
 
-    again = Consolidator(filled, embedder, model(smart_ollama.url), Options()).run(full=True)
+    again = Consolidator(filled, embedder, gated(filled, model(smart_ollama.url)), Options()).run(full=True)
     assert again.summaries_created == 0 and again.supersessions_detected == 0
     assert filled.one("SELECT count(*) FROM summaries")[0] == 3
     assert filled.one("SELECT count(*) FROM edges")[0] == 12 + 1
@@ -111,7 +118,7 @@ def test_full_run_clusters_summarises_supersedes_and_deletes_nothing(filled, emb
 
 
 def test_ollama_down_still_scores_and_tiers(filled, embedder):
-    result = Consolidator(filled, embedder, model("http://127.0.0.1:9")).run(full=True)
+    result = Consolidator(filled, embedder, gated(filled, model("http://127.0.0.1:9"))).run(full=True)
     assert any("Ollama is not reachable at http://127.0.0.1:9" in m for m in result.messages)
     assert result.summaries_created == 0 and result.completed_at
     assert filled.one("SELECT count(*) FROM memory_meta WHERE retention IS NULL")[0] == 0
@@ -120,15 +127,15 @@ def test_ollama_down_still_scores_and_tiers(filled, embedder):
 
 def test_missing_model_named(filled, embedder, ollama_standin):
     m = LocalModel(ollama_standin.url, "llama-nope:1b", timeout=5)
-    result = Consolidator(filled, embedder, m).run(full=True)
+    result = Consolidator(filled, embedder, gated(filled, m)).run(full=True)
     assert any("no model 'llama-nope:1b'" in x for x in result.messages)
 
 
 def test_malformed_json_retried_once_then_skipped(filled, embedder, smart_ollama):
     smart_ollama.script = ["not json", "still not json", None]  # first cluster fails twice, then the rest work
-    result = Consolidator(filled, embedder, model(smart_ollama.url)).run(full=True)
+    result = Consolidator(filled, embedder, gated(filled, model(smart_ollama.url))).run(full=True)
     assert result.summaries_created == 2 and any("valid JSON" in e for e in result.errors)
-    rerun = Consolidator(filled, embedder, model(smart_ollama.url)).run(full=True)
+    rerun = Consolidator(filled, embedder, gated(filled, model(smart_ollama.url))).run(full=True)
     assert rerun.summaries_created == 1  # the skipped cluster is done next time, the others not redone
 
 
@@ -136,20 +143,23 @@ def test_breaker_and_timeouts(filled, embedder, ollama_standin):
     ollama_standin.script = [("sleep", 2, "late")]
     m = model(ollama_standin.url, timeout=0.5, retries=1, breaker_threshold=2)
     started = time.monotonic()
-    result = Consolidator(filled, embedder, m).run(full=True)
+    result = Consolidator(filled, embedder, gated(filled, m)).run(full=True)
     assert result.summaries_created == 0 and result.errors and time.monotonic() - started < 15
 
 
-def test_secrets_redacted_before_sending(store, embedder, smart_ollama):
+def test_sensitive_memories_never_reach_the_consolidation_model(store, embedder, smart_ollama):
     notes = [f"Sourdough note {i}: my api key is sk-ant-abcdefghijklmnop{i}qrstuv" for i in range(3)]
-    import_records(store, [json.dumps({"type": "memory", "kind": "note", "content": n}) for n in notes])
-    Consolidator(store, embedder, model(smart_ollama.url), Options(similarity_threshold=0.3)).run(full=True)
+    public = ["Sourdough note: the starter is fed at 8", "Sourdough note: the starter likes rye flour",
+              "Sourdough note: the starter lives in the fridge"]
+    import_records(store, [json.dumps({"type": "memory", "kind": "note", "content": n}) for n in notes + public])
+    assert [r[0] for r in store.query("SELECT sensitive FROM knowledge ORDER BY id")] == [1, 1, 1, 0, 0, 0]
+    Consolidator(store, embedder, gated(store, model(smart_ollama.url)), Options(similarity_threshold=0.3)).run(full=True)
     sent = json.dumps(smart_ollama.bodies("/api/chat"))
-    assert "sk-ant-abcdefghijklmnop" not in sent and "[REDACTED]" in sent
+    assert "starter" in sent and "sk-ant-abcdefghijklmnop" not in sent and "api key" not in sent
 
 
 def test_dry_run_writes_nothing(filled, embedder, smart_ollama):
-    result = Consolidator(filled, embedder, model(smart_ollama.url)).run(full=True, dry_run=True)
+    result = Consolidator(filled, embedder, gated(filled, model(smart_ollama.url))).run(full=True, dry_run=True)
     assert result.summaries_created == 3 and result.tier_transitions
     assert filled.one("SELECT count(*) FROM summaries")[0] == 0
     assert filled.one("SELECT count(*) FROM consolidation_runs")[0] == 0

@@ -235,3 +235,14 @@ async def test_the_confirmation_speaks_to_the_user(agent):
 async def test_an_empty_recap_says_so_plainly(agent):
     answer, _ = await say(agent, "what did we talk about?")
     assert answer == "We haven't talked in the last 48 hours."
+
+
+async def test_tonight_said_late_is_kept_and_due_at_once_as_everywhere(tmp_path):
+    """Issue 22 item 4: the app (offline mode) refused "tonight" at 22:50 while the CLI kept it."""
+    rt = make_runtime(tmp_path, ASSISTANT_NOW="2026-11-22T22:50:00+00:00")
+    agent = Agent(rt, OfflineProvider(rt))
+    answer, calls = await say(agent, "remind me tonight to lock the car")
+    stored = memories.get_memory(rt.store, 1)
+    assert stored.content == "lock the car" and stored.due_at == "2026-11-22T20:00:00+00:00"
+    assert "overdue" in answer
+    rt.close()

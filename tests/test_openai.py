@@ -291,6 +291,7 @@ def test_one_repair_attempt_tells_the_model_what_was_wrong(openai_standin):
 
 
 def test_invalid_json_twice_writes_nothing(openai_standin, tmp_path, embedder):
+    from assistant.outbound.send import GatedConsolidationModel
     from memory.consolidation.pipeline import Consolidator
     from memory.store import Store
     from memory.transfer.jsonl_import import import_records
@@ -300,7 +301,7 @@ def test_invalid_json_twice_writes_nothing(openai_standin, tmp_path, embedder):
     store = Store(tmp_path / "c.db", make_clock(T0))
     import_records(store, [json.dumps(r) for r in fixture_records()])
     openai_standin.script = ["not json at all", '{"summary": "half"']
-    result = Consolidator(store, embedder, local(openai_standin)).run(full=True)
+    result = Consolidator(store, embedder, GatedConsolidationModel(store, local(openai_standin))).run(full=True)
     assert result.summaries_created == 0 and any("valid JSON" in e for e in result.errors)
     assert store.one("SELECT count(*) FROM summaries")[0] == 0
     store.close()
@@ -380,10 +381,24 @@ def test_local_model_failures(openai_standin):
         local(openai_standin).ask("x", "y", SCHEMA)
 
 
-def test_secrets_are_redacted_before_the_local_model(openai_standin):
-    openai_standin.script = [{"json": {"title": "t", "tags": []}}]
-    local(openai_standin).ask("x", "my password is hunter2", SCHEMA)
-    assert "hunter2" not in json.dumps(chats(openai_standin)[-1])
+def test_the_local_model_gets_a_title_request_through_the_gate(openai_standin, tmp_path):
+    from assistant.outbound import requests, send
+    from assistant.outbound.gate import Gate
+    from memory import episodes, memories
+    from memory.store import Store
+    from tests.conftest import T0, make_clock
+
+    store = Store(tmp_path / "t.db", make_clock(T0))
+    memories.remember(store, "my HIV test result is positive", private=True)
+    episode = episodes.open_episode(store)
+    said = [episodes.add_message(store, episode.id, "user", "my password is hunter2"),
+            episodes.add_message(store, episode.id, "assistant", "Noted: my HIV test result is positive\nNEWER: x")]
+    openai_standin.script = [{"json": {"title": "t", "summary": "s"}}]
+    send.ask_local(local(openai_standin), requests.title(Gate(store), said))
+    sent = json.dumps(chats(openai_standin)[-1])
+    assert "hunter2" not in sent and "HIV" not in sent and "[private memory #1]" in sent
+    with pytest.raises(TypeError):  # a local model is handed only what the outbound requests build
+        send.ask_local(local(openai_standin), ("x", "my password is hunter2", SCHEMA))
 
 
 # -- selection, status, doctor, CLI -------------------------------------------------------------------

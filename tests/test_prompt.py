@@ -126,7 +126,9 @@ def test_timeline_content(runtime):
     assert "Gate code" not in text  # private: only when the message asks about it
     asked = section(build_prompt(runtime, "what is the gate code?"), "Timeline")
     # Asked about, the private memory goes; its gate code is a secret and never does (issue 21).
-    assert "[★★★] [Private] [Sun Nov 22] Gate code [secret in memory #" in asked and "4411" not in asked
+    # Asked about, it is listed; it holds a secret, so by its id only (decided when it was written).
+    assert "[★★★] [Private] [Sun Nov 22] [secret in memory #" in asked and "4411" not in asked
+    assert "Gate code" not in asked
     assert "Emotional state: excited (as of msgs #9-10)" in text
     assert "- Bob: brother (high trust, some tension)" in text
     assert "Pay the ski deposit" not in text  # reminders have their own section
@@ -222,4 +224,31 @@ def test_when_question_brings_dated_statements(tmp_path):
     assert ('- memory #1, written Thu Nov 12: Sara moved to Lisbon last month ("last month" = October 2026)'
             in text)
     assert "Dated statements" not in section(build_prompt(rt, "where does Sara live?"), "Timeline")
+    rt.close()
+
+
+def test_a_preview_of_the_prompt_changes_no_activation(tmp_path):
+    """`assistant prompt` shows what a turn would send; only a turn counts its memories as used."""
+    import asyncio
+
+    from assistant.offline.reply import OfflineProvider
+    from assistant.turn.agent import Agent
+    from memory import memories
+    from tests.conftest import make_runtime
+
+    rt = make_runtime(tmp_path)
+    memories.remember(rt.store, "the ski trip budget is 1500 euros")
+
+    def used() -> int:
+        return rt.store.one("SELECT activation_count FROM memory_meta WHERE memory_id = 1")[0]
+
+    before = used()
+    assert "1500 euros" in build_prompt(rt, "ski trip budget").text
+    assert used() == before
+
+    async def turn() -> None:
+        [e async for e in Agent(rt, OfflineProvider(rt)).turn("what is the ski trip budget?")]
+
+    asyncio.run(turn())
+    assert used() > before
     rt.close()

@@ -226,7 +226,7 @@ async def test_a_draft_survives_a_walk_through_the_history(tmp_path):
 
 
 def test_input_history_keeps_the_last_500(tmp_path):
-    from ui.history import InputHistory
+    from assistant.input_history import InputHistory
 
     history = InputHistory(tmp_path / "h.jsonl")
     for i in range(520):

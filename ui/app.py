@@ -27,7 +27,7 @@ from assistant.settings import Settings, SettingsError, save_setting
 from memory.errors import StoreUnusable
 from ui import actions
 from ui.commands import ActionCommands
-from ui.history import InputHistory
+from assistant.input_history import InputHistory
 from ui.screens.conversations import ConversationScreen, ConversationsScreen
 from ui.screens.dialogs import HelpScreen, RecapScreen
 from ui.screens.main import MainScreen

@@ -22,7 +22,8 @@ def cmd_recap(runtime: Runtime, args: argparse.Namespace) -> int:
     `--json` stays the documented list of closed episodes (list_recent's contract); the text adds
     the conversation in progress, marked current.
     """
-    from assistant.turn.tools import current_conversation_line, opening_line
+    from assistant.turn.tools import OPENING_WIDTH, current_title
+    from memory.text import flat
 
     items = episodes.list_recent(runtime.store, limit=args.limit, outcome=args.outcome, hours=args.hours)
     current = episodes.in_progress(runtime.store) if args.outcome in (None, "success") else None
@@ -31,8 +32,8 @@ def cmd_recap(runtime: Runtime, args: argparse.Namespace) -> int:
         # Newest first, like list_recent: the conversation in progress leads.
         lines = []
         if current is not None:
-            lines.append(current_conversation_line(runtime, current).removeprefix("- "))
-            lines += [f"    > {opening_line(m.content)}" for m in current.opening]
+            lines.append(current.episode.line(runtime.clock, current_title(current)))
+            lines += [f"    > {flat(m.content, OPENING_WIDTH)}" for m in current.opening]
         lines += [episode_line(runtime, e) for e in items]
         return "\n".join(lines) or f"No episodes found in the last {args.hours:g} hours."
 
@@ -54,7 +55,7 @@ def cmd_recall(runtime: Runtime, args: argparse.Namespace) -> int:
         answer = reasoned_recall(runtime, query, mode=args.mode, limit=args.limit, model=model)
         emit(args, answer.to_json(), answer.to_text)
         return 0
-    hits = runtime.searcher.search(query, limit=args.limit, mode=args.mode)
+    hits = runtime.searcher.search(query, limit=args.limit, mode=args.mode, touch=True)  # you asked for them
     emit(args, [h.to_json() for h in hits], lambda: "\n".join(
         f"{h.type} #{h.id} [{h.tier}] {runtime.clock.short(h.created_at)}: {flat(h.content, 200)}" for h in hits)
         or "Nothing found.")

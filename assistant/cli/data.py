@@ -111,21 +111,26 @@ def cmd_import(runtime: Runtime, args: argparse.Namespace) -> int:
 
     lines = text.splitlines()
     with ProgressBar("Importing", len(lines)) as bar:
-        counts = import_records(runtime.store, lines, progress=bar.update)
+        counts = import_records(runtime.store, lines, progress=bar.update,
+                                restore_forgotten=getattr(args, "restore_forgotten", False))
     present = counts.pop("already_present")
+    forgotten = counts.pop("forgotten")
     plural = {"memory": "memories", "summary": "summaries"}
     added = ", ".join(f"{n} {plural.get(kind, kind + 's') if n != 1 else kind}" for kind, n in counts.items() if n)
     if not added:
         text = f"Nothing new: all {present} records were already present." if present else "Nothing to import."
     else:
         text = f"Imported {added}" + (f"; {present} records were already present." if present else ".")
+    if forgotten:
+        text += (f" {forgotten} memor{'y' if forgotten == 1 else 'ies'} forgotten here since the export "
+                 "stayed forgotten (--restore-forgotten brings them back).")
     # The new texts are embedded now, so that a search right after the import is as good as one a
     # day later (`--index`, once needed for that, is still accepted and means the same).
     if runtime.embedder is not None:
         _embed_imported(runtime)
     elif getattr(args, "index", False):
         _embed_backlog(runtime)  # says that embeddings are turned off
-    emit(args, {"imported": counts, "already_present": present}, text)
+    emit(args, {"imported": counts, "already_present": present, "forgotten": forgotten}, text)
     return 0
 
 

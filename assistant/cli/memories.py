@@ -87,8 +87,9 @@ def cmd_snooze(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def cmd_forget(runtime: Runtime, args: argparse.Namespace) -> int:
-    with reminders.recorded(runtime.store, args.id, "forget"):
-        memory = memories.forget(runtime.store, args.id)
+    from assistant.forgetting import forget
+
+    memory = forget(runtime, args.id)
     emit(args, {"forgotten": memory.to_json()}, f"Forgot #{memory.id}: {memory.content}")
     return 0
 

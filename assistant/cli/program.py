@@ -155,6 +155,8 @@ def build_parser() -> Parser:
     p.add_argument("file")
     p.add_argument("--index", action="store_true", help="embed the new texts now (import always does; kept for "
                    "scripts that pass it)")
+    p.add_argument("--restore-forgotten", action="store_true",
+                   help="bring back memories forgotten here since the export (left out by default)")
     cmd("index", data.cmd_index, "embed every text still waiting for its embedding (after a big import)")
     p = cmd("notify", notify.cmd_notify, "the background notifier: a desktop notification for each reminder as it "
             "falls due, with the app closed (runs until SIGTERM)")

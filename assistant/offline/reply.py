@@ -18,14 +18,14 @@ from assistant.offline.spans import DaySpan
 from assistant.offline.understand import Reading, is_small_talk, naming, read_message, split_task_and_time
 from assistant.providers.base import Delta, SystemPrompt, ToolSpec, ToolUse
 from assistant.recall.evidence import search_words, topic_words
+from assistant.recap import episode_lines
 from assistant.runtime import Runtime
 from memory import episodes, memories, reminders
 from memory.errors import NotFound
 from memory.memories import Memory
-from memory.sensitive import redact
-from memory.text import flat
 from memory.time.due_phrases import localize
 from memory.time.instants import parse_stored, to_utc_iso
+from memory.time.schedule import past_note
 
 CAPABILITIES = ("Offline I understand:\n"
                 "- remind me to <something> <when>   (\"remind me tomorrow at 8am to water the plants\", "
@@ -117,7 +117,7 @@ class OfflineProvider:
     def _act(self, reading: Reading, text: str, conversation: list[dict[str, Any]]) -> Plan:
         intent = reading.intent
         if intent == "remind":
-            return [("remember", _remember_args(reading))], ""
+            return [("remember", _remember_args(reading, self.runtime.clock.now()))], ""
         if intent == "remind_no_time":
             if not reading.content:
                 return [], "What should I remind you about, and when?"
@@ -237,7 +237,7 @@ class OfflineProvider:
             return None  # not a time: read it as a message of its own
         self._request = found[1]
         reading = Reading("remind", earlier.content, due[2], due[0], due[1], link=earlier.link)
-        return [("remember", _remember_args(reading))], ""
+        return [("remember", _remember_args(reading, self.runtime.clock.now()))], ""
 
     def _pending_event(self, text: str, conversation: list[dict[str, Any]]) -> Plan | None:
         """The answer to "When is the budget report due?": the event's date, and so the reminder's."""
@@ -487,19 +487,15 @@ class OfflineProvider:
         asking = conversation[-1].get("message_id")
         lines = []
         for c in episodes.conversations_between(store, span.start, span.end):
-            where = f"[secret in conversation #{c.episode.id}]"
             if c.current:
                 said = c.messages - (1 if asking and c.episode.id == self._episode_of(asking) else 0)
                 if said <= 0:
                     continue
                 current = episodes.in_progress(store)
                 title = current.title if current and current.episode.id == c.episode.id else c.episode.title
-                shown = redact(f"(current conversation) {title or 'Untitled'}", where)
-                lines.append("- " + c.episode.line(clock, shown))
+                lines += episode_lines(clock, c.episode, f"(current conversation) {title or 'Untitled'}", summary=False)
                 continue
-            lines.append("- " + c.episode.line(clock, redact(c.episode.title or "Untitled", where)))
-            if c.episode.summary:
-                lines.append(f"  {flat(redact(c.episode.summary, where), 200)}")
+            lines += episode_lines(clock, c.episode, width=200)
         if not lines:
             return f"We didn't talk {span.label}."
         return f"What we talked about {span.label}:\n" + "\n".join(lines)
@@ -554,7 +550,9 @@ class OfflineProvider:
             when = f"{rule['text']} at {clock.local(memory['due_at']):%H:%M}, starting {clock.short(memory['due_at'])}"
         else:
             when = f"on {clock.short(memory['due_at'])}"
-        return f"Okay, I'll remind you {link} {_to_you(memory['content'])} {when}{self._note} (#{memory['id']})."
+        passed = past_note(clock, memory["due_at"]) if not rule else None
+        said = f"Okay, I'll remind you {link} {_to_you(memory['content'])} {when}{self._note} (#{memory['id']})."
+        return f"{said} {passed[:1].upper()}{passed[1:]}." if passed else said
 
     def _changed_line(self, memory: dict[str, Any], action: str | None) -> str:
         clock = self.runtime.clock
@@ -584,9 +582,13 @@ def _rule_phrase(reading: Reading) -> str:
     return re.sub(r"^(for|on)\s+(?!the\b)", "", reading.when.strip(" ,.;:-?!"), flags=re.I)
 
 
-def _remember_args(reading: Reading) -> dict[str, Any]:
-    # A rule goes to the tool as its phrase (the tool stores the rule); a one-off as its instant.
+def _remember_args(reading: Reading, now: datetime | None = None) -> dict[str, Any]:
+    # A rule goes to the tool as its phrase (the tool stores the rule); a one-off as its instant,
+    # unless that has passed: then as said, so the tool's one rule for a passed time applies ("tonight"
+    # said at 22:50 is due at once, as in the app and the CLI; "yesterday at 3pm" is refused).
     due = reading.rule and _rule_phrase(reading)
+    if not due and now is not None and reading.when and reading.due is not None and reading.due <= now:
+        due = reading.when
     return {"content": reading.content, "due_at": due or reading.due.isoformat(), "kind": "reminder"}
 
 

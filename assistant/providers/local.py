@@ -7,7 +7,8 @@ and supersession judgements. Ollama's (`LocalModel`) or an OpenAI-compatible end
   asking for the rest of the run;
 - every answer is validated against the schema asked for; one that is not gets one repair attempt
   (the model is told what was wrong), and a second bad answer is MalformedAnswer: nothing is written;
-- secrets are redacted (memory.sensitive) before any text leaves the machine.
+- it is handed only requests built by assistant.outbound (the gate has kept secrets and private
+  memories out of them).
 
 The chat providers (ollama_provider, openai_provider) stream with tools and report failures as
 ProviderError; they share the wording of an unreachable server (base.unreachable).
@@ -22,19 +23,12 @@ from typing import Any
 
 from assistant.providers.base import http_get, unreachable
 from assistant.runtime import Runtime
-from memory.consolidation.protocol import judge_request, summary_request
 from memory.errors import MalformedAnswer, ModelUnavailable
-from memory.sensitive import redact
 
 __all__ = ["LocalModel", "OpenAILocalModel", "StructuredModel", "local_choice", "local_model", "reachable",
            "schema_errors", "unreachable"]
 
 log = logging.getLogger(__name__)
-
-TITLE_SCHEMA = {"type": "object", "properties": {"title": {"type": "string"}, "summary": {"type": "string"}},
-                "required": ["title", "summary"]}
-TITLE_INSTRUCTIONS = ("Give this conversation a short title (at most 6 words) and a one-sentence summary. "
-                      "Answer as JSON with keys title and summary.")
 SKIPPED = "summaries and supersession were skipped; scores and tiers were updated"
 
 
@@ -141,17 +135,17 @@ class StructuredModel:
         return ModelUnavailable(f"{unreachable(self.host, self.server)} (model {self.name}): {SKIPPED}")
 
     def ask(self, instructions: str, text: str, schema: dict[str, Any]) -> dict[str, Any]:
-        """One structured call under the policy; returns the JSON object the schema asks for."""
+        """One structured call under the policy; returns the JSON object the schema asks for. Called
+        only by assistant.outbound.send.ask_local, with a request the gate built."""
         if self.failures >= self.breaker_threshold:
             raise ModelUnavailable(f"{self.server} at {self.host} failed {self.failures} times in a row; "
                                    "the rest of this run skips it")
         repair: tuple[str, str] | None = None
         attempt = 0
-        sent = redact(text)
         while True:
             raw = ""
             try:
-                raw = self._complete(instructions, sent, schema, repair)
+                raw = self._complete(instructions, text, schema, repair)
                 data = parse_answer(raw, schema)
                 self.failures = 0
                 return data
@@ -172,19 +166,6 @@ class StructuredModel:
             attempt += 1
             log.info("local model call failed (attempt %d); retrying", attempt)
             time.sleep(self.backoff * (2 ** (attempt - 1)))
-
-    def summarize(self, texts: list[str]) -> dict[str, Any]:
-        return self.ask(*summary_request(texts))
-
-    def judge(self, newer: str, older: str) -> dict[str, Any]:
-        return self.ask(*judge_request(newer, older))
-
-    def title(self, transcript: str) -> tuple[str, str]:
-        data = self.ask(TITLE_INSTRUCTIONS, transcript, TITLE_SCHEMA)
-        title, summary = str(data["title"]).strip()[:80], str(data["summary"]).strip()[:400]
-        if not title:
-            raise MalformedAnswer("empty title")
-        return title, summary
 
 
 def _repair_messages(repair: tuple[str, str] | None, schema: dict[str, Any]) -> list[dict[str, str]]:

@@ -4,7 +4,6 @@ then an answer with provenance: from the configured model, or composed from the 
 when there is none. Every source is named by its type and id (a message id is not a memory id)."""
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from dataclasses import asdict, dataclass, field
@@ -79,7 +78,7 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
     resolutions = [r for e in evidence for r in resolutions_of(runtime, e)]
     sources = [e.source() for e in evidence]  # every source it ranked, best first
     if model is not None and model.name != "offline":
-        answer = _ask_model(model, query, sources, resolutions)
+        answer = _ask_model(runtime, model, query, sources, resolutions)
         if answer is not None:
             return answer
     # From the ranked head, the most to the point, a memory before something said in passing, and
@@ -102,27 +101,22 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
                           resolutions, sources)
 
 
-def _ask_model(provider: Provider, query: str, sources: list[dict[str, Any]],
+def _ask_model(runtime: Runtime, provider: Provider, query: str, sources: list[dict[str, Any]],
                resolutions: list[Resolution]) -> ReasonedAnswer | None:
-    from assistant.providers.base import Delta, ProviderError, SystemPrompt
+    from assistant.outbound import requests, send
+    from assistant.outbound.gate import Gate
+    from assistant.providers.base import ProviderError, SystemPrompt
+    from memory.memories import memories_by_id
 
-    evidence = json.dumps({"statements": [{"ref": f"{s['type']}:{s['id']}", **s} for s in sources],
-                           "resolved_dates": [asdict(r) for r in resolutions]}, indent=1)
-    system = SystemPrompt("Answer the question from the statements only. Reply with JSON: {\"answer\": str, "
-                          "\"confidence\": number 0-1, \"reasoning\": str, \"source_refs\": [\"type:id\"]}. Dates in "
-                          "statements are relative to when each was written; use resolved_dates, and say a date "
-                          "only as precisely as its granularity (a month is 'in October 2026', never a day).",
-                          f"<memories>\n{evidence}\n</memories>")
-
-    async def ask() -> str:
-        parts = []
-        async for item in provider.stream(system, [{"role": "user", "text": query}], []):
-            if isinstance(item, Delta):
-                parts.append(item.text)
-        return "".join(parts)
-
+    # Through the gate like a chat turn: a private memory the question does not ask about stays home,
+    # a sensitive one goes as its id, every statement is one escaped JSON value.
+    gate = Gate(runtime.store, query)
+    held = {m.id: m for m in memories_by_id(runtime.store, [s["id"] for s in sources if s["type"] == "memory"])}
+    sources = [s for s in sources if s["type"] != "memory" or s["id"] not in held or gate.listed(held[s["id"]])]
+    evidence = requests.recall_evidence(gate, sources, held, resolutions)
+    system = SystemPrompt(requests.RECALL_INSTRUCTIONS, f"<memories>\n{evidence}\n</memories>")
     try:
-        raw = asyncio.run(ask())
+        raw = send.answer(provider, gate, system, query)
         data = json.loads(re.search(r"\{.*\}", raw, re.S).group(0))
         refs = {str(r) for r in (data.get("source_refs") or data.get("source_ids") or [])}
         used = [s for s in sources if f"{s['type']}:{s['id']}" in refs or str(s["id"]) in refs]

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from assistant.outbound import Outbound
+from assistant.outbound import send
+from assistant.outbound.gate import Gate
 from assistant.prompt.build import build_prompt
 from assistant.providers.base import Delta, Note, Provider, ProviderError, SystemPrompt, ToolUse, Usage
 from assistant.runtime import Runtime
@@ -96,17 +97,12 @@ class Agent:
                 episodes.close_episode(store, closed.id, title, summary, closed.outcome or "success",
                                        ended_at=closed.ended_at)
 
-    def history(self, episode_id: int, before_id: int, outbound: Outbound | None = None) -> list[dict[str, Any]]:
-        """The conversation so far, as the model may see it (secrets and unasked private memories
-        withheld: an offline answer may have shown them to the user)."""
+    def history(self, episode_id: int, before_id: int) -> list[dict[str, Any]]:
+        """The conversation so far, as stored (the gate takes out what may not leave, at the exit)."""
         msgs = [m for m in episodes.episode_messages(self.runtime.store, episode_id)
                 if m.id < before_id and m.role in ("user", "assistant")][-HISTORY_MESSAGES:]
-
-        def shown(m: episodes.Message) -> str:
-            return outbound.text(m.content, f"message #{m.id}") if outbound else m.content
-
-        return [{"role": m.role, "text": shown(m), "message_id": m.id} if m.role == "user" else
-                {"role": "assistant", "text": shown(m), "tool_calls": [], "message_id": m.id} for m in msgs]
+        return [{"role": m.role, "text": m.content, "message_id": m.id} if m.role == "user" else
+                {"role": "assistant", "text": m.content, "tool_calls": [], "message_id": m.id} for m in msgs]
 
     # -- one turn ---------------------------------------------------------------------------
 
@@ -120,16 +116,16 @@ class Agent:
         run = asyncio.to_thread
         episode = await run(self.current_episode)
         user_message = await run(episodes.add_message, self.runtime.store, episode.id, "user", text)
-        prompt = await run(build_prompt, self.runtime, text)
-        system = SystemPrompt(prompt.stable, prompt.memory_text)
         # The built-in offline mode is not a model: nothing leaves the machine, it gets the text whole.
-        outbound = None if self.provider.name == "offline" else await run(Outbound, self.runtime.store, text)
-        conversation = await run(self.history, episode.id, user_message.id, outbound)
+        gate = None if self.provider.name == send.OFFLINE else await run(Gate, self.runtime.store, text)
+        prompt = await run(build_prompt, self.runtime, text, gate, True)
+        system = SystemPrompt(prompt.stable, prompt.memory_text)
+        conversation = await run(self.history, episode.id, user_message.id)
         # The model gets this message with its secrets as numbered placeholders, put back into what it
         # asks a tool to store ("remember that my bank password is [secret 1 of your message]").
-        sent = outbound.user_message(text) if outbound else text
+        sent = gate.user_message(text) if gate else text
         conversation.append({"role": "user", "text": sent, "message_id": user_message.id})
-        state = _TurnState(user_message.id, outbound)
+        state = _TurnState(user_message.id, gate)
         failure: ProviderError | None = None
         try:
             async for event in self._rounds(self.provider, system, conversation, state):
@@ -142,7 +138,7 @@ class Agent:
             yield Notice(f"The chat model could not be reached ({exc}); answered offline.", "warning")
             from assistant.offline.reply import OfflineProvider
 
-            state = _TurnState(user_message.id, outbound)
+            state = _TurnState(user_message.id, None)
             # Nothing leaves the machine now: the offline mode reads the message as typed.
             conversation[-1] = {"role": "user", "text": text, "message_id": user_message.id}
             async for event in self._rounds(OfflineProvider(self.runtime, unreachable=str(exc)), system,
@@ -159,7 +155,7 @@ class Agent:
         while True:
             state.rounds += 1
             text_part, calls = "", []
-            async for item in provider.stream(system, conversation, TOOL_SPECS):
+            async for item in send.chat(provider, state.gate, system, conversation, TOOL_SPECS):
                 if isinstance(item, Delta):
                     text_part += item.text
                     state.acted = True
@@ -185,9 +181,9 @@ class Agent:
                 yield ToolCall(call.id, call.name, call.input)
                 data = None
                 try:
-                    arguments = state.outbound.restore(call.input) if state.outbound else call.input
+                    arguments = state.gate.restore(call.input) if state.gate else call.input
                     outcome = await asyncio.to_thread(execute_tool, self.runtime, call.name, arguments,
-                                                      state.message_id)
+                                                      state.message_id, state.gate)
                     result = ToolResult(call.id, call.name, outcome.content, False, outcome.summary)
                     data = outcome.data
                     if outcome.changed:
@@ -195,10 +191,8 @@ class Agent:
                 except ToolError as exc:
                     result = ToolResult(call.id, call.name, f"Error: {exc}", True, f"{call.name} failed: {exc}")
                 yield result
-                # The model reads the result as it may see it; the UI and the offline wording get it whole.
-                sent = (state.outbound.text(result.content, f"{call.name} result")
-                        if state.outbound and provider.name != "offline" else result.content)
-                results.append({"id": call.id, "name": call.name, "content": sent,
+                # Whole here (the UI, the offline wording); the gate masks it for a model at the exit.
+                results.append({"id": call.id, "name": call.name, "content": result.content,
                                 "is_error": result.is_error, "data": data})
             conversation.append({"role": "tool", "results": results})
 
@@ -206,7 +200,7 @@ class Agent:
 @dataclass
 class _TurnState:
     message_id: int | None = None  # the user's message this turn answers
-    outbound: Outbound | None = None  # what may be sent to the model this turn
+    gate: Gate | None = None  # what may be sent to the model this turn (None: the offline mode)
     rounds: int = 0
     acted: bool = False  # the model said or did something: a fallback would repeat it
     answer_parts: list[str] = field(default_factory=list)

@@ -17,14 +17,16 @@ def title_and_summary(runtime: Runtime, messages: list[Message], use_model: bool
 
         model = local_model(runtime, timeout=TITLE_TIMEOUT, retries=0)
         if model.reachable():  # a quick probe: without a local model there is no wait at all
-            from assistant.outbound import Outbound
+            from assistant.outbound import requests, send
+            from assistant.outbound.gate import Gate
 
-            # The local model is a model too: secrets and private memories stay out of its transcript.
-            gate = Outbound(runtime.store, "")
-            transcript = "\n".join(f"{m.role}: {gate.text(m.content[:500], f'message #{m.id}')}" for m in messages
-                                   if m.role in ("user", "assistant"))[:6000]
+            # The local model is a model too: the transcript goes through the gate like a chat turn.
             try:
-                return model.title(transcript)
+                data = send.ask_local(model, requests.title(Gate(runtime.store), messages))
+                title, summary = str(data["title"]).strip()[:80], str(data["summary"]).strip()[:400]
+                if title:
+                    return title, summary
+                log.info("the local model gave an empty title; using the first messages")
             except (ModelUnavailable, MalformedAnswer) as exc:
                 log.info("no title from the local model (%s); using the first messages", exc)
     return heuristic_title_and_summary(messages)

@@ -16,8 +16,9 @@ from typing import Annotated, Any, Literal, get_type_hints
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from assistant.errors import ToolError
+from assistant.outbound.gate import Gate
 from assistant.providers.base import ToolSpec
-from assistant.recall.evidence import asked_about
+from assistant.recap import episode_lines
 from assistant.runtime import Runtime
 from memory import episodes, memories, reminders
 from memory.errors import InvalidInput
@@ -92,10 +93,16 @@ def _clean_schema(schema: Any) -> Any:
     return schema
 
 
-def describe(runtime: Runtime, memory: memories.Memory) -> str:
+def describe(runtime: Runtime, memory: memories.Memory, text: str | None = None) -> str:
+    """One line for a memory: its text (or `text`, the text as a model may see it) and when it is due."""
     rule = f", {memory.rule.describe()}" if memory.recurrence else ""
     due = f", due {runtime.clock.short(memory.due_at)}{rule}" if memory.due_at else ""
-    return f"{memory.content}{due}"
+    return f"{memory.content if text is None else text}{due}"
+
+
+def _for_model(gate: Gate | None, memory: memories.Memory) -> str:
+    """A memory's text in a tool result: as the gate lets it out (whole for the offline mode)."""
+    return gate.memory(memory) if gate is not None else memory.content
 
 
 def _past(runtime: Runtime, memory: memories.Memory) -> str:
@@ -121,12 +128,15 @@ def remember(runtime: Runtime,
              kind: Kind | None = None,
              importance: Annotated[int, Field(ge=1, le=5, description="1 trivial ... 5 essential; default 3.")] = 3,
              private: Annotated[bool, Field(description="Sensitive; shown to you marked [Private].")] = False,
-             *, message_id: int | None = None) -> ToolOutcome:
-    # The message that asked is kept with the memory: forgetting it later scrubs that message too.
+             *, message_id: int | None = None, gate: Gate | None = None) -> ToolOutcome:
+    # The message that asked is kept with the memory: forgetting it later scrubs that message too. A
+    # secret of the user's message (put back from its placeholder) makes the memory sensitive.
+    secret = gate is not None and any(value in content for value in gate.secrets.values())
     memory = memories.remember(runtime.store, content, due_at=due_at, kind=kind, importance=importance,
-                                private=private, allow_past=False, message_ids=[message_id] if message_id else None)
+                                private=private, allow_past=False, message_ids=[message_id] if message_id else None,
+                                sensitive=secret or None)
     due = f" (reminder, due {runtime.clock.short(memory.due_at)} {memory.due_at})" if memory.due_at else ""
-    return ToolOutcome(f"Remembered #{memory.id}: {memory.content}{due}{_past(runtime, memory)}",
+    return ToolOutcome(f"Remembered #{memory.id}: {_for_model(gate, memory)}{due}{_past(runtime, memory)}",
                        f"remembered: {describe(runtime, memory)}{_past(runtime, memory)}", _changed(memory),
                        memory.to_json())
 
@@ -136,7 +146,8 @@ def remember(runtime: Runtime,
       "occurrence of a repeating one).")
 def update_memory(runtime: Runtime, id: int,  # noqa: A002 - the name the model sees
                   reminded_at: Annotated[str | None, Field(description="\"now\" or an ISO 8601 instant.")] = None,
-                  due_at: str | None = None, content: str | None = None, done: bool | None = None) -> ToolOutcome:
+                  due_at: str | None = None, content: str | None = None, done: bool | None = None,
+                  *, gate: Gate | None = None) -> ToolOutcome:
     action = "done" if done else "edit" if due_at and content else "move" if due_at else "rename" if content else None
     # A change the user may want back is recorded, so "undo" (the chat, ctrl+z, a later process) can put it back.
     with reminders.recorded(runtime.store, id, action) if action else contextlib.nullcontext():
@@ -148,7 +159,8 @@ def update_memory(runtime: Runtime, id: int,  # noqa: A002 - the name the model 
     # Marking a reminder as mentioned is bookkeeping: the UI shows no line for it.
     mentioned_only = reminded_at is not None and due_at is None and content is None and done is None
     summary = "" if mentioned_only else f"updated: {describe(runtime, memory)}{state}"
-    return ToolOutcome(f"Updated #{memory.id}: {describe(runtime, memory)}{state}", summary, _changed(memory),
+    return ToolOutcome(f"Updated #{memory.id}: {describe(runtime, memory, _for_model(gate, memory))}{state}", summary,
+                       _changed(memory),
                        memory.to_json())
 
 
@@ -156,17 +168,24 @@ def update_memory(runtime: Runtime, id: int,  # noqa: A002 - the name the model 
 def recall(runtime: Runtime, query: str,
            mode: Annotated[Mode, Field(description="reflexive (hot only), standard (default), deep (+cold), "
                                                    "exhaustive (everything, archived too).")] = "standard",
-           limit: Annotated[int, Field(ge=1, le=30)] = 8) -> ToolOutcome:
-    hits = runtime.searcher.search(query, limit=limit, mode=mode)
-    private = {m.id for m in memories.memories_by_id(runtime.store, [h.id for h in hits if h.type == "memory"])
-               if m.private}
-    # Private memories only when the query is about them; secrets never, only where they live.
-    hits = [h for h in hits if h.type != "memory" or h.id not in private or asked_about(query, h.content)]
+           limit: Annotated[int, Field(ge=1, le=30)] = 8, *, gate: Gate | None = None) -> ToolOutcome:
+    hits = runtime.searcher.search(query, limit=limit, mode=mode, touch=True)  # the model used them
+    found = {m.id: m for m in memories.memories_by_id(runtime.store, [h.id for h in hits if h.type == "memory"])}
+    # A memory the gate holds back (private and not asked about in the user's message) is not listed;
+    # a sensitive one is listed by its id only.
+    hits = [h for h in hits if h.type != "memory" or h.id not in found or gate is None or gate.listed(found[h.id])]
     if not hits:
         return ToolOutcome("Nothing found.", "recall: nothing found")
-    lines = [f"- {h.type} #{h.id} ({runtime.clock.stamp(h.created_at)}, {h.tier}): "
-             f"{'[Private] ' if h.type == 'memory' and h.id in private else ''}"
-             f"{redact(h.content[:300], f'[secret in {h.type} #{h.id}]')}" for h in hits]
+
+    def shown(h: Any) -> str:
+        # Masked whole first, then cut: a cut never lets the rest of a withheld text through.
+        if h.type == "memory" and h.id in found:
+            text = _for_model(gate, found[h.id])
+        else:
+            text = gate.text(h.content, f"{h.type} #{h.id}") if gate is not None else h.content
+        return flat(text, 300)
+
+    lines = [f"- {h.type} #{h.id} ({runtime.clock.stamp(h.created_at)}, {h.tier}): {shown(h)}" for h in hits]
     return ToolOutcome("\n".join(lines), f"recalled {len(hits)} items")
 
 
@@ -179,8 +198,9 @@ def recall_recent_tool(runtime: Runtime,
 
 @tool("Delete a memory for good. Only when the user asks.")
 def forget(runtime: Runtime, id: int) -> ToolOutcome:  # noqa: A002 - the name the model sees
-    with reminders.recorded(runtime.store, id, "forget"):  # a reminder can be brought back by undo
-        memory = memories.forget(runtime.store, id)
+    from assistant.forgetting import forget as forget_memory
+
+    memory = forget_memory(runtime, id)
     # Only the number: the reply is stored, and repeating what was forgotten would keep it.
     return ToolOutcome(f"Forgot #{memory.id}", f"forgot #{memory.id}", _changed(memory), memory.to_json())
 
@@ -188,15 +208,17 @@ def forget(runtime: Runtime, id: int) -> ToolOutcome:  # noqa: A002 - the name t
 TOOL_SPECS = [t.spec() for t in REGISTRY.values()]
 
 
-def execute_tool(runtime: Runtime, name: str, args: dict[str, Any], message_id: int | None = None) -> ToolOutcome:
-    """Run one tool call (for the user message `message_id`); raises ToolError with a message for the model."""
+def execute_tool(runtime: Runtime, name: str, args: dict[str, Any], message_id: int | None = None,
+                 gate: Gate | None = None) -> ToolOutcome:
+    """Run one tool call (for the user message `message_id`, under the turn's `gate`: what its result
+    may say to a model); raises ToolError with a message for the model."""
     if not isinstance(args, dict):
         raise ToolError("arguments must be a JSON object")
     found = REGISTRY.get(name)
     if found is None:
         raise ToolError(f"unknown tool {name!r}; available: {', '.join(REGISTRY)}")
     try:
-        return found.run(runtime, args, {"message_id": message_id})
+        return found.run(runtime, args, {"message_id": message_id, "gate": gate})
     except InvalidInput as exc:
         raise ToolError(str(exc)) from None
     except (OverflowError, ValueError, TypeError, RecursionError) as exc:
@@ -204,7 +226,8 @@ def execute_tool(runtime: Runtime, name: str, args: dict[str, Any], message_id: 
         # finite): the model hears what went wrong and the turn goes on.
         import logging
 
-        logging.getLogger(__name__).info("tool %s refused %r: %s", name, args, exc)
+        # The arguments are not logged: they may hold a secret put back from its placeholder.
+        logging.getLogger(__name__).info("tool %s refused its arguments (%s)", name, type(exc).__name__)
         raise ToolError(f"invalid arguments ({type(exc).__name__}: {exc})"[:300]) from None
 
 
@@ -222,26 +245,20 @@ def recall_recent(runtime: Runtime, hours: float = 48, limit: int = 10) -> str:
         return f"No episodes found in the last {hours:g} hours."
     lines = []
     for e in reversed(items):
-        where = f"[secret in conversation #{e.id}]"
-        lines.append("- " + e.line(runtime.clock, redact(e.title or "Untitled", where)))
-        if e.summary:
-            lines.append(f"  {flat(redact(e.summary, where))}")
+        lines += episode_lines(runtime.clock, e)
     if current is not None:
+        lines += episode_lines(runtime.clock, current.episode, current_title(current), summary=False)
         where = f"[secret in conversation #{current.episode.id}]"
-        lines.append(redact(current_conversation_line(runtime, current), where))
-        lines += [f"  > {redact(opening_line(m.content), where)}" for m in current.opening]
+        lines += [f"  > {redact(flat(m.content, OPENING_WIDTH), where)}" for m in current.opening]
     return "\n".join(lines)
 
 
-def current_conversation_line(runtime: Runtime, current: episodes.InProgress) -> str:
+def current_title(current: episodes.InProgress) -> str:
     size = f"{current.messages} message{'s' if current.messages != 1 else ''}"
-    return "- " + current.episode.line(runtime.clock, f"(current conversation, {size}) {current.title}")
+    return f"(current conversation, {size}) {current.title}"
 
 
-def opening_line(text: str, width: int = 160) -> str:
-    """One line of a message for a list: whitespace folded, cut at `width` characters."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[:width - 1].rstrip() + "…"
+OPENING_WIDTH = 160  # characters of a message's opening line in a list
 
 
 _UNDONE = {"done": "is open again", "snooze": "is no longer snoozed", "move": "is back at its earlier time",

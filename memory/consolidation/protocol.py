@@ -1,6 +1,7 @@
 """The local model behind consolidation, as a small protocol: what is asked (instructions, JSON
-schemas) and the two ways a call can fail. The Ollama client that answers it lives with the app
-(assistant.local_model), so this library never imports a model SDK.
+schemas) and the two ways a call can fail. The app builds each request from these
+(assistant.outbound.requests: the stored notes as escaped JSON values, through its privacy gate), so
+this library never imports a model SDK nor shapes text for one.
 """
 from __future__ import annotations
 
@@ -51,13 +52,3 @@ SUMMARIZE_INSTRUCTIONS = ("You consolidate a person's notes. Answer only with JS
 JUDGE_INSTRUCTIONS = ("Decide whether the NEWER note makes the OLDER note no longer true (supersedes it). "
                       "Be conservative: only when they clearly contradict. Answer JSON with keys "
                       "supersedes (boolean), confidence (high, medium or low) and reason.")
-
-
-def summary_request(texts: list[str]) -> tuple[str, str, dict[str, Any]]:
-    """(instructions, text, JSON schema) of a SUMMARIZE call, whatever model answers it."""
-    return SUMMARIZE_INSTRUCTIONS, "Notes:\n" + "\n".join(f"- {t}" for t in texts), SUMMARY_SCHEMA
-
-
-def judge_request(newer: str, older: str) -> tuple[str, str, dict[str, Any]]:
-    """(instructions, text, JSON schema) of a SUPERSESSION judgement."""
-    return JUDGE_INSTRUCTIONS, f"OLDER: {older}\nNEWER: {newer}", JUDGE_SCHEMA

@@ -1,8 +1,8 @@
 """Hybrid search (SPEC F5): FTS5 BM25 and sqlite-vec cosine KNN, fused by their scores.
 
 Searches past messages, memories, episode summaries and consolidated summaries. Retrieval modes
-filter by tier; returned memories are touched (activation_count + 1, last_accessed = now) in one
-batched write per search.
+filter by tier. A search reads only; `touch=True` (a use: the model's recall, the user's) counts the
+returned memories as used (activation_count + 1, last_accessed = now) in one batched write.
 
 How the two rankings become one was chosen on benchmarks/bench_retrieval.py (long two-person
 chats with labelled questions) and benchmarks/bench_locomo.py (real ones, LoCoMo); the figures
@@ -242,7 +242,7 @@ class Searcher:
         return count
 
     def search(self, query: str, limit: int = 10, mode: str = "standard", types: tuple[str, ...] | None = None,
-               touch: bool = True, vector=None) -> list[Hit]:
+               touch: bool = False, vector=None) -> list[Hit]:
         if mode not in MODES:
             raise InvalidInput(f"unknown mode {mode!r} (one of: {', '.join(MODES)})")
         if limit < 1:

@@ -45,8 +45,11 @@ def record_identities(records: list[tuple[int, dict[str, Any]]]) -> dict[int, st
 
 
 class _Importer:
-    def __init__(self, store: Store, identities: dict[int, str]) -> None:
+    def __init__(self, store: Store, identities: dict[int, str], restore_forgotten: bool = False) -> None:
         self.store = store
+        self.restore_forgotten = restore_forgotten
+        self.forgotten: set[int] = set()  # lines of memories forgotten in this store, left out
+        self.forgotten_ids: set[Any] = set()  # their ids in the file: links to them are left out too
         self.identities = identities
         self.own = store.store_uid()
         self.ids: dict[str, dict[Any, int]] = {t: {} for t in TYPES}
@@ -110,6 +113,11 @@ class _Importer:
     def memory(self, r: dict[str, Any]) -> None:
         if self.already_present("memory", r):
             return
+        if not self.restore_forgotten and self.store.one("SELECT 1 FROM forgotten WHERE uid = ?", (self.uid,)):
+            self.forgotten.add(self.line)  # forgotten here since that export: it stays forgotten
+            self.forgotten_ids.add(r.get("id"))
+            return
+        self.store.execute("DELETE FROM forgotten WHERE uid = ?", (self.uid,))  # asked back: no tombstone
         if "content" not in r:
             raise InvalidInput("a memory needs content")
         message_ids = r.get("message_ids") or []
@@ -167,20 +175,25 @@ class _Importer:
     def resolve(self, r: dict[str, Any]) -> None:
         """References that may point forward in the file: done after every row exists."""
         kind = r["type"]
-        if self.line in self.present:
-            return  # already in the store with its references
+        if self.line in self.present or self.line in self.forgotten:
+            return  # already in the store with its references, or left out
+        gone = self.forgotten_ids
         if kind == "memory" and r.get("id") is not None:
             new = self.ids["memory"][r["id"]]
             for name in ("superseded_by", "consolidated_into"):
-                if r.get(name) is not None:
+                if r.get(name) is not None and not (name == "superseded_by" and r[name] in gone):
                     target = self.ref("memory" if name == "superseded_by" else "summary", r[name], name)
                     self.store.execute(f"UPDATE memory_meta SET {name} = ? WHERE memory_id = ?", (target, new))
         elif kind == "summary" and r.get("id") is not None:
-            sources = sorted(self.ref("memory", s, "source_ids entry") for s in r.get("source_ids") or [])
+            sources = sorted(self.ref("memory", s, "source_ids entry") for s in r.get("source_ids") or []
+                             if s not in gone)
             self.store.execute("UPDATE summaries SET source_ids = ?, source_key = ? WHERE id = ?",
                                (json.dumps(sources), ",".join(map(str, sources)) or f"import:{r['id']}",
                                 self.ids["summary"][r["id"]]))
         elif kind == "edge":
+            if any(r.get(f"{end}_type", "memory") == "memory" and r.get(f"{end}_id") in gone
+                   for end in ("source", "target")):
+                return  # a link to a memory forgotten here
             ends = []
             for end in ("source", "target"):
                 end_type = r.get(f"{end}_type", "memory")
@@ -253,8 +266,11 @@ def parse_lines(lines: Iterable[str]) -> list[tuple[int, dict[str, Any]]]:
 
 
 def import_records(store: Store, lines: Iterable[str],
-                   progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
-    """Import JSON Lines; any bad line raises ImportFailed and nothing is written.
+                   progress: Callable[[int, int], None] | None = None,
+                   restore_forgotten: bool = False) -> dict[str, int]:
+    """Import JSON Lines; any bad line raises ImportFailed and nothing is written. A memory forgotten
+    in this store since the export (a tombstone of its uid) is left out, counted under "forgotten",
+    unless `restore_forgotten`; then it comes back and its tombstone goes.
 
     `progress(done, total)` is called every few thousand records (a progress bar for big files).
 
@@ -262,8 +278,8 @@ def import_records(store: Store, lines: Iterable[str],
     counted under "already_present" and not added again. At most one episode is active afterwards.
     """
     records = parse_lines(lines)
-    importer = _Importer(store, record_identities(records))
-    counts = {t: 0 for t in TYPES} | {"already_present": 0}
+    importer = _Importer(store, record_identities(records), restore_forgotten)
+    counts = {t: 0 for t in TYPES} | {"already_present": 0, "forgotten": 0}
     done = 0
     with store.transaction():
         active_before = [r[0] for r in store.query("SELECT id FROM episodes WHERE active = 1")]
@@ -276,7 +292,8 @@ def import_records(store: Store, lines: Iterable[str],
                     getattr(importer, kind)(record)
                 except Exception as exc:  # InvalidInput, or a constraint the checks did not foresee
                     raise ImportFailed(number, f"{kind}: {exc}") from exc
-                counts["already_present" if number in importer.present else kind] += 1
+                counts["already_present" if number in importer.present else
+                       "forgotten" if number in importer.forgotten else kind] += 1
                 done += 1
                 if progress is not None and done % 2000 == 0:
                     progress(done, len(records))

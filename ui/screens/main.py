@@ -17,7 +17,7 @@ from assistant.views import MessageView, ReminderView
 from ui import actions
 from ui.due_watcher import DueWatcher
 from ui.failures import ReportsFailures
-from ui.history import InputHistory
+from assistant.input_history import InputHistory
 from ui.jobs import IdleJobs
 from ui.text import one_line, visible
 from ui.widgets.chat import ChatPane

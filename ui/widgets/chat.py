@@ -16,7 +16,7 @@ from assistant.turn.events import Done, Failed, Notice, TextDelta, ToolCall, Too
 from assistant.views import MessageView, ReminderView
 from ui import actions
 from ui.failures import ReportsFailures
-from ui.history import InputHistory
+from assistant.input_history import InputHistory
 from ui.text import one_line, visible
 from ui.widgets.composer import Composer
 from ui.widgets.welcome import Welcome

@@ -9,7 +9,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from ui import actions
-from ui.history import InputHistory
+from assistant.input_history import InputHistory
 
 
 class Composer(TextArea):

@@ -1,4 +1,5 @@
 """The message box's input history, kept between launches (last 500 entries, one JSON string a line).
+Here, not in ui/, because forgetting a memory (any front end) takes its quotations out of it.
 
 Lines are JSON so that multi-line messages survive; the file is created 0600 because what you
 typed may be private. A damaged line is skipped, never fatal.
@@ -63,3 +64,17 @@ class InputHistory:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.writelines(json.dumps(e, ensure_ascii=False) + "\n" for e in self.entries)
         tmp.replace(self.path)
+
+    def drop_quoting(self, text: str) -> int:
+        """Take out every entry that quotes `text` whole (a forgotten memory); returns how many went."""
+        from memory.memories import quotation_pattern
+
+        pattern = quotation_pattern(text)
+        self.load()
+        kept = [e for e in self.entries if pattern is None or not pattern.search(e)]
+        dropped = len(self.entries) - len(kept)
+        if dropped and self.path is not None:
+            self.entries = kept
+            with contextlib.suppress(OSError):
+                self._write_all()
+        return dropped

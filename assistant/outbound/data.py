@@ -1,0 +1,51 @@
+"""Stored text as data in anything sent to a model: it cannot open or close a tag, start a line of
+its own, or forge a prompt section or an OLDER/NEWER pair."""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+# Characters that show nothing and may sit between "<" and a tag's name to slip past a check: spaces,
+# soft hyphen, combining grapheme joiner, zero-width and direction marks, invisible operators
+# (U+2061..U+2064), variation selectors, the BOM, Hangul fillers.
+_INVISIBLE = ("\\s\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+              "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0")
+# "<" that opens anything tag-like ("</MEMORY_CONTEXT>", "< / memory_context", "<system>"), in any
+# case and spacing, also its look-alikes (fullwidth, small form) and with invisible characters between.
+_TAG_LIKE = re.compile(f"[<\uff1c\ufe64](?=[{_INVISIBLE}]*[/\uff0f]?[{_INVISIBLE}]*"
+                       "[A-Za-z!?_\uff21-\uff3a\uff41-\uff5a])")
+
+
+def neutralised(text: str) -> str:
+    """`text` with every tag-like "<" made a harmless "‹"."""
+    return _TAG_LIKE.sub("‹", text)
+
+
+def as_data(text: str) -> str:
+    """Stored text made safe to place in a prompt: tag-like text is neutralised, and every line
+    after the first is indented, so text cannot start a line of its own ("## Reminders",
+    "SYSTEM: ...") and pass for a section of the prompt. Every character that breaks a line counts
+    (str.splitlines: vertical tab, form feed, file separators, NEL, U+2028, U+2029)."""
+    first, *rest = neutralised(text).splitlines() or [""]
+    return "\n".join([first, *("    | " + line for line in rest)])
+
+
+def as_json(value: Any) -> str:
+    """Stored items as one escaped JSON value (every string neutralised): a line break inside an item
+    is "\\n", never a line of the prompt."""
+    def clean(v: Any) -> Any:
+        if isinstance(v, str):
+            return neutralised(v)
+        if isinstance(v, dict):
+            return {k: clean(x) for k, x in v.items()}
+        if isinstance(v, list | tuple):
+            return [clean(x) for x in v]
+        return v
+
+    text = json.dumps(clean(value), ensure_ascii=False)
+    return _LINE_BREAKS.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
+# Characters str.splitlines breaks at that JSON leaves as they are (it escapes only those below U+0020).
+_LINE_BREAKS = re.compile("[\x85\u2028\u2029]")

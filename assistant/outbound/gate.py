@@ -1,0 +1,162 @@
+"""What may leave the machine for a model: the rules of SPEC section 5, kept here once.
+
+A `Gate` is made for one request (a chat turn, a title, a consolidation call) from the store and
+the user's message of that turn ("" when there is none). Everything that builds text for a model
+asks it:
+- a stored memory (`memory`): a sensitive one (decided when it was written) goes out whole as
+  "[secret in memory #12]"; a private one as "[private memory #7]" unless the message asks about it
+  (its id, or one of its own distinctive words: never a shared ordinary word), then marked [Private];
+- any other stored text (`text`: messages, titles, summaries, tool results): quotations of withheld
+  memories replaced by their id (whole quotations at word boundaries, never inside other words),
+  the detector's secret spans by where they live, this turn's own secrets by their placeholders;
+- the user's message of this turn (`user_message`): each secret a numbered placeholder that
+  `restore` puts back into what the model asks a tool to store, and `text` takes out again of what
+  comes back (a tool result never carries it to the model).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from memory import memories
+from memory.memories import Memory
+from memory.sensitive import redact
+from memory.store import Store
+from memory.words import shares_distinctive_word
+
+PRIVATE_MARK = "[Private]"  # how answers and tool results label a private memory they quote
+_ID_MENTION = r"(?:#\s*|\b(?:memory|reminder|note|item|number|no\.?|id)\s*#?\s*){id}(?!\d)"
+
+
+def asks_about(message: str, memory: Memory) -> bool:
+    """Whether `message` asks about this memory: its id ("#12", "memory 12"), one of its own
+    distinctive words, or for a person the name as a word ("how is Al" asks about "Al: ...")."""
+    if not message.strip():
+        return False
+    if re.search(_ID_MENTION.format(id=memory.id), message, re.I):
+        return True
+    if memory.kind == "person":
+        name = memory.content.split(":")[0].strip()
+        if name and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", message, re.I):
+            return True
+    return shares_distinctive_word(message, memory.content)
+
+
+def _quotation(texts: list[str]) -> re.Pattern[str] | None:
+    """One pattern for whole quotations of `texts`, longest first, never inside another word."""
+    texts = sorted({t for t in texts if t}, key=len, reverse=True)
+    if not texts:
+        return None
+    return re.compile("|".join(f"(?<!\\w){re.escape(t)}(?!\\w)" for t in texts), re.I)
+
+
+class Gate:
+    def __init__(self, store: Store, message: str = "") -> None:
+        self.store = store
+        self.message = message
+        held = memories.withheld_candidates(store)  # private or sensitive: few, loaded once per request
+        self.asked = {m.id for m in held if m.private and not m.sensitive and asks_about(message, m)}
+        self._placeholder = {m.content.strip(): self._stand_in(m) for m in held
+                             if m.content.strip() and (m.sensitive or m.id not in self.asked)}
+        self._withheld = _quotation(list(self._placeholder))
+        # A line marked [Private] quotes a private memory (perhaps as it read before an edit): it goes
+        # only in a turn that asks about a private memory.
+        self.marked_lines_pass = bool(self.asked)
+        self.secrets: dict[str, str] = {}  # placeholder -> the secret of the user's message it stands for
+
+    @staticmethod
+    def _stand_in(m: Memory) -> str:
+        return f"[secret in memory #{m.id}]" if m.sensitive else f"[private memory #{m.id}]"
+
+    # -- stored memories ---------------------------------------------------------------------
+
+    def listed(self, m: Memory) -> bool:
+        """Whether this memory may be mentioned at all: not private, or the message asks about it."""
+        return not m.private or m.id in self.asked or asks_about(self.message, m)
+
+    def allows(self, m: Memory) -> bool:
+        """Whether this memory's text may go out: listed, and not sensitive."""
+        return not m.sensitive and self.listed(m)
+
+    def memory(self, m: Memory) -> str:
+        """The memory's text as it may be sent (a stand-in by id when it may not)."""
+        if not self.allows(m):
+            return self._stand_in(m)
+        text = self.text(m.content, f"memory #{m.id}", own=m.id)
+        return f"{PRIVATE_MARK} {text}" if m.private else text
+
+    # -- any stored text ---------------------------------------------------------------------
+
+    def text(self, text: str, where: str, own: int | None = None) -> str:
+        """`text` as it may be sent: withheld memories by id, secrets by where they live, this turn's
+        secrets by their placeholders. `own`: the memory this text is (it is not withheld from itself)."""
+        if not text:
+            return text
+        for placeholder, secret in self.secrets.items():
+            text = text.replace(secret, placeholder)
+        if self._withheld is not None:
+            def stand_in(match: re.Match[str]) -> str:
+                found = self._placeholder.get(match.group(0).strip())
+                if found is None:  # matched case-insensitively
+                    found = next(v for k, v in self._placeholder.items() if k.lower() == match.group(0).lower())
+                return match.group(0) if own is not None and found.endswith(f"#{own}]") else found
+
+            text = self._withheld.sub(stand_in, text)
+        if not self.marked_lines_pass and PRIVATE_MARK in text:
+            text = "\n".join("[a private memory, withheld]" if PRIVATE_MARK in line else line
+                             for line in text.split("\n"))
+        return redact(text, f"[secret in {where}]")
+
+    # -- the user's message of this turn -----------------------------------------------------
+
+    def user_message(self, text: str) -> str:
+        """The user's message of this turn as sent: each secret becomes "[secret 1 of your message]"."""
+        def placeholder(secret: str) -> str:
+            for name, value in self.secrets.items():
+                if value == secret:
+                    return name
+            name = f"[secret {len(self.secrets) + 1} of your message]"
+            self.secrets[name] = secret
+            return name
+
+        return redact(text, placeholder)
+
+    def restore(self, value: Any) -> Any:
+        """Tool arguments with this turn's placeholders replaced by the secrets they stand for."""
+        if isinstance(value, str):
+            for name, secret in self.secrets.items():
+                value = value.replace(name, secret)
+            return value
+        if isinstance(value, dict):
+            return {k: self.restore(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.restore(v) for v in value]
+        return value
+
+    # -- whole requests ----------------------------------------------------------------------
+
+    def conversation(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Each item of a conversation as it may be sent: messages, tool calls and tool results."""
+        out = []
+        for item in items:
+            item = dict(item)
+            where = f"message #{item['message_id']}" if item.get("message_id") else "this conversation"
+            if "text" in item:
+                item["text"] = self.text(item["text"], where)
+            if item.get("tool_calls"):
+                item["tool_calls"] = [{**c, "input": self._value(c["input"], "a tool call")}
+                                      for c in item["tool_calls"]]
+            if item.get("results"):
+                item["results"] = [{**r, "content": self.text(r["content"], f"{r['name']} result")}
+                                   for r in item["results"]]
+            out.append(item)
+        return out
+
+    def _value(self, value: Any, where: str) -> Any:
+        if isinstance(value, str):
+            return self.text(value, where)
+        if isinstance(value, dict):
+            return {k: self._value(v, where) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._value(v, where) for v in value]
+        return value

@@ -1,0 +1,75 @@
+"""The only code that hands text to a model (tests/test_outbound_sites.py walks the source to keep it
+so): a chat provider's stream and a local model's structured call. A chat request passes the Gate
+whole at this exit: the memory context, every message, tool call and tool result."""
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+from assistant.outbound.gate import Gate
+from assistant.outbound.requests import LocalRequest
+from assistant.providers.base import Delta, Note, Provider, SystemPrompt, ToolSpec, ToolUse, Usage
+
+OFFLINE = "offline"  # the built-in offline mode is not a model: nothing leaves the machine
+
+
+async def chat(provider: Provider, gate: Gate | None, system: SystemPrompt, conversation: list[dict[str, Any]],
+               tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
+    """One model call of a chat turn. Every provider but the offline mode gets the request as the gate
+    lets it out (`gate` None only for the offline mode)."""
+    if provider.name != OFFLINE:
+        if gate is None:
+            raise ValueError("a request to a model needs its gate")
+        system = SystemPrompt(system.stable, gate.text(system.memory, "the memory context"))
+        conversation = gate.conversation(conversation)
+    async for item in provider.stream(system, conversation, tools):
+        yield item
+
+
+def answer(provider: Provider, gate: Gate, system: SystemPrompt, question: str) -> str:
+    """The whole text of one tool-less answer to `question` (a reasoned recall), as one call."""
+    async def ask() -> str:
+        parts = []
+        async for item in chat(provider, gate, system, [{"role": "user", "text": gate.user_message(question)}], []):
+            if isinstance(item, Delta):
+                parts.append(item.text)
+        return "".join(parts)
+
+    return asyncio.run(ask())
+
+
+def ask_local(model: Any, request: LocalRequest) -> dict[str, Any]:
+    """One structured call of the local model (titles, summaries, the judge)."""
+    if not isinstance(request, LocalRequest):
+        raise TypeError("the local model takes only requests built by assistant.outbound.requests")
+    return model.ask(request.instructions, request.text, request.schema)
+
+
+class GatedConsolidationModel:
+    """memory.consolidation's model protocol for the app: the local model behind the gate."""
+
+    def __init__(self, store: Any, model: Any) -> None:
+        self.store = store
+        self.model = model
+        self.name = model.name
+        self._gate: Gate | None = None
+
+    def check(self) -> None:
+        self.model.check()
+
+    @property
+    def gate(self) -> Gate:
+        if self._gate is None:
+            self._gate = Gate(self.store)
+        return self._gate
+
+    def summarize(self, texts: list[str]) -> dict[str, Any]:
+        from assistant.outbound import requests
+
+        return ask_local(self.model, requests.summary(self.gate, texts))
+
+    def judge(self, newer: str, older: str) -> dict[str, Any]:
+        from assistant.outbound import requests
+
+        return ask_local(self.model, requests.judge(self.gate, newer, older))
