@@ -31,11 +31,16 @@ class Reminder:
         return {**self.memory.to_json(), "status": self.status, "label": self.label}
 
 
+def due_text(memory: Memory, clock: Clock) -> str:
+    """When a reminder is due, the one wording every list uses: "Tue Nov 24 19:00, every Tue"."""
+    rule = f", {memory.rule.describe()}" if memory.recurrence else ""
+    return f"{clock.short(memory.due_at)}{rule}"
+
+
 def label_for(memory: Memory, now: datetime, clock: Clock) -> tuple[str, str]:
     """("due" | "overdue", "[DUE Tue Nov 24 19:00, every Tue]")."""
     status = "overdue" if memory.due_at < to_utc_iso(now) else "due"
-    rule = f", {memory.rule.describe()}" if memory.recurrence else ""
-    return status, f"[{status.upper()} {clock.short(memory.due_at)}{rule}]"
+    return status, f"[{status.upper()} {due_text(memory, clock)}]"
 
 
 def get_upcoming(store: Store, within_days: float = 7, now: datetime | None = None) -> list[Reminder]:

@@ -20,8 +20,7 @@ def _warn_if_past(runtime: Runtime, args: argparse.Namespace, memory: memories.M
 
 
 def _memory_line(runtime: Runtime, m: memories.Memory) -> str:
-    rule = f", {m.rule.describe()}" if m.recurrence else ""
-    due = f" (due {runtime.clock.short(m.due_at)}{rule})" if m.due_at else ""
+    due = f" (due {reminders.due_text(m, runtime.clock)})" if m.due_at else ""
     done = " [done]" if m.done_at else ""
     return f"#{m.id} {m.kind}: {flat(m.content)}{due}{done}"
 

@@ -95,8 +95,7 @@ def _clean_schema(schema: Any) -> Any:
 
 def describe(runtime: Runtime, memory: memories.Memory, text: str | None = None) -> str:
     """One line for a memory: its text (or `text`, the text as a model may see it) and when it is due."""
-    rule = f", {memory.rule.describe()}" if memory.recurrence else ""
-    due = f", due {runtime.clock.short(memory.due_at)}{rule}" if memory.due_at else ""
+    due = f", due {reminders.due_text(memory, runtime.clock)}" if memory.due_at else ""
     return f"{memory.content if text is None else text}{due}"
 
 
