@@ -212,3 +212,13 @@ def test_existing_memories_are_classified_by_the_migration(tmp_path, clock):
     assert [r[0] for r in store.query("SELECT sensitive FROM knowledge ORDER BY id")] == [1, 0]
     assert store.one("PRAGMA user_version")[0] == len(MIGRATIONS)
     store.close()
+
+
+def test_an_asked_private_memory_goes_marked_once(rt):
+    from assistant.prompt.build import build_prompt
+
+    memories.remember(rt.store, THERAPY, private=True)
+    text = build_prompt(rt, "how did the session with Klein go").text
+    assert text.count("[Private]") == text.count("[Private] [") and "Dr Klein" in text
+    line = next(line for line in text.splitlines() if "Klein" in line)
+    assert line.count("[Private]") == 1

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from assistant.outbound.data import as_data
-from assistant.outbound.gate import Gate
+from assistant.outbound.gate import PRIVATE_MARK, Gate
 from assistant.prompt.summaries import SummaryItem, format_summary_block, inject_summary_block
 from assistant.prompt.timeline import Mood, Person, estimate_tokens, format_timeline
 from assistant.runtime import Runtime
@@ -182,11 +182,11 @@ def timeline_section(runtime: Runtime, gate: Gate, query: str, vector, budget: i
 
     def dated_text(m: Memory) -> str:
         # The gate decides on the text as written; dates are written in only into text it left whole,
-        # so an annotation never splits a secret ("pin for tomorrow [Tue Nov 24] 4471").
+        # so an annotation never splits a secret ("pin for tomorrow [Tue Nov 24] 4471"). The timeline
+        # marks a private memory itself.
         if not gate.allows(m) or gate.text(m.content, f"memory #{m.id}", own=m.id) != m.content:
-            return gate.memory(m)
-        text = with_dates(m.content, m.time_refs, this_year)
-        return f"[Private] {text}" if m.private else text
+            return gate.memory(m).removeprefix(f"{PRIVATE_MARK} ")
+        return with_dates(m.content, m.time_refs, this_year)
 
     dated = [replace(m, content=f"[{runtime.clock.day(m.created_at)}] {dated_text(m)}") for m in shown]
     text = format_timeline(dated, episodes.chat_length(store), mood, persons, max_tokens=budget, escape=as_data)
