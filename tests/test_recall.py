@@ -7,11 +7,10 @@ import json
 import pytest
 
 from assistant.cli.program import main
-from assistant.providers.select import select_provider
+from assistant.providers.local import local_model
 from assistant.recall.reasoned import reasoned_recall
 from memory.transfer.jsonl_import import import_records
 from tests.conftest import make_runtime
-from tests.standins import text_reply
 
 MEMORIES = [
     {"type": "memory", "kind": "event", "content": "Caroline went to the LGBTQ support group yesterday",
@@ -29,7 +28,7 @@ def runtime(tmp_path):
 
 
 def test_without_a_model_the_best_memory_answers_with_its_resolution(runtime):
-    answer = reasoned_recall(runtime, "When did Caroline go to the support group?", model=select_provider(runtime))
+    answer = reasoned_recall(runtime, "When did Caroline go to the support group?", model=None)
     assert answer.model == "none"
     assert answer.answer == ("From memory (you told me Mon May 8): Caroline went to the LGBTQ support group "
                              "yesterday. That was on Sun May 7.")
@@ -82,19 +81,26 @@ def test_reasoned_recall_keeps_every_source_it_ranks(tmp_path):
     rt.close()
 
 
-def test_model_answers_with_provenance(anthropic_standin, runtime):
-    anthropic_standin.script = [text_reply(json.dumps({
-        "answer": "On 7 May 2023.", "confidence": 0.9, "reasoning": "yesterday relative to 8 May", "source_ids": [1]}))]
-    answer = reasoned_recall(runtime, "When did Caroline go to the support group?", model=select_provider(runtime))
-    assert (answer.answer, answer.confidence, answer.model) == ("On 7 May 2023.", 0.9, "claude-sonnet-5-5")
+def test_the_local_model_answers_with_provenance(ollama_standin, tmp_path):
+    """SPEC F6: the local model (Ollama's here, the endpoint's in test_openai) writes the answer."""
+    rt = make_runtime(tmp_path, ASSISTANT_NOW="2023-07-01T12:00:00+00:00")
+    import_records(rt.store, [json.dumps(m) for m in MEMORIES])
+    ollama_standin.script = [{"json": {"answer": "On 7 May 2023.", "confidence": 0.9,
+                                       "reasoning": "yesterday relative to 8 May", "source_refs": ["memory:1"]}}]
+    answer = reasoned_recall(rt, "When did Caroline go to the support group?", model=local_model(rt))
+    assert (answer.answer, answer.confidence, answer.model) == ("On 7 May 2023.", 0.9, "llama3.2:3b")
     assert [s["id"] for s in answer.sources] == [1]
-    body = anthropic_standin.bodies("/v1/messages")[0]
-    assert "2023-05-07" in json.dumps(body["system"]) and body["tools"] == []
+    sent = json.loads(ollama_standin.bodies("/api/chat")[0]["messages"][1]["content"])
+    assert sent["question"].startswith("When did Caroline") and "2023-05-07" in json.dumps(sent["resolved_dates"])
+    rt.close()
 
 
-def test_model_garbage_falls_back_to_composed_answer(anthropic_standin, runtime):
-    anthropic_standin.script = [text_reply("I think it was sometime in May?")]
-    answer = reasoned_recall(runtime, "When did Caroline go to the support group?", model=select_provider(runtime))
+def test_model_garbage_falls_back_to_composed_answer(ollama_standin, tmp_path):
+    rt = make_runtime(tmp_path, ASSISTANT_NOW="2023-07-01T12:00:00+00:00")
+    import_records(rt.store, [json.dumps(m) for m in MEMORIES])
+    ollama_standin.script = ["I think it was sometime in May?"]
+    answer = reasoned_recall(rt, "When did Caroline go to the support group?", model=local_model(rt, retries=0))
+    rt.close()
     assert answer.model == "none" and answer.answer.endswith("That was on Sun May 7.")
 
 

@@ -44,13 +44,11 @@ def cmd_recap(runtime: Runtime, args: argparse.Namespace) -> int:
 def cmd_recall(runtime: Runtime, args: argparse.Namespace) -> int:
     query = " ".join(args.query)
     if args.reason:  # opt-in: `recall --json` without it is always the list of hits
-        from assistant.errors import ProviderError
-        from assistant.providers.select import select_provider
+        from assistant.providers.local import local_model
         from assistant.recall.reasoned import reasoned_recall
 
-        try:
-            model = select_provider(runtime)
-        except ProviderError:
+        model = local_model(runtime)  # titles' and consolidation's model: a quick probe first
+        if not model.reachable():
             model = None  # the answer is then composed locally from the best statement
         answer = reasoned_recall(runtime, query, mode=args.mode, limit=args.limit, model=model)
         emit(args, answer.to_json(), answer.to_text)

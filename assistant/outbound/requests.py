@@ -19,7 +19,7 @@ TITLE_INSTRUCTIONS = ("Give this conversation a short title (at most 6 words) an
 TITLE_SCHEMA = {"type": "object", "properties": {"title": {"type": "string"}, "summary": {"type": "string"}},
                 "required": ["title", "summary"]}
 RECALL_INSTRUCTIONS = ("Answer the question from the statements only. Reply with JSON: {\"answer\": str, "
-                       "\"confidence\": number 0-1, \"reasoning\": str, \"source_refs\": [\"type:id\"]}. Dates in "
+                       "\"confidence\": number 0-1, \"reasoning\": str, \"source_refs\": [\"ref\"]}. Dates in "
                        "statements are relative to when each was written; use resolved_dates, and say a date "
                        "only as precisely as its granularity (a month is 'in October 2026', never a day)."
                        + DATA_NOTE)
@@ -55,17 +55,22 @@ def title(gate: Gate, messages: list[Message], limit: int = 6000) -> LocalReques
     return LocalRequest(TITLE_INSTRUCTIONS, as_json(items), TITLE_SCHEMA)
 
 
-def recall_evidence(gate: Gate, sources: list[dict[str, Any]], memories: dict[int, Memory],
-                    resolutions: list[Any]) -> str:
-    """The statements of a reasoned recall as one JSON value: each memory as the gate lets it out
-    (withheld ones are left out by the caller), each other text through the gate."""
+RECALL_SCHEMA = {"type": "object", "properties": {
+    "answer": {"type": "string"}, "confidence": {"type": ["number", "string"]}, "reasoning": {"type": "string"},
+    "source_refs": {"type": "array", "items": {"type": "string"}}}, "required": ["answer", "confidence", "source_refs"]}
+
+
+def recall(gate: Gate, question: str, sources: list[dict[str, Any]], memories: dict[int, Memory],
+           resolutions: list[Any]) -> LocalRequest:
+    """A reasoned recall: the question and its statements as one JSON value, each memory as the gate
+    lets it out (the caller leaves out the ones it does not list), each other text through the gate."""
     statements = []
     for s in sources:
         where = f"{s['type']} #{s['id']}"
         memory = memories.get(s["id"]) if s["type"] == "memory" else None
         content = gate.memory(memory) if memory is not None else gate.text(s["content"], where)
-        statements.append({"ref": f"{s['type']}:{s['id']}", "type": s["type"], "id": s["id"],
-                           "written": s.get("created_at"), "content": content})
+        statements.append({"ref": f"{s['type']}:{s['id']}", "written": s.get("created_at"), "content": content})
     dates = [{k: (gate.text(v, "a date") if isinstance(v, str) else v) for k, v in asdict(r).items()}
              for r in resolutions]
-    return as_json({"statements": statements, "resolved_dates": dates})
+    data = {"question": gate.text(question, "your question"), "statements": statements, "resolved_dates": dates}
+    return LocalRequest(RECALL_INSTRUCTIONS, as_json(data), RECALL_SCHEMA)

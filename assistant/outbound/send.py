@@ -1,12 +1,13 @@
 """The only code that hands text to a model (tests/test_outbound_sites.py walks the source to keep it
-so): a chat provider's stream and a local model's structured call. A chat request passes the Gate
+so): a chat provider's stream, and a local model's structured call (titles, reasoned recall,
+consolidation's summaries and judge). A chat request passes the Gate
 whole at this exit: the memory context, every message, tool call and tool result."""
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
+from assistant.outbound import requests as build
 from assistant.outbound.gate import Gate
 from assistant.outbound.requests import LocalRequest
 from assistant.providers.base import Delta, Note, Provider, SystemPrompt, ToolSpec, ToolUse, Usage
@@ -25,18 +26,6 @@ async def chat(provider: Provider, gate: Gate | None, system: SystemPrompt, conv
         conversation = gate.conversation(conversation)
     async for item in provider.stream(system, conversation, tools):
         yield item
-
-
-def answer(provider: Provider, gate: Gate, system: SystemPrompt, question: str) -> str:
-    """The whole text of one tool-less answer to `question` (a reasoned recall), as one call."""
-    async def ask() -> str:
-        parts = []
-        async for item in chat(provider, gate, system, [{"role": "user", "text": gate.user_message(question)}], []):
-            if isinstance(item, Delta):
-                parts.append(item.text)
-        return "".join(parts)
-
-    return asyncio.run(ask())
 
 
 def ask_local(model: Any, request: LocalRequest) -> dict[str, Any]:
@@ -65,11 +54,7 @@ class GatedConsolidationModel:
         return self._gate
 
     def summarize(self, texts: list[str]) -> dict[str, Any]:
-        from assistant.outbound import requests
-
-        return ask_local(self.model, requests.summary(self.gate, texts))
+        return ask_local(self.model, build.summary(self.gate, texts))
 
     def judge(self, newer: str, older: str) -> dict[str, Any]:
-        from assistant.outbound import requests
-
-        return ask_local(self.model, requests.judge(self.gate, newer, older))
+        return ask_local(self.model, build.judge(self.gate, newer, older))

@@ -1,20 +1,19 @@
 """Reasoned recall (SPEC F5): statements with their timestamps, relative dates resolved against each
 one's own time at the precision they were said ("last month" is a month, never a made-up day),
-then an answer with provenance: from the configured model, or composed from the best statement
+then an answer with provenance: from the local model (Ollama's or the OpenAI-compatible endpoint's),
+or composed from the best statement
 when there is none. Every source is named by its type and id (a message id is not a memory id)."""
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from assistant.recall.evidence import MIN_RELEVANCE, TYPE_RANK, Evidence, find_evidence, told_when
 from assistant.runtime import Runtime
+from memory.time.references import Resolved, resolve_in_text, stored_resolution, valid_ref
 
 if TYPE_CHECKING:
-    from assistant.providers.base import Provider
-from memory.time.references import Resolved, resolve_in_text, stored_resolution, valid_ref
+    from assistant.providers.local import StructuredModel
 
 
 @dataclass
@@ -64,9 +63,9 @@ def resolutions_of(runtime: Runtime, evidence: Evidence) -> list[Resolution]:
 
 
 def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit: int = 10,
-                    exclude_message_ids: tuple[int, ...] = (), model: Provider | None = None) -> ReasonedAnswer:
-    """The statements that answer `query` with their dates resolved; `model` (none: composed locally)
-    writes the answer from them."""
+                    exclude_message_ids: tuple[int, ...] = (), model: StructuredModel | None = None) -> ReasonedAnswer:
+    """The statements that answer `query` with their dates resolved; `model`, the local model (none:
+    composed locally), writes the answer from them."""
     evidence = find_evidence(runtime, query, limit=limit, mode=mode, exclude_message_ids=exclude_message_ids,
                              strict=False)
     if not any(e.relevance >= MIN_RELEVANCE for e in evidence[:3]) and model is None:
@@ -77,7 +76,7 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
     runtime.searcher.touch([e.id for e in evidence if e.type == "memory"])
     resolutions = [r for e in evidence for r in resolutions_of(runtime, e)]
     sources = [e.source() for e in evidence]  # every source it ranked, best first
-    if model is not None and model.name != "offline":
+    if model is not None:
         answer = _ask_model(runtime, model, query, sources, resolutions)
         if answer is not None:
             return answer
@@ -101,11 +100,13 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
                           resolutions, sources)
 
 
-def _ask_model(runtime: Runtime, provider: Provider, query: str, sources: list[dict[str, Any]],
+def _ask_model(runtime: Runtime, model: StructuredModel, query: str, sources: list[dict[str, Any]],
                resolutions: list[Resolution]) -> ReasonedAnswer | None:
+    """The local model's answer from the statements, or None (unreachable, or no usable JSON)."""
     from assistant.outbound import requests, send
     from assistant.outbound.gate import Gate
-    from assistant.providers.base import ProviderError, SystemPrompt
+    from memory.consolidation.protocol import confidence_value
+    from memory.errors import MalformedAnswer, ModelUnavailable
     from memory.memories import memories_by_id
 
     # Through the gate like a chat turn: a private memory the question does not ask about stays home,
@@ -113,14 +114,11 @@ def _ask_model(runtime: Runtime, provider: Provider, query: str, sources: list[d
     gate = Gate(runtime.store, query)
     held = {m.id: m for m in memories_by_id(runtime.store, [s["id"] for s in sources if s["type"] == "memory"])}
     sources = [s for s in sources if s["type"] != "memory" or s["id"] not in held or gate.listed(held[s["id"]])]
-    evidence = requests.recall_evidence(gate, sources, held, resolutions)
-    system = SystemPrompt(requests.RECALL_INSTRUCTIONS, f"<memories>\n{evidence}\n</memories>")
     try:
-        raw = send.answer(provider, gate, system, query)
-        data = json.loads(re.search(r"\{.*\}", raw, re.S).group(0))
-        refs = {str(r) for r in (data.get("source_refs") or data.get("source_ids") or [])}
-        used = [s for s in sources if f"{s['type']}:{s['id']}" in refs or str(s["id"]) in refs]
-        return ReasonedAnswer(str(data["answer"]), float(data.get("confidence", 0.5)), str(data.get("reasoning", "")),
-                              resolutions, used or sources[:3], provider.model)
-    except (ProviderError, AttributeError, ValueError, KeyError, TypeError):
+        data = send.ask_local(model, requests.recall(gate, query, sources, held, resolutions))
+    except (ModelUnavailable, MalformedAnswer):
         return None
+    refs = {str(r) for r in data.get("source_refs") or []}
+    used = [s for s in sources if f"{s['type']}:{s['id']}" in refs or str(s["id"]) in refs]
+    return ReasonedAnswer(str(data["answer"]), confidence_value(data.get("confidence")),
+                          str(data.get("reasoning") or ""), resolutions, used or sources[:3], model.name)
