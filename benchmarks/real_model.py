@@ -309,19 +309,15 @@ def consolidation_step(rt, recorder: Recorder) -> dict:
 
 
 def recall_step(rt) -> dict:
-    from assistant.providers.select import select_provider
+    from assistant.providers.local import local_model
     from assistant.recall.reasoned import reasoned_recall
     from memory.memories import remember
 
     remember(rt.store, "Caroline went to the support group last Monday", kind="event")
     remember(rt.store, "Melanie painted a sunrise over the lake", kind="event")
     started = time.perf_counter()
-    provider = select_provider(rt)
-    answer = reasoned_recall(rt, "When did Caroline go to the support group?", model=provider)
-    del provider
-    import gc
-
-    gc.collect()  # its client's connections belong to reasoned_recall's finished event loop
+    # The local model, as `recall --reason` asks it (the endpoint's, JSON by schema).
+    answer = reasoned_recall(rt, "When did Caroline go to the support group?", model=local_model(rt))
     return {"answer": answer.answer, "model": answer.model, "confidence": answer.confidence,
             "reasoning": answer.reasoning, "seconds": time.perf_counter() - started,
             "ok": answer.model != "none"}
@@ -473,7 +469,7 @@ def report_markdown(facts: dict, results: dict) -> str:
          f"clusters {cons['clusters']}, summaries stored {cons['summaries']}, all schema-valid: {_yes(valid, 'NO')}; "
          f"{len(cons['bad_answers'])} answers failed validation, {cons['repairs']} repair attempts; "
          f"supersessions {cons['supersessions']}; JSON asked for as: {form}"),
-        ("Reasoned recall (`recall.reasoned`, the chat provider)", _yes(recall["ok"], "no (composed locally)"),
+        ("Reasoned recall (`recall.reasoned`, the local model)", _yes(recall["ok"], "no (composed locally)"),
          _s(recall["seconds"]), f"\"{_quote(recall['answer'])}\" (model: {recall['model']})"),
         ("Tool round (`remember` through the tool registry)", _yes(tool["ok"]), _s(tool["seconds"]),
          f"auto: {'the model picked a tool' if tool['auto_picked_a_tool'] else 'the model picked none'}"
