@@ -234,6 +234,23 @@ def quotation_pattern(text: str) -> re.Pattern[str] | None:
     return re.compile(f"(?<!\\w){re.escape(needle)}(?!\\w)", re.I) if needle else None
 
 
+def source_turns(store: Store, memory: Memory) -> list[Any]:
+    """The messages a memory was made from: each source message and the replies of its turn, up to
+    the next thing the user said (rows: id, episode_id, role, content)."""
+    found: dict[int, Any] = {}
+    for source in memory.message_ids:
+        row = store.one("SELECT id, episode_id FROM messages WHERE id = ?", (source,))
+        if row is None:
+            continue
+        following = store.one("SELECT min(id) FROM messages WHERE episode_id IS ? AND id > ? AND role = 'user'",
+                              (row["episode_id"], source))[0]
+        for message in store.query("SELECT id, episode_id, role, content FROM messages WHERE id >= ? AND id < ? "
+                                   "AND (id = ? OR episode_id IS ?)",
+                                   (source, following or 2**62, source, row["episode_id"])):
+            found[message["id"]] = message
+    return list(found.values())
+
+
 def _scrub_sources(store: Store, memory: Memory) -> int:
     """Take a forgotten memory's text out of the messages it came from: the user's "remember that X"
     and the replies of the same turn that repeat X, by whole quotation only. Elsewhere only the
@@ -255,21 +272,51 @@ def _scrub_sources(store: Store, memory: Memory) -> int:
             if scrubbed != row["content"]:
                 store.execute("UPDATE messages SET content = ? WHERE id = ?", (scrubbed, row["id"]))
                 changed += 1
-    for source in memory.message_ids:
-        row = store.one("SELECT id, episode_id FROM messages WHERE id = ?", (source,))
-        if row is None:
-            continue
-        # This message and the replies up to the next thing the user said.
-        following = store.one("SELECT min(id) FROM messages WHERE episode_id IS ? AND id > ? AND role = 'user'",
-                              (row["episode_id"], source))[0]
-        rows = store.query("SELECT id, content FROM messages WHERE id >= ? AND id < ? AND (id = ? OR episode_id IS ?)",
-                           (source, following or 2**62, source, row["episode_id"]))
-        for message in rows:
-            scrubbed = pattern.sub(FORGOTTEN, message["content"])
-            if scrubbed != message["content"]:
-                store.execute("UPDATE messages SET content = ?, time_refs = NULL WHERE id = ?", (scrubbed, message["id"]))
-                changed += 1
+    for message in source_turns(store, memory):
+        scrubbed = pattern.sub(FORGOTTEN, message["content"])
+        if scrubbed != message["content"]:
+            store.execute("UPDATE messages SET content = ?, time_refs = NULL WHERE id = ?", (scrubbed, message["id"]))
+            changed += 1
     return changed
+
+
+def _retitle(store: Store, episode_ids: set[int], forgotten: str) -> None:
+    """The conversations a forgotten memory was made in get their titles again from their scrubbed
+    messages (a quick title is made of the words said, the forgotten ones among them); a title or
+    summary that quotes the memory loses the quotation in any conversation."""
+    from memory.episodes import episode_messages, get_episode, heuristic_title_and_summary
+
+    for episode_id in sorted(episode_ids):
+        episode = get_episode(store, episode_id)
+        if episode.ended_at is None:
+            continue  # still open: it is titled when it closes, from the scrubbed messages
+        title, summary = heuristic_title_and_summary(episode_messages(store, episode_id))
+        store.execute("UPDATE episodes SET title = ?, summary = ? WHERE id = ?", (title, summary, episode_id))
+    pattern = quotation_pattern(forgotten)
+    if pattern is None or len(forgotten.strip()) < 20:
+        return
+    for row in store.query("SELECT id, title, summary FROM episodes WHERE title LIKE ? OR summary LIKE ?",
+                           (f"%{forgotten.strip()}%", f"%{forgotten.strip()}%")):
+        store.execute("UPDATE episodes SET title = ?, summary = ? WHERE id = ?",
+                      (pattern.sub(FORGOTTEN, row["title"] or "") or None,
+                       pattern.sub(FORGOTTEN, row["summary"] or "") or None, row["id"]))
+
+
+def _drop_summaries_of(store: Store, memory_id: int) -> None:
+    """Consolidated summaries made from a forgotten memory go with it (they would carry it on); the
+    other memories they summarised stay, and the next consolidation summarises them again."""
+    ids = [r[0] for r in store.query("SELECT DISTINCT s.id FROM summaries s, json_each(s.source_ids) j "
+                                     "WHERE j.value = ?", (memory_id,))]
+    if not ids:
+        return
+    from memory.search.embeddings import drop_vectors
+
+    marks = ",".join("?" * len(ids))
+    store.execute(f"UPDATE memory_meta SET consolidated_into = NULL WHERE consolidated_into IN ({marks})", ids)
+    store.execute(f"DELETE FROM edges WHERE (source_type = 'summary' AND source_id IN ({marks})) "
+                  f"OR (target_type = 'summary' AND target_id IN ({marks}))", ids + ids)
+    store.execute(f"DELETE FROM summaries WHERE id IN ({marks})", ids)
+    drop_vectors(store, [doc_id("summary", i) for i in ids])
 
 
 def forget(store: Store, memory_id: int) -> Memory:
@@ -277,7 +324,10 @@ def forget(store: Store, memory_id: int) -> Memory:
     of the messages it was made from (see _scrub_sources)."""
     with store.transaction():
         memory = get_memory(store, memory_id)
+        turns = source_turns(store, memory)
         _scrub_sources(store, memory)
+        _retitle(store, {t["episode_id"] for t in turns if t["episode_id"] is not None}, memory.content)
+        _drop_summaries_of(store, memory_id)
         # A tombstone (its identity, never its text): an older export does not bring it back.
         uid = store.one("SELECT uid FROM knowledge WHERE id = ?", (memory_id,))[0] or \
             f"{store.store_uid()}/memory/{memory_id}"

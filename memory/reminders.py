@@ -161,8 +161,12 @@ def relative_time(due_at: str, now: datetime, clock: Clock) -> str:
 
 def update_memory(store: Store, memory_id: int, reminded_at: str | datetime | None = None,
                   due_at: str | datetime | None = None, content: str | None = None,
-                  done: bool | None = None, importance: int | None = None, allow_past: bool = True) -> Memory:
+                  done: bool | None = None, importance: int | None = None, allow_past: bool = True,
+                  sensitive: bool | None = None) -> Memory:
     """Change a memory. reminded_at accepts "now" or a date; done=True marks a reminder done.
+
+    A memory that held a secret stays sensitive whatever its new words ("HSBC: <the same value>"
+    has no keyword); new words with a secret, or `sensitive` (the caller knows), make it so.
 
     A new due_at clears reminded_at (that is what snoozing means). On a repeating reminder a date
     moves only this occurrence and a rule phrase replaces the rule; done completes this occurrence
@@ -172,7 +176,8 @@ def update_memory(store: Store, memory_id: int, reminded_at: str | datetime | No
     if content is not None:
         changes["content"] = check_content(content)
         changes["time_refs"] = time_refs_json(store.clock, changes["content"])
-        changes["sensitive"] = int(detect_sensitive(changes["content"]))
+        was = store.one("SELECT sensitive FROM knowledge WHERE id = ?", (memory_id,))
+        changes["sensitive"] = int(bool(was and was[0]) or bool(sensitive) or detect_sensitive(changes["content"]))
     if importance is not None:
         changes["importance"] = check_importance(importance)
     if due_at not in (None, ""):

@@ -6,6 +6,7 @@ the matching of a reminder named in words, write-time supersession, extractive t
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -54,51 +55,81 @@ def ordered_stems(text: str, ignore: frozenset[str] = STOPWORDS) -> list[tuple[s
     return out
 
 
+ORDINARY_RANK = 3000  # the most frequent English words: never a sign of which memory is meant
+_CALENDAR = re.compile(r"(mon|tue|wed|thu|fri|sat|sun)\w*|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*|"
+                       r"today|tonight|tomorrow|yesterday|morning|afternoon|evening|night|noon|midnight|weekend")
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")  # letters only: a number (a year, a count) is never a sign
+
+
 @cache
-def ordinary_words() -> frozenset[str]:
-    """The words that say nothing about which memory is meant (the most frequent English words,
-    days, months, times of day): memory/ordinary_words.txt, read once."""
-    text = (Path(__file__).parent / "ordinary_words.txt").read_text(encoding="utf-8")
-    return frozenset(line for line in text.splitlines() if line and not line.startswith("#")) | STOPWORDS
+def _ranks() -> dict[str, int]:
+    """{word: frequency rank} of the 20,000 most frequent English words (memory/common_words.txt)."""
+    text = (Path(__file__).parent / "common_words.txt").read_text(encoding="utf-8")
+    words = [line for line in text.splitlines() if line and not line.startswith("#")]
+    return {w: i for i, w in enumerate(words)}
 
 
-def distinctive_words(text: str) -> set[str]:
-    """The words that single `text` out, lower-cased stems: not ordinary (in neither form: "tested" is
-    "test"), at least three letters; a name counts too, written with a capital: a word that is not
-    ordinary at any length ("Al"), or an ordinary one inside a sentence ("told Tom"). Sentence-initial
-    ordinary words ("Tuesday ...", "Therapy ..."), "positive", "tests" never count."""
-    ordinary = ordinary_words()
-    found = set()
-    for match in re.finditer(r"[^\W_]+(?:'[^\W_]+)?", text):
+def _rank(word: str) -> int | None:
+    ranks = _ranks()
+    found = [ranks[w] for w in (word, stem(word)) if w in ranks]
+    return min(found) if found else None
+
+
+def _sentence_initial(text: str, start: int) -> bool:
+    before = text[:start].rstrip()
+    return not before or before[-1] in ".!?:;\n\"'(-"
+
+
+@dataclass(frozen=True)
+class Signs:
+    """What in a text could show that a message asks about it: `strong` words (rare ones, and names)
+    are enough alone; `common` ones (frequent but not ordinary) only two together."""
+    strong: frozenset[str]
+    common: frozenset[str]
+
+
+def signs(text: str) -> Signs:
+    """The words of `text` that single it out, lower-cased stems. Ordinary words (the 3,000 most
+    frequent, days, months, times of day) and numbers never count; a capitalised word inside a
+    sentence ("told Tom", "Dr Klein") is a name and counts as a strong sign unless it is ordinary."""
+    strong, common = set(), set()
+    for match in _WORD.finditer(text):
         word = match.group(0)
         lower = word.lower().removesuffix("'s")
-        common = lower in ordinary or stem(lower) in ordinary
-        capital = word[:1].isupper() and word[1:].islower()
-        initial = not text[:match.start()].strip() or text[:match.start()].rstrip()[-1:] in ".!?:;\n"
-        if lower in STOPWORDS or _CALENDAR.fullmatch(lower):
+        if lower in STOPWORDS or _CALENDAR.fullmatch(lower) or len(lower) < 3:
             continue
-        if capital and (not common or (not initial and len(lower) >= 3)):
-            found.add(lower)
-        elif not common and len(lower) >= 3:
-            found.add(stem(lower))
-    return found
+        rank = _rank(lower)
+        name = word[:1].isupper() and not _sentence_initial(text, match.start())
+        if rank is None or (name and rank >= ORDINARY_RANK):
+            strong.add(lower if name else stem(lower))
+        elif rank >= ORDINARY_RANK:
+            common.add(stem(lower))
+    return Signs(frozenset(strong), frozenset(common))
 
 
-_CALENDAR = re.compile(r"(mon|tue|wed|thu|fri|sat|sun)\w*|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*")
+def _meaningful(text: str) -> set[str]:
+    return {stem(w) for w in (m.lower().removesuffix("'s") for m in _WORD.findall(text))
+            if w not in STOPWORDS and not _CALENDAR.fullmatch(w) and len(w) >= 2}
 
 
-def shares_distinctive_word(message: str, text: str) -> bool:
-    """Whether `message` names `text` by one of its distinctive words (a name by the name as written,
-    capitalised: "call Al" names "Al", "call the hall" does not)."""
-    wanted = distinctive_words(text)
-    if not wanted:
-        return False
-    said = set()
-    for word in re.findall(r"[^\W_]+(?:'[^\W_]+)?", message):
-        lower = word.lower().removesuffix("'s")
-        said.add(stem(lower))
-        if word[:1].isupper():
-            said.add(lower)
-        elif lower not in ordinary_words():
-            said.add(lower)
-    return bool(wanted & said)
+def asks_by_words(message: str, text: str) -> bool:
+    """Whether `message` names `text` by its own words: one strong sign, two common ones, or every
+    meaningful word of a short text (at least two: "what is the gate code?" names "Gate code 4411")."""
+    said = {stem(w.lower().removesuffix("'s")) for w in _WORD.findall(message)} | \
+        {w.lower().removesuffix("'s") for w in _WORD.findall(message)}
+    wanted = signs(text)
+    if wanted.strong & said or len(wanted.common & said) >= 2:
+        return True
+    own = _meaningful(text)
+    return 2 <= len(own) <= 6 and own <= said
+
+
+def names_word(message: str, name: str) -> bool:
+    """Whether `message` names a person called `name`: as a word, written with its capital; a name
+    that is also an ordinary word ("Will", "Mark", "Grace") only inside a sentence ("how is Will?",
+    never "Will it rain?")."""
+    ordinary = (_rank(name.lower()) or ORDINARY_RANK) < ORDINARY_RANK
+    for match in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", message, 0 if ordinary else re.IGNORECASE):
+        if not ordinary or not _sentence_initial(message, match.start()):
+            return True
+    return False

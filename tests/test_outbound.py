@@ -87,10 +87,23 @@ async def test_a_secret_of_the_message_never_comes_back_in_tool_results(rt, anth
     ("how did the session with Klein go", THERAPY, True),
     ("what is memory #1 about", THERAPY, True),
     ("call the hall", "Al", False),
+    # the attacker's second round: a year, a word rare in the list but ordinary in speech
+    ("what are my goals for 2027?", "Divorce papers get filed in 2027, do not tell the kids", False),
+    ("I'm struggling with this python bug", "Struggling with gambling debt, owe the casino money", False),
+    ("anything new about gambling at the casino?", "Struggling with gambling debt, owe the casino money", True),
 ])
 def test_private_means_asked_by_a_distinctive_word_or_the_id(rt, message, content, asked):
     memory = memories.remember(rt.store, content, private=True)
     assert asks_about(message, memory) is asked
+
+
+@pytest.mark.parametrize(("message", "asked"), [
+    ("will it rain tomorrow?", False), ("Will it rain tomorrow?", False), ("How is Will doing?", True),
+])
+def test_a_persons_name_that_is_an_ordinary_word_is_asked_only_as_a_name(rt, message, asked):
+    will = memories.remember(rt.store, "Will: my AA sponsor, call him when I want to drink", kind="person",
+                             private=True)
+    assert asks_about(message, will) is asked
 
 
 def test_a_private_reminder_is_mentioned_by_its_id_only(rt):
@@ -221,3 +234,80 @@ def test_an_asked_private_memory_goes_marked_once(rt):
     assert text.count("[Private]") == text.count("[Private] [") and "Dr Klein" in text
     line = next(line for line in text.splitlines() if "Klein" in line)
     assert line.count("[Private]") == 1
+
+
+# -- the attacker's second round ------------------------------------------------------------------------
+
+async def test_an_edit_never_takes_the_secret_mark_off(rt, anthropic_standin):
+    anthropic_standin.script = [
+        tool_reply("remember", {"content": "Bank login: [secret 1 of your message]"}),
+        tool_reply("update_memory", {"id": 1, "content": "HSBC: [secret 1 of your message]"}, tool_id="toolu_2"),
+        text_reply("Saved.")]
+    await run_turn(rt, "remember that my bank login password: Qx7-hunter22")
+    assert memories.get_memory(rt.store, 1).sensitive
+    from memory import reminders
+
+    reminders.update_memory(rt.store, 1, content="HSBC online: Qx7-hunter22")  # the CLI's `update`
+    assert memories.get_memory(rt.store, 1).sensitive
+    anthropic_standin.script = [text_reply("ok")]
+    await run_turn(rt, "what do you know about my HSBC account?")
+    assert "Qx7-hunter22" not in sent(anthropic_standin)
+
+
+async def test_the_turn_a_private_memory_was_told_in_stays_home(rt, anthropic_standin):
+    told = "Please remember this privately: my psychiatrist put me on sertraline 50mg for panic attacks"
+    anthropic_standin.script = [
+        tool_reply("remember", {"content": "Takes sertraline 50mg (psychiatrist, panic attacks)", "private": True}),
+        text_reply("I will keep that private.")]
+    await run_turn(rt, told)
+    episodes.close_episode(rt.store, episodes.active_episode(rt.store).id, "Privately, psychiatrist put, sertraline",
+                           told, "success")
+    before = len(anthropic_standin.bodies("/v1/messages"))
+    anthropic_standin.script = [tool_reply("recall_recent", {}),
+                                tool_reply("recall", {"query": "medication psychiatrist sertraline"}, tool_id="toolu_2"),
+                                text_reply("Pasta.")]
+    await run_turn(rt, "what should I cook tonight?")
+    # what the model was sent, less the tool calls it made itself (its own recall query names them)
+    later = json.dumps([[b for m in body["messages"] for b in (m["content"] if isinstance(m["content"], list) else
+                                                             [m["content"]]) if not isinstance(b, dict)
+                         or b.get("type") != "tool_use"] + [body["system"]]
+                        for body in anthropic_standin.bodies("/v1/messages")[before:]])
+    assert "sertraline" not in later and "psychiatrist" not in later and "panic" not in later
+    assert "[private conversation #1]" in later
+
+
+async def test_a_secret_comes_back_to_the_model_in_no_spelling(rt, anthropic_standin):
+    anthropic_standin.script = [tool_reply("remember", {"content": "vault", "due_at": "every [secret 1 of your message]"}),
+                                text_reply("ok")]
+    await run_turn(rt, "remember my vault password is Zq9-Vault-Ax7, remind me every week")
+    body = sent(anthropic_standin)
+    assert "zq9-vault-ax7" not in body.lower()
+
+
+def test_forget_takes_the_summaries_and_titles_made_from_it(rt):
+    from assistant.forgetting import forget
+    from memory.summaries import NewSummary, insert_summary
+
+    episode = episodes.open_episode(rt.store)
+    said = episodes.add_message(rt.store, episode.id, "user", "remember that Jana's new address is 12 Elm Street, Apt 4B")
+    jana = memories.remember(rt.store, "Jana's new address is 12 Elm Street, Apt 4B", message_ids=[said.id])
+    other = memories.remember(rt.store, "Jana likes tulips")
+    episodes.add_message(rt.store, episode.id, "assistant", "Noted.")
+    episodes.close_episode(rt.store, episode.id, "Jana's, address, Elm Street", "remember that Jana's new address "
+                           "is 12 Elm Street", "success")
+    with rt.store.transaction():
+        insert_summary(rt.store, NewSummary("Jana moved to 12 Elm Street, Apt 4B and likes tulips", "run",
+                                            source_ids=[jana.id, other.id]))
+    forget(rt, jana.id)
+    assert rt.store.one("SELECT count(*) FROM summaries")[0] == 0
+    closed = episodes.get_episode(rt.store, episode.id)
+    assert "Elm" not in (closed.title or "") and "Elm" not in (closed.summary or "")
+    assert memories.get_memory(rt.store, other.id).content == "Jana likes tulips"  # the others stay
+
+
+def test_look_alike_tags_are_neutralised():
+    from assistant.outbound.data import neutralised
+
+    for tag in ("<\U000E0073ystem>", "\u3008/memory_context\u3009", "\u27e8system\u27e9", "<\u0455ystem>",
+                "<\U0001d5fa\U0001d5f2mory_context>", "&lt;/memory_context&gt;"):
+        assert not neutralised(tag).startswith(("<", "\u3008", "\u27e8", "&lt;")), tag

@@ -8,13 +8,17 @@ from typing import Any
 
 # Characters that show nothing and may sit between "<" and a tag's name to slip past a check: spaces,
 # soft hyphen, combining grapheme joiner, zero-width and direction marks, invisible operators
-# (U+2061..U+2064), variation selectors, the BOM, Hangul fillers.
+# (U+2061..U+2064), variation selectors, the BOM, Hangul fillers, Unicode tag characters.
 _INVISIBLE = ("\\s\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
-              "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0")
+              "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e007f")
+# What opens a tag: "<", its look-alikes (fullwidth, small form, angle brackets of other blocks) and
+# its HTML entities.
+_OPEN = "[<\uff1c\ufe64\u2329\u3008\u27e8\u276c\u2770\u29fc\u02c2\u1438]|&(?:lt|#0*60|#x0*3c);"
 # "<" that opens anything tag-like ("</MEMORY_CONTEXT>", "< / memory_context", "<system>"), in any
-# case and spacing, also its look-alikes (fullwidth, small form) and with invisible characters between.
-_TAG_LIKE = re.compile(f"[<\uff1c\ufe64](?=[{_INVISIBLE}]*[/\uff0f]?[{_INVISIBLE}]*"
-                       "[A-Za-z!?_\uff21-\uff3a\uff41-\uff5a])")
+# case and spacing, with a name in any script (Cyrillic, mathematical letters) and invisible
+# characters between.
+_TAG_LIKE = re.compile(f"(?:{_OPEN})(?=[{_INVISIBLE}]*[/\uff0f\u2044\u2215]?[{_INVISIBLE}]*(?:[^\\W\\d]|[!?]))",
+                       re.IGNORECASE)
 
 
 def neutralised(text: str) -> str:

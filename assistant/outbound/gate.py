@@ -22,24 +22,25 @@ from memory import memories
 from memory.memories import Memory
 from memory.sensitive import redact
 from memory.store import Store
-from memory.words import shares_distinctive_word
+from memory.words import asks_by_words, names_word
 
 PRIVATE_MARK = "[Private]"  # how answers and tool results label a private memory they quote
 _ID_MENTION = r"(?:#\s*|\b(?:memory|reminder|note|item|number|no\.?|id)\s*#?\s*){id}(?!\d)"
 
 
 def asks_about(message: str, memory: Memory) -> bool:
-    """Whether `message` asks about this memory: its id ("#12", "memory 12"), one of its own
-    distinctive words, or for a person the name as a word ("how is Al" asks about "Al: ...")."""
+    """Whether `message` asks about this memory: its id ("#12", "memory 12"), its own words (one rare
+    word or name, or two less common ones: memory.words.asks_by_words), or for a person the name
+    ("how is Al" asks about "Al: ...", "will it rain" not about "Will: ...")."""
     if not message.strip():
         return False
-    if re.search(_ID_MENTION.format(id=memory.id), message, re.I):
+    if re.search(_ID_MENTION.format(id=memory.id), message, re.IGNORECASE):
         return True
     if memory.kind == "person":
         name = memory.content.split(":")[0].strip()
-        if name and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", message, re.I):
+        if name and names_word(message, name):
             return True
-    return shares_distinctive_word(message, memory.content)
+    return asks_by_words(message, memory.content)
 
 
 def _quotation(texts: list[str]) -> re.Pattern[str] | None:
@@ -53,12 +54,22 @@ def _quotation(texts: list[str]) -> re.Pattern[str] | None:
 class Gate:
     def __init__(self, store: Store, message: str = "") -> None:
         self.store = store
-        self.message = message
+        self.asking = message  # the user's message of this request
         held = memories.withheld_candidates(store)  # private or sensitive: few, loaded once per request
         self.asked = {m.id for m in held if m.private and not m.sensitive and asks_about(message, m)}
         self._placeholder = {m.content.strip(): self._stand_in(m) for m in held
                              if m.content.strip() and (m.sensitive or m.id not in self.asked)}
         self._withheld = _quotation(list(self._placeholder))
+        # The turns a withheld private memory was told in, and their conversations: the user's own
+        # words there, the replies and the quick title say it again in other words.
+        self.private_messages: dict[int, int] = {}
+        self.private_episodes: dict[int, int] = {}
+        for m in held:
+            if m.private and m.id not in self.asked:
+                for turn in memories.source_turns(store, m):
+                    self.private_messages[turn["id"]] = m.id
+                    if turn["episode_id"] is not None:
+                        self.private_episodes[turn["episode_id"]] = m.id
         # A line marked [Private] quotes a private memory (perhaps as it read before an edit): it goes
         # only in a turn that asks about a private memory.
         self.marked_lines_pass = bool(self.asked)
@@ -72,7 +83,7 @@ class Gate:
 
     def listed(self, m: Memory) -> bool:
         """Whether this memory may be mentioned at all: not private, or the message asks about it."""
-        return not m.private or m.id in self.asked or asks_about(self.message, m)
+        return not m.private or m.id in self.asked or asks_about(self.asking, m)
 
     def allows(self, m: Memory) -> bool:
         """Whether this memory's text may go out: listed, and not sensitive."""
@@ -85,6 +96,29 @@ class Gate:
         text = self.text(m.content, f"memory #{m.id}", own=m.id)
         return f"{PRIVATE_MARK} {text}" if m.private else text
 
+    # -- messages and conversations ----------------------------------------------------------
+
+    def message(self, message_id: int | None, text: str) -> str:
+        """A stored message as it may be sent: one that told a withheld private memory, by its id."""
+        if message_id in self.private_messages:
+            return f"[private message #{message_id}]"
+        return self.text(text, f"message #{message_id}" if message_id else "this conversation")
+
+    def episode(self, episode_id: int, text: str) -> str:
+        """A conversation's title or summary as it may be sent: one where a withheld private memory
+        was told, by its id."""
+        if episode_id in self.private_episodes:
+            return f"[private conversation #{episode_id}]"
+        return self.text(text, f"conversation #{episode_id}")
+
+    def stored(self, kind: str, row_id: int, text: str) -> str:
+        """A stored message, conversation or summary (a search hit) as it may be sent."""
+        if kind == "message":
+            return self.message(row_id, text)
+        if kind == "episode":
+            return self.episode(row_id, text)
+        return self.text(text, f"{kind} #{row_id}")
+
     # -- any stored text ---------------------------------------------------------------------
 
     def text(self, text: str, where: str, own: int | None = None) -> str:
@@ -92,8 +126,8 @@ class Gate:
         secrets by their placeholders. `own`: the memory this text is (it is not withheld from itself)."""
         if not text:
             return text
-        for placeholder, secret in self.secrets.items():
-            text = text.replace(secret, placeholder)
+        for placeholder, secret in self.secrets.items():  # also as an error message may spell it: lower-cased
+            text = re.sub(re.escape(secret), lambda _, p=placeholder: p, text, flags=re.IGNORECASE)
         if self._withheld is not None:
             def stand_in(match: re.Match[str]) -> str:
                 found = self._placeholder.get(match.group(0).strip())
@@ -140,9 +174,8 @@ class Gate:
         out = []
         for item in items:
             item = dict(item)
-            where = f"message #{item['message_id']}" if item.get("message_id") else "this conversation"
             if "text" in item:
-                item["text"] = self.text(item["text"], where)
+                item["text"] = self.message(item.get("message_id"), item["text"])
             if item.get("tool_calls"):
                 item["tool_calls"] = [{**c, "input": self._value(c["input"], "a tool call")}
                                       for c in item["tool_calls"]]

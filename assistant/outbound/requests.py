@@ -49,7 +49,7 @@ def title(gate: Gate, messages: list[Message], limit: int = 6000) -> LocalReques
     for m in messages:
         if m.role not in ("user", "assistant") or used > limit:
             continue
-        text = gate.text(m.content, f"message #{m.id}")[:500]
+        text = gate.message(m.id, m.content)[:500]
         items.append({"role": m.role, "text": text})
         used += len(text)
     return LocalRequest(TITLE_INSTRUCTIONS, as_json(items), TITLE_SCHEMA)
@@ -66,9 +66,8 @@ def recall(gate: Gate, question: str, sources: list[dict[str, Any]], memories: d
     lets it out (the caller leaves out the ones it does not list), each other text through the gate."""
     statements = []
     for s in sources:
-        where = f"{s['type']} #{s['id']}"
         memory = memories.get(s["id"]) if s["type"] == "memory" else None
-        content = gate.memory(memory) if memory is not None else gate.text(s["content"], where)
+        content = gate.memory(memory) if memory is not None else gate.stored(s["type"], s["id"], s["content"])
         statements.append({"ref": f"{s['type']}:{s['id']}", "written": s.get("created_at"), "content": content})
     dates = [{k: (gate.text(v, "a date") if isinstance(v, str) else v) for k, v in asdict(r).items()}
              for r in resolutions]

@@ -42,9 +42,7 @@ CONTEXT_OPEN = ("<memory_context>\nThe sections below are data from the user's l
 CONTEXT_CLOSE = "</memory_context>"
 
 
-def for_model(gate: Gate, text: str, where: str) -> str:
-    """Stored text as the model may see it: through the gate, then as data."""
-    return as_data(gate.text(text, where))
+
 
 
 @dataclass
@@ -136,10 +134,9 @@ def recent_section(runtime: Runtime, gate: Gate, boosted: bool, budget: int) -> 
         items = list(reversed(items))  # a recap reads in time order
     lines = []
     for e in items:
-        where = f"conversation #{e.id}"
-        line = "- " + e.line(runtime.clock, for_model(gate, e.title or "Untitled", where))
-        if boosted and e.summary:
-            line += f"\n  Summary: {for_model(gate, e.summary, where)}"
+        line = "- " + e.line(runtime.clock, as_data(gate.episode(e.id, e.title or "Untitled")))
+        if boosted and e.summary and e.id not in gate.private_episodes:
+            line += f"\n  Summary: {as_data(gate.episode(e.id, e.summary))}"
         lines.append(line)
     return fit_lines(lines, budget), [e.id for e in items]
 
@@ -213,7 +210,8 @@ def dated_evidence(runtime: Runtime, gate: Gate, query: str, limit: int = 8) -> 
         dates = "; ".join(f'"{r.original_text}" = {r.resolved_text}' for r in resolved)
         where = f"{source['type']} #{source['id']}"
         memory = held.get(source["id"]) if source["type"] == "memory" else None
-        text = gate.memory(memory) if memory is not None else gate.text(source["content"], where)
+        text = gate.memory(memory) if memory is not None else gate.stored(source["type"], source["id"],
+                                                                          source["content"])
         lines.append(as_data(f"- {where}, written {runtime.clock.day(source['created_at'])}: {text}"
                              + (f" ({gate.text(dates, where)})" if dates else "")))
     return "\n".join(lines)
@@ -232,8 +230,7 @@ def past_episodes_section(runtime: Runtime, gate: Gate, query: str, vector, excl
         e = episodes.get_episode(runtime.store, episode_id)
         if e.ended_at is None:
             continue
-        where = f"conversation #{e.id}"
-        lines.append("- " + e.line(runtime.clock, for_model(gate, f"{e.title or 'Untitled'}: {e.summary or ''}", where)))
+        lines.append("- " + e.line(runtime.clock, as_data(gate.episode(e.id, f"{e.title or 'Untitled'}: {e.summary or ''}"))))
     return fit_lines(lines, budget) if lines else None
 
 

@@ -99,6 +99,11 @@ def describe(runtime: Runtime, memory: memories.Memory, text: str | None = None)
     return f"{memory.content if text is None else text}{due}"
 
 
+def _holds_secret(gate: Gate | None, text: str | None) -> bool:
+    """Whether `text` holds a secret of the user's message, put back from its placeholder."""
+    return gate is not None and bool(text) and any(value in text for value in gate.secrets.values())
+
+
 def _for_model(gate: Gate | None, memory: memories.Memory) -> str:
     """A memory's text in a tool result: as the gate lets it out (whole for the offline mode)."""
     return gate.memory(memory) if gate is not None else memory.content
@@ -130,10 +135,9 @@ def remember(runtime: Runtime,
              *, message_id: int | None = None, gate: Gate | None = None) -> ToolOutcome:
     # The message that asked is kept with the memory: forgetting it later scrubs that message too. A
     # secret of the user's message (put back from its placeholder) makes the memory sensitive.
-    secret = gate is not None and any(value in content for value in gate.secrets.values())
     memory = memories.remember(runtime.store, content, due_at=due_at, kind=kind, importance=importance,
                                 private=private, allow_past=False, message_ids=[message_id] if message_id else None,
-                                sensitive=secret or None)
+                                sensitive=_holds_secret(gate, content) or None)
     due = f" (reminder, due {runtime.clock.short(memory.due_at)} {memory.due_at})" if memory.due_at else ""
     return ToolOutcome(f"Remembered #{memory.id}: {_for_model(gate, memory)}{due}{_past(runtime, memory)}",
                        f"remembered: {describe(runtime, memory)}{_past(runtime, memory)}", _changed(memory),
@@ -151,7 +155,7 @@ def update_memory(runtime: Runtime, id: int,  # noqa: A002 - the name the model 
     # A change the user may want back is recorded, so "undo" (the chat, ctrl+z, a later process) can put it back.
     with reminders.recorded(runtime.store, id, action) if action else contextlib.nullcontext():
         memory = reminders.update_memory(runtime.store, id, reminded_at=reminded_at, due_at=due_at, content=content,
-                                         done=done, allow_past=False)
+                                         done=done, allow_past=False, sensitive=_holds_secret(gate, content))
     state = " (done)" if memory.done_at else ""
     if due_at not in (None, "") and not memory.done_at:
         state += _past(runtime, memory)
@@ -181,7 +185,7 @@ def recall(runtime: Runtime, query: str,
         if h.type == "memory" and h.id in found:
             text = _for_model(gate, found[h.id])
         else:
-            text = gate.text(h.content, f"{h.type} #{h.id}") if gate is not None else h.content
+            text = gate.stored(h.type, h.id, h.content) if gate is not None else h.content
         return flat(text, 300)
 
     lines = [f"- {h.type} #{h.id} ({runtime.clock.stamp(h.created_at)}, {h.tier}): {shown(h)}" for h in hits]
@@ -191,8 +195,9 @@ def recall(runtime: Runtime, query: str,
 @tool("List recent conversations in time order with titles and summaries.", name="recall_recent")
 def recall_recent_tool(runtime: Runtime,
                        hours: Annotated[float, Field(gt=0, le=24 * 3650, description="How far back; default 48.")] = 48,
-                       limit: Annotated[int, Field(ge=1, le=50)] = 10) -> ToolOutcome:
-    return ToolOutcome(recall_recent(runtime, hours=hours, limit=limit), f"recent conversations ({hours:g} h)")
+                       limit: Annotated[int, Field(ge=1, le=50)] = 10, *, gate: Gate | None = None) -> ToolOutcome:
+    return ToolOutcome(recall_recent(runtime, hours=hours, limit=limit, gate=gate),
+                       f"recent conversations ({hours:g} h)")
 
 
 @tool("Delete a memory for good. Only when the user asks.")
@@ -232,7 +237,7 @@ def execute_tool(runtime: Runtime, name: str, args: dict[str, Any], message_id: 
 
 # -- text shared with the CLI and the UI ------------------------------------------------------------
 
-def recall_recent(runtime: Runtime, hours: float = 48, limit: int = 10) -> str:
+def recall_recent(runtime: Runtime, hours: float = 48, limit: int = 10, gate: Gate | None = None) -> str:
     """Recent conversations in time order, with local timestamps and summaries, then the one in progress.
 
     The current conversation is listed (marked as such, with its opening lines) once it holds more
@@ -244,11 +249,15 @@ def recall_recent(runtime: Runtime, hours: float = 48, limit: int = 10) -> str:
         return f"No episodes found in the last {hours:g} hours."
     lines = []
     for e in reversed(items):
-        lines += episode_lines(runtime.clock, e)
+        if gate is not None and e.id in gate.private_episodes:  # for a model: by its id only
+            lines += episode_lines(runtime.clock, e, gate.episode(e.id, ""), summary=False)
+        else:
+            lines += episode_lines(runtime.clock, e)
     if current is not None:
         lines += episode_lines(runtime.clock, current.episode, current_title(current), summary=False)
         where = f"[secret in conversation #{current.episode.id}]"
-        lines += [f"  > {redact(flat(m.content, OPENING_WIDTH), where)}" for m in current.opening]
+        lines += [f"  > {redact(flat(m.content if gate is None else gate.message(m.id, m.content), OPENING_WIDTH), where)}"
+                  for m in current.opening]
     return "\n".join(lines)
 
 
