@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from assistant.providers.local import LocalModel
 from memory.consolidation.pipeline import Consolidator, Options, tier_counts
-from memory.edges import edges_of
 from memory.consolidation.retention import retention, tier_for
+from memory.edges import edges_of
 from memory.search import Searcher
 from memory.time.instants import UTC
 from memory.transfer.jsonl_import import import_records

@@ -222,8 +222,8 @@ def test_offline_answer_gives_the_secret_back_locally(tmp_path):
 
 
 def test_consolidation_sends_no_secret_and_no_private_memory(store, embedder, ollama_standin):
-    from assistant.providers.local import LocalModel
     from assistant.outbound.send import GatedConsolidationModel
+    from assistant.providers.local import LocalModel
     from memory.consolidation.pipeline import Consolidator, Options
     from memory.transfer.jsonl_import import import_records
 
