@@ -107,7 +107,7 @@ def test_full_run_clusters_summarises_supersedes_and_deletes_nothing(filled, emb
     assert any(t["memory_id"] == berlin and t["to_tier"] == "archived" for t in result.tier_transitions)
     searcher = Searcher(filled, embedder)
     assert all(h.id != berlin for h in searcher.search("where do I live", types=("memory",)))
-    assert any(h.id == berlin for h in searcher.search("where do I live", mode="exhaustive", types=("memory",)))
+    assert any(h.id == berlin for h in searcher.search("where do I live", mode="exhaustive", types=("memory",), touch=True))
 
     again = Consolidator(filled, embedder, gated(filled, model(smart_ollama.url)), Options()).run(full=True)
     assert again.summaries_created == 0 and again.supersessions_detected == 0
