@@ -124,6 +124,18 @@ def asks_by_words(message: str, text: str) -> bool:
     return 2 <= len(own) <= 6 and own <= said
 
 
+def sign_words(text: str) -> frozenset[str]:
+    """Every sign of `text`, strong or common (what a title made from it would repeat)."""
+    found = signs(text)
+    return found.strong | found.common
+
+
+def shares_sign(text: str, words: frozenset[str]) -> bool:
+    """Whether `text` has any of `words` (signs of another text), as a word or a stem."""
+    said = {w.lower().removesuffix("'s") for w in _WORD.findall(text)}
+    return bool(words & (said | {stem(w) for w in said}))
+
+
 def names_word(message: str, name: str) -> bool:
     """Whether `message` names a person called `name`: as a word, written with its capital; a name
     that is also an ordinary word ("Will", "Mark", "Grace") only inside a sentence ("how is Will?",

@@ -66,7 +66,8 @@ def test_modes_filter_tiers_and_touch(filled):
     filled.execute("UPDATE memory_meta SET tier = 'archived' WHERE memory_id = 1")
     searcher = Searcher(filled, None)
     assert searcher.search("peanuts", mode="standard") == []
-    assert searcher.search("peanuts", mode="exhaustive")[0].tier == "archived"
+    assert filled.one("SELECT activation_count FROM memory_meta WHERE memory_id = 1")[0] == 0  # a search reads
+    assert searcher.search("peanuts", mode="exhaustive", touch=True)[0].tier == "archived"
     row = filled.one("SELECT activation_count, last_accessed FROM memory_meta WHERE memory_id = 1")
     assert row[0] == 1 and row[1] == "2026-11-22T14:00:00+00:00"
     with pytest.raises(InvalidInput):

@@ -22,7 +22,7 @@ from memory import memories
 from memory.memories import Memory
 from memory.sensitive import redact
 from memory.store import Store
-from memory.words import asks_by_words, names_word
+from memory.words import asks_by_words, names_word, shares_sign, sign_words
 
 PRIVATE_MARK = "[Private]"  # how answers and tool results label a private memory they quote
 _ID_MENTION = r"(?:#\s*|\b(?:memory|reminder|note|item|number|no\.?|id)\s*#?\s*){id}(?!\d)"
@@ -63,13 +63,16 @@ class Gate:
         # The turns a withheld private memory was told in, and their conversations: the user's own
         # words there, the replies and the quick title say it again in other words.
         self.private_messages: dict[int, int] = {}
-        self.private_episodes: dict[int, int] = {}
+        self.private_episodes: dict[int, frozenset[str]] = {}  # -> the signs its title must not repeat
         for m in held:
             if m.private and m.id not in self.asked:
-                for turn in memories.source_turns(store, m):
+                turns = memories.source_turns(store, m)
+                words = sign_words("\n".join([m.content, *(t["content"] for t in turns if t["role"] == "user")]))
+                for turn in turns:
                     self.private_messages[turn["id"]] = m.id
                     if turn["episode_id"] is not None:
-                        self.private_episodes[turn["episode_id"]] = m.id
+                        self.private_episodes[turn["episode_id"]] = \
+                            self.private_episodes.get(turn["episode_id"], frozenset()) | words
         # A line marked [Private] quotes a private memory (perhaps as it read before an edit): it goes
         # only in a turn that asks about a private memory.
         self.marked_lines_pass = bool(self.asked)
@@ -105,9 +108,10 @@ class Gate:
         return self.text(text, f"message #{message_id}" if message_id else "this conversation")
 
     def episode(self, episode_id: int, text: str) -> str:
-        """A conversation's title or summary as it may be sent: one where a withheld private memory
-        was told, by its id."""
-        if episode_id in self.private_episodes:
+        """A conversation's title or summary as it may be sent: in a conversation where a withheld
+        private memory was told, one that repeats its words ("Privately, psychiatrist, sertraline")
+        goes by the conversation's id; "Ski Trip Planning" goes as it is."""
+        if episode_id in self.private_episodes and shares_sign(text, self.private_episodes[episode_id]):
             return f"[private conversation #{episode_id}]"
         return self.text(text, f"conversation #{episode_id}")
 

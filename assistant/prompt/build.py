@@ -135,7 +135,7 @@ def recent_section(runtime: Runtime, gate: Gate, boosted: bool, budget: int) -> 
     lines = []
     for e in items:
         line = "- " + e.line(runtime.clock, as_data(gate.episode(e.id, e.title or "Untitled")))
-        if boosted and e.summary and e.id not in gate.private_episodes:
+        if boosted and e.summary:
             line += f"\n  Summary: {as_data(gate.episode(e.id, e.summary))}"
         lines.append(line)
     return fit_lines(lines, budget), [e.id for e in items]

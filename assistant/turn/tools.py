@@ -249,8 +249,10 @@ def recall_recent(runtime: Runtime, hours: float = 48, limit: int = 10, gate: Ga
         return f"No episodes found in the last {hours:g} hours."
     lines = []
     for e in reversed(items):
-        if gate is not None and e.id in gate.private_episodes:  # for a model: by its id only
-            lines += episode_lines(runtime.clock, e, gate.episode(e.id, ""), summary=False)
+        if gate is not None and e.id in gate.private_episodes:  # for a model: as the gate lets it out
+            title = gate.episode(e.id, e.title or "Untitled")
+            summary = gate.episode(e.id, e.summary or "")
+            lines += episode_lines(runtime.clock, e, title, summary=False) + ([f"  {flat(summary)}"] if summary else [])
         else:
             lines += episode_lines(runtime.clock, e)
     if current is not None:
