@@ -45,7 +45,8 @@ ACTIONS: tuple[UiAction, ...] = (
     UiAction("copy-answer", "ctrl+t", "copy_last_answer", "Copy answer",
              "Copy the last answer to the clipboard (OSC 52; most terminals, over ssh too)", footer=2, scope="main"),
     UiAction("undo", "ctrl+z", "undo", "Undo",
-             "Undo the last done or snooze, for 10 seconds after it", priority=True, scope="main"),
+             "Undo the last reminder change (done, snooze, edit, forget), wherever it was made: the list, a "
+             "dialog, the chat or the command line", priority=True, scope="main"),
     UiAction("consolidate", "ctrl+g", "consolidate", "Consolidate",
              "Consolidate memories now with the local model, in the background"),
     UiAction("help", "f1", "help", "Help", "List every key", footer=1),
@@ -80,16 +81,18 @@ ACTIONS: tuple[UiAction, ...] = (
              scope="chat", palette=False),
     # The reminder list (ctrl+l).
     UiAction("reminder-done", "d", "reminder_done", "Done",
-             "Mark the highlighted reminder done (ctrl+z undoes it)", scope="reminders", footer=1, palette=False),
+             "Mark the highlighted reminder done (ctrl+z undoes it); typed on, the letter goes to the message box",
+             scope="reminders", footer=1, palette=False),
     UiAction("reminder-snooze", "s", "reminder_snooze", "Snooze",
              "Give the highlighted reminder a new time (\"tomorrow 9am\", \"in 2 hours\")", scope="reminders",
              footer=1, palette=False),
     UiAction("reminder-back", "escape", "screen.focus_composer", "Back", "Back to the message box",
              scope="reminders", footer=1, palette=False),
-    UiAction("reminder-open", "enter", "", "Details", "Show the highlighted reminder (d and s work there too)",
+    UiAction("reminder-open", "enter", "", "Details",
+             "Show the highlighted reminder: d done, s snooze, e edit its text and time, f forget",
              scope="reminders", palette=False),
-    UiAction("reminder-move", "up,down", "", "Move", "Move through the reminders; typing a letter goes back "
-             "to the message box", scope="reminders", palette=False),
+    UiAction("reminder-move", "up,down", "", "Move", "Move through the reminders; typing a sentence takes it, "
+             "whole, to the message box", scope="reminders", palette=False),
     # The Conversations screen.
     UiAction("conversation-filter", "", "", "Filter", "Type to search past conversations by what was said",
              scope="conversations", palette=False),
