@@ -245,6 +245,12 @@ async def test_at_80_columns_nothing_is_cut_mid_word_and_toasts_leave_the_messag
                 words.update(line.split())
         assert {"overdue", "1", "min", "consulate", "passport"} <= words
         await pilot.press("escape")
+        await pilot.pause()
+        # The footer keeps the reminder and conversation keys, each drawn whole.
+        shown = {k.key: k for k in app.main_screen.footer.query("FooterKey")}
+        assert {"ctrl+q", "ctrl+o", "ctrl+l", "ctrl+b", "f1"} <= set(shown)
+        for key in shown.values():
+            assert key.region.width >= len(key.key_display) + 1 + len(key.description), key.description
         app.runtime.clock.fixed = T0 + timedelta(minutes=2)
         await wait_until(pilot, lambda: any("Water the plants" in n for n in notices(app)), timeout=3)
         await pilot.pause(0.3)
