@@ -17,10 +17,12 @@ from assistant.turn.events import Event
 from assistant.views import (
     ConversationView,
     CurrentView,
+    DueNotice,
     EpisodeView,
     MessageView,
     RecapData,
     ReminderChange,
+    ReminderPage,
     ReminderView,
 )
 from memory import episodes, memories, reminders
@@ -52,6 +54,8 @@ def check_launch(path: str) -> None:
                             "read_only")
 
 
+SIDEBAR_LIMIT = 50  # reminders a sidebar shows; the rest are counted (a calendar import holds thousands)
+DUE_NAMED = 20  # reminders read per announcement; the rest are counted
 ANNOUNCED_KEY = "announced_until"  # store meta: reminders due up to this instant have been announced
 FIRST_LAUNCH_LOOKBACK = timedelta(days=30)  # a store never opened by the app: announce what fell due lately
 
@@ -138,10 +142,11 @@ class AssistantService:
         return ReminderView(r.memory.id, r.memory.content, r.status, clock.short(r.memory.due_at),
                             reminders.relative_time(r.memory.due_at, clock.now(), clock), r.memory.due_at, r.label)
 
-    def sidebar_reminders(self, within_days: int = 7) -> list[ReminderView]:
-        """Overdue first, then upcoming within the window, mentioned or not."""
-        items = reminders.list_open_reminders(self.runtime.store, within_days)
-        return [self._view(r) for r in items]
+    def sidebar_reminders(self, within_days: int = 7, limit: int = SIDEBAR_LIMIT) -> ReminderPage:
+        """The most urgent open reminders of the window (overdue first, mentioned or not) and how many
+        there are in all: as quick with 20,000 open reminders as with 20."""
+        items, total, overdue = reminders.urgent_open_reminders(self.runtime.store, within_days, limit)
+        return ReminderPage([self._view(r) for r in items], total, overdue)
 
     def reminder_detail(self, memory_id: int) -> Memory:
         return memories.get_memory(self.runtime.store, memory_id)
@@ -173,7 +178,7 @@ class AssistantService:
             shown = {e.id for e in items}
             older = [e for e in episodes.list_recent(store, limit=fill + len(items)) if e.id not in shown]
             earlier = [self._episode_view(e) for e in reversed(older[:fill - len(items)])]
-        open_items = [self._view(r) for r in reminders.list_open_reminders(store, 7)]
+        open_items = self.sidebar_reminders(7).items
         since = to_utc_iso(clock.now() - timedelta(hours=hours))
         new = memories.created_since(store, since, limit=20, reminders=False)
         return RecapData(views, [r for r in open_items if r.status == "overdue"],
@@ -253,11 +258,12 @@ class AssistantService:
     def next_due_after(self, moment: datetime) -> datetime | None:
         return reminders.next_due_after(self.runtime.store, moment)
 
-    def take_due_reminders(self) -> tuple[list[ReminderView], bool]:
-        """Reminders that fell due since this process last announced, marked as announced now.
+    def take_due_reminders(self) -> DueNotice:
+        """Reminders that fell due since this process last announced (the latest DUE_NAMED, latest
+        first, and how many in all), marked as announced now.
 
         At the first call (launch) the mark comes from the store, so what fell due while the app was
-        closed is announced once, and a relaunch does not repeat it. Returns (reminders, at_launch).
+        closed is announced once, and a relaunch does not repeat it.
         """
         store, clock = self.runtime.store, self.runtime.clock
         with self._announcing:
@@ -268,11 +274,11 @@ class AssistantService:
                 stored = store.get_meta(ANNOUNCED_KEY)
                 since = parse_stored(stored) if stored else now - FIRST_LAUNCH_LOOKBACK
                 since = min(since, now)  # a mark from the future (an earlier frozen clock) announces nothing new
-            items = reminders.fell_due_between(store, since, now) if since < now else []
+            items, total = reminders.fell_due_latest(store, since, now, DUE_NAMED) if since < now else ([], 0)
             self.announced_until = max(since, now)
             if at_launch or items:
                 store.set_meta(ANNOUNCED_KEY, to_utc_iso(now))
-        return [self._view(r) for r in items], at_launch
+        return DueNotice([self._view(r) for r in items], total, at_launch)
 
     def notify_desktop(self, reminder: ReminderView, send: Callable[[str, str], bool]) -> bool:
         """The desktop notification of a reminder that fell due, through `send`, unless another process
@@ -300,17 +306,49 @@ class AssistantService:
 
     # -- writes -----------------------------------------------------------------------------
 
+    # Every change made here is recorded in the store (reminders.recorded), so ctrl+z, "undo" in the
+    # chat and `assistant undo` put back the last one, wherever it was made.
+
     def mark_done(self, memory_id: int) -> ReminderChange:
-        before = memories.get_memory(self.runtime.store, memory_id)
-        return ReminderChange(before, reminders.mark_done(self.runtime.store, memory_id))
+        store = self.runtime.store
+        with reminders.recorded(store, memory_id, "done"):
+            before = memories.get_memory(store, memory_id)
+            return ReminderChange(before, reminders.mark_done(store, memory_id))
 
     def snooze(self, memory_id: int, when: str) -> ReminderChange:
-        before = memories.get_memory(self.runtime.store, memory_id)
-        return ReminderChange(before, reminders.snooze(self.runtime.store, memory_id, when))
+        store = self.runtime.store
+        with reminders.recorded(store, memory_id, "snooze"):
+            before = memories.get_memory(store, memory_id)
+            return ReminderChange(before, reminders.snooze(store, memory_id, when))
 
-    def undo(self, change: ReminderChange) -> Memory:
-        """Put a reminder back as it was before a done or snooze."""
-        return reminders.restore(self.runtime.store, change.before)
+    def edit_reminder(self, memory_id: int, content: str | None = None, due: str | None = None) -> ReminderChange:
+        """New text and/or a new due phrase (resolved as everywhere: memory.time.schedule); a phrase that
+        cannot be understood raises InvalidInput and changes nothing."""
+        content = content if content and content.strip() else None
+        due = due.strip() if due and due.strip() else None
+        if content is None and due is None:
+            raise InvalidInput("nothing to change: give a new text or a new time")
+        store = self.runtime.store
+        action = "edit" if content and due else "move" if due else "rename"
+        with reminders.recorded(store, memory_id, action):
+            before = memories.get_memory(store, memory_id)
+            return ReminderChange(before, reminders.update_memory(store, memory_id, content=content, due_at=due,
+                                                                  allow_past=False))
+
+    def forget_reminder(self, memory_id: int) -> Memory:
+        """Delete a reminder; the change is recorded, so undo brings it back with its id."""
+        store = self.runtime.store
+        with reminders.recorded(store, memory_id, "forget"):
+            return memories.forget(store, memory_id)
+
+    def undo_last_change(self) -> reminders.UndoneChange | None:
+        """Put back the last recorded reminder change, made here or anywhere (the chat, the CLI)."""
+        return reminders.undo_last_change(self.runtime.store)
+
+    def undo_text(self, undone: reminders.UndoneChange | None) -> str:
+        from assistant.turn.tools import undo_text
+
+        return undo_text(self.runtime, undone)
 
     def new_conversation(self) -> episodes.Episode | None:
         """Close the current episode (title, summary, outcome); the next message opens a new one.

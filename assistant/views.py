@@ -18,6 +18,28 @@ class ReminderView:
 
 
 @dataclass
+class ReminderPage:
+    """The most urgent open reminders (what a sidebar shows) and how many are open in the window."""
+
+    items: list[ReminderView]
+    total: int
+    overdue: int = 0
+
+    @property
+    def more(self) -> int:
+        return max(0, self.total - len(self.items))
+
+
+@dataclass
+class DueNotice:
+    """Reminders that fell due since the last announcement: the latest few (latest first) and how many."""
+
+    items: list[ReminderView]
+    total: int
+    at_launch: bool
+
+
+@dataclass
 class EpisodeView:
     id: int
     title: str

@@ -72,6 +72,38 @@ def list_open_reminders(store: Store, within_days: float = 7, now: datetime | No
     return _labelled(rows, now, store.clock)
 
 
+def urgent_open_reminders(store: Store, within_days: float = 7, limit: int = 50,
+                          now: datetime | None = None) -> tuple[list[Reminder], int, int]:
+    """The most urgent open reminders of the window, at most `limit` (the latest overdue and the
+    soonest upcoming, half and half when both are many), in due order; how many the window holds;
+    how many of those are overdue.
+
+    For lists a person reads (a sidebar): a calendar import of thousands costs what a few do, and a
+    year-old overdue item does not push today's out of sight."""
+    now = now or store.clock.now()
+    now_iso, horizon = to_utc_iso(now), to_utc_iso(now + timedelta(days=within_days))
+    open_ = "k.due_at IS NOT NULL AND k.done_at IS NULL"
+    total, late = store.one(f"SELECT count(*), count(*) FILTER (WHERE k.due_at < ?) FROM knowledge k "
+                            f"WHERE {open_} AND k.due_at <= ?", (now_iso, horizon))
+    overdue = store.query(f"{SELECT_MEMORY} WHERE {open_} AND k.due_at < ? ORDER BY k.due_at DESC, k.id DESC LIMIT ?",
+                          (now_iso, limit))
+    upcoming = store.query(f"{SELECT_MEMORY} WHERE {open_} AND k.due_at >= ? AND k.due_at <= ? "
+                           "ORDER BY k.due_at, k.id LIMIT ?", (now_iso, horizon, limit))
+    keep_upcoming = min(len(upcoming), max(limit // 2, limit - len(overdue)))
+    rows = list(reversed(overdue[:limit - keep_upcoming])) + list(upcoming[:keep_upcoming])
+    return _labelled(rows, now, store.clock), total, late
+
+
+def fell_due_latest(store: Store, since: datetime, until: datetime, limit: int = 20) -> tuple[list[Reminder], int]:
+    """What fell_due_between finds, but only the latest `limit` (latest first) and how many in all:
+    a launch after a long absence names a few and counts the rest, whatever the number."""
+    start, end = to_utc_iso(since), to_utc_iso(until)
+    total = store.one(f"SELECT count(*) FROM knowledge k WHERE {_FELL_DUE}", (end, start, start, end))[0]
+    rows = store.query(f"{SELECT_MEMORY} WHERE {_FELL_DUE} ORDER BY k.due_at DESC, k.id DESC LIMIT ?",
+                       (end, start, start, end, limit)) if total else []
+    return _labelled(rows, until, store.clock), total
+
+
 def next_due_after(store: Store, after: datetime) -> datetime | None:
     """The earliest due instant of an open reminder strictly after `after` (for a notification timer)."""
     row = store.one("SELECT min(due_at) FROM knowledge WHERE due_at > ? AND done_at IS NULL", (to_utc_iso(after),))
@@ -83,10 +115,12 @@ def fell_due_between(store: Store, since: datetime, until: datetime) -> list[Rem
     written in it already overdue (`remember --due "today at 8am" --allow-past` from the CLI while
     the app runs), so each is announced once."""
     start, end = to_utc_iso(since), to_utc_iso(until)
-    rows = store.query(f"{SELECT_MEMORY} WHERE k.done_at IS NULL AND k.due_at <= ? AND "
-                       "(k.due_at > ? OR (k.created_at > ? AND k.created_at <= ?)) ORDER BY k.due_at, k.id",
-                       (end, start, start, end))
+    rows = store.query(f"{SELECT_MEMORY} WHERE {_FELL_DUE} ORDER BY k.due_at, k.id", (end, start, start, end))
     return _labelled(rows, until, store.clock)
+
+
+# Fell due in (since, until]: (until, since, since, until).
+_FELL_DUE = "k.done_at IS NULL AND k.due_at <= ? AND (k.due_at > ? OR (k.created_at > ? AND k.created_at <= ?))"
 
 
 def due_unnotified(store: Store, since: datetime, until: datetime, limit: int = 100) -> tuple[list[Reminder], int]:

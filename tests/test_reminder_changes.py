@@ -284,3 +284,31 @@ async def test_relative_to_an_event_already_too_close_asks_when(agent):
     assert calls == [] and "has already passed" in answer and "When should I remind you to check the numbers?" in answer
     await say(agent, "tonight at 8")
     assert memories.get_memory(store, 2).content == "check the numbers"
+
+
+def test_the_app_service_records_each_change_so_any_undo_puts_it_back(tmp_path):
+    """The TUI changes reminders through AssistantService: each change is the store's recorded last
+    change, so ctrl+z, "undo" in the chat and `assistant undo` all reach it."""
+    from assistant.service import AssistantService
+    from memory.errors import InvalidInput, NotFound
+
+    service = AssistantService(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline"))
+    store = service.runtime.store
+    bins = remind(store, "take out the bins", "2026-11-22T18:00:00+00:00")
+    service.mark_done(bins.id)
+    assert reminders.last_change(store)["action"] == "done"
+    assert service.undo_last_change().memory.done_at is None
+    service.snooze(bins.id, "tomorrow at 8am")
+    assert reminders.undo_last_change(store).memory.due_at == bins.due_at
+    service.edit_reminder(bins.id, content="take out the recycling", due="friday at 7am")
+    edited = memories.get_memory(store, bins.id)
+    assert (edited.content, edited.due_at) == ("take out the recycling", "2026-11-27T07:00:00+00:00")
+    with pytest.raises(InvalidInput):  # an impossible time: nothing changes, the record stays
+        service.edit_reminder(bins.id, due="tomorrow at 12:99")
+    assert memories.get_memory(store, bins.id) == edited and reminders.last_change(store)["action"] == "edit"
+    assert service.undo_last_change().memory.content == "take out the bins"
+    service.forget_reminder(bins.id)
+    with pytest.raises(NotFound):
+        memories.get_memory(store, bins.id)
+    assert service.undo_last_change().memory.id == bins.id
+    assert service.undo_last_change() is None

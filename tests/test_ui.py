@@ -66,14 +66,14 @@ async def test_done_and_snooze_from_sidebar(tmp_path):
         await pilot.press("d")  # first item: the overdue rent
         await settle(pilot, app)
         assert "Pay the rent" not in sidebar_text(app)
-        await pilot.press("s")
-        await pilot.pause()
+        await pilot.press("s")  # a lone list letter acts after a short pause with no more typing
+        await wait_until(pilot, lambda: isinstance(app.screen, SnoozeScreen))
         await pilot.press(*"friday 10am")
         await pilot.press("enter")
         await settle(pilot, app)
         assert "Call the plumber\n  Fri Nov 27 10:00" in sidebar_text(app)
         await pilot.press("s")
-        await pilot.pause()
+        await wait_until(pilot, lambda: isinstance(app.screen, SnoozeScreen))
         await pilot.press(*"when pigs fly", "enter")
         await settle(pilot, app)
         assert "Fri Nov 27 10:00" in sidebar_text(app)  # bad date: nothing changed ...

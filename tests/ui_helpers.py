@@ -31,6 +31,10 @@ def make_app(tmp_path, seed: bool = True, messages: bool = False, **env) -> Assi
 
 async def settle(pilot, app) -> None:
     await pilot.pause()
+    # A letter typed in the reminder list waits LETTER_PAUSE for more typing before it acts.
+    for lst in app.query("ReminderList"):
+        if getattr(lst, "_pending", None) is not None:
+            await wait_until(pilot, lambda lst=lst: lst._pending is None, what="the list letter to act")
     await app.workers.wait_for_complete()
     await pilot.pause()
 

@@ -13,10 +13,22 @@ from textual.widget import Widget
 from textual.worker import Worker
 
 from assistant.service import AssistantService
-from assistant.views import ReminderView
+from assistant.views import DueNotice
 from ui.failures import ReportsFailures
 
 POLL_SECONDS = 1.0  # how often the store is asked whether another process changed it
+LAUNCH_NAMED = 3  # reminders named in the one launch notice; the rest are counted
+
+
+def launch_text(notice: DueNotice) -> str:
+    """The one notice at launch, however many fell due: how many, and the latest few by name."""
+    from ui.text import one_line
+
+    named = "; ".join(f"{one_line(r.content, 50)} ({r.when})" for r in notice.items[:LAUNCH_NAMED])
+    n = notice.total
+    if n <= LAUNCH_NAMED:
+        return f"While the app was closed, {n} reminder{'s' if n != 1 else ''} fell due: {named}."
+    return f"While the app was closed, {n:,} reminders fell due; the latest: {named}; and {n - LAUNCH_NAMED:,} more."
 
 
 class DueWatcher(ReportsFailures, Widget):
@@ -25,12 +37,15 @@ class DueWatcher(ReportsFailures, Widget):
     DEFAULT_CSS = "DueWatcher { display: none; }"
 
     class Due(Message):
-        """Reminders that fell due since the last announcement (at_launch: while the app was closed)."""
+        """Reminders that fell due since the last announcement (at_launch: while the app was closed):
+        the latest few, latest first, and how many in all."""
 
-        def __init__(self, items: list[ReminderView], at_launch: bool) -> None:
+        def __init__(self, notice: DueNotice) -> None:
             super().__init__()
-            self.items = items
-            self.at_launch = at_launch
+            self.notice = notice
+            self.items = notice.items
+            self.total = notice.total
+            self.at_launch = notice.at_launch
 
     class StoreChanged(Message):
         """Another process (the CLI, a second window) committed to the store."""
@@ -42,12 +57,11 @@ class DueWatcher(ReportsFailures, Widget):
             self.due = due
 
     class Scheduled(Message):
-        def __init__(self, next_due: datetime | None, items: list[ReminderView] | None = None,
-                     at_launch: bool = False, version: int | None = None) -> None:
+        def __init__(self, next_due: datetime | None, notice: DueNotice | None = None,
+                     version: int | None = None) -> None:
             super().__init__()
             self.next_due = next_due
-            self.items = items
-            self.at_launch = at_launch
+            self.notice = notice
             self.version = version
 
     def __init__(self, service: AssistantService) -> None:
@@ -88,8 +102,8 @@ class DueWatcher(ReportsFailures, Widget):
     def announce(self) -> None:
         """Announce what fell due since the last announcement (at launch: while the app was closed)."""
         version = self.service.data_version()  # the baseline of the change watch, from before the read
-        items, at_launch = self.service.take_due_reminders()
-        self.post_message(self.Scheduled(self._next_due_now(), items, at_launch, version))
+        notice = self.service.take_due_reminders()
+        self.post_message(self.Scheduled(self._next_due_now(), notice, version))
 
     @work(thread=True, exclusive=True, group="reschedule", exit_on_error=False, description="schedule reminders")
     def reschedule(self) -> None:
@@ -106,8 +120,8 @@ class DueWatcher(ReportsFailures, Widget):
         if self._version is None and event.version is not None:
             self._version = event.version
         self._schedule(event.next_due)
-        if event.items:
-            self.post_message(self.Due(event.items, event.at_launch))
+        if event.notice is not None and event.notice.items:
+            self.post_message(self.Due(event.notice))
 
     def _schedule(self, next_due: datetime | None) -> None:
         if self._timer is not None:

@@ -174,17 +174,63 @@ class SnoozeScreen(Dialog):
 
 
 class DetailScreen(Dialog):
-    """One reminder; d and s act on it right here (returns "done" or "snooze")."""
+    """One reminder. d, s and f act on it right here (returns "done", "snooze" or "forget"); e edits its
+    text and time in place (a time is a phrase, read as everywhere; one that cannot be understood is
+    said here and changes nothing)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("d", "dismiss('done')", "Done", id="detail-done"),
-                Binding("s", "dismiss('snooze')", "Snooze", id="detail-snooze")]
+                Binding("s", "dismiss('snooze')", "Snooze", id="detail-snooze"),
+                Binding("f", "dismiss('forget')", "Forget", id="detail-forget"),
+                Binding("e", "edit", "Edit", id="detail-edit")]
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, content: str = "", memory_id: int = 0,
+                 edit: Callable[[int, str | None, str | None], Awaitable[str | None]] | None = None) -> None:
         super().__init__()
         self.text = text
+        self.content = content
+        self.memory_id = memory_id
+        self.edit = edit  # returns an error message, or None when changed
 
     def compose(self) -> ComposeResult:
         with Vertical(id="detail-box", classes="dialog"):
             yield Static("Reminder", classes="screen-title")
-            yield Static(visible(self.text), markup=False)
-            yield Static("d: done · s: snooze · escape: close", classes="hint")
+            yield Static(visible(self.text), markup=False, id="detail-text")
+            with Vertical(id="detail-form"):
+                yield Input(self.content, placeholder="what", id="detail-content")
+                yield Input(placeholder="new time, e.g. tomorrow at 9am (empty: keep it)", id="detail-when")
+                yield Static("", id="detail-error", markup=False)
+                yield Static("enter: save · escape: cancel", classes="hint")
+            yield Static("d: done · s: snooze · e: edit · f: forget · escape: close", classes="hint",
+                         id="detail-keys")
+
+    AUTO_FOCUS = ""  # the letters are the dialog's keys until e opens the fields
+
+    @property
+    def editing(self) -> bool:
+        return self.has_class("-editing")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # While the fields are open, letters are typing, not actions.
+        return not (self.editing and action in ("dismiss", "edit") and parameters != (None,))
+
+    def action_edit(self) -> None:
+        if self.edit is None:
+            return
+        self.add_class("-editing")
+        self.query_one("#detail-content", Input).focus()
+
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self.edit is None:
+            return
+        content = self.query_one("#detail-content", Input).value
+        when = self.query_one("#detail-when", Input).value
+        error = self.query_one("#detail-error", Static)
+        if not content.strip():
+            error.update("The reminder needs some words.")
+            return
+        problem = await self.edit(self.memory_id, content if content != self.content else None, when or None)
+        if problem:
+            error.update(problem)  # nothing changed; the dialog stays, with what was typed
+            return
+        self.dismiss("edited")

@@ -7,15 +7,17 @@ import time
 from typing import ClassVar
 
 from textual import events, work
+from textual.actions import SkipAction
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Region
 from textual.screen import Screen
 
 from assistant.service import AssistantService
 from assistant.views import MessageView, ReminderView
 from ui import actions
-from ui.due_watcher import DueWatcher
+from ui.due_watcher import DueWatcher, launch_text
 from ui.failures import ReportsFailures
 from assistant.input_history import InputHistory
 from ui.jobs import IdleJobs
@@ -48,6 +50,7 @@ class MainScreen(ReportsFailures, Screen):
         self._info: dict[str, object] = {}
         self._consolidation = "idle"
         self._last_input = time.monotonic()
+        self._text_at_change = ""  # the message box's text when a reminder last changed here
 
     @property
     def composer(self):
@@ -73,6 +76,7 @@ class MainScreen(ReportsFailures, Screen):
         self.set_interval(60, self.refresh_reminders, name="reminder-refresh")
 
     def _start_jobs(self) -> None:
+        self._place_toasts()
         self.load_start()
         self.refresh_reminders()
         self.connect()
@@ -87,6 +91,26 @@ class MainScreen(ReportsFailures, Screen):
 
     def on_resize(self, event: events.Resize) -> None:
         self.apply_layout(event.size.width)
+        self.call_after_refresh(self._place_toasts)
+
+    def on_text_area_changed(self, event) -> None:
+        self.call_after_refresh(self._place_toasts)  # the message box grows with its text
+
+    def _place_toasts(self) -> None:
+        """Toasts stand above the message box (at the bottom, Textual's rack covers it while one types),
+        over the chat column."""
+        from textual.widgets._toast import ToastRack
+
+        box = self.composer.region
+        if not box.height:  # the reminder list fills a narrow screen: above the status bar and footer
+            box = Region(0, self.size.height - 2, self.size.width, 0)
+        # Over the chat column: beside it, the sidebar's highlighted reminder would be hidden.
+        margin = (0, 0, max(1, self.size.height - box.y), 0)
+        for rack in self.query(ToastRack):
+            if tuple(rack.styles.margin) != margin:
+                rack.styles.margin = margin
+            if rack.styles.width is None or rack.styles.width.value != box.right:
+                rack.styles.width = box.right
 
     def apply_layout(self, width: int) -> None:
         """Wide: chat and sidebar side by side. Narrow: a one-line bar that ctrl+b opens into the list."""
@@ -103,6 +127,7 @@ class MainScreen(ReportsFailures, Screen):
             self.sidebar.display = self.sidebar_open
             self.sidebar.set_class(False, "-full")
         self.footer.narrow = self.narrow
+        self.call_after_refresh(self._place_toasts)
         focused = self.focused
         if focused is not None and not all(getattr(n, "display", True) for n in focused.ancestors_with_self):
             self.composer.focus()  # never leave the keyboard in a hidden widget
@@ -134,38 +159,38 @@ class MainScreen(ReportsFailures, Screen):
         self.due_watcher.reschedule()
 
     def on_reminder_panel_loaded(self, event: ReminderPanel.Loaded) -> None:
-        self.bar.show(event.items, actions.key_for("toggle-sidebar", self.keymap))
+        self.bar.show(event.page, actions.key_for("toggle-sidebar", self.keymap))
 
     def on_reminder_panel_changed(self, event: ReminderPanel.Changed) -> None:
+        self._text_at_change = self.composer.text
         self.due_watcher.reschedule()
         self.refresh_status()
 
     def on_chat_pane_turn_finished(self, event: ChatPane.TurnFinished) -> None:
+        if "reminders" in event.changed:
+            self._text_at_change = self.composer.text
         self.refresh_reminders()
 
     def on_due_watcher_store_changed(self, event: DueWatcher.StoreChanged) -> None:
         self.refresh_reminders()
 
     def on_due_watcher_due(self, event: DueWatcher.Due) -> None:
-        items = event.items
-        self.chat.add_due_reminders(items, event.at_launch)
-        if event.at_launch:
-            names = "; ".join(f"{one_line(r.content, 50)} ({r.when})" for r in items[:5])
-            more = f"; and {len(items) - 5} more" if len(items) > 5 else ""
-            self.app.notify(f"While the app was closed, {len(items)} reminder{'s' if len(items) != 1 else ''} "
-                            f"fell due: {names}{more}.", title="Reminders due", severity="warning", timeout=20,
-                            markup=False)
+        notice = event.notice
+        self.chat.add_due_reminders(notice)
+        if notice.at_launch:
+            self.app.notify(launch_text(notice), title="Reminders due", severity="warning", timeout=20, markup=False)
         else:
             # Once the due second has passed the sidebar says "overdue", not at its next minute.
             self.set_timer(1.5, self.sidebar.refresh_reminders, name="reminder-after-due")
-            for r in items[:TOASTS_AT_ONCE]:
+            shown = list(reversed(notice.items[:TOASTS_AT_ONCE]))  # in due order
+            for r in shown:
                 self.app.notify(f"{one_line(r.content, 120)} (due {r.when})", title="Reminder", severity="warning",
                                 timeout=12, markup=False)  # the chat keeps a line of it
-            if len(items) > TOASTS_AT_ONCE:
-                self.app.notify(f"and {len(items) - TOASTS_AT_ONCE} more reminders are due now.", title="Reminder",
+            if notice.total > len(shown):
+                self.app.notify(f"and {notice.total - len(shown):,} more reminders are due now.", title="Reminder",
                                 severity="warning", timeout=30, markup=False)
             if self.service.runtime.settings.ui.desktop_notifications:
-                self._desktop(items)
+                self._desktop(shown)
         self.app.bell()
         self.refresh_reminders()
 
@@ -303,4 +328,10 @@ class MainScreen(ReportsFailures, Screen):
         self.sidebar.focus_first()
 
     def action_undo(self) -> None:
+        """ctrl+z undoes the last reminder change recorded in the store (made in the list, a dialog, the
+        chat or another process), from anywhere; in the message box only while it holds no text of its
+        own (empty, or as it was at the last reminder change): text being edited keeps its own undo."""
+        composer = self.composer
+        if composer.has_focus and composer.text and composer.text != self._text_at_change:
+            raise SkipAction()
         self.sidebar.undo()

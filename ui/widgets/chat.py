@@ -13,7 +13,7 @@ from textual.widgets import Static, TextArea
 
 from assistant.service import AssistantService
 from assistant.turn.events import Done, Failed, Notice, TextDelta, ToolCall, ToolResult
-from assistant.views import MessageView, ReminderView
+from assistant.views import DueNotice, MessageView
 from ui import actions
 from ui.failures import ReportsFailures
 from assistant.input_history import InputHistory
@@ -26,6 +26,7 @@ TRANSCRIPT_LIMIT = 200  # messages shown when a conversation is continued ...
 # ... and at most this much text: laying out Markdown costs about a second per 5,000 characters here,
 # so a conversation of long answers reopened at launch kept the app busy for 15 s.
 TRANSCRIPT_CHARACTERS = 12_000
+DUE_LINES = 5  # reminders falling due together that get a chat line each; the rest are counted
 
 
 class UserMessage(Static):
@@ -172,11 +173,19 @@ class ChatPane(ReportsFailures, Vertical):
         await self.chat_log.remove_children()
         self.last_answer = ""
 
-    def add_due_reminders(self, items: list[ReminderView], at_launch: bool) -> None:
-        """A toast goes away; a line in the chat stays, for whoever was away from the keyboard."""
-        when = "fell due while the app was closed" if at_launch else "is due"
-        self.chat_log.mount_all([ToolLine(f"⏰ {one_line(r.content, 120)} {when} ({r.when})", reminder=True)
-                            for r in items[:10]])
+    def add_due_reminders(self, notice: DueNotice) -> None:
+        """A toast goes away; a line in the chat stays, for whoever was away from the keyboard. At
+        launch one line, however many fell due; later a line each for a few and a count of the rest."""
+        from ui.due_watcher import launch_text
+
+        if notice.at_launch:
+            lines = [f"⏰ {launch_text(notice)}"]
+        else:
+            shown = list(reversed(notice.items[:DUE_LINES]))  # in due order
+            lines = [f"⏰ {one_line(r.content, 120)} is due ({r.when})" for r in shown]
+            if notice.total > len(shown):
+                lines.append(f"⏰ and {notice.total - len(shown):,} more reminders are due now")
+        self.chat_log.mount_all([ToolLine(line, reminder=True) for line in lines])
 
     # -- the turn -----------------------------------------------------------------------------
 

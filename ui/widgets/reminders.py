@@ -4,24 +4,45 @@ through the service in thread workers and says what changed with messages."""
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import ClassVar
 
 from textual import events, on, work
-from textual.actions import SkipAction
 from textual.binding import BindingType
-from textual.containers import VerticalScroll
+from textual.containers import Vertical
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import ListItem, ListView, Static
 
 from assistant.service import AssistantService
-from assistant.views import ReminderChange, ReminderView
+from assistant.views import ReminderPage, ReminderView
 from memory.errors import InvalidInput
 from ui import actions
 from ui.failures import ReportsFailures
 from ui.text import one_line, visible
 
-UNDO_SECONDS = 10
+LETTER_PAUSE = 0.4  # seconds a list letter (d, s) waits for more typing before it acts
+
+
+class ReminderText(Static):
+    """One reminder's lines, wrapped to the width it is given with a hanging indent: the time and
+    "overdue 1 min" are kept whole (never "overdue 1" / "min"), and no word is cut in half."""
+
+    def __init__(self, head: str, when: str, relative: str, rule: str, **kwargs) -> None:
+        super().__init__(markup=False, **kwargs)
+        self.head, self.when, self.relative, self.rule = head, when, relative, rule
+
+    def render(self) -> str:
+        import textwrap
+
+        width = max(12, self.size.width or 36)
+        glue = "\u00a0"  # textwrap breaks only at ASCII spaces: a no-break space keeps a piece whole
+        lines = textwrap.wrap(self.head, width, subsequent_indent="  ", break_on_hyphens=False)
+        timing = f"{self.when.replace(' ', glue)} · {self.relative.replace(' ', glue)}"
+        lines += textwrap.wrap(timing, width, initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False)
+        if self.rule:
+            lines += textwrap.wrap(self.rule, width, initial_indent="  ", subsequent_indent="    ",
+                                   break_on_hyphens=False)
+        return "\n".join(lines).replace(glue, " ")
 
 
 class ReminderItem(ListItem):
@@ -32,27 +53,66 @@ class ReminderItem(ListItem):
         when = reminder.label.strip().removeprefix("[").removesuffix("]").removeprefix(f"{badge} ")
         # A repeating one's rule goes on a line of its own, so the time and "in 2 h" never wrap apart.
         when, _, rule = (when or reminder.when).partition(", ")
-        text = f"[{badge}] {visible(reminder.content)}\n  {visible(when)} · {reminder.relative}"
-        if rule:
-            text += f"\n  {visible(rule)}"
-        super().__init__(Static(text, markup=False), classes=reminder.status)
+        if reminder.relative == "now":
+            badge = "DUE NOW"  # a just-fired one is due, not "overdue ... · now"
+        super().__init__(ReminderText(f"[{badge}] {visible(reminder.content)}", visible(when), reminder.relative,
+                                      visible(rule)), classes=reminder.status)
 
 
 class ReminderList(ListView):
-    """The list itself: letters that are not its keys go back to the message box, typed there."""
+    """The list itself. A sentence typed here by mistake changes no reminder and loses no letter: a
+    letter key of the list (d, s) acts only when no other printable key follows within LETTER_PAUSE;
+    typed on, it goes with the rest to the message box, as every other printable key does at once."""
+
+    def __init__(self, letters: dict[str, str], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.letters = letters  # key -> panel action ("d" -> "reminder_done")
+        self._pending: tuple[str, str, int] | None = None  # (action, character, reminder id)
+        self._pending_timer: Timer | None = None
+
+    @property
+    def panel(self) -> ReminderPanel:
+        return self.query_ancestor(ReminderPanel)
 
     async def _on_key(self, event: events.Key) -> None:
-        if event.is_printable and event.character and event.key not in self.screen.active_bindings:
+        if event.is_printable and event.character:
             event.stop()
             event.prevent_default()
+            action = self.letters.get(event.key)
+            selected = self.panel.selected_id
+            if self._pending is None and action is not None and selected is not None:
+                self._pending = (action, event.character, selected)
+                self._pending_timer = self.set_timer(LETTER_PAUSE, self._act_pending, name="list-letter")
+                return
+            typed = (self._take_pending()[1] if self._pending else "") + event.character
             await self.run_action("screen.focus_composer")
-            self.screen.query_one("#composer").insert(event.character)
+            self.screen.query_one("#composer").insert(typed)
             return
+        if self._pending is not None:
+            if event.key == "escape":  # never mind: the letter is dropped
+                self._take_pending()
+            else:
+                self._act_pending()  # the letter was meant: act, then move
         await super()._on_key(event)
 
+    def _take_pending(self) -> tuple[str, str, int]:
+        pending, self._pending = self._pending, None
+        if self._pending_timer is not None:
+            self._pending_timer.stop()
+            self._pending_timer = None
+        assert pending is not None
+        return pending
 
-class ReminderPanel(ReportsFailures, VerticalScroll):
-    """Overdue first, then upcoming within 7 days. d: done, s: snooze, enter: details."""
+    def _act_pending(self) -> None:
+        if self._pending is None:
+            return
+        action, _, reminder_id = self._take_pending()
+        self.panel.act(action, reminder_id)
+
+
+class ReminderPanel(ReportsFailures, Vertical):
+    """The most urgent reminders: overdue first, then upcoming within 7 days, and a count of the rest.
+    d: done, s: snooze, enter: details. The highlight is a reminder (by id), not a row."""
 
     BINDINGS: ClassVar[list[BindingType]] = actions.bindings("reminders")
     can_focus = False
@@ -61,23 +121,31 @@ class ReminderPanel(ReportsFailures, VerticalScroll):
     class Loaded(Message):
         """The reminders as just read (the one-line bar shows them too)."""
 
-        def __init__(self, items: list[ReminderView]) -> None:
+        def __init__(self, page: ReminderPage) -> None:
             super().__init__()
-            self.items = items
+            self.page = page
+            self.items = page.items
 
     class Changed(Message):
-        """A reminder was done, snoozed or put back from here: its next due instant may have moved."""
+        """A reminder was changed or put back from here: its next due instant may have moved."""
 
     def __init__(self, service: AssistantService, keymap: dict[str, str], **kwargs) -> None:
         super().__init__(**kwargs)
         self.service = service
         self.keymap = keymap
-        self._undo: ReminderChange | None = None
-        self._undo_until = 0.0
+        self.selected_id: int | None = None  # the highlighted reminder, whatever row it is on
+        self._items: list[ReminderView] = []
 
     def compose(self):
+        letters = {}
+        for row in actions.ACTIONS:
+            if row.scope == "reminders" and row.action in ("reminder_done", "reminder_snooze"):
+                for key in self.keymap.get(row.id, row.key).split(","):
+                    if len(key) == 1:
+                        letters[key] = row.action
         yield Static("Reminders", classes="sidebar-title")
-        yield ReminderList(id="reminder-list")
+        yield ReminderList(letters, id="reminder-list")
+        yield Static("", id="reminder-more", markup=False)
         yield Static("", id="reminder-empty")
 
     # -- loading ------------------------------------------------------------------------------
@@ -87,41 +155,74 @@ class ReminderPanel(ReportsFailures, VerticalScroll):
         self.post_message(self.Loaded(self.service.sidebar_reminders()))
 
     async def on_reminder_panel_loaded(self, event: Loaded) -> None:
-        await self.show(event.items)  # and the message goes on up, for the one-line bar
+        await self.show(event.page)  # and the message goes on up, for the one-line bar
 
-    async def show(self, items: list[ReminderView]) -> None:
-        """Replace the rows; the highlight stays on the same reminder (by id), not the same row."""
+    async def show(self, page: ReminderPage) -> None:
+        """Replace the rows; the highlight stays on the same reminder (by id), not the same row: when
+        that reminder is gone, on the one now in its place."""
+        items = page.items
         lst = self.query_one(ReminderList)
+        more = self.query_one("#reminder-more", Static)
+        more.update(f"+{page.more:,} more: assistant reminders" if page.more else "")
+        more.display = bool(page.more)
         shown = [(r.id, r.content, r.status, r.when, r.relative, r.label) for r in items]
         if shown == self._shown:
             return  # nothing changed: no flicker, no lost highlight
         self._shown = shown
-        selected = self.selected
-        index = lst.index
+        old_ids = [r.id for r in self._items]
+        old_index = old_ids.index(self.selected_id) if self.selected_id in old_ids else (lst.index or 0)
+        self._items = list(items)
+        ids = [r.id for r in items]
+        if self.selected_id not in ids:
+            self.selected_id = ids[min(old_index, len(ids) - 1)] if ids else None
         await lst.clear()
         await lst.extend(ReminderItem(r) for r in items)
+        lst.display = bool(items)
         if items:
-            ids = [r.id for r in items]
-            if selected is not None and selected.id in ids:
-                lst.index = ids.index(selected.id)
-            else:
-                lst.index = min(index or 0, len(items) - 1)
+            self._highlight(self.selected_id)
         self.query_one("#reminder-empty", Static).update("" if items else "Nothing due in the next 7 days.")
+
+    def _highlight(self, reminder_id: int | None) -> None:
+        lst = self.query_one(ReminderList)
+        ids = [r.id for r in self._items]
+        if reminder_id in ids:
+            lst.index = ids.index(reminder_id)  # ListView scrolls it into view
+
+    def select(self, reminder_id: int) -> None:
+        """Highlight this reminder (now if it is shown, else when the list next shows it)."""
+        self.selected_id = reminder_id
+        self._highlight(reminder_id)
+
+    @on(ReminderList.Highlighted, "#reminder-list")
+    def _highlighted(self, event: ReminderList.Highlighted) -> None:
+        # Only a row the list shows now counts: a rebuild highlights row 0 for a moment first.
+        item = event.item
+        if isinstance(item, ReminderItem) and item.parent is not None and item.reminder.id in \
+                [r.id for r in self._items] and event.list_view.highlighted_child is item:
+            self.selected_id = item.reminder.id
 
     @property
     def selected(self) -> ReminderView | None:
-        lst = self.query_one(ReminderList)
-        item = lst.highlighted_child
-        return item.reminder if isinstance(item, ReminderItem) else None
+        return next((r for r in self._items if r.id == self.selected_id), None)
 
     def focus_first(self) -> None:
         """Arriving in the list: the most urgent row (overdue first), not an old highlight."""
         reminders = self.query_one(ReminderList)
-        if not reminders.has_focus and len(reminders.children):
-            reminders.index = 0
+        if not reminders.has_focus and self._items:
+            self.select(self._items[0].id)
         reminders.focus()
 
     # -- changes ------------------------------------------------------------------------------
+
+    def act(self, action: str, reminder_id: int) -> None:
+        """A list letter, after its pause: on that reminder, if it is still the highlighted one."""
+        reminder = self.selected
+        if reminder is None or reminder.id != reminder_id:
+            return
+        if action == "reminder_done":
+            self.mark_done(reminder.id)
+        elif action == "reminder_snooze":
+            self.snooze(reminder)
 
     def action_reminder_done(self) -> None:
         reminder = self.selected
@@ -135,35 +236,37 @@ class ReminderPanel(ReportsFailures, VerticalScroll):
         except InvalidInput as exc:  # done or forgotten elsewhere meanwhile
             self.app.call_from_thread(self.app.notify, str(exc), severity="warning", markup=False)
             return
-        self.app.call_from_thread(self.offer_undo, change, f"Done: {one_line(change.after.content, 60)}.")
+        self.app.call_from_thread(self.changed, f"Done: {one_line(change.after.content, 60)}.")
 
-    def offer_undo(self, change: ReminderChange, text: str) -> None:
-        self._undo = change
-        self._undo_until = time.monotonic() + UNDO_SECONDS
+    def changed(self, text: str, undo_hint: bool = True) -> None:
+        """A change made from here: say it (and how to undo it), reload, tell the screen."""
         key = actions.key_for("undo", self.keymap)
-        self.app.notify(f"{text} {key} to undo.", timeout=UNDO_SECONDS, markup=False)
+        self.app.notify(f"{text} {key} to undo." if undo_hint else text, timeout=8, markup=False)
         self.refresh_reminders()
         self.post_message(self.Changed())
 
     def undo(self) -> None:
-        """Put back the last done or snooze made here, within UNDO_SECONDS; else the key is not ours."""
-        if self._undo is None or time.monotonic() > self._undo_until:
-            self._undo = None
-            raise SkipAction()  # let the message box have ctrl+z for its own undo
-        change, self._undo = self._undo, None
-        self._put_back(change)
+        """Put back the last reminder change recorded in the store, wherever it was made."""
+        self._undo()
 
     @work(thread=True, group="reminder-change", exit_on_error=False, description="undo a reminder change")
-    def _put_back(self, change: ReminderChange) -> None:
+    def _undo(self) -> None:
         try:
-            memory = self.service.undo(change)
+            undone = self.service.undo_last_change()
         except InvalidInput as exc:
             self.app.call_from_thread(self.app.notify, f"Cannot undo: {exc}", severity="warning", markup=False)
             return
-        self.app.call_from_thread(self.app.notify, f"Undone: {one_line(memory.content, 60)} is back.", timeout=4,
-                                  markup=False)
-        self.refresh_reminders()
-        self.post_message(self.Changed())
+        text = one_line(self.service.undo_text(undone), 160)
+        if undone is None:
+            self.app.call_from_thread(self.app.notify, text, timeout=4, markup=False)
+            return
+
+        def show() -> None:
+            if undone.memory.done_at is None:
+                self.select(undone.memory.id)  # the highlight goes to the one that came back
+            self.changed(text, undo_hint=False)
+
+        self.app.call_from_thread(show)
 
     def action_reminder_snooze(self) -> None:
         reminder = self.selected
@@ -179,16 +282,16 @@ class ReminderPanel(ReportsFailures, VerticalScroll):
             except InvalidInput as exc:
                 return str(exc)
             clock = self.service.runtime.clock
-            self.offer_undo(change, f"Snoozed to {clock.short(change.after.due_at)}: "
-                                    f"{one_line(change.after.content, 60)}.")
+            self.changed(f"Snoozed to {clock.short(change.after.due_at)}: {one_line(change.after.content, 60)}.")
             return None
 
         self.app.push_screen(SnoozeScreen(reminder, apply))
 
     @on(ReminderList.Selected, "#reminder-list")
     def open_reminder(self, event: ReminderList.Selected) -> None:
-        reminder = getattr(event.item, "reminder", None)
-        if reminder is not None:
+        reminder = self.selected
+        if reminder is not None and getattr(event.item, "reminder", None) is not None \
+                and event.item.reminder.id == reminder.id:
             self._show_details(reminder)
 
     @work(thread=True, group="reminder-detail", exit_on_error=False, description="load a reminder")
@@ -211,21 +314,46 @@ class ReminderPanel(ReportsFailures, VerticalScroll):
                 self.mark_done(reminder.id)
             elif choice == "snooze":
                 self.snooze(reminder)
+            elif choice == "forget":
+                self.forget(reminder.id)
+            elif choice == "edited":
+                self.refresh_reminders()
+                self.post_message(self.Changed())
 
-        self.app.call_from_thread(self.app.push_screen, DetailScreen(text), after)
+        self.app.call_from_thread(self.app.push_screen, DetailScreen(text, memory.content, reminder.id,
+                                                                     self.edit), after)
+
+    async def edit(self, memory_id: int, content: str | None, due: str | None) -> str | None:
+        """The details dialog's edit: None when changed, else the reason nothing changed."""
+        try:
+            change = await asyncio.to_thread(self.service.edit_reminder, memory_id, content, due)
+        except InvalidInput as exc:
+            return str(exc)
+        clock = self.service.runtime.clock
+        self.changed(f"Changed: {one_line(change.after.content, 60)}, due {clock.short(change.after.due_at)}.")
+        return None
+
+    @work(thread=True, group="reminder-change", exit_on_error=False, description="forget a reminder")
+    def forget(self, memory_id: int) -> None:
+        try:
+            memory = self.service.forget_reminder(memory_id)
+        except InvalidInput as exc:
+            self.app.call_from_thread(self.app.notify, str(exc), severity="warning", markup=False)
+            return
+        self.app.call_from_thread(self.changed, f"Forgot: {one_line(memory.content, 60)}.")
 
 
 class ReminderBar(Static):
     """The sidebar folded into one line on narrow terminals: "3 reminders · next: plumber in 17 h"."""
 
-    def show(self, items: list[ReminderView], expand_key: str) -> None:
+    def show(self, page: ReminderPage, expand_key: str) -> None:
+        items = page.items
         if not items:
             text = "No reminders in the next 7 days"
         else:
-            overdue = sum(1 for r in items if r.status == "overdue")
-            parts = [f"{len(items)} reminder{'s' if len(items) != 1 else ''}"]
-            if overdue:
-                parts.append(f"{overdue} overdue")
+            parts = [f"{page.total:,} reminder{'s' if page.total != 1 else ''}"]
+            if page.overdue:
+                parts.append(f"{page.overdue:,} overdue")
             upcoming = next((r for r in items if r.status == "due"), None)
             if upcoming is not None:
                 parts.append(f"next: {one_line(upcoming.content, 40)} {upcoming.relative}")
