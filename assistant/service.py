@@ -336,10 +336,11 @@ class AssistantService:
                                                                   allow_past=False))
 
     def forget_reminder(self, memory_id: int) -> Memory:
-        """Delete a reminder; the change is recorded, so undo brings it back with its id."""
-        store = self.runtime.store
-        with reminders.recorded(store, memory_id, "forget"):
-            return memories.forget(store, memory_id)
+        """Delete a reminder the one way every front end forgets (assistant.forgetting); the change is
+        recorded, so undo brings it back with its id."""
+        from assistant.forgetting import forget
+
+        return forget(self.runtime, memory_id)
 
     def undo_last_change(self) -> reminders.UndoneChange | None:
         """Put back the last recorded reminder change, made here or anywhere (the chat, the CLI)."""
