@@ -27,7 +27,7 @@ from memory.sensitive.view import view_of
 
 MASK = "[REDACTED]"
 # When two detectors claim overlapping text, the merged span is named by the more specific one.
-_PRECEDENCE = ("private_key", "recovery_phrase", "card", "iban", "national_id", "token", "key", "credential",
+_PRECEDENCE = ("private_key", "recovery_phrase", "card", "iban", "bank_account", "national_id", "token", "key", "credential",
                "pin", "code", "combination")
 
 

@@ -56,6 +56,9 @@ _SHAPES: list[tuple[re.Pattern[str], str, int, tuple[str, ...]]] = [
     (re.compile(r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"), "token", 0, ("shpat_", "shpca_", "shppa_", "shpss_")),
     (re.compile(r"\bdop_v1_[a-f0-9]{64}\b"), "token", 0, ("dop_v1_",)),
     (re.compile(r"\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"), "token", 0, ("eyJ",)),
+    # A raw private key of 256 bits written 0x and 64 hex digits (Ethereum and other wallets export
+    # them so; a transaction hash has the same shape and is flagged too).
+    (re.compile(r"(?<![\w])0x[0-9a-fA-F]{64}(?![\w])"), "private_key", 0, ("0x",)),
     # Authorization headers; the value has a digit or a base64 sign ("basic understanding" is prose).
     (re.compile(r"(?i)\b(?:bearer|basic)\s+((?=[A-Za-z0-9._~+/\-]*[\d+/=])[A-Za-z0-9._~+/\-]{12,}=*)"),
      "token", 1, ("w:bearer", "w:basic")),
