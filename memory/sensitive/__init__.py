@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from memory.sensitive import keywords, numbers, phrases, shapes
+from memory.sensitive import keywords, labels, numbers, phrases, shapes
 from memory.sensitive.view import view_of
 
 MASK = "[REDACTED]"
@@ -60,7 +60,7 @@ def is_sensitive(text: str) -> bool:
 
 
 def _findings(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
-    for detector in (shapes.find, numbers.find, phrases.find, keywords.find):
+    for detector in (shapes.find, numbers.find, phrases.find, keywords.find, labels.find):
         for start, end, kind in detector(text, words):
             if end > start and text[start:end].strip():
                 yield start, end, kind

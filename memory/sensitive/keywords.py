@@ -334,6 +334,13 @@ _ATTACHED = re.compile(r"[-#](\d[\d-]{2,})")
 _TAIL = re.compile(rf"\s+(?:{_PREP})\s+[^\n;=:,.]{{0,40}}?\s((?:\d[\d \-./#]*\d|\S*\d\S*))[.!?]?"
                    r"(?=[ \t]*$|[ \t]*\n|\s*[,;])", re.I)
 _NON_SPACE = re.compile(r"\S*")
+_DESCRIBED = re.compile(r"[^\n.;,]{0,40},\s*(\d(?:[ \-]?\d){2,})(?=[ \t]*(?:[.!]|$|\n))")
+_MORE = re.compile(r"[ \t]*,[ \t]*(?:and[ \t]+)?([^\s,;]+)")
+_BELOW = re.compile(r"[ \t]*\n[ \t]*([^\s]+)[ \t]*(?:\n|$)")
+# "I use Qx7-hunter22 as my password everywhere", "I set Bl4ckbird! as the password for the router".
+_USED_AS = re.compile(r"(?:^|\s)(?:use|used|using|uses|set|chose|picked|made|nutze|benutze|utilise|uso|gebruik)\s+"
+                      r"(\S+)\s+(?:as|als|comme|como|come)\s+(?:my|the|our|his|her|mein|meine|das|mon|le|mi|el|il|"
+                      r"mijn|het|de|a|o)\s+(?:[^\W\d_]+[\s-]+){0,2}$", re.I)
 _TOKEN = re.compile(r"[^\s,;]+")
 _LAST = re.compile(r"[ \t]*(?:$|[.!?][ \t]*(?:$|\n)|\n|[;,(])")
 _WORD_NEXT = re.compile(r"[ \t]*[^\W_]")
@@ -357,6 +364,9 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
         value = _clause(text, lead.end(), strong or label, plural, label=":" in sign)
         if value:
             return value
+        described = _DESCRIBED.match(text, lead.end()) if strong else None
+        if described:  # "the PIN is my birth year, 1984"
+            return described.span(1)
         if copula.group(0).strip():
             return None
     # "I changed my password to X".
@@ -376,10 +386,17 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
     attached = _ATTACHED.match(text, at)
     if attached:
         return attached.span(1)
-    # The value right after the keyword.
+    # The value right after the keyword, and for a plural keyword the ones listed after it:
+    # "recovery codes 8f3k-2j9d, 7h2k-1l0p, 3k4l-9s8d".
     adjacent = _adjacent(text, at, strong, abbreviation)
     if adjacent:
+        while plural and (more := _MORE.match(text, adjacent[1])) and _secretish(more.group(1)):
+            adjacent = adjacent[0], _strip(text, more.start(1), more.end(1))
         return adjacent
+    # "password" ending its line, the value alone on the next one.
+    below = _BELOW.match(text, at)
+    if below and (_secretish(below.group(1)) or strong and below.group(1).lower() not in _FOLLOWERS):
+        return below.span(1)
     # "passcode for door 8823", "pin for tomorrow 4471" (a date annotation blanked).
     tail = _TAIL.match(text, at)
     if tail and sum(c.isdigit() for c in tail.group(1)) >= 3:
@@ -424,6 +441,10 @@ def _value_before(text: str, at: int, end: int, strong: bool) -> tuple[int, int]
                        r"mon|ma|le|la|mi|el|il|mijn|de|het|a|o|minha|meu)\s+(?:[^\W\d_]+[\s-]+){0,2}$",
                        text[max(0, at - 80):at], re.I)
     if not before:
+        used = _USED_AS.search(text[max(0, at - 80):at])
+        if used and _looks_like_value(used.group(1), strong):
+            start = max(0, at - 80) + used.start(1)
+            return start, _strip(text, start, start + len(used.group(1)))
         return None
     if _WORD_NEXT.match(text, end):  # the keyword must end its clause: "4471 is my PIN."
         return None
