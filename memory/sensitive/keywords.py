@@ -107,7 +107,7 @@ _COPULA = re.compile(
     r"(?:changed|set|reset|updated|switched|geändert|gesetzt|changé|changée|modifié|modifiée|cambiad[ao]|"
     r"cambiat[ao]|veranderd|gewijzigd|mudad[ao]|alterad[ao])\s+(?:to|as|auf|zu|in|en|pour|à|a|para|naar)|"
     r"ist|lautet|lauten|sind|war|waren|wird|heißt|est|c'est|sont|était|sera|es|son|era|será|sería|è|sono|sarà|"
-    r"zijn|wordt|é|são|это|jest|är|er|je|είναι|là|adalah|है)(?![^\W_]))", re.I)
+    r"zijn|wordt|é|são|это|jest|är|er|je|είναι|là|adalah|है|هي|هو|היא|הוא)(?![^\W_]))", re.I)
 _LEAD_IN = re.compile(
     r"\s*:?\s*(?:(?:now|still|just|simply|actually|currently|jetzt|nun|noch|immer noch|maintenant|désormais|"
     r"ahora|ora|adesso|nu|agora)\s+)?:?\s*(?:(?:the|a|das|le|la|el|il|het|o)\s+(?:word|number|code|phrase|digits|"
