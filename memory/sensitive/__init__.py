@@ -27,8 +27,8 @@ from memory.sensitive.view import view_of
 
 MASK = "[REDACTED]"
 # When two detectors claim overlapping text, the merged span is named by the more specific one.
-_PRECEDENCE = ("private_key", "recovery_phrase", "card", "iban", "bank_account", "national_id", "token", "key", "credential",
-               "pin", "code", "combination")
+_PRECEDENCE = ("private_key", "recovery_phrase", "card", "iban", "bank_account", "national_id", "token", "key",
+               "credential", "pin", "code", "combination")
 
 
 @dataclass(frozen=True, slots=True)

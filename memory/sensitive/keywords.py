@@ -54,7 +54,8 @@ _STRONG = (
     r"pass(?:word|wd|code|phrase)s?|pass[ -](?:word|code|phrase)s?|pwd|pw|p/w|puk|"
     # look-alike spellings: "passw0rd", "p@ssword", "passwörd", "p a s s w o r d"
     r"p[a@4][s$5][s$5]w[o0ö]rds?|p[ .*_-]a[ .*_-]s[ .*_-]s[ .*_-]w[ .*_-]o[ .*_-]r[ .*_-]d|"
-    r"psk|wpa2?[ -]?(?:key|psk|passphrase)|(?:totp|otp|2fa|mfa|authenticator)(?:[ -](?:setup|secret))?[ -](?:seed|key)s?|"
+    r"psk|wpa2?[ -]?(?:key|psk|passphrase)|"
+    r"(?:totp|otp|2fa|mfa|authenticator)(?:[ -](?:setup|secret))?[ -](?:seed|key)s?|"
     r"pins?(?:[ -]?(?:codes?|numbers?|no\.?|nr\.?))?|"
     r"(?:seed|recovery|backup|mnemonic|wallet)[ -](?:phrase|words|seed)s?|cvv2?|cvc2?|"
     rf"(?:{_CODE_QUALIFIERS})(?:[ -](?!(?:the|a|an|to|of|for|my|your|our|is|was)\b)[^\W\d_]+)?[ -]?codes?|"
@@ -82,7 +83,7 @@ _STRONG = (
 # Words for a password in scripts without spaces between words: no word boundary around them.
 _CJK = r"密码|密碼|口令|パスワード|暗証番号|暗号|비밀번호|암호"
 _WEAK = (
-    r"secrets?|tokens?|(?:api|access|secret|private|license|licence|product|wifi|wi-fi|network|encryption|"
+    r"secrets?|rahasia|tokens?|creds|(?:api|access|secret|private|license|licence|product|wifi|wi-fi|network|encryption|master|"
     r"recovery|auth)[ _-]?keys?|(?:access|auth|bearer|refresh|session|api)[ _-]?tokens?|credentials?|login|"
     r"pass|keypad|combos?|"
     rf"keys?\s+(?:for|to|of|de|du|del|della|do|da|van|für|zum|zur)\s+(?:(?:the|my|our|la|le|l'|el|il|de|het|o|a|die|der|das)\s+)?"
@@ -263,7 +264,7 @@ claves ordine codice codici recupero combinazione chiave wachtwoord wachtwoorden
 senha senhas recuperação combinação chave пароль пароля пин код hasło hasła kod şifre şifresi şifrem parola
 parolası parolam safe padlock lock tresor coffre cassaforte caja kluis cofre psk wpa wpa2 totp otp authenticator
 lösenord lösenordet adgangskode adgangskoden passord passordet kodeord kodeordet salasana salasanani salasanasi
-heslo jelszó jelszavam κωδικός sandi khẩu
+heslo jelszó jelszavam κωδικός sandi khẩu rahasia creds master
 """.split())
 _TRIGGER_ENDINGS = ("code", "codes", "passwort", "wachtwoord", "kombination", "schlüssel", "password", "pin")
 _TRIGGER_TEXTS = ("p/w", "密码", "密碼", "口令", "パスワード", "暗証番号", "暗号", "비밀번호", "암호", "סיסמ", "كلمة",

@@ -36,7 +36,8 @@ intercom buzzer mailbox vault phone iphone ipad laptop tablet sim voicemail scre
 bank banking gmail email mail outlook hotmail yahoo icloud apple id netflix amazon paypal facebook instagram
 twitter tiktok linkedin dropbox spotify hulu disney github gitlab slack zoom steam xbox psn playstation
 nintendo wifi wi fi wlan vpn login ebay uber airbnb google microsoft office adobe twitch reddit discord
-whatsapp telegram venmo revolut coinbase binance metamask bitwarden lastpass password
+whatsapp telegram venmo revolut coinbase binance metamask bitwarden lastpass password log logs logged logging
+sign signs signed signing
 """.split())
 _START = r"(?:^|(?<=\n)|(?<=;))[ \t]*(?:[-*•·]|\d{1,2}[.)])?[ \t]*(?:(?:my|the|our|your)[ \t]+)?"
 _SIGN = r"[ \t]*(?::|—|–|=|->|[ \t]-)[ \t]*"
@@ -53,13 +54,18 @@ _OPENS = (r"(?:opens?|opened|unlocks?|unlocked|disarms?|disarmed|deactivates?|de
 _ENTRY = r"(?:with|using|by typing|by entering|type|enter|key in|punch in|punch|press|dial|code|is|:|=)"
 _VALUE = r"(?P<value>\d(?:[ -]?\d){2,}#?)(?![\w:/.,]\d)(?![\w:/])"
 _OPENED = (
-    re.compile(rf"(?<![^\W_])(?P<place>{_PLACES}|{_DEVICES})(?![^\W_])[^\n.;,]{{0,30}}?(?<![^\W_]){_OPENS}(?![^\W_])[ \t]*"
+    re.compile(rf"(?<![^\W_])(?P<place>{_PLACES}|{_DEVICES})(?![^\W_])[^\n.;,]{{0,30}}?"
+               rf"(?<![^\W_]){_OPENS}(?![^\W_])[ \t]*"
                rf"(?:(?:it|them)[ \t]+)?(?:{_ENTRY}[ \t]*)?{_VALUE}", re.I),
     re.compile(rf"(?<![^\W_]){_OPENS}[ \t]+(?:(?:the|my|our|your|a)[ \t]+)?(?:[^\W\d_]+[ \t]+){{0,2}}?"
                rf"(?P<place>{_PLACES}|{_DEVICES})(?![^\W_])[ \t]*,?[ \t]*(?:{_ENTRY}[ \t]*)?{_VALUE}", re.I),
 )
 _OPENING = frozenset("open opens opened unlock unlocks unlocked disarm disarms disarmed deactivate deactivates "
                      "deactivated off".split())
+# "log into the bank with Qx7-hunter22", "log in with joe / hunter2".
+_LOGIN = re.compile(r"(?<![^\W_])(?:log|sign)(?:s|ged|ging)?[ -]?(?:in|on)(?:to)?(?![^\W_])[^\n.;]{0,40}?"
+                    r"(?<![^\W_])(?:with|using)[ \t]+(?:[^\s/]+[ \t]*/[ \t]*)?(?P<secret>[^\s,;]+?)"
+                    r"(?=[.!?]?[ \t]*(?:$|\n|[;,]))", re.I)
 _NOT_A_CODE = re.compile(r"\d{1,2}[:.]\d{2}|\d{1,2}/\d{1,2}(?:/\d+)?|\d+(?:st|nd|rd|th|am|pm|h|min|k|x)", re.I)
 _LISTS_PASSWORDS = re.compile(r"(?<![^\W_])(?:passwords?|passwds?|pws|logins|credentials|creds|"
                               r"passwörter|mots de passe|contraseñas|senhas|wachtwoorden)(?![^\W_])", re.I)
@@ -89,6 +95,10 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
             for match in _USER_SECRET_LABELLED.finditer(text):
                 if _password_shaped(match.group("secret"), True):
                     yield match.start("secret"), match.end("secret"), "credential"
+    if words & {"log", "logs", "logged", "logging", "login", "sign", "signs", "signed", "signing"}:
+        for match in _LOGIN.finditer(text):
+            if _password_shaped(match.group("secret"), True):
+                yield match.start("secret"), match.end("secret"), "credential"
     for pattern in _OPENED if words & _OPENING else ():
         for match in pattern.finditer(text):
             yield match.start("value"), match.end("value"), _kind(match.group("place"))
