@@ -6,14 +6,16 @@ become numbered placeholders ("[secret 1 of your message]"); `redact` replaces t
 
 What it finds (docs/secrets.md has the list, the misses, and the measured precision and recall):
 - values led by a word that names a secret, in English, German, French, Spanish, Italian, Dutch and
-  Portuguese (and a few words of others): passwords, PINs, passcodes, door and alarm codes,
+  Portuguese (and the word for password in 17 others): passwords, PINs, passcodes, door and alarm codes,
   combinations, passphrases, tokens, keys; a value of several words, digits with spaces, number words,
   several secrets in one line (keywords.py);
 - secrets known by their shape: private key blocks, provider keys and tokens, JWTs, authorization
   headers, credentials in a URL or a command line, config assignments (shapes.py);
 - number-shaped identifiers checked by python-stdnum: payment cards with their CVV, IBANs, national
   ids (numbers.py);
-- BIP-39 recovery phrases (phrases.py).
+- BIP-39 recovery phrases (phrases.py);
+- values named by what they open, without a word for a secret: "garage opener: 7731", "bank:
+  Qx7-hunter22", "padlock opens with 3719" (labels.py).
 The text is read through a view that folds invisible characters and skips the app's own date
 annotations and placeholders (view.py).
 """
