@@ -78,7 +78,7 @@ _STRONG = (
     # Others
     r"пароль|пароля|пин-код|hasło|hasła|şifre(?:si|m)?|parola(?:sı|m)|"
     r"lösenord(?:et)?|adgangskoden?|passord(?:et)?|kodeord(?:et)?|salasana(?:ni|si)?(?:\s+on)?|heslo|"
-    r"jelszó|jelszavam|κωδικός(?: πρόσβασης)?|h?סיסמה|h?סיסמא|הסיסמה|كلمة المرور|كلمة السر|पासवर्ड|mật khẩu|"
+    r"jelszó|jelszavam|κωδικός(?: πρόσβασης)?|ה?סיסמ[הא]|كلمة المرور|كلمة السر|पासवर्ड|mật khẩu|"
     r"kata sandi(?:\s+saya)?")
 # Words for a password in scripts without spaces between words: no word boundary around them.
 _CJK = r"密码|密碼|口令|パスワード|暗証番号|暗号|비밀번호|암호"
