@@ -177,3 +177,30 @@ def test_a_huge_text_is_read_in_one_pass():
     text = ("plain words and numbers 12 34 " * 40_000) + "the wifi password is hunter2"
     spans = find_secrets(text)
     assert [s.value(text) for s in spans] == ["hunter2"]
+
+
+def test_a_card_followed_by_its_expiry_is_found_with_the_expiry_and_cvv():
+    # The digit run goes on into the month ("... 1111 12/27"): the card is the part of card length.
+    text = "my mastercard 5500 0000 0000 0004 09/28 321"
+    assert [(s.value(text), s.kind) for s in find_secrets(text)] == [
+        ("5500 0000 0000 0004", "card"), ("09/28", "card"), ("321", "card")]
+    assert not is_sensitive("4111 people came, 12/27 was the date")
+
+
+def test_look_alike_letters_keep_their_offsets():
+    # A Cyrillic "а" inside "pаssword" reads as the Latin letter; the span is in the text as given.
+    text = "the p\u0430ssword is Qx7-hunter22"
+    (span,) = find_secrets(text)
+    assert span.value(text) == "Qx7-hunter22"
+
+
+def test_a_polite_ending_is_not_part_of_the_value():
+    for text, value in (("パスワードはhunter2です", "hunter2"), ("비밀번호는 qwerty123 입니다", "qwerty123")):
+        assert [s.value(text) for s in find_secrets(text)] == [value]
+
+
+def test_bank_numbers_are_their_own_kind_and_each_is_found():
+    text = "account number 12345678 sort code 12-34-56"
+    assert [(s.value(text), s.kind) for s in find_secrets(text)] == [
+        ("12345678", "bank_account"), ("12-34-56", "bank_account")]
+    assert not is_sensitive("routing 123456789 account")  # not a valid ABA routing number, account has none

@@ -6,14 +6,16 @@ become numbered placeholders ("[secret 1 of your message]"); `redact` replaces t
 
 What it finds (docs/secrets.md has the list, the misses, and the measured precision and recall):
 - values led by a word that names a secret, in English, German, French, Spanish, Italian, Dutch and
-  Portuguese (and a few words of others): passwords, PINs, passcodes, door and alarm codes,
+  Portuguese (and the word for password in 17 others): passwords, PINs, passcodes, door and alarm codes,
   combinations, passphrases, tokens, keys; a value of several words, digits with spaces, number words,
   several secrets in one line (keywords.py);
 - secrets known by their shape: private key blocks, provider keys and tokens, JWTs, authorization
   headers, credentials in a URL or a command line, config assignments (shapes.py);
 - number-shaped identifiers checked by python-stdnum: payment cards with their CVV, IBANs, national
   ids (numbers.py);
-- BIP-39 recovery phrases (phrases.py).
+- BIP-39 recovery phrases (phrases.py);
+- values named by what they open, without a word for a secret: "garage opener: 7731", "bank:
+  Qx7-hunter22", "padlock opens with 3719" (labels.py).
 The text is read through a view that folds invisible characters and skips the app's own date
 annotations and placeholders (view.py).
 """
@@ -22,13 +24,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from memory.sensitive import keywords, numbers, phrases, shapes
+from memory.sensitive import keywords, labels, numbers, phrases, shapes
 from memory.sensitive.view import view_of
 
 MASK = "[REDACTED]"
 # When two detectors claim overlapping text, the merged span is named by the more specific one.
-_PRECEDENCE = ("private_key", "recovery_phrase", "card", "iban", "national_id", "token", "key", "credential",
-               "pin", "code", "combination")
+_PRECEDENCE = ("private_key", "recovery_phrase", "card", "iban", "bank_account", "national_id", "token", "key",
+               "credential", "pin", "code", "combination")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +62,7 @@ def is_sensitive(text: str) -> bool:
 
 
 def _findings(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
-    for detector in (shapes.find, numbers.find, phrases.find, keywords.find):
+    for detector in (shapes.find, numbers.find, phrases.find, keywords.find, labels.find):
         for start, end, kind in detector(text, words):
             if end > start and text[start:end].strip():
                 yield start, end, kind

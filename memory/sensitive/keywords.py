@@ -52,6 +52,10 @@ _DE = (r"(?:of|for|to|on|de|du|de la|de l'|des|del|de los|de las|di|della|dello|
 _STRONG = (
     # English
     r"pass(?:word|wd|code|phrase)s?|pass[ -](?:word|code|phrase)s?|pwd|pw|p/w|puk|"
+    # look-alike spellings: "passw0rd", "p@ssword", "passwörd", "p a s s w o r d"
+    r"p[a@4][s$5][s$5]w[o0ö]rds?|p[ .*_-]a[ .*_-]s[ .*_-]s[ .*_-]w[ .*_-]o[ .*_-]r[ .*_-]d|"
+    r"psk|wpa2?[ -]?(?:key|psk|passphrase)|"
+    r"(?:totp|otp|2fa|mfa|authenticator)(?:[ -](?:setup|secret))?[ -](?:seed|key)s?|"
     r"pins?(?:[ -]?(?:codes?|numbers?|no\.?|nr\.?))?|"
     r"(?:seed|recovery|backup|mnemonic|wallet)[ -](?:phrase|words|seed)s?|cvv2?|cvc2?|"
     rf"(?:{_CODE_QUALIFIERS})(?:[ -](?!(?:the|a|an|to|of|for|my|your|our|is|was)\b)[^\W\d_]+)?[ -]?codes?|"
@@ -72,16 +76,21 @@ _STRONG = (
     # Portuguese
     r"senhas?|palavras?-passe|código (?:de acesso|pin|secreto)|frase de recuperação|"
     # Others
-    r"пароль|пароля|пин-код|hasło|hasła|şifre(?:si|m)?|parola(?:sı|m)|密码|密碼|パスワード|暗証番号|비밀번호")
+    r"пароль|пароля|пин-код|hasło|hasła|şifre(?:si|m)?|parola(?:sı|m)|"
+    r"lösenord(?:et)?|adgangskoden?|passord(?:et)?|kodeord(?:et)?|salasana(?:ni|si)?(?:\s+on)?|heslo|"
+    r"jelszó|jelszavam|κωδικός(?: πρόσβασης)?|ה?סיסמ[הא]|كلمة المرور|كلمة السر|पासवर्ड|mật khẩu|"
+    r"kata sandi(?:\s+saya)?")
+# Words for a password in scripts without spaces between words: no word boundary around them.
+_CJK = r"密码|密碼|口令|パスワード|暗証番号|暗号|비밀번호|암호"
 _WEAK = (
-    r"secrets?|tokens?|(?:api|access|secret|private|license|licence|product|wifi|wi-fi|network|encryption|"
+    r"secrets?|rahasia|tokens?|creds|(?:api|access|secret|private|license|licence|product|wifi|wi-fi|network|encryption|master|"
     r"recovery|auth)[ _-]?keys?|(?:access|auth|bearer|refresh|session|api)[ _-]?tokens?|credentials?|login|"
     r"pass|keypad|combos?|"
     rf"keys?\s+(?:for|to|of|de|du|del|della|do|da|van|für|zum|zur)\s+(?:(?:the|my|our|la|le|l'|el|il|de|het|o|a|die|der|das)\s+)?"
     rf"(?:[^\W\d_]+\s+){{0,2}}(?:{_CODE_OBJECTS})|(?:[^\W\d_]+\s+)?combinations?|kombination|zahlenkombination|combinaison|combinación|combinazione|combinatie|"
     r"combinação|schlüssel|clé(?: wifi| api| secrète)?|claves?|chiave|sleutel|chave|"
     r"wlan-schlüssel|netzwerkschlüssel")
-_KEYWORD = re.compile(rf"{_W}(?:(?P<strong>{_STRONG})|(?P<weak>{_WEAK})){_E}", re.I)
+_KEYWORD = re.compile(rf"(?P<cjk>{_CJK})|{_W}(?:(?P<strong>{_STRONG})|(?P<weak>{_WEAK})){_E}", re.I)
 
 # "I changed my password to X", "cambié mi contraseña a X", "mudei a senha para X".
 _CHANGE_VERB = re.compile(
@@ -91,26 +100,31 @@ _CHANGE_VERB = re.compile(
     re.I)
 _TO = re.compile(r"\s+(?:to|as|into|a|para|pra|en|pour|à|in|naar|auf|zu|на)\s+", re.I)
 _COPULA = re.compile(
-    r"(?:\s*[?,]\s*(?:it's|it’s|it is|that's|its|c'est|es ist)(?![^\W_])|[\"'”’]?\s*(?::|=|->|=>|—|–)|\s+-\s+|"
+    r"(?:\s*[?,]\s*(?:it's|it’s|it is|that's|its|c'est|es ist)(?![^\W_])|[\"'”’]?\s*(?::|=|->|=>|—|–|：)|\s+-\s+|"
+    r"\?(?=[ \t])|\s*(?:は|が|는|은|이|가|是|为|為)|"
     r"'s|’s|\s+(?:"
     r"is|was|are|were|(?:will|would|should|shall)\s+be|remains|stays|became|becomes|has become|"
     r"(?:(?:was|has been|have been|got|is|are|wurde|ist|a été|fue|ha sido|è stat[ao]|é|foi|werd|is)\s+)?"
     r"(?:changed|set|reset|updated|switched|geändert|gesetzt|changé|changée|modifié|modifiée|cambiad[ao]|"
     r"cambiat[ao]|veranderd|gewijzigd|mudad[ao]|alterad[ao])\s+(?:to|as|auf|zu|in|en|pour|à|a|para|naar)|"
     r"ist|lautet|lauten|sind|war|waren|wird|heißt|est|c'est|sont|était|sera|es|son|era|será|sería|è|sono|sarà|"
-    r"zijn|wordt|é|são|это|jest)(?![^\W_]))", re.I)
+    r"zijn|wordt|é|são|это|jest|är|er|je|είναι|là|adalah|है|هي|هو|היא|הוא)(?![^\W_]))", re.I)
 _LEAD_IN = re.compile(
     r"\s*:?\s*(?:(?:now|still|just|simply|actually|currently|jetzt|nun|noch|immer noch|maintenant|désormais|"
     r"ahora|ora|adesso|nu|agora)\s+)?:?\s*(?:(?:the|a|das|le|la|el|il|het|o)\s+(?:word|number|code|phrase|digits|"
     r"letters|wort|zahl|mot|nombre|palabra|número|parola|numero|woord|nummer|palavra)\s+)?", re.I)
 _PREP = (r"for|to|of|on|at|in|from|with|für|fürs|zum|zur|vom|von|des|der|meiner|meines|unserer|unseres|deiner|"
          r"deines|seiner|seines|ihrer|ihres|du|de|del|della|dello|dei|degli|"
-         r"delle|da|do|dos|das|van|voor|pour|para|per|di|au|aux|ao|à|no|na|nel|nella|bei|im|am|dla|do|для|от")
+         r"delle|da|do|dos|das|van|voor|pour|para|per|di|au|aux|ao|à|no|na|nel|nella|bei|im|am|dla|do|для|от|"
+         r"till|för|på|til|ke|untuk|cho|của")
 # Whose secret it is, between the keyword and the copula: "for the guest network", "der EC-Karte".
 _WHOSE = re.compile(
     rf"\s+(?:{_PREP})(?![^\W_])(?:(?![.!?]\s)[^\n;=:,]){{0,80}}?(?=\s*(?::|=|\bis\b|\s(?:is|was|are|were|ist|lautet|"
-    rf"sind|war|est|c'est|sont|es|son|era|è|sono|zijn|é|são|will be)(?![^\W_])))", re.I)
+    rf"sind|war|est|c'est|sont|es|son|era|è|sono|zijn|é|são|will be|är|er|je|là|adalah)(?![^\W_])"
+    rf"|\s*,\s*(?:which|that|who|die|das|den|que|qui|che|dat)\s))", re.I)
 _FILLER = re.compile(r"\s*\([^()\n]{0,60}\)|"  # "router password (printed on the back) is X"
+                     # "my password for the bank, which I changed last week, is X"
+                     r"\s*,\s*(?:which|that|who|die|das|den|que|qui|che|dat)\s[^\n;,]{0,60},(?=\s*\S)|"
                      r"\s+(?:itself|themselves|now|still|currently|actually|then|here|also|selbst|même|mismo|"
                      r"nueva|nuevo|neue|neues|neuer|nouveau|nouvelle|nuova|nuovo|nieuwe|nova|novo|actual|aktuelle|"
                      r"temporal|temporaire|provisoire|provisorisches|temporanea|tijdelijke|temporária)"
@@ -171,7 +185,10 @@ for to of in on at with from by until till since before after because which who 
 please thanks is are was were will would has have had do does did then about via
 für bis seit weil wenn aber bitte ist sind pour jusqu depuis parce quand mais est para hasta desde porque
 cuando pero es per fino perché quando ma voor tot sinds omdat als maar até desde porque quando mas é
+です だ です。 입니다 입니다. 이에요 예요
 """.split())
+# A polite ending written onto a value: "パスワードはhunter2です".
+_CJK_ENDING = re.compile(r"(?:です|だ|입니다|이에요|예요)[。.]?$")
 # "and" ends a value when what follows starts another clause: "hunter2 and my PIN is 4471".
 _AND = frozenset("and und et y e en i o ou or oder".split())
 _AFTER_AND = frozenset("""
@@ -245,10 +262,15 @@ geheimnummer geheimcode zugangsdaten kombination zahlenkombination schlüssel pa
 secrète récupération contraseña contraseñas código códigos codigo codigos semilla recuperación combinación clave
 claves ordine codice codici recupero combinazione chiave wachtwoord wachtwoorden herstelzin combinatie sleutel
 senha senhas recuperação combinação chave пароль пароля пин код hasło hasła kod şifre şifresi şifrem parola
-parolası parolam safe padlock lock tresor coffre cassaforte caja kluis cofre
+parolası parolam safe padlock lock tresor coffre cassaforte caja kluis cofre psk wpa wpa2 totp otp authenticator
+lösenord lösenordet adgangskode adgangskoden passord passordet kodeord kodeordet salasana salasanani salasanasi
+heslo jelszó jelszavam κωδικός sandi khẩu rahasia creds master
 """.split())
 _TRIGGER_ENDINGS = ("code", "codes", "passwort", "wachtwoord", "kombination", "schlüssel", "password", "pin")
-_TRIGGER_TEXTS = ("p/w", "密码", "密碼", "パスワード", "暗証番号", "비밀번호")
+_TRIGGER_TEXTS = ("p/w", "密码", "密碼", "口令", "パスワード", "暗証番号", "暗号", "비밀번호", "암호", "סיסמ", "كلمة",
+                  "पासवर्ड")
+# Look-alike spellings of "password" that the words above do not hold: "passw0rd", "p a s s w o r d".
+_LOOKALIKE = re.compile(r"p\W?[a@4]\W?[s$5]\W?[s$5]\W?w\W?[o0ö]\W?r\W?d", re.I)
 _SAFES = frozenset("safe padlock lock tresor coffre cassaforte caja kluis cofre".split())
 # A line that lists secrets: "hunter2;pin is 4471" (the first item has no keyword of its own).
 _LIST_HEAD = re.compile(r"(?:^|\n)[ \t]*([^\s;,]+)[ \t]*[;,][ \t]*(?=\S)")
@@ -261,6 +283,8 @@ def _keywords(text: str, words: frozenset[str]) -> Iterator[re.Match[str]]:
                for m in re.finditer(rf"(?<![^\W_]){re.escape(w)}", text, re.I)]
     windows += [(m.start() - 50, m.end() + 80) for needle in _TRIGGER_TEXTS if needle in text
                 for m in re.finditer(re.escape(needle), text)]
+    if not triggers:
+        windows += [(m.start() - 50, m.end() + 80) for m in _LOOKALIKE.finditer(text)]
     merged: list[list[int]] = []
     for start, end in sorted(windows):
         if merged and start <= merged[-1][1]:
@@ -275,19 +299,19 @@ def _keywords(text: str, words: frozenset[str]) -> Iterator[re.Match[str]]:
 def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     """(start, end, kind) of each keyword-led value in `text` (the view: annotations blanked)."""
     if not (words & _TRIGGERS or any(w.endswith(_TRIGGER_ENDINGS) for w in words)
-            or any(needle in text for needle in _TRIGGER_TEXTS)):
+            or any(needle in text for needle in _TRIGGER_TEXTS) or _LOOKALIKE.search(text)):
         return
     for head in _LIST_HEAD.finditer(text):
         keyword = _KEYWORD.match(text, head.end())
         if keyword and _secretish(head.group(1)) and _value_after(
-                text, keyword.end(), keyword.group("strong") is not None, False, False, changed=False):
+                text, keyword.end(), keyword.group("weak") is None, False, False, changed=False):
             yield head.start(1), head.end(1), "credential"
     if words & _SAFES:
         for label in _LABELLED_DIGITS.finditer(text):
             if sum(c.isdigit() for c in label.group(1)) >= 3:
                 yield label.start(1), label.end(1), "combination"
     for keyword in _keywords(text, words):
-        strong = keyword.group("strong") is not None
+        strong = keyword.group("weak") is None
         word = keyword.group(0)
         if word.lower() == "pass":
             before = re.search(r"([^\W\d_]+)[\s-]*$", text[max(0, keyword.start() - 30):keyword.start()])
@@ -311,6 +335,13 @@ _ATTACHED = re.compile(r"[-#](\d[\d-]{2,})")
 _TAIL = re.compile(rf"\s+(?:{_PREP})\s+[^\n;=:,.]{{0,40}}?\s((?:\d[\d \-./#]*\d|\S*\d\S*))[.!?]?"
                    r"(?=[ \t]*$|[ \t]*\n|\s*[,;])", re.I)
 _NON_SPACE = re.compile(r"\S*")
+_DESCRIBED = re.compile(r"[^\n.;,]{0,40},\s*(\d(?:[ \-]?\d){2,})(?=[ \t]*(?:[.!]|$|\n))")
+_MORE = re.compile(r"[ \t]*,[ \t]*(?:and[ \t]+)?([^\s,;]+)")
+_BELOW = re.compile(r"[ \t]*\n[ \t]*([^\s]+)[ \t]*(?:\n|$)")
+# "I use Qx7-hunter22 as my password everywhere", "I set Bl4ckbird! as the password for the router".
+_USED_AS = re.compile(r"(?:^|\s)(?:use|used|using|uses|set|chose|picked|made|nutze|benutze|utilise|uso|gebruik)\s+"
+                      r"(\S+)\s+(?:as|als|comme|como|come)\s+(?:my|the|our|his|her|mein|meine|das|mon|le|mi|el|il|"
+                      r"mijn|het|de|a|o)\s+(?:[^\W\d_]+[\s-]+){0,2}$", re.I)
 _TOKEN = re.compile(r"[^\s,;]+")
 _LAST = re.compile(r"[ \t]*(?:$|[.!?][ \t]*(?:$|\n)|\n|[;,(])")
 _WORD_NEXT = re.compile(r"[ \t]*[^\W_]")
@@ -334,6 +365,9 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
         value = _clause(text, lead.end(), strong or label, plural, label=":" in sign)
         if value:
             return value
+        described = _DESCRIBED.match(text, lead.end()) if strong else None
+        if described:  # "the PIN is my birth year, 1984"
+            return described.span(1)
         if copula.group(0).strip():
             return None
     # "I changed my password to X".
@@ -353,10 +387,17 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
     attached = _ATTACHED.match(text, at)
     if attached:
         return attached.span(1)
-    # The value right after the keyword.
+    # The value right after the keyword, and for a plural keyword the ones listed after it:
+    # "recovery codes 8f3k-2j9d, 7h2k-1l0p, 3k4l-9s8d".
     adjacent = _adjacent(text, at, strong, abbreviation)
     if adjacent:
+        while plural and (more := _MORE.match(text, adjacent[1])) and _secretish(more.group(1)):
+            adjacent = adjacent[0], _strip(text, more.start(1), more.end(1))
         return adjacent
+    # "password" ending its line, the value alone on the next one.
+    below = _BELOW.match(text, at)
+    if below and (_secretish(below.group(1)) or strong and below.group(1).lower() not in _FOLLOWERS):
+        return below.span(1)
     # "passcode for door 8823", "pin for tomorrow 4471" (a date annotation blanked).
     tail = _TAIL.match(text, at)
     if tail and sum(c.isdigit() for c in tail.group(1)) >= 3:
@@ -401,6 +442,10 @@ def _value_before(text: str, at: int, end: int, strong: bool) -> tuple[int, int]
                        r"mon|ma|le|la|mi|el|il|mijn|de|het|a|o|minha|meu)\s+(?:[^\W\d_]+[\s-]+){0,2}$",
                        text[max(0, at - 80):at], re.I)
     if not before:
+        used = _USED_AS.search(text[max(0, at - 80):at])
+        if used and _looks_like_value(used.group(1), strong):
+            start = max(0, at - 80) + used.start(1)
+            return start, _strip(text, start, start + len(used.group(1)))
         return None
     if _WORD_NEXT.match(text, end):  # the keyword must end its clause: "4471 is my PIN."
         return None
@@ -453,6 +498,9 @@ def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = Fal
             w.group(0).lower().strip(_TRAILING) in _HARD_STOP | _SOFT_STOP for w in words[1:])):
         return None
     end = _strip(text, start, start + words[-1].end())
+    ending = _CJK_ENDING.search(text, start, end)
+    if ending and ending.start() > start:
+        end = ending.start()
     value = text[start:end]
     if not value or not (strong or _secretish(value, strong)):
         return None

@@ -52,6 +52,33 @@ _NAMED_ID = re.compile(
     r"(?<![^\W_])(?:" + "|".join(f"(?P<id{i}>{name})" for i, (name, _) in enumerate(_NAMED_IDS)) + r")(?![^\W_])"
     r"(?:\s*(?:number|no\.?|nr\.?|nummer|numéro|número|#))?\s*(?:[:=#]|is|ist|est|es|è|é|lautet)?\s*"
     r"(?P<value>[A-Za-z0-9][A-Za-z0-9 ./-]{4,24})", re.I)
+# Numbers known by the word before them, without a check digit to test (or with one stdnum has:
+# a US routing number): (pattern of the name, kind, shape of the value, least digits in it).
+_ACCOUNT_IDS: list[tuple[str, str, str, int]] = [
+    (r"passport(?: number| no\.?| #)?|reisepass(?:nummer)?|passeport|pasaporte|passaporto|paspoort|passaporte",
+     "national_id", r"[A-Z0-9]{6,10}", 5),
+    (r"driver'?s? licen[cs]e(?: number| no\.?)?|driving licen[cs]e(?: number| no\.?)?|dl(?: number| no\.?|#)|"
+     r"führerschein(?:nummer)?|permis de conduire", "national_id", r"[A-Z0-9][A-Z0-9-]{5,19}", 5),
+    (r"(?:bank )?account(?: number| no\.?| nr\.?| #)?|acct(?: no\.?| #)?|a/c(?: no\.?)?|kontonummer|"
+     r"numéro de compte|número de cuenta|rekeningnummer", "bank_account", r"\d[\d -]{4,18}\d", 6),
+    (r"sort ?code", "bank_account", r"\d{2}[- ]?\d{2}[- ]?\d{2}", 6),
+    (r"bsb(?: number| no\.?)?", "bank_account", r"\d{3}[- ]?\d{3}", 6),
+    (r"(?:aba )?routing(?: number| no\.?| #)?|aba(?: number| no\.?)?|rtn", "bank_account", r"\d{9}", 9),
+    (r"bic|swift(?: code)?", "bank_account", r"[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?", 0),
+]
+_ACCOUNT_ID = re.compile(
+    r"(?<![^\W_])(?:" + "|".join(f"(?P<acc{i}>{name})" for i, (name, *_) in enumerate(_ACCOUNT_IDS)) + r")(?![^\W_])"
+    r"\s*(?:[:=#]|is|was|ist|est|es)?\s*(?=(?P<value>[A-Za-z0-9][A-Za-z0-9 -]{2,24}))", re.I)
+_YEARS = re.compile(r"(?:19|20)\d\d\s*-\s*(?:19|20)?\d\d")
+_ACCOUNT_WORDS = frozenset("""
+passport reisepass reisepassnummer passeport pasaporte passaporto paspoort passaporte driver drivers driving
+licence license dl führerschein führerscheinnummer permis account acct a c kontonummer compte cuenta
+rekeningnummer sort sortcode bsb routing aba rtn bic swift
+""".split())
+# After a card: its expiry ("12/27", "exp 09/28") and a lone three or four digits (its CVV).
+_CARD_TAIL = re.compile(r"[ \t,]*(?:(?:exp(?:iry|ires|iration)?|valid thru|gültig bis)\.?:?[ \t]*)?"
+                        r"(?P<exp>(?:0[1-9]|1[0-2])/(?:\d{2}|20\d{2}))(?!\d)"
+                        r"(?:[ \t,]*(?:(?:cvv2?|cvc2?|csc)\s*:?[ \t]*)?(?P<cvv>\d{3,4})(?![\w/-]))?", re.I)
 _NINO = re.compile(r"[A-CEGHJ-PR-TW-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]", re.I)
 
 
@@ -73,22 +100,61 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     yield from _cards(text, words)
     yield from _ibans(text)
     yield from _national_ids(text, words)
+    if words & _ACCOUNT_WORDS:
+        yield from _account_ids(text)
+
+
+def _account_ids(text: str) -> Iterator[tuple[int, int, str]]:
+    """Passport, driving licence and bank account numbers after their name: "passport: C01X00T47",
+    "sort code 12-34-56", "routing 021000021" (checked by stdnum)."""
+    for match in _ACCOUNT_ID.finditer(text):
+        index = next(int(k[3:]) for k, v in match.groupdict().items() if k.startswith("acc") and v is not None)
+        _, kind, shape, least = _ACCOUNT_IDS[index]
+        value = re.compile(shape, re.I if least else 0).match(match.group("value"))
+        if not value or sum(c.isdigit() for c in value.group(0)) < least:
+            continue
+        end = match.start("value") + value.end()
+        if end < len(text) and (text[end].isalnum() or text[end] in "/:.,-" and end + 1 < len(text)
+                                and text[end + 1].isdigit()):
+            continue  # part of something longer: a date, a time, an amount
+        if _YEARS.fullmatch(value.group(0)) or index == 5 and not _valid("us.rtn", value.group(0)):
+            continue
+        if not least and not re.search(r"[A-Z]{6}", value.group(0)):
+            continue
+        yield match.start("value"), end, kind
 
 
 def _cards(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     for match in _CARD_CANDIDATE.finditer(text):
-        digits = re.sub(r"\D", "", match.group(0))
-        if not _CARD_PREFIX.match(digits) or not _valid("luhn", digits):
+        card = _card_in(match.group(0))
+        if not card:
             continue
-        near = text[max(0, match.start() - 60):match.end() + 60]
-        if _CARD_GROUPS.fullmatch(match.group(0)) or _CARD_WORDS.search(near):
-            yield match.start(), match.end(), "card"
+        start, end = match.start(), match.start() + card
+        near = text[max(0, start - 60):end + 60]
+        if _CARD_GROUPS.fullmatch(text, start, end) or _CARD_WORDS.search(near):
+            yield start, end, "card"
+            tail = _CARD_TAIL.match(text, end)
+            if tail:
+                yield tail.start("exp"), tail.end("exp"), "card"
+                if tail.group("cvv"):
+                    yield tail.start("cvv"), tail.end("cvv"), "card"
     for match in _CVV.finditer(text) if words & _CVV_WORDS else ():
         # "security code" is a card's only after a card word: an alarm has a security code too
         if match.group(0).lower().startswith("security") and not _CARD_WORDS.search(
                 text[max(0, match.start() - 60):match.start()]):
             continue
         yield match.start(1), match.end(1), "card"
+
+
+def _card_in(run: str) -> int:
+    """The length of the card number a run of digits starts with: the whole run, or the longest part
+    of it ending where a group ends ("4111 1111 1111 1111 12" runs into an expiry); 0 when none."""
+    cuts = [m.start() for m in re.finditer(r"[ -](?=\d)|$", run)]
+    for cut in sorted(cuts, reverse=True):
+        digits = re.sub(r"\D", "", run[:cut])
+        if 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) and _valid("luhn", digits):
+            return cut
+    return 0
 
 
 def _ibans(text: str) -> Iterator[tuple[int, int, str]]:

@@ -56,6 +56,9 @@ _SHAPES: list[tuple[re.Pattern[str], str, int, tuple[str, ...]]] = [
     (re.compile(r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"), "token", 0, ("shpat_", "shpca_", "shppa_", "shpss_")),
     (re.compile(r"\bdop_v1_[a-f0-9]{64}\b"), "token", 0, ("dop_v1_",)),
     (re.compile(r"\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"), "token", 0, ("eyJ",)),
+    # A raw private key of 256 bits written 0x and 64 hex digits (Ethereum and other wallets export
+    # them so; a transaction hash has the same shape and is flagged too).
+    (re.compile(r"(?<![\w])0x[0-9a-fA-F]{64}(?![\w])"), "private_key", 0, ("0x",)),
     # Authorization headers; the value has a digit or a base64 sign ("basic understanding" is prose).
     (re.compile(r"(?i)\b(?:bearer|basic)\s+((?=[A-Za-z0-9._~+/\-]*[\d+/=])[A-Za-z0-9._~+/\-]{12,}=*)"),
      "token", 1, ("w:bearer", "w:basic")),
@@ -77,18 +80,37 @@ _ASSIGNMENT_WORDS = ("password", "passwd", "pwd", "pass", "passphrase", "secret"
                      "credential", "credentials")
 
 
-def _present(needle: str, text: str, words: frozenset[str]) -> bool:
-    if needle.startswith("w:"):
-        return needle[2:] in words
-    if needle == "long:":
-        return _LONG_RUN.search(text) is not None
-    return needle in text
+# Which shapes each needle opens, found in one scan: the literal needles by one regular expression
+# (a lookahead, so needles that overlap are all seen), the words by a set intersection.
+_BY_LITERAL: dict[str, list[int]] = {}
+_BY_WORD: dict[str, list[int]] = {}
+_LONG: list[int] = []
+for _index, (*_, _needles) in enumerate(_SHAPES):
+    for _needle in _needles:
+        if _needle == "long:":
+            _LONG.append(_index)
+        elif _needle.startswith("w:"):
+            _BY_WORD.setdefault(_needle[2:], []).append(_index)
+        else:
+            _BY_LITERAL.setdefault(_needle, []).append(_index)
+_LITERALS = re.compile("(?=(" + "|".join(map(re.escape, sorted(_BY_LITERAL, key=len, reverse=True))) + "))")
+_WORD_NEEDLES = frozenset(_BY_WORD)
+
+
+def _shapes_present(text: str, words: frozenset[str]) -> list[int]:
+    found: set[int] = set()
+    for literal in {m.group(1) for m in _LITERALS.finditer(text)}:
+        found.update(_BY_LITERAL[literal])
+    for word in words & _WORD_NEEDLES:
+        found.update(_BY_WORD[word])
+    if len(text) >= 32 and _LONG_RUN.search(text):
+        found.update(_LONG)
+    return sorted(found)
 
 
 def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
-    for pattern, kind, group, needles in _SHAPES:
-        if not any(_present(needle, text, words) for needle in needles):
-            continue
+    for index in _shapes_present(text, words):
+        pattern, kind, group, _ = _SHAPES[index]
         for match in pattern.finditer(text):
             if group >= 0:
                 yield match.start(group), match.end(group), kind

@@ -8,7 +8,10 @@ them out while keeping every offset recoverable:
   locker pin for tomorrow [Tue Nov 24] 4471"), the day a memory was written ("[Nov 22] ..."), and its
   own placeholders ("[secret 1 of your message]", "[REDACTED]"): blanked to spaces of the same length,
   so "pin for tomorrow [Tue Nov 24] 4471" reads "pin for tomorrow 4471" and a placeholder is never
-  taken for a value.
+  taken for a value;
+- look-alike letters inside a Latin word: a Cyrillic or Greek "а" in "pаssword" reads as the Latin
+  letter (one character for one, so offsets do not move), and the Unicode line separators read as a
+  newline.
 """
 from __future__ import annotations
 
@@ -31,6 +34,11 @@ _ANNOTATION = re.compile(
 
 
 _WORD = re.compile(r"[^\W\d_]+")
+# Cyrillic and Greek letters drawn like Latin ones, and the separators that render as a line break.
+_LOOKALIKES = str.maketrans("аеорсхуіѕјԁһкмтнвАЕОРСХУІЅЈКМТНВαοριυκνΑΒΕΗΙΚΜΝΟΡΤΧΥΖ\u2028\u2029\u0085",
+                            "aeopcxyisjdhkmthbAEOPCXYISJKMTHBaopiukvABEHIKMNOPTXYZ\n\n\n")
+_MIXED = re.compile(r"[^\W\d_]*(?:[a-zA-Z][^\W\d_]*[\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff]"
+                    r"[^\W\d_]*[a-zA-Z])[^\W\d_]*|[\u2028\u2029\u0085]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +58,7 @@ class View:
 
 def view_of(text: str) -> View:
     if text.isascii() or (not _INVISIBLE.search(text) and unicodedata.is_normalized("NFKC", text)):
-        text = _blank_annotations(text)
+        text = _blank_annotations(_unmix(text))
         return View(text, _words(text))
     out: list[str] = []
     starts: list[int] = []
@@ -63,12 +71,19 @@ def view_of(text: str) -> View:
         out.append(folded)
         starts.extend([cluster.start()] * len(folded))
         ends.extend([cluster.end()] * len(folded))
-    folded = _blank_annotations("".join(out))
+    folded = _blank_annotations(_unmix("".join(out)))
     return View(folded, _words(folded), starts, ends)
 
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(_WORD.findall(text.lower()))
+
+
+def _unmix(text: str) -> str:
+    """Look-alike letters in a word of mixed scripts folded to Latin, line separators to newlines."""
+    if text.isascii():
+        return text
+    return _MIXED.sub(lambda m: m.group(0).translate(_LOOKALIKES), text)
 
 
 def _blank_annotations(text: str) -> str:
