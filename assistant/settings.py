@@ -119,7 +119,10 @@ class Settings:
     def db_path(self) -> Path:
         from memory.files import expand
 
-        return expand(self.db) if self.db else paths.default_db()
+        if not self.db:
+            return paths.default_db()
+        _check_db(self.db, "settings")  # settings built without load_settings are held to the same rule
+        return expand(self.db)
 
     def frozen_now(self) -> datetime | None:
         if not self.now:
@@ -221,6 +224,8 @@ def _validate(settings: Settings, source: str) -> None:
             raise SettingsError(f"{source}: now must be an ISO 8601 instant, got {settings.now[:80]!r}") from None
         except InvalidInput as exc:
             raise SettingsError(f"{source}: {exc}") from None
+    if settings.db:
+        _check_db(settings.db, source)
     c, p, o = settings.consolidation, settings.prompt, settings.ollama
     _check_host(o.host, f"{source}: ollama.host")
     if not re.fullmatch(r"\s*([01]?\d|2[0-3]):[0-5]\d\s*", settings.reminders.default_time):
@@ -251,6 +256,18 @@ def _validate(settings: Settings, source: str) -> None:
     for name in ("similarity_threshold", "supersession_similarity"):
         if not 0 < getattr(c, name) < 1:
             raise SettingsError(f"{source}: consolidation.{name} must be between 0 and 1")
+
+
+def _check_db(path: str, where: str) -> None:
+    """The store is a file the app keeps: not an SQLite URI, not ":memory:" (nothing would be saved)."""
+    from memory.store import check_path
+
+    if not path.strip():
+        raise SettingsError(f"{where}: db is empty; give the path of a database file")
+    try:
+        check_path(path, in_memory=False)
+    except InvalidInput as exc:
+        raise SettingsError(f"{where}: db: {exc}") from None
 
 
 def _check_host(host: str, where: str, example: str = "http://127.0.0.1:11434") -> None:

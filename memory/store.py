@@ -17,6 +17,16 @@ from memory.time.clock import Clock
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 
+def check_path(path: str, in_memory: bool = True) -> None:
+    """A store is a file named by a plain path. SQLite reads a name that starts with "file:" as a URI, so
+    "file:/x.db" would be written elsewhere than the path says (beside a stray "file:" folder) and
+    "?mode=memory" would keep nothing; ":memory:" keeps nothing either (allowed only when `in_memory`)."""
+    if path == ":memory:" and not in_memory:
+        raise InvalidInput("':memory:' names no file, so nothing would be kept; give the path of a database file")
+    if path[:5].lower() == "file:" or "?mode=" in path:
+        raise InvalidInput(f"{path[:80]!r} is an SQLite URI, not a file path; give the path of a database file")
+
+
 def check_file(path: str) -> int | None:
     """Refuse, before SQLite touches it, a path naming a directory, a device or a pipe (opening a FIFO
     would hang) or a file that is not SQLite; return the schema version in its header (None: no file yet)."""
@@ -50,6 +60,7 @@ class Store:
     """
 
     def __init__(self, path: str | os.PathLike[str], clock: Clock | None = None, read_only: bool = False) -> None:
+        check_path(str(path))
         self.path = str(expand(path)) if str(path) != ":memory:" else ":memory:"
         self.clock = clock or Clock()
         if self.path != ":memory:":

@@ -120,6 +120,33 @@ def test_paths_that_are_not_stores_are_refused_before_sqlite_opens_them(cli, tmp
     assert text.read_text() == "my shopping list\n"
 
 
+@pytest.mark.parametrize("db", [":memory:", "file:{tmp}/a.db", "file:a.db?mode=memory", "file::memory:",
+                                "file:{tmp}/b.db?mode=rwc", "a.db?mode=memory"])
+def test_sqlite_uris_and_memory_are_refused_as_a_store_and_nothing_is_created(cli, tmp_path, monkeypatch, db):
+    """Issue 21: --db ":memory:" kept nothing, and "file:/path" wrote the store 0644 beside a stray "file:"
+    folder, past the checks for pipes and other files. Every way of naming the store is refused alike."""
+    db = db.format(tmp=tmp_path)
+    work = tmp_path / "cwd"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    code, _, err = cli("remember", "keep this", db=db)
+    assert code == 2 and one_line(err) and ("SQLite URI" in err or "names no file" in err), err
+    monkeypatch.setenv("ASSISTANT_DB", db)  # the environment and the config file are held to the same rule
+    assert main(["reminders"]) == 2
+    config = tmp_path / "c.toml"
+    config.write_text(f"db = {json.dumps(db)}\n")
+    assert main(["notify", "--config", str(config)]) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.toml", "cwd"] and not any(work.iterdir())
+
+
+def test_the_library_refuses_a_uri_that_sqlite_would_write_elsewhere(tmp_path):
+    from memory.store import Store
+
+    with pytest.raises(InvalidInput, match="SQLite URI"):
+        Store(f"file:{tmp_path}/x.db")
+    assert not any(tmp_path.iterdir())
+
+
 def test_doctor_on_a_pipe_does_not_hang_or_promise_an_export(cli, tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
