@@ -41,6 +41,22 @@ class Embedder(Protocol):
         ...
 
 
+def _telemetry_off() -> None:
+    """Switch onnxruntime's telemetry off; called before anything imports onnxruntime (fastembed does).
+
+    Importing onnxruntime (1.32 on Linux) writes ~/.cache/Microsoft/DeveloperTools/.onnxruntime/deviceid
+    and an onnxruntime.db queueing telemetry events, unless ORT_DISABLE_TELEMETRY is set when it loads:
+    `onnxruntime.disable_telemetry_events()` alone comes too late for those files (measured). The
+    variable is set to "1" whatever it held ("0" turns telemetry on), then the call is made as well, for
+    a process that imported onnxruntime before this ran. Memories stay on this machine, and so does
+    anything about them.
+    """
+    os.environ["ORT_DISABLE_TELEMETRY"] = "1"
+    import onnxruntime
+
+    onnxruntime.disable_telemetry_events()
+
+
 _ORT_PATCH = threading.Lock()
 
 
@@ -107,6 +123,7 @@ class LocalEmbedder:
                 return self._engine
             previous = os.environ.get("HF_HUB_OFFLINE")
             try:
+                _telemetry_off()
                 from fastembed import TextEmbedding
 
                 if self.model == BUNDLED:
