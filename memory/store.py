@@ -8,13 +8,14 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from memory.connection import DatabaseError, connect
+from memory.connection import DatabaseError, connect, folder_writable, table_names
 from memory.errors import InvalidInput, StoreUnusable
 from memory.files import expand
 from memory.schema import migrate
 from memory.time.clock import Clock
 
 SQLITE_HEADER = b"SQLite format 3\x00"
+OWN_TABLES = {"meta", "knowledge"}  # made by the first migration, in the transaction that sets user_version 1
 
 
 def check_path(path: str, in_memory: bool = True) -> None:
@@ -47,6 +48,12 @@ def check_file(path: str) -> int | None:
         raise StoreUnusable(f"the database {path} cannot be read ({exc.strerror or exc})", path) from None
     if header[:16] != SQLITE_HEADER:
         raise InvalidInput(f"{path} is not a memory store (not an SQLite file)")
+    tables = table_names(path)
+    if tables and not OWN_TABLES <= tables:
+        # Another application's database: migrating would add our tables to it (and tighten its mode).
+        shown = ", ".join(sorted(tables)[:3]) + (", ..." if len(tables) > 3 else "")
+        raise InvalidInput(f"{path} is not a memory store (an SQLite database of another application, with "
+                           f"tables {shown[:120]}); nothing was changed")
     return int.from_bytes(header[60:64], "big") if len(header) >= 64 else 0  # PRAGMA user_version
 
 
@@ -67,8 +74,9 @@ class Store:
             check_file(self.path)
         # A store whose file the user made read-only (chmod 0400) is opened read-only and kept so.
         # read_only=True: open without migrating or writing (saving what can be read from a damaged file).
+        # In a folder it cannot write to, SQLite cannot make the files a WAL store writes beside it: read-only too.
         self.read_only = self.path != ":memory:" and Path(self.path).exists() and (
-            read_only or not self._writable_mode())
+            read_only or not self._writable_mode() or not folder_writable(self.path))
         if self.path != ":memory:" and not self.read_only:
             self._create_private()
         try:
@@ -87,6 +95,11 @@ class Store:
                     mode = os.stat(self.path + suffix).st_mode & 0o777
                     if mode & 0o077:  # only ever tighten: never undo a mode the user chose
                         os.chmod(self.path + suffix, mode & 0o700)
+
+    def read_only_cause(self) -> str:
+        if not folder_writable(self.path):
+            return f"its folder {os.path.dirname(os.path.abspath(self.path))} cannot be written to"
+        return "its file mode has no write permission" if not self._writable_mode() else "opened for reading"
 
     def _writable_mode(self) -> bool:
         return bool(os.stat(self.path).st_mode & stat.S_IWUSR)
@@ -139,8 +152,8 @@ class Store:
     def transaction(self) -> Iterator[Store]:
         """All-or-nothing block; nested blocks join the outer transaction."""
         if self.read_only:
-            raise StoreUnusable(f"the database {self.path} is read-only (its file mode has no write permission): "
-                                "nothing was written", self.path, "read_only")
+            raise StoreUnusable(f"the database {self.path} is read-only ({self.read_only_cause()}): nothing was "
+                                "written", self.path, "read_only")
         with self.lock:
             if self._depth:
                 self._depth += 1

@@ -147,6 +147,76 @@ def test_the_library_refuses_a_uri_that_sqlite_would_write_elsewhere(tmp_path):
     assert not any(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize("user_version", [0, 3, 99])
+def test_another_applications_database_is_refused_and_left_untouched(cli, tmp_path, user_version):
+    """Issue 20: a foreign SQLite database passed as --db was silently taken over (our tables added, its
+    mode tightened); whatever its user_version says (Firefox sets one), it is refused before any write."""
+    import sqlite3
+
+    from memory.store import Store
+
+    path = tmp_path / "places.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript("CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT);"
+                     f"INSERT INTO moz_places (url) VALUES ('https://example.org'); PRAGMA user_version = {user_version};")
+    db.close()
+    os.chmod(path, 0o644)
+    before = path.read_bytes()
+    for args in (("remember", "hello"), ("reminders",), ("import", write(tmp_path, "x.jsonl", ""))):
+        code, _, err = cli(*args, db=str(path))
+        assert code == 2 and one_line(err) and "another application" in err and "newer" not in err, (args, err)
+    code, out, _ = cli("doctor", db=str(path))
+    assert code == 1 and "NOT A STORE" in out and "DAMAGED" not in out
+    with pytest.raises(InvalidInput, match="another application"):
+        Store(path)
+    assert path.read_bytes() == before and stat.S_IMODE(os.stat(path).st_mode) == 0o644
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["places.sqlite", "x.jsonl"]
+
+
+def _as_a_user(args: list[str]) -> list[str]:
+    """The command, run so that file permissions apply to it (root ignores them: drop that power)."""
+    if os.geteuid() != 0:
+        return args
+    import shutil
+
+    if not shutil.which("setpriv"):
+        pytest.skip("running as root without setpriv: a read-only folder cannot be made here")
+    return ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *args]
+
+
+def test_a_store_in_a_read_only_folder_is_read_as_it_is_and_doctor_calls_it_sound(cli, tmp_path):
+    """Issue 20: doctor called a healthy store in a read-only folder DAMAGED and advised a backup (SQLite
+    cannot make the -shm file reading a WAL file takes); every command that reads failed the same way."""
+    import subprocess
+    from pathlib import Path
+
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    db = str(folder / "m.db")
+    assert cli("remember", "the spare key is under the blue pot", db=db)[0] == 0
+    folder.chmod(0o555)
+    before = Path(db).read_bytes()
+    exe = str(Path(sys.executable).with_name("assistant"))
+
+    def run(*args):
+        out = subprocess.run(_as_a_user([exe, *args, "--db", db, "--now", NOW]), capture_output=True, text=True,
+                             timeout=60, stdin=subprocess.DEVNULL, env={**os.environ,
+                                                                        "ASSISTANT_EMBEDDING_MODEL": "none"})
+        return out.returncode, out.stdout, out.stderr
+
+    try:
+        code, out, err = run("doctor")
+        assert code == 0 and "Integrity: ok" in out and "DAMAGED" not in out and "backup" not in out, out + err
+        assert "1 memories" in out and "cannot be written to" in out
+        code, out, err = run("recall", "spare key")
+        assert code == 0 and "blue pot" in out, err
+        code, _, err = run("remember", "something new")
+        assert code == 1 and one_line(err) and "read-only" in err and "folder" in err and "damaged" not in err, err
+        assert Path(db).read_bytes() == before and sorted(p.name for p in folder.iterdir()) == ["m.db"]
+    finally:
+        folder.chmod(0o755)
+
+
 def test_doctor_on_a_pipe_does_not_hang_or_promise_an_export(cli, tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
