@@ -217,6 +217,18 @@ def test_a_store_in_a_read_only_folder_is_read_as_it_is_and_doctor_calls_it_soun
         folder.chmod(0o755)
 
 
+def test_a_cache_folder_that_cannot_be_written_costs_search_its_vectors_not_the_command(cli, tmp_path, monkeypatch):
+    """Issue 20: an unwritable ~/.cache ended with "cannot write the output: Permission denied"."""
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # a file where the folder should be: root cannot write either
+    assert cli("remember", "the spare key is under the blue pot")[0] == 0
+    code, out, err = cli("recall", "spare key")
+    assert code == 0 and "blue pot" in out and one_line(err) and "cache folder" in err and "output" not in err, err
+    code, _, err = cli("index")
+    assert code == 1 and one_line(err) and f"the cache folder {blocker}" in err and "output" not in err, err
+
+
 def test_doctor_on_a_pipe_does_not_hang_or_promise_an_export(cli, tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)

