@@ -274,12 +274,16 @@ def _check_host(host: str, where: str, example: str = "http://127.0.0.1:11434") 
     """A server address a client can use: http(s)://host[:port][/path], or host[:port]."""
     from urllib.parse import urlsplit
 
+    from memory.text import CONTROL
+
     try:
         parts = urlsplit(host if "://" in host else f"http://{host}")
         parts.port  # noqa: B018  # reading it checks it
         good = parts.scheme in ("http", "https") and bool(parts.hostname)
     except ValueError:
         good = False
+    if any(c.isspace() for c in host) or CONTROL.search(host):
+        good = False  # urlsplit drops tabs and line breaks silently; they would reach messages and headers
     if not good:
         raise SettingsError(f"{where}: {host[:80]!r} is not an address such as {example}")
 

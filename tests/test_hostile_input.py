@@ -38,11 +38,14 @@ def test_empty_paths_name_no_file(cli):
     assert code == 2 and one_line(err) and "empty path" in err
 
 
-@pytest.mark.parametrize("host", ["http://[::1", "localhost:99999", "ftp://example.com", "http://"])
+@pytest.mark.parametrize("host", ["http://[::1", "localhost:99999", "ftp://example.com", "http://",
+                                  "127.0.0.1:11434\n", "http://127.0.0.1:11434/\r\nX-Forged: 1", "http://127.0.0.1:\t11434",
+                                  "http://127.0.0.1:11434\x1b[2J", "http://local host:11434"])
 def test_an_unusable_ollama_address_is_a_settings_error(cli, monkeypatch, host):
     monkeypatch.setenv("OLLAMA_HOST", host)
     code, _, err = cli("status")
-    assert code == 2 and one_line(err) and "ollama.host" in err
+    assert code == 2 and one_line(err) and "ollama.host" in err and "\x1b" not in err
+    assert cli("consolidate")[0] == 2  # issue 20: a line break got through and forged a line of its report
 
 
 def test_a_full_disk_is_reported_not_a_silent_success(cli):
