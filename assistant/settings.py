@@ -309,6 +309,13 @@ def _env_layers(env: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
     return layers
 
 
+MAX_KEY_DEPTH = 32  # the deepest real key is three levels (openai.headers."X-Name")
+# A chain of more than MAX_KEY_DEPTH dotted key segments, found in linear time: it starts only where a
+# bare word starts and never backtracks into a segment (a plain pattern took 76 s on one 40,000-letter word).
+_SEGMENT = r"""(?:[A-Za-z0-9_-]++|"[^"\n]*+"|'[^'\n]*+')"""
+_DEEP_KEY = re.compile(rf"(?<![A-Za-z0-9_-]){_SEGMENT}(?:[ \t]*+\.[ \t]*+{_SEGMENT}){{{MAX_KEY_DEPTH},}}")
+
+
 def load_settings(config: str | None = None, overrides: dict[str, Any] | None = None,
                   env: dict[str, str] | None = None) -> Settings:
     """Build the settings from every layer; `overrides` are command-line flags (None = not given)."""
@@ -322,7 +329,10 @@ def load_settings(config: str | None = None, overrides: dict[str, Any] | None = 
         raise SettingsError(f"config file not found: {path}")
     if path.is_file():
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            if _DEEP_KEY.search(text):  # tomllib takes quadratic time in a key's depth: 50,000 levels never end
+                raise SettingsError(f"{path}: not a config file (a key nested more than {MAX_KEY_DEPTH} levels deep)")
+            data = tomllib.loads(text)
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise SettingsError(f"{path}: not valid TOML ({exc})") from None
         except RecursionError:
