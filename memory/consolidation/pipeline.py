@@ -392,10 +392,11 @@ class Consolidator:
         transitions = []
         for r in rows:
             score = scores.get(r["memory_id"], 0.0)
-            new = tier_for(score)
+            superseded = r["superseded_by"] is not None or r["memory_id"] in self.superseded_now
+            new = tier_for(score, superseded)
             if new == r["tier"]:
                 continue
-            reason = "superseded" if r["superseded_by"] is not None else f"retention {score:.2f}"
+            reason = "superseded" if superseded else f"retention {score:.2f}"
             transitions.append({"memory_id": r["memory_id"], "from_tier": r["tier"], "to_tier": new,
                                 "reason": reason, "retention_score": round(score, 4)})
         if not result.dry_run and transitions:
