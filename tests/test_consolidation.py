@@ -106,8 +106,10 @@ def test_full_run_clusters_summarises_supersedes_and_deletes_nothing(filled, emb
     assert again.summaries_created == 0 and again.supersessions_detected == 0
     assert filled.one("SELECT count(*) FROM summaries")[0] == 3
     assert filled.one("SELECT count(*) FROM edges")[0] == 12 + 1
-    # The exhaustive search touched Berlin (last_accessed = now), so per F6 it warms up to cold, no higher.
-    assert filled.one("SELECT tier FROM memory_meta WHERE memory_id = ?", (berlin,))[0] == "cold"
+    # The exhaustive search touched Berlin (last_accessed = now), which raises its score to cold; superseded,
+    # it stays archived all the same (issue 20: a superseded fact is archived, not cold).
+    assert filled.one("SELECT tier FROM memory_meta WHERE memory_id = ?", (berlin,))[0] == "archived"
+    assert filled.one("SELECT retention FROM memory_meta WHERE memory_id = ?", (berlin,))[0] >= 0.1
 
 
 def test_ollama_down_still_scores_and_tiers(filled, embedder):
