@@ -18,6 +18,7 @@ from memory.time.instants import UTC
 from memory.time.zones import zone_from_name
 
 T0 = datetime(2026, 11, 22, 14, 0, tzinfo=UTC)  # a Sunday
+T0_TEXT = T0.isoformat()
 
 # No test writes into the repository tree: hypothesis keeps its examples and caches in the temp dir.
 HYPOTHESIS_HOME = os.path.join(tempfile.gettempdir(), "assistant-hypothesis")
@@ -144,7 +145,7 @@ def cli(tmp_path, capsys):
 
     store = str(tmp_path / "m.db")
 
-    def run(*args, now=T0.isoformat(), db=store):
+    def run(*args, now=T0_TEXT, db=store):
         code = main([*args, "--db", db, "--now", now])
         out, err = capsys.readouterr()
         return code, out, err

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from assistant.providers.local import LocalModel
 from memory.consolidation.pipeline import Consolidator, Options, tier_counts
-from memory.edges import edges_of
 from memory.consolidation.retention import retention, tier_for
+from memory.edges import edges_of
 from memory.search import Searcher
 from memory.time.instants import UTC
 from memory.transfer.jsonl_import import import_records
@@ -41,7 +41,8 @@ def fixture_records():
     out, day = [], 1
     for notes in TOPICS.values():
         for note in notes:
-            out.append({"type": "memory", "kind": "event", "content": note, "created_at": f"2026-11-{day:02d}T10:00:00Z"})
+            out.append({"type": "memory", "kind": "event", "content": note,
+                        "created_at": f"2026-11-{day:02d}T10:00:00Z"})
             day += 1
     out += [{"type": "memory", "kind": "note", "content": n, "created_at": "2026-11-15T10:00:00Z"} for n in UNRELATED]
     out += [{"type": "memory", "kind": "fact", "content": "I live in Berlin", "created_at": "2026-01-10T10:00:00Z"},
@@ -155,7 +156,8 @@ def test_dry_run_writes_nothing(filled, embedder, smart_ollama):
     assert result.summaries_created == 3 and result.tier_transitions
     assert filled.one("SELECT count(*) FROM summaries")[0] == 0
     assert filled.one("SELECT count(*) FROM consolidation_runs")[0] == 0
-    assert set(tier_counts(filled)) == {"hot", "warm", "cold", "archived"} and tier_counts(filled)["hot"] == len(fixture_records())
+    counts = tier_counts(filled)
+    assert set(counts) == {"hot", "warm", "cold", "archived"} and counts["hot"] == len(fixture_records())
 
 
 def _phase(db) -> str | None:
@@ -200,7 +202,8 @@ def test_killed_mid_run_then_resumed(tmp_path, smart_ollama):
                             "c.execute('select count(*) from knowledge').fetchone()[0], "
                             "c.execute('select count(*) from summaries').fetchone()[0], "
                             "c.execute('select count(distinct source_key) from summaries').fetchone()[0], "
-                            "c.execute(\"select count(*) from consolidation_runs where status='failed'\").fetchone()[0])"],
+                            "c.execute(\"select count(*) from consolidation_runs where status='failed'\")"
+                            ".fetchone()[0])"],
                            capture_output=True, text=True)
     ok, memories, summaries, distinct, failed = check.stdout.split()
     assert (ok, int(memories), int(summaries), int(distinct)) == ("ok", len(fixture_records()), 3, 3)
@@ -253,7 +256,8 @@ def pair_scores(embedder, threshold):
     from sklearn.cluster import AgglomerativeClustering
 
     texts = [t for notes in CALIBRATION.values() for t in notes] + NEAR_MISSES + UNRELATED
-    truth = [k for k, notes in CALIBRATION.items() for _ in notes] + [f"u{i}" for i in range(len(NEAR_MISSES + UNRELATED))]
+    truth = [k for k, notes in CALIBRATION.items() for _ in notes]
+    truth += [f"u{i}" for i in range(len(NEAR_MISSES + UNRELATED))]
     labels = AgglomerativeClustering(n_clusters=None, metric="cosine", linkage="average",
                                      distance_threshold=1 - threshold).fit_predict(np.asarray(embedder.embed(texts)))
     sizes = {label: list(labels).count(label) for label in set(labels)}

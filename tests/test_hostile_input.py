@@ -161,7 +161,8 @@ def test_another_applications_database_is_refused_and_left_untouched(cli, tmp_pa
     path = tmp_path / "places.sqlite"
     db = sqlite3.connect(path)
     db.executescript("CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT);"
-                     f"INSERT INTO moz_places (url) VALUES ('https://example.org'); PRAGMA user_version = {user_version};")
+                     "INSERT INTO moz_places (url) VALUES ('https://example.org');"
+                     f"PRAGMA user_version = {user_version};")
     db.close()
     os.chmod(path, 0o644)
     before = path.read_bytes()
@@ -376,7 +377,7 @@ def test_export_never_replaces_a_device_a_pipe_or_what_a_symlink_is(cli, tmp_pat
 @pytest.mark.parametrize("refs", ['[{"text":1}]', '[1]', '[{"text":"x"}]', '[{"text":"x","date":5}]',
                                   '[{"text":"x","date":"0000-01-01"}]', '{"text":"x"}'])
 def test_bad_time_refs_are_refused_at_import(cli, tmp_path, refs):
-    body = '{"type":"memory","content":"x yesterday","time_refs":%s}' % refs
+    body = f'{{"type":"memory","content":"x yesterday","time_refs":{refs}}}'
     code, _, err = cli("import", write(tmp_path, "refs.jsonl", body + "\n"))
     assert code == 2 and one_line(err) and "time_refs" in err
     assert cli("prompt", "--query", "x")[0] == 0

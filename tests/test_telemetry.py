@@ -39,7 +39,8 @@ def test_the_embedder_writes_nothing_outside_its_own_cache(tmp_path):
             "import onnxruntime\n"
             "assert onnxruntime.InferenceSession is onnxruntime.capi.onnxruntime_inference_collection"
             ".InferenceSession, 'the load left onnxruntime patched'\n")
-    out = subprocess.run([sys.executable, "-c", code, str(home / "ours")], env=_env(home), capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", code, str(home / "ours")], env=_env(home), capture_output=True,
+                         text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     files = _files(home)
     assert files and all(f.startswith("ours/") for f in files), files

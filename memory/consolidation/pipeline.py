@@ -175,7 +175,8 @@ class Consolidator:
 
     def _vectors(self, ids: list[int]):
         docs, matrix = stored_vectors(self.store, [doc_id("memory", i) for i in ids])
-        return {split_doc_id(int(doc))[1]: vector for doc, vector in zip(docs, matrix if matrix is not None else [], strict=True)}
+        rows = matrix if matrix is not None else []
+        return {split_doc_id(int(doc))[1]: vector for doc, vector in zip(docs, rows, strict=True)}
 
     def _batch_neighbours(self, vectors: dict[int, Any], k: int, floor: float) -> dict[int, list[tuple[int, float]]]:
         """Up to k most similar memories (similarity >= floor) of each given one, most similar first.

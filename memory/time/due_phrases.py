@@ -42,7 +42,8 @@ PART = re.compile(r"\b(?:this\s+|in\s+the\s+|at\s+)?(morning|afternoon|evening|t
 
 
 def looks_like_iso(text: str) -> bool:
-    return bool(re.match(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$", text.strip(), re.I))
+    return bool(re.match(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$", text.strip(),
+                         re.I))
 
 
 def take_time(text: str) -> tuple[str, tuple[int, int] | None, bool]:
