@@ -11,6 +11,7 @@ import importlib.util
 import os
 import sys
 from functools import cache
+from typing import TYPE_CHECKING
 
 import sqlean
 import sqlean.dbapi2
@@ -18,12 +19,16 @@ import sqlean.dbapi2
 sys.modules.setdefault("pysqlite3", sqlean)
 sys.modules.setdefault("pysqlite3.dbapi2", sqlean.dbapi2)
 
-Connection = sqlean.dbapi2.Connection
-Error = sqlean.dbapi2.Error
-DatabaseError = sqlean.dbapi2.DatabaseError
-IntegrityError = sqlean.dbapi2.IntegrityError
-OperationalError = sqlean.dbapi2.OperationalError
-Row = sqlean.dbapi2.Row
+if TYPE_CHECKING:  # sqlean publishes no types; its API is the standard library's sqlite3
+    from sqlite3 import Connection, Cursor, DatabaseError, Error, IntegrityError, OperationalError, Row
+else:
+    Connection = sqlean.dbapi2.Connection
+    Cursor = sqlean.dbapi2.Cursor
+    Error = sqlean.dbapi2.Error
+    DatabaseError = sqlean.dbapi2.DatabaseError
+    IntegrityError = sqlean.dbapi2.IntegrityError
+    OperationalError = sqlean.dbapi2.OperationalError
+    Row = sqlean.dbapi2.Row
 
 
 @cache
@@ -113,5 +118,5 @@ def _use_wal(conn: Connection, patience: float = 10.0) -> None:
             time.sleep(0.02)
 
 
-__all__ = ["Connection", "DatabaseError", "Error", "IntegrityError", "OperationalError", "Row", "connect",
+__all__ = ["Connection", "Cursor", "DatabaseError", "Error", "IntegrityError", "OperationalError", "Row", "connect",
            "folder_writable", "table_names"]

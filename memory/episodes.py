@@ -335,7 +335,8 @@ def list_conversations(store: Store, limit: int = 500, episode_ids: list[int] | 
     """
     if limit < 1:
         raise InvalidInput("limit must be at least 1")
-    where, params = "", ()
+    where = ""
+    params: tuple[int, ...] = ()
     if episode_ids is not None:
         if not episode_ids:
             return []

@@ -7,8 +7,9 @@ import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-from memory.connection import DatabaseError, connect, folder_writable, table_names
+from memory.connection import Connection, Cursor, DatabaseError, connect, folder_writable, table_names
 from memory.errors import InvalidInput, StoreUnusable
 from memory.files import expand
 from memory.schema import migrate
@@ -125,26 +126,26 @@ class Store:
                                 f"version uses {SCHEMA_VERSION})", self.path, "read_only")
 
     @property
-    def conn(self):  # the raw DB-API connection
+    def conn(self) -> Connection:  # the raw DB-API connection
         return self._conn
 
     def read_table_list(self) -> None:
         """Read the list of tables (DatabaseError when even that is damaged: no row can be found)."""
         self.one("SELECT count(*) FROM sqlite_master")
 
-    def execute(self, sql: str, params: tuple | dict = ()):
+    def execute(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> Any:  # a Cursor
         with self.lock:
             return self._conn.execute(sql, params)
 
-    def query(self, sql: str, params: tuple | dict = ()) -> list:
+    def query(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> list[Any]:
         with self.lock:
             return self._conn.execute(sql, params).fetchall()
 
-    def executemany(self, sql: str, rows: list):
+    def executemany(self, sql: str, rows: list[Any]) -> Cursor:
         with self.lock:
             return self._conn.executemany(sql, rows)
 
-    def one(self, sql: str, params: tuple | dict = ()):
+    def one(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> Any:  # a Row or None
         with self.lock:
             return self._conn.execute(sql, params).fetchone()
 

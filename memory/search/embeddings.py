@@ -93,7 +93,7 @@ class LocalEmbedder:
         self.name = "minilm-l6-v2-int8" if model == BUNDLED else model
         self.model = model
         self.cache_dir = cache_dir
-        self._engine = None
+        self._engine: Any = None  # fastembed's TextEmbedding, made on first use
         self._dim: int | None = 384 if model == BUNDLED else None
         self._lock = threading.Lock()
 
@@ -122,7 +122,7 @@ class LocalEmbedder:
                 shutil.copyfile(source, link)
         return target
 
-    def load(self):
+    def load(self) -> Any:
         with self._lock:
             if self._engine is not None:
                 return self._engine
@@ -181,7 +181,7 @@ def _release_freed_memory() -> None:
         pass  # not glibc: nothing to do
 
 
-def put_vector(store: Store, doc: int, vector) -> None:
+def put_vector(store: Store, doc: int, vector: np.ndarray) -> None:
     """Store (or replace) one document's vector; inside a transaction."""
     vectors.put(store, [doc], vector)
 
@@ -254,7 +254,7 @@ def sync_embeddings(store: Store, embedder: Embedder, batch: int = 128, limit: i
     return done
 
 
-def _store_vectors(store: Store, texts: list[tuple[int, str]], matrix) -> None:
+def _store_vectors(store: Store, texts: list[tuple[int, str]], matrix: np.ndarray) -> None:
     """Keep the vectors of texts unchanged since they were read; one transaction."""
     with store.transaction():
         kept, kept_rows = [], []
