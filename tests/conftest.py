@@ -54,6 +54,18 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("LANG", "C.UTF-8")
 
 
+# The tests that drive the Textual app take 1-5 s each (about 80 s in all): the quick loop,
+# `pytest -m "not slow"`, leaves them out, by this one rule rather than a mark on each of them.
+# `pytest tests/test_ui_keys.py` runs a UI file whole.
+UI_TEST_FILES = ("test_ui.py", "test_ui_keys.py", "test_ui_reminders.py", "test_ui_conversations.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in UI_TEST_FILES:
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_configure(config):
     """Snapshot failure reports go to the temp dir, never into the repository tree."""
     import tempfile

@@ -84,6 +84,7 @@ def model(url, **kw):
     return LocalModel(url, "stand-in:latest", timeout=kw.pop("timeout", 5), backoff=0.01, **kw)
 
 
+@pytest.mark.slow
 def test_full_run_clusters_summarises_supersedes_and_deletes_nothing(filled, embedder, smart_ollama):
     before = filled.one("SELECT count(*) FROM knowledge")[0]
     result = Consolidator(filled, embedder, model(smart_ollama.url), Options()).run(full=True)
@@ -135,6 +136,7 @@ def test_malformed_json_retried_once_then_skipped(filled, embedder, smart_ollama
     assert rerun.summaries_created == 1  # the skipped cluster is done next time, the others not redone
 
 
+@pytest.mark.slow
 def test_breaker_and_timeouts(filled, embedder, ollama_standin):
     ollama_standin.script = [("sleep", 2, "late")]
     m = model(ollama_standin.url, timeout=0.5, retries=1, breaker_threshold=2)
@@ -272,6 +274,7 @@ def pair_scores(embedder, threshold):
     return tp / max(1, tp + fp), tp / max(1, tp + fn)
 
 
+@pytest.mark.slow
 def test_calibrated_threshold(embedder):
     from assistant.settings import ConsolidationSettings
 

@@ -12,6 +12,8 @@ import tomllib
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 OURS = {"assistant", "memory", "ui", "tests", "benchmarks"}
 
@@ -45,6 +47,7 @@ def _undeclared(modules: dict[str, str], declared: set[str]) -> list[str]:
     return missing
 
 
+@pytest.mark.slow
 def test_every_imported_package_is_a_declared_dependency():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     runtime = {_name(r) for r in project["dependencies"]}

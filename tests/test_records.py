@@ -131,6 +131,7 @@ def _corrupt_a_page_of(path, table: str) -> None:
         f.write(b"\xde\xad\xbe\xef" * (size // 8))
 
 
+@pytest.mark.slow
 def test_a_damaged_store_is_reported_and_every_readable_row_exported(tmp_path, clock, capsys):
     """Issue 13: a corrupted database gets a clear message, doctor names it, export salvages the rest."""
     from assistant.cli.program import main

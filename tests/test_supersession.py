@@ -91,6 +91,7 @@ def test_statement_reading():
     assert not restates(read_statement("the door code is 7731"), old)  # without one, the subject must be the same
 
 
+@pytest.mark.slow
 def test_a_superseded_fact_is_archived_by_consolidation_not_left_cold(cli):
     """Issue 20: x 0.2 alone left a fresh superseded fact cold (0.76 x 0.2 = 0.15), so a deep search
     still offered the old door code as if true. Consolidation (here without a model: scores and tiers
