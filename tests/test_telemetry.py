@@ -25,6 +25,22 @@ def _env(home: Path) -> dict[str, str]:
     return env
 
 
+# No socket open once the model has embedded (Linux lists a process's open files in /proc).
+SOCKETS_OPEN = """
+import os
+def sockets_open():
+    found = []
+    for fd in os.listdir('/proc/self/fd'):
+        try:
+            target = os.readlink(f'/proc/self/fd/{fd}')
+        except OSError:
+            continue
+        if target.startswith('socket:'):
+            found.append(target)
+    return found
+"""
+
+
 def _files(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() or p.is_symlink())
 
@@ -38,7 +54,8 @@ def test_the_embedder_writes_nothing_outside_its_own_cache(tmp_path):
             "assert e.embed(['the wifi password is on the fridge']).shape == (1, 384)\n"
             "import onnxruntime\n"
             "assert onnxruntime.InferenceSession is onnxruntime.capi.onnxruntime_inference_collection"
-            ".InferenceSession, 'the load left onnxruntime patched'\n")
+            ".InferenceSession, 'the load left onnxruntime patched'\n"
+            + SOCKETS_OPEN + "assert sockets_open() == [], sockets_open()\n")
     out = subprocess.run([sys.executable, "-c", code, str(home / "ours")], env=_env(home), capture_output=True,
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr
