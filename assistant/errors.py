@@ -46,7 +46,8 @@ def explain(error: BaseException) -> str:
                    "can move the file aside and `assistant import FILE` into a new one",
         "unreadable": f"`assistant doctor{db}` checks it",
         "newer": "upgrade assistant to open it",
-        "read_only": "make it writable (chmod u+w) to change it; `assistant reminders`, `recall` and `export` "
+        "read_only": "make the file and its folder writable (chmod u+w) to change it; `assistant reminders`, "
+                     "`recall` and `export` "
                      "read it as it is",
     }
     hint = hints.get(error.reason)

@@ -17,9 +17,9 @@ def default_db() -> Path:
 
 
 def cache_dir() -> Path:
-    path = platformdirs.user_cache_path(APP)
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return path
+    """Where the embedder lays out its model files; made (0700) by the embedder when it first loads, so
+    that a cache folder that cannot be written to costs search its vectors, with a notice, not the command."""
+    return platformdirs.user_cache_path(APP)
 
 
 def log_dir() -> Path:

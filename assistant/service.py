@@ -39,6 +39,7 @@ def check_launch(path: str) -> None:
     a store it can write (it saves every message typed) and not from a newer version."""
     import stat
 
+    from memory.connection import folder_writable
     from memory.errors import StoreUnusable
     from memory.schema import SCHEMA_VERSION
     from memory.store import check_file
@@ -49,7 +50,7 @@ def check_launch(path: str) -> None:
     if version > SCHEMA_VERSION:
         raise StoreUnusable(f"the database {path} is from a newer version of assistant (schema {version} > "
                             f"{SCHEMA_VERSION})", path, "newer")
-    if not os.stat(path).st_mode & stat.S_IWUSR:  # as Store reads it (root can write anything)
+    if not os.stat(path).st_mode & stat.S_IWUSR or not folder_writable(path):  # as Store reads it
         raise StoreUnusable(f"the database {path} is read-only, and the app saves everything you type", path,
                             "read_only")
 

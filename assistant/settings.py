@@ -119,7 +119,10 @@ class Settings:
     def db_path(self) -> Path:
         from memory.files import expand
 
-        return expand(self.db) if self.db else paths.default_db()
+        if not self.db:
+            return paths.default_db()
+        _check_db(self.db, "settings")  # settings built without load_settings are held to the same rule
+        return expand(self.db)
 
     def frozen_now(self) -> datetime | None:
         if not self.now:
@@ -221,6 +224,8 @@ def _validate(settings: Settings, source: str) -> None:
             raise SettingsError(f"{source}: now must be an ISO 8601 instant, got {settings.now[:80]!r}") from None
         except InvalidInput as exc:
             raise SettingsError(f"{source}: {exc}") from None
+    if settings.db:
+        _check_db(settings.db, source)
     c, p, o = settings.consolidation, settings.prompt, settings.ollama
     _check_host(o.host, f"{source}: ollama.host")
     if not re.fullmatch(r"\s*([01]?\d|2[0-3]):[0-5]\d\s*", settings.reminders.default_time):
@@ -253,9 +258,23 @@ def _validate(settings: Settings, source: str) -> None:
             raise SettingsError(f"{source}: consolidation.{name} must be between 0 and 1")
 
 
+def _check_db(path: str, where: str) -> None:
+    """The store is a file the app keeps: not an SQLite URI, not ":memory:" (nothing would be saved)."""
+    from memory.store import check_path
+
+    if not path.strip():
+        raise SettingsError(f"{where}: db is empty; give the path of a database file")
+    try:
+        check_path(path, in_memory=False)
+    except InvalidInput as exc:
+        raise SettingsError(f"{where}: db: {exc}") from None
+
+
 def _check_host(host: str, where: str, example: str = "http://127.0.0.1:11434") -> None:
     """A server address a client can use: http(s)://host[:port][/path], or host[:port]."""
     from urllib.parse import urlsplit
+
+    from memory.text import CONTROL
 
     try:
         parts = urlsplit(host if "://" in host else f"http://{host}")
@@ -263,6 +282,8 @@ def _check_host(host: str, where: str, example: str = "http://127.0.0.1:11434") 
         good = parts.scheme in ("http", "https") and bool(parts.hostname)
     except ValueError:
         good = False
+    if any(c.isspace() for c in host) or CONTROL.search(host):
+        good = False  # urlsplit drops tabs and line breaks silently; they would reach messages and headers
     if not good:
         raise SettingsError(f"{where}: {host[:80]!r} is not an address such as {example}")
 
@@ -288,6 +309,13 @@ def _env_layers(env: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
     return layers
 
 
+MAX_KEY_DEPTH = 32  # the deepest real key is three levels (openai.headers."X-Name")
+# A chain of more than MAX_KEY_DEPTH dotted key segments, found in linear time: it starts only where a
+# bare word starts and never backtracks into a segment (a plain pattern took 76 s on one 40,000-letter word).
+_SEGMENT = r"""(?:[A-Za-z0-9_-]++|"[^"\n]*+"|'[^'\n]*+')"""
+_DEEP_KEY = re.compile(rf"(?<![A-Za-z0-9_-]){_SEGMENT}(?:[ \t]*+\.[ \t]*+{_SEGMENT}){{{MAX_KEY_DEPTH},}}")
+
+
 def load_settings(config: str | None = None, overrides: dict[str, Any] | None = None,
                   env: dict[str, str] | None = None) -> Settings:
     """Build the settings from every layer; `overrides` are command-line flags (None = not given)."""
@@ -301,7 +329,10 @@ def load_settings(config: str | None = None, overrides: dict[str, Any] | None = 
         raise SettingsError(f"config file not found: {path}")
     if path.is_file():
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            if _DEEP_KEY.search(text):  # tomllib takes quadratic time in a key's depth: 50,000 levels never end
+                raise SettingsError(f"{path}: not a config file (a key nested more than {MAX_KEY_DEPTH} levels deep)")
+            data = tomllib.loads(text)
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise SettingsError(f"{path}: not valid TOML ({exc})") from None
         except RecursionError:

@@ -4,4 +4,5 @@ from memory.errors import DateParseError, ImportFailed, InvalidInput, MemoryLibE
 from memory.store import Store
 from memory.time.clock import Clock
 
-__all__ = ["Clock", "DateParseError", "ImportFailed", "InvalidInput", "MemoryLibError", "NotFound", "Store", "StoreUnusable"]
+__all__ = ["Clock", "DateParseError", "ImportFailed", "InvalidInput", "MemoryLibError", "NotFound", "Store",
+           "StoreUnusable"]

@@ -11,6 +11,7 @@ import importlib.util
 import os
 import sys
 from functools import cache
+from typing import TYPE_CHECKING
 
 import sqlean
 import sqlean.dbapi2
@@ -18,12 +19,16 @@ import sqlean.dbapi2
 sys.modules.setdefault("pysqlite3", sqlean)
 sys.modules.setdefault("pysqlite3.dbapi2", sqlean.dbapi2)
 
-Connection = sqlean.dbapi2.Connection
-Error = sqlean.dbapi2.Error
-DatabaseError = sqlean.dbapi2.DatabaseError
-IntegrityError = sqlean.dbapi2.IntegrityError
-OperationalError = sqlean.dbapi2.OperationalError
-Row = sqlean.dbapi2.Row
+if TYPE_CHECKING:  # sqlean publishes no types; its API is the standard library's sqlite3
+    from sqlite3 import Connection, Cursor, DatabaseError, Error, IntegrityError, OperationalError, Row
+else:
+    Connection = sqlean.dbapi2.Connection
+    Cursor = sqlean.dbapi2.Cursor
+    Error = sqlean.dbapi2.Error
+    DatabaseError = sqlean.dbapi2.DatabaseError
+    IntegrityError = sqlean.dbapi2.IntegrityError
+    OperationalError = sqlean.dbapi2.OperationalError
+    Row = sqlean.dbapi2.Row
 
 
 @cache
@@ -45,10 +50,8 @@ def connect(path: str, read_only: bool = False) -> Connection:
     read_only opens the file with mode=ro, so nothing can be written to it.
     """
     if read_only:
-        from urllib.parse import quote
-
-        conn = sqlean.connect(f"file:{quote(path)}?mode=ro", uri=True, isolation_level=None,
-                              check_same_thread=False, timeout=10.0)
+        conn = sqlean.connect(_read_only_uri(path), uri=True, isolation_level=None, check_same_thread=False,
+                              timeout=10.0)
     else:
         conn = sqlean.connect(path, isolation_level=None, check_same_thread=False, timeout=10.0)
     conn.enable_load_extension(True)
@@ -61,6 +64,39 @@ def connect(path: str, read_only: bool = False) -> Connection:
         _use_wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
     return conn
+
+
+def folder_writable(path: str) -> bool:
+    """Whether files can be made beside `path`: a WAL database needs its -wal and -shm files there."""
+    return os.access(os.path.dirname(os.path.abspath(path)), os.W_OK)
+
+
+def _read_only_uri(path: str) -> str:
+    """A URI that opens `path` for reading only. In a folder nobody can write to, SQLite cannot make the
+    -shm file that reading a WAL database takes, and mode=ro alone fails ("attempt to write a readonly
+    database"); there the file is opened immutable, which is exact while no -wal file holds changes
+    not yet in it (nothing can write beside it to make one)."""
+    from urllib.parse import quote
+
+    uri = f"file:{quote(path)}?mode=ro"
+    if not folder_writable(path) and not os.path.exists(path + "-wal"):
+        uri += "&immutable=1"
+    return uri
+
+
+def table_names(path: str) -> set[str] | None:
+    """The names of the tables in the SQLite file at `path`, read without writing to it or loading any
+    extension; None when they cannot be read (a damaged file: the caller's open will say so)."""
+    try:
+        conn = sqlean.connect(_read_only_uri(path), uri=True, timeout=10.0)
+    except Error:
+        return None
+    try:
+        return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except Error:
+        return None
+    finally:
+        conn.close()
 
 
 def _use_wal(conn: Connection, patience: float = 10.0) -> None:
@@ -82,4 +118,5 @@ def _use_wal(conn: Connection, patience: float = 10.0) -> None:
             time.sleep(0.02)
 
 
-__all__ = ["Connection", "DatabaseError", "Error", "IntegrityError", "OperationalError", "Row", "connect"]
+__all__ = ["Connection", "Cursor", "DatabaseError", "Error", "IntegrityError", "OperationalError", "Row", "connect",
+           "folder_writable", "table_names"]

@@ -207,33 +207,33 @@ def _title_from_key_words(texts: list[str]) -> str | None:
     keys = set(ranked[:4])
     phrases: list[str] = []
     covered: set[str] = set()
+
+    def close(run: list[tuple[str, str | None]]) -> None:
+        # A phrase is a run of meaningful words holding a key word: "door code" for the key "door".
+        while run and run[-1][1] is None:
+            run.pop()
+        stems_in = {k for _, k in run if k}
+        if stems_in & keys and not (stems_in & keys) <= covered:
+            phrase, content = [], 0
+            for word, key in run:
+                content += key is not None
+                if content > 4:
+                    break
+                phrase.append(word)
+            phrases.append(" ".join(phrase).rstrip())
+            covered.update(stems_in)
+        run.clear()
+
     for tokens in said:
         run: list[tuple[str, str | None]] = []
-
-        def close() -> None:
-            # A phrase is a run of meaningful words holding a key word: "door code" for the key "door".
-            while run and run[-1][1] is None:
-                run.pop()
-            stems_in = {k for _, k in run if k}
-            if stems_in & keys and not (stems_in & keys) <= covered:
-                phrase, content = [], 0
-                for word, key in run:
-                    content += key is not None
-                    if content > 4:
-                        break
-                    phrase.append(word)
-                phrases.append(" ".join(phrase).rstrip())
-                covered.update(stems_in)
-            run.clear()
-
         for word, key in tokens:
             if key is not None:
                 run.append((word, key))
             elif run and word.lower() in _JOINERS and not (len(run) > 1 and run[-1][1] is None):
                 run.append((word, None))
             else:
-                close()
-        close()
+                close(run)
+        close(run)
         if len(phrases) >= 3:
             break
     title = ", ".join(phrases[:3])
@@ -335,7 +335,8 @@ def list_conversations(store: Store, limit: int = 500, episode_ids: list[int] | 
     """
     if limit < 1:
         raise InvalidInput("limit must be at least 1")
-    where, params = "", ()
+    where = ""
+    params: tuple[int, ...] = ()
     if episode_ids is not None:
         if not episode_ids:
             return []

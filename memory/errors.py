@@ -48,7 +48,8 @@ class ImportFailed(InvalidInput):
 class StoreUnusable(MemoryLibError):
     """The database file cannot be used as asked. `reason`: unreadable (cannot even be opened or read),
     damaged (SQLite reports damage), newer (written by a newer schema), read_only (a write to a file the
-    user made read-only), foreign (an SQLite file of another application)."""
+    user made read-only, or in a folder that cannot be written to). Another application's SQLite file is
+    InvalidInput (memory.store.check_file), like any other file that is not a store."""
 
     def __init__(self, message: str, path: str = "", reason: str = "unreadable") -> None:
         super().__init__(message)

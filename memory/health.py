@@ -10,7 +10,7 @@ import stat
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from memory.connection import DatabaseError, connect
+from memory.connection import DatabaseError, connect, folder_writable
 from memory.errors import InvalidInput, StoreUnusable
 from memory.schema import SCHEMA_VERSION
 from memory.store import check_file
@@ -48,6 +48,9 @@ def check(path: str, max_messages: int = 20) -> Health:
     health = Health(path, True, size_bytes=info.st_size, mode=f"{stat.S_IMODE(info.st_mode):04o}")
     if stat.S_IMODE(info.st_mode) & 0o077:
         health.problems.append(f"the file mode is {health.mode}: others can read your memories (chmod 600)")
+    if not folder_writable(path):  # read as it is (connect opens it immutable): sound, but it cannot change
+        health.problems.append(f"its folder {os.path.dirname(os.path.abspath(path))} cannot be written to: the "
+                               "store can be read but nothing can be saved in it")
     try:
         db = connect(path, read_only=True)
         health.schema_version = db.execute("PRAGMA user_version").fetchone()[0]

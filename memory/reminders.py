@@ -33,12 +33,14 @@ class Reminder:
 
 def due_text(memory: Memory, clock: Clock) -> str:
     """When a reminder is due, the one wording every list uses: "Tue Nov 24 19:00, every Tue"."""
+    assert memory.due_at is not None  # a reminder has a due time
     rule = f", {memory.rule.describe()}" if memory.recurrence else ""
     return f"{clock.short(memory.due_at)}{rule}"
 
 
 def label_for(memory: Memory, now: datetime, clock: Clock) -> tuple[str, str]:
     """("due" | "overdue", "[DUE Tue Nov 24 19:00, every Tue]")."""
+    assert memory.due_at is not None  # a reminder has a due time
     status = "overdue" if memory.due_at < to_utc_iso(now) else "due"
     return status, f"[{status.upper()} {due_text(memory, clock)}]"
 
@@ -252,7 +254,8 @@ def _complete_occurrence(store: Store, memory: Memory) -> dict[str, Any]:
     now = store.clock.now()
     store.execute("INSERT INTO reminder_completions (memory_id, occurrence_at, done_at) VALUES (?, ?, ?)",
                   (memory.id, occurrence, to_utc_iso(now)))
-    following = memory.rule.next_after(max(parse_stored(occurrence), now)) if occurrence else None
+    rule = memory.rule
+    following = rule.next_after(max(parse_stored(occurrence), now)) if occurrence and rule else None
     if following is None:
         return {}
     nxt = to_utc_iso(following)
@@ -382,7 +385,7 @@ def due_between(store: Store, start: datetime, end: datetime, include_done: bool
     done = "" if include_done else "AND k.done_at IS NULL "
     rows = store.query(f"{SELECT_MEMORY} WHERE k.due_at IS NOT NULL {done}AND k.due_at >= ? AND k.due_at < ? "
                        "ORDER BY k.due_at, k.id LIMIT 500", (lo, hi))
-    found = [(r, r.memory.due_at) for r in _labelled(rows, now, store.clock)]
+    found = [(r, r.memory.due_at or "") for r in _labelled(rows, now, store.clock)]  # due_at IS NOT NULL
     # Later occurrences of open series that fall due before the span.
     series = store.query(f"{SELECT_MEMORY} WHERE k.recurrence IS NOT NULL AND k.done_at IS NULL AND k.due_at < ? "
                          "ORDER BY k.due_at, k.id LIMIT 500", (lo,))

@@ -7,14 +7,26 @@ import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-from memory.connection import DatabaseError, connect
+from memory.connection import Connection, Cursor, DatabaseError, connect, folder_writable, table_names
 from memory.errors import InvalidInput, StoreUnusable
 from memory.files import expand
 from memory.schema import migrate
 from memory.time.clock import Clock
 
 SQLITE_HEADER = b"SQLite format 3\x00"
+OWN_TABLES = {"meta", "knowledge"}  # made by the first migration, in the transaction that sets user_version 1
+
+
+def check_path(path: str, in_memory: bool = True) -> None:
+    """A store is a file named by a plain path. SQLite reads a name that starts with "file:" as a URI, so
+    "file:/x.db" would be written elsewhere than the path says (beside a stray "file:" folder) and
+    "?mode=memory" would keep nothing; ":memory:" keeps nothing either (allowed only when `in_memory`)."""
+    if path == ":memory:" and not in_memory:
+        raise InvalidInput("':memory:' names no file, so nothing would be kept; give the path of a database file")
+    if path[:5].lower() == "file:" or "?mode=" in path:
+        raise InvalidInput(f"{path[:80]!r} is an SQLite URI, not a file path; give the path of a database file")
 
 
 def check_file(path: str) -> int | None:
@@ -37,6 +49,12 @@ def check_file(path: str) -> int | None:
         raise StoreUnusable(f"the database {path} cannot be read ({exc.strerror or exc})", path) from None
     if header[:16] != SQLITE_HEADER:
         raise InvalidInput(f"{path} is not a memory store (not an SQLite file)")
+    tables = table_names(path)
+    if tables and not OWN_TABLES <= tables:
+        # Another application's database: migrating would add our tables to it (and tighten its mode).
+        shown = ", ".join(sorted(tables)[:3]) + (", ..." if len(tables) > 3 else "")
+        raise InvalidInput(f"{path} is not a memory store (an SQLite database of another application, with "
+                           f"tables {shown[:120]}); nothing was changed")
     return int.from_bytes(header[60:64], "big") if len(header) >= 64 else 0  # PRAGMA user_version
 
 
@@ -50,14 +68,16 @@ class Store:
     """
 
     def __init__(self, path: str | os.PathLike[str], clock: Clock | None = None, read_only: bool = False) -> None:
+        check_path(str(path))
         self.path = str(expand(path)) if str(path) != ":memory:" else ":memory:"
         self.clock = clock or Clock()
         if self.path != ":memory:":
             check_file(self.path)
         # A store whose file the user made read-only (chmod 0400) is opened read-only and kept so.
         # read_only=True: open without migrating or writing (saving what can be read from a damaged file).
+        # In a folder it cannot write to, SQLite cannot make the files a WAL store writes beside it: read-only too.
         self.read_only = self.path != ":memory:" and Path(self.path).exists() and (
-            read_only or not self._writable_mode())
+            read_only or not self._writable_mode() or not folder_writable(self.path))
         if self.path != ":memory:" and not self.read_only:
             self._create_private()
         try:
@@ -76,6 +96,11 @@ class Store:
                     mode = os.stat(self.path + suffix).st_mode & 0o777
                     if mode & 0o077:  # only ever tighten: never undo a mode the user chose
                         os.chmod(self.path + suffix, mode & 0o700)
+
+    def read_only_cause(self) -> str:
+        if not folder_writable(self.path):
+            return f"its folder {os.path.dirname(os.path.abspath(self.path))} cannot be written to"
+        return "its file mode has no write permission" if not self._writable_mode() else "opened for reading"
 
     def _writable_mode(self) -> bool:
         return bool(os.stat(self.path).st_mode & stat.S_IWUSR)
@@ -101,26 +126,26 @@ class Store:
                                 f"version uses {SCHEMA_VERSION})", self.path, "read_only")
 
     @property
-    def conn(self):  # the raw DB-API connection
+    def conn(self) -> Connection:  # the raw DB-API connection
         return self._conn
 
     def read_table_list(self) -> None:
         """Read the list of tables (DatabaseError when even that is damaged: no row can be found)."""
         self.one("SELECT count(*) FROM sqlite_master")
 
-    def execute(self, sql: str, params: tuple | dict = ()):
+    def execute(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> Any:  # a Cursor
         with self.lock:
             return self._conn.execute(sql, params)
 
-    def query(self, sql: str, params: tuple | dict = ()) -> list:
+    def query(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> list[Any]:
         with self.lock:
             return self._conn.execute(sql, params).fetchall()
 
-    def executemany(self, sql: str, rows: list):
+    def executemany(self, sql: str, rows: list[Any]) -> Cursor:
         with self.lock:
             return self._conn.executemany(sql, rows)
 
-    def one(self, sql: str, params: tuple | dict = ()):
+    def one(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> Any:  # a Row or None
         with self.lock:
             return self._conn.execute(sql, params).fetchone()
 
@@ -128,8 +153,8 @@ class Store:
     def transaction(self) -> Iterator[Store]:
         """All-or-nothing block; nested blocks join the outer transaction."""
         if self.read_only:
-            raise StoreUnusable(f"the database {self.path} is read-only (its file mode has no write permission): "
-                                "nothing was written", self.path, "read_only")
+            raise StoreUnusable(f"the database {self.path} is read-only ({self.read_only_cause()}): nothing was "
+                                "written", self.path, "read_only")
         with self.lock:
             if self._depth:
                 self._depth += 1

@@ -18,6 +18,7 @@ from memory.time.instants import UTC
 from memory.time.zones import zone_from_name
 
 T0 = datetime(2026, 11, 22, 14, 0, tzinfo=UTC)  # a Sunday
+T0_TEXT = T0.isoformat()
 
 # No test writes into the repository tree: hypothesis keeps its examples and caches in the temp dir.
 HYPOTHESIS_HOME = os.path.join(tempfile.gettempdir(), "assistant-hypothesis")
@@ -51,6 +52,18 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("TERM", "xterm-256color")
     monkeypatch.setenv("COLORTERM", "truecolor")
     monkeypatch.setenv("LANG", "C.UTF-8")
+
+
+# The tests that drive the Textual app take 1-5 s each (about 80 s in all): the quick loop,
+# `pytest -m "not slow"`, leaves them out, by this one rule rather than a mark on each of them.
+# `pytest tests/test_ui_keys.py` runs a UI file whole.
+UI_TEST_FILES = ("test_ui.py", "test_ui_keys.py", "test_ui_reminders.py", "test_ui_conversations.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name in UI_TEST_FILES:
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_configure(config):
@@ -144,7 +157,7 @@ def cli(tmp_path, capsys):
 
     store = str(tmp_path / "m.db")
 
-    def run(*args, now=T0.isoformat(), db=store):
+    def run(*args, now=T0_TEXT, db=store):
         code = main([*args, "--db", db, "--now", now])
         out, err = capsys.readouterr()
         return code, out, err

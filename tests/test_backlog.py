@@ -6,6 +6,7 @@ import argparse
 import json
 
 import numpy as np
+import pytest
 
 from assistant.cli import conversations, data
 from assistant.service import AssistantService
@@ -69,6 +70,7 @@ def test_recall_answers_at_once_with_20k_texts_waiting(tmp_path, capsys):
     runtime.close()
 
 
+@pytest.mark.slow
 def test_index_embeds_the_backlog_and_the_app_does_it_in_steps(tmp_path, capsys):
     runtime, embedder, _ = _runtime_with_backlog(tmp_path)
     session = AssistantService(runtime)
@@ -124,6 +126,7 @@ def test_an_import_stands_when_the_model_cannot_load(tmp_path, capsys):
     runtime.close()
 
 
+@pytest.mark.slow
 async def test_the_app_embeds_the_backlog_while_nobody_types(tmp_path):
     import ui.app
     from tests.ui_helpers import wait_until

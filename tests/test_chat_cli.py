@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from memory import episodes
 from memory.store import Store
 
@@ -16,6 +18,7 @@ def conversations(db: str) -> list[tuple[int, int, bool]]:
         store.close()
 
 
+@pytest.mark.slow
 def test_chat_continues_the_conversation_in_progress_and_new_starts_another(cli):
     assert cli("chat", "remember that the boiler code is 4471")[0] == 0
     assert cli("chat", "what is the boiler code?", now="2026-11-22T14:10:00+00:00")[0] == 0

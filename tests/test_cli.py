@@ -117,6 +117,7 @@ def test_database_file_is_private(tmp_path, cli):
     assert (tmp_path / "m.db").stat().st_mode & 0o777 == 0o600
 
 
+@pytest.mark.slow
 def test_two_processes_writing_at_once_lose_nothing(tmp_path):
     db = str(tmp_path / "m.db")
     script = ("import sys\nfrom assistant.cli import main\n"

@@ -80,6 +80,7 @@ bad_field = st.sampled_from([
 ])
 
 
+@pytest.mark.slow
 @settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(good=st.lists(memory_record, min_size=1, max_size=5), bad=bad_field, position=st.integers(0, 5))
 def test_an_invalid_record_names_its_line_and_changes_nothing(tmp_path_factory, capsys, good, bad, position):

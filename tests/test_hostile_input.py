@@ -38,11 +38,14 @@ def test_empty_paths_name_no_file(cli):
     assert code == 2 and one_line(err) and "empty path" in err
 
 
-@pytest.mark.parametrize("host", ["http://[::1", "localhost:99999", "ftp://example.com", "http://"])
+@pytest.mark.parametrize("host", ["http://[::1", "localhost:99999", "ftp://example.com", "http://",
+                                  "127.0.0.1:11434\n", "http://127.0.0.1:11434/\r\nX-Forged: 1", "http://127.0.0.1:\t11434",
+                                  "http://127.0.0.1:11434\x1b[2J", "http://local host:11434"])
 def test_an_unusable_ollama_address_is_a_settings_error(cli, monkeypatch, host):
     monkeypatch.setenv("OLLAMA_HOST", host)
     code, _, err = cli("status")
-    assert code == 2 and one_line(err) and "ollama.host" in err
+    assert code == 2 and one_line(err) and "ollama.host" in err and "\x1b" not in err
+    assert cli("consolidate")[0] == 2  # issue 20: a line break got through and forged a line of its report
 
 
 def test_a_full_disk_is_reported_not_a_silent_success(cli):
@@ -118,6 +121,116 @@ def test_paths_that_are_not_stores_are_refused_before_sqlite_opens_them(cli, tmp
         code, _, err = cli("reminders", db=path)
         assert code == 2 and one_line(err) and why in err, (path, err)
     assert text.read_text() == "my shopping list\n"
+
+
+@pytest.mark.parametrize("db", [":memory:", "file:{tmp}/a.db", "file:a.db?mode=memory", "file::memory:",
+                                "file:{tmp}/b.db?mode=rwc", "a.db?mode=memory"])
+def test_sqlite_uris_and_memory_are_refused_as_a_store_and_nothing_is_created(cli, tmp_path, monkeypatch, db):
+    """Issue 21: --db ":memory:" kept nothing, and "file:/path" wrote the store 0644 beside a stray "file:"
+    folder, past the checks for pipes and other files. Every way of naming the store is refused alike."""
+    db = db.format(tmp=tmp_path)
+    work = tmp_path / "cwd"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    code, _, err = cli("remember", "keep this", db=db)
+    assert code == 2 and one_line(err) and ("SQLite URI" in err or "names no file" in err), err
+    monkeypatch.setenv("ASSISTANT_DB", db)  # the environment and the config file are held to the same rule
+    assert main(["reminders"]) == 2
+    config = tmp_path / "c.toml"
+    config.write_text(f"db = {json.dumps(db)}\n")
+    assert main(["notify", "--config", str(config)]) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.toml", "cwd"] and not any(work.iterdir())
+
+
+def test_the_library_refuses_a_uri_that_sqlite_would_write_elsewhere(tmp_path):
+    from memory.store import Store
+
+    with pytest.raises(InvalidInput, match="SQLite URI"):
+        Store(f"file:{tmp_path}/x.db")
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("user_version", [0, 3, 99])
+def test_another_applications_database_is_refused_and_left_untouched(cli, tmp_path, user_version):
+    """Issue 20: a foreign SQLite database passed as --db was silently taken over (our tables added, its
+    mode tightened); whatever its user_version says (Firefox sets one), it is refused before any write."""
+    import sqlite3
+
+    from memory.store import Store
+
+    path = tmp_path / "places.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript("CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT);"
+                     "INSERT INTO moz_places (url) VALUES ('https://example.org');"
+                     f"PRAGMA user_version = {user_version};")
+    db.close()
+    os.chmod(path, 0o644)
+    before = path.read_bytes()
+    for args in (("remember", "hello"), ("reminders",), ("import", write(tmp_path, "x.jsonl", ""))):
+        code, _, err = cli(*args, db=str(path))
+        assert code == 2 and one_line(err) and "another application" in err and "newer" not in err, (args, err)
+    code, out, _ = cli("doctor", db=str(path))
+    assert code == 1 and "NOT A STORE" in out and "DAMAGED" not in out
+    with pytest.raises(InvalidInput, match="another application"):
+        Store(path)
+    assert path.read_bytes() == before and stat.S_IMODE(os.stat(path).st_mode) == 0o644
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["places.sqlite", "x.jsonl"]
+
+
+def _as_a_user(args: list[str]) -> list[str]:
+    """The command, run so that file permissions apply to it (root ignores them: drop that power)."""
+    if os.geteuid() != 0:
+        return args
+    import shutil
+
+    if not shutil.which("setpriv"):
+        pytest.skip("running as root without setpriv: a read-only folder cannot be made here")
+    return ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *args]
+
+
+def test_a_store_in_a_read_only_folder_is_read_as_it_is_and_doctor_calls_it_sound(cli, tmp_path):
+    """Issue 20: doctor called a healthy store in a read-only folder DAMAGED and advised a backup (SQLite
+    cannot make the -shm file reading a WAL file takes); every command that reads failed the same way."""
+    import subprocess
+    from pathlib import Path
+
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    db = str(folder / "m.db")
+    assert cli("remember", "the spare key is under the blue pot", db=db)[0] == 0
+    folder.chmod(0o555)
+    before = Path(db).read_bytes()
+    exe = str(Path(sys.executable).with_name("assistant"))
+
+    def run(*args):
+        out = subprocess.run(_as_a_user([exe, *args, "--db", db, "--now", NOW]), capture_output=True, text=True,
+                             timeout=60, stdin=subprocess.DEVNULL, env={**os.environ,
+                                                                        "ASSISTANT_EMBEDDING_MODEL": "none"})
+        return out.returncode, out.stdout, out.stderr
+
+    try:
+        code, out, err = run("doctor")
+        assert code == 0 and "Integrity: ok" in out and "DAMAGED" not in out and "backup" not in out, out + err
+        assert "1 memories" in out and "cannot be written to" in out
+        code, out, err = run("recall", "spare key")
+        assert code == 0 and "blue pot" in out, err
+        code, _, err = run("remember", "something new")
+        assert code == 1 and one_line(err) and "read-only" in err and "folder" in err and "damaged" not in err, err
+        assert Path(db).read_bytes() == before and sorted(p.name for p in folder.iterdir()) == ["m.db"]
+    finally:
+        folder.chmod(0o755)
+
+
+def test_a_cache_folder_that_cannot_be_written_costs_search_its_vectors_not_the_command(cli, tmp_path, monkeypatch):
+    """Issue 20: an unwritable ~/.cache ended with "cannot write the output: Permission denied"."""
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # a file where the folder should be: root cannot write either
+    assert cli("remember", "the spare key is under the blue pot")[0] == 0
+    code, out, err = cli("recall", "spare key")
+    assert code == 0 and "blue pot" in out and one_line(err) and "cache folder" in err and "output" not in err, err
+    code, _, err = cli("index")
+    assert code == 1 and one_line(err) and f"the cache folder {blocker}" in err and "output" not in err, err
 
 
 def test_doctor_on_a_pipe_does_not_hang_or_promise_an_export(cli, tmp_path):
@@ -264,7 +377,7 @@ def test_export_never_replaces_a_device_a_pipe_or_what_a_symlink_is(cli, tmp_pat
 @pytest.mark.parametrize("refs", ['[{"text":1}]', '[1]', '[{"text":"x"}]', '[{"text":"x","date":5}]',
                                   '[{"text":"x","date":"0000-01-01"}]', '{"text":"x"}'])
 def test_bad_time_refs_are_refused_at_import(cli, tmp_path, refs):
-    body = '{"type":"memory","content":"x yesterday","time_refs":%s}' % refs
+    body = f'{{"type":"memory","content":"x yesterday","time_refs":{refs}}}'
     code, _, err = cli("import", write(tmp_path, "refs.jsonl", body + "\n"))
     assert code == 2 and one_line(err) and "time_refs" in err
     assert cli("prompt", "--query", "x")[0] == 0

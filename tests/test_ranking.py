@@ -7,6 +7,8 @@ import argparse
 import json
 from datetime import datetime, timedelta
 
+import pytest
+
 from assistant.cli import data
 from memory import episodes
 from memory.memories import remember
@@ -60,6 +62,7 @@ def _with_echoes(store):
     return memory.id, question.id, echoes
 
 
+@pytest.mark.slow
 def test_an_echo_of_a_memory_never_outranks_it(store, embedder):
     memory, _, echoes = _with_echoes(store)
     sync_embeddings(store, embedder)
@@ -151,6 +154,7 @@ def test_a_when_question_finds_the_turn_that_says_when(store, embedder):
     assert accident in ranked[:3] and (accident not in without or without.index(accident) > ranked.index(accident))
 
 
+@pytest.mark.slow
 def test_a_named_day_brings_that_days_conversation_first(store, embedder):
     days = {f"2023-{month:02d}-13T18:00:00+00:00": [
         f"Caroline: This month I finished painting number {month}, a landscape with a lot of blue",
@@ -182,6 +186,7 @@ def test_named_periods_and_time_mentions():
 
 # -- whole texts ----------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_hit_holds_the_whole_stored_text(store, embedder):
     """The model reads the first 2,000 characters of a text; a hit is the whole of it all the same."""
     from memory.search.embeddings import MAX_CHARS
@@ -212,6 +217,7 @@ def _import(tmp_path, name: str, embedder, index: bool):
     return runtime
 
 
+@pytest.mark.slow
 def test_an_import_leaves_search_complete(tmp_path, capsys, embedder):
     (tmp_path / "plain").mkdir()
     (tmp_path / "indexed").mkdir()

@@ -86,9 +86,8 @@ def test_reimporting_the_same_export_adds_nothing(store, tmp_path, clock):
     again = import_records(target, lines)
     assert first["already_present"] == 0 and first["memory"] == 3
     assert again["already_present"] == len([r for r in before if r["type"] != "edge"])
-    assert {k: v for k, v in again.items() if k not in ("already_present", "forgotten")} == {t: 0 for t in
-                                                                           ("episode", "message", "memory", "summary")} \
-        | {"edge": again["edge"]}
+    nothing_new = dict.fromkeys(("episode", "message", "memory", "summary"), 0) | {"edge": again["edge"]}
+    assert {k: v for k, v in again.items() if k not in ("already_present", "forgotten")} == nothing_new
     assert dump(target) == before
     # Into the very store it came from: every record is recognised by its own id.
     assert import_records(store, lines)["already_present"] == len(before) - sum(r["type"] == "edge" for r in before)
@@ -132,6 +131,7 @@ def _corrupt_a_page_of(path, table: str) -> None:
         f.write(b"\xde\xad\xbe\xef" * (size // 8))
 
 
+@pytest.mark.slow
 def test_a_damaged_store_is_reported_and_every_readable_row_exported(tmp_path, clock, capsys, monkeypatch):
     """Issue 13: a corrupted database gets a clear message, doctor names it, export salvages the rest."""
     from assistant.cli.program import main

@@ -12,6 +12,7 @@ from assistant.offline.reply import OfflineProvider
 from assistant.turn.agent import Agent
 from assistant.turn.tools import execute_tool
 from memory import memories, reminders
+from memory.errors import InvalidInput
 from tests.conftest import make_runtime
 from tests.test_offline import say
 
@@ -230,7 +231,7 @@ def test_only_the_last_change_is_kept_and_a_failed_change_keeps_the_record(store
     with reminders.recorded(store, b.id, "snooze"):
         reminders.snooze(store, b.id, "2026-11-28T10:00:00+00:00")
     assert store.one("SELECT count(*) FROM reminder_changes")[0] == 1
-    with pytest.raises(Exception), reminders.recorded(store, a.id, "snooze"):
+    with pytest.raises(InvalidInput, match="already done"), reminders.recorded(store, a.id, "snooze"):
         reminders.snooze(store, a.id, "2026-11-29T10:00:00+00:00")  # done already: refused
     assert reminders.last_change(store)["memory_id"] == b.id
     assert reminders.undo_last_change(store).memory.due_at == "2026-11-27T10:00:00+00:00"

@@ -46,3 +46,31 @@ def test_bad_env_names_the_variable():
 def test_missing_explicit_config():
     with pytest.raises(SettingsError, match="config file not found"):
         load_settings("/nonexistent/config.toml", env={})
+
+
+@pytest.mark.parametrize("text", ["a" + ".a" * 50_000 + " = 1\n", "[" + ".".join(["a"] * 50_000) + "]\n",
+                                  "ui = {" + ".".join(['"a"'] * 50_000) + " = 1}\n",
+                                  "[[" + " . ".join(["'a b'"] * 50_000) + "]]\n"],
+                         ids=["key", "table", "inline", "quoted-array-table"])
+def test_a_key_nested_50000_levels_deep_is_refused_at_once(tmp_path, text):
+    """Issue 20: tomllib takes quadratic time in a dotted key's depth, so such a config file hung every
+    command. Run in a fresh process with a time limit, so that a hang fails this test instead of stalling
+    the suite (the limit is a guard against hanging, far above the time it takes)."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    code = "import sys; from assistant.cli.program import main; sys.exit(main(sys.argv[1:]))"
+    out = subprocess.run([sys.executable, "-c", code, "status", "--config", str(path), "--db", str(tmp_path / "m.db")],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "levels deep" in out.stderr, out.stderr
+    assert not (tmp_path / "m.db").exists()
+
+
+def test_dotted_keys_of_real_depth_still_read(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('openai.headers."X-Title" = "assistant"\nollama . host = "http://127.0.0.1:11434"\n'
+                    'ui.theme = "nord"  # a.b.c.d.e.f.g.h in a comment is no key\n')
+    settings = load_settings(str(path), env={})
+    assert settings.openai.headers == {"X-Title": "assistant"} and settings.ui.theme == "nord"

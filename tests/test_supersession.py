@@ -89,3 +89,23 @@ def test_statement_reading():
     new, old = read_statement("the door code changed to 7731"), read_statement("the door code for the gym is 1")
     assert restates(new, old)  # {door, code} is part of {door, code, gym}, with a change word
     assert not restates(read_statement("the door code is 7731"), old)  # without one, the subject must be the same
+
+
+@pytest.mark.slow
+def test_a_superseded_fact_is_archived_by_consolidation_not_left_cold(cli):
+    """Issue 20: x 0.2 alone left a fresh superseded fact cold (0.76 x 0.2 = 0.15), so a deep search
+    still offered the old door code as if true. Consolidation (here without a model: scores and tiers
+    only) archives it; only an exhaustive search finds it."""
+    import json
+
+    cli("remember", "the door code for the building is 5829", "--kind", "fact", now="2026-11-22T10:00:00+00:00")
+    cli("remember", "the building door code changed to 7731", "--kind", "fact", now="2026-11-22T11:00:00+00:00")
+    run = json.loads(cli("consolidate", "--json")[1])
+    assert [(t["memory_id"], t["to_tier"], t["reason"]) for t in run["tier_transitions"]] == [(1, "archived",
+                                                                                              "superseded")]
+    tiers = json.loads(cli("tiers", "--json")[1])
+    assert tiers["archived"] == 1 and tiers["cold"] == 0, tiers
+    deep = {hit["id"]: hit["tier"] for hit in json.loads(cli("recall", "door code", "--mode", "deep", "--json")[1])}
+    every = {hit["id"]: hit["tier"] for hit in json.loads(cli("recall", "door code", "--mode", "exhaustive",
+                                                               "--json")[1])}
+    assert deep == {2: "hot"} and every == {2: "hot", 1: "archived"}

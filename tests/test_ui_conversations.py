@@ -140,7 +140,8 @@ def test_save_setting_keeps_the_rest_of_the_file(tmp_path):
     from assistant.settings import load_settings, save_setting
 
     config = tmp_path / "config.toml"
-    config.write_text('# mine\ntimezone = "UTC"\n\n[ui]\n# my theme\ntheme = "nord"\n\n[prompt]\nmax_memory_tokens = 3000\n')
+    config.write_text('# mine\ntimezone = "UTC"\n\n[ui]\n# my theme\ntheme = "nord"\n\n'
+                      '[prompt]\nmax_memory_tokens = 3000\n')
     settings = load_settings(str(config), env={})
     save_setting(settings, "ui", "theme", "gruvbox")
     text = config.read_text()

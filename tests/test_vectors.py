@@ -39,6 +39,7 @@ def clustered(tmp_path, clock):
     store.close()
 
 
+@pytest.mark.slow
 def test_quantised_search_finds_the_exact_top_10(clustered):
     store, queries = clustered
     assert vectors.count(store) == 3000 and store.one("SELECT count(*) FROM vector_blocks")[0] == 2
@@ -62,6 +63,7 @@ def test_deleted_and_replaced_vectors(clustered):
     assert vectors.count(store) == 2999
 
 
+@pytest.mark.slow
 def test_realistic_conversation_agrees_with_exact(tmp_path, clock, embedder):
     """A conversation of the retrieval benchmark (about 700 turns, real embeddings) and its questions."""
     from tests.test_retrieval import _bench

@@ -21,7 +21,7 @@ def cmd_doctor(runtime: Runtime, args: argparse.Namespace) -> int:
         counts = ", ".join(f"{n} {name}" for name, n in health.counts.items() if n is not None)
         lines = [f"Database: {health.path} ({health.size_bytes / 1e6:.1f} MB, mode {health.mode}, "
                  f"schema {health.schema_version})",
-                 f"Integrity: {'ok' if health.ok else 'NEWER VERSION' if health.newer else 'DAMAGED'}"]
+                 f"Integrity: {_verdict(health)}"]
         if counts:
             lines.append(f"Readable: {counts}")
         if health.pending_embeddings:
@@ -34,6 +34,12 @@ def cmd_doctor(runtime: Runtime, args: argparse.Namespace) -> int:
 
     emit(args, {**health.to_json(), "models": {"chat": models["chat"], "local": models["local"]}}, text)
     return 0 if health.ok else 1
+
+
+def _verdict(health: Health) -> str:
+    if health.ok:
+        return "ok"
+    return "NEWER VERSION" if health.newer else "NOT A STORE" if not health.store_file else "DAMAGED"
 
 
 def cmd_status(runtime: Runtime, args: argparse.Namespace) -> int:

@@ -105,7 +105,8 @@ def build_parser() -> Parser:
     p.add_argument("--new", action="store_true", help="start a new conversation (the one in progress is closed)")
     p = cmd("remember", memories.cmd_remember, "store a memory; with --due it is a reminder")
     p.add_argument("text")
-    p.add_argument("--due", help="ISO 8601, natural language (\"tomorrow at 9am\") or a rule (\"every Tuesday at 7pm\")")
+    p.add_argument("--due", help="ISO 8601, natural language (\"tomorrow at 9am\") or a rule "
+                   "(\"every Tuesday at 7pm\")")
     p.add_argument("--kind", help="fact, preference, event, person, mood, decision, note, reminder")
     p.add_argument("--importance", type=bounded(int, 1, 5), default=3)
     p.add_argument("--private", action="store_true")

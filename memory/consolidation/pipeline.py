@@ -173,9 +173,10 @@ class Consolidator:
         self.progress(len(updates), len(updates), "scan")
         return {u[-1]: u[0] for u in updates}
 
-    def _vectors(self, ids: list[int]):
+    def _vectors(self, ids: list[int]) -> dict[int, Any]:
         docs, matrix = stored_vectors(self.store, [doc_id("memory", i) for i in ids])
-        return {split_doc_id(int(doc))[1]: vector for doc, vector in zip(docs, matrix if matrix is not None else [], strict=True)}
+        rows = matrix if matrix is not None else []
+        return {split_doc_id(int(doc))[1]: vector for doc, vector in zip(docs, rows, strict=True)}
 
     def _batch_neighbours(self, vectors: dict[int, Any], k: int, floor: float) -> dict[int, list[tuple[int, float]]]:
         """Up to k most similar memories (similarity >= floor) of each given one, most similar first.
@@ -253,6 +254,7 @@ class Consolidator:
         import numpy as np
         from sklearn.cluster import AgglomerativeClustering
 
+        assert self.embedder is not None  # run() clusters only with an embedder
         sync_embeddings(self.store, self.embedder)
         allowed = set(self._candidates(None, CLUSTER_KINDS))
         candidates = self._candidates(since, CLUSTER_KINDS)
@@ -299,6 +301,8 @@ class Consolidator:
         return list(clusters.values())
 
     def summarize(self, clusters: list[list[int]], result: RunResult, now: datetime) -> None:
+        model = self.model
+        assert model is not None  # run() summarizes only with a model that answered its check
         for index, members in enumerate(clusters, start=1):
             key = ",".join(map(str, members))
             self.progress(index, len(clusters), "summarize")
@@ -307,7 +311,7 @@ class Consolidator:
             rows = self.store.query(f"SELECT id, content, created_at FROM knowledge WHERE id IN "
                                     f"({','.join('?' * len(members))}) ORDER BY created_at", tuple(members))
             try:
-                data = self.model.summarize([r["content"] for r in rows])
+                data = model.summarize([r["content"] for r in rows])
             except MalformedAnswer as exc:
                 result.errors.append(f"cluster {key}: {exc}")
                 continue
@@ -327,7 +331,7 @@ class Consolidator:
                     key_facts=_texts(data.get("key_facts")), decisions=decisions,
                     superseded_facts=_texts(data.get("superseded_facts")), source_ids=members,
                     confidence=confidence, period_start=rows[0]["created_at"], period_end=rows[-1]["created_at"],
-                    model=self.model.name, run_id=result.run_id, created_at=to_utc_iso(now)))
+                    model=model.name, run_id=result.run_id, created_at=to_utc_iso(now)))
                 for member in members:
                     insert_edge(self.store, ("summary", summary_id), ("memory", member), "consolidates", 1.0,
                                 "member of a topic cluster", result.run_id, to_utc_iso(now))
@@ -338,6 +342,8 @@ class Consolidator:
                                     result.run_id))
 
     def supersession(self, since: str | None, result: RunResult, now: datetime) -> None:
+        model = self.model
+        assert model is not None  # as in summarize
         if self.embedder is None:
             return
         candidates = self._candidates(since, JUDGE_KINDS)
@@ -370,7 +376,7 @@ class Consolidator:
                     continue
                 judged.add((newer["id"], older["id"]))
                 try:
-                    verdict = self.model.judge(newer["content"], older["content"])
+                    verdict = model.judge(newer["content"], older["content"])
                 except MalformedAnswer as exc:
                     result.errors.append(f"pair {newer['id']}->{older['id']}: {exc}")
                     continue
@@ -392,10 +398,11 @@ class Consolidator:
         transitions = []
         for r in rows:
             score = scores.get(r["memory_id"], 0.0)
-            new = tier_for(score)
+            superseded = r["superseded_by"] is not None or r["memory_id"] in self.superseded_now
+            new = tier_for(score, superseded)
             if new == r["tier"]:
                 continue
-            reason = "superseded" if r["superseded_by"] is not None else f"retention {score:.2f}"
+            reason = "superseded" if superseded else f"retention {score:.2f}"
             transitions.append({"memory_id": r["memory_id"], "from_tier": r["tier"], "to_tier": new,
                                 "reason": reason, "retention_score": round(score, 4)})
         if not result.dry_run and transitions:

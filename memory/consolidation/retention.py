@@ -29,8 +29,14 @@ def retention(kind: str, created_at: datetime, last_accessed: datetime | None, a
             "importance": clamp(importance)}
 
 
-def tier_for(score: float) -> str:
-    """hot >= 0.6 > warm >= 0.3 > cold >= 0.1 > archived."""
+def tier_for(score: float, superseded: bool = False) -> str:
+    """hot >= 0.6 > warm >= 0.3 > cold >= 0.1 > archived; a superseded memory is archived whatever its score.
+
+    The x 0.2 of a superseded memory alone left a fresh fact cold (0.76 x 0.2 = 0.15), still found by a
+    deep search as if true; once a newer memory replaces it, only an exhaustive search should find it.
+    """
+    if superseded:
+        return "archived"
     for tier, floor in TIER_THRESHOLDS:
         if score >= floor:
             return tier

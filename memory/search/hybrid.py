@@ -29,7 +29,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory.docs import DOC_SLOTS, DOC_TYPES, doc_id, split_doc_id
 from memory.errors import EmbedderUnavailable, InvalidInput
@@ -38,6 +38,9 @@ from memory.search.context import Context
 from memory.search.embeddings import Embedder, pending_count, sync_embeddings
 from memory.store import Store
 from memory.time.instants import to_utc_iso
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MODES = {
     "reflexive": ("hot",),
@@ -182,7 +185,7 @@ class Searcher:
             self.on_notice(f"Semantic search is off ({why}); using keyword search only.")
         self._noticed = True
 
-    def embed_query(self, text: str):
+    def embed_query(self, text: str) -> np.ndarray | None:
         """The query vector, or None when semantic search is unavailable."""
         if not self.semantic or self.embedder is None:
             if self.embedder is None:
@@ -242,7 +245,7 @@ class Searcher:
         return count
 
     def search(self, query: str, limit: int = 10, mode: str = "standard", types: tuple[str, ...] | None = None,
-               touch: bool = False, vector=None) -> list[Hit]:
+               touch: bool = False, vector: np.ndarray | None = None) -> list[Hit]:
         if mode not in MODES:
             raise InvalidInput(f"unknown mode {mode!r} (one of: {', '.join(MODES)})")
         if limit < 1:
@@ -268,7 +271,8 @@ class Searcher:
         # leaves out): reading all 200-odd candidates took a fifth of a search at 100k. Twice as many as
         # asked for (10 more at least), so that an echo of a hit can be ranked below what it quotes.
         wanted = max(limit * 2, limit + 10) if context is not None else limit
-        allowed, hits, start, batch = set(MODES[mode]), [], 0, limit * 2
+        allowed, start, batch = set(MODES[mode]), 0, limit * 2
+        hits: list[Hit] = []
         while len(hits) < wanted and start < len(ordered):
             hits += [h for h in self._hydrate(ordered[start:start + batch], fused) if h.tier in allowed]
             start, batch = start + batch, batch * 2
@@ -280,7 +284,7 @@ class Searcher:
         return hits
 
     def _fuse(self, keyword: list[tuple[int, float]], semantic: list[tuple[int, float]],
-              vector=None) -> tuple[dict[int, float], dict[int, float], ScoreOf, set[int]]:
+              vector: np.ndarray | None = None) -> tuple[dict[int, float], dict[int, float], ScoreOf, set[int]]:
         """(fused score per document, the keyword part of it, the score documents no arm found
         would get from their stored vectors (scaled as the vector candidates were), the documents
         only a vector below min_cosine found)."""
@@ -375,7 +379,7 @@ class Searcher:
                                 "MATCH ? ORDER BY rank LIMIT ?", (match, depth))
         return [(r[0], -r[1]) for r in rows]
 
-    def _knn(self, vector, depth: int, doc_type: str | None = None) -> list[tuple[int, float]]:
+    def _knn(self, vector: np.ndarray, depth: int, doc_type: str | None = None) -> list[tuple[int, float]]:
         """(doc, cosine similarity) nearest first (memory.search.vectors: one-bit codes, rescored)."""
         return vectors.knn(self.store, vector, depth, DOC_TYPES[doc_type] if doc_type else None, cache=self.codes)
 

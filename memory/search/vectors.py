@@ -56,7 +56,7 @@ SCHEMA = [
 ]
 
 
-def _np():
+def _np() -> Any:
     import numpy
 
     return numpy
@@ -333,6 +333,7 @@ class CodeCache:
                 current.codes[:, i * BLOCK:(i + 1) * BLOCK] = block_codes
                 current.docs[i * BLOCK:(i + 1) * BLOCK] = np.frombuffer(docs, dtype=np.int64)
                 current.versions[i] = version
+        assert current is not None  # `changed` is not empty, so a block was read
         current.settle(rows[-1][2])
         self.types[doc_type] = current
         return current

@@ -42,7 +42,8 @@ PART = re.compile(r"\b(?:this\s+|in\s+the\s+|at\s+)?(morning|afternoon|evening|t
 
 
 def looks_like_iso(text: str) -> bool:
-    return bool(re.match(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$", text.strip(), re.I))
+    return bool(re.match(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$", text.strip(),
+                         re.I))
 
 
 def take_time(text: str) -> tuple[str, tuple[int, int] | None, bool]:
@@ -57,10 +58,10 @@ def take_time(text: str) -> tuple[str, tuple[int, int] | None, bool]:
         return text[:match.start()] + text[match.end():], (hour, minute), True
     match = _CLOCK.search(text)
     if match:
-        hour, minute = match.group(1) or match.group(3), match.group(2) or match.group(4)
-        if len(hour) > 2 or int(hour) > 23 or len(minute) != 2 or int(minute) > 59:
+        hours, minutes = match.group(1) or match.group(3), match.group(2) or match.group(4)
+        if len(hours) > 2 or int(hours) > 23 or len(minutes) != 2 or int(minutes) > 59:
             raise ValueError("no such time of day")
-        return text[:match.start()] + text[match.end():], (int(hour), int(minute)), False
+        return text[:match.start()] + text[match.end():], (int(hours), int(minutes)), False
     match = _AT_HOUR.search(text)
     if match:
         if len(match.group(1)) > 2 or int(match.group(1)) > 23:

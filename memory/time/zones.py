@@ -89,7 +89,7 @@ def posix_zone(rule: str) -> tzinfo:
             return timezone(-std)
         readable = re.sub(r"<[^>]*>", lambda m: "QQ" + "ABCDEFGH"[m.start() % 8] * 2, rule)
         zone = tz.tzstr(readable, posix_offset=True)  # "UTC+3" is three hours behind, as the C library reads it
-        zone.key = rule  # type: ignore[attr-defined]  # its name, stored with repeating rules
+        zone.key = rule  # its name, stored with repeating rules
         datetime(2026, 1, 1, tzinfo=zone).utcoffset()
         datetime(2026, 7, 1, tzinfo=zone).utcoffset()
         return zone

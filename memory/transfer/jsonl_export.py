@@ -62,7 +62,8 @@ class Salvage:
 
 def _ranges(ids: list[int]) -> str:
     ids = sorted(ids)
-    spans, start = [], ids[0]
+    spans: list[str] = []
+    start: int | None = ids[0]
     for prev, cur in zip(ids, ids[1:] + [None], strict=True):
         if cur != prev + 1:
             spans.append(f"{start}" if start == prev else f"{start}-{prev}")

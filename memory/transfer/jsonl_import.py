@@ -60,6 +60,7 @@ class _Importer:
     def already_present(self, kind: str, r: dict[str, Any]) -> bool:
         """True (and the file's id mapped to the row) when this record is already in the store."""
         table = TABLES[kind]
+        assert self.uid is not None  # set for each record before it is read
         row = self.store.one(f"SELECT id FROM {table} WHERE uid = ?", (self.uid,))
         if row is None and self.uid.startswith(f"{self.own}/{kind}/"):
             # Exported from this very store: the row is its own id, if it still exists.
@@ -83,7 +84,7 @@ class _Importer:
 
     def foreign_uid(self) -> str | None:
         """The record's uid as stored: our own rows need none (their id is their identity)."""
-        return None if self.uid.startswith(f"{self.own}/") else self.uid
+        return None if self.uid is None or self.uid.startswith(f"{self.own}/") else self.uid
 
     def ref(self, kind: str, value: Any, what: str) -> int:
         if value in self.ids[kind]:

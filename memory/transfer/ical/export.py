@@ -102,8 +102,10 @@ def build_calendar(store: Store) -> tuple[Any, int]:
     earliest = now.date()
     for memory, own_uid in reminders:
         uid = calendar_uid(store, memory.id, own_uid)
+        assert memory.due_at is not None  # open reminders are selected by their due_at
         due = parse_stored(memory.due_at)
         rule = memory.rule
+        zone: tzinfo | None
         if rule is None:
             zone = _export_zone(store.clock.zone) or UTC
             calendar.add_component(_event(memory, uid, _at(due, zone, UTC), now))

@@ -103,10 +103,10 @@ def _plan(uid: str, item: Item, overrides: list[Item], now: datetime, ours: bool
     rule = recurrence.to_text()
     moved = {o.recurrence_id: o for o in overrides if o.anchor is not None and o.recurrence_id is not None}
     if ours:  # our own export names the current occurrence when it is not simply the next one
-        for key, override in moved.items():
-            if override.status != "CANCELLED":
+        for key, current in moved.items():
+            if current.status != "CANCELLED":
                 occurrence = localize(key + item.due_offset, anchor.zone)
-                due = override.anchor.instant(override.due_offset)  # type: ignore[union-attr]
+                due = current.anchor.instant(current.due_offset)  # type: ignore[union-attr]
                 return _Plan(item, uid, to_utc_iso(due), rule, to_utc_iso(occurrence))
     lead = item.over_offset - item.due_offset
     for due in recurrence.instances_after(now - lead - timedelta(seconds=1)):
