@@ -165,7 +165,8 @@ def main() -> None:
             listing = time.monotonic() - start
             result = run_app(db, env, args.size, args.timeout)
             screen = result.pop("screen", "")
-            row = {"reminders": count, "code": args.code, "import_s": round(imported, 2), "cli_reminders_s": round(listing, 2), **result}
+            row = {"reminders": count, "code": args.code, "import_s": round(imported, 2),
+                   "cli_reminders_s": round(listing, 2), **result}
             rows.append(row)
             print(json.dumps(row), flush=True)
             if args.show:

@@ -34,7 +34,8 @@ class Reminder:
 def due_text(memory: Memory, clock: Clock) -> str:
     """When a reminder is due, the one wording every list uses: "Tue Nov 24 19:00, every Tue"."""
     assert memory.due_at is not None  # a reminder has a due time
-    rule = f", {memory.rule.describe()}" if memory.recurrence else ""
+    recurrence = memory.rule
+    rule = f", {recurrence.describe()}" if recurrence else ""
     return f"{clock.short(memory.due_at)}{rule}"
 
 

@@ -109,7 +109,8 @@ def test_full_run_clusters_summarises_supersedes_and_deletes_nothing(filled, emb
     assert any(t["memory_id"] == berlin and t["to_tier"] == "archived" for t in result.tier_transitions)
     searcher = Searcher(filled, embedder)
     assert all(h.id != berlin for h in searcher.search("where do I live", types=("memory",)))
-    assert any(h.id == berlin for h in searcher.search("where do I live", mode="exhaustive", types=("memory",), touch=True))
+    exhaustive = searcher.search("where do I live", mode="exhaustive", types=("memory",), touch=True)
+    assert any(h.id == berlin for h in exhaustive)
 
     again = Consolidator(filled, embedder, gated(filled, model(smart_ollama.url)), Options()).run(full=True)
     assert again.summaries_created == 0 and again.supersessions_detected == 0
@@ -158,7 +159,8 @@ def test_sensitive_memories_never_reach_the_consolidation_model(store, embedder,
               "Sourdough note: the starter lives in the fridge"]
     import_records(store, [json.dumps({"type": "memory", "kind": "note", "content": n}) for n in notes + public])
     assert [r[0] for r in store.query("SELECT sensitive FROM knowledge ORDER BY id")] == [1, 1, 1, 0, 0, 0]
-    Consolidator(store, embedder, gated(store, model(smart_ollama.url)), Options(similarity_threshold=0.3)).run(full=True)
+    local = gated(store, model(smart_ollama.url))
+    Consolidator(store, embedder, local, Options(similarity_threshold=0.3)).run(full=True)
     sent = json.dumps(smart_ollama.bodies("/api/chat"))
     assert "starter" in sent and "sk-ant-abcdefghijklmnop" not in sent and "api key" not in sent
 

@@ -264,7 +264,8 @@ async def test_the_turn_a_private_memory_was_told_in_stays_home(rt, anthropic_st
                            told, "success")
     before = len(anthropic_standin.bodies("/v1/messages"))
     anthropic_standin.script = [tool_reply("recall_recent", {}),
-                                tool_reply("recall", {"query": "medication psychiatrist sertraline"}, tool_id="toolu_2"),
+                                tool_reply("recall", {"query": "medication psychiatrist sertraline"},
+                                           tool_id="toolu_2"),
                                 text_reply("Pasta.")]
     await run_turn(rt, "what should I cook tonight?")
     # what the model was sent, less the tool calls it made itself (its own recall query names them)
@@ -277,7 +278,8 @@ async def test_the_turn_a_private_memory_was_told_in_stays_home(rt, anthropic_st
 
 
 async def test_a_secret_comes_back_to_the_model_in_no_spelling(rt, anthropic_standin):
-    anthropic_standin.script = [tool_reply("remember", {"content": "vault", "due_at": "every [secret 1 of your message]"}),
+    anthropic_standin.script = [tool_reply("remember", {"content": "vault",
+                                                        "due_at": "every [secret 1 of your message]"}),
                                 text_reply("ok")]
     await run_turn(rt, "remember my vault password is Zq9-Vault-Ax7, remind me every week")
     body = sent(anthropic_standin)
@@ -289,7 +291,8 @@ def test_forget_takes_the_summaries_and_titles_made_from_it(rt):
     from memory.summaries import NewSummary, insert_summary
 
     episode = episodes.open_episode(rt.store)
-    said = episodes.add_message(rt.store, episode.id, "user", "remember that Jana's new address is 12 Elm Street, Apt 4B")
+    said = episodes.add_message(rt.store, episode.id, "user",
+                                "remember that Jana's new address is 12 Elm Street, Apt 4B")
     jana = memories.remember(rt.store, "Jana's new address is 12 Elm Street, Apt 4B", message_ids=[said.id])
     other = memories.remember(rt.store, "Jana likes tulips")
     episodes.add_message(rt.store, episode.id, "assistant", "Noted.")

@@ -240,7 +240,8 @@ def test_consolidation_sends_no_secret_and_no_private_memory(store, embedder, ol
                                        "superseded_facts": [], "supersedes": False, "confidence": "low",
                                        "reason": ""}}]
     model = LocalModel(ollama_standin.url, "stand-in:latest", timeout=5, backoff=0.01)
-    Consolidator(store, embedder, GatedConsolidationModel(store, model), Options(similarity_threshold=0.2, supersession_similarity=0.2)).run(full=True)
+    options = Options(similarity_threshold=0.2, supersession_similarity=0.2)
+    Consolidator(store, embedder, GatedConsolidationModel(store, model), options).run(full=True)
     sent = json.dumps(ollama_standin.bodies("/api/chat"))
     assert "sourdough bakery" in sent  # the public notes were consolidated
     assert "hunter2" not in sent and "S3cr3tPass" not in sent

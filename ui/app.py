@@ -20,6 +20,7 @@ from textual.binding import BindingType
 from textual.worker import Worker, WorkerState
 
 from assistant.errors import explain
+from assistant.input_history import InputHistory
 from assistant.paths import history_file
 from assistant.runtime import Runtime
 from assistant.service import AssistantService
@@ -27,7 +28,6 @@ from assistant.settings import Settings, SettingsError, save_setting
 from memory.errors import StoreUnusable
 from ui import actions
 from ui.commands import ActionCommands
-from assistant.input_history import InputHistory
 from ui.screens.conversations import ConversationScreen, ConversationsScreen
 from ui.screens.dialogs import HelpScreen, RecapScreen
 from ui.screens.main import MainScreen

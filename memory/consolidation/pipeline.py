@@ -245,7 +245,8 @@ class Consolidator:
                                     "AND private = 0 AND sensitive = 0 ORDER BY id", kinds)
         else:
             rows = self.store.query(f"SELECT id FROM knowledge WHERE kind IN ({marks}) AND due_at IS NULL "
-                                    "AND private = 0 AND sensitive = 0 AND (created_at >= ? OR updated_at >= ?) ORDER BY id",
+                                    "AND private = 0 AND sensitive = 0 AND (created_at >= ? OR updated_at >= ?) "
+                                    "ORDER BY id",
                                     (*kinds, since, since))
         return [r[0] for r in rows]
 
@@ -363,9 +364,11 @@ class Consolidator:
                 if asked >= JUDGE_NEIGHBOURS or similarity < self.options.supersession_similarity:
                     break
                 pair = self.store.query(
-                    "SELECT k.id, k.kind, k.content, k.created_at, k.private, k.sensitive, m.superseded_by FROM knowledge k "
+                    "SELECT k.id, k.kind, k.content, k.created_at, k.private, k.sensitive, m.superseded_by "
+                    "FROM knowledge k "
                     "JOIN memory_meta m ON m.memory_id = k.id WHERE k.id IN (?, ?)", (memory_id, other))
-                if len(pair) != 2 or {r["kind"] for r in pair} - set(JUDGE_KINDS) or any(r["private"] or r["sensitive"] for r in pair):
+                if len(pair) != 2 or {r["kind"] for r in pair} - set(JUDGE_KINDS) or \
+                        any(r["private"] or r["sensitive"] for r in pair):
                     continue
                 older, newer = sorted(pair, key=lambda r: (r["created_at"], r["id"]))
                 if newer["id"] != memory_id and other in candidate_set:

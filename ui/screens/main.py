@@ -14,12 +14,12 @@ from textual.containers import Horizontal, Vertical
 from textual.geometry import Region
 from textual.screen import Screen
 
+from assistant.input_history import InputHistory
 from assistant.service import AssistantService
 from assistant.views import MessageView, ReminderView
 from ui import actions
 from ui.due_watcher import DueWatcher, launch_text
 from ui.failures import ReportsFailures
-from assistant.input_history import InputHistory
 from ui.jobs import IdleJobs
 from ui.text import one_line, visible
 from ui.widgets.chat import ChatPane

@@ -11,12 +11,12 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static, TextArea
 
+from assistant.input_history import InputHistory
 from assistant.service import AssistantService
 from assistant.turn.events import Done, Failed, Notice, TextDelta, ToolCall, ToolResult
 from assistant.views import DueNotice, MessageView
 from ui import actions
 from ui.failures import ReportsFailures
-from assistant.input_history import InputHistory
 from ui.text import one_line, visible
 from ui.widgets.composer import Composer
 from ui.widgets.welcome import Welcome

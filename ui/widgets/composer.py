@@ -8,8 +8,8 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
 
-from ui import actions
 from assistant.input_history import InputHistory
+from ui import actions
 
 
 class Composer(TextArea):
