@@ -64,9 +64,9 @@ SCRIPT = [
 ]
 
 
-def rss_mb() -> float:
+def rss_mb(field: str = "VmRSS") -> float:
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS"):
+        if line.startswith(field):
             return int(line.split()[1]) / 1024
     return float("nan")
 
@@ -92,7 +92,8 @@ def seed_store(db: Path) -> None:
 
 
 def bench_env(db: Path) -> dict[str, str]:
-    return {"ASSISTANT_DB": str(db), "ASSISTANT_NOW": START.isoformat(), "ASSISTANT_TIMEZONE": "UTC",
+    chosen = {k: v for k, v in os.environ.items() if k.startswith("ASSISTANT_")}  # e.g. ASSISTANT_EMBEDDING_MODEL
+    return {**chosen, "ASSISTANT_DB": str(db), "ASSISTANT_NOW": START.isoformat(), "ASSISTANT_TIMEZONE": "UTC",
             "ASSISTANT_PROVIDER": "offline"}
 
 
@@ -107,8 +108,9 @@ async def scripted_hour(turns: int, trace: bool) -> dict:
     seed_store(db)
     app = AssistantApp(load_settings(env=bench_env(db)))
     rss: list[float] = []
+    anon: list[float] = []
+    seen: set[str] = set()
     turn_seconds: list[float] = []
-    announced = 0
     snapshots = {}
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
@@ -153,9 +155,10 @@ async def scripted_hour(turns: int, trace: bool) -> dict:
                 await pilot.press("ctrl+n")
                 await app.workers.wait_for_complete()
                 await pilot.pause()
-            announced = sum(1 for n in app._notifications if "stretch" in str(n.message)) or announced
+            seen.update(str(n.message) for n in app._notifications if "stretch" in str(n.message))
             gc.collect()
             rss.append(rss_mb())
+            anon.append(rss_mb("RssAnon"))
             if trace and turn in (10, turns):
                 import tracemalloc
 
@@ -170,7 +173,10 @@ async def scripted_hour(turns: int, trace: bool) -> dict:
               "turn_median_s": round(statistics.median(turn_seconds), 3),
               "turn_p95_s": round(sorted(turn_seconds)[int(0.95 * len(turn_seconds)) - 1], 3),
               "widgets_at_end": widgets, "chat_children_at_end": chat_children, "due_lines_in_chat": due_lines,
-              "reminders_announced": announced}
+              "reminders_announced": len(seen),
+              "rss_anon_mb": [round(r, 1) for r in anon], "rss_file_mb_at_end": round(rss_mb("RssFile"), 1),
+              "heavy_modules": sorted({m.split(".")[0] for m in sys.modules} & {
+                  "numpy", "onnxruntime", "tokenizers", "scipy", "sklearn", "fastembed", "markdown_it", "pygments"})}
     for at in (50, 100, 500):
         if len(rss) >= at:
             result[f"rss_after_{at}_mb"] = round(rss[at - 1], 1)
