@@ -4,6 +4,7 @@
     python benchmarks/bench_hour.py --turns 500          ... and RSS after 50 and after 500 turns
     python benchmarks/bench_hour.py --tracemalloc        the Python allocations that grew most
     python benchmarks/bench_hour.py --frames --elia      first frame and RSS in tmux, next to Elia
+    python benchmarks/bench_hour.py --readme             the README table from benchmarks/hour.json
 
 The real app (ui.app.AssistantApp, Textual's headless driver through run_test) on a fresh store in
 a temporary directory, the built-in offline provider and the real bundled embedder. The clock
@@ -287,6 +288,47 @@ def frames(db: Path | None, rounds: int, elia: bool) -> dict:
     return out
 
 
+MARKERS = ("<!-- bench_hour:start -->", "<!-- bench_hour:end -->")
+
+
+def markdown(results: list[dict]) -> str:
+    """The short README table from the last hour run and the last frames run in the JSON file."""
+    hour = next((r for r in reversed(results) if "rss_mb" in r), None)
+    frames_run = next((r for r in reversed(results) if "frames" in r), None)
+    lines = ["| figure | goal | assistant | " + ("Elia | bare Textual app |" if frames_run else ""),
+             "| --- | --- | --- |" + (" --- | --- |" if frames_run else "")]
+    if frames_run:
+        f = frames_run["frames"]
+        elia = f.get("Elia")
+
+        def cell(entry: dict | None, key: str, fmt: str) -> str:
+            return fmt.format(entry[key]) if entry else "not installed"
+
+        for label, goal, key, fmt in (
+                ("first frame, median (min-max)", "<= 0.5 s", None, ""),
+                ("RSS at the first frame", "<= 110 MB", "rss_at_frame_mb", "{:.0f} MB"),
+                ("RSS 3 s later, nothing typed", "", "rss_3s_mb", "{:.0f} MB")):
+            if key is None:
+                values = [f"{e['first_frame_median_s']:.2f} s "
+                          f"({e['first_frame_min_s']:.2f}-{e['first_frame_max_s']:.2f})" if e else "not installed"
+                          for e in (f["assistant"], elia, f["bare Textual app"])]
+            else:
+                values = [cell(e, key, fmt) for e in (f["assistant"], elia, f["bare Textual app"])]
+            lines.append(f"| {label} | {goal} | " + " | ".join(values) + " |")
+    if hour:
+        pad = " | | |" if frames_run else " |"
+        rss = hour["rss_mb"]
+        lines.append(f"| RSS after the scripted hour (100 turns, embedder loaded) | <= 200 MB | "
+                     f"{rss[min(99, len(rss) - 1)]:.0f} MB{pad}")
+        if "rss_after_500_mb" in hour:
+            lines.append(f"| RSS after 50 / 500 turns | within 20 MB | {hour['rss_after_50_mb']:.0f} / "
+                         f"{hour['rss_after_500_mb']:.0f} MB{pad}")
+        lines.append(f"| a turn of the offline mode in the app, median / p95 | | {hour['turn_median_s']:.2f} / "
+                     f"{hour['turn_p95_s']:.2f} s{pad}")
+    machine = (frames_run or hour or {}).get("machine", "")
+    return f"Measured by `benchmarks/bench_hour.py` ({machine}).\n\n" + "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--turns", type=int, default=100)
@@ -295,8 +337,18 @@ def main() -> None:
     ap.add_argument("--elia", action="store_true", help="with --frames: Elia too")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--db", type=Path, help="with --frames: the store the app opens (default: an empty one)")
-    ap.add_argument("--json", type=Path, help="append the result here")
+    ap.add_argument("--json", type=Path, default=HERE / "hour.json", help="append the result here")
+    ap.add_argument("--readme", action="store_true", help="only write the table of the results in --json into "
+                    "README.md (between the bench_hour markers)")
     args = ap.parse_args()
+    if args.readme:
+        table = markdown(json.loads(args.json.read_text()))
+        readme = ROOT / "README.md"
+        text = readme.read_text()
+        start, end = text.index(MARKERS[0]) + len(MARKERS[0]), text.index(MARKERS[1])
+        readme.write_text(text[:start] + "\n" + table + "\n" + text[end:])
+        print(table)
+        return
     load = os.getloadavg()[0]
     if args.frames:
         result = {"frames": frames(args.db, args.rounds, args.elia), "db": str(args.db or "empty")}
@@ -306,9 +358,8 @@ def main() -> None:
                          f"1-minute load {load:.1f} before, {os.getloadavg()[0]:.1f} after")
     text = json.dumps(result, indent=1)
     print(text)
-    if args.json:
-        previous = json.loads(args.json.read_text()) if args.json.exists() else []
-        args.json.write_text(json.dumps([*previous, result], indent=1))
+    previous = json.loads(args.json.read_text()) if args.json.exists() else []
+    args.json.write_text(json.dumps([*previous, result], indent=1))
 
 
 if __name__ == "__main__":
