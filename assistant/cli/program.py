@@ -78,6 +78,19 @@ def version() -> str:
         return "unknown"
 
 
+class _VersionAction(argparse.Action):
+    """argparse's "version" action, reading the package metadata only when asked (importing
+    importlib.metadata and reading it is ~15 ms of every command otherwise)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="show program's version number and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        parser._print_message(f"assistant {version()}\n", sys.stdout)
+        parser.exit()
+
+
 def build_parser() -> Parser:
     from assistant.cli import conversations, data, maintenance, memories, notify
 
@@ -90,7 +103,7 @@ def build_parser() -> Parser:
                            "config, or\nASSISTANT_PROVIDER=openai with OPENAI_BASE_URL), Ollama, or the built-in "
                            "offline mode.\n`assistant status` says which one is in use; config.example.toml lists "
                            "every setting.")
-    parser.add_argument("--version", action="version", version=f"assistant {version()}")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
     def cmd(name: str, handler: Callable[..., int], help_text: str) -> argparse.ArgumentParser:

@@ -253,7 +253,8 @@ class Consolidator:
     def cluster(self, since: str | None) -> list[list[int]]:
         """Clusters of 3-20 similar memories among new/changed ones and their nearest neighbours."""
         import numpy as np
-        from sklearn.cluster import AgglomerativeClustering
+        from scipy.cluster.hierarchy import fcluster, linkage
+        from scipy.spatial.distance import squareform
 
         assert self.embedder is not None  # run() clusters only with an embedder
         sync_embeddings(self.store, self.embedder)
@@ -285,9 +286,13 @@ class Consolidator:
             # took 0.4 s for each batch of 2,000 memories, the product a few milliseconds.
             distances = np.clip(1.0 - matrix @ matrix.T, 0.0, 2.0)
             np.fill_diagonal(distances, 0.0)
-            labels = AgglomerativeClustering(n_clusters=None, metric="precomputed", linkage="average",
-                                             distance_threshold=1 - self.options.similarity_threshold
-                                             ).fit_predict(distances)
+            # Average linkage cut below the distance threshold, as scikit-learn's AgglomerativeClustering
+            # (precomputed, average, distance_threshold) does, on scipy alone: importing sklearn.cluster
+            # kept ~70 MB more resident in the app after its first consolidation (the same groups on
+            # 400 random sets; sklearn keeps merges strictly below the threshold, hence nextafter).
+            condensed = squareform((distances + distances.T).astype(np.float64) / 2, checks=False)
+            cut = np.nextafter(1 - self.options.similarity_threshold, -np.inf)
+            labels = fcluster(linkage(condensed, method="average"), cut, criterion="distance")
             groups: dict[int, list[int]] = {}
             for node, label in zip(ordered, labels, strict=True):
                 groups.setdefault(int(label), []).append(node)

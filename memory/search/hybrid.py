@@ -162,7 +162,10 @@ class Searcher:
     def __init__(self, store: Store, embedder: Embedder | None,
                  on_notice: Callable[[str], None] | None = None, fusion: Fusion | None = None,
                  on_backlog: Callable[[int], None] | None = None,
-                 embed_per_search: int = EMBED_PER_SEARCH, common_term_docs: int = COMMON_TERM_DOCS) -> None:
+                 embed_per_search: int = EMBED_PER_SEARCH, common_term_docs: int = COMMON_TERM_DOCS,
+                 common_window: int = COMMON_WINDOW) -> None:
+        """`common_term_docs` and `common_window` bound the keyword side (see their constants); a
+        benchmark raises them to compare the bounded search with the exact one."""
         self.fusion = fusion or Fusion()
         self.store = store
         self.embedder = embedder
@@ -171,6 +174,7 @@ class Searcher:
         self.semantic = embedder is not None
         self.embed_per_search = embed_per_search
         self.common_term_docs = common_term_docs
+        self.common_window = common_window
         self.codes = vectors.CodeCache()  # the vector codes, kept between searches (48 bytes a document)
         self.pending = 0  # texts still waiting for an embedding after the last query was embedded
         self._noticed = False
@@ -373,7 +377,8 @@ class Searcher:
             tables = [kinds[doc_type]] if doc_type in kinds else list(kinds.values())
             newest = min(self.store.one(f"SELECT coalesce(max(id), 0) FROM {table}")[0] for table in tables)
             rows = self.store.query("SELECT rowid FROM search_index WHERE search_index MATCH ? AND rowid > ? "
-                                    "ORDER BY rowid DESC LIMIT ?", (match, (newest - COMMON_WINDOW) * DOC_SLOTS, depth))
+                                    "ORDER BY rowid DESC LIMIT ?",
+                                    (match, (newest - self.common_window) * DOC_SLOTS, depth))
             return [(r[0], 1.0) for r in rows]
         rows = self.store.query("SELECT rowid, bm25(search_index) AS rank FROM search_index WHERE search_index "
                                 "MATCH ? ORDER BY rank LIMIT ?", (match, depth))

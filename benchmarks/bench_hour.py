@@ -1,0 +1,366 @@
+"""The app as a person uses it over time: a scripted hour, and what stays resident (not a test).
+
+    python benchmarks/bench_hour.py                      100 turns (an hour), RSS after each turn
+    python benchmarks/bench_hour.py --turns 500          ... and RSS after 50 and after 500 turns
+    python benchmarks/bench_hour.py --tracemalloc        the Python allocations that grew most
+    python benchmarks/bench_hour.py --frames --elia      first frame and RSS in tmux, next to Elia
+    python benchmarks/bench_hour.py --readme             the README table from benchmarks/hour.json
+
+The real app (ui.app.AssistantApp, Textual's headless driver through run_test) on a fresh store in
+a temporary directory, the built-in offline provider and the real bundled embedder. The clock
+starts frozen at 2026-11-22 09:00 UTC and moves 36 s a turn, so 100 turns are one hour; ten
+reminders written before the start fall due during that hour (the app announces each). The
+script cycles through what the offline mode understands: remembering facts, reminders set and
+asked for, questions answered from memory, "what did we talk about"; every 20 turns the recap
+(ctrl+r) opens and closes, every 25 the conversations screen (ctrl+o) opens, is searched and
+closes, every 40 a new conversation starts (ctrl+n).
+
+RSS is read from /proc/self/status after each turn (the headless driver draws nothing to a
+terminal: a real one adds the output buffers, ~1 MB). With --tracemalloc the run is slower and the
+figures are Python allocations only (onnxruntime's and SQLite's own memory are not Python objects).
+
+--frames measures the first frame in tmux as benchmarks/bench_scale.py does (the footer drawn), and
+the RSS at that moment and 3 s later, for the app and, with --elia, for Elia (pip-installed into a
+throwaway venv under /tmp; skipped with a note when it cannot be installed) and a bare Textual app
+(a TextArea and a Footer: the floor any Textual app pays), interleaved so that all see the same load.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+START = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
+STEP = timedelta(seconds=36)  # 100 turns = one hour
+ELIA_VENV = Path(tempfile.gettempdir()) / "assistant-bench-elia"
+
+SCRIPT = [
+    "remember that the door code at the studio is 4471",
+    "remind me to water the plants in 20 minutes",
+    "what's coming up",
+    "remember that Ana prefers tea over coffee",
+    "what does Ana prefer",
+    "remind me to call the bank tomorrow at 10am",
+    "what did we talk about",
+    "remember that the car needs new tyres before winter",
+    "when did I mention the tyres",
+    "what is the door code",
+    "remember that the spare key is under the blue pot",
+    "where is the spare key",
+    "remind me to buy bread this evening",
+    "tell me about the budget for the trip",
+]
+
+
+def rss_mb(field: str = "VmRSS") -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def log(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def seed_store(db: Path) -> None:
+    """Ten reminders falling due within the hour, plus some history to search."""
+    from assistant.runtime import Runtime
+    from assistant.settings import load_settings
+    from memory import memories
+
+    rt = Runtime(load_settings(env=bench_env(db)))
+    for i in range(10):
+        due = START + timedelta(minutes=5 + 5 * i)
+        memories.remember(rt.store, f"reminder {i}: stretch and drink water", due_at=due.isoformat())
+    for i in range(200):
+        memories.remember(rt.store, f"note {i}: the {['garden', 'budget', 'trip', 'car', 'studio'][i % 5]} "
+                                    f"item number {i} was discussed")
+    rt.close()
+
+
+def bench_env(db: Path) -> dict[str, str]:
+    chosen = {k: v for k, v in os.environ.items() if k.startswith("ASSISTANT_")}  # e.g. ASSISTANT_EMBEDDING_MODEL
+    return {**chosen, "ASSISTANT_DB": str(db), "ASSISTANT_NOW": START.isoformat(), "ASSISTANT_TIMEZONE": "UTC",
+            "ASSISTANT_PROVIDER": "offline"}
+
+
+async def scripted_hour(turns: int, trace: bool) -> dict:
+    from assistant.settings import load_settings
+    from ui.app import AssistantApp
+
+    tmp = Path(tempfile.mkdtemp(prefix="assistant-hour-"))
+    os.environ.update({"XDG_STATE_HOME": str(tmp / "state"), "XDG_CONFIG_HOME": str(tmp / "config"),
+                       "XDG_CACHE_HOME": str(tmp / "cache"), "XDG_DATA_HOME": str(tmp / "data")})
+    db = tmp / "hour.db"
+    seed_store(db)
+    app = AssistantApp(load_settings(env=bench_env(db)))
+    rss: list[float] = []
+    anon: list[float] = []
+    seen: set[str] = set()
+    turn_seconds: list[float] = []
+    snapshots = {}
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        rss_start = rss_mb()
+        if trace:
+            import tracemalloc
+
+            tracemalloc.start(10)
+        screen = app.main_screen
+        for turn in range(1, turns + 1):
+            app.runtime.clock.fixed = START + STEP * turn
+            text = SCRIPT[turn % len(SCRIPT)]
+            started = time.perf_counter()
+            screen.composer.insert(text)
+            await pilot.press("enter")
+            await pilot.pause()
+            while screen.chat.busy:
+                await pilot.pause(0.01)
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            turn_seconds.append(time.perf_counter() - started)
+            if turn % 20 == 0:  # the recap, opened and closed
+                await pilot.press("ctrl+r")
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+                await pilot.press("escape")
+                await pilot.pause()
+            if turn % 25 == 0:  # the conversations screen, searched, closed
+                await pilot.press("ctrl+o")
+                await pilot.pause()
+                await app.workers.wait_for_complete()
+                for key in "door":
+                    await pilot.press(key)
+                await pilot.pause(0.3)
+                await app.workers.wait_for_complete()
+                await pilot.press("escape")
+                await pilot.pause()
+                await pilot.press("escape")
+                await pilot.pause()
+            if turn % 40 == 0:  # a new conversation
+                await pilot.press("ctrl+n")
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+            seen.update(str(n.message) for n in app._notifications if "stretch" in str(n.message))
+            gc.collect()
+            rss.append(rss_mb())
+            anon.append(rss_mb("RssAnon"))
+            if trace and turn in (10, turns):
+                import tracemalloc
+
+                snapshots[turn] = tracemalloc.take_snapshot()
+            if turn % 50 == 0:
+                log(f"turn {turn}: RSS {rss[-1]:.0f} MB, turn {statistics.median(turn_seconds[-50:]):.2f} s")
+        widgets = len(list(app.query("*")))
+        chat_children = len(screen.chat.chat_log.children)
+        due_lines = len(app.query(".tool-line.reminder"))
+        await pilot.press("ctrl+q")
+    result = {"turns": turns, "rss_start_mb": round(rss_start, 1), "rss_mb": [round(r, 1) for r in rss],
+              "turn_median_s": round(statistics.median(turn_seconds), 3),
+              "turn_p95_s": round(sorted(turn_seconds)[int(0.95 * len(turn_seconds)) - 1], 3),
+              "widgets_at_end": widgets, "chat_children_at_end": chat_children, "due_lines_in_chat": due_lines,
+              "reminders_announced": len(seen),
+              "rss_anon_mb": [round(r, 1) for r in anon], "rss_file_mb_at_end": round(rss_mb("RssFile"), 1),
+              "heavy_modules": sorted({m.split(".")[0] for m in sys.modules} & {
+                  "numpy", "onnxruntime", "tokenizers", "scipy", "sklearn", "fastembed", "markdown_it", "pygments"})}
+    for at in (50, 100, 500):
+        if len(rss) >= at:
+            result[f"rss_after_{at}_mb"] = round(rss[at - 1], 1)
+    if trace and len(snapshots) == 2:
+        first, last = snapshots[10], snapshots[turns]
+        growers = last.compare_to(first, "lineno")[:15]
+        result["tracemalloc_top"] = [f"{s.size_diff / 1024:+.0f} KiB {s.count_diff:+d} blocks "
+                                     f"{s.traceback[0].filename.replace(str(ROOT) + '/', '')}:{s.traceback[0].lineno}"
+                                     for s in growers]
+    return result
+
+
+# -- first frame in tmux ---------------------------------------------------------------------------
+
+def tmux_frame(command: str, marker: str, env: dict[str, str], socket: str) -> dict:
+    """Seconds until `marker` shows in a 120x40 tmux pane, RSS then and 3 s later."""
+    subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
+    started = time.perf_counter()
+    subprocess.run(["tmux", "-L", socket, "new-session", "-d", "-s", "app", "-x", "120", "-y", "40", command],
+                   env=env, check=True)
+    first = float("nan")
+    try:
+        while time.perf_counter() - started < 30:
+            screen = subprocess.run(["tmux", "-L", socket, "capture-pane", "-p", "-t", "app"], capture_output=True,
+                                    text=True).stdout
+            if marker in screen:
+                first = time.perf_counter() - started
+                break
+            time.sleep(0.02)  # a tighter loop of tmux processes takes the CPU the app needs to draw
+        pid = subprocess.run(["tmux", "-L", socket, "list-panes", "-t", "app", "-F", "#{pane_pid}"],
+                             capture_output=True, text=True).stdout.strip()
+        at_frame = _proc_rss(pid)
+        time.sleep(3)
+        return {"first_frame_s": round(first, 3), "rss_at_frame_mb": at_frame, "rss_3s_mb": _proc_rss(pid)}
+    finally:
+        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
+
+
+def _proc_rss(pid: str) -> int | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS"):
+                return int(line.split()[1]) // 1024
+    except OSError:
+        return None
+    return None
+
+
+def elia_command() -> str | None:
+    """Elia in a throwaway venv (installed once); None when pip cannot install it."""
+    binary = ELIA_VENV / "bin" / "elia"
+    if not binary.exists():
+        log(f"installing elia-chat into {ELIA_VENV}")
+        subprocess.run([sys.executable, "-m", "venv", str(ELIA_VENV)], check=True)
+        done = subprocess.run([str(ELIA_VENV / "bin" / "pip"), "install", "-q", "elia-chat"], capture_output=True,
+                              text=True)
+        if done.returncode != 0 or not binary.exists():
+            log(f"elia-chat could not be installed: {done.stderr.strip()[-300:]}")
+            return None
+    return str(binary)
+
+
+BARE_TEXTUAL = """
+from textual.app import App
+from textual.widgets import Footer, Static, TextArea
+class Bare(App):
+    BINDINGS = [("ctrl+r", "noop", "Recap")]
+    def compose(self):
+        yield Static("bare"); yield TextArea(); yield Footer()
+Bare().run()
+"""
+
+
+def frames(db: Path | None, rounds: int, elia: bool) -> dict:
+    home = Path(tempfile.mkdtemp(prefix="assistant-frames-"))
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("ASSISTANT_", "ANTHROPIC_", "OPENAI_"))}
+    base.pop("PYTHONDONTWRITEBYTECODE", None)
+    base.update(TERM="xterm-256color", HOME=str(home), XDG_CONFIG_HOME=str(home / "config"),
+                XDG_DATA_HOME=str(home / "data"), XDG_STATE_HOME=str(home / "state"),
+                XDG_CACHE_HOME=str(home / "cache"), OLLAMA_HOST="http://127.0.0.1:9",
+                PYTHONPYCACHEPREFIX=str(Path(tempfile.gettempdir()) / "assistant-bench-pycache"))
+    if db is None:
+        db = home / "empty.db"
+    ours = {**base, "ASSISTANT_DB": str(db), "ASSISTANT_NOW": START.isoformat(), "ASSISTANT_TIMEZONE": "UTC",
+            "ASSISTANT_PROVIDER": "offline"}
+    bare = home / "bare.py"
+    bare.write_text(BARE_TEXTUAL)
+    contenders = {"assistant": (f"{Path(sys.executable).parent / 'assistant'}", "Recap", ours),
+                  "bare Textual app": (f"{sys.executable} {bare}", "Recap", base)}
+    if elia:
+        command = elia_command()
+        if command:
+            contenders["Elia"] = (command, "Welcome to Elia", base)
+    for command, marker, env in contenders.values():  # one warm-up each (files into the page cache)
+        tmux_frame(command, marker, env, f"frames{os.getpid()}w")
+    runs: dict[str, list[dict]] = {name: [] for name in contenders}
+    for i in range(rounds):
+        for name, (command, marker, env) in contenders.items():
+            runs[name].append(tmux_frame(command, marker, env, f"frames{os.getpid()}{i}"))
+            log(f"{name}: {runs[name][-1]}")
+    out = {}
+    for name, values in runs.items():
+        first = sorted(v["first_frame_s"] for v in values)
+        out[name] = {"first_frame_median_s": round(statistics.median(first), 3), "first_frame_min_s": first[0],
+                     "first_frame_max_s": first[-1],
+                     "rss_at_frame_mb": statistics.median(v["rss_at_frame_mb"] or 0 for v in values),
+                     "rss_3s_mb": statistics.median(v["rss_3s_mb"] or 0 for v in values)}
+    return out
+
+
+MARKERS = ("<!-- bench_hour:start -->", "<!-- bench_hour:end -->")
+
+
+def markdown(results: list[dict]) -> str:
+    """The short README table from the last hour run and the last frames run in the JSON file."""
+    hour = next((r for r in reversed(results) if "rss_mb" in r), None)
+    frames_run = next((r for r in reversed(results) if "frames" in r), None)
+    lines = ["| figure | goal | assistant | " + ("Elia | bare Textual app |" if frames_run else ""),
+             "| --- | --- | --- |" + (" --- | --- |" if frames_run else "")]
+    if frames_run:
+        f = frames_run["frames"]
+        elia = f.get("Elia")
+
+        def cell(entry: dict | None, key: str, fmt: str) -> str:
+            return fmt.format(entry[key]) if entry else "not installed"
+
+        for label, goal, key, fmt in (
+                ("first frame, median (min-max)", "<= 0.5 s", None, ""),
+                ("RSS at the first frame", "<= 110 MB", "rss_at_frame_mb", "{:.0f} MB"),
+                ("RSS 3 s later, nothing typed", "", "rss_3s_mb", "{:.0f} MB")):
+            if key is None:
+                values = [f"{e['first_frame_median_s']:.2f} s "
+                          f"({e['first_frame_min_s']:.2f}-{e['first_frame_max_s']:.2f})" if e else "not installed"
+                          for e in (f["assistant"], elia, f["bare Textual app"])]
+            else:
+                values = [cell(e, key, fmt) for e in (f["assistant"], elia, f["bare Textual app"])]
+            lines.append(f"| {label} | {goal} | " + " | ".join(values) + " |")
+    if hour:
+        pad = " | | |" if frames_run else " |"
+        rss = hour["rss_mb"]
+        lines.append(f"| RSS after the scripted hour (100 turns, embedder loaded) | <= 200 MB | "
+                     f"{rss[min(99, len(rss) - 1)]:.0f} MB{pad}")
+        if "rss_after_500_mb" in hour:
+            lines.append(f"| RSS after 50 / 500 turns | within 20 MB | {hour['rss_after_50_mb']:.0f} / "
+                         f"{hour['rss_after_500_mb']:.0f} MB{pad}")
+        lines.append(f"| a turn of the offline mode in the app, median / p95 | | {hour['turn_median_s']:.2f} / "
+                     f"{hour['turn_p95_s']:.2f} s{pad}")
+    machine = (frames_run or hour or {}).get("machine", "")
+    return f"Measured by `benchmarks/bench_hour.py` ({machine}).\n\n" + "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--turns", type=int, default=100)
+    ap.add_argument("--tracemalloc", action="store_true")
+    ap.add_argument("--frames", action="store_true", help="first frame and RSS in tmux instead of the hour")
+    ap.add_argument("--elia", action="store_true", help="with --frames: Elia too")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--db", type=Path, help="with --frames: the store the app opens (default: an empty one)")
+    ap.add_argument("--json", type=Path, default=HERE / "hour.json", help="append the result here")
+    ap.add_argument("--readme", action="store_true", help="only write the table of the results in --json into "
+                    "README.md (between the bench_hour markers)")
+    args = ap.parse_args()
+    if args.readme:
+        table = markdown(json.loads(args.json.read_text()))
+        readme = ROOT / "README.md"
+        text = readme.read_text()
+        start, end = text.index(MARKERS[0]) + len(MARKERS[0]), text.index(MARKERS[1])
+        readme.write_text(text[:start] + "\n" + table + "\n" + text[end:])
+        print(table)
+        return
+    load = os.getloadavg()[0]
+    if args.frames:
+        result = {"frames": frames(args.db, args.rounds, args.elia), "db": str(args.db or "empty")}
+    else:
+        result = asyncio.run(scripted_hour(args.turns, args.tracemalloc))
+    result["machine"] = (f"{os.cpu_count()} cores, Python {sys.version.split()[0]}, {time.strftime('%Y-%m-%d')}, "
+                         f"1-minute load {load:.1f} before, {os.getloadavg()[0]:.1f} after")
+    text = json.dumps(result, indent=1)
+    print(text)
+    previous = json.loads(args.json.read_text()) if args.json.exists() else []
+    args.json.write_text(json.dumps([*previous, result], indent=1))
+
+
+if __name__ == "__main__":
+    main()
