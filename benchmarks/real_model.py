@@ -14,7 +14,7 @@ Steps, each through our real code (the same modules the app and the CLI use):
   1. a chat turn streamed through the agent loop (assistant.turn.agent.Agent + OpenAIProvider)
   2. a conversation title (assistant.turn.titles via the openai local model)
   3. a consolidation run whose summaries must be schema-valid JSON (assistant.jobs)
-  4. a reasoned recall (assistant.recall.reasoned with the chat provider)
+  4. a reasoned recall (assistant.recall.reasoned with the local model: the endpoint, JSON by schema)
   5. a tool round: the model calls one of our tools, or fails in a way the tool-error path handles
 """
 from __future__ import annotations
