@@ -264,3 +264,17 @@ async def test_at_80_columns_nothing_is_cut_mid_word_and_toasts_leave_the_messag
     async with wide.run_test(size=(120, 40)) as pilot:
         await settle(pilot, wide)
         assert "\n  Sun Nov 22 13:59 · overdue 1 min" in sidebar_text(wide)
+
+
+@pytest.mark.parametrize("key", ["ctrl+b", "ctrl+l"])
+async def test_coming_back_to_the_list_starts_at_the_most_urgent_not_an_old_highlight(tmp_path, key):
+    """A newcomer left the highlight on one reminder, came back later with ctrl+b at 80x24 and `d`
+    completed that one, not the overdue one at the top."""
+    app = many_app(tmp_path, count=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+l", "down", "down", "escape")  # Task 03 highlighted, then away
+        await settle(pilot, app)
+        await pilot.press(key)
+        await settle(pilot, app)
+        assert highlighted(app).reminder.content == "Task 01"

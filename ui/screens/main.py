@@ -329,7 +329,7 @@ class MainScreen(ReportsFailures, Screen):
             self.bar_expanded = not self.bar_expanded
             self.apply_layout(self.app.size.width)
             if self.bar_expanded:
-                self.query_one(ReminderList).focus()
+                self.sidebar.focus_first()  # the most urgent reminder, never an old highlight
             else:
                 self.composer.focus()
             return
