@@ -11,8 +11,11 @@ from memory import memories, reminders
 
 
 def forget(runtime: Runtime, memory_id: int) -> memories.Memory:
-    with reminders.recorded(runtime.store, memory_id, "forget"):  # a reminder can be brought back by undo
-        memory = memories.forget(runtime.store, memory_id)
+    store = runtime.store
+    with reminders.recorded(store, memory_id, "forget"):  # a reminder can be brought back by undo ...
+        memory = memories.forget(store, memory_id)
+        if memory.due_at is None:  # ... a note cannot, and undo must not reach past it to an older change
+            reminders.drop_recorded_change(store)
     try:
         path = history_file()
     except OSError:

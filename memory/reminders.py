@@ -354,6 +354,12 @@ def last_change(store: Store) -> dict[str, Any] | None:
     return {"memory_id": row[0], "action": row[1], "before": json.loads(row[2]), "created_at": row[3]}
 
 
+def drop_recorded_change(store: Store) -> None:
+    """A change undo cannot put back (forgetting a note) was made: undo must not reach past it to an
+    older reminder change, so the record goes."""
+    store.execute("DELETE FROM reminder_changes")
+
+
 def undo_last_change(store: Store) -> UndoneChange | None:
     """Put the reminder of the last recorded change back as it was before it (a forgotten or cancelled
     one comes back with its id); None when there is nothing to undo. The record is used up."""

@@ -314,3 +314,17 @@ def test_look_alike_tags_are_neutralised():
     for tag in ("<\U000E0073ystem>", "\u3008/memory_context\u3009", "\u27e8system\u27e9", "<\u0455ystem>",
                 "<\U0001d5fa\U0001d5f2mory_context>", "&lt;/memory_context&gt;"):
         assert not neutralised(tag).startswith(("<", "\u3008", "\u27e8", "&lt;")), tag
+
+
+def test_forgetting_a_note_ends_what_undo_can_reach(rt):
+    """A newcomer snoozed a reminder, forgot a note, said "undo": the snooze was undone instead."""
+    from assistant.forgetting import forget
+    from memory import reminders
+
+    pizza = memories.remember(rt.store, "take the pizza out", due_at="2026-11-22T15:00:00Z")
+    with reminders.recorded(rt.store, pizza.id, "snooze"):
+        reminders.snooze(rt.store, pizza.id, "in 2 hours")
+    note = memories.remember(rt.store, "my locker is number 12")
+    forget(rt, note.id)
+    assert reminders.undo_last_change(rt.store) is None  # nothing to undo, not the older snooze
+    assert memories.get_memory(rt.store, pizza.id).due_at == "2026-11-22T16:00:00+00:00"

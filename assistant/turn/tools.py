@@ -206,7 +206,8 @@ def forget(runtime: Runtime, id: int) -> ToolOutcome:  # noqa: A002 - the name t
 
     memory = forget_memory(runtime, id)
     # Only the number: the reply is stored, and repeating what was forgotten would keep it.
-    return ToolOutcome(f"Forgot #{memory.id}", f"forgot #{memory.id}", _changed(memory), memory.to_json())
+    final = "" if memory.due_at else " (for good: only a reminder can be brought back with undo)"
+    return ToolOutcome(f"Forgot #{memory.id}{final}", f"forgot #{memory.id}", _changed(memory), memory.to_json())
 
 
 TOOL_SPECS = [t.spec() for t in REGISTRY.values()]
