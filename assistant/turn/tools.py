@@ -24,7 +24,6 @@ from memory import episodes, memories, reminders
 from memory.errors import InvalidInput
 from memory.schema import KINDS
 from memory.search import MODES
-from memory.sensitive import redact
 from memory.text import flat
 from memory.time.schedule import past_note
 
@@ -258,8 +257,7 @@ def recall_recent(runtime: Runtime, hours: float = 48, limit: int = 10, gate: Ga
             lines += episode_lines(runtime.clock, e)
     if current is not None:
         lines += episode_lines(runtime.clock, current.episode, current_title(current), summary=False)
-        where = f"[secret in conversation #{current.episode.id}]"
-        lines += [f"  > {redact(flat(m.content if gate is None else gate.message(m.id, m.content), OPENING_WIDTH), where)}"
+        lines += [f"  > {flat(m.content if gate is None else gate.message(m.id, m.content), OPENING_WIDTH)}"
                   for m in current.opening]
     return "\n".join(lines)
 

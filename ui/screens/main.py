@@ -25,7 +25,7 @@ from ui.jobs import IdleJobs
 from ui.text import one_line, visible
 from ui.widgets.chat import ChatPane
 from ui.widgets.footer import KeyFooter, StatusBar
-from ui.widgets.reminders import ReminderBar, ReminderList, ReminderPanel
+from ui.widgets.reminders import ReminderBar, ReminderPanel
 
 NARROW = 90  # columns: below this the sidebar folds into a one-line bar
 TOASTS_AT_ONCE = 3  # due reminders shown as toasts; the rest are counted in one more
