@@ -149,3 +149,14 @@ def test_a_statement_stored_without_dates_is_resolved_by_its_tense_at_recall(tmp
     assert [r.resolved_date for r in sushi.temporal_resolutions if r.source_id == 2] == ["2026-11-20"]
     assert sushi.answer.endswith("That was on Fri Nov 20.")
     rt.close()
+
+
+def test_a_date_still_ahead_is_told_in_the_present(tmp_path):
+    """A newcomer asked on Tuesday when the dentist is: "That was on Fri Nov 27." for this Friday."""
+    from memory.memories import remember
+
+    rt = make_runtime(tmp_path, ASSISTANT_NOW="2026-11-24T12:00:00+00:00")
+    remember(rt.store, "the dentist is on Friday at 3pm")
+    answer = reasoned_recall(rt, "when is the dentist?", model=None).answer
+    assert answer.endswith("That is on Fri Nov 27."), answer
+    rt.close()
