@@ -246,3 +246,13 @@ async def test_tonight_said_late_is_kept_and_due_at_once_as_everywhere(tmp_path)
     assert stored.content == "lock the car" and stored.due_at == "2026-11-22T20:00:00+00:00"
     assert "overdue" in answer
     rt.close()
+
+
+async def test_an_answer_we_cannot_read_as_a_time_asks_again_and_keeps_the_task(agent):
+    """A newcomer answered "after work" to "When should I remind you to buy milk?" and lost the task."""
+    await say(agent, "remind me to buy milk")
+    answer, calls = await say(agent, "after work")
+    assert not calls and '"after work"' in answer and "When should I remind you to buy milk?" in answer
+    answer, calls = await say(agent, "at 6pm")
+    assert [c.name for c in calls] == ["remember"] and "buy milk" in answer
+    assert memories.get_memory(agent.runtime.store, 1).content == "buy milk"

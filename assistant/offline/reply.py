@@ -226,16 +226,27 @@ class OfflineProvider:
 
     def _pending_reminder(self, text: str, conversation: list[dict[str, Any]]) -> Plan | None:
         """The answer to "When should I remind you ...?": the time for the task asked about before."""
-        found = self._question_and_request(conversation, ASK_WHEN)
-        if found is None:
-            return None
-        earlier = self._read(found[1])
-        if earlier.intent not in ("remind_no_time", "remind_relative") or not earlier.content:
+        # The request that asked, before our question (and before any answer we could not read as a time).
+        at = len(conversation) - 2
+        request, earlier = None, None
+        while at >= 1 and conversation[at].get("role") == "assistant" and \
+                ASK_WHEN in (conversation[at].get("text") or "") and conversation[at - 1].get("role") == "user":
+            earlier = self._read(conversation[at - 1].get("text") or "")
+            if earlier.intent in ("remind_no_time", "remind_relative") and earlier.content:
+                request = conversation[at - 1].get("text") or ""
+                break
+            at -= 2
+        if request is None or earlier is None:
             return None
         due = self._time_answer(text)
         if due is None:
-            return None  # not a time: read it as a message of its own
-        self._request = found[1]
+            if self._read(text).intent not in ("chat", "near_miss"):
+                return None  # not a time but a request of its own: read it as such
+            # Not read as a time ("after work"): say so and ask again; the task is not lost.
+            task = f"{earlier.link} {_to_you(earlier.content)}"
+            return [], (f'I could not read "{" ".join(text.split())[:60]}" as a time. {ASK_WHEN} {task}? '
+                        '(a time such as "at 6pm", "tomorrow morning" or "in 2 hours")')
+        self._request = request
         reading = Reading("remind", earlier.content, due[2], due[0], due[1], link=earlier.link)
         return [("remember", _remember_args(reading, self.runtime.clock.now()))], ""
 
