@@ -13,6 +13,9 @@ from memory import memories, reminders
 def forget(runtime: Runtime, memory_id: int) -> memories.Memory:
     store = runtime.store
     with reminders.recorded(store, memory_id, "forget"):  # a reminder can be brought back by undo ...
+        before = memories.get_memory(store, memory_id)
+        if before.due_at is not None:  # ... with its conversations as they were
+            reminders.keep_with_change(store, memories.forget_snapshot(store, before))
         memory = memories.forget(store, memory_id)
         if memory.due_at is None:  # ... a note cannot, and undo must not reach past it to an older change
             reminders.drop_recorded_change(store)

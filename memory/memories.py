@@ -251,6 +251,18 @@ def source_turns(store: Store, memory: Memory) -> list[Any]:
     return list(found.values())
 
 
+def forget_snapshot(store: Store, memory: Memory) -> dict[str, Any]:
+    """The messages and conversations forgetting `memory` may change, as they are now (for an undo)."""
+    turns = source_turns(store, memory)
+    messages = [{"id": t["id"], "content": t["content"],
+                 "time_refs": store.one("SELECT time_refs FROM messages WHERE id = ?", (t["id"],))[0]} for t in turns]
+    episode_ids = sorted({t["episode_id"] for t in turns if t["episode_id"] is not None})
+    episodes = [{"id": r["id"], "title": r["title"], "summary": r["summary"]} for r in
+                store.query(f"SELECT id, title, summary FROM episodes WHERE id IN ({','.join('?' * len(episode_ids))})",
+                            episode_ids)] if episode_ids else []
+    return {"messages": messages, "episodes": episodes}
+
+
 def _scrub_sources(store: Store, memory: Memory) -> int:
     """Take a forgotten memory's text out of the messages it came from: the user's "remember that X"
     and the replies of the same turn that repeat X, by whole quotation only. Elsewhere only the

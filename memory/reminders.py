@@ -354,6 +354,17 @@ def last_change(store: Store) -> dict[str, Any] | None:
     return {"memory_id": row[0], "action": row[1], "before": json.loads(row[2]), "created_at": row[3]}
 
 
+def keep_with_change(store: Store, scrubbed: dict[str, Any]) -> None:
+    """Keep, with the change just recorded (a reminder forgotten), the text forgetting it takes out of
+    its conversations, so undo puts them back as they were. Gone with the record at the next change."""
+    row = store.one("SELECT id, before FROM reminder_changes ORDER BY id DESC LIMIT 1")
+    if row is None:
+        return
+    before = json.loads(row[1])
+    before["_scrubbed"] = scrubbed
+    store.execute("UPDATE reminder_changes SET before = ? WHERE id = ?", (json.dumps(before), row[0]))
+
+
 def drop_recorded_change(store: Store) -> None:
     """A change undo cannot put back (forgetting a note) was made: undo must not reach past it to an
     older reminder change, so the record goes."""
@@ -368,17 +379,24 @@ def undo_last_change(store: Store) -> UndoneChange | None:
         if change is None:
             return None
         before = change["before"]
+        scrubbed = before.pop("_scrubbed", None)  # what forgetting it took out of its conversations
         store.execute("DELETE FROM reminder_changes")
         if store.one("SELECT 1 FROM knowledge WHERE id = ?", (before["id"],)) is None:
-            columns = [name for name in before if re.fullmatch(r"[a-z_]+", name)]
+            columns = [name for name in before if re.fullmatch(r"[a-z][a-z_]*", name)]
             store.execute(f"INSERT INTO knowledge ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
                           tuple(before[c] for c in columns))
             restored = get_memory(store, before["id"])
         else:
             restored = restore(store, Memory.from_row(before))
-        if change["action"] == "forget":  # asked back: its tombstone goes
+        if change["action"] == "forget":  # asked back: its tombstone goes, its conversations come back as said
             store.execute("DELETE FROM forgotten WHERE uid = ?",
                           (before.get("uid") or f"{store.store_uid()}/memory/{before['id']}",))
+            for message in (scrubbed or {}).get("messages", []):
+                store.execute("UPDATE messages SET content = ?, time_refs = ? WHERE id = ?",
+                              (message["content"], message["time_refs"], message["id"]))
+            for episode in (scrubbed or {}).get("episodes", []):
+                store.execute("UPDATE episodes SET title = ?, summary = ? WHERE id = ?",
+                              (episode["title"], episode["summary"], episode["id"]))
         return UndoneChange(change["action"], restored, change["created_at"])
 
 

@@ -328,3 +328,23 @@ def test_forgetting_a_note_ends_what_undo_can_reach(rt):
     forget(rt, note.id)
     assert reminders.undo_last_change(rt.store) is None  # nothing to undo, not the older snooze
     assert memories.get_memory(rt.store, pizza.id).due_at == "2026-11-22T16:00:00+00:00"
+
+
+def test_undoing_a_forgotten_reminder_puts_its_conversation_back(rt):
+    """A newcomer forgot "stretch" from the list, pressed ctrl+z: the reminder came back, the chat
+    kept "remind me in 2 minutes to [forgotten]" and the title lost its word."""
+    from assistant.forgetting import forget
+    from memory import reminders
+
+    episode = episodes.open_episode(rt.store)
+    said = episodes.add_message(rt.store, episode.id, "user", "remind me in 2 minutes to stretch")
+    stretch = memories.remember(rt.store, "stretch", due_at="2026-11-22T14:02:00Z", message_ids=[said.id])
+    episodes.add_message(rt.store, episode.id, "assistant", "Okay, I'll remind you to stretch (#1).")
+    episodes.close_episode(rt.store, episode.id, "Call mom, stretch", "remind me in 2 minutes to stretch", "success")
+    forget(rt, stretch.id)
+    assert "[forgotten]" in episodes.episode_messages(rt.store, episode.id)[0].content
+    undone = reminders.undo_last_change(rt.store)
+    assert undone is not None and undone.memory.content == "stretch"
+    assert [m.content for m in episodes.episode_messages(rt.store, episode.id)] == [
+        "remind me in 2 minutes to stretch", "Okay, I'll remind you to stretch (#1)."]
+    assert episodes.get_episode(rt.store, episode.id).title == "Call mom, stretch"
