@@ -217,8 +217,14 @@ class AssistantService:
                                                 touch=False)
         except InvalidInput:
             hits = []
+        from memory.words import stems
+
+        words = stems(query)
         for h in hits:
-            wanted.add(h.episode_id if h.type == "message" else h.id)
+            # A filter box is read word by word: the vector side also returns neighbours that share
+            # nothing with the words typed ("dentist" listed every conversation), so a hit must share one.
+            if words & stems(h.content) or not words:
+                wanted.add(h.episode_id if h.type == "message" else h.id)
         needle = query.lower()
         for c in everything:
             text = f"{c.episode.title or ''} {c.episode.summary or ''}".lower()

@@ -177,3 +177,4 @@ async def test_a_transcript_of_long_answers_is_bounded_and_says_what_it_left_out
         assert 1 <= len(shown) <= TRANSCRIPT_CHARACTERS // 5000 + 1
         [line] = [str(w.render()) for w in app.main_screen.chat.chat_log.query(".tool-line")]
         assert f"{20 - len(shown)} earlier messages" in line
+
