@@ -40,8 +40,9 @@ SHORT_CAPABILITIES = ("Without a chat model I can set reminders (\"remind me to 
                       "(done, cancel, move, snooze, rename, undo), remember things (\"remember that ...\"), answer "
                       "questions from memory, list what's coming up and recap our conversations; \"help\" shows "
                       "examples.")
-HOW_TO_CONNECT = ("To chat, set ANTHROPIC_API_KEY (Anthropic) or start Ollama (ollama serve, then "
-                  "ollama pull {model}) and restart.")
+HOW_TO_CONNECT = ("To chat, set ANTHROPIC_API_KEY (Anthropic), start Ollama (ollama serve, then "
+                  "ollama pull {model}), or name an OpenAI-compatible server (LM Studio, llama-server, vLLM) as "
+                  "[openai] base_url in the config, and restart.")
 NO_MODEL = ("No chat model is configured, so I can only handle memory commands for now.\n\n" + HOW_TO_CONNECT +
             "\n\n" + CAPABILITIES)
 WHICH_ONE = "Which one did you mean?"

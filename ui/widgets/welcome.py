@@ -36,8 +36,9 @@ class Welcome(VerticalScroll):
             self.model_line = (
                 "No model connected: the built-in offline mode keeps reminders and notes, answers questions "
                 "from what you told it, lists what is coming up and recaps, but cannot chat. To connect a "
-                "model, set ANTHROPIC_API_KEY (Anthropic) or run "
-                "`ollama serve` (local, with `ollama pull llama3.2:3b`), then start assistant again.")
+                "model, set ANTHROPIC_API_KEY (Anthropic), run `ollama serve` (local, with "
+                "`ollama pull llama3.2:3b`), or name an OpenAI-compatible server (LM Studio, llama-server, vLLM) "
+                "as [openai] base_url in the config; then start assistant again.")
         self.update(self._text())
 
     def _text(self) -> str:
