@@ -76,8 +76,10 @@ def _rank(word: str) -> int | None:
 
 
 def _sentence_initial(text: str, start: int) -> bool:
+    """Whether the word at `start` opens a sentence or a line: nothing before it but punctuation of any
+    kind (quotes, dashes, bullets, "1)", "**"), only a word or a comma continues a sentence."""
     before = text[:start].rstrip()
-    return not before or before[-1] in ".!?:;\n\"'(-"
+    return not before or not (before[-1].isalnum() or before[-1] in ",")
 
 
 @dataclass(frozen=True)

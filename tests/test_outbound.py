@@ -348,3 +348,39 @@ def test_undoing_a_forgotten_reminder_puts_its_conversation_back(rt):
     assert [m.content for m in episodes.episode_messages(rt.store, episode.id)] == [
         "remind me in 2 minutes to stretch", "Okay, I'll remind you to stretch (#1)."]
     assert episodes.get_episode(rt.store, episode.id).title == "Call mom, stretch"
+
+
+# -- the attacker's third round ---------------------------------------------------------------------------
+
+def test_a_letter_that_folds_to_a_private_memory_does_not_crash_the_turn(rt):
+    memories.remember(rt.store, "Sam", kind="note", private=True)
+    assert "ſam" not in Gate(rt.store, "hello").text("ſam said hi", "message #1")
+
+
+@pytest.mark.parametrize("message", ["\u201cWill it rain tomorrow?", "\u2014 Will it rain?", "\u2026Will it rain?",
+                                     "* Will it rain?", "\u2022 Will it rain?", "1) Will it rain?", "**Will** it rain?",
+                                     "\u00ab Will it rain? \u00bb", "> Will it rain?", "#Will it rain"])
+def test_an_ordinary_name_after_any_punctuation_opens_a_sentence(rt, message):
+    will = memories.remember(rt.store, "Will: my AA sponsor", kind="person", private=True)
+    assert not asks_about(message, will)
+
+
+def test_asking_about_one_private_memory_releases_no_marked_line_of_another(rt):
+    memories.remember(rt.store, "Zorblat appointment tomorrow about the sertraline dose", private=True)
+    memories.remember(rt.store, DIAGNOSIS, private=True)
+    line = "From memory (you told me Sun Nov 22): [Private] Zorblat appointment tomorrow [Mon Nov 23] about the dose"
+    assert "Zorblat" not in Gate(rt.store, "and the celiac thing?").text(line, "message #4")
+    assert "Zorblat" in Gate(rt.store, "what about Zorblat?").text(line, "message #4")
+
+
+def test_reasoned_recall_sends_no_dates_of_a_withheld_memory(ollama_standin, rt):
+    from assistant.providers.local import local_model
+    from assistant.recall.reasoned import reasoned_recall
+
+    memories.remember(rt.store, "the sertraline taper starts next Friday at the clinic", private=True)
+    memories.remember(rt.store, "taper the garden hedge on Saturday")
+    ollama_standin.script = [{"json": {"answer": "ok"}}]
+    reasoned_recall(rt, "when does the taper start", model=local_model(rt))
+    body = json.dumps(ollama_standin.bodies("/api/chat"))
+    assert "sertraline" not in body and "next Friday" not in body
+

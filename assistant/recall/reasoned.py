@@ -117,6 +117,8 @@ def _ask_model(runtime: Runtime, model: StructuredModel, query: str, sources: li
     gate = Gate(runtime.store, query)
     held = {m.id: m for m in memories_by_id(runtime.store, [s["id"] for s in sources if s["type"] == "memory"])}
     sources = [s for s in sources if s["type"] != "memory" or s["id"] not in held or gate.listed(held[s["id"]])]
+    kept = {(s["type"], s["id"]) for s in sources}
+    resolutions = [r for r in resolutions if (r.source_type, r.source_id) in kept]  # a withheld one's dates too
     try:
         data = send.ask_local(model, requests.recall(gate, query, sources, held, resolutions))
     except (ModelUnavailable, MalformedAnswer):
