@@ -428,7 +428,3 @@ def withheld_candidates(store: Store) -> list[Memory]:
     return [Memory.from_row(r) for r in store.query(f"{SELECT_MEMORY} WHERE k.private = 1 OR k.sensitive = 1 "
                                                     "ORDER BY k.id")]
 
-
-def private_memories(store: Store) -> list[Memory]:
-    """Every memory marked private (the few that must never reach a model unasked)."""
-    return [Memory.from_row(r) for r in store.query(f"{SELECT_MEMORY} WHERE k.private = 1 ORDER BY k.id")]

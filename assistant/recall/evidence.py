@@ -63,12 +63,6 @@ def _flat(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.lower()))
 
 
-def asked_about(query: str, content: str) -> bool:
-    """The message asks about this (private) memory: most of its meaningful words are in it."""
-    wanted = content_words(query)
-    return bool(wanted) and len(wanted & content_words(content)) / len(wanted) >= MIN_RELEVANCE
-
-
 def is_question(text: str) -> bool:
     return bool(_QUESTION.search(text.strip()))
 
