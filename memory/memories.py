@@ -5,6 +5,7 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from memory.docs import doc_id
@@ -228,10 +229,18 @@ def remember(store: Store, content: str, due_at: str | datetime | None = None, k
 FORGOTTEN = "[forgotten]"
 
 
-def quotation_pattern(text: str) -> re.Pattern[str] | None:
-    """Whole quotations of `text`, never inside another word ("Tom" is not in "tomorrow" nor "atom")."""
-    needle = text.strip()
-    return re.compile(f"(?<!\\w){re.escape(needle)}(?!\\w)", re.I) if needle else None
+def quotation_pattern(*texts: str) -> re.Pattern[str] | None:
+    """Whole quotations of any of `texts` (the longest first), never inside another word ("Tom" is
+    not in "tomorrow" nor "atom"): the one rule for what forget scrubs and the gate withholds."""
+    return _quotations(tuple(sorted({t.strip() for t in texts if t.strip()}, key=lambda t: (-len(t), t))))
+
+
+@lru_cache(maxsize=8)
+def _quotations(needles: tuple[str, ...]) -> re.Pattern[str] | None:
+    """Compiled once while the texts stay the same (2,000 withheld memories: 0.5 s to compile)."""
+    if not needles:
+        return None
+    return re.compile("|".join(f"(?<!\\w){re.escape(n)}(?!\\w)" for n in needles), re.IGNORECASE)
 
 
 def source_turns(store: Store, memory: Memory) -> list[Any]:

@@ -16,7 +16,6 @@ asks it:
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any
 
 from memory import memories
@@ -50,19 +49,6 @@ def asks_about(message: str, memory: Memory, ids: set[int] | None = None) -> boo
     return asks_by_words(message, memory.content)
 
 
-def _quotation(texts: list[str]) -> re.Pattern[str] | None:
-    """One pattern for whole quotations of `texts`, longest first, never inside another word."""
-    return _compiled(tuple(sorted({t for t in texts if t}, key=lambda t: (-len(t), t))))
-
-
-@lru_cache(maxsize=8)
-def _compiled(texts: tuple[str, ...]) -> re.Pattern[str] | None:
-    """Compiled once for as long as the withheld texts stay the same (2,000 of them: 0.5 s to compile)."""
-    if not texts:
-        return None
-    return re.compile("|".join(f"(?<!\\w){re.escape(t)}(?!\\w)" for t in texts), re.IGNORECASE)
-
-
 class Gate:
     def __init__(self, store: Store, message: str = "") -> None:
         self.store = store
@@ -74,7 +60,7 @@ class Gate:
         self._placeholder = {m.content.strip(): self._stand_in(m) for m in held
                              if m.content.strip() and (m.sensitive or m.id not in self.asked)}
         self._folded = {k.casefold(): v for k, v in self._placeholder.items()}
-        self._withheld = _quotation(list(self._placeholder))
+        self._withheld = memories.quotation_pattern(*self._placeholder)
         # The turns a withheld private memory was told in, and their conversations: the user's own
         # words there, the replies and the quick title say it again in other words.
         self.private_messages: dict[int, int] = {}
