@@ -22,7 +22,7 @@ MAX_CONTENT = 100_000  # characters; a memory is a note, not a document
 
 FIELDS = ("id", "kind", "content", "importance", "private", "due_at", "reminded_at", "done_at",
           "message_ids", "sequence", "created_at", "updated_at", "relation", "trust", "tension",
-          "recurrence", "occurrence_at", "time_refs", "sensitive")
+          "recurrence", "occurrence_at", "time_refs", "sensitive", "source", "pinned")
 
 
 @dataclass
@@ -46,6 +46,8 @@ class Memory:
     occurrence_at: str | None = None  # the scheduled instant of this occurrence (due_at moves on snooze)
     time_refs: list[dict[str, str]] = field(default_factory=list)
     sensitive: bool = False  # holds a secret (decided when written): it leaves only as "[secret in memory #N]"
+    source: str = "typed"  # typed | imported | mcp:<client> (schema 9)
+    pinned: bool = False  # never archived, never outranked by its own echoes
     tier: str = "hot"
 
     @classmethod
@@ -53,6 +55,7 @@ class Memory:
         data = {name: row[name] for name in FIELDS}
         data["private"] = bool(data["private"])
         data["sensitive"] = bool(data["sensitive"])
+        data["pinned"] = bool(data["pinned"])
         data["message_ids"] = json.loads(data["message_ids"] or "[]")
         data["time_refs"] = json.loads(data["time_refs"] or "[]")
         keys = row.keys()
@@ -112,6 +115,15 @@ def check_importance(importance: Any) -> int:
     return importance
 
 
+SOURCES = ("typed", "imported", "mcp")  # "mcp" carries its client: "mcp:claude-desktop"
+
+
+def check_source(source: Any) -> str:
+    if not isinstance(source, str) or source.split(":", 1)[0] not in SOURCES or len(source) > 80:
+        raise InvalidInput(f"unknown source {str(source)[:40]!r} (typed, imported or mcp:<client>)")
+    return source
+
+
 def check_scale(name: str, value: Any) -> int | None:
     if value is None:
         return None
@@ -152,6 +164,8 @@ class NewMemory:
     uid: str | None = None  # the identity of a row that came from elsewhere (an export, a calendar UID)
     id: int | None = None  # kept when free (an import reproduces an export's ids)
     sensitive: bool | None = None  # default: what the detector finds in the text; True when a caller knows
+    source: str = "typed"  # typed | imported | mcp:<client>
+    pinned: bool = False
 
 
 def detect_sensitive(text: str) -> bool:
@@ -188,7 +202,8 @@ def insert_memory(store: Store, new: NewMemory) -> int:
         "updated_at": new.updated_at or created, "relation": new.relation, "trust": trust, "tension": tension,
         "recurrence": new.recurrence, "occurrence_at": (new.occurrence_at or new.due_at) if new.recurrence else None,
         "time_refs": refs, "uid": new.uid,
-        "sensitive": int(bool(new.sensitive) or detect_sensitive(content))}
+        "sensitive": int(bool(new.sensitive) or detect_sensitive(content)),
+        "source": check_source(new.source), "pinned": int(bool(new.pinned))}
     if new.id is not None and store.one("SELECT 1 FROM knowledge WHERE id = ?", (new.id,)) is None:
         values["id"] = new.id
     with store.transaction():

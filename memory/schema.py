@@ -295,8 +295,17 @@ MIGRATION_8: list[str | Callable] = [
     ) WITHOUT ROWID""",
 ]
 
+# Schema 9: where a memory came from and whether the person pinned it. `source` is "typed" (the app, the
+# CLI, a chat turn), "imported" (a file: JSON Lines, a calendar, a chat export) or "mcp:<client>" (another
+# AI tool through the MCP server); the Memories screen filters on it and the app labels MCP writes. A
+# pinned memory is never archived and never outranked by its own echoes.
+MIGRATION_9 = [
+    "ALTER TABLE knowledge ADD COLUMN source TEXT NOT NULL DEFAULT 'typed'",
+    "ALTER TABLE knowledge ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0",
+]
+
 MIGRATIONS: list[list] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5, MIGRATION_6,
-                          MIGRATION_7, MIGRATION_8]
+                          MIGRATION_7, MIGRATION_8, MIGRATION_9]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

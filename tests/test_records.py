@@ -43,6 +43,23 @@ def test_round_trip_into_empty_database(store, tmp_path, clock):
     target.close()
 
 
+def test_where_a_memory_came_from_survives_a_round_trip_and_an_import_is_labelled(store, tmp_path, clock):
+    typed = memories.remember(store, "I live in Lisbon", kind="fact")
+    store.execute("UPDATE knowledge SET source = 'mcp:claude-desktop', pinned = 1 WHERE id = ?", (typed.id,))
+    memories.remember(store, "Pay rent", due_at="2026-12-01T09:00:00+00:00")
+    out = io.StringIO()
+    write_export(store, out)
+    target = Store(tmp_path / "copy.db", clock)
+    import_records(target, out.getvalue().splitlines())
+    assert [tuple(m) for m in target.query("SELECT source, pinned FROM knowledge ORDER BY id")] == \
+        [("mcp:claude-desktop", 1), ("typed", 0)]
+    import_records(target, [json.dumps({"type": "memory", "kind": "fact", "content": "Likes skiing"})])
+    assert target.one("SELECT source FROM knowledge WHERE content = 'Likes skiing'")[0] == "imported"
+    with pytest.raises(ImportFailed):
+        import_records(target, [json.dumps({"type": "memory", "content": "x", "source": "gossip"})])
+    target.close()
+
+
 def test_hand_written_file_resolves_its_own_ids(store):
     lines = [
         json.dumps({"type": "message", "id": "m1", "episode_id": "trip", "role": "user", "content": "Ski?",

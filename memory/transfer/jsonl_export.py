@@ -137,6 +137,7 @@ def export_records(store: Store, salvage: Salvage | None = None) -> Iterator[dic
             continue
         data = _decode(row, (*FIELDS, *META_FIELDS))
         data["private"] = bool(data["private"])
+        data["pinned"] = bool(data["pinned"])
         if data["recurrence"]:
             data["recurrence"] = Recurrence.from_text(data["recurrence"]).to_json()
             try:

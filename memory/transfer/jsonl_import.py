@@ -138,7 +138,9 @@ class _Importer:
             tension=r.get("tension"), recurrence=_recurrence(r.get("recurrence")),
             occurrence_at=self.instant(r, "occurrence_at"),
             time_refs=_time_refs(r["time_refs"]) if r.get("time_refs") else None,
-            uid=self.foreign_uid(), id=self.free_id(r.get("id"))))
+            uid=self.foreign_uid(), id=self.free_id(r.get("id")),
+            # An export of this app says where each memory came from; any other file's memories are imported.
+            source=r.get("source") or "imported", pinned=r.get("pinned", False) is True))
         self._remember_id("memory", r, new)
         for done in r.get("completions") or []:
             if not isinstance(done, dict):

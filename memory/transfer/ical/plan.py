@@ -207,6 +207,6 @@ def _insert(store: Store, plan: _Plan) -> None:
     item = plan.item
     insert_memory(store, NewMemory(item.content, kind="reminder", importance=item.importance, private=item.private,
                                    due_at=plan.due_at, recurrence=plan.recurrence, occurrence_at=plan.occurrence_at,
-                                   uid=plan.uid))
+                                   uid=plan.uid, source="imported"))
 
 
