@@ -159,7 +159,7 @@ class AssistantService:
         current = episodes.in_progress(self.runtime.store)
         if current is None:
             return None
-        from assistant.turn.tools import OPENING_WIDTH
+        from assistant.tools import OPENING_WIDTH
         from memory.text import flat
 
         return CurrentView(current.episode.id, current.title, self.runtime.clock.short(current.episode.started_at),
@@ -354,7 +354,7 @@ class AssistantService:
         return reminders.undo_last_change(self.runtime.store)
 
     def undo_text(self, undone: reminders.UndoneChange | None) -> str:
-        from assistant.turn.tools import undo_text
+        from assistant.tools import undo_text
 
         return undo_text(self.runtime, undone)
 

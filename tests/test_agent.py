@@ -245,7 +245,7 @@ async def test_a_model_that_fails_after_acting_is_not_repeated_offline(anthropic
 def test_tool_schemas_and_validation_come_from_the_signatures(runtime):
     """One registry of typed functions: the schema offered and the checks applied are the same thing."""
     from assistant.errors import ToolError
-    from assistant.turn.tools import TOOL_SPECS, execute_tool
+    from assistant.tools import TOOL_SPECS, execute_tool
 
     specs = {t.name: t.parameters for t in TOOL_SPECS}
     assert specs["remember"]["required"] == ["content"]

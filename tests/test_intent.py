@@ -1,7 +1,7 @@
 """SPEC F2 recap detection on a labelled set; reports precision and recall."""
 from __future__ import annotations
 
-from assistant.turn.intent import is_boosted, is_recap_query, temporal_recency
+from assistant.reading.intent import is_boosted, is_recap_query, temporal_recency
 
 RECAP = [
     "what did we talk about", "What did we talk about yesterday?", "catch me up", "Can you catch me up?",

@@ -547,7 +547,7 @@ def test_reasoned_recall_through_the_endpoint(openai_standin, tmp_path):
 
 def test_a_real_spec_fits_the_wire():
     """Our ToolSpec list converts to the function-tool shape every server reads."""
-    from assistant.turn.tools import TOOL_SPECS
+    from assistant.tools import TOOL_SPECS
 
     assert all(isinstance(t, ToolSpec) and t.parameters["type"] == "object" for t in TOOL_SPECS)
     assert SystemPrompt("a", "b")

@@ -218,6 +218,8 @@ def test_existing_memories_are_classified_by_the_migration(tmp_path, clock):
     db.execute("PRAGMA user_version = 7")
     db.execute("ALTER TABLE knowledge DROP COLUMN sensitive")
     db.execute("DROP TABLE forgotten")
+    db.execute("ALTER TABLE knowledge DROP COLUMN source")  # schema 9
+    db.execute("ALTER TABLE knowledge DROP COLUMN pinned")
     db.commit()
     db.close()
     store = Store(path, clock)

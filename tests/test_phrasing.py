@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.offline.understand import read_message
+from assistant.reading.understand import read_message
 from memory.time.instants import UTC
 from tests.conftest import T0
 

@@ -11,7 +11,7 @@ from assistant.prompt.build import build_prompt
 from assistant.prompt.summaries import SummaryItem, format_summary_block, inject_summary_block
 from assistant.runtime import Runtime
 from assistant.settings import load_settings
-from assistant.turn.tools import recall_recent
+from assistant.tools import recall_recent
 from memory import memories
 from memory.transfer.jsonl_import import import_records
 

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from assistant.offline.reply import OfflineProvider
+from assistant.tools import execute_tool
 from assistant.turn.agent import Agent
-from assistant.turn.tools import execute_tool
 from memory import memories, reminders
 from memory.errors import InvalidInput
 from tests.conftest import make_runtime

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from assistant.cli.conversations import cmd_recap
-from assistant.turn.tools import recall_recent
+from assistant.tools import recall_recent
 from memory import episodes
 from tests.ui_helpers import make_app, settle, type_and_send, wait_until
 from ui.screens.conversations import ConversationScreen, ConversationsScreen

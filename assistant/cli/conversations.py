@@ -22,7 +22,7 @@ def cmd_recap(runtime: Runtime, args: argparse.Namespace) -> int:
     `--json` stays the documented list of closed episodes (list_recent's contract); the text adds
     the conversation in progress, marked current.
     """
-    from assistant.turn.tools import OPENING_WIDTH, current_title
+    from assistant.tools import OPENING_WIDTH, current_title
     from memory.text import flat
 
     items = episodes.list_recent(runtime.store, limit=args.limit, outcome=args.outcome, hours=args.hours)

@@ -95,7 +95,7 @@ def cmd_forget(runtime: Runtime, args: argparse.Namespace) -> int:
 
 def cmd_undo(runtime: Runtime, args: argparse.Namespace) -> int:
     """Undo the last reminder change, made here or anywhere else (the chat, the app, another command)."""
-    from assistant.turn.tools import undo_text
+    from assistant.tools import undo_text
 
     undone = reminders.undo_last_change(runtime.store)
     emit(args, {"undone": undone.action if undone else None, "memory": undone.memory.to_json() if undone else None},

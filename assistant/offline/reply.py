@@ -14,9 +14,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from assistant.offline.answers import answer_from_memory
-from assistant.offline.spans import DaySpan
-from assistant.offline.understand import Reading, is_small_talk, naming, read_message, split_task_and_time
 from assistant.providers.base import Delta, SystemPrompt, ToolSpec, ToolUse
+from assistant.reading.spans import DaySpan
+from assistant.reading.understand import Reading, is_small_talk, naming, read_message, split_task_and_time
 from assistant.recall.evidence import search_words, topic_words
 from assistant.recap import episode_lines
 from assistant.runtime import Runtime
@@ -137,7 +137,7 @@ class OfflineProvider:
         if intent in ("done", "cancel", "move", "snooze", "rename"):
             return self._change(reading, conversation)
         if intent == "undo":
-            from assistant.turn.tools import undo_text
+            from assistant.tools import undo_text
 
             return [], undo_text(self.runtime, reminders.undo_last_change(self.runtime.store))
         if intent == "forget":

@@ -72,7 +72,7 @@ class ToolsOrLocalIntents:
         if last["role"] != "user":
             return False
         from assistant.offline.reply import ASK_WHEN, WHICH_ONE
-        from assistant.offline.understand import read_message
+        from assistant.reading.understand import read_message
 
         previous = conversation[-2].get("text") or "" if len(conversation) > 1 else ""
         if conversation[-2:-1] and conversation[-2].get("role") == "assistant" and (

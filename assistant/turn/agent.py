@@ -17,9 +17,9 @@ from assistant.outbound.gate import Gate
 from assistant.prompt.build import build_prompt
 from assistant.providers.base import Delta, Note, Provider, ProviderError, SystemPrompt, ToolUse, Usage
 from assistant.runtime import Runtime
+from assistant.tools import TOOL_SPECS, ToolError, execute_tool
 from assistant.turn.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
 from assistant.turn.titles import title_and_summary
-from assistant.turn.tools import TOOL_SPECS, ToolError, execute_tool
 from memory import episodes
 from memory.time.instants import parse_stored
 

@@ -19,7 +19,8 @@ _RECAP_PATTERNS = [
     r"\bbring me up to (speed|date)\b",
     r"\bfill me in\b(?! on (the|a|an) (history|news|story|plot|rules))",
     r"\bwhere (were we|did we leave off|we left off)\b",
-    r"\b(summari[sz]e|sum up|go over) (our|the|my) (recent |last |previous )?(conversations?|chats?|discussions?|sessions?)\b",
+    r"\b(summari[sz]e|sum up|go over) (our|the|my) (recent |last |previous )?"
+    r"(conversations?|chats?|discussions?|sessions?)\b",
     r"\bremind me (what|of what) (we|i) (talked|discussed|said|covered|decided)\b",
     r"\bwhat did i (tell|ask) you\b",
     r"\bour (last|previous|recent|earlier) (conversations?|chats?|discussions?|sessions?)\b",

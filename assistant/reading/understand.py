@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 
-from assistant.offline.spans import DaySpan, day_span
-from assistant.turn.intent import is_recap_query
+from assistant.reading.intent import is_recap_query
+from assistant.reading.spans import DaySpan, day_span
 from memory.errors import InvalidInput
 from memory.time.references import asks_when
 from memory.time.rules import Recurrence, is_rule_phrase
