@@ -32,7 +32,20 @@ from memory.memories import Memory
 from memory.time.instants import parse_stored, to_utc_iso
 
 if TYPE_CHECKING:  # the agent (pydantic, the providers) is imported when a model is chosen, after the first frame
+    from assistant.providers.base import Provider
+    from assistant.responder import Responder
     from assistant.turn.agent import Agent
+
+
+def responder_for(runtime: Runtime, provider: Provider | None) -> Responder:
+    """What answers turns: the chat model through the gate, or the offline mode when there is none."""
+    if provider is None:
+        from assistant.offline.responder import OfflineResponder
+
+        return OfflineResponder(runtime)
+    from assistant.turn.model import ModelResponder
+
+    return ModelResponder(runtime, provider)
 
 def check_launch(path: str) -> None:
     """What the app needs before its first frame, read from the file's header without opening it:
@@ -74,36 +87,40 @@ class AssistantService:
 
     # -- start-up ---------------------------------------------------------------------------
 
-    def connect(self) -> str:
-        """Pick the provider once (may probe Ollama briefly); returns "provider · model".
+    def connect(self, strict: bool = False) -> str:
+        """Pick the responder once (may probe servers briefly); returns "provider · model". A configured
+        model that cannot work is said and the offline mode answers instead, unless `strict` (the CLI's
+        `chat`), which raises the ProviderError.
 
         Safe to call from several threads: later callers wait for the first and reuse its agent.
         """
-        from assistant.offline.reply import OfflineProvider
-        from assistant.providers.base import ProviderError
         from assistant.providers.select import select_provider
 
         with self._connecting:
             if self.agent is None:
+                from assistant.errors import ProviderError
+
                 try:
                     provider = select_provider(self.runtime)
                 except ProviderError as exc:
+                    if strict:
+                        raise
                     self.runtime.notice(f"{exc}; using the offline mode")
-                    provider = OfflineProvider(self.runtime)
+                    provider = None
                 from assistant.turn.agent import Agent
 
-                self.agent = Agent(self.runtime, provider, defer=self.defer)
+                self.agent = Agent(self.runtime, responder_for(self.runtime, provider), defer=self.defer)
         return self.provider_label
 
     @property
     def provider_label(self) -> str:
         if self.agent is None:
             return "connecting…"
-        return f"{self.agent.provider.name} · {self.agent.provider.model}"
+        return f"{self.agent.responder.name} · {self.agent.responder.model}"
 
     @property
     def has_model(self) -> bool:
-        return self.agent is not None and self.agent.provider.name != "offline"
+        return self.agent is not None and not self.agent.responder.local
 
     def warm_up(self) -> None:
         """Load the embedder and embed the newest waiting texts (a bounded batch, as a search does),

@@ -212,7 +212,7 @@ def whole_process(db: Path, queries: list[str], runs: int) -> dict[str, dict[str
 
 
 def in_process(db: Path, queries: list[str], rounds: int) -> dict[str, dict[str, float]]:
-    from assistant.prompt.build import build_prompt
+    from assistant.prompt.build import preview_prompt
 
     rt = corpus.open_runtime(db)
     try:
@@ -232,7 +232,7 @@ def in_process(db: Path, queries: list[str], rounds: int) -> dict[str, dict[str,
             for q, v in zip(queries, vectors, strict=True):
                 rt.searcher.embed_query = lambda _text, v=v: v  # the query vector is ready, as in a turn
                 started = time.perf_counter()
-                build_prompt(rt, q)
+                preview_prompt(rt, q)
                 prompt_t.append(time.perf_counter() - started)
         return {"query embedding": stats_ms(embed_t), "hybrid search": stats_ms(search_t),
                 "prompt assembly": stats_ms(prompt_t)}

@@ -61,9 +61,9 @@ def cmd_recall(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def cmd_prompt(runtime: Runtime, args: argparse.Namespace) -> int:
-    from assistant.prompt.build import build_prompt
+    from assistant.prompt.build import preview_prompt
 
-    prompt = build_prompt(runtime, args.query)
+    prompt = preview_prompt(runtime, args.query)
     emit(args, prompt.to_json(), prompt.text)
     return 0
 
@@ -72,14 +72,15 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
     import asyncio
 
     from assistant.errors import ProviderError
-    from assistant.providers.select import select_provider
-    from assistant.turn.agent import Agent
+    from assistant.service import AssistantService
     from assistant.turn.events import Done, Failed, Notice, TextDelta, to_json
 
     if not args.message.strip():
         raise InvalidInput("the message is empty")
-    provider = select_provider(runtime)  # a ProviderError is mapped to exit 1 at the edge
-    agent = Agent(runtime, provider)
+    service = AssistantService(runtime)
+    service.connect(strict=True)  # a ProviderError is mapped to exit 1 at the edge
+    agent = service.agent
+    assert agent is not None
     if args.new:
         agent.close_episode()  # the conversation in progress ends here; this message opens the next one
     as_json = getattr(args, "json", False)

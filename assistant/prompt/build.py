@@ -15,7 +15,7 @@ from assistant.outbound.data import as_data
 from assistant.outbound.gate import PRIVATE_MARK, Gate
 from assistant.prompt.summaries import SummaryItem, format_summary_block, inject_summary_block
 from assistant.prompt.timeline import Mood, Person, estimate_tokens, format_timeline
-from assistant.reading.intent import read_intent
+from assistant.reading import Reading, read
 from assistant.runtime import Runtime
 from memory import episodes, reminders
 from memory.memories import Memory, latest_mood, memories_by_id, most_important
@@ -257,14 +257,19 @@ def consolidated_section(runtime: Runtime, gate: Gate, query: str, vector, budge
     return format_summary_block(items, runtime.clock.now_iso(), budget, escape=as_data)
 
 
-def build_prompt(runtime: Runtime, query: str = "", gate: Gate | None = None, touch: bool = False) -> Prompt:
-    """Everything the model sees as system prompt for a turn whose user text is `query`, under the
-    turn's gate (made here when not given: `assistant prompt` shows what would be sent). `touch`: the
-    memories on the timeline count as used (a turn); a preview changes nothing."""
+def preview_prompt(runtime: Runtime, query: str = "") -> Prompt:
+    """The system prompt a turn whose message is `query` would send now (`assistant prompt`): read and
+    gated as a turn is; a preview changes nothing."""
+    reading = read(query, runtime.clock)
+    return build_prompt(runtime, reading, Gate.for_turn(runtime.store, reading))
+
+
+def build_prompt(runtime: Runtime, reading: Reading, gate: Gate, touch: bool = False) -> Prompt:
+    """Everything the model sees as system prompt for a turn whose message was read as `reading`, under
+    the turn's gate. `touch`: the memories on the timeline count as used (a turn that sends it)."""
     settings = runtime.settings.prompt
-    gate = gate if gate is not None else Gate(runtime.store, query)
-    intent = read_intent(query)
-    factor = 2 if intent.boosted else 1
+    query = reading.text
+    factor = 2 if reading.boosted else 1
     vector = runtime.searcher.embed_query(query) if query.strip() else None
 
     sections: list[Section] = []
@@ -277,10 +282,10 @@ def build_prompt(runtime: Runtime, query: str = "", gate: Gate | None = None, to
     add("Reminders", reminders_section(runtime, gate, settings.reminders_tokens), settings.reminders_tokens)
     recent_ids: list[int] = []
     if runtime.settings.temporal_context_enabled:
-        recent_text, recent_ids = recent_section(runtime, gate, intent.boosted, settings.recent_tokens * factor)
+        recent_text, recent_ids = recent_section(runtime, gate, reading.boosted, settings.recent_tokens * factor)
         add("Recent Conversations", recent_text, settings.recent_tokens * factor)
     used: list[int] = []
-    add("Timeline", timeline_section(runtime, gate, query, vector, settings.timeline_tokens, intent.asks_when, used),
+    add("Timeline", timeline_section(runtime, gate, query, vector, settings.timeline_tokens, reading.asks_when, used),
         settings.timeline_tokens)
     add("Past Episodes", past_episodes_section(runtime, gate, query, vector, recent_ids, settings.episodes_tokens * factor),
         settings.episodes_tokens * factor)
@@ -293,4 +298,4 @@ def build_prompt(runtime: Runtime, query: str = "", gate: Gate | None = None, to
     sections.sort(key=lambda s: ORDER.index(s.label))
     if touch and used:
         runtime.searcher.touch(used)
-    return Prompt(STABLE_INSTRUCTIONS, sections, intent.boosted, intent.temporal_recency, intent.recap)
+    return Prompt(STABLE_INSTRUCTIONS, sections, reading.boosted, reading.temporal_recency, reading.recap)

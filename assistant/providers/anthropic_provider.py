@@ -5,25 +5,25 @@ import os
 from collections.abc import AsyncIterator
 from typing import Any
 
-from assistant.providers.base import Delta, ProviderError, SystemPrompt, ToolSpec, ToolUse
+from assistant.conversation import AssistantMessage, Item, ToolUse, UserMessage
+from assistant.providers.base import Delta, ProviderError, SystemPrompt, ToolSpec
 
 
-def to_messages(conversation: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def to_messages(conversation: list[Item]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for item in conversation:
-        if item["role"] == "user":
-            out.append({"role": "user", "content": item["text"]})
-        elif item["role"] == "assistant":
+        if isinstance(item, UserMessage):
+            out.append({"role": "user", "content": item.text})
+        elif isinstance(item, AssistantMessage):
             blocks: list[dict[str, Any]] = []
-            if item.get("text"):
-                blocks.append({"type": "text", "text": item["text"]})
-            blocks += [{"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["input"]}
-                       for c in item.get("tool_calls", [])]
+            if item.text:
+                blocks.append({"type": "text", "text": item.text})
+            blocks += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.input} for c in item.tool_calls]
             out.append({"role": "assistant", "content": blocks or [{"type": "text", "text": "(no text)"}]})
-        elif item["role"] == "tool":
+        else:
             out.append({"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": r["id"], "content": r["content"], "is_error": r["is_error"]}
-                for r in item["results"]]})
+                {"type": "tool_result", "tool_use_id": r.id, "content": r.content, "is_error": r.is_error}
+                for r in item.results]})
     return out
 
 
@@ -40,7 +40,7 @@ class AnthropicProvider:
         # The SDK retries 429, 5xx and connection errors with backoff; the key never leaves env.
         self.client = anthropic.AsyncAnthropic(timeout=timeout, max_retries=max_retries)
 
-    async def stream(self, system: SystemPrompt, conversation: list[dict[str, Any]],
+    async def stream(self, system: SystemPrompt, conversation: list[Item],
                      tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse]:
         import anthropic
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.recall.evidence import MIN_RELEVANCE, TYPE_RANK, Evidence, find_evidence, told_when
 from assistant.runtime import Runtime
+from memory.search import Hit
 from memory.time.references import Resolved, resolve_in_text, stored_resolution, valid_ref
 
 if TYPE_CHECKING:
@@ -63,11 +64,12 @@ def resolutions_of(runtime: Runtime, evidence: Evidence) -> list[Resolution]:
 
 
 def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit: int = 10,
-                    exclude_message_ids: tuple[int, ...] = (), model: StructuredModel | None = None) -> ReasonedAnswer:
+                    exclude_message_ids: tuple[int, ...] = (), model: StructuredModel | None = None,
+                    hits: list[Hit] | None = None) -> ReasonedAnswer:
     """The statements that answer `query` with their dates resolved; `model`, the local model (none:
-    composed locally), writes the answer from them."""
+    composed locally), writes the answer from them. `hits`: the search already made for `query`."""
     evidence = find_evidence(runtime, query, limit=limit, mode=mode, exclude_message_ids=exclude_message_ids,
-                             strict=False)
+                             strict=False, hits=hits)
     if not any(e.relevance >= MIN_RELEVANCE for e in evidence[:3]) and model is None:
         # Without a model the answer is the best statement itself: it must be about the question.
         evidence = [e for e in evidence if e.relevance >= MIN_RELEVANCE] or []
