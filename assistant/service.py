@@ -24,6 +24,7 @@ from assistant.views import (
     ReminderChange,
     ReminderPage,
     ReminderView,
+    private_marked,
 )
 from memory import episodes, memories, reminders
 from memory.consolidation.runs import last_completed_run
@@ -176,7 +177,7 @@ class AssistantService:
         current = episodes.in_progress(self.runtime.store)
         if current is None:
             return None
-        from assistant.tools import OPENING_WIDTH
+        from assistant.recap import OPENING_WIDTH
         from memory.text import flat
 
         return CurrentView(current.episode.id, current.title, self.runtime.clock.short(current.episode.started_at),
@@ -201,7 +202,7 @@ class AssistantService:
         new = memories.created_since(store, since, limit=20, reminders=False)
         return RecapData(views, [r for r in open_items if r.status == "overdue"],
                          [r for r in open_items if r.status == "due"],
-                         [("[Private] " if m.private else "") + m.content for m in new], hours,
+                         [private_marked(m.content, m.private) for m in new], hours,
                          self.current_view(), earlier)
 
     def is_first_run(self) -> bool:

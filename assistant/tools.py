@@ -18,9 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from assistant.errors import ToolError
 from assistant.outbound.gate import LOCAL_GATE, Gate
 from assistant.providers.base import ToolSpec
-from assistant.recap import episode_lines
+from assistant.recap import recent_conversations
 from assistant.runtime import Runtime
-from memory import episodes, memories, reminders
+from memory import memories, reminders
 from memory.errors import InvalidInput
 from memory.schema import KINDS
 from memory.search import MODES
@@ -190,7 +190,7 @@ def recall(runtime: Runtime, query: str,
 def recall_recent_tool(runtime: Runtime,
                        hours: Annotated[float, Field(gt=0, le=24 * 3650, description="How far back; default 48.")] = 48,
                        limit: Annotated[int, Field(ge=1, le=50)] = 10, *, gate: Gate = LOCAL_GATE) -> ToolOutcome:
-    return ToolOutcome(recall_recent(runtime, hours=hours, limit=limit, gate=gate),
+    return ToolOutcome(recent_conversations(runtime, hours=hours, limit=limit, gate=gate),
                        f"recent conversations ({hours:g} h)")
 
 
@@ -231,39 +231,6 @@ def execute_tool(runtime: Runtime, name: str, args: dict[str, Any], message_id: 
 
 
 # -- text shared with the CLI and the UI ------------------------------------------------------------
-
-def recall_recent(runtime: Runtime, hours: float = 48, limit: int = 10, gate: Gate = LOCAL_GATE) -> str:
-    """Recent conversations in time order, with local timestamps and summaries, then the one in progress.
-
-    The current conversation is listed (marked as such, with its opening lines) once it holds more
-    than the message that asked: it is part of "what did we talk about".
-    """
-    items = episodes.list_recent(runtime.store, limit=limit, hours=hours)
-    current = episodes.in_progress(runtime.store, min_messages=2)
-    if not items and current is None:
-        return f"No episodes found in the last {hours:g} hours."
-    lines = []
-    for e in reversed(items):
-        if e.id in gate.private_episodes:  # for a model: as the gate lets it out
-            title = gate.episode(e.id, e.title or "Untitled")
-            summary = gate.episode(e.id, e.summary or "")
-            lines += episode_lines(runtime.clock, e, title, summary=False) + ([f"  {flat(summary)}"] if summary else [])
-        else:
-            lines += episode_lines(runtime.clock, e)
-    if current is not None:
-        lines += episode_lines(runtime.clock, current.episode, current_title(current), summary=False)
-        lines += [f"  > {flat(gate.message(m.id, m.content), OPENING_WIDTH)}"
-                  for m in current.opening]
-    return "\n".join(lines)
-
-
-def current_title(current: episodes.InProgress) -> str:
-    size = f"{current.messages} message{'s' if current.messages != 1 else ''}"
-    return f"(current conversation, {size}) {current.title}"
-
-
-OPENING_WIDTH = 160  # characters of a message's opening line in a list
-
 
 _UNDONE = {"done": "is open again", "snooze": "is no longer snoozed", "move": "is back at its earlier time",
            "cancel": "is back", "forget": "is back", "rename": "has its earlier words back",

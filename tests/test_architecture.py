@@ -7,12 +7,12 @@ must not hide a cycle. An import under `if TYPE_CHECKING:` is for the type check
 The layers of assistant/, lowest first. A unit (a sub-package or a loose module) imports only from
 the layers below it:
   0  what everything stands on: errors, paths, the typed conversation, the reading of a message,
-     the plain views and recap lines, the input history, the desktop sender
+     the plain views, the input history, the desktop sender
   1  settings, logs, the notifier and its installer
   2  the runtime (one clock, one store, one embedder)
   3  providers (the chat and local models behind one protocol), forgetting
   4  outbound: the one gate and the one exit to a model
-  5  recall, consolidation wiring (jobs), status
+  5  recall, the recap's lines, consolidation wiring (jobs), status
   6  the prompt, the tools, the responder protocol
   7  the offline responder
   8  the turn: the agent loop and the model responder
@@ -29,12 +29,12 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("memory", "assistant", "ui")
 LAYER = {"memory": 0, "assistant": 1, "ui": 2}
 ASSISTANT_LAYERS = [
-    ("errors", "paths", "conversation", "reading", "views", "recap", "input_history", "desktop"),
+    ("errors", "paths", "conversation", "reading", "views", "input_history", "desktop"),
     ("settings", "logs", "notifier", "autostart"),
     ("runtime",),
     ("providers", "forgetting"),
     ("outbound",),
-    ("recall", "jobs", "status"),
+    ("recall", "recap", "jobs", "status"),
     ("prompt", "tools", "responder"),
     ("offline",),
     ("turn",),

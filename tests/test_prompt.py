@@ -9,9 +9,9 @@ import pytest
 
 from assistant.prompt.build import preview_prompt
 from assistant.prompt.summaries import SummaryItem, format_summary_block, inject_summary_block
+from assistant.recap import recent_conversations as recall_recent
 from assistant.runtime import Runtime
 from assistant.settings import load_settings
-from assistant.tools import recall_recent
 from memory import memories
 from memory.transfer.jsonl_import import import_records
 

@@ -11,33 +11,17 @@ from memory.errors import InvalidInput
 from memory.text import flat, visible
 
 
-def episode_line(runtime: Runtime, e: episodes.Episode) -> str:
-    """A recap entry: the episode's line, then its summary indented."""
-    return e.line(runtime.clock) + (f"\n    {e.summary}" if e.summary else "")
-
-
 def cmd_recap(runtime: Runtime, args: argparse.Namespace) -> int:
-    """Closed conversations (list_recent), then the one in progress with its opening lines.
+    """Closed conversations (list_recent), newest first, the one in progress leading with its opening lines.
 
     `--json` stays the documented list of closed episodes (list_recent's contract); the text adds
     the conversation in progress, marked current.
     """
-    from assistant.tools import OPENING_WIDTH, current_title
-    from memory.text import flat
+    from assistant.recap import recent_conversations
 
     items = episodes.list_recent(runtime.store, limit=args.limit, outcome=args.outcome, hours=args.hours)
-    current = episodes.in_progress(runtime.store) if args.outcome in (None, "success") else None
-
-    def text() -> str:
-        # Newest first, like list_recent: the conversation in progress leads.
-        lines = []
-        if current is not None:
-            lines.append(current.episode.line(runtime.clock, current_title(current)))
-            lines += [f"    > {flat(m.content, OPENING_WIDTH)}" for m in current.opening]
-        lines += [episode_line(runtime, e) for e in items]
-        return "\n".join(lines) or f"No episodes found in the last {args.hours:g} hours."
-
-    emit(args, [e.to_json() for e in items], text)
+    emit(args, [e.to_json() for e in items], lambda: recent_conversations(
+        runtime, args.hours, args.limit, outcome=args.outcome, newest_first=True, min_messages=1))
     return 0
 
 

@@ -22,6 +22,7 @@ from assistant.recall.evidence import (
 )
 from assistant.recall.reasoned import reasoned_recall
 from assistant.runtime import Runtime
+from assistant.views import private_marked
 from memory import reminders, supersession
 from memory.search import Hit
 from memory.time.references import asks_when
@@ -37,7 +38,7 @@ _RULE_IN_TEXT = re.compile(
 
 def shown(runtime: Runtime, evidence: Evidence) -> str:
     this_year = runtime.clock.local(runtime.clock.now()).year
-    return ("[Private] " if evidence.private else "") + evidence.dated(this_year)
+    return private_marked(evidence.dated(this_year), evidence.private)
 
 
 def ranked(found: list[Evidence]) -> list[Evidence]:

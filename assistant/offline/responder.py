@@ -25,6 +25,7 @@ from assistant.recap import episode_lines
 from assistant.responder import TurnInput
 from assistant.runtime import Runtime
 from assistant.tools import undo_text
+from assistant.views import private_marked
 from memory import episodes, memories, reminders
 from memory.errors import NotFound
 from memory.memories import Memory
@@ -459,7 +460,7 @@ class OfflineResponder:
         if not found:
             return [], f"I have nothing in memory matching \"{reading.content}\", so nothing was forgotten."
         lines = [f"{WHICH_ONE} Say its number (nothing was forgotten yet):"]
-        lines += [f"- #{m.id} {'[Private] ' if m.private else ''}{m.content} ({m.kind}, "
+        lines += [f"- #{m.id} {private_marked(m.content, m.private)} ({m.kind}, "
                   f"{self.runtime.clock.day(m.created_at)})" for m in found[:8]]
         if len(found) > 8:
             lines.append(f"(and {len(found) - 8} more)")

@@ -21,13 +21,12 @@ from typing import Any
 
 from assistant.conversation import AssistantMessage, Item, ToolResults, UserMessage
 from assistant.reading import Reading, mentioned_ids
+from assistant.views import PRIVATE_MARK, private_marked
 from memory import memories
 from memory.memories import Memory
 from memory.sensitive import redact
 from memory.store import Store
 from memory.words import asks_by_words, names_word, shares_sign, sign_words
-
-PRIVATE_MARK = "[Private]"  # how answers and tool results label a private memory they quote
 
 
 def asks_about(message: str, memory: Memory, ids: frozenset[int] | None = None) -> bool:
@@ -104,7 +103,7 @@ class Gate:
         if not self.allows(m):
             return self._stand_in(m)
         text = self.text(m.content, f"memory #{m.id}", own=m.id)
-        return f"{PRIVATE_MARK} {text}" if m.private else text
+        return private_marked(text, m.private)
 
     # -- messages and conversations ----------------------------------------------------------
 

@@ -12,11 +12,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from assistant.outbound.data import as_data
-from assistant.outbound.gate import PRIVATE_MARK, Gate
+from assistant.outbound.gate import Gate
 from assistant.prompt.summaries import SummaryItem, format_summary_block, inject_summary_block
 from assistant.prompt.timeline import Mood, Person, estimate_tokens, format_timeline
 from assistant.reading import Reading, read
 from assistant.runtime import Runtime
+from assistant.views import PRIVATE_MARK
 from memory import episodes, reminders
 from memory.memories import Memory, latest_mood, memories_by_id, most_important
 from memory.memories import people as all_people

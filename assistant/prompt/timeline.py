@@ -5,6 +5,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from assistant.views import private_marked
 from memory.timeline import MID, OLD, RECENT, assign_memories_to_buckets, field_of
 
 HEADERS = {OLD: "[ESTABLISHED HISTORY]", MID: "[PREVIOUSLY]", RECENT: "[RECENT EVENTS]"}
@@ -50,8 +51,7 @@ def estimate_tokens(text: str) -> int:
 
 def memory_line(memory: Any) -> str:
     stars = "★" * int(field_of(memory, "importance") or 3)
-    private = "[Private] " if field_of(memory, "private") else ""
-    return f"[{stars}] {private}{field_of(memory, 'content')}"
+    return f"[{stars}] {private_marked(str(field_of(memory, 'content')), bool(field_of(memory, 'private')))}"
 
 
 def _render(buckets: dict[str, list[Any]], chat_length: int, mood: Mood | None, people: Sequence[Person],

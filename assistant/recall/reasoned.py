@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.recall.evidence import MIN_RELEVANCE, TYPE_RANK, Evidence, find_evidence, told_when
 from assistant.runtime import Runtime
+from assistant.views import private_marked
 from memory.search import Hit
 from memory.time.references import Resolved, resolve_in_text, stored_resolution, valid_ref
 
@@ -90,8 +91,7 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
                               resolutions, sources)
     best = max(said[:5], key=lambda e: (e.relevance, -TYPE_RANK[e.type]))
     own = [r for r in resolutions if (r.source_type, r.source_id) == (best.type, best.id)]
-    private = "[Private] " if best.private else ""
-    text = f"From memory ({told_when(runtime, best)}): {private}{best.content.rstrip('.')}."
+    text = f"From memory ({told_when(runtime, best)}): {private_marked(best.content.rstrip('.'), best.private)}."
     if own:
         first = own[0]
         said = stored_resolution({"text": first.original_text, "date": first.resolved_date,
