@@ -31,9 +31,20 @@ class TurnInput:
 
 
 class Responder(Protocol):
-    name: str  # anthropic | openai | ollama | offline
-    model: str  # as a person names it
-    local: bool  # nothing leaves the machine (the offline mode)
+    @property
+    def name(self) -> str:
+        """anthropic | openai | ollama | offline"""
+        ...
+
+    @property
+    def model(self) -> str:
+        """The model as a person names it."""
+        ...
+
+    @property
+    def local(self) -> bool:
+        """Nothing leaves the machine (the offline mode)."""
+        ...
 
     def gate_for(self, store: Store, reading: Reading) -> Gate:
         """The gate of a turn answered here."""

@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # the agent (pydantic, the providers) is imported when a mode
     from assistant.providers.base import Provider
     from assistant.responder import Responder
     from assistant.turn.agent import Agent
+    from memory.consolidation.pipeline import Progress
 
 
 def responder_for(runtime: Runtime, provider: Provider | None) -> Responder:
@@ -158,8 +159,8 @@ class AssistantService:
 
     def _view(self, r: reminders.Reminder) -> ReminderView:
         clock = self.runtime.clock
-        return ReminderView(r.memory.id, r.memory.content, r.status, clock.short(r.memory.due_at),
-                            reminders.relative_time(r.memory.due_at, clock.now(), clock), r.memory.due_at, r.label)
+        return ReminderView(r.memory.id, r.memory.content, r.status, clock.short(r.due_at),
+                            reminders.relative_time(r.due_at, clock.now(), clock), r.due_at, r.label)
 
     def sidebar_reminders(self, within_days: int = 7, limit: int = SIDEBAR_LIMIT) -> ReminderPage:
         """The most urgent open reminders of the window (overdue first, mentioned or not) and how many
@@ -242,7 +243,9 @@ class AssistantService:
             # A filter box is read word by word: the vector side also returns neighbours that share
             # nothing with the words typed ("dentist" listed every conversation), so a hit must share one.
             if words & stems(h.content) or not words:
-                wanted.add(h.episode_id if h.type == "message" else h.id)
+                episode = h.episode_id if h.type == "message" else h.id
+                if episode is not None:
+                    wanted.add(episode)
         needle = query.lower()
         for c in everything:
             text = f"{c.episode.title or ''} {c.episode.summary or ''}".lower()
@@ -269,8 +272,8 @@ class AssistantService:
 
     def continue_conversation(self, episode_id: int) -> list[MessageView]:
         """Make a past conversation the current one; returns its messages for the chat."""
-        if self.agent is None:
-            self.connect()
+        self.agent or self.connect()
+        assert self.agent is not None
         self.agent.resume(episode_id)
         return self.conversation_messages(episode_id)
 
@@ -395,6 +398,7 @@ class AssistantService:
         """One turn; a message sent while the app is still starting waits for the model choice."""
         if self.agent is None:
             await asyncio.to_thread(self.connect)
+        assert self.agent is not None
         async for event in self.agent.turn(text):
             yield event
 
@@ -403,7 +407,7 @@ class AssistantService:
 
         return consolidation_due(self.runtime, idle_minutes)
 
-    def consolidate(self, progress=None) -> dict[str, object]:
+    def consolidate(self, progress: Progress | None = None) -> dict[str, object]:
         from assistant.jobs import run_consolidation
 
         return run_consolidation(self.runtime, progress=progress)

@@ -11,7 +11,7 @@ import contextlib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
@@ -27,8 +27,12 @@ from memory.search import MODES
 from memory.text import flat
 from memory.time.schedule import past_note
 
-Kind = Literal[KINDS]  # type: ignore[valid-type]
-Mode = Literal[tuple(MODES)]  # type: ignore[valid-type]
+if TYPE_CHECKING:
+    Kind = str
+    Mode = str
+else:  # the schema a model is offered names the choices: memory's own lists, written once there
+    Kind = Literal[KINDS]
+    Mode = Literal[tuple(MODES)]
 
 
 @dataclass
@@ -100,7 +104,7 @@ def describe(runtime: Runtime, memory: memories.Memory, text: str | None = None)
 
 def _holds_secret(gate: Gate, text: str | None) -> bool:
     """Whether `text` holds a secret of the user's message, put back from its placeholder."""
-    return bool(text) and any(value in text for value in gate.secrets.values())
+    return text is not None and any(value in text for value in gate.secrets.values())
 
 
 def _past(runtime: Runtime, memory: memories.Memory) -> str:
@@ -243,5 +247,5 @@ def undo_text(runtime: Runtime, undone: reminders.UndoneChange | None) -> str:
         return "Nothing to undo: no reminder change is recorded."
     memory = undone.memory
     state = "done" if memory.done_at else f"due {runtime.clock.short(memory.due_at)}" if memory.due_at else "kept"
-    rule = f", {memory.rule.describe()}" if memory.recurrence else ""
+    rule = f", {memory.rule.describe()}" if memory.rule else ""
     return f"Undone: #{memory.id} {memory.content} {_UNDONE.get(undone.action, 'is back')} ({state}{rule})."

@@ -32,9 +32,9 @@ def cmd_recall(runtime: Runtime, args: argparse.Namespace) -> int:
         from assistant.recall.reasoned import reasoned_recall
 
         model = local_model(runtime)  # titles' and consolidation's model: a quick probe first
-        if not model.reachable():
-            model = None  # the answer is then composed locally from the best statement
-        answer = reasoned_recall(runtime, query, mode=args.mode, limit=args.limit, model=model)
+        # Without it the answer is composed locally from the best statement.
+        answer = reasoned_recall(runtime, query, mode=args.mode, limit=args.limit,
+                                 model=model if model.reachable() else None)
         emit(args, answer.to_json(), answer.to_text)
         return 0
     hits = runtime.searcher.search(query, limit=args.limit, mode=args.mode, touch=True)  # you asked for them

@@ -120,9 +120,9 @@ def _when(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...],
         if relevance < best:
             continue
         m = r.memory
-        every = f", {m.rule.describe()}" if m.recurrence else ""
-        lines.append((relevance, 1, f"Reminder #{m.id}, {m.content}: due {clock.short(m.due_at)}{every} "
-                                    f"({reminders.relative_time(m.due_at, now, clock)})."))
+        every = f", {m.rule.describe()}" if m.rule else ""
+        lines.append((relevance, 1, f"Reminder #{m.id}, {m.content}: due {clock.short(r.due_at)}{every} "
+                                    f"({reminders.relative_time(r.due_at, now, clock)})."))
     lines.sort(key=lambda item: (-item[0], item[1]))
     runtime.searcher.touch([e.id for _, e, _ in repeating[:2]])
     return "\n".join(line for _, _, line in lines[:3])

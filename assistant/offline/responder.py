@@ -296,7 +296,7 @@ class OfflineResponder:
         if not reading.content:
             return [], f"What should I remind you about {_offset_words(reading.offset)} {reading.event}?"
         if reading.due is not None:
-            return self._relative_due(reading, reading.due + reading.offset, reading.event)
+            return self._relative_due(reading, reading.due + (reading.offset or timedelta(0)), reading.event)
         known = self._event_date(reading.event)
         if known is None:
             return [], (f"{ASK_EVENT} {_to_you(reading.event)}? Then I'll remind you {_offset_words(reading.offset)} "
@@ -306,7 +306,7 @@ class OfflineResponder:
 
     def _relative_due(self, reading: Action, event_due: datetime, event_text: str) -> Plan:
         clock = self.runtime.clock
-        due = event_due - reading.offset
+        due = event_due - (reading.offset or timedelta(0))
         about = f"{_offset_words(reading.offset)} {_to_you(event_text)}"
         if due < clock.now() - timedelta(minutes=1):
             return [], (f"{about[:1].upper()}{about[1:]} was {clock.short(due)}, which has already passed. "
@@ -323,8 +323,7 @@ class OfflineResponder:
         store = self.runtime.store
         for r in reminders.open_matching(store, search_words(event)):
             if wanted <= topic_words(r.memory.content):
-                due = r.memory.due_at
-                return parse_stored(due), f"{r.memory.content} (#{r.memory.id}, {clock.short(due)})"
+                return parse_stored(r.due_at), f"{r.memory.content} (#{r.memory.id}, {clock.short(r.due_at)})"
         for m in memories.matching(store, search_words(event)):
             if m.due_at or not wanted <= topic_words(m.content):
                 continue
@@ -346,6 +345,8 @@ class OfflineResponder:
         chosen, reply = self._reminder(reading, conversation)
         if chosen is None:
             return [], reply
+        assert chosen.due_at is not None  # _reminder chooses reminders only
+        chosen_due = parse_stored(chosen.due_at)
         if intent in ("move", "snooze") and reading.due is None and reading.shift is None and reading.when:
             return [], (f"I couldn't read \"{reading.when}\" as a time, so #{chosen.id} {chosen.content} is unchanged. "
                         f"Say for example \"{intent} {chosen.id} to 6pm\" or \"{intent} {chosen.id} for 30 minutes\".")
@@ -361,23 +362,22 @@ class OfflineResponder:
             return [("update_memory", {"id": chosen.id, "content": reading.new_text})], ""
         if intent == "snooze":
             due = reading.due or clock.now() + timedelta(minutes=10)
-            if reading.shift is not None and parse_stored(chosen.due_at) > clock.now():
-                due = parse_stored(chosen.due_at) + reading.shift  # not due yet: put off from its own time
+            if reading.shift is not None and chosen_due > clock.now():
+                due = chosen_due + reading.shift  # not due yet: put off from its own time
             return [("update_memory", {"id": chosen.id, "due_at": due.isoformat()})], ""
         # move
         if reading.shift is not None:
-            due = parse_stored(chosen.due_at) + reading.shift
+            due = chosen_due + reading.shift
         elif reading.rule is not None:
             return [("update_memory", {"id": chosen.id, "due_at": _rule_phrase(reading)})], ""
-        elif reading.keep_day:
-            # "move the dentist call to 10am": 10:00 on the day it is due, not the next 10:00 from now.
-            wanted = clock.local(reading.due)
-            day = clock.local(chosen.due_at)
-            due = localize(datetime.combine(day.date(), wanted.time().replace(tzinfo=None)), clock.zone)
-            if due < clock.now():
-                due = reading.due
         else:
+            assert reading.due is not None  # a move without a time was answered above
             due = reading.due
+            if reading.keep_day:
+                # "move the dentist call to 10am": 10:00 on the day it is due, not the next 10:00 from now.
+                wanted, day = clock.local(reading.due), clock.local(chosen_due)
+                on_its_day = localize(datetime.combine(day.date(), wanted.time().replace(tzinfo=None)), clock.zone)
+                due = on_its_day if on_its_day >= clock.now() else reading.due
         return [("update_memory", {"id": chosen.id, "due_at": due.isoformat()})], ""
 
     def _reminder(self, reading: Action, conversation: list[Item]) -> tuple[Memory | None, str]:
@@ -395,10 +395,10 @@ class OfflineResponder:
                               (f"; to delete it say \"forget {memory.id}\"." if what == "forget" else "."))
             return memory, ""
         if reading.content in ("", "that"):
-            memory = self._last_reminder(conversation)
-            if memory is None:
+            last = self._last_reminder(conversation)
+            if last is None:
                 return None, f"Which reminder should I {verb}? Say its number or some of its words."
-            return memory, ""
+            return last, ""
         full, partial = self._match_reminders(reading.content)
         if len(full) == 1:
             return full[0].memory, ""
@@ -423,14 +423,15 @@ class OfflineResponder:
                 if memory.due_at is not None:
                     return memory
         now = self.runtime.clock.now_iso()
-        overdue = [r for r in reminders.list_open_reminders(store, 0) if r.memory.due_at <= now]
+        overdue = [r for r in reminders.list_open_reminders(store, 0) if r.due_at <= now]
         return overdue[-1].memory if overdue else None
 
     def _match_reminders(self, words: str) -> tuple[list[reminders.Reminder], list[reminders.Reminder]]:
         """(every open reminder about all the words, those about some): a reminder is only acted on by
         words when exactly one clearly matches."""
         wanted = topic_words(words)
-        full, partial = [], []
+        full: list[reminders.Reminder] = []
+        partial: list[reminders.Reminder] = []
         if not wanted:
             return full, partial
         for r in reminders.open_matching(self.runtime.store, search_words(words)):
@@ -488,7 +489,7 @@ class OfflineResponder:
             return [], "Nothing is due in the next 7 days."
         now = clock.now()
         lines = ["Coming up:"] + [f"- #{r.memory.id} {r.label} {r.memory.content} "
-                                  f"({reminders.relative_time(r.memory.due_at, now, clock)})" for r in items]
+                                  f"({reminders.relative_time(r.due_at, now, clock)})" for r in items]
         return self._mark_mentioned(items), "\n".join(lines)
 
     def _mark_mentioned(self, items: list[reminders.Reminder]) -> list[tuple[str, dict[str, Any]]]:
@@ -506,7 +507,7 @@ class OfflineResponder:
             return [], f"Nothing is due {span.label}."
         lines = [f"{span.label[:1].upper()}{span.label[1:]}:"]
         for r, instant in items:
-            rule = f", {r.memory.rule.describe()}" if r.memory.recurrence else ""
+            rule = f", {r.memory.rule.describe()}" if r.memory.rule else ""
             state = "DONE" if r.memory.done_at else "OVERDUE" if instant < to_utc_iso(now) else "DUE"
             lines.append(f"- #{r.memory.id} [{state} {clock.short(instant)}{rule}] {r.memory.content} "
                          f"({reminders.relative_time(instant, now, clock)})")
@@ -623,7 +624,10 @@ def _remember_args(reading: Action, now: datetime | None = None) -> dict[str, An
     due = reading.rule and _rule_phrase(reading)
     if not due and now is not None and reading.when and reading.due is not None and reading.due <= now:
         due = reading.when
-    return {"content": reading.content, "due_at": due or reading.due.isoformat(), "kind": "reminder"}
+    if not due:
+        assert reading.due is not None  # a reminder read with a time
+        due = reading.due.isoformat()
+    return {"content": reading.content, "due_at": due, "kind": "reminder"}
 
 
 def _offset_words(offset: timedelta | None) -> str:

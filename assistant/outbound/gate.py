@@ -137,7 +137,7 @@ class Gate:
         if not text:
             return text
         for placeholder, secret in self.secrets.items():  # also as an error message may spell it: lower-cased
-            text = re.sub(re.escape(secret), lambda _, p=placeholder: p, text, flags=re.IGNORECASE)
+            text = re.compile(re.escape(secret), re.IGNORECASE).sub(lambda _: placeholder, text)  # noqa: B023
         if self._withheld is not None:
             def stand_in(match: re.Match[str]) -> str:
                 found = self._placeholder.get(match.group(0).strip()) or \

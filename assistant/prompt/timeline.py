@@ -1,7 +1,7 @@
 """The Timeline section (SPEC F3): the turn's relevant memories in three headed buckets, within a budget."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,7 +55,7 @@ def memory_line(memory: Any) -> str:
 
 
 def _render(buckets: dict[str, list[Any]], chat_length: int, mood: Mood | None, people: Sequence[Person],
-            escape) -> str:
+            escape: Callable[[str], str]) -> str:
     n = max(chat_length, 0)
     m, r = int(0.4 * n), int(0.8 * n)
     ranges = {OLD: f"messages 1-{m}", MID: f"messages {m}-{r}", RECENT: f"messages {r}-{n}"}
@@ -78,7 +78,7 @@ def _render(buckets: dict[str, list[Any]], chat_length: int, mood: Mood | None, 
 
 def format_timeline(memories: Sequence[Any] | None, chat_length: int, mood: Mood | None = None,
                     people: Sequence[Person] = (), max_tokens: int | None = None,
-                    escape=lambda text: text) -> str:
+                    escape: Callable[[str], str] = str) -> str:
     """Render the turn's relevant memories in three headed buckets, within `max_tokens`.
 
     Over budget, the least important and oldest memories go first, and never a recent one while an

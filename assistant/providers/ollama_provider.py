@@ -63,5 +63,5 @@ class OllamaProvider:
             raise ProviderError("timeout", f"Ollama at {self.host} did not answer in time") from None
         except (ConnectionError, httpx.TransportError):
             raise ProviderError("network", unreachable(self.host)) from None
-        for call in calls:
-            yield call
+        for use in calls:
+            yield use

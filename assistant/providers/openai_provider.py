@@ -264,7 +264,7 @@ class OpenAIProvider:
         headers = getattr(response, "headers", None) or {}
         for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
             try:
-                told = float(headers.get(name)) * scale
+                told = float(headers.get(name, "")) * scale
             except (TypeError, ValueError):
                 continue
             if 0 <= told <= RETRY_AFTER_CAP:

@@ -94,12 +94,12 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
     text = f"From memory ({told_when(runtime, best)}): {private_marked(best.content.rstrip('.'), best.private)}."
     if own:
         first = own[0]
-        said = stored_resolution({"text": first.original_text, "date": first.resolved_date,
-                                  "granularity": first.granularity})
+        meant = stored_resolution({"text": first.original_text, "date": first.resolved_date,
+                                   "granularity": first.granularity})
         today = runtime.clock.local(runtime.clock.now())
         # The tense of the date, not of the statement: "the dentist is on Friday", asked on Tuesday, is ahead.
-        tense = "is" if said.moment.date() > today.date() else "was"
-        text += f" That {tense} {said.phrase(today.year)}."
+        tense = "is" if meant.moment.date() > today.date() else "was"
+        text += f" That {tense} {meant.phrase(today.year)}."
     return ReasonedAnswer(text, 0.6 if own else 0.4,
                           "composed without a model from the best-matching statement and its resolved dates",
                           resolutions, sources)

@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from assistant.conversation import AssistantMessage, Item, ToolOutput, ToolResults, ToolUse, UserMessage
+from assistant.errors import ToolError
 from assistant.offline.responder import OfflineResponder
 from assistant.providers.base import Delta, Note, ProviderError, Usage
 from assistant.reading import read
 from assistant.responder import Responder, TurnInput
 from assistant.runtime import Runtime
-from assistant.tools import ToolError, execute_tool
+from assistant.tools import execute_tool
 from assistant.turn.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
 from assistant.turn.titles import title_and_summary
 from memory import episodes

@@ -69,7 +69,7 @@ class ModelResponder:
                     yield item
                 if said or not hasattr(provider, "tools_supported") or getattr(provider, "tool_calls_seen", False):
                     return
-                provider.tools_supported = False  # type: ignore[attr-defined]
+                provider.tools_supported = False
                 why = (f"{provider.model!r} at {getattr(provider, 'url', '')} answered nothing when offered tools, "
                        "so it cannot use them")
             except ToolsUnsupported as exc:
@@ -91,7 +91,8 @@ class ModelResponder:
         if not isinstance(last, UserMessage):
             return False
         previous = conversation[-2] if len(conversation) > 1 else None
-        if isinstance(previous, AssistantMessage) and (ASK_WHEN in previous.text or previous.text.startswith(WHICH_ONE)):
+        if isinstance(previous, AssistantMessage) and (ASK_WHEN in previous.text
+                                                       or previous.text.startswith(WHICH_ONE)):
             return True  # the answer to a question the offline mode asked
         turn = self._turn
         if turn is not None and turn.text == last.text:
