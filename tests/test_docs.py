@@ -181,3 +181,16 @@ def test_the_checks_find_what_is_broken(tmp_path):
     with pytest.raises(AssertionError):
         quick_start_block("# x\n\n## Quick start\n\nno block\n")
     assert quick_start_block("## Quick start\n\n```\none\ntwo\n```\n") == ["one", "two"]
+
+
+# Benchmarks that rewrite a table of docs/ between two markers: (script, the page, the markers' name).
+GENERATED_TABLES = [("bench_scale.py", "speed.md", "bench_scale"), ("bench_hour.py", "speed.md", "bench_hour"),
+                    ("real_model.py", "real-model.md", "real-model")]
+
+
+@pytest.mark.parametrize(("script", "page", "name"), GENERATED_TABLES)
+def test_each_generated_table_sits_where_its_benchmark_writes_it(script, page, name):
+    assert f'ROOT / "docs" / "{page}"' in (ROOT / "benchmarks" / script).read_text(encoding="utf-8")
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    assert text.count(start) == 1 and text.count(end) == 1 and text.index(start) < text.index(end)
