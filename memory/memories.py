@@ -275,28 +275,26 @@ def source_turns(store: Store, memory: Memory) -> list[Any]:
     return list(found.values())
 
 
-def forget_snapshot(store: Store, memory: Memory) -> dict[str, Any]:
-    """The messages and conversations forgetting `memory` may change, as they are now (for an undo)."""
-    turns = source_turns(store, memory)
-    messages = [{"id": t["id"], "content": t["content"],
-                 "time_refs": store.one("SELECT time_refs FROM messages WHERE id = ?", (t["id"],))[0]} for t in turns]
-    episode_ids = sorted({t["episode_id"] for t in turns if t["episode_id"] is not None})
-    episodes = [{"id": r["id"], "title": r["title"], "summary": r["summary"]} for r in
-                store.query(f"SELECT id, title, summary FROM episodes WHERE id IN ({','.join('?' * len(episode_ids))})",
-                            episode_ids)] if episode_ids else []
-    return {"messages": messages, "episodes": episodes}
+def _rows(store: Store, sql: str, params: Any) -> list[dict[str, Any]]:
+    return [dict(zip(r.keys(), tuple(r), strict=True)) for r in store.query(sql, params)]
 
 
-def _scrub_sources(store: Store, memory: Memory) -> int:
+def _scrub_sources(store: Store, memory: Memory) -> list[dict[str, Any]]:
     """Take a forgotten memory's text out of the messages it came from: the user's "remember that X"
     and the replies of the same turn that repeat X, by whole quotation only. Elsewhere only the
     assistant's own quotations of it go, and only of a text long enough to be a quotation, not a
-    word ("Tom" forgotten leaves every other conversation's "Tom" alone). Returns how many changed."""
+    word ("Tom" forgotten leaves every other conversation's "Tom" alone). Returns the messages it
+    changed, as they were."""
     pattern = quotation_pattern(memory.content)
     if pattern is None:
-        return 0
+        return []
     needle = memory.content.strip()
-    changed = 0
+    changed: list[dict[str, Any]] = []
+
+    def keep(message_id: int) -> None:
+        if all(c["id"] != message_id for c in changed):
+            changed.extend(_rows(store, "SELECT * FROM messages WHERE id = ?", (message_id,)))
+
     # The assistant's own messages that quote it ("From memory ...: X") go too, wherever they are:
     # found through the keyword index, then checked word for word.
     words = [w for w in re.findall(r"\w+", needle.lower()) if len(w) > 1][:16]
@@ -306,69 +304,108 @@ def _scrub_sources(store: Store, memory: Memory) -> int:
                                "WHERE search_index MATCH ? AND m.role = 'assistant'", (f"content:({match})",)):
             scrubbed = pattern.sub(FORGOTTEN, row["content"])
             if scrubbed != row["content"]:
+                keep(row["id"])
                 store.execute("UPDATE messages SET content = ? WHERE id = ?", (scrubbed, row["id"]))
-                changed += 1
     for message in source_turns(store, memory):
         scrubbed = pattern.sub(FORGOTTEN, message["content"])
         if scrubbed != message["content"]:
+            keep(message["id"])
             store.execute("UPDATE messages SET content = ?, time_refs = NULL WHERE id = ?", (scrubbed, message["id"]))
-            changed += 1
     return changed
 
 
-def _retitle(store: Store, episode_ids: set[int], forgotten: str) -> None:
+def _retitle(store: Store, episode_ids: set[int], forgotten: str) -> list[dict[str, Any]]:
     """The conversations a forgotten memory was made in get their titles again from their scrubbed
     messages (a quick title is made of the words said, the forgotten ones among them); a title or
-    summary that quotes the memory loses the quotation in any conversation."""
+    summary that quotes the memory loses the quotation in any conversation. Returns the conversations
+    it changed, as they were."""
     from memory.episodes import episode_messages, get_episode, heuristic_title_and_summary
+
+    changed: dict[int, dict[str, Any]] = {}
+
+    def keep(episode_id: int) -> None:
+        if episode_id not in changed:
+            changed[episode_id] = _rows(store, "SELECT * FROM episodes WHERE id = ?", (episode_id,))[0]
 
     for episode_id in sorted(episode_ids):
         episode = get_episode(store, episode_id)
         if episode.ended_at is None:
             continue  # still open: it is titled when it closes, from the scrubbed messages
         title, summary = heuristic_title_and_summary(episode_messages(store, episode_id))
+        keep(episode_id)
         store.execute("UPDATE episodes SET title = ?, summary = ? WHERE id = ?", (title, summary, episode_id))
     pattern = quotation_pattern(forgotten)
     if pattern is None or len(forgotten.strip()) < 20:
-        return
+        return list(changed.values())
     for row in store.query("SELECT id, title, summary FROM episodes WHERE title LIKE ? OR summary LIKE ?",
                            (f"%{forgotten.strip()}%", f"%{forgotten.strip()}%")):
+        keep(row["id"])
         store.execute("UPDATE episodes SET title = ?, summary = ? WHERE id = ?",
                       (pattern.sub(FORGOTTEN, row["title"] or "") or None,
                        pattern.sub(FORGOTTEN, row["summary"] or "") or None, row["id"]))
+    return list(changed.values())
 
 
-def _drop_summaries_of(store: Store, memory_id: int) -> None:
+def _drop_summaries_of(store: Store, memory_id: int) -> dict[str, list[dict[str, Any]]]:
     """Consolidated summaries made from a forgotten memory go with it (they would carry it on); the
-    other memories they summarised stay, and the next consolidation summarises them again."""
+    other memories they summarised stay, and the next consolidation summarises them again. Returns the
+    rows it changes (summaries, their edges, the memories consolidated into them), as they were."""
     ids = [r[0] for r in store.query("SELECT DISTINCT s.id FROM summaries s, json_each(s.source_ids) j "
                                      "WHERE j.value = ?", (memory_id,))]
     if not ids:
-        return
+        return {}
     from memory.search.embeddings import drop_vectors
 
     marks = ",".join("?" * len(ids))
+    before = {"summaries": _rows(store, f"SELECT * FROM summaries WHERE id IN ({marks})", ids),
+              "edges": _rows(store, f"SELECT * FROM edges WHERE (source_type = 'summary' AND source_id IN ({marks})) "
+                                    f"OR (target_type = 'summary' AND target_id IN ({marks}))", ids + ids),
+              "memory_meta": _rows(store, f"SELECT * FROM memory_meta WHERE consolidated_into IN ({marks})", ids)}
     store.execute(f"UPDATE memory_meta SET consolidated_into = NULL WHERE consolidated_into IN ({marks})", ids)
     store.execute(f"DELETE FROM edges WHERE (source_type = 'summary' AND source_id IN ({marks})) "
                   f"OR (target_type = 'summary' AND target_id IN ({marks}))", ids + ids)
     store.execute(f"DELETE FROM summaries WHERE id IN ({marks})", ids)
     drop_vectors(store, [doc_id("summary", i) for i in ids])
+    return before
 
 
-def forget(store: Store, memory_id: int) -> Memory:
+@dataclass
+class Forgotten:
+    memory: Memory  # as it was
+    rows: dict[str, list[dict[str, Any]]]  # every other row forgetting it changed or removed, as it was
+
+
+def forget(store: Store, memory_id: int) -> Forgotten:
     """Delete a memory, its embedding and its index entries in one transaction, and take its text out
-    of the messages it was made from (see _scrub_sources)."""
+    of the messages it was made from (see _scrub_sources); what it changed is returned, so that undo
+    (memory.changes) can put every word back."""
     with store.transaction():
         memory = get_memory(store, memory_id)
         turns = source_turns(store, memory)
-        _scrub_sources(store, memory)
-        _retitle(store, {t["episode_id"] for t in turns if t["episode_id"] is not None}, memory.content)
-        _drop_summaries_of(store, memory_id)
+        rows: dict[str, list[dict[str, Any]]] = {
+            "memory_meta": _rows(store, "SELECT * FROM memory_meta WHERE memory_id = ?", (memory_id,)),
+            "reminder_completions": _rows(store, "SELECT * FROM reminder_completions WHERE memory_id = ?",
+                                          (memory_id,)),
+            "edges": _rows(store, "SELECT * FROM edges WHERE (source_type = 'memory' AND source_id = ?) "
+                                  "OR (target_type = 'memory' AND target_id = ?)", (memory_id, memory_id))}
+        rows["messages"] = _scrub_sources(store, memory)
+        rows["episodes"] = _retitle(store, {t["episode_id"] for t in turns if t["episode_id"] is not None},
+                                    memory.content)
+        for table, found in _drop_summaries_of(store, memory_id).items():
+            rows[table] = rows.get(table, []) + found
         # A tombstone (its identity, never its text): an older export does not bring it back.
         uid = store.one("SELECT uid FROM knowledge WHERE id = ?", (memory_id,))[0] or \
             f"{store.store_uid()}/memory/{memory_id}"
         store.execute("INSERT OR IGNORE INTO forgotten (uid, forgotten_at) VALUES (?, ?)",
                       (uid, store.clock.now_iso()))
+        delete_memory_row(store, memory_id)
+    return Forgotten(memory, rows)
+
+
+def delete_memory_row(store: Store, memory_id: int) -> None:
+    """The memory's row, its embedding, its index entries and its edges, gone in the caller's transaction
+    (forget adds its scrubbing and tombstone; undoing a memory just made needs only this)."""
+    with store.transaction():
         store.execute("DELETE FROM knowledge WHERE id = ?", (memory_id,))
         doc = doc_id("memory", memory_id)
         from memory.search.embeddings import drop_vectors  # numpy-free, but not needed to read reminders
@@ -377,7 +414,6 @@ def forget(store: Store, memory_id: int) -> Memory:
         store.execute("DELETE FROM stale_embeddings WHERE doc_id = ?", (doc,))
         store.execute("DELETE FROM edges WHERE (source_type = 'memory' AND source_id = ?) "
                       "OR (target_type = 'memory' AND target_id = ?)", (memory_id, memory_id))
-    return memory
 
 
 def matching(store: Store, words: list[str], limit: int = 200) -> list[Memory]:

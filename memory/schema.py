@@ -304,8 +304,24 @@ MIGRATION_9 = [
     "ALTER TABLE knowledge ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0",
 ]
 
+# Schema 10: the one change undo puts back is any memory's, not only a reminder's (memory.changes): a
+# forgotten note, an edit, a memory just made by the app or another AI tool. The table loses the list of
+# actions it checked (the module checks them) and its name says what it holds now.
+MIGRATION_10 = [
+    """CREATE TABLE memory_changes (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        memory_id INTEGER NOT NULL,
+        action TEXT NOT NULL,
+        before TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    )""",
+    "INSERT INTO memory_changes (id, memory_id, action, before, created_at) "
+    "SELECT id, memory_id, action, before, created_at FROM reminder_changes",
+    "DROP TABLE reminder_changes",
+]
+
 MIGRATIONS: list[list] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5, MIGRATION_6,
-                          MIGRATION_7, MIGRATION_8, MIGRATION_9]
+                          MIGRATION_7, MIGRATION_8, MIGRATION_9, MIGRATION_10]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
