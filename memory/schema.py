@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from memory.docs import DOC_TYPE_NAMES
+from memory.vectors import migrate_from_vec0
 
 KINDS = ("fact", "preference", "event", "person", "mood", "decision", "note", "reminder")
 TIERS = ("hot", "warm", "cold", "archived")
@@ -227,18 +228,12 @@ MIGRATION_4 = [
 ]
 
 
-def _vector_blocks(conn) -> None:
-    from memory.search.vectors import migrate_from_vec0
-
-    migrate_from_vec0(conn)
-
-
-# Schema 5: vectors leave sqlite-vec's vec0 table for memory.search.vectors (float vectors plus one-bit
+# Schema 5: vectors leave sqlite-vec's vec0 table for memory.vectors (float vectors plus one-bit
 # codes in blocks), whose search reads no more than the codes and a few hundred vectors; the
 # stored float vectors are carried over, nothing is embedded again. vector_log (which let an
 # in-memory copy of every vector follow other processes' writes) goes with that copy.
 MIGRATION_5: list[str | Callable] = [
-    _vector_blocks,
+    migrate_from_vec0,
     # `reminders` and the prompt read open reminders due before a horizon: over years, done ones
     # pile up in the due_at index (nine in ten of a lifetime's), so open ones get their own index.
     "CREATE INDEX knowledge_open_due ON knowledge(due_at) WHERE due_at IS NOT NULL AND done_at IS NULL",

@@ -324,7 +324,7 @@ def test_neighbour_pass_stays_small_when_every_memory_is_alike(store, embedder):
 
     import numpy as np
 
-    from memory.search import vectors
+    from memory import vectors
     from memory.search.embeddings import ensure_vec_table
 
     base = embedder.embed([f"Note {i} about the sourdough bakery on Main Street" for i in range(30)])

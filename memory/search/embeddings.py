@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from memory import vectors
 from memory.errors import EmbedderUnavailable
-from memory.search import vectors
 from memory.store import Store
 
 if TYPE_CHECKING:
@@ -185,7 +185,7 @@ def drop_vectors(store: Store, docs: list[int]) -> None:
 
 def ensure_vec_table(store: Store, embedder: Embedder) -> None:
     """Make the vector index this embedder's; a change of model re-embeds every text."""
-    # ":blocks" marks the layout of memory.search.vectors (schema 5 converted the vec0 table to it).
+    # ":blocks" marks the layout of memory.vectors (schema 5 converted the vec0 table to it).
     signature = f"{embedder.name}:{embedder.dimension()}:blocks"
     if store.get_meta("embedding_model") == signature:
         return

@@ -31,9 +31,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from memory import vectors
 from memory.docs import DOC_SLOTS, DOC_TYPES, doc_id, split_doc_id
 from memory.errors import EmbedderUnavailable, InvalidInput
-from memory.search import vectors
 from memory.search.context import Context
 from memory.search.embeddings import Embedder, pending_count, sync_embeddings
 from memory.store import Store
@@ -385,7 +385,7 @@ class Searcher:
         return [(r[0], -r[1]) for r in rows]
 
     def _knn(self, vector: np.ndarray, depth: int, doc_type: str | None = None) -> list[tuple[int, float]]:
-        """(doc, cosine similarity) nearest first (memory.search.vectors: one-bit codes, rescored)."""
+        """(doc, cosine similarity) nearest first (memory.vectors: one-bit codes, rescored)."""
         return vectors.knn(self.store, vector, depth, DOC_TYPES[doc_type] if doc_type else None, cache=self.codes)
 
     def _hydrate(self, docs: list[int], scores: dict[int, float]) -> list[Hit]:
