@@ -7,12 +7,13 @@ the queue of texts awaiting an embedding in step with the rows, in the same tran
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, get_args
 
 from memory.docs import DOC_TYPE_NAMES
 from memory.vectors import migrate_from_vec0
 
-KINDS = ("fact", "preference", "event", "person", "mood", "decision", "note", "reminder")
+Kind = Literal["fact", "preference", "event", "person", "mood", "decision", "note", "reminder"]
+KINDS: tuple[str, ...] = get_args(Kind)
 TIERS = ("hot", "warm", "cold", "archived")
 
 

@@ -68,3 +68,16 @@ def test_sqlite_vec_loads_without_its_package_import(tmp_path):
     done = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "x.db")], capture_output=True, text=True,
                           timeout=60, check=True)
     assert done.stdout.split() == ["v0.1.9", "False", "False"]
+
+
+def test_reading_the_reminders_builds_no_validator(tmp_path):
+    """The checks of a new memory (pydantic, about 0.08 s to import and build) are loaded by the code that
+    writes one: `assistant reminders` never pays for them."""
+    env = {**os.environ, "ASSISTANT_DB": str(tmp_path / "m.db"), "ASSISTANT_NOW": "2026-11-22T14:00:00Z",
+           "ASSISTANT_TIMEZONE": "UTC"}
+    probe = ("import sys; from assistant.cli import main; code = main(['reminders']); "
+             "print(code, 'pydantic' in sys.modules, 'memory.new_memory' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60,
+                          check=True)
+    assert done.stdout.split()[-3:] == ["0", "False", "False"]
+
