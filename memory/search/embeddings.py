@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     import numpy as np
 
 BUNDLED = "bundled"
-BUNDLED_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 TOKENIZER_DIR = Path(__file__).parent / "minilm"
 MAX_CHARS = 2000  # the model reads 256 tokens; tokenising a 1 MB paste would only waste time
 
@@ -171,11 +170,6 @@ def _release_freed_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):
         pass  # not glibc: nothing to do
-
-
-def put_vector(store: Store, doc: int, vector: np.ndarray) -> None:
-    """Store (or replace) one document's vector; inside a transaction."""
-    vectors.put(store, [doc], vector)
 
 
 def drop_vectors(store: Store, docs: list[int]) -> None:
