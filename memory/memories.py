@@ -19,6 +19,7 @@ from memory.time.schedule import check_not_past, resolve_schedule
 
 if TYPE_CHECKING:
     from memory.new_memory import NewMemory
+    from memory.schema import Kind
 
 FIELDS = ("id", "kind", "content", "importance", "private", "due_at", "reminded_at", "done_at",
           "message_ids", "sequence", "created_at", "updated_at", "relation", "trust", "tension",
@@ -69,7 +70,8 @@ class Memory:
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        data["recurrence"] = self.rule.to_json() if self.recurrence else None
+        rule = self.rule
+        data["recurrence"] = rule.to_json() if rule else None
         return data
 
 
@@ -144,15 +146,16 @@ def remember(store: Store, content: str, due_at: str | datetime | None = None, k
     from memory.new_memory import NewMemory, check_field  # pydantic: imported by writers only
 
     content = check_field("content", content)
-    if kind is not None:
-        check_field("kind", kind)  # before the date: a wrong kind is named even when the date is wrong too
+    # Before the date: a wrong kind is named even when the date is wrong too.
+    checked_kind: Kind | None = check_field("kind", kind) if kind is not None else None
     due, recurrence = resolve_schedule(store.clock, due_at) if due_at not in (None, "") else (None, None)
     if due:
         check_not_past(store.clock, due, due_at, allow_past)
     with store.transaction():
         memory_id = insert_memory(store, NewMemory(
-            content, kind=kind, importance=importance, private=private, due_at=due, message_ids=message_ids or [],
-            relation=relation, trust=trust, tension=tension, recurrence=recurrence, sensitive=sensitive))
+            content, kind=checked_kind, importance=importance, private=private, due_at=due,
+            message_ids=message_ids or [], relation=relation, trust=trust, tension=tension, recurrence=recurrence,
+            sensitive=sensitive))
         memory = get_memory(store, memory_id)
         if due is None and memory.kind not in ("reminder", "mood"):
             # A fact restated with a new value supersedes the older one now, not at the next consolidation.
@@ -203,7 +206,7 @@ def forget_snapshot(store: Store, memory: Memory) -> dict[str, Any]:
     episode_ids = sorted({t["episode_id"] for t in turns if t["episode_id"] is not None})
     episodes = [{"id": r["id"], "title": r["title"], "summary": r["summary"]} for r in
                 store.query(f"SELECT id, title, summary FROM episodes WHERE id IN ({','.join('?' * len(episode_ids))})",
-                            episode_ids)] if episode_ids else []
+                            tuple(episode_ids))] if episode_ids else []
     return {"messages": messages, "episodes": episodes}
 
 
@@ -268,10 +271,10 @@ def _drop_summaries_of(store: Store, memory_id: int) -> None:
     from memory.search.embeddings import drop_vectors
 
     marks = ",".join("?" * len(ids))
-    store.execute(f"UPDATE memory_meta SET consolidated_into = NULL WHERE consolidated_into IN ({marks})", ids)
+    store.execute(f"UPDATE memory_meta SET consolidated_into = NULL WHERE consolidated_into IN ({marks})", tuple(ids))
     store.execute(f"DELETE FROM edges WHERE (source_type = 'summary' AND source_id IN ({marks})) "
-                  f"OR (target_type = 'summary' AND target_id IN ({marks}))", ids + ids)
-    store.execute(f"DELETE FROM summaries WHERE id IN ({marks})", ids)
+                  f"OR (target_type = 'summary' AND target_id IN ({marks}))", tuple(ids + ids))
+    store.execute(f"DELETE FROM summaries WHERE id IN ({marks})", tuple(ids))
     drop_vectors(store, [doc_id("summary", i) for i in ids])
 
 
