@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memory.errors import InvalidInput
-from memory.memories import SELECT_MEMORY, Memory, check_content, check_importance, detect_sensitive, get_memory
+from memory.memories import SELECT_MEMORY, Memory, detect_sensitive, get_memory
 from memory.store import Store
 from memory.time.clock import Clock
 from memory.time.instants import UTC, parse_stored, to_utc_iso
@@ -213,13 +213,15 @@ def update_memory(store: Store, memory_id: int, reminded_at: str | datetime | No
     and moves the reminder to the next one.
     """
     changes: dict[str, Any] = {}
+    if content is not None or importance is not None:
+        from memory.new_memory import check_field  # pydantic: only an edit of these pays for it
     if content is not None:
-        changes["content"] = check_content(content)
+        changes["content"] = check_field("content", content)
         changes["time_refs"] = time_refs_json(store.clock, changes["content"])
         was = store.one("SELECT sensitive FROM knowledge WHERE id = ?", (memory_id,))
         changes["sensitive"] = int(bool(was and was[0]) or bool(sensitive) or detect_sensitive(changes["content"]))
     if importance is not None:
-        changes["importance"] = check_importance(importance)
+        changes["importance"] = check_field("importance", importance)
     if due_at not in (None, ""):
         changes["due_at"], recurrence = resolve_schedule(store.clock, due_at)
         check_not_past(store.clock, changes["due_at"], due_at, allow_past)

@@ -50,7 +50,7 @@ def test_schema_4_vectors_move_to_the_block_index_without_re_embedding(tmp_path,
     embedding again, and search finds the same nearest documents as exact cosine does."""
     import numpy as np
 
-    from memory.search import vectors
+    from memory import vectors
     from memory.search.embeddings import pending_count, sync_embeddings
 
     path = tmp_path / "v4.db"
