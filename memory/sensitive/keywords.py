@@ -27,7 +27,8 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
-_W = r"(?<![^\W_])"   # no letter or digit just before
+# No letter or digit just before, nor a symbol of a password: the "Pw" of "T4ble!Pw" is no keyword.
+_W = r"(?<![^\W_])(?<![!@$%^&*+=~?\\])"
 _E = r"(?![^\W_])"    # none just after
 
 # Words before "code" that make it a secret: "door code", "the garage door code", "2FA backup codes".
@@ -45,9 +46,11 @@ _CODE_OBJECTS = (
     r"porta|cancello|portone|allarme|lucchetto|cassaforte|accesso|palazzo|armadietto|"
     r"deur|voordeur|poort|alarm|slot|kluis|toegang|gebouw|kluisje|"
     r"portão|cadeado|cofre|acesso|prédio|cacifo|garagem|"
-    r"tür|haustür|tor|garage|alarmanlage|schloss|tresor|safe|gebäude|schließfach|zugang")
+    r"tür|haustür|tor|garage|alarmanlage|schloss|tresor|safe|gebäude|schließfach|zugang|"
+    r"двери|дверь|домофона|сейфа|подъезда|сигнализации|дверей|домофону|під'їзду|сигналізації|"
+    r"drzwi|bramy|domofonu|sejfu|furtki|alarmu|klatki")
 _DE = (r"(?:of|for|to|on|de|du|de la|de l'|des|del|de los|de las|di|della|dello|dell'|del|van|van de|van het|do|da|"
-       r"dos|das|der|des|vom|von|von der|zum|zur|für|für die|für den|für das)")
+       r"dos|das|der|des|vom|von|von der|zum|zur|für|für die|für den|für das|от|для|к|до|від|на|do|od|dla)")
 
 _STRONG = (
     # English
@@ -56,7 +59,12 @@ _STRONG = (
     r"p[a@4][s$5][s$5]w[o0ö]rds?|p[ .*_-]a[ .*_-]s[ .*_-]s[ .*_-]w[ .*_-]o[ .*_-]r[ .*_-]d|"
     r"psk|wpa2?[ -]?(?:key|psk|passphrase)|"
     r"(?:totp|otp|2fa|mfa|authenticator)(?:[ -](?:setup|secret))?[ -](?:seed|key)s?|"
-    r"pins?(?:[ -]?(?:codes?|numbers?|no\.?|nr\.?))?|"
+    r"pins?(?:[ -]?(?:codes?|numbers?|no\.?|nr\.?|kodu|kod|kode|код|번호))?|"
+    # words for a secret that also answer a question: "the secret word is Banana", "security answer: Rex"
+    r"secret[ -](?:word|phrase|answer)s?|code[ -]?words?|safe[ -]?words?|security[ -](?:question[ -])?answers?|"
+    r"answers? to (?:my|the|your|our) security questions?|(?:mother|mom|mum)(?:'s|’s|s)? maiden name|"
+    # a phone's unlock pattern: "phone unlock pattern 1-5-9-8"
+    r"(?:unlock|lock[ -]?screen|screen[ -]?lock|swipe)[ -]?patterns?|pattern[ -]?lock|entsperrmuster|"
     r"(?:seed|recovery|backup|mnemonic|wallet)[ -](?:phrase|words|seed)s?|cvv2?|cvc2?|"
     rf"(?:{_CODE_QUALIFIERS})(?:[ -](?!(?:the|a|an|to|of|for|my|your|our|is|was)\b)[^\W\d_]+)?[ -]?codes?|"
     rf"(?:codes?|c[oó]digos?|codice|codici|kod|код)\s+(?:{_DE})\s+(?:(?:the|my|our|your|la|le|l'|el|il|lo|de|het|o|a|"
@@ -76,12 +84,18 @@ _STRONG = (
     # Portuguese
     r"senhas?|palavras?-passe|código (?:de acesso|pin|secreto)|frase de recuperação|"
     # Others
-    r"пароль|пароля|пин-код|hasło|hasła|şifre(?:si|m)?|parola(?:sı|m)|"
+    # Russian, Ukrainian, Polish
+    r"пароль|пароля|паролем|пароли|паролі|пин-код|пин|пін-код|пін|код доступа|код доступу|"
+    r"hasło|hasła|hasłem|haśle|kod pin|pin-u|kod dostępu|"
+    r"şifre(?:si|m)?|parola(?:sı|m)|"
     r"lösenord(?:et)?|adgangskoden?|passord(?:et)?|kodeord(?:et)?|salasana(?:ni|si)?(?:\s+on)?|heslo|"
     r"jelszó|jelszavam|κωδικός(?: πρόσβασης)?|ה?סיסמ[הא]|كلمة المرور|كلمة السر|पासवर्ड|mật khẩu|"
-    r"kata sandi(?:\s+saya)?")
+    r"kata sandi(?:\s+saya)?|kata laluan|nenosiri|neno la siri|tembung sandhi|kalmar sirri|mã pin|kode pin|"
+    r"رمز عبور|گذرواژه|کلمه عبور|رمز المرور|الرقم السري|پاس ورڈ|پاسورڈ|پن کوڈ")
 # Words for a password in scripts without spaces between words: no word boundary around them.
-_CJK = r"密码|密碼|口令|パスワード|暗証番号|暗号|비밀번호|암호"
+# And in the Indic scripts and Thai, whose vowel signs are not word characters to the regex module.
+_CJK = (r"密码|密碼|口令|パスワード|暗証番号|暗号|비밀번호|암호|PIN码|PIN碼|個人識別號碼|个人识别码|"
+        r"पासवर्ड|पिन|संकेतशब्द|পাসওয়ার্ড|পিন|పాస్వర్డ్|పిన్|கடவுச்சொல்|પાસવર્ડ|ਪਾਸਵਰਡ|รหัสผ่าน|รหัส PIN")
 _WEAK = (
     r"secrets?|rahasia|tokens?|creds|(?:api|access|secret|private|license|licence|product|wifi|wi-fi|network|encryption|master|"
     r"recovery|auth)[ _-]?keys?|(?:access|auth|bearer|refresh|session|api)[ _-]?tokens?|credentials?|login|"
@@ -116,7 +130,7 @@ _LEAD_IN = re.compile(
 _PREP = (r"for|to|of|on|at|in|from|with|für|fürs|zum|zur|vom|von|des|der|meiner|meines|unserer|unseres|deiner|"
          r"deines|seiner|seines|ihrer|ihres|du|de|del|della|dello|dei|degli|"
          r"delle|da|do|dos|das|van|voor|pour|para|per|di|au|aux|ao|à|no|na|nel|nella|bei|im|am|dla|do|для|от|"
-         r"till|för|på|til|ke|untuk|cho|của")
+         r"till|för|på|til|ke|untuk|cho|của|від|до|od")
 # Whose secret it is, between the keyword and the copula: "for the guest network", "der EC-Karte".
 _WHOSE = re.compile(
     rf"\s+(?:{_PREP})(?![^\W_])(?:(?![.!?]\s)[^\n;=:,]){{0,80}}?(?=\s*(?::|=|\bis\b|\s(?:is|was|are|were|ist|lautet|"
@@ -226,8 +240,10 @@ _QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»", "„": "�
 @lru_cache(maxsize=512)
 def _kind(keyword: str) -> str:
     k = keyword.lower()
-    if re.search(r"pin|puk|geheimzahl|geheimnummer|暗証", k):
+    if re.search(r"pin|puk|geheimzahl|geheimnummer|暗証|пин|пін|पिन|পিন|పిన్|识别|識別|الرقم السري|پن", k):
         return "pin"
+    if re.search(r"pattern|muster", k):
+        return "code"
     if re.search(r"cvv|cvc", k):
         return "card"
     if re.search(r"seed|recovery (?:phrase|words)|mnemonic|wallet|récupération|semilla|recupero|herstelzin|"
@@ -265,9 +281,14 @@ senha senhas recuperação combinação chave пароль пароля пин �
 parolası parolam safe padlock lock tresor coffre cassaforte caja kluis cofre psk wpa wpa2 totp otp authenticator
 lösenord lösenordet adgangskode adgangskoden passord passordet kodeord kodeordet salasana salasanani salasanasi
 heslo jelszó jelszavam κωδικός sandi khẩu rahasia creds master
+пин пін паролем пароли паролі доступа доступу hasłem haśle dostępu laluan nenosiri siri sandhi sirri
+codeword codewords safeword safewords word words answer answers maiden pattern patterns entsperrmuster
 """.split())
 _TRIGGER_ENDINGS = ("code", "codes", "passwort", "wachtwoord", "kombination", "schlüssel", "password", "pin")
 _TRIGGER_TEXTS = ("p/w", "密码", "密碼", "口令", "パスワード", "暗証番号", "暗号", "비밀번호", "암호", "סיסמ", "كلمة",
+                  "PIN码", "PIN碼", "識別號碼", "识别码", "पिन", "संकेतशब्द", "পাসওয়ার্ড", "পিন", "పాస్వర్డ్", "పిన్",
+                  "கடவுச்சொல்", "પાસવર્ડ", "ਪਾਸਵਰਡ", "รหัส", "رمز", "گذرواژه", "کلمه عبور", "الرقم السري",
+                  "پاس ورڈ", "پاسورڈ", "پن کوڈ",
                   "पासवर्ड")
 # Look-alike spellings of "password" that the words above do not hold: "passw0rd", "p a s s w o r d".
 _LOOKALIKE = re.compile(r"p\W?[a@4]\W?[s$5]\W?[s$5]\W?w\W?[o0ö]\W?r\W?d", re.I)
@@ -292,14 +313,29 @@ def _keywords(text: str, words: frozenset[str]) -> Iterator[re.Match[str]]:
         else:
             merged.append([max(0, start), end])
     for start, end in merged:
-        end = re.compile(r"\w*").match(text, min(end, len(text))).end()  # never cut a word in two
+        end = _end_of(_WORD_REST, text, min(end, len(text)))  # never cut a word in two
         yield from _KEYWORD.finditer(text, start, end)
+
+
+def _triggered(text: str, words: frozenset[str]) -> bool:
+    return bool(words & _TRIGGERS or any(w.endswith(_TRIGGER_ENDINGS) for w in words)
+                or any(needle in text for needle in _TRIGGER_TEXTS) or _LOOKALIKE.search(text))
+
+
+def keyword_matches(text: str, words: frozenset[str]) -> Iterator[re.Match[str]]:
+    """The words for a secret in `text` (a view), in order of the windows they were found in."""
+    if _triggered(text, words):
+        yield from _keywords(text, words)
+
+
+def names_a_secret(text: str) -> bool:
+    """Whether a short text (a header, a key, a title, a record) holds a word for a secret."""
+    return _KEYWORD.search(text) is not None
 
 
 def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     """(start, end, kind) of each keyword-led value in `text` (the view: annotations blanked)."""
-    if not (words & _TRIGGERS or any(w.endswith(_TRIGGER_ENDINGS) for w in words)
-            or any(needle in text for needle in _TRIGGER_TEXTS) or _LOOKALIKE.search(text)):
+    if not _triggered(text, words):
         return
     for head in _LIST_HEAD.finditer(text):
         keyword = _KEYWORD.match(text, head.end())
@@ -314,8 +350,8 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         strong = keyword.group("weak") is None
         word = keyword.group(0)
         if word.lower() == "pass":
-            before = re.search(r"([^\W\d_]+)[\s-]*$", text[max(0, keyword.start() - 30):keyword.start()])
-            if before and before.group(1).lower() in _TICKETS:
+            ticket = re.search(r"([^\W\d_]+)[\s-]*$", text[max(0, keyword.start() - 30):keyword.start()])
+            if ticket and ticket.group(1).lower() in _TICKETS:
                 continue
         kind = _kind(word)
         plural = bool(_PLURAL.search(word))
@@ -326,6 +362,23 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         before = _value_before(text, keyword.start(), keyword.end(), strong)
         if before:
             yield before[0], before[1], kind
+        if strong:
+            yield from _partial(text, keyword.end(), kind)
+
+
+def _partial(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
+    """The parts of a secret given away after its keyword: "ends in 71", "starts with 44 then 71"."""
+    partial = _PARTIAL.match(text, at)
+    if not partial:
+        return
+    value = partial.group("value")
+    if value.lower().strip(_TRAILING) in _HARD_STOP | _SOFT_STOP | _DESCRIPTOR:
+        return  # "my password starts with a capital letter"
+    yield partial.start("value"), _strip(text, partial.start("value"), partial.end("value")), kind
+    position = partial.end()
+    while more := _PARTIAL_MORE.match(text, position):
+        yield more.start("value"), _strip(text, more.start("value"), more.end("value")), kind
+        position = more.end()
 
 
 _GERMAN_CHANGE = re.compile(r"\s+(?:auf|zu|in)\s+(\S+)\s+(?:ge)?(?:ändert|setzt|umgestellt|wechselt|abgeändert)",
@@ -335,9 +388,29 @@ _ATTACHED = re.compile(r"[-#](\d[\d-]{2,})")
 _TAIL = re.compile(rf"\s+(?:{_PREP})\s+[^\n;=:,.]{{0,40}}?\s((?:\d[\d \-./#]*\d|\S*\d\S*))[.!?]?"
                    r"(?=[ \t]*$|[ \t]*\n|\s*[,;])", re.I)
 _NON_SPACE = re.compile(r"\S*")
-_DESCRIBED = re.compile(r"[^\n.;,]{0,40},\s*(\d(?:[ \-]?\d){2,})(?=[ \t]*(?:[.!]|$|\n))")
+_WORD_REST = re.compile(r"\w*")
+# A value described, then given: "the PIN is my birth year, 1984", "my birth year 1984", "the year I
+# was born: 1979"; without a comma, the description must say what the digits are.
+_DESCRIBED = re.compile(r"(?P<description>[^\n.;,]{0,40}?)(?P<sign>,|:|\s)\s*(\d(?:[ \-]?\d){2,})"
+                        r"(?=[ \t]*(?:[.!]|$|\n))")
+_DESCRIPTION = re.compile(r"(?<![^\W_])(?:birth|born|birthday|year|anniversary|date|house number|street number|"
+                          r"zip|postcode|geburtsjahr|geburtstag|jahr|année|naissance|año|nacimiento|anno|nascita|"
+                          r"jaar|geboortejaar|ano|nascimento)(?![^\W_])", re.I)
+_NOT_A_DESCRIPTION = re.compile(r"(?<![^\W_])(?:until|till|since|before|after|from|by|expires?|expired|valid|"
+                                r"changed|set|bis|seit|ab|jusqu|depuis|hasta|desde|fino|dal|tot|sinds|até)(?![^\W_])",
+                                re.I)
+# A part of a PIN or code given away: "my PIN ends in 71", "card pin starts with 44 then 71".
+_PARTIAL = re.compile(
+    r"[^\n.;]{0,30}?(?<![^\W_])(?:ends?|ended|ending|finish(?:es)?|starts?|started|starting|begins?|beginning|"
+    r"endet|beginnt|fängt|se termine|termine|finit|commence|termina|acaba|empieza|comienza|finisce|inizia|"
+    r"eindigt|begint|começa)(?![^\W_])\s+(?:in|with|on|by|auf|mit|par|en|por|con|op|met|com|em)\s+"
+    r"(?:(?:the|die|den|le|la|el|il|de|het|o|a)\s+(?:digits?|numbers?|ziffern?|chiffres?|dígitos?|cifre|cijfers?)\s+)?"
+    r"(?P<value>[^\s,;!?]+?)(?=[.!?]?(?:\s|$)|[,;])", re.I)
+_PARTIAL_MORE = re.compile(r"(?:\s*,\s*|\s+)(?:then|and|followed by|und|dann|puis|et|y|luego|e|poi|en|dan)?\s*"
+                           r"(?P<value>\d[^\s,;!?]*?)(?=[.!?]?(?:\s|$)|[,;])", re.I)
 _MORE = re.compile(r"[ \t]*,[ \t]*(?:and[ \t]+)?([^\s,;]+)")
-_BELOW = re.compile(r"[ \t]*\n[ \t]*([^\s]+)[ \t]*(?:\n|$)")
+# A value alone on its line (not a row of a table: records.py reads those by their columns).
+_BELOW = re.compile(r"[ \t]*\n[ \t]*([^\s,|]+)[ \t]*(?:\n|$)")
 # "I use Qx7-hunter22 as my password everywhere", "I set Bl4ckbird! as the password for the router".
 _USED_AS = re.compile(r"(?:^|\s)(?:use|used|using|uses|set|chose|picked|made|nutze|benutze|utilise|uso|gebruik)\s+"
                       r"(\S+)\s+(?:as|als|comme|como|come)\s+(?:my|the|our|his|her|mein|meine|das|mon|le|mi|el|il|"
@@ -359,15 +432,17 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
         pos = filler.end()
     copula = _COPULA.match(text, pos)
     if copula:
-        sign = copula.group(0) + _LEAD_IN.match(text, copula.end()).group(0)
+        lead = _end_of(_LEAD_IN, text, copula.end())
+        sign = copula.group(0) + text[copula.end():lead]
         label = whose is None and copula.group(0).strip()[:1] in (":", "=", "-", "—", "–", '"', "'")
-        lead = _LEAD_IN.match(text, copula.end())
-        value = _clause(text, lead.end(), strong or label, plural, label=":" in sign)
+        value = _clause(text, lead, strong or label, plural, label=":" in sign)
         if value:
             return value
-        described = _DESCRIBED.match(text, lead.end()) if strong else None
-        if described:  # "the PIN is my birth year, 1984"
-            return described.span(1)
+        described = _DESCRIBED.match(text, lead) if strong else None
+        if described and (described.group("sign") == "," and "," not in described.group("description")
+                          or _DESCRIPTION.search(described.group("description"))
+                          and not _NOT_A_DESCRIPTION.search(described.group("description"))):
+            return described.span(3)
         if copula.group(0).strip():
             return None
     # "I changed my password to X".
@@ -405,6 +480,12 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
     return None
 
 
+def _end_of(pattern: re.Pattern[str], text: str, at: int) -> int:
+    """Where a pattern that may match nothing ends when matched at `at`."""
+    match = pattern.match(text, at)
+    return match.end() if match else at
+
+
 def _adjacent(text: str, at: int, strong: bool, abbreviation: bool) -> tuple[int, int] | None:
     space = re.match(r"[ \t]+", text[at:at + 8])
     if not space:
@@ -413,7 +494,7 @@ def _adjacent(text: str, at: int, strong: bool, abbreviation: bool) -> tuple[int
     digits = _DIGIT_GROUPS.match(text, start)
     if digits and sum(c.isdigit() for c in digits.group(0)) >= 3:
         end = digits.end()
-        token_end = _NON_SPACE.match(text, end).end()  # "2580#"
+        token_end = _end_of(_NON_SPACE, text, end)  # "2580#"
         return start, _strip(text, start, token_end)
     words = _NUMBER_WORDS.match(text, start)
     if words and len(words.group(0).split()) >= 3:
