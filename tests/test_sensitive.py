@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memory.sensitive import MASK, Span, find_secrets, has_secret, is_sensitive, redact
+from memory.sensitive import MASK, Span, find_secrets, is_sensitive, redact
 
 LABELLED = Path(__file__).parent / "data" / "secrets.jsonl"
 RECALL_TARGET = 0.98
@@ -162,7 +162,7 @@ def test_offsets_map_back_through_folded_characters():
 
 
 def test_empty_and_ordinary_texts():
-    assert find_secrets("") == [] and redact("") == "" and not has_secret("")
+    assert find_secrets("") == [] and redact("") == "" and not is_sensitive("")
     assert not is_sensitive("Call the plumber at 5pm about the boiler code 4471")
 
 

@@ -21,13 +21,16 @@ annotations and placeholders (view.py).
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from memory.sensitive import keywords, labels, numbers, phrases, shapes
+from memory.sensitive import keywords, labels, numbers, phrases, records, shapes
 from memory.sensitive.view import view_of
 
 MASK = "[REDACTED]"
+_DELIMITERS = "|\t"
+_VALUE = re.compile(r"[^\W_]|[^\s|]{4}")  # a letter or a digit, or four signs in a row
 # When two detectors claim overlapping text, the merged span is named by the more specific one.
 _PRECEDENCE = ("private_key", "recovery_phrase", "card", "iban", "bank_account", "national_id", "token", "key",
                "credential", "pin", "code", "combination")
@@ -62,14 +65,16 @@ def is_sensitive(text: str) -> bool:
 
 
 def _findings(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
-    for detector in (shapes.find, numbers.find, phrases.find, keywords.find, labels.find):
+    for detector in (shapes.find, numbers.find, phrases.find, keywords.find, labels.find, records.find):
         for start, end, kind in detector(text, words):
-            if end > start and text[start:end].strip():
+            # A value is never its delimiters nor the spaces around it, nor punctuation alone: a span
+            # " |" once made every "|" of a turn's tool results a placeholder.
+            while start < end and (text[start].isspace() or text[start] in _DELIMITERS):
+                start += 1
+            while end > start and (text[end - 1].isspace() or text[end - 1] in _DELIMITERS):
+                end -= 1
+            if end > start and _VALUE.search(text, start, end):
                 yield start, end, kind
-
-
-def has_secret(text: str) -> bool:
-    return is_sensitive(text)
 
 
 def redact(text: str, mask: str | Callable[[str], str] = MASK) -> str:
@@ -106,4 +111,4 @@ def _rank(kind: str) -> int:
     return _PRECEDENCE.index(kind) if kind in _PRECEDENCE else len(_PRECEDENCE)
 
 
-__all__ = ["MASK", "Span", "find_secrets", "has_secret", "is_sensitive", "redact"]
+__all__ = ["MASK", "Span", "find_secrets", "is_sensitive", "redact"]

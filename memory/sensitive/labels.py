@@ -39,7 +39,9 @@ nintendo wifi wi fi wlan vpn login ebay uber airbnb google microsoft office adob
 whatsapp telegram venmo revolut coinbase binance metamask bitwarden lastpass password log logs logged logging
 sign signs signed signing
 """.split())
-_START = r"(?:^|(?<=\n)|(?<=;))[ \t]*(?:[-*•·]|\d{1,2}[.)])?[ \t]*(?:(?:my|the|our|your)[ \t]+)?"
+# A label starts a line, a list item or a clause: "...; gate: 2580#", "my pin is 5531 and the alarm: 8890".
+_START = (r"(?:^|(?<=\n)|(?<=;)|(?<=,)|(?<=(?<![^\W_])and)|(?<=(?<![^\W_])und)|(?<=(?<![^\W_])et))[ \t]*"
+          r"(?:[-*•·]|\d{1,2}[.)])?[ \t]*(?:(?:my|the|our|your)[ \t]+)?")
 _SIGN = r"[ \t]*(?::|—|–|=|->|[ \t]-)[ \t]*"
 _END = r"(?=[ \t]*(?:$|\n|;|,[ \t]))"
 _LABEL = re.compile(rf"{_START}(?:(?P<place>{_PLACES})|(?P<service>{_SERVICES})){_SIGN}"
@@ -66,7 +68,7 @@ _OPENING = frozenset("open opens opened unlock unlocks unlocked disarm disarms d
 _LOGIN = re.compile(r"(?<![^\W_])(?:log|sign)(?:s|ged|ging)?[ -]?(?:in|on)(?:to)?(?![^\W_])[^\n.;]{0,40}?"
                     r"(?<![^\W_])(?:with|using)[ \t]+(?:[^\s/]+[ \t]*/[ \t]*)?(?P<secret>[^\s,;]+?)"
                     r"(?=[.!?]?[ \t]*(?:$|\n|[;,]))", re.I)
-_NOT_A_CODE = re.compile(r"\d{1,2}[:.]\d{2}|\d{1,2}/\d{1,2}(?:/\d+)?|\d+(?:st|nd|rd|th|am|pm|h|min|k|x)", re.I)
+NOT_A_CODE = re.compile(r"\d{1,2}[:.]\d{2}|\d{1,2}/\d{1,2}(?:/\d+)?|\d+(?:st|nd|rd|th|am|pm|h|min|k|x)", re.I)
 _LISTS_PASSWORDS = re.compile(r"(?<![^\W_])(?:passwords?|passwds?|pws|logins|credentials|creds|"
                               r"passwörter|mots de passe|contraseñas|senhas|wachtwoorden)(?![^\W_])", re.I)
 _SYMBOL = re.compile(r"[!@#$%^&*_+=~?]")
@@ -80,34 +82,34 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         for match in _LABEL.finditer(text):
             value = match.group("value")
             if match.group("place"):
-                if _DIGITS.fullmatch(value) and not _NOT_A_CODE.fullmatch(value):
+                if _DIGITS.fullmatch(value) and not NOT_A_CODE.fullmatch(value):
                     yield match.start("value"), match.end("value"), _kind(match.group("place"))
                 continue
             if lists_passwords is None:
                 lists_passwords = bool(_LISTS_PASSWORDS.search(text))
-            if _password_shaped(value, lists_passwords):
+            if password_shaped(value, lists_passwords):
                 yield match.start("value"), match.end("value"), "credential"
         if "@" in text:
             for match in _USER_SECRET.finditer(text):
-                if _password_shaped(match.group("secret"), True):
+                if password_shaped(match.group("secret"), True):
                     yield match.start("secret"), match.end("secret"), "credential"
         if "/" in text:
             for match in _USER_SECRET_LABELLED.finditer(text):
-                if _password_shaped(match.group("secret"), True):
+                if password_shaped(match.group("secret"), True):
                     yield match.start("secret"), match.end("secret"), "credential"
     if words & {"log", "logs", "logged", "logging", "login", "sign", "signs", "signed", "signing"}:
         for match in _LOGIN.finditer(text):
-            if _password_shaped(match.group("secret"), True):
+            if password_shaped(match.group("secret"), True):
                 yield match.start("secret"), match.end("secret"), "credential"
     for pattern in _OPENED if words & _OPENING else ():
         for match in pattern.finditer(text):
             yield match.start("value"), match.end("value"), _kind(match.group("place"))
 
 
-def _password_shaped(value: str, listed: bool) -> bool:
+def password_shaped(value: str, listed: bool) -> bool:
     """Letters with digits and a symbol or both cases; letters with digits alone when the text lists
     passwords. Not an e-mail address, a handle, a link, a time, an ordinal."""
-    if value.startswith(("@", "#", "http")) or "@" in value[1:] or "://" in value or _NOT_A_CODE.fullmatch(value):
+    if value.startswith(("@", "#", "http")) or "@" in value[1:] or "://" in value or NOT_A_CODE.fullmatch(value):
         return False
     letters = sum(c.isalpha() for c in value)
     digits = sum(c.isdigit() for c in value)
