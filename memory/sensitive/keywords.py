@@ -27,6 +27,8 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
+from memory.sensitive.values import measure
+
 # No letter or digit just before, nor a symbol of a password: the "Pw" of "T4ble!Pw" is no keyword.
 _W = r"(?<![^\W_])(?<![!@$%^&*+=~?\\])"
 _E = r"(?![^\W_])"    # none just after
@@ -61,8 +63,8 @@ _STRONG = (
     r"(?:totp|otp|2fa|mfa|authenticator)(?:[ -](?:setup|secret))?[ -](?:seed|key)s?|"
     r"pins?(?:[ -]?(?:codes?|numbers?|no\.?|nr\.?|kodu|kod|kode|код|번호))?|"
     # words for a secret that also answer a question: "the secret word is Banana", "security answer: Rex"
-    r"secret[ -](?:word|phrase|answer)s?|code[ -]?words?|safe[ -]?words?|security[ -](?:question[ -])?answers?|"
-    r"answers? to (?:my|the|your|our) security questions?|(?:mother|mom|mum)(?:'s|’s|s)? maiden name|"
+    r"secret[ -](?:word|phrase|answer)s?|code[ -]?words?|security[ -](?:question[ -])?answers?|"
+    r"answers? to (?:my|the|your|our) security questions?|"
     # a phone's unlock pattern: "phone unlock pattern 1-5-9-8"
     r"(?:unlock|lock[ -]?screen|screen[ -]?lock|swipe)[ -]?patterns?|pattern[ -]?lock|entsperrmuster|"
     r"(?:seed|recovery|backup|mnemonic|wallet)[ -](?:phrase|words|seed)s?|cvv2?|cvc2?|"
@@ -133,7 +135,7 @@ _PREP = (r"for|to|of|on|at|in|from|with|für|fürs|zum|zur|vom|von|des|der|meine
          r"till|för|på|til|ke|untuk|cho|của|від|до|od")
 # Whose secret it is, between the keyword and the copula: "for the guest network", "der EC-Karte".
 _WHOSE = re.compile(
-    rf"\s+(?:{_PREP})(?![^\W_])(?:(?![.!?]\s)[^\n;=:,]){{0,80}}?(?=\s*(?::|=|\bis\b|\s(?:is|was|are|were|ist|lautet|"
+    rf"\s+(?:{_PREP})(?![^\W_])(?:(?![.!?]\s)[^\n;=:,]){{0,80}}?(?=\s*(?::(?![\d/])|=|\bis\b|\s(?:is|was|are|were|ist|lautet|"
     rf"sind|war|est|c'est|sont|es|son|era|è|sono|zijn|é|são|will be|är|er|je|là|adalah)(?![^\W_])"
     rf"|\s*,\s*(?:which|that|who|die|das|den|que|qui|che|dat)\s))", re.I)
 _FILLER = re.compile(r"\s*\([^()\n]{0,60}\)|"  # "router password (printed on the back) is X"
@@ -141,8 +143,11 @@ _FILLER = re.compile(r"\s*\([^()\n]{0,60}\)|"  # "router password (printed on th
                      r"\s*,\s*(?:which|that|who|die|das|den|que|qui|che|dat)\s[^\n;,]{0,60},(?=\s*\S)|"
                      r"\s+(?:itself|themselves|now|still|currently|actually|then|here|also|selbst|même|mismo|"
                      r"nueva|nuevo|neue|neues|neuer|nouveau|nouvelle|nuova|nuovo|nieuwe|nova|novo|actual|aktuelle|"
-                     r"temporal|temporaire|provisoire|provisorisches|temporanea|tijdelijke|temporária)"
-                     r"(?![^\W_])", re.I)
+                     r"temporal|temporaire|provisoire|provisorisches|temporanea|tijdelijke|temporária|"
+                     # whose it is, said after it: "kode PIN saya", "PIN ATM ku"
+                     r"saya|aku|kamu|anda|kami|kita|ku|ko|mu)(?![^\W_])|"
+                     # whose it is in the genitive: "пин-код карты 5821", "ПІН картки: 7812"
+                     r"\s+[\u0400-\u04ff][\u0400-\u04ff'’]{2,}(?=\s*[:—–-]?\s*\d)", re.I)
 
 _NUMBER_WORD = (
     r"zero|oh|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
@@ -156,6 +161,7 @@ _DIGIT_GROUPS = re.compile(r"\d+(?:[ \-./]\d+)*")
 # Words that start prose, never a value: "in the drawer", "the same as before", "something stronger".
 _HARD_STOP = frozenset("""
 in on at to for of from with by under inside behind near into onto over next beside between about around
+hmm hm um umm uh uhh er erm well oh ah lemme wait
 the a an this that these those my your his her our their its it i you he she we they me him them us
 not no never always also still just only probably maybe perhaps somewhere anywhere everywhere something
 nothing anything everything whatever same here there where what which who whom whose how why when like as
@@ -196,7 +202,8 @@ caractères chiffres caracteres dígitos caratteri cifre tekens cijfers
 # Words after which a value of several words stops: "hunter2 for the wifi", "4471 until Friday".
 _CUT = frozenset("""
 for to of in on at with from by until till since before after because which who that if when while but so
-please thanks is are was were will would has have had do does did then about via
+please thanks is are was were will would has have had do does did then about via last yesterday today tonight
+tomorrow ago
 für bis seit weil wenn aber bitte ist sind pour jusqu depuis parce quand mais est para hasta desde porque
 cuando pero es per fino perché quando ma voor tot sinds omdat als maar até desde porque quando mas é
 です だ です。 입니다 입니다. 이에요 예요
@@ -357,6 +364,10 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         plural = bool(_PLURAL.search(word))
         found = _value_after(text, keyword.end(), strong, plural, word.lower() in _ABBREVIATIONS,
                              changed=bool(_CHANGE_VERB.search(text, max(0, keyword.start() - 60), keyword.start())))
+        if found and _ANSWER.fullmatch(word):
+            answer = _ANSWER_GIVEN.match(text, found[0])  # "security answer: first pet was Biscuit"
+            if answer:
+                found = answer.span(1)
         if found:
             yield found[0], found[1], kind
         before = _value_before(text, keyword.start(), keyword.end(), strong)
@@ -372,15 +383,23 @@ def _partial(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
     if not partial:
         return
     value = partial.group("value")
-    if value.lower().strip(_TRAILING) in _HARD_STOP | _SOFT_STOP | _DESCRIPTOR:
-        return  # "my password starts with a capital letter"
+    following = _NEXT_WORD.match(text, partial.end())
+    if value.lower().strip(_TRAILING) in _HARD_STOP | _SOFT_STOP | _DESCRIPTOR or (
+            following and following.group(1).lower() in _DESCRIPTOR):
+        return  # "my password starts with a capital letter", "... starts with 12 characters"
     yield partial.start("value"), _strip(text, partial.start("value"), partial.end("value")), kind
     position = partial.end()
     while more := _PARTIAL_MORE.match(text, position):
         yield more.start("value"), _strip(text, more.start("value"), more.end("value")), kind
         position = more.end()
+    if re.match(r"\s+(?:and|but|und|et|y|e|en)\s", text[position:position + 6], re.I):
+        yield from _partial(text, position, kind)  # "starts with 4 and ends with 2"
 
-
+_ANSWER = re.compile(r"security[ -](?:question[ -])?answers?|answers? to .*", re.I)
+_ANSWER_GIVEN = re.compile(r"[^\n;.]*?(?<![^\W_])(?:was|is|were|are)\s+([^\s,;.]+)", re.I)
+_NUMBERED = re.compile(r"\d{1,2}[.)][ \t]+[^\W\d_]")
+_NEXT_WORD = re.compile(r"\s+([^\W\d_]+)")
+_LIST_BELOW = re.compile(r"[ \t]*(?:[-*•·+]|\d{1,2}[.)])[ \t]")
 _GERMAN_CHANGE = re.compile(r"\s+(?:auf|zu|in)\s+(\S+)\s+(?:ge)?(?:ändert|setzt|umgestellt|wechselt|abgeändert)",
                             re.I)
 _APPOSITION = re.compile(r"\s*,\s*([^\s,;]+)\s*,")
@@ -388,6 +407,8 @@ _ATTACHED = re.compile(r"[-#](\d[\d-]{2,})")
 _TAIL = re.compile(rf"\s+(?:{_PREP})\s+[^\n;=:,.]{{0,40}}?\s((?:\d[\d \-./#]*\d|\S*\d\S*))[.!?]?"
                    r"(?=[ \t]*$|[ \t]*\n|\s*[,;])", re.I)
 _NON_SPACE = re.compile(r"\S*")
+_SPACES = re.compile(r"[ \t]*")
+_USER_NAMED = re.compile(r"[A-Za-z][\w.-]{0,31}:(?=[^\s/])")
 _WORD_REST = re.compile(r"\w*")
 # A value described, then given: "the PIN is my birth year, 1984", "my birth year 1984", "the year I
 # was born: 1979"; without a comma, the description must say what the digits are.
@@ -433,6 +454,8 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
     copula = _COPULA.match(text, pos)
     if copula:
         lead = _end_of(_LEAD_IN, text, copula.end())
+        if "\n" in text[copula.end():lead] and _LIST_BELOW.match(text, lead):
+            return None  # "passwords:" over a list: each item is read by records.py and labels.py
         sign = copula.group(0) + text[copula.end():lead]
         label = whose is None and copula.group(0).strip()[:1] in (":", "=", "-", "—", "–", '"', "'")
         value = _clause(text, lead, strong or label, plural, label=":" in sign)
@@ -445,6 +468,10 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
             return described.span(3)
         if copula.group(0).strip():
             return None
+    elif filler and pos > at:
+        digits = _DIGIT_GROUPS.match(text, _end_of(_SPACES, text, pos))  # "пин-код карты 5821"
+        if digits and sum(c.isdigit() for c in digits.group(0)) >= 3:
+            return digits.span()
     # "I changed my password to X".
     if changed:
         to = _TO.match(text, at)
@@ -475,7 +502,7 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
         return below.span(1)
     # "passcode for door 8823", "pin for tomorrow 4471" (a date annotation blanked).
     tail = _TAIL.match(text, at)
-    if tail and sum(c.isdigit() for c in tail.group(1)) >= 3:
+    if tail and sum(c.isdigit() for c in tail.group(1)) >= 3 and not measure(tail.group(1).rstrip(_TRAILING)):
         return tail.start(1), tail.end(1) - (1 if tail.group(1)[-1] in _TRAILING else 0)
     return None
 
@@ -506,6 +533,9 @@ def _adjacent(text: str, at: int, strong: bool, abbreviation: bool) -> tuple[int
     value = text[start:end]
     if not value or value.lower() in ("is", "was", "ist", "est", "es", "è", "é"):
         return None
+    named = _USER_NAMED.match(value)
+    if named and len(value) > named.end():
+        start, value = start + named.end(), value[named.end():]  # "creds joe:hunter2": after the user
     if abbreviation and value.lower() not in _HARD_STOP:
         return start, end
     if _secretish(value, strong):
@@ -543,6 +573,8 @@ def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = Fal
         start += 1
     if start >= len(text):
         return None
+    if _NUMBERED.match(text, start):
+        return None  # "recovery words: 1. common 2. truly ...": a numbered list, read by phrases.py
     close = _QUOTES.get(text[start])
     if close:
         end = text.find(close, start + 1, start + 200)
@@ -579,6 +611,8 @@ def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = Fal
             w.group(0).lower().strip(_TRAILING) in _HARD_STOP | _SOFT_STOP for w in words[1:])):
         return None
     end = _strip(text, start, start + words[-1].end())
+    if len(words) == 3 and words[1].group(0) == "/" and not plural:
+        start += words[2].start()  # "admin / Orchid#2210", "jane@example.com / Popcorn#12": after the user
     ending = _CJK_ENDING.search(text, start, end)
     if ending and ending.start() > start:
         end = ending.start()
@@ -605,7 +639,7 @@ def _secretish(value: str, strong: bool = False) -> bool:
         return False
     for word in words:
         word = word.strip(_TRAILING)
-        if _MONEY.fullmatch(word):
+        if _MONEY.fullmatch(word) or measure(word):
             continue
         digits = sum(c.isdigit() for c in word)
         letters = sum(c.isalpha() for c in word)

@@ -61,6 +61,9 @@ _OPENED = (
                rf"(?:(?:it|them)[ \t]+)?(?:{_ENTRY}[ \t]*)?{_VALUE}", re.I),
     re.compile(rf"(?<![^\W_]){_OPENS}[ \t]+(?:(?:the|my|our|your|a)[ \t]+)?(?:[^\W\d_]+[ \t]+){{0,2}}?"
                rf"(?P<place>{_PLACES}|{_DEVICES})(?![^\W_])[ \t]*,?[ \t]*(?:{_ENTRY}[ \t]*)?{_VALUE}", re.I),
+    # "office alarm 7734, disarm before 8am": the digits right after the thing, the verb after them.
+    re.compile(rf"(?<![^\W_])(?P<place>{_PLACES})(?![^\W_])[ \t]+{_VALUE}[^\n.;]{{0,30}}?(?<![^\W_]){_OPENS}"
+               rf"(?![^\W_])", re.I),
 )
 _OPENING = frozenset("open opens opened unlock unlocks unlocked disarm disarms disarmed deactivate deactivates "
                      "deactivated off".split())

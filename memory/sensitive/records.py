@@ -34,6 +34,7 @@ class Cell:
     end: int
     key: str = ""     # its column's header, or the key before it on its line
     label: str = ""   # the first cell of its row, when the cell is not that one
+    row_key: str = ""  # the header of the first column, when the cell is not in it ("door" over "front")
     before: str = ""  # the cell just before it, when that is not the first
     inline: bool = False  # its key stands right before it in the text, which the other detectors read
 
@@ -51,6 +52,11 @@ _SECRET_KEYS = frozenset("""
 key keys code codes pin pins pass pw pwd passwd passcode passphrase psk secret token password passwords
 login pass-code combo combination kennwort passwort clave clé chiave sleutel chave код klucz hasło
 """.split())
+# Columns of user names, not of secrets, though "login" before a value is one in a sentence.
+_USER_KEYS = frozenset("""
+login logins user users username usernames user-name name email e-mail mail account id userid user-id benutzer
+benutzername utilisateur identifiant usuario utente gebruiker gebruikersnaam usuário
+""".split())
 # Titles over a list of secrets, and what kind of secret each item is.
 _TITLE = re.compile(
     r"(?<![^\W_])(?:(?P<password>passwords|pass words|passwörter|kennwörter|mots de passe|contraseñas|senhas|"
@@ -60,7 +66,16 @@ _TITLE = re.compile(
     r"(?P<code>codes|passcodes|door codes|access codes|alarm codes|gate codes|lock codes|codici|códigos|"
     r"türcodes|kody|коды|коди)|"
     r"(?P<combination>combinations|combos|kombinationen|combinaisons|combinaciones))(?![^\W_])", re.I)
+# Codes that open nothing: "zip codes", "error codes", "promo codes".
+_ORDINARY_CODES = re.compile(
+    r"(?<![^\W_])(?:zip|postal|post|postcode|area|country|dial|dialling|dialing|promo|promotion|promotional|discount|"
+    r"coupon|voucher|gift|referral|invite|invitation|error|status|http|exit|return|response|product|sku|item|article|"
+    r"tracking|shipping|iata|icao|airport|airline|flight|currency|language|locale|qr|bar|barcode|colou?r|dress|"
+    r"tax|medical|icd|cpt|diagnosis|billing|course|class|room|booking|reservation|confirmation|order|reference|"
+    r"source|sample|example|emoji|keyboard|shortcut|cheat|game|station|stock|ticker|branch|bank sort)"
+    r"[\s-]+$", re.I)
 _DIGITS_VALUE = re.compile(r"\d(?:[ \-./]?\d){2,}#?")
+_LABELLED_DIGITS = re.compile(r"(?:[^\W\d_][\w'’&.-]*[ \t]+){1,3}(?P<digits>\d(?:[ \-./]?\d){2,}#?)")
 _SEPARATOR_CELL = re.compile(r"[ \t]*:?-{2,}:?[ \t]*")
 _CELL = re.compile(r"[^|\t]+")
 _CSV_FIELD = re.compile(r'"(?:[^"\n]|"")*"|[^,\n]*')
@@ -72,7 +87,7 @@ _KEY_VALUE = re.compile(r"[ \t]*(?:[-*•·+]|\d{1,2}[.)])?[ \t]*(?P<key>[^\W\d_
 _ITEM = re.compile(r"[ \t]*(?:[-*•·+]|\d{1,2}[.)])[ \t]+(?P<value>\S[^\n]*?)[ \t]*$")
 _HEADING = re.compile(r"[ \t]*(?:#{1,6}[ \t]+)?(?:\*\*|__)?(?P<title>[^\n:]{1,60}?)(?:\*\*|__)?[ \t]*:?[ \t]*$")
 _SENTENCE_END = re.compile(r"\n|[.!?;](?=\s)")
-_TOKEN = re.compile(r"[^\s<>|]+")  # markup and table bars are no part of a value
+_TOKEN = re.compile(r"[^\s<>|;,]+")  # markup, table bars and clause signs are no part of a value
 
 
 def find(text: str, words: frozenset[str]) -> Iterator[_Finding]:
@@ -149,8 +164,8 @@ def _table(text: str, rows: list[list[tuple[int, int]]], header: list[tuple[int,
         for j, (s, e) in enumerate(row):
             if e <= s:
                 continue
-            cells.append(Cell(s, e, key=names[j] if j < len(names) else "",
-                              label=values[0] if j > 0 else "", before=values[j - 1] if j > 1 else ""))
+            cells.append(Cell(s, e, key=names[j] if j < len(names) else "", label=values[0] if j > 0 else "",
+                              row_key=names[0] if j > 0 and names else "", before=values[j - 1] if j > 1 else ""))
         yield Record(tuple(cells), " ".join([title, head, *values]), title)
 
 
@@ -284,6 +299,8 @@ def _judged(text: str, record: Record) -> Iterator[_Finding]:
         w in _SECRET_KEYS for cell in record.cells for w in _words(cell.key)) or any(
         w in _SECRET_KEYS for w in _words(record.title))
     title = _TITLE.search(record.title) if record.title else None
+    if title and _ORDINARY_CODES.search(record.title, 0, title.start()):
+        title = None
     for cell in record.cells:
         value = text[cell.start:cell.end]
         found = False
@@ -293,9 +310,11 @@ def _judged(text: str, record: Record) -> Iterator[_Finding]:
                 yield cell.start + start, cell.start + end, kind
         if found:
             continue
-        if title and _listed(value, title):
+        listed = _listed(value, title) if title else None
+        if title and listed:
             kind = next(k for k, v in title.groupdict().items() if v)
-            yield cell.start, cell.end, "credential" if kind in ("password", "login") else kind
+            kind = "credential" if kind in ("password", "login") else kind
+            yield cell.start + listed[0], cell.start + listed[1], kind
             continue
         if secret_named:
             for token in _TOKEN.finditer(value):
@@ -314,7 +333,9 @@ def _prefixes(cell: Cell) -> list[str]:
     if cell.inline:
         return prefixes
     if cell.key:
-        prefixes.append(f"{cell.label} {cell.key}" if cell.label else cell.key)
+        if _words(cell.key) and all(w in _USER_KEYS for w in _words(cell.key)):
+            return prefixes  # a user name's column: "login", "username", "e-mail"
+        prefixes.append(" ".join(p for p in (cell.label, cell.row_key, cell.key) if p))
     else:
         prefixes += [p for p in (cell.label, cell.before) if p]
     return prefixes
@@ -333,18 +354,24 @@ def _read_as(prefix: str, value: str) -> Iterator[_Finding]:
                 yield start - offset, end - offset, kind
 
 
-def _listed(value: str, title: re.Match[str]) -> bool:
-    """Whether a list item under a title of secrets is one: digits under codes and PINs, a single
-    value under passwords, letters with digits under logins."""
+def _listed(value: str, title: re.Match[str]) -> tuple[int, int] | None:
+    """The secret in a list item under a title of secrets: digits under codes and PINs ("4721"; "visa
+    4471" under PINs or door codes, not under bare "codes": "CPT 99213"), a single value under
+    passwords, letters with digits under logins."""
     if ":" in value or "=" in value:
-        return False  # a key of its own: judged by it
+        return None  # a key of its own: judged by it
     if title.group("pin") or title.group("code") or title.group("combination"):
-        return bool(_DIGITS_VALUE.fullmatch(value)) and not labels.NOT_A_CODE.fullmatch(value)
+        if _DIGITS_VALUE.fullmatch(value) and not labels.NOT_A_CODE.fullmatch(value):
+            return 0, len(value)
+        labelled = _LABELLED_DIGITS.fullmatch(value)
+        if labelled and (title.group("pin") or " " in title.group(0) or title.group("combination")):
+            return labelled.span("digits")
+        return None
     if len(value.split()) != 1 or "@" in value or "://" in value:
-        return False
-    if title.group("password"):
-        return len(value) >= 4
-    return labels.password_shaped(value, True)
+        return None
+    if title.group("password") and len(value) >= 4 or labels.password_shaped(value, True):
+        return 0, len(value)
+    return None
 
 
 def _sentences(text: str, words: frozenset[str]) -> Iterator[_Finding]:
@@ -355,6 +382,8 @@ def _sentences(text: str, words: frozenset[str]) -> Iterator[_Finding]:
         for mark in _SENTENCE_END.finditer(text, start, keyword.start()):
             start = mark.end()
         after = _SENTENCE_END.search(text, keyword.end(), keyword.end() + 200)
+        if after and after.group(0) == "?" and after.start() - keyword.end() < 3:
+            after = _SENTENCE_END.search(text, after.end(), after.end() + 200)  # "password? hmm, maybe X"
         end = after.start() if after else min(len(text), keyword.end() + 200)
         if start in seen:
             continue

@@ -43,6 +43,13 @@ _NOT_A_CREDENTIAL = re.compile(
     r"|\+?\d[\d() .-]{5,}(?:x|ext\.?)\d{1,5}"                    # a phone number with its extension
     r"|[#@]\S+",                                                  # a hashtag or a handle
     re.I)
+# A date, a time, an amount or a quantity, a version: what a value after "secret" or a PIN's
+# neighbour often is, and a secret is not ("the secret is 72h of fermentation", "at 10:30am").
+_MEASURE = re.compile(
+    r"\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2})?z?)?|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}"
+    r"|\d{1,2}[:.h]\d{2}(?::\d{2})?(?:am|pm|h|uhr)?|\d{1,2}(?:am|pm)"
+    rf"|[$€£¥₹]\d[\d.,]*(?:{_UNITS})?|\d[\d.,/]*(?:{_UNITS})"
+    r"|v\d+(?:\.\d+)+(?:[-+._][a-z0-9]+)*", re.I)
 # In capitals: a product, model, part or order code ("WH-1000XM4", "SKU-4471-XL", "RTX4090").
 _CODE_IN_CAPITALS = re.compile(r"[A-Z0-9]+(?:[-/.#][A-Z0-9]+)*")
 # A name with a number: "iPhone14", "PlayStation5", "1Password", "Windows11".
@@ -50,8 +57,9 @@ _NAME_WITH_NUMBER = re.compile(r"\d*[a-z]?(?:[A-Z][a-z]+)+\d*|[a-z]+\d+")
 # An identifier from code: "x86_64", "list[0]", "config.key2", "foo(bar1)", "a=b1".
 _CODE_IDENTIFIER = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[^\s]*(?:\(\S*\)|\[\S*\]|::|->|=)[^\s]*|"
                               r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", re.I)
-# Words and numbers joined by hyphens: "3-year-old", "24-hour", "New-York-2024", "mp3-player".
-_HYPHENATED = re.compile(r"(?:[A-Za-z][a-z]*|\d+|[a-z]{1,4}\d{1,3})(?:-(?:[A-Za-z][a-z]*|\d+|[a-z]{1,4}\d{1,3}))+")
+# Words and numbers joined by hyphens: "3-year-old", "24-hour", "New-York-2024", "mp3-player", "gpt-4o-mini".
+_PART = r"(?:[A-Za-z][a-z]*|\d+|[a-z]{1,4}\d{1,3}|\d{1,3}[a-z]{1,3})"
+_HYPHENATED = re.compile(rf"{_PART}(?:-{_PART})+")
 _NAMED = re.compile(r"[A-Za-z][\w.-]{0,31}[:=](?=[^\s/])")
 _INTERLEAVED = re.compile(r"[^\W\d_]\d+[^\W\d_]")
 
@@ -68,6 +76,11 @@ def strip_value(token: str) -> tuple[int, int]:
     while end > start and token[end - 1] in _AFTER:
         end -= 1
     return start, end
+
+
+def measure(value: str) -> bool:
+    """Whether `value` is a date, a time, an amount, a quantity or a version ("72h", "10:30am", "$4.99")."""
+    return bool(_MEASURE.fullmatch(value))
 
 
 def credential_shaped(value: str) -> bool:

@@ -107,7 +107,7 @@ token key wachtwoord senha heslo haslo parol
 _MARKED = re.compile(r"[^\W\d_][\u0300-\u036f]")  # a letter and a combining mark NFKC left apart
 # A word with its accents and combining marks (\w does not take the marks).
 _MARKED_WORD = re.compile(r"(?:[^\W\d_][\u0300-\u036f]*)+")
-_SPACED = re.compile(r"(?<![^\W_])[^\W\d_](?:[ .\-_*·]{1,2}[^\W\d_]){2,13}(?![^\W_])")
+_SPACED = re.compile(r"(?<![^\W_])[^\W\d_](?:[ .\-_*·]{1,2}[^\W\d_]){2,13}(?![^\W_])(?:\.(?=\s|$))?")
 _LEET = re.compile(r"(?<![\w@$])(?=[\w@$]*[^\W\d_])(?=[\w@$]*[\d@$])[\w@$]{3,12}(?![\w@$])")
 _LEET_ONE = str.maketrans("0345789@$", "oeastbgas")
 # Where a disguised keyword stands before its value: "p1n: 3131", "my p1n is 3131".
