@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from memory.sensitive import keywords, labels, numbers, phrases, records, shapes
+from memory.sensitive.fragments import WITHHELD, withhold_fragments
 from memory.sensitive.view import view_of
 
 MASK = "[REDACTED]"
@@ -111,4 +112,4 @@ def _rank(kind: str) -> int:
     return _PRECEDENCE.index(kind) if kind in _PRECEDENCE else len(_PRECEDENCE)
 
 
-__all__ = ["MASK", "Span", "find_secrets", "is_sensitive", "redact"]
+__all__ = ["MASK", "WITHHELD", "Span", "find_secrets", "is_sensitive", "redact", "withhold_fragments"]

@@ -280,7 +280,7 @@ def _character_runs(skeleton: _Skeleton, values: list[_Value]) -> list[tuple[int
             length += 1
         reached[diagonal] = i + length
         start, end = _trimmed(skeleton, values[number].skeleton, i, j, length)
-        if end > start and _spans_enough(values[number], j + start - i, j + end - i):
+        if end > start and _spans_enough(skeleton, start, end, values[number], j + start - i):
             found.append((start, end))
     return found
 
@@ -298,12 +298,22 @@ def _trimmed(text: _Skeleton, value: _Skeleton, i: int, j: int, length: int) -> 
     return start, end
 
 
-def _spans_enough(value: _Value, start: int, end: int) -> bool:
-    """Whether the value's letters and digits start..end span 8 of its characters or more (a whole
-    value shorter than that is _whole_values's, at word boundaries only)."""
+def _spans_enough(text: _Skeleton, start: int, end: int, value: _Value, at: int) -> bool:
+    """Whether the run text.chars[start:end] == value.chars[at:at + end - start] spans 8 characters of
+    the value or more: its letters and digits, the value's signs between them, and the signs the text
+    repeats at either end ("!2024pas" of "Gh!2024pass"). A whole value shorter than that is
+    _whole_values's, at word boundaries only."""
     if end - start >= MIN_CHARACTERS:
         return True
-    first, last = value.skeleton.origin(start, end)
+    first, last = value.skeleton.origin(at, at + end - start)
+    text_first, text_last = text.origin(start, end)
+    source, read = value.skeleton.read, text.read
+    while first > 0 and text_first > 0 and not source[first - 1].isalnum() and not source[first - 1].isspace() \
+            and read[text_first - 1] == source[first - 1]:
+        first, text_first = first - 1, text_first - 1
+    while last < len(source) and text_last < len(read) and not source[last].isalnum() \
+            and not source[last].isspace() and read[text_last] == source[last]:
+        last, text_last = last + 1, text_last + 1
     return last - first >= MIN_CHARACTERS
 
 
