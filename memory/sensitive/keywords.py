@@ -42,8 +42,9 @@ _CODE_QUALIFIERS = (
 # Nouns after "code of/for/to" (and their forms in other languages) that make it a secret.
 _CODE_OBJECTS = (
     r"door|front door|back door|gate|alarm|safe|lock|locker|padlock|garage|building|house|apartment|flat|"
-    r"office|storage unit|unit|keypad|vault|wifi|phone|ipad|mailbox|lockbox|"
-    r"porte|portail|alarme|cadenas|coffre|coffre-fort|immeuble|entrée|accès|casier|"
+    r"office|storage unit|unit|keypad|vault|wifi|phone|ipad|mailbox|lockbox|shed|bike shed|bike room|cellar|basement|"
+    r"attic|cabin|gym|pool|lobby|entrance|elevator|lift|parking|car park|"
+    r"porte d'entrée|porte d’entrée|porte|portail|alarme|cadenas|coffre|coffre-fort|immeuble|entrée|accès|casier|"
     r"puerta|portal|portón|alarma|candado|caja fuerte|acceso|edificio|taquilla|garaje|cochera|"
     r"porta|cancello|portone|allarme|lucchetto|cassaforte|accesso|palazzo|armadietto|"
     r"deur|voordeur|poort|alarm|slot|kluis|toegang|gebouw|kluisje|"
@@ -161,7 +162,7 @@ _DIGIT_GROUPS = re.compile(r"\d+(?:[ \-./]\d+)*")
 # Words that start prose, never a value: "in the drawer", "the same as before", "something stronger".
 _HARD_STOP = frozenset("""
 in on at to for of from with by under inside behind near into onto over next beside between about around
-hmm hm um umm uh uhh er erm well oh ah lemme wait
+hmm hm um umm uh uhh er erm well oh ah lemme wait usually typically normally generally often sometimes mostly
 the a an this that these those my your his her our their its it i you he she we they me him them us
 not no never always also still just only probably maybe perhaps somewhere anywhere everywhere something
 nothing anything everything whatever same here there where what which who whom whose how why when like as
@@ -373,7 +374,7 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         before = _value_before(text, keyword.start(), keyword.end(), strong)
         if before:
             yield before[0], before[1], kind
-        if strong:
+        if strong or kind in ("pin", "code", "combination"):
             yield from _partial(text, keyword.end(), kind)
 
 
@@ -536,7 +537,7 @@ def _adjacent(text: str, at: int, strong: bool, abbreviation: bool) -> tuple[int
     named = _USER_NAMED.match(value)
     if named and len(value) > named.end():
         start, value = start + named.end(), value[named.end():]  # "creds joe:hunter2": after the user
-    if abbreviation and value.lower() not in _HARD_STOP:
+    if abbreviation and value.lower() not in _FOLLOWERS:
         return start, end
     if _secretish(value, strong):
         return start, end

@@ -28,7 +28,7 @@ _SERVICES = (r"(?:online )?(?:bank|banking|gmail|e-?mail|mail|outlook|hotmail|ya
              r"paypal|facebook|instagram|twitter|tiktok|linkedin|dropbox|spotify|hulu|disney\+?|github|gitlab|"
              r"slack|zoom|steam|xbox|psn|playstation|nintendo|wifi|wi-fi|wlan|vpn|login|ebay|uber|airbnb|google|"
              r"microsoft|office ?365|adobe|twitch|reddit|discord|whatsapp|telegram|venmo|revolut|coinbase|binance|"
-             r"metamask|bitwarden|lastpass|1password)")
+             r"metamask|bitwarden|lastpass|1password|router|modem|nas|printer|server)")
 # Every word those are made of: a text without one is not read here.
 _WORDS = frozenset("""
 door gate garage opener alarm panel safe padlock lock locker lockbox key keybox storage unit shed keypad
@@ -37,10 +37,10 @@ bank banking gmail email mail outlook hotmail yahoo icloud apple id netflix amaz
 twitter tiktok linkedin dropbox spotify hulu disney github gitlab slack zoom steam xbox psn playstation
 nintendo wifi wi fi wlan vpn login ebay uber airbnb google microsoft office adobe twitch reddit discord
 whatsapp telegram venmo revolut coinbase binance metamask bitwarden lastpass password log logs logged logging
-sign signs signed signing
+sign signs signed signing router modem nas printer server
 """.split())
 # A label starts a line, a list item or a clause: "...; gate: 2580#", "my pin is 5531 and the alarm: 8890".
-_START = (r"(?:^|(?<=\n)|(?<=;)|(?<=,)|(?<=(?<![^\W_])and)|(?<=(?<![^\W_])und)|(?<=(?<![^\W_])et))[ \t]*"
+_START = (r"(?:^|(?<=\n)|(?<=;)|(?<=,)|(?<=:)|(?<=(?<![^\W_])and)|(?<=(?<![^\W_])und)|(?<=(?<![^\W_])et))[ \t]*"
           r"(?:[-*•·]|\d{1,2}[.)])?[ \t]*(?:(?:my|the|our|your)[ \t]+)?")
 _SIGN = r"[ \t]*(?::|—|–|=|->|[ \t]-)[ \t]*"
 _END = r"(?=[ \t]*(?:$|\n|;|,[ \t]))"
@@ -48,7 +48,7 @@ _LABEL = re.compile(rf"{_START}(?:(?P<place>{_PLACES})|(?P<service>{_SERVICES}))
                     rf"(?P<value>[^\s,;]+){_END}", re.I | re.M)
 _USER_SECRET = re.compile(rf"{_START}(?:[^\W\d_][\w'+.&-]*[ \t]+){{0,2}}?[^\W\d_][\w'+.&-]*{_SIGN}"
                           rf"(?P<user>[^\s/@]+@[^\s/]+)(?:[ \t]*/[ \t]*|[ \t]+)(?P<secret>[^\s,;]+){_END}", re.I | re.M)
-_USER_SECRET_LABELLED = re.compile(rf"{_START}(?:{_PLACES}|{_SERVICES}){_SIGN}[^\s/]+[ \t]*/[ \t]*"
+_USER_SECRET_LABELLED = re.compile(rf"{_START}(?:{_PLACES}|{_SERVICES})(?:{_SIGN}|[ \t]+)[^\s/:]+[ \t]*/[ \t]*"
                                    rf"(?P<secret>[^\s,;]+){_END}", re.I | re.M)
 _DIGITS = re.compile(r"\d(?:[ -]?\d){2,}#?")
 _OPENS = (r"(?:opens?|opened|unlocks?|unlocked|disarms?|disarmed|deactivates?|deactivated|turns? off|turned off|"
@@ -61,12 +61,15 @@ _OPENED = (
                rf"(?:(?:it|them)[ \t]+)?(?:{_ENTRY}[ \t]*)?{_VALUE}", re.I),
     re.compile(rf"(?<![^\W_]){_OPENS}[ \t]+(?:(?:the|my|our|your|a)[ \t]+)?(?:[^\W\d_]+[ \t]+){{0,2}}?"
                rf"(?P<place>{_PLACES}|{_DEVICES})(?![^\W_])[ \t]*,?[ \t]*(?:{_ENTRY}[ \t]*)?{_VALUE}", re.I),
+    # "the storage unit keypad takes 80417": what a keypad takes.
+    re.compile(rf"(?<![^\W_])(?P<place>keypad|key ?pad|door panel|alarm panel)(?![^\W_])[ \t]+"
+               rf"(?:takes|accepts|wants|needs|asks for|is|uses)[ \t]+{_VALUE}", re.I),
     # "office alarm 7734, disarm before 8am": the digits right after the thing, the verb after them.
     re.compile(rf"(?<![^\W_])(?P<place>{_PLACES})(?![^\W_])[ \t]+{_VALUE}[^\n.;]{{0,30}}?(?<![^\W_]){_OPENS}"
                rf"(?![^\W_])", re.I),
 )
 _OPENING = frozenset("open opens opened unlock unlocks unlocked disarm disarms disarmed deactivate deactivates "
-                     "deactivated off".split())
+                     "deactivated off keypad takes accepts wants needs".split())
 # "log into the bank with Qx7-hunter22", "log in with joe / hunter2".
 _LOGIN = re.compile(r"(?<![^\W_])(?:log|sign)(?:s|ged|ging)?[ -]?(?:in|on)(?:to)?(?![^\W_])[^\n.;]{0,40}?"
                     r"(?<![^\W_])(?:with|using)[ \t]+(?:[^\s/]+[ \t]*/[ \t]*)?(?P<secret>[^\s,;]+?)"

@@ -57,6 +57,11 @@ _USER_KEYS = frozenset("""
 login logins user users username usernames user-name name email e-mail mail account id userid user-id benutzer
 benutzername utilisateur identifiant usuario utente gebruiker gebruikersnaam usuário
 """.split())
+# Keys of what names a thing, not of a secret: "SSID: Villa-5G" beside "Password: ...".
+_NAME_KEYS = _USER_KEYS | frozenset("""
+ssid network net wifi wi-fi wlan host hostname server url site service domain address model serial sku title
+device router printer app
+""".split())
 # Titles over a list of secrets, and what kind of secret each item is.
 _TITLE = re.compile(
     r"(?<![^\W_])(?:(?P<password>passwords|pass words|passwörter|kennwörter|mots de passe|contraseñas|senhas|"
@@ -288,7 +293,7 @@ def _blocks(text: str) -> Iterator[Record]:
             continue
         if block and (len(block) >= 2 or title):
             context = " ".join([title, *(f"{k} {text[s:e]}" for k, s, e in block)])
-            yield Record(tuple(Cell(s, e, key=k, inline=True) for k, s, e in block), context, title)
+            yield Record(tuple(Cell(s, e, key=k, label=title, inline=True) for k, s, e in block), context, title)
         block = []
 
 
@@ -316,7 +321,7 @@ def _judged(text: str, record: Record) -> Iterator[_Finding]:
             kind = "credential" if kind in ("password", "login") else kind
             yield cell.start + listed[0], cell.start + listed[1], kind
             continue
-        if secret_named:
+        if secret_named and not (_words(cell.key) and all(w in _NAME_KEYS for w in _words(cell.key))):
             for token in _TOKEN.finditer(value):
                 s, e = strip_value(token.group(0))
                 if credential_shaped(token.group(0)[s:e]):
@@ -330,8 +335,8 @@ def _words(text: str) -> list[str]:
 def _prefixes(cell: Cell) -> list[str]:
     """What a cell reads after, as a sentence would: "bank password", "password", "bank"."""
     prefixes: list[str] = []
-    if cell.inline:
-        return prefixes
+    if cell.inline:  # the key is read where it stands; the title over it is read here ("Alarm" / "Code: 2719")
+        return [f"{cell.label} {cell.key}"] if cell.label and cell.key else prefixes
     if cell.key:
         if _words(cell.key) and all(w in _USER_KEYS for w in _words(cell.key)):
             return prefixes  # a user name's column: "login", "username", "e-mail"

@@ -21,7 +21,8 @@ _AFTER = ".,;:?" + _AROUND
 
 _UNITS = (r"k|m|bn|mn|%|eur|euros?|usd|gbp|chf|kg|g|mg|µg|ml|cl|dl|l|cm|mm|km|m|mi|ft|in|lbs?|oz|tsp|tbsp|cups?|"
           r"x|h|hrs?|hours?|mins?|minutes?|secs?|s|ms|gb|mb|kb|tb|gib|mib|ghz|mhz|hz|w|kw|kwh|mah|v|px|pt|dpi|fps|"
-          r"°c|°f|°|c|f|st|nd|rd|th|am|pm|yo|yrs?|years?|days?|weeks?|months?|pcs|pc|sq|m2|m²|km/h|mph|kmh|rpm")
+          r"°c|°f|°|c|f|st|nd|rd|th|am|pm|yo|yrs?|years?|days?|weeks?|months?|pcs|pc|sq|m2|m²|km/h|mph|kmh|rpm|"
+          r"[kmgt]?bits?/s|[kmgt]?bps|[kmgt]b/s|[kmgt]?bits?|[kmgt]?bytes?")
 _NOT_A_CREDENTIAL = re.compile(
     r"[^@\s]+@[^@\s]+\.[a-z]{2,}"                                # an e-mail address
     r"|[a-z][a-z0-9+.-]*://\S+|www\.\S+"                          # a link
@@ -57,8 +58,9 @@ _NAME_WITH_NUMBER = re.compile(r"\d*[a-z]?(?:[A-Z][a-z]+)+\d*|[a-z]+\d+")
 # An identifier from code: "x86_64", "list[0]", "config.key2", "foo(bar1)", "a=b1".
 _CODE_IDENTIFIER = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[^\s]*(?:\(\S*\)|\[\S*\]|::|->|=)[^\s]*|"
                               r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", re.I)
-# Words and numbers joined by hyphens: "3-year-old", "24-hour", "New-York-2024", "mp3-player", "gpt-4o-mini".
-_PART = r"(?:[A-Za-z][a-z]*|\d+|[a-z]{1,4}\d{1,3}|\d{1,3}[a-z]{1,3})"
+# Words and numbers joined by hyphens: "3-year-old", "24-hour", "New-York-2024", "mp3-player", "gpt-4o-mini",
+# "Villa-5G".
+_PART = r"(?:[A-Za-z][a-z]*|\d+|[a-z]{1,4}\d{1,3}|\d{1,3}[A-Za-z]{1,3})"
 _HYPHENATED = re.compile(rf"{_PART}(?:-{_PART})+")
 _NAMED = re.compile(r"[A-Za-z][\w.-]{0,31}[:=](?=[^\s/])")
 _INTERLEAVED = re.compile(r"[^\W\d_]\d+[^\W\d_]")
