@@ -43,7 +43,8 @@ _CODE_QUALIFIERS = (
 _CODE_OBJECTS = (
     r"door|front door|back door|gate|alarm|safe|lock|locker|padlock|garage|building|house|apartment|flat|"
     r"office|storage unit|unit|keypad|vault|wifi|phone|ipad|mailbox|lockbox|shed|bike shed|bike room|cellar|basement|"
-    r"attic|cabin|gym|pool|lobby|entrance|elevator|lift|parking|car park|"
+    r"attic|cabin|gym|pool|lobby|entrance|elevator|lift|parking|car park|card|bank card|debit card|credit card|"
+    r"carte bleue|carte bancaire|carte|tarjeta|karte|cartão|carta|"
     r"porte d'entrée|porte d’entrée|porte|portail|alarme|cadenas|coffre|coffre-fort|immeuble|entrée|accès|casier|"
     r"puerta|portal|portón|alarma|candado|caja fuerte|acceso|edificio|taquilla|garaje|cochera|"
     r"porta|cancello|portone|allarme|lucchetto|cassaforte|accesso|palazzo|armadietto|"
@@ -133,7 +134,7 @@ _LEAD_IN = re.compile(
 _PREP = (r"for|to|of|on|at|in|from|with|für|fürs|zum|zur|vom|von|des|der|meiner|meines|unserer|unseres|deiner|"
          r"deines|seiner|seines|ihrer|ihres|du|de|del|della|dello|dei|degli|"
          r"delle|da|do|dos|das|van|voor|pour|para|per|di|au|aux|ao|à|no|na|nel|nella|bei|im|am|dla|do|для|от|"
-         r"till|för|på|til|ke|untuk|cho|của|від|до|od")
+         r"till|för|på|til|ke|untuk|cho|của|від|до|od|ya|wa|za")
 # Whose secret it is, between the keyword and the copula: "for the guest network", "der EC-Karte".
 _WHOSE = re.compile(
     rf"\s+(?:{_PREP})(?![^\W_])(?:(?![.!?]\s)[^\n;=:,]){{0,80}}?(?=\s*(?::(?![\d/])|=|\bis\b|\s(?:is|was|are|were|ist|lautet|"
@@ -180,6 +181,7 @@ em no na nos nas sob o os um uma meu minha não muito demais aqui ali onde que e
 # Words that describe a secret instead of being one, when alone: "the password is wrong".
 _SOFT_STOP = frozenset("""
 required expired missing wrong correct incorrect invalid valid empty blank needed hidden changed reset locked
+weaker stronger safer better worse easier harder longer shorter simpler more less
 blocked new old different easy hard long short weak strong secure safe fine ok okay done set ready unknown
 lost forgotten private secret case-sensitive compromised leaked known default standard simple complicated
 complex obvious important confidential available attached below above sent shared mandatory optional
@@ -203,7 +205,7 @@ caractères chiffres caracteres dígitos caratteri cifre tekens cijfers
 # Words after which a value of several words stops: "hunter2 for the wifi", "4471 until Friday".
 _CUT = frozenset("""
 for to of in on at with from by until till since before after because which who that if when while but so
-please thanks is are was were will would has have had do does did then about via last yesterday today tonight
+please thanks is are was were will would has have had do does did then about via last yesterday today tonight than
 tomorrow ago
 für bis seit weil wenn aber bitte ist sind pour jusqu depuis parce quand mais est para hasta desde porque
 cuando pero es per fino perché quando ma voor tot sinds omdat als maar até desde porque quando mas é
@@ -364,7 +366,13 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         kind = _kind(word)
         plural = bool(_PLURAL.search(word))
         found = _value_after(text, keyword.end(), strong, plural, word.lower() in _ABBREVIATIONS,
-                             changed=bool(_CHANGE_VERB.search(text, max(0, keyword.start() - 60), keyword.start())))
+                             changed=bool(_CHANGE_VERB.search(text, max(0, keyword.start() - 60), keyword.start())),
+                             compound=bool(_ARTICLE_BEFORE.search(text, max(0, keyword.start() - 12), keyword.start())))
+        if found:
+            changed_it = _CHANGED_IT.match(text, found[1])
+            again = _clause(text, changed_it.end(), strong, False) if changed_it else None
+            if again:
+                yield again[0], again[1], _kind(word)
         if found and _ANSWER.fullmatch(word):
             answer = _ANSWER_GIVEN.match(text, found[0])  # "security answer: first pet was Biscuit"
             if answer:
@@ -399,6 +407,12 @@ def _partial(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
 _ANSWER = re.compile(r"security[ -](?:question[ -])?answers?|answers? to .*", re.I)
 _ANSWER_GIVEN = re.compile(r"[^\n;.]*?(?<![^\W_])(?:was|is|were|are)\s+([^\s,;.]+)", re.I)
 _NUMBERED = re.compile(r"\d{1,2}[.)][ \t]+[^\W\d_]")
+_GAP_TO_SIGN = re.compile(r"[ \t]+[^\n.;:!?=]{1,40}?:(?![/\d])[ \t]*(?=\S)")
+# "the PIN is 0000... changed it to 8261": the value it was changed to, after one found.
+_CHANGED_IT = re.compile(r"[^\n;]{0,24}?(?<![^\W_])(?:changed|change|changes|reset|set|updated|switched|made)\s+"
+                         r"(?:it|that|this|them)\s+(?:to|into|as)\s+", re.I)
+# "the password exchange", "a pin cushion": a keyword after an article, then one word, is a compound noun.
+_ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:the|a|an|this|that|its|for the|of the)\s+$", re.I)
 _NEXT_WORD = re.compile(r"\s+([^\W\d_]+)")
 _LIST_BELOW = re.compile(r"[ \t]*(?:[-*•·+]|\d{1,2}[.)])[ \t]")
 _GERMAN_CHANGE = re.compile(r"\s+(?:auf|zu|in)\s+(\S+)\s+(?:ge)?(?:ändert|setzt|umgestellt|wechselt|abgeändert)",
@@ -443,7 +457,7 @@ _WORD_NEXT = re.compile(r"[ \t]*[^\W_]")
 
 
 def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: bool,
-                 changed: bool) -> tuple[int, int] | None:
+                 changed: bool, compound: bool = False) -> tuple[int, int] | None:
     # "password for the guest wifi is X", "PIN: X", "password itself is X".
     pos = at
     whose = _WHOSE.match(text, pos)
@@ -492,7 +506,7 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
         return attached.span(1)
     # The value right after the keyword, and for a plural keyword the ones listed after it:
     # "recovery codes 8f3k-2j9d, 7h2k-1l0p, 3k4l-9s8d".
-    adjacent = _adjacent(text, at, strong, abbreviation)
+    adjacent = _adjacent(text, at, strong, abbreviation, compound)
     if adjacent:
         while plural and (more := _MORE.match(text, adjacent[1])) and _secretish(more.group(1)):
             adjacent = adjacent[0], _strip(text, more.start(1), more.end(1))
@@ -501,6 +515,13 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
     below = _BELOW.match(text, at)
     if below and (_secretish(below.group(1)) or strong and below.group(1).lower() not in _FOLLOWERS):
         return below.span(1)
+    # "the 2FA backup code I haven't used yet: 7731-2290": a short clause, then a label sign and a value
+    # that looks like one.
+    gap = _GAP_TO_SIGN.match(text, at) if strong else None
+    if gap:
+        value = _clause(text, gap.end(), False, plural)
+        if value:
+            return value
     # "passcode for door 8823", "pin for tomorrow 4471" (a date annotation blanked).
     tail = _TAIL.match(text, at)
     if tail and sum(c.isdigit() for c in tail.group(1)) >= 3 and not measure(tail.group(1).rstrip(_TRAILING)):
@@ -514,7 +535,7 @@ def _end_of(pattern: re.Pattern[str], text: str, at: int) -> int:
     return match.end() if match else at
 
 
-def _adjacent(text: str, at: int, strong: bool, abbreviation: bool) -> tuple[int, int] | None:
+def _adjacent(text: str, at: int, strong: bool, abbreviation: bool, compound: bool = False) -> tuple[int, int] | None:
     space = re.match(r"[ \t]+", text[at:at + 8])
     if not space:
         return None
@@ -543,7 +564,7 @@ def _adjacent(text: str, at: int, strong: bool, abbreviation: bool) -> tuple[int
         return start, end
     # "wifi password swordfish": a strong keyword, then one last word that is not an ordinary follower.
     last = _LAST.match(text, token.end())
-    if strong and last and value.isalpha() and len(value) >= 3 and value.lower() not in _FOLLOWERS:
+    if strong and last and value.isalpha() and len(value) >= 3 and value.lower() not in _FOLLOWERS and not compound:
         return start, end
     return None
 

@@ -306,6 +306,7 @@ def _judged(text: str, record: Record) -> Iterator[_Finding]:
     title = _TITLE.search(record.title) if record.title else None
     if title and _ORDINARY_CODES.search(record.title, 0, title.start()):
         title = None
+    secret_named = secret_named or title is not None
     for cell in record.cells:
         value = text[cell.start:cell.end]
         found = False

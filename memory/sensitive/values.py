@@ -50,14 +50,14 @@ _MEASURE = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2})?z?)?|\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}"
     r"|\d{1,2}[:.h]\d{2}(?::\d{2})?(?:am|pm|h|uhr)?|\d{1,2}(?:am|pm)"
     rf"|[$€£¥₹]\d[\d.,]*(?:{_UNITS})?|\d[\d.,/]*(?:{_UNITS})"
-    r"|v\d+(?:\.\d+)+(?:[-+._][a-z0-9]+)*", re.I)
+    r"|v\d+(?:\.\d+)+(?:[-+._][a-z0-9]+)*|\d+\.\d+\.\d+(?:[-+.][a-z0-9]+)*", re.I)
 # In capitals: a product, model, part or order code ("WH-1000XM4", "SKU-4471-XL", "RTX4090").
 _CODE_IN_CAPITALS = re.compile(r"[A-Z0-9]+(?:[-/.#][A-Z0-9]+)*")
 # A name with a number: "iPhone14", "PlayStation5", "1Password", "Windows11".
 _NAME_WITH_NUMBER = re.compile(r"\d*[a-z]?(?:[A-Z][a-z]+)+\d*|[a-z]+\d+")
 # An identifier from code: "x86_64", "list[0]", "config.key2", "foo(bar1)", "a=b1".
-_CODE_IDENTIFIER = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)+|[^\s]*(?:\(\S*\)|\[\S*\]|::|->|=)[^\s]*|"
-                              r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", re.I)
+_CODE_IDENTIFIER = re.compile(r"(?-i:[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)+)|"
+                              r"[^\s]*(?:\(\S*\)|\[\S*\]|::|->|=)[^\s]*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", re.I)
 # Words and numbers joined by hyphens: "3-year-old", "24-hour", "New-York-2024", "mp3-player", "gpt-4o-mini",
 # "Villa-5G".
 _PART = r"(?:[A-Za-z][a-z]*|\d+|[a-z]{1,4}\d{1,3}|\d{1,3}[A-Za-z]{1,3})"
