@@ -58,7 +58,7 @@ _DE = (r"(?:of|for|to|on|de|du|de la|de l'|des|del|de los|de las|di|della|dello|
 
 _STRONG = (
     # English
-    r"pass(?:word|wd|code|phrase)s?|pass[ -](?:word|code|phrase)s?|pwd|pw|p/w|puk|"
+    r"pass(?:word|wd|code|phrase|key)s?|pass[ -](?:word|code|phrase|key)s?|pwd|pw|p/w|puk|"
     # look-alike spellings: "passw0rd", "p@ssword", "passwörd", "p a s s w o r d"
     r"p[a@4][s$5][s$5]w[o0ö]rds?|p[ .*_-]a[ .*_-]s[ .*_-]s[ .*_-]w[ .*_-]o[ .*_-]r[ .*_-]d|"
     r"psk|wpa2?[ -]?(?:key|psk|passphrase)|"
@@ -164,6 +164,7 @@ _DIGIT_GROUPS = re.compile(r"\d+(?:[ \-./]\d+)*")
 _HARD_STOP = frozenset("""
 in on at to for of from with by under inside behind near into onto over next beside between about around
 hmm hm um umm uh uhh er erm well oh ah lemme wait usually typically normally generally often sometimes mostly
+press click tap call visit contact go select choose
 the a an this that these those my your his her our their its it i you he she we they me him them us
 not no never always also still just only probably maybe perhaps somewhere anywhere everywhere something
 nothing anything everything whatever same here there where what which who whom whose how why when like as
@@ -292,7 +293,8 @@ parolası parolam safe padlock lock tresor coffre cassaforte caja kluis cofre ps
 lösenord lösenordet adgangskode adgangskoden passord passordet kodeord kodeordet salasana salasanani salasanasi
 heslo jelszó jelszavam κωδικός sandi khẩu rahasia creds master
 пин пін паролем пароли паролі доступа доступу hasłem haśle dostępu laluan nenosiri siri sandhi sirri
-codeword codewords safeword safewords word words answer answers maiden pattern patterns entsperrmuster
+codeword codewords safeword safewords word words answer answers maiden pattern patterns entsperrmuster passkey
+passkeys
 """.split())
 _TRIGGER_ENDINGS = ("code", "codes", "passwort", "wachtwoord", "kombination", "schlüssel", "password", "pin")
 _TRIGGER_TEXTS = ("p/w", "密码", "密碼", "口令", "パスワード", "暗証番号", "暗号", "비밀번호", "암호", "סיסמ", "كلمة",
@@ -373,6 +375,8 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
             again = _clause(text, changed_it.end(), strong, False) if changed_it else None
             if again:
                 yield again[0], again[1], _kind(word)
+        if found and word.lower() in ("login", "logins") and _HANDLE.fullmatch(text, *found):
+            found = None  # "login: ellen83" names the user, not the secret
         if found and _ANSWER.fullmatch(word):
             answer = _ANSWER_GIVEN.match(text, found[0])  # "security answer: first pet was Biscuit"
             if answer:
@@ -407,12 +411,13 @@ def _partial(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
 _ANSWER = re.compile(r"security[ -](?:question[ -])?answers?|answers? to .*", re.I)
 _ANSWER_GIVEN = re.compile(r"[^\n;.]*?(?<![^\W_])(?:was|is|were|are)\s+([^\s,;.]+)", re.I)
 _NUMBERED = re.compile(r"\d{1,2}[.)][ \t]+[^\W\d_]")
+_HANDLE = re.compile(r"[a-z][a-z0-9._-]{1,31}|[^\s@]+@[^\s@]+")
 _GAP_TO_SIGN = re.compile(r"[ \t]+[^\n.;:!?=]{1,40}?:(?![/\d])[ \t]*(?=\S)")
 # "the PIN is 0000... changed it to 8261": the value it was changed to, after one found.
 _CHANGED_IT = re.compile(r"[^\n;]{0,24}?(?<![^\W_])(?:changed|change|changes|reset|set|updated|switched|made)\s+"
                          r"(?:it|that|this|them)\s+(?:to|into|as)\s+", re.I)
 # "the password exchange", "a pin cushion": a keyword after an article, then one word, is a compound noun.
-_ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:the|a|an|this|that|its|for the|of the)\s+$", re.I)
+_ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:the|a|an|this|that|its|for the|of the)\s+(?:[^\W\d_]+\s+)?$", re.I)
 _NEXT_WORD = re.compile(r"\s+([^\W\d_]+)")
 _LIST_BELOW = re.compile(r"[ \t]*(?:[-*•·+]|\d{1,2}[.)])[ \t]")
 _GERMAN_CHANGE = re.compile(r"\s+(?:auf|zu|in)\s+(\S+)\s+(?:ge)?(?:ändert|setzt|umgestellt|wechselt|abgeändert)",
@@ -520,7 +525,7 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
     gap = _GAP_TO_SIGN.match(text, at) if strong else None
     if gap:
         value = _clause(text, gap.end(), False, plural)
-        if value:
+        if value and not measure(text[value[0]:value[1]]):  # "Reset passwords Due: 2025-05-01"
             return value
     # "passcode for door 8823", "pin for tomorrow 4471" (a date annotation blanked).
     tail = _TAIL.match(text, at)

@@ -44,8 +44,10 @@ _START = (r"(?:^|(?<=\n)|(?<=;)|(?<=,)|(?<=:)|(?<=(?<![^\W_])and)|(?<=(?<![^\W_]
           r"(?:[-*•·]|\d{1,2}[.)])?[ \t]*(?:(?:my|the|our|your)[ \t]+)?")
 _SIGN = r"[ \t]*(?::|—|–|=|->|[ \t]-)[ \t]*"
 _END = r"(?=[ \t]*(?:$|\n|;|,[ \t]))"
-_LABEL = re.compile(rf"{_START}(?:(?P<place>{_PLACES})|(?P<service>{_SERVICES})){_SIGN}"
-                    rf"(?P<value>[^\s,;]+){_END}", re.I | re.M)
+# A value is one token, or digits with single spaces ("lockbox: 6 4 1 8"); one word may name whose the
+# thing is ("the Airbnb lockbox: ...").
+_LABEL = re.compile(rf"{_START}(?:[^\W\d_][\w'’-]*[ \t]+)?(?:(?P<place>{_PLACES})|(?P<service>{_SERVICES})){_SIGN}"
+                    rf"(?P<value>\d(?: ?\d){{2,}}#?|[^\s,;]+){_END}", re.I | re.M)
 _USER_SECRET = re.compile(rf"{_START}(?:[^\W\d_][\w'+.&-]*[ \t]+){{0,2}}?[^\W\d_][\w'+.&-]*{_SIGN}"
                           rf"(?P<user>[^\s/@]+@[^\s/]+)(?:[ \t]*/[ \t]*|[ \t]+)(?P<secret>[^\s,;]+){_END}", re.I | re.M)
 _USER_SECRET_LABELLED = re.compile(rf"{_START}(?:{_PLACES}|{_SERVICES})(?:{_SIGN}|[ \t]+)[^\s/:]+[ \t]*/[ \t]*"
@@ -77,6 +79,7 @@ _LOGIN = re.compile(r"(?<![^\W_])(?:log|sign)(?:s|ged|ging)?[ -]?(?:in|on)(?:to)
 NOT_A_CODE = re.compile(r"\d{1,2}[:.]\d{2}|\d{1,2}/\d{1,2}(?:/\d+)?|\d+(?:st|nd|rd|th|am|pm|h|min|k|x)", re.I)
 _LISTS_PASSWORDS = re.compile(r"(?<![^\W_])(?:passwords?|passwds?|pws|logins|credentials|creds|"
                               r"passwörter|mots de passe|contraseñas|senhas|wachtwoorden)(?![^\W_])", re.I)
+_HANDLE = re.compile(r"[a-z][a-z0-9._-]{1,31}")
 _SYMBOL = re.compile(r"[!@#$%^&*_+=~?]")
 
 
@@ -93,6 +96,8 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
                 continue
             if lists_passwords is None:
                 lists_passwords = bool(_LISTS_PASSWORDS.search(text))
+            if match.group("service").lower() == "login" and _HANDLE.fullmatch(value):
+                continue  # "login: ellen83" names the user
             if password_shaped(value, lists_passwords):
                 yield match.start("value"), match.end("value"), "credential"
         if "@" in text:

@@ -102,7 +102,7 @@ def _blank_annotations(text: str) -> str:
 # The words for a secret that are folded when disguised; what they are folded to is read by keywords.py.
 DISGUISED = frozenset("""
 password passwords passwort kennwort passcode passcodes passphrase pin pins pincode code codes secret login
-token key wachtwoord senha heslo haslo parol
+token key wachtwoord senha heslo haslo parol pass
 """.split())
 _MARKED = re.compile(r"[^\W\d_][\u0300-\u036f]")  # a letter and a combining mark NFKC left apart
 # A word with its accents and combining marks (\w does not take the marks).
@@ -140,7 +140,7 @@ def _fold_disguised(text: str) -> str:
                           or _KEYWORD_PLACE_BEFORE.search(text, max(0, match.start() - 8), match.start())):
                 found.append((match.start(), match.end(), plain))
     for word in _doubled(text):
-        for match in re.finditer(rf"(?<![^\W_]){re.escape(word)}{re.escape(word)}(?![^\W_])", text, re.I):
+        for match in re.finditer(rf"(?<![^\W_])(?:{re.escape(word)}){{2,3}}(?![^\W_])", text, re.I):
             found.append((match.start(), match.end(), match.group(0)[:len(word)]))
     if not found:
         return text
@@ -157,11 +157,12 @@ def _fold_disguised(text: str) -> str:
 
 
 def _doubled(text: str) -> set[str]:
-    """The words for a secret written twice in one word ("passwordpassword")."""
+    """The words for a secret written two or three times in one word ("passwordpassword", "pinpinpin")."""
     doubled = set()
     for word in _WORD.findall(text):
-        half = len(word) // 2
-        if len(word) >= 6 and len(word) % 2 == 0 and word[:half].lower() == word[half:].lower() \
-                and word[:half].lower() in DISGUISED:
-            doubled.add(word[:half])
+        for times in (2, 3):
+            part = word[:len(word) // times]
+            if len(word) >= 6 and len(word) % times == 0 and part.lower() * times == word.lower() \
+                    and part.lower() in DISGUISED:
+                doubled.add(part)
     return doubled
