@@ -86,13 +86,30 @@ def covered(text: str, value: str, spans: list[Span]) -> bool:
 
 def test_the_labelled_set_is_big_varied_and_well_formed():
     rows = labelled()
-    assert len(rows) >= 150 and len({r["text"] for r in rows}) == len(rows)
+    assert len(rows) >= 650 and len({r["text"] for r in rows}) == len(rows)
     assert sum(r["secret"] for r in rows) >= 100 and sum(not r["secret"] for r in rows) >= 100
     assert len({r["lang"] for r in rows}) >= 7
     for row in rows:
         assert bool(row["values"]) == row["secret"], row
         assert all(v in row["text"] for v in row["values"]), row
         assert not row["secret"] or len(row["kinds"]) == len(row["values"]), row
+
+
+def test_the_blind_rounds_are_apart_from_the_labelled_set_and_well_formed():
+    rows = labelled(BLIND)
+    assert {r["round"] for r in rows} == {1, 2, 3} and len(rows) >= 300
+    assert not {r["text"] for r in rows} & {r["text"] for r in labelled()}
+    for row in rows:
+        assert bool(row["values"]) == row["secret"] and all(v in row["text"] for v in row["values"]), row
+
+
+def test_the_blind_rounds_meet_the_targets_now():
+    # Each round was measured once before any fix (docs/secrets.md has those figures: 0.92-0.94 recall);
+    # the detector was fixed on it afterwards, so this guards against going back, not a fresh measure.
+    m = measure(labelled(BLIND))
+    assert m["recall"] >= BLIND_RECALL_TARGET, m["missed"]
+    assert m["precision"] >= PRECISION_TARGET, m["false_alarms"]
+    assert m["span_recall"] >= BLIND_RECALL_TARGET, m["leaks"]
 
 
 def test_precision_and_recall_meet_the_targets():

@@ -302,6 +302,8 @@ _TRIGGER_TEXTS = ("p/w", "密码", "密碼", "口令", "パスワード", "暗�
                   "கடவுச்சொல்", "પાસવર્ડ", "ਪਾਸਵਰਡ", "รหัส", "رمز", "گذرواژه", "کلمه عبور", "الرقم السري",
                   "پاس ورڈ", "پاسورڈ", "پن کوڈ",
                   "पासवर्ड")
+_TRIGGER_ENDING = re.compile(r"(?:" + "|".join(_TRIGGER_ENDINGS) + r")(?![^\W\d_])", re.I)
+_TRIGGER_TEXT = re.compile("|".join(map(re.escape, _TRIGGER_TEXTS)))
 # Look-alike spellings of "password" that the words above do not hold: "passw0rd", "p a s s w o r d".
 _LOOKALIKE = re.compile(r"p\W?[a@4]\W?[s$5]\W?[s$5]\W?w\W?[o0ö]\W?r\W?d", re.I)
 _SAFES = frozenset("safe padlock lock tresor coffre cassaforte caja kluis cofre".split())
@@ -329,15 +331,13 @@ def _keywords(text: str, words: frozenset[str]) -> Iterator[re.Match[str]]:
         yield from _KEYWORD.finditer(text, start, end)
 
 
-def _triggered(text: str, words: frozenset[str]) -> bool:
-    return bool(words & _TRIGGERS or any(w.endswith(_TRIGGER_ENDINGS) for w in words)
-                or any(needle in text for needle in _TRIGGER_TEXTS) or _LOOKALIKE.search(text))
-
-
-def keyword_matches(text: str, words: frozenset[str]) -> Iterator[re.Match[str]]:
-    """The words for a secret in `text` (a view), in order of the windows they were found in."""
-    if _triggered(text, words):
-        yield from _keywords(text, words)
+@lru_cache(maxsize=8)
+def triggered(text: str, words: frozenset[str]) -> bool:
+    """Whether `text` (a view) holds a word that words for a secret are made of (cheap: a set
+    intersection and three scans; remembered for the few texts read last, as keywords.py and
+    records.py both ask)."""
+    return bool(words & _TRIGGERS or _TRIGGER_ENDING.search(text)
+                or ("p/w" in text if text.isascii() else _TRIGGER_TEXT.search(text)) or _LOOKALIKE.search(text))
 
 
 def names_a_secret(text: str) -> bool:
@@ -347,7 +347,7 @@ def names_a_secret(text: str) -> bool:
 
 def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     """(start, end, kind) of each keyword-led value in `text` (the view: annotations blanked)."""
-    if not _triggered(text, words):
+    if not triggered(text, words):
         return
     for head in _LIST_HEAD.finditer(text):
         keyword = _KEYWORD.match(text, head.end())

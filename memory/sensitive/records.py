@@ -93,6 +93,7 @@ _ITEM = re.compile(r"[ \t]*(?:[-*•·+]|\d{1,2}[.)])[ \t]+(?P<value>\S[^\n]*?)[
 _HEADING = re.compile(r"[ \t]*(?:#{1,6}[ \t]+)?(?:\*\*|__)?(?P<title>[^\n:]{1,60}?)(?:\*\*|__)?[ \t]*:?[ \t]*$")
 _SENTENCE_END = re.compile(r"\n|[.!?;](?=\s)")
 _TOKEN = re.compile(r"[^\s<>|;,]+")  # markup, table bars and clause signs are no part of a value
+_DIGIT_TOKEN = re.compile(r"[^\s<>|;,\d]*\d[^\s<>|;,]*")  # a value has a digit
 
 
 def find(text: str, words: frozenset[str]) -> Iterator[_Finding]:
@@ -103,7 +104,7 @@ def find(text: str, words: frozenset[str]) -> Iterator[_Finding]:
         if "|" in text and "\t" in text:
             for record in _delimited(text, "\t"):
                 yield from _judged(text, record)
-    if "," in text:
+    if "," in text and ("\n" in text or text.count(",") >= 2 and ", " not in text):
         for record in _csv(text):
             yield from _judged(text, record)
     if "<t" in text or "<T" in text:
@@ -300,13 +301,10 @@ def _blocks(text: str) -> Iterator[Record]:
 # -- judging a record --------------------------------------------------------------------------
 
 def _judged(text: str, record: Record) -> Iterator[_Finding]:
-    secret_named = keywords.names_a_secret(record.context) or any(
-        w in _SECRET_KEYS for cell in record.cells for w in _words(cell.key)) or any(
-        w in _SECRET_KEYS for w in _words(record.title))
     title = _TITLE.search(record.title) if record.title else None
     if title and _ORDINARY_CODES.search(record.title, 0, title.start()):
         title = None
-    secret_named = secret_named or title is not None
+    secret_named: bool | None = None  # whether the record names a secret: asked only when a value's shape needs it
     for cell in record.cells:
         value = text[cell.start:cell.end]
         found = False
@@ -322,11 +320,18 @@ def _judged(text: str, record: Record) -> Iterator[_Finding]:
             kind = "credential" if kind in ("password", "login") else kind
             yield cell.start + listed[0], cell.start + listed[1], kind
             continue
-        if secret_named and not (_words(cell.key) and all(w in _NAME_KEYS for w in _words(cell.key))):
-            for token in _TOKEN.finditer(value):
-                s, e = strip_value(token.group(0))
-                if credential_shaped(token.group(0)[s:e]):
-                    yield cell.start + token.start() + s, cell.start + token.start() + e, "credential"
+        if _words(cell.key) and all(w in _NAME_KEYS for w in _words(cell.key)):
+            continue
+        for token in _TOKEN.finditer(value):
+            s, e = strip_value(token.group(0))
+            if not credential_shaped(token.group(0)[s:e]):
+                continue
+            if secret_named is None:
+                secret_named = title is not None or keywords.names_a_secret(record.context) or any(
+                    w in _SECRET_KEYS for c in record.cells for w in _words(c.key)) or any(
+                    w in _SECRET_KEYS for w in _words(record.title))
+            if secret_named:
+                yield cell.start + token.start() + s, cell.start + token.start() + e, "credential"
 
 
 def _words(text: str) -> list[str]:
@@ -381,20 +386,25 @@ def _listed(value: str, title: re.Match[str]) -> tuple[int, int] | None:
 
 
 def _sentences(text: str, words: frozenset[str]) -> Iterator[_Finding]:
-    """Credential-shaped values in a sentence that holds a word for a secret."""
-    seen: set[int] = set()
-    for keyword in keywords.keyword_matches(text, words):
-        start = max(0, keyword.start() - 200)
-        for mark in _SENTENCE_END.finditer(text, start, keyword.start()):
-            start = mark.end()
-        after = _SENTENCE_END.search(text, keyword.end(), keyword.end() + 200)
-        if after and after.group(0) == "?" and after.start() - keyword.end() < 3:
-            after = _SENTENCE_END.search(text, after.end(), after.end() + 200)  # "password? hmm, maybe X"
-        end = after.start() if after else min(len(text), keyword.end() + 200)
-        if start in seen:
+    """Credential-shaped values in a sentence that holds a word for a secret. The values are rare, the
+    words are not (a 1 MB paste may hold 50,000 "password"s): each value looks for its word."""
+    if not keywords.triggered(text, words):
+        return
+    for token in _DIGIT_TOKEN.finditer(text):
+        s, e = strip_value(token.group(0))
+        if e - s < 6 or not credential_shaped(token.group(0)[s:e]):
             continue
-        seen.add(start)
-        for token in _TOKEN.finditer(text, start, end):
-            s, e = strip_value(token.group(0))
-            if e - s >= 6 and credential_shaped(token.group(0)[s:e]):
-                yield token.start() + s, token.start() + e, "credential"
+        start = _sentence_start(text, token.start())
+        if start > 1 and text[start - 1] == "?" or start > 2 and text[start - 2:start] == "? ":
+            start = _sentence_start(text, start - 2)  # "password? hmm, maybe X": the question names it
+        after = _SENTENCE_END.search(text, token.end(), token.end() + 200)
+        end = after.start() if after else min(len(text), token.end() + 200)
+        if keywords.names_a_secret(text[start:end]):
+            yield token.start() + s, token.start() + e, "credential"
+
+
+def _sentence_start(text: str, at: int) -> int:
+    start = max(0, at - 200)
+    for mark in _SENTENCE_END.finditer(text, start, at):
+        start = mark.end()
+    return start

@@ -65,8 +65,7 @@ class View:
 def view_of(text: str) -> View:
     if text.isascii() or (not _INVISIBLE.search(text) and unicodedata.is_normalized("NFKC", text)
                           and not _MARKED.search(text)):
-        text = _blank_annotations(_fold_disguised(_unmix(text)))
-        return View(text, _words(text))
+        return _read(text)
     out: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
@@ -78,8 +77,16 @@ def view_of(text: str) -> View:
         out.append(folded)
         starts.extend([cluster.start()] * len(folded))
         ends.extend([cluster.end()] * len(folded))
-    folded = _blank_annotations(_fold_disguised(_unmix("".join(out))))
-    return View(folded, _words(folded), starts, ends)
+    read = _read("".join(out))
+    return View(read.text, read.words, starts, ends)
+
+
+def _read(text: str) -> View:
+    """Look-alike letters unmixed, disguised words folded, annotations blanked (all one for one)."""
+    unmixed = _unmix(text)
+    words = _words(unmixed)
+    read = _blank_annotations(_fold_disguised(unmixed, words))
+    return View(read, words if read == unmixed else _words(read))
 
 
 def _words(text: str) -> frozenset[str]:
@@ -109,6 +116,15 @@ _MARKED = re.compile(r"[^\W\d_][\u0300-\u036f]")  # a letter and a combining mar
 _MARKED_WORD = re.compile(r"(?:[^\W\d_][\u0300-\u036f]*)+")
 _SPACED = re.compile(r"(?<![^\W_])[^\W\d_](?:[ .\-_*·]{1,2}[^\W\d_]){2,13}(?![^\W_])(?:\.(?=\s|$))?")
 _LEET = re.compile(r"(?<![\w@$])(?=[\w@$]*[^\W\d_])(?=[\w@$]*[\d@$])[\w@$]{3,12}(?![\w@$])")
+_REPEATED_FORMS = frozenset(w * times for w in DISGUISED for times in (2, 3))
+_COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+_LEET_SIGN = re.compile(r"[\d@$]")
+_LEET_HINT = re.compile(r"[^\W\d_][\d@$]|[\d@$][^\W\d_]")  # a letter beside a digit, "@" or "$"
+_TOKEN_TAIL = re.compile(r"[\w@$]*$")
+_LEET_FIRST = frozenset("pcslktwhPCSLKTWH5$17")  # how the words of DISGUISED start, in leetspeak too
+# A word for a secret written two or three times in one word ("passwordpassword", "pinpinpin").
+_REPEATED = re.compile(r"(?<![^\W_])(" + "|".join(sorted(DISGUISED, key=len, reverse=True)) + r")\1{1,2}(?![^\W_])",
+                       re.I)
 _LEET_ONE = str.maketrans("0345789@$", "oeastbgas")
 # Where a disguised keyword stands before its value: "p1n: 3131", "my p1n is 3131".
 _KEYWORD_PLACE_AFTER = re.compile(r"[ \t]*[:=]|[ \t]*-[ \t]*\d|\s+(?:is|was|code|number|no|for|of|ist|est|es)"
@@ -116,32 +132,38 @@ _KEYWORD_PLACE_AFTER = re.compile(r"[ \t]*[:=]|[ \t]*-[ \t]*\d|\s+(?:is|was|code
 _KEYWORD_PLACE_BEFORE = re.compile(r"(?:^|\s)(?:my|the|your|our|his|her|a|new|old|mein|meine|mon|ma|mi|mijn)\s+$", re.I)
 
 
-def _fold_disguised(text: str) -> str:
-    """Disguised words for a secret read as the plain word (same length: see the module's docstring)."""
+def _fold_disguised(text: str, words: frozenset[str]) -> str:
+    """Disguised words for a secret read as the plain word (same length: see the module's docstring);
+    `words` are the text's, lower case."""
     found: list[tuple[int, int, str]] = []
     if not text.isascii():
         for match in _MARKED_WORD.finditer(text):
             word = match.group(0)
             if word.isascii():
                 continue
-            plain = "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
+            plain = _COMBINING.sub("", unicodedata.normalize("NFD", word))
             if plain.lower() in DISGUISED and len(plain) <= len(word):
                 found.append((match.start(), match.end(), plain))
-    for match in _SPACED.finditer(text):
+    # Spelt letter by letter: three one-letter words at least ("P I N").
+    for match in _SPACED.finditer(text) if sum(len(w) == 1 for w in words) >= 3 else ():
         letters = "".join(c for c in match.group(0) if c.isalpha())
         if letters.lower() in DISGUISED:
             found.append((match.start(), match.end(), letters))
-    if any(c.isdigit() or c in "@$" for c in text):
-        for match in _LEET.finditer(text):
-            word = match.group(0).lower()
-            folded = word.translate(_LEET_ONE)
+    done = -1
+    for hint in _LEET_HINT.finditer(text) if _LEET_SIGN.search(text) else ():
+        if hint.start() < done:
+            continue  # a token already read
+        token = _LEET.match(text, _token_start(text, hint.start()))
+        done = token.end() if token else hint.end()
+        if token and token.end() > hint.start() and token.group(0)[0] in _LEET_FIRST:
+            folded = token.group(0).lower().translate(_LEET_ONE)
             plain = next((p for p in (folded.replace("1", "i"), folded.replace("1", "l")) if p in DISGUISED), "")
-            if plain and (_KEYWORD_PLACE_AFTER.match(text, match.end())
-                          or _KEYWORD_PLACE_BEFORE.search(text, max(0, match.start() - 8), match.start())):
-                found.append((match.start(), match.end(), plain))
-    for word in _doubled(text):
-        for match in re.finditer(rf"(?<![^\W_])(?:{re.escape(word)}){{2,3}}(?![^\W_])", text, re.I):
-            found.append((match.start(), match.end(), match.group(0)[:len(word)]))
+            if plain and (_KEYWORD_PLACE_AFTER.match(text, token.end())
+                          or _KEYWORD_PLACE_BEFORE.search(text, max(0, token.start() - 8), token.start())):
+                found.append((token.start(), token.end(), plain))
+    if words & _REPEATED_FORMS:
+        for match in _REPEATED.finditer(text):
+            found.append((match.start(), match.end(), match.group(1)))
     if not found:
         return text
     out: list[str] = []
@@ -156,13 +178,6 @@ def _fold_disguised(text: str) -> str:
     return "".join(out)
 
 
-def _doubled(text: str) -> set[str]:
-    """The words for a secret written two or three times in one word ("passwordpassword", "pinpinpin")."""
-    doubled = set()
-    for word in _WORD.findall(text):
-        for times in (2, 3):
-            part = word[:len(word) // times]
-            if len(word) >= 6 and len(word) % times == 0 and part.lower() * times == word.lower() \
-                    and part.lower() in DISGUISED:
-                doubled.add(part)
-    return doubled
+def _token_start(text: str, at: int) -> int:
+    tail = _TOKEN_TAIL.search(text, max(0, at - 13), at)
+    return at - len(tail.group(0)) if tail else at
