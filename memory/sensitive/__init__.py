@@ -15,9 +15,17 @@ What it finds (docs/secrets.md has the list, the misses, and the measured precis
   ids (numbers.py);
 - BIP-39 recovery phrases (phrases.py);
 - values named by what they open, without a word for a secret: "garage opener: 7731", "bank:
-  Qx7-hunter22", "padlock opens with 3719" (labels.py).
-The text is read through a view that folds invisible characters and skips the app's own date
-annotations and placeholders (view.py).
+  Qx7-hunter22", "padlock opens with 3719" (labels.py);
+- tables (Markdown, CSV, TSV, HTML), key: value blocks and lists read as records, a cell judged by its
+  header or key; a credential-shaped value ("New!Pw37") anywhere in a sentence or record that names a
+  secret (records.py, values.py).
+The text is read through a view that folds invisible characters and look-alike keywords ("pássword",
+"p1n", "P I N", "passwordpassword") and skips the app's own date annotations and placeholders
+(view.py).
+
+And for the outbound gate's last step, `withhold_fragments(text, values)` replaces any run of 8+
+characters or 3+ words of a sensitive value left in a request, however it was cut, quoted or
+reformatted (fragments.py).
 """
 from __future__ import annotations
 
