@@ -82,7 +82,6 @@ _ORDINARY_CODES = re.compile(
 _DIGITS_VALUE = re.compile(r"\d(?:[ \-./]?\d){2,}#?")
 _LABELLED_DIGITS = re.compile(r"(?:[^\W\d_][\w'’&.-]*[ \t]+){1,3}(?P<digits>\d(?:[ \-./]?\d){2,}#?)")
 _SEPARATOR_CELL = re.compile(r"[ \t]*:?-{2,}:?[ \t]*")
-_CELL = re.compile(r"[^|\t]+")
 _CSV_FIELD = re.compile(r'"(?:[^"\n]|"")*"|[^,\n]*')
 _HTML_ROW = re.compile(r"<tr\b[^>]*>(?P<row>.*?)(?=</tr\s*>|<tr\b|</table\b|\Z)", re.S | re.I)
 _HTML_CELL = re.compile(r"<(?P<tag>t[dh])\b[^>]*>(?P<inner>.*?)(?=</t[dh]\s*>|<t[dh]\b|</tr\b|\Z)", re.S | re.I)
