@@ -48,13 +48,16 @@ class SettingsError(BadInput):
 
 # -- the rules, as annotations pydantic reads when it validates (it is imported only then) ------------------
 
-@dataclass(frozen=True)
 class Range:
-    """The bounds of a number; true and false are refused (Python would count them as 1 and 0)."""
-    ge: float | None = None
-    gt: float | None = None
-    le: float | None = None
-    lt: float | None = None
+    """The bounds of a number; true and false are refused (Python would count them as 1 and 0).
+    (Plain classes, these two: a dataclass costs a millisecond of every start-up.)"""
+
+    def __init__(self, ge: float | None = None, gt: float | None = None, le: float | None = None,
+                 lt: float | None = None) -> None:
+        self.ge, self.gt, self.le, self.lt = ge, gt, le, lt
+
+    def __repr__(self) -> str:
+        return f"Range(ge={self.ge}, gt={self.gt}, le={self.le}, lt={self.lt})"
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         from annotated_types import Interval
@@ -64,10 +67,14 @@ class Range:
         return core_schema.no_info_before_validator_function(_not_a_boolean, bounded)
 
 
-@dataclass(frozen=True)
 class Check:
     """A rule beyond the type: `rule` raises ValueError saying what is wrong with the value."""
-    rule: Callable[[Any], None]
+
+    def __init__(self, rule: Callable[[Any], None]) -> None:
+        self.rule = rule
+
+    def __repr__(self) -> str:
+        return f"Check({self.rule.__qualname__})"
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         from pydantic_core import core_schema
@@ -146,7 +153,7 @@ def _store_path(path: str) -> None:
     from memory.store import check_path
 
     if not path.strip():
-        raise ValueError("db is empty; give the path of a database file")
+        raise ValueError("names no file (only spaces); give the path of a database file")
     try:
         check_path(path, in_memory=False)
     except InvalidInput as exc:

@@ -419,3 +419,21 @@ def test_save_setting_keeps_the_files_permissions_and_writes_through_a_symlink(t
     save_setting(load_settings(str(link), env={}), "ui", "theme", "gruvbox")
     assert link.is_symlink() and load_settings(str(link), env={}).ui.theme == "gruvbox"
     assert os.stat(real).st_mode & 0o777 == 0o640
+
+
+def test_every_variable_spec_f10_names_works(tmp_path):
+    config = write(tmp_path, 'model = "from-file"\n')
+    s = load_settings(env={"ASSISTANT_CONFIG": str(config), "ASSISTANT_DB": str(tmp_path / "m.db"),
+                           "ASSISTANT_NOW": "2026-11-22T14:00:00Z", "ASSISTANT_TIMEZONE": "Europe/Paris",
+                           "ASSISTANT_PROVIDER": "offline", "ASSISTANT_MODEL": "chat",
+                           "ASSISTANT_OLLAMA_MODEL": "small",
+                           "ASSISTANT_CONTEXT_WINDOW": "8192", "ASSISTANT_FIRST_TOKEN_TIMEOUT": "45",
+                           "ASSISTANT_LOCAL_PROVIDER": "openai", "ASSISTANT_LOCAL_MODEL": "tiny",
+                           "ASSISTANT_TEMPORAL_CONTEXT_ENABLED": "0", "OLLAMA_HOST": "http://127.0.0.1:7",
+                           "OPENAI_BASE_URL": "http://127.0.0.1:8/v1"})
+    assert (s.config_path, s.db_path(), s.frozen_now().isoformat(), s.timezone, s.provider, s.model) == \
+        (str(config), tmp_path / "m.db", "2026-11-22T14:00:00+00:00", "Europe/Paris", "offline", "chat")
+    assert (s.ollama.model, s.context_window, s.first_token_timeout, s.local_provider, s.local_model) == \
+        ("small", 8192, 45.0, "openai", "tiny")
+    assert (s.temporal_context_enabled, s.ollama.host, s.openai.base_url) == \
+        (False, "http://127.0.0.1:7", "http://127.0.0.1:8/v1")
