@@ -31,7 +31,6 @@ from memory.errors import InvalidInput
 
 if TYPE_CHECKING:
     from pydantic import GetCoreSchemaHandler, TypeAdapter
-    from pydantic_core import CoreSchema, ErrorDetails
     from pydantic_settings import BaseSettings
 
 ENV_PREFIX = "ASSISTANT_"
@@ -59,12 +58,11 @@ class Range:
     def __repr__(self) -> str:
         return f"Range(ge={self.ge}, gt={self.gt}, le={self.le}, lt={self.lt})"
 
-    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-        from annotated_types import Interval
-        from pydantic_core import core_schema
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> Any:
+        from pydantic import BeforeValidator, Field
 
-        bounded = handler.generate_schema(Annotated[source, Interval(ge=self.ge, gt=self.gt, le=self.le, lt=self.lt)])
-        return core_schema.no_info_before_validator_function(_not_a_boolean, bounded)
+        bounds = Field(ge=self.ge, gt=self.gt, le=self.le, lt=self.lt)
+        return handler.generate_schema(Annotated[source, bounds, BeforeValidator(_not_a_boolean)])
 
 
 class Check:
@@ -76,14 +74,14 @@ class Check:
     def __repr__(self) -> str:
         return f"Check({self.rule.__qualname__})"
 
-    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
-        from pydantic_core import core_schema
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> Any:
+        from pydantic import AfterValidator
 
         def checked(value: Any) -> Any:
             self.rule(value)
             return value
 
-        return core_schema.no_info_after_validator_function(checked, handler(source))
+        return handler.generate_schema(Annotated[source, AfterValidator(checked)])
 
 
 def _not_a_boolean(value: Any) -> Any:
@@ -503,7 +501,7 @@ def _merged(low: Mapping[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
     return result
 
 
-def _explained(error: ErrorDetails, where: str) -> str:
+def _explained(error: Mapping[str, Any], where: str) -> str:
     """One line for a pydantic error: where the value came from, the key, what is wrong."""
     key = ".".join(str(part) for part in error["loc"])
     kind, value, context = error["type"], error.get("input"), error.get("ctx", {})
