@@ -133,9 +133,12 @@ def remember(runtime: Runtime,
              *, message_id: int | None = None, gate: Gate = LOCAL_GATE) -> ToolOutcome:
     # The message that asked is kept with the memory: forgetting it later scrubs that message too. A
     # secret of the user's message (put back from its placeholder) makes the memory sensitive.
-    memory = memories.remember(runtime.store, content, due_at=due_at, kind=kind, importance=importance,
-                                private=private, allow_past=False, message_ids=[message_id] if message_id else None,
-                                sensitive=_holds_secret(gate, content) or None)
+    with runtime.store.transaction():  # made and recorded together: undo (ctrl+z, "undo") takes it away again
+        memory = memories.remember(runtime.store, content, due_at=due_at, kind=kind, importance=importance,
+                                    private=private, allow_past=False,
+                                    message_ids=[message_id] if message_id else None,
+                                    sensitive=_holds_secret(gate, content) or None)
+        changes.record_change(runtime.store, memory.id, "remember")
     due = f" (reminder, due {runtime.clock.short(memory.due_at)} {memory.due_at})" if memory.due_at else ""
     return ToolOutcome(f"Remembered #{memory.id}: {gate.memory(memory)}{due}{_past(runtime, memory)}",
                        f"remembered: {describe(runtime, memory)}{_past(runtime, memory)}", _changed(memory),

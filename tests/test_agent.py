@@ -219,7 +219,7 @@ async def test_unreachable_model_still_sets_the_reminder_offline(anthropic_stand
     done = events[-1]
     assert isinstance(done, Done) and done.failure == kind
     notice = next(e for e in events if isinstance(e, Notice))
-    assert "could not be reached" in notice.text and notice.level == "warning"
+    assert "The chat model failed" in notice.text and notice.level == "warning"
     assert done.text.startswith("(I couldn't reach the chat model:")
     assert "Okay, I'll remind you to buy bread on Mon Nov 23 10:00 (#1)." in done.text
     [r] = reminders.list_open_reminders(runtime.store)

@@ -131,11 +131,21 @@ class Agent:
             async for event in self._rounds(responder, turn, conversation, state):
                 yield event
         except ProviderError as exc:
-            if state.acted or responder.local:
-                yield Failed(f"{exc} — your message is saved.", exc.kind, episode.id, user_message.id)
-                return
             failure = exc
-            yield Notice(f"The chat model could not be reached ({exc}); answered offline.", "warning")
+            if state.acted or responder.local:
+                # Said in one line; what the model had not done yet, the app still does (a reminder asked for).
+                yield Failed(f"{exc} — your message is saved.", exc.kind, episode.id, user_message.id)
+                if responder.recover():
+                    try:
+                        async for event in self._rounds(responder, turn, conversation, state):
+                            yield event
+                    except ProviderError:
+                        pass  # said already
+                answer = "\n\n".join(p.strip() for p in state.answer_parts if p.strip())
+                if answer:
+                    await run(episodes.add_message, store, episode.id, "assistant", answer)
+                return
+            yield Notice(f"The chat model failed ({exc}); answered offline.", "warning")
             # Nothing leaves the machine now: the offline mode reads the message as typed.
             offline = OfflineResponder(self.runtime, unreachable=str(exc))
             turn = TurnInput(reading, offline.gate_for(store, reading), episode.id, user_message.id)
@@ -154,19 +164,21 @@ class Agent:
         while True:
             state.rounds += 1
             text_part, calls = "", []
-            async for item in responder.round(conversation):
-                if isinstance(item, Delta):
-                    text_part += item.text
-                    state.acted = True
-                    yield TextDelta(item.text)
-                elif isinstance(item, ToolUse):
-                    calls.append(item)
-                elif isinstance(item, Usage):
-                    state.usage = {k: (state.usage or {}).get(k, 0) + v for k, v in
-                                   {"input_tokens": item.input_tokens, "output_tokens": item.output_tokens}.items()}
-                elif isinstance(item, Note):
-                    yield Notice(item.text, "warning")
-            state.answer_parts.append(text_part)
+            try:
+                async for item in responder.round(conversation):
+                    if isinstance(item, Delta):
+                        text_part += item.text
+                        state.acted = True
+                        yield TextDelta(item.text)
+                    elif isinstance(item, ToolUse):
+                        calls.append(item)
+                    elif isinstance(item, Usage):
+                        state.usage = {k: (state.usage or {}).get(k, 0) + v for k, v in
+                                       {"input_tokens": item.input_tokens, "output_tokens": item.output_tokens}.items()}
+                    elif isinstance(item, Note):
+                        yield Notice(item.text, "warning")
+            finally:
+                state.answer_parts.append(text_part)  # what was shown is kept, also when the stream broke
             if not calls:
                 return
             state.acted = True
@@ -182,7 +194,10 @@ class Agent:
                     arguments = turn.gate.restore(call.input)
                     outcome = await asyncio.to_thread(execute_tool, self.runtime, call.name, arguments,
                                                       turn.message_id, turn.gate)
-                    result = ToolResult(call.id, call.name, outcome.content, False, outcome.summary)
+                    summary = outcome.summary
+                    if call.origin == "app" and summary:
+                        summary = f"{summary} (done by the app from your message; ctrl+z or \"undo\" takes it back)"
+                    result = ToolResult(call.id, call.name, outcome.content, False, summary)
                     data = outcome.data
                     if outcome.changed:
                         state.changed.add(outcome.changed)
