@@ -38,7 +38,7 @@ async def test_bad_input_in_a_background_job_is_a_notice_not_the_end_of_the_app(
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
-        app.main_screen._continue(99999)
+        app.main_screen.chat.continue_conversation(99999)
         await wait_until(pilot, lambda: any("no episode with id 99999" in n for n in notices(app)),
                          what="a notice")
         assert app.is_running and not app.exit_line
