@@ -167,11 +167,14 @@ class ReminderPanel(ReportsFailures, Vertical):
 
     # -- loading ------------------------------------------------------------------------------
 
-    @work(exclusive=True, group="reminders", exit_on_error=False, description="load reminders")
-    async def refresh_reminders(self) -> None:
-        page = await asyncio.to_thread(self.service.sidebar_reminders)
-        await self.show(page)
-        self.post_message(self.Loaded(page))  # for the one-line bar
+    # The rows are rebuilt in the message's handler, not in the worker: a worker superseded by a newer
+    # read is cancelled, and a rebuild cut off half-way would be taken for what is shown.
+    @work(thread=True, exclusive=True, group="reminders", exit_on_error=False, description="load reminders")
+    def refresh_reminders(self) -> None:
+        self.post_message(self.Loaded(self.service.sidebar_reminders()))
+
+    async def on_reminder_panel_loaded(self, event: Loaded) -> None:
+        await self.show(event.page)  # and the message goes on up, for the one-line bar
 
     def fell_due(self) -> None:
         """Reminders just fell due: once the due second has passed the rows say "overdue" (not at the

@@ -32,10 +32,17 @@ class StatusBar(ReportsFailures, Static):
     def __init__(self, service: AssistantService, *, id: str | None = None) -> None:
         super().__init__(status_line(None, "idle"), markup=False, id=id)
         self.service = service
+        self._asked = 0  # reads asked for; the newest one's answer is shown
 
-    @work(exclusive=True, group="status", exit_on_error=False, description="read the status")
+    # Not exclusive: a read superseded at start-up (a model chosen just after the first read) would be
+    # cancelled, and whoever waits for the app's workers would be told so. The newest read wins instead.
+    @work(group="status", exit_on_error=False, description="read the status")
     async def reload(self) -> None:
-        self.view = await asyncio.to_thread(self.service.status)
+        self._asked += 1
+        asked = self._asked
+        view = await asyncio.to_thread(self.service.status)
+        if asked == self._asked:
+            self.view = view
 
     def news(self, event: StatusNews) -> None:
         if event.consolidation is None:
