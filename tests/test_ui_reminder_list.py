@@ -125,7 +125,9 @@ async def test_after_undo_the_highlight_is_on_the_reminder_that_came_back(tmp_pa
         assert find(app, "Task 03").done_at is None
         assert highlighted(app).reminder.content == "Task 03" and in_view(app, highlighted(app))
         await pilot.press("s")
-        await wait_until(pilot, lambda: isinstance(app.screen, SnoozeScreen), what="snooze")
+        # The dialog is the screen before its lines are composed: wait for its title.
+        await wait_until(pilot, lambda: isinstance(app.screen, SnoozeScreen) and app.screen.query(".screen-title"),
+                         what="snooze")
         assert "Task 03" in str(app.screen.query_one(".screen-title").render())
 
 
