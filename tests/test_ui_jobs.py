@@ -4,7 +4,7 @@ bad input in a job is a notice, not the end of the app; the backlog of an import
 nobody types."""
 from __future__ import annotations
 
-from memory.search import vectors
+from memory import vectors
 from memory.search.embeddings import pending_count
 from tests.test_backlog import BACKLOG, _runtime_with_backlog
 from tests.ui_helpers import make_app, notices, settle, wait_until

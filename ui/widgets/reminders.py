@@ -274,7 +274,7 @@ class ReminderPanel(ReportsFailures, Vertical):
 
     @work(group="reminder-change", exit_on_error=False, description="undo a reminder change")
     async def undo(self) -> None:
-        """Put back the last reminder change recorded in the store, wherever it was made."""
+        """Put back the last change recorded in the store, wherever it was made (the list, the chat, the CLI)."""
         try:
             undone = await asyncio.to_thread(self.service.undo_last_change)
         except InvalidInput as exc:
@@ -284,8 +284,9 @@ class ReminderPanel(ReportsFailures, Vertical):
         if undone is None:
             self.app.notify(text, timeout=4, markup=False)
             return
-        if undone.memory.done_at is None:
-            self.select(undone.memory.id)  # the highlight goes to the one that came back
+        back = undone.memory  # None when what was undone was a memory just made
+        if back is not None and back.due_at is not None and back.done_at is None:
+            self.select(back.id)  # the highlight goes to the reminder that came back
         self.changed(text, undo_hint=False)
 
     def snooze(self, reminder: ReminderView) -> None:
