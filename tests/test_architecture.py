@@ -29,6 +29,15 @@ The layers of memory/, lowest first:
   6  memories
   7  reminders, the undo record (changes), consolidation
   8  import and export
+
+The layers of ui/, lowest first:
+  0  text, the action table, shared messages, the desktop sender, toast placement
+  1  failures said, due notices, the palette's commands
+  2  the due watcher, the idle jobs
+  3  widgets
+  4  screens
+  5  the app
+  6  the entry point
 """
 from __future__ import annotations
 
@@ -62,6 +71,15 @@ MEMORY_LAYERS = [
     ("memories",),
     ("reminders", "changes", "consolidation"),
     ("transfer",),
+]
+UI_LAYERS = [
+    ("text", "actions", "messages", "desktop", "toasts"),
+    ("failures", "due_notices", "commands"),
+    ("due_watcher", "jobs"),
+    ("widgets",),
+    ("screens",),
+    ("app",),
+    ("entry",),
 ]
 
 
@@ -190,6 +208,10 @@ def test_assistant_stands_in_layers():
 
 def test_memory_stands_in_layers():
     assert layer_violations("memory", MEMORY_LAYERS) == []
+
+
+def test_ui_stands_in_layers():
+    assert layer_violations("ui", UI_LAYERS) == []
 
 
 def test_the_layer_check_sees_a_lazy_import_that_runs_up(tmp_path):
