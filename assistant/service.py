@@ -79,7 +79,7 @@ FIRST_LAUNCH_LOOKBACK = timedelta(days=30)  # a store never opened by the app: a
 
 
 class AssistantService:
-    def __init__(self, runtime: Runtime, defer: Callable[[Callable[[], None]], None] | None = None) -> None:
+    def __init__(self, runtime: Runtime, defer: Callable[[Callable[[], object]], None] | None = None) -> None:
         self.runtime = runtime
         self.agent: Agent | None = None
         # How slow follow-up work (model titles of closed conversations) is run; the TUI passes a
@@ -405,19 +405,24 @@ class AssistantService:
         return undo_text(self.runtime, undone)
 
     def new_conversation(self) -> episodes.Episode | None:
-        """Close the current episode (title, summary, outcome); the next message opens a new one.
-
-        With a background runner the quick title is given at once and the model's follows.
-        """
+        """Close the current episode (quick title, summary, outcome) at once; the next message opens a new
+        one. With a background runner the model's title follows (otherwise it is owed: `owed_titles`)."""
         if self.agent is None:
             return None
         return self.agent.close_episode()
 
     def close_for_quit(self) -> episodes.Episode | None:
-        """Close the current episode before the process ends: the model's title now, nothing deferred."""
+        """Close the current episode before the process ends: at once, with its quick title (the model's
+        is owed, written by the next process that has a model)."""
         if self.agent is None:
             return None
-        return self.agent.close_episode(wait=True)
+        return self.agent.close_episode()
+
+    def owed_titles(self) -> int:
+        """Write the model titles closed conversations owe (idle time); how many are still owed."""
+        from assistant.turn.titles import owed_titles
+
+        return owed_titles(self.runtime)
 
     async def turn(self, text: str) -> AsyncIterator[Event]:
         """One turn; a message sent while the app is still starting waits for the model choice."""

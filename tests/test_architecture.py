@@ -24,7 +24,7 @@ The layers of memory/, lowest first:
   1  time, private files, the vector index, the secret detector
   2  the schema and its migrations
   3  the store, a new memory's checks
-  4  edges, summaries, episodes, search, the doctor
+  4  edges, summaries, episodes, search, the doctor, the records of turns (Why)
   5  supersession
   6  memories
   7  reminders, the undo record (changes), consolidation
@@ -66,7 +66,7 @@ MEMORY_LAYERS = [
     ("time", "files", "vectors", "sensitive"),
     ("schema",),
     ("store", "new_memory"),
-    ("edges", "summaries", "episodes", "search", "health"),
+    ("edges", "summaries", "episodes", "search", "health", "turn_records"),
     ("supersession",),
     ("memories",),
     ("reminders", "changes", "consolidation"),

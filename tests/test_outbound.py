@@ -222,6 +222,9 @@ def test_existing_memories_are_classified_by_the_migration(tmp_path, clock):
     db.execute("ALTER TABLE knowledge DROP COLUMN source")  # schema 9
     db.execute("ALTER TABLE knowledge DROP COLUMN pinned")
     db.execute("ALTER TABLE memory_changes RENAME TO reminder_changes")  # schema 10
+    db.execute("DROP INDEX episodes_needs_title")  # schema 11
+    db.execute("ALTER TABLE episodes DROP COLUMN needs_title")
+    db.execute("DROP TABLE turn_records")
     db.commit()
     db.close()
     store = Store(path, clock)

@@ -66,7 +66,7 @@ class AssistantApp(App[int]):
     class Deferred(Message):
         """Slow follow-up work (a model-written title) to run in a thread worker, asked for from any thread."""
 
-        def __init__(self, job: Callable[[], None]) -> None:
+        def __init__(self, job: Callable[[], object]) -> None:
             super().__init__()
             self.job = job
 
@@ -110,7 +110,7 @@ class AssistantApp(App[int]):
 
     # The runtime and the service speak from any thread: through messages (post_message is thread-safe).
 
-    def in_background(self, job: Callable[[], None]) -> None:
+    def in_background(self, job: Callable[[], object]) -> None:
         self.post_message(self.Deferred(job))
 
     def notice_from_anywhere(self, text: str) -> None:

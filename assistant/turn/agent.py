@@ -20,7 +20,7 @@ from assistant.responder import Responder, TurnInput
 from assistant.runtime import Runtime
 from assistant.tools import execute_tool
 from assistant.turn.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
-from assistant.turn.titles import title_and_summary
+from assistant.turn.titles import owed_titles
 from memory import episodes
 from memory.time.instants import parse_stored
 
@@ -29,7 +29,7 @@ HISTORY_MESSAGES = 20
 
 class Agent:
     def __init__(self, runtime: Runtime, responder: Responder,
-                 defer: Callable[[Callable[[], None]], None] | None = None) -> None:
+                 defer: Callable[[Callable[[], object]], None] | None = None) -> None:
         self.runtime = runtime
         self.responder = responder
         self.max_rounds = runtime.settings.max_tool_rounds
@@ -65,9 +65,10 @@ class Agent:
         return active or episodes.open_episode(store)
 
     def close_episode(self, episode_id: int | None = None, ended_at: str | None = None,
-                      use_model: bool = True, wait: bool = False) -> episodes.Episode | None:
-        """Close (by default the active) episode with a title, summary and outcome; `wait`: the model's
-        title now, nothing deferred (the process is about to end)."""
+                      use_model: bool = True) -> episodes.Episode | None:
+        """Close (by default the active) episode at once with its quick title, summary and outcome. A
+        real exchange owes a model-written title, queued in the store (never awaited: quitting does not
+        wait for a model); `defer`, when given, starts writing it in the background."""
         store = self.runtime.store
         if episode_id is None:
             active = episodes.active_episode(store)
@@ -76,27 +77,12 @@ class Agent:
             episode_id = active.id
         messages = episodes.episode_messages(store, episode_id)
         real = episodes.had_real_exchange(messages)
-        outcome = "success" if real else "abandoned"
-        if use_model and real and self.defer is not None and not wait:
-            # Close now with the quick title; the local model (up to 30 s) improves it afterwards.
-            title, summary = episodes.heuristic_title_and_summary(messages)
-            closed = episodes.close_episode(store, episode_id, title, summary, outcome, ended_at=ended_at)
-            self.defer(lambda: self._retitle(closed, messages))
-            return closed
-        title, summary = title_and_summary(self.runtime, messages, use_model=use_model and real)
-        return episodes.close_episode(store, episode_id, title, summary, outcome, ended_at=ended_at)
-
-    def _retitle(self, closed: episodes.Episode, messages: list[episodes.Message]) -> None:
-        """Replace a quick title with the local model's, unless the conversation was reopened since."""
-        title, summary = title_and_summary(self.runtime, messages, use_model=True)
-        if (title, summary) == (closed.title, closed.summary):
-            return
-        store = self.runtime.store
-        with store.transaction():
-            now = episodes.get_episode(store, closed.id)
-            if now.ended_at == closed.ended_at and not now.active:
-                episodes.close_episode(store, closed.id, title, summary, closed.outcome or "success",
-                                       ended_at=closed.ended_at)
+        title, summary = episodes.heuristic_title_and_summary(messages)
+        closed = episodes.close_episode(store, episode_id, title, summary, "success" if real else "abandoned",
+                                        ended_at=ended_at, needs_title=use_model and real)
+        if closed.needs_title and self.defer is not None:
+            self.defer(lambda: owed_titles(self.runtime))
+        return closed
 
     def history(self, episode_id: int, before_id: int) -> list[Item]:
         """The conversation so far, as stored (the gate takes out what may not leave, at the exit)."""
