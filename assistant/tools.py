@@ -49,6 +49,7 @@ class Tool:
     description: str
     function: Callable[..., ToolOutcome]
     arguments: type[BaseModel]
+    writes: bool = True  # changes memory (refused in an incognito conversation)
 
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, _clean_schema(self.arguments.model_json_schema()))
@@ -68,10 +69,10 @@ class Tool:
 REGISTRY: dict[str, Tool] = {}
 
 
-def tool(description: str, name: str | None = None
+def tool(description: str, name: str | None = None, writes: bool = True
          ) -> Callable[[Callable[..., ToolOutcome]], Callable[..., ToolOutcome]]:
     """Register a function as a tool (named after it unless `name` is given); its parameters after
-    `runtime` are the tool's arguments."""
+    `runtime` are the tool's arguments; `writes`: it changes memory."""
     def register(function: Callable[..., ToolOutcome]) -> Callable[..., ToolOutcome]:
         hints = get_type_hints(function, include_extras=True)
         fields: dict[str, Any] = {}
@@ -82,7 +83,7 @@ def tool(description: str, name: str | None = None
             fields[argument] = (hints[argument], default)
         # Lax validation: small models send "12" for 12; unknown extra arguments are ignored.
         model = create_model(f"{function.__name__}_arguments", __config__=ConfigDict(extra="ignore"), **fields)
-        REGISTRY[name or function.__name__] = Tool(name or function.__name__, description, function, model)
+        REGISTRY[name or function.__name__] = Tool(name or function.__name__, description, function, model, writes)
         return function
     return register
 
@@ -168,7 +169,7 @@ def update_memory(runtime: Runtime, id: int,  # noqa: A002 - the name the model 
                        memory.to_json())
 
 
-@tool("Search all memories, past messages and conversation summaries by meaning and keywords.")
+@tool("Search all memories, past messages and conversation summaries by meaning and keywords.", writes=False)
 def recall(runtime: Runtime, query: str,
            mode: Annotated[Mode, Field(description="reflexive (hot only), standard (default), deep (+cold), "
                                                    "exhaustive (everything, archived too).")] = "standard",
@@ -193,7 +194,7 @@ def recall(runtime: Runtime, query: str,
     return ToolOutcome("\n".join(lines), f"recalled {len(hits)} items")
 
 
-@tool("List recent conversations in time order with titles and summaries.", name="recall_recent")
+@tool("List recent conversations in time order with titles and summaries.", name="recall_recent", writes=False)
 def recall_recent_tool(runtime: Runtime,
                        hours: Annotated[float, Field(gt=0, le=24 * 3650, description="How far back; default 48.")] = 48,
                        limit: Annotated[int, Field(ge=1, le=50)] = 10, *, gate: Gate = LOCAL_GATE) -> ToolOutcome:
@@ -214,15 +215,22 @@ def forget(runtime: Runtime, id: int) -> ToolOutcome:  # noqa: A002 - the name t
 TOOL_SPECS = [t.spec() for t in REGISTRY.values()]
 
 
+INCOGNITO = ("This is an incognito conversation: nothing is stored, so nothing can be remembered, set or "
+             "changed; start a new conversation (ctrl+n) to leave it.")
+
+
 def execute_tool(runtime: Runtime, name: str, args: dict[str, Any], message_id: int | None = None,
-                 gate: Gate = LOCAL_GATE) -> ToolOutcome:
+                 gate: Gate = LOCAL_GATE, incognito: bool = False) -> ToolOutcome:
     """Run one tool call (for the user message `message_id`, under the turn's `gate`: what its result
-    may say to a model); raises ToolError with a message for the model."""
+    may say to a model; in an `incognito` conversation only tools that read); raises ToolError with a
+    message for the model."""
     if not isinstance(args, dict):
         raise ToolError("arguments must be a JSON object")
     found = REGISTRY.get(name)
     if found is None:
         raise ToolError(f"unknown tool {name!r}; available: {', '.join(REGISTRY)}")
+    if incognito and found.writes:
+        raise ToolError(INCOGNITO)
     try:
         return found.run(runtime, args, {"message_id": message_id, "gate": gate})
     except InvalidInput as exc:
