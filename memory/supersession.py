@@ -170,6 +170,7 @@ class Statement:
     was: str = ""  # the value it replaced, when said ("from 900", "instead of 7", "switched the Corolla for")
     negated: str = ""  # "no longer": the value that no longer holds
     verb: bool = False  # stated with a verb other than "is" ("meets on", "starts at"): never marked by "new"
+    moved: bool = False  # a thing someone moved or put somewhere ("we moved the couch to the bedroom")
 
     @property
     def shape(self) -> str:
@@ -282,12 +283,12 @@ def subject_of(phrase: str) -> Subject | None:
         (post if in_post else main).append(token)
     if not main or len(main) > 4 or len(post) > 4:
         return None
-    head_word = main[0] if romance else main[-1]
+    person = not determined and owner is None and not post and len(main) <= 2 and all(w[:1].isupper() for w in main)
+    head_word = main[0] if romance or person else main[-1]
     rest = main[1:] if romance else main[:-1]
     head = _word(head_word)
     head = _CONCEPT_OF.get(_fold(head_word), _CONCEPT_OF.get(head, head))
     modifiers = frozenset(_word(w) for w in rest + post if _fold(w) not in _ARTICLES)
-    person = not determined and owner is None and not post and len(main) <= 2 and all(w[:1].isupper() for w in main)
     return Subject(owner, head, modifiers, person)
 
 
@@ -380,7 +381,8 @@ def _moved_object(match: re.Match[str]) -> Statement | None:
         return None
     if subject.owner is None and re.fullmatch(r"[\w-]+s", thing.strip(), re.I) and not subject.modifiers:
         subject = replace(subject, owner=USER)  # "switched gyms": my gym
-    return Statement(subject, value, True)
+    moved = bool(re.search(r"\b(?:moved|put|transferred|shifted)\b", match.group(0), re.I))
+    return Statement(subject, value, True, moved=moved)
 
 
 def _switched_plural(match: re.Match[str]) -> Statement | None:
@@ -620,7 +622,11 @@ def is_change(text: str) -> bool:
     Porto last month", "the door code changed, it's now 7730"): a statement worth keeping as a memory
     even without "remember that"."""
     statement = read_statement(text)
-    return statement is not None and statement.marked
+    if statement is None or not statement.marked:
+        return False
+    # Moving a thing is news only when it is an event moved to a time ("we moved the standup to 9:30");
+    # "we moved the sofa to the living room" is said in passing, not a fact to keep.
+    return not statement.moved or value_kind(statement.value) in ("time", "digits")
 
 
 def without_lead(text: str) -> str:

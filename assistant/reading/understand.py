@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 
 from assistant.reading.intent import is_recap_query
+from assistant.reading.questions import Focus, greeting_before_question, question_focus, without_greeting
 from assistant.reading.spans import DaySpan, day_span
+from memory import supersession
 from memory.errors import InvalidInput
 from memory.time.references import asks_when
 from memory.time.rules import Recurrence, is_rule_phrase
@@ -58,6 +60,21 @@ _UPCOMING = re.compile(
     r"on (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d)\b"
     r"|^\W*(my |show( me)?( my)? |list( my)? |any |what are my |open )?(reminders|upcoming|agenda|to-?dos?)\W*$"
     r"|\bmy reminders\b|\bwhat (am i|do i need to be) remind", re.I)
+# What is left of a day: "what do I still have to do today?", "anything left for today?", "anything else?",
+# "what am I doing tonight?", "any plans this afternoon?".
+_DAY_QUESTION = re.compile(
+    r"^\W*(?:what|anything|is there anything|do i have anything|any|what else|anything else)\b.*\b(?:left|still|else|"
+    r"remaining|to do|on|planned|plans|doing|busy|scheduled|happening|due)\b"
+    r"|^\W*(?:anything|what|is there anything|something) else\b.*\W*$|^\W*(?:and )?(?:anything|what) else\W*$",
+    re.I)
+_DAY_WORD = re.compile(r"\b(?:today|tonight|tomorrow|this (?:morning|afternoon|evening)|(?:on |this |next )?"
+                       r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:this|next|the) weekend|next week|"
+                       r"in (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|(?:this|next) month)\b", re.I)
+# Plans of travel: "do I have any trips planned?", "where am I going in December?".
+_TRIPS = re.compile(r"\b(?:trips?|travel(?:s|ling|ing)?|flights?|holidays?|vacations?|journeys?|getaways?|"
+                    r"going away)\b.*\b(?:planned|coming up|booked|upcoming|soon|ahead|next)\b"
+                    r"|\b(?:any|my|upcoming|next|planned)\s+(?:trips?|travels?|flights?|holidays?|vacations?)\b"
+                    r"|^\W*where\s+(?:am i|are we)\s+(?:going|flying|travell?ing|off to|headed|heading)\b", re.I)
 _DONE = re.compile(
     r"^\W*(?:i'?m |i am |i have |i've |just )?(?:done|finished|completed?|did)\s+(?:with\s+)?(?P<what>.+?)\W*$"
     r"|^\W*(?:mark|tick off|check off|cross off)\s+(?P<what2>.+?)(?:\s+as)?(?:\s+(?:done|complete|completed|finished))?"
@@ -135,6 +152,9 @@ class Action:
     event: str = ""  # remind_relative: the event the reminder is relative to
     offset: timedelta | None = None  # remind_relative: signed; due = event - offset
     suggestion: str = ""  # near_miss: the message as it was probably meant
+    kind: str = "note"  # remember: the kind of memory ("fact" for a change said without "remember that")
+    focus: Focus | None = None  # question: the subject or the person it asks about
+    topic: str = ""  # upcoming: "trip" for plans of travel; "" for everything
 
 
 def _schedule(phrase: str, now: datetime, zone: tzinfo) -> tuple[datetime, Recurrence | None] | None:
@@ -395,8 +415,16 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
         return Action("help")
     if is_recap_query(raw):
         return Action("recap", span=day_span(raw, now, zone, past=True))
-    if _UPCOMING.search(core) and not re.match(r"^\W*(remind me (to|about|at|on|in|every)|set a reminder)", core, re.I):
-        return Action("upcoming", span=day_span(raw, now, zone, past=False))
+    asking_agenda = not re.match(r"^\W*(remind me (to|about|at|on|in|every)|set a reminder)", core, re.I)
+    if asking_agenda and _TRIPS.search(core):
+        return Action("upcoming", span=day_span(raw, now, zone, past=False), topic="trip")
+    if asking_agenda and (_UPCOMING.search(core) or _DAY_QUESTION.search(core) and (
+            _DAY_WORD.search(core) or re.search(r"\b(?:left|still|else|remaining)\b", core, re.I))):
+        # "what do I still have to do?", "anything else?": what is left of today.
+        span = day_span(raw, now, zone, past=False)
+        if span is None and not _UPCOMING.search(core):
+            span = day_span("today", now, zone, past=False)
+        return Action("upcoming", span=span)
     change = _change(core, now, zone)
     if change is not None:
         return change
@@ -424,10 +452,16 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
     match = _REMEMBER.match(core)
     if match and not re.match(r"^\W*remember\s+(when|what|where|who|how|if|whether)\b", core, re.I):
         return Action("remember", match.group("what").strip())
+    if supersession.is_change(core):
+        # "heads up, the gate code changed to 5521": a new value said without "remember that" is kept as one.
+        return Action("remember", supersession.without_lead(core), kind="fact")
+    if greeting_before_question(raw):  # "hey, who is Priya?": the greeting does not hide the question
+        question = without_greeting(raw)
+        return Action("question", question, asks_when=asks_when(question), focus=question_focus(question))
     if is_small_talk(raw):  # "hello, how are you?" is not a question about memory
         return Action("chat", raw)
     if raw.rstrip().endswith("?") or _QUESTION_START.match(core):
-        return Action("question", raw.strip(), asks_when=asks_when(core))
+        return Action("question", raw.strip(), asks_when=asks_when(core), focus=question_focus(raw))
     suggestion = near_miss(core)
     if suggestion:
         return Action("near_miss", raw, suggestion=suggestion)

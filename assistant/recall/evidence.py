@@ -11,16 +11,19 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from assistant.reading.questions import Focus
 from assistant.runtime import Runtime
 from memory import episodes, memories, supersession
 from memory.search import STOPWORDS, Hit
+from memory.supersession import USER, read_statement
 from memory.time.references import with_dates
 from memory.words import normalised, stems
 
 # Words that say how a question is asked, not what it is about.
 _QUESTION_WORDS = frozenset("""what whats when where who whom whose which why how is are was were do does did can
 could should would will have has had tell remind know remember again please any idea forgot forget told say said
-ever much many long ago date day time year month week""".split()) | STOPWORDS
+ever much many long ago date day time year month week now currently these days still exactly actually hey hi
+hello""".split()) | STOPWORDS
 _QUESTION = re.compile(r"\?\s*$|^\W*(what|what's|whats|when|where|who|whom|whose|which|why|how|is|are|was|were|do|"
                        r"does|did|can|could|should|would|will|have|has|had)\b", re.I)
 _SMALL_TALK = re.compile(r"^\W*(hi|hello|hey|thanks|thank you|ok|okay|cool|great|nice|wow|haha|lol|yes|no|yeah|"
@@ -31,7 +34,13 @@ MIN_RELEVANCE = 0.5  # share of the question's content words a statement must co
 
 # Words for one kind of thing, asked about in one and said in another ("when do I meet Karolina?" /
 # "prepare notes for the 1:1 with Karolina"): each group counts as its first word.
-_CONCEPTS = [frozenset({"meet", "1on1", "appointment", "sync", "standup"})]
+_CONCEPTS = [frozenset({"meet", "1on1", "appointment", "sync", "standup"}),
+             # spellings of one word
+             frozenset({"licence", "license"}), frozenset({"colour", "color"}), frozenset({"favourite", "favorite"}),
+             frozenset({"neighbour", "neighbor"}), frozenset({"centre", "center"}), frozenset({"theatre", "theater"}),
+             frozenset({"mum", "mom", "mother"}), frozenset({"surname", "lastname"}),
+             frozenset({"plate", "registration", "numberplate"}), frozenset({"flight", "fly", "flying"}),
+             frozenset({"trip", "travel", "journey"})]
 _CONCEPT_OF = {word: sorted(group)[0] for group in _CONCEPTS for word in group}
 
 
@@ -53,7 +62,7 @@ def search_words(text: str) -> list[str]:
     for concept in topic_words(text):
         for group in _CONCEPTS:
             if concept in {_CONCEPT_OF[w] for w in group}:
-                words += ["1", "meeting", "appointment"]
+                words += ["1", "meeting", "appointment"] if "1on1" in group else sorted(group)
     if "1on1" in normalised(text).lower():
         words.append("1")
     return list(dict.fromkeys(words))
@@ -79,6 +88,7 @@ class Evidence:
     private: bool = False
     due_at: str | None = None  # a memory that is a reminder: its due instant
     superseded_by: int | None = None  # a memory restated since with a new value: the newer one's id
+    defining: bool = False  # a statement of what the question asks about ("I drive a 2014 Corolla")
 
     @property
     def is_statement(self) -> bool:
@@ -102,16 +112,37 @@ def search_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str 
                                    types=("memory", "message", "summary"), touch=False)
 
 
+def defines(focus: Focus | None, text: str) -> bool:
+    """Whether `text` states what the question asks about: a fact about that subject ("I drive a 2014
+    Corolla" for "what car do I drive?", "my gym is PureGym" for "which gym am I in?"), or about that
+    person ("Priya Sharma is my new colleague" for "what's Priya's last name?"); not a passing mention
+    ("the car wouldn't start this morning")."""
+    if focus is None:
+        return False
+    statement = read_statement(text)
+    if statement is None:
+        return focus.entity is not None and re.match(rf"^\W*{re.escape(focus.entity)}\w*\b", text, re.I) is not None
+    said = statement.subject
+    wanted = focus.subject
+    if wanted is not None and wanted.head is not None and said.head == wanted.head and \
+            (said.owner or USER) == (wanted.owner or USER) and \
+            (not wanted.modifiers or not said.modifiers or bool(wanted.modifiers & said.modifiers)):
+        return True
+    entity = focus.entity
+    return bool(entity) and (said.owner == entity or said.person and said.head == entity)
+
+
 def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = "standard",
                   exclude_message_ids: tuple[int, ...] = (), strict: bool = True,
-                  hits: list[Hit] | None = None) -> list[Evidence]:
+                  hits: list[Hit] | None = None, focus: Focus | None = None) -> list[Evidence]:
     """Statements that answer `question`, best first, from `hits` (search_evidence's, searched here when
     not given: a caller that ranks them twice searches once).
 
-    strict (an answer shown as is): only statements holding most of the question's words, by
-    relevance, memories before messages. Not strict (evidence for reasoning): every statement the
-    search ranked, in its order, since in conversation the answer often shares no word with the
-    question and is found through the turn before it.
+    strict (an answer shown as is): only statements holding most of the question's words (or a memory
+    that defines the question's `focus`, whatever it shares), by relevance, memories before messages.
+    Not strict (evidence for reasoning): every statement the search ranked, in its order, since in
+    conversation the answer often shares no word with the question and is found through the turn
+    before it.
     """
     wanted = topic_words(question)
     if not wanted:
@@ -139,14 +170,15 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
         if is_question(hit.content) or _SMALL_TALK.match(hit.content):
             continue  # a question never answers itself
         relevance = len(wanted & topic_words(hit.content)) / len(wanted)
-        if strict and relevance < MIN_RELEVANCE:
+        defining = hit.type == "memory" and not due and defines(focus, hit.content)
+        if strict and relevance < MIN_RELEVANCE and not defining:
             continue
         flat = _flat(hit.content)
         if any(flat in seen or seen in flat for seen in kept):
             continue  # "remember that X" said and X remembered: one piece of evidence, not two
         kept.append(flat)
         evidence = Evidence(hit.type, hit.id, hit.content, hit.created_at, round(relevance, 3), role, refs, private,
-                            due)
+                            due, defining=defining)
         # The assistant's own words rank below what the user said and remembered, whatever the search
         # made of them: they only ever repeat it.
         own = role == "assistant"
@@ -184,6 +216,7 @@ def newest_first(runtime: Runtime, found: list[Evidence]) -> list[Evidence]:
                                  m.private, m.due_at)
             else:
                 newer.relevance = max(newer.relevance, evidence.relevance)
+            newer.defining = newer.defining or evidence.defining  # the newest value of what was asked
             out.append(newer)
             placed.add(head)
         evidence.superseded_by = links[evidence.id]
