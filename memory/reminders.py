@@ -45,10 +45,11 @@ def due_text(memory: Memory, clock: Clock) -> str:
     return f"{clock.short(memory.due_at)}{rule}"
 
 
-def label_for(memory: Memory, now: datetime, clock: Clock) -> tuple[str, str]:
-    """("due" | "overdue", "[DUE Tue Nov 24 19:00, every Tue]")."""
+def label_for(memory: Memory, now: datetime, clock: Clock, now_iso: str | None = None) -> tuple[str, str]:
+    """("due" | "overdue", "[DUE Tue Nov 24 19:00, every Tue]"); `now_iso`: `now` as stored, when the
+    caller labels many."""
     assert memory.due_at is not None  # a reminder has a due time
-    status = "overdue" if memory.due_at < to_utc_iso(now) else "due"
+    status = "overdue" if memory.due_at < (now_iso or to_utc_iso(now)) else "due"
     return status, f"[{status.upper()} {due_text(memory, clock)}]"
 
 
@@ -235,10 +236,11 @@ def _labelled(rows: list, now: datetime, clock: Clock) -> list[Reminder]:
     """Rows as labelled reminders; a row that cannot be read (a date out of range written by an
     older version, a broken rule) is skipped and reported, so one bad row never hides the rest."""
     out = []
+    now_iso = to_utc_iso(now)
     for row in rows:
         try:
             memory = Memory.from_row(row)
-            out.append(Reminder(memory, *label_for(memory, now, clock)))
+            out.append(Reminder(memory, *label_for(memory, now, clock, now_iso)))
         except (ValueError, OverflowError, TypeError) as exc:
             log.warning("skipped reminder #%s: it cannot be read (%s)", row["id"], exc)
     return out

@@ -36,6 +36,34 @@ from memory.edges import mark_superseded
 from memory.store import Store
 from memory.words import stem
 
+
+class _Lazy:
+    """A pattern compiled on first use: every process imports this module (it runs at each write of a
+    memory), few ever read a statement, and compiling these patterns costs tens of milliseconds."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern, self.flags = pattern, flags
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern, self.flags)
+        return self._compiled
+
+    def match(self, text: str) -> re.Match[str] | None:
+        return self.compiled.match(text)
+
+    def fullmatch(self, text: str) -> re.Match[str] | None:
+        return self.compiled.fullmatch(text)
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.compiled.search(text)
+
+    def sub(self, replacement: str, text: str) -> str:
+        return self.compiled.sub(replacement, text)
+
+
 REASON = "restated with a new value when written"
 WEIGHT = 0.9  # below the judge's "high" (1.0): a reading of the words, not a judgment
 USER = "user"  # the owner of "my", "our", "I", "we"
@@ -85,11 +113,11 @@ _LOOKUP = {"residence": ("live", "lives", "living", "moved", "move", "address", 
                         "emprego", "travail", "arbeitgeber", "lavoro"),
            "car": ("drive", "drives", "car", "coche", "carro", "voiture", "auto", "macchina")}
 # Spellings of one word ("wi-fi", "e-mail address"), made one before anything is compared.
-_SPELLINGS = [(re.compile(r"\bwi[\s-]?fi\b", re.I), "wifi"), (re.compile(r"\be-mail\b", re.I), "email"),
-              (re.compile(r"\bemail address(es)?\b", re.I), "email"),
-              (re.compile(r"\b(?:home|postal|street) address\b", re.I), "address"),
-              (re.compile(r"\b(?:mobile|cell|cellphone)\b(?=\s+(?:number|phone))", re.I), "phone"),
-              (re.compile(r"[\u2018\u2019\u02bc]"), "'")]
+_SPELLINGS = [(_Lazy(r"\bwi[\s-]?fi\b", re.I), "wifi"), (_Lazy(r"\be-mail\b", re.I), "email"),
+              (_Lazy(r"\bemail address(es)?\b", re.I), "email"),
+              (_Lazy(r"\b(?:home|postal|street) address\b", re.I), "address"),
+              (_Lazy(r"\b(?:mobile|cell|cellphone)\b(?=\s+(?:number|phone))", re.I), "phone"),
+              (_Lazy(r"[\u2018\u2019\u02bc]"), "'")]
 
 # -- values ------------------------------------------------------------------------------------------
 
@@ -103,15 +131,15 @@ _MONTHS = (r"jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|februa
            r"dezembro|janvier|fevrier|mars|avril|mai|juin|juillet|aout|septembre|octobre|novembre|decembre|januar|"
            r"februar|marz|juni|juli|oktober|dezember|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|"
            r"dicembre")
-_TIME_VALUE = re.compile(
+_TIME_VALUE = _Lazy(
     rf"^(?:(?:at|on|in|by|from|until|till|to|the|next|this|every|el|la|los|las|a|al|as|às|a las|dia|no|na|le|au|"
     rf"am|um|im|ab|il|alle|di)\s+)*(?:(?:{_WEEKDAYS}|{_MONTHS})s?\b|\d{{1,2}}(?:[:.h]\d{{2}})?\s*(?:am|pm|h|uhr)?"
     rf"(?:\s|$)|\d{{1,2}}(?:st|nd|rd|th|er|e|º|ª|\.)(?:\s|$)|\d{{1,2}}[./-]\d{{1,2}}\b|tomorrow|tonight|noon|midday|"
     rf"midnight|morning|afternoon|evening|week|month|year|ma[nñ]ana|demain|morgen|domani|amanh[aã])", re.I)
-_NUMBER_VALUE = re.compile(r"^[+#]?\d[\d\s().,/+-]*(?:\s*[^\W\d]{1,8})?$")
-_BARE_VALUE = re.compile(r"^[a-zà-ÿ]+(?:\s+[a-zà-ÿ]+){0,3}$")
+_NUMBER_VALUE = _Lazy(r"^[+#]?\d[\d\s().,/+-]*(?:\s*[^\W\d]{1,8})?$")
+_BARE_VALUE = _Lazy(r"^[a-zà-ÿ]+(?:\s+[a-zà-ÿ]+){0,3}$")
 # Said after the value, not part of it: "moved to Porto last month", "5829, as before".
-_TRAILING_TIME = re.compile(
+_TRAILING_TIME = _Lazy(
     rf"(?:[\s,]+(?:last|this|earlier this|in|since|back in|a few|two|three|a couple of)\s+(?:week|month|year|"
     rf"weeks|months|years|days|{_MONTHS}|{_WEEKDAYS})(?:\s+ago)?|[\s,]+(?:yesterday|today|recently|lately|a while ago|"
     rf"last night|the other day|ago)|[\s,]+as (?:before|usual)|[\s,]+again|[\s,]+still)+\W*$", re.I)
@@ -120,17 +148,17 @@ _TRAILING_TIME = re.compile(
 
 _NOW = r"(?:now|ahora|agora|maintenant|d[ée]sormais|jetzt|nun|ora|adesso)"
 _COPULA = r"(?:is|are|'s|'re|=|es|son|est[aá]|é|são|sao|fica|est|sont|c'est|ist|sind|lautet|è|e'|sono)"
-_LEAD = re.compile(r"^\W*(?:(?:heads[\s-]?up|fyi|btw|by the way|just so you know|just fyi|quick update|update|"
+_LEAD = _Lazy(r"^\W*(?:(?:heads[\s-]?up|fyi|btw|by the way|just so you know|just fyi|quick update|update|"
                    r"correction|actually|news|note|ok(?:ay)? so|so|oh|well|also|and|hey|hi|ojo|por cierto|"
                    r"ya que|au fait|petite info|übrigens|uebrigens|a proposito|aliás|alias)\b[\s,:;!.-]*)+", re.I)
-_MARKING_LEAD = re.compile(r"^\W*(?:quick update|update|correction|actually)\b", re.I)
-_TRAILING_MARK = re.compile(rf"[\s,]+(?:{_NOW}|instead|from now on|these days|anymore|any more|going forward|"
+_MARKING_LEAD = _Lazy(r"^\W*(?:quick update|update|correction|actually)\b", re.I)
+_TRAILING_MARK = _Lazy(rf"[\s,]+(?:{_NOW}|instead|from now on|these days|anymore|any more|going forward|"
                             r"as of (?:today|now)|en su lugar|plus maintenant|a partir de (?:hoy|agora|ahora))\W*$",
                             re.I)
-_INSTEAD_OF = re.compile(r"[\s,]+(?:instead of|rather than|en vez del?|en lugar del?|em vez de|em vez do|em vez da|"
+_INSTEAD_OF = _Lazy(r"[\s,]+(?:instead of|rather than|en vez del?|en lugar del?|em vez de|em vez do|em vez da|"
                          r"au lieu de|au lieu du|statt|anstatt|invece di|invece del|al posto di)\s+(?P<was>.+?)\W*$",
                          re.I)
-_FROM_TO = re.compile(r"^(?P<head>.*?)\s+(?:from|de|desde|von|da)\s+(?P<was>.+?)\s+(?:to|a|al|para|auf|à|au|in)\s+"
+_FROM_TO = _Lazy(r"^(?P<head>.*?)\s+(?:from|de|desde|von|da)\s+(?P<was>.+?)\s+(?:to|a|al|para|auf|à|au|in)\s+"
                       r"(?P<value>.+)$", re.I)
 
 _AUX = r"(?:(?:has|have|had|was|were|is|are|got|gets|get|been|just|recently|finally|now|being|'s|'ve)\s+)*"
@@ -441,96 +469,96 @@ def _verb_statement(match: re.Match[str]) -> Statement | None:
 _PERSON = r"(?P<p>(?:[\w'-]+\s+){0,2}?[\w'-]+)"
 _F = re.I | re.S
 # (pattern, reader): the first that reads the sentence wins; change forms before plain ones.
-_READERS: list[tuple[re.Pattern[str], Reader]] = [
+_READERS: list[tuple[_Lazy, Reader]] = [
     # -- where someone lives
-    (re.compile(rf"^(?:{_PERSON}\s+)?(?:(?:has|have|had|'ve|'s|just|recently|finally|now|also)\s+)*"
+    (_Lazy(rf"^(?:{_PERSON}\s+)?(?:(?:has|have|had|'ve|'s|just|recently|finally|now|also)\s+)*"
                 r"(?:moved|relocated)(?:\s+(?:house|home|out))?\s+(?:back\s+)?(?:to|into|in)\s+(?P<v>.+)$", _F),
      lambda m: _residence_moved(m)),
-    (re.compile(rf"^{_PERSON}\s+(?P<neg>no longer|don't|doesn't|do not|does not|won't|used to)\s+(?:live|lives|reside|"
+    (_Lazy(rf"^{_PERSON}\s+(?P<neg>no longer|don't|doesn't|do not|does not|won't|used to)\s+(?:live|lives|reside|"
                 r"resides)\s+in\s+(?P<v>.+?)(?:\s+any\s?more)?$", _F), _residence),
-    (re.compile(rf"^{_PERSON}\s+(?:(?P<m>now)\s+)?(?:live|lives|living|am living|'m living|is living|are living|"
+    (_Lazy(rf"^{_PERSON}\s+(?:(?P<m>now)\s+)?(?:live|lives|living|am living|'m living|is living|are living|"
                 r"'re living|reside|resides)\s+(?:(?P<m2>now)\s+)?in\s+(?P<v>.+)$", _F), _residence),
-    (re.compile(r"^(?:(?P<p>yo|nosotros)\s+)?(?:(?P<neg>ya no)\s+)?(?:vivo|vivimos)\s+en\s+(?P<v>.+)$", _F),
+    (_Lazy(r"^(?:(?P<p>yo|nosotros)\s+)?(?:(?P<neg>ya no)\s+)?(?:vivo|vivimos)\s+en\s+(?P<v>.+)$", _F),
      _residence),
-    (re.compile(r"^(?:(?P<p>yo|nosotros)\s+)?(?:me|nos)\s+(?:mud[ée]|mudamos|he mudado|hemos mudado)\s+(?:a|al)\s+"
+    (_Lazy(r"^(?:(?P<p>yo|nosotros)\s+)?(?:me|nos)\s+(?:mud[ée]|mudamos|he mudado|hemos mudado)\s+(?:a|al)\s+"
                 r"(?P<v>.+)$", _F), lambda m: _residence_said(m)),
-    (re.compile(r"^(?:(?P<p>eu|n[óo]s)\s+)?(?:(?P<neg>j[áa] n[ãa]o|n[ãa]o)\s+)?(?:moro|vivo|moramos|vivemos)\s+"
+    (_Lazy(r"^(?:(?P<p>eu|n[óo]s)\s+)?(?:(?P<neg>j[áa] n[ãa]o|n[ãa]o)\s+)?(?:moro|vivo|moramos|vivemos)\s+"
                 r"(?:em|no|na)\s+(?P<v>.+?)(?:\s+mais)?$", _F), _residence),
-    (re.compile(r"^(?:(?P<p>eu|n[óo]s)\s+)?(?:me\s+)?(?:mudei(?:-me)?|mud[áa]mos(?:-nos)?)\s+(?:para|pra)\s+"
+    (_Lazy(r"^(?:(?P<p>eu|n[óo]s)\s+)?(?:me\s+)?(?:mudei(?:-me)?|mud[áa]mos(?:-nos)?)\s+(?:para|pra)\s+"
                 r"(?P<v>.+)$", _F), lambda m: _residence_said(m)),
-    (re.compile(r"^(?P<p>j|je|nous)(?:'|\s+)(?:(?P<neg>n'habite plus|ne vis plus|n'habitons plus))\s+(?:à|a|en|au)\s+"
+    (_Lazy(r"^(?P<p>j|je|nous)(?:'|\s+)(?:(?P<neg>n'habite plus|ne vis plus|n'habitons plus))\s+(?:à|a|en|au)\s+"
                 r"(?P<v>.+)$", _F), _residence),
-    (re.compile(r"^(?P<p>j|je|nous)(?:'|\s+)(?:habite|vis|habitons|vivons)\s+(?:à|a|en|au|dans)\s+(?P<v>.+)$", _F),
+    (_Lazy(r"^(?P<p>j|je|nous)(?:'|\s+)(?:habite|vis|habitons|vivons)\s+(?:à|a|en|au|dans)\s+(?P<v>.+)$", _F),
      _residence),
-    (re.compile(r"^(?P<p>j|je|nous)(?:'|\s+)(?:ai|avons)\s+d[ée]m[ée]nag[ée]\s+(?:à|a|en|au|dans)\s+(?P<v>.+)$", _F),
+    (_Lazy(r"^(?P<p>j|je|nous)(?:'|\s+)(?:ai|avons)\s+d[ée]m[ée]nag[ée]\s+(?:à|a|en|au|dans)\s+(?P<v>.+)$", _F),
      lambda m: _residence_said(m)),
-    (re.compile(r"^(?P<p>ich|wir)\s+(?:wohne|wohnen|lebe|leben)\s+(?P<neg>nicht mehr\s+)?in\s+(?P<v>.+)$", _F),
+    (_Lazy(r"^(?P<p>ich|wir)\s+(?:wohne|wohnen|lebe|leben)\s+(?P<neg>nicht mehr\s+)?in\s+(?P<v>.+)$", _F),
      _residence),
-    (re.compile(r"^(?P<p>ich|wir)\s+(?:bin|sind)\s+nach\s+(?P<v>.+?)\s+(?:umgezogen|gezogen)$", _F),
+    (_Lazy(r"^(?P<p>ich|wir)\s+(?:bin|sind)\s+nach\s+(?P<v>.+?)\s+(?:umgezogen|gezogen)$", _F),
      lambda m: _residence_said(m)),
-    (re.compile(r"^(?:(?P<p>io|noi)\s+)?(?:(?P<neg>non)\s+)?(?:abito|vivo|abitiamo|viviamo)\s+(?:più\s+)?(?:a|in)\s+"
+    (_Lazy(r"^(?:(?P<p>io|noi)\s+)?(?:(?P<neg>non)\s+)?(?:abito|vivo|abitiamo|viviamo)\s+(?:più\s+)?(?:a|in)\s+"
                 r"(?P<v>.+)$", _F), _residence),
-    (re.compile(r"^(?P<p>[A-ZÀ-Ý][\w'-]+)\s+(?:(?P<neg>ya no|j[áa] n[ãa]o|n'habite plus|non)\s+)?(?:(?P<m>ahora|"
+    (_Lazy(r"^(?P<p>[A-ZÀ-Ý][\w'-]+)\s+(?:(?P<neg>ya no|j[áa] n[ãa]o|n'habite plus|non)\s+)?(?:(?P<m>ahora|"
                 r"agora|maintenant|jetzt|ora|adesso)\s+)?(?:vive|mora|habite|wohnt|lebt|abita)\s+(?:(?P<m2>ahora|agora|"
                 r"maintenant|jetzt|ora|adesso)\s+)?(?:en|em|no|na|à|a|au|in)\s+(?P<v>.+)$", re.S), _residence),
-    (re.compile(r"^(?P<p>[A-ZÀ-Ý][\w'-]+)\s+(?:se\s+(?:mud[oó]|ha mudado)\s+a|mudou-se para|se mudou para|a "
+    (_Lazy(r"^(?P<p>[A-ZÀ-Ý][\w'-]+)\s+(?:se\s+(?:mud[oó]|ha mudado)\s+a|mudou-se para|se mudou para|a "
                 r"d[ée]m[ée]nag[ée]\s+(?:à|a|en|au)|ist nach|si [èe] trasferit[oa] a)\s+(?P<v>.+?)(?:\s+(?:umgezogen|"
                 r"gezogen))?$", re.S), lambda m: _residence_said(m)),
-    (re.compile(r"^(?:(?P<p>io|noi)\s+)?(?:mi sono|ci siamo)\s+trasferit[oaie]\s+(?:a|in)\s+(?P<v>.+)$", _F),
+    (_Lazy(r"^(?:(?P<p>io|noi)\s+)?(?:mi sono|ci siamo)\s+trasferit[oaie]\s+(?:a|in)\s+(?P<v>.+)$", _F),
      lambda m: _residence_said(m)),
     # -- where someone works, what they drive
-    (re.compile(rf"^{_PERSON}\s+(?P<neg>no longer|don't|doesn't|do not|does not)\s+work(?:s)?\s+(?:at|for)\s+"
+    (_Lazy(rf"^{_PERSON}\s+(?P<neg>no longer|don't|doesn't|do not|does not)\s+work(?:s)?\s+(?:at|for)\s+"
                 r"(?P<v>.+?)(?:\s+any\s?more)?$", _F), _concept("employer")),
-    (re.compile(rf"^{_PERSON}\s+(?:(?P<m>now)\s+)?(?:work|works|am working|'m working|is working)\s+(?:at|for)\s+"
+    (_Lazy(rf"^{_PERSON}\s+(?:(?P<m>now)\s+)?(?:work|works|am working|'m working|is working)\s+(?:at|for)\s+"
                 r"(?P<v>.+)$", _F), _concept("employer")),
-    (re.compile(rf"^{_PERSON}\s+(?:(?:have|has|'ve|just|recently)\s+)*(?:started|got|found|took|landed|has|have)\s+a\s+"
+    (_Lazy(rf"^{_PERSON}\s+(?:(?:have|has|'ve|just|recently)\s+)*(?:started|got|found|took|landed|has|have)\s+a\s+"
                 r"new\s+job\s+(?:at|with)\s+(?P<v>.+)$", _F), lambda m: _marked(_concept("employer")(m))),
-    (re.compile(rf"^{_PERSON}\s+(?:(?P<m>now)\s+)?(?:drive|drives)\s+(?P<v>.+)$", _F), _concept("car")),
+    (_Lazy(rf"^{_PERSON}\s+(?:(?P<m>now)\s+)?(?:drive|drives)\s+(?P<v>.+)$", _F), _concept("car")),
     # -- a change that says what it replaced
-    (re.compile(rf"^{_PERSON}\s+(?:(?:have|has|'ve|just)\s+)*(?:switched|swapped|traded|replaced|exchanged)\s+"
+    (_Lazy(rf"^{_PERSON}\s+(?:(?:have|has|'ve|just)\s+)*(?:switched|swapped|traded|replaced|exchanged)\s+"
                 r"(?P<o>.+?)\s+(?:for|with)\s+(?P<v>.+)$", _F), _swapped),
-    (re.compile(rf"^{_PERSON}\s+(?:(?:have|has|'ve|just)\s+)*(?:switched|changed|moved)\s+(?:over\s+)?to\s+(?P<v>.+?)"
+    (_Lazy(rf"^{_PERSON}\s+(?:(?:have|has|'ve|just)\s+)*(?:switched|changed|moved)\s+(?:over\s+)?to\s+(?P<v>.+?)"
                 r"\s+from\s+(?P<was>[^,]+?)(?:\s+for\s+.+)?$", _F), _from_to),
-    (re.compile(rf"^{_PERSON}\s+(?:(?:have|has|'ve|just)\s+)*(?:switched|changed|moved)\s+from\s+(?P<was>.+?)\s+"
+    (_Lazy(rf"^{_PERSON}\s+(?:(?:have|has|'ve|just)\s+)*(?:switched|changed|moved)\s+from\s+(?P<was>.+?)\s+"
                 r"to\s+(?P<v>.+)$", _F), _from_to),
     # -- "I switched dentists, it's Dr Ruiz now"
-    (re.compile(rf"^{_PERSON}\s+(?:(?:have|has|'ve|just)\s+)*(?:switched|changed)\s+(?P<h>[\w-]+?)s\s*[,;:-]+\s*"
+    (_Lazy(rf"^{_PERSON}\s+(?:(?:have|has|'ve|just)\s+)*(?:switched|changed)\s+(?P<h>[\w-]+?)s\s*[,;:-]+\s*"
                 r"(?:(?:it'?s|it is|now it'?s|they'?re|i'?m at|i'?m with|we'?re at|we'?re with|now)\s+)+(?P<v>.+)$",
                 _F),
      _switched_plural),
     # -- "we switched the cat to a new vet, Dr. Ames", "I changed my email to ...", "we moved the standup to 9:30"
-    (re.compile(rf"^(?:{_PERSON}\s+)?(?:(?:have|has|had|'ve|just|finally)\s+)*(?:switched|changed|moved|pushed"
+    (_Lazy(rf"^(?:{_PERSON}\s+)?(?:(?:have|has|had|'ve|just|finally)\s+)*(?:switched|changed|moved|pushed"
                 r"(?:\s+back)?|postponed|rescheduled|put|transferred|shifted)\s+(?P<o>.+?)\s+(?:over\s+)?"
                 r"(?:to|into|until|till)\s+(?:(?:a|an|another|the)\s+)?(?:new\s+(?P<h>[\w-]+)\s*[,:-]?\s+)?(?P<v>.+)$",
                 _F), _moved_object),
     # -- "the gate code changed to 5521", "the offsite got pushed to the 12th", "rent went up from 900 to 950"
-    (re.compile(rf"^(?P<s>.+?)\s+{_AUX}{_CHANGED}\s+(?:from\s+(?P<was>.+?)\s+)?(?:to|until|till|into)\s+(?P<v>.+)$",
+    (_Lazy(rf"^(?P<s>.+?)\s+{_AUX}{_CHANGED}\s+(?:from\s+(?P<was>.+?)\s+)?(?:to|until|till|into)\s+(?P<v>.+)$",
                 _F), _thing),
-    (re.compile(rf"^(?P<s>.+?)\s+{_CHANGED_ABROAD}\s+(?:de\s+(?P<was>.+?)\s+)?{_TO_ABROAD}\s+(?P<v>.+)$", _F), _thing),
-    (re.compile(r"^(?P<s>.+?)\s+(?:wurde|wird|ist|hat sich|wurden|sind)\s+(?:von\s+(?P<was>.+?)\s+)?(?:auf|nach|zu)\s+"
+    (_Lazy(rf"^(?P<s>.+?)\s+{_CHANGED_ABROAD}\s+(?:de\s+(?P<was>.+?)\s+)?{_TO_ABROAD}\s+(?P<v>.+)$", _F), _thing),
+    (_Lazy(r"^(?P<s>.+?)\s+(?:wurde|wird|ist|hat sich|wurden|sind)\s+(?:von\s+(?P<was>.+?)\s+)?(?:auf|nach|zu)\s+"
                 r"(?P<v>.+?)\s+(?:geändert|geaendert|verschoben|verlegt|umgestellt|geändert worden)$", _F), _thing),
     # -- "the door code changed, it's now 7730", "le code a changé, c'est maintenant 7731"
-    (re.compile(rf"^(?P<s>.+?)\s+(?:{_AUX}(?:changed|been changed)|a changé|ha cambiado|cambi[oó]|mudou|hat sich "
+    (_Lazy(rf"^(?P<s>.+?)\s+(?:{_AUX}(?:changed|been changed)|a changé|ha cambiado|cambi[oó]|mudou|hat sich "
                 rf"geändert|wurde geändert|è cambiat[oa])\s*[,;:.–—-]+\s*"
                 rf"(?:(?:it'?s|it is|c'est|es|é|ist|è|{_NOW})\s+)*(?P<v>.+)$", _F), _thing),
     # -- "my favourite colour is no longer blue, it's green"
-    (re.compile(rf"^(?P<s>.+?)\s+{_COPULA}\s+(?P<neg>no longer|not any more|ya no es|já não é|n'est plus|nicht mehr|"
+    (_Lazy(rf"^(?P<s>.+?)\s+{_COPULA}\s+(?P<neg>no longer|not any more|ya no es|já não é|n'est plus|nicht mehr|"
                 r"non è più)\s+(?P<v>[^,;]+?)(?:\s*[,;]\s*(?:(?:it'?s|it is|now|c'est|es|é|ist|è)\s+)*(?P<v2>.+))?$",
                 _F), lambda m: _copula(m)),
     # -- "the gate code is now 5521", "now the gate code is 5521", "el código ahora es 7731"
-    (re.compile(rf"^(?P<s>.+?)\s+{_COPULA}\s+{_NOW}\s+(?P<v>.+)$", _F), lambda m: _copula(m, True)),
-    (re.compile(rf"^(?P<s>.+?)\s+{_NOW}\s+{_COPULA}\s+(?P<v>.+)$", _F), lambda m: _copula(m, True)),
-    (re.compile(rf"^{_NOW}\s+(?P<s>.+?)\s+{_COPULA}\s+(?P<v>.+)$", _F), lambda m: _copula(m, True)),
+    (_Lazy(rf"^(?P<s>.+?)\s+{_COPULA}\s+{_NOW}\s+(?P<v>.+)$", _F), lambda m: _copula(m, True)),
+    (_Lazy(rf"^(?P<s>.+?)\s+{_NOW}\s+{_COPULA}\s+(?P<v>.+)$", _F), lambda m: _copula(m, True)),
+    (_Lazy(rf"^{_NOW}\s+(?P<s>.+?)\s+{_COPULA}\s+(?P<v>.+)$", _F), lambda m: _copula(m, True)),
     # -- "I've got a new phone number, 07700 900456", "new gate code: 5521"
-    (re.compile(rf"^(?:{_PERSON}\s+)?(?:(?:have|has|'ve|got|just|now)\s+)*(?:got|have|has|get)\s+(?:a|an)\s+"
+    (_Lazy(rf"^(?:{_PERSON}\s+)?(?:(?:have|has|'ve|got|just|now)\s+)*(?:got|have|has|get)\s+(?:a|an)\s+"
                 r"(?P<s>new\s+.+?)\s*[,:;-]\s*(?:(?:it'?s|it is|they'?re)\s+)?(?P<v>.+)$", _F),
      lambda m: _owned_new(m)),
-    (re.compile(r"^(?P<s>(?:(?:the|my|our)\s+)?new\s+[^:=]+?)\s*[:=-]\s*(?P<v>.+)$", _F), lambda m: _copula(m, True)),
+    (_Lazy(r"^(?P<s>(?:(?:the|my|our)\s+)?new\s+[^:=]+?)\s*[:=-]\s*(?P<v>.+)$", _F), lambda m: _copula(m, True)),
     # -- plain statements
-    (re.compile(r"^(?P<s>.+?)\s+(?:(?P<m>now)\s+)?(?:meets|meet|happens|takes place|is held|are held|runs|starts|"
+    (_Lazy(r"^(?P<s>.+?)\s+(?:(?P<m>now)\s+)?(?:meets|meet|happens|takes place|is held|are held|runs|starts|"
                 r"begins|start|begin|comes|come|leaves|leave|departs|depart|arrives|arrive|opens|open|closes|close)\s+"
                 r"(?:(?P<m2>now)\s+)?(?P<v>(?:on|at|in|every|from)\b.+)$", _F), _verb_statement),
-    (re.compile(rf"^(?P<s>.+?)(?:\s{_COPULA}\s|\s*:\s|\s*=\s*)(?P<v>.+)$", _F), lambda m: _copula(m)),
+    (_Lazy(rf"^(?P<s>.+?)(?:\s{_COPULA}\s|\s*:\s|\s*=\s*)(?P<v>.+)$", _F), lambda m: _copula(m)),
 ]
 
 
