@@ -20,7 +20,9 @@ from assistant.reading.dates import stated_date
 from assistant.reading.questions import Focus
 from assistant.recall.evidence import (
     MIN_RELEVANCE,
+    NOTHING,
     Evidence,
+    content_words,
     find_evidence,
     search_evidence,
     search_words,
@@ -70,7 +72,7 @@ def answer_from_memory(runtime: Runtime, question: str, exclude_message_ids: tup
     found = ranked(find_evidence(runtime, question, limit=8, exclude_message_ids=exclude_message_ids, hits=hits,
                                  focus=focus))
     if not found:
-        return "I don't have anything in memory about that."
+        return NOTHING
     best = found[0]
     # Equally good matches are shown too (the user can tell which one they meant); a passing mention
     # never follows the memory that defines the thing.
@@ -121,6 +123,7 @@ def _when(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...],
     due.sort(key=lambda item: (-item[0], item[1].memory.due_at))
     repeating: list[tuple[float, Evidence, str]] = []
     dated: list[tuple[float, Evidence, str]] = []  # statements of an event's date: (relevance, evidence, date)
+    asked = content_words(question)
     for e in ranked(find_evidence(runtime, question, limit=8, exclude_message_ids=exclude_message_ids, hits=hits,
                                   focus=focus)):
         if not e.is_statement:
@@ -129,13 +132,18 @@ def _when(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...],
         if rule:
             repeating.append((e.relevance, e, rule.group(0)))
             continue
+        if not asked & content_words(e.content) and not e.defining:
+            continue  # only a word for the same kind of thing ("meets" for "appointment"): not this event
         stated = stated_date(e.content, parse_stored(e.created_at), clock.zone, clock.default_time)
         if stated is not None:
             dated.append((e.relevance, e, clock.short(stated.at) if stated.timed else clock.day(stated.at)))
         elif e.defining or e.relevance == 1:
             dated.append((e.relevance, e, ""))  # "the standup is now at 9:30": the time it gives, as said
     # The latest date said for the event: of the best matches, one that gives a date, the one said last.
-    dated.sort(key=lambda item: (-item[0], not item[2], -parse_stored(item[1].created_at).timestamp()))
+    # Words for one kind of thing ("meets", "standup") count as one in relevance; the question's own words
+    # decide between equally relevant statements.
+    dated.sort(key=lambda item: (-item[0], -len(asked & content_words(item[1].content)), not item[2],
+                                 -parse_stored(item[1].created_at).timestamp()))
     if not due and not repeating and not dated:
         return None
     best = max([d[0] for d in due[:1]] + [f[0] for f in repeating[:1]] + [d[0] for d in dated[:1]])

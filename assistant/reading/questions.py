@@ -56,7 +56,8 @@ _WHERE_WORK = re.compile(r"^\W*(?:where|who)\s+(?:do|does|did)\s+(?P<p>.+?)\s+wo
                          r"(?:do|does)\s+(?P<p2>.+?)\s+work\s+for\b", re.I)
 _WHAT_DRIVE = re.compile(r"^\W*what\s+(?:car\s+)?(?:do|does)\s+(?P<p>.+?)\s+drive\b", re.I)
 # "what car do I drive?", "which gym am I in?", "which dentist does Sara see?"
-_WHICH = re.compile(r"^\W*(?:what|which)\s+(?P<x>[\w'-]+(?:\s+[\w'-]+)?)\s+(?:do|does|did|am|is|are|was|were)\s+"
+_WHICH = re.compile(r"^\W*(?:what|which)\s+(?:(?:kind|sort|type|make|model|brand)\s+of\s+)?"
+                    r"(?P<x>[\w'-]+(?:\s+[\w'-]+)?)\s+(?:do|does|did|am|is|are|was|were)\s+"
                     r"(?P<p>i|we|[A-Z][\w'-]*|my \w+)\s+\w+", re.I)
 # "what's the gate code?", "who is the cat's vet?", "what is Priya's last name?"
 _WHAT_IS = re.compile(r"^\W*(?:what|who|which|whats)(?:'s|s|\s+is|\s+are|\s+was|\s+were)\s+(?P<s>.+?)\W*$", re.I)

@@ -15,7 +15,7 @@ from assistant.reading.questions import Focus
 from assistant.runtime import Runtime
 from memory import episodes, memories, supersession
 from memory.search import STOPWORDS, Hit
-from memory.supersession import USER, read_statement
+from memory.supersession import USER, Subject, read_statement
 from memory.time.references import with_dates
 from memory.words import normalised, stems
 
@@ -29,6 +29,7 @@ _QUESTION = re.compile(r"\?\s*$|^\W*(what|what's|whats|when|where|who|whom|whose
 _SMALL_TALK = re.compile(r"^\W*(hi|hello|hey|thanks|thank you|ok|okay|cool|great|nice|wow|haha|lol|yes|no|yeah|"
                          r"sure|bye)\b[\w\s!.,']{0,25}$", re.I)
 TYPE_RANK = {"memory": 0, "summary": 1, "message": 2, "episode": 3}
+NOTHING = "I don't have anything in memory about that."  # the one answer when nothing in memory answers
 MIN_RELEVANCE = 0.5  # share of the question's content words a statement must contain
 
 
@@ -40,8 +41,18 @@ _CONCEPTS = [frozenset({"meet", "1on1", "appointment", "sync", "standup"}),
              frozenset({"neighbour", "neighbor"}), frozenset({"centre", "center"}), frozenset({"theatre", "theater"}),
              frozenset({"mum", "mom", "mother"}), frozenset({"surname", "lastname"}),
              frozenset({"plate", "registration", "numberplate"}), frozenset({"flight", "fly", "flying"}),
-             frozenset({"trip", "travel", "journey"})]
-_CONCEPT_OF = {word: sorted(group)[0] for group in _CONCEPTS for word in group}
+             frozenset({"trip", "travel", "journey"}),
+             # the things a fact is said of with a verb ("I drive a Corolla", "I live in Porto", "I work at Acme")
+             frozenset({"car", "drive", "vehicle"}), frozenset({"live", "address", "move", "reside"}),
+             frozenset({"work", "job", "employer", "company"})]
+
+
+def _norm(word: str) -> str:
+    """A stem with a final "e" off, so that "service" and "serviced", "live" and "living" meet."""
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+_CONCEPT_OF = {_norm(word): sorted(group)[0] for group in _CONCEPTS for word in group}
 
 
 def content_words(text: str) -> set[str]:
@@ -52,7 +63,7 @@ def content_words(text: str) -> set[str]:
 def topic_words(text: str) -> set[str]:
     """What a text is about, for matching an answer to a question: content_words with the spellings of
     one thing made one ("1:1", "one-on-one") and words for one kind of thing counted as one."""
-    return {_CONCEPT_OF.get(w, w) for w in stems(normalised(text), _QUESTION_WORDS)}
+    return {_CONCEPT_OF.get(_norm(w), _norm(w)) for w in stems(normalised(text), _QUESTION_WORDS)}
 
 
 def search_words(text: str) -> list[str]:
@@ -61,7 +72,7 @@ def search_words(text: str) -> list[str]:
     words = [w for w in re.findall(r"\w+", text.lower()) if w not in _QUESTION_WORDS and len(w) > 1]
     for concept in topic_words(text):
         for group in _CONCEPTS:
-            if concept in {_CONCEPT_OF[w] for w in group}:
+            if concept in {_CONCEPT_OF[_norm(w)] for w in group}:
                 words += ["1", "meeting", "appointment"] if "1on1" in group else sorted(group)
     if "1on1" in normalised(text).lower():
         words.append("1")
@@ -117,19 +128,46 @@ def defines(focus: Focus | None, text: str) -> bool:
     Corolla" for "what car do I drive?", "my gym is PureGym" for "which gym am I in?"), or about that
     person ("Priya Sharma is my new colleague" for "what's Priya's last name?"); not a passing mention
     ("the car wouldn't start this morning")."""
+    return relation(focus, text) == "defines"
+
+
+def relation(focus: Focus | None, text: str) -> str:
+    """ "defines" (see defines), "conflicts" (a fact about another thing of the same kind: "the gate code
+    is 5521" for "what's the alarm code?", "my work number is ..." for "what's the pharmacy's number?",
+    "the cat's vet" for "who's the dog's vet?"), or "" (neither: a passing mention, or no focus)."""
     if focus is None:
-        return False
-    statement = read_statement(text)
+        return ""
+    statement = read_statement(_SAID_TO_KEEP.sub("", text))
     if statement is None:
-        return focus.entity is not None and re.match(rf"^\W*{re.escape(focus.entity)}\w*\b", text, re.I) is not None
+        # "Priya joined in May", for "who is Priya?" (not for "what's Tom's phone number?")
+        named = focus.entity is not None and focus.subject is None and \
+            re.match(rf"^\W*{re.escape(focus.entity)}\w*\b", text, re.I)
+        return "defines" if named else ""
     said = statement.subject
     wanted = focus.subject
-    if wanted is not None and wanted.head is not None and said.head == wanted.head and \
-            (said.owner or USER) == (wanted.owner or USER) and \
-            (not wanted.modifiers or not said.modifiers or bool(wanted.modifiers & said.modifiers)):
-        return True
+    if wanted is not None and wanted.head is not None and said.head == wanted.head:
+        if said.owner and wanted.owner and said.owner != wanted.owner:
+            return "conflicts"  # mine and my brother's; the cat's and the dog's
+        marks, asked = _marks(said), _marks(wanted)
+        if marks and asked and not marks & asked:
+            return "conflicts"  # the gate code and the alarm code
+        return "defines"
     entity = focus.entity
-    return bool(entity) and (said.owner == entity or said.person and said.head == entity)
+    if entity and said.person and said.head == entity:
+        return "defines"  # "Priya Sharma is my new colleague": about Priya herself, whatever is asked of her
+    if entity and wanted is None and said.owner == entity:
+        return "defines"  # "tell me about Tom": "Tom's birthday is on March 3"
+    return ""
+
+
+def _marks(subject: Subject) -> set[str]:
+    """What tells a subject from others of its kind: its modifiers and an owner other than the user ("the
+    vet for the cat" and "the cat's vet" are one)."""
+    marks = set(subject.modifiers) | ({subject.owner} if subject.owner not in (None, USER) else set())
+    return {_CONCEPT_OF.get(_norm(mark), _norm(mark)) for mark in marks}  # "licence" and "license" are one
+
+
+_SAID_TO_KEEP = re.compile(r"^\W*(?:remember|note|fyi|for the record)(?:\s+(?:that|this))?[\s:,-]+", re.I)
 
 
 def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = "standard",
@@ -170,9 +208,10 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
         if is_question(hit.content) or _SMALL_TALK.match(hit.content):
             continue  # a question never answers itself
         relevance = len(wanted & topic_words(hit.content)) / len(wanted)
-        defining = hit.type == "memory" and not due and defines(focus, hit.content)
-        if strict and relevance < MIN_RELEVANCE and not defining:
-            continue
+        related = relation(focus, hit.content) if not due and (hit.type == "memory" or role == "user") else ""
+        defining = related == "defines"
+        if strict and (relevance < MIN_RELEVANCE and not defining or related == "conflicts"):
+            continue  # too little of the question in it, or another thing of the kind asked about
         flat = _flat(hit.content)
         if any(flat in seen or seen in flat for seen in kept):
             continue  # "remember that X" said and X remembered: one piece of evidence, not two

@@ -8,7 +8,6 @@ from datetime import UTC, datetime, time, timedelta, tzinfo
 from memory.time.due_phrases import DEFAULT_TIME
 from memory.time.instants import parse_stored, to_utc_iso
 
-
 # Names as strftime's %a and %b write them (Python never sets LC_TIME, so they are always these), looked
 # up rather than formatted: a list of thousands of reminders formats thousands of dates.
 _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
