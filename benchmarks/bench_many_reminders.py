@@ -189,6 +189,15 @@ def cli_store(directory: Path, shape: str, env: dict[str, str]) -> Path:
     return db
 
 
+def copy_store(db: Path, to: Path) -> Path:
+    """A copy of a store, made by SQLite itself (its write-ahead log included)."""
+    import sqlite3
+
+    with sqlite3.connect(db) as source, sqlite3.connect(to) as target:
+        source.backup(target)
+    return to
+
+
 def timed(args: list[str], db: Path, env: dict[str, str]) -> float:
     start = time.monotonic()
     subprocess.run([*command(), *args, "--db", str(db), "--now", NOW.isoformat()], env=env, check=True,
@@ -201,14 +210,21 @@ def cli_main(args: argparse.Namespace) -> None:
         home = Path(tmp)
         env = isolated_env(home, args.code)
         stores = {shape: cli_store(home, shape, env) for shape in ("small", "spread", "calendar")}
-        for db in stores.values():  # a first run of each: the episode opened, the imports compiled
-            for argv in COMMANDS.values():
-                timed(argv, db, env)
+        # A chat turn marks the reminders it names as mentioned, which changes what `prompt` reads: the
+        # turns run on a copy of each store, the other commands on the store as imported.
+        chats = {shape: copy_store(db, home / f"{shape}-chat.db") for shape, db in stores.items()}
+
+        def store_for(name: str, shape: str) -> Path:
+            return chats[shape] if name.startswith("chat") else stores[shape]
+
+        for shape in stores:  # a first run of each: the conversation opened, the bytecode compiled
+            for name, argv in COMMANDS.items():
+                timed(argv, store_for(name, shape), env)
         times: dict[tuple[str, str], list[float]] = {}
         for _ in range(args.runs):
             for name, argv in COMMANDS.items():
-                for shape, db in stores.items():
-                    times.setdefault((shape, name), []).append(timed(argv, db, env))
+                for shape in stores:
+                    times.setdefault((shape, name), []).append(timed(argv, store_for(name, shape), env))
         medians = {key: statistics.median(values) for key, values in times.items()}
         for (shape, name), value in medians.items():
             print(json.dumps({"store": shape, "command": name, "median_s": round(value, 3),

@@ -57,7 +57,7 @@ _UPCOMING = re.compile(
     r"\b(coming up|due|upcoming|planned|on my plate|on my agenda|today|tomorrow|this week|scheduled|"
     r"(on |this |next )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(this |next |the )weekend|"
     r"next week|tonight|this (morning|afternoon|evening)|"
-    r"on (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d)\b"
+    r"on (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2})\b"
     r"|^\W*(my |show( me)?( my)? |list( my)? |any |what are my |open )?(reminders|upcoming|agenda|to-?dos?)\W*$"
     r"|\bmy reminders\b|\bwhat (am i|do i need to be) remind", re.I)
 # What is left of a day: "what do I still have to do today?", "anything left for today?", "anything else?",

@@ -171,6 +171,13 @@ def parse_due(phrase: str, now: datetime, zone: tzinfo, default_time: time = DEF
         raise DateParseError(phrase, "too far away") from None
 
 
+_MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_MONTH = r"(?P<month>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_CALENDAR_DAY = re.compile(rf"{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(?P<year>\d{{4}}))?|"
+                           rf"(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH.replace('month', 'month2')}"
+                           r"(?:,?\s+(?P<year2>\d{4}))?")
+_WEEKDAY = re.compile(r"(?:next\s+)?(?P<name>mon|tue|wed|thu|fri|sat|sun)(?:day|s|sday|nesday|rsday|urday|\.)?")
 _WEEKEND = re.compile(r"(?:(?:this|the|over the|at the|during the|on the|for the)\s+)?(?P<next>next\s+)?weekend")
 _MONTH_END = re.compile(r"(?:the\s+)?(?:end|last day) of (?:the |this )?(?P<next>next )?month|month[\s-]end")
 _MONTH_START = re.compile(r"(?:the\s+)?(?:start|beginning|first day) of (?:the )?next month")
@@ -182,8 +189,26 @@ def _named_day(rest: str, local_now: datetime, clock: tuple[int, int]) -> date |
     """The day of a phrase dateparser reads wrongly or not at all: "this weekend" (its Saturday, or
     Sunday once Saturday's time has passed), "next weekend" (the Saturday a week later, as an agenda
     reads it), "end of the month" (its last day), "start of next month", "end of the week" (Friday),
-    "the 12th" (the next 12th of a month)."""
+    "the 12th" (the next 12th of a month); and, read here as dateparser reads them but without loading it
+    (half a second in a fresh process), "Dec 10" / "10 December" (the next one after today) and
+    "Tuesday" / "next Tuesday" (the next one after today)."""
     today = local_now.date()
+    match = _CALENDAR_DAY.fullmatch(rest)
+    if match:
+        month = _MONTH_NAMES.index((match.group("month") or match.group("month2"))[:3]) + 1
+        day_of_month = int(match.group("day") or match.group("day2"))
+        year = match.group("year") or match.group("year2")
+        try:
+            if year:
+                return date(int(year), month, day_of_month)
+            found = date(today.year, month, day_of_month)
+            return found if found > today else date(today.year + 1, month, day_of_month)
+        except ValueError:
+            raise DateParseError(rest, "no such day") from None
+    match = _WEEKDAY.fullmatch(rest)
+    if match:
+        ahead = (_DAY_NAMES.index(match.group("name")) - today.weekday()) % 7
+        return today + timedelta(days=ahead or 7)
     match = _WEEKEND.fullmatch(rest)
     if match:
         saturday = today + timedelta(days=5 - today.weekday())  # this week's: yesterday, on a Sunday
