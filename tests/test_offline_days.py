@@ -283,7 +283,7 @@ async def test_both_of_three_is_asked_again(agent):
     remind(agent.runtime.store, "call the plumber", "2026-11-24T10:00:00+00:00")
     await say(agent, "cancel the call")
     answer, calls = await say(agent, "both")
-    assert calls == [] and answer.startswith("Which one did you mean? there are 3 of them")
+    assert calls == [] and answer.startswith("Which one did you mean? There are 3 of them")
 
 
 async def test_a_number_not_among_the_ids_is_the_place_in_the_list(agent):
@@ -295,3 +295,15 @@ async def test_a_number_not_among_the_ids_is_the_place_in_the_list(agent):
     await say(agent, "done with call")
     answer, calls = await say(agent, "2")  # the second listed: #13 (the bank, #14, is sooner)
     assert [c.arguments for c in calls] == [{"id": 13, "done": True}]
+
+
+async def test_asked_again_the_answer_carries_out_the_first_request(agent):
+    """After "both" of three was asked about again, "the first and the last" cancels those two: the request is
+    the one that asked first ("cancel the call"), never a guess."""
+    await listed_two(agent)
+    remind(agent.runtime.store, "call the plumber", "2026-11-24T10:00:00+00:00")
+    await say(agent, "cancel the call")
+    await say(agent, "both")
+    answer, calls = await say(agent, "the first and the last")
+    assert [c.name for c in calls] == ["forget", "forget"]
+    assert [r.memory.content for r in reminders.list_open_reminders(agent.runtime.store, 30)] == ["call mom"]

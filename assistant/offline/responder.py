@@ -74,6 +74,8 @@ _FRAGMENT = re.compile(r"^\W*(?:\w+ed|got|went|just|now|no longer)\b", re.I)
 CHANGE_VERBS = {"cancel": "cancel", "move": "move", "snooze": "snooze", "rename": "rename", "done": "mark done",
                 "forget": "forget"}
 Plan = tuple[list[tuple[str, dict[str, Any]]], str]
+# Requests that list the reminders they could mean and wait for a choice.
+_CHOOSING = ("done", "cancel", "move", "snooze", "rename", "forget", "near_miss")
 
 
 def _text(item: Item) -> str:
@@ -214,6 +216,13 @@ class OfflineResponder:
         if found is None or not found[0].startswith(WHICH_ONE):
             return None
         asked, request = found
+        # When we asked again ("#3 is not one of these"), the request is the one before the first asking.
+        at = len(conversation) - 3
+        while self._read(request).intent not in _CHOOSING and at >= 2 and isinstance(conversation[at - 1],
+                                                                                      AssistantMessage) \
+                and _text(conversation[at - 1]).startswith(WHICH_ONE) and isinstance(conversation[at - 2], UserMessage):
+            at -= 2
+            request = _text(conversation[at])
         listed = [int(n) for n in re.findall(r"^- #(\d+)", asked, re.M)]
         choice = read_choice(text)
         if choice is not None:
@@ -221,7 +230,7 @@ class OfflineResponder:
             if targets is None:
                 offered = "\n".join(line for line in asked.splitlines() if line.startswith("- #"))
                 why = (f"#{choice.numbers[0]} is not one of these" if choice.numbers else
-                       f"there are {len(listed)} of them" if choice.two else "that is not one of these")
+                       f"There are {len(listed)} of them" if choice.two else "That is not one of these")
                 return [], (f"{WHICH_ONE} {why}; say one of their numbers or \"the first\" (nothing was "
                             f"changed):\n{offered}")
             if not targets:
@@ -234,10 +243,8 @@ class OfflineResponder:
             if len(targets) != 1:
                 return None  # not a choice: read it as a message of its own
         reading = self._read(request)
-        if reading.intent not in ("done", "cancel", "move", "snooze", "rename", "forget", "near_miss"):
-            reading = Action("done")  # the question came from elsewhere (an older version): as before
-        if reading.intent == "near_miss":
-            return None
+        if reading.intent not in _CHOOSING or reading.intent == "near_miss":
+            return None  # no request of a change to carry out: never guess one
         self._request = request
         calls: list[tuple[str, dict[str, Any]]] = []
         said: list[str] = []
