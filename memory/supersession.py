@@ -698,9 +698,7 @@ def restates(newer: Statement, older: Statement) -> bool:
         return False
     if newer.was and _holds(newer.was, older) and (a.head is None or a.head == b.head):
         return not newer.same_value(older)
-    if a.head is None or a.head != b.head or b.person != a.person and not (a.person and b.person):
-        return False
-    if a.person and b.person and a.head != b.head:
+    if a.head is None or a.head != b.head or a.person != b.person:
         return False
     if newer.negated:
         return not older.value or _holds(newer.negated, older) or not newer.value and not older.negated
