@@ -61,12 +61,17 @@ _UPCOMING = re.compile(
     r"|^\W*(my |show( me)?( my)? |list( my)? |any |what are my |open )?(reminders|upcoming|agenda|to-?dos?)\W*$"
     r"|\bmy reminders\b|\bwhat (am i|do i need to be) remind", re.I)
 # What is left of a day: "what do I still have to do today?", "anything left for today?", "anything else?",
-# "what am I doing tonight?", "any plans this afternoon?".
-_DAY_QUESTION = re.compile(
-    r"^\W*(?:what|anything|is there anything|do i have anything|any|what else|anything else)\b.*\b(?:left|still|else|"
-    r"remaining|to do|on|planned|plans|doing|busy|scheduled|happening|due)\b"
-    r"|^\W*(?:anything|what|is there anything|something) else\b.*\W*$|^\W*(?:and )?(?:anything|what) else\W*$",
-    re.I)
+# "what am I doing tonight?", "any plans this afternoon?". "still" and "left" count only about things to do
+# ("what do I still need to tell Priya?" and "anything left in the fridge?" are questions about memory).
+_OPENER = r"^\W*(?:and\s+)?(?:what'?s|what|anything|is there anything|do i have anything|any|is there something)"
+_LEFT = re.compile(
+    _OPENER + r"\b.*\b(?:still\s+(?:have|got|need)\s+to\s+do|still\s+(?:to\s+do|open|pending|due)|"
+    r"still\s+on\s+(?:for\s+)?(?:today|tonight|my\s+(?:list|plate|agenda))|"
+    r"(?:have|got|need)\s+(?:left\s+)?to\s+do|to-?do|left(?:\s+(?:for|to\s+do|today|tonight|this\s+\w+|on\s+"
+    r"(?:my\s+)?(?:list|plate|agenda)))?\W*$|remaining\W*$)|^\W*(?:and\s+)?(?:anything|what|something)\s+else"
+    r"(?:\s+(?:for|on)?\s*(?:today|tonight|this\s+(?:morning|afternoon|evening)))?\W*$", re.I)
+_ON_A_DAY = re.compile(_OPENER + r"\b.*\b(?:on|planned|plans|doing|busy|scheduled|happening|due|have|got|else)\b",
+                       re.I)
 _DAY_WORD = re.compile(r"\b(?:today|tonight|tomorrow|this (?:morning|afternoon|evening)|(?:on |this |next )?"
                        r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:this|next|the) weekend|next week|"
                        r"in (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|(?:this|next) month)\b", re.I)
@@ -418,8 +423,8 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
     asking_agenda = not re.match(r"^\W*(remind me (to|about|at|on|in|every)|set a reminder)", core, re.I)
     if asking_agenda and _TRIPS.search(core):
         return Action("upcoming", span=day_span(raw, now, zone, past=False), topic="trip")
-    if asking_agenda and (_UPCOMING.search(core) or _DAY_QUESTION.search(core) and (
-            _DAY_WORD.search(core) or re.search(r"\b(?:left|still|else|remaining)\b", core, re.I))):
+    if asking_agenda and (_UPCOMING.search(core) or _LEFT.search(core) or _ON_A_DAY.search(core) and
+                          _DAY_WORD.search(core)):
         # "what do I still have to do?", "anything else?": what is left of today.
         span = day_span(raw, now, zone, past=False)
         if span is None and not _UPCOMING.search(core):
