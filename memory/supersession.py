@@ -605,6 +605,8 @@ def _normalised(text: str) -> str:
 def read_statement(text: str) -> Statement | None:
     """The subject, value and change marker of a fact ("X is V", "X changed to V", "the new X is V", "I
     moved to V", ...); None for anything else (a question, a task, a sentence that states no value)."""
+    if len(text) > 2 * MAX_LENGTH:
+        return None
     text = _normalised(text).strip()
     if not text or text.endswith("?") or len(text) > MAX_LENGTH or "\n" in text:
         return None

@@ -21,6 +21,7 @@ _SOCIAL = re.compile(r"^\W*(?:how are (?:you|things)|how'?s it going|how do you 
                      r"(?:are )?you there|how are you doing|how'?s your day|who are you|what are you)\b", re.I)
 _ASKS = re.compile(r"\?\s*$|^\W*(?:what|what's|whats|when|where|who|who's|whom|whose|which|why|how|is|are|was|were|"
                    r"do|does|did|can|could|should|would|will|have|has|had|tell me|any idea|do you know)\b", re.I)
+MAX_QUESTION = 300  # characters: longer is a paste, read as a message of its own
 _NOISE = re.compile(r"\b(?:now|currently|these days|again|exactly|actually|today|please|again)\b", re.I)
 
 
@@ -32,6 +33,8 @@ def without_greeting(text: str) -> str:
 def greeting_before_question(text: str) -> bool:
     """A greeting followed by a question about something ("hey, who is Priya?"), not by small talk
     ("hello, how are you?")."""
+    if len(text) > MAX_QUESTION:
+        return False
     rest = without_greeting(text)
     if not rest or rest == " ".join(text.split()).strip():
         return False
@@ -66,6 +69,8 @@ _ABOUT = re.compile(r"^\W*(?:tell me about|what about|what do you know about|do 
 
 def question_focus(question: str) -> Focus | None:
     """The subject or the person a question asks about; None when it names neither plainly."""
+    if len(question) > MAX_QUESTION:
+        return None  # a paste, not a question about one thing
     text = without_greeting(question)
     for pattern, concept in ((_WHERE_LIVE, "residence"), (_WHERE_WORK, "employer"), (_WHAT_DRIVE, "car")):
         match = pattern.match(text)
@@ -121,6 +126,8 @@ _PLACE = re.compile(r"^\W*(?:(?:the|number|no\.?|#)\s*)?(?P<n>first|1st|second|2
 
 def read_choice(text: str) -> Choice | None:
     """ "both", "the second", "2", "#14", "the first and the last", "neither"; None for anything else."""
+    if len(text) > MAX_QUESTION:
+        return None
     text = " ".join(text.split())
     if _ALL.match(text):
         return Choice(every=True, two=bool(re.search(r"\bboth\b|\btwo\b", text, re.I)))

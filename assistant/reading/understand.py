@@ -420,15 +420,15 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
         return Action("help")
     if is_recap_query(raw):
         return Action("recap", span=day_span(raw, now, zone, past=True))
-    asking_agenda = not re.match(r"^\W*(remind me (to|about|at|on|in|every)|set a reminder)", core, re.I)
-    if asking_agenda and _TRIPS.search(core):
+    reminding = re.match(r"^\W*(remind me (to|about|at|on|in|every)|set a reminder)", core, re.I)
+    short = len(core) <= 300  # an agenda is asked in a few words: a pasted megabyte is quickly none
+    if short and not reminding and _TRIPS.search(core):
         return Action("upcoming", span=day_span(raw, now, zone, past=False), topic="trip")
-    if asking_agenda and (_UPCOMING.search(core) or _LEFT.search(core) or _ON_A_DAY.search(core) and
-                          _DAY_WORD.search(core)):
-        # "what do I still have to do?", "anything else?": what is left of today.
+    listing = not reminding and _UPCOMING.search(core)
+    if listing or short and not reminding and (_LEFT.search(core) or _ON_A_DAY.search(core) and _DAY_WORD.search(core)):
         span = day_span(raw, now, zone, past=False)
-        if span is None and not _UPCOMING.search(core):
-            span = day_span("today", now, zone, past=False)
+        if span is None and not listing:
+            span = day_span("today", now, zone, past=False)  # "what do I still have to do?": what is left of today
         return Action("upcoming", span=span)
     change = _change(core, now, zone)
     if change is not None:
