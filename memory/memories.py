@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -57,8 +57,9 @@ class Memory:
         data["private"] = bool(data["private"])
         data["sensitive"] = bool(data["sensitive"])
         data["pinned"] = bool(data["pinned"])
-        data["message_ids"] = json.loads(data["message_ids"] or "[]")
-        data["time_refs"] = json.loads(data["time_refs"] or "[]")
+        # Most rows hold none: a list of thousands of reminders skips the JSON parser for them.
+        data["message_ids"] = json.loads(data["message_ids"]) if data["message_ids"] not in (None, "", "[]") else []
+        data["time_refs"] = json.loads(data["time_refs"]) if data["time_refs"] not in (None, "", "[]") else []
         keys = row.keys()
         if "tier" in keys and row["tier"]:
             data["tier"] = row["tier"]
@@ -69,11 +70,16 @@ class Memory:
         return Recurrence.from_text(self.recurrence) if self.recurrence else None
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        # What dataclasses.asdict gives, without its deep copy of every field (thousands per `reminders --json`).
+        data = {name: getattr(self, name) for name in _JSON_FIELDS}
+        data["message_ids"] = list(self.message_ids)
+        data["time_refs"] = [dict(ref) for ref in self.time_refs]
         rule = self.rule
         data["recurrence"] = rule.to_json() if rule else None
         return data
 
+
+_JSON_FIELDS = tuple(f.name for f in fields(Memory))
 
 SELECT_MEMORY = ("SELECT k.*, coalesce(m.tier, 'hot') AS tier FROM knowledge k "
                  "LEFT JOIN memory_meta m ON m.memory_id = k.id")

@@ -134,8 +134,11 @@ def current_time_section(runtime: Runtime) -> str:
             f"(time zone {zone_name(clock.zone)}, {clock.offset_text()}); date {local:%Y-%m-%d}")
 
 
+REMINDERS_READ = 50  # the most urgent reminders the prompt reads: more never fit its budget (SPEC F1)
+
+
 def reminders_section(runtime: Runtime, gate: Gate, budget: int) -> str | None:
-    items = reminders.get_upcoming(runtime.store, 7)
+    items = reminders.get_upcoming(runtime.store, 7, limit=REMINDERS_READ)
     if not items:
         return None
     # A private reminder is still due and mentioned, its text only when the message asks about it.
