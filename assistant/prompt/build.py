@@ -23,6 +23,7 @@ from memory.memories import people as all_people
 from memory.summaries import confident_summaries, summaries_by_id
 from memory.time.references import with_dates
 from memory.time.zones import zone_name
+from memory.timeline import message_positions
 
 STABLE_INSTRUCTIONS = """You are a personal assistant in the user's terminal, with a long-term memory kept on the user's own machine.
 
@@ -186,7 +187,8 @@ def timeline_section(runtime: Runtime, gate: Gate, query: str, vector, budget: i
         return with_dates(m.content, m.time_refs, this_year)
 
     dated = [replace(m, content=f"[{runtime.clock.day(m.created_at)}] {dated_text(m)}") for m in shown]
-    text = format_timeline(dated, episodes.chat_length(store), mood, persons, max_tokens=budget, escape=as_data)
+    text = format_timeline(dated, episodes.chat_length(store), mood, persons, max_tokens=budget, escape=as_data,
+                           positions=message_positions(store, shown))
     if asks_when:
         evidence = dated_evidence(runtime, gate, query)
         if evidence:
