@@ -141,15 +141,18 @@ def _message_values(store: Store, new: NewMessage) -> dict[str, Any]:
 
 def insert_message(store: Store, episode_id: int | None, role: str, content: str, created_at: str | None = None,
                    time_refs: list[dict[str, str]] | None = None, uid: str | None = None,
-                   id: int | None = None, import_id: int | None = None) -> Message:  # noqa: A002
-    """Check and store one message (every writer: a turn, the imports); the text is kept exactly as given."""
+                   id: int | None = None, import_id: int | None = None,  # noqa: A002
+                   placed_later: bool = False) -> Message:
+    """Check and store one message (every writer: a turn, the imports); the text is kept exactly as given.
+    `placed_later`: one of many written out of time order (an import); the caller calls place_by_time
+    once, before it commits."""
     values = _message_values(store, NewMessage(episode_id, role, content, created_at, time_refs, uid, id, import_id))
     if id is not None and store.one("SELECT 1 FROM messages WHERE id = ?", (id,)) is None:
         values["id"] = id
     with store.transaction():
-        values["position"] = _appended_position(store, values["created_at"])
+        values["position"] = None if placed_later else _appended_position(store, values["created_at"])
         new_id = _write_messages(store, [values])
-        if values["position"] is None:
+        if values["position"] is None and not placed_later:
             place_by_time(store, values["created_at"])
         refs = values["time_refs"]
         return Message(new_id, episode_id, role, content, values["created_at"], json.loads(refs) if refs else [])
