@@ -255,10 +255,14 @@ def _undo_last(runtime: Runtime, args: argparse.Namespace) -> int:
     from memory.transfer.imports import undo_last_import
 
     record, removed = undo_last_import(runtime.store)
-    shown = ", ".join(f"{n:,} {what}" for what, n in removed.items() if n) or "nothing (it had added nothing)"
+    singular = {"conversations": "conversation", "messages": "message", "memories": "memory", "summaries": "summary"}
+    shown = ", ".join(f"{removed[what]:,} {what if removed[what] != 1 else singular[what]}"
+                      for what in ("conversations", "messages", "memories", "summaries") if removed.get(what)) \
+        or "nothing (it had added nothing)"
+    names = {"chatgpt": "ChatGPT export", "claude": "Claude export", "jsonl": "JSON Lines", "ical": "calendar"}
     emit(args, {"undone": {"import_id": record.id, "format": record.format, "source": record.source,
                            "started_at": record.started_at, "removed": removed}},
-         f"Undid the last import (#{record.id}, {record.format} from {Path(record.source).name}, "
+         f"Undid the last import (#{record.id}, {names.get(record.format, record.format)} {Path(record.source).name}, "
          f"{runtime.clock.stamp(record.started_at)}): removed {shown}.")
     return 0
 

@@ -121,7 +121,7 @@ class _Importer:
         new = insert_episode(self.store, title=r.get("title"), summary=r.get("summary"), outcome=r.get("outcome"),
                              active=bool(r.get("active", False)), started_at=self.instant(r, "started_at", True),
                              ended_at=self.instant(r, "ended_at"), tags=r.get("tags") or [],
-                             uid=self.foreign_uid(), id=self.free_id(r.get("id")))
+                             uid=self.foreign_uid(), id=self.free_id(r.get("id")), import_id=self.import_id)
         self._remember_id("episode", r, new)
 
     def message(self, r: dict[str, Any]) -> None:
