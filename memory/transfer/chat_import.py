@@ -31,7 +31,7 @@ from memory.store import Store
 from memory.transfer.chats import ChatConversation, ChatExport
 from memory.transfer.imports import begin_import, finish_import, record_growth
 
-BATCH_MESSAGES = 5000  # messages per transaction: a few seconds of work lost at most on Ctrl+C
+BATCH_MESSAGES = 2000  # messages per transaction: a second or so of work lost at most on Ctrl+C
 
 Progress = Callable[[int, int, int], None]  # (conversations done, conversations in all, messages added)
 
