@@ -17,6 +17,10 @@ from memory.text import visible
 def cmd_export(runtime: Runtime, args: argparse.Namespace) -> int:
     from memory.transfer.jsonl_export import Salvage
 
+    if getattr(args, "markdown", False):
+        return _export_markdown(runtime, args)
+    if getattr(args, "include_secrets", False):
+        raise InvalidInput("--include-secrets goes with --markdown (a JSON Lines export keeps every text as it is)")
     if getattr(args, "ics", None):
         return _export_ics(runtime, args)
     salvage = Salvage()
@@ -82,6 +86,23 @@ def _open_read_only(runtime: Runtime, damaged: StoreUnusable) -> Store:
                             "list of tables, so no row can be found; only a backup copy can bring it back",
                             str(path), "lost") from None
     return store
+
+
+def _export_markdown(runtime: Runtime, args: argparse.Namespace) -> int:
+    from memory.transfer.markdown import write_markdown
+
+    if not args.file or args.file == "-" or getattr(args, "ics", None):
+        raise InvalidInput("give the folder to write: assistant export DIR --markdown")
+    with _readable_store(runtime) as store:
+        result = write_markdown(store, args.file, include_secrets=getattr(args, "include_secrets", False))
+    changed = len(result.written)
+    text = (f"Wrote {result.conversations:,} conversations and {result.memories:,} memories to {result.folder} "
+            f"({changed:,} files written, {result.unchanged:,} unchanged"
+            + (f", {len(result.removed):,} removed" if result.removed else "") + "); open README.md there.")
+    if not getattr(args, "include_secrets", False):
+        text += " Secrets are written as [secret] (--include-secrets keeps them)."
+    emit(args, {"exported": result.to_json()}, text)
+    return 0
 
 
 def _export_ics(runtime: Runtime, args: argparse.Namespace) -> int:
