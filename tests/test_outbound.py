@@ -181,7 +181,7 @@ def test_import_restore_forgotten_from_the_command_line(cli, tmp_path):
     assert cli("export", str(path))[0] == 0
     assert cli("forget", "1")[0] == 0
     code, out, _ = cli("import", str(path))
-    assert code == 0 and "stayed forgotten" in out and "--restore-forgotten" in out
+    assert code == 0 and "forgotten memory stayed out" in out and "--restore-forgotten" in out
     code, out, _ = cli("import", str(path), "--restore-forgotten")
     assert code == 0 and "Imported 1 memory" in out
 

@@ -256,8 +256,9 @@ def _import_jsonl(runtime: Runtime, args: argparse.Namespace, text: str) -> int:
     else:
         text = f"{verb} {added}" + (f"; {present} records were already present." if present else ".")
     if forgotten:
-        text += (f" {forgotten} memor{'y' if forgotten == 1 else 'ies'} forgotten here "
-                 f"{'stay' if dry_run else 'stayed'} forgotten (--restore-forgotten brings them back).")
+        text += (f" {forgotten} forgotten memor{'y' if forgotten == 1 else 'ies'} "
+                 f"{'stay' if dry_run else 'stayed'} out (a tombstone names {'it' if forgotten == 1 else 'them'}; "
+                 f"--restore-forgotten brings {'it' if forgotten == 1 else 'them'} back).")
     if dry_run:
         text += " Nothing was written (--dry-run)."
     summary = {"imported": counts, "already_present": present, "forgotten": forgotten, "dry_run": dry_run}
