@@ -300,3 +300,52 @@ def test_imported_conversations_are_of_their_own_time(cli, tmp_path):
     timeline = next(s["content"] for s in json.loads(out)["sections"] if s["label"] == "Timeline")
     assert timeline.index("[ESTABLISHED HISTORY]") < timeline.index("Lisbon trip") < timeline.index("[RECENT EVENTS]")
     assert timeline.index("[RECENT EVENTS]") < timeline.index("running shoes")
+
+
+def test_embeddings_follow_the_commit_in_batches_while_the_store_stays_usable(tmp_path, embedder, capsys):
+    """The rows are committed first (keyword search finds them at once); then the texts are embedded in
+    batches, each its own transaction, so another process writes and searches meanwhile."""
+    import argparse
+
+    from assistant.cli import data
+    from memory.search import Searcher
+    from memory.search.embeddings import pending_count, sync_embeddings
+    from memory.search.vectors import count
+    from tests.conftest import make_runtime
+
+    runtime = make_runtime(tmp_path)
+    data_, expected = chatgpt_export(30)
+    path = write_json(tmp_path / "c.json", data_)
+    args = argparse.Namespace(file=str(path), index=False, json=True, dry_run=True, undo_last=False)
+    assert data.cmd_import(runtime, args) == 0  # a dry run first: nothing to embed, nothing written
+    assert pending_count(runtime.store) == 0
+    # Keywords find an imported message before anything is embedded.
+    args.dry_run = False
+    from memory.transfer.chat_import import import_chats
+    from memory.transfer.sniff import read_chat_file
+
+    import_chats(runtime.store, read_chat_file(path).export, str(path))
+    waiting = pending_count(runtime.store)
+    assert waiting == expected.messages + expected.conversations  # each message, each episode's summary
+    assert any("acetone" in h.content for h in Searcher(runtime.store, None).search("acetone starter"))
+    seen = []
+
+    def meanwhile(done: int, total: int) -> None:
+        if not seen:  # between two batches: another process writes and reads
+            with Store(runtime.store.path) as other:
+                other.conn.execute("PRAGMA busy_timeout = 200")
+                other.set_meta("written_meanwhile", "yes")
+                seen.append(len(Searcher(other, None).search("acetone")))
+
+    assert sync_embeddings(runtime.store, embedder, batch=32, progress=meanwhile) == waiting
+    assert seen and seen[0] > 0 and runtime.store.get_meta("written_meanwhile") == "yes"
+    assert pending_count(runtime.store) == 0 and count(runtime.store) == waiting
+    runtime.close()
+    # Through the command: an import of this size is embedded before it returns.
+    runtime = make_runtime(tmp_path / "second")
+    runtime.__dict__["embedder"] = embedder
+    capsys.readouterr()
+    assert data.cmd_import(runtime, argparse.Namespace(file=str(path), index=False, json=True)) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["embedded"] == waiting and summary["pending_embeddings"] == 0
+    runtime.close()

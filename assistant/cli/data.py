@@ -177,7 +177,7 @@ def _import_chats(runtime: Runtime, args: argparse.Namespace, path: Path, chat) 
     summary = result.to_json()
     text = _describe_chats(result, chat.format_name)
     if not dry_run and result.messages_added:
-        summary |= _embed_after_import(runtime)
+        summary |= _embed_after_import(runtime, getattr(args, "index", False))
     emit(args, summary, text)
     return 0
 
@@ -202,13 +202,23 @@ def _describe_chats(result, format_name: str) -> str:
     return text
 
 
-def _embed_after_import(runtime: Runtime) -> dict[str, int]:
+EMBED_NOW = 2000  # texts embedded before an import returns (seconds); more are left to `index` and the app
+
+
+def _embed_after_import(runtime: Runtime, everything: bool = False) -> dict[str, int]:
     """Embed what the import added, now that its rows are committed (each batch its own transaction: the
-    app and recall go on meanwhile, and find the rest by keywords). Ctrl+C stops it and loses nothing."""
+    app and recall go on meanwhile, and find the rest by keywords). Ctrl+C stops it and loses nothing.
+    A big import is not held up by it (20,000 texts are a minute or more on two cores): what it added is
+    found by keywords at once, the app embeds it while idle, `assistant index` (or `import --index`) now."""
     from memory.search.embeddings import pending_count
 
+    waiting = pending_count(runtime.store)
     if runtime.embedder is None:
-        return {"pending_embeddings": pending_count(runtime.store)}
+        return {"pending_embeddings": waiting}
+    if waiting > EMBED_NOW and not everything:
+        note(f"assistant: {waiting:,} texts are waiting for their embeddings; search finds them by keywords until "
+             "then. The app embeds them while idle; `assistant index` does it now (about 300 a second).")
+        return {"embedded": 0, "pending_embeddings": waiting}
     try:
         embedded = _embed_imported(runtime)
     except KeyboardInterrupt:
@@ -266,7 +276,7 @@ def _import_jsonl(runtime: Runtime, args: argparse.Namespace, text: str) -> int:
     # (`--index`, once needed for that, is still accepted and means the same).
     if not dry_run:
         if runtime.embedder is not None:
-            summary |= _embed_after_import(runtime)
+            summary |= _embed_after_import(runtime, getattr(args, "index", False))
         elif getattr(args, "index", False):
             _embed_backlog(runtime)  # says that embeddings are turned off
     emit(args, summary, text)

@@ -175,8 +175,8 @@ def build_parser() -> Parser:
     p.add_argument("file", nargs="?")
     p.add_argument("--dry-run", action="store_true", help="say what would be added; write nothing")
     p.add_argument("--undo-last", action="store_true", help="remove everything the last import added")
-    p.add_argument("--index", action="store_true", help="embed the new texts now (import always does; kept for "
-                   "scripts that pass it)")
+    p.add_argument("--index", action="store_true", help="embed every new text before returning (without it, a "
+                   "big import leaves them to the app's idle time or `assistant index`; keywords find them at once)")
     p.add_argument("--restore-forgotten", action="store_true",
                    help="bring back memories forgotten here since the export (left out by default)")
     cmd("index", data.cmd_index, "embed every text still waiting for its embedding (after a big import)")
