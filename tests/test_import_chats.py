@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import zipfile
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -349,3 +349,33 @@ def test_embeddings_follow_the_commit_in_batches_while_the_store_stays_usable(tm
     summary = json.loads(capsys.readouterr().out)
     assert summary["embedded"] == waiting and summary["pending_embeddings"] == 0
     runtime.close()
+
+
+def sourdough_export() -> list[dict]:
+    data, _ = chatgpt_export(150, start=datetime(2025, 1, 5, tzinfo=UTC), spacing=timedelta(days=4))
+    data = [c for c in data if "sourdough" not in json.dumps(c).lower()]
+    b = ChatGPTBuilder("conv-sourdough-spring", "Rye loaf", datetime(2026, 4, 18, 9, tzinfo=UTC))
+    b.text("user", "how long should I proof a rye sourdough loaf in a cold kitchen?")
+    b.text("assistant", "In a cold kitchen (17°C) give it 4 to 6 hours, until it has risen by half.")
+    autumn = ChatGPTBuilder("conv-sourdough-autumn", "Sourdough discard", datetime(2025, 10, 2, 9, tzinfo=UTC))
+    autumn.text("user", "what can I bake with sourdough discard?")
+    autumn.text("assistant", "Crackers, pancakes or waffles.")
+    return [*data, b.conversation(), autumn.conversation()]
+
+
+def test_what_did_i_ask_about_sourdough_last_spring(cli, tmp_path, monkeypatch):
+    """Issue 34's acceptance question, offline and through `assistant recall`: the spring conversation,
+    not the autumn one that says "sourdough" just as well."""
+    cli("import", str(write_json(tmp_path / "c.json", sourdough_export())))
+    question = "what did I ask about sourdough last spring?"
+    code, out, _ = cli("recall", question, "--json")
+    hits = json.loads(out)
+    spring = rows(cli, "SELECT id FROM episodes WHERE uid = 'chatgpt:conv-sourdough-spring'")[0][0]
+    assert code == 0 and hits[0]["type"] == "message" and hits[0]["episode_id"] == spring
+    monkeypatch.setenv("ASSISTANT_PROVIDER", "offline")
+    code, out, _ = cli("chat", question)
+    assert code == 0 and out.startswith('You asked (Sat Apr 18, in "Rye loaf"): how long should I proof a rye '
+                                        "sourdough loaf in a cold kitchen?")
+    assert "discard" not in out
+    code, out, _ = cli("chat", "what did I ask about sourdough?", "--new")
+    assert out.startswith("You asked (") and "Rye loaf" in out and "discard" in out  # no period: both

@@ -44,8 +44,13 @@ def ranked(found: list[Evidence]) -> list[Evidence]:
 
 def answer_from_memory(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...] = ()) -> str:
     """The offline answer to a question: the best statements with their dates, or a plain "nothing"."""
+    from assistant.recall.asked import asks_what_i_said, what_i_said
     from memory.time.references import asks_when
 
+    if asks_what_i_said(question):  # the person's own words, when that is what is asked (imported ones too)
+        said = what_i_said(runtime, question, exclude_message_ids)
+        if said is not None:
+            return said
     if asks_when(question):
         when = _when(runtime, question, exclude_message_ids)
         if when is not None:
