@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.recall.evidence import topic_words
+from assistant.recall.evidence import search_words, topic_words
 from assistant.runtime import Runtime
 from memory import episodes
 from memory.time.instants import to_utc_iso
@@ -38,7 +38,10 @@ def what_i_said(runtime: Runtime, question: str, exclude_message_ids: tuple[int,
         for year in [period.year] if period.year else range(today.year - 5, today.year + 1):
             start, end = (moment.replace(tzinfo=clock.zone) for moment in period.start_and_end(year))
             ranges.append((to_utc_iso(start), to_utc_iso(end)))
-    hits = runtime.searcher.search(question, limit=40, types=("message",), touch=False)
+    # Looked up by what it is about: the period is applied here, so that a year of history in it does
+    # not crowd out the one turn that says the words.
+    words = [w for w in search_words(question) if w not in _PERIOD_WORDS]
+    hits = runtime.searcher.search(" ".join(words) or question, limit=60, types=("message",), touch=False)
     said = episodes.messages_by_id(runtime.store, [h.id for h in hits])
     found = []
     for rank, hit in enumerate(hits):

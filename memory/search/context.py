@@ -214,6 +214,15 @@ class Context:
                                 f"AND m.role IN ('user', 'assistant') ORDER BY m.id DESC LIMIT {PERIOD_CANDIDATES}",
                                 tuple(v for pair in ranges for v in pair))
         docs = [doc_id("message", r[0]) for r in rows]
+        # The search's own hits said in the period count too, however many turns the period holds (a
+        # year of imported history holds more than the newest PERIOD_CANDIDATES).
+        found = [split_doc_id(d)[1] for d in self.fused if split_doc_id(d)[0] == "message"]
+        if found:
+            marks = ",".join("?" * len(found))
+            docs += [doc_id("message", r[0]) for r in self.store.query(
+                f"SELECT m.id FROM episodes e JOIN messages m ON m.episode_id = e.id WHERE m.id IN ({marks}) "
+                f"AND ({where})", (*found, *(v for pair in ranges for v in pair)))]
+            docs = list(dict.fromkeys(docs))
         new = [d for d in docs if d not in self.fused]
         self.fused.update(self.score_of(new))
         return new, docs
