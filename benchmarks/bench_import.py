@@ -193,9 +193,10 @@ def main() -> None:
         question = "what did I ask about sourdough last spring?"
         seconds, _, stdout, _ = run(["recall", question, "--db", str(db), "--json"], env)
         hits = json.loads(stdout)
-        spring = subprocess.run([sys.executable, "-c", "import sys; from memory.store import Store; s = Store(sys.argv[1]);"
-                                 " print(s.one(\"SELECT id FROM episodes WHERE title = 'Rye sourdough'\")[0])", str(db)],
-                                capture_output=True, text=True, env=env, cwd=str(ROOT)).stdout.strip()
+        lookup = ("import sys; from memory.store import Store; s = Store(sys.argv[1]); "
+                  "print(s.one(\"SELECT id FROM episodes WHERE title = 'Rye sourdough'\")[0])")
+        spring = subprocess.run([sys.executable, "-c", lookup, str(db)], capture_output=True, text=True, env=env,
+                                cwd=str(ROOT)).stdout.strip()
         first = hits[0] if hits else {}
         out["sourdough_recall"] = {"seconds": seconds, "first_hit_in_spring_conversation": str(
             first.get("id") if first.get("type") == "episode" else first.get("episode_id")) == spring,

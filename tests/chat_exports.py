@@ -32,7 +32,8 @@ TOPICS = [
      "Die Kündigungsfrist beträgt drei Monate; schicken Sie die Kündigung schriftlich."),
     ("東京の天気", "明日の東京の天気はどうですか？", "明日の東京は晴れ、最高気温は18度の予報です。"),
     ("Рецепт борщу", "як приготувати український борщ?", "Вам знадобиться буряк, капуста, картопля і квасоля."),
-    ("Receta de paella", "¿cómo hago una paella valenciana?", "Sofríe el pollo y el conejo, añade el garrofó y el arroz."),
+    ("Receta de paella", "¿cómo hago una paella valenciana?",
+     "Sofríe el pollo y el conejo, añade el garrofó y el arroz."),
     ("Tax return", "what can I deduct for a home office?", "A share of rent and utilities in proportion to the room."),
     ("Garden tomatoes", "why are my tomato leaves turning yellow?", "Usually overwatering or a lack of nitrogen."),
 ]
@@ -182,7 +183,7 @@ def claude_export(count: int = 200, seed: int = 11, start: datetime = BASE) -> t
         uuid = f"c1a0de00-{number:04d}-4000-8000-{seed:012d}"
         moment = start + timedelta(hours=30 * number)
 
-        def stamp(m: datetime) -> str | float:
+        def stamp(m: datetime, number: int = number) -> str | float:
             if number % 10 == 9:
                 return epoch(m)  # a tool that rewrote the export with floats
             return m.isoformat(timespec="microseconds").replace("+00:00", "Z") if number % 2 else m.isoformat()

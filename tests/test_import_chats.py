@@ -288,7 +288,8 @@ def test_imported_conversations_are_of_their_own_time(cli, tmp_path):
     code, out, _ = cli("recap", "--json")
     assert code == 0 and all(not e.get("uid") and e["started_at"] >= "2026" for e in json.loads(out))
     with open_store(cli) as store:
-        trip = store.one("SELECT id FROM messages WHERE content LIKE 'plan three days in Lisbon%' ORDER BY created_at")[0]
+        trip = store.one("SELECT id FROM messages WHERE content LIKE 'plan three days in Lisbon%' "
+                         "ORDER BY created_at")[0]
         typed = store.one("SELECT id FROM messages WHERE content = 'I need new running shoes'")[0]
         assert trip > typed  # written later, said long before
         old = memories.remember(store, "the Lisbon trip was in May", message_ids=[trip])

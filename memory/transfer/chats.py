@@ -17,7 +17,6 @@ hidden messages (custom instructions, the model's private reasoning), empty mess
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -192,17 +191,18 @@ def _chatgpt_text(message: dict[str, Any], skipped: Counter[str]) -> str | None:
         skipped["tool messages"] += 1  # a call to a tool (python, browser, image generation)
         return None
     if kind == "code":
-        text = content.get("text")
+        code = content.get("text")
         language = content.get("language") or ""
-        return f"```{'' if language == 'unknown' else language}\n{text}\n```" if isinstance(text, str) and \
-            text.strip() else _empty(skipped)
+        if isinstance(code, str) and code.strip():
+            return f"```{'' if language == 'unknown' else language}\n{code}\n```"
+        skipped["empty messages"] += 1
+        return None
     parts = content.get("parts") if isinstance(content, dict) else None
     if kind not in ("text", "multimodal_text") and not isinstance(parts, list):
-        text = content.get("text") if isinstance(content, dict) else None
-        if isinstance(text, str) and text.strip():
-            skipped["non-text parts"] += 1  # a kind this reader does not know: not said as text
-            return None
-        return _empty(skipped)
+        other = content.get("text") if isinstance(content, dict) else None
+        # A kind this reader does not know, with text: not said as text; without: empty.
+        skipped["non-text parts" if isinstance(other, str) and other.strip() else "empty messages"] += 1
+        return None
     texts = []
     for part in parts or []:
         if isinstance(part, str):
@@ -213,11 +213,9 @@ def _chatgpt_text(message: dict[str, Any], skipped: Counter[str]) -> str | None:
         else:
             skipped["non-text parts"] += 1  # an image, a file, audio
     text = "\n".join(t for t in texts if t.strip())
-    return text if text.strip() else _empty(skipped, bool(parts) and not texts)
-
-
-def _empty(skipped: Counter[str], only_non_text: bool = False) -> None:
-    if not only_non_text:
+    if text.strip():
+        return text
+    if not parts or texts:  # parts that were only images were counted as such
         skipped["empty messages"] += 1
     return None
 
@@ -284,7 +282,8 @@ def _claude_text(message: dict[str, Any], skipped: Counter[str]) -> str | None:
                 skipped["non-text parts"] += 1
         text = "\n\n".join(t for t in texts if t.strip())
     else:
-        text = message.get("text") if isinstance(message.get("text"), str) else ""
+        given = message.get("text")
+        text = given if isinstance(given, str) else ""
     if not text.strip():
         skipped["empty messages"] += 1
         return None
@@ -323,7 +322,3 @@ def _claude_conversation(item: Any, number: int, skipped: Counter[str]) -> ChatC
                                                  text, created))
     return _span(conversation, start, end, where)
 
-
-def iter_messages(export: ChatExport) -> Iterator[ChatMessage]:
-    for conversation in export.conversations:
-        yield from conversation.messages

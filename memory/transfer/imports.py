@@ -100,10 +100,10 @@ def undo_last_import(store: Store) -> tuple[ImportRecord, dict[str, int]]:
         if summaries:
             marks = ",".join("?" * len(summaries))
             store.execute(f"UPDATE memory_meta SET consolidated_into = NULL WHERE consolidated_into IN ({marks})",
-                          summaries)
+                          tuple(summaries))
             store.execute(f"DELETE FROM edges WHERE (source_type = 'summary' AND source_id IN ({marks})) "
-                          f"OR (target_type = 'summary' AND target_id IN ({marks}))", summaries + summaries)
-            store.execute(f"DELETE FROM summaries WHERE id IN ({marks})", summaries)
+                          f"OR (target_type = 'summary' AND target_id IN ({marks}))", tuple(summaries + summaries))
+            store.execute(f"DELETE FROM summaries WHERE id IN ({marks})", tuple(summaries))
             drop_vectors(store, [doc_id("summary", i) for i in summaries])
         removed["summaries"] = len(summaries)
         earliest = store.one("SELECT min(created_at) FROM messages WHERE import_id = ?", (record.id,))[0]
@@ -118,7 +118,7 @@ def undo_last_import(store: Store) -> tuple[ImportRecord, dict[str, int]]:
                                               "(SELECT 1 FROM messages m WHERE m.episode_id = e.id)", (record.id,))]
         marks = ",".join("?" * len(episodes))
         if episodes:
-            store.execute(f"DELETE FROM episodes WHERE id IN ({marks})", episodes)
+            store.execute(f"DELETE FROM episodes WHERE id IN ({marks})", tuple(episodes))
             drop_vectors(store, [doc_id("episode", i) for i in episodes])
             store.executemany("DELETE FROM stale_embeddings WHERE doc_id = ?",
                               [(doc_id("episode", i),) for i in episodes])
@@ -140,9 +140,9 @@ def _delete_memories(store: Store, ids: list[int]) -> None:
         part = ids[start:start + 500]
         marks = ",".join("?" * len(part))
         store.execute(f"DELETE FROM edges WHERE (source_type = 'memory' AND source_id IN ({marks})) "
-                      f"OR (target_type = 'memory' AND target_id IN ({marks}))", part + part)
-        store.execute(f"UPDATE memory_meta SET superseded_by = NULL WHERE superseded_by IN ({marks})", part)
-        store.execute(f"DELETE FROM knowledge WHERE id IN ({marks})", part)
+                      f"OR (target_type = 'memory' AND target_id IN ({marks}))", tuple(part + part))
+        store.execute(f"UPDATE memory_meta SET superseded_by = NULL WHERE superseded_by IN ({marks})", tuple(part))
+        store.execute(f"DELETE FROM knowledge WHERE id IN ({marks})", tuple(part))
         docs = [doc_id("memory", i) for i in part]
         drop_vectors(store, docs)
         store.executemany("DELETE FROM stale_embeddings WHERE doc_id = ?", [(d,) for d in docs])

@@ -129,8 +129,10 @@ class _Importer:
             return
         episode = r.get("episode_id")
         refs = r.get("time_refs")
+        role: Any = r.get("role")  # as the file has them: insert_message checks both
+        content: Any = r.get("content")
         new = insert_message(self.store, None if episode is None else self.ref("episode", episode, "episode_id"),
-                             r.get("role"), r.get("content"), created_at=self.instant(r, "created_at", True),
+                             role, content, created_at=self.instant(r, "created_at", True),
                              time_refs=_time_refs(refs) if refs else None, uid=self.foreign_uid(),
                              id=self.free_id(r.get("id")), import_id=self.import_id, placed_later=True)
         self._remember_id("message", r, new.id)
@@ -272,7 +274,8 @@ class _Importer:
                 if end_type not in END_TYPES:
                     raise InvalidInput(f"{end}_type must be memory or summary")
                 ends.append((end_type, self.ref(end_type, r.get(f"{end}_id"), f"{end}_id")))
-            insert_edge(self.store, ends[0], ends[1], r.get("edge_type"), r.get("weight", 1.0), r.get("reason"),
+            edge_type: Any = r.get("edge_type")  # checked by insert_edge
+            insert_edge(self.store, ends[0], ends[1], edge_type, r.get("weight", 1.0), r.get("reason"),
                         r.get("run_id"), self.instant(r, "created_at", True))
 
 
