@@ -139,18 +139,19 @@ class DesktopSender:
         from jeepney.wrappers import unwrap_msg
 
         target = DBusAddress(_OBJECT, bus_name=_NAME, interface=_NAME)
-        if self._conn is None:
-            self._conn = open_dbus_connection(address)
+        conn = self._conn
+        if conn is None:
+            conn = self._conn = open_dbus_connection(address)
             self._markup = None
         if self._markup is None:  # asked once per connection
-            caps = unwrap_msg(self._conn.send_and_get_reply(new_method_call(target, "GetCapabilities"),
-                                                            timeout=REPLY_TIMEOUT))[0]
+            caps = unwrap_msg(conn.send_and_get_reply(new_method_call(target, "GetCapabilities"),
+                                                      timeout=REPLY_TIMEOUT))[0]
             self._markup = "body-markup" in caps
         if probe:
             return Sent(True, via="dbus")
         shown = html.escape(body, quote=False) if self._markup else body
         message = new_method_call(target, "Notify", "susssasa{sv}i", (self.app_name, 0, ICON, title, shown, [], {}, -1))
-        unwrap_msg(self._conn.send_and_get_reply(message, timeout=REPLY_TIMEOUT))
+        unwrap_msg(conn.send_and_get_reply(message, timeout=REPLY_TIMEOUT))
         return Sent(True, via="dbus")
 
     def close(self) -> None:

@@ -2,20 +2,25 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assistant.runtime import Runtime
 from memory.consolidation.runs import last_completed_run
 from memory.memories import count_created_since
 from memory.time.instants import parse_stored
 
+if TYPE_CHECKING:
+    from memory.consolidation.pipeline import Progress
 
-def run_consolidation(runtime: Runtime, full: bool = False, dry_run: bool = False, progress=None) -> dict[str, Any]:
+
+def run_consolidation(runtime: Runtime, full: bool = False, dry_run: bool = False,
+                      progress: Progress | None = None) -> dict[str, Any]:
     import dataclasses
 
     from assistant.outbound.send import GatedConsolidationModel
     from assistant.providers.local import local_model
-    from memory.consolidation.pipeline import Consolidator, Options
+    from memory.consolidation.options import Options
+    from memory.consolidation.pipeline import Consolidator
 
     c = runtime.settings.consolidation
     model = GatedConsolidationModel(runtime.store, local_model(runtime))  # the local model behind the gate

@@ -2,9 +2,11 @@
 warnings worth the user's attention ("skipped an unreadable reminder") as one line on stderr."""
 from __future__ import annotations
 
+import io
 import logging
 import os
 import sys
+from pathlib import Path
 
 from assistant import paths
 
@@ -34,11 +36,12 @@ class _LogFile(logging.Handler):
             self._file.handle(record)
 
 
-def _rotating_file(path) -> logging.Handler:
+def _rotating_file(path: Path) -> logging.Handler:
     import logging.handlers
 
     class PrivateRotatingFile(logging.handlers.RotatingFileHandler):
-        def _open(self):  # every file it opens (also after a rollover) is 0600: messages quote memories
+        # Every file it opens (also after a rollover) is 0600: messages quote memories.
+        def _open(self) -> io.TextIOWrapper:
             stream = super()._open()
             os.chmod(self.baseFilename, 0o600)
             return stream

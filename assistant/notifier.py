@@ -103,7 +103,7 @@ class Notifier:
         since = now - self.lookback
         self._failed = {key: at for key, at in self._failed.items() if at > since}
         due, _ = reminders.due_unnotified(self.store, since, now, CLAIMS_PER_ROUND)
-        due = [r for r in due if (r.memory.id, r.memory.due_at) not in self._failed]
+        due = [r for r in due if (r.memory.id, r.due_at) not in self._failed]
         if not due:
             return 0
         if not self.sender.available():
@@ -111,12 +111,12 @@ class Notifier:
             return 0
         shown = 0
         for position, r in enumerate(due[:SHOWN_PER_ROUND]):
-            title, body = reminder_text(r.memory.content, self.clock.short(r.memory.due_at))
+            title, body = reminder_text(r.memory.content, self.clock.short(r.due_at))
             self._last = None
-            if deliver(self.store, r.memory.id, r.memory.due_at, title, body, self._send, self.by):
+            if deliver(self.store, r.memory.id, r.due_at, title, body, self._send, self.by):
                 shown += 1
-                self.say({"event": "notified", "id": r.memory.id, "due_at": r.memory.due_at},
-                         f"notified: reminder #{r.memory.id}, due {self.clock.short(r.memory.due_at)}")
+                self.say({"event": "notified", "id": r.memory.id, "due_at": r.due_at},
+                         f"notified: reminder #{r.memory.id}, due {self.clock.short(r.due_at)}")
             elif self._last is not None:  # claimed, but the send failed: the claim was given back
                 self._not_shown(self._last.problem, due[position:])
                 return shown
@@ -127,11 +127,11 @@ class Notifier:
 
     def _summary(self, rest: list[reminders.Reminder]) -> int:
         """One notification for the reminders due together beyond the first few, each claimed."""
-        won = [r for r in rest if reminders.claim_notification(self.store, r.memory.id, r.memory.due_at, self.by)]
+        won = [r for r in rest if reminders.claim_notification(self.store, r.memory.id, r.due_at, self.by)]
         if not won:
             return 0
         more = f"{len(won)} more reminder{'s' if len(won) != 1 else ''}"
-        latest = self.clock.short(won[0].memory.due_at)
+        latest = self.clock.short(won[0].due_at)
         body = f"and {more} fell due (the latest {latest}); `assistant reminders` lists them"
         if self._send("Reminders", body):
             ids = ", ".join(f"#{r.memory.id}" for r in won[:10])
@@ -139,7 +139,7 @@ class Notifier:
                      f"notified: {more} in one summary ({ids}{', ...' if len(won) > 10 else ''})")
             return 1
         for r in won:
-            reminders.release_notification(self.store, r.memory.id, r.memory.due_at, self.by)
+            reminders.release_notification(self.store, r.memory.id, r.due_at, self.by)
         self._not_shown(self._last.problem if self._last else "", won)
         return 0
 
@@ -166,11 +166,11 @@ class Notifier:
         otherwise hand one claim back and forth."""
         self._say_problem(problem)
         for r in items:
-            key = (r.memory.id, r.memory.due_at)
+            key = (r.memory.id, r.due_at)
             if key not in self._failed:
-                self._failed[key] = parse_stored(r.memory.due_at)
-                self.say({"event": "not_shown", "id": r.memory.id, "due_at": r.memory.due_at},
-                         f"not shown: reminder #{r.memory.id}, due {self.clock.short(r.memory.due_at)}")
+                self._failed[key] = parse_stored(r.due_at)
+                self.say({"event": "not_shown", "id": r.memory.id, "due_at": r.due_at},
+                         f"not shown: reminder #{r.memory.id}, due {self.clock.short(r.due_at)}")
 
 
 def _count(n: int) -> str:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from assistant.settings import Settings
 
 if TYPE_CHECKING:
+    from memory.search import Searcher
     from memory.search.embeddings import Embedder
 from memory.store import Store
 from memory.time.clock import Clock
@@ -34,7 +35,7 @@ class Runtime:
         return Store(self.settings.db_path(), self.clock)
 
     @cached_property
-    def embedder(self):
+    def embedder(self) -> Embedder | None:
         """The local embedder, or None when embeddings are turned off (embedding_model = "none")."""
         if self.settings.embedding_model.lower() in ("none", "off", ""):
             return None
@@ -44,7 +45,7 @@ class Runtime:
         return LocalEmbedder(self.settings.embedding_model, cache_dir=paths.cache_dir())
 
     @cached_property
-    def searcher(self):
+    def searcher(self) -> Searcher:
         from memory.search import Searcher
 
         return Searcher(self.store, self.embedder, on_notice=self.notice, on_backlog=self._backlog_notice)

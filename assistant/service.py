@@ -24,6 +24,7 @@ from assistant.views import (
     ReminderChange,
     ReminderPage,
     ReminderView,
+    private_marked,
 )
 from memory import episodes, memories, reminders
 from memory.consolidation.runs import last_completed_run
@@ -32,7 +33,21 @@ from memory.memories import Memory
 from memory.time.instants import parse_stored, to_utc_iso
 
 if TYPE_CHECKING:  # the agent (pydantic, the providers) is imported when a model is chosen, after the first frame
+    from assistant.providers.base import Provider
+    from assistant.responder import Responder
     from assistant.turn.agent import Agent
+    from memory.consolidation.pipeline import Progress
+
+
+def responder_for(runtime: Runtime, provider: Provider | None) -> Responder:
+    """What answers turns: the chat model through the gate, or the offline mode when there is none."""
+    if provider is None:
+        from assistant.offline.responder import OfflineResponder
+
+        return OfflineResponder(runtime)
+    from assistant.turn.model import ModelResponder
+
+    return ModelResponder(runtime, provider)
 
 def check_launch(path: str) -> None:
     """What the app needs before its first frame, read from the file's header without opening it:
@@ -74,36 +89,40 @@ class AssistantService:
 
     # -- start-up ---------------------------------------------------------------------------
 
-    def connect(self) -> str:
-        """Pick the provider once (may probe Ollama briefly); returns "provider · model".
+    def connect(self, strict: bool = False) -> str:
+        """Pick the responder once (may probe servers briefly); returns "provider · model". A configured
+        model that cannot work is said and the offline mode answers instead, unless `strict` (the CLI's
+        `chat`), which raises the ProviderError.
 
         Safe to call from several threads: later callers wait for the first and reuse its agent.
         """
-        from assistant.offline.reply import OfflineProvider
-        from assistant.providers.base import ProviderError
         from assistant.providers.select import select_provider
 
         with self._connecting:
             if self.agent is None:
+                from assistant.errors import ProviderError
+
                 try:
                     provider = select_provider(self.runtime)
                 except ProviderError as exc:
+                    if strict:
+                        raise
                     self.runtime.notice(f"{exc}; using the offline mode")
-                    provider = OfflineProvider(self.runtime)
+                    provider = None
                 from assistant.turn.agent import Agent
 
-                self.agent = Agent(self.runtime, provider, defer=self.defer)
+                self.agent = Agent(self.runtime, responder_for(self.runtime, provider), defer=self.defer)
         return self.provider_label
 
     @property
     def provider_label(self) -> str:
         if self.agent is None:
             return "connecting…"
-        return f"{self.agent.provider.name} · {self.agent.provider.model}"
+        return f"{self.agent.responder.name} · {self.agent.responder.model}"
 
     @property
     def has_model(self) -> bool:
-        return self.agent is not None and self.agent.provider.name != "offline"
+        return self.agent is not None and not self.agent.responder.local
 
     def warm_up(self) -> None:
         """Load the embedder and embed the newest waiting texts (a bounded batch, as a search does),
@@ -140,8 +159,8 @@ class AssistantService:
 
     def _view(self, r: reminders.Reminder) -> ReminderView:
         clock = self.runtime.clock
-        return ReminderView(r.memory.id, r.memory.content, r.status, clock.short(r.memory.due_at),
-                            reminders.relative_time(r.memory.due_at, clock.now(), clock), r.memory.due_at, r.label)
+        return ReminderView(r.memory.id, r.memory.content, r.status, clock.short(r.due_at),
+                            reminders.relative_time(r.due_at, clock.now(), clock), r.due_at, r.label)
 
     def sidebar_reminders(self, within_days: int = 7, limit: int = SIDEBAR_LIMIT) -> ReminderPage:
         """The most urgent open reminders of the window (overdue first, mentioned or not) and how many
@@ -159,7 +178,7 @@ class AssistantService:
         current = episodes.in_progress(self.runtime.store)
         if current is None:
             return None
-        from assistant.turn.tools import OPENING_WIDTH
+        from assistant.recap import OPENING_WIDTH
         from memory.text import flat
 
         return CurrentView(current.episode.id, current.title, self.runtime.clock.short(current.episode.started_at),
@@ -184,7 +203,7 @@ class AssistantService:
         new = memories.created_since(store, since, limit=20, reminders=False)
         return RecapData(views, [r for r in open_items if r.status == "overdue"],
                          [r for r in open_items if r.status == "due"],
-                         [("[Private] " if m.private else "") + m.content for m in new], hours,
+                         [private_marked(m.content, m.private) for m in new], hours,
                          self.current_view(), earlier)
 
     def is_first_run(self) -> bool:
@@ -224,7 +243,9 @@ class AssistantService:
             # A filter box is read word by word: the vector side also returns neighbours that share
             # nothing with the words typed ("dentist" listed every conversation), so a hit must share one.
             if words & stems(h.content) or not words:
-                wanted.add(h.episode_id if h.type == "message" else h.id)
+                episode = h.episode_id if h.type == "message" else h.id
+                if episode is not None:
+                    wanted.add(episode)
         needle = query.lower()
         for c in everything:
             text = f"{c.episode.title or ''} {c.episode.summary or ''}".lower()
@@ -251,8 +272,8 @@ class AssistantService:
 
     def continue_conversation(self, episode_id: int) -> list[MessageView]:
         """Make a past conversation the current one; returns its messages for the chat."""
-        if self.agent is None:
-            self.connect()
+        self.agent or self.connect()
+        assert self.agent is not None
         self.agent.resume(episode_id)
         return self.conversation_messages(episode_id)
 
@@ -354,7 +375,7 @@ class AssistantService:
         return reminders.undo_last_change(self.runtime.store)
 
     def undo_text(self, undone: reminders.UndoneChange | None) -> str:
-        from assistant.turn.tools import undo_text
+        from assistant.tools import undo_text
 
         return undo_text(self.runtime, undone)
 
@@ -377,6 +398,7 @@ class AssistantService:
         """One turn; a message sent while the app is still starting waits for the model choice."""
         if self.agent is None:
             await asyncio.to_thread(self.connect)
+        assert self.agent is not None
         async for event in self.agent.turn(text):
             yield event
 
@@ -385,7 +407,7 @@ class AssistantService:
 
         return consolidation_due(self.runtime, idle_minutes)
 
-    def consolidate(self, progress=None) -> dict[str, object]:
+    def consolidate(self, progress: Progress | None = None) -> dict[str, object]:
         from assistant.jobs import run_consolidation
 
         return run_consolidation(self.runtime, progress=progress)

@@ -10,13 +10,6 @@ from memory.store import counts
 from memory.time.zones import zone_name
 
 
-def effective_provider(runtime: Runtime) -> str:
-    """The chat model a turn would use now, and why (the decision is select.choose_provider's)."""
-    from assistant.providers.select import choose_provider
-
-    return choose_provider(runtime).line()
-
-
 def models_status(runtime: Runtime) -> dict[str, Any]:
     """Which chat model and which local model are in use, where, and whether they answer."""
     from assistant.providers.local import local_choice

@@ -5,6 +5,13 @@ from dataclasses import dataclass, field
 
 from memory.memories import Memory
 
+PRIVATE_MARK = "[Private]"  # how a private memory is labelled wherever its text is shown or quoted
+
+
+def private_marked(text: str, private: bool) -> str:
+    """A memory's text as shown: "[Private] ..." when it is private (the one wording of the mark)."""
+    return f"{PRIVATE_MARK} {text}" if private else text
+
 
 @dataclass
 class ReminderView:

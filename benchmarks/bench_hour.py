@@ -4,7 +4,7 @@
     python benchmarks/bench_hour.py --turns 500          ... and RSS after 50 and after 500 turns
     python benchmarks/bench_hour.py --tracemalloc        the Python allocations that grew most
     python benchmarks/bench_hour.py --frames --elia      first frame and RSS in tmux, next to Elia
-    python benchmarks/bench_hour.py --readme             the README table from benchmarks/hour.json
+    python benchmarks/bench_hour.py --readme             the table in docs/speed.md from benchmarks/hour.json
 
 The real app (ui.app.AssistantApp, Textual's headless driver through run_test) on a fresh store in
 a temporary directory, the built-in offline provider and the real bundled embedder. The clock
@@ -292,7 +292,7 @@ MARKERS = ("<!-- bench_hour:start -->", "<!-- bench_hour:end -->")
 
 
 def markdown(results: list[dict]) -> str:
-    """The short README table from the last hour run and the last frames run in the JSON file."""
+    """The short table of docs/speed.md from the last hour run and the last frames run in the JSON file."""
     hour = next((r for r in reversed(results) if "rss_mb" in r), None)
     frames_run = next((r for r in reversed(results) if "frames" in r), None)
     lines = ["| figure | goal | assistant | " + ("Elia | bare Textual app |" if frames_run else ""),
@@ -339,14 +339,14 @@ def main() -> None:
     ap.add_argument("--db", type=Path, help="with --frames: the store the app opens (default: an empty one)")
     ap.add_argument("--json", type=Path, default=HERE / "hour.json", help="append the result here")
     ap.add_argument("--readme", action="store_true", help="only write the table of the results in --json into "
-                    "README.md (between the bench_hour markers)")
+                    "docs/speed.md (between the bench_hour markers)")
     args = ap.parse_args()
     if args.readme:
         table = markdown(json.loads(args.json.read_text()))
-        readme = ROOT / "README.md"
-        text = readme.read_text()
+        page = ROOT / "docs" / "speed.md"  # the README keeps only headline figures
+        text = page.read_text()
         start, end = text.index(MARKERS[0]) + len(MARKERS[0]), text.index(MARKERS[1])
-        readme.write_text(text[:start] + "\n" + table + "\n" + text[end:])
+        page.write_text(text[:start] + "\n" + table + "\n" + text[end:])
         print(table)
         return
     load = os.getloadavg()[0]

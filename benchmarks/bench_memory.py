@@ -17,7 +17,7 @@ import time
 
 from corpus import build
 
-from assistant.prompt.build import build_prompt
+from assistant.prompt.build import preview_prompt
 
 
 def p95(values: list[float]) -> float:
@@ -63,7 +63,7 @@ def main() -> None:
     for q, v in zip(queries, vectors, strict=True):
         rt.searcher.embed_query = lambda _text, v=v: v  # the query vector is ready, as in a turn
         t = time.perf_counter()
-        build_prompt(rt, q)
+        preview_prompt(rt, q)
         prompt_t.append(time.perf_counter() - t)
     print(json.dumps({"memories": args.n, "messages": args.messages, "queries": len(queries),
                       "import_items_per_s": round(args.n / import_s),

@@ -1,7 +1,7 @@
 """How every cost grows with the store, 2k -> 10k -> 100k -> 1M items, beside peers (not a test).
 
     python benchmarks/bench_scale.py                       all sizes, writes benchmarks/scale.md
-    python benchmarks/bench_scale.py --readme              ... and puts the table into README.md
+    python benchmarks/bench_scale.py --readme              ... and puts the table into docs/speed.md
     python benchmarks/bench_scale.py --sizes 2000,10000    a quick run
 
 Stores are built once under --stores (default /tmp/assistant-bench-stores) and reused by later runs
@@ -212,7 +212,7 @@ def whole_process(db: Path, queries: list[str], runs: int) -> dict[str, dict[str
 
 
 def in_process(db: Path, queries: list[str], rounds: int) -> dict[str, dict[str, float]]:
-    from assistant.prompt.build import build_prompt
+    from assistant.prompt.build import preview_prompt
 
     rt = corpus.open_runtime(db)
     try:
@@ -232,7 +232,7 @@ def in_process(db: Path, queries: list[str], rounds: int) -> dict[str, dict[str,
             for q, v in zip(queries, vectors, strict=True):
                 rt.searcher.embed_query = lambda _text, v=v: v  # the query vector is ready, as in a turn
                 started = time.perf_counter()
-                build_prompt(rt, q)
+                preview_prompt(rt, q)
                 prompt_t.append(time.perf_counter() - started)
         return {"query embedding": stats_ms(embed_t), "hybrid search": stats_ms(search_t),
                 "prompt assembly": stats_ms(prompt_t)}
@@ -595,7 +595,7 @@ def main() -> None:
                     help="comma-separated: process,inproc,keyword,knn,tui,consolidate,realistic")
     ap.add_argument("--out", type=Path, default=HERE / "scale.md")
     ap.add_argument("--json", type=Path, default=HERE / "scale.json")
-    ap.add_argument("--readme", action="store_true", help="replace the table between the markers in README.md")
+    ap.add_argument("--readme", action="store_true", help="replace the table between the markers in docs/speed.md")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     skip = set(args.skip.split(","))
@@ -636,10 +636,10 @@ def main() -> None:
     args.out.write_text(table + "\n")
     print(table)
     if args.readme:
-        readme = ROOT / "README.md"
-        text = readme.read_text()
+        page = ROOT / "docs" / "speed.md"  # the README keeps only headline figures
+        text = page.read_text()
         start, end = text.index(MARKERS[0]) + len(MARKERS[0]), text.index(MARKERS[1])
-        readme.write_text(text[:start] + "\n" + table + "\n" + text[end:])
+        page.write_text(text[:start] + "\n" + table + "\n" + text[end:])
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """The sensitivity detector: precision and recall on the labelled set, and what it costs (not a test).
 
-    python benchmarks/bench_sensitive.py            (markdown for docs/secrets.md and the README)
+    python benchmarks/bench_sensitive.py            (markdown for docs/secrets.md and docs/privacy.md)
 
 Prints the labelled set's figures (text level and span level, recall by kind and by language, every
 miss and false alarm), then the time per 1,000 texts: it runs on every memory written and every text

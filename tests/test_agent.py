@@ -8,6 +8,7 @@ import pytest
 from assistant.providers.anthropic_provider import AnthropicProvider
 from assistant.providers.ollama_provider import OllamaProvider
 from assistant.providers.select import select_provider
+from assistant.service import responder_for
 from assistant.turn.agent import Agent
 from assistant.turn.events import Done, Failed, Notice, TextDelta, ToolCall, ToolResult
 from memory import episodes, reminders
@@ -31,7 +32,7 @@ async def test_anthropic_tool_round_trip_and_next_prompt(anthropic_standin, runt
         tool_reply("remember", {"content": "Pay rent", "due_at": "2026-12-01T09:00:00+00:00"}, "Saving that."),
         text_reply("Done, I will remind you."),
     ]
-    agent = Agent(runtime, AnthropicProvider("claude-test", max_retries=0))
+    agent = Agent(runtime, responder_for(runtime, AnthropicProvider("claude-test", max_retries=0)))
     events = await collect(agent, "Please remind me to pay rent on the first")
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == "Saving that.Done, I will remind you."
     call = next(e for e in events if isinstance(e, ToolCall))
@@ -72,7 +73,7 @@ async def test_tool_errors_go_back_to_the_model(anthropic_standin, runtime):
         tool_reply("nonexistent", {}, tool_id="toolu_3"),
         text_reply("Sorry."),
     ]
-    events = await collect(Agent(runtime, AnthropicProvider("m", max_retries=0)), "plan a party")
+    events = await collect(Agent(runtime, responder_for(runtime, AnthropicProvider("m", max_retries=0))), "plan a party")
     errors = [e for e in events if isinstance(e, ToolResult)]
     assert [e.is_error for e in errors] == [True, True, True]
     assert "when pigs fly" in errors[0].content and "4242" in errors[1].content and "unknown tool" in errors[2].content
@@ -85,7 +86,7 @@ async def test_tool_errors_go_back_to_the_model(anthropic_standin, runtime):
 async def test_tool_rounds_are_bounded(anthropic_standin, tmp_path):
     rt = make_runtime(tmp_path, ASSISTANT_MAX_TOOL_ROUNDS="2")
     anthropic_standin.script = [tool_reply("recall_recent", {})]  # forever
-    events = await collect(Agent(rt, AnthropicProvider("m", max_retries=0)), "loop")
+    events = await collect(Agent(rt, responder_for(rt, AnthropicProvider("m", max_retries=0))), "loop")
     assert isinstance(events[-1], Done) and len(anthropic_standin.bodies("/v1/messages")) == 3
     rt.close()
 
@@ -96,7 +97,7 @@ async def test_tool_rounds_are_bounded(anthropic_standin, tmp_path):
 ])
 async def test_anthropic_failures_keep_the_message(anthropic_standin, runtime, status, kind, words):
     anthropic_standin.script = [status]
-    events = await collect(Agent(runtime, AnthropicProvider("m", max_retries=0)), "zebra message that must survive")
+    events = await collect(Agent(runtime, responder_for(runtime, AnthropicProvider("m", max_retries=0))), "zebra message that must survive")
     done, notice = events[-1], next(e for e in events if isinstance(e, Notice))
     assert isinstance(done, Done) and done.failure == kind and words in notice.text
     assert "\n" not in notice.text and "Traceback" not in notice.text
@@ -109,7 +110,7 @@ async def test_anthropic_retries_then_succeeds(anthropic_standin, runtime):
     anthropic_standin.script = [529, text_reply("Back again.")]
     provider = AnthropicProvider("m", max_retries=2)
     provider.client = provider.client.with_options(max_retries=2)
-    events = await collect(Agent(runtime, provider), "hi")
+    events = await collect(Agent(runtime, responder_for(runtime, provider)), "hi")
     assert isinstance(events[-1], Done) and events[-1].text == "Back again."
     assert len(anthropic_standin.bodies("/v1/messages")) == 2
 
@@ -117,7 +118,7 @@ async def test_anthropic_retries_then_succeeds(anthropic_standin, runtime):
 async def test_ollama_chat_with_tools(ollama_standin, runtime):
     ollama_standin.script = [{"tool_calls": [("remember", {"content": "Water plants", "due_at": "tomorrow 9am"})]},
                              "I will remind you."]
-    events = await collect(Agent(runtime, OllamaProvider(ollama_standin.url, "stand-in:latest", 5)), "plants")
+    events = await collect(Agent(runtime, responder_for(runtime, OllamaProvider(ollama_standin.url, "stand-in:latest", 5))), "plants")
     assert isinstance(events[-1], Done) and events[-1].text == "I will remind you."
     first, second = ollama_standin.bodies("/api/chat")
     assert first["messages"][0]["role"] == "system" and "Sunday, November 22, 2026" in first["messages"][0]["content"]
@@ -130,34 +131,39 @@ async def test_ollama_chat_with_tools(ollama_standin, runtime):
 @pytest.mark.parametrize("script, kind", [(404, "model"), ("drop", "network"), (("sleep", 3, "late"), "timeout")])
 async def test_ollama_failures(ollama_standin, runtime, script, kind):
     ollama_standin.script = [script]
-    events = await collect(Agent(runtime, OllamaProvider(ollama_standin.url, "stand-in:latest", 1)), "hi")
+    events = await collect(Agent(runtime, responder_for(runtime, OllamaProvider(ollama_standin.url, "stand-in:latest", 1))), "hi")
     assert isinstance(events[-1], Done) and events[-1].failure == kind
 
 
 async def test_ollama_unreachable(runtime):
-    events = await collect(Agent(runtime, OllamaProvider("http://127.0.0.1:9", "x", 2)), "hi")
+    events = await collect(Agent(runtime, responder_for(runtime, OllamaProvider("http://127.0.0.1:9", "x", 2))), "hi")
     assert isinstance(events[-1], Done) and "Ollama is not reachable at http://127.0.0.1:9" in events[-1].text
+
+
+def chosen(rt) -> str:
+    """Who answers this runtime's turns, as the service decides it."""
+    return responder_for(rt, select_provider(rt)).name
 
 
 def test_selection(tmp_path, monkeypatch, ollama_standin):
     rt = make_runtime(tmp_path)
-    assert select_provider(rt).name == "ollama"  # reachable stand-in, no key
+    assert chosen(rt) == "ollama"  # reachable stand-in, no key
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-x")
-    assert select_provider(make_runtime(tmp_path)).name == "anthropic"
-    assert select_provider(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")).name == "offline"
+    assert chosen(make_runtime(tmp_path)) == "anthropic"
+    assert chosen(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")) == "offline"
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
-    assert select_provider(make_runtime(tmp_path, OLLAMA_HOST="http://127.0.0.1:9")).name == "offline"
+    assert chosen(make_runtime(tmp_path, OLLAMA_HOST="http://127.0.0.1:9")) == "offline"
     rt.close()
 
 
 def test_episode_lifecycle_idle_gap_and_close(tmp_path):
     from datetime import timedelta
 
-    from assistant.offline.reply import OfflineProvider
+    from assistant.offline.responder import OfflineResponder
 
     rt = make_runtime(tmp_path)
-    agent = Agent(rt, OfflineProvider(rt))
+    agent = Agent(rt, OfflineResponder(rt))
     first = agent.current_episode()
     episodes.add_message(rt.store, first.id, "user", "remind me to call mom tomorrow at 6pm")
     episodes.add_message(rt.store, first.id, "assistant", "Okay.")
@@ -208,7 +214,7 @@ def test_titles_never_send_a_private_memory_to_the_local_model(tmp_path, ollama_
 @pytest.mark.parametrize("status, kind", [(401, "auth"), (429, "rate_limit"), (500, "model"), ("drop", "network")])
 async def test_unreachable_model_still_sets_the_reminder_offline(anthropic_standin, runtime, status, kind):
     anthropic_standin.script = [status]
-    events = await collect(Agent(runtime, AnthropicProvider("m", max_retries=0)),
+    events = await collect(Agent(runtime, responder_for(runtime, AnthropicProvider("m", max_retries=0))),
                            "remind me to buy bread tomorrow at 10am")
     done = events[-1]
     assert isinstance(done, Done) and done.failure == kind
@@ -229,7 +235,7 @@ async def test_unreachable_model_answers_a_question_from_memory(runtime, monkeyp
     memories.remember(runtime.store, "the boiler code is 4471")
     provider = AnthropicProvider("m", max_retries=0)
     provider.client = provider.client.with_options(base_url="http://127.0.0.1:9")  # nothing listens there
-    events = await collect(Agent(runtime, provider), "what is the boiler code?")
+    events = await collect(Agent(runtime, responder_for(runtime, provider)), "what is the boiler code?")
     assert isinstance(events[-1], Done) and events[-1].failure == "network"
     assert "From memory (you told me Sun Nov 22): the boiler code is 4471" in events[-1].text
 
@@ -237,7 +243,7 @@ async def test_unreachable_model_answers_a_question_from_memory(runtime, monkeyp
 async def test_a_model_that_fails_after_acting_is_not_repeated_offline(anthropic_standin, runtime):
     anthropic_standin.script = [tool_reply("remember", {"content": "Pay rent", "due_at": "2026-12-01T09:00:00+00:00"}),
                                 500]
-    events = await collect(Agent(runtime, AnthropicProvider("m", max_retries=0)), "remind me to pay rent on the 1st")
+    events = await collect(Agent(runtime, responder_for(runtime, AnthropicProvider("m", max_retries=0))), "remind me to pay rent on the 1st")
     assert isinstance(events[-1], Failed) and events[-1].kind == "model"
     assert len(reminders.list_open_reminders(runtime.store, 30)) == 1  # set once, by the model
 
@@ -245,7 +251,7 @@ async def test_a_model_that_fails_after_acting_is_not_repeated_offline(anthropic
 def test_tool_schemas_and_validation_come_from_the_signatures(runtime):
     """One registry of typed functions: the schema offered and the checks applied are the same thing."""
     from assistant.errors import ToolError
-    from assistant.turn.tools import TOOL_SPECS, execute_tool
+    from assistant.tools import TOOL_SPECS, execute_tool
 
     specs = {t.name: t.parameters for t in TOOL_SPECS}
     assert specs["remember"]["required"] == ["content"]

@@ -1,8 +1,24 @@
 """The shape of the house (SPEC section 1): ui -> assistant -> memory, no import cycles, a library
-that does not speak the app.
+that does not speak the app, and inside each package its sub-packages and loose modules in layers.
 
 Every import counts, also one inside a function: a lazy import may keep start-up fast, but it
-must not hide a cycle."""
+must not hide a cycle. An import under `if TYPE_CHECKING:` is for the type checker only.
+
+The layers of assistant/, lowest first. A unit (a sub-package or a loose module) imports only from
+the layers below it:
+  0  what everything stands on: errors, paths, the typed conversation, the reading of a message,
+     the plain views, the input history, the desktop sender
+  1  settings, logs, the notifier and its installer
+  2  the runtime (one clock, one store, one embedder)
+  3  providers (the chat and local models behind one protocol), forgetting
+  4  outbound: the one gate and the one exit to a model
+  5  recall, the recap's lines, consolidation wiring (jobs), status
+  6  the prompt, the tools, the responder protocol
+  7  the offline responder
+  8  the turn: the agent loop and the model responder
+  9  the service front ends use
+  10 the command line
+"""
 from __future__ import annotations
 
 import ast
@@ -12,6 +28,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("memory", "assistant", "ui")
 LAYER = {"memory": 0, "assistant": 1, "ui": 2}
+ASSISTANT_LAYERS = [
+    ("errors", "paths", "conversation", "reading", "views", "input_history", "desktop"),
+    ("settings", "logs", "notifier", "autostart"),
+    ("runtime",),
+    ("providers", "forgetting"),
+    ("outbound",),
+    ("recall", "recap", "jobs", "status"),
+    ("prompt", "tools", "responder"),
+    ("offline",),
+    ("turn",),
+    ("service",),
+    ("cli",),
+]
 
 
 def modules() -> dict[str, Path]:
@@ -24,11 +53,24 @@ def modules() -> dict[str, Path]:
     return found
 
 
+def _type_checking_only(tree: ast.AST) -> set[int]:
+    """The nodes under `if TYPE_CHECKING:` (imports the type checker reads and the program never runs)."""
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(n) for statement in node.body for n in ast.walk(statement))
+    return skipped
+
+
 def imports_of(path: Path, known: dict[str, Path]) -> set[str]:
     """The project modules `path` imports (a name imported from a package is that package's module
-    when it is one, else the package itself)."""
+    when it is one, else the package itself), lazy ones too, TYPE_CHECKING ones not."""
     out: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    tree = ast.parse(path.read_text())
+    skipped = _type_checking_only(tree)
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.Import):
             out.update(alias.name for alias in node.names if alias.name in known)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -93,6 +135,44 @@ def test_imports_only_point_down_the_layers():
     backwards = [(module, target) for module, targets in graph().items() for target in targets
                  if LAYER[target.split(".")[0]] > LAYER[module.split(".")[0]]]
     assert backwards == []
+
+
+def unit_of(module: str) -> str:
+    """A module's unit: its package's sub-package (assistant.turn) or the loose module (assistant.service)."""
+    return ".".join(module.split(".")[:2])
+
+
+def layer_violations(package: str, layers: list[tuple[str, ...]]) -> list[str]:
+    """Imports inside `package` that do not point to a lower layer, and units the table does not place."""
+    level = {f"{package}.{unit}": n for n, units in enumerate(layers) for unit in units}
+    found = []
+    for module, targets in graph().items():
+        if not module.startswith(f"{package}.") or unit_of(module) == package:
+            continue
+        unit = unit_of(module)
+        if unit not in level:
+            found.append(f"{unit} is in no layer")
+            continue
+        for target in targets:
+            other = unit_of(target)
+            if not target.startswith(f"{package}.") or other == unit or other == package:
+                continue
+            if level.get(other, len(layers)) >= level[unit]:
+                found.append(f"{module} -> {target} (layer {level[unit]} -> {level.get(other, '?')})")
+    return sorted(set(found))
+
+
+def test_assistant_stands_in_layers():
+    assert layer_violations("assistant", ASSISTANT_LAYERS) == []
+
+
+def test_the_layer_check_sees_a_lazy_import_that_runs_up(tmp_path):
+    """A lazy import inside a function is an import: the check must see it (and not one under TYPE_CHECKING)."""
+    source = tmp_path / "m.py"
+    source.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import assistant.cli\n"
+                      "def f():\n    from assistant.service import AssistantService\n")
+    known = {"assistant.cli": source, "assistant.service": source}
+    assert imports_of(source, known) == {"assistant.service"}
 
 
 def test_the_library_does_not_speak_the_app():

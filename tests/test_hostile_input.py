@@ -409,7 +409,7 @@ def test_a_tool_argument_the_checks_did_not_foresee_goes_back_to_the_model(cli):
     from assistant.errors import ToolError
     from assistant.runtime import Runtime
     from assistant.settings import load_settings
-    from assistant.turn.tools import execute_tool
+    from assistant.tools import execute_tool
 
     runtime = Runtime(load_settings(None, {"db": cli.db, "now": NOW}))
     with pytest.raises(ToolError):

@@ -1,7 +1,17 @@
 """SPEC F2 recap detection on a labelled set; reports precision and recall."""
 from __future__ import annotations
 
-from assistant.turn.intent import is_boosted, is_recap_query, temporal_recency
+from datetime import UTC, datetime
+
+from assistant.reading import read
+from assistant.reading.intent import is_recap_query, temporal_recency
+from memory.time.clock import Clock
+
+CLOCK = Clock(UTC, datetime(2026, 11, 22, 12, 0, tzinfo=UTC))
+
+
+def is_boosted(text: str) -> bool:
+    return read(text, CLOCK).boosted
 
 RECAP = [
     "what did we talk about", "What did we talk about yesterday?", "catch me up", "Can you catch me up?",

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.offline.reply import NO_MODEL, OfflineProvider
+from assistant.offline.responder import NO_MODEL, OfflineResponder
 from assistant.turn.agent import Agent
 from assistant.turn.events import Done, ToolCall
 from memory import memories, reminders
@@ -13,7 +13,7 @@ from tests.conftest import make_runtime
 @pytest.fixture
 def agent(tmp_path):
     rt = make_runtime(tmp_path)
-    yield Agent(rt, OfflineProvider(rt))
+    yield Agent(rt, OfflineResponder(rt))
     rt.close()
 
 
@@ -178,7 +178,7 @@ async def test_statements_rank_above_questions_and_small_talk(agent):
 
 async def test_when_question_is_told_at_the_precision_it_was_said(tmp_path):
     rt = make_runtime(tmp_path, ASSISTANT_NOW="2026-11-12T10:00:00+00:00")
-    agent = Agent(rt, OfflineProvider(rt))
+    agent = Agent(rt, OfflineResponder(rt))
     await say(agent, "remember that Sara moved to Lisbon last month")
     rt.clock.fixed = rt.clock.fixed.replace(day=22)
     answer, _ = await say(agent, "when did Sara move to Lisbon?")
@@ -240,7 +240,7 @@ async def test_an_empty_recap_says_so_plainly(agent):
 async def test_tonight_said_late_is_kept_and_due_at_once_as_everywhere(tmp_path):
     """Issue 22 item 4: the app (offline mode) refused "tonight" at 22:50 while the CLI kept it."""
     rt = make_runtime(tmp_path, ASSISTANT_NOW="2026-11-22T22:50:00+00:00")
-    agent = Agent(rt, OfflineProvider(rt))
+    agent = Agent(rt, OfflineResponder(rt))
     answer, calls = await say(agent, "remind me tonight to lock the car")
     stored = memories.get_memory(rt.store, 1)
     assert stored.content == "lock the car" and stored.due_at == "2026-11-22T20:00:00+00:00"

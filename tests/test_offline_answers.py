@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from assistant.offline.reply import OfflineProvider
+from assistant.offline.responder import OfflineResponder
 from assistant.recall.evidence import find_evidence
 from assistant.turn.agent import Agent
 from memory import episodes, memories
@@ -17,7 +17,7 @@ from tests.test_offline import say
 @pytest.fixture
 def agent(tmp_path):
     rt = make_runtime(tmp_path)
-    yield Agent(rt, OfflineProvider(rt))
+    yield Agent(rt, OfflineResponder(rt))
     rt.close()
 
 
@@ -178,7 +178,7 @@ async def test_what_do_i_have_tomorrow_lists_tomorrows_reminders_only(agent):
 async def test_day_boundaries_are_the_users_local_midnights(tmp_path):
     """In Tokyo (UTC+9) "tomorrow" said at 23:00 local is the next local day, whatever UTC says."""
     rt = make_runtime(tmp_path, ASSISTANT_TIMEZONE="Asia/Tokyo", ASSISTANT_NOW="2026-11-22T14:00:00+00:00")
-    agent = Agent(rt, OfflineProvider(rt))
+    agent = Agent(rt, OfflineResponder(rt))
     memories.remember(rt.store, "early call", due_at="2026-11-22T15:30:00+00:00")  # Mon 00:30 in Tokyo
     memories.remember(rt.store, "late call", due_at="2026-11-23T14:30:00+00:00")  # Mon 23:30 in Tokyo
     memories.remember(rt.store, "next day", due_at="2026-11-23T15:30:00+00:00")  # Tue 00:30 in Tokyo

@@ -10,9 +10,9 @@ import pytest
 
 from assistant.providers.base import SystemPrompt, ToolSpec
 from assistant.providers.local import OpenAILocalModel, local_model, schema_errors
-from assistant.providers.local_intents import ToolsOrLocalIntents
 from assistant.providers.openai_provider import OpenAIProvider
 from assistant.providers.select import choose_provider, select_provider
+from assistant.service import responder_for
 from assistant.turn.agent import Agent
 from assistant.turn.events import Done, Notice, TextDelta, ToolCall, ToolResult
 from memory import reminders
@@ -50,7 +50,7 @@ def write_config(tmp_path, text, name="config.toml"):
 
 async def test_streamed_turn_sends_the_prompt_and_reports_usage(openai_standin, runtime):
     openai_standin.script = ["Hello! Nice to meet you, how can I help today?"]
-    events = await collect(Agent(runtime, provider(openai_standin)), "hello there")
+    events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin))), "hello there")
     deltas = [e.text for e in events if isinstance(e, TextDelta)]
     assert len(deltas) > 3 and "".join(deltas) == "Hello! Nice to meet you, how can I help today?"
     done = events[-1]
@@ -76,7 +76,8 @@ async def test_fragmented_tool_calls_two_in_one_reply(openai_standin, runtime):
             ("remember", {"content": "Call the dentist", "due_at": "2026-11-24T10:00:00+00:00"})]},
         "Both are set.",
     ]
-    events = await collect(Agent(runtime, provider(openai_standin)), "remind me to pay rent and call the dentist")
+    events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin))),
+                           "remind me to pay rent and call the dentist")
     calls = [e for e in events if isinstance(e, ToolCall)]
     assert [(c.id, c.arguments["content"]) for c in calls] == [("call_0", "Pay rent"), ("call_1", "Call the dentist")]
     results = [e for e in events if isinstance(e, ToolResult)]
@@ -97,7 +98,7 @@ async def test_fragmented_tool_calls_two_in_one_reply(openai_standin, runtime):
 
 async def test_arguments_that_are_not_json_go_back_as_a_tool_error(openai_standin, runtime):
     openai_standin.script = [{"tool_calls": [("remember", '{"content": "Party", "due_at": ')]}, "Sorry about that."]
-    events = await collect(Agent(runtime, provider(openai_standin)), "plan a party")
+    events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin))), "plan a party")
     [result] = [e for e in events if isinstance(e, ToolResult)]
     assert result.is_error and "JSON object" in result.content
     sent = chats(openai_standin)[1]["messages"]
@@ -111,14 +112,14 @@ async def test_key_from_the_named_variable_and_extra_headers(openai_standin, run
     monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong-one")  # must not be sent to another service
     monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-right")
     p = provider(openai_standin, key_env="OPENROUTER_API_KEY", headers={"X-Title": "assistant"})
-    events = await collect(Agent(runtime, p), "hi")
+    events = await collect(Agent(runtime, responder_for(runtime, p)), "hi")
     assert events[-1].failure is None
     headers = {k.lower(): v for k, v in openai_standin.requests[-1]["headers"].items()}
     assert headers["authorization"] == "Bearer sk-or-right" and headers["x-title"] == "assistant"
 
 
 async def test_a_local_server_needs_no_key(openai_standin, runtime):
-    events = await collect(Agent(runtime, provider(openai_standin)), "hi")
+    events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin))), "hi")
     assert events[-1].failure is None and events[-1].text == "ok"
 
 
@@ -133,7 +134,8 @@ async def test_a_local_server_needs_no_key(openai_standin, runtime):
 ])
 async def test_failures_are_one_line_and_keep_the_message(openai_standin, runtime, script, kind, words):
     openai_standin.script = [script]
-    events = await collect(Agent(runtime, provider(openai_standin, max_retries=0)), "zebra message that must survive")
+    events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin, max_retries=0))),
+                           "zebra message that must survive")
     done = events[-1]
     assert isinstance(done, Done) or kind == "model"
     said = " ".join(e.text for e in events if isinstance(e, Notice | Done) or getattr(e, "kind", None))
@@ -144,7 +146,7 @@ async def test_failures_are_one_line_and_keep_the_message(openai_standin, runtim
 
 async def test_server_not_running_is_said_as_for_ollama(runtime):
     p = OpenAIProvider("http://127.0.0.1:9/v1", "m")
-    events = await collect(Agent(runtime, p), "hi")
+    events = await collect(Agent(runtime, responder_for(runtime, p)), "hi")
     notice = next(e for e in events if isinstance(e, Notice))
     assert "The OpenAI-compatible server is not reachable at http://127.0.0.1:9/v1" in notice.text
     assert events[-1].failure == "network"
@@ -153,7 +155,7 @@ async def test_server_not_running_is_said_as_for_ollama(runtime):
 async def test_wrong_key_names_the_variable(openai_standin, runtime, monkeypatch):
     openai_standin.key = "sk-right"
     monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong")
-    events = await collect(Agent(runtime, provider(openai_standin)), "hi")
+    events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin))), "hi")
     assert events[-1].failure == "auth"
     assert "refused the API key in OPENAI_API_KEY (401)" in next(e for e in events if isinstance(e, Notice)).text
     assert "sk-wrong" not in json.dumps([vars(e) for e in events])
@@ -161,7 +163,7 @@ async def test_wrong_key_names_the_variable(openai_standin, runtime, monkeypatch
 
 async def test_unknown_model_names_it_and_what_the_server_offers(openai_standin, runtime):
     openai_standin.models = ["qwen2.5-7b-instruct", "llama-3.2-3b"]
-    events = await collect(Agent(runtime, provider(openai_standin, model="gpt-5")), "hi")
+    events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin, model="gpt-5"))), "hi")
     notice = next(e for e in events if isinstance(e, Notice)).text
     assert "has no model 'gpt-5' (404); it offers: qwen2.5-7b-instruct, llama-3.2-3b" in notice
     assert events[-1].failure == "model"
@@ -172,27 +174,27 @@ async def test_unknown_model_names_it_and_what_the_server_offers(openai_standin,
                                                  (500, "model", "failed (500) after 3 tries")])
 async def test_429_and_5xx_are_retried_then_a_notice(openai_standin, runtime, status, kind, words):
     openai_standin.script = [status]
-    events = await collect(Agent(runtime, provider(openai_standin, max_retries=2)), "hi")
+    events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin, max_retries=2))), "hi")
     assert len(chats(openai_standin)) == 3  # bounded: one try and two retries
     assert words in next(e for e in events if isinstance(e, Notice)).text and events[-1].failure == kind
 
 
 async def test_retry_then_success(openai_standin, runtime):
     openai_standin.script = [429, 502, "Back again."]
-    events = await collect(Agent(runtime, provider(openai_standin, max_retries=2)), "hi")
+    events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin, max_retries=2))), "hi")
     assert events[-1].text == "Back again." and events[-1].failure is None and len(chats(openai_standin)) == 3
 
 
 async def test_timeout(openai_standin, runtime):
     openai_standin.script = [("sleep", 3, "late")]
-    events = await collect(Agent(runtime, provider(openai_standin, timeout=1)), "hi")
+    events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin, timeout=1))), "hi")
     assert events[-1].failure == "timeout"
     assert "did not answer within 1 s" in next(e for e in events if isinstance(e, Notice)).text
 
 
 async def test_server_without_usage_or_stream_options(openai_standin, runtime):
     openai_standin.usage = False  # llama-cpp-python ignores stream_options: no usage chunk
-    events = await collect(Agent(runtime, provider(openai_standin)), "hi")
+    events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin))), "hi")
     assert events[-1].text == "ok" and events[-1].usage is None
 
 
@@ -201,7 +203,7 @@ async def test_server_without_usage_or_stream_options(openai_standin, runtime):
 async def test_without_tools_chat_goes_plain_and_actions_go_through_the_local_intent_layer(openai_standin, runtime):
     openai_standin.tools = False  # llama-server without --jinja: "tools param requires --jinja flag"
     openai_standin.script = ["Why did the scarecrow win an award? He was outstanding in his field."]
-    agent = Agent(runtime, ToolsOrLocalIntents(runtime, provider(openai_standin)))
+    agent = Agent(runtime, responder_for(runtime, provider(openai_standin)))
 
     first = await collect(agent, "remind me to water the plants tomorrow at 9am")
     notices = [e.text for e in first if isinstance(e, Notice)]
@@ -222,7 +224,7 @@ async def test_without_tools_chat_goes_plain_and_actions_go_through_the_local_in
 async def test_selected_openai_provider_degrades_by_itself(openai_standin, tmp_path):
     openai_standin.tools = False
     rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="openai", OPENAI_BASE_URL=openai_standin.base)
-    agent = Agent(rt, select_provider(rt))
+    agent = Agent(rt, responder_for(rt, select_provider(rt)))
     events = await collect(agent, "remember that my locker is number 42")
     assert any(isinstance(e, Notice) and "cannot use tools" in e.text for e in events)
     assert rt.store.one("SELECT content FROM knowledge")[0] == "my locker is number 42"
@@ -435,18 +437,17 @@ def test_selection_rules(openai_standin, ollama_standin, tmp_path, monkeypatch):
 
     rt = make_runtime(tmp_path, ASSISTANT_CONFIG=config)
     p = select_provider(rt)
-    assert (p.name, p.model) == ("openai", "stand-in") and isinstance(p, ToolsOrLocalIntents)
+    assert (p.name, p.model) == ("openai", "stand-in") and isinstance(p, OpenAIProvider)
     assert local_model(rt).name == "stand-in" and isinstance(local_model(rt), OpenAILocalModel)
     rt.close()
 
 
 def test_status_and_select_say_the_same(openai_standin, tmp_path):
-    from assistant.status import collect_status, effective_provider
+    from assistant.status import collect_status
 
     config = write_config(tmp_path, f'[openai]\nbase_url = "{openai_standin.base}"\n')
     rt = make_runtime(tmp_path, ASSISTANT_CONFIG=config)
     line = choose_provider(rt).line()
-    assert effective_provider(rt) == line
     assert line == f"openai stand-in at {openai_standin.base}, answers (auto: the endpoint in the config file answers)"
     data = collect_status(rt)
     assert data["provider"] == line and data["models"]["local"] == {
@@ -547,7 +548,7 @@ def test_reasoned_recall_through_the_endpoint(openai_standin, tmp_path):
 
 def test_a_real_spec_fits_the_wire():
     """Our ToolSpec list converts to the function-tool shape every server reads."""
-    from assistant.turn.tools import TOOL_SPECS
+    from assistant.tools import TOOL_SPECS
 
     assert all(isinstance(t, ToolSpec) and t.parameters["type"] == "object" for t in TOOL_SPECS)
     assert SystemPrompt("a", "b")
@@ -577,7 +578,7 @@ def test_example_config_documents_every_key():
 async def test_an_empty_answer_when_offered_tools_means_no_tools(openai_standin, runtime):
     """llama-cpp-python's chatml-function-calling answers "" with tool_choice auto: the same degradation."""
     openai_standin.script = ["", "Paris is the capital of France.", "", ""]
-    agent = Agent(runtime, ToolsOrLocalIntents(runtime, provider(openai_standin)))
+    agent = Agent(runtime, responder_for(runtime, provider(openai_standin)))
     events = await collect(agent, "What is the capital of France?")
     assert [e.text for e in events if isinstance(e, Notice)][0].startswith("'stand-in' at http://127.0.0.1:")
     assert events[-1].text == "Paris is the capital of France."
@@ -589,7 +590,7 @@ async def test_an_empty_answer_when_offered_tools_means_no_tools(openai_standin,
 
 async def test_an_empty_answer_after_tools_worked_is_just_empty(openai_standin, runtime):
     openai_standin.script = [{"tool_calls": [("recall_recent", {})]}, "", ""]
-    agent = Agent(runtime, ToolsOrLocalIntents(runtime, provider(openai_standin)))
+    agent = Agent(runtime, responder_for(runtime, provider(openai_standin)))
     events = await collect(agent, "what did we talk about?")
     assert not [e for e in events if isinstance(e, Notice)]
     assert all("tools" in body for body in chats(openai_standin))

@@ -8,6 +8,7 @@ import logging
 import pytest
 
 from assistant.outbound.gate import Gate, asks_about
+from assistant.service import responder_for
 from memory import episodes, memories
 from tests.standins import text_reply, tool_reply
 
@@ -33,7 +34,7 @@ async def run_turn(rt, text: str):
     from assistant.providers.anthropic_provider import AnthropicProvider
     from assistant.turn.agent import Agent
 
-    return [e async for e in Agent(rt, AnthropicProvider("m", max_retries=0)).turn(text)]
+    return [e async for e in Agent(rt, responder_for(rt, AnthropicProvider("m", max_retries=0))).turn(text)]
 
 
 # -- 1. reasoned recall ------------------------------------------------------------------------------
@@ -107,20 +108,20 @@ def test_a_persons_name_that_is_an_ordinary_word_is_asked_only_as_a_name(rt, mes
 
 
 def test_a_private_reminder_is_mentioned_by_its_id_only(rt):
-    from assistant.prompt.build import build_prompt
+    from assistant.prompt.build import preview_prompt
 
     memories.remember(rt.store, "pick up the antidepressant prescription", private=True, due_at="2026-11-23T09:00:00Z")
-    text = build_prompt(rt, "any plans for tomorrow?").text
+    text = preview_prompt(rt, "any plans for tomorrow?").text
     assert "antidepressant" not in text and "[private memory #1]" in text
 
 
 # -- 4. dates written into text never split a secret ----------------------------------------------------
 
 def test_a_date_annotation_never_splits_a_secret(rt):
-    from assistant.prompt.build import build_prompt
+    from assistant.prompt.build import preview_prompt
 
     memories.remember(rt.store, "the gym locker pin for tomorrow 4471")
-    text = build_prompt(rt, "what is the gym locker pin").text
+    text = preview_prompt(rt, "what is the gym locker pin").text
     assert "4471" not in text and "[secret in memory #1]" in text
 
 
@@ -223,10 +224,10 @@ def test_existing_memories_are_classified_by_the_migration(tmp_path, clock):
 
 
 def test_an_asked_private_memory_goes_marked_once(rt):
-    from assistant.prompt.build import build_prompt
+    from assistant.prompt.build import preview_prompt
 
     memories.remember(rt.store, THERAPY, private=True)
-    text = build_prompt(rt, "how did the session with Klein go").text
+    text = preview_prompt(rt, "how did the session with Klein go").text
     assert text.count("[Private]") == text.count("[Private] [") and "Dr Klein" in text
     line = next(line for line in text.splitlines() if "Klein" in line)
     assert line.count("[Private]") == 1

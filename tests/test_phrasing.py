@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.offline.understand import read_message
+from assistant.reading.understand import read_message
 from memory.time.instants import UTC
 from tests.conftest import T0
 
@@ -294,7 +294,7 @@ NEAR_MISSES_THAT_MUST_NOT_ACT = [m for m, intent, _, due in CHANGES
 @pytest.mark.parametrize("message", NEAR_MISSES_THAT_MUST_NOT_ACT + ["cancel the reminder", "move the dentist"])
 async def test_near_misses_change_nothing(tmp_path, message):
     """Through the whole offline mode, with reminders that share the words: no tool call, no change."""
-    from assistant.offline.reply import OfflineProvider
+    from assistant.offline.responder import OfflineResponder
     from assistant.turn.agent import Agent
     from assistant.turn.events import Done, ToolCall
     from memory import memories
@@ -307,7 +307,7 @@ async def test_near_misses_change_nothing(tmp_path, message):
                          ("take the laundry out", "2026-11-22T13:00:00+00:00")]:
         memories.remember(rt.store, content, due_at=due)
     before = [tuple(r) for r in rt.store.query("SELECT * FROM knowledge ORDER BY id")]
-    events = [e async for e in Agent(rt, OfflineProvider(rt)).turn(message)]
+    events = [e async for e in Agent(rt, OfflineResponder(rt)).turn(message)]
     assert isinstance(events[-1], Done) and not [e for e in events if isinstance(e, ToolCall)]
     assert [tuple(r) for r in rt.store.query("SELECT * FROM knowledge ORDER BY id")] == before
     rt.close()

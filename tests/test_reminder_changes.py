@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from assistant.offline.reply import OfflineProvider
+from assistant.offline.responder import OfflineResponder
+from assistant.tools import execute_tool
 from assistant.turn.agent import Agent
-from assistant.turn.tools import execute_tool
 from memory import memories, reminders
 from memory.errors import InvalidInput
 from tests.conftest import make_runtime
@@ -20,7 +20,7 @@ from tests.test_offline import say
 @pytest.fixture
 def agent(tmp_path):
     rt = make_runtime(tmp_path)
-    yield Agent(rt, OfflineProvider(rt))
+    yield Agent(rt, OfflineResponder(rt))
     rt.close()
 
 
@@ -209,7 +209,7 @@ async def test_undo_works_after_a_restart_and_for_every_writer(tmp_path, cli):
     cli("update", "1", "--due", "2026-11-30T09:00:00+00:00")
     # A later process, another front end: the chat of the offline mode undoes the CLI's change.
     rt = make_runtime(tmp_path)
-    agent = Agent(rt, OfflineProvider(rt))
+    agent = Agent(rt, OfflineResponder(rt))
     answer, _ = await say(agent, "undo")
     assert answer == "Undone: #1 call mom is back at its earlier time (due Tue Nov 24 09:00)."
     # The model's tools record too.

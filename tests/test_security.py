@@ -94,6 +94,7 @@ import json  # noqa: E402
 
 from assistant.cli.output import json_text  # noqa: E402
 from assistant.cli.program import main  # noqa: E402
+from assistant.service import responder_for  # noqa: E402
 from memory.text import visible  # noqa: E402
 
 PAYLOAD = "\x1b[2J\x1b[H\x1b]0;pwned\x07 \x1b]52;c;aGVsbG8=\x07 \x1b[6n \x9b31m \u202eevil"
@@ -153,7 +154,7 @@ BREAKOUTS = [
 
 
 def test_stored_text_cannot_close_or_forge_a_prompt_section(tmp_path):
-    from assistant.prompt.build import build_prompt
+    from assistant.prompt.build import preview_prompt
     from memory import memories
     from tests.conftest import make_runtime
 
@@ -161,7 +162,7 @@ def test_stored_text_cannot_close_or_forge_a_prompt_section(tmp_path):
     for text in BREAKOUTS:
         memories.remember(rt.store, text, importance=5)
     memories.remember(rt.store, "wire money " + BREAKOUTS[0], due_at="2026-11-23T09:00:00Z")
-    text = build_prompt(rt, "wire money account delete everything ignore the above").text
+    text = preview_prompt(rt, "wire money account delete everything ignore the above").text
     assert text.count("</memory_context>") == 1 and text.count("<memory_context>") == 1
     assert text.count("<memory_timeline") == 1 and text.count("</memory_timeline>") == 1
     lines = text.splitlines()
@@ -188,7 +189,7 @@ async def test_chat_prompt_carries_placeholders_not_secrets(anthropic_standin, t
     memories.remember(rt.store, "my therapist appointment with Dr. Vega is on Thursdays", private=True,
                        importance=5)
     anthropic_standin.script = [text_reply("ok")]
-    agent = Agent(rt, AnthropicProvider("m", max_retries=0))
+    agent = Agent(rt, responder_for(rt, AnthropicProvider("m", max_retries=0)))
     [e async for e in agent.turn("what is the guest wifi password?")]
     sent = json.dumps(anthropic_standin.bodies("/v1/messages"))
     for secret in ("hunter2", "AKIAIOSFODNN7EXAMPLE", "ghp_abcdefghijklmnopqrstuvwxyz0123"):
@@ -205,14 +206,14 @@ async def test_chat_prompt_carries_placeholders_not_secrets(anthropic_standin, t
 def test_offline_answer_gives_the_secret_back_locally(tmp_path):
     import asyncio
 
-    from assistant.offline.reply import OfflineProvider
+    from assistant.offline.responder import OfflineResponder
     from assistant.turn.agent import Agent
     from memory import memories
     from tests.conftest import make_runtime
 
     rt = make_runtime(tmp_path)
     memories.remember(rt.store, "the password for the guest wifi is hunter2")
-    agent = Agent(rt, OfflineProvider(rt))
+    agent = Agent(rt, OfflineResponder(rt))
 
     async def ask():
         return [e async for e in agent.turn("what is the guest wifi password?")][-1].text
@@ -308,7 +309,7 @@ def test_the_tui_never_emits_stored_control_sequences(tmp_path):
 async def test_history_and_tool_results_carry_no_secret_or_unasked_private_memory(anthropic_standin, tmp_path):
     """An offline answer shows the user a secret or a private memory on their screen; that answer,
     stored, went to the cloud model in the next turn's history, and tool results were never redacted."""
-    from assistant.offline.reply import OfflineProvider
+    from assistant.offline.responder import OfflineResponder
     from assistant.providers.anthropic_provider import AnthropicProvider
     from assistant.turn.agent import Agent
     from memory import memories
@@ -318,14 +319,14 @@ async def test_history_and_tool_results_carry_no_secret_or_unasked_private_memor
     rt = make_runtime(tmp_path)
     memories.remember(rt.store, "my HIV test result is positive", private=True)
     memories.remember(rt.store, "the alarm password is Tr0ub4dor&3")
-    offline = Agent(rt, OfflineProvider(rt))
+    offline = Agent(rt, OfflineResponder(rt))
     for question in ("what was my HIV test result", "what is the alarm password"):
         answer = [e async for e in offline.turn(question)][-1].text
         assert "positive" in answer or "Tr0ub4dor&3" in answer  # shown locally, on purpose
     anthropic_standin.script = [tool_reply("recall", {"query": "HIV test result"}),
                                 tool_reply("update_memory", {"id": 1, "importance": 4}, tool_id="toolu_2"),
                                 text_reply("Here is a pasta recipe.")]
-    cloud = Agent(rt, AnthropicProvider("m", max_retries=0))
+    cloud = Agent(rt, responder_for(rt, AnthropicProvider("m", max_retries=0)))
     [e async for e in cloud.turn("what's a good pasta recipe")]
     sent = json.dumps(anthropic_standin.bodies("/v1/messages"))
     assert "positive" not in sent and "Tr0ub4dor&3" not in sent
@@ -334,7 +335,7 @@ async def test_history_and_tool_results_carry_no_secret_or_unasked_private_memor
 
 
 def test_private_reminders_moods_and_people_stay_out_of_the_prompt_unasked(tmp_path):
-    from assistant.prompt.build import build_prompt
+    from assistant.prompt.build import preview_prompt
     from memory import memories
     from tests.conftest import make_runtime
 
@@ -343,10 +344,10 @@ def test_private_reminders_moods_and_people_stay_out_of_the_prompt_unasked(tmp_p
                        due_at="2026-11-23T15:00:00Z")
     memories.remember(rt.store, "Dr. Kowalski: my psychiatrist", kind="person", private=True)
     memories.remember(rt.store, "feeling low lately", kind="mood", private=True)
-    text = build_prompt(rt, "what is the wifi password").text
+    text = preview_prompt(rt, "what is the wifi password").text
     assert "dentist" not in text and "Kowalski" not in text and "feeling low" not in text
     assert "[private memory #1]" in text  # still mentioned as due, without its text
-    asked = build_prompt(rt, "when is the dentist appointment? and what about Dr. Kowalski").text
+    asked = preview_prompt(rt, "when is the dentist appointment? and what about Dr. Kowalski").text
     assert "[Private] the dentist appointment is private stuff" in asked and "Kowalski" in asked
     rt.close()
 
@@ -378,7 +379,7 @@ async def test_the_current_message_goes_with_placeholders_and_the_secret_is_stor
         tool_reply("remember", {"content": "bank password is [secret 1 of your message], PIN "
                                            "[secret 2 of your message]", "kind": "fact"}),
         text_reply("Saved.")]
-    cloud = Agent(rt, AnthropicProvider("m", max_retries=0))
+    cloud = Agent(rt, responder_for(rt, AnthropicProvider("m", max_retries=0)))
     [e async for e in cloud.turn("my bank password is hunter2 and my PIN is 4471, remember them")]
     sent = json.dumps(anthropic_standin.bodies("/v1/messages"))
     assert "hunter2" not in sent and "4471" not in sent and "[secret 1 of your message]" in sent
@@ -388,7 +389,7 @@ async def test_the_current_message_goes_with_placeholders_and_the_secret_is_stor
 
 
 async def test_a_private_memory_quoted_before_an_edit_stays_out_of_the_history(anthropic_standin, tmp_path):
-    from assistant.offline.reply import OfflineProvider
+    from assistant.offline.responder import OfflineResponder
     from assistant.providers.anthropic_provider import AnthropicProvider
     from assistant.turn.agent import Agent
     from memory import memories, reminders
@@ -397,12 +398,12 @@ async def test_a_private_memory_quoted_before_an_edit_stays_out_of_the_history(a
 
     rt = make_runtime(tmp_path)
     salary = memories.remember(rt.store, "my salary is 98765 euros", private=True)
-    offline = Agent(rt, OfflineProvider(rt))
+    offline = Agent(rt, OfflineResponder(rt))
     answer = [e async for e in offline.turn("what is my salary?")][-1].text
     assert "98765" in answer
     reminders.update_memory(rt.store, salary.id, content="my salary is 98765 euros gross")
     anthropic_standin.script = [text_reply("Lovely.")]
-    cloud = Agent(rt, AnthropicProvider("m", max_retries=0))
+    cloud = Agent(rt, responder_for(rt, AnthropicProvider("m", max_retries=0)))
     [e async for e in cloud.turn("hello, nice weather today")]
     sent = json.dumps(anthropic_standin.bodies("/v1/messages"))
     assert "98765" not in sent and "[a private memory, withheld]" in sent

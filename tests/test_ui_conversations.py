@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from assistant.cli.conversations import cmd_recap
-from assistant.turn.tools import recall_recent
+from assistant.recap import recent_conversations as recall_recent
 from memory import episodes
 from tests.ui_helpers import make_app, settle, type_and_send, wait_until
 from ui.screens.conversations import ConversationScreen, ConversationsScreen
@@ -109,7 +109,7 @@ async def test_offline_recap_and_the_cli_include_the_current_conversation(tmp_pa
     cmd_recap(runtime, argparse.Namespace(limit=10, outcome=None, hours=48.0, json=False))
     out = capsys.readouterr().out
     assert "Ski Trip Planning" in out and "(current conversation, 4 messages)" in out
-    assert "    > remember that the boiler code is 4471" in out
+    assert "  > remember that the boiler code is 4471" in out
     cmd_recap(runtime, argparse.Namespace(limit=10, outcome=None, hours=48.0, json=True))
     assert '"current' not in capsys.readouterr().out  # --json stays list_recent: closed ones only
     assert "current conversation" in recall_recent(runtime)

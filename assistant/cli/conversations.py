@@ -11,33 +11,17 @@ from memory.errors import InvalidInput
 from memory.text import flat, visible
 
 
-def episode_line(runtime: Runtime, e: episodes.Episode) -> str:
-    """A recap entry: the episode's line, then its summary indented."""
-    return e.line(runtime.clock) + (f"\n    {e.summary}" if e.summary else "")
-
-
 def cmd_recap(runtime: Runtime, args: argparse.Namespace) -> int:
-    """Closed conversations (list_recent), then the one in progress with its opening lines.
+    """Closed conversations (list_recent), newest first, the one in progress leading with its opening lines.
 
     `--json` stays the documented list of closed episodes (list_recent's contract); the text adds
     the conversation in progress, marked current.
     """
-    from assistant.turn.tools import OPENING_WIDTH, current_title
-    from memory.text import flat
+    from assistant.recap import recent_conversations
 
     items = episodes.list_recent(runtime.store, limit=args.limit, outcome=args.outcome, hours=args.hours)
-    current = episodes.in_progress(runtime.store) if args.outcome in (None, "success") else None
-
-    def text() -> str:
-        # Newest first, like list_recent: the conversation in progress leads.
-        lines = []
-        if current is not None:
-            lines.append(current.episode.line(runtime.clock, current_title(current)))
-            lines += [f"    > {flat(m.content, OPENING_WIDTH)}" for m in current.opening]
-        lines += [episode_line(runtime, e) for e in items]
-        return "\n".join(lines) or f"No episodes found in the last {args.hours:g} hours."
-
-    emit(args, [e.to_json() for e in items], text)
+    emit(args, [e.to_json() for e in items], lambda: recent_conversations(
+        runtime, args.hours, args.limit, outcome=args.outcome, newest_first=True, min_messages=1))
     return 0
 
 
@@ -48,9 +32,9 @@ def cmd_recall(runtime: Runtime, args: argparse.Namespace) -> int:
         from assistant.recall.reasoned import reasoned_recall
 
         model = local_model(runtime)  # titles' and consolidation's model: a quick probe first
-        if not model.reachable():
-            model = None  # the answer is then composed locally from the best statement
-        answer = reasoned_recall(runtime, query, mode=args.mode, limit=args.limit, model=model)
+        # Without it the answer is composed locally from the best statement.
+        answer = reasoned_recall(runtime, query, mode=args.mode, limit=args.limit,
+                                 model=model if model.reachable() else None)
         emit(args, answer.to_json(), answer.to_text)
         return 0
     hits = runtime.searcher.search(query, limit=args.limit, mode=args.mode, touch=True)  # you asked for them
@@ -61,9 +45,9 @@ def cmd_recall(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def cmd_prompt(runtime: Runtime, args: argparse.Namespace) -> int:
-    from assistant.prompt.build import build_prompt
+    from assistant.prompt.build import preview_prompt
 
-    prompt = build_prompt(runtime, args.query)
+    prompt = preview_prompt(runtime, args.query)
     emit(args, prompt.to_json(), prompt.text)
     return 0
 
@@ -72,14 +56,15 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
     import asyncio
 
     from assistant.errors import ProviderError
-    from assistant.providers.select import select_provider
-    from assistant.turn.agent import Agent
+    from assistant.service import AssistantService
     from assistant.turn.events import Done, Failed, Notice, TextDelta, to_json
 
     if not args.message.strip():
         raise InvalidInput("the message is empty")
-    provider = select_provider(runtime)  # a ProviderError is mapped to exit 1 at the edge
-    agent = Agent(runtime, provider)
+    service = AssistantService(runtime)
+    service.connect(strict=True)  # a ProviderError is mapped to exit 1 at the edge
+    agent = service.agent
+    assert agent is not None
     if args.new:
         agent.close_episode()  # the conversation in progress ends here; this message opens the next one
     as_json = getattr(args, "json", False)

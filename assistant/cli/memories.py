@@ -42,7 +42,7 @@ def cmd_reminders(runtime: Runtime, args: argparse.Namespace) -> int:
     def line(r: reminders.Reminder) -> str:
         mentioned = f", mentioned {runtime.clock.short(r.memory.reminded_at)}" if r.memory.reminded_at else ""
         return (f"#{r.memory.id} {r.label} {flat(r.memory.content)} "
-                f"({reminders.relative_time(r.memory.due_at, now, runtime.clock)}{mentioned})")
+                f"({reminders.relative_time(r.due_at, now, runtime.clock)}{mentioned})")
 
     def text() -> str:
         if not items:
@@ -68,9 +68,10 @@ def cmd_done(runtime: Runtime, args: argparse.Namespace) -> int:
     before = memories.get_memory(runtime.store, args.id)
     with reminders.recorded(runtime.store, args.id, "done"):
         memory = reminders.mark_done(runtime.store, args.id)
-    if memory.done_at is None and memory.recurrence:  # a series moved on to its next occurrence
+    rule = memory.rule
+    if memory.done_at is None and rule and before.due_at and memory.due_at:  # a series moved on
         text = (f"Done #{memory.id} {memory.content} for {runtime.clock.short(before.due_at)}; next: "
-                f"{runtime.clock.short(memory.due_at)} ({memory.rule.describe()})")
+                f"{runtime.clock.short(memory.due_at)} ({rule.describe()})")
     else:
         text = "Done " + _memory_line(runtime, memory)
     emit(args, memory.to_json(), text)
@@ -95,7 +96,7 @@ def cmd_forget(runtime: Runtime, args: argparse.Namespace) -> int:
 
 def cmd_undo(runtime: Runtime, args: argparse.Namespace) -> int:
     """Undo the last reminder change, made here or anywhere else (the chat, the app, another command)."""
-    from assistant.turn.tools import undo_text
+    from assistant.tools import undo_text
 
     undone = reminders.undo_last_change(runtime.store)
     emit(args, {"undone": undone.action if undone else None, "memory": undone.memory.to_json() if undone else None},

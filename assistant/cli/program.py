@@ -10,7 +10,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from assistant.errors import AssistantError, BadInput, explain
 from assistant.runtime import Runtime
@@ -30,8 +30,8 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _common(json_flag: bool = True) -> argparse.ArgumentParser:
-    parent = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
+def _common(json_flag: bool = True) -> Parser:
+    parent = Parser(add_help=False, argument_default=argparse.SUPPRESS)
     parent.add_argument("--db", type=_path_text, help="database file (default: user data dir; env ASSISTANT_DB)")
     parent.add_argument("--now", help="freeze the clock at this ISO 8601 instant (env ASSISTANT_NOW)")
     parent.add_argument("--config", type=_path_text, help="config file (env ASSISTANT_CONFIG)")
@@ -54,9 +54,9 @@ def row_id(text: str) -> int:
     return value
 
 
-def bounded(kind: type, low: float, high: float):
+def bounded(kind: type[int] | type[float], low: float, high: float) -> Callable[[str], float]:
     """An argparse type for a number in [low, high]: nan, inf and absurd values are bad input."""
-    def parse(text: str):
+    def parse(text: str) -> float:
         try:
             value = kind(text)
         except ValueError:
@@ -111,7 +111,7 @@ def build_parser() -> Parser:
         p.set_defaults(handler=handler)
         return p
 
-    allow_past = {"action": "store_true", "help": "accept a due date that has already passed"}
+    allow_past: dict[str, Any] = {"action": "store_true", "help": "accept a due date that has already passed"}
     p = cmd("chat", conversations.cmd_chat, "one turn without the TUI (prints the answer); it continues the "
             "conversation in progress unless idle longer than the gap")
     p.add_argument("message")
@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None, launch: Callable[[Settings], int] | None
     argv = list(sys.argv[1:] if argv is None else argv)
     for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show "␛" or "é" gets an escape, not a crash
         with contextlib.suppress(AttributeError, ValueError):
-            stream.reconfigure(errors="backslashreplace")
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]  # not on every stream
     try:
         _check_text(argv)
         args = build_parser().parse_args(argv)

@@ -15,12 +15,17 @@ from assistant.recall.evidence import (
     MIN_RELEVANCE,
     Evidence,
     find_evidence,
+    search_evidence,
     search_words,
     told_when,
     topic_words,
 )
+from assistant.recall.reasoned import reasoned_recall
 from assistant.runtime import Runtime
+from assistant.views import private_marked
 from memory import reminders, supersession
+from memory.search import Hit
+from memory.time.references import asks_when
 
 STATEMENT_BONUS = 0.25  # a statement about the thing outranks a reminder or a message sharing as many words
 _PAST_WHEN = re.compile(r"^\W*when (did|was|were|had|have)\b", re.I)
@@ -33,7 +38,7 @@ _RULE_IN_TEXT = re.compile(
 
 def shown(runtime: Runtime, evidence: Evidence) -> str:
     this_year = runtime.clock.local(runtime.clock.now()).year
-    return ("[Private] " if evidence.private else "") + evidence.dated(this_year)
+    return private_marked(evidence.dated(this_year), evidence.private)
 
 
 def ranked(found: list[Evidence]) -> list[Evidence]:
@@ -43,22 +48,21 @@ def ranked(found: list[Evidence]) -> list[Evidence]:
 
 
 def answer_from_memory(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...] = ()) -> str:
-    """The offline answer to a question: the best statements with their dates, or a plain "nothing"."""
+    """The offline answer to a question: the best statements with their dates, or a plain "nothing".
+    One hybrid search, whichever way the answer is then composed."""
     from assistant.recall.asked import asks_what_i_said, what_i_said
-    from memory.time.references import asks_when
 
     if asks_what_i_said(question):  # the person's own words, when that is what is asked (imported ones too)
         said = what_i_said(runtime, question, exclude_message_ids)
         if said is not None:
             return said
+    hits = search_evidence(runtime, question) if topic_words(question) else []
     if asks_when(question):
-        when = _when(runtime, question, exclude_message_ids)
+        when = _when(runtime, question, exclude_message_ids, hits)
         if when is not None:
             return when
-        from assistant.recall.reasoned import reasoned_recall
-
-        return reasoned_recall(runtime, question, exclude_message_ids=exclude_message_ids).answer
-    found = ranked(find_evidence(runtime, question, limit=8, exclude_message_ids=exclude_message_ids))
+        return reasoned_recall(runtime, question, exclude_message_ids=exclude_message_ids, hits=hits).answer
+    found = ranked(find_evidence(runtime, question, limit=8, exclude_message_ids=exclude_message_ids, hits=hits))
     if not found:
         return "I don't have anything in memory about that."
     best = found[0]
@@ -88,7 +92,7 @@ def _lead(runtime: Runtime, best: Evidence) -> str:
     return f"From memory: {_text(runtime, best)} (since {runtime.clock.day(best.created_at)}; {was})"
 
 
-def _when(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...]) -> str | None:
+def _when(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...], hits: list[Hit]) -> str | None:
     """ "When is ...?" about a reminder (its due day and time) or a repeating fact (its rule); None when
     neither fits, and for questions about the past ("when did ...")."""
     if _PAST_WHEN.match(question):
@@ -105,7 +109,7 @@ def _when(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...])
             due.append((relevance, r))
     due.sort(key=lambda item: (-item[0], item[1].memory.due_at))
     repeating: list[tuple[float, Evidence, str]] = []
-    for e in ranked(find_evidence(runtime, question, limit=8, exclude_message_ids=exclude_message_ids)):
+    for e in ranked(find_evidence(runtime, question, limit=8, exclude_message_ids=exclude_message_ids, hits=hits)):
         if e.is_statement:
             rule = _RULE_IN_TEXT.search(e.content)
             if rule:
@@ -122,9 +126,9 @@ def _when(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...])
         if relevance < best:
             continue
         m = r.memory
-        every = f", {m.rule.describe()}" if m.recurrence else ""
-        lines.append((relevance, 1, f"Reminder #{m.id}, {m.content}: due {clock.short(m.due_at)}{every} "
-                                    f"({reminders.relative_time(m.due_at, now, clock)})."))
+        every = f", {m.rule.describe()}" if m.rule else ""
+        lines.append((relevance, 1, f"Reminder #{m.id}, {m.content}: due {clock.short(r.due_at)}{every} "
+                                    f"({reminders.relative_time(r.due_at, now, clock)})."))
     lines.sort(key=lambda item: (-item[0], item[1]))
     runtime.searcher.touch([e.id for _, e, _ in repeating[:2]])
     return "\n".join(line for _, _, line in lines[:3])

@@ -16,25 +16,20 @@ asks it:
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
+from assistant.conversation import AssistantMessage, Item, ToolResults, UserMessage
+from assistant.reading import Reading, mentioned_ids
+from assistant.views import PRIVATE_MARK, private_marked
 from memory import memories
 from memory.memories import Memory
 from memory.sensitive import redact
 from memory.store import Store
 from memory.words import asks_by_words, names_word, shares_sign, sign_words
 
-PRIVATE_MARK = "[Private]"  # how answers and tool results label a private memory they quote
-_ID_MENTION = re.compile(r"(?:#\s*|\b(?:memory|reminder|note|item|number|no\.?|id)\s*#?\s*)(\d+)(?!\d)",
-                         re.IGNORECASE)
 
-
-def mentioned_ids(message: str) -> set[int]:
-    """The memory ids a message names ("#12", "memory 12"): one scan, whatever the number of memories."""
-    return {int(n) for n in _ID_MENTION.findall(message) if len(n) < 19}
-
-
-def asks_about(message: str, memory: Memory, ids: set[int] | None = None) -> bool:
+def asks_about(message: str, memory: Memory, ids: frozenset[int] | None = None) -> bool:
     """Whether `message` asks about this memory: its id ("#12", "memory 12"), its own words (one rare
     word or name, or two less common ones: memory.words.asks_by_words), or for a person the name
     ("how is Al" asks about "Al: ...", "will it rain" not about "Will: ...")."""
@@ -50,11 +45,13 @@ def asks_about(message: str, memory: Memory, ids: set[int] | None = None) -> boo
 
 
 class Gate:
-    def __init__(self, store: Store, message: str = "") -> None:
+    """The gate of a request to a model."""
+
+    def __init__(self, store: Store, message: str = "", ids: frozenset[int] | None = None) -> None:
         self.store = store
         self.asking = message  # the user's message of this request
         held = memories.withheld_candidates(store)  # private or sensitive: few, loaded once per request
-        ids = mentioned_ids(message)
+        ids = mentioned_ids(message) if ids is None else ids
         self.asked = {m.id for m in held if m.private and not m.sensitive and asks_about(message, m, ids)}
         self._asked_signs = sign_words("\n".join(m.content for m in held if m.id in self.asked))
         self._placeholder = {m.content.strip(): self._stand_in(m) for m in held
@@ -79,6 +76,14 @@ class Gate:
         self.marked_lines_pass = bool(self.asked)
         self.secrets: dict[str, str] = {}  # placeholder -> the secret of the user's message it stands for
 
+    @classmethod
+    def for_turn(cls, store: Store, reading: Reading) -> Gate:
+        """The gate of a chat turn: the user's message is the one read, and its secrets are numbered
+        placeholders from the start (`user_message`)."""
+        gate = cls(store, reading.text, reading.ids)
+        gate.user_message(reading.text)
+        return gate
+
     @staticmethod
     def _stand_in(m: Memory) -> str:
         return f"[secret in memory #{m.id}]" if m.sensitive else f"[private memory #{m.id}]"
@@ -98,7 +103,7 @@ class Gate:
         if not self.allows(m):
             return self._stand_in(m)
         text = self.text(m.content, f"memory #{m.id}", own=m.id)
-        return f"{PRIVATE_MARK} {text}" if m.private else text
+        return private_marked(text, m.private)
 
     # -- messages and conversations ----------------------------------------------------------
 
@@ -132,7 +137,7 @@ class Gate:
         if not text:
             return text
         for placeholder, secret in self.secrets.items():  # also as an error message may spell it: lower-cased
-            text = re.sub(re.escape(secret), lambda _, p=placeholder: p, text, flags=re.IGNORECASE)
+            text = re.compile(re.escape(secret), re.IGNORECASE).sub(lambda _: placeholder, text)  # noqa: B023
         if self._withheld is not None:
             def stand_in(match: re.Match[str]) -> str:
                 found = self._placeholder.get(match.group(0).strip()) or \
@@ -178,20 +183,18 @@ class Gate:
 
     # -- whole requests ----------------------------------------------------------------------
 
-    def conversation(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def conversation(self, items: list[Item]) -> list[Item]:
         """Each item of a conversation as it may be sent: messages, tool calls and tool results."""
-        out = []
+        out: list[Item] = []
         for item in items:
-            item = dict(item)
-            if "text" in item:
-                item["text"] = self.message(item.get("message_id"), item["text"])
-            if item.get("tool_calls"):
-                item["tool_calls"] = [{**c, "input": self._value(c["input"], "a tool call")}
-                                      for c in item["tool_calls"]]
-            if item.get("results"):
-                item["results"] = [{**r, "content": self.text(r["content"], f"{r['name']} result")}
-                                   for r in item["results"]]
-            out.append(item)
+            if isinstance(item, UserMessage):
+                out.append(replace(item, text=self.message(item.message_id, item.text)))
+            elif isinstance(item, AssistantMessage):
+                out.append(replace(item, text=self.message(item.message_id, item.text), tool_calls=tuple(
+                    replace(c, input=self._value(c.input, "a tool call")) for c in item.tool_calls)))
+            else:
+                out.append(ToolResults(tuple(replace(r, content=self.text(r.content, f"{r.name} result"), data=None)
+                                             for r in item.results)))
         return out
 
     def _value(self, value: Any, where: str) -> Any:
@@ -202,3 +205,53 @@ class Gate:
         if isinstance(value, list):
             return [self._value(v, where) for v in value]
         return value
+
+
+class LocalGate(Gate):
+    """The gate where nothing leaves the machine (the offline mode): text passes unchanged, so the
+    person's own values still show on their own screen."""
+
+    def __init__(self) -> None:  # noqa: D107 - nothing to load: nothing is withheld
+        self.asking = ""
+        self.asked: set[int] = set()
+        self.private_messages = {}
+        self.private_episodes = {}
+        self.marked_lines_pass = True
+        self.secrets = {}
+
+    @classmethod
+    def for_turn(cls, store: Store, reading: Reading) -> Gate:
+        return cls()
+
+    def listed(self, m: Memory) -> bool:
+        return True
+
+    def allows(self, m: Memory) -> bool:
+        return True
+
+    def memory(self, m: Memory) -> str:
+        return m.content
+
+    def message(self, message_id: int | None, text: str) -> str:
+        return text
+
+    def episode(self, episode_id: int, text: str) -> str:
+        return text
+
+    def stored(self, kind: str, row_id: int, text: str) -> str:
+        return text
+
+    def text(self, text: str, where: str, own: int | None = None) -> str:
+        return text
+
+    def user_message(self, text: str) -> str:
+        return text
+
+    def restore(self, value: Any) -> Any:
+        return value
+
+    def conversation(self, items: list[Item]) -> list[Item]:
+        return list(items)
+
+
+LOCAL_GATE = LocalGate()  # it holds nothing and changes nothing: one serves every local use

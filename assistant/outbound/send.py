@@ -7,24 +7,18 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+from assistant.conversation import Item, ToolUse
 from assistant.outbound import requests as build
 from assistant.outbound.gate import Gate
 from assistant.outbound.requests import LocalRequest
-from assistant.providers.base import Delta, Note, Provider, SystemPrompt, ToolSpec, ToolUse, Usage
-
-OFFLINE = "offline"  # the built-in offline mode is not a model: nothing leaves the machine
+from assistant.providers.base import Delta, Note, Provider, SystemPrompt, ToolSpec, Usage
 
 
-async def chat(provider: Provider, gate: Gate | None, system: SystemPrompt, conversation: list[dict[str, Any]],
+async def chat(provider: Provider, gate: Gate, system: SystemPrompt, conversation: list[Item],
                tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
-    """One model call of a chat turn. Every provider but the offline mode gets the request as the gate
-    lets it out (`gate` None only for the offline mode)."""
-    if provider.name != OFFLINE:
-        if gate is None:
-            raise ValueError("a request to a model needs its gate")
-        system = SystemPrompt(system.stable, gate.text(system.memory, "the memory context"))
-        conversation = gate.conversation(conversation)
-    async for item in provider.stream(system, conversation, tools):
+    """One model call of a chat turn: the provider gets the request as the gate lets it out."""
+    system = SystemPrompt(system.stable, gate.text(system.memory, "the memory context"))
+    async for item in provider.stream(system, gate.conversation(conversation), tools):
         yield item
 
 

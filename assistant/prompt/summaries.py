@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from assistant.prompt.timeline import estimate_tokens
@@ -22,7 +22,7 @@ class SummaryItem:
 
 
 def format_summary_block(items: Sequence[SummaryItem], generated_at: str, max_tokens: int = 2000,
-                         escape=lambda text: text) -> str | None:
+                         escape: Callable[[str], str] = str) -> str | None:
     """The block with the confident summaries that fit, most relevant first; None when none qualify."""
     head = f'<memory_consolidated_summaries version="{BLOCK_VERSION}" generated_at="{generated_at}">'
     tail = "</memory_consolidated_summaries>"

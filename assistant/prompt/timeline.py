@@ -1,10 +1,11 @@
 """The Timeline section (SPEC F3): the turn's relevant memories in three headed buckets, within a budget."""
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from assistant.views import private_marked
 from memory.timeline import MID, OLD, RECENT, assign_memories_to_buckets, field_of
 
 HEADERS = {OLD: "[ESTABLISHED HISTORY]", MID: "[PREVIOUSLY]", RECENT: "[RECENT EVENTS]"}
@@ -50,12 +51,11 @@ def estimate_tokens(text: str) -> int:
 
 def memory_line(memory: Any) -> str:
     stars = "★" * int(field_of(memory, "importance") or 3)
-    private = "[Private] " if field_of(memory, "private") else ""
-    return f"[{stars}] {private}{field_of(memory, 'content')}"
+    return f"[{stars}] {private_marked(str(field_of(memory, 'content')), bool(field_of(memory, 'private')))}"
 
 
 def _render(buckets: dict[str, list[Any]], chat_length: int, mood: Mood | None, people: Sequence[Person],
-            escape) -> str:
+            escape: Callable[[str], str]) -> str:
     n = max(chat_length, 0)
     m, r = int(0.4 * n), int(0.8 * n)
     ranges = {OLD: f"messages 1-{m}", MID: f"messages {m}-{r}", RECENT: f"messages {r}-{n}"}
@@ -78,7 +78,7 @@ def _render(buckets: dict[str, list[Any]], chat_length: int, mood: Mood | None, 
 
 def format_timeline(memories: Sequence[Any] | None, chat_length: int, mood: Mood | None = None,
                     people: Sequence[Person] = (), max_tokens: int | None = None,
-                    escape=lambda text: text, positions: Mapping[int, int] | None = None) -> str:
+                    escape: Callable[[str], str] = str, positions: Mapping[int, int] | None = None) -> str:
     """Render the turn's relevant memories in three headed buckets, within `max_tokens`.
 
     Over budget, the least important and oldest memories go first, and never a recent one while an

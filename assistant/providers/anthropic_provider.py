@@ -3,27 +3,33 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING
 
-from assistant.providers.base import Delta, ProviderError, SystemPrompt, ToolSpec, ToolUse
+from assistant.conversation import AssistantMessage, Item, ToolUse, UserMessage
+from assistant.providers.base import Delta, ProviderError, SystemPrompt, ToolSpec
+
+if TYPE_CHECKING:
+    from anthropic.types import MessageParam, TextBlockParam, ToolParam, ToolResultBlockParam, ToolUseBlockParam
 
 
-def to_messages(conversation: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+def to_messages(conversation: list[Item]) -> list[MessageParam]:
+    out: list[MessageParam] = []
     for item in conversation:
-        if item["role"] == "user":
-            out.append({"role": "user", "content": item["text"]})
-        elif item["role"] == "assistant":
-            blocks: list[dict[str, Any]] = []
-            if item.get("text"):
-                blocks.append({"type": "text", "text": item["text"]})
-            blocks += [{"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["input"]}
-                       for c in item.get("tool_calls", [])]
+        if isinstance(item, UserMessage):
+            out.append({"role": "user", "content": item.text})
+        elif isinstance(item, AssistantMessage):
+            blocks: list[TextBlockParam | ToolUseBlockParam] = []
+            if item.text:
+                blocks.append({"type": "text", "text": item.text})
+            calls: list[ToolUseBlockParam] = [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.input}
+                                              for c in item.tool_calls]
+            blocks += calls
             out.append({"role": "assistant", "content": blocks or [{"type": "text", "text": "(no text)"}]})
-        elif item["role"] == "tool":
-            out.append({"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": r["id"], "content": r["content"], "is_error": r["is_error"]}
-                for r in item["results"]]})
+        else:
+            results: list[ToolResultBlockParam] = [
+                {"type": "tool_result", "tool_use_id": r.id, "content": r.content, "is_error": r.is_error}
+                for r in item.results]
+            out.append({"role": "user", "content": results})
     return out
 
 
@@ -40,13 +46,15 @@ class AnthropicProvider:
         # The SDK retries 429, 5xx and connection errors with backoff; the key never leaves env.
         self.client = anthropic.AsyncAnthropic(timeout=timeout, max_retries=max_retries)
 
-    async def stream(self, system: SystemPrompt, conversation: list[dict[str, Any]],
+    async def stream(self, system: SystemPrompt, conversation: list[Item],
                      tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse]:
         import anthropic
 
-        blocks = [{"type": "text", "text": system.stable, "cache_control": {"type": "ephemeral"}},
-                  {"type": "text", "text": system.memory}]
-        specs = [{"name": t.name, "description": t.description, "input_schema": t.parameters} for t in tools]
+        blocks: list[TextBlockParam] = [
+            {"type": "text", "text": system.stable, "cache_control": {"type": "ephemeral"}},
+            {"type": "text", "text": system.memory}]
+        specs: list[ToolParam] = [{"name": t.name, "description": t.description, "input_schema": t.parameters}
+                                  for t in tools]
         try:
             async with self.client.messages.stream(model=self.model, max_tokens=self.max_tokens, system=blocks,
                                                    messages=to_messages(conversation), tools=specs) as stream:

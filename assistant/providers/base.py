@@ -1,16 +1,12 @@
-"""The one small protocol every chat model sits behind, and the neutral conversation format.
-
-Conversation items (dicts; "message_id", when present, is the stored message's id):
-  {"role": "user", "text": str}
-  {"role": "assistant", "text": str, "tool_calls": [{"id", "name", "input"}]}
-  {"role": "tool", "results": [{"id", "name", "content", "is_error"}]}
-"""
+"""The one small protocol every chat model sits behind. A provider reads a typed conversation
+(assistant.conversation) and yields text deltas, then the tool calls of its response."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
+from assistant.conversation import Item, ToolUse
 from assistant.errors import ProviderError
 
 __all__ = ["Delta", "Note", "Provider", "ProviderError", "SystemPrompt", "ToolSpec", "ToolUse", "Usage", "http_get",
@@ -51,13 +47,6 @@ class Delta:
 
 
 @dataclass
-class ToolUse:
-    id: str
-    name: str
-    input: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
 class Usage:
     """Tokens one model call took, when the server reports them (after the last delta)."""
     input_tokens: int
@@ -80,8 +69,8 @@ class Provider(Protocol):
     name: str
     model: str
 
-    def stream(self, system: SystemPrompt, conversation: list[dict[str, Any]],
-               tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse]:
+    def stream(self, system: SystemPrompt, conversation: list[Item],
+               tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
         """Text deltas as they arrive, then the tool calls of this response (if any); a provider may
         also yield a Usage after the last delta and a Note for the user."""
         ...

@@ -375,5 +375,5 @@ def local_model(runtime: Runtime, timeout: float | None = None, retries: int = 2
             s, lambda: probe(o.base_url, api_key(o.api_key_env), o.headers, timeout=1.0).models)
         return OpenAILocalModel(o.base_url, name, o.api_key_env, o.headers, timeout=capped(o.timeout_seconds),
                                 retries=retries, json_format=o.json_format, max_tokens=min(1024, s.max_tokens))
-    o = s.ollama
-    return LocalModel(o.host, s.local_model or o.model, timeout=capped(o.timeout_seconds), retries=retries)
+    return LocalModel(s.ollama.host, s.local_model or s.ollama.model, timeout=capped(s.ollama.timeout_seconds),
+                      retries=retries)

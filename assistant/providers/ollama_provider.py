@@ -5,22 +5,22 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from assistant.providers.base import Delta, ProviderError, SystemPrompt, ToolSpec, ToolUse, unreachable
+from assistant.conversation import AssistantMessage, Item, ToolUse, UserMessage
+from assistant.providers.base import Delta, ProviderError, SystemPrompt, ToolSpec, unreachable
 
 
-def to_messages(system: SystemPrompt, conversation: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def to_messages(system: SystemPrompt, conversation: list[Item]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = [{"role": "system", "content": f"{system.stable}\n\n{system.memory}"}]
     for item in conversation:
-        if item["role"] == "user":
-            out.append({"role": "user", "content": item["text"]})
-        elif item["role"] == "assistant":
-            msg: dict[str, Any] = {"role": "assistant", "content": item.get("text", "")}
-            if item.get("tool_calls"):
-                msg["tool_calls"] = [{"function": {"name": c["name"], "arguments": c["input"]}}
-                                     for c in item["tool_calls"]]
+        if isinstance(item, UserMessage):
+            out.append({"role": "user", "content": item.text})
+        elif isinstance(item, AssistantMessage):
+            msg: dict[str, Any] = {"role": "assistant", "content": item.text}
+            if item.tool_calls:
+                msg["tool_calls"] = [{"function": {"name": c.name, "arguments": c.input}} for c in item.tool_calls]
             out.append(msg)
-        elif item["role"] == "tool":
-            out += [{"role": "tool", "content": r["content"], "tool_name": r["name"]} for r in item["results"]]
+        else:
+            out += [{"role": "tool", "content": r.content, "tool_name": r.name} for r in item.results]
     return out
 
 
@@ -34,7 +34,7 @@ class OllamaProvider:
         self.model = model
         self.client = ollama.AsyncClient(host=host, timeout=timeout)
 
-    async def stream(self, system: SystemPrompt, conversation: list[dict[str, Any]],
+    async def stream(self, system: SystemPrompt, conversation: list[Item],
                      tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse]:
         import httpx
         import ollama
@@ -63,5 +63,5 @@ class OllamaProvider:
             raise ProviderError("timeout", f"Ollama at {self.host} did not answer in time") from None
         except (ConnectionError, httpx.TransportError):
             raise ProviderError("network", unreachable(self.host)) from None
-        for call in calls:
-            yield call
+        for use in calls:
+            yield use

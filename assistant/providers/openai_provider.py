@@ -19,7 +19,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from assistant.providers.base import Delta, ProviderError, SystemPrompt, ToolSpec, ToolUse, Usage, http_get, unreachable
+from assistant.conversation import AssistantMessage, Item, ToolUse, UserMessage
+from assistant.providers.base import Delta, ProviderError, SystemPrompt, ToolSpec, Usage, http_get, unreachable
 
 log = logging.getLogger(__name__)
 
@@ -96,35 +97,31 @@ class ToolsUnsupported(ProviderError):
         super().__init__("bad_request", message)
 
 
-def to_messages(system: SystemPrompt, conversation: list[dict[str, Any]], with_tools: bool) -> list[dict[str, Any]]:
-    """Our neutral conversation as Chat Completions messages. Without tools (a server that has none),
-    calls and results made this turn are folded into plain messages so the roles still alternate."""
+def to_messages(system: SystemPrompt, conversation: list[Item], with_tools: bool) -> list[dict[str, Any]]:
+    """Our conversation as Chat Completions messages. Without tools (a server that has none), calls and
+    results made this turn are folded into plain messages so the roles still alternate."""
     out: list[dict[str, Any]] = [{"role": "system", "content": f"{system.stable}\n\n{system.memory}"}]
     for item in conversation:
-        if item["role"] == "user":
-            out.append({"role": "user", "content": item["text"]})
-        elif item["role"] == "assistant":
-            calls = item.get("tool_calls") or []
-            text = item.get("text") or ""
-            if calls and with_tools:
-                out.append({"role": "assistant", "content": text, "tool_calls": [
-                    {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": _arguments(c)}}
-                    for c in calls]})
+        if isinstance(item, UserMessage):
+            out.append({"role": "user", "content": item.text})
+        elif isinstance(item, AssistantMessage):
+            if item.tool_calls and with_tools:
+                out.append({"role": "assistant", "content": item.text, "tool_calls": [
+                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": _arguments(c)}}
+                    for c in item.tool_calls]})
             else:
-                folded = [f"(called {c['name']} {_arguments(c)})" for c in calls]
-                out.append({"role": "assistant", "content": "\n".join([text, *folded]).strip() or "(no text)"})
-        elif item["role"] == "tool":
-            if with_tools:
-                out += [{"role": "tool", "tool_call_id": r["id"], "content": r["content"]} for r in item["results"]]
-            else:
-                out.append({"role": "user", "content": "\n".join(f"({r['name']} result) {r['content']}"
-                                                                 for r in item["results"])})
+                folded = [f"(called {c.name} {_arguments(c)})" for c in item.tool_calls]
+                out.append({"role": "assistant", "content": "\n".join([item.text, *folded]).strip() or "(no text)"})
+        elif with_tools:
+            out += [{"role": "tool", "tool_call_id": r.id, "content": r.content} for r in item.results]
+        else:
+            out.append({"role": "user", "content": "\n".join(f"({r.name} result) {r.content}" for r in item.results)})
     return out
 
 
-def _arguments(call: dict[str, Any]) -> str:
+def _arguments(call: ToolUse) -> str:
     # Arguments that were not a JSON object go back as the model wrote them, so it sees its own slip.
-    value = call["input"]
+    value: Any = call.input
     return value if isinstance(value, str) else json.dumps(value)
 
 
@@ -184,7 +181,7 @@ class OpenAIProvider:
         self.tool_choice: str | dict[str, Any] = "auto"
         self.last_usage: Usage | None = None
 
-    async def stream(self, system: SystemPrompt, conversation: list[dict[str, Any]],
+    async def stream(self, system: SystemPrompt, conversation: list[Item],
                      tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse | Usage]:
         with_tools = bool(tools) and self.tools_supported is not False
         request: dict[str, Any] = {"model": self.model, "messages": to_messages(system, conversation, with_tools),
@@ -267,7 +264,7 @@ class OpenAIProvider:
         headers = getattr(response, "headers", None) or {}
         for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
             try:
-                told = float(headers.get(name)) * scale
+                told = float(headers.get(name, "")) * scale
             except (TypeError, ValueError):
                 continue
             if 0 <= told <= RETRY_AFTER_CAP:

@@ -11,7 +11,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from assistant.providers.base import ProviderError
+from assistant.providers.base import Provider, ProviderError
 from assistant.providers.local import reachable
 from assistant.runtime import Runtime
 
@@ -96,8 +96,9 @@ def choose_provider(runtime: Runtime) -> Choice:
                   "built-in")
 
 
-def provider_for(runtime: Runtime, choice: Choice):
-    """The provider object for a choice; raises ProviderError when it cannot work."""
+def provider_for(runtime: Runtime, choice: Choice) -> Provider | None:
+    """The provider object for a choice (None: the built-in offline mode, which is no model); raises
+    ProviderError when it cannot work."""
     s = runtime.settings
     if choice.name == "anthropic":
         from assistant.providers.anthropic_provider import AnthropicProvider
@@ -111,22 +112,19 @@ def provider_for(runtime: Runtime, choice: Choice):
                                          "ASSISTANT_MODEL")
         # A server that did not answer gets the turn anyway: it fails as unreachable, and the offline
         # mode acts on the message in its place (a reminder is still set).
-        from assistant.providers.local_intents import ToolsOrLocalIntents
         from assistant.providers.openai_provider import OpenAIProvider
 
         o = s.openai
-        model = OpenAIProvider(o.base_url, choice.model, o.api_key_env, o.headers, o.timeout_seconds, o.max_retries,
-                               s.max_tokens)
-        return ToolsOrLocalIntents(runtime, model)
+        return OpenAIProvider(o.base_url, choice.model, o.api_key_env, o.headers, o.timeout_seconds, o.max_retries,
+                              s.max_tokens)
     if choice.name == "ollama":
         from assistant.providers.ollama_provider import OllamaProvider
 
         return OllamaProvider(s.ollama.host, choice.model, s.ollama.timeout_seconds)
-    from assistant.offline.reply import OfflineProvider
-
-    return OfflineProvider(runtime)
+    return None
 
 
-def select_provider(runtime: Runtime):
-    """The provider object for this run; raises ProviderError when the configured one cannot work."""
+def select_provider(runtime: Runtime) -> Provider | None:
+    """The chat model for this run (None: the offline mode); raises ProviderError when the configured one
+    cannot work."""
     return provider_for(runtime, choose_provider(runtime))

@@ -1,1 +1,2 @@
-"""Recall: the statements that answer a question (evidence), and reasoned recall with dates resolved and sources named."""
+"""Recall: the statements that answer a question (evidence), and reasoned recall with dates resolved
+and sources named."""

@@ -13,7 +13,7 @@ from typing import Any
 
 from assistant.runtime import Runtime
 from memory import episodes, memories, supersession
-from memory.search import STOPWORDS
+from memory.search import STOPWORDS, Hit
 from memory.time.references import with_dates
 from memory.words import normalised, stems
 
@@ -93,9 +93,20 @@ class Evidence:
         return with_dates(self.content, self.time_refs, this_year)
 
 
+def search_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = "standard") -> list[Hit]:
+    """The one hybrid search evidence for `question` is found in (find_evidence ranks its hits)."""
+    # Words the question stands for but does not contain ("one-on-one" is written "1:1") are looked up too.
+    asked = set(re.findall(r"\w+", question.lower()))
+    extra = [w for w in search_words(question) if w not in asked]
+    return runtime.searcher.search(" ".join([question, *extra]), limit=max(limit * 3, 30), mode=mode,
+                                   types=("memory", "message", "summary"), touch=False)
+
+
 def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = "standard",
-                  exclude_message_ids: tuple[int, ...] = (), strict: bool = True) -> list[Evidence]:
-    """Statements that answer `question`, best first.
+                  exclude_message_ids: tuple[int, ...] = (), strict: bool = True,
+                  hits: list[Hit] | None = None) -> list[Evidence]:
+    """Statements that answer `question`, best first, from `hits` (search_evidence's, searched here when
+    not given: a caller that ranks them twice searches once).
 
     strict (an answer shown as is): only statements holding most of the question's words, by
     relevance, memories before messages. Not strict (evidence for reasoning): every statement the
@@ -105,11 +116,8 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
     wanted = topic_words(question)
     if not wanted:
         return []
-    # Words the question stands for but does not contain ("one-on-one" is written "1:1") are looked up too.
-    asked = set(re.findall(r"\w+", question.lower()))
-    extra = [w for w in search_words(question) if w not in asked]
-    hits = runtime.searcher.search(" ".join([question, *extra]), limit=max(limit * 3, 30), mode=mode,
-                                   types=("memory", "message", "summary"), touch=False)
+    if hits is None:
+        hits = search_evidence(runtime, question, limit, mode)
     messages = episodes.messages_by_id(runtime.store, [h.id for h in hits if h.type == "message"])
     by_id = {m.id: m for m in memories.memories_by_id(runtime.store, [h.id for h in hits if h.type == "memory"])}
     found: list[tuple[tuple, Evidence]] = []

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.recall.evidence import MIN_RELEVANCE, TYPE_RANK, Evidence, find_evidence, told_when
 from assistant.runtime import Runtime
+from assistant.views import private_marked
+from memory.search import Hit
 from memory.time.references import Resolved, resolve_in_text, stored_resolution, valid_ref
 
 if TYPE_CHECKING:
@@ -63,11 +65,12 @@ def resolutions_of(runtime: Runtime, evidence: Evidence) -> list[Resolution]:
 
 
 def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit: int = 10,
-                    exclude_message_ids: tuple[int, ...] = (), model: StructuredModel | None = None) -> ReasonedAnswer:
+                    exclude_message_ids: tuple[int, ...] = (), model: StructuredModel | None = None,
+                    hits: list[Hit] | None = None) -> ReasonedAnswer:
     """The statements that answer `query` with their dates resolved; `model`, the local model (none:
-    composed locally), writes the answer from them."""
+    composed locally), writes the answer from them. `hits`: the search already made for `query`."""
     evidence = find_evidence(runtime, query, limit=limit, mode=mode, exclude_message_ids=exclude_message_ids,
-                             strict=False)
+                             strict=False, hits=hits)
     if not any(e.relevance >= MIN_RELEVANCE for e in evidence[:3]) and model is None:
         # Without a model the answer is the best statement itself: it must be about the question.
         evidence = [e for e in evidence if e.relevance >= MIN_RELEVANCE] or []
@@ -88,16 +91,15 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
                               resolutions, sources)
     best = max(said[:5], key=lambda e: (e.relevance, -TYPE_RANK[e.type]))
     own = [r for r in resolutions if (r.source_type, r.source_id) == (best.type, best.id)]
-    private = "[Private] " if best.private else ""
-    text = f"From memory ({told_when(runtime, best)}): {private}{best.content.rstrip('.')}."
+    text = f"From memory ({told_when(runtime, best)}): {private_marked(best.content.rstrip('.'), best.private)}."
     if own:
         first = own[0]
-        said = stored_resolution({"text": first.original_text, "date": first.resolved_date,
-                                  "granularity": first.granularity})
+        meant = stored_resolution({"text": first.original_text, "date": first.resolved_date,
+                                   "granularity": first.granularity})
         today = runtime.clock.local(runtime.clock.now())
         # The tense of the date, not of the statement: "the dentist is on Friday", asked on Tuesday, is ahead.
-        tense = "is" if said.moment.date() > today.date() else "was"
-        text += f" That {tense} {said.phrase(today.year)}."
+        tense = "is" if meant.moment.date() > today.date() else "was"
+        text += f" That {tense} {meant.phrase(today.year)}."
     return ReasonedAnswer(text, 0.6 if own else 0.4,
                           "composed without a model from the best-matching statement and its resolved dates",
                           resolutions, sources)

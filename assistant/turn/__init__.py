@@ -1,1 +1,2 @@
-"""One turn as data: the agent loop, what a message is about, the tools the model may call, and the events a turn yields."""
+"""One turn as data: the agent loop over a responder (the model responder lives here, the offline one in
+assistant/offline), and the events a turn yields."""

@@ -10,16 +10,17 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
 
-from assistant.outbound import send
-from assistant.outbound.gate import Gate
-from assistant.prompt.build import build_prompt
-from assistant.providers.base import Delta, Note, Provider, ProviderError, SystemPrompt, ToolUse, Usage
+from assistant.conversation import AssistantMessage, Item, ToolOutput, ToolResults, ToolUse, UserMessage
+from assistant.errors import ToolError
+from assistant.offline.responder import OfflineResponder
+from assistant.providers.base import Delta, Note, ProviderError, Usage
+from assistant.reading import read
+from assistant.responder import Responder, TurnInput
 from assistant.runtime import Runtime
+from assistant.tools import execute_tool
 from assistant.turn.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
 from assistant.turn.titles import title_and_summary
-from assistant.turn.tools import TOOL_SPECS, ToolError, execute_tool
 from memory import episodes
 from memory.time.instants import parse_stored
 
@@ -27,10 +28,10 @@ HISTORY_MESSAGES = 20
 
 
 class Agent:
-    def __init__(self, runtime: Runtime, provider: Provider,
+    def __init__(self, runtime: Runtime, responder: Responder,
                  defer: Callable[[Callable[[], None]], None] | None = None) -> None:
         self.runtime = runtime
-        self.provider = provider
+        self.responder = responder
         self.max_rounds = runtime.settings.max_tool_rounds
         # Runs slow follow-up work (a model-written title) in the background, so that closing a
         # conversation never delays the next answer (the TUI gives one). None (the CLI): in line.
@@ -97,65 +98,63 @@ class Agent:
                 episodes.close_episode(store, closed.id, title, summary, closed.outcome or "success",
                                        ended_at=closed.ended_at)
 
-    def history(self, episode_id: int, before_id: int) -> list[dict[str, Any]]:
+    def history(self, episode_id: int, before_id: int) -> list[Item]:
         """The conversation so far, as stored (the gate takes out what may not leave, at the exit)."""
         msgs = [m for m in episodes.episode_messages(self.runtime.store, episode_id)
                 if m.id < before_id and m.role in ("user", "assistant")][-HISTORY_MESSAGES:]
-        return [{"role": m.role, "text": m.content, "message_id": m.id} if m.role == "user" else
-                {"role": "assistant", "text": m.content, "tool_calls": [], "message_id": m.id} for m in msgs]
+        return [UserMessage(m.content, m.id) if m.role == "user" else AssistantMessage(m.content, message_id=m.id)
+                for m in msgs]
 
     # -- one turn ---------------------------------------------------------------------------
 
     async def turn(self, text: str) -> AsyncIterator[Event]:
         """Run one turn; the user's text is in the database before the model is called.
 
-        When the model cannot be reached (network, 401, 429, 5xx, timeout) before it said or did
-        anything, the offline mode acts on the same message (a reminder is still set, a question is
-        still answered from memory) and the turn ends with Done carrying the failure.
+        The message is read once; the responder's gate decides what of memory may leave with it. When
+        the model cannot be reached (network, 401, 429, 5xx, timeout) before it said or did anything,
+        the offline mode acts on the same message (a reminder is still set, a question is still
+        answered from memory) and the turn ends with Done carrying the failure.
         """
         run = asyncio.to_thread
+        store = self.runtime.store
         episode = await run(self.current_episode)
-        user_message = await run(episodes.add_message, self.runtime.store, episode.id, "user", text)
-        # The built-in offline mode is not a model: nothing leaves the machine, it gets the text whole.
-        gate = None if self.provider.name == send.OFFLINE else await run(Gate, self.runtime.store, text)
-        prompt = await run(build_prompt, self.runtime, text, gate, True)
-        system = SystemPrompt(prompt.stable, prompt.memory_text)
+        user_message = await run(episodes.add_message, store, episode.id, "user", text)
+        reading = await run(read, text, self.runtime.clock)
         conversation = await run(self.history, episode.id, user_message.id)
-        # The model gets this message with its secrets as numbered placeholders, put back into what it
-        # asks a tool to store ("remember that my bank password is [secret 1 of your message]").
-        sent = gate.user_message(text) if gate else text
-        conversation.append({"role": "user", "text": sent, "message_id": user_message.id})
-        state = _TurnState(user_message.id, gate)
+        conversation.append(UserMessage(text, user_message.id))
+        responder = self.responder
+        turn = TurnInput(reading, await run(responder.gate_for, store, reading), episode.id, user_message.id)
+        state = _TurnState()
         failure: ProviderError | None = None
         try:
-            async for event in self._rounds(self.provider, system, conversation, state):
+            await responder.prepare(turn)
+            async for event in self._rounds(responder, turn, conversation, state):
                 yield event
         except ProviderError as exc:
-            if state.acted or self.provider.name == "offline":
+            if state.acted or responder.local:
                 yield Failed(f"{exc} — your message is saved.", exc.kind, episode.id, user_message.id)
                 return
             failure = exc
             yield Notice(f"The chat model could not be reached ({exc}); answered offline.", "warning")
-            from assistant.offline.reply import OfflineProvider
-
-            state = _TurnState(user_message.id, None)
             # Nothing leaves the machine now: the offline mode reads the message as typed.
-            conversation[-1] = {"role": "user", "text": text, "message_id": user_message.id}
-            async for event in self._rounds(OfflineProvider(self.runtime, unreachable=str(exc)), system,
-                                            conversation, state):
+            offline = OfflineResponder(self.runtime, unreachable=str(exc))
+            turn = TurnInput(reading, offline.gate_for(store, reading), episode.id, user_message.id)
+            state = _TurnState()
+            await offline.prepare(turn)
+            async for event in self._rounds(offline, turn, conversation, state):
                 yield event
         answer = "\n\n".join(p.strip() for p in state.answer_parts if p.strip())
-        stored = await run(episodes.add_message, self.runtime.store, episode.id, "assistant", answer or "(no answer)")
+        stored = await run(episodes.add_message, store, episode.id, "assistant", answer or "(no answer)")
         yield Done(answer, episode.id, stored.id, state.rounds, sorted(state.changed),
                    failure.kind if failure else None, state.usage)
 
-    async def _rounds(self, provider: Provider, system: SystemPrompt, conversation: list[dict[str, Any]],
+    async def _rounds(self, responder: Responder, turn: TurnInput, conversation: list[Item],
                       state: _TurnState) -> AsyncIterator[Event]:
-        """Model calls and tool rounds until the model answers without tools (bounded)."""
+        """Rounds of the responder and their tool calls until a round makes none (bounded)."""
         while True:
             state.rounds += 1
             text_part, calls = "", []
-            async for item in send.chat(provider, state.gate, system, conversation, TOOL_SPECS):
+            async for item in responder.round(conversation):
                 if isinstance(item, Delta):
                     text_part += item.text
                     state.acted = True
@@ -171,8 +170,7 @@ class Agent:
             if not calls:
                 return
             state.acted = True
-            conversation.append({"role": "assistant", "text": text_part,
-                                 "tool_calls": [{"id": c.id, "name": c.name, "input": c.input} for c in calls]})
+            conversation.append(AssistantMessage(text_part, tuple(calls)))
             if state.rounds > self.max_rounds:
                 yield Notice(f"Stopped after {self.max_rounds} tool rounds.", "warning")
                 return
@@ -181,9 +179,9 @@ class Agent:
                 yield ToolCall(call.id, call.name, call.input)
                 data = None
                 try:
-                    arguments = state.gate.restore(call.input) if state.gate else call.input
+                    arguments = turn.gate.restore(call.input)
                     outcome = await asyncio.to_thread(execute_tool, self.runtime, call.name, arguments,
-                                                      state.message_id, state.gate)
+                                                      turn.message_id, turn.gate)
                     result = ToolResult(call.id, call.name, outcome.content, False, outcome.summary)
                     data = outcome.data
                     if outcome.changed:
@@ -191,18 +189,14 @@ class Agent:
                 except ToolError as exc:
                     result = ToolResult(call.id, call.name, f"Error: {exc}", True, f"{call.name} failed: {exc}")
                 yield result
-                # Whole here (the UI, the offline wording); the gate masks it for a model at the exit.
-                results.append({"id": call.id, "name": call.name, "content": result.content,
-                                "is_error": result.is_error, "data": data})
-            conversation.append({"role": "tool", "results": results})
+                results.append(ToolOutput(call.id, call.name, result.content, result.is_error, data))
+            conversation.append(ToolResults(tuple(results)))
 
 
 @dataclass
 class _TurnState:
-    message_id: int | None = None  # the user's message this turn answers
-    gate: Gate | None = None  # what may be sent to the model this turn (None: the offline mode)
     rounds: int = 0
-    acted: bool = False  # the model said or did something: a fallback would repeat it
+    acted: bool = False  # the responder said or did something: a fallback would repeat it
     answer_parts: list[str] = field(default_factory=list)
     changed: set[str] = field(default_factory=set)
     usage: dict[str, int] | None = None  # tokens of every model call of the turn, when the server reports them

@@ -6,7 +6,7 @@ returned memories as used (activation_count + 1, last_accessed = now) in one bat
 
 How the two rankings become one was chosen on benchmarks/bench_retrieval.py (long two-person
 chats with labelled questions) and benchmarks/bench_locomo.py (real ones, LoCoMo); the figures
-are in docs/retrieval.md and the README, "Retrieval quality":
+are in docs/retrieval.md:
 
 - Score-aware fusion. BM25 divided by the best BM25 of the query, blended half and half with the
   cosine similarity min-max scaled over the vector candidates. Reciprocal-rank fusion (k=60), used

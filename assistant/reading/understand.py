@@ -1,7 +1,7 @@
 """What a message asks for, read without a model: the offline mode, and the fallback when the
 configured model cannot be reached.
 
-`read_message` turns one message into a Reading: an intent (remind, remind_relative, remember,
+`read_message` turns one message into a Action: an intent (remind, remind_relative, remember,
 upcoming, recap, done, cancel, move, snooze, rename, undo, forget, question, help, near_miss, chat)
 with its parts: the task or the words naming a reminder, its id, the new time, the days a recap or an
 agenda is about. Reminders are understood with the time before
@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 
-from assistant.offline.spans import DaySpan, day_span
-from assistant.turn.intent import is_recap_query
+from assistant.reading.intent import is_recap_query
+from assistant.reading.spans import DaySpan, day_span
 from memory.errors import InvalidInput
 from memory.time.references import asks_when
 from memory.time.rules import Recurrence, is_rule_phrase
@@ -119,7 +119,7 @@ COMMAND_WORDS = ("remind", "remember", "cancel", "snooze", "reschedule", "rename
 
 
 @dataclass
-class Reading:
+class Action:
     intent: str  # see the module docstring
     content: str = ""  # the task, the fact, the words naming a reminder, or the question
     when: str = ""  # the date or rule phrase as written
@@ -255,22 +255,22 @@ def _duration(when: str, found: tuple | None, now: datetime) -> timedelta | None
     return found[0] - now
 
 
-def _change(core: str, now: datetime, zone: tzinfo) -> Reading | None:
+def _change(core: str, now: datetime, zone: tzinfo) -> Action | None:
     """A change to a reminder: cancel, snooze, move (to a time or by an amount), rename, undo."""
     if _UNDO.match(core):
-        return Reading("undo")
+        return Action("undo")
     match = _AGAIN.match(core)
     if match:
         when = " ".join(p for p in (match.group("sep"), match.group("when")) if p) or "in 10 minutes"
         found = _schedule_phrase(when.removeprefix("for "), now, zone)
-        return Reading("snooze", "that", when, found[0] if found else None, shift=_duration(when, found, now))
+        return Action("snooze", "that", when, found[0] if found else None, shift=_duration(when, found, now))
     match = _CANCEL_CMD.match(core)
     if match:
         target, words = naming(match.group("what"))
         if words == "that" and not re.sub(r"^\W+", "", core.lower()).startswith("cancel"):
             return None  # "drop it" is not a request to cancel a reminder; "cancel that" is
         if target is not None or words:
-            return Reading("cancel", words, target=target)
+            return Action("cancel", words, target=target)
     match = _SNOOZE_CMD.match(core)
     if match:
         rest = match.group("what") or ""
@@ -286,12 +286,12 @@ def _change(core: str, now: datetime, zone: tzinfo) -> Reading | None:
         target, words = naming(rest) if rest.strip() else (None, "that")
         if not when:
             when, found = "in 10 minutes", _schedule_phrase("in 10 minutes", now, zone)
-        return Reading("snooze", words or "that", when, found[0] if found else None, target=target,
+        return Action("snooze", words or "that", when, found[0] if found else None, target=target,
                        shift=_duration(when, found, now))
     match = _RENAME_CMD.match(core)
     if match:
         target, words = naming(match.group("what"))
-        return Reading("rename", words, target=target, new_text=match.group("new").strip())
+        return Action("rename", words, target=target, new_text=match.group("new").strip())
     match = _MOVE_CMD.match(core)
     if not match:
         return None
@@ -305,7 +305,7 @@ def _change(core: str, now: datetime, zone: tzinfo) -> Reading | None:
         if verb.startswith("bring"):
             earlier = True
         target, words = naming(shift.group("what"))
-        return Reading("move", words, target=target, shift=-amount if earlier else amount)
+        return Action("move", words, target=target, shift=-amount if earlier else amount)
     for separator in _MOVE_SEPARATORS.finditer(rest):
         what, when = rest[:separator.start()], rest[separator.end():]
         if separator.group(0).strip().lower() in ("at", "on"):
@@ -317,23 +317,23 @@ def _change(core: str, now: datetime, zone: tzinfo) -> Reading | None:
         if not words and target is None:
             continue
         keep_day = bool(_TIME_ONLY.match(when.strip(" .!?")))
-        return Reading("move", words, when.strip(" .!?"), found[0], found[1], target=target, keep_day=keep_day)
+        return Action("move", words, when.strip(" .!?"), found[0], found[1], target=target, keep_day=keep_day)
     if verb == "change":
         parts = re.match(r"^(?:the\s+(?:text|name|wording)\s+of\s+)?(?P<what>.+?)\s+(?:to|into)\s+(?P<new>.+)$", rest,
                          re.I)
         if parts:
             target, words = naming(parts.group("what"))
             if target is not None or re.search(r"\b(reminder|one)\b", parts.group("what"), re.I):
-                return Reading("rename", words, target=target, new_text=parts.group("new").strip(" .!"))
+                return Action("rename", words, target=target, new_text=parts.group("new").strip(" .!"))
     if verb in ("move", "reschedule", "postpone", "push", "delay"):
         # A move with no time it could read ("move the dentist"): asked about, never acted on.
         target, words = naming(re.split(r"\s+(?:to|until|till|for|at|on)\s+", rest, maxsplit=1)[0])
         if target is not None or words == "that" or stems(words):
-            return Reading("move", words, target=target)
+            return Action("move", words, target=target)
     return None
 
 
-def _relative(after: str, now: datetime, zone: tzinfo) -> Reading | None:
+def _relative(after: str, now: datetime, zone: tzinfo) -> Action | None:
     """ "remind me two days before the budget report is due to review the numbers"."""
     match = _RELATIVE.match(after)
     if match is None:
@@ -349,7 +349,7 @@ def _relative(after: str, now: datetime, zone: tzinfo) -> Reading | None:
         # The task follows the event: "... before the trip to Rome to book a taxi" (the last "to").
         splits = list(re.finditer(r"\s+(to|that|about)\s+", event, re.I))
         if not splits:
-            return Reading("remind_relative", "", event=event.strip(" .?!"), offset=offset if before else -offset)
+            return Action("remind_relative", "", event=event.strip(" .?!"), offset=offset if before else -offset)
         cut = splits[-1]
         task, event, link = event[cut.end():], event[:cut.start()], cut.group(1).lower()
     else:
@@ -364,7 +364,7 @@ def _relative(after: str, now: datetime, zone: tzinfo) -> Reading | None:
     event = _EVENT_END.sub("", event.strip(" .?!,")).strip()
     signed = offset if before else -offset
     due = event_due - signed if event_due is not None else None
-    return Reading("remind_relative", _TRAIL.sub("", task).strip(" ,.;:-?!"), when, due, link=link, event=event,
+    return Action("remind_relative", _TRAIL.sub("", task).strip(" ,.;:-?!"), when, due, link=link, event=event,
                    offset=signed)
 
 
@@ -385,18 +385,18 @@ def near_miss(core: str) -> str:
     return ""
 
 
-def read_message(text: str, now: datetime, zone: tzinfo) -> Reading:
-    """What `text` asks for; any message gets a Reading (the last resort is "chat")."""
+def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
+    """What `text` asks for; any message gets a Action (the last resort is "chat")."""
     raw = " ".join(text.split())
     core = _strip(raw)
     if not core:
-        return Reading("chat", raw)
+        return Action("chat", raw)
     if _HELP.match(core):
-        return Reading("help")
+        return Action("help")
     if is_recap_query(raw):
-        return Reading("recap", span=day_span(raw, now, zone, past=True))
+        return Action("recap", span=day_span(raw, now, zone, past=True))
     if _UPCOMING.search(core) and not re.match(r"^\W*(remind me (to|about|at|on|in|every)|set a reminder)", core, re.I):
-        return Reading("upcoming", span=day_span(raw, now, zone, past=False))
+        return Action("upcoming", span=day_span(raw, now, zone, past=False))
     change = _change(core, now, zone)
     if change is not None:
         return change
@@ -411,30 +411,30 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Reading:
             found = _schedule(before, now, zone)  # "at 5pm remind me to call Bob"
             when = before if found else ""
         if found is None:
-            return Reading("remind_no_time", task, link=link)
-        return Reading("remind", task, when, found[0], found[1], link=link)
+            return Action("remind_no_time", task, link=link)
+        return Action("remind", task, when, found[0], found[1], link=link)
     match = _FORGET.match(core)
     if match:
         target, words = naming(match.group("what"))
-        return Reading("forget", words if target is None else str(target), target=target)
+        return Action("forget", words if target is None else str(target), target=target)
     match = _DONE.match(core)
     if match and not _QUESTION_START.match(core):
         target, words = naming((match.group("what") or match.group("what2") or match.group("what3") or "").strip())
-        return Reading("done", words if target is None else str(target), target=target)
+        return Action("done", words if target is None else str(target), target=target)
     match = _REMEMBER.match(core)
     if match and not re.match(r"^\W*remember\s+(when|what|where|who|how|if|whether)\b", core, re.I):
-        return Reading("remember", match.group("what").strip())
+        return Action("remember", match.group("what").strip())
     if is_small_talk(raw):  # "hello, how are you?" is not a question about memory
-        return Reading("chat", raw)
+        return Action("chat", raw)
     if raw.rstrip().endswith("?") or _QUESTION_START.match(core):
-        return Reading("question", raw.strip(), asks_when=asks_when(core))
+        return Action("question", raw.strip(), asks_when=asks_when(core))
     suggestion = near_miss(core)
     if suggestion:
-        return Reading("near_miss", raw, suggestion=suggestion)
+        return Action("near_miss", raw, suggestion=suggestion)
     match = _NAMED_ONLY.match(core)
     if match:
-        return Reading("near_miss", match.group("what"))
-    return Reading("chat", raw)
+        return Action("near_miss", match.group("what"))
+    return Action("chat", raw)
 
 
 def is_small_talk(text: str) -> bool:

@@ -1,9 +1,9 @@
-"""The built-in offline mode: no model, the same tools a model would call.
+"""The built-in offline mode: no model, no prompt, the same tools a model would call.
 
-It reads the user's last message (assistant.phrasing), acts through the tools (so memory changes
-exactly as with a model), answers questions from memory (assistant.answers), then words the tool
-results from their structured data. It is also the fallback when the configured model cannot be
-reached: the reply then says so first.
+It takes the turn's reading of the message (assistant.reading), acts through the tools (so memory
+changes exactly as with a model), answers questions from memory with one search (offline.answers),
+then words the tool results from their structured data. It is also the fallback when the configured
+model cannot be reached: the reply then says so first.
 """
 from __future__ import annotations
 
@@ -13,16 +13,23 @@ from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 from typing import Any
 
+from assistant.conversation import AssistantMessage, Item, ToolResults, ToolUse, UserMessage, last_user_text
 from assistant.offline.answers import answer_from_memory
-from assistant.offline.spans import DaySpan
-from assistant.offline.understand import Reading, is_small_talk, naming, read_message, split_task_and_time
-from assistant.providers.base import Delta, SystemPrompt, ToolSpec, ToolUse
+from assistant.outbound.gate import LOCAL_GATE, Gate
+from assistant.providers.base import Delta
+from assistant.reading import Reading
+from assistant.reading.spans import DaySpan
+from assistant.reading.understand import Action, is_small_talk, naming, read_message, split_task_and_time
 from assistant.recall.evidence import search_words, topic_words
 from assistant.recap import episode_lines
+from assistant.responder import TurnInput
 from assistant.runtime import Runtime
+from assistant.tools import undo_text
+from assistant.views import private_marked
 from memory import episodes, memories, reminders
 from memory.errors import NotFound
 from memory.memories import Memory
+from memory.store import Store
 from memory.time.due_phrases import localize
 from memory.time.instants import parse_stored, to_utc_iso
 from memory.time.schedule import past_note
@@ -64,30 +71,41 @@ CHANGE_VERBS = {"cancel": "cancel", "move": "move", "snooze": "snooze", "rename"
 Plan = tuple[list[tuple[str, dict[str, Any]]], str]
 
 
-class OfflineProvider:
+def _text(item: Item) -> str:
+    return item.text if isinstance(item, UserMessage | AssistantMessage) else ""
+
+
+class OfflineResponder:
     name = "offline"
     model = "built-in"
+    local = True
 
     def __init__(self, runtime: Runtime, unreachable: str | None = None) -> None:
         self.runtime = runtime
         self.unreachable = unreachable  # why the configured model was not used, said before the answer
+        self._reading: Reading | None = None  # the turn's reading of the message
         # What this turn's tool calls are for ("cancel" is a forget, "snooze" an update), and the request
         # they carry out (the suggestion a "yes" accepted), for wording their results.
         self._actions: list[str] = []
         self._request: str | None = None
         self._note = ""
 
-    async def stream(self, system: SystemPrompt, conversation: list[dict[str, Any]],
-                     tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse]:
+    def gate_for(self, store: Store, reading: Reading) -> Gate:
+        return LOCAL_GATE  # nothing leaves the machine: the person's own values show on their own screen
+
+    async def prepare(self, turn: TurnInput) -> None:
+        self._reading = turn.reading
+        self._actions, self._request, self._note = [], None, ""
+
+    async def round(self, conversation: list[Item]) -> AsyncIterator[Delta | ToolUse]:
         last = conversation[-1]
-        if last["role"] == "tool":
+        if isinstance(last, ToolResults):
             text = await asyncio.to_thread(self._word_results, conversation)
             if text:
                 yield Delta(self._prefixed(text))
             return
-        self._actions, self._request, self._note = [], None, ""
         # Planning may search memory (SQLite, embeddings): never on the event loop.
-        calls, text = await asyncio.to_thread(self._plan, last["text"], conversation)
+        calls, text = await asyncio.to_thread(self._plan, _text(last), conversation)
         if text:
             yield Delta(self._prefixed(text))
         elif calls and self.unreachable:
@@ -103,19 +121,22 @@ class OfflineProvider:
 
     # -- reading the message ----------------------------------------------------------------
 
-    def _read(self, text: str) -> Reading:
+    def _read(self, text: str) -> Action:
+        """An earlier message's action (the request our question was about)."""
         return read_message(text, self.runtime.clock.now(), self.runtime.clock.zone)
 
-    def _plan(self, text: str, conversation: list[dict[str, Any]]) -> Plan:
+    def _plan(self, text: str, conversation: list[Item]) -> Plan:
         if _CANCEL.fullmatch(text.strip()) and self._asked(conversation):
             return [], "OK, nothing was changed."
         for pending in (self._pending_reminder, self._pending_event, self._pending_choice, self._pending_suggestion):
             plan = pending(text, conversation)
             if plan is not None:
                 return plan
-        return self._act(self._read(text), text, conversation)
+        reading = self._reading
+        action = reading.action if reading is not None and reading.text == text else self._read(text)
+        return self._act(action, text, conversation)
 
-    def _act(self, reading: Reading, text: str, conversation: list[dict[str, Any]]) -> Plan:
+    def _act(self, reading: Action, text: str, conversation: list[Item]) -> Plan:
         intent = reading.intent
         if intent == "remind":
             return [("remember", _remember_args(reading, self.runtime.clock.now()))], ""
@@ -137,13 +158,12 @@ class OfflineProvider:
         if intent in ("done", "cancel", "move", "snooze", "rename"):
             return self._change(reading, conversation)
         if intent == "undo":
-            from assistant.turn.tools import undo_text
-
             return [], undo_text(self.runtime, reminders.undo_last_change(self.runtime.store))
         if intent == "forget":
             return self._forget(reading, conversation)
         if intent == "question":
-            asking = tuple(m for m in [conversation[-1].get("message_id")] if m)
+            last = conversation[-1]
+            asking = (last.message_id,) if isinstance(last, UserMessage) and last.message_id else ()
             return [], answer_from_memory(self.runtime, reading.content, exclude_message_ids=asking)
         if intent == "help":
             return [], self._connect(NO_MODEL) if not self.unreachable else CAPABILITIES
@@ -163,25 +183,24 @@ class OfflineProvider:
         return text.replace("{model}", self.runtime.settings.ollama.model)
 
     @staticmethod
-    def _asked(conversation: list[dict[str, Any]]) -> bool:
+    def _asked(conversation: list[Item]) -> bool:
         """Whether the last reply was a question of ours (when? which one? did you mean?) awaiting an answer."""
-        if len(conversation) < 2 or conversation[-2].get("role") != "assistant":
+        if len(conversation) < 2 or not isinstance(conversation[-2], AssistantMessage):
             return False
-        asked = conversation[-2].get("text") or ""
+        asked = conversation[-2].text
         return ASK_WHEN in asked or asked.startswith((WHICH_ONE, DID_YOU_MEAN, ASK_EVENT))
 
     @staticmethod
-    def _question_and_request(conversation: list[dict[str, Any]], opening: str) -> tuple[str, str] | None:
+    def _question_and_request(conversation: list[Item], opening: str) -> tuple[str, str] | None:
         """(our question, the user's request before it) when our last reply was a question of this kind."""
         if len(conversation) < 3:
             return None
         asked, request = conversation[-2], conversation[-3]
-        text = asked.get("text") or ""
-        if asked.get("role") != "assistant" or request.get("role") != "user" or opening not in text:
+        if not isinstance(asked, AssistantMessage) or not isinstance(request, UserMessage) or opening not in asked.text:
             return None
-        return text, request.get("text") or ""
+        return asked.text, request.text
 
-    def _pending_choice(self, text: str, conversation: list[dict[str, Any]]) -> Plan | None:
+    def _pending_choice(self, text: str, conversation: list[Item]) -> Plan | None:
         """The answer to "Which one did you mean?": a number, or words naming one of those listed,
         carries out the request that asked."""
         found = self._question_and_request(conversation, WHICH_ONE)
@@ -204,14 +223,14 @@ class OfflineProvider:
             target = chosen[0]
         reading = self._read(request)
         if reading.intent not in ("done", "cancel", "move", "snooze", "rename", "forget", "near_miss"):
-            reading = Reading("done")  # the question came from elsewhere (an older version): as before
+            reading = Action("done")  # the question came from elsewhere (an older version): as before
         if reading.intent == "near_miss":
             return None
         reading.target, reading.content = target, ""
         self._request = request
         return self._act(reading, request, conversation)
 
-    def _pending_suggestion(self, text: str, conversation: list[dict[str, Any]]) -> Plan | None:
+    def _pending_suggestion(self, text: str, conversation: list[Item]) -> Plan | None:
         """ "yes" to "Did you mean "remind me to ..."?" carries out what was meant."""
         found = self._question_and_request(conversation, DID_YOU_MEAN)
         if found is None or not _YES.match(text):
@@ -225,16 +244,16 @@ class OfflineProvider:
             return None
         return self._act(reading, match.group(1), conversation)
 
-    def _pending_reminder(self, text: str, conversation: list[dict[str, Any]]) -> Plan | None:
+    def _pending_reminder(self, text: str, conversation: list[Item]) -> Plan | None:
         """The answer to "When should I remind you ...?": the time for the task asked about before."""
         # The request that asked, before our question (and before any answer we could not read as a time).
         at = len(conversation) - 2
         request, earlier = None, None
-        while at >= 1 and conversation[at].get("role") == "assistant" and \
-                ASK_WHEN in (conversation[at].get("text") or "") and conversation[at - 1].get("role") == "user":
-            earlier = self._read(conversation[at - 1].get("text") or "")
+        while at >= 1 and isinstance(conversation[at], AssistantMessage) and \
+                ASK_WHEN in _text(conversation[at]) and isinstance(conversation[at - 1], UserMessage):
+            earlier = self._read(_text(conversation[at - 1]))
             if earlier.intent in ("remind_no_time", "remind_relative") and earlier.content:
-                request = conversation[at - 1].get("text") or ""
+                request = _text(conversation[at - 1])
                 break
             at -= 2
         if request is None or earlier is None:
@@ -248,10 +267,10 @@ class OfflineProvider:
             return [], (f'I could not read "{" ".join(text.split())[:60]}" as a time. {ASK_WHEN} {task}? '
                         '(a time such as "at 6pm", "tomorrow morning" or "in 2 hours")')
         self._request = request
-        reading = Reading("remind", earlier.content, due[2], due[0], due[1], link=earlier.link)
+        reading = Action("remind", earlier.content, due[2], due[0], due[1], link=earlier.link)
         return [("remember", _remember_args(reading, self.runtime.clock.now()))], ""
 
-    def _pending_event(self, text: str, conversation: list[dict[str, Any]]) -> Plan | None:
+    def _pending_event(self, text: str, conversation: list[Item]) -> Plan | None:
         """The answer to "When is the budget report due?": the event's date, and so the reminder's."""
         found = self._question_and_request(conversation, ASK_EVENT)
         if found is None or not found[0].startswith(ASK_EVENT):
@@ -273,11 +292,11 @@ class OfflineProvider:
 
     # -- reminders relative to an event -------------------------------------------------------
 
-    def _remind_relative(self, reading: Reading) -> Plan:
+    def _remind_relative(self, reading: Action) -> Plan:
         if not reading.content:
             return [], f"What should I remind you about {_offset_words(reading.offset)} {reading.event}?"
         if reading.due is not None:
-            return self._relative_due(reading, reading.due + reading.offset, reading.event)
+            return self._relative_due(reading, reading.due + (reading.offset or timedelta(0)), reading.event)
         known = self._event_date(reading.event)
         if known is None:
             return [], (f"{ASK_EVENT} {_to_you(reading.event)}? Then I'll remind you {_offset_words(reading.offset)} "
@@ -285,9 +304,9 @@ class OfflineProvider:
         event_due, source = known
         return self._relative_due(reading, event_due, source)
 
-    def _relative_due(self, reading: Reading, event_due: datetime, event_text: str) -> Plan:
+    def _relative_due(self, reading: Action, event_due: datetime, event_text: str) -> Plan:
         clock = self.runtime.clock
-        due = event_due - reading.offset
+        due = event_due - (reading.offset or timedelta(0))
         about = f"{_offset_words(reading.offset)} {_to_you(event_text)}"
         if due < clock.now() - timedelta(minutes=1):
             return [], (f"{about[:1].upper()}{about[1:]} was {clock.short(due)}, which has already passed. "
@@ -304,8 +323,7 @@ class OfflineProvider:
         store = self.runtime.store
         for r in reminders.open_matching(store, search_words(event)):
             if wanted <= topic_words(r.memory.content):
-                due = r.memory.due_at
-                return parse_stored(due), f"{r.memory.content} (#{r.memory.id}, {clock.short(due)})"
+                return parse_stored(r.due_at), f"{r.memory.content} (#{r.memory.id}, {clock.short(r.due_at)})"
         for m in memories.matching(store, search_words(event)):
             if m.due_at or not wanted <= topic_words(m.content):
                 continue
@@ -317,7 +335,7 @@ class OfflineProvider:
 
     # -- actions ----------------------------------------------------------------------------
 
-    def _change(self, reading: Reading, conversation: list[dict[str, Any]]) -> Plan:
+    def _change(self, reading: Action, conversation: list[Item]) -> Plan:
         """done, cancel, move, snooze or rename one reminder, named by its number or by words; when the
         words fit several, the candidates are listed and nothing changes."""
         clock = self.runtime.clock
@@ -327,6 +345,8 @@ class OfflineProvider:
         chosen, reply = self._reminder(reading, conversation)
         if chosen is None:
             return [], reply
+        assert chosen.due_at is not None  # _reminder chooses reminders only
+        chosen_due = parse_stored(chosen.due_at)
         if intent in ("move", "snooze") and reading.due is None and reading.shift is None and reading.when:
             return [], (f"I couldn't read \"{reading.when}\" as a time, so #{chosen.id} {chosen.content} is unchanged. "
                         f"Say for example \"{intent} {chosen.id} to 6pm\" or \"{intent} {chosen.id} for 30 minutes\".")
@@ -342,26 +362,25 @@ class OfflineProvider:
             return [("update_memory", {"id": chosen.id, "content": reading.new_text})], ""
         if intent == "snooze":
             due = reading.due or clock.now() + timedelta(minutes=10)
-            if reading.shift is not None and parse_stored(chosen.due_at) > clock.now():
-                due = parse_stored(chosen.due_at) + reading.shift  # not due yet: put off from its own time
+            if reading.shift is not None and chosen_due > clock.now():
+                due = chosen_due + reading.shift  # not due yet: put off from its own time
             return [("update_memory", {"id": chosen.id, "due_at": due.isoformat()})], ""
         # move
         if reading.shift is not None:
-            due = parse_stored(chosen.due_at) + reading.shift
+            due = chosen_due + reading.shift
         elif reading.rule is not None:
             return [("update_memory", {"id": chosen.id, "due_at": _rule_phrase(reading)})], ""
-        elif reading.keep_day:
-            # "move the dentist call to 10am": 10:00 on the day it is due, not the next 10:00 from now.
-            wanted = clock.local(reading.due)
-            day = clock.local(chosen.due_at)
-            due = localize(datetime.combine(day.date(), wanted.time().replace(tzinfo=None)), clock.zone)
-            if due < clock.now():
-                due = reading.due
         else:
+            assert reading.due is not None  # a move without a time was answered above
             due = reading.due
+            if reading.keep_day:
+                # "move the dentist call to 10am": 10:00 on the day it is due, not the next 10:00 from now.
+                wanted, day = clock.local(reading.due), clock.local(chosen_due)
+                on_its_day = localize(datetime.combine(day.date(), wanted.time().replace(tzinfo=None)), clock.zone)
+                due = on_its_day if on_its_day >= clock.now() else reading.due
         return [("update_memory", {"id": chosen.id, "due_at": due.isoformat()})], ""
 
-    def _reminder(self, reading: Reading, conversation: list[dict[str, Any]]) -> tuple[Memory | None, str]:
+    def _reminder(self, reading: Action, conversation: list[Item]) -> tuple[Memory | None, str]:
         """The one reminder a change is about, or (None, what to say: the candidates, or that none fits)."""
         store = self.runtime.store
         verb = CHANGE_VERBS[reading.intent]
@@ -376,10 +395,10 @@ class OfflineProvider:
                               (f"; to delete it say \"forget {memory.id}\"." if what == "forget" else "."))
             return memory, ""
         if reading.content in ("", "that"):
-            memory = self._last_reminder(conversation)
-            if memory is None:
+            last = self._last_reminder(conversation)
+            if last is None:
                 return None, f"Which reminder should I {verb}? Say its number or some of its words."
-            return memory, ""
+            return last, ""
         full, partial = self._match_reminders(reading.content)
         if len(full) == 1:
             return full[0].memory, ""
@@ -392,11 +411,11 @@ class OfflineProvider:
             lines.append(f"(and {len(candidates) - 8} more)")
         return None, "\n".join(lines)
 
-    def _last_reminder(self, conversation: list[dict[str, Any]]) -> Memory | None:
+    def _last_reminder(self, conversation: list[Item]) -> Memory | None:
         """ "that", "it": the open reminder named last in this conversation, else the one that fell due last."""
         store = self.runtime.store
         for message in reversed(conversation[:-1]):
-            for number in reversed(_MENTIONED.findall(message.get("text") or "")):
+            for number in reversed(_MENTIONED.findall(_text(message))):
                 try:
                     memory = memories.get_memory(store, int(number))
                 except NotFound:
@@ -404,14 +423,15 @@ class OfflineProvider:
                 if memory.due_at is not None:
                     return memory
         now = self.runtime.clock.now_iso()
-        overdue = [r for r in reminders.list_open_reminders(store, 0) if r.memory.due_at <= now]
+        overdue = [r for r in reminders.list_open_reminders(store, 0) if r.due_at <= now]
         return overdue[-1].memory if overdue else None
 
     def _match_reminders(self, words: str) -> tuple[list[reminders.Reminder], list[reminders.Reminder]]:
         """(every open reminder about all the words, those about some): a reminder is only acted on by
         words when exactly one clearly matches."""
         wanted = topic_words(words)
-        full, partial = [], []
+        full: list[reminders.Reminder] = []
+        partial: list[reminders.Reminder] = []
         if not wanted:
             return full, partial
         for r in reminders.open_matching(self.runtime.store, search_words(words)):
@@ -422,14 +442,14 @@ class OfflineProvider:
                 partial.append(r)
         return full, partial
 
-    def _forget(self, reading: Reading, conversation: list[dict[str, Any]]) -> Plan:
+    def _forget(self, reading: Action, conversation: list[Item]) -> Plan:
         """Forget by number, by "that", or by words when exactly one memory holds them all."""
         if reading.target is not None:
             return [("forget", {"id": reading.target})], ""
         store = self.runtime.store
         if reading.content in ("", "that"):
             for message in reversed(conversation[:-1]):
-                numbers = _MENTIONED.findall(message.get("text") or "")
+                numbers = _MENTIONED.findall(_text(message))
                 if numbers:
                     return [("forget", {"id": int(numbers[-1])})], ""
             return [], "What should I forget? Say its number, for example \"forget 12\", or some of its words."
@@ -441,13 +461,13 @@ class OfflineProvider:
         if not found:
             return [], f"I have nothing in memory matching \"{reading.content}\", so nothing was forgotten."
         lines = [f"{WHICH_ONE} Say its number (nothing was forgotten yet):"]
-        lines += [f"- #{m.id} {'[Private] ' if m.private else ''}{m.content} ({m.kind}, "
+        lines += [f"- #{m.id} {private_marked(m.content, m.private)} ({m.kind}, "
                   f"{self.runtime.clock.day(m.created_at)})" for m in found[:8]]
         if len(found) > 8:
             lines.append(f"(and {len(found) - 8} more)")
         return [], "\n".join(lines)
 
-    def _near_miss(self, reading: Reading) -> str:
+    def _near_miss(self, reading: Action) -> str:
         if reading.suggestion:
             return (f"{DID_YOU_MEAN} \"{reading.suggestion}\"? Say \"yes\" and I'll do it; nothing was changed.\n\n"
                     f"{SHORT_CAPABILITIES}")
@@ -469,7 +489,7 @@ class OfflineProvider:
             return [], "Nothing is due in the next 7 days."
         now = clock.now()
         lines = ["Coming up:"] + [f"- #{r.memory.id} {r.label} {r.memory.content} "
-                                  f"({reminders.relative_time(r.memory.due_at, now, clock)})" for r in items]
+                                  f"({reminders.relative_time(r.due_at, now, clock)})" for r in items]
         return self._mark_mentioned(items), "\n".join(lines)
 
     def _mark_mentioned(self, items: list[reminders.Reminder]) -> list[tuple[str, dict[str, Any]]]:
@@ -487,16 +507,17 @@ class OfflineProvider:
             return [], f"Nothing is due {span.label}."
         lines = [f"{span.label[:1].upper()}{span.label[1:]}:"]
         for r, instant in items:
-            rule = f", {r.memory.rule.describe()}" if r.memory.recurrence else ""
+            rule = f", {r.memory.rule.describe()}" if r.memory.rule else ""
             state = "DONE" if r.memory.done_at else "OVERDUE" if instant < to_utc_iso(now) else "DUE"
             lines.append(f"- #{r.memory.id} [{state} {clock.short(instant)}{rule}] {r.memory.content} "
                          f"({reminders.relative_time(instant, now, clock)})")
         return self._mark_mentioned([r for r, _ in items if not r.memory.done_at]), "\n".join(lines)
 
-    def _recap(self, span: DaySpan, conversation: list[dict[str, Any]]) -> str:
+    def _recap(self, span: DaySpan, conversation: list[Item]) -> str:
         """The conversations of the days asked about ("what did we talk about yesterday?"), and only those."""
         store, clock = self.runtime.store, self.runtime.clock
-        asking = conversation[-1].get("message_id")
+        last = conversation[-1]
+        asking = last.message_id if isinstance(last, UserMessage) else None
         lines = []
         for c in episodes.conversations_between(store, span.start, span.end):
             if c.current:
@@ -518,37 +539,39 @@ class OfflineProvider:
 
     # -- wording the results ----------------------------------------------------------------
 
-    def _word_results(self, conversation: list[dict[str, Any]]) -> str:
-        results = conversation[-1]["results"]
-        calls = conversation[-2].get("tool_calls", []) if len(conversation) > 1 else []
-        if calls and all(c["name"] == "update_memory" and "reminded_at" in c["input"] for c in calls):
+    def _word_results(self, conversation: list[Item]) -> str:
+        last = conversation[-1]
+        assert isinstance(last, ToolResults)
+        results = last.results
+        before = conversation[-2] if len(conversation) > 1 else None
+        calls = before.tool_calls if isinstance(before, AssistantMessage) else ()
+        if calls and all(c.name == "update_memory" and "reminded_at" in c.input for c in calls):
             return ""  # the list was already said; marking it reminded needs no words
-        request = self._request or next((c.get("text", "") for c in reversed(conversation) if c.get("role") == "user"),
-                                        "")
+        request = self._request or last_user_text(conversation)
         actions = self._actions
         lines = []
         for n, r in enumerate(results):
-            data = r.get("data") or {}
+            data = r.data or {}
             action = actions[n] if n < len(actions) else None
-            if r["is_error"]:
-                lines.append(f"That didn't work: {r['content'].removeprefix('Error: ')}")
-            elif r["name"] == "remember" and data:
+            if r.is_error:
+                lines.append(f"That didn't work: {r.content.removeprefix('Error: ')}")
+            elif r.name == "remember" and data:
                 lines.append(self._confirm(data, request))
-            elif r["name"] == "update_memory" and data:
+            elif r.name == "update_memory" and data:
                 lines.append(self._changed_line(data, action))
-            elif r["name"] == "forget" and data:
+            elif r.name == "forget" and data:
                 reminder = bool(data.get("due_at"))
                 said = f"Cancelled: {data['content']}" if action == "cancel" else f"Forgot #{data['id']}"
                 said = f"{said} (#{data['id']})" if action == "cancel" else said
                 lines.append(said + (UNDO_HINT if reminder else "") + ".")
-            elif r["name"] == "recall_recent":
-                if r["content"].startswith("No episodes found"):
-                    hours = re.search(r"last (\S+) hours", r["content"])
+            elif r.name == "recall_recent":
+                if r.content.startswith("No episodes found"):
+                    hours = re.search(r"last (\S+) hours", r.content)
                     lines.append(f"We haven't talked in the last {hours.group(1) if hours else 48} hours.")
                 else:
-                    lines.append("Here is what we talked about recently:\n" + r["content"])
+                    lines.append("Here is what we talked about recently:\n" + r.content)
             else:
-                lines.append(r["content"] + ".")
+                lines.append(r.content + ".")
         return "\n".join(lines)
 
     def _confirm(self, memory: dict[str, Any], request: str) -> str:
@@ -590,18 +613,21 @@ def _to_you(task: str) -> str:
                   lambda m: _PRONOUNS[m.group(0).lower()], task, flags=re.I)
 
 
-def _rule_phrase(reading: Reading) -> str:
+def _rule_phrase(reading: Action) -> str:
     return re.sub(r"^(for|on)\s+(?!the\b)", "", reading.when.strip(" ,.;:-?!"), flags=re.I)
 
 
-def _remember_args(reading: Reading, now: datetime | None = None) -> dict[str, Any]:
+def _remember_args(reading: Action, now: datetime | None = None) -> dict[str, Any]:
     # A rule goes to the tool as its phrase (the tool stores the rule); a one-off as its instant,
     # unless that has passed: then as said, so the tool's one rule for a passed time applies ("tonight"
     # said at 22:50 is due at once, as in the app and the CLI; "yesterday at 3pm" is refused).
     due = reading.rule and _rule_phrase(reading)
     if not due and now is not None and reading.when and reading.due is not None and reading.due <= now:
         due = reading.when
-    return {"content": reading.content, "due_at": due or reading.due.isoformat(), "kind": "reminder"}
+    if not due:
+        assert reading.due is not None  # a reminder read with a time
+        due = reading.due.isoformat()
+    return {"content": reading.content, "due_at": due, "kind": "reminder"}
 
 
 def _offset_words(offset: timedelta | None) -> str:

@@ -8,7 +8,6 @@ or "recap" in another sense, and requests to set a reminder, do not.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 _FLAGS = re.I
 _RECAP_PATTERNS = [
@@ -19,7 +18,8 @@ _RECAP_PATTERNS = [
     r"\bbring me up to (speed|date)\b",
     r"\bfill me in\b(?! on (the|a|an) (history|news|story|plot|rules))",
     r"\bwhere (were we|did we leave off|we left off)\b",
-    r"\b(summari[sz]e|sum up|go over) (our|the|my) (recent |last |previous )?(conversations?|chats?|discussions?|sessions?)\b",
+    r"\b(summari[sz]e|sum up|go over) (our|the|my) (recent |last |previous )?"
+    r"(conversations?|chats?|discussions?|sessions?)\b",
     r"\bremind me (what|of what) (we|i) (talked|discussed|said|covered|decided)\b",
     r"\bwhat did i (tell|ask) you\b",
     r"\bour (last|previous|recent|earlier) (conversations?|chats?|discussions?|sessions?)\b",
@@ -68,27 +68,3 @@ def temporal_recency(text: str) -> float:
     if is_recap_query(text):
         score = max(score, 0.9)
     return min(1.0, round(score, 2))
-
-
-@dataclass(frozen=True)
-class Intent:
-    """What a turn is about, read once from the user's text and used by the prompt and the agent."""
-
-    recap: bool  # an explicit request to recap our conversations
-    temporal_recency: float  # in [0, 1]: about the recent past of our own exchanges
-    asks_when: bool  # when / what date / how long ago: reasoning with resolved dates
-
-    @property
-    def boosted(self) -> bool:
-        """More episodes, with summaries, in time order."""
-        return self.recap or self.temporal_recency > 0.5
-
-
-def read_intent(text: str) -> Intent:
-    from memory.time.references import asks_when
-
-    return Intent(is_recap_query(text), temporal_recency(text), asks_when(text))
-
-
-def is_boosted(text: str) -> bool:
-    return read_intent(text).boosted

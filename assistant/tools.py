@@ -11,24 +11,28 @@ import contextlib
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from assistant.errors import ToolError
-from assistant.outbound.gate import Gate
+from assistant.outbound.gate import LOCAL_GATE, Gate
 from assistant.providers.base import ToolSpec
-from assistant.recap import episode_lines
+from assistant.recap import recent_conversations
 from assistant.runtime import Runtime
-from memory import episodes, memories, reminders
+from memory import memories, reminders
 from memory.errors import InvalidInput
 from memory.schema import KINDS
 from memory.search import MODES
 from memory.text import flat
 from memory.time.schedule import past_note
 
-Kind = Literal[KINDS]  # type: ignore[valid-type]
-Mode = Literal[tuple(MODES)]  # type: ignore[valid-type]
+if TYPE_CHECKING:
+    Kind = str
+    Mode = str
+else:  # the schema a model is offered names the choices: memory's own lists, written once there
+    Kind = Literal[KINDS]
+    Mode = Literal[tuple(MODES)]
 
 
 @dataclass
@@ -98,14 +102,9 @@ def describe(runtime: Runtime, memory: memories.Memory, text: str | None = None)
     return f"{memory.content if text is None else text}{due}"
 
 
-def _holds_secret(gate: Gate | None, text: str | None) -> bool:
+def _holds_secret(gate: Gate, text: str | None) -> bool:
     """Whether `text` holds a secret of the user's message, put back from its placeholder."""
-    return gate is not None and bool(text) and any(value in text for value in gate.secrets.values())
-
-
-def _for_model(gate: Gate | None, memory: memories.Memory) -> str:
-    """A memory's text in a tool result: as the gate lets it out (whole for the offline mode)."""
-    return gate.memory(memory) if gate is not None else memory.content
+    return text is not None and any(value in text for value in gate.secrets.values())
 
 
 def _past(runtime: Runtime, memory: memories.Memory) -> str:
@@ -131,14 +130,14 @@ def remember(runtime: Runtime,
              kind: Kind | None = None,
              importance: Annotated[int, Field(ge=1, le=5, description="1 trivial ... 5 essential; default 3.")] = 3,
              private: Annotated[bool, Field(description="Sensitive; shown to you marked [Private].")] = False,
-             *, message_id: int | None = None, gate: Gate | None = None) -> ToolOutcome:
+             *, message_id: int | None = None, gate: Gate = LOCAL_GATE) -> ToolOutcome:
     # The message that asked is kept with the memory: forgetting it later scrubs that message too. A
     # secret of the user's message (put back from its placeholder) makes the memory sensitive.
     memory = memories.remember(runtime.store, content, due_at=due_at, kind=kind, importance=importance,
                                 private=private, allow_past=False, message_ids=[message_id] if message_id else None,
                                 sensitive=_holds_secret(gate, content) or None)
     due = f" (reminder, due {runtime.clock.short(memory.due_at)} {memory.due_at})" if memory.due_at else ""
-    return ToolOutcome(f"Remembered #{memory.id}: {_for_model(gate, memory)}{due}{_past(runtime, memory)}",
+    return ToolOutcome(f"Remembered #{memory.id}: {gate.memory(memory)}{due}{_past(runtime, memory)}",
                        f"remembered: {describe(runtime, memory)}{_past(runtime, memory)}", _changed(memory),
                        memory.to_json())
 
@@ -149,7 +148,7 @@ def remember(runtime: Runtime,
 def update_memory(runtime: Runtime, id: int,  # noqa: A002 - the name the model sees
                   reminded_at: Annotated[str | None, Field(description="\"now\" or an ISO 8601 instant.")] = None,
                   due_at: str | None = None, content: str | None = None, done: bool | None = None,
-                  *, gate: Gate | None = None) -> ToolOutcome:
+                  *, gate: Gate = LOCAL_GATE) -> ToolOutcome:
     action = "done" if done else "edit" if due_at and content else "move" if due_at else "rename" if content else None
     # A change the user may want back is recorded, so "undo" (the chat, ctrl+z, a later process) can put it back.
     with reminders.recorded(runtime.store, id, action) if action else contextlib.nullcontext():
@@ -161,7 +160,7 @@ def update_memory(runtime: Runtime, id: int,  # noqa: A002 - the name the model 
     # Marking a reminder as mentioned is bookkeeping: the UI shows no line for it.
     mentioned_only = reminded_at is not None and due_at is None and content is None and done is None
     summary = "" if mentioned_only else f"updated: {describe(runtime, memory)}{state}"
-    return ToolOutcome(f"Updated #{memory.id}: {describe(runtime, memory, _for_model(gate, memory))}{state}", summary,
+    return ToolOutcome(f"Updated #{memory.id}: {describe(runtime, memory, gate.memory(memory))}{state}", summary,
                        _changed(memory),
                        memory.to_json())
 
@@ -170,21 +169,21 @@ def update_memory(runtime: Runtime, id: int,  # noqa: A002 - the name the model 
 def recall(runtime: Runtime, query: str,
            mode: Annotated[Mode, Field(description="reflexive (hot only), standard (default), deep (+cold), "
                                                    "exhaustive (everything, archived too).")] = "standard",
-           limit: Annotated[int, Field(ge=1, le=30)] = 8, *, gate: Gate | None = None) -> ToolOutcome:
+           limit: Annotated[int, Field(ge=1, le=30)] = 8, *, gate: Gate = LOCAL_GATE) -> ToolOutcome:
     hits = runtime.searcher.search(query, limit=limit, mode=mode, touch=True)  # the model used them
     found = {m.id: m for m in memories.memories_by_id(runtime.store, [h.id for h in hits if h.type == "memory"])}
     # A memory the gate holds back (private and not asked about in the user's message) is not listed;
     # a sensitive one is listed by its id only.
-    hits = [h for h in hits if h.type != "memory" or h.id not in found or gate is None or gate.listed(found[h.id])]
+    hits = [h for h in hits if h.type != "memory" or h.id not in found or gate.listed(found[h.id])]
     if not hits:
         return ToolOutcome("Nothing found.", "recall: nothing found")
 
     def shown(h: Any) -> str:
         # Masked whole first, then cut: a cut never lets the rest of a withheld text through.
         if h.type == "memory" and h.id in found:
-            text = _for_model(gate, found[h.id])
+            text = gate.memory(found[h.id])
         else:
-            text = gate.stored(h.type, h.id, h.content) if gate is not None else h.content
+            text = gate.stored(h.type, h.id, h.content)
         return flat(text, 300)
 
     lines = [f"- {h.type} #{h.id} ({runtime.clock.stamp(h.created_at)}, {h.tier}): {shown(h)}" for h in hits]
@@ -194,8 +193,8 @@ def recall(runtime: Runtime, query: str,
 @tool("List recent conversations in time order with titles and summaries.", name="recall_recent")
 def recall_recent_tool(runtime: Runtime,
                        hours: Annotated[float, Field(gt=0, le=24 * 3650, description="How far back; default 48.")] = 48,
-                       limit: Annotated[int, Field(ge=1, le=50)] = 10, *, gate: Gate | None = None) -> ToolOutcome:
-    return ToolOutcome(recall_recent(runtime, hours=hours, limit=limit, gate=gate),
+                       limit: Annotated[int, Field(ge=1, le=50)] = 10, *, gate: Gate = LOCAL_GATE) -> ToolOutcome:
+    return ToolOutcome(recent_conversations(runtime, hours=hours, limit=limit, gate=gate),
                        f"recent conversations ({hours:g} h)")
 
 
@@ -213,7 +212,7 @@ TOOL_SPECS = [t.spec() for t in REGISTRY.values()]
 
 
 def execute_tool(runtime: Runtime, name: str, args: dict[str, Any], message_id: int | None = None,
-                 gate: Gate | None = None) -> ToolOutcome:
+                 gate: Gate = LOCAL_GATE) -> ToolOutcome:
     """Run one tool call (for the user message `message_id`, under the turn's `gate`: what its result
     may say to a model); raises ToolError with a message for the model."""
     if not isinstance(args, dict):
@@ -237,39 +236,6 @@ def execute_tool(runtime: Runtime, name: str, args: dict[str, Any], message_id: 
 
 # -- text shared with the CLI and the UI ------------------------------------------------------------
 
-def recall_recent(runtime: Runtime, hours: float = 48, limit: int = 10, gate: Gate | None = None) -> str:
-    """Recent conversations in time order, with local timestamps and summaries, then the one in progress.
-
-    The current conversation is listed (marked as such, with its opening lines) once it holds more
-    than the message that asked: it is part of "what did we talk about".
-    """
-    items = episodes.list_recent(runtime.store, limit=limit, hours=hours)
-    current = episodes.in_progress(runtime.store, min_messages=2)
-    if not items and current is None:
-        return f"No episodes found in the last {hours:g} hours."
-    lines = []
-    for e in reversed(items):
-        if gate is not None and e.id in gate.private_episodes:  # for a model: as the gate lets it out
-            title = gate.episode(e.id, e.title or "Untitled")
-            summary = gate.episode(e.id, e.summary or "")
-            lines += episode_lines(runtime.clock, e, title, summary=False) + ([f"  {flat(summary)}"] if summary else [])
-        else:
-            lines += episode_lines(runtime.clock, e)
-    if current is not None:
-        lines += episode_lines(runtime.clock, current.episode, current_title(current), summary=False)
-        lines += [f"  > {flat(m.content if gate is None else gate.message(m.id, m.content), OPENING_WIDTH)}"
-                  for m in current.opening]
-    return "\n".join(lines)
-
-
-def current_title(current: episodes.InProgress) -> str:
-    size = f"{current.messages} message{'s' if current.messages != 1 else ''}"
-    return f"(current conversation, {size}) {current.title}"
-
-
-OPENING_WIDTH = 160  # characters of a message's opening line in a list
-
-
 _UNDONE = {"done": "is open again", "snooze": "is no longer snoozed", "move": "is back at its earlier time",
            "cancel": "is back", "forget": "is back", "rename": "has its earlier words back",
            "edit": "is back as it was"}
@@ -281,5 +247,5 @@ def undo_text(runtime: Runtime, undone: reminders.UndoneChange | None) -> str:
         return "Nothing to undo: no reminder change is recorded."
     memory = undone.memory
     state = "done" if memory.done_at else f"due {runtime.clock.short(memory.due_at)}" if memory.due_at else "kept"
-    rule = f", {memory.rule.describe()}" if memory.recurrence else ""
+    rule = f", {memory.rule.describe()}" if memory.rule else ""
     return f"Undone: #{memory.id} {memory.content} {_UNDONE.get(undone.action, 'is back')} ({state}{rule})."

@@ -1,0 +1,59 @@
+"""What answers a turn (SPEC 1): a model, through the gate, or the offline mode, which needs no prompt.
+
+The agent (assistant/turn) stores the message, reads it once, makes the turn's gate with the
+responder's `gate_for`, lets the responder `prepare` (a model responder builds the prompt; the
+offline mode has nothing to build), then asks it for rounds: text deltas and tool calls, until a
+round makes no call. The agent runs every tool call, the same way for both."""
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from assistant.conversation import Item, ToolUse
+from assistant.outbound.gate import Gate
+from assistant.providers.base import Delta, Note, Usage
+from assistant.reading import Reading
+from memory.store import Store
+
+
+@dataclass(frozen=True)
+class TurnInput:
+    """One turn's message, as stored and read, and its gate."""
+    reading: Reading
+    gate: Gate
+    episode_id: int
+    message_id: int
+
+    @property
+    def text(self) -> str:
+        return self.reading.text
+
+
+class Responder(Protocol):
+    @property
+    def name(self) -> str:
+        """anthropic | openai | ollama | offline"""
+        ...
+
+    @property
+    def model(self) -> str:
+        """The model as a person names it."""
+        ...
+
+    @property
+    def local(self) -> bool:
+        """Nothing leaves the machine (the offline mode)."""
+        ...
+
+    def gate_for(self, store: Store, reading: Reading) -> Gate:
+        """The gate of a turn answered here."""
+        ...
+
+    async def prepare(self, turn: TurnInput) -> None:
+        """Anything a turn needs before its first round (a model's prompt)."""
+        ...
+
+    def round(self, conversation: list[Item]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
+        """One round: text deltas, then the tool calls of this round (if any)."""
+        ...
