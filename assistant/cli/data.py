@@ -6,12 +6,18 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
 from assistant.cli.output import emit, note
 from assistant.runtime import Runtime
 from memory.errors import InvalidInput, StoreUnusable
 from memory.store import Store
 from memory.text import visible
+
+if TYPE_CHECKING:
+    from memory.transfer.chat_import import ChatImportResult
+    from memory.transfer.jsonl_export import Salvage
+    from memory.transfer.sniff import ChatFile
 
 
 def cmd_export(runtime: Runtime, args: argparse.Namespace) -> int:
@@ -33,7 +39,7 @@ def cmd_export(runtime: Runtime, args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_jsonl(store, args: argparse.Namespace, salvage) -> int:
+def _write_jsonl(store: Store, args: argparse.Namespace, salvage: Salvage) -> int:
     from memory.transfer.jsonl_export import write_export
 
     if args.file and args.file != "-":
@@ -41,7 +47,7 @@ def _write_jsonl(store, args: argparse.Namespace, salvage) -> int:
 
         from memory.files import write_private
 
-        def write(out) -> int:
+        def write(out: IO[bytes]) -> int:
             text = io.TextIOWrapper(out, encoding="utf-8")
             try:
                 return write_export(store, text, salvage)
@@ -155,7 +161,7 @@ def _regular_file(name: str) -> Path:
     return path
 
 
-def _import_chats(runtime: Runtime, args: argparse.Namespace, path: Path, chat) -> int:
+def _import_chats(runtime: Runtime, args: argparse.Namespace, path: Path, chat: ChatFile) -> int:
     from assistant.cli.progress import ImportProgress
     from memory.transfer.chat_import import import_chats
 
@@ -182,7 +188,7 @@ def _import_chats(runtime: Runtime, args: argparse.Namespace, path: Path, chat) 
     return 0
 
 
-def _describe_chats(result, format_name: str) -> str:
+def _describe_chats(result: ChatImportResult, format_name: str) -> str:
     def n(count: int, one: str, many: str | None = None) -> str:
         return f"{count:,} {one if count == 1 else many or one + 's'}"
 
@@ -327,7 +333,7 @@ def _read_import(name: str) -> str:
             raise InvalidInput(f"cannot import {path}: not a regular file")
         with (open(sys.stdin.fileno(), encoding="utf-8", closefd=False) if name == "-"
               else path.open(encoding="utf-8")) as stream:
-            lines = []
+            lines: list[str] = []
             while line := stream.readline(IMPORT_LINE_LIMIT + 1):
                 if len(line) > IMPORT_LINE_LIMIT:
                     raise InvalidInput(f"cannot import {label}: line {len(lines) + 1} is longer than "
