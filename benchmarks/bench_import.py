@@ -31,7 +31,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
 WORDS = """time people way year day thing man world life hand part child eye woman place work week case point
 government company number group problem fact garden bread recipe flour oven trip train hotel museum budget salary
@@ -115,11 +114,26 @@ def run(args: list[str], env: dict[str, str], timeout: float = 3600) -> tuple[fl
     return round(seconds, 2), round(peak, 1), done.stdout, "\n".join(lines[:-1])
 
 
-def first_frame(db: Path, env: dict[str, str]) -> float | None:
-    import bench_many_reminders as many
+def first_frame(db: Path, env: dict[str, str], timeout: float = 60) -> float | None:
+    """Seconds from starting the app in tmux (a private server) to its footer on screen."""
+    import shlex
 
-    result = many.run_app(db, {**env, "PYTHONPATH": str(ROOT)}, "120x40", timeout=60)
-    return result.get("first_frame_s")  # type: ignore[return-value]
+    tmux = ["tmux", "-L", "bench-import"]
+    exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()
+                       if k.startswith(("ASSISTANT_", "PYTHON", "XDG_")))
+    line = f"env {exports} {shlex.quote(sys.executable)} -m ui.entry --db {shlex.quote(str(db))}; sleep 30"
+    start = time.monotonic()
+    subprocess.run([*tmux, "new-session", "-d", "-s", "app", "-x", "120", "-y", "40", "-c", str(ROOT), line],
+                   check=True)
+    try:
+        while time.monotonic() - start < timeout:
+            screen = subprocess.run([*tmux, "capture-pane", "-p", "-t", "app"], capture_output=True, text=True).stdout
+            if "^q" in screen or "Quit" in screen:
+                return round(time.monotonic() - start, 2)
+            time.sleep(0.05)
+        return None
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True)
 
 
 def main() -> None:

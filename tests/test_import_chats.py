@@ -380,3 +380,18 @@ def test_what_did_i_ask_about_sourdough_last_spring(cli, tmp_path, monkeypatch):
     assert "discard" not in out
     code, out, _ = cli("chat", "what did I ask about sourdough?", "--new")
     assert out.startswith("You asked (") and "Rye loaf" in out and "discard" in out  # no period: both
+
+
+def test_undo_last_of_a_calendar_import(cli, tmp_path):
+    path = tmp_path / "cal.ics"
+    path.write_text("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:dentist-1\r\n"
+                    "DTSTAMP:20261101T100000Z\r\nDTSTART:20261203T090000Z\r\nSUMMARY:Dentist\r\nEND:VEVENT\r\n"
+                    "END:VCALENDAR\r\n")
+    cli("remember", "typed before")
+    assert cli("import", str(path))[0] == 0
+    assert [r[0] for r in rows(cli, "SELECT content FROM knowledge ORDER BY id")] == ["typed before", "Dentist"]
+    code, out, _ = cli("import", "--undo-last")
+    assert code == 0 and "calendar cal.ics" in out and out.rstrip().endswith("removed 1 memory.")
+    assert rows(cli, "SELECT content FROM knowledge") == [("typed before",)]
+    code, _, err = cli("import", str(path), "--dry-run")
+    assert code == 2 and "--dry-run" in err
