@@ -122,6 +122,8 @@ def first_frame(db: Path, env: dict[str, str], timeout: float = 60) -> float | N
     exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()
                        if k.startswith(("ASSISTANT_", "PYTHON", "XDG_")))
     line = f"env {exports} {shlex.quote(sys.executable)} -m ui.entry --db {shlex.quote(str(db))}; sleep 30"
+    subprocess.run([*tmux, "kill-server"], capture_output=True)  # one left by an interrupted run
+    time.sleep(0.5)
     start = time.monotonic()
     subprocess.run([*tmux, "new-session", "-d", "-s", "app", "-x", "120", "-y", "40", "-c", str(ROOT), line],
                    check=True)
