@@ -113,10 +113,10 @@ def chatgpt_export(count: int = 300, seed: int = 7, turns: int = 2, start: datet
     for number in range(count):
         topic, question, answer = TOPICS[number % len(TOPICS)]
         cid = f"6a{number:06x}-c0de-4a11-9bee-{seed:04d}{number:08d}"
-        title = None if number % 7 == 3 else f"{topic} {number}"
+        title = None if number % 7 == 3 else "New chat" if number % 19 == 10 else f"{topic} {number}"
         b = ChatGPTBuilder(cid, title, start + spacing * number, iso_times=number % 11 == 5)
         uid = f"chatgpt:{cid}"
-        expected.titles[uid] = title
+        expected.titles[uid] = None if title == "New chat" else title  # ChatGPT's name for no title
         kept = 0
         b.add("system", {"content_type": "text", "parts": [""]}, hidden=True)
         expected.skip("system messages")

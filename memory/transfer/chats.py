@@ -110,6 +110,14 @@ def instant(value: Any, where: str) -> str | None:
     raise ExportInvalid(where, f"the time {str(value)[:40]!r} is not a timestamp")
 
 
+# What the services call a conversation nobody titled: a title is made here instead, as for a typed one.
+_NO_TITLE = {"new chat", "new conversation", "untitled", "untitled conversation"}
+
+
+def _title(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() and value.strip().casefold() not in _NO_TITLE else None
+
+
 def _where(number: int, ident: Any) -> str:
     shown = f" (id {str(ident)[:60]})" if isinstance(ident, str) and ident else ""
     return f"conversation {number}{shown}"
@@ -233,8 +241,7 @@ def _chatgpt_conversation(item: Any, number: int, skipped: Counter[str]) -> Chat
     title = item.get("title")
     start = instant(item.get("create_time"), where)
     end = instant(item.get("update_time"), where)
-    conversation = ChatConversation(f"{CHATGPT}:{ident}", title if isinstance(title, str) and title.strip() else None,
-                                    start or "", end or "")
+    conversation = ChatConversation(f"{CHATGPT}:{ident}", _title(title), start or "", end or "")
     last = start
     for node in _chatgpt_branch(mapping, item.get("current_node"), where):
         message = node.get("message")
@@ -303,8 +310,7 @@ def _claude_conversation(item: Any, number: int, skipped: Counter[str]) -> ChatC
     title = item.get("name")
     start = instant(item.get("created_at"), where)
     end = instant(item.get("updated_at"), where)
-    conversation = ChatConversation(f"{CLAUDE}:{ident}", title if isinstance(title, str) and title.strip() else None,
-                                    start or "", end or "")
+    conversation = ChatConversation(f"{CLAUDE}:{ident}", _title(title), start or "", end or "")
     last = start
     for index, message in enumerate(messages, start=1):
         if not isinstance(message, dict):
