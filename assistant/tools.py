@@ -20,7 +20,7 @@ from assistant.outbound.gate import LOCAL_GATE, Gate
 from assistant.providers.base import ToolSpec
 from assistant.recap import recent_conversations
 from assistant.runtime import Runtime
-from memory import memories, reminders
+from memory import changes, memories, reminders
 from memory.errors import InvalidInput
 from memory.schema import KINDS
 from memory.search import MODES
@@ -151,7 +151,7 @@ def update_memory(runtime: Runtime, id: int,  # noqa: A002 - the name the model 
                   *, gate: Gate = LOCAL_GATE) -> ToolOutcome:
     action = "done" if done else "edit" if due_at and content else "move" if due_at else "rename" if content else None
     # A change the user may want back is recorded, so "undo" (the chat, ctrl+z, a later process) can put it back.
-    with reminders.recorded(runtime.store, id, action) if action else contextlib.nullcontext():
+    with changes.recorded(runtime.store, id, action) if action else contextlib.nullcontext():
         memory = reminders.update_memory(runtime.store, id, reminded_at=reminded_at, due_at=due_at, content=content,
                                          done=done, allow_past=False, sensitive=_holds_secret(gate, content))
     state = " (done)" if memory.done_at else ""
@@ -238,14 +238,16 @@ def execute_tool(runtime: Runtime, name: str, args: dict[str, Any], message_id: 
 
 _UNDONE = {"done": "is open again", "snooze": "is no longer snoozed", "move": "is back at its earlier time",
            "cancel": "is back", "forget": "is back", "rename": "has its earlier words back",
-           "edit": "is back as it was"}
+           "edit": "is back as it was", "private": "is back as it was", "pin": "is back as it was"}
 
 
-def undo_text(runtime: Runtime, undone: reminders.UndoneChange | None) -> str:
+def undo_text(runtime: Runtime, undone: changes.UndoneChange | None) -> str:
     """ "Undone: #5 check the oven is back (due Sun Nov 22 18:00)." (or that there is nothing to undo)."""
     if undone is None:
-        return "Nothing to undo: no reminder change is recorded."
+        return "Nothing to undo: no change is recorded."
     memory = undone.memory
-    state = "done" if memory.done_at else f"due {runtime.clock.short(memory.due_at)}" if memory.due_at else "kept"
+    if memory is None:
+        return f"Undone: #{undone.memory_id} is gone again (it was just made)."
+    state = "done" if memory.done_at else f"due {runtime.clock.short(memory.due_at)}" if memory.due_at else memory.kind
     rule = f", {memory.rule.describe()}" if memory.rule else ""
     return f"Undone: #{memory.id} {memory.content} {_UNDONE.get(undone.action, 'is back')} ({state}{rule})."

@@ -18,6 +18,17 @@ the layers below it:
   8  the turn: the agent loop and the model responder
   9  the service front ends use
   10 the command line
+
+The layers of memory/, lowest first:
+  0  errors, doc ids, text and word helpers, the connection, the timeline's buckets
+  1  time, private files, the vector index, the secret detector
+  2  the schema and its migrations
+  3  the store, a new memory's checks
+  4  edges, summaries, episodes, search, the doctor
+  5  supersession
+  6  memories
+  7  reminders, the undo record (changes), consolidation
+  8  import and export
 """
 from __future__ import annotations
 
@@ -40,6 +51,17 @@ ASSISTANT_LAYERS = [
     ("turn",),
     ("service",),
     ("cli",),
+]
+MEMORY_LAYERS = [
+    ("errors", "docs", "text", "words", "connection", "timeline"),
+    ("time", "files", "vectors", "sensitive"),
+    ("schema",),
+    ("store", "new_memory"),
+    ("edges", "summaries", "episodes", "search", "health"),
+    ("supersession",),
+    ("memories",),
+    ("reminders", "changes", "consolidation"),
+    ("transfer",),
 ]
 
 
@@ -164,6 +186,10 @@ def layer_violations(package: str, layers: list[tuple[str, ...]]) -> list[str]:
 
 def test_assistant_stands_in_layers():
     assert layer_violations("assistant", ASSISTANT_LAYERS) == []
+
+
+def test_memory_stands_in_layers():
+    assert layer_violations("memory", MEMORY_LAYERS) == []
 
 
 def test_the_layer_check_sees_a_lazy_import_that_runs_up(tmp_path):

@@ -314,7 +314,7 @@ def test_embeddings_follow_the_commit_in_batches_while_the_store_stays_usable(tm
     from assistant.cli import data
     from memory.search import Searcher
     from memory.search.embeddings import pending_count, sync_embeddings
-    from memory.search.vectors import count
+    from memory.vectors import count
     from tests.conftest import make_runtime
 
     runtime = make_runtime(tmp_path)

@@ -9,7 +9,7 @@ import pytest
 
 from assistant.outbound.gate import Gate, asks_about
 from assistant.service import responder_for
-from memory import episodes, memories
+from memory import changes, episodes, memories
 from tests.standins import text_reply, tool_reply
 
 WIFI = "the wifi password is swordfish-42"
@@ -313,17 +313,20 @@ def test_look_alike_tags_are_neutralised():
         assert not neutralised(tag).startswith(("<", "\u3008", "\u27e8", "&lt;")), tag
 
 
-def test_forgetting_a_note_ends_what_undo_can_reach(rt):
-    """A newcomer snoozed a reminder, forgot a note, said "undo": the snooze was undone instead."""
+def test_undo_after_forgetting_a_note_brings_the_note_back_not_an_older_change(rt):
+    """A newcomer snoozed a reminder, forgot a note, said "undo": the snooze was undone instead (round 3);
+    then a forgotten note could not be brought back at all (round 4: every forget can be undone)."""
     from assistant.forgetting import forget
     from memory import reminders
 
     pizza = memories.remember(rt.store, "take the pizza out", due_at="2026-11-22T15:00:00Z")
-    with reminders.recorded(rt.store, pizza.id, "snooze"):
+    with changes.recorded(rt.store, pizza.id, "snooze"):
         reminders.snooze(rt.store, pizza.id, "in 2 hours")
     note = memories.remember(rt.store, "my locker is number 12")
     forget(rt, note.id)
-    assert reminders.undo_last_change(rt.store) is None  # nothing to undo, not the older snooze
+    undone = changes.undo_last_change(rt.store)
+    assert undone is not None and undone.action == "forget" and undone.memory == note
+    assert changes.undo_last_change(rt.store) is None  # one change: the older snooze stays
     assert memories.get_memory(rt.store, pizza.id).due_at == "2026-11-22T16:00:00+00:00"
 
 
@@ -331,7 +334,6 @@ def test_undoing_a_forgotten_reminder_puts_its_conversation_back(rt):
     """A newcomer forgot "stretch" from the list, pressed ctrl+z: the reminder came back, the chat
     kept "remind me in 2 minutes to [forgotten]" and the title lost its word."""
     from assistant.forgetting import forget
-    from memory import reminders
 
     episode = episodes.open_episode(rt.store)
     said = episodes.add_message(rt.store, episode.id, "user", "remind me in 2 minutes to stretch")
@@ -340,7 +342,7 @@ def test_undoing_a_forgotten_reminder_puts_its_conversation_back(rt):
     episodes.close_episode(rt.store, episode.id, "Call mom, stretch", "remind me in 2 minutes to stretch", "success")
     forget(rt, stretch.id)
     assert "[forgotten]" in episodes.episode_messages(rt.store, episode.id)[0].content
-    undone = reminders.undo_last_change(rt.store)
+    undone = changes.undo_last_change(rt.store)
     assert undone is not None and undone.memory.content == "stretch"
     assert [m.content for m in episodes.episode_messages(rt.store, episode.id)] == [
         "remind me in 2 minutes to stretch", "Okay, I'll remind you to stretch (#1)."]
@@ -381,3 +383,59 @@ def test_reasoned_recall_sends_no_dates_of_a_withheld_memory(ollama_standin, rt)
     body = json.dumps(ollama_standin.bodies("/api/chat"))
     assert "sertraline" not in body and "next Friday" not in body
 
+
+
+# -- the round 4 attack: a restored value comes back cut ---------------------------------------------------
+
+PHRASE = "legal winner thank year wave sausage worth useful legal winner thank yellow"
+
+
+def _runs_of_three(text: str) -> set[str]:
+    words = PHRASE.split()
+    return {" ".join(words[i:i + 3]) for i in range(len(words) - 2) if " ".join(words[i:i + 3]) in text.lower()}
+
+
+async def test_a_restored_value_cut_short_by_an_error_never_goes_back(rt, anthropic_standin):
+    """The model put a recovery phrase's placeholder into a due date; the date error quoted the restored
+    text cut at 77 characters, and the tool result carried 10 of the 12 words back (issue 35, item 1)."""
+    anthropic_standin.script = [
+        tool_reply("remember", {"content": "wallet: [secret 1 of your message]"}),
+        tool_reply("update_memory", {"id": 1, "due_at": "remember: [secret 1 of your message]"}, tool_id="toolu_2"),
+        tool_reply("update_memory", {"id": 1, "content": "x" * 200_000 + " [secret 1 of your message]"},
+                   tool_id="toolu_3"),
+        text_reply("Saved.")]
+    events = await run_turn(rt, f"remember: {PHRASE}")
+    errors = [e.content for e in events if getattr(e, "is_error", False)]
+    assert errors and any("legal winner" in e for e in errors)  # the person's own screen shows it whole
+    assert memories.get_memory(rt.store, 1).sensitive
+    body = sent(anthropic_standin)
+    assert _runs_of_three(body) == set()
+    assert "legal winner thank" not in body and "[secret 1 of your message]" in body
+
+
+@pytest.mark.parametrize("echo", [
+    lambda v: v[:77], lambda v: repr(v[5:]), lambda v: v.upper()[10:], lambda v: ", ".join(v.split()[2:9]),
+    lambda v: json.dumps(v)[3:-4], lambda v: v.replace(" ", "_")[7:60], lambda v: "\n".join(v.split())[:40],
+])
+def test_the_gates_last_step_takes_any_piece_of_a_secret_out_of_every_item(rt, echo):
+    from assistant.conversation import AssistantMessage, ToolOutput, ToolResults, ToolUse, UserMessage
+    from assistant.outbound.gate import Gate
+    from assistant.reading import read
+
+    memories.remember(rt.store, "backup phrase for the ledger: " + PHRASE)  # sensitive at write
+    gate = Gate.for_turn(rt.store, read("what is on my list?", rt.clock))
+    leak = f"Error: could not read {echo(PHRASE)!s} as a date"
+    items = [UserMessage("what is on my list?", 1), AssistantMessage(leak, (ToolUse("t", "recall", {"q": leak}),)),
+             ToolResults((ToolOutput("t", "recall", leak),))]
+    sent_items = gate.conversation(items)
+    text = json.dumps([str(i) for i in sent_items])
+    assert _runs_of_three(text.replace("_", " ").replace("\\n", " ")) == set()
+    assert gate.fragments("the weather is fine today") == "the weather is fine today"
+
+
+def test_a_secret_of_the_message_is_replaced_whole_never_inside_another_word(rt):
+    from assistant.outbound.gate import Gate
+    from assistant.reading import read
+
+    gate = Gate.for_turn(rt.store, read("my locker pin is 4471", rt.clock))
+    assert gate.text("room 144712, pin 4471.", "x") == "room 144712, pin [secret 1 of your message]."

@@ -23,7 +23,8 @@ from typing import Any
 from memory.edges import END_TYPES, insert_edge
 from memory.episodes import insert_episode, insert_message, place_by_time
 from memory.errors import ImportFailed, InvalidInput
-from memory.memories import NewMemory, forget, insert_memory, next_sequence, parse_instant_field
+from memory.memories import forget, insert_memory, next_sequence, parse_instant_field
+from memory.new_memory import NewMemory
 from memory.schema import TIERS
 from memory.store import Store
 from memory.summaries import NewSummary, insert_summary
