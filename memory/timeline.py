@@ -8,10 +8,7 @@ its length (boundaries go to the later bucket).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from memory.store import Store
+from typing import Any
 
 OLD, MID, RECENT = "old", "mid", "recent"
 
@@ -25,8 +22,8 @@ def field_of(memory: Any, name: str, default: Any = None) -> Any:
 def get_memory_position(memory: Any, positions: Mapping[int, int] | None = None) -> int:
     """Rounded mean of its messages' positions; else sequence // 1000; else 0.
 
-    `positions` maps message ids to their rank in time (message_positions); without it a message's id
-    is its position, which holds for a store where nothing was imported."""
+    `positions` maps message ids to their rank in time (memory.episodes.message_positions); without it
+    a message's id is its position, which holds for a store where nothing was imported."""
     ids = field_of(memory, "message_ids") or []
     if positions is not None:
         ids = [positions[i] for i in ids if i in positions]
@@ -36,13 +33,6 @@ def get_memory_position(memory: Any, positions: Mapping[int, int] | None = None)
     if sequence:
         return int(sequence) // 1000
     return 0
-
-
-def message_positions(store: Store, memories: Sequence[Any] | None) -> dict[int, int]:
-    """{message id: rank in time} for the messages these memories were made from."""
-    from memory.episodes import message_positions as positions_of
-
-    return positions_of(store, [i for m in memories or [] for i in field_of(m, "message_ids") or []])
 
 
 def assign_memories_to_buckets(memories: Sequence[Any] | None, chat_length: int,

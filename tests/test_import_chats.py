@@ -282,7 +282,7 @@ def test_imported_conversations_are_of_their_own_time(cli, tmp_path):
     """A 2023 trip is old: not in the recap of the last 48 hours, in ESTABLISHED HISTORY of the timeline
     (a message's position is its rank in time), while what was said today is recent."""
     from memory import memories
-    from memory.timeline import OLD, RECENT, assign_memories_to_buckets, message_positions
+    from memory.timeline import OLD, RECENT, assign_memories_to_buckets
 
     for text in ("I booked the dentist", "the dentist is on Friday", "I need new running shoes"):
         cli("chat", text)
@@ -298,7 +298,8 @@ def test_imported_conversations_are_of_their_own_time(cli, tmp_path):
         old = memories.remember(store, "the Lisbon trip was in May", message_ids=[trip])
         new = memories.remember(store, "needs running shoes", message_ids=[typed])
         mems = [old, new]
-        buckets = assign_memories_to_buckets(mems, episodes.chat_length(store), message_positions(store, mems))
+        positions = episodes.message_positions(store, [trip, typed])
+        buckets = assign_memories_to_buckets(mems, episodes.chat_length(store), positions)
         assert buckets[OLD] == [old] and buckets[RECENT] == [new]
     code, out, _ = cli("prompt", "--query", "Lisbon trip running shoes", "--json")
     timeline = next(s["content"] for s in json.loads(out)["sections"] if s["label"] == "Timeline")

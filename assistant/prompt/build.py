@@ -24,7 +24,6 @@ from memory.memories import people as all_people
 from memory.summaries import confident_summaries, summaries_by_id
 from memory.time.references import with_dates
 from memory.time.zones import zone_name
-from memory.timeline import message_positions
 
 if TYPE_CHECKING:
     import numpy as np
@@ -205,8 +204,9 @@ def timeline_section(runtime: Runtime, gate: Gate, query: str, vector: Vector, b
         return with_dates(m.content, m.time_refs, this_year)
 
     dated = [replace(m, content=f"[{runtime.clock.day(m.created_at)}] {dated_text(m)}") for m in shown]
+    said_in = episodes.message_positions(store, [i for m in shown for i in m.message_ids])  # ranks in time
     text = format_timeline(dated, episodes.chat_length(store), mood, persons, max_tokens=budget, escape=as_data,
-                           positions=message_positions(store, shown))
+                           positions=said_in)
     if asks_when:
         evidence = dated_evidence(runtime, gate, query)
         if evidence:
