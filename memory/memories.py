@@ -353,8 +353,10 @@ def forget(store: Store, memory_id: int) -> Forgotten:
         # A tombstone (its identity, never its text): an older export does not bring it back.
         uid = store.one("SELECT uid FROM knowledge WHERE id = ?", (memory_id,))[0] or \
             f"{store.store_uid()}/memory/{memory_id}"
-        store.execute("INSERT OR IGNORE INTO forgotten (uid, forgotten_at) VALUES (?, ?)",
-                      (uid, store.clock.now_iso()))
+        from memory.tombstones import content_hash
+
+        store.execute("INSERT OR IGNORE INTO forgotten (uid, forgotten_at, hash) VALUES (?, ?, ?)",
+                      (uid, store.clock.now_iso(), content_hash(memory.content)))
         delete_memory_row(store, memory_id)
     return Forgotten(memory, rows)
 

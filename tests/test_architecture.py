@@ -20,7 +20,7 @@ the layers below it:
   10 the command line
 
 The layers of memory/, lowest first:
-  0  errors, doc ids, text and word helpers, the connection, the timeline's buckets
+  0  errors, doc ids, text and word helpers, the connection, the timeline's buckets, tombstone hashes
   1  time, private files, the vector index, the secret detector
   2  the schema and its migrations
   3  the store, a new memory's checks
@@ -62,7 +62,7 @@ ASSISTANT_LAYERS = [
     ("cli",),
 ]
 MEMORY_LAYERS = [
-    ("errors", "docs", "text", "words", "connection", "timeline"),
+    ("errors", "docs", "text", "words", "connection", "timeline", "tombstones"),
     ("time", "files", "vectors", "sensitive"),
     ("schema",),
     ("store", "new_memory"),

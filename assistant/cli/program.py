@@ -162,13 +162,21 @@ def build_parser() -> Parser:
     cmd("tiers", maintenance.cmd_tiers, "how many memories are in each tier")
     p = cmd("edges", maintenance.cmd_edges, "links of one memory (supersedes, consolidates)")
     p.add_argument("id", type=row_id)
-    p = cmd("export", data.cmd_export, "write every record as JSON Lines, or open reminders as iCalendar (--ics)")
+    p = cmd("export", data.cmd_export, "write every record as JSON Lines, open reminders as iCalendar (--ics), or "
+            "a Markdown folder (DIR --markdown)")
     p.add_argument("file", nargs="?")
+    p.add_argument("--markdown", action="store_true", help="write FILE as a folder of Markdown files: a file per "
+                   "conversation, a file per kind of memory, an index README.md")
+    p.add_argument("--include-secrets", action="store_true", help="with --markdown: write secrets as they are, "
+                   "not as [secret]")
     p.add_argument("--ics", metavar="FILE", help="write open reminders as an iCalendar file (- for stdout)")
-    p = cmd("import", data.cmd_import, "read JSON Lines or an iCalendar .ics file (all or nothing)")
-    p.add_argument("file")
-    p.add_argument("--index", action="store_true", help="embed the new texts now (import always does; kept for "
-                   "scripts that pass it)")
+    p = cmd("import", data.cmd_import, "read a ChatGPT or Claude data export (its ZIP or conversations.json), "
+            "JSON Lines or an iCalendar .ics file, told by its content")
+    p.add_argument("file", nargs="?")
+    p.add_argument("--dry-run", action="store_true", help="say what would be added; write nothing")
+    p.add_argument("--undo-last", action="store_true", help="remove everything the last import added")
+    p.add_argument("--index", action="store_true", help="embed every new text before returning (without it, a "
+                   "big import leaves them to the app's idle time or `assistant index`; keywords find them at once)")
     p.add_argument("--restore-forgotten", action="store_true",
                    help="bring back memories forgotten here since the export (left out by default)")
     cmd("index", data.cmd_index, "embed every text still waiting for its embedding (after a big import)")

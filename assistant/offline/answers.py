@@ -18,6 +18,7 @@ import re
 
 from assistant.reading.dates import stated_date
 from assistant.reading.questions import Focus
+from assistant.recall.asked import asks_what_i_said, what_i_said
 from assistant.recall.evidence import (
     MIN_RELEVANCE,
     NOTHING,
@@ -63,6 +64,8 @@ def answer_from_memory(runtime: Runtime, question: str, exclude_message_ids: tup
     """The offline answer to a question: the best statements with their dates, or a plain "nothing".
     One hybrid search, whichever way the answer is then composed; `focus` is what the question asks
     about, as the reading found it."""
+    if asks_what_i_said(question):  # the person's own words, when that is what is asked (imported ones too)
+        return what_i_said(runtime, question, exclude_message_ids) or NOTHING  # still one search
     hits = search_evidence(runtime, question) if topic_words(question) else []
     if asks_when(question):
         when = _when(runtime, question, exclude_message_ids, hits, focus)
