@@ -111,6 +111,7 @@ class Settings:
     reminders: ReminderSettings = field(default_factory=ReminderSettings)
     ui: UiSettings = field(default_factory=UiSettings)
     keymap: dict[str, str] = field(default_factory=dict)
+    mcp_token: str = ""  # the bearer token of `assistant mcp --http`; empty: a random one in the state dir
     # Not settable from the file: where the settings came from and the frozen clock.
     config_path: str = ""
     now: str = ""
