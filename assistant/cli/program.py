@@ -197,8 +197,15 @@ def cmd_mcp(runtime: Runtime, args: argparse.Namespace) -> int:
     address = listen_address(args.http) if args.http is not None else None
     if not args.read_only:
         from assistant.service import check_launch
+        from memory.errors import StoreUnusable
 
-        check_launch(str(runtime.settings.db_path()))  # it writes: a read-only file is said now, not per request
+        try:
+            check_launch(str(runtime.settings.db_path()))  # it writes: a read-only file is said now, not per request
+        except StoreUnusable as exc:
+            if exc.reason != "read_only":
+                raise
+            raise AssistantError(f"the database {exc.path} is read-only; `assistant mcp --read-only` serves it "
+                                 "without the tools that write") from None
     runtime.store.read_table_list()  # opened and migrated now: a store that cannot be used never serves
     from assistant.mcp.server import serve  # the SDK: most of a second, for this command only
 

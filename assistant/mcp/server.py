@@ -77,11 +77,12 @@ def client_source(ctx: Context) -> str:
 def request_gate(runtime: Runtime, arguments: dict[str, Any]) -> Gate:
     """The gate of one request: it asks about what its `query` or `content` names, and the memory `id` it
     acts on (a private memory is shown to the request that names it, as to a chat message that does)."""
-    asking = " ".join(str(arguments[k]) for k in ("query", "content") if isinstance(arguments.get(k), str))
-    ids = set(mentioned_ids(asking))
-    if isinstance(arguments.get("id"), int) and not isinstance(arguments.get("id"), bool):
-        ids.add(arguments["id"])
-    return Gate(runtime.store, asking, frozenset(ids))
+    said = [str(arguments[k]) for k in ("query", "content") if isinstance(arguments.get(k), str)]
+    named = arguments.get("id")
+    if isinstance(named, int) and not isinstance(named, bool):
+        said.append(f"memory #{named}")  # as a chat message names it
+    asking = " ".join(said)
+    return Gate(runtime.store, asking, mentioned_ids(asking))
 
 
 class MemoryServer(MCPServer[Any]):
@@ -258,6 +259,9 @@ class MemoryTools:
             raise ClientToolError(to_mcp_client(gate, flat(said), f"{tool.name} error")) from None
         if outcome.changed:
             log.info("%s %s #%s", source, tool.name, (outcome.data or {}).get("id"))  # ids only: never the text
+            # The request asks about what it just wrote ("[Private] Ana prefers tea" goes back to who said it):
+            # a gate made before the write could not know that memory.
+            gate = request_gate(self.runtime, arguments)
         return to_mcp_client(gate, outcome.content, f"{tool.name} result")
 
     # -- resources and the prompt -------------------------------------------------------------
@@ -299,7 +303,7 @@ class MemoryTools:
             raise ResourceNotFoundError(f"not a memory id: {text[:40]!r} (ids are whole numbers from 1)")
         memory_id = int(raw)
         runtime = self.runtime
-        gate = Gate(runtime.store, "", frozenset({memory_id}))  # asked by its id
+        gate = request_gate(runtime, {"id": memory_id})  # asked by its id
         try:
             memory = memories.get_memory(runtime.store, memory_id)
         except NotFound:
