@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import queue
 import sqlite3
 import subprocess
 import threading
@@ -301,11 +302,16 @@ def test_a_malformed_line_is_answered_and_the_server_keeps_serving(tmp_path):
     proc = subprocess.Popen([str(ASSISTANT), "mcp", "--db", str(tmp_path / "m.db")], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=server_env())
     assert proc.stdin is not None and proc.stdout is not None
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()  # type: ignore
 
     def exchange(line: str) -> dict:
         proc.stdin.write(line + "\n")  # type: ignore[union-attr]
         proc.stdin.flush()  # type: ignore[union-attr]
-        answer = json.loads(proc.stdout.readline())  # type: ignore[union-attr]  # a line that is not JSON fails here
+        try:
+            answer = json.loads(lines.get(timeout=60))  # a line that is not JSON fails here
+        except queue.Empty:
+            raise AssertionError(f"no answer to {line!r}") from None
         assert answer["jsonrpc"] == "2.0"
         return answer
 
@@ -323,8 +329,8 @@ def test_a_malformed_line_is_answered_and_the_server_keeps_serving(tmp_path):
         listed = exchange(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}))
         assert {t["name"] for t in listed["result"]["tools"]} == EVERY_TOOL
         proc.stdin.close()  # the client goes: the server ends, with nothing more on stdout
-        assert proc.stdout.read() == ""
         assert proc.wait(timeout=30) == 0
+        assert lines.empty()
         assert "Semantic search is off" in proc.stderr.read()  # type: ignore[union-attr]
     finally:
         if proc.poll() is None:
