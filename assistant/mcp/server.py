@@ -13,6 +13,7 @@ the event loop keeps reading (a slow recall never holds up a ping).
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
 import logging
 import re
@@ -205,7 +206,23 @@ class MemoryTools:
     async def _in_store(self, work: Callable[[], T]) -> T:
         return await anyio.to_thread.run_sync(work, limiter=self.limiter)
 
+    def warm_up(self) -> None:
+        """Load the embedder in the background: a client starts its servers when it opens and asks
+        later, so its first `recall` need not wait for the model (the store is not touched here)."""
+        import threading
+
+        from memory.errors import EmbedderUnavailable
+
+        def load() -> None:
+            embedder = self.runtime.embedder
+            if embedder is not None:
+                with contextlib.suppress(EmbedderUnavailable):  # the first search says so, once
+                    embedder.embed(["warm up"])
+
+        threading.Thread(target=load, name="embedder warm-up", daemon=True).start()
+
     def serve_stdio(self) -> None:
+        self.warm_up()
         anyio.run(self.server.run_stdio_async)
 
     def serve_http(self, address: ListenAddress, announce: Callable[[str], None]) -> None:
@@ -229,6 +246,7 @@ class MemoryTools:
         app = self.server.streamable_http_app(transport_security=security, host=address.host)
         config = uvicorn.Config(app, log_level="warning", log_config=None, access_log=False)
         announce(f"http://{address.url_host}:{port}/mcp")
+        self.warm_up()
         uvicorn.Server(config).run(sockets=[sock])
 
     # -- tools ------------------------------------------------------------------------------
