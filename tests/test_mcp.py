@@ -231,6 +231,33 @@ async def test_a_reminder_made_through_mcp_is_picked_up_by_the_notifier(tmp_path
     assert {"event": "not_shown", "id": 1, "due_at": "2026-11-23T10:00:00+00:00"} in events
 
 
+async def test_a_reminder_made_through_mcp_reaches_the_desktop_through_the_notifier(tmp_path):
+    """The same with a desktop: a private session bus and a notification server (tests/desktop_bus.py)."""
+    from tests.desktop_bus import SessionBus, missing
+
+    reason = missing()
+    if reason:  # .ci/run installs them
+        pytest.skip(reason)
+    db = str(tmp_path / "m.db")
+    async with session(server(db)) as s:
+        await call(s, "remember", content="call the bank", due_at="tomorrow at 10")
+    bus = SessionBus(tmp_path / "bus")
+    later = (T0 + timedelta(hours=21)).isoformat()
+    proc = subprocess.Popen([str(ASSISTANT), "notify", "--db", db, "--json"], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True,
+                            env=server_env(ASSISTANT_NOW=later, DBUS_SESSION_BUS_ADDRESS=bus.address))
+    try:
+        assert proc.stdout is not None
+        events = [json.loads(proc.stdout.readline()) for _ in range(2)]  # what it notified at start, then "started"
+        assert {"event": "notified", "id": 1, "due_at": "2026-11-23T10:00:00+00:00"} in events
+        shown = [n for n in bus.notifications() if n.title == "Reminder"]
+        assert [n.body for n in shown] == ["call the bank (due Mon Nov 23 10:00)"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        bus.close()
+
+
 async def test_two_writers_at_once_lose_nothing(tmp_path):
     """The server and the CLI write the same store at the same time (WAL, one writer waits for the other)."""
     db = str(tmp_path / "m.db")
