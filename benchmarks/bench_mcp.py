@@ -7,8 +7,8 @@ start, at 2k and 100k items (not a test).
 
 The stores are bench_scale's (benchmarks/corpus.py, seed 7, built once under --stores and reused):
 half memories, half chat messages, a reminder per 200 items, synthetic topic vectors. Each run works
-on a copy, to which it adds private memories (1 in 100 items) and secrets (1 in 200), so every
-request pays what the gate costs with a store that has them. The server is the real command
+on a copy, as it is and with private memories (1 in 100 items) and secrets (1 in 200) added, so a
+request also pays what the gate costs with a store that has many of them. The server is the real command
 (`assistant mcp`, the bundled embedder) started by the SDK's own client (ClientSession over
 stdio_client); every figure is measured at the client, round trip included:
 - start to first answer: from spawning the process to the result of the first `upcoming` (initialize
@@ -42,6 +42,7 @@ from mcp.client.stdio import stdio_client  # noqa: E402
 from mcp_types import Implementation  # noqa: E402
 
 SIZES = (2_000, 100_000)
+WITHHELD = "+withheld"  # the store with 1 private memory per 100 items and 1 secret per 200
 MARKERS = ("<!-- bench_mcp:start -->", "<!-- bench_mcp:end -->")
 
 
@@ -54,9 +55,9 @@ def ms(values: list[float]) -> dict[str, float]:
             "p95": round(bench_scale.percentile(values, 0.95) * 1000, 1), "n": len(values)}
 
 
-def working_copy(n: int, stores: Path, work: Path) -> tuple[Path, list[str]]:
-    """A copy of bench_scale's store of n items with private memories and secrets added (their vectors
-    too, as the store's own are made, so no search waits to embed them); returns it and its queries."""
+def working_copy(n: int, stores: Path, work: Path, withheld: bool) -> tuple[Path, list[str]]:
+    """A copy of bench_scale's store of n items, `withheld`: with private memories and secrets added (their
+    vectors too, as the store's own are made, so no search waits to embed them); returns it and its queries."""
     import numpy as np
 
     from memory import memories
@@ -67,6 +68,8 @@ def working_copy(n: int, stores: Path, work: Path) -> tuple[Path, list[str]]:
     for suffix in ("", "-wal", "-shm"):
         (work / f"mcp-{n}.db{suffix}").unlink(missing_ok=True)
     shutil.copy(stores / f"synthetic-{n}.db", db)
+    if not withheld:
+        return db, record["queries"]
     rt = corpus.open_runtime(db)
     added = []
     with rt.store.transaction():
@@ -139,17 +142,49 @@ async def warm(db: Path, queries: list[str], rounds: int) -> dict[str, dict[str,
     return out
 
 
+def breakdown(db: Path, queries: list[str]) -> dict[str, float]:
+    """Where a call's CPU goes, in this process on the same store (median ms of CPU time): the query's
+    embedding, the request's gate, the gate's last pass over an `upcoming` answer, the search itself."""
+    from assistant.mcp.server import request_gate
+    from assistant.outbound.send import to_mcp_client
+    from assistant.tools import REGISTRY, call_tool
+
+    rt = corpus.open_runtime(db)
+    rt.searcher.search("warm up", limit=8, touch=False)
+    gate = request_gate(rt, {})
+    answer = call_tool(rt, REGISTRY["upcoming"], {}, {"gate": gate}).content
+
+    def cpu(work: object) -> float:
+        values = []
+        for query in queries[:15]:
+            started = time.process_time()
+            work(query)  # type: ignore[operator]
+            values.append(time.process_time() - started)
+        return round(statistics.median(values) * 1000, 1)
+
+    out = {"query embedding": cpu(lambda q: rt.searcher.embed_query(q)),
+           "hybrid search (embedding included)": cpu(lambda q: rt.searcher.search(q, limit=8, touch=False)),
+           "the gate of a request": cpu(lambda q: request_gate(rt, {"query": q})),
+           "the gate's last pass over an upcoming answer": cpu(lambda q: to_mcp_client(gate, answer, "x")),
+           "upcoming answer size (characters)": len(answer)}
+    rt.close()
+    return out
+
+
 def markdown(results: dict) -> str:
-    sizes = sorted(int(k) for k in results if k.isdigit())
+    columns = sorted((k for k in results if k[0].isdigit()), key=lambda k: (int(k.split("+")[0]), k))
 
-    def label(n: int) -> str:
-        return f"{n // 1000}k" if n < 1_000_000 else f"{n // 1_000_000}M"
+    def label(key: str) -> str:
+        n = int(key.split("+")[0])
+        size = f"{n // 1000}k" if n < 1_000_000 else f"{n // 1_000_000}M"
+        store = results[key]["store"]
+        return f"{size} + {store['private']:,} private, {store['secrets']:,} secrets" if WITHHELD in key else size
 
-    def cell(n: int, section: str, key: str, stat: str) -> str:
-        return f"{results[str(n)][section][key][stat]:.0f} ms"
+    def cell(key: str, section: str, name: str, stat: str) -> str:
+        return f"{results[key][section][name][stat]:,.0f} ms"
 
-    out = ["| measured at the client (round trip) | goal | " + " | ".join(label(n) for n in sizes) + " |",
-           "|---|---|" + "---|" * len(sizes)]
+    out = ["| measured at the client (round trip) | goal | " + " | ".join(label(k) for k in columns) + " |",
+           "|---|---|" + "---|" * len(columns)]
     rows = [("start to first answer (`upcoming`), median", "< 1 s", "start", "upcoming", "p50"),
             ("start to first answer (`upcoming`), slowest", "", "start", "upcoming", "max"),
             ("... the server's CPU time to it, median", "", "start", "upcoming", "cpu_p50"),
@@ -161,12 +196,14 @@ def markdown(results: dict) -> str:
             ("`upcoming` p50", "", "warm", "upcoming", "p50"), ("`upcoming` p95", "", "warm", "upcoming", "p95"),
             ("`upcoming`, the server's CPU time per call (mean)", "", "warm", "upcoming", "cpu_mean")]
     for name, goal, section, key, stat in rows:
-        out.append(f"| {name} | {goal} | " + " | ".join(cell(n, section, key, stat) for n in sizes) + " |")
-    extra = results[str(sizes[-1])]["store"]
+        out.append(f"| {name} | {goal} | " + " | ".join(cell(k, section, key, stat) for k in columns) + " |")
+    for name in results[columns[0]]["breakdown"]:
+        unit = "" if "characters" in name else " ms"
+        out.append(f"| in process, CPU, median: {name} | | " +
+                   " | ".join(f"{results[k]['breakdown'][name]:,g}{unit}" for k in columns) + " |")
     out.append("")
-    out.append(f"Stores: bench_scale's synthetic stores plus 1 private memory per 100 items and 1 secret per 200 "
-               f"({extra['private']:,} and {extra['secrets']:,} at {label(sizes[-1])}); the bundled embedder; "
-               f"{results['machine']}.")
+    out.append(f"Stores: bench_scale's synthetic stores as they are, and with 1 private memory per 100 items and 1 "
+               f"secret per 200 added; the bundled embedder; {results['machine']}.")
     return "\n".join(out)
 
 
@@ -185,10 +222,12 @@ def main() -> None:
     results: dict = {}
     load_before = os.getloadavg()[0]
     try:
-        for n in (int(s) for s in args.sizes.split(",")):
-            db, queries = working_copy(n, args.stores, work)
-            r = results.setdefault(str(n), {"store": {"private": n // 100, "secrets": n // 200}})
-            log(f"{n:,}: start to first answer")
+        for n, withheld in ((int(size), withheld) for size in args.sizes.split(",") for withheld in (False, True)):
+            db, queries = working_copy(n, args.stores, work, withheld)
+            key = f"{n}{WITHHELD if withheld else ''}"
+            r = results.setdefault(key, {"store": {"private": n // 100 if withheld else 0,
+                                                   "secrets": n // 200 if withheld else 0}})
+            log(f"{key}: start to first answer")
             firsts: dict[str, list[tuple[float, float]]] = {"upcoming": [], "recall": []}
             for _ in range(args.starts):
                 firsts["upcoming"].append(anyio.run(first_answer, db, "upcoming", {}))
@@ -196,8 +235,10 @@ def main() -> None:
             r["start"] = {k: {**ms([wall for wall, _ in v]), "max": round(max(wall for wall, _ in v) * 1000, 1),
                               "cpu_p50": round(statistics.median(cpu for _, cpu in v) * 1000, 1)}
                           for k, v in firsts.items()}
-            log(f"{n:,}: warm recall and upcoming")
+            log(f"{key}: warm recall and upcoming")
             r["warm"] = anyio.run(warm, db, queries[:args.queries], args.rounds)
+            log(f"{key}: where the CPU goes, in process")
+            r["breakdown"] = breakdown(db, queries)
             log(json.dumps(r))
     finally:
         shutil.rmtree(work, ignore_errors=True)
