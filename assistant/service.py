@@ -26,7 +26,7 @@ from assistant.views import (
     ReminderView,
     private_marked,
 )
-from memory import episodes, memories, reminders
+from memory import changes, episodes, memories, reminders
 from memory.consolidation.runs import last_completed_run
 from memory.errors import InvalidInput
 from memory.memories import Memory
@@ -334,18 +334,18 @@ class AssistantService:
 
     # -- writes -----------------------------------------------------------------------------
 
-    # Every change made here is recorded in the store (reminders.recorded), so ctrl+z, "undo" in the
+    # Every change made here is recorded in the store (memory.changes), so ctrl+z, "undo" in the
     # chat and `assistant undo` put back the last one, wherever it was made.
 
     def mark_done(self, memory_id: int) -> ReminderChange:
         store = self.runtime.store
-        with reminders.recorded(store, memory_id, "done"):
+        with changes.recorded(store, memory_id, "done"):
             before = memories.get_memory(store, memory_id)
             return ReminderChange(before, reminders.mark_done(store, memory_id))
 
     def snooze(self, memory_id: int, when: str) -> ReminderChange:
         store = self.runtime.store
-        with reminders.recorded(store, memory_id, "snooze"):
+        with changes.recorded(store, memory_id, "snooze"):
             before = memories.get_memory(store, memory_id)
             return ReminderChange(before, reminders.snooze(store, memory_id, when))
 
@@ -358,7 +358,7 @@ class AssistantService:
             raise InvalidInput("nothing to change: give a new text or a new time")
         store = self.runtime.store
         action = "edit" if content and due else "move" if due else "rename"
-        with reminders.recorded(store, memory_id, action):
+        with changes.recorded(store, memory_id, action):
             before = memories.get_memory(store, memory_id)
             return ReminderChange(before, reminders.update_memory(store, memory_id, content=content, due_at=due,
                                                                   allow_past=False))
@@ -370,11 +370,11 @@ class AssistantService:
 
         return forget(self.runtime, memory_id)
 
-    def undo_last_change(self) -> reminders.UndoneChange | None:
+    def undo_last_change(self) -> changes.UndoneChange | None:
         """Put back the last recorded reminder change, made here or anywhere (the chat, the CLI)."""
-        return reminders.undo_last_change(self.runtime.store)
+        return changes.undo_last_change(self.runtime.store)
 
-    def undo_text(self, undone: reminders.UndoneChange | None) -> str:
+    def undo_text(self, undone: changes.UndoneChange | None) -> str:
         from assistant.tools import undo_text
 
         return undo_text(self.runtime, undone)

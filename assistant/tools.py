@@ -25,7 +25,7 @@ from assistant.outbound.gate import LOCAL_GATE, Gate
 from assistant.providers.base import ToolSpec
 from assistant.recap import recap_text, recent_conversations, reminder_line
 from assistant.runtime import Runtime
-from memory import memories, reminders
+from memory import changes, memories, reminders
 from memory.errors import InvalidInput
 from memory.schema import KINDS
 from memory.search import MODES
@@ -152,12 +152,19 @@ def remember(runtime: Runtime,
              kind: Kind | None = None,
              importance: Annotated[int, Field(ge=1, le=5, description="1 trivial ... 5 essential; default 3.")] = 3,
              private: Annotated[bool, Field(description="Sensitive; shown to you marked [Private].")] = False,
-             *, message_id: int | None = None, gate: Gate = LOCAL_GATE, source: str = "typed") -> ToolOutcome:
+             *, message_id: int | None = None, gate: Gate = LOCAL_GATE, source: str = "typed",
+             undoable: bool = False) -> ToolOutcome:
     # The message that asked is kept with the memory: forgetting it later scrubs that message too. A
     # secret of the user's message (put back from its placeholder) makes the memory sensitive.
-    memory = memories.remember(runtime.store, content, due_at=due_at, kind=kind, importance=importance,
-                                private=private, allow_past=False, message_ids=[message_id] if message_id else None,
-                                sensitive=_holds_secret(gate, content) or None, source=source)
+    # `undoable`: the new memory is the change undo takes back (another AI tool's write, so ctrl+z in the
+    # app removes what it added), recorded in the same transaction.
+    with runtime.store.transaction():
+        memory = memories.remember(runtime.store, content, due_at=due_at, kind=kind, importance=importance,
+                                    private=private, allow_past=False,
+                                    message_ids=[message_id] if message_id else None,
+                                    sensitive=_holds_secret(gate, content) or None, source=source)
+        if undoable:
+            changes.record_change(runtime.store, memory.id, "remember")
     due = f" (reminder, due {runtime.clock.short(memory.due_at)} {memory.due_at})" if memory.due_at else ""
     return ToolOutcome(f"Remembered #{memory.id}: {gate.memory(memory)}{due}{_past(runtime, memory)}",
                        f"remembered: {describe(runtime, memory)}{_past(runtime, memory)}", _changed(memory),
@@ -173,7 +180,7 @@ def update_memory(runtime: Runtime, id: int,  # noqa: A002 - the name the model 
                   *, gate: Gate = LOCAL_GATE) -> ToolOutcome:
     action = "done" if done else "edit" if due_at and content else "move" if due_at else "rename" if content else None
     # A change the user may want back is recorded, so "undo" (the chat, ctrl+z, a later process) can put it back.
-    with reminders.recorded(runtime.store, id, action) if action else contextlib.nullcontext():
+    with changes.recorded(runtime.store, id, action) if action else contextlib.nullcontext():
         memory = reminders.update_memory(runtime.store, id, reminded_at=reminded_at, due_at=due_at, content=content,
                                          done=done, allow_past=False, sensitive=_holds_secret(gate, content))
     state = " (done)" if memory.done_at else ""
@@ -268,7 +275,7 @@ def done(runtime: Runtime, id: int, *, gate: Gate = LOCAL_GATE) -> ToolOutcome: 
 def snooze(runtime: Runtime, id: int,  # noqa: A002 - the name the model sees
            due_at: Annotated[str, Field(description="When it is due now.")], *, gate: Gate = LOCAL_GATE
            ) -> ToolOutcome:
-    with reminders.recorded(runtime.store, id, "snooze"):  # as the app's snooze: undo puts it back
+    with changes.recorded(runtime.store, id, "snooze"):  # as the app's snooze: undo puts it back
         memory = reminders.snooze(runtime.store, id, due_at, allow_past=False)
     return ToolOutcome(f"Snoozed #{memory.id}: {describe(runtime, memory, gate.memory(memory))}"
                        f"{_past(runtime, memory)}", f"snoozed: {describe(runtime, memory)}", _changed(memory),
@@ -321,14 +328,16 @@ def call_tool(runtime: Runtime, found: Tool, args: Any, context: dict[str, Any])
 
 _UNDONE = {"done": "is open again", "snooze": "is no longer snoozed", "move": "is back at its earlier time",
            "cancel": "is back", "forget": "is back", "rename": "has its earlier words back",
-           "edit": "is back as it was"}
+           "edit": "is back as it was", "private": "is back as it was", "pin": "is back as it was"}
 
 
-def undo_text(runtime: Runtime, undone: reminders.UndoneChange | None) -> str:
+def undo_text(runtime: Runtime, undone: changes.UndoneChange | None) -> str:
     """ "Undone: #5 check the oven is back (due Sun Nov 22 18:00)." (or that there is nothing to undo)."""
     if undone is None:
-        return "Nothing to undo: no reminder change is recorded."
+        return "Nothing to undo: no change is recorded."
     memory = undone.memory
-    state = "done" if memory.done_at else f"due {runtime.clock.short(memory.due_at)}" if memory.due_at else "kept"
+    if memory is None:
+        return f"Undone: #{undone.memory_id} is gone again (it was just made)."
+    state = "done" if memory.done_at else f"due {runtime.clock.short(memory.due_at)}" if memory.due_at else memory.kind
     rule = f", {memory.rule.describe()}" if memory.rule else ""
     return f"Undone: #{memory.id} {memory.content} {_UNDONE.get(undone.action, 'is back')} ({state}{rule})."

@@ -37,8 +37,8 @@ from conversations import KINDS, Conversation, generate_all  # noqa: E402
 
 from assistant.runtime import Runtime  # noqa: E402
 from assistant.settings import load_settings  # noqa: E402
+from memory import vectors as vector_index  # noqa: E402
 from memory.search import Fusion, Searcher  # noqa: E402
-from memory.search import vectors as vector_index  # noqa: E402
 from memory.search.embeddings import sync_embeddings  # noqa: E402
 from memory.transfer.jsonl_import import import_records  # noqa: E402
 

@@ -163,8 +163,8 @@ def build_peer(n: int, root: Path) -> Path:
     """The same vectors in a plain sqlite-vec vec0 float table (the exact-KNN peer)."""
     import numpy as np
 
+    from memory import vectors
     from memory.connection import connect
-    from memory.search import vectors
 
     path = root / f"synthetic-{n}.vec0.db"
     if path.exists():
@@ -274,8 +274,8 @@ def vector_search(db: Path, peer: Path, seed: int, count: int = 40) -> dict:
     own distribution (a topic centre plus noise, as the stored ones)."""
     import numpy as np
 
+    from memory import vectors
     from memory.connection import connect
-    from memory.search import vectors
 
     rng = np.random.default_rng(seed + 100)
     centres = corpus.centroids(seed)
@@ -313,7 +313,7 @@ def realistic_recall(count: int = 4, seed: int = 12) -> dict:
     import numpy as np
     from conversations import generate_all
 
-    from memory.search import vectors
+    from memory import vectors
     from memory.search.embeddings import LocalEmbedder
     from memory.store import Store
 
@@ -345,7 +345,7 @@ def realistic_recall(count: int = 4, seed: int = 12) -> dict:
 
 
 def _recall(store, queries) -> list[float]:
-    from memory.search import vectors
+    from memory import vectors
 
     out = []
     cache = vectors.CodeCache()

@@ -1,15 +1,21 @@
-"""The sensitivity detector: precision and recall on the labelled set, and what it costs (not a test).
+"""The sensitivity detector: precision and recall on the labelled set and the blind rounds, and what
+it costs (not a test).
 
     python benchmarks/bench_sensitive.py            (markdown for docs/secrets.md and docs/privacy.md)
 
 Prints the labelled set's figures (text level and span level, recall by kind and by language, every
-miss and false alarm), then the time per 1,000 texts: it runs on every memory written and every text
-sent to a model, so it must stay cheap. The measurement itself is tests/test_sensitive.py's, so the
-test and this table cannot disagree.
+miss, false alarm and stray span), the blind rounds' figures as they stand now (each round's figures
+before any fix are in docs/secrets.md and the commits that measured them), then the time per 1,000
+texts: the detector runs on every memory written and every text sent to a model, so it must stay
+cheap; and the time of `withhold_fragments`, the gate's last step, over a 20 kB request with 50
+sensitive values. The measurement itself is tests/test_sensitive.py's, so the test and this table
+cannot disagree.
 """
 from __future__ import annotations
 
+import json
 import platform
+import random
 import statistics
 import subprocess
 import sys
@@ -23,8 +29,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from conversations import generate_all  # noqa: E402
 
-from memory.sensitive import find_secrets, is_sensitive, redact  # noqa: E402
-from tests.test_sensitive import labelled, measure  # noqa: E402
+from memory.sensitive import find_secrets, is_sensitive, redact, withhold_fragments  # noqa: E402
+from tests.test_sensitive import BLIND, labelled, measure  # noqa: E402
 
 
 def per_thousand(texts: list[str], call: Callable[[str], object], rounds: int = 5) -> float:
@@ -64,6 +70,20 @@ def main() -> None:
     print("\nMissed:", m["missed"] or "none")
     print("False alarms:", m["false_alarms"] or "none")
     print("Values left readable:", m["leaks"] or "none")
+    print("Spans outside every labelled value:", m["strays"] or "none")
+
+    blind = labelled(BLIND)
+    print("\nBlind rounds as they stand now (fixed on after their first measure):\n")
+    print("| round | phrasings | secrets | recall | precision | span recall |\n| --- | --- | --- | --- | --- | --- |")
+    for number in sorted({r["round"] for r in blind}):
+        b = measure([r for r in blind if r["round"] == number])
+        print(f"| {number} | {b['texts']} | {b['secrets']} | {b['recall']:.3f} | {b['precision']:.3f} | "
+              f"{b['span_recall']:.3f} |")
+    b = measure(blind)
+    print("\nBlind misses:", b["missed"] or "none")
+    print("Blind false alarms:", b["false_alarms"] or "none")
+    print("Blind values left readable:", b["leaks"] or "none")
+    print("Blind spans outside every labelled value:", b["strays"] or "none")
 
     texts = [r["text"] for r in rows]
     chat = [t.text for c in generate_all() for t in c.turns]
@@ -87,6 +107,31 @@ def main() -> None:
     print(f"| `find_secrets`, a 1 MB paste dense with near-miss keywords | {dense_ms:.0f} ms |")
     print(f"| import `memory.sensitive` (fresh process) | {float(cold[0]):.0f} ms |")
     print(f"| first call that loads the validators and word lists | {float(cold[1]):.0f} ms |")
+
+    # The gate's last step: a 20 kB request (chat turns, as sent and as a JSON body) and 50 values.
+    random.seed(35)
+    values = random.sample(sorted({v for r in rows if r["secret"] for v in r["values"]}), 50)
+    request = "\n".join(chat)[:20_000]
+    body = json.dumps({"messages": [{"role": "user", "content": request[i:i + 500]}
+                                    for i in range(0, len(request), 500)]})[:20_000]
+    leaked = request[:9_000] + f" Invalid date: {values[0]!r} " + request[9_000:19_900]
+    size = statistics.median(map(len, values))
+    print(f"\n`withhold_fragments` over a 20 kB request and 50 sensitive values ({size:.0f} characters each, the "
+          "median), the median of 20 calls:\n")
+    print("| request | time |\n| --- | --- |")
+    for name, text in (("chat turns, nothing to withhold", request), ("the same as a JSON body (escapes)", body),
+                       ("chat turns with one value echoed by `!r`", leaked)):
+        print(f"| {name} | {per_call(lambda t=text: withhold_fragments(t, values)):.1f} ms |")
+
+
+def per_call(call: Callable[[], object], rounds: int = 20) -> float:
+    """Milliseconds per call, the median of `rounds` calls."""
+    times = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        call()
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ import numpy as np  # noqa: E402
 
 from assistant.runtime import Runtime  # noqa: E402
 from assistant.settings import load_settings  # noqa: E402
-from memory.search import vectors as vector_index  # noqa: E402
+from memory import vectors as vector_index  # noqa: E402
 from memory.search.embeddings import ensure_vec_table  # noqa: E402
 from memory.transfer.jsonl_import import import_records  # noqa: E402
 

@@ -6,11 +6,10 @@ import re
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory.docs import doc_id
 from memory.errors import InvalidInput, NotFound
-from memory.schema import KINDS
 from memory.store import Store
 from memory.supersession import link_restated
 from memory.time.instants import parse_iso, to_utc_iso
@@ -18,7 +17,9 @@ from memory.time.references import time_refs_json
 from memory.time.rules import Recurrence
 from memory.time.schedule import check_not_past, resolve_schedule
 
-MAX_CONTENT = 100_000  # characters; a memory is a note, not a document
+if TYPE_CHECKING:
+    from memory.new_memory import NewMemory
+    from memory.schema import Kind
 
 FIELDS = ("id", "kind", "content", "importance", "private", "due_at", "reminded_at", "done_at",
           "message_ids", "sequence", "created_at", "updated_at", "relation", "trust", "tension",
@@ -69,7 +70,8 @@ class Memory:
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        data["recurrence"] = self.rule.to_json() if self.recurrence else None
+        rule = self.rule
+        data["recurrence"] = rule.to_json() if rule else None
         return data
 
 
@@ -93,79 +95,11 @@ def memories_by_id(store: Store, memory_ids: list[int]) -> list[Memory]:
     return [by_id[i] for i in memory_ids if i in by_id]
 
 
-def check_content(content: str) -> str:
-    if not isinstance(content, str):
-        raise InvalidInput(f"the memory text must be text, not {type(content).__name__}")
-    if not content.strip():
-        raise InvalidInput("the memory text is empty")
-    if len(content) > MAX_CONTENT:
-        raise InvalidInput(f"the memory text is too long ({len(content)} characters, at most {MAX_CONTENT})")
-    return content.strip()
-
-
-def check_kind(kind: str) -> str:
-    if kind not in KINDS:
-        raise InvalidInput(f"unknown kind {kind!r} (one of: {', '.join(KINDS)})")
-    return kind
-
-
-def check_importance(importance: Any) -> int:
-    if isinstance(importance, bool) or not isinstance(importance, int) or not 1 <= importance <= 5:
-        raise InvalidInput(f"importance must be a whole number from 1 to 5, not {importance!r}")
-    return importance
-
-
-SOURCES = ("typed", "imported", "mcp")  # "mcp" carries its client: "mcp:claude-desktop"
-
-
-def check_source(source: Any) -> str:
-    if not isinstance(source, str) or source.split(":", 1)[0] not in SOURCES or len(source) > 80:
-        raise InvalidInput(f"unknown source {str(source)[:40]!r} (typed, imported or mcp:<client>)")
-    return source
-
-
-def check_scale(name: str, value: Any) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10:
-        raise InvalidInput(f"{name} must be a whole number from 0 to 10, not {value!r}")
-    return value
-
-
 def next_sequence(store: Store) -> int:
     """Chat position * 1000 + order within it, so sequence // 1000 is the message position."""
     position = store.one("SELECT coalesce(max(id), 0) FROM messages")[0]
     last = store.one("SELECT coalesce(max(sequence), 0) FROM knowledge")[0]
     return max(position * 1000, last + 1)
-
-
-@dataclass
-class NewMemory:
-    """A memory about to be stored. Every writer (remember, the JSON Lines import, the calendar import)
-    fills one and `insert_memory` checks and writes it: one INSERT, one set of checks."""
-
-    content: str
-    kind: str | None = None  # default: "reminder" with a due date, else "note"
-    importance: int = 3
-    private: bool = False
-    due_at: str | None = None  # stored UTC text (resolve a phrase with memory.time.schedule first)
-    reminded_at: str | None = None
-    done_at: str | None = None
-    message_ids: list[int] = field(default_factory=list)
-    sequence: int | None = None  # default: after everything said and stored so far
-    created_at: str | None = None  # default: now
-    updated_at: str | None = None  # default: created_at
-    relation: str | None = None
-    trust: int | None = None
-    tension: int | None = None
-    recurrence: str | None = None  # stored RFC 5545 text of a repeating reminder
-    occurrence_at: str | None = None  # default for a repeating reminder: due_at
-    time_refs: list[dict[str, str]] | None = None  # default: resolved from the text when it was written
-    uid: str | None = None  # the identity of a row that came from elsewhere (an export, a calendar UID)
-    id: int | None = None  # kept when free (an import reproduces an export's ids)
-    sensitive: bool | None = None  # default: what the detector finds in the text; True when a caller knows
-    source: str = "typed"  # typed | imported | mcp:<client>
-    pinned: bool = False
 
 
 def detect_sensitive(text: str) -> bool:
@@ -176,34 +110,20 @@ def detect_sensitive(text: str) -> bool:
 
 
 def insert_memory(store: Store, new: NewMemory) -> int:
-    """Check and store one memory; returns its id. Call inside a transaction when it is one of many."""
-    content = check_content(new.content)
-    kind = check_kind(new.kind or ("reminder" if new.due_at else "note"))
-    importance = check_importance(new.importance)
-    trust, tension = check_scale("trust", new.trust), check_scale("tension", new.tension)
-    if not isinstance(new.private, bool):
-        raise InvalidInput(f"private must be true or false, not {new.private!r}"[:120])
-    if new.relation is not None and not isinstance(new.relation, str):
-        raise InvalidInput("relation must be text")
-    if not isinstance(new.message_ids, list) or not all(
-            isinstance(m, int) and not isinstance(m, bool) for m in new.message_ids):
-        raise InvalidInput("message_ids must be a list of integers")
-    if new.recurrence and not new.due_at:
-        raise InvalidInput("a repeating reminder needs due_at")
+    """Store one memory (checked when it was made); returns its id. Call inside a transaction when it is one
+    of many."""
     created = new.created_at or store.clock.now_iso()
-    sequence = new.sequence
-    if not isinstance(sequence, int) or isinstance(sequence, bool):
-        sequence = next_sequence(store)
-    refs = json.dumps(new.time_refs) if new.time_refs else time_refs_json(store.clock, content, created)
+    sequence = new.sequence if new.sequence is not None else next_sequence(store)
+    refs = json.dumps(new.time_refs) if new.time_refs else time_refs_json(store.clock, new.content, created)
     values: dict[str, Any] = {
-        "kind": kind, "content": content, "importance": importance, "private": int(new.private),
-        "due_at": new.due_at, "reminded_at": new.reminded_at, "done_at": new.done_at,
-        "message_ids": json.dumps(new.message_ids), "sequence": sequence, "created_at": created,
-        "updated_at": new.updated_at or created, "relation": new.relation, "trust": trust, "tension": tension,
-        "recurrence": new.recurrence, "occurrence_at": (new.occurrence_at or new.due_at) if new.recurrence else None,
-        "time_refs": refs, "uid": new.uid,
-        "sensitive": int(bool(new.sensitive) or detect_sensitive(content)),
-        "source": check_source(new.source), "pinned": int(bool(new.pinned))}
+        "kind": new.kind or ("reminder" if new.due_at else "note"), "content": new.content,
+        "importance": new.importance, "private": int(new.private), "due_at": new.due_at,
+        "reminded_at": new.reminded_at, "done_at": new.done_at, "message_ids": json.dumps(new.message_ids),
+        "sequence": sequence, "created_at": created, "updated_at": new.updated_at or created,
+        "relation": new.relation, "trust": new.trust, "tension": new.tension, "recurrence": new.recurrence,
+        "occurrence_at": (new.occurrence_at or new.due_at) if new.recurrence else None, "time_refs": refs,
+        "uid": new.uid, "sensitive": int(bool(new.sensitive) or detect_sensitive(new.content)),
+        "source": new.source, "pinned": int(new.pinned)}
     if new.id is not None and store.one("SELECT 1 FROM knowledge WHERE id = ?", (new.id,)) is None:
         values["id"] = new.id
     with store.transaction():
@@ -223,17 +143,19 @@ def remember(store: Store, content: str, due_at: str | datetime | None = None, k
     allow_past=False refuses a due date that has already passed (the model's tool, the UI), except a
     conventional time of today ("tonight" said at 22:50), which is due at once: see check_not_past.
     """
-    content = check_content(content)
-    if kind is not None:
-        check_kind(kind)  # before the date: a wrong kind is named even when the date is wrong too
+    from memory.new_memory import NewMemory, check_field  # pydantic: imported by writers only
+
+    content = check_field("content", content)
+    # Before the date: a wrong kind is named even when the date is wrong too.
+    checked_kind: Kind | None = check_field("kind", kind) if kind is not None else None
     due, recurrence = resolve_schedule(store.clock, due_at) if due_at not in (None, "") else (None, None)
     if due:
         check_not_past(store.clock, due, due_at, allow_past)
     with store.transaction():
         memory_id = insert_memory(store, NewMemory(
-            content, kind=kind, importance=importance, private=private, due_at=due, message_ids=message_ids or [],
-            relation=relation, trust=trust, tension=tension, recurrence=recurrence, sensitive=sensitive,
-            source=source))
+            content, kind=checked_kind, importance=importance, private=private, due_at=due,
+            message_ids=message_ids or [], relation=relation, trust=trust, tension=tension, recurrence=recurrence,
+            sensitive=sensitive, source=source))
         memory = get_memory(store, memory_id)
         if due is None and memory.kind not in ("reminder", "mood"):
             # A fact restated with a new value supersedes the older one now, not at the next consolidation.
@@ -276,28 +198,26 @@ def source_turns(store: Store, memory: Memory) -> list[Any]:
     return list(found.values())
 
 
-def forget_snapshot(store: Store, memory: Memory) -> dict[str, Any]:
-    """The messages and conversations forgetting `memory` may change, as they are now (for an undo)."""
-    turns = source_turns(store, memory)
-    messages = [{"id": t["id"], "content": t["content"],
-                 "time_refs": store.one("SELECT time_refs FROM messages WHERE id = ?", (t["id"],))[0]} for t in turns]
-    episode_ids = sorted({t["episode_id"] for t in turns if t["episode_id"] is not None})
-    episodes = [{"id": r["id"], "title": r["title"], "summary": r["summary"]} for r in
-                store.query(f"SELECT id, title, summary FROM episodes WHERE id IN ({','.join('?' * len(episode_ids))})",
-                            episode_ids)] if episode_ids else []
-    return {"messages": messages, "episodes": episodes}
+def _rows(store: Store, sql: str, params: Any) -> list[dict[str, Any]]:
+    return [dict(zip(r.keys(), tuple(r), strict=True)) for r in store.query(sql, params)]
 
 
-def _scrub_sources(store: Store, memory: Memory) -> int:
+def _scrub_sources(store: Store, memory: Memory) -> list[dict[str, Any]]:
     """Take a forgotten memory's text out of the messages it came from: the user's "remember that X"
     and the replies of the same turn that repeat X, by whole quotation only. Elsewhere only the
     assistant's own quotations of it go, and only of a text long enough to be a quotation, not a
-    word ("Tom" forgotten leaves every other conversation's "Tom" alone). Returns how many changed."""
+    word ("Tom" forgotten leaves every other conversation's "Tom" alone). Returns the messages it
+    changed, as they were."""
     pattern = quotation_pattern(memory.content)
     if pattern is None:
-        return 0
+        return []
     needle = memory.content.strip()
-    changed = 0
+    changed: list[dict[str, Any]] = []
+
+    def keep(message_id: int) -> None:
+        if all(c["id"] != message_id for c in changed):
+            changed.extend(_rows(store, "SELECT * FROM messages WHERE id = ?", (message_id,)))
+
     # The assistant's own messages that quote it ("From memory ...: X") go too, wherever they are:
     # found through the keyword index, then checked word for word.
     words = [w for w in re.findall(r"\w+", needle.lower()) if len(w) > 1][:16]
@@ -307,69 +227,108 @@ def _scrub_sources(store: Store, memory: Memory) -> int:
                                "WHERE search_index MATCH ? AND m.role = 'assistant'", (f"content:({match})",)):
             scrubbed = pattern.sub(FORGOTTEN, row["content"])
             if scrubbed != row["content"]:
+                keep(row["id"])
                 store.execute("UPDATE messages SET content = ? WHERE id = ?", (scrubbed, row["id"]))
-                changed += 1
     for message in source_turns(store, memory):
         scrubbed = pattern.sub(FORGOTTEN, message["content"])
         if scrubbed != message["content"]:
+            keep(message["id"])
             store.execute("UPDATE messages SET content = ?, time_refs = NULL WHERE id = ?", (scrubbed, message["id"]))
-            changed += 1
     return changed
 
 
-def _retitle(store: Store, episode_ids: set[int], forgotten: str) -> None:
+def _retitle(store: Store, episode_ids: set[int], forgotten: str) -> list[dict[str, Any]]:
     """The conversations a forgotten memory was made in get their titles again from their scrubbed
     messages (a quick title is made of the words said, the forgotten ones among them); a title or
-    summary that quotes the memory loses the quotation in any conversation."""
+    summary that quotes the memory loses the quotation in any conversation. Returns the conversations
+    it changed, as they were."""
     from memory.episodes import episode_messages, get_episode, heuristic_title_and_summary
+
+    changed: dict[int, dict[str, Any]] = {}
+
+    def keep(episode_id: int) -> None:
+        if episode_id not in changed:
+            changed[episode_id] = _rows(store, "SELECT * FROM episodes WHERE id = ?", (episode_id,))[0]
 
     for episode_id in sorted(episode_ids):
         episode = get_episode(store, episode_id)
         if episode.ended_at is None:
             continue  # still open: it is titled when it closes, from the scrubbed messages
         title, summary = heuristic_title_and_summary(episode_messages(store, episode_id))
+        keep(episode_id)
         store.execute("UPDATE episodes SET title = ?, summary = ? WHERE id = ?", (title, summary, episode_id))
     pattern = quotation_pattern(forgotten)
     if pattern is None or len(forgotten.strip()) < 20:
-        return
+        return list(changed.values())
     for row in store.query("SELECT id, title, summary FROM episodes WHERE title LIKE ? OR summary LIKE ?",
                            (f"%{forgotten.strip()}%", f"%{forgotten.strip()}%")):
+        keep(row["id"])
         store.execute("UPDATE episodes SET title = ?, summary = ? WHERE id = ?",
                       (pattern.sub(FORGOTTEN, row["title"] or "") or None,
                        pattern.sub(FORGOTTEN, row["summary"] or "") or None, row["id"]))
+    return list(changed.values())
 
 
-def _drop_summaries_of(store: Store, memory_id: int) -> None:
+def _drop_summaries_of(store: Store, memory_id: int) -> dict[str, list[dict[str, Any]]]:
     """Consolidated summaries made from a forgotten memory go with it (they would carry it on); the
-    other memories they summarised stay, and the next consolidation summarises them again."""
+    other memories they summarised stay, and the next consolidation summarises them again. Returns the
+    rows it changes (summaries, their edges, the memories consolidated into them), as they were."""
     ids = [r[0] for r in store.query("SELECT DISTINCT s.id FROM summaries s, json_each(s.source_ids) j "
                                      "WHERE j.value = ?", (memory_id,))]
     if not ids:
-        return
+        return {}
     from memory.search.embeddings import drop_vectors
 
     marks = ",".join("?" * len(ids))
-    store.execute(f"UPDATE memory_meta SET consolidated_into = NULL WHERE consolidated_into IN ({marks})", ids)
+    before = {"summaries": _rows(store, f"SELECT * FROM summaries WHERE id IN ({marks})", ids),
+              "edges": _rows(store, f"SELECT * FROM edges WHERE (source_type = 'summary' AND source_id IN ({marks})) "
+                                    f"OR (target_type = 'summary' AND target_id IN ({marks}))", ids + ids),
+              "memory_meta": _rows(store, f"SELECT * FROM memory_meta WHERE consolidated_into IN ({marks})", tuple(ids))}
+    store.execute(f"UPDATE memory_meta SET consolidated_into = NULL WHERE consolidated_into IN ({marks})", tuple(ids))
     store.execute(f"DELETE FROM edges WHERE (source_type = 'summary' AND source_id IN ({marks})) "
-                  f"OR (target_type = 'summary' AND target_id IN ({marks}))", ids + ids)
-    store.execute(f"DELETE FROM summaries WHERE id IN ({marks})", ids)
+                  f"OR (target_type = 'summary' AND target_id IN ({marks}))", tuple(ids + ids))
+    store.execute(f"DELETE FROM summaries WHERE id IN ({marks})", tuple(ids))
     drop_vectors(store, [doc_id("summary", i) for i in ids])
+    return before
 
 
-def forget(store: Store, memory_id: int) -> Memory:
+@dataclass
+class Forgotten:
+    memory: Memory  # as it was
+    rows: dict[str, list[dict[str, Any]]]  # every other row forgetting it changed or removed, as it was
+
+
+def forget(store: Store, memory_id: int) -> Forgotten:
     """Delete a memory, its embedding and its index entries in one transaction, and take its text out
-    of the messages it was made from (see _scrub_sources)."""
+    of the messages it was made from (see _scrub_sources); what it changed is returned, so that undo
+    (memory.changes) can put every word back."""
     with store.transaction():
         memory = get_memory(store, memory_id)
         turns = source_turns(store, memory)
-        _scrub_sources(store, memory)
-        _retitle(store, {t["episode_id"] for t in turns if t["episode_id"] is not None}, memory.content)
-        _drop_summaries_of(store, memory_id)
+        rows: dict[str, list[dict[str, Any]]] = {
+            "memory_meta": _rows(store, "SELECT * FROM memory_meta WHERE memory_id = ?", (memory_id,)),
+            "reminder_completions": _rows(store, "SELECT * FROM reminder_completions WHERE memory_id = ?",
+                                          (memory_id,)),
+            "edges": _rows(store, "SELECT * FROM edges WHERE (source_type = 'memory' AND source_id = ?) "
+                                  "OR (target_type = 'memory' AND target_id = ?)", (memory_id, memory_id))}
+        rows["messages"] = _scrub_sources(store, memory)
+        rows["episodes"] = _retitle(store, {t["episode_id"] for t in turns if t["episode_id"] is not None},
+                                    memory.content)
+        for table, found in _drop_summaries_of(store, memory_id).items():
+            rows[table] = rows.get(table, []) + found
         # A tombstone (its identity, never its text): an older export does not bring it back.
         uid = store.one("SELECT uid FROM knowledge WHERE id = ?", (memory_id,))[0] or \
             f"{store.store_uid()}/memory/{memory_id}"
         store.execute("INSERT OR IGNORE INTO forgotten (uid, forgotten_at) VALUES (?, ?)",
                       (uid, store.clock.now_iso()))
+        delete_memory_row(store, memory_id)
+    return Forgotten(memory, rows)
+
+
+def delete_memory_row(store: Store, memory_id: int) -> None:
+    """The memory's row, its embedding, its index entries and its edges, gone in the caller's transaction
+    (forget adds its scrubbing and tombstone; undoing a memory just made needs only this)."""
+    with store.transaction():
         store.execute("DELETE FROM knowledge WHERE id = ?", (memory_id,))
         doc = doc_id("memory", memory_id)
         from memory.search.embeddings import drop_vectors  # numpy-free, but not needed to read reminders
@@ -378,7 +337,6 @@ def forget(store: Store, memory_id: int) -> Memory:
         store.execute("DELETE FROM stale_embeddings WHERE doc_id = ?", (doc,))
         store.execute("DELETE FROM edges WHERE (source_type = 'memory' AND source_id = ?) "
                       "OR (target_type = 'memory' AND target_id = ?)", (memory_id, memory_id))
-    return memory
 
 
 def matching(store: Store, words: list[str], limit: int = 200) -> list[Memory]:

@@ -1,17 +1,14 @@
 """Reminders: the get_upcoming lifecycle of SPEC F1, their labels, and the undo of the last change."""
 from __future__ import annotations
 
-import contextlib
-import json
 import logging
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from memory.errors import InvalidInput, NotFound
-from memory.memories import SELECT_MEMORY, Memory, check_content, check_importance, detect_sensitive, get_memory
+from memory.errors import InvalidInput
+from memory.memories import SELECT_MEMORY, Memory, detect_sensitive, get_memory
 from memory.store import Store
 from memory.time.clock import Clock
 from memory.time.instants import UTC, parse_stored, to_utc_iso
@@ -216,13 +213,15 @@ def update_memory(store: Store, memory_id: int, reminded_at: str | datetime | No
     and moves the reminder to the next one.
     """
     changes: dict[str, Any] = {}
+    if content is not None or importance is not None:
+        from memory.new_memory import check_field  # pydantic: only an edit of these pays for it
     if content is not None:
-        changes["content"] = check_content(content)
+        changes["content"] = check_field("content", content)
         changes["time_refs"] = time_refs_json(store.clock, changes["content"])
         was = store.one("SELECT sensitive FROM knowledge WHERE id = ?", (memory_id,))
         changes["sensitive"] = int(bool(was and was[0]) or bool(sensitive) or detect_sensitive(changes["content"]))
     if importance is not None:
-        changes["importance"] = check_importance(importance)
+        changes["importance"] = check_field("importance", importance)
     if due_at not in (None, ""):
         changes["due_at"], recurrence = resolve_schedule(store.clock, due_at)
         check_not_past(store.clock, changes["due_at"], due_at, allow_past)
@@ -296,117 +295,6 @@ def mark_done(store: Store, memory_id: int) -> Memory:
     return update_memory(store, memory_id, done=True)
 
 
-def restore(store: Store, before: Memory) -> Memory:
-    """Put a reminder's state back as it was in `before` (undo of done, snooze, move or rename)."""
-    with store.transaction():
-        current = get_memory(store, before.id)
-        if current.occurrence_at != before.occurrence_at and before.occurrence_at:
-            # Undoing the completion of an occurrence of a series: forget that it was done.
-            store.execute("DELETE FROM reminder_completions WHERE id = (SELECT max(id) FROM reminder_completions "
-                          "WHERE memory_id = ? AND occurrence_at = ?)", (before.id, before.occurrence_at))
-        store.execute("UPDATE knowledge SET due_at = ?, reminded_at = ?, done_at = ?, occurrence_at = ?, "
-                      "recurrence = ?, content = ?, time_refs = ?, updated_at = ? WHERE id = ?",
-                      (before.due_at, before.reminded_at, before.done_at, before.occurrence_at, before.recurrence,
-                       before.content, json.dumps(before.time_refs) if before.time_refs else None,
-                       store.clock.now_iso(), before.id))
-        return get_memory(store, before.id)
-
-
-# -- the last change, recorded so that any process can undo it -------------------------------------
-
-CHANGE_ACTIONS = ("done", "snooze", "move", "cancel", "rename", "forget", "edit")
-
-
-@dataclass
-class UndoneChange:
-    action: str  # what was undone: done | snooze | move | cancel | rename | forget | edit
-    memory: Memory  # the reminder as it is again
-    changed_at: str  # when the undone change was made (UTC)
-
-
-def record_change(store: Store, memory_id: int, action: str) -> bool:
-    """Record the reminder `memory_id` as it is now, before `action` changes it, as the one change `undo`
-    puts back (the record of any earlier change is dropped). Call it in the transaction that makes
-    the change, before making it. A memory that is not a reminder is not recorded (returns False)."""
-    if action not in CHANGE_ACTIONS:
-        raise InvalidInput(f"unknown reminder change {action!r}")
-    with store.transaction():
-        row = store.one("SELECT * FROM knowledge WHERE id = ?", (memory_id,))
-        if row is None:
-            raise NotFound(f"no memory with id {memory_id}")
-        if row["due_at"] is None:
-            return False
-        before = dict(zip(row.keys(), tuple(row), strict=True))
-        store.execute("DELETE FROM reminder_changes")
-        store.execute("INSERT INTO reminder_changes (memory_id, action, before, created_at) VALUES (?, ?, ?, ?)",
-                      (memory_id, action, json.dumps(before), store.clock.now_iso()))
-        return True
-
-
-@contextlib.contextmanager
-def recorded(store: Store, memory_id: int, action: str) -> Iterator[None]:
-    """The change made inside this block is recorded for undo, all or nothing: a change that fails
-    leaves the previous record in place."""
-    with store.transaction():
-        record_change(store, memory_id, action)
-        yield
-
-
-def last_change(store: Store) -> dict[str, Any] | None:
-    """The recorded change (memory_id, action, created_at, before), or None."""
-    row = store.one("SELECT memory_id, action, before, created_at FROM reminder_changes ORDER BY id DESC LIMIT 1")
-    if row is None:
-        return None
-    return {"memory_id": row[0], "action": row[1], "before": json.loads(row[2]), "created_at": row[3]}
-
-
-def keep_with_change(store: Store, scrubbed: dict[str, Any]) -> None:
-    """Keep, with the change just recorded (a reminder forgotten), the text forgetting it takes out of
-    its conversations, so undo puts them back as they were. Gone with the record at the next change."""
-    row = store.one("SELECT id, before FROM reminder_changes ORDER BY id DESC LIMIT 1")
-    if row is None:
-        return
-    before = json.loads(row[1])
-    before["_scrubbed"] = scrubbed
-    store.execute("UPDATE reminder_changes SET before = ? WHERE id = ?", (json.dumps(before), row[0]))
-
-
-def drop_recorded_change(store: Store) -> None:
-    """A change undo cannot put back (forgetting a note) was made: undo must not reach past it to an
-    older reminder change, so the record goes."""
-    store.execute("DELETE FROM reminder_changes")
-
-
-def undo_last_change(store: Store) -> UndoneChange | None:
-    """Put the reminder of the last recorded change back as it was before it (a forgotten or cancelled
-    one comes back with its id); None when there is nothing to undo. The record is used up."""
-    with store.transaction():
-        change = last_change(store)
-        if change is None:
-            return None
-        before = change["before"]
-        scrubbed = before.pop("_scrubbed", None)  # what forgetting it took out of its conversations
-        store.execute("DELETE FROM reminder_changes")
-        if store.one("SELECT 1 FROM knowledge WHERE id = ?", (before["id"],)) is None:
-            columns = [name for name in before if re.fullmatch(r"[a-z][a-z_]*", name)]
-            store.execute(f"INSERT INTO knowledge ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
-                          tuple(before[c] for c in columns))
-            restored = get_memory(store, before["id"])
-        else:
-            restored = restore(store, Memory.from_row(before))
-        if change["action"] == "forget":  # asked back: its tombstone goes, its conversations come back as said
-            store.execute("DELETE FROM forgotten WHERE uid = ?",
-                          (before.get("uid") or f"{store.store_uid()}/memory/{before['id']}",))
-            for message in (scrubbed or {}).get("messages", []):
-                store.execute("UPDATE messages SET content = ?, time_refs = ? WHERE id = ?",
-                              (message["content"], message["time_refs"], message["id"]))
-            for episode in (scrubbed or {}).get("episodes", []):
-                store.execute("UPDATE episodes SET title = ?, summary = ? WHERE id = ?",
-                              (episode["title"], episode["summary"], episode["id"]))
-        return UndoneChange(change["action"], restored, change["created_at"])
-
-
-# -- agendas and reminders named in words ------------------------------------------------------------
 
 def due_between(store: Store, start: datetime, end: datetime, include_done: bool = False) -> list[tuple[Reminder, str]]:
     """Reminders with an occurrence due in [start, end), with that occurrence's instant (UTC ISO), in

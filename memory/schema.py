@@ -6,13 +6,20 @@ the queue of texts awaiting an embedding in step with the rows, in the same tran
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Literal, get_args
 
 from memory.docs import DOC_TYPE_NAMES
+from memory.vectors import migrate_from_vec0
 
-KINDS = ("fact", "preference", "event", "person", "mood", "decision", "note", "reminder")
+if TYPE_CHECKING:
+    from memory.connection import Connection
+
+Kind = Literal["fact", "preference", "event", "person", "mood", "decision", "note", "reminder"]
+KINDS: tuple[str, ...] = get_args(Kind)
 TIERS = ("hot", "warm", "cold", "archived")
+
+Step = str | Callable[["Connection"], None]  # SQL, or a function for what SQL alone cannot do
 
 
 def _index_triggers(table: str, code: int, text_sql: str, when: str = "1", typed: bool = False) -> list[str]:
@@ -21,7 +28,8 @@ def _index_triggers(table: str, code: int, text_sql: str, when: str = "1", typed
     `typed` (schema 3 on) also fills the FTS doc_type column, so a search can stay within a type.
     """
     new_text = text_sql.replace("{r}", "new")
-    columns, type_value = ("rowid, content, doc_type", f", '{DOC_TYPE_NAMES[code]}'") if typed else ("rowid, content", "")
+    columns, type_value = ("rowid, content, doc_type", f", '{DOC_TYPE_NAMES[code]}'") if typed else \
+        ("rowid, content", "")
     return [
         f"""CREATE TRIGGER {table}_index_insert AFTER INSERT ON {table} WHEN {when.replace('{r}', 'new')}
         BEGIN
@@ -227,18 +235,12 @@ MIGRATION_4 = [
 ]
 
 
-def _vector_blocks(conn) -> None:
-    from memory.search.vectors import migrate_from_vec0
-
-    migrate_from_vec0(conn)
-
-
-# Schema 5: vectors leave sqlite-vec's vec0 table for memory.search.vectors (float vectors plus one-bit
+# Schema 5: vectors leave sqlite-vec's vec0 table for memory.vectors (float vectors plus one-bit
 # codes in blocks), whose search reads no more than the codes and a few hundred vectors; the
 # stored float vectors are carried over, nothing is embedded again. vector_log (which let an
 # in-memory copy of every vector follow other processes' writes) goes with that copy.
-MIGRATION_5: list[str | Callable] = [
-    _vector_blocks,
+MIGRATION_5: list[Step] = [
+    migrate_from_vec0,
     # `reminders` and the prompt read open reminders due before a horizon: over years, done ones
     # pile up in the due_at index (nine in ten of a lifetime's), so open ones get their own index.
     "CREATE INDEX knowledge_open_due ON knowledge(due_at) WHERE due_at IS NOT NULL AND done_at IS NULL",
@@ -273,7 +275,7 @@ MIGRATION_7 = [
 
 
 
-def _classify_sensitive(conn) -> None:
+def _classify_sensitive(conn: Connection) -> None:
     """Mark what existing memories hold a secret, with the same detector every writer uses."""
     from memory.sensitive import is_sensitive
 
@@ -286,7 +288,7 @@ def _classify_sensitive(conn) -> None:
 # exit: a sensitive memory leaves the machine only as "[secret in memory #N]". Existing memories are
 # classified here. A forgotten memory leaves a tombstone (its uid only, never its text), so importing
 # an older export does not bring it back unless asked.
-MIGRATION_8: list[str | Callable] = [
+MIGRATION_8: list[Step] = [
     "ALTER TABLE knowledge ADD COLUMN sensitive INTEGER NOT NULL DEFAULT 0",
     _classify_sensitive,
     """CREATE TABLE forgotten (
@@ -304,12 +306,28 @@ MIGRATION_9 = [
     "ALTER TABLE knowledge ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0",
 ]
 
-MIGRATIONS: list[list] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5, MIGRATION_6,
-                          MIGRATION_7, MIGRATION_8, MIGRATION_9]
+# Schema 10: the one change undo puts back is any memory's, not only a reminder's (memory.changes): a
+# forgotten note, an edit, a memory just made by the app or another AI tool. The table loses the list of
+# actions it checked (the module checks them) and its name says what it holds now.
+MIGRATION_10 = [
+    """CREATE TABLE memory_changes (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        memory_id INTEGER NOT NULL,
+        action TEXT NOT NULL,
+        before TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    )""",
+    "INSERT INTO memory_changes (id, memory_id, action, before, created_at) "
+    "SELECT id, memory_id, action, before, created_at FROM reminder_changes",
+    "DROP TABLE reminder_changes",
+]
+
+MIGRATIONS: list[Sequence[Step]] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5,
+                                    MIGRATION_6, MIGRATION_7, MIGRATION_8, MIGRATION_9, MIGRATION_10]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def migrate(db: Any, path: str = "") -> int:
+def migrate(db: Connection, path: str = "") -> int:
     """Apply the migrations this file is missing, each in its own transaction; returns the version."""
     version = db.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:

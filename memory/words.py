@@ -44,17 +44,6 @@ def stems(text: str, ignore: frozenset[str] = STOPWORDS) -> set[str]:
     return found
 
 
-def ordered_stems(text: str, ignore: frozenset[str] = STOPWORDS) -> list[tuple[str, str]]:
-    """(stem, word as written) for each meaningful word of `text`, in order, repeats kept."""
-    out = []
-    for word in re.findall(r"[\w']+", text):
-        lower = word.lower().removesuffix("'s").strip("'")
-        if len(lower) < 2 or lower in ignore:
-            continue
-        out.append((stem(lower), word.removesuffix("'s").strip("'")))
-    return out
-
-
 ORDINARY_RANK = 3000  # the most frequent English words: never a sign of which memory is meant
 _CALENDAR = re.compile(r"(mon|tue|wed|thu|fri|sat|sun)\w*|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*|"
                        r"today|tonight|tomorrow|yesterday|morning|afternoon|evening|night|noon|midnight|weekend")

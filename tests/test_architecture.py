@@ -19,6 +19,17 @@ the layers below it:
   9  the service front ends use
   10 the MCP server (other AI tools' front end: above the service, started by the command line)
   11 the command line
+
+The layers of memory/, lowest first:
+  0  errors, doc ids, text and word helpers, the connection, the timeline's buckets
+  1  time, private files, the vector index, the secret detector
+  2  the schema and its migrations
+  3  the store, a new memory's checks
+  4  edges, summaries, episodes, search, the doctor
+  5  supersession
+  6  memories
+  7  reminders, the undo record (changes), consolidation
+  8  import and export
 """
 from __future__ import annotations
 
@@ -42,6 +53,17 @@ ASSISTANT_LAYERS = [
     ("service",),
     ("mcp",),
     ("cli",),
+]
+MEMORY_LAYERS = [
+    ("errors", "docs", "text", "words", "connection", "timeline"),
+    ("time", "files", "vectors", "sensitive"),
+    ("schema",),
+    ("store", "new_memory"),
+    ("edges", "summaries", "episodes", "search", "health"),
+    ("supersession",),
+    ("memories",),
+    ("reminders", "changes", "consolidation"),
+    ("transfer",),
 ]
 
 
@@ -166,6 +188,10 @@ def layer_violations(package: str, layers: list[tuple[str, ...]]) -> list[str]:
 
 def test_assistant_stands_in_layers():
     assert layer_violations("assistant", ASSISTANT_LAYERS) == []
+
+
+def test_memory_stands_in_layers():
+    assert layer_violations("memory", MEMORY_LAYERS) == []
 
 
 def test_the_layer_check_sees_a_lazy_import_that_runs_up(tmp_path):

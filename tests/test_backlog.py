@@ -10,7 +10,8 @@ import pytest
 
 from assistant.cli import conversations, data
 from assistant.service import AssistantService
-from memory.search import EMBED_PER_SEARCH, vectors
+from memory import vectors
+from memory.search import EMBED_PER_SEARCH
 from memory.search.embeddings import pending_count
 from tests.conftest import make_runtime, write_jsonl
 

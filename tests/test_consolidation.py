@@ -324,7 +324,7 @@ def test_neighbour_pass_stays_small_when_every_memory_is_alike(store, embedder):
 
     import numpy as np
 
-    from memory.search import vectors
+    from memory import vectors
     from memory.search.embeddings import ensure_vec_table
 
     base = embedder.embed([f"Note {i} about the sourdough bakery on Main Street" for i in range(30)])
@@ -337,7 +337,7 @@ def test_neighbour_pass_stays_small_when_every_memory_is_alike(store, embedder):
     store.execute("COMMIT")
     ensure_vec_table(store, embedder)
     matrix = base[np.arange(1, 3001) % 30] + rng.normal(0, 0.01, (3000, base.shape[1])).astype(np.float32)
-    with store.transaction():  # one write for all: each put_vector() call rewrites a block of codes
+    with store.transaction():  # one write for all: each vectors.put() call rewrites a block of codes
         vectors.put(store, [memory_id * 4 + 1 for memory_id in range(1, 3001)],
                     matrix / np.linalg.norm(matrix, axis=1, keepdims=True))
     consolidator = Consolidator(store, embedder, None, Options())

@@ -29,7 +29,6 @@ LIGHT_COMMANDS = [
     ["prompt"],
     ["status"],
     ["tiers"],
-    ["doctor"],
 ]
 
 SCRIPT = """
@@ -68,3 +67,29 @@ def test_sqlite_vec_loads_without_its_package_import(tmp_path):
     done = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "x.db")], capture_output=True, text=True,
                           timeout=60, check=True)
     assert done.stdout.split() == ["v0.1.9", "False", "False"]
+
+
+def test_reading_the_reminders_builds_no_validator(tmp_path):
+    """The checks of a new memory (pydantic, about 0.08 s to import and build) are loaded by the code that
+    writes one: `assistant reminders` never pays for them."""
+    env = {**os.environ, "ASSISTANT_DB": str(tmp_path / "m.db"), "ASSISTANT_NOW": "2026-11-22T14:00:00Z",
+           "ASSISTANT_TIMEZONE": "UTC", "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    probe = ("import sys; from assistant.cli import main; code = main(['reminders']); "
+             "print(code, 'pydantic' in sys.modules, 'memory.new_memory' in sys.modules)")
+    runs = [subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60,
+                           check=True).stdout.split()[-3:] for _ in range(2)]
+    # The first run validates the settings (pydantic) and keeps the result; the next reads it back.
+    assert runs == [["0", "True", "False"], ["0", "False", "False"]]
+
+
+def test_the_doctor_imports_sqlite_utils_and_nothing_else_heavy(tmp_path):
+    """The doctor looks into the file with sqlite-utils (and so pays for numpy): no other heavy module."""
+    env = {**os.environ, "ASSISTANT_DB": str(tmp_path / "m.db"), "ASSISTANT_NOW": "2026-11-22T14:00:00Z",
+           "ASSISTANT_TIMEZONE": "UTC", "ASSISTANT_PROVIDER": "offline"}
+    commands = [["remember", "x"], ["doctor"]]
+    done = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(HEAVY), json.dumps(commands)], env=env,
+                          capture_output=True, text=True, timeout=120, check=True)
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert [step["code"] for step in report] == [0, 0]
+    assert report[1]["heavy"] == ["numpy", "sqlite_utils"] and "Integrity: ok" in report[1]["output"]
+

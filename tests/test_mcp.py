@@ -205,8 +205,15 @@ async def test_writes_are_labelled_with_the_client_and_undo_as_any_change(tmp_pa
         assert (tea.kind, tea.private, tea.source) == ("preference", True, "mcp:Claude-Desktop")
         # ctrl+z in the app calls this: the last change, made by the other tool, comes back.
         undone = AssistantService(rt).undo_last_change()
-        assert undone is not None and undone.action == "done"
+        assert undone is not None and undone.action == "done" and undone.memory is not None
         assert undone.memory.due_at == "2026-11-22T16:00:00+00:00"  # as the snooze left it
+    async with session(server(db), client="Claude Desktop") as s:
+        made = await call(s, "remember", content="buy oat milk")
+    with runtime_on(db) as rt:
+        milk = int(made.split("#")[1].split(":")[0])
+        undone = AssistantService(rt).undo_last_change()  # what the tool just added goes again
+        assert undone is not None and (undone.action, undone.memory, undone.memory_id) == ("remember", None, milk)
+        assert [m.content for m in memories.created_since(rt.store, None)] == ["Ana prefers tea", "water the plants"]
 
 
 async def test_a_reminder_made_through_mcp_is_picked_up_by_the_notifier(tmp_path):

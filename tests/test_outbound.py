@@ -9,7 +9,7 @@ import pytest
 
 from assistant.outbound.gate import Gate, asks_about
 from assistant.service import responder_for
-from memory import episodes, memories
+from memory import changes, episodes, memories
 from tests.standins import text_reply, tool_reply
 
 WIFI = "the wifi password is swordfish-42"
@@ -221,6 +221,7 @@ def test_existing_memories_are_classified_by_the_migration(tmp_path, clock):
     db.execute("DROP TABLE forgotten")
     db.execute("ALTER TABLE knowledge DROP COLUMN source")  # schema 9
     db.execute("ALTER TABLE knowledge DROP COLUMN pinned")
+    db.execute("ALTER TABLE memory_changes RENAME TO reminder_changes")  # schema 10
     db.commit()
     db.close()
     store = Store(path, clock)
@@ -319,17 +320,20 @@ def test_look_alike_tags_are_neutralised():
         assert not neutralised(tag).startswith(("<", "\u3008", "\u27e8", "&lt;")), tag
 
 
-def test_forgetting_a_note_ends_what_undo_can_reach(rt):
-    """A newcomer snoozed a reminder, forgot a note, said "undo": the snooze was undone instead."""
+def test_undo_after_forgetting_a_note_brings_the_note_back_not_an_older_change(rt):
+    """A newcomer snoozed a reminder, forgot a note, said "undo": the snooze was undone instead (round 3);
+    then a forgotten note could not be brought back at all (round 4: every forget can be undone)."""
     from assistant.forgetting import forget
     from memory import reminders
 
     pizza = memories.remember(rt.store, "take the pizza out", due_at="2026-11-22T15:00:00Z")
-    with reminders.recorded(rt.store, pizza.id, "snooze"):
+    with changes.recorded(rt.store, pizza.id, "snooze"):
         reminders.snooze(rt.store, pizza.id, "in 2 hours")
     note = memories.remember(rt.store, "my locker is number 12")
     forget(rt, note.id)
-    assert reminders.undo_last_change(rt.store) is None  # nothing to undo, not the older snooze
+    undone = changes.undo_last_change(rt.store)
+    assert undone is not None and undone.action == "forget" and undone.memory == note
+    assert changes.undo_last_change(rt.store) is None  # one change: the older snooze stays
     assert memories.get_memory(rt.store, pizza.id).due_at == "2026-11-22T16:00:00+00:00"
 
 
@@ -337,7 +341,6 @@ def test_undoing_a_forgotten_reminder_puts_its_conversation_back(rt):
     """A newcomer forgot "stretch" from the list, pressed ctrl+z: the reminder came back, the chat
     kept "remind me in 2 minutes to [forgotten]" and the title lost its word."""
     from assistant.forgetting import forget
-    from memory import reminders
 
     episode = episodes.open_episode(rt.store)
     said = episodes.add_message(rt.store, episode.id, "user", "remind me in 2 minutes to stretch")
@@ -346,7 +349,7 @@ def test_undoing_a_forgotten_reminder_puts_its_conversation_back(rt):
     episodes.close_episode(rt.store, episode.id, "Call mom, stretch", "remind me in 2 minutes to stretch", "success")
     forget(rt, stretch.id)
     assert "[forgotten]" in episodes.episode_messages(rt.store, episode.id)[0].content
-    undone = reminders.undo_last_change(rt.store)
+    undone = changes.undo_last_change(rt.store)
     assert undone is not None and undone.memory.content == "stretch"
     assert [m.content for m in episodes.episode_messages(rt.store, episode.id)] == [
         "remind me in 2 minutes to stretch", "Okay, I'll remind you to stretch (#1)."]

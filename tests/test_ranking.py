@@ -14,8 +14,8 @@ from memory import episodes
 from memory.memories import remember
 from memory.search import Fusion, Searcher
 from memory.search.embeddings import pending_count, sync_embeddings
-from memory.search.vectors import count as vector_count
 from memory.transfer.jsonl_import import import_records
+from memory.vectors import count as vector_count
 from tests.conftest import make_runtime, write_jsonl
 
 

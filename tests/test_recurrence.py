@@ -174,9 +174,12 @@ def test_forget_ends_the_series(store):
 
 
 def test_undo_of_done_on_a_series_restores_the_occurrence(store):
+    from memory import changes
+
     bins = memories.remember(store, "Take out the bins", due_at="every Tuesday at 7pm")
-    reminders.mark_done(store, bins.id)
-    restored = reminders.restore(store, bins)
+    with changes.recorded(store, bins.id, "done"):
+        reminders.mark_done(store, bins.id)
+    restored = changes.undo_last_change(store).memory
     assert restored.due_at == bins.due_at and restored.occurrence_at == bins.occurrence_at
     assert reminders.completions(store, bins.id) == []
 

@@ -11,7 +11,7 @@ import pytest
 from assistant.offline.responder import OfflineResponder
 from assistant.tools import execute_tool
 from assistant.turn.agent import Agent
-from memory import memories, reminders
+from memory import changes, memories, reminders
 from memory.errors import InvalidInput
 from tests.conftest import make_runtime
 from tests.test_offline import say
@@ -47,7 +47,7 @@ async def test_cancel_by_words_then_undo_brings_it_back_with_its_id(agent):
     assert (back.id, back.content, back.due_at, back.created_at) == (oven.id, oven.content, oven.due_at,
                                                                      oven.created_at)
     answer, _ = await say(agent, "undo")
-    assert answer == "Nothing to undo: no reminder change is recorded."
+    assert answer == "Nothing to undo: no change is recorded."
 
 
 async def test_move_keeps_the_day_when_only_a_time_is_given(agent):
@@ -215,33 +215,35 @@ async def test_undo_works_after_a_restart_and_for_every_writer(tmp_path, cli):
     # The model's tools record too.
     execute_tool(rt, "update_memory", {"id": 1, "done": True})
     execute_tool(rt, "update_memory", {"id": 1, "reminded_at": "now"})  # bookkeeping: not a change to undo
-    assert reminders.undo_last_change(rt.store).action == "done"
+    assert changes.undo_last_change(rt.store).action == "done"
     execute_tool(rt, "forget", {"id": 2})
     rt.close()
     code, out, _ = cli("undo")
     assert out.strip() == "Undone: #2 water the plants is back (due Sun Nov 22 18:00, every Sun)."
-    assert cli("undo")[1].strip() == "Nothing to undo: no reminder change is recorded."
+    assert cli("undo")[1].strip() == "Nothing to undo: no change is recorded."
 
 
 def test_only_the_last_change_is_kept_and_a_failed_change_keeps_the_record(store):
     a = memories.remember(store, "call mom", due_at="2026-11-23T18:00:00+00:00")
     b = memories.remember(store, "pay rent", due_at="2026-11-27T10:00:00+00:00")
-    with reminders.recorded(store, a.id, "done"):
+    with changes.recorded(store, a.id, "done"):
         reminders.mark_done(store, a.id)
-    with reminders.recorded(store, b.id, "snooze"):
+    with changes.recorded(store, b.id, "snooze"):
         reminders.snooze(store, b.id, "2026-11-28T10:00:00+00:00")
-    assert store.one("SELECT count(*) FROM reminder_changes")[0] == 1
-    with pytest.raises(InvalidInput, match="already done"), reminders.recorded(store, a.id, "snooze"):
+    assert store.one("SELECT count(*) FROM memory_changes")[0] == 1
+    with pytest.raises(InvalidInput, match="already done"), changes.recorded(store, a.id, "snooze"):
         reminders.snooze(store, a.id, "2026-11-29T10:00:00+00:00")  # done already: refused
-    assert reminders.last_change(store)["memory_id"] == b.id
-    assert reminders.undo_last_change(store).memory.due_at == "2026-11-27T10:00:00+00:00"
+    assert changes.last_change(store)["memory_id"] == b.id
+    assert changes.undo_last_change(store).memory.due_at == "2026-11-27T10:00:00+00:00"
     assert memories.get_memory(store, a.id).done_at is not None  # the first change was not the last one
 
 
-def test_a_note_is_not_recorded(store):
+def test_a_change_to_any_memory_is_recorded_not_only_a_reminders(store):
     note = memories.remember(store, "the boiler code is 4471")
-    assert reminders.record_change(store, note.id, "forget") is False
-    assert reminders.last_change(store) is None
+    changes.record_change(store, note.id, "forget")
+    assert changes.last_change(store)["memory_id"] == note.id
+    with pytest.raises(InvalidInput, match="unknown change"):
+        changes.record_change(store, note.id, "paint")
 
 
 # -- reminders relative to an event ----------------------------------------------------------------
@@ -297,19 +299,101 @@ def test_the_app_service_records_each_change_so_any_undo_puts_it_back(tmp_path):
     store = service.runtime.store
     bins = remind(store, "take out the bins", "2026-11-22T18:00:00+00:00")
     service.mark_done(bins.id)
-    assert reminders.last_change(store)["action"] == "done"
+    assert changes.last_change(store)["action"] == "done"
     assert service.undo_last_change().memory.done_at is None
     service.snooze(bins.id, "tomorrow at 8am")
-    assert reminders.undo_last_change(store).memory.due_at == bins.due_at
+    assert changes.undo_last_change(store).memory.due_at == bins.due_at
     service.edit_reminder(bins.id, content="take out the recycling", due="friday at 7am")
     edited = memories.get_memory(store, bins.id)
     assert (edited.content, edited.due_at) == ("take out the recycling", "2026-11-27T07:00:00+00:00")
     with pytest.raises(InvalidInput):  # an impossible time: nothing changes, the record stays
         service.edit_reminder(bins.id, due="tomorrow at 12:99")
-    assert memories.get_memory(store, bins.id) == edited and reminders.last_change(store)["action"] == "edit"
+    assert memories.get_memory(store, bins.id) == edited and changes.last_change(store)["action"] == "edit"
     assert service.undo_last_change().memory.content == "take out the bins"
     service.forget_reminder(bins.id)
     with pytest.raises(NotFound):
         memories.get_memory(store, bins.id)
     assert service.undo_last_change().memory.id == bins.id
     assert service.undo_last_change() is None
+
+
+# -- undo of any change, every word back (issue 35) ---------------------------------------------------
+
+def _dump(store) -> dict[str, list[tuple]]:
+    """Every row undo must put back as it was (the vectors are re-embedded, not compared)."""
+    return {table: [tuple(r) for r in store.query(f"SELECT * FROM {table} ORDER BY 1")]
+            for table in ("knowledge", "messages", "episodes", "summaries", "edges", "memory_meta",
+                          "reminder_completions")}
+
+
+async def test_undo_of_a_forget_puts_back_every_word_in_every_place(agent):
+    """A newcomer forgot a reminder named in the offline mode's "Which one" list: undo brought the
+    reminder back but the list still read "- #2 [forgotten] (reminder, Mon Nov 23)"."""
+    store = agent.runtime.store
+    await say(agent, "remind me to renew the passport for the Lisbon trip tomorrow at 9am")
+    await say(agent, "remind me to renew the passport photos tomorrow at 10am")
+    answer, _ = await say(agent, "cancel the passport reminder")
+    assert answer.startswith("Which one did you mean?")
+    target = memories.get_memory(store, 1)
+    # A summary made from it and a link to it: both go with it, both come back.
+    store.execute("INSERT INTO summaries (content, source_ids, source_key, created_at) VALUES ('About the trip', "
+                  "'[1, 2]', '1,2', '2026-11-22T14:00:00+00:00')")
+    store.execute("UPDATE memory_meta SET consolidated_into = 1, activation_count = 4 WHERE memory_id IN (1, 2)")
+    store.execute("INSERT INTO edges (source_type, source_id, target_type, target_id, edge_type, created_at) "
+                  "VALUES ('memory', 2, 'memory', 1, 'references', '2026-11-22T14:00:00+00:00')")
+    store.execute("UPDATE episodes SET title = 'renew the passport for the Lisbon trip' WHERE id = 1")
+    before = _dump(store)
+    await say(agent, "forget 1")
+    listed = [m[0] for m in store.query("SELECT content FROM messages WHERE content LIKE 'Which one%'")]
+    assert "[forgotten]" in listed[0] and "renew the passport for the Lisbon trip" not in listed[0]
+    assert store.one("SELECT count(*) FROM summaries")[0] == 0
+    answer, _ = await say(agent, "undo")
+    assert answer.startswith(f"Undone: #1 {target.content} is back")
+    after = _dump(store)
+    # The turns of this conversation since the forget are new rows; everything that was is as it was.
+    after["messages"] = after["messages"][:len(before["messages"])]
+    after["episodes"] = [e for e in after["episodes"] if e[0] in {b[0] for b in before["episodes"]}]
+    restored = [r for r in after["knowledge"] if r[0] == 1][0]
+    was = [r for r in before["knowledge"] if r[0] == 1][0]
+    updated = list(store.one("SELECT * FROM knowledge WHERE id = 1").keys()).index("updated_at")
+    assert restored[:updated] + restored[updated + 1:] == was[:updated] + was[updated + 1:]
+    for table in ("messages", "summaries", "edges", "memory_meta", "reminder_completions"):
+        assert after[table] == before[table], table
+    assert store.one("SELECT count(*) FROM forgotten")[0] == 0
+
+
+def test_a_forgotten_note_comes_back_with_its_id_until_the_next_change(store):
+    note = memories.remember(store, "my car is a blue Skoda, plate KL-4471")
+    other = memories.remember(store, "the gym opens at 6")
+    with changes.recorded(store, note.id, "forget"):
+        forgotten = memories.forget(store, note.id)
+        changes.keep_with_change(store, forgotten.rows)
+    undone = changes.undo_last_change(store)
+    assert undone is not None and undone.memory == note
+    with changes.recorded(store, note.id, "forget"):
+        memories.forget(store, note.id)
+    with changes.recorded(store, other.id, "edit"):
+        store.execute("UPDATE knowledge SET content = 'the gym opens at 7' WHERE id = ?", (other.id,))
+    assert changes.undo_last_change(store).memory.content == "the gym opens at 6"  # the next change replaced it
+    assert changes.undo_last_change(store) is None
+    assert store.one("SELECT count(*) FROM knowledge WHERE id = ?", (note.id,))[0] == 0
+
+
+def test_undo_of_a_memory_just_made_takes_it_away_without_a_tombstone(store):
+    made = memories.remember(store, "call the bank tomorrow at 10", due_at="2026-11-23T10:00:00+00:00")
+    changes.record_change(store, made.id, "remember")
+    undone = changes.undo_last_change(store)
+    assert undone is not None and undone.memory is None and undone.memory_id == made.id
+    assert store.one("SELECT count(*) FROM knowledge")[0] == 0
+    assert store.one("SELECT count(*) FROM forgotten")[0] == 0  # it never was: an import may bring it again
+    assert store.one("SELECT count(*) FROM search_index WHERE rowid = ?", (made.id * 4 + 1,))[0] == 0
+
+
+def test_a_record_written_before_schema_10_is_still_undone(store):
+    bins = memories.remember(store, "take out the bins", due_at="2026-11-23T19:00:00+00:00")
+    row = store.one("SELECT * FROM knowledge WHERE id = ?", (bins.id,))
+    old = dict(zip(row.keys(), tuple(row), strict=True)) | {"_scrubbed": {"messages": [], "episodes": []}}
+    store.execute("INSERT INTO memory_changes (memory_id, action, before, created_at) VALUES (?, 'done', ?, ?)",
+                  (bins.id, json.dumps(old), "2026-11-22T14:00:00+00:00"))
+    reminders.mark_done(store, bins.id)
+    assert changes.undo_last_change(store).memory.done_at is None

@@ -147,9 +147,12 @@ def test_a_reminder_written_already_overdue_is_announced_once(store):
 
 
 def test_restore_undoes_done(store):
+    from memory import changes
+
     bins = memories.remember(store, "Take out the bins", due_at="2026-11-23T09:00:00+00:00")
-    reminders.mark_done(store, bins.id)
-    restored = reminders.restore(store, bins)
+    with changes.recorded(store, bins.id, "done"):
+        reminders.mark_done(store, bins.id)
+    restored = changes.undo_last_change(store).memory
     assert restored.done_at is None and restored.due_at == bins.due_at
     assert [r.memory.id for r in reminders.list_open_reminders(store)] == [bins.id]
 

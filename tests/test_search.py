@@ -101,7 +101,7 @@ def test_forget_removes_vector(filled, embedder):
 def test_index_follows_changes_by_any_process(filled, embedder):
     """Nothing is held in memory between searches: a change made through another connection (as by
     another process) is seen by the next search, a forgotten memory never comes back."""
-    from memory.search import vectors
+    from memory import vectors
     from memory.store import Store
 
     searcher = Searcher(filled, embedder)

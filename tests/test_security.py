@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.sensitive import MASK, has_secret, redact
+from memory.sensitive import MASK, is_sensitive, redact
 
 # (text, what must disappear): from the reproductions and the usual key shapes.
 SECRETS = [
@@ -74,12 +74,12 @@ HARMLESS = [
 @pytest.mark.parametrize("text, secret", SECRETS)
 def test_secrets_are_redacted(text, secret):
     out = redact(text)
-    assert secret not in out and MASK in out and has_secret(text)
+    assert secret not in out and MASK in out and is_sensitive(text)
 
 
 @pytest.mark.parametrize("text", HARMLESS)
 def test_near_misses_are_left_alone(text):
-    assert redact(text) == text and not has_secret(text)
+    assert redact(text) == text and not is_sensitive(text)
 
 
 def test_the_words_around_a_secret_stay_and_the_placeholder_can_name_its_place():

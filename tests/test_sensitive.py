@@ -1,6 +1,8 @@
-"""The sensitivity detector (issue 21): measured on a labelled set of phrasings (tests/data/secrets.jsonl),
-secrets and near misses in several languages, and its contract: spans of the secret values, never
-overlapping, in order; redact() built on them; the app's own annotations and placeholders skipped."""
+"""The sensitivity detector (issues 21 and 35): measured on a labelled set of phrasings
+(tests/data/secrets.jsonl), secrets and near misses in several languages, and on a blind round written
+before the detector saw it (tests/data/secrets_blind.jsonl); and its contract: spans of the secret
+values, exactly, never overlapping, in order, never a delimiter; redact() built on them; the app's own
+annotations and placeholders skipped."""
 from __future__ import annotations
 
 import json
@@ -8,15 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from memory.sensitive import MASK, Span, find_secrets, has_secret, is_sensitive, redact
+from memory.sensitive import MASK, Span, find_secrets, is_sensitive, redact
 
 LABELLED = Path(__file__).parent / "data" / "secrets.jsonl"
+BLIND = Path(__file__).parent / "data" / "secrets_blind.jsonl"
 RECALL_TARGET = 0.98
+BLIND_RECALL_TARGET = 0.97
 PRECISION_TARGET = 0.95
 
 
-def labelled() -> list[dict]:
-    return [json.loads(line) for line in LABELLED.read_text(encoding="utf-8").splitlines() if line.strip()]
+def labelled(path: Path = LABELLED) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def measure(rows: list[dict]) -> dict:
@@ -26,7 +30,7 @@ def measure(rows: list[dict]) -> dict:
     tp = fp = fn = 0
     values = found = 0
     by_kind: dict[str, list[int]] = {}
-    missed, false_alarms, leaks = [], [], []
+    missed, false_alarms, leaks, strays = [], [], [], []
     for row in rows:
         flagged = is_sensitive(row["text"])
         if row["secret"]:
@@ -35,6 +39,7 @@ def measure(rows: list[dict]) -> dict:
             if not flagged:
                 missed.append(row["text"])
             spans = find_secrets(row["text"])
+            strays += [(row["text"], s.value(row["text"])) for s in spans if not inside_a_value(row, s)]
             for value, kind in zip(row["values"], row["kinds"], strict=True):
                 gone = covered(row["text"], value, spans)
                 values += 1
@@ -51,7 +56,19 @@ def measure(rows: list[dict]) -> dict:
             "precision": tp / (tp + fp) if tp + fp else 1.0, "recall": tp / (tp + fn) if tp + fn else 1.0,
             "span_recall": found / values if values else 1.0, "values": values,
             "by_kind": {k: (f, n) for k, (f, n) in sorted(by_kind.items())},
-            "missed": missed, "false_alarms": false_alarms, "leaks": leaks}
+            "missed": missed, "false_alarms": false_alarms, "leaks": leaks, "strays": strays}
+
+
+def inside_a_value(row: dict, span: Span) -> bool:
+    """Whether a span overlaps an occurrence of one of the row's labelled values (a span elsewhere, such
+    as " |", hides what is not secret and once made every "|" of a turn a placeholder)."""
+    for value in row["values"]:
+        start = row["text"].find(value)
+        while start >= 0:
+            if span.start < start + len(value) and start < span.end:
+                return True
+            start = row["text"].find(value, start + 1)
+    return False
 
 
 def covered(text: str, value: str, spans: list[Span]) -> bool:
@@ -69,7 +86,7 @@ def covered(text: str, value: str, spans: list[Span]) -> bool:
 
 def test_the_labelled_set_is_big_varied_and_well_formed():
     rows = labelled()
-    assert len(rows) >= 150 and len({r["text"] for r in rows}) == len(rows)
+    assert len(rows) >= 650 and len({r["text"] for r in rows}) == len(rows)
     assert sum(r["secret"] for r in rows) >= 100 and sum(not r["secret"] for r in rows) >= 100
     assert len({r["lang"] for r in rows}) >= 7
     for row in rows:
@@ -78,11 +95,29 @@ def test_the_labelled_set_is_big_varied_and_well_formed():
         assert not row["secret"] or len(row["kinds"]) == len(row["values"]), row
 
 
+def test_the_blind_rounds_are_apart_from_the_labelled_set_and_well_formed():
+    rows = labelled(BLIND)
+    assert {r["round"] for r in rows} == {1, 2, 3} and len(rows) >= 300
+    assert not {r["text"] for r in rows} & {r["text"] for r in labelled()}
+    for row in rows:
+        assert bool(row["values"]) == row["secret"] and all(v in row["text"] for v in row["values"]), row
+
+
+def test_the_blind_rounds_meet_the_targets_now():
+    # Each round was measured once before any fix (docs/secrets.md has those figures: 0.92-0.94 recall);
+    # the detector was fixed on it afterwards, so this guards against going back, not a fresh measure.
+    m = measure(labelled(BLIND))
+    assert m["recall"] >= BLIND_RECALL_TARGET, m["missed"]
+    assert m["precision"] >= PRECISION_TARGET, m["false_alarms"]
+    assert m["span_recall"] >= BLIND_RECALL_TARGET, m["leaks"]
+
+
 def test_precision_and_recall_meet_the_targets():
     m = measure(labelled())
     assert m["recall"] >= RECALL_TARGET, m["missed"]
     assert m["precision"] >= PRECISION_TARGET, m["false_alarms"]
     assert m["span_recall"] >= RECALL_TARGET, m["leaks"]
+    assert not m["strays"]
 
 
 # Every input of issue 21 items 4 and 7, whole or in a sentence (they are in the labelled set too).
@@ -162,7 +197,7 @@ def test_offsets_map_back_through_folded_characters():
 
 
 def test_empty_and_ordinary_texts():
-    assert find_secrets("") == [] and redact("") == "" and not has_secret("")
+    assert find_secrets("") == [] and redact("") == "" and not is_sensitive("")
     assert not is_sensitive("Call the plumber at 5pm about the boiler code 4471")
 
 
@@ -204,3 +239,72 @@ def test_bank_numbers_are_their_own_kind_and_each_is_found():
     assert [(s.value(text), s.kind) for s in find_secrets(text)] == [
         ("12345678", "bank_account"), ("12-34-56", "bank_account")]
     assert not is_sensitive("routing 123456789 account")  # not a valid ABA routing number, account has none
+
+
+# Every miss quoted in issue 35 item 2, with its values exactly: the spans are those values, no more.
+ISSUE_35 = [
+    ("| bank | joe | T4ble!Pw |", ["T4ble!Pw"]),
+    ("| site | user | password |\n|------|------|----------|\n| bank | joe | T4ble!Pw |", ["T4ble!Pw"]),
+    ("site | password\nbank | T4ble!Pw2", ["T4ble!Pw2"]),
+    ("bank\tjoe\tTsv!Pass7", ["Tsv!Pass7"]),
+    ("site,user,password\nbank,joe,Csv!Bank1\nmail,joe,Csv!Mail8", ["Csv!Bank1", "Csv!Mail8"]),
+    ("<td>password</td><td>Html!Cell3</td>", ["Html!Cell3"]),
+    ("SSID: HomeNet\nKey: W1fi!Key55", ["W1fi!Key55"]),
+    ("codes:\n* bike: 4721\n* garage: 8890", ["4721", "8890"]),
+    ("my old password was Old!Pw36 and the new one is New!Pw37", ["Old!Pw36", "New!Pw37"]),
+    ("the router uses Router!Pw38 as its password", ["Router!Pw38"]),
+    ("I typed Typed!Pw39 into the password field", ["Typed!Pw39"]),
+    ("my PIN ends in 71", ["71"]),
+    ("card pin starts with 44 then 71", ["44", "71"]),
+    ("the secret word is Banana", ["Banana"]),
+    ("joe:Colon!Cred45 for the ftp", ["Colon!Cred45"]),
+    ("4532.0151.1283.0366", ["4532.0151.1283.0366"]),
+    ("docker login -u joe -p Dock!Pw5", ["Dock!Pw5"]),
+    ("p1n: 3131", ["3131"]),
+    ("P I N: 9191", ["9191"]),
+    ("pa\u0301ssword: Comb!Pw1", ["Comb!Pw1"]),
+    ("passwordpassword: Dbl!Pw2", ["Dbl!Pw2"]),
+    ("the PIN is my birth year 1984", ["1984"]),
+    ("my pin is the year I was born: 1979", ["1979"]),
+    ("phone unlock pattern 1-5-9-8", ["1-5-9-8"]),
+    ("пароль від пошти: Kozak!44", ["Kozak!44"]),
+    ("ПІН-код: 4490", ["4490"]),
+    ("my new garage pin is 5531 and the alarm: 8890", ["5531", "8890"]),
+]
+
+
+@pytest.mark.parametrize("text, values", ISSUE_35)
+def test_the_issue_35_misses_are_found_exactly(text, values):
+    assert [s.value(text) for s in find_secrets(text)] == values
+
+
+def test_a_table_keeps_its_delimiters_and_only_the_secret_goes():
+    # The span " |" once turned every "|" of a turn's tool results into a placeholder.
+    table = "| site | user | password |\n|---|---|---|\n| bank | joe | T4ble!Pw |\n| shop | ann | none |"
+    out = redact(table, "[secret]")
+    assert out == table.replace("T4ble!Pw", "[secret]")
+    for text in ("| a | b |", "| Pw | x |", "a\t|\tb", "|||", "pw: |", "password:\t|"):
+        assert all(s.value(text).strip(" |\t") and any(c.isalnum() for c in s.value(text))
+                   for s in find_secrets(text)), text
+
+
+def test_a_value_in_leetspeak_is_not_folded_only_the_keyword_is():
+    # "s3cret" folded would read "secret", a word that describes a secret and is not one.
+    for text, value in (("password: s3cret", "s3cret"), ("p4ssw0rd: p1n", "p1n"), ("my p1n is 2468", "2468")):
+        assert [s.value(text) for s in find_secrets(text)] == [value]
+
+
+def test_a_header_or_key_judges_its_cells_as_a_keyword_would():
+    csv = "account,pin\nvisa,4402\nmastercard,7719"
+    assert [s.value(csv) for s in find_secrets(csv)] == ["4402", "7719"]
+    # The same table with a column that is not a secret: nothing.
+    assert not is_sensitive("account,branch\nvisa,4402\nmastercard,7719")
+    # A user-name column is not a secret, the password column is.
+    tsv = "service\tlogin\tpassword\nspotify\tjoe\tSp0tify#22"
+    assert [s.value(tsv) for s in find_secrets(tsv)] == ["Sp0tify#22"]
+
+
+def test_titles_of_ordinary_codes_list_no_secrets():
+    for text in ("zip codes:\n- 10115\n- 80331", "Error codes:\n- 404\n- 500", "promo codes:\n- SAVE20\n- WELCOME10"):
+        assert not is_sensitive(text), text
+    assert [s.value(t) for t in ["door codes:\n- 2580\n- 7731"] for s in find_secrets(t)] == ["2580", "7731"]

@@ -1,10 +1,10 @@
-"""memory.search.vectors: the quantised search (one-bit codes, rescored) agrees with exact cosine search."""
+"""memory.vectors: the quantised search (one-bit codes, rescored) agrees with exact cosine search."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from memory.search import vectors
+from memory import vectors
 from memory.store import Store
 
 

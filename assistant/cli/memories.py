@@ -6,7 +6,7 @@ import contextlib
 
 from assistant.cli.output import emit, note
 from assistant.runtime import Runtime
-from memory import memories, reminders
+from memory import changes, memories, reminders
 from memory.errors import InvalidInput
 from memory.text import flat
 from memory.time.schedule import past_note
@@ -55,7 +55,7 @@ def cmd_reminders(runtime: Runtime, args: argparse.Namespace) -> int:
 
 def cmd_update(runtime: Runtime, args: argparse.Namespace) -> int:
     action = "edit" if args.due and args.content else "move" if args.due else "rename" if args.content else None
-    with reminders.recorded(runtime.store, args.id, action) if action else contextlib.nullcontext():
+    with changes.recorded(runtime.store, args.id, action) if action else contextlib.nullcontext():
         memory = reminders.update_memory(runtime.store, args.id, reminded_at=args.reminded, due_at=args.due,
                                          content=args.content, importance=args.importance)
     if args.due:
@@ -66,7 +66,7 @@ def cmd_update(runtime: Runtime, args: argparse.Namespace) -> int:
 
 def cmd_done(runtime: Runtime, args: argparse.Namespace) -> int:
     before = memories.get_memory(runtime.store, args.id)
-    with reminders.recorded(runtime.store, args.id, "done"):
+    with changes.recorded(runtime.store, args.id, "done"):
         memory = reminders.mark_done(runtime.store, args.id)
     rule = memory.rule
     if memory.done_at is None and rule and before.due_at and memory.due_at:  # a series moved on
@@ -79,7 +79,7 @@ def cmd_done(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def cmd_snooze(runtime: Runtime, args: argparse.Namespace) -> int:
-    with reminders.recorded(runtime.store, args.id, "snooze"):
+    with changes.recorded(runtime.store, args.id, "snooze"):
         memory = reminders.snooze(runtime.store, args.id, " ".join(args.when), allow_past=args.allow_past)
     _warn_if_past(runtime, args, memory)
     emit(args, memory.to_json(), "Snoozed " + _memory_line(runtime, memory))
@@ -95,10 +95,11 @@ def cmd_forget(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def cmd_undo(runtime: Runtime, args: argparse.Namespace) -> int:
-    """Undo the last reminder change, made here or anywhere else (the chat, the app, another command)."""
+    """Undo the last change to a memory, made here or anywhere else (the chat, the app, another command)."""
     from assistant.tools import undo_text
 
-    undone = reminders.undo_last_change(runtime.store)
-    emit(args, {"undone": undone.action if undone else None, "memory": undone.memory.to_json() if undone else None},
-         lambda: flat(undo_text(runtime, undone)))
+    undone = changes.undo_last_change(runtime.store)
+    memory = undone.memory if undone else None
+    emit(args, {"undone": undone.action if undone else None, "memory": memory.to_json() if memory else None,
+                "id": undone.memory_id if undone else None}, lambda: flat(undo_text(runtime, undone)))
     return 0

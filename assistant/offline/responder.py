@@ -26,7 +26,7 @@ from assistant.responder import TurnInput
 from assistant.runtime import Runtime
 from assistant.tools import undo_text
 from assistant.views import private_marked
-from memory import episodes, memories, reminders
+from memory import changes, episodes, memories, reminders
 from memory.errors import NotFound
 from memory.memories import Memory
 from memory.store import Store
@@ -158,7 +158,7 @@ class OfflineResponder:
         if intent in ("done", "cancel", "move", "snooze", "rename"):
             return self._change(reading, conversation)
         if intent == "undo":
-            return [], undo_text(self.runtime, reminders.undo_last_change(self.runtime.store))
+            return [], undo_text(self.runtime, changes.undo_last_change(self.runtime.store))
         if intent == "forget":
             return self._forget(reading, conversation)
         if intent == "question":

@@ -21,11 +21,11 @@ from memory.docs import DOC_SLOTS, DOC_TYPES, doc_id, split_doc_id
 from memory.edges import insert_edge, mark_superseded
 from memory.errors import MalformedAnswer, ModelUnavailable
 from memory.search.embeddings import Embedder, sync_embeddings
-from memory.search.vectors import in_range as vectors_in_range
-from memory.search.vectors import stored as stored_vectors
 from memory.store import Store
 from memory.summaries import NewSummary, insert_summary
 from memory.time.instants import parse_stored, to_utc_iso
+from memory.vectors import in_range as vectors_in_range
+from memory.vectors import stored as stored_vectors
 
 CLUSTER_KINDS = ("fact", "preference", "event", "person", "decision", "note")
 JUDGE_KINDS = ("fact", "preference", "person", "decision")

@@ -19,15 +19,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from memory import vectors
 from memory.errors import EmbedderUnavailable
-from memory.search import vectors
 from memory.store import Store
 
 if TYPE_CHECKING:
     import numpy as np
 
 BUNDLED = "bundled"
-BUNDLED_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 TOKENIZER_DIR = Path(__file__).parent / "minilm"
 MAX_CHARS = 2000  # the model reads 256 tokens; tokenising a 1 MB paste would only waste time
 
@@ -173,11 +172,6 @@ def _release_freed_memory() -> None:
         pass  # not glibc: nothing to do
 
 
-def put_vector(store: Store, doc: int, vector: np.ndarray) -> None:
-    """Store (or replace) one document's vector; inside a transaction."""
-    vectors.put(store, [doc], vector)
-
-
 def drop_vectors(store: Store, docs: list[int]) -> None:
     """Remove documents' vectors; inside a transaction."""
     vectors.drop(store, docs)
@@ -185,7 +179,7 @@ def drop_vectors(store: Store, docs: list[int]) -> None:
 
 def ensure_vec_table(store: Store, embedder: Embedder) -> None:
     """Make the vector index this embedder's; a change of model re-embeds every text."""
-    # ":blocks" marks the layout of memory.search.vectors (schema 5 converted the vec0 table to it).
+    # ":blocks" marks the layout of memory.vectors (schema 5 converted the vec0 table to it).
     signature = f"{embedder.name}:{embedder.dimension()}:blocks"
     if store.get_meta("embedding_model") == signature:
         return

@@ -31,9 +31,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from memory import vectors
 from memory.docs import DOC_SLOTS, DOC_TYPES, doc_id, split_doc_id
 from memory.errors import EmbedderUnavailable, InvalidInput
-from memory.search import vectors
 from memory.search.context import Context
 from memory.search.embeddings import Embedder, pending_count, sync_embeddings
 from memory.store import Store
@@ -103,7 +103,6 @@ class Fusion:
     """How the keyword and vector rankings become one (see the module docstring for why)."""
     method: str = "blend"  # blend (score-aware) | rrf (reciprocal rank, the former way; for comparison)
     keyword_weight: float = 0.5  # share of the blend that is BM25; the rest is cosine
-    rrf_k: int = 60
     # Candidates per arm, whatever the limit, so that `recall --limit 10` ranks as the prompt does:
     # 50 lost 4 points on single-hop questions, 200 gained nothing.
     depth: int = 100
@@ -134,7 +133,8 @@ class Fusion:
     question_penalty: float = 0.2  # weight taken from a turn that ends by asking
 
 
-def _rrf(ranking: list[int], k: int) -> dict[int, float]:
+def _rrf(ranking: list[int], k: int = 60) -> dict[int, float]:
+    """Reciprocal rank fusion's share of each document; 60 is the k of its paper (Cormack et al., 2009)."""
     return {doc: 1.0 / (k + rank + 1) for rank, doc in enumerate(ranking)}
 
 
@@ -294,8 +294,7 @@ class Searcher:
         only a vector below min_cosine found)."""
         nothing: ScoreOf = lambda docs: dict.fromkeys(docs, 0.0)  # noqa: E731
         if self.fusion.method == "rrf":
-            k = self.fusion.rrf_k
-            kw, vec = _rrf([d for d, _ in keyword], k), _rrf([d for d, _ in semantic], k)
+            kw, vec = _rrf([d for d, _ in keyword]), _rrf([d for d, _ in semantic])
             return {d: kw.get(d, 0.0) + vec.get(d, 0.0) for d in {*kw, *vec}}, kw, nothing, set()
         # No vector candidate reaches min_cosine: the query is about nothing stored, as far as vectors
         # tell. Otherwise every candidate down to keep_cosine counts.
@@ -385,7 +384,7 @@ class Searcher:
         return [(r[0], -r[1]) for r in rows]
 
     def _knn(self, vector: np.ndarray, depth: int, doc_type: str | None = None) -> list[tuple[int, float]]:
-        """(doc, cosine similarity) nearest first (memory.search.vectors: one-bit codes, rescored)."""
+        """(doc, cosine similarity) nearest first (memory.vectors: one-bit codes, rescored)."""
         return vectors.knn(self.store, vector, depth, DOC_TYPES[doc_type] if doc_type else None, cache=self.codes)
 
     def _hydrate(self, docs: list[int], scores: dict[int, float]) -> list[Hit]:

@@ -15,19 +15,31 @@ What it finds (docs/secrets.md has the list, the misses, and the measured precis
   ids (numbers.py);
 - BIP-39 recovery phrases (phrases.py);
 - values named by what they open, without a word for a secret: "garage opener: 7731", "bank:
-  Qx7-hunter22", "padlock opens with 3719" (labels.py).
-The text is read through a view that folds invisible characters and skips the app's own date
-annotations and placeholders (view.py).
+  Qx7-hunter22", "padlock opens with 3719" (labels.py);
+- tables (Markdown, CSV, TSV, HTML), key: value blocks and lists read as records, a cell judged by its
+  header or key; a credential-shaped value ("New!Pw37") anywhere in a sentence or record that names a
+  secret (records.py, values.py).
+The text is read through a view that folds invisible characters and look-alike keywords ("pássword",
+"p1n", "P I N", "passwordpassword") and skips the app's own date annotations and placeholders
+(view.py).
+
+And for the outbound gate's last step, `withhold_fragments(text, values)` replaces any run of 8+
+characters or 3+ words of a sensitive value left in a request, however it was cut, quoted or
+reformatted (fragments.py).
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from memory.sensitive import keywords, labels, numbers, phrases, shapes
+from memory.sensitive import keywords, labels, numbers, phrases, records, shapes
+from memory.sensitive.fragments import WITHHELD, withhold_fragments
 from memory.sensitive.view import view_of
 
 MASK = "[REDACTED]"
+_DELIMITERS = "|\t"
+_VALUE = re.compile(r"[^\W_]|[^\s|]{4}")  # a letter or a digit, or four signs in a row
 # When two detectors claim overlapping text, the merged span is named by the more specific one.
 _PRECEDENCE = ("private_key", "recovery_phrase", "card", "iban", "bank_account", "national_id", "token", "key",
                "credential", "pin", "code", "combination")
@@ -62,14 +74,16 @@ def is_sensitive(text: str) -> bool:
 
 
 def _findings(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
-    for detector in (shapes.find, numbers.find, phrases.find, keywords.find, labels.find):
+    for detector in (shapes.find, numbers.find, phrases.find, keywords.find, labels.find, records.find):
         for start, end, kind in detector(text, words):
-            if end > start and text[start:end].strip():
+            # A value is never its delimiters nor the spaces around it, nor punctuation alone: a span
+            # " |" once made every "|" of a turn's tool results a placeholder.
+            while start < end and (text[start].isspace() or text[start] in _DELIMITERS):
+                start += 1
+            while end > start and (text[end - 1].isspace() or text[end - 1] in _DELIMITERS):
+                end -= 1
+            if end > start and _VALUE.search(text, start, end):
                 yield start, end, kind
-
-
-def has_secret(text: str) -> bool:
-    return is_sensitive(text)
 
 
 def redact(text: str, mask: str | Callable[[str], str] = MASK) -> str:
@@ -106,4 +120,4 @@ def _rank(kind: str) -> int:
     return _PRECEDENCE.index(kind) if kind in _PRECEDENCE else len(_PRECEDENCE)
 
 
-__all__ = ["MASK", "Span", "find_secrets", "has_secret", "is_sensitive", "redact"]
+__all__ = ["MASK", "WITHHELD", "Span", "find_secrets", "is_sensitive", "redact", "withhold_fragments"]

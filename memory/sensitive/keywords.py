@@ -27,7 +27,10 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
-_W = r"(?<![^\W_])"   # no letter or digit just before
+from memory.sensitive.values import measure
+
+# No letter or digit just before, nor a symbol of a password: the "Pw" of "T4ble!Pw" is no keyword.
+_W = r"(?<![^\W_])(?<![!@$%^&*+=~?\\])"
 _E = r"(?![^\W_])"    # none just after
 
 # Words before "code" that make it a secret: "door code", "the garage door code", "2FA backup codes".
@@ -39,24 +42,33 @@ _CODE_QUALIFIERS = (
 # Nouns after "code of/for/to" (and their forms in other languages) that make it a secret.
 _CODE_OBJECTS = (
     r"door|front door|back door|gate|alarm|safe|lock|locker|padlock|garage|building|house|apartment|flat|"
-    r"office|storage unit|unit|keypad|vault|wifi|phone|ipad|mailbox|lockbox|"
-    r"porte|portail|alarme|cadenas|coffre|coffre-fort|immeuble|entrée|accès|casier|"
+    r"office|storage unit|unit|keypad|vault|wifi|phone|ipad|mailbox|lockbox|shed|bike shed|bike room|cellar|basement|"
+    r"attic|cabin|gym|pool|lobby|entrance|elevator|lift|parking|car park|card|bank card|debit card|credit card|"
+    r"carte bleue|carte bancaire|carte|tarjeta|karte|cartão|carta|"
+    r"porte d'entrée|porte d’entrée|porte|portail|alarme|cadenas|coffre|coffre-fort|immeuble|entrée|accès|casier|"
     r"puerta|portal|portón|alarma|candado|caja fuerte|acceso|edificio|taquilla|garaje|cochera|"
     r"porta|cancello|portone|allarme|lucchetto|cassaforte|accesso|palazzo|armadietto|"
     r"deur|voordeur|poort|alarm|slot|kluis|toegang|gebouw|kluisje|"
     r"portão|cadeado|cofre|acesso|prédio|cacifo|garagem|"
-    r"tür|haustür|tor|garage|alarmanlage|schloss|tresor|safe|gebäude|schließfach|zugang")
+    r"tür|haustür|tor|garage|alarmanlage|schloss|tresor|safe|gebäude|schließfach|zugang|"
+    r"двери|дверь|домофона|сейфа|подъезда|сигнализации|дверей|домофону|під'їзду|сигналізації|"
+    r"drzwi|bramy|domofonu|sejfu|furtki|alarmu|klatki")
 _DE = (r"(?:of|for|to|on|de|du|de la|de l'|des|del|de los|de las|di|della|dello|dell'|del|van|van de|van het|do|da|"
-       r"dos|das|der|des|vom|von|von der|zum|zur|für|für die|für den|für das)")
+       r"dos|das|der|des|vom|von|von der|zum|zur|für|für die|für den|für das|от|для|к|до|від|на|do|od|dla)")
 
 _STRONG = (
     # English
-    r"pass(?:word|wd|code|phrase)s?|pass[ -](?:word|code|phrase)s?|pwd|pw|p/w|puk|"
+    r"pass(?:word|wd|code|phrase|key)s?|pass[ -](?:word|code|phrase|key)s?|pwd|pw|p/w|puk|"
     # look-alike spellings: "passw0rd", "p@ssword", "passwörd", "p a s s w o r d"
     r"p[a@4][s$5][s$5]w[o0ö]rds?|p[ .*_-]a[ .*_-]s[ .*_-]s[ .*_-]w[ .*_-]o[ .*_-]r[ .*_-]d|"
     r"psk|wpa2?[ -]?(?:key|psk|passphrase)|"
     r"(?:totp|otp|2fa|mfa|authenticator)(?:[ -](?:setup|secret))?[ -](?:seed|key)s?|"
-    r"pins?(?:[ -]?(?:codes?|numbers?|no\.?|nr\.?))?|"
+    r"pins?(?:[ -]?(?:codes?|numbers?|no\.?|nr\.?|kodu|kod|kode|код|번호))?|"
+    # words for a secret that also answer a question: "the secret word is Banana", "security answer: Rex"
+    r"secret[ -](?:word|phrase|answer)s?|code[ -]?words?|security[ -](?:question[ -])?answers?|"
+    r"answers? to (?:my|the|your|our) security questions?|"
+    # a phone's unlock pattern: "phone unlock pattern 1-5-9-8"
+    r"(?:unlock|lock[ -]?screen|screen[ -]?lock|swipe)[ -]?patterns?|pattern[ -]?lock|entsperrmuster|"
     r"(?:seed|recovery|backup|mnemonic|wallet)[ -](?:phrase|words|seed)s?|cvv2?|cvc2?|"
     rf"(?:{_CODE_QUALIFIERS})(?:[ -](?!(?:the|a|an|to|of|for|my|your|our|is|was)\b)[^\W\d_]+)?[ -]?codes?|"
     rf"(?:codes?|c[oó]digos?|codice|codici|kod|код)\s+(?:{_DE})\s+(?:(?:the|my|our|your|la|le|l'|el|il|lo|de|het|o|a|"
@@ -76,12 +88,18 @@ _STRONG = (
     # Portuguese
     r"senhas?|palavras?-passe|código (?:de acesso|pin|secreto)|frase de recuperação|"
     # Others
-    r"пароль|пароля|пин-код|hasło|hasła|şifre(?:si|m)?|parola(?:sı|m)|"
+    # Russian, Ukrainian, Polish
+    r"пароль|пароля|паролем|пароли|паролі|пин-код|пин|пін-код|пін|код доступа|код доступу|"
+    r"hasło|hasła|hasłem|haśle|kod pin|pin-u|kod dostępu|"
+    r"şifre(?:si|m)?|parola(?:sı|m)|"
     r"lösenord(?:et)?|adgangskoden?|passord(?:et)?|kodeord(?:et)?|salasana(?:ni|si)?(?:\s+on)?|heslo|"
     r"jelszó|jelszavam|κωδικός(?: πρόσβασης)?|ה?סיסמ[הא]|كلمة المرور|كلمة السر|पासवर्ड|mật khẩu|"
-    r"kata sandi(?:\s+saya)?")
+    r"kata sandi(?:\s+saya)?|kata laluan|nenosiri|neno la siri|tembung sandhi|kalmar sirri|mã pin|kode pin|"
+    r"رمز عبور|گذرواژه|کلمه عبور|رمز المرور|الرقم السري|پاس ورڈ|پاسورڈ|پن کوڈ")
 # Words for a password in scripts without spaces between words: no word boundary around them.
-_CJK = r"密码|密碼|口令|パスワード|暗証番号|暗号|비밀번호|암호"
+# And in the Indic scripts and Thai, whose vowel signs are not word characters to the regex module.
+_CJK = (r"密码|密碼|口令|パスワード|暗証番号|暗号|비밀번호|암호|PIN码|PIN碼|個人識別號碼|个人识别码|"
+        r"पासवर्ड|पिन|संकेतशब्द|পাসওয়ার্ড|পিন|పాస్వర్డ్|పిన్|கடவுச்சொல்|પાસવર્ડ|ਪਾਸਵਰਡ|รหัสผ่าน|รหัส PIN")
 _WEAK = (
     r"secrets?|rahasia|tokens?|creds|(?:api|access|secret|private|license|licence|product|wifi|wi-fi|network|encryption|master|"
     r"recovery|auth)[ _-]?keys?|(?:access|auth|bearer|refresh|session|api)[ _-]?tokens?|credentials?|login|"
@@ -116,10 +134,10 @@ _LEAD_IN = re.compile(
 _PREP = (r"for|to|of|on|at|in|from|with|für|fürs|zum|zur|vom|von|des|der|meiner|meines|unserer|unseres|deiner|"
          r"deines|seiner|seines|ihrer|ihres|du|de|del|della|dello|dei|degli|"
          r"delle|da|do|dos|das|van|voor|pour|para|per|di|au|aux|ao|à|no|na|nel|nella|bei|im|am|dla|do|для|от|"
-         r"till|för|på|til|ke|untuk|cho|của")
+         r"till|för|på|til|ke|untuk|cho|của|від|до|od|ya|wa|za")
 # Whose secret it is, between the keyword and the copula: "for the guest network", "der EC-Karte".
 _WHOSE = re.compile(
-    rf"\s+(?:{_PREP})(?![^\W_])(?:(?![.!?]\s)[^\n;=:,]){{0,80}}?(?=\s*(?::|=|\bis\b|\s(?:is|was|are|were|ist|lautet|"
+    rf"\s+(?:{_PREP})(?![^\W_])(?:(?![.!?]\s)[^\n;=:,]){{0,80}}?(?=\s*(?::(?![\d/])|=|\bis\b|\s(?:is|was|are|were|ist|lautet|"
     rf"sind|war|est|c'est|sont|es|son|era|è|sono|zijn|é|são|will be|är|er|je|là|adalah)(?![^\W_])"
     rf"|\s*,\s*(?:which|that|who|die|das|den|que|qui|che|dat)\s))", re.I)
 _FILLER = re.compile(r"\s*\([^()\n]{0,60}\)|"  # "router password (printed on the back) is X"
@@ -127,8 +145,11 @@ _FILLER = re.compile(r"\s*\([^()\n]{0,60}\)|"  # "router password (printed on th
                      r"\s*,\s*(?:which|that|who|die|das|den|que|qui|che|dat)\s[^\n;,]{0,60},(?=\s*\S)|"
                      r"\s+(?:itself|themselves|now|still|currently|actually|then|here|also|selbst|même|mismo|"
                      r"nueva|nuevo|neue|neues|neuer|nouveau|nouvelle|nuova|nuovo|nieuwe|nova|novo|actual|aktuelle|"
-                     r"temporal|temporaire|provisoire|provisorisches|temporanea|tijdelijke|temporária)"
-                     r"(?![^\W_])", re.I)
+                     r"temporal|temporaire|provisoire|provisorisches|temporanea|tijdelijke|temporária|"
+                     # whose it is, said after it: "kode PIN saya", "PIN ATM ku"
+                     r"saya|aku|kamu|anda|kami|kita|ku|ko|mu)(?![^\W_])|"
+                     # whose it is in the genitive: "пин-код карты 5821", "ПІН картки: 7812"
+                     r"\s+[\u0400-\u04ff][\u0400-\u04ff'’]{2,}(?=\s*[:—–-]?\s*\d)", re.I)
 
 _NUMBER_WORD = (
     r"zero|oh|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
@@ -142,6 +163,8 @@ _DIGIT_GROUPS = re.compile(r"\d+(?:[ \-./]\d+)*")
 # Words that start prose, never a value: "in the drawer", "the same as before", "something stronger".
 _HARD_STOP = frozenset("""
 in on at to for of from with by under inside behind near into onto over next beside between about around
+hmm hm um umm uh uhh er erm well oh ah lemme wait usually typically normally generally often sometimes mostly
+press click tap call visit contact go select choose
 the a an this that these those my your his her our their its it i you he she we they me him them us
 not no never always also still just only probably maybe perhaps somewhere anywhere everywhere something
 nothing anything everything whatever same here there where what which who whom whose how why when like as
@@ -159,6 +182,7 @@ em no na nos nas sob o os um uma meu minha não muito demais aqui ali onde que e
 # Words that describe a secret instead of being one, when alone: "the password is wrong".
 _SOFT_STOP = frozenset("""
 required expired missing wrong correct incorrect invalid valid empty blank needed hidden changed reset locked
+weaker stronger safer better worse easier harder longer shorter simpler more less
 blocked new old different easy hard long short weak strong secure safe fine ok okay done set ready unknown
 lost forgotten private secret case-sensitive compromised leaked known default standard simple complicated
 complex obvious important confidential available attached below above sent shared mandatory optional
@@ -182,7 +206,8 @@ caractères chiffres caracteres dígitos caratteri cifre tekens cijfers
 # Words after which a value of several words stops: "hunter2 for the wifi", "4471 until Friday".
 _CUT = frozenset("""
 for to of in on at with from by until till since before after because which who that if when while but so
-please thanks is are was were will would has have had do does did then about via
+please thanks is are was were will would has have had do does did then about via last yesterday today tonight than
+tomorrow ago
 für bis seit weil wenn aber bitte ist sind pour jusqu depuis parce quand mais est para hasta desde porque
 cuando pero es per fino perché quando ma voor tot sinds omdat als maar até desde porque quando mas é
 です だ です。 입니다 입니다. 이에요 예요
@@ -226,8 +251,10 @@ _QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’", "«": "»", "„": "�
 @lru_cache(maxsize=512)
 def _kind(keyword: str) -> str:
     k = keyword.lower()
-    if re.search(r"pin|puk|geheimzahl|geheimnummer|暗証", k):
+    if re.search(r"pin|puk|geheimzahl|geheimnummer|暗証|пин|пін|पिन|পিন|పిన్|识别|識別|الرقم السري|پن", k):
         return "pin"
+    if re.search(r"pattern|muster", k):
+        return "code"
     if re.search(r"cvv|cvc", k):
         return "card"
     if re.search(r"seed|recovery (?:phrase|words)|mnemonic|wallet|récupération|semilla|recupero|herstelzin|"
@@ -265,10 +292,18 @@ senha senhas recuperação combinação chave пароль пароля пин �
 parolası parolam safe padlock lock tresor coffre cassaforte caja kluis cofre psk wpa wpa2 totp otp authenticator
 lösenord lösenordet adgangskode adgangskoden passord passordet kodeord kodeordet salasana salasanani salasanasi
 heslo jelszó jelszavam κωδικός sandi khẩu rahasia creds master
+пин пін паролем пароли паролі доступа доступу hasłem haśle dostępu laluan nenosiri siri sandhi sirri
+codeword codewords safeword safewords word words answer answers maiden pattern patterns entsperrmuster passkey
+passkeys
 """.split())
 _TRIGGER_ENDINGS = ("code", "codes", "passwort", "wachtwoord", "kombination", "schlüssel", "password", "pin")
 _TRIGGER_TEXTS = ("p/w", "密码", "密碼", "口令", "パスワード", "暗証番号", "暗号", "비밀번호", "암호", "סיסמ", "كلمة",
+                  "PIN码", "PIN碼", "識別號碼", "识别码", "पिन", "संकेतशब्द", "পাসওয়ার্ড", "পিন", "పాస్వర్డ్", "పిన్",
+                  "கடவுச்சொல்", "પાસવર્ડ", "ਪਾਸਵਰਡ", "รหัส", "رمز", "گذرواژه", "کلمه عبور", "الرقم السري",
+                  "پاس ورڈ", "پاسورڈ", "پن کوڈ",
                   "पासवर्ड")
+_TRIGGER_ENDING = re.compile(r"(?:" + "|".join(_TRIGGER_ENDINGS) + r")(?![^\W\d_])", re.I)
+_TRIGGER_TEXT = re.compile("|".join(map(re.escape, _TRIGGER_TEXTS)))
 # Look-alike spellings of "password" that the words above do not hold: "passw0rd", "p a s s w o r d".
 _LOOKALIKE = re.compile(r"p\W?[a@4]\W?[s$5]\W?[s$5]\W?w\W?[o0ö]\W?r\W?d", re.I)
 _SAFES = frozenset("safe padlock lock tresor coffre cassaforte caja kluis cofre".split())
@@ -292,14 +327,27 @@ def _keywords(text: str, words: frozenset[str]) -> Iterator[re.Match[str]]:
         else:
             merged.append([max(0, start), end])
     for start, end in merged:
-        end = re.compile(r"\w*").match(text, min(end, len(text))).end()  # never cut a word in two
+        end = _end_of(_WORD_REST, text, min(end, len(text)))  # never cut a word in two
         yield from _KEYWORD.finditer(text, start, end)
+
+
+@lru_cache(maxsize=8)
+def triggered(text: str, words: frozenset[str]) -> bool:
+    """Whether `text` (a view) holds a word that words for a secret are made of (cheap: a set
+    intersection and three scans; remembered for the few texts read last, as keywords.py and
+    records.py both ask)."""
+    return bool(words & _TRIGGERS or _TRIGGER_ENDING.search(text)
+                or ("p/w" in text if text.isascii() else _TRIGGER_TEXT.search(text)) or _LOOKALIKE.search(text))
+
+
+def names_a_secret(text: str) -> bool:
+    """Whether a short text (a header, a key, a title, a record) holds a word for a secret."""
+    return _KEYWORD.search(text) is not None
 
 
 def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     """(start, end, kind) of each keyword-led value in `text` (the view: annotations blanked)."""
-    if not (words & _TRIGGERS or any(w.endswith(_TRIGGER_ENDINGS) for w in words)
-            or any(needle in text for needle in _TRIGGER_TEXTS) or _LOOKALIKE.search(text)):
+    if not triggered(text, words):
         return
     for head in _LIST_HEAD.finditer(text):
         keyword = _KEYWORD.match(text, head.end())
@@ -314,20 +362,64 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         strong = keyword.group("weak") is None
         word = keyword.group(0)
         if word.lower() == "pass":
-            before = re.search(r"([^\W\d_]+)[\s-]*$", text[max(0, keyword.start() - 30):keyword.start()])
-            if before and before.group(1).lower() in _TICKETS:
+            ticket = re.search(r"([^\W\d_]+)[\s-]*$", text[max(0, keyword.start() - 30):keyword.start()])
+            if ticket and ticket.group(1).lower() in _TICKETS:
                 continue
         kind = _kind(word)
         plural = bool(_PLURAL.search(word))
         found = _value_after(text, keyword.end(), strong, plural, word.lower() in _ABBREVIATIONS,
-                             changed=bool(_CHANGE_VERB.search(text, max(0, keyword.start() - 60), keyword.start())))
+                             changed=bool(_CHANGE_VERB.search(text, max(0, keyword.start() - 60), keyword.start())),
+                             compound=bool(_ARTICLE_BEFORE.search(text, max(0, keyword.start() - 12), keyword.start())))
+        if found:
+            changed_it = _CHANGED_IT.match(text, found[1])
+            again = _clause(text, changed_it.end(), strong, False) if changed_it else None
+            if again:
+                yield again[0], again[1], _kind(word)
+        if found and word.lower() in ("login", "logins") and _HANDLE.fullmatch(text, *found):
+            found = None  # "login: ellen83" names the user, not the secret
+        if found and _ANSWER.fullmatch(word):
+            answer = _ANSWER_GIVEN.match(text, found[0])  # "security answer: first pet was Biscuit"
+            if answer:
+                found = answer.span(1)
         if found:
             yield found[0], found[1], kind
         before = _value_before(text, keyword.start(), keyword.end(), strong)
         if before:
             yield before[0], before[1], kind
+        if strong or kind in ("pin", "code", "combination"):
+            yield from _partial(text, keyword.end(), kind)
 
 
+def _partial(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
+    """The parts of a secret given away after its keyword: "ends in 71", "starts with 44 then 71"."""
+    partial = _PARTIAL.match(text, at)
+    if not partial:
+        return
+    value = partial.group("value")
+    following = _NEXT_WORD.match(text, partial.end())
+    if value.lower().strip(_TRAILING) in _HARD_STOP | _SOFT_STOP | _DESCRIPTOR or (
+            following and following.group(1).lower() in _DESCRIPTOR):
+        return  # "my password starts with a capital letter", "... starts with 12 characters"
+    yield partial.start("value"), _strip(text, partial.start("value"), partial.end("value")), kind
+    position = partial.end()
+    while more := _PARTIAL_MORE.match(text, position):
+        yield more.start("value"), _strip(text, more.start("value"), more.end("value")), kind
+        position = more.end()
+    if re.match(r"\s+(?:and|but|und|et|y|e|en)\s", text[position:position + 6], re.I):
+        yield from _partial(text, position, kind)  # "starts with 4 and ends with 2"
+
+_ANSWER = re.compile(r"security[ -](?:question[ -])?answers?|answers? to .*", re.I)
+_ANSWER_GIVEN = re.compile(r"[^\n;.]*?(?<![^\W_])(?:was|is|were|are)\s+([^\s,;.]+)", re.I)
+_NUMBERED = re.compile(r"\d{1,2}[.)][ \t]+[^\W\d_]")
+_HANDLE = re.compile(r"[a-z][a-z0-9._-]{1,31}|[^\s@]+@[^\s@]+")
+_GAP_TO_SIGN = re.compile(r"[ \t]+[^\n.;:!?=]{1,40}?:(?![/\d])[ \t]*(?=\S)")
+# "the PIN is 0000... changed it to 8261": the value it was changed to, after one found.
+_CHANGED_IT = re.compile(r"[^\n;]{0,24}?(?<![^\W_])(?:changed|change|changes|reset|set|updated|switched|made)\s+"
+                         r"(?:it|that|this|them)\s+(?:to|into|as)\s+", re.I)
+# "the password exchange", "a pin cushion": a keyword after an article, then one word, is a compound noun.
+_ARTICLE_BEFORE = re.compile(r"(?:^|\s)(?:the|a|an|this|that|its|for the|of the)\s+(?:[^\W\d_]+\s+)?$", re.I)
+_NEXT_WORD = re.compile(r"\s+([^\W\d_]+)")
+_LIST_BELOW = re.compile(r"[ \t]*(?:[-*•·+]|\d{1,2}[.)])[ \t]")
 _GERMAN_CHANGE = re.compile(r"\s+(?:auf|zu|in)\s+(\S+)\s+(?:ge)?(?:ändert|setzt|umgestellt|wechselt|abgeändert)",
                             re.I)
 _APPOSITION = re.compile(r"\s*,\s*([^\s,;]+)\s*,")
@@ -335,9 +427,31 @@ _ATTACHED = re.compile(r"[-#](\d[\d-]{2,})")
 _TAIL = re.compile(rf"\s+(?:{_PREP})\s+[^\n;=:,.]{{0,40}}?\s((?:\d[\d \-./#]*\d|\S*\d\S*))[.!?]?"
                    r"(?=[ \t]*$|[ \t]*\n|\s*[,;])", re.I)
 _NON_SPACE = re.compile(r"\S*")
-_DESCRIBED = re.compile(r"[^\n.;,]{0,40},\s*(\d(?:[ \-]?\d){2,})(?=[ \t]*(?:[.!]|$|\n))")
+_SPACES = re.compile(r"[ \t]*")
+_USER_NAMED = re.compile(r"[A-Za-z][\w.-]{0,31}:(?=[^\s/])")
+_WORD_REST = re.compile(r"\w*")
+# A value described, then given: "the PIN is my birth year, 1984", "my birth year 1984", "the year I
+# was born: 1979"; without a comma, the description must say what the digits are.
+_DESCRIBED = re.compile(r"(?P<description>[^\n.;,]{0,40}?)(?P<sign>,|:|\s)\s*(\d(?:[ \-]?\d){2,})"
+                        r"(?=[ \t]*(?:[.!]|$|\n))")
+_DESCRIPTION = re.compile(r"(?<![^\W_])(?:birth|born|birthday|year|anniversary|date|house number|street number|"
+                          r"zip|postcode|geburtsjahr|geburtstag|jahr|année|naissance|año|nacimiento|anno|nascita|"
+                          r"jaar|geboortejaar|ano|nascimento)(?![^\W_])", re.I)
+_NOT_A_DESCRIPTION = re.compile(r"(?<![^\W_])(?:until|till|since|before|after|from|by|expires?|expired|valid|"
+                                r"changed|set|bis|seit|ab|jusqu|depuis|hasta|desde|fino|dal|tot|sinds|até)(?![^\W_])",
+                                re.I)
+# A part of a PIN or code given away: "my PIN ends in 71", "card pin starts with 44 then 71".
+_PARTIAL = re.compile(
+    r"[^\n.;]{0,30}?(?<![^\W_])(?:ends?|ended|ending|finish(?:es)?|starts?|started|starting|begins?|beginning|"
+    r"endet|beginnt|fängt|se termine|termine|finit|commence|termina|acaba|empieza|comienza|finisce|inizia|"
+    r"eindigt|begint|começa)(?![^\W_])\s+(?:in|with|on|by|auf|mit|par|en|por|con|op|met|com|em)\s+"
+    r"(?:(?:the|die|den|le|la|el|il|de|het|o|a)\s+(?:digits?|numbers?|ziffern?|chiffres?|dígitos?|cifre|cijfers?)\s+)?"
+    r"(?P<value>[^\s,;!?]+?)(?=[.!?]?(?:\s|$)|[,;])", re.I)
+_PARTIAL_MORE = re.compile(r"(?:\s*,\s*|\s+)(?:then|and|followed by|und|dann|puis|et|y|luego|e|poi|en|dan)?\s*"
+                           r"(?P<value>\d[^\s,;!?]*?)(?=[.!?]?(?:\s|$)|[,;])", re.I)
 _MORE = re.compile(r"[ \t]*,[ \t]*(?:and[ \t]+)?([^\s,;]+)")
-_BELOW = re.compile(r"[ \t]*\n[ \t]*([^\s]+)[ \t]*(?:\n|$)")
+# A value alone on its line (not a row of a table: records.py reads those by their columns).
+_BELOW = re.compile(r"[ \t]*\n[ \t]*([^\s,|]+)[ \t]*(?:\n|$)")
 # "I use Qx7-hunter22 as my password everywhere", "I set Bl4ckbird! as the password for the router".
 _USED_AS = re.compile(r"(?:^|\s)(?:use|used|using|uses|set|chose|picked|made|nutze|benutze|utilise|uso|gebruik)\s+"
                       r"(\S+)\s+(?:as|als|comme|como|come)\s+(?:my|the|our|his|her|mein|meine|das|mon|le|mi|el|il|"
@@ -348,7 +462,7 @@ _WORD_NEXT = re.compile(r"[ \t]*[^\W_]")
 
 
 def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: bool,
-                 changed: bool) -> tuple[int, int] | None:
+                 changed: bool, compound: bool = False) -> tuple[int, int] | None:
     # "password for the guest wifi is X", "PIN: X", "password itself is X".
     pos = at
     whose = _WHOSE.match(text, pos)
@@ -359,17 +473,25 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
         pos = filler.end()
     copula = _COPULA.match(text, pos)
     if copula:
-        sign = copula.group(0) + _LEAD_IN.match(text, copula.end()).group(0)
+        lead = _end_of(_LEAD_IN, text, copula.end())
+        if "\n" in text[copula.end():lead] and _LIST_BELOW.match(text, lead):
+            return None  # "passwords:" over a list: each item is read by records.py and labels.py
+        sign = copula.group(0) + text[copula.end():lead]
         label = whose is None and copula.group(0).strip()[:1] in (":", "=", "-", "—", "–", '"', "'")
-        lead = _LEAD_IN.match(text, copula.end())
-        value = _clause(text, lead.end(), strong or label, plural, label=":" in sign)
+        value = _clause(text, lead, strong or label, plural, label=":" in sign)
         if value:
             return value
-        described = _DESCRIBED.match(text, lead.end()) if strong else None
-        if described:  # "the PIN is my birth year, 1984"
-            return described.span(1)
+        described = _DESCRIBED.match(text, lead) if strong else None
+        if described and (described.group("sign") == "," and "," not in described.group("description")
+                          or _DESCRIPTION.search(described.group("description"))
+                          and not _NOT_A_DESCRIPTION.search(described.group("description"))):
+            return described.span(3)
         if copula.group(0).strip():
             return None
+    elif filler and pos > at:
+        digits = _DIGIT_GROUPS.match(text, _end_of(_SPACES, text, pos))  # "пин-код карты 5821"
+        if digits and sum(c.isdigit() for c in digits.group(0)) >= 3:
+            return digits.span()
     # "I changed my password to X".
     if changed:
         to = _TO.match(text, at)
@@ -389,7 +511,7 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
         return attached.span(1)
     # The value right after the keyword, and for a plural keyword the ones listed after it:
     # "recovery codes 8f3k-2j9d, 7h2k-1l0p, 3k4l-9s8d".
-    adjacent = _adjacent(text, at, strong, abbreviation)
+    adjacent = _adjacent(text, at, strong, abbreviation, compound)
     if adjacent:
         while plural and (more := _MORE.match(text, adjacent[1])) and _secretish(more.group(1)):
             adjacent = adjacent[0], _strip(text, more.start(1), more.end(1))
@@ -398,14 +520,27 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
     below = _BELOW.match(text, at)
     if below and (_secretish(below.group(1)) or strong and below.group(1).lower() not in _FOLLOWERS):
         return below.span(1)
+    # "the 2FA backup code I haven't used yet: 7731-2290": a short clause, then a label sign and a value
+    # that looks like one.
+    gap = _GAP_TO_SIGN.match(text, at) if strong else None
+    if gap:
+        value = _clause(text, gap.end(), False, plural)
+        if value and not measure(text[value[0]:value[1]]):  # "Reset passwords Due: 2025-05-01"
+            return value
     # "passcode for door 8823", "pin for tomorrow 4471" (a date annotation blanked).
     tail = _TAIL.match(text, at)
-    if tail and sum(c.isdigit() for c in tail.group(1)) >= 3:
+    if tail and sum(c.isdigit() for c in tail.group(1)) >= 3 and not measure(tail.group(1).rstrip(_TRAILING)):
         return tail.start(1), tail.end(1) - (1 if tail.group(1)[-1] in _TRAILING else 0)
     return None
 
 
-def _adjacent(text: str, at: int, strong: bool, abbreviation: bool) -> tuple[int, int] | None:
+def _end_of(pattern: re.Pattern[str], text: str, at: int) -> int:
+    """Where a pattern that may match nothing ends when matched at `at`."""
+    match = pattern.match(text, at)
+    return match.end() if match else at
+
+
+def _adjacent(text: str, at: int, strong: bool, abbreviation: bool, compound: bool = False) -> tuple[int, int] | None:
     space = re.match(r"[ \t]+", text[at:at + 8])
     if not space:
         return None
@@ -413,7 +548,7 @@ def _adjacent(text: str, at: int, strong: bool, abbreviation: bool) -> tuple[int
     digits = _DIGIT_GROUPS.match(text, start)
     if digits and sum(c.isdigit() for c in digits.group(0)) >= 3:
         end = digits.end()
-        token_end = _NON_SPACE.match(text, end).end()  # "2580#"
+        token_end = _end_of(_NON_SPACE, text, end)  # "2580#"
         return start, _strip(text, start, token_end)
     words = _NUMBER_WORDS.match(text, start)
     if words and len(words.group(0).split()) >= 3:
@@ -425,13 +560,16 @@ def _adjacent(text: str, at: int, strong: bool, abbreviation: bool) -> tuple[int
     value = text[start:end]
     if not value or value.lower() in ("is", "was", "ist", "est", "es", "è", "é"):
         return None
-    if abbreviation and value.lower() not in _HARD_STOP:
+    named = _USER_NAMED.match(value)
+    if named and len(value) > named.end():
+        start, value = start + named.end(), value[named.end():]  # "creds joe:hunter2": after the user
+    if abbreviation and value.lower() not in _FOLLOWERS:
         return start, end
     if _secretish(value, strong):
         return start, end
     # "wifi password swordfish": a strong keyword, then one last word that is not an ordinary follower.
     last = _LAST.match(text, token.end())
-    if strong and last and value.isalpha() and len(value) >= 3 and value.lower() not in _FOLLOWERS:
+    if strong and last and value.isalpha() and len(value) >= 3 and value.lower() not in _FOLLOWERS and not compound:
         return start, end
     return None
 
@@ -462,6 +600,8 @@ def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = Fal
         start += 1
     if start >= len(text):
         return None
+    if _NUMBERED.match(text, start):
+        return None  # "recovery words: 1. common 2. truly ...": a numbered list, read by phrases.py
     close = _QUOTES.get(text[start])
     if close:
         end = text.find(close, start + 1, start + 200)
@@ -498,6 +638,8 @@ def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = Fal
             w.group(0).lower().strip(_TRAILING) in _HARD_STOP | _SOFT_STOP for w in words[1:])):
         return None
     end = _strip(text, start, start + words[-1].end())
+    if len(words) == 3 and words[1].group(0) == "/" and not plural:
+        start += words[2].start()  # "admin / Orchid#2210", "jane@example.com / Popcorn#12": after the user
     ending = _CJK_ENDING.search(text, start, end)
     if ending and ending.start() > start:
         end = ending.start()
@@ -524,7 +666,7 @@ def _secretish(value: str, strong: bool = False) -> bool:
         return False
     for word in words:
         word = word.strip(_TRAILING)
-        if _MONEY.fullmatch(word):
+        if _MONEY.fullmatch(word) or measure(word):
             continue
         digits = sum(c.isdigit() for c in word)
         letters = sum(c.isalpha() for c in word)

@@ -28,7 +28,7 @@ _SERVICES = (r"(?:online )?(?:bank|banking|gmail|e-?mail|mail|outlook|hotmail|ya
              r"paypal|facebook|instagram|twitter|tiktok|linkedin|dropbox|spotify|hulu|disney\+?|github|gitlab|"
              r"slack|zoom|steam|xbox|psn|playstation|nintendo|wifi|wi-fi|wlan|vpn|login|ebay|uber|airbnb|google|"
              r"microsoft|office ?365|adobe|twitch|reddit|discord|whatsapp|telegram|venmo|revolut|coinbase|binance|"
-             r"metamask|bitwarden|lastpass|1password)")
+             r"metamask|bitwarden|lastpass|1password|router|modem|nas|printer|server)")
 # Every word those are made of: a text without one is not read here.
 _WORDS = frozenset("""
 door gate garage opener alarm panel safe padlock lock locker lockbox key keybox storage unit shed keypad
@@ -37,16 +37,20 @@ bank banking gmail email mail outlook hotmail yahoo icloud apple id netflix amaz
 twitter tiktok linkedin dropbox spotify hulu disney github gitlab slack zoom steam xbox psn playstation
 nintendo wifi wi fi wlan vpn login ebay uber airbnb google microsoft office adobe twitch reddit discord
 whatsapp telegram venmo revolut coinbase binance metamask bitwarden lastpass password log logs logged logging
-sign signs signed signing
+sign signs signed signing router modem nas printer server
 """.split())
-_START = r"(?:^|(?<=\n)|(?<=;))[ \t]*(?:[-*•·]|\d{1,2}[.)])?[ \t]*(?:(?:my|the|our|your)[ \t]+)?"
+# A label starts a line, a list item or a clause: "...; gate: 2580#", "my pin is 5531 and the alarm: 8890".
+_START = (r"(?:^|(?<=\n)|(?<=;)|(?<=,)|(?<=:)|(?<=(?<![^\W_])and)|(?<=(?<![^\W_])und)|(?<=(?<![^\W_])et))[ \t]*"
+          r"(?:[-*•·]|\d{1,2}[.)])?[ \t]*(?:(?:my|the|our|your)[ \t]+)?")
 _SIGN = r"[ \t]*(?::|—|–|=|->|[ \t]-)[ \t]*"
 _END = r"(?=[ \t]*(?:$|\n|;|,[ \t]))"
-_LABEL = re.compile(rf"{_START}(?:(?P<place>{_PLACES})|(?P<service>{_SERVICES})){_SIGN}"
-                    rf"(?P<value>[^\s,;]+){_END}", re.I | re.M)
+# A value is one token, or digits with single spaces ("lockbox: 6 4 1 8"); one word may name whose the
+# thing is ("the Airbnb lockbox: ...").
+_LABEL = re.compile(rf"{_START}(?:[^\W\d_][\w'’-]*[ \t]+)?(?:(?P<place>{_PLACES})|(?P<service>{_SERVICES})){_SIGN}"
+                    rf"(?P<value>\d(?: ?\d){{2,}}#?|[^\s,;]+){_END}", re.I | re.M)
 _USER_SECRET = re.compile(rf"{_START}(?:[^\W\d_][\w'+.&-]*[ \t]+){{0,2}}?[^\W\d_][\w'+.&-]*{_SIGN}"
                           rf"(?P<user>[^\s/@]+@[^\s/]+)(?:[ \t]*/[ \t]*|[ \t]+)(?P<secret>[^\s,;]+){_END}", re.I | re.M)
-_USER_SECRET_LABELLED = re.compile(rf"{_START}(?:{_PLACES}|{_SERVICES}){_SIGN}[^\s/]+[ \t]*/[ \t]*"
+_USER_SECRET_LABELLED = re.compile(rf"{_START}(?:{_PLACES}|{_SERVICES})(?:{_SIGN}|[ \t]+)[^\s/:]+[ \t]*/[ \t]*"
                                    rf"(?P<secret>[^\s,;]+){_END}", re.I | re.M)
 _DIGITS = re.compile(r"\d(?:[ -]?\d){2,}#?")
 _OPENS = (r"(?:opens?|opened|unlocks?|unlocked|disarms?|disarmed|deactivates?|deactivated|turns? off|turned off|"
@@ -59,16 +63,23 @@ _OPENED = (
                rf"(?:(?:it|them)[ \t]+)?(?:{_ENTRY}[ \t]*)?{_VALUE}", re.I),
     re.compile(rf"(?<![^\W_]){_OPENS}[ \t]+(?:(?:the|my|our|your|a)[ \t]+)?(?:[^\W\d_]+[ \t]+){{0,2}}?"
                rf"(?P<place>{_PLACES}|{_DEVICES})(?![^\W_])[ \t]*,?[ \t]*(?:{_ENTRY}[ \t]*)?{_VALUE}", re.I),
+    # "the storage unit keypad takes 80417": what a keypad takes.
+    re.compile(rf"(?<![^\W_])(?P<place>keypad|key ?pad|door panel|alarm panel)(?![^\W_])[ \t]+"
+               rf"(?:takes|accepts|wants|needs|asks for|is|uses)[ \t]+{_VALUE}", re.I),
+    # "office alarm 7734, disarm before 8am": the digits right after the thing, the verb after them.
+    re.compile(rf"(?<![^\W_])(?P<place>{_PLACES})(?![^\W_])[ \t]+{_VALUE}[^\n.;]{{0,30}}?(?<![^\W_]){_OPENS}"
+               rf"(?![^\W_])", re.I),
 )
 _OPENING = frozenset("open opens opened unlock unlocks unlocked disarm disarms disarmed deactivate deactivates "
-                     "deactivated off".split())
+                     "deactivated off keypad takes accepts wants needs".split())
 # "log into the bank with Qx7-hunter22", "log in with joe / hunter2".
 _LOGIN = re.compile(r"(?<![^\W_])(?:log|sign)(?:s|ged|ging)?[ -]?(?:in|on)(?:to)?(?![^\W_])[^\n.;]{0,40}?"
                     r"(?<![^\W_])(?:with|using)[ \t]+(?:[^\s/]+[ \t]*/[ \t]*)?(?P<secret>[^\s,;]+?)"
                     r"(?=[.!?]?[ \t]*(?:$|\n|[;,]))", re.I)
-_NOT_A_CODE = re.compile(r"\d{1,2}[:.]\d{2}|\d{1,2}/\d{1,2}(?:/\d+)?|\d+(?:st|nd|rd|th|am|pm|h|min|k|x)", re.I)
+NOT_A_CODE = re.compile(r"\d{1,2}[:.]\d{2}|\d{1,2}/\d{1,2}(?:/\d+)?|\d+(?:st|nd|rd|th|am|pm|h|min|k|x)", re.I)
 _LISTS_PASSWORDS = re.compile(r"(?<![^\W_])(?:passwords?|passwds?|pws|logins|credentials|creds|"
                               r"passwörter|mots de passe|contraseñas|senhas|wachtwoorden)(?![^\W_])", re.I)
+_HANDLE = re.compile(r"[a-z][a-z0-9._-]{1,31}")
 _SYMBOL = re.compile(r"[!@#$%^&*_+=~?]")
 
 
@@ -80,34 +91,36 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         for match in _LABEL.finditer(text):
             value = match.group("value")
             if match.group("place"):
-                if _DIGITS.fullmatch(value) and not _NOT_A_CODE.fullmatch(value):
+                if _DIGITS.fullmatch(value) and not NOT_A_CODE.fullmatch(value):
                     yield match.start("value"), match.end("value"), _kind(match.group("place"))
                 continue
             if lists_passwords is None:
                 lists_passwords = bool(_LISTS_PASSWORDS.search(text))
-            if _password_shaped(value, lists_passwords):
+            if match.group("service").lower() == "login" and _HANDLE.fullmatch(value):
+                continue  # "login: ellen83" names the user
+            if password_shaped(value, lists_passwords):
                 yield match.start("value"), match.end("value"), "credential"
         if "@" in text:
             for match in _USER_SECRET.finditer(text):
-                if _password_shaped(match.group("secret"), True):
+                if password_shaped(match.group("secret"), True):
                     yield match.start("secret"), match.end("secret"), "credential"
         if "/" in text:
             for match in _USER_SECRET_LABELLED.finditer(text):
-                if _password_shaped(match.group("secret"), True):
+                if password_shaped(match.group("secret"), True):
                     yield match.start("secret"), match.end("secret"), "credential"
     if words & {"log", "logs", "logged", "logging", "login", "sign", "signs", "signed", "signing"}:
         for match in _LOGIN.finditer(text):
-            if _password_shaped(match.group("secret"), True):
+            if password_shaped(match.group("secret"), True):
                 yield match.start("secret"), match.end("secret"), "credential"
     for pattern in _OPENED if words & _OPENING else ():
         for match in pattern.finditer(text):
             yield match.start("value"), match.end("value"), _kind(match.group("place"))
 
 
-def _password_shaped(value: str, listed: bool) -> bool:
+def password_shaped(value: str, listed: bool) -> bool:
     """Letters with digits and a symbol or both cases; letters with digits alone when the text lists
     passwords. Not an e-mail address, a handle, a link, a time, an ordinal."""
-    if value.startswith(("@", "#", "http")) or "@" in value[1:] or "://" in value or _NOT_A_CODE.fullmatch(value):
+    if value.startswith(("@", "#", "http")) or "@" in value[1:] or "://" in value or NOT_A_CODE.fullmatch(value):
         return False
     letters = sum(c.isalpha() for c in value)
     digits = sum(c.isdigit() for c in value)

@@ -14,8 +14,10 @@ import importlib
 import re
 from collections.abc import Iterator
 
-_CARD_CANDIDATE = re.compile(r"(?<![\w-])\d(?:[ -]?\d){12,18}(?![\w-])")
-_CARD_GROUPS = re.compile(r"\d{4}([ -])\d{4}\1\d{4}\1\d{4}(?:\1\d{1,3})?|\d{4}([ -])\d{6}\2\d{4,5}")
+# Groups are printed with spaces or dashes, and written with dots too ("4532.0151.1283.0366").
+_CARD_CANDIDATE = re.compile(r"(?<![\w.-])\d(?:[ -]?\d){12,18}(?![\w-])(?!\.\d)|"
+                             r"(?<![\w.-])\d{4}(?:\.\d{4}){3}(?:\.\d{1,3})?(?![\w.-])")
+_CARD_GROUPS = re.compile(r"\d{4}([ .-])\d{4}\1\d{4}\1\d{4}(?:\1\d{1,3})?|\d{4}([ -])\d{6}\2\d{4,5}")
 _CARD_PREFIX = re.compile(r"4|5[1-5]|2(?:2[2-9]|[3-6]\d|7[01]|720)|3[47]|3(?:0[0-5]|[68])|6(?:011|4[4-9]|5)|35|62")
 _CARD_WORDS = re.compile(
     r"(?<![^\W_])(?:cards?|credit|debit|visa|master ?card|mastercard|amex|american express|maestro|discover|jcb|"
@@ -79,6 +81,7 @@ rekeningnummer sort sortcode bsb routing aba rtn bic swift
 _CARD_TAIL = re.compile(r"[ \t,]*(?:(?:exp(?:iry|ires|iration)?|valid thru|gültig bis)\.?:?[ \t]*)?"
                         r"(?P<exp>(?:0[1-9]|1[0-2])/(?:\d{2}|20\d{2}))(?!\d)"
                         r"(?:[ \t,]*(?:(?:cvv2?|cvc2?|csc)\s*:?[ \t]*)?(?P<cvv>\d{3,4})(?![\w/-]))?", re.I)
+_VERSION = re.compile(r"(?<![^\W_])(?:version|v|build|release|ver)\.?[ \t]*$", re.I)
 _NINO = re.compile(r"[A-CEGHJ-PR-TW-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]", re.I)
 
 
@@ -130,6 +133,8 @@ def _cards(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         if not card:
             continue
         start, end = match.start(), match.start() + card
+        if "." in text[start:end] and _VERSION.search(text, max(0, start - 12), start):
+            continue  # "version 4532.0151.1283.0366"
         near = text[max(0, start - 60):end + 60]
         if _CARD_GROUPS.fullmatch(text, start, end) or _CARD_WORDS.search(near):
             yield start, end, "card"
@@ -149,7 +154,7 @@ def _cards(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
 def _card_in(run: str) -> int:
     """The length of the card number a run of digits starts with: the whole run, or the longest part
     of it ending where a group ends ("4111 1111 1111 1111 12" runs into an expiry); 0 when none."""
-    cuts = [m.start() for m in re.finditer(r"[ -](?=\d)|$", run)]
+    cuts = [m.start() for m in re.finditer(r"[ .-](?=\d)|$", run)]
     for cut in sorted(cuts, reverse=True):
         digits = re.sub(r"\D", "", run[:cut])
         if 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) and _valid("luhn", digits):

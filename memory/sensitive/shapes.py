@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from memory.sensitive.values import credential_shaped, strip_value
+
 # (pattern, kind, group, needles): the group holds the secret (0 = the whole match, -1 = the first of
 # its alternatives that matched); a pattern runs only on a text holding one of its needles (a string
 # in the text, or "w:" and a word of it), so most texts cost a few substring tests.
@@ -26,6 +28,15 @@ _SHAPES: list[tuple[re.Pattern[str], str, int, tuple[str, ...]]] = [
                 r"(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"]+))"), "credential", -1,
      ("mysql", "mariadb")),
     (re.compile(r"\bsshpass\s+-p\s*(?:'([^'\n]+)'|\"([^\"\n]+)\"|(\S+))"), "credential", -1, ("sshpass",)),
+    # Registry logins (docker login -u joe -p X, podman, helm, nerdctl, oc), sqlcmd -P X, mongosh -p X,
+    # xfreerdp /p:X, smbclient -U joe%X.
+    (re.compile(r"\b(?:docker|podman|buildah|nerdctl|helm|skopeo|oc|crane)\b[^\n|;&]*?\blogin\b[^\n|;&]*?\s-p[ =]?"
+                r"(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"-]\S*))"), "credential", -1, ("w:login",)),
+    (re.compile(r"\bsqlcmd\b[^\n|;&]*?\s-P\s*(?:'([^'\n]+)'|\"([^\"\n]+)\"|(\S+))"), "credential", -1, ("sqlcmd",)),
+    (re.compile(r"\bmongo(?:sh)?\b[^\n|;&]*?\s-p\s+(?:'([^'\n]+)'|\"([^\"\n]+)\"|([^\s'\"-]\S*))"),
+     "credential", -1, ("mongo",)),
+    (re.compile(r"\bxfreerdp\b[^\n|;&]*?\s/p:(?:'([^'\n]+)'|\"([^\"\n]+)\"|(\S+))"), "credential", -1, ("/p:",)),
+    (re.compile(r"\bsmbclient\b[^\n|;&]*?\s-U\s*[^\s%]+%(\S+)"), "credential", 1, ("smbclient",)),
     (re.compile(r"\bredis-cli\b[^\n|;&]*?\s-a\s+(?:'([^'\n]+)'|\"([^\"\n]+)\"|(\S+))"),
      "credential", -1, ("redis-cli",)),
     (re.compile(r"(?<!\S)--?(?:password|passwd|pass|http-password|ftp-password|token|secret|api-key|apikey|"
@@ -108,7 +119,22 @@ def _shapes_present(text: str, words: frozenset[str]) -> list[int]:
     return sorted(found)
 
 
+# "joe:Colon!Cred45 for the ftp": a user name, a colon, a credential-shaped secret, in a line about a
+# login (a user:secret pair alone is too like "Note:Call1st!" to be taken without one).
+_USER_SECRET = re.compile(r"(?<![\w/@:.-])[a-z][a-z0-9._-]{1,31}:([^\s:/@]{6,64})(?![^\s.,;)])", re.I)
+_LOGIN_WORDS = frozenset("""
+ftp sftp ftps ssh scp rsync telnet rdp vnc smb nas server host login logins logon account accounts user username
+admin root vpn router database db mysql postgres postgresql redis mongo mongodb ldap proxy wifi credentials creds
+cred auth basic htaccess htpasswd
+""".split())
+
+
 def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
+    if ":" in text and words & _LOGIN_WORDS:
+        for match in _USER_SECRET.finditer(text):
+            start, end = strip_value(match.group(1))
+            if credential_shaped(match.group(1)[start:end]):
+                yield match.start(1) + start, match.start(1) + end, "credential"
     for index in _shapes_present(text, words):
         pattern, kind, group, _ = _SHAPES[index]
         for match in pattern.finditer(text):

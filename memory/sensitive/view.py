@@ -11,7 +11,12 @@ them out while keeping every offset recoverable:
   taken for a value;
 - look-alike letters inside a Latin word: a Cyrillic or Greek "а" in "pаssword" reads as the Latin
   letter (one character for one, so offsets do not move), and the Unicode line separators read as a
-  newline.
+  newline;
+- a word for a secret written to slip past a keyword: with accents or combining marks ("pássword"),
+  in leetspeak before its value ("p1n: 3131", "my passw0rd is"), letter by letter ("P I N: 9191",
+  "p.a.s.s.w.o.r.d"), or doubled ("passwordpassword: X"): read as the plain word, padded with spaces
+  to the same length, so offsets do not move. Only words for a secret are folded so: a value written
+  in leetspeak ("password: s3cret") is left as it is.
 """
 from __future__ import annotations
 
@@ -30,7 +35,8 @@ _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*"
 _ANNOTATION = re.compile(
     rf"\[(?:(?:{_DAY},?\s+)?{_MONTH}\.?\s+\d{{1,2}}(?:,?\s+\d{{4}})?|the week of {_MONTH}\.? \d{{1,2}}(?:,? \d{{4}})?"
     rf"|{_MONTH} \d{{4}}|\d{{4}}(?:-\d{{2}}-\d{{2}})?(?: \d{{2}}:\d{{2}})?"
-    r"|secret (?:\d+ of|in) [^\[\]\n]{1,40}|private memory #\d+|a private memory, withheld|REDACTED|forgotten)\]")
+    r"|secret (?:\d+ of|in) [^\[\]\n]{1,40}|secret withheld|private memory #\d+|a private memory, withheld|REDACTED"
+    r"|forgotten)\]")
 
 
 _WORD = re.compile(r"[^\W\d_]+")
@@ -57,9 +63,9 @@ class View:
 
 
 def view_of(text: str) -> View:
-    if text.isascii() or (not _INVISIBLE.search(text) and unicodedata.is_normalized("NFKC", text)):
-        text = _blank_annotations(_unmix(text))
-        return View(text, _words(text))
+    if text.isascii() or (not _INVISIBLE.search(text) and unicodedata.is_normalized("NFKC", text)
+                          and not _MARKED.search(text)):
+        return _read(text)
     out: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
@@ -71,8 +77,16 @@ def view_of(text: str) -> View:
         out.append(folded)
         starts.extend([cluster.start()] * len(folded))
         ends.extend([cluster.end()] * len(folded))
-    folded = _blank_annotations(_unmix("".join(out)))
-    return View(folded, _words(folded), starts, ends)
+    read = _read("".join(out))
+    return View(read.text, read.words, starts, ends)
+
+
+def _read(text: str) -> View:
+    """Look-alike letters unmixed, disguised words folded, annotations blanked (all one for one)."""
+    unmixed = _unmix(text)
+    words = _words(unmixed)
+    read = _blank_annotations(_fold_disguised(unmixed, words))
+    return View(read, words if read == unmixed else _words(read))
 
 
 def _words(text: str) -> frozenset[str]:
@@ -90,3 +104,80 @@ def _blank_annotations(text: str) -> str:
     if "[" not in text:
         return text
     return _ANNOTATION.sub(lambda m: " " * len(m.group(0)), text)
+
+
+# The words for a secret that are folded when disguised; what they are folded to is read by keywords.py.
+DISGUISED = frozenset("""
+password passwords passwort kennwort passcode passcodes passphrase pin pins pincode code codes secret login
+token key wachtwoord senha heslo haslo parol pass
+""".split())
+_MARKED = re.compile(r"[^\W\d_][\u0300-\u036f]")  # a letter and a combining mark NFKC left apart
+# A word with its accents and combining marks (\w does not take the marks).
+_MARKED_WORD = re.compile(r"(?:[^\W\d_][\u0300-\u036f]*)+")
+_SPACED = re.compile(r"(?<![^\W_])[^\W\d_](?:[ .\-_*·]{1,2}[^\W\d_]){2,13}(?![^\W_])(?:\.(?=\s|$))?")
+_LEET = re.compile(r"(?<![\w@$])(?=[\w@$]*[^\W\d_])(?=[\w@$]*[\d@$])[\w@$]{3,12}(?![\w@$])")
+_REPEATED_FORMS = frozenset(w * times for w in DISGUISED for times in (2, 3))
+_COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+_LEET_SIGN = re.compile(r"[\d@$]")
+_LEET_HINT = re.compile(r"[^\W\d_][\d@$]|[\d@$][^\W\d_]")  # a letter beside a digit, "@" or "$"
+_TOKEN_TAIL = re.compile(r"[\w@$]*$")
+_LEET_FIRST = frozenset("pcslktwhPCSLKTWH5$17")  # how the words of DISGUISED start, in leetspeak too
+# A word for a secret written two or three times in one word ("passwordpassword", "pinpinpin").
+_REPEATED = re.compile(r"(?<![^\W_])(" + "|".join(sorted(DISGUISED, key=len, reverse=True)) + r")\1{1,2}(?![^\W_])",
+                       re.I)
+_LEET_ONE = str.maketrans("0345789@$", "oeastbgas")
+# Where a disguised keyword stands before its value: "p1n: 3131", "my p1n is 3131".
+_KEYWORD_PLACE_AFTER = re.compile(r"[ \t]*[:=]|[ \t]*-[ \t]*\d|\s+(?:is|was|code|number|no|for|of|ist|est|es)"
+                                  r"(?![^\W_])", re.I)
+_KEYWORD_PLACE_BEFORE = re.compile(r"(?:^|\s)(?:my|the|your|our|his|her|a|new|old|mein|meine|mon|ma|mi|mijn)\s+$", re.I)
+
+
+def _fold_disguised(text: str, words: frozenset[str]) -> str:
+    """Disguised words for a secret read as the plain word (same length: see the module's docstring);
+    `words` are the text's, lower case."""
+    found: list[tuple[int, int, str]] = []
+    if not text.isascii():
+        for match in _MARKED_WORD.finditer(text):
+            word = match.group(0)
+            if word.isascii():
+                continue
+            plain = _COMBINING.sub("", unicodedata.normalize("NFD", word))
+            if plain.lower() in DISGUISED and len(plain) <= len(word):
+                found.append((match.start(), match.end(), plain))
+    # Spelt letter by letter: three one-letter words at least ("P I N").
+    for match in _SPACED.finditer(text) if sum(len(w) == 1 for w in words) >= 3 else ():
+        letters = "".join(c for c in match.group(0) if c.isalpha())
+        if letters.lower() in DISGUISED:
+            found.append((match.start(), match.end(), letters))
+    done = -1
+    for hint in _LEET_HINT.finditer(text) if _LEET_SIGN.search(text) else ():
+        if hint.start() < done:
+            continue  # a token already read
+        token = _LEET.match(text, _token_start(text, hint.start()))
+        done = token.end() if token else hint.end()
+        if token and token.end() > hint.start() and token.group(0)[0] in _LEET_FIRST:
+            folded = token.group(0).lower().translate(_LEET_ONE)
+            plain = next((p for p in (folded.replace("1", "i"), folded.replace("1", "l")) if p in DISGUISED), "")
+            if plain and (_KEYWORD_PLACE_AFTER.match(text, token.end())
+                          or _KEYWORD_PLACE_BEFORE.search(text, max(0, token.start() - 8), token.start())):
+                found.append((token.start(), token.end(), plain))
+    if words & _REPEATED_FORMS:
+        for match in _REPEATED.finditer(text):
+            found.append((match.start(), match.end(), match.group(1)))
+    if not found:
+        return text
+    out: list[str] = []
+    position = 0
+    for start, end, plain in sorted(found):
+        if start < position:
+            continue
+        out.append(text[position:start])
+        out.append(plain.ljust(end - start))
+        position = end
+    out.append(text[position:])
+    return "".join(out)
+
+
+def _token_start(text: str, at: int) -> int:
+    tail = _TOKEN_TAIL.search(text, max(0, at - 13), at)
+    return at - len(tail.group(0)) if tail else at

@@ -16,7 +16,8 @@ from typing import Any
 from memory.edges import END_TYPES, insert_edge
 from memory.episodes import insert_episode, insert_message
 from memory.errors import ImportFailed, InvalidInput
-from memory.memories import NewMemory, insert_memory, parse_instant_field
+from memory.memories import insert_memory, parse_instant_field
+from memory.new_memory import NewMemory
 from memory.schema import TIERS
 from memory.store import Store
 from memory.summaries import NewSummary, insert_summary

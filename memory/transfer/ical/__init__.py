@@ -51,6 +51,11 @@ Import reads VEVENT and VTODO as reminders (kind "reminder"):
 X-WR-TIMEZONE is applied here rather than with the `x-wr-timezone` package: every date-time
 already passes through one function that gives it a zone (floating times need the user's zone,
 TZIDs need mapping), the rule is one line there, and it covers VTODO too.
+
+The occurrence a series is due at is found with memory.time.rules rather than recurring-ical-events
+(tried, docs/calendar-expansion.md): that library walks every occurrence from DTSTART (ten hourly
+series begun in 1970: 142 s against 0.05 s, the slowness issue 22 removed), and it reads RDATE and
+moved occurrences differently from what this import documents above.
 """
 from memory.transfer.ical.export import build_calendar, calendar_text, calendar_uid, write_calendar
 from memory.transfer.ical.lines import PRODID, looks_like_calendar

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from memory.errors import ImportFailed, InvalidInput
-from memory.memories import NewMemory, insert_memory
+from memory.memories import insert_memory
+from memory.new_memory import NewMemory
 from memory.store import Store
 from memory.time.due_phrases import localize
 from memory.time.instants import check_instant, parse_stored, to_utc_iso
