@@ -58,7 +58,7 @@ def rows(db: str) -> list[tuple]:
     """Every memory and the undo record, as stored (a write that failed must leave them as they were)."""
     with sqlite3.connect(db) as conn:
         return conn.execute("SELECT * FROM knowledge ORDER BY id").fetchall() + \
-            conn.execute("SELECT * FROM reminder_changes").fetchall()
+            conn.execute("SELECT * FROM memory_changes").fetchall()
 
 
 # -- the acceptance journey --------------------------------------------------------------------------------
