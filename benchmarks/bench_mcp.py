@@ -61,7 +61,7 @@ def working_copy(n: int, stores: Path, work: Path, withheld: bool) -> tuple[Path
     import numpy as np
 
     from memory import memories
-    from memory.search import vectors as vector_index
+    from memory import vectors as vector_index
 
     record = bench_scale.build_store(n, stores)
     db = work / f"mcp-{n}.db"
