@@ -236,6 +236,7 @@ class MemoryTools:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((address.host, address.port))
+            sock.listen(2048)  # before the URL is announced: a client that connects at once is queued, not refused
         except OSError as exc:
             sock.close()
             raise AssistantError(f"cannot listen on {address.url_host}:{address.port}: {exc.strerror or exc}") from None
