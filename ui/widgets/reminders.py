@@ -262,7 +262,7 @@ class ReminderPanel(ReportsFailures, Vertical):
             return
 
         def show() -> None:
-            if undone.memory.done_at is None:
+            if undone.memory is not None and undone.memory.done_at is None:  # None: a memory just made, gone
                 self.select(undone.memory.id)  # the highlight goes to the one that came back
             self.changed(text, undo_hint=False)
 
