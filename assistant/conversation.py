@@ -11,10 +11,12 @@ from typing import Any
 
 @dataclass(frozen=True)
 class ToolUse:
-    """A tool call, as a model asked for it."""
+    """A tool call, as a model asked for it, or as the app made it from the reading of a request the
+    model did not carry out (origin "app")."""
     id: str
     name: str
     input: dict[str, Any] = field(default_factory=dict)
+    origin: str = "model"  # model | app
 
 
 @dataclass(frozen=True)

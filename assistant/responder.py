@@ -57,3 +57,8 @@ class Responder(Protocol):
     def round(self, conversation: list[Item]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
         """One round: text deltas, then the tool calls of this round (if any)."""
         ...
+
+    def recover(self) -> bool:
+        """The model failed after it had begun answering: whether a round is left that still acts on
+        the message (the app carrying out a clear request the model did not)."""
+        ...

@@ -9,7 +9,7 @@ import asyncio
 import os
 import threading
 from collections.abc import AsyncIterator, Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from assistant.runtime import Runtime
@@ -22,8 +22,10 @@ from assistant.views import (
     MessageView,
     RecapData,
     ReminderChange,
+    ReminderDetail,
     ReminderPage,
     ReminderView,
+    StatusView,
     private_marked,
 )
 from memory import changes, episodes, memories, reminders
@@ -77,7 +79,7 @@ FIRST_LAUNCH_LOOKBACK = timedelta(days=30)  # a store never opened by the app: a
 
 
 class AssistantService:
-    def __init__(self, runtime: Runtime, defer: Callable[[Callable[[], None]], None] | None = None) -> None:
+    def __init__(self, runtime: Runtime, defer: Callable[[Callable[[], object]], None] | None = None) -> None:
         self.runtime = runtime
         self.agent: Agent | None = None
         # How slow follow-up work (model titles of closed conversations) is run; the TUI passes a
@@ -158,9 +160,16 @@ class AssistantService:
     # -- reads ------------------------------------------------------------------------------
 
     def _view(self, r: reminders.Reminder) -> ReminderView:
-        clock = self.runtime.clock
-        return ReminderView(r.memory.id, r.memory.content, r.status, clock.short(r.due_at),
-                            reminders.relative_time(r.due_at, clock.now(), clock), r.due_at, r.label)
+        """The one place a reminder becomes what the front ends show, field by field."""
+        clock, memory = self.runtime.clock, r.memory
+        relative = reminders.relative_time(r.due_at, clock.now(), clock)
+        rule = memory.rule
+        return ReminderView(memory.id, memory.content, r.status, clock.short(r.due_at), relative, r.due_at,
+                            rule.describe() if rule else None,
+                            due_now=relative == "now")  # relative_time's own "now": one rule for both
+
+    def _change(self, before: Memory, after: Memory) -> ReminderChange:
+        return ReminderChange(before, after, self.runtime.clock.short(after.due_at) if after.due_at else "")
 
     def sidebar_reminders(self, within_days: int = 7, limit: int = SIDEBAR_LIMIT) -> ReminderPage:
         """The most urgent open reminders of the window (overdue first, mentioned or not) and how many
@@ -168,8 +177,16 @@ class AssistantService:
         items, total, overdue = reminders.urgent_open_reminders(self.runtime.store, within_days, limit)
         return ReminderPage([self._view(r) for r in items], total, overdue)
 
-    def reminder_detail(self, memory_id: int) -> Memory:
-        return memories.get_memory(self.runtime.store, memory_id)
+    def reminder_detail(self, memory_id: int) -> ReminderDetail:
+        """One reminder as it is now (done or forgotten elsewhere: NotFound / InvalidInput)."""
+        clock = self.runtime.clock
+        memory = memories.get_memory(self.runtime.store, memory_id)
+        if memory.due_at is None or memory.done_at is not None:
+            raise InvalidInput(f"#{memory_id} is not an open reminder any more")
+        status, label = reminders.label_for(memory, clock.now(), clock)
+        return ReminderDetail(self._view(reminders.Reminder(memory, status, label)), memory.kind, memory.importance,
+                              clock.short(memory.created_at),
+                              clock.short(memory.reminded_at) if memory.reminded_at else None)
 
     def _episode_view(self, e: episodes.Episode) -> EpisodeView:
         return EpisodeView(e.id, e.title or "Untitled", e.summary or "", self.runtime.clock.short(e.started_at))
@@ -286,6 +303,14 @@ class AssistantService:
     def next_due_after(self, moment: datetime) -> datetime | None:
         return reminders.next_due_after(self.runtime.store, moment)
 
+    def seconds_until(self, moment: datetime) -> float:
+        """How long until `moment` (0 or less: it has come), for a timer. A running clock is read to
+        the microsecond here: its now() has whole seconds, and a timer set from it fires up to a
+        second late. A frozen clock is read as it is (a test moves it)."""
+        clock = self.runtime.clock
+        now = clock.now() if clock.fixed else datetime.now(UTC)
+        return (moment - now).total_seconds()
+
     def take_due_reminders(self) -> DueNotice:
         """Reminders that fell due since this process last announced (the latest DUE_NAMED, latest
         first, and how many in all), marked as announced now.
@@ -323,14 +348,14 @@ class AssistantService:
         if self.announced_until is not None:
             self.runtime.store.set_meta(ANNOUNCED_KEY, to_utc_iso(self.announced_until))
 
-    def status(self) -> dict[str, object]:
+    def status(self) -> StatusView:
         store = self.runtime.store
         last = last_completed_run(store)
         clock = self.runtime.clock
-        return {"memories": memories.count_memories(store),
-                "last_consolidation": clock.short(last.completed_at) if last and last.completed_at else None,
-                # Shown in the status bar so that nobody writes test times into a real store by accident.
-                "frozen": f"clock frozen at {clock.short(clock.fixed)}" if clock.fixed else None}
+        return StatusView(self.provider_label, memories.count_memories(store),
+                          clock.short(last.completed_at) if last and last.completed_at else None,
+                          # Shown in the status bar so that nobody writes test times into a real store by accident.
+                          clock.short(clock.fixed) if clock.fixed else None)
 
     # -- writes -----------------------------------------------------------------------------
 
@@ -341,13 +366,13 @@ class AssistantService:
         store = self.runtime.store
         with changes.recorded(store, memory_id, "done"):
             before = memories.get_memory(store, memory_id)
-            return ReminderChange(before, reminders.mark_done(store, memory_id))
+            return self._change(before, reminders.mark_done(store, memory_id))
 
     def snooze(self, memory_id: int, when: str) -> ReminderChange:
         store = self.runtime.store
         with changes.recorded(store, memory_id, "snooze"):
             before = memories.get_memory(store, memory_id)
-            return ReminderChange(before, reminders.snooze(store, memory_id, when))
+            return self._change(before, reminders.snooze(store, memory_id, when))
 
     def edit_reminder(self, memory_id: int, content: str | None = None, due: str | None = None) -> ReminderChange:
         """New text and/or a new due phrase (resolved as everywhere: memory.time.schedule); a phrase that
@@ -360,8 +385,8 @@ class AssistantService:
         action = "edit" if content and due else "move" if due else "rename"
         with changes.recorded(store, memory_id, action):
             before = memories.get_memory(store, memory_id)
-            return ReminderChange(before, reminders.update_memory(store, memory_id, content=content, due_at=due,
-                                                                  allow_past=False))
+            return self._change(before, reminders.update_memory(store, memory_id, content=content, due_at=due,
+                                                                allow_past=False))
 
     def forget_reminder(self, memory_id: int) -> Memory:
         """Delete a reminder the one way every front end forgets (assistant.forgetting); the change is
@@ -380,19 +405,24 @@ class AssistantService:
         return undo_text(self.runtime, undone)
 
     def new_conversation(self) -> episodes.Episode | None:
-        """Close the current episode (title, summary, outcome); the next message opens a new one.
-
-        With a background runner the quick title is given at once and the model's follows.
-        """
+        """Close the current episode (quick title, summary, outcome) at once; the next message opens a new
+        one. With a background runner the model's title follows (otherwise it is owed: `owed_titles`)."""
         if self.agent is None:
             return None
         return self.agent.close_episode()
 
     def close_for_quit(self) -> episodes.Episode | None:
-        """Close the current episode before the process ends: the model's title now, nothing deferred."""
+        """Close the current episode before the process ends: at once, with its quick title (the model's
+        is owed, written by the next process that has a model)."""
         if self.agent is None:
             return None
-        return self.agent.close_episode(wait=True)
+        return self.agent.close_episode()
+
+    def owed_titles(self) -> int:
+        """Write the model titles closed conversations owe (idle time); how many are still owed."""
+        from assistant.turn.titles import owed_titles
+
+        return owed_titles(self.runtime)
 
     async def turn(self, text: str) -> AsyncIterator[Event]:
         """One turn; a message sent while the app is still starting waits for the model choice."""

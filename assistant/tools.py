@@ -152,19 +152,15 @@ def remember(runtime: Runtime,
              kind: Kind | None = None,
              importance: Annotated[int, Field(ge=1, le=5, description="1 trivial ... 5 essential; default 3.")] = 3,
              private: Annotated[bool, Field(description="Sensitive; shown to you marked [Private].")] = False,
-             *, message_id: int | None = None, gate: Gate = LOCAL_GATE, source: str = "typed",
-             undoable: bool = False) -> ToolOutcome:
+             *, message_id: int | None = None, gate: Gate = LOCAL_GATE, source: str = "typed") -> ToolOutcome:
     # The message that asked is kept with the memory: forgetting it later scrubs that message too. A
     # secret of the user's message (put back from its placeholder) makes the memory sensitive.
-    # `undoable`: the new memory is the change undo takes back (another AI tool's write, so ctrl+z in the
-    # app removes what it added), recorded in the same transaction.
-    with runtime.store.transaction():
+    with runtime.store.transaction():  # made and recorded together: undo (ctrl+z, "undo") takes it away again
         memory = memories.remember(runtime.store, content, due_at=due_at, kind=kind, importance=importance,
                                     private=private, allow_past=False,
                                     message_ids=[message_id] if message_id else None,
                                     sensitive=_holds_secret(gate, content) or None, source=source)
-        if undoable:
-            changes.record_change(runtime.store, memory.id, "remember")
+        changes.record_change(runtime.store, memory.id, "remember")
     due = f" (reminder, due {runtime.clock.short(memory.due_at)} {memory.due_at})" if memory.due_at else ""
     return ToolOutcome(f"Remembered #{memory.id}: {gate.memory(memory)}{due}{_past(runtime, memory)}",
                        f"remembered: {describe(runtime, memory)}{_past(runtime, memory)}", _changed(memory),

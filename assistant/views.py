@@ -15,13 +15,38 @@ def private_marked(text: str, private: bool) -> str:
 
 @dataclass
 class ReminderView:
+    """An open reminder as the front ends show it, in fields (built in one place,
+    AssistantService._view): nothing here is a label to take apart."""
+
     id: int
     content: str
     status: str  # due | overdue
-    when: str  # local, "Mon Nov 23 09:00"
-    relative: str  # "in 2 h", "overdue 1 d"
-    due_at: str
-    label: str = ""  # memory's own label, "[DUE Mon Nov 23 09:00]" (recurring ones add their rule)
+    when: str  # the due instant in local time, "Mon Nov 23 09:00"
+    relative: str  # "in 2 h", "overdue 1 d", "now"
+    due_at: str  # the due instant as stored (UTC): the key of this occurrence
+    rule: str | None = None  # a repeating reminder's rule, "every Tue"; None for a one-off
+    due_now: bool = False  # within half a minute of its due instant: due now, not yet "overdue"
+
+
+@dataclass
+class ReminderDetail:
+    """One reminder in full, for the details dialog."""
+
+    reminder: ReminderView
+    kind: str
+    importance: int
+    created: str  # local time
+    mentioned: str | None = None  # when the assistant last mentioned it, local time
+
+
+@dataclass
+class StatusView:
+    """What the status bar shows, in fields: the bar words it."""
+
+    provider: str  # "anthropic · claude-…", "offline · …", or "connecting…" before a model is chosen
+    memories: int
+    last_consolidation: str | None = None  # local time of the last completed run
+    frozen_at: str | None = None  # local time of a frozen clock (--now, ASSISTANT_NOW); None when it runs
 
 
 @dataclass
@@ -101,3 +126,4 @@ class ReminderChange:
 
     before: Memory
     after: Memory
+    when: str = ""  # the due instant after the change, local time ("Mon Nov 23 08:00")

@@ -26,15 +26,18 @@ class Episode:
     ended_at: str | None
     active: bool = False
     tags: list[str] = field(default_factory=list)
+    needs_title: bool = False  # closed with its quick title; a model-written one is owed (schema 11)
 
     @classmethod
     def from_row(cls, row: Any) -> Episode:
         return cls(id=row["id"], title=row["title"], summary=row["summary"], outcome=row["outcome"],
                    started_at=row["started_at"], ended_at=row["ended_at"], active=bool(row["active"]),
-                   tags=json.loads(row["tags"] or "[]"))
+                   tags=json.loads(row["tags"] or "[]"), needs_title=bool(row["needs_title"]))
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data.pop("needs_title")  # a store's own bookkeeping, not part of the episode's JSON shape
+        return data
 
     def line(self, clock: Clock, title: str | None = None) -> str:
         """The one-line form every list uses (prompt, tools, CLI): "[Nov 22 13:05] Title".
@@ -150,14 +153,32 @@ def last_activity(store: Store, episode_id: int) -> str | None:
 
 
 def close_episode(store: Store, episode_id: int, title: str | None, summary: str | None,
-                  outcome: str, ended_at: str | None = None) -> Episode:
+                  outcome: str, ended_at: str | None = None, needs_title: bool = False) -> Episode:
+    """Close a conversation with a title and summary; `needs_title`: they are the quick ones, and a model's
+    are owed (`needing_titles`), written by whichever process next has a model."""
     if outcome not in ("success", "abandoned"):
         raise InvalidInput(f"unknown outcome {outcome!r}")
     with store.transaction():
         get_episode(store, episode_id)
-        store.execute("UPDATE episodes SET title = ?, summary = ?, outcome = ?, active = 0, ended_at = ? "
-                      "WHERE id = ?", (title, summary, outcome, ended_at or store.clock.now_iso(), episode_id))
+        store.execute("UPDATE episodes SET title = ?, summary = ?, outcome = ?, active = 0, ended_at = ?, "
+                      "needs_title = ? WHERE id = ?",
+                      (title, summary, outcome, ended_at or store.clock.now_iso(), int(needs_title), episode_id))
         return get_episode(store, episode_id)
+
+
+def needing_titles(store: Store, limit: int = 5) -> list[int]:
+    """Closed conversations that owe a model-written title, oldest first."""
+    return [r[0] for r in store.query("SELECT id FROM episodes WHERE needs_title = 1 AND active = 0 "
+                                      "AND ended_at IS NOT NULL ORDER BY id LIMIT ?", (limit,))]
+
+
+def give_title(store: Store, episode_id: int, title: str, summary: str) -> bool:
+    """The model's title for a conversation that owes one; False (nothing written) when it no longer does
+    (it was reopened, or another process titled it first)."""
+    with store.transaction():
+        cursor = store.execute("UPDATE episodes SET title = ?, summary = ?, needs_title = 0 WHERE id = ? "
+                               "AND needs_title = 1 AND active = 0", (title, summary, episode_id))
+        return cursor.rowcount == 1
 
 
 def had_real_exchange(messages: list[Message]) -> bool:
@@ -388,5 +409,6 @@ def reopen_episode(store: Store, episode_id: int) -> Episode:
     with store.transaction():
         get_episode(store, episode_id)
         store.execute("UPDATE episodes SET active = 0 WHERE active = 1 AND id != ?", (episode_id,))
-        store.execute("UPDATE episodes SET active = 1, ended_at = NULL, outcome = NULL WHERE id = ?", (episode_id,))
+        store.execute("UPDATE episodes SET active = 1, ended_at = NULL, outcome = NULL, needs_title = 0 WHERE id = ?",
+                      (episode_id,))
         return get_episode(store, episode_id)

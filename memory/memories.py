@@ -237,6 +237,33 @@ def _scrub_sources(store: Store, memory: Memory) -> list[dict[str, Any]]:
     return changed
 
 
+def _scrub_records(store: Store, memory: Memory) -> list[dict[str, Any]]:
+    """What the Why records quote of a forgotten memory goes too (whole quotations, as in messages).
+    Returns the records it changed, as they were."""
+    pattern = quotation_pattern(memory.content)
+    needle = memory.content.strip()
+    if pattern is None or not needle:
+        return []
+
+    def scrubbed(value: Any) -> Any:
+        if isinstance(value, str):
+            return pattern.sub(FORGOTTEN, value)
+        if isinstance(value, list):
+            return [scrubbed(v) for v in value]
+        if isinstance(value, dict):
+            return {k: scrubbed(v) for k, v in value.items()}
+        return value
+
+    changed = []
+    for row in _rows(store, "SELECT * FROM turn_records WHERE instr(lower(data), lower(?)) > 0",
+                     (json.dumps(needle, ensure_ascii=False)[1:-1],)):
+        data = json.dumps(scrubbed(json.loads(row["data"])), ensure_ascii=False)
+        if data != row["data"]:
+            changed.append(row)
+            store.execute("UPDATE turn_records SET data = ? WHERE message_id = ?", (data, row["message_id"]))
+    return changed
+
+
 def _retitle(store: Store, episode_ids: set[int], forgotten: str) -> list[dict[str, Any]]:
     """The conversations a forgotten memory was made in get their titles again from their scrubbed
     messages (a quick title is made of the words said, the forgotten ones among them); a title or
@@ -312,6 +339,7 @@ def forget(store: Store, memory_id: int) -> Forgotten:
             "edges": _rows(store, "SELECT * FROM edges WHERE (source_type = 'memory' AND source_id = ?) "
                                   "OR (target_type = 'memory' AND target_id = ?)", (memory_id, memory_id))}
         rows["messages"] = _scrub_sources(store, memory)
+        rows["turn_records"] = _scrub_records(store, memory)
         rows["episodes"] = _retitle(store, {t["episode_id"] for t in turns if t["episode_id"] is not None},
                                     memory.content)
         for table, found in _drop_summaries_of(store, memory_id).items():

@@ -322,8 +322,22 @@ MIGRATION_10 = [
     "DROP TABLE reminder_changes",
 ]
 
+# Schema 11: a conversation closed with its quick title owes a model-written one (quit never waits for a
+# model: the next process that has one writes it); and what went into each answer, recorded when the turn
+# ran (the Why view): keyed by the answer's message, gone with it.
+MIGRATION_11 = [
+    "ALTER TABLE episodes ADD COLUMN needs_title INTEGER NOT NULL DEFAULT 0",
+    "CREATE INDEX episodes_needs_title ON episodes(needs_title) WHERE needs_title = 1",
+    """CREATE TABLE turn_records (
+        message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+        episode_id INTEGER,
+        data TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    )""",
+]
+
 MIGRATIONS: list[Sequence[Step]] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5,
-                                    MIGRATION_6, MIGRATION_7, MIGRATION_8, MIGRATION_9, MIGRATION_10]
+                                    MIGRATION_6, MIGRATION_7, MIGRATION_8, MIGRATION_9, MIGRATION_10, MIGRATION_11]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -54,16 +54,32 @@ def _isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("LANG", "C.UTF-8")
 
 
-# The tests that drive the Textual app take 1-5 s each (about 80 s in all): the quick loop,
-# `pytest -m "not slow"`, leaves them out, by this one rule rather than a mark on each of them.
-# `pytest tests/test_ui_keys.py` runs a UI file whole.
-UI_TEST_FILES = ("test_ui.py", "test_ui_keys.py", "test_ui_reminders.py", "test_ui_conversations.py")
+# The tests that drive the Textual app take 1-5 s each (about two minutes in all): they live in the
+# files named test_ui*.py, and the quick loop, `pytest -m "not slow"`, leaves those files out, by this
+# one rule rather than a mark on each test. `pytest tests/test_ui_keys.py` runs a UI file whole.
+def drives_the_app(path: Path) -> bool:
+    return path.name.startswith("test_ui")
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if item.path.name in UI_TEST_FILES:
+        if drives_the_app(item.path):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def _the_quick_loop_drives_no_app(request, monkeypatch):
+    """A test elsewhere that starts the app fails, saying where it belongs: the quick loop stays quick."""
+    if drives_the_app(request.path):
+        return
+    from textual.app import App
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"{request.node.nodeid} drives the Textual app: move it to a tests/test_ui*.py "
+                             "file (the slow ones, left out of `pytest -m 'not slow'`)")
+
+    for name in ("run", "run_async", "run_test"):
+        monkeypatch.setattr(App, name, refuse)
 
 
 def pytest_configure(config):

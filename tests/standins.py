@@ -143,6 +143,9 @@ class OllamaHandler(_Base):
 
     def do_POST(self) -> None:
         body = self.read_body()
+        if self.path.startswith("/api/show"):  # the model's details: its context length, a Modelfile's num_ctx
+            return self.send_json(getattr(self.server_ref, "show", None) or {
+                "parameters": "", "model_info": {"general.architecture": "llama", "llama.context_length": 131072}})
         reply = self.server_ref.next_response()
         if isinstance(reply, tuple) and reply[0] == "sleep":
             time.sleep(reply[1])
@@ -181,7 +184,8 @@ class OpenAIHandler(_Base):
     Script entries: a string (the answer), {"tool_calls": [(name, args), ...], "text": str} (args a dict,
     or a string sent as it is), {"json": obj} (the content, as JSON text), an int status or
     (status, message), "drop", ("sleep", seconds, entry), or ("break", text) (an error event mid-stream).
-    Settings on the StandIn: `models` (listed ids), `key` (required bearer key), `tools` (False: a request
+    Settings on the StandIn: `models` (listed ids), `any_name` (True: answers any model name, as
+    llama-cpp-python does), `key` (required bearer key), `tools` (False: a request
     with tools is refused as llama-server without --jinja refuses it), `formats` (response_format types
     accepted: {"json_schema", "json_object"}; others get the 500 llama-cpp-python gives),
     `usage` (False: stream_options is ignored, no usage chunk, as llama-cpp-python does).
@@ -224,7 +228,7 @@ class OpenAIHandler(_Base):
         if not self.path.rstrip("/").endswith("/v1/chat/completions"):
             return self._refuse(404, f"Unknown path {self.path}", "not_found_error")
         models = getattr(self.server_ref, "models", ["stand-in"])
-        if body.get("model") not in models:
+        if body.get("model") not in models and not getattr(self.server_ref, "any_name", False):
             return self._refuse(404, f"The model `{body.get('model')}` does not exist", "not_found_error")
         if body.get("tools") and getattr(self.server_ref, "tools", True) is False:
             return self._refuse(400, "tools param requires --jinja flag")

@@ -25,11 +25,20 @@ The layers of memory/, lowest first:
   1  time, private files, the vector index, the secret detector
   2  the schema and its migrations
   3  the store, a new memory's checks
-  4  edges, summaries, episodes, search, the doctor
+  4  edges, summaries, episodes, search, the doctor, the records of turns (Why)
   5  supersession
   6  memories
   7  reminders, the undo record (changes), consolidation
   8  import and export
+
+The layers of ui/, lowest first:
+  0  text, the action table, shared messages, the desktop sender, toast placement
+  1  failures said, due notices, the palette's commands
+  2  the due watcher, the idle jobs
+  3  widgets
+  4  screens
+  5  the app
+  6  the entry point
 """
 from __future__ import annotations
 
@@ -59,11 +68,20 @@ MEMORY_LAYERS = [
     ("time", "files", "vectors", "sensitive"),
     ("schema",),
     ("store", "new_memory"),
-    ("edges", "summaries", "episodes", "search", "health"),
+    ("edges", "summaries", "episodes", "search", "health", "turn_records"),
     ("supersession",),
     ("memories",),
     ("reminders", "changes", "consolidation"),
     ("transfer",),
+]
+UI_LAYERS = [
+    ("text", "actions", "messages", "desktop", "toasts"),
+    ("failures", "due_notices", "commands"),
+    ("due_watcher", "jobs"),
+    ("widgets",),
+    ("screens",),
+    ("app",),
+    ("entry",),
 ]
 
 
@@ -192,6 +210,10 @@ def test_assistant_stands_in_layers():
 
 def test_memory_stands_in_layers():
     assert layer_violations("memory", MEMORY_LAYERS) == []
+
+
+def test_ui_stands_in_layers():
+    assert layer_violations("ui", UI_LAYERS) == []
 
 
 def test_the_layer_check_sees_a_lazy_import_that_runs_up(tmp_path):

@@ -125,23 +125,3 @@ def test_an_import_stands_when_the_model_cannot_load(tmp_path, capsys):
     assert "could not be embedded" in err and "300 texts are waiting for their embeddings" in err
     assert pending_count(runtime.store) == 300
     runtime.close()
-
-
-@pytest.mark.slow
-async def test_the_app_embeds_the_backlog_while_nobody_types(tmp_path):
-    import ui.app
-    from tests.ui_helpers import wait_until
-
-    runtime, embedder, _ = _runtime_with_backlog(tmp_path, ASSISTANT_PROVIDER="offline")
-    app = ui.app.AssistantApp(runtime.settings, embedder=embedder)
-    async with app.run_test(size=(100, 30)) as pilot:
-        app.main_screen.jobs.embed_idle_seconds = 1000.0
-        await app.workers.wait_for_complete()
-        texts = embedder.texts
-        app.main_screen.jobs.embed_while_idle()  # someone typed a moment ago: nothing is embedded
-        await app.workers.wait_for_complete()
-        assert embedder.texts == texts and pending_count(runtime.store) > 0
-        app.main_screen.jobs.embed_idle_seconds = 0.0
-        app.main_screen.jobs.embed_while_idle()
-        await wait_until(pilot, lambda: pending_count(runtime.store) == 0, timeout=120, what="the backlog embedded")
-    assert vectors.count(runtime.store) == BACKLOG

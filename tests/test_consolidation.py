@@ -131,9 +131,12 @@ def test_ollama_down_still_scores_and_tiers(filled, embedder):
 
 
 def test_missing_model_named(filled, embedder, ollama_standin):
+    """Not listed is a warning (the name is sent as configured); Ollama's 404 then names what to pull."""
+    ollama_standin.script = [404] * 20
     m = LocalModel(ollama_standin.url, "llama-nope:1b", timeout=5)
     result = Consolidator(filled, embedder, gated(filled, m)).run(full=True)
-    assert any("no model 'llama-nope:1b'" in x for x in result.messages)
+    assert any("no model 'llama-nope:1b' (404); it offers: stand-in:latest; run: ollama pull llama-nope:1b" in x
+               for x in result.messages + result.errors)
 
 
 def test_malformed_json_retried_once_then_skipped(filled, embedder, smart_ollama):

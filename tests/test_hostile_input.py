@@ -331,46 +331,6 @@ def test_the_app_refuses_at_launch_a_store_it_could_not_save_to(tmp_path):
         check_launch(str(path))
 
 
-async def test_the_app_ends_with_one_line_when_its_store_is_damaged(tmp_path):
-    import sqlite3
-
-    from tests.ui_helpers import make_app
-
-    app = make_app(tmp_path)
-    path = app.runtime.settings.db_path()
-    app.runtime.store.close()
-    del app.runtime.__dict__["store"]
-    with sqlite3.connect(path) as db:
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    with open(path, "r+b") as handle:  # the schema page is overwritten: nothing can be read
-        handle.seek(100)
-        handle.write(b"\xde\xad" * 1500)
-    async with app.run_test(size=(100, 30)) as pilot:
-        for _ in range(100):
-            if app.exit_line:
-                break
-            await pilot.pause(0.05)
-    assert app.return_code == 1
-    assert "cannot be read" in app.exit_line and "assistant doctor" in app.exit_line
-
-
-async def test_bad_input_in_a_background_job_is_a_notice_not_the_end_of_the_app(tmp_path):
-    """Issue 20, item 5: continuing a conversation that no longer exists (forgotten in another window)
-    ended the app with exit 1; only a store that cannot be used may end it."""
-    from tests.ui_helpers import make_app, notices, settle, wait_until
-
-    app = make_app(tmp_path)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot, app)
-        app.main_screen._continue(99999)
-        await wait_until(pilot, lambda: any("no episode with id 99999" in n for n in notices(app)),
-                         what="a notice")
-        assert app.is_running and not app.exit_line
-        app.main_screen.composer.insert("still here")
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: len(app.main_screen.chat.chat_log.query(".answer")) == 1, what="an answer")
-
-
 def test_export_never_replaces_a_device_a_pipe_or_what_a_symlink_is(cli, tmp_path):
     cli("remember", "keep this")
     fifo = tmp_path / "pipe"

@@ -128,7 +128,8 @@ async def test_a_local_server_needs_no_key(openai_standin, runtime):
 @pytest.mark.parametrize("script, kind, words", [
     (401, "auth", "needs an API key (401): set OPENAI_API_KEY"),
     (403, "auth", "needs an API key (403): set OPENAI_API_KEY"),
-    ((400, "context length exceeded"), "bad_request", "refused the request (400: context length exceeded)"),
+        ((400, "context length exceeded"), "context", "it is longer than its context window"),
+        ((400, "response_format is not supported"), "bad_request", "refused the request (400: response_format"),
     ("drop", "network", "is not reachable at http://127.0.0.1:"),
     (("break", "Half an ans"), "model", "failed while answering: the model crashed"),
 ])
@@ -360,24 +361,41 @@ def test_title_from_the_endpoint_and_check(openai_standin, tmp_path):
     rt.close()
 
 
+def test_a_server_that_lists_a_file_path_and_answers_any_name_works_on_every_path(openai_standin, tmp_path):
+    """llama-cpp-python lists its model by file path and answers any name: the chat sent the configured
+    name and worked while consolidation refused it ("has no model 'smollm2-135m'")."""
+    path = "/home/me/models/SmolLM2-135M-Instruct.Q4_1.gguf"
+    openai_standin.models, openai_standin.any_name = [path], True
+    openai_standin.script = [{"json": {"title": "Skiing", "summary": "We planned skiing."}}]
+    model = local(openai_standin)
+    model.check()
+    assert model.ask("x", "y", {"type": "object", "properties": {"title": {"type": "string"}}})["title"] == "Skiing"
+    assert chats(openai_standin)[-1]["model"] == "stand-in"  # the configured name, sent as it is
+    config = write_config(tmp_path, f'[openai]\nbase_url = "{openai_standin.base}"\nmodel = "smollm2-135m"\n')
+    choice = choose_provider(make_runtime(tmp_path, ASSISTANT_CONFIG=config))
+    assert choice.problem == "" and "does not list 'smollm2-135m'" in choice.warning and choice.answers
+
+
 def test_local_model_failures(openai_standin):
     with pytest.raises(ModelUnavailable, match="The OpenAI-compatible server is not reachable at http://127.0.0.1:9"):
         OpenAILocalModel("http://127.0.0.1:9/v1", "m", timeout=2, backoff=0.01).check()
     openai_standin.models = ["qwen"]
-    with pytest.raises(ModelUnavailable, match="has no model 'stand-in'; it offers: qwen"):
-        local(openai_standin).check()
+    unlisted = local(openai_standin)
+    unlisted.check()  # not listed: a warning (status says it), never a refusal
+    with pytest.raises(ModelUnavailable, match=r"has no model 'stand-in' \(404\); it offers: qwen"):
+        unlisted.ask("x", "y", SCHEMA)  # the server's 404 refuses it, and names what it offers
     openai_standin.models = ["stand-in"]
     openai_standin.script = [500]
     model = local(openai_standin, retries=1, breaker_threshold=3)
     with pytest.raises(ModelUnavailable, match=r"failed \(500\)"):
         model.ask("x", "y", SCHEMA)
-    assert len(chats(openai_standin)) == 2  # retried once
+    assert len(chats(openai_standin)) == 1 + 2  # (the 404 above) then retried once
     with pytest.raises(ModelUnavailable, match=r"failed \(500\)"):
         model.ask("x", "y", SCHEMA)  # the third failure opens the breaker: no retry
-    assert len(chats(openai_standin)) == 3
+    assert len(chats(openai_standin)) == 1 + 3
     with pytest.raises(ModelUnavailable, match="failed 3 times in a row"):
         model.ask("x", "y", SCHEMA)
-    assert len(chats(openai_standin)) == 3  # the breaker asked nobody
+    assert len(chats(openai_standin)) == 1 + 3  # the breaker asked nobody
     openai_standin.script = ["nope", "nope"]
     with pytest.raises(MalformedAnswer):
         local(openai_standin).ask("x", "y", SCHEMA)
@@ -470,7 +488,7 @@ def test_status_doctor_and_chat_from_the_command_line(openai_standin, tmp_path, 
     assert code == 0 and out.strip() == "Hi from the endpoint."
     openai_standin.models = ["other"]
     code, out, _ = cli("status")
-    assert "it does not list 'stand-in' (it offers other)" in out
+    assert "warning: The OpenAI-compatible server at" in out and "does not list 'stand-in' (it lists other)" in out
 
 
 def test_status_says_when_the_endpoint_is_down(tmp_path, cli, monkeypatch):

@@ -222,6 +222,9 @@ def test_existing_memories_are_classified_by_the_migration(tmp_path, clock):
     db.execute("ALTER TABLE knowledge DROP COLUMN source")  # schema 9
     db.execute("ALTER TABLE knowledge DROP COLUMN pinned")
     db.execute("ALTER TABLE memory_changes RENAME TO reminder_changes")  # schema 10
+    db.execute("DROP INDEX episodes_needs_title")  # schema 11
+    db.execute("ALTER TABLE episodes DROP COLUMN needs_title")
+    db.execute("DROP TABLE turn_records")
     db.commit()
     db.close()
     store = Store(path, clock)
@@ -390,3 +393,59 @@ def test_reasoned_recall_sends_no_dates_of_a_withheld_memory(ollama_standin, rt)
     body = json.dumps(ollama_standin.bodies("/api/chat"))
     assert "sertraline" not in body and "next Friday" not in body
 
+
+
+# -- the round 4 attack: a restored value comes back cut ---------------------------------------------------
+
+PHRASE = "legal winner thank year wave sausage worth useful legal winner thank yellow"
+
+
+def _runs_of_three(text: str) -> set[str]:
+    words = PHRASE.split()
+    return {" ".join(words[i:i + 3]) for i in range(len(words) - 2) if " ".join(words[i:i + 3]) in text.lower()}
+
+
+async def test_a_restored_value_cut_short_by_an_error_never_goes_back(rt, anthropic_standin):
+    """The model put a recovery phrase's placeholder into a due date; the date error quoted the restored
+    text cut at 77 characters, and the tool result carried 10 of the 12 words back (issue 35, item 1)."""
+    anthropic_standin.script = [
+        tool_reply("remember", {"content": "wallet: [secret 1 of your message]"}),
+        tool_reply("update_memory", {"id": 1, "due_at": "remember: [secret 1 of your message]"}, tool_id="toolu_2"),
+        tool_reply("update_memory", {"id": 1, "content": "x" * 200_000 + " [secret 1 of your message]"},
+                   tool_id="toolu_3"),
+        text_reply("Saved.")]
+    events = await run_turn(rt, f"remember: {PHRASE}")
+    errors = [e.content for e in events if getattr(e, "is_error", False)]
+    assert errors and any("legal winner" in e for e in errors)  # the person's own screen shows it whole
+    assert memories.get_memory(rt.store, 1).sensitive
+    body = sent(anthropic_standin)
+    assert _runs_of_three(body) == set()
+    assert "legal winner thank" not in body and "[secret 1 of your message]" in body
+
+
+@pytest.mark.parametrize("echo", [
+    lambda v: v[:77], lambda v: repr(v[5:]), lambda v: v.upper()[10:], lambda v: ", ".join(v.split()[2:9]),
+    lambda v: json.dumps(v)[3:-4], lambda v: v.replace(" ", "_")[7:60], lambda v: "\n".join(v.split())[:40],
+])
+def test_the_gates_last_step_takes_any_piece_of_a_secret_out_of_every_item(rt, echo):
+    from assistant.conversation import AssistantMessage, ToolOutput, ToolResults, ToolUse, UserMessage
+    from assistant.outbound.gate import Gate
+    from assistant.reading import read
+
+    memories.remember(rt.store, "backup phrase for the ledger: " + PHRASE)  # sensitive at write
+    gate = Gate.for_turn(rt.store, read("what is on my list?", rt.clock))
+    leak = f"Error: could not read {echo(PHRASE)!s} as a date"
+    items = [UserMessage("what is on my list?", 1), AssistantMessage(leak, (ToolUse("t", "recall", {"q": leak}),)),
+             ToolResults((ToolOutput("t", "recall", leak),))]
+    sent_items = gate.conversation(items)
+    text = json.dumps([str(i) for i in sent_items])
+    assert _runs_of_three(text.replace("_", " ").replace("\\n", " ")) == set()
+    assert gate.fragments("the weather is fine today") == "the weather is fine today"
+
+
+def test_a_secret_of_the_message_is_replaced_whole_never_inside_another_word(rt):
+    from assistant.outbound.gate import Gate
+    from assistant.reading import read
+
+    gate = Gate.for_turn(rt.store, read("my locker pin is 4471", rt.clock))
+    assert gate.text("room 144712, pin 4471.", "x") == "room 144712, pin [secret 1 of your message]."

@@ -125,7 +125,9 @@ async def test_after_undo_the_highlight_is_on_the_reminder_that_came_back(tmp_pa
         assert find(app, "Task 03").done_at is None
         assert highlighted(app).reminder.content == "Task 03" and in_view(app, highlighted(app))
         await pilot.press("s")
-        await wait_until(pilot, lambda: isinstance(app.screen, SnoozeScreen), what="snooze")
+        # The dialog is the screen before its lines are composed: wait for its title.
+        await wait_until(pilot, lambda: isinstance(app.screen, SnoozeScreen) and app.screen.query(".screen-title"),
+                         what="snooze")
         assert "Task 03" in str(app.screen.query_one(".screen-title").render())
 
 
@@ -165,6 +167,24 @@ async def test_ctrl_z_in_the_message_box_undoes_a_done_said_in_the_chat(tmp_path
         assert app.main_screen.composer.text == ""  # the sent message did not come back
         assert any(n.startswith("Undone: #") and "stretch" in n for n in notices(app))
         assert "stretch" in sidebar_text(app)
+
+
+async def test_ctrl_z_in_the_message_box_undoes_a_change_made_while_a_draft_waited(tmp_path):
+    """A draft typed before a reminder changed is not the box's to undo: ctrl+z puts the reminder back
+    and keeps the draft; once the draft is edited, ctrl+z is the box's own again."""
+    app = many_app(tmp_path, count=3)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*keys("a draft"), "ctrl+l", "d")
+        await settle(pilot, app)
+        assert find(app, "Task 01").done_at is not None
+        await pilot.press("escape", "ctrl+z")
+        await settle(pilot, app)
+        assert find(app, "Task 01").done_at is None and app.main_screen.composer.text == "a draft"
+        await pilot.press("!", "ctrl+z")
+        await settle(pilot, app)
+        assert app.main_screen.composer.text == "a draft" and find(app, "Task 01").done_at is None
+        assert sum(n.startswith("Undone") for n in notices(app)) == 1  # the box's own undo, not another one
 
 
 async def test_the_details_dialog_edits_text_and_time_and_forgets_with_undo(tmp_path):
@@ -264,6 +284,35 @@ async def test_at_80_columns_nothing_is_cut_mid_word_and_toasts_leave_the_messag
     async with wide.run_test(size=(120, 40)) as pilot:
         await settle(pilot, wide)
         assert "\n  Sun Nov 22 13:59 · overdue 1 min" in sidebar_text(wide)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_toasts_stand_above_the_message_box_and_beside_the_reminders(tmp_path, size):
+    """Placed through the styles of Textual's ToastRack (ui/toasts.py): never on the message box, as it
+    grows with its text, nor on the status bar; beside the sidebar on a wide screen; and where the list
+    fills a narrow screen, on the right, clear of where the highlighted reminder is read."""
+    app = many_app(tmp_path, count=8)
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settle(pilot, app)
+        screen = app.main_screen
+        screen.composer.insert("\n".join(f"a draft of line {i}" for i in range(6)))  # the box grows
+        for i in range(3):
+            app.notify(f"Notice {i}: long enough to wrap over a few lines of the toast " * 2, timeout=60)
+        await pilot.pause(0.3)
+
+        def toasts_clear_of(*widgets) -> bool:
+            toasts = list(app.screen.query("Toast"))
+            return bool(toasts) and all(not t.region.overlaps(w.region) for t in toasts for w in widgets)
+
+        await wait_until(pilot, lambda: toasts_clear_of(screen.composer, screen.sidebar, screen.status),
+                         what="toasts clear of the message box and the sidebar")
+        assert screen.composer.region.height >= 6
+        await pilot.press("ctrl+l")  # the list (the whole screen at 80 columns), a row highlighted
+        await settle(pilot, app)
+        await wait_until(pilot, lambda: toasts_clear_of(screen.status) and in_view(app, highlighted(app)),
+                         what="toasts clear of the highlighted reminder")
+        if size[0] >= 90:
+            assert toasts_clear_of(screen.sidebar)
 
 
 @pytest.mark.parametrize("key", ["ctrl+b", "ctrl+l"])

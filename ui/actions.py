@@ -3,13 +3,14 @@ come from here, so they cannot disagree (Posting's `Binding(id=, tooltip=)` plus
 
 Each row names where its key works (`scope`): "app" keys are App bindings (anywhere), "main" keys
 bindings of the main screen, "reminders" keys bindings of the reminder panel, and the rows with
-other scopes are handled by their widget and are listed here so that help shows them. Keys are rebindable by `id` under `[keymap]` in the config.
+other scopes are handled by their widget and are listed here so that help shows them. Keys are
+rebindable by `id` under `[keymap]` in the config.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 
 @dataclass(frozen=True)
@@ -44,21 +45,22 @@ ACTIONS: tuple[UiAction, ...] = (
              footer=1, scope="main"),
     UiAction("copy-answer", "ctrl+t", "copy_last_answer", "Copy answer",
              "Copy the last answer to the clipboard (OSC 52; most terminals, over ssh too)", footer=2, scope="main"),
+    # Not a priority key: the message box sees ctrl+z first and keeps it while it holds text of its own.
     UiAction("undo", "ctrl+z", "undo", "Undo",
              "Undo the last reminder change (done, snooze, edit, forget), wherever it was made: the list, a "
-             "dialog, the chat or the command line", priority=True, scope="main"),
+             "dialog, the chat or the command line", scope="main"),
     UiAction("consolidate", "ctrl+g", "consolidate", "Consolidate",
              "Consolidate memories now with the local model, in the background"),
     UiAction("help", "f1", "help", "Help", "List every key", footer=1),
     UiAction("focus-composer", "escape", "focus_composer", "Back to typing",
              "Close a dialog, or return the keyboard to the message box from anywhere", palette=False, scope="main"),
-    UiAction("chat-page-up", "pageup", "chat_page_up", "Scroll up",
+    UiAction("chat-page-up", "pageup", "chat_scroll('page_up')", "Scroll up",
              "Scroll the chat up a page (also while typing); the mouse wheel scrolls too", palette=False, scope="main"),
-    UiAction("chat-page-down", "pagedown", "chat_page_down", "Scroll down",
+    UiAction("chat-page-down", "pagedown", "chat_scroll('page_down')", "Scroll down",
              "Scroll the chat down a page; at the bottom it follows new messages again", palette=False, scope="main"),
-    UiAction("chat-top", "ctrl+home", "chat_top", "Top of chat", "Jump to the first message of the chat",
+    UiAction("chat-top", "ctrl+home", "chat_scroll('home')", "Top of chat", "Jump to the first message of the chat",
              palette=False, scope="main"),
-    UiAction("chat-bottom", "ctrl+end", "chat_bottom", "Newest message",
+    UiAction("chat-bottom", "ctrl+end", "chat_scroll('end')", "Newest message",
              "Jump to the newest message and follow new ones again", scope="main"),
     UiAction("change-theme", "", "change_theme", "Theme", "Pick a colour theme (kept for the next launch)"),
     UiAction("command-palette", "ctrl+p", "", "Commands", "Open the command palette: every action, searchable",
@@ -128,9 +130,9 @@ SCOPE_TITLES = {
 }
 
 
-def bindings(scope: str) -> list[Binding]:
+def bindings(scope: str) -> list[BindingType]:
     """The Textual bindings of one scope (rows with an action and a key)."""
-    out = []
+    out: list[BindingType] = []
     for a in ACTIONS:
         if a.scope != scope or not a.action or not a.key:
             continue

@@ -1,22 +1,26 @@
-"""The Textual app: it composes the main screen, opens the other screens (recap, conversations, help),
-keeps the theme and the keymap, and decides what a failed background job means. The panes do the
-work: the chat pane owns the turn, the reminder panel its list, the due watcher the notices (see
-ui/screens/main.py). Nothing here runs SQL or calls a model SDK.
+"""The Textual app: it composes the main screen, opens the other screens (recap, conversations, help,
+and the dialogs the reminder panel asks for), keeps the theme and the keymap, and decides what a failed
+background job means. The panes do the work: the chat pane owns the turn, the reminder panel its list,
+the due watcher the notices (see ui/screens/main.py). Nothing here runs SQL or calls a model SDK.
 
 Keys, footer, palette and help all come from the one table in ui/actions.py.
 """
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sys
-import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import App
 from textual.binding import BindingType
+from textual.command import Provider
+from textual.message import Message
+from textual.theme import Theme
 from textual.worker import Worker, WorkerState
 
 from assistant.errors import explain
@@ -25,13 +29,16 @@ from assistant.paths import history_file
 from assistant.runtime import Runtime
 from assistant.service import AssistantService
 from assistant.settings import Settings, SettingsError, save_setting
+from memory.connection import DatabaseError, OperationalError
 from memory.errors import StoreUnusable
 from ui import actions
 from ui.commands import ActionCommands
+from ui.messages import JobFailed
 from ui.screens.conversations import ConversationScreen, ConversationsScreen
-from ui.screens.dialogs import HelpScreen, RecapScreen
+from ui.screens.dialogs import DetailScreen, HelpScreen, RecapScreen, SnoozeScreen
 from ui.screens.main import MainScreen
 from ui.text import one_line
+from ui.widgets.reminders import ReminderPanel
 
 if TYPE_CHECKING:
     from memory.search.embeddings import Embedder
@@ -46,13 +53,26 @@ NARRATIVE_REQUEST = "Give me a short narrative recap of what we talked about in 
 class AssistantApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "assistant"
-    COMMANDS: ClassVar[set] = {ActionCommands}
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {ActionCommands}
     BINDINGS: ClassVar[list[BindingType]] = actions.bindings("app")
+
+    class Notice(Message):
+        """A warning from the runtime, said from any thread."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    class Deferred(Message):
+        """Slow follow-up work (a model-written title) to run in a thread worker, asked for from any thread."""
+
+        def __init__(self, job: Callable[[], object]) -> None:
+            super().__init__()
+            self.job = job
 
     def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
         """`embedder`: one to use instead of the configured one (a test's counting stand-in)."""
         super().__init__()
-        self._thread = threading.get_ident()
         self.runtime = Runtime(settings, notice=self.notice_from_anywhere, embedder=embedder)
         self.service = AssistantService(self.runtime, defer=self.in_background)
         self.keymap_settings: dict[str, str] = dict(settings.keymap or {})
@@ -68,7 +88,8 @@ class AssistantApp(App[int]):
 
     def get_default_screen(self) -> MainScreen:
         self.history.load()
-        return MainScreen(self.service, self.history, self.keymap_settings)
+        return MainScreen(self.service, self.history, self.keymap_settings,
+                          self.runtime.settings.ui.desktop_notifications)
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)
@@ -87,34 +108,33 @@ class AssistantApp(App[int]):
         assert isinstance(screen, MainScreen)
         return screen
 
-    def in_background(self, job: Callable[[], None]) -> None:
-        """Run slow follow-up work (a model-written title) in a thread worker; callable from any thread."""
-        def start() -> None:
-            self.run_worker(job, thread=True, group="background", exit_on_error=False,
-                            description="finish a background task")
+    # The runtime and the service speak from any thread: through messages (post_message is thread-safe).
 
-        if threading.get_ident() == self._thread:
-            start()
-        else:
-            self.call_from_thread(start)
+    def in_background(self, job: Callable[[], object]) -> None:
+        self.post_message(self.Deferred(job))
 
     def notice_from_anywhere(self, text: str) -> None:
-        if threading.get_ident() == self._thread:
-            self.notify(text, severity="warning", markup=False)
-        else:
-            self.call_from_thread(self.notify, text, severity="warning", markup=False)
+        self.post_message(self.Notice(text))
+
+    def on_assistant_app_deferred(self, event: Deferred) -> None:
+        self.run_worker(event.job, thread=True, group="background", exit_on_error=False,
+                        description="finish a background task")
+
+    def on_assistant_app_notice(self, event: Notice) -> None:
+        self.notify(event.text, severity="warning", markup=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR:
             self.worker_failed(event.worker)
 
-    def worker_failed(self, worker: Worker) -> None:
+    def on_job_failed(self, event: JobFailed) -> None:
+        self.worker_failed(event.worker)
+
+    def worker_failed(self, worker: Worker[object]) -> None:
         """A background job that failed says so: a store that cannot be used ends the app with one
         line (nothing could be saved); anything else (bad input, a model failure) is a notice, with
         the details in the log (see ui/failures.py)."""
         error = worker.error
-        from memory.connection import DatabaseError, OperationalError
-
         path = str(self.runtime.settings.db_path())
         if isinstance(error, DatabaseError) and not isinstance(error, OperationalError):  # not "locked"
             error = StoreUnusable(f"the database {path} cannot be read ({error})", path, "damaged")
@@ -124,17 +144,15 @@ class AssistantApp(App[int]):
                 self.exit_line = f"assistant: {one_line(explain(error), 400)}"
                 self.exit(return_code=1, message=self.exit_line)
             return
-        import logging
-
         logging.getLogger("assistant.ui").error("%s failed", worker.description, exc_info=error)
         text = f"Could not {worker.description}: {one_line(str(error)) or type(error).__name__} (details in the log)"
         if text != self._last_failure:  # a job run every second that keeps failing says it once
             self._last_failure = text
             self.notify(text, severity="error", timeout=8, markup=False)
 
-    def _theme_changed(self, theme) -> None:
+    def _theme_changed(self, theme: Theme) -> None:
         """A theme picked in the palette is kept for the next launch (config key ui.theme)."""
-        name = getattr(theme, "name", str(theme))
+        name = theme.name
         if name == self.runtime.settings.ui.theme:
             return
         try:
@@ -149,10 +167,10 @@ class AssistantApp(App[int]):
     def action_recap(self) -> None:
         self._open_recap()
 
-    @work(thread=True, exclusive=True, group="recap", exit_on_error=False, description="build the recap")
-    def _open_recap(self) -> None:
-        data = self.service.recap()
-        self.call_from_thread(self.push_screen, RecapScreen(data, self.service.has_model), self._after_recap)
+    @work(exclusive=True, group="recap", exit_on_error=False, description="build the recap")
+    async def _open_recap(self) -> None:
+        data = await asyncio.to_thread(self.service.recap)
+        self.push_screen(RecapScreen(data, self.service.has_model), self._after_recap)
 
     def _after_recap(self, result: str | None) -> None:
         if result == "narrative":
@@ -164,13 +182,19 @@ class AssistantApp(App[int]):
         if isinstance(self.screen, ConversationScreen):
             self.pop_screen()
             return
-        self.push_screen(ConversationsScreen(), self._after_conversations)
+        self.push_screen(ConversationsScreen(self.service), self._after_conversations)
 
     def _after_conversations(self, episode_id: int | None) -> None:
         if episode_id is None:
             self.main_screen.composer.focus()
             return
-        self.main_screen.continue_conversation(episode_id)
+        self.main_screen.chat.continue_conversation(episode_id)
+
+    def on_reminder_panel_snooze_asked(self, event: ReminderPanel.SnoozeAsked) -> None:
+        self.push_screen(SnoozeScreen(event.reminder, event.apply))
+
+    def on_reminder_panel_details_asked(self, event: ReminderPanel.DetailsAsked) -> None:
+        self.push_screen(DetailScreen(event.detail, event.edit), event.chosen)
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
@@ -197,7 +221,7 @@ class AssistantApp(App[int]):
             self.exit(0)
 
 
-def _history_path():
+def _history_path() -> Path | None:
     try:
         return history_file()
     except OSError:

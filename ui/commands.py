@@ -13,7 +13,7 @@ class ActionCommands(Provider):
     def _entries(self) -> list[tuple[str, str, Callable[[], object]]]:
         app = self.app
         keymap = getattr(app, "keymap_settings", {})
-        out = []
+        out: list[tuple[str, str, Callable[[], object]]] = []
         for a in actions.palette_actions():
             key = keymap.get(a.id, a.key)
             help_text = a.description + (f"  ({key.replace(',', ' / ')})" if key else "")

@@ -1,10 +1,11 @@
 """Reminders on time while the app runs: one timer for the next due instant (not a poll each minute),
 and a cheap check each second whether another process changed the store (PRAGMA data_version) or
 the clock has passed the next due instant (a frozen clock moved by a test, a machine back from
-sleep). What it finds it says with messages; its state is touched on the event loop only."""
+sleep). What falls due it says itself (toasts, the bell, desktop notifications when switched on) and
+with a message for the panes; its state is touched on the event loop only."""
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from textual import work
 from textual.message import Message
@@ -13,26 +14,17 @@ from textual.widget import Widget
 from textual.worker import Worker
 
 from assistant.service import AssistantService
-from assistant.views import DueNotice
+from assistant.views import DueNotice, ReminderView
+from ui import desktop, due_notices
 from ui.failures import ReportsFailures
+from ui.messages import StoreChanged
 
 POLL_SECONDS = 1.0  # how often the store is asked whether another process changed it
-LAUNCH_NAMED = 3  # reminders named in the one launch notice; the rest are counted
-
-
-def launch_text(notice: DueNotice) -> str:
-    """The one notice at launch, however many fell due: how many, and the latest few by name."""
-    from ui.text import one_line
-
-    named = "; ".join(f"{one_line(r.content, 50)} ({r.when})" for r in notice.items[:LAUNCH_NAMED])
-    n = notice.total
-    if n <= LAUNCH_NAMED:
-        return f"While the app was closed, {n} reminder{'s' if n != 1 else ''} fell due: {named}."
-    return f"While the app was closed, {n:,} reminders fell due; the latest: {named}; and {n - LAUNCH_NAMED:,} more."
 
 
 class DueWatcher(ReportsFailures, Widget):
-    """Not drawn; lives on the main screen for its timers and workers."""
+    """Not drawn; lives on the main screen for its timers and workers. `desktop_notifications`: also raise
+    a desktop notification for each reminder that falls due (config ui.desktop_notifications)."""
 
     DEFAULT_CSS = "DueWatcher { display: none; }"
 
@@ -46,9 +38,6 @@ class DueWatcher(ReportsFailures, Widget):
             self.items = notice.items
             self.total = notice.total
             self.at_launch = notice.at_launch
-
-    class StoreChanged(Message):
-        """Another process (the CLI, a second window) committed to the store."""
 
     class Checked(Message):
         def __init__(self, version: int, due: bool) -> None:
@@ -64,9 +53,10 @@ class DueWatcher(ReportsFailures, Widget):
             self.notice = notice
             self.version = version
 
-    def __init__(self, service: AssistantService) -> None:
+    def __init__(self, service: AssistantService, desktop_notifications: bool = False) -> None:
         super().__init__()
         self.service = service
+        self.desktop_notifications = desktop_notifications
         self.next_due: datetime | None = None
         self._version: int | None = None  # the store's data_version when last checked
         self._timer: Timer | None = None
@@ -84,15 +74,15 @@ class DueWatcher(ReportsFailures, Widget):
 
     @work(thread=True, group="store-watch", exit_on_error=False, description="check the store for changes")
     def _check_store(self, next_due: datetime | None) -> None:
-        due = next_due is not None and self.service.runtime.clock.now() >= next_due
+        due = next_due is not None and self.service.seconds_until(next_due) <= 0
         self.post_message(self.Checked(self.service.data_version(), due))
 
     def on_due_watcher_checked(self, event: Checked) -> None:
         event.stop()
         changed = self._version is not None and event.version != self._version
         self._version = event.version
-        if changed:
-            self.post_message(self.StoreChanged())
+        if changed:  # another process (the CLI, a second window) committed to the store
+            self.post_message(StoreChanged())
         if changed or event.due:
             self.announce()
 
@@ -121,7 +111,20 @@ class DueWatcher(ReportsFailures, Widget):
             self._version = event.version
         self._schedule(event.next_due)
         if event.notice is not None and event.notice.items:
+            self._say(event.notice)
             self.post_message(self.Due(event.notice))
+
+    def _say(self, notice: DueNotice) -> None:
+        for toast in due_notices.toasts(notice):
+            self.app.notify(toast.text, title=toast.title, severity="warning", timeout=toast.timeout, markup=False)
+        if self.desktop_notifications and not notice.at_launch:
+            self._notify_desktop(due_notices.on_desktop(notice))
+        self.app.bell()
+
+    @work(thread=True, group="desktop-notify", exit_on_error=False, description="send a desktop notification")
+    def _notify_desktop(self, items: list[ReminderView]) -> None:
+        for r in items:  # claimed in the store first: one per occurrence, with `assistant notify` or not
+            self.service.notify_desktop(r, desktop.notify_desktop)
 
     def _schedule(self, next_due: datetime | None) -> None:
         if self._timer is not None:
@@ -130,10 +133,6 @@ class DueWatcher(ReportsFailures, Widget):
         self.next_due = next_due
         if next_due is None:
             return
-        # The app's clock has whole seconds (stored instants do too): measure the wait with the real
-        # time when the clock runs, or the notice comes up to a second late. A hair late rather than
-        # early, since early means a second round.
-        clock = self.service.runtime.clock
-        now = clock.now() if clock.fixed else datetime.now(UTC)
-        delay = max(0.0, (next_due - now).total_seconds()) + 0.05
+        # A hair late rather than early, since early means a second round.
+        delay = max(0.0, self.service.seconds_until(next_due)) + 0.05
         self._timer = self.set_timer(min(delay, 86_400), self.announce, name="reminder-due")

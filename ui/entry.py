@@ -6,11 +6,15 @@ imported only when it is launched, so CLI commands start fast.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from assistant.cli.program import main as cli_main
 
+if TYPE_CHECKING:
+    from assistant.settings import Settings
 
-def launch(settings) -> int:
+
+def launch(settings: Settings) -> int:
     from ui.app import run_app
 
     return run_app(settings)

@@ -1,9 +1,11 @@
-"""Work the app does while you are idle: consolidation (when due by the settings' triggers, or by
-hand), and embedding what a big import left waiting. Progress is said with messages; the state
-(`running`) is written on the event loop only."""
+"""Work the app does in the background around the person: loading the embedding model at the first
+key, consolidation (when due by the settings' triggers, or by hand), and embedding what a big import
+left waiting, while nobody types and no answer is being written. Progress is said with messages; the
+state (`running`, the time of the last key) is written on the event loop only."""
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import time
 from typing import Any
 
 from textual import work
@@ -12,23 +14,18 @@ from textual.widget import Widget
 
 from assistant.service import AssistantService
 from ui.failures import ReportsFailures
+from ui.messages import StatusNews, StoreChanged
 
 EMBED_IDLE_SECONDS = 10.0  # quiet this long, the app embeds texts a big import left waiting
 CHECK_SECONDS = 60.0  # how often the consolidation triggers are looked at
+TURN_GROUP = "turn"  # the worker group of a turn (ui/widgets/chat.py): while one runs, no idle job starts
 
 
 class IdleJobs(ReportsFailures, Widget):
-    """Not drawn; lives on the main screen for its timers and workers. `idle_for()` says how many
-    seconds since the user last pressed a key, `busy()` whether an answer is being written."""
+    """Not drawn; lives on the main screen for its timers and workers. The screen tells it of every key
+    (`input_seen`); an answer being written is a running worker of the turn group."""
 
     DEFAULT_CSS = "IdleJobs { display: none; }"
-
-    class Progress(Message):
-        """Consolidation state for the status bar: "consolidating 3/10 (cluster)", or "idle"."""
-
-        def __init__(self, state: str) -> None:
-            super().__init__()
-            self.state = state
 
     class Finished(Message):
         def __init__(self, result: dict[str, Any] | None, error: str | None = None) -> None:
@@ -36,39 +33,70 @@ class IdleJobs(ReportsFailures, Widget):
             self.result = result
             self.error = error
 
-    def __init__(self, service: AssistantService, idle_for: Callable[[], float], busy: Callable[[], bool],
-                 embed_idle_seconds: float = EMBED_IDLE_SECONDS) -> None:
+    class ConsolidationDue(Message):
+        pass
+
+    def __init__(self, service: AssistantService, embed_idle_seconds: float = EMBED_IDLE_SECONDS) -> None:
         super().__init__()
         self.service = service
-        self.idle_for = idle_for
-        self.busy = busy
         self.embed_idle_seconds = embed_idle_seconds
         self.running = False  # a consolidation is under way
+        self._last_input = time.monotonic()
+        self._warming = False  # the embedding model is loading or loaded
 
     def on_mount(self) -> None:
         self.set_interval(CHECK_SECONDS, self.maybe_consolidate, name="idle-consolidation")
         self.set_interval(self.embed_idle_seconds, self.embed_while_idle, name="idle-embedding")
 
+    def idle_for(self) -> float:
+        """Seconds since the last key (read by the workers; written on the event loop)."""
+        return time.monotonic() - self._last_input
+
+    def input_seen(self) -> None:
+        """A key or typed text. At the first, the embedding model loads in a worker while the message is
+        typed (0.3-0.5 s; ~90 MB resident): an app opened to glance at the reminders never holds it, and
+        the first turn finds it loaded (a turn sent before it is, waits for the same load)."""
+        self._last_input = time.monotonic()
+        if not self._warming:
+            self._warming = True
+            self._load_embedder()
+
+    @work(exclusive=True, group="warm-up", exit_on_error=False, description="load the embedding model")
+    async def _load_embedder(self) -> None:
+        await asyncio.to_thread(self.service.warm_up)
+
+    def answering(self) -> bool:
+        return any(w.group == TURN_GROUP and not w.is_finished for w in self.app.workers)
+
     # -- consolidation ------------------------------------------------------------------------
+
+    def maybe_consolidate(self) -> None:
+        """Consolidate in the background when idle long enough or many memories are new (F6 triggers)."""
+        if not self.running and not self.answering():
+            self._check_consolidation(self.idle_for() / 60)
 
     @work(thread=True, exclusive=True, group="idle-check", exit_on_error=False,
           description="check whether to consolidate")
-    def maybe_consolidate(self) -> None:
-        """Consolidate in the background when idle long enough or many memories are new (F6 triggers)."""
-        if not self.running and not self.busy() and self.service.consolidation_due(self.idle_for() / 60):
-            self.app.call_from_thread(self.consolidate)
+    def _check_consolidation(self, idle_minutes: float) -> None:
+        if self.service.consolidation_due(idle_minutes):
+            self.post_message(self.ConsolidationDue())
+
+    def on_idle_jobs_consolidation_due(self, event: ConsolidationDue) -> None:
+        event.stop()
+        if not self.answering():
+            self.consolidate()
 
     def consolidate(self) -> None:
         if self.running:
             return
         self.running = True
-        self.post_message(self.Progress("consolidating…"))
+        self.post_message(StatusNews("consolidating…"))
         self._consolidate()
 
     @work(thread=True, exclusive=True, group="consolidate", exit_on_error=False, description="consolidate")
     def _consolidate(self) -> None:
         def progress(done: int, total: int, phase: str) -> None:
-            self.post_message(self.Progress(f"consolidating {done}/{total} ({phase})"))
+            self.post_message(StatusNews(f"consolidating {done}/{total} ({phase})"))
 
         try:
             result = self.service.consolidate(progress)
@@ -78,18 +106,34 @@ class IdleJobs(ReportsFailures, Widget):
             self.post_message(self.Finished(result))
 
     def on_idle_jobs_finished(self, event: Finished) -> None:
+        event.stop()
         self.running = False
-        self.post_message(self.Progress("idle"))
+        if event.error is not None:
+            self.app.notify(f"Consolidation failed: {event.error}", severity="error", markup=False)
+        else:
+            result = event.result or {}
+            for message in result.get("messages", []):
+                self.app.notify(message, severity="warning", timeout=8, markup=False)
+            self.app.notify(f"Consolidated {result.get('memories_processed', 0)} memories: "
+                            f"{result.get('summaries_created', 0)} summaries, "
+                            f"{result.get('supersessions_detected', 0)} supersessions.", timeout=6, markup=False)
+        self.post_message(StatusNews("idle"))
+        self.post_message(StoreChanged())
 
     # -- embedding an import's backlog ----------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="idle-embed", exit_on_error=False, description="embed waiting texts")
     def embed_while_idle(self) -> None:
         """After a big import thousands of texts wait for their embeddings (search finds them by keywords
         meanwhile): embed them a batch at a time (about a second each) while nobody types or waits for
         an answer, and stop at the first key."""
+        if not self.answering() and self.idle_for() >= self.embed_idle_seconds:
+            self._embed_backlog()
+
+    @work(thread=True, exclusive=True, group="idle-embed", exit_on_error=False, description="embed waiting texts")
+    def _embed_backlog(self) -> None:
         waiting = None
-        while not self.busy() and self.idle_for() >= self.embed_idle_seconds and self.app.is_running:
+        # A turn starts with a key, which the idle clock sees: the loop stops before the next batch.
+        while self.idle_for() >= self.embed_idle_seconds and self.app.is_running:
             left = self.service.embed_backlog()
             if left == 0 or (waiting is not None and left >= waiting):  # done, or no progress: stop
                 break

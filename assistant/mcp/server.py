@@ -269,7 +269,7 @@ class MemoryTools:
 
     def _run(self, tool: Tool, arguments: dict[str, Any], source: str) -> str:
         gate = request_gate(self.runtime, arguments)
-        context = {"gate": gate, "source": source, "touch": not self.read_only, "undoable": True}
+        context = {"gate": gate, "source": source, "touch": not self.read_only}
         try:
             outcome = call_tool(self.runtime, tool, arguments, context)
         except (ToolError, MemoryLibError, AssistantError, SQLiteError) as exc:

@@ -97,6 +97,20 @@ class OfflineResponder:
         self._reading = turn.reading
         self._actions, self._request, self._note = [], None, ""
 
+    def plan(self, reading: Reading, conversation: list[Item]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
+        """What the offline mode would do for `reading` (the last item of `conversation` being its
+        message): the tool calls, and what it would say. Used by the model responder to carry out a
+        clear request the model did not; `word_results` then words what the calls did."""
+        self._reading, self._actions, self._request, self._note = reading, [], None, ""
+        return self._plan(reading.text, conversation)
+
+    def recover(self) -> bool:
+        return False  # nothing left to recover: no model
+
+    def word_results(self, conversation: list[Item]) -> str:
+        """The results of the calls `plan` gave (the conversation ends with them), in words."""
+        return self._word_results(conversation)
+
     async def round(self, conversation: list[Item]) -> AsyncIterator[Delta | ToolUse]:
         last = conversation[-1]
         if isinstance(last, ToolResults):

@@ -16,6 +16,7 @@ asks it:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -24,7 +25,7 @@ from assistant.reading import Reading, mentioned_ids
 from assistant.views import PRIVATE_MARK, private_marked
 from memory import memories
 from memory.memories import Memory
-from memory.sensitive import redact
+from memory.sensitive import find_secrets, redact, withhold_fragments
 from memory.store import Store
 from memory.words import asks_by_words, names_word, shares_sign, sign_words
 
@@ -51,6 +52,9 @@ class Gate:
         self.store = store
         self.asking = message  # the user's message of this request
         held = memories.withheld_candidates(store)  # private or sensitive: few, loaded once per request
+        # The secret values of the sensitive memories, for the last step (`fragments`): their spans only,
+        # never their ordinary words ("my bank password is").
+        self._memory_secrets = [span.value(m.content) for m in held if m.sensitive for span in find_secrets(m.content)]
         ids = mentioned_ids(message) if ids is None else ids
         self.asked = {m.id for m in held if m.private and not m.sensitive and asks_about(message, m, ids)}
         self._asked_signs = sign_words("\n".join(m.content for m in held if m.id in self.asked))
@@ -137,7 +141,10 @@ class Gate:
         if not text:
             return text
         for placeholder, secret in self.secrets.items():  # also as an error message may spell it: lower-cased
-            text = re.compile(re.escape(secret), re.IGNORECASE).sub(lambda _: placeholder, text)  # noqa: B023
+            # Whole only, never inside another word (a PIN 4471 is not taken out of 144712).
+            whole = rf"(?<!\w){re.escape(secret)}(?!\w)" if re.match(r"\w", secret[:1]) and \
+                re.match(r"\w", secret[-1:]) else re.escape(secret)
+            text = re.compile(whole, re.IGNORECASE).sub(lambda _: placeholder, text)  # noqa: B023
         if self._withheld is not None:
             def stand_in(match: re.Match[str]) -> str:
                 found = self._placeholder.get(match.group(0).strip()) or \
@@ -183,28 +190,49 @@ class Gate:
 
     # -- whole requests ----------------------------------------------------------------------
 
+    def fragments(self, text: str) -> str:
+        """The last step of every request: no run of 8+ characters or 3+ words of a secret value (this
+        turn's, restored for a tool; a sensitive memory's) is left anywhere, however it was cut, quoted
+        or reformatted on the way (an error message that cut a restored value at 77 characters)."""
+        return withhold_fragments(text, [*self.secrets.values(), *self._memory_secrets])
+
     def conversation(self, items: list[Item]) -> list[Item]:
-        """Each item of a conversation as it may be sent: messages, tool calls and tool results."""
+        """Each item of a conversation as it may be sent: messages, tool calls and tool results, each
+        through the last step too."""
+        return [self._last_step(item) for item in self._gated(items)]
+
+    def _last_step(self, item: Item) -> Item:
+        if isinstance(item, UserMessage):
+            return replace(item, text=self.fragments(item.text))
+        if isinstance(item, AssistantMessage):
+            return replace(item, text=self.fragments(item.text), tool_calls=tuple(
+                replace(c, input=self._each_string(c.input, self.fragments)) for c in item.tool_calls))
+        return ToolResults(tuple(replace(r, content=self.fragments(r.content)) for r in item.results))
+
+    @classmethod
+    def _each_string(cls, value: Any, change: Callable[[str], str]) -> Any:
+        if isinstance(value, str):
+            return change(value)
+        if isinstance(value, dict):
+            return {k: cls._each_string(v, change) for k, v in value.items()}
+        if isinstance(value, list):
+            return [cls._each_string(v, change) for v in value]
+        return value
+
+    def _gated(self, items: list[Item]) -> list[Item]:
         out: list[Item] = []
         for item in items:
             if isinstance(item, UserMessage):
                 out.append(replace(item, text=self.message(item.message_id, item.text)))
             elif isinstance(item, AssistantMessage):
                 out.append(replace(item, text=self.message(item.message_id, item.text), tool_calls=tuple(
-                    replace(c, input=self._value(c.input, "a tool call")) for c in item.tool_calls)))
+                    replace(c, input=self._each_string(c.input, lambda v: self.text(v, "a tool call")))
+                    for c in item.tool_calls)))
             else:
                 out.append(ToolResults(tuple(replace(r, content=self.text(r.content, f"{r.name} result"), data=None)
                                              for r in item.results)))
         return out
 
-    def _value(self, value: Any, where: str) -> Any:
-        if isinstance(value, str):
-            return self.text(value, where)
-        if isinstance(value, dict):
-            return {k: self._value(v, where) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self._value(v, where) for v in value]
-        return value
 
 
 class LocalGate(Gate):
@@ -252,6 +280,9 @@ class LocalGate(Gate):
 
     def conversation(self, items: list[Item]) -> list[Item]:
         return list(items)
+
+    def fragments(self, text: str) -> str:
+        return text
 
 
 LOCAL_GATE = LocalGate()  # it holds nothing and changes nothing: one serves every local use

@@ -35,12 +35,12 @@ class LocalRequest:
 
 def summary(gate: Gate, notes: list[str]) -> LocalRequest:
     items = [gate.text(n, "a note") for n in notes]
-    return LocalRequest(SUMMARIZE_INSTRUCTIONS + DATA_NOTE, as_json({"notes": items}), SUMMARY_SCHEMA)
+    return LocalRequest(SUMMARIZE_INSTRUCTIONS + DATA_NOTE, gate.fragments(as_json({"notes": items})), SUMMARY_SCHEMA)
 
 
 def judge(gate: Gate, newer: str, older: str) -> LocalRequest:
     pair = {"older": gate.text(older, "the older note"), "newer": gate.text(newer, "the newer note")}
-    return LocalRequest(JUDGE_INSTRUCTIONS + DATA_NOTE, as_json(pair), JUDGE_SCHEMA)
+    return LocalRequest(JUDGE_INSTRUCTIONS + DATA_NOTE, gate.fragments(as_json(pair)), JUDGE_SCHEMA)
 
 
 def title(gate: Gate, messages: list[Message], limit: int = 6000) -> LocalRequest:
@@ -52,7 +52,7 @@ def title(gate: Gate, messages: list[Message], limit: int = 6000) -> LocalReques
         text = gate.message(m.id, m.content)[:500]
         items.append({"role": m.role, "text": text})
         used += len(text)
-    return LocalRequest(TITLE_INSTRUCTIONS, as_json(items), TITLE_SCHEMA)
+    return LocalRequest(TITLE_INSTRUCTIONS, gate.fragments(as_json(items)), TITLE_SCHEMA)
 
 
 RECALL_SCHEMA = {"type": "object", "properties": {
@@ -72,4 +72,4 @@ def recall(gate: Gate, question: str, sources: list[dict[str, Any]], memories: d
     dates = [{k: (gate.text(v, "a date") if isinstance(v, str) else v) for k, v in asdict(r).items()}
              for r in resolutions]
     data = {"question": gate.text(question, "your question"), "statements": statements, "resolved_dates": dates}
-    return LocalRequest(RECALL_INSTRUCTIONS, as_json(data), RECALL_SCHEMA)
+    return LocalRequest(RECALL_INSTRUCTIONS, gate.fragments(as_json(data)), RECALL_SCHEMA)

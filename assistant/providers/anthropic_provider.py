@@ -46,6 +46,9 @@ class AnthropicProvider:
         # The SDK retries 429, 5xx and connection errors with backoff; the key never leaves env.
         self.client = anthropic.AsyncAnthropic(timeout=timeout, max_retries=max_retries)
 
+    def context_window(self) -> int | None:
+        return 200_000  # every Claude model takes at least this many
+
     async def stream(self, system: SystemPrompt, conversation: list[Item],
                      tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse]:
         import anthropic

@@ -9,8 +9,8 @@ from typing import Any, Protocol
 from assistant.conversation import Item, ToolUse
 from assistant.errors import ProviderError
 
-__all__ = ["Delta", "Note", "Provider", "ProviderError", "SystemPrompt", "ToolSpec", "ToolUse", "Usage", "http_get",
-           "unreachable"]
+__all__ = ["Delta", "Note", "Provider", "ProviderError", "SystemPrompt", "ToolSpec", "Usage", "http_get",
+           "not_found", "not_listed", "short_name", "unreachable"]
 
 
 def http_get(url: str, headers: dict[str, str] | None = None, timeout: float = 0.5) -> tuple[int, bytes] | None:
@@ -32,6 +32,30 @@ def http_get(url: str, headers: dict[str, str] | None = None, timeout: float = 0
 def unreachable(host: str, server: str = "Ollama") -> str:
     """The one wording of "nothing answers at that address", whichever server it is."""
     return f"{server} is not reachable at {host}"
+
+
+def not_listed(server: str, host: str, name: str, listed: list[str]) -> str:
+    """One rule for a model's name on every path: the configured name is sent as it is. A server whose
+    list lacks it is warned about, never refused (llama-cpp-python lists a file path and answers any
+    name); only a 404 refuses, and then `not_found` names what the server offers."""
+    return (f"{server} at {host} does not list {name!r} (it lists {', '.join(listed[:5])}); it is sent as "
+            "configured: some servers answer any name")
+
+
+def not_found(server: str, host: str, name: str, listed: list[str] | None, fix: str) -> str:
+    """The 404 of a model name, with the names the server lists."""
+    offers = (", ".join(listed[:10]) + (" ..." if len(listed) > 10 else "")) if listed else "no models"
+    return f"{server} at {host} has no model {name!r} (404); it offers: {offers}; {fix}"
+
+
+def short_name(model: str) -> str:
+    """A model as a person names it: a file path's stem ("SmolLM2-135M-Instruct.Q4_1", not the path)."""
+    import re
+
+    if "/" not in model and "\\" not in model and not re.search(r"\.(gguf|bin|safetensors|ggml)$", model, re.I):
+        return model
+    tail = re.split(r"[\\/]", model.rstrip("/\\"))[-1]
+    return re.sub(r"\.(gguf|bin|safetensors|ggml)$", "", tail, flags=re.I) or model
 
 
 @dataclass
@@ -68,6 +92,11 @@ class SystemPrompt:
 class Provider(Protocol):
     name: str
     model: str
+    max_tokens: int  # the longest answer asked for (the model responder lowers it to fit a small window)
+
+    def context_window(self) -> int | None:
+        """How many tokens the server takes in one request, when it says (asked once, off the event loop)."""
+        ...
 
     def stream(self, system: SystemPrompt, conversation: list[Item],
                tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:

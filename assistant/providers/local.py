@@ -21,7 +21,7 @@ import re
 import time
 from typing import Any
 
-from assistant.providers.base import http_get, unreachable
+from assistant.providers.base import http_get, not_found, not_listed, unreachable
 from assistant.runtime import Runtime
 from memory.errors import MalformedAnswer, ModelUnavailable
 
@@ -116,6 +116,7 @@ class StructuredModel:
         self.retries, self.backoff = retries, backoff
         self.breaker_threshold = breaker_threshold
         self.failures = 0
+        self.listed: list[str] | None = None  # what the server listed when checked (named in a 404)
 
     def _complete(self, instructions: str, text: str, schema: dict[str, Any],
                   repair: tuple[str, str] | None) -> str:
@@ -204,10 +205,11 @@ class LocalModel(StructuredModel):
             raise self._unreachable() from exc
         except Exception as exc:  # noqa: BLE001 - any failure to list means the server is unusable
             raise ModelUnavailable(f"Ollama at {self.host} failed: {exc}") from exc
-        names = {m.model for m in models}
+        names = [str(m.model) for m in models]
+        self.listed = names
         if self.name not in names and f"{self.name}:latest" not in names:
-            raise ModelUnavailable(f"Ollama at {self.host} has no model {self.name!r} (run: ollama pull "
-                                   f"{self.name}); summaries and supersession were skipped")
+            # Sent as configured all the same (one rule on every path); a 404 then says what to pull.
+            log.warning("%s", not_listed("Ollama", self.host, self.name, names))
 
     def _complete(self, instructions: str, text: str, schema: dict[str, Any],
                   repair: tuple[str, str] | None) -> str:
@@ -221,7 +223,8 @@ class LocalModel(StructuredModel):
                                         messages=messages)
         except ollama.ResponseError as exc:
             if exc.status_code == 404:
-                raise ModelUnavailable(f"Ollama at {self.host} has no model {self.name!r}") from None
+                raise ModelUnavailable(not_found("Ollama", self.host, self.name, self.listed,
+                                                 f"run: ollama pull {self.name}")) from None
             raise _Transient(ModelUnavailable(f"Ollama at {self.host} failed: {exc.error}")) from None
         except (ConnectionError, httpx.TransportError):
             raise _Transient(self._unreachable()) from None
@@ -290,8 +293,9 @@ class OpenAILocalModel(StructuredModel):
             raise ModelUnavailable(f"{self.server} at {self.host} lists no model and none is configured (set "
                                    "ASSISTANT_LOCAL_MODEL or openai.model); summaries and supersession were skipped")
         if found.models and self.name not in found.models:
-            raise ModelUnavailable(f"{self.server} at {self.host} has no model {self.name!r}; it offers: "
-                                   f"{', '.join(found.models[:10])}; summaries and supersession were skipped")
+            # The name is sent as configured (one rule on every path): a 404 at the call says what is offered.
+            log.warning("%s", not_listed(self.server, self.host, self.name, found.models))
+        self.listed = found.models
 
     def _auth_line(self, status: int | None) -> str:
         if not self.has_key:
@@ -341,7 +345,8 @@ class OpenAILocalModel(StructuredModel):
         if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
             return ModelUnavailable(self._auth_line(exc.status_code))
         if isinstance(exc, openai.NotFoundError):
-            return ModelUnavailable(f"{self.server} at {self.host} has no model {self.name!r}")
+            return ModelUnavailable(not_found(self.server, self.host, self.name, self.listed,
+                                              "summaries and supersession were skipped"))
         final = ModelUnavailable(f"{self.server} at {self.host} failed ({exc.status_code})")
         if exc.status_code == 429 or exc.status_code >= 500:
             return _Transient(final)

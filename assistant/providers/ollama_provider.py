@@ -27,12 +27,25 @@ def to_messages(system: SystemPrompt, conversation: list[Item]) -> list[dict[str
 class OllamaProvider:
     name = "ollama"
 
-    def __init__(self, host: str, model: str, timeout: float = 60.0) -> None:
+    DEFAULT_WINDOW = 8192  # asked for when nothing is configured: Ollama's own default (2048-4096) cuts prompts
+
+    def __init__(self, host: str, model: str, timeout: float = 60.0, max_tokens: int = 2048) -> None:
         import ollama
 
         self.host = host
         self.model = model
+        self.max_tokens = max_tokens
+        self.num_ctx: int | None = None  # the window asked for in each request (Ollama keeps what it is told)
         self.client = ollama.AsyncClient(host=host, timeout=timeout)
+
+    def context_window(self) -> int | None:
+        """The model's window as Ollama reads it, at most DEFAULT_WINDOW (a longer one costs memory the
+        machine may not have); Ollama is then asked for exactly that."""
+        from assistant.providers.window import ollama_window
+
+        found = ollama_window(self.host, self.model)
+        self.num_ctx = min(found, self.DEFAULT_WINDOW) if found else self.DEFAULT_WINDOW
+        return self.num_ctx
 
     async def stream(self, system: SystemPrompt, conversation: list[Item],
                      tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse]:
@@ -43,8 +56,9 @@ class OllamaProvider:
                                                    "parameters": t.parameters}} for t in tools]
         calls: list[ToolUse] = []
         try:
+            options = {"num_predict": self.max_tokens, **({"num_ctx": self.num_ctx} if self.num_ctx else {})}
             response = await self.client.chat(model=self.model, messages=to_messages(system, conversation),
-                                              tools=specs, stream=True)
+                                              tools=specs, stream=True, options=options)
             async for chunk in response:
                 message = chunk.message
                 if message.content:

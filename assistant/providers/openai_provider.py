@@ -20,7 +20,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.conversation import AssistantMessage, Item, ToolUse, UserMessage
-from assistant.providers.base import Delta, ProviderError, SystemPrompt, ToolSpec, Usage, http_get, unreachable
+from assistant.providers.base import (
+    Delta,
+    ProviderError,
+    SystemPrompt,
+    ToolSpec,
+    Usage,
+    http_get,
+    not_found,
+    unreachable,
+)
 
 log = logging.getLogger(__name__)
 
@@ -173,13 +182,21 @@ class OpenAIProvider:
         self.timeout, self.retries, self.backoff, self.max_tokens = timeout, max_retries, backoff, max_tokens
         # Retries are ours (429 and 5xx only, before anything streamed): a server that is not running
         # is said at once, not after the SDK's own three attempts.
+        self.headers = dict(headers or {})
         self.client = openai.AsyncOpenAI(base_url=self.url, api_key=key or NO_KEY, timeout=timeout, max_retries=0,
-                                         default_headers=dict(headers or {}) or None)
+                                         default_headers=self.headers or None)
         self.tools_supported: bool | None = None  # unknown until the server takes or refuses tools
         self.tool_calls_seen = False  # the model has called a tool on this server at least once
         self.usage_supported = True  # stream_options.include_usage; dropped if the server refuses it
         self.tool_choice: str | dict[str, Any] = "auto"
         self.last_usage: Usage | None = None
+
+    def context_window(self) -> int | None:
+        from assistant.providers.window import openai_compatible_window
+
+        key = api_key(self.key_env)
+        headers = {**self.headers, **({"Authorization": f"Bearer {key}"} if key else {})}
+        return openai_compatible_window(self.url, self.model, headers)
 
     async def stream(self, system: SystemPrompt, conversation: list[Item],
                      tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse | Usage]:
@@ -287,9 +304,8 @@ class OpenAIProvider:
         if listed is None:
             return ProviderError("model", f"{SERVER} at {self.url} has no chat completions endpoint (404): check "
                                           "openai.base_url (it usually ends in /v1)")
-        offers = ", ".join(listed[:10]) + (" ..." if len(listed) > 10 else "") if listed else "no models"
-        return ProviderError("model", f"{SERVER} at {self.url} has no model {self.model!r} (404); it offers: "
-                                      f"{offers}; set openai.model or ASSISTANT_MODEL")
+        return ProviderError("model", not_found(SERVER, self.url, self.model, listed,
+                                                "set openai.model or ASSISTANT_MODEL"))
 
     def _failure(self, exc: BaseException, attempts: int = 1) -> ProviderError:
         """One of our ProviderError kinds, with one line for the user."""

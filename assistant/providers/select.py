@@ -11,7 +11,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from assistant.providers.base import Provider, ProviderError
+from assistant.providers.base import Provider, ProviderError, not_listed
 from assistant.providers.local import reachable
 from assistant.runtime import Runtime
 
@@ -26,13 +26,15 @@ class Choice:
     answers: bool | None = None  # whether the server answered a quick probe (None: not asked)
     offers: list[str] = field(default_factory=list)  # what an openai endpoint lists at /models
     problem: str = ""  # why it cannot work as configured (no key, nothing listed), else ""
+    warning: str = ""  # what may not work (a model name the server does not list), else ""
 
     def line(self) -> str:
         """One line for `status`: "openai smollm2 at http://127.0.0.1:8080/v1, answers (auto: ...)"."""
         where = f" at {self.url}" if self.url else ""
         state = "" if self.answers is None else (", answers" if self.answers else ", not answering")
         problem = f"; {self.problem}" if self.problem else ""
-        return f"{self.name}{' ' + self.model if self.model else ''}{where}{state} ({self.reason}){problem}"
+        warning = f"; warning: {self.warning}" if self.warning else ""
+        return f"{self.name}{' ' + self.model if self.model else ''}{where}{state} ({self.reason}){problem}{warning}"
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -51,7 +53,7 @@ def ollama_chat_model(runtime: Runtime) -> str:
 
 
 def _openai_choice(runtime: Runtime, reason: str, wait: float = 1.0) -> Choice:
-    from assistant.providers.openai_provider import api_key, chat_model, endpoint_url, probe
+    from assistant.providers.openai_provider import SERVER, api_key, chat_model, endpoint_url, probe
 
     o = runtime.settings.openai
     found = probe(o.base_url, api_key(o.api_key_env), o.headers, timeout=wait)
@@ -63,7 +65,7 @@ def _openai_choice(runtime: Runtime, reason: str, wait: float = 1.0) -> Choice:
     elif found.answered and not model:
         choice.problem = "it lists no model: set openai.model"
     elif found.models and model not in found.models:
-        choice.problem = f"it does not list {model!r} (it offers {', '.join(found.models[:5])})"
+        choice.warning = not_listed(SERVER, choice.url, model, found.models)
     return choice
 
 
@@ -120,7 +122,7 @@ def provider_for(runtime: Runtime, choice: Choice) -> Provider | None:
     if choice.name == "ollama":
         from assistant.providers.ollama_provider import OllamaProvider
 
-        return OllamaProvider(s.ollama.host, choice.model, s.ollama.timeout_seconds)
+        return OllamaProvider(s.ollama.host, choice.model, s.ollama.timeout_seconds, s.max_tokens)
     return None
 
 

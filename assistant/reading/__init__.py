@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from assistant.reading.intent import is_recap_query, temporal_recency
+from assistant.reading.languages import english_forms
 from assistant.reading.understand import Action, read_message
 from memory.time.clock import Clock
 from memory.time.references import asks_when
@@ -39,5 +40,5 @@ class Reading:
 
 def read(text: str, clock: Clock) -> Reading:
     """The one reading of a message."""
-    return Reading(text, read_message(text, clock.now(), clock.zone), is_recap_query(text), temporal_recency(text),
-                   asks_when(text), mentioned_ids(text))
+    return Reading(text, read_message(english_forms(text), clock.now(), clock.zone), is_recap_query(text),
+                   temporal_recency(text), asks_when(text), mentioned_ids(text))

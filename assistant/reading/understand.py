@@ -298,6 +298,8 @@ def _change(core: str, now: datetime, zone: tzinfo) -> Action | None:
     verb, rest = match.group("verb").lower(), match.group("rest")
     if verb in _LOOSE_VERBS and not re.match(r"^(?:#?\d+|it|that|this)\b|.*\breminder\b", rest, re.I):
         return None
+    if verb == "set" and re.match(r"^(?:me\s+)?(?:a|an|up\s+a|another)\s+(?:new\s+)?reminder\b", rest, re.I):
+        return None  # "set a reminder to book flights on Monday" asks for a new one
     shift = _SHIFT.match(rest)
     if shift and verb != "change":
         amount = _amount(shift.group("n"), shift.group("unit"))

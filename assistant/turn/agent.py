@@ -20,7 +20,7 @@ from assistant.responder import Responder, TurnInput
 from assistant.runtime import Runtime
 from assistant.tools import execute_tool
 from assistant.turn.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
-from assistant.turn.titles import title_and_summary
+from assistant.turn.titles import owed_titles
 from memory import episodes
 from memory.time.instants import parse_stored
 
@@ -29,7 +29,7 @@ HISTORY_MESSAGES = 20
 
 class Agent:
     def __init__(self, runtime: Runtime, responder: Responder,
-                 defer: Callable[[Callable[[], None]], None] | None = None) -> None:
+                 defer: Callable[[Callable[[], object]], None] | None = None) -> None:
         self.runtime = runtime
         self.responder = responder
         self.max_rounds = runtime.settings.max_tool_rounds
@@ -65,9 +65,10 @@ class Agent:
         return active or episodes.open_episode(store)
 
     def close_episode(self, episode_id: int | None = None, ended_at: str | None = None,
-                      use_model: bool = True, wait: bool = False) -> episodes.Episode | None:
-        """Close (by default the active) episode with a title, summary and outcome; `wait`: the model's
-        title now, nothing deferred (the process is about to end)."""
+                      use_model: bool = True) -> episodes.Episode | None:
+        """Close (by default the active) episode at once with its quick title, summary and outcome. A
+        real exchange owes a model-written title, queued in the store (never awaited: quitting does not
+        wait for a model); `defer`, when given, starts writing it in the background."""
         store = self.runtime.store
         if episode_id is None:
             active = episodes.active_episode(store)
@@ -76,27 +77,12 @@ class Agent:
             episode_id = active.id
         messages = episodes.episode_messages(store, episode_id)
         real = episodes.had_real_exchange(messages)
-        outcome = "success" if real else "abandoned"
-        if use_model and real and self.defer is not None and not wait:
-            # Close now with the quick title; the local model (up to 30 s) improves it afterwards.
-            title, summary = episodes.heuristic_title_and_summary(messages)
-            closed = episodes.close_episode(store, episode_id, title, summary, outcome, ended_at=ended_at)
-            self.defer(lambda: self._retitle(closed, messages))
-            return closed
-        title, summary = title_and_summary(self.runtime, messages, use_model=use_model and real)
-        return episodes.close_episode(store, episode_id, title, summary, outcome, ended_at=ended_at)
-
-    def _retitle(self, closed: episodes.Episode, messages: list[episodes.Message]) -> None:
-        """Replace a quick title with the local model's, unless the conversation was reopened since."""
-        title, summary = title_and_summary(self.runtime, messages, use_model=True)
-        if (title, summary) == (closed.title, closed.summary):
-            return
-        store = self.runtime.store
-        with store.transaction():
-            now = episodes.get_episode(store, closed.id)
-            if now.ended_at == closed.ended_at and not now.active:
-                episodes.close_episode(store, closed.id, title, summary, closed.outcome or "success",
-                                       ended_at=closed.ended_at)
+        title, summary = episodes.heuristic_title_and_summary(messages)
+        closed = episodes.close_episode(store, episode_id, title, summary, "success" if real else "abandoned",
+                                        ended_at=ended_at, needs_title=use_model and real)
+        if closed.needs_title and self.defer is not None:
+            self.defer(lambda: owed_titles(self.runtime))
+        return closed
 
     def history(self, episode_id: int, before_id: int) -> list[Item]:
         """The conversation so far, as stored (the gate takes out what may not leave, at the exit)."""
@@ -131,11 +117,21 @@ class Agent:
             async for event in self._rounds(responder, turn, conversation, state):
                 yield event
         except ProviderError as exc:
-            if state.acted or responder.local:
-                yield Failed(f"{exc} — your message is saved.", exc.kind, episode.id, user_message.id)
-                return
             failure = exc
-            yield Notice(f"The chat model could not be reached ({exc}); answered offline.", "warning")
+            if state.acted or responder.local:
+                # Said in one line; what the model had not done yet, the app still does (a reminder asked for).
+                yield Failed(f"{exc} — your message is saved.", exc.kind, episode.id, user_message.id)
+                if responder.recover():
+                    try:
+                        async for event in self._rounds(responder, turn, conversation, state):
+                            yield event
+                    except ProviderError:
+                        pass  # said already
+                answer = "\n\n".join(p.strip() for p in state.answer_parts if p.strip())
+                if answer:
+                    await run(episodes.add_message, store, episode.id, "assistant", answer)
+                return
+            yield Notice(f"The chat model failed ({exc}); answered offline.", "warning")
             # Nothing leaves the machine now: the offline mode reads the message as typed.
             offline = OfflineResponder(self.runtime, unreachable=str(exc))
             turn = TurnInput(reading, offline.gate_for(store, reading), episode.id, user_message.id)
@@ -154,19 +150,21 @@ class Agent:
         while True:
             state.rounds += 1
             text_part, calls = "", []
-            async for item in responder.round(conversation):
-                if isinstance(item, Delta):
-                    text_part += item.text
-                    state.acted = True
-                    yield TextDelta(item.text)
-                elif isinstance(item, ToolUse):
-                    calls.append(item)
-                elif isinstance(item, Usage):
-                    state.usage = {k: (state.usage or {}).get(k, 0) + v for k, v in
-                                   {"input_tokens": item.input_tokens, "output_tokens": item.output_tokens}.items()}
-                elif isinstance(item, Note):
-                    yield Notice(item.text, "warning")
-            state.answer_parts.append(text_part)
+            try:
+                async for item in responder.round(conversation):
+                    if isinstance(item, Delta):
+                        text_part += item.text
+                        state.acted = True
+                        yield TextDelta(item.text)
+                    elif isinstance(item, ToolUse):
+                        calls.append(item)
+                    elif isinstance(item, Usage):
+                        state.usage = {k: (state.usage or {}).get(k, 0) + v for k, v in
+                                       {"input_tokens": item.input_tokens, "output_tokens": item.output_tokens}.items()}
+                    elif isinstance(item, Note):
+                        yield Notice(item.text, "warning")
+            finally:
+                state.answer_parts.append(text_part)  # what was shown is kept, also when the stream broke
             if not calls:
                 return
             state.acted = True
@@ -182,7 +180,10 @@ class Agent:
                     arguments = turn.gate.restore(call.input)
                     outcome = await asyncio.to_thread(execute_tool, self.runtime, call.name, arguments,
                                                       turn.message_id, turn.gate)
-                    result = ToolResult(call.id, call.name, outcome.content, False, outcome.summary)
+                    summary = outcome.summary
+                    if call.origin == "app" and summary:
+                        summary = f"{summary} (done by the app from your message; ctrl+z or \"undo\" takes it back)"
+                    result = ToolResult(call.id, call.name, outcome.content, False, summary)
                     data = outcome.data
                     if outcome.changed:
                         state.changed.add(outcome.changed)

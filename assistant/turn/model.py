@@ -1,36 +1,47 @@
-"""The responder that asks a chat model: it builds the turn's prompt from memory and calls the model
-through the gate, with the tools.
+"""The responder that asks a chat model (SPEC F7): it builds the turn's prompt from memory, fits the
+request to the model's context window, and calls the model through the gate with the tools.
 
-A server that cannot call tools (many small local models) is chatted with without them, and a message
-that asks for an action is carried out by the offline mode's reading instead. The first request goes
-with tools; when the server refuses them (ToolsUnsupported), or answers nothing at all when offered
-tools before any tool call ever came back from it (llama-cpp-python's `chatml-function-calling`
-format does that with tool_choice "auto": its grammar leaves a plain answer empty), the user is told
-once (a Note), and from then on an action message ("remind me ...", "remember that ...", "done with
-...", "forget 12", "what's coming up", "what did we talk about", or the answer to one of the offline
-mode's own questions) goes to the offline mode, every other message to the model without tools.
+What a model does not do, the app does: when the turn's message is a clear request (reminders, memories,
+changes, undo: assistant.reading.requests) and no tool call of the turn carried it out, the offline
+mode's reading of it makes the same tool calls after the model's answer, marked as the app's, and words
+them; the answer stored with them tells the model in the next turn. Nothing is done twice.
+
+Failures are said: an answer that never starts (no first token within `first_token_timeout`), a stream
+that ends with nothing said, a request refused for its length (retried once, smaller, then said as
+such). A server that cannot call tools (many small local models) is chatted with without them after it
+refuses them or answers nothing when offered them: the user is told once (a Note), and from then on a
+message that asks for an action, or answers one of the offline mode's own questions, goes to the
+offline mode, every other message to the model without tools.
 """
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from typing import Any
 
 from assistant.conversation import AssistantMessage, Item, ToolResults, ToolUse, UserMessage
+from assistant.errors import ProviderError
 from assistant.offline.responder import ASK_WHEN, WHICH_ONE, OfflineResponder
 from assistant.outbound import send
 from assistant.outbound.gate import Gate
 from assistant.prompt.build import Prompt, build_prompt
-from assistant.providers.base import Delta, Note, Provider, SystemPrompt, Usage
+from assistant.providers.base import Delta, Note, Provider, SystemPrompt, ToolSpec, Usage, short_name
 from assistant.providers.openai_provider import ToolsUnsupported
+from assistant.providers.window import window_from_refusal
 from assistant.reading import Reading
+from assistant.reading.requests import clear_request
 from assistant.reading.understand import read_message
 from assistant.responder import TurnInput
 from assistant.runtime import Runtime
 from assistant.tools import TOOL_SPECS
+from assistant.turn.fit import Fitted, fit, reply_room
 from memory.store import Store
 
-# Intents of the offline reading that act on memory (or list it exactly); the rest is conversation.
+# Intents of the offline reading that act on memory (or list it exactly): without tools, the offline
+# mode answers these itself.
 ACTIONS = {"remind", "remind_no_time", "remember", "done", "forget", "upcoming", "recap"}
+APP_NOTE = "Done from your message (the model did not do it)"
+_UNKNOWN = -1  # the window has not been asked yet
 
 
 class ModelResponder:
@@ -41,61 +52,217 @@ class ModelResponder:
         self.provider = provider
         self.name = provider.name
         self.prompt: Prompt | None = None  # this turn's, once prepared
+        self.fitted: Fitted | None = None  # the last request as sent: what did not fit the window
         self._turn: TurnInput | None = None
-        self._offline = OfflineResponder(runtime)  # acts for a server without tools
+        self._offline = OfflineResponder(runtime)  # its reading acts where the model did not
+        self._window = _UNKNOWN
+        self._asked_tokens = provider.max_tokens
+        self._phase = "model"  # model: the model answers | app: the app acts on what it did not | done
+        self._called = False  # the model's last round made tool calls
 
     @property
     def model(self) -> str:
-        return self.provider.model
+        return short_name(self.provider.model)
 
     def gate_for(self, store: Store, reading: Reading) -> Gate:
         return Gate.for_turn(store, reading)
 
+    def window(self) -> int | None:
+        """The model's context window: config `context_window`, else what the server says (asked once)."""
+        if self._window == _UNKNOWN:
+            configured = self.runtime.settings.context_window
+            self._window = configured or (self.provider.context_window() or 0)
+        return self._window or None
+
     async def prepare(self, turn: TurnInput) -> None:
-        self._turn = turn
+        self._turn, self._phase = turn, "model"
+        await asyncio.to_thread(self.window)
         self.prompt = await asyncio.to_thread(build_prompt, self.runtime, turn.reading, turn.gate, True)
         await self._offline.prepare(turn)
 
+    def recover(self) -> bool:
+        """The model failed after it had begun: the rest of the turn is the app's, which carries out a
+        clear request no tool call did. Whether a round is left to run."""
+        if self._phase != "model":
+            return False
+        self._phase = "app"
+        return True
+
     async def round(self, conversation: list[Item]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
+        last = conversation[-1]
+        if isinstance(last, ToolResults) and _made_by_app(conversation):
+            text = await asyncio.to_thread(self._offline.word_results, conversation)
+            if text:
+                yield Delta(f"\n\n{APP_NOTE}: {text}")
+            return
+        if self._phase == "offline":  # the offline mode's own calls, worded by it
+            async for offline in self._offline.round(conversation):
+                yield offline
+            return
+        if self._phase == "model":
+            async for item in self._model_round(conversation):
+                yield item
+            if self._phase == "model" and not self._called:
+                self._phase = "app"  # the model has answered: now what it did not do
+        if self._phase == "app":
+            self._phase = "done"
+            calls, said = await asyncio.to_thread(self._app_calls, conversation)
+            if said:
+                yield Delta(f"\n\n{APP_NOTE}: {said}")
+            for use in calls:
+                yield use
+
+    async def _model_round(self, conversation: list[Item]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
+        self._called = False
+        if getattr(self.provider, "tools_supported", None) is False:
+            if self._acts_offline(conversation):
+                self._phase = "offline"  # the offline mode answers this message whole, its calls and words
+                async for offline in self._offline.round(conversation):
+                    self._called = self._called or isinstance(offline, ToolUse)
+                    yield offline
+                return
+            async for plain in self._ask(conversation, []):
+                yield plain
+            return
+        said = False
+        try:
+            async for item in self._ask(conversation, TOOL_SPECS):
+                said = said or isinstance(item, ToolUse) or isinstance(item, Delta) and bool(item.text.strip())
+                self._called = self._called or isinstance(item, ToolUse)
+                yield item
+        except ToolsUnsupported as exc:
+            why = str(exc)
+        else:
+            if said or self._acted_this_turn(conversation):
+                return
+            if not hasattr(self.provider, "tools_supported") or getattr(self.provider, "tool_calls_seen", False):
+                raise ProviderError("model", f"{self.model} ended its answer without a word")
+            self.provider.tools_supported = False
+            why = (f"{self.model!r} at {getattr(self.provider, 'url', '')} answered nothing when offered tools, "
+                   "so it cannot use them")
+        yield Note(f"{why}. Chatting without tools: reminders and memories are set by this app's own "
+                   "reading of your messages.")
+        async for again in self._model_round(conversation):
+            yield again
+
+    def _app_calls(self, conversation: list[Item]) -> tuple[list[ToolUse], str]:
+        """The app's calls for a clear request no tool call of this turn carried out, and what it said
+        (an undo is done in the reading: only its words come back)."""
+        turn = self._turn
+        if turn is None or not clear_request(turn.reading):
+            return [], ""
+        start = max(i for i, item in enumerate(conversation) if isinstance(item, UserMessage))
+        planned, said = self._offline.plan(turn.reading, conversation[:start + 1])
+        done = _done_this_turn(conversation[start:])
+        calls = [(name, args) for name, args in planned if not _already(name, args, done)]
+        uses = [ToolUse(f"app_{n}", name, args, origin="app") for n, (name, args) in enumerate(calls, start=1)]
+        return uses, said if turn.reading.action.intent == "undo" else ""
+
+    def _acted_this_turn(self, conversation: list[Item]) -> bool:
+        start = max(i for i, item in enumerate(conversation) if isinstance(item, UserMessage))
+        return any(isinstance(item, ToolResults) for item in conversation[start:])
+
+    async def _ask(self, conversation: list[Item], tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse | Usage
+                                                                                           | Note]:
+        """One model call, fitted to the window; a refusal for length is retried once, smaller."""
         turn, prompt = self._turn, self.prompt
         assert turn is not None and prompt is not None, "prepare() comes first"
-        system = SystemPrompt(prompt.stable, prompt.memory_text)
-        provider = self.provider
-        if getattr(provider, "tools_supported", None) is not False:
-            said = False
+        for attempt in (1, 2):
+            request = self._fitted(prompt, conversation, tools)
+            if request.tools_dropped and attempt == 1 and tools:
+                yield Note(f"The request with its tools does not fit {self.model}'s context window "
+                           f"({self.window()} tokens): the model answers without them and this app acts on "
+                           "clear requests itself.")
+            system = SystemPrompt(request.prompt.stable, request.prompt.memory_text)
+            started = False
             try:
-                async for item in send.chat(provider, turn.gate, system, conversation, TOOL_SPECS):
-                    said = said or isinstance(item, ToolUse) or isinstance(item, Delta) and bool(item.text.strip())
+                async for item in _first_token_within(send.chat(self.provider, turn.gate, system,
+                                                                 request.conversation, request.tools),
+                                                      self.runtime.settings.first_token_timeout, self.model):
+                    started = True
                     yield item
-                if said or not hasattr(provider, "tools_supported") or getattr(provider, "tool_calls_seen", False):
-                    return
-                provider.tools_supported = False
-                why = (f"{provider.model!r} at {getattr(provider, 'url', '')} answered nothing when offered tools, "
-                       "so it cannot use them")
-            except ToolsUnsupported as exc:
-                why = str(exc)
-            yield Note(f"{why}. Chatting without tools: reminders and memories are set by this app's own "
-                       "reading of your messages.")
-        if self._acts(conversation):
-            async for item in self._offline.round(conversation):
-                yield item
-            return
-        async for item in send.chat(provider, turn.gate, system, conversation, []):
-            yield item
+                return
+            except ProviderError as exc:
+                told = window_from_refusal(str(exc)) if exc.kind in ("bad_request", "model") else None
+                if started or told is None or attempt == 2:
+                    if told is not None and not started:
+                        raise ProviderError("context", f"{self.model} cannot take this conversation: it is longer "
+                                                       f"than its context window ({self.window() or told} tokens); "
+                                                       "start a new conversation (ctrl+n) or give the server a "
+                                                       "larger window (llama.cpp: --n_ctx / -c)") from None
+                    raise
+                self._window = told or max(512, int((self.window() or 4096) * 0.7))
 
-    def _acts(self, conversation: list[Item]) -> bool:
-        """Whether this round belongs to the offline mode: an action, or the results of its own calls."""
+    def _fitted(self, prompt: Prompt, conversation: list[Item], tools: list[ToolSpec]) -> Fitted:
+        window = self.window()
+        if window is None:
+            self.fitted = Fitted(prompt, conversation, tools)
+            return self.fitted
+        room = reply_room(window, self._asked_tokens)
+        self.provider.max_tokens = room
+        self.fitted = fit(prompt, conversation, tools, window - room)
+        return self.fitted
+
+    def _acts_offline(self, conversation: list[Item]) -> bool:
+        """Without tools, whether this round belongs to the offline mode: an action, or the answer to
+        one of its questions."""
         last = conversation[-1]
-        if isinstance(last, ToolResults):
-            return True  # without tools, only the offline mode makes calls
         if not isinstance(last, UserMessage):
-            return False
+            return isinstance(last, ToolResults)
         previous = conversation[-2] if len(conversation) > 1 else None
         if isinstance(previous, AssistantMessage) and (ASK_WHEN in previous.text
                                                        or previous.text.startswith(WHICH_ONE)):
-            return True  # the answer to a question the offline mode asked
+            return True
         turn = self._turn
         if turn is not None and turn.text == last.text:
             return turn.reading.action.intent in ACTIONS
         clock = self.runtime.clock
         return read_message(last.text, clock.now(), clock.zone).intent in ACTIONS
+
+
+def _made_by_app(conversation: list[Item]) -> bool:
+    before = conversation[-2] if len(conversation) > 1 else None
+    return isinstance(before, AssistantMessage) and any(c.origin == "app" for c in before.tool_calls)
+
+
+def _done_this_turn(turn: list[Item]) -> list[tuple[str, dict[str, Any]]]:
+    """The tool calls of this turn that worked: (name, input)."""
+    calls = {c.id: c for item in turn if isinstance(item, AssistantMessage) for c in item.tool_calls}
+    return [(calls[r.id].name, calls[r.id].input) for item in turn if isinstance(item, ToolResults)
+            for r in item.results if not r.is_error and r.id in calls]
+
+
+def _already(name: str, args: dict[str, Any], done: list[tuple[str, dict[str, Any]]]) -> bool:
+    """Whether a tool call of the turn did what this planned call does."""
+    if name == "remember":
+        return any(n == "remember" for n, _ in done)
+    target = str(args.get("id"))
+    if name == "forget":
+        return any(n == "forget" and str(a.get("id")) == target for n, a in done)
+    if name == "update_memory":
+        if set(args) <= {"id", "reminded_at"}:
+            return True  # bookkeeping: never the app's to do after a model
+        return any(n in ("update_memory", "forget") and str(a.get("id")) == target and set(a) - {"id", "reminded_at"}
+                   for n, a in done)
+    return False
+
+
+async def _first_token_within(stream: AsyncIterator[Any], timeout: float, model: str) -> AsyncIterator[Any]:
+    """The stream, with its first item due within `timeout` seconds (a server that accepted the request
+    and went quiet is a failure, said, never a wait without end)."""
+    iterator = aiter(stream)
+    try:
+        first = await asyncio.wait_for(anext(iterator), timeout)
+    except StopAsyncIteration:
+        return
+    except TimeoutError:
+        close = getattr(iterator, "aclose", None)
+        if close is not None:
+            try:
+                await close()
+            except Exception:  # noqa: BLE001,S110 - it is being abandoned: its own error matters no more
+                pass
+        raise ProviderError("timeout", f"{model} sent no answer within {timeout:g} s") from None
+    yield first
+    async for item in iterator:
+        yield item

@@ -2,6 +2,7 @@
 back; either can hand a conversation to continue back to the app."""
 from __future__ import annotations
 
+import asyncio
 from typing import ClassVar
 
 from textual import on, work
@@ -11,6 +12,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Input, ListItem, ListView, Static
 
+from assistant.service import AssistantService
 from assistant.views import ConversationView, MessageView
 from ui import actions
 from ui.failures import ReportsFailures
@@ -32,8 +34,9 @@ class ConversationItem(ListItem):
 class FilterInput(Input):
     """The filter box: typing filters, up/down move in the list below, enter opens."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("down", "screen.move(1)", show=False), Binding("up", "screen.move(-1)", show=False),
-                Binding("pagedown", "screen.move(10)", show=False), Binding("pageup", "screen.move(-10)", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down", "screen.move(1)", show=False), Binding("up", "screen.move(-1)", show=False),
+        Binding("pagedown", "screen.move(10)", show=False), Binding("pageup", "screen.move(-10)", show=False)]
 
 
 class ConversationsScreen(ReportsFailures, Screen[int | None]):
@@ -44,8 +47,9 @@ class ConversationsScreen(ReportsFailures, Screen[int | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = actions.bindings("conversations")
 
-    def __init__(self) -> None:
+    def __init__(self, service: AssistantService) -> None:
         super().__init__()
+        self.service = service
         self.query_text = ""
 
     def compose(self) -> ComposeResult:
@@ -65,13 +69,9 @@ class ConversationsScreen(ReportsFailures, Screen[int | None]):
         self.query_text = event.value
         self.load(event.value)
 
-    @work(thread=True, exclusive=True, group="conversation-search", exit_on_error=False,
-          description="search conversations")
-    def load(self, query: str) -> None:
-        items = self.app.service.conversations(query)
-        self.app.call_from_thread(self._show, items, query)
-
-    async def _show(self, items: list[ConversationView], query: str) -> None:
+    @work(exclusive=True, group="conversation-search", exit_on_error=False, description="search conversations")
+    async def load(self, query: str) -> None:
+        items = await asyncio.to_thread(self.service.conversations, query)
         if query != self.query_text:
             return  # an older search finishing late
         lst = self.query_one(ListView)
@@ -105,10 +105,10 @@ class ConversationsScreen(ReportsFailures, Screen[int | None]):
         if view is not None:
             self._open(view)
 
-    @work(thread=True, group="conversation-open", exit_on_error=False, description="load a conversation")
-    def _open(self, view: ConversationView) -> None:
-        messages = self.app.service.conversation_messages(view.id)
-        self.app.call_from_thread(self.app.push_screen, ConversationScreen(view, messages), self._after_read)
+    @work(group="conversation-open", exit_on_error=False, description="load a conversation")
+    async def _open(self, view: ConversationView) -> None:
+        messages = await asyncio.to_thread(self.service.conversation_messages, view.id)
+        self.app.push_screen(ConversationScreen(view, messages), self._after_read)
 
     def _after_read(self, result: int | None) -> None:
         if result is not None:

@@ -13,7 +13,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from assistant.views import RecapData, ReminderView
+from assistant.views import RecapData, ReminderDetail, ReminderView
 from ui import actions
 from ui.text import one_line, visible
 
@@ -183,13 +183,24 @@ class DetailScreen(Dialog):
                 Binding("f", "dismiss('forget')", "Forget", id="detail-forget"),
                 Binding("e", "edit", "Edit", id="detail-edit")]
 
-    def __init__(self, text: str, content: str = "", memory_id: int = 0,
+    def __init__(self, detail: ReminderDetail,
                  edit: Callable[[int, str | None, str | None], Awaitable[str | None]] | None = None) -> None:
         super().__init__()
-        self.text = text
-        self.content = content
-        self.memory_id = memory_id
+        self.detail = detail
+        self.content = detail.reminder.content
+        self.memory_id = detail.reminder.id
         self.edit = edit  # returns an error message, or None when changed
+
+    @property
+    def text(self) -> str:
+        d, r = self.detail, self.detail.reminder
+        lines = [f"#{r.id} {r.content}", "", f"Due: {r.when} ({r.relative})"]
+        if r.rule:
+            lines.append(f"Repeats: {r.rule}")
+        lines += [f"Kind: {d.kind}", f"Importance: {d.importance}", f"Created: {d.created}"]
+        if d.mentioned:
+            lines.append(f"Mentioned by the assistant: {d.mentioned}")
+        return "\n".join(lines)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="detail-box", classes="dialog"):

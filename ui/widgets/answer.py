@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from markdown_it import MarkdownIt
 from textual.widgets import Markdown
+from textual.widgets.markdown import MarkdownStream
 
 from ui.text import visible
 
@@ -19,9 +20,9 @@ class AnswerView(Markdown):
 
     DEFAULT_CLASSES = "answer"
 
-    def __init__(self, markdown: str | None = None, **kwargs) -> None:
-        super().__init__(visible(markdown) if markdown else markdown, parser_factory=answer_parser, **kwargs)
+    def __init__(self, markdown: str | None = None) -> None:
+        super().__init__(visible(markdown) if markdown else markdown, parser_factory=answer_parser)
 
-    def stream(self):
+    def stream(self) -> MarkdownStream:
         """A MarkdownStream that batches streamed text into this view."""
         return Markdown.get_stream(self)

@@ -1,13 +1,15 @@
-"""The chat pane: the conversation and the message box. It owns the turn: a message sent is shown,
-answered by the service's agent as a stream (Markdown for a model, literal text for the offline
-mode) and, when the turn wrote something, the pane says so with a message (TurnFinished)."""
+"""The chat pane: the conversation and the message box. It owns what the chat shows (the start, a
+conversation continued, a new one) and the turn: a message sent is shown, answered by the service's
+agent as a stream (Markdown for a model, literal text for the offline mode) and, when the turn ends,
+the pane says so with a message (StoreChanged). It chooses the model at start-up (StatusNews)."""
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from textual import on, work
+from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static, TextArea
 
@@ -16,8 +18,11 @@ from assistant.service import AssistantService
 from assistant.turn.events import Done, Failed, Notice, TextDelta, ToolCall, ToolResult
 from assistant.views import DueNotice, MessageView
 from ui import actions
+from ui.due_notices import chat_lines
 from ui.failures import ReportsFailures
-from ui.text import one_line, visible
+from ui.jobs import TURN_GROUP
+from ui.messages import StatusNews, StoreChanged
+from ui.text import visible
 from ui.widgets.composer import Composer
 from ui.widgets.welcome import Welcome
 
@@ -26,7 +31,6 @@ TRANSCRIPT_LIMIT = 200  # messages shown when a conversation is continued ...
 # ... and at most this much text: laying out Markdown costs about a second per 5,000 characters here,
 # so a conversation of long answers reopened at launch kept the app busy for 15 s.
 TRANSCRIPT_CHARACTERS = 12_000
-DUE_LINES = 5  # reminders falling due together that get a chat line each; the rest are counted
 
 
 class UserMessage(Static):
@@ -35,7 +39,8 @@ class UserMessage(Static):
     def __init__(self, text: str) -> None:
         shown = visible(text[:SHOWN_CHARACTERS])
         if len(text) > SHOWN_CHARACTERS:
-            shown += f"\n… {len(text) - SHOWN_CHARACTERS:,} more characters, not shown here (the whole message is saved)"
+            shown += (f"\n… {len(text) - SHOWN_CHARACTERS:,} more characters, not shown here "
+                      "(the whole message is saved)")
         super().__init__(shown, markup=False, classes="user-message")
 
 
@@ -81,35 +86,62 @@ class ChatLog(VerticalScroll):
         self.anchor()
         self.scroll_end(animate=False, immediate=True)
 
+    async def show_messages(self, messages: list[MessageView], keymap: dict[str, str]) -> None:
+        """A conversation's messages in place of what is shown: the latest that lay out quickly, and a
+        line saying where the earlier ones are."""
+        await self.remove_children()
+        shown: list[MessageView] = []
+        size = 0
+        for m in reversed(messages[-TRANSCRIPT_LIMIT:]):
+            if shown and size + len(m.content) > TRANSCRIPT_CHARACTERS:
+                break
+            shown.insert(0, m)
+            size += len(m.content)
+        widgets: list[Any] = []
+        if len(messages) > len(shown):
+            widgets.append(ToolLine(f"{len(messages) - len(shown)} earlier messages: read them in Conversations "
+                                    f"({actions.key_for('conversations', keymap)})"))
+        for m in shown:
+            widgets.append(UserMessage(m.content) if m.role == "user" else answer_view(m.content))
+        await self.mount_all(widgets)
+        self.pin()
+
 
 class ChatPane(ReportsFailures, Vertical):
     """The chat log and the message box, and the turn between them."""
 
     busy: reactive[bool] = reactive(False)  # a turn is running (written on the event loop only)
 
-    class TurnFinished(Message):
-        """A turn ended; `changed` says what it wrote ("reminders", "memories")."""
-
-        def __init__(self, changed: list[str]) -> None:
-            super().__init__()
-            self.changed = changed
-
-    def __init__(self, service: AssistantService, history: InputHistory, keymap: dict[str, str], **kwargs) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, service: AssistantService, history: InputHistory, keymap: dict[str, str], *,
+                 id: str | None = None) -> None:
+        super().__init__(id=id)
         self.service = service
         self.keymap = keymap
         self.chat_log = ChatLog(id="chat")
         self.composer = Composer(history, keymap=keymap, id="composer")
         self.last_answer = ""
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield self.chat_log
         yield self.composer
 
-    # -- what the chat shows at launch --------------------------------------------------------
+    # -- start-up -------------------------------------------------------------------------------
 
-    async def show_start(self, first: bool, messages: list[MessageView]) -> None:
+    @work(exclusive=True, group="connect", exit_on_error=False, description="choose the chat model")
+    async def connect(self) -> None:
+        await asyncio.to_thread(self.service.connect)
+        for welcome in self.query(Welcome):
+            welcome.set_model(self.service.provider_label, self.service.has_model)
+        self.post_message(StatusNews())
+
+    @work(exclusive=True, group="start", exit_on_error=False, description="show the first screen")
+    async def load_start(self) -> None:
         """A welcome on an empty store, the conversation still in progress, or a hint for a returning user."""
+        def read() -> tuple[bool, list[MessageView]]:
+            first = self.service.is_first_run()
+            return first, [] if first else self.service.current_messages()
+
+        first, messages = await asyncio.to_thread(read)
         if first and not self.composer.text and not self.chat_log.children and not self.query(Welcome):
             welcome = Welcome(self.keymap)
             if self.service.agent is not None:
@@ -122,17 +154,29 @@ class ChatPane(ReportsFailures, Vertical):
         elif not first and not self.chat_log.children:
             keys = {a: actions.key_for(a, self.keymap) for a in ("conversations", "recap", "help")}
             await self.chat_log.mount(ToolLine(f"New conversation. {keys['conversations']}: earlier conversations · "
-                                          f"{keys['recap']}: recap · {keys['help']}: keys", hint=True))
+                                               f"{keys['recap']}: recap · {keys['help']}: keys", hint=True))
 
-    def show_model(self) -> None:
-        for welcome in self.query(Welcome):
-            welcome.set_model(self.service.provider_label, self.service.has_model)
+    # -- what the chat shows --------------------------------------------------------------------
 
     @property
     def scrolled(self) -> VerticalScroll:
         """What the scroll keys move: the welcome while it stands in place of the chat, else the chat."""
         welcome = self.query(Welcome)
         return welcome.first() if welcome else self.chat_log
+
+    def scroll(self, how: str) -> None:
+        """page_up, page_down, home, or end (which follows new messages again)."""
+        target = self.scrolled
+        if how == "page_up":
+            target.scroll_page_up(animate=False)
+        elif how == "page_down":
+            target.scroll_page_down(animate=False)
+        elif how == "home":
+            target.scroll_home(animate=False)
+        elif target is self.chat_log:
+            self.chat_log.pin()
+        else:
+            target.scroll_end(animate=False)
 
     @on(TextArea.Changed, "#composer")
     async def typed(self, event: TextArea.Changed) -> None:
@@ -149,43 +193,44 @@ class ChatPane(ReportsFailures, Vertical):
     async def show_transcript(self, messages: list[MessageView]) -> None:
         """Fill the chat with a conversation's messages (continued, or still open at launch)."""
         await self.drop_welcome()
-        await self.chat_log.remove_children()
-        shown: list[MessageView] = []
-        size = 0
-        for m in reversed(messages[-TRANSCRIPT_LIMIT:]):
-            if shown and size + len(m.content) > TRANSCRIPT_CHARACTERS:
-                break
-            shown.insert(0, m)
-            size += len(m.content)
-        widgets: list[Any] = []
-        if len(messages) > len(shown):
-            widgets.append(ToolLine(f"{len(messages) - len(shown)} earlier messages: read them in Conversations "
-                                    f"({actions.key_for('conversations', self.keymap)})"))
-        for m in shown:
-            widgets.append(UserMessage(m.content) if m.role == "user" else answer_view(m.content))
-        await self.chat_log.mount_all(widgets)
+        await self.chat_log.show_messages(messages, self.keymap)
         answers = [m.content for m in messages if m.role == "assistant"]
         if answers:
             self.last_answer = answers[-1]
-        self.chat_log.pin()
-
-    async def clear(self) -> None:
-        await self.chat_log.remove_children()
-        self.last_answer = ""
 
     def add_due_reminders(self, notice: DueNotice) -> None:
-        """A toast goes away; a line in the chat stays, for whoever was away from the keyboard. At
-        launch one line, however many fell due; later a line each for a few and a count of the rest."""
-        from ui.due_watcher import launch_text
+        """A toast goes away; a line in the chat stays, for whoever was away from the keyboard."""
+        self.chat_log.mount_all([ToolLine(line, reminder=True) for line in chat_lines(notice)])
 
-        if notice.at_launch:
-            lines = [f"⏰ {launch_text(notice)}"]
-        else:
-            shown = list(reversed(notice.items[:DUE_LINES]))  # in due order
-            lines = [f"⏰ {one_line(r.content, 120)} is due ({r.when})" for r in shown]
-            if notice.total > len(shown):
-                lines.append(f"⏰ and {notice.total - len(shown):,} more reminders are due now")
-        self.chat_log.mount_all([ToolLine(line, reminder=True) for line in lines])
+    def copy_last_answer(self) -> None:
+        if not self.last_answer:
+            self.app.notify("No answer to copy yet.", timeout=3)
+            return
+        self.app.copy_to_clipboard(visible(self.last_answer))  # pasted into a shell, escapes must not act
+        self.app.notify(f"Copied the last answer ({len(self.last_answer)} characters).", timeout=3)
+
+    # -- another conversation -------------------------------------------------------------------
+
+    @work(exclusive=True, group="continue", exit_on_error=False, description="continue a conversation")
+    async def continue_conversation(self, episode_id: int) -> None:
+        if self.busy:
+            self.app.notify("Still answering; continue that conversation once the answer is in.", severity="warning")
+            return
+        messages = await asyncio.to_thread(self.service.continue_conversation, episode_id)
+        await self.show_transcript(messages)
+        self.composer.focus()
+        self.app.notify("Continuing this conversation: your next message goes on from here.", timeout=4)
+
+    @work(exclusive=True, group="new-conversation", exit_on_error=False, description="close the conversation")
+    async def new_conversation(self) -> None:
+        if self.busy:
+            self.app.notify("Still answering; start a new conversation once the answer is in.", severity="warning")
+            return
+        episode = await asyncio.to_thread(self.service.new_conversation)
+        await self.chat_log.remove_children()
+        self.last_answer = ""
+        if episode is not None:
+            self.app.notify(f"Saved “{episode.title}”. New conversation.", timeout=4, markup=False)
 
     # -- the turn -----------------------------------------------------------------------------
 
@@ -198,7 +243,7 @@ class ChatPane(ReportsFailures, Vertical):
             return
         self.run_turn(event.text)
 
-    @work(exclusive=True, group="turn", exit_on_error=False, description="answer a message")
+    @work(exclusive=True, group=TURN_GROUP, exit_on_error=False, description="answer a message")
     async def run_turn(self, text: str) -> None:
         self.busy = True
         log = self.chat_log
@@ -206,7 +251,7 @@ class ChatPane(ReportsFailures, Vertical):
         await log.mount(UserMessage(text))
         log.pin()  # sending brings you back to the newest message
         answer: Any = None  # an AnswerView or a PlainAnswer
-        stream = None
+        stream: Any = None
         parts: list[str] = []
         changed: list[str] = []
 
@@ -253,4 +298,5 @@ class ChatPane(ReportsFailures, Vertical):
         finally:
             await finish()
             self.busy = False
-            self.post_message(self.TurnFinished(changed))
+            # What the turn wrote is read again; a reminder it changed is one ctrl+z in the box undoes.
+            self.post_message(StoreChanged(by_user="reminders" in changed))

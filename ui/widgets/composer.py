@@ -1,9 +1,11 @@
-"""The message box: enter sends, a key starts a new line, up/down walk the history, page keys scroll the chat."""
+"""The message box: enter sends, a key starts a new line, up/down walk the history, page keys scroll the
+chat, and ctrl+z is its own only while it holds text of its own (else it undoes a reminder change)."""
 from __future__ import annotations
 
 from typing import ClassVar
 
 from textual import events
+from textual.actions import SkipAction
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
@@ -19,10 +21,10 @@ class Composer(TextArea):
     # These override TextArea's own page and home/end keys: in a message box of a few lines, the
     # chat above is what the user wants to move through.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("pageup", "screen.chat_page_up", show=False),
-        Binding("pagedown", "screen.chat_page_down", show=False),
-        Binding("ctrl+home", "screen.chat_top", show=False),
-        Binding("ctrl+end", "screen.chat_bottom", show=False),
+        Binding("pageup", "screen.chat_scroll('page_up')", show=False),
+        Binding("pagedown", "screen.chat_scroll('page_down')", show=False),
+        Binding("ctrl+home", "screen.chat_scroll('home')", show=False),
+        Binding("ctrl+end", "screen.chat_scroll('end')", show=False),
         Binding("home", "home", show=False),
         Binding("end", "end", show=False),
     ]
@@ -32,15 +34,16 @@ class Composer(TextArea):
             super().__init__()
             self.text = text
 
-    def __init__(self, history: InputHistory, keymap: dict[str, str] | None = None, **kwargs) -> None:
+    def __init__(self, history: InputHistory, keymap: dict[str, str] | None = None, *, id: str | None = None) -> None:
         newline = actions.key_for("newline", keymap)
         super().__init__(soft_wrap=True, tab_behavior="focus", show_line_numbers=False, compact=True,
                          highlight_cursor_line=False,
-                         placeholder=f"Message (enter send, {newline} new line, f1 keys)", **kwargs)
+                         placeholder=f"Message (enter send, {newline} new line, f1 keys)", id=id)
         self.newline_keys = set((keymap or {}).get("newline", "ctrl+j,shift+enter").split(","))
         self.input_history = history
         self._position: int | None = None  # the history entry shown, None: the user's own draft
         self._draft = ""
+        self._text_at_change = ""  # the text here when a reminder was last changed by the person
 
     @property
     def sent_history(self) -> list[str]:
@@ -55,17 +58,29 @@ class Composer(TextArea):
         self.post_message(self.Submitted(text))
         self.clear()
 
+    def reminder_changed(self) -> None:
+        """A reminder was just changed (in the list, a dialog, the chat): until this text is edited,
+        ctrl+z here undoes that change."""
+        self._text_at_change = self.text
+
+    def action_undo(self) -> None:
+        """ctrl+z: the box's own undo while it holds text of its own; when it is empty, or as it was at the
+        last reminder change, the key goes on to the screen, which undoes the last reminder change."""
+        if not self.text or self.text == self._text_at_change:
+            raise SkipAction()
+        super().action_undo()
+
     async def action_home(self) -> None:
         if self.text:
             self.action_cursor_line_start()
         else:
-            await self.run_action("screen.chat_top")
+            await self.run_action("screen.chat_scroll('home')")
 
     async def action_end(self) -> None:
         if self.text:
             self.action_cursor_line_end()
         else:
-            await self.run_action("screen.chat_bottom")
+            await self.run_action("screen.chat_scroll('end')")
 
     async def _on_key(self, event: events.Key) -> None:
         # Enter is handled here, in the widget's own key order: a priority binding would run before
@@ -94,7 +109,7 @@ class Composer(TextArea):
             event.prevent_default()
             event.stop()
             return
-        if event.key == "down" and recalled:
+        if event.key == "down" and recalled and self._position is not None:
             self._position += 1
             if self._position >= len(self.sent_history):
                 self._position = None

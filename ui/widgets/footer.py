@@ -1,8 +1,9 @@
-"""The footer (Textual's, thinned out on narrow terminals) and the status bar."""
+"""The footer: Textual's, thinned out on narrow terminals."""
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.reactive import reactive
-from textual.widgets import Footer, Static
+from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
 from ui import actions
@@ -18,7 +19,7 @@ class KeyFooter(Footer):
         if self.is_attached and self._bindings_ready:
             self.call_after_refresh(self.recompose)
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         if not self._bindings_ready:
             return
         keep = actions.narrow_ids()
@@ -57,7 +58,3 @@ class KeyFooter(Footer):
     def on_resize(self) -> None:
         if self._bindings_ready:
             self.call_after_refresh(self.recompose)
-
-
-class StatusBar(Static):
-    pass

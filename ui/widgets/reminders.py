@@ -1,12 +1,16 @@
 """The reminder panel (the sidebar: overdue first, then upcoming; d done, s snooze, enter details,
 ctrl+z undo) and its one-line form on narrow terminals. The panel loads and changes reminders
-through the service in thread workers and says what changed with messages."""
+through the service in workers (the blocking calls in threads) and says what changed, and which
+dialog it needs, with messages. A reminder comes as fields (assistant.views.ReminderView)."""
 from __future__ import annotations
 
 import asyncio
+import textwrap
+from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
 from textual import events, on, work
+from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.message import Message
@@ -14,10 +18,11 @@ from textual.timer import Timer
 from textual.widgets import ListItem, ListView, Static
 
 from assistant.service import AssistantService
-from assistant.views import ReminderPage, ReminderView
+from assistant.views import ReminderDetail, ReminderPage, ReminderView
 from memory.errors import InvalidInput
 from ui import actions
 from ui.failures import ReportsFailures
+from ui.messages import StoreChanged
 from ui.text import one_line, visible
 
 LETTER_PAUSE = 0.4  # seconds a list letter (d, s) waits for more typing before it acts
@@ -27,13 +32,11 @@ class ReminderText(Static):
     """One reminder's lines, wrapped to the width it is given with a hanging indent: the time and
     "overdue 1 min" are kept whole (never "overdue 1" / "min"), and no word is cut in half."""
 
-    def __init__(self, head: str, when: str, relative: str, rule: str, **kwargs) -> None:
-        super().__init__(markup=False, **kwargs)
+    def __init__(self, head: str, when: str, relative: str, rule: str) -> None:
+        super().__init__(markup=False)
         self.head, self.when, self.relative, self.rule = head, when, relative, rule
 
     def render(self) -> str:
-        import textwrap
-
         width = max(12, self.size.width or 36)
         glue = "\u00a0"  # textwrap breaks only at ASCII spaces: a no-break space keeps a piece whole
         lines = textwrap.wrap(self.head, width, subsequent_indent="  ", break_on_hyphens=False)
@@ -48,15 +51,11 @@ class ReminderText(Static):
 class ReminderItem(ListItem):
     def __init__(self, reminder: ReminderView) -> None:
         self.reminder = reminder
-        badge = "OVERDUE" if reminder.status == "overdue" else "DUE"
-        # The label is memory's ("[DUE Tue Nov 24 19:00, every Tue]"): shown as given, badge aside.
-        when = reminder.label.strip().removeprefix("[").removesuffix("]").removeprefix(f"{badge} ")
+        # A just-fired one is due, not "overdue ... · now".
+        badge = "DUE NOW" if reminder.due_now else "OVERDUE" if reminder.status == "overdue" else "DUE"
         # A repeating one's rule goes on a line of its own, so the time and "in 2 h" never wrap apart.
-        when, _, rule = (when or reminder.when).partition(", ")
-        if reminder.relative == "now":
-            badge = "DUE NOW"  # a just-fired one is due, not "overdue ... · now"
-        super().__init__(ReminderText(f"[{badge}] {visible(reminder.content)}", visible(when), reminder.relative,
-                                      visible(rule)), classes=reminder.status)
+        super().__init__(ReminderText(f"[{badge}] {visible(reminder.content)}", visible(reminder.when),
+                                      reminder.relative, visible(reminder.rule or "")), classes=reminder.status)
 
 
 class ReminderList(ListView):
@@ -64,8 +63,8 @@ class ReminderList(ListView):
     letter key of the list (d, s) acts only when no other printable key follows within LETTER_PAUSE;
     typed on, it goes with the rest to the message box, as every other printable key does at once."""
 
-    def __init__(self, letters: dict[str, str], **kwargs) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, letters: dict[str, str], *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self.letters = letters  # key -> panel action ("d" -> "reminder_done")
         self._pending: tuple[str, str, int] | None = None  # (action, character, reminder id)
         self._pending_timer: Timer | None = None
@@ -85,8 +84,7 @@ class ReminderList(ListView):
                 self._pending_timer = self.set_timer(LETTER_PAUSE, self._act_pending, name="list-letter")
                 return
             typed = (self._take_pending()[1] if self._pending else "") + event.character
-            await self.run_action("screen.focus_composer")
-            self.screen.query_one("#composer").insert(typed)
+            await self.app.run_action(("screen", "focus_composer", (typed,)), self)
             return
         if self._pending is not None:
             if event.key == "escape":  # never mind: the letter is dropped
@@ -112,11 +110,14 @@ class ReminderList(ListView):
 
 class ReminderPanel(ReportsFailures, Vertical):
     """The most urgent reminders: overdue first, then upcoming within 7 days, and a count of the rest.
-    d: done, s: snooze, enter: details. The highlight is a reminder (by id), not a row."""
+    d: done, s: snooze, enter: details. The highlight is a reminder (by id), not a row.
+
+    It loads and changes reminders itself; the snooze and details dialogs it asks for with a message
+    (SnoozeAsked, DetailsAsked), and what they choose comes back to it."""
 
     BINDINGS: ClassVar[list[BindingType]] = actions.bindings("reminders")
     can_focus = False
-    _shown: list[tuple] | None = None  # what the rows show now; None before the first load
+    _shown: list[ReminderView] | None = None  # what the rows show now; None before the first load
 
     class Loaded(Message):
         """The reminders as just read (the one-line bar shows them too)."""
@@ -126,17 +127,33 @@ class ReminderPanel(ReportsFailures, Vertical):
             self.page = page
             self.items = page.items
 
-    class Changed(Message):
-        """A reminder was changed or put back from here: its next due instant may have moved."""
+    class SnoozeAsked(Message):
+        """Ask when to snooze `reminder` to; `apply(when)` snoozes it, or returns why it could not."""
 
-    def __init__(self, service: AssistantService, keymap: dict[str, str], **kwargs) -> None:
-        super().__init__(**kwargs)
+        def __init__(self, reminder: ReminderView, apply: Callable[[str], Awaitable[str | None]]) -> None:
+            super().__init__()
+            self.reminder = reminder
+            self.apply = apply
+
+    class DetailsAsked(Message):
+        """Show `detail`; `edit(id, content, due)` changes it (or returns why not), and `chosen` takes what
+        was chosen there ("done", "snooze", "forget"; "edited" once `edit` has done it; or None)."""
+
+        def __init__(self, detail: ReminderDetail, edit: Callable[[int, str | None, str | None],
+                     Awaitable[str | None]], chosen: Callable[[str | None], None]) -> None:
+            super().__init__()
+            self.detail = detail
+            self.edit = edit
+            self.chosen = chosen
+
+    def __init__(self, service: AssistantService, keymap: dict[str, str], *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self.service = service
         self.keymap = keymap
         self.selected_id: int | None = None  # the highlighted reminder, whatever row it is on
         self._items: list[ReminderView] = []
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         letters = {}
         for row in actions.ACTIONS:
             if row.scope == "reminders" and row.action in ("reminder_done", "reminder_snooze"):
@@ -150,12 +167,19 @@ class ReminderPanel(ReportsFailures, Vertical):
 
     # -- loading ------------------------------------------------------------------------------
 
+    # The rows are rebuilt in the message's handler, not in the worker: a worker superseded by a newer
+    # read is cancelled, and a rebuild cut off half-way would be taken for what is shown.
     @work(thread=True, exclusive=True, group="reminders", exit_on_error=False, description="load reminders")
     def refresh_reminders(self) -> None:
         self.post_message(self.Loaded(self.service.sidebar_reminders()))
 
     async def on_reminder_panel_loaded(self, event: Loaded) -> None:
         await self.show(event.page)  # and the message goes on up, for the one-line bar
+
+    def fell_due(self) -> None:
+        """Reminders just fell due: once the due second has passed the rows say "overdue" (not at the
+        next minute's refresh)."""
+        self.set_timer(1.5, self.refresh_reminders, name="reminder-after-due")
 
     async def show(self, page: ReminderPage) -> None:
         """Replace the rows; the highlight stays on the same reminder (by id), not the same row: when
@@ -165,10 +189,9 @@ class ReminderPanel(ReportsFailures, Vertical):
         more = self.query_one("#reminder-more", Static)
         more.update(f"+{page.more:,} more: assistant reminders" if page.more else "")
         more.display = bool(page.more)
-        shown = [(r.id, r.content, r.status, r.when, r.relative, r.label) for r in items]
-        if shown == self._shown:
+        if items == self._shown:
             return  # nothing changed: no flicker, no lost highlight
-        self._shown = shown
+        self._shown = list(items)
         old_ids = [r.id for r in self._items]
         old_index = old_ids.index(self.selected_id) if self.selected_id in old_ids else (lst.index or 0)
         self._items = list(items)
@@ -229,99 +252,77 @@ class ReminderPanel(ReportsFailures, Vertical):
         if reminder is not None:
             self.mark_done(reminder.id)
 
-    @work(thread=True, group="reminder-change", exit_on_error=False, description="mark a reminder done")
-    def mark_done(self, memory_id: int) -> None:
-        try:
-            change = self.service.mark_done(memory_id)
-        except InvalidInput as exc:  # done or forgotten elsewhere meanwhile
-            self.app.call_from_thread(self.app.notify, str(exc), severity="warning", markup=False)
-            return
-        self.app.call_from_thread(self.changed, f"Done: {one_line(change.after.content, 60)}.")
-
-    def changed(self, text: str, undo_hint: bool = True) -> None:
-        """A change made from here: say it (and how to undo it), reload, tell the screen."""
-        key = actions.key_for("undo", self.keymap)
-        self.app.notify(f"{text} {key} to undo." if undo_hint else text, timeout=8, markup=False)
-        self.refresh_reminders()
-        self.post_message(self.Changed())
-
-    def undo(self) -> None:
-        """Put back the last reminder change recorded in the store, wherever it was made."""
-        self._undo()
-
-    @work(thread=True, group="reminder-change", exit_on_error=False, description="undo a reminder change")
-    def _undo(self) -> None:
-        try:
-            undone = self.service.undo_last_change()
-        except InvalidInput as exc:
-            self.app.call_from_thread(self.app.notify, f"Cannot undo: {exc}", severity="warning", markup=False)
-            return
-        text = one_line(self.service.undo_text(undone), 160)
-        if undone is None:
-            self.app.call_from_thread(self.app.notify, text, timeout=4, markup=False)
-            return
-
-        def show() -> None:
-            if undone.memory is not None and undone.memory.done_at is None:  # None: a memory just made, gone
-                self.select(undone.memory.id)  # the highlight goes to the one that came back
-            self.changed(text, undo_hint=False)
-
-        self.app.call_from_thread(show)
-
     def action_reminder_snooze(self) -> None:
         reminder = self.selected
         if reminder is not None:
             self.snooze(reminder)
 
-    def snooze(self, reminder: ReminderView) -> None:
-        from ui.screens.dialogs import SnoozeScreen
+    def changed(self, text: str, undo_hint: bool = True) -> None:
+        """A change made from here: say it (and how to undo it); the screen has everything read again."""
+        key = actions.key_for("undo", self.keymap)
+        self.app.notify(f"{text} {key} to undo." if undo_hint else text, timeout=8, markup=False)
+        self.post_message(StoreChanged(by_user=True))
 
+    @work(group="reminder-change", exit_on_error=False, description="mark a reminder done")
+    async def mark_done(self, memory_id: int) -> None:
+        try:
+            change = await asyncio.to_thread(self.service.mark_done, memory_id)
+        except InvalidInput as exc:  # done or forgotten elsewhere meanwhile
+            self.app.notify(str(exc), severity="warning", markup=False)
+            return
+        self.changed(f"Done: {one_line(change.after.content, 60)}.")
+
+    @work(group="reminder-change", exit_on_error=False, description="undo a reminder change")
+    async def undo(self) -> None:
+        """Put back the last change recorded in the store, wherever it was made (the list, the chat, the CLI)."""
+        try:
+            undone = await asyncio.to_thread(self.service.undo_last_change)
+        except InvalidInput as exc:
+            self.app.notify(f"Cannot undo: {exc}", severity="warning", markup=False)
+            return
+        text = one_line(self.service.undo_text(undone), 160)
+        if undone is None:
+            self.app.notify(text, timeout=4, markup=False)
+            return
+        back = undone.memory  # None when what was undone was a memory just made
+        if back is not None and back.due_at is not None and back.done_at is None:
+            self.select(back.id)  # the highlight goes to the reminder that came back
+        self.changed(text, undo_hint=False)
+
+    def snooze(self, reminder: ReminderView) -> None:
         async def apply(when: str) -> str | None:
             try:
                 change = await asyncio.to_thread(self.service.snooze, reminder.id, when)
             except InvalidInput as exc:
                 return str(exc)
-            clock = self.service.runtime.clock
-            self.changed(f"Snoozed to {clock.short(change.after.due_at)}: {one_line(change.after.content, 60)}.")
+            self.changed(f"Snoozed to {change.when}: {one_line(change.after.content, 60)}.")
             return None
 
-        self.app.push_screen(SnoozeScreen(reminder, apply))
+        self.post_message(self.SnoozeAsked(reminder, apply))
 
     @on(ReminderList.Selected, "#reminder-list")
     def open_reminder(self, event: ReminderList.Selected) -> None:
         reminder = self.selected
-        if reminder is not None and getattr(event.item, "reminder", None) is not None \
-                and event.item.reminder.id == reminder.id:
-            self._show_details(reminder)
+        if reminder is not None and isinstance(event.item, ReminderItem) and event.item.reminder.id == reminder.id:
+            self._show_details(reminder.id)
 
-    @work(thread=True, group="reminder-detail", exit_on_error=False, description="load a reminder")
-    def _show_details(self, reminder: ReminderView) -> None:
-        from ui.screens.dialogs import DetailScreen
-
+    @work(group="reminder-detail", exit_on_error=False, description="load a reminder")
+    async def _show_details(self, reminder_id: int) -> None:
         try:
-            memory = self.service.reminder_detail(reminder.id)
+            detail = await asyncio.to_thread(self.service.reminder_detail, reminder_id)
         except InvalidInput as exc:  # done or forgotten elsewhere meanwhile
-            self.app.call_from_thread(self.app.notify, str(exc), severity="warning", markup=False)
+            self.app.notify(str(exc), severity="warning", markup=False)
             return
-        clock = self.service.runtime.clock
-        label = reminder.label or reminder.when
-        text = (f"#{memory.id} {memory.content}\n\nDue: {label} ({reminder.relative})\nKind: {memory.kind}"
-                f"\nImportance: {memory.importance}\nCreated: {clock.short(memory.created_at)}"
-                + (f"\nMentioned by the assistant: {clock.short(memory.reminded_at)}" if memory.reminded_at else ""))
 
-        def after(choice: str | None) -> None:
+        def chosen(choice: str | None) -> None:
             if choice == "done":
-                self.mark_done(reminder.id)
+                self.mark_done(reminder_id)
             elif choice == "snooze":
-                self.snooze(reminder)
+                self.snooze(detail.reminder)
             elif choice == "forget":
-                self.forget(reminder.id)
-            elif choice == "edited":
-                self.refresh_reminders()
-                self.post_message(self.Changed())
+                self.forget(reminder_id)
 
-        self.app.call_from_thread(self.app.push_screen, DetailScreen(text, memory.content, reminder.id,
-                                                                     self.edit), after)
+        self.post_message(self.DetailsAsked(detail, self.edit, chosen))
 
     async def edit(self, memory_id: int, content: str | None, due: str | None) -> str | None:
         """The details dialog's edit: None when changed, else the reason nothing changed."""
@@ -329,18 +330,17 @@ class ReminderPanel(ReportsFailures, Vertical):
             change = await asyncio.to_thread(self.service.edit_reminder, memory_id, content, due)
         except InvalidInput as exc:
             return str(exc)
-        clock = self.service.runtime.clock
-        self.changed(f"Changed: {one_line(change.after.content, 60)}, due {clock.short(change.after.due_at)}.")
+        self.changed(f"Changed: {one_line(change.after.content, 60)}, due {change.when}.")
         return None
 
-    @work(thread=True, group="reminder-change", exit_on_error=False, description="forget a reminder")
-    def forget(self, memory_id: int) -> None:
+    @work(group="reminder-change", exit_on_error=False, description="forget a reminder")
+    async def forget(self, memory_id: int) -> None:
         try:
-            memory = self.service.forget_reminder(memory_id)
+            memory = await asyncio.to_thread(self.service.forget_reminder, memory_id)
         except InvalidInput as exc:
-            self.app.call_from_thread(self.app.notify, str(exc), severity="warning", markup=False)
+            self.app.notify(str(exc), severity="warning", markup=False)
             return
-        self.app.call_from_thread(self.changed, f"Forgot: {one_line(memory.content, 60)}.")
+        self.changed(f"Forgot: {one_line(memory.content, 60)}.")
 
 
 class ReminderBar(Static):

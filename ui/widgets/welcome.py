@@ -1,6 +1,7 @@
 """The welcome shown on an empty store, in place of the chat, until the user types."""
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -19,7 +20,7 @@ class Welcome(VerticalScroll):
         self.model_line = "Model: connecting…"
         self.body = Static(self._text(), markup=False, id="welcome-text")
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield self.body
 
     @property

@@ -1,0 +1,57 @@
+"""The status bar: the model, how many memories, consolidation, and a frozen clock. It reads the
+service's StatusView in a worker of its own and words it; the screen only passes on news."""
+from __future__ import annotations
+
+import asyncio
+
+from textual import work
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from assistant.service import AssistantService
+from assistant.views import StatusView
+from ui.failures import ReportsFailures
+from ui.messages import StatusNews
+
+
+def status_line(view: StatusView | None, consolidation: str) -> str:
+    if view is None:
+        return "starting…"
+    running = consolidation if consolidation != "idle" or not view.last_consolidation else None
+    parts = [view.provider, f"{view.memories} {'memory' if view.memories == 1 else 'memories'}",
+             f"consolidation: {running or f'last run {view.last_consolidation}'}"]
+    if view.frozen_at:
+        parts.insert(0, f"⏸ clock frozen at {view.frozen_at}")
+    return " " + "  ·  ".join(parts)
+
+
+class StatusBar(ReportsFailures, Static):
+    view: reactive[StatusView | None] = reactive(None)
+    consolidation: reactive[str] = reactive("idle")
+
+    def __init__(self, service: AssistantService, *, id: str | None = None) -> None:
+        super().__init__(status_line(None, "idle"), markup=False, id=id)
+        self.service = service
+        self._asked = 0  # reads asked for; the newest one's answer is shown
+
+    # Not exclusive: a read superseded at start-up (a model chosen just after the first read) would be
+    # cancelled, and whoever waits for the app's workers would be told so. The newest read wins instead.
+    @work(group="status", exit_on_error=False, description="read the status")
+    async def reload(self) -> None:
+        self._asked += 1
+        asked = self._asked
+        view = await asyncio.to_thread(self.service.status)
+        if asked == self._asked:
+            self.view = view
+
+    def news(self, event: StatusNews) -> None:
+        if event.consolidation is None:
+            self.reload()
+        else:
+            self.consolidation = event.consolidation
+
+    def watch_view(self) -> None:
+        self.update(status_line(self.view, self.consolidation))
+
+    def watch_consolidation(self) -> None:
+        self.update(status_line(self.view, self.consolidation))
