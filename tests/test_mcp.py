@@ -84,7 +84,7 @@ async def test_a_fresh_client_remembers_recalls_and_sets_a_reminder_the_app_show
         assert "[DUE Mon Nov 23 10:00] call the bank (in 20 h)" in coming
     for answer in said:
         assert not any(v in answer for v in SECRET_VALUES + PRIVATE_WORDS), answer
-    # The app's sidebar reads the same store (the running app: test_mcp_app.py).
+    # The app's sidebar reads the same store (the running app: test_ui_mcp.py).
     with runtime_on(db) as rt:
         page = AssistantService(rt).sidebar_reminders()
         assert [(r.content, r.when) for r in page.items] == [("call the bank", "Mon Nov 23 10:00")]
