@@ -404,10 +404,53 @@ class AssistantService:
 
         return undo_text(self.runtime, undone)
 
+    # -- incognito and why ----------------------------------------------------------------------
+
+    @property
+    def incognito(self) -> bool:
+        return self.agent is not None and self.agent.incognito is not None
+
+    def start_incognito(self) -> episodes.Episode | None:
+        """An incognito conversation: memory is read as usual, nothing of it is stored (no message,
+        title, memory, Why or undo record, no activation). The conversation in progress is closed first."""
+        if self.agent is None:
+            self.connect()
+        assert self.agent is not None
+        closed = self.agent.close_episode()
+        self.agent.incognito = []
+        return closed
+
+    def end_incognito(self) -> None:
+        """Leave it: what was said in it is gone with this process's memory of it."""
+        if self.agent is not None:
+            self.agent.incognito = None
+
+    def why(self, message_id: int | None = None) -> dict[str, object] | None:
+        """What went into an answer (the latest of the conversation in progress when no id is given), as
+        recorded when its turn ran; None when there is no record (an incognito or older answer)."""
+        from memory import turn_records
+
+        store = self.runtime.store
+        if message_id is None:
+            active = episodes.active_episode(store)
+            found = turn_records.latest(store, active.id if active else None)
+            if found is None:
+                return None
+            message_id, data = found
+        else:
+            data = turn_records.get(store, message_id)
+            if data is None:
+                return None
+        return {"message_id": message_id, **data}
+
     def new_conversation(self) -> episodes.Episode | None:
         """Close the current episode (quick title, summary, outcome) at once; the next message opens a new
-        one. With a background runner the model's title follows (otherwise it is owed: `owed_titles`)."""
+        one. With a background runner the model's title follows (otherwise it is owed: `owed_titles`).
+        An incognito conversation ends here."""
         if self.agent is None:
+            return None
+        if self.agent.incognito is not None:
+            self.agent.incognito = None
             return None
         return self.agent.close_episode()
 
@@ -416,6 +459,7 @@ class AssistantService:
         is owed, written by the next process that has a model)."""
         if self.agent is None:
             return None
+        self.agent.incognito = None  # an incognito conversation ends with the app: nothing of it stays
         return self.agent.close_episode()
 
     def owed_titles(self) -> int:

@@ -55,7 +55,8 @@ class Tool:
     function: Callable[..., ToolOutcome]
     arguments: type[BaseModel]
     chat: bool = True  # offered to the chat model (every tool is offered over MCP)
-    writes: bool = False  # changes the store (not offered to an MCP client with --read-only)
+    # Changes memory: refused in an incognito conversation, not offered to an MCP client with --read-only.
+    writes: bool = True
 
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, _clean_schema(self.arguments.model_json_schema()))
@@ -89,10 +90,11 @@ def argument_problems(name: str, exc: ValidationError) -> str:
 REGISTRY: dict[str, Tool] = {}
 
 
-def tool(description: str, name: str | None = None, chat: bool = True, writes: bool = False
+def tool(description: str, name: str | None = None, chat: bool = True, writes: bool = True
          ) -> Callable[[Callable[..., ToolOutcome]], Callable[..., ToolOutcome]]:
     """Register a function as a tool (named after it unless `name` is given); its parameters after
-    `runtime` are the tool's arguments, its keyword-only parameters the call's context."""
+    `runtime` are the tool's arguments, its keyword-only parameters the call's context; `writes`: it
+    changes memory; `chat`: offered to the chat model."""
     def register(function: Callable[..., ToolOutcome]) -> Callable[..., ToolOutcome]:
         hints = get_type_hints(function, include_extras=True)
         fields: dict[str, Any] = {}
@@ -192,7 +194,7 @@ def update_memory(runtime: Runtime, id: int,  # noqa: A002 - the name the model 
                        memory.to_json())
 
 
-@tool("Search all memories, past messages and conversation summaries by meaning and keywords.")
+@tool("Search all memories, past messages and conversation summaries by meaning and keywords.", writes=False)
 def recall(runtime: Runtime, query: str,
            mode: Annotated[Mode, Field(description="reflexive (hot only), standard (default), deep (+cold), "
                                                    "exhaustive (everything, archived too).")] = "standard",
@@ -220,7 +222,7 @@ def recall(runtime: Runtime, query: str,
     return ToolOutcome("\n".join(lines), f"recalled {len(hits)} items")
 
 
-@tool("List recent conversations in time order with titles and summaries.", name="recall_recent")
+@tool("List recent conversations in time order with titles and summaries.", name="recall_recent", writes=False)
 def recall_recent_tool(runtime: Runtime,
                        hours: Annotated[float, Field(gt=0, le=24 * 3650, description="How far back; default 48.")] = 48,
                        limit: Annotated[int, Field(ge=1, le=50)] = 10, *, gate: Gate = LOCAL_GATE) -> ToolOutcome:
@@ -242,7 +244,7 @@ def forget(runtime: Runtime, id: int) -> ToolOutcome:  # noqa: A002 - the name t
 
 @tool("List the user's open reminders: every overdue one and those due within `days` days, most urgent first, "
       "each with its id, status (DUE or OVERDUE), local due time, how far off it is, and its rule if it repeats.",
-      chat=False)
+      chat=False, writes=False)
 def upcoming(runtime: Runtime,
              days: Annotated[float, Field(ge=0, le=3650, description="How far ahead; default 7.")] = 7,
              limit: Annotated[int, Field(ge=1, le=200)] = 50, *, gate: Gate = LOCAL_GATE) -> ToolOutcome:
@@ -279,7 +281,7 @@ def snooze(runtime: Runtime, id: int,  # noqa: A002 - the name the model sees
 
 
 @tool("A recap of today or of the last 48 hours: conversations with their titles and summaries, reminders "
-      "overdue and coming up, and what was newly remembered.", chat=False)
+      "overdue and coming up, and what was newly remembered.", chat=False, writes=False)
 def recap(runtime: Runtime,
           period: Annotated[Literal["today", "48h"], Field(description="today (since midnight) or 48h "
                                                                          "(default).")] = "48h",
@@ -290,13 +292,20 @@ def recap(runtime: Runtime,
 TOOL_SPECS = [t.spec() for t in REGISTRY.values() if t.chat]
 
 
+INCOGNITO = ("This is an incognito conversation: nothing is stored, so nothing can be remembered, set or "
+             "changed; start a new conversation (ctrl+n) to leave it.")
+
+
 def execute_tool(runtime: Runtime, name: str, args: dict[str, Any], message_id: int | None = None,
-                 gate: Gate = LOCAL_GATE) -> ToolOutcome:
+                 gate: Gate = LOCAL_GATE, incognito: bool = False) -> ToolOutcome:
     """Run one tool call of the chat model (for the user message `message_id`, under the turn's `gate`:
-    what its result may say to a model); raises ToolError with a message for the model."""
+    what its result may say to a model; in an `incognito` conversation only tools that read); raises
+    ToolError with a message for the model."""
     found = REGISTRY.get(name)
     if found is None or not found.chat:
         raise ToolError(f"unknown tool {name!r}; available: {', '.join(t.name for t in REGISTRY.values() if t.chat)}")
+    if incognito and found.writes:
+        raise ToolError(INCOGNITO)
     return call_tool(runtime, found, args, {"message_id": message_id, "gate": gate})
 
 

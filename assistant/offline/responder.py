@@ -107,6 +107,9 @@ class OfflineResponder:
     def recover(self) -> bool:
         return False  # nothing left to recover: no model
 
+    def explain(self) -> dict[str, Any]:
+        return {}  # nothing left the machine; the reading (recorded by the agent) is what it understood
+
     def word_results(self, conversation: list[Item]) -> str:
         """The results of the calls `plan` gave (the conversation ends with them), in words."""
         return self._word_results(conversation)

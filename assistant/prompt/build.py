@@ -8,7 +8,7 @@ lowest-priority sections go first. Memory text is framed as data, never as instr
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from assistant.outbound.data import as_data
@@ -86,6 +86,8 @@ class Prompt:
     temporal_boost: bool
     temporal_recency: float
     recap: bool
+    memory_ids: list[int] = field(default_factory=list)  # the memories on its timeline
+    episode_ids: list[int] = field(default_factory=list)  # the conversations it lists
 
     @property
     def memory_text(self) -> str:
@@ -237,7 +239,7 @@ def dated_evidence(runtime: Runtime, gate: Gate, query: str, limit: int = 8) -> 
 
 
 def past_episodes_section(runtime: Runtime, gate: Gate, query: str, vector: Vector, exclude: list[int],
-                          budget: int) -> str | None:
+                          budget: int, listed: list[int] | None = None) -> str | None:
     if not query.strip():
         return None
     hits = runtime.searcher.search(query, limit=5 + len(exclude), types=("episode",), vector=vector)
@@ -251,6 +253,8 @@ def past_episodes_section(runtime: Runtime, gate: Gate, query: str, vector: Vect
             continue
         shown = gate.episode(e.id, f"{e.title or 'Untitled'}: {e.summary or ''}")
         lines.append("- " + e.line(runtime.clock, as_data(shown)))
+        if listed is not None:
+            listed.append(e.id)
     return fit_lines(lines, budget) if lines else None
 
 
@@ -308,7 +312,8 @@ def build_prompt(runtime: Runtime, reading: Reading, gate: Gate, touch: bool = F
     add("Timeline", timeline_section(runtime, gate, query, vector, settings.timeline_tokens, reading.asks_when, used),
         settings.timeline_tokens)
     episodes_budget = settings.episodes_tokens * factor
-    add("Past Episodes", past_episodes_section(runtime, gate, query, vector, recent_ids, episodes_budget),
+    past: list[int] = []
+    add("Past Episodes", past_episodes_section(runtime, gate, query, vector, recent_ids, episodes_budget, past),
         episodes_budget)
     add("Consolidated Memory", consolidated_section(runtime, gate, query, vector, settings.summaries_tokens),
         settings.summaries_tokens)
@@ -319,4 +324,7 @@ def build_prompt(runtime: Runtime, reading: Reading, gate: Gate, touch: bool = F
     sections.sort(key=lambda s: ORDER.index(s.label))
     if touch and used:
         runtime.searcher.touch(used)
-    return Prompt(STABLE_INSTRUCTIONS, sections, reading.boosted, reading.temporal_recency, reading.recap)
+    kept = {s.label for s in sections}
+    return Prompt(STABLE_INSTRUCTIONS, sections, reading.boosted, reading.temporal_recency, reading.recap,
+                  used if "Timeline" in kept else [],
+                  (recent_ids if "Recent Conversations" in kept else []) + (past if "Past Episodes" in kept else []))

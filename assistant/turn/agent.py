@@ -7,9 +7,11 @@ loop (the UI's) never blocks on it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from assistant.conversation import AssistantMessage, Item, ToolOutput, ToolResults, ToolUse, UserMessage
 from assistant.errors import ToolError
@@ -21,7 +23,8 @@ from assistant.runtime import Runtime
 from assistant.tools import execute_tool
 from assistant.turn.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
 from assistant.turn.titles import owed_titles
-from memory import episodes
+from memory import episodes, turn_records
+from memory.search import untouched
 from memory.time.instants import parse_stored
 
 HISTORY_MESSAGES = 20
@@ -38,6 +41,8 @@ class Agent:
         self.defer = defer
         # A conversation continued from the archive counts as active from the moment it was resumed.
         self._resumed: tuple[int, datetime] | None = None
+        # An incognito conversation: its items, kept in this process only (None: an ordinary one).
+        self.incognito: list[Item] | None = None
 
     def resume(self, episode_id: int) -> episodes.Episode:
         """Continue a past conversation as the current one (the open one, if any, is closed first)."""
@@ -94,55 +99,81 @@ class Agent:
     # -- one turn ---------------------------------------------------------------------------
 
     async def turn(self, text: str) -> AsyncIterator[Event]:
-        """Run one turn; the user's text is in the database before the model is called.
+        """Run one turn; the user's text is in the database before the model is called (in an incognito
+        conversation nothing is stored at all: `incognito`).
 
         The message is read once; the responder's gate decides what of memory may leave with it. When
         the model cannot be reached (network, 401, 429, 5xx, timeout) before it said or did anything,
         the offline mode acts on the same message (a reminder is still set, a question is still
-        answered from memory) and the turn ends with Done carrying the failure.
+        answered from memory) and the turn ends with Done carrying the failure. What went into the
+        answer is recorded with it (the Why view).
         """
         run = asyncio.to_thread
         store = self.runtime.store
-        episode = await run(self.current_episode)
-        user_message = await run(episodes.add_message, store, episode.id, "user", text)
+        incognito = self.incognito is not None
+        if incognito:
+            episode_id, message_id = 0, 0
+            conversation = list(self.incognito or [])
+        else:
+            episode = await run(self.current_episode)
+            user_message = await run(episodes.add_message, store, episode.id, "user", text)
+            episode_id, message_id = episode.id, user_message.id
+            conversation = await run(self.history, episode_id, message_id)
+        conversation.append(UserMessage(text, message_id or None))
         reading = await run(read, text, self.runtime.clock)
-        conversation = await run(self.history, episode.id, user_message.id)
-        conversation.append(UserMessage(text, user_message.id))
         responder = self.responder
-        turn = TurnInput(reading, await run(responder.gate_for, store, reading), episode.id, user_message.id)
+        turn = TurnInput(reading, await run(responder.gate_for, store, reading), episode_id, message_id,
+                         incognito)
         state = _TurnState()
         failure: ProviderError | None = None
-        try:
-            await responder.prepare(turn)
-            async for event in self._rounds(responder, turn, conversation, state):
-                yield event
-        except ProviderError as exc:
-            failure = exc
-            if state.acted or responder.local:
-                # Said in one line; what the model had not done yet, the app still does (a reminder asked for).
-                yield Failed(f"{exc} — your message is saved.", exc.kind, episode.id, user_message.id)
-                if responder.recover():
-                    try:
-                        async for event in self._rounds(responder, turn, conversation, state):
-                            yield event
-                    except ProviderError:
-                        pass  # said already
-                answer = "\n\n".join(p.strip() for p in state.answer_parts if p.strip())
-                if answer:
-                    await run(episodes.add_message, store, episode.id, "assistant", answer)
-                return
-            yield Notice(f"The chat model failed ({exc}); answered offline.", "warning")
-            # Nothing leaves the machine now: the offline mode reads the message as typed.
-            offline = OfflineResponder(self.runtime, unreachable=str(exc))
-            turn = TurnInput(reading, offline.gate_for(store, reading), episode.id, user_message.id)
-            state = _TurnState()
-            await offline.prepare(turn)
-            async for event in self._rounds(offline, turn, conversation, state):
-                yield event
-        answer = "\n\n".join(p.strip() for p in state.answer_parts if p.strip())
-        stored = await run(episodes.add_message, store, episode.id, "assistant", answer or "(no answer)")
-        yield Done(answer, episode.id, stored.id, state.rounds, sorted(state.changed),
+        with untouched() if incognito else contextlib.nullcontext():
+            try:
+                await responder.prepare(turn)
+                async for event in self._rounds(responder, turn, conversation, state):
+                    yield event
+            except ProviderError as exc:
+                failure = exc
+                if state.acted or responder.local:
+                    # Said in one line; what the model had not done yet, the app still does (a reminder).
+                    yield Failed(f"{exc} — your message is saved." if not incognito else str(exc), exc.kind,
+                                 episode_id or None, message_id or None)
+                    if responder.recover():
+                        try:
+                            async for event in self._rounds(responder, turn, conversation, state):
+                                yield event
+                        except ProviderError:
+                            pass  # said already
+                    if not incognito and state.answer:
+                        stored = await run(episodes.add_message, store, episode_id, "assistant", state.answer)
+                        await run(self._record, stored.id, episode_id, responder, turn, state)
+                    return
+                yield Notice(f"The chat model failed ({exc}); answered offline.", "warning")
+                # Nothing leaves the machine now: the offline mode reads the message as typed.
+                responder = OfflineResponder(self.runtime, unreachable=str(exc))
+                turn = TurnInput(reading, responder.gate_for(store, reading), episode_id, message_id, incognito)
+                state = _TurnState()
+                await responder.prepare(turn)
+                async for event in self._rounds(responder, turn, conversation, state):
+                    yield event
+        answer = state.answer
+        if incognito:
+            self.incognito = [*conversation[-HISTORY_MESSAGES:], AssistantMessage(answer or "(no answer)")]
+            yield Done(answer, 0, 0, state.rounds, sorted(state.changed), failure.kind if failure else None,
+                       state.usage)
+            return
+        stored = await run(episodes.add_message, store, episode_id, "assistant", answer or "(no answer)")
+        await run(self._record, stored.id, episode_id, responder, turn, state)
+        yield Done(answer, episode_id, stored.id, state.rounds, sorted(state.changed),
                    failure.kind if failure else None, state.usage)
+
+    def _record(self, answer_id: int, episode_id: int, responder: Responder, turn: TurnInput,
+                state: _TurnState) -> None:
+        """What went into this answer, kept with it (the Why view): recorded when the turn ran, never
+        recomputed later."""
+        data: dict[str, Any] = {"responder": responder.name, "model": responder.model,
+                                "left_the_machine": not responder.local, **responder.explain(),
+                                "reading": _reading_json(turn), "tools": state.tools}
+        turn_records.record(self.runtime.store, answer_id, episode_id, data)
 
     async def _rounds(self, responder: Responder, turn: TurnInput, conversation: list[Item],
                       state: _TurnState) -> AsyncIterator[Event]:
@@ -179,7 +210,7 @@ class Agent:
                 try:
                     arguments = turn.gate.restore(call.input)
                     outcome = await asyncio.to_thread(execute_tool, self.runtime, call.name, arguments,
-                                                      turn.message_id, turn.gate)
+                                                      turn.message_id or None, turn.gate, turn.incognito)
                     summary = outcome.summary
                     if call.origin == "app" and summary:
                         summary = f"{summary} (done by the app from your message; ctrl+z or \"undo\" takes it back)"
@@ -191,7 +222,23 @@ class Agent:
                     result = ToolResult(call.id, call.name, f"Error: {exc}", True, f"{call.name} failed: {exc}")
                 yield result
                 results.append(ToolOutput(call.id, call.name, result.content, result.is_error, data))
+                state.tools.append({"name": call.name, "arguments": call.input, "result": result.content,
+                                    "is_error": result.is_error, "by": call.origin})
             conversation.append(ToolResults(tuple(results)))
+
+
+def _reading_json(turn: TurnInput) -> dict[str, Any]:
+    """What the reading understood of the message (the Why view of an offline answer, shown for any)."""
+    action, reading = turn.reading.action, turn.reading
+    understood: dict[str, Any] = {"intent": action.intent, "recap": reading.recap, "asks_when": reading.asks_when,
+                                  "ids": sorted(reading.ids)}
+    for key in ("content", "when", "target", "event", "new_text"):
+        value = getattr(action, key)
+        if value not in ("", None):
+            understood[key] = value
+    if action.due is not None:
+        understood["due"] = action.due.isoformat()
+    return understood
 
 
 @dataclass
@@ -201,3 +248,8 @@ class _TurnState:
     answer_parts: list[str] = field(default_factory=list)
     changed: set[str] = field(default_factory=set)
     usage: dict[str, int] | None = None  # tokens of every model call of the turn, when the server reports them
+    tools: list[dict[str, Any]] = field(default_factory=list)  # every call of the turn and its result (Why)
+
+    @property
+    def answer(self) -> str:
+        return "\n\n".join(p.strip() for p in self.answer_parts if p.strip())
