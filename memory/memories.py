@@ -141,10 +141,10 @@ def insert_memory(store: Store, new: NewMemory) -> int:
 def remember(store: Store, content: str, due_at: str | datetime | None = None, kind: str | None = None,
              importance: int = 3, private: bool = False, message_ids: list[int] | None = None,
              relation: str | None = None, trust: int | None = None, tension: int | None = None,
-             allow_past: bool = True, sensitive: bool | None = None) -> Memory:
+             allow_past: bool = True, sensitive: bool | None = None, source: str = "typed") -> Memory:
     """Store a memory; with `due_at` (ISO 8601, a phrase or a rule) it is a reminder (kind defaults
     to "reminder"). `sensitive`: True when the caller knows the text holds a secret; otherwise the
-    detector decides.
+    detector decides. `source`: who wrote it ("typed", or "mcp:<client>" for another AI tool).
 
     allow_past=False refuses a due date that has already passed (the model's tool, the UI), except a
     conventional time of today ("tonight" said at 22:50), which is due at once: see check_not_past.
@@ -161,7 +161,7 @@ def remember(store: Store, content: str, due_at: str | datetime | None = None, k
         memory_id = insert_memory(store, NewMemory(
             content, kind=checked_kind, importance=importance, private=private, due_at=due,
             message_ids=message_ids or [], relation=relation, trust=trust, tension=tension, recurrence=recurrence,
-            sensitive=sensitive))
+            sensitive=sensitive, source=source))
         memory = get_memory(store, memory_id)
         if due is None and memory.kind not in ("reminder", "mood"):
             # A fact restated with a new value supersedes the older one now, not at the next consolidation.

@@ -17,7 +17,8 @@ the layers below it:
   7  the offline responder
   8  the turn: the agent loop and the model responder
   9  the service front ends use
-  10 the command line
+  10 the MCP server (other AI tools' front end: above the service, started by the command line)
+  11 the command line
 
 The layers of memory/, lowest first:
   0  errors, doc ids, text and word helpers, the connection, the timeline's buckets, tombstone hashes
@@ -59,6 +60,7 @@ ASSISTANT_LAYERS = [
     ("offline",),
     ("turn",),
     ("service",),
+    ("mcp",),
     ("cli",),
 ]
 MEMORY_LAYERS = [
