@@ -439,6 +439,20 @@ class AssistantService:
 
         return undo_text(self.runtime, undone)
 
+    def can_write(self, size: int = 0) -> bool:
+        """Whether a write of about `size` characters finds room on the disk now (after one was refused,
+        the app sends the message it kept once it does): a real write, then taken back."""
+        from memory.errors import DiskFull
+
+        store = self.runtime.store
+        try:
+            store.set_meta("room_check", "." * size)
+            with store.transaction():
+                store.execute("DELETE FROM meta WHERE key = 'room_check'")
+        except DiskFull:
+            return False
+        return True
+
     # -- incognito and why ----------------------------------------------------------------------
 
     @property

@@ -43,15 +43,16 @@ def _sqlite_vec_path() -> str:
     return os.path.join(next(iter(spec.submodule_search_locations)), "vec0")
 
 
-def connect(path: str, read_only: bool = False) -> Connection:
+def connect(path: str, read_only: bool = False, immutable: bool = False) -> Connection:
     """Open `path` with sqlite-vec loaded, WAL, foreign keys and a busy timeout.
 
     Autocommit mode (isolation_level=None): transactions are explicit, see Store.transaction.
-    read_only opens the file with mode=ro, so nothing can be written to it.
+    read_only opens the file with mode=ro, so nothing can be written to it; `immutable` also makes no
+    -shm file beside it (a full disk has no room for one).
     """
     if read_only:
-        conn = sqlean.connect(_read_only_uri(path), uri=True, isolation_level=None, check_same_thread=False,
-                              timeout=10.0)
+        conn = sqlean.connect(_read_only_uri(path, immutable), uri=True, isolation_level=None,
+                              check_same_thread=False, timeout=10.0)
     else:
         conn = sqlean.connect(path, isolation_level=None, check_same_thread=False, timeout=10.0)
     conn.enable_load_extension(True)
@@ -71,7 +72,7 @@ def folder_writable(path: str) -> bool:
     return os.access(os.path.dirname(os.path.abspath(path)), os.W_OK)
 
 
-def _read_only_uri(path: str) -> str:
+def _read_only_uri(path: str, immutable: bool = False) -> str:
     """A URI that opens `path` for reading only. In a folder nobody can write to, SQLite cannot make the
     -shm file that reading a WAL database takes, and mode=ro alone fails ("attempt to write a readonly
     database"); there the file is opened immutable, which is exact while no -wal file holds changes
@@ -79,7 +80,7 @@ def _read_only_uri(path: str) -> str:
     from urllib.parse import quote
 
     uri = f"file:{quote(path)}?mode=ro"
-    if not folder_writable(path) and not os.path.exists(path + "-wal"):
+    if immutable or not folder_writable(path) and not os.path.exists(path + "-wal"):
         uri += "&immutable=1"
     return uri
 

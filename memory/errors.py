@@ -5,6 +5,7 @@ Siblings under MemoryLibError, so a caller can tell them apart:
   nothing was written. A front end shows it and goes on.
 - StoreUnusable: the database file cannot be used (unreadable, damaged, from a newer version,
   read-only for a write). `reason` says which, so a front end can say how to recover.
+- DiskFull: a write found no room on the disk; it was rolled back whole. Reads go on working.
 - ModelUnavailable / MalformedAnswer: the local model cannot be used, or did not answer as asked.
 - EmbedderUnavailable: the embedding model cannot load; search falls back to keywords.
 
@@ -55,6 +56,15 @@ class StoreUnusable(MemoryLibError):
         super().__init__(message)
         self.path = path
         self.reason = reason
+
+
+class DiskFull(MemoryLibError):
+    """The disk that holds the store is full (SQLite's SQLITE_FULL): the write was rolled back, nothing of it
+    was kept; reads still work."""
+
+    def __init__(self, path: str = "") -> None:
+        super().__init__(f"the disk that holds {path or 'the database'} is full: nothing was saved")
+        self.path = path
 
 
 class ModelUnavailable(MemoryLibError):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import stat
 import threading
@@ -9,14 +10,42 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memory.connection import Connection, Cursor, DatabaseError, connect, folder_writable, table_names
-from memory.errors import InvalidInput, StoreUnusable
+from memory.connection import (
+    Connection,
+    Cursor,
+    DatabaseError,
+    OperationalError,
+    connect,
+    folder_writable,
+    table_names,
+)
+from memory.errors import DiskFull, InvalidInput, StoreUnusable
 from memory.files import expand
 from memory.schema import migrate
 from memory.time.clock import Clock
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 OWN_TABLES = {"meta", "knowledge"}  # made by the first migration, in the transaction that sets user_version 1
+
+
+log = logging.getLogger(__name__)
+SQLITE_FULL = 13
+
+
+def is_full(exc: BaseException) -> bool:
+    """Whether SQLite refused a write for want of room on the disk."""
+    return isinstance(exc, OperationalError) and (getattr(exc, "sqlite_errorcode", None) == SQLITE_FULL
+                                                  or "database or disk is full" in str(exc))
+
+
+def disk_full(path: str, room: int = 4 * 1024 * 1024) -> bool:
+    """Whether the disk that holds `path` has less than `room` bytes free (a failed open then means full)."""
+    import shutil
+
+    try:
+        return shutil.disk_usage(os.path.dirname(os.path.abspath(path))).free < room
+    except OSError:
+        return False
 
 
 def check_path(path: str, in_memory: bool = True) -> None:
@@ -80,14 +109,11 @@ class Store:
             read_only or not self._writable_mode() or not folder_writable(self.path))
         if self.path != ":memory:" and not self.read_only:
             self._create_private()
+        self.lock = threading.RLock()
+        self._depth = 0
+        self.full = False  # opened for reading because the disk had no room for its working files
         try:
-            self._conn = connect(self.path, read_only=self.read_only)
-            self.lock = threading.RLock()
-            self._depth = 0
-            if self.read_only:
-                self._check_version()
-            else:
-                migrate(self._conn, self.path)
+            self._conn = self._open()
         except DatabaseError as exc:
             raise StoreUnusable(f"the database {self.path} cannot be read ({exc})", self.path, "damaged") from None
         if self.path != ":memory:" and not self.read_only:
@@ -97,7 +123,39 @@ class Store:
                     if mode & 0o077:  # only ever tighten: never undo a mode the user chose
                         os.chmod(self.path + suffix, mode & 0o700)
 
+    def _open(self) -> Connection:
+        try:
+            conn = connect(self.path, read_only=self.read_only)
+            if self.read_only:
+                self._conn = conn
+                self._check_version()
+            else:
+                migrate(conn, self.path)
+            return conn
+        except DatabaseError:
+            if self.read_only or not disk_full(self.path):
+                raise
+        # No room for the -wal and -shm files a WAL store writes beside it: read it as it is (reads work on
+        # a full disk); a write says the disk is full, and is tried for real again once there is room.
+        self.read_only = self.full = True
+        conn = connect(self.path, read_only=True, immutable=True)
+        self._conn = conn
+        self._check_version()
+        return conn
+
+    def _room_again(self) -> bool:
+        """After opening on a full disk: writable again once there is room (the store is reopened)."""
+        if not self.full or disk_full(self.path):
+            return False
+        with self.lock:
+            self._conn.close()
+            self.read_only = self.full = False
+            self._conn = self._open()
+        return not self.full
+
     def read_only_cause(self) -> str:
+        if self.full:
+            return "the disk that holds it is full"
         if not folder_writable(self.path):
             return f"its folder {os.path.dirname(os.path.abspath(self.path))} cannot be written to"
         return "its file mode has no write permission" if not self._writable_mode() else "opened for reading"
@@ -152,6 +210,8 @@ class Store:
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Store]:
         """All-or-nothing block; nested blocks join the outer transaction."""
+        if self.full and not self._room_again():
+            raise DiskFull(self.path)
         if self.read_only:
             raise StoreUnusable(f"the database {self.path} is read-only ({self.read_only_cause()}): nothing was "
                                 "written", self.path, "read_only")
@@ -167,13 +227,33 @@ class Store:
             self._depth = 1
             try:
                 yield self
-            except BaseException:
-                self._conn.execute("ROLLBACK")
+            except BaseException as exc:
+                if self._conn.in_transaction:  # SQLite rolls back by itself after some errors (a full disk)
+                    self._conn.execute("ROLLBACK")
+                if is_full(exc):
+                    raise DiskFull(self.path) from exc
                 raise
             else:
-                self._conn.execute("COMMIT")
+                try:
+                    self._conn.execute("COMMIT")
+                except OperationalError as exc:
+                    if self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
+                    if is_full(exc):
+                        raise DiskFull(self.path) from exc
+                    raise
             finally:
                 self._depth = 0
+
+    @contextlib.contextmanager
+    def bookkeeping(self) -> Iterator[Store]:
+        """A write that only keeps bookkeeping beside a read (a memory's activation, embeddings of waiting
+        texts): on a full disk it is skipped, and the read it came with still answers."""
+        try:
+            with self.transaction():
+                yield self
+        except DiskFull:
+            log.warning("the disk is full: bookkeeping skipped (nothing else was lost)")
 
     def data_version(self) -> int:
         """Changes when another connection commits to the file (PRAGMA data_version): a cheap poll."""

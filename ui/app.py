@@ -31,7 +31,7 @@ from assistant.runtime import Runtime
 from assistant.service import AssistantService
 from assistant.settings import Settings, SettingsError, save_setting
 from memory.connection import DatabaseError, OperationalError
-from memory.errors import StoreUnusable
+from memory.errors import DiskFull, StoreUnusable
 from ui import actions
 from ui.commands import ActionCommands
 from ui.messages import JobFailed
@@ -214,8 +214,12 @@ class AssistantApp(App[int]):
         try:
             await asyncio.to_thread(self.service.close_for_quit)
             await asyncio.to_thread(self.service.remember_announced)
-        finally:
-            self.exit(0)
+        except DiskFull:  # one line, no traceback: the conversation is closed at the next launch instead
+            self.exit_line = ("assistant: the disk is full, so this conversation could not be closed; it is closed "
+                              "at the next start. Everything saved before is safe.")
+            self.exit(return_code=1, message=self.exit_line)
+            return
+        self.exit(0)
 
 
 def _history_path() -> Path | None:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from memory import vectors
 from memory.docs import DOC_SLOTS, DOC_TYPES, doc_id, split_doc_id
-from memory.errors import EmbedderUnavailable, InvalidInput
+from memory.errors import DiskFull, EmbedderUnavailable, InvalidInput
 from memory.search.context import Context
 from memory.search.embeddings import Embedder, pending_count, sync_embeddings
 from memory.store import Store
@@ -215,7 +215,8 @@ class Searcher:
             return None
         try:
             if not _UNTOUCHED.get():
-                sync_embeddings(self.store, self.embedder, limit=self.embed_per_search)
+                with contextlib.suppress(DiskFull):  # bookkeeping: a search answers on a full disk too
+                    sync_embeddings(self.store, self.embedder, limit=self.embed_per_search)
             vector = self.embedder.embed([self.vector_text(text)])[0]
         except EmbedderUnavailable as exc:
             self._degrade(str(exc))
@@ -436,7 +437,7 @@ class Searcher:
         if not memory_ids or self.store.read_only or _UNTOUCHED.get():
             return
         marks = ",".join("?" * len(memory_ids))
-        with self.store.transaction():
+        with self.store.bookkeeping():
             self.store.execute(f"UPDATE memory_meta SET activation_count = activation_count + 1, "
                                f"last_accessed = ? WHERE memory_id IN ({marks})",
                                (to_utc_iso(self.store.clock.now()), *memory_ids))

@@ -17,6 +17,7 @@ from assistant.input_history import InputHistory
 from assistant.service import AssistantService
 from assistant.turn.events import Done, Failed, Notice, TextDelta, ToolCall, ToolResult
 from assistant.views import DueNotice, MessageView
+from memory.errors import DiskFull
 from ui import actions
 from ui.due_notices import chat_lines
 from ui.failures import ReportsFailures
@@ -121,6 +122,8 @@ class ChatPane(ReportsFailures, Vertical):
         self.chat_log = ChatLog(id="chat")
         self.composer = Composer(history, keymap=keymap, id="composer")
         self.clock = TurnClock(actions.key_for("focus-composer", keymap), id="turn-clock")
+        self.room_poll = 5.0  # seconds between the checks for room after a full disk refused a message
+        self.unsent: str | None = None  # the message a full disk refused, waiting for room
         # Seconds between the tries for a model that did not answer at launch: then every 5 minutes.
         self.retry_delays: list[float] = [5, 10, 20, 40, 80, 160, *[300] * 288]
         self.last_answer = ""
@@ -265,6 +268,28 @@ class ChatPane(ReportsFailures, Vertical):
             return
         self.run_turn(event.text)
 
+    def keep_unsent(self, text: str) -> None:
+        """A message the disk had no room for: back in the box, sent when there is room (if the box still
+        holds it then)."""
+        if not self.composer.text.strip():
+            self.composer.insert(text)
+        self.unsent = text
+        self.send_when_room(text)
+
+    @work(exclusive=True, group="unsent", exit_on_error=False, description="send a message once there is room")
+    async def send_when_room(self, text: str) -> None:
+        while True:
+            await asyncio.sleep(self.room_poll)
+            if await asyncio.to_thread(self.service.can_write, len(text) + 4096):
+                break
+        if self.composer.text == text and not self.busy:
+            self.composer.clear()
+            self.run_turn(text)
+            self.app.notify("There is room on the disk again: your message was sent.", timeout=5)
+        else:
+            self.unsent = None
+            self.app.notify("There is room on the disk again: messages are saved as before.", timeout=5)
+
     def stop_turn(self) -> bool:
         """Escape while an answer is written: the turn stops (its request too); the message is kept."""
         if not self.busy:
@@ -276,6 +301,7 @@ class ChatPane(ReportsFailures, Vertical):
     async def run_turn(self, text: str) -> None:
         self.busy = True
         self.clock.start(self.service.model_name)
+        started = False  # an event came: the message was saved
         log = self.chat_log
         await self.drop_welcome()
         await log.mount(UserMessage(text))
@@ -294,6 +320,9 @@ class ChatPane(ReportsFailures, Vertical):
 
         try:
             async for event in self.service.turn(text):
+                if not started and self.unsent == text:
+                    self.unsent = None  # saved at last
+                started = True
                 if isinstance(event, TextDelta):
                     if answer is None:
                         if self.service.has_model:
@@ -323,6 +352,15 @@ class ChatPane(ReportsFailures, Vertical):
                     if event.text.strip():
                         self.last_answer = event.text
                     changed = event.changed
+        except DiskFull:
+            await finish()
+            if started:
+                await log.mount(ToolLine("The answer could not be saved: the disk is full.", error=True))
+            else:
+                if self.unsent != text:  # said once for a message, however often it is tried
+                    await log.mount(ToolLine("Not saved: the disk is full. Your message is back in the box and "
+                                             "is sent when there is room again.", error=True))
+                self.keep_unsent(text)
         except asyncio.CancelledError:
             await finish()
             await log.mount(ToolLine("Stopped. Your message is kept; send it again or say something else.",

@@ -1,0 +1,85 @@
+"""A full disk (SPEC 5, data): a write that fails is said as it is and nothing of it is kept, reads still
+work, the CLI says it in one line and exits 1. The store's own limit on its size (PRAGMA max_page_count on
+its connection) makes SQLite refuse a write exactly as a full disk does (SQLITE_FULL)."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from memory import episodes, memories
+from memory.errors import DiskFull
+from memory.search import Searcher
+
+
+def fill(store) -> None:
+    """No page more for this connection: the next write that needs one is refused as on a full disk."""
+    store.execute(f"PRAGMA max_page_count = {store.one('PRAGMA page_count')[0]}")
+
+
+def room(store) -> None:
+    store.execute("PRAGMA max_page_count = 1073741823")
+
+
+def test_a_refused_write_keeps_nothing_and_says_so(store):
+    episode = episodes.open_episode(store)
+    fill(store)
+    with pytest.raises(DiskFull, match="is full: nothing was saved"):
+        episodes.add_message(store, episode.id, "user", "a long message " * 20_000)
+    assert store.one("SELECT count(*) FROM messages")[0] == 0
+    room(store)
+    episodes.add_message(store, episode.id, "user", "a long message " * 20_000)
+    assert store.one("SELECT count(*) FROM messages")[0] == 1
+
+
+def test_a_search_answers_on_a_full_disk_and_skips_its_bookkeeping(store):
+    for n in range(40):
+        memories.remember(store, f"the garage door code number {n} is written " + "x" * 3000)
+    fill(store)
+    hits = Searcher(store, None).search("garage door code", limit=5, touch=True)
+    assert hits  # found, though counting them as used found no room
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 1 MB filesystem of its own (root may mount one); skipped where mounting is not allowed."""
+    if shutil.which("mount") is None or os.geteuid() != 0:
+        pytest.skip("mounting a small filesystem needs root and mount")
+    where = tmp_path / "disk"
+    where.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", f"tmpfs-{uuid.uuid4().hex[:6]}", str(where)],
+                          capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here ({done.stderr.decode().strip()[:80]})")
+    yield where
+    subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+def test_the_cli_on_a_full_disk_writes_nothing_says_one_line_and_reads_still_work(small_disk):
+    exe = Path(sys.executable).parent / "assistant"
+    db = small_disk / "m.db"
+    env = {**os.environ, "ASSISTANT_NOW": "2026-11-22T14:00:00Z", "ASSISTANT_TIMEZONE": "UTC",
+           "ASSISTANT_EMBEDDING_MODEL": "none"}
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(exe), *args, "--db", str(db)], capture_output=True, text=True, env=env)
+
+    assert cli("remember", "the gate code is 5521").returncode == 0
+    with (small_disk / "filler").open("wb") as filler:  # the disk fills up with something else
+        try:
+            while True:
+                filler.write(b"\0" * 65536)
+        except OSError:
+            pass
+    refused = cli("remember", "the bike lock code is 3719 " + "y" * 30_000)
+    assert refused.returncode == 1 and refused.stdout == ""
+    said = refused.stderr.strip().splitlines()
+    assert len(said) == 1 and "full" in said[0] and "Traceback" not in refused.stderr
+    found = cli("recall", "gate code")
+    assert found.returncode == 0 and "5521" in found.stdout
+    assert "3719" not in cli("recall", "bike lock").stdout

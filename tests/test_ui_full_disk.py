@@ -1,0 +1,82 @@
+"""A full disk in the app (SPEC 5, data): a message the disk has no room for is said as not saved and stays
+in the message box; it is sent once there is room; quitting on a full disk is one line and exit 1."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.test_full_disk import fill, room, small_disk  # noqa: F401 - a fixture
+from tests.ui_helpers import make_app, notices, settle, wait_until
+
+
+async def test_a_message_the_disk_has_no_room_for_stays_in_the_box_and_is_sent_when_there_is(tmp_path):
+    app = make_app(tmp_path)
+    text = "remember that the long list is " + "milk eggs bread " * 12_000
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        chat = app.main_screen.chat
+        chat.room_poll = 0.1
+        fill(app.runtime.store)
+        chat.composer.insert(text)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("Not saved: the disk is full." in str(w.render())
+                                            for w in app.query("ToolLine")), what="the line saying so")
+        assert chat.composer.text == text  # back in the box, whole
+        assert app.runtime.store.one("SELECT count(*) FROM messages WHERE role = 'user'")[0] == 0
+        room(app.runtime.store)
+        await wait_until(pilot, lambda: app.runtime.store.one(
+            "SELECT count(*) FROM messages WHERE role = 'user'")[0] == 1, timeout=10, what="the message sent")
+        await settle(pilot, app)
+        assert chat.composer.text == ""
+        assert any("your message was sent" in n for n in notices(app))
+        assert sum("Not saved" in str(w.render()) for w in app.query("ToolLine")) == 1  # said once
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it in .ci/run)")
+def test_quitting_on_a_full_disk_is_one_line_and_exit_1(small_disk):  # noqa: F811
+    exe = Path(sys.executable).parent / "assistant"
+    db = small_disk / "m.db"
+    env = {**os.environ, "ASSISTANT_NOW": "2026-11-22T14:00:00Z", "ASSISTANT_TIMEZONE": "UTC"}
+    subprocess.run([str(exe), "remember", "the gate code is 5521", "--db", str(db)], env=env, check=True,
+                   capture_output=True)
+    sock = f"assistant-full-{os.getpid()}"
+    tmux = ["tmux", "-L", sock]
+    cmd = (f"env ASSISTANT_NOW=2026-11-22T14:00:00Z ASSISTANT_TIMEZONE=UTC ASSISTANT_PROVIDER=offline "
+           f"ASSISTANT_EMBEDDING_MODEL=none {exe} --db {db}; echo EXITED-$?; sleep 30")
+
+    def screen() -> str:
+        return subprocess.run([*tmux, "capture-pane", "-p", "-t", "f"], capture_output=True, text=True).stdout
+
+    def wait_for(text: str, secs: float = 20.0) -> str:
+        end = time.time() + secs
+        while text not in (shown := screen()):
+            if time.time() > end:
+                raise AssertionError(f"{text!r} not on screen:\n{shown}")
+            time.sleep(0.2)
+        return shown
+
+    with (small_disk / "filler").open("wb") as filler:  # full before the app starts: no write finds room
+        try:
+            while True:
+                filler.write(b"\0" * 65536)
+        except OSError:
+            pass
+    subprocess.run([*tmux, "new-session", "-d", "-s", "f", "-x", "100", "-y", "30", cmd], check=True)
+    try:
+        wait_for("offline")
+        wait_for("1 memory")  # reads work: the memory is counted
+        subprocess.run([*tmux, "send-keys", "-t", "f", "-l", "remember that the bike lock code is 3719"])
+        wait_for("bike lock code is 3719")
+        subprocess.run([*tmux, "send-keys", "-t", "f", "Enter"])
+        wait_for("Not saved: the disk is full")
+        subprocess.run([*tmux, "send-keys", "-t", "f", "C-q"])
+        shown = wait_for("EXITED-", secs=10)
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True)
+    assert "EXITED-1" in shown and "the disk is full" in shown and "Traceback" not in shown
