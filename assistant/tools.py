@@ -230,14 +230,14 @@ def recall_recent_tool(runtime: Runtime,
                        f"recent conversations ({hours:g} h)")
 
 
-@tool("Delete a memory for good. Only when the user asks.", writes=True)
+@tool("Delete a memory (undo brings it back until the next change). Only when the user asks.", writes=True)
 def forget(runtime: Runtime, id: int) -> ToolOutcome:  # noqa: A002 - the name the model sees
     from assistant.forgetting import forget as forget_memory
 
     memory = forget_memory(runtime, id)
     # Only the number: the reply is stored, and repeating what was forgotten would keep it.
-    final = "" if memory.due_at else " (for good: only a reminder can be brought back with undo)"
-    return ToolOutcome(f"Forgot #{memory.id}{final}", f"forgot #{memory.id}", _changed(memory), memory.to_json())
+    return ToolOutcome(f"Forgot #{memory.id} (undo brings it back until the next change)", f"forgot #{memory.id}",
+                       _changed(memory), memory.to_json())
 
 
 # -- tools offered over MCP only (the chat model has these in its prompt, and update_memory) -----------

@@ -130,8 +130,12 @@ async def test_a_number_that_was_not_offered_changes_nothing(agent):
 async def test_forget_by_words(agent):
     store = agent.runtime.store
     await say(agent, "remember that the wifi password is hunter22")
-    answer, calls = await say(agent, "forget the wifi password")
-    assert [c.name for c in calls] == ["forget"] and answer == "Forgot #1." and memories.count_memories(store) == 0
+    answer, calls = await say(agent, "forget the wifi password")  # named by words: shown whole, asked first
+    assert calls == [] and answer.startswith('Forget #1 "the wifi password is hunter22"? Say "yes"')
+    assert memories.count_memories(store) == 1
+    answer, calls = await say(agent, "yes")
+    assert [c.name for c in calls] == ["forget"] and answer == 'Forgot #1 (say "undo" to put it back).'
+    assert memories.count_memories(store) == 0
     memories.remember(store, "the wifi password at the office is apple")
     memories.remember(store, "the wifi password for guests is pear")
     answer, calls = await say(agent, "forget the wifi password")
@@ -141,6 +145,18 @@ async def test_forget_by_words(agent):
     assert [c.name for c in calls] == ["forget"] and [m.id for m in memories.matching(store, ["wifi"])] == [2]
     answer, calls = await say(agent, "forget the garage code")
     assert calls == [] and answer == 'I have nothing in memory matching "garage code", so nothing was forgotten.'
+
+
+async def test_forget_by_some_of_its_words_shows_the_whole_memory_and_no_keeps_it(agent):
+    store = agent.runtime.store
+    memories.remember(store, "my car is a blue golf, plate KX-404, parked on level 3")
+    answer, calls = await say(agent, "forget my licence plate")  # only "plate" is in the memory
+    assert calls == [] and answer.startswith('Forget #1 "my car is a blue golf, plate KX-404, parked on level 3"?')
+    assert "is only part of it: forgetting takes the whole memory" in answer
+    answer, calls = await say(agent, "no")
+    assert calls == [] and answer == "OK, nothing was changed." and memories.count_memories(store) == 1
+    answer, calls = await say(agent, "yes")  # a yes that answers nothing forgets nothing
+    assert calls == [] and memories.count_memories(store) == 1
 
 
 async def test_cancel_by_number_refuses_a_memory_that_is_not_a_reminder(agent):

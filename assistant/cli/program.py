@@ -139,7 +139,7 @@ def build_parser() -> Parser:
     p.add_argument("id", type=row_id)
     p.add_argument("when", nargs="+")
     p.add_argument("--allow-past", **allow_past)
-    p = cmd("forget", memories.cmd_forget, "delete a memory for good")
+    p = cmd("forget", memories.cmd_forget, "delete a memory (undo brings it back until the next change)")
     p.add_argument("id", type=row_id)
     cmd("undo", memories.cmd_undo, "undo the last reminder change (done, snooze, move, rename, forget), wherever it "
         "was made")

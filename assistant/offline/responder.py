@@ -57,6 +57,7 @@ NO_MODEL = ("No chat model is configured, so I can only handle memory commands f
             "\n\n" + CAPABILITIES)
 WHICH_ONE = "Which one did you mean?"
 DID_YOU_MEAN = "Did you mean"
+CONFIRM_FORGET = "Forget #"  # the question before forgetting a memory named by words: "Forget #4 "..."?"
 ASK_EVENT = "When is"
 UNDO_HINT = " (say \"undo\" to put it back)"
 _THANKS = re.compile(r"^\W*(thanks|thank you|thx|ty|cheers|much appreciated)\b", re.I)
@@ -152,7 +153,8 @@ class OfflineResponder:
     def _plan(self, text: str, conversation: list[Item]) -> Plan:
         if _CANCEL.fullmatch(text.strip()) and self._asked(conversation):
             return [], "OK, nothing was changed."
-        for pending in (self._pending_reminder, self._pending_event, self._pending_choice, self._pending_suggestion):
+        for pending in (self._pending_reminder, self._pending_event, self._pending_choice, self._pending_suggestion,
+                        self._pending_forget):
             plan = pending(text, conversation)
             if plan is not None:
                 return plan
@@ -213,7 +215,7 @@ class OfflineResponder:
         if len(conversation) < 2 or not isinstance(conversation[-2], AssistantMessage):
             return False
         asked = conversation[-2].text
-        return ASK_WHEN in asked or asked.startswith((WHICH_ONE, DID_YOU_MEAN, ASK_EVENT))
+        return ASK_WHEN in asked or asked.startswith((WHICH_ONE, DID_YOU_MEAN, ASK_EVENT, CONFIRM_FORGET))
 
     @staticmethod
     def _question_and_request(conversation: list[Item], opening: str) -> tuple[str, str] | None:
@@ -273,6 +275,15 @@ class OfflineResponder:
                 said.append(text_part)
         self._actions = [reading.intent] * len(calls)
         return calls, "\n".join(said) if not calls else ""
+
+    def _pending_forget(self, text: str, conversation: list[Item]) -> Plan | None:
+        """ "yes" to "Forget #4 "..."?" forgets that memory, and only it."""
+        if len(conversation) < 2 or not isinstance(conversation[-2], AssistantMessage) or not _YES.match(text):
+            return None
+        match = re.match(rf"{re.escape(CONFIRM_FORGET)}(\d+) ", conversation[-2].text)
+        if match is None:
+            return None
+        return [("forget", {"id": int(match.group(1))})], ""
 
     def _pending_suggestion(self, text: str, conversation: list[Item]) -> Plan | None:
         """ "yes" to "Did you mean "remind me to ..."?" carries out what was meant."""
@@ -523,12 +534,18 @@ class OfflineResponder:
                     return [("forget", {"id": int(numbers[-1])})], ""
             return [], "What should I forget? Say its number, for example \"forget 12\", or some of its words."
         wanted = topic_words(reading.content)
-        found = [m for m in memories.matching(store, search_words(reading.content)) if wanted and
-                 wanted <= topic_words(m.content)]
-        if len(found) == 1:
-            return [("forget", {"id": found[0].id})], ""
+        matched = memories.matching(store, search_words(reading.content)) if wanted else []
+        found = [m for m in matched if wanted <= topic_words(m.content)] or \
+            [m for m in matched if wanted & topic_words(m.content)]  # "my licence plate": the memory says "plate"
         if not found:
             return [], f"I have nothing in memory matching \"{reading.content}\", so nothing was forgotten."
+        if len(found) == 1:
+            # Named by words, never forgotten at once: the person sees what would go, whole, and says yes.
+            memory = found[0]
+            part = (f"\"{reading.content}\" is only part of it: forgetting takes the whole memory. "
+                    if len(topic_words(memory.content)) > len(wanted) + 1 else "")
+            return [], (f"{CONFIRM_FORGET}{memory.id} \"{private_marked(memory.content, memory.private)}\"? {part}"
+                        f"Say \"yes\" to forget it (\"undo\" brings it back), or \"no\"; nothing was forgotten yet.")
         lines = [f"{WHICH_ONE} Say its number (nothing was forgotten yet):"]
         lines += [f"- #{m.id} {private_marked(m.content, m.private)} ({m.kind}, "
                   f"{self.runtime.clock.day(m.created_at)})" for m in found[:8]]
@@ -614,10 +631,9 @@ class OfflineResponder:
             elif r.name == "update_memory" and data:
                 lines.append(self._changed_line(data, action))
             elif r.name == "forget" and data:
-                reminder = bool(data.get("due_at"))
                 said = f"Cancelled: {data['content']}" if action == "cancel" else f"Forgot #{data['id']}"
                 said = f"{said} (#{data['id']})" if action == "cancel" else said
-                lines.append(said + (UNDO_HINT if reminder else "") + ".")
+                lines.append(said + UNDO_HINT + ".")  # any forget comes back with undo, until the next change
             elif r.name == "recall_recent":
                 if r.content.startswith("No episodes found"):
                     hours = re.search(r"last (\S+) hours", r.content)
