@@ -45,6 +45,7 @@ class Fitted:
     tools: list[ToolSpec]
     dropped: list[str] = field(default_factory=list)  # what did not fit ("2 earlier messages", "Timeline")
     over: int = 0  # tokens still over the budget when nothing more could go
+    tokens: int = 0  # the request's size as estimated (CHARS_PER_TOKEN)
 
     @property
     def tools_dropped(self) -> bool:
@@ -93,4 +94,5 @@ def fit(prompt: Prompt, conversation: list[Item], tools: list[ToolSpec], budget:
     earlier = dropped.count("an earlier message")
     said = ([f"{earlier} earlier message{'s' if earlier != 1 else ''}"] if earlier else []) + \
         [d for d in dropped if d != "an earlier message"]
-    return Fitted(replace(prompt, sections=sections), history + turn, offered, said, max(0, total() - budget))
+    size = total()
+    return Fitted(replace(prompt, sections=sections), history + turn, offered, said, max(0, size - budget), size)
