@@ -124,6 +124,16 @@ def bench_env(db: Path) -> dict[str, str]:
             "ASSISTANT_PROVIDER": "offline"}
 
 
+def bound_arenas_as_the_app_does() -> bool:
+    """What the console script does before the app starts (ui.entry.bound_malloc_arenas), when this
+    checkout has it."""
+    try:
+        from ui.entry import bound_malloc_arenas
+    except ImportError:
+        return False
+    return bound_malloc_arenas()
+
+
 async def scripted_hour(turns: int, trace: bool) -> dict:
     from assistant.settings import load_settings
     from ui.app import AssistantApp
@@ -522,6 +532,8 @@ def main() -> None:
     ap.add_argument("--size", default="120x40", help="with --long: the terminal size")
     ap.add_argument("--stores", type=Path, default=Path(tempfile.gettempdir()) / "assistant-bench-long",
                     help="with --long: where the stores are built once and reused")
+    ap.add_argument("--no-arena-bound", action="store_true", help="leave glibc's malloc arenas unbounded (the "
+                    "app bounds them at start: ui.entry.bound_malloc_arenas)")
     ap.add_argument("--open-one", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--json", type=Path, default=HERE / "hour.json", help="append the result here")
     ap.add_argument("--readme", action="store_true", help="only write the table of the results in --json into "
@@ -537,8 +549,11 @@ def main() -> None:
         return
     size = tuple(int(v) for v in args.size.split("x"))
     if args.open_one:  # one process of --long
+        if not args.no_arena_bound:
+            bound_arenas_as_the_app_does()
         print(json.dumps(asyncio.run(open_long(args.open_one, size))))
         return
+    arenas_bounded = False if args.no_arena_bound else bound_arenas_as_the_app_does()
     load = os.getloadavg()[0]
     if args.long:
         result = {"long": long_conversations([int(n) for n in args.long.split(",")], args.rounds, size,
@@ -548,6 +563,7 @@ def main() -> None:
         result = {"frames": frames(args.db, args.rounds, args.elia), "db": str(args.db or "empty")}
     else:
         result = asyncio.run(scripted_hour(args.turns, args.tracemalloc))
+    result["malloc_arenas_bounded"] = arenas_bounded
     result["machine"] = (f"{os.cpu_count()} cores, Python {sys.version.split()[0]}, {time.strftime('%Y-%m-%d')}, "
                          f"1-minute load {load:.1f} before, {os.getloadavg()[0]:.1f} after")
     text = json.dumps(result, indent=1)

@@ -8,6 +8,7 @@ lowest-priority sections go first. Memory text is framed as data, never as instr
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -110,14 +111,18 @@ class Prompt:
                 "text": self.text, "tokens": estimate_tokens(self.text)}
 
 
-def fit_lines(lines: list[str], budget: int) -> str:
-    """Whole lines up to `budget` tokens, with a note of how many did not fit."""
+def fit_lines(lines: Iterable[str], budget: int, total: int | None = None) -> str:
+    """Whole lines up to `budget` tokens, with a note of how many did not fit. `lines` may be made one
+    by one (the rest are never made); `total` then says how many there are."""
+    if total is None:
+        lines = list(lines)
+        total = len(lines)
     kept: list[str] = []
     used = 0
     for index, line in enumerate(lines):
         cost = estimate_tokens(line) + 1
         if used + cost > budget:
-            kept.append(f"... ({len(lines) - index} more not shown)")
+            kept.append(f"... ({total - index} more not shown)")
             break
         kept.append(line)
         used += cost
@@ -136,11 +141,13 @@ def reminders_section(runtime: Runtime, gate: Gate, budget: int) -> str | None:
     items = reminders.get_upcoming(runtime.store, 7)
     if not items:
         return None
-    # A private reminder is still due and mentioned, its text only when the message asks about it.
-    lines = [as_data(f"- #{r.memory.id} {r.label} {gate.memory(r.memory)}") for r in items]
+    # A private reminder is still due and mentioned, its text only when the message asks about it. Only
+    # the lines that fit are made: each goes through the gate's secret detector, and a store of a
+    # million items had 600 open reminders (60 ms a prompt for lines that were then left out).
+    lines = (as_data(f"- #{r.memory.id} {r.label} {gate.memory(r.memory)}") for r in items)
     note = ('After you mention one of these to the user, call update_memory(id, reminded_at="now") '
             "so it is not repeated.")
-    return f"{fit_lines(lines, budget - estimate_tokens(note) - 1)}\n{note}"
+    return f"{fit_lines(lines, budget - estimate_tokens(note) - 1, total=len(items))}\n{note}"
 
 
 def recent_section(runtime: Runtime, gate: Gate, boosted: bool, budget: int) -> tuple[str | None, list[int]]:
