@@ -49,20 +49,32 @@ def label_for(memory: Memory, now: datetime, clock: Clock) -> tuple[str, str]:
     return status, f"[{status.upper()} {due_text(memory, clock)}]"
 
 
-def get_upcoming(store: Store, within_days: float = 7, now: datetime | None = None) -> list[Reminder]:
-    """Reminders not done, due within `within_days`, that need mentioning now.
+UPCOMING = ("k.due_at IS NOT NULL AND k.done_at IS NULL AND k.due_at <= ? "
+            "AND (k.reminded_at IS NULL OR (k.reminded_at < k.due_at AND k.due_at <= ?))")
+
+
+def get_upcoming(store: Store, within_days: float = 7, now: datetime | None = None,
+                 limit: int | None = None) -> list[Reminder]:
+    """Reminders not done, due within `within_days`, that need mentioning now (the first `limit`).
 
     Listed when never reminded, or when reminded only before a due date that has now passed
     (it resurfaces once as overdue). Overdue first, then by due date.
     """
     now = now or store.clock.now()
-    now_iso = to_utc_iso(now)
-    horizon = to_utc_iso(now + timedelta(days=within_days))
-    rows = store.query(
-        f"{SELECT_MEMORY} WHERE k.due_at IS NOT NULL AND k.done_at IS NULL AND k.due_at <= ? "
-        "AND (k.reminded_at IS NULL OR (k.reminded_at < k.due_at AND k.due_at <= ?)) "
-        "ORDER BY k.due_at, k.id", (horizon, now_iso))
-    return _labelled(rows, now, store.clock)
+    sql = f"{SELECT_MEMORY} WHERE {UPCOMING} ORDER BY k.due_at, k.id"
+    if limit is not None:
+        sql += f" LIMIT {int(limit)}"
+    return _labelled(store.query(sql, _upcoming_params(now, within_days)), now, store.clock)
+
+
+def count_upcoming(store: Store, within_days: float = 7, now: datetime | None = None) -> int:
+    """How many reminders get_upcoming lists (without reading them)."""
+    now = now or store.clock.now()
+    return store.one(f"SELECT count(*) FROM knowledge k WHERE {UPCOMING}", _upcoming_params(now, within_days))[0]
+
+
+def _upcoming_params(now: datetime, within_days: float) -> tuple[str, str]:
+    return to_utc_iso(now + timedelta(days=within_days)), to_utc_iso(now)
 
 
 def list_open_reminders(store: Store, within_days: float = 7, now: datetime | None = None) -> list[Reminder]:

@@ -119,13 +119,14 @@ def fit_lines(lines: Iterable[str], budget: int, total: int | None = None) -> st
         total = len(lines)
     kept: list[str] = []
     used = 0
-    for index, line in enumerate(lines):
+    for line in lines:
         cost = estimate_tokens(line) + 1
         if used + cost > budget:
-            kept.append(f"... ({total - index} more not shown)")
             break
         kept.append(line)
         used += cost
+    if total > len(kept):
+        kept.append(f"... ({total - len(kept)} more not shown)")
     return "\n".join(kept)
 
 
@@ -137,17 +138,23 @@ def current_time_section(runtime: Runtime) -> str:
             f"(time zone {zone_name(clock.zone)}, {clock.offset_text()}); date {local:%Y-%m-%d}")
 
 
+REMINDER_LINE_TOKENS = 8  # the least a reminder's line costs ("- #12 [DUE Tue Nov 24 19:00] x")
+
+
 def reminders_section(runtime: Runtime, gate: Gate, budget: int) -> str | None:
-    items = reminders.get_upcoming(runtime.store, 7)
+    # Only the reminders that can fit are read, and only the lines that fit are made (each goes
+    # through the gate's secret detector): a store of a million items had 600 open reminders, read
+    # and checked in 120 ms a prompt for lines that were then left out.
+    items = reminders.get_upcoming(runtime.store, 7, limit=budget // REMINDER_LINE_TOKENS + 1)
     if not items:
         return None
-    # A private reminder is still due and mentioned, its text only when the message asks about it. Only
-    # the lines that fit are made: each goes through the gate's secret detector, and a store of a
-    # million items had 600 open reminders (60 ms a prompt for lines that were then left out).
+    total = len(items) if len(items) <= budget // REMINDER_LINE_TOKENS else \
+        reminders.count_upcoming(runtime.store, 7)
+    # A private reminder is still due and mentioned, its text only when the message asks about it.
     lines = (as_data(f"- #{r.memory.id} {r.label} {gate.memory(r.memory)}") for r in items)
     note = ('After you mention one of these to the user, call update_memory(id, reminded_at="now") '
             "so it is not repeated.")
-    return f"{fit_lines(lines, budget - estimate_tokens(note) - 1, total=len(items))}\n{note}"
+    return f"{fit_lines(lines, budget - estimate_tokens(note) - 1, total=total)}\n{note}"
 
 
 def recent_section(runtime: Runtime, gate: Gate, boosted: bool, budget: int) -> tuple[str | None, list[int]]:
