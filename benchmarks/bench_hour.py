@@ -242,6 +242,41 @@ async def scripted_hour(turns: int, trace: bool) -> dict:
     return result
 
 
+# -- the embedder let go and loaded again ------------------------------------------------------------
+
+def embedder_cycle(rounds: int) -> dict:
+    """In one process, as the app uses it: the model loaded by a first query, resident memory then,
+    after `unload` (what embedding_unload_minutes does), and after the next query loads it again, with
+    the time of that query (load included) next to a warm one. `rounds` unload/reload cycles."""
+    from memory.search.embeddings import LocalEmbedder
+
+    gc.collect()
+    out: dict = {"rss_before_mb": round(rss_mb(), 1)}
+    embedder = LocalEmbedder(cache_dir=Path(tempfile.mkdtemp(prefix="assistant-embedder-")))
+    started = time.perf_counter()
+    embedder.embed(["what is the door code"])
+    out["first_query_s"] = round(time.perf_counter() - started, 3)
+    for text in SCRIPT * 3:  # a while of use
+        embedder.embed([text])
+    started = time.perf_counter()
+    embedder.embed(["where is the spare key"])
+    out["warm_query_s"] = round(time.perf_counter() - started, 4)
+    out["rss_loaded_mb"] = round(rss_mb(), 1)
+    reloads, unloaded, loaded = [], [], []
+    for _ in range(rounds):
+        embedder.unload()
+        unloaded.append(round(rss_mb(), 1))
+        started = time.perf_counter()
+        embedder.embed(["what's coming up"])
+        reloads.append(round(time.perf_counter() - started, 3))
+        for text in SCRIPT:
+            embedder.embed([text])
+        loaded.append(round(rss_mb(), 1))
+    out.update({"rss_unloaded_mb": unloaded, "reload_query_s": reloads, "rss_reloaded_mb": loaded,
+                "loads": embedder.loads})
+    return out
+
+
 # -- a long conversation reopened ------------------------------------------------------------------
 
 WORDS = ("garden budget trip car studio plants bank bread tea coffee tyres winter key door code plumber rent "
@@ -441,7 +476,7 @@ Bare().run()
 """
 
 
-def frames(db: Path | None, rounds: int, elia: bool) -> dict:
+def frames(db: Path | None, rounds: int, elia: bool, code: Path | None = None) -> dict:
     home = Path(tempfile.mkdtemp(prefix="assistant-frames-"))
     base = {k: v for k, v in os.environ.items() if not k.startswith(("ASSISTANT_", "ANTHROPIC_", "OPENAI_"))}
     base.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -457,6 +492,13 @@ def frames(db: Path | None, rounds: int, elia: bool) -> dict:
     bare.write_text(BARE_TEXTUAL)
     contenders = {"assistant": (f"{Path(sys.executable).parent / 'assistant'}", "Recap", ours),
                   "bare Textual app": (f"{sys.executable} {bare}", "Recap", base)}
+    if code is not None:  # another checkout (the code before a change), same interpreter and packages,
+        # on its own copy of the store (a newer schema would be refused by older code)
+        copy = home / f"other-{db.name}"
+        shutil.copy(db, copy)
+        contenders[f"assistant ({code})"] = (
+            f"{sys.executable} -c 'import sys; sys.path.insert(0, \"{code}\"); from ui.entry import main; "
+            "sys.exit(main())'", "Recap", {**ours, "ASSISTANT_DB": str(copy)})
     if elia:
         command = elia_command()
         if command:
@@ -482,11 +524,17 @@ MARKERS = ("<!-- bench_hour:start -->", "<!-- bench_hour:end -->")
 
 
 def markdown(results: list[dict]) -> str:
-    """The short table of docs/speed.md from the last hour run and the last frames run in the JSON file."""
-    hour = next((r for r in reversed(results) if "rss_mb" in r), None)
-    frames_run = next((r for r in reversed(results) if "frames" in r), None)
+    """The short table of docs/speed.md from the last run of each kind in the JSON file (a run labelled
+    "before" is left out: those are the figures of docs/footprint.md)."""
+    current = [r for r in results if r.get("label") != "before"]
+
+    def last(key: str) -> dict | None:
+        return next((r for r in reversed(current) if key in r), None)
+
+    hour, frames_run, long_run, embedder = last("rss_mb"), last("frames"), last("long"), last("embedder")
     lines = ["| figure | goal | assistant | " + ("Elia | bare Textual app |" if frames_run else ""),
              "| --- | --- | --- |" + (" --- | --- |" if frames_run else "")]
+    pad = " | | |" if frames_run else " |"
     if frames_run:
         f = frames_run["frames"]
         elia = f.get("Elia")
@@ -506,15 +554,33 @@ def markdown(results: list[dict]) -> str:
                 values = [cell(e, key, fmt) for e in (f["assistant"], elia, f["bare Textual app"])]
             lines.append(f"| {label} | {goal} | " + " | ".join(values) + " |")
     if hour:
-        pad = " | | |" if frames_run else " |"
         rss = hour["rss_mb"]
         lines.append(f"| RSS after the scripted hour (100 turns, embedder loaded) | <= 200 MB | "
                      f"{rss[min(99, len(rss) - 1)]:.0f} MB{pad}")
         if "rss_after_500_mb" in hour:
-            lines.append(f"| RSS after 50 / 500 turns | within 20 MB | {hour['rss_after_50_mb']:.0f} / "
+            lines.append(f"| RSS after 50 / 500 turns | within 10 MB | {hour['rss_after_50_mb']:.0f} / "
                          f"{hour['rss_after_500_mb']:.0f} MB{pad}")
+        if hour.get("rss_slope_mb_per_turn_after_50") is not None:
+            lines.append(f"| RSS growth per turn after turn 50 (least squares) | 0 | "
+                         f"{hour['rss_slope_mb_per_turn_after_50'] * 1000:+.0f} KB{pad}")
+        if "widgets_per_turn" in hour:
+            widgets, chat = hour["widgets_per_turn"], hour["chat_widgets_per_turn"]
+            at = [n for n in (50, 100, len(widgets)) if n <= len(widgets)]
+            lines.append(f"| widgets mounted after {' / '.join(map(str, at))} turns (the chat log's) | flat | "
+                         + " / ".join(f"{widgets[n - 1]} ({chat[n - 1]})" for n in at) + pad)
         lines.append(f"| a turn of the offline mode in the app, median / p95 | | {hour['turn_median_s']:.2f} / "
                      f"{hour['turn_p95_s']:.2f} s{pad}")
+    if long_run:
+        sizes = sorted(long_run["long"], key=int)
+        for key, label in (("reader_s", "reader"), ("continue_s", "continuing it")):
+            lines.append(f"| a conversation of {' / '.join(sizes)} messages reopened: {label}, median | "
+                         f"{'<= 0.5 s' if key == 'reader_s' else ''} | "
+                         + " / ".join(f"{long_run['long'][n][key]:.2f} s" for n in sizes) + pad)
+    if embedder:
+        e = embedder["embedder"]
+        lines.append(f"| embedder unloaded after the idle minutes: RSS loaded / unloaded, reload (next query) | | "
+                     f"{e['rss_loaded_mb']:.0f} / {statistics.median(e['rss_unloaded_mb']):.0f} MB, "
+                     f"{statistics.median(e['reload_query_s']):.2f} s{pad}")
     machine = (frames_run or hour or {}).get("machine", "")
     return f"Measured by `benchmarks/bench_hour.py` ({machine}).\n\n" + "\n".join(lines)
 
@@ -526,16 +592,21 @@ def main() -> None:
     ap.add_argument("--frames", action="store_true", help="first frame and RSS in tmux instead of the hour")
     ap.add_argument("--elia", action="store_true", help="with --frames: Elia too")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--code", type=Path, help="with --frames: also another checkout of the app (e.g. the code "
+                    "before a change), interleaved")
     ap.add_argument("--db", type=Path, help="with --frames: the store the app opens (default: an empty one)")
     ap.add_argument("--long", default="", help="comma-separated sizes, e.g. 20,2000: reopen a conversation of "
                     "that many messages (conversations screen, reader, continue) instead of the hour")
     ap.add_argument("--size", default="120x40", help="with --long: the terminal size")
+    ap.add_argument("--embedder", action="store_true", help="unload and reload the embedder (RSS, reload time) "
+                    "instead of the hour")
     ap.add_argument("--stores", type=Path, default=Path(tempfile.gettempdir()) / "assistant-bench-long",
                     help="with --long: where the stores are built once and reused")
     ap.add_argument("--no-arena-bound", action="store_true", help="leave glibc's malloc arenas unbounded (the "
                     "app bounds them at start: ui.entry.bound_malloc_arenas)")
     ap.add_argument("--open-one", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--json", type=Path, default=HERE / "hour.json", help="append the result here")
+    ap.add_argument("--label", default="", help="a label kept with the result (\"before\": not in the table)")
     ap.add_argument("--readme", action="store_true", help="only write the table of the results in --json into "
                     "docs/speed.md (between the bench_hour markers)")
     args = ap.parse_args()
@@ -555,15 +626,19 @@ def main() -> None:
         return
     arenas_bounded = False if args.no_arena_bound else bound_arenas_as_the_app_does()
     load = os.getloadavg()[0]
-    if args.long:
+    if args.embedder:
+        result = {"embedder": embedder_cycle(args.rounds)}
+    elif args.long:
         result = {"long": long_conversations([int(n) for n in args.long.split(",")], args.rounds, size,
                                              args.stores),
                   "size": args.size}
     elif args.frames:
-        result = {"frames": frames(args.db, args.rounds, args.elia), "db": str(args.db or "empty")}
+        result = {"frames": frames(args.db, args.rounds, args.elia, args.code), "db": str(args.db or "empty")}
     else:
         result = asyncio.run(scripted_hour(args.turns, args.tracemalloc))
     result["malloc_arenas_bounded"] = arenas_bounded
+    if args.label:
+        result["label"] = args.label
     result["machine"] = (f"{os.cpu_count()} cores, Python {sys.version.split()[0]}, {time.strftime('%Y-%m-%d')}, "
                          f"1-minute load {load:.1f} before, {os.getloadavg()[0]:.1f} after")
     text = json.dumps(result, indent=1)
