@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from assistant.conversation import Item, ToolUse
 from assistant.outbound.gate import Gate
@@ -22,8 +22,9 @@ class TurnInput:
     """One turn's message, as stored and read, and its gate."""
     reading: Reading
     gate: Gate
-    episode_id: int
+    episode_id: int  # 0 in an incognito conversation: nothing of it is stored
     message_id: int
+    incognito: bool = False  # memory is read as usual, nothing is written (SPEC F12)
 
     @property
     def text(self) -> str:
@@ -56,6 +57,11 @@ class Responder(Protocol):
 
     def round(self, conversation: list[Item]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
         """One round: text deltas, then the tool calls of this round (if any)."""
+        ...
+
+    def explain(self) -> dict[str, Any]:
+        """What went into this turn's answer, for its Why record: the prompt's sections as sent, what the
+        gate withheld, what did not fit (a model); what the offline mode used (the offline mode)."""
         ...
 
     def recover(self) -> bool:

@@ -24,7 +24,7 @@ from memory.store import Store
 CHANGE_ACTIONS = ("done", "snooze", "move", "cancel", "rename", "forget", "edit", "remember", "private", "pin")
 # Rows a change may touch besides the memory's own, restored whole by undo (keyed by these columns).
 RESTORED_TABLES = {"messages": ("id",), "episodes": ("id",), "summaries": ("id",), "edges": ("id",),
-                   "memory_meta": ("memory_id",), "reminder_completions": ("id",)}
+                   "memory_meta": ("memory_id",), "reminder_completions": ("id",), "turn_records": ("message_id",)}
 _COLUMN = re.compile(r"[a-z][a-z_]*")
 
 
@@ -147,7 +147,8 @@ def undo_last_change(store: Store) -> UndoneChange | None:
         if change["action"] == "forget":  # asked back: its tombstone goes
             store.execute("DELETE FROM forgotten WHERE uid = ?",
                           (row.get("uid") or f"{store.store_uid()}/memory/{row['id']}",))
-        for table in ("summaries", "memory_meta", "messages", "episodes", "edges", "reminder_completions"):
+        for table in ("summaries", "memory_meta", "messages", "episodes", "edges", "reminder_completions",
+                      "turn_records"):
             for kept in before["rows"].get(table, []):
                 _put_back(store, table, kept)
         return UndoneChange(change["action"], get_memory(store, row["id"]), change["created_at"], row["id"])

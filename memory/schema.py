@@ -322,16 +322,61 @@ MIGRATION_10 = [
     "DROP TABLE reminder_changes",
 ]
 
-# Schema 11: every request to a model reads the private and sensitive memories (the gate's
+# Schema 11: a conversation closed with its quick title owes a model-written one (quit never waits for a
+# model: the next process that has one writes it); and what went into each answer, recorded when the turn
+# ran (the Why view): keyed by the answer's message, gone with it.
+MIGRATION_11 = [
+    "ALTER TABLE episodes ADD COLUMN needs_title INTEGER NOT NULL DEFAULT 0",
+    "CREATE INDEX episodes_needs_title ON episodes(needs_title) WHERE needs_title = 1",
+    """CREATE TABLE turn_records (
+        message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+        episode_id INTEGER,
+        data TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    )""",
+]
+
+# Schema 12: history brought in from elsewhere (SPEC F13). Each import is a row of `imports`, and every row
+# it added points at it (`import_id`), so the last import can be undone whole in one transaction; an
+# interrupted one is continued by the next run of the same file. A message's place in the timeline is its
+# rank in time (SPEC F3): typed messages arrive in order, imported history lands among them by its own
+# time, so `position` is kept beside the id (renumbered after an import, memory.episodes.place_by_time).
+# A tombstone keeps a hash of what it forgot (never the text), so an older file's copy under another uid
+# stays forgotten too.
+_IMPORTED_TABLES = ("episodes", "messages", "knowledge", "summaries")
+MIGRATION_12: list[Step] = [
+    """CREATE TABLE imports (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        format TEXT NOT NULL,
+        source TEXT NOT NULL,
+        fingerprint TEXT,
+        started_at TEXT NOT NULL,
+        finished_at TEXT,
+        status TEXT NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'interrupted', 'done', 'undone')),
+        counts TEXT NOT NULL DEFAULT '{}',
+        grown TEXT NOT NULL DEFAULT '{}'
+    )""",
+    *[f"ALTER TABLE {table} ADD COLUMN import_id INTEGER" for table in _IMPORTED_TABLES],
+    *[f"CREATE INDEX {table}_import ON {table}(import_id) WHERE import_id IS NOT NULL" for table in _IMPORTED_TABLES],
+    "ALTER TABLE messages ADD COLUMN position INTEGER",
+    "CREATE INDEX messages_time ON messages(created_at, id)",
+    "CREATE INDEX messages_position ON messages(position)",
+    "UPDATE messages SET position = r.p FROM (SELECT id, row_number() OVER (ORDER BY created_at, id) AS p "
+    "FROM messages) AS r WHERE messages.id = r.id",
+    "ALTER TABLE forgotten ADD COLUMN hash TEXT",
+    "CREATE INDEX forgotten_hash ON forgotten(hash) WHERE hash IS NOT NULL",
+]
+
+# Schema 13: every request to a model reads the private and sensitive memories (the gate's
 # withheld_candidates): a few rows, found by a scan of every memory without this index (170 ms a
 # prompt at a million items, the largest part of it).
-MIGRATION_11 = [
+MIGRATION_13 = [
     "CREATE INDEX knowledge_withheld ON knowledge(id) WHERE private = 1 OR sensitive = 1",
 ]
 
 MIGRATIONS: list[Sequence[Step]] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5,
-                                    MIGRATION_6, MIGRATION_7, MIGRATION_8, MIGRATION_9, MIGRATION_10,
-                                    MIGRATION_11]
+                                    MIGRATION_6, MIGRATION_7, MIGRATION_8, MIGRATION_9, MIGRATION_10, MIGRATION_11,
+                                    MIGRATION_12, MIGRATION_13]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -196,6 +196,29 @@ def test_title_from_local_model(tmp_path, ollama_standin):
     rt.close()
 
 
+def test_a_closed_conversation_owes_its_model_title_until_a_process_with_a_model_writes_it(tmp_path, ollama_standin):
+    """Quit never waits for a model: the quick title at once, the model's later (SPEC F7)."""
+    from assistant.offline.responder import OfflineResponder
+    from assistant.turn.titles import owed_titles
+
+    rt = make_runtime(tmp_path, OLLAMA_HOST="http://127.0.0.1:9")
+    agent = Agent(rt, OfflineResponder(rt))
+    episode = episodes.open_episode(rt.store)
+    episodes.add_message(rt.store, episode.id, "user", "remind me to call mom tomorrow at 6pm")
+    episodes.add_message(rt.store, episode.id, "assistant", "Okay, I'll remind you to call mom.")
+    closed = agent.close_episode()
+    assert closed is not None and closed.title == "Call mom" and closed.needs_title
+    assert owed_titles(rt) == 1  # no model answers: the quick title stays, still owed
+    rt.close()
+    rt = make_runtime(tmp_path)  # the next process has one
+    ollama_standin.script = [{"json": {"title": "Calling Mom", "summary": "A reminder to call mom."}}]
+    assert owed_titles(rt) == 0
+    titled = episodes.get_episode(rt.store, closed.id)
+    assert (titled.title, titled.summary, titled.needs_title) == ("Calling Mom", "A reminder to call mom.", False)
+    assert owed_titles(rt) == 0 and len(ollama_standin.bodies("/api/chat")) == 1  # written once
+    rt.close()
+
+
 def test_titles_never_send_a_private_memory_to_the_local_model(tmp_path, ollama_standin):
     from assistant.turn.titles import title_and_summary
     from memory import memories

@@ -253,30 +253,3 @@ def test_a_preview_of_the_prompt_changes_no_activation(tmp_path):
     assert used() > before
     rt.close()
 
-
-def test_the_reminders_section_reads_only_what_fits_and_says_how_many_more(runtime):
-    """Issue 37: a store with hundreds of open reminders read and checked them all for every prompt."""
-    from assistant.outbound.gate import Gate
-    from assistant.prompt.build import REMINDER_LINE_TOKENS, reminders_section
-    from memory import memories, reminders
-
-    for i in range(300):
-        memories.remember(runtime.store, f"call about item {i}", due_at=f"2026-11-{10 + i % 12:02d}T09:00:00+00:00")
-    read: list[int] = []
-    real = reminders.get_upcoming
-
-    def counting(*args, **kwargs):
-        found = real(*args, **kwargs)
-        read.append(len(found))
-        return found
-
-    reminders.get_upcoming, saved = counting, reminders.get_upcoming
-    try:
-        text = reminders_section(runtime, Gate(runtime.store), 200)
-    finally:
-        reminders.get_upcoming = saved
-    assert read == [200 // REMINDER_LINE_TOKENS + 1]
-    shown = [line for line in text.splitlines() if line.startswith("- #")]
-    total = reminders.count_upcoming(runtime.store)
-    assert total >= 300 and total == len(reminders.get_upcoming(runtime.store))
-    assert 5 <= len(shown) < 25 and f"... ({total - len(shown)} more not shown)" in text

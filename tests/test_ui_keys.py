@@ -336,17 +336,18 @@ async def test_narrow_terminal_folds_the_sidebar_into_one_line(tmp_path):
 async def test_closing_an_idle_conversation_does_not_delay_the_answer(tmp_path, monkeypatch):
     """The model title of the idle conversation (up to 30 s with Ollama) is made in the background."""
     import assistant.turn.agent
+    from memory import episodes
 
     calls = []
 
-    def slow_title(runtime, messages, use_model=True):
-        if use_model:
+    def slow_titles(runtime, limit=5):
+        for episode_id in episodes.needing_titles(runtime.store, limit):
             time.sleep(2.0)
             calls.append("model")
-            return "Model title", "Model summary"
-        return "Quick title", "Quick summary"
+            episodes.give_title(runtime.store, episode_id, "Model title", "Model summary")
+        return 0
 
-    monkeypatch.setattr(assistant.turn.agent, "title_and_summary", slow_title)
+    monkeypatch.setattr(assistant.turn.agent, "owed_titles", slow_titles)
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)

@@ -45,6 +45,19 @@ def asks_about(message: str, memory: Memory, ids: frozenset[int] | None = None) 
     return asks_by_words(message, memory.content)
 
 
+# The stand-ins the gate writes, and why (the Why view says it in these words).
+_WITHHELD = [(re.compile(pattern), why) for pattern, why in (
+    (r"\[secret in memory #\d+\]", "the memory holds a secret: only its id went"),
+    (r"\[private memory #\d+\]", "a private memory this message did not ask about: only its id went"),
+    (r"\[secret \d+ of your message\]", "a secret of your message: a numbered placeholder went"),
+    (r"\[secret in (?!memory #)[^\]\n]{1,60}\]", "a secret in stored text: replaced"),
+    (r"\[private message #\d+\]", "a message that told a private memory: only its id went"),
+    (r"\[private conversation #\d+\]", "a title that repeats a private memory: only its id went"),
+    (r"\[a private memory, withheld\]", "a line quoting a private memory"),
+    (r"\[secret withheld\]", "a piece of a secret, however it was cut or quoted"),
+)]
+
+
 class Gate:
     """The gate of a request to a model."""
 
@@ -190,6 +203,14 @@ class Gate:
 
     # -- whole requests ----------------------------------------------------------------------
 
+    def withheld_in(self, sent: str) -> list[dict[str, str]]:
+        """What this gate withheld or replaced in `sent` (a request as it left), and why: the Why view."""
+        found: dict[str, str] = {}
+        for pattern, why in _WITHHELD:
+            for match in pattern.finditer(sent):
+                found.setdefault(match.group(0), why)
+        return [{"what": what, "why": why} for what, why in found.items()]
+
     def fragments(self, text: str) -> str:
         """The last step of every request: no run of 8+ characters or 3+ words of a secret value (this
         turn's, restored for a tool; a sensitive memory's) is left anywhere, however it was cut, quoted
@@ -280,6 +301,14 @@ class LocalGate(Gate):
 
     def conversation(self, items: list[Item]) -> list[Item]:
         return list(items)
+
+    def withheld_in(self, sent: str) -> list[dict[str, str]]:
+        """What this gate withheld or replaced in `sent` (a request as it left), and why: the Why view."""
+        found: dict[str, str] = {}
+        for pattern, why in _WITHHELD:
+            for match in pattern.finditer(sent):
+                found.setdefault(match.group(0), why)
+        return [{"what": what, "why": why} for what, why in found.items()]
 
     def fragments(self, text: str) -> str:
         return text

@@ -8,8 +8,7 @@ lowest-priority sections go first. Memory text is framed as data, never as instr
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from assistant.outbound.data import as_data
@@ -87,6 +86,8 @@ class Prompt:
     temporal_boost: bool
     temporal_recency: float
     recap: bool
+    memory_ids: list[int] = field(default_factory=list)  # the memories on its timeline
+    episode_ids: list[int] = field(default_factory=list)  # the conversations it lists
 
     @property
     def memory_text(self) -> str:
@@ -111,22 +112,17 @@ class Prompt:
                 "text": self.text, "tokens": estimate_tokens(self.text)}
 
 
-def fit_lines(lines: Iterable[str], budget: int, total: int | None = None) -> str:
-    """Whole lines up to `budget` tokens, with a note of how many did not fit. `lines` may be made one
-    by one (the rest are never made); `total` then says how many there are."""
-    if total is None:
-        lines = list(lines)
-        total = len(lines)
+def fit_lines(lines: list[str], budget: int) -> str:
+    """Whole lines up to `budget` tokens, with a note of how many did not fit."""
     kept: list[str] = []
     used = 0
-    for line in lines:
+    for index, line in enumerate(lines):
         cost = estimate_tokens(line) + 1
         if used + cost > budget:
+            kept.append(f"... ({len(lines) - index} more not shown)")
             break
         kept.append(line)
         used += cost
-    if total > len(kept):
-        kept.append(f"... ({total - len(kept)} more not shown)")
     return "\n".join(kept)
 
 
@@ -138,23 +134,18 @@ def current_time_section(runtime: Runtime) -> str:
             f"(time zone {zone_name(clock.zone)}, {clock.offset_text()}); date {local:%Y-%m-%d}")
 
 
-REMINDER_LINE_TOKENS = 8  # the least a reminder's line costs ("- #12 [DUE Tue Nov 24 19:00] x")
+REMINDERS_READ = 50  # the most urgent reminders the prompt reads: more never fit its budget (SPEC F1)
 
 
 def reminders_section(runtime: Runtime, gate: Gate, budget: int) -> str | None:
-    # Only the reminders that can fit are read, and only the lines that fit are made (each goes
-    # through the gate's secret detector): a store of a million items had 600 open reminders, read
-    # and checked in 120 ms a prompt for lines that were then left out.
-    items = reminders.get_upcoming(runtime.store, 7, limit=budget // REMINDER_LINE_TOKENS + 1)
+    items = reminders.get_upcoming(runtime.store, 7, limit=REMINDERS_READ)
     if not items:
         return None
-    total = len(items) if len(items) <= budget // REMINDER_LINE_TOKENS else \
-        reminders.count_upcoming(runtime.store, 7)
     # A private reminder is still due and mentioned, its text only when the message asks about it.
-    lines = (as_data(f"- #{r.memory.id} {r.label} {gate.memory(r.memory)}") for r in items)
+    lines = [as_data(f"- #{r.memory.id} {r.label} {gate.memory(r.memory)}") for r in items]
     note = ('After you mention one of these to the user, call update_memory(id, reminded_at="now") '
             "so it is not repeated.")
-    return f"{fit_lines(lines, budget - estimate_tokens(note) - 1, total=total)}\n{note}"
+    return f"{fit_lines(lines, budget - estimate_tokens(note) - 1)}\n{note}"
 
 
 def recent_section(runtime: Runtime, gate: Gate, boosted: bool, budget: int) -> tuple[str | None, list[int]]:
@@ -218,7 +209,9 @@ def timeline_section(runtime: Runtime, gate: Gate, query: str, vector: Vector, b
         return with_dates(m.content, m.time_refs, this_year)
 
     dated = [replace(m, content=f"[{runtime.clock.day(m.created_at)}] {dated_text(m)}") for m in shown]
-    text = format_timeline(dated, episodes.chat_length(store), mood, persons, max_tokens=budget, escape=as_data)
+    said_in = episodes.message_positions(store, [i for m in shown for i in m.message_ids])  # ranks in time
+    text = format_timeline(dated, episodes.chat_length(store), mood, persons, max_tokens=budget, escape=as_data,
+                           positions=said_in)
     if asks_when:
         evidence = dated_evidence(runtime, gate, query)
         if evidence:
@@ -251,7 +244,7 @@ def dated_evidence(runtime: Runtime, gate: Gate, query: str, limit: int = 8) -> 
 
 
 def past_episodes_section(runtime: Runtime, gate: Gate, query: str, vector: Vector, exclude: list[int],
-                          budget: int) -> str | None:
+                          budget: int, listed: list[int] | None = None) -> str | None:
     if not query.strip():
         return None
     hits = runtime.searcher.search(query, limit=5 + len(exclude), types=("episode",), vector=vector)
@@ -265,6 +258,8 @@ def past_episodes_section(runtime: Runtime, gate: Gate, query: str, vector: Vect
             continue
         shown = gate.episode(e.id, f"{e.title or 'Untitled'}: {e.summary or ''}")
         lines.append("- " + e.line(runtime.clock, as_data(shown)))
+        if listed is not None:
+            listed.append(e.id)
     return fit_lines(lines, budget) if lines else None
 
 
@@ -322,7 +317,8 @@ def build_prompt(runtime: Runtime, reading: Reading, gate: Gate, touch: bool = F
     add("Timeline", timeline_section(runtime, gate, query, vector, settings.timeline_tokens, reading.asks_when, used),
         settings.timeline_tokens)
     episodes_budget = settings.episodes_tokens * factor
-    add("Past Episodes", past_episodes_section(runtime, gate, query, vector, recent_ids, episodes_budget),
+    past: list[int] = []
+    add("Past Episodes", past_episodes_section(runtime, gate, query, vector, recent_ids, episodes_budget, past),
         episodes_budget)
     add("Consolidated Memory", consolidated_section(runtime, gate, query, vector, settings.summaries_tokens),
         settings.summaries_tokens)
@@ -333,4 +329,7 @@ def build_prompt(runtime: Runtime, reading: Reading, gate: Gate, touch: bool = F
     sections.sort(key=lambda s: ORDER.index(s.label))
     if touch and used:
         runtime.searcher.touch(used)
-    return Prompt(STABLE_INSTRUCTIONS, sections, reading.boosted, reading.temporal_recency, reading.recap)
+    kept = {s.label for s in sections}
+    return Prompt(STABLE_INSTRUCTIONS, sections, reading.boosted, reading.temporal_recency, reading.recap,
+                  used if "Timeline" in kept else [],
+                  (recent_ids if "Recent Conversations" in kept else []) + (past if "Past Episodes" in kept else []))

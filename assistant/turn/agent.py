@@ -7,9 +7,11 @@ loop (the UI's) never blocks on it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from assistant.conversation import AssistantMessage, Item, ToolOutput, ToolResults, ToolUse, UserMessage
 from assistant.errors import ToolError
@@ -20,8 +22,9 @@ from assistant.responder import Responder, TurnInput
 from assistant.runtime import Runtime
 from assistant.tools import execute_tool
 from assistant.turn.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
-from assistant.turn.titles import title_and_summary
-from memory import episodes
+from assistant.turn.titles import owed_titles
+from memory import episodes, turn_records
+from memory.search import untouched
 from memory.time.instants import parse_stored
 
 HISTORY_MESSAGES = 20
@@ -29,7 +32,7 @@ HISTORY_MESSAGES = 20
 
 class Agent:
     def __init__(self, runtime: Runtime, responder: Responder,
-                 defer: Callable[[Callable[[], None]], None] | None = None) -> None:
+                 defer: Callable[[Callable[[], object]], None] | None = None) -> None:
         self.runtime = runtime
         self.responder = responder
         self.max_rounds = runtime.settings.max_tool_rounds
@@ -38,6 +41,8 @@ class Agent:
         self.defer = defer
         # A conversation continued from the archive counts as active from the moment it was resumed.
         self._resumed: tuple[int, datetime] | None = None
+        # An incognito conversation: its items, kept in this process only (None: an ordinary one).
+        self.incognito: list[Item] | None = None
 
     def resume(self, episode_id: int) -> episodes.Episode:
         """Continue a past conversation as the current one (the open one, if any, is closed first)."""
@@ -65,9 +70,10 @@ class Agent:
         return active or episodes.open_episode(store)
 
     def close_episode(self, episode_id: int | None = None, ended_at: str | None = None,
-                      use_model: bool = True, wait: bool = False) -> episodes.Episode | None:
-        """Close (by default the active) episode with a title, summary and outcome; `wait`: the model's
-        title now, nothing deferred (the process is about to end)."""
+                      use_model: bool = True) -> episodes.Episode | None:
+        """Close (by default the active) episode at once with its quick title, summary and outcome. A
+        real exchange owes a model-written title, queued in the store (never awaited: quitting does not
+        wait for a model); `defer`, when given, starts writing it in the background."""
         store = self.runtime.store
         if episode_id is None:
             active = episodes.active_episode(store)
@@ -76,27 +82,12 @@ class Agent:
             episode_id = active.id
         messages = episodes.episode_messages(store, episode_id)
         real = episodes.had_real_exchange(messages)
-        outcome = "success" if real else "abandoned"
-        if use_model and real and self.defer is not None and not wait:
-            # Close now with the quick title; the local model (up to 30 s) improves it afterwards.
-            title, summary = episodes.heuristic_title_and_summary(messages)
-            closed = episodes.close_episode(store, episode_id, title, summary, outcome, ended_at=ended_at)
-            self.defer(lambda: self._retitle(closed, messages))
-            return closed
-        title, summary = title_and_summary(self.runtime, messages, use_model=use_model and real)
-        return episodes.close_episode(store, episode_id, title, summary, outcome, ended_at=ended_at)
-
-    def _retitle(self, closed: episodes.Episode, messages: list[episodes.Message]) -> None:
-        """Replace a quick title with the local model's, unless the conversation was reopened since."""
-        title, summary = title_and_summary(self.runtime, messages, use_model=True)
-        if (title, summary) == (closed.title, closed.summary):
-            return
-        store = self.runtime.store
-        with store.transaction():
-            now = episodes.get_episode(store, closed.id)
-            if now.ended_at == closed.ended_at and not now.active:
-                episodes.close_episode(store, closed.id, title, summary, closed.outcome or "success",
-                                       ended_at=closed.ended_at)
+        title, summary = episodes.heuristic_title_and_summary(messages)
+        closed = episodes.close_episode(store, episode_id, title, summary, "success" if real else "abandoned",
+                                        ended_at=ended_at, needs_title=use_model and real)
+        if closed.needs_title and self.defer is not None:
+            self.defer(lambda: owed_titles(self.runtime))
+        return closed
 
     def history(self, episode_id: int, before_id: int) -> list[Item]:
         """The conversation so far, as stored (the gate takes out what may not leave, at the exit)."""
@@ -108,55 +99,81 @@ class Agent:
     # -- one turn ---------------------------------------------------------------------------
 
     async def turn(self, text: str) -> AsyncIterator[Event]:
-        """Run one turn; the user's text is in the database before the model is called.
+        """Run one turn; the user's text is in the database before the model is called (in an incognito
+        conversation nothing is stored at all: `incognito`).
 
         The message is read once; the responder's gate decides what of memory may leave with it. When
         the model cannot be reached (network, 401, 429, 5xx, timeout) before it said or did anything,
         the offline mode acts on the same message (a reminder is still set, a question is still
-        answered from memory) and the turn ends with Done carrying the failure.
+        answered from memory) and the turn ends with Done carrying the failure. What went into the
+        answer is recorded with it (the Why view).
         """
         run = asyncio.to_thread
         store = self.runtime.store
-        episode = await run(self.current_episode)
-        user_message = await run(episodes.add_message, store, episode.id, "user", text)
+        incognito = self.incognito is not None
+        if incognito:
+            episode_id, message_id = 0, 0
+            conversation = list(self.incognito or [])
+        else:
+            episode = await run(self.current_episode)
+            user_message = await run(episodes.add_message, store, episode.id, "user", text)
+            episode_id, message_id = episode.id, user_message.id
+            conversation = await run(self.history, episode_id, message_id)
+        conversation.append(UserMessage(text, message_id or None))
         reading = await run(read, text, self.runtime.clock)
-        conversation = await run(self.history, episode.id, user_message.id)
-        conversation.append(UserMessage(text, user_message.id))
         responder = self.responder
-        turn = TurnInput(reading, await run(responder.gate_for, store, reading), episode.id, user_message.id)
+        turn = TurnInput(reading, await run(responder.gate_for, store, reading), episode_id, message_id,
+                         incognito)
         state = _TurnState()
         failure: ProviderError | None = None
-        try:
-            await responder.prepare(turn)
-            async for event in self._rounds(responder, turn, conversation, state):
-                yield event
-        except ProviderError as exc:
-            failure = exc
-            if state.acted or responder.local:
-                # Said in one line; what the model had not done yet, the app still does (a reminder asked for).
-                yield Failed(f"{exc} — your message is saved.", exc.kind, episode.id, user_message.id)
-                if responder.recover():
-                    try:
-                        async for event in self._rounds(responder, turn, conversation, state):
-                            yield event
-                    except ProviderError:
-                        pass  # said already
-                answer = "\n\n".join(p.strip() for p in state.answer_parts if p.strip())
-                if answer:
-                    await run(episodes.add_message, store, episode.id, "assistant", answer)
-                return
-            yield Notice(f"The chat model failed ({exc}); answered offline.", "warning")
-            # Nothing leaves the machine now: the offline mode reads the message as typed.
-            offline = OfflineResponder(self.runtime, unreachable=str(exc))
-            turn = TurnInput(reading, offline.gate_for(store, reading), episode.id, user_message.id)
-            state = _TurnState()
-            await offline.prepare(turn)
-            async for event in self._rounds(offline, turn, conversation, state):
-                yield event
-        answer = "\n\n".join(p.strip() for p in state.answer_parts if p.strip())
-        stored = await run(episodes.add_message, store, episode.id, "assistant", answer or "(no answer)")
-        yield Done(answer, episode.id, stored.id, state.rounds, sorted(state.changed),
+        with untouched() if incognito else contextlib.nullcontext():
+            try:
+                await responder.prepare(turn)
+                async for event in self._rounds(responder, turn, conversation, state):
+                    yield event
+            except ProviderError as exc:
+                failure = exc
+                if state.acted or responder.local:
+                    # Said in one line; what the model had not done yet, the app still does (a reminder).
+                    yield Failed(f"{exc} — your message is saved." if not incognito else str(exc), exc.kind,
+                                 episode_id or None, message_id or None)
+                    if responder.recover():
+                        try:
+                            async for event in self._rounds(responder, turn, conversation, state):
+                                yield event
+                        except ProviderError:
+                            pass  # said already
+                    if not incognito and state.answer:
+                        stored = await run(episodes.add_message, store, episode_id, "assistant", state.answer)
+                        await run(self._record, stored.id, episode_id, responder, turn, state)
+                    return
+                yield Notice(f"The chat model failed ({exc}); answered offline.", "warning")
+                # Nothing leaves the machine now: the offline mode reads the message as typed.
+                responder = OfflineResponder(self.runtime, unreachable=str(exc))
+                turn = TurnInput(reading, responder.gate_for(store, reading), episode_id, message_id, incognito)
+                state = _TurnState()
+                await responder.prepare(turn)
+                async for event in self._rounds(responder, turn, conversation, state):
+                    yield event
+        answer = state.answer
+        if incognito:
+            self.incognito = [*conversation[-HISTORY_MESSAGES:], AssistantMessage(answer or "(no answer)")]
+            yield Done(answer, 0, 0, state.rounds, sorted(state.changed), failure.kind if failure else None,
+                       state.usage)
+            return
+        stored = await run(episodes.add_message, store, episode_id, "assistant", answer or "(no answer)")
+        await run(self._record, stored.id, episode_id, responder, turn, state)
+        yield Done(answer, episode_id, stored.id, state.rounds, sorted(state.changed),
                    failure.kind if failure else None, state.usage)
+
+    def _record(self, answer_id: int, episode_id: int, responder: Responder, turn: TurnInput,
+                state: _TurnState) -> None:
+        """What went into this answer, kept with it (the Why view): recorded when the turn ran, never
+        recomputed later."""
+        data: dict[str, Any] = {"responder": responder.name, "model": responder.model,
+                                "left_the_machine": not responder.local, **responder.explain(),
+                                "reading": _reading_json(turn), "tools": state.tools}
+        turn_records.record(self.runtime.store, answer_id, episode_id, data)
 
     async def _rounds(self, responder: Responder, turn: TurnInput, conversation: list[Item],
                       state: _TurnState) -> AsyncIterator[Event]:
@@ -193,7 +210,7 @@ class Agent:
                 try:
                     arguments = turn.gate.restore(call.input)
                     outcome = await asyncio.to_thread(execute_tool, self.runtime, call.name, arguments,
-                                                      turn.message_id, turn.gate)
+                                                      turn.message_id or None, turn.gate, turn.incognito)
                     summary = outcome.summary
                     if call.origin == "app" and summary:
                         summary = f"{summary} (done by the app from your message; ctrl+z or \"undo\" takes it back)"
@@ -205,7 +222,23 @@ class Agent:
                     result = ToolResult(call.id, call.name, f"Error: {exc}", True, f"{call.name} failed: {exc}")
                 yield result
                 results.append(ToolOutput(call.id, call.name, result.content, result.is_error, data))
+                state.tools.append({"name": call.name, "arguments": call.input, "result": result.content,
+                                    "is_error": result.is_error, "by": call.origin})
             conversation.append(ToolResults(tuple(results)))
+
+
+def _reading_json(turn: TurnInput) -> dict[str, Any]:
+    """What the reading understood of the message (the Why view of an offline answer, shown for any)."""
+    action, reading = turn.reading.action, turn.reading
+    understood: dict[str, Any] = {"intent": action.intent, "recap": reading.recap, "asks_when": reading.asks_when,
+                                  "ids": sorted(reading.ids)}
+    for key in ("content", "when", "target", "event", "new_text"):
+        value = getattr(action, key)
+        if value not in ("", None):
+            understood[key] = value
+    if action.due is not None:
+        understood["due"] = action.due.isoformat()
+    return understood
 
 
 @dataclass
@@ -215,3 +248,8 @@ class _TurnState:
     answer_parts: list[str] = field(default_factory=list)
     changed: set[str] = field(default_factory=set)
     usage: dict[str, int] | None = None  # tokens of every model call of the turn, when the server reports them
+    tools: list[dict[str, Any]] = field(default_factory=list)  # every call of the turn and its result (Why)
+
+    @property
+    def answer(self) -> str:
+        return "\n\n".join(p.strip() for p in self.answer_parts if p.strip())

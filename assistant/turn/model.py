@@ -27,7 +27,7 @@ from assistant.outbound.gate import Gate
 from assistant.prompt.build import Prompt, build_prompt
 from assistant.providers.base import Delta, Note, Provider, SystemPrompt, ToolSpec, Usage, short_name
 from assistant.providers.openai_provider import ToolsUnsupported
-from assistant.providers.window import window_from_refusal
+from assistant.providers.window import tokens, window_from_refusal
 from assistant.reading import Reading
 from assistant.reading.requests import clear_request
 from assistant.reading.understand import read_message
@@ -79,6 +79,24 @@ class ModelResponder:
         await asyncio.to_thread(self.window)
         self.prompt = await asyncio.to_thread(build_prompt, self.runtime, turn.reading, turn.gate, True)
         await self._offline.prepare(turn)
+
+    def explain(self) -> dict[str, Any]:
+        """The prompt as sent (each section through the gate, with its tokens), the memories and
+        conversations in it, what the gate withheld and why, what did not fit the window."""
+        turn, fitted = self._turn, self.fitted
+        if turn is None or self.prompt is None:
+            return {}
+        prompt = fitted.prompt if fitted is not None else self.prompt
+        gate = turn.gate
+        sections = [{"label": s.label, "tokens": s.tokens,
+                     "content": gate.fragments(gate.text(s.content, "the memory context"))} for s in prompt.sections]
+        sent: list[str] = [str(s["content"]) for s in sections]
+        for item in gate.conversation(fitted.conversation if fitted is not None else []):
+            sent += [r.content for r in item.results] if isinstance(item, ToolResults) else [item.text]
+        return {"sections": sections, "instructions_tokens": tokens(prompt.stable),
+                "memories": prompt.memory_ids, "conversations": prompt.episode_ids,
+                "withheld": gate.withheld_in("\n".join(sent)), "did_not_fit": fitted.dropped if fitted else [],
+                "context_window": self.window()}
 
     def recover(self) -> bool:
         """The model failed after it had begun: the rest of the turn is the app's, which carries out a
@@ -149,8 +167,8 @@ class ModelResponder:
         """The app's calls for a clear request no tool call of this turn carried out, and what it said
         (an undo is done in the reading: only its words come back)."""
         turn = self._turn
-        if turn is None or not clear_request(turn.reading):
-            return [], ""
+        if turn is None or turn.incognito or not clear_request(turn.reading):
+            return [], ""  # never in an incognito conversation: nothing of it is stored
         start = max(i for i, item in enumerate(conversation) if isinstance(item, UserMessage))
         planned, said = self._offline.plan(turn.reading, conversation[:start + 1])
         done = _done_this_turn(conversation[start:])

@@ -3,6 +3,6 @@
 `hybrid` ranks; `embeddings` turns texts into vectors and keeps them in step with the rows, in the
 block-quantised vector index (memory.vectors, a storage layer below the schema, whose migration 5 fills it).
 """
-from memory.search.hybrid import EMBED_PER_SEARCH, MODES, STOPWORDS, Fusion, Hit, Searcher, query_words
+from memory.search.hybrid import EMBED_PER_SEARCH, MODES, STOPWORDS, Fusion, Hit, Searcher, query_words, untouched
 
-__all__ = ["EMBED_PER_SEARCH", "MODES", "STOPWORDS", "Fusion", "Hit", "Searcher", "query_words"]
+__all__ = ["EMBED_PER_SEARCH", "MODES", "STOPWORDS", "Fusion", "Hit", "Searcher", "query_words", "untouched"]

@@ -25,9 +25,11 @@ are in docs/retrieval.md:
 """
 from __future__ import annotations
 
+import contextlib
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +40,22 @@ from memory.search.context import Context
 from memory.search.embeddings import Embedder, pending_count, sync_embeddings
 from memory.store import Store
 from memory.time.instants import to_utc_iso
+
+# Set inside `untouched`: searches read and write nothing (no activation, no embedding of waiting texts).
+_UNTOUCHED: ContextVar[bool] = ContextVar("untouched", default=False)
+
+
+@contextlib.contextmanager
+def untouched() -> Iterator[None]:
+    """Searches inside this block (in this task and the threads it starts with asyncio.to_thread, which
+    copy its context) change nothing stored: an incognito conversation reads memory as usual and leaves
+    every row as it was."""
+    token = _UNTOUCHED.set(True)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):  # closed from another context: that one was never set
+            _UNTOUCHED.reset(token)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -196,7 +214,8 @@ class Searcher:
                 self._degrade("no embedding model configured")
             return None
         try:
-            sync_embeddings(self.store, self.embedder, limit=self.embed_per_search)
+            if not _UNTOUCHED.get():
+                sync_embeddings(self.store, self.embedder, limit=self.embed_per_search)
             vector = self.embedder.embed([self.vector_text(text)])[0]
         except EmbedderUnavailable as exc:
             self._degrade(str(exc))
@@ -412,8 +431,9 @@ class Searcher:
         return [found[d] for d in docs if d in found]
 
     def touch(self, memory_ids: list[int]) -> None:
-        """activation_count + 1 and last_accessed = now, in one write (none in a read-only store)."""
-        if not memory_ids or self.store.read_only:
+        """activation_count + 1 and last_accessed = now, in one write (none in a read-only store, none
+        inside `untouched`)."""
+        if not memory_ids or self.store.read_only or _UNTOUCHED.get():
             return
         marks = ",".join("?" * len(memory_ids))
         with self.store.transaction():

@@ -135,7 +135,9 @@ class MainScreen(ReportsFailures, Screen[None]):
     # -- keys ----------------------------------------------------------------------------------------
 
     def action_focus_composer(self, typed: str = "") -> None:
-        """Back to the message box (with what was typed elsewhere meanwhile)."""
+        """Back to the message box (with what was typed elsewhere meanwhile); an answer being written
+        stops (its request too; the message is kept)."""
+        self.chat.stop_turn()
         if self.narrow and self.bar_expanded:
             self.bar_expanded = False
             self.apply_layout()
