@@ -50,6 +50,13 @@ class Runtime:
 
         return Searcher(self.store, self.embedder, on_notice=self.notice, on_backlog=self._backlog_notice)
 
+    def unload_embedder(self, idle_seconds: float) -> bool:
+        """Let the embedding model go when it has not embedded anything for `idle_seconds` (the next
+        text to embed loads it again); True when it was loaded and is not any more."""
+        embedder = self.__dict__.get("embedder")  # never created: nothing to unload
+        unload = getattr(embedder, "unload", None)  # a test's stand-in may have no model to let go
+        return bool(unload(idle_seconds)) if unload is not None else False
+
     def _backlog_notice(self, waiting: int) -> None:
         self.notice(f"{waiting:,} texts are still waiting for their embeddings: until then search finds them by "
                     "keywords only (`assistant index` embeds them now; the app does it while idle).")

@@ -35,6 +35,7 @@ from memory.memories import Memory
 from memory.time.instants import parse_stored, to_utc_iso
 
 if TYPE_CHECKING:  # the agent (pydantic, the providers) is imported when a model is chosen, after the first frame
+    from assistant.jobs import ConsolidationProcess
     from assistant.providers.base import Provider
     from assistant.providers.select import Choice
     from assistant.responder import Responder
@@ -90,6 +91,8 @@ class AssistantService:
         self._connecting = threading.Lock()
         self._announcing = threading.Lock()
         self.announced_until: datetime | None = None  # this process's own mark (see take_due_reminders)
+        self._consolidation: ConsolidationProcess | None = None  # the one running, to stop at quit
+        self._closing = False
 
     # -- start-up ---------------------------------------------------------------------------
 
@@ -162,6 +165,13 @@ class AssistantService:
         off the UI thread, so the first turn does not wait for them. Nothing proportional to the
         store is read: a backlog is left to embed_backlog()."""
         self.runtime.searcher.embed_query("warm up")
+
+    def rest_embedder(self, quiet_seconds: float) -> bool:
+        """Unload the embedding model when nothing was embedded, and nothing typed (`quiet_seconds`), for
+        `embedding_unload_minutes` (0: never); True when it was unloaded. The next text to embed (in the
+        app: the next key) loads it again, in about 0.3-0.5 s."""
+        idle = self.runtime.settings.embedding_unload_minutes * 60
+        return 0 < idle <= quiet_seconds and self.runtime.unload_embedder(idle)
 
     def embedding_backlog(self) -> int:
         """How many texts are still waiting for their embeddings (thousands after a big import)."""
@@ -527,6 +537,22 @@ class AssistantService:
         return consolidation_due(self.runtime, idle_minutes)
 
     def consolidate(self, progress: Progress | None = None) -> dict[str, object]:
-        from assistant.jobs import run_consolidation
+        """Consolidate now, in a process of its own (assistant.jobs.ConsolidationProcess): scipy and the
+        memory the run takes leave with it. Blocking: call it from a thread."""
+        from assistant.jobs import ConsolidationFailed, ConsolidationProcess
 
-        return run_consolidation(self.runtime, progress=progress)
+        job = ConsolidationProcess(self.runtime.settings)
+        self._consolidation = job
+        try:
+            if self._closing:
+                raise ConsolidationFailed("the app is closing")
+            return job.run(progress)
+        finally:
+            self._consolidation = None
+
+    def stop_consolidation(self) -> None:
+        """The app is closing: a consolidation under way ends now (the store stays intact) and none starts."""
+        self._closing = True
+        job = self._consolidation
+        if job is not None:
+            job.stop()

@@ -31,10 +31,12 @@ import asyncio
 import gc
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -72,6 +74,30 @@ def rss_mb(field: str = "VmRSS") -> float:
     return float("nan")
 
 
+def slope(values: list[float], start: int) -> float | None:
+    """Least-squares growth per turn of values[start:] (MB a turn), None when too few."""
+    ys = values[start:]
+    if len(ys) < 10:
+        return None
+    xs = range(len(ys))
+    mean_x, mean_y = statistics.mean(xs), statistics.mean(ys)
+    num = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True))
+    return round(num / sum((x - mean_x) ** 2 for x in xs), 4)
+
+
+def dom_widgets(app) -> int:
+    """Widgets mounted on every screen of the stack (what Textual lays out and styles)."""
+    return sum(1 for screen in app.screen_stack for _ in screen.walk_children(with_self=True))
+
+
+def alive_widgets() -> int:
+    """Widget objects still alive after a collection: more than the DOM holds means removed ones are kept."""
+    from textual.widget import Widget
+
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if isinstance(o, Widget))
+
+
 def log(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
@@ -98,6 +124,16 @@ def bench_env(db: Path) -> dict[str, str]:
             "ASSISTANT_PROVIDER": "offline"}
 
 
+def bound_arenas_as_the_app_does() -> bool:
+    """What the console script does before the app starts (ui.entry.bound_malloc_arenas), when this
+    checkout has it."""
+    try:
+        from ui.entry import bound_malloc_arenas
+    except ImportError:
+        return False
+    return bound_malloc_arenas()
+
+
 async def scripted_hour(turns: int, trace: bool) -> dict:
     from assistant.settings import load_settings
     from ui.app import AssistantApp
@@ -110,6 +146,10 @@ async def scripted_hour(turns: int, trace: bool) -> dict:
     app = AssistantApp(load_settings(env=bench_env(db)))
     rss: list[float] = []
     anon: list[float] = []
+    widgets_per_turn: list[int] = []  # widgets in the DOM of every screen on the stack
+    chat_widgets: list[int] = []  # ... in the chat log alone
+    live_widgets: dict[int, int] = {}  # Widget objects alive (gc), every 25 turns: removed widgets still held
+    traced: list[float] = []  # Python's own allocations (tracemalloc), MB
     seen: set[str] = set()
     turn_seconds: list[float] = []
     snapshots = {}
@@ -160,6 +200,14 @@ async def scripted_hour(turns: int, trace: bool) -> dict:
             gc.collect()
             rss.append(rss_mb())
             anon.append(rss_mb("RssAnon"))
+            widgets_per_turn.append(dom_widgets(app))
+            chat_widgets.append(sum(1 for _ in screen.chat.chat_log.walk_children()))
+            if turn % 25 == 0 or turn == 1:
+                live_widgets[turn] = alive_widgets()
+            if trace:
+                import tracemalloc
+
+                traced.append(tracemalloc.get_traced_memory()[0] / 2 ** 20)
             if trace and turn in (10, turns):
                 import tracemalloc
 
@@ -176,6 +224,10 @@ async def scripted_hour(turns: int, trace: bool) -> dict:
               "widgets_at_end": widgets, "chat_children_at_end": chat_children, "due_lines_in_chat": due_lines,
               "reminders_announced": len(seen),
               "rss_anon_mb": [round(r, 1) for r in anon], "rss_file_mb_at_end": round(rss_mb("RssFile"), 1),
+              "widgets_per_turn": widgets_per_turn, "chat_widgets_per_turn": chat_widgets,
+              "widget_objects_alive": live_widgets, "threads_at_end": threading.active_count(),
+              "rss_slope_mb_per_turn_after_50": slope(rss, 50),
+              "traced_mb": [round(t, 2) for t in traced], "traced_slope_mb_per_turn_after_50": slope(traced, 50),
               "heavy_modules": sorted({m.split(".")[0] for m in sys.modules} & {
                   "numpy", "onnxruntime", "tokenizers", "scipy", "sklearn", "fastembed", "markdown_it", "pygments"})}
     for at in (50, 100, 500):
@@ -188,6 +240,179 @@ async def scripted_hour(turns: int, trace: bool) -> dict:
                                      f"{s.traceback[0].filename.replace(str(ROOT) + '/', '')}:{s.traceback[0].lineno}"
                                      for s in growers]
     return result
+
+
+# -- the embedder let go and loaded again ------------------------------------------------------------
+
+def embedder_cycle(rounds: int) -> dict:
+    """In one process, as the app uses it: the model loaded by a first query, resident memory then,
+    after `unload` (what embedding_unload_minutes does), and after the next query loads it again, with
+    the time of that query (load included) next to a warm one. `rounds` unload/reload cycles."""
+    from memory.search.embeddings import LocalEmbedder
+
+    gc.collect()
+    out: dict = {"rss_before_mb": round(rss_mb(), 1)}
+    embedder = LocalEmbedder(cache_dir=Path(tempfile.mkdtemp(prefix="assistant-embedder-")))
+    started = time.perf_counter()
+    embedder.embed(["what is the door code"])
+    out["first_query_s"] = round(time.perf_counter() - started, 3)
+    for text in SCRIPT * 3:  # a while of use
+        embedder.embed([text])
+    started = time.perf_counter()
+    embedder.embed(["where is the spare key"])
+    out["warm_query_s"] = round(time.perf_counter() - started, 4)
+    out["rss_loaded_mb"] = round(rss_mb(), 1)
+    reloads, unloaded, loaded = [], [], []
+    for _ in range(rounds):
+        embedder.unload()
+        unloaded.append(round(rss_mb(), 1))
+        started = time.perf_counter()
+        embedder.embed(["what's coming up"])
+        reloads.append(round(time.perf_counter() - started, 3))
+        for text in SCRIPT:
+            embedder.embed([text])
+        loaded.append(round(rss_mb(), 1))
+    out.update({"rss_unloaded_mb": unloaded, "reload_query_s": reloads, "rss_reloaded_mb": loaded,
+                "loads": embedder.loads})
+    return out
+
+
+# -- a long conversation reopened ------------------------------------------------------------------
+
+WORDS = ("garden budget trip car studio plants bank bread tea coffee tyres winter key door code plumber rent "
+         "meeting train ticket dentist sister birthday recipe oven paint shelf kitchen bike repair invoice").split()
+
+
+def conversation_lines(messages: int, seed: int = 5) -> list[str]:
+    """JSON Lines of one closed conversation of `messages` messages (user and Markdown answers of
+    realistic lengths: paragraphs, lists, bold, inline code, now and then a code block) and a shorter
+    one before it."""
+    import random
+
+    rng = random.Random(seed)
+
+    def sentence() -> str:
+        return " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 18))).capitalize() + "."
+
+    def answer() -> str:
+        blocks = []
+        for _ in range(rng.randint(1, 4)):
+            kind = rng.random()
+            if kind < 0.5:
+                blocks.append(" ".join(sentence() for _ in range(rng.randint(1, 4))).replace(
+                    rng.choice(WORDS), f"**{rng.choice(WORDS)}**", 1))
+            elif kind < 0.8:
+                blocks.append("\n".join(f"- {sentence()} `{rng.choice(WORDS)}`" for _ in range(rng.randint(2, 5))))
+            elif kind < 0.9:
+                blocks.append("```\n" + "\n".join(sentence() for _ in range(rng.randint(2, 6))) + "\n```")
+            else:
+                blocks.append(f"## {sentence()}")
+        return "\n\n".join(blocks)
+
+    start = START - timedelta(days=3)
+    lines = [json.dumps({"type": "episode", "id": "short", "title": "Earlier chat", "summary": "short",
+                         "outcome": "success", "started_at": (start - timedelta(days=1)).isoformat(),
+                         "ended_at": (start - timedelta(days=1, minutes=-5)).isoformat()}),
+             json.dumps({"type": "episode", "id": "long", "title": f"A conversation of {messages} messages",
+                         "summary": "long", "outcome": "success", "started_at": start.isoformat(),
+                         "ended_at": (start + timedelta(minutes=messages)).isoformat()})]
+    for i in range(messages):
+        role = "user" if i % 2 == 0 else "assistant"
+        lines.append(json.dumps({"type": "message", "episode_id": "long", "role": role,
+                                 "created_at": (start + timedelta(minutes=i)).isoformat(),
+                                 "content": " ".join(sentence() for _ in range(rng.randint(1, 3))) if role == "user"
+                                 else answer()}))
+    return lines
+
+
+async def open_long(db: Path, size: tuple[int, int]) -> dict:
+    """The app headless on `db`: seconds from ctrl+o to the list, from enter to the reader drawn, from c
+    to the chat drawn with the conversation continued; widgets on the screen then, RSS at the end."""
+    from assistant.settings import load_settings
+    from ui.app import AssistantApp
+    from ui.screens.conversations import ConversationScreen, ConversationsScreen
+
+    copy = Path(tempfile.mkdtemp(prefix="assistant-long-run-")) / db.name  # continuing and quitting write
+    shutil.copy(db, copy)
+    app = AssistantApp(load_settings(env=bench_env(copy)))
+    out: dict = {}
+
+    async def until(pilot, predicate, limit: float = 300.0) -> None:
+        started = time.perf_counter()
+        while not predicate():
+            if time.perf_counter() - started > limit:
+                raise TimeoutError(str(predicate))
+            await asyncio.sleep(0.005)
+        # Every message of the screen processed (it is laid out and drawn, headless: to nowhere); the
+        # pilot's own pause gives up after 30 s, which the reader of 2,000 messages took before this work.
+        await pilot._wait_for_screen(timeout=limit)
+        await pilot.pause()
+
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        out["rss_before_mb"] = round(rss_mb(), 1)
+        started = time.perf_counter()
+        app.simulate_key("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, ConversationsScreen) and app.screen.query("ConversationItem"))
+        out["list_s"] = round(time.perf_counter() - started, 3)
+        started = time.perf_counter()
+        app.simulate_key("enter")
+        await until(pilot, lambda: isinstance(app.screen, ConversationScreen) and app.screen.query(".user-message"))
+        out["reader_s"] = round(time.perf_counter() - started, 3)
+        out["reader_widgets"] = dom_widgets(app)
+        out["rss_reader_mb"] = round(rss_mb(), 1)
+        started = time.perf_counter()
+        app.simulate_key("c")
+        chat = app.main_screen.chat.chat_log
+        await until(pilot, lambda: app.screen is app.main_screen and chat.query(".user-message"))
+        out["continue_s"] = round(time.perf_counter() - started, 3)
+        out["chat_widgets"] = sum(1 for _ in chat.walk_children())
+        out["widgets"] = dom_widgets(app)
+        await app.workers.wait_for_complete()
+        gc.collect()
+        out["rss_end_mb"] = round(rss_mb(), 1)
+        await pilot.press("ctrl+q")
+    shutil.rmtree(copy.parent, ignore_errors=True)
+    return out
+
+
+def long_conversations(sizes: list[int], rounds: int, screen: tuple[int, int], home: Path) -> dict:
+    """Each size's store built once under `home` (through `assistant import`, embeddings included) and
+    reused, then opened in fresh processes, the sizes interleaved round by round so that all see the
+    same load."""
+    home.mkdir(parents=True, exist_ok=True)
+    stores = {}
+    for n in sizes:
+        source = home / f"long-{n}.jsonl"
+        db = home / f"long-{n}.db"
+        stores[n] = db
+        if db.exists():
+            continue
+        source.write_text("\n".join(conversation_lines(n)) + "\n")
+        env = {**os.environ, "ASSISTANT_DB": str(db),
+               "XDG_CONFIG_HOME": str(home / "config"), "XDG_STATE_HOME": str(home / "state"),
+               "XDG_DATA_HOME": str(home / "data"), "XDG_CACHE_HOME": str(home / "cache")}
+        subprocess.run([sys.executable, "-c", "import sys; from ui.entry import main; sys.exit(main())", "import",
+                        str(source)], env=env, check=True, capture_output=True, cwd=ROOT)
+    runs: dict[int, list[dict]] = {n: [] for n in sizes}
+    for _ in range(rounds):
+        for n in sizes:
+            done = subprocess.run([sys.executable, __file__, "--open-one", str(stores[n]),
+                                   "--size", f"{screen[0]}x{screen[1]}"],
+                                  env={**os.environ, "XDG_CONFIG_HOME": str(home / "config"),
+                                       "XDG_STATE_HOME": str(home / "state"), "XDG_DATA_HOME": str(home / "data"),
+                                       "XDG_CACHE_HOME": str(home / "cache")},
+                                  capture_output=True, text=True, check=True)
+            runs[n].append(json.loads(done.stdout.strip().splitlines()[-1]))
+            log(f"{n} messages: {runs[n][-1]}")
+    out = {}
+    for n, values in runs.items():
+        out[str(n)] = {key: statistics.median(v[key] for v in values) for key in values[0]}
+        for key in ("list_s", "reader_s", "continue_s"):
+            out[str(n)][key.replace("_s", "_max_s")] = max(v[key] for v in values)
+    return out
 
 
 # -- first frame in tmux ---------------------------------------------------------------------------
@@ -251,7 +476,7 @@ Bare().run()
 """
 
 
-def frames(db: Path | None, rounds: int, elia: bool) -> dict:
+def frames(db: Path | None, rounds: int, elia: bool, code: Path | None = None) -> dict:
     home = Path(tempfile.mkdtemp(prefix="assistant-frames-"))
     base = {k: v for k, v in os.environ.items() if not k.startswith(("ASSISTANT_", "ANTHROPIC_", "OPENAI_"))}
     base.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -267,6 +492,13 @@ def frames(db: Path | None, rounds: int, elia: bool) -> dict:
     bare.write_text(BARE_TEXTUAL)
     contenders = {"assistant": (f"{Path(sys.executable).parent / 'assistant'}", "Recap", ours),
                   "bare Textual app": (f"{sys.executable} {bare}", "Recap", base)}
+    if code is not None:  # another checkout (the code before a change), same interpreter and packages,
+        # on its own copy of the store (a newer schema would be refused by older code)
+        copy = home / f"other-{db.name}"
+        shutil.copy(db, copy)
+        contenders[f"assistant ({code})"] = (
+            f"{sys.executable} -c 'import sys; sys.path.insert(0, \"{code}\"); from ui.entry import main; "
+            "sys.exit(main())'", "Recap", {**ours, "ASSISTANT_DB": str(copy)})
     if elia:
         command = elia_command()
         if command:
@@ -292,11 +524,17 @@ MARKERS = ("<!-- bench_hour:start -->", "<!-- bench_hour:end -->")
 
 
 def markdown(results: list[dict]) -> str:
-    """The short table of docs/speed.md from the last hour run and the last frames run in the JSON file."""
-    hour = next((r for r in reversed(results) if "rss_mb" in r), None)
-    frames_run = next((r for r in reversed(results) if "frames" in r), None)
+    """The short table of docs/speed.md from the last run of each kind in the JSON file (a run labelled
+    "before" is left out: those are the figures of docs/footprint.md)."""
+    current = [r for r in results if r.get("label") != "before"]
+
+    def last(key: str) -> dict | None:
+        return next((r for r in reversed(current) if key in r), None)
+
+    hour, frames_run, long_run, embedder = last("rss_mb"), last("frames"), last("long"), last("embedder")
     lines = ["| figure | goal | assistant | " + ("Elia | bare Textual app |" if frames_run else ""),
              "| --- | --- | --- |" + (" --- | --- |" if frames_run else "")]
+    pad = " | | |" if frames_run else " |"
     if frames_run:
         f = frames_run["frames"]
         elia = f.get("Elia")
@@ -316,15 +554,33 @@ def markdown(results: list[dict]) -> str:
                 values = [cell(e, key, fmt) for e in (f["assistant"], elia, f["bare Textual app"])]
             lines.append(f"| {label} | {goal} | " + " | ".join(values) + " |")
     if hour:
-        pad = " | | |" if frames_run else " |"
         rss = hour["rss_mb"]
         lines.append(f"| RSS after the scripted hour (100 turns, embedder loaded) | <= 200 MB | "
                      f"{rss[min(99, len(rss) - 1)]:.0f} MB{pad}")
         if "rss_after_500_mb" in hour:
-            lines.append(f"| RSS after 50 / 500 turns | within 20 MB | {hour['rss_after_50_mb']:.0f} / "
+            lines.append(f"| RSS after 50 / 500 turns | within 10 MB | {hour['rss_after_50_mb']:.0f} / "
                          f"{hour['rss_after_500_mb']:.0f} MB{pad}")
+        if hour.get("rss_slope_mb_per_turn_after_50") is not None:
+            lines.append(f"| RSS growth per turn after turn 50 (least squares) | 0 | "
+                         f"{hour['rss_slope_mb_per_turn_after_50'] * 1000:+.0f} KB{pad}")
+        if "widgets_per_turn" in hour:
+            widgets, chat = hour["widgets_per_turn"], hour["chat_widgets_per_turn"]
+            at = [n for n in (50, 100, len(widgets)) if n <= len(widgets)]
+            lines.append(f"| widgets mounted after {' / '.join(map(str, at))} turns (the chat log's) | flat | "
+                         + " / ".join(f"{widgets[n - 1]} ({chat[n - 1]})" for n in at) + pad)
         lines.append(f"| a turn of the offline mode in the app, median / p95 | | {hour['turn_median_s']:.2f} / "
                      f"{hour['turn_p95_s']:.2f} s{pad}")
+    if long_run:
+        sizes = sorted(long_run["long"], key=int)
+        for key, label in (("reader_s", "reader"), ("continue_s", "continuing it")):
+            lines.append(f"| a conversation of {' / '.join(sizes)} messages reopened: {label}, median | "
+                         f"{'<= 0.5 s' if key == 'reader_s' else ''} | "
+                         + " / ".join(f"{long_run['long'][n][key]:.2f} s" for n in sizes) + pad)
+    if embedder:
+        e = embedder["embedder"]
+        lines.append(f"| embedder unloaded after the idle minutes: RSS loaded / unloaded, reload (next query) | | "
+                     f"{e['rss_loaded_mb']:.0f} / {statistics.median(e['rss_unloaded_mb']):.0f} MB, "
+                     f"{statistics.median(e['reload_query_s']):.2f} s{pad}")
     machine = (frames_run or hour or {}).get("machine", "")
     return f"Measured by `benchmarks/bench_hour.py` ({machine}).\n\n" + "\n".join(lines)
 
@@ -336,8 +592,21 @@ def main() -> None:
     ap.add_argument("--frames", action="store_true", help="first frame and RSS in tmux instead of the hour")
     ap.add_argument("--elia", action="store_true", help="with --frames: Elia too")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--code", type=Path, help="with --frames: also another checkout of the app (e.g. the code "
+                    "before a change), interleaved")
     ap.add_argument("--db", type=Path, help="with --frames: the store the app opens (default: an empty one)")
+    ap.add_argument("--long", default="", help="comma-separated sizes, e.g. 20,2000: reopen a conversation of "
+                    "that many messages (conversations screen, reader, continue) instead of the hour")
+    ap.add_argument("--size", default="120x40", help="with --long: the terminal size")
+    ap.add_argument("--embedder", action="store_true", help="unload and reload the embedder (RSS, reload time) "
+                    "instead of the hour")
+    ap.add_argument("--stores", type=Path, default=Path(tempfile.gettempdir()) / "assistant-bench-long",
+                    help="with --long: where the stores are built once and reused")
+    ap.add_argument("--no-arena-bound", action="store_true", help="leave glibc's malloc arenas unbounded (the "
+                    "app bounds them at start: ui.entry.bound_malloc_arenas)")
+    ap.add_argument("--open-one", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--json", type=Path, default=HERE / "hour.json", help="append the result here")
+    ap.add_argument("--label", default="", help="a label kept with the result (\"before\": not in the table)")
     ap.add_argument("--readme", action="store_true", help="only write the table of the results in --json into "
                     "docs/speed.md (between the bench_hour markers)")
     args = ap.parse_args()
@@ -349,11 +618,27 @@ def main() -> None:
         page.write_text(text[:start] + "\n" + table + "\n" + text[end:])
         print(table)
         return
+    size = tuple(int(v) for v in args.size.split("x"))
+    if args.open_one:  # one process of --long
+        if not args.no_arena_bound:
+            bound_arenas_as_the_app_does()
+        print(json.dumps(asyncio.run(open_long(args.open_one, size))))
+        return
+    arenas_bounded = False if args.no_arena_bound else bound_arenas_as_the_app_does()
     load = os.getloadavg()[0]
-    if args.frames:
-        result = {"frames": frames(args.db, args.rounds, args.elia), "db": str(args.db or "empty")}
+    if args.embedder:
+        result = {"embedder": embedder_cycle(args.rounds)}
+    elif args.long:
+        result = {"long": long_conversations([int(n) for n in args.long.split(",")], args.rounds, size,
+                                             args.stores),
+                  "size": args.size}
+    elif args.frames:
+        result = {"frames": frames(args.db, args.rounds, args.elia, args.code), "db": str(args.db or "empty")}
     else:
         result = asyncio.run(scripted_hour(args.turns, args.tracemalloc))
+    result["malloc_arenas_bounded"] = arenas_bounded
+    if args.label:
+        result["label"] = args.label
     result["machine"] = (f"{os.cpu_count()} cores, Python {sys.version.split()[0]}, {time.strftime('%Y-%m-%d')}, "
                          f"1-minute load {load:.1f} before, {os.getloadavg()[0]:.1f} after")
     text = json.dumps(result, indent=1)

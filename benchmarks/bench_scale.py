@@ -211,10 +211,14 @@ def whole_process(db: Path, queries: list[str], runs: int) -> dict[str, dict[str
     return {name: stats_ms(values) for name, values in times.items()}
 
 
-def in_process(db: Path, queries: list[str], rounds: int) -> dict[str, dict[str, float]]:
+def in_process(db: Path, queries: list[str], rounds: int, profile: Path | None = None) -> dict:
+    """Query embedding, hybrid search and prompt assembly (query embedding excluded) in one process, with
+    the 1-minute load average before and after; with `profile`, a cProfile of one more round of each
+    (search, prompt) written there, its own-time and cumulative tops."""
     from assistant.prompt.build import preview_prompt
 
     rt = corpus.open_runtime(db)
+    load_before = os.getloadavg()[0]
     try:
         embed_t, search_t, prompt_t = [], [], []
         vectors = []
@@ -234,8 +238,27 @@ def in_process(db: Path, queries: list[str], rounds: int) -> dict[str, dict[str,
                 started = time.perf_counter()
                 preview_prompt(rt, q)
                 prompt_t.append(time.perf_counter() - started)
-        return {"query embedding": stats_ms(embed_t), "hybrid search": stats_ms(search_t),
-                "prompt assembly": stats_ms(prompt_t)}
+        out: dict = {"query embedding": stats_ms(embed_t), "hybrid search": stats_ms(search_t),
+                     "prompt assembly": stats_ms(prompt_t), "load": [round(load_before, 1),
+                                                                    round(os.getloadavg()[0], 1)]}
+        if profile is not None:
+            import cProfile
+            import io
+            import pstats
+
+            report = io.StringIO()
+            for name in ("hybrid search", "prompt assembly"):
+                prof = cProfile.Profile()
+                for q, v in zip(queries, vectors, strict=True):
+                    rt.searcher.embed_query = lambda _text, v=v: v
+                    prof.enable()
+                    rt.searcher.search(q, vector=v, touch=False) if name == "hybrid search" else preview_prompt(rt, q)
+                    prof.disable()
+                print(f"# {name}, {len(queries)} queries, {db.name}", file=report)
+                for order in ("tottime", "cumulative"):
+                    pstats.Stats(prof, stream=report).strip_dirs().sort_stats(order).print_stats(25)
+            profile.write_text(report.getvalue())
+        return out
     finally:
         rt.close()
 
@@ -534,6 +557,8 @@ def markdown(results: dict, sizes: list[int], machine: str) -> str:
         mp1("inproc", "prompt assembly"), p95("inproc", "prompt assembly"))
     row("hybrid search, in process", "p95 <= 25 ms at 100k, <= 50 at 1M", mp1("inproc", "hybrid search"),
         p95("inproc", "hybrid search"))
+    row("1-minute load average during those two rows (before / after)", "quiet: < 1",
+        lambda r: f"{r['inproc']['load'][0]:.1f} / {r['inproc']['load'][1]:.1f}", lambda r: None)
     row("hybrid search with the exact keyword side (every word by BM25)", "", mp1("keyword", "exact search"),
         p95("keyword", "exact search"))
     row("recall@10 of the bounded hybrid search vs that exact one", "", lambda r: f"{r['keyword']['recall@10']:.3f}",
@@ -593,6 +618,8 @@ def main() -> None:
     ap.add_argument("--consolidate-max", type=int, default=100_000, help="largest store to consolidate")
     ap.add_argument("--skip", default="",
                     help="comma-separated: process,inproc,keyword,knn,tui,consolidate,realistic")
+    ap.add_argument("--profile", type=Path, help="a folder: write a cProfile of search and prompt assembly at "
+                    "each size there (profile-N.txt)")
     ap.add_argument("--out", type=Path, default=HERE / "scale.md")
     ap.add_argument("--json", type=Path, default=HERE / "scale.json")
     ap.add_argument("--readme", action="store_true", help="replace the table between the markers in docs/speed.md")
@@ -613,7 +640,8 @@ def main() -> None:
             r["process"] = whole_process(db, queries[:20], args.runs)
         if "inproc" not in skip:
             log(f"{n:,}: search and prompt in process")
-            r["inproc"] = in_process(db, queries, args.rounds)
+            r["inproc"] = in_process(db, queries, args.rounds,
+                                     args.profile / f"profile-{n}.txt" if args.profile else None)
         if "keyword" not in skip:
             log(f"{n:,}: the bounded keyword side against the exact one")
             r["keyword"] = keyword_bound(db, queries)

@@ -443,7 +443,8 @@ def count_created_since(store: Store, since: str | None) -> int:
 
 
 def withheld_candidates(store: Store) -> list[Memory]:
-    """Every memory marked private or sensitive: what a request to a model may have to hold back."""
+    """Every memory marked private or sensitive: what a request to a model may have to hold back.
+    (The condition is the one of the index knowledge_withheld, word for word, so SQLite uses it.)"""
     return [Memory.from_row(r) for r in store.query(f"{SELECT_MEMORY} WHERE k.private = 1 OR k.sensitive = 1 "
                                                     "ORDER BY k.id")]
 

@@ -252,3 +252,4 @@ def test_a_preview_of_the_prompt_changes_no_activation(tmp_path):
     asyncio.run(turn())
     assert used() > before
     rt.close()
+

@@ -84,7 +84,7 @@ def test_schema_4_vectors_move_to_the_block_index_without_re_embedding(tmp_path,
             raise AssertionError(f"re-embedded {texts}")
 
     store = Store(path, clock)
-    assert store.one("PRAGMA user_version")[0] == SCHEMA_VERSION == 12
+    assert store.one("PRAGMA user_version")[0] == SCHEMA_VERSION == 13
     assert store.one("SELECT 1 FROM sqlite_master WHERE name IN ('vec_index', 'vector_log')") is None
     assert vectors.count(store) == 30 and store.get_meta("embedding_model") == "toy:8:blocks"
     assert sync_embeddings(store, Toy()) == 0 and pending_count(store) == 0
@@ -119,3 +119,15 @@ def test_opening_a_new_store_waits_while_another_process_writes_to_it(tmp_path):
     finally:
         release.join()
         other.close()
+
+
+def test_the_private_and_sensitive_memories_are_read_by_their_index(store):
+    """Issue 37: every request to a model reads them; without the index that read scanned every memory."""
+    from memory.memories import SELECT_MEMORY, remember, withheld_candidates
+
+    remember(store, "the gate code is 4471")  # sensitive
+    remember(store, "the shelf is blue")
+    assert [m.content for m in withheld_candidates(store)] == ["the gate code is 4471"]
+    plan = " ".join(str(row[3]) for row in store.query(
+        f"EXPLAIN QUERY PLAN {SELECT_MEMORY} WHERE k.private = 1 OR k.sensitive = 1 ORDER BY k.id"))
+    assert "USING INDEX knowledge_withheld" in plan

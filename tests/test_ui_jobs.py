@@ -4,9 +4,12 @@ bad input in a job is a notice, not the end of the app; the backlog of an import
 nobody types."""
 from __future__ import annotations
 
+import pytest
+
 from memory import vectors
 from memory.search.embeddings import pending_count
 from tests.test_backlog import BACKLOG, _runtime_with_backlog
+from tests.test_consolidation import smart_ollama  # noqa: F401 - a fixture: the Ollama stand-in that summarises
 from tests.ui_helpers import make_app, notices, settle, wait_until
 from ui.app import AssistantApp
 
@@ -61,3 +64,83 @@ async def test_the_app_embeds_the_backlog_while_nobody_types(tmp_path):
         app.main_screen.jobs.embed_while_idle()
         await wait_until(pilot, lambda: pending_count(runtime.store) == 0, timeout=120, what="the backlog embedded")
     assert vectors.count(runtime.store) == BACKLOG
+
+
+async def test_the_embedder_goes_after_a_quiet_while_and_the_next_key_brings_it_back(tmp_path):
+    """Issue 37: embedding_unload_minutes of quiet (no key, nothing embedded) unloads the model; the
+    next key loads it again, and the turn after it is answered as before."""
+    app = make_app(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled", ASSISTANT_EMBEDDING_UNLOAD_MINUTES="0.001")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        jobs, embedder = app.main_screen.jobs, app.runtime.embedder
+        await pilot.press("h")
+        await wait_until(pilot, lambda: embedder.loaded, timeout=30, what="the model loaded at the first key")
+        await settle(pilot, app)
+        jobs.maybe_unload_embedder()  # the job's minute timer, called now: 0.06 s of quiet is long enough
+        await wait_until(pilot, lambda: not embedder.loaded, what="the model unloaded")
+        await settle(pilot, app)
+        await pilot.press("i")
+        await wait_until(pilot, lambda: embedder.loaded and embedder.loads == 2, timeout=30, what="loaded again")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(app.main_screen.chat.chat_log.query(".answer")) == 1, what="an answer")
+
+
+async def test_the_embedder_stays_while_someone_types_and_with_zero_minutes(tmp_path):
+    app = make_app(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled", ASSISTANT_EMBEDDING_UNLOAD_MINUTES="0")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("h")
+        embedder = app.runtime.embedder
+        await wait_until(pilot, lambda: embedder.loaded, timeout=30, what="the model loaded")
+        await settle(pilot, app)
+        app.main_screen.jobs.maybe_unload_embedder()
+        await settle(pilot, app)
+        assert embedder.loaded  # 0: never
+        app.runtime.settings.embedding_unload_minutes = 60
+        embedder._last_used -= 2 * 3600  # the model idle for two hours, but a key a moment ago
+        app.main_screen.jobs.maybe_unload_embedder()
+        await settle(pilot, app)
+        assert embedder.loaded
+
+
+@pytest.mark.usefixtures("smart_ollama")
+async def test_consolidation_runs_in_a_child_process_and_the_app_shows_its_progress_and_result(tmp_path, monkeypatch):
+    """Issue 37: scipy and the memory a consolidation takes leave with the process that consolidates.
+    The pipeline is made to fail in this process: the run succeeds all the same, in its child."""
+    import json
+
+    from memory.consolidation import pipeline
+    from memory.transfer.jsonl_import import import_records
+    from tests.test_consolidation import fixture_records
+
+    def not_here(*args, **kwargs):
+        raise AssertionError("consolidation ran in the app's own process")
+
+    monkeypatch.setattr(pipeline.Consolidator, "run", not_here)
+    app = make_app(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled", ASSISTANT_OLLAMA__MODEL="stand-in:latest")
+    import_records(app.runtime.store, [json.dumps(r) for r in fixture_records()])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        said: list[str] = []
+        status = app.main_screen.status
+        real_news = status.news
+        monkeypatch.setattr(status, "news", lambda event: (said.append(event.consolidation or ""), real_news(event)))
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: any(n.startswith("Consolidated ") for n in notices(app)), timeout=120,
+                         what="the result")
+        [result] = [n for n in notices(app) if n.startswith("Consolidated ")]
+        assert "3 summaries" in result, result
+        assert any(s.startswith("consolidating ") and "/" in s for s in said), said  # the child's progress
+        assert said[-1] == "idle"
+        assert app.runtime.store.one("SELECT count(*) FROM summaries")[0] == 3
+
+
+async def test_a_consolidation_that_fails_in_its_process_is_said_and_the_app_goes_on(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        app.runtime.settings.db = str(tmp_path)  # the child is given a folder for a store: it cannot open it
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: any(n.startswith("Consolidation failed: ") for n in notices(app)),
+                         timeout=60, what="the failure said")
+        assert app.is_running and not app.main_screen.jobs.running

@@ -5,6 +5,7 @@ imported only when it is launched, so CLI commands start fast.
 """
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -14,7 +15,30 @@ if TYPE_CHECKING:
     from assistant.settings import Settings
 
 
+M_ARENA_MAX = -8  # glibc's malloc.h
+MALLOC_ARENAS = 2
+
+
+def bound_malloc_arenas(arenas: int = MALLOC_ARENAS) -> bool:
+    """Two malloc arenas for the whole app, as MALLOC_ARENA_MAX=2 would (an arena is the heap glibc gives
+    a thread that allocates while another holds the main one: up to 8 per core, each keeping what was
+    freed in it). The app's threads (workers, onnxruntime's and tokenizers' pools, Markdown's parser)
+    each took one, and its resident memory moved between 220 and 330 MB from turn to turn with what
+    they held. glibc fixes its limit when a thread first needs an arena beyond the eighth, so mallopt
+    works here, before the app starts its threads, without a launcher that re-executes the process
+    (measured in docs/footprint.md). A MALLOC_ARENA_MAX set by the person stands. True when set."""
+    if os.environ.get("MALLOC_ARENA_MAX"):
+        return False
+    try:
+        import ctypes
+
+        return bool(ctypes.CDLL("libc.so.6").mallopt(M_ARENA_MAX, arenas))
+    except (OSError, AttributeError):
+        return False  # not glibc: its own allocator, nothing to bound
+
+
 def launch(settings: Settings) -> int:
+    bound_malloc_arenas()
     from ui.app import run_app
 
     return run_app(settings)

@@ -1,5 +1,6 @@
 """Work the app does in the background around the person: loading the embedding model at the first
-key, consolidation (when due by the settings' triggers, or by hand), and embedding what a big import
+key (and letting it go after `embedding_unload_minutes` of quiet, to load it again at the next key),
+consolidation (when due by the settings' triggers, or by hand), and embedding what a big import
 left waiting, while nobody types and no answer is being written. Progress is said with messages; the
 state (`running`, the time of the last key) is written on the event loop only."""
 from __future__ import annotations
@@ -17,7 +18,7 @@ from ui.failures import ReportsFailures
 from ui.messages import StatusNews, StoreChanged
 
 EMBED_IDLE_SECONDS = 10.0  # quiet this long, the app embeds texts a big import left waiting
-CHECK_SECONDS = 60.0  # how often the consolidation triggers are looked at
+CHECK_SECONDS = 60.0  # how often the consolidation triggers, and whether to unload the embedder, are looked at
 TURN_GROUP = "turn"  # the worker group of a turn (ui/widgets/chat.py): while one runs, no idle job starts
 
 
@@ -46,7 +47,11 @@ class IdleJobs(ReportsFailures, Widget):
 
     def on_mount(self) -> None:
         self.set_interval(CHECK_SECONDS, self.maybe_consolidate, name="idle-consolidation")
+        self.set_interval(CHECK_SECONDS, self.maybe_unload_embedder, name="idle-unload")
         self.set_interval(self.embed_idle_seconds, self.embed_while_idle, name="idle-embedding")
+
+    def on_unmount(self) -> None:
+        self.service.stop_consolidation()  # the child process goes with the app
 
     def idle_for(self) -> float:
         """Seconds since the last key (read by the workers; written on the event loop)."""
@@ -64,6 +69,16 @@ class IdleJobs(ReportsFailures, Widget):
     @work(exclusive=True, group="warm-up", exit_on_error=False, description="load the embedding model")
     async def _load_embedder(self) -> None:
         await asyncio.to_thread(self.service.warm_up)
+
+    def maybe_unload_embedder(self) -> None:
+        """After a quiet while the embedding model goes (~50 MB given back); the next key loads it again."""
+        if self._warming and not self.running and not self.answering():
+            self._unload_embedder(self.idle_for())
+
+    @work(exclusive=True, group="unload", exit_on_error=False, description="unload the embedding model")
+    async def _unload_embedder(self, quiet_seconds: float) -> None:
+        if await asyncio.to_thread(self.service.rest_embedder, quiet_seconds):
+            self._warming = False
 
     def answering(self) -> bool:
         return any(w.group == TURN_GROUP and not w.is_finished for w in self.app.workers)

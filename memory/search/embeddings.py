@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -104,7 +105,8 @@ class BundledEngine:
 
 
 class LocalEmbedder:
-    """The bundled MiniLM on onnxruntime (default), or a named fastembed model."""
+    """The bundled MiniLM on onnxruntime (default), or a named fastembed model. Loaded at the first
+    text to embed; `unload` lets it go after a quiet while (the next text loads it again)."""
 
     def __init__(self, model: str = BUNDLED, *, cache_dir: Path) -> None:
         """`cache_dir`: the caller's own cache (kept for callers; the bundled model loads from its package)."""
@@ -114,6 +116,32 @@ class LocalEmbedder:
         self._engine: Any = None  # BundledEngine, or fastembed's TextEmbedding for another model
         self._dim: int | None = 384 if model == BUNDLED else None
         self._lock = threading.Lock()
+        self._embedding = 0  # calls under way (written under the lock)
+        self._last_used = time.monotonic()
+        self.loads = 0  # how many times the model was loaded (a reload after `unload` counts)
+        self.last_load_seconds: float | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._engine is not None
+
+    def idle_seconds(self) -> float:
+        """Seconds since the last text was embedded (or since this embedder was made)."""
+        return 0.0 if self._embedding else time.monotonic() - self._last_used
+
+    def unload(self, idle_seconds: float = 0.0) -> bool:
+        """Let the model go when nothing was embedded for `idle_seconds`, its memory given back to the
+        system (about 45-55 MB: the session and its buffers; the libraries stay mapped). True when it
+        was loaded and is not any more; a text embedded later loads it again."""
+        with self._lock:
+            if self._engine is None or self._embedding or time.monotonic() - self._last_used < idle_seconds:
+                return False
+            self._engine = None
+        import gc
+
+        gc.collect()  # the session is freed with its last reference; nothing else should hold one
+        _release_freed_memory()
+        return True
 
     def _model_file(self) -> str:
         try:
@@ -126,6 +154,7 @@ class LocalEmbedder:
         with self._lock:
             if self._engine is not None:
                 return self._engine
+            started = time.perf_counter()
             try:
                 if self.model == BUNDLED:
                     self._engine = BundledEngine(self._model_file())
@@ -144,6 +173,8 @@ class LocalEmbedder:
                 raise
             except Exception as exc:  # onnxruntime and fastembed raise many kinds; all mean "no embeddings"
                 raise EmbedderUnavailable(f"the embedding model {self.name!r} could not load: {exc}") from exc
+            self.loads += 1
+            self.last_load_seconds = time.perf_counter() - started
             return self._engine
 
     def dimension(self) -> int:
@@ -154,8 +185,16 @@ class LocalEmbedder:
     def embed(self, texts: list[str]) -> np.ndarray:
         import numpy as np
 
-        engine = self.load()
-        vectors = np.asarray(list(engine.embed([t[:MAX_CHARS] for t in texts], batch_size=32)), dtype=np.float32)
+        with self._lock:  # an unload waits for the calls under way, and the next call loads again
+            self._embedding += 1
+        try:
+            engine = self.load()
+            vectors = np.asarray(list(engine.embed([t[:MAX_CHARS] for t in texts], batch_size=32)),
+                                 dtype=np.float32)
+        finally:
+            with self._lock:
+                self._embedding -= 1
+                self._last_used = time.monotonic()
         _release_freed_memory()  # ~0.3 ms; after every call: the app embeds one query a turn, from many threads
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1, norms)

@@ -8,7 +8,7 @@ from typing import ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Input, ListItem, ListView, Static
 
@@ -18,7 +18,8 @@ from ui import actions
 from ui.failures import ReportsFailures
 from ui.screens.dialogs import Line
 from ui.text import one_line
-from ui.widgets.chat import UserMessage, answer_view
+from ui.widgets.chat_log import ChatLog
+from ui.widgets.entry import Entry
 from ui.widgets.footer import KeyFooter
 
 
@@ -132,24 +133,23 @@ class ConversationScreen(Screen[int | None]):
         super().__init__()
         self.view = view
         self.messages = messages
+        self.body = ChatLog(id="reader-body")
 
     def compose(self) -> ComposeResult:
         size = f"{len(self.messages)} message{'s' if len(self.messages) != 1 else ''}"
         with Vertical(id="reader-box"):
             yield Static(f"{self.view.when}  {one_line(self.view.title, 80)}  ({size}, read-only)",
                          classes="screen-title", markup=False)
-            with VerticalScroll(id="reader-body"):
-                for m in self.messages:
-                    if m.role == "user":
-                        yield UserMessage(m.content)
-                    else:
-                        yield answer_view(m.content)
-                if not self.messages:
-                    yield Line(self.view.summary or "This conversation has no stored messages.", "muted")
+            yield self.body
         yield KeyFooter()
 
-    def on_mount(self) -> None:
-        self.query_one("#reader-body").focus()
+    async def on_mount(self) -> None:
+        self.body.focus()
+        if self.messages:  # a long conversation lays out one screenful; the rest as it is scrolled to
+            await self.body.show([Entry("user" if m.role == "user" else "answer", m.content) for m in self.messages],
+                                 at_start=True)
+        else:
+            await self.body.mount(Line(self.view.summary or "This conversation has no stored messages.", "muted"))
 
     def action_continue_conversation(self) -> None:
         self.dismiss(self.view.id)

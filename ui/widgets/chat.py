@@ -11,7 +11,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.reactive import reactive
-from textual.widgets import Static, TextArea
+from textual.widgets import TextArea
 
 from assistant.input_history import InputHistory
 from assistant.service import AssistantService
@@ -24,89 +24,13 @@ from ui.failures import ReportsFailures
 from ui.jobs import TURN_GROUP
 from ui.messages import StatusNews, StoreChanged
 from ui.text import visible
+from ui.widgets.chat_log import TRANSCRIPT_CHARACTERS, ChatLog, PlainAnswer, ToolLine, UserMessage, answer_view
 from ui.widgets.composer import Composer
+from ui.widgets.entry import Entry
 from ui.widgets.welcome import Welcome
 from ui.widgets.working import TurnClock
 
-SHOWN_CHARACTERS = 20_000  # a 1 MB paste is stored whole; laying out all of it would freeze the chat
-TRANSCRIPT_LIMIT = 200  # messages shown when a conversation is continued ...
-# ... and at most this much text: laying out Markdown costs about a second per 5,000 characters here,
-# so a conversation of long answers reopened at launch kept the app busy for 15 s.
-TRANSCRIPT_CHARACTERS = 12_000
-
-
-class UserMessage(Static):
-    """What the user sent, shown exactly as typed (no markup, control characters made visible)."""
-
-    def __init__(self, text: str) -> None:
-        shown = visible(text[:SHOWN_CHARACTERS])
-        if len(text) > SHOWN_CHARACTERS:
-            shown += (f"\n… {len(text) - SHOWN_CHARACTERS:,} more characters, not shown here "
-                      "(the whole message is saved)")
-        super().__init__(shown, markup=False, classes="user-message")
-
-
-class ToolLine(Static):
-    """A line in the chat that is not a message: a tool call, an error, a reminder falling due."""
-
-    def __init__(self, text: str, error: bool = False, reminder: bool = False, hint: bool = False) -> None:
-        prefix = "" if reminder or hint else "⚠ " if error else "↳ "
-        kind = " error" if error else " reminder" if reminder else ""
-        super().__init__(prefix + visible(text), markup=False, classes="tool-line" + kind)
-
-
-def answer_view(markdown: str | None = None) -> Any:
-    """A model's answer (ui.widgets.answer.AnswerView, imported on first use: Markdown is slow to import)."""
-    from ui.widgets.answer import AnswerView
-
-    return AnswerView(markdown)
-
-
-class PlainAnswer(Static):
-    """An answer of the built-in offline mode: it quotes stored text, so it is shown literally."""
-
-    def __init__(self, text: str = "") -> None:
-        super().__init__(visible(text), markup=False, classes="answer plain")
-        self.text = text
-
-    def append(self, chunk: str) -> None:
-        self.text += chunk
-        self.update(visible(self.text))
-
-
-class ChatLog(VerticalScroll):
-    """The conversation. Focusable (tab) so it can be scrolled from the keyboard; anchored so that it
-    follows new messages until the user scrolls up, and keeps the newest in view on resize."""
-
-    can_focus = True
-
-    def on_mount(self) -> None:
-        self.anchor()
-
-    def pin(self) -> None:
-        """Back to the newest message, following new ones again."""
-        self.anchor()
-        self.scroll_end(animate=False, immediate=True)
-
-    async def show_messages(self, messages: list[MessageView], keymap: dict[str, str]) -> None:
-        """A conversation's messages in place of what is shown: the latest that lay out quickly, and a
-        line saying where the earlier ones are."""
-        await self.remove_children()
-        shown: list[MessageView] = []
-        size = 0
-        for m in reversed(messages[-TRANSCRIPT_LIMIT:]):
-            if shown and size + len(m.content) > TRANSCRIPT_CHARACTERS:
-                break
-            shown.insert(0, m)
-            size += len(m.content)
-        widgets: list[Any] = []
-        if len(messages) > len(shown):
-            widgets.append(ToolLine(f"{len(messages) - len(shown)} earlier messages: read them in Conversations "
-                                    f"({actions.key_for('conversations', keymap)})"))
-        for m in shown:
-            widgets.append(UserMessage(m.content) if m.role == "user" else answer_view(m.content))
-        await self.mount_all(widgets)
-        self.pin()
+__all__ = ["TRANSCRIPT_CHARACTERS", "ChatLog", "ChatPane", "PlainAnswer", "ToolLine", "UserMessage", "answer_view"]
 
 
 class ChatPane(ReportsFailures, Vertical):
@@ -119,7 +43,8 @@ class ChatPane(ReportsFailures, Vertical):
         super().__init__(id=id)
         self.service = service
         self.keymap = keymap
-        self.chat_log = ChatLog(id="chat")
+        ends = (actions.key_for("chat-top", keymap), actions.key_for("chat-bottom", keymap))
+        self.chat_log = ChatLog(ends, id="chat")
         self.composer = Composer(history, keymap=keymap, id="composer")
         self.clock = TurnClock(actions.key_for("focus-composer", keymap), id="turn-clock")
         self.room_poll = 5.0  # seconds between the checks for room after a full disk refused a message
@@ -132,6 +57,10 @@ class ChatPane(ReportsFailures, Vertical):
         yield self.chat_log
         yield self.clock
         yield self.composer
+
+    def watch_busy(self, busy: bool) -> None:
+        if not busy:  # the turn's answer is written: it may leave the chat log's window like any other
+            self.chat_log.written()
 
     # -- start-up -------------------------------------------------------------------------------
 
@@ -178,7 +107,7 @@ class ChatPane(ReportsFailures, Vertical):
             await self.show_transcript(messages)
         elif not first and not self.chat_log.children:
             keys = {a: actions.key_for(a, self.keymap) for a in ("conversations", "recap", "help")}
-            await self.chat_log.mount(ToolLine(f"New conversation. {keys['conversations']}: earlier conversations · "
+            await self.chat_log.add(ToolLine(f"New conversation. {keys['conversations']}: earlier conversations · "
                                                f"{keys['recap']}: recap · {keys['help']}: keys", hint=True))
 
     # -- what the chat shows --------------------------------------------------------------------
@@ -196,6 +125,8 @@ class ChatPane(ReportsFailures, Vertical):
             target.scroll_page_up(animate=False)
         elif how == "page_down":
             target.scroll_page_down(animate=False)
+        elif how == "home" and target is self.chat_log:
+            self.chat_log.to_start()
         elif how == "home":
             target.scroll_home(animate=False)
         elif target is self.chat_log:
@@ -218,14 +149,15 @@ class ChatPane(ReportsFailures, Vertical):
     async def show_transcript(self, messages: list[MessageView]) -> None:
         """Fill the chat with a conversation's messages (continued, or still open at launch)."""
         await self.drop_welcome()
-        await self.chat_log.show_messages(messages, self.keymap)
+        await self.chat_log.show([Entry("user", m.content) if m.role == "user" else Entry("answer", m.content)
+                                  for m in messages])
         answers = [m.content for m in messages if m.role == "assistant"]
         if answers:
             self.last_answer = answers[-1]
 
     def add_due_reminders(self, notice: DueNotice) -> None:
         """A toast goes away; a line in the chat stays, for whoever was away from the keyboard."""
-        self.chat_log.mount_all([ToolLine(line, reminder=True) for line in chat_lines(notice)])
+        self.chat_log.add(*(ToolLine(line, reminder=True) for line in chat_lines(notice)))
 
     def copy_last_answer(self) -> None:
         if not self.last_answer:
@@ -252,7 +184,7 @@ class ChatPane(ReportsFailures, Vertical):
             self.app.notify("Still answering; start a new conversation once the answer is in.", severity="warning")
             return
         episode = await asyncio.to_thread(self.service.new_conversation)
-        await self.chat_log.remove_children()
+        await self.chat_log.clear()
         self.last_answer = ""
         if episode is not None:
             self.app.notify(f"Saved “{episode.title}”. New conversation.", timeout=4, markup=False)
@@ -304,7 +236,7 @@ class ChatPane(ReportsFailures, Vertical):
         started = False  # an event came: the message was saved
         log = self.chat_log
         await self.drop_welcome()
-        await log.mount(UserMessage(text))
+        await log.add(UserMessage(text))
         log.pin()  # sending brings you back to the newest message
         answer: Any = None  # an AnswerView or a PlainAnswer
         stream: Any = None
@@ -327,11 +259,11 @@ class ChatPane(ReportsFailures, Vertical):
                     if answer is None:
                         if self.service.has_model:
                             answer = answer_view()
-                            await log.mount(answer)
+                            await log.add(answer, live=True)
                             stream = answer.stream()
                         else:
                             answer = PlainAnswer()
-                            await log.mount(answer)
+                            await log.add(answer, live=True)
                     parts.append(event.text)
                     if stream is not None:
                         await stream.write(visible(event.text))
@@ -341,12 +273,12 @@ class ChatPane(ReportsFailures, Vertical):
                     await finish()
                 elif isinstance(event, ToolResult):
                     if event.summary or event.is_error:  # bookkeeping (marking a reminder mentioned) is silent
-                        await log.mount(ToolLine(event.summary or event.name, error=event.is_error))
+                        await log.add(ToolLine(event.summary or event.name, error=event.is_error))
                 elif isinstance(event, Notice):
                     self.app.notify(event.text, severity="warning", markup=False)
                 elif isinstance(event, Failed):
                     await finish()
-                    await log.mount(ToolLine(event.text, error=True))
+                    await log.add(ToolLine(event.text, error=True))
                     self.app.notify(event.text, title="Model error", severity="error", timeout=10, markup=False)
                 elif isinstance(event, Done):
                     if event.text.strip():
@@ -363,7 +295,7 @@ class ChatPane(ReportsFailures, Vertical):
                 self.keep_unsent(text)
         except asyncio.CancelledError:
             await finish()
-            await log.mount(ToolLine("Stopped. Your message is kept; send it again or say something else.",
+            await log.add(ToolLine("Stopped. Your message is kept; send it again or say something else.",
                                      hint=True))
             raise
         except Exception as exc:  # noqa: BLE001 - keep the app alive; the message is already stored

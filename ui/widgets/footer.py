@@ -45,8 +45,14 @@ class KeyFooter(Footer):
             keys.append((binding, enabled, tooltip))
         self.styles.grid_size_columns = max(1, len(keys))
         for binding, enabled, tooltip in keys:
-            yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
-                            disabled=not enabled, tooltip=tooltip or binding.tooltip).data_bind(compact=Footer.compact)
+            key = FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
+                            disabled=not enabled, tooltip=tooltip or binding.tooltip)
+            # Set, not data_bind(compact=...) as Textual's footer does: a bound key stays among the
+            # footer's watchers until `compact` changes, and the footer is composed again at every
+            # change of screen or focus (11 keys kept alive each time, 700 after a day's 500 turns).
+            # A change of `narrow` composes the keys again anyway.
+            key.compact = self.compact
+            yield key
         if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE and not self.narrow:
             palette = active.get(self.app.COMMAND_PALETTE_BINDING)
             if palette is not None:

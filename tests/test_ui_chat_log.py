@@ -1,0 +1,185 @@
+"""The chat log keeps a conversation of any length at the cost of a few screenfuls (issue 37): only the
+entries near the viewport are widgets, the rest are mounted when scrolled to; a long conversation
+opens without building a widget per message; the widget count stays flat as turns go by; the answer
+being written never leaves the window; a message arriving while reading far up waits below."""
+from __future__ import annotations
+
+import json
+
+from memory.transfer.jsonl_import import import_records
+from tests.conftest import make_runtime
+from tests.ui_helpers import settle, type_and_send, wait_until
+from ui.app import AssistantApp
+from ui.screens.conversations import ConversationScreen
+from ui.widgets.chat_log import PAGE_ENTRIES, ChatLog, Marker, PlainAnswer, ToolLine, UserMessage
+
+LONG = 2000
+
+
+def answer_text(i: int) -> str:
+    return f"Answer {i}: **noted**.\n\n- first point of {i}\n- second point of {i}"
+
+
+def long_conversation_app(tmp_path, messages: int = LONG) -> AssistantApp:
+    """A store holding one closed conversation of `messages` messages (imported as JSON Lines)."""
+    rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")
+    lines = [json.dumps({"type": "episode", "id": "e1", "title": "The long one", "summary": "long",
+                         "outcome": "success", "started_at": "2026-11-20T09:00:00+00:00",
+                         "ended_at": "2026-11-20T12:00:00+00:00"})]
+    for i in range(messages):
+        when = f"2026-11-20T{9 + i // 1000:02d}:{(i // 60) % 60:02d}:{i % 60:02d}+00:00"
+        lines.append(json.dumps({"type": "message", "episode_id": "e1", "role": "user" if i % 2 == 0 else "assistant",
+                                 "created_at": when, "content": f"question {i}" if i % 2 == 0 else answer_text(i)}))
+    import_records(rt.store, lines)
+    rt.close()
+    return AssistantApp(rt.settings)
+
+
+def message_widgets(log: ChatLog) -> list:
+    return [w for w in log.window if not isinstance(w, Marker)]
+
+
+def shown_texts(log: ChatLog) -> list[str]:
+    return [e.text for e in (w.entry for w in log.window)]
+
+
+async def test_a_conversation_of_2000_messages_opens_a_screenful_in_the_reader_and_the_chat(tmp_path):
+    app = long_conversation_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+o", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConversationScreen) and app.screen.query(UserMessage),
+                         what="the reader")
+        await settle(pilot, app)
+        reader = app.screen.query_one(ChatLog)
+        assert len(reader.entries) == LONG  # every message is there ...
+        assert len(message_widgets(reader)) <= PAGE_ENTRIES  # ... and only a screenful or two are widgets
+        assert shown_texts(reader)[0] == "question 0"  # read from the beginning
+        assert f"{LONG - len(reader.window)} later messages below" in str(reader.query_one(Marker).render())
+        # Every widget of the reader (Markdown blocks included) stays in the hundreds, not the 15,000
+        # that a widget per message made.
+        assert sum(1 for _ in reader.walk_children()) < 400
+        await pilot.press("c")
+        await wait_until(pilot, lambda: app.screen is app.main_screen, what="back in the chat")
+        await settle(pilot, app)
+        chat = app.main_screen.chat.chat_log
+        assert len(chat.entries) == LONG and len(message_widgets(chat)) <= PAGE_ENTRIES
+        assert shown_texts(chat)[-1] == answer_text(LONG - 1)  # the newest, pinned
+        assert chat.scroll_y == chat.max_scroll_y
+        assert sum(1 for _ in chat.walk_children()) < 400
+
+
+async def test_scrolling_mounts_what_it_reaches_and_lets_go_of_what_it_left(tmp_path):
+    app = long_conversation_app(tmp_path, 400)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("ctrl+o", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConversationScreen) and app.screen.query(UserMessage))
+        await settle(pilot, app)
+        reader = app.screen.query_one(ChatLog)
+        most = 0
+        seen: set[str] = set()
+        for _ in range(200):  # page down through the whole conversation
+            await pilot.press("pagedown")
+            await settle(pilot, app)
+            most = max(most, len(message_widgets(reader)))
+            seen.update(shown_texts(reader))
+            if not reader.later and reader.scroll_y >= reader.max_scroll_y:
+                break
+        assert not reader.later and shown_texts(reader)[-1] == answer_text(399)  # reached the end
+        assert len(seen) == 400  # every message was a widget at some point ...
+        assert most <= 2 * PAGE_ENTRIES and reader.earlier  # ... never all of them at once
+        assert len(reader.entries) == 400 and [e.text for e in reader.entries][:2] == ["question 0", answer_text(1)]
+        await pilot.press("home")  # the first again, in one key
+        await wait_until(pilot, lambda: not reader.earlier and reader.scroll_y == 0, what="the first message")
+        assert shown_texts(reader)[0] == "question 0"
+
+
+async def test_the_text_under_the_eyes_stays_put_when_an_earlier_page_is_mounted(tmp_path):
+    app = long_conversation_app(tmp_path, 400)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        chat = app.main_screen.chat
+        chat.continue_conversation(1)
+        await settle(pilot, app)
+        log = chat.chat_log
+        for _ in range(100):
+            before = len(log.earlier)
+            await pilot.press("pageup")
+            await settle(pilot, app)
+            if len(log.earlier) < before:  # a page was mounted above the view
+                break
+        else:
+            raise AssertionError("paging up never mounted an earlier page")
+        # One line up from here: the widget at the top of the view moves down by exactly that line.
+        top = next(w for w in log.window if w.virtual_region_with_margin.bottom > log.scroll_y)
+        offset = top.virtual_region.y - log.scroll_y
+        log.scroll_to(y=log.scroll_y - 1, animate=False, immediate=True)
+        await settle(pilot, app)
+        assert top.virtual_region.y - log.scroll_y == offset + 1
+
+
+async def test_the_widget_count_stays_flat_as_turns_go_by(tmp_path):
+    rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")
+    rt.close()
+    app = AssistantApp(rt.settings)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        log = app.main_screen.chat.chat_log
+        counts = []
+        for i in range(24):
+            await type_and_send(pilot, app, f"remember that the shelf {i} needs paint")
+            counts.append(sum(1 for _ in app.screen.walk_children()))
+        assert len(log.entries) == 24 * 3  # a message, a tool line and an answer a turn
+        assert log.earlier and log.scroll_y == log.max_scroll_y  # older turns left the window; still pinned
+        # Flat once the window holds its few screens (at 80x24 after about 14 turns; a turn is 3 widgets).
+        assert max(counts[16:]) - min(counts[16:]) <= 3, counts
+        assert max(counts) < counts[0] + 60, counts
+
+
+async def test_many_lines_added_while_pinned_keep_the_window_small(tmp_path):
+    rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")
+    rt.close()
+    app = AssistantApp(rt.settings)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.main_screen.chat.drop_welcome()  # a new store: the welcome stands in for the chat until then
+        log = app.main_screen.chat.chat_log
+        for i in range(300):
+            await log.add(UserMessage(f"message {i}"), ToolLine(f"line {i}"))
+            if i % 25 == 0:
+                await settle(pilot, app)
+        await settle(pilot, app)
+        assert len(log.entries) >= 600 and len(log.window) < 150
+        assert shown_texts(log)[-1] == "line 299" and log.scroll_y == log.max_scroll_y
+
+
+async def test_the_answer_being_written_stays_and_what_arrives_while_reading_far_up_waits_below(tmp_path):
+    rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")
+    rt.close()
+    app = AssistantApp(rt.settings)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.main_screen.chat.drop_welcome()
+        log = app.main_screen.chat.chat_log
+        await log.add(*(UserMessage(f"message {i}") for i in range(200)))
+        await settle(pilot, app)
+        answer = PlainAnswer("being written")
+        await log.add(answer, live=True)
+        await settle(pilot, app)
+        await pilot.press("ctrl+home")  # while an answer is written the window keeps it
+        await settle(pilot, app)
+        assert answer in log.window and answer.is_attached
+        answer.append(", still")
+        log.written()
+        await pilot.press("ctrl+home")
+        await wait_until(pilot, lambda: not log.earlier and log.scroll_y == 0, what="the first message")
+        assert answer not in log.window and log.later[-1].text == "being written, still"
+        await log.add(ToolLine("a reminder fell due", reminder=True))  # far up: it waits below
+        await settle(pilot, app)
+        assert log.later[-1].text == "a reminder fell due" and log.scroll_y == 0
+        [below] = [m for m in log.query(Marker) if m.where == "later"]
+        assert f"{len(log.later) - 1} later messages" in str(below.render())  # the reminder line is no message
+        await pilot.press("ctrl+end")
+        await wait_until(pilot, lambda: not log.later and log.scroll_y == log.max_scroll_y, what="the newest")
+        assert shown_texts(log)[-2:] == ["being written, still", "a reminder fell due"]
+        await log.add(UserMessage("follows again"))
+        await wait_until(pilot, lambda: log.scroll_y == log.max_scroll_y and shown_texts(log)[-1] == "follows again")
