@@ -336,8 +336,26 @@ MIGRATION_11 = [
     )""",
 ]
 
+# Schema 12: a memory's earlier texts, kept when its text is changed (the Memories screen shows them, newest
+# first; forget takes them with the memory and undo puts them back); the pinned memories, read by every
+# search (a pinned memory is never outranked by its own echoes); and what changed since a day began (the
+# briefing's "memories that changed").
+MIGRATION_12 = [
+    """CREATE TABLE memory_history (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        memory_id INTEGER NOT NULL REFERENCES knowledge(id) ON DELETE CASCADE,
+        content TEXT NOT NULL,
+        sensitive INTEGER NOT NULL DEFAULT 0,
+        replaced_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX memory_history_memory ON memory_history(memory_id, id)",
+    "CREATE INDEX knowledge_pinned ON knowledge(id) WHERE pinned = 1",
+    "CREATE INDEX knowledge_updated ON knowledge(updated_at)",
+]
+
 MIGRATIONS: list[Sequence[Step]] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5,
-                                    MIGRATION_6, MIGRATION_7, MIGRATION_8, MIGRATION_9, MIGRATION_10, MIGRATION_11]
+                                    MIGRATION_6, MIGRATION_7, MIGRATION_8, MIGRATION_9, MIGRATION_10, MIGRATION_11,
+                                    MIGRATION_12]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -219,6 +219,9 @@ def test_existing_memories_are_classified_by_the_migration(tmp_path, clock):
     db.execute("PRAGMA user_version = 7")
     db.execute("ALTER TABLE knowledge DROP COLUMN sensitive")
     db.execute("DROP TABLE forgotten")
+    db.execute("DROP TABLE memory_history")  # schema 12
+    db.execute("DROP INDEX knowledge_pinned")
+    db.execute("DROP INDEX knowledge_updated")
     db.execute("ALTER TABLE knowledge DROP COLUMN source")  # schema 9
     db.execute("ALTER TABLE knowledge DROP COLUMN pinned")
     db.execute("ALTER TABLE memory_changes RENAME TO reminder_changes")  # schema 10
