@@ -98,7 +98,7 @@ class Briefing:
             parts.append(f"Yesterday: {self.yesterday_total} conversation{'s' if self.yesterday_total != 1 else ''}")
         if self.changed_total:
             parts.append(f"Memories changed: {self.changed_total}")
-        return f"Briefing for {self.label}", "\n".join(parts)
+        return f"Briefing for {self.label}", " · ".join(parts)
 
 
 def day_start(clock: Clock, day: date) -> datetime:

@@ -185,7 +185,6 @@ def test_the_detail_tells_where_it_was_said_its_standing_and_its_links(rt):
 
 def test_a_pinned_memory_is_never_archived_by_consolidation(rt):
     from assistant.jobs import run_consolidation
-
     from memory.edges import mark_superseded
 
     old = memories.remember(rt.store, "the gym is on Elm Street", kind="fact")
