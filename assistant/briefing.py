@@ -59,23 +59,25 @@ class Briefing:
         data["empty"] = self.empty
         return data
 
-    def sections(self) -> list[tuple[str, list[str]]]:
-        """(heading, lines) of the sections that have something, for a card or a terminal."""
+    def sections(self, limit: int | None = None) -> list[tuple[str, list[str]]]:
+        """(heading, lines) of the sections that have something, for a card or a terminal; `limit`: the
+        lines a section shows, the rest counted."""
         out: list[tuple[str, list[str]]] = []
+
+        def add(heading: str, total: int, lines: list[str], hint: str = "") -> None:
+            shown = lines[:limit] if limit is not None else lines
+            more = total - len(shown)
+            out.append((f"{heading} ({total})", shown + ([f"… and {more} more{hint}"] if more > 0 else [])))
+
         if self.today:
-            out.append((f"Today ({len(self.today)})", [f"{i.when}  {i.text}" for i in self.today]))
+            add("Today", len(self.today), [f"{i.when}  {i.text}" for i in self.today])
         if self.overdue_total:
-            more = self.overdue_total - len(self.overdue)
-            out.append((f"Overdue ({self.overdue_total})", [f"{i.when}  {i.text}" for i in self.overdue] +
-                        ([f"… and {more} more (`assistant reminders` lists them)"] if more else [])))
+            add("Overdue", self.overdue_total, [f"{i.when}  {i.text}" for i in self.overdue],
+                " (`assistant reminders` lists them)")
         if self.yesterday_total:
-            more = self.yesterday_total - len(self.yesterday)
-            out.append((f"Yesterday's conversations ({self.yesterday_total})",
-                        [i.text for i in self.yesterday] + ([f"… and {more} more"] if more else [])))
+            add("Yesterday's conversations", self.yesterday_total, [i.text for i in self.yesterday])
         if self.changed_total:
-            more = self.changed_total - len(self.changed)
-            out.append((f"Memories that changed ({self.changed_total})",
-                        [f"{i.when}: {i.text}" for i in self.changed] + ([f"… and {more} more"] if more else [])))
+            add("Memories that changed", self.changed_total, [f"{i.when}: {i.text}" for i in self.changed])
         return out
 
     def text(self) -> str:

@@ -491,6 +491,13 @@ class AssistantService:
         items, following = browse.page(self.runtime.store, filters, after, limit)
         return MemoryPage([self._memory_row(m) for m in items], following)
 
+    def memory_row(self, memory_id: int, query: str = "") -> MemoryRow | None:
+        """One memory's row as it is now (None when it is gone)."""
+        try:
+            return self._memory_row(memories.get_memory(self.runtime.store, memory_id), query)
+        except NotFound:
+            return None
+
     def memory_count(self, filters: browse.MemoryFilter | None = None) -> int:
         return browse.count(self.runtime.store, filters)
 
