@@ -123,14 +123,15 @@ async def test_filters_are_reached_and_set_with_the_keyboard(tmp_path, size):
         memories.remember(app.runtime.store, "the garden gate is blue", kind="fact")
         await open_memories(pilot, app)
         assert len(listed(app)) == 4
-        await pilot.press("tab")  # from the search box to the first filter: kind
-        assert app.focused.id == "filter-kind"
-        await pilot.press("enter", *["down"] * 1, "enter")  # kind: fact
+        await pilot.press("tab")  # from the search box to the filters, on the first: kind
+        assert app.focused.id == "memories-filters"
+        await pilot.press("down")  # kind: fact
         await wait_until(pilot, lambda: len(listed(app)) == 2, what="facts only")
-        await pilot.press("tab", "tab", "tab")  # tier, private, secret
-        assert app.focused.id == "filter-sensitive"
-        await pilot.press("enter", "down", "enter")  # secret: yes
+        await pilot.press("right", "right", "right", "down")  # tier, private, secret: yes
         await wait_until(pilot, lambda: listed(app) == ["the door code is ••••"], what="secrets only")
+        assert "kind: fact  tier: any  private: any  secret: yes" in str(app.focused.render())
+        await pilot.press("up")  # secret: any again
+        await wait_until(pilot, lambda: len(listed(app)) == 2, what="facts again")
 
 
 # -- one memory: each change undone ------------------------------------------------------------------

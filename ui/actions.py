@@ -132,8 +132,8 @@ ACTIONS: tuple[UiAction, ...] = (
              "Move through the list while typing the search; more memories load as you go", scope="memories",
              palette=False),
     UiAction("memories-filters", "tab", "", "Filters",
-             "Tab to the filters (kind, tier, private, secret, pinned, source); enter opens one", scope="memories",
-             palette=False),
+             "Tab to the filters (kind, tier, private, secret, pinned, source): left/right choose one, up/down "
+             "change it", scope="memories", palette=False),
     UiAction("memories-undo", "ctrl+z", "undo", "Undo", "Undo the last change to a memory, made anywhere",
              scope="memories", footer=1, palette=False),
     UiAction("memories-close", "escape", "close", "Close", "Back to the chat", scope="memories", footer=1,

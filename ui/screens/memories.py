@@ -10,11 +10,11 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Input, Select, Static, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from assistant.service import AssistantService
 from assistant.views import MemoryDetail
@@ -26,7 +26,7 @@ from ui.failures import ReportsFailures
 from ui.screens.conversations import ConversationScreen
 from ui.text import one_line, visible
 from ui.widgets.footer import KeyFooter
-from ui.widgets.memory_list import MemoryList
+from ui.widgets.memory_list import FilterBar, MemoryList
 
 TYPING_PAUSE = 0.15  # seconds of no typing before a search runs (each key would otherwise search)
 YES_NO = [("any", ""), ("yes", "yes"), ("no", "no")]
@@ -69,12 +69,10 @@ class MemoriesScreen(ReportsFailures, Screen[int | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="memories-box"):
             yield Static("Memories", classes="screen-title", id="memories-title", markup=False)
-            yield SearchBox(placeholder="Type to search (the search recall uses)… · tab: filters",
+            yield SearchBox(placeholder="Type to search (the search recall uses)… · tab: filters (←/→ which, ↑/↓ "
+                            "its value)",
                             id="memories-search")
-            with Horizontal(id="memories-filters"):
-                for name, label, options in FILTERS:
-                    yield Select([(f"{label}: {shown}", value) for shown, value in options], value="",
-                                 allow_blank=False, compact=True, id=f"filter-{name}")
+            yield FilterBar(FILTERS, id="memories-filters")
             yield MemoryList(id="memory-list")
             yield Static("", id="memories-empty", markup=False)
         yield KeyFooter()
@@ -95,9 +93,9 @@ class MemoriesScreen(ReportsFailures, Screen[int | None]):
             self._typing.stop()
         self._typing = self.set_timer(TYPING_PAUSE, self.load, name="search after typing")
 
-    @on(Select.Changed)
-    def filtered(self, event: Select.Changed) -> None:
-        values = {name: str(self.query_one(f"#filter-{name}", Select).value or "") for name, _, _ in FILTERS}
+    @on(FilterBar.Changed)
+    def filtered(self, event: FilterBar.Changed) -> None:
+        values = event.values
 
         def flag(name: str) -> bool | None:
             return {"yes": True, "no": False}.get(values[name])

@@ -1,7 +1,9 @@
 """The list of the Memories screen: one line per memory, drawn line by line (Textual's line API), so a
 list of any length is one widget and only the lines on screen are drawn. It holds the rows loaded so
 far and asks for more (`NeedMore`) as the highlight or the view nears their end; the screen loads the
-next page. A secret is shown masked (the rows come masked), a search's matched words marked."""
+next page. A secret is shown masked (the rows come masked), a search's matched words marked. And the
+filters above it, one line and one widget too (six Select widgets were 36 widgets, and half of the
+screen's opening time went to styling them)."""
 from __future__ import annotations
 
 from typing import ClassVar
@@ -15,6 +17,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 from assistant.views import MemoryRow
 from ui.text import visible
@@ -172,3 +175,67 @@ class MemoryList(ScrollView, can_focus=True):
             if index == self.highlighted and event.chain >= 2:
                 self.action_open()
             self.highlighted = index
+
+
+class FilterBar(Widget, can_focus=True):
+    """The Memories screen's filters on one line, one widget: left/right choose a filter, up/down (or
+    space) change its value, a click changes the one under the mouse. Says what it holds with Changed."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "field(-1)", show=False), Binding("right", "field(1)", show=False),
+        Binding("down,space", "cycle(1)", show=False), Binding("up", "cycle(-1)", show=False)]
+    DEFAULT_CSS = """
+    FilterBar { height: 1; }
+    FilterBar > .filter-bar--current { text-style: reverse; }
+    FilterBar:focus > .filter-bar--current { background: $accent; color: $text; text-style: bold; }
+    """
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"filter-bar--current"}
+
+    field: reactive[int] = reactive(0)
+
+    class Changed(Message):
+        def __init__(self, values: dict[str, str]) -> None:
+            super().__init__()
+            self.values = values  # filter name -> value ("" for any)
+
+    def __init__(self, fields: list[tuple[str, str, list[tuple[str, str]]]], *, id: str | None = None) -> None:
+        """`fields`: (name, label, [(shown, value)]); the first option of each is "any" (value "")."""
+        super().__init__(id=id)
+        self.fields = fields
+        self.chosen = [0] * len(fields)
+
+    @property
+    def values(self) -> dict[str, str]:
+        return {name: options[self.chosen[i]][1] for i, (name, _, options) in enumerate(self.fields)}
+
+    def _parts(self) -> list[str]:
+        return [f"{label}: {options[self.chosen[i]][0]}" for i, (_, label, options) in enumerate(self.fields)]
+
+    def render(self) -> Text:
+        out = Text(no_wrap=True, overflow="ellipsis")
+        for i, part in enumerate(self._parts()):
+            if i:
+                out.append("  ")
+            out.append(part, style=self.get_component_rich_style("filter-bar--current") if i == self.field else "")
+        return out
+
+    def watch_field(self) -> None:
+        self.refresh()
+
+    def action_field(self, step: int) -> None:
+        self.field = (self.field + step) % len(self.fields)
+
+    def action_cycle(self, step: int) -> None:
+        options = self.fields[self.field][2]
+        self.chosen[self.field] = (self.chosen[self.field] + step) % len(options)
+        self.refresh()
+        self.post_message(self.Changed(self.values))
+
+    def on_click(self, event: events.Click) -> None:
+        position = 0
+        for i, part in enumerate(self._parts()):
+            if position <= event.x < position + len(part):
+                self.field = i
+                self.action_cycle(1)
+                return
+            position += len(part) + 2
