@@ -52,11 +52,10 @@ class MemoryFilter:
             params.append(self.tier)
         for name in ("private", "sensitive", "pinned"):
             value = getattr(self, name)
-            if value is not None:
-                clauses.append(f"k.{name} = ?")
-                params.append(int(value))
+            if value is not None:  # a constant, so the partial index of the flag (schema 12) serves it
+                clauses.append(f"k.{name} = {int(value)}")
         if self.source == "mcp":
-            clauses.append("k.source LIKE 'mcp:%'")
+            clauses.append("k.source >= 'mcp:' AND k.source < 'mcp;'")  # every "mcp:<client>", by the index
         elif self.source is not None:
             clauses.append("k.source = ?")
             params.append(self.source)

@@ -217,11 +217,12 @@ def test_existing_memories_are_classified_by_the_migration(tmp_path, clock):
     store.execute("UPDATE knowledge SET sensitive = 0")
     store.close()
     db.execute("PRAGMA user_version = 7")
+    db.execute("DROP TABLE memory_history")  # schema 12
+    for index in ("pinned", "sensitive", "private", "kind_created", "source", "updated"):
+        db.execute(f"DROP INDEX knowledge_{index}")
+    db.execute("CREATE INDEX knowledge_kind ON knowledge(kind)")
     db.execute("ALTER TABLE knowledge DROP COLUMN sensitive")
     db.execute("DROP TABLE forgotten")
-    db.execute("DROP TABLE memory_history")  # schema 12
-    db.execute("DROP INDEX knowledge_pinned")
-    db.execute("DROP INDEX knowledge_updated")
     db.execute("ALTER TABLE knowledge DROP COLUMN source")  # schema 9
     db.execute("ALTER TABLE knowledge DROP COLUMN pinned")
     db.execute("ALTER TABLE memory_changes RENAME TO reminder_changes")  # schema 10
