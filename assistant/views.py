@@ -132,6 +132,14 @@ class ReminderChange:
 HIDDEN = "••••"  # what a secret looks like on screen until it is revealed (the Memories screen only)
 
 
+def secrets_hidden(text: str) -> str:
+    """Any text with each secret the one detector finds in it shown as HIDDEN (what a Why record quotes
+    of a turn: its tool calls and results, what the reading took from the message)."""
+    from memory.sensitive import redact
+
+    return redact(text, HIDDEN)
+
+
 def masked(text: str, sensitive: bool) -> str:
     """A memory's text as shown while its secret is hidden: each secret the one detector finds becomes
     HIDDEN; a memory marked sensitive whose secret it cannot point to is hidden whole."""

@@ -364,3 +364,16 @@ def test_the_acceptance_walk_in_tmux(tmp_path, size):
         wait_for("EXITED-0")
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True)
+
+
+async def test_the_why_of_an_offline_remember_lists_its_tool_call_with_the_secret_hidden(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await type_and_send(pilot, app, "remember that the alarm code is 2468")
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: isinstance(app.screen, WhyScreen), what="the Why screen")
+        lines = [item.line for item in app.screen.query(WhyItem)]
+        assert "Tool calls (1)" in lines and "What the reading of your message understood" in lines
+        call = next(line for line in lines if line.startswith("remember "))
+        assert "the alarm code is ••••" in call and "2468" not in "\n".join(lines)

@@ -2,7 +2,9 @@
 sections with their tokens (each opened in place), the memories and conversations in it (each opened:
 a memory on its Memories screen, a conversation in the reader), what the gate withheld or replaced and
 why, what did not fit, the tool calls and their results; for an offline answer, what the reading
-understood and that nothing left the machine."""
+understood and that nothing left the machine. A secret is shown as •••• here (the sections are as they
+were sent, through the gate; tool calls and the reading have it hidden): only the Memories screen
+reveals one."""
 from __future__ import annotations
 
 import asyncio
@@ -17,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import ListItem, ListView, Static
 
 from assistant.service import AssistantService
-from assistant.views import WhyView
+from assistant.views import WhyView, secrets_hidden
 from ui import actions
 from ui.failures import ReportsFailures
 from ui.screens.conversations import ConversationScreen
@@ -93,12 +95,14 @@ def why_items(view: WhyView) -> list[WhyItem]:
         for t in tools:
             by = " (by the app, from your message)" if t.get("by") == "app" else ""
             failed = " failed" if t.get("is_error") else ""
-            result = str(t.get("result") or "")
-            items.append(WhyItem(f"{t.get('name')}{failed}{by} {one_line(_json(t.get('arguments')), 80)} → "
+            result = secrets_hidden(str(t.get("result") or ""))
+            arguments = secrets_hidden(_json(t.get("arguments")))
+            items.append(WhyItem(f"{t.get('name')}{failed}{by} {one_line(arguments, 80)} → "
                                  f"{one_line(result, SHOWN_CLOSED)}", "expand", full=result))
     reading = record.get("reading")
     if isinstance(reading, dict):
-        understood = ", ".join(f"{k}: {one_line(str(v), 60)}" for k, v in reading.items() if v not in (False, [], ""))
+        understood = ", ".join(f"{k}: {one_line(secrets_hidden(str(v)), 60)}" for k, v in reading.items()
+                               if v not in (False, [], ""))
         items.append(WhyItem("What the reading of your message understood", heading=True))
         items.append(WhyItem(understood or "nothing in particular"))
     return items
