@@ -69,8 +69,7 @@ class MemoriesScreen(ReportsFailures, Screen[int | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="memories-box"):
             yield Static("Memories", classes="screen-title", id="memories-title", markup=False)
-            yield SearchBox(placeholder="Type to search (the search recall uses)… · tab: filters (←/→ which, ↑/↓ "
-                            "its value)",
+            yield SearchBox(placeholder="Type to search… · tab: the filters (←/→ which one, ↑/↓ its value)",
                             id="memories-search")
             yield FilterBar(FILTERS, id="memories-filters")
             yield MemoryList(id="memory-list")

@@ -121,7 +121,7 @@ class MemoryList(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         _, scroll_y = self.scroll_offset
         index = scroll_y + y
-        width = self.size.width
+        width = self.scrollable_content_region.width  # the scrollbar's columns are not the row's
         base = self.rich_style
         if index >= len(self.rows):
             return Strip.blank(width, base)
