@@ -45,6 +45,7 @@ from memory.time.instants import parse_stored, to_utc_iso
 if TYPE_CHECKING:  # the agent (pydantic, the providers) is imported when a model is chosen, after the first frame
     from assistant.briefing import Briefing
     from assistant.providers.base import Provider
+    from assistant.providers.select import Choice
     from assistant.responder import Responder
     from assistant.turn.agent import Agent
     from memory.consolidation.pipeline import Progress
@@ -96,6 +97,7 @@ class AssistantService:
     def __init__(self, runtime: Runtime, defer: Callable[[Callable[[], object]], None] | None = None) -> None:
         self.runtime = runtime
         self.agent: Agent | None = None
+        self.choice: Choice | None = None  # why the responder is the one it is
         # How slow follow-up work (model titles of closed conversations) is run; the TUI passes a
         # background runner so that closing a conversation never delays the next answer.
         self.defer = defer
@@ -112,14 +114,15 @@ class AssistantService:
 
         Safe to call from several threads: later callers wait for the first and reuse its agent.
         """
-        from assistant.providers.select import select_provider
+        from assistant.providers.select import choose_provider, provider_for
 
         with self._connecting:
             if self.agent is None:
                 from assistant.errors import ProviderError
 
+                self.choice = choose_provider(self.runtime)
                 try:
-                    provider = select_provider(self.runtime)
+                    provider = provider_for(self.runtime, self.choice)
                 except ProviderError as exc:
                     if strict:
                         raise
@@ -131,10 +134,38 @@ class AssistantService:
         return self.provider_label
 
     @property
+    def may_find_a_model(self) -> bool:
+        """Offline only because nothing answered at launch (not by choice): worth asking again."""
+        return (self.agent is not None and self.agent.responder.local and self.choice is not None
+                and self.choice.reason.startswith("auto"))
+
+    def reconnect(self) -> bool:
+        """Ask again for a model (one that was down or busy at launch); True when one answers now: the
+        next turn is its."""
+        from assistant.errors import ProviderError
+        from assistant.providers.select import choose_provider, provider_for
+
+        choice = choose_provider(self.runtime)
+        if choice.name == "offline" or self.agent is None:
+            return False
+        try:
+            provider = provider_for(self.runtime, choice)
+        except ProviderError:
+            return False
+        self.choice = choice
+        self.agent.responder = responder_for(self.runtime, provider)
+        return True
+
+    @property
     def provider_label(self) -> str:
         if self.agent is None:
             return "connecting…"
         return f"{self.agent.responder.name} · {self.agent.responder.model}"
+
+    @property
+    def model_name(self) -> str:
+        """The model as a person names it ("the model" before one is chosen)."""
+        return self.agent.responder.model if self.agent is not None and self.has_model else "The model"
 
     @property
     def has_model(self) -> bool:
@@ -186,10 +217,14 @@ class AssistantService:
         return ReminderChange(before, after, self.runtime.clock.short(after.due_at) if after.due_at else "")
 
     def sidebar_reminders(self, within_days: int = 7, limit: int = SIDEBAR_LIMIT) -> ReminderPage:
-        """The most urgent open reminders of the window (overdue first, mentioned or not) and how many
-        there are in all: as quick with 20,000 open reminders as with 20."""
-        items, total, overdue = reminders.urgent_open_reminders(self.runtime.store, within_days, limit)
-        return ReminderPage([self._view(r) for r in items], total, overdue)
+        """The most urgent open reminders of the window (overdue first, mentioned or not), how many
+        there are in all, and how many lie beyond it with the next one's day: as quick with 20,000 open
+        reminders as with 20."""
+        store, clock = self.runtime.store, self.runtime.clock
+        items, total, overdue = reminders.urgent_open_reminders(store, within_days, limit)
+        later = reminders.beyond_window(store, within_days)
+        return ReminderPage([self._view(r) for r in items], total, overdue, later.count,
+                            clock.day(later.next_due_at) if later.next_due_at else "", later.next_due_at)
 
     def reminder_detail(self, memory_id: int) -> ReminderDetail:
         """One reminder as it is now (done or forgotten elsewhere: NotFound / InvalidInput)."""
@@ -448,15 +483,10 @@ class AssistantService:
         if message_id is None:
             active = episodes.active_episode(store)
             found = turn_records.latest(store, active.id if active else None)
-            if found is None:
-                return None
-            message_id, data = found
         else:
-            found_data = turn_records.get(store, message_id)
-            if found_data is None:
-                return None
-            data = found_data
-        return {"message_id": message_id, **data}
+            record = turn_records.get(store, message_id)
+            found = (message_id, record) if record is not None else None
+        return None if found is None else {"message_id": found[0], **found[1]}
 
     def why_view(self, message_id: int | None = None) -> WhyView | None:
         """`why` with the memories and conversations it names read as they are now, for the Why screen

@@ -294,6 +294,7 @@ class Settings(Table):
     notify: NotifySettings = field(default_factory=NotifySettings)
     ui: UiSettings = field(default_factory=UiSettings)
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys
+    mcp_token: str = ""  # the bearer token of `assistant mcp --http`; empty: a random one in the state dir
     # Not settable from the file: where the settings came from and the frozen clock.
     config_path: str = field(default="", init=False)
     now: str = field(default="", init=False)

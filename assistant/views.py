@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from memory.memories import Memory
+from memory.reminders import later_line
 
 PRIVATE_MARK = "[Private]"  # how a private memory is labelled wherever its text is shown or quoted
 
@@ -51,15 +52,24 @@ class StatusView:
 
 @dataclass
 class ReminderPage:
-    """The most urgent open reminders (what a sidebar shows) and how many are open in the window."""
+    """The most urgent open reminders (what a sidebar shows), how many are open in the window, and
+    those beyond it: how many and when the next one is due (SPEC F1: "and 3 later: next on Dec 7")."""
 
     items: list[ReminderView]
     total: int
     overdue: int = 0
+    later: int = 0  # open reminders due after the window
+    next_later: str = ""  # the local day the first of them is due ("Mon Dec 7"); "" when there is none
+    next_later_at: str | None = None  # its due instant (UTC)
 
     @property
     def more(self) -> int:
         return max(0, self.total - len(self.items))
+
+    @property
+    def later_text(self) -> str:
+        """ "and 3 later: next on Mon Dec 7", or "" when nothing lies beyond the window."""
+        return later_line(self.later, self.next_later)
 
 
 @dataclass

@@ -1,18 +1,23 @@
-"""The app with many open reminders: time to the first frame and to a filled sidebar, resident memory,
-how long ctrl+q takes, and `assistant reminders`, with 20, 2,000 and 20,000 open reminders.
+"""Many open reminders: what 20,000 cost against 20, for the command line and a chat turn, and the app.
 
-    python benchmarks/bench_many_reminders.py [--counts 20,2000,20000] [--code DIR] [--size 120x40]
+    python benchmarks/bench_many_reminders.py [--runs 7] [--code DIR]      the three ratios (issue 36)
+    python benchmarks/bench_many_reminders.py --app [--counts 20,2000,20000] [--size 120x40]
 
-The store is made by the real CLI: a JSON Lines file of N reminders (a third overdue, spread over the
-last 20 days; the rest over the next 60) read by `assistant import` (embeddings off, so the import
-takes seconds; the app runs with the same setting, so no backlog is embedded while it is measured).
-The real app is then started in tmux at the given size with the real clock, and the pane is read
-every 50 ms (`tmux capture-pane`): the first frame is the footer drawn, the sidebar is the first
-"[OVERDUE]" row drawn. RSS is read from /proc when the sidebar is there and 5 s later (VmHWM: the
-peak). Then ctrl+q, and the time until the process has ended.
+The ratios: whole-process wall time (the median of --runs) of `assistant reminders` (its text, and
+`--json`, the window's list), `assistant prompt`, and a chat turn without a model (`assistant chat
+"what's coming up?"`, which reads the reminders, and a question answered from memory), each with a
+store of 20 open reminders and one of 20,000, in one run, alternating, with the clock frozen at
+Sun Nov 22 2026 14:00 UTC. The stores are made by the real CLI (`assistant import`, embeddings
+off, so the import takes seconds and nothing is embedded while measuring); both hold the same few
+facts and conversations. Two shapes of 20,000:
+  spread    the 20 plus 19,980 a third overdue over the last 20 days, the rest over the next 60
+            (8,200 fall in the 7-day window: what `--json` must list, whatever the code does)
+  calendar  the 20 plus 19,980 over the next five years, after the window (a calendar import)
+Printed: one JSON line per store and command, then the table of ratios for docs/offline.md.
 
---code runs another checkout (its own `ui`, `assistant`, `memory` packages) with this interpreter,
-to compare a branch before and after.
+--app: the app in tmux with 20, 2,000 and 20,000 (time to the first frame and to a filled sidebar,
+resident memory, how long ctrl+q takes), as before issue 36; the real clock there. --code runs another
+checkout (its own `ui`, `assistant`, `memory` packages) with this interpreter, to compare.
 """
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ import argparse
 import json
 import os
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,6 +35,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SESSION = "bench-many-reminders"
+NOW = datetime(2026, 11, 22, 14, 0, tzinfo=UTC)  # a Sunday
+FACTS = ["the gate code is 1234", "the dentist appointment is on Tuesday at 3pm", "my Lisbon flight is on Dec 10",
+         "I drive a 2014 Corolla", "Priya Sharma is my new colleague", "the standup is at 9:30",
+         "Tom's birthday is on March 3", "the wifi password is on the fridge"]
+COMMANDS = {"reminders": ["reminders"], "reminders --json": ["reminders", "--json"],
+            "prompt": ["prompt", "--query", "what is the gate code?"],
+            "chat: what's coming up?": ["chat", "what's coming up?"],
+            "chat: a question": ["chat", "what is the gate code?"]}
 
 
 def make_store(directory: Path, count: int, env: dict[str, str]) -> tuple[Path, float]:
@@ -140,14 +154,120 @@ def run_app(db: Path, env: dict[str, str], size: str, timeout: float) -> dict[st
     return result
 
 
+def cli_store(directory: Path, shape: str, env: dict[str, str]) -> Path:
+    """A store of 20 open reminders (shape "small") or 20,000 ("spread", "calendar"), with a few facts
+    and a conversation, written by `assistant import`."""
+    def record(content: str, due: datetime | None, kind: str = "reminder") -> str:
+        return json.dumps({"type": "memory", "content": content, "kind": kind,
+                           "due_at": due.isoformat() if due else None,
+                           "created_at": (NOW - timedelta(days=30)).isoformat()})
+
+    lines = [record(fact, None, "fact") for fact in FACTS]
+    lines.append(json.dumps({"type": "episode", "id": 1, "title": "Planning the week", "summary": "Reminders and "
+                             "the dentist", "outcome": "success", "started_at": (NOW - timedelta(days=2)).isoformat(),
+                             "ended_at": (NOW - timedelta(days=2, minutes=-20)).isoformat()}))
+    lines.append(json.dumps({"type": "message", "episode_id": 1, "role": "user", "content": "what do I have "
+                             "this week?", "created_at": (NOW - timedelta(days=2)).isoformat()}))
+    # The 20 every store has: 5 overdue in the last two days, 15 over the next six.
+    for i in range(20):
+        due = NOW - timedelta(hours=6 + 8 * i) if i < 5 else NOW + timedelta(hours=3 + 9 * (i - 5))
+        lines.append(record(f"Task {i + 1:02d}", due))
+    extra = 19_980 if shape != "small" else 0
+    for i in range(extra):
+        if shape == "spread":
+            third = extra // 3
+            due = (NOW - timedelta(seconds=60 + i * 20 * 86400 // third) if i < third else
+                   NOW + timedelta(seconds=300 + (i - third) * 60 * 86400 // (extra - third)))
+        else:
+            due = NOW + timedelta(days=8) + timedelta(seconds=i * 5 * 365 * 86400 // extra)
+        lines.append(record(f"Calendar item {i + 1:05d}", due))
+    source = directory / f"{shape}.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    db = directory / f"{shape}.db"
+    subprocess.run([*command(), "import", str(source), "--db", str(db), "--now", NOW.isoformat()], env=env,
+                   check=True, stdout=subprocess.DEVNULL, cwd=env["PYTHONPATH"])
+    return db
+
+
+def copy_store(db: Path, to: Path) -> Path:
+    """A copy of a store, made by SQLite itself (its write-ahead log included)."""
+    import sqlite3
+
+    with sqlite3.connect(db) as source, sqlite3.connect(to) as target:
+        source.backup(target)
+    return to
+
+
+def timed(args: list[str], db: Path, env: dict[str, str]) -> float:
+    start = time.monotonic()
+    subprocess.run([*command(), *args, "--db", str(db), "--now", NOW.isoformat()], env=env, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=env["PYTHONPATH"])
+    return time.monotonic() - start
+
+
+def cli_main(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-many-cli-") as tmp:
+        home = Path(tmp)
+        env = isolated_env(home, args.code)
+        stores = {shape: cli_store(home, shape, env) for shape in ("small", "spread", "calendar")}
+        # A chat turn marks the reminders it names as mentioned, which changes what `prompt` reads: the
+        # turns run on a copy of each store, the other commands on the store as imported.
+        chats = {shape: copy_store(db, home / f"{shape}-chat.db") for shape, db in stores.items()}
+
+        def store_for(name: str, shape: str) -> Path:
+            return chats[shape] if name.startswith("chat") else stores[shape]
+
+        for shape in stores:  # a first run of each: the conversation opened, the bytecode compiled
+            for name, argv in COMMANDS.items():
+                timed(argv, store_for(name, shape), env)
+        times: dict[tuple[str, str], list[float]] = {}
+        for _ in range(args.runs):
+            for name, argv in COMMANDS.items():
+                for shape in stores:
+                    times.setdefault((shape, name), []).append(timed(argv, store_for(name, shape), env))
+        medians = {key: statistics.median(values) for key, values in times.items()}
+        for (shape, name), value in medians.items():
+            print(json.dumps({"store": shape, "command": name, "median_s": round(value, 3),
+                              "runs": [round(t, 3) for t in times[(shape, name)]]}), flush=True)
+    print("\n| command | 20 open | 20,000 spread (ratio) | 20,000 calendar (ratio) |")
+    print("|---|---|---|---|")
+    for name in COMMANDS:
+        small = medians[("small", name)]
+        cells = [f"{medians[(shape, name)]:.2f} s (x{medians[(shape, name)] / small:.2f})"
+                 for shape in ("spread", "calendar")]
+        print(f"| `{name}` | {small:.2f} s | {cells[0]} | {cells[1]} |")
+
+
+def isolated_env(home: Path, code: str) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(Path(code).resolve()), "ASSISTANT_EMBEDDING_MODEL": "none",
+           "ASSISTANT_PROVIDER": "offline", "ASSISTANT_CONFIG": str(home / "config.toml"),
+           "XDG_DATA_HOME": str(home / "data"), "XDG_STATE_HOME": str(home / "state"),
+           "XDG_CONFIG_HOME": str(home / "config"), "XDG_CACHE_HOME": str(home / "cache"),
+           "OLLAMA_HOST": "http://127.0.0.1:9", "PYTHONDONTWRITEBYTECODE": "1"}
+    for name in ("ASSISTANT_NOW", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ASSISTANT_TIMEZONE"):
+        env.pop(name, None)
+    env["TZ"] = "UTC"
+    (home / "config.toml").write_text("")
+    return env
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--app", action="store_true", help="the app in tmux instead of the command line")
+    parser.add_argument("--runs", type=int, default=7, help="runs of each command on each store (the median)")
     parser.add_argument("--counts", default="20,2000,20000")
     parser.add_argument("--code", default=str(ROOT), help="the checkout to run (default: this one)")
     parser.add_argument("--size", default="120x40")
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--show", action="store_true", help="print the screen as it was 5 s after the sidebar")
     args = parser.parse_args()
+    if args.app:
+        app_main(args)
+    else:
+        cli_main(args)
+
+
+def app_main(args: argparse.Namespace) -> None:
     rows = []
     for count in (int(c) for c in args.counts.split(",")):
         with tempfile.TemporaryDirectory(prefix="bench-many-") as tmp:

@@ -89,8 +89,10 @@ def _text_or_none(name: str, value: Any) -> str | None:
 
 def insert_episode(store: Store, *, title: str | None = None, summary: str | None = None, outcome: str | None = None,
                    active: bool = False, started_at: str | None = None, ended_at: str | None = None,
-                   tags: list[str] | None = None, uid: str | None = None, id: int | None = None) -> int:  # noqa: A002
-    """Check and store one episode (every writer: opening a conversation, the import); returns its id."""
+                   tags: list[str] | None = None, uid: str | None = None, id: int | None = None,  # noqa: A002
+                   import_id: int | None = None) -> int:
+    """Check and store one episode (every writer: opening a conversation, the imports); returns its id.
+    `import_id`: the import that brought it (memory.transfer.imports), so undoing that import removes it."""
     if outcome not in (None, *OUTCOMES):
         raise InvalidInput(f"outcome must be success, abandoned or null, not {outcome!r}")
     tags = tags or []
@@ -99,7 +101,7 @@ def insert_episode(store: Store, *, title: str | None = None, summary: str | Non
     values: dict[str, Any] = {
         "title": _text_or_none("title", title), "summary": _text_or_none("summary", summary), "outcome": outcome,
         "active": int(bool(active) and ended_at is None), "started_at": started_at or store.clock.now_iso(),
-        "ended_at": ended_at, "tags": json.dumps(tags), "uid": uid}
+        "ended_at": ended_at, "tags": json.dumps(tags), "uid": uid, "import_id": import_id}
     if id is not None and store.one("SELECT 1 FROM episodes WHERE id = ?", (id,)) is None:
         values["id"] = id
     with store.transaction():
@@ -107,29 +109,117 @@ def insert_episode(store: Store, *, title: str | None = None, summary: str | Non
                              tuple(values.values())).lastrowid
 
 
-def insert_message(store: Store, episode_id: int | None, role: str, content: str, created_at: str | None = None,
-                   time_refs: list[dict[str, str]] | None = None, uid: str | None = None,
-                   id: int | None = None) -> Message:  # noqa: A002
-    """Check and store one message (every writer: a turn, the import); the text is kept exactly as given.
-    A user's relative dates are resolved against when it was written, unless `time_refs` says them."""
-    if role not in ROLES:
-        raise InvalidInput(f"role must be user, assistant, tool or system, not {role!r}")
-    if not isinstance(content, str):
+@dataclass
+class NewMessage:
+    """A message about to be stored: `insert_message` (one) and `insert_messages` (an import's batch) check
+    and write it through the same code."""
+
+    episode_id: int | None
+    role: str
+    content: str
+    created_at: str | None = None  # default: now
+    time_refs: list[dict[str, str]] | None = None  # default: a user's relative dates, resolved at created_at
+    uid: str | None = None  # the identity of a message that came from elsewhere (an export's own id)
+    id: int | None = None  # kept when free (an import reproduces an export's ids)
+    import_id: int | None = None  # the import that brought it
+
+
+def _message_values(store: Store, new: NewMessage) -> dict[str, Any]:
+    """The checked row of one message. A user's relative dates are resolved against when it was written
+    ("tomorrow" said on 2024-03-02 is 2024-03-03), unless `time_refs` says them."""
+    if new.role not in ROLES:
+        raise InvalidInput(f"role must be user, assistant, tool or system, not {new.role!r}")
+    if not isinstance(new.content, str):
         raise InvalidInput("content must be text")
-    if len(content) > MAX_MESSAGE:
-        raise InvalidInput(f"the message is too long ({len(content)} characters, at most {MAX_MESSAGE})")
+    if len(new.content) > MAX_MESSAGE:
+        raise InvalidInput(f"the message is too long ({len(new.content)} characters, at most {MAX_MESSAGE})")
     from memory.time.references import time_refs_json
 
-    now = created_at or store.clock.now_iso()  # one reading of the clock for the row and its dates
-    refs = json.dumps(time_refs) if time_refs else time_refs_json(store.clock, content, now) if role == "user" else None
-    values: dict[str, Any] = {"episode_id": episode_id, "role": role, "content": content, "created_at": now,
-                              "time_refs": refs, "uid": uid}
+    now = new.created_at or store.clock.now_iso()  # one reading of the clock for the row and its dates
+    refs = json.dumps(new.time_refs) if new.time_refs else \
+        time_refs_json(store.clock, new.content, now) if new.role == "user" else None
+    return {"episode_id": new.episode_id, "role": new.role, "content": new.content, "created_at": now,
+            "time_refs": refs, "uid": new.uid, "import_id": new.import_id}
+
+
+def insert_message(store: Store, episode_id: int | None, role: str, content: str, created_at: str | None = None,
+                   time_refs: list[dict[str, str]] | None = None, uid: str | None = None,
+                   id: int | None = None, import_id: int | None = None,  # noqa: A002
+                   placed_later: bool = False) -> Message:
+    """Check and store one message (every writer: a turn, the imports); the text is kept exactly as given.
+    `placed_later`: one of many written out of time order (an import); the caller calls place_by_time
+    once, before it commits."""
+    values = _message_values(store, NewMessage(episode_id, role, content, created_at, time_refs, uid, id, import_id))
     if id is not None and store.one("SELECT 1 FROM messages WHERE id = ?", (id,)) is None:
         values["id"] = id
     with store.transaction():
-        cursor = store.execute(f"INSERT INTO messages ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
-                               tuple(values.values()))
-        return Message(cursor.lastrowid, episode_id, role, content, now, json.loads(refs) if refs else [])
+        values["position"] = None if placed_later else _appended_position(store, values["created_at"])
+        new_id = _write_messages(store, [values])
+        if values["position"] is None and not placed_later:
+            place_by_time(store, values["created_at"])
+        refs = values["time_refs"]
+        return Message(new_id, episode_id, role, content, values["created_at"], json.loads(refs) if refs else [])
+
+
+def insert_messages(store: Store, messages: list[NewMessage]) -> int:
+    """Check and store many messages in one go (an import's batch; inside the caller's transaction, so a
+    bad one writes none); each takes its place in time. Returns how many were written."""
+    rows = [_message_values(store, new) for new in messages]
+    if not rows:
+        return 0
+    with store.transaction():
+        _write_messages(store, rows)
+        place_by_time(store, min(row["created_at"] for row in rows))
+    return len(rows)
+
+
+def _write_messages(store: Store, rows: list[dict[str, Any]]) -> int:
+    """The one INSERT of the messages table; returns the last row id. A batch goes through sqlite-utils
+    (imported here, not at start-up: it pulls in numpy), in the caller's transaction (it nests as a
+    savepoint)."""
+    if len(rows) == 1:
+        row = rows[0]
+        return store.execute(f"INSERT INTO messages ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+                             tuple(row.values())).lastrowid
+    import sqlite_utils
+
+    with store.lock:
+        table = sqlite_utils.Database(store.conn, recursive_triggers=False, execute_plugins=False).table("messages")
+        table.insert_all(rows, batch_size=500)
+        return int(table.last_rowid or 0)
+
+
+def _appended_position(store: Store, created_at: str) -> int | None:
+    """The position of a message written after every other one (a turn typed now): the next number;
+    None when it belongs earlier in time (then place_by_time renumbers)."""
+    last = store.one("SELECT position, created_at FROM messages WHERE position IS NOT NULL "
+                     "ORDER BY position DESC LIMIT 1")
+    if last is None:
+        return None if store.one("SELECT 1 FROM messages LIMIT 1") else 1
+    return last["position"] + 1 if created_at >= last["created_at"] else None
+
+
+def place_by_time(store: Store, since: str) -> None:
+    """Number the messages written at or after `since` by their rank in time (created_at, then id): the
+    position SPEC F3 counts in. Cost: the messages from `since` on, so an import of old history goes
+    oldest first and renumbers once per batch."""
+    with store.transaction():
+        before = store.one("SELECT count(*) FROM messages WHERE created_at < ?", (since,))[0]
+        store.execute("UPDATE messages SET position = r.p FROM (SELECT id, ? + row_number() OVER "
+                      "(ORDER BY created_at, id) AS p FROM messages WHERE created_at >= ?) AS r "
+                      "WHERE messages.id = r.id AND messages.position IS NOT r.p", (before, since))
+
+
+def message_positions(store: Store, message_ids: list[int]) -> dict[int, int]:
+    """{message id: its rank in time}, for the messages that exist."""
+    ids = sorted({i for i in message_ids if isinstance(i, int)})
+    out: dict[int, int] = {}
+    for start in range(0, len(ids), 500):
+        part = ids[start:start + 500]
+        out.update((r[0], r[1]) for r in store.query(
+            f"SELECT id, position FROM messages WHERE id IN ({','.join('?' * len(part))}) AND position IS NOT NULL",
+            tuple(part)))
+    return out
 
 
 def open_episode(store: Store) -> Episode:
@@ -308,8 +398,8 @@ def list_recent(store: Store, limit: int = 10, outcome: str | None = None, hours
 
 
 def chat_length(store: Store) -> int:
-    """The global message count (the timeline's N)."""
-    return store.one("SELECT coalesce(max(id), 0) FROM messages")[0]
+    """The global message count (the timeline's N): the last position in time."""
+    return store.one("SELECT coalesce(max(position), 0) FROM messages")[0]
 
 
 def messages_by_id(store: Store, message_ids: list[int]) -> dict[int, Message]:

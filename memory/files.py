@@ -29,8 +29,10 @@ def expand(path: str | os.PathLike[str]) -> Path:
         raise InvalidInput(f"cannot find the home folder in {str(path)[:80]!r}") from None
 
 
-def write_private(path: str | os.PathLike[str], write: Callable[[IO[bytes]], T]) -> T:
-    """Call `write` with a binary file that becomes `path` (mode 0600) only when it succeeds."""
+def write_private(path: str | os.PathLike[str], write: Callable[[IO[bytes]], T], durable: bool = True) -> T:
+    """Call `write` with a binary file that becomes `path` (mode 0600) only when it succeeds. `durable`
+    (the default) flushes it to the disk first; a folder of many small files (the Markdown export) is
+    synced once at the end instead (sync_folder), not file by file."""
     named = expand(path)
     target = named.resolve()  # through a symlink: the file it points at is replaced, the link stays
     if target.exists() and not target.is_file():
@@ -45,7 +47,8 @@ def write_private(path: str | os.PathLike[str], write: Callable[[IO[bytes]], T])
         with os.fdopen(fd, "wb") as out:
             result = write(out)
             out.flush()
-            os.fsync(out.fileno())
+            if durable:
+                os.fsync(out.fileno())
         os.replace(tmp, target)
     except BaseException as exc:
         with contextlib.suppress(OSError):
@@ -54,3 +57,15 @@ def write_private(path: str | os.PathLike[str], write: Callable[[IO[bytes]], T])
             raise InvalidInput(f"cannot write {target}: {exc.strerror or exc}") from None
         raise
     return result
+
+
+def sync_folder(folder: Path) -> None:
+    """Flush what was written into `folder` (its files' data and names) to the disk."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.sync()
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -57,8 +57,9 @@ class Memory:
         data["private"] = bool(data["private"])
         data["sensitive"] = bool(data["sensitive"])
         data["pinned"] = bool(data["pinned"])
-        data["message_ids"] = json.loads(data["message_ids"] or "[]")
-        data["time_refs"] = json.loads(data["time_refs"] or "[]")
+        # Most rows hold none: a list of thousands of reminders skips the JSON parser for them.
+        data["message_ids"] = json.loads(data["message_ids"]) if data["message_ids"] not in (None, "", "[]") else []
+        data["time_refs"] = json.loads(data["time_refs"]) if data["time_refs"] not in (None, "", "[]") else []
         keys = row.keys()
         if "tier" in keys and row["tier"]:
             data["tier"] = row["tier"]
@@ -69,11 +70,16 @@ class Memory:
         return Recurrence.from_text(self.recurrence) if self.recurrence else None
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        # What dataclasses.asdict gives, without its deep copy of every field (thousands per `reminders --json`).
+        data = {name: getattr(self, name) for name in _JSON_FIELDS}
+        data["message_ids"] = list(self.message_ids)
+        data["time_refs"] = [dict(ref) for ref in self.time_refs]
         rule = self.rule
         data["recurrence"] = rule.to_json() if rule else None
         return data
 
+
+_JSON_FIELDS = tuple(f.name for f in fields(Memory))
 
 SELECT_MEMORY = ("SELECT k.*, coalesce(m.tier, 'hot') AS tier FROM knowledge k "
                  "LEFT JOIN memory_meta m ON m.memory_id = k.id")
@@ -135,10 +141,10 @@ def insert_memory(store: Store, new: NewMemory) -> int:
 def remember(store: Store, content: str, due_at: str | datetime | None = None, kind: str | None = None,
              importance: int = 3, private: bool = False, message_ids: list[int] | None = None,
              relation: str | None = None, trust: int | None = None, tension: int | None = None,
-             allow_past: bool = True, sensitive: bool | None = None) -> Memory:
+             allow_past: bool = True, sensitive: bool | None = None, source: str = "typed") -> Memory:
     """Store a memory; with `due_at` (ISO 8601, a phrase or a rule) it is a reminder (kind defaults
     to "reminder"). `sensitive`: True when the caller knows the text holds a secret; otherwise the
-    detector decides.
+    detector decides. `source`: who wrote it ("typed", or "mcp:<client>" for another AI tool).
 
     allow_past=False refuses a due date that has already passed (the model's tool, the UI), except a
     conventional time of today ("tonight" said at 22:50), which is due at once: see check_not_past.
@@ -155,7 +161,7 @@ def remember(store: Store, content: str, due_at: str | datetime | None = None, k
         memory_id = insert_memory(store, NewMemory(
             content, kind=checked_kind, importance=importance, private=private, due_at=due,
             message_ids=message_ids or [], relation=relation, trust=trust, tension=tension, recurrence=recurrence,
-            sensitive=sensitive))
+            sensitive=sensitive, source=source))
         memory = get_memory(store, memory_id)
         if due is None and memory.kind not in ("reminder", "mood"):
             # A fact restated with a new value supersedes the older one now, not at the next consolidation.
@@ -400,8 +406,10 @@ def forget(store: Store, memory_id: int) -> Forgotten:
         # A tombstone (its identity, never its text): an older export does not bring it back.
         uid = store.one("SELECT uid FROM knowledge WHERE id = ?", (memory_id,))[0] or \
             f"{store.store_uid()}/memory/{memory_id}"
-        store.execute("INSERT OR IGNORE INTO forgotten (uid, forgotten_at) VALUES (?, ?)",
-                      (uid, store.clock.now_iso()))
+        from memory.tombstones import content_hash
+
+        store.execute("INSERT OR IGNORE INTO forgotten (uid, forgotten_at, hash) VALUES (?, ?, ?)",
+                      (uid, store.clock.now_iso(), content_hash(memory.content)))
         delete_memory_row(store, memory_id)
     return Forgotten(memory, rows)
 

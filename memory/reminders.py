@@ -42,27 +42,63 @@ def due_text(memory: Memory, clock: Clock) -> str:
     return f"{clock.short(memory.due_at)}{rule}"
 
 
-def label_for(memory: Memory, now: datetime, clock: Clock) -> tuple[str, str]:
-    """("due" | "overdue", "[DUE Tue Nov 24 19:00, every Tue]")."""
+def label_for(memory: Memory, now: datetime, clock: Clock, now_iso: str | None = None) -> tuple[str, str]:
+    """("due" | "overdue", "[DUE Tue Nov 24 19:00, every Tue]"); `now_iso`: `now` as stored, when the
+    caller labels many."""
     assert memory.due_at is not None  # a reminder has a due time
-    status = "overdue" if memory.due_at < to_utc_iso(now) else "due"
+    status = "overdue" if memory.due_at < (now_iso or to_utc_iso(now)) else "due"
     return status, f"[{status.upper()} {due_text(memory, clock)}]"
 
 
-def get_upcoming(store: Store, within_days: float = 7, now: datetime | None = None) -> list[Reminder]:
+# Needs mentioning now (get_upcoming): never reminded, or reminded only before a due date that has passed.
+_NEEDS_MENTION = "(k.reminded_at IS NULL OR (k.reminded_at < k.due_at AND k.due_at <= ?))"
+
+
+def get_upcoming(store: Store, within_days: float = 7, now: datetime | None = None,
+                 limit: int | None = None) -> list[Reminder]:
     """Reminders not done, due within `within_days`, that need mentioning now.
 
     Listed when never reminded, or when reminded only before a due date that has now passed
-    (it resurfaces once as overdue). Overdue first, then by due date.
+    (it resurfaces once as overdue). Overdue first, then by due date. With `limit`, only the most
+    urgent that many (the latest overdue and the soonest upcoming, as urgent_open_reminders picks
+    them), read through the due-date index whatever the number of open reminders.
     """
     now = now or store.clock.now()
     now_iso = to_utc_iso(now)
     horizon = to_utc_iso(now + timedelta(days=within_days))
+    if limit is not None:
+        rows = _most_urgent(store, f"k.due_at IS NOT NULL AND k.done_at IS NULL AND {_NEEDS_MENTION}", (now_iso,),
+                            now_iso, horizon, limit)
+        return _labelled(rows, now, store.clock)
     rows = store.query(
         f"{SELECT_MEMORY} WHERE k.due_at IS NOT NULL AND k.done_at IS NULL AND k.due_at <= ? "
-        "AND (k.reminded_at IS NULL OR (k.reminded_at < k.due_at AND k.due_at <= ?)) "
-        "ORDER BY k.due_at, k.id", (horizon, now_iso))
+        f"AND {_NEEDS_MENTION} ORDER BY k.due_at, k.id", (horizon, now_iso))
     return _labelled(rows, now, store.clock)
+
+
+def needing_mention(store: Store, memory_ids: list[int], within_days: float = 7,
+                    now: datetime | None = None) -> set[int]:
+    """Those of `memory_ids` that get_upcoming would list now (what mentioning them marks reminded)."""
+    if not memory_ids:
+        return set()
+    now = now or store.clock.now()
+    rows = store.query(f"SELECT k.id FROM knowledge k WHERE k.id IN ({','.join('?' * len(memory_ids))}) AND "
+                       f"k.due_at IS NOT NULL AND k.done_at IS NULL AND k.due_at <= ? AND {_NEEDS_MENTION}",
+                       (*memory_ids, to_utc_iso(now + timedelta(days=within_days)), to_utc_iso(now)))
+    return {r[0] for r in rows}
+
+
+def _most_urgent(store: Store, where: str, params: tuple[Any, ...], now_iso: str, horizon: str,
+                 limit: int) -> list[Any]:
+    """Rows matching `where` due by `horizon`: the latest overdue and the soonest upcoming, at most `limit`
+    (half and half when both are many), overdue first, in due order. Each side is read from the due-date
+    index in its own direction and stops at `limit`."""
+    overdue = store.query(f"{SELECT_MEMORY} WHERE {where} AND k.due_at < ? ORDER BY k.due_at DESC, k.id DESC LIMIT ?",
+                          (*params, now_iso, limit))
+    upcoming = store.query(f"{SELECT_MEMORY} WHERE {where} AND k.due_at >= ? AND k.due_at <= ? "
+                           "ORDER BY k.due_at, k.id LIMIT ?", (*params, now_iso, horizon, limit))
+    keep_upcoming = min(len(upcoming), max(limit // 2, limit - len(overdue)))
+    return list(reversed(overdue[:limit - keep_upcoming])) + list(upcoming[:keep_upcoming])
 
 
 def list_open_reminders(store: Store, within_days: float = 7, now: datetime | None = None) -> list[Reminder]:
@@ -89,15 +125,44 @@ def urgent_open_reminders(store: Store, within_days: float = 7, limit: int = 50,
     now = now or store.clock.now()
     now_iso, horizon = to_utc_iso(now), to_utc_iso(now + timedelta(days=within_days))
     open_ = "k.due_at IS NOT NULL AND k.done_at IS NULL"
+    # Counted in the partial index of open reminders' due dates, never from the rows themselves.
     total, late = store.one(f"SELECT count(*), count(*) FILTER (WHERE k.due_at < ?) FROM knowledge k "
                             f"WHERE {open_} AND k.due_at <= ?", (now_iso, horizon))
-    overdue = store.query(f"{SELECT_MEMORY} WHERE {open_} AND k.due_at < ? ORDER BY k.due_at DESC, k.id DESC LIMIT ?",
-                          (now_iso, limit))
-    upcoming = store.query(f"{SELECT_MEMORY} WHERE {open_} AND k.due_at >= ? AND k.due_at <= ? "
-                           "ORDER BY k.due_at, k.id LIMIT ?", (now_iso, horizon, limit))
-    keep_upcoming = min(len(upcoming), max(limit // 2, limit - len(overdue)))
-    rows = list(reversed(overdue[:limit - keep_upcoming])) + list(upcoming[:keep_upcoming])
+    rows = _most_urgent(store, open_, (), now_iso, horizon, limit)
     return _labelled(rows, now, store.clock), total, late
+
+
+@dataclass
+class Later:
+    """Open reminders beyond a list's window: how many, and the first one's due instant (UTC)."""
+    count: int
+    next_due_at: str | None
+
+    def text(self, clock: Clock) -> str:
+        """ "and 3 later: next on Mon Dec 7" ("" when there are none)."""
+        return later_line(self.count, clock.day(self.next_due_at) if self.next_due_at else "")
+
+
+def later_line(count: int, next_day: str) -> str:
+    """The one wording of what lies beyond a list's window: "and 3 later: next on Mon Dec 7"."""
+    return f"and {count:,} later: next on {next_day}" if count and next_day else ""
+
+
+def beyond_window(store: Store, within_days: float = 7, now: datetime | None = None) -> Later:
+    """The open reminders due after the window of a list (`within_days` from now), counted in the index."""
+    now = now or store.clock.now()
+    row = store.one("SELECT count(*), min(due_at) FROM knowledge WHERE due_at > ? AND done_at IS NULL",
+                    (to_utc_iso(now + timedelta(days=within_days)),))
+    return Later(row[0], row[1])
+
+
+def last_fell_due(store: Store, now: datetime | None = None) -> Reminder | None:
+    """The open reminder that fell due last (what "that" means when nothing was named)."""
+    now = now or store.clock.now()
+    rows = store.query(f"{SELECT_MEMORY} WHERE k.due_at IS NOT NULL AND k.done_at IS NULL AND k.due_at <= ? "
+                       "ORDER BY k.due_at DESC, k.id DESC LIMIT 1", (to_utc_iso(now),))
+    found = _labelled(rows, now, store.clock)
+    return found[0] if found else None
 
 
 def fell_due_latest(store: Store, since: datetime, until: datetime, limit: int = 20) -> tuple[list[Reminder], int]:
@@ -168,10 +233,11 @@ def _labelled(rows: list, now: datetime, clock: Clock) -> list[Reminder]:
     """Rows as labelled reminders; a row that cannot be read (a date out of range written by an
     older version, a broken rule) is skipped and reported, so one bad row never hides the rest."""
     out = []
+    now_iso = to_utc_iso(now)
     for row in rows:
         try:
             memory = Memory.from_row(row)
-            out.append(Reminder(memory, *label_for(memory, now, clock)))
+            out.append(Reminder(memory, *label_for(memory, now, clock, now_iso)))
         except (ValueError, OverflowError, TypeError) as exc:
             log.warning("skipped reminder #%s: it cannot be read (%s)", row["id"], exc)
     return out

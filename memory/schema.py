@@ -336,13 +336,44 @@ MIGRATION_11 = [
     )""",
 ]
 
-# Schema 12: a memory's earlier texts, kept when its text is changed (the Memories screen shows them, newest
+# Schema 12: history brought in from elsewhere (SPEC F13). Each import is a row of `imports`, and every row
+# it added points at it (`import_id`), so the last import can be undone whole in one transaction; an
+# interrupted one is continued by the next run of the same file. A message's place in the timeline is its
+# rank in time (SPEC F3): typed messages arrive in order, imported history lands among them by its own
+# time, so `position` is kept beside the id (renumbered after an import, memory.episodes.place_by_time).
+# A tombstone keeps a hash of what it forgot (never the text), so an older file's copy under another uid
+# stays forgotten too.
+_IMPORTED_TABLES = ("episodes", "messages", "knowledge", "summaries")
+MIGRATION_12: list[Step] = [
+    """CREATE TABLE imports (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        format TEXT NOT NULL,
+        source TEXT NOT NULL,
+        fingerprint TEXT,
+        started_at TEXT NOT NULL,
+        finished_at TEXT,
+        status TEXT NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'interrupted', 'done', 'undone')),
+        counts TEXT NOT NULL DEFAULT '{}',
+        grown TEXT NOT NULL DEFAULT '{}'
+    )""",
+    *[f"ALTER TABLE {table} ADD COLUMN import_id INTEGER" for table in _IMPORTED_TABLES],
+    *[f"CREATE INDEX {table}_import ON {table}(import_id) WHERE import_id IS NOT NULL" for table in _IMPORTED_TABLES],
+    "ALTER TABLE messages ADD COLUMN position INTEGER",
+    "CREATE INDEX messages_time ON messages(created_at, id)",
+    "CREATE INDEX messages_position ON messages(position)",
+    "UPDATE messages SET position = r.p FROM (SELECT id, row_number() OVER (ORDER BY created_at, id) AS p "
+    "FROM messages) AS r WHERE messages.id = r.id",
+    "ALTER TABLE forgotten ADD COLUMN hash TEXT",
+    "CREATE INDEX forgotten_hash ON forgotten(hash) WHERE hash IS NOT NULL",
+]
+
+# Schema 13: a memory's earlier texts, kept when its text is changed (the Memories screen shows them, newest
 # first; forget takes them with the memory and undo puts them back). Indexes for the Memories screen's
 # filters, each in the list's order (newest first), so a page of a rare kind, of pinned, secret or private
 # memories, or of one source, reads that page and not the store (174 ms for the pinned of 100,000 without,
 # under 1 ms with); the pinned one also serves every search (a pinned memory is never outranked by its own
 # echoes); and what changed since a day began (the briefing's "memories that changed").
-MIGRATION_12 = [
+MIGRATION_13 = [
     """CREATE TABLE memory_history (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         memory_id INTEGER NOT NULL REFERENCES knowledge(id) ON DELETE CASCADE,
@@ -361,7 +392,7 @@ MIGRATION_12 = [
 
 MIGRATIONS: list[Sequence[Step]] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5,
                                     MIGRATION_6, MIGRATION_7, MIGRATION_8, MIGRATION_9, MIGRATION_10, MIGRATION_11,
-                                    MIGRATION_12]
+                                    MIGRATION_12, MIGRATION_13]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -17,10 +17,11 @@ the layers below it:
   7  the offline responder
   8  the turn: the agent loop and the model responder
   9  the service front ends use
-  10 the command line
+  10 the MCP server (other AI tools' front end: above the service, started by the command line)
+  11 the command line
 
 The layers of memory/, lowest first:
-  0  errors, doc ids, text and word helpers, the connection, the timeline's buckets
+  0  errors, doc ids, text and word helpers, the connection, the timeline's buckets, tombstone hashes
   1  time, private files, the vector index, the secret detector
   2  the schema and its migrations
   3  the store, a new memory's checks
@@ -59,10 +60,11 @@ ASSISTANT_LAYERS = [
     ("offline",),
     ("turn",),
     ("service",),
+    ("mcp",),
     ("cli",),
 ]
 MEMORY_LAYERS = [
-    ("errors", "docs", "text", "words", "connection", "timeline"),
+    ("errors", "docs", "text", "words", "connection", "timeline", "tombstones"),
     ("time", "files", "vectors", "sensitive"),
     ("schema",),
     ("store", "new_memory"),

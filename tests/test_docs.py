@@ -193,7 +193,7 @@ def test_the_checks_find_what_is_broken(tmp_path):
 
 # Benchmarks that rewrite a table of docs/ between two markers: (script, the page, the markers' name).
 GENERATED_TABLES = [("bench_scale.py", "speed.md", "bench_scale"), ("bench_hour.py", "speed.md", "bench_hour"),
-                    ("real_model.py", "real-model.md", "real-model")]
+                    ("real_model.py", "real-model.md", "real-model"), ("bench_mcp.py", "mcp.md", "bench_mcp")]
 
 
 @pytest.mark.parametrize(("script", "page", "name"), GENERATED_TABLES)

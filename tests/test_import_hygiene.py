@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 HEAVY = ("numpy", "onnxruntime", "fastembed", "tokenizers", "sklearn", "scipy", "sqlite_utils", "dateparser",
-         "textual", "rich", "anthropic", "ollama", "httpx", "icalendar", "recurrent")
+         "textual", "rich", "anthropic", "ollama", "httpx", "icalendar", "recurrent", "mcp")
 
 LIGHT_COMMANDS = [
     ["remember", "call the plumber", "--due", "2026-11-23T10:00:00Z"],

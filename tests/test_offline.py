@@ -173,7 +173,7 @@ async def test_statements_rank_above_questions_and_small_talk(agent):
     await say(agent, "ok thanks")
     memories.remember(store, "my sister's birthday is March 3", kind="fact")
     answer, _ = await say(agent, "when is my sister's birthday?")
-    assert answer == "From memory (you told me Sun Nov 22): my sister's birthday is March 3."
+    assert answer == "From memory (you told me Sun Nov 22): my sister's birthday is March 3. That is Wed Mar 3 2027."
 
 
 async def test_when_question_is_told_at_the_precision_it_was_said(tmp_path):

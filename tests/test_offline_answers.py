@@ -35,7 +35,9 @@ async def test_a_restated_fact_is_answered_with_the_newest_value_and_what_it_rep
     await say(agent, "remember that the building door code changed to 7731")
     answer, calls = await say(agent, question)
     assert calls == []
-    assert answer == "From memory: the building door code changed to 7731 (since Tue Nov 24; it was 5829 before)"
+    # The newest first; the older one only as older, each with the day it was said.
+    assert answer == ("From memory: the building door code changed to 7731 (since Tue Nov 24; older, from Sun Nov 22: "
+                      "5829)")
 
 
 async def test_a_restatement_without_a_parsable_value_still_names_the_older_one(agent):
@@ -46,7 +48,8 @@ async def test_a_restatement_without_a_parsable_value_still_names_the_older_one(
     assert memories.get_memory(store, new.id) and store.one(
         "SELECT superseded_by FROM memory_meta WHERE memory_id = ?", (old.id,))[0] == new.id
     answer, _ = await say(agent, "where is the spare key?")
-    assert answer.startswith("From memory: the spare key is now with the neighbour Ana (since Mon Nov 23; it was ")
+    assert answer.startswith("From memory: the spare key is now with the neighbour Ana (since Mon Nov 23; older, from "
+                             "Sun Nov 22: ")
     assert "5829" not in answer and answer.count("spare key") == 1  # the older one only as older
 
 
@@ -62,8 +65,8 @@ async def test_the_judges_link_is_followed_too(agent):
                       (new.id, old.id, store.clock.now_iso()))
         store.execute("UPDATE memory_meta SET superseded_by = ? WHERE memory_id = ?", (new.id, old.id))
     answer, _ = await say(agent, "where is the boat?")
-    assert answer.startswith("From memory: the boat sits at Porto Norte these days (since Mon Nov 23; before that: "
-                             "we keep the boat at Marina Sul")
+    assert answer.startswith("From memory: the boat sits at Porto Norte these days (since Mon Nov 23; older, from Sun "
+                             "Nov 22: we keep the boat at Marina Sul")
 
 
 # -- answers that fit the question ------------------------------------------------------------------

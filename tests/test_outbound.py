@@ -182,7 +182,7 @@ def test_import_restore_forgotten_from_the_command_line(cli, tmp_path):
     assert cli("export", str(path))[0] == 0
     assert cli("forget", "1")[0] == 0
     code, out, _ = cli("import", str(path))
-    assert code == 0 and "stayed forgotten" in out and "--restore-forgotten" in out
+    assert code == 0 and "forgotten memory stayed out" in out and "--restore-forgotten" in out
     code, out, _ = cli("import", str(path), "--restore-forgotten")
     assert code == 0 and "Imported 1 memory" in out
 
@@ -203,33 +203,19 @@ def test_consolidation_requests_carry_each_note_as_one_escaped_value(rt):
 # -- the sensitive mark: decided when written, existing stores classified --------------------------------
 
 def test_existing_memories_are_classified_by_the_migration(tmp_path, clock):
-    import sqlean
-
+    from memory.connection import connect
     from memory.schema import MIGRATIONS
     from memory.store import Store
 
     path = tmp_path / "old.db"
-    db = sqlean.connect(path)
-    Store(tmp_path / "scratch.db", clock).close()
-    store = Store(path, clock)  # a fresh store, then made to look like schema 7 with two memories
-    memories.remember(store, "door code: 8823")
-    memories.remember(store, "the plants need water on Sundays")
-    store.execute("UPDATE knowledge SET sensitive = 0")
-    store.close()
-    db.execute("PRAGMA user_version = 7")
-    db.execute("DROP TABLE memory_history")  # schema 12
-    for index in ("pinned", "sensitive", "private", "kind_created", "source", "updated"):
-        db.execute(f"DROP INDEX knowledge_{index}")
-    db.execute("CREATE INDEX knowledge_kind ON knowledge(kind)")
-    db.execute("ALTER TABLE knowledge DROP COLUMN sensitive")
-    db.execute("DROP TABLE forgotten")
-    db.execute("ALTER TABLE knowledge DROP COLUMN source")  # schema 9
-    db.execute("ALTER TABLE knowledge DROP COLUMN pinned")
-    db.execute("ALTER TABLE memory_changes RENAME TO reminder_changes")  # schema 10
-    db.execute("DROP INDEX episodes_needs_title")  # schema 11
-    db.execute("ALTER TABLE episodes DROP COLUMN needs_title")
-    db.execute("DROP TABLE turn_records")
-    db.commit()
+    db = connect(str(path))  # a store at schema 7, built by its own migrations, with two memories
+    for number, statements in enumerate(MIGRATIONS[:7], start=1):
+        for statement in statements:
+            statement(db) if callable(statement) else db.execute(statement)
+        db.execute(f"PRAGMA user_version = {number}")
+    for text in ("door code: 8823", "the plants need water on Sundays"):
+        db.execute("INSERT INTO knowledge (kind, content, created_at, updated_at) VALUES ('note', ?, ?, ?)",
+                   (text, clock.now_iso(), clock.now_iso()))
     db.close()
     store = Store(path, clock)
     assert [r[0] for r in store.query("SELECT sensitive FROM knowledge ORDER BY id")] == [1, 0]

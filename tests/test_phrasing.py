@@ -113,9 +113,26 @@ TABLE = [
     ("where did I put the spare key?", "question", "where did I put the spare key?", None),
     ("do you remember the wifi password?", "question", "do you remember the wifi password?", None),
     ("remind me of the gate code", "question", "remind me of the gate code", None),
+    ("hey, who is Priya?", "question", "who is Priya?", None),  # issue 36: the greeting does not hide it
+    ("hi! what's the gate code?", "question", "what's the gate code?", None),
+    # issue 36: a change said without "remember that" is kept, without the words that only introduce it
+    ("heads up, the gate code changed to 5521", "remember", "the gate code changed to 5521", None),
+    ("the door code changed, it's now 7730", "remember", "the door code changed, it's now 7730", None),
+    ("moved to Porto last month", "remember", "moved to Porto last month", None),
+    ("we switched the cat to a new vet, Dr. Ames", "remember", "we switched the cat to a new vet, Dr. Ames", None),
+    ("the offsite got pushed to the 12th", "remember", "the offsite got pushed to the 12th", None),
+    ("fyi the standup is now at 9:30", "remember", "the standup is now at 9:30", None),
+    ("my work number is now 0161 496 0999", "remember", "my work number is now 0161 496 0999", None),
+    ("I no longer work at Acme", "remember", "I no longer work at Acme", None),
+    ("btw dinner is at 8 instead of 7", "remember", "dinner is at 8 instead of 7", None),
+    ("la reunión se pospuso al jueves", "remember", "la reunión se pospuso al jueves", None),
     # chat
     ("hello", "chat", "hello", None),
     ("thanks!", "chat", "thanks!", None),
+    ("the new season starts on Friday", "chat", "the new season starts on Friday", None),
+    ("now I remember", "chat", "now I remember", None),
+    ("I moved the couch to the bedroom", "chat", "I moved the couch to the bedroom", None),
+    ("the car wouldn't start this morning", "chat", "the car wouldn't start this morning", None),
 ]
 
 
@@ -216,6 +233,36 @@ CHANGES = [
     ("what do I have on Dec 5?", "upcoming", None, "span:on Sat Dec 5"),
     ("what's coming up?", "upcoming", None, None),
     ("what's due this week", "upcoming", None, None),  # the coming seven days, as before
+    # issue 36: what is left of a day, parts of a day, months, trips
+    ("what do I still have to do today?", "upcoming", None, "span:today (Sun Nov 22)"),
+    ("what do I still have to do?", "upcoming", None, "span:today (Sun Nov 22)"),
+    ("anything left for today?", "upcoming", None, "span:today (Sun Nov 22)"),
+    ("what's left today?", "upcoming", None, "span:today (Sun Nov 22)"),
+    ("what's left?", "upcoming", None, "span:today (Sun Nov 22)"),
+    ("anything else?", "upcoming", None, "span:today (Sun Nov 22)"),
+    ("and anything else?", "upcoming", None, "span:today (Sun Nov 22)"),
+    ("anything else for today?", "upcoming", None, "span:today (Sun Nov 22)"),
+    ("what else do I have today?", "upcoming", None, "span:today (Sun Nov 22)"),
+    ("what's still on for today?", "upcoming", None, "span:today (Sun Nov 22)"),
+    ("hey, anything left for today?", "upcoming", None, "span:today (Sun Nov 22)"),
+    ("what am I doing tonight?", "upcoming", None, "span:tonight (Sun Nov 22)"),
+    ("what's on tonight?", "upcoming", None, "span:tonight (Sun Nov 22)"),
+    ("any plans this afternoon?", "upcoming", None, "span:this afternoon (Sun Nov 22)"),
+    ("anything this morning?", "upcoming", None, "span:this morning (Sun Nov 22)"),
+    ("what do I have on Dec 12?", "upcoming", None, "span:on Sat Dec 12"),
+    ("what's on next month?", "upcoming", None, "span:next month (December)"),
+    ("where am I going in December?", "upcoming", None, "span:in December"),
+    ("do I have any trips planned?", "upcoming", None, None),
+    ("any flights coming up?", "upcoming", None, None),
+    # ... and near them, questions about memory
+    ("what else can you do?", "question", None, None),
+    ("what do I still need to tell Priya?", "question", None, None),
+    ("is there anything left in the fridge?", "question", None, None),
+    ("what else do you know about Priya?", "question", None, None),
+    ("what is still on my mind?", "question", None, None),
+    ("what did I leave at the office?", "question", None, None),
+    ("hey, who is Priya?", "question", None, None),
+    ("hello, how are you?", "chat", None, None),
     # near misses: a typo gets a suggestion; a reminder named with nothing to do gets the choices
     ("remnd me to call bob in 10 min", "near_miss", None, "did you mean:remind me to call bob in 10 min"),
     ("remindme to call bob at 5", "near_miss", None, "did you mean:remind me to call bob at 5"),

@@ -48,16 +48,36 @@ def seed(store):
     memories.remember(store, "Sara moved to Lisbon last month", kind="fact")
     memories.remember(store, "the ski trip budget is 1500 euros", kind="fact")
     memories.remember(store, "our 1:1 is every Thursday at 10", kind="fact")
+    memories.remember(store, "Priya Sharma is my new colleague", kind="fact")
+    memories.remember(store, "Tom's birthday is on March 3", kind="fact")
+    memories.remember(store, "buy a present for Tom", due_at="2026-12-01T09:00:00+00:00")
+    memories.remember(store, "the door code changed to 7731", kind="fact")
 
 
 @pytest.mark.parametrize("question", ["what is the building door code?", "where does Sara live now?",
-                                      "when did Sara move to Lisbon?", "when is our 1:1?", "what is the budget"])
+                                      "when did Sara move to Lisbon?", "when is our 1:1?", "what is the budget",
+                                      "what's Priya's last name?", "hey, who is Priya?", "when is Tom's birthday?",
+                                      "what's the door code?", "where do I live?"])
 async def test_an_offline_question_searches_memory_once_and_builds_no_prompt(rt, question):
     seed(rt.store)
     counted = Counted(rt)
     events = [e async for e in Agent(rt, OfflineResponder(rt)).turn(question)]
     assert isinstance(events[-1], Done) and events[-1].text
     assert len(counted.calls) == 1, counted.calls
+
+
+@pytest.mark.parametrize("message", ["what do I still have to do today?", "what's coming up?", "anything else?",
+                                     "do I have any trips planned?", "what do I have on Tuesday?",
+                                     "the gate code changed to 5521", "remind me two days before Tom's birthday to "
+                                     "buy a card"])
+async def test_agendas_changes_and_event_dates_make_no_hybrid_search(rt, message):
+    """Lookups by date or keyword over reminders and plans are not searches: an agenda, a change said
+    without "remember that" and a reminder relative to an event search nothing."""
+    seed(rt.store)
+    counted = Counted(rt)
+    events = [e async for e in Agent(rt, OfflineResponder(rt)).turn(message)]
+    assert isinstance(events[-1], Done) and events[-1].text
+    assert counted.calls == []
 
 
 async def test_an_offline_request_searches_nothing_and_touches_no_memory(rt):

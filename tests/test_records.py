@@ -103,7 +103,7 @@ def test_reimporting_the_same_export_adds_nothing(store, tmp_path, clock):
     again = import_records(target, lines)
     assert first["already_present"] == 0 and first["memory"] == 3
     assert again["already_present"] == len([r for r in before if r["type"] != "edge"])
-    nothing_new = dict.fromkeys(("episode", "message", "memory", "summary"), 0) | {"edge": again["edge"]}
+    nothing_new = dict.fromkeys(("episode", "message", "memory", "summary", "tombstone"), 0) | {"edge": again["edge"]}
     assert {k: v for k, v in again.items() if k not in ("already_present", "forgotten")} == nothing_new
     assert dump(target) == before
     # Into the very store it came from: every record is recognised by its own id.

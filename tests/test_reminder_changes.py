@@ -255,7 +255,7 @@ async def test_relative_to_an_event_with_a_known_date(agent):
     [r] = [r for r in reminders.list_open_reminders(store, 30) if r.memory.id == 2]
     assert (r.memory.content, r.memory.due_at) == ("review the numbers", "2026-12-08T17:00:00+00:00")
     assert answer.startswith("Okay, I'll remind you to review the numbers on Tue Dec 8 17:00, two days before "
-                             "submit the budget report (#1, Thu Dec 10 17:00)")
+                             "the budget report (#1 submit the budget report, Thu Dec 10 17:00)")
 
 
 async def test_relative_to_an_event_dated_in_the_message_or_in_a_memory(agent):

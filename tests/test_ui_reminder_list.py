@@ -327,3 +327,20 @@ async def test_coming_back_to_the_list_starts_at_the_most_urgent_not_an_old_high
         await pilot.press(key)
         await settle(pilot, app)
         assert highlighted(app).reminder.content == "Task 01"
+
+
+async def test_what_lies_beyond_the_window_is_counted_in_the_sidebar_and_the_bar(tmp_path):
+    """A reminder moved 11 days ahead vanished from every view with no "1 later" line (issue 36)."""
+    from memory import memories
+    from tests.conftest import make_runtime
+
+    rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")
+    memories.remember(rt.store, "renew the passport", due_at="2026-12-03T09:00:00+00:00")
+    rt.close()
+    app = AssistantApp(rt.settings)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        assert str(app.query_one("#reminder-more").render()) == "and 1 later: next on Thu Dec 3"
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot, app)
+        assert "and 1 later: next on Thu Dec 3" in str(app.query_one("#reminder-bar").render())

@@ -65,7 +65,8 @@ ACTIONS: tuple[UiAction, ...] = (
              "Consolidate memories now with the local model, in the background"),
     UiAction("help", "f1", "help", "Help", "List every key", footer=1),
     UiAction("focus-composer", "escape", "focus_composer", "Back to typing",
-             "Close a dialog, or return the keyboard to the message box from anywhere", palette=False, scope="main"),
+             "Stop an answer being written (your message stays), close a dialog, or return the keyboard to the "
+             "message box from anywhere", palette=False, scope="main"),
     UiAction("chat-page-up", "pageup", "chat_scroll('page_up')", "Scroll up",
              "Scroll the chat up a page (also while typing); the mouse wheel scrolls too", palette=False, scope="main"),
     UiAction("chat-page-down", "pagedown", "chat_scroll('page_down')", "Scroll down",

@@ -11,6 +11,7 @@ import asyncio
 import logging
 import os
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -247,14 +248,10 @@ class AssistantApp(App[int]):
         self.main_screen.jobs.consolidate()
 
     async def action_quit(self) -> None:
-        # Let an answer in progress finish (and be stored) before the conversation is closed.
-        turns = [w for w in self.workers if w.group == "turn" and not w.is_finished]
-        if turns:
-            self.notify("Finishing the current answer…", timeout=3)
-            try:
-                await asyncio.wait_for(asyncio.gather(*(w.wait() for w in turns), return_exceptions=True), 15)
-            except TimeoutError:
-                pass
+        """Quit at once, whatever a model is doing (SPEC F7): an answer being written stops (the message is
+        saved), the conversation closes with its quick title (the model's is owed to the next process
+        that has a model), and no thread still waiting on a model holds the process (run_app)."""
+        self.main_screen.chat.stop_turn()
         try:
             await asyncio.to_thread(self.service.close_for_quit)
             await asyncio.to_thread(self.service.remember_announced)
@@ -280,4 +277,11 @@ def run_app(settings: Settings) -> int:
         app.run()
     finally:
         app.runtime.close()
-    return app.return_code or 0
+    code = app.return_code or 0
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        # A worker thread still waits on a model or a probe (up to its timeout): the interpreter would
+        # join it before exiting. Everything is saved and the store is closed: leave now.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code

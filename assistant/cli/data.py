@@ -6,6 +6,7 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
 from assistant.cli.output import emit, note
 from assistant.runtime import Runtime
@@ -13,10 +14,19 @@ from memory.errors import InvalidInput, StoreUnusable
 from memory.store import Store
 from memory.text import visible
 
+if TYPE_CHECKING:
+    from memory.transfer.chat_import import ChatImportResult
+    from memory.transfer.jsonl_export import Salvage
+    from memory.transfer.sniff import ChatFile
+
 
 def cmd_export(runtime: Runtime, args: argparse.Namespace) -> int:
     from memory.transfer.jsonl_export import Salvage
 
+    if getattr(args, "markdown", False):
+        return _export_markdown(runtime, args)
+    if getattr(args, "include_secrets", False):
+        raise InvalidInput("--include-secrets goes with --markdown (a JSON Lines export keeps every text as it is)")
     if getattr(args, "ics", None):
         return _export_ics(runtime, args)
     salvage = Salvage()
@@ -29,7 +39,7 @@ def cmd_export(runtime: Runtime, args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_jsonl(store, args: argparse.Namespace, salvage) -> int:
+def _write_jsonl(store: Store, args: argparse.Namespace, salvage: Salvage) -> int:
     from memory.transfer.jsonl_export import write_export
 
     if args.file and args.file != "-":
@@ -37,7 +47,7 @@ def _write_jsonl(store, args: argparse.Namespace, salvage) -> int:
 
         from memory.files import write_private
 
-        def write(out) -> int:
+        def write(out: IO[bytes]) -> int:
             text = io.TextIOWrapper(out, encoding="utf-8")
             try:
                 return write_export(store, text, salvage)
@@ -84,6 +94,23 @@ def _open_read_only(runtime: Runtime, damaged: StoreUnusable) -> Store:
     return store
 
 
+def _export_markdown(runtime: Runtime, args: argparse.Namespace) -> int:
+    from memory.transfer.markdown import write_markdown
+
+    if not args.file or args.file == "-" or getattr(args, "ics", None):
+        raise InvalidInput("give the folder to write: assistant export DIR --markdown")
+    with _readable_store(runtime) as store:
+        result = write_markdown(store, args.file, include_secrets=getattr(args, "include_secrets", False))
+    changed = len(result.written)
+    text = (f"Wrote {result.conversations:,} conversations and {result.memories:,} memories to {result.folder} "
+            f"({changed:,} files written, {result.unchanged:,} unchanged"
+            + (f", {len(result.removed):,} removed" if result.removed else "") + "); open README.md there.")
+    if not getattr(args, "include_secrets", False):
+        text += " Secrets are written as [secret] (--include-secrets keeps them)."
+    emit(args, {"exported": result.to_json()}, text)
+    return 0
+
+
 def _export_ics(runtime: Runtime, args: argparse.Namespace) -> int:
     from memory.transfer.ical import calendar_text, write_calendar
 
@@ -99,51 +126,196 @@ def _export_ics(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def cmd_import(runtime: Runtime, args: argparse.Namespace) -> int:
-    from memory.transfer.ical import import_calendar, looks_like_calendar
-    from memory.transfer.jsonl_import import import_records
+    """Import a file, told by its content (SPEC F13): a ChatGPT or Claude export (ZIP or conversations.json),
+    JSON Lines, or iCalendar; or undo the last import (--undo-last)."""
+    if getattr(args, "undo_last", False):
+        if args.file:
+            raise InvalidInput("--undo-last takes no FILE: it undoes the last import, whatever it was")
+        return _undo_last(runtime, args)
+    if not args.file:
+        raise InvalidInput("give the FILE to import (a ChatGPT or Claude export, JSON Lines or .ics), or --undo-last")
+    if args.file != "-":
+        from memory.transfer.sniff import read_chat_file
+
+        path = _regular_file(args.file)
+        chat = read_chat_file(path)
+        if chat is not None:
+            return _import_chats(runtime, args, path, chat)
+    from memory.transfer.ical import looks_like_calendar
 
     text = _read_import(args.file)
     if looks_like_calendar(args.file, text):
-        result = import_calendar(runtime.store, text)
-        emit(args, {"imported": result.to_json()}, result.describe())
-        return 0
-    from assistant.cli.progress import ProgressBar
+        return _import_calendar(runtime, args, text)
+    return _import_jsonl(runtime, args, text)
 
-    lines = text.splitlines()
-    with ProgressBar("Importing", len(lines)) as bar:
-        counts = import_records(runtime.store, lines, progress=bar.update,
-                                restore_forgotten=getattr(args, "restore_forgotten", False))
-    present = counts.pop("already_present")
-    forgotten = counts.pop("forgotten")
-    plural = {"memory": "memories", "summary": "summaries"}
-    added = ", ".join(f"{n} {plural.get(kind, kind + 's') if n != 1 else kind}" for kind, n in counts.items() if n)
-    if not added:
-        text = f"Nothing new: all {present} records were already present." if present else "Nothing to import."
-    else:
-        text = f"Imported {added}" + (f"; {present} records were already present." if present else ".")
-    if forgotten:
-        text += (f" {forgotten} memor{'y' if forgotten == 1 else 'ies'} forgotten here since the export "
-                 "stayed forgotten (--restore-forgotten brings them back).")
-    # The new texts are embedded now, so that a search right after the import is as good as one a
-    # day later (`--index`, once needed for that, is still accepted and means the same).
-    if runtime.embedder is not None:
-        _embed_imported(runtime)
-    elif getattr(args, "index", False):
-        _embed_backlog(runtime)  # says that embeddings are turned off
-    emit(args, {"imported": counts, "already_present": present, "forgotten": forgotten}, text)
+
+def _regular_file(name: str) -> Path:
+    import stat
+
+    path = Path(name)
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise InvalidInput(f"cannot import {path}: not a regular file")
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path}: {exc.strerror or exc}") from None
+    return path
+
+
+def _import_chats(runtime: Runtime, args: argparse.Namespace, path: Path, chat: ChatFile) -> int:
+    from assistant.cli.progress import ImportProgress
+    from memory.transfer.chat_import import import_chats
+
+    dry_run = getattr(args, "dry_run", False)
+    quiet = bool(getattr(args, "json", False))
+    try:
+        with ImportProgress(len(chat.export.conversations), quiet=quiet or dry_run) as progress:
+            result = import_chats(runtime.store, chat.export, str(path), chat.fingerprint, dry_run=dry_run,
+                                  progress=progress.update)
+    except KeyboardInterrupt:
+        row = runtime.store.one("SELECT counts FROM imports WHERE status = 'interrupted' ORDER BY id DESC LIMIT 1")
+        import json
+
+        counts = json.loads(row[0]) if row else {}
+        note(f"assistant: interrupted; {counts.get('conversations_added', 0):,} conversations "
+             f"({counts.get('messages_added', 0):,} messages) were imported and stay; run the same import "
+             "again to continue")
+        return 130
+    summary = result.to_json()
+    text = _describe_chats(result, chat.format_name)
+    if not dry_run and result.messages_added:
+        summary |= _embed_after_import(runtime, getattr(args, "index", False))
+    emit(args, summary, text)
     return 0
 
 
-def _embed_imported(runtime: Runtime) -> None:
+def _describe_chats(result: ChatImportResult, format_name: str) -> str:
+    def n(count: int, one: str, many: str | None = None) -> str:
+        return f"{count:,} {one if count == 1 else many or one + 's'}"
+
+    verb = "Would add" if result.dry_run else "Imported"
+    parts = [f"{verb} {n(result.conversations_added, 'conversation')} from a {format_name} export"]
+    added = result.messages_added
+    parts[0] += f" ({n(added, 'message')} in all)" if result.conversations_grown else f" ({n(added, 'message')})"
+    if result.conversations_grown:
+        parts.append(f"{n(result.conversations_grown, 'conversation')} grew")
+    if result.conversations_present:
+        parts.append(f"{n(result.conversations_present, 'conversation')} already present")
+    text = "; ".join(parts) + "."
+    if result.skipped:
+        text += " Skipped: " + ", ".join(f"{count:,} {what}" for what, count in sorted(result.skipped.items())) + "."
+    if result.dry_run:
+        text += " Nothing was written (--dry-run)."
+    return text
+
+
+EMBED_NOW = 2000  # texts embedded before an import returns (seconds); more are left to `index` and the app
+
+
+def _embed_after_import(runtime: Runtime, everything: bool = False) -> dict[str, int]:
+    """Embed what the import added, now that its rows are committed (each batch its own transaction: the
+    app and recall go on meanwhile, and find the rest by keywords). Ctrl+C stops it and loses nothing.
+    A big import is not held up by it (20,000 texts are a minute or more on two cores): what it added is
+    found by keywords at once, the app embeds it while idle, `assistant index` (or `import --index`) now."""
+    from memory.search.embeddings import pending_count
+
+    waiting = pending_count(runtime.store)
+    if runtime.embedder is None:
+        return {"pending_embeddings": waiting}
+    if waiting > EMBED_NOW and not everything:
+        note(f"assistant: {waiting:,} texts are waiting for their embeddings; search finds them by keywords until "
+             "then. The app embeds them while idle; `assistant index` does it now (about 300 a second).")
+        return {"embedded": 0, "pending_embeddings": waiting}
+    try:
+        embedded = _embed_imported(runtime)
+    except KeyboardInterrupt:
+        note("assistant: embedding stopped; the import is complete, and search finds what is not embedded yet "
+             "by keywords (`assistant index` finishes it; the app does it while idle)")
+        embedded = 0
+    return {"embedded": embedded, "pending_embeddings": pending_count(runtime.store)}
+
+
+def _import_calendar(runtime: Runtime, args: argparse.Namespace, text: str) -> int:
+    from memory.transfer.ical import import_calendar
+    from memory.transfer.imports import begin_import, finish_import
+
+    store = runtime.store
+    if getattr(args, "dry_run", False):
+        raise InvalidInput("--dry-run reads chat exports and JSON Lines; a calendar import is all or nothing already")
+    import_id = begin_import(store, "ical", args.file, None)
+    with store.transaction():
+        before = store.one("SELECT coalesce(max(id), 0) FROM knowledge")[0]
+        result = import_calendar(store, text)
+        # Rows made in this transaction (the write lock is ours) are the calendar's.
+        store.execute("UPDATE knowledge SET import_id = ? WHERE id > ? AND import_id IS NULL", (import_id, before))
+    finish_import(store, import_id, result.to_json())
+    emit(args, {"imported": result.to_json()}, result.describe())
+    return 0
+
+
+def _import_jsonl(runtime: Runtime, args: argparse.Namespace, text: str) -> int:
+    from assistant.cli.progress import ProgressBar
+    from memory.transfer.jsonl_import import import_records
+
+    lines = text.splitlines()
+    dry_run = getattr(args, "dry_run", False)
+    with ProgressBar("Importing", len(lines)) as bar:
+        counts = import_records(runtime.store, lines, progress=bar.update,
+                                restore_forgotten=getattr(args, "restore_forgotten", False), dry_run=dry_run,
+                                source=args.file)
+    present = counts.pop("already_present")
+    forgotten = counts.pop("forgotten")
+    plural = {"memory": "memories", "summary": "summaries", "forgotten": "tombstones"}
+    added = ", ".join(f"{n} {plural.get(kind, kind + 's') if n != 1 else kind}" for kind, n in counts.items() if n)
+    verb = "Would import" if dry_run else "Imported"
+    if not added:
+        text = f"Nothing new: all {present} records were already present." if present else "Nothing to import."
+    else:
+        text = f"{verb} {added}" + (f"; {present} records were already present." if present else ".")
+    if forgotten:
+        text += (f" {forgotten} forgotten memor{'y' if forgotten == 1 else 'ies'} "
+                 f"{'stay' if dry_run else 'stayed'} out (a tombstone names {'it' if forgotten == 1 else 'them'}; "
+                 f"--restore-forgotten brings {'it' if forgotten == 1 else 'them'} back).")
+    if dry_run:
+        text += " Nothing was written (--dry-run)."
+    summary = {"imported": counts, "already_present": present, "forgotten": forgotten, "dry_run": dry_run}
+    # The new texts are embedded after the rows are committed; search finds them by keywords meanwhile
+    # (`--index`, once needed for that, is still accepted and means the same).
+    if not dry_run:
+        if runtime.embedder is not None:
+            summary |= _embed_after_import(runtime, getattr(args, "index", False))
+        elif getattr(args, "index", False):
+            _embed_backlog(runtime)  # says that embeddings are turned off
+    emit(args, summary, text)
+    return 0
+
+
+def _undo_last(runtime: Runtime, args: argparse.Namespace) -> int:
+    from memory.transfer.imports import undo_last_import
+
+    record, removed = undo_last_import(runtime.store)
+    singular = {"conversations": "conversation", "messages": "message", "memories": "memory", "summaries": "summary"}
+    shown = ", ".join(f"{removed[what]:,} {what if removed[what] != 1 else singular[what]}"
+                      for what in ("conversations", "messages", "memories", "summaries") if removed.get(what)) \
+        or "nothing (it had added nothing)"
+    names = {"chatgpt": "ChatGPT export", "claude": "Claude export", "jsonl": "JSON Lines", "ical": "calendar"}
+    emit(args, {"undone": {"import_id": record.id, "format": record.format, "source": record.source,
+                           "started_at": record.started_at, "removed": removed}},
+         f"Undid the last import (#{record.id}, {names.get(record.format, record.format)} {Path(record.source).name}, "
+         f"{runtime.clock.stamp(record.started_at)}): removed {shown}.")
+    return 0
+
+
+def _embed_imported(runtime: Runtime) -> int:
     """Embed what an import left waiting; when the model cannot load, the import stands and the
     user is told that search finds the new texts by keywords until they are embedded."""
     from memory.errors import EmbedderUnavailable
 
     try:
-        _embed_backlog(runtime)
+        return _embed_backlog(runtime)
     except EmbedderUnavailable as exc:
         note(f"assistant: the imported texts could not be embedded ({exc})")
         _backlog_note(runtime)
+        return 0
 
 
 IMPORT_LINE_LIMIT = 16 * 1024 * 1024  # one record; a longer line is not something we wrote
@@ -161,7 +333,7 @@ def _read_import(name: str) -> str:
             raise InvalidInput(f"cannot import {path}: not a regular file")
         with (open(sys.stdin.fileno(), encoding="utf-8", closefd=False) if name == "-"
               else path.open(encoding="utf-8")) as stream:
-            lines = []
+            lines: list[str] = []
             while line := stream.readline(IMPORT_LINE_LIMIT + 1):
                 if len(line) > IMPORT_LINE_LIMIT:
                     raise InvalidInput(f"cannot import {label}: line {len(lines) + 1} is longer than "

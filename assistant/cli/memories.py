@@ -33,23 +33,34 @@ def cmd_remember(runtime: Runtime, args: argparse.Namespace) -> int:
     return 0
 
 
+TEXT_LIMIT = 50  # reminders the text of `reminders` lists; the rest of the window is counted (SPEC F1)
+
+
 def cmd_reminders(runtime: Runtime, args: argparse.Namespace) -> int:
+    """Every open reminder of the window, overdue first: --json lists them all; the text the most urgent
+    TEXT_LIMIT, how many more the window holds, and how many lie beyond it ("and 3 later: next on ...")."""
     if args.within_days < 0:
         raise InvalidInput("--within-days must not be negative")
-    items = reminders.list_open_reminders(runtime.store, args.within_days)
-    now = runtime.clock.now()
+    store, clock = runtime.store, runtime.clock
+    if getattr(args, "json", False):
+        emit(args, [r.to_json() for r in reminders.list_open_reminders(store, args.within_days)], "")
+        return 0
+    items, total, _ = reminders.urgent_open_reminders(store, args.within_days, TEXT_LIMIT)
+    later = reminders.beyond_window(store, args.within_days)
+    now = clock.now()
 
     def line(r: reminders.Reminder) -> str:
-        mentioned = f", mentioned {runtime.clock.short(r.memory.reminded_at)}" if r.memory.reminded_at else ""
+        mentioned = f", mentioned {clock.short(r.memory.reminded_at)}" if r.memory.reminded_at else ""
         return (f"#{r.memory.id} {r.label} {flat(r.memory.content)} "
-                f"({reminders.relative_time(r.due_at, now, runtime.clock)}{mentioned})")
+                f"({reminders.relative_time(r.due_at, now, clock)}{mentioned})")
 
-    def text() -> str:
-        if not items:
-            return f"Nothing due in the next {args.within_days:g} days."
-        return "\n".join(line(r) for r in items)
-
-    emit(args, [r.to_json() for r in items], text)
+    lines = [line(r) for r in items] or [f"Nothing due in the next {args.within_days:g} days."]
+    if total > len(items):
+        lines.append(f"… {total - len(items):,} more due in the next {args.within_days:g} days "
+                     "(assistant reminders --json lists every one)")
+    if later.count:
+        lines.append(later.text(clock))
+    emit(args, None, "\n".join(lines))
     return 0
 
 

@@ -166,21 +166,72 @@ def build_parser() -> Parser:
     cmd("tiers", maintenance.cmd_tiers, "how many memories are in each tier")
     p = cmd("edges", maintenance.cmd_edges, "links of one memory (supersedes, consolidates)")
     p.add_argument("id", type=row_id)
-    p = cmd("export", data.cmd_export, "write every record as JSON Lines, or open reminders as iCalendar (--ics)")
+    p = cmd("export", data.cmd_export, "write every record as JSON Lines, open reminders as iCalendar (--ics), or "
+            "a Markdown folder (DIR --markdown)")
     p.add_argument("file", nargs="?")
+    p.add_argument("--markdown", action="store_true", help="write FILE as a folder of Markdown files: a file per "
+                   "conversation, a file per kind of memory, an index README.md")
+    p.add_argument("--include-secrets", action="store_true", help="with --markdown: write secrets as they are, "
+                   "not as [secret]")
     p.add_argument("--ics", metavar="FILE", help="write open reminders as an iCalendar file (- for stdout)")
-    p = cmd("import", data.cmd_import, "read JSON Lines or an iCalendar .ics file (all or nothing)")
-    p.add_argument("file")
-    p.add_argument("--index", action="store_true", help="embed the new texts now (import always does; kept for "
-                   "scripts that pass it)")
+    p = cmd("import", data.cmd_import, "read a ChatGPT or Claude data export (its ZIP or conversations.json), "
+            "JSON Lines or an iCalendar .ics file, told by its content")
+    p.add_argument("file", nargs="?")
+    p.add_argument("--dry-run", action="store_true", help="say what would be added; write nothing")
+    p.add_argument("--undo-last", action="store_true", help="remove everything the last import added")
+    p.add_argument("--index", action="store_true", help="embed every new text before returning (without it, a "
+                   "big import leaves them to the app's idle time or `assistant index`; keywords find them at once)")
     p.add_argument("--restore-forgotten", action="store_true",
                    help="bring back memories forgotten here since the export (left out by default)")
     cmd("index", data.cmd_index, "embed every text still waiting for its embedding (after a big import)")
+    p = sub.add_parser("mcp", parents=[_common(json_flag=False)], help=MCP_HELP, description=MCP_HELP)
+    p.set_defaults(handler=cmd_mcp)
+    p.add_argument("--http", metavar="[HOST:]PORT", help="serve streamable HTTP on this loopback address (e.g. 8765 "
+                   "or 127.0.0.1:8765) instead of stdio; clients send the bearer token it prints")
+    p.add_argument("--read-only", action="store_true", help="offer no tool that writes (remember, update_memory, "
+                   "done, snooze, forget)")
     p = cmd("notify", notify.cmd_notify, "the background notifier: a desktop notification for each reminder as it "
             "falls due, with the app closed (runs until SIGTERM)")
     p.add_argument("--install", action="store_true", help="write a user service that runs it (a systemd user unit, "
                    "or a launchd agent on macOS) and print how to enable it; enables nothing")
     return parser
+
+
+MCP_HELP = ("serve your memory and reminders to other AI tools (Claude Desktop, Claude Code, ...) over the "
+            "Model Context Protocol, on stdio; docs/mcp.md has their configs")
+
+
+def cmd_mcp(runtime: Runtime, args: argparse.Namespace) -> int:
+    """`assistant mcp`: the store is checked before anything is served (a newer, damaged or read-only one is
+    one line on stderr and exit 1), then the server runs until its client goes (stdio) or Ctrl+C (HTTP)."""
+    from assistant.mcp.address import bearer_token, listen_address
+
+    address = listen_address(args.http) if args.http is not None else None
+    if not args.read_only:
+        from assistant.service import check_launch
+        from memory.errors import StoreUnusable
+
+        try:
+            check_launch(str(runtime.settings.db_path()))  # it writes: a read-only file is said now, not per request
+        except StoreUnusable as exc:
+            if exc.reason != "read_only":
+                raise
+            raise AssistantError(f"the database {exc.path} is read-only; `assistant mcp --read-only` serves it "
+                                 "without the tools that write") from None
+    runtime.store.read_table_list()  # opened and migrated now: a store that cannot be used never serves
+    from assistant.mcp.server import serve  # the SDK: most of a second, for this command only
+
+    if address is None:
+        serve(runtime, args.read_only, version=version())  # stdout is the protocol's from here on
+        return 0
+    token, kept = bearer_token(runtime.settings.mcp_token)
+
+    def announce(url: str) -> None:
+        where = f"kept in {kept}" if kept else "the mcp_token setting"
+        print(f"assistant mcp: serving {url}\nbearer token: {token} ({where})", flush=True)
+
+    serve(runtime, args.read_only, address, version(), token, announce)
+    return 0
 
 
 def main(argv: list[str] | None = None, launch: Callable[[Settings], int] | None = None) -> int:

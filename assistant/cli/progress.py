@@ -38,3 +38,50 @@ class ProgressBar:
     def __exit__(self, *exc: object) -> None:
         if self._progress is not None:
             self._progress.stop()
+
+
+class ImportProgress:
+    """Progress of a chat export's import: on a terminal a bar with conversations and messages per second
+    and the time left; elsewhere one line per thousand conversations (none when `quiet`: --json)."""
+
+    EVERY = 1000
+
+    def __init__(self, total: int, quiet: bool = False, terminal: bool | None = None) -> None:
+        import time
+
+        self.total = total
+        self.terminal = sys.stderr.isatty() if terminal is None else terminal
+        self.quiet = quiet
+        self.started = time.monotonic()
+        self._bar: ProgressBar | None = None
+        self._last_line = 0
+        self.messages = 0
+
+    def __enter__(self) -> ImportProgress:
+        if self.terminal and not self.quiet:
+            self._bar = ProgressBar("Importing", self.total, min_total=1, enabled=True)
+            self._bar.__enter__()
+        return self
+
+    def rates(self, done: int) -> tuple[float, float]:
+        import time
+
+        elapsed = max(time.monotonic() - self.started, 1e-6)
+        return done / elapsed, self.messages / elapsed
+
+    def update(self, done: int, total: int, messages: int) -> None:
+        self.messages = messages
+        if self._bar is not None and self._bar._progress is not None:
+            conversations, per_second = self.rates(done)
+            self._bar._progress.update(self._bar._task, completed=done, total=total,
+                                       description=f"Importing ({conversations:,.0f} conversations/s, "
+                                                   f"{messages:,} messages, {per_second:,.0f}/s)")
+        elif not self.quiet and not self.terminal and (done // self.EVERY > self._last_line or done == total):
+            self._last_line = done // self.EVERY
+            conversations, per_second = self.rates(done)
+            print(f"Imported {done:,} of {total:,} conversations, {messages:,} messages "
+                  f"({conversations:,.0f} conversations/s, {per_second:,.0f} messages/s)", file=sys.stderr, flush=True)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(*exc)

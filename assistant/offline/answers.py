@@ -1,19 +1,29 @@
 """Answers from memory without a model (SPEC F7 offline mode): what is current, about the thing asked.
 
-- A fact restated with a new value is answered with the newest, saying what it replaced and since
-  when ("the building door code changed to 7731 (since Tue Nov 24; it was 5829 before)").
-- A question about a thing is answered with what the user told about it before reminders and
-  messages that merely share a word ("what car do I drive?" is the car, not "pay the car insurance").
-- "When" about a reminder is its due day and time; about a repeating fact ("our 1:1 is every
-  Thursday") the rule and its next day. Other "when" questions get reasoned recall (dates resolved).
+- A fact restated with a new value is answered with the newest, and the older one only as older,
+  each with its date ("the building door code changed to 7731 (since Tue Nov 24; older, from Sun Nov
+  22: 5829)").
+- A question about a thing is answered with the memory that defines it ("what car do I drive?": "I
+  drive a 2014 Corolla"), whatever its age, before passing mentions ("the car wouldn't start this
+  morning"), reminders and messages that merely share a word; a question about a person's or a
+  thing's attribute ("Priya's last name") with what is said about that person or thing.
+- "When" about an event is the latest date said for it ("the offsite got pushed to the 12th"), before
+  a reminder that only shares a word ("buy a present for Tom" is not when Tom's birthday is); about a
+  reminder its due day and time; about a repeating fact ("our 1:1 is every Thursday") the rule and its
+  next day. Other "when" questions get reasoned recall (dates resolved).
 """
 from __future__ import annotations
 
 import re
 
+from assistant.reading.dates import stated_date
+from assistant.reading.questions import Focus
+from assistant.recall.asked import asks_what_i_said, what_i_said
 from assistant.recall.evidence import (
     MIN_RELEVANCE,
+    NOTHING,
     Evidence,
+    content_words,
     find_evidence,
     search_evidence,
     search_words,
@@ -25,6 +35,7 @@ from assistant.runtime import Runtime
 from assistant.views import private_marked
 from memory import reminders, supersession
 from memory.search import Hit
+from memory.time.instants import parse_stored
 from memory.time.references import asks_when
 
 STATEMENT_BONUS = 0.25  # a statement about the thing outranks a reminder or a message sharing as many words
@@ -42,28 +53,35 @@ def shown(runtime: Runtime, evidence: Evidence) -> str:
 
 
 def ranked(found: list[Evidence]) -> list[Evidence]:
-    """Statements about the thing first, then reminders and messages; older values of a fact out."""
+    """The memories that define what is asked first (whatever their age), then statements about the
+    thing, then reminders and messages; older values of a fact out."""
     current = [e for e in found if e.superseded_by is None]
-    return sorted(current, key=lambda e: -(e.relevance + (STATEMENT_BONUS if e.is_statement else 0)))
+    return sorted(current, key=lambda e: (not e.defining, -(e.relevance + (STATEMENT_BONUS if e.is_statement else 0))))
 
 
-def answer_from_memory(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...] = ()) -> str:
+def answer_from_memory(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...] = (),
+                       focus: Focus | None = None) -> str:
     """The offline answer to a question: the best statements with their dates, or a plain "nothing".
-    One hybrid search, whichever way the answer is then composed."""
+    One hybrid search, whichever way the answer is then composed; `focus` is what the question asks
+    about, as the reading found it."""
+    if asks_what_i_said(question):  # the person's own words, when that is what is asked (imported ones too)
+        return what_i_said(runtime, question, exclude_message_ids) or NOTHING  # still one search
     hits = search_evidence(runtime, question) if topic_words(question) else []
     if asks_when(question):
-        when = _when(runtime, question, exclude_message_ids, hits)
+        when = _when(runtime, question, exclude_message_ids, hits, focus)
         if when is not None:
             return when
         return reasoned_recall(runtime, question, exclude_message_ids=exclude_message_ids, hits=hits).answer
-    found = ranked(find_evidence(runtime, question, limit=8, exclude_message_ids=exclude_message_ids, hits=hits))
+    found = ranked(find_evidence(runtime, question, limit=8, exclude_message_ids=exclude_message_ids, hits=hits,
+                                 focus=focus))
     if not found:
-        return "I don't have anything in memory about that."
+        return NOTHING
     best = found[0]
-    shown_now = [best] + [e for e in found[1:3] if e.relevance >= best.relevance]
+    # Equally good matches are shown too (the user can tell which one they meant); a passing mention
+    # never follows the memory that defines the thing.
+    shown_now = [best] + [e for e in found[1:3] if e.relevance >= best.relevance and e.defining == best.defining]
     runtime.searcher.touch([e.id for e in shown_now if e.type == "memory"])
     lines = [_lead(runtime, best)]
-    # Equally good matches are shown too: the user can tell which one they meant.
     lines += [f"Also ({told_when(runtime, e)}): {_text(runtime, e)}" for e in shown_now[1:]]
     return "\n".join(lines)
 
@@ -76,19 +94,23 @@ def _text(runtime: Runtime, evidence: Evidence) -> str:
 
 
 def _lead(runtime: Runtime, best: Evidence) -> str:
-    """The best statement; when it restated a fact with a new value, since when and what it was before."""
+    """The best statement; when it restated a fact with a new value, since when, and the older value
+    as older, with the day it was said."""
     before = supersession.replaced(runtime.store, best.id) if best.type == "memory" else []
     if not before:
         return f"From memory ({told_when(runtime, best)}): {_text(runtime, best)}"
     older = before[0]
     value = supersession.value_of(older["content"])
-    was = f"it was {value} before" if value and not older["private"] else f"before that: {older['content']}"
-    return f"From memory: {_text(runtime, best)} (since {runtime.clock.day(best.created_at)}; {was})"
+    was = value if value and not older["private"] else private_marked(older["content"], bool(older["private"]))
+    return (f"From memory: {_text(runtime, best)} (since {runtime.clock.day(best.created_at)}; older, from "
+            f"{runtime.clock.day(older['created_at'])}: {was})")
 
 
-def _when(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...], hits: list[Hit]) -> str | None:
-    """ "When is ...?" about a reminder (its due day and time) or a repeating fact (its rule); None when
-    neither fits, and for questions about the past ("when did ...")."""
+def _when(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...], hits: list[Hit],
+          focus: Focus | None = None) -> str | None:
+    """ "When is ...?" about an event (the latest date said for it), a reminder (its due day and time)
+    or a repeating fact (its rule); None when none fits, and for questions about the past ("when
+    did ...")."""
     if _PAST_WHEN.match(question):
         return None
     wanted = topic_words(question)
@@ -103,19 +125,39 @@ def _when(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...],
             due.append((relevance, r))
     due.sort(key=lambda item: (-item[0], item[1].memory.due_at))
     repeating: list[tuple[float, Evidence, str]] = []
-    for e in ranked(find_evidence(runtime, question, limit=8, exclude_message_ids=exclude_message_ids, hits=hits)):
-        if e.is_statement:
-            rule = _RULE_IN_TEXT.search(e.content)
-            if rule:
-                repeating.append((e.relevance, e, rule.group(0)))
-    if not due and not repeating:
+    dated: list[tuple[float, Evidence, str]] = []  # statements of an event's date: (relevance, evidence, date)
+    asked = content_words(question)
+    for e in ranked(find_evidence(runtime, question, limit=8, exclude_message_ids=exclude_message_ids, hits=hits,
+                                  focus=focus)):
+        if not e.is_statement:
+            continue
+        rule = _RULE_IN_TEXT.search(e.content)
+        if rule:
+            repeating.append((e.relevance, e, rule.group(0)))
+            continue
+        if not asked & content_words(e.content) and not e.defining:
+            continue  # only a word for the same kind of thing ("meets" for "appointment"): not this event
+        stated = stated_date(e.content, parse_stored(e.created_at), clock.zone, clock.default_time)
+        if stated is not None:
+            dated.append((e.relevance, e, clock.short(stated.at) if stated.timed else clock.day(stated.at)))
+        elif e.defining or e.relevance == 1:
+            dated.append((e.relevance, e, ""))  # "the standup is now at 9:30": the time it gives, as said
+    # The latest date said for the event: of the best matches, one that gives a date, the one said last.
+    # Words for one kind of thing ("meets", "standup") count as one in relevance; the question's own words
+    # decide between equally relevant statements.
+    dated.sort(key=lambda item: (-item[0], -len(asked & content_words(item[1].content)), not item[2],
+                                 -parse_stored(item[1].created_at).timestamp()))
+    if not due and not repeating and not dated:
         return None
-    best = max([d[0] for d in due[:1]] + [f[0] for f in repeating[:1]])
+    best = max([d[0] for d in due[:1]] + [f[0] for f in repeating[:1]] + [d[0] for d in dated[:1]])
     lines: list[tuple[float, int, str]] = []  # (relevance, statement first, line)
     for relevance, e, phrase in repeating[:2]:
         if relevance < best:
             continue
         lines.append((relevance, 0, _rule_line(runtime, e, phrase)))
+    for relevance, e, day in dated[:1]:
+        if relevance >= best:
+            lines.append((relevance, 0, f"{_lead(runtime, e).rstrip('.')}." + (f" That is {day}." if day else "")))
     for relevance, r in due[:3]:
         if relevance < best:
             continue
@@ -124,7 +166,7 @@ def _when(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...],
         lines.append((relevance, 1, f"Reminder #{m.id}, {m.content}: due {clock.short(r.due_at)}{every} "
                                     f"({reminders.relative_time(r.due_at, now, clock)})."))
     lines.sort(key=lambda item: (-item[0], item[1]))
-    runtime.searcher.touch([e.id for _, e, _ in repeating[:2]])
+    runtime.searcher.touch([e.id for _, e, _ in repeating[:2]] + [e.id for _, e, _ in dated[:1]])
     return "\n".join(line for _, _, line in lines[:3])
 
 

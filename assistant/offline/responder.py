@@ -14,10 +14,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from assistant.conversation import AssistantMessage, Item, ToolResults, ToolUse, UserMessage, last_user_text
+from assistant.offline.agenda import agenda, coming_up, trips
 from assistant.offline.answers import answer_from_memory
 from assistant.outbound.gate import LOCAL_GATE, Gate
 from assistant.providers.base import Delta
 from assistant.reading import Reading
+from assistant.reading.dates import stated_date
+from assistant.reading.questions import chosen, read_choice
 from assistant.reading.spans import DaySpan
 from assistant.reading.understand import Action, is_small_talk, naming, read_message, split_task_and_time
 from assistant.recall.evidence import search_words, topic_words
@@ -26,13 +29,13 @@ from assistant.responder import TurnInput
 from assistant.runtime import Runtime
 from assistant.tools import undo_text
 from assistant.views import private_marked
-from memory import changes, episodes, memories, reminders
+from memory import changes, episodes, memories, reminders, supersession
 from memory.errors import NotFound
 from memory.memories import Memory
 from memory.search import cited
 from memory.store import Store
 from memory.time.due_phrases import localize
-from memory.time.instants import parse_stored, to_utc_iso
+from memory.time.instants import parse_stored
 from memory.time.schedule import past_note
 
 CAPABILITIES = ("Offline I understand:\n"
@@ -67,9 +70,13 @@ ASK_WHEN = "When should I remind you"
 _CANCEL = re.compile(r"(?i)(never\s?mind|nevermind|cancel|forget it|no(pe)?|nothing|skip( it)?|stop|"
                      r"don'?t bother|not now|leave it)\W*")
 _MENTIONED = re.compile(r"#(\d{1,12})\b")
+# A statement that starts with its verb ("moved to Porto last month", "switched to Monzo").
+_FRAGMENT = re.compile(r"^\W*(?:\w+ed|got|went|just|now|no longer)\b", re.I)
 CHANGE_VERBS = {"cancel": "cancel", "move": "move", "snooze": "snooze", "rename": "rename", "done": "mark done",
                 "forget": "forget"}
 Plan = tuple[list[tuple[str, dict[str, Any]]], str]
+# Requests that list the reminders they could mean and wait for a choice.
+_CHOOSING = ("done", "cancel", "move", "snooze", "rename", "forget", "near_miss")
 
 
 def _text(item: Item) -> str:
@@ -171,9 +178,9 @@ class OfflineResponder:
         if intent == "remind_relative":
             return self._remind_relative(reading)
         if intent == "remember":
-            return [("remember", {"content": reading.content, "kind": "note"})], ""
+            return [("remember", {"content": reading.content, "kind": reading.kind})], ""
         if intent == "upcoming":
-            return self._agenda(reading.span) if reading.span else self._upcoming()
+            return self._agenda(reading)
         if intent == "recap":
             if reading.span:
                 return [], self._recap(reading.span, conversation)
@@ -187,7 +194,8 @@ class OfflineResponder:
         if intent == "question":
             last = conversation[-1]
             asking = (last.message_id,) if isinstance(last, UserMessage) and last.message_id else ()
-            return [], answer_from_memory(self.runtime, reading.content, exclude_message_ids=asking)
+            return [], answer_from_memory(self.runtime, reading.content, exclude_message_ids=asking,
+                                          focus=reading.focus)
         if intent == "help":
             return [], self._connect(NO_MODEL) if not self.unreachable else CAPABILITIES
         if intent == "near_miss":
@@ -224,34 +232,53 @@ class OfflineResponder:
         return asked.text, request.text
 
     def _pending_choice(self, text: str, conversation: list[Item]) -> Plan | None:
-        """The answer to "Which one did you mean?": a number, or words naming one of those listed,
-        carries out the request that asked."""
+        """The answer to "Which one did you mean?": a number (an id offered, else a place in the list:
+        "2" of "#14, #13" is #13), "the second", "both", "neither", or words naming one of those listed,
+        carries out the request that asked, on each one chosen."""
         found = self._question_and_request(conversation, WHICH_ONE)
         if found is None or not found[0].startswith(WHICH_ONE):
             return None
         asked, request = found
+        # When we asked again ("#3 is not one of these"), the request is the one before the first asking.
+        at = len(conversation) - 3
+        while self._read(request).intent not in _CHOOSING and at >= 2 and isinstance(conversation[at - 1],
+                                                                                      AssistantMessage) \
+                and _text(conversation[at - 1]).startswith(WHICH_ONE) and isinstance(conversation[at - 2], UserMessage):
+            at -= 2
+            request = _text(conversation[at])
         listed = [int(n) for n in re.findall(r"^- #(\d+)", asked, re.M)]
-        target, words = naming(re.sub(r"^\W*(?:number|no\.?)\s*", "", text.strip(), flags=re.I))
-        if target is not None and target not in listed:
-            # "2" for the second of "#14, #13" would act on #2, which was never offered: ask again.
-            offered = "\n".join(line for line in asked.splitlines() if line.startswith("- #"))
-            return [], (f"{WHICH_ONE} #{target} is not one of these; say one of their numbers (nothing was "
-                        f"changed):\n{offered}")
-        if target is None:
+        choice = read_choice(text)
+        if choice is not None:
+            targets = chosen(choice, listed)
+            if targets is None:
+                offered = "\n".join(line for line in asked.splitlines() if line.startswith("- #"))
+                why = (f"#{choice.numbers[0]} is not one of these" if choice.numbers else
+                       f"There are {len(listed)} of them" if choice.two else "That is not one of these")
+                return [], (f"{WHICH_ONE} {why}; say one of their numbers or \"the first\" (nothing was "
+                            f"changed):\n{offered}")
+            if not targets:
+                return [], "OK, nothing was changed."
+        else:
+            _, words = naming(text)
             wanted = topic_words(words) if words and words != "that" else set()
-            chosen = [m.id for m in memories.memories_by_id(self.runtime.store, listed)
-                      if wanted and wanted <= topic_words(m.content)]
-            if len(chosen) != 1:
+            targets = [m.id for m in memories.memories_by_id(self.runtime.store, listed)
+                       if wanted and wanted <= topic_words(m.content)]
+            if len(targets) != 1:
                 return None  # not a choice: read it as a message of its own
-            target = chosen[0]
         reading = self._read(request)
-        if reading.intent not in ("done", "cancel", "move", "snooze", "rename", "forget", "near_miss"):
-            reading = Action("done")  # the question came from elsewhere (an older version): as before
-        if reading.intent == "near_miss":
-            return None
-        reading.target, reading.content = target, ""
+        if reading.intent not in _CHOOSING or reading.intent == "near_miss":
+            return None  # no request of a change to carry out: never guess one
         self._request = request
-        return self._act(reading, request, conversation)
+        calls: list[tuple[str, dict[str, Any]]] = []
+        said: list[str] = []
+        for target in targets:
+            reading.target, reading.content = target, ""
+            more, text_part = self._act(reading, request, conversation)
+            calls += more
+            if text_part:
+                said.append(text_part)
+        self._actions = [reading.intent] * len(calls)
+        return calls, "\n".join(said) if not calls else ""
 
     def _pending_suggestion(self, text: str, conversation: list[Item]) -> Plan | None:
         """ "yes" to "Did you mean "remind me to ..."?" carries out what was meant."""
@@ -301,11 +328,22 @@ class OfflineResponder:
         earlier = self._read(found[1])
         if earlier.intent != "remind_relative" or earlier.offset is None:
             return None
+        self._request = found[1]
+        choice = read_choice(text)
+        listed = [int(n) for n in re.findall(r"^- #(\d+)", found[0], re.M)]
+        if choice is not None and listed:
+            # "the second", "#6": the date one of the memories listed gives.
+            picked = chosen(choice, listed)
+            if picked is None or len(picked) != 1:
+                return [], "Say which one (its number), or the date."
+            for at, said, memory_id in self._event_dates(earlier.event):
+                if memory_id == picked[0]:
+                    return self._relative_due(earlier, at, earlier.event, said)
+            return None
         due = self._time_answer(text)
         if due is None or due[1] is not None:
             return None
-        self._request = found[1]
-        return self._relative_due(earlier, due[0], f"{earlier.event}, {self.runtime.clock.short(due[0])}")
+        return self._relative_due(earlier, due[0], earlier.event)
 
     def _time_answer(self, text: str) -> tuple[datetime, Any, str] | None:
         answer = re.sub(r"^\W*(remind me\s+|it'?s\s+|it is\s+|that'?s\s+)?", "", text.strip(), flags=re.I)
@@ -320,41 +358,56 @@ class OfflineResponder:
             return [], f"What should I remind you about {_offset_words(reading.offset)} {reading.event}?"
         if reading.due is not None:
             return self._relative_due(reading, reading.due + (reading.offset or timedelta(0)), reading.event)
-        known = self._event_date(reading.event)
-        if known is None:
-            return [], (f"{ASK_EVENT} {_to_you(reading.event)}? Then I'll remind you {_offset_words(reading.offset)} "
-                        f"it {reading.link} {_to_you(reading.content)}.")
-        event_due, source = known
-        return self._relative_due(reading, event_due, source)
+        known = self._event_dates(reading.event)
+        then = f"Then I'll remind you {_offset_words(reading.offset)} it {reading.link} {_to_you(reading.content)}."
+        if not known:
+            return [], f"{ASK_EVENT} {_to_you(reading.event)}? {then}"
+        if len({at for at, _, _ in known}) > 1:
+            # Several memories give it different dates: which one is meant is asked, never guessed.
+            lines = [f"{ASK_EVENT} {_to_you(reading.event)}? I have more than one date for it; say which, or the date "
+                     f"({then[:-1].lower()}):"]
+            lines += [f"- #{memory_id} {said}" for _, said, memory_id in known[:6]]
+            return [], "\n".join(lines)
+        event_due, said, _ = known[0]
+        return self._relative_due(reading, event_due, reading.event, said)
 
-    def _relative_due(self, reading: Action, event_due: datetime, event_text: str) -> Plan:
+    def _relative_due(self, reading: Action, event_due: datetime, event: str, source: str = "") -> Plan:
+        """The reminder `reading.offset` before the event; `source` says where its date came from."""
         clock = self.runtime.clock
         due = event_due - (reading.offset or timedelta(0))
-        about = f"{_offset_words(reading.offset)} {_to_you(event_text)}"
+        when = source or clock.short(event_due)
+        about = f"{_offset_words(reading.offset)} {_to_you(event)} ({when})"
         if due < clock.now() - timedelta(minutes=1):
             return [], (f"{about[:1].upper()}{about[1:]} was {clock.short(due)}, which has already passed. "
                         f"{ASK_WHEN} {reading.link} {_to_you(reading.content)}?")
         self._note = f", {about}"
         return [("remember", {"content": reading.content, "due_at": due.isoformat(), "kind": "reminder"})], ""
 
-    def _event_date(self, event: str) -> tuple[datetime, str] | None:
-        """When an event is, from a reminder about it or a memory that gives its date; with how it was named."""
+    def _event_dates(self, event: str) -> list[tuple[datetime, str, int]]:
+        """When an event is: (its date, where that comes from, the memory's id) for each open reminder about
+        it and each current memory that gives its date ("my Lisbon flight is on Dec 10"), soonest first,
+        one per date."""
         clock = self.runtime.clock
         wanted = topic_words(event) - {"due"}
         if not wanted:
-            return None
+            return []
         store = self.runtime.store
+        found: dict[datetime, tuple[str, int]] = {}
         for r in reminders.open_matching(store, search_words(event)):
             if wanted <= topic_words(r.memory.content):
-                return parse_stored(r.due_at), f"{r.memory.content} (#{r.memory.id}, {clock.short(r.due_at)})"
-        for m in memories.matching(store, search_words(event)):
-            if m.due_at or not wanted <= topic_words(m.content):
-                continue
-            written = parse_stored(m.created_at)
-            _, _, when, found = split_task_and_time(m.content, written, clock.zone)
-            if found is not None and found[1] is None:
-                return found[0], f"{event} ({clock.short(found[0])}, as you told me {clock.day(m.created_at)})"
-        return None
+                found.setdefault(parse_stored(r.due_at), (f"#{r.memory.id} {r.memory.content}, "
+                                                          f"{clock.short(r.due_at)}", r.memory.id))
+        stated = [m for m in memories.matching(store, search_words(event)) if not m.due_at and
+                  wanted <= topic_words(m.content)]
+        gone = supersession.superseded_by(store, [m.id for m in stated])
+        for m in stated:
+            if m.id in gone:
+                continue  # a date said before it moved
+            date = stated_date(m.content, parse_stored(m.created_at), clock.zone, clock.default_time)
+            if date is not None:
+                when = clock.short(date.at) if date.timed else clock.day(date.at)
+                found.setdefault(date.at, (f"{when}, as you told me {clock.day(m.created_at)}", m.id))
+        return [(at, said, memory_id) for at, (said, memory_id) in sorted(found.items())]
 
     # -- actions ----------------------------------------------------------------------------
 
@@ -445,9 +498,8 @@ class OfflineResponder:
                     continue
                 if memory.due_at is not None:
                     return memory
-        now = self.runtime.clock.now_iso()
-        overdue = [r for r in reminders.list_open_reminders(store, 0) if r.due_at <= now]
-        return overdue[-1].memory if overdue else None
+        fell_due = reminders.last_fell_due(store)
+        return fell_due.memory if fell_due else None
 
     def _match_reminders(self, words: str) -> tuple[list[reminders.Reminder], list[reminders.Reminder]]:
         """(every open reminder about all the words, those about some): a reminder is only acted on by
@@ -505,36 +557,21 @@ class OfflineResponder:
                      f"\"move {first.id} to 6pm\", \"cancel {first.id}\", \"rename {first.id} to ...\".")
         return "\n".join(lines)
 
-    def _upcoming(self) -> Plan:
-        store, clock = self.runtime.store, self.runtime.clock
-        items = reminders.list_open_reminders(store, 7)
-        if not items:
-            return [], "Nothing is due in the next 7 days."
-        now = clock.now()
-        lines = ["Coming up:"] + [f"- #{r.memory.id} {r.label} {r.memory.content} "
-                                  f"({reminders.relative_time(r.due_at, now, clock)})" for r in items]
-        return self._mark_mentioned(items), "\n".join(lines)
+    def _agenda(self, reading: Action) -> Plan:
+        """ "What's coming up?", the days asked about ("what do I have tomorrow?", "anything left for
+        today?"), or the trips planned; the reminders it names are marked mentioned."""
+        if reading.topic == "trip":
+            text, named = agenda(self.runtime, reading.span, "trip") if reading.span else trips(self.runtime)
+        elif reading.span is not None:
+            text, named = agenda(self.runtime, reading.span)
+        else:
+            text, named = coming_up(self.runtime)
+        return self._mark_mentioned(named), text
 
     def _mark_mentioned(self, items: list[reminders.Reminder]) -> list[tuple[str, dict[str, Any]]]:
         # Mentioning a reminder marks it reminded, exactly as the model is told to do.
-        needs_mark = {r.memory.id for r in reminders.get_upcoming(self.runtime.store, 7)}
-        shown = {r.memory.id for r in items}
-        return [("update_memory", {"id": i, "reminded_at": "now"}) for i in sorted(shown & needs_mark)]
-
-    def _agenda(self, span: DaySpan) -> Plan:
-        """The reminders due in the days asked about ("what do I have tomorrow?"), and only those."""
-        store, clock = self.runtime.store, self.runtime.clock
-        now = clock.now()
-        items = reminders.due_between(store, span.start, span.end, include_done=span.start < now)
-        if not items:
-            return [], f"Nothing is due {span.label}."
-        lines = [f"{span.label[:1].upper()}{span.label[1:]}:"]
-        for r, instant in items:
-            rule = f", {r.memory.rule.describe()}" if r.memory.rule else ""
-            state = "DONE" if r.memory.done_at else "OVERDUE" if instant < to_utc_iso(now) else "DUE"
-            lines.append(f"- #{r.memory.id} [{state} {clock.short(instant)}{rule}] {r.memory.content} "
-                         f"({reminders.relative_time(instant, now, clock)})")
-        return self._mark_mentioned([r for r, _ in items if not r.memory.done_at]), "\n".join(lines)
+        needs_mark = reminders.needing_mention(self.runtime.store, sorted({r.memory.id for r in items}))
+        return [("update_memory", {"id": i, "reminded_at": "now"}) for i in sorted(needs_mark)]
 
     def _recap(self, span: DaySpan, conversation: list[Item]) -> str:
         """The conversations of the days asked about ("what did we talk about yesterday?"), and only those."""
@@ -601,7 +638,16 @@ class OfflineResponder:
         """"Okay, I'll remind you to call the bank on Mon Nov 23 10:00 (#1)."."""
         clock = self.runtime.clock
         if not memory.get("due_at"):
-            return f"Okay, I'll remember that {memory['content']} (#{memory['id']})."
+            content = memory["content"]
+            # "moved to Porto last month" has no subject to follow "that".
+            said = f": {content}" if _FRAGMENT.match(content) else f" that {content}"
+            line = f"Okay, I'll remember{said} (#{memory['id']})."
+            replaced = supersession.replaced(self.runtime.store, memory["id"])
+            if replaced:
+                older = replaced[0]
+                line = (f"{line[:-1]}; it replaces #{older['id']} from {clock.day(older['created_at'])} "
+                        f"({private_marked(older['content'], bool(older['private']))}).")
+            return line
         link = self._read(request).link if request else "to"
         rule = memory.get("recurrence")
         if rule:

@@ -1,7 +1,8 @@
 """The only code that hands text to a model (tests/test_outbound_sites.py walks the source to keep it
 so): a chat provider's stream, and a local model's structured call (titles, reasoned recall,
 consolidation's summaries and judge). A chat request passes the Gate
-whole at this exit: the memory context, every message, tool call and tool result."""
+whole at this exit: the memory context, every message, tool call and tool result. What an MCP client
+reads (assistant.mcp) goes on to that client's model: it leaves here too, as a tool result does."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
@@ -20,6 +21,13 @@ async def chat(provider: Provider, gate: Gate, system: SystemPrompt, conversatio
     system = SystemPrompt(system.stable, gate.fragments(gate.text(system.memory, "the memory context")))
     async for item in provider.stream(system, gate.conversation(conversation), tools):
         yield item
+
+
+def to_mcp_client(gate: Gate, text: str, where: str) -> str:
+    """A tool result, error, resource or prompt as an MCP client may read it: the gate's last step, as
+    for a chat turn's tool result (a withheld memory quoted anywhere goes by its id, a secret by where
+    it lives). The text was built through the same gate, memory by memory."""
+    return gate.text(text, where)
 
 
 def ask_local(model: Any, request: LocalRequest) -> dict[str, Any]:

@@ -134,8 +134,11 @@ def current_time_section(runtime: Runtime) -> str:
             f"(time zone {zone_name(clock.zone)}, {clock.offset_text()}); date {local:%Y-%m-%d}")
 
 
+REMINDERS_READ = 50  # the most urgent reminders the prompt reads: more never fit its budget (SPEC F1)
+
+
 def reminders_section(runtime: Runtime, gate: Gate, budget: int) -> str | None:
-    items = reminders.get_upcoming(runtime.store, 7)
+    items = reminders.get_upcoming(runtime.store, 7, limit=REMINDERS_READ)
     if not items:
         return None
     # A private reminder is still due and mentioned, its text only when the message asks about it.
@@ -206,7 +209,9 @@ def timeline_section(runtime: Runtime, gate: Gate, query: str, vector: Vector, b
         return with_dates(m.content, m.time_refs, this_year)
 
     dated = [replace(m, content=f"[{runtime.clock.day(m.created_at)}] {dated_text(m)}") for m in shown]
-    text = format_timeline(dated, episodes.chat_length(store), mood, persons, max_tokens=budget, escape=as_data)
+    said_in = episodes.message_positions(store, [i for m in shown for i in m.message_ids])  # ranks in time
+    text = format_timeline(dated, episodes.chat_length(store), mood, persons, max_tokens=budget, escape=as_data,
+                           positions=said_in)
     if asks_when:
         evidence = dated_evidence(runtime, gate, query)
         if evidence:

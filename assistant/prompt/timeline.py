@@ -1,7 +1,7 @@
 """The Timeline section (SPEC F3): the turn's relevant memories in three headed buckets, within a budget."""
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,14 +78,15 @@ def _render(buckets: dict[str, list[Any]], chat_length: int, mood: Mood | None, 
 
 def format_timeline(memories: Sequence[Any] | None, chat_length: int, mood: Mood | None = None,
                     people: Sequence[Person] = (), max_tokens: int | None = None,
-                    escape: Callable[[str], str] = str) -> str:
+                    escape: Callable[[str], str] = str, positions: Mapping[int, int] | None = None) -> str:
     """Render the turn's relevant memories in three headed buckets, within `max_tokens`.
 
     Over budget, the least important and oldest memories go first, and never a recent one while an
-    older one remains; what stays is rendered chronologically.
+    older one remains; what stays is rendered chronologically. `positions`: message ids -> rank in time
+    (memory.timeline.message_positions), so imported history counts as old.
     """
     kept = list(memories or [])
-    buckets = assign_memories_to_buckets(kept, chat_length)
+    buckets = assign_memories_to_buckets(kept, chat_length, positions)
     text = _render(buckets, chat_length, mood, people, escape)
     if max_tokens is None or estimate_tokens(text) <= max_tokens:
         return text
@@ -96,7 +97,7 @@ def format_timeline(memories: Sequence[Any] | None, chat_length: int, mood: Mood
     for _, memory in order:
         dropped.add(id(memory))
         remaining = [m for m in kept if id(m) not in dropped]
-        text = _render(assign_memories_to_buckets(remaining, chat_length), chat_length, mood, people, escape)
+        text = _render(assign_memories_to_buckets(remaining, chat_length, positions), chat_length, mood, people, escape)
         if estimate_tokens(text) <= max_tokens:
             return text
     return text

@@ -1,6 +1,6 @@
 """The span of days a recap or an agenda asks about ("yesterday", "tomorrow", "on Friday", "last week",
-"this weekend"), as instants: local midnights in the user's zone, from the one clock, computed here
-in Python (SPEC section 3)."""
+"this weekend", "this afternoon", "in December"), as instants: local midnights (or the hours of a part
+of the day) in the user's zone, from the one clock, computed here in Python (SPEC section 3)."""
 from __future__ import annotations
 
 import re
@@ -13,11 +13,16 @@ _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "su
 _DAY = r"(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(day|sday|nesday|rsday|urday)?"
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _PHRASE = re.compile(
-    rf"\b(?P<rel>the day (?:before yesterday|after tomorrow)|yesterday|today|tonight|"
-    rf"this (?:morning|afternoon|evening)|last night|tomorrow|"
+    rf"\b(?P<rel>the day (?:before yesterday|after tomorrow)|yesterday|today|"
+    rf"(?P<part>tonight|this (?:morning|afternoon|evening))|last night|tomorrow|"
+    rf"(?P<mwhich>this|next|last) month|in (?P<month>{'|'.join(_MONTHS)})[a-z]*(?! \d)|"
     rf"(?P<which>last|this|next|coming) (?P<unit>week|weekend)|(?:on )?(?:the )?weekend|"
     rf"(?P<wdwhich>last|this|next|coming|on)? ?(?P<wd>{_DAY})\b|"
     rf"(?:on )?(?P<mon>{'|'.join(_MONTHS)})[a-z]* (?P<mday>\d{{1,2}})(?:st|nd|rd|th)?)\b", re.I)
+
+
+# The hours of a part of the day ("this afternoon"), in local time: [start, end).
+_PARTS = {"morning": (0, 12), "afternoon": (12, 17), "evening": (17, 24), "tonight": (17, 24)}
 
 
 @dataclass(frozen=True)
@@ -48,7 +53,14 @@ def day_span(text: str, now: datetime, zone: tzinfo, past: bool) -> DaySpan | No
     today = now.astimezone(zone).date()
     phrase = match.group(0).lower()
     first, days, name = today, 1, phrase.removeprefix("on ")
-    if phrase in ("today", "tonight") or phrase.startswith("this ") and match.group("unit") is None:
+    if match.group("part"):
+        hours = _PARTS[phrase.removeprefix("this ")]
+        start = localize(datetime.combine(today, time(hours[0])), zone)
+        end = localize(datetime.combine(today, time(0)) + timedelta(hours=hours[1]), zone)
+        return DaySpan(start, end, f"{phrase} ({_day_label(today, today)})")
+    if match.group("mwhich") or match.group("month"):
+        return _month_span(match, today, zone, past)
+    if phrase == "today":
         name = "today"
     elif phrase in ("yesterday", "last night"):
         first, name = today - timedelta(days=1), "yesterday"
@@ -102,3 +114,27 @@ def day_span(text: str, now: datetime, zone: tzinfo, past: bool) -> DaySpan | No
     start = localize(datetime.combine(first, time(0)), zone)
     end = localize(datetime.combine(first + timedelta(days=days), time(0)), zone)
     return DaySpan(start, end, label)
+
+
+def _month_span(match: re.Match[str], today: date, zone: tzinfo, past: bool) -> DaySpan:
+    """ "in December" (the next December for an agenda, the last one for a recap), "this month", "next month"."""
+    which = (match.group("mwhich") or "").lower()
+    if which:
+        month, year = today.month + {"last": -1, "this": 0, "next": 1}[which], today.year
+        year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
+        name = f"{which} month"
+    else:
+        month, year = _MONTHS.index(match.group("month").lower()[:3]) + 1, today.year
+        if past and month > today.month:
+            year -= 1
+        elif not past and month < today.month:
+            year += 1
+        name = "in"
+    first = date(year, month, 1)
+    following = date(year + month // 12, month % 12 + 1, 1)
+    if which == "this" and not past:
+        first = today  # what is left of this month
+    shown = f"{first:%B}" + ("" if year == today.year else f" {year}")
+    label = f"in {shown}" if name == "in" else f"{name} ({shown})"
+    return DaySpan(localize(datetime.combine(first, time(0)), zone), localize(datetime.combine(following, time(0)),
+                                                                               zone), label)

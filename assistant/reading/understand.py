@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 
 from assistant.reading.intent import is_recap_query
+from assistant.reading.questions import Focus, greeting_before_question, question_focus, without_greeting
 from assistant.reading.spans import DaySpan, day_span
+from memory import supersession
 from memory.errors import InvalidInput
 from memory.time.references import asks_when
 from memory.time.rules import Recurrence, is_rule_phrase
@@ -55,9 +57,29 @@ _UPCOMING = re.compile(
     r"\b(coming up|due|upcoming|planned|on my plate|on my agenda|today|tomorrow|this week|scheduled|"
     r"(on |this |next )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)|(this |next |the )weekend|"
     r"next week|tonight|this (morning|afternoon|evening)|"
-    r"on (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d)\b"
+    r"on (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2})\b"
     r"|^\W*(my |show( me)?( my)? |list( my)? |any |what are my |open )?(reminders|upcoming|agenda|to-?dos?)\W*$"
     r"|\bmy reminders\b|\bwhat (am i|do i need to be) remind", re.I)
+# What is left of a day: "what do I still have to do today?", "anything left for today?", "anything else?",
+# "what am I doing tonight?", "any plans this afternoon?". "still" and "left" count only about things to do
+# ("what do I still need to tell Priya?" and "anything left in the fridge?" are questions about memory).
+_OPENER = r"^\W*(?:and\s+)?(?:what'?s|what|anything|is there anything|do i have anything|any|is there something)"
+_LEFT = re.compile(
+    _OPENER + r"\b.*\b(?:still\s+(?:have|got|need)\s+to\s+do|still\s+(?:to\s+do|open|pending|due)|"
+    r"still\s+on\s+(?:for\s+)?(?:today|tonight|my\s+(?:list|plate|agenda))|"
+    r"(?:have|got|need)\s+(?:left\s+)?to\s+do|to-?do|left(?:\s+(?:for|to\s+do|today|tonight|this\s+\w+|on\s+"
+    r"(?:my\s+)?(?:list|plate|agenda)))?\W*$|remaining\W*$)|^\W*(?:and\s+)?(?:anything|what|something)\s+else"
+    r"(?:\s+(?:for|on)?\s*(?:today|tonight|this\s+(?:morning|afternoon|evening)))?\W*$", re.I)
+_ON_A_DAY = re.compile(_OPENER + r"\b.*\b(?:on|planned|plans|doing|busy|scheduled|happening|due|have|got|else)\b",
+                       re.I)
+_DAY_WORD = re.compile(r"\b(?:today|tonight|tomorrow|this (?:morning|afternoon|evening)|(?:on |this |next )?"
+                       r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:this|next|the) weekend|next week|"
+                       r"in (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*|(?:this|next) month)\b", re.I)
+# Plans of travel: "do I have any trips planned?", "where am I going in December?".
+_TRIPS = re.compile(r"\b(?:trips?|travel(?:s|ling|ing)?|flights?|holidays?|vacations?|journeys?|getaways?|"
+                    r"going away)\b.*\b(?:planned|coming up|booked|upcoming|soon|ahead|next)\b"
+                    r"|\b(?:any|my|upcoming|next|planned)\s+(?:trips?|travels?|flights?|holidays?|vacations?)\b"
+                    r"|^\W*where\s+(?:am i|are we)\s+(?:going|flying|travell?ing|off to|headed|heading)\b", re.I)
 _DONE = re.compile(
     r"^\W*(?:i'?m |i am |i have |i've |just )?(?:done|finished|completed?|did)\s+(?:with\s+)?(?P<what>.+?)\W*$"
     r"|^\W*(?:mark|tick off|check off|cross off)\s+(?P<what2>.+?)(?:\s+as)?(?:\s+(?:done|complete|completed|finished))?"
@@ -135,6 +157,9 @@ class Action:
     event: str = ""  # remind_relative: the event the reminder is relative to
     offset: timedelta | None = None  # remind_relative: signed; due = event - offset
     suggestion: str = ""  # near_miss: the message as it was probably meant
+    kind: str = "note"  # remember: the kind of memory ("fact" for a change said without "remember that")
+    focus: Focus | None = None  # question: the subject or the person it asks about
+    topic: str = ""  # upcoming: "trip" for plans of travel; "" for everything
 
 
 def _schedule(phrase: str, now: datetime, zone: tzinfo) -> tuple[datetime, Recurrence | None] | None:
@@ -397,8 +422,16 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
         return Action("help")
     if is_recap_query(raw):
         return Action("recap", span=day_span(raw, now, zone, past=True))
-    if _UPCOMING.search(core) and not re.match(r"^\W*(remind me (to|about|at|on|in|every)|set a reminder)", core, re.I):
-        return Action("upcoming", span=day_span(raw, now, zone, past=False))
+    reminding = re.match(r"^\W*(remind me (to|about|at|on|in|every)|set a reminder)", core, re.I)
+    short = len(core) <= 300  # an agenda is asked in a few words: a pasted megabyte is quickly none
+    if short and not reminding and _TRIPS.search(core):
+        return Action("upcoming", span=day_span(raw, now, zone, past=False), topic="trip")
+    listing = not reminding and _UPCOMING.search(core)
+    if listing or short and not reminding and (_LEFT.search(core) or _ON_A_DAY.search(core) and _DAY_WORD.search(core)):
+        span = day_span(raw, now, zone, past=False)
+        if span is None and not listing:
+            span = day_span("today", now, zone, past=False)  # "what do I still have to do?": what is left of today
+        return Action("upcoming", span=span)
     change = _change(core, now, zone)
     if change is not None:
         return change
@@ -426,10 +459,16 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
     match = _REMEMBER.match(core)
     if match and not re.match(r"^\W*remember\s+(when|what|where|who|how|if|whether)\b", core, re.I):
         return Action("remember", match.group("what").strip())
+    if supersession.is_change(core):
+        # "heads up, the gate code changed to 5521": a new value said without "remember that" is kept as one.
+        return Action("remember", supersession.without_lead(core), kind="fact")
+    if greeting_before_question(raw):  # "hey, who is Priya?": the greeting does not hide the question
+        question = without_greeting(raw)
+        return Action("question", question, asks_when=asks_when(question), focus=question_focus(question))
     if is_small_talk(raw):  # "hello, how are you?" is not a question about memory
         return Action("chat", raw)
     if raw.rstrip().endswith("?") or _QUESTION_START.match(core):
-        return Action("question", raw.strip(), asks_when=asks_when(core))
+        return Action("question", raw.strip(), asks_when=asks_when(core), focus=question_focus(raw))
     suggestion = near_miss(core)
     if suggestion:
         return Action("near_miss", raw, suggestion=suggestion)

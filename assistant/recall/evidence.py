@@ -11,28 +11,48 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from assistant.reading.questions import Focus
 from assistant.runtime import Runtime
 from memory import episodes, memories, supersession
 from memory.search import STOPWORDS, Hit
+from memory.supersession import USER, Subject, read_statement
 from memory.time.references import with_dates
 from memory.words import normalised, stems
 
 # Words that say how a question is asked, not what it is about.
 _QUESTION_WORDS = frozenset("""what whats when where who whom whose which why how is are was were do does did can
 could should would will have has had tell remind know remember again please any idea forgot forget told say said
-ever much many long ago date day time year month week""".split()) | STOPWORDS
+ever much many long ago date day time year month week now currently these days still exactly actually hey hi
+hello""".split()) | STOPWORDS
 _QUESTION = re.compile(r"\?\s*$|^\W*(what|what's|whats|when|where|who|whom|whose|which|why|how|is|are|was|were|do|"
                        r"does|did|can|could|should|would|will|have|has|had)\b", re.I)
 _SMALL_TALK = re.compile(r"^\W*(hi|hello|hey|thanks|thank you|ok|okay|cool|great|nice|wow|haha|lol|yes|no|yeah|"
                          r"sure|bye)\b[\w\s!.,']{0,25}$", re.I)
 TYPE_RANK = {"memory": 0, "summary": 1, "message": 2, "episode": 3}
+NOTHING = "I don't have anything in memory about that."  # the one answer when nothing in memory answers
 MIN_RELEVANCE = 0.5  # share of the question's content words a statement must contain
 
 
 # Words for one kind of thing, asked about in one and said in another ("when do I meet Karolina?" /
 # "prepare notes for the 1:1 with Karolina"): each group counts as its first word.
-_CONCEPTS = [frozenset({"meet", "1on1", "appointment", "sync", "standup"})]
-_CONCEPT_OF = {word: sorted(group)[0] for group in _CONCEPTS for word in group}
+_CONCEPTS = [frozenset({"meet", "1on1", "appointment", "sync", "standup"}),
+             # spellings of one word
+             frozenset({"licence", "license"}), frozenset({"colour", "color"}), frozenset({"favourite", "favorite"}),
+             frozenset({"neighbour", "neighbor"}), frozenset({"centre", "center"}), frozenset({"theatre", "theater"}),
+             frozenset({"mum", "mom", "mother"}), frozenset({"surname", "lastname"}),
+             frozenset({"plate", "registration", "numberplate"}), frozenset({"flight", "fly", "flying"}),
+             frozenset({"trip", "travel", "journey"}),
+             # the things a fact is said of with a verb ("I drive a Corolla", "I live in Porto", "I work at Acme")
+             frozenset({"car", "drive", "vehicle"}), frozenset({"live", "address", "move", "reside"}),
+             frozenset({"work", "job", "employer", "company"})]
+
+
+def _norm(word: str) -> str:
+    """A stem with a final "e" off, so that "service" and "serviced", "live" and "living" meet."""
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+_CONCEPT_OF = {_norm(word): sorted(group)[0] for group in _CONCEPTS for word in group}
 
 
 def content_words(text: str) -> set[str]:
@@ -43,7 +63,7 @@ def content_words(text: str) -> set[str]:
 def topic_words(text: str) -> set[str]:
     """What a text is about, for matching an answer to a question: content_words with the spellings of
     one thing made one ("1:1", "one-on-one") and words for one kind of thing counted as one."""
-    return {_CONCEPT_OF.get(w, w) for w in stems(normalised(text), _QUESTION_WORDS)}
+    return {_CONCEPT_OF.get(_norm(w), _norm(w)) for w in stems(normalised(text), _QUESTION_WORDS)}
 
 
 def search_words(text: str) -> list[str]:
@@ -52,8 +72,8 @@ def search_words(text: str) -> list[str]:
     words = [w for w in re.findall(r"\w+", text.lower()) if w not in _QUESTION_WORDS and len(w) > 1]
     for concept in topic_words(text):
         for group in _CONCEPTS:
-            if concept in {_CONCEPT_OF[w] for w in group}:
-                words += ["1", "meeting", "appointment"]
+            if concept in {_CONCEPT_OF[_norm(w)] for w in group}:
+                words += ["1", "meeting", "appointment"] if "1on1" in group else sorted(group)
     if "1on1" in normalised(text).lower():
         words.append("1")
     return list(dict.fromkeys(words))
@@ -79,6 +99,7 @@ class Evidence:
     private: bool = False
     due_at: str | None = None  # a memory that is a reminder: its due instant
     superseded_by: int | None = None  # a memory restated since with a new value: the newer one's id
+    defining: bool = False  # a statement of what the question asks about ("I drive a 2014 Corolla")
 
     @property
     def is_statement(self) -> bool:
@@ -102,16 +123,64 @@ def search_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str 
                                    types=("memory", "message", "summary"), touch=False)
 
 
+def defines(focus: Focus | None, text: str) -> bool:
+    """Whether `text` states what the question asks about: a fact about that subject ("I drive a 2014
+    Corolla" for "what car do I drive?", "my gym is PureGym" for "which gym am I in?"), or about that
+    person ("Priya Sharma is my new colleague" for "what's Priya's last name?"); not a passing mention
+    ("the car wouldn't start this morning")."""
+    return relation(focus, text) == "defines"
+
+
+def relation(focus: Focus | None, text: str) -> str:
+    """ "defines" (see defines), "conflicts" (a fact about another thing of the same kind: "the gate code
+    is 5521" for "what's the alarm code?", "my work number is ..." for "what's the pharmacy's number?",
+    "the cat's vet" for "who's the dog's vet?"), or "" (neither: a passing mention, or no focus)."""
+    if focus is None:
+        return ""
+    statement = read_statement(_SAID_TO_KEEP.sub("", text))
+    if statement is None:
+        # "Priya joined in May", for "who is Priya?" (not for "what's Tom's phone number?")
+        named = focus.entity is not None and focus.subject is None and \
+            re.match(rf"^\W*{re.escape(focus.entity)}\w*\b", text, re.I)
+        return "defines" if named else ""
+    said = statement.subject
+    wanted = focus.subject
+    if wanted is not None and wanted.head is not None and said.head == wanted.head:
+        if said.owner and wanted.owner and said.owner != wanted.owner:
+            return "conflicts"  # mine and my brother's; the cat's and the dog's
+        marks, asked = _marks(said), _marks(wanted)
+        if marks and asked and not marks & asked:
+            return "conflicts"  # the gate code and the alarm code
+        return "defines"
+    entity = focus.entity
+    if entity and said.person and said.head == entity:
+        return "defines"  # "Priya Sharma is my new colleague": about Priya herself, whatever is asked of her
+    if entity and wanted is None and said.owner == entity:
+        return "defines"  # "tell me about Tom": "Tom's birthday is on March 3"
+    return ""
+
+
+def _marks(subject: Subject) -> set[str]:
+    """What tells a subject from others of its kind: its modifiers and an owner other than the user ("the
+    vet for the cat" and "the cat's vet" are one)."""
+    marks = set(subject.modifiers) | ({subject.owner} if subject.owner not in (None, USER) else set())
+    return {_CONCEPT_OF.get(_norm(mark), _norm(mark)) for mark in marks}  # "licence" and "license" are one
+
+
+_SAID_TO_KEEP = re.compile(r"^\W*(?:remember|note|fyi|for the record)(?:\s+(?:that|this))?[\s:,-]+", re.I)
+
+
 def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = "standard",
                   exclude_message_ids: tuple[int, ...] = (), strict: bool = True,
-                  hits: list[Hit] | None = None) -> list[Evidence]:
+                  hits: list[Hit] | None = None, focus: Focus | None = None) -> list[Evidence]:
     """Statements that answer `question`, best first, from `hits` (search_evidence's, searched here when
     not given: a caller that ranks them twice searches once).
 
-    strict (an answer shown as is): only statements holding most of the question's words, by
-    relevance, memories before messages. Not strict (evidence for reasoning): every statement the
-    search ranked, in its order, since in conversation the answer often shares no word with the
-    question and is found through the turn before it.
+    strict (an answer shown as is): only statements holding most of the question's words (or a memory
+    that defines the question's `focus`, whatever it shares), by relevance, memories before messages.
+    Not strict (evidence for reasoning): every statement the search ranked, in its order, since in
+    conversation the answer often shares no word with the question and is found through the turn
+    before it.
     """
     wanted = topic_words(question)
     if not wanted:
@@ -142,8 +211,10 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
         if is_question(hit.content) or _SMALL_TALK.match(hit.content):
             continue  # a question never answers itself
         relevance = len(wanted & topic_words(hit.content)) / len(wanted)
-        if strict and relevance < MIN_RELEVANCE:
-            continue
+        related = relation(focus, hit.content) if not due and (hit.type == "memory" or role == "user") else ""
+        defining = related == "defines"
+        if strict and (relevance < MIN_RELEVANCE and not defining or related == "conflicts"):
+            continue  # too little of the question in it, or another thing of the kind asked about
         flat = _flat(hit.content)
         if any(flat in seen or seen in flat for seen in kept):
             continue  # "remember that X" said and X remembered: one piece of evidence, not two
@@ -151,7 +222,7 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
         if hit.type == "memory" and hit.id in by_id:
             told.update(by_id[hit.id].message_ids)
         evidence = Evidence(hit.type, hit.id, hit.content, hit.created_at, round(relevance, 3), role, refs, private,
-                            due)
+                            due, defining=defining)
         # The assistant's own words rank below what the user said and remembered, whatever the search
         # made of them: they only ever repeat it.
         own = role == "assistant"
@@ -189,6 +260,7 @@ def newest_first(runtime: Runtime, found: list[Evidence]) -> list[Evidence]:
                                  m.private, m.due_at)
             else:
                 newer.relevance = max(newer.relevance, evidence.relevance)
+            newer.defining = newer.defining or evidence.defining  # the newest value of what was asked
             out.append(newer)
             placed.add(head)
         evidence.superseded_by = links[evidence.id]

@@ -8,7 +8,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from assistant.recall.evidence import MIN_RELEVANCE, TYPE_RANK, Evidence, find_evidence, told_when
+from assistant.recall.evidence import (
+    MIN_RELEVANCE,
+    NOTHING,
+    TYPE_RANK,
+    Evidence,
+    content_words,
+    find_evidence,
+    told_when,
+)
 from assistant.runtime import Runtime
 from assistant.views import private_marked
 from memory.search import Hit
@@ -75,7 +83,7 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
         # Without a model the answer is the best statement itself: it must be about the question.
         evidence = [e for e in evidence if e.relevance >= MIN_RELEVANCE] or []
     if not evidence:
-        return ReasonedAnswer("I have nothing in memory about that.", 0.0, "no matching statements")
+        return ReasonedAnswer(NOTHING, 0.0, "no matching statements")
     runtime.searcher.touch([e.id for e in evidence if e.type == "memory"])
     resolutions = [r for e in evidence for r in resolutions_of(runtime, e)]
     sources = [e.source() for e in evidence]  # every source it ranked, best first
@@ -85,9 +93,12 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
             return answer
     # From the ranked head, the most to the point, a memory before something said in passing, and
     # never the assistant's own words (they may be a help text quoting the very question).
-    said = [e for e in evidence if e.role != "assistant"]
+    # ... and sharing a word of the question itself, not only a word for the same kind of thing ("the
+    # book club meets on Wednesdays" is no answer to "when is the dentist appointment?").
+    asked = content_words(query)
+    said = [e for e in evidence if e.role != "assistant" and asked & content_words(e.content)]
     if not said:
-        return ReasonedAnswer("I have nothing in memory about that.", 0.0, "only my own replies matched",
+        return ReasonedAnswer(NOTHING, 0.0, "only my own replies matched",
                               resolutions, sources)
     best = max(said[:5], key=lambda e: (e.relevance, -TYPE_RANK[e.type]))
     own = [r for r in resolutions if (r.source_type, r.source_id) == (best.type, best.id)]

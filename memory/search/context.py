@@ -132,8 +132,14 @@ class Context:
         f = self.fusion
         count = max(f.context_candidates, limit * 3)
         pool = self.messages(count)
+        lifted: dict[int, float] = {}  # the period's turns and what the lift added to each
         if f.period_lift:
-            pool += self._named_period(query)
+            drawn, period = self._named_period(query)
+            pool += drawn
+            lift = f.period_lift * max(self.fused.values(), default=0.0)
+            for d in period:
+                self.fused[d] += lift
+                lifted[d] = lift
         when = bool(f.when_boost or f.when_around) and asks_when(query)
         self.read([split_doc_id(d)[1] for d in pool], neighbours=True)
         if f.carry:
@@ -148,7 +154,10 @@ class Context:
             if when and mentions_time(turn.content):
                 self.fused[d] *= 1 + f.when_boost
             if f.question_penalty and turn.content.rstrip().endswith("?"):
-                self.fused[d] *= 1 - f.question_penalty
+                # Not on a period's lift: a question of the period that shares the query's words ("what
+                # did I ask about sourdough last spring?") stays above the period's turns that share none.
+                lift = lifted.get(d, 0.0)
+                self.fused[d] = (self.fused[d] - lift) * (1 - f.question_penalty) + lift
         if when and f.when_around:
             self._when_around(self.messages(f.when_sources))
 
@@ -179,16 +188,16 @@ class Context:
         for receiver, amount in lent.items():
             self.fused[receiver] = self.fused.get(receiver, 0.0) + amount
 
-    def _named_period(self, query: str) -> list[int]:
+    def _named_period(self, query: str) -> tuple[list[int], list[int]]:
         """The messages of the conversations held in a period the query names: drawn in as candidates
-        (scored by their vectors), and the best score of the search added to each, so that they come
-        first in their own order. Returns the documents drawn in."""
-        periods = named_periods(query)
+        (scored by their vectors); rerank adds the best score of the search to each, so that they come
+        first in their own order. Returns the documents drawn in, and all of the period's."""
+        periods = named_periods(query, self.store.clock.local(self.store.clock.now()).date())
         if not periods:
-            return []
+            return [], []
         span = self.store.one("SELECT min(started_at), max(started_at) FROM episodes")
         if span[0] is None:
-            return []
+            return [], []
         clock, after = self.store.clock, timedelta(days=self.fusion.period_after_days)
         first, last = clock.local(span[0]).year, clock.local(span[1]).year
         ranges = []
@@ -199,18 +208,24 @@ class Context:
                 # may tell of it ("last Friday").
                 ranges.append((to_utc_iso(start - timedelta(days=1)), to_utc_iso(end + after)))
         if not ranges or len(ranges) > MAX_PERIOD_RANGES:
-            return []
+            return [], []
         where = " OR ".join("(e.started_at >= ? AND e.started_at < ?)" for _ in ranges)
         rows = self.store.query(f"SELECT m.id FROM episodes e JOIN messages m ON m.episode_id = e.id WHERE ({where}) "
                                 f"AND m.role IN ('user', 'assistant') ORDER BY m.id DESC LIMIT {PERIOD_CANDIDATES}",
                                 tuple(v for pair in ranges for v in pair))
         docs = [doc_id("message", r[0]) for r in rows]
+        # The search's own hits said in the period count too, however many turns the period holds (a
+        # year of imported history holds more than the newest PERIOD_CANDIDATES).
+        found = [split_doc_id(d)[1] for d in self.fused if split_doc_id(d)[0] == "message"]
+        if found:
+            marks = ",".join("?" * len(found))
+            docs += [doc_id("message", r[0]) for r in self.store.query(
+                f"SELECT m.id FROM episodes e JOIN messages m ON m.episode_id = e.id WHERE m.id IN ({marks}) "
+                f"AND ({where})", (*found, *(v for pair in ranges for v in pair)))]
+            docs = list(dict.fromkeys(docs))
         new = [d for d in docs if d not in self.fused]
         self.fused.update(self.score_of(new))
-        lift = self.fusion.period_lift * max(self.fused.values(), default=0.0)
-        for d in docs:
-            self.fused[d] += lift
-        return new
+        return new, docs
 
     def settle_echoes(self, texts: dict[int, str]) -> None:
         """Each assistant message among these documents that quotes another of them word for word

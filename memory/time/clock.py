@@ -8,6 +8,11 @@ from datetime import UTC, datetime, time, timedelta, tzinfo
 from memory.time.due_phrases import DEFAULT_TIME
 from memory.time.instants import parse_stored, to_utc_iso
 
+# Names as strftime's %a and %b write them (Python never sets LC_TIME, so they are always these), looked
+# up rather than formatted: a list of thousands of reminders formats thousands of dates.
+_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
 
 class Clock:
     """Now, in UTC; frozen when a fixed instant is given (--now / ASSISTANT_NOW)."""
@@ -16,6 +21,13 @@ class Clock:
         self.zone = zone
         self.fixed = fixed.astimezone(UTC) if fixed else None
         self.default_time = default_time
+        self._year: tuple[datetime, int] | None = None  # (now, this year in the user's zone), for labels
+
+    def _this_year(self) -> int:
+        now = self.now()
+        if self._year is None or self._year[0] != now:
+            self._year = (now, now.astimezone(self.zone).year)
+        return self._year[1]
 
     def now(self) -> datetime:
         return self.fixed if self.fixed else datetime.now(UTC).replace(microsecond=0)
@@ -45,13 +57,12 @@ class Clock:
     def day(self, moment: datetime | str) -> str:
         """The local day: "Sun Nov 22" (year added when not this year)."""
         local = self.local(moment)
-        year = "" if local.year == self.local(self.now()).year else f" {local.year}"
-        return f"{local:%a %b} {local.day}{year}"
+        year = "" if local.year == self._this_year() else f" {local.year}"
+        return f"{_WEEKDAYS[local.weekday()]} {_MONTHS[local.month - 1]} {local.day}{year}"
 
     def short(self, moment: datetime | str) -> str:
         """Compact local form used in labels: "Mon Nov 23 09:00" (year added when not this year)."""
         local = self.local(moment)
-        text = f"{local:%a %b} {local.day} {local:%H:%M}"
-        if local.year != self.local(self.now()).year:
-            text = f"{local:%a %b} {local.day} {local.year} {local:%H:%M}"
-        return text
+        year = "" if local.year == self._this_year() else f" {local.year}"
+        return (f"{_WEEKDAYS[local.weekday()]} {_MONTHS[local.month - 1]} {local.day}{year} "
+                f"{local.hour:02d}:{local.minute:02d}")

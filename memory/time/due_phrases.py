@@ -3,8 +3,9 @@
 dateparser finds the day; the time of day is read here, because dateparser gets bare hours
 ("at 8") and parts of the day ("tonight") wrong, and ignores times that do not exist ("12:99").
 Conventions when a phrase names no clock time: morning 09:00, afternoon 14:00, evening 18:00,
-tonight 20:00, noon 12:00; a day ("tomorrow", "on Friday", "dec 1") is due at the default time
-(the caller's `default_time`, 09:00 unless configured), never at the current clock time; a
+tonight 20:00, noon 12:00; a day ("tomorrow", "on Friday", "dec 1", "this weekend": its Saturday,
+"end of the month": its last day, "the 12th") is due at the default time (the caller's
+`default_time`, 09:00 unless configured), never at the current clock time; a
 duration ("in 3 days", "in a week", "next week") keeps the clock time. Offsets in minutes or hours
 are added to the UTC instant, so they stay exact across a DST change; everything else is
 wall-clock time in the user's zone. A phrase over MAX_PHRASE characters is refused unread.
@@ -12,7 +13,7 @@ wall-clock time in the user's zone. A phrase over MAX_PHRASE characters is refus
 from __future__ import annotations
 
 import re
-from datetime import datetime, time, timedelta, tzinfo
+from datetime import date, datetime, time, timedelta, tzinfo
 
 from memory.errors import DateParseError, InvalidInput
 from memory.time.instants import MAX_YEAR, MIN_YEAR, UTC, check_instant, parse_iso
@@ -132,8 +133,11 @@ def parse_due(phrase: str, now: datetime, zone: tzinfo, default_time: time = DEF
     rest = _clean(rest)
 
     local_now = now.astimezone(zone).replace(tzinfo=None)
+    named = _named_day(rest, local_now, clock_time or (default_time.hour, default_time.minute))
     if rest in ("", "today"):
         day = local_now
+    elif named is not None:
+        day = datetime.combine(named, time(0))
     else:
         import dateparser  # slow import: only when a phrase really needs it
 
@@ -165,6 +169,87 @@ def parse_due(phrase: str, now: datetime, zone: tzinfo, default_time: time = DEF
         return _checked(phrase, localize(wall, zone))
     except OverflowError:
         raise DateParseError(phrase, "too far away") from None
+
+
+_MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_MONTH = r"(?P<month>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_CALENDAR_DAY = re.compile(rf"{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(?P<year>\d{{4}}))?|"
+                           rf"(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH.replace('month', 'month2')}"
+                           r"(?:,?\s+(?P<year2>\d{4}))?")
+_WEEKDAY = re.compile(r"(?:next\s+)?(?P<name>mon|tue|wed|thu|fri|sat|sun)(?:day|s|sday|nesday|rsday|urday|\.)?")
+_WEEKEND = re.compile(r"(?:(?:this|the|over the|at the|during the|on the|for the)\s+)?(?P<next>next\s+)?weekend")
+_MONTH_END = re.compile(r"(?:the\s+)?(?:end|last day) of (?:the |this )?(?P<next>next )?month|month[\s-]end")
+_MONTH_START = re.compile(r"(?:the\s+)?(?:start|beginning|first day) of (?:the )?next month")
+_WEEK_END = re.compile(r"(?:the\s+)?end of (?:the |this )?(?P<next>next )?week")
+_ORDINAL = re.compile(r"(?:the\s+)?(?P<day>\d{1,2})(?:st|nd|rd|th)(?:\s+of\s+(?:the |this )?(?P<next>next )?month)?")
+
+
+def _named_day(rest: str, local_now: datetime, clock: tuple[int, int]) -> date | None:
+    """The day of a phrase dateparser reads wrongly or not at all: "this weekend" (its Saturday, or
+    Sunday once Saturday's time has passed), "next weekend" (the Saturday a week later, as an agenda
+    reads it), "end of the month" (its last day), "start of next month", "end of the week" (Friday),
+    "the 12th" (the next 12th of a month); and, read here as dateparser reads them but without loading it
+    (half a second in a fresh process), "Dec 10" / "10 December" (the next one after today) and
+    "Tuesday" / "next Tuesday" (the next one after today)."""
+    today = local_now.date()
+    match = _CALENDAR_DAY.fullmatch(rest)
+    if match:
+        month = _MONTH_NAMES.index((match.group("month") or match.group("month2"))[:3]) + 1
+        day_of_month = int(match.group("day") or match.group("day2"))
+        year = match.group("year") or match.group("year2")
+        try:
+            if year:
+                return date(int(year), month, day_of_month)
+            found = date(today.year, month, day_of_month)
+            return found if found > today else date(today.year + 1, month, day_of_month)
+        except ValueError:
+            raise DateParseError(rest, "no such day") from None
+    match = _WEEKDAY.fullmatch(rest)
+    if match:
+        ahead = (_DAY_NAMES.index(match.group("name")) - today.weekday()) % 7
+        return today + timedelta(days=ahead or 7)
+    match = _WEEKEND.fullmatch(rest)
+    if match:
+        saturday = today + timedelta(days=5 - today.weekday())  # this week's: yesterday, on a Sunday
+        if match.group("next"):
+            return saturday + timedelta(days=7)
+        if today.weekday() == 5 and local_now.time() >= time(*clock):
+            return today + timedelta(days=1)
+        return max(saturday, today)
+    match = _MONTH_END.fullmatch(rest)
+    if match:
+        first = date(today.year, today.month, 1)
+        if match.group("next"):
+            first = _next_month(first)
+        return _next_month(first) - timedelta(days=1)
+    if _MONTH_START.fullmatch(rest):
+        return _next_month(date(today.year, today.month, 1))
+    match = _WEEK_END.fullmatch(rest)
+    if match:
+        friday = today + timedelta(days=(4 - today.weekday()) % 7)
+        return friday + timedelta(days=7) if match.group("next") else friday
+    match = _ORDINAL.fullmatch(rest)
+    if match:
+        wanted = int(match.group("day"))
+        first = date(today.year, today.month, 1)
+        if match.group("next"):
+            first = _next_month(first)
+        for _ in range(13):  # the 31st: the next month that has one
+            try:
+                day = first.replace(day=wanted)
+            except ValueError:
+                first = _next_month(first)
+                continue
+            if day > today or day == today and local_now.time() < time(*clock) or match.group("next"):
+                return day
+            first = _next_month(first)
+        raise DateParseError(rest, "no month has that day")
+    return None
+
+
+def _next_month(first: date) -> date:
+    return date(first.year + first.month // 12, first.month % 12 + 1, 1)
 
 
 def _checked(phrase: str, moment: datetime) -> datetime:

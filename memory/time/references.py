@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 from functools import lru_cache
 
 from dateutil.relativedelta import relativedelta
@@ -317,16 +317,21 @@ _TIME_WORDS = re.compile(rf"\b(?:{_WD}|tue|tues|thu|thurs|fri|weekends?|january|
 
 @dataclass(frozen=True)
 class NamedPeriod:
-    """A day, month or year a text names outright ("on October 13, 2023", "in March", "in 2022");
-    year None: that month (and day) of any year."""
+    """A day, month, season or year a text names outright ("on October 13, 2023", "in March", "in 2022",
+    "last spring"); year None: that month (and day) of any year. A season is `months` (3) from its first
+    month (meteorological seasons of the northern hemisphere: spring from March, winter from December)."""
 
     year: int | None
     month: int | None = None
     day: int | None = None
+    months: int = 1
 
     def start_and_end(self, year: int) -> tuple[datetime, datetime]:
         """The period as [start, end) in `year` (its own year when it names one)."""
         year = self.year or year
+        if self.months > 1 and self.month is not None:
+            start = datetime(year, self.month, 1)
+            return start, start + relativedelta(months=self.months)
         if self.day is not None and self.month is not None:
             start = datetime(year, self.month, min(self.day, 28 if self.month == 2 else 30 if self.month in (
                 4, 6, 9, 11) else 31))
@@ -337,8 +342,35 @@ class NamedPeriod:
         return datetime(year, 1, 1), datetime(year + 1, 1, 1)
 
 
-def named_periods(text: str) -> list[NamedPeriod]:
-    """The days, months and years `text` names outright, in order, each once."""
+_SEASON_STARTS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+_SEASON = re.compile(r"\b(?:(last|this|past|previous)\s+)?(spring|summer|autumn|fall|winter)(?:\s+(?:of\s+)?"
+                     rf"{_YEAR})?\b", re.I)
+
+
+def _season(match: re.Match[str], today: date | None) -> NamedPeriod | None:
+    """ "last spring" (the latest one over by `today`), "this summer" (the one `today` is in, else this
+    year's), "spring 2025", "in spring" (any year: None)."""
+    which, name, year = match[1], match[2].lower(), match[3]
+    start_month = _SEASON_STARTS[name]
+    if year:
+        return NamedPeriod(int(year), start_month, months=3)
+    if not which:
+        return NamedPeriod(None, start_month, months=3) if re.search(r"\b(?:in|during)\s+(?:the\s+)?$",
+                                                                      match.string[:match.start()], re.I) else None
+    if today is None:
+        return None
+    starts = [date(y, start_month, 1) for y in (today.year + 1, today.year, today.year - 1, today.year - 2)]
+    spans = [(s, s + relativedelta(months=3)) for s in starts]
+    if which.lower() == "this":
+        current = [s for s, e in spans if s <= today < e] or [s for s, _ in spans if s.year == today.year]
+        return NamedPeriod(current[0].year, start_month, months=3) if current else None
+    over = [s for s, e in spans if e <= today]
+    return NamedPeriod(over[0].year, start_month, months=3) if over else None
+
+
+def named_periods(text: str, today: date | None = None) -> list[NamedPeriod]:
+    """The days, months, seasons and years `text` names outright, in order, each once. `today` (the
+    user's date) places "last spring" and "this summer"; without it they name no period."""
     found: list[NamedPeriod] = []
     taken: list[tuple[int, int]] = []
 
@@ -354,6 +386,11 @@ def named_periods(text: str) -> list[NamedPeriod]:
         if free(match):
             month_name, year = (match[1], match[2]) if match[1] else (match[3], match[4])
             found.append(NamedPeriod(int(year) if year else None, _MONTHS[month_name.lower().rstrip(".")]))
+            taken.append(match.span())
+    for match in _SEASON.finditer(text or ""):
+        season = _season(match, today)
+        if season is not None and free(match):
+            found.append(season)
             taken.append(match.span())
     for match in _NAMED_YEAR.finditer(text or ""):
         if free(match):

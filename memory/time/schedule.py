@@ -25,6 +25,7 @@ GRACE = timedelta(minutes=1)  # the time it took to say it
 _CONVENTIONAL_TODAY = re.compile(
     r"(?:(?:by|for|until|before)\s+)?(?:later\s+)?(?:"
     r"today|tonight|tonite|(?:this|today|later)\s+(?:morning|afternoon|evening|night)|"
+    r"(?:this\s+|the\s+|over\s+the\s+)?weekend|(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?(?:month|week)|"
     r"(?:today\s+)?(?:at\s+)?(?:noon|midday)|today\s+(?:in\s+the\s+|at\s+)?(?:morning|afternoon|evening|night))")
 
 

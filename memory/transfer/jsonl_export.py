@@ -1,5 +1,5 @@
 """Export as JSON Lines (SPEC F9): every record with its stable uid, read block by block so that a damaged
-store still gives every row it can."""
+store still gives every row it can, and a tombstone for each memory forgotten here."""
 from __future__ import annotations
 
 import json
@@ -150,6 +150,19 @@ def export_records(store: Store, salvage: Salvage | None = None) -> Iterator[dic
         yield {"type": "summary", "uid": uid("summary", row), **_decode(row, SUMMARY_FIELDS)}
     for row in _readable_rows(store, "edges", "SELECT * FROM edges WHERE id BETWEEN ? AND ? ORDER BY id", salvage):
         yield {"type": "edge", **_decode(row, EDGE_FIELDS)}
+    yield from _tombstones(store, salvage)
+
+
+def _tombstones(store: Store, salvage: Salvage) -> Iterator[dict[str, Any]]:
+    """What was forgotten here, as tombstones (its uid and a hash of its text, never the text), so that an
+    import of this file into another store, before or after an older one, keeps it forgotten."""
+    try:
+        rows = store.query("SELECT uid, hash, forgotten_at FROM forgotten ORDER BY forgotten_at, uid")
+    except DatabaseError:
+        salvage.unreadable_tables.append("forgotten")
+        return
+    for row in rows:
+        yield {"type": "forgotten", "uid": row["uid"], "hash": row["hash"], "forgotten_at": row["forgotten_at"]}
 
 
 def record_line(record: dict[str, Any]) -> str:

@@ -1,9 +1,16 @@
 """Export and import as JSON Lines (SPEC F9): lossless round trip, all-or-nothing import.
 
-Record types: episode, message, memory, summary, edge. Ids in a file are the file's own: on
+Record types: episode, message, memory, summary, edge, forgotten. Ids in a file are the file's own: on
 import every reference (a message's episode_id, a memory's message_ids and superseded_by, a
 summary's source_ids, an edge's ends) is resolved within the file. Ids are kept when they are
 free in the database, so importing an export into an empty database reproduces it.
+
+A `forgotten` record is a tombstone ({uid, hash}, never the text): a forget made elsewhere. It is honoured
+from any file, in any order: the memory it names is left out of this and every later import, and taken out
+of the store if it is here (memory.memories.forget), unless `restore_forgotten`.
+
+The whole file is one transaction (a bad line rolls everything back, SPEC F9); the rows are tagged with
+the import (memory.transfer.imports) so `import --undo-last` can remove them.
 """
 from __future__ import annotations
 
@@ -14,16 +21,18 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from memory.edges import END_TYPES, insert_edge
-from memory.episodes import insert_episode, insert_message
+from memory.episodes import insert_episode, insert_message, place_by_time
 from memory.errors import ImportFailed, InvalidInput
-from memory.memories import insert_memory, parse_instant_field
+from memory.memories import forget, insert_memory, next_sequence, parse_instant_field
 from memory.new_memory import NewMemory
 from memory.schema import TIERS
 from memory.store import Store
 from memory.summaries import NewSummary, insert_summary
 from memory.time.rules import Recurrence
+from memory.tombstones import content_hash
+from memory.transfer.imports import begin_import, finish_import, tag
 
-TYPES = ("episode", "message", "memory", "summary", "edge")
+TYPES = ("episode", "message", "memory", "summary", "edge", "forgotten")
 
 
 TABLES = {"episode": "episodes", "message": "messages", "memory": "knowledge", "summary": "summaries"}
@@ -46,23 +55,38 @@ def record_identities(records: list[tuple[int, dict[str, Any]]]) -> dict[int, st
 
 
 class _Importer:
-    def __init__(self, store: Store, identities: dict[int, str], restore_forgotten: bool = False) -> None:
+    def __init__(self, store: Store, identities: dict[int, str], restore_forgotten: bool = False,
+                 import_id: int | None = None, own_uids: set[int] | None = None) -> None:
         self.store = store
         self.restore_forgotten = restore_forgotten
+        self.import_id = import_id
         self.forgotten: set[int] = set()  # lines of memories forgotten in this store, left out
         self.forgotten_ids: set[Any] = set()  # their ids in the file: links to them are left out too
         self.identities = identities
+        self.own_uids = own_uids or set()  # lines whose record carries its own uid
         self.own = store.store_uid()
         self.ids: dict[str, dict[Any, int]] = {t: {} for t in TYPES}
         self.present: set[int] = set()  # lines whose record is already in the store
+        self.added: dict[str, list[int]] = {"memory": [], "summary": []}  # rows to tag with the import
         self.line = 0
         self.uid: str | None = None
+        # Read once, not per record: the uids already here, and the tombstones.
+        self.known: dict[str, dict[str, int]] = {kind: {} for kind in TABLES}
+        wanted = sorted(set(identities.values()))
+        for kind, table in TABLES.items():
+            for start in range(0, len(wanted), 500):
+                part = wanted[start:start + 500]
+                self.known[kind].update((r[0], r[1]) for r in store.query(
+                    f"SELECT uid, id FROM {table} WHERE uid IN ({','.join('?' * len(part))})", tuple(part)))
+        self.tombstones: dict[str, str | None] = {r[0]: r[1] for r in store.query("SELECT uid, hash FROM forgotten")}
+        self.next_sequence = next_sequence(store)
 
     def already_present(self, kind: str, r: dict[str, Any]) -> bool:
         """True (and the file's id mapped to the row) when this record is already in the store."""
         table = TABLES[kind]
         assert self.uid is not None  # set for each record before it is read
-        row = self.store.one(f"SELECT id FROM {table} WHERE uid = ?", (self.uid,))
+        found = self.known[kind].get(self.uid)
+        row = (found,) if found is not None else None
         if row is None and self.uid.startswith(f"{self.own}/{kind}/"):
             # Exported from this very store: the row is its own id, if it still exists.
             tail = self.uid.rsplit("/", 1)[1]
@@ -98,7 +122,7 @@ class _Importer:
         new = insert_episode(self.store, title=r.get("title"), summary=r.get("summary"), outcome=r.get("outcome"),
                              active=bool(r.get("active", False)), started_at=self.instant(r, "started_at", True),
                              ended_at=self.instant(r, "ended_at"), tags=r.get("tags") or [],
-                             uid=self.foreign_uid(), id=self.free_id(r.get("id")))
+                             uid=self.foreign_uid(), id=self.free_id(r.get("id")), import_id=self.import_id)
         self._remember_id("episode", r, new)
 
     def message(self, r: dict[str, Any]) -> None:
@@ -106,20 +130,58 @@ class _Importer:
             return
         episode = r.get("episode_id")
         refs = r.get("time_refs")
+        role: Any = r.get("role")  # as the file has them: insert_message checks both
+        content: Any = r.get("content")
         new = insert_message(self.store, None if episode is None else self.ref("episode", episode, "episode_id"),
-                             r.get("role"), r.get("content"), created_at=self.instant(r, "created_at", True),
+                             role, content, created_at=self.instant(r, "created_at", True),
                              time_refs=_time_refs(refs) if refs else None, uid=self.foreign_uid(),
-                             id=self.free_id(r.get("id")))
+                             id=self.free_id(r.get("id")), import_id=self.import_id, placed_later=True)
         self._remember_id("message", r, new.id)
+
+    def forgotten_record(self, r: dict[str, Any]) -> None:
+        """A tombstone from the file: kept here, and the memory it names forgotten here too."""
+        uid, digest = r.get("uid"), r.get("hash")
+        if not isinstance(uid, str) or not uid.strip() or len(uid) > 200:
+            raise InvalidInput("a forgotten record needs the uid of what was forgotten")
+        if digest is not None and (not isinstance(digest, str) or len(digest) > 200):
+            raise InvalidInput("hash must be text")
+        if self.restore_forgotten:
+            return  # asked back: the file's tombstones are not applied
+        if uid in self.tombstones:
+            self.present.add(self.line)
+            return
+        self.tombstones[uid] = digest
+        self.store.execute("INSERT OR IGNORE INTO forgotten (uid, forgotten_at, hash) VALUES (?, ?, ?)",
+                           (uid, self.instant(r, "forgotten_at", True), digest))
+        row = self.store.one("SELECT id FROM knowledge WHERE uid = ?", (uid,))
+        if row is None and uid.startswith(f"{self.own}/memory/") and uid.rsplit("/", 1)[1].isdigit():
+            row = self.store.one("SELECT id FROM knowledge WHERE id = ? AND uid IS NULL", (int(uid.rsplit("/", 1)[1]),))
+        if row is not None:
+            forget(self.store, row[0])  # a forget made elsewhere
+            self.forgotten.add(self.line)
+
+    def is_forgotten(self, r: dict[str, Any]) -> str | None:
+        """The tombstone that names this memory record, if any: by its uid, or, for a record without a uid
+        of its own (a hand-written file), by the hash of its text."""
+        assert self.uid is not None
+        if self.uid in self.tombstones:
+            return self.uid
+        hashes = {digest: uid for uid, digest in self.tombstones.items() if digest}
+        if hashes and self.line not in self.own_uids and isinstance(r.get("content"), str):
+            return hashes.get(content_hash(r["content"]))
+        return None
 
     def memory(self, r: dict[str, Any]) -> None:
         if self.already_present("memory", r):
             return
-        if not self.restore_forgotten and self.store.one("SELECT 1 FROM forgotten WHERE uid = ?", (self.uid,)):
-            self.forgotten.add(self.line)  # forgotten here since that export: it stays forgotten
-            self.forgotten_ids.add(r.get("id"))
-            return
-        self.store.execute("DELETE FROM forgotten WHERE uid = ?", (self.uid,))  # asked back: no tombstone
+        tombstone = self.is_forgotten(r)
+        if tombstone is not None:
+            if not self.restore_forgotten:
+                self.forgotten.add(self.line)  # forgotten here since that export: it stays forgotten
+                self.forgotten_ids.add(r.get("id"))
+                return
+            self.store.execute("DELETE FROM forgotten WHERE uid = ?", (tombstone,))  # asked back: no tombstone
+            del self.tombstones[tombstone]
         if "content" not in r:
             raise InvalidInput("a memory needs content")
         message_ids = r.get("message_ids") or []
@@ -129,6 +191,9 @@ class _Importer:
         sequence = r.get("sequence")
         if (not isinstance(sequence, int) or isinstance(sequence, bool)) and message_ids:
             sequence = round(sum(message_ids) / len(message_ids)) * 1000  # where in the chat it was said
+        elif not isinstance(sequence, int) or isinstance(sequence, bool):
+            sequence = self.next_sequence  # after everything so far, as insert_memory would (read once)
+            self.next_sequence += 1
         importance = r.get("importance")
         new = insert_memory(self.store, NewMemory(
             r["content"], kind=r.get("kind"), importance=3 if importance is None else importance,
@@ -143,6 +208,7 @@ class _Importer:
             # An export of this app says where each memory came from; any other file's memories are imported.
             source=r.get("source") or "imported", pinned=r.get("pinned", False) is True))
         self._remember_id("memory", r, new)
+        self.added["memory"].append(new)
         for done in r.get("completions") or []:
             if not isinstance(done, dict):
                 raise InvalidInput("completions must be a list of {occurrence_at, done_at}")
@@ -154,8 +220,10 @@ class _Importer:
         count = r.get("activation_count") or 0
         if not isinstance(count, int) or count < 0:
             raise InvalidInput("activation_count must be a whole number >= 0")
-        self.store.execute("UPDATE memory_meta SET tier = ?, activation_count = ?, last_accessed = ? "
-                           "WHERE memory_id = ?", (tier, count, self.instant(r, "last_accessed"), new))
+        accessed = self.instant(r, "last_accessed")
+        if (tier, count, accessed) != ("hot", 0, None):  # else the row as the trigger made it
+            self.store.execute("UPDATE memory_meta SET tier = ?, activation_count = ?, last_accessed = ? "
+                               "WHERE memory_id = ?", (tier, count, accessed, new))
 
     def summary(self, r: dict[str, Any]) -> None:
         if self.already_present("summary", r):
@@ -171,15 +239,18 @@ class _Importer:
             period_end=self.instant(r, "period_end"), model=r.get("model"), run_id=r.get("run_id"),
             created_at=self.instant(r, "created_at", True), uid=self.foreign_uid(), id=self.free_id(r.get("id"))))
         self._remember_id("summary", r, new)
+        self.added["summary"].append(new)
 
     def _remember_id(self, kind: str, record: dict[str, Any], new: int) -> None:
         if record.get("id") is not None:
             self.ids[kind][record["id"]] = new
+        if self.uid is not None:
+            self.known[kind].setdefault(self.uid, new)  # a second record with the same uid is already here
 
     def resolve(self, r: dict[str, Any]) -> None:
         """References that may point forward in the file: done after every row exists."""
         kind = r["type"]
-        if self.line in self.present or self.line in self.forgotten:
+        if self.line in self.present or self.line in self.forgotten or kind == "forgotten":
             return  # already in the store with its references, or left out
         gone = self.forgotten_ids
         if kind == "memory" and r.get("id") is not None:
@@ -204,7 +275,8 @@ class _Importer:
                 if end_type not in END_TYPES:
                     raise InvalidInput(f"{end}_type must be memory or summary")
                 ends.append((end_type, self.ref(end_type, r.get(f"{end}_id"), f"{end}_id")))
-            insert_edge(self.store, ends[0], ends[1], r.get("edge_type"), r.get("weight", 1.0), r.get("reason"),
+            edge_type: Any = r.get("edge_type")  # checked by insert_edge
+            insert_edge(self.store, ends[0], ends[1], edge_type, r.get("weight", 1.0), r.get("reason"),
                         r.get("run_id"), self.instant(r, "created_at", True))
 
 
@@ -269,46 +341,75 @@ def parse_lines(lines: Iterable[str]) -> list[tuple[int, dict[str, Any]]]:
     return records
 
 
+class _DryRun(Exception):
+    """Raised to roll back a dry run's transaction."""
+
+
 def import_records(store: Store, lines: Iterable[str],
                    progress: Callable[[int, int], None] | None = None,
-                   restore_forgotten: bool = False) -> dict[str, int]:
+                   restore_forgotten: bool = False, dry_run: bool = False,
+                   source: str | None = None) -> dict[str, int]:
     """Import JSON Lines; any bad line raises ImportFailed and nothing is written. A memory forgotten
-    in this store since the export (a tombstone of its uid) is left out, counted under "forgotten",
-    unless `restore_forgotten`; then it comes back and its tombstone goes.
+    in this store since the export (a tombstone of its uid), or named by a tombstone in the file, is left
+    out, counted under "forgotten", unless `restore_forgotten`; then it comes back and its tombstone goes.
 
     `progress(done, total)` is called every few thousand records (a progress bar for big files).
+    `dry_run`: the same work, rolled back: the counts say what would be added.
 
     Idempotent: a record already in the store (same uid, or the same hand-written record) is
     counted under "already_present" and not added again. At most one episode is active afterwards.
     """
     records = parse_lines(lines)
-    importer = _Importer(store, record_identities(records), restore_forgotten)
-    counts = {t: 0 for t in TYPES} | {"already_present": 0, "forgotten": 0}
+    identities = record_identities(records)
+    own_uids = {number for number, record in records
+                if isinstance(record.get("uid"), str) and record["uid"].strip()}
+    counts = {t: 0 for t in TYPES if t != "forgotten"} | {"tombstone": 0, "already_present": 0, "forgotten": 0}
     done = 0
-    with store.transaction():
-        active_before = [r[0] for r in store.query("SELECT id FROM episodes WHERE active = 1")]
-        for kind in ("episode", "message", "memory", "summary"):
+    try:
+        with store.transaction():
+            import_id = None if dry_run else begin_import(store, "jsonl", source or "-", None)
+            importer = _Importer(store, identities, restore_forgotten, import_id, own_uids)
+            active_before = [r[0] for r in store.query("SELECT id FROM episodes WHERE active = 1")]
+            earliest: str | None = None
+            for kind in ("forgotten", "episode", "message", "memory", "summary"):
+                for number, record in records:
+                    if record["type"] != kind:
+                        continue
+                    importer.line, importer.uid = number, identities[number]
+                    try:
+                        getattr(importer, "forgotten_record" if kind == "forgotten" else kind)(record)
+                    except Exception as exc:  # InvalidInput, or a constraint the checks did not foresee
+                        raise ImportFailed(number, f"{kind}: {exc}") from exc
+                    if kind == "forgotten":
+                        counts["already_present" if number in importer.present else "tombstone"] += 1
+                        counts["forgotten"] += number in importer.forgotten
+                    else:
+                        counts["already_present" if number in importer.present else
+                               "forgotten" if number in importer.forgotten else kind] += 1
+                    if kind == "message" and number not in importer.present:
+                        created = importer.instant(record, "created_at", True)
+                        earliest = created if earliest is None or (created or "") < earliest else earliest
+                    done += 1
+                    if progress is not None and done % 2000 == 0:
+                        progress(done, len(records))
             for number, record in records:
-                if record["type"] != kind:
-                    continue
-                importer.line, importer.uid = number, importer.identities[number]
+                importer.line, importer.uid = number, identities[number]
                 try:
-                    getattr(importer, kind)(record)
-                except Exception as exc:  # InvalidInput, or a constraint the checks did not foresee
-                    raise ImportFailed(number, f"{kind}: {exc}") from exc
-                counts["already_present" if number in importer.present else
-                       "forgotten" if number in importer.forgotten else kind] += 1
-                done += 1
-                if progress is not None and done % 2000 == 0:
-                    progress(done, len(records))
-        for number, record in records:
-            importer.line, importer.uid = number, importer.identities[number]
-            try:
-                importer.resolve(record)
-            except Exception as exc:
-                raise ImportFailed(number, f"{record['type']}: {exc}") from exc
-            counts["edge"] += record["type"] == "edge"
-        _one_active_episode(store, active_before)
+                    importer.resolve(record)
+                except Exception as exc:
+                    raise ImportFailed(number, f"{record['type']}: {exc}") from exc
+                counts["edge"] += record["type"] == "edge"
+            if earliest is not None:
+                place_by_time(store, earliest)  # the file's messages take their places in time, once
+            _one_active_episode(store, active_before)
+            if import_id is not None:
+                for kind, ids in importer.added.items():
+                    tag(store, kind, ids, import_id)
+                finish_import(store, import_id, counts)
+            if dry_run:
+                raise _DryRun
+    except _DryRun:
+        pass
     if progress is not None:
         progress(len(records), len(records))
     return counts

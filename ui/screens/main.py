@@ -136,7 +136,9 @@ class MainScreen(ReportsFailures, Screen[None]):
     # -- keys ----------------------------------------------------------------------------------------
 
     async def action_focus_composer(self, typed: str = "") -> None:
-        """Back to the message box (with what was typed elsewhere meanwhile); the briefing card goes."""
+        """Back to the message box (with what was typed elsewhere meanwhile); an answer being written
+        stops (its request too; the message is kept), and the briefing card goes."""
+        self.chat.stop_turn()
         await self.chat.dismiss_briefing()
         if self.narrow and self.bar_expanded:
             self.bar_expanded = False

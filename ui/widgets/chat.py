@@ -25,6 +25,7 @@ from ui.messages import StatusNews, StoreChanged
 from ui.text import visible
 from ui.widgets.composer import Composer
 from ui.widgets.welcome import Welcome
+from ui.widgets.working import TurnClock
 
 # What "Why this answer" is asked about (ChatPane.why_target): an answer's stored id, or one of these.
 NO_ANSWER = None  # no answer on screen
@@ -123,11 +124,15 @@ class ChatPane(ReportsFailures, Vertical):
         self.keymap = keymap
         self.chat_log = ChatLog(id="chat")
         self.composer = Composer(history, keymap=keymap, id="composer")
+        self.clock = TurnClock(actions.key_for("focus-composer", keymap), id="turn-clock")
+        # Seconds between the tries for a model that did not answer at launch: then every 5 minutes.
+        self.retry_delays: list[float] = [5, 10, 20, 40, 80, 160, *[300] * 288]
         self.last_answer = ""
         self.why_target: int | None = NO_ANSWER  # the answer "Why this answer" is about (see NO_ANSWER)
 
     def compose(self) -> ComposeResult:
         yield self.chat_log
+        yield self.clock
         yield self.composer
 
     # -- start-up -------------------------------------------------------------------------------
@@ -135,9 +140,26 @@ class ChatPane(ReportsFailures, Vertical):
     @work(exclusive=True, group="connect", exit_on_error=False, description="choose the chat model")
     async def connect(self) -> None:
         await asyncio.to_thread(self.service.connect)
+        self._show_model()
+        if self.service.may_find_a_model:
+            self.find_a_model()
+
+    def _show_model(self) -> None:
         for welcome in self.query(Welcome):
             welcome.set_model(self.service.provider_label, self.service.has_model)
         self.post_message(StatusNews())
+
+    @work(exclusive=True, group="reconnect", exit_on_error=False, description="look for a chat model again")
+    async def find_a_model(self) -> None:
+        """A model that was down or busy at launch is asked for again, less and less often; the status bar
+        switches when one answers."""
+        for wait in self.retry_delays:
+            await asyncio.sleep(wait)
+            if await asyncio.to_thread(self.service.reconnect):
+                self._show_model()
+                self.app.notify(f"Connected to {self.service.provider_label}: it answers from now on.", timeout=6,
+                                markup=False)
+                return
 
     @work(exclusive=True, group="start", exit_on_error=False, description="show the first screen")
     async def load_start(self) -> None:
@@ -298,9 +320,17 @@ class ChatPane(ReportsFailures, Vertical):
             return
         self.run_turn(event.text)
 
+    def stop_turn(self) -> bool:
+        """Escape while an answer is written: the turn stops (its request too); the message is kept."""
+        if not self.busy:
+            return False
+        self.workers.cancel_group(self, TURN_GROUP)
+        return True
+
     @work(exclusive=True, group=TURN_GROUP, exit_on_error=False, description="answer a message")
     async def run_turn(self, text: str) -> None:
         self.busy = True
+        self.clock.start(self.service.model_name)
         log = self.chat_log
         await self.drop_welcome()
         await log.mount(UserMessage(text))
@@ -349,9 +379,15 @@ class ChatPane(ReportsFailures, Vertical):
                         self.last_answer = event.text
                     self.why_target = event.message_id or UNRECORDED
                     changed = event.changed
+        except asyncio.CancelledError:
+            await finish()
+            await log.mount(ToolLine("Stopped. Your message is kept; send it again or say something else.",
+                                     hint=True))
+            raise
         except Exception as exc:  # noqa: BLE001 - keep the app alive; the message is already stored
             self.app.notify(f"Something went wrong: {exc}. Your message is saved.", severity="error", markup=False)
         finally:
+            self.clock.stop()
             await finish()
             self.busy = False
             # What the turn wrote is read again; a reminder it changed is one ctrl+z in the box undoes.

@@ -187,8 +187,10 @@ class ReminderPanel(ReportsFailures, Vertical):
         items = page.items
         lst = self.query_one(ReminderList)
         more = self.query_one("#reminder-more", Static)
-        more.update(f"+{page.more:,} more: assistant reminders" if page.more else "")
-        more.display = bool(page.more)
+        said = [f"+{page.more:,} more: assistant reminders"] if page.more else []
+        said += [page.later_text] if page.later else []  # "and 3 later: next on Mon Dec 7"
+        more.update("\n".join(said))
+        more.display = bool(said)
         if items == self._shown:
             return  # nothing changed: no flicker, no lost highlight
         self._shown = list(items)
@@ -349,7 +351,7 @@ class ReminderBar(Static):
     def show(self, page: ReminderPage, expand_key: str) -> None:
         items = page.items
         if not items:
-            text = "No reminders in the next 7 days"
+            text = "No reminders in the next 7 days" + (f"; {page.later_text}" if page.later else "")
         else:
             parts = [f"{page.total:,} reminder{'s' if page.total != 1 else ''}"]
             if page.overdue:

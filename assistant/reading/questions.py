@@ -1,0 +1,178 @@
+"""What a question is about, and short answers to the assistant's own questions, read without a model.
+
+- The focus of a question: the subject it asks the value of, by head noun and owner as a fact states it
+  ("what's the gate code?", "who's the cat's vet?", "what car do I drive?", "where do I live now?"), or
+  the person or thing it names ("who is Priya?", "what's Priya's last name?"). The offline answer ranks
+  the memory that defines that subject, or that is about that person, above passing mentions.
+- A greeting before a question ("hey, who is Priya?") is only a greeting.
+- A short answer ("both", "the second", "2", "neither") to a question that listed choices.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memory.supersession import USER, Subject, person_of, subject_of
+
+_GREETING = re.compile(r"^\W*(?:(?:hi|hello|hey|hiya|howdy|yo|good (?:morning|afternoon|evening)|morning|evening|"
+                       r"ok(?:ay)?|so|oh|um|quick question|question)\b(?:\s+there)?[\s,!.:;-]*)+", re.I)
+# Social questions that are small talk, not questions about memory.
+_SOCIAL = re.compile(r"^\W*(?:how are (?:you|things)|how'?s it going|how do you do|how have you been|what'?s up|"
+                     r"(?:are )?you there|how are you doing|how'?s your day|who are you|what are you)\b", re.I)
+_ASKS = re.compile(r"\?\s*$|^\W*(?:what|what's|whats|when|where|who|who's|whom|whose|which|why|how|is|are|was|were|"
+                   r"do|does|did|can|could|should|would|will|have|has|had|tell me|any idea|do you know)\b", re.I)
+MAX_QUESTION = 300  # characters: longer is a paste, read as a message of its own
+_NOISE = re.compile(r"\b(?:now|currently|these days|again|exactly|actually|today|please|again)\b", re.I)
+
+
+def without_greeting(text: str) -> str:
+    """The message without a greeting in front ("hey, who is Priya?" -> "who is Priya?")."""
+    return _GREETING.sub("", " ".join(text.split()), count=1).strip()
+
+
+def greeting_before_question(text: str) -> bool:
+    """A greeting followed by a question about something ("hey, who is Priya?"), not by small talk
+    ("hello, how are you?")."""
+    if len(text) > MAX_QUESTION:
+        return False
+    rest = without_greeting(text)
+    if not rest or rest == " ".join(text.split()).strip():
+        return False
+    return bool(_ASKS.search(rest)) and not _SOCIAL.match(rest)
+
+
+@dataclass(frozen=True)
+class Focus:
+    """What a question asks about."""
+    subject: Subject | None  # the subject whose value is asked ("the gate code", where I live)
+    entity: str | None = None  # a person or thing named ("priya" of "what's Priya's last name?")
+
+
+def _clean(phrase: str) -> str:
+    return " ".join(_NOISE.sub(" ", phrase).split()).strip(" ,.;:!?")
+
+
+_WHERE_LIVE = re.compile(r"^\W*where\s+(?:do|does|did)\s+(?P<p>.+?)\s+(?:live|stay|reside)\b|"
+                         r"^\W*where\s+(?:am|is|are)\s+(?P<p2>.+?)\s+living\b|^\W*where\s+(?:does|do)\s+(?P<p3>.+?)\s+"
+                         r"call home\b", re.I)
+_WHERE_WORK = re.compile(r"^\W*(?:where|who)\s+(?:do|does|did)\s+(?P<p>.+?)\s+work(?:\s+for)?\b|^\W*what company "
+                         r"(?:do|does)\s+(?P<p2>.+?)\s+work\s+for\b", re.I)
+_WHAT_DRIVE = re.compile(r"^\W*what\s+(?:car\s+)?(?:do|does)\s+(?P<p>.+?)\s+drive\b", re.I)
+# "what car do I drive?", "which gym am I in?", "which dentist does Sara see?"
+_WHICH = re.compile(r"^\W*(?:what|which)\s+(?:(?:kind|sort|type|make|model|brand)\s+of\s+)?"
+                    r"(?P<x>[\w'-]+(?:\s+[\w'-]+)?)\s+(?:do|does|did|am|is|are|was|were)\s+"
+                    r"(?P<p>i|we|[A-Z][\w'-]*|my \w+)\s+\w+", re.I)
+# "what's the gate code?", "who is the cat's vet?", "what is Priya's last name?"
+_WHAT_IS = re.compile(r"^\W*(?:what|who|which|whats)(?:'s|s|\s+is|\s+are|\s+was|\s+were)\s+(?P<s>.+?)\W*$", re.I)
+_ABOUT = re.compile(r"^\W*(?:tell me about|what about|what do you know about|do you know)\s+(?P<s>.+?)\W*$", re.I)
+
+
+def question_focus(question: str) -> Focus | None:
+    """The subject or the person a question asks about; None when it names neither plainly."""
+    if len(question) > MAX_QUESTION:
+        return None  # a paste, not a question about one thing
+    text = without_greeting(question)
+    for pattern, concept in ((_WHERE_LIVE, "residence"), (_WHERE_WORK, "employer"), (_WHAT_DRIVE, "car")):
+        match = pattern.match(text)
+        if match:
+            said = next(g for g in match.groups() if g)
+            owner = person_of(said)
+            return Focus(Subject(owner, concept)) if owner else None
+    match = _WHICH.match(text)
+    if match:
+        subject = subject_of(match.group("x"))
+        owner = person_of(match.group("p"))
+        if subject is not None and owner is not None:
+            return Focus(Subject(subject.owner or owner, subject.head, subject.modifiers))
+    match = _WHAT_IS.match(text) or _ABOUT.match(text)
+    if match is None:
+        return None
+    said = _clean(match.group("s"))
+    subject = subject_of(said)
+    if subject is None:
+        return None
+    if subject.person:
+        return Focus(None, subject.head)  # "who is Priya?": whatever is said about Priya
+    owner = subject.owner
+    entity = owner if owner not in (None, USER) and said[:1].isupper() else None
+    return Focus(subject, entity)  # "Priya's last name": her name, else whatever is said about her
+
+
+# -- short answers to our own question ------------------------------------------------------------------
+
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5,
+             "5th": 5, "sixth": 6, "seventh": 7, "eighth": 8, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+
+
+@dataclass(frozen=True)
+class Choice:
+    """An answer to "Which one did you mean?": the items by their place in the list, by number, all, or none."""
+    places: tuple[int, ...] = ()  # 1-based places in the list offered ("the second" -> (2,)); -1 the last
+    numbers: tuple[int, ...] = ()  # numbers said ("2", "#14"): an id offered, else a place in the list
+    every: bool = False  # "both", "all of them"
+    none: bool = False  # "neither", "none of them"
+    two: bool = False  # said "both": meant only when two were offered
+
+
+_ALL = re.compile(r"^\W*(?:both(?: of them)?|all(?: of them| three| four)?|every one|each one|the two of them|"
+                  r"both please|all please|yes,? both)\W*$", re.I)
+_NONE = re.compile(r"^\W*(?:neither(?: of them| one)?|none(?: of them)?|no(?:ne|t)? (?:of )?(?:them|those)|"
+                   r"nope,? neither)\W*$", re.I)
+_PLACE = re.compile(r"^\W*(?:(?:the|number|no\.?|#)\s*)?(?P<n>first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|"
+                    r"sixth|seventh|eighth|last|latter|former|\d{1,12})(?:\s+(?:one|reminder|item|please))?"
+                    r"(?:\s+(?:and|&|,)\s+(?:the\s+)?(?P<m>first|1st|second|2nd|third|3rd|fourth|4th|last|\d{1,12})"
+                    r"(?:\s+(?:one|ones))?)?\W*$", re.I)
+
+
+def read_choice(text: str) -> Choice | None:
+    """ "both", "the second", "2", "#14", "the first and the last", "neither"; None for anything else."""
+    if len(text) > MAX_QUESTION:
+        return None
+    text = " ".join(text.split())
+    if _ALL.match(text):
+        return Choice(every=True, two=bool(re.search(r"\bboth\b|\btwo\b", text, re.I)))
+    if _NONE.match(text):
+        return Choice(none=True)
+    match = _PLACE.match(text)
+    if match is None:
+        return None
+    places: list[int] = []
+    numbers: list[int] = []
+    for said in (match.group("n"), match.group("m")):
+        if not said:
+            continue
+        word = said.lower()
+        if word.isdigit():
+            numbers.append(int(word))
+        elif word in ("last", "latter"):
+            places.append(-1)
+        elif word == "former":
+            places.append(1)
+        else:
+            places.append(_ORDINALS[word])
+    return Choice(tuple(places), tuple(numbers))
+
+
+def chosen(choice: Choice, offered: list[int]) -> list[int] | None:
+    """The ids of `offered` (in the order listed) that `choice` picks; None when it picks none of them
+    (a number that is neither an id offered nor a place in the list)."""
+    if choice.none:
+        return []
+    if choice.every:
+        return list(offered) if not choice.two or len(offered) == 2 else None
+    picked: list[int] = []
+    for place in choice.places:
+        if place == -1 and offered:
+            picked.append(offered[-1])
+        elif 1 <= place <= len(offered):
+            picked.append(offered[place - 1])
+        else:
+            return None
+    for number in choice.numbers:
+        if number in offered:  # an id offered comes before a place: "14" of "#14, #13" is #14
+            picked.append(number)
+        elif 1 <= number <= len(offered) and number < 100:
+            picked.append(offered[number - 1])
+        else:
+            return None
+    return list(dict.fromkeys(picked)) or None

@@ -1,0 +1,117 @@
+"""Reading `conversations.json` out of a data export's ZIP without trusting the ZIP.
+
+Everything is decided from the archive's own directory before a byte of any entry is inflated, and
+nothing is ever unpacked to disk (the one entry we need is read into memory, at most its declared
+size): the entry count comes from the end-of-central-directory record, before `zipfile` builds an
+object per entry (a million tiny entries would cost seconds and hundreds of MB just to list); then
+every name is checked (no absolute path, drive letter or `..`) and the declared sizes added up (a
+compression bomb declares what it unpacks to); an entry that inflates past what it declared fails
+its CRC and is refused as damaged.
+"""
+from __future__ import annotations
+
+import struct
+import zipfile
+import zlib
+from pathlib import Path, PurePosixPath
+
+from memory.errors import InvalidInput
+
+MAX_ENTRIES = 200_000  # a heavy user's export with every image is tens of thousands of files
+MAX_UNPACKED = 2 * 1024**3  # everything the directory declares, added up
+MAX_CONVERSATIONS = 1024**3  # conversations.json itself is read into memory
+CONVERSATIONS = "conversations.json"
+
+_EOCD = b"PK\x05\x06"
+_ZIP64_LOCATOR = b"PK\x06\x07"
+_ZIP64_EOCD = b"PK\x06\x06"
+
+
+class UnsafeArchive(InvalidInput):
+    """A ZIP refused before anything in it was read."""
+
+
+def is_zip(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(4) in (b"PK\x03\x04", b"PK\x05\x06")
+    except OSError:
+        return False
+
+
+def declared_entries(path: Path) -> int:
+    """How many entries the end-of-central-directory record says the archive holds (ZIP64 too)."""
+    with path.open("rb") as handle:
+        handle.seek(0, 2)
+        size = handle.tell()
+        tail_size = min(size, 22 + 65535)  # the record, and a comment of at most 64 KB after it
+        handle.seek(size - tail_size)
+        tail = handle.read(tail_size)
+        at = tail.rfind(_EOCD)
+        if at < 0 or len(tail) - at < 22:
+            raise UnsafeArchive(f"{path.name} is not a readable ZIP archive (no central directory)")
+        count = struct.unpack("<H", tail[at + 10:at + 12])[0]
+        if count != 0xFFFF:
+            return int(count)
+        locator = tail.rfind(_ZIP64_LOCATOR, 0, at)
+        if locator < 0:
+            return int(count)
+        offset = struct.unpack("<Q", tail[locator + 8:locator + 16])[0]
+        handle.seek(offset)
+        record = handle.read(56)
+        if record[:4] != _ZIP64_EOCD:
+            raise UnsafeArchive(f"{path.name} is not a readable ZIP archive (a damaged ZIP64 directory)")
+        return int(struct.unpack("<Q", record[32:40])[0])
+
+
+def unsafe_name(name: str) -> bool:
+    """A name that would land outside a folder it was unpacked into (or cannot be a file name)."""
+    if not name or "\x00" in name or name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
+        return True
+    return ".." in PurePosixPath(name.replace("\\", "/")).parts
+
+
+def read_conversations(path: Path) -> bytes:
+    """The bytes of the export's conversations.json (the shallowest one), after every check above."""
+    count = declared_entries(path)
+    if count > MAX_ENTRIES:
+        raise UnsafeArchive(f"{path.name} holds {count:,} entries (a data export holds at most {MAX_ENTRIES:,}); "
+                            "refused before reading any")
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise UnsafeArchive(f"{path.name} is not a readable ZIP archive ({exc})") from None
+    with archive:
+        infos = archive.infolist()
+        if len(infos) > MAX_ENTRIES:  # the record undercounted
+            raise UnsafeArchive(f"{path.name} holds {len(infos):,} entries (at most {MAX_ENTRIES:,})")
+        total = 0
+        for info in infos:
+            if unsafe_name(info.filename):
+                raise UnsafeArchive(f"{path.name} has an entry with an unsafe path ({info.filename[:80]!r}): "
+                                    "refused before reading any")
+            total += info.file_size
+        if total > MAX_UNPACKED:
+            raise UnsafeArchive(f"{path.name} would unpack to {total / 1024**3:.1f} GB (at most "
+                                f"{MAX_UNPACKED // 1024**3} GB): refused before reading any")
+        found = sorted((i for i in infos if PurePosixPath(i.filename).name == CONVERSATIONS and not i.is_dir()),
+                       key=lambda i: (i.filename.count("/"), i.filename))
+        if not found:
+            raise InvalidInput(f"{path.name} is a ZIP without {CONVERSATIONS} (not a ChatGPT or Claude data export)")
+        entry = found[0]
+        if entry.flag_bits & 0x1:
+            raise InvalidInput(f"{entry.filename} in {path.name} is encrypted")
+        if entry.file_size > MAX_CONVERSATIONS:
+            raise UnsafeArchive(f"{entry.filename} in {path.name} is {entry.file_size / 1024**3:.1f} GB "
+                                f"(at most {MAX_CONVERSATIONS // 1024**3} GB)")
+        try:
+            with archive.open(entry) as stream:
+                # zipfile stops at the declared size and checks the CRC there: an entry that inflates
+                # past what it declared fails that check.
+                data = stream.read(entry.file_size + 1)
+        except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError, RuntimeError) as exc:
+            # BadZipFile: a CRC that does not match; NotImplementedError: a compression zipfile cannot read.
+            raise InvalidInput(f"{entry.filename} in {path.name} cannot be read ({exc})") from None
+        if len(data) != entry.file_size:
+            raise InvalidInput(f"{entry.filename} in {path.name} is damaged (not the size its header says)")
+        return data

@@ -1,0 +1,330 @@
+"""ChatGPT and Claude data exports read as conversations (SPEC F13).
+
+Both exports hold a `conversations.json`: a top-level list of conversations.
+- ChatGPT: {id, title, create_time, update_time, mapping: {node id: {id, message, parent, children}},
+  current_node}. Editing a message forks the tree; the person last saw the branch from `current_node` back
+  to the root, and only that branch is read. A message is {id, author: {role}, create_time, content:
+  {content_type, parts | text}, recipient, metadata}.
+- Claude: {uuid, name, created_at, updated_at, chat_messages: [{uuid, sender: human | assistant, text,
+  content: [{type, text}, ...], created_at, attachments, files}]}.
+Timestamps are epoch seconds (floats) or ISO 8601 strings in either; both are read, as UTC.
+
+What is kept: the text the user and the assistant said to each other, in order. What is skipped, and
+counted: system messages, tool calls and tool output (code-interpreter runs, browsing, image generation),
+hidden messages (custom instructions, the model's private reasoning), empty messages, and non-text parts
+(images, files, audio); a conversation left with no text is skipped whole.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from memory.errors import InvalidInput
+from memory.time.instants import to_utc_iso
+
+CHATGPT, CLAUDE = "chatgpt", "claude"
+FORMAT_NAMES = {CHATGPT: "ChatGPT", CLAUDE: "Claude"}
+
+
+class ExportInvalid(InvalidInput):
+    """A conversations.json that is not what its format documents; names where, and nothing is written."""
+
+    def __init__(self, where: str, why: str) -> None:
+        self.where = where
+        super().__init__(f"{where}: {why}; nothing was imported")
+
+
+@dataclass
+class ChatMessage:
+    uid: str
+    role: str  # user | assistant
+    text: str
+    created_at: str  # UTC ISO 8601
+
+
+@dataclass
+class ChatConversation:
+    uid: str
+    title: str | None
+    started_at: str
+    ended_at: str
+    messages: list[ChatMessage] = field(default_factory=list)
+
+
+@dataclass
+class ChatExport:
+    """What a conversations.json holds, ready to store: conversations with text, and what was skipped."""
+
+    format: str
+    conversations: list[ChatConversation]
+    skipped: Counter[str] = field(default_factory=Counter)
+
+
+def export_format(data: Any) -> str | None:
+    """chatgpt or claude when `data` (a parsed top-level JSON list) looks like that export, else None."""
+    if not isinstance(data, list):
+        return None
+    for item in data[:50]:
+        if isinstance(item, dict):
+            if "mapping" in item or "current_node" in item:
+                return CHATGPT
+            if "chat_messages" in item or ("uuid" in item and "name" in item):
+                return CLAUDE
+    return None
+
+
+def read_export(data: list[Any], kind: str) -> ChatExport:
+    reader = _chatgpt_conversation if kind == CHATGPT else _claude_conversation
+    export = ChatExport(kind, [])
+    for number, item in enumerate(data, start=1):
+        conversation = reader(item, number, export.skipped)
+        if conversation is None:
+            continue
+        if not conversation.messages:
+            export.skipped["conversations without text"] += 1
+            continue
+        export.conversations.append(conversation)
+    return export
+
+
+def instant(value: Any, where: str) -> str | None:
+    """An export's timestamp (epoch seconds as a number or ISO 8601 text; None: not given) as stored UTC."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise ExportInvalid(where, f"the time {value!r} is not a timestamp")
+    if isinstance(value, int | float):
+        seconds = float(value) / (1000 if value > 1e11 else 1)  # some tools write milliseconds
+        try:
+            return to_utc_iso(datetime.fromtimestamp(seconds, UTC))
+        except (OverflowError, OSError, ValueError):
+            raise ExportInvalid(where, f"the time {value!r} is out of range") from None
+    if isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise ExportInvalid(where, f"the time {value[:40]!r} is not ISO 8601") from None
+        return to_utc_iso(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
+    raise ExportInvalid(where, f"the time {str(value)[:40]!r} is not a timestamp")
+
+
+# What the services call a conversation nobody titled: a title is made here instead, as for a typed one.
+_NO_TITLE = {"new chat", "new conversation", "untitled", "untitled conversation"}
+
+
+def _title(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() and value.strip().casefold() not in _NO_TITLE else None
+
+
+def _where(number: int, ident: Any) -> str:
+    shown = f" (id {str(ident)[:60]})" if isinstance(ident, str) and ident else ""
+    return f"conversation {number}{shown}"
+
+
+def _span(conversation: ChatConversation, start: str | None, end: str | None, where: str) -> ChatConversation | None:
+    """Fill the conversation's start and end from its own times, else from its messages'."""
+    times = [m.created_at for m in conversation.messages]
+    conversation.started_at = start or (min(times) if times else "")
+    # The end is the last message kept: an export's update_time moves when a conversation is only
+    # renamed or opened, long after anything was said.
+    conversation.ended_at = max(times) if times else (end or conversation.started_at)
+    if not conversation.started_at:
+        if conversation.messages:
+            raise ExportInvalid(where, "has no time at all")
+        return conversation
+    conversation.ended_at = max(conversation.ended_at, conversation.started_at)
+    return conversation
+
+
+# -- ChatGPT -----------------------------------------------------------------------------------------
+
+_CHATGPT_HIDDEN = {"user_editable_context", "thoughts", "reasoning_recap", "model_editable_context"}
+_CHATGPT_TOOL_OUTPUT = {"execution_output", "tether_browsing_display", "tether_quote", "system_error",
+                        "computer_output", "sonic_webpage", "app_pairing_content"}
+
+
+def _chatgpt_branch(mapping: dict[str, Any], current: Any, where: str) -> list[dict[str, Any]]:
+    """The nodes from the root to `current` (the branch the person last saw)."""
+    if not isinstance(current, str) or current not in mapping:
+        # No current node: the newest leaf (what the person saw last, as far as the file tells).
+        leaves = [n for n in mapping.values() if isinstance(n, dict) and not n.get("children")]
+        if not leaves:
+            return []
+
+        def made(node: dict[str, Any]) -> float:
+            message = node.get("message") or {}
+            value = message.get("create_time") if isinstance(message, dict) else None
+            return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+        current = max(leaves, key=made).get("id")
+    branch: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    node_id: Any = current
+    while isinstance(node_id, str) and node_id in mapping:
+        if node_id in seen:
+            raise ExportInvalid(where, f"its message tree has a loop at node {node_id[:40]}")
+        seen.add(node_id)
+        node = mapping[node_id]
+        if not isinstance(node, dict):
+            raise ExportInvalid(where, f"node {node_id[:40]} of its mapping is not an object")
+        branch.append(node)
+        node_id = node.get("parent")
+    branch.reverse()
+    return branch
+
+
+def _chatgpt_text(message: dict[str, Any], skipped: Counter[str]) -> str | None:
+    """The text of one ChatGPT message, or None when it is not part of the conversation as read."""
+    author = message.get("author") or {}
+    role = author.get("role") if isinstance(author, dict) else None
+    metadata = message.get("metadata") or {}
+    content = message.get("content") or {}
+    kind = content.get("content_type") if isinstance(content, dict) else None
+    if role == "system":
+        skipped["system messages"] += 1
+        return None
+    if role == "tool" or kind in _CHATGPT_TOOL_OUTPUT:
+        skipped["tool messages"] += 1
+        return None
+    if isinstance(metadata, dict) and metadata.get("is_visually_hidden_from_conversation") or kind in _CHATGPT_HIDDEN:
+        skipped["hidden messages"] += 1
+        return None
+    if role not in ("user", "assistant"):
+        skipped["system messages"] += 1
+        return None
+    recipient = message.get("recipient")
+    if role == "assistant" and recipient not in (None, "all"):
+        skipped["tool messages"] += 1  # a call to a tool (python, browser, image generation)
+        return None
+    if kind == "code":
+        code = content.get("text")
+        language = content.get("language") or ""
+        if isinstance(code, str) and code.strip():
+            return f"```{'' if language == 'unknown' else language}\n{code}\n```"
+        skipped["empty messages"] += 1
+        return None
+    parts = content.get("parts") if isinstance(content, dict) else None
+    if kind not in ("text", "multimodal_text") and not isinstance(parts, list):
+        other = content.get("text") if isinstance(content, dict) else None
+        # A kind this reader does not know, with text: not said as text; without: empty.
+        skipped["non-text parts" if isinstance(other, str) and other.strip() else "empty messages"] += 1
+        return None
+    texts = []
+    for part in parts or []:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, dict) and isinstance(part.get("text"), str) and part.get("content_type") in (
+                None, "text"):
+            texts.append(part["text"])
+        else:
+            skipped["non-text parts"] += 1  # an image, a file, audio
+    text = "\n".join(t for t in texts if t.strip())
+    if text.strip():
+        return text
+    if not parts or texts:  # parts that were only images were counted as such
+        skipped["empty messages"] += 1
+    return None
+
+
+def _chatgpt_conversation(item: Any, number: int, skipped: Counter[str]) -> ChatConversation | None:
+    ident = item.get("id") or item.get("conversation_id") if isinstance(item, dict) else None
+    where = _where(number, ident)
+    if not isinstance(item, dict):
+        raise ExportInvalid(where, "is not an object")
+    mapping = item.get("mapping")
+    if not isinstance(mapping, dict):
+        raise ExportInvalid(where, "has no mapping (the ChatGPT message tree)")
+    if not isinstance(ident, str) or not ident.strip():
+        raise ExportInvalid(where, "has no id")
+    title = item.get("title")
+    start = instant(item.get("create_time"), where)
+    end = instant(item.get("update_time"), where)
+    conversation = ChatConversation(f"{CHATGPT}:{ident}", _title(title), start or "", end or "")
+    last = start
+    for node in _chatgpt_branch(mapping, item.get("current_node"), where):
+        message = node.get("message")
+        if not isinstance(message, dict):
+            continue  # the root: no message
+        text = _chatgpt_text(message, skipped)
+        if text is None:
+            continue
+        node_id = message.get("id") or node.get("id")
+        if not isinstance(node_id, str):
+            raise ExportInvalid(where, "has a message without an id")
+        created = instant(message.get("create_time"), f"{where}, message {node_id[:40]}") or last
+        if created is None:
+            raise ExportInvalid(where, f"message {node_id[:40]} has no time, nor has the conversation")
+        last = created
+        conversation.messages.append(ChatMessage(f"{CHATGPT}:{ident}:{node_id}", message["author"]["role"], text,
+                                                 created))
+    return _span(conversation, start, end, where)
+
+
+# -- Claude ------------------------------------------------------------------------------------------
+
+_CLAUDE_ROLES = {"human": "user", "user": "user", "assistant": "assistant"}
+
+
+def _claude_text(message: dict[str, Any], skipped: Counter[str]) -> str | None:
+    role = _CLAUDE_ROLES.get(str(message.get("sender")))
+    if role is None:
+        skipped["system messages"] += 1
+        return None
+    for attachment in (message.get("attachments") or []) + (message.get("files") or []):
+        skipped["non-text parts"] += 1 if attachment else 0
+    content = message.get("content")
+    if isinstance(content, list) and content:
+        texts = []
+        for part in content:
+            kind = part.get("type") if isinstance(part, dict) else None
+            if kind == "text" and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+            elif kind in ("tool_use", "tool_result"):
+                skipped["tool messages"] += 1
+            elif kind in ("thinking", "redacted_thinking"):
+                skipped["hidden messages"] += 1
+            else:
+                skipped["non-text parts"] += 1
+        text = "\n\n".join(t for t in texts if t.strip())
+    else:
+        given = message.get("text")
+        text = given if isinstance(given, str) else ""
+    if not text.strip():
+        skipped["empty messages"] += 1
+        return None
+    return text
+
+
+def _claude_conversation(item: Any, number: int, skipped: Counter[str]) -> ChatConversation | None:
+    ident = item.get("uuid") if isinstance(item, dict) else None
+    where = _where(number, ident)
+    if not isinstance(item, dict):
+        raise ExportInvalid(where, "is not an object")
+    messages = item.get("chat_messages")
+    if not isinstance(messages, list):
+        raise ExportInvalid(where, "has no chat_messages list")
+    if not isinstance(ident, str) or not ident.strip():
+        raise ExportInvalid(where, "has no uuid")
+    title = item.get("name")
+    start = instant(item.get("created_at"), where)
+    end = instant(item.get("updated_at"), where)
+    conversation = ChatConversation(f"{CLAUDE}:{ident}", _title(title), start or "", end or "")
+    last = start
+    for index, message in enumerate(messages, start=1):
+        if not isinstance(message, dict):
+            raise ExportInvalid(where, f"message {index} is not an object")
+        text = _claude_text(message, skipped)
+        if text is None:
+            continue
+        message_id = message.get("uuid")
+        key = message_id if isinstance(message_id, str) and message_id else f"#{index}"
+        created = instant(message.get("created_at"), f"{where}, message {index}") or last
+        if created is None:
+            raise ExportInvalid(where, f"message {index} has no time, nor has the conversation")
+        last = created
+        conversation.messages.append(ChatMessage(f"{CLAUDE}:{ident}:{key}", _CLAUDE_ROLES[str(message["sender"])],
+                                                 text, created))
+    return _span(conversation, start, end, where)
+
