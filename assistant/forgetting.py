@@ -20,5 +20,7 @@ def forget(runtime: Runtime, memory_id: int) -> memories.Memory:
         path = history_file()
     except OSError:
         return forgotten.memory  # no state folder: no history to clean
-    InputHistory(path).drop_quoting(forgotten.memory.content)
+    history = InputHistory(path)
+    for text in [forgotten.memory.content, *(r["content"] for r in forgotten.rows.get("memory_history", []))]:
+        history.drop_quoting(text)  # its earlier texts are the memory too
     return forgotten.memory

@@ -20,6 +20,22 @@ class InputHistory:
         self.path = path
         self.limit = limit
         self.entries: list[str] = []
+        self._held: list[str] | None = None  # the entries before an incognito conversation (see hold)
+
+    @property
+    def held(self) -> bool:
+        return self._held is not None
+
+    def hold(self) -> None:
+        """An incognito conversation begins: what is sent from now on can be walked through (up/down) but
+        is never written, and `release` forgets it."""
+        if self._held is None:
+            self._held = list(self.entries)
+
+    def release(self) -> None:
+        """The incognito conversation ended: the history is what it was before it."""
+        if self._held is not None:
+            self.entries, self._held = self._held, None
 
     def load(self) -> list[str]:
         if self.path is None or not self.path.is_file():
@@ -45,8 +61,8 @@ class InputHistory:
         self.entries.append(text)
         overflow = len(self.entries) > self.limit
         self.entries = self.entries[-self.limit:]
-        if self.path is None:
-            return
+        if self.path is None or self._held is not None:
+            return  # nothing of an incognito conversation reaches the file
         try:
             if overflow:
                 self._write_all()
@@ -60,9 +76,10 @@ class InputHistory:
     def _write_all(self) -> None:
         assert self.path is not None
         tmp = self.path.with_name(self.path.name + ".partial")
+        saved = self._held if self._held is not None else self.entries  # never an incognito entry
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.writelines(json.dumps(e, ensure_ascii=False) + "\n" for e in self.entries)
+            out.writelines(json.dumps(e, ensure_ascii=False) + "\n" for e in saved)
         tmp.replace(self.path)
 
     def drop_quoting(self, text: str) -> int:
@@ -70,11 +87,19 @@ class InputHistory:
         from memory.memories import quotation_pattern
 
         pattern = quotation_pattern(text)
-        self.load()
-        kept = [e for e in self.entries if pattern is None or not pattern.search(e)]
-        dropped = len(self.entries) - len(kept)
-        if dropped and self.path is not None:
-            self.entries = kept
-            with contextlib.suppress(OSError):
-                self._write_all()
+
+        def kept(items: list[str]) -> list[str]:
+            return [e for e in items if pattern is None or not pattern.search(e)]
+
+        if self._held is None:
+            self.load()
+        else:
+            self._held = kept(self._held)
+        remaining = kept(self.entries)
+        dropped = len(self.entries) - len(remaining)
+        if dropped:
+            self.entries = remaining
+            if self.path is not None:
+                with contextlib.suppress(OSError):
+                    self._write_all()
         return dropped

@@ -13,14 +13,19 @@ the claim back, so another process that can reach the desktop may send it.
 At start, reminders that fell due in the last LOOKBACK while nothing notified them are notified
 once (the latest few by name, the rest in one summary); older ones are left to the app's launch
 notice, since a desktop notification for something due days ago helps nobody.
+
+With `notify.briefing_time` set, the day's briefing (assistant.briefing) is posted once a day at that
+local time, claimed in the store the same way (one notifier posts it), and not at all on a day with
+nothing in it.
 """
 from __future__ import annotations
 
 import os
 import threading
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 
+from assistant.briefing import NOTIFIED_KEY, build_briefing, day_start
 from assistant.desktop import NO_BUS, DesktopSender, Sent, reminder_text
 from memory import reminders
 from memory.store import Store
@@ -31,6 +36,7 @@ LOOKBACK = timedelta(hours=24)  # at start (and after a sleep), reminders due th
 POLL_SECONDS = 1.0  # how often the store is asked whether another process wrote to it
 SHOWN_PER_ROUND = 3  # reminders due together beyond this go in one summary notification (as the app shows 3)
 CLAIMS_PER_ROUND = 1000  # a bound on one round's work; what is left is taken in the next round
+BRIEFING_LATE = timedelta(hours=4)  # a notifier started this long after the briefing time still posts it
 
 Say = Callable[[dict, str], None]  # (event as JSON, the same as a line of text)
 
@@ -54,8 +60,11 @@ class Notifier:
     """Watches one store and notifies each occurrence once. `run` until `stop` is set."""
 
     def __init__(self, store: Store, clock: Clock, say: Say, sender: DesktopSender | None = None,
-                 lookback: timedelta = LOOKBACK, poll: float = POLL_SECONDS) -> None:
+                 lookback: timedelta = LOOKBACK, poll: float = POLL_SECONDS, briefing_at: time | None = None) -> None:
+        """`briefing_at`: the local time the day's briefing is posted (notify.briefing_time); None: never."""
         self.store, self.clock, self.say = store, clock, say
+        self.briefing_at = briefing_at
+        self._briefed = ""  # the local day whose briefing this process has settled (posted, or not to be)
         self.sender = sender or DesktopSender()
         self.lookback, self.poll = lookback, poll
         self.by = f"notifier {os.getpid()}"
@@ -71,6 +80,7 @@ class Notifier:
         if not ready.ok:  # normal on a server or in CI: said once, and the watch goes on
             self._say_problem(ready.problem)
         shown = self.sweep()
+        self.brief()
         self.say({"event": "started", "db": self.store.path, "pid": os.getpid(), "shown": shown,
                   "lookback_hours": self.lookback.total_seconds() / 3600},
                  f"watching {self.store.path} for reminders (pid {os.getpid()}); {_count(shown)} that fell due in "
@@ -80,6 +90,7 @@ class Notifier:
             if stop.wait(self._wait(next_due)):
                 break
             self.cycles += 1
+            self.brief()
             current = self.store.data_version()
             changed, version = current != version, current
             if changed or (next_due is not None and self.clock.now() >= next_due):
@@ -124,6 +135,40 @@ class Notifier:
         if rest:
             shown += self._summary(rest)
         return shown
+
+    def brief(self) -> bool:
+        """Post the day's briefing once, at or after the briefing time (not when it is more than
+        BRIEFING_LATE past), claimed in the store so that one of any number of notifiers posts it; a day
+        with nothing in it posts nothing. True when this process posted it."""
+        if self.briefing_at is None:
+            return False
+        now = self.clock.now()
+        today = self.clock.local(now).date()
+        day = today.isoformat()
+        at = day_start(self.clock, today) + timedelta(hours=self.briefing_at.hour, minutes=self.briefing_at.minute)
+        if day == self._briefed or not at <= now <= at + BRIEFING_LATE:
+            return False
+        self._briefed = day  # settled here for today, whatever comes of it: never retried in a loop
+        previous = self.store.get_meta(NOTIFIED_KEY)
+        if previous is not None and previous >= day:
+            return False  # another notifier posted it
+        briefing = build_briefing(self.store, self.clock)
+        if briefing.empty:
+            self.say({"event": "briefing_empty", "day": day}, f"nothing in today's briefing ({briefing.label}): "
+                     "nothing posted")
+            return False
+        if not self.sender.available():
+            self._say_problem(NO_BUS)
+            return False
+        if not self.store.advance_meta(NOTIFIED_KEY, day):
+            return False
+        title, body = briefing.notification()
+        if self._send(title, body):
+            self.say({"event": "briefing", "day": day}, f"posted the briefing for {briefing.label}")
+            return True
+        self.store.retreat_meta(NOTIFIED_KEY, day, previous)  # another process that can reach the desktop may
+        self._say_problem(self._last.problem if self._last else "")
+        return False
 
     def _summary(self, rest: list[reminders.Reminder]) -> int:
         """One notification for the reminders due together beyond the first few, each claimed."""

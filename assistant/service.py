@@ -6,6 +6,7 @@ workers; `turn` is an async iterator for an async worker.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -18,7 +19,12 @@ from assistant.views import (
     ConversationView,
     CurrentView,
     DueNotice,
+    EarlierView,
     EpisodeView,
+    LinkedView,
+    MemoryDetail,
+    MemoryPage,
+    MemoryRow,
     MessageView,
     RecapData,
     ReminderChange,
@@ -26,15 +32,18 @@ from assistant.views import (
     ReminderPage,
     ReminderView,
     StatusView,
+    WhyView,
+    masked,
     private_marked,
 )
-from memory import changes, episodes, memories, reminders
+from memory import browse, changes, episodes, memories, reminders
 from memory.consolidation.runs import last_completed_run
-from memory.errors import InvalidInput
+from memory.errors import InvalidInput, NotFound
 from memory.memories import Memory
 from memory.time.instants import parse_stored, to_utc_iso
 
 if TYPE_CHECKING:  # the agent (pydantic, the providers) is imported when a model is chosen, after the first frame
+    from assistant.briefing import Briefing
     from assistant.jobs import ConsolidationProcess
     from assistant.providers.base import Provider
     from assistant.providers.select import Choice
@@ -52,6 +61,11 @@ def responder_for(runtime: Runtime, provider: Provider | None) -> Responder:
     from assistant.turn.model import ModelResponder
 
     return ModelResponder(runtime, provider)
+
+def _ids(value: object) -> list[int]:
+    """The ids a Why record lists (it is JSON: anything else in it is left out)."""
+    return [i for i in value if isinstance(i, int)] if isinstance(value, list) else []
+
 
 def check_launch(path: str) -> None:
     """What the app needs before its first frame, read from the file's header without opening it:
@@ -497,6 +511,133 @@ class AssistantService:
             record = turn_records.get(store, message_id)
             found = (message_id, record) if record is not None else None
         return None if found is None else {"message_id": found[0], **found[1]}
+
+    def why_view(self, message_id: int | None = None) -> WhyView | None:
+        """`why` with the memories and conversations it names read as they are now, for the Why screen
+        (a secret masked, as everywhere but the Memories screen)."""
+        record = self.why(message_id)
+        if record is None:
+            return None
+        ids = _ids(record.get("memories"))
+        found = {m.id: m for m in memories.memories_by_id(self.runtime.store, ids)}
+        clock = self.runtime.clock
+        shown = [LinkedView(i, private_marked(masked(found[i].content, found[i].sensitive), found[i].private),
+                            clock.short(found[i].created_at)) if i in found else LinkedView(i, "", "") for i in ids]
+        episode_ids = _ids(record.get("conversations"))
+        talks = {c.episode.id: self._conversation_view(c, None)
+                 for c in episodes.list_conversations(self.runtime.store, len(episode_ids) or 1, episode_ids)}
+        return WhyView(int(str(record["message_id"])), record, shown, [talks[i] for i in episode_ids if i in talks])
+
+    # -- the Memories screen --------------------------------------------------------------------
+
+    def _memory_row(self, m: Memory, query: str = "") -> MemoryRow:
+        from memory.text import flat
+        from memory.words import matched_spans
+
+        text = flat(masked(m.content, m.sensitive), 400)
+        matched = matched_spans(query, text) if query else []
+        return MemoryRow(m.id, m.kind, m.tier, self.runtime.clock.short(m.created_at), text, m.private, m.sensitive,
+                         m.pinned, m.source, matched, bool(query) and not matched)
+
+    def memory_page(self, filters: browse.MemoryFilter | None = None, after: tuple[str, int] | None = None,
+                    limit: int = browse.PAGE) -> MemoryPage:
+        """A page of every memory, newest first (as quick at the thousandth page of 100,000 as at the first)."""
+        items, following = browse.page(self.runtime.store, filters, after, limit)
+        return MemoryPage([self._memory_row(m) for m in items], following)
+
+    def memory_row(self, memory_id: int, query: str = "") -> MemoryRow | None:
+        """One memory's row as it is now (None when it is gone)."""
+        try:
+            return self._memory_row(memories.get_memory(self.runtime.store, memory_id), query)
+        except NotFound:
+            return None
+
+    def memory_count(self, filters: browse.MemoryFilter | None = None) -> int:
+        return browse.count(self.runtime.store, filters)
+
+    def search_memories(self, query: str, filters: browse.MemoryFilter | None = None,
+                        limit: int = 200) -> list[MemoryRow]:
+        """Memories for a query, best first: the hybrid search recall uses, over every tier (a look, not
+        a use: nothing is counted as used), with the words of the query each one says."""
+        query = query.strip()
+        if not query:
+            return []
+        hits = self.runtime.searcher.search(query, limit=limit, mode="exhaustive", types=("memory",), touch=False)
+        return [self._memory_row(m, query) for m in browse.among(self.runtime.store, [h.id for h in hits], filters)]
+
+    def memory_detail(self, memory_id: int) -> MemoryDetail:
+        """One memory in full (NotFound when it is gone)."""
+        store, clock = self.runtime.store, self.runtime.clock
+        m = memories.get_memory(store, memory_id)
+        place = browse.standing(store, memory_id)
+
+        def linked(items: list[browse.Linked]) -> list[LinkedView]:
+            return [LinkedView(x.id, private_marked(masked(x.content, x.sensitive), x.private),
+                               clock.short(x.created_at), x.reason) for x in items]
+
+        title = None
+        if place.said_in is not None:
+            with contextlib.suppress(NotFound):
+                title = episodes.get_episode(store, place.said_in).title
+            if title is None:
+                current = episodes.in_progress(store)
+                title = current.title if current and current.episode.id == place.said_in else "Untitled"
+        history = [EarlierView(masked(e.content, e.sensitive), e.content, e.sensitive, clock.short(e.replaced_at))
+                   for e in memories.earlier_texts(store, memory_id)]
+        return MemoryDetail(m.id, m.kind, m.content, masked(m.content, m.sensitive), m.importance, m.private,
+                            m.sensitive, m.pinned, m.source, clock.short(m.created_at), clock.short(m.updated_at),
+                            clock.short(m.due_at) if m.due_at else None, place.tier, place.retention, place.factors,
+                            place.activation_count, clock.short(place.last_accessed) if place.last_accessed else None,
+                            place.said_in, title, clock.short(place.said_at) if place.said_at else None,
+                            linked(place.supersedes), linked(place.superseded_by),
+                            [LinkedView(x.id, x.content, clock.short(x.created_at)) for x in place.summaries],
+                            history)
+
+    def edit_memory(self, memory_id: int, content: str) -> Memory | None:
+        """New words for a memory, through the one update path (re-indexed and re-embedded, sensitivity
+        decided again, the earlier text kept); recorded for undo. None when the words are the same."""
+        store = self.runtime.store
+        if memories.get_memory(store, memory_id).content == content.strip():
+            return None
+        with changes.recorded(store, memory_id, "edit"):
+            return reminders.update_memory(store, memory_id, content=content)
+
+    def set_memory_private(self, memory_id: int, private: bool) -> Memory:
+        with changes.recorded(self.runtime.store, memory_id, "private"):
+            return memories.set_private(self.runtime.store, memory_id, private)
+
+    def set_memory_pinned(self, memory_id: int, pinned: bool) -> Memory:
+        with changes.recorded(self.runtime.store, memory_id, "pin"):
+            return memories.set_pinned(self.runtime.store, memory_id, pinned)
+
+    def forget_memory(self, memory_id: int) -> Memory:
+        """Forget any memory the one way (assistant.forgetting); undo brings it back with its id."""
+        from assistant.forgetting import forget
+
+        return forget(self.runtime, memory_id)
+
+    def conversation(self, episode_id: int) -> tuple[ConversationView, list[MessageView]] | None:
+        """One conversation and its messages (for the reader), or None when it is gone."""
+        found = episodes.list_conversations(self.runtime.store, 1, [episode_id])
+        if not found:
+            return None
+        current = episodes.in_progress(self.runtime.store)
+        view = self._conversation_view(found[0], current.title if current else None)
+        return view, self.conversation_messages(episode_id)
+
+    # -- the briefing ---------------------------------------------------------------------------
+
+    def briefing(self) -> Briefing:
+        from assistant.briefing import build_briefing
+
+        return build_briefing(self.runtime.store, self.runtime.clock)
+
+    def launch_briefing(self) -> Briefing | None:
+        """The briefing at the app's launch: only the first launch of a day, only when the day has
+        something in it (the day is marked in the store either way)."""
+        from assistant.briefing import briefing_for_launch
+
+        return briefing_for_launch(self.runtime.store, self.runtime.clock)
 
     def new_conversation(self) -> episodes.Episode | None:
         """Close the current episode (quick title, summary, outcome) at once; the next message opens a new

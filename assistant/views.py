@@ -137,3 +137,105 @@ class ReminderChange:
     before: Memory
     after: Memory
     when: str = ""  # the due instant after the change, local time ("Mon Nov 23 08:00")
+
+
+HIDDEN = "••••"  # what a secret looks like on screen until it is revealed (the Memories screen only)
+
+
+def secrets_hidden(text: str) -> str:
+    """Any text with each secret the one detector finds in it shown as HIDDEN (what a Why record quotes
+    of a turn: its tool calls and results, what the reading took from the message)."""
+    from memory.sensitive import redact
+
+    return redact(text, HIDDEN)
+
+
+def masked(text: str, sensitive: bool) -> str:
+    """A memory's text as shown while its secret is hidden: each secret the one detector finds becomes
+    HIDDEN; a memory marked sensitive whose secret it cannot point to is hidden whole."""
+    if not sensitive:
+        return text
+    from memory.sensitive import redact
+
+    shown = redact(text, HIDDEN)
+    return shown if shown != text else f"{HIDDEN} (hidden: it holds a secret)"
+
+
+@dataclass
+class MemoryRow:
+    """One memory in the Memories list (its text masked when it holds a secret, marked when private)."""
+
+    id: int
+    kind: str
+    tier: str
+    when: str  # created, local time
+    text: str  # as shown: masked, one line
+    private: bool
+    sensitive: bool
+    pinned: bool
+    source: str  # typed | imported | mcp:<client>
+    matched: list[tuple[int, int]] = field(default_factory=list)  # a search's words, as spans of `text`
+    by_meaning: bool = False  # a search hit that shares no word with the query (the vectors found it)
+
+
+@dataclass
+class MemoryPage:
+    items: list[MemoryRow]
+    after: tuple[str, int] | None  # where the next page starts; None: this is the last one
+
+
+@dataclass
+class LinkedView:
+    id: int
+    text: str  # as shown (masked, private marked)
+    when: str
+    reason: str | None = None
+
+
+@dataclass
+class EarlierView:
+    text: str  # as shown (masked when it held a secret)
+    content: str  # as it was (shown only when revealed)
+    sensitive: bool
+    replaced: str  # local time
+
+
+@dataclass
+class MemoryDetail:
+    """One memory in full, for its screen."""
+
+    id: int
+    kind: str
+    content: str  # the whole text, as stored: shown only when revealed or edited
+    text: str  # as shown until then (masked)
+    importance: int
+    private: bool
+    sensitive: bool
+    pinned: bool
+    source: str
+    created: str  # local
+    updated: str  # local
+    due: str | None  # a reminder's due time, local
+    tier: str
+    retention: float | None
+    factors: dict[str, float]
+    activation_count: int
+    last_accessed: str | None
+    said_in: int | None  # the conversation (episode id) it was said in
+    said_in_title: str | None
+    said_at: str | None  # local
+    supersedes: list[LinkedView]
+    superseded_by: list[LinkedView]
+    summaries: list[LinkedView]
+    history: list[EarlierView]  # earlier texts, newest first
+
+
+@dataclass
+class WhyView:
+    """What went into one answer, as recorded when its turn ran, with the memories and conversations it
+    names read as they are now (a memory forgotten since says so)."""
+
+    message_id: int
+    record: dict[str, object]
+    memories: list[LinkedView]  # text "" and when "" for one forgotten since
+    conversations: list[ConversationView]

@@ -24,7 +24,8 @@ from memory.store import Store
 CHANGE_ACTIONS = ("done", "snooze", "move", "cancel", "rename", "forget", "edit", "remember", "private", "pin")
 # Rows a change may touch besides the memory's own, restored whole by undo (keyed by these columns).
 RESTORED_TABLES = {"messages": ("id",), "episodes": ("id",), "summaries": ("id",), "edges": ("id",),
-                   "memory_meta": ("memory_id",), "reminder_completions": ("id",), "turn_records": ("message_id",)}
+                   "memory_meta": ("memory_id",), "reminder_completions": ("id",), "turn_records": ("message_id",),
+                   "memory_history": ("id",)}
 _COLUMN = re.compile(r"[a-z][a-z_]*")
 
 
@@ -53,7 +54,10 @@ def record_change(store: Store, memory_id: int, action: str) -> None:
             raise NotFound(f"no memory with id {memory_id}")
         rows = {"memory_meta": [m] if (m := _row(store, "memory_meta", "memory_id", memory_id)) else []}
         store.execute("DELETE FROM memory_changes")
-        before = {"memory": None if action == "remember" else memory, "rows": {} if action == "remember" else rows}
+        before = {"memory": None if action == "remember" else memory, "rows": {} if action == "remember" else rows,
+                  # The memory's earlier texts up to now: a text the change replaces is kept after this
+                  # (memory_history), and undo takes it out again with the change.
+                  "history_until": store.one("SELECT coalesce(max(id), 0) FROM memory_history")[0]}
         store.execute("INSERT INTO memory_changes (memory_id, action, before, created_at) VALUES (?, ?, ?, ?)",
                       (memory_id, action, json.dumps(before), store.clock.now_iso()))
 
@@ -144,11 +148,14 @@ def undo_last_change(store: Store) -> UndoneChange | None:
         if current is not None:
             row = {**row, "updated_at": store.clock.now_iso()}
         _put_back(store, "knowledge", row)
+        if "history_until" in before:  # an earlier text the change kept is the memory's own text again
+            store.execute("DELETE FROM memory_history WHERE memory_id = ? AND id > ?",
+                          (row["id"], before["history_until"]))
         if change["action"] == "forget":  # asked back: its tombstone goes
             store.execute("DELETE FROM forgotten WHERE uid = ?",
                           (row.get("uid") or f"{store.store_uid()}/memory/{row['id']}",))
         for table in ("summaries", "memory_meta", "messages", "episodes", "edges", "reminder_completions",
-                      "turn_records"):
+                      "turn_records", "memory_history"):
             for kept in before["rows"].get(table, []):
                 _put_back(store, table, kept)
         return UndoneChange(change["action"], get_memory(store, row["id"]), change["created_at"], row["id"])

@@ -170,6 +170,52 @@ def remember(store: Store, content: str, due_at: str | datetime | None = None, k
         return memory
 
 
+def keep_earlier_text(store: Store, memory_id: int, content: str, sensitive: bool) -> None:
+    """A memory's text as it was before a change of its words, kept (newest last in the table, shown
+    newest first): called by the one update path (memory.reminders.update_memory) in its transaction."""
+    store.execute("INSERT INTO memory_history (memory_id, content, sensitive, replaced_at) VALUES (?, ?, ?, ?)",
+                  (memory_id, content, int(sensitive), store.clock.now_iso()))
+
+
+@dataclass
+class EarlierText:
+    content: str
+    sensitive: bool
+    replaced_at: str  # when a newer text replaced it (UTC)
+
+
+def earlier_texts(store: Store, memory_id: int, limit: int = 50) -> list[EarlierText]:
+    """What a memory said before, newest first."""
+    rows = store.query("SELECT content, sensitive, replaced_at FROM memory_history WHERE memory_id = ? "
+                       "ORDER BY id DESC LIMIT ?", (memory_id, limit))
+    return [EarlierText(r[0], bool(r[1]), r[2]) for r in rows]
+
+
+def set_private(store: Store, memory_id: int, private: bool) -> Memory:
+    """Mark a memory private (it goes to a model only when a message asks about it) or not."""
+    with store.transaction():
+        get_memory(store, memory_id)
+        store.execute("UPDATE knowledge SET private = ?, updated_at = ? WHERE id = ?",
+                      (int(private), store.clock.now_iso(), memory_id))
+        return get_memory(store, memory_id)
+
+
+PINNED_FLOOR = "warm"  # the lowest tier a pinned memory is in: the default retrieval mode always reaches it
+
+
+def set_pinned(store: Store, memory_id: int, pinned: bool) -> Memory:
+    """Pin a memory (never archived by consolidation, never outranked by its own echoes in search) or
+    unpin it. A pinned memory found cold or archived comes up to PINNED_FLOOR at once."""
+    with store.transaction():
+        get_memory(store, memory_id)
+        store.execute("UPDATE knowledge SET pinned = ?, updated_at = ? WHERE id = ?",
+                      (int(pinned), store.clock.now_iso(), memory_id))
+        if pinned:
+            store.execute("UPDATE memory_meta SET tier = ? WHERE memory_id = ? AND tier IN ('cold', 'archived')",
+                          (PINNED_FLOOR, memory_id))
+        return get_memory(store, memory_id)
+
+
 FORGOTTEN = "[forgotten]"
 
 
@@ -208,16 +254,15 @@ def _rows(store: Store, sql: str, params: Any) -> list[dict[str, Any]]:
     return [dict(zip(r.keys(), tuple(r), strict=True)) for r in store.query(sql, params)]
 
 
-def _scrub_sources(store: Store, memory: Memory) -> list[dict[str, Any]]:
-    """Take a forgotten memory's text out of the messages it came from: the user's "remember that X"
-    and the replies of the same turn that repeat X, by whole quotation only. Elsewhere only the
-    assistant's own quotations of it go, and only of a text long enough to be a quotation, not a
-    word ("Tom" forgotten leaves every other conversation's "Tom" alone). Returns the messages it
-    changed, as they were."""
-    pattern = quotation_pattern(memory.content)
+def _scrub_sources(store: Store, memory: Memory, texts: list[str]) -> list[dict[str, Any]]:
+    """Take a forgotten memory's texts (its text and its earlier ones) out of the messages it came from:
+    the user's "remember that X" and the replies of the same turn that repeat X, by whole quotation only.
+    Elsewhere only the assistant's own quotations of it go, and only of a text long enough to be a
+    quotation, not a word ("Tom" forgotten leaves every other conversation's "Tom" alone). Returns the
+    messages it changed, as they were."""
+    pattern = quotation_pattern(*texts)
     if pattern is None:
         return []
-    needle = memory.content.strip()
     changed: list[dict[str, Any]] = []
 
     def keep(message_id: int) -> None:
@@ -226,8 +271,10 @@ def _scrub_sources(store: Store, memory: Memory) -> list[dict[str, Any]]:
 
     # The assistant's own messages that quote it ("From memory ...: X") go too, wherever they are:
     # found through the keyword index, then checked word for word.
-    words = [w for w in re.findall(r"\w+", needle.lower()) if len(w) > 1][:16]
-    if words and (len(words) >= 3 or len(needle) >= 20):
+    for needle in dict.fromkeys(t.strip() for t in texts):
+        words = [w for w in re.findall(r"\w+", needle.lower()) if len(w) > 1][:16]
+        if not words or (len(words) < 3 and len(needle) < 20):
+            continue
         match = " AND ".join(f'"{w}"' for w in words)
         for row in store.query("SELECT m.id, m.content FROM search_index s JOIN messages m ON m.id * 4 = s.rowid "
                                "WHERE search_index MATCH ? AND m.role = 'assistant'", (f"content:({match})",)):
@@ -243,12 +290,12 @@ def _scrub_sources(store: Store, memory: Memory) -> list[dict[str, Any]]:
     return changed
 
 
-def _scrub_records(store: Store, memory: Memory) -> list[dict[str, Any]]:
-    """What the Why records quote of a forgotten memory goes too (whole quotations, as in messages).
-    Returns the records it changed, as they were."""
-    pattern = quotation_pattern(memory.content)
-    needle = memory.content.strip()
-    if pattern is None or not needle:
+def _scrub_records(store: Store, texts: list[str]) -> list[dict[str, Any]]:
+    """What the Why records quote of a forgotten memory (its text or an earlier one) goes too (whole
+    quotations, as in messages). Returns the records it changed, as they were."""
+    pattern = quotation_pattern(*texts)
+    needles = [t.strip() for t in dict.fromkeys(texts) if t.strip()]
+    if pattern is None or not needles:
         return []
 
     def scrubbed(value: Any) -> Any:
@@ -260,17 +307,19 @@ def _scrub_records(store: Store, memory: Memory) -> list[dict[str, Any]]:
             return {k: scrubbed(v) for k, v in value.items()}
         return value
 
-    changed = []
-    for row in _rows(store, "SELECT * FROM turn_records WHERE instr(lower(data), lower(?)) > 0",
-                     (json.dumps(needle, ensure_ascii=False)[1:-1],)):
-        data = json.dumps(scrubbed(json.loads(row["data"])), ensure_ascii=False)
-        if data != row["data"]:
-            changed.append(row)
-            store.execute("UPDATE turn_records SET data = ? WHERE message_id = ?", (data, row["message_id"]))
+    changed: list[dict[str, Any]] = []
+    for needle in needles:
+        for row in _rows(store, "SELECT * FROM turn_records WHERE instr(lower(data), lower(?)) > 0",
+                         (json.dumps(needle, ensure_ascii=False)[1:-1],)):
+            data = json.dumps(scrubbed(json.loads(row["data"])), ensure_ascii=False)
+            if data != row["data"]:
+                if all(c["message_id"] != row["message_id"] for c in changed):
+                    changed.append(row)
+                store.execute("UPDATE turn_records SET data = ? WHERE message_id = ?", (data, row["message_id"]))
     return changed
 
 
-def _retitle(store: Store, episode_ids: set[int], forgotten: str) -> list[dict[str, Any]]:
+def _retitle(store: Store, episode_ids: set[int], texts: list[str]) -> list[dict[str, Any]]:
     """The conversations a forgotten memory was made in get their titles again from their scrubbed
     messages (a quick title is made of the words said, the forgotten ones among them); a title or
     summary that quotes the memory loses the quotation in any conversation. Returns the conversations
@@ -290,15 +339,16 @@ def _retitle(store: Store, episode_ids: set[int], forgotten: str) -> list[dict[s
         title, summary = heuristic_title_and_summary(episode_messages(store, episode_id))
         keep(episode_id)
         store.execute("UPDATE episodes SET title = ?, summary = ? WHERE id = ?", (title, summary, episode_id))
-    pattern = quotation_pattern(forgotten)
-    if pattern is None or len(forgotten.strip()) < 20:
-        return list(changed.values())
-    for row in store.query("SELECT id, title, summary FROM episodes WHERE title LIKE ? OR summary LIKE ?",
-                           (f"%{forgotten.strip()}%", f"%{forgotten.strip()}%")):
-        keep(row["id"])
-        store.execute("UPDATE episodes SET title = ?, summary = ? WHERE id = ?",
-                      (pattern.sub(FORGOTTEN, row["title"] or "") or None,
-                       pattern.sub(FORGOTTEN, row["summary"] or "") or None, row["id"]))
+    for forgotten in dict.fromkeys(t.strip() for t in texts):
+        pattern = quotation_pattern(forgotten)
+        if pattern is None or len(forgotten) < 20:
+            continue
+        for row in store.query("SELECT id, title, summary FROM episodes WHERE title LIKE ? OR summary LIKE ?",
+                               (f"%{forgotten}%", f"%{forgotten}%")):
+            keep(row["id"])
+            store.execute("UPDATE episodes SET title = ?, summary = ? WHERE id = ?",
+                          (pattern.sub(FORGOTTEN, row["title"] or "") or None,
+                           pattern.sub(FORGOTTEN, row["summary"] or "") or None, row["id"]))
     return list(changed.values())
 
 
@@ -344,10 +394,13 @@ def forget(store: Store, memory_id: int) -> Forgotten:
                                           (memory_id,)),
             "edges": _rows(store, "SELECT * FROM edges WHERE (source_type = 'memory' AND source_id = ?) "
                                   "OR (target_type = 'memory' AND target_id = ?)", (memory_id, memory_id))}
-        rows["messages"] = _scrub_sources(store, memory)
-        rows["turn_records"] = _scrub_records(store, memory)
-        rows["episodes"] = _retitle(store, {t["episode_id"] for t in turns if t["episode_id"] is not None},
-                                    memory.content)
+        # Its earlier texts are the memory too: they go with it, and from what quotes them.
+        rows["memory_history"] = _rows(store, "SELECT * FROM memory_history WHERE memory_id = ? ORDER BY id",
+                                       (memory_id,))
+        texts = [memory.content, *(r["content"] for r in reversed(rows["memory_history"]))]
+        rows["messages"] = _scrub_sources(store, memory, texts)
+        rows["turn_records"] = _scrub_records(store, texts)
+        rows["episodes"] = _retitle(store, {t["episode_id"] for t in turns if t["episode_id"] is not None}, texts)
         for table, found in _drop_summaries_of(store, memory_id).items():
             rows[table] = rows.get(table, []) + found
         # A tombstone (its identity, never its text): an older export does not bring it back.
@@ -365,6 +418,7 @@ def delete_memory_row(store: Store, memory_id: int) -> None:
     """The memory's row, its embedding, its index entries and its edges, gone in the caller's transaction
     (forget adds its scrubbing and tombstone; undoing a memory just made needs only this)."""
     with store.transaction():
+        store.execute("DELETE FROM memory_history WHERE memory_id = ?", (memory_id,))
         store.execute("DELETE FROM knowledge WHERE id = ?", (memory_id,))
         doc = doc_id("memory", memory_id)
         from memory.search.embeddings import drop_vectors  # numpy-free, but not needed to read reminders
@@ -434,6 +488,16 @@ def created_since(store: Store, since: str | None, limit: int | None = None, rem
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
     return [Memory.from_row(r) for r in store.query(sql, tuple(params))]
+
+
+def changed_since(store: Store, since: str, limit: int = 5) -> tuple[list[Memory], int]:
+    """Memories (not reminders) made or changed at or after `since` (UTC ISO), the latest `limit` first,
+    and how many in all."""
+    where = "k.updated_at >= ? AND k.due_at IS NULL"
+    total = store.one(f"SELECT count(*) FROM knowledge k WHERE {where}", (since,))[0]
+    rows = store.query(f"{SELECT_MEMORY} WHERE {where} ORDER BY k.updated_at DESC, k.id DESC LIMIT ?",
+                       (since, limit)) if total else []
+    return [Memory.from_row(r) for r in rows], total
 
 
 def count_created_since(store: Store, since: str | None) -> int:

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memory.errors import InvalidInput
-from memory.memories import SELECT_MEMORY, Memory, detect_sensitive, get_memory
+from memory.memories import SELECT_MEMORY, Memory, detect_sensitive, get_memory, keep_earlier_text
 from memory.store import Store
 from memory.time.clock import Clock
 from memory.time.instants import UTC, parse_stored, to_utc_iso
@@ -269,10 +269,14 @@ def update_memory(store: Store, memory_id: int, reminded_at: str | datetime | No
                   due_at: str | datetime | None = None, content: str | None = None,
                   done: bool | None = None, importance: int | None = None, allow_past: bool = True,
                   sensitive: bool | None = None) -> Memory:
-    """Change a memory. reminded_at accepts "now" or a date; done=True marks a reminder done.
+    """Change a memory: the one update path (every front end's edit, the model's tool). reminded_at
+    accepts "now" or a date; done=True marks a reminder done.
 
-    A memory that held a secret stays sensitive whatever its new words ("HSBC: <the same value>"
-    has no keyword); new words with a secret, or `sensitive` (the caller knows), make it so.
+    New words are the memory's new text: its earlier text is kept (memory_history, shown newest first),
+    the index and the queue of texts to embed follow by the table's triggers, and sensitivity is decided
+    again by the one detector. A memory that held a secret stays sensitive whatever its new words
+    ("HSBC: <the same value>" has no keyword); new words with a secret, or `sensitive` (the caller
+    knows), make it so.
 
     A new due_at clears reminded_at (that is what snoozing means). On a repeating reminder a date
     moves only this occurrence and a rule phrase replaces the rule; done completes this occurrence
@@ -309,6 +313,8 @@ def update_memory(store: Store, memory_id: int, reminded_at: str | datetime | No
             raise InvalidInput(f"#{memory_id} is a {current.kind}, not a reminder: it cannot be done")
         if done and current.recurrence and current.done_at is None:
             changes.update(_complete_occurrence(store, current))
+        if "content" in changes and changes["content"] != current.content:
+            keep_earlier_text(store, memory_id, current.content, current.sensitive)  # its history, newest first
         changes["updated_at"] = store.clock.now_iso()
         assignments = ", ".join(f"{name} = ?" for name in changes)
         store.execute(f"UPDATE knowledge SET {assignments} WHERE id = ?", (*changes.values(), memory_id))

@@ -374,9 +374,32 @@ MIGRATION_13 = [
     "CREATE INDEX knowledge_withheld ON knowledge(id) WHERE private = 1 OR sensitive = 1",
 ]
 
+# Schema 14: a memory's earlier texts, kept when its text is changed (the Memories screen shows them, newest
+# first; forget takes them with the memory and undo puts them back). Indexes for the Memories screen's
+# filters, each in the list's order (newest first), so a page of a rare kind, of pinned, secret or private
+# memories, or of one source, reads that page and not the store (174 ms for the pinned of 100,000 without,
+# under 1 ms with); the pinned one also serves every search (a pinned memory is never outranked by its own
+# echoes); and what changed since a day began (the briefing's "memories that changed").
+MIGRATION_14 = [
+    """CREATE TABLE memory_history (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        memory_id INTEGER NOT NULL REFERENCES knowledge(id) ON DELETE CASCADE,
+        content TEXT NOT NULL,
+        sensitive INTEGER NOT NULL DEFAULT 0,
+        replaced_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX memory_history_memory ON memory_history(memory_id, id)",
+    *[f"CREATE INDEX knowledge_{flag} ON knowledge(created_at) WHERE {flag} = 1"
+      for flag in ("pinned", "sensitive", "private")],
+    "DROP INDEX knowledge_kind",  # (kind) is the prefix of (kind, created_at)
+    "CREATE INDEX knowledge_kind_created ON knowledge(kind, created_at)",
+    "CREATE INDEX knowledge_source ON knowledge(source, created_at)",
+    "CREATE INDEX knowledge_updated ON knowledge(updated_at)",
+]
+
 MIGRATIONS: list[Sequence[Step]] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5,
                                     MIGRATION_6, MIGRATION_7, MIGRATION_8, MIGRATION_9, MIGRATION_10, MIGRATION_11,
-                                    MIGRATION_12, MIGRATION_13]
+                                    MIGRATION_12, MIGRATION_13, MIGRATION_14]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -268,6 +268,23 @@ class Store:
             self.execute("INSERT INTO meta(key, value) VALUES (?, ?) "
                          "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, value))
 
+    def advance_meta(self, key: str, value: str) -> bool:
+        """Set `key` to `value` when it is unset or below it (ISO days and instants order as text): a
+        claim. True only for the one caller, in any process, that moved it; a mark already at or past
+        `value` is left alone."""
+        with self.transaction():
+            cursor = self.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE "
+                                  "SET value = excluded.value WHERE meta.value < excluded.value", (key, value))
+            return cursor.rowcount == 1
+
+    def retreat_meta(self, key: str, value: str, previous: str | None) -> None:
+        """Give back a claim made with advance_meta (it is `value` still): `key` is `previous` again."""
+        with self.transaction():
+            if previous is None:
+                self.execute("DELETE FROM meta WHERE key = ? AND value = ?", (key, value))
+            else:
+                self.execute("UPDATE meta SET value = ? WHERE key = ? AND value = ?", (previous, key, value))
+
     def store_uid(self) -> str:
         """This database's own identity (made on first use), the prefix of the uids its exports carry."""
         uid = self.get_meta("store_uid")

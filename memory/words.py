@@ -44,6 +44,20 @@ def stems(text: str, ignore: frozenset[str] = STOPWORDS) -> set[str]:
     return found
 
 
+def matched_spans(query: str, text: str) -> list[tuple[int, int]]:
+    """Where `text` says a meaningful word of `query` (as a stem: "doors" for "door"), for showing why a
+    search found it: (start, end) of each such word, in order."""
+    wanted = stems(query)
+    if not wanted:
+        return []
+    spans = []
+    for match in re.finditer(r"[\w']+", text):
+        word = match.group(0).lower().removesuffix("'s").strip("'")
+        if len(word) >= 2 and word not in STOPWORDS and stem(word) in wanted:
+            spans.append((match.start(), match.end()))
+    return spans
+
+
 ORDINARY_RANK = 3000  # the most frequent English words: never a sign of which memory is meant
 _CALENDAR = re.compile(r"(mon|tue|wed|thu|fri|sat|sun)\w*|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*|"
                        r"today|tonight|tomorrow|yesterday|morning|afternoon|evening|night|noon|midnight|weekend")

@@ -8,8 +8,8 @@ The layers of assistant/, lowest first. A unit (a sub-package or a loose module)
 the layers below it:
   0  what everything stands on: errors, paths, the typed conversation, the reading of a message,
      the plain views, the input history, the desktop sender
-  1  settings, logs, the notifier and its installer
-  2  the runtime (one clock, one store, one embedder)
+  1  settings, logs, the notifier's installer, the morning briefing
+  2  the runtime (one clock, one store, one embedder), the notifier
   3  providers (the chat and local models behind one protocol), forgetting
   4  outbound: the one gate and the one exit to a model
   5  recall, the recap's lines, consolidation wiring (jobs), status
@@ -28,7 +28,7 @@ The layers of memory/, lowest first:
   4  edges, summaries, episodes, search, the doctor, the records of turns (Why)
   5  supersession
   6  memories
-  7  reminders, the undo record (changes), consolidation
+  7  reminders, the undo record (changes), consolidation, the pages of every memory (browse)
   8  import and export
 
 The layers of ui/, lowest first:
@@ -51,8 +51,8 @@ PACKAGES = ("memory", "assistant", "ui")
 LAYER = {"memory": 0, "assistant": 1, "ui": 2}
 ASSISTANT_LAYERS = [
     ("errors", "paths", "conversation", "reading", "views", "input_history", "desktop"),
-    ("settings", "logs", "notifier", "autostart"),
-    ("runtime",),
+    ("settings", "logs", "autostart", "briefing"),
+    ("runtime", "notifier"),
     ("providers", "forgetting"),
     ("outbound",),
     ("recall", "recap", "jobs", "status"),
@@ -71,7 +71,7 @@ MEMORY_LAYERS = [
     ("edges", "summaries", "episodes", "search", "health", "turn_records"),
     ("supersession",),
     ("memories",),
-    ("reminders", "changes", "consolidation"),
+    ("reminders", "changes", "consolidation", "browse"),
     ("transfer",),
 ]
 UI_LAYERS = [

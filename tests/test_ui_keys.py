@@ -276,10 +276,13 @@ async def test_palette_and_help_come_from_one_table(tmp_path):
 def test_every_table_row_is_a_binding_or_handled_by_its_widget():
     from ui.screens.conversations import ConversationScreen, ConversationsScreen
     from ui.screens.main import MainScreen
+    from ui.screens.memories import MemoriesScreen, MemoryScreen
+    from ui.screens.why import WhyScreen
     from ui.widgets.reminders import ReminderPanel
 
     owners = {"app": AssistantApp, "main": MainScreen, "reminders": ReminderPanel,
-              "conversations": ConversationsScreen, "reader": ConversationScreen}
+              "conversations": ConversationsScreen, "reader": ConversationScreen, "memories": MemoriesScreen,
+              "memory": MemoryScreen, "why": WhyScreen}
     bound = {b.id for scope in owners for b in actions.bindings(scope)}
     for row in actions.ACTIONS:
         assert row.description and row.description != row.label

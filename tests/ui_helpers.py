@@ -5,6 +5,7 @@ import json
 import time
 from collections.abc import Callable
 
+from assistant.briefing import SHOWN_KEY
 from memory import memories
 from memory.transfer.jsonl_import import import_records
 from tests.conftest import make_runtime
@@ -19,12 +20,16 @@ SKI_MESSAGES = [
      "content": "Noted: lift passes at **289 dollars** a day."}]
 
 
-def make_app(tmp_path, seed: bool = True, messages: bool = False, **env) -> AssistantApp:
+def make_app(tmp_path, seed: bool = True, messages: bool = False, briefing: bool = False, **env) -> AssistantApp:
+    """An app over a store seeded with two reminders and a conversation. `briefing`: the day's briefing card
+    shows at launch (by default this launch is not the day's first, so the card is not in the way)."""
     rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline", **env)
     if seed:
         memories.remember(rt.store, "Call the plumber", due_at="2026-11-23T10:00:00+00:00")
         memories.remember(rt.store, "Pay the rent", due_at="2026-11-21T09:00:00+00:00")
         import_records(rt.store, [json.dumps(EPISODE), *(json.dumps(m) for m in (SKI_MESSAGES if messages else []))])
+    if not briefing:
+        rt.store.set_meta(SHOWN_KEY, rt.clock.local(rt.clock.now()).date().isoformat())
     rt.close()
     return AssistantApp(rt.settings)
 

@@ -21,7 +21,7 @@ class UiAction:
     label: str  # short: footer and palette title
     description: str  # one sentence: palette help and f1
     scope: str = "app"  # app (anywhere) | main (the main screen) | reminders | composer | chat | conversations
-    #                     | reader | dialogs
+    #                     | reader | memories | memory | why | dialogs
     footer: int = 0  # 0 never, 1 always (narrow too), 2 only when wide
     palette: bool = True
     priority: bool = False
@@ -49,6 +49,18 @@ ACTIONS: tuple[UiAction, ...] = (
     UiAction("undo", "ctrl+z", "undo", "Undo",
              "Undo the last reminder change (done, snooze, edit, forget), wherever it was made: the list, a "
              "dialog, the chat or the command line", scope="main"),
+    UiAction("memories", "f2", "memories", "Memories",
+             "See everything it remembers, newest first: filter, search, open one to read where it came from, "
+             "edit it, mark it private, pin it or forget it (ctrl+z undoes each)", footer=2),
+    UiAction("why", "f3", "why_this_answer", "Why this answer",
+             "What went into the answer on screen: the prompt's sections and tokens, the memories and "
+             "conversations in it, what was held back and why, the tool calls"),
+    UiAction("incognito", "f4", "incognito", "Incognito conversation",
+             "A conversation that reads memory but keeps nothing (no message, memory, reminder or history); "
+             "ctrl+n or quitting ends it"),
+    UiAction("briefing", "f5", "briefing", "Briefing",
+             "Today's briefing: today's reminders, what is overdue, yesterday's conversations, memories that "
+             "changed (shown by itself at the first launch of a day)"),
     UiAction("consolidate", "ctrl+g", "consolidate", "Consolidate",
              "Consolidate memories now with the local model, in the background"),
     UiAction("help", "f1", "help", "Help", "List every key", footer=1),
@@ -113,6 +125,42 @@ ACTIONS: tuple[UiAction, ...] = (
              "Continue this conversation as the current one", scope="reader", footer=1, palette=False),
     UiAction("reader-close", "escape", "close", "Back", "Back to the list of conversations", scope="reader",
              footer=1, palette=False),
+    # The Memories screen.
+    UiAction("memories-search", "", "", "Search", "Type to search memories (the hybrid search recall uses); the "
+             "words each one matched are marked", scope="memories", palette=False),
+    UiAction("memories-open", "enter", "", "Open", "Open the highlighted memory", scope="memories", palette=False),
+    UiAction("memories-move", "up,down,pageup,pagedown", "", "Move",
+             "Move through the list while typing the search; more memories load as you go", scope="memories",
+             palette=False),
+    UiAction("memories-filters", "tab", "", "Filters",
+             "Tab to the filters (kind, tier, private, secret, pinned, source): left/right choose one, up/down "
+             "change it", scope="memories", palette=False),
+    UiAction("memories-undo", "ctrl+z", "undo", "Undo", "Undo the last change to a memory, made anywhere",
+             scope="memories", footer=1, palette=False),
+    UiAction("memories-close", "escape", "close", "Close", "Back to the chat", scope="memories", footer=1,
+             palette=False),
+    # One memory.
+    UiAction("memory-edit", "e", "edit", "Edit", "Edit its text (enter saves, escape cancels); its earlier text "
+             "is kept", scope="memory", footer=1, palette=False),
+    UiAction("memory-private", "p", "toggle_private", "Private",
+             "Mark it private (sent to a model only when a message asks about it) or not", scope="memory", footer=1,
+             palette=False),
+    UiAction("memory-pin", "t", "toggle_pin", "Pin", "Pin it (never archived, never outranked by its echoes) or "
+             "unpin it", scope="memory", footer=1, palette=False),
+    UiAction("memory-forget", "f", "forget", "Forget", "Forget it and its quotations (ctrl+z brings it back)",
+             scope="memory", footer=1, palette=False),
+    UiAction("memory-reveal", "r", "reveal", "Reveal", "Show or hide a secret it holds (here only)",
+             scope="memory", footer=1, palette=False),
+    UiAction("memory-conversation", "enter", "conversation", "Conversation",
+             "Read the conversation it was said in", scope="memory", footer=2, palette=False),
+    UiAction("memory-undo", "ctrl+z", "undo", "Undo", "Undo the last change to a memory", scope="memory",
+             footer=2, palette=False),
+    UiAction("memory-close", "escape", "close", "Back", "Back to the list", scope="memory", footer=1,
+             palette=False),
+    # Why this answer.
+    UiAction("why-open", "enter", "", "Open", "Open the highlighted line: a section's text, a memory, a "
+             "conversation, a tool call's result", scope="why", palette=False),
+    UiAction("why-close", "escape", "close", "Close", "Back to the chat", scope="why", footer=1, palette=False),
     # Every dialog.
     UiAction("dialog-close", "escape", "", "Close", "Close the dialog; a second escape returns to the message box",
              scope="dialogs", palette=False),
@@ -127,6 +175,9 @@ SCOPE_TITLES = {
     "reminders": "In the reminder list",
     "conversations": "In Conversations",
     "reader": "Reading a conversation",
+    "memories": "In Memories",
+    "memory": "One memory",
+    "why": "Why this answer",
     "dialogs": "In dialogs",
 }
 
@@ -167,7 +218,8 @@ def help_rows(keymap: dict[str, str] | None = None) -> list[tuple[str, list[tupl
         key = keymap.get(a.id, a.key)
         scope = "app" if a.scope == "main" else a.scope  # both are "Anywhere" to the person
         # No key of its own: reached from the palette (ctrl+p), or by typing (the Conversations filter).
-        shown = key.replace(",", " / ") if key else ("(type)" if a.id == "conversation-filter" else "(ctrl+p)")
+        typed = a.id in ("conversation-filter", "memories-search")
+        shown = key.replace(",", " / ") if key else ("(type)" if typed else "(ctrl+p)")
         sections[scope].append((shown, a.description))
     return [(SCOPE_TITLES[scope], rows) for scope, rows in sections.items() if rows]
 

@@ -38,6 +38,8 @@ from ui.messages import JobFailed
 from ui.screens.conversations import ConversationScreen, ConversationsScreen
 from ui.screens.dialogs import DetailScreen, HelpScreen, RecapScreen, SnoozeScreen
 from ui.screens.main import MainScreen
+from ui.screens.memories import MemoriesScreen, MemoryScreen
+from ui.screens.why import WhyScreen
 from ui.text import one_line
 from ui.widgets.reminders import ReminderPanel
 
@@ -190,6 +192,45 @@ class AssistantApp(App[int]):
             self.main_screen.composer.focus()
             return
         self.main_screen.chat.continue_conversation(episode_id)
+
+    def action_memories(self) -> None:
+        if isinstance(self.screen, MemoriesScreen | MemoryScreen):
+            return
+        self.push_screen(MemoriesScreen(self.service, self.keymap_settings), self._after_memories)
+
+    def _after_memories(self, episode_id: int | None) -> None:
+        """Back from Memories (or Why): what changed there is read again; a conversation to continue is."""
+        self.main_screen.refresh_reminders()
+        self._after_conversations(episode_id)
+
+    def action_why_this_answer(self) -> None:
+        if self.screen is not self.main_screen:
+            return
+        self._open_why(self.main_screen.chat.why_target)
+
+    @work(exclusive=True, group="why", exit_on_error=False, description="read what went into the answer")
+    async def _open_why(self, target: int | None) -> None:
+        if target is None:
+            self.notify("No answer on screen yet: ask something first.", timeout=4)
+            return
+        if target == 0:
+            self.notify("This answer has no record: it was given in an incognito conversation, and nothing of "
+                        "it is kept.", timeout=6)
+            return
+        view = await asyncio.to_thread(self.service.why_view, None if target < 0 else target)
+        if view is None:
+            self.notify("This answer has no record: it was given before answers were recorded, or it was "
+                        "incognito.", timeout=6)
+            return
+        self.push_screen(WhyScreen(self.service, view, self.keymap_settings), self._after_memories)
+
+    def action_incognito(self) -> None:
+        if self.screen is self.main_screen:
+            self.main_screen.chat.start_incognito()
+
+    def action_briefing(self) -> None:
+        if self.screen is self.main_screen:
+            self.main_screen.chat.show_briefing()
 
     def on_reminder_panel_snooze_asked(self, event: ReminderPanel.SnoozeAsked) -> None:
         self.push_screen(SnoozeScreen(event.reminder, event.apply))

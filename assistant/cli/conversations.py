@@ -1,4 +1,4 @@
-"""Commands about conversations and what was said: recap, recall, prompt, chat."""
+"""Commands about conversations and what was said: recap, recall, prompt, chat, briefing."""
 from __future__ import annotations
 
 import argparse
@@ -61,11 +61,18 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
 
     if not args.message.strip():
         raise InvalidInput("the message is empty")
+    incognito = getattr(args, "incognito", False)
+    if incognito and args.new:
+        raise InvalidInput("--incognito writes nothing, so it cannot start a new conversation: leave out --new")
     service = AssistantService(runtime)
     service.connect(strict=True)  # a ProviderError is mapped to exit 1 at the edge
     agent = service.agent
     assert agent is not None
-    if args.new:
+    if incognito:
+        # One turn that reads memory and writes nothing: the conversation in progress is left as it is
+        # (the app's incognito closes it first; here nothing, not even that, is written).
+        agent.incognito = []
+    elif args.new:
         agent.close_episode()  # the conversation in progress ends here; this message opens the next one
     as_json = getattr(args, "json", False)
     events = []
@@ -82,6 +89,8 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
                 note(f"[{event.text}]")
 
     asyncio.run(run())
+    if incognito and not as_json:
+        note("[incognito: nothing of this turn was kept]")
     if as_json:
         print(json_text([to_json(e) for e in events]))
     else:
@@ -94,4 +103,13 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
     done = next((e for e in events if isinstance(e, Done)), None)
     if done is not None and done.failure:
         raise ProviderError(done.failure, "the chat model could not be reached; the offline mode answered instead")
+    return 0
+
+
+def cmd_briefing(runtime: Runtime, args: argparse.Namespace) -> int:
+    """Today's briefing (reads only: it marks nothing as shown or posted)."""
+    from assistant.briefing import build_briefing
+
+    briefing = build_briefing(runtime.store, runtime.clock)
+    emit(args, briefing.to_json(), briefing.text)
     return 0

@@ -41,7 +41,7 @@ def _run(runtime: Runtime, args: argparse.Namespace) -> int:
     if store.read_only:
         raise StoreUnusable(f"the database {store.path} is read-only, and the notifier records in it each "
                             "notification it shows (so that none is shown twice)", store.path, "read_only")
-    notifier = Notifier(store, runtime.clock, say)
+    notifier = Notifier(store, runtime.clock, say, briefing_at=runtime.settings.notify.briefing_clock_time())
     try:
         notifier.run(stop)
     finally:

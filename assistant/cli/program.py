@@ -116,6 +116,8 @@ def build_parser() -> Parser:
             "conversation in progress unless idle longer than the gap")
     p.add_argument("message")
     p.add_argument("--new", action="store_true", help="start a new conversation (the one in progress is closed)")
+    p.add_argument("--incognito", action="store_true", help="a turn that reads memory and writes nothing (no "
+                   "message, memory, reminder, title or record of it is kept)")
     p = cmd("remember", memories.cmd_remember, "store a memory; with --due it is a reminder")
     p.add_argument("text")
     p.add_argument("--due", help="ISO 8601, natural language (\"tomorrow at 9am\") or a rule "
@@ -147,6 +149,8 @@ def build_parser() -> Parser:
     p.add_argument("--hours", type=bounded(float, 0.001, 24 * 36500), default=48)
     p.add_argument("--limit", type=bounded(int, 1, 10_000), default=10)
     p.add_argument("--outcome", choices=("success", "abandoned"))
+    cmd("briefing", conversations.cmd_briefing, "today's briefing: today's reminders in time order, what is "
+        "overdue, yesterday's conversations, memories that changed")
     p = cmd("recall", conversations.cmd_recall, "search memory (hybrid: keywords and meaning)")
     p.add_argument("query", nargs="+")
     p.add_argument("--mode", default="standard", choices=("reflexive", "standard", "deep", "exhaustive"))

@@ -32,6 +32,7 @@ from assistant.views import private_marked
 from memory import changes, episodes, memories, reminders, supersession
 from memory.errors import NotFound
 from memory.memories import Memory
+from memory.search import cited
 from memory.store import Store
 from memory.time.due_phrases import localize
 from memory.time.instants import parse_stored
@@ -97,13 +98,14 @@ class OfflineResponder:
         self._actions: list[str] = []
         self._request: str | None = None
         self._note = ""
+        self._used: list[int] = []  # the memories this turn's answer showed (its Why record)
 
     def gate_for(self, store: Store, reading: Reading) -> Gate:
         return LOCAL_GATE  # nothing leaves the machine: the person's own values show on their own screen
 
     async def prepare(self, turn: TurnInput) -> None:
         self._reading = turn.reading
-        self._actions, self._request, self._note = [], None, ""
+        self._actions, self._request, self._note, self._used = [], None, "", []
 
     def plan(self, reading: Reading, conversation: list[Item]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
         """What the offline mode would do for `reading` (the last item of `conversation` being its
@@ -116,7 +118,9 @@ class OfflineResponder:
         return False  # nothing left to recover: no model
 
     def explain(self) -> dict[str, Any]:
-        return {}  # nothing left the machine; the reading (recorded by the agent) is what it understood
+        # Nothing left the machine; the reading (recorded by the agent) is what it understood, and these
+        # are the memories the answer showed.
+        return {"memories": list(self._used)} if self._used else {}
 
     def word_results(self, conversation: list[Item]) -> str:
         """The results of the calls `plan` gave (the conversation ends with them), in words."""
@@ -130,7 +134,9 @@ class OfflineResponder:
                 yield Delta(self._prefixed(text))
             return
         # Planning may search memory (SQLite, embeddings): never on the event loop.
-        calls, text = await asyncio.to_thread(self._plan, _text(last), conversation)
+        with cited() as used:
+            calls, text = await asyncio.to_thread(self._plan, _text(last), conversation)
+        self._used += [i for i in used if i not in self._used]
         if text:
             yield Delta(self._prefixed(text))
         elif calls and self.unreachable:

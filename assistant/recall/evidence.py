@@ -191,6 +191,7 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
     by_id = {m.id: m for m in memories.memories_by_id(runtime.store, [h.id for h in hits if h.type == "memory"])}
     found: list[tuple[tuple, Evidence]] = []
     kept: list[str] = []
+    told: set[int] = set()  # the messages the kept memories were made from
     # Memories first, so a memory is kept over the message that asked for it (the rank stays).
     ordered = sorted(enumerate(hits), key=lambda item: item[1].type != "memory")
     for rank, hit in ordered:
@@ -199,6 +200,8 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
             message = messages.get(hit.id)
             if message is None or hit.id in exclude_message_ids:
                 continue
+            if hit.id in told:
+                continue  # the memory made from it speaks for it, as it reads now (an edit corrected it)
             role, refs = message.role, message.time_refs
             if role == "assistant" and strict:  # shown as an answer, its own words would repeat a memory
                 continue
@@ -216,6 +219,8 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
         if any(flat in seen or seen in flat for seen in kept):
             continue  # "remember that X" said and X remembered: one piece of evidence, not two
         kept.append(flat)
+        if hit.type == "memory" and hit.id in by_id:
+            told.update(by_id[hit.id].message_ids)
         evidence = Evidence(hit.type, hit.id, hit.content, hit.created_at, round(relevance, 3), role, refs, private,
                             due, defining=defining)
         # The assistant's own words rank below what the user said and remembered, whatever the search

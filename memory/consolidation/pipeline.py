@@ -402,15 +402,18 @@ class Consolidator:
                                 result.run_id)
 
     def tier(self, result: RunResult, now: datetime, scores: dict[int, float]) -> list[dict[str, Any]]:
-        rows = self.store.query("SELECT memory_id, tier, superseded_by FROM memory_meta")
+        rows = self.store.query("SELECT m.memory_id, m.tier, m.superseded_by, k.pinned FROM memory_meta m "
+                                "JOIN knowledge k ON k.id = m.memory_id")
         transitions = []
         for r in rows:
             score = scores.get(r["memory_id"], 0.0)
             superseded = r["superseded_by"] is not None or r["memory_id"] in self.superseded_now
-            new = tier_for(score, superseded)
+            pinned = bool(r["pinned"])
+            new = tier_for(score, superseded, pinned)
             if new == r["tier"]:
                 continue
-            reason = "superseded" if superseded else f"retention {score:.2f}"
+            reason = "pinned" if pinned and new != tier_for(score, superseded) else \
+                "superseded" if superseded else f"retention {score:.2f}"
             transitions.append({"memory_id": r["memory_id"], "from_tier": r["tier"], "to_tier": new,
                                 "reason": reason, "retention_score": round(score, 4)})
         if not result.dry_run and transitions:

@@ -29,12 +29,21 @@ def retention(kind: str, created_at: datetime, last_accessed: datetime | None, a
             "importance": clamp(importance)}
 
 
-def tier_for(score: float, superseded: bool = False) -> str:
+PINNED_TIERS = ("hot", "warm")  # a pinned memory's tier: never archived, never out of the default search's reach
+
+
+def tier_for(score: float, superseded: bool = False, pinned: bool = False) -> str:
     """hot >= 0.6 > warm >= 0.3 > cold >= 0.1 > archived; a superseded memory is archived whatever its score.
 
     The x 0.2 of a superseded memory alone left a fresh fact cold (0.76 x 0.2 = 0.15), still found by a
     deep search as if true; once a newer memory replaces it, only an exhaustive search should find it.
+
+    A memory the person pinned is never archived, superseded or not: it stays hot or warm (warm when its
+    score would take it lower), so the standard retrieval mode always reaches it.
     """
+    if pinned:
+        tier = tier_for(score)
+        return tier if tier in PINNED_TIERS else PINNED_TIERS[-1]
     if superseded:
         return "archived"
     for tier, floor in TIER_THRESHOLDS:

@@ -36,13 +36,32 @@ from typing import TYPE_CHECKING, Any
 from memory import vectors
 from memory.docs import DOC_SLOTS, DOC_TYPES, doc_id, split_doc_id
 from memory.errors import DiskFull, EmbedderUnavailable, InvalidInput
-from memory.search.context import Context
+from memory.search.context import ECHO_FACTOR, Context, quotes
 from memory.search.embeddings import Embedder, pending_count, sync_embeddings
 from memory.store import Store
 from memory.time.instants import to_utc_iso
 
 # Set inside `untouched`: searches read and write nothing (no activation, no embedding of waiting texts).
 _UNTOUCHED: ContextVar[bool] = ContextVar("untouched", default=False)
+
+
+# Set inside `cited`: the memories used (counted as used, or, inside `untouched`, that would have been)
+# are collected, so a turn can record what its answer showed.
+_CITED: ContextVar[list[int] | None] = ContextVar("cited", default=None)
+
+
+@contextlib.contextmanager
+def cited() -> Iterator[list[int]]:
+    """The ids of the memories searches inside this block counted as used (Searcher.touch), in order:
+    what an answer showed the person (the Why view of an offline answer). Collected inside `untouched`
+    too, where nothing is written."""
+    found: list[int] = []
+    token = _CITED.set(found)
+    try:
+        yield found
+    finally:
+        with contextlib.suppress(ValueError):
+            _CITED.reset(token)
 
 
 @contextlib.contextmanager
@@ -81,6 +100,7 @@ SMALL_TYPES = ("episode", "summary")  # filtering the FTS index by type pays off
 # backlog. A big import leaves thousands waiting; embedding 20k texts takes about a minute on 2
 # cores, so search answers from the vectors there are plus FTS and says how many are waiting.
 EMBED_PER_SEARCH = 32
+PINNED_CHECKED = 500  # pinned memories an echo is compared with (a person pins a handful; this bounds a search)
 STOPWORDS = frozenset("""a an and are as at be but by did do does for from had has have how i i'm in is it
 its me my of on or our so that the their them then there they this to us was we were what when where
 which who why will with you your about can could would should just tell""".split())
@@ -302,6 +322,8 @@ class Searcher:
             start, batch = start + batch, batch * 2
         if context is not None:
             hits = self._settle_echoes(context, hits)
+            if types is None or "memory" in types:
+                hits = self._pinned_above_echoes(context, hits)
         hits = hits[:limit]
         if touch:
             self.touch([h.id for h in hits if h.type == "memory"])
@@ -354,6 +376,34 @@ class Searcher:
         for h in hits:
             h.score = round(context.fused[doc_id(h.type, h.id)], 6)
         return sorted(hits, key=lambda h: (-context.fused[doc_id(h.type, h.id)], doc_id(h.type, h.id)))
+
+    def _pinned_above_echoes(self, context: Context, hits: list[Hit]) -> list[Hit]:
+        """A pinned memory is never outranked by its own echoes: an assistant message among the hits that
+        quotes a pinned memory word for word brings that memory in just above it, whatever its tier or
+        its own rank (settle_echoes already keeps an echo below a quoted memory that is among the hits)."""
+        echoes = [h for h in hits if h.type == "message" and (turn := context.turns.get(h.id)) is not None
+                  and turn.role == "assistant"]
+        if not echoes:
+            return hits
+        pinned = self.store.query("SELECT id, content FROM knowledge WHERE pinned = 1 ORDER BY id DESC LIMIT ?",
+                                  (PINNED_CHECKED,))
+        if not pinned:
+            return hits
+        shown = {h.id: h for h in hits if h.type == "memory"}
+        above: dict[int, float] = {}  # pinned memory id -> the best score of an echo of it
+        for echo in echoes:
+            for memory_id, content in pinned:
+                if quotes(echo.content, content):
+                    above[memory_id] = max(above.get(memory_id, 0.0), echo.score)
+        missing = {doc_id("memory", i): s for i, s in above.items() if i not in shown}
+        for found in self._hydrate(list(missing), missing) if missing else []:
+            shown[found.id] = found
+            hits.append(found)
+        for memory_id, echo_score in above.items():
+            lifted = shown.get(memory_id)
+            if lifted is not None and lifted.score <= echo_score:
+                lifted.score = round(echo_score / ECHO_FACTOR + 1e-6, 6)
+        return sorted(hits, key=lambda h: (-h.score, doc_id(h.type, h.id)))
 
     def _is_common(self, word: str) -> bool:
         # Remembered for a while: a prompt asks the same words three times (memories, episodes,
@@ -434,6 +484,9 @@ class Searcher:
     def touch(self, memory_ids: list[int]) -> None:
         """activation_count + 1 and last_accessed = now, in one write (none in a read-only store, none
         inside `untouched`)."""
+        collected = _CITED.get()
+        if collected is not None:
+            collected.extend(i for i in memory_ids if i not in collected)
         if not memory_ids or self.store.read_only or _UNTOUCHED.get():
             return
         marks = ",".join("?" * len(memory_ids))

@@ -1,4 +1,4 @@
-"""The record of imports (schema 11): what each one added, so the last one can be undone whole, and an
+"""The record of imports (schema 12): what each one added, so the last one can be undone whole, and an
 interrupted one continued by the next run of the same file."""
 from __future__ import annotations
 

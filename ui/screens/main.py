@@ -42,7 +42,7 @@ class MainScreen(ReportsFailures, Screen[None]):
         self.composer = self.chat.composer
         self.sidebar = ReminderPanel(service, keymap, id="sidebar")
         self.bar = ReminderBar("", id="reminder-bar", markup=False)
-        self.status = StatusBar(service, id="status")
+        self.status = StatusBar(service, id="status", keymap=keymap)
         self.footer = KeyFooter()
         self.due_watcher = DueWatcher(service, desktop_notifications)
         self.jobs = IdleJobs(service)
@@ -74,6 +74,7 @@ class MainScreen(ReportsFailures, Screen[None]):
         self.refresh_reminders()
         self.chat.connect()
         self.due_watcher.announce()
+        self.chat.show_briefing(launch=True)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Under a dialog the main screen's keys neither act nor show in its footer.
@@ -134,10 +135,11 @@ class MainScreen(ReportsFailures, Screen[None]):
 
     # -- keys ----------------------------------------------------------------------------------------
 
-    def action_focus_composer(self, typed: str = "") -> None:
+    async def action_focus_composer(self, typed: str = "") -> None:
         """Back to the message box (with what was typed elsewhere meanwhile); an answer being written
-        stops (its request too; the message is kept)."""
+        stops (its request too; the message is kept), and the briefing card goes."""
         self.chat.stop_turn()
+        await self.chat.dismiss_briefing()
         if self.narrow and self.bar_expanded:
             self.bar_expanded = False
             self.apply_layout()

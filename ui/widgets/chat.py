@@ -32,6 +32,11 @@ from ui.widgets.working import TurnClock
 
 __all__ = ["TRANSCRIPT_CHARACTERS", "ChatLog", "ChatPane", "PlainAnswer", "ToolLine", "UserMessage", "answer_view"]
 
+# What "Why this answer" is asked about (ChatPane.why_target): an answer's stored id, or one of these.
+NO_ANSWER = None  # no answer on screen
+UNRECORDED = 0  # an answer with no record (an incognito conversation's)
+LATEST = -1  # the latest answer of the conversation shown (a transcript, continued or still open at launch)
+
 
 class ChatPane(ReportsFailures, Vertical):
     """The chat log and the message box, and the turn between them."""
@@ -52,6 +57,7 @@ class ChatPane(ReportsFailures, Vertical):
         # Seconds between the tries for a model that did not answer at launch: then every 5 minutes.
         self.retry_delays: list[float] = [5, 10, 20, 40, 80, 160, *[300] * 288]
         self.last_answer = ""
+        self.why_target: int | None = NO_ANSWER  # the answer "Why this answer" is about (see NO_ANSWER)
 
     def compose(self) -> ComposeResult:
         yield self.chat_log
@@ -154,6 +160,7 @@ class ChatPane(ReportsFailures, Vertical):
         answers = [m.content for m in messages if m.role == "assistant"]
         if answers:
             self.last_answer = answers[-1]
+            self.why_target = LATEST
 
     def add_due_reminders(self, notice: DueNotice) -> None:
         """A toast goes away; a line in the chat stays, for whoever was away from the keyboard."""
@@ -183,17 +190,66 @@ class ChatPane(ReportsFailures, Vertical):
         if self.busy:
             self.app.notify("Still answering; start a new conversation once the answer is in.", severity="warning")
             return
+        incognito = self.service.incognito
         episode = await asyncio.to_thread(self.service.new_conversation)
         await self.chat_log.clear()
-        self.last_answer = ""
-        if episode is not None:
+        self.last_answer, self.why_target = "", NO_ANSWER
+        if incognito:
+            self.composer.incognito(False)
+            self.post_message(StatusNews())
+            self.app.notify("The incognito conversation ended; nothing of it was kept.", timeout=4)
+        elif episode is not None:
             self.app.notify(f"Saved “{episode.title}”. New conversation.", timeout=4, markup=False)
+
+    @work(exclusive=True, group="new-conversation", exit_on_error=False, description="start an incognito conversation")
+    async def start_incognito(self) -> None:
+        """A conversation that reads memory and keeps nothing (the one in progress is saved first); the
+        status bar says so until ctrl+n or quitting ends it."""
+        if self.busy:
+            self.app.notify("Still answering; start it once the answer is in.", severity="warning")
+            return
+        if self.service.incognito:
+            self.app.notify("This is an incognito conversation already; ctrl+n ends it.", timeout=4)
+            return
+        episode = await asyncio.to_thread(self.service.start_incognito)
+        await self.drop_welcome()
+        await self.chat_log.clear()
+        self.last_answer, self.why_target = "", NO_ANSWER
+        self.composer.incognito(True)
+        new = actions.key_for("new-conversation", self.keymap)
+        saved = f"Saved “{episode.title}”. " if episode is not None else ""
+        await self.chat_log.add(ToolLine(f"{saved}Incognito conversation: memory is read as usual, but nothing you "
+                                           f"say here is kept (no message, memory, reminder or history). {new} or "
+                                           "quitting ends it.", hint=True))
+        self.post_message(StatusNews())
+        self.composer.focus()
+
+    # -- the briefing card ------------------------------------------------------------------------
+
+    @work(exclusive=True, group="briefing", exit_on_error=False, description="show the briefing")
+    async def show_briefing(self, launch: bool = False) -> None:
+        """The day's briefing as a card above the message box: at launch only the first of the day (and
+        only a day with something in it); asked for, whenever."""
+        from ui.widgets.briefing import BriefingCard
+
+        briefing = await asyncio.to_thread(self.service.launch_briefing if launch else self.service.briefing)
+        if briefing is None:
+            return
+        if briefing.empty:
+            self.app.notify(briefing.text(), timeout=4, markup=False)
+            return
+        await self.dismiss_briefing()
+        await self.mount(BriefingCard(briefing), before=self.composer)
+
+    async def dismiss_briefing(self) -> None:
+        await self.query("#briefing-card").remove()
 
     # -- the turn -----------------------------------------------------------------------------
 
     @on(Composer.Submitted)
-    def send(self, event: Composer.Submitted) -> None:
+    async def send(self, event: Composer.Submitted) -> None:
         event.stop()
+        await self.dismiss_briefing()  # the first message takes the briefing away
         if self.busy:
             self.app.notify("Still answering the last message; yours is kept in the input history (up).",
                             severity="warning", markup=False)
@@ -283,6 +339,7 @@ class ChatPane(ReportsFailures, Vertical):
                 elif isinstance(event, Done):
                     if event.text.strip():
                         self.last_answer = event.text
+                    self.why_target = event.message_id or UNRECORDED
                     changed = event.changed
         except DiskFull:
             await finish()

@@ -1,5 +1,6 @@
-"""The message box: enter sends, a key starts a new line, up/down walk the history, page keys scroll the
-chat, and ctrl+z is its own only while it holds text of its own (else it undoes a reminder change)."""
+"""The message box: enter sends, a key starts a new line, up/down walk the history (nothing of an incognito
+conversation is written to it), page keys scroll the chat, and ctrl+z is its own only while it holds text
+of its own (else it undoes a reminder change)."""
 from __future__ import annotations
 
 from typing import ClassVar
@@ -58,6 +59,15 @@ class Composer(TextArea):
         self.post_message(self.Submitted(text))
         self.clear()
 
+    def incognito(self, on: bool) -> None:
+        """An incognito conversation begins (what is sent can be walked through with up/down but is never
+        written) or ends (it is forgotten: the history is what it was before)."""
+        if on:
+            self.input_history.hold()
+        else:
+            self.input_history.release()
+        self._position, self._draft = None, ""
+
     def reminder_changed(self) -> None:
         """A reminder was just changed (in the list, a dialog, the chat): until this text is edited,
         ctrl+z here undoes that change."""
@@ -99,6 +109,8 @@ class Composer(TextArea):
         # 60-line paste took 120 presses to leave). Once edited, up/down only move the cursor in it,
         # so an edit is never thrown away; a draft typed before walking the history comes back below
         # the newest entry.
+        if self._position is not None and self._position >= len(self.sent_history):
+            self._position = None  # the history shrank under it (an incognito conversation ended)
         recalled = self._position is not None and self.text == self.sent_history[self._position]
         edited = self._position is not None and not recalled and self.text != ""
         if event.key == "up" and not edited and (self.cursor_location[0] == 0 or recalled) and self.sent_history:

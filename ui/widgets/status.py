@@ -1,5 +1,6 @@
-"""The status bar: the model, how many memories, consolidation, and a frozen clock. It reads the
-service's StatusView in a worker of its own and words it; the screen only passes on news."""
+"""The status bar: the model, how many memories, consolidation, a frozen clock, and, first, that the
+conversation is incognito. It reads the service's StatusView in a worker of its own and words it; the
+screen only passes on news."""
 from __future__ import annotations
 
 import asyncio
@@ -10,34 +11,44 @@ from textual.widgets import Static
 
 from assistant.service import AssistantService
 from assistant.views import StatusView
+from ui import actions
 from ui.failures import ReportsFailures
 from ui.messages import StatusNews
 
+INCOGNITO = "INCOGNITO: nothing said here is kept ({key} ends it)"
 
-def status_line(view: StatusView | None, consolidation: str) -> str:
+
+def status_line(view: StatusView | None, consolidation: str, incognito: str = "") -> str:
+    """`incognito`: the words that say a conversation is incognito (first, so a narrow bar keeps them)."""
     if view is None:
-        return "starting…"
+        return f" {incognito}  ·  starting…" if incognito else "starting…"
     running = consolidation if consolidation != "idle" or not view.last_consolidation else None
     parts = [view.provider, f"{view.memories} {'memory' if view.memories == 1 else 'memories'}",
              f"consolidation: {running or f'last run {view.last_consolidation}'}"]
     if view.frozen_at:
         parts.insert(0, f"⏸ clock frozen at {view.frozen_at}")
+    if incognito:
+        parts.insert(0, incognito)
     return " " + "  ·  ".join(parts)
 
 
 class StatusBar(ReportsFailures, Static):
     view: reactive[StatusView | None] = reactive(None)
     consolidation: reactive[str] = reactive("idle")
+    incognito: reactive[bool] = reactive(False)  # read from the service at each reload (no SQL)
 
-    def __init__(self, service: AssistantService, *, id: str | None = None) -> None:
+    def __init__(self, service: AssistantService, *, id: str | None = None,
+                 keymap: dict[str, str] | None = None) -> None:
         super().__init__(status_line(None, "idle"), markup=False, id=id)
         self.service = service
+        self.keymap = keymap or {}
         self._asked = 0  # reads asked for; the newest one's answer is shown
 
     # Not exclusive: a read superseded at start-up (a model chosen just after the first read) would be
     # cancelled, and whoever waits for the app's workers would be told so. The newest read wins instead.
     @work(group="status", exit_on_error=False, description="read the status")
     async def reload(self) -> None:
+        self.incognito = self.service.incognito
         self._asked += 1
         asked = self._asked
         view = await asyncio.to_thread(self.service.status)
@@ -50,8 +61,16 @@ class StatusBar(ReportsFailures, Static):
         else:
             self.consolidation = event.consolidation
 
+    def _show(self) -> None:
+        said = INCOGNITO.format(key=actions.key_for("new-conversation", self.keymap)) if self.incognito else ""
+        self.set_class(self.incognito, "-incognito")
+        self.update(status_line(self.view, self.consolidation, said))
+
     def watch_view(self) -> None:
-        self.update(status_line(self.view, self.consolidation))
+        self._show()
 
     def watch_consolidation(self) -> None:
-        self.update(status_line(self.view, self.consolidation))
+        self._show()
+
+    def watch_incognito(self) -> None:
+        self._show()

@@ -1,0 +1,379 @@
+"""SPEC F12 in the app, with the keyboard alone, at 80x24 and 120x40: the Memories screen (paged, filtered,
+searched; a memory opened, edited, made private, pinned, forgotten, each undone; a secret masked until
+revealed there), Why this answer, an incognito conversation that leaves the store's tables and the input
+history as they were, and the briefing card on the first launch of a day only. And the acceptance walk
+in the real app in tmux."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from memory import changes, memories
+from memory.browse import PAGE
+from memory.store import Store
+from tests.conftest import T0, make_clock
+from tests.test_why_and_incognito import TABLES
+from tests.ui_helpers import make_app, notices, settle, sidebar_text, type_and_send, wait_until
+from ui.screens.memories import MemoriesScreen, MemoryScreen
+from ui.screens.why import WhyItem, WhyScreen
+from ui.widgets.memory_list import MemoryList
+
+SIZES = [(80, 24), (120, 40)]
+
+
+def listed(app) -> list[str]:
+    return [row.text for row in app.screen.query_one(MemoryList).rows]
+
+
+def shown(app, selector: str) -> str:
+    return str(app.screen.query_one(selector).render())
+
+
+async def open_memories(pilot, app) -> MemoriesScreen:
+    await pilot.press("f2")
+    await wait_until(pilot, lambda: isinstance(app.screen, MemoriesScreen) and app.screen.query_one(MemoryList).rows,
+                     what="the Memories screen with its rows")
+    await settle(pilot, app)
+    return app.screen
+
+
+async def search(pilot, app, text: str, expect: int) -> None:
+    await pilot.press(*text)
+    await wait_until(pilot, lambda: len(listed(app)) == expect and app.screen.query_text == text, what=f"{text!r}")
+    await settle(pilot, app)
+
+
+# -- the acceptance walk, driven by pilot ---------------------------------------------------------
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+async def test_a_stale_fact_found_by_typing_edited_and_the_next_offline_answer_says_the_new_value(tmp_path, size):
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        await type_and_send(pilot, app, "remember that the door code is 5829")
+        await type_and_send(pilot, app, "remember that the garden gate is blue")
+        await open_memories(pilot, app)
+        await search(pilot, app, "door", 1)
+        assert listed(app) == ["the door code is ••••"]  # a secret, masked in the list
+        row = app.screen.query_one(MemoryList).rows[0]
+        assert [row.text[a:b] for a, b in row.matched] == ["door"]
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, MemoryScreen) and app.screen.detail is not None)
+        assert "the door code is ••••" in shown(app, "#memory-text") and "5829" not in shown(app, "#memory-text")
+        await pilot.press("e")
+        await pilot.press("ctrl+u", *"the door code is 7731", "enter")  # ctrl+u: the line, from the cursor back
+        await wait_until(pilot, lambda: "Earlier texts" in shown(app, "#memory-text"), what="the edit saved")
+        memory_id = app.screen.memory_id
+        assert memories.get_memory(app.runtime.store, memory_id).content == "the door code is 7731"
+        await pilot.press("escape", "escape")
+        await wait_until(pilot, lambda: app.screen is app.main_screen)
+        await type_and_send(pilot, app, "what is the door code?")
+        answer = app.main_screen.chat.last_answer
+        assert "7731" in answer and "5829" not in answer
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: isinstance(app.screen, WhyScreen), what="the Why screen")
+        why = app.screen
+        assert "nothing left this machine" in shown(app, "#why-summary")
+        lines = [item.line for item in why.query(WhyItem)]
+        assert f"#{memory_id} the door code is •••• (Sun Nov 22 14:00)" in lines
+        memory_line = next(i for i, item in enumerate(why.query(WhyItem)) if item.target == memory_id)
+        why.query_one("#why-list").index = memory_line
+        await pilot.press("enter")  # a memory listed opens on its Memories screen
+        await wait_until(pilot, lambda: isinstance(app.screen, MemoryScreen) and app.screen.memory_id == memory_id)
+
+
+# -- the list: pages, never a widget per memory ----------------------------------------------------
+
+async def test_the_list_is_paged_and_its_widgets_do_not_grow_with_the_store(tmp_path):
+    app = make_app(tmp_path)
+    store = Store(app.runtime.settings.db_path(), make_clock(T0))
+    with store.transaction():
+        for n in range(1000):
+            memories.remember(store, f"note number {n} about the garden")
+    store.close()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        screen = await open_memories(pilot, app)
+        widgets = len(list(screen.walk_children()))
+        memory_list = screen.query_one(MemoryList)
+        assert len(memory_list.rows) == PAGE and memory_list.more
+        assert "1,002 memories" in shown(app, "#memories-title")  # the two seeded reminders too
+        assert memory_list.rows[0].text == "note number 999 about the garden"  # newest first
+        await pilot.press("pagedown", "pagedown", "pagedown")
+        await wait_until(pilot, lambda: len(memory_list.rows) == 2 * PAGE, what="the next page, as the list nears it")
+        await settle(pilot, app)
+        assert len(memory_list.rows) == 2 * PAGE  # one page ahead, not the store
+        assert len(list(screen.walk_children())) == widgets
+        texts = [r.text for r in memory_list.rows]
+        assert texts == [f"note number {n} about the garden" for n in range(999, 999 - 2 * PAGE, -1)]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+async def test_filters_are_reached_and_set_with_the_keyboard(tmp_path, size):
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        memories.remember(app.runtime.store, "the door code is 5829", kind="fact")
+        memories.remember(app.runtime.store, "the garden gate is blue", kind="fact")
+        await open_memories(pilot, app)
+        assert len(listed(app)) == 4
+        await pilot.press("tab")  # from the search box to the filters, on the first: kind
+        assert app.focused.id == "memories-filters"
+        await pilot.press("down")  # kind: fact
+        await wait_until(pilot, lambda: len(listed(app)) == 2, what="facts only")
+        await pilot.press("right", "right", "right", "down")  # tier, private, secret: yes
+        await wait_until(pilot, lambda: listed(app) == ["the door code is ••••"], what="secrets only")
+        assert "kind: fact  tier: any  private: any  secret: yes" in str(app.focused.render())
+        await pilot.press("up")  # secret: any again
+        await wait_until(pilot, lambda: len(listed(app)) == 2, what="facts again")
+
+
+# -- one memory: each change undone ------------------------------------------------------------------
+
+async def open_first(pilot, app) -> MemoryScreen:
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: isinstance(app.screen, MemoryScreen) and app.screen.detail is not None)
+    return app.screen
+
+
+async def test_private_pin_forget_each_undone_with_ctrl_z_and_a_secret_revealed_only_here(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        memory = memories.remember(app.runtime.store, "the alarm code is 2468", kind="fact")
+        await open_memories(pilot, app)
+        screen = await open_first(pilot, app)
+        assert "2468" not in shown(app, "#memory-text")
+        await pilot.press("r")
+        assert "the alarm code is 2468" in shown(app, "#memory-text")
+        await pilot.press("r")
+        assert "2468" not in shown(app, "#memory-text")
+        for key, field, action in (("p", "private", "private"), ("t", "pinned", "pin")):
+            await pilot.press(key)
+            await wait_until(pilot, lambda f=field: getattr(memories.get_memory(app.runtime.store, memory.id), f))
+            assert changes.last_change(app.runtime.store)["action"] == action
+            await wait_until(pilot, lambda f=field: screen.detail is not None and getattr(screen.detail, f))
+            await pilot.press("ctrl+z")
+            await wait_until(pilot, lambda f=field: not getattr(memories.get_memory(app.runtime.store, memory.id), f))
+            await settle(pilot, app)
+        await pilot.press("f")
+        await wait_until(pilot, lambda: isinstance(app.screen, MemoriesScreen), what="back in the list")
+        await wait_until(pilot, lambda: "the alarm code is ••••" not in listed(app), what="the row gone")
+        await pilot.press("ctrl+z")
+        await wait_until(pilot, lambda: "the alarm code is ••••" in listed(app), what="brought back")
+        assert memories.get_memory(app.runtime.store, memory.id).content == "the alarm code is 2468"
+        assert app.screen.query_one(MemoryList).selected.id == memory.id
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is app.main_screen)
+        assert "2468" not in "\n".join(str(w.render()) for w in app.main_screen.query("Static"))
+
+
+async def test_an_empty_edit_is_refused_and_keeps_the_text(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        memory = memories.remember(app.runtime.store, "the gym opens at 6", kind="fact")
+        await open_memories(pilot, app)
+        await open_first(pilot, app)
+        await pilot.press("e", "ctrl+a", "ctrl+k", "enter")
+        await wait_until(pilot, lambda: shown(app, "#memory-error") != "", what="the error")
+        assert shown(app, "#memory-error") == "the memory text is empty"
+        assert memories.get_memory(app.runtime.store, memory.id).content == "the gym opens at 6"
+        await pilot.press("escape")  # cancels the edit, the screen stays
+        assert isinstance(app.screen, MemoryScreen) and not app.screen.editing
+
+
+# -- Why this answer ------------------------------------------------------------------------------------
+
+async def test_why_says_so_when_there_is_no_answer_or_no_record(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: any("No answer on screen" in n for n in notices(app)))
+        await pilot.press("f4")
+        await settle(pilot, app)
+        await type_and_send(pilot, app, "what is coming up?")
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: any("incognito conversation" in n and "no record" in n for n in notices(app)))
+        assert app.screen is app.main_screen
+
+
+# -- incognito ---------------------------------------------------------------------------------------
+
+def dump(path: Path) -> dict[str, list[tuple]]:
+    """The memory and episode tables, row by row, as the file holds them (another connection)."""
+    with Store(path, make_clock(T0)) as store:
+        return {t: [tuple(r) for r in store.query(f"SELECT * FROM {t} ORDER BY 1")] for t in TABLES}
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+async def test_an_incognito_conversation_leaves_the_tables_and_the_history_file_as_they_were(tmp_path, size):
+    app = make_app(tmp_path)
+    history = Path(os.environ["XDG_STATE_HOME"]) / "assistant" / "input_history.jsonl"
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        await type_and_send(pilot, app, "remember that the boiler is a Vaillant")
+        await pilot.press("ctrl+p", *"Incognito conversation")
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.service.incognito, what="incognito")
+        await settle(pilot, app)
+        before, written = dump(app.runtime.settings.db_path()), history.read_bytes()
+        status = app.main_screen.status
+        await wait_until(pilot, lambda: "INCOGNITO" in str(status.render()))
+        for text in ("what is the boiler?", "remember that the zanzibar key is under the mat",
+                     "remind me to call Bob tomorrow at 9", "done with 1", "what is coming up?"):
+            await type_and_send(pilot, app, text)
+            assert "INCOGNITO" in str(status.render())  # the whole time
+        assert "Vaillant" in app.main_screen.chat.last_answer or any(
+            "Vaillant" in str(w.render()) for w in app.main_screen.query("PlainAnswer"))
+        await pilot.press("up")
+        assert app.main_screen.composer.text == "what is coming up?"  # walked through meanwhile
+        await pilot.press("ctrl+u")
+        assert dump(app.runtime.settings.db_path()) == before and history.read_bytes() == written
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: not app.service.incognito and "INCOGNITO" not in str(status.render()))
+        await settle(pilot, app)
+        await pilot.press("up")
+        assert app.main_screen.composer.text == "remember that the boiler is a Vaillant"
+        assert "Pay the rent" in sidebar_text(app) or size[0] < 90
+    assert dump(app.runtime.settings.db_path()) == before and history.read_bytes() == written
+    with Store(app.runtime.settings.db_path(), make_clock(T0)) as store:
+        assert not memories.matching(store, ["zanzibar", "bob"])
+
+
+# -- the briefing card ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+async def test_the_briefing_shows_on_the_first_launch_of_a_day_only_and_never_takes_the_keyboard(tmp_path, size):
+    app = make_app(tmp_path, briefing=True)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        await wait_until(pilot, lambda: app.main_screen.query("#briefing-card"), what="the card")
+        card = shown(app, "#briefing-card")
+        assert card.startswith("Briefing for Sun Nov 22") and "Overdue (1)" in card and "Pay the rent" in card
+        assert app.focused is app.main_screen.composer  # not a dialog
+        assert app.screen is app.main_screen
+        if size[0] >= 90:
+            assert app.main_screen.sidebar.display and "Pay the rent" in sidebar_text(app)
+        await pilot.press(*"hello")
+        assert app.main_screen.composer.text == "hello"  # typing goes to the message box
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not app.main_screen.query("#briefing-card"), what="escape dismissed it")
+        assert app.main_screen.composer.text == "hello"
+    again = make_app(tmp_path, seed=False, briefing=True)  # the second launch that day
+    async with again.run_test(size=size) as pilot:
+        await settle(pilot, again)
+        assert not again.main_screen.query("#briefing-card")
+        await pilot.press("ctrl+p", *"Briefing")  # asked for: shown, whatever the day
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: again.main_screen.query("#briefing-card"), what="the card asked for")
+        await type_and_send(pilot, again, "what is coming up?")
+        assert not again.main_screen.query("#briefing-card")  # the first message dismissed it
+
+
+async def test_no_card_on_a_day_with_nothing_in_it(tmp_path):
+    app = make_app(tmp_path, seed=False, briefing=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        assert not app.main_screen.query("#briefing-card")
+        await pilot.press("f5")
+        await wait_until(pilot, lambda: any("Nothing is due today" in n for n in notices(app)))
+        assert not app.main_screen.query("#briefing-card")
+
+
+# -- the real app in tmux: the issue's acceptance walk ----------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it in .ci/run)")
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_the_acceptance_walk_in_tmux(tmp_path, size):
+    exe = Path(sys.executable).parent / "assistant"
+    db, now = tmp_path / "m.db", "2026-11-22T14:00:00+00:00"
+    env = f"ASSISTANT_TIMEZONE=UTC ASSISTANT_PROVIDER=offline XDG_STATE_HOME={tmp_path}/state"
+    subprocess.run([str(exe), "chat", "remember that the door code is 5829", "--db", str(db), "--now", now],
+                   check=True, capture_output=True)
+    sock = f"assistant-memories-{os.getpid()}-{tmp_path.name}"
+    tmux = ["tmux", "-L", sock]
+    sess = "first"
+    launch = f"{env} {exe} --db {db} --now {now}; echo EXITED-$?; sleep 20"
+
+    def screen() -> str:
+        return subprocess.run([*tmux, "capture-pane", "-p", "-t", sess], capture_output=True, text=True).stdout
+
+    def wait_for(text: str, secs: float = 20.0) -> str:
+        end = time.time() + secs
+        while time.time() < end:
+            shot = screen()
+            if text in shot:
+                return shot
+            time.sleep(0.2)
+        raise AssertionError(f"{text!r} not on screen:\n{shot}")
+
+    def keys(*names: str, literal: str = "") -> None:
+        """Keys by name, then text typed as it is."""
+        if names:
+            subprocess.run([*tmux, "send-keys", "-t", sess, *names], check=True)
+        if literal:
+            subprocess.run([*tmux, "send-keys", "-t", sess, "-l", literal], check=True)
+
+    subprocess.run([*tmux, "new-session", "-d", "-s", sess, "-x", str(size[0]), "-y", str(size[1]), launch],
+                   check=True)
+    try:
+        wait_for("Briefing for Sun Nov 22")  # the first launch of the day
+        keys("Escape")
+        keys("F2")
+        wait_for("the door code is ••••")
+        keys(literal="door")
+        wait_for("1 found")
+        keys("Enter")
+        wait_for("Memory #1")
+        keys("e")
+        wait_for("escape: cancel")
+        time.sleep(0.3)  # a person reads the box before typing; the keyboard moves to it meanwhile
+        keys("C-u", literal="the door code is 7731")
+        keys("Enter")
+        wait_for("Earlier texts")
+        keys("Escape")
+        keys("Escape")
+        wait_for("Message (enter")
+        keys(literal="what is the door code?")
+        wait_for("door code?")
+        keys("Enter")
+        wait_for("From memory (you told me Sun Nov 22): the door code is 7731")
+        keys("F3")
+        wait_for("#1 the door code is ••••")
+        keys("Escape")
+        keys("C-q")
+        wait_for("EXITED-0")
+        sess = "second"  # the second launch that day, beside the first one's ended session
+        subprocess.run([*tmux, "new-session", "-d", "-s", sess, "-x", str(size[0]), "-y", str(size[1]), launch],
+                       check=True)
+        wait_for("Message (enter")
+        time.sleep(1.5)  # what the launch shows is on screen by now
+        assert "Briefing for" not in screen()  # never on the second launch that day
+        keys("C-q")
+        wait_for("EXITED-0")
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True)
+
+
+async def test_the_why_of_an_offline_remember_lists_its_tool_call_with_the_secret_hidden(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await type_and_send(pilot, app, "remember that the alarm code is 2468")
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: isinstance(app.screen, WhyScreen), what="the Why screen")
+        lines = [item.line for item in app.screen.query(WhyItem)]
+        assert "Tool calls (1)" in lines and "What the reading of your message understood" in lines
+        call = next(line for line in lines if line.startswith("remember "))
+        assert "the alarm code is ••••" in call and "2468" not in "\n".join(lines)
