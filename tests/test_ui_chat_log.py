@@ -91,7 +91,8 @@ async def test_scrolling_mounts_what_it_reaches_and_lets_go_of_what_it_left(tmp_
         assert most <= 2 * PAGE_ENTRIES and reader.earlier  # ... never all of them at once
         assert len(reader.entries) == 400 and [e.text for e in reader.entries][:2] == ["question 0", answer_text(1)]
         await pilot.press("home")  # the first again, in one key
-        await wait_until(pilot, lambda: not reader.earlier and reader.scroll_y == 0, timeout=20, what="the first message")
+        await wait_until(pilot, lambda: not reader.earlier and reader.scroll_y == 0, timeout=20,
+                         what="the first message")
         assert shown_texts(reader)[0] == "question 0"
 
 
@@ -179,7 +180,8 @@ async def test_the_answer_being_written_stays_and_what_arrives_while_reading_far
         [below] = [m for m in log.query(Marker) if m.where == "later"]
         assert f"{len(log.later) - 1} later messages" in str(below.render())  # the reminder line is no message
         await pilot.press("ctrl+end")
-        await wait_until(pilot, lambda: not log.later and log.scroll_y == log.max_scroll_y, timeout=20, what="the newest")
+        await wait_until(pilot, lambda: not log.later and log.scroll_y == log.max_scroll_y, timeout=20,
+                         what="the newest")
         assert shown_texts(log)[-2:] == ["being written, still", "a reminder fell due"]
         await log.add(UserMessage("follows again"))
         await wait_until(pilot, lambda: log.scroll_y == log.max_scroll_y and shown_texts(log)[-1] == "follows again")
