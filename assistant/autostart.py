@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from assistant import paths
 from assistant.errors import BadInput
 from memory.files import expand, write_private
 
@@ -124,7 +125,6 @@ def install(command: list[str], platform: str | None = None, log_dir: Path | Non
     elif platform == "darwin":
         path = Path.home() / "Library" / "LaunchAgents" / f"{AGENT_LABEL}.plist"
         if log_dir is None:
-            from assistant import paths
 
             log_dir = paths.log_dir()
         log = log_dir / "notify.log"

@@ -6,6 +6,8 @@ one line for the user.
 """
 from __future__ import annotations
 
+from memory.errors import StoreUnusable
+
 
 class AssistantError(Exception):
     """Base class of every error raised by the assistant package."""
@@ -34,7 +36,6 @@ def explain(error: BaseException) -> str:
     The memory library says what is wrong in its own terms; the commands that fix it are this
     app's, so they are added here, at the edge (the CLI and the TUI both end with this line).
     """
-    from memory.errors import StoreUnusable
 
     text = str(error)
     if not isinstance(error, StoreUnusable):

@@ -11,6 +11,8 @@ import json
 import os
 from pathlib import Path
 
+from memory.memories import quotation_pattern
+
 LIMIT = 500
 LONGEST = 20_000  # characters; a huge paste is in the store already, and 500 of them would make a huge file
 
@@ -84,7 +86,6 @@ class InputHistory:
 
     def drop_quoting(self, text: str) -> int:
         """Take out every entry that quotes `text` whole (a forgotten memory); returns how many went."""
-        from memory.memories import quotation_pattern
 
         pattern = quotation_pattern(text)
 

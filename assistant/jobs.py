@@ -2,6 +2,7 @@
 the app, in a process of its own (ConsolidationProcess)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import pickle
@@ -12,9 +13,11 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assistant.errors import AssistantError
+from assistant.errors import AssistantError, explain
+from assistant.providers.local import local_model
 from assistant.runtime import Runtime
 from assistant.settings import Settings
+from memory.consolidation.options import Options
 from memory.consolidation.runs import last_completed_run
 from memory.memories import count_created_since
 from memory.time.instants import parse_stored
@@ -25,11 +28,8 @@ if TYPE_CHECKING:
 
 def run_consolidation(runtime: Runtime, full: bool = False, dry_run: bool = False,
                       progress: Progress | None = None) -> dict[str, Any]:
-    import dataclasses
 
     from assistant.outbound.send import GatedConsolidationModel
-    from assistant.providers.local import local_model
-    from memory.consolidation.options import Options
     from memory.consolidation.pipeline import Consolidator
 
     c = runtime.settings.consolidation
@@ -127,7 +127,6 @@ def _child() -> int:
     try:
         result = run_consolidation(runtime, progress=progress)
     except Exception as exc:  # noqa: BLE001 - said to the parent, which shows it
-        from assistant.errors import explain
 
         send({"error": explain(exc) or type(exc).__name__})
         return 1

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from assistant import paths
+from memory.text import visible
 
 LOG_FILE = "assistant.log"
 
@@ -55,7 +56,6 @@ class _StderrLine(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         if getattr(record, "quiet", False):  # the caller says it in its own words
             return
-        from memory.text import visible
 
         print(f"assistant: warning: {visible(' '.join(record.getMessage().split()))}", file=sys.stderr)
 

@@ -14,6 +14,7 @@ from assistant.settings import Settings
 if TYPE_CHECKING:
     from memory.search import Searcher
     from memory.search.embeddings import Embedder
+from assistant import paths
 from memory.store import Store
 from memory.time.clock import Clock
 from memory.time.zones import system_zone, zone_from_name
@@ -39,7 +40,6 @@ class Runtime:
         """The local embedder, or None when embeddings are turned off (embedding_model = "none")."""
         if self.settings.embedding_model.lower() in ("none", "off", ""):
             return None
-        from assistant import paths
         from memory.search.embeddings import LocalEmbedder
 
         return LocalEmbedder(self.settings.embedding_model, cache_dir=paths.cache_dir())

@@ -8,11 +8,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import stat
 import threading
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from assistant.briefing import Briefing, briefing_for_launch, build_briefing
+from assistant.desktop import reminder_text
+from assistant.errors import ProviderError
+from assistant.forgetting import forget
+from assistant.jobs import ConsolidationFailed, ConsolidationProcess, consolidation_due
+from assistant.notifier import deliver
+from assistant.providers.select import Choice, choose_provider, provider_for
 from assistant.runtime import Runtime
 from assistant.turn.events import Event
 from assistant.views import (
@@ -36,17 +44,19 @@ from assistant.views import (
     masked,
     private_marked,
 )
-from memory import browse, changes, episodes, memories, reminders
+from memory import browse, changes, episodes, memories, reminders, turn_records
+from memory.connection import folder_writable
 from memory.consolidation.runs import last_completed_run
-from memory.errors import InvalidInput, NotFound
+from memory.errors import DiskFull, EmbedderUnavailable, InvalidInput, NotFound, StoreUnusable
 from memory.memories import Memory
+from memory.schema import SCHEMA_VERSION
+from memory.store import check_file
+from memory.text import flat
 from memory.time.instants import parse_stored, to_utc_iso
+from memory.words import matched_spans, stems
 
 if TYPE_CHECKING:  # the agent (pydantic, the providers) is imported when a model is chosen, after the first frame
-    from assistant.briefing import Briefing
-    from assistant.jobs import ConsolidationProcess
     from assistant.providers.base import Provider
-    from assistant.providers.select import Choice
     from assistant.responder import Responder
     from assistant.turn.agent import Agent
     from memory.consolidation.pipeline import Progress
@@ -70,12 +80,7 @@ def _ids(value: object) -> list[int]:
 def check_launch(path: str) -> None:
     """What the app needs before its first frame, read from the file's header without opening it:
     a store it can write (it saves every message typed) and not from a newer version."""
-    import stat
 
-    from memory.connection import folder_writable
-    from memory.errors import StoreUnusable
-    from memory.schema import SCHEMA_VERSION
-    from memory.store import check_file
 
     version = check_file(path)
     if version is None:
@@ -117,11 +122,9 @@ class AssistantService:
 
         Safe to call from several threads: later callers wait for the first and reuse its agent.
         """
-        from assistant.providers.select import choose_provider, provider_for
 
         with self._connecting:
             if self.agent is None:
-                from assistant.errors import ProviderError
 
                 self.choice = choose_provider(self.runtime)
                 try:
@@ -145,8 +148,6 @@ class AssistantService:
     def reconnect(self) -> bool:
         """Ask again for a model (one that was down or busy at launch); True when one answers now: the
         next turn is its."""
-        from assistant.errors import ProviderError
-        from assistant.providers.select import choose_provider, provider_for
 
         choice = choose_provider(self.runtime)
         if choice.name == "offline" or self.agent is None:
@@ -200,7 +201,6 @@ class AssistantService:
         again until it returns 0 (each call takes about a second at the default limit on 2 cores and
         commits what it did, so stopping between calls loses nothing). Search meanwhile answers
         from the vectors there are plus keywords. Returns 0 at once when embeddings are off."""
-        from memory.errors import EmbedderUnavailable
         from memory.search.embeddings import pending_count, sync_embeddings
 
         runtime = self.runtime
@@ -255,7 +255,6 @@ class AssistantService:
         if current is None:
             return None
         from assistant.recap import OPENING_WIDTH
-        from memory.text import flat
 
         return CurrentView(current.episode.id, current.title, self.runtime.clock.short(current.episode.started_at),
                            current.messages, [flat(m.content, OPENING_WIDTH) for m in current.opening])
@@ -312,7 +311,6 @@ class AssistantService:
                                                 touch=False)
         except InvalidInput:
             hits = []
-        from memory.words import stems
 
         words = stems(query)
         for h in hits:
@@ -396,8 +394,6 @@ class AssistantService:
         """The desktop notification of a reminder that fell due, through `send`, unless another process
         (`assistant notify`, another window) has raised it: the store records each occurrence once, and
         a failed send gives the record back. True when this process showed it."""
-        from assistant.desktop import reminder_text
-        from assistant.notifier import deliver
 
         title, body = reminder_text(reminder.content, reminder.when)
         return deliver(self.runtime.store, reminder.id, reminder.due_at, title, body, send, f"app {os.getpid()}")
@@ -450,7 +446,6 @@ class AssistantService:
     def forget_reminder(self, memory_id: int) -> Memory:
         """Delete a reminder the one way every front end forgets (assistant.forgetting); the change is
         recorded, so undo brings it back with its id."""
-        from assistant.forgetting import forget
 
         return forget(self.runtime, memory_id)
 
@@ -466,7 +461,6 @@ class AssistantService:
     def can_write(self, size: int = 0) -> bool:
         """Whether a write of about `size` characters finds room on the disk now (after one was refused,
         the app sends the message it kept once it does): a real write, then taken back."""
-        from memory.errors import DiskFull
 
         store = self.runtime.store
         try:
@@ -501,7 +495,6 @@ class AssistantService:
     def why(self, message_id: int | None = None) -> dict[str, object] | None:
         """What went into an answer (the latest of the conversation in progress when no id is given), as
         recorded when its turn ran; None when there is no record (an incognito or older answer)."""
-        from memory import turn_records
 
         store = self.runtime.store
         if message_id is None:
@@ -531,8 +524,6 @@ class AssistantService:
     # -- the Memories screen --------------------------------------------------------------------
 
     def _memory_row(self, m: Memory, query: str = "") -> MemoryRow:
-        from memory.text import flat
-        from memory.words import matched_spans
 
         text = flat(masked(m.content, m.sensitive), 400)
         matched = matched_spans(query, text) if query else []
@@ -612,7 +603,6 @@ class AssistantService:
 
     def forget_memory(self, memory_id: int) -> Memory:
         """Forget any memory the one way (assistant.forgetting); undo brings it back with its id."""
-        from assistant.forgetting import forget
 
         return forget(self.runtime, memory_id)
 
@@ -628,14 +618,12 @@ class AssistantService:
     # -- the briefing ---------------------------------------------------------------------------
 
     def briefing(self) -> Briefing:
-        from assistant.briefing import build_briefing
 
         return build_briefing(self.runtime.store, self.runtime.clock)
 
     def launch_briefing(self) -> Briefing | None:
         """The briefing at the app's launch: only the first launch of a day, only when the day has
         something in it (the day is marked in the store either way)."""
-        from assistant.briefing import briefing_for_launch
 
         return briefing_for_launch(self.runtime.store, self.runtime.clock)
 
@@ -673,14 +661,12 @@ class AssistantService:
             yield event
 
     def consolidation_due(self, idle_minutes: float) -> bool:
-        from assistant.jobs import consolidation_due
 
         return consolidation_due(self.runtime, idle_minutes)
 
     def consolidate(self, progress: Progress | None = None) -> dict[str, object]:
         """Consolidate now, in a process of its own (assistant.jobs.ConsolidationProcess): scipy and the
         memory the run takes leave with it. Blocking: call it from a thread."""
-        from assistant.jobs import ConsolidationFailed, ConsolidationProcess
 
         job = ConsolidationProcess(self.runtime.settings)
         self._consolidation = job

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, asdict, dataclass, field, fields
@@ -22,12 +23,18 @@ from datetime import datetime, time
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, cast, get_args, get_type_hints
+from urllib.parse import urlsplit
 
 from assistant import paths
 from assistant.errors import BadInput
 from memory.consolidation import options as consolidation_options
 from memory.consolidation.options import Options
 from memory.errors import InvalidInput
+from memory.files import expand
+from memory.store import check_path
+from memory.text import CONTROL
+from memory.time.instants import UTC, check_instant
+from memory.time.zones import zone_from_name
 
 if TYPE_CHECKING:
     from pydantic import GetCoreSchemaHandler, TypeAdapter
@@ -99,9 +106,7 @@ def _shown(value: Any) -> str:
 def _address(example: str, empty_allowed: bool = False) -> Callable[[str], None]:
     """A server address a client can use: http(s)://host[:port][/path], or host[:port]."""
     def rule(host: str) -> None:
-        from urllib.parse import urlsplit
 
-        from memory.text import CONTROL
 
         if empty_allowed and not host:
             return
@@ -119,7 +124,6 @@ def _address(example: str, empty_allowed: bool = False) -> Callable[[str], None]
 
 
 def _variable_name(name: str) -> None:
-    import re
 
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         # The name of a variable, never the key: a value that looks like a key is refused, not echoed.
@@ -127,7 +131,6 @@ def _variable_name(name: str) -> None:
 
 
 def _usable_headers(headers: dict[str, str]) -> None:
-    import re
 
     for header, value in headers.items():
         if not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", header) or any(c in value for c in "\r\n\0"):
@@ -136,7 +139,6 @@ def _usable_headers(headers: dict[str, str]) -> None:
 
 def _zone(name: str) -> None:
     if name:
-        from memory.time.zones import zone_from_name
 
         try:
             zone_from_name(name)
@@ -148,7 +150,6 @@ def _store_path(path: str) -> None:
     """The store is a file the app keeps: not an SQLite URI, not ":memory:" (nothing would be saved)."""
     if not path:
         return  # the default place
-    from memory.store import check_path
 
     if not path.strip():
         raise ValueError("names no file (only spaces); give the path of a database file")
@@ -301,7 +302,6 @@ class Settings(Table):
     endpoint_in_file: bool = field(default=False, init=False)  # the file names an openai.base_url (SPEC F7)
 
     def db_path(self) -> Path:
-        from memory.files import expand
 
         if not self.db:
             return paths.default_db()
@@ -314,7 +314,6 @@ class Settings(Table):
     def frozen_now(self) -> datetime | None:
         if not self.now:
             return None
-        from memory.time.instants import UTC
 
         moment = datetime.fromisoformat(self.now)
         return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
@@ -343,7 +342,6 @@ def load_settings(config: str | None = None, overrides: Mapping[str, Any] | None
     now_source, now = ("command line", str(flags.pop("now"))) if "now" in flags else \
         (f"environment variable {NOT_SETTINGS[1]}", env.get(NOT_SETTINGS[1], ""))
     explicit = config or env.get(NOT_SETTINGS[0])
-    from memory.files import expand
 
     path = expand(explicit) if explicit else paths.config_file()
     if explicit and not path.is_file():
@@ -374,7 +372,6 @@ MAX_KEY_DEPTH = 32  # the deepest real key is three levels (openai.headers."X-Na
 
 def _parse_toml(path: Path, content: bytes) -> dict[str, Any]:
     """The file's table; a file tomllib would take minutes over (a key 50,000 levels deep) is refused first."""
-    import re
     import tomllib
 
     # A chain of more than MAX_KEY_DEPTH dotted key segments, found in linear time: it starts only where a
@@ -393,7 +390,6 @@ def _parse_toml(path: Path, content: bytes) -> dict[str, Any]:
 
 
 def _check_now(settings: Settings, source: str) -> None:
-    from memory.time.instants import check_instant
 
     try:
         moment = settings.frozen_now()

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from assistant.providers.local import local_choice, reachable
+from assistant.providers.select import choose_provider
 from assistant.runtime import Runtime
 from memory.consolidation.runs import latest_run
 from memory.schema import SCHEMA_VERSION
@@ -12,8 +14,6 @@ from memory.time.zones import zone_name
 
 def models_status(runtime: Runtime) -> dict[str, Any]:
     """Which chat model and which local model are in use, where, and whether they answer."""
-    from assistant.providers.local import local_choice
-    from assistant.providers.select import choose_provider
 
     chat = choose_provider(runtime)
     s = runtime.settings
@@ -30,7 +30,6 @@ def models_status(runtime: Runtime) -> dict[str, Any]:
         local.update(url=endpoint_url(o.base_url), model=s.local_model or chat_model(s, lambda: found_models),
                      answers=answered)
     else:
-        from assistant.providers.local import reachable
 
         answered = chat.answers if chat.name == "ollama" else reachable(s.ollama.host)
         local.update(url=s.ollama.host, model=s.local_model or s.ollama.model, answers=answered)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal, get_type_hints
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, get_type_hints
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from assistant.errors import ToolError
+from assistant.forgetting import forget as forget_memory
 from assistant.outbound.gate import LOCAL_GATE, Gate
 from assistant.providers.base import ToolSpec
 from assistant.recap import recap_text, recent_conversations, reminder_line
@@ -232,7 +234,6 @@ def recall_recent_tool(runtime: Runtime,
 
 @tool("Delete a memory (undo brings it back until the next change). Only when the user asks.", writes=True)
 def forget(runtime: Runtime, id: int) -> ToolOutcome:  # noqa: A002 - the name the model sees
-    from assistant.forgetting import forget as forget_memory
 
     memory = forget_memory(runtime, id)
     # Only the number: the reply is stored, and repeating what was forgotten would keep it.
@@ -322,7 +323,6 @@ def call_tool(runtime: Runtime, found: Tool, args: Any, context: dict[str, Any])
     except (OverflowError, ValueError, TypeError, RecursionError) as exc:
         # Arguments the checks did not foresee (an id beyond SQLite's integers, a float that is not
         # finite): the model hears what went wrong and the turn goes on.
-        import logging
 
         # The arguments are not logged: they may hold a secret put back from its placeholder.
         logging.getLogger(__name__).info("tool %s refused its arguments (%s)", name, type(exc).__name__)

@@ -10,8 +10,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+import time
 from functools import cache
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 import sqlean
 import sqlean.dbapi2
@@ -77,7 +79,6 @@ def _read_only_uri(path: str, immutable: bool = False) -> str:
     -shm file that reading a WAL database takes, and mode=ro alone fails ("attempt to write a readonly
     database"); there the file is opened immutable, which is exact while no -wal file holds changes
     not yet in it (nothing can write beside it to make one)."""
-    from urllib.parse import quote
 
     uri = f"file:{quote(path)}?mode=ro"
     if immutable or not folder_writable(path) and not os.path.exists(path + "-wal"):
@@ -104,7 +105,6 @@ def _use_wal(conn: Connection, patience: float = 10.0) -> None:
     """Put the file in WAL mode (it stays so). Switching needs the file to itself and SQLite does not wait
     for that (no busy handler): two processes opening a new store at once saw "database is locked". A file
     already in WAL mode needs no switch; otherwise retry while another connection holds it."""
-    import time
 
     if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal":
         return

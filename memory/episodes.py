@@ -12,6 +12,8 @@ from memory.store import Store
 from memory.text import flat
 from memory.time.clock import Clock
 from memory.time.instants import to_utc_iso
+from memory.time.references import time_refs_json
+from memory.words import STOPWORDS, normalised, stem
 
 MAX_MESSAGE = 2_000_000  # characters: a 1 MB paste is kept whole
 
@@ -133,7 +135,6 @@ def _message_values(store: Store, new: NewMessage) -> dict[str, Any]:
         raise InvalidInput("content must be text")
     if len(new.content) > MAX_MESSAGE:
         raise InvalidInput(f"the message is too long ({len(new.content)} characters, at most {MAX_MESSAGE})")
-    from memory.time.references import time_refs_json
 
     now = new.created_at or store.clock.now_iso()  # one reading of the clock for the row and its dates
     refs = json.dumps(new.time_refs) if new.time_refs else \
@@ -294,7 +295,6 @@ _JOINERS = frozenset("the a an of for with to and".split())  # may sit inside a 
 
 def _title_from_key_words(texts: list[str]) -> str | None:
     """A few key words of the conversation, as the phrases they were said in: "Door code, Karolina"."""
-    from memory.words import STOPWORDS, normalised, stem
 
     ignore = STOPWORDS | _NOT_A_TOPIC
     said: list[list[tuple[str, str | None]]] = []  # per message: (word as written, its stem or None)

@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from memory.docs import doc_id
+from memory.episodes import episode_messages, get_episode, heuristic_title_and_summary
 from memory.errors import InvalidInput, NotFound
 from memory.store import Store
 from memory.supersession import link_restated
@@ -324,7 +325,6 @@ def _retitle(store: Store, episode_ids: set[int], texts: list[str]) -> list[dict
     messages (a quick title is made of the words said, the forgotten ones among them); a title or
     summary that quotes the memory loses the quotation in any conversation. Returns the conversations
     it changed, as they were."""
-    from memory.episodes import episode_messages, get_episode, heuristic_title_and_summary
 
     changed: dict[int, dict[str, Any]] = {}
 

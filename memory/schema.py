@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal, get_args
 
 from memory.docs import DOC_TYPE_NAMES
+from memory.errors import StoreUnusable
 from memory.vectors import migrate_from_vec0
 
 if TYPE_CHECKING:
@@ -407,7 +408,6 @@ def migrate(db: Connection, path: str = "") -> int:
     """Apply the migrations this file is missing, each in its own transaction; returns the version."""
     version = db.execute("PRAGMA user_version").fetchone()[0]
     if version > SCHEMA_VERSION:
-        from memory.errors import StoreUnusable
 
         name = f"the database {path}" if path else "the database"
         raise StoreUnusable(f"{name} is from a newer version (schema {version} > {SCHEMA_VERSION})", path, "newer")

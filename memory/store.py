@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shutil
 import stat
 import threading
 from collections.abc import Iterator
@@ -21,7 +22,7 @@ from memory.connection import (
 )
 from memory.errors import DiskFull, InvalidInput, StoreUnusable
 from memory.files import expand
-from memory.schema import migrate
+from memory.schema import SCHEMA_VERSION, migrate
 from memory.time.clock import Clock
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -40,7 +41,6 @@ def is_full(exc: BaseException) -> bool:
 
 def disk_full(path: str, room: int = 4 * 1024 * 1024) -> bool:
     """Whether the disk that holds `path` has less than `room` bytes free (a failed open then means full)."""
-    import shutil
 
     try:
         return shutil.disk_usage(os.path.dirname(os.path.abspath(path))).free < room
@@ -173,7 +173,6 @@ class Store:
             raise InvalidInput(f"cannot create the database {self.path}: {exc.strerror or exc}") from None
 
     def _check_version(self) -> None:
-        from memory.schema import SCHEMA_VERSION
 
         version = self._conn.execute("PRAGMA user_version").fetchone()[0]
         if version > SCHEMA_VERSION:

@@ -27,6 +27,7 @@ A store with at most `rescore` documents of the wanted types is searched exactly
 """
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Any
 
 from memory.docs import DOC_SLOTS
@@ -296,7 +297,6 @@ class CodeCache:
     documents. The first search of a process reads the codes once (about 2 ms at 100k)."""
 
     def __init__(self) -> None:
-        import threading
 
         self.lock = threading.Lock()
         self.types: dict[int, _TypeCodes] = {}

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
+import json
+import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,7 +46,6 @@ def _write_jsonl(store: Store, args: argparse.Namespace, salvage: Salvage) -> in
     from memory.transfer.jsonl_export import write_export
 
     if args.file and args.file != "-":
-        import io
 
         from memory.files import write_private
 
@@ -150,7 +152,6 @@ def cmd_import(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def _regular_file(name: str) -> Path:
-    import stat
 
     path = Path(name)
     try:
@@ -173,7 +174,6 @@ def _import_chats(runtime: Runtime, args: argparse.Namespace, path: Path, chat: 
                                   progress=progress.update)
     except KeyboardInterrupt:
         row = runtime.store.one("SELECT counts FROM imports WHERE status = 'interrupted' ORDER BY id DESC LIMIT 1")
-        import json
 
         counts = json.loads(row[0]) if row else {}
         note(f"assistant: interrupted; {counts.get('conversations_added', 0):,} conversations "
@@ -324,7 +324,6 @@ IMPORT_LINE_LIMIT = 16 * 1024 * 1024  # one record; a longer line is not somethi
 def _read_import(name: str) -> str:
     """The text of an import file (or "-", stdin), refused with one clear line when it is a device
     or directory, is not UTF-8, or has a line no record could need (/dev/zero would fill memory)."""
-    import stat
 
     path = Path(name)
     label = "standard input" if name == "-" else str(path)

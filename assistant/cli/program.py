@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import os
 import sys
 from collections.abc import Callable
@@ -289,7 +290,6 @@ def main(argv: list[str] | None = None, launch: Callable[[Settings], int] | None
         if isinstance(exc, SQLiteError):
             _line(f"database error: {exc}")
             return EXIT_FAILURE
-        import logging
 
         logging.getLogger("assistant").error("unexpected error", exc_info=True, extra={"quiet": True})
         _log_crash()

@@ -6,6 +6,7 @@ pay for it, and their stderr stays free of control sequences.
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any
 
 
@@ -47,7 +48,6 @@ class ImportProgress:
     EVERY = 1000
 
     def __init__(self, total: int, quiet: bool = False, terminal: bool | None = None) -> None:
-        import time
 
         self.total = total
         self.terminal = sys.stderr.isatty() if terminal is None else terminal
@@ -64,7 +64,6 @@ class ImportProgress:
         return self
 
     def rates(self, done: int) -> tuple[float, float]:
-        import time
 
         elapsed = max(time.monotonic() - self.started, 1e-6)
         return done / elapsed, self.messages / elapsed

@@ -14,10 +14,13 @@ the event loop keeps reading (a slow recall never holds up a ping).
 from __future__ import annotations
 
 import contextlib
+import hmac
 import inspect
 import logging
 import re
+import socket
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -52,7 +55,7 @@ from assistant.runtime import Runtime
 from assistant.tools import REGISTRY, Tool, argument_problems, call_tool
 from memory import memories, reminders
 from memory.connection import Error as SQLiteError
-from memory.errors import MemoryLibError, NotFound
+from memory.errors import EmbedderUnavailable, MemoryLibError, NotFound
 from memory.text import flat
 
 log = logging.getLogger(__name__)
@@ -166,7 +169,6 @@ class _Token:
         self.token = token
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        import hmac
 
         if hmac.compare_digest(token.encode(), self.token.encode()):
             return AccessToken(token=token, client_id="assistant-mcp", scopes=[])
@@ -209,9 +211,7 @@ class MemoryTools:
     def warm_up(self) -> None:
         """Load the embedder in the background: a client starts its servers when it opens and asks
         later, so its first `recall` need not wait for the model (the store is not touched here)."""
-        import threading
 
-        from memory.errors import EmbedderUnavailable
 
         def load() -> None:
             embedder = self.runtime.embedder
@@ -227,7 +227,6 @@ class MemoryTools:
 
     def serve_http(self, address: ListenAddress, announce: Callable[[str], None]) -> None:
         """Serve streamable HTTP on `address` until interrupted; `announce` gets the URL once listening."""
-        import socket
 
         import uvicorn
 

@@ -34,9 +34,11 @@ from assistant.recall.reasoned import reasoned_recall
 from assistant.runtime import Runtime
 from assistant.views import private_marked
 from memory import reminders, supersession
+from memory.errors import InvalidInput
 from memory.search import Hit
 from memory.time.instants import parse_stored
 from memory.time.references import asks_when
+from memory.time.schedule import parse_schedule
 
 STATEMENT_BONUS = 0.25  # a statement about the thing outranks a reminder or a message sharing as many words
 _PAST_WHEN = re.compile(r"^\W*when (did|was|were|had|have)\b", re.I)
@@ -172,8 +174,6 @@ def _when(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...],
 
 def _rule_line(runtime: Runtime, evidence: Evidence, phrase: str) -> str:
     """ "From memory (...): our 1:1 is every Thursday. That is every Thu; the next one is Thu Nov 26."."""
-    from memory.errors import InvalidInput
-    from memory.time.schedule import parse_schedule
 
     clock = runtime.clock
     text = f"From memory ({told_when(runtime, evidence)}): {shown(runtime, evidence).rstrip('.')}."

@@ -2,6 +2,7 @@
 (assistant.conversation) and yields text deltas, then the tool calls of its response."""
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -16,7 +17,6 @@ __all__ = ["Delta", "Note", "Provider", "ProviderError", "SystemPrompt", "ToolSp
 def http_get(url: str, headers: dict[str, str] | None = None, timeout: float = 0.5) -> tuple[int, bytes] | None:
     """(status, body) of a quick GET, or None when nothing answers. The standard library's client, so
     that `assistant status` and `doctor` can probe servers without importing an HTTP stack."""
-    import urllib.error
     import urllib.request
 
     request = urllib.request.Request(url, headers=headers or {})
@@ -50,7 +50,6 @@ def not_found(server: str, host: str, name: str, listed: list[str] | None, fix: 
 
 def short_name(model: str) -> str:
     """A model as a person names it: a file path's stem ("SmolLM2-135M-Instruct.Q4_1", not the path)."""
-    import re
 
     if "/" not in model and "\\" not in model and not re.search(r"\.(gguf|bin|safetensors|ggml)$", model, re.I):
         return model

@@ -30,6 +30,7 @@ from assistant.providers.base import (
     not_found,
     unreachable,
 )
+from assistant.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +88,6 @@ DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"  # only for OpenAI's own API when no model
 def chat_model(settings: Any, listed: Callable[[], list[str]]) -> str:
     """openai.model, else a chat model the user chose (`model`, ASSISTANT_MODEL), else the first model
     the server lists (a local server usually has one loaded); "" when there is none to name."""
-    from assistant.settings import Settings
 
     if settings.openai.model:
         return settings.openai.model

@@ -11,9 +11,12 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from assistant.providers.anthropic_provider import AnthropicProvider
 from assistant.providers.base import Provider, ProviderError, not_listed
 from assistant.providers.local import reachable
+from assistant.providers.ollama_provider import OllamaProvider
 from assistant.runtime import Runtime
+from assistant.settings import Settings
 
 
 @dataclass
@@ -42,7 +45,6 @@ class Choice:
 
 def ollama_chat_model(runtime: Runtime) -> str:
     """ollama.chat_model, else a chat model the user chose (model, ASSISTANT_MODEL), else ollama.model."""
-    from assistant.settings import Settings
 
     s = runtime.settings
     if s.ollama.chat_model:
@@ -103,7 +105,6 @@ def provider_for(runtime: Runtime, choice: Choice) -> Provider | None:
     ProviderError when it cannot work."""
     s = runtime.settings
     if choice.name == "anthropic":
-        from assistant.providers.anthropic_provider import AnthropicProvider
 
         return AnthropicProvider(s.model, s.max_tokens)
     if choice.name == "openai":
@@ -120,7 +121,6 @@ def provider_for(runtime: Runtime, choice: Choice) -> Provider | None:
         return OpenAIProvider(o.base_url, choice.model, o.api_key_env, o.headers, o.timeout_seconds, o.max_retries,
                               s.max_tokens)
     if choice.name == "ollama":
-        from assistant.providers.ollama_provider import OllamaProvider
 
         return OllamaProvider(s.ollama.host, choice.model, s.ollama.timeout_seconds, s.max_tokens)
     return None

@@ -19,6 +19,9 @@ from assistant.recall.evidence import (
 )
 from assistant.runtime import Runtime
 from assistant.views import private_marked
+from memory.consolidation.protocol import confidence_value
+from memory.errors import MalformedAnswer, ModelUnavailable
+from memory.memories import memories_by_id
 from memory.search import Hit
 from memory.time.references import Resolved, resolve_in_text, stored_resolution, valid_ref
 
@@ -121,9 +124,6 @@ def _ask_model(runtime: Runtime, model: StructuredModel, query: str, sources: li
     """The local model's answer from the statements, or None (unreachable, or no usable JSON)."""
     from assistant.outbound import requests, send
     from assistant.outbound.gate import Gate
-    from memory.consolidation.protocol import confidence_value
-    from memory.errors import MalformedAnswer, ModelUnavailable
-    from memory.memories import memories_by_id
 
     # Through the gate like a chat turn: a private memory the question does not ask about stays home,
     # a sensitive one goes as its id, every statement is one escaped JSON value.

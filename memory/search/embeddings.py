@@ -13,6 +13,7 @@ is embedded later (in the background, or all at once on request), through sync_e
 """
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import time
@@ -137,7 +138,6 @@ class LocalEmbedder:
             if self._engine is None or self._embedding or time.monotonic() - self._last_used < idle_seconds:
                 return False
             self._engine = None
-        import gc
 
         gc.collect()  # the session is freed with its last reference; nothing else should hold one
         _release_freed_memory()

@@ -9,10 +9,13 @@ time of day by our own conventions (memory.time.due_phrases), the day pattern by
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta, tzinfo
 from typing import Any
+
+from dateutil.relativedelta import relativedelta
 
 from memory.errors import DateParseError
 from memory.time.due_phrases import (
@@ -142,7 +145,6 @@ def _start_near(start: datetime, parts: dict[str, str], near: datetime) -> datet
         step = {"HOURLY": timedelta(hours=1), "DAILY": timedelta(days=1), "WEEKLY": timedelta(weeks=1)}[freq]
         step *= interval
         return start + (near - start) // step * step
-    from dateutil.relativedelta import relativedelta
 
     unit = interval * (12 if freq == "YEARLY" else 1)  # in months
     periods = ((near.year - start.year) * 12 + near.month - start.month) // unit - 1  # one early: day clamps
@@ -395,7 +397,6 @@ def parse_recurrence(phrase: str, now: datetime, zone: tzinfo,
             raise DateParseError(phrase, f"{word[:20]!r} is not understood in a repeating rule")
     local_now = now.astimezone(zone).replace(tzinfo=None, microsecond=0)
 
-    import warnings
 
     from recurrent.event_parser import RecurringEvent  # slow import: only for rule phrases
 

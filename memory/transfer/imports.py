@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memory.docs import doc_id
+from memory.episodes import place_by_time
 from memory.errors import InvalidInput
 from memory.store import Store
 
@@ -84,7 +85,6 @@ def undo_last_import(store: Store) -> tuple[ImportRecord, dict[str, int]]:
     vectors), summaries, messages, and the conversations it brought (a conversation it only grew loses
     the new messages and gets its end back). Nothing is tombstoned: importing the file again brings it
     back. Returns the import and how many rows of each kind went."""
-    from memory.episodes import place_by_time
     from memory.search.embeddings import drop_vectors
 
     with store.transaction():

@@ -18,6 +18,7 @@ import hashlib
 import json
 import uuid
 from collections.abc import Callable, Iterable
+from datetime import datetime
 from typing import Any
 
 from memory.edges import END_TYPES, insert_edge
@@ -28,6 +29,7 @@ from memory.new_memory import NewMemory
 from memory.schema import TIERS
 from memory.store import Store
 from memory.summaries import NewSummary, insert_summary
+from memory.time.references import valid_ref
 from memory.time.rules import Recurrence
 from memory.tombstones import content_hash
 from memory.transfer.imports import begin_import, finish_import, tag
@@ -286,7 +288,6 @@ def _recurrence(value: Any) -> str | None:
         return None
     try:
         if isinstance(value, dict):
-            from datetime import datetime
 
             recurrence = Recurrence(str(value["rule"]).removeprefix("RRULE:"), datetime.fromisoformat(value["start"]),
                                     str(value.get("zone") or "UTC"))
@@ -301,7 +302,6 @@ def _recurrence(value: Any) -> str | None:
 
 
 def _time_refs(value: Any) -> list[dict[str, Any]]:
-    from memory.time.references import valid_ref
 
     if not isinstance(value, list) or not all(valid_ref(ref) for ref in value):
         raise InvalidInput('time_refs must be a list of {"text": ..., "date": "YYYY-MM-DD", "granularity": ...}')
