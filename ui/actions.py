@@ -47,8 +47,9 @@ ACTIONS: tuple[UiAction, ...] = (
              "Copy the last answer to the clipboard (OSC 52; most terminals, over ssh too)", footer=2, scope="main"),
     # Not a priority key: the message box sees ctrl+z first and keeps it while it holds text of its own.
     UiAction("undo", "ctrl+z", "undo", "Undo",
-             "Undo the last reminder change (done, snooze, edit, forget), wherever it was made: the list, a "
-             "dialog, the chat or the command line", scope="main"),
+             "Undo the last change to a reminder or a memory (done, snooze, edit, pin, private, forget, a new "
+             "one), wherever it was made: the list, a dialog, the chat, Memories or the command line",
+             scope="main"),
     UiAction("memories", "f2", "memories", "Memories",
              "See everything it remembers, newest first: filter, search, open one to read where it came from, "
              "edit it, mark it private, pin it or forget it (ctrl+z undoes each)", footer=2),

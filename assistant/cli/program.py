@@ -144,8 +144,8 @@ def build_parser() -> Parser:
     p.add_argument("--allow-past", **allow_past)
     p = cmd("forget", memories.cmd_forget, "delete a memory (undo brings it back until the next change)")
     p.add_argument("id", type=row_id)
-    cmd("undo", memories.cmd_undo, "undo the last reminder change (done, snooze, move, rename, forget), wherever it "
-        "was made")
+    cmd("undo", memories.cmd_undo, "undo the last change to a reminder or a memory (done, snooze, move, rename, "
+        "edit, pin, private, forget, remember), wherever it was made")
     p = cmd("recap", conversations.cmd_recap, "recent conversations, the one in progress first")
     p.add_argument("--hours", type=bounded(float, 0.001, 24 * 36500), default=48)
     p.add_argument("--limit", type=bounded(int, 1, 10_000), default=10)

@@ -75,7 +75,7 @@ class Composer(TextArea):
 
     def action_undo(self) -> None:
         """ctrl+z: the box's own undo while it holds text of its own; when it is empty, or as it was at the
-        last reminder change, the key goes on to the screen, which undoes the last reminder change."""
+        last change, the key goes on to the screen, which undoes the last change to a reminder or a memory."""
         if not self.text or self.text == self._text_at_change:
             raise SkipAction()
         super().action_undo()
