@@ -366,7 +366,8 @@ def _drop_summaries_of(store: Store, memory_id: int) -> dict[str, list[dict[str,
     before = {"summaries": _rows(store, f"SELECT * FROM summaries WHERE id IN ({marks})", ids),
               "edges": _rows(store, f"SELECT * FROM edges WHERE (source_type = 'summary' AND source_id IN ({marks})) "
                                     f"OR (target_type = 'summary' AND target_id IN ({marks}))", ids + ids),
-              "memory_meta": _rows(store, f"SELECT * FROM memory_meta WHERE consolidated_into IN ({marks})", tuple(ids))}
+              "memory_meta": _rows(store, f"SELECT * FROM memory_meta WHERE consolidated_into IN ({marks})",
+                                   tuple(ids))}
     store.execute(f"UPDATE memory_meta SET consolidated_into = NULL WHERE consolidated_into IN ({marks})", tuple(ids))
     store.execute(f"DELETE FROM edges WHERE (source_type = 'summary' AND source_id IN ({marks})) "
                   f"OR (target_type = 'summary' AND target_id IN ({marks}))", tuple(ids + ids))

@@ -177,6 +177,7 @@ class MainScreen(ReportsFailures, Screen[None]):
         self.chat.copy_last_answer()
 
     def action_undo(self) -> None:
-        """ctrl+z undoes the last change to a reminder or a memory recorded in the store (made in the list,
-        a dialog, the chat, Memories or another process), from anywhere; the message box keeps it for its own text (Composer)."""
+        """ctrl+z undoes the last change to a reminder or a memory recorded in the store (made in the
+        list, a dialog, the chat, Memories or another process), from anywhere; the message box keeps
+        it for its own text (Composer)."""
         self.sidebar.undo()
