@@ -405,10 +405,11 @@ async def actions_step(rt) -> dict:
                 answer = event.text
                 failure = failure or (event.failure and f"{event.failure} (answered offline)")
                 fitted = getattr(agent.responder, "fitted", None)
-                if event.usage:
-                    prompt_tokens.append(event.usage.get("input_tokens", 0))
-                elif fitted is not None:  # the server does not count them: our own cautious estimate
-                    prompt_tokens.append(fitted.tokens)
+                counted = (event.usage or {}).get("input_tokens") or 0
+                if counted:
+                    prompt_tokens.append(counted)
+                elif fitted is not None:  # the server counts none (llama-cpp-python streams no usage, or 0):
+                    prompt_tokens.append(fitted.tokens)  # our own cautious estimate
         rows.append({"message": text, "kind": kind, "held": _holds(rt, kind, what), "by_model": by_model,
                      "by_app": by_app, "failure": failure, "notices": notices, "answer": answer[:200],
                      "seconds": time.perf_counter() - started})
