@@ -118,15 +118,21 @@ def _meaningful(text: str) -> set[str]:
 
 
 def asks_by_words(message: str, text: str) -> bool:
-    """Whether `message` names `text` by its own words: one strong sign, two common ones, or every
-    meaningful word of a short text (at least two: "what is the gate code?" names "Gate code 4411")."""
+    """Whether `message` names `text` by its own words: one strong sign, two common ones, every
+    meaningful word of a short text (at least two: "what is the gate code?" names "Gate code 4411"),
+    or a message said in the text's own words alone, one of them a sign ("who is my therapist?" names
+    "my therapist is Dr Olsen ...": its one meaningful word is the text's, and not an ordinary one;
+    "what does a physical therapist do?" says more than the text and does not)."""
     said = {stem(w.lower().removesuffix("'s")) for w in _WORD.findall(message)} | \
         {w.lower().removesuffix("'s") for w in _WORD.findall(message)}
     wanted = signs(text)
     if wanted.strong & said or len(wanted.common & said) >= 2:
         return True
     own = _meaningful(text)
-    return 2 <= len(own) <= 6 and own <= said
+    if 2 <= len(own) <= 6 and own <= said:
+        return True
+    asked = _meaningful(message)
+    return bool(asked) and asked <= own and bool(asked & (wanted.strong | wanted.common))
 
 
 def sign_words(text: str) -> frozenset[str]:
