@@ -69,12 +69,11 @@ class Gate:
         # Every text a memory has had, its current one first: an earlier wording (before an edit) is held
         # back wherever the memory is, quoted in a message, a reply, a summary or a tool result.
         texts = {m.id: [m.content, *(e.content for e in reversed(earlier.get(m.id, [])))] for m in held}
-        sensitive = {m.id for m in held if m.sensitive}
-        # The secret values of the sensitive memories (and of an earlier text that held one), for the last
-        # step (`fragments`): their spans only, never their ordinary words ("my bank password is").
-        secret_texts = [t for m in held if m.sensitive for t in texts[m.id]] + \
-            [e.content for i, olds in earlier.items() if i not in sensitive for e in olds if e.sensitive]
-        self._memory_secrets = [span.value(t) for t in secret_texts for span in find_secrets(t)]
+        # The secret values of the sensitive memories, for the last step (`fragments`): their spans only,
+        # never their ordinary words ("my bank password is"); an earlier text's too (once sensitive, a
+        # memory stays so, whatever its new words).
+        self._memory_secrets = [span.value(t) for m in held if m.sensitive for t in texts[m.id]
+                                for span in find_secrets(t)]
         ids = mentioned_ids(message) if ids is None else ids
         self.asked = {m.id for m in held if m.private and not m.sensitive and asks_about(message, m, ids)}
         self._asked_texts = [t for m in held if m.id in self.asked for t in texts[m.id] if t.strip()]
@@ -86,11 +85,6 @@ class Gate:
                 for t in texts[m.id]:
                     if t.strip():
                         self._placeholder.setdefault(t.strip(), self._stand_in(m))
-        held_ids = set(texts)
-        for memory_id, olds in earlier.items():  # a memory that no longer holds a secret: the texts that did
-            for e in olds:
-                if memory_id not in held_ids and e.sensitive and e.content.strip():
-                    self._placeholder.setdefault(e.content.strip(), f"[secret in memory #{memory_id}]")
         self._folded = {k.casefold(): v for k, v in self._placeholder.items()}
         self._withheld = memories.quotation_pattern(*self._placeholder)
         # The turns a withheld private memory was told in, and their conversations: the user's own
