@@ -173,7 +173,8 @@ WIFI = "the wifi password is hunter2-Blue"
 
 def test_the_recaps_lists_mask_a_secret_as_the_briefing_does(rt):
     memories.remember(rt.store, WIFI)
-    memories.remember(rt.store, "the safe combination is 31-07-44, check it", due_at=(T0 + timedelta(hours=2)).isoformat())
+    memories.remember(rt.store, "the safe combination is 31-07-44, check it",
+                      due_at=(T0 + timedelta(hours=2)).isoformat())
     memories.remember(rt.store, "Ana prefers tea")
     data = AssistantService(rt).recap()
     listed = "\n".join([*data.new_memories, *(r.content for r in data.overdue + data.upcoming)])
