@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from assistant.views import masked, private_marked
+from assistant.views import listed_text
 from memory import episodes, memories, reminders
 from memory.store import Store
 from memory.text import flat
@@ -134,7 +134,7 @@ def build_briefing(store: Store, clock: Clock) -> Briefing:
 
 
 def _shown(memory: memories.Memory) -> str:
-    return private_marked(flat(masked(memory.content, memory.sensitive), 200), memory.private)
+    return listed_text(memory, 200)
 
 
 def briefing_for_launch(store: Store, clock: Clock) -> Briefing | None:

@@ -117,11 +117,11 @@ def agenda_text(runtime: Runtime, gate: Gate = LOCAL_GATE, limit: int = 50) -> s
     if late:
         more = f" ({overdue} in all)" if overdue > len(late) else ""
         lines += ["", f"Overdue from before today{more}:", *(reminder_line(runtime, r, gate) for r in late)]
-    due = reminders.due_between(store, today.start, today.end, include_done=True)[:limit]
+    due = reminders.due_between(store, today.start, today.end)[:limit]
     lines += ["", "Today:"]
     for r, instant in due:
         rule = f", {r.memory.rule.describe()}" if r.memory.rule else ""
-        state = "DONE" if r.memory.done_at else "OVERDUE" if instant < to_utc_iso(now) else "DUE"
+        state = "OVERDUE" if instant < to_utc_iso(now) else "DUE"
         lines.append(f"- #{r.memory.id} [{state} {clock.short(instant)}{rule}] {flat(gate.memory(r.memory), 300)} "
                      f"({reminders.relative_time(instant, now, clock)})")
     if not due:

@@ -11,6 +11,7 @@ import os
 import stat
 import threading
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -41,6 +42,7 @@ from assistant.views import (
     ReminderView,
     StatusView,
     WhyView,
+    listed_text,
     masked,
     private_marked,
 )
@@ -273,12 +275,14 @@ class AssistantService:
             shown = {e.id for e in items}
             older = [e for e in episodes.list_recent(store, limit=fill + len(items)) if e.id not in shown]
             earlier = [self._episode_view(e) for e in reversed(older[:fill - len(items)])]
-        open_items = self.sidebar_reminders(7).items
+        # Its lists show each memory as every list does but the Memories screen: a secret masked.
+        found, _, _ = reminders.urgent_open_reminders(store, 7, SIDEBAR_LIMIT)
+        open_items = [replace(self._view(r), content=listed_text(r.memory, None)) for r in found]
         since = to_utc_iso(clock.now() - timedelta(hours=hours))
         new = memories.created_since(store, since, limit=20, reminders=False)
         return RecapData(views, [r for r in open_items if r.status == "overdue"],
                          [r for r in open_items if r.status == "due"],
-                         [private_marked(m.content, m.private) for m in new], hours,
+                         [listed_text(m, None) for m in new], hours,
                          self.current_view(), earlier)
 
     def is_first_run(self) -> bool:

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 from memory.memories import Memory
 from memory.reminders import later_line
+from memory.text import flat
 
 PRIVATE_MARK = "[Private]"  # how a private memory is labelled wherever its text is shown or quoted
 
@@ -159,6 +160,12 @@ def masked(text: str, sensitive: bool) -> str:
 
     shown = redact(text, HIDDEN)
     return shown if shown != text else f"{HIDDEN} (hidden: it holds a secret)"
+
+
+def listed_text(memory: Memory, width: int | None = 200) -> str:
+    """A memory's text as every list shows it but the Memories screen (the briefing, the recap, the Why
+    view): one line, a secret masked, a private memory marked."""
+    return private_marked(flat(masked(memory.content, memory.sensitive), width), memory.private)
 
 
 @dataclass

@@ -368,14 +368,15 @@ def mark_done(store: Store, memory_id: int) -> Memory:
 
 
 
-def due_between(store: Store, start: datetime, end: datetime, include_done: bool = False) -> list[tuple[Reminder, str]]:
-    """Reminders with an occurrence due in [start, end), with that occurrence's instant (UTC ISO), in
-    time order: a repeating reminder appears on each of its days in the span, not only on its next one."""
+def due_between(store: Store, start: datetime, end: datetime) -> list[tuple[Reminder, str]]:
+    """Open reminders with an occurrence due in [start, end), with that occurrence's instant (UTC ISO), in
+    time order: a repeating reminder appears on each of its days in the span, not only on its next one.
+    A done reminder is never among them: every agenda (the briefing, the offline day, the MCP agenda)
+    lists what is still to do."""
     now = store.clock.now()
     lo, hi = to_utc_iso(start), to_utc_iso(end)
-    done = "" if include_done else "AND k.done_at IS NULL "
-    rows = store.query(f"{SELECT_MEMORY} WHERE k.due_at IS NOT NULL {done}AND k.due_at >= ? AND k.due_at < ? "
-                       "ORDER BY k.due_at, k.id LIMIT 500", (lo, hi))
+    rows = store.query(f"{SELECT_MEMORY} WHERE k.due_at IS NOT NULL AND k.done_at IS NULL AND k.due_at >= ? "
+                       "AND k.due_at < ? ORDER BY k.due_at, k.id LIMIT 500", (lo, hi))
     found = [(r, r.memory.due_at or "") for r in _labelled(rows, now, store.clock)]  # due_at IS NOT NULL
     # Later occurrences of open series that fall due before the span.
     series = store.query(f"{SELECT_MEMORY} WHERE k.recurrence IS NOT NULL AND k.done_at IS NULL AND k.due_at < ? "

@@ -118,15 +118,24 @@ def _meaningful(text: str) -> set[str]:
 
 
 def asks_by_words(message: str, text: str) -> bool:
-    """Whether `message` names `text` by its own words: one strong sign, two common ones, or every
-    meaningful word of a short text (at least two: "what is the gate code?" names "Gate code 4411")."""
+    """Whether `message` names `text` by its own words: one strong sign, two common ones, every
+    meaningful word of a short text (at least two: "what is the gate code?" names "Gate code 4411"),
+    or a message whose every meaningful word is a sign of the text ("who is my therapist?" names "my
+    therapist is Dr Olsen ...": its one meaningful word is the text's, and not an ordinary one; "what
+    does a physical therapist do?" says more, and "when does the taper start" has an ordinary word
+    beside the one it shares with "the sertraline taper starts ..." and "taper the hedge")."""
     said = {stem(w.lower().removesuffix("'s")) for w in _WORD.findall(message)} | \
         {w.lower().removesuffix("'s") for w in _WORD.findall(message)}
     wanted = signs(text)
     if wanted.strong & said or len(wanted.common & said) >= 2:
         return True
     own = _meaningful(text)
-    return 2 <= len(own) <= 6 and own <= said
+    if 2 <= len(own) <= 6 and own <= said:
+        return True
+    every_sign = wanted.strong | wanted.common
+    asked = [w for w in (m.lower().removesuffix("'s") for m in _WORD.findall(message))
+             if w not in STOPWORDS and not _CALENDAR.fullmatch(w) and len(w) >= 2]
+    return bool(asked) and all(w in every_sign or stem(w) in every_sign for w in asked)
 
 
 def sign_words(text: str) -> frozenset[str]:

@@ -101,7 +101,7 @@ def reminder_line(runtime: Runtime, reminder: reminders.Reminder, instant: str |
 def agenda(runtime: Runtime, span: DaySpan, topic: str = "") -> tuple[str, list[reminders.Reminder]]:
     """The open reminders and the plans of the days asked about, in time order; and the reminders named."""
     store = runtime.store
-    due = [(r, at) for r, at in reminders.due_between(store, span.start, span.end) if not r.memory.done_at]
+    due = reminders.due_between(store, span.start, span.end)
     if topic == "trip":
         due = [(r, at) for r, at in due if _about_travel(r.memory.content)]
     plans = plans_between(runtime, span.start, span.end,

@@ -65,14 +65,26 @@ class Gate:
         self.store = store
         self.asking = message  # the user's message of this request
         held = memories.withheld_candidates(store)  # private or sensitive: few, loaded once per request
+        earlier = memories.withheld_earlier_texts(store)
+        # Every text a memory has had, its current one first: an earlier wording (before an edit) is held
+        # back wherever the memory is, quoted in a message, a reply, a summary or a tool result.
+        texts = {m.id: [m.content, *(e.content for e in reversed(earlier.get(m.id, [])))] for m in held}
         # The secret values of the sensitive memories, for the last step (`fragments`): their spans only,
-        # never their ordinary words ("my bank password is").
-        self._memory_secrets = [span.value(m.content) for m in held if m.sensitive for span in find_secrets(m.content)]
+        # never their ordinary words ("my bank password is"); an earlier text's too (once sensitive, a
+        # memory stays so, whatever its new words).
+        self._memory_secrets = [span.value(t) for m in held if m.sensitive for t in texts[m.id]
+                                for span in find_secrets(t)]
         ids = mentioned_ids(message) if ids is None else ids
         self.asked = {m.id for m in held if m.private and not m.sensitive and asks_about(message, m, ids)}
-        self._asked_signs = sign_words("\n".join(m.content for m in held if m.id in self.asked))
-        self._placeholder = {m.content.strip(): self._stand_in(m) for m in held
-                             if m.content.strip() and (m.sensitive or m.id not in self.asked)}
+        self._asked_texts = [t for m in held if m.id in self.asked for t in texts[m.id] if t.strip()]
+        self._asked_signs = sign_words("\n".join(self._asked_texts))
+        self._asked_quotes = memories.quotation_pattern(*self._asked_texts)
+        self._placeholder: dict[str, str] = {}
+        for m in held:
+            if m.sensitive or m.id not in self.asked:
+                for t in texts[m.id]:
+                    if t.strip():
+                        self._placeholder.setdefault(t.strip(), self._stand_in(m))
         self._folded = {k.casefold(): v for k, v in self._placeholder.items()}
         self._withheld = memories.quotation_pattern(*self._placeholder)
         # The turns a withheld private memory was told in, and their conversations: the user's own
@@ -82,7 +94,7 @@ class Gate:
         for m in held:
             if m.private and m.id not in self.asked:
                 turns = memories.source_turns(store, m)
-                words = sign_words("\n".join([m.content, *(t["content"] for t in turns if t["role"] == "user")]))
+                words = sign_words("\n".join([*texts[m.id], *(t["content"] for t in turns if t["role"] == "user")]))
                 for turn in turns:
                     self.private_messages[turn["id"]] = m.id
                     if turn["episode_id"] is not None:
@@ -170,10 +182,17 @@ class Gate:
         if PRIVATE_MARK in text:
             # A line marked [Private] quotes a private memory (perhaps with dates written in): it goes
             # only when it repeats the words of a memory this message asks about, not of another one.
-            text = "\n".join(line if PRIVATE_MARK not in line or (self.marked_lines_pass and
-                                                                    shares_sign(line, self._asked_signs))
+            text = "\n".join(line if PRIVATE_MARK not in line or (self.marked_lines_pass and self._repeats_asked(line))
                              else "[a private memory, withheld]" for line in text.split("\n"))
         return redact(text, f"[secret in {where}]")
+
+    def _repeats_asked(self, line: str) -> bool:
+        """Whether a line marked [Private] is about a memory this request asks about (and not another
+        private one): it quotes one of its texts, shares a sign with them, or names one by its words
+        (a memory of ordinary words only, "my sister's birthday is on March 5", has no sign to share)."""
+        return shares_sign(line, self._asked_signs) or \
+            (self._asked_quotes is not None and self._asked_quotes.search(line) is not None) or \
+            any(asks_by_words(line, t) for t in self._asked_texts)
 
     # -- the user's message of this turn -----------------------------------------------------
 

@@ -35,8 +35,8 @@ _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*"
 _ANNOTATION = re.compile(
     rf"\[(?:(?:{_DAY},?\s+)?{_MONTH}\.?\s+\d{{1,2}}(?:,?\s+\d{{4}})?|the week of {_MONTH}\.? \d{{1,2}}(?:,? \d{{4}})?"
     rf"|{_MONTH} \d{{4}}|\d{{4}}(?:-\d{{2}}-\d{{2}})?(?: \d{{2}}:\d{{2}})?"
-    r"|secret (?:\d+ of|in) [^\[\]\n]{1,40}|secret withheld|private memory #\d+|a private memory, withheld|REDACTED"
-    r"|forgotten)\]")
+    r"|(?P<placeholder>secret (?:\d+ of|in) [^\[\]\n]{1,40}|secret withheld|private memory #\d+"
+    r"|a private memory, withheld|REDACTED|secret|forgotten))\]|(?P<hidden>•{4})")
 
 
 _WORD = re.compile(r"[^\W\d_]+")
@@ -101,9 +101,19 @@ def _unmix(text: str) -> str:
 
 
 def _blank_annotations(text: str) -> str:
-    if "[" not in text:
+    if "[" not in text and "\u2022" not in text:
         return text
-    return _ANNOTATION.sub(lambda m: " " * len(m.group(0)), text)
+    return _ANNOTATION.sub(_blank, text)
+
+
+def _blank(match: re.Match[str]) -> str:
+    """A date annotation reads as spaces (the value comes after it); a placeholder as the end of a
+    clause: the value it stands for was given there and is masked already, so the words after it are
+    not read as that value ("password is [REDACTED] / what is ..." keeps its "what"), and a text masked
+    once is the same text masked again."""
+    if match.group("placeholder") or match.group("hidden"):
+        return "." + " " * (len(match.group(0)) - 1)
+    return " " * len(match.group(0))
 
 
 # The words for a secret that are folded when disguised; what they are folded to is read by keywords.py.
