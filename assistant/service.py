@@ -456,7 +456,7 @@ class AssistantService:
     def undo_text(self, undone: changes.UndoneChange | None) -> str:
         from assistant.tools import undo_text
 
-        return undo_text(self.runtime, undone)
+        return undo_text(self.runtime, undone, mask=True)  # a notice: a secret masked, as the lists show it
 
     def can_write(self, size: int = 0) -> bool:
         """Whether a write of about `size` characters finds room on the disk now (after one was refused,

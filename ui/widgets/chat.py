@@ -328,8 +328,9 @@ class ChatPane(ReportsFailures, Vertical):
                 elif isinstance(event, ToolCall):
                     await finish()
                 elif isinstance(event, ToolResult):
-                    if event.summary or event.is_error:  # bookkeeping (marking a reminder mentioned) is silent
-                        await log.add(ToolLine(event.summary or event.name, error=event.is_error))
+                    if event.summary:  # bookkeeping (marking a reminder mentioned) is silent, and so is a
+                        # failure the answer itself words (the offline mode's)
+                        await log.add(ToolLine(event.summary, error=event.is_error))
                 elif isinstance(event, Notice):
                     self.app.notify(event.text, severity="warning", markup=False)
                 elif isinstance(event, Failed):
