@@ -165,8 +165,11 @@ async def test_private_pin_forget_each_undone_with_ctrl_z_and_a_secret_revealed_
         await pilot.press("f")
         await wait_until(pilot, lambda: isinstance(app.screen, MemoriesScreen), what="back in the list")
         await wait_until(pilot, lambda: "the alarm code is ••••" not in listed(app), what="the row gone")
+        await wait_until(pilot, lambda: "2 memories" in shown(app, "#memories-title"), what="the count, one less")
         await pilot.press("ctrl+z")
         await wait_until(pilot, lambda: "the alarm code is ••••" in listed(app), what="brought back")
+        await wait_until(pilot, lambda: "3 memories" in shown(app, "#memories-title"), what="the count again")
+        assert not any("2468" in n for n in notices(app))  # the undo's notice masks it as the list does
         assert memories.get_memory(app.runtime.store, memory.id).content == "the alarm code is 2468"
         assert app.screen.query_one(MemoryList).selected.id == memory.id
         await pilot.press("escape")

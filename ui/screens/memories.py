@@ -183,8 +183,16 @@ class MemoriesScreen(ReportsFailures, Screen[int | None]):
         row = await asyncio.to_thread(self.service.memory_row, memory_id, self.query_text.strip())
         if row is None:
             self.memory_list.drop(memory_id)
+            self._recount()
         else:
             self.memory_list.replace(row)
+
+    def _recount(self) -> None:
+        """The title's count after a memory left the list (forgotten)."""
+        if self.query_text.strip():
+            self._title(f"{len(self.memory_list.rows)} found")
+        else:
+            self.count(self.generation)
 
     @work(group="memories-undo", exit_on_error=False, description="undo a change to a memory")
     async def action_undo(self) -> None:
