@@ -22,7 +22,7 @@ from tests.test_why_and_incognito import TABLES
 from tests.ui_helpers import make_app, notices, settle, sidebar_text, type_and_send, wait_until
 from ui.screens.memories import MemoriesScreen, MemoryScreen
 from ui.screens.why import WhyItem, WhyScreen
-from ui.widgets.memory_list import MemoryList
+from ui.widgets.memory_list import FilterBar, MemoryList
 
 SIZES = [(80, 24), (120, 40)]
 
@@ -384,3 +384,22 @@ async def test_the_why_of_an_offline_remember_lists_its_tool_call_with_the_secre
         assert "Tool calls (1)" in lines and "What the reading of your message understood" in lines
         call = next(line for line in lines if line.startswith("remember "))
         assert "the alarm code is ••••" in call and "2468" not in "\n".join(lines)
+
+
+async def test_the_filters_take_a_second_line_when_their_values_do_not_fit_80_columns(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await open_memories(pilot, app)
+        bar = app.screen.query_one(FilterBar)
+        assert bar.region.height == 1  # "any" everywhere fits one line
+        kinds, sources = bar.fields[0][2], bar.fields[5][2]
+        bar.chosen[0] = [shown for shown, _ in kinds].index("preference")
+        bar.chosen[5] = [shown for shown, _ in sources].index("imported")
+        bar.refresh(layout=True)
+        await settle(pilot, app)
+        lines = str(bar.render()).split("\n")
+        assert bar.region.height == len(lines) == 2 and all(len(line) <= bar.region.width for line in lines)
+        assert lines[0].startswith("kind: preference") and "source: imported" in lines[1]
+        await pilot.click(FilterBar, offset=(lines[1].index("source") + 1, 1))  # a click on the second line
+        assert bar.field == 5 and bar.values["source"] == "mcp"
