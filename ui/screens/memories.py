@@ -289,9 +289,9 @@ class MemoryScreen(ReportsFailures, Screen[int | None]):
             with VerticalScroll(id="memory-body"):
                 yield Static("Loading…", id="memory-text", markup=False)
             # The footer of a narrow terminal has no room past the app's own keys: this screen's are here.
-            keys = " · ".join(f"{actions.key_for(f'memory-{name}', self.keymap)}: {name}" for name in
+            keys = " · ".join(f"{actions.key_for(f'memory-{name}', self.keymap)} {name}" for name in
                               ("edit", "private", "pin", "forget", "reveal", "undo"))
-            yield Static(f"{keys} · escape: back", classes="hint", id="memory-keys", markup=False)
+            yield Static(f"{keys} · esc back", classes="hint", id="memory-keys", markup=False)
             with Vertical(id="memory-form"):
                 yield MemoryEditor(id="memory-editor", soft_wrap=True, show_line_numbers=False, compact=True)
                 yield Static("", id="memory-error", markup=False)
