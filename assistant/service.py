@@ -460,7 +460,7 @@ class AssistantService:
     def undo_text(self, undone: changes.UndoneChange | None) -> str:
         from assistant.tools import undo_text
 
-        return undo_text(self.runtime, undone)
+        return undo_text(self.runtime, undone, mask=True)  # a notice: a secret masked, as the lists show it
 
     def can_write(self, size: int = 0) -> bool:
         """Whether a write of about `size` characters finds room on the disk now (after one was refused,
@@ -516,10 +516,22 @@ class AssistantService:
         if record is None:
             return None
         ids = _ids(record.get("memories"))
-        found = {m.id: m for m in memories.memories_by_id(self.runtime.store, ids)}
+        store = self.runtime.store
+        found = {m.id: m for m in memories.memories_by_id(store, ids)}
         clock = self.runtime.clock
+        # Read as they are now: one whose text was changed after the answer says so (its earlier texts
+        # are on its own screen), so the line is not taken for what the answer was given.
+        answered = store.one("SELECT created_at FROM messages WHERE id = ?", (record["message_id"],))
+        changed = {r[0] for r in store.query(
+            f"SELECT DISTINCT memory_id FROM memory_history WHERE replaced_at > ? AND memory_id IN "
+            f"({','.join('?' * len(ids))})", (answered[0], *ids))} if answered and ids else set()
+
+        def when(m: Memory) -> str:
+            said = clock.short(m.created_at)
+            return f"{said}; its text was changed after this answer" if m.id in changed else said
+
         shown = [LinkedView(i, private_marked(masked(found[i].content, found[i].sensitive), found[i].private),
-                            clock.short(found[i].created_at)) if i in found else LinkedView(i, "", "") for i in ids]
+                            when(found[i])) if i in found else LinkedView(i, "", "") for i in ids]
         episode_ids = _ids(record.get("conversations"))
         talks = {c.episode.id: self._conversation_view(c, None)
                  for c in episodes.list_conversations(self.runtime.store, len(episode_ids) or 1, episode_ids)}

@@ -27,6 +27,7 @@ from assistant.outbound.gate import LOCAL_GATE, Gate
 from assistant.providers.base import ToolSpec
 from assistant.recap import recap_text, recent_conversations, reminder_line
 from assistant.runtime import Runtime
+from assistant.views import masked
 from memory import changes, memories, reminders
 from memory.errors import InvalidInput
 from memory.schema import KINDS
@@ -336,8 +337,9 @@ _UNDONE = {"done": "is open again", "snooze": "is no longer snoozed", "move": "i
            "edit": "is back as it was", "private": "is back as it was", "pin": "is back as it was"}
 
 
-def undo_text(runtime: Runtime, undone: changes.UndoneChange | None) -> str:
-    """ "Undone: #5 check the oven is back (due Sun Nov 22 18:00)." (or that there is nothing to undo)."""
+def undo_text(runtime: Runtime, undone: changes.UndoneChange | None, mask: bool = False) -> str:
+    """ "Undone: #5 check the oven is back (due Sun Nov 22 18:00)." (or that there is nothing to undo);
+    with `mask`, a secret in it masked (the app's notices, as its lists show it)."""
     if undone is None:
         return "Nothing to undo: no change is recorded."
     memory = undone.memory
@@ -345,4 +347,5 @@ def undo_text(runtime: Runtime, undone: changes.UndoneChange | None) -> str:
         return f"Undone: #{undone.memory_id} is gone again (it was just made)."
     state = "done" if memory.done_at else f"due {runtime.clock.short(memory.due_at)}" if memory.due_at else memory.kind
     rule = f", {memory.rule.describe()}" if memory.rule else ""
-    return f"Undone: #{memory.id} {memory.content} {_UNDONE.get(undone.action, 'is back')} ({state}{rule})."
+    content = masked(memory.content, memory.sensitive) if mask else memory.content
+    return f"Undone: #{memory.id} {content} {_UNDONE.get(undone.action, 'is back')} ({state}{rule})."

@@ -125,3 +125,11 @@ def test_an_import_stands_when_the_model_cannot_load(tmp_path, capsys):
     assert "could not be embedded" in err and "300 texts are waiting for their embeddings" in err
     assert pending_count(runtime.store) == 300
     runtime.close()
+
+
+def test_a_few_texts_waiting_are_not_worth_a_notice(tmp_path):
+    runtime, _, notices = _runtime_with_backlog(tmp_path)
+    runtime.store.execute("DELETE FROM messages WHERE id > ?", (EMBED_PER_SEARCH + 3,))
+    runtime.searcher.search("festival")  # a batch embedded, three left: the next batch takes them
+    assert pending_count(runtime.store) == 3 and notices == []
+    runtime.close()

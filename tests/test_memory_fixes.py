@@ -235,6 +235,10 @@ async def test_an_offline_answer_after_an_edit_says_the_new_value_and_its_record
     why = service.why_view(events[-1].message_id)
     assert why is not None and why.record["left_the_machine"] is False
     assert [m.id for m in why.memories] == [memory.id] and why.memories[0].text == "the door code is ••••"
+    assert "changed" not in why.memories[0].when
+    rt.clock.fixed = T0 + timedelta(hours=1)
+    service.edit_memory(memory.id, "the door code is 1234")  # after the answer: its line says so
+    assert service.why_view(events[-1].message_id).memories[0].when.endswith("its text was changed after this answer")
 
 
 def test_update_memory_keeps_history_for_every_front_end(store):

@@ -157,14 +157,15 @@ def test_snapshot_collapsed_sidebar(tmp_path, snap_compare):
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it in .ci/run)")
-def test_real_app_in_tmux(tmp_path):
+@pytest.mark.parametrize("term", ["", "TERM=dumb"])  # tmux sets its own TERM in the pane; dumb is asked for
+def test_real_app_in_tmux(tmp_path, term):
     exe = Path(sys.executable).parent / "assistant"
     db, now = tmp_path / "m.db", "2026-11-22T14:00:00+00:00"
     subprocess.run([str(exe), "remember", "Call the plumber", "--due", "2026-11-23T10:00:00Z", "--db", str(db),
                     "--now", now], check=True, capture_output=True)
     sock, sess = f"assistant-test-{os.getpid()}-{tmp_path.name}", "t"  # unique across concurrent runs
     tmux = ["tmux", "-L", sock]
-    cmd = f"ASSISTANT_TIMEZONE=UTC {exe} --db {db} --now {now}; echo EXITED-$?; sleep 20"
+    cmd = f"env {term} ASSISTANT_TIMEZONE=UTC {exe} --db {db} --now {now}; echo EXITED-$?; sleep 20"
     subprocess.run([*tmux, "new-session", "-d", "-s", sess, "-x", "120", "-y", "40", cmd], check=True)
 
     def wait_for(text, secs=20.0):

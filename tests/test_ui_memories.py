@@ -22,7 +22,7 @@ from tests.test_why_and_incognito import TABLES
 from tests.ui_helpers import make_app, notices, settle, sidebar_text, type_and_send, wait_until
 from ui.screens.memories import MemoriesScreen, MemoryScreen
 from ui.screens.why import WhyItem, WhyScreen
-from ui.widgets.memory_list import MemoryList
+from ui.widgets.memory_list import FilterBar, MemoryList
 
 SIZES = [(80, 24), (120, 40)]
 
@@ -150,6 +150,10 @@ async def test_private_pin_forget_each_undone_with_ctrl_z_and_a_secret_revealed_
         await open_memories(pilot, app)
         screen = await open_first(pilot, app)
         assert "2468" not in shown(app, "#memory-text")
+        # 80 columns: the footer has no room for this screen's keys, so a line above it says them
+        hint = app.screen.query_one("#memory-keys")
+        assert "p private · t pin · f forget" in shown(app, "#memory-keys") and hint.region.height == 1
+        assert hint.region.bottom <= app.screen.query_one("KeyFooter").region.y
         await pilot.press("r")
         assert "the alarm code is 2468" in shown(app, "#memory-text")
         await pilot.press("r")
@@ -165,8 +169,11 @@ async def test_private_pin_forget_each_undone_with_ctrl_z_and_a_secret_revealed_
         await pilot.press("f")
         await wait_until(pilot, lambda: isinstance(app.screen, MemoriesScreen), what="back in the list")
         await wait_until(pilot, lambda: "the alarm code is ••••" not in listed(app), what="the row gone")
+        await wait_until(pilot, lambda: "2 memories" in shown(app, "#memories-title"), what="the count, one less")
         await pilot.press("ctrl+z")
         await wait_until(pilot, lambda: "the alarm code is ••••" in listed(app), what="brought back")
+        await wait_until(pilot, lambda: "3 memories" in shown(app, "#memories-title"), what="the count again")
+        assert not any("2468" in n for n in notices(app))  # the undo's notice masks it as the list does
         assert memories.get_memory(app.runtime.store, memory.id).content == "the alarm code is 2468"
         assert app.screen.query_one(MemoryList).selected.id == memory.id
         await pilot.press("escape")
@@ -377,3 +384,22 @@ async def test_the_why_of_an_offline_remember_lists_its_tool_call_with_the_secre
         assert "Tool calls (1)" in lines and "What the reading of your message understood" in lines
         call = next(line for line in lines if line.startswith("remember "))
         assert "the alarm code is ••••" in call and "2468" not in "\n".join(lines)
+
+
+async def test_the_filters_take_a_second_line_when_their_values_do_not_fit_80_columns(tmp_path):
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await open_memories(pilot, app)
+        bar = app.screen.query_one(FilterBar)
+        assert bar.region.height == 1  # "any" everywhere fits one line
+        kinds, sources = bar.fields[0][2], bar.fields[5][2]
+        bar.chosen[0] = [shown for shown, _ in kinds].index("preference")
+        bar.chosen[5] = [shown for shown, _ in sources].index("imported")
+        bar.refresh(layout=True)
+        await settle(pilot, app)
+        lines = str(bar.render()).split("\n")
+        assert bar.region.height == len(lines) == 2 and all(len(line) <= bar.region.width for line in lines)
+        assert lines[0].startswith("kind: preference") and "source: imported" in lines[1]
+        await pilot.click(FilterBar, offset=(lines[1].index("source") + 1, 1))  # a click on the second line
+        assert bar.field == 5 and bar.values["source"] == "mcp"

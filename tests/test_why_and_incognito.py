@@ -125,3 +125,19 @@ async def test_offline_incognito_refuses_to_remember_with_one_sentence(rt):
     assert "incognito conversation" in events[-1].text and "ctrl+n" in events[-1].text
     assert rt.store.one("SELECT count(*) FROM knowledge")[0] == 0
     assert rt.store.one("SELECT count(*) FROM messages")[0] == 0
+    # said once: the answer words the refusal, so the tool's result carries no line of its own for the chat
+    failed = [e for e in events if isinstance(e, ToolResult) and e.is_error]
+    assert len(failed) == 1 and failed[0].summary == "" and events[-1].text.count("nothing is stored") == 1
+
+
+async def test_an_undo_notice_masks_a_secret_as_the_lists_do(rt):
+    service = service_with(rt)
+    memory = memories.remember(rt.store, "the door code is 5829", kind="note")
+    assert memory.sensitive
+    service.edit_memory(memory.id, "the door code is 7731")
+    shown = service.undo_text(service.undo_last_change())
+    assert "5829" not in shown and shown.startswith(f"Undone: #{memory.id} ")
+    service.edit_memory(memory.id, "the door code is 7731")
+    from assistant.tools import undo_text
+
+    assert "5829" in undo_text(rt, changes.undo_last_change(rt.store))  # the chat's "undo" says it as said

@@ -276,6 +276,12 @@ def run_app(settings: Settings) -> int:
         # terminal itself; a shell that exported them at another size would pin the app to that size.
         os.environ.pop("COLUMNS", None)
         os.environ.pop("LINES", None)
+        # A real terminal that calls itself dumb (TERM=dumb, as editors' shells and CI jobs set it) draws
+        # Textual's screen all the same, but rich then takes it for 80x25 whatever its size, and the app
+        # went back and forth between the two sizes for ever, "starting…". This process reads it as a
+        # plain xterm; NO_COLOR is honoured on its own.
+        if os.environ.get("TERM", "").lower() in ("dumb", "unknown"):
+            os.environ["TERM"] = "xterm"
     app = AssistantApp(settings)
     try:
         app.run()

@@ -219,7 +219,10 @@ class Agent:
                     if outcome.changed:
                         state.changed.add(outcome.changed)
                 except ToolError as exc:
-                    result = ToolResult(call.id, call.name, f"Error: {exc}", True, f"{call.name} failed: {exc}")
+                    # The offline mode words every result in its answer, a failure too: a line above it
+                    # saying the same would say it twice. A model may not; the line is then the record.
+                    said = "" if self.responder.local else f"{call.name} failed: {exc}"
+                    result = ToolResult(call.id, call.name, f"Error: {exc}", True, said)
                 yield result
                 results.append(ToolOutput(call.id, call.name, result.content, result.is_error, data))
                 state.tools.append({"name": call.name, "arguments": call.input, "result": result.content,

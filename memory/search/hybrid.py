@@ -242,7 +242,9 @@ class Searcher:
             self._degrade(str(exc))
             return None
         self.pending = pending_count(self.store)
-        if self.pending and not self._backlog_noticed and self.on_backlog:
+        # A few texts waiting (the turns just said) are the next search's or idle moment's batch: said
+        # only when there are more than that, as after an import, so a newcomer is not told of three.
+        if self.pending > self.embed_per_search and not self._backlog_noticed and self.on_backlog:
             self.on_backlog(self.pending)
             self._backlog_noticed = True
         return vector

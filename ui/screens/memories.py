@@ -183,8 +183,16 @@ class MemoriesScreen(ReportsFailures, Screen[int | None]):
         row = await asyncio.to_thread(self.service.memory_row, memory_id, self.query_text.strip())
         if row is None:
             self.memory_list.drop(memory_id)
+            self._recount()
         else:
             self.memory_list.replace(row)
+
+    def _recount(self) -> None:
+        """The title's count after a memory left the list (forgotten)."""
+        if self.query_text.strip():
+            self._title(f"{len(self.memory_list.rows)} found")
+        else:
+            self.count(self.generation)
 
     @work(group="memories-undo", exit_on_error=False, description="undo a change to a memory")
     async def action_undo(self) -> None:
@@ -280,6 +288,10 @@ class MemoryScreen(ReportsFailures, Screen[int | None]):
             yield Static("Memory", classes="screen-title", id="memory-title")
             with VerticalScroll(id="memory-body"):
                 yield Static("Loading…", id="memory-text", markup=False)
+            # The footer of a narrow terminal has no room past the app's own keys: this screen's are here.
+            keys = " · ".join(f"{actions.key_for(f'memory-{name}', self.keymap)} {name}" for name in
+                              ("edit", "private", "pin", "forget", "reveal", "undo"))
+            yield Static(f"{keys} · esc back", classes="hint", id="memory-keys", markup=False)
             with Vertical(id="memory-form"):
                 yield MemoryEditor(id="memory-editor", soft_wrap=True, show_line_numbers=False, compact=True)
                 yield Static("", id="memory-error", markup=False)

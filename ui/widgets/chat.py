@@ -54,6 +54,7 @@ class ChatPane(ReportsFailures, Vertical):
         self.clock = TurnClock(actions.key_for("focus-composer", keymap), id="turn-clock")
         self.room_poll = 5.0  # seconds between the checks for room after a full disk refused a message
         self.unsent: str | None = None  # the message a full disk refused, waiting for room
+        self.waiting: str | None = None  # a message sent while an answer was written, back in the box
         # Seconds between the tries for a model that did not answer at launch: then every 5 minutes.
         self.retry_delays: list[float] = [5, 10, 20, 40, 80, 160, *[300] * 288]
         self.last_answer = ""
@@ -251,10 +252,24 @@ class ChatPane(ReportsFailures, Vertical):
         event.stop()
         await self.dismiss_briefing()  # the first message takes the briefing away
         if self.busy:
-            self.app.notify("Still answering the last message; yours is kept in the input history (up).",
-                            severity="warning", markup=False)
+            self.keep_until_answered(event.text)
             return
         self.run_turn(event.text)
+
+    def keep_until_answered(self, text: str) -> None:
+        """A message sent while an answer is written: back in the box, and sent when the answer is in
+        if the box still holds it then (edited, it waits for enter)."""
+        if not self.composer.text.strip():
+            self.composer.insert(text)
+        self.waiting = text
+        self.app.notify("Still answering: your message is back in the box and goes once the answer is in "
+                        "(escape stops the answer).", severity="warning", markup=False)
+
+    def send_waiting(self) -> None:
+        text, self.waiting = self.waiting, None
+        if text is not None and not self.busy and self.composer.text == text:
+            self.composer.clear()
+            self.run_turn(text)
 
     def keep_unsent(self, text: str) -> None:
         """A message the disk had no room for: back in the box, sent when there is room (if the box still
@@ -328,8 +343,9 @@ class ChatPane(ReportsFailures, Vertical):
                 elif isinstance(event, ToolCall):
                     await finish()
                 elif isinstance(event, ToolResult):
-                    if event.summary or event.is_error:  # bookkeeping (marking a reminder mentioned) is silent
-                        await log.add(ToolLine(event.summary or event.name, error=event.is_error))
+                    if event.summary:  # bookkeeping (marking a reminder mentioned) is silent, and so is a
+                        # failure the answer itself words (the offline mode's)
+                        await log.add(ToolLine(event.summary, error=event.is_error))
                 elif isinstance(event, Notice):
                     self.app.notify(event.text, severity="warning", markup=False)
                 elif isinstance(event, Failed):
@@ -344,11 +360,11 @@ class ChatPane(ReportsFailures, Vertical):
         except DiskFull:
             await finish()
             if started:
-                await log.mount(ToolLine("The answer could not be saved: the disk is full.", error=True))
+                await log.add(ToolLine("The answer could not be saved: the disk is full.", error=True))
             else:
                 if self.unsent != text:  # said once for a message, however often it is tried
-                    await log.mount(ToolLine("Not saved: the disk is full. Your message is back in the box and "
-                                             "is sent when there is room again.", error=True))
+                    await log.add(ToolLine("Not saved: the disk is full. Your message is back in the box and "
+                                           "is sent when there is room again.", error=True))
                 self.keep_unsent(text)
         except asyncio.CancelledError:
             await finish()
@@ -363,3 +379,5 @@ class ChatPane(ReportsFailures, Vertical):
             self.busy = False
             # What the turn wrote is read again; a reminder it changed is one ctrl+z in the box undoes.
             self.post_message(StoreChanged(by_user="reminders" in changed))
+            if self.waiting is not None:
+                self.call_later(self.send_waiting)  # after this worker has ended: run_turn is exclusive

@@ -185,7 +185,7 @@ class FilterBar(Widget, can_focus=True):
         Binding("left", "field(-1)", show=False), Binding("right", "field(1)", show=False),
         Binding("down,space", "cycle(1)", show=False), Binding("up", "cycle(-1)", show=False)]
     DEFAULT_CSS = """
-    FilterBar { height: 1; }
+    FilterBar { height: auto; }
     FilterBar > .filter-bar--current { text-style: reverse; }
     FilterBar:focus > .filter-bar--current { background: $accent; color: $text; text-style: bold; }
     """
@@ -211,12 +211,33 @@ class FilterBar(Widget, can_focus=True):
     def _parts(self) -> list[str]:
         return [f"{label}: {options[self.chosen[i]][0]}" for i, (_, label, options) in enumerate(self.fields)]
 
-    def render(self) -> Text:
-        out = Text(no_wrap=True, overflow="ellipsis")
+    def _lines(self, width: int) -> list[list[int]]:
+        """The filters (their indexes) on each line: one line when they fit, else as many as they need
+        (at 80 columns "kind: preference" and "source: imported" pushed the last one off)."""
+        lines: list[list[int]] = [[]]
+        used = 0
         for i, part in enumerate(self._parts()):
-            if i:
-                out.append("  ")
-            out.append(part, style=self.get_component_rich_style("filter-bar--current") if i == self.field else "")
+            if lines[-1] and used + 2 + len(part) > width:
+                lines.append([])
+                used = 0
+            used += (2 if lines[-1] else 0) + len(part)
+            lines[-1].append(i)
+        return lines
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._lines(width))
+
+    def render(self) -> Text:
+        parts = self._parts()
+        out = Text(no_wrap=True, overflow="ellipsis")
+        for n, line in enumerate(self._lines(self.content_size.width or 80)):
+            if n:
+                out.append("\n")
+            for k, i in enumerate(line):
+                if k:
+                    out.append("  ")
+                current = self.get_component_rich_style("filter-bar--current") if i == self.field else ""
+                out.append(parts[i], style=current)
         return out
 
     def watch_field(self) -> None:
@@ -228,14 +249,16 @@ class FilterBar(Widget, can_focus=True):
     def action_cycle(self, step: int) -> None:
         options = self.fields[self.field][2]
         self.chosen[self.field] = (self.chosen[self.field] + step) % len(options)
-        self.refresh()
+        self.refresh(layout=True)  # a longer value may take the bar to a second line
         self.post_message(self.Changed(self.values))
 
     def on_click(self, event: events.Click) -> None:
+        parts = self._parts()
+        lines = self._lines(self.content_size.width or 80)
         position = 0
-        for i, part in enumerate(self._parts()):
-            if position <= event.x < position + len(part):
+        for i in lines[event.y] if 0 <= event.y < len(lines) else []:
+            if position <= event.x < position + len(parts[i]):
                 self.field = i
                 self.action_cycle(1)
                 return
-            position += len(part) + 2
+            position += len(parts[i]) + 2
