@@ -192,7 +192,8 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
     if hits is None:
         hits = search_evidence(runtime, question, limit, mode)
     messages = episodes.messages_by_id(runtime.store, [h.id for h in hits if h.type == "message"])
-    stated = said_as_statements(runtime, [m for m in messages.values() if m.role == "user"])
+    stated = said_as_statements(runtime, [m for m in messages.values()
+                                          if m.role == "user" and m.id not in exclude_message_ids])
     by_id = {m.id: m for m in memories.memories_by_id(runtime.store, [h.id for h in hits if h.type == "memory"])}
     found: list[tuple[tuple, Evidence]] = []
     kept: list[str] = []
