@@ -332,9 +332,14 @@ class AssistantService:
         return [self._conversation_view(c, title) for c in everything if c.episode.id in wanted]
 
     def conversation_messages(self, episode_id: int) -> list[MessageView]:
-        clock = self.runtime.clock
-        return [MessageView(m.role, m.content, clock.short(m.created_at))
-                for m in episodes.episode_messages(self.runtime.store, episode_id) if m.role in ("user", "assistant")]
+        """A conversation's messages; an answer the offline mode wrote (its turn's record says so:
+        "offline", OfflineResponder.name) is plain text, as it was shown live. One with no record (imported,
+        or older than the records) is a model's."""
+        clock, store = self.runtime.clock, self.runtime.store
+        said = [m for m in episodes.episode_messages(store, episode_id) if m.role in ("user", "assistant")]
+        by = turn_records.responders_of(store, [m.id for m in said if m.role == "assistant"])
+        return [MessageView(m.role, m.content, clock.short(m.created_at), by.get(m.id) == "offline")
+                for m in said]
 
     def current_messages(self) -> list[MessageView]:
         """The open conversation's messages when it is still going (not past the idle gap), else none."""

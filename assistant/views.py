@@ -129,6 +129,7 @@ class MessageView:
     role: str  # user | assistant
     content: str
     when: str
+    plain: bool = False  # an answer of the offline mode: literal text, shown as it was written (not Markdown)
 
 
 @dataclass

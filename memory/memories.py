@@ -457,13 +457,24 @@ def parse_instant_field(name: str, value: Any, store: Store) -> str | None:
         raise InvalidInput(f"{name}: {exc}") from exc
 
 
-def most_important(store: Store, limit: int, tier: str = "hot") -> list[int]:
-    """Ids of the most important memories of a tier (not reminders, people or moods), newest first
-    among equals: the ones a prompt shows whatever the question."""
-    rows = store.query("SELECT k.id FROM knowledge k LEFT JOIN memory_meta m ON m.memory_id = k.id "
-                       "WHERE k.due_at IS NULL AND k.kind NOT IN ('mood', 'person') AND coalesce(m.tier, 'hot') = ? "
-                       "ORDER BY k.importance DESC, k.id DESC LIMIT ?", (tier, limit))
+_KNOWN = "k.due_at IS NULL AND k.kind NOT IN ('mood', 'person')"  # what is known, not a task or a mood
+_CURRENT = " AND m.superseded_by IS NULL"  # not the older value of a fact restated since
+
+
+def most_important(store: Store, limit: int, tier: str | None = "hot", current: bool = False) -> list[int]:
+    """Ids of the most important memories of a tier (None: any) (not reminders, people or moods), newest
+    first among equals: the ones a prompt shows whatever the question; `current`: no older value of a
+    fact restated since."""
+    rows = store.query(f"SELECT k.id FROM knowledge k LEFT JOIN memory_meta m ON m.memory_id = k.id WHERE {_KNOWN}"
+                       f"{_CURRENT if current else ''} AND (? IS NULL OR coalesce(m.tier, 'hot') = ?) "
+                       "ORDER BY k.importance DESC, k.id DESC LIMIT ?", (tier, tier, limit))
     return [r[0] for r in rows]
+
+
+def count_known(store: Store) -> int:
+    """How many memories most_important(tier=None, current=True) chooses from."""
+    return store.one(f"SELECT count(*) FROM knowledge k LEFT JOIN memory_meta m ON m.memory_id = k.id "
+                     f"WHERE {_KNOWN}{_CURRENT}")[0]
 
 
 def people(store: Store) -> list[Memory]:

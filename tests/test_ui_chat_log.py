@@ -185,3 +185,43 @@ async def test_the_answer_being_written_stays_and_what_arrives_while_reading_far
         assert shown_texts(log)[-2:] == ["being written, still", "a reminder fell due"]
         await log.add(UserMessage("follows again"))
         await wait_until(pilot, lambda: log.scroll_y == log.max_scroll_y and shown_texts(log)[-1] == "follows again")
+
+
+async def test_a_reopened_offline_answer_keeps_its_lines_in_the_reader_and_the_chat(tmp_path):
+    """An offline answer is literal text (a PlainAnswer) when written; reopened from the Conversations
+    screen it is the same, not Markdown that joins its lines; a model's (imported) answer stays Markdown."""
+    from tests.ui_helpers import make_app
+    from ui.screens.conversations import ConversationsScreen
+
+    app = make_app(tmp_path, messages=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await type_and_send(pilot, app, "what's coming up?")
+        await wait_until(pilot, lambda: app.main_screen.chat.chat_log.query(PlainAnswer), what="the live answer")
+        live = str(app.main_screen.chat.chat_log.query(PlainAnswer).last().render())
+        assert "\n- #1 " in live and "\n- #2 " in live
+        await pilot.press("ctrl+n")
+        await settle(pilot, app)
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConversationsScreen)
+                         and app.screen.query("ConversationItem"), what="the list")
+        await pilot.press("enter")  # the newest: the one just closed
+        await wait_until(pilot, lambda: isinstance(app.screen, ConversationScreen) and app.screen.query(UserMessage),
+                         what="the reader")
+        await settle(pilot, app)
+        reader = app.screen.query_one(ChatLog)
+        [plain] = reader.query(PlainAnswer)
+        assert str(plain.render()) == live and not reader.query("Markdown")
+        await pilot.press("c")
+        await wait_until(pilot, lambda: app.screen is app.main_screen, what="back in the chat")
+        await settle(pilot, app)
+        chat = app.main_screen.chat.chat_log
+        assert [str(w.render()) for w in chat.query(PlainAnswer)] == [live] and not chat.query("Markdown")
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConversationsScreen)
+                         and len(app.screen.query("ConversationItem")) == 2, what="the list")
+        await pilot.press("down", "enter")  # the imported one: a model's answer
+        await wait_until(pilot, lambda: isinstance(app.screen, ConversationScreen) and app.screen.query(UserMessage),
+                         what="the reader")
+        await settle(pilot, app)
+        assert app.screen.query("Markdown") and not app.screen.query(PlainAnswer)

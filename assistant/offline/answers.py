@@ -32,10 +32,11 @@ from assistant.recall.evidence import (
 )
 from assistant.recall.reasoned import reasoned_recall
 from assistant.runtime import Runtime
-from assistant.views import private_marked
-from memory import reminders, supersession
+from assistant.views import masked, private_marked
+from memory import memories, reminders, supersession
 from memory.errors import InvalidInput
 from memory.search import Hit
+from memory.text import flat
 from memory.time.instants import parse_stored
 from memory.time.references import asks_when
 from memory.time.schedule import parse_schedule
@@ -85,6 +86,26 @@ def answer_from_memory(runtime: Runtime, question: str, exclude_message_ids: tup
     runtime.searcher.touch([e.id for e in shown_now if e.type == "memory"])
     lines = [_lead(runtime, best)]
     lines += [f"Also ({told_when(runtime, e)}): {_text(runtime, e)}" for e in shown_now[1:]]
+    return "\n".join(lines)
+
+
+KNOWN_LISTED = 10  # memories "what do you know about me?" names; the rest are counted
+
+
+def what_i_know(runtime: Runtime) -> str:
+    """ "What do you know about me?": the most important memories, each in one line with the day it was
+    told, a secret masked and a private one marked as in every list; how many more there are."""
+    store, clock = runtime.store, runtime.clock
+    shown = memories.memories_by_id(store, memories.most_important(store, KNOWN_LISTED, tier=None, current=True))
+    if not shown:
+        return "I don't know anything about you yet. Tell me something with \"remember that ...\"."
+    runtime.searcher.touch([m.id for m in shown])
+    lines = ["What I know about you, the most important first:"]
+    lines += [f"- #{m.id} {private_marked(flat(masked(m.content, m.sensitive), 120), m.private)} "
+              f"(you told me {clock.day(m.created_at)})" for m in shown]
+    more = memories.count_known(store) - len(shown)
+    if more > 0:
+        lines.append(f"… {more:,} more (the Memories screen, f2 in the app, lists them all)")
     return "\n".join(lines)
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from assistant.conversation import AssistantMessage, Item, ToolResults, ToolUse, UserMessage, last_user_text
 from assistant.offline.agenda import agenda, coming_up, trips
-from assistant.offline.answers import answer_from_memory
+from assistant.offline.answers import answer_from_memory, what_i_know
 from assistant.outbound.gate import LOCAL_GATE, Gate
 from assistant.providers.base import Delta
 from assistant.reading import Reading
@@ -60,6 +60,7 @@ WHICH_ONE = "Which one did you mean?"
 DID_YOU_MEAN = "Did you mean"
 CONFIRM_FORGET = "Forget #"  # the question before forgetting a memory named by words: "Forget #4 "..."?"
 ASK_EVENT = "When is"
+INCOGNITO_KEPT = "This is an incognito conversation: nothing of it is kept."
 UNDO_HINT = " (say \"undo\" to put it back)"
 _THANKS = re.compile(r"^\W*(thanks|thank you|thx|ty|cheers|much appreciated)\b", re.I)
 _YES = re.compile(r"^\W*(y|yes|yeah|yep|yup|sure|ok|okay|please|do it|go ahead|correct|right|that's right)\W*$", re.I)
@@ -99,12 +100,13 @@ class OfflineResponder:
         self._request: str | None = None
         self._note = ""
         self._used: list[int] = []  # the memories this turn's answer showed (its Why record)
+        self._incognito = False  # this turn is of an incognito conversation: nothing of it is kept
 
     def gate_for(self, store: Store, reading: Reading) -> Gate:
         return LOCAL_GATE  # nothing leaves the machine: the person's own values show on their own screen
 
     async def prepare(self, turn: TurnInput) -> None:
-        self._reading = turn.reading
+        self._reading, self._incognito = turn.reading, turn.incognito
         self._actions, self._request, self._note, self._used = [], None, "", []
 
     def plan(self, reading: Reading, conversation: list[Item]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
@@ -183,6 +185,8 @@ class OfflineResponder:
             return [("remember", {"content": reading.content, "kind": reading.kind})], ""
         if intent == "upcoming":
             return self._agenda(reading)
+        if intent == "known":
+            return [], what_i_know(self.runtime)
         if intent == "recap":
             if reading.span:
                 return [], self._recap(reading.span, conversation)
@@ -203,14 +207,19 @@ class OfflineResponder:
         if intent == "near_miss":
             return [], self._near_miss(reading)
         if self.unreachable:
+            if self._incognito:
+                return [], f"I can answer properly once the model is reachable again. {INCOGNITO_KEPT}"
             return [], "Your message is saved; I can answer properly once the model is reachable again."
         if _THANKS.match(text):
             return [], "You're welcome."
         if is_small_talk(text):
             return [], f"Hi! I'm running without a chat model. {self._connect(HOW_TO_CONNECT)}\n\n{CAPABILITIES}"
-        return [], ("I'm running without a chat model, so I can't chat about that, but your message is kept and "
-                    "I can find it later. To keep something as a memory, say \"remember that ...\".\n\n"
-                    f"{SHORT_CAPABILITIES}\n\n{self._connect(HOW_TO_CONNECT)}")
+        # What becomes of the message follows the conversation: in an incognito one nothing is kept.
+        kept = (f"I'm running without a chat model, so I can't chat about that. {INCOGNITO_KEPT}"
+                if self._incognito else
+                "I'm running without a chat model, so I can't chat about that, but your message is kept and I can "
+                "find it later. To keep something as a memory, say \"remember that ...\".")
+        return [], f"{kept}\n\n{SHORT_CAPABILITIES}\n\n{self._connect(HOW_TO_CONNECT)}"
 
     def _connect(self, text: str) -> str:
         return text.replace("{model}", self.runtime.settings.ollama.model)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from assistant.reading.intent import is_recap_query, temporal_recency
 from assistant.reading.languages import english_forms
-from assistant.reading.understand import Action, read_message
+from assistant.reading.understand import Action, read_message, states_something
 from memory.time.clock import Clock
 from memory.time.references import asks_when
 
@@ -31,6 +31,7 @@ class Reading:
     temporal_recency: float  # in [0, 1]: about the recent past of our own exchanges
     asks_when: bool  # when / what date / how long ago: reasoning with resolved dates
     ids: frozenset[int]  # memory ids it names
+    statement: bool = False  # it tells something (evidence of a fact), asks nothing of the assistant
 
     @property
     def boosted(self) -> bool:
@@ -40,5 +41,6 @@ class Reading:
 
 def read(text: str, clock: Clock) -> Reading:
     """The one reading of a message."""
-    return Reading(text, read_message(english_forms(text), clock.now(), clock.zone), is_recap_query(text),
-                   temporal_recency(text), asks_when(text), mentioned_ids(text))
+    action = read_message(english_forms(text), clock.now(), clock.zone)
+    return Reading(text, action, is_recap_query(text), temporal_recency(text), asks_when(text), mentioned_ids(text),
+                   states_something(action, text))

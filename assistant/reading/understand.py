@@ -2,7 +2,7 @@
 configured model cannot be reached.
 
 `read_message` turns one message into a Action: an intent (remind, remind_relative, remember,
-upcoming, recap, done, cancel, move, snooze, rename, undo, forget, question, help, near_miss, chat)
+upcoming, known, recap, done, cancel, move, snooze, rename, undo, forget, question, help, near_miss, chat)
 with its parts: the task or the words naming a reminder, its id, the new time, the days a recap or an
 agenda is about. Reminders are understood with the time before
 or after the task ("remind me tomorrow at 8am to water the plants", "remind me to water the plants
@@ -60,6 +60,27 @@ _UPCOMING = re.compile(
     r"on (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2})\b"
     r"|^\W*(my |show( me)?( my)? |list( my)? |any |what are my |open )?(reminders|upcoming|agenda|to-?dos?)\W*$"
     r"|\bmy reminders\b|\bwhat (am i|do i need to be) remind", re.I)
+# One's reminders asked for as such ("what reminders do I have?", "do I have any reminders?", "what's on my
+# list?"), maybe for some days ("... tomorrow"); not a list of something else ("my shopping list") nor
+# reminders about one thing ("any reminders about the dentist?": a question about memory).
+_MY_REMINDERS = re.compile(
+    r"^\W*(?:(?:what|which)\s+(?:reminders|to-?dos?|tasks)\s+(?:do|have|did)\s+(?:i|we)(?:\s+(?:have|got|set|made))?"
+    r"|(?:what|which)\s+(?:reminders|to-?dos?)\s+(?:are|is)\s+(?:there|open|set|pending|due)"
+    r"|(?:do|have)\s+(?:i|we)\s+(?:have|got)\s+(?:any|some)\s+(?:reminders|to-?dos?)"
+    r"|(?:are|is)\s+there\s+any\s+(?:reminders|to-?dos?)|any\s+(?:reminders|to-?dos?)"
+    r"|(?:what'?s|what\s+is|anything)\s+(?:on|in)\s+my\s+(?:(?:to-?do|reminders?|task)\s+)?list"
+    r"|(?:show|give|tell|read)\s+(?:me\s+)?(?:all\s+)?(?:of\s+)?my\s+(?:reminders|to-?dos?|(?:to-?do\s+|reminders?\s+)?list)"
+    r"|what\s+are\s+(?:all\s+)?my\s+(?:reminders|to-?dos?))"
+    r"(?P<rest>(?:\s+(?:(?:set|open|pending|left|still|right now|now|at the moment|so far|coming up|for|on|in)\b|"
+    r"(?:today|tonight|tomorrow|this (?:morning|afternoon|evening|week)|next week|(?:this |next )?weekend|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b))*)\W*$", re.I)
+# What the assistant knows of the person, asked as such ("what do you know about me?", "what have you
+# remembered?"); "what do you know about Priya?" is a question about Priya.
+_KNOWN = re.compile(
+    r"^\W*(?:(?:tell|show)\s+me\s+)?what\s+(?:else\s+)?(?:(?:do|did|have|can)\s+)?you\s+(?:know|remember(?:ed)?|got|stored|"
+    r"saved|kept|learn(?:ed|t)|noted)(?:\s+(?:so far|on me|about me|of me|about myself|about my life))?\W*$"
+    r"|^\W*what(?:'?s|\s+is)\s+in\s+your\s+memory\W*$"
+    r"|^\W*(?:(?:show|list|give|tell)\s+(?:me\s+)?(?:all\s+)?(?:of\s+)?|what\s+are\s+)?my\s+memories\W*$", re.I)
 # What is left of a day: "what do I still have to do today?", "anything left for today?", "anything else?",
 # "what am I doing tonight?", "any plans this afternoon?". "still" and "left" count only about things to do
 # ("what do I still need to tell Priya?" and "anything left in the fridge?" are questions about memory).
@@ -426,7 +447,9 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
     short = len(core) <= 300  # an agenda is asked in a few words: a pasted megabyte is quickly none
     if short and not reminding and _TRIPS.search(core):
         return Action("upcoming", span=day_span(raw, now, zone, past=False), topic="trip")
-    listing = not reminding and _UPCOMING.search(core)
+    if short and _KNOWN.match(core):
+        return Action("known")
+    listing = not reminding and (_UPCOMING.search(core) or short and _MY_REMINDERS.match(core))
     if listing or short and not reminding and (_LEFT.search(core) or _ON_A_DAY.search(core) and _DAY_WORD.search(core)):
         span = day_span(raw, now, zone, past=False)
         if span is None and not listing:
@@ -476,6 +499,34 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
     if match:
         return Action("near_miss", match.group("what"))
     return Action("chat", raw)
+
+
+# A request of the assistant said as an imperative ("write me a poem", "translate this", "let's plan a
+# trip"): a verb people ask an assistant with, then what it is to act on. "book club is on Thursday" and
+# "order arrived today" open with such a word and state something.
+_ASKS_OF_YOU = re.compile(
+    r"^\W*(?:let'?s\b|(?:write|tell|give|make|show|help|explain|translate|find|search|look\s+up|play|sing|draw|"
+    r"generate|create|compose|summari[sz]e|list|send|book|order|open|calculate|compute|convert|suggest|recommend|"
+    r"describe|plan|teach|pretend|imagine|say|define|rewrite|fix|check|correct|proofread|draft|brainstorm|name|"
+    r"count|read|recite|guess|pick|choose|compare|ask|get|find|think\s+of|come\s+up\s+with)\s+"
+    r"(?:me|us|a|an|the|some|my|your|this|that|these|those|it|something|anything|another|more|one|all|up|out|"
+    r"down|\d+)\b)", re.I)
+# What a message asks of the assistant, when it is not a statement: anything the offline mode acts on or
+# answers, and the requests it could not do. A plainly said change of a fact ("the gate code changed to
+# 5521") is a statement, kept as one.
+_NOT_STATED = frozenset({"remind", "remind_relative", "remind_no_time", "upcoming", "known", "recap", "done", "cancel",
+                         "move", "snooze", "rename", "undo", "forget", "question", "help", "near_miss"})
+
+
+def states_something(action: Action, text: str) -> bool:
+    """Whether a message, read as `action`, tells something (evidence of a fact) rather than asks the
+    assistant for something: a command, a question, small talk or a request it could not do is not."""
+    if action.intent == "remember":
+        return action.kind == "fact"
+    if action.intent in _NOT_STATED:
+        return False
+    core = _strip(text)
+    return bool(core) and not is_small_talk(text) and not _ASKS_OF_YOU.match(core)
 
 
 def is_small_talk(text: str) -> bool:

@@ -1,7 +1,10 @@
 """Answers from memory without a model (SPEC F7 offline mode, F5 reasoned recall without a model).
 
 A question is answered from the statements that best match it: memories first, then what the user
-said, never a question (least of all the question being asked) and never small talk. Each piece of
+said, never a question (least of all the question being asked) and never small talk. Of what the user
+said, only statements count: a message that asked something of the assistant ("forget the sister's
+birthday", "tell me a joke", "remind me ...") is no evidence of a fact, as the reading of that message
+found when its turn ran. Each piece of
 evidence carries its date, and relative words in it carry the date they meant ("Sara moved to
 Lisbon last month [October 2026]").
 """
@@ -11,9 +14,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from assistant.reading import read
 from assistant.reading.questions import Focus
 from assistant.runtime import Runtime
-from memory import episodes, memories, supersession
+from memory import episodes, memories, supersession, turn_records
 from memory.search import STOPWORDS, Hit
 from memory.supersession import USER, Subject, read_statement
 from memory.time.references import with_dates
@@ -188,6 +192,8 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
     if hits is None:
         hits = search_evidence(runtime, question, limit, mode)
     messages = episodes.messages_by_id(runtime.store, [h.id for h in hits if h.type == "message"])
+    stated = said_as_statements(runtime, [m for m in messages.values()
+                                          if m.role == "user" and m.id not in exclude_message_ids])
     by_id = {m.id: m for m in memories.memories_by_id(runtime.store, [h.id for h in hits if h.type == "memory"])}
     found: list[tuple[tuple, Evidence]] = []
     kept: list[str] = []
@@ -203,6 +209,8 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
             if hit.id in told:
                 continue  # the memory made from it speaks for it, as it reads now (an edit corrected it)
             role, refs = message.role, message.time_refs
+            if role == "user" and hit.id not in stated:
+                continue  # a command, a question or a request to the assistant: no evidence of a fact
             if role == "assistant" and strict:  # shown as an answer, its own words would repeat a memory
                 continue
         elif hit.type == "memory" and hit.id in by_id:
@@ -229,6 +237,21 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
         found.append(((own, -relevance, TYPE_RANK[hit.type], rank) if strict else (own, rank), evidence))
     found.sort(key=lambda item: item[0])
     return newest_first(runtime, [evidence for _, evidence in found])[:limit]
+
+
+def said_as_statements(runtime: Runtime, said: list[episodes.Message]) -> set[int]:
+    """The ids of the user's messages that state something, as the reading of each found when its turn ran
+    (recorded with the answer); one with no turn of ours (imported, or older than the records) is read now,
+    by the same reading."""
+    recorded = turn_records.readings_of(runtime.store, [m.id for m in said])
+    statements = set()
+    for message in said:
+        verdict = recorded.get(message.id, {}).get("statement")
+        if verdict is None:
+            verdict = read(message.content, runtime.clock).statement
+        if verdict:
+            statements.add(message.id)
+    return statements
 
 
 def newest_first(runtime: Runtime, found: list[Evidence]) -> list[Evidence]:

@@ -234,7 +234,7 @@ def _reading_json(turn: TurnInput) -> dict[str, Any]:
     """What the reading understood of the message (the Why view of an offline answer, shown for any)."""
     action, reading = turn.reading.action, turn.reading
     understood: dict[str, Any] = {"intent": action.intent, "recap": reading.recap, "asks_when": reading.asks_when,
-                                  "ids": sorted(reading.ids)}
+                                  "ids": sorted(reading.ids), "statement": reading.statement}
     for key in ("content", "when", "target", "event", "new_text"):
         value = getattr(action, key)
         if value not in ("", None):

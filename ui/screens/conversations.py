@@ -18,8 +18,7 @@ from ui import actions
 from ui.failures import ReportsFailures
 from ui.screens.dialogs import Line
 from ui.text import one_line
-from ui.widgets.chat_log import ChatLog
-from ui.widgets.entry import Entry
+from ui.widgets.chat_log import ChatLog, entry_for
 from ui.widgets.footer import KeyFooter
 
 
@@ -146,7 +145,7 @@ class ConversationScreen(Screen[int | None]):
     async def on_mount(self) -> None:
         self.body.focus()
         if self.messages:  # a long conversation lays out one screenful; the rest as it is scrolled to
-            await self.body.show([Entry("user" if m.role == "user" else "answer", m.content) for m in self.messages],
+            await self.body.show([entry_for(m) for m in self.messages],
                                  at_start=True)
         else:
             await self.body.mount(Line(self.view.summary or "This conversation has no stored messages.", "muted"))

@@ -24,9 +24,16 @@ from ui.failures import ReportsFailures
 from ui.jobs import TURN_GROUP
 from ui.messages import StatusNews, StoreChanged
 from ui.text import visible
-from ui.widgets.chat_log import TRANSCRIPT_CHARACTERS, ChatLog, PlainAnswer, ToolLine, UserMessage, answer_view
+from ui.widgets.chat_log import (
+    TRANSCRIPT_CHARACTERS,
+    ChatLog,
+    PlainAnswer,
+    ToolLine,
+    UserMessage,
+    answer_view,
+    entry_for,
+)
 from ui.widgets.composer import Composer
-from ui.widgets.entry import Entry
 from ui.widgets.welcome import Welcome
 from ui.widgets.working import TurnClock
 
@@ -156,8 +163,7 @@ class ChatPane(ReportsFailures, Vertical):
     async def show_transcript(self, messages: list[MessageView]) -> None:
         """Fill the chat with a conversation's messages (continued, or still open at launch)."""
         await self.drop_welcome()
-        await self.chat_log.show([Entry("user", m.content) if m.role == "user" else Entry("answer", m.content)
-                                  for m in messages])
+        await self.chat_log.show([entry_for(m) for m in messages])
         answers = [m.content for m in messages if m.role == "assistant"]
         if answers:
             self.last_answer = answers[-1]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from textual.await_complete import AwaitComplete
 from textual.containers import VerticalScroll
@@ -28,6 +28,9 @@ from textual.widgets import Static
 
 from ui.text import visible
 from ui.widgets.entry import SHOWN_CHARACTERS, Entry
+
+if TYPE_CHECKING:
+    from assistant.views import MessageView
 
 # A conversation opens with at most this much text laid out (and at least one message): Markdown
 # costs about a second per 5,000 characters here, so a reopened conversation of long answers kept the
@@ -81,6 +84,14 @@ def answer_view(markdown: str | None = None) -> Any:
     from ui.widgets.answer import AnswerView
 
     return AnswerView(markdown)
+
+
+def entry_for(message: MessageView) -> Entry:
+    """A stored message as the log keeps it: an offline answer literal, as it was shown when written (a
+    Markdown view would join its lines); a model's answer Markdown."""
+    if message.role == "user":
+        return Entry("user", message.content)
+    return Entry("plain" if message.plain else "answer", message.content)
 
 
 def widget_for(entry: Entry) -> Widget:
