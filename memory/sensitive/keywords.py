@@ -370,10 +370,10 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         found = _value_after(text, keyword.end(), strong, plural, word.lower() in _ABBREVIATIONS,
                              changed=bool(_CHANGE_VERB.search(text, max(0, keyword.start() - 60), keyword.start())),
                              compound=bool(_ARTICLE_BEFORE.search(text, max(0, keyword.start() - 12), keyword.start())),
-                             digits=kind in _MADE_OF_DIGITS)
+                             of_digits=kind in _MADE_OF_DIGITS)
         if found:
             changed_it = _CHANGED_IT.match(text, found[1])
-            again = (_clause(text, changed_it.end(), strong, False, digits=kind in _MADE_OF_DIGITS)
+            again = (_clause(text, changed_it.end(), strong, False, of_digits=kind in _MADE_OF_DIGITS)
                      if changed_it else None)
             if again:
                 yield again[0], again[1], _kind(word)
@@ -466,7 +466,7 @@ _DIGIT_WORD = re.compile(r"[#*]?\d[\d\-./#*]*")
 
 
 def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: bool,
-                 changed: bool, compound: bool = False, digits: bool = False) -> tuple[int, int] | None:
+                 changed: bool, compound: bool = False, of_digits: bool = False) -> tuple[int, int] | None:
     # "password for the guest wifi is X", "PIN: X", "password itself is X".
     pos = at
     whose = _WHOSE.match(text, pos)
@@ -482,7 +482,7 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
             return None  # "passwords:" over a list: each item is read by records.py and labels.py
         sign = copula.group(0) + text[copula.end():lead]
         label = whose is None and copula.group(0).strip()[:1] in (":", "=", "-", "—", "–", '"', "'")
-        value = _clause(text, lead, strong or label, plural, label=":" in sign, digits=digits)
+        value = _clause(text, lead, strong or label, plural, label=":" in sign, of_digits=of_digits)
         if value:
             return value
         described = _DESCRIBED.match(text, lead) if strong else None
@@ -500,7 +500,7 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
     if changed:
         to = _TO.match(text, at)
         if to:
-            return _clause(text, to.end(), strong, plural, digits=digits)
+            return _clause(text, to.end(), strong, plural, of_digits=of_digits)
     # "Passwort auf Blaubeere42 geändert".
     german = _GERMAN_CHANGE.match(text, at)
     if german and _looks_like_value(german.group(1), strong):
@@ -528,7 +528,7 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
     # that looks like one.
     gap = _GAP_TO_SIGN.match(text, at) if strong else None
     if gap:
-        value = _clause(text, gap.end(), False, plural, digits=digits)
+        value = _clause(text, gap.end(), False, plural, of_digits=of_digits)
         if value and not measure(text[value[0]:value[1]]):  # "Reset passwords Due: 2025-05-01"
             return value
     # "passcode for door 8823", "pin for tomorrow 4471" (a date annotation blanked).
@@ -599,8 +599,8 @@ def _value_before(text: str, at: int, end: int, strong: bool) -> tuple[int, int]
 
 
 def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = False,
-            digits: bool = False) -> tuple[int, int] | None:
-    """The value of a clause that starts at `start`, if it reads as a value (`digits`: the keyword names
+            of_digits: bool = False) -> tuple[int, int] | None:
+    """The value of a clause that starts at `start`, if it reads as a value (`of_digits`: the keyword names
     a secret made of digits, a PIN, a code or a combination, so a value that starts with digits ends
     with them)."""
     while start < len(text) and text[start] in " \t":
@@ -627,7 +627,7 @@ def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = Fal
             return None  # "4 digits", "12 characters long": says what the secret is made of
         if w in _CUT:
             break
-        if digits and all(_DIGIT_WORD.fullmatch(v.group(0).strip(_TRAILING)) for v in words[:i]) and not (
+        if of_digits and all(_DIGIT_WORD.fullmatch(v.group(0).strip(_TRAILING)) for v in words[:i]) and not (
                 _DIGIT_WORD.fullmatch(w) or w in _AND and i + 1 < len(words)
                 and _DIGIT_WORD.fullmatch(words[i + 1].group(0).strip(_TRAILING))):
             break  # a PIN, code or combination is its digits: "4821 and Bob", "31-07-22 INCOGAPP"
