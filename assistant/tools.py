@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal, get_type_hints
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
-from pydantic_core import PydanticCustomError
 
 from assistant.errors import ToolError
 from assistant.forgetting import forget as forget_memory
@@ -43,11 +42,16 @@ else:  # the schema a model is offered names the choices: memory's own lists, wr
     Mode = Literal[tuple(MODES)]
 
 
+class _NoSuchIdArgument(ValueError):
+    """NoSuchId as pydantic reports a validator's refusal (a ValueError), so MCP's SDK, which validates a
+    tool's arguments before it calls us, reports it too."""
+
+
 def _memory_id(value: int) -> int:
     try:
         return checked_id(value)
-    except NoSuchId as exc:  # a validation error, so the SDK of MCP, which validates first, reports it too
-        raise PydanticCustomError("no_such_id", "{line}", {"line": str(exc)}) from None
+    except NoSuchId as exc:
+        raise _NoSuchIdArgument(str(exc)) from None
 
 
 # An id a row can have (SQLite's integers from 1): bounded where every tool's arguments are checked, for
@@ -99,8 +103,9 @@ def argument_problems(name: str, exc: ValidationError) -> str:
     """One sentence for arguments that do not fit a tool's schema: each field and what is wrong with it
     (never the value sent: it may hold a secret)."""
     for error in exc.errors():
-        if error["type"] == "no_such_id":
-            return str(error["msg"])  # the line the CLI and every other front end says
+        refusal = error.get("ctx", {}).get("error")
+        if isinstance(refusal, _NoSuchIdArgument):
+            return str(refusal)  # the line the CLI and every other front end says
     problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
     return f"bad arguments for {name}: {problems}"
 
