@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from assistant.errors import ToolError
 from assistant.forgetting import forget as forget_memory
@@ -29,7 +29,7 @@ from assistant.recap import recap_text, recent_conversations, reminder_line
 from assistant.runtime import Runtime
 from assistant.views import masked
 from memory import changes, memories, reminders
-from memory.errors import InvalidInput
+from memory.errors import InvalidInput, NoSuchId, checked_id
 from memory.schema import KINDS
 from memory.search import MODES
 from memory.text import flat
@@ -41,6 +41,23 @@ if TYPE_CHECKING:
 else:  # the schema a model is offered names the choices: memory's own lists, written once there
     Kind = Literal[KINDS]
     Mode = Literal[tuple(MODES)]
+
+
+class _NoSuchIdArgument(ValueError):
+    """NoSuchId as pydantic reports a validator's refusal (a ValueError), so MCP's SDK, which validates a
+    tool's arguments before it calls us, reports it too."""
+
+
+def _memory_id(value: int) -> int:
+    try:
+        return checked_id(value)
+    except NoSuchId as exc:
+        raise _NoSuchIdArgument(str(exc)) from None
+
+
+# An id a row can have (SQLite's integers from 1): bounded where every tool's arguments are checked, for
+# the chat model, MCP and the CLI alike (memory.errors.checked_id).
+MemoryId = Annotated[int, AfterValidator(_memory_id)]
 
 
 @dataclass
@@ -86,6 +103,10 @@ class Tool:
 def argument_problems(name: str, exc: ValidationError) -> str:
     """One sentence for arguments that do not fit a tool's schema: each field and what is wrong with it
     (never the value sent: it may hold a secret)."""
+    for error in exc.errors():
+        refusal = error.get("ctx", {}).get("error")
+        if isinstance(refusal, _NoSuchIdArgument):
+            return str(refusal)  # the line the CLI and every other front end says
     problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors())
     return f"bad arguments for {name}: {problems}"
 
@@ -175,7 +196,7 @@ def remember(runtime: Runtime,
 @tool("Change a memory by id. After mentioning a reminder, set reminded_at to \"now\". Set done to true when a "
       "reminder is finished (a repeating one moves to its next occurrence); a new due_at snoozes it (only this "
       "occurrence of a repeating one).", writes=True)
-def update_memory(runtime: Runtime, id: int,  # noqa: A002 - the name the model sees
+def update_memory(runtime: Runtime, id: MemoryId,  # noqa: A002 - the name the model sees
                   reminded_at: Annotated[str | None, Field(description="\"now\" or an ISO 8601 instant.")] = None,
                   due_at: str | None = None, content: str | None = None, done: bool | None = None,
                   *, gate: Gate = LOCAL_GATE) -> ToolOutcome:
@@ -234,7 +255,7 @@ def recall_recent_tool(runtime: Runtime,
 
 
 @tool("Delete a memory (undo brings it back until the next change). Only when the user asks.", writes=True)
-def forget(runtime: Runtime, id: int) -> ToolOutcome:  # noqa: A002 - the name the model sees
+def forget(runtime: Runtime, id: MemoryId) -> ToolOutcome:  # noqa: A002 - the name the model sees
 
     memory = forget_memory(runtime, id)
     # Only the number: the reply is stored, and repeating what was forgotten would keep it.
@@ -265,14 +286,14 @@ def upcoming(runtime: Runtime,
 
 @tool("Mark a reminder done by id (a repeating one moves to its next occurrence). The user can undo it in the "
       "app.", chat=False, writes=True)
-def done(runtime: Runtime, id: int, *, gate: Gate = LOCAL_GATE) -> ToolOutcome:  # noqa: A002 - the name the model sees
+def done(runtime: Runtime, id: MemoryId, *, gate: Gate = LOCAL_GATE) -> ToolOutcome:  # noqa: A002 - the name the model sees
     return update_memory(runtime, id, done=True, gate=gate)
 
 
 @tool("Move a reminder to a new time by id: a phrase in the user's zone such as 'in 10 minutes', 'tomorrow at 9am', "
       "'friday 10am', or ISO 8601 (only this occurrence of a repeating one). The user can undo it in the app.",
       chat=False, writes=True)
-def snooze(runtime: Runtime, id: int,  # noqa: A002 - the name the model sees
+def snooze(runtime: Runtime, id: MemoryId,  # noqa: A002 - the name the model sees
            due_at: Annotated[str, Field(description="When it is due now.")], *, gate: Gate = LOCAL_GATE
            ) -> ToolOutcome:
     with changes.recorded(runtime.store, id, "snooze"):  # as the app's snooze: undo puts it back

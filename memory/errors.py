@@ -27,6 +27,27 @@ class NotFound(InvalidInput):
     """An id that names no row."""
 
 
+# SQLite's largest integer: an id beyond it names no row, and SQLite cannot even be asked about it
+# (OverflowError), so it is refused before any query, with the words of an id that names nothing.
+MAX_ID = 2**63 - 1
+
+
+class NoSuchId(NotFound):
+    """An id no row can have: a whole number below 1 or beyond SQLite's integers."""
+
+    def __init__(self, value: int) -> None:
+        # A pasted run of digits is not echoed whole (nor can Python print past 4,300 digits).
+        shown = str(value) if value.bit_length() <= 128 else f"a number of {round(value.bit_length() * 0.30103)} digits"
+        super().__init__(f"no such id: {shown} (ids are whole numbers from 1)")
+
+
+def checked_id(value: int) -> int:
+    """`value` when a row can have it as its id; NoSuchId, the one line every front end says, when not."""
+    if not 1 <= value <= MAX_ID:
+        raise NoSuchId(value)
+    return value
+
+
 class DateParseError(InvalidInput):
     """A date phrase that could not be understood."""
 

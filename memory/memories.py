@@ -116,6 +116,24 @@ def detect_sensitive(text: str) -> bool:
     return is_sensitive(text)
 
 
+def decide_sensitive_again(earlier: str, was_sensitive: bool, text: str) -> bool:
+    """Whether a memory's new words `text` hold a secret (SPEC F12: decided again when its text changes).
+
+    They do when the detector finds one in them, or when they keep a value of the secret its earlier
+    words held, judged as the gate's last step judges a piece of one ("Bank login: Qx7-hunter22" edited
+    to "HSBC online: Qx7-hunter22" has no keyword left: a model must not launder a secret through an
+    edit). A secret removed unmarks the memory; when the detector cannot say what the earlier secret
+    was (its writer marked it), the mark stays, as nothing tells that the secret is gone."""
+    from memory.sensitive import find_secrets, is_sensitive, withhold_fragments
+
+    if is_sensitive(text):
+        return True
+    if not was_sensitive:
+        return False
+    values = [span.value(earlier) for span in find_secrets(earlier)]
+    return not values or withhold_fragments(text, values) != text
+
+
 def insert_memory(store: Store, new: NewMemory) -> int:
     """Store one memory (checked when it was made); returns its id. Call inside a transaction when it is one
     of many."""

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from memory.errors import InvalidInput
-from memory.memories import SELECT_MEMORY, Memory, detect_sensitive, get_memory, keep_earlier_text
+from memory.memories import SELECT_MEMORY, Memory, decide_sensitive_again, get_memory, keep_earlier_text
 from memory.store import Store
 from memory.time.clock import Clock
 from memory.time.instants import UTC, parse_stored, to_utc_iso
@@ -272,11 +272,11 @@ def update_memory(store: Store, memory_id: int, reminded_at: str | datetime | No
     """Change a memory: the one update path (every front end's edit, the model's tool). reminded_at
     accepts "now" or a date; done=True marks a reminder done.
 
-    New words are the memory's new text: its earlier text is kept (memory_history, shown newest first),
-    the index and the queue of texts to embed follow by the table's triggers, and sensitivity is decided
-    again by the one detector. A memory that held a secret stays sensitive whatever its new words
-    ("HSBC: <the same value>" has no keyword); new words with a secret, or `sensitive` (the caller
-    knows), make it so.
+    New words are the memory's new text: its earlier text is kept with its own flag (memory_history,
+    shown newest first), the index and the queue of texts to embed follow by the table's triggers, and
+    sensitivity is decided again (memories.decide_sensitive_again): new words with a secret, or with a
+    value of the earlier secret ("HSBC: <the same value>" has no keyword), or `sensitive` (the caller
+    knows) mark it; new words without any unmark it.
 
     A new due_at clears reminded_at (that is what snoozing means). On a repeating reminder a date
     moves only this occurrence and a rule phrase replaces the rule; done completes this occurrence
@@ -288,8 +288,6 @@ def update_memory(store: Store, memory_id: int, reminded_at: str | datetime | No
     if content is not None:
         changes["content"] = check_field("content", content)
         changes["time_refs"] = time_refs_json(store.clock, changes["content"])
-        was = store.one("SELECT sensitive FROM knowledge WHERE id = ?", (memory_id,))
-        changes["sensitive"] = int(bool(was and was[0]) or bool(sensitive) or detect_sensitive(changes["content"]))
     if importance is not None:
         changes["importance"] = check_field("importance", importance)
     if due_at not in (None, ""):
@@ -313,6 +311,9 @@ def update_memory(store: Store, memory_id: int, reminded_at: str | datetime | No
             raise InvalidInput(f"#{memory_id} is a {current.kind}, not a reminder: it cannot be done")
         if done and current.recurrence and current.done_at is None:
             changes.update(_complete_occurrence(store, current))
+        if "content" in changes:
+            changes["sensitive"] = int(bool(sensitive) or decide_sensitive_again(
+                current.content, current.sensitive, changes["content"]))
         if "content" in changes and changes["content"] != current.content:
             keep_earlier_text(store, memory_id, current.content, current.sensitive)  # its history, newest first
         changes["updated_at"] = store.clock.now_iso()

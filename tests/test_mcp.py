@@ -327,6 +327,56 @@ async def test_bad_input_is_one_sentence_and_changes_nothing(tmp_path):
     assert rows(db) == before
 
 
+async def test_an_id_no_row_can_have_is_the_same_plain_line_for_mcp_the_chat_tools_and_the_cli(tmp_path):
+    # 10**30 once reached SQLite: "invalid arguments (OverflowError: Python int too large to convert to
+    # SQLite INTEGER)" over MCP and to the chat model, while the CLI said "no such id".
+    from assistant.errors import ToolError
+    from assistant.tools import execute_tool
+
+    db = str(tmp_path / "m.db")
+    seed_secrets_and_private(db)
+    before = rows(db)
+    lines = {value: f"no such id: {value} (ids are whole numbers from 1)" for value in (10**30, 0, -(10**30))}
+    async with session(server(db)) as s:
+        for value, line in lines.items():
+            assert await fails(s, "update_memory", id=value, content="replaced") == line
+            assert await fails(s, "forget", id=value) == line
+            assert await fails(s, "done", id=value) == line
+            assert await fails(s, "snooze", id=value, due_at="tomorrow") == line
+    with runtime_on(db) as rt:
+        for value, line in lines.items():
+            for name, args in (("update_memory", {"id": value, "content": "replaced"}), ("forget", {"id": value})):
+                with pytest.raises(ToolError) as info:
+                    execute_tool(rt, name, args)
+                assert str(info.value) == line
+    for value, line in lines.items():
+        for command in (["forget", str(value)], ["update", str(value), "--content", "replaced"]):
+            done = subprocess.run([str(ASSISTANT), *command, "--db", db], capture_output=True, text=True,
+                                  env=server_env(), timeout=60)
+            assert (done.returncode, done.stderr) == (2, f"assistant: error: {line}\n")
+    assert rows(db) == before
+
+
+async def test_a_bad_prompt_argument_is_one_message_naming_the_choices_and_no_traceback(tmp_path):
+    from mcp import MCPError
+
+    from assistant import paths
+
+    db = str(tmp_path / "m.db")
+    seed_secrets_and_private(db)
+    errlog = tmp_path / "stderr.txt"
+    async with session(server(db), errlog=errlog) as s:
+        with pytest.raises(MCPError) as info:
+            await s.get_prompt("recap", {"period": "evil"})
+        said = info.value.error.message
+        assert "period" in said and "'today'" in said and "'48h'" in said and "rendering" not in said, said
+        assert "\n" not in said
+        assert (await s.get_prompt("recap", {"period": "today"})).messages  # still serving
+    log = paths.log_dir() / "assistant.log"
+    written = (log.read_text(encoding="utf-8") if log.exists() else "") + errlog.read_text(encoding="utf-8")
+    assert "Traceback" not in written and "Error rendering" not in written
+
+
 def test_a_malformed_line_is_answered_and_the_server_keeps_serving(tmp_path):
     """Raw JSON-RPC on the wire, as a client writes it: a line that is not JSON, and JSON that is not a
     message, each get the error JSON-RPC 2.0 asks for; the session goes on. Nothing but protocol

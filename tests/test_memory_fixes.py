@@ -127,12 +127,16 @@ def test_an_edit_keeps_the_earlier_text_reindexes_and_undo_puts_it_back(rt):
     assert changes.last_change(rt.store) is None
 
 
-def test_an_edit_decides_sensitivity_again_and_never_takes_the_mark_off(rt):
+def test_an_edit_decides_sensitivity_again_both_ways(rt):
     service = service_for(rt)
     note = memories.remember(rt.store, "the locker is in the basement", kind="note")
     assert not note.sensitive
     assert service.edit_memory(note.id, "the locker combination is 4471").sensitive  # decided at write
-    assert service.edit_memory(note.id, "the locker is in the basement").sensitive  # held a secret: stays marked
+    # SPEC F12: decided again, so the secret gone takes the mark off (a value of it kept would not:
+    # tests/test_edit_sensitivity.py); the earlier text keeps its own flag
+    assert not service.edit_memory(note.id, "the locker is in the basement").sensitive
+    assert [(e.content, e.sensitive) for e in memories.earlier_texts(rt.store, note.id)] == [
+        ("the locker combination is 4471", True), ("the locker is in the basement", False)]
 
 
 def test_private_and_pin_are_recorded_and_undone(rt):

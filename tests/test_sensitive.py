@@ -308,3 +308,51 @@ def test_titles_of_ordinary_codes_list_no_secrets():
     for text in ("zip codes:\n- 10115\n- 80331", "Error codes:\n- 404\n- 500", "promo codes:\n- SAVE20\n- WELCOME10"):
         assert not is_sensitive(text), text
     assert [s.value(t) for t in ["door codes:\n- 2580\n- 7731"] for s in find_secrets(t)] == ["2580", "7731"]
+
+
+# A value followed by "and <Name>": the name once joined the value, so a combination read as a date
+# ("12-34-56 and Bob" is no value) went to the model whole, and a PIN's span took "and Bob" with it.
+AND_A_NAME = [
+    ("my locker combination is 31-07-22 INCOGAPP and Dr Klein", ["31-07-22"]),
+    ("the combination is 12-34-56 and Bob", ["12-34-56"]),
+    ("my locker combination is 31-07-22 and Bob", ["31-07-22"]),
+    ("my locker combination is 31-07-22 and", ["31-07-22"]),
+    ("my locker combination is 31-07-22 and the gym", ["31-07-22"]),
+    ("combination: 12-34-56 and Bob", ["12-34-56"]),
+    ("my pin is 4821 and Bob", ["4821"]),
+    ("my pin is 4821 and Dr Klein knows it", ["4821"]),
+    ("my password is hunter2 and Bob", ["hunter2"]),
+    ("the wifi password is swordfish and Dr Klein asked for it", ["swordfish"]),
+    # what stays whole: digits joined by "and", and a passphrase of words
+    ("the door code is 2580 and 4471", ["2580 and 4471"]),
+    ("my password is salt and pepper", ["salt and pepper"]),
+    ("my password is Tom and Jerry", ["Tom and Jerry"]),
+    ("the combination of flour and Bob's yeast", []),
+    ("combination therapy with Dr Klein", []),
+    ("the secret is Anna and Bob", []),
+]
+
+
+@pytest.mark.parametrize("text, values", AND_A_NAME)
+def test_a_name_after_and_is_not_part_of_the_value(text, values):
+    assert [s.value(text) for s in find_secrets(text)] == values
+
+
+# A value said to be what one uses for an account, without a word for a secret; a product's name is
+# not one.
+USED_FOR = [
+    ("hunter3 is what I use for email", ["hunter3"]),
+    ("Qx7-hunter22 is what I use for the bank", ["Qx7-hunter22"]),
+    ("tulip42 is the one I use to log into netflix", ["tulip42"]),
+    ("Thunderbird is what I use for email", []),
+    ("Outlook365 is what I use for email", []),
+    ("iPhone14 is what I use for banking", []),
+    ("WPA2 is what I use for the wifi", []),
+    ("python3 is what I use for scripting", []),
+    ("hunter3 is what I use for the bank reports", []),
+]
+
+
+@pytest.mark.parametrize("text, values", USED_FOR)
+def test_a_value_used_for_an_account_is_its_password(text, values):
+    assert [s.value(text) for s in find_secrets(text)] == values

@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 from assistant.errors import AssistantError, BadInput, explain
 from assistant.runtime import Runtime
 from assistant.settings import Settings, load_settings
-from memory.errors import InvalidInput, MemoryLibError
+from memory.errors import InvalidInput, MemoryLibError, checked_id
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILURE = 1
@@ -41,18 +41,14 @@ def _common(json_flag: bool = True) -> Parser:
     return parent
 
 
-MAX_ID = 2**63 - 1  # SQLite's largest integer
-
-
 def row_id(text: str) -> int:
     """An id as typed: a whole number SQLite can hold ("#12" is accepted too)."""
     try:
         value = int(text.strip().lstrip("#"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an id: {text[:40]!r} (a whole number such as 12)") from None
-    if not 1 <= value <= MAX_ID:
-        raise argparse.ArgumentTypeError(f"no such id: {text[:40]} (ids are whole numbers from 1)")
-    return value
+    # NoSuchId is no ValueError, so argparse lets it through to main: the line of the tools and MCP, as is.
+    return checked_id(value)
 
 
 def bounded(kind: type[int] | type[float], low: float, high: float) -> Callable[[str], float]:

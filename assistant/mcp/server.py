@@ -33,8 +33,10 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.server.mcpserver.exceptions import ToolError as ClientToolError
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types import (
+    INVALID_PARAMS,
     INVALID_REQUEST,
     PARSE_ERROR,
     CallToolResult,
@@ -55,7 +57,7 @@ from assistant.runtime import Runtime
 from assistant.tools import REGISTRY, Tool, argument_problems, call_tool
 from memory import memories, reminders
 from memory.connection import Error as SQLiteError
-from memory.errors import EmbedderUnavailable, MemoryLibError, NotFound
+from memory.errors import MAX_ID, EmbedderUnavailable, MemoryLibError, NotFound
 from memory.text import flat
 
 log = logging.getLogger(__name__)
@@ -313,11 +315,13 @@ class MemoryTools:
             try:
                 return await self._in_store(work)
             except ClientToolError as exc:
-                raise ValueError(str(exc)) from None
+                # An MCPError goes to the client as it is; the SDK says any other "Error rendering prompt" and
+                # logs a traceback, as for a fault of ours.
+                raise MCPError(INVALID_PARAMS, str(exc)) from None
 
     def _memory_text(self, text: str) -> str:
         raw = text.strip().lstrip("#")
-        if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= 2**63 - 1:
+        if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= MAX_ID:
             raise ResourceNotFoundError(f"not a memory id: {text[:40]!r} (ids are whole numbers from 1)")
         memory_id = int(raw)
         runtime = self.runtime

@@ -369,10 +369,12 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         plural = bool(_PLURAL.search(word))
         found = _value_after(text, keyword.end(), strong, plural, word.lower() in _ABBREVIATIONS,
                              changed=bool(_CHANGE_VERB.search(text, max(0, keyword.start() - 60), keyword.start())),
-                             compound=bool(_ARTICLE_BEFORE.search(text, max(0, keyword.start() - 12), keyword.start())))
+                             compound=bool(_ARTICLE_BEFORE.search(text, max(0, keyword.start() - 12), keyword.start())),
+                             of_digits=kind in _MADE_OF_DIGITS)
         if found:
             changed_it = _CHANGED_IT.match(text, found[1])
-            again = _clause(text, changed_it.end(), strong, False) if changed_it else None
+            again = (_clause(text, changed_it.end(), strong, False, of_digits=kind in _MADE_OF_DIGITS)
+                     if changed_it else None)
             if again:
                 yield again[0], again[1], _kind(word)
         if found and word.lower() in ("login", "logins") and _HANDLE.fullmatch(text, *found):
@@ -459,10 +461,12 @@ _USED_AS = re.compile(r"(?:^|\s)(?:use|used|using|uses|set|chose|picked|made|nut
 _TOKEN = re.compile(r"[^\s,;]+")
 _LAST = re.compile(r"[ \t]*(?:$|[.!?][ \t]*(?:$|\n)|\n|[;,(])")
 _WORD_NEXT = re.compile(r"[ \t]*[^\W_]")
+_MADE_OF_DIGITS = frozenset({"pin", "code", "combination"})
+_DIGIT_WORD = re.compile(r"[#*]?\d[\d\-./#*]*")
 
 
 def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: bool,
-                 changed: bool, compound: bool = False) -> tuple[int, int] | None:
+                 changed: bool, compound: bool = False, of_digits: bool = False) -> tuple[int, int] | None:
     # "password for the guest wifi is X", "PIN: X", "password itself is X".
     pos = at
     whose = _WHOSE.match(text, pos)
@@ -478,7 +482,7 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
             return None  # "passwords:" over a list: each item is read by records.py and labels.py
         sign = copula.group(0) + text[copula.end():lead]
         label = whose is None and copula.group(0).strip()[:1] in (":", "=", "-", "—", "–", '"', "'")
-        value = _clause(text, lead, strong or label, plural, label=":" in sign)
+        value = _clause(text, lead, strong or label, plural, label=":" in sign, of_digits=of_digits)
         if value:
             return value
         described = _DESCRIBED.match(text, lead) if strong else None
@@ -496,7 +500,7 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
     if changed:
         to = _TO.match(text, at)
         if to:
-            return _clause(text, to.end(), strong, plural)
+            return _clause(text, to.end(), strong, plural, of_digits=of_digits)
     # "Passwort auf Blaubeere42 geändert".
     german = _GERMAN_CHANGE.match(text, at)
     if german and _looks_like_value(german.group(1), strong):
@@ -524,7 +528,7 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
     # that looks like one.
     gap = _GAP_TO_SIGN.match(text, at) if strong else None
     if gap:
-        value = _clause(text, gap.end(), False, plural)
+        value = _clause(text, gap.end(), False, plural, of_digits=of_digits)
         if value and not measure(text[value[0]:value[1]]):  # "Reset passwords Due: 2025-05-01"
             return value
     # "passcode for door 8823", "pin for tomorrow 4471" (a date annotation blanked).
@@ -594,8 +598,11 @@ def _value_before(text: str, at: int, end: int, strong: bool) -> tuple[int, int]
     return start, _strip(text, start, start + len(value))
 
 
-def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = False) -> tuple[int, int] | None:
-    """The value of a clause that starts at `start`, if it reads as a value."""
+def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = False,
+            of_digits: bool = False) -> tuple[int, int] | None:
+    """The value of a clause that starts at `start`, if it reads as a value (`of_digits`: the keyword names
+    a secret made of digits, a PIN, a code or a combination, so a value that starts with digits ends
+    with them)."""
     while start < len(text) and text[start] in " \t":
         start += 1
     if start >= len(text):
@@ -620,10 +627,17 @@ def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = Fal
             return None  # "4 digits", "12 characters long": says what the secret is made of
         if w in _CUT:
             break
+        if of_digits and all(_DIGIT_WORD.fullmatch(v.group(0).strip(_TRAILING)) for v in words[:i]) and not (
+                _DIGIT_WORD.fullmatch(w) or w in _AND and i + 1 < len(words)
+                and _DIGIT_WORD.fullmatch(words[i + 1].group(0).strip(_TRAILING))):
+            break  # a PIN, code or combination is its digits: "4821 and Bob", "31-07-22 INCOGAPP"
         if w in _AND and not plural:
-            following = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
-            if not following or following in _AFTER_AND or _KEYWORD.match(following):
+            following = words[i + 1].group(0).strip(_TRAILING) if i + 1 < len(words) else ""
+            if not following or following.lower() in _AFTER_AND or _KEYWORD.match(following.lower()):
                 break
+            before = text[start:start + words[i - 1].end()]
+            if following[:1].isupper() and (_secretish(before) or before.islower()):
+                break  # a name joins the sentence, not the value: "hunter2 and Bob", "swordfish and Dr Klein"
         if _KEYWORD.fullmatch(w) and not plural:
             break
         keep = i + 1

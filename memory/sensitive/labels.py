@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from memory.sensitive.values import names_a_product
+
 _PLACES = (r"(?:front |back |side |garage |storage |bike |gym |house |apartment |building |office )?"
            r"(?:door|gate|garage|garage opener|opener|alarm|alarm panel|safe|padlock|lock|locker|lockbox|key ?box|"
            r"storage unit|shed|keypad|intercom|buzzer|mailbox|vault)")
@@ -76,6 +78,13 @@ _OPENING = frozenset("open opens opened unlock unlocks unlocked disarm disarms d
 _LOGIN = re.compile(r"(?<![^\W_])(?:log|sign)(?:s|ged|ging)?[ -]?(?:in|on)(?:to)?(?![^\W_])[^\n.;]{0,40}?"
                     r"(?<![^\W_])(?:with|using)[ \t]+(?:[^\s/]+[ \t]*/[ \t]*)?(?P<secret>[^\s,;]+?)"
                     r"(?=[.!?]?[ \t]*(?:$|\n|[;,]))", re.I)
+# "hunter3 is what I use for email": a value said to be what one uses for an account is its password.
+_USED_FOR = re.compile(rf"(?:^|(?<=[\s(\"'“]))(?P<secret>[^\s,;:\"'“”]+)[ \t]+(?:is|was|'s)[ \t]+"
+                       rf"(?:what|the one|the thing)[ \t]+I[ \t]+(?:use|used|type|typed|enter|log[ \t]+in[ \t]+with)"
+                       rf"[ \t]+(?:for|on|with|to[ \t]+(?:log|sign)[ \t]+(?:in|into|on)(?:[ \t]+to)?)[ \t]+"
+                       rf"(?:(?:my|the|our)[ \t]+)?{_SERVICES}(?:[ \t]+(?:account|login))?"
+                       r"(?=[.!?]?[ \t]*(?:$|\n|[;,)]))", re.I)
+_USE = frozenset("use used type typed enter log".split())
 NOT_A_CODE = re.compile(r"\d{1,2}[:.]\d{2}|\d{1,2}/\d{1,2}(?:/\d+)?|\d+(?:st|nd|rd|th|am|pm|h|min|k|x)", re.I)
 _LISTS_PASSWORDS = re.compile(r"(?<![^\W_])(?:passwords?|passwds?|pws|logins|credentials|creds|"
                               r"passwörter|mots de passe|contraseñas|senhas|wachtwoorden)(?![^\W_])", re.I)
@@ -111,6 +120,11 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     if words & {"log", "logs", "logged", "logging", "login", "sign", "signs", "signed", "signing"}:
         for match in _LOGIN.finditer(text):
             if password_shaped(match.group("secret"), True):
+                yield match.start("secret"), match.end("secret"), "credential"
+    if words & _USE:
+        for match in _USED_FOR.finditer(text):
+            secret = match.group("secret")
+            if password_shaped(secret, True) and not names_a_product(secret):
                 yield match.start("secret"), match.end("secret"), "credential"
     for pattern in _OPENED if words & _OPENING else ():
         for match in pattern.finditer(text):

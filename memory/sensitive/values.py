@@ -54,7 +54,9 @@ _MEASURE = re.compile(
 # In capitals: a product, model, part or order code ("WH-1000XM4", "SKU-4471-XL", "RTX4090").
 _CODE_IN_CAPITALS = re.compile(r"[A-Z0-9]+(?:[-/.#][A-Z0-9]+)*")
 # A name with a number: "iPhone14", "PlayStation5", "1Password", "Windows11".
-_NAME_WITH_NUMBER = re.compile(r"\d*[a-z]?(?:[A-Z][a-z]+)+\d*|[a-z]+\d+")
+_CAPITALISED_NAME = r"\d*[a-z]?(?:[A-Z][a-z]+)+\d*"
+_NAME_WITH_NUMBER = re.compile(rf"{_CAPITALISED_NAME}|[a-z]+\d+")
+_PRODUCT = re.compile(rf"{_CAPITALISED_NAME}|[A-Z0-9]+(?:[-/.#][A-Z0-9]+)*")
 # An identifier from code: "x86_64", "list[0]", "config.key2", "foo(bar1)", "a=b1".
 _CODE_IDENTIFIER = re.compile(r"(?-i:[a-z0-9]+(?:_[a-z0-9]+)+|[A-Z0-9]+(?:_[A-Z0-9]+)+)|"
                               r"[^\s]*(?:\(\S*\)|\[\S*\]|::|->|=)[^\s]*|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+", re.I)
@@ -83,6 +85,12 @@ def strip_value(token: str) -> tuple[int, int]:
 def measure(value: str) -> bool:
     """Whether `value` is a date, a time, an amount, a quantity or a version ("72h", "10:30am", "$4.99")."""
     return bool(_MEASURE.fullmatch(value))
+
+
+def names_a_product(value: str) -> bool:
+    """Whether `value` is written as a product's name: capitalised with a number ("Outlook365",
+    "iPhone14") or in capitals ("WPA2", "IMAP4"); a password is seldom written so."""
+    return bool(_PRODUCT.fullmatch(value))
 
 
 def credential_shaped(value: str) -> bool:
