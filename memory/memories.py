@@ -544,12 +544,13 @@ def withheld_candidates(store: Store) -> list[Memory]:
 
 
 def withheld_earlier_texts(store: Store) -> dict[int, list[EarlierText]]:
-    """{memory id: its earlier texts, oldest first} of every memory marked private or sensitive: what a
-    memory said before an edit is the memory too, and a request to a model holds it back as it holds
-    back the memory (withheld_candidates)."""
+    """{memory id: its earlier texts, oldest first} of every memory marked private or sensitive, and the
+    earlier texts that held a secret of any memory (an edit that took the secret out unmarks the memory,
+    not what it said before): what a memory said before an edit is the memory too, and a request to a
+    model holds it back as it holds back the memory (withheld_candidates)."""
     found: dict[int, list[EarlierText]] = {}
     for r in store.query("SELECT h.memory_id, h.content, h.sensitive, h.replaced_at FROM memory_history h "
                          "JOIN knowledge k ON k.id = h.memory_id WHERE k.private = 1 OR k.sensitive = 1 "
-                         "ORDER BY h.id"):
+                         "OR h.sensitive = 1 ORDER BY h.id"):
         found.setdefault(r[0], []).append(EarlierText(r[1], bool(r[2]), r[3]))
     return found

@@ -70,10 +70,15 @@ class Gate:
         # back wherever the memory is, quoted in a message, a reply, a summary or a tool result.
         texts = {m.id: [m.content, *(e.content for e in reversed(earlier.get(m.id, [])))] for m in held}
         # The secret values of the sensitive memories, for the last step (`fragments`): their spans only,
-        # never their ordinary words ("my bank password is"); an earlier text's too (once sensitive, a
-        # memory stays so, whatever its new words).
+        # never their ordinary words ("my bank password is"); an earlier text's too.
         self._memory_secrets = [span.value(t) for m in held if m.sensitive for t in texts[m.id]
                                 for span in find_secrets(t)]
+        # A memory whose edit took its secret out is no longer held, but what it said before still is.
+        held_ids = {m.id for m in held}
+        once_secret = {i: [e.content for e in texts_before if e.sensitive]
+                       for i, texts_before in earlier.items() if i not in held_ids}
+        self._memory_secrets += [span.value(t) for said in once_secret.values() for t in said
+                                 for span in find_secrets(t)]
         ids = mentioned_ids(message) if ids is None else ids
         self.asked = {m.id for m in held if m.private and not m.sensitive and asks_about(message, m, ids)}
         self._asked_texts = [t for m in held if m.id in self.asked for t in texts[m.id] if t.strip()]
@@ -85,6 +90,9 @@ class Gate:
                 for t in texts[m.id]:
                     if t.strip():
                         self._placeholder.setdefault(t.strip(), self._stand_in(m))
+        for i, said in once_secret.items():
+            for t in said:
+                self._placeholder.setdefault(t.strip(), f"[secret in memory #{i}]")
         self._folded = {k.casefold(): v for k, v in self._placeholder.items()}
         self._withheld = memories.quotation_pattern(*self._placeholder)
         # The turns a withheld private memory was told in, and their conversations: the user's own
