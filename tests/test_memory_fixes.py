@@ -14,6 +14,7 @@ from memory import browse, changes, episodes, memories, reminders
 from memory.consolidation.retention import tier_for
 from memory.errors import InvalidInput
 from memory.search import Searcher
+from memory.search.hybrid import PINNED_SQL
 from memory.search.embeddings import pending_count, sync_embeddings
 from memory.transfer.jsonl_import import import_records
 from tests.conftest import T0, make_runtime
@@ -205,6 +206,12 @@ def test_a_pinned_memory_is_never_archived_by_consolidation(rt):
 
 
 CABIN = "the cabin key is under the third flowerpot"
+
+
+def test_the_pinned_memories_a_search_reads_come_by_their_index_not_a_walk_of_every_memory(store):
+    """The query plan, not a timer: without the index SQLite scans every memory (110 ms at a million)."""
+    plan = " ".join(str(row[-1]) for row in store.query("EXPLAIN QUERY PLAN " + PINNED_SQL, (500,)))
+    assert "USING INDEX knowledge_pinned" in plan and "TEMP B-TREE" not in plan, plan
 
 
 @pytest.mark.parametrize("pinned", [True, False])

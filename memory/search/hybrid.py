@@ -101,6 +101,9 @@ SMALL_TYPES = ("episode", "summary")  # filtering the FTS index by type pays off
 # cores, so search answers from the vectors there are plus FTS and says how many are waiting.
 EMBED_PER_SEARCH = 32
 PINNED_CHECKED = 500  # pinned memories an echo is compared with (a person pins a handful; this bounds a search)
+# In the order of the partial index on pinned memories (created_at): ordered by id, SQLite walked every
+# memory backwards looking for the pinned ones (110 ms a search at a million).
+PINNED_SQL = "SELECT id, content FROM knowledge WHERE pinned = 1 ORDER BY created_at DESC, id DESC LIMIT ?"
 STOPWORDS = frozenset("""a an and are as at be but by did do does for from had has have how i i'm in is it
 its me my of on or our so that the their them then there they this to us was we were what when where
 which who why will with you your about can could would should just tell""".split())
@@ -387,8 +390,7 @@ class Searcher:
                   and turn.role == "assistant"]
         if not echoes:
             return hits
-        pinned = self.store.query("SELECT id, content FROM knowledge WHERE pinned = 1 ORDER BY id DESC LIMIT ?",
-                                  (PINNED_CHECKED,))
+        pinned = self.store.query(PINNED_SQL, (PINNED_CHECKED,))
         if not pinned:
             return hits
         shown = {h.id: h for h in hits if h.type == "memory"}
