@@ -14,8 +14,8 @@ from memory import browse, changes, episodes, memories, reminders
 from memory.consolidation.retention import tier_for
 from memory.errors import InvalidInput
 from memory.search import Searcher
-from memory.search.hybrid import PINNED_SQL
 from memory.search.embeddings import pending_count, sync_embeddings
+from memory.search.hybrid import PINNED_SQL
 from memory.transfer.jsonl_import import import_records
 from tests.conftest import T0, make_runtime
 
