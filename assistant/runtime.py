@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assistant.settings import Settings
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     from memory.search import Searcher
     from memory.search.embeddings import Embedder
 from assistant import paths
+from memory.errors import InvalidInput
 from memory.store import Store
 from memory.time.clock import Clock
 from memory.time.zones import system_zone, zone_from_name
@@ -22,9 +24,13 @@ from memory.time.zones import system_zone, zone_from_name
 
 class Runtime:
     def __init__(self, settings: Settings, notice: Callable[[str], None] | None = None,
-                 embedder: Embedder | None = None) -> None:
-        """`embedder`: one to use instead of the configured one (a test's counting stand-in)."""
+                 embedder: Embedder | None = None, command: str | None = None, reads: bool = False) -> None:
+        """`embedder`: one to use instead of the configured one (a test's counting stand-in). `command`: the
+        CLI command this runtime serves, held to check_store_path when it opens the store (`reads`: one that
+        works on what a store holds)."""
         self.settings = settings
+        self.command = command
+        self.reads = reads
         if embedder is not None:
             self.__dict__["embedder"] = embedder  # what the cached property below would hold
         zone = zone_from_name(settings.timezone) if settings.timezone else system_zone()
@@ -33,7 +39,13 @@ class Runtime:
 
     @cached_property
     def store(self) -> Store:
-        return Store(self.settings.db_path(), self.clock)
+        return Store(self.store_path(), self.clock)
+
+    def store_path(self) -> Path:
+        """The store's path, held to check_store_path for a CLI command (before anything can create it)."""
+        if self.command is not None:
+            check_store_path(self.settings, self.command if self.reads else None)
+        return self.settings.db_path()
 
     @cached_property
     def embedder(self) -> Embedder | None:
@@ -64,3 +76,22 @@ class Runtime:
     def close(self) -> None:
         if "store" in self.__dict__:
             self.store.close()
+
+
+def check_store_path(settings: Settings, reading: str | None) -> None:
+    """A store path someone gave (--db, ASSISTANT_DB, the config) is taken as typed: a mistyped one must not
+    quietly become a new empty store, nor make folders (as root, `--db /nonexistent/dir/x.db` made
+    /nonexistent/dir). `reading` (the command's name): a command that works on what a store holds needs
+    the file to exist; any other needs its folder to. The default store is made on first use, folders too."""
+    if not settings.db:
+        return
+    path = settings.db_path()
+    if path.exists():
+        return
+    default = "leave --db out to use the default store"
+    if reading is not None:
+        raise InvalidInput(f"no store at {path}: `assistant {reading}` works on an existing store and creates none; "
+                           f"give the path of an existing store, or {default}")
+    if not path.parent.is_dir():
+        raise InvalidInput(f"no folder {path.parent} for the store {path}: make the folder first (a store path "
+                           f"is taken as typed), or {default}")

@@ -99,6 +99,7 @@ def test_an_empty_day_shows_nothing_and_a_later_launch_that_day_neither(store):
 
 
 def test_the_command_prints_it_and_says_one_line_on_an_empty_day(cli):
+    Store(cli.db).close()  # a new, empty store
     code, out, err = cli("briefing")
     assert (code, out, err) == (0, NOTHING + "\n", "")
     code, out, _ = cli("briefing", "--json")

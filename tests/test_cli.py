@@ -220,6 +220,7 @@ def test_frozen_clock_out_of_range_exits_2(cli):
 def test_export_to_a_directory_leaves_nothing_behind(cli, tmp_path):
     target = tmp_path / "dir"
     target.mkdir()
+    cli("remember", "something to export")
     code, _, err = cli("export", str(target))
     assert code == 2 and "directory" in err and list(tmp_path.glob("**/*.partial")) == []
     code, _, _ = cli("export", str(tmp_path / "ok.jsonl"))
@@ -227,7 +228,7 @@ def test_export_to_a_directory_leaves_nothing_behind(cli, tmp_path):
 
 
 def test_a_database_that_cannot_be_created_exits_2(capsys):
-    assert main(["reminders", "--db", "/proc/x.db"]) == 2
+    assert main(["remember", "x", "--db", "/proc/x.db"]) == 2
     err = capsys.readouterr().err
     assert "cannot create the database /proc/x.db" in err and len(err.strip().splitlines()) == 1
 

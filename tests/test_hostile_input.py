@@ -24,7 +24,7 @@ def one_line(err: str) -> bool:
 def test_arguments_that_are_not_utf8_are_refused_naming_which(cli):
     code, _, err = cli("remember", "hello \udcff")
     assert code == 2 and one_line(err) and "argument 2 is not valid UTF-8" in err
-    assert json.loads(cli("reminders", "--json")[1]) == []
+    assert not os.path.exists(cli.db)  # nothing written: not even a store
 
 
 def test_an_offset_too_large_for_a_duration_is_refused(cli):
@@ -121,6 +121,57 @@ def test_paths_that_are_not_stores_are_refused_before_sqlite_opens_them(cli, tmp
         code, _, err = cli("reminders", db=path)
         assert code == 2 and one_line(err) and why in err, (path, err)
     assert text.read_text() == "my shopping list\n"
+
+
+READING = [("status",), ("doctor",), ("reminders",), ("recall", "plumber"), ("recap",), ("briefing",), ("prompt",),
+           ("tiers",), ("edges", "1"), ("export",), ("export", "--ics", "-"), ("chat", "hi", "--incognito"),
+           ("done", "1"), ("undo",), ("index",), ("consolidate",), ("mcp", "--read-only")]
+
+
+@pytest.mark.parametrize("args", READING, ids=lambda a: " ".join(a))
+def test_a_mistyped_store_path_makes_no_store_and_no_folder_for_a_command_that_reads(cli, tmp_path, args):
+    """A command that works on what a store holds, given a path with no store, said so in one line: it
+    used to create the store and every missing folder (`--db /nonexistent/dir/x.db` as root made /nonexistent)."""
+    db = tmp_path / "x" / "missing" / "a" / "b" / "x.db"
+    code, out, err = cli(*args, db=str(db))
+    assert code == 2 and one_line(err) and out == "", err
+    assert f"no store at {db}" in err and "leave --db out to use the default" in err
+    assert not (tmp_path / "x").exists()
+
+
+def test_the_environment_and_the_config_name_a_store_as_typed_too(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ASSISTANT_DB", str(tmp_path / "typo" / "m.db"))
+    assert main(["reminders"]) == 2 and "no store at" in capsys.readouterr().err
+    monkeypatch.delenv("ASSISTANT_DB")
+    config = tmp_path / "c.toml"
+    config.write_text(f"db = {json.dumps(str(tmp_path / 'typo.db'))}\n")
+    assert main(["status", "--config", str(config)]) == 2 and "no store at" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.toml"]
+
+
+def test_a_write_to_a_store_path_in_a_missing_folder_makes_no_folder(cli, tmp_path):
+    db = tmp_path / "no" / "such" / "m.db"
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"type": "memory", "content": "the boiler was serviced in May"}\n')
+    for args in (("remember", "call the plumber"), ("import", str(source))):
+        code, _, err = cli(*args, db=str(db))
+        assert code == 2 and one_line(err) and f"no folder {db.parent}" in err, err
+    assert not (tmp_path / "no").exists()
+
+
+def test_a_write_creates_a_named_store_in_a_folder_that_exists_and_then_reads_work(cli, tmp_path):
+    db = tmp_path / "new.db"
+    assert cli("remember", "call the plumber", db=str(db))[0] == 0 and db.exists()
+    code, out, _ = cli("recall", "plumber", db=str(db))
+    assert code == 0 and "plumber" in out
+
+
+def test_the_default_store_is_still_made_on_first_use_by_any_command(tmp_path, capsys):
+    from assistant import paths
+
+    assert not paths.default_db().exists()
+    assert main(["status", "--now", "2026-11-22T14:00:00Z"]) == 0, capsys.readouterr().err
+    assert paths.default_db().exists()
 
 
 @pytest.mark.parametrize("db", [":memory:", "file:{tmp}/a.db", "file:a.db?mode=memory", "file::memory:",
@@ -389,6 +440,7 @@ def test_a_line_break_in_stored_text_never_prints_as_a_second_entry(cli, tmp_pat
 
 def test_a_home_folder_that_does_not_exist_is_one_line(cli):
     """Found by the fuzz test: "~0" names the home of a user "0"; Python raises RuntimeError for it."""
+    cli("remember", "something to export")
     for args in (("export", "~0"), ("status", "--db", "~no-such-user-here/m.db")):
         code, _, err = cli(*args) if args[0] == "export" else cli(args[0], db=args[2])
         assert code == 2 and one_line(err) and "home folder" in err, (args, err)
@@ -405,7 +457,7 @@ def test_a_tz_that_names_no_zone_is_one_line_and_exit_2(monkeypatch, cli, tz):
     code, _, err = cli("reminders")
     assert code == 2 and one_line(err) and "TZ=" in err and len(err) < 400
     monkeypatch.setenv("ASSISTANT_TIMEZONE", "Europe/Paris")  # something else sets the zone: TZ is not read
-    assert cli("reminders")[0] == 0
+    assert cli("remember", "x")[0] == 0 and cli("reminders")[0] == 0
 
 
 @pytest.mark.parametrize("tz, offset_in_july", [

@@ -74,6 +74,9 @@ def test_reading_the_reminders_builds_no_validator(tmp_path):
     writes one: `assistant reminders` never pays for them."""
     env = {**os.environ, "ASSISTANT_DB": str(tmp_path / "m.db"), "ASSISTANT_NOW": "2026-11-22T14:00:00Z",
            "ASSISTANT_TIMEZONE": "UTC", "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    from memory.store import Store
+
+    Store(tmp_path / "m.db").close()  # an empty store: `reminders` reads one, and creates none
     probe = ("import sys; from assistant.cli import main; code = main(['reminders']); "
              "print(code, 'pydantic' in sys.modules, 'memory.new_memory' in sys.modules)")
     runs = [subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60,

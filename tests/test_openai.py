@@ -17,6 +17,7 @@ from assistant.turn.agent import Agent
 from assistant.turn.events import Done, Notice, TextDelta, ToolCall, ToolResult
 from memory import reminders
 from memory.errors import MalformedAnswer, ModelUnavailable
+from memory.store import Store
 from tests.conftest import make_runtime
 
 
@@ -476,6 +477,7 @@ def test_status_and_select_say_the_same(openai_standin, tmp_path):
 def test_status_doctor_and_chat_from_the_command_line(openai_standin, tmp_path, cli, monkeypatch):
     config = write_config(tmp_path, f'[openai]\nbase_url = "{openai_standin.base}"\nmodel = "stand-in"\n')
     monkeypatch.setenv("ASSISTANT_CONFIG", config)
+    Store(cli.db).close()  # status and doctor read a store, and create none
     code, out, _ = cli("status")
     assert code == 0 and f"provider: openai stand-in at {openai_standin.base}, answers" in out
     assert f"local model: openai stand-in at {openai_standin.base}, answers" in out
@@ -495,6 +497,7 @@ def test_status_says_when_the_endpoint_is_down(tmp_path, cli, monkeypatch):
     monkeypatch.setenv("ASSISTANT_PROVIDER", "openai")
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("ASSISTANT_MODEL", "qwen")
+    Store(cli.db).close()  # status reads a store, and creates none
     code, out, _ = cli("status")
     assert "provider: openai qwen at http://127.0.0.1:9/v1, not answering (configured)" in out
 

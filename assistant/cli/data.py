@@ -254,12 +254,13 @@ def _import_calendar(runtime: Runtime, args: argparse.Namespace, text: str) -> i
 
 def _import_jsonl(runtime: Runtime, args: argparse.Namespace, text: str) -> int:
     from assistant.cli.progress import ProgressBar
-    from memory.transfer.jsonl_import import import_records
+    from memory.transfer.jsonl_import import import_records, parse_lines
 
     lines = text.splitlines()
     dry_run = getattr(args, "dry_run", False)
+    parsed = parse_lines(lines)  # a file refused as a whole opens (and so creates) no store
     with ProgressBar("Importing", len(lines)) as bar:
-        counts = import_records(runtime.store, lines, progress=bar.update,
+        counts = import_records(runtime.store, parsed, progress=bar.update,
                                 restore_forgotten=getattr(args, "restore_forgotten", False), dry_run=dry_run,
                                 source=args.file)
     present = counts.pop("already_present")

@@ -14,7 +14,7 @@ def cmd_doctor(runtime: Runtime, args: argparse.Namespace) -> int:
     from assistant.status import models_status
     from memory.health import check
 
-    health = check(str(runtime.settings.db_path()))
+    health = check(str(runtime.store_path()))
     models = models_status(runtime)
 
     def text() -> str:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from assistant.errors import AssistantError, BadInput, explain
-from assistant.runtime import Runtime
+from assistant.runtime import Runtime, check_store_path
 from assistant.settings import Settings, load_settings
 from memory.errors import InvalidInput, MemoryLibError, checked_id
 
@@ -103,9 +103,10 @@ def build_parser() -> Parser:
     parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
-    def cmd(name: str, handler: Callable[..., int], help_text: str) -> argparse.ArgumentParser:
+    def cmd(name: str, handler: Callable[..., int], help_text: str, reads: bool = False) -> argparse.ArgumentParser:
+        """`reads`: the command works on what a store holds, and never creates one (see check_store_path)."""
         p = sub.add_parser(name, help=help_text, description=help_text, parents=[common])
-        p.set_defaults(handler=handler)
+        p.set_defaults(handler=handler, reads=reads)
         return p
 
     allow_past: dict[str, Any] = {"action": "store_true", "help": "accept a due date that has already passed"}
@@ -123,48 +124,53 @@ def build_parser() -> Parser:
     p.add_argument("--importance", type=bounded(int, 1, 5), default=3)
     p.add_argument("--private", action="store_true")
     p.add_argument("--allow-past", **allow_past)
-    p = cmd("reminders", memories.cmd_reminders, "every open reminder in the window, overdue first, labelled")
+    p = cmd("reminders", memories.cmd_reminders, "every open reminder in the window, overdue first, labelled",
+            reads=True)
     p.add_argument("--within-days", type=bounded(float, 0, 36500), default=7)
-    p = cmd("update", memories.cmd_update, "change a memory: mark it mentioned, give it a new time or text")
+    p = cmd("update", memories.cmd_update, "change a memory: mark it mentioned, give it a new time or text",
+            reads=True)
     p.add_argument("id", type=row_id)
     p.add_argument("--reminded", help="now or a date")
     p.add_argument("--due")
     p.add_argument("--content")
     p.add_argument("--importance", type=bounded(int, 1, 5))
     p.add_argument("--allow-past", **allow_past)
-    p = cmd("done", memories.cmd_done, "mark a reminder done (a repeating one moves to its next occurrence)")
+    p = cmd("done", memories.cmd_done, "mark a reminder done (a repeating one moves to its next occurrence)",
+            reads=True)
     p.add_argument("id", type=row_id)
-    p = cmd("snooze", memories.cmd_snooze, "give a reminder a new due date")
+    p = cmd("snooze", memories.cmd_snooze, "give a reminder a new due date", reads=True)
     p.add_argument("id", type=row_id)
     p.add_argument("when", nargs="+")
     p.add_argument("--allow-past", **allow_past)
-    p = cmd("forget", memories.cmd_forget, "delete a memory (undo brings it back until the next change)")
+    p = cmd("forget", memories.cmd_forget, "delete a memory (undo brings it back until the next change)", reads=True)
     p.add_argument("id", type=row_id)
     cmd("undo", memories.cmd_undo, "undo the last change to a reminder or a memory (done, snooze, move, rename, "
-        "edit, pin, private, forget, remember), wherever it was made")
-    p = cmd("recap", conversations.cmd_recap, "recent conversations, the one in progress first")
+        "edit, pin, private, forget, remember), wherever it was made", reads=True)
+    p = cmd("recap", conversations.cmd_recap, "recent conversations, the one in progress first", reads=True)
     p.add_argument("--hours", type=bounded(float, 0.001, 24 * 36500), default=48)
     p.add_argument("--limit", type=bounded(int, 1, 10_000), default=10)
     p.add_argument("--outcome", choices=("success", "abandoned"))
     cmd("briefing", conversations.cmd_briefing, "today's briefing: today's reminders in time order, what is "
-        "overdue, yesterday's conversations, memories that changed")
-    p = cmd("recall", conversations.cmd_recall, "search memory (hybrid: keywords and meaning)")
+        "overdue, yesterday's conversations, memories that changed", reads=True)
+    p = cmd("recall", conversations.cmd_recall, "search memory (hybrid: keywords and meaning)", reads=True)
     p.add_argument("query", nargs="+")
     p.add_argument("--mode", default="standard", choices=("reflexive", "standard", "deep", "exhaustive"))
     p.add_argument("--limit", type=bounded(int, 1, 1000), default=10)
     p.add_argument("--reason", action="store_true", help="answer with dates resolved, with sources")
-    p = cmd("prompt", conversations.cmd_prompt, "the system prompt this turn would send")
+    p = cmd("prompt", conversations.cmd_prompt, "the system prompt this turn would send", reads=True)
     p.add_argument("--query", default="")
-    p = cmd("consolidate", maintenance.cmd_consolidate, "score, tier, cluster and summarise memories now")
+    p = cmd("consolidate", maintenance.cmd_consolidate, "score, tier, cluster and summarise memories now",
+            reads=True)
     p.add_argument("--full", action="store_true", help="reconsider every memory, not only new ones")
     p.add_argument("--dry-run", action="store_true", help="report what would change, write nothing")
-    cmd("status", maintenance.cmd_status, "database, counts, provider and consolidation state")
-    cmd("doctor", maintenance.cmd_doctor, "check the database file (integrity, permissions) and say how to recover")
-    cmd("tiers", maintenance.cmd_tiers, "how many memories are in each tier")
-    p = cmd("edges", maintenance.cmd_edges, "links of one memory (supersedes, consolidates)")
+    cmd("status", maintenance.cmd_status, "database, counts, provider and consolidation state", reads=True)
+    cmd("doctor", maintenance.cmd_doctor, "check the database file (integrity, permissions) and say how to recover",
+        reads=True)
+    cmd("tiers", maintenance.cmd_tiers, "how many memories are in each tier", reads=True)
+    p = cmd("edges", maintenance.cmd_edges, "links of one memory (supersedes, consolidates)", reads=True)
     p.add_argument("id", type=row_id)
     p = cmd("export", data.cmd_export, "write every record as JSON Lines, open reminders as iCalendar (--ics), or "
-            "a Markdown folder (DIR --markdown)")
+            "a Markdown folder (DIR --markdown)", reads=True)
     p.add_argument("file", nargs="?")
     p.add_argument("--markdown", action="store_true", help="write FILE as a folder of Markdown files: a file per "
                    "conversation, a file per kind of memory, an index README.md")
@@ -180,7 +186,7 @@ def build_parser() -> Parser:
                    "big import leaves them to the app's idle time or `assistant index`; keywords find them at once)")
     p.add_argument("--restore-forgotten", action="store_true",
                    help="bring back memories forgotten here since the export (left out by default)")
-    cmd("index", data.cmd_index, "embed every text still waiting for its embedding (after a big import)")
+    cmd("index", data.cmd_index, "embed every text still waiting for its embedding (after a big import)", reads=True)
     p = sub.add_parser("mcp", parents=[_common(json_flag=False)], help=MCP_HELP, description=MCP_HELP)
     p.set_defaults(handler=cmd_mcp)
     p.add_argument("--http", metavar="[HOST:]PORT", help="serve streamable HTTP on this loopback address (e.g. 8765 "
@@ -209,7 +215,7 @@ def cmd_mcp(runtime: Runtime, args: argparse.Namespace) -> int:
         from memory.errors import StoreUnusable
 
         try:
-            check_launch(str(runtime.settings.db_path()))  # it writes: a read-only file is said now, not per request
+            check_launch(str(runtime.store_path()))  # it writes: a read-only file is said now, not per request
         except StoreUnusable as exc:
             if exc.reason != "read_only":
                 raise
@@ -252,12 +258,13 @@ def main(argv: list[str] | None = None, launch: Callable[[Settings], int] | None
                                    "without it use: assistant chat \"...\" (assistant --help lists the rest)")
             from assistant.service import check_launch
 
+            check_store_path(settings, None)
             check_launch(str(settings.db_path()))  # one line here, not a blank app
             if launch is None:
                 print("assistant: the terminal UI is not available here; see assistant --help", file=sys.stderr)
                 return EXIT_FAILURE
             return launch(settings)  # the app builds its runtime, with its own notices
-        runtime = Runtime(settings, notice=lambda text: _line(text))
+        runtime = Runtime(settings, notice=lambda text: _line(text), command=args.command, reads=_reads(args))
         try:
             status = args.handler(runtime, args) or 0
             sys.stdout.flush()  # a full disk or closed pipe is reported here, not lost at exit
@@ -291,6 +298,15 @@ def main(argv: list[str] | None = None, launch: Callable[[Settings], int] | None
         _log_crash()
         _line(f"unexpected error: {type(exc).__name__}: {exc} (details in the log)")
         return EXIT_FAILURE
+
+
+def _reads(args: argparse.Namespace) -> bool:
+    """Whether the command works on what a store holds (and so has no reason to create one)."""
+    if args.command == "chat":
+        return bool(args.incognito)  # a turn that writes nothing
+    if args.command == "mcp":
+        return bool(args.read_only)
+    return bool(getattr(args, "reads", False))
 
 
 def _path_text(value: str) -> str:

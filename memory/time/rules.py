@@ -17,7 +17,7 @@ from typing import Any
 
 from dateutil.relativedelta import relativedelta
 
-from memory.errors import DateParseError
+from memory.errors import DateParseError, InvalidInput
 from memory.time.due_phrases import (
     DEFAULT_TIME,
     LATE_PARTS,
@@ -28,7 +28,7 @@ from memory.time.due_phrases import (
     take_time,
 )
 from memory.time.instants import MAX_YEAR, MIN_YEAR
-from memory.time.zones import zone_from_stored, zone_name
+from memory.time.zones import stored_zone, zone_from_stored, zone_name
 
 # Words that make a due phrase a rule rather than one instant.
 _RULE_WORDS = re.compile(r"\b(every|each|daily|weekly|monthly|yearly|annually|fortnightly|weekdays|weekends)\b")
@@ -196,7 +196,11 @@ class Recurrence:
         known frequency no finer than hourly (and no BYMINUTE or BYSECOND list that makes it finer),
         an interval from 1 to 1000 (dateutil loops forever on 0), BY-parts in range and where they
         leave no long runs of empty periods, and an occurrence within the years kept. Every rule
-        entering the store passes here."""
+        entering the store passes here, its zone too (one it cannot read would run in UTC unsaid)."""
+        try:
+            stored_zone(self.zone)
+        except InvalidInput as exc:
+            raise ValueError(str(exc)) from None
         parts = parse_rule(self.rule)
         freq = parts.get("FREQ")
         if freq not in ALLOWED_FREQ:

@@ -58,8 +58,9 @@ def zone_from_tz(value: str) -> tzinfo:
         if key:
             with contextlib.suppress(ZoneInfoNotFoundError, ValueError, OSError):
                 return ZoneInfo(key)
-        with contextlib.suppress(ValueError, OSError), open(value, "rb") as data:
-            return ZoneInfo.from_file(data, key=value)
+        if os.path.isfile(value):  # never a device or a pipe: opening one could wait for ever
+            with contextlib.suppress(ValueError, OSError), open(value, "rb") as data:
+                return ZoneInfo.from_file(data, key=value)
     else:
         with contextlib.suppress(ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long for a file
             return ZoneInfo(value)
@@ -98,15 +99,25 @@ def posix_zone(rule: str) -> tzinfo:
                            "Europe/Paris, or set timezone in the config") from None
 
 
-def zone_from_stored(name: str) -> tzinfo:
-    """The zone of a stored repeating rule, as zone_name() wrote it; UTC when it can no longer be read
-    (a zone database without that name): the rule still repeats, at the wall-clock time in UTC."""
+def stored_zone(name: str) -> tzinfo:
+    """The zone a repeating rule names, as zone_name() writes it (an IANA key, a POSIX rule, a zone file,
+    a fixed "UTC+03:30"); InvalidInput naming it when it names none. Every rule entering the store is
+    held to this (memory.time.rules.Recurrence.validate), so none is read in a zone it did not mean."""
     offset = _FIXED_NAME.fullmatch(name)
     if offset:  # a system zone known only by its offset
         sign = -1 if offset.group(1) == "-" else 1
         return timezone(sign * timedelta(hours=int(offset.group(2)), minutes=int(offset.group(3))))
     try:
         return zone_from_tz(name)
+    except InvalidInput:
+        raise InvalidInput(f"unknown time zone {name[:60]!r}") from None
+
+
+def zone_from_stored(name: str) -> tzinfo:
+    """The zone of a stored repeating rule; UTC when it can no longer be read (a zone database without
+    that name): the rule still repeats, at the wall-clock time in UTC."""
+    try:
+        return stored_zone(name)
     except InvalidInput:
         return UTC
 

@@ -6,7 +6,8 @@ size): the entry count comes from the end-of-central-directory record, before `z
 object per entry (a million tiny entries would cost seconds and hundreds of MB just to list); then
 every name is checked (no absolute path, drive letter or `..`) and the declared sizes added up (a
 compression bomb declares what it unpacks to); an entry that inflates past what it declared fails
-its CRC and is refused as damaged.
+its CRC and is refused as damaged; conversations.json is read only when it compresses as text does (a
+compression ratio of at most MAX_RATIO), so a bomb under the size limits costs nothing either.
 """
 from __future__ import annotations
 
@@ -20,6 +21,12 @@ from memory.errors import InvalidInput
 MAX_ENTRIES = 200_000  # a heavy user's export with every image is tens of thousands of files
 MAX_UNPACKED = 2 * 1024**3  # everything the directory declares, added up
 MAX_CONVERSATIONS = 1024**3  # conversations.json itself is read into memory
+# conversations.json deflates about 5 times in an export of real-looking chats (benchmarks/bench_import.py's,
+# 8 MB and 80 MB), 14 to 19 times in the tests' repetitive ones; deflate's ceiling is about 1,030. An entry
+# that would inflate more than this is a bomb, refused from the directory: reading it to its declared size
+# first would cost that much memory and time (300 MB from 300 KB: 640 MB and 3 s before the refusal).
+MAX_RATIO = 100
+RATIO_FROM = 1024**2  # below a megabyte any ratio is cheap to read: a tiny file's overhead skews it
 CONVERSATIONS = "conversations.json"
 
 _EOCD = b"PK\x05\x06"
@@ -104,6 +111,10 @@ def read_conversations(path: Path) -> bytes:
         if entry.file_size > MAX_CONVERSATIONS:
             raise UnsafeArchive(f"{entry.filename} in {path.name} is {entry.file_size / 1024**3:.1f} GB "
                                 f"(at most {MAX_CONVERSATIONS // 1024**3} GB)")
+        if entry.file_size > RATIO_FROM and entry.file_size > MAX_RATIO * entry.compress_size:
+            raise UnsafeArchive(f"{entry.filename} in {path.name} would inflate {entry.compress_size:,} bytes to "
+                                f"{entry.file_size:,} (more than {MAX_RATIO} times, which no chat export does): "
+                                "refused before reading any")
         try:
             with archive.open(entry) as stream:
                 # zipfile stops at the declared size and checks the CRC there: an entry that inflates

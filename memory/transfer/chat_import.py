@@ -102,6 +102,16 @@ def import_chats(store: Store, export: ChatExport, source: str, fingerprint: str
         pending.clear()
         queued.clear()
 
+    reported = 0
+
+    def report() -> None:
+        """Progress, said only of what is committed (or was here already): a failure in the batch in
+        hand must never follow a line that called it imported."""
+        nonlocal reported
+        if progress is not None and done > reported:
+            reported = done
+            progress(done, len(ordered), result.messages_added)
+
     try:
         for conversation in ordered:
             new = [m for m in conversation.messages if m.uid not in present]
@@ -117,9 +127,10 @@ def import_chats(store: Store, export: ChatExport, source: str, fingerprint: str
             done += 1
             if queued["messages_added"] >= batch_messages:
                 flush()
-            if progress is not None:
-                progress(done, len(ordered), result.messages_added + queued["messages_added"])
+            if not pending:
+                report()
         flush()
+        report()
     except BaseException:
         # What was committed stays, and says so; the batch in hand was rolled back.
         if result.import_id is not None:

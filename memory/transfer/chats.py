@@ -23,6 +23,7 @@ from typing import Any
 
 from memory.errors import InvalidInput
 from memory.time.instants import to_utc_iso
+from memory.transfer.checks import LONE_SURROGATE, DuplicateId, IdsSeen, holds_lone_surrogate
 
 CHATGPT, CLAUDE = "chatgpt", "claude"
 FORMAT_NAMES = {CHATGPT: "ChatGPT", CLAUDE: "Claude"}
@@ -75,18 +76,42 @@ def export_format(data: Any) -> str | None:
     return None
 
 
-def read_export(data: list[Any], kind: str) -> ChatExport:
+def read_export(data: list[Any], kind: str, check_text: bool = True) -> ChatExport:
+    """The export's conversations, held to the rules of every import file (memory.transfer.checks): text
+    SQLite can keep (checked only when `check_text`: the caller saw an escaped surrogate in the file, or
+    could not look), and each id once; a conversation that is an identical copy of another is read once."""
     reader = _chatgpt_conversation if kind == CHATGPT else _claude_conversation
     export = ChatExport(kind, [])
+    seen = IdsSeen()
     for number, item in enumerate(data, start=1):
+        if check_text and holds_lone_surrogate(item):
+            ident = item.get("id" if kind == CHATGPT else "uuid") if isinstance(item, dict) else None
+            raise ExportInvalid(_where(number, ident), LONE_SURROGATE)
         conversation = reader(item, number, export.skipped)
         if conversation is None:
             continue
+        where = _where(number, conversation.uid.split(":", 1)[1])
+        try:
+            if seen.again(conversation.uid, conversation, f"as conversation {number}", "its id"):
+                continue
+        except DuplicateId as exc:
+            raise ExportInvalid(where, str(exc)) from None
         if not conversation.messages:
             export.skipped["conversations without text"] += 1
             continue
         export.conversations.append(conversation)
     return export
+
+
+def _add_message(conversation: ChatConversation, message: ChatMessage, ident: str, seen: IdsSeen,
+                 where: str) -> None:
+    """A message into its conversation, once: an identical copy under its id is read once, a different
+    message under the same id refused (messages.uid holds each once)."""
+    try:
+        if not seen.again(message.uid, message, "earlier in this conversation", f"message id {ident[:60]!r}"):
+            conversation.messages.append(message)
+    except DuplicateId as exc:
+        raise ExportInvalid(where, str(exc)) from None
 
 
 def instant(value: Any, where: str) -> str | None:
@@ -242,6 +267,7 @@ def _chatgpt_conversation(item: Any, number: int, skipped: Counter[str]) -> Chat
     start = instant(item.get("create_time"), where)
     end = instant(item.get("update_time"), where)
     conversation = ChatConversation(f"{CHATGPT}:{ident}", _title(title), start or "", end or "")
+    seen = IdsSeen()  # of its messages: their uids are the conversation's
     last = start
     for node in _chatgpt_branch(mapping, item.get("current_node"), where):
         message = node.get("message")
@@ -257,8 +283,8 @@ def _chatgpt_conversation(item: Any, number: int, skipped: Counter[str]) -> Chat
         if created is None:
             raise ExportInvalid(where, f"message {node_id[:40]} has no time, nor has the conversation")
         last = created
-        conversation.messages.append(ChatMessage(f"{CHATGPT}:{ident}:{node_id}", message["author"]["role"], text,
-                                                 created))
+        _add_message(conversation, ChatMessage(f"{CHATGPT}:{ident}:{node_id}", message["author"]["role"], text,
+                                               created), node_id, seen, where)
     return _span(conversation, start, end, where)
 
 
@@ -311,6 +337,7 @@ def _claude_conversation(item: Any, number: int, skipped: Counter[str]) -> ChatC
     start = instant(item.get("created_at"), where)
     end = instant(item.get("updated_at"), where)
     conversation = ChatConversation(f"{CLAUDE}:{ident}", _title(title), start or "", end or "")
+    seen = IdsSeen()  # of its messages: their uids are the conversation's
     last = start
     for index, message in enumerate(messages, start=1):
         if not isinstance(message, dict):
@@ -324,7 +351,7 @@ def _claude_conversation(item: Any, number: int, skipped: Counter[str]) -> ChatC
         if created is None:
             raise ExportInvalid(where, f"message {index} has no time, nor has the conversation")
         last = created
-        conversation.messages.append(ChatMessage(f"{CLAUDE}:{ident}:{key}", _CLAUDE_ROLES[str(message["sender"])],
-                                                 text, created))
+        _add_message(conversation, ChatMessage(f"{CLAUDE}:{ident}:{key}", _CLAUDE_ROLES[str(message["sender"])],
+                                               text, created), key, seen, where)
     return _span(conversation, start, end, where)
 

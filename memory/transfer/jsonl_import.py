@@ -18,6 +18,7 @@ import hashlib
 import json
 import uuid
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -32,6 +33,7 @@ from memory.summaries import NewSummary, insert_summary
 from memory.time.references import valid_ref
 from memory.time.rules import Recurrence
 from memory.tombstones import content_hash
+from memory.transfer.checks import LONE_SURROGATE, DuplicateId, IdsSeen, holds_lone_surrogate, may_hold_surrogates
 from memory.transfer.imports import begin_import, finish_import, tag
 
 TYPES = ("episode", "message", "memory", "summary", "edge", "forgotten")
@@ -46,9 +48,9 @@ def record_identities(records: list[tuple[int, dict[str, Any]]]) -> dict[int, st
     seen: dict[str, int] = {}
     out = {}
     for number, record in records:
-        given = record.get("uid")
-        if isinstance(given, str) and given.strip():
-            out[number] = given.strip()[:200]
+        given = own_uid(record)
+        if given is not None:
+            out[number] = given
             continue
         digest = hashlib.sha1(json.dumps(record, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
         seen[digest] = seen.get(digest, 0) + 1
@@ -308,9 +310,25 @@ def _time_refs(value: Any) -> list[dict[str, Any]]:
     return value
 
 
-def parse_lines(lines: Iterable[str]) -> list[tuple[int, dict[str, Any]]]:
+def own_uid(record: dict[str, Any]) -> str | None:
+    """The uid a record gives itself (as stored: stripped, at most 200 characters), if any."""
+    given = record.get("uid")
+    return given.strip()[:200] if isinstance(given, str) and given.strip() else None
+
+
+@dataclass
+class ParsedFile:
+    """A file's records, read and checked as a whole (parse_lines) before any store is opened."""
+
+    records: list[tuple[int, dict[str, Any]]]
+
+
+def parse_lines(lines: Iterable[str]) -> ParsedFile:
+    """Every record of the file, with its line; ImportFailed for the first line that is not a record,
+    holds text that is not valid Unicode, or reuses an id or uid of another record (an identical copy
+    of a record is read once)."""
     records = []
-    first_line: dict[tuple[str, Any], int] = {}
+    seen = IdsSeen()
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -326,30 +344,33 @@ def parse_lines(lines: Iterable[str]) -> list[tuple[int, dict[str, Any]]]:
             raise ImportFailed(number, "a record must be a JSON object")
         if record.get("type") not in TYPES:
             raise ImportFailed(number, f"type must be one of {', '.join(TYPES)}, not {record.get('type')!r}")
-        if "\\ud" in line.lower():  # an escaped lone surrogate is valid JSON but not text SQLite can keep
-            try:
-                json.dumps(record, ensure_ascii=False).encode("utf-8")
-            except UnicodeEncodeError:
-                raise ImportFailed(number, "holds text that is not valid Unicode (a lone surrogate)") from None
-        key = (record["type"], record.get("id"))
-        if key[1] is not None:
-            if key in first_line:
-                raise ImportFailed(number, f"{key[0]} id {key[1]!r} appears twice in the file (first on line "
-                                           f"{first_line[key]}): references to it would be ambiguous")
-            first_line[key] = number
+        if may_hold_surrogates(line) and holds_lone_surrogate(record):
+            raise ImportFailed(number, LONE_SURROGATE)
+        kind, ident, uid = record["type"], record.get("id"), own_uid(record)
+        keys = [((kind, "id", ident), f"{kind} id {ident!r}")] if ident is not None else []
+        if uid is not None and kind != "forgotten":  # a tombstone's uid names what was forgotten, not itself
+            keys.append(((kind, "uid", uid), f"{kind} uid {uid!r}"))
+        try:
+            repeated = [seen.again(key, record, f"on line {number}", label) for key, label in keys]
+        except DuplicateId as exc:
+            raise ImportFailed(number, str(exc)) from None
+        if any(repeated):
+            continue  # the same record again: read once
         records.append((number, record))
-    return records
+    return ParsedFile(records)
 
 
 class _DryRun(Exception):
     """Raised to roll back a dry run's transaction."""
 
 
-def import_records(store: Store, lines: Iterable[str],
+def import_records(store: Store, lines: Iterable[str] | ParsedFile,
                    progress: Callable[[int, int], None] | None = None,
                    restore_forgotten: bool = False, dry_run: bool = False,
                    source: str | None = None) -> dict[str, int]:
-    """Import JSON Lines; any bad line raises ImportFailed and nothing is written. A memory forgotten
+    """Import JSON Lines (the lines, or the file parse_lines read: the CLI reads it whole before it opens
+    the store, so a file refused as a whole creates none); any bad line raises ImportFailed and nothing is
+    written. A memory forgotten
     in this store since the export (a tombstone of its uid), or named by a tombstone in the file, is left
     out, counted under "forgotten", unless `restore_forgotten`; then it comes back and its tombstone goes.
 
@@ -359,10 +380,9 @@ def import_records(store: Store, lines: Iterable[str],
     Idempotent: a record already in the store (same uid, or the same hand-written record) is
     counted under "already_present" and not added again. At most one episode is active afterwards.
     """
-    records = parse_lines(lines)
+    records = (lines if isinstance(lines, ParsedFile) else parse_lines(lines)).records
     identities = record_identities(records)
-    own_uids = {number for number, record in records
-                if isinstance(record.get("uid"), str) and record["uid"].strip()}
+    own_uids = {number for number, record in records if own_uid(record) is not None}
     counts = {t: 0 for t in TYPES if t != "forgotten"} | {"tombstone": 0, "already_present": 0, "forgotten": 0}
     done = 0
     try:

@@ -14,6 +14,7 @@ from pathlib import Path
 from memory.errors import InvalidInput
 from memory.transfer.archive import MAX_CONVERSATIONS, is_zip, read_conversations
 from memory.transfer.chats import FORMAT_NAMES, ChatExport, export_format, read_export
+from memory.transfer.checks import may_hold_surrogates
 
 
 @dataclass
@@ -68,4 +69,5 @@ def read_chat_file(path: Path) -> ChatFile | None:
         keys = ", ".join(sorted(first)[:6]) if isinstance(first, dict) else type(first).__name__
         raise InvalidInput(f"{where} is a JSON list but neither a ChatGPT nor a Claude export (its first item "
                            f"has {keys[:100]})")
-    return ChatFile(read_export(parsed, kind), hashlib.sha256(data).hexdigest()[:32])
+    export = read_export(parsed, kind, check_text=may_hold_surrogates(data))
+    return ChatFile(export, hashlib.sha256(data).hexdigest()[:32])
