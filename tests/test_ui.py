@@ -219,3 +219,24 @@ async def test_message_sent_before_the_model_is_chosen_is_answered(tmp_path):
         assert stored == ["user", "assistant"]
         assert app.runtime.store.one("SELECT content FROM knowledge WHERE kind = 'note'")[0] == \
             "the spare key is under the pot"
+
+
+async def test_reminders_due_before_the_first_screen_wait_for_it(tmp_path):
+    """Which came first was a race: a due line in the chat before the first screen was shown kept the
+    returning user's hint (or the transcript of a conversation in progress) from being shown at all."""
+    from assistant.views import DueNotice
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        chat = app.main_screen.chat
+        await chat.chat_log.clear()
+        chat._start_shown = False  # as at launch, before load_start has read the store
+        due = app.service.take_due_reminders() or DueNotice([], 1, at_launch=True)
+        chat.add_due_reminders(DueNotice(due.items, max(due.total, 1), at_launch=True))
+        await pilot.pause()
+        assert chat.chat_log.entries == []  # held back
+        chat.load_start()
+        await settle(pilot, app)
+        texts = [e.text for e in chat.chat_log.entries]
+        assert texts[0].startswith("New conversation.") and texts[1].startswith("⏰"), texts

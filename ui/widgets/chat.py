@@ -66,6 +66,10 @@ class ChatPane(ReportsFailures, Vertical):
         self.retry_delays: list[float] = [5, 10, 20, 40, 80, 160, *[300] * 288]
         self.last_answer = ""
         self.why_target: int | None = NO_ANSWER  # the answer "Why this answer" is about (see NO_ANSWER)
+        # Reminders falling due before the first screen is shown wait for it: a line of theirs in the
+        # chat first kept the transcript (or the returning user's hint) from being shown at all.
+        self._start_shown = False
+        self._due_before_start: list[DueNotice] = []
 
     def compose(self) -> ComposeResult:
         yield self.chat_log
@@ -109,7 +113,16 @@ class ChatPane(ReportsFailures, Vertical):
             first = self.service.is_first_run()
             return first, [] if first else self.service.current_messages()
 
-        first, messages = await asyncio.to_thread(read)
+        try:
+            first, messages = await asyncio.to_thread(read)
+            await self._show_start(first, messages)
+        finally:
+            self._start_shown = True
+            for notice in self._due_before_start:
+                self.add_due_reminders(notice)
+            self._due_before_start.clear()
+
+    async def _show_start(self, first: bool, messages: list[MessageView]) -> None:
         if first and not self.composer.text and not self.chat_log.children and not self.query(Welcome):
             welcome = Welcome(self.keymap)
             if self.service.agent is not None:
@@ -171,6 +184,9 @@ class ChatPane(ReportsFailures, Vertical):
 
     def add_due_reminders(self, notice: DueNotice) -> None:
         """A toast goes away; a line in the chat stays, for whoever was away from the keyboard."""
+        if not self._start_shown:
+            self._due_before_start.append(notice)
+            return
         self.chat_log.add(*(ToolLine(line, reminder=True) for line in chat_lines(notice)))
 
     def copy_last_answer(self) -> None:
