@@ -97,14 +97,14 @@ def test_the_labelled_set_is_big_varied_and_well_formed():
 
 def test_the_blind_rounds_are_apart_from_the_labelled_set_and_well_formed():
     rows = labelled(BLIND)
-    assert {r["round"] for r in rows} == {1, 2, 3} and len(rows) >= 300
+    assert {r["round"] for r in rows} == {1, 2, 3, 4} and len(rows) >= 370
     assert not {r["text"] for r in rows} & {r["text"] for r in labelled()}
     for row in rows:
         assert bool(row["values"]) == row["secret"] and all(v in row["text"] for v in row["values"]), row
 
 
 def test_the_blind_rounds_meet_the_targets_now():
-    # Each round was measured once before any fix (docs/secrets.md has those figures: 0.92-0.94 recall);
+    # Each round was measured once before any fix (docs/secrets.md has those figures: 0.84-0.94 recall);
     # the detector was fixed on it afterwards, so this guards against going back, not a fresh measure.
     m = measure(labelled(BLIND))
     assert m["recall"] >= BLIND_RECALL_TARGET, m["missed"]
