@@ -97,14 +97,14 @@ def test_the_labelled_set_is_big_varied_and_well_formed():
 
 def test_the_blind_rounds_are_apart_from_the_labelled_set_and_well_formed():
     rows = labelled(BLIND)
-    assert {r["round"] for r in rows} == {1, 2, 3} and len(rows) >= 300
+    assert {r["round"] for r in rows} == {1, 2, 3, 4} and len(rows) >= 370
     assert not {r["text"] for r in rows} & {r["text"] for r in labelled()}
     for row in rows:
         assert bool(row["values"]) == row["secret"] and all(v in row["text"] for v in row["values"]), row
 
 
 def test_the_blind_rounds_meet_the_targets_now():
-    # Each round was measured once before any fix (docs/secrets.md has those figures: 0.92-0.94 recall);
+    # Each round was measured once before any fix (docs/secrets.md has those figures: 0.84-0.94 recall);
     # the detector was fixed on it afterwards, so this guards against going back, not a fresh measure.
     m = measure(labelled(BLIND))
     assert m["recall"] >= BLIND_RECALL_TARGET, m["missed"]
@@ -355,4 +355,41 @@ USED_FOR = [
 
 @pytest.mark.parametrize("text, values", USED_FOR)
 def test_a_value_used_for_an_account_is_its_password(text, values):
+    assert [s.value(text) for s in find_secrets(text)] == values
+
+
+# Blind round 4's misses: a thing that opens, placed ("in the office", "at the airbnb"), then what it
+# takes, what it is set to, or a disarm number; and the near misses of those words, written before the
+# rule: a time, a size, a price, a count, a setting of something that opens nothing.
+THINGS_THAT_OPEN = [
+    ("the safe in the office: 19-44-07", ["19-44-07"]),
+    ("the lock on the shed: 4471", ["4471"]),
+    ("The alarm disarm number is 2207", ["2207"]),
+    ("the alarm disarm code is 5 5 2 0", ["5 5 2 0"]),
+    ("the lockbox at the airbnb takes 0 9 3 3", ["0 9 3 3"]),
+    ("the key safe by the back door takes 0417, the host said", ["0417"]),
+    ("the bike lock is set to 3-1-8", ["3-1-8"]),
+    ("my padlock's set to 9-0-2-1", ["9-0-2-1"]),
+    ("the gate to the allotment opens with 8841", ["8841"]),
+    ("the gate opens at 8am", []),
+    ("the safe is 40 cm wide", []),
+    ("the bike lock cost 25 euros", []),
+    ("the alarm is set to 6:30", []),
+    ("the alarm is set to 0630", []),
+    ("the lockbox holds 4 keys", []),
+    ("set to 3 for medium heat", []),
+    ("the safe in the office: 2 shelves", []),
+    ("the lock on the shed: 1950s", []),
+    ("the safe in the office takes 120 kg", []),
+    ("the lockbox takes 4 AA batteries", []),
+    ("the gate at the back takes 2000 cars a day", []),
+    ("the oven is set to 180", []),
+    ("the alarm disarm number is on the fridge", []),
+    ("the bike lock is set to arrive on Monday", []),
+    ("the safe in room 4412 on floor 3", []),
+]
+
+
+@pytest.mark.parametrize("text, values", THINGS_THAT_OPEN)
+def test_what_a_placed_thing_that_opens_takes_or_is_set_to(text, values):
     assert [s.value(text) for s in find_secrets(text)] == values

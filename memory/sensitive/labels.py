@@ -12,7 +12,11 @@ holiday: Monday", "storage unit: 3rd floor" and "alarm: 6:45" ordinary:
   an e-mail address, a handle or a plain word is not one;
 - "user / secret" after any label when the user is an e-mail address ("Netflix — joe@x.com / X").
 And in a sentence, a verb of opening or disarming with a thing that opens, then digits: "the bike lock
-opens with 4-2-9-1", "unlock my phone with 4471", "to turn off the alarm punch in 6620".
+opens with 4-2-9-1", "unlock my phone with 4471", "to turn off the alarm punch in 6620", "the alarm
+disarm number is 2207"; or what a thing that opens takes, or a lock is set to, when the digits end the
+clause: "the lockbox at the airbnb takes 0 9 3 3", "the bike lock is set to 3-1-8" (not "takes 120 kg",
+"the alarm is set to 0630"). The thing may be placed, in a label or a sentence: "the safe in the office:
+19-44-07".
 """
 from __future__ import annotations
 
@@ -24,6 +28,11 @@ from memory.sensitive.values import names_a_product
 _PLACES = (r"(?:front |back |side |garage |storage |bike |gym |house |apartment |building |office )?"
            r"(?:door|gate|garage|garage opener|opener|alarm|alarm panel|safe|padlock|lock|locker|lockbox|key ?box|"
            r"storage unit|shed|keypad|intercom|buzzer|mailbox|vault)")
+# Where the thing is, a few words after it: "the safe in the office", "the lockbox at the airbnb".
+_PLACED = (r"(?:[ \t]+(?:in|at|on|by|of|to|for|behind|outside|near)[ \t]+(?:(?:the|my|our|your|a)[ \t]+)?"
+           r"(?:[^\W\d_][\w'’-]*[ \t]+)?[^\W\d_][\w'’-]*)?")
+# What a combination is set on; an alarm or an oven is set to a time or a heat.
+_LOCKS = r"(?:padlock|lock|locker|lockbox|key ?box|key safe|safe)"
 # Devices are unlocked with digits too, but "phone: 555-1234" is a number to call: in sentences only.
 _DEVICES = r"(?:phone|iphone|ipad|laptop|tablet|sim|voicemail|screen)"
 _SERVICES = (r"(?:online )?(?:bank|banking|gmail|e-?mail|mail|outlook|hotmail|yahoo|icloud|apple id|netflix|amazon|"
@@ -48,8 +57,8 @@ _SIGN = r"[ \t]*(?::|—|–|=|->|[ \t]-)[ \t]*"
 _END = r"(?=[ \t]*(?:$|\n|;|,[ \t]))"
 # A value is one token, or digits with single spaces ("lockbox: 6 4 1 8"); one word may name whose the
 # thing is ("the Airbnb lockbox: ...").
-_LABEL = re.compile(rf"{_START}(?:[^\W\d_][\w'’-]*[ \t]+)?(?:(?P<place>{_PLACES})|(?P<service>{_SERVICES})){_SIGN}"
-                    rf"(?P<value>\d(?: ?\d){{2,}}#?|[^\s,;]+){_END}", re.I | re.M)
+_LABEL = re.compile(rf"{_START}(?:[^\W\d_][\w'’-]*[ \t]+)?(?:(?P<place>{_PLACES}){_PLACED}|(?P<service>{_SERVICES}))"
+                    rf"{_SIGN}(?P<value>\d(?: ?\d){{2,}}#?|[^\s,;]+){_END}", re.I | re.M)
 _USER_SECRET = re.compile(rf"{_START}(?:[^\W\d_][\w'+.&-]*[ \t]+){{0,2}}?[^\W\d_][\w'+.&-]*{_SIGN}"
                           rf"(?P<user>[^\s/@]+@[^\s/]+)(?:[ \t]*/[ \t]*|[ \t]+)(?P<secret>[^\s,;]+){_END}", re.I | re.M)
 _USER_SECRET_LABELLED = re.compile(rf"{_START}(?:{_PLACES}|{_SERVICES})(?:{_SIGN}|[ \t]+)[^\s/:]+[ \t]*/[ \t]*"
@@ -59,21 +68,29 @@ _OPENS = (r"(?:opens?|opened|unlocks?|unlocked|disarms?|disarmed|deactivates?|de
           r"switch(?:es)? off|shuts? off)")
 _ENTRY = r"(?:with|using|by typing|by entering|type|enter|key in|punch in|punch|press|dial|code|is|:|=)"
 _VALUE = r"(?P<value>\d(?:[ -]?\d){2,}#?)(?![\w:/.,]\d)(?![\w:/])"
+# Digits that end their clause: "takes 0 9 3 3", and not "takes 120 kg".
+_LAST = r"(?=[ \t]*(?:$|\n|[.;,!?)]))"
 _OPENED = (
     re.compile(rf"(?<![^\W_])(?P<place>{_PLACES}|{_DEVICES})(?![^\W_])[^\n.;,]{{0,30}}?"
                rf"(?<![^\W_]){_OPENS}(?![^\W_])[ \t]*"
-               rf"(?:(?:it|them)[ \t]+)?(?:{_ENTRY}[ \t]*)?{_VALUE}", re.I),
+               rf"(?:(?:it|them)[ \t]+)?(?:(?:number|code|digits|sequence)[ \t]+)?(?:{_ENTRY}[ \t]*)?{_VALUE}",
+               re.I),
     re.compile(rf"(?<![^\W_]){_OPENS}[ \t]+(?:(?:the|my|our|your|a)[ \t]+)?(?:[^\W\d_]+[ \t]+){{0,2}}?"
                rf"(?P<place>{_PLACES}|{_DEVICES})(?![^\W_])[ \t]*,?[ \t]*(?:{_ENTRY}[ \t]*)?{_VALUE}", re.I),
     # "the storage unit keypad takes 80417": what a keypad takes.
     re.compile(rf"(?<![^\W_])(?P<place>keypad|key ?pad|door panel|alarm panel)(?![^\W_])[ \t]+"
                rf"(?:takes|accepts|wants|needs|asks for|is|uses)[ \t]+{_VALUE}", re.I),
+    # "the lockbox at the airbnb takes 0 9 3 3", "the bike lock is set to 3-1-8".
+    re.compile(rf"(?<![^\W_])(?P<place>{_PLACES})(?![^\W_]){_PLACED}[ \t]+(?:takes|accepts)[ \t]+{_VALUE}{_LAST}",
+               re.I),
+    re.compile(rf"(?<![^\W_])(?P<place>{_LOCKS})(?![^\W_])(?:['’]s|[ \t]+is|[ \t]+was)?[ \t]+set[ \t]+(?:to|on)"
+               rf"[ \t]+{_VALUE}{_LAST}", re.I),
     # "office alarm 7734, disarm before 8am": the digits right after the thing, the verb after them.
     re.compile(rf"(?<![^\W_])(?P<place>{_PLACES})(?![^\W_])[ \t]+{_VALUE}[^\n.;]{{0,30}}?(?<![^\W_]){_OPENS}"
                rf"(?![^\W_])", re.I),
 )
 _OPENING = frozenset("open opens opened unlock unlocks unlocked disarm disarms disarmed deactivate deactivates "
-                     "deactivated off keypad takes accepts wants needs".split())
+                     "deactivated off keypad takes accepts wants needs set".split())
 # "log into the bank with Qx7-hunter22", "log in with joe / hunter2".
 _LOGIN = re.compile(r"(?<![^\W_])(?:log|sign)(?:s|ged|ging)?[ -]?(?:in|on)(?:to)?(?![^\W_])[^\n.;]{0,40}?"
                     r"(?<![^\W_])(?:with|using)[ \t]+(?:[^\s/]+[ \t]*/[ \t]*)?(?P<secret>[^\s,;]+?)"
