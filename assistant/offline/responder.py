@@ -93,6 +93,7 @@ class OfflineResponder:
     def __init__(self, runtime: Runtime, unreachable: str | None = None) -> None:
         self.runtime = runtime
         self.unreachable = unreachable  # why the configured model was not used, said before the answer
+        self._unreachable_said = False  # why the model was not used: said once a turn (reset in prepare)
         self._reading: Reading | None = None  # the turn's reading of the message
         # What this turn's tool calls are for ("cancel" is a forget, "snooze" an update), and the request
         # they carry out (the suggestion a "yes" accepted), for wording their results.
@@ -108,6 +109,7 @@ class OfflineResponder:
     async def prepare(self, turn: TurnInput) -> None:
         self._reading, self._incognito = turn.reading, turn.incognito
         self._actions, self._request, self._note, self._used = [], None, "", []
+        self._unreachable_said = False  # why the model was not used: said once a turn
 
     def plan(self, reading: Reading, conversation: list[Item]) -> tuple[list[tuple[str, dict[str, Any]]], str]:
         """What the offline mode would do for `reading` (the last item of `conversation` being its
@@ -147,8 +149,9 @@ class OfflineResponder:
             yield ToolUse(f"offline_{n}", name, args)
 
     def _prefixed(self, text: str) -> str:
-        if not self.unreachable:
+        if not self.unreachable or self._unreachable_said:
             return text
+        self._unreachable_said = True  # a turn that acts says it before the action, not again after it
         note = f"(I couldn't reach the chat model: {self.unreachable}. I handled this offline.)"
         return f"{note}\n\n{text}" if text else note + "\n\n"
 

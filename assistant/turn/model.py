@@ -16,6 +16,7 @@ offline mode, every other message to the model without tools.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -213,8 +214,8 @@ class ModelResponder:
 
     def _fitted(self, prompt: Prompt, conversation: list[Item], tools: list[ToolSpec]) -> Fitted:
         window = self.window()
-        if window is None:
-            self.fitted = Fitted(prompt, conversation, tools)
+        if window is None:  # nothing to fit to: the request as it is, its size still counted
+            self.fitted = fit(prompt, conversation, tools, sys.maxsize)
             return self.fitted
         room = reply_room(window, self._asked_tokens)
         self.provider.max_tokens = room

@@ -1,0 +1,163 @@
+"""SPEC F7 (issue 31): with the user's own model, nothing asked is lost. Through the real openai SDK
+against the loopback stand-in: a model that chats instead of calling a tool, one that did call it
+(nothing done twice), an incognito conversation (nothing done at all), a server that refuses a prompt
+for its length (retried once smaller, else said), a window the request is fitted to, a server that dies
+in the middle of an answer and one that never starts one."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from assistant.providers.select import select_provider
+from assistant.service import AssistantService, responder_for
+from assistant.turn.agent import Agent
+from assistant.turn.events import Done, Failed, Notice, ToolCall, ToolResult
+from memory import memories, reminders
+from tests.conftest import make_runtime
+
+STAMPS = "remind me to buy stamps tomorrow at 10am"
+
+
+def model_runtime(tmp_path, standin, **env):
+    standin.models = ["stand-in"]
+    return make_runtime(tmp_path, ASSISTANT_PROVIDER="openai", OPENAI_BASE_URL=standin.base,
+                        ASSISTANT_MODEL="stand-in", **env)
+
+
+def agent_for(rt) -> Agent:
+    return Agent(rt, responder_for(rt, select_provider(rt)))
+
+
+async def collect(agent, text):
+    return [e async for e in agent.turn(text)]
+
+
+def chats(standin) -> list[dict]:
+    return standin.bodies("/v1/chat/completions")
+
+
+def open_reminders(rt) -> list:
+    return [r.memory for r in reminders.get_upcoming(rt.store, within_days=30)]
+
+
+async def test_a_model_that_chats_instead_of_acting_loses_nothing(tmp_path, openai_standin):
+    rt = model_runtime(tmp_path, openai_standin)
+    openai_standin.script = ["When you're about to buy stamps tomorrow, please remember that it's a reminder."]
+    events = await collect(agent_for(rt), STAMPS)
+    stored = open_reminders(rt)
+    assert [m.content for m in stored] == ["buy stamps"] and stored[0].due_at.startswith("2026-11-23T10:00")
+    call = next(e for e in events if isinstance(e, ToolCall))
+    assert call.id.startswith("app_") and call.name == "remember"  # carried out by the app, after the answer
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert not result.is_error and "done by the app from your message" in result.summary
+    assert isinstance(events[-1], Done) and "reminders" in events[-1].changed
+    # The next turn's request tells the model what the app did, so it does not say otherwise.
+    openai_standin.script = ["Noted."]
+    await collect(agent_for(rt), "thanks")
+    history = json.dumps(chats(openai_standin)[-1]["messages"])
+    assert "buy stamps" in history and "remember" in history
+    rt.close()
+
+
+async def test_what_the_model_did_itself_is_not_done_again(tmp_path, openai_standin):
+    rt = model_runtime(tmp_path, openai_standin)
+    openai_standin.script = [{"tool_calls": [("remember", {"content": "buy stamps",
+                                                           "due_at": "tomorrow at 10am"})]}, "Done."]
+    agent = agent_for(rt)
+    events = await collect(agent, STAMPS)
+    assert [m.content for m in open_reminders(rt)] == ["buy stamps"]  # once
+    assert agent.responder.fitted.tokens > 500  # the request's size is counted with no window known too
+    assert not any(isinstance(e, ToolCall) and e.id.startswith("app_") for e in events)
+    rt.close()
+
+
+async def test_a_remember_the_model_chatted_past_is_kept(tmp_path, openai_standin):
+    rt = model_runtime(tmp_path, openai_standin)
+    openai_standin.script = ["That's a great locker number!"]
+    await collect(agent_for(rt), "remember that my gym locker is number 112")
+    assert [m.content for m in memories.matching(rt.store, ["locker"])] == ["my gym locker is number 112"]
+    rt.close()
+
+
+async def test_an_incognito_conversation_is_never_acted_on_after_the_answer(tmp_path, openai_standin):
+    rt = model_runtime(tmp_path, openai_standin)
+    service = AssistantService(rt)
+    service.agent = agent_for(rt)
+    service.start_incognito()
+    openai_standin.script = ["Sure!"]
+    events = [e async for e in service.turn(STAMPS)]
+    assert open_reminders(rt) == [] and not any(isinstance(e, ToolCall) for e in events)
+    assert rt.store.one("SELECT count(*) FROM messages")[0] == 0
+    rt.close()
+
+
+async def test_a_refusal_for_length_is_retried_once_smaller(tmp_path, openai_standin):
+    rt = model_runtime(tmp_path, openai_standin)
+    agent = agent_for(rt)
+    for n in range(6):  # a conversation in progress: the retry has history to leave out
+        openai_standin.script = [f"answer {n} " + "and more words " * 20]
+        await collect(agent, f"tell me about topic {n} " + "with many words " * 20)
+    before = len(chats(openai_standin))
+    openai_standin.script = [(400, "Requested tokens (2155) exceed context window of 2048"), "Paris."]
+    events = await collect(agent, "what is the capital of France?")
+    sent = chats(openai_standin)[before:]
+    assert len(sent) == 2 and isinstance(events[-1], Done) and events[-1].text == "Paris."
+    assert len(json.dumps(sent[1])) < len(json.dumps(sent[0]))  # the second request is smaller
+    assert sent[1]["messages"][-1]["content"] == "what is the capital of France?"  # the message always goes
+    rt.close()
+
+
+async def test_a_second_refusal_for_length_is_said_plainly_and_the_message_kept(tmp_path, openai_standin):
+    rt = model_runtime(tmp_path, openai_standin)
+    openai_standin.script = [(400, "Requested tokens (2155) exceed context window of 2048")]
+    events = await collect(agent_for(rt), STAMPS)
+    done = events[-1]
+    assert isinstance(done, Done) and done.failure == "context"
+    assert "longer than its context window" in done.text and "--n_ctx" in done.text
+    assert done.text.count("I handled this offline") == 1  # said once, before the action, not after it too
+    assert len(chats(openai_standin)) == 2  # once, then once smaller: never a loop
+    said = [r[0] for r in rt.store.query("SELECT content FROM messages WHERE role = 'user'")]
+    assert said == [STAMPS]
+    assert [m.content for m in open_reminders(rt)] == ["buy stamps"]  # the app's own reading acted
+    rt.close()
+
+
+async def test_a_configured_window_fits_the_request_oldest_history_first(tmp_path, openai_standin):
+    rt = model_runtime(tmp_path, openai_standin, ASSISTANT_CONTEXT_WINDOW="1024")
+    agent = agent_for(rt)
+    for n in range(12):
+        openai_standin.script = [f"answer {n} " + "and more words " * 30]
+        await collect(agent, f"question {n} " + "with many words " * 30)
+    openai_standin.script = ["ok"]
+    await collect(agent, "the last question")
+    body = chats(openai_standin)[-1]
+    fitted = agent.responder.fitted
+    assert fitted is not None and fitted.tokens <= 1024 and fitted.dropped  # something had to go
+    said = [m["content"] for m in body["messages"] if m["role"] == "user"]
+    assert said[-1] == "the last question" and "question 0 " not in json.dumps(said)  # the oldest went first
+    assert body["max_tokens"] <= 1024 // 4  # room kept for the answer, within the window
+    rt.close()
+
+
+async def test_a_server_that_dies_mid_answer_is_one_line_and_the_message_acted_on(tmp_path, openai_standin):
+    rt = model_runtime(tmp_path, openai_standin)
+    openai_standin.script = [("break", "When you are about to")]
+    events = await collect(agent_for(rt), STAMPS)
+    said = [e.text for e in events if isinstance(e, Failed | Notice)]
+    assert len(said) == 1 and "\n" not in said[0]  # one line naming the cause
+    assert [m.content for m in open_reminders(rt)] == ["buy stamps"]  # the app's own reading acted
+    assert [r[0] for r in rt.store.query("SELECT content FROM messages WHERE role = 'user'")] == [STAMPS]
+    rt.close()
+
+
+@pytest.mark.slow
+async def test_an_answer_that_never_starts_is_a_failure_within_the_timeout(tmp_path, openai_standin):
+    rt = model_runtime(tmp_path, openai_standin, ASSISTANT_FIRST_TOKEN_TIMEOUT="2")
+    openai_standin.script = [("sleep", 6, "too late")]
+    events = await collect(agent_for(rt), "what should I cook tonight?")
+    said = [e.text for e in events if isinstance(e, Failed | Notice)]
+    assert len(said) == 1 and "sent no answer within 2 s" in said[0]
+    said = [r[0] for r in rt.store.query("SELECT content FROM messages WHERE role = 'user'")]
+    assert said == ["what should I cook tonight?"]
+    rt.close()
