@@ -526,10 +526,9 @@ class AssistantService:
         clock = self.runtime.clock
         # Read as they are now: one whose text was changed after the answer says so (its earlier texts
         # are on its own screen), so the line is not taken for what the answer was given.
-        answered = store.one("SELECT created_at FROM messages WHERE id = ?", (record["message_id"],))
-        changed = {r[0] for r in store.query(
-            f"SELECT DISTINCT memory_id FROM memory_history WHERE replaced_at > ? AND memory_id IN "
-            f"({','.join('?' * len(ids))})", (answered[0], *ids))} if answered and ids else set()
+        answer_id = int(str(record["message_id"]))
+        answered = episodes.messages_by_id(store, [answer_id]).get(answer_id)
+        changed = memories.edited_since(store, ids, answered.created_at) if answered is not None else set()
 
         def when(m: Memory) -> str:
             said = clock.short(m.created_at)
@@ -545,7 +544,6 @@ class AssistantService:
     # -- the Memories screen --------------------------------------------------------------------
 
     def _memory_row(self, m: Memory, query: str = "") -> MemoryRow:
-
         text = flat(masked(m.content, m.sensitive), 400)
         matched = matched_spans(query, text) if query else []
         return MemoryRow(m.id, m.kind, m.tier, self.runtime.clock.short(m.created_at), text, m.private, m.sensitive,

@@ -203,6 +203,15 @@ class EarlierText:
     replaced_at: str  # when a newer text replaced it (UTC)
 
 
+def edited_since(store: Store, memory_ids: list[int], instant: str) -> set[int]:
+    """Those of `memory_ids` whose text was changed after `instant` (stored UTC text)."""
+    if not memory_ids:
+        return set()
+    marks = ",".join("?" * len(memory_ids))
+    return {r[0] for r in store.query(f"SELECT DISTINCT memory_id FROM memory_history WHERE replaced_at > ? "
+                                      f"AND memory_id IN ({marks})", (instant, *memory_ids))}
+
+
 def earlier_texts(store: Store, memory_id: int, limit: int = 50) -> list[EarlierText]:
     """What a memory said before, newest first."""
     rows = store.query("SELECT content, sensitive, replaced_at FROM memory_history WHERE memory_id = ? "
