@@ -222,25 +222,20 @@ class Store:
                 finally:
                     self._depth -= 1
                 return
-            self._conn.execute("BEGIN IMMEDIATE")
             self._depth = 1
+            # BEGIN, the block and COMMIT under one guard: a Ctrl+C that lands just after BEGIN or during
+            # COMMIT left the transaction open, and the next write failed with "cannot start a
+            # transaction within a transaction" (an import's interrupted record could not be written).
             try:
+                self._conn.execute("BEGIN IMMEDIATE")
                 yield self
+                self._conn.execute("COMMIT")
             except BaseException as exc:
                 if self._conn.in_transaction:  # SQLite rolls back by itself after some errors (a full disk)
                     self._conn.execute("ROLLBACK")
                 if is_full(exc):
                     raise DiskFull(self.path) from exc
                 raise
-            else:
-                try:
-                    self._conn.execute("COMMIT")
-                except OperationalError as exc:
-                    if self._conn.in_transaction:
-                        self._conn.execute("ROLLBACK")
-                    if is_full(exc):
-                        raise DiskFull(self.path) from exc
-                    raise
             finally:
                 self._depth = 0
 

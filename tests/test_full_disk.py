@@ -83,3 +83,33 @@ def test_the_cli_on_a_full_disk_writes_nothing_says_one_line_and_reads_still_wor
     found = cli("recall", "gate code")
     assert found.returncode == 0 and "5521" in found.stdout
     assert "3719" not in cli("recall", "bike lock").stdout
+
+
+class _InterruptedAfter:
+    """The store's connection, with Ctrl+C landing just after one statement ran (as a signal may)."""
+
+    def __init__(self, conn, statement: str) -> None:
+        self._conn, self._statement = conn, statement
+
+    def execute(self, sql, *args):
+        cursor = self._conn.execute(sql, *args)
+        if sql == self._statement:
+            raise KeyboardInterrupt
+        return cursor
+
+    def __getattr__(self, name):
+        return getattr(self._conn, name)
+
+
+@pytest.mark.parametrize("statement", ["BEGIN IMMEDIATE", "COMMIT"])
+def test_ctrl_c_at_either_end_of_a_transaction_leaves_the_store_usable(store, statement):
+    """Seen when an import was interrupted: the next write said "cannot start a transaction within a
+    transaction" and the import could not even record that it had been interrupted."""
+    real = store._conn
+    store._conn = _InterruptedAfter(real, statement)
+    with pytest.raises(KeyboardInterrupt), store.transaction():
+        store.execute("INSERT INTO meta (key, value) VALUES ('probe', '1')")
+    store._conn = real
+    assert not real.in_transaction
+    memories.remember(store, "written after the interrupt")  # the next write works
+    assert [m.content for m in memories.matching(store, ["interrupt"])] == ["written after the interrupt"]

@@ -139,7 +139,10 @@ def test_ctrl_c_keeps_what_was_committed_and_a_rerun_continues(tmp_path):
     env = {**os.environ, "ASSISTANT_EMBEDDING_MODEL": "none", "ASSISTANT_NOW": "2026-11-22T14:00:00+00:00",
            "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-m", "ui.entry", "import", str(path), "--db", str(db)]
-    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    # Ctrl+C as a terminal sends it: a suite started in the background (`cmd &` in a script) ignores
+    # SIGINT, and the import it starts would inherit that and never see the interrupt.
+    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert process.stderr is not None
     for line in process.stderr:
         if line.startswith("Imported 2,000 of"):
