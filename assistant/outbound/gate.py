@@ -58,6 +58,15 @@ _WITHHELD = [(re.compile(pattern), why) for pattern, why in (
 )]
 
 
+def withheld_in(sent: str) -> list[dict[str, str]]:
+    """The placeholders a gate leaves in `sent` (a request as it left), each with why: the Why view."""
+    found: dict[str, str] = {}
+    for pattern, why in _WITHHELD:
+        for match in pattern.finditer(sent):
+            found.setdefault(match.group(0), why)
+    return [{"what": what, "why": why} for what, why in found.items()]
+
+
 class Gate:
     """The gate of a request to a model."""
 
@@ -232,11 +241,7 @@ class Gate:
 
     def withheld_in(self, sent: str) -> list[dict[str, str]]:
         """What this gate withheld or replaced in `sent` (a request as it left), and why: the Why view."""
-        found: dict[str, str] = {}
-        for pattern, why in _WITHHELD:
-            for match in pattern.finditer(sent):
-                found.setdefault(match.group(0), why)
-        return [{"what": what, "why": why} for what, why in found.items()]
+        return withheld_in(sent)
 
     def fragments(self, text: str) -> str:
         """The last step of every request: no run of 8+ characters or 3+ words of a secret value (this
@@ -331,11 +336,7 @@ class LocalGate(Gate):
 
     def withheld_in(self, sent: str) -> list[dict[str, str]]:
         """What this gate withheld or replaced in `sent` (a request as it left), and why: the Why view."""
-        found: dict[str, str] = {}
-        for pattern, why in _WITHHELD:
-            for match in pattern.finditer(sent):
-                found.setdefault(match.group(0), why)
-        return [{"what": what, "why": why} for what, why in found.items()]
+        return withheld_in(sent)
 
     def fragments(self, text: str) -> str:
         return text
