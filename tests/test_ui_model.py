@@ -111,11 +111,15 @@ def test_quit_does_not_wait_for_a_model_that_is_still_answering(tmp_path, openai
     kept.close()
 
 
-async def test_a_message_sent_while_an_answer_is_written_waits_in_the_box_and_goes_after_it(tmp_path,
-                                                                                          openai_standin):
+@pytest.mark.parametrize("edited", [False, True], ids=["sent after the answer", "edited: waits for enter"])
+async def test_a_message_sent_while_an_answer_is_written_waits_in_the_box(tmp_path, openai_standin, edited):
     openai_standin.models = ["stand-in"]
     openai_standin.script = [("sleep", 2, "first answer"), "second answer"]
     app = model_app(tmp_path, openai_standin, ASSISTANT_MODEL="stand-in")
+
+    def said() -> list[str]:
+        return [r[0] for r in app.runtime.store.query("SELECT content FROM messages WHERE role = 'user' ORDER BY id")]
+
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
         chat = app.main_screen.chat
@@ -127,29 +131,13 @@ async def test_a_message_sent_while_an_answer_is_written_waits_in_the_box_and_go
         await pilot.pause()
         assert chat.busy and chat.composer.text == "tell me a joke number 2"  # not lost: back in the box
         assert any("goes once the answer is in" in n for n in notices(app))
-        await wait_until(pilot, lambda: app.runtime.store.one(
-            "SELECT count(*) FROM messages WHERE role = 'user'")[0] == 2, timeout=20, what="the second message sent")
-        said = [r[0] for r in app.runtime.store.query("SELECT content FROM messages WHERE role = 'user' ORDER BY id")]
-        assert said == ["tell me a joke number 1", "tell me a joke number 2"]
-        assert chat.composer.text == ""
-
-
-async def test_a_waiting_message_edited_in_the_box_waits_for_enter(tmp_path, openai_standin):
-    openai_standin.models = ["stand-in"]
-    openai_standin.script = [("sleep", 2, "first answer"), "second answer"]
-    app = model_app(tmp_path, openai_standin, ASSISTANT_MODEL="stand-in")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot, app)
-        chat = app.main_screen.chat
-        chat.composer.insert("first")
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: chat.busy, what="the first answer under way")
-        chat.composer.insert("second")
-        await pilot.press("enter")
-        await pilot.pause()
-        assert chat.busy and chat.composer.text == "second"
-        chat.composer.insert(" and more")
-        await wait_until(pilot, lambda: not chat.busy, timeout=20, what="the first answer")
-        await settle(pilot, app)
-        assert chat.composer.text == "second and more"  # edited: it is the person's to send
-        assert app.runtime.store.one("SELECT count(*) FROM messages WHERE role = 'user'")[0] == 1
+        if edited:
+            chat.composer.insert(" and more")
+            await wait_until(pilot, lambda: not chat.busy, timeout=20, what="the first answer")
+            await settle(pilot, app)
+            assert chat.composer.text == "tell me a joke number 2 and more"  # edited: the person's to send
+            assert said() == ["tell me a joke number 1"]
+        else:
+            await wait_until(pilot, lambda: len(said()) == 2, timeout=20, what="the second message sent")
+            assert said() == ["tell me a joke number 1", "tell me a joke number 2"]
+            assert chat.composer.text == ""
