@@ -14,7 +14,7 @@ from memory import episodes, memories, reminders
 from memory.store import Store
 from memory.time.clock import Clock
 from tests.conftest import T0, make_clock
-from tests.test_notify import Desktop, NotifierProcess, session_bus  # noqa: F401 - the bus fixture
+from tests.test_notify import Desktop, notifiers, session_bus  # noqa: F401 - the fixtures
 
 DAY = "2026-11-22T{}:00+00:00"  # T0 is Sunday Nov 22 14:00 UTC
 
@@ -123,31 +123,21 @@ def desktop(session_bus, monkeypatch) -> Desktop:  # noqa: F811 - the fixture im
     return Desktop(session_bus)
 
 
-@pytest.fixture
-def notifiers():
-    started: list[NotifierProcess] = []
-
-    def start(db: str, now: str) -> NotifierProcess:
-        started.append(NotifierProcess(db, "--json", "--now", now))
-        return started[-1]
-
-    yield start
-    for n in started:
-        if n.proc.poll() is None:
-            n.proc.kill()
-            n.proc.wait()
+def at(now: str) -> tuple[str, ...]:
+    """A notifier's arguments for a frozen clock (test_notify's `notifiers` starts it)."""
+    return ("--json", "--now", now)
 
 
 @pytest.mark.slow
-def test_two_notifiers_post_the_briefing_once_and_not_before_its_time(tmp_path, desktop, notifiers):
+def test_two_notifiers_post_the_briefing_once_and_not_before_its_time(tmp_path, desktop, notifiers):  # noqa: F811 - the fixture imported above
     db = str(tmp_path / "m.db")
     with Store(db, make_clock(T0)) as store:
         seeded(store)
         store.execute("INSERT INTO notified (memory_id, occurrence_at, notified_at, by) SELECT id, due_at, ?, 'test' "
                       "FROM knowledge WHERE due_at IS NOT NULL", (T0.isoformat(),))  # no reminder notification
-    early = notifiers(db, "2026-11-22T07:59:00+00:00")  # before the briefing time (08:00): nothing yet
+    early = notifiers(db, *at("2026-11-22T07:59:00+00:00"))  # before the briefing time (08:00): nothing yet
     early.wait_for_event("started")
-    pair = [notifiers(db, "2026-11-22T08:00:30+00:00") for _ in range(2)]
+    pair = [notifiers(db, *at("2026-11-22T08:00:30+00:00")) for _ in range(2)]
     for n in pair:
         n.wait_for_event("started")  # said after each has settled today's briefing
     desktop.wait_for("Today: 15:00 walk the dog")
@@ -158,17 +148,17 @@ def test_two_notifiers_post_the_briefing_once_and_not_before_its_time(tmp_path, 
     assert sum(e["event"] == "briefing" for n in [early, *pair] for e in n.events()) == 1
     with Store(db, make_clock(T0)) as store:
         assert store.get_meta("briefing_notified_on") == "2026-11-22"
-    again = notifiers(db, "2026-11-22T08:10:00+00:00")  # restarted that day: nothing again
+    again = notifiers(db, *at("2026-11-22T08:10:00+00:00"))  # restarted that day: nothing again
     again.wait_for_event("started")
     assert again.stop()[0] == 0 and not [e for e in again.events() if e["event"] == "briefing"]
     assert len([n for n in desktop.arrived() if n.title.startswith("Briefing")]) == 1
 
 
 @pytest.mark.slow
-def test_a_day_with_nothing_in_it_posts_nothing(tmp_path, desktop, notifiers):
+def test_a_day_with_nothing_in_it_posts_nothing(tmp_path, desktop, notifiers):  # noqa: F811 - the fixture imported above
     db = str(tmp_path / "m.db")
     Store(db, make_clock(T0)).close()
-    notifier = notifiers(db, "2026-11-22T08:00:30+00:00")
+    notifier = notifiers(db, *at("2026-11-22T08:00:30+00:00"))
     notifier.wait_for_event("briefing_empty")
     assert notifier.stop()[0] == 0
     assert not [n for n in desktop.arrived() if n.title.startswith("Briefing")]
