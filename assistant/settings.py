@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 from assistant import paths
 from assistant.errors import BadInput
+from assistant.replicas import parse_replica
 from memory.consolidation import options as consolidation_options
 from memory.consolidation.options import Options
 from memory.errors import InvalidInput
@@ -263,6 +264,24 @@ class NotifySettings(Table):
         return _clock_time(self.briefing_time)
 
 
+def _replica(url: str) -> None:
+    if url:
+        try:
+            parse_replica(url)
+        except InvalidInput as exc:
+            raise ValueError(str(exc)) from None
+
+
+@dataclass
+class BackupSettings(Table):
+    """Continuous replication with Litestream (SPEC F16); nothing is replicated unless `replica` is set."""
+    # where the replica goes: file:///absolute/folder, sftp://user@host/path, s3://bucket/path
+    replica: Annotated[str, Check(_replica)] = ""
+    # an S3-compatible store's address (MinIO, Backblaze, R2, ...); empty: AWS itself
+    endpoint: Annotated[str, Check(_address("https://s3.example.com", empty_allowed=True))] = ""
+    region: str = ""  # the bucket's region, where the storage asks for one
+
+
 @dataclass
 class UiSettings(Table):
     theme: str = ""  # a Textual theme name; empty = Textual's default. Saved when picked from the palette.
@@ -293,6 +312,7 @@ class Settings(Table):
     consolidation: ConsolidationSettings = field(default_factory=ConsolidationSettings)
     reminders: ReminderSettings = field(default_factory=ReminderSettings)
     notify: NotifySettings = field(default_factory=NotifySettings)
+    backup: BackupSettings = field(default_factory=BackupSettings)
     ui: UiSettings = field(default_factory=UiSettings)
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys
     mcp_token: str = ""  # the bearer token of `assistant mcp --http`; empty: a random one in the state dir

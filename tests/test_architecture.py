@@ -7,9 +7,9 @@ must not hide a cycle. An import under `if TYPE_CHECKING:` is for the type check
 The layers of assistant/, lowest first. A unit (a sub-package or a loose module) imports only from
 the layers below it:
   0  what everything stands on: errors, paths, the typed conversation, the reading of a message,
-     the plain views, the input history, the desktop sender
+     the plain views, the input history, the desktop sender, replica URLs
   1  settings, logs, the notifier's installer, the morning briefing
-  2  the runtime (one clock, one store, one embedder), the notifier
+  2  the runtime (one clock, one store, one embedder), the notifier, the Litestream replicator (backup)
   3  providers (the chat and local models behind one protocol), forgetting
   4  outbound: the one gate and the one exit to a model
   5  recall, the recap's lines, consolidation wiring (jobs), status
@@ -50,9 +50,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("memory", "assistant", "ui")
 LAYER = {"memory": 0, "assistant": 1, "ui": 2}
 ASSISTANT_LAYERS = [
-    ("errors", "paths", "conversation", "reading", "views", "input_history", "desktop"),
+    ("errors", "paths", "conversation", "reading", "views", "input_history", "desktop", "replicas"),
     ("settings", "logs", "autostart", "briefing"),
-    ("runtime", "notifier"),
+    ("runtime", "notifier", "backup"),
     ("providers", "forgetting"),
     ("outbound",),
     ("recall", "recap", "jobs", "status"),

