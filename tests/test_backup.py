@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from assistant.backup.place import Lock, place_of
-from assistant.backup.status import read_status, write_status
+from assistant.backup.status import account, read_status, waited, write_status
 from assistant.replicas import parse_replica
 from assistant.settings import SettingsError, load_settings
 from memory.errors import InvalidInput
@@ -165,9 +165,40 @@ def test_backup_status_without_a_replica_says_so(cli: Any) -> None:
     assert "no replica is set" in json.loads(out)["error"]
 
 
-# -- status, from what the running replicator wrote -----------------------------------------------
+# -- status: how long a change has waited ------------------------------------------------------------
 
-def test_status_while_a_replicator_runs_reads_its_file_and_counts_the_wait(tmp_path: Path) -> None:
+def at(text: str) -> datetime:
+    return datetime.fromisoformat(f"2026-12-06T{text}+00:00")
+
+
+def test_a_replica_synced_after_every_change_file_lacks_nothing() -> None:
+    last, pending = account(at("10:05:00"), synced=at("10:04:59"), known=at("09:00:00"),
+                            made=[at("10:01:00"), at("10:04:58")], changed=at("10:04:57"), started=at("10:00:00"))
+    assert (last, pending) == (at("10:04:58"), None)
+
+
+def test_the_oldest_change_file_made_after_the_last_sync_is_what_waits() -> None:
+    last, pending = account(at("10:20:00"), synced=at("10:04:00"), known=None,
+                            made=[at("10:01:00"), at("10:05:00"), at("10:12:00")], changed=at("10:12:00"),
+                            started=at("10:00:00"))
+    assert (last, pending) == (at("10:01:00"), at("10:05:00"))
+    assert waited(at("10:20:00"), pending) == 900
+
+
+def test_a_wal_change_litestream_made_no_file_of_waits_too() -> None:
+    last, pending = account(at("10:20:00"), synced=at("10:10:00"), known=None, made=[at("10:09:59")],
+                            changed=at("10:15:00"), started=at("10:00:00"))
+    assert (last, pending) == (at("10:09:59"), at("10:15:00"))
+    # ... but not a write of the last second or two, which it is making a file of now.
+    assert account(at("10:15:01"), at("10:10:00"), None, [at("10:09:59")], at("10:15:00"), at("10:00:00"))[1] is None
+
+
+def test_a_replica_with_nothing_yet_waits_for_the_whole_store_since_the_start() -> None:
+    assert account(at("10:00:30"), None, None, [], None, started=at("10:00:00")) == (None, at("10:00:00"))
+    assert waited(at("10:00:00"), None) == 0 and waited(at("10:00:00"), at("09:59:59.5")) == 1
+
+
+def test_status_of_a_replicator_that_does_not_answer_says_so(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     _write_and_close(db, keep_wal=True)
     place = place_of(db)
@@ -176,19 +207,18 @@ def test_status_while_a_replicator_runs_reads_its_file_and_counts_the_wait(tmp_p
     assert lock.acquire()
     try:
         write_status(place, {"replica": replica.shown(), "replica_key": replica.key(),
-                             "last_replicated_at": "2026-12-06T10:00:00+00:00",
-                             "pending_since": "2026-12-06T10:00:30+00:00", "error": None})
-        now = datetime(2026, 12, 6, 10, 15, 30, tzinfo=UTC)
-        status = read_status(place, replica, now=now)
-        assert (status.running, status.pid, status.lag_seconds) == (True, os.getpid(), 900)
-        assert status.last_replicated_at == "2026-12-06T10:00:00+00:00" and status.late
-        write_status(place, {"replica": replica.shown(), "replica_key": replica.key(),
-                             "last_replicated_at": "2026-12-06T10:00:00+00:00", "pending_since": None, "error": None})
-        assert read_status(place, replica, now=now).lag_seconds == 0
+                             "last_replicated_at": "2026-12-06T10:00:00+00:00"})
+        status = read_status(place, replica)
+        assert (status.running, status.pid, status.last_replicated_at) == (True, os.getpid(),
+                                                                           "2026-12-06T10:00:00+00:00")
+        assert status.error is not None and "does not answer" in status.error
+        other = parse_replica(f"file://{tmp_path}/elsewhere")
+        assert "not to the replica set now" in (read_status(place, other).error or "")
     finally:
         lock.release()
-    gone = read_status(place, replica, now=now, ask_replica=False)
+    gone = read_status(place, replica, ask_replica=False)
     assert not gone.running and gone.error is not None and "no replicator is running" in gone.error
+    assert gone.last_replicated_at == "2026-12-06T10:00:00+00:00" and gone.lag_seconds is not None
 
 
 # -- with the real litestream ---------------------------------------------------------------------

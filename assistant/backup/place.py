@@ -1,10 +1,10 @@
 """Where a store's replication keeps its things, and the lock that makes one replicator per store.
 
 Beside the store (its folder is 0700): Litestream's own state, `.<name>-litestream/` (it belongs with
-the store), and ours, `.<name>-backup/`: `lock` (held by the one `backup run` replicating this store;
-the others see it and start none), `status.json` (what that replicator last saw) and `litestream.yml`
-(the config it runs Litestream with; no credential in it). The control socket lives in a private
-folder of the temp dir instead: a Unix socket's path may not exceed about 100 bytes.
+the store), and ours, `.<name>-backup/`: `lock` (held by the one replicator of this store; the others
+see it and start none), `status.json` (who started it, and when the replica was last known current),
+`litestream.yml` (the config Litestream runs with; no credential in it) and `litestream.log`. The
+control socket lives in a private folder of the temp dir: a Unix socket's path may not exceed ~100 bytes.
 """
 from __future__ import annotations
 
@@ -39,6 +39,11 @@ class Place:
     @property
     def config(self) -> Path:
         return self.folder / "litestream.yml"
+
+    @property
+    def log(self) -> Path:
+        """What Litestream logs (JSON lines): errors, snapshots, compactions."""
+        return self.folder / "litestream.log"
 
     @property
     def litestream_state(self) -> Path:

@@ -16,9 +16,10 @@ import math
 import os
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
-from assistant.backup.litestream import newest_timestamp, replica_files
+from assistant.backup.litestream import control, describe, newest_timestamp, parse_log_line, replica_files
 from assistant.backup.place import Place, holder
 from assistant.errors import AssistantError
 from assistant.replicas import ReplicaURL
@@ -26,6 +27,8 @@ from assistant.replicas import ReplicaURL
 # A replica's listing gives whole seconds, and a change is written to the WAL just before Litestream
 # stamps it: a WAL this much newer than the replica's newest change holds one it lacks.
 LISTING_RESOLUTION = timedelta(seconds=2)
+CAPTURE_SLACK = timedelta(seconds=1)  # a WAL write and the change file Litestream makes of it
+UNCAPTURED_AFTER = 3.0  # Litestream looks at the WAL every second: a write older than this without a file waits
 WARN_AFTER_SECONDS = 600  # the status bar warns when a change has waited longer than this
 NOT_RUNNING = ("no replicator is running for this store (the app and `assistant notify` start one; `assistant "
                "backup run` runs one in the foreground)")
@@ -105,27 +108,23 @@ def wal_changed_at(place: Place) -> datetime | None:
 
 def read_status(place: Place, replica: ReplicaURL | None, endpoint: str = "", region: str = "",
                 now: datetime | None = None, ask_replica: bool = True) -> BackupStatus:
-    """The state of replication for the store at `place`. `ask_replica`: without a running replicator, list
-    the replica itself (a command's one look); otherwise go by what the last replicator saw (the app's poll)."""
+    """The state of replication for the store at `place`. While a replicator runs, Litestream is asked (its
+    control socket, the change files it keeps, its log). Without one, `ask_replica` lists the replica itself
+    (a command's one look); otherwise what the last replicator knew is said (the app's poll)."""
     now = now or now_utc()
     if replica is None:
         return BackupStatus(None, None, None, "no replica is set (the [backup] replica setting; docs/backup.md)")
     pid = holder(place)
     saved = read_status_file(place)
+    same = saved.get("replica_key") == replica.key()
     if pid is not None:
-        if saved.get("replica_key") not in (None, replica.key()):
-            return BackupStatus(replica.shown(), saved.get("last_replicated_at"), None,
+        if not same:
+            return BackupStatus(replica.shown(), None, None,
                                 f"the running replicator copies to {saved.get('replica')}, not to the replica set now: "
                                 "restart it (quit the app and the notifier, or stop `assistant backup run`)",
                                 True, pid or None)
-        pending = parse_instant(saved.get("pending_since"))
-        last, changed = parse_instant(saved.get("last_replicated_at")), wal_changed_at(place)
-        if pending is None and changed is not None and (last is None or changed > last + LISTING_RESOLUTION):
-            pending = changed  # made since the replicator last looked (it looks every few seconds)
-        lag = None if last is None and pending is None else waited(now, pending)
-        return BackupStatus(replica.shown(), saved.get("last_replicated_at"), lag, saved.get("error") or None,
-                            True, pid or None)
-    last = parse_instant(saved.get("last_replicated_at")) if saved.get("replica_key") == replica.key() else None
+        return live_status(place, replica, saved, now, pid or None)
+    last = parse_instant(saved.get("last_replicated_at")) if same else None
     error = NOT_RUNNING
     if ask_replica:
         try:
@@ -143,3 +142,85 @@ def read_status(place: Place, replica: ReplicaURL | None, endpoint: str = "", re
         waiting = changed is not None and changed > last + LISTING_RESOLUTION
         lag = waited(now, last) if waiting else 0
     return BackupStatus(replica.shown(), iso(last), lag, error, False, None)
+
+
+def live_status(place: Place, replica: ReplicaURL, saved: dict[str, Any], now: datetime,
+                pid: int | None) -> BackupStatus:
+    """What the running Litestream says: when it last synced the replica (its control socket), which changes it
+    made from the WAL since (their files), what it last complained of (its log)."""
+    known = parse_instant(saved.get("last_replicated_at"))
+    started = parse_instant(saved.get("started_at"))
+    try:
+        answer = control(place.socket, "GET", "/list", timeout=2.0)
+    except (OSError, AssistantError) as exc:
+        return BackupStatus(replica.shown(), iso(known), None, f"the replicator (pid {pid}) does not answer: {exc}",
+                            True, pid)
+    synced = None
+    for item in answer.get("databases") or []:
+        if isinstance(item, dict) and os.path.abspath(str(item.get("path", ""))) == str(place.db):
+            synced = parse_instant(item.get("last_sync_at"))
+    last, pending = account(now, synced, known, captured(place), wal_changed_at(place), started)
+    since = max((m for m in (synced, started) if m is not None), default=None)
+    error = last_error(place.log, since.timestamp() if since else None) if pending is not None else None
+    return BackupStatus(replica.shown(), iso(last), None if last is None and pending is None else waited(now, pending),
+                        error, True, pid)
+
+
+def captured(place: Place) -> list[datetime]:
+    """When Litestream made each change file (level 0) it still keeps beside the store."""
+    found = []
+    try:
+        with os.scandir(place.local_changes) as entries:
+            for entry in entries:
+                if entry.name.endswith(".ltx"):
+                    with contextlib.suppress(OSError):
+                        found.append(datetime.fromtimestamp(entry.stat().st_mtime, UTC))
+    except OSError:
+        pass
+    return found
+
+
+def account(now: datetime, synced: datetime | None, known: datetime | None, made: list[datetime],
+            changed: datetime | None, started: datetime | None) -> tuple[datetime | None, datetime | None]:
+    """(when the newest change now in the replica was made, since when the oldest change it lacks has waited).
+
+    `synced`: Litestream's last successful sync of the replica (each change file made before it is there);
+    `known`: the replica's newest change when the replicator started; `made`: when Litestream made each change
+    file it keeps; `changed`: the WAL's last write (a change Litestream has not made a file of after
+    UNCAPTURED_AFTER waits too, since then at least); `started`: the replicator's start (a replica that has
+    nothing yet waits for the whole store since then)."""
+    upto = max((m for m in (synced, known) if m is not None), default=None)
+    replicated = [m for m in made if upto is not None and m <= upto]
+    last = max((m for m in (*replicated, known) if m is not None), default=None)
+    waiting = [m for m in made if upto is None or m > upto]
+    newest = max(made, default=None)
+    if changed is not None and (now - changed).total_seconds() > UNCAPTURED_AFTER and \
+            (newest is None or changed > newest + CAPTURE_SLACK) and (upto is None or changed > upto + CAPTURE_SLACK):
+        waiting.append(changed)
+    if last is None and started is not None:
+        waiting.append(started)  # nothing copied yet: the whole store waits
+    return last, min(waiting, default=None)
+
+
+def last_error(log: Path, since: float | None = None) -> str | None:
+    """The last error Litestream logged (after `since`, a Unix time), as one line."""
+    try:
+        with open(log, "rb") as handle:
+            handle.seek(max(0, handle.seek(0, os.SEEK_END) - 65536))
+            lines = handle.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    for line in reversed(lines):
+        record = parse_log_line(line)
+        if record is None:  # said before its logger was set up (a config it refused): no time on it
+            text = line.strip()
+            if text.startswith("Error:") and since is None:
+                return describe({"msg": text.removeprefix("Error:").strip()})
+            continue
+        if str(record.get("level", "")).upper() != "ERROR":
+            continue
+        at = parse_instant(record.get("time"))
+        if since is not None and at is not None and at.timestamp() <= since:
+            return None
+        return describe(record)
+    return None

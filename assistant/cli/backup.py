@@ -20,7 +20,7 @@ def configured_replica(runtime: Runtime) -> ReplicaURL | None:
 
 def cmd_run(runtime: Runtime, args: argparse.Namespace) -> int:
     """Replicate in the foreground until SIGTERM or Ctrl+C (Litestream makes a last sync as it stops)."""
-    from assistant.backup.replicator import AlreadyRunning, Replicator
+    from assistant.backup.replicator import Replicator
 
     replica = configured_replica(runtime)
     if replica is None:
@@ -42,17 +42,15 @@ def cmd_run(runtime: Runtime, args: argparse.Namespace) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, on_signal)
     backup = runtime.settings.backup
-    replicator = Replicator(db, replica, say, backup.endpoint, backup.region, parent=getattr(args, "parent", None))
+    # Litestream in this process's group: a Ctrl+C reaches both, `kill -- -PGID` ends both.
+    replicator = Replicator(db, replica, backup.endpoint, backup.region, own_group=False)
+    replicator.start()
+    say({"event": "started", "db": str(db), "replica": replica.shown(), "pid": replicator.pid},
+        f"replicating {db} to {replica.shown()} (litestream pid {replicator.pid}); stop with Ctrl+C")
     try:
-        replicator.start()
-    except AlreadyRunning:
-        if getattr(args, "parent", None) is not None:
-            return 0  # started in the background while another started: that one replicates
-        raise
-    assert replicator.process is not None
-    say({"event": "started", "db": str(db), "replica": replica.shown(), "pid": replicator.process.pid},
-        f"replicating {db} to {replica.shown()} (litestream pid {replicator.process.pid}); stop with Ctrl+C")
-    replicator.run(stop)
+        replicator.wait(stop, say)
+    finally:
+        replicator.stop(interrupted="SIGINT" in stopped_by)
     why = stopped_by[0] if stopped_by else "done"
     say({"event": "stopped", "signal": why}, f"stopped ({why}) after a last sync")
     return 0

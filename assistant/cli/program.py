@@ -203,7 +203,6 @@ def build_parser() -> Parser:
                 "copies each change within a second; the app and the notifier run the same in the background)")
     p = actions.add_parser("run", help=run_help, description=run_help, parents=[common])
     p.set_defaults(handler=backup.cmd_run, reads=True)
-    p.add_argument("--parent", type=int, help=argparse.SUPPRESS)  # started by this process: end with it
     status_help = ("the replica, when the newest change reached it, how long a change has waited for it, and what "
                    "is wrong (exit 1 when something is)")
     p = actions.add_parser("status", help=status_help, description=status_help, parents=[common])
