@@ -60,7 +60,7 @@ class DueWatcher(ReportsFailures, Widget):
         self.next_due: datetime | None = None
         self._version: int | None = None  # the store's data_version when last checked
         self._timer: Timer | None = None
-        self._check: Worker | None = None
+        self._check: Worker[None] | None = None
 
     def on_mount(self) -> None:
         self.set_interval(POLL_SECONDS, self._tick, name="store-watch")
