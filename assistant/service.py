@@ -648,7 +648,7 @@ class AssistantService:
 
     def new_conversation(self) -> episodes.Episode | None:
         """Close the current episode (quick title, summary, outcome) at once; the next message opens a new
-        one. With a background runner the model's title follows (otherwise it is owed: `owed_titles`).
+        one. With a background runner the model's title follows (otherwise it is owed: assistant.turn.titles).
         An incognito conversation ends here."""
         if self.agent is None:
             return None
@@ -664,12 +664,6 @@ class AssistantService:
             return None
         self.agent.incognito = None  # an incognito conversation ends with the app: nothing of it stays
         return self.agent.close_episode()
-
-    def owed_titles(self) -> int:
-        """Write the model titles closed conversations owe (idle time); how many are still owed."""
-        from assistant.turn.titles import owed_titles
-
-        return owed_titles(self.runtime)
 
     async def turn(self, text: str) -> AsyncIterator[Event]:
         """One turn; a message sent while the app is still starting waits for the model choice."""
