@@ -16,7 +16,7 @@ the layers below it:
   6  the prompt, the tools, the responder protocol
   7  the offline responder
   8  the turn: the agent loop and the model responder
-  9  the service front ends use
+  9  the services front ends use (one per subject, composed in one place)
   10 the MCP server (other AI tools' front end: above the service, started by the command line)
   11 the command line
 
@@ -59,7 +59,7 @@ ASSISTANT_LAYERS = [
     ("prompt", "tools", "responder"),
     ("offline",),
     ("turn",),
-    ("service",),
+    ("services",),
     ("mcp",),
     ("cli",),
 ]
@@ -180,7 +180,7 @@ def test_imports_only_point_down_the_layers():
 
 
 def unit_of(module: str) -> str:
-    """A module's unit: its package's sub-package (assistant.turn) or the loose module (assistant.service)."""
+    """A module's unit: its package's sub-package (assistant.turn) or the loose module (assistant.views)."""
     return ".".join(module.split(".")[:2])
 
 
