@@ -173,11 +173,6 @@ class ChatLog(VerticalScroll):
         shown = [e for e in map(entry_of, self.window) if e is not None]
         return [*self.earlier, *shown, *self.later]
 
-    @property
-    def following(self) -> bool:
-        """The window holds the newest entry and the view is at its bottom."""
-        return not self.later and self.scroll_y >= self.max_scroll_y
-
     # -- changes from the pane -------------------------------------------------------------------
 
     def add(self, *widgets: Widget, live: bool = False) -> AwaitComplete:
