@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from textual.await_complete import AwaitComplete
 from textual.containers import VerticalScroll
 from textual.geometry import Size
-from textual.layout import DockArrangeResult
+from textual.layout import DockArrangeResult, WidgetPlacement
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -138,6 +138,22 @@ class Hold:
     widget: Widget
     offset: int  # its top, in lines from the top of the view
     ready: Callable[[set[Widget]], bool]  # given the widgets laid out
+
+    @classmethod
+    def where_it_stands(cls, widget: Widget, scroll_y: float, ready: Callable[[set[Widget]], bool]) -> Hold:
+        """`widget` held where it stands now, in a view scrolled to `scroll_y`."""
+        return cls(widget, widget.virtual_region.y - round(scroll_y), ready)
+
+    def settle(self, placements: list[WidgetPlacement]) -> tuple[bool, int | None]:
+        """Whether this layout ends the hold, and the scroll offset that keeps the widget where it stood
+        when it ends it by being ready (None: the widget is gone, or the layout is not ready yet)."""
+        laid_out = {p.widget for p in placements}
+        if self.widget not in laid_out or not self.widget.is_attached:
+            return True, None
+        if not self.ready(laid_out):
+            return False, None
+        region = next(p.region for p in placements if p.widget is self.widget)
+        return True, max(0, region.y - self.offset)
 
 
 class ChatLog(VerticalScroll):
@@ -294,7 +310,7 @@ class ChatLog(VerticalScroll):
         page.reverse()
         first = self.window[0]
         widgets = [widget_for(e) for e in page]
-        self._hold_in_view(first, lambda laid_out: widgets[0] in laid_out)
+        self._hold = Hold.where_it_stands(first, self.scroll_y, lambda laid_out: widgets[0] in laid_out)
         await self.mount_all(widgets, before=first)
         await self._say_markers()
 
@@ -331,7 +347,7 @@ class ChatLog(VerticalScroll):
             self.anchor(False)  # the newest is out of the window: reaching its bottom must not follow
         if above:
             kept = window[len(above)]
-            self._hold_in_view(kept, lambda laid_out: above[0] not in laid_out)
+            self._hold = Hold.where_it_stands(kept, self.scroll_y, lambda laid_out: above[0] not in laid_out)
         await self.remove_children([*above, *below])
         await self._say_markers()
 
@@ -357,23 +373,16 @@ class ChatLog(VerticalScroll):
 
     # -- the view stays put while the window changes above it ----------------------------------------
 
-    def _hold_in_view(self, widget: Widget, ready: Callable[[set[Widget]], bool]) -> None:
-        self._hold = Hold(widget, widget.virtual_region.y - round(self.scroll_y), ready)
-
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         """The layout, and the scroll offset that keeps the held widget where it stood: set here, in the
         same pass, as Textual keeps an anchored view at its bottom, so no frame shows the page that was
         mounted (or let go) above the view in its place."""
         result = super().arrange(size, optimal)
-        hold = self._hold
-        if hold is not None:
-            laid_out = {p.widget for p in result.placements}
-            if hold.widget not in laid_out or not hold.widget.is_attached:
-                self._hold = None
-            elif hold.ready(laid_out):
+        if self._hold is not None:
+            over, y = self._hold.settle(result.placements)
+            if over:
                 self._hold = None  # (an anchored view is then kept at its bottom by Textual, after this)
-                region = next(p.region for p in result.placements if p.widget is hold.widget)
-                y = max(0, region.y - hold.offset)
+            if y is not None:
                 self.set_reactive(Widget.scroll_y, y)
                 self.set_reactive(Widget.scroll_target_y, y)
                 self.vertical_scrollbar.position = y
