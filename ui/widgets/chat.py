@@ -24,16 +24,9 @@ from ui.failures import ReportsFailures
 from ui.jobs import TURN_GROUP
 from ui.messages import StatusNews, StoreChanged
 from ui.text import visible
-from ui.widgets.chat_log import (
-    TRANSCRIPT_CHARACTERS,
-    ChatLog,
-    PlainAnswer,
-    ToolLine,
-    UserMessage,
-    answer_view,
-    entry_for,
-)
+from ui.widgets.chat_log import ChatLog, PlainAnswer, ToolLine, UserMessage, answer_view, entry_for
 from ui.widgets.composer import Composer
+from ui.widgets.entry import TRANSCRIPT_CHARACTERS
 from ui.widgets.welcome import Welcome
 from ui.widgets.working import TurnClock
 

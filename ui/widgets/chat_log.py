@@ -15,7 +15,7 @@ window back to the newest. The answer being written is never taken out of the wi
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -27,19 +27,12 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ui.text import visible
-from ui.widgets.entry import SHOWN_CHARACTERS, Entry
+from ui.widgets.entry import NEAR, SHOWN_CHARACTERS, Entry, budget, next_page
 
 if TYPE_CHECKING:
     from assistant.views import MessageView
 
-# A conversation opens with at most this much text laid out (and at least one message): Markdown
-# costs about a second per 5,000 characters here, so a reopened conversation of long answers kept the
-# app busy for seconds; the rest is mounted as it is scrolled to.
-TRANSCRIPT_CHARACTERS = 12_000
-NEAR = 1.0  # screens: less than this left beyond the viewport at an end of the window, the next page is mounted
-PAGE = 2.0  # screens of entries (estimated) mounted at a time
 KEEP = 3.0  # screens: widgets further than this beyond the viewport go back to being entries
-PAGE_ENTRIES = 40  # at most this many widgets mounted at a time (a page of one-line entries)
 
 class UserMessage(Static):
     """What the user sent, shown exactly as typed (no markup, control characters made visible)."""
@@ -305,7 +298,7 @@ class ChatLog(VerticalScroll):
                 await self._let_go(height)
 
     async def _mount_earlier(self, height: int) -> None:
-        page = self._page(reversed(self.earlier), height)
+        page = next_page(reversed(self.earlier), Size(self._room.width, height))
         del self.earlier[len(self.earlier) - len(page):]
         page.reverse()
         first = self.window[0]
@@ -315,7 +308,7 @@ class ChatLog(VerticalScroll):
         await self._say_markers()
 
     async def _mount_later(self, height: int) -> None:
-        page = self._page(iter(self.later), height)
+        page = next_page(iter(self.later), Size(self._room.width, height))
         del self.later[:len(page)]
         await self.mount_all([widget_for(e) for e in page], before=self._marker("later"))
         await self._say_markers()
@@ -351,18 +344,6 @@ class ChatLog(VerticalScroll):
         await self.remove_children([*above, *below])
         await self._say_markers()
 
-    def _page(self, entries: Iterable[Entry], height: int) -> list[Entry]:
-        """The next entries to mount, in the order given: about PAGE screens of them."""
-        width = self.scrollable_content_region.width or self.app.size.width
-        page: list[Entry] = []
-        lines = 0
-        for entry in entries:
-            page.append(entry)
-            lines += entry.lines(width)
-            if lines >= PAGE * height or len(page) >= PAGE_ENTRIES:
-                break
-        return page
-
     def _follow_at_bottom(self) -> None:
         """The window reaches the newest entry again: follow new messages once the reader is back at
         the bottom (Textual re-anchors an anchored view scrolled to its end), not before."""
@@ -390,24 +371,15 @@ class ChatLog(VerticalScroll):
 
     # -- filling the window ----------------------------------------------------------------------
 
-    def _budget(self, entries: Iterable[Entry]) -> int:
-        """How many of these entries (in the order given) to lay out at once: the screen and a page
-        beyond it, at most TRANSCRIPT_CHARACTERS, at least one (the next pages follow as it is scrolled)."""
-        height = self.scrollable_content_region.height or self.app.size.height
-        width = self.scrollable_content_region.width or self.app.size.width
-        chosen = lines = characters = 0
-        for entry in entries:
-            if chosen and (lines >= (1 + NEAR) * height or characters + len(entry.text) > TRANSCRIPT_CHARACTERS
-                           or chosen >= PAGE_ENTRIES):
-                break
-            chosen += 1
-            lines += entry.lines(width)
-            characters += len(entry.text)
-        return chosen
+    @property
+    def _room(self) -> Size:
+        """The columns and lines entries are laid out in (the app's, before the log has a size of its own)."""
+        region = self.scrollable_content_region
+        return Size(region.width or self.app.size.width, region.height or self.app.size.height)
 
     async def _show_end(self, entries: list[Entry]) -> None:
         """The newest entries that fit the budget, earlier ones kept as entries."""
-        chosen = self._budget(reversed(entries))
+        chosen = budget(reversed(entries), self._room)
         self._hold = None
         await self.remove_children()
         self.earlier = list(entries[:len(entries) - chosen])
@@ -417,7 +389,7 @@ class ChatLog(VerticalScroll):
         self.anchor()
 
     async def _show_start(self, entries: list[Entry]) -> None:
-        chosen = self._budget(entries)
+        chosen = budget(entries, self._room)
         self._hold = None
         await self.remove_children()
         self.earlier = []
