@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from textual import events, on
 from textual.await_complete import AwaitComplete
 from textual.containers import VerticalScroll
 from textual.geometry import Size
@@ -271,9 +272,7 @@ class ChatLog(VerticalScroll):
         super().watch_scroll_y(old_value, new_value)
         self._schedule_check()
 
-    def on_resize(self) -> None:
-        self._schedule_check()
-
+    @on(events.Resize)
     def _schedule_check(self) -> None:
         if not self._check_pending and self.is_attached:
             self._check_pending = True
