@@ -49,6 +49,7 @@ class StatusView:
     memories: int
     last_consolidation: str | None = None  # local time of the last completed run
     frozen_at: str | None = None  # local time of a frozen clock (--now, ASSISTANT_NOW); None when it runs
+    backup: str | None = None  # a warning: a change has waited more than ten minutes for the replica (F16)
 
 
 @dataclass

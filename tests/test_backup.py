@@ -561,3 +561,87 @@ def test_the_same_against_s3_compatible_storage(tmp_path: Path, monkeypatch: pyt
     done = new.run("restore", "--from", url, "--db", str(target))
     assert done.returncode == 0, done.stderr
     assert contents(target) == {*items, "the last one"}
+
+
+# -- the app's warning, the app's and the notifier's replicator -----------------------------------------
+
+def test_the_status_line_warns_once_a_change_has_waited_ten_minutes(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from assistant.runtime import Runtime
+    from assistant.services.backup import BackupService
+    from assistant.views import StatusView
+    from ui.widgets.status import status_line
+
+    db = tmp_path / "m.db"
+    _write_and_close(db, keep_wal=True)
+    replica = parse_replica(f"file://{tmp_path}/replica")
+    settings = load_settings(None, env={"ASSISTANT_DB": str(db), "ASSISTANT_BACKUP__REPLICA": replica.text})
+    service = BackupService(Runtime(settings))
+    assert service.enabled and service.warning() is None  # never replicated, the change just made
+    now = time.time()
+    write_status(place_of(db), {"replica": replica.shown(), "replica_key": replica.key(),
+                                "last_replicated_at": datetime.fromtimestamp(now - 3600, UTC).isoformat()})
+    os.utime(f"{db}-wal", (now - 9 * 60, now - 9 * 60))
+    assert service.warning() is None  # the change after the replica's newest has waited 9 min
+    os.utime(f"{db}-wal", (now - 11 * 60, now - 11 * 60))
+    warning = service.warning()
+    assert warning is not None and "a change has waited" in warning and "no replicator runs" in warning
+    line = status_line(StatusView("offline · built-in", 3, backup=warning), "idle")
+    assert line.lstrip().startswith("⚠ backup:")
+    assert BackupService(Runtime(load_settings(None, env={"ASSISTANT_DB": str(db)}))).warning() is None
+
+
+@pytest.mark.slow
+@needs_litestream
+def test_one_replicator_whoever_starts_first_and_the_other_takes_over(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app's keeper and the notifier's: the first starts Litestream, the second sees it; when the first
+    stops its own (the app quits), the second starts one (the notifier's outlives the app)."""
+    from assistant.backup.keeper import Keeper
+
+    home = Home(tmp_path / "home", replica=f"file://{tmp_path / 'replica'}")
+    home.use_in_process(monkeypatch)
+    remember_in_process(["a memory"], home.db)
+    replica = parse_replica(f"file://{tmp_path / 'replica'}")
+    app, notifier = Keeper(home.db, replica), Keeper(home.db, replica)
+    try:
+        assert app.keep() and app.owns
+        assert notifier.keep() and not notifier.owns
+        home.wait_current()
+        assert app.stop(0.8)
+        assert notifier.keep() and notifier.owns
+        remember_in_process(["written while the notifier replicates"], home.db)
+        assert home.wait_current()["pid"] == os.getpid()
+    finally:
+        app.stop()
+        notifier.stop()
+    assert not home.status()["running"]
+
+
+@pytest.mark.slow
+@needs_litestream
+def test_the_notifier_keeps_a_replicator_and_stops_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = Home(tmp_path / "home", replica=f"file://{tmp_path / 'replica'}")
+    home.use_in_process(monkeypatch)
+    remember_in_process(["a memory"], home.db)
+    notifier = subprocess.Popen([str(ASSISTANT), "notify", "--db", str(home.db), "--json"], env=home.env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    events: list[dict[str, Any]] = []
+
+    def read() -> None:
+        assert notifier.stdout is not None
+        for line in notifier.stdout:
+            events.append(json.loads(line))
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        wait_until(lambda: any(e.get("event") == "backup" and "replicating" in e["text"] for e in events), 30,
+                   "the notifier's replicator")
+        remember_in_process(["written while the notifier runs"], home.db)
+        assert home.wait_current()["pid"] == notifier.pid
+    finally:
+        notifier.send_signal(signal.SIGTERM)
+        assert notifier.wait(30) == 0
+    assert any("stopped the replicator after a last sync" in e.get("text", "") for e in events), events
+    stopped = home.status()
+    assert not stopped["running"] and stopped["lag_seconds"] == 0
