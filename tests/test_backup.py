@@ -439,7 +439,7 @@ def test_a_replica_that_holds_another_store_is_not_overwritten(tmp_path: Path, m
     new.use_in_process(monkeypatch)
     remember_in_process(["a fresh store on a new machine"], new.db)
     refused = new.run("backup", "run", "--db", str(new.db))
-    assert refused.returncode == 1 and "already holds a store" in refused.stderr
+    assert refused.returncode == 1 and "already holds another store" in refused.stderr
     assert sorted(p.relative_to(tmp_path) for p in (tmp_path / "replica").rglob("*")) == files
     # The store restored from it continues it.
     target = tmp_path / "restored" / "memory.db"
@@ -579,15 +579,21 @@ def test_the_status_line_warns_once_a_change_has_waited_ten_minutes(tmp_path: Pa
     service = BackupService(Runtime(settings))
     assert service.enabled and service.warning() is None  # never replicated, the change just made
     now = time.time()
-    write_status(place_of(db), {"replica": replica.shown(), "replica_key": replica.key(),
-                                "last_replicated_at": datetime.fromtimestamp(now - 3600, UTC).isoformat()})
     os.utime(f"{db}-wal", (now - 9 * 60, now - 9 * 60))
-    assert service.warning() is None  # the change after the replica's newest has waited 9 min
+    assert service.warning() is None  # the change has waited 9 min
     os.utime(f"{db}-wal", (now - 11 * 60, now - 11 * 60))
     warning = service.warning()
-    assert warning is not None and "a change has waited" in warning and "no replicator runs" in warning
+    assert warning == "⚠ backup 11 min behind: not replicating (assistant backup status)"
     line = status_line(StatusView("offline · built-in", 3, backup=warning), "idle")
-    assert line.lstrip().startswith("⚠ backup:")
+    assert line.lstrip().startswith(warning)
+    # Replicated an hour ago, changed since, nothing running: the change may have waited since then.
+    place_of(db).make_folder()
+    write_status(place_of(db), {"replica": replica.shown(), "replica_key": replica.key(),
+                                "last_replicated_at": datetime.fromtimestamp(now - 3600, UTC).isoformat()})
+    os.utime(f"{db}-wal", (now - 30, now - 30))
+    assert service.warning() == "⚠ backup 60 min behind: not replicating (assistant backup status)"
+    os.utime(f"{db}-wal", (now - 3601, now - 3601))
+    assert service.warning() is None  # nothing changed since the replica's newest
     assert BackupService(Runtime(load_settings(None, env={"ASSISTANT_DB": str(db)}))).warning() is None
 
 

@@ -26,14 +26,21 @@ from typing import Any
 
 from assistant.backup import litestream
 from assistant.backup.place import Lock, Place, holder, place_of
-from assistant.backup.status import iso, last_error, now_utc, parse_instant, read_status_file, write_status
+from assistant.backup.status import (
+    LINEAGE_KEY,
+    iso,
+    last_error,
+    now_utc,
+    parse_instant,
+    read_status_file,
+    write_status,
+)
 from assistant.errors import AssistantError
 from assistant.replicas import ReplicaURL
 from memory.store import Store
 
 SHUTDOWN_SYNC_SECONDS = 10.0  # the last sync as Litestream stops may take this long (a slow upload)
 LOG_LIMIT = 1_000_000  # litestream.log is started afresh beyond this size (errors repeat every 30 s at most)
-LINEAGE_KEY = "backup_replica"  # in the store's meta table: the replica it is replicated to
 
 Say = Callable[[dict[str, Any], str], None]
 
@@ -62,10 +69,9 @@ def check_lineage(db: Path, replica: ReplicaURL, endpoint: str = "", region: str
         files = litestream.replica_files(replica, endpoint, region)
         if files:
             raise AssistantError(
-                f"the replica {replica.shown()} already holds a store that was not replicated from {db}: replicating "
-                "into it would make this store its newest state. To get that store back: `assistant restore --from "
-                f"{replica.shown()} --db NEW_PATH`; to replicate this one, give it a replica of its own (an empty "
-                "folder or path)")
+                f"the replica {replica.shown()} already holds another store: replicating {db} there would make it the "
+                f"replica's newest state. `assistant restore --from {replica.shown()} --db NEW_PATH` gets that store "
+                "back; to replicate this one, give it a replica of its own (an empty folder or path)")
         store.set_meta(LINEAGE_KEY, replica.key())
     return files
 

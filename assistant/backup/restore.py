@@ -21,8 +21,7 @@ from typing import Any
 
 from assistant.backup import litestream
 from assistant.backup.place import holder, place_of
-from assistant.backup.replicator import LINEAGE_KEY
-from assistant.backup.status import iso
+from assistant.backup.status import LINEAGE_KEY, iso
 from assistant.errors import AssistantError, BadInput
 from assistant.replicas import ReplicaURL
 from memory.errors import InvalidInput, MemoryLibError

@@ -23,10 +23,14 @@ from assistant.backup.litestream import control, describe, newest_timestamp, par
 from assistant.backup.place import Place, holder
 from assistant.errors import AssistantError
 from assistant.replicas import ReplicaURL
+from memory.connection import DatabaseError
+from memory.errors import MemoryLibError
+from memory.store import Store
 
 # A replica's listing gives whole seconds, and a change is written to the WAL just before Litestream
 # stamps it: a WAL this much newer than the replica's newest change holds one it lacks.
 LISTING_RESOLUTION = timedelta(seconds=2)
+LINEAGE_KEY = "backup_replica"  # in the store's meta table: the replica it is replicated to
 CAPTURE_SLACK = timedelta(seconds=1)  # a WAL write and the change file Litestream makes of it
 UNCAPTURED_AFTER = 3.0  # Litestream looks at the WAL every second: a write older than this without a file waits
 WARN_AFTER_SECONDS = 600  # the status bar warns when a change has waited longer than this
@@ -126,6 +130,10 @@ def read_status(place: Place, replica: ReplicaURL | None, endpoint: str = "", re
         return live_status(place, replica, saved, now, pid or None)
     last = parse_instant(saved.get("last_replicated_at")) if same else None
     error = NOT_RUNNING
+    if ask_replica and replica_of(place) != replica.key():
+        # What the replica holds is not this store's: its dates say nothing of this one.
+        return BackupStatus(replica.shown(), None, None, f"this store has not been replicated to {replica.shown()} "
+                            "yet: " + NOT_RUNNING)
     if ask_replica:
         try:
             last = newest_timestamp(replica_files(replica, endpoint, region))
@@ -142,6 +150,16 @@ def read_status(place: Place, replica: ReplicaURL | None, endpoint: str = "", re
         waiting = changed is not None and changed > last + LISTING_RESOLUTION
         lag = waited(now, last) if waiting else 0
     return BackupStatus(replica.shown(), iso(last), lag, error, False, None)
+
+
+def replica_of(place: Place) -> str | None:
+    """The replica this store says it is replicated to (meta LINEAGE_KEY, set when a replicator first starts
+    for it, and by a restore), read without writing; None when it says none or cannot be read."""
+    try:
+        with Store(place.db, read_only=True) as store:
+            return store.get_meta(LINEAGE_KEY)
+    except (MemoryLibError, DatabaseError):
+        return None
 
 
 def live_status(place: Place, replica: ReplicaURL, saved: dict[str, Any], now: datetime,

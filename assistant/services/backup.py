@@ -27,8 +27,11 @@ class BackupService:
         return self.keeper is not None
 
     def _said(self, text: str) -> None:
-        if text.startswith("the store is not being replicated"):
-            self.notice(f"Backup: {text[0].upper()}{text[1:]}")
+        """A replicator that could not start is said once, in short (the whole line: `assistant backup run`)."""
+        prefix = "the store is not being replicated: "
+        if text.startswith(prefix):
+            why = text.removeprefix(prefix).split(": ", 1)[0]
+            self.notice(f"Backup: the store is not being replicated: {why} (`assistant backup run` says more)")
 
     def keep(self) -> None:
         """Start a replicator when none runs (blocking: a thread worker's, at launch and now and then)."""
@@ -44,8 +47,8 @@ class BackupService:
             return None
         minutes = status.lag_seconds // 60
         waited = f"{minutes} min" if minutes < 120 else f"{minutes // 60} h"
-        why = "no replicator runs" if not status.running else (status.error or "the replica is not reachable")
-        return f"⚠ backup: a change has waited {waited} for the replica ({why}; `assistant backup status`)"
+        why = "not replicating" if not status.running else "replica unreachable" if status.error else "replica late"
+        return f"⚠ backup {waited} behind: {why} (assistant backup status)"
 
     def stop_for_quit(self) -> None:
         """The app's own replicator ends after a last sync, within the quit's budget; another's is left."""
