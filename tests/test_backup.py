@@ -651,3 +651,35 @@ def test_the_notifier_keeps_a_replicator_and_stops_its_own(tmp_path: Path, monke
     assert any("stopped the replicator after a last sync" in e.get("text", "") for e in events), events
     stopped = home.status()
     assert not stopped["running"] and stopped["lag_seconds"] == 0
+
+
+@pytest.mark.slow
+@needs_litestream
+def test_a_replicator_left_by_a_killed_app_is_taken_over_and_stopped_by_the_next(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app killed with -9: its Litestream goes on by itself (a group of its own), holding the lock. The next
+    app sees it running, takes it as its own, and stops it at quit."""
+    from assistant.backup.keeper import Keeper
+    from assistant.backup.place import holder
+
+    home = Home(tmp_path / "home", replica=f"file://{tmp_path / 'replica'}")
+    home.use_in_process(monkeypatch)
+    remember_in_process(["a memory"], home.db)
+    first_app = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time\nfrom assistant.backup.keeper import Keeper\nfrom assistant.replicas import parse_replica\n"
+        "keeper = Keeper(sys.argv[1], parse_replica(sys.argv[2]))\nassert keeper.keep()\nprint('started', flush=True)\n"
+        "time.sleep(600)\n"), str(home.db), f"file://{tmp_path / 'replica'}"], stdout=subprocess.PIPE, text=True,
+        env=home.env)
+    assert first_app.stdout is not None and first_app.stdout.readline() == "started\n"
+    first_app.kill()
+    first_app.wait(10)
+    place = place_of(home.db)
+    orphan = json.loads(place.status.read_text())["litestream_pid"]
+    assert holder(place) == first_app.pid  # its Litestream still holds the lock
+    remember_in_process(["written after the app was killed"], home.db)
+    home.wait_current()
+    said: list[str] = []
+    next_app = Keeper(home.db, parse_replica(f"file://{tmp_path / 'replica'}"), say=said.append)
+    assert next_app.keep() and next_app.adopted == orphan
+    assert next_app.stop(2.0) is True
+    assert holder(place) is None and any("took over" in line for line in said)  # it ended: the lock is free

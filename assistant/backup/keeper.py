@@ -8,13 +8,16 @@ in a process group of its own; nothing else stays resident (replicator.py).
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 from assistant.backup.place import holder, place_of
-from assistant.backup.replicator import AlreadyRunning, Replicator
-from assistant.backup.status import BackupStatus, read_status
+from assistant.backup.replicator import SHUTDOWN_SYNC_SECONDS, AlreadyRunning, Replicator, last_sync
+from assistant.backup.status import BackupStatus, read_status, read_status_file
 from assistant.errors import AssistantError
 from assistant.replicas import ReplicaURL
 
@@ -31,7 +34,16 @@ class Keeper:
         self.say = say or (lambda text: None)
         self.replicator: Replicator | None = None
         self.problem = ""  # why the last start failed, as said (said again only when it changes)
+        self.adopted: int | None = None  # a Litestream whose starter died (killed): stopped as ours at the end
         self._lock = threading.Lock()
+
+    def _adopt(self, starter: int) -> None:
+        """The process that started the running replicator is gone (killed, crashed): its Litestream goes on
+        by itself, holding the lock. This process takes it as its own, to stop it when it ends."""
+        pid = read_status_file(self.place).get("litestream_pid")
+        if isinstance(pid, int) and _alive(pid):
+            self.adopted = pid
+            self.say(f"took over the replicator (litestream pid {pid}) that process {starter} started and left")
 
     @property
     def owns(self) -> bool:
@@ -48,8 +60,12 @@ class Keeper:
                 self.replicator.lock.release()
                 self.replicator = None
                 self.say("the replicator this process started has ended; starting it again")
-            if holder(self.place) is not None:
+            running = holder(self.place)
+            if running is not None:
+                if running and not _alive(running) and self.adopted is None:
+                    self._adopt(running)
                 return True
+            self.adopted = None
             replicator = Replicator(self.place.db, self.replica, self.endpoint, self.region, own_group=True)
             try:
                 replicator.start()
@@ -81,9 +97,33 @@ class Keeper:
         True when the replica had every change, as far as is known. Another's replicator is left running."""
         with self._lock:
             replicator, self.replicator = self.replicator, None
+            adopted, self.adopted = self.adopted, None
+        if replicator is None and adopted is not None:
+            return self._stop_adopted(adopted, budget)
         if replicator is None:
             return False
         synced = replicator.stop(budget)
         self.say("stopped the replicator after a last sync" if synced else
                  "stopped the replicator; its last sync goes on in the background or did not finish")
         return synced
+
+    def _stop_adopted(self, pid: int, budget: float | None) -> bool:
+        began = time.monotonic()
+        synced = last_sync(self.place, max(0.1, min((budget or 5.0) - 0.2, 0.7)))
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+        deadline = began + (budget if budget is not None else SHUTDOWN_SYNC_SECONDS + 5)
+        while holder(self.place) is not None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.say("stopped the replicator it took over")
+        return synced
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
