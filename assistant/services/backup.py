@@ -4,11 +4,13 @@ status bar's warning when a change has waited more than ten minutes for the repl
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from assistant.backup.keeper import Keeper
-from assistant.backup.status import WARN_AFTER_SECONDS
 from assistant.replicas import parse_replica
 from assistant.runtime import Runtime
+
+if TYPE_CHECKING:
+    from assistant.backup.keeper import Keeper
 
 QUIT_BUDGET = 0.8  # seconds of the app's quit given to the replicator's last sync (the whole quit: 1 s)
 
@@ -17,7 +19,9 @@ class BackupService:
     def __init__(self, runtime: Runtime, notice: Callable[[str], None] | None = None) -> None:
         backup = runtime.settings.backup
         self.keeper: Keeper | None = None
-        if backup.replica:
+        if backup.replica:  # only then: the replicator's modules (http.client for its socket) cost ~20 ms to import
+            from assistant.backup.keeper import Keeper
+
             self.keeper = Keeper(runtime.settings.db_path(), parse_replica(backup.replica), backup.endpoint,
                                  backup.region, say=self._said)
         self.notice = notice or (lambda text: None)
@@ -43,7 +47,7 @@ class BackupService:
         if self.keeper is None:
             return None
         status = self.keeper.status()
-        if status.lag_seconds is None or status.lag_seconds <= WARN_AFTER_SECONDS:
+        if not status.late or status.lag_seconds is None:
             return None
         minutes = status.lag_seconds // 60
         waited = f"{minutes} min" if minutes < 120 else f"{minutes // 60} h"
