@@ -683,3 +683,17 @@ def test_a_replicator_left_by_a_killed_app_is_taken_over_and_stopped_by_the_next
     assert next_app.keep() and next_app.adopted == orphan
     assert next_app.stop(2.0) is True
     assert holder(place) is None and any("took over" in line for line in said)  # it ended: the lock is free
+
+
+def test_backup_commands_make_no_store_where_there_is_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """On a new machine, `backup run` or `backup status` before the restore must not leave an empty default
+    store that the restore would then refuse to replace."""
+    from assistant.cli.program import main
+    from assistant.paths import default_db
+
+    monkeypatch.setenv("ASSISTANT_BACKUP__REPLICA", f"file://{tmp_path}/replica")
+    for args in (["backup", "run"], ["backup", "status"]):
+        assert main(args) == 2
+        assert "no store at" in capsys.readouterr().err
+    assert not default_db().exists()

@@ -155,6 +155,8 @@ def read_status(place: Place, replica: ReplicaURL | None, endpoint: str = "", re
 def replica_of(place: Place) -> str | None:
     """The replica this store says it is replicated to (meta LINEAGE_KEY, set when a replicator first starts
     for it, and by a restore), read without writing; None when it says none or cannot be read."""
+    if not place.db.is_file():
+        return None  # (opening a missing store would make one)
     try:
         with Store(place.db, read_only=True) as store:
             return store.get_meta(LINEAGE_KEY)

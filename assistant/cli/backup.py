@@ -4,18 +4,30 @@ from __future__ import annotations
 import argparse
 import signal
 import threading
+from pathlib import Path
 from typing import Any
 
 from assistant.cli.output import emit, note
 from assistant.errors import BadInput
 from assistant.replicas import ReplicaURL, parse_replica
 from assistant.runtime import Runtime
+from memory.errors import InvalidInput
 from memory.text import safe_json, visible
 
 
 def configured_replica(runtime: Runtime) -> ReplicaURL | None:
     text = runtime.settings.backup.replica
     return parse_replica(text) if text else None
+
+
+def existing_store(runtime: Runtime) -> Path:
+    """The store's path; InvalidInput when there is no store there yet (the default one included): there is
+    nothing to replicate, and a replicator must not make an empty store that a restore would then meet."""
+    db = runtime.store_path()
+    if not db.exists():
+        raise InvalidInput(f"no store at {db} yet: nothing to replicate (on a new machine, `assistant restore "
+                           "--from URL` first)")
+    return db
 
 
 def cmd_run(runtime: Runtime, args: argparse.Namespace) -> int:
@@ -26,7 +38,7 @@ def cmd_run(runtime: Runtime, args: argparse.Namespace) -> int:
     if replica is None:
         raise BadInput("no replica is set: give [backup] replica in the config (or ASSISTANT_BACKUP__REPLICA), e.g. "
                        "file:///mnt/nas/assistant; docs/backup.md")
-    db = runtime.store_path()
+    db = existing_store(runtime)
     as_json = getattr(args, "json", False)
 
     def say(event: dict[str, Any], text: str) -> None:
@@ -62,7 +74,8 @@ def cmd_status(runtime: Runtime, args: argparse.Namespace) -> int:
     from assistant.backup.status import WARN_AFTER_SECONDS, read_status
 
     backup = runtime.settings.backup
-    status = read_status(place_of(runtime.store_path()), configured_replica(runtime), backup.endpoint, backup.region)
+    status = read_status(place_of(existing_store(runtime)), configured_replica(runtime), backup.endpoint,
+                         backup.region)
 
     def text() -> str:
         running = f"running (pid {status.pid})" if status.running else "not running"
