@@ -20,6 +20,16 @@ OBJECT_STORES = ("s3", "oss")  # take endpoint and region (from the query or the
 
 
 @dataclass(frozen=True)
+class Access:
+    """How to reach a replica beyond its URL: an object store's endpoint and region (a URL's own query wins),
+    the SSH key of an sftp:// replica (empty: ~/.ssh/id_ed25519, id_ecdsa or id_rsa)."""
+
+    endpoint: str = ""
+    region: str = ""
+    ssh_key: str = ""
+
+
+@dataclass(frozen=True)
 class ReplicaURL:
     """A checked replica URL. `text` is as given (it may hold a password: never print it)."""
 
@@ -57,9 +67,10 @@ class ReplicaURL:
     def option(self, name: str) -> str:
         return dict(self.query).get(name, "")
 
-    def for_litestream(self, endpoint: str = "", region: str = "") -> str:
+    def for_litestream(self, access: Access | None = None) -> str:
         """The URL Litestream gets: an object store's endpoint and region added to the query from the
         config when the URL names none (the URL's own win), so that one URL says everything."""
+        endpoint, region = (access.endpoint, access.region) if access is not None else ("", "")
         if self.scheme not in OBJECT_STORES or not (endpoint or region):
             return self.text
         query = list(self.query)

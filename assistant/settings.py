@@ -33,7 +33,7 @@ import msgspec
 
 from assistant import paths
 from assistant.errors import BadInput
-from assistant.replicas import parse_replica
+from assistant.replicas import Access, parse_replica
 from memory.consolidation.options import Options
 from memory.errors import InvalidInput
 from memory.files import expand
@@ -253,6 +253,11 @@ class BackupSettings(Table):
     # an S3-compatible store's address (MinIO, Backblaze, R2, ...); empty: AWS itself
     endpoint: Annotated[str, Check(_address("https://s3.example.com", empty_allowed=True))] = ""
     region: str = ""  # the bucket's region, where the storage asks for one
+    # the private key for an sftp:// replica; empty: ~/.ssh/id_ed25519, id_ecdsa or id_rsa, the first there
+    ssh_key: str = ""
+
+    def access(self) -> Access:
+        return Access(self.endpoint, self.region, self.ssh_key)
 
 
 @dataclass

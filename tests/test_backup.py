@@ -26,7 +26,7 @@ import pytest
 
 from assistant.backup.place import Lock, place_of
 from assistant.backup.status import account, read_status, waited, write_status
-from assistant.replicas import parse_replica
+from assistant.replicas import Access, parse_replica
 from assistant.settings import SettingsError, load_settings
 from memory.errors import InvalidInput
 from memory.store import Store
@@ -79,10 +79,10 @@ def test_a_password_in_a_replica_url_is_never_shown() -> None:
 
 def test_endpoint_and_region_from_the_config_join_the_url_unless_it_names_its_own() -> None:
     plain = parse_replica("s3://bucket/assistant")
-    assert plain.for_litestream("http://127.0.0.1:9000", "eu-west-1") == \
+    assert plain.for_litestream(Access("http://127.0.0.1:9000", "eu-west-1")) == \
         "s3://bucket/assistant?endpoint=http%3A%2F%2F127.0.0.1%3A9000&region=eu-west-1"
     own = parse_replica("s3://bucket/assistant?endpoint=http://a:1&region=x")
-    assert own.for_litestream("http://b:2", "y") == own.text
+    assert own.for_litestream(Access("http://b:2", "y")) == own.text
     assert parse_replica("s3://bucket/assistant?region=x").key() == plain.key()  # the query names no other replica
 
 
@@ -697,3 +697,123 @@ def test_backup_commands_make_no_store_where_there_is_none(tmp_path: Path, monke
         assert main(args) == 2
         assert "no store at" in capsys.readouterr().err
     assert not default_db().exists()
+
+
+# -- SFTP: the server's key from known_hosts, the user's key; a real SFTP server where asyncssh installs ------
+
+def _hashed(name: str, salt: bytes = b"0123456789abcdefghij") -> str:
+    import base64
+    import hashlib
+    import hmac
+
+    digest = hmac.new(salt, name.encode(), hashlib.sha1).digest()
+    return f"|1|{base64.b64encode(salt).decode()}|{base64.b64encode(digest).decode()}"
+
+
+def test_the_host_key_comes_from_known_hosts_plain_or_hashed_in_the_order_litestream_asks(tmp_path: Path) -> None:
+    from assistant.backup.litestream import known_host_key
+
+    known = tmp_path / "known_hosts"
+    known.write_text("\n".join([
+        "# a comment", "@cert-authority *.example.com ssh-ed25519 AAAAca",
+        "nas.local ssh-ed25519 AAAAed", "nas.local,10.0.0.2 ssh-rsa AAAArsa",
+        f"{_hashed('[nas.local]:2222')} ssh-ed25519 AAAAported",
+        f"{_hashed('other.local')} ecdsa-sha2-nistp256 AAAAecdsa", "other.local ssh-ed25519 AAAAother"]) + "\n")
+    assert known_host_key("nas.local", None, known) == "ssh-rsa AAAArsa"  # Go's client asks for RSA before ed25519
+    assert known_host_key("NAS.local", 22, known) == "ssh-rsa AAAArsa"
+    assert known_host_key("nas.local", 2222, known) == "ssh-ed25519 AAAAported"
+    assert known_host_key("other.local", None, known) == "ecdsa-sha2-nistp256 AAAAecdsa"
+    assert known_host_key("stranger.local", None, known) is None
+    assert known_host_key("nas.local", None, tmp_path / "none") is None
+
+
+def test_an_sftp_replica_needs_a_known_host_key_and_a_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from assistant.backup.litestream import sftp_keys
+    from assistant.errors import AssistantError
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    replica = parse_replica("sftp://me@nas.local:2222/backups")
+    with pytest.raises(AssistantError, match=r"not in .*known_hosts: connect once with `ssh -p 2222 me@nas.local`"):
+        sftp_keys(replica, Access())
+    (tmp_path / ".ssh").mkdir()
+    (tmp_path / ".ssh" / "known_hosts").write_text("[nas.local]:2222 ssh-ed25519 AAAAkey\n")
+    with pytest.raises(AssistantError, match="needs an SSH key"):
+        sftp_keys(replica, Access())
+    assert sftp_keys(parse_replica("sftp://me:pw@nas.local:2222/backups"), Access()) == \
+        {"host-key": "ssh-ed25519 AAAAkey"}  # a password in the URL instead
+    (tmp_path / ".ssh" / "id_rsa").write_text("key")
+    assert sftp_keys(replica, Access())["key-path"] == str(tmp_path / ".ssh" / "id_rsa")
+    with pytest.raises(AssistantError, match="does not exist"):
+        sftp_keys(replica, Access(ssh_key=str(tmp_path / "nope")))
+
+
+SFTP_SERVER = """
+import asyncio, sys, warnings
+warnings.simplefilter("ignore")
+import asyncssh
+folder, root = sys.argv[1], sys.argv[2]
+key = asyncssh.generate_private_key("ssh-ed25519")
+key.write_private_key(folder + "/host_key"); key.write_public_key(folder + "/host_key.pub")
+client = asyncssh.generate_private_key("ssh-ed25519")
+client.write_private_key(folder + "/id_ed25519"); client.write_public_key(folder + "/id_ed25519.pub")
+
+class Server(asyncssh.SFTPServer):
+    def __init__(self, channel):
+        super().__init__(channel, chroot=root)
+
+async def main():
+    server = await asyncssh.listen("127.0.0.1", 0, server_host_keys=[folder + "/host_key"],
+                                   authorized_client_keys=folder + "/id_ed25519.pub", sftp_factory=Server)
+    print(server.sockets[0].getsockname()[1], flush=True)
+    await asyncio.Event().wait()
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.slow
+@needs_litestream
+def test_the_same_over_sftp_with_the_host_key_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      replicators: list[Replicator]) -> None:
+    pytest.importorskip("asyncssh", reason="asyncssh is not installed")
+    keys, root = tmp_path / "keys", tmp_path / "server"
+    keys.mkdir()
+    root.mkdir()
+    server = subprocess.Popen([sys.executable, "-c", SFTP_SERVER, str(keys), str(root)], stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        assert server.stdout is not None
+        port = int(server.stdout.readline())
+        replica = f"sftp://me@127.0.0.1:{port}/assistant"
+        home = Home(tmp_path / "old", replica=replica)
+        ssh = home.root / ".ssh"
+        ssh.mkdir()
+        shutil.copy(keys / "id_ed25519", ssh / "id_ed25519")
+        home.use_in_process(monkeypatch)
+        remember_in_process(["sent over SFTP"], home.db)
+        unknown = home.run("backup", "run", "--db", str(home.db))
+        assert unknown.returncode == 1 and "not in" in unknown.stderr and "known_hosts" in unknown.stderr
+        host_key = " ".join((keys / "host_key.pub").read_text().split()[:2])
+        (ssh / "known_hosts").write_text(f"{_hashed(f'[127.0.0.1]:{port}')} {host_key}\n")
+        replicator = Replicator(home)
+        replicators.append(replicator)
+        home.wait_current()
+        replicator.kill()
+        forget_the_machine(home)
+        new = Home(tmp_path / "new")
+        (new.root / ".ssh").mkdir()
+        shutil.copy(ssh / "id_ed25519", new.root / ".ssh" / "id_ed25519")
+        shutil.copy(ssh / "known_hosts", new.root / ".ssh" / "known_hosts")
+        target = new.root / "memory.db"
+        done = new.run("restore", "--from", replica, "--db", str(target))
+        assert done.returncode == 0, done.stderr
+        assert contents(target) == {"sent over SFTP"}
+        # A server that shows another key is refused, and nothing is written.
+        (new.root / ".ssh" / "known_hosts").write_text(
+            f"[127.0.0.1]:{port} ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n")
+        other = new.run("restore", "--from", replica, "--db", str(new.root / "other.db"))
+        assert other.returncode == 1 and "host key mismatch" in other.stderr
+        assert not (new.root / "other.db").exists()
+    finally:
+        server.terminate()
+        server.wait(10)

@@ -19,7 +19,7 @@ from assistant.backup.place import holder, place_of
 from assistant.backup.replicator import SHUTDOWN_SYNC_SECONDS, AlreadyRunning, Replicator, last_sync
 from assistant.backup.status import BackupStatus, read_status, read_status_file
 from assistant.errors import AssistantError
-from assistant.replicas import ReplicaURL
+from assistant.replicas import Access, ReplicaURL
 
 CHECK_SECONDS = 30.0  # how often a keeper looks whether a replicator still runs
 
@@ -27,10 +27,10 @@ CHECK_SECONDS = 30.0  # how often a keeper looks whether a replicator still runs
 class Keeper:
     """`say(text)`: what happened, for a log or a notice (started, could not start, stopped)."""
 
-    def __init__(self, db: Path, replica: ReplicaURL, endpoint: str = "", region: str = "",
+    def __init__(self, db: Path, replica: ReplicaURL, access: Access | None = None,
                  say: Callable[[str], None] | None = None) -> None:
         self.place = place_of(db)
-        self.replica, self.endpoint, self.region = replica, endpoint, region
+        self.replica, self.access = replica, access or Access()
         self.say = say or (lambda text: None)
         self.replicator: Replicator | None = None
         self.problem = ""  # why the last start failed, as said (said again only when it changes)
@@ -66,7 +66,7 @@ class Keeper:
                     self._adopt(running)
                 return True
             self.adopted = None
-            replicator = Replicator(self.place.db, self.replica, self.endpoint, self.region, own_group=True)
+            replicator = Replicator(self.place.db, self.replica, self.access, own_group=True)
             try:
                 replicator.start()
             except AlreadyRunning:
@@ -90,7 +90,7 @@ class Keeper:
 
     def status(self) -> BackupStatus:
         """What `assistant backup status` says, without listing the replica (cheap enough to poll)."""
-        return read_status(self.place, self.replica, self.endpoint, self.region, ask_replica=False)
+        return read_status(self.place, self.replica, self.access, ask_replica=False)
 
     def stop(self, budget: float | None = None) -> bool:
         """Stop the replicator this process started, after a last sync (within `budget` seconds when given);

@@ -4,6 +4,10 @@ logs, and its control socket (HTTP on a Unix socket: /list says when the replica
 makes it sync now)."""
 from __future__ import annotations
 
+import base64
+import contextlib
+import hashlib
+import hmac
 import http.client
 import json
 import os
@@ -12,12 +16,15 @@ import socket
 import subprocess
 import sys
 import sysconfig
+import tempfile
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from assistant.errors import AssistantError
-from assistant.replicas import ReplicaURL
+from assistant.replicas import Access, ReplicaURL
 from memory.text import visible
 
 NAME = "litestream"
@@ -67,10 +74,29 @@ def error_line(output: str) -> str:
     return visible(line if len(line) <= 300 else line[:297] + "...")
 
 
-def replica_files(replica: ReplicaURL, endpoint: str = "", region: str = "") -> list[dict[str, Any]]:
+@contextlib.contextmanager
+def naming(replica: ReplicaURL, access: Access, db: Path) -> Iterator[list[str]]:
+    """The arguments that name the replica to `litestream ltx` or `restore`: its URL, or, for an sftp://
+    replica (whose key and host key a URL cannot carry), a private config naming it as the replica of `db`,
+    followed by `db`."""
+    if replica.scheme != "sftp":
+        yield [replica.for_litestream(access)]
+        return
+    folder = Path(tempfile.mkdtemp(prefix="assistant-litestream-"))  # 0700
+    try:
+        config = folder / "litestream.yml"
+        config.write_text(json.dumps({"dbs": [{"path": str(db), "replica": replica_options(replica, access)}]}))
+        os.chmod(config, 0o600)
+        yield ["-config", str(config), "-no-expand-env", str(db)]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def replica_files(replica: ReplicaURL, access: Access, db: Path) -> list[dict[str, Any]]:
     """Every LTX file in the replica, at every level (litestream ltx -level all -json): level, min_txid,
     max_txid, size, timestamp. An empty list for a replica nothing was copied to yet."""
-    done = run(["ltx", "-level", "all", "-json", replica.for_litestream(endpoint, region)])
+    with naming(replica, access, db) as names:
+        done = run(["ltx", "-level", "all", "-json", *names])
     if done.returncode != 0:
         raise AssistantError(f"the replica {replica.shown()} cannot be read: {error_line(done.stderr or done.stdout)}")
     try:
@@ -78,6 +104,81 @@ def replica_files(replica: ReplicaURL, endpoint: str = "", region: str = "") -> 
     except ValueError:
         raise AssistantError("litestream ltx printed something that is not JSON") from None
     return files if isinstance(files, list) else []
+
+
+def replica_options(replica: ReplicaURL, access: Access) -> dict[str, Any]:
+    """The replica's entry of a Litestream config: a file:// replica by its folder, the others by URL; an
+    sftp:// one with its key and the server's host key (sftp_keys)."""
+    if replica.is_file:
+        return {"type": "file", "path": replica.folder}
+    options: dict[str, Any] = {"url": replica.for_litestream(access)}
+    if replica.scheme == "sftp":
+        options.update(sftp_keys(replica, access))
+    return options
+
+
+# The host key algorithms in the order Litestream's SSH client (Go's x/crypto/ssh) asks for them: the server
+# shows the first it has, and Litestream compares it with the one key it is given (tried against a server
+# with ed25519, ECDSA and RSA keys: ECDSA is shown; with ed25519 and RSA: RSA).
+HOST_KEY_ORDER = ("ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521", "ssh-rsa", "ssh-ed25519")
+DEFAULT_KEYS = ("id_ed25519", "id_ecdsa", "id_rsa")
+
+
+def sftp_keys(replica: ReplicaURL, access: Access) -> dict[str, str]:
+    """key-path and host-key for an sftp:// replica. Litestream reads no ssh-agent and no ~/.ssh by itself, and
+    without a host key it accepts any server (a stranger on the way would receive the whole store): the host
+    key is the one ~/.ssh/known_hosts holds for the server, so connecting once with ssh is what vouches for it."""
+    parts = urlsplit(replica.text)
+    host, port = parts.hostname or "", parts.port
+    ssh = Path.home() / ".ssh"
+    found = known_host_key(host, port, ssh / "known_hosts")
+    if found is None:
+        login = f"ssh {'-p ' + str(port) + ' ' if port and port != 22 else ''}{parts.username or 'you'}@{host}"
+        raise AssistantError(f"the host key of {host} is not in {ssh / 'known_hosts'}: connect once with `{login}` "
+                             "to check it and keep it (Litestream checks a server's key only when given one)")
+    keys = {"host-key": found}
+    if access.ssh_key:
+        key = Path(access.ssh_key).expanduser()
+        if not key.is_file():
+            raise AssistantError(f"the SSH key {key} (backup.ssh_key) does not exist")
+        keys["key-path"] = str(key)
+    else:
+        default = next((ssh / name for name in DEFAULT_KEYS if (ssh / name).is_file()), None)
+        if default is not None:
+            keys["key-path"] = str(default)
+        elif parts.password is None:
+            raise AssistantError(f"an sftp replica needs an SSH key: none of {', '.join(DEFAULT_KEYS)} is in {ssh}; "
+                                 "set backup.ssh_key (Litestream reads no ssh-agent)")
+    return keys
+
+
+def known_host_key(host: str, port: int | None, known_hosts: Path) -> str | None:
+    """The key ("type base64") that known_hosts holds for host[:port], plain or hashed, preferring the type
+    Litestream's client asks for first (HOST_KEY_ORDER); None when it holds none."""
+    name = host if port in (None, 22) else f"[{host}]:{port}"
+    try:
+        lines = known_hosts.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    found: dict[str, str] = {}
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 3 or fields[0].startswith(("#", "@")):
+            continue  # comments, @cert-authority and @revoked lines
+        if any(_host_matches(entry, name) for entry in fields[0].split(",")):
+            found.setdefault(fields[1], f"{fields[1]} {fields[2]}")
+    return next((found[kind] for kind in HOST_KEY_ORDER if kind in found), None)
+
+
+def _host_matches(entry: str, name: str) -> bool:
+    if entry.startswith("|1|"):  # hashed: |1|base64(salt)|base64(HMAC-SHA1(salt, name))
+        try:
+            _, _, salt, digest = entry.split("|")
+            mac = hmac.new(base64.b64decode(salt), name.encode("utf-8"), hashlib.sha1).digest()
+        except (ValueError, TypeError):
+            return False
+        return hmac.compare_digest(base64.b64encode(mac).decode("ascii"), digest)
+    return entry.lower() == name.lower()
 
 
 SNAPSHOT_LEVEL = 9
@@ -98,12 +199,11 @@ def newest_timestamp(files: list[dict[str, Any]]) -> datetime | None:
     return found
 
 
-def replicate_config(db: Path, replica: ReplicaURL, socket_path: Path, endpoint: str = "", region: str = "",
+def replicate_config(db: Path, replica: ReplicaURL, access: Access, socket_path: Path,
                      shutdown_sync_seconds: float = 10.0) -> dict[str, Any]:
     """The config `litestream replicate -config` reads (YAML; JSON is YAML). No credential is written
-    into it: Litestream reads them from the environment."""
-    target: dict[str, Any] = {"type": "file", "path": replica.folder} if replica.is_file else \
-        {"url": replica.for_litestream(endpoint, region)}
+    into it (Litestream reads S3's from the environment) but a password an sftp:// URL itself holds."""
+    target = replica_options(replica, access)
     return {
         "logging": {"type": "json", "level": "info", "stderr": True},
         "shutdown-sync-timeout": f"{int(shutdown_sync_seconds * 1000)}ms",

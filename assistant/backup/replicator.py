@@ -36,7 +36,7 @@ from assistant.backup.status import (
     write_status,
 )
 from assistant.errors import AssistantError
-from assistant.replicas import ReplicaURL
+from assistant.replicas import Access, ReplicaURL
 from memory.store import Store
 
 SHUTDOWN_SYNC_SECONDS = 10.0  # the last sync as Litestream stops may take this long (a slow upload)
@@ -55,7 +55,7 @@ class AlreadyRunning(AssistantError):
         self.pid = pid
 
 
-def check_lineage(db: Path, replica: ReplicaURL, endpoint: str = "", region: str = "") -> list[dict[str, Any]] | None:
+def check_lineage(db: Path, replica: ReplicaURL, access: Access) -> list[dict[str, Any]] | None:
     """Refuse to replicate into a replica that holds another store (or this store before a restore that did
     not come from it): Litestream would continue that replica's history with this store, and its newest
     state, what a restore brings back, would be this store instead of the one it held (an empty store on a
@@ -66,7 +66,7 @@ def check_lineage(db: Path, replica: ReplicaURL, endpoint: str = "", region: str
         known = store.get_meta(LINEAGE_KEY)
         if known == replica.key():
             return None
-        files = litestream.replica_files(replica, endpoint, region)
+        files = litestream.replica_files(replica, access, db)
         if files:
             raise AssistantError(
                 f"the replica {replica.shown()} already holds another store: replicating {db} there would make it the "
@@ -82,10 +82,10 @@ class Replicator:
     else in the starter's group (`backup run` in a terminal: Ctrl+C reaches both, and `kill -- -PGID` ends
     both)."""
 
-    def __init__(self, db: Path, replica: ReplicaURL, endpoint: str = "", region: str = "",
+    def __init__(self, db: Path, replica: ReplicaURL, access: Access | None = None,
                  shutdown_sync: float = SHUTDOWN_SYNC_SECONDS, own_group: bool = True) -> None:
         self.place = place_of(db)
-        self.replica, self.endpoint, self.region = replica, endpoint, region
+        self.replica, self.access = replica, access or Access()
         self.shutdown_sync, self.own_group = shutdown_sync, own_group
         self.lock = Lock(self.place)
         self.process: subprocess.Popen[bytes] | None = None
@@ -102,7 +102,7 @@ class Replicator:
         if not self.lock.acquire():
             raise AlreadyRunning(self.place, holder(self.place))
         try:
-            files = check_lineage(self.place.db, self.replica, self.endpoint, self.region)
+            files = check_lineage(self.place.db, self.replica, self.access)
             saved = read_status_file(self.place)
             known = parse_instant(saved.get("last_replicated_at")) if saved.get("replica_key") == self.replica.key() \
                 else None
@@ -122,8 +122,7 @@ class Replicator:
         socket_path = self.place.socket
         with contextlib.suppress(FileNotFoundError):
             socket_path.unlink()  # a socket left by a litestream that was killed
-        config = litestream.replicate_config(self.place.db, self.replica, socket_path, self.endpoint, self.region,
-                                             self.shutdown_sync)
+        config = litestream.replicate_config(self.place.db, self.replica, self.access, socket_path, self.shutdown_sync)
         fd = os.open(self.place.config, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             json.dump(config, out, indent=1)

@@ -23,7 +23,7 @@ from assistant.backup import litestream
 from assistant.backup.place import holder, place_of
 from assistant.backup.status import LINEAGE_KEY, iso
 from assistant.errors import AssistantError, BadInput
-from assistant.replicas import ReplicaURL
+from assistant.replicas import Access, ReplicaURL
 from memory.errors import InvalidInput, MemoryLibError
 from memory.health import check
 from memory.store import Store
@@ -60,10 +60,10 @@ def refuse_existing(target: Path, force: bool) -> None:
                        "(or stop `assistant backup run`) before replacing the store it copies")
 
 
-def restore(target: Path, replica: ReplicaURL, endpoint: str = "", region: str = "",
-            timestamp: datetime | None = None, force: bool = False) -> Restored:
+def restore(target: Path, replica: ReplicaURL, access: Access, timestamp: datetime | None = None,
+            force: bool = False) -> Restored:
     refuse_existing(target, force)
-    files = litestream.replica_files(replica, endpoint, region)
+    files = litestream.replica_files(replica, access, target)
     if not files:
         raise AssistantError(f"the replica {replica.shown()} holds no store: nothing was ever replicated there")
     newest = litestream.newest_timestamp(files)
@@ -81,7 +81,8 @@ def restore(target: Path, replica: ReplicaURL, endpoint: str = "", region: str =
         args = ["restore", "-o", str(out)]
         if timestamp is not None:
             args += ["-timestamp", timestamp.strftime("%Y-%m-%dT%H:%M:%SZ")]
-        done = litestream.run([*args, replica.for_litestream(endpoint, region)])
+        with litestream.naming(replica, access, target) as names:
+            done = litestream.run([*args, *names])
         if done.returncode != 0 or not out.is_file():
             raise AssistantError(f"the restore from {replica.shown()} failed: "
                                  f"{litestream.error_line(done.stderr or done.stdout)}")

@@ -22,7 +22,7 @@ from typing import Any
 from assistant.backup.litestream import control, describe, newest_timestamp, parse_log_line, replica_files
 from assistant.backup.place import Place, holder
 from assistant.errors import AssistantError
-from assistant.replicas import ReplicaURL
+from assistant.replicas import Access, ReplicaURL
 from memory.connection import DatabaseError
 from memory.errors import MemoryLibError
 from memory.store import Store
@@ -110,7 +110,7 @@ def wal_changed_at(place: Place) -> datetime | None:
         return None
 
 
-def read_status(place: Place, replica: ReplicaURL | None, endpoint: str = "", region: str = "",
+def read_status(place: Place, replica: ReplicaURL | None, access: Access | None = None,
                 now: datetime | None = None, ask_replica: bool = True) -> BackupStatus:
     """The state of replication for the store at `place`. While a replicator runs, Litestream is asked (its
     control socket, the change files it keeps, its log). Without one, `ask_replica` lists the replica itself
@@ -136,7 +136,7 @@ def read_status(place: Place, replica: ReplicaURL | None, endpoint: str = "", re
                             "yet: " + NOT_RUNNING)
     if ask_replica:
         try:
-            last = newest_timestamp(replica_files(replica, endpoint, region))
+            last = newest_timestamp(replica_files(replica, access or Access(), place.db))
         except AssistantError as exc:
             error = f"{NOT_RUNNING}; {exc}"
     changed = wal_changed_at(place)

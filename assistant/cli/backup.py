@@ -55,7 +55,7 @@ def cmd_run(runtime: Runtime, args: argparse.Namespace) -> int:
         signal.signal(sig, on_signal)
     backup = runtime.settings.backup
     # Litestream in this process's group: a Ctrl+C reaches both, `kill -- -PGID` ends both.
-    replicator = Replicator(db, replica, backup.endpoint, backup.region, own_group=False)
+    replicator = Replicator(db, replica, backup.access(), own_group=False)
     replicator.start()
     say({"event": "started", "db": str(db), "replica": replica.shown(), "pid": replicator.pid},
         f"replicating {db} to {replica.shown()} (litestream pid {replicator.pid}); stop with Ctrl+C")
@@ -74,8 +74,7 @@ def cmd_status(runtime: Runtime, args: argparse.Namespace) -> int:
     from assistant.backup.status import WARN_AFTER_SECONDS, read_status
 
     backup = runtime.settings.backup
-    status = read_status(place_of(existing_store(runtime)), configured_replica(runtime), backup.endpoint,
-                         backup.region)
+    status = read_status(place_of(existing_store(runtime)), configured_replica(runtime), backup.access())
 
     def text() -> str:
         running = f"running (pid {status.pid})" if status.running else "not running"
@@ -106,11 +105,9 @@ def cmd_restore(runtime: Runtime, args: argparse.Namespace) -> int:
     if not runtime.settings.db:  # the default store: its folder is made, as on a first launch (0700)
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     refuse_existing(target, args.force)  # before the replica is reached: exit 2, nothing changed
-    backup = runtime.settings.backup
-    endpoint = replica.option("endpoint") or backup.endpoint
-    region = replica.option("region") or backup.region
     note(f"assistant: restoring {replica.shown()} into {target} ...")
-    done = restore(target, replica, endpoint, region, timestamp, args.force)
+    # An object store's endpoint and region: the URL's own query, else the config's (a new machine needs none).
+    done = restore(target, replica, runtime.settings.backup.access(), timestamp, args.force)
 
     def text() -> str:
         counts = ", ".join(f"{n} {name}" for name, n in done.counts.items() if n is not None)

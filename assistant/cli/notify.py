@@ -68,7 +68,7 @@ def _replicator(runtime: Runtime, say: Callable[[dict[str, Any], str], None], st
     from assistant.backup.keeper import Keeper
     from assistant.replicas import parse_replica
 
-    keeper = Keeper(runtime.store_path(), parse_replica(backup.replica), backup.endpoint, backup.region,
+    keeper = Keeper(runtime.store_path(), parse_replica(backup.replica), backup.access(),
                     say=lambda text: say({"event": "backup", "text": text}, f"backup: {text}"))
     threading.Thread(target=keeper.run, args=(stop,), name="replicator keeper", daemon=True).start()
     return keeper

@@ -22,8 +22,8 @@ class BackupService:
         if backup.replica:  # only then: the replicator's modules (http.client for its socket) cost ~20 ms to import
             from assistant.backup.keeper import Keeper
 
-            self.keeper = Keeper(runtime.settings.db_path(), parse_replica(backup.replica), backup.endpoint,
-                                 backup.region, say=self._said)
+            self.keeper = Keeper(runtime.settings.db_path(), parse_replica(backup.replica), backup.access(),
+                                 say=self._said)
         self.notice = notice or (lambda text: None)
 
     @property
