@@ -161,7 +161,8 @@ def test_backup_status_without_a_replica_says_so(cli: Any) -> None:
     code, out, _ = cli("backup", "status", "--json")
     assert code == 1
     assert json.loads(out) | {"error": None} == {"replica": None, "last_replicated_at": None, "lag_seconds": None,
-                                                 "error": None, "running": False, "pid": None}
+                                                 "error": None, "running": False, "pid": None,
+                                                 "litestream_pid": None}
     assert "no replica is set" in json.loads(out)["error"]
 
 

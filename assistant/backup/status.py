@@ -45,7 +45,8 @@ class BackupStatus:
     lag_seconds: int | None  # how long the oldest change the replica lacks has waited; 0: it has them all
     error: str | None  # one line, or None
     running: bool = False  # a replicator runs for this store
-    pid: int | None = None  # its process
+    pid: int | None = None  # the process that started it (the app, the notifier, `backup run`)
+    litestream_pid: int | None = None  # the replicator itself
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -182,8 +183,10 @@ def live_status(place: Place, replica: ReplicaURL, saved: dict[str, Any], now: d
     last, pending = account(now, synced, known, captured(place), wal_changed_at(place), started)
     since = max((m for m in (synced, started) if m is not None), default=None)
     error = last_error(place.log, since.timestamp() if since else None) if pending is not None else None
-    return BackupStatus(replica.shown(), iso(last), None if last is None and pending is None else waited(now, pending),
-                        error, True, pid)
+    lag = None if last is None and pending is None else waited(now, pending)
+    litestream_pid = saved.get("litestream_pid")
+    return BackupStatus(replica.shown(), iso(last), lag, error, True, pid,
+                        litestream_pid if isinstance(litestream_pid, int) else None)
 
 
 def captured(place: Place) -> list[datetime]:

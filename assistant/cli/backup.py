@@ -77,7 +77,10 @@ def cmd_status(runtime: Runtime, args: argparse.Namespace) -> int:
     status = read_status(place_of(existing_store(runtime)), configured_replica(runtime), backup.access())
 
     def text() -> str:
-        running = f"running (pid {status.pid})" if status.running else "not running"
+        running = "not running"
+        if status.running:
+            running = f"running (litestream pid {status.litestream_pid}, started by pid {status.pid})" \
+                if status.litestream_pid else f"running (pid {status.pid})"
         when = "never" if status.last_replicated_at is None else runtime.clock.stamp(status.last_replicated_at)
         if status.lag_seconds is None:
             lag = "-"
