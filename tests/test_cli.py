@@ -5,6 +5,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -278,3 +279,14 @@ def test_impossible_or_endless_due_phrases_are_one_line_naming_the_phrase(cli, d
     code, _, err = cli("remember", "x", "--due", due)
     assert code == 2 and why in err and err.count("\n") == 1 and due[:20] in err
     assert cli("reminders", "--json")[1].strip() == "[]"
+
+
+def test_remember_takes_its_words_unquoted_as_recall_does(cli: Any) -> None:
+    """Issue 46: `assistant remember buy milk` said "unrecognized arguments: milk" while `recall door code`
+    took both words; the words are one text, with options before or after them."""
+    code, out, err = cli("remember", "buy", "milk", "--json")
+    assert code == 0 and json.loads(out)["content"] == "buy milk", err
+    code, out, _ = cli("remember", "--due", "2026-11-23T10:00:00Z", "call", "the", "plumber", "--json")
+    assert code == 0 and json.loads(out)["content"] == "call the plumber"
+    code, _, err = cli("remember", "--kind", "note")
+    assert code == 2 and "text" in err and err.count("\n") == 1

@@ -117,7 +117,7 @@ def build_parser() -> Parser:
     p.add_argument("--incognito", action="store_true", help="a turn that reads memory and writes nothing (no "
                    "message, memory, reminder, title or record of it is kept)")
     p = cmd("remember", memories.cmd_remember, "store a memory; with --due it is a reminder")
-    p.add_argument("text")
+    p.add_argument("text", nargs="+", help="what to remember; its words need no quotes, as recall's do not")
     p.add_argument("--due", help="ISO 8601, natural language (\"tomorrow at 9am\") or a rule "
                    "(\"every Tuesday at 7pm\")")
     p.add_argument("--kind", help="fact, preference, event, person, mood, decision, note, reminder")
