@@ -290,3 +290,25 @@ def test_remember_takes_its_words_unquoted_as_recall_does(cli: Any) -> None:
     assert code == 0 and json.loads(out)["content"] == "call the plumber"
     code, _, err = cli("remember", "--kind", "note")
     assert code == 2 and "text" in err and err.count("\n") == 1
+
+
+def test_a_passed_due_date_is_saved_and_said_plainly_not_as_a_refusal(cli: Any) -> None:
+    """Issue 46: `remember --due yesterday` saved the reminder (exit 0) with a note that read as a refusal
+    ("--allow-past says you meant it"). It is saved, overdue at once, and the line says exactly that."""
+    code, out, err = cli("remember", "water", "the", "ferns", "--due", "yesterday")
+    assert code == 0 and err == ""
+    assert out.strip() == "Remembered #1 reminder: water the ferns (due Sat Nov 21 09:00, which has passed: it is " \
+                          "overdue now)"
+    assert "allow-past" not in out + err
+    code, out, err = cli("reminders")
+    assert out.startswith("#1 [OVERDUE Sat Nov 21 09:00] water the ferns")
+    # --json: the data on stdout, the usual note on stderr, worded as what happened
+    code, out, err = cli("remember", "renew the lease", "--due", "2026-11-01T09:00:00Z", "--json")
+    assert code == 0 and json.loads(out)["due_at"] == "2026-11-01T09:00:00+00:00"
+    assert err.strip() == "assistant: note: Sun Nov 1 09:00 has already passed, so this reminder is overdue"
+    code, out, err = cli("update", "2", "--due", "2026-11-02T09:00:00Z")
+    assert code == 0 and "(due Mon Nov 2 09:00, which has passed: it is overdue now)" in out and err == ""
+    code, out, err = cli("remember", "a date to log", "--due", "2026-11-03T09:00:00Z", "--allow-past", "--json")
+    assert code == 0 and err == ""  # said you meant it: nothing to note
+    code, out, _ = cli("remember", "call mom", "--due", "tomorrow at 9")
+    assert out.strip() == "Remembered #4 reminder: call mom (due Mon Nov 23 09:00)"

@@ -110,6 +110,9 @@ def build_parser() -> Parser:
         return p
 
     allow_past: dict[str, Any] = {"action": "store_true", "help": "accept a due date that has already passed"}
+    # remember and update keep a passed due date (overdue at once, and said so); the flag says it was meant
+    kept_past: dict[str, Any] = {"action": "store_true", "help": "a due date that has passed is kept either way "
+                                 "(overdue at once, said in the text); with --json, no note of it on stderr"}
     p = cmd("chat", conversations.cmd_chat, "one turn without the TUI (prints the answer); it continues the "
             "conversation in progress unless idle longer than the gap")
     p.add_argument("message")
@@ -123,7 +126,7 @@ def build_parser() -> Parser:
     p.add_argument("--kind", help="fact, preference, event, person, mood, decision, note, reminder")
     p.add_argument("--importance", type=bounded(int, 1, 5), default=3)
     p.add_argument("--private", action="store_true")
-    p.add_argument("--allow-past", **allow_past)
+    p.add_argument("--allow-past", **kept_past)
     p = cmd("reminders", memories.cmd_reminders, "every open reminder in the window, overdue first, labelled",
             reads=True)
     p.add_argument("--within-days", type=bounded(float, 0, 36500), default=7)
@@ -134,7 +137,7 @@ def build_parser() -> Parser:
     p.add_argument("--due")
     p.add_argument("--content")
     p.add_argument("--importance", type=bounded(int, 1, 5))
-    p.add_argument("--allow-past", **allow_past)
+    p.add_argument("--allow-past", **kept_past)
     p = cmd("done", memories.cmd_done, "mark a reminder done (a repeating one moves to its next occurrence)",
             reads=True)
     p.add_argument("id", type=row_id)
