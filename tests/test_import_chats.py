@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import zipfile
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -399,3 +401,22 @@ def test_undo_last_of_a_calendar_import(cli, tmp_path):
     assert rows(cli, "SELECT content FROM knowledge") == [("typed before",)]
     code, _, err = cli("import", str(path), "--dry-run")
     assert code == 2 and "--dry-run" in err
+
+
+def test_undo_last_undoes_the_last_import_that_added_something_and_says_which(cli: Any, tmp_path: Path) -> None:
+    """Issue 46: after a re-import that added nothing, `import --undo-last` "removed nothing" and left the
+    import that had added the conversations in place. It undoes the last import that added something, and
+    names it and the ones after it that added nothing."""
+    data, expected = chatgpt_export(40)
+    path = write_json(tmp_path / "c.json", data)
+    assert cli("import", str(path))[0] == 0
+    code, out, _ = cli("import", str(path), "--json")
+    assert code == 0 and json.loads(out)["messages_added"] == 0  # again: nothing new
+    code, out, err = cli("import", "--undo-last")
+    assert code == 0, err
+    assert f"removed {expected.conversations} conversations, {expected.messages} messages." in out
+    assert out.startswith("Undid the last import that added something (#1, ChatGPT export c.json, Nov 22 14:00)")
+    assert out.strip().endswith("The import after it (#2) added nothing.")
+    assert rows(cli, "SELECT count(*) FROM messages") == [(0,)]
+    code, _, err = cli("import", "--undo-last")
+    assert code == 2 and "no import to undo" in err

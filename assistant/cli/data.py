@@ -291,18 +291,27 @@ def _import_jsonl(runtime: Runtime, args: argparse.Namespace, text: str) -> int:
 
 
 def _undo_last(runtime: Runtime, args: argparse.Namespace) -> int:
+    """Undo the last import that added something; imports after it that added nothing (the same file
+    again) are passed over and named."""
     from memory.transfer.imports import undo_last_import
 
-    record, removed = undo_last_import(runtime.store)
+    undone = undo_last_import(runtime.store)
+    record, removed, skipped = undone.record, undone.removed, undone.skipped
     singular = {"conversations": "conversation", "messages": "message", "memories": "memory", "summaries": "summary"}
     shown = ", ".join(f"{removed[what]:,} {what if removed[what] != 1 else singular[what]}"
                       for what in ("conversations", "messages", "memories", "summaries") if removed.get(what)) \
-        or "nothing (it had added nothing)"
+        or "nothing"
     names = {"chatgpt": "ChatGPT export", "claude": "Claude export", "jsonl": "JSON Lines", "ical": "calendar"}
+    text = (f"Undid the last import{' that added something' if skipped else ''} (#{record.id}, "
+            f"{names.get(record.format, record.format)} {Path(record.source).name}, "
+            f"{runtime.clock.stamp(record.started_at)}): removed {shown}.")
+    if skipped:
+        ids = ", ".join(f"#{i}" for i in sorted(skipped))
+        text += (f" The import after it ({ids}) added nothing." if len(skipped) == 1 else
+                 f" The {len(skipped)} imports after it ({ids}) added nothing.")
     emit(args, {"undone": {"import_id": record.id, "format": record.format, "source": record.source,
-                           "started_at": record.started_at, "removed": removed}},
-         f"Undid the last import (#{record.id}, {names.get(record.format, record.format)} {Path(record.source).name}, "
-         f"{runtime.clock.stamp(record.started_at)}): removed {shown}.")
+                           "started_at": record.started_at, "removed": removed,
+                           "passed_over": sorted(skipped)}}, text)
     return 0
 
 
