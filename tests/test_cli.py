@@ -199,7 +199,7 @@ def test_import_twice_says_nothing_was_new(cli, tmp_path):
     code, out, _ = cli("import", str(src))
     assert code == 0 and out.strip() == "Imported 1 memory."
     code, out, _ = cli("import", str(src))
-    assert code == 0 and out.strip() == "Nothing new: all 1 records were already present."
+    assert code == 0 and out.strip() == "Nothing new: the 1 record was already present."
 
 
 @pytest.mark.parametrize("args", [

@@ -145,7 +145,7 @@ def test_ctrl_c_keeps_what_was_committed_and_a_rerun_continues(tmp_path):
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert process.stderr is not None
     for line in process.stderr:
-        if line.startswith("Imported 2,000 of"):
+        if line.startswith("Read 2,000 of"):
             # Stopped first, then interrupted: on a loaded machine the import (4,000 conversations a
             # second) could finish between this line and the signal, and exit 0.
             process.send_signal(signal.SIGSTOP)

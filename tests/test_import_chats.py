@@ -271,10 +271,10 @@ def test_progress_is_a_line_per_thousand_conversations_without_a_terminal_and_js
     data, expected = chatgpt_export(2300, turns=1)
     path = write_json(tmp_path / "c.json", data)
     code, out, err = cli("import", str(path))
-    lines = [line for line in err.splitlines() if line.startswith("Imported ")]
+    lines = [line for line in err.splitlines() if line.startswith("Read ")]
     assert code == 0 and [line.split(" conversations")[0] for line in lines] == [
-        f"Imported 1,000 of {expected.conversations:,}", f"Imported 2,000 of {expected.conversations:,}",
-        f"Imported {expected.conversations:,} of {expected.conversations:,}"]
+        f"Read 1,000 of {expected.conversations:,}", f"Read 2,000 of {expected.conversations:,}",
+        f"Read {expected.conversations:,} of {expected.conversations:,}"]
     assert "messages/s" in lines[0]
     code, out, err = cli("import", str(path), "--json")
     assert code == 0 and err == "" and json.loads(out)["conversations_present"] == expected.conversations
@@ -420,3 +420,34 @@ def test_undo_last_undoes_the_last_import_that_added_something_and_says_which(cl
     assert rows(cli, "SELECT count(*) FROM messages") == [(0,)]
     code, _, err = cli("import", "--undo-last")
     assert code == 2 and "no import to undo" in err
+
+
+def test_a_reimport_s_progress_agrees_with_its_summary_and_counts_are_said_in_good_english(
+        cli: Any, tmp_path: Path) -> None:
+    """Issue 46: a re-import's progress said "Imported 3 of 3 conversations" above a summary of "Imported 0
+    conversations ...; 3 already present"; and one thing was counted as many ("1 non-text parts")."""
+    b = ChatGPTBuilder("one-conv", "Bread", datetime(2024, 3, 2, 9, tzinfo=UTC))
+    b.add("system", {"content_type": "text", "parts": [""]}, hidden=True)
+    b.add("user", {"content_type": "multimodal_text", "parts": [
+        {"content_type": "image_asset_pointer", "asset_pointer": "file-service://f", "size_bytes": 1, "width": 1,
+         "height": 1}, "what bread is this?"]})
+    b.text("assistant", "A rye loaf.")
+    path = write_json(tmp_path / "one.json", [b.conversation()])
+    code, out, err = cli("import", str(path))
+    assert code == 0, err
+    assert out.strip() == ("Imported 1 conversation from a ChatGPT export (2 messages). "
+                           "Skipped: 1 non-text part, 1 system message.")
+    assert "1 of 1 conversations" not in err and "Read 1 of 1 conversation: 2 messages added" in err
+    code, out, err = cli("import", str(path))
+    assert out.startswith("Imported 0 conversations from a ChatGPT export (0 messages); 1 conversation already "
+                          "present.")
+    assert "Imported" not in err and "Read 1 of 1 conversation: 0 messages added" in err, err
+
+
+def test_progress_rates_are_counted_in_good_english() -> None:
+    from assistant.cli.progress import progress_line
+
+    assert progress_line(1, 1, 1, 1.0, 1.0) == ("Read 1 of 1 conversation: 1 message added (1 conversation/s, "
+                                                 "1 message/s)")
+    assert progress_line(1000, 2000, 50_000, 2.4, 1234.0) == (
+        "Read 1,000 of 2,000 conversations: 50,000 messages added (2 conversations/s, 1,234 messages/s)")

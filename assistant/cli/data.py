@@ -15,7 +15,7 @@ from assistant.cli.output import emit, note
 from assistant.runtime import Runtime
 from memory.errors import InvalidInput, StoreUnusable
 from memory.store import Store
-from memory.text import visible
+from memory.text import counted, visible
 
 if TYPE_CHECKING:
     from memory.transfer.chat_import import ChatImportResult
@@ -104,8 +104,8 @@ def _export_markdown(runtime: Runtime, args: argparse.Namespace) -> int:
     with _readable_store(runtime) as store:
         result = write_markdown(store, args.file, include_secrets=getattr(args, "include_secrets", False))
     changed = len(result.written)
-    text = (f"Wrote {result.conversations:,} conversations and {result.memories:,} memories to {result.folder} "
-            f"({changed:,} files written, {result.unchanged:,} unchanged"
+    text = (f"Wrote {counted(result.conversations, 'conversation')} and {counted(result.memories, 'memory', 'memories')}"
+            f" to {result.folder} ({counted(changed, 'file')} written, {result.unchanged:,} unchanged"
             + (f", {len(result.removed):,} removed" if result.removed else "") + "); open README.md there.")
     if not getattr(args, "include_secrets", False):
         text += " Secrets are written as [secret] (--include-secrets keeps them)."
@@ -176,8 +176,8 @@ def _import_chats(runtime: Runtime, args: argparse.Namespace, path: Path, chat: 
         row = runtime.store.one("SELECT counts FROM imports WHERE status = 'interrupted' ORDER BY id DESC LIMIT 1")
 
         counts = json.loads(row[0]) if row else {}
-        note(f"assistant: interrupted; {counts.get('conversations_added', 0):,} conversations "
-             f"({counts.get('messages_added', 0):,} messages) were imported and stay; run the same import "
+        note(f"assistant: interrupted; {counted(counts.get('conversations_added', 0), 'conversation')} "
+             f"({counted(counts.get('messages_added', 0), 'message')}) imported stay; run the same import "
              "again to continue")
         return 130
     summary = result.to_json()
@@ -189,9 +189,9 @@ def _import_chats(runtime: Runtime, args: argparse.Namespace, path: Path, chat: 
 
 
 def _describe_chats(result: ChatImportResult, format_name: str) -> str:
-    def n(count: int, one: str, many: str | None = None) -> str:
-        return f"{count:,} {one if count == 1 else many or one + 's'}"
+    from memory.transfer.chats import SKIPPED_ONE
 
+    n = counted
     verb = "Would add" if result.dry_run else "Imported"
     parts = [f"{verb} {n(result.conversations_added, 'conversation')} from a {format_name} export"]
     added = result.messages_added
@@ -202,7 +202,8 @@ def _describe_chats(result: ChatImportResult, format_name: str) -> str:
         parts.append(f"{n(result.conversations_present, 'conversation')} already present")
     text = "; ".join(parts) + "."
     if result.skipped:
-        text += " Skipped: " + ", ".join(f"{count:,} {what}" for what, count in sorted(result.skipped.items())) + "."
+        text += " Skipped: " + ", ".join(counted(count, SKIPPED_ONE.get(what, what), what)
+                                         for what, count in sorted(result.skipped.items())) + "."
     if result.dry_run:
         text += " Nothing was written (--dry-run)."
     return text
@@ -265,17 +266,20 @@ def _import_jsonl(runtime: Runtime, args: argparse.Namespace, text: str) -> int:
                                 source=args.file)
     present = counts.pop("already_present")
     forgotten = counts.pop("forgotten")
-    plural = {"memory": "memories", "summary": "summaries", "forgotten": "tombstones"}
-    added = ", ".join(f"{n} {plural.get(kind, kind + 's') if n != 1 else kind}" for kind, n in counts.items() if n)
+    nouns = {"memory": ("memory", "memories"), "summary": ("summary", "summaries"),
+             "forgotten": ("tombstone", "tombstones")}
+    added = ", ".join(counted(n, *nouns.get(kind, (kind, None))) for kind, n in counts.items() if n)
     verb = "Would import" if dry_run else "Imported"
+    were = f"{counted(present, 'record')} {'was' if present == 1 else 'were'} already present"
     if not added:
-        text = f"Nothing new: all {present} records were already present." if present else "Nothing to import."
+        text = f"Nothing new: {'the' if present == 1 else 'all'} {were}." if present else "Nothing to import."
     else:
-        text = f"{verb} {added}" + (f"; {present} records were already present." if present else ".")
+        text = f"{verb} {added}" + (f"; {were}." if present else ".")
     if forgotten:
-        text += (f" {forgotten} forgotten memor{'y' if forgotten == 1 else 'ies'} "
-                 f"{'stay' if dry_run else 'stayed'} out (a tombstone names {'it' if forgotten == 1 else 'them'}; "
-                 f"--restore-forgotten brings {'it' if forgotten == 1 else 'them'} back).")
+        one = forgotten == 1
+        text += (f" {counted(forgotten, 'forgotten memory', 'forgotten memories')} "
+                 f"{'stay' + ('s' if one else '') if dry_run else 'stayed'} out (a tombstone names "
+                 f"{'it' if one else 'them'}; --restore-forgotten brings {'it' if one else 'them'} back).")
     if dry_run:
         text += " Nothing was written (--dry-run)."
     summary = {"imported": counts, "already_present": present, "forgotten": forgotten, "dry_run": dry_run}
@@ -298,7 +302,7 @@ def _undo_last(runtime: Runtime, args: argparse.Namespace) -> int:
     undone = undo_last_import(runtime.store)
     record, removed, skipped = undone.record, undone.removed, undone.skipped
     singular = {"conversations": "conversation", "messages": "message", "memories": "memory", "summaries": "summary"}
-    shown = ", ".join(f"{removed[what]:,} {what if removed[what] != 1 else singular[what]}"
+    shown = ", ".join(counted(removed[what], singular[what], what)
                       for what in ("conversations", "messages", "memories", "summaries") if removed.get(what)) \
         or "nothing"
     names = {"chatgpt": "ChatGPT export", "claude": "Claude export", "jsonl": "JSON Lines", "ical": "calendar"}
@@ -308,7 +312,7 @@ def _undo_last(runtime: Runtime, args: argparse.Namespace) -> int:
     if skipped:
         ids = ", ".join(f"#{i}" for i in sorted(skipped))
         text += (f" The import after it ({ids}) added nothing." if len(skipped) == 1 else
-                 f" The {len(skipped)} imports after it ({ids}) added nothing.")
+                 f" The {counted(len(skipped), 'import')} after it ({ids}) added nothing.")
     emit(args, {"undone": {"import_id": record.id, "format": record.format, "source": record.source,
                            "started_at": record.started_at, "removed": removed,
                            "passed_over": sorted(skipped)}}, text)
@@ -383,5 +387,5 @@ def cmd_index(runtime: Runtime, args: argparse.Namespace) -> int:
     done = _embed_backlog(runtime)
     left = pending_count(runtime.store)
     emit(args, {"embedded": done, "pending": left},
-         f"Embedded {done:,} texts" + (f"; {left:,} still waiting (changed meanwhile)" if left else "") + ".")
+         f"Embedded {counted(done, 'text')}" + (f"; {left:,} still waiting (changed meanwhile)" if left else "") + ".")
     return 0

@@ -27,6 +27,10 @@ from memory.transfer.checks import LONE_SURROGATE, DuplicateId, IdsSeen, holds_l
 
 CHATGPT, CLAUDE = "chatgpt", "claude"
 FORMAT_NAMES = {CHATGPT: "ChatGPT", CLAUDE: "Claude"}
+# What is skipped, counted under these names (the keys of `--json`'s `skipped`), each with its singular.
+SKIPPED_ONE = {"system messages": "system message", "tool messages": "tool message",
+               "hidden messages": "hidden message", "empty messages": "empty message",
+               "non-text parts": "non-text part", "conversations without text": "conversation without text"}
 
 
 class ExportInvalid(InvalidInput):
