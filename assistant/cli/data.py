@@ -104,8 +104,9 @@ def _export_markdown(runtime: Runtime, args: argparse.Namespace) -> int:
     with _readable_store(runtime) as store:
         result = write_markdown(store, args.file, include_secrets=getattr(args, "include_secrets", False))
     changed = len(result.written)
-    text = (f"Wrote {counted(result.conversations, 'conversation')} and {counted(result.memories, 'memory', 'memories')}"
-            f" to {result.folder} ({counted(changed, 'file')} written, {result.unchanged:,} unchanged"
+    memories = counted(result.memories, "memory", "memories")
+    text = (f"Wrote {counted(result.conversations, 'conversation')} and {memories} to {result.folder}"
+            f" ({counted(changed, 'file')} written, {result.unchanged:,} unchanged"
             + (f", {len(result.removed):,} removed" if result.removed else "") + "); open README.md there.")
     if not getattr(args, "include_secrets", False):
         text += " Secrets are written as [secret] (--include-secrets keeps them)."
