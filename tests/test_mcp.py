@@ -580,3 +580,30 @@ async def test_stored_escape_sequences_reach_no_client_raw_from_tools_resources_
     assert "pay rent" in everything and "Rent" in everything and "rent is due" in everything
     assert not CONTROL.search(everything), repr(CONTROL.search(everything))
     assert "␛]52;c;cm0gLXJmIH4=␇" in everything  # shown, as the CLI shows it
+
+
+@pytest.mark.slow
+async def test_read_only_leaves_the_file_as_it_was_even_when_a_search_wants_embeddings(tmp_path: Path) -> None:
+    """Issue 46: `assistant mcp --read-only` wrote to the store (the embeddings a search makes of waiting
+    texts, and a metadata row). Read-only means the file does not change: a recall that finds texts without
+    their embedding answers from what exists (keywords) and writes nothing."""
+    db = str(tmp_path / "m.db")
+    with runtime_on(db) as rt:  # embeddings off: every text waits for its embedding
+        memories.remember(rt.store, "the spare key is under the blue flower pot")
+        memories.remember(rt.store, "Sara moved to Lisbon last month")
+        assert rt.store.one("SELECT count(*) FROM pending_embeddings")[0] == 2
+    before = (Path(db).read_bytes(), os.stat(db).st_mtime_ns)
+    watcher = sqlite3.connect(db)
+    version = watcher.execute("PRAGMA data_version").fetchone()[0]
+    try:
+        async with session(server(db, "--read-only", ASSISTANT_EMBEDDING_MODEL="bundled")) as s:
+            found = await call(s, "recall", query="where is the spare key")
+            assert "blue flower pot" in found
+            await call(s, "recall", query="Lisbon", mode="exhaustive")
+            await call(s, "upcoming")
+            await read(s, "memory://agenda")
+        assert watcher.execute("PRAGMA data_version").fetchone()[0] == version  # no other connection committed
+        assert watcher.execute("SELECT count(*) FROM pending_embeddings").fetchone()[0] == 2
+    finally:
+        watcher.close()
+    assert (Path(db).read_bytes(), os.stat(db).st_mtime_ns) == before

@@ -213,7 +213,9 @@ def cmd_mcp(runtime: Runtime, args: argparse.Namespace) -> int:
     from assistant.mcp.address import bearer_token, listen_address
 
     address = listen_address(args.http) if args.http is not None else None
-    if not args.read_only:
+    if args.read_only:
+        runtime.read_only = True  # the file does not change: searches use the embeddings there are
+    else:
         from assistant.service import check_launch
         from memory.errors import StoreUnusable
 
