@@ -58,7 +58,7 @@ def _write_jsonl(store: Store, args: argparse.Namespace, salvage: Salvage) -> in
                 text.detach()  # write_private closes the file itself
 
         count = write_private(args.file, write)
-        note(f"Exported {count} records to {args.file}")
+        note(f"Exported {counted(count, 'record')} to {args.file}")
         return count
     return write_export(store, sys.stdout, salvage)
 
@@ -124,7 +124,7 @@ def _export_ics(runtime: Runtime, args: argparse.Namespace) -> int:
         sys.stdout.write(visible(text) if sys.stdout.isatty() else text)
     else:
         count = write_calendar(runtime.store, args.ics)
-        note(f"Exported {count} reminders to {args.ics}")
+        note(f"Exported {counted(count, 'reminder')} to {args.ics}")
     return 0
 
 
