@@ -451,3 +451,41 @@ def test_progress_rates_are_counted_in_good_english() -> None:
                                                  "1 message/s)")
     assert progress_line(1000, 2000, 50_000, 2.4, 1234.0) == (
         "Read 1,000 of 2,000 conversations: 50,000 messages added (2 conversations/s, 1,234 messages/s)")
+
+
+def test_long_messages_are_read_a_conversation_at_a_time_and_committed_in_bounded_batches(
+        cli: Any, tmp_path: Path) -> None:
+    """Issue 46: a 189 MB export of long messages (pasted texts of 50 KB) was read whole into memory and
+    written 2,000 messages (100 MB) to a transaction. The file is read a conversation at a time (the
+    export keeps headers only: the messages wait in its temporary spill), and a transaction ends at
+    BATCH_CHARS characters too, so Ctrl+C or a kill loses at most that."""
+    from memory.transfer.chat_import import import_chats
+    from memory.transfer.sniff import read_chat_file
+
+    import random
+
+    rng = random.Random(4)
+    words = "bread oven flour water salt yeast rye crust crumb proof knead fold starter levain".split()
+    conversations = []
+    for number in range(6):
+        b = ChatGPTBuilder(f"long-{number}", f"Pasted {number}", datetime(2024, 1, 1 + number, tzinfo=UTC))
+        for turn in range(4):
+            pasted = " ".join(rng.choice(words) + str(rng.randrange(1000)) for _ in range(6000))
+            b.text("user" if turn % 2 == 0 else "assistant", f"part {number}.{turn} {pasted}")
+        conversations.append(b.conversation())
+    path = write_zip(tmp_path / "long.zip", conversations)
+    chat = read_chat_file(path)
+    assert chat is not None and chat.export.spill is not None
+    assert len(chat.export.conversations) == 6 and all(not c.messages for c in chat.export.conversations)
+    whole = chat.export.full(chat.export.conversations[2])
+    assert [m.text[:9] for m in whole.messages] == ["part 2.0 ", "part 2.1 ", "part 2.2 ", "part 2.3 "]
+    said: list[tuple[int, int, int]] = []
+    with open_store(cli) as store:
+        result = import_chats(store, chat.export, str(path), chat.fingerprint, batch_chars=300_000,
+                              progress=lambda *a: said.append(a))
+        assert result.messages_added == 24
+        assert store.one("SELECT count(*) FROM messages")[0] == 24
+        assert store.one("SELECT content FROM messages WHERE uid = ?", (whole.messages[0].uid,))[0] == \
+            whole.messages[0].text
+    # 4 texts of about 55 KB to a conversation: a batch ends after two conversations (over 300,000 characters)
+    assert said == [(2, 6, 8), (4, 6, 16), (6, 6, 24)]

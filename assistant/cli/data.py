@@ -5,6 +5,7 @@ import argparse
 import contextlib
 import io
 import json
+import signal
 import stat
 import sys
 from collections.abc import Iterator
@@ -170,23 +171,47 @@ def _import_chats(runtime: Runtime, args: argparse.Namespace, path: Path, chat: 
     dry_run = getattr(args, "dry_run", False)
     quiet = bool(getattr(args, "json", False))
     try:
-        with ImportProgress(len(chat.export.conversations), quiet=quiet or dry_run) as progress:
+        with _stopped_as_interrupted(), \
+                ImportProgress(len(chat.export.conversations), quiet=quiet or dry_run) as progress:
             result = import_chats(runtime.store, chat.export, str(path), chat.fingerprint, dry_run=dry_run,
                                   progress=progress.update)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         row = runtime.store.one("SELECT counts FROM imports WHERE status = 'interrupted' ORDER BY id DESC LIMIT 1")
 
         counts = json.loads(row[0]) if row else {}
-        note(f"assistant: interrupted; {counted(counts.get('conversations_added', 0), 'conversation')} "
+        note(f"assistant: interrupted{' (SIGTERM)' if isinstance(exc, Stopped) else ''}; "
+             f"{counted(counts.get('conversations_added', 0), 'conversation')} "
              f"({counted(counts.get('messages_added', 0), 'message')}) imported stay; run the same import "
              "again to continue")
-        return 130
+        return 128 + signal.SIGTERM if isinstance(exc, Stopped) else 130
     summary = result.to_json()
     text = _describe_chats(result, chat.format_name)
     if not dry_run and result.messages_added:
         summary |= _embed_after_import(runtime, getattr(args, "index", False))
     emit(args, summary, text)
     return 0
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM (`kill PID`, a session or service ending) during an import: taken as Ctrl+C is, so what was
+    committed stays and the import is recorded as interrupted (killed by the signal's default, it stayed
+    "running")."""
+
+
+@contextlib.contextmanager
+def _stopped_as_interrupted() -> Iterator[None]:
+    def stop(signum: int, frame: object) -> None:
+        raise Stopped
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread (a test's): nothing to catch there
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _describe_chats(result: ChatImportResult, format_name: str) -> str:
