@@ -459,10 +459,10 @@ def test_long_messages_are_read_a_conversation_at_a_time_and_committed_in_bounde
     written 2,000 messages (100 MB) to a transaction. The file is read a conversation at a time (the
     export keeps headers only: the messages wait in its temporary spill), and a transaction ends at
     BATCH_CHARS characters too, so Ctrl+C or a kill loses at most that."""
+    import random
+
     from memory.transfer.chat_import import import_chats
     from memory.transfer.sniff import read_chat_file
-
-    import random
 
     rng = random.Random(4)
     words = "bread oven flour water salt yeast rye crust crumb proof knead fold starter levain".split()

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import IO, Any
 
-from memory.errors import InvalidInput
+from memory.errors import InvalidInput, MemoryLibError
 from memory.time.instants import to_utc_iso
 from memory.transfer.checks import LONE_SURROGATE, DuplicateId, IdsSeen, holds_lone_surrogate
 
@@ -81,9 +81,16 @@ class ChatExport:
             return
         data = json.dumps([[m.uid, m.role, m.text, m.created_at] for m in conversation.messages],
                           ensure_ascii=False).encode("utf-8", "surrogatepass")
-        self.spill.seek(0, 2)
-        self._at[conversation.uid] = (self.spill.tell(), len(data))
-        self.spill.write(data)
+        try:
+            self.spill.seek(0, 2)
+            self._at[conversation.uid] = (self.spill.tell(), len(data))
+            self.spill.write(data)
+        except OSError as exc:  # a full temporary folder: said as it is, nothing was written to the store
+            import tempfile
+
+            raise MemoryLibError(f"the export cannot be read: the temporary folder {tempfile.gettempdir()} has "
+                                 f"no room for its conversations ({exc.strerror or exc}); nothing was imported "
+                                 "(TMPDIR names another folder)") from None
         self.conversations.append(ChatConversation(conversation.uid, conversation.title, conversation.started_at,
                                                    conversation.ended_at))
 
