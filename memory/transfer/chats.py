@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -86,8 +87,6 @@ class ChatExport:
             self._at[conversation.uid] = (self.spill.tell(), len(data))
             self.spill.write(data)
         except OSError as exc:  # a full temporary folder: said as it is, nothing was written to the store
-            import tempfile
-
             raise MemoryLibError(f"the export cannot be read: the temporary folder {tempfile.gettempdir()} has "
                                  f"no room for its conversations ({exc.strerror or exc}); nothing was imported "
                                  "(TMPDIR names another folder)") from None
