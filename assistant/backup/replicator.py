@@ -33,6 +33,7 @@ from assistant.backup.status import (
     now_utc,
     parse_instant,
     read_status_file,
+    socket_of,
     write_status,
 )
 from assistant.errors import AssistantError
@@ -91,6 +92,7 @@ class Replicator:
         self.process: subprocess.Popen[bytes] | None = None
         self.follower: LogFollower | None = None
         self.stopping = False  # Litestream said a signal reached it: it is making its last sync
+        self.socket = self.place.socket  # its control socket (written into status.json for the others)
 
     @property
     def pid(self) -> int | None:
@@ -111,6 +113,7 @@ class Replicator:
             self._spawn()
             assert self.process is not None
             write_status(self.place, {"pid": os.getpid(), "litestream_pid": self.process.pid,
+                                      "socket": str(self.socket),
                                       "replica": self.replica.shown(), "replica_key": self.replica.key(),
                                       "started_at": iso(now_utc()), "last_replicated_at": iso(known)})
         except BaseException:
@@ -119,7 +122,7 @@ class Replicator:
 
     def _spawn(self) -> None:
         executable = litestream.binary()
-        socket_path = self.place.socket
+        socket_path = self.socket = self.place.socket
         with contextlib.suppress(FileNotFoundError):
             socket_path.unlink()  # a socket left by a litestream that was killed
         config = litestream.replicate_config(self.place.db, self.replica, self.access, socket_path, self.shutdown_sync)
@@ -202,7 +205,7 @@ def last_sync(place: Place, timeout: float) -> bool:
     """Ask the replicator running for this store to copy every change now, waiting up to `timeout` seconds;
     True when the replica has them all."""
     try:
-        answer = litestream.control(place.socket, "POST", "/sync",
+        answer = litestream.control(socket_of(place), "POST", "/sync",
                                     {"path": str(place.db), "wait": True, "timeout": max(1, round(timeout))},
                                     timeout=timeout)
     except (OSError, AssistantError):

@@ -153,6 +153,14 @@ def read_status(place: Place, replica: ReplicaURL | None, access: Access | None 
     return BackupStatus(replica.shown(), iso(last), lag, error, False, None)
 
 
+def socket_of(place: Place, saved: dict[str, Any] | None = None) -> Path:
+    """The running Litestream's control socket, as its starter wrote it down (the temp dir it is in may differ
+    between processes: TMPDIR)."""
+    saved = read_status_file(place) if saved is None else saved
+    written = saved.get("socket")
+    return Path(written) if isinstance(written, str) and written else place.socket
+
+
 def replica_of(place: Place) -> str | None:
     """The replica this store says it is replicated to (meta LINEAGE_KEY, set when a replicator first starts
     for it, and by a restore), read without writing; None when it says none or cannot be read."""
@@ -172,7 +180,7 @@ def live_status(place: Place, replica: ReplicaURL, saved: dict[str, Any], now: d
     known = parse_instant(saved.get("last_replicated_at"))
     started = parse_instant(saved.get("started_at"))
     try:
-        answer = control(place.socket, "GET", "/list", timeout=2.0)
+        answer = control(socket_of(place, saved), "GET", "/list", timeout=2.0)
     except (OSError, AssistantError) as exc:
         return BackupStatus(replica.shown(), iso(known), None, f"the replicator (pid {pid}) does not answer: {exc}",
                             True, pid)
