@@ -616,6 +616,9 @@ def test_one_replicator_whoever_starts_first_and_the_other_takes_over(tmp_path: 
         assert notifier.keep() and not notifier.owns
         home.wait_current()
         assert app.stop(0.8)
+        from assistant.backup.place import holder
+
+        wait_until(lambda: holder(place_of(home.db)) is None, 15, "the app's Litestream to end its last sync")
         assert notifier.keep() and notifier.owns
         remember_in_process(["written while the notifier replicates"], home.db)
         assert home.wait_current()["pid"] == os.getpid()

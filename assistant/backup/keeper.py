@@ -35,6 +35,7 @@ class Keeper:
         self.replicator: Replicator | None = None
         self.problem = ""  # why the last start failed, as said (said again only when it changes)
         self.adopted: int | None = None  # a Litestream whose starter died (killed): stopped as ours at the end
+        self.closing = False  # stop() was called: start nothing more
         self._lock = threading.Lock()
 
     def _adopt(self, starter: int) -> None:
@@ -54,6 +55,8 @@ class Keeper:
     def keep(self) -> bool:
         """Start a replicator when none runs for the store; True when one runs (this one or another's)."""
         with self._lock:
+            if self.closing:
+                return False
             if self.owns:
                 return True
             if self.replicator is not None:  # ours ended by itself: its lock is given back
@@ -76,6 +79,9 @@ class Keeper:
                     self.problem = str(exc)
                     self.say(f"the store is not being replicated: {exc}")
                 return False
+            if self.closing:  # stop() came while this start was under way (a slow replica to list)
+                replicator.stop(1.0)
+                return False
             self.replicator, self.problem = replicator, ""
             self.say(f"replicating {self.place.db} to {self.replica.shown()} (litestream pid {replicator.pid})")
             return True
@@ -95,9 +101,14 @@ class Keeper:
     def stop(self, budget: float | None = None) -> bool:
         """Stop the replicator this process started, after a last sync (within `budget` seconds when given);
         True when the replica had every change, as far as is known. Another's replicator is left running."""
-        with self._lock:
+        self.closing = True
+        if not self._lock.acquire(timeout=-1 if budget is None else budget):
+            return False  # a start is under way (listing a slow replica): it sees `closing` and stops what it started
+        try:
             replicator, self.replicator = self.replicator, None
             adopted, self.adopted = self.adopted, None
+        finally:
+            self._lock.release()
         if replicator is None and adopted is not None:
             return self._stop_adopted(adopted, budget)
         if replicator is None:
