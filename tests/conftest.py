@@ -1,11 +1,14 @@
-"""Shared fixtures: a frozen clock, a fresh store per test, the real bundled embedder (once)."""
+"""Shared fixtures: a frozen clock, a fresh store per test, the real bundled embedder (once), runtimes and
+the offline agent, the stand-in servers."""
 from __future__ import annotations
 
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -16,6 +19,10 @@ from memory.store import Store
 from memory.time.clock import Clock
 from memory.time.instants import UTC
 from memory.time.zones import zone_from_name
+
+if TYPE_CHECKING:
+    from assistant.runtime import Runtime
+    from assistant.turn.agent import Agent
 
 T0 = datetime(2026, 11, 22, 14, 0, tzinfo=UTC)  # a Sunday
 T0_TEXT = T0.isoformat()
@@ -96,7 +103,7 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def store(tmp_path: Path, clock: Clock):
+def store(tmp_path: Path, clock: Clock) -> Iterator[Store]:
     s = Store(tmp_path / "memory.db", clock)
     yield s
     s.close()
@@ -163,6 +170,35 @@ def make_runtime(tmp_path, **env):
             "ASSISTANT_EMBEDDING_MODEL": "none", **{k: v for k, v in os.environ.items()
                                                     if k.startswith(("OLLAMA", "ANTHROPIC", "OPENAI"))}}
     return Runtime(load_settings(env={**base, **env}))
+
+
+@pytest.fixture
+def runtime(tmp_path: Path) -> Iterator[Runtime]:
+    """A Runtime over a fresh store of this test (make_runtime), closed after it."""
+    rt = make_runtime(tmp_path)
+    yield rt
+    rt.close()
+
+
+@pytest.fixture
+def rt(runtime: Runtime) -> Runtime:
+    """`runtime`, by the short name several files use."""
+    return runtime
+
+
+@pytest.fixture
+def agent(runtime: Runtime) -> Agent:
+    """The agent with the offline responder (no model) over `runtime`."""
+    from assistant.offline.responder import OfflineResponder
+    from assistant.turn.agent import Agent
+
+    return Agent(runtime, OfflineResponder(runtime))
+
+
+@pytest.fixture
+def keywords_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No embedding model (search by keywords): `pytestmark = pytest.mark.usefixtures("keywords_only")`."""
+    monkeypatch.setenv("ASSISTANT_EMBEDDING_MODEL", "none")
 
 
 @pytest.fixture

@@ -5,21 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from assistant.providers.anthropic_provider import AnthropicProvider
 from assistant.service import AssistantService, responder_for
 from assistant.turn.events import Done, ToolResult
 from memory import changes, memories
-from tests.conftest import make_runtime
 from tests.standins import text_reply, tool_reply
-
-
-@pytest.fixture
-def rt(tmp_path):
-    runtime = make_runtime(tmp_path)
-    yield runtime
-    runtime.close()
 
 
 def service_with(rt, provider=None) -> AssistantService:
