@@ -1,9 +1,10 @@
-"""Shared fixtures: a frozen clock, a fresh store per test, the real bundled embedder (once), runtimes and
-the offline agent, the stand-in servers."""
+"""Shared fixtures: a frozen clock, a fresh store per test (a copy of one migrated once per worker), the
+real bundled embedder (once per worker), runtimes and the offline agent, the stand-in servers."""
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from datetime import datetime
@@ -102,9 +103,35 @@ def clock() -> Clock:
     return Clock(UTC, T0)
 
 
+# A fresh store is a copy of one migrated at the session's start (once per xdist worker): migrating from
+# scratch takes 40-60 ms, a copy 3 ms, and the copy is the same file (the migrations read no clock). The
+# schema tests (test_schema.py) migrate from scratch. `store`, `make_runtime` and `fresh_store_file` copy it;
+# a test that opens Store(path) on a new path of its own still migrates.
+STORE_TEMPLATE: list[Path] = []
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _store_template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    path = tmp_path_factory.mktemp("template") / "empty.db"
+    Store(path, Clock(UTC, T0)).close()  # closing the last connection checkpoints the WAL into the file
+    STORE_TEMPLATE[:] = [path]
+    yield path
+    STORE_TEMPLATE.clear()
+
+
+def fresh_store_file(path: Path) -> Path:
+    """`path`, when there is no file there yet, becomes a freshly migrated empty store (0600, as the store
+    makes it): the session's template, copied. Outside a test session it is left for the first open."""
+    if STORE_TEMPLATE and not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        shutil.copyfile(STORE_TEMPLATE[0], path)
+        os.chmod(path, 0o600)
+    return path
+
+
 @pytest.fixture
 def store(tmp_path: Path, clock: Clock) -> Iterator[Store]:
-    s = Store(tmp_path / "memory.db", clock)
+    s = Store(fresh_store_file(tmp_path / "memory.db"), clock)
     yield s
     s.close()
 
@@ -162,10 +189,13 @@ def openai_standin():
 
 
 def make_runtime(tmp_path, **env):
-    """A Runtime over a fresh database with a frozen clock, built like the CLI builds it."""
+    """A Runtime over a fresh database with a frozen clock, built like the CLI builds it (tmp_path/m.db, a
+    copy of the migrated template when it is not there yet, unless ASSISTANT_DB names another)."""
     from assistant.runtime import Runtime
     from assistant.settings import load_settings
 
+    if "ASSISTANT_DB" not in env:
+        fresh_store_file(tmp_path / "m.db")
     base = {"ASSISTANT_DB": str(tmp_path / "m.db"), "ASSISTANT_NOW": T0.isoformat(), "ASSISTANT_TIMEZONE": "UTC",
             "ASSISTANT_EMBEDDING_MODEL": "none", **{k: v for k, v in os.environ.items()
                                                     if k.startswith(("OLLAMA", "ANTHROPIC", "OPENAI"))}}
