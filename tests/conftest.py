@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -73,6 +74,65 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if drives_the_app(item.path):
             item.add_marker(pytest.mark.slow)
+
+
+# Nor does a quick test start a Python interpreter (`assistant`, `python -c`) or a server (tmux, a D-Bus
+# bus, litestream): each costs a second or more. Such a test is marked `slow`; one that is not fails,
+# saying so. Small programs (a stand-in notify-send, uname) are not refused, nor what a module- or
+# session-scoped fixture starts once for many tests (test_notify.py's bus). sys.addaudithook sees every
+# process started, from the test's threads and the SDK's stdio client too.
+STARTS_SLOW = ("assistant", "tmux", "dbus-daemon", "litestream")
+WRAPPERS = ("env", "setpriv", "nice", "timeout", "sh", "bash")
+_quick_test: list[str] = []  # the node id of the quick test running now, if one is
+
+
+def slow_program(argv: list[str]) -> str | None:
+    """The program of `argv` the quick loop has no room for (looking through env, setpriv, sh -c...), or None."""
+    words = [str(w) for w in argv]
+    while words:
+        name = os.path.basename(words[0])
+        if name in STARTS_SLOW or name.startswith("python"):
+            return name
+        if name not in WRAPPERS:
+            return None
+        rest = words[1:]
+        if name in ("sh", "bash") and rest[:1] == ["-c"]:
+            rest = rest[1].split() if len(rest) > 1 else []
+        words = [w for w in rest if not w.startswith("-") and "=" not in w]
+    return None
+
+
+def _refuse_slow_processes(event: str, args: tuple[Any, ...]) -> None:
+    if event == "subprocess.Popen" and _quick_test:
+        program = slow_program(list(args[1]) if not isinstance(args[1], str | bytes) else [args[1]])
+        if program is not None:
+            raise AssertionError(f"{_quick_test[0]} starts {program}: mark it @pytest.mark.slow (the quick loop, "
+                                 "`pytest -m 'not slow'`, starts no interpreter and no server)")
+
+
+sys.addaudithook(_refuse_slow_processes)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    if item.get_closest_marker("slow") is None:
+        _quick_test[:] = [item.nodeid]
+    try:
+        return (yield)
+    finally:
+        _quick_test.clear()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any], request: pytest.FixtureRequest) -> Any:
+    if fixturedef.scope == "function":
+        return (yield)
+    held = _quick_test[:]
+    _quick_test.clear()
+    try:
+        return (yield)
+    finally:
+        _quick_test[:] = held
 
 
 @pytest.fixture(autouse=True)

@@ -48,6 +48,7 @@ def test_missing_explicit_config():
         load_settings("/nonexistent/config.toml", env={})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", ["a" + ".a" * 50_000 + " = 1\n", "[" + ".".join(["a"] * 50_000) + "]\n",
                                   "ui = {" + ".".join(['"a"'] * 50_000) + " = 1}\n",
                                   "[[" + " . ".join(["'a b'"] * 50_000) + "]]\n"],
@@ -305,6 +306,7 @@ def run_settings(tmp_path, env: dict[str, str], config) -> list[str]:
     return out.stdout.splitlines()
 
 
+@pytest.mark.slow
 def test_a_start_up_with_the_same_inputs_reads_the_validated_settings_back_without_pydantic(tmp_path):
     import shutil
     from pathlib import Path
