@@ -43,7 +43,7 @@ async def session(params: StdioServerParameters, client: str = "test-client") ->
     the store opened before serving, the same MemoryTools; the SDK's Client connects to it in memory
     (mode "legacy": the initialize handshake a stdio client makes, so the client's name is the source).
     What only the process shows (stdout, stderr, the exit status, stdio framing): stdio_session."""
-    from assistant.cli.program import build_parser, version
+    from assistant.cli.program import _reads, build_parser, ready_to_serve, version
     from assistant.mcp.server import MemoryTools
     from assistant.runtime import Runtime
     from assistant.settings import load_settings
@@ -52,9 +52,9 @@ async def session(params: StdioServerParameters, client: str = "test-client") ->
     assert args.command == "mcp" and args.http is None, params.args
     settings = load_settings(getattr(args, "config", None), {"db": getattr(args, "db", None),  # as main() reads them
                                                              "now": getattr(args, "now", None)}, env=params.env)
-    runtime = Runtime(settings, command="mcp", reads=args.read_only)
+    runtime = Runtime(settings, command=args.command, reads=_reads(args))  # as main() builds it
     try:
-        runtime.store.read_table_list()  # opened and migrated before serving, as the command does
+        ready_to_serve(runtime, args.read_only)  # as cmd_mcp, then serve()
         tools = MemoryTools(runtime, args.read_only, version())
         async with Client(tools.server, mode="legacy", cache=None,
                           client_info=Implementation(name=client, version="1.0")) as connected:
