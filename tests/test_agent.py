@@ -252,6 +252,18 @@ async def test_unreachable_model_still_sets_the_reminder_offline(anthropic_stand
     assert [row[0] for row in stored] == ["user", "assistant"] and stored[1][1] == done.text
 
 
+async def test_a_failed_tool_in_an_offline_fallback_turn_is_said_once(anthropic_standin, runtime) -> None:
+    """The offline answer words every result, a failure too: the fallback's tool line must not say it again."""
+    anthropic_standin.script = [500]
+    events = await collect(Agent(runtime, responder_for(runtime, AnthropicProvider("m", max_retries=0))),
+                           "forget 999")
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert result.is_error and result.summary == ""
+    done = events[-1]
+    assert isinstance(done, Done) and done.failure == "model"
+    assert "That didn't work: no memory with id 999" in done.text
+
+
 async def test_unreachable_model_answers_a_question_from_memory(runtime, monkeypatch):
     from memory import memories
 

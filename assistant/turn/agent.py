@@ -221,7 +221,7 @@ class Agent:
                 except ToolError as exc:
                     # The offline mode words every result in its answer, a failure too: a line above it
                     # saying the same would say it twice. A model may not; the line is then the record.
-                    said = "" if self.responder.local else f"{call.name} failed: {exc}"
+                    said = "" if responder.local else f"{call.name} failed: {exc}"
                     result = ToolResult(call.id, call.name, f"Error: {exc}", True, said)
                 yield result
                 results.append(ToolOutput(call.id, call.name, result.content, result.is_error, data))
