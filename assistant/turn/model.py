@@ -26,7 +26,7 @@ from assistant.offline.responder import ASK_WHEN, WHICH_ONE, OfflineResponder
 from assistant.outbound import send
 from assistant.outbound.gate import Gate
 from assistant.prompt.build import Prompt, build_prompt
-from assistant.providers.base import Delta, Note, Provider, SystemPrompt, ToolSpec, Usage, short_name
+from assistant.providers.base import Delta, Note, Provider, SystemPrompt, Tools, ToolSpec, Usage, short_name
 from assistant.providers.openai_provider import ToolsUnsupported
 from assistant.providers.window import tokens, window_from_refusal
 from assistant.reading import Reading
@@ -42,7 +42,6 @@ from memory.store import Store
 # mode answers these itself.
 ACTIONS = {"remind", "remind_no_time", "remember", "done", "forget", "upcoming", "recap"}
 APP_NOTE = "Done from your message (the model did not do it)"
-_UNKNOWN = -1  # the window has not been asked yet
 
 
 class ModelResponder:
@@ -56,7 +55,6 @@ class ModelResponder:
         self.fitted: Fitted | None = None  # the last request as sent: what did not fit the window
         self._turn: TurnInput | None = None
         self._offline = OfflineResponder(runtime)  # its reading acts where the model did not
-        self._window = _UNKNOWN
         self._asked_tokens = provider.max_tokens
         self._phase = "model"  # model: the model answers | app: the app acts on what it did not | done
         self._called = False  # the model's last round made tool calls
@@ -69,11 +67,9 @@ class ModelResponder:
         return Gate.for_turn(store, reading)
 
     def window(self) -> int | None:
-        """The model's context window: config `context_window`, else what the server says (asked once)."""
-        if self._window == _UNKNOWN:
-            configured = self.runtime.settings.context_window
-            self._window = configured or (self.provider.context_window() or 0)
-        return self._window or None
+        """The model's context window: config `context_window`, else what the server says (asked once,
+        when the provider was chosen or else now), as a refusal for length corrected it."""
+        return self.provider.learn().context_window
 
     async def prepare(self, turn: TurnInput) -> None:
         self._turn, self._phase = turn, "model"
@@ -133,7 +129,8 @@ class ModelResponder:
 
     async def _model_round(self, conversation: list[Item]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
         self._called = False
-        if getattr(self.provider, "tools_supported", None) is False:
+        capabilities = self.provider.capabilities
+        if capabilities.tools is Tools.NO:
             if self._acts_offline(conversation):
                 self._phase = "offline"  # the offline mode answers this message whole, its calls and words
                 async for offline in self._offline.round(conversation):
@@ -154,11 +151,10 @@ class ModelResponder:
         else:
             if said or self._acted_this_turn(conversation):
                 return
-            if not hasattr(self.provider, "tools_supported") or getattr(self.provider, "tool_calls_seen", False):
+            if capabilities.tools is Tools.YES:
                 raise ProviderError("model", f"{self.model} ended its answer without a word")
-            self.provider.tools_supported = False
-            why = (f"{self.model!r} at {getattr(self.provider, 'url', '')} answered nothing when offered tools, "
-                   "so it cannot use them")
+            capabilities.tools = Tools.NO
+            why = f"{self.model!r} at {self.provider.url} answered nothing when offered tools, so it cannot use them"
         yield Note(f"{why}. Chatting without tools: reminders and memories are set by this app's own "
                    "reading of your messages.")
         async for again in self._model_round(conversation):
@@ -210,7 +206,8 @@ class ModelResponder:
                                                        "start a new conversation (ctrl+n) or give the server a "
                                                        "larger window (llama.cpp: --n_ctx / -c)") from None
                     raise
-                self._window = told or max(512, int((self.window() or 4096) * 0.7))
+                # What the refusal says of the window is learned (none said: a smaller guess).
+                self.provider.capabilities.context_window = told or max(512, int((self.window() or 4096) * 0.7))
 
     def _fitted(self, prompt: Prompt, conversation: list[Item], tools: list[ToolSpec]) -> Fitted:
         window = self.window()
