@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -19,10 +20,33 @@ from assistant.offline.answers import answer_from_memory, what_i_know
 from assistant.outbound.gate import LOCAL_GATE, Gate
 from assistant.providers.base import Delta
 from assistant.reading import Reading
+from assistant.reading.actions import (
+    Action,
+    BaseAction,
+    Cancel,
+    Change,
+    Chat,
+    Done,
+    Forget,
+    Help,
+    Known,
+    Move,
+    NearMiss,
+    Question,
+    Recap,
+    Remember,
+    Remind,
+    RemindNoTime,
+    RemindRelative,
+    Rename,
+    Snooze,
+    Undo,
+    Upcoming,
+)
 from assistant.reading.dates import stated_date
 from assistant.reading.questions import chosen, read_choice
 from assistant.reading.spans import DaySpan
-from assistant.reading.understand import Action, is_small_talk, naming, read_message, split_task_and_time
+from assistant.reading.understand import is_small_talk, naming, read_message, split_task_and_time
 from assistant.recall.evidence import search_words, topic_words
 from assistant.recap import episode_lines
 from assistant.responder import TurnInput
@@ -74,11 +98,9 @@ _CANCEL = re.compile(r"(?i)(never\s?mind|nevermind|cancel|forget it|no(pe)?|noth
 _MENTIONED = re.compile(r"#(\d{1,12})\b")
 # A statement that starts with its verb ("moved to Porto last month", "switched to Monzo").
 _FRAGMENT = re.compile(r"^\W*(?:\w+ed|got|went|just|now|no longer)\b", re.I)
-CHANGE_VERBS = {"cancel": "cancel", "move": "move", "snooze": "snooze", "rename": "rename", "done": "mark done",
-                "forget": "forget"}
 Plan = tuple[list[tuple[str, dict[str, Any]]], str]
 # Requests that list the reminders they could mean and wait for a choice.
-_CHOOSING = ("done", "cancel", "move", "snooze", "rename", "forget", "near_miss")
+_CHOOSING = (Change, Forget, NearMiss)
 
 
 def _text(item: Item) -> str:
@@ -97,7 +119,7 @@ class OfflineResponder:
         self._reading: Reading | None = None  # the turn's reading of the message
         # What this turn's tool calls are for ("cancel" is a forget, "snooze" an update), and the request
         # they carry out (the suggestion a "yes" accepted), for wording their results.
-        self._actions: list[str] = []
+        self._actions: list[BaseAction] = []
         self._request: str | None = None
         self._note = ""
         self._used: list[int] = []  # the memories this turn's answer showed (its Why record)
@@ -174,41 +196,41 @@ class OfflineResponder:
         return self._act(action, text, conversation)
 
     def _act(self, reading: Action, text: str, conversation: list[Item]) -> Plan:
-        intent = reading.intent
-        if intent == "remind":
-            return [("remember", _remember_args(reading, self.runtime.clock.now()))], ""
-        if intent == "remind_no_time":
-            if not reading.content:
-                return [], "What should I remind you about, and when?"
-            return [], f"{ASK_WHEN} to {reading.content}?" if reading.link == "to" else \
-                f"{ASK_WHEN} {reading.link} {reading.content}?"
-        if intent == "remind_relative":
-            return self._remind_relative(reading)
-        if intent == "remember":
-            return [("remember", {"content": reading.content, "kind": reading.kind})], ""
-        if intent == "upcoming":
-            return self._agenda(reading)
-        if intent == "known":
-            return [], what_i_know(self.runtime)
-        if intent == "recap":
-            if reading.span:
-                return [], self._recap(reading.span, conversation)
-            return [("recall_recent", {"hours": 48, "limit": 10})], ""
-        if intent in ("done", "cancel", "move", "snooze", "rename"):
-            return self._change(reading, conversation)
-        if intent == "undo":
-            return [], undo_text(self.runtime, changes.undo_last_change(self.runtime.store))
-        if intent == "forget":
-            return self._forget(reading, conversation)
-        if intent == "question":
-            last = conversation[-1]
-            asking = (last.message_id,) if isinstance(last, UserMessage) and last.message_id else ()
-            return [], answer_from_memory(self.runtime, reading.content, exclude_message_ids=asking,
-                                          focus=reading.focus)
-        if intent == "help":
-            return [], self._connect(NO_MODEL) if not self.unreachable else CAPABILITIES
-        if intent == "near_miss":
-            return [], self._near_miss(reading)
+        match reading:
+            case Remind():
+                return [("remember", _remember_args(reading, self.runtime.clock.now()))], ""
+            case RemindNoTime():
+                if not reading.content:
+                    return [], "What should I remind you about, and when?"
+                return [], f"{ASK_WHEN} to {reading.content}?" if reading.link == "to" else \
+                    f"{ASK_WHEN} {reading.link} {reading.content}?"
+            case RemindRelative():
+                return self._remind_relative(reading)
+            case Remember():
+                return [("remember", {"content": reading.content, "kind": reading.kind})], ""
+            case Upcoming():
+                return self._agenda(reading)
+            case Known():
+                return [], what_i_know(self.runtime)
+            case Recap():
+                if reading.span:
+                    return [], self._recap(reading.span, conversation)
+                return [("recall_recent", {"hours": 48, "limit": 10})], ""
+            case Change():
+                return self._change(reading, conversation)
+            case Undo():
+                return [], undo_text(self.runtime, changes.undo_last_change(self.runtime.store))
+            case Forget():
+                return self._forget(reading, conversation)
+            case Question():
+                last = conversation[-1]
+                asking = (last.message_id,) if isinstance(last, UserMessage) and last.message_id else ()
+                return [], answer_from_memory(self.runtime, reading.content, exclude_message_ids=asking,
+                                              focus=reading.focus)
+            case Help():
+                return [], self._connect(NO_MODEL) if not self.unreachable else CAPABILITIES
+            case NearMiss():
+                return [], self._near_miss(reading)
         if self.unreachable:
             if self._incognito:
                 return [], f"I can answer properly once the model is reachable again. {INCOGNITO_KEPT}"
@@ -255,7 +277,7 @@ class OfflineResponder:
         asked, request = found
         # When we asked again ("#3 is not one of these"), the request is the one before the first asking.
         at = len(conversation) - 3
-        while self._read(request).intent not in _CHOOSING and at >= 2 and isinstance(conversation[at - 1],
+        while not isinstance(self._read(request), _CHOOSING) and at >= 2 and isinstance(conversation[at - 1],
                                                                                       AssistantMessage) \
                 and _text(conversation[at - 1]).startswith(WHICH_ONE) and isinstance(conversation[at - 2], UserMessage):
             at -= 2
@@ -280,18 +302,17 @@ class OfflineResponder:
             if len(targets) != 1:
                 return None  # not a choice: read it as a message of its own
         reading = self._read(request)
-        if reading.intent not in _CHOOSING or reading.intent == "near_miss":
+        if not isinstance(reading, Change | Forget):
             return None  # no request of a change to carry out: never guess one
         self._request = request
         calls: list[tuple[str, dict[str, Any]]] = []
         said: list[str] = []
         for target in targets:
-            reading.target, reading.content = target, ""
-            more, text_part = self._act(reading, request, conversation)
+            more, text_part = self._act(replace(reading, target=target, content=""), request, conversation)
             calls += more
             if text_part:
                 said.append(text_part)
-        self._actions = [reading.intent] * len(calls)
+        self._actions = [reading] * len(calls)
         return calls, "\n".join(said) if not calls else ""
 
     def _pending_forget(self, text: str, conversation: list[Item]) -> Plan | None:
@@ -313,7 +334,7 @@ class OfflineResponder:
             return None
         self._request = match.group(1)
         reading = self._read(match.group(1))
-        if reading.intent in ("near_miss", "chat"):
+        if isinstance(reading, NearMiss | Chat):
             return None
         return self._act(reading, match.group(1), conversation)
 
@@ -324,23 +345,23 @@ class OfflineResponder:
         request, earlier = None, None
         while at >= 1 and isinstance(conversation[at], AssistantMessage) and \
                 ASK_WHEN in _text(conversation[at]) and isinstance(conversation[at - 1], UserMessage):
-            earlier = self._read(_text(conversation[at - 1]))
-            if earlier.intent in ("remind_no_time", "remind_relative") and earlier.content:
-                request = _text(conversation[at - 1])
+            read = self._read(_text(conversation[at - 1]))
+            if isinstance(read, RemindNoTime | RemindRelative) and read.content:
+                request, earlier = _text(conversation[at - 1]), read
                 break
             at -= 2
         if request is None or earlier is None:
             return None
         due = self._time_answer(text)
         if due is None:
-            if self._read(text).intent not in ("chat", "near_miss"):
+            if not isinstance(self._read(text), Chat | NearMiss):
                 return None  # not a time but a request of its own: read it as such
             # Not read as a time ("after work"): say so and ask again; the task is not lost.
             task = f"{earlier.link} {_to_you(earlier.content)}"
             return [], (f'I could not read "{" ".join(text.split())[:60]}" as a time. {ASK_WHEN} {task}? '
                         '(a time such as "at 6pm", "tomorrow morning" or "in 2 hours")')
         self._request = request
-        reading = Action("remind", earlier.content, due[2], due[0], due[1], link=earlier.link)
+        reading = Remind(content=earlier.content, when=due[2], due=due[0], rule=due[1], link=earlier.link)
         return [("remember", _remember_args(reading, self.runtime.clock.now()))], ""
 
     def _pending_event(self, text: str, conversation: list[Item]) -> Plan | None:
@@ -349,7 +370,7 @@ class OfflineResponder:
         if found is None or not found[0].startswith(ASK_EVENT):
             return None
         earlier = self._read(found[1])
-        if earlier.intent != "remind_relative" or earlier.offset is None:
+        if not isinstance(earlier, RemindRelative) or earlier.offset is None:
             return None
         self._request = found[1]
         choice = read_choice(text)
@@ -376,7 +397,7 @@ class OfflineResponder:
 
     # -- reminders relative to an event -------------------------------------------------------
 
-    def _remind_relative(self, reading: Action) -> Plan:
+    def _remind_relative(self, reading: RemindRelative) -> Plan:
         if not reading.content:
             return [], f"What should I remind you about {_offset_words(reading.offset)} {reading.event}?"
         if reading.due is not None:
@@ -394,7 +415,7 @@ class OfflineResponder:
         event_due, said, _ = known[0]
         return self._relative_due(reading, event_due, reading.event, said)
 
-    def _relative_due(self, reading: Action, event_due: datetime, event: str, source: str = "") -> Plan:
+    def _relative_due(self, reading: RemindRelative, event_due: datetime, event: str, source: str = "") -> Plan:
         """The reminder `reading.offset` before the event; `source` says where its date came from."""
         clock = self.runtime.clock
         due = event_due - (reading.offset or timedelta(0))
@@ -434,37 +455,38 @@ class OfflineResponder:
 
     # -- actions ----------------------------------------------------------------------------
 
-    def _change(self, reading: Action, conversation: list[Item]) -> Plan:
+    def _change(self, reading: Change, conversation: list[Item]) -> Plan:
         """done, cancel, move, snooze or rename one reminder, named by its number or by words; when the
         words fit several, the candidates are listed and nothing changes."""
         clock = self.runtime.clock
-        intent = reading.intent
-        if intent == "rename" and not reading.new_text:
+        if isinstance(reading, Rename) and not reading.new_text:
             return [], "Rename it to what? For example \"rename 5 to call the bank\"."
         chosen, reply = self._reminder(reading, conversation)
         if chosen is None:
             return [], reply
         assert chosen.due_at is not None  # _reminder chooses reminders only
         chosen_due = parse_stored(chosen.due_at)
-        if intent in ("move", "snooze") and reading.due is None and reading.shift is None and reading.when:
+        if isinstance(reading, Move | Snooze) and reading.due is None and reading.shift is None and reading.when:
+            verb = reading.verb
             return [], (f"I couldn't read \"{reading.when}\" as a time, so #{chosen.id} {chosen.content} is unchanged. "
-                        f"Say for example \"{intent} {chosen.id} to 6pm\" or \"{intent} {chosen.id} for 30 minutes\".")
-        if intent == "move" and reading.due is None and reading.shift is None:
+                        f"Say for example \"{verb} {chosen.id} to 6pm\" or \"{verb} {chosen.id} for 30 minutes\".")
+        if isinstance(reading, Move) and reading.due is None and reading.shift is None:
             return [], (f"Move #{chosen.id} {chosen.content} to when? For example \"move {chosen.id} to 6pm\", "
                         f"\"move {chosen.id} to friday at 10am\" or \"push {chosen.id} back an hour\".")
-        self._actions = [intent]
-        if intent == "done":
-            return [("update_memory", {"id": chosen.id, "done": True})], ""
-        if intent == "cancel":
-            return [("forget", {"id": chosen.id})], ""
-        if intent == "rename":
-            return [("update_memory", {"id": chosen.id, "content": reading.new_text})], ""
-        if intent == "snooze":
-            due = reading.due or clock.now() + timedelta(minutes=10)
-            if reading.shift is not None and chosen_due > clock.now():
-                due = chosen_due + reading.shift  # not due yet: put off from its own time
-            return [("update_memory", {"id": chosen.id, "due_at": due.isoformat()})], ""
-        # move
+        self._actions = [reading]
+        match reading:
+            case Done():
+                return [("update_memory", {"id": chosen.id, "done": True})], ""
+            case Cancel():
+                return [("forget", {"id": chosen.id})], ""
+            case Rename():
+                return [("update_memory", {"id": chosen.id, "content": reading.new_text})], ""
+            case Snooze():
+                due = reading.due or clock.now() + timedelta(minutes=10)
+                if reading.shift is not None and chosen_due > clock.now():
+                    due = chosen_due + reading.shift  # not due yet: put off from its own time
+                return [("update_memory", {"id": chosen.id, "due_at": due.isoformat()})], ""
+        assert isinstance(reading, Move)
         if reading.shift is not None:
             due = chosen_due + reading.shift
         elif reading.rule is not None:
@@ -479,17 +501,17 @@ class OfflineResponder:
                 due = on_its_day if on_its_day >= clock.now() else reading.due
         return [("update_memory", {"id": chosen.id, "due_at": due.isoformat()})], ""
 
-    def _reminder(self, reading: Action, conversation: list[Item]) -> tuple[Memory | None, str]:
+    def _reminder(self, reading: Change, conversation: list[Item]) -> tuple[Memory | None, str]:
         """The one reminder a change is about, or (None, what to say: the candidates, or that none fits)."""
         store = self.runtime.store
-        verb = CHANGE_VERBS[reading.intent]
+        verb = reading.verb
         if reading.target is not None:
             try:
                 memory = memories.get_memory(store, reading.target)
             except NotFound:
                 return None, f"That didn't work: there is no reminder #{reading.target}."
             if memory.due_at is None:
-                what = "forget" if reading.intent == "cancel" else "change"
+                what = "forget" if isinstance(reading, Cancel) else "change"
                 return None, (f"#{memory.id} is a {memory.kind}, not a reminder" +
                               (f"; to delete it say \"forget {memory.id}\"." if what == "forget" else "."))
             return memory, ""
@@ -540,7 +562,7 @@ class OfflineResponder:
                 partial.append(r)
         return full, partial
 
-    def _forget(self, reading: Action, conversation: list[Item]) -> Plan:
+    def _forget(self, reading: Forget, conversation: list[Item]) -> Plan:
         """Forget by number, by "that", or by words when exactly one memory holds them all."""
         if reading.target is not None:
             return [("forget", {"id": reading.target})], ""
@@ -571,7 +593,7 @@ class OfflineResponder:
             lines.append(f"(and {len(found) - 8} more)")
         return [], "\n".join(lines)
 
-    def _near_miss(self, reading: Action) -> str:
+    def _near_miss(self, reading: NearMiss) -> str:
         if reading.suggestion:
             return (f"{DID_YOU_MEAN} \"{reading.suggestion}\"? Say \"yes\" and I'll do it; nothing was changed.\n\n"
                     f"{SHORT_CAPABILITIES}")
@@ -586,7 +608,7 @@ class OfflineResponder:
                      f"\"move {first.id} to 6pm\", \"cancel {first.id}\", \"rename {first.id} to ...\".")
         return "\n".join(lines)
 
-    def _agenda(self, reading: Action) -> Plan:
+    def _agenda(self, reading: Upcoming) -> Plan:
         """ "What's coming up?", the days asked about ("what do I have tomorrow?", "anything left for
         today?"), or the trips planned; the reminders it names are marked mentioned."""
         if reading.topic == "trip":
@@ -649,8 +671,8 @@ class OfflineResponder:
             elif r.name == "update_memory" and data:
                 lines.append(self._changed_line(data, action))
             elif r.name == "forget" and data:
-                said = f"Cancelled: {data['content']}" if action == "cancel" else f"Forgot #{data['id']}"
-                said = f"{said} (#{data['id']})" if action == "cancel" else said
+                cancel = isinstance(action, Cancel)
+                said = f"Cancelled: {data['content']} (#{data['id']})" if cancel else f"Forgot #{data['id']}"
                 lines.append(said + UNDO_HINT + ".")  # any forget comes back with undo, until the next change
             elif r.name == "recall_recent":
                 if r.content.startswith("No episodes found"):
@@ -676,7 +698,8 @@ class OfflineResponder:
                 line = (f"{line[:-1]}; it replaces #{older['id']} from {clock.day(older['created_at'])} "
                         f"({private_marked(older['content'], bool(older['private']))}).")
             return line
-        link = self._read(request).link if request else "to"
+        said_as = self._read(request) if request else None
+        link = said_as.link if isinstance(said_as, Remind | RemindNoTime | RemindRelative) else "to"
         rule = memory.get("recurrence")
         if rule:
             when = f"{rule['text']} at {clock.local(memory['due_at']):%H:%M}, starting {clock.short(memory['due_at'])}"
@@ -686,18 +709,18 @@ class OfflineResponder:
         said = f"Okay, I'll remind you {link} {_to_you(memory['content'])} {when}{self._note} (#{memory['id']})."
         return f"{said} {passed[:1].upper()}{passed[1:]}." if passed else said
 
-    def _changed_line(self, memory: dict[str, Any], action: str | None) -> str:
+    def _changed_line(self, memory: dict[str, Any], action: BaseAction | None) -> str:
         clock = self.runtime.clock
         rule = memory.get("recurrence")
-        if action in ("snooze", "move"):
-            verb = "Snoozed" if action == "snooze" else "Moved"
+        if isinstance(action, Snooze | Move):
+            verb = "Snoozed" if isinstance(action, Snooze) else "Moved"
             every = f", {rule['text']}" if rule else ""
             when = clock.short(memory["due_at"])
             return f"{verb}: {memory['content']} to {when}{every} (#{memory['id']}){UNDO_HINT}."
-        if action == "rename":
+        if isinstance(action, Rename):
             due = f", due {clock.short(memory['due_at'])}" if memory.get("due_at") else ""
             return f"Renamed #{memory['id']}: {memory['content']}{due}{UNDO_HINT}."
-        hint = UNDO_HINT if action == "done" else ""  # said once the change is recorded for undo
+        hint = UNDO_HINT if isinstance(action, Done) else ""  # said once the change is recorded for undo
         if rule and not memory.get("done_at"):
             return (f"Done: {memory['content']}. Next one: {clock.short(memory['due_at'])} "
                     f"({rule['text']}, #{memory['id']}){hint}.")
@@ -710,11 +733,11 @@ def _to_you(task: str) -> str:
                   lambda m: _PRONOUNS[m.group(0).lower()], task, flags=re.I)
 
 
-def _rule_phrase(reading: Action) -> str:
+def _rule_phrase(reading: Remind | Move) -> str:
     return re.sub(r"^(for|on)\s+(?!the\b)", "", reading.when.strip(" ,.;:-?!"), flags=re.I)
 
 
-def _remember_args(reading: Action, now: datetime | None = None) -> dict[str, Any]:
+def _remember_args(reading: Remind, now: datetime | None = None) -> dict[str, Any]:
     # A rule goes to the tool as its phrase (the tool stores the rule); a one-off as its instant,
     # unless that has passed: then as said, so the tool's one rule for a passed time applies ("tonight"
     # said at 22:50 is due at once, as in the app and the CLI; "yesterday at 3pm" is refused).
@@ -722,7 +745,6 @@ def _remember_args(reading: Action, now: datetime | None = None) -> dict[str, An
     if not due and now is not None and reading.when and reading.due is not None and reading.due <= now:
         due = reading.when
     if not due:
-        assert reading.due is not None  # a reminder read with a time
         due = reading.due.isoformat()
     return {"content": reading.content, "due_at": due, "kind": "reminder"}
 

@@ -232,16 +232,10 @@ class Agent:
 
 def _reading_json(turn: TurnInput) -> dict[str, Any]:
     """What the reading understood of the message (the Why view of an offline answer, shown for any)."""
-    action, reading = turn.reading.action, turn.reading
-    understood: dict[str, Any] = {"intent": action.intent, "recap": reading.recap, "asks_when": reading.asks_when,
-                                  "ids": sorted(reading.ids), "statement": reading.statement}
-    for key in ("content", "when", "target", "event", "new_text"):
-        value = getattr(action, key)
-        if value not in ("", None):
-            understood[key] = value
-    if action.due is not None:
-        understood["due"] = action.due.isoformat()
-    return understood
+    reading = turn.reading
+    understood = reading.action.understood()
+    return {"intent": understood.pop("intent"), "recap": reading.recap, "asks_when": reading.asks_when,
+            "ids": sorted(reading.ids), "statement": reading.statement, **understood}
 
 
 @dataclass

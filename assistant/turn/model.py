@@ -30,6 +30,7 @@ from assistant.providers.base import Delta, Note, Provider, SystemPrompt, Tools,
 from assistant.providers.openai_provider import ToolsUnsupported
 from assistant.providers.window import tokens, window_from_refusal
 from assistant.reading import Reading
+from assistant.reading.actions import Done, Forget, Recap, Remember, Remind, RemindNoTime, Undo, Upcoming
 from assistant.reading.requests import clear_request
 from assistant.reading.understand import read_message
 from assistant.responder import TurnInput
@@ -40,7 +41,7 @@ from memory.store import Store
 
 # Intents of the offline reading that act on memory (or list it exactly): without tools, the offline
 # mode answers these itself.
-ACTIONS = {"remind", "remind_no_time", "remember", "done", "forget", "upcoming", "recap"}
+ACTIONS = (Remind, RemindNoTime, Remember, Done, Forget, Upcoming, Recap)
 APP_NOTE = "Done from your message (the model did not do it)"
 
 
@@ -171,7 +172,7 @@ class ModelResponder:
         done = _done_this_turn(conversation[start:])
         calls = [(name, args) for name, args in planned if not _already(name, args, done)]
         uses = [ToolUse(f"app_{n}", name, args, origin="app") for n, (name, args) in enumerate(calls, start=1)]
-        return uses, said if turn.reading.action.intent == "undo" else ""
+        return uses, said if isinstance(turn.reading.action, Undo) else ""
 
     def _acted_this_turn(self, conversation: list[Item]) -> bool:
         start = max(i for i, item in enumerate(conversation) if isinstance(item, UserMessage))
@@ -231,9 +232,9 @@ class ModelResponder:
             return True
         turn = self._turn
         if turn is not None and turn.text == last.text:
-            return turn.reading.action.intent in ACTIONS
+            return isinstance(turn.reading.action, ACTIONS)
         clock = self.runtime.clock
-        return read_message(last.text, clock.now(), clock.zone).intent in ACTIONS
+        return isinstance(read_message(last.text, clock.now(), clock.zone), ACTIONS)
 
 
 def _made_by_app(conversation: list[Item]) -> bool:
