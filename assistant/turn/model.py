@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import AsyncIterator
+from enum import Enum
 from typing import Any
 
 from assistant.conversation import AssistantMessage, Item, ToolResults, ToolUse, UserMessage
@@ -45,6 +46,16 @@ ACTIONS = (Remind, RemindNoTime, Remember, Done, Forget, Upcoming, Recap)
 APP_NOTE = "Done from your message (the model did not do it)"
 
 
+class Phase(Enum):
+    """Where a turn answered by a model is: its rounds go MODEL (until a round makes no tool call), then
+    APP once (a clear request no tool call carried out), then DONE. A server without tools hands a
+    message that acts, or answers one of the offline mode's questions, to OFFLINE for the whole turn."""
+    MODEL = "the model answers"
+    APP = "the app carries out what the model did not"
+    OFFLINE = "the offline mode answers, its calls and its words"
+    DONE = "nothing is left to do"
+
+
 class ModelResponder:
     local = False
 
@@ -57,7 +68,7 @@ class ModelResponder:
         self._turn: TurnInput | None = None
         self._offline = OfflineResponder(runtime)  # its reading acts where the model did not
         self._asked_tokens = provider.max_tokens
-        self._phase = "model"  # model: the model answers | app: the app acts on what it did not | done
+        self._phase = Phase.MODEL
         self._called = False  # the model's last round made tool calls
 
     @property
@@ -73,7 +84,7 @@ class ModelResponder:
         return self.provider.learn().context_window
 
     async def prepare(self, turn: TurnInput) -> None:
-        self._turn, self._phase = turn, "model"
+        self._turn, self._phase = turn, Phase.MODEL
         await asyncio.to_thread(self.window)
         self.prompt = await asyncio.to_thread(build_prompt, self.runtime, turn.reading, turn.gate, True)
         await self._offline.prepare(turn)
@@ -99,9 +110,9 @@ class ModelResponder:
     def recover(self) -> bool:
         """The model failed after it had begun: the rest of the turn is the app's, which carries out a
         clear request no tool call did. Whether a round is left to run."""
-        if self._phase != "model":
+        if self._phase is not Phase.MODEL:
             return False
-        self._phase = "app"
+        self._phase = Phase.APP
         return True
 
     async def round(self, conversation: list[Item]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
@@ -111,17 +122,17 @@ class ModelResponder:
             if text:
                 yield Delta(f"\n\n{APP_NOTE}: {text}")
             return
-        if self._phase == "offline":  # the offline mode's own calls, worded by it
+        if self._phase is Phase.OFFLINE:  # the offline mode's own calls, worded by it
             async for offline in self._offline.round(conversation):
                 yield offline
             return
-        if self._phase == "model":
+        if self._phase is Phase.MODEL:
             async for item in self._model_round(conversation):
                 yield item
-            if self._phase == "model" and not self._called:
-                self._phase = "app"  # the model has answered: now what it did not do
-        if self._phase == "app":
-            self._phase = "done"
+            if self._phase is Phase.MODEL and not self._called:
+                self._phase = Phase.APP  # the model has answered: now what it did not do
+        if self._phase is Phase.APP:
+            self._phase = Phase.DONE
             calls, said = await asyncio.to_thread(self._app_calls, conversation)
             if said:
                 yield Delta(f"\n\n{APP_NOTE}: {said}")
@@ -133,7 +144,7 @@ class ModelResponder:
         capabilities = self.provider.capabilities
         if capabilities.tools is Tools.NO:
             if self._acts_offline(conversation):
-                self._phase = "offline"  # the offline mode answers this message whole, its calls and words
+                self._phase = Phase.OFFLINE  # the offline mode answers this message whole, its calls and words
                 async for offline in self._offline.round(conversation):
                     self._called = self._called or isinstance(offline, ToolUse)
                     yield offline
