@@ -161,7 +161,7 @@ def test_selection(tmp_path, monkeypatch, ollama_standin):
 def test_episode_lifecycle_idle_gap_and_close(tmp_path):
     from datetime import timedelta
 
-    from assistant.offline.responder import OfflineResponder
+    from assistant.responders.offline import OfflineResponder
 
     rt = make_runtime(tmp_path)
     agent = Agent(rt, OfflineResponder(rt))
@@ -199,7 +199,7 @@ def test_title_from_local_model(tmp_path, ollama_standin):
 
 def test_a_closed_conversation_owes_its_model_title_until_a_process_with_a_model_writes_it(tmp_path, ollama_standin):
     """Quit never waits for a model: the quick title at once, the model's later (SPEC F7)."""
-    from assistant.offline.responder import OfflineResponder
+    from assistant.responders.offline import OfflineResponder
     from assistant.turn.titles import owed_titles
 
     rt = make_runtime(tmp_path, OLLAMA_HOST="http://127.0.0.1:9")

@@ -13,12 +13,13 @@ the layers below it:
   3  providers (the chat and local models behind one protocol), forgetting
   4  outbound: the one gate and the one exit to a model
   5  recall, the recap's lines, consolidation wiring (jobs), status
-  6  the prompt, the tools, the responder protocol
-  7  the offline responder
-  8  the turn: the agent loop and the model responder
-  9  the service front ends use
-  10 the MCP server (other AI tools' front end: above the service, started by the command line)
-  11 the command line
+  6  the prompt, the tools
+  7  the offline mode's planning and wording (what both responders use)
+  8  the responders, side by side: the protocol, the model's and the offline mode's
+  9  the turn: the agent loop (it switches to the offline responder when the model fails)
+  10 the service front ends use
+  11 the MCP server (other AI tools' front end: above the service, started by the command line)
+  12 the command line
 
 The layers of memory/, lowest first:
   0  errors, doc ids, text and word helpers, the connection, the timeline's buckets, tombstone hashes
@@ -56,8 +57,9 @@ ASSISTANT_LAYERS = [
     ("providers", "forgetting"),
     ("outbound",),
     ("recall", "recap", "jobs", "status"),
-    ("prompt", "tools", "responder"),
+    ("prompt", "tools"),
     ("offline",),
+    ("responders",),
     ("turn",),
     ("service",),
     ("mcp",),

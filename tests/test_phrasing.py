@@ -354,7 +354,7 @@ NEAR_MISSES_THAT_MUST_NOT_ACT = [m for m, intent, _, due in CHANGES
 @pytest.mark.parametrize("message", NEAR_MISSES_THAT_MUST_NOT_ACT + ["cancel the reminder", "move the dentist"])
 async def test_near_misses_change_nothing(tmp_path, message):
     """Through the whole offline mode, with reminders that share the words: no tool call, no change."""
-    from assistant.offline.responder import OfflineResponder
+    from assistant.responders.offline import OfflineResponder
     from assistant.turn.agent import Agent
     from assistant.turn.events import Done, ToolCall
     from memory import memories

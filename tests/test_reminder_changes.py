@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from assistant.offline.responder import OfflineResponder
+from assistant.responders.offline import OfflineResponder
 from assistant.tools import execute_tool
 from assistant.turn.agent import Agent
 from memory import changes, memories, reminders

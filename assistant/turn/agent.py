@@ -15,10 +15,10 @@ from typing import Any
 
 from assistant.conversation import AssistantMessage, Item, ToolOutput, ToolResults, ToolUse, UserMessage
 from assistant.errors import ToolError
-from assistant.offline.responder import OfflineResponder
 from assistant.providers.base import Delta, Note, ProviderError, Usage
 from assistant.reading import read
-from assistant.responder import Responder, TurnInput
+from assistant.responders.offline import OfflineResponder
+from assistant.responders.protocol import Responder, TurnInput
 from assistant.runtime import Runtime
 from assistant.tools import execute_tool
 from assistant.turn.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
@@ -32,9 +32,12 @@ HISTORY_MESSAGES = 20
 
 class Agent:
     def __init__(self, runtime: Runtime, responder: Responder,
-                 defer: Callable[[Callable[[], object]], None] | None = None) -> None:
+                 defer: Callable[[Callable[[], object]], None] | None = None,
+                 fallback: Responder | None = None) -> None:
         self.runtime = runtime
         self.responder = responder
+        # What answers a turn when the responder's model cannot be reached: the offline mode, told why.
+        self.fallback = fallback or OfflineResponder(runtime)
         self.max_rounds = runtime.settings.max_tool_rounds
         # Runs slow follow-up work (a model-written title) in the background, so that closing a
         # conversation never delays the next answer (the TUI gives one). None (the CLI): in line.
@@ -149,8 +152,9 @@ class Agent:
                     return
                 yield Notice(f"The chat model failed ({exc}); answered offline.", "warning")
                 # Nothing leaves the machine now: the offline mode reads the message as typed.
-                responder = OfflineResponder(self.runtime, unreachable=str(exc))
-                turn = TurnInput(reading, responder.gate_for(store, reading), episode_id, message_id, incognito)
+                responder = self.fallback
+                turn = TurnInput(reading, responder.gate_for(store, reading), episode_id, message_id, incognito,
+                                 unreachable=str(exc))
                 state = _TurnState()
                 await responder.prepare(turn)
                 async for event in self._rounds(responder, turn, conversation, state):

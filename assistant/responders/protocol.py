@@ -1,9 +1,12 @@
-"""What answers a turn (SPEC 1): a model, through the gate, or the offline mode, which needs no prompt.
+"""What answers a turn (SPEC 1): one protocol, two responders beside each other: a model, through the
+gate (responders.model), or the offline mode, which needs no prompt (responders.offline).
 
 The agent (assistant/turn) stores the message, reads it once, makes the turn's gate with the
 responder's `gate_for`, lets the responder `prepare` (a model responder builds the prompt; the
 offline mode has nothing to build), then asks it for rounds: text deltas and tool calls, until a
-round makes no call. The agent runs every tool call, the same way for both."""
+round makes no call. The agent runs every tool call, the same way for both. When the model cannot
+be reached, the agent switches the turn to its fallback responder (the offline mode), the reason
+given with the turn (`TurnInput.unreachable`)."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
@@ -25,6 +28,7 @@ class TurnInput:
     episode_id: int  # 0 in an incognito conversation: nothing of it is stored
     message_id: int
     incognito: bool = False  # memory is read as usual, nothing is written (SPEC F12)
+    unreachable: str | None = None  # why the configured model is not answering it (a fallback's turn)
 
     @property
     def text(self) -> str:

@@ -3,8 +3,9 @@ request to the model's context window, and calls the model through the gate with
 
 What a model does not do, the app does: when the turn's message is a clear request (reminders, memories,
 changes, undo: assistant.reading.requests) and no tool call of the turn carried it out, the offline
-mode's reading of it makes the same tool calls after the model's answer, marked as the app's, and words
-them; the answer stored with them tells the model in the next turn. Nothing is done twice.
+mode's plan for it (assistant.offline, below both responders) makes the same tool calls after the
+model's answer, marked as the app's, and words them; the answer stored with them tells the model in the
+next turn. Nothing is done twice.
 
 Failures are said: an answer that never starts (no first token within `first_token_timeout`), a stream
 that ends with nothing said, a request refused for its length (retried once, smaller, then said as
@@ -23,7 +24,10 @@ from typing import Any
 
 from assistant.conversation import AssistantMessage, Item, ToolResults, ToolUse, UserMessage
 from assistant.errors import ProviderError
-from assistant.offline.responder import ASK_WHEN, WHICH_ONE, OfflineResponder
+from assistant.offline import planner
+from assistant.offline.phrases import ASK_WHEN, WHICH_ONE
+from assistant.offline.plan import Plan, Situation, text_of
+from assistant.offline.wording import word_results
 from assistant.outbound import send
 from assistant.outbound.gate import Gate
 from assistant.prompt.build import Prompt, build_prompt
@@ -34,10 +38,10 @@ from assistant.reading import Reading
 from assistant.reading.actions import Done, Forget, Recap, Remember, Remind, RemindNoTime, Undo, Upcoming
 from assistant.reading.requests import clear_request
 from assistant.reading.understand import read_message
-from assistant.responder import TurnInput
+from assistant.responders.fit import Fitted, fit, reply_room
+from assistant.responders.protocol import TurnInput
 from assistant.runtime import Runtime
 from assistant.tools import TOOL_SPECS
-from assistant.turn.fit import Fitted, fit, reply_room
 from memory.store import Store
 
 # Intents of the offline reading that act on memory (or list it exactly): without tools, the offline
@@ -66,7 +70,7 @@ class ModelResponder:
         self.prompt: Prompt | None = None  # this turn's, once prepared
         self.fitted: Fitted | None = None  # the last request as sent: what did not fit the window
         self._turn: TurnInput | None = None
-        self._offline = OfflineResponder(runtime)  # its reading acts where the model did not
+        self._plan = Plan()  # the offline mode's plan this turn (the app's calls, or its whole answer): worded with it
         self._asked_tokens = provider.max_tokens
         self._phase = Phase.MODEL
         self._called = False  # the model's last round made tool calls
@@ -87,7 +91,7 @@ class ModelResponder:
         self._turn, self._phase = turn, Phase.MODEL
         await asyncio.to_thread(self.window)
         self.prompt = await asyncio.to_thread(build_prompt, self.runtime, turn.reading, turn.gate, True)
-        await self._offline.prepare(turn)
+        self._plan = Plan()
 
     def explain(self) -> dict[str, Any]:
         """The prompt as sent (each section through the gate, with its tokens), the memories and
@@ -118,12 +122,12 @@ class ModelResponder:
     async def round(self, conversation: list[Item]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
         last = conversation[-1]
         if isinstance(last, ToolResults) and _made_by_app(conversation):
-            text = await asyncio.to_thread(self._offline.word_results, conversation)
+            text = await asyncio.to_thread(word_results, self.runtime, self._plan, conversation)
             if text:
                 yield Delta(f"\n\n{APP_NOTE}: {text}")
             return
         if self._phase is Phase.OFFLINE:  # the offline mode's own calls, worded by it
-            async for offline in self._offline.round(conversation):
+            async for offline in self._offline_round(conversation):
                 yield offline
             return
         if self._phase is Phase.MODEL:
@@ -145,7 +149,7 @@ class ModelResponder:
         if capabilities.tools is Tools.NO:
             if self._acts_offline(conversation):
                 self._phase = Phase.OFFLINE  # the offline mode answers this message whole, its calls and words
-                async for offline in self._offline.round(conversation):
+                async for offline in self._offline_round(conversation):
                     self._called = self._called or isinstance(offline, ToolUse)
                     yield offline
                 return
@@ -179,11 +183,29 @@ class ModelResponder:
         if turn is None or turn.incognito or not clear_request(turn.reading):
             return [], ""  # never in an incognito conversation: nothing of it is stored
         start = max(i for i, item in enumerate(conversation) if isinstance(item, UserMessage))
-        planned, said = self._offline.plan(turn.reading, conversation[:start + 1])
+        self._plan = planner.plan(self.runtime, turn.reading.text, conversation[:start + 1], Situation(), turn.reading)
         done = _done_this_turn(conversation[start:])
-        calls = [(name, args) for name, args in planned if not _already(name, args, done)]
+        calls = [(name, args) for name, args in self._plan.calls if not _already(name, args, done)]
         uses = [ToolUse(f"app_{n}", name, args, origin="app") for n, (name, args) in enumerate(calls, start=1)]
-        return uses, said if isinstance(turn.reading.action, Undo) else ""
+        return uses, self._plan.said if isinstance(turn.reading.action, Undo) else ""
+
+    async def _offline_round(self, conversation: list[Item]) -> AsyncIterator[Delta | ToolUse]:
+        """A round of the offline mode's own (a server without tools): its calls, then their results in
+        its words."""
+        turn = self._turn
+        assert turn is not None
+        last = conversation[-1]
+        if isinstance(last, ToolResults):
+            text = await asyncio.to_thread(word_results, self.runtime, self._plan, conversation)
+            if text:
+                yield Delta(text)
+            return
+        self._plan = await asyncio.to_thread(planner.plan, self.runtime, text_of(last), conversation,
+                                             Situation(incognito=turn.incognito), turn.reading)
+        if self._plan.said:
+            yield Delta(self._plan.said)
+        for n, (name, args) in enumerate(self._plan.calls, start=1):
+            yield ToolUse(f"offline_{n}", name, args)
 
     def _acted_this_turn(self, conversation: list[Item]) -> bool:
         start = max(i for i, item in enumerate(conversation) if isinstance(item, UserMessage))
