@@ -55,6 +55,7 @@ from memory.schema import SCHEMA_VERSION
 from memory.store import check_file
 from memory.text import flat
 from memory.time.instants import parse_stored, to_utc_iso
+from memory.turn_records import TurnRecord
 from memory.words import matched_spans, stems
 
 if TYPE_CHECKING:  # the agent (pydantic, the providers) is imported when a model is chosen, after the first frame
@@ -73,11 +74,6 @@ def responder_for(runtime: Runtime, provider: Provider | None) -> Responder:
     from assistant.responders.model import ModelResponder
 
     return ModelResponder(runtime, provider)
-
-def _ids(value: object) -> list[int]:
-    """The ids a Why record lists (it is JSON: anything else in it is left out)."""
-    return [i for i in value if isinstance(i, int)] if isinstance(value, list) else []
-
 
 def check_launch(path: str) -> None:
     """What the app needs before its first frame, read from the file's header without opening it:
@@ -501,9 +497,10 @@ class AssistantService:
         if self.agent is not None:
             self.agent.incognito = None
 
-    def why(self, message_id: int | None = None) -> dict[str, object] | None:
+    def why(self, message_id: int | None = None) -> tuple[int, TurnRecord] | None:
         """What went into an answer (the latest of the conversation in progress when no id is given), as
-        recorded when its turn ran; None when there is no record (an incognito or older answer)."""
+        recorded when its turn ran, with the answer's id; None when there is no record (an incognito or
+        older answer)."""
 
         store = self.runtime.store
         if message_id is None:
@@ -512,21 +509,21 @@ class AssistantService:
         else:
             record = turn_records.get(store, message_id)
             found = (message_id, record) if record is not None else None
-        return None if found is None else {"message_id": found[0], **found[1]}
+        return found
 
     def why_view(self, message_id: int | None = None) -> WhyView | None:
         """`why` with the memories and conversations it names read as they are now, for the Why screen
         (a secret masked, as everywhere but the Memories screen)."""
-        record = self.why(message_id)
-        if record is None:
+        found_record = self.why(message_id)
+        if found_record is None:
             return None
-        ids = _ids(record.get("memories"))
+        answer_id, record = found_record
+        ids = list(record.memories)
         store = self.runtime.store
         found = {m.id: m for m in memories.memories_by_id(store, ids)}
         clock = self.runtime.clock
         # Read as they are now: one whose text was changed after the answer says so (its earlier texts
         # are on its own screen), so the line is not taken for what the answer was given.
-        answer_id = int(str(record["message_id"]))
         answered = episodes.messages_by_id(store, [answer_id]).get(answer_id)
         changed = memories.edited_since(store, ids, answered.created_at) if answered is not None else set()
 
@@ -536,10 +533,10 @@ class AssistantService:
 
         shown = [LinkedView(i, private_marked(masked(found[i].content, found[i].sensitive), found[i].private),
                             when(found[i])) if i in found else LinkedView(i, "", "") for i in ids]
-        episode_ids = _ids(record.get("conversations"))
+        episode_ids = list(record.conversations)
         talks = {c.episode.id: self._conversation_view(c, None)
                  for c in episodes.list_conversations(self.runtime.store, len(episode_ids) or 1, episode_ids)}
-        return WhyView(int(str(record["message_id"])), record, shown, [talks[i] for i in episode_ids if i in talks])
+        return WhyView(answer_id, record, shown, [talks[i] for i in episode_ids if i in talks])
 
     # -- the Memories screen --------------------------------------------------------------------
 

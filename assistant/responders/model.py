@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from enum import Enum
 from typing import Any
 
@@ -43,6 +44,7 @@ from assistant.responders.protocol import TurnInput
 from assistant.runtime import Runtime
 from assistant.tools import TOOL_SPECS
 from memory.store import Store
+from memory.turn_records import Section, TurnRecord, Withheld
 
 # Intents of the offline reading that act on memory (or list it exactly): without tools, the offline
 # mode answers these itself.
@@ -93,23 +95,23 @@ class ModelResponder:
         self.prompt = await asyncio.to_thread(build_prompt, self.runtime, turn.reading, turn.gate, True)
         self._plan = Plan()
 
-    def explain(self) -> dict[str, Any]:
+    def explain(self, record: TurnRecord) -> TurnRecord:
         """The prompt as sent (each section through the gate, with its tokens), the memories and
         conversations in it, what the gate withheld and why, what did not fit the window."""
         turn, fitted = self._turn, self.fitted
         if turn is None or self.prompt is None:
-            return {}
+            return record
         prompt = fitted.prompt if fitted is not None else self.prompt
         gate = turn.gate
-        sections = [{"label": s.label, "tokens": s.tokens,
-                     "content": gate.fragments(gate.text(s.content, "the memory context"))} for s in prompt.sections]
-        sent: list[str] = [str(s["content"]) for s in sections]
+        sections = tuple(Section(s.label, s.tokens, gate.fragments(gate.text(s.content, "the memory context")))
+                         for s in prompt.sections)
+        sent = [s.content for s in sections]
         for item in gate.conversation(fitted.conversation if fitted is not None else []):
             sent += [r.content for r in item.results] if isinstance(item, ToolResults) else [item.text]
-        return {"sections": sections, "instructions_tokens": tokens(prompt.stable),
-                "memories": prompt.memory_ids, "conversations": prompt.episode_ids,
-                "withheld": gate.withheld_in("\n".join(sent)), "did_not_fit": fitted.dropped if fitted else [],
-                "context_window": self.window()}
+        withheld = tuple(Withheld(w["what"], w["why"]) for w in gate.withheld_in("\n".join(sent)))
+        return replace(record, sections=sections, instructions_tokens=tokens(prompt.stable),
+                       memories=tuple(prompt.memory_ids), conversations=tuple(prompt.episode_ids), withheld=withheld,
+                       did_not_fit=tuple(fitted.dropped) if fitted else (), context_window=self.window())
 
     def recover(self) -> bool:
         """The model failed after it had begun: the rest of the turn is the app's, which carries out a

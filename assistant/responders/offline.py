@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import Any
+from dataclasses import replace
 
 from assistant.conversation import Item, ToolResults, ToolUse
 from assistant.offline import planner
@@ -23,6 +23,7 @@ from assistant.responders.protocol import TurnInput
 from assistant.runtime import Runtime
 from memory.search import cited
 from memory.store import Store
+from memory.turn_records import TurnRecord
 
 
 class OfflineResponder:
@@ -46,10 +47,10 @@ class OfflineResponder:
     def recover(self) -> bool:
         return False  # nothing left to recover: no model
 
-    def explain(self) -> dict[str, Any]:
+    def explain(self, record: TurnRecord) -> TurnRecord:
         # Nothing left the machine; the reading (recorded by the agent) is what it understood, and these
         # are the memories the answer showed.
-        return {"memories": list(self._used)} if self._used else {}
+        return replace(record, memories=tuple(self._used))
 
     async def round(self, conversation: list[Item]) -> AsyncIterator[Delta | ToolUse]:
         turn = self._turn

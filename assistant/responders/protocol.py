@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from assistant.conversation import Item, ToolUse
 from assistant.outbound.gate import Gate
 from assistant.providers.base import Delta, Note, Usage
 from assistant.reading import Reading
 from memory.store import Store
+from memory.turn_records import TurnRecord
 
 
 @dataclass(frozen=True)
@@ -63,9 +64,9 @@ class Responder(Protocol):
         """One round: text deltas, then the tool calls of this round (if any)."""
         ...
 
-    def explain(self) -> dict[str, Any]:
-        """What went into this turn's answer, for its Why record: the prompt's sections as sent, what the
-        gate withheld, what did not fit (a model); what the offline mode used (the offline mode)."""
+    def explain(self, record: TurnRecord) -> TurnRecord:
+        """This turn's Why record with what went into its answer: the prompt's sections as sent, what the
+        gate withheld, what did not fit (a model); the memories the answer showed (the offline mode)."""
         ...
 
     def recover(self) -> bool:

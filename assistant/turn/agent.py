@@ -11,7 +11,6 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
 
 from assistant.conversation import AssistantMessage, Item, ToolOutput, ToolResults, ToolUse, UserMessage
 from assistant.errors import ToolError
@@ -26,6 +25,7 @@ from assistant.turn.titles import owed_titles
 from memory import episodes, turn_records
 from memory.search import untouched
 from memory.time.instants import parse_stored
+from memory.turn_records import ReadingRecord, ToolCallRecord, TurnRecord
 
 HISTORY_MESSAGES = 20
 
@@ -174,10 +174,9 @@ class Agent:
                 state: _TurnState) -> None:
         """What went into this answer, kept with it (the Why view): recorded when the turn ran, never
         recomputed later."""
-        data: dict[str, Any] = {"responder": responder.name, "model": responder.model,
-                                "left_the_machine": not responder.local, **responder.explain(),
-                                "reading": _reading_json(turn), "tools": state.tools}
-        turn_records.record(self.runtime.store, answer_id, episode_id, data)
+        record = TurnRecord(responder.name, responder.model, not responder.local, _reading_record(turn),
+                            tuple(state.tools))
+        turn_records.record(self.runtime.store, answer_id, episode_id, responder.explain(record))
 
     async def _rounds(self, responder: Responder, turn: TurnInput, conversation: list[Item],
                       state: _TurnState) -> AsyncIterator[Event]:
@@ -229,17 +228,16 @@ class Agent:
                     result = ToolResult(call.id, call.name, f"Error: {exc}", True, said)
                 yield result
                 results.append(ToolOutput(call.id, call.name, result.content, result.is_error, data))
-                state.tools.append({"name": call.name, "arguments": call.input, "result": result.content,
-                                    "is_error": result.is_error, "by": call.origin})
+                state.tools.append(ToolCallRecord(call.name, call.input, result.content, result.is_error, call.origin))
             conversation.append(ToolResults(tuple(results)))
 
 
-def _reading_json(turn: TurnInput) -> dict[str, Any]:
+def _reading_record(turn: TurnInput) -> ReadingRecord:
     """What the reading understood of the message (the Why view of an offline answer, shown for any)."""
     reading = turn.reading
     understood = reading.action.understood()
-    return {"intent": understood.pop("intent"), "recap": reading.recap, "asks_when": reading.asks_when,
-            "ids": sorted(reading.ids), "statement": reading.statement, **understood}
+    return ReadingRecord(understood.pop("intent"), reading.recap, reading.asks_when, tuple(sorted(reading.ids)),
+                         reading.statement, **understood)
 
 
 @dataclass
@@ -249,7 +247,7 @@ class _TurnState:
     answer_parts: list[str] = field(default_factory=list)
     changed: set[str] = field(default_factory=set)
     usage: dict[str, int] | None = None  # tokens of every model call of the turn, when the server reports them
-    tools: list[dict[str, Any]] = field(default_factory=list)  # every call of the turn and its result (Why)
+    tools: list[ToolCallRecord] = field(default_factory=list)  # every call of the turn and its result (Why)
 
     @property
     def answer(self) -> str:
