@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, fields
+from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from memory.store import Store
@@ -68,6 +69,24 @@ class ReadingRecord:
                 if v not in (None, False, (), "")}
 
 
+class Asking(Enum):
+    """What a question of the offline mode asks for."""
+    WHEN = "when"  # "When should I remind you to ...?": a time for the task of `request`
+    EVENT = "event"  # "When is the budget review?": the event's date (`ids`: the memories that give one)
+    WHICH = "which"  # "Which one did you mean?": one or more of the memories in `ids`
+    SUGGESTION = "suggestion"  # "Did you mean "..."?": yes carries out `request`, the message as meant
+    FORGET = "forget"  # "Forget #4 "..."?": yes forgets the memory in `ids`
+
+
+@dataclass(frozen=True)
+class OpenQuestion:
+    """A question the offline mode's answer asked, waiting for the next message: data kept with the
+    answer's record, never read back from its wording."""
+    kind: Asking
+    request: str  # the message it is about (SUGGESTION: that message as it was probably meant)
+    ids: tuple[int, ...] = ()  # the memories it offers (WHICH, EVENT) or would forget (FORGET)
+
+
 @dataclass(frozen=True)
 class TurnRecord:
     responder: str  # anthropic | openai | ollama | offline
@@ -82,6 +101,7 @@ class TurnRecord:
     withheld: tuple[Withheld, ...] = ()
     did_not_fit: tuple[str, ...] = ()  # what the fit to the window left out ("2 earlier messages", "Timeline")
     context_window: int | None = None
+    asked: OpenQuestion | None = None  # the question the answer asked (the offline mode's own)
 
 
 _ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
@@ -142,6 +162,18 @@ def readings_of(store: Store, message_ids: list[int]) -> dict[int, ReadingRecord
         f"WHERE u.id IN ({_marks(ids)}) AND u.role = 'user'", tuple(ids))
     read = {row[0]: _read(ReadingRecord, row[1]) for row in rows if row[1]}
     return {message_id: reading for message_id, reading in read.items() if reading is not None}
+
+
+def questions_of(store: Store, message_ids: list[int]) -> dict[int, OpenQuestion]:
+    """The question each of these answers asked, for those that asked one."""
+    ids = sorted(set(message_ids))
+    if not ids:
+        return {}
+    rows = store.query(f"SELECT message_id, json_extract(data, '$.asked') FROM turn_records "
+                       f"WHERE message_id IN ({_marks(ids)}) AND json_extract(data, '$.asked') IS NOT NULL",
+                       tuple(ids))
+    read = {row[0]: _read(OpenQuestion, row[1]) for row in rows}
+    return {message_id: question for message_id, question in read.items() if question is not None}
 
 
 def responders_of(store: Store, message_ids: list[int]) -> dict[int, str]:

@@ -19,7 +19,7 @@ from assistant.offline.phrases import (
 )
 from assistant.offline.plan import Plan, Situation, remember_args, said
 from assistant.offline.relative import plan_relative
-from assistant.offline.reminder_changes import near_miss_text, plan_change, plan_forget
+from assistant.offline.reminder_changes import plan_change, plan_forget, plan_near_miss
 from assistant.reading.actions import (
     Action,
     Change,
@@ -42,6 +42,7 @@ from assistant.recap import episode_lines
 from assistant.runtime import Runtime
 from assistant.tools import undo_text
 from memory import changes, episodes, reminders
+from memory.turn_records import Asking, OpenQuestion
 
 _THANKS = re.compile(r"^\W*(thanks|thank you|thx|ty|cheers|much appreciated)\b", re.I)
 
@@ -55,9 +56,9 @@ def act(runtime: Runtime, action: Action, text: str, conversation: list[Item], s
             if not action.content:
                 return said("What should I remind you about, and when?")
             return said(f"{ASK_WHEN} to {action.content}?" if action.link == "to" else
-                        f"{ASK_WHEN} {action.link} {action.content}?")
+                        f"{ASK_WHEN} {action.link} {action.content}?", OpenQuestion(Asking.WHEN, text))
         case RemindRelative():
-            return plan_relative(runtime, action)
+            return plan_relative(runtime, action, text)
         case Remember():
             return Plan([("remember", {"content": action.content, "kind": action.kind})])
         case Upcoming():
@@ -69,11 +70,11 @@ def act(runtime: Runtime, action: Action, text: str, conversation: list[Item], s
                 return said(_recap(runtime, action.span, conversation))
             return Plan([("recall_recent", {"hours": 48, "limit": 10})])
         case Change():
-            return plan_change(runtime, action, conversation)
+            return plan_change(runtime, action, text, conversation)
         case Undo():
             return said(undo_text(runtime, changes.undo_last_change(runtime.store)))
         case Forget():
-            return plan_forget(runtime, action, conversation)
+            return plan_forget(runtime, action, text, conversation)
         case Question():
             last = conversation[-1]
             asking = (last.message_id,) if isinstance(last, UserMessage) and last.message_id else ()
@@ -81,7 +82,7 @@ def act(runtime: Runtime, action: Action, text: str, conversation: list[Item], s
         case Help():
             return said(connect(runtime, NO_MODEL) if not situation.unreachable else CAPABILITIES)
         case NearMiss():
-            return said(near_miss_text(runtime, action))
+            return plan_near_miss(runtime, action)
     return said(_chat(runtime, text, situation))
 
 

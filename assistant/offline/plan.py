@@ -11,6 +11,7 @@ from assistant.conversation import AssistantMessage, Item, UserMessage
 from assistant.reading.actions import Action, BaseAction, Move, Remind
 from assistant.reading.understand import read_message
 from assistant.runtime import Runtime
+from memory.turn_records import OpenQuestion
 
 Call = tuple[str, dict[str, Any]]  # a tool's name and its arguments
 
@@ -24,6 +25,7 @@ class Plan:
     purposes: list[BaseAction] = field(default_factory=list)
     request: str | None = None  # the request the calls carry out, when not the message (a "yes" to a suggestion)
     note: str = ""  # said after a reminder's time: ", two days before the trip (Fri Dec 4)"
+    asked: OpenQuestion | None = None  # the question `said` asks (kept with the answer's record)
 
 
 @dataclass(frozen=True)
@@ -33,9 +35,15 @@ class Situation:
     incognito: bool = False  # nothing of the conversation is kept
 
 
-def said(text: str) -> Plan:
-    """A plan that only says something."""
-    return Plan(said=text)
+def said(text: str, asked: OpenQuestion | None = None) -> Plan:
+    """A plan that only says something (maybe a question)."""
+    return Plan(said=text, asked=asked)
+
+
+def asked_before(conversation: list[Item]) -> OpenQuestion | None:
+    """The question our answer before the message (the last item) asked, if it asked one."""
+    before = conversation[-2] if len(conversation) > 1 else None
+    return before.asked if isinstance(before, AssistantMessage) else None
 
 
 def text_of(item: Item) -> str:

@@ -13,36 +13,42 @@ from assistant.recall.evidence import search_words, topic_words
 from assistant.runtime import Runtime
 from memory import memories, reminders, supersession
 from memory.time.instants import parse_stored
+from memory.turn_records import Asking, OpenQuestion
+
+LISTED = 6  # dates of an event a question lists
 
 
-def plan_relative(runtime: Runtime, action: RemindRelative) -> Plan:
+def plan_relative(runtime: Runtime, action: RemindRelative, request: str) -> Plan:
+    """The reminder `action` asks for (`request` says it), or the question of when the event is."""
     if not action.content:
         return said(f"What should I remind you about {offset_words(action.offset)} {action.event}?")
     if action.due is not None:
-        return relative_due(runtime, action, action.due + (action.offset or timedelta(0)), action.event)
+        return relative_due(runtime, action, request, action.due + (action.offset or timedelta(0)), action.event)
     known = event_dates(runtime, action.event)
     then = f"Then I'll remind you {offset_words(action.offset)} it {action.link} {to_you(action.content)}."
     if not known:
-        return said(f"{ASK_EVENT} {to_you(action.event)}? {then}")
+        return said(f"{ASK_EVENT} {to_you(action.event)}? {then}", OpenQuestion(Asking.EVENT, request))
     if len({at for at, _, _ in known}) > 1:
         # Several memories give it different dates: which one is meant is asked, never guessed.
         lines = [f"{ASK_EVENT} {to_you(action.event)}? I have more than one date for it; say which, or the date "
                  f"({then[:-1].lower()}):"]
-        lines += [f"- #{memory_id} {told}" for _, told, memory_id in known[:6]]
-        return said("\n".join(lines))
+        lines += [f"- #{memory_id} {told}" for _, told, memory_id in known[:LISTED]]
+        return said("\n".join(lines), OpenQuestion(Asking.EVENT, request, tuple(i for _, _, i in known[:LISTED])))
     event_due, told, _ = known[0]
-    return relative_due(runtime, action, event_due, action.event, told)
+    return relative_due(runtime, action, request, event_due, action.event, told)
 
 
-def relative_due(runtime: Runtime, action: RemindRelative, event_due: datetime, event: str, source: str = "") -> Plan:
-    """The reminder `action.offset` before the event; `source` says where its date came from."""
+def relative_due(runtime: Runtime, action: RemindRelative, request: str, event_due: datetime, event: str,
+                 source: str = "") -> Plan:
+    """The reminder `action.offset` before the event; `source` says where its date came from; `request`
+    is the message that asked for it (asked about again when the time has passed)."""
     clock = runtime.clock
     due = event_due - (action.offset or timedelta(0))
     when = source or clock.short(event_due)
     about = f"{offset_words(action.offset)} {to_you(event)} ({when})"
     if due < clock.now() - timedelta(minutes=1):
         return said(f"{about[:1].upper()}{about[1:]} was {clock.short(due)}, which has already passed. "
-                    f"{ASK_WHEN} {action.link} {to_you(action.content)}?")
+                    f"{ASK_WHEN} {action.link} {to_you(action.content)}?", OpenQuestion(Asking.WHEN, request))
     return Plan([("remember", {"content": action.content, "due_at": due.isoformat(), "kind": "reminder"})],
                 note=f", {about}")
 

@@ -18,20 +18,21 @@ from memory.errors import NotFound
 from memory.memories import Memory
 from memory.time.due_phrases import localize
 from memory.time.instants import parse_stored
+from memory.turn_records import Asking, OpenQuestion
 
 _MENTIONED = re.compile(r"#(\d{1,12})\b")
 LISTED = 8  # candidates a "which one?" lists; the rest are counted
 
 
-def plan_change(runtime: Runtime, action: Change, conversation: list[Item]) -> Plan:
-    """done, cancel, move, snooze or rename one reminder, named by its number or by words; when the
-    words fit several, the candidates are listed and nothing changes."""
+def plan_change(runtime: Runtime, action: Change, request: str, conversation: list[Item]) -> Plan:
+    """done, cancel, move, snooze or rename one reminder, named by its number or by words (`request` says
+    it); when the words fit several, the candidates are listed, asked about, and nothing changes."""
     clock = runtime.clock
     if isinstance(action, Rename) and not action.new_text:
         return said("Rename it to what? For example \"rename 5 to call the bank\".")
-    chosen, reply = _reminder(runtime, action, conversation)
+    chosen, reply = _reminder(runtime, action, request, conversation)
     if chosen is None:
-        return said(reply)
+        return reply
     assert chosen.due_at is not None  # _reminder chooses reminders only
     chosen_due = parse_stored(chosen.due_at)
     if isinstance(action, Move | Snooze) and action.due is None and action.shift is None and action.when:
@@ -69,35 +70,63 @@ def plan_change(runtime: Runtime, action: Change, conversation: list[Item]) -> P
     return Plan([("update_memory", {"id": chosen.id, "due_at": due.isoformat()})], purposes=[action])
 
 
-def _reminder(runtime: Runtime, action: Change, conversation: list[Item]) -> tuple[Memory | None, str]:
+def _reminder(runtime: Runtime, action: Change, request: str, conversation: list[Item]) -> tuple[Memory | None, Plan]:
     """The one reminder a change is about, or (None, what to say: the candidates, or that none fits)."""
     store = runtime.store
     if action.target is not None:
         try:
             memory = memories.get_memory(store, action.target)
         except NotFound:
-            return None, f"That didn't work: there is no reminder #{action.target}."
+            return None, said(f"That didn't work: there is no reminder #{action.target}.")
         if memory.due_at is None:
             what = "forget" if isinstance(action, Cancel) else "change"
-            return None, (f"#{memory.id} is a {memory.kind}, not a reminder" +
-                          (f"; to delete it say \"forget {memory.id}\"." if what == "forget" else "."))
-        return memory, ""
+            return None, said(f"#{memory.id} is a {memory.kind}, not a reminder" +
+                              (f"; to delete it say \"forget {memory.id}\"." if what == "forget" else "."))
+        return memory, Plan()
     if action.content in ("", "that"):
         last = last_reminder(runtime, conversation)
         if last is None:
-            return None, f"Which reminder should I {action.verb}? Say its number or some of its words."
-        return last, ""
+            return None, said(f"Which reminder should I {action.verb}? Say its number or some of its words.")
+        return last, Plan()
     full, partial = match_reminders(runtime, action.content)
     if len(full) == 1:
-        return full[0].memory, ""
+        return full[0].memory, Plan()
     candidates = full or partial
     if not candidates:
-        return None, f"I couldn't find an open reminder matching \"{action.content}\"."
+        return None, said(f"I couldn't find an open reminder matching \"{action.content}\".")
     lines = [f"{WHICH_ONE} Say its number (nothing was changed):"]
-    lines += [f"- #{r.memory.id} {r.memory.content} ({r.label.strip('[]')})" for r in candidates[:LISTED]]
+    lines += [reminder_line(r) for r in candidates[:LISTED]]
     if len(candidates) > LISTED:
         lines.append(f"(and {len(candidates) - LISTED} more)")
-    return None, "\n".join(lines)
+    offered = tuple(r.memory.id for r in candidates[:LISTED])
+    return None, said("\n".join(lines), OpenQuestion(Asking.WHICH, request, offered))
+
+
+def reminder_line(reminder: reminders.Reminder) -> str:
+    """A reminder as a "which one?" lists it."""
+    return f"- #{reminder.memory.id} {reminder.memory.content} ({reminder.label.strip('[]')})"
+
+
+def memory_line(runtime: Runtime, memory: Memory) -> str:
+    """A memory as a "which one?" of forgetting lists it."""
+    return f"- #{memory.id} {private_marked(memory.content, memory.private)} ({memory.kind}, " \
+           f"{runtime.clock.day(memory.created_at)})"
+
+
+def offered_lines(runtime: Runtime, question: OpenQuestion, forgetting: bool) -> list[str]:
+    """What a "which one?" offered, listed again as it reads now (one gone since is left out)."""
+    clock = runtime.clock
+    found = {m.id: m for m in memories.memories_by_id(runtime.store, list(question.ids))}
+    lines = []
+    for memory_id in question.ids:
+        memory = found.get(memory_id)
+        if memory is None:
+            continue
+        if forgetting or memory.due_at is None:
+            lines.append(memory_line(runtime, memory))
+        else:
+            lines.append(reminder_line(reminders.Reminder(memory, *reminders.label_for(memory, clock.now(), clock))))
+    return lines
 
 
 def last_reminder(runtime: Runtime, conversation: list[Item]) -> Memory | None:
@@ -132,8 +161,8 @@ def match_reminders(runtime: Runtime, words: str) -> tuple[list[reminders.Remind
     return full, partial
 
 
-def plan_forget(runtime: Runtime, action: Forget, conversation: list[Item]) -> Plan:
-    """Forget by number, by "that", or by words when exactly one memory holds them all."""
+def plan_forget(runtime: Runtime, action: Forget, request: str, conversation: list[Item]) -> Plan:
+    """Forget by number, by "that", or by words when exactly one memory holds them all (asked first)."""
     if action.target is not None:
         return Plan([("forget", {"id": action.target})])
     store = runtime.store
@@ -155,28 +184,28 @@ def plan_forget(runtime: Runtime, action: Forget, conversation: list[Item]) -> P
         part = (f"\"{action.content}\" is only part of it: forgetting takes the whole memory. "
                 if len(topic_words(memory.content)) > len(wanted) + 1 else "")
         return said(f"{CONFIRM_FORGET}{memory.id} \"{private_marked(memory.content, memory.private)}\"? {part}"
-                    f"Say \"yes\" to forget it (\"undo\" brings it back), or \"no\"; nothing was forgotten yet.")
+                    f"Say \"yes\" to forget it (\"undo\" brings it back), or \"no\"; nothing was forgotten yet.",
+                    OpenQuestion(Asking.FORGET, request, (memory.id,)))
     lines = [f"{WHICH_ONE} Say its number (nothing was forgotten yet):"]
-    lines += [f"- #{m.id} {private_marked(m.content, m.private)} ({m.kind}, "
-              f"{runtime.clock.day(m.created_at)})" for m in found[:LISTED]]
+    lines += [memory_line(runtime, m) for m in found[:LISTED]]
     if len(found) > LISTED:
         lines.append(f"(and {len(found) - LISTED} more)")
-    return said("\n".join(lines))
+    return said("\n".join(lines), OpenQuestion(Asking.WHICH, request, tuple(m.id for m in found[:LISTED])))
 
 
-def near_miss_text(runtime: Runtime, action: NearMiss) -> str:
-    """What a message that looks like a command but is none gets: the command it probably meant, or the
-    reminders its words name with what can be done with them."""
+def plan_near_miss(runtime: Runtime, action: NearMiss) -> Plan:
+    """What a message that looks like a command but is none gets: the command it probably meant, asked
+    about, or the reminders its words name with what can be done with them."""
     if action.suggestion:
-        return (f"{DID_YOU_MEAN} \"{action.suggestion}\"? Say \"yes\" and I'll do it; nothing was changed.\n\n"
-                f"{SHORT_CAPABILITIES}")
+        return said(f"{DID_YOU_MEAN} \"{action.suggestion}\"? Say \"yes\" and I'll do it; nothing was changed.\n\n"
+                    f"{SHORT_CAPABILITIES}", OpenQuestion(Asking.SUGGESTION, action.suggestion))
     full, partial = match_reminders(runtime, action.content)
     candidates = full or partial
     if not candidates:
-        return f"I'm not sure what you mean by \"{action.content}\". {SHORT_CAPABILITIES}"
+        return said(f"I'm not sure what you mean by \"{action.content}\". {SHORT_CAPABILITIES}")
     first = candidates[0].memory
     lines = [f"What should I do with {'it' if len(candidates) == 1 else 'which one'}?"]
-    lines += [f"- #{r.memory.id} {r.memory.content} ({r.label.strip('[]')})" for r in candidates[:5]]
+    lines += [reminder_line(r) for r in candidates[:5]]
     lines.append(f"For example: \"done with {first.id}\", \"snooze {first.id} for 10 minutes\", "
                  f"\"move {first.id} to 6pm\", \"cancel {first.id}\", \"rename {first.id} to ...\".")
-    return "\n".join(lines)
+    return said("\n".join(lines))

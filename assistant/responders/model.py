@@ -26,8 +26,7 @@ from typing import Any
 from assistant.conversation import AssistantMessage, Item, ToolResults, ToolUse, UserMessage
 from assistant.errors import ProviderError
 from assistant.offline import planner
-from assistant.offline.phrases import ASK_WHEN, WHICH_ONE
-from assistant.offline.plan import Plan, Situation, text_of
+from assistant.offline.plan import Plan, Situation, asked_before, text_of
 from assistant.offline.wording import word_results
 from assistant.outbound import send
 from assistant.outbound.gate import Gate
@@ -44,7 +43,7 @@ from assistant.responders.protocol import TurnInput
 from assistant.runtime import Runtime
 from assistant.tools import TOOL_SPECS
 from memory.store import Store
-from memory.turn_records import Section, TurnRecord, Withheld
+from memory.turn_records import Asking, OpenQuestion, Section, TurnRecord, Withheld
 
 # Intents of the offline reading that act on memory (or list it exactly): without tools, the offline
 # mode answers these itself.
@@ -112,6 +111,11 @@ class ModelResponder:
         return replace(record, sections=sections, instructions_tokens=tokens(prompt.stable),
                        memories=tuple(prompt.memory_ids), conversations=tuple(prompt.episode_ids), withheld=withheld,
                        did_not_fit=tuple(fitted.dropped) if fitted else (), context_window=self.window())
+
+    def asked(self) -> OpenQuestion | None:
+        # Only the offline mode's own answer asks (a server without tools); the app's calls after a model's
+        # answer say nothing but what they did.
+        return self._plan.asked if self._phase is Phase.OFFLINE else None
 
     def recover(self) -> bool:
         """The model failed after it had begun: the rest of the turn is the app's, which carries out a
@@ -261,9 +265,8 @@ class ModelResponder:
         last = conversation[-1]
         if not isinstance(last, UserMessage):
             return isinstance(last, ToolResults)
-        previous = conversation[-2] if len(conversation) > 1 else None
-        if isinstance(previous, AssistantMessage) and (ASK_WHEN in previous.text
-                                                       or previous.text.startswith(WHICH_ONE)):
+        asked = asked_before(conversation)
+        if asked is not None and asked.kind in (Asking.WHEN, Asking.WHICH):
             return True
         turn = self._turn
         if turn is not None and turn.text == last.text:

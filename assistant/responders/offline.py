@@ -23,7 +23,7 @@ from assistant.responders.protocol import TurnInput
 from assistant.runtime import Runtime
 from memory.search import cited
 from memory.store import Store
-from memory.turn_records import TurnRecord
+from memory.turn_records import OpenQuestion, TurnRecord
 
 
 class OfflineResponder:
@@ -43,6 +43,9 @@ class OfflineResponder:
 
     async def prepare(self, turn: TurnInput) -> None:
         self._turn, self._plan, self._used, self._unreachable_said = turn, Plan(), [], False
+
+    def asked(self) -> OpenQuestion | None:
+        return self._plan.asked
 
     def recover(self) -> bool:
         return False  # nothing left to recover: no model

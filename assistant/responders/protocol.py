@@ -18,7 +18,7 @@ from assistant.outbound.gate import Gate
 from assistant.providers.base import Delta, Note, Usage
 from assistant.reading import Reading
 from memory.store import Store
-from memory.turn_records import TurnRecord
+from memory.turn_records import OpenQuestion, TurnRecord
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,10 @@ class Responder(Protocol):
     def explain(self, record: TurnRecord) -> TurnRecord:
         """This turn's Why record with what went into its answer: the prompt's sections as sent, what the
         gate withheld, what did not fit (a model); the memories the answer showed (the offline mode)."""
+        ...
+
+    def asked(self) -> OpenQuestion | None:
+        """The question this turn's answer asked, waiting for the next message (the offline mode's own)."""
         ...
 
     def recover(self) -> bool:

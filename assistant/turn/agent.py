@@ -94,10 +94,13 @@ class Agent:
 
     def history(self, episode_id: int, before_id: int) -> list[Item]:
         """The conversation so far, as stored (the gate takes out what may not leave, at the exit)."""
-        msgs = [m for m in episodes.episode_messages(self.runtime.store, episode_id)
+        store = self.runtime.store
+        msgs = [m for m in episodes.episode_messages(store, episode_id)
                 if m.id < before_id and m.role in ("user", "assistant")][-HISTORY_MESSAGES:]
-        return [UserMessage(m.content, m.id) if m.role == "user" else AssistantMessage(m.content, message_id=m.id)
-                for m in msgs]
+        # An answer that asked a question of the offline mode's own carries it, as its record kept it.
+        asked = turn_records.questions_of(store, [m.id for m in msgs if m.role == "assistant"])
+        return [UserMessage(m.content, m.id) if m.role == "user" else
+                AssistantMessage(m.content, message_id=m.id, asked=asked.get(m.id)) for m in msgs]
 
     # -- one turn ---------------------------------------------------------------------------
 
@@ -161,7 +164,8 @@ class Agent:
                     yield event
         answer = state.answer
         if incognito:
-            self.incognito = [*conversation[-HISTORY_MESSAGES:], AssistantMessage(answer or "(no answer)")]
+            self.incognito = [*conversation[-HISTORY_MESSAGES:],
+                              AssistantMessage(answer or "(no answer)", asked=responder.asked())]
             yield Done(answer, 0, 0, state.rounds, sorted(state.changed), failure.kind if failure else None,
                        state.usage)
             return
@@ -175,7 +179,7 @@ class Agent:
         """What went into this answer, kept with it (the Why view): recorded when the turn ran, never
         recomputed later."""
         record = TurnRecord(responder.name, responder.model, not responder.local, _reading_record(turn),
-                            tuple(state.tools))
+                            tuple(state.tools), asked=responder.asked())
         turn_records.record(self.runtime.store, answer_id, episode_id, responder.explain(record))
 
     async def _rounds(self, responder: Responder, turn: TurnInput, conversation: list[Item],
