@@ -107,8 +107,7 @@ def insert_episode(store: Store, *, title: str | None = None, summary: str | Non
     if id is not None and store.one("SELECT 1 FROM episodes WHERE id = ?", (id,)) is None:
         values["id"] = id
     with store.transaction():
-        return store.execute(f"INSERT INTO episodes ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
-                             tuple(values.values())).lastrowid
+        return store.insert("episodes", values)
 
 
 @dataclass
@@ -179,9 +178,7 @@ def _write_messages(store: Store, rows: list[dict[str, Any]]) -> int:
     (imported here, not at start-up: it pulls in numpy), in the caller's transaction (it nests as a
     savepoint)."""
     if len(rows) == 1:
-        row = rows[0]
-        return store.execute(f"INSERT INTO messages ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
-                             tuple(row.values())).lastrowid
+        return store.insert("messages", rows[0])
     import sqlite_utils
 
     with store.lock:
@@ -399,7 +396,7 @@ def list_recent(store: Store, limit: int = 10, outcome: str | None = None, hours
 
 def chat_length(store: Store) -> int:
     """The global message count (the timeline's N): the last position in time."""
-    return store.one("SELECT coalesce(max(position), 0) FROM messages")[0]
+    return store.number("SELECT coalesce(max(position), 0) FROM messages")
 
 
 def messages_by_id(store: Store, message_ids: list[int]) -> dict[int, Message]:
@@ -491,7 +488,7 @@ def conversations_between(store: Store, start: datetime, end: datetime) -> list[
 
 def message_count(store: Store) -> int:
     """How many messages the store holds (0 on a first run)."""
-    return store.one("SELECT count(*) FROM messages")[0]
+    return store.number("SELECT count(*) FROM messages")
 
 
 def reopen_episode(store: Store, episode_id: int) -> Episode:

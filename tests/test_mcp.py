@@ -20,7 +20,8 @@ import anyio
 import pytest
 
 from assistant.runtime import Runtime
-from assistant.service import AssistantService
+from assistant.services.changes import ChangeService
+from assistant.services.reminders import ReminderService
 from assistant.settings import load_settings
 from assistant.tools import REGISTRY, TOOL_SPECS
 from memory import memories
@@ -86,7 +87,7 @@ async def test_a_fresh_client_remembers_recalls_and_sets_a_reminder_the_app_show
         assert not any(v in answer for v in SECRET_VALUES + PRIVATE_WORDS), answer
     # The app's sidebar reads the same store (the running app: test_ui_mcp.py).
     with runtime_on(db) as rt:
-        page = AssistantService(rt).sidebar_reminders()
+        page = ReminderService(rt).page()
         assert [(r.content, r.when) for r in page.items] == [("call the bank", "Mon Nov 23 10:00")]
         bank = memories.get_memory(rt.store, page.items[0].id)
         assert bank.source == "mcp:test-client" and bank.kind == "reminder"
@@ -204,14 +205,14 @@ async def test_writes_are_labelled_with_the_client_and_undo_as_any_change(tmp_pa
         tea = memories.get_memory(rt.store, int(note.split("#")[1].split(":")[0]))
         assert (tea.kind, tea.private, tea.source) == ("preference", True, "mcp:Claude-Desktop")
         # ctrl+z in the app calls this: the last change, made by the other tool, comes back.
-        undone = AssistantService(rt).undo_last_change()
+        undone = ChangeService(rt).undo_last()
         assert undone is not None and undone.action == "done" and undone.memory is not None
         assert undone.memory.due_at == "2026-11-22T16:00:00+00:00"  # as the snooze left it
     async with session(server(db), client="Claude Desktop") as s:
         made = await call(s, "remember", content="buy oat milk")
     with runtime_on(db) as rt:
         milk = int(made.split("#")[1].split(":")[0])
-        undone = AssistantService(rt).undo_last_change()  # what the tool just added goes again
+        undone = ChangeService(rt).undo_last()  # what the tool just added goes again
         assert undone is not None and (undone.action, undone.memory, undone.memory_id) == ("remember", None, milk)
         assert [m.content for m in memories.created_since(rt.store, None)] == ["Ana prefers tea", "water the plants"]
 

@@ -211,7 +211,7 @@ def cmd_mcp(runtime: Runtime, args: argparse.Namespace) -> int:
 
     address = listen_address(args.http) if args.http is not None else None
     if not args.read_only:
-        from assistant.service import check_launch
+        from assistant.services.launch import check_launch
         from memory.errors import StoreUnusable
 
         try:
@@ -256,7 +256,7 @@ def main(argv: list[str] | None = None, launch: Callable[[Settings], int] | None
                 # Without a terminal the TUI cannot read keys and would spin; say what works instead.
                 raise InvalidInput("the terminal UI needs a terminal on stdin and stdout; for one message "
                                    "without it use: assistant chat \"...\" (assistant --help lists the rest)")
-            from assistant.service import check_launch
+            from assistant.services.launch import check_launch
 
             check_store_path(settings, None)
             check_launch(str(settings.db_path()))  # one line here, not a blank app

@@ -6,13 +6,16 @@ reads (assistant.mcp) goes on to that client's model: it leaves here too, as a t
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assistant.conversation import Item, ToolUse
 from assistant.outbound import requests as build
 from assistant.outbound.gate import Gate
 from assistant.outbound.requests import LocalRequest
 from assistant.providers.base import Delta, Note, Provider, SystemPrompt, ToolSpec, Usage
+
+if TYPE_CHECKING:
+    from assistant.providers.local import StructuredModel
 
 
 async def chat(provider: Provider, gate: Gate, system: SystemPrompt, conversation: list[Item],
@@ -30,7 +33,7 @@ def to_mcp_client(gate: Gate, text: str, where: str) -> str:
     return gate.text(text, where)
 
 
-def ask_local(model: Any, request: LocalRequest) -> dict[str, Any]:
+def ask_local(model: StructuredModel, request: LocalRequest) -> dict[str, Any]:
     """One structured call of the local model (titles, summaries, the judge)."""
     if not isinstance(request, LocalRequest):
         raise TypeError("the local model takes only requests built by assistant.outbound.requests")

@@ -40,8 +40,8 @@ def begin_import(store: Store, format_name: str, source: str, fingerprint: str |
             if row is not None:
                 store.execute("UPDATE imports SET status = 'running' WHERE id = ?", (row["id"],))
                 return int(row["id"])
-        return int(store.execute("INSERT INTO imports (format, source, fingerprint, started_at) VALUES (?, ?, ?, ?)",
-                                 (format_name, source, fingerprint, store.clock.now_iso())).lastrowid)
+        return store.insert("imports", {"format": format_name, "source": source, "fingerprint": fingerprint,
+                                        "started_at": store.clock.now_iso()})
 
 
 def finish_import(store: Store, import_id: int, counts: dict[str, Any], status: str = "done") -> None:
