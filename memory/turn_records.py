@@ -4,23 +4,21 @@ and their results; for an offline answer, what the reading understood and that n
 
 One record per answer (keyed by the answer's message id, gone with it), one typed class (`TurnRecord`)
 written by the turn and read by the Why view, the service and recall. It is stored as JSON and validated
-when read (pydantic, imported then: reading a record is never on the way to the first frame); records
-written before a field existed read with its default, and one that does not validate reads as no
-record. A record is data the app wrote about a turn: it is shown on the person's own screen, never sent
-to a model. Forget scrubs what a record quotes of a forgotten memory (memory.memories.forget), and undo
-puts it back.
+when read (msgspec); records written before a field existed read with its default, and one that does not
+validate reads as no record. A record is data the app wrote about a turn: it is shown on the person's
+own screen, never sent to a model. Forget scrubs what a record quotes of a forgotten memory
+(memory.memories.forget), and undo puts it back.
 """
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, fields
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import msgspec
 
 from memory.store import Store
-
-if TYPE_CHECKING:
-    from pydantic import TypeAdapter
 
 
 @dataclass(frozen=True)
@@ -104,30 +102,16 @@ class TurnRecord:
     asked: OpenQuestion | None = None  # the question the answer asked (the offline mode's own)
 
 
-_ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
-
-
-def _adapter(kind: type[Any]) -> TypeAdapter[Any]:
-    """The validator of a record's class, made once (pydantic is imported with the first)."""
-    if kind not in _ADAPTERS:
-        from pydantic import TypeAdapter
-
-        _ADAPTERS[kind] = TypeAdapter(kind)
-    return _ADAPTERS[kind]
-
-
 def _read(kind: type[Any], data: str) -> Any:
     """`data` (JSON) as `kind`, or None when it is not one."""
-    from pydantic import ValidationError
-
     try:
-        return _adapter(kind).validate_json(data)
-    except ValidationError:
+        return msgspec.json.decode(data, type=kind)
+    except msgspec.MsgspecError:
         return None
 
 
 def record(store: Store, message_id: int, episode_id: int | None, turn: TurnRecord) -> None:
-    data = _adapter(TurnRecord).dump_python(turn, mode="json", exclude_defaults=True)
+    data = msgspec.to_builtins(turn)  # written as json.dumps writes: forget finds a quoted text by its JSON
     store.execute("INSERT OR REPLACE INTO turn_records (message_id, episode_id, data, created_at) VALUES (?, ?, ?, ?)",
                   (message_id, episode_id, json.dumps(data, ensure_ascii=False), store.clock.now_iso()))
 
