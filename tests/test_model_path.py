@@ -141,6 +141,25 @@ async def test_a_configured_window_fits_the_request_oldest_history_first(tmp_pat
     rt.close()
 
 
+async def test_the_window_is_learned_again_after_the_server_failed(tmp_path, openai_standin) -> None:
+    """A server that failed may come back as another (restarted with a smaller context): what it can take
+    is asked again before the next request, not kept from before."""
+    openai_standin.context_length = 8192
+    rt = model_runtime(tmp_path, openai_standin)
+    agent = agent_for(rt)
+    openai_standin.script = ["ok"]
+    await collect(agent, "hello")
+    assert agent.responder.window() == 8192
+    openai_standin.context_length = 2048
+    openai_standin.script = [500, 500, 500]  # every attempt of the turn fails
+    events = await collect(agent, "hello again")
+    assert isinstance(events[-1], Done) and events[-1].failure == "model"
+    openai_standin.script = ["ok"]
+    await collect(agent, "and again")
+    assert agent.responder.window() == 2048 and chats(openai_standin)[-1]["max_tokens"] <= 2048 // 4
+    rt.close()
+
+
 async def test_a_server_that_dies_mid_answer_is_one_line_and_the_message_acted_on(tmp_path, openai_standin):
     rt = model_runtime(tmp_path, openai_standin)
     openai_standin.script = [("break", "When you are about to")]

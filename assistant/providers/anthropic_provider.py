@@ -49,10 +49,13 @@ class AnthropicProvider:
         # The SDK retries 429, 5xx and connection errors with backoff; the key never leaves env.
         self.client = anthropic.AsyncAnthropic(timeout=timeout, max_retries=max_retries)
         self.url = str(self.client.base_url).rstrip("/")
+        self.configured_window = context_window
         self.capabilities = Capabilities(context_window=context_window or self.WINDOW, learned=True)
 
     def learn(self) -> Capabilities:
-        return self.capabilities  # nothing to ask: tools always, the window known
+        if not self.capabilities.learned:  # nothing to ask: tools always, the window known
+            self.capabilities.context_window, self.capabilities.learned = self.configured_window or self.WINDOW, True
+        return self.capabilities
 
     async def stream(self, system: SystemPrompt, conversation: list[Item],
                      tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse]:

@@ -99,8 +99,10 @@ class Tools(Enum):
 @dataclass
 class Capabilities:
     """What a provider's server can do, as far as it is known: one typed object on the provider. Its
-    window is learned when the provider is chosen (`Provider.learn`, or from config `context_window`);
-    a failed request that says more (tools refused, usage refused, a refusal for length) updates it."""
+    window is learned when the provider is chosen (`Provider.learn`: config `context_window`, else as the
+    server says), and again after a request failed in a way that may mean another server now answers
+    (`learned` set back to False); a failed request that says more (tools refused, usage refused, a
+    refusal for length) updates it."""
     tools: Tools = Tools.YES
     streaming_usage: bool = False  # the server reports the tokens of a streamed answer when asked
     context_window: int | None = None  # tokens one request may take (configured, or as the server says)

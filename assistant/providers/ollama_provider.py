@@ -38,6 +38,7 @@ class OllamaProvider:
         self.max_tokens = max_tokens
         self.num_ctx: int | None = None  # the window asked for in each request (Ollama keeps what it is told)
         self.client = ollama.AsyncClient(host=host, timeout=timeout)
+        self.configured_window = context_window
         self.capabilities = Capabilities(context_window=context_window, learned=context_window is not None)
 
     def learn(self) -> Capabilities:
@@ -45,6 +46,8 @@ class OllamaProvider:
         machine may not have); Ollama is then asked for exactly that. A configured window is taken as it is."""
         from assistant.providers.window import ollama_window
 
+        if not self.capabilities.learned and self.configured_window:
+            self.capabilities.context_window, self.capabilities.learned = self.configured_window, True
         if not self.capabilities.learned:
             found = ollama_window(self.host, self.model)
             self.num_ctx = min(found, self.DEFAULT_WINDOW) if found else self.DEFAULT_WINDOW

@@ -189,6 +189,7 @@ class OpenAIProvider:
                                          default_headers=self.headers or None)
         # Tools: unknown until the model calls one or the server refuses them. Usage: asked for with
         # stream_options.include_usage, dropped if the server refuses it.
+        self.configured_window = context_window
         self.capabilities = Capabilities(Tools.UNKNOWN, streaming_usage=True, context_window=context_window,
                                          learned=context_window is not None)
         self.tool_choice: str | dict[str, Any] = "auto"
@@ -199,7 +200,8 @@ class OpenAIProvider:
         if not self.capabilities.learned:
             key = api_key(self.key_env)
             headers = {**self.headers, **({"Authorization": f"Bearer {key}"} if key else {})}
-            self.capabilities.context_window = openai_compatible_window(self.url, self.model, headers)
+            self.capabilities.context_window = (self.configured_window or
+                                                openai_compatible_window(self.url, self.model, headers))
             self.capabilities.learned = True
         return self.capabilities
 

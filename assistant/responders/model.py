@@ -49,6 +49,8 @@ from memory.turn_records import Asking, OpenQuestion, Section, TurnRecord, Withh
 # mode answers these itself.
 ACTIONS = (Remind, RemindNoTime, Remember, Done, Forget, Upcoming, Recap)
 APP_NOTE = "Done from your message (the model did not do it)"
+# Failures after which another server (or model) may answer the next request: a restart, a model swapped.
+_ANOTHER_SERVER = ("network", "timeout", "model", "overloaded")
 
 
 class Phase(Enum):
@@ -239,6 +241,8 @@ class ModelResponder:
                 return
             except ProviderError as exc:
                 told = window_from_refusal(str(exc)) if exc.kind in ("bad_request", "model") else None
+                if told is None and exc.kind in _ANOTHER_SERVER:
+                    self.provider.capabilities.learned = False  # its window is asked again before the next request
                 if started or told is None or attempt == 2:
                     if told is not None and not started:
                         raise ProviderError("context", f"{self.model} cannot take this conversation: it is longer "
