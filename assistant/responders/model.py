@@ -73,7 +73,8 @@ class ModelResponder:
         self.prompt: Prompt | None = None  # this turn's, once prepared
         self.fitted: Fitted | None = None  # the last request as sent: what did not fit the window
         self._turn: TurnInput | None = None
-        self._plan = Plan()  # the offline mode's plan this turn (the app's calls, or its whole answer): worded with it
+        # The offline mode's plan this turn (the app's calls, or its whole answer): its results are worded with it.
+        self._plan = Plan()
         self._asked_tokens = provider.max_tokens
         self._phase = Phase.MODEL
         self._called = False  # the model's last round made tool calls
@@ -86,9 +87,15 @@ class ModelResponder:
         return Gate.for_turn(store, reading)
 
     def window(self) -> int | None:
-        """The model's context window: config `context_window`, else what the server says (asked once,
-        when the provider was chosen or else now), as a refusal for length corrected it."""
+        """The model's context window: config `context_window`, else what the server says (asked when the
+        provider was chosen, or now when not yet or no longer known: blocking), as a refusal for length
+        corrected it."""
         return self.provider.learn().context_window
+
+    @property
+    def _window(self) -> int | None:
+        """The window as known now, within a turn (learned in `prepare`, never asked on the event loop)."""
+        return self.provider.capabilities.context_window
 
     async def prepare(self, turn: TurnInput) -> None:
         self._turn, self._phase = turn, Phase.MODEL
@@ -112,7 +119,8 @@ class ModelResponder:
         withheld = tuple(Withheld(w["what"], w["why"]) for w in gate.withheld_in("\n".join(sent)))
         return replace(record, sections=sections, instructions_tokens=tokens(prompt.stable),
                        memories=tuple(prompt.memory_ids), conversations=tuple(prompt.episode_ids), withheld=withheld,
-                       did_not_fit=tuple(fitted.dropped) if fitted else (), context_window=self.window())
+                       did_not_fit=tuple(fitted.dropped) if fitted else (),
+                       context_window=self._window)  # as known when it was sent
 
     def asked(self) -> OpenQuestion | None:
         # Only the offline mode's own answer asks (a server without tools); the app's calls after a model's
@@ -228,7 +236,7 @@ class ModelResponder:
             request = self._fitted(prompt, conversation, tools)
             if request.tools_dropped and attempt == 1 and tools:
                 yield Note(f"The request with its tools does not fit {self.model}'s context window "
-                           f"({self.window()} tokens): the model answers without them and this app acts on "
+                           f"({self._window} tokens): the model answers without them and this app acts on "
                            "clear requests itself.")
             system = SystemPrompt(request.prompt.stable, request.prompt.memory_text)
             started = False
@@ -246,15 +254,15 @@ class ModelResponder:
                 if started or told is None or attempt == 2:
                     if told is not None and not started:
                         raise ProviderError("context", f"{self.model} cannot take this conversation: it is longer "
-                                                       f"than its context window ({self.window() or told} tokens); "
+                                                       f"than its context window ({self._window or told} tokens); "
                                                        "start a new conversation (ctrl+n) or give the server a "
                                                        "larger window (llama.cpp: --n_ctx / -c)") from None
                     raise
                 # What the refusal says of the window is learned (none said: a smaller guess).
-                self.provider.capabilities.context_window = told or max(512, int((self.window() or 4096) * 0.7))
+                self.provider.capabilities.context_window = told or max(512, int((self._window or 4096) * 0.7))
 
     def _fitted(self, prompt: Prompt, conversation: list[Item], tools: list[ToolSpec]) -> Fitted:
-        window = self.window()
+        window = self._window
         if window is None:  # nothing to fit to: the request as it is, its size still counted
             self.fitted = fit(prompt, conversation, tools, sys.maxsize)
             return self.fitted
