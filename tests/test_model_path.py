@@ -162,6 +162,21 @@ async def test_a_models_which_one_is_no_question_of_the_offline_mode_without_too
     rt.close()
 
 
+async def test_without_tools_yes_to_the_offline_modes_forget_question_forgets(tmp_path, openai_standin) -> None:
+    """A server without tools: "forget the gym locker" is the offline mode's to answer, and so is the "yes"
+    to its question ("Forget #1 ...?"), whichever question it asked."""
+    openai_standin.tools = False
+    rt = model_runtime(tmp_path, openai_standin)
+    locker = memories.remember(rt.store, "my gym locker is number 112", kind="fact")
+    agent = agent_for(rt)
+    events = await collect(agent, "forget the gym locker")
+    assert f"Forget #{locker.id}" in events[-1].text
+    openai_standin.script = ["Done!"]  # the model, were it asked
+    events = await collect(agent, "yes")
+    assert memories.matching(rt.store, ["locker"]) == [] and "Done!" not in events[-1].text
+    rt.close()
+
+
 async def test_the_window_is_learned_again_after_the_server_failed(tmp_path, openai_standin) -> None:
     """A server that failed may come back as another (restarted with a smaller context): what it can take
     is asked again before the next request, not kept from before."""

@@ -43,7 +43,7 @@ from assistant.responders.protocol import TurnInput
 from assistant.runtime import Runtime
 from assistant.tools import TOOL_SPECS
 from memory.store import Store
-from memory.turn_records import Asking, OpenQuestion, Section, TurnRecord, Withheld
+from memory.turn_records import OpenQuestion, Section, TurnRecord, Withheld
 
 # Intents of the offline reading that act on memory (or list it exactly): without tools, the offline
 # mode answers these itself.
@@ -277,9 +277,8 @@ class ModelResponder:
         last = conversation[-1]
         if not isinstance(last, UserMessage):
             return isinstance(last, ToolResults)
-        asked = asked_before(conversation)
-        if asked is not None and asked.kind in (Asking.WHEN, Asking.WHICH):
-            return True
+        if asked_before(conversation) is not None:
+            return True  # the answer to a question of the offline mode's, whichever it asked
         turn = self._turn
         if turn is not None and turn.text == last.text:
             return isinstance(turn.reading.action, ACTIONS)
