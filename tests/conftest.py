@@ -279,7 +279,7 @@ def rt(runtime: Runtime) -> Runtime:
 @pytest.fixture
 def agent(runtime: Runtime) -> Agent:
     """The agent with the offline responder (no model) over `runtime`."""
-    from assistant.offline.responder import OfflineResponder
+    from assistant.responders.offline import OfflineResponder
     from assistant.turn.agent import Agent
 
     return Agent(runtime, OfflineResponder(runtime))
