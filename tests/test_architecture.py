@@ -10,7 +10,7 @@ the layers below it:
      the plain views, the input history, the desktop sender
   1  settings, logs, the notifier's installer, the morning briefing
   2  the runtime (one clock, one store, one embedder), the notifier
-  3  providers (the chat and local models behind one protocol), forgetting
+  3  providers (the chat and local models behind one protocol), forgetting, the CalDAV sync
   4  outbound: the one gate and the one exit to a model
   5  recall, the recap's lines, consolidation wiring (jobs), status
   6  the prompt, the tools, the responder protocol
@@ -53,7 +53,7 @@ ASSISTANT_LAYERS = [
     ("errors", "paths", "conversation", "reading", "views", "input_history", "desktop"),
     ("settings", "logs", "autostart", "briefing"),
     ("runtime", "notifier"),
-    ("providers", "forgetting"),
+    ("providers", "forgetting", "caldav"),
     ("outbound",),
     ("recall", "recap", "jobs", "status"),
     ("prompt", "tools", "responder"),

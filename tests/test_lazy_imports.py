@@ -23,6 +23,9 @@ SLOW = {
     "ollama": "about 0.6 s: only when Ollama is used",
     "httpx": "about 0.1 s: comes with the SDKs above; a probe that uses it alone pays only for it",
     "mcp": "about 1.8 s: the SDK, for `assistant mcp` only",
+    "caldav": "about 0.45 s and 33 MB with its HTTP client: `assistant sync` only (the app and the notifier run it "
+              "as a short-lived child)",
+    "niquests": "about 0.2 s: the caldav client's HTTP library, a sync only",
     "uvicorn": "about 60 ms: the MCP server over HTTP only",
     "fastembed": "about 1 s: the embedder, only once text is embedded",
     "onnxruntime": "about 0.25 s: the embedder's runtime",
