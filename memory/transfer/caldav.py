@@ -176,8 +176,8 @@ def take_remote(store: Store, found: list[Found], deleted: list[str], token: str
         for item in found:
             try:
                 remote = read_todo(item.data, zone)
-            except (ImportFailed, ValueError, OverflowError, RecursionError):
-                outcome.unreadable.append(item.href)
+            except (ImportFailed, ValueError, OverflowError, RecursionError, KeyError, TypeError, AttributeError):
+                outcome.unreadable.append(item.href)  # left alone there, said in the result
                 continue
             if remote is None:  # an event or a journal in the calendar: not ours to read
                 continue
@@ -313,12 +313,15 @@ def _apply(store: Store, memory: Memory, take: set[str], remote: Shape, exit_: E
             rule = current.rule
             occurrence = current.occurrence_at or current.due_at
             following = rule.next_after(parse_stored(occurrence)) if rule and occurrence else None
-            if following is not None and remote.due == to_utc_iso(following) and current.done_at is None:
-                reminders.update_memory(store, memory.id, done=True)  # a task app moved the series on
-                done.append("done")
-            else:
-                reminders.update_memory(store, memory.id, due_at=remote.due)
-                done.append("moved")
+            try:
+                if following is not None and remote.due == to_utc_iso(following) and current.done_at is None:
+                    reminders.update_memory(store, memory.id, done=True)  # a task app moved the series on
+                    done.append("done")
+                else:
+                    reminders.update_memory(store, memory.id, due_at=remote.due)
+                    done.append("moved")
+            except InvalidInput:
+                pass  # a time the store cannot keep: the one here stays, and is sent back
         if "done" in take and "done" not in done:
             current = get_memory(store, memory.id)
             if remote.done and current.done_at is None:
