@@ -287,7 +287,7 @@ class CaldavSettings(Table):
     url: Annotated[str, Check(_calendar_address)] = ""  # the server, or a calendar's own address; empty = no sync
     username: str = ""
     calendar: Annotated[str, Check(_calendar_name)] = "Assistant"  # its display name; made when missing
-    interval_minutes: Annotated[float, Range(ge=1, le=MINUTES_A_MONTH)] = 5  # the app and the notifier sync this often
+    interval_minutes: Annotated[float, Range(ge=0.05, le=MINUTES_A_MONTH)] = 5  # how often the app and notifier sync
     ca_bundle: str = ""  # a PEM file of the certificate authority of a server with its own; empty = the system's
 
 

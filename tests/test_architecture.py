@@ -34,7 +34,7 @@ The layers of memory/, lowest first:
 The layers of ui/, lowest first:
   0  text, the action table, shared messages, the desktop sender, toast placement
   1  failures said, due notices, the palette's commands
-  2  the due watcher, the idle jobs
+  2  the due watcher, the idle jobs, the calendar sync
   3  widgets
   4  screens
   5  the app
@@ -77,7 +77,7 @@ MEMORY_LAYERS = [
 UI_LAYERS = [
     ("text", "actions", "messages", "desktop", "toasts"),
     ("failures", "due_notices", "commands"),
-    ("due_watcher", "jobs"),
+    ("due_watcher", "jobs", "calendar_sync"),
     ("widgets",),
     ("screens",),
     ("app",),

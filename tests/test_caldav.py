@@ -331,3 +331,39 @@ def test_the_calendar_is_found_by_its_url_or_made_once(cli: Cli, synced: Phone, 
     result = sync(cli)
     assert result["sent"] == 0 and result["created_here"] == []
     assert "Some other name" not in synced.calendars_named()
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+def test_the_notifier_syncs_by_itself_in_a_child_and_stays_small(cli: Cli, synced: Phone,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASSISTANT_CALDAV__INTERVAL_MINUTES", "0.1")
+    cli("remember", "book the car service", "--due", "2026-11-30T09:00:00+00:00")
+    notifier = subprocess.Popen([sys.executable, "-m", "assistant.cli.program", "notify", "--json", "--db",
+                                 cli.db], stdout=subprocess.PIPE, stderr=subprocess.PIPE,  # type: ignore[attr-defined]
+                                text=True, env=os.environ.copy())
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not synced.summaries():
+            time.sleep(0.2)
+        assert synced.summaries() == ["book the car service"]  # at start
+        # Written by another process while it runs: sent a few seconds later, by a child of the notifier.
+        code, _, err = cli("remember", "renew the parking permit", "--due", "2026-12-01T09:00:00+00:00", now=NOW)
+        assert code == 0, err
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(synced.summaries()) < 2:
+            assert notifier.poll() is None
+            time.sleep(0.2)
+        assert synced.summaries() == ["book the car service", "renew the parking permit"]
+        assert _rss_mb(notifier.pid) < 60
+    finally:
+        notifier.send_signal(signal.SIGTERM)
+        out, err = notifier.communicate(timeout=30)
+    events = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert any(e["event"] == "calendar" and e["ok"] for e in events), out
+    assert "book the car service" not in out and "parking" not in out  # ids and times only, never the text

@@ -56,6 +56,8 @@ SLOW = {
     "ctypes": "about 2 ms: the app's malloc arenas at start and the embedder's library only",
     # Ours: modules that compile many patterns when imported.
     "memory.sensitive": "about 30 ms: the secret detector's patterns; only what reads or writes such text",
+    "assistant.caldav": "about 20-35 ms (the calendar's readers and the sync's state): the app loads it after its "
+                        "first frame, and only with a calendar server set up",
     "assistant.reading": "about 25 ms: the reader's phrase patterns; a turn, recall --reason and offline only",
     "memory.search": "about 20 ms (its date references, vectors and ranking): recall and writes, not a listing",
     "logging.handlers": "about 5 ms (socket, pickle): only once the log file is opened",

@@ -16,6 +16,7 @@ from textual.widgets import TextArea
 from assistant.input_history import InputHistory
 from assistant.service import AssistantService
 from ui import actions
+from ui.calendar_sync import CalendarSync
 from ui.due_watcher import DueWatcher
 from ui.failures import ReportsFailures
 from ui.jobs import IdleJobs
@@ -46,6 +47,7 @@ class MainScreen(ReportsFailures, Screen[None]):
         self.footer = KeyFooter()
         self.due_watcher = DueWatcher(service, desktop_notifications)
         self.jobs = IdleJobs(service)
+        self.calendar = CalendarSync(service.runtime)
         self.narrow = False
         self.sidebar_open = True  # wide terminals: the user's choice (ctrl+b)
         self.bar_expanded = False  # narrow terminals: the one-line bar opened into the full list
@@ -60,6 +62,7 @@ class MainScreen(ReportsFailures, Screen[None]):
         yield self.footer
         yield self.due_watcher
         yield self.jobs
+        yield self.calendar
 
     def on_mount(self) -> None:
         self.apply_layout()
@@ -75,6 +78,7 @@ class MainScreen(ReportsFailures, Screen[None]):
         self.chat.connect()
         self.due_watcher.announce()
         self.chat.show_briefing(launch=True)
+        self.calendar.start()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Under a dialog the main screen's keys neither act nor show in its footer.
@@ -132,6 +136,11 @@ class MainScreen(ReportsFailures, Screen[None]):
 
     def on_status_news(self, event: StatusNews) -> None:
         self.status.news(event)
+
+    def on_calendar_sync_news(self, event: CalendarSync.News) -> None:
+        self.status.calendar = event.status
+        if event.notice:
+            self.app.notify(event.notice, title="Calendar", severity="warning", timeout=10, markup=False)
 
     # -- keys ----------------------------------------------------------------------------------------
 
