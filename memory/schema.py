@@ -402,7 +402,7 @@ MIGRATION_14 = [
 # to-do on the server: where it is (href), its UID, the reminder it is (none once that reminder was forgotten
 # here, until the to-do is deleted there), its ETag, what both sides last agreed on (its text only as a hash),
 # and a version the triggers below move on at each change of what a to-do says (its text, due time, done,
-# rule, private, secret), beside the version a sync last compared: a sync with nothing changed reads no
+# rule, private, secret) and when the reminder goes or comes back, beside the version a sync last compared: a sync with nothing changed reads no
 # reminder, and a change made in the same second as a sync is still seen. What a sync did when both sides
 # changed the same thing, until a front end has said so once. The calendar's address and sync token live in
 # `meta`.
@@ -422,6 +422,10 @@ MIGRATION_15 = [
         ON knowledge BEGIN UPDATE caldav_items SET version = version + 1 WHERE memory_id = new.id; END""",
     """CREATE TRIGGER knowledge_caldav_insert AFTER INSERT ON knowledge
         BEGIN UPDATE caldav_items SET version = version + 1 WHERE memory_id = new.id; END""",
+    """CREATE TRIGGER knowledge_caldav_delete AFTER DELETE ON knowledge
+        BEGIN UPDATE caldav_items SET version = version + 1 WHERE memory_id = old.id; END""",
+    # What a sync looks at here, found without reading every row (a sync with nothing changed).
+    "CREATE INDEX caldav_items_stale ON caldav_items(href) WHERE compared IS NOT version",
     """CREATE TABLE caldav_conflicts (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         memory_id INTEGER NOT NULL,

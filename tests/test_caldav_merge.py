@@ -187,3 +187,16 @@ def test_a_new_todo_from_the_phone_becomes_a_reminder_and_its_deletion_cancels_i
     outcome = caldav.take_remote(store, [], ["/c/p-7.ics"], "token-2", exit_, cancelled.append)
     assert cancelled == [made] == outcome.cancelled
     assert store.query("SELECT href FROM caldav_items") == []
+
+
+def test_what_changed_since_the_last_sync_is_found_in_an_index(store: Store) -> None:
+    plan = " ".join(str(tuple(r)) for r in store.query(
+        "EXPLAIN QUERY PLAN SELECT count(*) FROM caldav_items WHERE compared IS NOT version"))
+    assert "caldav_items_stale" in plan
+    memory = remember(store, "renew passport", due_at="2026-11-24T09:00:00+00:00")
+    [push], _ = caldav.local_changes(store, "/c/", Exit(store))
+    caldav.sent(store, push, '"e1"')
+    from memory.memories import forget
+
+    forget(store, memory.id)  # gone: found by the same index, to be removed there
+    assert caldav.local_changes(store, "/c/", Exit(store)) == ([], [caldav.Removal(push.href, "forgotten")])

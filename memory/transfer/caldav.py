@@ -407,8 +407,7 @@ def local_changes(store: Store, calendar_path: str, exit_: Exit) -> tuple[list[P
         pushes.append(push)
     stale = store.query(
         "SELECT c.href, c.uid, c.etag, c.base, c.version, k.id AS present, k.private, k.due_at "
-        "FROM caldav_items c LEFT JOIN knowledge k ON k.id = c.memory_id "
-        "WHERE k.id IS NULL OR k.private = 1 OR k.due_at IS NULL OR c.compared IS NOT c.version")
+        "FROM caldav_items c LEFT JOIN knowledge k ON k.id = c.memory_id WHERE c.compared IS NOT c.version")
     for row in stale:
         if row["present"] is None:
             removals.append(Removal(row["href"], "forgotten"))
@@ -448,8 +447,7 @@ def pending(store: Store) -> int:
     end watches to sync soon after a change. Counted in the indexes, whatever the number of reminders."""
     new = store.one("SELECT count(*) FROM knowledge k LEFT JOIN caldav_items c ON c.memory_id = k.id "
                     "WHERE k.due_at IS NOT NULL AND k.done_at IS NULL AND k.private = 0 AND c.href IS NULL")[0]
-    stale = store.one("SELECT count(*) FROM caldav_items c LEFT JOIN knowledge k ON k.id = c.memory_id "
-                      "WHERE k.id IS NULL OR k.private = 1 OR k.due_at IS NULL OR c.compared IS NOT c.version")[0]
+    stale = store.one("SELECT count(*) FROM caldav_items WHERE compared IS NOT version")[0]
     return int(new) + int(stale)
 
 
