@@ -399,13 +399,13 @@ MIGRATION_14 = [
 ]
 
 # Schema 15: reminders kept in step with a CalDAV calendar (SPEC F15, memory.transfer.caldav). One row per
-# to-do on the server: where it is (href), its UID, the reminder it is (none once that reminder was forgotten
+# to-do on the server: where it is (href), its UID, the reminder it is (kept after that reminder is forgotten
 # here, until the to-do is deleted there), its ETag, what both sides last agreed on (its text only as a hash),
 # and a version the triggers below move on at each change of what a to-do says (its text, due time, done,
-# rule, private, secret) and when the reminder goes or comes back, beside the version a sync last compared: a sync with nothing changed reads no
-# reminder, and a change made in the same second as a sync is still seen. What a sync did when both sides
-# changed the same thing, until a front end has said so once. The calendar's address and sync token live in
-# `meta`.
+# rule, private, secret) and when the reminder goes or comes back, beside the version a sync last compared:
+# a sync with nothing changed reads no reminder, and a change made in the same second as a sync is still
+# seen. What a sync did when both sides changed the same thing, until a front end has said so once. The
+# calendar's address and sync token live in `meta`.
 MIGRATION_15 = [
     """CREATE TABLE caldav_items (
         href TEXT PRIMARY KEY,
