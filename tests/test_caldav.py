@@ -91,6 +91,8 @@ def test_two_syncs_in_a_row_change_nothing_and_the_second_is_one_request(cli: Cl
     for later in (second, third):
         assert (later["sent"], later["fetched"], later["created_here"], later["changed_here"]) == (0, 0, [], [])
         assert later["requests"] == 1
+    code, out, _ = cli("status", "--json")
+    assert json.loads(out)["calendar_sync"]["ok"] is True
     assert len(synced.todos()) == 5 and len(reminders(cli)) == 5
 
 

@@ -44,14 +44,20 @@ class Ended:
 
 
 def status_words(last: dict[str, Any] | None, clock_short: Callable[[str], str]) -> str:
-    """The status bar's words for how the last sync ended: "calendar synced 14:02", "calendar: login refused
-    (14:02)"."""
+    """The status bar's words for how the last sync ended: "calendar synced Mon Dec 7 14:02", "calendar: login
+    refused (Mon Dec 7 14:02)"."""
+    words = sync_words(last, clock_short)
+    return f"calendar {words}" if words.startswith("synced") else f"calendar: {words}"
+
+
+def sync_words(last: dict[str, Any] | None, clock_short: Callable[[str], str]) -> str:
+    """How the last sync ended, in a few words: "synced Mon Dec 7 14:02", "login refused (Mon Dec 7 14:02)"."""
     if last is None:
-        return "calendar: not synced yet"
+        return "not synced yet"
     when = clock_short(str(last.get("at"))) if last.get("at") else "?"
     if last.get("ok"):
-        return f"calendar synced {when}"
-    return f"calendar: {short_reason(str(last.get('error', '')))} ({when})"
+        return f"synced {when}"
+    return f"{short_reason(str(last.get('error', '')))} ({when})"
 
 
 def short_reason(error: str) -> str:
