@@ -28,7 +28,7 @@ import os
 import threading
 from collections.abc import Callable
 from datetime import datetime, time, timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
 from assistant.briefing import NOTIFIED_KEY, build_briefing, day_start
 from assistant.desktop import NO_BUS, DesktopSender, Sent, reminder_text
@@ -43,7 +43,7 @@ SHOWN_PER_ROUND = 3  # reminders due together beyond this go in one summary noti
 CLAIMS_PER_ROUND = 1000  # a bound on one round's work; what is left is taken in the next round
 BRIEFING_LATE = timedelta(hours=4)  # a notifier started this long after the briefing time still posts it
 
-Say = Callable[[dict, str], None]  # (event as JSON, the same as a line of text)
+Say = Callable[[dict[str, Any], str], None]  # (event as JSON, the same as a line of text)
 
 
 class CalendarEnded(Protocol):

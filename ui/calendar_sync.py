@@ -1,9 +1,8 @@
 """The app's sync with a calendar server (SPEC F15), when one is set up: not drawn; every two seconds a worker
-asks assistant.caldav.background whether to start or reap an `assistant sync` child (a few seconds after a
-change to a reminder, and every caldav.interval_minutes), so no key ever waits for the network. What ended
-goes to the screen as News: the status bar's words, and once, a failure or a conflict the sync could not
-merge. At quit nothing waits: a running sync finishes on its own, and a change still waiting goes in one of
-its own."""
+asks the calendar service whether to start or reap an `assistant sync` child (a few seconds after a change to
+a reminder, and every caldav.interval_minutes), so no key ever waits for the network. What ended goes to
+the screen as News: the status bar's words, and once, a failure or a conflict the sync could not merge. At
+quit nothing waits: a running sync finishes on its own, and a change still waiting goes in one of its own."""
 from __future__ import annotations
 
 from textual import work
@@ -11,7 +10,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.worker import Worker
 
-from assistant.runtime import Runtime
+from assistant.services import CalendarService
 from ui.failures import ReportsFailures
 
 TICK_SECONDS = 2.0
@@ -26,25 +25,19 @@ class CalendarSync(ReportsFailures, Widget):
             self.status = status
             self.notice = notice
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, calendar: CalendarService) -> None:
         super().__init__()
-        self.runtime = runtime
-        self._sync: object | None = None
+        self.calendar = calendar
         self._check: Worker[None] | None = None
-
-    @property
-    def configured(self) -> bool:
-        from assistant.caldav.config import configured
-
-        return configured(self.runtime.settings)
+        self._said_last = False
 
     def on_mount(self) -> None:
-        if self.configured:
+        if self.calendar.configured:
             self.set_interval(TICK_SECONDS, self._tick, name="calendar-sync")
 
     def start(self) -> None:
         """At launch, once the first frame is drawn: how the last sync ended, and a sync now."""
-        if self.configured:
+        if self.calendar.configured:
             self._tick()
 
     def _tick(self) -> None:
@@ -54,21 +47,12 @@ class CalendarSync(ReportsFailures, Widget):
 
     @work(thread=True, group="calendar-sync", exit_on_error=False, description="sync with the calendar server")
     def _run_tick(self) -> None:
-        from assistant.caldav.background import BackgroundSync, status_words
-        from memory.transfer.caldav import last_sync
-
-        if self._sync is None:
-            store = self.runtime.store
-            self._sync = BackgroundSync(store, self.runtime.settings, says_conflicts=True)
-            self.post_message(self.News(status_words(last_sync(store), store.clock.short)))
-        assert isinstance(self._sync, BackgroundSync)
-        ended = self._sync.tick()
+        if not self._said_last:
+            self._said_last = True
+            self.post_message(self.News(self.calendar.last_status()))
+        ended = self.calendar.tick()
         if ended is not None:
             self.post_message(self.News(ended.status, ended.notice))
 
     def at_quit(self) -> None:
-        """A change still waiting goes in a sync of its own, which outlives the app; none is waited for."""
-        from assistant.caldav.background import BackgroundSync
-
-        if isinstance(self._sync, BackgroundSync):
-            self._sync.at_quit()
+        self.calendar.at_quit()

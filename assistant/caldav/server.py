@@ -54,9 +54,10 @@ class Server:
 
         self.config = config
         self.requests = 0
-        self.client = DAVClient(url=config.url, username=config.username, password=config.password,
-                                auth_type="basic", timeout=int(config.timeout),
-                                ssl_verify_cert=config.ca_bundle or True, enable_rfc6764=False)
+        # The client's methods are partly untyped: it is held as Any, and what it gives typed where it lands.
+        self.client: Any = DAVClient(url=config.url, username=config.username, password=config.password,
+                                     auth_type="basic", timeout=int(config.timeout),
+                                     ssl_verify_cert=config.ca_bundle or True, enable_rfc6764=False)
         session: Any = self.client.session
         send = session.request
 
