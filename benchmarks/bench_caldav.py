@@ -19,6 +19,7 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -30,7 +31,7 @@ TIME = "/usr/bin/time"  # GNU time: the child's own peak RSS (%M)
 NOW = "2026-12-06T10:00:00+00:00"
 
 
-def sync(db: str, env: dict[str, str]) -> dict:
+def sync(db: str, env: dict[str, str]) -> dict[str, Any]:
     """One `assistant sync --json` process (under /usr/bin/time for its own peak RSS)."""
     started = time.perf_counter()
     done = subprocess.run([TIME, "-f", "%M", str(ASSISTANT), "sync", "--json", "--db", db, "--now", NOW], env=env,

@@ -99,7 +99,7 @@ class Phone:
     def __init__(self, url: str, user: str, calendar: str, ca_bundle: str | None = None) -> None:
         from caldav.davclient import DAVClient
 
-        self.client = DAVClient(url=url, username=user, password=USERS[user], ssl_verify_cert=ca_bundle or True)
+        self.client: Any = DAVClient(url=url, username=user, password=USERS[user], ssl_verify_cert=ca_bundle or True)
         self.calendar_name = calendar
 
     def calendar(self) -> Any:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,9 +22,9 @@ def radicale(tmp_path: Path) -> Iterator[Radicale]:
     server.stop()
 
 
-def calendar_env(url: str, monkeypatch: pytest.MonkeyPatch, interval: str = "0.1") -> dict[str, str]:
+def calendar_env(url: str, monkeypatch: pytest.MonkeyPatch, interval: str = "0.1") -> dict[str, Any]:
     """The calendar for the app's settings and for its `assistant sync` children (they read the environment)."""
-    env = {"ASSISTANT_CALDAV__URL": url, "ASSISTANT_CALDAV__USERNAME": "alice",
+    env: dict[str, Any] = {"ASSISTANT_CALDAV__URL": url, "ASSISTANT_CALDAV__USERNAME": "alice",
            "ASSISTANT_CALDAV__INTERVAL_MINUTES": interval}
     for name, value in {**env, "ASSISTANT_CALDAV_PASSWORD": USERS["alice"]}.items():
         monkeypatch.setenv(name, value)
