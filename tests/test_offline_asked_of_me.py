@@ -10,8 +10,8 @@ from datetime import timedelta
 
 import pytest
 
-from assistant.offline.responder import OfflineResponder
 from assistant.reading import read
+from assistant.responders.offline import OfflineResponder
 from assistant.services import Services
 from assistant.turn.agent import Agent
 from memory import memories
@@ -19,13 +19,6 @@ from memory.transfer.jsonl_import import import_records
 from tests.conftest import make_runtime
 from tests.test_offline import say
 from tests.test_requests import CLOCK
-
-
-@pytest.fixture
-def agent(tmp_path):
-    rt = make_runtime(tmp_path)
-    yield Agent(rt, OfflineResponder(rt))
-    rt.close()
 
 
 def two_reminders(agent) -> None:

@@ -7,8 +7,8 @@ from datetime import timedelta
 
 import pytest
 
-from assistant.offline.responder import OfflineResponder
 from assistant.reading.understand import read_message
+from assistant.responders.offline import OfflineResponder
 from assistant.services.reminders import ReminderService
 from assistant.turn.agent import Agent
 from memory import memories, reminders
@@ -16,13 +16,6 @@ from memory.time.due_phrases import parse_due
 from memory.time.instants import UTC
 from tests.conftest import T0, make_runtime
 from tests.test_offline import say
-
-
-@pytest.fixture
-def agent(tmp_path):
-    rt = make_runtime(tmp_path)
-    yield Agent(rt, OfflineResponder(rt))
-    rt.close()
 
 
 def remind(store, content, due):

@@ -29,8 +29,8 @@ from memory.files import sync_folder, write_private
 from memory.memories import SELECT_MEMORY, Memory
 from memory.schema import KINDS
 from memory.store import Store
+from memory.transfer.exits import Exit
 
-SECRET = "[secret]"
 MANIFEST = ".assistant-export.json"
 KIND_FILES = {"fact": "facts", "preference": "preferences", "event": "events", "person": "people", "mood": "moods",
               "decision": "decisions", "note": "notes", "reminder": "reminders"}
@@ -79,16 +79,14 @@ class _Writer:
         self.clock = store.clock
         self.folder = folder
         self.include_secrets = include_secrets
+        self.exit = Exit(store)  # secrets as [secret], the rule of every exit
         self.result = MarkdownExport(folder)
         self.files: set[str] = set()
 
     def secretless(self, text: str, sensitive: bool = False) -> str:
         if self.include_secrets or not text:
             return text
-        from memory.sensitive import redact
-
-        hidden = redact(text, SECRET)
-        return SECRET if sensitive and hidden == text else hidden
+        return self.exit.text(text, sensitive)
 
     def when(self, instant: str | None) -> str:
         if not instant:
