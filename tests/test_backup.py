@@ -7,6 +7,7 @@ Waits are bounds for a failure, never measurements (benchmarks/bench_backup.py m
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -283,6 +284,7 @@ class Replicator:
     """`assistant backup run` in a session of its own (Litestream in its process group), its events read."""
 
     def __init__(self, home: Home) -> None:
+        self.db = home.db
         self.process = subprocess.Popen([str(ASSISTANT), "backup", "run", "--db", str(home.db), "--json"],
                                         env=home.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                         start_new_session=True, stdin=subprocess.DEVNULL)
@@ -320,6 +322,8 @@ def replicators() -> Iterator[list[Replicator]]:
         if replicator.process.poll() is None:
             os.killpg(replicator.process.pid, signal.SIGKILL)
             replicator.process.wait(10)
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            Path(json.loads(place_of(replicator.db).status.read_text())["socket"]).unlink()
 
 
 def remember_in_process(texts: list[str], db: Path) -> None:
@@ -335,8 +339,11 @@ def contents(db: Path) -> set[str]:
 
 
 def forget_the_machine(home: Home) -> None:
-    """Everything of the store on this machine goes: the file, its WAL, Litestream's state, ours."""
+    """Everything of the store on this machine goes: the file, its WAL, Litestream's state, ours (and the control
+    socket a killed Litestream left in the temp dir)."""
     place = place_of(home.db)
+    with contextlib.suppress(OSError, ValueError, KeyError):
+        Path(json.loads(place.status.read_text())["socket"]).unlink()
     for suffix in ("", "-wal", "-shm"):
         Path(f"{home.db}{suffix}").unlink(missing_ok=True)
     shutil.rmtree(place.litestream_state, ignore_errors=True)
