@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from memory.sensitive import keywords, labels
+from memory.sensitive import keywords, labels, vocabulary
 from memory.sensitive.values import credential_shaped, strip_value
 
 
@@ -47,38 +47,18 @@ class Record:
 
 
 _Finding = tuple[int, int, str]
-# Keys, headers and titles that name a secret alone in a record, though not in a sentence ("Key: X").
-_SECRET_KEYS = frozenset("""
-key keys code codes pin pins pass pw pwd passwd passcode passphrase psk secret token password passwords
-login pass-code combo combination kennwort passwort clave clé chiave sleutel chave код klucz hasło
-""".split())
-# Columns of user names, not of secrets, though "login" before a value is one in a sentence.
-_USER_KEYS = frozenset("""
-login logins user users username usernames user-name name email e-mail mail account id userid user-id benutzer
-benutzername utilisateur identifiant usuario utente gebruiker gebruikersnaam usuário
-""".split())
-# Keys of what names a thing, not of a secret: "SSID: Villa-5G" beside "Password: ...".
-_NAME_KEYS = _USER_KEYS | frozenset("""
-ssid network net wifi wi-fi wlan host hostname server url site service domain address model serial sku title
-device router printer app
-""".split())
-# Titles over a list of secrets, and what kind of secret each item is.
-_TITLE = re.compile(
-    r"(?<![^\W_])(?:(?P<password>passwords|pass words|passwörter|kennwörter|mots de passe|contraseñas|senhas|"
-    r"wachtwoorden|пароли|паролі|hasła|pw|pws|pwds|passwds|passphrases)|"
-    r"(?P<login>logins|log-ins|credentials|creds|secrets|keys|accounts? and passwords|zugangsdaten)|"
-    r"(?P<pin>pins|pin codes|pin numbers|pin-codes|pincodes|geheimzahlen)|"
-    r"(?P<code>codes|passcodes|door codes|access codes|alarm codes|gate codes|lock codes|codici|códigos|"
-    r"türcodes|kody|коды|коди)|"
-    r"(?P<combination>combinations|combos|kombinationen|combinaisons|combinaciones))(?![^\W_])", re.I)
-# Codes that open nothing: "zip codes", "error codes", "promo codes".
-_ORDINARY_CODES = re.compile(
-    r"(?<![^\W_])(?:zip|postal|post|postcode|area|country|dial|dialling|dialing|promo|promotion|promotional|discount|"
-    r"coupon|voucher|gift|referral|invite|invitation|error|status|http|exit|return|response|product|sku|item|article|"
-    r"tracking|shipping|iata|icao|airport|airline|flight|currency|language|locale|qr|bar|barcode|colou?r|dress|"
-    r"tax|medical|icd|cpt|diagnosis|billing|course|class|room|booking|reservation|confirmation|order|reference|"
-    r"source|sample|example|emoji|keyboard|shortcut|cheat|game|station|stock|ticker|branch|bank sort)"
-    r"[\s-]+$", re.I)
+# Keys, headers and titles that name a secret alone in a record, though not in a sentence ("Key: X"), columns
+# of user names, keys of what names a thing ("SSID: Villa-5G" beside "Password: ..."), titles over a list of
+# secrets by the kind of secret each item is, and codes that open nothing ("zip codes", "error codes"):
+# the data files' (vocabulary/*.toml).
+_SECRET_KEYS = vocabulary.LazyWords("secret_keys")
+_USER_KEYS = vocabulary.LazyWords("user_keys")
+_NAME_KEYS = vocabulary.LazyWords("user_keys", "name_keys")
+_TITLE_KINDS = ("password", "login", "pin", "code", "combination")
+_TITLE = vocabulary.lazy_pattern(lambda: r"(?<![^\W_])(?:" + "|".join(
+    f"(?P<{kind}>{vocabulary.alternation(f'{kind}_titles', True)})" for kind in _TITLE_KINDS) + r")(?![^\W_])", re.I)
+_ORDINARY_CODES = vocabulary.lazy_pattern(
+    lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('ordinary_codes', True)})[\s-]+$", re.I)
 _DIGITS_VALUE = re.compile(r"\d(?:[ \-./]?\d){2,}#?")
 _LABELLED_DIGITS = re.compile(r"(?:[^\W\d_][\w'’&.-]*[ \t]+){1,3}(?P<digits>\d(?:[ \-./]?\d){2,}#?)")
 _SEPARATOR_CELL = re.compile(r"[ \t]*:?-{2,}:?[ \t]*")
