@@ -59,6 +59,25 @@ def hidden(text: str) -> list[str]:
     ("Code d'accès résidence Marie : A 4 4 0 2", "A 4 4 0 2"),
     # number words in other languages
     ("le code de la porte c'est quatre-vingt-trois douze", "quatre-vingt-trois douze"),
+    ("le code de l'immeuble c'est trois deux un neuf", "trois deux un neuf"),
+    # values alone on their lines under a title of codes
+    ("dropbox recovery codes\n5521 0098\n7714 3302", "7714 3302"),
+    # the turns of a dial
+    ("the gun safe in the cellar: 22 right, 9 left, 31 right", "22 right, 9 left, 31 right"),
+    # a word for a password misspelt by one letter
+    ("pssword for the tablet: Heron#2291", "Heron#2291"),
+    ("the wifi passowrd is bramble-cat-12", "bramble-cat-12"),
+    # national ids said with what they are for, and a Brazilian CPF
+    ("DNI para el hotel: 73293425S", "73293425S"),
+    ("o meu CPF: 905.491.905-11", "905.491.905-11"),
+    # a passphrase of words, some of them short
+    ("the backup passphrase is walk in the park 77", "walk in the park 77"),
+    # digits keyed after a verb of opening, digits before the thing they open, an alarm reset
+    ("disarm with 5 5 0 1 before the beeping stops", "5 5 0 1"),
+    ("it's six two two nine for the side gate", "six two two nine"),
+    ("the burglar alarm got reset to 7481 yesterday", "7481"),
+    # an account, who uses it, then a user and a password
+    ("Spotify for the whole family: fam@example.org / Tempo!Beat5", "Tempo!Beat5"),
 ])
 def test_a_value_of_each_family_is_found_whole(text: str, value: str) -> None:
     assert is_sensitive(text)
@@ -84,6 +103,11 @@ def test_a_value_of_each_family_is_found_whole(text: str, value: str) -> None:
     "the course code is 40212, room 3",
     "la porte du garage s'ouvre à 8 h",
     "the building opens on 3 June",
+    "the recovery codes are in the blue folder",
+    "turn 2 left at the lights, then 3 right",
+    "the alarm got reset to 0715 for the early flight",
+    "it's 3 stops for the gate at the airport",
+    "my passport expires in 2031",
 ])
 def test_near_misses_of_those_families_are_left_alone(text: str) -> None:
     assert not is_sensitive(text), hidden(text)

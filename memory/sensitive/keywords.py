@@ -45,10 +45,12 @@ def _keyword_pattern() -> str:
     strong = (f"{v('strong')}|"
               rf"(?:{v('code_qualifiers', True)})(?:[ -](?!(?:the|a|an|to|of|for|my|your|our|is|was)\b)[^\W\d_]+)?"
               rf"[ -]?codes?|"
-              rf"(?:{v('code_nouns')})\s+(?:{v('of')})\s+(?:(?:{v('determiners')})\s+)?(?:[^\W\d_][\w'’]*\s+){{0,2}}"
+              rf"(?:{v('code_nouns')})\s+(?:{v('of')})(?:\s+|(?<=['’]))(?:(?:{v('determiners')})(?:\s+|(?<=['’])))?"
+              rf"(?:[^\W\d_][\w'’]*\s+){{0,2}}"
               rf"(?:{objects})")
     weak = (f"{v('weak')}|"
-            rf"keys?\s+(?:{v('of')})\s+(?:(?:{v('determiners')})\s+)?(?:[^\W\d_]+\s+){{0,2}}(?:{objects})")
+            rf"keys?\s+(?:{v('of')})(?:\s+|(?<=['’]))(?:(?:{v('determiners')})(?:\s+|(?<=['’])))?"
+            rf"(?:[^\W\d_]+\s+){{0,2}}(?:{objects})")
     return rf"(?P<cjk>{v('strong_unspaced')})|{_W}(?:(?P<strong>{strong})|(?P<weak>{weak})){_E}"
 
 
@@ -233,7 +235,7 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         found = _value_after(text, keyword.end(), strong, plural, word.lower() in _ABBREVIATIONS,
                              changed=bool(_CHANGE_VERB.search(text, max(0, keyword.start() - 60), keyword.start())),
                              compound=bool(_ARTICLE_BEFORE.search(text, max(0, keyword.start() - 12), keyword.start())),
-                             of_digits=kind in _MADE_OF_DIGITS)
+                             of_digits=kind in _MADE_OF_DIGITS, phrase="phrase" in word.lower())
         if found:
             changed_it = _CHANGED_IT.match(text, found[1])
             again = (_clause(text, changed_it.end(), strong, False, of_digits=kind in _MADE_OF_DIGITS)
@@ -406,7 +408,8 @@ _DIGIT_WORD = re.compile(r"[#*]?\d[\d\-./#*]*")
 
 
 def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: bool,
-                 changed: bool, compound: bool = False, of_digits: bool = False) -> tuple[int, int] | None:
+                 changed: bool, compound: bool = False, of_digits: bool = False,
+                 phrase: bool = False) -> tuple[int, int] | None:
     # "password for the guest wifi is X", "PIN: X", "password itself is X".
     pos = at
     whose = _WHOSE.match(text, pos)
@@ -422,7 +425,7 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
             return None  # "passwords:" over a list: each item is read by records.py and labels.py
         sign = copula.group(0) + text[copula.end():lead]
         label = whose is None and copula.group(0).strip()[:1] in (":", "=", "-", "—", "–", '"', "'")
-        value = _clause(text, lead, strong or label, plural, label=":" in sign, of_digits=of_digits)
+        value = _clause(text, lead, strong or label, plural, label=":" in sign, of_digits=of_digits, phrase=phrase)
         if value:
             return value
         described = _DESCRIBED.match(text, lead) if strong else None
@@ -552,7 +555,7 @@ def _value_before(text: str, at: int, end: int, strong: bool) -> tuple[int, int]
 
 
 def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = False,
-            of_digits: bool = False) -> tuple[int, int] | None:
+            of_digits: bool = False, phrase: bool = False) -> tuple[int, int] | None:
     """The value of a clause that starts at `start`, if it reads as a value (`of_digits`: the keyword names
     a secret made of digits, a PIN, a code or a combination, so a value that starts with digits ends
     with them)."""
@@ -578,7 +581,7 @@ def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = Fal
         w = word.group(0).lower().strip(_TRAILING)
         if w in _DESCRIPTOR:
             return None  # "4 digits", "12 characters long": says what the secret is made of
-        if w in _CUT:
+        if w in _CUT and not phrase:  # a passphrase is words: "moose on the loose 44"
             break
         if of_digits and all(_DIGIT_WORD.fullmatch(v.group(0).strip(_TRAILING)) for v in words[:i]) and not (
                 _DIGIT_WORD.fullmatch(w) or w in _AND and i + 1 < len(words)

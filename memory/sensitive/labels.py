@@ -88,7 +88,7 @@ _LABEL = vocabulary.lazy_pattern(lambda: (
     rf"{_START}(?:[^\W\d_][\w'’-]*[ \t]+)?(?:(?P<place>{_places()}){_placed()}|(?P<service>{_services()}))"
     rf"{_SIGN}(?P<value>[*#]?\d(?:[ -]?\d){{2,}}#?|[^\s,;]+){_keys_after()}{_END}"),
     re.I | re.M)
-_USER_SECRET = re.compile(rf"{_START}(?:[^\W\d_][\w'+.&-]*[ \t]+){{0,2}}?[^\W\d_][\w'+.&-]*{_SIGN}"
+_USER_SECRET = re.compile(rf"{_START}(?:[^\W\d_][\w'+.&-]*[ \t]+){{0,4}}?[^\W\d_][\w'+.&-]*{_SIGN}"
                           rf"(?P<user>[^\s/@]+@[^\s/]+)(?:[ \t]*/[ \t]*|[ \t]+)(?P<secret>[^\s,;]+){_END}", re.I | re.M)
 _USER_SECRET_LABELLED = vocabulary.lazy_pattern(lambda: (
     rf"{_START}(?:{_places()}|{_services()})(?:{_SIGN}|[ \t]+)[^\s/:]+[ \t]*/[ \t]*(?P<secret>[^\s,;]+){_END}"),
@@ -98,6 +98,13 @@ _VALUE = r"(?P<value>[*#]?\d(?:[ -]?\d){2,}[#*]?)(?![\w:/.,]\d)(?![\w:/])"
 # Digits that end their clause: "takes 0 9 3 3", and not "takes 120 kg".
 _LAST = r"(?=[ \t]*(?:$|\n|[.;,!?)]))"
 _THING = r"[^\W\d_][\w'’-]*"
+
+
+def _said_digits() -> str:
+    """Digits keyed on a pad, or three number words or more ("eight one one five")."""
+    words = vocabulary.alternation("number_words", True)
+    return rf"{_KEYED}|\d{{4,8}}|(?:(?:{words})(?:[ \t-]+|(?=[ \t]))){{3,}}"
+
 
 
 def _opened() -> list[str]:
@@ -132,6 +139,12 @@ def _opened() -> list[str]:
         rf"{_VALUE}",
         rf"(?<![^\W_])(?P<place>{locks})(?![^\W_])[^\n.;]{{0,20}}?(?<![^\W_])I[ \t]+(?:re)?set[ \t]+(?:it|that)[ \t]+"
         rf"(?:to|on)[ \t]+{_VALUE}",
+        # "unlock with 2 2 9 6 if the fingerprint fails": digits keyed after a verb of opening, no thing named.
+        rf"(?<![^\W_]){opens}(?:[ \t]+(?:it|them))?[ \t]+{entry}[ \t]+{keypad}(?P<value>{_KEYED})"
+        rf"(?![\w:/.,]\d)(?![\w:/])",
+        # "it's eight one one five for the garage": digits or number words, then the thing they are for.
+        rf"(?<![^\W_])(?:it's|it’s|it is|c'est|es|ist|è|é)[ \t]+(?P<value>{_said_digits()})[ \t]+"
+        rf"(?:for|pour|para|für|per|voor)[ \t]+{article}(?:{_THING}[ \t]+){{0,2}}?(?P<place>{places})(?![^\W_])",
         # "office alarm 7734, disarm before 8am": the digits right after the thing, the verb after them.
         rf"(?<![^\W_])(?P<place>{places})(?![^\W_])[ \t]+{_VALUE}[^\n.;]{{0,30}}?(?<![^\W_]){opens}(?![^\W_])",
         # A thing that opens, and in its clause digits keyed on a pad: "the garage is 6 6 0 2 if you get
@@ -212,7 +225,29 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
                 yield match.start("secret"), match.end("secret"), "credential"
     for pattern in _opened_patterns():
         for match in pattern.finditer(text):
+            place = match.groupdict().get("place") or ""
+            yield match.start("value"), match.end("value"), _kind(place) if place else "code"
+    for match in _RESET.finditer(text):
+        if not _clock_time(match.group("value")):  # "the alarm is set to 0630" is a time, "reset to 6135" not
             yield match.start("value"), match.end("value"), _kind(match.group("place"))
+    if words & _DIAL_WORDS:
+        for match in _DIALLED.finditer(text):  # "The safe in the study: 12 left, 34 right, 7 left"
+            yield match.start("value"), match.end("value"), "combination"
+
+
+def _clock_time(value: str) -> bool:
+    """Whether four digits read as a time of day ("0630", "2215")."""
+    return len(value) == 4 and value.isdigit() and int(value[:2]) < 24 and int(value[2:]) < 60
+
+
+_RESET = vocabulary.lazy_pattern(lambda: (
+    rf"(?<![^\W_])(?P<place>{_places()})(?![^\W_]){_placed()}(?:[ \t]+(?:is|was|got|has been|have been))?[ \t]+"
+    rf"(?:re)?set[ \t]+(?:to|on)[ \t]+(?P<value>\d{{4,8}})(?![\w:/.,]\d)(?![\w:/])"), re.I)
+_DIAL_WORDS = vocabulary.LazyWords("dial_turns")
+_DIALLED = vocabulary.lazy_pattern(lambda: (
+    rf"(?<![^\W_])(?:{_literal('locks')}|{_literal('places')})(?![^\W_])[^\n.;]{{0,40}}?"
+    rf"(?P<value>\d{{1,3}}[ \t]*(?:{_literal('dial_turns')})(?:[ \t]*[,;/]?[ \t]*(?:then[ \t]+)?\d{{1,3}}[ \t]*"
+    rf"(?:{_literal('dial_turns')})(?![^\W_])){{1,5}})"), re.I)
 
 
 def password_shaped(value: str, listed: bool) -> bool:

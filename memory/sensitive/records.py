@@ -68,6 +68,7 @@ _HTML_CELL = re.compile(r"<(?P<tag>t[dh])\b[^>]*>(?P<inner>.*?)(?=</t[dh]\s*>|<t
 _HTML_TEXT = re.compile(r"[^<>]*[^<>\s][^<>]*")
 _KEY_VALUE = re.compile(r"[ \t]*(?:[-*•·+]|\d{1,2}[.)])?[ \t]*(?P<key>[^\W\d_][^:=\n|\t]{0,38}?)[ \t]*"
                         r"(?:[:=]|[ \t][-–—])[ \t]*(?P<value>\S[^\n]*?)[ \t]*$")
+_BARE = re.compile(r"[ \t]*(?P<value>[^\s:=|]*\d[^\s:=|]*(?:[ \t]\d+)*)[ \t]*")
 _ITEM = re.compile(r"[ \t]*(?:[-*•·+]|\d{1,2}[.)])[ \t]+(?P<value>\S[^\n]*?)[ \t]*$")
 _HEADING = re.compile(r"[ \t]*(?:#{1,6}[ \t]+)?(?:\*\*|__)?(?P<title>[^\n:]{1,60}?)(?:\*\*|__)?[ \t]*:?[ \t]*$")
 _SENTENCE_END = re.compile(r"\n|[.!?;](?=\s)")
@@ -93,7 +94,8 @@ def find(text: str, words: frozenset[str]) -> Iterator[_Finding]:
     if "<t" in text or "<T" in text:
         for record in _html(text):
             yield from _judged(text, record)
-    if "\n" in text and (":" in text or "=" in text or "-" in text or "*" in text or "•" in text):
+    if "\n" in text and (":" in text or "=" in text or "-" in text or "*" in text or "•" in text
+                          or _TITLE.search(text)):
         for record in _blocks(text):
             yield from _judged(text, record)
     yield from _sentences(text, words)
@@ -267,6 +269,10 @@ def _blocks(text: str) -> Iterator[Record]:
     for start, end in [*_lines(text), (len(text) + 1, len(text) + 1)]:
         line = _KEY_VALUE.fullmatch(text, start, end) if start <= len(text) else None
         item = _ITEM.fullmatch(text, start, end) if start <= len(text) and not line else None
+        if not line and not item and start <= len(text) and (bare := _BARE.fullmatch(text, start, end)):
+            # A value alone on its line under a title of secrets: "google backup codes" / "8421 7730".
+            if block and title and _TITLE.search(title) or not block and _TITLE.search(_title_above(text, start)):
+                item = bare
         if line or item:
             if not block:
                 title = _title_above(text, start)
