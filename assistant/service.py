@@ -46,7 +46,7 @@ from assistant.views import (
     masked,
     private_marked,
 )
-from memory import browse, changes, episodes, memories, reminders, turn_records
+from memory import browse, changes, episodes, memories, reminders, secrets, turn_records
 from memory.connection import folder_writable
 from memory.consolidation.runs import last_completed_run
 from memory.errors import DiskFull, EmbedderUnavailable, InvalidInput, NotFound, StoreUnusable
@@ -338,7 +338,8 @@ class AssistantService:
         clock, store = self.runtime.clock, self.runtime.store
         said = [m for m in episodes.episode_messages(store, episode_id) if m.role in ("user", "assistant")]
         by = turn_records.responders_of(store, [m.id for m in said if m.role == "assistant"])
-        return [MessageView(m.role, m.content, clock.short(m.created_at), by.get(m.id) == "offline")
+        return [MessageView(m.role, m.content, clock.short(m.created_at), by.get(m.id) == "offline",
+                            secrets.revealed(store, m.content) if m.role == "assistant" else None)
                 for m in said]
 
     def current_messages(self) -> list[MessageView]:
@@ -592,7 +593,8 @@ class AssistantService:
             if title is None:
                 current = episodes.in_progress(store)
                 title = current.title if current and current.episode.id == place.said_in else "Untitled"
-        history = [EarlierView(masked(e.content, e.sensitive), e.content, e.sensitive, clock.short(e.replaced_at))
+        own = secrets.memory_secret_values(store, memory_id)  # its earlier texts follow its mask
+        history = [EarlierView(masked(e.content, e.sensitive, own), e.content, e.sensitive, clock.short(e.replaced_at))
                    for e in memories.earlier_texts(store, memory_id)]
         return MemoryDetail(m.id, m.kind, m.content, masked(m.content, m.sensitive), m.importance, m.private,
                             m.sensitive, m.pinned, m.source, clock.short(m.created_at), clock.short(m.updated_at),

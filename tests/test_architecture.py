@@ -68,6 +68,7 @@ MEMORY_LAYERS = [
     ("time", "files", "vectors", "sensitive"),
     ("schema",),
     ("store", "new_memory"),
+    ("secrets",),
     ("edges", "summaries", "episodes", "search", "health", "turn_records"),
     ("supersession",),
     ("memories",),

@@ -26,8 +26,10 @@ async def chat(provider: Provider, gate: Gate, system: SystemPrompt, conversatio
 def to_mcp_client(gate: Gate, text: str, where: str) -> str:
     """A tool result, error, resource or prompt as an MCP client may read it: the gate's last step, as
     for a chat turn's tool result (a withheld memory quoted anywhere goes by its id, a secret by where
-    it lives). The text was built through the same gate, memory by memory."""
-    return gate.text(text, where)
+    it lives; then any piece of a secret value left, a whole token of any length included: an answer
+    stored before its secret was known to be one, an echo of a 4-digit code). The text was built through
+    the same gate, memory by memory."""
+    return gate.fragments(gate.text(text, where))
 
 
 def ask_local(model: Any, request: LocalRequest) -> dict[str, Any]:

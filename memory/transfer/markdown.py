@@ -7,8 +7,10 @@
                                    id), then the messages with their times
 
 File names come from dates and titles, made safe on every OS (no reserved characters or names, no
-trailing dot or space, at most 120 characters, unique). Secrets found by the detector (and the whole text
-of a memory marked sensitive) are written as `[secret]` unless asked otherwise. Files are 0600 and
+trailing dot or space, at most 120 characters, unique). Secrets are written as `[secret]` unless asked
+otherwise (memory.secrets.Outside): those the detector finds, what looks like a value in a text the
+classifier flags, any whole token or piece of a secret value a sensitive memory holds (an answer that
+quoted one), and the whole text of a memory marked sensitive whose secret cannot be pointed to. Files are 0600 and
 folders 0700. A rerun writes only the files whose content changed, and removes the files of its own
 earlier run that are gone from the store (named in a small manifest), never another file.
 """
@@ -28,9 +30,9 @@ from memory.errors import InvalidInput
 from memory.files import sync_folder, write_private
 from memory.memories import SELECT_MEMORY, Memory
 from memory.schema import KINDS
+from memory.secrets import Outside
 from memory.store import Store
 
-SECRET = "[secret]"
 MANIFEST = ".assistant-export.json"
 KIND_FILES = {"fact": "facts", "preference": "preferences", "event": "events", "person": "people", "mood": "moods",
               "decision": "decisions", "note": "notes", "reminder": "reminders"}
@@ -74,21 +76,27 @@ def _yaml(value: str | None) -> str:
 
 
 class _Writer:
-    def __init__(self, store: Store, folder: Path, include_secrets: bool) -> None:
+    def __init__(self, store: Store, folder: Path, include_secrets: bool, embedder: Any = None) -> None:
         self.store = store
         self.clock = store.clock
         self.folder = folder
         self.include_secrets = include_secrets
         self.result = MarkdownExport(folder)
         self.files: set[str] = set()
+        self.outside = None if include_secrets else Outside.of(store, embedder)
 
-    def secretless(self, text: str, sensitive: bool = False) -> str:
-        if self.include_secrets or not text:
-            return text
-        from memory.sensitive import redact
+    def secretless(self, text: str) -> str:
+        """A title or a summary: the detector's secrets and any secret value of the store as SECRET."""
+        return text if self.outside is None or not text else self.outside.text(text)
 
-        hidden = redact(text, SECRET)
-        return SECRET if sensitive and hidden == text else hidden
+    def message(self, message: Message) -> str:
+        """A message: as `secretless`, and what looks like a value in one the classifier flags."""
+        return message.content if self.outside is None else self.outside.message(message.id, message.content)
+
+    def memory(self, memory: Memory) -> str:
+        """A memory's text: one that holds a secret with its values as SECRET, or whole when none can be
+        pointed to."""
+        return memory.content if self.outside is None else self.outside.memory(memory)
 
     def when(self, instant: str | None) -> str:
         if not instant:
@@ -115,8 +123,10 @@ def _link(relative: str) -> str:
     return "/".join(quote(part) for part in relative.split("/"))
 
 
-def write_markdown(store: Store, folder: str | Path, include_secrets: bool = False) -> MarkdownExport:
-    """Write (or bring up to date) the Markdown folder; see the module's text."""
+def write_markdown(store: Store, folder: str | Path, include_secrets: bool = False,
+                   embedder: Any = None) -> MarkdownExport:
+    """Write (or bring up to date) the Markdown folder; see the module's text. `embedder`: the app's, so a
+    text not embedded yet has the classifier's verdict before it is written (memory.secrets.Opinions)."""
     target = Path(folder).expanduser()
     if target.exists() and not target.is_dir():
         raise InvalidInput(f"cannot write a Markdown folder at {target}: it is a file")
@@ -125,7 +135,7 @@ def write_markdown(store: Store, folder: str | Path, include_secrets: bool = Fal
         target.chmod(0o700)
     except OSError as exc:
         raise InvalidInput(f"cannot write a Markdown folder at {target}: {exc.strerror or exc}") from None
-    writer = _Writer(store, target, include_secrets)
+    writer = _Writer(store, target, include_secrets, embedder)
     kinds = _memory_files(writer)
     conversations = _conversation_files(writer)
     _index(writer, kinds, conversations)
@@ -152,7 +162,7 @@ def _memory_files(writer: _Writer) -> list[tuple[str, str, int]]:
         name = KIND_FILES[kind]
         lines = ["---", f"kind: {kind}", f"count: {len(items)}", "---", "", f"# {name.capitalize()}", ""]
         for memory in items:
-            text = " ".join(writer.secretless(_clean(memory.content), memory.sensitive).split())
+            text = " ".join(_clean(writer.memory(memory)).split())
             marks = [f"#{memory.id}", f"said {writer.when(memory.created_at)}"]
             if memory.private:
                 marks.append("private")
@@ -194,7 +204,7 @@ def _conversation_files(writer: _Writer) -> list[tuple[Episode, str, int]]:
         for message in said:
             who = "You" if message.role == "user" else "Assistant"
             lines += [f"**{who}** · {writer.when(message.created_at)}", "",
-                      writer.secretless(_clean(message.content)).strip(), ""]
+                      _clean(writer.message(message)).strip(), ""]
         relative = f"conversations/{name}.md"
         writer.put(relative, "\n".join(lines))
         writer.result.conversations += 1

@@ -8,6 +8,7 @@ from typing import Any
 
 from memory.files import write_private
 from memory.memories import SELECT_MEMORY, Memory
+from memory.secrets import Outside
 from memory.store import Store
 from memory.text import CONTROL
 from memory.time.due_phrases import localize
@@ -53,15 +54,17 @@ def _until_to_utc(rule: str, zone: tzinfo | None) -> str:
     return format_rule(parts)
 
 
-def _event(memory: Memory, uid: str, start: datetime, stamp: datetime) -> Any:
+def _event(memory: Memory, uid: str, start: datetime, stamp: datetime, outside: Outside) -> Any:
     from icalendar import Alarm, Event
 
     event = Event()
     event.add("UID", uid)
     event.add("DTSTAMP", stamp)
     event.add("DTSTART", start)
-    # A calendar app shows these raw: control characters (escape sequences, bidi overrides) go.
-    summary, _, description = CONTROL.sub("\ufffd", memory.content.replace("\r\n", "\n")).partition("\n")
+    # A calendar app shows these raw: control characters (escape sequences, bidi overrides) go; a secret
+    # is "[secret]" (a calendar file is read by other apps and kept by other services).
+    text = outside.memory(memory)
+    summary, _, description = CONTROL.sub("\ufffd", text.replace("\r\n", "\n")).partition("\n")
     event.add("SUMMARY", summary)
     if description.strip():
         event.add("DESCRIPTION", description)
@@ -88,10 +91,12 @@ def _at(moment: datetime, zone: tzinfo | None, wall_zone: tzinfo) -> datetime:
     return moment.astimezone(zone)
 
 
-def build_calendar(store: Store) -> tuple[Any, int]:
-    """(icalendar.Calendar of the open reminders, how many reminders it holds)."""
+def build_calendar(store: Store, embedder: Any = None) -> tuple[Any, int]:
+    """(icalendar.Calendar of the open reminders, how many reminders it holds). `embedder`: the app's, for
+    the classifier's verdict on a reminder not embedded yet."""
     from icalendar import Calendar, vRecur
 
+    outside = Outside.of(store, embedder)
     now = store.clock.now()
     calendar = Calendar()
     calendar.add("PRODID", PRODID)
@@ -108,12 +113,12 @@ def build_calendar(store: Store) -> tuple[Any, int]:
         zone: tzinfo | None
         if rule is None:
             zone = _export_zone(store.clock.zone) or UTC
-            calendar.add_component(_event(memory, uid, _at(due, zone, UTC), now))
+            calendar.add_component(_event(memory, uid, _at(due, zone, UTC), now, outside))
             earliest = min(earliest, due.date())
             continue
         zone = _export_zone(rule.tz())
         series_start = localize(rule.start, rule.tz())
-        master = _event(memory, uid, _at(series_start, zone, rule.tz()), now)
+        master = _event(memory, uid, _at(series_start, zone, rule.tz()), now, outside)
         master.add("RRULE", vRecur.from_ical(_until_to_utc(rule.rule, zone)))
         calendar.add_component(master)
         earliest = min(earliest, series_start.date())
@@ -122,7 +127,7 @@ def build_calendar(store: Store) -> tuple[Any, int]:
         # explicitly when that is not where this reminder stands.
         natural = next(rule.instances_after(now - timedelta(seconds=1)), None)
         if occurrence != due or occurrence != natural:
-            moved = _event(memory, uid, _at(due, zone, rule.tz()), now)
+            moved = _event(memory, uid, _at(due, zone, rule.tz()), now, outside)
             moved.add("RECURRENCE-ID", _at(occurrence, zone, rule.tz()))
             calendar.add_component(moved)
     # VTIMEZONEs from the zone database, covering every occurrence a calendar is likely to show.
@@ -131,14 +136,14 @@ def build_calendar(store: Store) -> tuple[Any, int]:
     return calendar, len(reminders)
 
 
-def write_calendar(store: Store, path: str | os.PathLike[str]) -> int:
+def write_calendar(store: Store, path: str | os.PathLike[str], embedder: Any = None) -> int:
     """Write the open reminders to `path` (0600, through a temporary file); returns how many."""
-    calendar, count = build_calendar(store)
+    calendar, count = build_calendar(store, embedder)
     data = calendar.to_ical()
     write_private(path, lambda out: out.write(data))
     return count
 
 
-def calendar_text(store: Store) -> str:
+def calendar_text(store: Store, embedder: Any = None) -> str:
     """The open reminders as iCalendar text (for `export --ics -`)."""
-    return build_calendar(store)[0].to_ical().decode("utf-8")
+    return build_calendar(store, embedder)[0].to_ical().decode("utf-8")
