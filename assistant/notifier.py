@@ -24,6 +24,7 @@ import os
 import threading
 from collections.abc import Callable
 from datetime import datetime, time, timedelta
+from typing import Any
 
 from assistant.briefing import NOTIFIED_KEY, build_briefing, day_start
 from assistant.desktop import NO_BUS, DesktopSender, Sent, reminder_text
@@ -38,7 +39,7 @@ SHOWN_PER_ROUND = 3  # reminders due together beyond this go in one summary noti
 CLAIMS_PER_ROUND = 1000  # a bound on one round's work; what is left is taken in the next round
 BRIEFING_LATE = timedelta(hours=4)  # a notifier started this long after the briefing time still posts it
 
-Say = Callable[[dict, str], None]  # (event as JSON, the same as a line of text)
+Say = Callable[[dict[str, Any], str], None]  # (event as JSON, the same as a line of text)
 
 
 def deliver(store: Store, memory_id: int, occurrence_at: str, title: str, body: str,

@@ -1,33 +1,38 @@
 """Settings (SPEC F10): defaults < config file < ASSISTANT_* environment < command-line flags.
 
 Every key is documented in config.example.toml. The settings are plain dataclasses whose annotations
-carry the rules (a type, `Range`, `Check`, a `Literal` of choices); pydantic-settings reads them to load
-the layers: the file's table, the ASSISTANT_* variables (nested with "__"), then the flags. An invalid
-file or variable is one clear error naming the key and where it came from. API keys are read from the
-environment only (ANTHROPIC_API_KEY; OPENAI_API_KEY or the variable `openai.api_key_env` names) and are
-never a setting, never stored.
+carry the rules: the type, `Range` (msgspec's Meta: the bounds of a number), a `Literal` of choices, and
+`Check(rule)` for what a type cannot say (an address, a zone, a time of day). Each layer is a table:
+tomllib reads the file, `_environment` the ASSISTANT_* variables (nested with "__", a whole table as
+JSON) and the clients' own (ENV_ALIASES), the flags come as they are; msgspec converts the layers
+merged so far into the dataclasses (types, bounds, choices, `__post_init__`), layer by layer, so an
+invalid value is one line naming the key and the layer that brought it (the file, or the variable).
+msgspec imports in a few milliseconds, so every start-up validates: nothing is cached. API keys are
+read from the environment only (ANTHROPIC_API_KEY; OPENAI_API_KEY or the variable `openai.api_key_env`
+names) and are never a setting, never stored.
 
-Importing pydantic-settings costs about 150 ms of CPU here, as much as a whole `assistant reminders`:
-so a validated result is kept in the cache dir under the exact inputs it came from, and a command whose
-file, variables and flags did not change since reads it back without importing pydantic at all.
+A new table (`[caldav]`, say) is three steps: a dataclass `CaldavSettings(Table)` with its keys, their
+defaults and rules; a field `caldav: CaldavSettings = field(default_factory=CaldavSettings)` in
+`Settings`; its keys, commented, in config.example.toml (tests/test_openai.py checks that every key is
+there). The file, `ASSISTANT_CALDAV__<KEY>` and the messages then work by themselves. A secret (a
+password) is never a key: read it from its own variable where it is used, as the API keys are.
 """
 from __future__ import annotations
 
 import json
 import os
 import re
-import zlib
 from collections.abc import Callable, Mapping
-from dataclasses import MISSING, asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime, time
-from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, cast, get_args, get_type_hints
+from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 from urllib.parse import urlsplit
+
+import msgspec
 
 from assistant import paths
 from assistant.errors import BadInput
-from memory.consolidation import options as consolidation_options
 from memory.consolidation.options import Options
 from memory.errors import InvalidInput
 from memory.files import expand
@@ -35,10 +40,6 @@ from memory.store import check_path
 from memory.text import CONTROL
 from memory.time.instants import UTC, check_instant
 from memory.time.zones import zone_from_name
-
-if TYPE_CHECKING:
-    from pydantic import GetCoreSchemaHandler, TypeAdapter
-    from pydantic_settings import BaseSettings
 
 ENV_PREFIX = "ASSISTANT_"
 # The clients' own variables, read as the settings they name; the app's own variable wins when both are set.
@@ -52,28 +53,15 @@ class SettingsError(BadInput):
     """A setting that cannot be used; the message names the key and its source."""
 
 
-# -- the rules, as annotations pydantic reads when it validates (it is imported only then) ------------------
+# -- the rules, as annotations: msgspec reads the types, Range and Literal; Check is run after it -----------
 
-class Range:
-    """The bounds of a number; true and false are refused (Python would count them as 1 and 0).
-    (Plain classes, these two: a dataclass costs a millisecond of every start-up.)"""
-
-    def __init__(self, ge: float | None = None, gt: float | None = None, le: float | None = None,
-                 lt: float | None = None) -> None:
-        self.ge, self.gt, self.le, self.lt = ge, gt, le, lt
-
-    def __repr__(self) -> str:
-        return f"Range(ge={self.ge}, gt={self.gt}, le={self.le}, lt={self.lt})"
-
-    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> Any:
-        from pydantic import BeforeValidator, Field
-
-        bounds = Field(ge=self.ge, gt=self.gt, le=self.le, lt=self.lt)
-        return handler.generate_schema(Annotated[source, bounds, BeforeValidator(_not_a_boolean)])
+Range = msgspec.Meta
+"""The bounds of a number (ge, gt, le, lt). true and false are never a number (msgspec refuses them)."""
 
 
 class Check:
-    """A rule beyond the type: `rule` raises ValueError saying what is wrong with the value."""
+    """A rule beyond the type: `rule` raises ValueError saying what is wrong with the value.
+    (A plain class: a dataclass costs a millisecond of every start-up.)"""
 
     def __init__(self, rule: Callable[[Any], None]) -> None:
         self.rule = rule
@@ -81,25 +69,11 @@ class Check:
     def __repr__(self) -> str:
         return f"Check({self.rule.__qualname__})"
 
-    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> Any:
-        from pydantic import AfterValidator
-
-        def checked(value: Any) -> Any:
-            self.rule(value)
-            return value
-
-        return handler.generate_schema(Annotated[source, AfterValidator(checked)])
-
-
-def _not_a_boolean(value: Any) -> Any:
-    if isinstance(value, bool):
-        raise ValueError(f"expected a number, got {str(value).lower()}")
-    return value
-
 
 def _shown(value: Any) -> str:
-    """A value quoted in a message: repr (control characters escaped), a pasted megabyte cut short."""
-    text = repr(value)
+    """A value quoted in a message: as TOML writes a boolean, else repr (control characters escaped), a
+    pasted megabyte cut short."""
+    text = str(value).lower() if isinstance(value, bool) else repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
@@ -186,8 +160,7 @@ Tokens = Annotated[int, Range(ge=0, le=1_000_000)]
 
 class Table:
     """A table of the config file (the file itself is the outer one): a key it does not declare is an
-    error, not ignored."""
-    __pydantic_config__ = {"extra": "forbid"}
+    error, not ignored (`_unknown_key`)."""
 
 
 @dataclass
@@ -347,12 +320,7 @@ def load_settings(config: str | None = None, overrides: Mapping[str, Any] | None
     if explicit and not path.is_file():
         raise SettingsError(f"config file not found: {path}")
     content = _read_config(path) if path.is_file() else None
-    inputs = _inputs(path, content, env, flags)
-    found = _cached(inputs)
-    if found is None:
-        found = _validated(path, content, env, flags)
-        _keep(inputs, found)
-    settings = found
+    settings = _validated(path, content, env, flags)
     settings.config_path = str(path) if content is not None else ""
     if now:
         settings.now = now
@@ -401,90 +369,84 @@ def _check_now(settings: Settings, source: str) -> None:
         raise SettingsError(f"{source}: {exc}") from None
 
 
-@cache
-def _validator() -> TypeAdapter[Settings]:
-    """Pydantic reading the dataclasses: their types, Range, Check, Literal choices, __post_init__."""
-    from pydantic import TypeAdapter
-
-    return TypeAdapter(Settings)
+Key = tuple[str, ...]  # a key's place: ("prompt", "max_memory_tokens"), ("keymap", "recap")
 
 
-@cache
-def _variables_model() -> type[BaseSettings]:
-    """Settings as a pydantic-settings model (the same fields, read from the dataclass), for the one thing
-    pydantic-settings does here: reading the variables (prefix, "__" nesting, JSON tables). Never validated
-    itself: its __init__ would read os.environ, and a test's variables are its own."""
-    from pydantic import Field
-    from pydantic_settings import BaseSettings, SettingsConfigDict
+class _Refused(Exception):
+    """A value a layer cannot have: its key, and a line that names it and says what is wrong (the
+    layer's name goes before it: the file, the variable)."""
 
-    class Layers(BaseSettings):
-        model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_nested_delimiter="__", extra="forbid")
-
-    hints = get_type_hints(Settings, include_extras=True)
-    declared: dict[str, Any] = {
-        f.name: (hints[f.name], f.default if f.default is not MISSING
-                 else Field(default_factory=cast(Callable[[], Any], f.default_factory)))
-        for f in fields(Settings) if f.init}
-    from pydantic import create_model
-
-    return create_model("Settings", __base__=Layers, **declared)
+    def __init__(self, key: Key, line: str) -> None:
+        super().__init__(line)
+        self.key, self.line = key, line
 
 
 def _validated(path: Path, content: bytes | None, env: Mapping[str, str], flags: Mapping[str, Any]) -> Settings:
     """The layers validated one on the other, so an error names the layer that brought the value: a bad
     file is reported even where a variable would override that key."""
-    from pydantic import ValidationError
-
-    validator = _validator()
     file_data = _parse_toml(path, content) if content is not None else {}
     variables, given_by = _environment(env)
-    layers: list[tuple[dict[str, Any], Callable[[tuple[int | str, ...]], str]]] = [
-        (file_data, lambda loc: str(path)),
-        (variables, lambda loc: _variable_for(loc, given_by)),
-        (dict(flags), lambda loc: "command line")]
+    layers: list[tuple[dict[str, Any], Callable[[Key], str]]] = [
+        (file_data, lambda key: str(path)),
+        (variables, lambda key: _variable_for(key, given_by)),
+        (dict(flags), lambda key: "command line")]
     merged: dict[str, Any] = {}
+    settings = Settings()
     for data, source_of in layers:
         merged = _merged(merged, data)
         try:
-            settings = validator.validate_python(merged)
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            raise SettingsError(_explained(error, source_of(error["loc"]))) from None
+            unknown = _unknown_key(data, Settings)
+            if unknown:
+                raise _Refused(unknown, f"unknown setting {'.'.join(unknown)!r}")
+            try:
+                # strict=False: a variable is text, and "4000" is read as the number a key wants
+                settings = msgspec.convert(merged, Settings, strict=False)
+            except msgspec.ValidationError as exc:
+                raise _refusal(str(exc), merged) from None
+            _check_rules(settings)
+        except _Refused as refused:
+            raise SettingsError(f"{source_of(refused.key)}: {refused.line}") from None
     settings.endpoint_in_file = bool(file_data.get("openai", {}).get("base_url"))  # valid: a table, a text
     return settings
 
 
-def _environment(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[tuple[str, ...], str]]:
-    """The ASSISTANT_* variables (and the clients' own, ENV_ALIASES) as one nested table, read by
-    pydantic-settings, with the variable that gave each key (for messages)."""
-    from pydantic_settings import EnvSettingsSource
-    from pydantic_settings import SettingsError as UnreadableVariable
+def _environment(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[Key, str]]:
+    """The ASSISTANT_* variables that name a setting (ASSISTANT_<KEY>, ASSISTANT_<TABLE>__<KEY>; a whole
+    table as JSON) and the clients' own (ENV_ALIASES), as one nested table, with the variable that gave
+    each key (for messages). A variable that names no setting is not ours: it is left alone."""
+    def key_of(name: str) -> Key:
+        return tuple(name[len(ENV_PREFIX):].lower().split("__"))
 
-    named = {name: value for name, value in env.items() if name.upper() not in NOT_SETTINGS}
-    given_by = {name.lower(): name for name in named}
+    def names_a_setting(key: Key) -> bool:  # or a key of a table: ASSISTANT_PROMPT__BOGUS is refused, by name
+        return key[0] in SETTABLE and all(_is_table(_annotation(key[:depth])) or _annotation(key[:depth]) is None
+                                          for depth in range(1, len(key)))  # ASSISTANT_MODEL__X: model has none
+
+    given_by = {key_of(name): name for name in env
+                if name.upper().startswith(ENV_PREFIX) and name.upper() not in NOT_SETTINGS
+                and names_a_setting(key_of(name))}
     for alias, canonical in ENV_ALIASES.items():
-        if alias in named and canonical.lower() not in given_by:
-            named[canonical] = named[alias]
-            given_by[canonical.lower()] = alias
-    source = EnvSettingsSource(_variables_model())
-    source.env_vars = {name.lower(): value for name, value in named.items()}  # this mapping, not os.environ
-    paths_given = {tuple(name[len(ENV_PREFIX):].split("__")): given for name, given in given_by.items()
-                   if name.startswith(ENV_PREFIX.lower())}
-    try:
-        return source(), paths_given
-    except UnreadableVariable as exc:  # a table given whole, as JSON, that is not JSON
-        for key, name in sorted(paths_given.items()):
-            if len(key) == 1 and key[0] in (*SECTIONS, "keymap"):
-                try:
-                    json.loads(env[name])
-                except ValueError:
-                    raise SettingsError(f"environment variable {name}: {key[0]} must be a table, written as "
-                                        "JSON such as {\"name\": \"value\"}") from None
-        raise SettingsError(f"environment: {exc}") from None
+        if alias in env and key_of(canonical) not in given_by:
+            given_by[key_of(canonical)] = alias
+    table: dict[str, Any] = {}
+    for key, name in sorted(given_by.items(), key=lambda item: (len(item[0]), item[0])):  # a whole table first
+        value: Any = env[name]
+        if _is_table(_annotation(key)):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                raise SettingsError(f"environment variable {name}: {'.'.join(key)} must be a table, written as "
+                                    "JSON such as {\"name\": \"value\"}") from None
+        inner = table
+        for part in key[:-1]:
+            inner = inner.setdefault(part, {})
+            if not isinstance(inner, dict):
+                break  # under a table given as something else: that one is reported
+        else:
+            inner[key[-1]] = value
+    return table, given_by
 
 
-def _variable_for(loc: tuple[int | str, ...], given_by: Mapping[tuple[str, ...], str]) -> str:
-    key = tuple(str(part) for part in loc)
+def _variable_for(key: Key, given_by: Mapping[Key, str]) -> str:
     names = sorted(name for path, name in given_by.items() if path[:len(key)] == key or key[:len(path)] == path)
     return f"environment variable {names[0]}" if len(names) == 1 else "environment"
 
@@ -498,108 +460,118 @@ def _merged(low: Mapping[str, Any], high: Mapping[str, Any]) -> dict[str, Any]:
     return result
 
 
-def _explained(error: Mapping[str, Any], where: str) -> str:
-    """One line for a pydantic error: where the value came from, the key, what is wrong."""
-    key = ".".join(str(part) for part in error["loc"])
-    kind, value, context = error["type"], error.get("input"), error.get("ctx", {})
-    if kind in ("extra_forbidden", "unexpected_keyword_argument"):
-        return f"{where}: unknown setting {key!r}"
-    if kind == "literal_error":
-        choices = [str(choice) for choice in get_args(_annotation(error["loc"])) if choice]
-        wanted = " or ".join(choices) if len(choices) == 2 else "one of " + ", ".join(choices)
-        return f"{where}: {key} must be {wanted} (got {_shown(value)})"
-    bounds = {"greater_than_equal": ("at least", "ge"), "greater_than": ("more than", "gt"),
-              "less_than_equal": ("at most", "le"), "less_than": ("less than", "lt")}
-    if kind in bounds:
-        words, name = bounds[kind]
-        return f"{where}: {key} must be {words} {context.get(name)}, got {_shown(value)}"
-    expected = {"int": "a whole number", "float": "a number", "finite": "a number", "bool": "true or false",
-                "string": "text"}
-    family = kind.split("_")[0]
-    if family in expected:
-        return f"{where}: {key}: expected {expected[family]}, got {_shown(value)}"
-    if kind in ("dict_type", "dataclass_type", "model_type"):
-        return f"{where}: {key} must be a table"
-    if kind == "value_error" and "error" in context:
-        return f"{where}: {key}: {context['error']}"
-    return f"{where}: {key}: {error['msg']}"
+_HINTS: dict[type, dict[str, Any]] = {}
 
 
-def _annotation(loc: tuple[int | str, ...]) -> Any:
-    """The declared type at `loc` (e.g. ("openai", "json_format")), its Literal choices included."""
+def _hints(table: type) -> dict[str, Any]:
+    """A table's settable keys and their annotations (Annotated kept: Range, Check), read once."""
+    if table not in _HINTS:
+        hints = get_type_hints(table, include_extras=True)
+        _HINTS[table] = {f.name: hints[f.name] for f in fields(table) if f.init}
+    return _HINTS[table]
+
+
+def _bare(annotation: Any) -> Any:
+    """The type under Annotated[...] (its rules set aside)."""
+    return annotation.__origin__ if get_origin(annotation) is Annotated else annotation
+
+
+def _is_table(annotation: Any) -> bool:
+    kind = _bare(annotation)
+    return (isinstance(kind, type) and issubclass(kind, Table)) or get_origin(kind) is dict
+
+
+def _annotation(key: Key) -> Any:
+    """The declared type at `key` (None where nothing is declared): ("openai", "json_format") -> its Literal."""
     owner: Any = Settings
-    for part in loc:
-        owner = get_type_hints(owner, include_extras=True).get(str(part))
-    return owner.__origin__ if hasattr(owner, "__metadata__") else owner
+    for part in key:
+        kind = _bare(owner)
+        if isinstance(kind, type) and issubclass(kind, Table):
+            owner = _hints(kind).get(part)
+        elif get_origin(kind) is dict:
+            owner = get_args(kind)[1]
+        else:
+            return None
+    return owner
 
 
-# -- the cache of validated settings ---------------------------------------------------------------------
-
-CACHE_FORMAT = 1
-CACHE_ENTRIES = 4  # the app, the notifier and a shell or two, each with its own variables
-
-
-def _inputs(path: Path, content: bytes | None, env: Mapping[str, str], flags: Mapping[str, Any]) -> str:
-    """Everything a result depends on: the file's bytes (by checksum), every variable read, the flags, and
-    the code that declares the keys and their defaults (by its file's time and size)."""
-    code = [[os.stat(source).st_mtime_ns, os.stat(source).st_size]
-            for source in (__file__, consolidation_options.__file__)]
-    file = None if content is None else [len(content), zlib.crc32(content), zlib.adler32(content)]
-    read = sorted((name, value) for name, value in env.items() if name in ENV_ALIASES or (
-        name.upper().startswith(ENV_PREFIX) and name[len(ENV_PREFIX):].lower().split("__")[0] in SETTABLE))
-    return json.dumps([CACHE_FORMAT, code, str(path), file, read, sorted(flags.items())], default=str)
+def _unknown_key(data: Mapping[str, Any], table: type) -> Key:
+    """The first key of `data` that `table` does not declare (msgspec leaves a dataclass's unknown keys
+    alone: `forbid_unknown_fields` is for its Structs), with the tables it is in; () when there is none."""
+    declared = _hints(table)
+    for key, value in data.items():
+        if key not in declared:
+            return (key,)
+        inner = _bare(declared[key])
+        if isinstance(value, dict) and isinstance(inner, type) and issubclass(inner, Table):
+            deeper = _unknown_key(value, inner)
+            if deeper:
+                return (key, *deeper)
+    return ()
 
 
-def _cache_file() -> Path:
-    return paths.cache_dir() / "settings.json"
+def _check_rules(table: Table, under: Key = ()) -> None:
+    """Run the Check rules of every key, in the tables too."""
+    for name, annotation in _hints(type(table)).items():
+        value = getattr(table, name)
+        for rule in getattr(annotation, "__metadata__", ()):
+            if isinstance(rule, Check):
+                try:
+                    rule.rule(value)
+                except ValueError as exc:
+                    raise _Refused((*under, name), f"{'.'.join((*under, name))}: {exc}") from None
+        if isinstance(value, Table):
+            _check_rules(value, (*under, name))
 
 
-def _cached(inputs: str) -> Settings | None:
+_ERROR = re.compile(r"(?P<problem>.*?)(?: - at `\$(?P<path>[^`]*)`)?", re.DOTALL)
+_WRONG_TYPE = re.compile(r"Expected `(?P<expected>[^` |]+)[^`]*`, got `[^`]*`")
+_OUT_OF_BOUNDS = re.compile(r"Expected `[^`]*` (?P<op>[<>]=?) (?P<bound>\S+)")
+_BOUNDS = {">=": "at least", ">": "more than", "<=": "at most", "<": "less than"}
+_EXPECTED = {"int": "a whole number", "float": "a number", "bool": "true or false", "str": "text"}
+
+
+def _refusal(error: str, data: Mapping[str, Any]) -> _Refused:
+    """msgspec's error ("Expected `int` >= 512 - at `$.prompt.time_tokens`") as the key and one plain
+    sentence with the value given."""
+    found = _ERROR.fullmatch(error)
+    problem, path = (found["problem"], found["path"] or "") if found else (error, "")
+    key: Key = tuple(part for part in re.split(r"\.|\[\.\.\.\]", path) if part)
+    if path.endswith("[...]"):  # an entry of a free-form table ([keymap]): msgspec does not say which one
+        entries = _value_at(data, key)
+        wanted = _annotation((*key, ""))
+        key += next((str(name) for name, value in entries.items() if not _converts(value, wanted)), "?"),
+    value, name = _value_at(data, key), ".".join(key)
+    if wrong_type := _WRONG_TYPE.fullmatch(problem):
+        expected = wrong_type["expected"]
+        if expected == "object":
+            return _Refused(key, f"{name} must be a table")
+        if isinstance(value, bool) and expected in ("int", "float"):
+            expected = "float"
+        return _Refused(key, f"{name}: expected {_EXPECTED.get(expected, expected)}, got {_shown(value)}")
+    if out_of_bounds := _OUT_OF_BOUNDS.fullmatch(problem):
+        bound = float(out_of_bounds["bound"])
+        shown = int(bound) if bound.is_integer() else bound
+        return _Refused(key, f"{name} must be {_BOUNDS[out_of_bounds['op']]} {shown}, got {_shown(value)}")
+    if problem.startswith("Invalid enum value"):
+        choices = [str(choice) for choice in get_args(_bare(_annotation(key))) if choice]
+        wanted = " or ".join(choices) if len(choices) == 2 else "one of " + ", ".join(choices)
+        return _Refused(key, f"{name} must be {wanted} (got {_shown(value)})")
+    return _Refused(key, f"{name}: {problem}" if name else problem)  # a table's own rule (__post_init__)
+
+
+def _value_at(data: Any, key: Key) -> Any:
+    for part in key:
+        data = data.get(part) if isinstance(data, Mapping) else None
+    return data
+
+
+def _converts(value: Any, annotation: Any) -> bool:
     try:
-        for kept_inputs, kept in json.loads(_cache_file().read_text(encoding="utf-8")):
-            if kept_inputs == inputs:
-                return _from_plain(kept)
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
-        pass  # no cache yet, or one this code cannot read: validate again
-    return None
-
-
-def _keep(inputs: str, settings: Settings) -> None:
-    """Keep a validated result, newest first. Never one that may carry a credential (a header, a password
-    in an address): those came from the environment or the config file and stay there."""
-    if settings.openai.headers or any("@" in url.split("://", 1)[-1].split("/", 1)[0]
-                                      for url in (settings.ollama.host, settings.openai.base_url)):
-        return
-    target = _cache_file()
-    try:
-        entries = [entry for entry in json.loads(target.read_text(encoding="utf-8")) if entry[0] != inputs]
-    except (OSError, ValueError, TypeError, IndexError, KeyError):
-        entries = []
-    entries = [[inputs, _to_plain(settings)], *entries][:CACHE_ENTRIES]
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
-        with open(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as out:
-            json.dump(entries, out)
-        os.replace(partial, target)  # two processes at once: each replaces the whole file, none reads half
-    except OSError:
-        pass  # a cache that cannot be written costs the next start-up its speed, nothing else
-
-
-def _to_plain(settings: Settings) -> dict[str, Any]:
-    plain = asdict(settings)
-    for name in ("config_path", "now"):  # where the settings are used from, and the clock, are never kept
-        plain.pop(name)
-    return plain
-
-
-def _from_plain(plain: dict[str, Any]) -> Settings:
-    in_file = plain.pop("endpoint_in_file")
-    values: dict[str, Any] = {name: SECTIONS[name](**value) if name in SECTIONS else value
-                              for name, value in plain.items()}
-    settings = Settings(**values)
-    settings.endpoint_in_file = in_file
-    return settings
+        msgspec.convert(value, annotation, strict=False)
+    except msgspec.ValidationError:
+        return False
+    return True
 
 
 # -- writing one setting back ----------------------------------------------------------------------------

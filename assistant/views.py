@@ -19,7 +19,7 @@ def private_marked(text: str, private: bool) -> str:
 @dataclass
 class ReminderView:
     """An open reminder as the front ends show it, in fields (built in one place,
-    AssistantService._view): nothing here is a label to take apart."""
+    assistant.services.reminders.reminder_view): nothing here is a label to take apart."""
 
     id: int
     content: str

@@ -16,7 +16,7 @@ from corpus import build
 
 from assistant.conversation import ToolResults, ToolUse, last_user_text
 from assistant.providers.base import Delta
-from assistant.service import responder_for
+from assistant.services.model import responder_for
 from assistant.turn.agent import Agent
 
 

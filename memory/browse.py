@@ -84,7 +84,7 @@ def count(store: Store, filters: MemoryFilter | None = None) -> int:
     clauses, params = (filters or MemoryFilter()).where()
     where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
     join = " LEFT JOIN memory_meta m ON m.memory_id = k.id" if "m." in where else ""
-    return store.one(f"SELECT count(*) FROM knowledge k{join}{where}", tuple(params))[0]
+    return store.number(f"SELECT count(*) FROM knowledge k{join}{where}", tuple(params))
 
 
 def among(store: Store, memory_ids: list[int], filters: MemoryFilter | None = None) -> list[Memory]:

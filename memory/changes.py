@@ -117,8 +117,7 @@ def _put_back(store: Store, table: str, row: dict[str, Any]) -> None:
     keys = RESTORED_TABLES.get(table, ("id",))
     where = " AND ".join(f"{k} = ?" for k in keys)
     if store.one(f"SELECT 1 FROM {table} WHERE {where}", tuple(row[k] for k in keys)) is None:
-        store.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
-                      tuple(row[c] for c in columns))
+        store.insert(table, {c: row[c] for c in columns})
     else:
         values = [c for c in columns if c not in keys]
         store.execute(f"UPDATE {table} SET {', '.join(f'{c} = ?' for c in values)} WHERE {where}",

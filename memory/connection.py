@@ -41,7 +41,7 @@ def _sqlite_vec_path() -> str:
     if spec is None or not spec.submodule_search_locations:
         import sqlite_vec  # not a plain package on disk (a zip?): let it say where it is
 
-        return sqlite_vec.loadable_path()
+        return str(sqlite_vec.loadable_path())
     return os.path.join(next(iter(spec.submodule_search_locations)), "vec0")
 
 
@@ -52,6 +52,7 @@ def connect(path: str, read_only: bool = False, immutable: bool = False) -> Conn
     read_only opens the file with mode=ro, so nothing can be written to it; `immutable` also makes no
     -shm file beside it (a full disk has no room for one).
     """
+    conn: Connection  # sqlean's, which publishes no types
     if read_only:
         conn = sqlean.connect(_read_only_uri(path, immutable), uri=True, isolation_level=None,
                               check_same_thread=False, timeout=10.0)

@@ -105,8 +105,8 @@ def memories_by_id(store: Store, memory_ids: list[int]) -> list[Memory]:
 
 def next_sequence(store: Store) -> int:
     """Chat position * 1000 + order within it, so sequence // 1000 is the message position."""
-    position = store.one("SELECT coalesce(max(id), 0) FROM messages")[0]
-    last = store.one("SELECT coalesce(max(sequence), 0) FROM knowledge")[0]
+    position = store.number("SELECT coalesce(max(id), 0) FROM messages")
+    last = store.number("SELECT coalesce(max(sequence), 0) FROM knowledge")
     return max(position * 1000, last + 1)
 
 
@@ -157,9 +157,7 @@ def insert_memory(store: Store, new: NewMemory) -> int:
     if new.id is not None and store.one("SELECT 1 FROM knowledge WHERE id = ?", (new.id,)) is None:
         values["id"] = new.id
     with store.transaction():
-        cursor = store.execute(f"INSERT INTO knowledge ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
-                               tuple(values.values()))
-        return cursor.lastrowid
+        return store.insert("knowledge", values)
 
 
 def remember(store: Store, content: str, due_at: str | datetime | None = None, kind: str | None = None,
@@ -478,7 +476,7 @@ def matching(store: Store, words: list[str], limit: int = 200) -> list[Memory]:
 
 
 def count_memories(store: Store) -> int:
-    return store.one("SELECT count(*) FROM knowledge")[0]
+    return store.number("SELECT count(*) FROM knowledge")
 
 
 def parse_instant_field(name: str, value: Any, store: Store) -> str | None:
@@ -509,8 +507,8 @@ def most_important(store: Store, limit: int, tier: str | None = "hot", current: 
 
 def count_known(store: Store) -> int:
     """How many memories most_important(tier=None, current=True) chooses from."""
-    return store.one(f"SELECT count(*) FROM knowledge k LEFT JOIN memory_meta m ON m.memory_id = k.id "
-                     f"WHERE {_KNOWN}{_CURRENT}")[0]
+    return store.number(f"SELECT count(*) FROM knowledge k LEFT JOIN memory_meta m ON m.memory_id = k.id "
+                        f"WHERE {_KNOWN}{_CURRENT}")
 
 
 def people(store: Store) -> list[Memory]:
@@ -551,7 +549,7 @@ def changed_since(store: Store, since: str, limit: int = 5) -> tuple[list[Memory
 def count_created_since(store: Store, since: str | None) -> int:
     if since is None:
         return count_memories(store)
-    return store.one("SELECT count(*) FROM knowledge WHERE created_at >= ?", (since,))[0]
+    return store.number("SELECT count(*) FROM knowledge WHERE created_at >= ?", (since,))
 
 
 def withheld_candidates(store: Store) -> list[Memory]:

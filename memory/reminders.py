@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from memory.connection import Row
 from memory.errors import InvalidInput
 from memory.memories import SELECT_MEMORY, Memory, decide_sensitive_again, get_memory, keep_earlier_text
 from memory.store import Store
@@ -229,7 +230,7 @@ def release_notification(store: Store, memory_id: int, occurrence_at: str, by: s
                       (memory_id, occurrence_at, by))
 
 
-def _labelled(rows: list, now: datetime, clock: Clock) -> list[Reminder]:
+def _labelled(rows: list[Row], now: datetime, clock: Clock) -> list[Reminder]:
     """Rows as labelled reminders; a row that cannot be read (a date out of range written by an
     older version, a broken rule) is skipped and reported, so one bad row never hides the rest."""
     out = []

@@ -190,7 +190,7 @@ class Store:
         """Read the list of tables (DatabaseError when even that is damaged: no row can be found)."""
         self.one("SELECT count(*) FROM sqlite_master")
 
-    def execute(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> Any:  # a Cursor
+    def execute(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> Cursor:
         with self.lock:
             return self._conn.execute(sql, params)
 
@@ -205,6 +205,19 @@ class Store:
     def one(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> Any:  # a Row or None
         with self.lock:
             return self._conn.execute(sql, params).fetchone()
+
+    def number(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> int:
+        """The whole number in the first column of the one row a query gives (a count, a max, a PRAGMA)."""
+        return int(self.one(sql, params)[0])
+
+    def insert(self, table: str, values: dict[str, Any]) -> int:
+        """One row (column -> value) into `table`, in the caller's transaction; its row id (a WITHOUT ROWID
+        table has none: the number is then SQLite's last one, of no use)."""
+        cursor = self.execute(f"INSERT INTO {table} ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
+                              tuple(values.values()))
+        if cursor.lastrowid is None:  # never: the driver sets it after every INSERT
+            raise DatabaseError(f"INSERT INTO {table} gave no row id")
+        return cursor.lastrowid
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Store]:
@@ -251,7 +264,7 @@ class Store:
 
     def data_version(self) -> int:
         """Changes when another connection commits to the file (PRAGMA data_version): a cheap poll."""
-        return self.one("PRAGMA data_version")[0]
+        return self.number("PRAGMA data_version")
 
     def get_meta(self, key: str) -> str | None:
         row = self.one("SELECT value FROM meta WHERE key = ?", (key,))

@@ -101,6 +101,4 @@ def insert_summary(store: Store, new: NewSummary) -> int:
     if new.id is not None and store.one("SELECT 1 FROM summaries WHERE id = ?", (new.id,)) is None:
         values["id"] = new.id
     with store.transaction():
-        cursor = store.execute(f"INSERT INTO summaries ({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
-                               tuple(values.values()))
-        return cursor.lastrowid
+        return store.insert("summaries", values)

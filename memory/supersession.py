@@ -752,7 +752,7 @@ def link_restated(store: Store, memory_id: int, content: str) -> int | None:
         "JOIN memory_meta m ON m.memory_id = k.id WHERE search_index MATCH ? AND s.rowid % 4 = 1 AND k.id != ? "
         "AND k.due_at IS NULL AND k.kind NOT IN ('reminder', 'mood') AND m.superseded_by IS NULL "
         "ORDER BY k.id DESC LIMIT 200", (f"content:({match})", memory_id))
-    found = []
+    found: list[tuple[int, Statement]] = []
     for row in rows:
         older = read_statement(row["content"])
         if older is not None and restates(newer, older):

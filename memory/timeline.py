@@ -24,7 +24,7 @@ def get_memory_position(memory: Any, positions: Mapping[int, int] | None = None)
 
     `positions` maps message ids to their rank in time (memory.episodes.message_positions); without it
     a message's id is its position, which holds for a store where nothing was imported."""
-    ids = field_of(memory, "message_ids") or []
+    ids: list[int] = field_of(memory, "message_ids") or []
     if positions is not None:
         ids = [positions[i] for i in ids if i in positions]
     if ids:

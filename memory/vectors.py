@@ -30,6 +30,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
+from memory.connection import Row
 from memory.docs import DOC_SLOTS
 
 if TYPE_CHECKING:
@@ -57,12 +58,6 @@ SCHEMA = [
 ]
 
 
-def _np() -> Any:
-    import numpy
-
-    return numpy
-
-
 def words_for(dim: int) -> int:
     return (dim + 63) // 64
 
@@ -70,7 +65,7 @@ def words_for(dim: int) -> int:
 def codes_of(matrix: Any) -> np.ndarray:
     """(n, words) uint64 sign-bit codes of the rows of `matrix` (as vec_quantize_binary: bit i of
     byte i // 8 is set when dimension i is positive), padded with zero bits to whole words."""
-    np = _np()
+    import numpy as np
     matrix = np.atleast_2d(np.asarray(matrix, dtype=np.float32))
     bits = np.packbits(matrix > 0, axis=1, bitorder="little")
     pad = words_for(matrix.shape[1]) * 8 - bits.shape[1]
@@ -83,14 +78,14 @@ class _Block:
     """One block read for writing: arrays are copies, written back by save()."""
 
     def __init__(self, block_id: int, doc_type: int, version: int, used: int, docs: bytes, codes: bytes) -> None:
-        np = _np()
+        import numpy as np
         self.id, self.doc_type, self.version, self.used = block_id, doc_type, version, used
         self.docs = np.frombuffer(docs, dtype=np.int64).copy()
         self.codes = np.frombuffer(codes, dtype=np.uint64).reshape(-1, BLOCK).copy()
 
     @classmethod
     def new(cls, db: Any, doc_type: int, words: int) -> _Block:
-        np = _np()
+        import numpy as np
         docs, codes = np.zeros(BLOCK, np.int64).tobytes(), np.zeros((words, BLOCK), np.uint64).tobytes()
         cursor = db.execute("INSERT INTO vector_blocks (doc_type, version, used, docs, codes) VALUES (?, 0, 0, ?, ?)",
                             (doc_type, docs, codes))
@@ -112,7 +107,7 @@ def put(db: Any, docs: list[int], matrix: Any) -> None:
 
     `db` is a Store or a raw connection (the schema migration has only the latter). Documents
     already indexed keep their slot; new ones are appended to their type's last block."""
-    np = _np()
+    import numpy as np
     if not docs:
         return
     matrix = np.atleast_2d(np.asarray(matrix, dtype=np.float32))
@@ -192,11 +187,11 @@ def reset(db: Any) -> None:
 
 
 def count(db: Any) -> int:
-    return db.execute("SELECT count(*) FROM vectors").fetchone()[0]
+    return int(db.execute("SELECT count(*) FROM vectors").fetchone()[0])
 
 
-def _as_arrays(rows: list) -> tuple[Any, Any]:
-    np = _np()
+def _as_arrays(rows: list[Row]) -> tuple[Any, Any]:
+    import numpy as np
     if not rows:
         return np.empty(0, dtype=np.int64), None
     docs = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
@@ -207,7 +202,7 @@ def _as_arrays(rows: list) -> tuple[Any, Any]:
 def stored(db: Any, docs: list[int]) -> tuple[Any, Any]:
     """(doc ids, float32 matrix) of the stored vectors of these documents, in doc id order; missing
     ones are skipped."""
-    rows: list = []
+    rows: list[Row] = []
     for start in range(0, len(docs), 500):
         part = [int(d) for d in docs[start:start + 500]]
         rows += db.execute(f"SELECT doc_id, embedding FROM vectors WHERE doc_id IN ({','.join('?' * len(part))})",
@@ -219,7 +214,7 @@ def stored(db: Any, docs: list[int]) -> tuple[Any, Any]:
 def cosines(db: Any, docs: list[int], vector: Any) -> tuple[list[int], list[float]]:
     """(doc ids, cosine similarity to `vector`) of these documents' stored vectors (those without
     one are left out), in doc id order."""
-    np = _np()
+    import numpy as np
     ids, matrix = stored(db, docs)
     if matrix is None:
         return [], []
@@ -245,7 +240,7 @@ _SIGNS: Any = None
 def _byte_tables(query: Any, nbytes: int) -> Any:
     """(nbytes, 256): entry [j, b] is the query's components of byte j signed by the bits of b."""
     global _SIGNS
-    np = _np()
+    import numpy as np
     if _SIGNS is None:
         _SIGNS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little"
                                ).astype(np.float32) * 2 - 1
@@ -260,7 +255,7 @@ class _TypeCodes:
     over contiguous memory whatever the number of blocks."""
 
     def __init__(self, words: int) -> None:
-        np = _np()
+        import numpy as np
         self.words = words
         self.ids: list[int] = []
         self.versions: list[int] = []
@@ -274,12 +269,12 @@ class _TypeCodes:
         return len(self.ids) * BLOCK
 
     def settle(self, last_used: int) -> None:
-        np = _np()
+        import numpy as np
         self.end = (len(self.ids) - 1) * BLOCK + last_used if self.ids else 0
         self.dead = np.flatnonzero(self.docs[:self.end] == DEAD)
 
     def grow(self, blocks: int) -> None:
-        np = _np()
+        import numpy as np
         if blocks * BLOCK <= self.codes.shape[1]:
             return
         capacity = max(blocks, len(self.ids) + len(self.ids) // 4 + 1) * BLOCK
@@ -302,7 +297,7 @@ class CodeCache:
         self.types: dict[int, _TypeCodes] = {}
 
     def refresh(self, db: Any, doc_type: int) -> _TypeCodes | None:
-        np = _np()
+        import numpy as np
         rows = db.execute("SELECT id, version, used FROM vector_blocks WHERE doc_type = ? ORDER BY id",
                           (doc_type,)).fetchall()
         if not rows:
@@ -343,7 +338,7 @@ def _nearest(distance: Any, count: int, far: int) -> Any:
     """Positions of the `count` smallest distances (ties at the boundary cut arbitrarily), never a
     `far` one. A histogram of the small integer distances finds the boundary: at 1M documents
     that takes a fifth of the time of np.argpartition."""
-    np = _np()
+    import numpy as np
     histogram = np.cumsum(np.bincount(distance, minlength=far + 1)[:far])
     if histogram[-1] <= count:
         return np.flatnonzero(distance < far)
@@ -354,7 +349,7 @@ def _nearest(distance: Any, count: int, far: int) -> Any:
 
 def _hamming(codes: Any, query_code: Any) -> Any:
     """Hamming distance of each column of `codes` (words x n) to the query's code, as uint16."""
-    np = _np()
+    import numpy as np
     n = codes.shape[1]
     word, bits, distance = np.empty(n, np.uint64), np.empty(n, np.uint8), np.empty(n, np.uint16)
     for index in range(len(query_code)):  # in place: no temporary arrays per word
@@ -374,7 +369,7 @@ def knn(db: Any, vector: Any, k: int, doc_type: int | None = None, shortlist: in
     `doc_type` (a DOC_TYPES code) limits the search to one type. `shortlist` and `rescore` (see
     the module docstring) default to SHORTLIST and RESCORE, or 10 and 4 times k when larger.
     `cache` keeps the codes between calls (a Searcher has one); without it they are read anew."""
-    np = _np()
+    import numpy as np
     if k <= 0:
         return []
     query = np.asarray(vector, dtype=np.float32).ravel()
@@ -424,7 +419,7 @@ def knn(db: Any, vector: Any, k: int, doc_type: int | None = None, shortlist: in
 def exact_knn(db: Any, vector: Any, k: int, doc_type: int | None = None) -> list[tuple[int, float]]:
     """The exact k nearest by cosine, reading every stored vector of the type (for tests and
     benchmarks: the yardstick of knn())."""
-    np = _np()
+    import numpy as np
     query = np.asarray(vector, dtype=np.float32).ravel()
     best_ids, best_sims = np.empty(0, np.int64), np.empty(0, np.float32)
     last = db.execute("SELECT coalesce(max(doc_id), 0) FROM vectors").fetchone()[0]
@@ -455,7 +450,7 @@ def migrate_from_vec0(conn: Any) -> None:
             rows = conn.execute("SELECT rowid, embedding FROM vec_index WHERE rowid BETWEEN ? AND ? ORDER BY rowid",
                                 (low, low + 19_999)).fetchall()
             if rows:
-                np = _np()
+                import numpy as np
                 ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
                 matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
                 order = np.argsort(ids % DOC_SLOTS, kind="stable")  # fills each type's blocks in doc id order

@@ -8,7 +8,7 @@ import pytest
 from assistant.providers.anthropic_provider import AnthropicProvider
 from assistant.providers.ollama_provider import OllamaProvider
 from assistant.providers.select import select_provider
-from assistant.service import responder_for
+from assistant.services.model import responder_for
 from assistant.turn.agent import Agent
 from assistant.turn.events import Done, Failed, Notice, TextDelta, ToolCall, ToolResult
 from memory import episodes, reminders
@@ -142,7 +142,7 @@ async def test_ollama_unreachable(runtime):
 
 
 def chosen(rt) -> str:
-    """Who answers this runtime's turns, as the service decides it."""
+    """Who answers this runtime's turns, as the model service decides it."""
     return responder_for(rt, select_provider(rt)).name
 
 

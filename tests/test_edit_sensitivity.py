@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pytest
 
 from assistant.runtime import Runtime
-from assistant.service import AssistantService
+from assistant.services.memories import MemoryService
 from assistant.tools import execute_tool
 from memory import memories, reminders
 from tests.mcp_helpers import ASSISTANT, call, server, server_env, session
@@ -26,7 +26,7 @@ PLAIN = "call the bank about the new card"
 
 def _screen(db: str, memory_id: int, content: str) -> None:
     with runtime_on(db) as rt:
-        AssistantService(rt).edit_memory(memory_id, content)  # what the Memories screen's edit calls
+        MemoryService(rt).edit(memory_id, content)  # what the Memories screen's edit calls
 
 
 def _chat_tool(db: str, memory_id: int, content: str) -> None:

@@ -364,7 +364,7 @@ def test_desktop_notification_escapes_markup_and_never_reads_text_as_an_option(t
 # -- the app on a store it cannot use ----------------------------------------------------------
 
 def test_the_app_refuses_at_launch_a_store_it_could_not_save_to(tmp_path):
-    from assistant.service import check_launch
+    from assistant.services.launch import check_launch
     from memory.errors import StoreUnusable
     from memory.store import Store
 

@@ -10,7 +10,8 @@ import json
 import pytest
 
 from assistant.providers.select import select_provider
-from assistant.service import AssistantService, responder_for
+from assistant.services import Services
+from assistant.services.model import responder_for
 from assistant.turn.agent import Agent
 from assistant.turn.events import Done, Failed, Notice, ToolCall, ToolResult
 from memory import memories, reminders
@@ -82,11 +83,11 @@ async def test_a_remember_the_model_chatted_past_is_kept(tmp_path, openai_standi
 
 async def test_an_incognito_conversation_is_never_acted_on_after_the_answer(tmp_path, openai_standin):
     rt = model_runtime(tmp_path, openai_standin)
-    service = AssistantService(rt)
-    service.agent = agent_for(rt)
-    service.start_incognito()
+    services = Services(rt)
+    services.model.agent = agent_for(rt)
+    services.incognito.start()
     openai_standin.script = ["Sure!"]
-    events = [e async for e in service.turn(STAMPS)]
+    events = [e async for e in services.model.turn(STAMPS)]
     assert open_reminders(rt) == [] and not any(isinstance(e, ToolCall) for e in events)
     assert rt.store.one("SELECT count(*) FROM messages")[0] == 0
     rt.close()

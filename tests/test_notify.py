@@ -314,20 +314,20 @@ def _sweeper(store: Store) -> tuple[Notifier, list[dict]]:
 
 
 def test_the_app_and_the_notifier_raise_one_notification_per_occurrence(tmp_path, desktop):
-    from assistant.service import AssistantService
+    from assistant.services import Services
     from ui.desktop import notify_desktop
 
-    service = AssistantService(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline"))
-    store = service.runtime.store
+    services = Services(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline"))
+    store = services.runtime.store
     memories.remember(store, "Pay the rent", due_at=T0 - timedelta(minutes=1))
-    rent = next(r for r in service.sidebar_reminders().items if r.content == "Pay the rent")
-    assert service.notify_desktop(rent, notify_desktop)  # the app first
+    rent = next(r for r in services.reminders.page().items if r.content == "Pay the rent")
+    assert services.due.notify_desktop(rent, notify_desktop)  # the app first
     notifier, _ = _sweeper(Store(store.path, store.clock))
     assert notifier.sweep() == 0
     memories.remember(store, "Call the plumber", due_at=T0)
     assert notifier.sweep() == 1  # the notifier first
-    plumber = next(r for r in service.sidebar_reminders().items if r.content == "Call the plumber")
-    assert not service.notify_desktop(plumber, notify_desktop)
+    plumber = next(r for r in services.reminders.page().items if r.content == "Call the plumber")
+    assert not services.due.notify_desktop(plumber, notify_desktop)
     assert [n.body.split(" (due")[0] for n in desktop.arrived()] == ["Pay the rent", "Call the plumber"]
     notifier.sender.close()
 

@@ -12,7 +12,7 @@ import pytest
 
 from assistant.offline.responder import OfflineResponder
 from assistant.reading import read
-from assistant.service import AssistantService
+from assistant.services import Services
 from assistant.turn.agent import Agent
 from memory import memories
 from memory.transfer.jsonl_import import import_records
@@ -180,12 +180,12 @@ def test_the_reading_says_which_messages_state_something(said, statement):
 
 async def test_an_incognito_chat_message_is_not_said_to_be_kept(tmp_path):
     rt = make_runtime(tmp_path)
-    service = AssistantService(rt)
-    service.agent = Agent(rt, OfflineResponder(rt))
-    ordinary = [e async for e in service.turn("write me a poem about the sea")][-1].text
+    services = Services(rt)
+    services.model.agent = Agent(rt, OfflineResponder(rt))
+    ordinary = [e async for e in services.model.turn("write me a poem about the sea")][-1].text
     assert "your message is kept" in ordinary
-    service.start_incognito()
-    answer = [e async for e in service.turn("write me a poem about the sea")][-1].text
+    services.incognito.start()
+    answer = [e async for e in services.model.turn("write me a poem about the sea")][-1].text
     assert "your message is kept" not in answer and "saved" not in answer
     assert answer.startswith("I'm running without a chat model, so I can't chat about that. This is an incognito "
                              "conversation: nothing of it is kept.")

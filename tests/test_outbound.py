@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from assistant.outbound.gate import Gate, asks_about
-from assistant.service import responder_for
+from assistant.services.model import responder_for
 from memory import changes, episodes, memories
 from tests.standins import text_reply, tool_reply
 

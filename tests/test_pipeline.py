@@ -9,7 +9,7 @@ from assistant.conversation import AssistantMessage, ToolOutput, ToolResults, To
 from assistant.offline.responder import OfflineResponder
 from assistant.outbound.gate import LOCAL_GATE, Gate, LocalGate
 from assistant.reading import read
-from assistant.service import responder_for
+from assistant.services.model import responder_for
 from assistant.turn.agent import Agent
 from assistant.turn.events import Done
 from memory import memories

@@ -306,31 +306,31 @@ async def test_relative_to_an_event_already_too_close_asks_when(agent):
 
 
 def test_the_app_service_records_each_change_so_any_undo_puts_it_back(tmp_path):
-    """The TUI changes reminders through AssistantService: each change is the store's recorded last
+    """The TUI changes reminders through the reminders service: each change is the store's recorded last
     change, so ctrl+z, "undo" in the chat and `assistant undo` all reach it."""
-    from assistant.service import AssistantService
+    from assistant.services import Services
     from memory.errors import InvalidInput, NotFound
 
-    service = AssistantService(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline"))
-    store = service.runtime.store
+    services = Services(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline"))
+    store = services.runtime.store
     bins = remind(store, "take out the bins", "2026-11-22T18:00:00+00:00")
-    service.mark_done(bins.id)
+    services.reminders.mark_done(bins.id)
     assert changes.last_change(store)["action"] == "done"
-    assert service.undo_last_change().memory.done_at is None
-    service.snooze(bins.id, "tomorrow at 8am")
+    assert services.changes.undo_last().memory.done_at is None
+    services.reminders.snooze(bins.id, "tomorrow at 8am")
     assert changes.undo_last_change(store).memory.due_at == bins.due_at
-    service.edit_reminder(bins.id, content="take out the recycling", due="friday at 7am")
+    services.reminders.edit(bins.id, content="take out the recycling", due="friday at 7am")
     edited = memories.get_memory(store, bins.id)
     assert (edited.content, edited.due_at) == ("take out the recycling", "2026-11-27T07:00:00+00:00")
     with pytest.raises(InvalidInput):  # an impossible time: nothing changes, the record stays
-        service.edit_reminder(bins.id, due="tomorrow at 12:99")
+        services.reminders.edit(bins.id, due="tomorrow at 12:99")
     assert memories.get_memory(store, bins.id) == edited and changes.last_change(store)["action"] == "edit"
-    assert service.undo_last_change().memory.content == "take out the bins"
-    service.forget_reminder(bins.id)
+    assert services.changes.undo_last().memory.content == "take out the bins"
+    services.reminders.forget(bins.id)
     with pytest.raises(NotFound):
         memories.get_memory(store, bins.id)
-    assert service.undo_last_change().memory.id == bins.id
-    assert service.undo_last_change() is None
+    assert services.changes.undo_last().memory.id == bins.id
+    assert services.changes.undo_last() is None
 
 
 # -- undo of any change, every word back (issue 35) ---------------------------------------------------

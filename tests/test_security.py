@@ -94,7 +94,7 @@ import json  # noqa: E402
 
 from assistant.cli.output import json_text  # noqa: E402
 from assistant.cli.program import main  # noqa: E402
-from assistant.service import responder_for  # noqa: E402
+from assistant.services.model import responder_for  # noqa: E402
 from memory.text import visible  # noqa: E402
 
 PAYLOAD = "\x1b[2J\x1b[H\x1b]0;pwned\x07 \x1b]52;c;aGVsbG8=\x07 \x1b[6n \x9b31m \u202eevil"

@@ -1,6 +1,8 @@
 """SPEC F10: layers (defaults < file < env < flags) and clear errors naming key and file."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from assistant.settings import SettingsError, load_settings
@@ -288,62 +290,40 @@ def test_consolidation_settings_are_the_pipelines_options():
     assert all(getattr(settings, f.name) == getattr(Options(), f.name) for f in dataclasses.fields(Options))
 
 
-# -- the cache of validated settings ---------------------------------------------------------------------------
+# -- every start-up validates (msgspec), none pays for pydantic -------------------------------------------------
 
-def run_settings(tmp_path, env: dict[str, str], config) -> list[str]:
-    """Load the settings in a fresh process: (what it read, whether pydantic was imported)."""
+@pytest.mark.slow
+def test_a_fresh_process_validates_the_settings_without_pydantic_and_keeps_nothing(tmp_path: Path) -> None:
+    """The settings were once kept in the cache dir to spare each start-up pydantic's import; msgspec
+    validates the whole example config in a millisecond: the same settings, nothing written, no pydantic."""
+    import dataclasses
+    import json
     import os
+    import shutil
     import subprocess
     import sys
-
-    code = ("import sys, dataclasses, json; from assistant.settings import load_settings; "
-            "s = load_settings(sys.argv[1]); "
-            "print(json.dumps(dataclasses.asdict(s), sort_keys=True)); print('pydantic' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code, str(config)], capture_output=True, text=True, timeout=60,
-                         env={**os.environ, **env})
-    assert out.returncode == 0, out.stderr
-    return out.stdout.splitlines()
-
-
-def test_a_start_up_with_the_same_inputs_reads_the_validated_settings_back_without_pydantic(tmp_path):
-    import shutil
-    from pathlib import Path
 
     config = tmp_path / "config.toml"
     shutil.copy(Path(__file__).resolve().parent.parent / "config.example.toml", config)
     env = {"ASSISTANT_PROMPT__MAX_MEMORY_TOKENS": "4000", "OLLAMA_HOST": "127.0.0.1:5", "ASSISTANT_DB": "/tmp/x.db"}
-    first, imported = run_settings(tmp_path, env, config)
-    assert imported == "True"
-    again, imported = run_settings(tmp_path, env, config)
-    assert (again, imported) == (first, "False")  # the same settings, from the cache
-    text = config.read_text()
-    config.write_text(text.replace("max_tool_rounds = 5", "max_tool_rounds = 7"))  # same size, new content
-    changed, imported = run_settings(tmp_path, env, config)
-    assert imported == "True" and '"max_tool_rounds": 7' in changed
-    changed, imported = run_settings(tmp_path, {**env, "ASSISTANT_PROMPT__MAX_MEMORY_TOKENS": "5000"}, config)
-    assert imported == "True" and '"max_memory_tokens": 5000' in changed
+    cache = tmp_path / "cache"
+    code = ("import sys, dataclasses, json; from assistant.settings import load_settings; "
+            "s = load_settings(sys.argv[1]); "
+            "print(json.dumps(dataclasses.asdict(s), sort_keys=True)); print('pydantic' in sys.modules)")
+    env = {**os.environ, **env, "XDG_CACHE_HOME": str(cache)}
+    out = subprocess.run([sys.executable, "-c", code, str(config)], capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 0, out.stderr
+    read, imported = out.stdout.splitlines()
+    here = json.dumps(dataclasses.asdict(load_settings(str(config), env=env)), sort_keys=True)
+    assert (read, imported) == (here, "False") and '"max_memory_tokens": 4000' in read
+    assert not cache.exists() or not list(cache.rglob("*"))
 
 
-def test_an_unreadable_cache_is_validated_again(tmp_path, monkeypatch):
-    import os
-
-    from assistant import paths
-
-    config = write(tmp_path, "max_tool_rounds = 7\n")
-    assert load_settings(str(config), env={}).max_tool_rounds == 7
-    cache = paths.cache_dir() / "settings.json"
-    assert cache.is_file() and os.stat(cache).st_mode & 0o777 == 0o600
-    for garbage in ("{", "[1, 2]", '[["x", {}]]', "{}"):
-        cache.write_text(garbage)
-        assert load_settings(str(config), env={}).max_tool_rounds == 7
-
-
-def test_no_credential_is_ever_written_by_settings(tmp_path, monkeypatch):
-    """API keys only from the environment: neither the cache nor a saved setting holds one, nor does a
-    header or an address with a password in it (those are not cached at all)."""
+def test_no_credential_is_ever_written_by_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """API keys only from the environment: a saved setting holds none, nor does any file the settings
+    write (a header or an address with a password in it stays where it came from)."""
     import json
     import os
-    from pathlib import Path
 
     from assistant.settings import save_setting
 
@@ -359,16 +339,11 @@ def test_no_credential_is_ever_written_by_settings(tmp_path, monkeypatch):
     monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:11434")
     monkeypatch.setenv("ASSISTANT_OPENAI", json.dumps({"headers": {"Authorization": f"Bearer {secret}"}}))
     assert load_settings().openai.headers == {"Authorization": f"Bearer {secret}"}
-    monkeypatch.delenv("ASSISTANT_OPENAI")
-    load_settings()  # this one is cached
-    written = [p for root in (home, tmp_path) for p in Path(root).rglob("*") if p.is_file()]
-    assert any(p.name == "settings.json" for p in written) and any(p.name == "config.toml" for p in written)
-    assert not [p for p in written if secret.encode() in p.read_bytes()]
     headers = write(tmp_path, f'[openai.headers]\nAuthorization = "Bearer {secret}"\n', "with-headers.toml")
-    cache = Path(os.environ["XDG_CACHE_HOME"]) / "assistant" / "settings.json"
-    before = cache.read_bytes()
     assert load_settings(str(headers)).openai.headers == {"Authorization": f"Bearer {secret}"}
-    assert cache.read_bytes() == before  # a header may be a credential: not copied
+    written = [p for root in (home, tmp_path) for p in Path(root).rglob("*") if p.is_file() and p != headers]
+    assert any(p.name == "config.toml" for p in written)
+    assert not [p for p in written if secret.encode() in p.read_bytes()]
 
 
 # -- writing one setting back ----------------------------------------------------------------------------------

@@ -11,7 +11,8 @@ from tests.conftest import make_runtime
 from tests.ui_helpers import settle, type_and_send, wait_until
 from ui.app import AssistantApp
 from ui.screens.conversations import ConversationScreen
-from ui.widgets.chat_log import PAGE_ENTRIES, ChatLog, Marker, PlainAnswer, ToolLine, UserMessage
+from ui.widgets.chat_log import ChatLog, Marker, PlainAnswer, ToolLine, UserMessage
+from ui.widgets.entry import PAGE_ENTRIES
 
 LONG = 2000
 

@@ -5,6 +5,7 @@ import argparse
 import os
 import signal
 import threading
+from typing import Any
 
 from assistant.cli.output import emit
 from assistant.runtime import Runtime
@@ -33,7 +34,7 @@ def _run(runtime: Runtime, args: argparse.Namespace) -> int:
         signal.signal(sig, on_signal)
     as_json = getattr(args, "json", False)
 
-    def say(event: dict, text: str) -> None:
+    def say(event: dict[str, Any], text: str) -> None:
         # Ids and times only: the journal a service writes to is no place for what reminders say.
         print(safe_json(event) if as_json else "assistant notify: " + visible(text), flush=True)
 

@@ -110,6 +110,9 @@ def build_parser() -> Parser:
         return p
 
     allow_past: dict[str, Any] = {"action": "store_true", "help": "accept a due date that has already passed"}
+    # remember and update keep a passed due date (overdue at once, and said so); the flag says it was meant
+    kept_past: dict[str, Any] = {"action": "store_true", "help": "a due date that has passed is kept either way "
+                                 "(overdue at once, said in the text); with --json, no note of it on stderr"}
     p = cmd("chat", conversations.cmd_chat, "one turn without the TUI (prints the answer); it continues the "
             "conversation in progress unless idle longer than the gap")
     p.add_argument("message")
@@ -117,13 +120,13 @@ def build_parser() -> Parser:
     p.add_argument("--incognito", action="store_true", help="a turn that reads memory and writes nothing (no "
                    "message, memory, reminder, title or record of it is kept)")
     p = cmd("remember", memories.cmd_remember, "store a memory; with --due it is a reminder")
-    p.add_argument("text")
+    p.add_argument("text", nargs="+", help="what to remember; its words need no quotes, as recall's do not")
     p.add_argument("--due", help="ISO 8601, natural language (\"tomorrow at 9am\") or a rule "
                    "(\"every Tuesday at 7pm\")")
     p.add_argument("--kind", help="fact, preference, event, person, mood, decision, note, reminder")
     p.add_argument("--importance", type=bounded(int, 1, 5), default=3)
     p.add_argument("--private", action="store_true")
-    p.add_argument("--allow-past", **allow_past)
+    p.add_argument("--allow-past", **kept_past)
     p = cmd("reminders", memories.cmd_reminders, "every open reminder in the window, overdue first, labelled",
             reads=True)
     p.add_argument("--within-days", type=bounded(float, 0, 36500), default=7)
@@ -134,7 +137,7 @@ def build_parser() -> Parser:
     p.add_argument("--due")
     p.add_argument("--content")
     p.add_argument("--importance", type=bounded(int, 1, 5))
-    p.add_argument("--allow-past", **allow_past)
+    p.add_argument("--allow-past", **kept_past)
     p = cmd("done", memories.cmd_done, "mark a reminder done (a repeating one moves to its next occurrence)",
             reads=True)
     p.add_argument("id", type=row_id)
@@ -210,8 +213,10 @@ def cmd_mcp(runtime: Runtime, args: argparse.Namespace) -> int:
     from assistant.mcp.address import bearer_token, listen_address
 
     address = listen_address(args.http) if args.http is not None else None
-    if not args.read_only:
-        from assistant.service import check_launch
+    if args.read_only:
+        runtime.read_only = True  # the file does not change: searches use the embeddings there are
+    else:
+        from assistant.services.launch import check_launch
         from memory.errors import StoreUnusable
 
         try:
@@ -256,7 +261,7 @@ def main(argv: list[str] | None = None, launch: Callable[[Settings], int] | None
                 # Without a terminal the TUI cannot read keys and would spin; say what works instead.
                 raise InvalidInput("the terminal UI needs a terminal on stdin and stdout; for one message "
                                    "without it use: assistant chat \"...\" (assistant --help lists the rest)")
-            from assistant.service import check_launch
+            from assistant.services.launch import check_launch
 
             check_store_path(settings, None)
             check_launch(str(settings.db_path()))  # one line here, not a blank app

@@ -6,13 +6,17 @@ reads (assistant.mcp) goes on to that client's model: it leaves here too, as a t
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assistant.conversation import Item, ToolUse
 from assistant.outbound import requests as build
 from assistant.outbound.gate import Gate
 from assistant.outbound.requests import LocalRequest
 from assistant.providers.base import Delta, Note, Provider, SystemPrompt, ToolSpec, Usage
+from memory.text import visible
+
+if TYPE_CHECKING:
+    from assistant.providers.local import StructuredModel
 
 
 async def chat(provider: Provider, gate: Gate, system: SystemPrompt, conversation: list[Item],
@@ -28,11 +32,12 @@ def to_mcp_client(gate: Gate, text: str, where: str) -> str:
     for a chat turn's tool result (a withheld memory quoted anywhere goes by its id, a secret by where
     it lives; then any piece of a secret value left, a whole token of any length included: an answer
     stored before its secret was known to be one, an echo of a 4-digit code). The text was built through
-    the same gate, memory by memory."""
-    return gate.fragments(gate.text(text, where))
+    the same gate, memory by memory. A client may print it to a terminal, so stored control characters
+    (ESC, BEL, an OSC 52 clipboard write) are shown as symbols, with the function the CLI and the app use."""
+    return visible(gate.fragments(gate.text(text, where)))
 
 
-def ask_local(model: Any, request: LocalRequest) -> dict[str, Any]:
+def ask_local(model: StructuredModel, request: LocalRequest) -> dict[str, Any]:
     """One structured call of the local model (titles, summaries, the judge)."""
     if not isinstance(request, LocalRequest):
         raise TypeError("the local model takes only requests built by assistant.outbound.requests")

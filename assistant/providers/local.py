@@ -92,6 +92,8 @@ def parse_answer(raw: str, schema: dict[str, Any]) -> dict[str, Any]:
     errors = schema_errors(data, schema)
     if errors:
         raise MalformedAnswer("; ".join(errors[:5]))
+    if not isinstance(data, dict):  # a schema asks for an object; this says so to the type checker too
+        raise MalformedAnswer("the answer was not a JSON object")
     return data
 
 

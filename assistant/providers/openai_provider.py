@@ -85,7 +85,7 @@ def probe(base_url: str, key: str | None = None, headers: dict[str, str] | None 
 DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"  # only for OpenAI's own API when no model is named
 
 
-def chat_model(settings: Any, listed: Callable[[], list[str]]) -> str:
+def chat_model(settings: Settings, listed: Callable[[], list[str]]) -> str:
     """openai.model, else a chat model the user chose (`model`, ASSISTANT_MODEL), else the first model
     the server lists (a local server usually has one loaded); "" when there is none to name."""
 
@@ -277,7 +277,7 @@ class OpenAIProvider:
 
     def _wait(self, attempt: int, response: Any) -> float:
         """Backoff doubling from `backoff`, or the server's Retry-After when it gives a short one."""
-        wait = self.backoff * (2 ** (attempt - 1))
+        wait = self.backoff * 2.0 ** (attempt - 1)
         headers = getattr(response, "headers", None) or {}
         for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
             try:

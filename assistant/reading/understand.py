@@ -183,7 +183,10 @@ class Action:
     topic: str = ""  # upcoming: "trip" for plans of travel; "" for everything
 
 
-def _schedule(phrase: str, now: datetime, zone: tzinfo) -> tuple[datetime, Recurrence | None] | None:
+_Found = tuple[datetime, Recurrence | None]  # a schedule read from a phrase: the first due instant, the rule
+
+
+def _schedule(phrase: str, now: datetime, zone: tzinfo) -> _Found | None:
     phrase = _LEADING_FOR.sub("", phrase.strip(" ,.;:-?!"))
     if not phrase or not _DATE_START.match(phrase) or _THE_DATE.match(phrase):
         return None
@@ -208,7 +211,7 @@ def _task(words: list[str]) -> tuple[str, str]:
     return _TRAIL.sub("", text).strip(" ,.;:-?!"), link
 
 
-def split_task_and_time(rest: str, now: datetime, zone: tzinfo) -> tuple[str, str, str, tuple | None]:
+def split_task_and_time(rest: str, now: datetime, zone: tzinfo) -> tuple[str, str, str, _Found | None]:
     """(task, link, when, schedule) from what follows "remind me"; schedule None when no time is given.
 
     The time may come first ("tomorrow at 8am to water the plants", "at 8PM take the chicken out")
@@ -285,7 +288,7 @@ def naming(words: str) -> tuple[int | None, str]:
     return None, words.strip()
 
 
-def _schedule_phrase(phrase: str, now: datetime, zone: tzinfo) -> tuple[datetime, Recurrence | None] | None:
+def _schedule_phrase(phrase: str, now: datetime, zone: tzinfo) -> _Found | None:
     """A new time for a reminder: like a due phrase in "remind me", and also "10am", "5 minutes"."""
     phrase = re.sub(r"^for\s+", "", phrase.strip(" ,.;:-?!"), flags=re.I)
     if _DURATION.match(phrase) and not phrase.lower().startswith(("in ", "for ")):
@@ -293,7 +296,7 @@ def _schedule_phrase(phrase: str, now: datetime, zone: tzinfo) -> tuple[datetime
     return _schedule(phrase, now, zone)
 
 
-def _duration(when: str, found: tuple | None, now: datetime) -> timedelta | None:
+def _duration(when: str, found: _Found | None, now: datetime) -> timedelta | None:
     """How long a snooze is when it was said as a duration ("for 5 minutes"): a reminder not due yet
     is put off by that much from its own time, not brought forward to now + 5 minutes."""
     if found is None or not _DURATION.match(when.strip()):

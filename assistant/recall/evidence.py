@@ -195,7 +195,7 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
     stated = said_as_statements(runtime, [m for m in messages.values()
                                           if m.role == "user" and m.id not in exclude_message_ids])
     by_id = {m.id: m for m in memories.memories_by_id(runtime.store, [h.id for h in hits if h.type == "memory"])}
-    found: list[tuple[tuple, Evidence]] = []
+    found: list[tuple[tuple[float, ...], Evidence]] = []  # (sort key, evidence)
     kept: list[str] = []
     told: set[int] = set()  # the messages the kept memories were made from
     # Memories first, so a memory is kept over the message that asked for it (the rank stays).

@@ -8,6 +8,7 @@ request itself). This turn's own message and rounds always go.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from assistant.conversation import AssistantMessage, Item, ToolResults, UserMessage
@@ -83,8 +84,8 @@ def fit(prompt: Prompt, conversation: list[Item], tools: list[ToolSpec], budget:
         dropped.append(lowest.label)
         return True
 
-    steps = [lambda: drop_history(KEPT_HISTORY), lambda: drop_section(KEPT_SECTIONS), lambda: drop_history(0),
-             lambda: drop_section(("Current Time",))]
+    steps: list[Callable[[], bool]] = [lambda: drop_history(KEPT_HISTORY), lambda: drop_section(KEPT_SECTIONS),
+                                       lambda: drop_history(0), lambda: drop_section(("Current Time",))]
     for step in steps:
         while total() > budget and step():
             pass

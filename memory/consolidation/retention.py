@@ -24,7 +24,9 @@ def retention(kind: str, created_at: datetime, last_accessed: datetime | None, a
     overall = 0.4 * recency + 0.2 * activation + 0.4 * importance
     if superseded:
         overall *= SUPERSEDED_FACTOR
-    clamp = lambda x: min(1.0, max(0.0, x))  # noqa: E731
+    def clamp(x: float) -> float:
+        return min(1.0, max(0.0, x))
+
     return {"overall": clamp(overall), "recency": clamp(recency), "activation": clamp(activation),
             "importance": clamp(importance)}
 

@@ -233,7 +233,7 @@ def ensure_vec_table(store: Store, embedder: Embedder) -> None:
 
 
 def pending_count(store: Store) -> int:
-    return store.one("SELECT count(*) FROM pending_embeddings")[0]
+    return store.number("SELECT count(*) FROM pending_embeddings")
 
 
 Progress = Callable[[int, int], None]  # (texts embedded so far, texts that were pending)

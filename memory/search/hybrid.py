@@ -240,7 +240,7 @@ class Searcher:
             if not _UNTOUCHED.get():
                 with contextlib.suppress(DiskFull):  # bookkeeping: a search answers on a full disk too
                     sync_embeddings(self.store, self.embedder, limit=self.embed_per_search)
-            vector = self.embedder.embed([self.vector_text(text)])[0]
+            vector: np.ndarray = self.embedder.embed([self.vector_text(text)])[0]
         except EmbedderUnavailable as exc:
             self._degrade(str(exc))
             return None
@@ -286,8 +286,8 @@ class Searcher:
         known = self._counts.get((word, ceiling))
         if known is not None and now - known[1] < COMMON_TERM_TTL:
             return known[0]
-        count = self.store.one("SELECT count(*) FROM (SELECT 1 FROM search_index WHERE search_index MATCH ? LIMIT ?)",
-                               (f'content:"{word}"', ceiling + 1))[0]
+        count = self.store.number("SELECT count(*) FROM (SELECT 1 FROM search_index WHERE search_index MATCH ? "
+                                  "LIMIT ?)", (f'content:"{word}"', ceiling + 1))
         if len(self._counts) > 10_000:
             self._counts.clear()
         self._counts[(word, ceiling)] = (count, now)
@@ -416,11 +416,11 @@ class Searcher:
         known = self._common.get(word)
         if known is not None and now - known[1] < COMMON_TERM_TTL:
             return known[0]
-        row = self.store.one("SELECT count(*) FROM (SELECT 1 FROM search_index WHERE search_index MATCH ? LIMIT ?)",
-                             (f'content:"{word}"', self.common_term_docs + 1))
+        documents = self.store.number("SELECT count(*) FROM (SELECT 1 FROM search_index WHERE search_index MATCH ? "
+                                      "LIMIT ?)", (f'content:"{word}"', self.common_term_docs + 1))
         if len(self._common) > 10_000:
             self._common.clear()
-        common = row[0] > self.common_term_docs
+        common = documents > self.common_term_docs
         self._common[word] = (common, now)
         return common
 

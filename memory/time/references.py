@@ -93,7 +93,8 @@ def detect_temporal_references(text: str) -> list[str]:
 
 
 def _months_back(moment: datetime, months: int) -> datetime:
-    return moment - relativedelta(months=months)  # clamps to the month's last day (Mar 31 - 1 month = Feb 28)
+    back: datetime = moment - relativedelta(months=months)  # clamps to the month's last day (Mar 31 - 1 month = Feb 28)
+    return back
 
 
 def resolve_temporal_reference(ref: str, memory_timestamp: datetime, tense: str = "plan") -> datetime | None:
@@ -144,7 +145,8 @@ def resolve_temporal_reference(ref: str, memory_timestamp: datetime, tense: str 
             return base + sign * timedelta(weeks=n)
         if unit == "month":
             return _months_back(base, -sign * n)
-        return base + relativedelta(years=sign * n)  # Feb 29 a year on is Feb 28
+        later: datetime = base + relativedelta(years=sign * n)  # Feb 29 a year on is Feb 28
+        return later
     return None
 
 
@@ -374,7 +376,7 @@ def named_periods(text: str, today: date | None = None) -> list[NamedPeriod]:
     found: list[NamedPeriod] = []
     taken: list[tuple[int, int]] = []
 
-    def free(match: re.Match) -> bool:
+    def free(match: re.Match[str]) -> bool:
         return not any(a < match.end() and match.start() < b for a, b in taken)
 
     for match in _NAMED_DAY.finditer(text or ""):

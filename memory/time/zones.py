@@ -93,7 +93,8 @@ def posix_zone(rule: str) -> tzinfo:
         zone.key = rule  # its name, stored with repeating rules
         datetime(2026, 1, 1, tzinfo=zone).utcoffset()
         datetime(2026, 7, 1, tzinfo=zone).utcoffset()
-        return zone
+        read: tzinfo = zone  # a tzstr (dateutil publishes no types)
+        return read
     except (ValueError, TypeError, OverflowError, IndexError):
         raise InvalidInput(f"the time zone TZ={rule[:60]!r} cannot be read; set TZ to a name such as "
                            "Europe/Paris, or set timezone in the config") from None
@@ -124,7 +125,7 @@ def zone_from_stored(name: str) -> tzinfo:
 
 def zone_name(zone: tzinfo) -> str:
     """The name stored with repeating rules: an IANA key, a POSIX rule, or a fixed "UTC+03:30"."""
-    key = getattr(zone, "key", None)
+    key: str | None = getattr(zone, "key", None)
     if key:
         return key
     if isinstance(zone, timezone) and zone is not UTC:

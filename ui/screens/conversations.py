@@ -13,7 +13,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Input, ListItem, ListView, Static
 
-from assistant.service import AssistantService
+from assistant.services import ConversationService
 from assistant.views import ConversationView, MessageView
 from ui import actions
 from ui.failures import ReportsFailures
@@ -48,9 +48,9 @@ class ConversationsScreen(ReportsFailures, Screen[int | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = actions.bindings("conversations")
 
-    def __init__(self, service: AssistantService) -> None:
+    def __init__(self, conversations: ConversationService) -> None:
         super().__init__()
-        self.service = service
+        self.conversations = conversations
         self.query_text = ""
 
     def compose(self) -> ComposeResult:
@@ -72,7 +72,7 @@ class ConversationsScreen(ReportsFailures, Screen[int | None]):
 
     @work(exclusive=True, group="conversation-search", exit_on_error=False, description="search conversations")
     async def load(self, query: str) -> None:
-        items = await asyncio.to_thread(self.service.conversations, query)
+        items = await asyncio.to_thread(self.conversations.find, query)
         if query != self.query_text:
             return  # an older search finishing late
         lst = self.query_one(ListView)
@@ -108,7 +108,7 @@ class ConversationsScreen(ReportsFailures, Screen[int | None]):
 
     @work(group="conversation-open", exit_on_error=False, description="load a conversation")
     async def _open(self, view: ConversationView) -> None:
-        messages = await asyncio.to_thread(self.service.conversation_messages, view.id)
+        messages = await asyncio.to_thread(self.conversations.messages, view.id)
         self.app.push_screen(ConversationScreen(view, messages), self._after_read)
 
     def _after_read(self, result: int | None) -> None:

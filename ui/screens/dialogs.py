@@ -32,8 +32,8 @@ class Line(Static):
         super().__init__(visible(text), markup=False, classes=f"line {classes}".strip())
 
 
-class Dialog(ModalScreen):
-    """Escape closes; page keys scroll the dialog's body."""
+class Dialog(ModalScreen[str | None]):
+    """Escape closes (None); page keys scroll the dialog's body. A choice closes it with its name."""
 
     BINDINGS: ClassVar[list[BindingType]] = [CLOSE,
                 Binding("pageup", "scroll_body('page_up')", show=False),

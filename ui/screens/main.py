@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import TextArea
 
 from assistant.input_history import InputHistory
-from assistant.service import AssistantService
+from assistant.services import Services
 from ui import actions
 from ui.due_watcher import DueWatcher
 from ui.failures import ReportsFailures
@@ -34,18 +34,19 @@ class MainScreen(ReportsFailures, Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = actions.bindings("main")
     AUTO_FOCUS = "#composer"
 
-    def __init__(self, service: AssistantService, history: InputHistory, keymap: dict[str, str],
+    def __init__(self, services: Services, history: InputHistory, keymap: dict[str, str],
                  desktop_notifications: bool = False) -> None:
         super().__init__()
         self.keymap = keymap
-        self.chat = ChatPane(service, history, keymap, id="chat-pane")
+        self.chat = ChatPane(services.model, services.conversations, services.incognito, services.briefing, history,
+                             keymap, id="chat-pane")
         self.composer = self.chat.composer
-        self.sidebar = ReminderPanel(service, keymap, id="sidebar")
+        self.sidebar = ReminderPanel(services.reminders, services.changes, keymap, id="sidebar")
         self.bar = ReminderBar("", id="reminder-bar", markup=False)
-        self.status = StatusBar(service, id="status", keymap=keymap)
+        self.status = StatusBar(services.status, services.incognito, id="status", keymap=keymap)
         self.footer = KeyFooter()
-        self.due_watcher = DueWatcher(service, desktop_notifications)
-        self.jobs = IdleJobs(service)
+        self.due_watcher = DueWatcher(services.due, desktop_notifications)
+        self.jobs = IdleJobs(services.consolidation, services.embeddings)
         self.narrow = False
         self.sidebar_open = True  # wide terminals: the user's choice (ctrl+b)
         self.bar_expanded = False  # narrow terminals: the one-line bar opened into the full list

@@ -18,7 +18,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import ListItem, ListView, Static
 
-from assistant.service import AssistantService
+from assistant.services import ChangeService, ConversationService, MemoryService
 from assistant.views import WhyView, secrets_hidden
 from ui import actions
 from ui.failures import ReportsFailures
@@ -114,9 +114,12 @@ class WhyScreen(ReportsFailures, Screen[int | None]):
     BINDINGS: ClassVar[list[BindingType]] = actions.bindings("why")
     AUTO_FOCUS = "#why-list"
 
-    def __init__(self, service: AssistantService, view: WhyView, keymap: dict[str, str] | None = None) -> None:
+    def __init__(self, view: WhyView, memories: MemoryService, changes: ChangeService,
+                 conversations: ConversationService, keymap: dict[str, str] | None = None) -> None:
         super().__init__()
-        self.service = service
+        self.memories = memories
+        self.changes = changes
+        self.conversations = conversations
         self.view = view
         self.keymap = keymap or {}
 
@@ -144,13 +147,14 @@ class WhyScreen(ReportsFailures, Screen[int | None]):
         if item.opens == "expand":
             item.toggle()
         elif item.opens == "memory":
-            self.app.push_screen(MemoryScreen(self.service, item.target, self.keymap), self._passed_on)
+            memory = MemoryScreen(self.memories, self.changes, self.conversations, item.target, self.keymap)
+            self.app.push_screen(memory, self._passed_on)
         elif item.opens == "conversation":
             self._open_conversation(item.target)
 
     @work(group="why-conversation", exit_on_error=False, description="open a conversation")
     async def _open_conversation(self, episode_id: int) -> None:
-        found = await asyncio.to_thread(self.service.conversation, episode_id)
+        found = await asyncio.to_thread(self.conversations.conversation, episode_id)
         if found is None:
             self.app.notify("That conversation is gone.", timeout=4)
             return

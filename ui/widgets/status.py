@@ -1,5 +1,5 @@
 """The status bar: the model, how many memories, consolidation, a frozen clock, and, first, that the
-conversation is incognito. It reads the service's StatusView in a worker of its own and words it; the
+conversation is incognito. It reads the status service's StatusView in a worker of its own and words it; the
 screen only passes on news."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from textual import work
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from assistant.service import AssistantService
+from assistant.services import IncognitoService, StatusService
 from assistant.views import StatusView
 from ui import actions
 from ui.failures import ReportsFailures
@@ -35,12 +35,13 @@ def status_line(view: StatusView | None, consolidation: str, incognito: str = ""
 class StatusBar(ReportsFailures, Static):
     view: reactive[StatusView | None] = reactive(None)
     consolidation: reactive[str] = reactive("idle")
-    incognito: reactive[bool] = reactive(False)  # read from the service at each reload (no SQL)
+    incognito: reactive[bool] = reactive(False)  # read from the incognito service at each reload (no SQL)
 
-    def __init__(self, service: AssistantService, *, id: str | None = None,
+    def __init__(self, status: StatusService, incognito: IncognitoService, *, id: str | None = None,
                  keymap: dict[str, str] | None = None) -> None:
         super().__init__(status_line(None, "idle"), markup=False, id=id)
-        self.service = service
+        self.status_service = status
+        self.incognito_service = incognito
         self.keymap = keymap or {}
         self._asked = 0  # reads asked for; the newest one's answer is shown
 
@@ -48,10 +49,10 @@ class StatusBar(ReportsFailures, Static):
     # cancelled, and whoever waits for the app's workers would be told so. The newest read wins instead.
     @work(group="status", exit_on_error=False, description="read the status")
     async def reload(self) -> None:
-        self.incognito = self.service.incognito
+        self.incognito = self.incognito_service.active
         self._asked += 1
         asked = self._asked
-        view = await asyncio.to_thread(self.service.status)
+        view = await asyncio.to_thread(self.status_service.view)
         if asked == self._asked:
             self.view = view
 

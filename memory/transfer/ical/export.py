@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from datetime import UTC, date, datetime, timedelta, tzinfo
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory.files import write_private
 from memory.memories import SELECT_MEMORY, Memory
@@ -15,6 +15,9 @@ from memory.time.due_phrases import localize
 from memory.time.instants import parse_stored
 from memory.time.rules import format_rule, format_rule_time, parse_rule, parse_rule_time
 from memory.transfer.ical.lines import PRODID
+
+if TYPE_CHECKING:
+    from icalendar import Calendar
 
 # importance 1-5 <-> PRIORITY 1 (highest) - 9 (lowest); 3 is "no priority" (PRIORITY absent).
 _PRIORITY_OF = {5: 1, 4: 3, 2: 7, 1: 9}
@@ -91,7 +94,7 @@ def _at(moment: datetime, zone: tzinfo | None, wall_zone: tzinfo) -> datetime:
     return moment.astimezone(zone)
 
 
-def build_calendar(store: Store, embedder: Any = None) -> tuple[Any, int]:
+def build_calendar(store: Store, embedder: Any = None) -> tuple[Calendar, int]:
     """(icalendar.Calendar of the open reminders, how many reminders it holds). `embedder`: the app's, for
     the classifier's verdict on a reminder not embedded yet."""
     from icalendar import Calendar, vRecur
@@ -146,4 +149,5 @@ def write_calendar(store: Store, path: str | os.PathLike[str], embedder: Any = N
 
 def calendar_text(store: Store, embedder: Any = None) -> str:
     """The open reminders as iCalendar text (for `export --ics -`)."""
-    return build_calendar(store, embedder)[0].to_ical().decode("utf-8")
+    text: bytes = build_calendar(store, embedder)[0].to_ical()  # icalendar does not annotate to_ical
+    return text.decode("utf-8")
