@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from assistant.outbound.gate import Gate
-from assistant.service import AssistantService
+from assistant.services import MemoryService
 from memory import episodes, memories, reminders, secrets
 from memory.search.embeddings import LocalEmbedder, sync_embeddings
 from memory.sensitive import withhold_fragments
@@ -117,7 +117,7 @@ def test_earlier_texts_follow_the_memorys_mask_on_its_screen(tmp_path: Path) -> 
     try:
         memory = memories.remember(runtime.store, "the gate changed, it's 7719 now")
         reminders.update_memory(runtime.store, memory.id, content="the gate code is 7719")
-        detail = AssistantService(runtime).memory_detail(memory.id)
+        detail = MemoryService(runtime).detail(memory.id)
         assert detail.sensitive and "7719" not in detail.text
         assert [e.content for e in detail.history] == ["the gate changed, it's 7719 now"]
         assert "7719" not in detail.history[0].text

@@ -126,3 +126,24 @@ def test_a_long_token_after_a_keyword_is_read_in_one_pass() -> None:
     finds nothing."""
     assert find_secrets("the code is " + "a" * 24_000) == []
     assert hidden("the password is " + "a" * 30_000 + " and the PIN is 4471")[-1] == "4471"
+
+
+def test_a_long_paste_is_read_around_what_may_be_a_secret_and_misses_none_of_these() -> None:
+    """A text over windows.LONG characters is read in windows around the words and shapes a secret hangs
+    on (memory/sensitive/windows.py): each of these secrets, put in the middle of a megabyte of prose,
+    is found as it is found alone (benchmarks/bench_sensitive.py times it)."""
+    from memory.sensitive import windows
+
+    prose = "We walked along the river and talked about the weather, 3 kids and 12 apples.\n" * 6_500
+    for secret, value in (("the wifi password is hunter2-Blue", "hunter2-Blue"),
+                          ("card 4111 1111 1111 1111", "4111 1111 1111 1111"),
+                          ("OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx01", "sk-proj-abcdefghijklmnopqrstuvwx01"),
+                          ("the pаssword is Qx7-hunter22", "Qx7-hunter22"),  # a Cyrillic а
+                          ("P4SS: Shout!Caps8", "Shout!Caps8"),
+                          ("the bike shed padlock is 2-8-1", "2-8-1"),
+                          ("| site | password |\n|---|---|\n| bank | T4ble!Pw |", "T4ble!Pw")):
+        text = prose + "\n" + secret + "\n\n" + prose
+        assert len(text) > windows.LONG
+        found = [s.value(text) for s in find_secrets(text)]
+        assert value in found, (secret, found)
+    assert find_secrets(prose * 2) == []

@@ -34,7 +34,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from memory.sensitive import keywords, labels, meaning, numbers, phrases, records, shapes
+from memory.sensitive import keywords, labels, meaning, numbers, phrases, records, shapes, windows
 from memory.sensitive.fragments import WITHHELD, withhold_fragments
 from memory.sensitive.view import view_of
 
@@ -63,29 +63,49 @@ def find_secrets(text: str, flagged: bool = False) -> list[Span]:
     """The secrets in `text`, in order; overlapping findings are merged, so spans never overlap.
     `flagged`: the text is known to hold a secret the rules may not see (the classifier said so, or its
     memory is marked): what looks like a value in it (meaning.candidates: digit runs, tokens, quoted
-    values, number words) is a secret too."""
+    values, number words) is a secret too. A long text is read around what may be a secret (windows.py)."""
     if not text:
         return []
-    view = view_of(text)
-    found = _findings(view.text, view.words)
+    found = _read(text)
     if flagged:
-        found = itertools.chain(found, ((start, end, FLAGGED) for start, end in meaning.candidates(view.text)))
-    return _merged((*view.origin(start, end), kind) for start, end, kind in found)
+        found = itertools.chain(found, ((start, end, FLAGGED) for start, end in meaning.candidates(text)))
+    return _merged(found)
 
 
 def is_sensitive(text: str) -> bool:
     """Whether the rules find a secret in `text` (stops at the first one). The classifier's opinion is asked
     apart (`needs_opinion`, meaning.flags), where the text's embedding is at hand."""
-    if not text:
-        return False
-    view = view_of(text)
-    return next(_findings(view.text, view.words), None) is not None
+    return bool(text) and next(_read(text), None) is not None
+
+
+def _read(text: str) -> Iterator[tuple[int, int, str]]:
+    """The detectors' findings in `text` (spans of `text`): read whole, or a long one in windows."""
+    if len(text) <= windows.LONG:
+        view = view_of(text)
+        for start, end, kind in _findings(view.text, view.words):
+            yield (*view.origin(start, end), kind)
+        return
+    words = windows.words_of(text)
+    for pieces in windows.windows(text, words):
+        read = "\n".join(text[s:e] for s, e in pieces)
+        view = view_of(read)
+        for start, end, kind in _findings(view.text, view.words):
+            start, end = view.origin(start, end)
+            at = 0
+            for s, e in pieces:  # back to where the piece stands in `text` (a span never crosses two)
+                if at <= start and end <= at + e - s:
+                    yield s + start - at, s + end - at, kind
+                    break
+                at += e - s + 1
+    for start, end, kind in phrases.find(text, None, words):
+        yield start, end, kind
 
 
 def needs_opinion(text: str) -> bool:
     """Whether the classifier's opinion of `text` counts: the rules find nothing, yet it holds a word a
-    secret hangs on and something shaped like a value (memory/sensitive/meaning.py)."""
-    if not text:
+    secret hangs on and something shaped like a value (memory/sensitive/meaning.py). The classifier reads
+    the embedding of a text's first 2,000 characters: a longer text is left to the rules."""
+    if not text or len(text) > windows.LONG:
         return False
     view = view_of(text)
     return meaning.worth_asking(view.text, view.words) and next(_findings(view.text, view.words), None) is None

@@ -173,6 +173,16 @@ _USED_FOR = vocabulary.lazy_pattern(lambda: (
 
 
 @cache
+def _thing_words() -> frozenset[str]:
+    """The words of the things that open, devices and verbs of opening: a text without one is not read for
+    a thing opened by digits."""
+    found = {w.lower() for table in ("places", "locks", "devices") for entry in vocabulary.entries(table)
+             for w in re.findall(r"[^\W\d_]+", entry)}
+    found |= {w.lower() for entry in vocabulary.entries("opens") for w in re.findall(r"[^\W\d_]+", entry) if len(w) > 3}
+    return frozenset(found | {"keypad", "disarm", "disarms", "disarmed", "unlock", "unlocks", "unlocked"})
+
+
+@cache
 def _words() -> frozenset[str]:
     """Every word the things, devices and accounts are made of: a text without one is not read here."""
     tables = ("places", "place_prefixes", "devices", "locks", "services")
@@ -223,6 +233,8 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
             secret = match.group("secret")
             if password_shaped(secret, True) and not names_a_product(secret):
                 yield match.start("secret"), match.end("secret"), "credential"
+    if not words & _thing_words():
+        return  # the rest is about things that open, or verbs of opening
     for pattern in _opened_patterns():
         for match in pattern.finditer(text):
             place = match.groupdict().get("place") or ""
@@ -268,3 +280,8 @@ def _kind(place: str) -> str:
 
 
 _LOCK = vocabulary.lazy_pattern(lambda: rf"lock|safe|{_literal('locks')}", re.I)
+
+
+def anchor_words() -> frozenset[str]:
+    """The words the labels and sentences here hang on (windows.py)."""
+    return _words() | _USE | frozenset("log logs logged logging login sign signs signed signing".split())

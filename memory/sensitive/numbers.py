@@ -205,3 +205,9 @@ def _valid(name: str, value: str) -> bool:
     module = importlib.import_module(f"stdnum.{name}")
     value = re.sub(r"\s", "", value)  # "432 87 1190": not every validator's compact() drops spaces
     return bool(module.is_valid(value.upper() if name == "iban" else value))
+
+
+def anchor_words() -> frozenset[str]:
+    """The words numbers are known by here: ids' and accounts' names, card words (windows.py)."""
+    card = {w.lower() for w in re.findall(r"[^\W\d_]+", _CARD_WORDS.pattern + _CVV.pattern) if len(w) > 2}
+    return frozenset(_ID_WORDS | _ACCOUNT_WORDS | card)
