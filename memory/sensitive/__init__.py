@@ -33,6 +33,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memory.sensitive import keywords, labels, meaning, numbers, phrases, records, shapes, windows
 from memory.sensitive.fragments import WITHHELD, withhold_fragments
@@ -66,7 +67,7 @@ def find_secrets(text: str, flagged: bool = False) -> list[Span]:
     values, number words) is a secret too. A long text is read around what may be a secret (windows.py)."""
     if not text:
         return []
-    found = _read(text)
+    found: Iterable[tuple[int, int, str]] = _read_once(text)
     if flagged:
         found = itertools.chain(found, ((start, end, FLAGGED) for start, end in meaning.candidates(text)))
     return _merged(found)
@@ -75,7 +76,14 @@ def find_secrets(text: str, flagged: bool = False) -> list[Span]:
 def is_sensitive(text: str) -> bool:
     """Whether the rules find a secret in `text` (stops at the first one). The classifier's opinion is asked
     apart (`needs_opinion`, meaning.flags), where the text's embedding is at hand."""
-    return bool(text) and next(_read(text), None) is not None
+    return bool(text) and bool(_read_once(text))
+
+
+@lru_cache(maxsize=256)
+def _read_once(text: str) -> tuple[tuple[int, int, str], ...]:
+    """The findings of a text, remembered for the texts read last: a write and the exits read one text
+    several times (is it sensitive, where are its secrets, does the classifier's opinion count)."""
+    return tuple(_read(text))
 
 
 def _read(text: str) -> Iterator[tuple[int, int, str]]:
@@ -105,10 +113,10 @@ def needs_opinion(text: str) -> bool:
     """Whether the classifier's opinion of `text` counts: the rules find nothing, yet it holds a word a
     secret hangs on and something shaped like a value (memory/sensitive/meaning.py). The classifier reads
     the embedding of a text's first 2,000 characters: a longer text is left to the rules."""
-    if not text or len(text) > windows.LONG:
+    if not text or len(text) > windows.LONG or _read_once(text):
         return False
     view = view_of(text)
-    return meaning.worth_asking(view.text, view.words) and next(_findings(view.text, view.words), None) is None
+    return meaning.worth_asking(view.text, view.words)
 
 
 def secret_values(text: str, sensitive: bool) -> list[str]:
