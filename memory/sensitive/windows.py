@@ -17,6 +17,7 @@ there), a table's header more than a block away. Recovery phrases are looked for
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import cache
 
 from memory.sensitive import labels, numbers, shapes, vocabulary
@@ -111,9 +112,7 @@ def windows(text: str, words: list[str] | None = None) -> list[list[tuple[int, i
 
 
 def _plain(word: str) -> str:
-    """A word without its accents ("pässwörd" -> "passwörd" -> "password")."""
-    import unicodedata
-
+    """A word without its accents ("pässwörd" -> "password")."""
     return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
 
 
