@@ -23,7 +23,7 @@ from assistant.outbound.gate import Gate
 from assistant.services import MemoryService
 from memory import episodes, memories, reminders, secrets
 from memory.search.embeddings import LocalEmbedder, sync_embeddings
-from memory.sensitive import withhold_fragments
+from memory.sensitive import is_sensitive, withhold_fragments
 from memory.store import Store
 from tests.conftest import make_runtime
 from tests.mcp_helpers import ASSISTANT, call, server, server_env, session
@@ -89,6 +89,14 @@ def test_a_restatement_of_a_secret_value_is_a_secret(store: Store) -> None:
     restated = memories.remember(store, "since Monday it's 7719 at the back")
     assert restated.sensitive
     assert not memories.remember(store, "since Monday it's 7720 at the back").sensitive
+
+
+def test_a_new_value_of_a_secret_memorys_subject_inherits_its_mark(store: Store) -> None:
+    older = memories.remember(store, "the bike shed is 7294", sensitive=True)  # marked by its writer
+    assert not is_sensitive("the bike shed is 8812 now")  # the rules alone would not mark it
+    newer = memories.remember(store, "the bike shed is 8812 now")
+    assert store.one("SELECT superseded_by FROM memory_meta WHERE memory_id = ?", (older.id,))[0] == newer.id
+    assert newer.sensitive
 
 
 def test_a_stored_answer_holds_placeholders_and_reveal_puts_the_values_back(store: Store) -> None:

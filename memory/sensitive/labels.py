@@ -155,8 +155,10 @@ def _opened() -> list[str]:
 
 
 @cache
-def _opened_patterns() -> list[re.Pattern[str]]:
-    return [re.compile(pattern, re.I) for pattern in _opened()]
+def _opened_patterns() -> list[tuple[re.Pattern[str], bool]]:
+    """Each pattern, and whether it may find a value said in words, with no digit in it ("it's eight one
+    one five for the garage"): the others are read only where there are digits."""
+    return [(re.compile(pattern, re.I), _said_digits() in pattern) for pattern in _opened()]
 
 
 # "log into the bank with Qx7-hunter22", "log in with joe / hunter2".
@@ -202,9 +204,13 @@ _SYMBOL = re.compile(r"[!@#$%^&*_+=~?]")
 def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     if not words & _words() and "@" not in text:
         return
+    # Each pattern is read only around the words it hangs on (a few hundred characters from each): over a
+    # long chat its twenty patterns read every position cost 3 s a megabyte.
+    lowered = text.lower()
+    labelled = _holding(text, _around(lowered, words & _words()), _VALUE_SIGN)  # a value has a digit or a sign
     if any(sign in text for sign in (":", "—", "–", "=", "-", ">")):
         lists_passwords = None
-        for match in _LABEL.finditer(text):
+        for match in _in(_LABEL, text, labelled):
             value = match.group("value")
             if match.group("place"):
                 if _DIGITS.fullmatch(value) and not NOT_A_CODE.fullmatch(value):
@@ -217,34 +223,80 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
             if password_shaped(value, lists_passwords):
                 yield match.start("value"), match.end("value"), "credential"
         if "@" in text:
-            for match in _USER_SECRET.finditer(text):
+            for match in _in(_USER_SECRET, text, _around(text, {"@"})):
                 if password_shaped(match.group("secret"), True):
                     yield match.start("secret"), match.end("secret"), "credential"
         if "/" in text:
-            for match in _USER_SECRET_LABELLED.finditer(text):
+            for match in _in(_USER_SECRET_LABELLED, text, labelled):
                 if password_shaped(match.group("secret"), True):
                     yield match.start("secret"), match.end("secret"), "credential"
-    if words & {"log", "logs", "logged", "logging", "login", "sign", "signs", "signed", "signing"}:
-        for match in _LOGIN.finditer(text):
-            if password_shaped(match.group("secret"), True):
-                yield match.start("secret"), match.end("secret"), "credential"
-    if words & _USE:
-        for match in _USED_FOR.finditer(text):
-            secret = match.group("secret")
-            if password_shaped(secret, True) and not names_a_product(secret):
-                yield match.start("secret"), match.end("secret"), "credential"
-    if not words & _thing_words():
+    logs = words & {"log", "logs", "logged", "logging", "login", "sign", "signs", "signed", "signing"}
+    for match in _in(_LOGIN, text, _around(lowered, logs)) if logs else ():
+        if password_shaped(match.group("secret"), True):
+            yield match.start("secret"), match.end("secret"), "credential"
+    uses = words & _USE
+    for match in _in(_USED_FOR, text, _around(lowered, uses, before=80)) if uses else ():
+        secret = match.group("secret")
+        if password_shaped(secret, True) and not names_a_product(secret):
+            yield match.start("secret"), match.end("secret"), "credential"
+    things = words & _thing_words()
+    if not things:
         return  # the rest is about things that open, or verbs of opening
-    for pattern in _opened_patterns():
-        for match in pattern.finditer(text):
+    regions = _around(lowered, things)
+    keyed = _holding(text, regions, _DIGIT)  # digits, but for "it's eight one one five for the garage"
+    for pattern, spoken in _opened_patterns():
+        for match in _in(pattern, text, regions if spoken else keyed):
             place = match.groupdict().get("place") or ""
             yield match.start("value"), match.end("value"), _kind(place) if place else "code"
-    for match in _RESET.finditer(text):
+    for match in _in(_RESET, text, keyed):
         if not _clock_time(match.group("value")):  # "the alarm is set to 0630" is a time, "reset to 6135" not
             yield match.start("value"), match.end("value"), _kind(match.group("place"))
     if words & _DIAL_WORDS:
-        for match in _DIALLED.finditer(text):  # "The safe in the study: 12 left, 34 right, 7 left"
+        for match in _in(_DIALLED, text, keyed):  # "The safe in the study: 12 left, 34 right, 7 left"
             yield match.start("value"), match.end("value"), "combination"
+
+
+# How far a match may start before the word it hangs on, and end after it.
+_BEFORE, _AFTER = 160, 240
+
+
+def _around(lowered: str, needles: set[str] | frozenset[str], before: int = _BEFORE) -> list[tuple[int, int]]:
+    """The stretches of a text around each place one of `needles` stands (merged, in order): where a pattern
+    that hangs on them can match."""
+    found: list[tuple[int, int]] = []
+    for needle in needles:
+        at = lowered.find(needle)
+        while at >= 0:
+            end = at + len(needle)
+            if not needle.isalpha() or (at == 0 or not lowered[at - 1].isalpha()) and (
+                    end == len(lowered) or not lowered[end].isalpha()):  # a word, not inside one
+                found.append((max(0, at - before), end + _AFTER))
+            at = lowered.find(needle, end)
+    merged: list[list[int]] = []
+    for start, end in sorted(found):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [(s, min(e, len(lowered))) for s, e in merged]
+
+
+def _holding(text: str, regions: list[tuple[int, int]], needed: re.Pattern[str]) -> list[tuple[int, int]]:
+    """The regions that hold what a pattern's value needs."""
+    return [(s, e) for s, e in regions if needed.search(text, s, e)]
+
+
+_DIGIT = re.compile(r"\d")
+_VALUE_SIGN = re.compile(r"[\d!@#$%^&*+=?~]")
+
+
+def _in(pattern: re.Pattern[str], text: str, regions: list[tuple[int, int]]) -> Iterator[re.Match[str]]:
+    """The matches of `pattern` inside the regions (a match never starts before the one found last ends)."""
+    reached = 0
+    for start, end in regions:
+        for match in pattern.finditer(text, max(start, reached), end):
+            reached = match.end()
+            yield match
 
 
 def _clock_time(value: str) -> bool:

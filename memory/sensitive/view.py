@@ -69,16 +69,34 @@ def view_of(text: str) -> View:
     out: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
-    # A cluster is a character with the combining marks after it: NFKC composes within it only.
-    for cluster in re.finditer(r".[\u0300-\u036f]*", text, re.S):
-        if _INVISIBLE.fullmatch(cluster.group(0)):
-            continue
-        folded = unicodedata.normalize("NFKC", _INVISIBLE.sub("", cluster.group(0)))
-        out.append(folded)
-        starts.extend([cluster.start()] * len(folded))
-        ends.extend([cluster.end()] * len(folded))
+    position = 0
+    # ASCII is left as it is, one character for one (a pasted megabyte is mostly ASCII: a cluster at a time
+    # in Python took 8 s); the runs of other characters are read a cluster at a time.
+    for run in _NOT_ASCII_RUN.finditer(text):
+        if run.start() > position:
+            out.append(text[position:run.start()])
+            starts.extend(range(position, run.start()))
+            ends.extend(range(position + 1, run.start() + 1))
+        # A cluster is a character with the combining marks after it: NFKC composes within it only.
+        for cluster in _CLUSTER.finditer(text, run.start(), run.end()):
+            if _INVISIBLE.fullmatch(cluster.group(0)):
+                continue
+            folded = unicodedata.normalize("NFKC", _INVISIBLE.sub("", cluster.group(0)))
+            out.append(folded)
+            starts.extend([cluster.start()] * len(folded))
+            ends.extend([cluster.end()] * len(folded))
+        position = run.end()
+    if position < len(text):
+        out.append(text[position:])
+        starts.extend(range(position, len(text)))
+        ends.extend(range(position + 1, len(text) + 1))
     read = _read("".join(out))
     return View(read.text, read.words, starts, ends)
+
+
+_CLUSTER = re.compile(r".[\u0300-\u036f]*", re.S)
+# Characters other than ASCII, and an ASCII one a combining mark follows ("e\u0301").
+_NOT_ASCII_RUN = re.compile(r"(?:[^\x00-\x7f]|[\x00-\x7f](?=[\u0300-\u036f]))+")
 
 
 def _read(text: str) -> View:

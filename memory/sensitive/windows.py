@@ -40,7 +40,7 @@ _LITERALS = ("://", "-----BEGIN", "PuTTY-User-Key", "@")
 # ("P4SS:", "p1n =").
 _DISGUISED = re.compile(r"[a-zA-Z][\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff][a-zA-Z]|[\uff01-\uff5e]"
                         r"|[\u00ad\u034f\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]|[\u0300-\u036f]")
-_LEET = re.compile(r"(?<![^\W_])[a-zA-Z@$]*\d[a-zA-Z@$\d]*[ \t]*[:=]")
+_LEET = re.compile(r"(?<![^\W_])(?:[a-zA-Z@$]+\d|\d[a-zA-Z@$]+)[a-zA-Z@$\d]*[ \t]*[:=]")
 
 
 @cache
@@ -81,8 +81,7 @@ def windows(text: str, words: list[str] | None = None) -> list[list[tuple[int, i
     anchors = distinct & _anchor_words()
     endings = _endings()
     anchors |= {w for w in distinct if w.endswith(endings) or any(e in w for e in endings)}
-    hints = [m.start() for word in anchors
-             for m in re.finditer(rf"(?<![^\W\d_]){re.escape(word)}(?![^\W\d_])", lowered)]
+    hints = [at for word in anchors for at in _all(lowered, word)]
     if not text.isascii():
         # Words for a password written without spaces (CJK, Indic); a word written to slip past a keyword
         # (accents, another script's look-alike letters, full-width forms, invisible characters between).
