@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from memory.memories import Memory
 from memory.reminders import later_line
 from memory.text import flat
+from memory.turn_records import TurnRecord
 
 PRIVATE_MARK = "[Private]"  # how a private memory is labelled wherever its text is shown or quoted
 
@@ -254,6 +255,6 @@ class WhyView:
     names read as they are now (a memory forgotten since says so)."""
 
     message_id: int
-    record: dict[str, object]
+    record: TurnRecord
     memories: list[LinkedView]  # text "" and when "" for one forgotten since
     conversations: list[ConversationView]

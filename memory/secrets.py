@@ -158,37 +158,43 @@ def restates_a_secret(store: Store, text: str) -> bool:
 
 @dataclass
 class Outside:
-    """Stored text as an export or a calendar server may hold it: each secret as SECRET. Made once per
-    export (it reads the store's secret values once)."""
+    """Stored text as an export or a calendar server may hold it: each secret as the mask. Made once per
+    run of an exit (it reads the store's secret values once); memory.transfer.exits.Exit is the face the
+    exports and CalDAV use."""
 
     store: Store
     opinions: Opinions
     known: list[str] = field(default_factory=list)
+    mask: str = SECRET
 
     @classmethod
-    def of(cls, store: Store, embedder: Any = None) -> Outside:
-        """For one export of `store`; `embedder`: the app's, so a text not embedded yet is judged now."""
-        return cls(store, Opinions(store, embedder), [v.value for v in values(store)])
+    def of(cls, store: Store, embedder: Any = None, mask: str = SECRET) -> Outside:
+        """For one run of an exit on `store`; `embedder`: the app's, so a text not embedded yet is judged now."""
+        return cls(store, Opinions(store, embedder), [v.value for v in values(store)], mask)
 
     def text(self, text: str, flagged: bool = False) -> str:
-        """Any stored text: the detector's secrets (and what looks like a value in a flagged text), then any
-        whole token, run of 8 characters or 3 words of a secret value of the store."""
-        from memory.sensitive import redact, withhold_fragments
+        """Any stored text: the detector's secrets (in a text the classifier flagged and the rules find
+        nothing in, what looks like a value), then any whole token, run of 8 characters or 3 words of a
+        secret value of the store."""
+        from memory.sensitive import is_sensitive, redact, withhold_fragments
 
         if not text:
             return text
-        return withhold_fragments(redact(text, SECRET, flagged), self.known, SECRET)
+        hidden = redact(text, self.mask, flagged and not is_sensitive(text))
+        return withhold_fragments(hidden, self.known, self.mask)
+
+    def masked(self, text: str, sensitive: bool = False) -> str:
+        """A text that holds a secret when `sensitive`: its values masked, or the mask alone when none can be
+        pointed to (its writer marked it)."""
+        shown = self.text(text, sensitive)
+        return self.mask if sensitive and shown == text else shown
 
     def message(self, message_id: int | None, text: str) -> str:
         return self.text(text, self.opinions.message(message_id, text))
 
     def memory(self, memory: Memory) -> str:
-        """A memory's text: one that holds a secret with its values masked, whole when none can be pointed to
-        (the text of a reminder on a calendar, a line of an export). The function CalDAV calls for its
-        exit."""
-        sensitive = self.opinions.memory(memory)
-        shown = self.text(memory.content, sensitive)
-        return SECRET if sensitive and shown == memory.content else shown
+        """A memory's text (marked sensitive, or flagged by the classifier before its verdict was stored)."""
+        return self.masked(memory.content, self.opinions.memory(memory))
 
 
 # -- the app's own answers --------------------------------------------------------------------------------

@@ -245,7 +245,7 @@ async def test_an_offline_answer_after_an_edit_says_the_new_value_and_its_record
     answer = events[-1].text
     assert "7731" in answer and "5829" not in answer
     why = services.why.view(events[-1].message_id)
-    assert why is not None and why.record["left_the_machine"] is False
+    assert why is not None and why.record.left_the_machine is False
     assert [m.id for m in why.memories] == [memory.id] and why.memories[0].text == "the door code is ••••"
     assert "changed" not in why.memories[0].when
     rt.clock.fixed = T0 + timedelta(hours=1)

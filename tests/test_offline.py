@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.offline.responder import NO_MODEL, OfflineResponder
+from assistant.offline.phrases import NO_MODEL
+from assistant.responders.offline import OfflineResponder
 from assistant.turn.agent import Agent
 from assistant.turn.events import Done, ToolCall
 from memory import memories, reminders

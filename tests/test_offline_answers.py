@@ -6,8 +6,8 @@ from datetime import timedelta
 
 import pytest
 
-from assistant.offline.responder import OfflineResponder
 from assistant.recall.evidence import find_evidence
+from assistant.responders.offline import OfflineResponder
 from assistant.turn.agent import Agent
 from memory import episodes, memories
 from tests.conftest import make_runtime

@@ -10,8 +10,8 @@ from datetime import timedelta
 
 import pytest
 
-from assistant.offline.responder import OfflineResponder
 from assistant.reading import read
+from assistant.responders.offline import OfflineResponder
 from assistant.services import Services
 from assistant.turn.agent import Agent
 from memory import memories

@@ -7,8 +7,8 @@ from datetime import timedelta
 
 import pytest
 
-from assistant.offline.responder import OfflineResponder
 from assistant.reading.understand import read_message
+from assistant.responders.offline import OfflineResponder
 from assistant.services.reminders import ReminderService
 from assistant.turn.agent import Agent
 from memory import memories, reminders

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from assistant.offline.responder import OfflineResponder
+from assistant.responders.offline import OfflineResponder
 from assistant.turn.agent import Agent
 from memory import memories
 from tests.conftest import T0, make_runtime

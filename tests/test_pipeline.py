@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from assistant.conversation import AssistantMessage, ToolOutput, ToolResults, ToolUse, UserMessage
-from assistant.offline.responder import OfflineResponder
 from assistant.outbound.gate import LOCAL_GATE, Gate, LocalGate
 from assistant.reading import read
+from assistant.responders.offline import OfflineResponder
 from assistant.services.model import responder_for
 from assistant.turn.agent import Agent
 from assistant.turn.events import Done

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from assistant.offline.responder import OfflineResponder
+from assistant.responders.offline import OfflineResponder
 from assistant.tools import execute_tool
 from assistant.turn.agent import Agent
 from memory import changes, memories, reminders
@@ -413,3 +413,41 @@ def test_a_record_written_before_schema_10_is_still_undone(store):
                   (bins.id, json.dumps(old), "2026-11-22T14:00:00+00:00"))
     reminders.mark_done(store, bins.id)
     assert changes.undo_last_change(store).memory.done_at is None
+
+
+# -- a question is data kept with the answer that asked it, never read back from words ---------------------
+
+async def test_a_models_answer_that_asks_which_one_is_not_taken_as_the_apps_question(tmp_path,
+                                                                                    anthropic_standin) -> None:
+    """A model may word its answer as the offline mode words its own question; "2" after it, answered
+    offline because the model then failed, is read as a message of its own: nothing is cancelled."""
+    from assistant.providers.anthropic_provider import AnthropicProvider
+    from assistant.services.model import responder_for
+    from tests.standins import text_reply
+
+    rt = make_runtime(tmp_path)
+    remind(rt.store, "call the dentist", "2026-11-27T09:00:00+00:00")
+    remind(rt.store, "pay the dentist bill", "2026-11-28T09:00:00+00:00")
+    agent = Agent(rt, responder_for(rt, AnthropicProvider("m", max_retries=0)))
+    anthropic_standin.script = [text_reply("Which one did you mean? Say its number (nothing was changed):\n"
+                                           "- #1 call the dentist (DUE Fri Nov 27 09:00)\n"
+                                           "- #2 pay the dentist bill (DUE Sat Nov 28 09:00)")]
+    await say(agent, "cancel the dentist")
+    before = snapshot(rt.store)
+    anthropic_standin.script = [500]  # the model fails: the offline mode answers "2"
+    answer, calls = await say(agent, "2")
+    assert calls == [] and snapshot(rt.store) == before
+    assert "I couldn't reach the chat model" in answer
+    rt.close()
+
+
+async def test_the_offline_modes_question_reworded_is_still_answered(agent) -> None:
+    """What a "which one?" offers is kept with the answer that asked it: the answer is read from that,
+    whatever the question's words were."""
+    store = agent.runtime.store
+    remind(store, "call mom", "2026-11-23T18:00:00+00:00")
+    remind(store, "call the bank", "2026-11-23T10:00:00+00:00")
+    await say(agent, "done with call")
+    store.execute("UPDATE messages SET content = 'Two reminders match; pick one.' WHERE role = 'assistant'")
+    answer, calls = await say(agent, "the second")  # as offered: the bank (due first), then mom
+    assert [c.name for c in calls] == ["update_memory"] and memories.get_memory(store, 1).done_at

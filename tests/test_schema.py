@@ -84,7 +84,7 @@ def test_schema_4_vectors_move_to_the_block_index_without_re_embedding(tmp_path,
             raise AssertionError(f"re-embedded {texts}")
 
     store = Store(path, clock)
-    assert store.one("PRAGMA user_version")[0] == SCHEMA_VERSION == 14
+    assert store.one("PRAGMA user_version")[0] == SCHEMA_VERSION == 15
     assert store.one("SELECT 1 FROM sqlite_master WHERE name IN ('vec_index', 'vector_log')") is None
     assert vectors.count(store) == 30 and store.get_meta("embedding_model") == "toy:8:blocks"
     assert sync_embeddings(store, Toy()) == 0 and pending_count(store) == 0

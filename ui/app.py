@@ -257,6 +257,7 @@ class AssistantApp(App[int]):
         that has a model), and no thread still waiting on a model holds the process (run_app)."""
         self.main_screen.chat.stop_turn()
         try:
+            await asyncio.to_thread(self.main_screen.calendar.at_quit)
             await asyncio.to_thread(self.services.conversations.close_for_quit)
             await asyncio.to_thread(self.services.due.remember_announced)
         except DiskFull:  # one line, no traceback: the conversation is closed at the next launch instead

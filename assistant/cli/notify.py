@@ -42,7 +42,15 @@ def _run(runtime: Runtime, args: argparse.Namespace) -> int:
     if store.read_only:
         raise StoreUnusable(f"the database {store.path} is read-only, and the notifier records in it each "
                             "notification it shows (so that none is shown twice)", store.path, "read_only")
-    notifier = Notifier(store, runtime.clock, say, briefing_at=runtime.settings.notify.briefing_clock_time())
+    calendar = None
+    from assistant.caldav.config import configured
+
+    if configured(runtime.settings):
+        from assistant.caldav.background import BackgroundSync
+
+        calendar = BackgroundSync(store, runtime.settings)
+    notifier = Notifier(store, runtime.clock, say, briefing_at=runtime.settings.notify.briefing_clock_time(),
+                        calendar=calendar)
     try:
         notifier.run(stop)
     finally:

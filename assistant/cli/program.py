@@ -89,7 +89,7 @@ class _VersionAction(argparse.Action):
 
 
 def build_parser() -> Parser:
-    from assistant.cli import conversations, data, maintenance, memories, notify
+    from assistant.cli import conversations, data, maintenance, memories, notify, sync
 
     common = _common()
     parser = Parser(prog="assistant", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -200,6 +200,8 @@ def build_parser() -> Parser:
             "falls due, with the app closed (runs until SIGTERM)")
     p.add_argument("--install", action="store_true", help="write a user service that runs it (a systemd user unit, "
                    "or a launchd agent on macOS) and print how to enable it; enables nothing")
+    cmd("sync", sync.cmd_sync, "one two-way sync of the reminders with your CalDAV calendar ([caldav] in the config, "
+        "the password in ASSISTANT_CALDAV_PASSWORD; docs/caldav.md)")
     return parser
 
 

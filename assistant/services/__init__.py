@@ -17,6 +17,7 @@ it and gives each screen or pane only the services it uses.
 | `status` | what the status line says |
 | `consolidation` | whether it is due, a run, its end at quit |
 | `embeddings` | the embedding model's load and rest, an import's backlog |
+| `calendar` | the sync with a calendar server: its last end, the background `assistant sync` children |
 
 Blocking methods (SQLite, embeddings, the Ollama check) are meant to be called from thread workers;
 `model.turn` is an async iterator for an async worker.
@@ -27,6 +28,7 @@ from collections.abc import Callable
 
 from assistant.runtime import Runtime
 from assistant.services.briefing import BriefingService
+from assistant.services.calendar import CalendarService
 from assistant.services.changes import ChangeService
 from assistant.services.consolidation import ConsolidationService
 from assistant.services.conversations import ConversationService
@@ -40,9 +42,9 @@ from assistant.services.reminders import ReminderService
 from assistant.services.status import StatusService
 from assistant.services.why import WhyService
 
-__all__ = ["BriefingService", "ChangeService", "ConsolidationService", "ConversationService", "DueService",
-           "EmbeddingService", "IncognitoService", "MemoryService", "ModelService", "RecapService", "ReminderService",
-           "Services", "StatusService", "WhyService"]
+__all__ = ["BriefingService", "CalendarService", "ChangeService", "ConsolidationService", "ConversationService",
+           "DueService", "EmbeddingService", "IncognitoService", "MemoryService", "ModelService", "RecapService",
+           "ReminderService", "Services", "StatusService", "WhyService"]
 
 
 class Services:
@@ -65,3 +67,4 @@ class Services:
         self.status = StatusService(runtime, self.model)
         self.consolidation = ConsolidationService(runtime)
         self.embeddings = EmbeddingService(runtime)
+        self.calendar = CalendarService(runtime)

@@ -18,17 +18,17 @@ from assistant.turn.events import Event
 
 if TYPE_CHECKING:  # the agent (pydantic, the providers) is imported when a model is chosen, after the first frame
     from assistant.providers.base import Provider
-    from assistant.responder import Responder
+    from assistant.responders.protocol import Responder
     from assistant.turn.agent import Agent
 
 
 def responder_for(runtime: Runtime, provider: Provider | None) -> Responder:
     """What answers turns: the chat model through the gate, or the offline mode when there is none."""
     if provider is None:
-        from assistant.offline.responder import OfflineResponder
+        from assistant.responders.offline import OfflineResponder
 
         return OfflineResponder(runtime)
-    from assistant.turn.model import ModelResponder
+    from assistant.responders.model import ModelResponder
 
     return ModelResponder(runtime, provider)
 

@@ -7,20 +7,17 @@ from assistant.services.conversations import conversation_view
 from assistant.views import LinkedView, WhyView, masked, private_marked
 from memory import episodes, memories, turn_records
 from memory.memories import Memory
-
-
-def _ids(value: object) -> list[int]:
-    """The ids a Why record lists (it is JSON: anything else in it is left out)."""
-    return [i for i in value if isinstance(i, int)] if isinstance(value, list) else []
+from memory.turn_records import TurnRecord
 
 
 class WhyService:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
 
-    def record(self, message_id: int | None = None) -> dict[str, object] | None:
+    def record(self, message_id: int | None = None) -> tuple[int, TurnRecord] | None:
         """What went into an answer (the latest of the conversation in progress when no id is given), as
-        recorded when its turn ran; None when there is no record (an incognito or older answer)."""
+        recorded when its turn ran, with the answer's id; None when there is no record (an incognito or
+        older answer)."""
         store = self.runtime.store
         if message_id is None:
             active = episodes.active_episode(store)
@@ -28,21 +25,21 @@ class WhyService:
         else:
             record = turn_records.get(store, message_id)
             found = (message_id, record) if record is not None else None
-        return None if found is None else {"message_id": found[0], **found[1]}
+        return found
 
     def view(self, message_id: int | None = None) -> WhyView | None:
         """`record` with the memories and conversations it names read as they are now, for the Why screen
         (a secret masked, as everywhere but the Memories screen)."""
-        record = self.record(message_id)
-        if record is None:
+        found_record = self.record(message_id)
+        if found_record is None:
             return None
-        ids = _ids(record.get("memories"))
+        answer_id, record = found_record
+        ids = list(record.memories)
         store = self.runtime.store
         found = {m.id: m for m in memories.memories_by_id(store, ids)}
         clock = self.runtime.clock
         # Read as they are now: one whose text was changed after the answer says so (its earlier texts
         # are on its own screen), so the line is not taken for what the answer was given.
-        answer_id = int(str(record["message_id"]))
         answered = episodes.messages_by_id(store, [answer_id]).get(answer_id)
         changed = memories.edited_since(store, ids, answered.created_at) if answered is not None else set()
 
@@ -52,7 +49,7 @@ class WhyService:
 
         shown = [LinkedView(i, private_marked(masked(found[i].content, found[i].sensitive), found[i].private),
                             when(found[i])) if i in found else LinkedView(i, "", "") for i in ids]
-        episode_ids = _ids(record.get("conversations"))
+        episode_ids = list(record.conversations)
         talks = {c.episode.id: conversation_view(c, None, clock)
                  for c in episodes.list_conversations(self.runtime.store, len(episode_ids) or 1, episode_ids)}
-        return WhyView(int(str(record["message_id"])), record, shown, [talks[i] for i in episode_ids if i in talks])
+        return WhyView(answer_id, record, shown, [talks[i] for i in episode_ids if i in talks])

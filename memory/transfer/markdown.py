@@ -7,10 +7,8 @@
                                    id), then the messages with their times
 
 File names come from dates and titles, made safe on every OS (no reserved characters or names, no
-trailing dot or space, at most 120 characters, unique). Secrets are written as `[secret]` unless asked
-otherwise (memory.secrets.Outside): those the detector finds, what looks like a value in a text the
-classifier flags, any whole token or piece of a secret value a sensitive memory holds (an answer that
-quoted one), and the whole text of a memory marked sensitive whose secret cannot be pointed to. Files are 0600 and
+trailing dot or space, at most 120 characters, unique). Secrets found by the detector (and the whole text
+of a memory marked sensitive) are written as `[secret]` unless asked otherwise. Files are 0600 and
 folders 0700. A rerun writes only the files whose content changed, and removes the files of its own
 earlier run that are gone from the store (named in a small manifest), never another file.
 """
@@ -30,8 +28,8 @@ from memory.errors import InvalidInput
 from memory.files import sync_folder, write_private
 from memory.memories import SELECT_MEMORY, Memory
 from memory.schema import KINDS
-from memory.secrets import Outside
 from memory.store import Store
+from memory.transfer.exits import Exit
 
 MANIFEST = ".assistant-export.json"
 KIND_FILES = {"fact": "facts", "preference": "preferences", "event": "events", "person": "people", "mood": "moods",
@@ -81,22 +79,21 @@ class _Writer:
         self.clock = store.clock
         self.folder = folder
         self.include_secrets = include_secrets
+        self.exit = None if include_secrets else Exit(store, embedder=embedder)  # the rule of every exit
         self.result = MarkdownExport(folder)
         self.files: set[str] = set()
-        self.outside = None if include_secrets else Outside.of(store, embedder)
 
     def secretless(self, text: str) -> str:
-        """A title or a summary: the detector's secrets and any secret value of the store as SECRET."""
-        return text if self.outside is None or not text else self.outside.text(text)
+        """A title or a summary as it may leave (memory.transfer.exits)."""
+        return text if self.exit is None or not text else self.exit.text(text)
 
     def message(self, message: Message) -> str:
-        """A message: as `secretless`, and what looks like a value in one the classifier flags."""
-        return message.content if self.outside is None else self.outside.message(message.id, message.content)
+        """A message, and what looks like a value in one the classifier flags."""
+        return message.content if self.exit is None else self.exit.message(message.id, message.content)
 
     def memory(self, memory: Memory) -> str:
-        """A memory's text: one that holds a secret with its values as SECRET, or whole when none can be
-        pointed to."""
-        return memory.content if self.outside is None else self.outside.memory(memory)
+        """A memory's text: its secret values masked, or the mask alone when none can be pointed to."""
+        return memory.content if self.exit is None else self.exit.memory(memory)
 
     def when(self, instant: str | None) -> str:
         if not instant:
