@@ -267,6 +267,8 @@ def _continued(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
     or a combination)."""
     end = _SENTENCE_END.search(text, at, at + 160)
     stop = end.start() if end else min(len(text), at + 160)
+    if not _VALUE_SIGN.search(text, at, stop):
+        return  # a value said again has a digit or a sign (number words alone are left to the first value)
     of_digits = kind in _MADE_OF_DIGITS
     for marker in _CONTINUATION.finditer(text, at, stop):
         value = _clause(text, marker.end(), False, False, of_digits=of_digits)
@@ -337,6 +339,7 @@ def _partial(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
 
 _ANSWER = re.compile(r"security[ -](?:question[ -])?answers?|answers? to .*", re.I)
 _SENTENCE_END = re.compile(r"\n|[.!?;](?=\s|$)")
+_VALUE_SIGN = re.compile(r"[\d!@#$%^&*+=?~]")
 _CONTINUATION = vocabulary.lazy_pattern(
     lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('continuations')})(?![^\W_])\s*", re.I)
 _ANSWER_KEYWORD = vocabulary.lazy_pattern(lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('answer_keywords')})", re.I)
