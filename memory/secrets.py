@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from memory import vectors
 from memory.docs import DOC_SLOTS, doc_id
+from memory.errors import EmbedderUnavailable
 from memory.store import Store
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ class Opinions:
             if vector is None and self.embedder is not None:
                 try:
                     vector = self.embedder.embed([text])[0]
-                except Exception:  # noqa: BLE001 - no embedder now: the rules alone decide, as without one
+                except EmbedderUnavailable:  # no model now: the rules alone decide, as without one
                     vector = None
             self._said[key] = vector is not None and meaning.flags(vector)
         return self._said[key]
@@ -129,8 +130,27 @@ def _secret_values(text: str, sensitive: bool) -> tuple[str, ...]:
 
 def values(store: Store) -> list[SecretValue]:
     """Every secret value the store's memories hold: the sensitive memories' (their current text and the
-    earlier ones), and an earlier text's that held a secret though the memory no longer does."""
-    current = {r[0]: r[1] for r in store.query("SELECT id, content FROM knowledge WHERE sensitive = 1 ORDER BY id")}
+    earlier ones), and an earlier text's that held a secret though the memory no longer does. Read again
+    only when a private or sensitive memory or an earlier text changed (every write asks: an import of
+    thousands of memories too)."""
+    stamp = (store.one("SELECT count(*), max(id), max(updated_at), sum(sensitive) FROM knowledge "
+                       "WHERE private = 1 OR sensitive = 1"),
+             store.one("SELECT count(*), max(id) FROM memory_history"))
+    key = (id(store), tuple(stamp[0]), tuple(stamp[1]))
+    if _VALUES.get("key") != key:
+        _VALUES.clear()
+        _VALUES.update(key=key, values=_read_values(store))
+    found: list[SecretValue] = _VALUES["values"]
+    return found
+
+
+_VALUES: dict[str, Any] = {}  # the last store's values and the stamp they were read at
+
+
+def _read_values(store: Store) -> list[SecretValue]:
+    # The condition of the partial index knowledge_withheld, word for word, so SQLite reads only those rows.
+    current = {r[0]: r[1] for r in store.query("SELECT id, content, sensitive FROM knowledge "
+                                               "WHERE private = 1 OR sensitive = 1 ORDER BY id") if r[2]}
     earlier: dict[int, list[tuple[str, bool]]] = {}
     for r in store.query("SELECT h.memory_id, h.content, h.sensitive FROM memory_history h "
                          "JOIN knowledge k ON k.id = h.memory_id WHERE k.sensitive = 1 OR h.sensitive = 1 "

@@ -29,6 +29,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 WITHHELD = "[secret withheld]"
 MIN_CHARACTERS = 8
@@ -215,7 +216,9 @@ def _skeleton(text: str) -> _Skeleton:
     return _Skeleton(text, "".join(words), words, word_at, set(word_at), {*word_at[1:], length} if words else set())
 
 
+@lru_cache(maxsize=4096)
 def _value(value: str) -> _Value | None:
+    """A value as compared (remembered: the gate and every write compare the same values again)."""
     read = _fold(_Read(value))
     skeleton = _skeleton(read.text)
     signs = "".join(read.text.split()) if _has_sign_run(read.text) else ""
