@@ -209,13 +209,10 @@ MCP_HELP = ("serve your memory and reminders to other AI tools (Claude Desktop, 
             "Model Context Protocol, on stdio; docs/mcp.md has their configs")
 
 
-def cmd_mcp(runtime: Runtime, args: argparse.Namespace) -> int:
-    """`assistant mcp`: the store is checked before anything is served (a newer, damaged or read-only one is
-    one line on stderr and exit 1), then the server runs until its client goes (stdio) or Ctrl+C (HTTP)."""
-    from assistant.mcp.address import bearer_token, listen_address
-
-    address = listen_address(args.http) if args.http is not None else None
-    if args.read_only:
+def ready_to_serve(runtime: Runtime, read_only: bool) -> None:
+    """The store of `assistant mcp`, checked and opened before anything is served (the MCP tests build their
+    in-process server with this too)."""
+    if read_only:
         runtime.read_only = True  # the file does not change: searches use the embeddings there are
     else:
         from assistant.services.launch import check_launch
@@ -229,6 +226,15 @@ def cmd_mcp(runtime: Runtime, args: argparse.Namespace) -> int:
             raise AssistantError(f"the database {exc.path} is read-only; `assistant mcp --read-only` serves it "
                                  "without the tools that write") from None
     runtime.store.read_table_list()  # opened and migrated now: a store that cannot be used never serves
+
+
+def cmd_mcp(runtime: Runtime, args: argparse.Namespace) -> int:
+    """`assistant mcp`: the store is checked before anything is served (a newer, damaged or read-only one is
+    one line on stderr and exit 1), then the server runs until its client goes (stdio) or Ctrl+C (HTTP)."""
+    from assistant.mcp.address import bearer_token, listen_address
+
+    address = listen_address(args.http) if args.http is not None else None
+    ready_to_serve(runtime, args.read_only)
     from assistant.mcp.server import serve  # the SDK: most of a second, for this command only
 
     if address is None:
