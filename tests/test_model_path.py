@@ -217,3 +217,78 @@ async def test_an_answer_that_never_starts_is_a_failure_within_the_timeout(tmp_p
     said = [r[0] for r in rt.store.query("SELECT content FROM messages WHERE role = 'user'")]
     assert said == ["what should I cook tonight?"]
     rt.close()
+
+
+# -- SPEC F4: a prompt a server can reuse ----------------------------------------------------------------
+
+def shared_messages(earlier: list[dict], later: list[dict]) -> int:
+    """How many messages two requests share from their start (a server re-reads what follows)."""
+    count = 0
+    for a, b in zip(earlier, later, strict=False):
+        if a != b:
+            break
+        count += 1
+    return count
+
+
+async def test_turn_two_shares_turn_ones_request_up_to_the_previous_answer(tmp_path, openai_standin) -> None:
+    """The system prompt stays byte for byte the same (the clock moved three minutes, the questions differ);
+    this turn's block is a message of its own just before the newest one, and never kept in the history."""
+    rt = model_runtime(tmp_path, openai_standin)
+    memories.remember(rt.store, "my sister Anna's birthday is on March 5", kind="fact")
+    memories.remember(rt.store, "the ski trip budget is 1500 euros", kind="decision")
+    agent = agent_for(rt)
+    asked = ["when is Anna's birthday?", "and the ski trip budget?", "thanks!"]
+    for n, text in enumerate(asked):
+        openai_standin.script = [f"answer {n}"]
+        await collect(agent, text)
+        rt.clock.fixed = rt.clock.fixed.replace(minute=rt.clock.fixed.minute + 3)
+    first, second, third = (body["messages"] for body in chats(openai_standin))
+    assert [m["role"] for m in first] == ["system", "user", "user"]
+    assert first[1]["content"].startswith("<turn_context>\n") and "March 5" in first[1]["content"]
+    assert "March 5" not in first[0]["content"] and "</memory_context>" in first[0]["content"]
+    assert first[2]["content"] == asked[0]
+    assert second[:2] == [first[0], first[2]] and second[2] == {"role": "assistant", "content": "answer 0"}
+    assert second[3]["content"].startswith("<turn_context>\n") and second[4]["content"] == asked[1]
+    assert shared_messages(second, third) == 3 and third[3:5] == [second[4], {"role": "assistant",
+                                                                              "content": "answer 1"}]
+    assert sum("<turn_context>" in m["content"] for m in third) == 1  # earlier turns' blocks are not kept
+    rt.close()
+
+
+async def test_a_long_conversation_at_a_small_window_keeps_where_its_history_starts(tmp_path,
+                                                                                    openai_standin) -> None:
+    """At a 2,048-token window the history must be cut: it is cut once in a while, to half its room, not by
+    one message every turn (each such cut makes the server read the whole conversation again)."""
+    rt = model_runtime(tmp_path, openai_standin, ASSISTANT_CONTEXT_WINDOW="2048")
+    agent = agent_for(rt)
+    for n in range(12):
+        openai_standin.script = [f"answer {n} " + "and more words " * 12]
+        await collect(agent, f"question {n} " + "with many words " * 12)
+    sent = [body["messages"] for body in chats(openai_standin)]
+    assert all(agent.responder.fitted is not None and len(json.dumps(m)) / 3.2 < 2048 for m in sent)
+    cuts = [n for n in range(1, len(sent)) if shared_messages(sent[n - 1], sent[n]) < len(sent[n - 1]) - 2]
+    assert agent.responder.fitted.dropped and 1 <= len(cuts) <= 4, cuts  # one message a turn: cut at every turn
+    rt.close()
+
+
+async def test_anthropic_caches_the_system_prompt_and_the_history_and_sends_the_turn_as_its_own_block(
+        tmp_path, anthropic_standin) -> None:
+    from assistant.providers.anthropic_provider import AnthropicProvider
+    from tests.standins import text_reply
+
+    rt = make_runtime(tmp_path)
+    memories.remember(rt.store, "the ski trip budget is 1500 euros", kind="decision")
+    agent = Agent(rt, responder_for(rt, AnthropicProvider("claude-test", max_retries=0)))
+    anthropic_standin.script = [text_reply("It is 1500 euros.")]
+    await collect(agent, "what is the ski trip budget?")
+    anthropic_standin.script = [text_reply("You're welcome.")]
+    await collect(agent, "thanks")
+    first, second = anthropic_standin.bodies("/v1/messages")
+    assert [b.get("cache_control") for b in second["system"]] == [{"type": "ephemeral"}] * 2
+    assert second["system"] == first["system"]
+    newest = second["messages"][-1]["content"]
+    assert newest[0]["text"].startswith("<turn_context>") and newest[1]["text"] == "thanks"
+    assert second["messages"][-2]["content"][-1]["cache_control"] == {"type": "ephemeral"}  # after the history
+    assert second["messages"][0]["content"] == "what is the ski trip budget?"  # its block went with its turn
+    rt.close()

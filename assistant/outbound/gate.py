@@ -130,6 +130,11 @@ class Gate:
         gate.user_message(reading.text)
         return gate
 
+    def unasked(self) -> Gate:
+        """The gate of a request no message asks anything of (the system prompt's memory, the same for
+        every message): a private memory goes by its id, whatever this one asks."""
+        return Gate(self.store) if self.asking.strip() or self.secrets else self
+
     @staticmethod
     def _stand_in(m: Memory) -> str:
         return f"[secret in memory #{m.id}]" if m.sensitive else f"[private memory #{m.id}]"
@@ -303,6 +308,9 @@ class LocalGate(Gate):
     @classmethod
     def for_turn(cls, store: Store, reading: Reading) -> Gate:
         return cls()
+
+    def unasked(self) -> Gate:
+        return self
 
     def listed(self, m: Memory) -> bool:
         return True

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 async def chat(provider: Provider, gate: Gate, system: SystemPrompt, conversation: list[Item],
                tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
     """One model call of a chat turn: the provider gets the request as the gate lets it out."""
-    system = SystemPrompt(system.stable, gate.fragments(gate.text(system.memory, "the memory context")))
+    system = SystemPrompt(system.stable, gate.fragments(gate.text(system.memory, "the memory context")),
+                          gate.fragments(gate.text(system.turn, "the memory context")))
     async for item in provider.stream(system, gate.conversation(conversation), tools):
         yield item
 

@@ -6,12 +6,23 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from assistant.conversation import AssistantMessage, Item, ToolUse, UserMessage
-from assistant.providers.base import Capabilities, Delta, ProviderError, SystemPrompt, ToolSpec, unreachable
+from assistant.providers.base import (
+    Capabilities,
+    Delta,
+    ProviderError,
+    SystemPrompt,
+    ToolSpec,
+    turn_block_at,
+    unreachable,
+)
 
 
 def to_messages(system: SystemPrompt, conversation: list[Item]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = [{"role": "system", "content": f"{system.stable}\n\n{system.memory}"}]
-    for item in conversation:
+    block_at = turn_block_at(conversation) if system.turn else None  # this turn's block, just before the message
+    for index, item in enumerate(conversation):
+        if index == block_at:
+            out.append({"role": "user", "content": system.turn})
         if isinstance(item, UserMessage):
             out.append({"role": "user", "content": item.text})
         elif isinstance(item, AssistantMessage):

@@ -30,6 +30,7 @@ from assistant.providers.base import (
     Usage,
     http_get,
     not_found,
+    turn_block_at,
     unreachable,
 )
 from assistant.settings import Settings
@@ -110,9 +111,16 @@ class ToolsUnsupported(ProviderError):
 
 def to_messages(system: SystemPrompt, conversation: list[Item], with_tools: bool) -> list[dict[str, Any]]:
     """Our conversation as Chat Completions messages. Without tools (a server that has none), calls and
-    results made this turn are folded into plain messages so the roles still alternate."""
+    results made this turn are folded into plain messages so the roles still alternate.
+
+    This turn's block is a user message of its own just before the newest one: a system message there
+    would repeat the tools in templates that write them into every system message (llama-cpp-python's
+    chatml-function-calling)."""
     out: list[dict[str, Any]] = [{"role": "system", "content": f"{system.stable}\n\n{system.memory}"}]
-    for item in conversation:
+    block_at = turn_block_at(conversation) if system.turn else None
+    for index, item in enumerate(conversation):
+        if index == block_at:
+            out.append({"role": "user", "content": system.turn})
         if isinstance(item, UserMessage):
             out.append({"role": "user", "content": item.text})
         elif isinstance(item, AssistantMessage):

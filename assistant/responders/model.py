@@ -78,6 +78,8 @@ class ModelResponder:
         self._asked_tokens = provider.max_tokens
         self._phase = Phase.MODEL
         self._called = False  # the model's last round made tool calls
+        self._start: int | None = None  # the message the last request's history started at (fit: reuse)
+        self._said_tools_dropped = False
 
     @property
     def model(self) -> str:
@@ -99,8 +101,8 @@ class ModelResponder:
 
     async def prepare(self, turn: TurnInput) -> None:
         self._turn, self._phase = turn, Phase.MODEL
-        await asyncio.to_thread(self.window)
-        self.prompt = await asyncio.to_thread(build_prompt, self.runtime, turn.reading, turn.gate, True)
+        window = await asyncio.to_thread(self.window)
+        self.prompt = await asyncio.to_thread(build_prompt, self.runtime, turn.reading, turn.gate, True, window)
         self._plan = Plan()
 
     def explain(self, record: TurnRecord) -> TurnRecord:
@@ -234,11 +236,12 @@ class ModelResponder:
         assert turn is not None and prompt is not None, "prepare() comes first"
         for attempt in (1, 2):
             request = self._fitted(prompt, conversation, tools)
-            if request.tools_dropped and attempt == 1 and tools:
+            if request.tools_dropped and tools and not self._said_tools_dropped:
+                self._said_tools_dropped = True  # once: the conversation only grows
                 yield Note(f"The request with its tools does not fit {self.model}'s context window "
                            f"({self._window} tokens): the model answers without them and this app acts on "
                            "clear requests itself.")
-            system = SystemPrompt(request.prompt.stable, request.prompt.memory_text)
+            system = SystemPrompt(request.prompt.stable, request.prompt.memory_text, request.prompt.turn_text)
             started = False
             try:
                 async for item in _first_token_within(send.chat(self.provider, turn.gate, system,
@@ -264,11 +267,12 @@ class ModelResponder:
     def _fitted(self, prompt: Prompt, conversation: list[Item], tools: list[ToolSpec]) -> Fitted:
         window = self._window
         if window is None:  # nothing to fit to: the request as it is, its size still counted
-            self.fitted = fit(prompt, conversation, tools, sys.maxsize)
-            return self.fitted
-        room = reply_room(window, self._asked_tokens)
-        self.provider.max_tokens = room
-        self.fitted = fit(prompt, conversation, tools, window - room)
+            self.fitted = fit(prompt, conversation, tools, sys.maxsize, self._start)
+        else:
+            room = reply_room(window, self._asked_tokens)
+            self.provider.max_tokens = room
+            self.fitted = fit(prompt, conversation, tools, window - room, self._start)
+        self._start = self.fitted.start
         return self.fitted
 
     def _acts_offline(self, conversation: list[Item]) -> bool:

@@ -28,6 +28,15 @@ from memory.time.instants import parse_stored
 from memory.turn_records import ReadingRecord, ToolCallRecord, TurnRecord
 
 HISTORY_MESSAGES = 20
+HISTORY_STEP = 10  # the history's first message moves on by this many at once (see `history_start`)
+
+
+def history_start(count: int) -> int:
+    """Where a conversation of `count` earlier messages starts being sent: the last HISTORY_MESSAGES at
+    most, the start moving on HISTORY_STEP messages at a time, so that consecutive turns send the same
+    first messages and a server reuses what it read (one message later each turn, it reads it all again)."""
+    over = count - HISTORY_MESSAGES
+    return 0 if over <= 0 else -(-over // HISTORY_STEP) * HISTORY_STEP
 
 
 class Agent:
@@ -95,8 +104,11 @@ class Agent:
     def history(self, episode_id: int, before_id: int) -> list[Item]:
         """The conversation so far, as stored (the gate takes out what may not leave, at the exit)."""
         store = self.runtime.store
-        msgs = [m for m in episodes.episode_messages(store, episode_id)
-                if m.id < before_id and m.role in ("user", "assistant")][-HISTORY_MESSAGES:]
+        said = [m for m in episodes.episode_messages(store, episode_id)
+                if m.id < before_id and m.role in ("user", "assistant")]
+        msgs = said[history_start(len(said)):]
+        while msgs and msgs[0].role != "user":
+            msgs = msgs[1:]  # a conversation opens with the user's words
         # An answer that asked a question of the offline mode's own carries it, as its record kept it.
         asked = turn_records.questions_of(store, [m.id for m in msgs if m.role == "assistant"])
         return [UserMessage(m.content, m.id) if m.role == "user" else
