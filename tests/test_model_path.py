@@ -292,3 +292,93 @@ async def test_anthropic_caches_the_system_prompt_and_the_history_and_sends_the_
     assert second["messages"][-2]["content"][-1]["cache_control"] == {"type": "ephemeral"}  # after the history
     assert second["messages"][0]["content"] == "what is the ski trip budget?"  # its block went with its turn
     rt.close()
+
+
+# -- never a silent no-answer (issue 43), a cut answer, a server swapped (issue 46) ------------------------
+
+def stored_answers(rt) -> list[str]:
+    return [r[0] for r in rt.store.query("SELECT content FROM messages WHERE role = 'assistant' ORDER BY id")]
+
+
+async def test_a_streamed_request_refused_for_length_in_silence_is_retried_smaller(tmp_path, openai_standin) -> None:
+    """llama-cpp-python refuses a streamed request over its window (2,048 by default, which it does not
+    report) with a stream that ends at once, empty: the turn is retried once, fitted to a smaller window."""
+    openai_standin.window = 2048
+    openai_standin.any_name = True
+    rt = model_runtime(tmp_path, openai_standin)
+    for n in range(30):
+        memories.remember(rt.store, f"the ski trip detail number {n} is something worth keeping", kind="fact",
+                          importance=5)
+    agent = agent_for(rt)
+    for n in range(6):  # a conversation long enough to be over the window
+        openai_standin.script = [f"answer {n} " + "and more words " * 30]
+        await collect(agent, f"tell me about the ski trip, part {n} " + "with many words " * 30)
+    openai_standin.script = ["Paris."]
+    events = await collect(agent, "what is the capital of France?")
+    done = events[-1]
+    assert isinstance(done, Done) and done.text == "Paris." and done.failure is None
+    assert stored_answers(rt)[-1] == "Paris."
+    rt.close()
+
+
+async def test_a_request_too_long_even_when_cut_is_said_and_answered_offline(tmp_path, openai_standin) -> None:
+    openai_standin.window = 300  # not even the instructions fit
+    openai_standin.any_name = True
+    rt = model_runtime(tmp_path, openai_standin)
+    memories.remember(rt.store, "the ski trip budget is 1500 euros", kind="decision")
+    events = await collect(agent_for(rt), "what is the ski trip budget?")
+    done = events[-1]
+    said = [e.text for e in events if isinstance(e, Failed | Notice)]
+    assert isinstance(done, Done) and done.failure == "context" and len(said) == 1 and "\n" not in said[0]
+    assert "context window" in said[0] and "1500 euros" in done.text  # answered offline, from memory
+    assert stored_answers(rt) == [done.text]
+    rt.close()
+
+
+async def test_an_answer_cut_after_its_first_word_is_said_and_stored_as_cut(tmp_path, openai_standin) -> None:
+    """The server dies after the first word: said at once in one line (not as "not reachable": it answered),
+    and the word is stored marked as cut, not as the whole answer."""
+    rt = model_runtime(tmp_path, openai_standin)
+    openai_standin.script = [("cut", "This")]
+    events = await collect(agent_for(rt), "tell me a long story about a lighthouse")
+    failed = [e for e in events if isinstance(e, Failed)]
+    assert len(failed) == 1 and "\n" not in failed[0].text and "not reachable" not in failed[0].text
+    assert "cut off" in failed[0].text or "stopped" in failed[0].text
+    [answer] = stored_answers(rt)
+    assert answer.startswith("This") and answer != "This" and "cut off" in answer
+    rt.close()
+
+
+async def test_a_different_server_on_the_same_url_is_learned_again(tmp_path, openai_standin) -> None:
+    """The model was taken from the server's list; another server comes up on the same URL with another
+    model: after the failed request the app asks again and the next turn is the new model's."""
+    openai_standin.models = ["model-a"]
+    rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="openai", OPENAI_BASE_URL=openai_standin.base)
+    agent = agent_for(rt)
+    openai_standin.script = ["from a"]
+    await collect(agent, "hello")
+    assert agent.responder.model == "model-a"
+    openai_standin.models = ["model-b"]  # swapped: "model-a" is now a 404
+    openai_standin.script = ["from b"]
+    events = await collect(agent, "hello again")
+    assert [e.text for e in events if isinstance(e, Notice | Failed)] == [
+        f"The OpenAI-compatible server at {openai_standin.base} no longer serves 'model-a': 'model-b' answers "
+        "from now on"]
+    assert events[-1].text == "from b" and agent.responder.model == "model-b"
+    events = await collect(agent, "and again")
+    assert events[-1].text == "from b" and chats(openai_standin)[-1]["model"] == "model-b"
+    rt.close()
+
+
+@pytest.mark.parametrize(("owner", "asked"), [("me", set()), ("llamacpp", {"/props"})])
+async def test_the_window_is_asked_only_where_the_server_says_it_keeps_it(tmp_path, openai_standin, owner: str,
+                                                                          asked: set[str]) -> None:
+    """An OpenAI-compatible server is asked for its window by the paths of the kind it says it is (its
+    /v1/models), never by Ollama's or LM Studio's, whose 404s fill its log with errors."""
+    openai_standin.owned_by = owner
+    rt = model_runtime(tmp_path, openai_standin)
+    openai_standin.script = ["ok"]
+    await collect(agent_for(rt), "hello")
+    probed = {r["path"] for r in openai_standin.requests} - {"/v1/models", "/v1/chat/completions"}
+    assert probed == asked
+    rt.close()

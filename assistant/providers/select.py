@@ -123,11 +123,11 @@ def _provider(runtime: Runtime, choice: Choice) -> Provider | None:
                                          "ASSISTANT_MODEL")
         # A server that did not answer gets the turn anyway: it fails as unreachable, and the offline
         # mode acts on the message in its place (a reminder is still set).
-        from assistant.providers.openai_provider import OpenAIProvider
+        from assistant.providers.openai_provider import OpenAIProvider, named_model
 
         o = s.openai
         return OpenAIProvider(o.base_url, choice.model, o.api_key_env, o.headers, o.timeout_seconds, o.max_retries,
-                              s.max_tokens, context_window=s.context_window)
+                              s.max_tokens, context_window=s.context_window, named=named_model(s))
     if choice.name == "ollama":
 
         return OllamaProvider(s.ollama.host, choice.model, s.ollama.timeout_seconds, s.max_tokens,

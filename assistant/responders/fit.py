@@ -26,11 +26,6 @@ KEPT_SECTIONS = ("Today", "Current Time", "Reminders")  # memory sections droppe
 ITEM_OVERHEAD = 8  # tokens a chat template adds around each message
 
 
-def reply_room(window: int, asked: int) -> int:
-    """Tokens kept for the answer: what was asked for (max_tokens), at most a quarter of the window."""
-    return max(64, min(asked, window // 4))
-
-
 def item_tokens(item: Item) -> int:
     if isinstance(item, UserMessage):
         return tokens(item.text) + ITEM_OVERHEAD

@@ -28,6 +28,7 @@ from memory.time.instants import parse_stored
 from memory.turn_records import ReadingRecord, ToolCallRecord, TurnRecord
 
 HISTORY_MESSAGES = 20
+CUT_MARK = "[cut off: the answer stopped here]"  # ends a stored answer the model did not finish
 HISTORY_STEP = 10  # the history's first message moves on by this many at once (see `history_start`)
 
 
@@ -162,7 +163,9 @@ class Agent:
                         except ProviderError:
                             pass  # said already
                     if not incognito and state.answer:
-                        stored = await run(episodes.add_message, store, episode_id, "assistant", state.answer)
+                        # A cut answer is stored as such (the transcript and the next turn's history say so).
+                        said = f"{state.answer}\n\n{CUT_MARK}" if state.cut else state.answer
+                        stored = await run(episodes.add_message, store, episode_id, "assistant", said)
                         await run(self._record, stored.id, episode_id, responder, turn, state)
                     return
                 yield Notice(f"The chat model failed ({exc}); answered offline.", "warning")
@@ -191,7 +194,7 @@ class Agent:
         """What went into this answer, kept with it (the Why view): recorded when the turn ran, never
         recomputed later."""
         record = TurnRecord(responder.name, responder.model, not responder.local, _reading_record(turn),
-                            tuple(state.tools), asked=responder.asked())
+                            tuple(state.tools), asked=responder.asked(), cut=state.cut)
         turn_records.record(self.runtime.store, answer_id, episode_id, responder.explain(record))
 
     async def _rounds(self, responder: Responder, turn: TurnInput, conversation: list[Item],
@@ -213,6 +216,10 @@ class Agent:
                                        {"input_tokens": item.input_tokens, "output_tokens": item.output_tokens}.items()}
                     elif isinstance(item, Note):
                         yield Notice(item.text, "warning")
+            except ProviderError as exc:
+                if text_part.strip():
+                    state.cut = str(exc)  # it stopped in the middle of what it was saying
+                raise
             finally:
                 state.answer_parts.append(text_part)  # what was shown is kept, also when the stream broke
             if not calls:
@@ -264,6 +271,7 @@ class _TurnState:
     changed: set[str] = field(default_factory=set)
     usage: dict[str, int] | None = None  # tokens of every model call of the turn, when the server reports them
     tools: list[ToolCallRecord] = field(default_factory=list)  # every call of the turn and its result (Why)
+    cut: str = ""  # why the answer stopped in the middle, when it did
 
     @property
     def answer(self) -> str:
