@@ -113,7 +113,7 @@ def recall(gate: Gate, question: str, sources: list[dict[str, Any]], memories: d
     def build(share: float) -> LocalRequest:
         kept = statements[:max(1, round(len(statements) * min(1.0, share * 2)))]
         refs = {s["ref"] for s in kept}
-        data = {"question": asked, "statements": [{**s, "content": _cut(s["content"], share)} for s in kept],
+        data = {"question": asked, "statements": [{**s, "content": _cut(str(s["content"]), share)} for s in kept],
                 "resolved_dates": [d for d in dates if f"{d.get('source_type')}:{d.get('source_id')}" in refs]}
         return LocalRequest(RECALL_INSTRUCTIONS, gate.fragments(as_json(data)), RECALL_SCHEMA,
                             lambda smaller: recall(gate, question, sources, memories, resolutions, smaller))
