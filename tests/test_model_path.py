@@ -382,3 +382,17 @@ async def test_the_window_is_asked_only_where_the_server_says_it_keeps_it(tmp_pa
     probed = {r["path"] for r in openai_standin.requests} - {"/v1/models", "/v1/chat/completions"}
     assert probed == asked
     rt.close()
+
+
+def test_status_names_a_model_by_its_short_name(tmp_path, openai_standin, monkeypatch, cli) -> None:
+    """Issue 46: `assistant status` named a llama-cpp-python model by its whole .gguf path, where the status
+    bar says its short name."""
+    path = "/home/me/models/SmolLM2-135M-Instruct.Q4_1.gguf"
+    openai_standin.models = [path]
+    monkeypatch.setenv("ASSISTANT_PROVIDER", "openai")
+    monkeypatch.setenv("OPENAI_BASE_URL", openai_standin.base)
+    assert cli("remember", "the ski trip budget is 1500 euros")[0] == 0
+    code, out, _ = cli("status")
+    assert code == 0 and "openai SmolLM2-135M-Instruct.Q4_1 at" in out and "/home/me/models" not in out
+    code, out, _ = cli("status", "--json")
+    assert json.loads(out)["models"]["chat"]["model"] == path  # the data keeps the name as the server gives it

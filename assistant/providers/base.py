@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
 
-from assistant.conversation import Item, ToolUse
+from assistant.conversation import Item, ToolUse, UserMessage
 from assistant.errors import ProviderError
 
 __all__ = ["Capabilities", "Delta", "Note", "Provider", "ProviderError", "SystemPrompt", "ToolSpec", "Tools", "Usage",
@@ -95,8 +95,6 @@ class SystemPrompt:
 
 def turn_block_at(conversation: list[Item]) -> int | None:
     """Where this turn's block goes: the index of the newest user message (None: there is none)."""
-    from assistant.conversation import UserMessage
-
     return max((i for i, item in enumerate(conversation) if isinstance(item, UserMessage)), default=None)
 
 

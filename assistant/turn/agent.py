@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -21,7 +21,6 @@ from assistant.responders.protocol import Responder, TurnInput
 from assistant.runtime import Runtime
 from assistant.tools import execute_tool
 from assistant.turn.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
-from assistant.turn.titles import owed_titles
 from memory import episodes, turn_records
 from memory.search import untouched
 from memory.time.instants import parse_stored
@@ -41,17 +40,12 @@ def history_start(count: int) -> int:
 
 
 class Agent:
-    def __init__(self, runtime: Runtime, responder: Responder,
-                 defer: Callable[[Callable[[], object]], None] | None = None,
-                 fallback: Responder | None = None) -> None:
+    def __init__(self, runtime: Runtime, responder: Responder, fallback: Responder | None = None) -> None:
         self.runtime = runtime
         self.responder = responder
         # What answers a turn when the responder's model cannot be reached: the offline mode, told why.
         self.fallback = fallback or OfflineResponder(runtime)
         self.max_rounds = runtime.settings.max_tool_rounds
-        # Runs slow follow-up work (a model-written title) in the background, so that closing a
-        # conversation never delays the next answer (the TUI gives one). None (the CLI): in line.
-        self.defer = defer
         # A conversation continued from the archive counts as active from the moment it was resumed.
         self._resumed: tuple[int, datetime] | None = None
         # An incognito conversation: its items, kept in this process only (None: an ordinary one).
@@ -85,8 +79,8 @@ class Agent:
     def close_episode(self, episode_id: int | None = None, ended_at: str | None = None,
                       use_model: bool = True) -> episodes.Episode | None:
         """Close (by default the active) episode at once with its quick title, summary and outcome. A
-        real exchange owes a model-written title, queued in the store (never awaited: quitting does not
-        wait for a model); `defer`, when given, starts writing it in the background."""
+        real exchange owes a model-written title, queued in the store and written when it costs no one
+        a wait (assistant.turn.titles: the app when idle); quitting never waits for a model."""
         store = self.runtime.store
         if episode_id is None:
             active = episodes.active_episode(store)
@@ -96,11 +90,8 @@ class Agent:
         messages = episodes.episode_messages(store, episode_id)
         real = episodes.had_real_exchange(messages)
         title, summary = episodes.heuristic_title_and_summary(messages)
-        closed = episodes.close_episode(store, episode_id, title, summary, "success" if real else "abandoned",
-                                        ended_at=ended_at, needs_title=use_model and real)
-        if closed.needs_title and self.defer is not None:
-            self.defer(lambda: owed_titles(self.runtime))
-        return closed
+        return episodes.close_episode(store, episode_id, title, summary, "success" if real else "abandoned",
+                                      ended_at=ended_at, needs_title=use_model and real)
 
     def history(self, episode_id: int, before_id: int) -> list[Item]:
         """The conversation so far, as stored (the gate takes out what may not leave, at the exit)."""
