@@ -20,7 +20,10 @@ from ui.failures import ReportsFailures
 from ui.messages import StatusNews, StoreChanged
 
 EMBED_IDLE_SECONDS = 10.0  # quiet this long, the app embeds texts a big import left waiting
-TITLES_IDLE_SECONDS = 120.0  # quiet this long, the app writes the titles closed conversations owe
+# Quiet this long (no key, no answer under way), the app asks the local model for what can wait: the titles
+# closed conversations owe, and a consolidation its triggers call for. A request to the same local server
+# between two turns would throw away what it keeps of the conversation (SPEC F4).
+SIDE_REQUESTS_IDLE_SECONDS = 120.0
 TITLES_CHECK_SECONDS = 15.0
 CHECK_SECONDS = 60.0  # how often the consolidation triggers, and whether to unload the embedder, are looked at
 TURN_GROUP = "turn"  # the worker group of a turn (ui/widgets/chat.py): while one runs, no idle job starts
@@ -48,7 +51,7 @@ class IdleJobs(ReportsFailures, Widget):
         self.embeddings = embeddings
         self.conversations = conversations
         self.embed_idle_seconds = embed_idle_seconds
-        self.titles_idle_seconds = TITLES_IDLE_SECONDS
+        self.titles_idle_seconds = SIDE_REQUESTS_IDLE_SECONDS
         self.running = False  # a consolidation is under way
         self._last_input = time.monotonic()
         self._warming = False  # the embedding model is loading or loaded
@@ -96,8 +99,9 @@ class IdleJobs(ReportsFailures, Widget):
     # -- consolidation ------------------------------------------------------------------------
 
     def maybe_consolidate(self) -> None:
-        """Consolidate in the background when idle long enough or many memories are new (F6 triggers)."""
-        if not self.running and not self.answering():
+        """Consolidate in the background when idle long enough or many memories are new (F6 triggers),
+        never between two turns (SIDE_REQUESTS_IDLE_SECONDS)."""
+        if not self.running and not self.answering() and self.idle_for() >= self.titles_idle_seconds:
             self._check_consolidation(self.idle_for() / 60)
 
     @work(thread=True, exclusive=True, group="idle-check", exit_on_error=False,
