@@ -67,14 +67,32 @@ def withheld_in(sent: str) -> list[dict[str, str]]:
     return [{"what": what, "why": why} for what, why in found.items()]
 
 
+class _Held:
+    """What a gate reads from the store, whatever the message asks: the private and sensitive memories,
+    their earlier texts, and (as needed) the turns each was told in. Read once per request and shared by
+    the gates of that request (Gate.unasked)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.memories = memories.withheld_candidates(store)  # private or sensitive: few
+        self.earlier = memories.withheld_earlier_texts(store)
+        self._turns: dict[int, list[Any]] = {}
+
+    def turns(self, m: Memory) -> list[Any]:
+        if m.id not in self._turns:
+            self._turns[m.id] = memories.source_turns(self.store, m)
+        return self._turns[m.id]
+
+
 class Gate:
     """The gate of a request to a model."""
 
-    def __init__(self, store: Store, message: str = "", ids: frozenset[int] | None = None) -> None:
+    def __init__(self, store: Store, message: str = "", ids: frozenset[int] | None = None,
+                 loaded: _Held | None = None) -> None:
         self.store = store
         self.asking = message  # the user's message of this request
-        held = memories.withheld_candidates(store)  # private or sensitive: few, loaded once per request
-        earlier = memories.withheld_earlier_texts(store)
+        self._held = loaded or _Held(store)
+        held, earlier = self._held.memories, self._held.earlier
         # Every text a memory has had, its current one first: an earlier wording (before an edit) is held
         # back wherever the memory is, quoted in a message, a reply, a summary or a tool result.
         texts = {m.id: [m.content, *(e.content for e in reversed(earlier.get(m.id, [])))] for m in held}
@@ -110,7 +128,7 @@ class Gate:
         self.private_episodes: dict[int, frozenset[str]] = {}  # -> the signs its title must not repeat
         for m in held:
             if m.private and m.id not in self.asked:
-                turns = memories.source_turns(store, m)
+                turns = self._held.turns(m)
                 words = sign_words("\n".join([*texts[m.id], *(t["content"] for t in turns if t["role"] == "user")]))
                 for turn in turns:
                     self.private_messages[turn["id"]] = m.id
@@ -133,7 +151,7 @@ class Gate:
     def unasked(self) -> Gate:
         """The gate of a request no message asks anything of (the system prompt's memory, the same for
         every message): a private memory goes by its id, whatever this one asks."""
-        return Gate(self.store) if self.asking.strip() or self.secrets else self
+        return Gate(self.store, loaded=self._held) if self.asking.strip() or self.secrets else self
 
     @staticmethod
     def _stand_in(m: Memory) -> str:

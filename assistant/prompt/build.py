@@ -360,9 +360,11 @@ def consolidated_section(runtime: Runtime, gate: Gate, query: str, vector: Vecto
 
 def preview_prompt(runtime: Runtime, query: str = "", window: int | None = None) -> Prompt:
     """The memory context a turn whose message is `query` would send now (`assistant prompt`): read and
-    gated as a turn is; a preview changes nothing."""
+    gated as a turn is, sized to `window` (else config `context_window`, when set; a server is not
+    asked); a preview changes nothing."""
     reading = read(query, runtime.clock)
-    return build_prompt(runtime, reading, Gate.for_turn(runtime.store, reading), window=window)
+    return build_prompt(runtime, reading, Gate.for_turn(runtime.store, reading),
+                        window=window or runtime.settings.context_window)
 
 
 def build_prompt(runtime: Runtime, reading: Reading, gate: Gate, touch: bool = False,
