@@ -47,7 +47,7 @@ class MainScreen(ReportsFailures, Screen[None]):
         self.status = StatusBar(services.status, services.incognito, id="status", keymap=keymap)
         self.footer = KeyFooter()
         self.due_watcher = DueWatcher(services.due, desktop_notifications)
-        self.jobs = IdleJobs(services.consolidation, services.embeddings)
+        self.jobs = IdleJobs(services.consolidation, services.embeddings, services.conversations)
         self.calendar = CalendarSync(services.calendar)
         self.narrow = False
         self.sidebar_open = True  # wide terminals: the user's choice (ctrl+b)

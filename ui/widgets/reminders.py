@@ -188,6 +188,8 @@ class ReminderPanel(ReportsFailures, Vertical):
         that reminder is gone, on the one now in its place."""
         items = page.items
         lst = self.query_one(ReminderList)
+        if not lst.is_mounted or not self.app.is_running:
+            return  # a read that finished while the app was closing: nothing to show it in
         more = self.query_one("#reminder-more", Static)
         said = [f"+{page.more:,} more: assistant reminders"] if page.more else []
         said += [page.later_text] if page.later else []  # "and 3 later: next on Mon Dec 7"
