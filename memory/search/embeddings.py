@@ -18,6 +18,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -277,6 +278,50 @@ def sync_embeddings(store: Store, embedder: Embedder, batch: int = 128, limit: i
         if len(rows) < size:
             break
     return done
+
+
+CHARS_READ = 1100  # about what the model's 256 tokens hold of English: a text costs by what is read of it
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Texts embedded to see how fast this machine embeds the waiting ones: how many, the seconds they
+    took, and the characters the model read of them."""
+
+    texts: int
+    seconds: float
+    characters: int
+
+    def seconds_for(self, characters: int) -> float | None:
+        """The time texts of that many characters (waiting_characters) take at the pace of the sample."""
+        return self.seconds * characters / self.characters if self.characters else None
+
+
+def waiting_characters(store: Store) -> int:
+    """The characters the model will read of the waiting texts (each as far as it reads)."""
+    return store.number("SELECT coalesce(sum(min(length(s.content), ?)), 0) FROM pending_embeddings p "
+                        "JOIN search_index s ON s.rowid = p.doc_id", (CHARS_READ,))
+
+
+def embed_sample(store: Store, embedder: Embedder, size: int = 32, window: int = 128 * SORT_WINDOW) -> Sample:
+    """Embed `size` waiting texts of like length, from the middle of the newest `window` sorted by length,
+    as sync_embeddings batches them, and say what they took. A sample of the newest texts as they come
+    is padded to its longest one, and took 3 to 4 times as long per character as the batches after it
+    (10,000 imported chat messages: 2 texts a second, then 7)."""
+    ensure_vec_table(store, embedder)
+    rows = [(r[0], r[1]) for r in store.query(
+        "SELECT p.doc_id, s.content FROM pending_embeddings p JOIN search_index s ON s.rowid = p.doc_id "
+        "ORDER BY p.doc_id DESC LIMIT ?", (window,))]
+    rows.sort(key=lambda item: len(item[1]))
+    middle = max(0, (len(rows) - size) // 2)
+    part = rows[middle:middle + size]
+    if not part:
+        return Sample(0, 0.0, 0)
+    started = time.perf_counter()
+    matrix = embedder.embed([text for _, text in part])
+    seconds = time.perf_counter() - started
+    _store_vectors(store, part, matrix)
+    return Sample(len(part), seconds, sum(min(len(text), CHARS_READ) for _, text in part))
 
 
 def _store_vectors(store: Store, texts: list[tuple[int, str]], matrix: np.ndarray) -> None:
