@@ -122,11 +122,12 @@ def main() -> None:
         for side, env in sides.items():
             db = folder / f"import-{side}.db"
             began = time.perf_counter()
-            done = subprocess.run([str(ASSISTANT), "import", str(export), "--db", str(db)], env=env, check=True,
-                                  capture_output=True, text=True)
-            said = [line for line in done.stderr.splitlines() if "waiting for their embeddings" in line]
+            done = subprocess.run(["/usr/bin/time", "-f", "%M", str(ASSISTANT), "import", str(export), "--db",
+                                   str(db)], env=env, check=True, capture_output=True, text=True)
+            lines = done.stderr.strip().splitlines()
+            said = [line for line in lines if "waiting for their embeddings" in line]
             report["import"][side] = {"wall_s": round(time.perf_counter() - began, 1),  # type: ignore[index]
-                                      "said": said[0][:240] if said else ""}
+                                      "peak_mb": round(int(lines[-1]) / 1024, 1), "said": said[0][:240] if said else ""}
         measure = ("import sys, time; from pathlib import Path; from memory.store import Store; "
                    "from memory.search.embeddings import LocalEmbedder, sync_embeddings; "
                    "e = LocalEmbedder(cache_dir=Path(sys.argv[2])); e.load(); s = Store(sys.argv[1]); "

@@ -3,6 +3,7 @@
     python benchmarks/bench_hour.py                      100 turns (an hour), RSS after each turn
     python benchmarks/bench_hour.py --turns 500          ... and RSS after 50 and after 500 turns
     python benchmarks/bench_hour.py --tracemalloc        the Python allocations that grew most
+    python benchmarks/bench_hour.py --census             the live objects, by type, that grew from turn 50
     python benchmarks/bench_hour.py --frames --elia      first frame and RSS in tmux, next to Elia
     python benchmarks/bench_hour.py --readme             the table in docs/speed.md from benchmarks/hour.json
 
@@ -98,6 +99,27 @@ def alive_widgets() -> int:
     return sum(1 for o in gc.get_objects() if isinstance(o, Widget))
 
 
+def census() -> dict[str, int]:
+    """Live Python objects by type (gc's view, after a collection): objgraph's `typestats`, without objgraph."""
+    gc.collect()
+    counts: dict[str, int] = {}
+    for o in gc.get_objects():
+        name = f"{type(o).__module__}.{type(o).__qualname__}"
+        counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def holders(app) -> dict[str, int]:
+    """The sizes of what the app keeps between turns (the caches and lists a turn could add to)."""
+    searcher = app.runtime.__dict__.get("searcher")
+    chat = app.main_screen.chat
+    return {"notifications": len(app._notifications), "workers": len(app.workers),
+            "chat_log_entries": len(chat.chat_log.entries), "input_history": len(chat.composer.sent_history),
+            "searcher_common_words": len(searcher._common) if searcher else 0,
+            "searcher_word_counts": len(searcher._counts) if searcher else 0,
+            "screen_stack": len(app.screen_stack), "timers": len(app._timers) if hasattr(app, "_timers") else -1}
+
+
 def log(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
@@ -134,7 +156,7 @@ def bound_arenas_as_the_app_does() -> bool:
     return bound_malloc_arenas()
 
 
-async def scripted_hour(turns: int, trace: bool) -> dict:
+async def scripted_hour(turns: int, trace: bool, count_objects: bool = False) -> dict:
     from assistant.settings import load_settings
     from ui.app import AssistantApp
 
@@ -153,6 +175,8 @@ async def scripted_hour(turns: int, trace: bool) -> dict:
     seen: set[str] = set()
     turn_seconds: list[float] = []
     snapshots = {}
+    censuses: dict[int, dict[str, int]] = {}
+    held: dict[int, dict[str, int]] = {}
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         await app.workers.wait_for_complete()
@@ -212,6 +236,10 @@ async def scripted_hour(turns: int, trace: bool) -> dict:
                 import tracemalloc
 
                 snapshots[turn] = tracemalloc.take_snapshot()
+            if turn % 50 == 0 or turn == turns:
+                held[turn] = holders(app)
+                if count_objects and (turn == 50 or turn == turns):
+                    censuses[turn] = census()
             if turn % 50 == 0:
                 log(f"turn {turn}: RSS {rss[-1]:.0f} MB, turn {statistics.median(turn_seconds[-50:]):.2f} s")
         widgets = len(list(app.query("*")))
@@ -230,7 +258,14 @@ async def scripted_hour(turns: int, trace: bool) -> dict:
               "traced_mb": [round(t, 2) for t in traced], "traced_slope_mb_per_turn_after_50": slope(traced, 50),
               "heavy_modules": sorted({m.split(".")[0] for m in sys.modules} & {
                   "numpy", "onnxruntime", "tokenizers", "scipy", "sklearn", "fastembed", "markdown_it", "pygments"})}
-    for at in (50, 100, 500):
+    result["held"] = held
+    if len(censuses) == 2:
+        first, last = censuses[50], censuses[turns]
+        grown = sorted(((last.get(k, 0) - first.get(k, 0), k) for k in set(first) | set(last)), reverse=True)
+        result["objects_grown_from_50"] = [f"{n:+d} {k}" for n, k in grown[:25] if n > 0]
+        result["objects_at_end"] = sum(last.values())
+        result["objects_at_50"] = sum(first.values())
+    for at in (50, 100, 250, 300, 500):
         if len(rss) >= at:
             result[f"rss_after_{at}_mb"] = round(rss[at - 1], 1)
     if trace and len(snapshots) == 2:
@@ -589,6 +624,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--turns", type=int, default=100)
     ap.add_argument("--tracemalloc", action="store_true")
+    ap.add_argument("--census", action="store_true", help="count live objects by type at turn 50 and at the end "
+                    "(objgraph-style), and report the types that grew")
     ap.add_argument("--frames", action="store_true", help="first frame and RSS in tmux instead of the hour")
     ap.add_argument("--elia", action="store_true", help="with --frames: Elia too")
     ap.add_argument("--rounds", type=int, default=5)
@@ -635,7 +672,7 @@ def main() -> None:
     elif args.frames:
         result = {"frames": frames(args.db, args.rounds, args.elia, args.code), "db": str(args.db or "empty")}
     else:
-        result = asyncio.run(scripted_hour(args.turns, args.tracemalloc))
+        result = asyncio.run(scripted_hour(args.turns, args.tracemalloc, args.census))
     result["malloc_arenas_bounded"] = arenas_bounded
     if args.label:
         result["label"] = args.label

@@ -8,8 +8,9 @@ importing it costs about 1.6 s (huggingface_hub, httpx, requests, its image mode
 for onnxruntime. onnxruntime, tokenizers and numpy are imported only when a text is embedded.
 Texts are embedded after they are written (pending_embeddings), so writes stay fast and an
 embedding is never lost: the queue is written in the same transaction as the text. A search embeds
-at most a small batch of them before it answers (memory.search); a backlog (after a big import)
-is embedded later (in the background, or all at once on request), through sync_embeddings.
+them before it answers only when a few wait, a turn's own (memory.search: EMBED_PER_SEARCH); a
+backlog (after a big import) is embedded later (in the background, or all at once on request),
+through sync_embeddings, and embed_sample times a few of it to say how long the rest takes.
 """
 from __future__ import annotations
 
