@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 BUNDLED = "bundled"
 TOKENIZER_DIR = Path(__file__).parent / "minilm"
 MAX_CHARS = 2000  # the model reads 256 tokens; tokenising a 1 MB paste would only waste time
+# Texts the model runs at once. Its working memory grows with the batch and the longest text in it: 32
+# long chat messages took ~540 MB at the peak, 8 take ~80 MB (with the app's malloc settings, ui.entry),
+# for the same CPU a text within the noise of a busy machine (issue 46, docs/footprint.md).
+MODEL_BATCH = 8
 
 
 class Embedder(Protocol):
@@ -93,7 +97,7 @@ class BundledEngine:
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest text of the batch
         self.tokenizer = tokenizer
 
-    def embed(self, texts: list[str], batch_size: int = 32) -> Iterator[np.ndarray]:
+    def embed(self, texts: list[str], batch_size: int = MODEL_BATCH) -> Iterator[np.ndarray]:
         import numpy as np
 
         for start in range(0, len(texts), batch_size):
@@ -191,7 +195,7 @@ class LocalEmbedder:
             self._embedding += 1
         try:
             engine = self.load()
-            vectors = np.asarray(list(engine.embed([t[:MAX_CHARS] for t in texts], batch_size=32)),
+            vectors = np.asarray(list(engine.embed([t[:MAX_CHARS] for t in texts], batch_size=MODEL_BATCH)),
                                  dtype=np.float32)
         finally:
             with self._lock:
