@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import BindingType
 from textual.command import Provider
@@ -90,6 +90,14 @@ class AssistantApp(App[int]):
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    async def on_event(self, event: events.Event) -> None:
+        # Every key, on every screen, before a widget takes it (a search box keeps the letters it types):
+        # someone is typing, so the idle jobs wait (issue 46: typing in Memories went unseen, and the
+        # backlog of an import was embedded under the keys).
+        if isinstance(event, events.Key) and self.screen_stack:
+            self.main_screen.jobs.input_seen()
+        await super().on_event(event)
 
     def on_ready(self) -> None:
         """The first frame is composed: the main screen's start-up jobs begin a moment later, so that

@@ -333,7 +333,11 @@ class ChatPane(ReportsFailures, Vertical):
         started = False  # an event came: the message was saved
         log = self.chat_log
         await self.drop_welcome()
-        await log.add(UserMessage(text))
+        # A message a full disk refused is on screen already (with the line saying so): tried again, it is
+        # shown again only once it is saved.
+        retry = self.unsent == text
+        if not retry:
+            await log.add(UserMessage(text))
         log.pin()  # sending brings you back to the newest message
         answer: Any = None  # an AnswerView or a PlainAnswer
         stream: Any = None
@@ -349,8 +353,10 @@ class ChatPane(ReportsFailures, Vertical):
 
         try:
             async for event in self.model.turn(text):
-                if not started and self.unsent == text:
+                if not started and retry:
                     self.unsent = None  # saved at last
+                    await log.add(UserMessage(text))
+                    log.pin()
                 started = True
                 if isinstance(event, TextDelta):
                     if not parts:
@@ -390,9 +396,12 @@ class ChatPane(ReportsFailures, Vertical):
             if started:
                 await log.add(ToolLine("The answer could not be saved: the disk is full.", error=True))
             else:
-                if self.unsent != text:  # said once for a message, however often it is tried
+                if not retry:  # said once in the chat for a message, however often it is tried
                     await log.add(ToolLine("Not saved: the disk is full. Your message is back in the box and "
                                            "is sent when there is room again.", error=True))
+                else:
+                    self.app.notify("Still not saved: the disk is full. Your message stays in the box and is sent "
+                                    "when there is room.", severity="warning", timeout=6, markup=False)
                 self.keep_unsent(text)
         except asyncio.CancelledError:
             await finish()
