@@ -46,7 +46,7 @@ from assistant.views import (
     masked,
     private_marked,
 )
-from memory import browse, changes, episodes, memories, reminders, turn_records
+from memory import browse, changes, episodes, memories, reminders, supersession, turn_records
 from memory.connection import folder_writable
 from memory.consolidation.runs import last_completed_run
 from memory.errors import DiskFull, EmbedderUnavailable, InvalidInput, NotFound, StoreUnusable
@@ -543,24 +543,33 @@ class AssistantService:
 
     # -- the Memories screen --------------------------------------------------------------------
 
-    def _memory_row(self, m: Memory, query: str = "") -> MemoryRow:
+    def _memory_row(self, m: Memory, query: str = "", replaced_by: int | None = None) -> MemoryRow:
         text = flat(masked(m.content, m.sensitive), 400)
         matched = matched_spans(query, text) if query else []
         return MemoryRow(m.id, m.kind, m.tier, self.runtime.clock.short(m.created_at), text, m.private, m.sensitive,
-                         m.pinned, m.source, matched, bool(query) and not matched)
+                         m.pinned, m.source, matched, bool(query) and not matched, replaced_by)
+
+    def _memory_rows(self, items: list[Memory], query: str = "") -> list[MemoryRow]:
+        """Rows of memories in their order, except that a replaced one comes right after what replaced it,
+        marked (a replaced value never reads as the current one)."""
+        gone = supersession.superseded_by(self.runtime.store, [m.id for m in items])
+        by_id = {m.id: m for m in items}
+        order = supersession.replaced_after([m.id for m in items], gone)
+        return [self._memory_row(by_id[i], query, gone.get(i)) for i in order]
 
     def memory_page(self, filters: browse.MemoryFilter | None = None, after: tuple[str, int] | None = None,
                     limit: int = browse.PAGE) -> MemoryPage:
         """A page of every memory, newest first (as quick at the thousandth page of 100,000 as at the first)."""
         items, following = browse.page(self.runtime.store, filters, after, limit)
-        return MemoryPage([self._memory_row(m) for m in items], following)
+        return MemoryPage(self._memory_rows(items), following)
 
     def memory_row(self, memory_id: int, query: str = "") -> MemoryRow | None:
         """One memory's row as it is now (None when it is gone)."""
         try:
-            return self._memory_row(memories.get_memory(self.runtime.store, memory_id), query)
+            memory = memories.get_memory(self.runtime.store, memory_id)
         except NotFound:
             return None
+        return self._memory_rows([memory], query)[0]
 
     def memory_count(self, filters: browse.MemoryFilter | None = None) -> int:
         return browse.count(self.runtime.store, filters)
@@ -573,7 +582,7 @@ class AssistantService:
         if not query:
             return []
         hits = self.runtime.searcher.search(query, limit=limit, mode="exhaustive", types=("memory",), touch=False)
-        return [self._memory_row(m, query) for m in browse.among(self.runtime.store, [h.id for h in hits], filters)]
+        return self._memory_rows(browse.among(self.runtime.store, [h.id for h in hits], filters), query)
 
     def memory_detail(self, memory_id: int) -> MemoryDetail:
         """One memory in full (NotFound when it is gone)."""

@@ -798,6 +798,34 @@ def superseded_by(store: Store, memory_ids: list[int]) -> dict[int, int]:
     return {r[0]: r[1] for r in rows}
 
 
+def replaced_after(ids: list[int], replaced_by: dict[int, int]) -> list[int]:
+    """`ids` in their order, except that a memory replaced by another of them comes right after it (a
+    chain newest first): what a list shows, so that a replaced value never reads as the current one."""
+    present = set(ids)
+    followers: dict[int, list[int]] = {}
+    for memory_id in ids:
+        newer = replaced_by.get(memory_id)
+        if newer in present and newer != memory_id:
+            followers.setdefault(newer, []).append(memory_id)
+    ordered: list[int] = []
+    seen: set[int] = set()
+
+    def put(memory_id: int) -> None:
+        if memory_id in seen:
+            return
+        seen.add(memory_id)
+        ordered.append(memory_id)
+        for older in followers.get(memory_id, []):
+            put(older)
+
+    for memory_id in ids:
+        if replaced_by.get(memory_id) not in present or replaced_by.get(memory_id) == memory_id:
+            put(memory_id)
+    for memory_id in ids:  # a cycle (never written, but a store is data): each shown once all the same
+        put(memory_id)
+    return ordered
+
+
 def current(store: Store, memory_id: int) -> int:
     """The newest memory in the chain of restatements that starts at `memory_id`."""
     seen = {memory_id}
