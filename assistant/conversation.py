@@ -2,11 +2,15 @@
 
 Items are made from stored messages and from this turn's rounds; the outbound gate returns copies of
 them as they may be sent, and each provider turns them into its own wire format. `message_id` is the
-stored message's id when the item is one (the gate withholds a message by it)."""
+stored message's id when the item is one (the gate withholds a message by it). An answer of the offline
+mode that asked a question carries it as data (`asked`): the answer to it is read from that, never from
+the wording."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+from memory.turn_records import OpenQuestion
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,7 @@ class AssistantMessage:
     text: str
     tool_calls: tuple[ToolUse, ...] = ()
     message_id: int | None = None
+    asked: OpenQuestion | None = None  # the offline mode's question this answer asked (from its record)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,9 @@ class Runtime:
         self.settings = settings
         self.command = command
         self.reads = reads
+        # Open the store for reading only (`assistant mcp --read-only`): the file does not change, not even
+        # by bookkeeping (embeddings of waiting texts, activation); set before the store is first used.
+        self.read_only = False
         if embedder is not None:
             self.__dict__["embedder"] = embedder  # what the cached property below would hold
         zone = zone_from_name(settings.timezone) if settings.timezone else system_zone()
@@ -39,7 +42,9 @@ class Runtime:
 
     @cached_property
     def store(self) -> Store:
-        return Store(self.store_path(), self.clock)
+        # With a replica set, Litestream reads the WAL: closing leaves it for Litestream (SPEC F16).
+        return Store(self.store_path(), self.clock, read_only=self.read_only,
+                     keep_wal=bool(self.settings.backup.replica))
 
     def store_path(self) -> Path:
         """The store's path, held to check_store_path for a CLI command (before anything can create it)."""

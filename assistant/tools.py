@@ -316,8 +316,9 @@ def recap(runtime: Runtime,
 TOOL_SPECS = [t.spec() for t in REGISTRY.values() if t.chat]
 
 
-INCOGNITO = ("This is an incognito conversation: nothing is stored, so nothing can be remembered, set or "
-             "changed; start a new conversation (ctrl+n) to leave it.")
+# One clause, read after "That didn't work: " (the offline answer) or "Error: " (a tool result for the model),
+# in a terminal as in the app: it names no key (the app's status bar names the one of its keymap).
+INCOGNITO = "nothing is stored in an incognito conversation, so nothing can be remembered, set or changed."
 
 
 def execute_tool(runtime: Runtime, name: str, args: dict[str, Any], message_id: int | None = None,

@@ -132,8 +132,9 @@ def cpu_per_remember(store_size: int, embedder: LocalEmbedder | None) -> float:
 
 def cpu_per_turn(embedding: str) -> float:
     """Median CPU ms of an offline chat turn that remembers a change ("remember that ...")."""
-    from assistant.runtime import Runtime
     from assistant.service import AssistantService
+
+    from assistant.runtime import Runtime
     from assistant.settings import load_settings
 
     home = Path(tempfile.mkdtemp())

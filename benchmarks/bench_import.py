@@ -13,10 +13,19 @@ Steps, each a separate process as a person would run them, on a fresh store with
 6. the same import again: it adds nothing.
 Message lengths follow a chat: a user says one to three sentences, the assistant two to twelve.
 Results are printed as JSON and a table, and written to benchmarks/import.json.
+
+    python benchmarks/bench_import.py --long-messages 4000 [--message-kb 47] [--per-conversation 10]
+
+Long messages instead (issue 46: a 189 MB export of 4,000 messages of about 50 KB each, pasted documents
+and code): the same ZIP import by the real CLI, messages per second and peak RSS; then the same import
+again on a fresh store, stopped with SIGTERM (what `kill` sends) once about half its messages are
+committed: its exit status and the status the store records for it ("interrupted", not "running"), and
+a rerun that completes it. Written to benchmarks/import_long.json.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -101,6 +110,116 @@ def make_export(path: Path, conversations: int, messages: int, now: datetime, se
     return {"conversations": conversations, "messages": per * conversations, "characters": chars}
 
 
+def make_long_export(path: Path, messages: int, kb: int, per: int, now: datetime, seed: int = 5) -> dict[str, int]:
+    """A ChatGPT export (ZIP) of `messages` messages of about `kb` KB each, `per` to a conversation: long
+    pasted texts, a user's and an assistant's alike. Written conversation by conversation, so the
+    benchmark itself does not hold the whole export in memory."""
+    rng = random.Random(seed)
+    start = now - timedelta(days=2 * 365)
+    chars = 0
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        with archive.open("conversations.json", "w", force_zip64=True) as out:
+            out.write(b"[")
+            for number in range(messages // per):
+                topic = TOPICS[number % len(TOPICS)]
+                began = start + timedelta(hours=12 * number)
+                mapping: dict[str, dict[str, object]] = {
+                    "root": {"id": "root", "message": None, "parent": None, "children": []}}
+                parent, clock = "root", began
+                for turn in range(per):
+                    parts, size = [], 0
+                    while size < kb * 1024:
+                        said = sentence(rng, topic, rng.randint(8, 22))
+                        parts.append(said)
+                        size += len(said) + 1
+                    text = " ".join(parts)
+                    chars += len(text)
+                    clock += timedelta(seconds=rng.randint(20, 300))
+                    node = f"c{number}-m{turn}"
+                    mapping[node] = {"id": node, "parent": parent, "children": [], "message": {
+                        "id": node, "author": {"role": "user" if turn % 2 == 0 else "assistant"},
+                        "create_time": clock.timestamp(), "content": {"content_type": "text", "parts": [text]},
+                        "recipient": "all", "metadata": {}}}
+                    mapping[parent]["children"].append(node)  # type: ignore[attr-defined]
+                    parent = node
+                item = {"id": f"long-{number:05d}", "title": f"{topic.title()} notes {number}",
+                        "create_time": began.timestamp(), "update_time": clock.timestamp(), "mapping": mapping,
+                        "current_node": parent}
+                out.write((b"," if number else b"") + json.dumps(item).encode())
+            out.write(b"]")
+        archive.writestr("user.json", "{}")
+    return {"conversations": messages // per, "messages": messages // per * per, "characters": chars}
+
+
+def long_messages(args: argparse.Namespace) -> None:
+    """The long-messages run (see the module's text)."""
+    import signal
+    import sqlite3
+
+    now = datetime.now(UTC).replace(microsecond=0)
+    out: dict[str, object] = {"messages": args.long_messages, "message_kb": args.message_kb,
+                              "per_conversation": args.per_conversation, "load_average_at_start": os.getloadavg()[0]}
+    with tempfile.TemporaryDirectory(prefix="bench-import-long-") as tmp:
+        home = Path(tmp)
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "ASSISTANT_PROVIDER": "offline",
+               "ASSISTANT_CONFIG": str(home / "config.toml"), "XDG_DATA_HOME": str(home / "data"),
+               "XDG_STATE_HOME": str(home / "state"), "XDG_CONFIG_HOME": str(home / "config"),
+               "XDG_CACHE_HOME": str(home / "cache"), "ASSISTANT_NOW": now.isoformat(),
+               "ASSISTANT_EMBEDDING_MODEL": "none"}  # embedding is measured by the main run
+        env.pop("ASSISTANT_DB", None)
+        (home / "config.toml").write_text("")
+        export = home / "export.zip"
+        begun = time.monotonic()
+        out["export"] = make_long_export(export, args.long_messages, args.message_kb, args.per_conversation, now)
+        out["export_mb"] = round(export.stat().st_size / 2**20, 1)
+        with zipfile.ZipFile(export) as archive:
+            out["conversations_json_mb"] = round(archive.getinfo("conversations.json").file_size / 2**20, 1)
+        out["generate_s"] = round(time.monotonic() - begun, 1)
+        print(json.dumps(out), flush=True)
+
+        db = home / "whole.db"
+        seconds, peak, stdout, _ = run(["import", str(export), "--db", str(db), "--json"], env)
+        summary = json.loads(stdout)
+        out["import"] = {"seconds": seconds, "peak_rss_mb": peak, "messages_added": summary["messages_added"],
+                         "messages_per_s": round(summary["messages_added"] / seconds, 1)}
+        print(json.dumps(out["import"]), flush=True)
+
+        # Stopped half way with SIGTERM, as `kill PID` stops it.
+        db = home / "stopped.db"
+        command = [sys.executable, "-m", "ui.entry", "import", str(export), "--db", str(db)]
+        process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   cwd=str(ROOT))
+        half, committed, begun = args.long_messages // 2, 0, time.monotonic()
+        while process.poll() is None and committed < half:
+            time.sleep(0.5)
+            if db.exists():
+                with contextlib.suppress(sqlite3.Error):
+                    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)) as conn:
+                        committed = conn.execute("SELECT count(*) FROM messages").fetchone()[0]
+        stopped_after = round(time.monotonic() - begun, 1)
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=600)
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+            status = conn.execute("SELECT status FROM imports ORDER BY id DESC LIMIT 1").fetchone()
+            kept = conn.execute("SELECT count(*) FROM messages").fetchone()[0]
+        seconds, _, stdout, _ = run([*command[3:], "--json"], env)
+        again = json.loads(stdout)
+        out["stopped"] = {"after_s": stopped_after, "messages_committed_when_signalled": committed,
+                          "exit_status": process.returncode, "recorded_status": status[0] if status else None,
+                          "messages_kept": kept, "said": stderr.strip().splitlines()[-1:] if stderr else [],
+                          "rerun_added": again["messages_added"], "rerun_s": seconds,
+                          "complete_after_rerun": kept + again["messages_added"] == args.long_messages}
+        print(json.dumps(out["stopped"]), flush=True)
+    out["load_average_at_end"] = os.getloadavg()[0]
+    (ROOT / "benchmarks" / "import_long.json").write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
+    imp, stop = out["import"], out["stopped"]
+    print("\n| long messages | figure |\n|---|---|")
+    print(f"| import of {out['conversations_json_mb']} MB | {imp['seconds']} s, "  # type: ignore[index]
+          f"{imp['messages_per_s']} messages/s, peak {imp['peak_rss_mb']} MB |")  # type: ignore[index]
+    print(f"| SIGTERM half way | exit {stop['exit_status']}, recorded {stop['recorded_status']!r}, "  # type: ignore[index]
+          f"rerun adds {stop['rerun_added']} |")  # type: ignore[index]
+
+
 def run(args: list[str], env: dict[str, str], timeout: float = 3600) -> tuple[float, float, str, str]:
     """(seconds, peak RSS in MB, stdout, stderr) of one CLI process."""
     command = ["/usr/bin/time", "-f", "%M", sys.executable, "-m", "ui.entry", *args]
@@ -144,7 +263,15 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--embed", default="all", help="all (assistant index) or a number of texts to embed")
     parser.add_argument("--no-app", action="store_true", help="skip the app's first frame (no tmux)")
+    parser.add_argument("--long-messages", type=int, default=0, help="run the long-messages import instead: "
+                        "this many messages")
+    parser.add_argument("--message-kb", type=int, default=47, help="with --long-messages: KB per message")
+    parser.add_argument("--per-conversation", type=int, default=10, help="with --long-messages: messages per "
+                        "conversation")
     args = parser.parse_args()
+    if args.long_messages:
+        long_messages(args)
+        return
     now = datetime.now(UTC).replace(microsecond=0)
     out: dict[str, object] = {"conversations": args.conversations, "messages": args.messages,
                               "load_average_at_start": os.getloadavg()[0]}

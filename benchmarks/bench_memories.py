@@ -1,5 +1,5 @@
 """The Memories screen at 2,000 and 100,000 memories: how long it takes to open (the first page drawn),
-to search (typing to hits drawn), to page deep into the list, and what the service calls under it cost.
+to search (typing to hits drawn), to page deep into the list, and what the memories service calls under it cost.
 
     python benchmarks/bench_memories.py [--sizes 2000,100000] [--runs 20]
 
@@ -8,7 +8,7 @@ directly, so 100k memories take seconds to build rather than the minutes real em
 vectors come from the real bundled embedder, so a search's time includes embedding the query.
 
 Two levels:
-- the service (no UI): the first page, a page 50 pages deep (keyset: no offset), the count shown in the
+- the memories service (no UI): the first page, a page 50 pages deep (keyset: no offset), the count shown in the
   title, filtered first pages (a rare tier, a common kind, pinned), and search_memories for the corpus's
   queries and for one-word queries;
 - the app, headless (Textual's pilot, no terminal): from the screen asked for (what f2 runs) to the list
@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import corpus  # noqa: E402
 
-from assistant.service import AssistantService  # noqa: E402
+from assistant.services.memories import MemoryService  # noqa: E402
 from memory.browse import MemoryFilter  # noqa: E402
 
 
@@ -56,30 +56,30 @@ def timed(call, runs: int) -> dict[str, float]:
 def service_figures(db: Path, queries: list[str], runs: int) -> dict[str, object]:
     rt = corpus.open_runtime(db)
     rt.store.execute("UPDATE knowledge SET pinned = 1 WHERE id % 997 = 0")
-    service = AssistantService(rt)
-    out: dict[str, object] = {"memories": service.memory_count()}
-    out["first_page"] = timed(service.memory_page, runs)
+    service = MemoryService(rt)
+    out: dict[str, object] = {"memories": service.count()}
+    out["first_page"] = timed(service.page, runs)
     after = None
     for _ in range(50):
-        after = service.memory_page(after=after).after
-    out["page_50_deep"] = timed(lambda: service.memory_page(after=after), runs)
-    out["count"] = timed(service.memory_count, runs)
+        after = service.page(after=after).after
+    out["page_50_deep"] = timed(lambda: service.page(after=after), runs)
+    out["count"] = timed(service.count, runs)
     for name, wanted in (("archived", MemoryFilter(tier="archived")), ("facts", MemoryFilter(kind="fact")),
                          ("pinned", MemoryFilter(pinned=True)), ("secret", MemoryFilter(sensitive=True))):
-        out[f"first_page_{name}"] = timed(lambda w=wanted: service.memory_page(w), runs)
-        out[f"count_{name}"] = timed(lambda w=wanted: service.memory_count(w), max(3, runs // 4))
+        out[f"first_page_{name}"] = timed(lambda w=wanted: service.page(w), runs)
+        out[f"count_{name}"] = timed(lambda w=wanted: service.count(w), max(3, runs // 4))
     rt.searcher.embed_query("warm up")  # the model is loaded once per process, at the app's first key
     searched = []
     for query in queries[:runs]:
         start = time.perf_counter()
-        service.search_memories(query)
+        service.search(query)
         searched.append(time.perf_counter() - start)
     out["search_corpus_queries"] = ms(searched)
     words = [q.split()[0] for q in queries[:runs]]
     searched = []
     for word in words:
         start = time.perf_counter()
-        service.search_memories(word)
+        service.search(word)
         searched.append(time.perf_counter() - start)
     out["search_one_word"] = ms(searched)
     rt.close()

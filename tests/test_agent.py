@@ -8,7 +8,7 @@ import pytest
 from assistant.providers.anthropic_provider import AnthropicProvider
 from assistant.providers.ollama_provider import OllamaProvider
 from assistant.providers.select import select_provider
-from assistant.service import responder_for
+from assistant.services.model import responder_for
 from assistant.turn.agent import Agent
 from assistant.turn.events import Done, Failed, Notice, TextDelta, ToolCall, ToolResult
 from memory import episodes, reminders
@@ -18,13 +18,6 @@ from tests.standins import text_reply, tool_reply
 
 async def collect(agent, text):
     return [e async for e in agent.turn(text)]
-
-
-@pytest.fixture
-def runtime(tmp_path):
-    rt = make_runtime(tmp_path)
-    yield rt
-    rt.close()
 
 
 async def test_anthropic_tool_round_trip_and_next_prompt(anthropic_standin, runtime):
@@ -142,7 +135,7 @@ async def test_ollama_unreachable(runtime):
 
 
 def chosen(rt) -> str:
-    """Who answers this runtime's turns, as the service decides it."""
+    """Who answers this runtime's turns, as the model service decides it."""
     return responder_for(rt, select_provider(rt)).name
 
 
@@ -161,7 +154,7 @@ def test_selection(tmp_path, monkeypatch, ollama_standin):
 def test_episode_lifecycle_idle_gap_and_close(tmp_path):
     from datetime import timedelta
 
-    from assistant.offline.responder import OfflineResponder
+    from assistant.responders.offline import OfflineResponder
 
     rt = make_runtime(tmp_path)
     agent = Agent(rt, OfflineResponder(rt))
@@ -199,7 +192,7 @@ def test_title_from_local_model(tmp_path, ollama_standin):
 
 def test_a_closed_conversation_owes_its_model_title_until_a_process_with_a_model_writes_it(tmp_path, ollama_standin):
     """Quit never waits for a model: the quick title at once, the model's later (SPEC F7)."""
-    from assistant.offline.responder import OfflineResponder
+    from assistant.responders.offline import OfflineResponder
     from assistant.turn.titles import owed_titles
 
     rt = make_runtime(tmp_path, OLLAMA_HOST="http://127.0.0.1:9")
@@ -250,6 +243,18 @@ async def test_unreachable_model_still_sets_the_reminder_offline(anthropic_stand
     assert (r.memory.content, r.memory.due_at) == ("buy bread", "2026-11-23T10:00:00+00:00")
     stored = runtime.store.query("SELECT role, content FROM messages ORDER BY id")
     assert [row[0] for row in stored] == ["user", "assistant"] and stored[1][1] == done.text
+
+
+async def test_a_failed_tool_in_an_offline_fallback_turn_is_said_once(anthropic_standin, runtime) -> None:
+    """The offline answer words every result, a failure too: the fallback's tool line must not say it again."""
+    anthropic_standin.script = [500]
+    events = await collect(Agent(runtime, responder_for(runtime, AnthropicProvider("m", max_retries=0))),
+                           "forget 999")
+    result = next(e for e in events if isinstance(e, ToolResult))
+    assert result.is_error and result.summary == ""
+    done = events[-1]
+    assert isinstance(done, Done) and done.failure == "model"
+    assert "That didn't work: no memory with id 999" in done.text
 
 
 async def test_unreachable_model_answers_a_question_from_memory(runtime, monkeypatch):

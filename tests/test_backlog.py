@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from assistant.cli import conversations, data
-from assistant.service import AssistantService
+from assistant.services.embeddings import EmbeddingService
 from memory import vectors
 from memory.search import EMBED_PER_SEARCH
 from memory.search.embeddings import pending_count
@@ -74,8 +74,8 @@ def test_recall_answers_at_once_with_20k_texts_waiting(tmp_path, capsys):
 @pytest.mark.slow
 def test_index_embeds_the_backlog_and_the_app_does_it_in_steps(tmp_path, capsys):
     runtime, embedder, _ = _runtime_with_backlog(tmp_path)
-    session = AssistantService(runtime)
-    assert session.embedding_backlog() == BACKLOG
+    session = EmbeddingService(runtime)
+    assert session.backlog() == BACKLOG
     assert session.embed_backlog(limit=500) == BACKLOG - 500  # one idle step: bounded, then it returns
     assert embedder.texts == 500
     assert data.cmd_index(runtime, argparse.Namespace(json=True)) == 0

@@ -5,6 +5,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -99,6 +100,7 @@ LIGHT_COMMANDS = [["reminders"], ["done", "1"], ["recap"], ["status"], ["update"
 HEAVY = ("fastembed", "onnxruntime", "dateparser", "anthropic", "ollama", "openai", "sklearn", "textual")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", LIGHT_COMMANDS, ids=lambda a: a[0])
 def test_light_commands_import_nothing_heavy(tmp_path, args):
     db = str(tmp_path / "m.db")
@@ -198,7 +200,7 @@ def test_import_twice_says_nothing_was_new(cli, tmp_path):
     code, out, _ = cli("import", str(src))
     assert code == 0 and out.strip() == "Imported 1 memory."
     code, out, _ = cli("import", str(src))
-    assert code == 0 and out.strip() == "Nothing new: all 1 records were already present."
+    assert code == 0 and out.strip() == "Nothing new: the 1 record was already present."
 
 
 @pytest.mark.parametrize("args", [
@@ -233,6 +235,7 @@ def test_a_database_that_cannot_be_created_exits_2(capsys):
     assert "cannot create the database /proc/x.db" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_no_terminal_no_tui(tmp_path):
     """Issue 13: with stdin from /dev/null and output to a file the TUI spun at 85 % CPU."""
     exe = Path(sys.executable).with_name("assistant")
@@ -278,3 +281,36 @@ def test_impossible_or_endless_due_phrases_are_one_line_naming_the_phrase(cli, d
     code, _, err = cli("remember", "x", "--due", due)
     assert code == 2 and why in err and err.count("\n") == 1 and due[:20] in err
     assert cli("reminders", "--json")[1].strip() == "[]"
+
+
+def test_remember_takes_its_words_unquoted_as_recall_does(cli: Any) -> None:
+    """Issue 46: `assistant remember buy milk` said "unrecognized arguments: milk" while `recall door code`
+    took both words; the words are one text, with options before or after them."""
+    code, out, err = cli("remember", "buy", "milk", "--json")
+    assert code == 0 and json.loads(out)["content"] == "buy milk", err
+    code, out, _ = cli("remember", "--due", "2026-11-23T10:00:00Z", "call", "the", "plumber", "--json")
+    assert code == 0 and json.loads(out)["content"] == "call the plumber"
+    code, _, err = cli("remember", "--kind", "note")
+    assert code == 2 and "text" in err and err.count("\n") == 1
+
+
+def test_a_passed_due_date_is_saved_and_said_plainly_not_as_a_refusal(cli: Any) -> None:
+    """Issue 46: `remember --due yesterday` saved the reminder (exit 0) with a note that read as a refusal
+    ("--allow-past says you meant it"). It is saved, overdue at once, and the line says exactly that."""
+    code, out, err = cli("remember", "water", "the", "ferns", "--due", "yesterday")
+    assert code == 0 and err == ""
+    assert out.strip() == "Remembered #1 reminder: water the ferns (due Sat Nov 21 09:00, which has passed: it is " \
+                          "overdue now)"
+    assert "allow-past" not in out + err
+    code, out, err = cli("reminders")
+    assert out.startswith("#1 [OVERDUE Sat Nov 21 09:00] water the ferns")
+    # --json: the data on stdout, the usual note on stderr, worded as what happened
+    code, out, err = cli("remember", "renew the lease", "--due", "2026-11-01T09:00:00Z", "--json")
+    assert code == 0 and json.loads(out)["due_at"] == "2026-11-01T09:00:00+00:00"
+    assert err.strip() == "assistant: note: Sun Nov 1 09:00 has already passed, so this reminder is overdue"
+    code, out, err = cli("update", "2", "--due", "2026-11-02T09:00:00Z")
+    assert code == 0 and "(due Mon Nov 2 09:00, which has passed: it is overdue now)" in out and err == ""
+    code, out, err = cli("remember", "a date to log", "--due", "2026-11-03T09:00:00Z", "--allow-past", "--json")
+    assert code == 0 and err == ""  # said you meant it: nothing to note
+    code, out, _ = cli("remember", "call mom", "--due", "tomorrow at 9")
+    assert out.strip() == "Remembered #4 reminder: call mom (due Mon Nov 23 09:00)"

@@ -7,7 +7,7 @@ import threading
 
 import numpy as np
 
-from assistant.service import AssistantService
+from assistant.services.embeddings import EmbeddingService
 from memory.search.embeddings import LocalEmbedder
 from tests.conftest import make_runtime
 
@@ -50,17 +50,17 @@ def test_no_unload_while_a_text_is_being_embedded(tmp_path):
 
 def test_the_service_unloads_after_the_configured_quiet_and_never_with_zero(tmp_path):
     rt = make_runtime(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled", ASSISTANT_EMBEDDING_UNLOAD_MINUTES="15")
-    service = AssistantService(rt)
-    assert not service.rest_embedder(quiet_seconds=10_000)  # never created: nothing to unload
+    service = EmbeddingService(rt)
+    assert not service.rest(quiet_seconds=10_000)  # never created: nothing to unload
     rt.embedder.embed(["hello"])
-    assert not service.rest_embedder(quiet_seconds=60)  # typed a minute ago
+    assert not service.rest(quiet_seconds=60)  # typed a minute ago
     assert rt.embedder.loaded
     rt.embedder._last_used -= 16 * 60  # the last text was embedded 16 minutes ago
-    assert service.rest_embedder(quiet_seconds=16 * 60) and not rt.embedder.loaded
+    assert service.rest(quiet_seconds=16 * 60) and not rt.embedder.loaded
     never = make_runtime(tmp_path / "never", ASSISTANT_EMBEDDING_MODEL="bundled",
                          ASSISTANT_EMBEDDING_UNLOAD_MINUTES="0")
     never.embedder.embed(["hello"])
     never.embedder._last_used -= 10 ** 6
-    assert not AssistantService(never).rest_embedder(quiet_seconds=10 ** 6) and never.embedder.loaded
+    assert not EmbeddingService(never).rest(quiet_seconds=10 ** 6) and never.embedder.loaded
     rt.close()
     never.close()

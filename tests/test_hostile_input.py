@@ -239,6 +239,7 @@ def _as_a_user(args: list[str]) -> list[str]:
     return ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *args]
 
 
+@pytest.mark.slow
 def test_a_store_in_a_read_only_folder_is_read_as_it_is_and_doctor_calls_it_sound(cli, tmp_path):
     """Issue 20: doctor called a healthy store in a read-only folder DAMAGED and advised a backup (SQLite
     cannot make the -shm file reading a WAL file takes); every command that reads failed the same way."""
@@ -364,7 +365,7 @@ def test_desktop_notification_escapes_markup_and_never_reads_text_as_an_option(t
 # -- the app on a store it cannot use ----------------------------------------------------------
 
 def test_the_app_refuses_at_launch_a_store_it_could_not_save_to(tmp_path):
-    from assistant.service import check_launch
+    from assistant.services.launch import check_launch
     from memory.errors import StoreUnusable
     from memory.store import Store
 

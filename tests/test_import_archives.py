@@ -19,9 +19,7 @@ from tests.chat_exports import chatgpt_export, write_json, write_zip
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(autouse=True)
-def _keywords_only(monkeypatch):
-    monkeypatch.setenv("ASSISTANT_EMBEDDING_MODEL", "none")
+pytestmark = pytest.mark.usefixtures("keywords_only")
 
 
 def raw_zip(path: Path, entries: list[tuple[str, bytes, int, int]], copies: int = 1, share_data: bool = False) -> Path:
@@ -145,7 +143,7 @@ def test_ctrl_c_keeps_what_was_committed_and_a_rerun_continues(tmp_path):
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert process.stderr is not None
     for line in process.stderr:
-        if line.startswith("Imported 2,000 of"):
+        if line.startswith("Read 2,000 of"):
             # Stopped first, then interrupted: on a loaded machine the import (4,000 conversations a
             # second) could finish between this line and the signal, and exit 0.
             process.send_signal(signal.SIGSTOP)
@@ -175,3 +173,85 @@ def test_ctrl_c_keeps_what_was_committed_and_a_rerun_continues(tmp_path):
         counts = json.loads(store.one("SELECT counts FROM imports")[0])
         assert counts["conversations_added"] == expected.conversations
     assert write_json  # the bare conversations.json is the same import (same fingerprint)
+
+
+# -- long messages: read in bounded memory; stopped, it says so (issue 46) ----------------------------------
+
+LISTS = ['[]', ' \n[ {"a": [1, 2.5e3, "x\\\\u00e9"]} , {"b": null}, true, "ab\\\\\\"c", -12,'
+         ' {"nested": {"k": [[], {}]}}]\n',
+         '\ufeff[{"t": "\\\\ud83d\\\\ude00 an emoji"}, {"t": "caf\u00e9 \u6771\u4eac"}]', '[123456789, 1e-7, false]']
+BROKEN = ['[1, 2', '[{"a": 1}\n, {"a": }]', '[1,]', '[\n\n  {"a" 1}]', '[1] x', '[{"a": "unterminated]',
+          '[{"x": 1}\n{"y": 2}]']
+
+
+@pytest.mark.parametrize("text", LISTS)
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 64, 1 << 20])
+def test_a_list_read_a_chunk_at_a_time_is_what_json_loads_reads(text: str, chunk: int) -> None:
+    import io
+
+    from memory.transfer.json_stream import JsonListReader
+
+    raw = text.encode()
+    reader = JsonListReader(io.BytesIO(raw), "c.json", chunk=chunk)
+    items = [item for item, _ in reader]
+    assert items == json.loads(raw.decode("utf-8-sig"))
+    assert reader.size == len(raw) and reader.sha256.hexdigest() == __import__("hashlib").sha256(raw).hexdigest()
+
+
+@pytest.mark.parametrize("text", BROKEN)
+@pytest.mark.parametrize("chunk", [1, 3, 1 << 20])
+def test_a_broken_list_is_refused_at_the_line_and_column_json_loads_names(text: str, chunk: int) -> None:
+    import io
+
+    from memory.errors import InvalidInput
+    from memory.transfer.json_stream import JsonListReader
+
+    with pytest.raises(json.JSONDecodeError) as expected:
+        json.loads(text)
+    with pytest.raises(InvalidInput) as refused:
+        list(JsonListReader(io.BytesIO(text.encode()), "c.json", chunk=chunk))
+    assert f"(line {expected.value.lineno}, column {expected.value.colno}" in str(refused.value), \
+        (str(refused.value), expected.value)
+
+
+def test_an_escaped_surrogate_is_seen_in_the_item_that_has_it() -> None:
+    import io
+
+    from memory.transfer.json_stream import JsonListReader
+
+    raw = b'[{"a": "plain"}, {"b": "\\ud83d\\ude00"}, {"c": "\\ud800 alone"}]'
+    assert [escaped for _, escaped in JsonListReader(io.BytesIO(raw), "c.json", chunk=5)] == [False, True, True]
+
+
+@pytest.mark.slow
+def test_sigterm_keeps_what_was_committed_and_records_the_import_as_interrupted(tmp_path: Path) -> None:
+    """Issue 46: an import stopped by `kill` (SIGTERM) half way stayed "running" in the store and said
+    nothing; it is stopped as Ctrl+C stops it: the committed batches stay, the import is "interrupted",
+    it says so, and a rerun continues it."""
+    data, expected = chatgpt_export(20_000, turns=1)
+    path = write_zip(tmp_path / "export.zip", data)
+    db = tmp_path / "m.db"
+    env = {**os.environ, "ASSISTANT_EMBEDDING_MODEL": "none", "ASSISTANT_NOW": "2026-11-22T14:00:00+00:00",
+           "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "ui.entry", "import", str(path), "--db", str(db)]
+    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
+    assert process.stderr is not None
+    for line in process.stderr:
+        if line.startswith("Read 2,000 of"):
+            process.send_signal(signal.SIGSTOP)  # as in the Ctrl+C test: it cannot finish in between
+            process.send_signal(signal.SIGTERM)
+            process.send_signal(signal.SIGCONT)
+            break
+    rest = process.stderr.read()
+    assert process.wait(timeout=60) == 128 + signal.SIGTERM, rest
+    assert "interrupted (SIGTERM);" in rest and "run the same import again to continue" in rest
+    from memory.store import Store
+
+    with Store(db) as store:
+        committed = store.one("SELECT count(*) FROM episodes")[0]
+        assert 2_000 <= committed < expected.conversations
+        assert store.one("SELECT status FROM imports")[0] == "interrupted"
+    done = subprocess.run([*command, "--json"], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["conversations_added"] == expected.conversations - committed

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import zipfile
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,10 +18,7 @@ from memory.store import Store
 from tests.chat_exports import TOPICS, ChatGPTBuilder, chatgpt_export, claude_export, write_json, write_zip
 from tests.conftest import T0
 
-
-@pytest.fixture(autouse=True)
-def _keywords_only(monkeypatch):
-    monkeypatch.setenv("ASSISTANT_EMBEDDING_MODEL", "none")  # the embedder has its own test below
+pytestmark = pytest.mark.usefixtures("keywords_only")  # the embedder has its own test below
 
 
 def open_store(cli) -> Store:
@@ -269,10 +268,10 @@ def test_progress_is_a_line_per_thousand_conversations_without_a_terminal_and_js
     data, expected = chatgpt_export(2300, turns=1)
     path = write_json(tmp_path / "c.json", data)
     code, out, err = cli("import", str(path))
-    lines = [line for line in err.splitlines() if line.startswith("Imported ")]
+    lines = [line for line in err.splitlines() if line.startswith("Read ")]
     assert code == 0 and [line.split(" conversations")[0] for line in lines] == [
-        f"Imported 1,000 of {expected.conversations:,}", f"Imported 2,000 of {expected.conversations:,}",
-        f"Imported {expected.conversations:,} of {expected.conversations:,}"]
+        f"Read 1,000 of {expected.conversations:,}", f"Read 2,000 of {expected.conversations:,}",
+        f"Read {expected.conversations:,} of {expected.conversations:,}"]
     assert "messages/s" in lines[0]
     code, out, err = cli("import", str(path), "--json")
     assert code == 0 and err == "" and json.loads(out)["conversations_present"] == expected.conversations
@@ -399,3 +398,91 @@ def test_undo_last_of_a_calendar_import(cli, tmp_path):
     assert rows(cli, "SELECT content FROM knowledge") == [("typed before",)]
     code, _, err = cli("import", str(path), "--dry-run")
     assert code == 2 and "--dry-run" in err
+
+
+def test_undo_last_undoes_the_last_import_that_added_something_and_says_which(cli: Any, tmp_path: Path) -> None:
+    """Issue 46: after a re-import that added nothing, `import --undo-last` "removed nothing" and left the
+    import that had added the conversations in place. It undoes the last import that added something, and
+    names it and the ones after it that added nothing."""
+    data, expected = chatgpt_export(40)
+    path = write_json(tmp_path / "c.json", data)
+    assert cli("import", str(path))[0] == 0
+    code, out, _ = cli("import", str(path), "--json")
+    assert code == 0 and json.loads(out)["messages_added"] == 0  # again: nothing new
+    code, out, err = cli("import", "--undo-last")
+    assert code == 0, err
+    assert f"removed {expected.conversations} conversations, {expected.messages} messages." in out
+    assert out.startswith("Undid the last import that added something (#1, ChatGPT export c.json, Nov 22 14:00)")
+    assert out.strip().endswith("The import after it (#2) added nothing.")
+    assert rows(cli, "SELECT count(*) FROM messages") == [(0,)]
+    code, _, err = cli("import", "--undo-last")
+    assert code == 2 and "no import to undo" in err
+
+
+def test_a_reimport_s_progress_agrees_with_its_summary_and_counts_are_said_in_good_english(
+        cli: Any, tmp_path: Path) -> None:
+    """Issue 46: a re-import's progress said "Imported 3 of 3 conversations" above a summary of "Imported 0
+    conversations ...; 3 already present"; and one thing was counted as many ("1 non-text parts")."""
+    b = ChatGPTBuilder("one-conv", "Bread", datetime(2024, 3, 2, 9, tzinfo=UTC))
+    b.add("system", {"content_type": "text", "parts": [""]}, hidden=True)
+    b.add("user", {"content_type": "multimodal_text", "parts": [
+        {"content_type": "image_asset_pointer", "asset_pointer": "file-service://f", "size_bytes": 1, "width": 1,
+         "height": 1}, "what bread is this?"]})
+    b.text("assistant", "A rye loaf.")
+    path = write_json(tmp_path / "one.json", [b.conversation()])
+    code, out, err = cli("import", str(path))
+    assert code == 0, err
+    assert out.strip() == ("Imported 1 conversation from a ChatGPT export (2 messages). "
+                           "Skipped: 1 non-text part, 1 system message.")
+    assert "1 of 1 conversations" not in err and "Read 1 of 1 conversation: 2 messages added" in err
+    code, out, err = cli("import", str(path))
+    assert out.startswith("Imported 0 conversations from a ChatGPT export (0 messages); 1 conversation already "
+                          "present.")
+    assert "Imported" not in err and "Read 1 of 1 conversation: 0 messages added" in err, err
+
+
+def test_progress_rates_are_counted_in_good_english() -> None:
+    from assistant.cli.progress import progress_line
+
+    assert progress_line(1, 1, 1, 1.0, 1.0) == ("Read 1 of 1 conversation: 1 message added (1 conversation/s, "
+                                                 "1 message/s)")
+    assert progress_line(1000, 2000, 50_000, 2.4, 1234.0) == (
+        "Read 1,000 of 2,000 conversations: 50,000 messages added (2 conversations/s, 1,234 messages/s)")
+
+
+def test_long_messages_are_read_a_conversation_at_a_time_and_committed_in_bounded_batches(
+        cli: Any, tmp_path: Path) -> None:
+    """Issue 46: a 189 MB export of long messages (pasted texts of 50 KB) was read whole into memory and
+    written 2,000 messages (100 MB) to a transaction. The file is read a conversation at a time (the
+    export keeps headers only: the messages wait in its temporary spill), and a transaction ends at
+    BATCH_CHARS characters too, so Ctrl+C or a kill loses at most that."""
+    import random
+
+    from memory.transfer.chat_import import import_chats
+    from memory.transfer.sniff import read_chat_file
+
+    rng = random.Random(4)
+    words = "bread oven flour water salt yeast rye crust crumb proof knead fold starter levain".split()
+    conversations = []
+    for number in range(6):
+        b = ChatGPTBuilder(f"long-{number}", f"Pasted {number}", datetime(2024, 1, 1 + number, tzinfo=UTC))
+        for turn in range(4):
+            pasted = " ".join(rng.choice(words) + str(rng.randrange(1000)) for _ in range(6000))
+            b.text("user" if turn % 2 == 0 else "assistant", f"part {number}.{turn} {pasted}")
+        conversations.append(b.conversation())
+    path = write_zip(tmp_path / "long.zip", conversations)
+    chat = read_chat_file(path)
+    assert chat is not None and chat.export.spill is not None
+    assert len(chat.export.conversations) == 6 and all(not c.messages for c in chat.export.conversations)
+    whole = chat.export.full(chat.export.conversations[2])
+    assert [m.text[:9] for m in whole.messages] == ["part 2.0 ", "part 2.1 ", "part 2.2 ", "part 2.3 "]
+    said: list[tuple[int, int, int]] = []
+    with open_store(cli) as store:
+        result = import_chats(store, chat.export, str(path), chat.fingerprint, batch_chars=300_000,
+                              progress=lambda *a: said.append(a))
+        assert result.messages_added == 24
+        assert store.one("SELECT count(*) FROM messages")[0] == 24
+        assert store.one("SELECT content FROM messages WHERE uid = ?", (whole.messages[0].uid,))[0] == \
+            whole.messages[0].text
+    # 4 texts of about 55 KB to a conversation: a batch ends after two conversations (over 300,000 characters)
+    assert said == [(2, 6, 8), (4, 6, 16), (6, 6, 24)]

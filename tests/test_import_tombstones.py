@@ -2,17 +2,17 @@
 in any order, unless --restore-forgotten (SPEC F9)."""
 from __future__ import annotations
 
+import hashlib
 import json
+import unicodedata
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from memory.store import Store
 
-
-@pytest.fixture(autouse=True)
-def _keywords_only(monkeypatch):
-    monkeypatch.setenv("ASSISTANT_EMBEDDING_MODEL", "none")
+pytestmark = pytest.mark.usefixtures("keywords_only")
 
 
 def contents(db: str) -> list[str]:
@@ -136,3 +136,51 @@ def test_dry_run_of_json_lines_writes_nothing(cli, tmp_path):
     with Store(cli.db) as store:
         assert store.one("SELECT count(*) FROM imports")[0] == 0
     assert Path(cli.db).exists()
+
+
+def test_a_forgotten_memory_edited_by_hand_in_an_older_export_stays_forgotten(cli: Any, tmp_path: Path) -> None:
+    """Issue 46: a forgotten memory, a private one among them, came back from an older export edited by hand:
+    its uid removed and its text in decomposed Unicode, or given a new uid. A tombstone also knows the text
+    by the hash of its normalized form (NFKC, case, white space): never by the text itself."""
+    cli("remember", "Amélie sees Dr Weiß on Mondays", "--private")
+    cli("remember", "the boiler is serviced in March")
+    older = tmp_path / "older.jsonl"
+    assert cli("export", str(older))[0] == 0
+    assert cli("forget", "1")[0] == 0
+    records = [json.loads(line) for line in older.read_text().splitlines()]
+    private = next(r for r in records if r.get("private"))
+    no_uid = {k: v for k, v in private.items() if k not in ("uid", "id")}
+    no_uid["content"] = unicodedata.normalize("NFD", "Amélie sees Dr Weiß on Mondays")
+    assert no_uid["content"] != private["content"]
+    new_uid = {**private, "uid": "hand-edited-1", "id": 71, "content": "AMÉLIE  sees Dr WEISS on Mondays"}
+    # The same words said again after the forget are not the forgotten memory: they are imported.
+    said_again = {**private, "uid": "hand-edited-2", "id": 72, "created_at": "2026-11-30T10:00:00+00:00"}
+    for edited in (no_uid, new_uid):
+        path = tmp_path / "edited.jsonl"
+        path.write_text(json.dumps(edited) + "\n")
+        code, out, err = cli("import", str(path))
+        assert code == 0 and "1 forgotten memory stayed out" in out, (edited, out, err)
+        assert contents(cli.db) == ["the boiler is serviced in March"]
+    fresh = str(tmp_path / "fresh.db")  # a store that knows the forget only from an export's tombstone
+    newer = tmp_path / "newer.jsonl"
+    cli("export", str(newer))
+    cli("import", str(newer), db=fresh)
+    path = tmp_path / "both.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in (no_uid, new_uid, said_again)))
+    code, out, _ = cli("import", str(path), db=fresh)
+    assert code == 0 and "2 forgotten memories stayed out" in out
+    assert contents(fresh) == ["the boiler is serviced in March", "Amélie sees Dr Weiß on Mondays"]
+
+
+def test_the_tombstone_hash_is_of_the_normalized_text_and_keeps_older_tombstones_working() -> None:
+    from memory.tombstones import content_hash, content_hashes
+
+    text = "Amélie sees Dr Weiß on Mondays"
+    assert content_hash(unicodedata.normalize("NFD", text.upper())) == content_hash(f"  {text}\n") == \
+        content_hash("AMÉLIE SEES DR WEISS ON MONDAYS") == content_hash("Ａmélie sees Dr Weiß on Mondays")
+    assert content_hash(text) != content_hash("Amélie sees Dr Weiß on Tuesdays")
+    assert text not in content_hash(text)
+    # A tombstone written before (white space and case folded only) still matches the text it was made of.
+    legacy = "pbkdf2-sha256:" + hashlib.pbkdf2_hmac("sha256", " ".join(text.split()).casefold().encode(),
+                                                    b"assistant forgotten memory v1", 50_000).hex()[:40]
+    assert legacy in content_hashes(text) and content_hash(text) in content_hashes(text)

@@ -4,6 +4,8 @@ stays in the process."""
 from __future__ import annotations
 
 import json
+import re
+from typing import Any
 
 from assistant.input_history import InputHistory
 from memory import memories
@@ -50,3 +52,16 @@ def test_the_input_history_keeps_nothing_of_an_incognito_conversation(tmp_path):
     assert history.entries == ["before"] and InputHistory(path).load() == ["before"]
     history.append("after")
     assert InputHistory(path).load() == ["before", "after"]
+
+
+def test_an_incognito_refusal_is_one_sentence_that_names_no_key_of_the_app(cli: Any) -> None:
+    """Issue 46: `chat --incognito "remember that ..."` answered "That didn't work: This is an incognito
+    conversation: nothing is stored, ...; start a new conversation (ctrl+n) to leave it.": the app's key,
+    in a terminal that has no app, and two sentences run into one."""
+    assert cli("remember", "the ski trip budget is 1500 euros")[0] == 0
+    code, out, err = cli("chat", "remember that the locker code is blue", "--incognito")
+    answer = out.strip()
+    assert code == 0 and "incognito conversation" in answer
+    assert "ctrl+" not in answer.lower() and "ctrl+" not in err.lower()
+    assert answer.count(". ") == 0 and answer.endswith(".")  # one sentence
+    assert not re.search(r": [A-Z]", answer), answer  # no sentence run on after a colon

@@ -20,7 +20,8 @@ import anyio
 import pytest
 
 from assistant.runtime import Runtime
-from assistant.service import AssistantService
+from assistant.services.changes import ChangeService
+from assistant.services.reminders import ReminderService
 from assistant.settings import load_settings
 from assistant.tools import REGISTRY, TOOL_SPECS
 from memory import memories
@@ -29,7 +30,7 @@ from memory.time.clock import Clock
 from memory.time.instants import UTC
 from memory.transfer.jsonl_import import import_records
 from tests.conftest import T0, T0_TEXT
-from tests.mcp_helpers import ASSISTANT, call, fails, read, server, server_env, session, text
+from tests.mcp_helpers import ASSISTANT, call, fails, read, server, server_env, session, stdio_session, text
 
 EVERY_TOOL = {"remember", "recall", "recall_recent", "upcoming", "update_memory", "done", "snooze", "forget", "recap"}
 READ_TOOLS = {"recall", "recall_recent", "upcoming", "recap"}
@@ -63,6 +64,7 @@ def rows(db: str) -> list[tuple]:
 
 # -- the acceptance journey --------------------------------------------------------------------------------
 
+@pytest.mark.slow  # end to end: the real command over stdio
 async def test_a_fresh_client_remembers_recalls_and_sets_a_reminder_the_app_shows(tmp_path):
     """Issue 32's acceptance, with the bundled embedder (the app's own hybrid search and ranking), on a
     store that also holds a secret and a private memory the client never receives."""
@@ -71,7 +73,7 @@ async def test_a_fresh_client_remembers_recalls_and_sets_a_reminder_the_app_show
         memories.remember(rt.store, PIN)
         memories.remember(rt.store, THERAPY, private=True)
     said: list[str] = []
-    async with session(server(db, ASSISTANT_EMBEDDING_MODEL="bundled")) as s:
+    async with stdio_session(server(db, ASSISTANT_EMBEDDING_MODEL="bundled")) as s:
         listed = await s.list_tools()
         assert {t.name for t in listed.tools} == EVERY_TOOL
         said.append(await call(s, "remember", content="my passport expires on 2027-03-14"))
@@ -86,7 +88,7 @@ async def test_a_fresh_client_remembers_recalls_and_sets_a_reminder_the_app_show
         assert not any(v in answer for v in SECRET_VALUES + PRIVATE_WORDS), answer
     # The app's sidebar reads the same store (the running app: test_ui_mcp.py).
     with runtime_on(db) as rt:
-        page = AssistantService(rt).sidebar_reminders()
+        page = ReminderService(rt).page()
         assert [(r.content, r.when) for r in page.items] == [("call the bank", "Mon Nov 23 10:00")]
         bank = memories.get_memory(rt.store, page.items[0].id)
         assert bank.source == "mcp:test-client" and bank.kind == "reminder"
@@ -204,18 +206,19 @@ async def test_writes_are_labelled_with_the_client_and_undo_as_any_change(tmp_pa
         tea = memories.get_memory(rt.store, int(note.split("#")[1].split(":")[0]))
         assert (tea.kind, tea.private, tea.source) == ("preference", True, "mcp:Claude-Desktop")
         # ctrl+z in the app calls this: the last change, made by the other tool, comes back.
-        undone = AssistantService(rt).undo_last_change()
+        undone = ChangeService(rt).undo_last()
         assert undone is not None and undone.action == "done" and undone.memory is not None
         assert undone.memory.due_at == "2026-11-22T16:00:00+00:00"  # as the snooze left it
     async with session(server(db), client="Claude Desktop") as s:
         made = await call(s, "remember", content="buy oat milk")
     with runtime_on(db) as rt:
         milk = int(made.split("#")[1].split(":")[0])
-        undone = AssistantService(rt).undo_last_change()  # what the tool just added goes again
+        undone = ChangeService(rt).undo_last()  # what the tool just added goes again
         assert undone is not None and (undone.action, undone.memory, undone.memory_id) == ("remember", None, milk)
         assert [m.content for m in memories.created_since(rt.store, None)] == ["Ana prefers tea", "water the plants"]
 
 
+@pytest.mark.slow
 async def test_a_reminder_made_through_mcp_is_picked_up_by_the_notifier(tmp_path):
     """`assistant notify` (another process, no desktop here) finds the reminder when it falls due."""
     db = str(tmp_path / "m.db")
@@ -238,6 +241,7 @@ async def test_a_reminder_made_through_mcp_is_picked_up_by_the_notifier(tmp_path
     assert {"event": "not_shown", "id": 1, "due_at": "2026-11-23T10:00:00+00:00"} in events
 
 
+@pytest.mark.slow
 async def test_a_reminder_made_through_mcp_reaches_the_desktop_through_the_notifier(tmp_path):
     """The same with a desktop: a private session bus and a notification server (tests/desktop_bus.py)."""
     from tests.desktop_bus import SessionBus, missing
@@ -265,6 +269,7 @@ async def test_a_reminder_made_through_mcp_reaches_the_desktop_through_the_notif
         bus.close()
 
 
+@pytest.mark.slow
 async def test_two_writers_at_once_lose_nothing(tmp_path):
     """The server and the CLI write the same store at the same time (WAL, one writer waits for the other)."""
     db = str(tmp_path / "m.db")
@@ -327,7 +332,7 @@ async def test_bad_input_is_one_sentence_and_changes_nothing(tmp_path):
     assert rows(db) == before
 
 
-async def test_an_id_no_row_can_have_is_the_same_plain_line_for_mcp_the_chat_tools_and_the_cli(tmp_path):
+async def test_an_id_no_row_can_have_is_the_same_plain_line_for_mcp_the_chat_tools_and_the_cli(tmp_path, cli):
     # 10**30 once reached SQLite: "invalid arguments (OverflowError: Python int too large to convert to
     # SQLite INTEGER)" over MCP and to the chat model, while the CLI said "no such id".
     from assistant.errors import ToolError
@@ -351,12 +356,12 @@ async def test_an_id_no_row_can_have_is_the_same_plain_line_for_mcp_the_chat_too
                 assert str(info.value) == line
     for value, line in lines.items():
         for command in (["forget", str(value)], ["update", str(value), "--content", "replaced"]):
-            done = subprocess.run([str(ASSISTANT), *command, "--db", db], capture_output=True, text=True,
-                                  env=server_env(), timeout=60)
-            assert (done.returncode, done.stderr) == (2, f"assistant: error: {line}\n")
+            code, _, err = cli(*command, db=db)  # the CLI in this process (tests/conftest.py)
+            assert (code, err) == (2, f"assistant: error: {line}\n")
     assert rows(db) == before
 
 
+@pytest.mark.slow
 async def test_a_bad_prompt_argument_is_one_message_naming_the_choices_and_no_traceback(tmp_path):
     from mcp import MCPError
 
@@ -365,7 +370,7 @@ async def test_a_bad_prompt_argument_is_one_message_naming_the_choices_and_no_tr
     db = str(tmp_path / "m.db")
     seed_secrets_and_private(db)
     errlog = tmp_path / "stderr.txt"
-    async with session(server(db), errlog=errlog) as s:
+    async with stdio_session(server(db), errlog=errlog) as s:
         with pytest.raises(MCPError) as info:
             await s.get_prompt("recap", {"period": "evil"})
         said = info.value.error.message
@@ -377,6 +382,7 @@ async def test_a_bad_prompt_argument_is_one_message_naming_the_choices_and_no_tr
     assert "Traceback" not in written and "Error rendering" not in written
 
 
+@pytest.mark.slow
 def test_a_malformed_line_is_answered_and_the_server_keeps_serving(tmp_path):
     """Raw JSON-RPC on the wire, as a client writes it: a line that is not JSON, and JSON that is not a
     message, each get the error JSON-RPC 2.0 asks for; the session goes on. Nothing but protocol
@@ -422,6 +428,7 @@ def test_a_malformed_line_is_answered_and_the_server_keeps_serving(tmp_path):
             proc.wait()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", ["newer", "damaged", "read_only"])
 def test_a_store_that_cannot_be_used_is_one_line_and_exit_1_at_start(tmp_path, make):
     db = tmp_path / "m.db"
@@ -465,6 +472,7 @@ class HttpServer:
         return self.proc.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_http_refuses_a_request_without_the_token_and_serves_one_with_it(tmp_path):
     import httpx2
     from mcp import ClientSession
@@ -507,6 +515,7 @@ def test_http_refuses_a_request_without_the_token_and_serves_one_with_it(tmp_pat
         again.stop()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("address", ["0.0.0.0:8765", "192.168.1.20:8765", "[::]:8765", "example.com:8765",
                                      "8.8.8.8:53", "127.0.0.1:99999", "nonsense"])
 def test_http_refuses_an_address_off_the_loopback(tmp_path, address):
@@ -543,3 +552,65 @@ def test_reminders_lines_of_the_agenda_are_todays(tmp_path):
     assert "[DUE Sun Nov 22 19:00, every day] stretch (in 2 h)" in today
     assert f"[DUE Sun Nov 22 18:00] [secret in memory #{ids['door']}]" in today
     assert "Wifi and therapy" in talks and "swordfish" not in talks and "Klein" not in talks
+
+
+# -- stored escape sequences (issue 46) ---------------------------------------------------------------------
+
+async def test_stored_escape_sequences_reach_no_client_raw_from_tools_resources_or_the_prompt(
+        tmp_path: Path) -> None:
+    """Issue 46: MCP results carried stored ESC, BEL and an OSC 52 clipboard write to the client as raw bytes
+    (a client that prints them runs them); the CLI and the app show them as symbols, and so does MCP."""
+    from memory.text import CONTROL
+
+    db = str(tmp_path / "m.db")
+    hostile = "pay rent \x1b]52;c;cm0gLXJmIH4=\x07 now\x1b[2J\x9b31m \u202eevil"
+    with runtime_on(db) as rt:
+        memory_id = memories.remember(rt.store, hostile, due_at="2026-11-22T16:00:00Z").id
+        import_records(rt.store, [json.dumps(r) for r in (
+            {"type": "episode", "id": "e1", "title": "Rent \x1b[31mtalk\x07", "outcome": "success",
+             "summary": "about rent \x1b]0;title\x07", "started_at": "2026-11-21T10:00:00+00:00",
+             "ended_at": "2026-11-21T10:30:00+00:00"},
+            {"type": "message", "episode_id": "e1", "role": "user", "content": "rent is due \x1b[5m",
+             "created_at": "2026-11-21T10:00:00+00:00"})])
+    said: list[str] = []
+    async with session(server(db)) as s:
+        said.append(await call(s, "recall", query="pay rent now", mode="exhaustive"))
+        said.append(await call(s, "recall_recent", hours=72))
+        said.append(await call(s, "upcoming"))
+        said.append(await call(s, "recap", period="48h"))
+        said.append(await read(s, f"memory://memory/{memory_id}"))
+        said.append(await read(s, "memory://agenda"))
+        prompt = await s.get_prompt("recap", {"period": "48h"})
+        said.append("\n".join(m.content.text for m in prompt.messages))  # type: ignore[union-attr]
+        said.append(await call(s, "update_memory", id=memory_id, content=hostile + " again"))
+        said.append(text(await s.call_tool("snooze", {"id": memory_id, "due_at": "when \x1b[2J pigs fly"})))
+    everything = "\n".join(said)
+    assert "pay rent" in everything and "Rent" in everything and "rent is due" in everything
+    assert not CONTROL.search(everything), repr(CONTROL.search(everything))
+    assert "␛]52;c;cm0gLXJmIH4=␇" in everything  # shown, as the CLI shows it
+
+
+async def test_read_only_leaves_the_file_as_it_was_even_when_a_search_wants_embeddings(tmp_path: Path) -> None:
+    """Issue 46: `assistant mcp --read-only` wrote to the store (the embeddings a search makes of waiting
+    texts, and a metadata row). Read-only means the file does not change: a recall that finds texts without
+    their embedding answers from what exists (keywords) and writes nothing."""
+    db = str(tmp_path / "m.db")
+    with runtime_on(db) as rt:  # embeddings off: every text waits for its embedding
+        memories.remember(rt.store, "the spare key is under the blue flower pot")
+        memories.remember(rt.store, "Sara moved to Lisbon last month")
+        assert rt.store.one("SELECT count(*) FROM pending_embeddings")[0] == 2
+    before = (Path(db).read_bytes(), os.stat(db).st_mtime_ns)
+    watcher = sqlite3.connect(db)
+    version = watcher.execute("PRAGMA data_version").fetchone()[0]
+    try:
+        async with session(server(db, "--read-only", ASSISTANT_EMBEDDING_MODEL="bundled")) as s:
+            found = await call(s, "recall", query="where is the spare key")
+            assert "blue flower pot" in found
+            await call(s, "recall", query="Lisbon", mode="exhaustive")
+            await call(s, "upcoming")
+            await read(s, "memory://agenda")
+        assert watcher.execute("PRAGMA data_version").fetchone()[0] == version  # no other connection committed
+        assert watcher.execute("SELECT count(*) FROM pending_embeddings").fetchone()[0] == 2
+    finally:
+        watcher.close()
+    assert (Path(db).read_bytes(), os.stat(db).st_mtime_ns) == before

@@ -1,4 +1,4 @@
-"""SPEC F12, seeing and fixing memory (the library and the service under the Memories screen): every
+"""SPEC F12, seeing and fixing memory (the library and the memories service under the Memories screen): every
 memory a page at a time with its filters, an edit through the one update path with its history kept,
 private and pin, forget of any memory with its earlier texts, each undone; a pinned memory never
 archived and never outranked by its own echoes; what an offline answer used, in its Why record."""
@@ -9,7 +9,8 @@ from datetime import timedelta
 
 import pytest
 
-from assistant.service import AssistantService, responder_for
+from assistant.services import Services
+from assistant.services.model import responder_for
 from memory import browse, changes, episodes, memories, reminders
 from memory.consolidation.retention import tier_for
 from memory.errors import InvalidInput
@@ -17,26 +18,19 @@ from memory.search import Searcher
 from memory.search.embeddings import pending_count, sync_embeddings
 from memory.search.hybrid import PINNED_SQL
 from memory.transfer.jsonl_import import import_records
-from tests.conftest import T0, make_runtime
+from tests.conftest import T0
 
 
-@pytest.fixture
-def rt(tmp_path):
-    runtime = make_runtime(tmp_path)
-    yield runtime
-    runtime.close()
-
-
-def service_for(rt) -> AssistantService:
+def service_for(rt) -> Services:
     from assistant.turn.agent import Agent
 
-    service = AssistantService(rt)
-    service.agent = Agent(rt, responder_for(rt, None))
-    return service
+    services = Services(rt)
+    services.model.agent = Agent(rt, responder_for(rt, None))
+    return services
 
 
-async def say(service: AssistantService, text: str) -> list:
-    return [event async for event in service.turn(text)]
+async def say(services: Services, text: str) -> list:
+    return [event async for event in services.model.turn(text)]
 
 
 # -- pages and filters ----------------------------------------------------------------------------
@@ -92,12 +86,12 @@ def test_every_filter_lets_through_what_it_names_and_counts_agree(store):
 
 
 def test_the_list_masks_a_secret_and_a_search_shows_its_words(rt):
-    service = service_for(rt)
+    services = service_for(rt)
     memories.remember(rt.store, "the door code is 5829", kind="fact")
     memories.remember(rt.store, "the garage door sticks in winter", kind="note")
-    rows = service.memory_page().items
+    rows = services.memories.page().items
     assert rows[1].text == "the door code is ••••" and rows[1].sensitive
-    found = service.search_memories("door")
+    found = services.memories.search("door")
     assert {r.text for r in found} == {"the door code is ••••", "the garage door sticks in winter"}
     for row in found:
         assert [row.text[a:b] for a, b in row.matched] == ["door"] and not row.by_meaning
@@ -106,65 +100,65 @@ def test_the_list_masks_a_secret_and_a_search_shows_its_words(rt):
 # -- edit, private, pin, forget: each undone -------------------------------------------------------
 
 def test_an_edit_keeps_the_earlier_text_reindexes_and_undo_puts_it_back(rt):
-    service = service_for(rt)
+    services = service_for(rt)
     memory = memories.remember(rt.store, "the door code is 5829", kind="fact")
     rt.store.execute("DELETE FROM pending_embeddings")  # as if embedded
     rt.clock.fixed = T0 + timedelta(hours=1)
-    edited = service.edit_memory(memory.id, "the door code is 7731")
+    edited = services.memories.edit(memory.id, "the door code is 7731")
     assert edited is not None and edited.content == "the door code is 7731" and edited.sensitive
     assert [e.content for e in memories.earlier_texts(rt.store, memory.id)] == ["the door code is 5829"]
     assert pending_count(rt.store) == 1  # its new text waits for its embedding (the table's trigger)
     assert memories.matching(rt.store, ["7731"])[0].id == memory.id and not memories.matching(rt.store, ["5829"])
-    service.edit_memory(memory.id, "the front door code is 7731")
-    detail = service.memory_detail(memory.id)
+    services.memories.edit(memory.id, "the front door code is 7731")
+    detail = services.memories.detail(memory.id)
     assert [e.content for e in detail.history] == ["the door code is 7731", "the door code is 5829"]  # newest first
     assert [e.text for e in detail.history] == ["the door code is ••••"] * 2
     assert detail.text == "the front door code is ••••" and detail.content == "the front door code is 7731"
-    undone = service.undo_last_change()
+    undone = services.changes.undo_last()
     assert undone is not None and undone.action == "edit"
     assert memories.get_memory(rt.store, memory.id).content == "the door code is 7731"
     assert [e.content for e in memories.earlier_texts(rt.store, memory.id)] == ["the door code is 5829"]
-    assert service.edit_memory(memory.id, "the door code is 7731") is None  # the same words: nothing to do
+    assert services.memories.edit(memory.id, "the door code is 7731") is None  # the same words: nothing to do
     assert changes.last_change(rt.store) is None
 
 
 def test_an_edit_decides_sensitivity_again_both_ways(rt):
-    service = service_for(rt)
+    services = service_for(rt)
     note = memories.remember(rt.store, "the locker is in the basement", kind="note")
     assert not note.sensitive
-    assert service.edit_memory(note.id, "the locker combination is 4471").sensitive  # decided at write
+    assert services.memories.edit(note.id, "the locker combination is 4471").sensitive  # decided at write
     # SPEC F12: decided again, so the secret gone takes the mark off (a value of it kept would not:
     # tests/test_edit_sensitivity.py); the earlier text keeps its own flag
-    assert not service.edit_memory(note.id, "the locker is in the basement").sensitive
+    assert not services.memories.edit(note.id, "the locker is in the basement").sensitive
     assert [(e.content, e.sensitive) for e in memories.earlier_texts(rt.store, note.id)] == [
         ("the locker combination is 4471", True), ("the locker is in the basement", False)]
 
 
 def test_private_and_pin_are_recorded_and_undone(rt):
-    service = service_for(rt)
+    services = service_for(rt)
     memory = memories.remember(rt.store, "Mia is allergic to peanuts", kind="fact")
     rt.store.execute("UPDATE memory_meta SET tier = 'archived' WHERE memory_id = ?", (memory.id,))
-    assert service.set_memory_private(memory.id, True).private
+    assert services.memories.set_private(memory.id, True).private
     assert changes.last_change(rt.store)["action"] == "private"
-    service.undo_last_change()
+    services.changes.undo_last()
     assert not memories.get_memory(rt.store, memory.id).private
-    pinned = service.set_memory_pinned(memory.id, True)
+    pinned = services.memories.set_pinned(memory.id, True)
     assert pinned.pinned and pinned.tier == "warm"  # out of the archive at once
-    service.undo_last_change()
+    services.changes.undo_last()
     again = memories.get_memory(rt.store, memory.id)
     assert not again.pinned and again.tier == "archived"
 
 
 def test_forget_takes_the_earlier_texts_and_their_quotations_and_undo_brings_all_back(rt):
-    service = service_for(rt)
+    services = service_for(rt)
     episode = episodes.open_episode(rt.store)
     said = episodes.add_message(rt.store, episode.id, "user", "remember that the door code is 5829")
     memory = memories.remember(rt.store, "the door code is 5829", kind="fact", message_ids=[said.id])
-    service.edit_memory(memory.id, "the door code is 7731")
-    service.forget_memory(memory.id)
+    services.memories.edit(memory.id, "the door code is 7731")
+    services.memories.forget(memory.id)
     assert rt.store.one("SELECT count(*) FROM memory_history")[0] == 0
     assert "5829" not in rt.store.one("SELECT content FROM messages WHERE id = ?", (said.id,))[0]
-    service.undo_last_change()
+    services.changes.undo_last()
     assert memories.get_memory(rt.store, memory.id).content == "the door code is 7731"
     assert [e.content for e in memories.earlier_texts(rt.store, memory.id)] == ["the door code is 5829"]
     assert rt.store.one("SELECT content FROM messages WHERE id = ?", (said.id,))[0] == \
@@ -172,17 +166,17 @@ def test_forget_takes_the_earlier_texts_and_their_quotations_and_undo_brings_all
 
 
 def test_the_detail_tells_where_it_was_said_its_standing_and_its_links(rt):
-    service = service_for(rt)
+    services = service_for(rt)
     episode = episodes.open_episode(rt.store)
     said = episodes.add_message(rt.store, episode.id, "user", "remember that the door code is 5829")
     older = memories.remember(rt.store, "the door code is 5829", kind="fact", message_ids=[said.id])
     newer = memories.remember(rt.store, "the door code changed to 7731", kind="fact")
     episodes.close_episode(rt.store, episode.id, "Door codes", "", "success")
-    old = service.memory_detail(older.id)
+    old = services.memories.detail(older.id)
     assert old.said_in == episode.id and old.said_in_title == "Door codes" and old.said_at == "Sun Nov 22 14:00"
     assert [x.id for x in old.superseded_by] == [newer.id] and old.supersedes == []
-    assert [x.id for x in service.memory_detail(newer.id).supersedes] == [older.id]
-    view, messages = service.conversation(episode.id)
+    assert [x.id for x in services.memories.detail(newer.id).supersedes] == [older.id]
+    view, messages = services.conversations.conversation(episode.id)
     assert view.title == "Door codes" and [m.content for m in messages] == ["remember that the door code is 5829"]
 
 
@@ -236,20 +230,20 @@ def test_a_pinned_memory_comes_above_its_echo_whatever_its_tier(store, embedder,
 # -- an offline answer records the memories it used ------------------------------------------------
 
 async def test_an_offline_answer_after_an_edit_says_the_new_value_and_its_record_lists_the_memory(rt):
-    service = service_for(rt)
-    await say(service, "remember that the door code is 5829")
+    services = service_for(rt)
+    await say(services, "remember that the door code is 5829")
     memory = memories.matching(rt.store, ["door"])[0]
-    service.edit_memory(memory.id, "the door code is 7731")
-    events = await say(service, "what is the door code?")
+    services.memories.edit(memory.id, "the door code is 7731")
+    events = await say(services, "what is the door code?")
     answer = events[-1].text
     assert "7731" in answer and "5829" not in answer
-    why = service.why_view(events[-1].message_id)
-    assert why is not None and why.record["left_the_machine"] is False
+    why = services.why.view(events[-1].message_id)
+    assert why is not None and why.record.left_the_machine is False
     assert [m.id for m in why.memories] == [memory.id] and why.memories[0].text == "the door code is ••••"
     assert "changed" not in why.memories[0].when
     rt.clock.fixed = T0 + timedelta(hours=1)
-    service.edit_memory(memory.id, "the door code is 1234")  # after the answer: its line says so
-    assert service.why_view(events[-1].message_id).memories[0].when.endswith("its text was changed after this answer")
+    services.memories.edit(memory.id, "the door code is 1234")  # after the answer: its line says so
+    assert services.why.view(events[-1].message_id).memories[0].when.endswith("its text was changed after this answer")
 
 
 def test_update_memory_keeps_history_for_every_front_end(store):

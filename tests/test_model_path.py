@@ -10,7 +10,8 @@ import json
 import pytest
 
 from assistant.providers.select import select_provider
-from assistant.service import AssistantService, responder_for
+from assistant.services import Services
+from assistant.services.model import responder_for
 from assistant.turn.agent import Agent
 from assistant.turn.events import Done, Failed, Notice, ToolCall, ToolResult
 from memory import memories, reminders
@@ -82,11 +83,11 @@ async def test_a_remember_the_model_chatted_past_is_kept(tmp_path, openai_standi
 
 async def test_an_incognito_conversation_is_never_acted_on_after_the_answer(tmp_path, openai_standin):
     rt = model_runtime(tmp_path, openai_standin)
-    service = AssistantService(rt)
-    service.agent = agent_for(rt)
-    service.start_incognito()
+    services = Services(rt)
+    services.model.agent = agent_for(rt)
+    services.incognito.start()
     openai_standin.script = ["Sure!"]
-    events = [e async for e in service.turn(STAMPS)]
+    events = [e async for e in services.model.turn(STAMPS)]
     assert open_reminders(rt) == [] and not any(isinstance(e, ToolCall) for e in events)
     assert rt.store.one("SELECT count(*) FROM messages")[0] == 0
     rt.close()
@@ -137,6 +138,61 @@ async def test_a_configured_window_fits_the_request_oldest_history_first(tmp_pat
     said = [m["content"] for m in body["messages"] if m["role"] == "user"]
     assert said[-1] == "the last question" and "question 0 " not in json.dumps(said)  # the oldest went first
     assert body["max_tokens"] <= 1024 // 4  # room kept for the answer, within the window
+    rt.close()
+
+
+async def test_a_models_which_one_is_no_question_of_the_offline_mode_without_tools(tmp_path,
+                                                                                    openai_standin) -> None:
+    """A server without tools hands the answers to the offline mode's own questions to the offline mode:
+    a model's answer worded like one of them ("Which one did you mean?") is not one, and "2" after it
+    goes to the model, changing nothing."""
+    openai_standin.tools = False
+    rt = model_runtime(tmp_path, openai_standin)
+    memories.remember(rt.store, "call the dentist", due_at="2026-11-27T09:00:00+00:00")
+    memories.remember(rt.store, "pay the dentist bill", due_at="2026-11-28T09:00:00+00:00")
+    agent = agent_for(rt)
+    openai_standin.script = ["Which one did you mean? Say its number (nothing was changed):\n"
+                             "- #1 call the dentist (DUE Fri Nov 27 09:00)\n"
+                             "- #2 pay the dentist bill (DUE Sat Nov 28 09:00)"]
+    await collect(agent, "cancel the dentist")
+    openai_standin.script = ["Sure, noted."]
+    events = await collect(agent, "2")
+    assert [m.content for m in open_reminders(rt)] == ["call the dentist", "pay the dentist bill"]
+    assert not any(isinstance(e, ToolCall) for e in events) and events[-1].text == "Sure, noted."
+    rt.close()
+
+
+async def test_without_tools_yes_to_the_offline_modes_forget_question_forgets(tmp_path, openai_standin) -> None:
+    """A server without tools: "forget the gym locker" is the offline mode's to answer, and so is the "yes"
+    to its question ("Forget #1 ...?"), whichever question it asked."""
+    openai_standin.tools = False
+    rt = model_runtime(tmp_path, openai_standin)
+    locker = memories.remember(rt.store, "my gym locker is number 112", kind="fact")
+    agent = agent_for(rt)
+    events = await collect(agent, "forget the gym locker")
+    assert f"Forget #{locker.id}" in events[-1].text
+    openai_standin.script = ["Done!"]  # the model, were it asked
+    events = await collect(agent, "yes")
+    assert memories.matching(rt.store, ["locker"]) == [] and "Done!" not in events[-1].text
+    rt.close()
+
+
+async def test_the_window_is_learned_again_after_the_server_failed(tmp_path, openai_standin) -> None:
+    """A server that failed may come back as another (restarted with a smaller context): what it can take
+    is asked again before the next request, not kept from before."""
+    openai_standin.context_length = 8192
+    rt = model_runtime(tmp_path, openai_standin)
+    agent = agent_for(rt)
+    openai_standin.script = ["ok"]
+    await collect(agent, "hello")
+    assert agent.responder.window() == 8192
+    openai_standin.context_length = 2048
+    openai_standin.script = [500, 500, 500]  # every attempt of the turn fails
+    events = await collect(agent, "hello again")
+    assert isinstance(events[-1], Done) and events[-1].failure == "model"
+    openai_standin.script = ["ok"]
+    await collect(agent, "and again")
+    assert agent.responder.window() == 2048 and chats(openai_standin)[-1]["max_tokens"] <= 2048 // 4
     rt.close()
 
 

@@ -314,20 +314,20 @@ def _sweeper(store: Store) -> tuple[Notifier, list[dict]]:
 
 
 def test_the_app_and_the_notifier_raise_one_notification_per_occurrence(tmp_path, desktop):
-    from assistant.service import AssistantService
+    from assistant.services import Services
     from ui.desktop import notify_desktop
 
-    service = AssistantService(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline"))
-    store = service.runtime.store
+    services = Services(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline"))
+    store = services.runtime.store
     memories.remember(store, "Pay the rent", due_at=T0 - timedelta(minutes=1))
-    rent = next(r for r in service.sidebar_reminders().items if r.content == "Pay the rent")
-    assert service.notify_desktop(rent, notify_desktop)  # the app first
+    rent = next(r for r in services.reminders.page().items if r.content == "Pay the rent")
+    assert services.due.notify_desktop(rent, notify_desktop)  # the app first
     notifier, _ = _sweeper(Store(store.path, store.clock))
     assert notifier.sweep() == 0
     memories.remember(store, "Call the plumber", due_at=T0)
     assert notifier.sweep() == 1  # the notifier first
-    plumber = next(r for r in service.sidebar_reminders().items if r.content == "Call the plumber")
-    assert not service.notify_desktop(plumber, notify_desktop)
+    plumber = next(r for r in services.reminders.page().items if r.content == "Call the plumber")
+    assert not services.due.notify_desktop(plumber, notify_desktop)
     assert [n.body.split(" (due")[0] for n in desktop.arrived()] == ["Pay the rent", "Call the plumber"]
     notifier.sender.close()
 
@@ -376,6 +376,7 @@ def test_markup_and_control_characters_arrive_escaped_and_bounded(store, desktop
     notifier.sender.close()
 
 
+@pytest.mark.slow  # a bus of its own
 def test_a_server_without_markup_gets_plain_text(session_bus, tmp_path, monkeypatch):
     """A notification server that does not read markup shows the body as it is: no escaping then."""
     bus = SessionBus(tmp_path / "plain", capabilities=["body"])
@@ -416,6 +417,7 @@ def test_on_macos_the_text_goes_to_notification_center_as_arguments_never_as_scr
 
 # -- notify --install ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_install_writes_a_user_unit_that_runs_this_assistant_on_the_same_store(tmp_path):
     config = tmp_path / "xdg-config"
     env = {**os.environ, "XDG_CONFIG_HOME": str(config), "HOME": str(tmp_path / "home")}
@@ -441,6 +443,7 @@ def test_install_writes_a_user_unit_that_runs_this_assistant_on_the_same_store(t
     assert data["command"] == [str(ASSISTANT), "notify"] and data["content"] == unit.read_text()
 
 
+@pytest.mark.slow
 def test_install_refuses_with_one_line_where_it_cannot_write(tmp_path):
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")

@@ -3,18 +3,12 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.offline.responder import NO_MODEL, OfflineResponder
+from assistant.offline.phrases import NO_MODEL
+from assistant.responders.offline import OfflineResponder
 from assistant.turn.agent import Agent
 from assistant.turn.events import Done, ToolCall
 from memory import memories, reminders
 from tests.conftest import make_runtime
-
-
-@pytest.fixture
-def agent(tmp_path):
-    rt = make_runtime(tmp_path)
-    yield Agent(rt, OfflineResponder(rt))
-    rt.close()
 
 
 async def say(agent, text):

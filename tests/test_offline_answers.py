@@ -6,19 +6,12 @@ from datetime import timedelta
 
 import pytest
 
-from assistant.offline.responder import OfflineResponder
 from assistant.recall.evidence import find_evidence
+from assistant.responders.offline import OfflineResponder
 from assistant.turn.agent import Agent
 from memory import episodes, memories
 from tests.conftest import make_runtime
 from tests.test_offline import say
-
-
-@pytest.fixture
-def agent(tmp_path):
-    rt = make_runtime(tmp_path)
-    yield Agent(rt, OfflineResponder(rt))
-    rt.close()
 
 
 def later(agent, **delta):

@@ -10,22 +10,15 @@ from datetime import timedelta
 
 import pytest
 
-from assistant.offline.responder import OfflineResponder
 from assistant.reading import read
-from assistant.service import AssistantService
+from assistant.responders.offline import OfflineResponder
+from assistant.services import Services
 from assistant.turn.agent import Agent
 from memory import memories
 from memory.transfer.jsonl_import import import_records
 from tests.conftest import make_runtime
 from tests.test_offline import say
 from tests.test_requests import CLOCK
-
-
-@pytest.fixture
-def agent(tmp_path):
-    rt = make_runtime(tmp_path)
-    yield Agent(rt, OfflineResponder(rt))
-    rt.close()
 
 
 def two_reminders(agent) -> None:
@@ -180,12 +173,12 @@ def test_the_reading_says_which_messages_state_something(said, statement):
 
 async def test_an_incognito_chat_message_is_not_said_to_be_kept(tmp_path):
     rt = make_runtime(tmp_path)
-    service = AssistantService(rt)
-    service.agent = Agent(rt, OfflineResponder(rt))
-    ordinary = [e async for e in service.turn("write me a poem about the sea")][-1].text
+    services = Services(rt)
+    services.model.agent = Agent(rt, OfflineResponder(rt))
+    ordinary = [e async for e in services.model.turn("write me a poem about the sea")][-1].text
     assert "your message is kept" in ordinary
-    service.start_incognito()
-    answer = [e async for e in service.turn("write me a poem about the sea")][-1].text
+    services.incognito.start()
+    answer = [e async for e in services.model.turn("write me a poem about the sea")][-1].text
     assert "your message is kept" not in answer and "saved" not in answer
     assert answer.startswith("I'm running without a chat model, so I can't chat about that. This is an incognito "
                              "conversation: nothing of it is kept.")

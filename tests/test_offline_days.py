@@ -7,22 +7,15 @@ from datetime import timedelta
 
 import pytest
 
-from assistant.offline.responder import OfflineResponder
 from assistant.reading.understand import read_message
-from assistant.service import AssistantService
+from assistant.responders.offline import OfflineResponder
+from assistant.services.reminders import ReminderService
 from assistant.turn.agent import Agent
 from memory import memories, reminders
 from memory.time.due_phrases import parse_due
 from memory.time.instants import UTC
 from tests.conftest import T0, make_runtime
 from tests.test_offline import say
-
-
-@pytest.fixture
-def agent(tmp_path):
-    rt = make_runtime(tmp_path)
-    yield Agent(rt, OfflineResponder(rt))
-    rt.close()
 
 
 def remind(store, content, due):
@@ -131,7 +124,7 @@ async def test_a_reminder_moved_out_of_the_window_never_vanishes(agent, cli):
     assert "Dec 3" in answer
     answer, _ = await say(agent, "what's coming up?")
     assert answer.endswith("and 2 later: next on Thu Dec 3") and "call the dentist" not in answer
-    page = AssistantService(agent.runtime).sidebar_reminders()
+    page = ReminderService(agent.runtime).page()
     assert (len(page.items), page.later, page.next_later, page.later_text) == (5, 2, "Thu Dec 3",
                                                                                "and 2 later: next on Thu Dec 3")
     assert page.next_later_at == "2026-12-03T14:00:00+00:00"

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from assistant.offline.responder import OfflineResponder
+from assistant.responders.offline import OfflineResponder
 from assistant.turn.agent import Agent
 from memory import memories
 from tests.conftest import T0, make_runtime
@@ -171,13 +171,6 @@ def test_a_greeting_does_not_hide_the_question(asked):
 
 
 # -- statements of change, said without "remember that" ------------------------------------------------
-
-@pytest.fixture
-def agent(tmp_path):
-    rt = make_runtime(tmp_path)
-    yield Agent(rt, OfflineResponder(rt))
-    rt.close()
-
 
 @pytest.mark.parametrize("said", ["the new season starts on Friday", "now I remember", "now I remember where the "
                                   "keys are", "we moved the sofa to the living room", "the car wouldn't start",

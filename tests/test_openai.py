@@ -12,7 +12,7 @@ from assistant.providers.base import SystemPrompt, ToolSpec
 from assistant.providers.local import OpenAILocalModel, local_model, schema_errors
 from assistant.providers.openai_provider import OpenAIProvider
 from assistant.providers.select import choose_provider, select_provider
-from assistant.service import responder_for
+from assistant.services.model import responder_for
 from assistant.turn.agent import Agent
 from assistant.turn.events import Done, Notice, TextDelta, ToolCall, ToolResult
 from memory import reminders
@@ -23,13 +23,6 @@ from tests.conftest import make_runtime
 
 async def collect(agent, text):
     return [e async for e in agent.turn(text)]
-
-
-@pytest.fixture
-def runtime(tmp_path):
-    rt = make_runtime(tmp_path)
-    yield rt
-    rt.close()
 
 
 def provider(server, model="stand-in", **kw):

@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from assistant.outbound.gate import Gate, asks_about
-from assistant.service import responder_for
+from assistant.services.model import responder_for
 from memory import changes, episodes, memories
 from tests.standins import text_reply, tool_reply
 
@@ -19,15 +19,6 @@ THERAPY = "Therapy on Tuesday with Dr Klein: we talked about my anxiety"
 
 def sent(standin) -> str:
     return json.dumps(standin.bodies("/v1/messages"), ensure_ascii=False)
-
-
-@pytest.fixture
-def rt(tmp_path):
-    from tests.conftest import make_runtime
-
-    runtime = make_runtime(tmp_path)
-    yield runtime
-    runtime.close()
 
 
 async def run_turn(rt, text: str):

@@ -59,7 +59,7 @@ def test_only_the_providers_import_a_model_sdk():
 
 def test_the_agent_and_recall_reach_providers_only_through_send():
     """The two chat-provider callers hand their requests to outbound.send, never to provider.stream."""
-    for rel in ("assistant/turn/model.py", "assistant/recall/reasoned.py", "assistant/turn/titles.py",
+    for rel in ("assistant/responders/model.py", "assistant/recall/reasoned.py", "assistant/turn/titles.py",
                 "assistant/jobs.py"):
         tree = ast.parse((ROOT / rel).read_text(encoding="utf-8"))
         assert not _calls(tree), rel

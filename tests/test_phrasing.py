@@ -9,8 +9,11 @@ plumber"). Clock: Sunday 22 Nov 2026 14:00 UTC.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from assistant.reading.actions import Action
 from assistant.reading.understand import read_message
 from memory.time.instants import UTC
 from tests.conftest import T0
@@ -136,9 +139,19 @@ TABLE = [
 ]
 
 
+class _Parts:
+    """A reading's parts by name, None for a part its intent does not have: the tables check every part."""
+
+    def __init__(self, action: Action) -> None:
+        self.action = action
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.action, name, None)
+
+
 @pytest.mark.parametrize("message, intent, content, due", TABLE)
 def test_phrasing_table(message, intent, content, due):
-    reading = read_message(message, T0, UTC)
+    reading = _Parts(read_message(message, T0, UTC))
     assert (reading.intent, reading.content) == (intent, content)
     if due is None:
         assert reading.due is None
@@ -295,7 +308,7 @@ KNOWN_MISSES = [
 
 
 def _check_change(message, intent, target, due):
-    reading = read_message(message, T0, UTC)
+    reading = _Parts(read_message(message, T0, UTC))
     got_target = reading.target if reading.target is not None else (reading.content or None)
     if intent in ("recap", "upcoming", "undo", "chat", "question") or (intent == "near_miss" and target is None):
         got_target = None
@@ -341,7 +354,7 @@ NEAR_MISSES_THAT_MUST_NOT_ACT = [m for m, intent, _, due in CHANGES
 @pytest.mark.parametrize("message", NEAR_MISSES_THAT_MUST_NOT_ACT + ["cancel the reminder", "move the dentist"])
 async def test_near_misses_change_nothing(tmp_path, message):
     """Through the whole offline mode, with reminders that share the words: no tool call, no change."""
-    from assistant.offline.responder import OfflineResponder
+    from assistant.responders.offline import OfflineResponder
     from assistant.turn.agent import Agent
     from assistant.turn.events import Done, ToolCall
     from memory import memories

@@ -6,14 +6,13 @@ from __future__ import annotations
 import pytest
 
 from assistant.conversation import AssistantMessage, ToolOutput, ToolResults, ToolUse, UserMessage
-from assistant.offline.responder import OfflineResponder
 from assistant.outbound.gate import LOCAL_GATE, Gate, LocalGate
 from assistant.reading import read
-from assistant.service import responder_for
+from assistant.responders.offline import OfflineResponder
+from assistant.services.model import responder_for
 from assistant.turn.agent import Agent
 from assistant.turn.events import Done
 from memory import memories
-from tests.conftest import make_runtime
 from tests.standins import text_reply
 
 
@@ -34,13 +33,6 @@ class Counted:
 
 def activations(store) -> dict[int, int]:
     return {r[0]: r[1] for r in store.query("SELECT memory_id, activation_count FROM memory_meta")}
-
-
-@pytest.fixture
-def rt(tmp_path):
-    runtime = make_runtime(tmp_path)
-    yield runtime
-    runtime.close()
 
 
 def seed(store):

@@ -19,7 +19,8 @@ from datetime import timedelta
 import pytest
 
 from assistant.outbound.gate import Gate, asks_about
-from assistant.service import AssistantService, responder_for
+from assistant.services import Services
+from assistant.services.model import responder_for
 from memory import episodes, memories, reminders
 from memory.sensitive import MASK, redact
 from memory.transfer.markdown import write_markdown
@@ -30,13 +31,6 @@ from tests.standins import text_reply, tool_reply
 OLD = "my sister's birthday is on March 3"
 NEW = "my sister's birthday is on March 5"
 THERAPIST = "my therapist is Dr Olsen, sessions on Thursdays at 4pm"
-
-
-@pytest.fixture
-def rt(tmp_path):
-    runtime = make_runtime(tmp_path)
-    yield runtime
-    runtime.close()
 
 
 async def run_turn(rt, text: str) -> None:
@@ -58,9 +52,9 @@ async def told_then_made_private_and_edited(rt, standin) -> int:
     standin.script = [text_reply(f"You told me that {OLD}.")]
     await run_turn(rt, "what do you know about my family?")
     (memory,) = memories.created_since(rt.store, None)
-    service = AssistantService(rt)
-    service.set_memory_private(memory.id, True)
-    service.edit_memory(memory.id, NEW)
+    services = Services(rt)
+    services.memories.set_private(memory.id, True)
+    services.memories.edit(memory.id, NEW)
     assert [e.content for e in memories.earlier_texts(rt.store, memory.id)] == [OLD]
     return memory.id
 
@@ -95,7 +89,7 @@ async def test_an_edited_private_memorys_earlier_text_stays_out_of_mcp(rt, anthr
 def test_a_sensitive_memorys_earlier_secret_is_withheld_whole_and_in_pieces(rt):
     memory = memories.remember(rt.store, "the storage unit code is 7390-AX")
     assert memory.sensitive
-    AssistantService(rt).edit_memory(memory.id, "I gave up the storage unit in May")
+    Services(rt).memories.edit(memory.id, "I gave up the storage unit in May")
     gate = Gate(rt.store)
     quoted = gate.fragments(gate.text("Earlier: the storage unit code is 7390-AX.", "message #9"))
     assert "7390" not in quoted and f"[secret in memory #{memory.id}]" in quoted
@@ -176,11 +170,11 @@ def test_the_recaps_lists_mask_a_secret_as_the_briefing_does(rt):
     memories.remember(rt.store, "the safe combination is 31-07-44, check it",
                       due_at=(T0 + timedelta(hours=2)).isoformat())
     memories.remember(rt.store, "Ana prefers tea")
-    data = AssistantService(rt).recap()
+    data = Services(rt).recap.build()
     listed = "\n".join([*data.new_memories, *(r.content for r in data.overdue + data.upcoming)])
     assert "hunter2" not in listed and "31-07-44" not in listed
     assert "the wifi password is ••••" in listed and "Ana prefers tea" in listed
-    briefing = AssistantService(rt).briefing()
+    briefing = Services(rt).briefing.today()
     assert "the wifi password is ••••" in [i.text for i in briefing.changed]
 
 

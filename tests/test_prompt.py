@@ -231,7 +231,7 @@ def test_a_preview_of_the_prompt_changes_no_activation(tmp_path):
     """`assistant prompt` shows what a turn would send; only a turn counts its memories as used."""
     import asyncio
 
-    from assistant.offline.responder import OfflineResponder
+    from assistant.responders.offline import OfflineResponder
     from assistant.turn.agent import Agent
     from memory import memories
     from tests.conftest import make_runtime

@@ -8,20 +8,13 @@ import json
 
 import pytest
 
-from assistant.offline.responder import OfflineResponder
+from assistant.responders.offline import OfflineResponder
 from assistant.tools import execute_tool
 from assistant.turn.agent import Agent
 from memory import changes, memories, reminders
 from memory.errors import InvalidInput
 from tests.conftest import make_runtime
 from tests.test_offline import say
-
-
-@pytest.fixture
-def agent(tmp_path):
-    rt = make_runtime(tmp_path)
-    yield Agent(rt, OfflineResponder(rt))
-    rt.close()
 
 
 def snapshot(store) -> list[tuple]:
@@ -306,31 +299,31 @@ async def test_relative_to_an_event_already_too_close_asks_when(agent):
 
 
 def test_the_app_service_records_each_change_so_any_undo_puts_it_back(tmp_path):
-    """The TUI changes reminders through AssistantService: each change is the store's recorded last
+    """The TUI changes reminders through the reminders service: each change is the store's recorded last
     change, so ctrl+z, "undo" in the chat and `assistant undo` all reach it."""
-    from assistant.service import AssistantService
+    from assistant.services import Services
     from memory.errors import InvalidInput, NotFound
 
-    service = AssistantService(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline"))
-    store = service.runtime.store
+    services = Services(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline"))
+    store = services.runtime.store
     bins = remind(store, "take out the bins", "2026-11-22T18:00:00+00:00")
-    service.mark_done(bins.id)
+    services.reminders.mark_done(bins.id)
     assert changes.last_change(store)["action"] == "done"
-    assert service.undo_last_change().memory.done_at is None
-    service.snooze(bins.id, "tomorrow at 8am")
+    assert services.changes.undo_last().memory.done_at is None
+    services.reminders.snooze(bins.id, "tomorrow at 8am")
     assert changes.undo_last_change(store).memory.due_at == bins.due_at
-    service.edit_reminder(bins.id, content="take out the recycling", due="friday at 7am")
+    services.reminders.edit(bins.id, content="take out the recycling", due="friday at 7am")
     edited = memories.get_memory(store, bins.id)
     assert (edited.content, edited.due_at) == ("take out the recycling", "2026-11-27T07:00:00+00:00")
     with pytest.raises(InvalidInput):  # an impossible time: nothing changes, the record stays
-        service.edit_reminder(bins.id, due="tomorrow at 12:99")
+        services.reminders.edit(bins.id, due="tomorrow at 12:99")
     assert memories.get_memory(store, bins.id) == edited and changes.last_change(store)["action"] == "edit"
-    assert service.undo_last_change().memory.content == "take out the bins"
-    service.forget_reminder(bins.id)
+    assert services.changes.undo_last().memory.content == "take out the bins"
+    services.reminders.forget(bins.id)
     with pytest.raises(NotFound):
         memories.get_memory(store, bins.id)
-    assert service.undo_last_change().memory.id == bins.id
-    assert service.undo_last_change() is None
+    assert services.changes.undo_last().memory.id == bins.id
+    assert services.changes.undo_last() is None
 
 
 # -- undo of any change, every word back (issue 35) ---------------------------------------------------
@@ -413,3 +406,41 @@ def test_a_record_written_before_schema_10_is_still_undone(store):
                   (bins.id, json.dumps(old), "2026-11-22T14:00:00+00:00"))
     reminders.mark_done(store, bins.id)
     assert changes.undo_last_change(store).memory.done_at is None
+
+
+# -- a question is data kept with the answer that asked it, never read back from words ---------------------
+
+async def test_a_models_answer_that_asks_which_one_is_not_taken_as_the_apps_question(tmp_path,
+                                                                                    anthropic_standin) -> None:
+    """A model may word its answer as the offline mode words its own question; "2" after it, answered
+    offline because the model then failed, is read as a message of its own: nothing is cancelled."""
+    from assistant.providers.anthropic_provider import AnthropicProvider
+    from assistant.services.model import responder_for
+    from tests.standins import text_reply
+
+    rt = make_runtime(tmp_path)
+    remind(rt.store, "call the dentist", "2026-11-27T09:00:00+00:00")
+    remind(rt.store, "pay the dentist bill", "2026-11-28T09:00:00+00:00")
+    agent = Agent(rt, responder_for(rt, AnthropicProvider("m", max_retries=0)))
+    anthropic_standin.script = [text_reply("Which one did you mean? Say its number (nothing was changed):\n"
+                                           "- #1 call the dentist (DUE Fri Nov 27 09:00)\n"
+                                           "- #2 pay the dentist bill (DUE Sat Nov 28 09:00)")]
+    await say(agent, "cancel the dentist")
+    before = snapshot(rt.store)
+    anthropic_standin.script = [500]  # the model fails: the offline mode answers "2"
+    answer, calls = await say(agent, "2")
+    assert calls == [] and snapshot(rt.store) == before
+    assert "I couldn't reach the chat model" in answer
+    rt.close()
+
+
+async def test_the_offline_modes_question_reworded_is_still_answered(agent) -> None:
+    """What a "which one?" offers is kept with the answer that asked it: the answer is read from that,
+    whatever the question's words were."""
+    store = agent.runtime.store
+    remind(store, "call mom", "2026-11-23T18:00:00+00:00")
+    remind(store, "call the bank", "2026-11-23T10:00:00+00:00")
+    await say(agent, "done with call")
+    store.execute("UPDATE messages SET content = 'Two reminders match; pick one.' WHERE role = 'assistant'")
+    answer, calls = await say(agent, "the second")  # as offered: the bank (due first), then mom
+    assert [c.name for c in calls] == ["update_memory"] and memories.get_memory(store, 1).done_at

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from assistant.runtime import Runtime
-from assistant.service import AssistantService
+from assistant.services.memories import MemoryService
 from memory import memories, supersession
 from tests.conftest import make_runtime
 from ui.widgets.memory_list import row_text
@@ -34,12 +34,12 @@ def test_ids_of_replaced_memories_come_right_after_what_replaced_them() -> None:
 def test_the_memories_search_lists_a_replaced_memory_after_its_replacement_and_marked(rt: Runtime) -> None:
     old = memories.remember(rt.store, OLD, embedder=None)
     new = memories.remember(rt.store, NEW, embedder=None)
-    service = AssistantService(rt)
-    rows = service.search_memories("door code")
+    service = MemoryService(rt)
+    rows = service.search("door code")
     assert [(r.id, r.replaced_by) for r in rows] == [(new.id, None), (old.id, new.id)]
     assert f"replaced by #{new.id}" in row_text(rows[1]).plain
     assert "replaced" not in row_text(rows[0]).plain
-    page = service.memory_page()  # newest first already: the old one is marked there too
+    page = service.page()  # newest first already: the old one is marked there too
     assert [(r.id, r.replaced_by) for r in page.items] == [(new.id, None), (old.id, new.id)]
 
 

@@ -94,7 +94,7 @@ import json  # noqa: E402
 
 from assistant.cli.output import json_text  # noqa: E402
 from assistant.cli.program import main  # noqa: E402
-from assistant.service import responder_for  # noqa: E402
+from assistant.services.model import responder_for  # noqa: E402
 from memory.text import visible  # noqa: E402
 
 PAYLOAD = "\x1b[2J\x1b[H\x1b]0;pwned\x07 \x1b]52;c;aGVsbG8=\x07 \x1b[6n \x9b31m \u202eevil"
@@ -206,7 +206,7 @@ async def test_chat_prompt_carries_placeholders_not_secrets(anthropic_standin, t
 def test_offline_answer_gives_the_secret_back_locally(tmp_path):
     import asyncio
 
-    from assistant.offline.responder import OfflineResponder
+    from assistant.responders.offline import OfflineResponder
     from assistant.turn.agent import Agent
     from memory import memories
     from tests.conftest import make_runtime
@@ -309,8 +309,8 @@ def test_the_tui_never_emits_stored_control_sequences(tmp_path):
 async def test_history_and_tool_results_carry_no_secret_or_unasked_private_memory(anthropic_standin, tmp_path):
     """An offline answer shows the user a secret or a private memory on their screen; that answer,
     stored, went to the cloud model in the next turn's history, and tool results were never redacted."""
-    from assistant.offline.responder import OfflineResponder
     from assistant.providers.anthropic_provider import AnthropicProvider
+    from assistant.responders.offline import OfflineResponder
     from assistant.turn.agent import Agent
     from memory import memories
     from tests.conftest import make_runtime
@@ -389,8 +389,8 @@ async def test_the_current_message_goes_with_placeholders_and_the_secret_is_stor
 
 
 async def test_a_private_memory_quoted_before_an_edit_stays_out_of_the_history(anthropic_standin, tmp_path):
-    from assistant.offline.responder import OfflineResponder
     from assistant.providers.anthropic_provider import AnthropicProvider
+    from assistant.responders.offline import OfflineResponder
     from assistant.turn.agent import Agent
     from memory import memories, reminders
     from tests.conftest import make_runtime

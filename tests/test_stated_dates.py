@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.offline.responder import OfflineResponder
 from assistant.reading.dates import stated_date
+from assistant.responders.offline import OfflineResponder
 from assistant.turn.agent import Agent
 from memory.time.instants import UTC
 from tests.conftest import make_runtime

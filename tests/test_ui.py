@@ -211,7 +211,7 @@ async def test_huge_paste_and_control_characters_are_kept(tmp_path):
 async def test_message_sent_before_the_model_is_chosen_is_answered(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
-        app.service.agent = None  # as if the start-up worker had not finished yet
+        app.services.model.agent = None  # as if the start-up worker had not finished yet
         app.query_one("Composer").insert("remember that the spare key is under the pot")
         await pilot.press("enter")
         await settle(pilot, app)
@@ -232,7 +232,7 @@ async def test_reminders_due_before_the_first_screen_wait_for_it(tmp_path):
         chat = app.main_screen.chat
         await chat.chat_log.clear()
         chat._start_shown = False  # as at launch, before load_start has read the store
-        due = app.service.take_due_reminders() or DueNotice([], 1, at_launch=True)
+        due = app.services.due.take_due_reminders() or DueNotice([], 1, at_launch=True)
         chat.add_due_reminders(DueNotice(due.items, max(due.total, 1), at_launch=True))
         await pilot.pause()
         assert chat.chat_log.entries == []  # held back

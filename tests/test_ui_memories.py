@@ -230,7 +230,7 @@ async def test_an_incognito_conversation_leaves_the_tables_and_the_history_file_
         await pilot.press("ctrl+p", *"Incognito conversation")
         await pilot.pause()
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.service.incognito, what="incognito")
+        await wait_until(pilot, lambda: app.services.incognito.active, what="incognito")
         await settle(pilot, app)
         before, written = dump(app.runtime.settings.db_path()), history.read_bytes()
         status = app.main_screen.status
@@ -246,7 +246,7 @@ async def test_an_incognito_conversation_leaves_the_tables_and_the_history_file_
         await pilot.press("ctrl+u")
         assert dump(app.runtime.settings.db_path()) == before and history.read_bytes() == written
         await pilot.press("ctrl+n")
-        await wait_until(pilot, lambda: not app.service.incognito and "INCOGNITO" not in str(status.render()))
+        await wait_until(pilot, lambda: not app.services.incognito.active and "INCOGNITO" not in str(status.render()))
         await settle(pilot, app)
         await pilot.press("up")
         assert app.main_screen.composer.text == "remember that the boiler is a Vaillant"

@@ -57,11 +57,11 @@ async def test_a_model_down_at_launch_is_taken_up_when_it_answers(tmp_path, open
     async with app.run_test(size=(100, 30)) as pilot:
         chat = app.main_screen.chat
         chat.retry_delays = [0.1, 0.1]
-        await wait_until(pilot, lambda: app.service.agent is not None, what="the first choice")
-        assert app.service.provider_label.startswith("offline")
+        await wait_until(pilot, lambda: app.services.model.agent is not None, what="the first choice")
+        assert app.services.model.provider_label.startswith("offline")
         config.write_text(f'[openai]\nbase_url = "{openai_standin.base}"\nmodel = "stand-in"\n')
         app.runtime.settings.openai.base_url = openai_standin.base  # as the next launch would read it
-        await wait_until(pilot, lambda: app.service.has_model, timeout=10, what="the model to be found")
+        await wait_until(pilot, lambda: app.services.model.has_model, timeout=10, what="the model to be found")
         await wait_until(pilot, lambda: "openai · stand-in" in str(app.main_screen.query_one("#status").render()),
                          what="the status bar to switch")
         assert any("Connected to openai · stand-in" in n for n in notices(app))

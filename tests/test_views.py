@@ -1,4 +1,4 @@
-"""What the front ends are given (assistant.views, built by AssistantService): a reminder as fields,
+"""What the front ends are given (assistant.views, built by assistant.services): a reminder as fields,
 never a label to take apart; one reminder's details; the status; the due timer's wait; and the words
 the app makes of them (the status line, the notices when reminders fall due). No app is driven here."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from assistant.service import AssistantService
+from assistant.services import Services
 from assistant.views import DueNotice, StatusView
 from memory import memories
 from memory.errors import InvalidInput
@@ -17,22 +17,22 @@ from ui.widgets.status import status_line
 
 
 @pytest.fixture
-def service(tmp_path):
-    service = AssistantService(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline"))
-    yield service
-    service.runtime.close()
+def services(tmp_path):
+    services = Services(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline"))
+    yield services
+    services.runtime.close()
 
 
-def by_content(service: AssistantService) -> dict:
-    return {r.content: r for r in service.sidebar_reminders().items}
+def by_content(services: Services) -> dict:
+    return {r.content: r for r in services.reminders.page().items}
 
 
-def test_a_reminder_is_given_as_fields(service):
-    store = service.runtime.store
+def test_a_reminder_is_given_as_fields(services):
+    store = services.runtime.store
     memories.remember(store, "Water the plants", due_at="every tuesday at 7pm")
     memories.remember(store, "Pay the rent", due_at=T0 - timedelta(hours=2))
     memories.remember(store, "Stretch", due_at=T0 + timedelta(seconds=20))
-    shown = by_content(service)
+    shown = by_content(services)
     plants, rent, stretch = shown["Water the plants"], shown["Pay the rent"], shown["Stretch"]
     assert (plants.status, plants.when, plants.relative, plants.rule) == ("due", "Tue Nov 24 19:00", "in 2 d",
                                                                           "every Tue")
@@ -42,27 +42,27 @@ def test_a_reminder_is_given_as_fields(service):
     assert not hasattr(plants, "label")
 
 
-def test_the_details_of_a_reminder_and_one_done_elsewhere(service):
-    store = service.runtime.store
+def test_the_details_of_a_reminder_and_one_done_elsewhere(services):
+    store = services.runtime.store
     tea = memories.remember(store, "Buy tea", due_at=T0 + timedelta(hours=3), importance=4)
-    detail = service.reminder_detail(tea.id)
+    detail = services.reminders.detail(tea.id)
     assert detail.reminder.content == "Buy tea" and detail.reminder.when == "Sun Nov 22 17:00"
     assert (detail.kind, detail.importance, detail.created, detail.mentioned) == ("reminder", 4, "Sun Nov 22 14:00",
                                                                                   None)
-    service.mark_done(tea.id)
+    services.reminders.mark_done(tea.id)
     with pytest.raises(InvalidInput, match="not an open reminder"):
-        service.reminder_detail(tea.id)
+        services.reminders.detail(tea.id)
 
 
-def test_a_change_says_its_new_time_and_the_timer_its_wait(service):
-    tea = memories.remember(service.runtime.store, "Buy tea", due_at=T0 + timedelta(hours=3))
-    assert service.snooze(tea.id, "tomorrow at 8am").when == "Mon Nov 23 08:00"
-    assert service.seconds_until(T0 + timedelta(seconds=90)) == 90.0  # the frozen clock, as it is
+def test_a_change_says_its_new_time_and_the_timer_its_wait(services):
+    tea = memories.remember(services.runtime.store, "Buy tea", due_at=T0 + timedelta(hours=3))
+    assert services.reminders.snooze(tea.id, "tomorrow at 8am").when == "Mon Nov 23 08:00"
+    assert services.due.seconds_until(T0 + timedelta(seconds=90)) == 90.0  # the frozen clock, as it is
 
 
-def test_the_status_in_fields_and_in_words(service):
-    memories.remember(service.runtime.store, "I like tea")
-    view = service.status()
+def test_the_status_in_fields_and_in_words(services):
+    memories.remember(services.runtime.store, "I like tea")
+    view = services.status.view()
     assert view == StatusView("connecting…", 1, None, "Sun Nov 22 14:00")
     assert status_line(view, "idle") == (" ⏸ clock frozen at Sun Nov 22 14:00  ·  connecting…  ·  1 memory  ·  "
                                          "consolidation: idle")
@@ -72,13 +72,13 @@ def test_the_status_in_fields_and_in_words(service):
     assert status_line(later, "consolidating 3/10 (cluster)").endswith("consolidation: consolidating 3/10 (cluster)")
 
 
-def test_what_is_said_when_reminders_fall_due(service):
-    store = service.runtime.store
+def test_what_is_said_when_reminders_fall_due(services):
+    store = services.runtime.store
     for i in range(6):
         memories.remember(store, f"Task {i}", due_at=T0 + timedelta(minutes=i + 1))
-    service.take_due_reminders()  # the launch: nothing due yet
-    service.runtime.clock.fixed = T0 + timedelta(minutes=10)
-    notice = service.take_due_reminders()
+    services.due.take_due_reminders()  # the launch: nothing due yet
+    services.runtime.clock.fixed = T0 + timedelta(minutes=10)
+    notice = services.due.take_due_reminders()
     assert not notice.at_launch and notice.total == 6
     toasts = due_notices.toasts(notice)
     assert [t.text for t in toasts] == ["Task 3 (due Sun Nov 22 14:04)", "Task 4 (due Sun Nov 22 14:05)",

@@ -28,7 +28,7 @@ from assistant.errors import explain
 from assistant.input_history import InputHistory
 from assistant.paths import history_file
 from assistant.runtime import Runtime
-from assistant.service import AssistantService
+from assistant.services import Services
 from assistant.settings import Settings, SettingsError, save_setting
 from memory.connection import DatabaseError, OperationalError
 from memory.errors import DiskFull, StoreUnusable
@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 # progress, the model): started at once, their threads held the interpreter while the frame was
 # finished, and the full first screen showed after 2.2-2.4 s instead of 1.0-1.3 s (2 busy cores).
 JOBS_AFTER_FRAME = 0.2
+KEEP_REPLICATING_EVERY = 300.0  # seconds: the app takes over replicating when another replicator has ended
 NARRATIVE_REQUEST = "Give me a short narrative recap of what we talked about in the last 48 hours."
 
 
@@ -77,7 +78,7 @@ class AssistantApp(App[int]):
         """`embedder`: one to use instead of the configured one (a test's counting stand-in)."""
         super().__init__()
         self.runtime = Runtime(settings, notice=self.notice_from_anywhere, embedder=embedder)
-        self.service = AssistantService(self.runtime, defer=self.in_background)
+        self.services = Services(self.runtime, defer=self.in_background)
         self.keymap_settings: dict[str, str] = dict(settings.keymap or {})
         self.history = InputHistory(_history_path())
         self._last_failure = ""
@@ -91,7 +92,7 @@ class AssistantApp(App[int]):
 
     def get_default_screen(self) -> MainScreen:
         self.history.load()
-        return MainScreen(self.service, self.history, self.keymap_settings,
+        return MainScreen(self.services, self.history, self.keymap_settings,
                           self.runtime.settings.ui.desktop_notifications)
 
     def on_mount(self) -> None:
@@ -104,6 +105,13 @@ class AssistantApp(App[int]):
             self.main_screen.start_jobs()
         else:
             self.set_timer(JOBS_AFTER_FRAME, self.main_screen.start_jobs, name="start-up jobs")
+        if self.services.backup.enabled:  # a replica is set: one replicator runs while the app does (F16)
+            self.set_timer(JOBS_AFTER_FRAME, self._keep_replicating, name="replicator")
+            self.set_interval(KEEP_REPLICATING_EVERY, self._keep_replicating, name="replicator")
+
+    @work(thread=True, exclusive=True, group="backup", exit_on_error=False, description="start the replicator")
+    def _keep_replicating(self) -> None:
+        self.services.backup.keep()
 
     @property
     def main_screen(self) -> MainScreen:
@@ -111,7 +119,7 @@ class AssistantApp(App[int]):
         assert isinstance(screen, MainScreen)
         return screen
 
-    # The runtime and the service speak from any thread: through messages (post_message is thread-safe).
+    # The runtime and the services speak from any thread: through messages (post_message is thread-safe).
 
     def in_background(self, job: Callable[[], object]) -> None:
         self.post_message(self.Deferred(job))
@@ -172,8 +180,8 @@ class AssistantApp(App[int]):
 
     @work(exclusive=True, group="recap", exit_on_error=False, description="build the recap")
     async def _open_recap(self) -> None:
-        data = await asyncio.to_thread(self.service.recap)
-        self.push_screen(RecapScreen(data, self.service.has_model), self._after_recap)
+        data = await asyncio.to_thread(self.services.recap.build)
+        self.push_screen(RecapScreen(data, self.services.model.has_model), self._after_recap)
 
     def _after_recap(self, result: str | None) -> None:
         if result == "narrative":
@@ -185,7 +193,7 @@ class AssistantApp(App[int]):
         if isinstance(self.screen, ConversationScreen):
             self.pop_screen()
             return
-        self.push_screen(ConversationsScreen(self.service), self._after_conversations)
+        self.push_screen(ConversationsScreen(self.services.conversations), self._after_conversations)
 
     def _after_conversations(self, episode_id: int | None) -> None:
         if episode_id is None:
@@ -196,7 +204,9 @@ class AssistantApp(App[int]):
     def action_memories(self) -> None:
         if isinstance(self.screen, MemoriesScreen | MemoryScreen):
             return
-        self.push_screen(MemoriesScreen(self.service, self.keymap_settings), self._after_memories)
+        services = self.services
+        self.push_screen(MemoriesScreen(services.memories, services.changes, services.conversations,
+                                        self.keymap_settings), self._after_memories)
 
     def _after_memories(self, episode_id: int | None) -> None:
         """Back from Memories (or Why): what changed there is read again; a conversation to continue is."""
@@ -217,12 +227,14 @@ class AssistantApp(App[int]):
             self.notify("This answer has no record: it was given in an incognito conversation, and nothing of "
                         "it is kept.", timeout=6)
             return
-        view = await asyncio.to_thread(self.service.why_view, None if target < 0 else target)
+        services = self.services
+        view = await asyncio.to_thread(services.why.view, None if target < 0 else target)
         if view is None:
             self.notify("This answer has no record: it was given before answers were recorded, or it was "
                         "incognito.", timeout=6)
             return
-        self.push_screen(WhyScreen(self.service, view, self.keymap_settings), self._after_memories)
+        self.push_screen(WhyScreen(view, services.memories, services.changes, services.conversations,
+                                   self.keymap_settings), self._after_memories)
 
     def action_incognito(self) -> None:
         if self.screen is self.main_screen:
@@ -253,8 +265,10 @@ class AssistantApp(App[int]):
         that has a model), and no thread still waiting on a model holds the process (run_app)."""
         self.main_screen.chat.stop_turn()
         try:
-            await asyncio.to_thread(self.service.close_for_quit)
-            await asyncio.to_thread(self.service.remember_announced)
+            await asyncio.to_thread(self.main_screen.calendar.at_quit)
+            await asyncio.to_thread(self.services.conversations.close_for_quit)
+            await asyncio.to_thread(self.services.due.remember_announced)
+            await asyncio.to_thread(self.services.backup.stop_for_quit)  # after those writes: a last sync
         except DiskFull:  # one line, no traceback: the conversation is closed at the next launch instead
             self.exit_line = ("assistant: the disk is full, so this conversation could not be closed; it is closed "
                               "at the next start. Everything saved before is safe.")
@@ -286,6 +300,7 @@ def run_app(settings: Settings) -> int:
     try:
         app.run()
     finally:
+        app.services.backup.stop_for_quit()  # its own replicator, after a last sync, within the quit's budget
         app.runtime.close()
     code = app.return_code or 0
     if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):

@@ -13,7 +13,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.worker import Worker
 
-from assistant.service import AssistantService
+from assistant.services import DueService
 from assistant.views import DueNotice, ReminderView
 from ui import desktop, due_notices
 from ui.failures import ReportsFailures
@@ -53,9 +53,9 @@ class DueWatcher(ReportsFailures, Widget):
             self.notice = notice
             self.version = version
 
-    def __init__(self, service: AssistantService, desktop_notifications: bool = False) -> None:
+    def __init__(self, due: DueService, desktop_notifications: bool = False) -> None:
         super().__init__()
-        self.service = service
+        self.due = due
         self.desktop_notifications = desktop_notifications
         self.next_due: datetime | None = None
         self._version: int | None = None  # the store's data_version when last checked
@@ -74,8 +74,8 @@ class DueWatcher(ReportsFailures, Widget):
 
     @work(thread=True, group="store-watch", exit_on_error=False, description="check the store for changes")
     def _check_store(self, next_due: datetime | None) -> None:
-        due = next_due is not None and self.service.seconds_until(next_due) <= 0
-        self.post_message(self.Checked(self.service.data_version(), due))
+        due = next_due is not None and self.due.seconds_until(next_due) <= 0
+        self.post_message(self.Checked(self.due.data_version(), due))
 
     def on_due_watcher_checked(self, event: Checked) -> None:
         event.stop()
@@ -91,19 +91,19 @@ class DueWatcher(ReportsFailures, Widget):
     @work(thread=True, exclusive=True, group="announce", exit_on_error=False, description="announce reminders")
     def announce(self) -> None:
         """Announce what fell due since the last announcement (at launch: while the app was closed)."""
-        version = self.service.data_version()  # the baseline of the change watch, from before the read
-        notice = self.service.take_due_reminders()
+        version = self.due.data_version()  # the baseline of the change watch, from before the read
+        notice = self.due.take_due_reminders()
         self.post_message(self.Scheduled(self._next_due_now(), notice, version))
 
     @work(thread=True, exclusive=True, group="reschedule", exit_on_error=False, description="schedule reminders")
     def reschedule(self) -> None:
         """A reminder may have been added or moved (a turn, a snooze, another process): a new timer."""
-        if self.service.announced_until is not None:  # not before the first announcement
+        if self.due.announced_until is not None:  # not before the first announcement
             self.post_message(self.Scheduled(self._next_due_now()))
 
     def _next_due_now(self) -> datetime | None:
-        moment = self.service.announced_until
-        return self.service.next_due_after(moment) if moment is not None else None
+        moment = self.due.announced_until
+        return self.due.next_due_after(moment) if moment is not None else None
 
     def on_due_watcher_scheduled(self, event: Scheduled) -> None:
         event.stop()
@@ -124,7 +124,7 @@ class DueWatcher(ReportsFailures, Widget):
     @work(thread=True, group="desktop-notify", exit_on_error=False, description="send a desktop notification")
     def _notify_desktop(self, items: list[ReminderView]) -> None:
         for r in items:  # claimed in the store first: one per occurrence, with `assistant notify` or not
-            self.service.notify_desktop(r, desktop.notify_desktop)
+            self.due.notify_desktop(r, desktop.notify_desktop)
 
     def _schedule(self, next_due: datetime | None) -> None:
         if self._timer is not None:
@@ -134,5 +134,5 @@ class DueWatcher(ReportsFailures, Widget):
         if next_due is None:
             return
         # A hair late rather than early, since early means a second round.
-        delay = max(0.0, self.service.seconds_until(next_due)) + 0.05
+        delay = max(0.0, self.due.seconds_until(next_due)) + 0.05
         self._timer = self.set_timer(min(delay, 86_400), self.announce, name="reminder-due")

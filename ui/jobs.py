@@ -13,7 +13,7 @@ from textual import work
 from textual.message import Message
 from textual.widget import Widget
 
-from assistant.service import AssistantService
+from assistant.services import ConsolidationService, EmbeddingService
 from ui.failures import ReportsFailures
 from ui.messages import StatusNews, StoreChanged
 
@@ -37,9 +37,11 @@ class IdleJobs(ReportsFailures, Widget):
     class ConsolidationDue(Message):
         pass
 
-    def __init__(self, service: AssistantService, embed_idle_seconds: float = EMBED_IDLE_SECONDS) -> None:
+    def __init__(self, consolidation: ConsolidationService, embeddings: EmbeddingService,
+                 embed_idle_seconds: float = EMBED_IDLE_SECONDS) -> None:
         super().__init__()
-        self.service = service
+        self.consolidation = consolidation
+        self.embeddings = embeddings
         self.embed_idle_seconds = embed_idle_seconds
         self.running = False  # a consolidation is under way
         self._last_input = time.monotonic()
@@ -51,7 +53,7 @@ class IdleJobs(ReportsFailures, Widget):
         self.set_interval(self.embed_idle_seconds, self.embed_while_idle, name="idle-embedding")
 
     def on_unmount(self) -> None:
-        self.service.stop_consolidation()  # the child process goes with the app
+        self.consolidation.stop()  # the child process goes with the app
 
     def idle_for(self) -> float:
         """Seconds since the last key (read by the workers; written on the event loop)."""
@@ -68,7 +70,7 @@ class IdleJobs(ReportsFailures, Widget):
 
     @work(exclusive=True, group="warm-up", exit_on_error=False, description="load the embedding model")
     async def _load_embedder(self) -> None:
-        await asyncio.to_thread(self.service.warm_up)
+        await asyncio.to_thread(self.embeddings.warm_up)
 
     def maybe_unload_embedder(self) -> None:
         """After a quiet while the embedding model goes (~50 MB given back); the next key loads it again."""
@@ -77,7 +79,7 @@ class IdleJobs(ReportsFailures, Widget):
 
     @work(exclusive=True, group="unload", exit_on_error=False, description="unload the embedding model")
     async def _unload_embedder(self, quiet_seconds: float) -> None:
-        if await asyncio.to_thread(self.service.rest_embedder, quiet_seconds):
+        if await asyncio.to_thread(self.embeddings.rest, quiet_seconds):
             self._warming = False
 
     def answering(self) -> bool:
@@ -93,7 +95,7 @@ class IdleJobs(ReportsFailures, Widget):
     @work(thread=True, exclusive=True, group="idle-check", exit_on_error=False,
           description="check whether to consolidate")
     def _check_consolidation(self, idle_minutes: float) -> None:
-        if self.service.consolidation_due(idle_minutes):
+        if self.consolidation.due(idle_minutes):
             self.post_message(self.ConsolidationDue())
 
     def on_idle_jobs_consolidation_due(self, event: ConsolidationDue) -> None:
@@ -114,7 +116,7 @@ class IdleJobs(ReportsFailures, Widget):
             self.post_message(StatusNews(f"consolidating {done}/{total} ({phase})"))
 
         try:
-            result = self.service.consolidate(progress)
+            result = self.consolidation.run(progress)
         except Exception as exc:  # noqa: BLE001 - a failed run must not take the app down
             self.post_message(self.Finished(None, str(exc)))
         else:
@@ -149,7 +151,7 @@ class IdleJobs(ReportsFailures, Widget):
         waiting = None
         # A turn starts with a key, which the idle clock sees: the loop stops before the next batch.
         while self.idle_for() >= self.embed_idle_seconds and self.app.is_running:
-            left = self.service.embed_backlog()
+            left = self.embeddings.embed_backlog()
             if left == 0 or (waiting is not None and left >= waiting):  # done, or no progress: stop
                 break
             waiting = left

@@ -76,7 +76,7 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
     import asyncio
 
     from assistant.errors import ProviderError
-    from assistant.service import AssistantService
+    from assistant.services.model import ModelService
     from assistant.turn.events import Done, Failed, Notice, TextDelta, to_json
 
     if not args.message.strip():
@@ -84,9 +84,9 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
     incognito = getattr(args, "incognito", False)
     if incognito and args.new:
         raise InvalidInput("--incognito writes nothing, so it cannot start a new conversation: leave out --new")
-    service = AssistantService(runtime)
-    service.connect(strict=True)  # a ProviderError is mapped to exit 1 at the edge
-    agent = service.agent
+    model = ModelService(runtime)
+    model.connect(strict=True)  # a ProviderError is mapped to exit 1 at the edge
+    agent = model.agent
     assert agent is not None
     if incognito:
         # One turn that reads memory and writes nothing: the conversation in progress is left as it is

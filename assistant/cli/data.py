@@ -5,6 +5,7 @@ import argparse
 import contextlib
 import io
 import json
+import signal
 import stat
 import sys
 from collections.abc import Iterator
@@ -15,7 +16,7 @@ from assistant.cli.output import emit, note
 from assistant.runtime import Runtime
 from memory.errors import InvalidInput, StoreUnusable
 from memory.store import Store
-from memory.text import visible
+from memory.text import counted, visible
 
 if TYPE_CHECKING:
     from memory.transfer.chat_import import ChatImportResult
@@ -58,7 +59,7 @@ def _write_jsonl(store: Store, args: argparse.Namespace, salvage: Salvage) -> in
                 text.detach()  # write_private closes the file itself
 
         count = write_private(args.file, write)
-        note(f"Exported {count} records to {args.file}")
+        note(f"Exported {counted(count, 'record')} to {args.file}")
         return count
     return write_export(store, sys.stdout, salvage)
 
@@ -102,10 +103,12 @@ def _export_markdown(runtime: Runtime, args: argparse.Namespace) -> int:
     if not args.file or args.file == "-" or getattr(args, "ics", None):
         raise InvalidInput("give the folder to write: assistant export DIR --markdown")
     with _readable_store(runtime) as store:
-        result = write_markdown(store, args.file, include_secrets=getattr(args, "include_secrets", False))
+        result = write_markdown(store, args.file, include_secrets=getattr(args, "include_secrets", False),
+                                embedder=runtime.embedder)
     changed = len(result.written)
-    text = (f"Wrote {result.conversations:,} conversations and {result.memories:,} memories to {result.folder} "
-            f"({changed:,} files written, {result.unchanged:,} unchanged"
+    memories = counted(result.memories, "memory", "memories")
+    text = (f"Wrote {counted(result.conversations, 'conversation')} and {memories} to {result.folder}"
+            f" ({counted(changed, 'file')} written, {result.unchanged:,} unchanged"
             + (f", {len(result.removed):,} removed" if result.removed else "") + "); open README.md there.")
     if not getattr(args, "include_secrets", False):
         text += " Secrets are written as [secret] (--include-secrets keeps them)."
@@ -119,11 +122,11 @@ def _export_ics(runtime: Runtime, args: argparse.Namespace) -> int:
     if args.file:
         raise InvalidInput("give either FILE (JSON Lines) or --ics FILE, not both")
     if args.ics == "-":
-        text = calendar_text(runtime.store)
+        text = calendar_text(runtime.store, runtime.embedder)
         sys.stdout.write(visible(text) if sys.stdout.isatty() else text)
     else:
-        count = write_calendar(runtime.store, args.ics)
-        note(f"Exported {count} reminders to {args.ics}")
+        count = write_calendar(runtime.store, args.ics, runtime.embedder)
+        note(f"Exported {counted(count, 'reminder')} to {args.ics}")
     return 0
 
 
@@ -169,17 +172,19 @@ def _import_chats(runtime: Runtime, args: argparse.Namespace, path: Path, chat: 
     dry_run = getattr(args, "dry_run", False)
     quiet = bool(getattr(args, "json", False))
     try:
-        with ImportProgress(len(chat.export.conversations), quiet=quiet or dry_run) as progress:
+        with _stopped_as_interrupted(), \
+                ImportProgress(len(chat.export.conversations), quiet=quiet or dry_run) as progress:
             result = import_chats(runtime.store, chat.export, str(path), chat.fingerprint, dry_run=dry_run,
                                   progress=progress.update)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         row = runtime.store.one("SELECT counts FROM imports WHERE status = 'interrupted' ORDER BY id DESC LIMIT 1")
 
         counts = json.loads(row[0]) if row else {}
-        note(f"assistant: interrupted; {counts.get('conversations_added', 0):,} conversations "
-             f"({counts.get('messages_added', 0):,} messages) were imported and stay; run the same import "
+        note(f"assistant: interrupted{' (SIGTERM)' if isinstance(exc, Stopped) else ''}; "
+             f"{counted(counts.get('conversations_added', 0), 'conversation')} "
+             f"({counted(counts.get('messages_added', 0), 'message')}) imported stay; run the same import "
              "again to continue")
-        return 130
+        return 128 + signal.SIGTERM if isinstance(exc, Stopped) else 130
     summary = result.to_json()
     text = _describe_chats(result, chat.format_name)
     if not dry_run and result.messages_added:
@@ -188,10 +193,32 @@ def _import_chats(runtime: Runtime, args: argparse.Namespace, path: Path, chat: 
     return 0
 
 
-def _describe_chats(result: ChatImportResult, format_name: str) -> str:
-    def n(count: int, one: str, many: str | None = None) -> str:
-        return f"{count:,} {one if count == 1 else many or one + 's'}"
+class Stopped(KeyboardInterrupt):
+    """SIGTERM (`kill PID`, a session or service ending) during an import: taken as Ctrl+C is, so what was
+    committed stays and the import is recorded as interrupted (killed by the signal's default, it stayed
+    "running")."""
 
+
+@contextlib.contextmanager
+def _stopped_as_interrupted() -> Iterator[None]:
+    def stop(signum: int, frame: object) -> None:
+        raise Stopped
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread (a test's): nothing to catch there
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _describe_chats(result: ChatImportResult, format_name: str) -> str:
+    from memory.transfer.chats import SKIPPED_ONE
+
+    n = counted
     verb = "Would add" if result.dry_run else "Imported"
     parts = [f"{verb} {n(result.conversations_added, 'conversation')} from a {format_name} export"]
     added = result.messages_added
@@ -202,7 +229,8 @@ def _describe_chats(result: ChatImportResult, format_name: str) -> str:
         parts.append(f"{n(result.conversations_present, 'conversation')} already present")
     text = "; ".join(parts) + "."
     if result.skipped:
-        text += " Skipped: " + ", ".join(f"{count:,} {what}" for what, count in sorted(result.skipped.items())) + "."
+        text += " Skipped: " + ", ".join(counted(count, SKIPPED_ONE.get(what, what), what)
+                                         for what, count in sorted(result.skipped.items())) + "."
     if result.dry_run:
         text += " Nothing was written (--dry-run)."
     return text
@@ -265,17 +293,20 @@ def _import_jsonl(runtime: Runtime, args: argparse.Namespace, text: str) -> int:
                                 source=args.file)
     present = counts.pop("already_present")
     forgotten = counts.pop("forgotten")
-    plural = {"memory": "memories", "summary": "summaries", "forgotten": "tombstones"}
-    added = ", ".join(f"{n} {plural.get(kind, kind + 's') if n != 1 else kind}" for kind, n in counts.items() if n)
+    nouns = {"memory": ("memory", "memories"), "summary": ("summary", "summaries"),
+             "forgotten": ("tombstone", "tombstones")}
+    added = ", ".join(counted(n, *nouns.get(kind, (kind, None))) for kind, n in counts.items() if n)
     verb = "Would import" if dry_run else "Imported"
+    were = f"{counted(present, 'record')} {'was' if present == 1 else 'were'} already present"
     if not added:
-        text = f"Nothing new: all {present} records were already present." if present else "Nothing to import."
+        text = f"Nothing new: {'the' if present == 1 else 'all'} {were}." if present else "Nothing to import."
     else:
-        text = f"{verb} {added}" + (f"; {present} records were already present." if present else ".")
+        text = f"{verb} {added}" + (f"; {were}." if present else ".")
     if forgotten:
-        text += (f" {forgotten} forgotten memor{'y' if forgotten == 1 else 'ies'} "
-                 f"{'stay' if dry_run else 'stayed'} out (a tombstone names {'it' if forgotten == 1 else 'them'}; "
-                 f"--restore-forgotten brings {'it' if forgotten == 1 else 'them'} back).")
+        one = forgotten == 1
+        text += (f" {counted(forgotten, 'forgotten memory', 'forgotten memories')} "
+                 f"{'stay' + ('s' if one else '') if dry_run else 'stayed'} out (a tombstone names "
+                 f"{'it' if one else 'them'}; --restore-forgotten brings {'it' if one else 'them'} back).")
     if dry_run:
         text += " Nothing was written (--dry-run)."
     summary = {"imported": counts, "already_present": present, "forgotten": forgotten, "dry_run": dry_run}
@@ -291,18 +322,27 @@ def _import_jsonl(runtime: Runtime, args: argparse.Namespace, text: str) -> int:
 
 
 def _undo_last(runtime: Runtime, args: argparse.Namespace) -> int:
+    """Undo the last import that added something; imports after it that added nothing (the same file
+    again) are passed over and named."""
     from memory.transfer.imports import undo_last_import
 
-    record, removed = undo_last_import(runtime.store)
+    undone = undo_last_import(runtime.store)
+    record, removed, skipped = undone.record, undone.removed, undone.skipped
     singular = {"conversations": "conversation", "messages": "message", "memories": "memory", "summaries": "summary"}
-    shown = ", ".join(f"{removed[what]:,} {what if removed[what] != 1 else singular[what]}"
+    shown = ", ".join(counted(removed[what], singular[what], what)
                       for what in ("conversations", "messages", "memories", "summaries") if removed.get(what)) \
-        or "nothing (it had added nothing)"
+        or "nothing"
     names = {"chatgpt": "ChatGPT export", "claude": "Claude export", "jsonl": "JSON Lines", "ical": "calendar"}
+    text = (f"Undid the last import{' that added something' if skipped else ''} (#{record.id}, "
+            f"{names.get(record.format, record.format)} {Path(record.source).name}, "
+            f"{runtime.clock.stamp(record.started_at)}): removed {shown}.")
+    if skipped:
+        ids = ", ".join(f"#{i}" for i in sorted(skipped))
+        text += (f" The import after it ({ids}) added nothing." if len(skipped) == 1 else
+                 f" The {counted(len(skipped), 'import')} after it ({ids}) added nothing.")
     emit(args, {"undone": {"import_id": record.id, "format": record.format, "source": record.source,
-                           "started_at": record.started_at, "removed": removed}},
-         f"Undid the last import (#{record.id}, {names.get(record.format, record.format)} {Path(record.source).name}, "
-         f"{runtime.clock.stamp(record.started_at)}): removed {shown}.")
+                           "started_at": record.started_at, "removed": removed,
+                           "passed_over": sorted(skipped)}}, text)
     return 0
 
 
@@ -374,5 +414,5 @@ def cmd_index(runtime: Runtime, args: argparse.Namespace) -> int:
     done = _embed_backlog(runtime)
     left = pending_count(runtime.store)
     emit(args, {"embedded": done, "pending": left},
-         f"Embedded {done:,} texts" + (f"; {left:,} still waiting (changed meanwhile)" if left else "") + ".")
+         f"Embedded {counted(done, 'text')}" + (f"; {left:,} still waiting (changed meanwhile)" if left else "") + ".")
     return 0

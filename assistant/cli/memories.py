@@ -9,24 +9,28 @@ from assistant.runtime import Runtime
 from memory import changes, memories, reminders
 from memory.errors import InvalidInput
 from memory.text import flat
-from memory.time.schedule import past_note
+from memory.time.schedule import has_passed, past_note
 
 
 def _warn_if_past(runtime: Runtime, args: argparse.Namespace, memory: memories.Memory) -> None:
-    """A due date in the past is kept (it is overdue at once) but never silently."""
-    said = None if args.allow_past else past_note(runtime.clock, memory.due_at)
+    """A due date in the past is kept (it is overdue at once) but never silently: the text line says it
+    (_memory_line); with --json, whose stdout is data, the usual note goes to stderr, unless --allow-past
+    said it was meant."""
+    said = None if args.allow_past or not getattr(args, "json", False) else past_note(runtime.clock, memory.due_at)
     if said:
-        note(f"assistant: note: {said} (--allow-past says you meant it)")
+        note(f"assistant: note: {said}")
 
 
 def _memory_line(runtime: Runtime, m: memories.Memory) -> str:
-    due = f" (due {reminders.due_text(m, runtime.clock)})" if m.due_at else ""
+    passed = ", which has passed: it is overdue now" if m.due_at and not m.done_at and \
+        has_passed(runtime.clock, m.due_at) else ""
+    due = f" (due {reminders.due_text(m, runtime.clock)}{passed})" if m.due_at else ""
     done = " [done]" if m.done_at else ""
     return f"#{m.id} {m.kind}: {flat(m.content)}{due}{done}"
 
 
 def cmd_remember(runtime: Runtime, args: argparse.Namespace) -> int:
-    memory = memories.remember(runtime.store, args.text, due_at=args.due, kind=args.kind,
+    memory = memories.remember(runtime.store, " ".join(args.text), due_at=args.due, kind=args.kind,
                                 importance=args.importance, private=args.private, embedder=runtime.embedder)
     _warn_if_past(runtime, args, memory)
     emit(args, memory.to_json(), "Remembered " + _memory_line(runtime, memory))

@@ -9,6 +9,8 @@ import sys
 import time
 from typing import Any
 
+from memory.text import counted
+
 
 class ProgressBar:
     """`with ProgressBar("Embedding", total) as bar: bar.update(done)`; silent unless stderr is a
@@ -41,6 +43,13 @@ class ProgressBar:
             self._progress.stop()
 
 
+def progress_line(done: int, total: int, messages: int, conversations_per_s: float, messages_per_s: float) -> str:
+    """The line a chat import prints without a terminal: what was read and what was added, which a
+    re-import's summary ("0 conversations ...; 3 already present") never contradicts."""
+    return (f"Read {done:,} of {counted(total, 'conversation')}: {counted(messages, 'message')} added "
+            f"({counted(conversations_per_s, 'conversation')}/s, {counted(messages_per_s, 'message')}/s)")
+
+
 class ImportProgress:
     """Progress of a chat export's import: on a terminal a bar with conversations and messages per second
     and the time left; elsewhere one line per thousand conversations (none when `quiet`: --json)."""
@@ -69,17 +78,16 @@ class ImportProgress:
         return done / elapsed, self.messages / elapsed
 
     def update(self, done: int, total: int, messages: int) -> None:
+        """`done` conversations of `total` read (added, grown or found already here), `messages` added."""
         self.messages = messages
         if self._bar is not None and self._bar._progress is not None:
             conversations, per_second = self.rates(done)
             self._bar._progress.update(self._bar._task, completed=done, total=total,
-                                       description=f"Importing ({conversations:,.0f} conversations/s, "
-                                                   f"{messages:,} messages, {per_second:,.0f}/s)")
+                                       description=f"Reading conversations ({counted(conversations, 'conversation')}"
+                                                   f"/s; {counted(messages, 'message')} added, {per_second:,.0f}/s)")
         elif not self.quiet and not self.terminal and (done // self.EVERY > self._last_line or done == total):
             self._last_line = done // self.EVERY
-            conversations, per_second = self.rates(done)
-            print(f"Imported {done:,} of {total:,} conversations, {messages:,} messages "
-                  f"({conversations:,.0f} conversations/s, {per_second:,.0f} messages/s)", file=sys.stderr, flush=True)
+            print(progress_line(done, total, messages, *self.rates(done)), file=sys.stderr, flush=True)
 
     def __exit__(self, *exc: object) -> None:
         if self._bar is not None:

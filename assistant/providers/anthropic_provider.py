@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from assistant.conversation import AssistantMessage, Item, ToolUse, UserMessage
-from assistant.providers.base import Delta, ProviderError, SystemPrompt, ToolSpec
+from assistant.providers.base import Capabilities, Delta, ProviderError, SystemPrompt, ToolSpec
 
 if TYPE_CHECKING:
     from anthropic.types import MessageParam, TextBlockParam, ToolParam, ToolResultBlockParam, ToolUseBlockParam
@@ -36,7 +36,10 @@ def to_messages(conversation: list[Item]) -> list[MessageParam]:
 class AnthropicProvider:
     name = "anthropic"
 
-    def __init__(self, model: str, max_tokens: int = 2048, timeout: float = 60.0, max_retries: int = 2) -> None:
+    WINDOW = 200_000  # every Claude model takes at least this many
+
+    def __init__(self, model: str, max_tokens: int = 2048, timeout: float = 60.0, max_retries: int = 2,
+                 context_window: int | None = None) -> None:
         import anthropic
 
         if not os.environ.get("ANTHROPIC_API_KEY"):
@@ -45,9 +48,14 @@ class AnthropicProvider:
         self.max_tokens = max_tokens
         # The SDK retries 429, 5xx and connection errors with backoff; the key never leaves env.
         self.client = anthropic.AsyncAnthropic(timeout=timeout, max_retries=max_retries)
+        self.url = str(self.client.base_url).rstrip("/")
+        self.configured_window = context_window
+        self.capabilities = Capabilities(context_window=context_window or self.WINDOW, learned=True)
 
-    def context_window(self) -> int | None:
-        return 200_000  # every Claude model takes at least this many
+    def learn(self) -> Capabilities:
+        if not self.capabilities.learned:  # nothing to ask: tools always, the window known
+            self.capabilities.context_window, self.capabilities.learned = self.configured_window or self.WINDOW, True
+        return self.capabilities
 
     async def stream(self, system: SystemPrompt, conversation: list[Item],
                      tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse]:
@@ -72,8 +80,7 @@ class AnthropicProvider:
         except anthropic.APITimeoutError:
             raise ProviderError("timeout", "the Anthropic API did not answer in time") from None
         except anthropic.APIConnectionError:
-            url = str(self.client.base_url).rstrip("/")
-            raise ProviderError("network", f"cannot reach the Anthropic API at {url}") from None
+            raise ProviderError("network", f"cannot reach the Anthropic API at {self.url}") from None
         except anthropic.APIStatusError as exc:
             if exc.status_code == 529 or "overloaded" in str(exc).lower():
                 raise ProviderError("overloaded", "Anthropic is overloaded (529); try again in a minute") from None

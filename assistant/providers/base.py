@@ -5,13 +5,14 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Protocol
 
 from assistant.conversation import Item, ToolUse
 from assistant.errors import ProviderError
 
-__all__ = ["Delta", "Note", "Provider", "ProviderError", "SystemPrompt", "ToolSpec", "Usage", "http_get",
-           "not_found", "not_listed", "short_name", "unreachable"]
+__all__ = ["Capabilities", "Delta", "Note", "Provider", "ProviderError", "SystemPrompt", "ToolSpec", "Tools", "Usage",
+           "http_get", "not_found", "not_listed", "short_name", "unreachable"]
 
 
 def http_get(url: str, headers: dict[str, str] | None = None, timeout: float = 0.5) -> tuple[int, bytes] | None:
@@ -88,13 +89,36 @@ class SystemPrompt:
     memory: str  # rebuilt every turn
 
 
+class Tools(Enum):
+    """Whether a provider's model takes tools."""
+    YES = "yes"  # the server always does (Anthropic, Ollama), or a model there has called one
+    UNKNOWN = "unknown"  # an OpenAI-compatible server, until its model calls a tool or it refuses them
+    NO = "no"  # refused, or answered nothing when offered them: chatted with without tools from then on
+
+
+@dataclass
+class Capabilities:
+    """What a provider's server can do, as far as it is known: one typed object on the provider. Its
+    window is learned when the provider is chosen (`Provider.learn`: config `context_window`, else as the
+    server says), and again after a request failed in a way that may mean another server now answers
+    (`learned` set back to False); a failed request that says more (tools refused, usage refused, a
+    refusal for length) updates it."""
+    tools: Tools = Tools.YES
+    streaming_usage: bool = False  # the server reports the tokens of a streamed answer when asked
+    context_window: int | None = None  # tokens one request may take (configured, or as the server says)
+    learned: bool = False  # the window is known: configured, or the server was asked
+
+
 class Provider(Protocol):
     name: str
     model: str
+    url: str  # where the server is, as messages name it
     max_tokens: int  # the longest answer asked for (the model responder lowers it to fit a small window)
+    capabilities: Capabilities
 
-    def context_window(self) -> int | None:
-        """How many tokens the server takes in one request, when it says (asked once, off the event loop)."""
+    def learn(self) -> Capabilities:
+        """Ask the server what it can do (its context window) unless that is known already; blocking (a
+        few quick requests), so off the event loop. Returns `capabilities`."""
         ...
 
     def stream(self, system: SystemPrompt, conversation: list[Item],

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from assistant.conversation import AssistantMessage, Item, ToolUse, UserMessage
-from assistant.providers.base import Delta, ProviderError, SystemPrompt, ToolSpec, unreachable
+from assistant.providers.base import Capabilities, Delta, ProviderError, SystemPrompt, ToolSpec, unreachable
 
 
 def to_messages(system: SystemPrompt, conversation: list[Item]) -> list[dict[str, Any]]:
@@ -29,23 +29,30 @@ class OllamaProvider:
 
     DEFAULT_WINDOW = 8192  # asked for when nothing is configured: Ollama's own default (2048-4096) cuts prompts
 
-    def __init__(self, host: str, model: str, timeout: float = 60.0, max_tokens: int = 2048) -> None:
+    def __init__(self, host: str, model: str, timeout: float = 60.0, max_tokens: int = 2048,
+                 context_window: int | None = None) -> None:
         import ollama
 
-        self.host = host
+        self.host = self.url = host
         self.model = model
         self.max_tokens = max_tokens
         self.num_ctx: int | None = None  # the window asked for in each request (Ollama keeps what it is told)
         self.client = ollama.AsyncClient(host=host, timeout=timeout)
+        self.configured_window = context_window
+        self.capabilities = Capabilities(context_window=context_window, learned=context_window is not None)
 
-    def context_window(self) -> int | None:
+    def learn(self) -> Capabilities:
         """The model's window as Ollama reads it, at most DEFAULT_WINDOW (a longer one costs memory the
-        machine may not have); Ollama is then asked for exactly that."""
+        machine may not have); Ollama is then asked for exactly that. A configured window is taken as it is."""
         from assistant.providers.window import ollama_window
 
-        found = ollama_window(self.host, self.model)
-        self.num_ctx = min(found, self.DEFAULT_WINDOW) if found else self.DEFAULT_WINDOW
-        return self.num_ctx
+        if not self.capabilities.learned and self.configured_window:
+            self.capabilities.context_window, self.capabilities.learned = self.configured_window, True
+        if not self.capabilities.learned:
+            found = ollama_window(self.host, self.model)
+            self.num_ctx = min(found, self.DEFAULT_WINDOW) if found else self.DEFAULT_WINDOW
+            self.capabilities.context_window, self.capabilities.learned = self.num_ctx, True
+        return self.capabilities
 
     async def stream(self, system: SystemPrompt, conversation: list[Item],
                      tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse]:

@@ -21,9 +21,11 @@ from typing import Any
 
 from assistant.conversation import AssistantMessage, Item, ToolUse, UserMessage
 from assistant.providers.base import (
+    Capabilities,
     Delta,
     ProviderError,
     SystemPrompt,
+    Tools,
     ToolSpec,
     Usage,
     http_get,
@@ -171,7 +173,7 @@ class OpenAIProvider:
 
     def __init__(self, base_url: str, model: str, key_env: str = "OPENAI_API_KEY",
                  headers: dict[str, str] | None = None, timeout: float = 120.0, max_retries: int = 2,
-                 max_tokens: int = 2048, backoff: float = 0.5) -> None:
+                 max_tokens: int = 2048, backoff: float = 0.5, context_window: int | None = None) -> None:
         import openai
 
         self.url = endpoint_url(base_url)
@@ -185,22 +187,27 @@ class OpenAIProvider:
         self.headers = dict(headers or {})
         self.client = openai.AsyncOpenAI(base_url=self.url, api_key=key or NO_KEY, timeout=timeout, max_retries=0,
                                          default_headers=self.headers or None)
-        self.tools_supported: bool | None = None  # unknown until the server takes or refuses tools
-        self.tool_calls_seen = False  # the model has called a tool on this server at least once
-        self.usage_supported = True  # stream_options.include_usage; dropped if the server refuses it
+        # Tools: unknown until the model calls one or the server refuses them. Usage: asked for with
+        # stream_options.include_usage, dropped if the server refuses it.
+        self.configured_window = context_window
+        self.capabilities = Capabilities(Tools.UNKNOWN, streaming_usage=True, context_window=context_window,
+                                         learned=context_window is not None)
         self.tool_choice: str | dict[str, Any] = "auto"
-        self.last_usage: Usage | None = None
 
-    def context_window(self) -> int | None:
+    def learn(self) -> Capabilities:
         from assistant.providers.window import openai_compatible_window
 
-        key = api_key(self.key_env)
-        headers = {**self.headers, **({"Authorization": f"Bearer {key}"} if key else {})}
-        return openai_compatible_window(self.url, self.model, headers)
+        if not self.capabilities.learned:
+            key = api_key(self.key_env)
+            headers = {**self.headers, **({"Authorization": f"Bearer {key}"} if key else {})}
+            self.capabilities.context_window = (self.configured_window or
+                                                openai_compatible_window(self.url, self.model, headers))
+            self.capabilities.learned = True
+        return self.capabilities
 
     async def stream(self, system: SystemPrompt, conversation: list[Item],
                      tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse | Usage]:
-        with_tools = bool(tools) and self.tools_supported is not False
+        with_tools = bool(tools) and self.capabilities.tools is not Tools.NO
         request: dict[str, Any] = {"model": self.model, "messages": to_messages(system, conversation, with_tools),
                                    "stream": True, "max_tokens": self.max_tokens}
         if with_tools:
@@ -209,12 +216,12 @@ class OpenAIProvider:
             request["tool_choice"] = self.tool_choice
         response = await self._open(request, with_tools)
         calls = _Calls()
-        self.last_usage = None
+        usage: Usage | None = None
         try:
             async for chunk in response:
                 if getattr(chunk, "usage", None) is not None:
                     u = chunk.usage
-                    self.last_usage = Usage(u.prompt_tokens or 0, u.completion_tokens or 0)
+                    usage = Usage(u.prompt_tokens or 0, u.completion_tokens or 0)
                 for choice in chunk.choices or []:
                     delta = choice.delta
                     if delta is None:
@@ -227,12 +234,11 @@ class OpenAIProvider:
             raise self._failure(exc) from None
         finally:
             await response.close()
-        if with_tools and self.tools_supported is None:
-            self.tools_supported = True
-        if self.last_usage is not None:
-            yield self.last_usage
+        if usage is not None:
+            yield usage
         for call in calls.uses():
-            self.tool_calls_seen = True
+            if with_tools:
+                self.capabilities.tools = Tools.YES  # a model that called a tool takes them
             yield call
 
     async def _open(self, request: dict[str, Any], with_tools: bool) -> Any:
@@ -241,7 +247,7 @@ class OpenAIProvider:
 
         attempt, reconnected = 0, False
         while True:
-            if self.usage_supported:
+            if self.capabilities.streaming_usage:
                 request["stream_options"] = {"include_usage": True}
             else:
                 request.pop("stream_options", None)
@@ -251,11 +257,11 @@ class OpenAIProvider:
                 said = _error_text(exc).lower()
                 status = exc.status_code
                 if with_tools and status in (400, 422, 500, 501) and ("tool" in said or "function" in said):
-                    self.tools_supported = False
+                    self.capabilities.tools = Tools.NO
                     raise ToolsUnsupported(f"{SERVER} at {self.url} cannot use tools with {self.model!r} "
                                            f"({status}: {_error_text(exc)[:120]})") from None
-                if self.usage_supported and status in (400, 422) and "stream_options" in said:
-                    self.usage_supported = False
+                if self.capabilities.streaming_usage and status in (400, 422) and "stream_options" in said:
+                    self.capabilities.streaming_usage = False
                     continue
                 if not (status == 429 or status >= 500) or attempt >= self.retries:
                     raise await self._failure_async(exc, attempt + 1) from None

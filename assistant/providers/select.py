@@ -101,12 +101,20 @@ def choose_provider(runtime: Runtime) -> Choice:
 
 
 def provider_for(runtime: Runtime, choice: Choice) -> Provider | None:
-    """The provider object for a choice (None: the built-in offline mode, which is no model); raises
-    ProviderError when it cannot work."""
+    """The provider object for a choice (None: the built-in offline mode, which is no model), its
+    capabilities learned (the window: config `context_window`, else as the server says; a few quick
+    requests); raises ProviderError when it cannot work."""
+    provider = _provider(runtime, choice)
+    if provider is not None:
+        provider.learn()
+    return provider
+
+
+def _provider(runtime: Runtime, choice: Choice) -> Provider | None:
     s = runtime.settings
     if choice.name == "anthropic":
 
-        return AnthropicProvider(s.model, s.max_tokens)
+        return AnthropicProvider(s.model, s.max_tokens, context_window=s.context_window)
     if choice.name == "openai":
         if not choice.model and choice.answers:
             from assistant.providers.openai_provider import SERVER
@@ -119,10 +127,11 @@ def provider_for(runtime: Runtime, choice: Choice) -> Provider | None:
 
         o = s.openai
         return OpenAIProvider(o.base_url, choice.model, o.api_key_env, o.headers, o.timeout_seconds, o.max_retries,
-                              s.max_tokens)
+                              s.max_tokens, context_window=s.context_window)
     if choice.name == "ollama":
 
-        return OllamaProvider(s.ollama.host, choice.model, s.ollama.timeout_seconds, s.max_tokens)
+        return OllamaProvider(s.ollama.host, choice.model, s.ollama.timeout_seconds, s.max_tokens,
+                              context_window=s.context_window)
     return None
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from assistant.reading.actions import Action
 from assistant.reading.intent import is_recap_query, temporal_recency
 from assistant.reading.languages import english_forms
-from assistant.reading.understand import Action, read_message, states_something
+from assistant.reading.understand import read_message, states_something
 from memory.time.clock import Clock
 from memory.time.references import asks_when
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime, time, tzinfo
 
 from memory.errors import InvalidInput
-from memory.time.due_phrases import DEFAULT_TIME
 from memory.time.clock import Clock
+from memory.time.due_phrases import DEFAULT_TIME
 from memory.time.instants import UTC
 from memory.time.references import Resolved, tense_of
 from memory.time.schedule import parse_schedule
@@ -36,10 +36,10 @@ _PHRASE = re.compile(
 
 
 # A month or a year said without a day ("in June 2027", "in March", "in 2029"): told as that, never as a day.
-_PERIOD = re.compile(rf"\b(?:(?:in|by|from|until|till|before|after)\s+)?(?:(?P<month>{_MONTH})(?:\s+(?P<year>\d{{4}}))?"
-                     rf"|(?P<only>\d{{4}}))\b(?!\s*\d)", re.I)
-_MONTH_NUMBERS = {name: n for n, name in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
-                                                    "nov", "dec"), start=1)}
+_PERIOD = re.compile(rf"\b(?:(?:in|by|from|until|till|before|after)\s+)?(?:(?P<month>{_MONTH})"
+                     rf"(?:\s+(?P<year>\d{{4}}))?|(?P<only>\d{{4}}))\b(?!\s*\d)", re.I)
+_MONTH_NUMBERS = {name: n for n, name in enumerate(
+    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
 
 
 # A habit, said of a weekday ("the bins go out on Monday night", "Mum calls on Sunday evenings", "the cleaner

@@ -14,9 +14,10 @@ from __future__ import annotations
 import re
 
 from assistant.reading import Reading
+from assistant.reading.actions import Cancel, Done, Forget, Move, Remember, Remind, Snooze, Undo
 from assistant.reading.languages import english_forms
 
-CARRIED_OUT = ("remind", "remember", "done", "snooze", "cancel", "move", "forget", "undo")
+CARRIED_OUT = ("remind", "remember", "done", "snooze", "cancel", "move", "forget", "undo")  # by name: the labels
 # How a memory is asked for: "remember that/this/:", "note that", "make/take a note", "keep in mind".
 _REMEMBER = re.compile(r"^\W*(?:(?:hey|ok|okay|so|please|pls)\W+)*(?:(?:can|could|would) you\s+)?(?:please\s+)?"
                        r"(?:remember(?:\s+that|\s+this|\s*[:,-])|remember\s+my\b|note(?:\s+that|\s*:)(?!\s*to self)|"
@@ -36,29 +37,34 @@ _DONE_SAID = re.compile(r"^\W*(?:(?:i'?m|i am|i have|i've|just)\s+)?(?:done with
 def clear_request(reading: Reading) -> bool:
     """Whether the app may carry this reading out after a model's answer (when no tool call of the turn did)."""
     action, text = reading.action, reading.text
-    intent = action.intent
     if text.rstrip().endswith("?"):
         return False  # a question, however it starts
-    if intent == "remind":
-        return bool(action.content) and action.due is not None
-    if intent == "remember":
-        said = action.content.strip()
-        return bool(said) and bool(_REMEMBER.match(english_forms(text))) and not _REMEMBERED.match(said)
-    if intent == "forget":
-        return action.target is not None
-    if intent == "undo":
-        return True
-    if intent not in ("done", "snooze", "cancel", "move"):
-        return False
+    match action:
+        case Remind():
+            return bool(action.content)
+        case Remember():
+            said = action.content.strip()
+            return bool(said) and bool(_REMEMBER.match(english_forms(text))) and not _REMEMBERED.match(said)
+        case Forget():
+            return action.target is not None
+        case Undo():
+            return True
+        case Done() | Snooze() | Cancel() | Move():
+            return _clear_change(action, text)
+    return False
+
+
+def _clear_change(action: Done | Snooze | Cancel | Move, text: str) -> bool:
     if action.target is None and _STATEMENT.search(action.content):
         return False
-    if intent == "done" and action.target is None and not (_DONE_SAID.match(text) or _NAMED.search(text)):
-        return False  # "the cake is done", "mark my words", "I'm done for today"
-    if intent == "done" and re.match(r"^\W*(?:i'?m|i am)\s+done\s+(?!with\b)", text, re.I):
-        return False
-    if intent == "move" and action.due is None and action.shift is None and action.rule is None:
+    if isinstance(action, Done):
+        if action.target is None and not (_DONE_SAID.match(text) or _NAMED.search(text)):
+            return False  # "the cake is done", "mark my words", "I'm done for today"
+        if re.match(r"^\W*(?:i'?m|i am)\s+done\s+(?!with\b)", text, re.I):
+            return False
+    if isinstance(action, Move) and action.due is None and action.shift is None and action.rule is None:
         return False  # "move the dentist": to when? the offline mode asks; after a model, nothing is done
-    if intent in ("cancel", "snooze") and action.target is None:
+    if isinstance(action, Cancel | Snooze) and action.target is None:
         return bool(_NAMED.search(text)) or action.content in ("that", "it")
     return action.target is not None or bool(action.content)
 

@@ -1,25 +1,44 @@
 """What a message asks for, read without a model: the offline mode, and the fallback when the
 configured model cannot be reached.
 
-`read_message` turns one message into a Action: an intent (remind, remind_relative, remember,
-upcoming, known, recap, done, cancel, move, snooze, rename, undo, forget, question, help, near_miss, chat)
-with its parts: the task or the words naming a reminder, its id, the new time, the days a recap or an
-agenda is about. Reminders are understood with the time before
-or after the task ("remind me tomorrow at 8am to water the plants", "remind me to water the plants
-tomorrow at 8am", "at 5pm remind me to call Bob", "remind me at 8PM take the chicken out") and
-with repeating rules ("every Tuesday at 7pm"). The labelled table in tests/test_phrasing.py is
-the contract.
+`read_message` turns one message into an Action (assistant.reading.actions): one class per intent
+(Remind, RemindRelative, Remember, Upcoming, Known, Recap, Done, Cancel, Move, Snooze, Rename, Undo, Forget,
+Question, Help, NearMiss, Chat) with its parts: the task or the words naming a reminder, its id, the new
+time, the days a recap or an agenda is about. Reminders are understood with the time before or after the
+task ("remind me tomorrow at 8am to water the plants", "remind me to water the plants tomorrow at 8am",
+"at 5pm remind me to call Bob", "remind me at 8PM take the chicken out") and with repeating rules
+("every Tuesday at 7pm"). The labelled table in tests/test_phrasing.py is the contract.
 """
 from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 
+from assistant.reading.actions import (
+    Action,
+    Cancel,
+    Chat,
+    Done,
+    Forget,
+    Help,
+    Known,
+    Move,
+    NearMiss,
+    Question,
+    Recap,
+    Remember,
+    Remind,
+    RemindNoTime,
+    RemindRelative,
+    Rename,
+    Snooze,
+    Undo,
+    Upcoming,
+)
 from assistant.reading.intent import is_recap_query
-from assistant.reading.questions import Focus, greeting_before_question, question_focus, without_greeting
-from assistant.reading.spans import DaySpan, day_span
+from assistant.reading.questions import greeting_before_question, question_focus, without_greeting
+from assistant.reading.spans import day_span
 from memory import supersession
 from memory.errors import InvalidInput
 from memory.time.references import asks_when
@@ -161,28 +180,6 @@ COMMAND_WORDS = ("remind", "remember", "cancel", "snooze", "reschedule", "rename
                  "postpone", "reminder", "reminders")
 
 
-@dataclass
-class Action:
-    intent: str  # see the module docstring
-    content: str = ""  # the task, the fact, the words naming a reminder, or the question
-    when: str = ""  # the date or rule phrase as written
-    due: datetime | None = None
-    rule: Recurrence | None = None
-    target: int | None = None  # done / forget / a change by id
-    link: str = "to"  # how the task reads after "remind you": to | about | that
-    asks_when: bool = False
-    span: DaySpan | None = None  # the days a recap or an agenda is limited to
-    keep_day: bool = False  # move: the new time is a clock time only; the reminder keeps its day
-    shift: timedelta | None = None  # move by an amount ("push it back an hour")
-    new_text: str = ""  # rename: the new text
-    event: str = ""  # remind_relative: the event the reminder is relative to
-    offset: timedelta | None = None  # remind_relative: signed; due = event - offset
-    suggestion: str = ""  # near_miss: the message as it was probably meant
-    kind: str = "note"  # remember: the kind of memory ("fact" for a change said without "remember that")
-    focus: Focus | None = None  # question: the subject or the person it asks about
-    topic: str = ""  # upcoming: "trip" for plans of travel; "" for everything
-
-
 _Found = tuple[datetime, Recurrence | None]  # a schedule read from a phrase: the first due instant, the rule
 
 
@@ -307,19 +304,19 @@ def _duration(when: str, found: _Found | None, now: datetime) -> timedelta | Non
 def _change(core: str, now: datetime, zone: tzinfo) -> Action | None:
     """A change to a reminder: cancel, snooze, move (to a time or by an amount), rename, undo."""
     if _UNDO.match(core):
-        return Action("undo")
+        return Undo()
     match = _AGAIN.match(core)
     if match:
         when = " ".join(p for p in (match.group("sep"), match.group("when")) if p) or "in 10 minutes"
         found = _schedule_phrase(when.removeprefix("for "), now, zone)
-        return Action("snooze", "that", when, found[0] if found else None, shift=_duration(when, found, now))
+        return Snooze(content="that", when=when, due=found[0] if found else None, shift=_duration(when, found, now))
     match = _CANCEL_CMD.match(core)
     if match:
         target, words = naming(match.group("what"))
         if words == "that" and not re.sub(r"^\W+", "", core.lower()).startswith("cancel"):
             return None  # "drop it" is not a request to cancel a reminder; "cancel that" is
         if target is not None or words:
-            return Action("cancel", words, target=target)
+            return Cancel(content=words, target=target)
     match = _SNOOZE_CMD.match(core)
     if match:
         rest = match.group("what") or ""
@@ -335,12 +332,12 @@ def _change(core: str, now: datetime, zone: tzinfo) -> Action | None:
         target, words = naming(rest) if rest.strip() else (None, "that")
         if not when:
             when, found = "in 10 minutes", _schedule_phrase("in 10 minutes", now, zone)
-        return Action("snooze", words or "that", when, found[0] if found else None, target=target,
-                       shift=_duration(when, found, now))
+        return Snooze(content=words or "that", when=when, due=found[0] if found else None, target=target,
+                      shift=_duration(when, found, now))
     match = _RENAME_CMD.match(core)
     if match:
         target, words = naming(match.group("what"))
-        return Action("rename", words, target=target, new_text=match.group("new").strip())
+        return Rename(content=words, target=target, new_text=match.group("new").strip())
     match = _MOVE_CMD.match(core)
     if not match:
         return None
@@ -356,7 +353,7 @@ def _change(core: str, now: datetime, zone: tzinfo) -> Action | None:
         if verb.startswith("bring"):
             earlier = True
         target, words = naming(shift.group("what"))
-        return Action("move", words, target=target, shift=-amount if earlier else amount)
+        return Move(content=words, target=target, shift=-amount if earlier else amount)
     for separator in _MOVE_SEPARATORS.finditer(rest):
         what, when = rest[:separator.start()], rest[separator.end():]
         if separator.group(0).strip().lower() in ("at", "on"):
@@ -368,19 +365,20 @@ def _change(core: str, now: datetime, zone: tzinfo) -> Action | None:
         if not words and target is None:
             continue
         keep_day = bool(_TIME_ONLY.match(when.strip(" .!?")))
-        return Action("move", words, when.strip(" .!?"), found[0], found[1], target=target, keep_day=keep_day)
+        return Move(content=words, when=when.strip(" .!?"), due=found[0], rule=found[1], target=target,
+                    keep_day=keep_day)
     if verb == "change":
         parts = re.match(r"^(?:the\s+(?:text|name|wording)\s+of\s+)?(?P<what>.+?)\s+(?:to|into)\s+(?P<new>.+)$", rest,
                          re.I)
         if parts:
             target, words = naming(parts.group("what"))
             if target is not None or re.search(r"\b(reminder|one)\b", parts.group("what"), re.I):
-                return Action("rename", words, target=target, new_text=parts.group("new").strip(" .!"))
+                return Rename(content=words, target=target, new_text=parts.group("new").strip(" .!"))
     if verb in ("move", "reschedule", "postpone", "push", "delay"):
         # A move with no time it could read ("move the dentist"): asked about, never acted on.
         target, words = naming(re.split(r"\s+(?:to|until|till|for|at|on)\s+", rest, maxsplit=1)[0])
         if target is not None or words == "that" or stems(words):
-            return Action("move", words, target=target)
+            return Move(content=words, target=target)
     return None
 
 
@@ -400,7 +398,7 @@ def _relative(after: str, now: datetime, zone: tzinfo) -> Action | None:
         # The task follows the event: "... before the trip to Rome to book a taxi" (the last "to").
         splits = list(re.finditer(r"\s+(to|that|about)\s+", event, re.I))
         if not splits:
-            return Action("remind_relative", "", event=event.strip(" .?!"), offset=offset if before else -offset)
+            return RemindRelative(event=event.strip(" .?!"), offset=offset if before else -offset)
         cut = splits[-1]
         task, event, link = event[cut.end():], event[:cut.start()], cut.group(1).lower()
     else:
@@ -415,8 +413,8 @@ def _relative(after: str, now: datetime, zone: tzinfo) -> Action | None:
     event = _EVENT_END.sub("", event.strip(" .?!,")).strip()
     signed = offset if before else -offset
     due = event_due - signed if event_due is not None else None
-    return Action("remind_relative", _TRAIL.sub("", task).strip(" ,.;:-?!"), when, due, link=link, event=event,
-                   offset=signed)
+    return RemindRelative(content=_TRAIL.sub("", task).strip(" ,.;:-?!"), when=when, due=due, link=link, event=event,
+                          offset=signed)
 
 
 def near_miss(core: str) -> str:
@@ -437,27 +435,27 @@ def near_miss(core: str) -> str:
 
 
 def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
-    """What `text` asks for; any message gets a Action (the last resort is "chat")."""
+    """What `text` asks for; any message gets an Action (the last resort is Chat)."""
     raw = " ".join(text.split())
     core = _strip(raw)
     if not core:
-        return Action("chat", raw)
+        return Chat(content=raw)
     if _HELP.match(core):
-        return Action("help")
+        return Help()
     if is_recap_query(raw):
-        return Action("recap", span=day_span(raw, now, zone, past=True))
+        return Recap(span=day_span(raw, now, zone, past=True))
     reminding = re.match(r"^\W*(remind me (to|about|at|on|in|every)|set a reminder)", core, re.I)
     short = len(core) <= 300  # an agenda is asked in a few words: a pasted megabyte is quickly none
     if short and not reminding and _TRIPS.search(core):
-        return Action("upcoming", span=day_span(raw, now, zone, past=False), topic="trip")
+        return Upcoming(span=day_span(raw, now, zone, past=False), topic="trip")
     if short and _KNOWN.match(core):
-        return Action("known")
+        return Known()
     listing = not reminding and (_UPCOMING.search(core) or short and _MY_REMINDERS.match(core))
     if listing or short and not reminding and (_LEFT.search(core) or _ON_A_DAY.search(core) and _DAY_WORD.search(core)):
         span = day_span(raw, now, zone, past=False)
         if span is None and not listing:
             span = day_span("today", now, zone, past=False)  # "what do I still have to do?": what is left of today
-        return Action("upcoming", span=span)
+        return Upcoming(span=span)
     change = _change(core, now, zone)
     if change is not None:
         return change
@@ -472,36 +470,36 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
             found = _schedule(before, now, zone)  # "at 5pm remind me to call Bob"
             when = before if found else ""
         if found is None:
-            return Action("remind_no_time", task, link=link)
-        return Action("remind", task, when, found[0], found[1], link=link)
+            return RemindNoTime(content=task, link=link)
+        return Remind(content=task, when=when, due=found[0], rule=found[1], link=link)
     match = _FORGET.match(core)
     if match:
         target, words = naming(match.group("what"))
-        return Action("forget", words if target is None else str(target), target=target)
+        return Forget(content=words if target is None else str(target), target=target)
     match = _DONE.match(core)
     if match and not _QUESTION_START.match(core):
         target, words = naming((match.group("what") or match.group("what2") or match.group("what3") or "").strip())
-        return Action("done", words if target is None else str(target), target=target)
+        return Done(content=words if target is None else str(target), target=target)
     match = _REMEMBER.match(core)
     if match and not re.match(r"^\W*remember\s+(when|what|where|who|how|if|whether)\b", core, re.I):
-        return Action("remember", match.group("what").strip())
+        return Remember(content=match.group("what").strip())
     if supersession.is_change(core):
         # "heads up, the gate code changed to 5521": a new value said without "remember that" is kept as one.
-        return Action("remember", supersession.without_lead(core), kind="fact")
+        return Remember(content=supersession.without_lead(core), kind="fact")
     if greeting_before_question(raw):  # "hey, who is Priya?": the greeting does not hide the question
         question = without_greeting(raw)
-        return Action("question", question, asks_when=asks_when(question), focus=question_focus(question))
+        return Question(content=question, asks_when=asks_when(question), focus=question_focus(question))
     if is_small_talk(raw):  # "hello, how are you?" is not a question about memory
-        return Action("chat", raw)
+        return Chat(content=raw)
     if raw.rstrip().endswith("?") or _QUESTION_START.match(core):
-        return Action("question", raw.strip(), asks_when=asks_when(core), focus=question_focus(raw))
+        return Question(content=raw.strip(), asks_when=asks_when(core), focus=question_focus(raw))
     suggestion = near_miss(core)
     if suggestion:
-        return Action("near_miss", raw, suggestion=suggestion)
+        return NearMiss(content=raw, suggestion=suggestion)
     match = _NAMED_ONLY.match(core)
     if match:
-        return Action("near_miss", match.group("what"))
-    return Action("chat", raw)
+        return NearMiss(content=match.group("what"))
+    return Chat(content=raw)
 
 
 # A request of the assistant said as an imperative ("write me a poem", "translate this", "let's plan a
@@ -517,16 +515,12 @@ _ASKS_OF_YOU = re.compile(
 # What a message asks of the assistant, when it is not a statement: anything the offline mode acts on or
 # answers, and the requests it could not do. A plainly said change of a fact ("the gate code changed to
 # 5521") is a statement, kept as one.
-_NOT_STATED = frozenset({"remind", "remind_relative", "remind_no_time", "upcoming", "known", "recap", "done", "cancel",
-                         "move", "snooze", "rename", "undo", "forget", "question", "help", "near_miss"})
-
-
 def states_something(action: Action, text: str) -> bool:
     """Whether a message, read as `action`, tells something (evidence of a fact) rather than asks the
     assistant for something: a command, a question, small talk or a request it could not do is not."""
-    if action.intent == "remember":
+    if isinstance(action, Remember):
         return action.kind == "fact"
-    if action.intent in _NOT_STATED:
+    if not isinstance(action, Chat):
         return False
     core = _strip(text)
     return bool(core) and not is_small_talk(text) and not _ASKS_OF_YOU.match(core)

@@ -246,7 +246,8 @@ def said_as_statements(runtime: Runtime, said: list[episodes.Message]) -> set[in
     recorded = turn_records.readings_of(runtime.store, [m.id for m in said])
     statements = set()
     for message in said:
-        verdict = recorded.get(message.id, {}).get("statement")
+        found = recorded.get(message.id)
+        verdict = found.statement if found is not None else None
         if verdict is None:
             verdict = read(message.content, runtime.clock).statement
         if verdict:

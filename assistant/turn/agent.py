@@ -11,14 +11,13 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
 
 from assistant.conversation import AssistantMessage, Item, ToolOutput, ToolResults, ToolUse, UserMessage
 from assistant.errors import ToolError
-from assistant.offline.responder import OfflineResponder
 from assistant.providers.base import Delta, Note, ProviderError, Usage
 from assistant.reading import read
-from assistant.responder import Responder, TurnInput
+from assistant.responders.offline import OfflineResponder
+from assistant.responders.protocol import Responder, TurnInput
 from assistant.runtime import Runtime
 from assistant.tools import execute_tool
 from assistant.turn.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
@@ -26,15 +25,19 @@ from assistant.turn.titles import owed_titles
 from memory import episodes, turn_records
 from memory.search import untouched
 from memory.time.instants import parse_stored
+from memory.turn_records import ReadingRecord, ToolCallRecord, TurnRecord
 
 HISTORY_MESSAGES = 20
 
 
 class Agent:
     def __init__(self, runtime: Runtime, responder: Responder,
-                 defer: Callable[[Callable[[], object]], None] | None = None) -> None:
+                 defer: Callable[[Callable[[], object]], None] | None = None,
+                 fallback: Responder | None = None) -> None:
         self.runtime = runtime
         self.responder = responder
+        # What answers a turn when the responder's model cannot be reached: the offline mode, told why.
+        self.fallback = fallback or OfflineResponder(runtime)
         self.max_rounds = runtime.settings.max_tool_rounds
         # Runs slow follow-up work (a model-written title) in the background, so that closing a
         # conversation never delays the next answer (the TUI gives one). None (the CLI): in line.
@@ -91,10 +94,13 @@ class Agent:
 
     def history(self, episode_id: int, before_id: int) -> list[Item]:
         """The conversation so far, as stored (the gate takes out what may not leave, at the exit)."""
-        msgs = [m for m in episodes.episode_messages(self.runtime.store, episode_id)
+        store = self.runtime.store
+        msgs = [m for m in episodes.episode_messages(store, episode_id)
                 if m.id < before_id and m.role in ("user", "assistant")][-HISTORY_MESSAGES:]
-        return [UserMessage(m.content, m.id) if m.role == "user" else AssistantMessage(m.content, message_id=m.id)
-                for m in msgs]
+        # An answer that asked a question of the offline mode's own carries it, as its record kept it.
+        asked = turn_records.questions_of(store, [m.id for m in msgs if m.role == "assistant"])
+        return [UserMessage(m.content, m.id) if m.role == "user" else
+                AssistantMessage(m.content, message_id=m.id, asked=asked.get(m.id)) for m in msgs]
 
     # -- one turn ---------------------------------------------------------------------------
 
@@ -144,24 +150,26 @@ class Agent:
                         except ProviderError:
                             pass  # said already
                     if not incognito and state.answer:
-                        stored = await run(episodes.add_message, store, episode_id, "assistant", state.answer)
+                        stored = await run(episodes.add_answer, store, episode_id, state.answer)
                         await run(self._record, stored.id, episode_id, responder, turn, state)
                     return
                 yield Notice(f"The chat model failed ({exc}); answered offline.", "warning")
                 # Nothing leaves the machine now: the offline mode reads the message as typed.
-                responder = OfflineResponder(self.runtime, unreachable=str(exc))
-                turn = TurnInput(reading, responder.gate_for(store, reading), episode_id, message_id, incognito)
+                responder = self.fallback
+                turn = TurnInput(reading, responder.gate_for(store, reading), episode_id, message_id, incognito,
+                                 unreachable=str(exc))
                 state = _TurnState()
                 await responder.prepare(turn)
                 async for event in self._rounds(responder, turn, conversation, state):
                     yield event
         answer = state.answer
         if incognito:
-            self.incognito = [*conversation[-HISTORY_MESSAGES:], AssistantMessage(answer or "(no answer)")]
+            self.incognito = [*conversation[-HISTORY_MESSAGES:],
+                              AssistantMessage(answer or "(no answer)", asked=responder.asked())]
             yield Done(answer, 0, 0, state.rounds, sorted(state.changed), failure.kind if failure else None,
                        state.usage)
             return
-        stored = await run(episodes.add_message, store, episode_id, "assistant", answer or "(no answer)")
+        stored = await run(episodes.add_answer, store, episode_id, answer or "(no answer)")
         await run(self._record, stored.id, episode_id, responder, turn, state)
         yield Done(answer, episode_id, stored.id, state.rounds, sorted(state.changed),
                    failure.kind if failure else None, state.usage)
@@ -170,10 +178,9 @@ class Agent:
                 state: _TurnState) -> None:
         """What went into this answer, kept with it (the Why view): recorded when the turn ran, never
         recomputed later."""
-        data: dict[str, Any] = {"responder": responder.name, "model": responder.model,
-                                "left_the_machine": not responder.local, **responder.explain(),
-                                "reading": _reading_json(turn), "tools": state.tools}
-        turn_records.record(self.runtime.store, answer_id, episode_id, data)
+        record = TurnRecord(responder.name, responder.model, not responder.local, _reading_record(turn),
+                            tuple(state.tools), asked=responder.asked())
+        turn_records.record(self.runtime.store, answer_id, episode_id, responder.explain(record))
 
     async def _rounds(self, responder: Responder, turn: TurnInput, conversation: list[Item],
                       state: _TurnState) -> AsyncIterator[Event]:
@@ -221,27 +228,20 @@ class Agent:
                 except ToolError as exc:
                     # The offline mode words every result in its answer, a failure too: a line above it
                     # saying the same would say it twice. A model may not; the line is then the record.
-                    said = "" if self.responder.local else f"{call.name} failed: {exc}"
+                    said = "" if responder.local else f"{call.name} failed: {exc}"
                     result = ToolResult(call.id, call.name, f"Error: {exc}", True, said)
                 yield result
                 results.append(ToolOutput(call.id, call.name, result.content, result.is_error, data))
-                state.tools.append({"name": call.name, "arguments": call.input, "result": result.content,
-                                    "is_error": result.is_error, "by": call.origin})
+                state.tools.append(ToolCallRecord(call.name, call.input, result.content, result.is_error, call.origin))
             conversation.append(ToolResults(tuple(results)))
 
 
-def _reading_json(turn: TurnInput) -> dict[str, Any]:
+def _reading_record(turn: TurnInput) -> ReadingRecord:
     """What the reading understood of the message (the Why view of an offline answer, shown for any)."""
-    action, reading = turn.reading.action, turn.reading
-    understood: dict[str, Any] = {"intent": action.intent, "recap": reading.recap, "asks_when": reading.asks_when,
-                                  "ids": sorted(reading.ids), "statement": reading.statement}
-    for key in ("content", "when", "target", "event", "new_text"):
-        value = getattr(action, key)
-        if value not in ("", None):
-            understood[key] = value
-    if action.due is not None:
-        understood["due"] = action.due.isoformat()
-    return understood
+    reading = turn.reading
+    understood = reading.action.understood()
+    return ReadingRecord(understood.pop("intent"), reading.recap, reading.asks_when, tuple(sorted(reading.ids)),
+                         reading.statement, **understood)
 
 
 @dataclass
@@ -251,7 +251,7 @@ class _TurnState:
     answer_parts: list[str] = field(default_factory=list)
     changed: set[str] = field(default_factory=set)
     usage: dict[str, int] | None = None  # tokens of every model call of the turn, when the server reports them
-    tools: list[dict[str, Any]] = field(default_factory=list)  # every call of the turn and its result (Why)
+    tools: list[ToolCallRecord] = field(default_factory=list)  # every call of the turn and its result (Why)
 
     @property
     def answer(self) -> str:

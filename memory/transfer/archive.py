@@ -1,20 +1,24 @@
 """Reading `conversations.json` out of a data export's ZIP without trusting the ZIP.
 
 Everything is decided from the archive's own directory before a byte of any entry is inflated, and
-nothing is ever unpacked to disk (the one entry we need is read into memory, at most its declared
-size): the entry count comes from the end-of-central-directory record, before `zipfile` builds an
-object per entry (a million tiny entries would cost seconds and hundreds of MB just to list); then
-every name is checked (no absolute path, drive letter or `..`) and the declared sizes added up (a
-compression bomb declares what it unpacks to); an entry that inflates past what it declared fails
-its CRC and is refused as damaged; conversations.json is read only when it compresses as text does (a
-compression ratio of at most MAX_RATIO), so a bomb under the size limits costs nothing either.
+nothing is ever unpacked to disk (the one entry we need is read as a stream, a chunk at a time, up to
+its declared size: memory.transfer.json_stream): the entry count comes from the end-of-central-directory
+record, before `zipfile` builds an object per entry (a million tiny entries would cost seconds and
+hundreds of MB just to list); then every name is checked (no absolute path, drive letter or `..`) and the
+declared sizes added up (a compression bomb declares what it unpacks to); an entry that inflates past
+what it declared fails its CRC and is refused as damaged; conversations.json is read only when it
+compresses as text does (a compression ratio of at most MAX_RATIO), so a bomb under the size limits
+costs nothing either.
 """
 from __future__ import annotations
 
+import contextlib
 import struct
 import zipfile
 import zlib
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
+from typing import IO, BinaryIO
 
 from memory.errors import InvalidInput
 
@@ -78,8 +82,11 @@ def unsafe_name(name: str) -> bool:
     return ".." in PurePosixPath(name.replace("\\", "/")).parts
 
 
-def read_conversations(path: Path) -> bytes:
-    """The bytes of the export's conversations.json (the shallowest one), after every check above."""
+@contextlib.contextmanager
+def open_conversations(path: Path) -> Iterator[BinaryIO]:
+    """The export's conversations.json (the shallowest one) as a stream, after every check above; read to
+    its end, a stream that does not inflate to what its header declares, or fails its CRC, raises
+    InvalidInput."""
     count = declared_entries(path)
     if count > MAX_ENTRIES:
         raise UnsafeArchive(f"{path.name} holds {count:,} entries (a data export holds at most {MAX_ENTRIES:,}); "
@@ -115,14 +122,31 @@ def read_conversations(path: Path) -> bytes:
             raise UnsafeArchive(f"{entry.filename} in {path.name} would inflate {entry.compress_size:,} bytes to "
                                 f"{entry.file_size:,} (more than {MAX_RATIO} times, which no chat export does): "
                                 "refused before reading any")
+        where = f"{entry.filename} in {path.name}"
         try:
-            with archive.open(entry) as stream:
-                # zipfile stops at the declared size and checks the CRC there: an entry that inflates
-                # past what it declared fails that check.
-                data = stream.read(entry.file_size + 1)
+            stream = archive.open(entry)
+        except (zipfile.BadZipFile, zlib.error, OSError, NotImplementedError, RuntimeError) as exc:
+            raise InvalidInput(f"{where} cannot be read ({exc})") from None
+        with stream:
+            yield _CheckedEntry(stream, entry.file_size, where)  # type: ignore[misc]  # a stream by duck typing
+
+
+class _CheckedEntry:
+    """A ZIP entry read as a stream: zipfile stops at the declared size and checks the CRC there (an entry
+    that inflates past what it declared fails that check); one that ends short is damaged. Every failure
+    is one InvalidInput naming the entry."""
+
+    def __init__(self, stream: IO[bytes], declared: int, where: str) -> None:
+        self.stream, self.declared, self.where = stream, declared, where
+        self.read_so_far = 0
+
+    def read(self, size: int = -1) -> bytes:
+        try:
+            data = self.stream.read(size)
         except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError, RuntimeError) as exc:
             # BadZipFile: a CRC that does not match; NotImplementedError: a compression zipfile cannot read.
-            raise InvalidInput(f"{entry.filename} in {path.name} cannot be read ({exc})") from None
-        if len(data) != entry.file_size:
-            raise InvalidInput(f"{entry.filename} in {path.name} is damaged (not the size its header says)")
+            raise InvalidInput(f"{self.where} cannot be read ({exc})") from None
+        self.read_so_far += len(data)
+        if not data and self.read_so_far != self.declared or self.read_so_far > self.declared:
+            raise InvalidInput(f"{self.where} is damaged (not the size its header says)")
         return data

@@ -32,6 +32,9 @@ from memory.transfer.chats import ChatConversation, ChatExport
 from memory.transfer.imports import begin_import, finish_import, record_growth
 
 BATCH_MESSAGES = 2000  # messages per transaction: a second or so of work lost at most on Ctrl+C
+# ...and characters: 2,000 pasted texts of 50 KB are 100 MB in one transaction (held in memory, and lost
+# whole to a Ctrl+C); a batch ends at whichever comes first.
+BATCH_CHARS = 4_000_000
 
 Progress = Callable[[int, int, int], None]  # (conversations done, conversations in all, messages added)
 
@@ -71,7 +74,7 @@ def _title_and_summary(conversation: ChatConversation) -> tuple[str, str, str]:
 
 def import_chats(store: Store, export: ChatExport, source: str, fingerprint: str | None = None,
                  dry_run: bool = False, progress: Progress | None = None,
-                 batch_messages: int = BATCH_MESSAGES) -> ChatImportResult:
+                 batch_messages: int = BATCH_MESSAGES, batch_chars: int = BATCH_CHARS) -> ChatImportResult:
     """Store the export's conversations (see the module's text); `dry_run` counts what would be added and
     writes nothing. A KeyboardInterrupt leaves the batches committed before it (the import is marked
     interrupted; the next run of the same file continues it)."""
@@ -89,9 +92,11 @@ def import_chats(store: Store, export: ChatExport, source: str, fingerprint: str
         result.import_id = begin_import(store, export.format, source, fingerprint)
     pending: list[tuple[ChatConversation, list[NewMessage]]] = []
     queued: Counter[str] = Counter()  # counts of the batch not yet committed
+    queued_chars = 0
     done = 0
 
     def flush() -> None:
+        nonlocal queued_chars
         if not pending:
             return
         if not dry_run:
@@ -101,6 +106,7 @@ def import_chats(store: Store, export: ChatExport, source: str, fingerprint: str
             setattr(result, name, getattr(result, name) + value)
         pending.clear()
         queued.clear()
+        queued_chars = 0
 
     reported = 0
 
@@ -113,7 +119,8 @@ def import_chats(store: Store, export: ChatExport, source: str, fingerprint: str
             progress(done, len(ordered), result.messages_added)
 
     try:
-        for conversation in ordered:
+        for header in ordered:
+            conversation = export.full(header)  # read back from the export's spill, one at a time
             new = [m for m in conversation.messages if m.uid not in present]
             result.messages_present += len(conversation.messages) - len(new)
             known = episodes.get(conversation.uid)
@@ -122,10 +129,11 @@ def import_chats(store: Store, export: ChatExport, source: str, fingerprint: str
             else:
                 queued["conversations_added" if known is None else "conversations_grown"] += 1
                 queued["messages_added"] += len(new)
+                queued_chars += sum(len(m.text) for m in new)
                 pending.append((conversation, [NewMessage(None, m.role, m.text, m.created_at, uid=m.uid,
                                                           import_id=result.import_id) for m in new]))
             done += 1
-            if queued["messages_added"] >= batch_messages:
+            if queued["messages_added"] >= batch_messages or queued_chars >= batch_chars:
                 flush()
             if not pending:
                 report()

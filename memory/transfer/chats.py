@@ -16,17 +16,24 @@ hidden messages (custom instructions, the model's private reasoning), empty mess
 """
 from __future__ import annotations
 
+import hashlib
+import json
+import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import IO, Any
 
-from memory.errors import InvalidInput
+from memory.errors import InvalidInput, MemoryLibError
 from memory.time.instants import to_utc_iso
 from memory.transfer.checks import LONE_SURROGATE, DuplicateId, IdsSeen, holds_lone_surrogate
 
 CHATGPT, CLAUDE = "chatgpt", "claude"
 FORMAT_NAMES = {CHATGPT: "ChatGPT", CLAUDE: "Claude"}
+# What is skipped, counted under these names (the keys of `--json`'s `skipped`), each with its singular.
+SKIPPED_ONE = {"system messages": "system message", "tool messages": "tool message",
+               "hidden messages": "hidden message", "empty messages": "empty message",
+               "non-text parts": "non-text part", "conversations without text": "conversation without text"}
 
 
 class ExportInvalid(InvalidInput):
@@ -56,11 +63,45 @@ class ChatConversation:
 
 @dataclass
 class ChatExport:
-    """What a conversations.json holds, ready to store: conversations with text, and what was skipped."""
+    """What a conversations.json holds, ready to store: conversations with text, and what was skipped.
+
+    The conversations are held here whole (read_export), or, read from a file (memory.transfer.sniff:
+    `spill` set), written as they are read to an unnamed temporary file, 0600 and gone with the process,
+    with only their headers (uid, title, times; no messages) here: a 189 MB export of long messages is
+    then never in memory at once. `full` gives one conversation whole."""
 
     format: str
     conversations: list[ChatConversation]
     skipped: Counter[str] = field(default_factory=Counter)
+    spill: IO[bytes] | None = None
+    _at: dict[str, tuple[int, int]] = field(default_factory=dict)  # uid -> where its messages are in `spill`
+
+    def keep(self, conversation: ChatConversation) -> None:
+        if self.spill is None:
+            self.conversations.append(conversation)
+            return
+        data = json.dumps([[m.uid, m.role, m.text, m.created_at] for m in conversation.messages],
+                          ensure_ascii=False).encode("utf-8", "surrogatepass")
+        try:
+            self.spill.seek(0, 2)
+            self._at[conversation.uid] = (self.spill.tell(), len(data))
+            self.spill.write(data)
+        except OSError as exc:  # a full temporary folder: said as it is, nothing was written to the store
+            raise MemoryLibError(f"the export cannot be read: the temporary folder {tempfile.gettempdir()} has "
+                                 f"no room for its conversations ({exc.strerror or exc}); nothing was imported "
+                                 "(TMPDIR names another folder)") from None
+        self.conversations.append(ChatConversation(conversation.uid, conversation.title, conversation.started_at,
+                                                   conversation.ended_at))
+
+    def full(self, conversation: ChatConversation) -> ChatConversation:
+        """`conversation` with its messages (read back from the spill when it was written there)."""
+        at = self._at.get(conversation.uid)
+        if self.spill is None or at is None:
+            return conversation
+        self.spill.seek(at[0])
+        said = json.loads(self.spill.read(at[1]).decode("utf-8", "surrogatepass"))
+        return ChatConversation(conversation.uid, conversation.title, conversation.started_at, conversation.ended_at,
+                                [ChatMessage(*m) for m in said])
 
 
 def export_format(data: Any) -> str | None:
@@ -77,30 +118,51 @@ def export_format(data: Any) -> str | None:
 
 
 def read_export(data: list[Any], kind: str, check_text: bool = True) -> ChatExport:
-    """The export's conversations, held to the rules of every import file (memory.transfer.checks): text
-    SQLite can keep (checked only when `check_text`: the caller saw an escaped surrogate in the file, or
-    could not look), and each id once; a conversation that is an identical copy of another is read once."""
-    reader = _chatgpt_conversation if kind == CHATGPT else _claude_conversation
-    export = ChatExport(kind, [])
-    seen = IdsSeen()
-    for number, item in enumerate(data, start=1):
+    """The export's conversations, held in memory (see ExportReader)."""
+    reader = ExportReader(ChatExport(kind, []))
+    for item in data:
+        reader.read(item, check_text)
+    return reader.export
+
+
+class ExportReader:
+    """The conversations of an export read one at a time into `export`, held to the rules of every import
+    file (memory.transfer.checks): text SQLite can keep (checked only when `check_text`: the item's text
+    holds an escaped surrogate, or the caller could not look), and each id once; a conversation that is an
+    identical copy of another is read once (known by a digest of it, not a copy)."""
+
+    def __init__(self, export: ChatExport) -> None:
+        self.export = export
+        self.seen = IdsSeen()
+        self.number = 0
+        self._read = _chatgpt_conversation if export.format == CHATGPT else _claude_conversation
+
+    def read(self, item: Any, check_text: bool = True) -> None:
+        self.number += 1
+        number, export = self.number, self.export
         if check_text and holds_lone_surrogate(item):
-            ident = item.get("id" if kind == CHATGPT else "uuid") if isinstance(item, dict) else None
+            ident = item.get("id" if export.format == CHATGPT else "uuid") if isinstance(item, dict) else None
             raise ExportInvalid(_where(number, ident), LONE_SURROGATE)
-        conversation = reader(item, number, export.skipped)
+        conversation = self._read(item, number, export.skipped)
         if conversation is None:
-            continue
+            return
         where = _where(number, conversation.uid.split(":", 1)[1])
         try:
-            if seen.again(conversation.uid, conversation, f"as conversation {number}", "its id"):
-                continue
+            if self.seen.again(conversation.uid, _digest(conversation), f"as conversation {number}", "its id"):
+                return
         except DuplicateId as exc:
             raise ExportInvalid(where, str(exc)) from None
         if not conversation.messages:
             export.skipped["conversations without text"] += 1
-            continue
-        export.conversations.append(conversation)
-    return export
+            return
+        export.keep(conversation)
+
+
+def _digest(conversation: ChatConversation) -> bytes:
+    """What tells two conversations apart, in 32 bytes (two equal conversations have equal digests)."""
+    said = [conversation.uid, conversation.title, conversation.started_at, conversation.ended_at,
+            [[m.uid, m.role, m.text, m.created_at] for m in conversation.messages]]
+    return hashlib.sha256(json.dumps(said, ensure_ascii=False).encode("utf-8", "surrogatepass")).digest()
 
 
 def _add_message(conversation: ChatConversation, message: ChatMessage, ident: str, seen: IdsSeen,

@@ -75,22 +75,43 @@ def record_growth(store: Store, import_id: int, episode_id: int, ended_at: str |
     store.execute("UPDATE imports SET grown = ? WHERE id = ?", (json.dumps(grown), import_id))
 
 
-def last_import(store: Store) -> ImportRecord | None:
-    row = store.one("SELECT * FROM imports WHERE status != 'undone' ORDER BY id DESC LIMIT 1")
-    return ImportRecord.from_row(row) if row else None
+def last_import(store: Store) -> tuple[ImportRecord | None, list[int]]:
+    """The last import that added something still here (rows tagged with it, or a conversation it grew),
+    and the ids of the imports after it that added nothing (a re-import of the same file)."""
+    empty: list[int] = []
+    for row in store.query("SELECT * FROM imports WHERE status != 'undone' ORDER BY id DESC"):
+        if _added_something(store, row["id"], row["grown"]):
+            return ImportRecord.from_row(row), empty
+        empty.append(row["id"])
+    return None, empty
 
 
-def undo_last_import(store: Store) -> tuple[ImportRecord, dict[str, int]]:
-    """Remove everything the last import added, in one transaction: its memories (with their links and
-    vectors), summaries, messages, and the conversations it brought (a conversation it only grew loses
-    the new messages and gets its end back). Nothing is tombstoned: importing the file again brings it
-    back. Returns the import and how many rows of each kind went."""
+def _added_something(store: Store, import_id: int, grown: str | None) -> bool:
+    if json.loads(grown or "{}"):
+        return True
+    return any(store.one(f"SELECT 1 FROM {table} WHERE import_id = ? LIMIT 1", (import_id,)) is not None
+               for table in ("episodes", "messages", "knowledge", "summaries"))
+
+
+@dataclass
+class UndoneImport:
+    record: ImportRecord
+    removed: dict[str, int]  # rows of each kind that went
+    skipped: list[int]  # the imports after it, newest first, that had added nothing
+
+
+def undo_last_import(store: Store) -> UndoneImport:
+    """Remove everything the last import that added something added, in one transaction: its memories
+    (with their links and vectors), summaries, messages, and the conversations it brought (a conversation
+    it only grew loses the new messages and gets its end back). Imports after it that added nothing (the
+    same file again) are passed over, and said. Nothing is tombstoned: importing the file again brings it
+    back."""
     from memory.search.embeddings import drop_vectors
 
     with store.transaction():
-        record = last_import(store)
+        record, skipped = last_import(store)
         if record is None:
-            raise InvalidInput("there is no import to undo")
+            raise InvalidInput("there is no import to undo" + (": the imports left added nothing" if skipped else ""))
         removed: dict[str, int] = {}
         memories = [r[0] for r in store.query("SELECT id FROM knowledge WHERE import_id = ?", (record.id,))]
         if memories:
@@ -130,7 +151,7 @@ def undo_last_import(store: Store) -> tuple[ImportRecord, dict[str, int]]:
             place_by_time(store, earliest)
         store.execute("UPDATE imports SET status = 'undone', finished_at = ? WHERE id = ?",
                       (store.clock.now_iso(), record.id))
-    return record, removed
+    return UndoneImport(record, removed, skipped)
 
 
 def _delete_memories(store: Store, ids: list[int]) -> None:

@@ -32,7 +32,7 @@ from memory.store import Store
 from memory.summaries import NewSummary, insert_summary
 from memory.time.references import valid_ref
 from memory.time.rules import Recurrence
-from memory.tombstones import content_hash
+from memory.tombstones import content_hashes
 from memory.transfer.checks import LONE_SURROGATE, DuplicateId, IdsSeen, holds_lone_surrogate, may_hold_surrogates
 from memory.transfer.imports import begin_import, finish_import, tag
 
@@ -82,7 +82,14 @@ class _Importer:
                 part = wanted[start:start + 500]
                 self.known[kind].update((r[0], r[1]) for r in store.query(
                     f"SELECT uid, id FROM {table} WHERE uid IN ({','.join('?' * len(part))})", tuple(part)))
-        self.tombstones: dict[str, str | None] = {r[0]: r[1] for r in store.query("SELECT uid, hash FROM forgotten")}
+        self.tombstones: dict[str, str | None] = {}
+        # The tombstones here before this import, by hash: (forgotten at, uid); see is_forgotten.
+        self.earlier: dict[str, tuple[str, str]] = {}
+        for uid, digest, forgotten_at in store.query("SELECT uid, hash, forgotten_at FROM forgotten"):
+            self.tombstones[uid] = digest
+            if digest:
+                self.earlier[digest] = max((forgotten_at or "", uid), self.earlier.get(digest, ("", "")))
+        self._hashes: dict[str, set[str]] = {}  # text -> its tombstone hashes (each slow to make: made once)
         self.next_sequence = next_sequence(store)
 
     def already_present(self, kind: str, r: dict[str, Any]) -> bool:
@@ -165,15 +172,29 @@ class _Importer:
             self.forgotten.add(self.line)
 
     def is_forgotten(self, r: dict[str, Any]) -> str | None:
-        """The tombstone that names this memory record, if any: by its uid, or, for a record without a uid
-        of its own (a hand-written file), by the hash of its text."""
+        """The tombstone that names this memory record, if any: by its uid, else by the hash of its
+        normalized text (memory.tombstones), for
+        - a record without a uid of its own (a hand-written file): against every tombstone;
+        - a record with a uid no tombstone names (a copy given a new uid by hand): against the tombstones
+          that were here before this import, of a forget made after the record's own time (the same words
+          said again after the forget are another memory). The tombstones of the file itself are not
+          compared with it: in the store that wrote them, it outlived them."""
         assert self.uid is not None
         if self.uid in self.tombstones:
             return self.uid
-        hashes = {digest: uid for uid, digest in self.tombstones.items() if digest}
-        if hashes and self.line not in self.own_uids and isinstance(r.get("content"), str):
-            return hashes.get(content_hash(r["content"]))
-        return None
+        content = r.get("content")
+        if not isinstance(content, str):
+            return None
+        if self.line not in self.own_uids:
+            hashes = {digest: uid for uid, digest in self.tombstones.items() if digest}
+        else:
+            made = self.instant(r, "created_at") or ""
+            hashes = {digest: uid for digest, (forgotten_at, uid) in self.earlier.items() if made <= forgotten_at}
+        if not hashes:
+            return None
+        if content not in self._hashes:
+            self._hashes[content] = content_hashes(content)
+        return next((hashes[h] for h in self._hashes[content] if h in hashes), None)
 
     def memory(self, r: dict[str, Any]) -> None:
         if self.already_present("memory", r):

@@ -3,6 +3,7 @@ back; either can hand a conversation to continue back to the app."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import ClassVar
 
 from textual import on, work
@@ -12,7 +13,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Input, ListItem, ListView, Static
 
-from assistant.service import AssistantService
+from assistant.services import ConversationService
 from assistant.views import ConversationView, MessageView
 from ui import actions
 from ui.failures import ReportsFailures
@@ -47,9 +48,9 @@ class ConversationsScreen(ReportsFailures, Screen[int | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = actions.bindings("conversations")
 
-    def __init__(self, service: AssistantService) -> None:
+    def __init__(self, conversations: ConversationService) -> None:
         super().__init__()
-        self.service = service
+        self.conversations = conversations
         self.query_text = ""
 
     def compose(self) -> ComposeResult:
@@ -71,7 +72,7 @@ class ConversationsScreen(ReportsFailures, Screen[int | None]):
 
     @work(exclusive=True, group="conversation-search", exit_on_error=False, description="search conversations")
     async def load(self, query: str) -> None:
-        items = await asyncio.to_thread(self.service.conversations, query)
+        items = await asyncio.to_thread(self.conversations.find, query)
         if query != self.query_text:
             return  # an older search finishing late
         lst = self.query_one(ListView)
@@ -107,7 +108,7 @@ class ConversationsScreen(ReportsFailures, Screen[int | None]):
 
     @work(group="conversation-open", exit_on_error=False, description="load a conversation")
     async def _open(self, view: ConversationView) -> None:
-        messages = await asyncio.to_thread(self.service.conversation_messages, view.id)
+        messages = await asyncio.to_thread(self.conversations.messages, view.id)
         self.app.push_screen(ConversationScreen(view, messages), self._after_read)
 
     def _after_read(self, result: int | None) -> None:
@@ -133,6 +134,7 @@ class ConversationScreen(Screen[int | None]):
         self.view = view
         self.messages = messages
         self.body = ChatLog(id="reader-body")
+        self.revealed = False  # the secrets its answers quoted, shown: here only, until r again
 
     def compose(self) -> ComposeResult:
         size = f"{len(self.messages)} message{'s' if len(self.messages) != 1 else ''}"
@@ -149,6 +151,15 @@ class ConversationScreen(Screen[int | None]):
                                  at_start=True)
         else:
             await self.body.mount(Line(self.view.summary or "This conversation has no stored messages.", "muted"))
+
+    async def action_reveal(self) -> None:
+        """Show the secrets its answers quoted (stored as placeholders), or hide them again."""
+        if not any(m.revealed for m in self.messages):
+            self.notify("Nothing to reveal: no answer here quotes a secret.", timeout=3)
+            return
+        self.revealed = not self.revealed
+        shown = [replace(m, content=m.revealed) if self.revealed and m.revealed else m for m in self.messages]
+        await self.body.show([entry_for(m) for m in shown], at_start=True)
 
     def action_continue_conversation(self) -> None:
         self.dismiss(self.view.id)

@@ -14,8 +14,9 @@ from textual.screen import Screen
 from textual.widgets import TextArea
 
 from assistant.input_history import InputHistory
-from assistant.service import AssistantService
+from assistant.services import Services
 from ui import actions
+from ui.calendar_sync import CalendarSync
 from ui.due_watcher import DueWatcher
 from ui.failures import ReportsFailures
 from ui.jobs import IdleJobs
@@ -34,18 +35,20 @@ class MainScreen(ReportsFailures, Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = actions.bindings("main")
     AUTO_FOCUS = "#composer"
 
-    def __init__(self, service: AssistantService, history: InputHistory, keymap: dict[str, str],
+    def __init__(self, services: Services, history: InputHistory, keymap: dict[str, str],
                  desktop_notifications: bool = False) -> None:
         super().__init__()
         self.keymap = keymap
-        self.chat = ChatPane(service, history, keymap, id="chat-pane")
+        self.chat = ChatPane(services.model, services.conversations, services.incognito, services.briefing, history,
+                             keymap, id="chat-pane")
         self.composer = self.chat.composer
-        self.sidebar = ReminderPanel(service, keymap, id="sidebar")
+        self.sidebar = ReminderPanel(services.reminders, services.changes, keymap, id="sidebar")
         self.bar = ReminderBar("", id="reminder-bar", markup=False)
-        self.status = StatusBar(service, id="status", keymap=keymap)
+        self.status = StatusBar(services.status, services.incognito, id="status", keymap=keymap)
         self.footer = KeyFooter()
-        self.due_watcher = DueWatcher(service, desktop_notifications)
-        self.jobs = IdleJobs(service)
+        self.due_watcher = DueWatcher(services.due, desktop_notifications)
+        self.jobs = IdleJobs(services.consolidation, services.embeddings)
+        self.calendar = CalendarSync(services.calendar)
         self.narrow = False
         self.sidebar_open = True  # wide terminals: the user's choice (ctrl+b)
         self.bar_expanded = False  # narrow terminals: the one-line bar opened into the full list
@@ -60,6 +63,7 @@ class MainScreen(ReportsFailures, Screen[None]):
         yield self.footer
         yield self.due_watcher
         yield self.jobs
+        yield self.calendar
 
     def on_mount(self) -> None:
         self.apply_layout()
@@ -75,6 +79,7 @@ class MainScreen(ReportsFailures, Screen[None]):
         self.chat.connect()
         self.due_watcher.announce()
         self.chat.show_briefing(launch=True)
+        self.calendar.start()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Under a dialog the main screen's keys neither act nor show in its footer.
@@ -132,6 +137,11 @@ class MainScreen(ReportsFailures, Screen[None]):
 
     def on_status_news(self, event: StatusNews) -> None:
         self.status.news(event)
+
+    def on_calendar_sync_news(self, event: CalendarSync.News) -> None:
+        self.status.calendar = event.status
+        if event.notice:
+            self.app.notify(event.notice, title="Calendar", severity="warning", timeout=10, markup=False)
 
     # -- keys ----------------------------------------------------------------------------------------
 

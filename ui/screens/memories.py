@@ -16,7 +16,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Static, TextArea
 
-from assistant.service import AssistantService
+from assistant.services import ChangeService, ConversationService, MemoryService
 from assistant.views import MemoryDetail
 from memory.browse import MemoryFilter
 from memory.errors import InvalidInput, NotFound
@@ -55,9 +55,12 @@ class MemoriesScreen(ReportsFailures, Screen[int | None]):
     BINDINGS: ClassVar[list[BindingType]] = actions.bindings("memories")
     AUTO_FOCUS = "#memories-search"
 
-    def __init__(self, service: AssistantService, keymap: dict[str, str] | None = None) -> None:
+    def __init__(self, memories: MemoryService, changes: ChangeService, conversations: ConversationService,
+                 keymap: dict[str, str] | None = None) -> None:
         super().__init__()
-        self.service = service
+        self.memories = memories
+        self.changes = changes
+        self.conversations = conversations
         self.keymap = keymap or {}
         self.query_text = ""
         self.filters = MemoryFilter()
@@ -111,10 +114,10 @@ class MemoriesScreen(ReportsFailures, Screen[int | None]):
         generation, query, filters = self.generation, self.query_text.strip(), self.filters
         try:
             if query:
-                rows = await asyncio.to_thread(self.service.search_memories, query, filters)
+                rows = await asyncio.to_thread(self.memories.search, query, filters)
                 more, self.after = False, None
             else:
-                page = await asyncio.to_thread(self.service.memory_page, filters)
+                page = await asyncio.to_thread(self.memories.page, filters)
                 rows, more, self.after = page.items, page.after is not None, page.after
         except InvalidInput as exc:
             self.query_one("#memories-empty", Static).update(str(exc))
@@ -136,7 +139,7 @@ class MemoriesScreen(ReportsFailures, Screen[int | None]):
 
     @work(exclusive=True, group="memories-count", exit_on_error=False, description="count memories")
     async def count(self, generation: int) -> None:
-        total = await asyncio.to_thread(self.service.memory_count, self.filters)
+        total = await asyncio.to_thread(self.memories.count, self.filters)
         if generation == self.generation:
             self._title(f"{total:,} memor{'y' if total == 1 else 'ies'}, newest first")
 
@@ -151,7 +154,7 @@ class MemoriesScreen(ReportsFailures, Screen[int | None]):
 
     @work(exclusive=True, group="memories-more", exit_on_error=False, description="list more memories")
     async def load_more(self, generation: int, after: tuple[str, int]) -> None:
-        page = await asyncio.to_thread(self.service.memory_page, self.filters, after)
+        page = await asyncio.to_thread(self.memories.page, self.filters, after)
         if generation != self.generation or after != self.after:
             return  # another list is shown now, or this page is in already
         self.after = page.after
@@ -168,7 +171,8 @@ class MemoriesScreen(ReportsFailures, Screen[int | None]):
 
     @on(MemoryList.Opened)
     def opened(self, event: MemoryList.Opened) -> None:
-        self.app.push_screen(MemoryScreen(self.service, event.row.id, self.keymap), self._after_memory)
+        self.app.push_screen(MemoryScreen(self.memories, self.changes, self.conversations, event.row.id, self.keymap),
+                             self._after_memory)
 
     def _after_memory(self, result: int | None) -> None:
         if result is not None:
@@ -180,7 +184,7 @@ class MemoriesScreen(ReportsFailures, Screen[int | None]):
 
     @work(group="memories-row", exit_on_error=False, description="read a memory again")
     async def refresh_row(self, memory_id: int) -> None:
-        row = await asyncio.to_thread(self.service.memory_row, memory_id, self.query_text.strip())
+        row = await asyncio.to_thread(self.memories.row, memory_id, self.query_text.strip())
         if row is None:
             self.memory_list.drop(memory_id)
             self._recount()
@@ -196,8 +200,8 @@ class MemoriesScreen(ReportsFailures, Screen[int | None]):
 
     @work(group="memories-undo", exit_on_error=False, description="undo a change to a memory")
     async def action_undo(self) -> None:
-        undone = await asyncio.to_thread(self.service.undo_last_change)
-        self.app.notify(one_line(self.service.undo_text(undone), 160), timeout=4, markup=False)
+        undone = await asyncio.to_thread(self.changes.undo_last)
+        self.app.notify(one_line(self.changes.undo_text(undone), 160), timeout=4, markup=False)
         if undone is not None:
             self.load(select=undone.memory_id)
 
@@ -275,9 +279,12 @@ class MemoryScreen(ReportsFailures, Screen[int | None]):
                                              Binding("pagedown", "scroll('page_down')", show=False)]
     AUTO_FOCUS = "#memory-body"
 
-    def __init__(self, service: AssistantService, memory_id: int, keymap: dict[str, str] | None = None) -> None:
+    def __init__(self, memories: MemoryService, changes: ChangeService, conversations: ConversationService,
+                 memory_id: int, keymap: dict[str, str] | None = None) -> None:
         super().__init__()
-        self.service = service
+        self.memories = memories
+        self.changes = changes
+        self.conversations = conversations
         self.memory_id = memory_id
         self.keymap = keymap or {}
         self.detail: MemoryDetail | None = None
@@ -316,7 +323,7 @@ class MemoryScreen(ReportsFailures, Screen[int | None]):
     @work(exclusive=True, group="memory-read", exit_on_error=False, description="read a memory")
     async def reload(self) -> None:
         try:
-            self.detail = await asyncio.to_thread(self.service.memory_detail, self.memory_id)
+            self.detail = await asyncio.to_thread(self.memories.detail, self.memory_id)
         except NotFound:
             self.app.notify(f"Memory #{self.memory_id} is gone (forgotten).", timeout=4, markup=False)
             self.dismiss(None)
@@ -345,7 +352,7 @@ class MemoryScreen(ReportsFailures, Screen[int | None]):
         text = self.query_one(MemoryEditor).text
         error = self.query_one("#memory-error", Static)
         try:
-            changed = await asyncio.to_thread(self.service.edit_memory, self.memory_id, text)
+            changed = await asyncio.to_thread(self.memories.edit, self.memory_id, text)
         except InvalidInput as exc:
             error.update(str(exc))  # nothing changed; the words typed stay in the box
             return
@@ -363,7 +370,7 @@ class MemoryScreen(ReportsFailures, Screen[int | None]):
     async def action_toggle_private(self) -> None:
         if self.detail is None:
             return
-        memory = await asyncio.to_thread(self.service.set_memory_private, self.memory_id, not self.detail.private)
+        memory = await asyncio.to_thread(self.memories.set_private, self.memory_id, not self.detail.private)
         self.app.notify(("Marked private: it goes to a model only when a message asks about it."
                          if memory.private else "No longer private.") + " ctrl+z undoes it.", timeout=4)
         self.reload()
@@ -372,21 +379,21 @@ class MemoryScreen(ReportsFailures, Screen[int | None]):
     async def action_toggle_pin(self) -> None:
         if self.detail is None:
             return
-        memory = await asyncio.to_thread(self.service.set_memory_pinned, self.memory_id, not self.detail.pinned)
+        memory = await asyncio.to_thread(self.memories.set_pinned, self.memory_id, not self.detail.pinned)
         self.app.notify(("Pinned: never archived, never outranked by its echoes."
                          if memory.pinned else "Unpinned.") + " ctrl+z undoes it.", timeout=4)
         self.reload()
 
     @work(group="memory-change", exit_on_error=False, description="forget a memory")
     async def action_forget(self) -> None:
-        memory = await asyncio.to_thread(self.service.forget_memory, self.memory_id)
+        memory = await asyncio.to_thread(self.memories.forget, self.memory_id)
         self.app.notify(f"Forgotten #{memory.id}. ctrl+z brings it back.", timeout=5, markup=False)
         self.dismiss(None)
 
     @work(group="memory-change", exit_on_error=False, description="undo a change to a memory")
     async def action_undo(self) -> None:
-        undone = await asyncio.to_thread(self.service.undo_last_change)
-        self.app.notify(one_line(self.service.undo_text(undone), 160), timeout=4, markup=False)
+        undone = await asyncio.to_thread(self.changes.undo_last)
+        self.app.notify(one_line(self.changes.undo_text(undone), 160), timeout=4, markup=False)
         self.reload()
 
     def action_reveal(self) -> None:
@@ -401,7 +408,7 @@ class MemoryScreen(ReportsFailures, Screen[int | None]):
         if self.detail is None or self.detail.said_in is None:
             self.app.notify("This memory was not said in a conversation that is still here.", timeout=4)
             return
-        found = await asyncio.to_thread(self.service.conversation, self.detail.said_in)
+        found = await asyncio.to_thread(self.conversations.conversation, self.detail.said_in)
         if found is None:
             self.app.notify("That conversation is gone.", timeout=4)
             return

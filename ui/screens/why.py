@@ -18,7 +18,7 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import ListItem, ListView, Static
 
-from assistant.service import AssistantService
+from assistant.services import ChangeService, ConversationService, MemoryService
 from assistant.views import WhyView, secrets_hidden
 from ui import actions
 from ui.failures import ReportsFailures
@@ -48,27 +48,16 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _listed(value: object) -> list[Any]:
-    """A list the record holds (JSON: anything else is read as nothing)."""
-    return value if isinstance(value, list) else []
-
-
-def _objects(value: object) -> list[dict[str, Any]]:
-    return [v for v in _listed(value) if isinstance(v, dict)]
-
-
 def why_items(view: WhyView) -> list[WhyItem]:
     """The record as lines, headings first in each group (only what the record has)."""
     record = view.record
     items: list[WhyItem] = []
-    sections = _objects(record.get("sections"))
-    if sections:
-        total = sum(int(s.get("tokens") or 0) for s in sections)
+    if record.sections:
+        total = sum(s.tokens for s in record.sections)
         items.append(WhyItem(f"Sections of the prompt, as sent ({total:,} tokens, estimated)", heading=True))
-        for s in sections:
-            content = str(s.get("content") or "")
-            items.append(WhyItem(f"{s.get('label')}  ({s.get('tokens')} tokens)  {one_line(content, SHOWN_CLOSED)}",
-                                 "expand", full=content))
+        for s in record.sections:
+            items.append(WhyItem(f"{s.label}  ({s.tokens} tokens)  {one_line(s.content, SHOWN_CLOSED)}",
+                                 "expand", full=s.content))
     if view.memories:
         items.append(WhyItem(f"Memories in it ({len(view.memories)})", heading=True))
         for m in view.memories:
@@ -78,31 +67,27 @@ def why_items(view: WhyView) -> list[WhyItem]:
         items.append(WhyItem(f"Conversations in it ({len(view.conversations)})", heading=True))
         for c in view.conversations:
             items.append(WhyItem(f"{c.when}  {one_line(c.title, 100)}", "conversation", c.id))
-    withheld = _objects(record.get("withheld"))
-    if withheld:
+    if record.withheld:
         items.append(WhyItem("Held back or replaced by the gate", heading=True))
-        items += [WhyItem(f"{w.get('what')}: {w.get('why')}") for w in withheld]
-    dropped = _listed(record.get("did_not_fit"))
-    if dropped:
-        window = record.get("context_window")
+        items += [WhyItem(f"{w.what}: {w.why}") for w in record.withheld]
+    if record.did_not_fit:
+        window = record.context_window
         items.append(WhyItem("Did not fit the model's context window" + (f" ({window:,} tokens)"
-                                                                          if isinstance(window, int) else ""),
+                                                                          if window is not None else ""),
                              heading=True))
-        items += [WhyItem(str(d)) for d in dropped]
-    tools = _objects(record.get("tools"))
-    if tools:
-        items.append(WhyItem(f"Tool calls ({len(tools)})", heading=True))
-        for t in tools:
-            by = " (by the app, from your message)" if t.get("by") == "app" else ""
-            failed = " failed" if t.get("is_error") else ""
-            result = secrets_hidden(str(t.get("result") or ""))
-            arguments = secrets_hidden(_json(t.get("arguments")))
-            items.append(WhyItem(f"{t.get('name')}{failed}{by} {one_line(arguments, 80)} → "
+        items += [WhyItem(d) for d in record.did_not_fit]
+    if record.tools:
+        items.append(WhyItem(f"Tool calls ({len(record.tools)})", heading=True))
+        for t in record.tools:
+            by = " (by the app, from your message)" if t.by == "app" else ""
+            failed = " failed" if t.is_error else ""
+            result = secrets_hidden(t.result)
+            arguments = secrets_hidden(_json(t.arguments))
+            items.append(WhyItem(f"{t.name}{failed}{by} {one_line(arguments, 80)} → "
                                  f"{one_line(result, SHOWN_CLOSED)}", "expand", full=result))
-    reading = record.get("reading")
-    if isinstance(reading, dict):
-        understood = ", ".join(f"{k}: {one_line(secrets_hidden(str(v)), 60)}" for k, v in reading.items()
-                               if v not in (False, [], ""))
+    if record.reading is not None:
+        parts = record.reading.parts()
+        understood = ", ".join(f"{k}: {one_line(secrets_hidden(str(v)), 60)}" for k, v in parts.items())
         items.append(WhyItem("What the reading of your message understood", heading=True))
         items.append(WhyItem(understood or "nothing in particular"))
     return items
@@ -114,19 +99,22 @@ class WhyScreen(ReportsFailures, Screen[int | None]):
     BINDINGS: ClassVar[list[BindingType]] = actions.bindings("why")
     AUTO_FOCUS = "#why-list"
 
-    def __init__(self, service: AssistantService, view: WhyView, keymap: dict[str, str] | None = None) -> None:
+    def __init__(self, view: WhyView, memories: MemoryService, changes: ChangeService,
+                 conversations: ConversationService, keymap: dict[str, str] | None = None) -> None:
         super().__init__()
-        self.service = service
+        self.memories = memories
+        self.changes = changes
+        self.conversations = conversations
         self.view = view
         self.keymap = keymap or {}
 
     @property
     def summary(self) -> str:
         r = self.view.record
-        if r.get("left_the_machine"):
-            return (f"Answer #{self.view.message_id} by {r.get('responder')} · {r.get('model')}: what is below went "
+        if r.left_the_machine:
+            return (f"Answer #{self.view.message_id} by {r.responder} · {r.model}: what is below went "
                     "to the model, through the gate.")
-        return (f"Answer #{self.view.message_id} by the offline mode ({r.get('model')}): nothing left this machine.")
+        return (f"Answer #{self.view.message_id} by the offline mode ({r.model}): nothing left this machine.")
 
     def compose(self) -> ComposeResult:
         with Vertical(id="why-box"):
@@ -144,13 +132,14 @@ class WhyScreen(ReportsFailures, Screen[int | None]):
         if item.opens == "expand":
             item.toggle()
         elif item.opens == "memory":
-            self.app.push_screen(MemoryScreen(self.service, item.target, self.keymap), self._passed_on)
+            memory = MemoryScreen(self.memories, self.changes, self.conversations, item.target, self.keymap)
+            self.app.push_screen(memory, self._passed_on)
         elif item.opens == "conversation":
             self._open_conversation(item.target)
 
     @work(group="why-conversation", exit_on_error=False, description="open a conversation")
     async def _open_conversation(self, episode_id: int) -> None:
-        found = await asyncio.to_thread(self.service.conversation, episode_id)
+        found = await asyncio.to_thread(self.conversations.conversation, episode_id)
         if found is None:
             self.app.notify("That conversation is gone.", timeout=4)
             return

@@ -1,5 +1,5 @@
 """The chat pane: the conversation and the message box. It owns what the chat shows (the start, a
-conversation continued, a new one) and the turn: a message sent is shown, answered by the service's
+conversation continued, a new one) and the turn: a message sent is shown, answered by the model service's
 agent as a stream (Markdown for a model, literal text for the offline mode) and, when the turn ends,
 the pane says so with a message (StoreChanged). It chooses the model at start-up (StatusNews)."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ from textual.reactive import reactive
 from textual.widgets import TextArea
 
 from assistant.input_history import InputHistory
-from assistant.service import AssistantService
+from assistant.services import BriefingService, ConversationService, IncognitoService, ModelService
 from assistant.turn.events import Done, Failed, Notice, TextDelta, ToolCall, ToolResult
 from assistant.views import DueNotice, MessageView
 from memory.errors import DiskFull
@@ -24,16 +24,9 @@ from ui.failures import ReportsFailures
 from ui.jobs import TURN_GROUP
 from ui.messages import StatusNews, StoreChanged
 from ui.text import visible
-from ui.widgets.chat_log import (
-    TRANSCRIPT_CHARACTERS,
-    ChatLog,
-    PlainAnswer,
-    ToolLine,
-    UserMessage,
-    answer_view,
-    entry_for,
-)
+from ui.widgets.chat_log import ChatLog, PlainAnswer, ToolLine, UserMessage, answer_view, entry_for
 from ui.widgets.composer import Composer
+from ui.widgets.entry import TRANSCRIPT_CHARACTERS
 from ui.widgets.welcome import Welcome
 from ui.widgets.working import TurnClock
 
@@ -50,10 +43,14 @@ class ChatPane(ReportsFailures, Vertical):
 
     busy: reactive[bool] = reactive(False)  # a turn is running (written on the event loop only)
 
-    def __init__(self, service: AssistantService, history: InputHistory, keymap: dict[str, str], *,
+    def __init__(self, model: ModelService, conversations: ConversationService, incognito: IncognitoService,
+                 briefing: BriefingService, history: InputHistory, keymap: dict[str, str], *,
                  id: str | None = None) -> None:
         super().__init__(id=id)
-        self.service = service
+        self.model = model
+        self.conversations = conversations
+        self.incognito = incognito
+        self.briefing = briefing
         self.keymap = keymap
         ends = (actions.key_for("chat-top", keymap), actions.key_for("chat-bottom", keymap))
         self.chat_log = ChatLog(ends, id="chat")
@@ -84,14 +81,14 @@ class ChatPane(ReportsFailures, Vertical):
 
     @work(exclusive=True, group="connect", exit_on_error=False, description="choose the chat model")
     async def connect(self) -> None:
-        await asyncio.to_thread(self.service.connect)
+        await asyncio.to_thread(self.model.connect)
         self._show_model()
-        if self.service.may_find_a_model:
+        if self.model.may_find_a_model:
             self.find_a_model()
 
     def _show_model(self) -> None:
         for welcome in self.query(Welcome):
-            welcome.set_model(self.service.provider_label, self.service.has_model)
+            welcome.set_model(self.model.provider_label, self.model.has_model)
         self.post_message(StatusNews())
 
     @work(exclusive=True, group="reconnect", exit_on_error=False, description="look for a chat model again")
@@ -100,9 +97,9 @@ class ChatPane(ReportsFailures, Vertical):
         switches when one answers."""
         for wait in self.retry_delays:
             await asyncio.sleep(wait)
-            if await asyncio.to_thread(self.service.reconnect):
+            if await asyncio.to_thread(self.model.reconnect):
                 self._show_model()
-                self.app.notify(f"Connected to {self.service.provider_label}: it answers from now on.", timeout=6,
+                self.app.notify(f"Connected to {self.model.provider_label}: it answers from now on.", timeout=6,
                                 markup=False)
                 return
 
@@ -110,8 +107,8 @@ class ChatPane(ReportsFailures, Vertical):
     async def load_start(self) -> None:
         """A welcome on an empty store, the conversation still in progress, or a hint for a returning user."""
         def read() -> tuple[bool, list[MessageView]]:
-            first = self.service.is_first_run()
-            return first, [] if first else self.service.current_messages()
+            first = self.conversations.is_first_run()
+            return first, [] if first else self.conversations.current_messages()
 
         try:
             first, messages = await asyncio.to_thread(read)
@@ -125,8 +122,8 @@ class ChatPane(ReportsFailures, Vertical):
     async def _show_start(self, first: bool, messages: list[MessageView]) -> None:
         if first and not self.composer.text and not self.chat_log.children and not self.query(Welcome):
             welcome = Welcome(self.keymap)
-            if self.service.agent is not None:
-                welcome.set_model(self.service.provider_label, self.service.has_model)
+            if self.model.agent is not None:
+                welcome.set_model(self.model.provider_label, self.model.has_model)
             # In place of the chat (pinned to its last line), the welcome reads from its first.
             self.chat_log.display = False
             await self.mount(welcome, before=self.chat_log)
@@ -203,7 +200,7 @@ class ChatPane(ReportsFailures, Vertical):
         if self.busy:
             self.app.notify("Still answering; continue that conversation once the answer is in.", severity="warning")
             return
-        messages = await asyncio.to_thread(self.service.continue_conversation, episode_id)
+        messages = await asyncio.to_thread(self.conversations.continue_conversation, episode_id)
         await self.show_transcript(messages)
         self.composer.focus()
         self.app.notify("Continuing this conversation: your next message goes on from here.", timeout=4)
@@ -213,8 +210,8 @@ class ChatPane(ReportsFailures, Vertical):
         if self.busy:
             self.app.notify("Still answering; start a new conversation once the answer is in.", severity="warning")
             return
-        incognito = self.service.incognito
-        episode = await asyncio.to_thread(self.service.new_conversation)
+        incognito = self.incognito.active
+        episode = await asyncio.to_thread(self.conversations.new_conversation)
         await self.chat_log.clear()
         self.last_answer, self.why_target = "", NO_ANSWER
         if incognito:
@@ -231,10 +228,10 @@ class ChatPane(ReportsFailures, Vertical):
         if self.busy:
             self.app.notify("Still answering; start it once the answer is in.", severity="warning")
             return
-        if self.service.incognito:
+        if self.incognito.active:
             self.app.notify("This is an incognito conversation already; ctrl+n ends it.", timeout=4)
             return
-        episode = await asyncio.to_thread(self.service.start_incognito)
+        episode = await asyncio.to_thread(self.incognito.start)
         await self.drop_welcome()
         await self.chat_log.clear()
         self.last_answer, self.why_target = "", NO_ANSWER
@@ -255,7 +252,7 @@ class ChatPane(ReportsFailures, Vertical):
         only a day with something in it); asked for, whenever."""
         from ui.widgets.briefing import BriefingCard
 
-        briefing = await asyncio.to_thread(self.service.launch_briefing if launch else self.service.briefing)
+        briefing = await asyncio.to_thread(self.briefing.at_launch if launch else self.briefing.today)
         if briefing is None:
             return
         if briefing.empty:
@@ -305,7 +302,7 @@ class ChatPane(ReportsFailures, Vertical):
     async def send_when_room(self, text: str) -> None:
         while True:
             await asyncio.sleep(self.room_poll)
-            if await asyncio.to_thread(self.service.can_write, len(text) + 4096):
+            if await asyncio.to_thread(self.conversations.can_write, len(text) + 4096):
                 break
         if self.composer.text == text and not self.busy:
             self.composer.clear()
@@ -325,7 +322,7 @@ class ChatPane(ReportsFailures, Vertical):
     @work(exclusive=True, group=TURN_GROUP, exit_on_error=False, description="answer a message")
     async def run_turn(self, text: str) -> None:
         self.busy = True
-        self.clock.start(self.service.model_name)
+        self.clock.start(self.model.model_name)
         started = False  # an event came: the message was saved
         log = self.chat_log
         await self.drop_welcome()
@@ -344,13 +341,13 @@ class ChatPane(ReportsFailures, Vertical):
             answer, stream, parts = None, None, []
 
         try:
-            async for event in self.service.turn(text):
+            async for event in self.model.turn(text):
                 if not started and self.unsent == text:
                     self.unsent = None  # saved at last
                 started = True
                 if isinstance(event, TextDelta):
                     if answer is None:
-                        if self.service.has_model:
+                        if self.model.has_model:
                             answer = answer_view()
                             await log.add(answer, live=True)
                             stream = answer.stream()

@@ -15,31 +15,25 @@ window back to the newest. The answer being written is never taken out of the wi
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from textual import events, on
 from textual.await_complete import AwaitComplete
 from textual.containers import VerticalScroll
 from textual.geometry import Size
-from textual.layout import DockArrangeResult
+from textual.layout import DockArrangeResult, WidgetPlacement
 from textual.widget import Widget
 from textual.widgets import Static
 
 from ui.text import visible
-from ui.widgets.entry import SHOWN_CHARACTERS, Entry
+from ui.widgets.entry import NEAR, SHOWN_CHARACTERS, Entry, budget, next_page
 
 if TYPE_CHECKING:
     from assistant.views import MessageView
 
-# A conversation opens with at most this much text laid out (and at least one message): Markdown
-# costs about a second per 5,000 characters here, so a reopened conversation of long answers kept the
-# app busy for seconds; the rest is mounted as it is scrolled to.
-TRANSCRIPT_CHARACTERS = 12_000
-NEAR = 1.0  # screens: less than this left beyond the viewport at an end of the window, the next page is mounted
-PAGE = 2.0  # screens of entries (estimated) mounted at a time
 KEEP = 3.0  # screens: widgets further than this beyond the viewport go back to being entries
-PAGE_ENTRIES = 40  # at most this many widgets mounted at a time (a page of one-line entries)
 
 class UserMessage(Static):
     """What the user sent, shown exactly as typed (no markup, control characters made visible)."""
@@ -139,6 +133,22 @@ class Hold:
     offset: int  # its top, in lines from the top of the view
     ready: Callable[[set[Widget]], bool]  # given the widgets laid out
 
+    @classmethod
+    def where_it_stands(cls, widget: Widget, scroll_y: float, ready: Callable[[set[Widget]], bool]) -> Hold:
+        """`widget` held where it stands now, in a view scrolled to `scroll_y`."""
+        return cls(widget, widget.virtual_region.y - round(scroll_y), ready)
+
+    def settle(self, placements: list[WidgetPlacement]) -> tuple[bool, int | None]:
+        """Whether this layout ends the hold, and the scroll offset that keeps the widget where it stood
+        when it ends it by being ready (None: the widget is gone, or the layout is not ready yet)."""
+        laid_out = {p.widget for p in placements}
+        if self.widget not in laid_out or not self.widget.is_attached:
+            return True, None
+        if not self.ready(laid_out):
+            return False, None
+        region = next(p.region for p in placements if p.widget is self.widget)
+        return True, max(0, region.y - self.offset)
+
 
 class ChatLog(VerticalScroll):
     """The conversation. Focusable (tab) so it can be scrolled from the keyboard; anchored so that it
@@ -172,11 +182,6 @@ class ChatLog(VerticalScroll):
         """Every entry of the log, oldest first."""
         shown = [e for e in map(entry_of, self.window) if e is not None]
         return [*self.earlier, *shown, *self.later]
-
-    @property
-    def following(self) -> bool:
-        """The window holds the newest entry and the view is at its bottom."""
-        return not self.later and self.scroll_y >= self.max_scroll_y
 
     # -- changes from the pane -------------------------------------------------------------------
 
@@ -267,9 +272,7 @@ class ChatLog(VerticalScroll):
         super().watch_scroll_y(old_value, new_value)
         self._schedule_check()
 
-    def on_resize(self) -> None:
-        self._schedule_check()
-
+    @on(events.Resize)
     def _schedule_check(self) -> None:
         if not self._check_pending and self.is_attached:
             self._check_pending = True
@@ -294,17 +297,17 @@ class ChatLog(VerticalScroll):
                 await self._let_go(height)
 
     async def _mount_earlier(self, height: int) -> None:
-        page = self._page(reversed(self.earlier), height)
+        page = next_page(reversed(self.earlier), Size(self._room.width, height))
         del self.earlier[len(self.earlier) - len(page):]
         page.reverse()
         first = self.window[0]
         widgets = [widget_for(e) for e in page]
-        self._hold_in_view(first, lambda laid_out: widgets[0] in laid_out)
+        self._hold = Hold.where_it_stands(first, self.scroll_y, lambda laid_out: widgets[0] in laid_out)
         await self.mount_all(widgets, before=first)
         await self._say_markers()
 
     async def _mount_later(self, height: int) -> None:
-        page = self._page(iter(self.later), height)
+        page = next_page(iter(self.later), Size(self._room.width, height))
         del self.later[:len(page)]
         await self.mount_all([widget_for(e) for e in page], before=self._marker("later"))
         await self._say_markers()
@@ -336,21 +339,9 @@ class ChatLog(VerticalScroll):
             self.anchor(False)  # the newest is out of the window: reaching its bottom must not follow
         if above:
             kept = window[len(above)]
-            self._hold_in_view(kept, lambda laid_out: above[0] not in laid_out)
+            self._hold = Hold.where_it_stands(kept, self.scroll_y, lambda laid_out: above[0] not in laid_out)
         await self.remove_children([*above, *below])
         await self._say_markers()
-
-    def _page(self, entries: Iterable[Entry], height: int) -> list[Entry]:
-        """The next entries to mount, in the order given: about PAGE screens of them."""
-        width = self.scrollable_content_region.width or self.app.size.width
-        page: list[Entry] = []
-        lines = 0
-        for entry in entries:
-            page.append(entry)
-            lines += entry.lines(width)
-            if lines >= PAGE * height or len(page) >= PAGE_ENTRIES:
-                break
-        return page
 
     def _follow_at_bottom(self) -> None:
         """The window reaches the newest entry again: follow new messages once the reader is back at
@@ -362,23 +353,16 @@ class ChatLog(VerticalScroll):
 
     # -- the view stays put while the window changes above it ----------------------------------------
 
-    def _hold_in_view(self, widget: Widget, ready: Callable[[set[Widget]], bool]) -> None:
-        self._hold = Hold(widget, widget.virtual_region.y - round(self.scroll_y), ready)
-
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         """The layout, and the scroll offset that keeps the held widget where it stood: set here, in the
         same pass, as Textual keeps an anchored view at its bottom, so no frame shows the page that was
         mounted (or let go) above the view in its place."""
         result = super().arrange(size, optimal)
-        hold = self._hold
-        if hold is not None:
-            laid_out = {p.widget for p in result.placements}
-            if hold.widget not in laid_out or not hold.widget.is_attached:
-                self._hold = None
-            elif hold.ready(laid_out):
+        if self._hold is not None:
+            over, y = self._hold.settle(result.placements)
+            if over:
                 self._hold = None  # (an anchored view is then kept at its bottom by Textual, after this)
-                region = next(p.region for p in result.placements if p.widget is hold.widget)
-                y = max(0, region.y - hold.offset)
+            if y is not None:
                 self.set_reactive(Widget.scroll_y, y)
                 self.set_reactive(Widget.scroll_target_y, y)
                 self.vertical_scrollbar.position = y
@@ -386,24 +370,15 @@ class ChatLog(VerticalScroll):
 
     # -- filling the window ----------------------------------------------------------------------
 
-    def _budget(self, entries: Iterable[Entry]) -> int:
-        """How many of these entries (in the order given) to lay out at once: the screen and a page
-        beyond it, at most TRANSCRIPT_CHARACTERS, at least one (the next pages follow as it is scrolled)."""
-        height = self.scrollable_content_region.height or self.app.size.height
-        width = self.scrollable_content_region.width or self.app.size.width
-        chosen = lines = characters = 0
-        for entry in entries:
-            if chosen and (lines >= (1 + NEAR) * height or characters + len(entry.text) > TRANSCRIPT_CHARACTERS
-                           or chosen >= PAGE_ENTRIES):
-                break
-            chosen += 1
-            lines += entry.lines(width)
-            characters += len(entry.text)
-        return chosen
+    @property
+    def _room(self) -> Size:
+        """The columns and lines entries are laid out in (the app's, before the log has a size of its own)."""
+        region = self.scrollable_content_region
+        return Size(region.width or self.app.size.width, region.height or self.app.size.height)
 
     async def _show_end(self, entries: list[Entry]) -> None:
         """The newest entries that fit the budget, earlier ones kept as entries."""
-        chosen = self._budget(reversed(entries))
+        chosen = budget(reversed(entries), self._room)
         self._hold = None
         await self.remove_children()
         self.earlier = list(entries[:len(entries) - chosen])
@@ -413,7 +388,7 @@ class ChatLog(VerticalScroll):
         self.anchor()
 
     async def _show_start(self, entries: list[Entry]) -> None:
-        chosen = self._budget(entries)
+        chosen = budget(entries, self._room)
         self._hold = None
         await self.remove_children()
         self.earlier = []

@@ -1,6 +1,6 @@
 """The reminder panel (the sidebar: overdue first, then upcoming; d done, s snooze, enter details,
 ctrl+z undo) and its one-line form on narrow terminals. The panel loads and changes reminders
-through the service in workers (the blocking calls in threads) and says what changed, and which
+through the reminders service in workers (the blocking calls in threads) and says what changed, and which
 dialog it needs, with messages. A reminder comes as fields (assistant.views.ReminderView)."""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import ListItem, ListView, Static
 
-from assistant.service import AssistantService
+from assistant.services import ChangeService, ReminderService
 from assistant.views import ReminderDetail, ReminderPage, ReminderView
 from memory.errors import InvalidInput
 from ui import actions
@@ -146,9 +146,11 @@ class ReminderPanel(ReportsFailures, Vertical):
             self.edit = edit
             self.chosen = chosen
 
-    def __init__(self, service: AssistantService, keymap: dict[str, str], *, id: str | None = None) -> None:
+    def __init__(self, reminders: ReminderService, changes: ChangeService, keymap: dict[str, str], *,
+                 id: str | None = None) -> None:
         super().__init__(id=id)
-        self.service = service
+        self.reminders = reminders
+        self.changes = changes
         self.keymap = keymap
         self.selected_id: int | None = None  # the highlighted reminder, whatever row it is on
         self._items: list[ReminderView] = []
@@ -171,7 +173,7 @@ class ReminderPanel(ReportsFailures, Vertical):
     # read is cancelled, and a rebuild cut off half-way would be taken for what is shown.
     @work(thread=True, exclusive=True, group="reminders", exit_on_error=False, description="load reminders")
     def refresh_reminders(self) -> None:
-        self.post_message(self.Loaded(self.service.sidebar_reminders()))
+        self.post_message(self.Loaded(self.reminders.page()))
 
     async def on_reminder_panel_loaded(self, event: Loaded) -> None:
         await self.show(event.page)  # and the message goes on up, for the one-line bar
@@ -268,7 +270,7 @@ class ReminderPanel(ReportsFailures, Vertical):
     @work(group="reminder-change", exit_on_error=False, description="mark a reminder done")
     async def mark_done(self, memory_id: int) -> None:
         try:
-            change = await asyncio.to_thread(self.service.mark_done, memory_id)
+            change = await asyncio.to_thread(self.reminders.mark_done, memory_id)
         except InvalidInput as exc:  # done or forgotten elsewhere meanwhile
             self.app.notify(str(exc), severity="warning", markup=False)
             return
@@ -278,11 +280,11 @@ class ReminderPanel(ReportsFailures, Vertical):
     async def undo(self) -> None:
         """Put back the last change recorded in the store, wherever it was made (the list, the chat, the CLI)."""
         try:
-            undone = await asyncio.to_thread(self.service.undo_last_change)
+            undone = await asyncio.to_thread(self.changes.undo_last)
         except InvalidInput as exc:
             self.app.notify(f"Cannot undo: {exc}", severity="warning", markup=False)
             return
-        text = one_line(self.service.undo_text(undone), 160)
+        text = one_line(self.changes.undo_text(undone), 160)
         if undone is None:
             self.app.notify(text, timeout=4, markup=False)
             return
@@ -294,7 +296,7 @@ class ReminderPanel(ReportsFailures, Vertical):
     def snooze(self, reminder: ReminderView) -> None:
         async def apply(when: str) -> str | None:
             try:
-                change = await asyncio.to_thread(self.service.snooze, reminder.id, when)
+                change = await asyncio.to_thread(self.reminders.snooze, reminder.id, when)
             except InvalidInput as exc:
                 return str(exc)
             self.changed(f"Snoozed to {change.when}: {one_line(change.after.content, 60)}.")
@@ -311,7 +313,7 @@ class ReminderPanel(ReportsFailures, Vertical):
     @work(group="reminder-detail", exit_on_error=False, description="load a reminder")
     async def _show_details(self, reminder_id: int) -> None:
         try:
-            detail = await asyncio.to_thread(self.service.reminder_detail, reminder_id)
+            detail = await asyncio.to_thread(self.reminders.detail, reminder_id)
         except InvalidInput as exc:  # done or forgotten elsewhere meanwhile
             self.app.notify(str(exc), severity="warning", markup=False)
             return
@@ -329,7 +331,7 @@ class ReminderPanel(ReportsFailures, Vertical):
     async def edit(self, memory_id: int, content: str | None, due: str | None) -> str | None:
         """The details dialog's edit: None when changed, else the reason nothing changed."""
         try:
-            change = await asyncio.to_thread(self.service.edit_reminder, memory_id, content, due)
+            change = await asyncio.to_thread(self.reminders.edit, memory_id, content, due)
         except InvalidInput as exc:
             return str(exc)
         self.changed(f"Changed: {one_line(change.after.content, 60)}, due {change.when}.")
@@ -338,7 +340,7 @@ class ReminderPanel(ReportsFailures, Vertical):
     @work(group="reminder-change", exit_on_error=False, description="forget a reminder")
     async def forget(self, memory_id: int) -> None:
         try:
-            memory = await asyncio.to_thread(self.service.forget_reminder, memory_id)
+            memory = await asyncio.to_thread(self.reminders.forget, memory_id)
         except InvalidInput as exc:
             self.app.notify(str(exc), severity="warning", markup=False)
             return

@@ -7,8 +7,8 @@ from datetime import datetime, timedelta
 
 from memory.errors import ImportFailed, InvalidInput
 from memory.memories import insert_memory
-from memory.new_memory import NewMemory
 from memory.store import Store
+from memory.text import counted
 from memory.time.due_phrases import localize
 from memory.time.instants import check_instant, parse_stored, to_utc_iso
 from memory.time.rules import Recurrence, format_rule, format_rule_time, parse_rule, parse_rule_time
@@ -52,8 +52,7 @@ class CalendarImport:
             (self.already_present, "already present"), (self.past, "past skipped"),
             (self.cancelled, "cancelled skipped"), (self.completed, "completed skipped"),
             (self.undated, "without a date skipped")) if n]
-        noun = "reminder" if self.imported == 1 else "reminders"
-        return f"Imported {self.imported} {noun}" + (f" ({', '.join(notes)})" if notes else "") + "."
+        return f"Imported {counted(self.imported, 'reminder')}" + (f" ({', '.join(notes)})" if notes else "") + "."
 
 
 @dataclass
@@ -206,6 +205,8 @@ def _checked_plan(uid: str, item: Item, overrides: list[Item], now: datetime, ou
 
 def _insert(store: Store, plan: _Plan) -> None:
     item = plan.item
+    from memory.new_memory import NewMemory  # pydantic: an import pays for it, a CalDAV sync that reads none not
+
     insert_memory(store, NewMemory(item.content, kind="reminder", importance=item.importance, private=item.private,
                                    due_at=plan.due_at, recurrence=plan.recurrence, occurrence_at=plan.occurrence_at,
                                    uid=plan.uid, source="imported"))

@@ -3,8 +3,9 @@ request to the model's context window, and calls the model through the gate with
 
 What a model does not do, the app does: when the turn's message is a clear request (reminders, memories,
 changes, undo: assistant.reading.requests) and no tool call of the turn carried it out, the offline
-mode's reading of it makes the same tool calls after the model's answer, marked as the app's, and words
-them; the answer stored with them tells the model in the next turn. Nothing is done twice.
+mode's plan for it (assistant.offline, below both responders) makes the same tool calls after the
+model's answer, marked as the app's, and words them; the answer stored with them tells the model in the
+next turn. Nothing is done twice.
 
 Failures are said: an answer that never starts (no first token within `first_token_timeout`), a stream
 that ends with nothing said, a request refused for its length (retried once, smaller, then said as
@@ -18,31 +19,48 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import AsyncIterator
+from dataclasses import replace
+from enum import Enum
 from typing import Any
 
 from assistant.conversation import AssistantMessage, Item, ToolResults, ToolUse, UserMessage
 from assistant.errors import ProviderError
-from assistant.offline.responder import ASK_WHEN, WHICH_ONE, OfflineResponder
+from assistant.offline import planner
+from assistant.offline.plan import Plan, Situation, asked_before, text_of
+from assistant.offline.wording import word_results
 from assistant.outbound import send
 from assistant.outbound.gate import Gate
 from assistant.prompt.build import Prompt, build_prompt
-from assistant.providers.base import Delta, Note, Provider, SystemPrompt, ToolSpec, Usage, short_name
+from assistant.providers.base import Delta, Note, Provider, SystemPrompt, Tools, ToolSpec, Usage, short_name
 from assistant.providers.openai_provider import ToolsUnsupported
 from assistant.providers.window import tokens, window_from_refusal
 from assistant.reading import Reading
+from assistant.reading.actions import Done, Forget, Recap, Remember, Remind, RemindNoTime, Undo, Upcoming
 from assistant.reading.requests import clear_request
 from assistant.reading.understand import read_message
-from assistant.responder import TurnInput
+from assistant.responders.fit import Fitted, fit, reply_room
+from assistant.responders.protocol import TurnInput
 from assistant.runtime import Runtime
 from assistant.tools import TOOL_SPECS
-from assistant.turn.fit import Fitted, fit, reply_room
 from memory.store import Store
+from memory.turn_records import OpenQuestion, Section, TurnRecord, Withheld
 
 # Intents of the offline reading that act on memory (or list it exactly): without tools, the offline
 # mode answers these itself.
-ACTIONS = {"remind", "remind_no_time", "remember", "done", "forget", "upcoming", "recap"}
+ACTIONS = (Remind, RemindNoTime, Remember, Done, Forget, Upcoming, Recap)
 APP_NOTE = "Done from your message (the model did not do it)"
-_UNKNOWN = -1  # the window has not been asked yet
+# Failures after which another server (or model) may answer the next request: a restart, a model swapped.
+_ANOTHER_SERVER = ("network", "timeout", "model", "overloaded")
+
+
+class Phase(Enum):
+    """Where a turn answered by a model is: its rounds go MODEL (until a round makes no tool call), then
+    APP once (a clear request no tool call carried out), then DONE. A server without tools hands a
+    message that acts, or answers one of the offline mode's questions, to OFFLINE for the whole turn."""
+    MODEL = "the model answers"
+    APP = "the app carries out what the model did not"
+    OFFLINE = "the offline mode answers, its calls and its words"
+    DONE = "nothing is left to do"
 
 
 class ModelResponder:
@@ -55,10 +73,10 @@ class ModelResponder:
         self.prompt: Prompt | None = None  # this turn's, once prepared
         self.fitted: Fitted | None = None  # the last request as sent: what did not fit the window
         self._turn: TurnInput | None = None
-        self._offline = OfflineResponder(runtime)  # its reading acts where the model did not
-        self._window = _UNKNOWN
+        # The offline mode's plan this turn (the app's calls, or its whole answer): its results are worded with it.
+        self._plan = Plan()
         self._asked_tokens = provider.max_tokens
-        self._phase = "model"  # model: the model answers | app: the app acts on what it did not | done
+        self._phase = Phase.MODEL
         self._called = False  # the model's last round made tool calls
 
     @property
@@ -66,65 +84,75 @@ class ModelResponder:
         return short_name(self.provider.model)
 
     def gate_for(self, store: Store, reading: Reading) -> Gate:
-        return Gate.for_turn(store, reading)
+        return Gate.for_turn(store, reading, self.runtime.embedder)
 
     def window(self) -> int | None:
-        """The model's context window: config `context_window`, else what the server says (asked once)."""
-        if self._window == _UNKNOWN:
-            configured = self.runtime.settings.context_window
-            self._window = configured or (self.provider.context_window() or 0)
-        return self._window or None
+        """The model's context window: config `context_window`, else what the server says (asked when the
+        provider was chosen, or now when not yet or no longer known: blocking), as a refusal for length
+        corrected it."""
+        return self.provider.learn().context_window
+
+    @property
+    def _window(self) -> int | None:
+        """The window as known now, within a turn (learned in `prepare`, never asked on the event loop)."""
+        return self.provider.capabilities.context_window
 
     async def prepare(self, turn: TurnInput) -> None:
-        self._turn, self._phase = turn, "model"
+        self._turn, self._phase = turn, Phase.MODEL
         await asyncio.to_thread(self.window)
         self.prompt = await asyncio.to_thread(build_prompt, self.runtime, turn.reading, turn.gate, True)
-        await self._offline.prepare(turn)
+        self._plan = Plan()
 
-    def explain(self) -> dict[str, Any]:
+    def explain(self, record: TurnRecord) -> TurnRecord:
         """The prompt as sent (each section through the gate, with its tokens), the memories and
         conversations in it, what the gate withheld and why, what did not fit the window."""
         turn, fitted = self._turn, self.fitted
         if turn is None or self.prompt is None:
-            return {}
+            return record
         prompt = fitted.prompt if fitted is not None else self.prompt
         gate = turn.gate
-        sections = [{"label": s.label, "tokens": s.tokens,
-                     "content": gate.fragments(gate.text(s.content, "the memory context"))} for s in prompt.sections]
-        sent: list[str] = [str(s["content"]) for s in sections]
+        sections = tuple(Section(s.label, s.tokens, gate.fragments(gate.text(s.content, "the memory context")))
+                         for s in prompt.sections)
+        sent = [s.content for s in sections]
         for item in gate.conversation(fitted.conversation if fitted is not None else []):
             sent += [r.content for r in item.results] if isinstance(item, ToolResults) else [item.text]
-        return {"sections": sections, "instructions_tokens": tokens(prompt.stable),
-                "memories": prompt.memory_ids, "conversations": prompt.episode_ids,
-                "withheld": gate.withheld_in("\n".join(sent)), "did_not_fit": fitted.dropped if fitted else [],
-                "context_window": self.window()}
+        withheld = tuple(Withheld(w["what"], w["why"]) for w in gate.withheld_in("\n".join(sent)))
+        return replace(record, sections=sections, instructions_tokens=tokens(prompt.stable),
+                       memories=tuple(prompt.memory_ids), conversations=tuple(prompt.episode_ids), withheld=withheld,
+                       did_not_fit=tuple(fitted.dropped) if fitted else (),
+                       context_window=self._window)  # as known when it was sent
+
+    def asked(self) -> OpenQuestion | None:
+        # Only the offline mode's own answer asks (a server without tools); the app's calls after a model's
+        # answer say nothing but what they did.
+        return self._plan.asked if self._phase is Phase.OFFLINE else None
 
     def recover(self) -> bool:
         """The model failed after it had begun: the rest of the turn is the app's, which carries out a
         clear request no tool call did. Whether a round is left to run."""
-        if self._phase != "model":
+        if self._phase is not Phase.MODEL:
             return False
-        self._phase = "app"
+        self._phase = Phase.APP
         return True
 
     async def round(self, conversation: list[Item]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
         last = conversation[-1]
         if isinstance(last, ToolResults) and _made_by_app(conversation):
-            text = await asyncio.to_thread(self._offline.word_results, conversation)
+            text = await asyncio.to_thread(word_results, self.runtime, self._plan, conversation)
             if text:
                 yield Delta(f"\n\n{APP_NOTE}: {text}")
             return
-        if self._phase == "offline":  # the offline mode's own calls, worded by it
-            async for offline in self._offline.round(conversation):
+        if self._phase is Phase.OFFLINE:  # the offline mode's own calls, worded by it
+            async for offline in self._offline_round(conversation):
                 yield offline
             return
-        if self._phase == "model":
+        if self._phase is Phase.MODEL:
             async for item in self._model_round(conversation):
                 yield item
-            if self._phase == "model" and not self._called:
-                self._phase = "app"  # the model has answered: now what it did not do
-        if self._phase == "app":
-            self._phase = "done"
+            if self._phase is Phase.MODEL and not self._called:
+                self._phase = Phase.APP  # the model has answered: now what it did not do
+        if self._phase is Phase.APP:
+            self._phase = Phase.DONE
             calls, said = await asyncio.to_thread(self._app_calls, conversation)
             if said:
                 yield Delta(f"\n\n{APP_NOTE}: {said}")
@@ -133,10 +161,11 @@ class ModelResponder:
 
     async def _model_round(self, conversation: list[Item]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
         self._called = False
-        if getattr(self.provider, "tools_supported", None) is False:
+        capabilities = self.provider.capabilities
+        if capabilities.tools is Tools.NO:
             if self._acts_offline(conversation):
-                self._phase = "offline"  # the offline mode answers this message whole, its calls and words
-                async for offline in self._offline.round(conversation):
+                self._phase = Phase.OFFLINE  # the offline mode answers this message whole, its calls and words
+                async for offline in self._offline_round(conversation):
                     self._called = self._called or isinstance(offline, ToolUse)
                     yield offline
                 return
@@ -154,11 +183,10 @@ class ModelResponder:
         else:
             if said or self._acted_this_turn(conversation):
                 return
-            if not hasattr(self.provider, "tools_supported") or getattr(self.provider, "tool_calls_seen", False):
+            if capabilities.tools is Tools.YES:
                 raise ProviderError("model", f"{self.model} ended its answer without a word")
-            self.provider.tools_supported = False
-            why = (f"{self.model!r} at {getattr(self.provider, 'url', '')} answered nothing when offered tools, "
-                   "so it cannot use them")
+            capabilities.tools = Tools.NO
+            why = f"{self.model!r} at {self.provider.url} answered nothing when offered tools, so it cannot use them"
         yield Note(f"{why}. Chatting without tools: reminders and memories are set by this app's own "
                    "reading of your messages.")
         async for again in self._model_round(conversation):
@@ -171,11 +199,29 @@ class ModelResponder:
         if turn is None or turn.incognito or not clear_request(turn.reading):
             return [], ""  # never in an incognito conversation: nothing of it is stored
         start = max(i for i, item in enumerate(conversation) if isinstance(item, UserMessage))
-        planned, said = self._offline.plan(turn.reading, conversation[:start + 1])
+        self._plan = planner.plan(self.runtime, turn.reading.text, conversation[:start + 1], Situation(), turn.reading)
         done = _done_this_turn(conversation[start:])
-        calls = [(name, args) for name, args in planned if not _already(name, args, done)]
+        calls = [(name, args) for name, args in self._plan.calls if not _already(name, args, done)]
         uses = [ToolUse(f"app_{n}", name, args, origin="app") for n, (name, args) in enumerate(calls, start=1)]
-        return uses, said if turn.reading.action.intent == "undo" else ""
+        return uses, self._plan.said if isinstance(turn.reading.action, Undo) else ""
+
+    async def _offline_round(self, conversation: list[Item]) -> AsyncIterator[Delta | ToolUse]:
+        """A round of the offline mode's own (a server without tools): its calls, then their results in
+        its words."""
+        turn = self._turn
+        assert turn is not None
+        last = conversation[-1]
+        if isinstance(last, ToolResults):
+            text = await asyncio.to_thread(word_results, self.runtime, self._plan, conversation)
+            if text:
+                yield Delta(text)
+            return
+        self._plan = await asyncio.to_thread(planner.plan, self.runtime, text_of(last), conversation,
+                                             Situation(incognito=turn.incognito), turn.reading)
+        if self._plan.said:
+            yield Delta(self._plan.said)
+        for n, (name, args) in enumerate(self._plan.calls, start=1):
+            yield ToolUse(f"offline_{n}", name, args)
 
     def _acted_this_turn(self, conversation: list[Item]) -> bool:
         start = max(i for i, item in enumerate(conversation) if isinstance(item, UserMessage))
@@ -190,7 +236,7 @@ class ModelResponder:
             request = self._fitted(prompt, conversation, tools)
             if request.tools_dropped and attempt == 1 and tools:
                 yield Note(f"The request with its tools does not fit {self.model}'s context window "
-                           f"({self.window()} tokens): the model answers without them and this app acts on "
+                           f"({self._window} tokens): the model answers without them and this app acts on "
                            "clear requests itself.")
             system = SystemPrompt(request.prompt.stable, request.prompt.memory_text)
             started = False
@@ -203,17 +249,20 @@ class ModelResponder:
                 return
             except ProviderError as exc:
                 told = window_from_refusal(str(exc)) if exc.kind in ("bad_request", "model") else None
+                if told is None and exc.kind in _ANOTHER_SERVER:
+                    self.provider.capabilities.learned = False  # its window is asked again before the next request
                 if started or told is None or attempt == 2:
                     if told is not None and not started:
                         raise ProviderError("context", f"{self.model} cannot take this conversation: it is longer "
-                                                       f"than its context window ({self.window() or told} tokens); "
+                                                       f"than its context window ({self._window or told} tokens); "
                                                        "start a new conversation (ctrl+n) or give the server a "
                                                        "larger window (llama.cpp: --n_ctx / -c)") from None
                     raise
-                self._window = told or max(512, int((self.window() or 4096) * 0.7))
+                # What the refusal says of the window is learned (none said: a smaller guess).
+                self.provider.capabilities.context_window = told or max(512, int((self._window or 4096) * 0.7))
 
     def _fitted(self, prompt: Prompt, conversation: list[Item], tools: list[ToolSpec]) -> Fitted:
-        window = self.window()
+        window = self._window
         if window is None:  # nothing to fit to: the request as it is, its size still counted
             self.fitted = fit(prompt, conversation, tools, sys.maxsize)
             return self.fitted
@@ -228,15 +277,13 @@ class ModelResponder:
         last = conversation[-1]
         if not isinstance(last, UserMessage):
             return isinstance(last, ToolResults)
-        previous = conversation[-2] if len(conversation) > 1 else None
-        if isinstance(previous, AssistantMessage) and (ASK_WHEN in previous.text
-                                                       or previous.text.startswith(WHICH_ONE)):
-            return True
+        if asked_before(conversation) is not None:
+            return True  # the answer to a question of the offline mode's, whichever it asked
         turn = self._turn
         if turn is not None and turn.text == last.text:
-            return turn.reading.action.intent in ACTIONS
+            return isinstance(turn.reading.action, ACTIONS)
         clock = self.runtime.clock
-        return read_message(last.text, clock.now(), clock.zone).intent in ACTIONS
+        return isinstance(read_message(last.text, clock.now(), clock.zone), ACTIONS)
 
 
 def _made_by_app(conversation: list[Item]) -> bool:

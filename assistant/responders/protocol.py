@@ -1,20 +1,24 @@
-"""What answers a turn (SPEC 1): a model, through the gate, or the offline mode, which needs no prompt.
+"""What answers a turn (SPEC 1): one protocol, two responders beside each other: a model, through the
+gate (responders.model), or the offline mode, which needs no prompt (responders.offline).
 
 The agent (assistant/turn) stores the message, reads it once, makes the turn's gate with the
 responder's `gate_for`, lets the responder `prepare` (a model responder builds the prompt; the
 offline mode has nothing to build), then asks it for rounds: text deltas and tool calls, until a
-round makes no call. The agent runs every tool call, the same way for both."""
+round makes no call. The agent runs every tool call, the same way for both. When the model cannot
+be reached, the agent switches the turn to its fallback responder (the offline mode), the reason
+given with the turn (`TurnInput.unreachable`)."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from assistant.conversation import Item, ToolUse
 from assistant.outbound.gate import Gate
 from assistant.providers.base import Delta, Note, Usage
 from assistant.reading import Reading
 from memory.store import Store
+from memory.turn_records import OpenQuestion, TurnRecord
 
 
 @dataclass(frozen=True)
@@ -25,6 +29,7 @@ class TurnInput:
     episode_id: int  # 0 in an incognito conversation: nothing of it is stored
     message_id: int
     incognito: bool = False  # memory is read as usual, nothing is written (SPEC F12)
+    unreachable: str | None = None  # why the configured model is not answering it (a fallback's turn)
 
     @property
     def text(self) -> str:
@@ -59,9 +64,13 @@ class Responder(Protocol):
         """One round: text deltas, then the tool calls of this round (if any)."""
         ...
 
-    def explain(self) -> dict[str, Any]:
-        """What went into this turn's answer, for its Why record: the prompt's sections as sent, what the
-        gate withheld, what did not fit (a model); what the offline mode used (the offline mode)."""
+    def explain(self, record: TurnRecord) -> TurnRecord:
+        """This turn's Why record with what went into its answer: the prompt's sections as sent, what the
+        gate withheld, what did not fit (a model); the memories the answer showed (the offline mode)."""
+        ...
+
+    def asked(self) -> OpenQuestion | None:
+        """The question this turn's answer asked, waiting for the next message (the offline mode's own)."""
         ...
 
     def recover(self) -> bool:

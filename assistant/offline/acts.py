@@ -1,0 +1,148 @@
+"""What the offline mode does for each kind of request (one Action of the reading): the tool calls a
+model would make, or the answer it gives from memory, or what it says it cannot do."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from assistant.conversation import Item, UserMessage
+from assistant.offline.agenda import agenda, coming_up, trips
+from assistant.offline.answers import answer_from_memory, what_i_know
+from assistant.offline.phrases import (
+    ASK_WHEN,
+    CAPABILITIES,
+    HOW_TO_CONNECT,
+    INCOGNITO_KEPT,
+    NO_MODEL,
+    SHORT_CAPABILITIES,
+    connect,
+)
+from assistant.offline.plan import Plan, Situation, remember_args, said
+from assistant.offline.relative import plan_relative
+from assistant.offline.reminder_changes import plan_change, plan_forget, plan_near_miss
+from assistant.reading.actions import (
+    Action,
+    Change,
+    Forget,
+    Help,
+    Known,
+    NearMiss,
+    Question,
+    Recap,
+    Remember,
+    Remind,
+    RemindNoTime,
+    RemindRelative,
+    Undo,
+    Upcoming,
+)
+from assistant.reading.spans import DaySpan
+from assistant.reading.understand import is_small_talk
+from assistant.recap import episode_lines
+from assistant.runtime import Runtime
+from assistant.tools import undo_text
+from memory import changes, episodes, reminders
+from memory.turn_records import Asking, OpenQuestion
+
+_THANKS = re.compile(r"^\W*(thanks|thank you|thx|ty|cheers|much appreciated)\b", re.I)
+
+
+def act(runtime: Runtime, action: Action, text: str, conversation: list[Item], situation: Situation) -> Plan:
+    """What the offline mode does for `action`, read from `text` (the last item of `conversation`)."""
+    match action:
+        case Remind():
+            return Plan([("remember", remember_args(action, runtime.clock.now()))])
+        case RemindNoTime():
+            if not action.content:
+                return said("What should I remind you about, and when?")
+            return said(f"{ASK_WHEN} to {action.content}?" if action.link == "to" else
+                        f"{ASK_WHEN} {action.link} {action.content}?", OpenQuestion(Asking.WHEN, text))
+        case RemindRelative():
+            return plan_relative(runtime, action, text)
+        case Remember():
+            return Plan([("remember", {"content": action.content, "kind": action.kind})])
+        case Upcoming():
+            return _agenda(runtime, action)
+        case Known():
+            return said(what_i_know(runtime))
+        case Recap():
+            if action.span:
+                return said(_recap(runtime, action.span, conversation))
+            return Plan([("recall_recent", {"hours": 48, "limit": 10})])
+        case Change():
+            return plan_change(runtime, action, text, conversation)
+        case Undo():
+            return said(undo_text(runtime, changes.undo_last_change(runtime.store)))
+        case Forget():
+            return plan_forget(runtime, action, text, conversation)
+        case Question():
+            last = conversation[-1]
+            asking = (last.message_id,) if isinstance(last, UserMessage) and last.message_id else ()
+            return said(answer_from_memory(runtime, action.content, exclude_message_ids=asking, focus=action.focus))
+        case Help():
+            return said(connect(runtime, NO_MODEL) if not situation.unreachable else CAPABILITIES)
+        case NearMiss():
+            return plan_near_miss(runtime, action)
+    return said(_chat(runtime, text, situation))
+
+
+def _chat(runtime: Runtime, text: str, situation: Situation) -> str:
+    """What a message that asks nothing the offline mode can do gets."""
+    if situation.unreachable:
+        if situation.incognito:
+            return f"I can answer properly once the model is reachable again. {INCOGNITO_KEPT}"
+        return "Your message is saved; I can answer properly once the model is reachable again."
+    if _THANKS.match(text):
+        return "You're welcome."
+    if is_small_talk(text):
+        return f"Hi! I'm running without a chat model. {connect(runtime, HOW_TO_CONNECT)}\n\n{CAPABILITIES}"
+    # What becomes of the message follows the conversation: in an incognito one nothing is kept.
+    kept = (f"I'm running without a chat model, so I can't chat about that. {INCOGNITO_KEPT}"
+            if situation.incognito else
+            "I'm running without a chat model, so I can't chat about that, but your message is kept and I can "
+            "find it later. To keep something as a memory, say \"remember that ...\".")
+    return f"{kept}\n\n{SHORT_CAPABILITIES}\n\n{connect(runtime, HOW_TO_CONNECT)}"
+
+
+def _agenda(runtime: Runtime, action: Upcoming) -> Plan:
+    """ "What's coming up?", the days asked about ("what do I have tomorrow?", "anything left for
+    today?"), or the trips planned; the reminders it names are marked mentioned."""
+    if action.topic == "trip":
+        text, named = agenda(runtime, action.span, "trip") if action.span else trips(runtime)
+    elif action.span is not None:
+        text, named = agenda(runtime, action.span)
+    else:
+        text, named = coming_up(runtime)
+    return Plan(_mark_mentioned(runtime, named), text)
+
+
+def _mark_mentioned(runtime: Runtime, items: list[reminders.Reminder]) -> list[tuple[str, dict[str, Any]]]:
+    # Mentioning a reminder marks it reminded, exactly as the model is told to do.
+    needs_mark = reminders.needing_mention(runtime.store, sorted({r.memory.id for r in items}))
+    return [("update_memory", {"id": i, "reminded_at": "now"}) for i in sorted(needs_mark)]
+
+
+def _recap(runtime: Runtime, span: DaySpan, conversation: list[Item]) -> str:
+    """The conversations of the days asked about ("what did we talk about yesterday?"), and only those."""
+    store, clock = runtime.store, runtime.clock
+    last = conversation[-1]
+    asking = last.message_id if isinstance(last, UserMessage) else None
+    lines = []
+    for c in episodes.conversations_between(store, span.start, span.end):
+        if c.current:
+            told = c.messages - (1 if asking and c.episode.id == _episode_of(runtime, asking) else 0)
+            if told <= 0:
+                continue
+            current = episodes.in_progress(store)
+            title = current.title if current and current.episode.id == c.episode.id else c.episode.title
+            lines += episode_lines(clock, c.episode, f"(current conversation) {title or 'Untitled'}", summary=False)
+            continue
+        lines += episode_lines(clock, c.episode, width=200)
+    if not lines:
+        return f"We didn't talk {span.label}."
+    return f"What we talked about {span.label}:\n" + "\n".join(lines)
+
+
+def _episode_of(runtime: Runtime, message_id: int) -> int | None:
+    found = episodes.messages_by_id(runtime.store, [message_id]).get(message_id)
+    return found.episode_id if found else None
