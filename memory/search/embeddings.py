@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import gc
 import os
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -207,6 +209,13 @@ class LocalEmbedder:
         _release_freed_memory()  # ~0.3 ms; after every call: the app embeds one query a turn, from many threads
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1, norms)
+
+
+@cache
+def bundled_embedder() -> LocalEmbedder:
+    """The bundled model, one per process, for a library caller that names no embedder of its own
+    (memory.memories.remember); the app passes its Runtime's. Loaded at its first text."""
+    return LocalEmbedder(BUNDLED, cache_dir=Path(tempfile.gettempdir()))
 
 
 def _release_freed_memory() -> None:
