@@ -31,11 +31,11 @@ def test_a_new_door_code_said_in_new_words_replaces_the_stored_one(store: Store,
 
 def test_the_replacement_inherits_secret_private_and_pinned(store: Store, embedder: LocalEmbedder) -> None:
     """Issue 42: the new code was not marked secret (the old one was), so 7719 showed in clear."""
-    old = memories.remember(store, "the building door code is 5829", embedder=embedder)
+    old = memories.remember(store, "the bike shed is 5829", embedder=embedder, sensitive=True)  # marked by its writer
     memories.set_private(store, old.id, True)
     memories.set_pinned(store, old.id, True)
-    assert old.sensitive and not is_sensitive("the building door code changed, it's now 7719")
-    new = memories.remember(store, "the building door code changed, it's now 7719", embedder=embedder)
+    assert old.sensitive and not is_sensitive("the bike shed changed, it's now 7719")  # no word the detector knows
+    new = memories.remember(store, "the bike shed changed, it's now 7719", embedder=embedder)
     assert links(store) == {old.id: new.id}
     assert (new.sensitive, new.private, new.pinned) == (True, True, True)
 
