@@ -47,8 +47,8 @@ def says_nothing(answer: str) -> bool:
 
 def import_lines(conversation: list[str]) -> list[dict[str, Any]]:
     """The conversation lines as one earlier conversation, a month before, each answered 'Noted.'."""
-    lines: list[dict[str, Any]] = [{"type": "episode", "id": 1, "title": "chat", "started_at": "2026-11-01T09:00:00+00:00",
-                                    "ended_at": "2026-11-01T10:00:00+00:00", "outcome": "success"}]
+    lines: list[dict[str, Any]] = [{"type": "episode", "id": 1, "title": "chat", "outcome": "success",
+                                    "started_at": "2026-11-01T09:00:00+00:00", "ended_at": "2026-11-01T10:00:00+00:00"}]
     for n, text in enumerate(conversation):
         lines.append({"type": "message", "episode_id": 1, "role": "user", "content": text,
                       "created_at": f"2026-11-01T09:{n:02d}:00+00:00"})
@@ -57,8 +57,9 @@ def import_lines(conversation: list[str]) -> list[dict[str, Any]]:
     return lines
 
 
-def ask_all(path: Path) -> list[tuple[dict[str, Any], str, float]]:
-    """Every question of the set asked as above: (question, answer, CPU seconds)."""
+def prepare(path: Path) -> tuple[Any, list[dict[str, Any]]]:
+    """A fresh store as a new user would have it after saying the set's memories with no model and
+    importing its conversation lines: (the services, in an incognito conversation; the questions)."""
     tmp = Path(tempfile.mkdtemp())
     env = {**os.environ, "ASSISTANT_DB": str(tmp / "m.db"), "ASSISTANT_NOW": NOW, "ASSISTANT_TIMEZONE": "UTC",
            "ASSISTANT_PROVIDER": "offline", "ASSISTANT_CONFIG": str(tmp / "c.toml"), "HOME": str(tmp)}
@@ -66,10 +67,9 @@ def ask_all(path: Path) -> list[tuple[dict[str, Any], str, float]]:
     data = rows(path)
     said = [r["text"] for r in data if r["type"] == "memory"]
     conversation = [r["text"] for r in data if r["type"] == "conversation"]
-    questions = [r for r in data if r["type"] == "question"]
     (tmp / "conv.jsonl").write_text("\n".join(json.dumps(line) for line in import_lines(conversation)) + "\n")
-    out = subprocess.run([str(Path(sys.executable).parent / "assistant"), "import", str(tmp / "conv.jsonl")], env=env, cwd=ROOT,
-                         capture_output=True, text=True)
+    out = subprocess.run([str(Path(sys.executable).parent / "assistant"), "import", str(tmp / "conv.jsonl")], env=env,
+                         cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     os.environ.update({k: v for k, v in env.items() if k.startswith("ASSISTANT_") or k == "HOME"})
     from assistant.runtime import Runtime
@@ -79,24 +79,35 @@ def ask_all(path: Path) -> list[tuple[dict[str, Any], str, float]]:
     services = Services(Runtime(load_settings()))
     services.model.connect()
 
-    async def say(text: str) -> str:
-        answer = ""
-        async for event in services.model.turn(text):
-            if getattr(event, "type", "") == "done":
-                answer = getattr(event, "text", "")
-        return answer
-
-    async def run() -> list[tuple[dict[str, Any], str, float]]:
+    async def setup() -> None:
         for text in said:
-            await say(text)
+            await say(services, text)
         services.conversations.new_conversation()
         while services.embeddings.embed_backlog(512):
             pass
         services.incognito.start()
+
+    asyncio.run(setup())
+    return services, [r for r in data if r["type"] == "question"]
+
+
+async def say(services: Any, text: str) -> str:
+    answer = ""
+    async for event in services.model.turn(text):
+        if getattr(event, "type", "") == "done":
+            answer = getattr(event, "text", "")
+    return answer
+
+
+def ask_all(path: Path) -> list[tuple[dict[str, Any], str, float]]:
+    """Every question of the set asked as above: (question, answer, CPU seconds)."""
+    services, questions = prepare(path)
+
+    async def run() -> list[tuple[dict[str, Any], str, float]]:
         results = []
         for q in questions:
             started = time.process_time()
-            answer = await say(q["q"])
+            answer = await say(services, q["q"])
             results.append((q, answer, time.process_time() - started))
         return results
 
