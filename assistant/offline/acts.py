@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from assistant.conversation import Item, UserMessage
+from assistant.conversation import AssistantMessage, Item, UserMessage
 from assistant.offline.agenda import agenda, coming_up, trips
 from assistant.offline.answers import answer_from_memory, what_i_know
 from assistant.offline.phrases import (
@@ -37,7 +37,7 @@ from assistant.reading.actions import (
     Upcoming,
 )
 from assistant.reading.spans import DaySpan
-from assistant.reading.understand import is_small_talk
+from assistant.reading.understand import is_small_talk, states_something
 from assistant.recap import episode_lines
 from assistant.runtime import Runtime
 from assistant.tools import undo_text
@@ -83,10 +83,10 @@ def act(runtime: Runtime, action: Action, text: str, conversation: list[Item], s
             return said(connect(runtime, NO_MODEL) if not situation.unreachable else CAPABILITIES)
         case NearMiss():
             return plan_near_miss(runtime, action)
-    return said(_chat(runtime, text, situation))
+    return said(_chat(runtime, action, text, conversation, situation))
 
 
-def _chat(runtime: Runtime, text: str, situation: Situation) -> str:
+def _chat(runtime: Runtime, action: Action, text: str, conversation: list[Item], situation: Situation) -> str:
     """What a message that asks nothing the offline mode can do gets."""
     if situation.unreachable:
         if situation.incognito:
@@ -96,12 +96,25 @@ def _chat(runtime: Runtime, text: str, situation: Situation) -> str:
         return "You're welcome."
     if is_small_talk(text):
         return f"Hi! I'm running without a chat model. {connect(runtime, HOW_TO_CONNECT)}\n\n{CAPABILITIES}"
+    if states_something(action, text):
+        # Something told: kept with the conversation and found by meaning when asked about (SPEC F14).
+        if situation.incognito:
+            return f"Noted for this conversation only. {INCOGNITO_KEPT}"
+        return "Noted: I'll find this when you ask about it later."
     # What becomes of the message follows the conversation: in an incognito one nothing is kept.
     kept = (f"I'm running without a chat model, so I can't chat about that. {INCOGNITO_KEPT}"
             if situation.incognito else
             "I'm running without a chat model, so I can't chat about that, but your message is kept and I can "
             "find it later. To keep something as a memory, say \"remember that ...\".")
+    if _setup_said(conversation):
+        return kept  # how to set up a model is said once a conversation
     return f"{kept}\n\n{SHORT_CAPABILITIES}\n\n{connect(runtime, HOW_TO_CONNECT)}"
+
+
+def _setup_said(conversation: list[Item]) -> bool:
+    """Whether an earlier answer of this conversation already said how to set up a chat model."""
+    opening = HOW_TO_CONNECT.split("{model}")[0]
+    return any(isinstance(item, AssistantMessage) and opening in item.text for item in conversation[:-1])
 
 
 def _agenda(runtime: Runtime, action: Upcoming) -> Plan:
