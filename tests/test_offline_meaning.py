@@ -162,3 +162,13 @@ async def test_a_plain_statement_gets_one_line_and_the_setup_text_comes_once_a_c
 def test_a_title_without_a_model_is_a_short_phrase_a_person_would_write(said: list[str], title: str) -> None:
     messages = [episodes.Message(i, 1, "user", text, "2026-11-22T14:00:00+00:00") for i, text in enumerate(said)]
     assert episodes.heuristic_title_and_summary(messages)[0] == title
+
+
+def test_an_agenda_question_with_nothing_due_is_answered_from_memory(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled")
+    agent = Agent(rt, OfflineResponder(rt))
+    asyncio.run(say(agent, "remember that we're going camping in the Lake District in August"))
+    answer = ask(agent, "where are we going camping?")
+    assert "Lake District" in answer.splitlines()[0]
+    assert ask(agent, "what's coming up?").startswith("Nothing")  # an agenda asked as such stays one
+    rt.close()

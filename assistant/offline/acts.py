@@ -38,6 +38,7 @@ from assistant.reading.actions import (
 )
 from assistant.reading.spans import DaySpan
 from assistant.reading.understand import is_small_talk, states_something
+from assistant.recall.evidence import NOTHING, topic_words
 from assistant.recap import episode_lines
 from assistant.runtime import Runtime
 from assistant.tools import undo_text
@@ -62,7 +63,9 @@ def act(runtime: Runtime, action: Action, text: str, conversation: list[Item], s
         case Remember():
             return Plan([("remember", {"content": action.content, "kind": action.kind})])
         case Upcoming():
-            return _agenda(runtime, action)
+            last = conversation[-1]
+            asking = (last.message_id,) if isinstance(last, UserMessage) and last.message_id else ()
+            return _agenda(runtime, action, text, asking)
         case Known():
             return said(what_i_know(runtime))
         case Recap():
@@ -117,16 +120,27 @@ def _setup_said(conversation: list[Item]) -> bool:
     return any(isinstance(item, AssistantMessage) and opening in item.text for item in conversation[:-1])
 
 
-def _agenda(runtime: Runtime, action: Upcoming) -> Plan:
+def _agenda(runtime: Runtime, action: Upcoming, text: str, exclude: tuple[int, ...]) -> Plan:
     """ "What's coming up?", the days asked about ("what do I have tomorrow?", "anything left for
-    today?"), or the trips planned; the reminders it names are marked mentioned."""
+    today?"), or the trips planned; the reminders it names are marked mentioned. A question an empty
+    agenda does not answer ("where are we going camping?", "what time is swimming on the weekend?") is
+    answered from memory when something there answers it."""
     if action.topic == "trip":
-        text, named = agenda(runtime, action.span, "trip") if action.span else trips(runtime)
+        listed, named = agenda(runtime, action.span, "trip") if action.span else trips(runtime)
     elif action.span is not None:
-        text, named = agenda(runtime, action.span)
+        listed, named = agenda(runtime, action.span)
     else:
-        text, named = coming_up(runtime)
-    return Plan(_mark_mentioned(runtime, named), text)
+        listed, named = coming_up(runtime)
+    if not named and "\n" not in listed and _asks_about_something(text):  # it listed nothing: one line
+        answer = answer_from_memory(runtime, text, exclude_message_ids=exclude)
+        if not answer.startswith(NOTHING):
+            return said(answer)
+    return Plan(_mark_mentioned(runtime, named), listed)
+
+
+def _asks_about_something(text: str) -> bool:
+    """A question in words of its own, not only "what's coming up?" or "anything tomorrow?"."""
+    return len(topic_words(text)) >= 2
 
 
 def _mark_mentioned(runtime: Runtime, items: list[reminders.Reminder]) -> list[tuple[str, dict[str, Any]]]:
