@@ -38,13 +38,14 @@ from memory import memories, reminders, supersession
 from memory.errors import InvalidInput
 from memory.search import Hit
 from memory.text import flat
+from memory.time import names
 from memory.time.instants import parse_stored
 from memory.time.references import asks_when
 from memory.time.schedule import parse_schedule
 
 STATEMENT_BONUS = 0.25  # a statement about the thing outranks a reminder or a message sharing as many words
 _PAST_WHEN = re.compile(r"^\W*when (did|was|were|had|have)\b", re.I)
-_DAY_WORDS = (r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|"
+_DAY_WORDS = (names.alternation(names.WEEKDAYS, names.WEEKDAY_SHORT, names.WEEKDAY_SPELLINGS) + "|"
               r"day|week|month|year|weekday|weekend|morning|evening|afternoon|night")
 _RULE_IN_TEXT = re.compile(
     rf"\b(?:every|each)\s+(?:other\s+)?(?:(?:\d+|two|three|four)\s+)?(?:{_DAY_WORDS})s?\b"
