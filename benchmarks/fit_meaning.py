@@ -122,8 +122,9 @@ def threshold(items: list[dict[str, Any]], weights: list[float], bias: float) ->
 
 
 def closest_floor(items: list[dict[str, Any]], weights: list[float], bias: float, answers: float) -> float:
-    """The lowest score from which the best candidate below `answers`, offered as the closest, is the right
-    line for at least half of the questions it is offered for (a question with no answer has none)."""
+    """The lowest score down to which the best candidate below `answers`, offered as the closest, is the
+    right line for at least CLOSEST_RIGHT of the questions it is offered for at about that score (a band of BAND;
+    a question with no answer has none)."""
     import math
 
     best: list[tuple[float, bool]] = []  # (score, right) of the best candidate of each question below answers
@@ -134,11 +135,17 @@ def closest_floor(items: list[dict[str, Any]], weights: list[float], bias: float
             continue
         score, candidate = max(scored, key=lambda sc: sc[0])
         best.append((score, candidate["right"]))
-    for t in [i / 100 for i in range(5, int(answers * 100))]:
-        offered = [right for score, right in best if score >= t]
-        if offered and sum(offered) / len(offered) >= 0.5:
-            return t
-    return answers
+    floor = answers
+    for t in [i / 100 for i in range(int(answers * 100) - 1, 4, -1)]:
+        offered = [right for score, right in best if t <= score < t + BAND]
+        if offered and sum(offered) / len(offered) < CLOSEST_RIGHT:
+            break  # below here the closest is seldom the right line
+        floor = t
+    return floor
+
+
+BAND = 0.15  # the scores the closest is judged over, from a floor up
+CLOSEST_RIGHT = 0.4  # offered only where it is the right line at least 2 times in 5
 
 
 def main() -> None:

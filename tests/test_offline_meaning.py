@@ -81,15 +81,17 @@ def test_the_issues_questions_are_answered_by_meaning(newcomer: tuple[Runtime, A
 
 # The embedder puts these as far from their memory as a question nothing answers: "who's my GP?" and "who
 # is my dentist?" are at the same cosine of "my doctor is Dr Okafor" (0.358, 0.363), so no score answers
-# one and not the other. Below the calibrated score, the memory is offered as the closest, never as the
-# answer, and never another memory (the recycling day, before).
-@pytest.mark.parametrize("question, expected", [
-    ("who's my GP?", "Okafor"), ("who is my boss?", "Priya"), ("where should we eat out?", "Casa Lola"),
+# one and not the other. Below the calibrated score, "I don't have that" comes first; the memory follows
+# as the closest when near enough (the boss), never as the answer, and never another memory (before:
+# the recycling day for "where should we eat out?").
+@pytest.mark.parametrize("question, closest", [
+    ("who's my GP?", None), ("who is my boss?", "Priya"), ("where should we eat out?", None),
 ])
-def test_a_paraphrase_the_embedder_cannot_tell_is_offered_as_the_closest(newcomer: tuple[Runtime, Agent],
-                                                                        question: str, expected: str) -> None:
+def test_a_paraphrase_the_embedder_cannot_tell_is_never_answered_with_another_memory(
+        newcomer: tuple[Runtime, Agent], question: str, closest: str | None) -> None:
     lines = ask(newcomer[1], question).splitlines()
-    assert lines[0] == NOTHING and expected in lines[1] and len(lines) == 2
+    assert lines[0] == NOTHING
+    assert lines[1:] == [] if closest is None else (len(lines) == 2 and closest in lines[1])
 
 
 def test_a_statement_inside_a_message_that_asks_is_the_answer_without_the_request(

@@ -289,25 +289,21 @@ def weigh(runtime: Runtime, question: str, vector: Any, found: list[Evidence]) -
 
 
 def feature_values(runtime: Runtime, question: str, vector: Any, found: list[Evidence]) -> list[tuple[float, ...]]:
-    """What the calibrated score reads of each candidate (meaning.FEATURES), in order. The words are met by
-    meaning for the few nearest candidates only (each new word costs an embedding); the others by stems."""
-    cosines = _cosines(runtime, vector, found)
-    nearest = set(sorted(range(len(found)), key=lambda i: -cosines[i])[:MET_BY_MEANING])
+    """What the calibrated score reads of each candidate (meaning.FEATURES), in order."""
+    import numpy as np
+
+    matrix = _vectors(runtime, found)
+    query = np.asarray(vector, dtype=np.float32).ravel()
+    query = query / (np.linalg.norm(query) or 1.0)
+    cosines = [float(c) for c in matrix @ query] if len(found) else []
     embedder = runtime.searcher.embedder if runtime.searcher.semantic else None
-    asked = _words(question)[:8]
-    said = [_words(e.content)[:12] for e in found]
-    near = meaning.coverage(embedder, asked, [said[i] for i in sorted(nearest)])
-    far = meaning.coverage(None, asked, [said[i] for i in range(len(found)) if i not in nearest])
-    met = [near.pop(0) if i in nearest else far.pop(0) for i in range(len(found))]
+    met = meaning.coverage(embedder, _words(question)[:8], [_words(e.content) for e in found], matrix)
     out = []
     for index, evidence in enumerate(found):
         others = [c for i, c in enumerate(cosines) if i != index]
         out.append(meaning.features(cosines[index], max(others, default=0.0), evidence.relevance, evidence.defining,
                                     evidence.type == "memory", met[index]))
     return out
-
-
-MET_BY_MEANING = 5  # candidates whose words are met by the embedder's meaning (the nearest by cosine)
 
 
 def _words(text: str) -> list[tuple[str, frozenset[str]]]:
@@ -320,26 +316,31 @@ def _words(text: str) -> list[tuple[str, frozenset[str]]]:
     return [(w, st) for w, st in list(out.items())[:40] if st]
 
 
-def _cosines(runtime: Runtime, vector: Any, found: list[Evidence]) -> list[float]:
-    """Each candidate's cosine with the question: its stored vector, or (a part of a message, a text not
-    embedded yet) its text embedded now, in one batch."""
+def _vectors(runtime: Runtime, found: list[Evidence]) -> Any:
+    """The candidates' unit vectors, one row each: the stored one, or (a part of a message, a text not
+    embedded yet) its text embedded now, in one batch; a zero row when there is no embedder."""
+    import numpy as np
+
     from memory import vectors
     from memory.docs import doc_id
 
     whole = [doc_id(e.type, e.id) for e in found if not e.part]
-    ids, sims = vectors.cosines(runtime.store, whole, vector) if whole else ([], [])
-    stored = dict(zip(ids, sims, strict=True))
-    out: list[float | None] = [None if e.part else stored.get(doc_id(e.type, e.id)) for e in found]
-    missing = [i for i, c in enumerate(out) if c is None]
+    stored: dict[int, Any] = {}
+    if whole:
+        ids, matrix = vectors.stored(runtime.store, whole)
+        if matrix is not None:
+            stored = {int(d): row for d, row in zip(ids, matrix, strict=True)}
+    rows: list[Any] = [None if e.part else stored.get(doc_id(e.type, e.id)) for e in found]
+    missing = [i for i, row in enumerate(rows) if row is None]
     embedder = runtime.searcher.embedder
     if missing and embedder is not None:
-        import numpy as np
-
-        matrix = embedder.embed([found[i].content for i in missing])
-        query = np.asarray(vector, dtype=np.float32).ravel()
-        for i, row in zip(missing, matrix, strict=True):
-            out[i] = float(row @ query / ((np.linalg.norm(row) * np.linalg.norm(query)) or 1.0))
-    return [c if c is not None else 0.0 for c in out]
+        for i, row in zip(missing, embedder.embed([found[i].content for i in missing]), strict=True):
+            rows[i] = row
+    dimension = next((len(r) for r in rows if r is not None), 1)
+    out = np.array([r if r is not None else np.zeros(dimension) for r in rows], dtype=np.float32).reshape(
+        len(found), dimension)
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    return out / np.where(norms == 0, 1, norms)
 
 
 def statements_within(runtime: Runtime, said: list[episodes.Message]) -> dict[int, str]:

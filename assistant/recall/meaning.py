@@ -14,10 +14,10 @@ What the score reads of a pair (`features`): the cosine of the question and the 
 meaning, MiniLM: English), how far that cosine stands above the other candidates', the share of the
 question's words the statement holds, whether the statement defines the subject the question asks about
 (the reading's rule), whether it is a memory (kept on purpose) or something said in passing, and how well
-each word of the question is met by a word of the statement (`coverage`: the same word, or the nearest by
-the embedder's meaning of single words, "boss" and "manager"), the least met word and the average: a
-statement about the same person that does not give what is asked ("Lily's mum" of "Nora's best friend is
-Lily") leaves the asked word unmet.
+each word of the question is met by the statement (`coverage`: the same word, or by meaning, the cosine of
+the word with the whole statement, "boss" with "my line manager is Oliver Grant"), the least met word and
+the average: a statement about the same person that does not give what is asked ("Lily's mum" of "Nora's
+best friend is Lily") leaves the asked word unmet.
 """
 from __future__ import annotations
 
@@ -91,24 +91,19 @@ WORDS = WordVectors()
 
 
 def coverage(embedder: Any, asked: Sequence[tuple[str, frozenset[str]]],
-             statements: Sequence[Sequence[tuple[str, frozenset[str]]]]) -> list[list[float]]:
+             statements: Sequence[Sequence[tuple[str, frozenset[str]]]], vectors: Any) -> list[list[float]]:
     """For each statement, how well each asked word is met: 1 when the statement says it (a word of the
-    same stem), else the highest cosine of the word with a word of the statement. Words come as (word,
-    its stems)."""
+    same stem), else the cosine of the word's embedding with the statement's (`vectors`, one unit row per
+    statement): what the statement is about, by meaning. Words come as (word, its stems); only the
+    question's words are embedded (and kept for the next questions)."""
     if not asked:
         return [[] for _ in statements]
-    pool = list(dict.fromkeys([w for w, _ in asked] + [w for said in statements for w, _ in said]))
-    if embedder is None or not pool:
-        return [[1.0 if stems & {s for _, st in said for s in st} else 0.0 for _, stems in asked]
-                for said in statements]
-    matrix = WORDS.of(embedder, pool)
-    row = {w: i for i, w in enumerate(pool)}
-    asked_rows = matrix[[row[w] for w, _ in asked]]
+    rows = WORDS.of(embedder, [w for w, _ in asked]) if embedder is not None else None
     out = []
-    for said in statements:
+    for index, said in enumerate(statements):
         known = {s for _, st in said for s in st}
-        sims = asked_rows @ matrix[[row[w] for w, _ in said]].T if said else None
-        out.append([1.0 if stems & known else (float(sims[i].max()) if sims is not None else 0.0)
+        sims = rows @ vectors[index] if rows is not None and len(vectors) else None
+        out.append([1.0 if stems & known else (float(sims[i]) if sims is not None else 0.0)
                     for i, (_, stems) in enumerate(asked)])
     return out
 
