@@ -11,9 +11,10 @@ from assistant.runtime import Runtime
 from memory import changes, memories
 
 
-def forget(runtime: Runtime, memory_id: int) -> memories.Memory:
+def forget(runtime: Runtime, memory_id: int, action: str = "forget") -> memories.Memory:
+    """`action`: what undo calls it ("cancel": a reminder deleted on the calendar server, F15)."""
     store = runtime.store
-    with changes.recorded(store, memory_id, "forget"):
+    with changes.recorded(store, memory_id, action):
         forgotten = memories.forget(store, memory_id)
         changes.keep_with_change(store, forgotten.rows)
     try:

@@ -14,6 +14,10 @@ At start, reminders that fell due in the last LOOKBACK while nothing notified th
 once (the latest few by name, the rest in one summary); older ones are left to the app's launch
 notice, since a desktop notification for something due days ago helps nobody.
 
+With a calendar server set up ([caldav], SPEC F15), it also keeps the reminders in step with it: a
+short-lived `assistant sync` child soon after each change and every caldav.interval_minutes (given by the
+command line as `calendar`: assistant.caldav.background, whose client the notifier never loads).
+
 With `notify.briefing_time` set, the day's briefing (assistant.briefing) is posted once a day at that
 local time, claimed in the store the same way (one notifier posts it), and not at all on a day with
 nothing in it.
@@ -24,7 +28,7 @@ import os
 import threading
 from collections.abc import Callable
 from datetime import datetime, time, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from assistant.briefing import NOTIFIED_KEY, build_briefing, day_start
 from assistant.desktop import NO_BUS, DesktopSender, Sent, reminder_text
@@ -40,6 +44,20 @@ CLAIMS_PER_ROUND = 1000  # a bound on one round's work; what is left is taken in
 BRIEFING_LATE = timedelta(hours=4)  # a notifier started this long after the briefing time still posts it
 
 Say = Callable[[dict[str, Any], str], None]  # (event as JSON, the same as a line of text)
+
+
+class CalendarEnded(Protocol):
+    ok: bool
+    status: str
+    notice: str | None
+
+
+class Calendar(Protocol):
+    """The background sync of the reminders with a calendar server (assistant.caldav.background)."""
+
+    def tick(self) -> CalendarEnded | None: ...
+
+    def stop(self) -> None: ...
 
 
 def deliver(store: Store, memory_id: int, occurrence_at: str, title: str, body: str,
@@ -61,10 +79,13 @@ class Notifier:
     """Watches one store and notifies each occurrence once. `run` until `stop` is set."""
 
     def __init__(self, store: Store, clock: Clock, say: Say, sender: DesktopSender | None = None,
-                 lookback: timedelta = LOOKBACK, poll: float = POLL_SECONDS, briefing_at: time | None = None) -> None:
-        """`briefing_at`: the local time the day's briefing is posted (notify.briefing_time); None: never."""
+                 lookback: timedelta = LOOKBACK, poll: float = POLL_SECONDS, briefing_at: time | None = None,
+                 calendar: Calendar | None = None) -> None:
+        """`briefing_at`: the local time the day's briefing is posted (notify.briefing_time); None: never.
+        `calendar`: the background sync with a calendar server, ticked each round; None: none set up."""
         self.store, self.clock, self.say = store, clock, say
         self.briefing_at = briefing_at
+        self.calendar = calendar
         self._briefed = ""  # the local day whose briefing this process has settled (posted, or not to be)
         self.sender = sender or DesktopSender()
         self.lookback, self.poll = lookback, poll
@@ -87,7 +108,15 @@ class Notifier:
                  f"watching {self.store.path} for reminders (pid {os.getpid()}); {_count(shown)} that fell due in "
                  f"the last {self.lookback.total_seconds() / 3600:g} h notified now; stop with SIGTERM or Ctrl+C")
         next_due = reminders.next_due_after(self.store, self.clock.now())
+        try:
+            self._watch(stop, cycles, version, next_due)
+        finally:
+            if self.calendar is not None:
+                self.calendar.stop()
+
+    def _watch(self, stop: threading.Event, cycles: int | None, version: int, next_due: datetime | None) -> None:
         while not stop.is_set() and (cycles is None or self.cycles < cycles):
+            self.sync_calendar()
             if stop.wait(self._wait(next_due)):
                 break
             self.cycles += 1
@@ -97,6 +126,16 @@ class Notifier:
             if changed or (next_due is not None and self.clock.now() >= next_due):
                 self.sweep()
                 next_due = reminders.next_due_after(self.store, self.clock.now())
+
+    def sync_calendar(self) -> None:
+        """Start or reap a background sync with the calendar server, and say how one ended (ids and
+        times only: never what a reminder says)."""
+        if self.calendar is None:
+            return
+        ended = self.calendar.tick()
+        if ended is not None:
+            event = {"event": "calendar", "ok": ended.ok, "status": ended.status}
+            self.say(event, ended.status + (f": {ended.notice}" if ended.notice and not ended.ok else ""))
 
     def _wait(self, next_due: datetime | None) -> float:
         """Seconds until the next poll, or until just after the next due instant when that is sooner.

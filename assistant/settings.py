@@ -33,6 +33,7 @@ import msgspec
 
 from assistant import paths
 from assistant.errors import BadInput
+from assistant.replicas import Access, parse_replica
 from memory.consolidation.options import Options
 from memory.errors import InvalidInput
 from memory.files import expand
@@ -236,6 +237,57 @@ class NotifySettings(Table):
         return _clock_time(self.briefing_time)
 
 
+def _calendar_address(url: str) -> None:
+    """A CalDAV address: http(s)://host[:port][/path], with no password in it (that is
+    ASSISTANT_CALDAV_PASSWORD's, never the config's)."""
+    if not url:
+        return
+    if not url.lower().startswith(("http://", "https://")):
+        raise ValueError(f"{_shown(url)} is not an address such as https://dav.example.com/ (http:// or https://)")
+    _address("https://dav.example.com/")(url)
+    if "@" in urlsplit(url).netloc:
+        raise ValueError("must not hold a user or password (give username here and the password in "
+                         "ASSISTANT_CALDAV_PASSWORD)")
+
+
+def _calendar_name(name: str) -> None:
+    if not name.strip() or CONTROL.search(name) or len(name) > 200:
+        raise ValueError(f"must be a calendar's name (1 to 200 characters, no control characters), got {_shown(name)}")
+
+
+@dataclass
+class CaldavSettings(Table):
+    """Reminders on every device (SPEC F15): the password only from ASSISTANT_CALDAV_PASSWORD."""
+    url: Annotated[str, Check(_calendar_address)] = ""  # the server, or a calendar's own address; empty = no sync
+    username: str = ""
+    calendar: Annotated[str, Check(_calendar_name)] = "Assistant"  # its display name; made when missing
+    interval_minutes: Annotated[float, Range(ge=0.05, le=MINUTES_A_MONTH)] = 5  # how often the app and notifier sync
+    ca_bundle: str = ""  # a PEM file of the certificate authority of a server with its own; empty = the system's
+
+
+def _replica(url: str) -> None:
+    if url:
+        try:
+            parse_replica(url)
+        except InvalidInput as exc:
+            raise ValueError(str(exc)) from None
+
+
+@dataclass
+class BackupSettings(Table):
+    """Continuous replication with Litestream (SPEC F16); nothing is replicated unless `replica` is set."""
+    # where the replica goes: file:///absolute/folder, sftp://user@host/path, s3://bucket/path
+    replica: Annotated[str, Check(_replica)] = ""
+    # an S3-compatible store's address (MinIO, Backblaze, R2, ...); empty: AWS itself
+    endpoint: Annotated[str, Check(_address("https://s3.example.com", empty_allowed=True))] = ""
+    region: str = ""  # the bucket's region, where the storage asks for one
+    # the private key for an sftp:// replica; empty: ~/.ssh/id_ed25519, id_ecdsa or id_rsa, the first there
+    ssh_key: str = ""
+
+    def access(self) -> Access:
+        return Access(self.endpoint, self.region, self.ssh_key)
+
+
 @dataclass
 class UiSettings(Table):
     theme: str = ""  # a Textual theme name; empty = Textual's default. Saved when picked from the palette.
@@ -266,7 +318,9 @@ class Settings(Table):
     consolidation: ConsolidationSettings = field(default_factory=ConsolidationSettings)
     reminders: ReminderSettings = field(default_factory=ReminderSettings)
     notify: NotifySettings = field(default_factory=NotifySettings)
+    backup: BackupSettings = field(default_factory=BackupSettings)
     ui: UiSettings = field(default_factory=UiSettings)
+    caldav: CaldavSettings = field(default_factory=CaldavSettings)
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys
     mcp_token: str = ""  # the bearer token of `assistant mcp --http`; empty: a random one in the state dir
     # Not settable from the file: where the settings came from and the frozen clock.

@@ -54,7 +54,20 @@ def collect_status(runtime: Runtime) -> dict[str, Any]:
         "consolidation": None if last is None else {
             "last_run_id": last.id, "started_at": last.started_at, "completed_at": last.completed_at,
             "status": last.status, "phase": last.phase, "counts": last.counts},
+        **_calendar(runtime),
     }
+
+
+def _calendar(runtime: Runtime) -> dict[str, Any]:
+    """The calendar sync (SPEC F15): how its last run ended, whichever process ran it."""
+    if not runtime.settings.caldav.url:
+        return {"calendar": "not set up (docs/caldav.md)", "calendar_sync": None}
+    from assistant.caldav.background import sync_words  # the sync's state: only a store that syncs
+    from memory.transfer.caldav import last_sync
+
+    last = last_sync(runtime.store)
+    return {"calendar": f"{runtime.settings.caldav.url}: {sync_words(last, runtime.clock.short)}",
+            "calendar_sync": last}
 
 
 def _models(runtime: Runtime) -> dict[str, Any]:

@@ -398,9 +398,49 @@ MIGRATION_14 = [
     "CREATE INDEX knowledge_updated ON knowledge(updated_at)",
 ]
 
+# Schema 15: reminders kept in step with a CalDAV calendar (SPEC F15, memory.transfer.caldav). One row per
+# to-do on the server: where it is (href), its UID, the reminder it is (kept after that reminder is forgotten
+# here, until the to-do is deleted there), its ETag, what both sides last agreed on (its text only as a hash),
+# and a version the triggers below move on at each change of what a to-do says (its text, due time, done,
+# rule, private, secret) and when the reminder goes or comes back, beside the version a sync last compared:
+# a sync with nothing changed reads no reminder, and a change made in the same second as a sync is still
+# seen. What a sync did when both sides changed the same thing, until a front end has said so once. The
+# calendar's address and sync token live in `meta`.
+MIGRATION_15 = [
+    """CREATE TABLE caldav_items (
+        href TEXT PRIMARY KEY,
+        uid TEXT NOT NULL,
+        memory_id INTEGER UNIQUE,
+        etag TEXT,
+        base TEXT NOT NULL,
+        version INTEGER NOT NULL DEFAULT 0,
+        compared INTEGER,
+        synced_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX caldav_items_uid ON caldav_items(uid)",
+    """CREATE TRIGGER knowledge_caldav_update AFTER UPDATE OF content, due_at, done_at, private, recurrence, sensitive
+        ON knowledge BEGIN UPDATE caldav_items SET version = version + 1 WHERE memory_id = new.id; END""",
+    """CREATE TRIGGER knowledge_caldav_insert AFTER INSERT ON knowledge
+        BEGIN UPDATE caldav_items SET version = version + 1 WHERE memory_id = new.id; END""",
+    """CREATE TRIGGER knowledge_caldav_delete AFTER DELETE ON knowledge
+        BEGIN UPDATE caldav_items SET version = version + 1 WHERE memory_id = old.id; END""",
+    # What a sync looks at here, found without reading every row (a sync with nothing changed).
+    "CREATE INDEX caldav_items_stale ON caldav_items(href) WHERE compared IS NOT version",
+    """CREATE TABLE caldav_conflicts (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        memory_id INTEGER NOT NULL,
+        field TEXT NOT NULL,
+        winner TEXT NOT NULL CHECK (winner IN ('here', 'server')),
+        lost TEXT,
+        at TEXT NOT NULL,
+        said INTEGER NOT NULL DEFAULT 0
+    )""",
+    "CREATE INDEX caldav_conflicts_unsaid ON caldav_conflicts(id) WHERE said = 0",
+]
+
 MIGRATIONS: list[Sequence[Step]] = [MIGRATION_1, MIGRATION_2, MIGRATION_3, MIGRATION_4, MIGRATION_5,
                                     MIGRATION_6, MIGRATION_7, MIGRATION_8, MIGRATION_9, MIGRATION_10, MIGRATION_11,
-                                    MIGRATION_12, MIGRATION_13, MIGRATION_14]
+                                    MIGRATION_12, MIGRATION_13, MIGRATION_14, MIGRATION_15]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

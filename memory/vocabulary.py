@@ -3,7 +3,7 @@ per language (en.toml, es.toml, ...), each holding the same tables (month names,
 with, ...). A table is read across the languages in the order given, English first, each file once.
 
 A new word, a new language: a line in a data file, not in the code. The one loader for every such folder
-(the reading's keywords, the clock's month and weekday names).
+(the secret detector's words, the reading's keywords, the clock's month and weekday names).
 """
 from __future__ import annotations
 

@@ -1,11 +1,16 @@
-"""Shared fixtures: a frozen clock, a fresh store per test, the real bundled embedder (once)."""
+"""Shared fixtures: a frozen clock, a fresh store per test (a copy of one migrated once per worker), the
+real bundled embedder (once per worker), runtimes and the offline agent, the stand-in servers."""
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import sys
 import tempfile
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -16,6 +21,10 @@ from memory.store import Store
 from memory.time.clock import Clock
 from memory.time.instants import UTC
 from memory.time.zones import zone_from_name
+
+if TYPE_CHECKING:
+    from assistant.runtime import Runtime
+    from assistant.turn.agent import Agent
 
 T0 = datetime(2026, 11, 22, 14, 0, tzinfo=UTC)  # a Sunday
 T0_TEXT = T0.isoformat()
@@ -67,6 +76,65 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
 
 
+# Nor does a quick test start a Python interpreter (`assistant`, `python -c`) or a server (tmux, a D-Bus
+# bus, litestream): each costs a second or more. Such a test is marked `slow`; one that is not fails,
+# saying so. Small programs (a stand-in notify-send, uname) are not refused, nor what a module- or
+# session-scoped fixture starts once for many tests (test_notify.py's bus). sys.addaudithook sees every
+# process started, from the test's threads and the SDK's stdio client too.
+STARTS_SLOW = ("assistant", "tmux", "dbus-daemon", "litestream")
+WRAPPERS = ("env", "setpriv", "nice", "timeout", "sh", "bash")
+_quick_test: list[str] = []  # the node id of the quick test running now, if one is
+
+
+def slow_program(argv: list[str]) -> str | None:
+    """The program of `argv` the quick loop has no room for (looking through env, setpriv, sh -c...), or None."""
+    words = [str(w) for w in argv]
+    while words:
+        name = os.path.basename(words[0])
+        if name in STARTS_SLOW or name.startswith("python"):
+            return name
+        if name not in WRAPPERS:
+            return None
+        rest = words[1:]
+        if name in ("sh", "bash") and rest[:1] == ["-c"]:
+            rest = rest[1].split() if len(rest) > 1 else []
+        words = [w for w in rest if not w.startswith("-") and "=" not in w]
+    return None
+
+
+def _refuse_slow_processes(event: str, args: tuple[Any, ...]) -> None:
+    if event == "subprocess.Popen" and _quick_test:
+        program = slow_program(list(args[1]) if not isinstance(args[1], str | bytes) else [args[1]])
+        if program is not None:
+            raise AssertionError(f"{_quick_test[0]} starts {program}: mark it @pytest.mark.slow (the quick loop, "
+                                 "`pytest -m 'not slow'`, starts no interpreter and no server)")
+
+
+sys.addaudithook(_refuse_slow_processes)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    if item.get_closest_marker("slow") is None:
+        _quick_test[:] = [item.nodeid]
+    try:
+        return (yield)
+    finally:
+        _quick_test.clear()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any], request: pytest.FixtureRequest) -> Any:
+    if fixturedef.scope == "function":
+        return (yield)
+    held = _quick_test[:]
+    _quick_test.clear()
+    try:
+        return (yield)
+    finally:
+        _quick_test[:] = held
+
+
 @pytest.fixture(autouse=True)
 def _the_quick_loop_drives_no_app(request, monkeypatch):
     """A test elsewhere that starts the app fails, saying where it belongs: the quick loop stays quick."""
@@ -95,9 +163,35 @@ def clock() -> Clock:
     return Clock(UTC, T0)
 
 
+# A fresh store is a copy of one migrated at the session's start (once per xdist worker): migrating from
+# scratch takes 40-60 ms, a copy 3 ms, and the copy is the same file (the migrations read no clock). The
+# schema tests (test_schema.py) migrate from scratch. `store`, `make_runtime` and `fresh_store_file` copy it;
+# a test that opens Store(path) on a new path of its own still migrates.
+STORE_TEMPLATE: list[Path] = []
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _store_template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    path = tmp_path_factory.mktemp("template") / "empty.db"
+    Store(path, Clock(UTC, T0)).close()  # closing the last connection checkpoints the WAL into the file
+    STORE_TEMPLATE[:] = [path]
+    yield path
+    STORE_TEMPLATE.clear()
+
+
+def fresh_store_file(path: Path) -> Path:
+    """`path`, when there is no file there yet, becomes a freshly migrated empty store (0600, as the store
+    makes it): the session's template, copied. Outside a test session it is left for the first open."""
+    if STORE_TEMPLATE and not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        shutil.copyfile(STORE_TEMPLATE[0], path)
+        os.chmod(path, 0o600)
+    return path
+
+
 @pytest.fixture
-def store(tmp_path: Path, clock: Clock):
-    s = Store(tmp_path / "memory.db", clock)
+def store(tmp_path: Path, clock: Clock) -> Iterator[Store]:
+    s = Store(fresh_store_file(tmp_path / "memory.db"), clock)
     yield s
     s.close()
 
@@ -155,14 +249,46 @@ def openai_standin():
 
 
 def make_runtime(tmp_path, **env):
-    """A Runtime over a fresh database with a frozen clock, built like the CLI builds it."""
+    """A Runtime over a fresh database with a frozen clock, built like the CLI builds it (tmp_path/m.db, a
+    copy of the migrated template when it is not there yet, unless ASSISTANT_DB names another)."""
     from assistant.runtime import Runtime
     from assistant.settings import load_settings
 
+    if "ASSISTANT_DB" not in env:
+        fresh_store_file(tmp_path / "m.db")
     base = {"ASSISTANT_DB": str(tmp_path / "m.db"), "ASSISTANT_NOW": T0.isoformat(), "ASSISTANT_TIMEZONE": "UTC",
             "ASSISTANT_EMBEDDING_MODEL": "none", **{k: v for k, v in os.environ.items()
                                                     if k.startswith(("OLLAMA", "ANTHROPIC", "OPENAI"))}}
     return Runtime(load_settings(env={**base, **env}))
+
+
+@pytest.fixture
+def runtime(tmp_path: Path) -> Iterator[Runtime]:
+    """A Runtime over a fresh store of this test (make_runtime), closed after it."""
+    rt = make_runtime(tmp_path)
+    yield rt
+    rt.close()
+
+
+@pytest.fixture
+def rt(runtime: Runtime) -> Runtime:
+    """`runtime`, by the short name several files use."""
+    return runtime
+
+
+@pytest.fixture
+def agent(runtime: Runtime) -> Agent:
+    """The agent with the offline responder (no model) over `runtime`."""
+    from assistant.responders.offline import OfflineResponder
+    from assistant.turn.agent import Agent
+
+    return Agent(runtime, OfflineResponder(runtime))
+
+
+@pytest.fixture
+def keywords_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No embedding model (search by keywords): `pytestmark = pytest.mark.usefixtures("keywords_only")`."""
+    monkeypatch.setenv("ASSISTANT_EMBEDDING_MODEL", "none")
 
 
 @pytest.fixture

@@ -20,13 +20,6 @@ async def collect(agent, text):
     return [e async for e in agent.turn(text)]
 
 
-@pytest.fixture
-def runtime(tmp_path):
-    rt = make_runtime(tmp_path)
-    yield rt
-    rt.close()
-
-
 async def test_anthropic_tool_round_trip_and_next_prompt(anthropic_standin, runtime):
     anthropic_standin.script = [
         tool_reply("remember", {"content": "Pay rent", "due_at": "2026-12-01T09:00:00+00:00"}, "Saving that."),

@@ -14,7 +14,7 @@ from memory.errors import ImportFailed, InvalidInput
 from memory.reminders import mark_done, snooze
 from memory.store import Store
 from memory.transfer.ical import build_calendar, calendar_text, import_calendar, looks_like_calendar, write_calendar
-from tests.conftest import make_clock
+from tests.conftest import fresh_store_file, make_clock
 
 NOW = "2026-11-22T14:00:00+00:00"  # a Sunday
 
@@ -31,7 +31,7 @@ def line_of(text: str, needle: str, nth: int = 1) -> int:
 
 
 def open_store(tmp_path, name: str = "memory.db", zone: str = "Europe/Berlin", now: str = NOW) -> Store:
-    return Store(tmp_path / name, make_clock(now, zone))
+    return Store(fresh_store_file(tmp_path / name), make_clock(now, zone))
 
 
 def reminders(store: Store) -> dict[str, dict]:

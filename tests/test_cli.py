@@ -100,6 +100,7 @@ LIGHT_COMMANDS = [["reminders"], ["done", "1"], ["recap"], ["status"], ["update"
 HEAVY = ("fastembed", "onnxruntime", "dateparser", "anthropic", "ollama", "openai", "sklearn", "textual")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", LIGHT_COMMANDS, ids=lambda a: a[0])
 def test_light_commands_import_nothing_heavy(tmp_path, args):
     db = str(tmp_path / "m.db")
@@ -234,6 +235,7 @@ def test_a_database_that_cannot_be_created_exits_2(capsys):
     assert "cannot create the database /proc/x.db" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_no_terminal_no_tui(tmp_path):
     """Issue 13: with stdin from /dev/null and output to a file the TUI spun at 85 % CPU."""
     exe = Path(sys.executable).with_name("assistant")

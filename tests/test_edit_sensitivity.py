@@ -52,6 +52,7 @@ def _mcp(db: str, memory_id: int, content: str) -> None:
 
 PATHS: dict[str, Callable[[str, int, str], None]] = {"memories screen": _screen, "chat tool": _chat_tool,
                                                      "cli": _cli, "mcp": _mcp}
+EVERY_PATH = [pytest.param(path, marks=pytest.mark.slow) if path == "cli" else path for path in PATHS]  # cli: a process
 
 
 def _written(db: str, content: str) -> int:
@@ -65,7 +66,7 @@ def _state(db: str, memory_id: int) -> tuple[bool, list[tuple[str, bool]]]:
                 [(e.content, e.sensitive) for e in memories.earlier_texts(rt.store, memory_id)])
 
 
-@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("path", EVERY_PATH)
 def test_a_secret_removed_unmarks_it_and_the_earlier_text_keeps_its_flag(tmp_path, path):
     db = str(tmp_path / "m.db")
     memory_id = _written(db, SECRET)
@@ -74,7 +75,7 @@ def test_a_secret_removed_unmarks_it_and_the_earlier_text_keeps_its_flag(tmp_pat
     assert _state(db, memory_id) == (False, [(SECRET, True)])
 
 
-@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("path", EVERY_PATH)
 def test_a_secret_added_marks_it_and_the_earlier_text_keeps_its_flag(tmp_path, path):
     db = str(tmp_path / "m.db")
     memory_id = _written(db, PLAIN)

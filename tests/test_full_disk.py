@@ -60,6 +60,7 @@ def small_disk(tmp_path):
     subprocess.run(["umount", "-l", str(where)], capture_output=True)
 
 
+@pytest.mark.slow
 def test_the_cli_on_a_full_disk_writes_nothing_says_one_line_and_reads_still_work(small_disk):
     exe = Path(sys.executable).parent / "assistant"
     db = small_disk / "m.db"

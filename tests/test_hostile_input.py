@@ -239,6 +239,7 @@ def _as_a_user(args: list[str]) -> list[str]:
     return ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *args]
 
 
+@pytest.mark.slow
 def test_a_store_in_a_read_only_folder_is_read_as_it_is_and_doctor_calls_it_sound(cli, tmp_path):
     """Issue 20: doctor called a healthy store in a read-only folder DAMAGED and advised a backup (SQLite
     cannot make the -shm file reading a WAL file takes); every command that reads failed the same way."""

@@ -19,9 +19,7 @@ from tests.chat_exports import chatgpt_export, write_json, write_zip
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(autouse=True)
-def _keywords_only(monkeypatch):
-    monkeypatch.setenv("ASSISTANT_EMBEDDING_MODEL", "none")
+pytestmark = pytest.mark.usefixtures("keywords_only")
 
 
 def raw_zip(path: Path, entries: list[tuple[str, bytes, int, int]], copies: int = 1, share_data: bool = False) -> Path:

@@ -18,10 +18,7 @@ from memory.store import Store
 from tests.chat_exports import TOPICS, ChatGPTBuilder, chatgpt_export, claude_export, write_json, write_zip
 from tests.conftest import T0
 
-
-@pytest.fixture(autouse=True)
-def _keywords_only(monkeypatch):
-    monkeypatch.setenv("ASSISTANT_EMBEDDING_MODEL", "none")  # the embedder has its own test below
+pytestmark = pytest.mark.usefixtures("keywords_only")  # the embedder has its own test below
 
 
 def open_store(cli) -> Store:

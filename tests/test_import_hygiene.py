@@ -13,6 +13,10 @@ import os
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.slow  # each test starts a fresh interpreter
+
 HEAVY = ("numpy", "onnxruntime", "fastembed", "tokenizers", "sklearn", "scipy", "sqlite_utils", "dateparser",
          "textual", "rich", "anthropic", "ollama", "httpx", "icalendar", "recurrent", "mcp")
 

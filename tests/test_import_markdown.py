@@ -13,10 +13,7 @@ import pytest
 from memory.transfer.markdown import safe_name
 from tests.chat_exports import ChatGPTBuilder, chatgpt_export, write_json
 
-
-@pytest.fixture(autouse=True)
-def _keywords_only(monkeypatch):
-    monkeypatch.setenv("ASSISTANT_EMBEDDING_MODEL", "none")
+pytestmark = pytest.mark.usefixtures("keywords_only")
 
 
 def links(path: Path) -> list[str]:

@@ -16,10 +16,7 @@ from memory.store import Store
 from tests.chat_exports import ChatGPTBuilder, write_json, write_zip
 from tests.test_import_archives import deflated, raw_zip
 
-
-@pytest.fixture(autouse=True)
-def _keywords_only(monkeypatch):
-    monkeypatch.setenv("ASSISTANT_EMBEDDING_MODEL", "none")
+pytestmark = pytest.mark.usefixtures("keywords_only")
 
 
 def claude(uuid: str = "c-1", name: str = "Bread", texts: tuple[str, ...] = ("how do I bake bread?",),

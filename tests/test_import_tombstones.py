@@ -12,10 +12,7 @@ import pytest
 
 from memory.store import Store
 
-
-@pytest.fixture(autouse=True)
-def _keywords_only(monkeypatch):
-    monkeypatch.setenv("ASSISTANT_EMBEDDING_MODEL", "none")
+pytestmark = pytest.mark.usefixtures("keywords_only")
 
 
 def contents(db: str) -> list[str]:

@@ -23,6 +23,9 @@ SLOW = {
     "ollama": "about 0.6 s: only when Ollama is used",
     "httpx": "about 0.1 s: comes with the SDKs above; a probe that uses it alone pays only for it",
     "mcp": "about 1.8 s: the SDK, for `assistant mcp` only",
+    "caldav": "about 0.45 s and 33 MB with its HTTP client: `assistant sync` only (the app and the notifier run it "
+              "as a short-lived child)",
+    "niquests": "about 0.2 s: the caldav client's HTTP library, a sync only",
     "uvicorn": "about 60 ms: the MCP server over HTTP only",
     "fastembed": "about 1 s: the embedder, only once text is embedded",
     "onnxruntime": "about 0.25 s: the embedder's runtime",
@@ -44,6 +47,7 @@ SLOW = {
     "asyncio": "about 0.1 s: the chat and MCP commands only; the other commands are synchronous",
     "importlib.metadata": "about 55 ms: `--version` only",
     "urllib.request": "about 25 ms: HTTP probes only",
+    "http.client": "about 10 ms (the email parser): Litestream's control socket, only where a replica is set",
     "traceback": "only when a crash is logged",
     "dateutil.tz": "about 25 ms: only for a POSIX TZ rule, which the zone database does not name",
     "dateutil.rrule": "about 2.5 ms: only when a repeating reminder's next time is worked out",
@@ -52,6 +56,8 @@ SLOW = {
     "ctypes": "about 2 ms: the app's malloc arenas at start and the embedder's library only",
     # Ours: modules that compile many patterns when imported.
     "memory.sensitive": "about 30 ms: the secret detector's patterns; only what reads or writes such text",
+    "assistant.caldav": "about 20-35 ms (the calendar's readers and the sync's state): the app loads it after its "
+                        "first frame, and only with a calendar server set up",
     "assistant.reading": "about 25 ms: the reader's phrase patterns; a turn, recall --reason and offline only",
     "memory.search": "about 20 ms (its date references, vectors and ranking): recall and writes, not a listing",
     "logging.handlers": "about 5 ms (socket, pickle): only once the log file is opened",

@@ -30,7 +30,7 @@ from memory.time.clock import Clock
 from memory.time.instants import UTC
 from memory.transfer.jsonl_import import import_records
 from tests.conftest import T0, T0_TEXT
-from tests.mcp_helpers import ASSISTANT, call, fails, read, server, server_env, session, text
+from tests.mcp_helpers import ASSISTANT, call, fails, read, server, server_env, session, stdio_session, text
 
 EVERY_TOOL = {"remember", "recall", "recall_recent", "upcoming", "update_memory", "done", "snooze", "forget", "recap"}
 READ_TOOLS = {"recall", "recall_recent", "upcoming", "recap"}
@@ -64,6 +64,7 @@ def rows(db: str) -> list[tuple]:
 
 # -- the acceptance journey --------------------------------------------------------------------------------
 
+@pytest.mark.slow  # end to end: the real command over stdio
 async def test_a_fresh_client_remembers_recalls_and_sets_a_reminder_the_app_shows(tmp_path):
     """Issue 32's acceptance, with the bundled embedder (the app's own hybrid search and ranking), on a
     store that also holds a secret and a private memory the client never receives."""
@@ -72,7 +73,7 @@ async def test_a_fresh_client_remembers_recalls_and_sets_a_reminder_the_app_show
         memories.remember(rt.store, PIN)
         memories.remember(rt.store, THERAPY, private=True)
     said: list[str] = []
-    async with session(server(db, ASSISTANT_EMBEDDING_MODEL="bundled")) as s:
+    async with stdio_session(server(db, ASSISTANT_EMBEDDING_MODEL="bundled")) as s:
         listed = await s.list_tools()
         assert {t.name for t in listed.tools} == EVERY_TOOL
         said.append(await call(s, "remember", content="my passport expires on 2027-03-14"))
@@ -217,6 +218,7 @@ async def test_writes_are_labelled_with_the_client_and_undo_as_any_change(tmp_pa
         assert [m.content for m in memories.created_since(rt.store, None)] == ["Ana prefers tea", "water the plants"]
 
 
+@pytest.mark.slow
 async def test_a_reminder_made_through_mcp_is_picked_up_by_the_notifier(tmp_path):
     """`assistant notify` (another process, no desktop here) finds the reminder when it falls due."""
     db = str(tmp_path / "m.db")
@@ -239,6 +241,7 @@ async def test_a_reminder_made_through_mcp_is_picked_up_by_the_notifier(tmp_path
     assert {"event": "not_shown", "id": 1, "due_at": "2026-11-23T10:00:00+00:00"} in events
 
 
+@pytest.mark.slow
 async def test_a_reminder_made_through_mcp_reaches_the_desktop_through_the_notifier(tmp_path):
     """The same with a desktop: a private session bus and a notification server (tests/desktop_bus.py)."""
     from tests.desktop_bus import SessionBus, missing
@@ -266,6 +269,7 @@ async def test_a_reminder_made_through_mcp_reaches_the_desktop_through_the_notif
         bus.close()
 
 
+@pytest.mark.slow
 async def test_two_writers_at_once_lose_nothing(tmp_path):
     """The server and the CLI write the same store at the same time (WAL, one writer waits for the other)."""
     db = str(tmp_path / "m.db")
@@ -328,7 +332,7 @@ async def test_bad_input_is_one_sentence_and_changes_nothing(tmp_path):
     assert rows(db) == before
 
 
-async def test_an_id_no_row_can_have_is_the_same_plain_line_for_mcp_the_chat_tools_and_the_cli(tmp_path):
+async def test_an_id_no_row_can_have_is_the_same_plain_line_for_mcp_the_chat_tools_and_the_cli(tmp_path, cli):
     # 10**30 once reached SQLite: "invalid arguments (OverflowError: Python int too large to convert to
     # SQLite INTEGER)" over MCP and to the chat model, while the CLI said "no such id".
     from assistant.errors import ToolError
@@ -352,12 +356,12 @@ async def test_an_id_no_row_can_have_is_the_same_plain_line_for_mcp_the_chat_too
                 assert str(info.value) == line
     for value, line in lines.items():
         for command in (["forget", str(value)], ["update", str(value), "--content", "replaced"]):
-            done = subprocess.run([str(ASSISTANT), *command, "--db", db], capture_output=True, text=True,
-                                  env=server_env(), timeout=60)
-            assert (done.returncode, done.stderr) == (2, f"assistant: error: {line}\n")
+            code, _, err = cli(*command, db=db)  # the CLI in this process (tests/conftest.py)
+            assert (code, err) == (2, f"assistant: error: {line}\n")
     assert rows(db) == before
 
 
+@pytest.mark.slow
 async def test_a_bad_prompt_argument_is_one_message_naming_the_choices_and_no_traceback(tmp_path):
     from mcp import MCPError
 
@@ -366,7 +370,7 @@ async def test_a_bad_prompt_argument_is_one_message_naming_the_choices_and_no_tr
     db = str(tmp_path / "m.db")
     seed_secrets_and_private(db)
     errlog = tmp_path / "stderr.txt"
-    async with session(server(db), errlog=errlog) as s:
+    async with stdio_session(server(db), errlog=errlog) as s:
         with pytest.raises(MCPError) as info:
             await s.get_prompt("recap", {"period": "evil"})
         said = info.value.error.message
@@ -378,6 +382,7 @@ async def test_a_bad_prompt_argument_is_one_message_naming_the_choices_and_no_tr
     assert "Traceback" not in written and "Error rendering" not in written
 
 
+@pytest.mark.slow
 def test_a_malformed_line_is_answered_and_the_server_keeps_serving(tmp_path):
     """Raw JSON-RPC on the wire, as a client writes it: a line that is not JSON, and JSON that is not a
     message, each get the error JSON-RPC 2.0 asks for; the session goes on. Nothing but protocol
@@ -423,6 +428,7 @@ def test_a_malformed_line_is_answered_and_the_server_keeps_serving(tmp_path):
             proc.wait()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", ["newer", "damaged", "read_only"])
 def test_a_store_that_cannot_be_used_is_one_line_and_exit_1_at_start(tmp_path, make):
     db = tmp_path / "m.db"
@@ -466,6 +472,7 @@ class HttpServer:
         return self.proc.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_http_refuses_a_request_without_the_token_and_serves_one_with_it(tmp_path):
     import httpx2
     from mcp import ClientSession
@@ -508,6 +515,7 @@ def test_http_refuses_a_request_without_the_token_and_serves_one_with_it(tmp_pat
         again.stop()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("address", ["0.0.0.0:8765", "192.168.1.20:8765", "[::]:8765", "example.com:8765",
                                      "8.8.8.8:53", "127.0.0.1:99999", "nonsense"])
 def test_http_refuses_an_address_off_the_loopback(tmp_path, address):
@@ -548,7 +556,6 @@ def test_reminders_lines_of_the_agenda_are_todays(tmp_path):
 
 # -- stored escape sequences (issue 46) ---------------------------------------------------------------------
 
-@pytest.mark.slow
 async def test_stored_escape_sequences_reach_no_client_raw_from_tools_resources_or_the_prompt(
         tmp_path: Path) -> None:
     """Issue 46: MCP results carried stored ESC, BEL and an OSC 52 clipboard write to the client as raw bytes
@@ -583,7 +590,6 @@ async def test_stored_escape_sequences_reach_no_client_raw_from_tools_resources_
     assert "␛]52;c;cm0gLXJmIH4=␇" in everything  # shown, as the CLI shows it
 
 
-@pytest.mark.slow
 async def test_read_only_leaves_the_file_as_it_was_even_when_a_search_wants_embeddings(tmp_path: Path) -> None:
     """Issue 46: `assistant mcp --read-only` wrote to the store (the embeddings a search makes of waiting
     texts, and a metadata row). Read-only means the file does not change: a recall that finds texts without

@@ -18,14 +18,7 @@ from memory.search import Searcher
 from memory.search.embeddings import pending_count, sync_embeddings
 from memory.search.hybrid import PINNED_SQL
 from memory.transfer.jsonl_import import import_records
-from tests.conftest import T0, make_runtime
-
-
-@pytest.fixture
-def rt(tmp_path):
-    runtime = make_runtime(tmp_path)
-    yield runtime
-    runtime.close()
+from tests.conftest import T0
 
 
 def service_for(rt) -> Services:

@@ -376,6 +376,7 @@ def test_markup_and_control_characters_arrive_escaped_and_bounded(store, desktop
     notifier.sender.close()
 
 
+@pytest.mark.slow  # a bus of its own
 def test_a_server_without_markup_gets_plain_text(session_bus, tmp_path, monkeypatch):
     """A notification server that does not read markup shows the body as it is: no escaping then."""
     bus = SessionBus(tmp_path / "plain", capabilities=["body"])
@@ -416,6 +417,7 @@ def test_on_macos_the_text_goes_to_notification_center_as_arguments_never_as_scr
 
 # -- notify --install ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_install_writes_a_user_unit_that_runs_this_assistant_on_the_same_store(tmp_path):
     config = tmp_path / "xdg-config"
     env = {**os.environ, "XDG_CONFIG_HOME": str(config), "HOME": str(tmp_path / "home")}
@@ -441,6 +443,7 @@ def test_install_writes_a_user_unit_that_runs_this_assistant_on_the_same_store(t
     assert data["command"] == [str(ASSISTANT), "notify"] and data["content"] == unit.read_text()
 
 
+@pytest.mark.slow
 def test_install_refuses_with_one_line_where_it_cannot_write(tmp_path):
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")

@@ -11,13 +11,6 @@ from memory import memories, reminders
 from tests.conftest import make_runtime
 
 
-@pytest.fixture
-def agent(tmp_path):
-    rt = make_runtime(tmp_path)
-    yield Agent(rt, OfflineResponder(rt))
-    rt.close()
-
-
 async def say(agent, text):
     events = [e async for e in agent.turn(text)]
     assert isinstance(events[-1], Done)

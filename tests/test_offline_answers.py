@@ -14,13 +14,6 @@ from tests.conftest import make_runtime
 from tests.test_offline import say
 
 
-@pytest.fixture
-def agent(tmp_path):
-    rt = make_runtime(tmp_path)
-    yield Agent(rt, OfflineResponder(rt))
-    rt.close()
-
-
 def later(agent, **delta):
     agent.runtime.clock.fixed += timedelta(**delta)
 

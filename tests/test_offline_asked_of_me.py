@@ -21,13 +21,6 @@ from tests.test_offline import say
 from tests.test_requests import CLOCK
 
 
-@pytest.fixture
-def agent(tmp_path):
-    rt = make_runtime(tmp_path)
-    yield Agent(rt, OfflineResponder(rt))
-    rt.close()
-
-
 def two_reminders(agent) -> None:
     store = agent.runtime.store
     memories.remember(store, "call mom", due_at="2026-11-23T18:00:00+00:00")

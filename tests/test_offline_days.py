@@ -18,13 +18,6 @@ from tests.conftest import T0, make_runtime
 from tests.test_offline import say
 
 
-@pytest.fixture
-def agent(tmp_path):
-    rt = make_runtime(tmp_path)
-    yield Agent(rt, OfflineResponder(rt))
-    rt.close()
-
-
 def remind(store, content, due):
     return memories.remember(store, content, due_at=due)
 

@@ -172,13 +172,6 @@ def test_a_greeting_does_not_hide_the_question(asked):
 
 # -- statements of change, said without "remember that" ------------------------------------------------
 
-@pytest.fixture
-def agent(tmp_path):
-    rt = make_runtime(tmp_path)
-    yield Agent(rt, OfflineResponder(rt))
-    rt.close()
-
-
 @pytest.mark.parametrize("said", ["the new season starts on Friday", "now I remember", "now I remember where the "
                                   "keys are", "we moved the sofa to the living room", "the car wouldn't start",
                                   "I changed my mind", "I'm moving to Berlin next year"])

@@ -25,13 +25,6 @@ async def collect(agent, text):
     return [e async for e in agent.turn(text)]
 
 
-@pytest.fixture
-def runtime(tmp_path):
-    rt = make_runtime(tmp_path)
-    yield rt
-    rt.close()
-
-
 def provider(server, model="stand-in", **kw):
     kw.setdefault("backoff", 0.01)
     return OpenAIProvider(server.base, model, **kw)

@@ -21,15 +21,6 @@ def sent(standin) -> str:
     return json.dumps(standin.bodies("/v1/messages"), ensure_ascii=False)
 
 
-@pytest.fixture
-def rt(tmp_path):
-    from tests.conftest import make_runtime
-
-    runtime = make_runtime(tmp_path)
-    yield runtime
-    runtime.close()
-
-
 async def run_turn(rt, text: str):
     from assistant.providers.anthropic_provider import AnthropicProvider
     from assistant.turn.agent import Agent

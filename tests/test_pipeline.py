@@ -13,7 +13,6 @@ from assistant.services.model import responder_for
 from assistant.turn.agent import Agent
 from assistant.turn.events import Done
 from memory import memories
-from tests.conftest import make_runtime
 from tests.standins import text_reply
 
 
@@ -34,13 +33,6 @@ class Counted:
 
 def activations(store) -> dict[int, int]:
     return {r[0]: r[1] for r in store.query("SELECT memory_id, activation_count FROM memory_meta")}
-
-
-@pytest.fixture
-def rt(tmp_path):
-    runtime = make_runtime(tmp_path)
-    yield runtime
-    runtime.close()
 
 
 def seed(store):

@@ -33,13 +33,6 @@ NEW = "my sister's birthday is on March 5"
 THERAPIST = "my therapist is Dr Olsen, sessions on Thursdays at 4pm"
 
 
-@pytest.fixture
-def rt(tmp_path):
-    runtime = make_runtime(tmp_path)
-    yield runtime
-    runtime.close()
-
-
 async def run_turn(rt, text: str) -> None:
     from assistant.providers.anthropic_provider import AnthropicProvider
     from assistant.turn.agent import Agent

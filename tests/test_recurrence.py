@@ -15,7 +15,7 @@ from memory.time.rules import Recurrence, parse_recurrence
 from memory.time.zones import zone_from_name
 from memory.transfer.jsonl_export import export_records
 from memory.transfer.jsonl_import import import_records
-from tests.conftest import T0
+from tests.conftest import T0, fresh_store_file
 
 SUNDAY_14 = T0  # Sun Nov 22 2026 14:00 UTC
 
@@ -130,7 +130,7 @@ def test_stored_text_round_trip():
 
 @pytest.fixture
 def berlin_store(tmp_path):
-    s = Store(tmp_path / "m.db", Clock(zone_from_name("Europe/Berlin"), SUNDAY_14))
+    s = Store(fresh_store_file(tmp_path / "m.db"), Clock(zone_from_name("Europe/Berlin"), SUNDAY_14))
     yield s
     s.close()
 

@@ -17,13 +17,6 @@ from tests.conftest import make_runtime
 from tests.test_offline import say
 
 
-@pytest.fixture
-def agent(tmp_path):
-    rt = make_runtime(tmp_path)
-    yield Agent(rt, OfflineResponder(rt))
-    rt.close()
-
-
 def snapshot(store) -> list[tuple]:
     rows = store.query("SELECT id, content, due_at, done_at, reminded_at FROM knowledge ORDER BY id")
     return [tuple(r) for r in rows]

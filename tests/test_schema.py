@@ -1,11 +1,15 @@
 """Forward-only migrations: an older database opens, keeps its rows and its search index."""
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from memory import memories
 from memory.connection import connect
 from memory.schema import MIGRATIONS, SCHEMA_VERSION
 from memory.search import Searcher
 from memory.store import Store
+from memory.time.clock import Clock
 
 
 def test_schema_2_database_migrates_and_keeps_its_index(tmp_path, clock):
@@ -84,7 +88,7 @@ def test_schema_4_vectors_move_to_the_block_index_without_re_embedding(tmp_path,
             raise AssertionError(f"re-embedded {texts}")
 
     store = Store(path, clock)
-    assert store.one("PRAGMA user_version")[0] == SCHEMA_VERSION == 14
+    assert store.one("PRAGMA user_version")[0] == SCHEMA_VERSION == 15
     assert store.one("SELECT 1 FROM sqlite_master WHERE name IN ('vec_index', 'vector_log')") is None
     assert vectors.count(store) == 30 and store.get_meta("embedding_model") == "toy:8:blocks"
     assert sync_embeddings(store, Toy()) == 0 and pending_count(store) == 0
@@ -131,3 +135,18 @@ def test_the_private_and_sensitive_memories_are_read_by_their_index(store):
     plan = " ".join(str(row[3]) for row in store.query(
         f"EXPLAIN QUERY PLAN {SELECT_MEMORY} WHERE k.private = 1 OR k.sensitive = 1 ORDER BY k.id"))
     assert "USING INDEX knowledge_withheld" in plan
+
+
+def test_the_tests_fresh_store_is_a_store_migrated_from_scratch(store: Store, tmp_path: Path, clock: Clock) -> None:
+    """The `store` fixture (and make_runtime) copy one store migrated at the session's start
+    (tests/conftest.py): it must be what opening a new file makes, every table, index and trigger, and no row."""
+
+    def made(s: Store) -> list[tuple[object, ...]]:
+        tables = [r[0] for r in s.query("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        return [tuple(r) for r in s.query("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name")] + \
+            [(s.one("PRAGMA user_version")[0], s.one("PRAGMA journal_mode")[0])] + \
+            [(t, s.one(f'SELECT count(*) FROM "{t}"')[0]) for t in tables]
+
+    with Store(tmp_path / "scratch.db", clock) as scratch:
+        assert made(store) == made(scratch)
+    assert os.stat(store.path).st_mode & 0o777 == 0o600

@@ -50,6 +50,7 @@ def test_missing_explicit_config():
         load_settings("/nonexistent/config.toml", env={})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", ["a" + ".a" * 50_000 + " = 1\n", "[" + ".".join(["a"] * 50_000) + "]\n",
                                   "ui = {" + ".".join(['"a"'] * 50_000) + " = 1}\n",
                                   "[[" + " . ".join(["'a b'"] * 50_000) + "]]\n"],

@@ -144,6 +144,7 @@ async def test_many_lines_added_while_pinned_keep_the_window_small(tmp_path):
     rt.close()
     app = AssistantApp(rt.settings)
     async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)  # the start screen shown: dropped before it is, the welcome would come after
         await app.main_screen.chat.drop_welcome()  # a new store: the welcome stands in for the chat until then
         log = app.main_screen.chat.chat_log
         for i in range(300):
@@ -160,6 +161,7 @@ async def test_the_answer_being_written_stays_and_what_arrives_while_reading_far
     rt.close()
     app = AssistantApp(rt.settings)
     async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
         await app.main_screen.chat.drop_welcome()
         log = app.main_screen.chat.chat_log
         await log.add(*(UserMessage(f"message {i}") for i in range(200)))

@@ -4,7 +4,7 @@ change as any change, a memory it added included."""
 from __future__ import annotations
 
 from memory import memories
-from tests.mcp_helpers import call, server, session
+from tests.mcp_helpers import call, server, stdio_session
 from tests.ui_helpers import make_app, notices, settle, sidebar_text, wait_until
 
 
@@ -14,7 +14,7 @@ async def test_a_reminder_set_through_mcp_shows_live_and_ctrl_z_undoes_the_tools
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         assert "call the bank" not in sidebar_text(app)
-        async with session(server(db), client="claude-code") as s:
+        async with stdio_session(server(db), client="claude-code") as s:
             made = await call(s, "remember", content="call the bank", due_at="tomorrow at 10")
             bank = int(made.split("#")[1].split(":")[0])
             took = await wait_until(pilot, lambda: "call the bank" in sidebar_text(app), timeout=5,
@@ -29,7 +29,7 @@ async def test_a_reminder_set_through_mcp_shows_live_and_ctrl_z_undoes_the_tools
                          what="ctrl+z to bring the reminder back")
         assert memories.get_memory(app.runtime.store, bank).done_at is None
         # A reminder the other tool adds is a change too: ctrl+z takes it away again.
-        async with session(server(db), client="claude-code") as s:
+        async with stdio_session(server(db), client="claude-code") as s:
             await call(s, "remember", content="renew the parking permit", due_at="tomorrow at 9")
         await wait_until(pilot, lambda: "renew the parking permit" in sidebar_text(app), timeout=5,
                          what="the second reminder")

@@ -6,23 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from assistant.providers.anthropic_provider import AnthropicProvider
 from assistant.services import Services
 from assistant.services.model import responder_for
 from assistant.turn.events import Done, ToolResult
 from memory import changes, memories
 from memory.turn_records import Withheld
-from tests.conftest import make_runtime
 from tests.standins import text_reply, tool_reply
-
-
-@pytest.fixture
-def rt(tmp_path):
-    runtime = make_runtime(tmp_path)
-    yield runtime
-    runtime.close()
 
 
 def service_with(rt, provider=None) -> Services:

@@ -56,7 +56,8 @@ def cmd_status(runtime: Runtime, args: argparse.Namespace) -> int:
             consolidation = (f"{run['status']} {run['completed_at'] or run['started_at']} ({run['phase']}; "
                              f"{counts.get('memories_processed', 0)} memories, {counts.get('summaries_created', 0)} "
                              f"summaries)")
-        shown = {k: v for k, v in data.items() if k != "models"} | {"consolidation": consolidation}
+        shown = {k: v for k, v in data.items() if k not in ("models", "calendar_sync")} | \
+            {"consolidation": consolidation}
         return "\n".join(f"{k.replace('_', ' ')}: {'-' if v is None else v}" for k, v in shown.items())
 
     emit(args, data, text)

@@ -89,7 +89,7 @@ class _VersionAction(argparse.Action):
 
 
 def build_parser() -> Parser:
-    from assistant.cli import conversations, data, maintenance, memories, notify
+    from assistant.cli import backup, conversations, data, maintenance, memories, notify, sync
 
     common = _common()
     parser = Parser(prog="assistant", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -200,20 +200,38 @@ def build_parser() -> Parser:
             "falls due, with the app closed (runs until SIGTERM)")
     p.add_argument("--install", action="store_true", help="write a user service that runs it (a systemd user unit, "
                    "or a launchd agent on macOS) and print how to enable it; enables nothing")
+    cmd("sync", sync.cmd_sync, "one two-way sync of the reminders with your CalDAV calendar ([caldav] in the config, "
+        "the password in ASSISTANT_CALDAV_PASSWORD; docs/caldav.md)")
+    p = sub.add_parser("backup", help=BACKUP_HELP, description=BACKUP_HELP, parents=[common])
+    actions = p.add_subparsers(dest="action", metavar="ACTION", parser_class=Parser, required=True)
+    run_help = ("replicate the store to [backup] replica in the foreground until Ctrl+C or SIGTERM (Litestream "
+                "copies each change within a second; the app and the notifier run the same in the background)")
+    p = actions.add_parser("run", help=run_help, description=run_help, parents=[common])
+    p.set_defaults(handler=backup.cmd_run, reads=True)
+    status_help = ("the replica, when the newest change reached it, how long a change has waited for it, and what "
+                   "is wrong (exit 1 when something is)")
+    p = actions.add_parser("status", help=status_help, description=status_help, parents=[common])
+    p.set_defaults(handler=backup.cmd_status, reads=True)
+    p = cmd("restore", backup.cmd_restore, "write a replica's newest state (or --timestamp's) into --db, checked "
+            "(integrity, schema); an existing file only with --force")
+    p.add_argument("--from", dest="source", required=True, metavar="URL", help="the replica URL (file:///folder, "
+                   "sftp://..., s3://bucket/path?endpoint=...&region=...); no config needed")
+    p.add_argument("--timestamp", metavar="ISO", help="the state at this instant (ISO 8601) instead of the newest")
+    p.add_argument("--force", action="store_true", help="replace an existing store (kept as PATH.before-restore)")
     return parser
+
+
+BACKUP_HELP = "continuous replication of the store with Litestream: `backup run`, `backup status` (docs/backup.md)"
 
 
 MCP_HELP = ("serve your memory and reminders to other AI tools (Claude Desktop, Claude Code, ...) over the "
             "Model Context Protocol, on stdio; docs/mcp.md has their configs")
 
 
-def cmd_mcp(runtime: Runtime, args: argparse.Namespace) -> int:
-    """`assistant mcp`: the store is checked before anything is served (a newer, damaged or read-only one is
-    one line on stderr and exit 1), then the server runs until its client goes (stdio) or Ctrl+C (HTTP)."""
-    from assistant.mcp.address import bearer_token, listen_address
-
-    address = listen_address(args.http) if args.http is not None else None
-    if args.read_only:
+def ready_to_serve(runtime: Runtime, read_only: bool) -> None:
+    """The store of `assistant mcp`, checked and opened before anything is served (the MCP tests build their
+    in-process server with this too)."""
+    if read_only:
         runtime.read_only = True  # the file does not change: searches use the embeddings there are
     else:
         from assistant.services.launch import check_launch
@@ -227,6 +245,15 @@ def cmd_mcp(runtime: Runtime, args: argparse.Namespace) -> int:
             raise AssistantError(f"the database {exc.path} is read-only; `assistant mcp --read-only` serves it "
                                  "without the tools that write") from None
     runtime.store.read_table_list()  # opened and migrated now: a store that cannot be used never serves
+
+
+def cmd_mcp(runtime: Runtime, args: argparse.Namespace) -> int:
+    """`assistant mcp`: the store is checked before anything is served (a newer, damaged or read-only one is
+    one line on stderr and exit 1), then the server runs until its client goes (stdio) or Ctrl+C (HTTP)."""
+    from assistant.mcp.address import bearer_token, listen_address
+
+    address = listen_address(args.http) if args.http is not None else None
+    ready_to_serve(runtime, args.read_only)
     from assistant.mcp.server import serve  # the SDK: most of a second, for this command only
 
     if address is None:

@@ -16,6 +16,7 @@ from textual.widgets import TextArea
 from assistant.input_history import InputHistory
 from assistant.services import Services
 from ui import actions
+from ui.calendar_sync import CalendarSync
 from ui.due_watcher import DueWatcher
 from ui.failures import ReportsFailures
 from ui.jobs import IdleJobs
@@ -47,6 +48,7 @@ class MainScreen(ReportsFailures, Screen[None]):
         self.footer = KeyFooter()
         self.due_watcher = DueWatcher(services.due, desktop_notifications)
         self.jobs = IdleJobs(services.consolidation, services.embeddings)
+        self.calendar = CalendarSync(services.calendar)
         self.narrow = False
         self.sidebar_open = True  # wide terminals: the user's choice (ctrl+b)
         self.bar_expanded = False  # narrow terminals: the one-line bar opened into the full list
@@ -61,6 +63,7 @@ class MainScreen(ReportsFailures, Screen[None]):
         yield self.footer
         yield self.due_watcher
         yield self.jobs
+        yield self.calendar
 
     def on_mount(self) -> None:
         self.apply_layout()
@@ -76,6 +79,7 @@ class MainScreen(ReportsFailures, Screen[None]):
         self.chat.connect()
         self.due_watcher.announce()
         self.chat.show_briefing(launch=True)
+        self.calendar.start()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Under a dialog the main screen's keys neither act nor show in its footer.
@@ -133,6 +137,11 @@ class MainScreen(ReportsFailures, Screen[None]):
 
     def on_status_news(self, event: StatusNews) -> None:
         self.status.news(event)
+
+    def on_calendar_sync_news(self, event: CalendarSync.News) -> None:
+        self.status.calendar = event.status
+        if event.notice:
+            self.app.notify(event.notice, title="Calendar", severity="warning", timeout=10, markup=False)
 
     # -- keys ----------------------------------------------------------------------------------------
 

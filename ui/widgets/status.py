@@ -16,17 +16,21 @@ from ui.failures import ReportsFailures
 from ui.messages import StatusNews
 
 INCOGNITO = "INCOGNITO: nothing said here is kept ({key} ends it)"
+BACKUP_CHECK_SECONDS = 60.0  # how often the line reads again whether the replica is late
 
 
-def status_line(view: StatusView | None, consolidation: str, incognito: str = "") -> str:
-    """`incognito`: the words that say a conversation is incognito (first, so a narrow bar keeps them)."""
+def status_line(view: StatusView | None, consolidation: str, incognito: str = "", calendar: str = "") -> str:
+    """`incognito`: the words that say a conversation is incognito (first, so a narrow bar keeps them);
+    `calendar`: how the last sync with a calendar server ended ("" when none is set up)."""
     if view is None:
         return f" {incognito}  ·  starting…" if incognito else "starting…"
     running = consolidation if consolidation != "idle" or not view.last_consolidation else None
     parts = [view.provider, f"{view.memories} {'memory' if view.memories == 1 else 'memories'}",
-             f"consolidation: {running or f'last run {view.last_consolidation}'}"]
+             *([calendar] if calendar else []), f"consolidation: {running or f'last run {view.last_consolidation}'}"]
     if view.frozen_at:
         parts.insert(0, f"⏸ clock frozen at {view.frozen_at}")
+    if view.backup:
+        parts.insert(0, view.backup)
     if incognito:
         parts.insert(0, incognito)
     return " " + "  ·  ".join(parts)
@@ -36,6 +40,7 @@ class StatusBar(ReportsFailures, Static):
     view: reactive[StatusView | None] = reactive(None)
     consolidation: reactive[str] = reactive("idle")
     incognito: reactive[bool] = reactive(False)  # read from the incognito service at each reload (no SQL)
+    calendar: reactive[str] = reactive("")  # how the last calendar sync ended (ui/calendar_sync.py)
 
     def __init__(self, status: StatusService, incognito: IncognitoService, *, id: str | None = None,
                  keymap: dict[str, str] | None = None) -> None:
@@ -44,6 +49,11 @@ class StatusBar(ReportsFailures, Static):
         self.incognito_service = incognito
         self.keymap = keymap or {}
         self._asked = 0  # reads asked for; the newest one's answer is shown
+
+    def on_mount(self) -> None:
+        backup = self.status_service.backup
+        if backup is not None and backup.enabled:  # a replica that falls behind says so without any news
+            self.set_interval(BACKUP_CHECK_SECONDS, self.reload)
 
     # Not exclusive: a read superseded at start-up (a model chosen just after the first read) would be
     # cancelled, and whoever waits for the app's workers would be told so. The newest read wins instead.
@@ -65,7 +75,7 @@ class StatusBar(ReportsFailures, Static):
     def _show(self) -> None:
         said = INCOGNITO.format(key=actions.key_for("new-conversation", self.keymap)) if self.incognito else ""
         self.set_class(self.incognito, "-incognito")
-        self.update(status_line(self.view, self.consolidation, said))
+        self.update(status_line(self.view, self.consolidation, said, self.calendar))
 
     def watch_view(self) -> None:
         self._show()
@@ -74,4 +84,7 @@ class StatusBar(ReportsFailures, Static):
         self._show()
 
     def watch_incognito(self) -> None:
+        self._show()
+
+    def watch_calendar(self) -> None:
         self._show()

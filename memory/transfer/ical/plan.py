@@ -7,7 +7,6 @@ from datetime import datetime, timedelta
 
 from memory.errors import ImportFailed, InvalidInput
 from memory.memories import insert_memory
-from memory.new_memory import NewMemory
 from memory.store import Store
 from memory.text import counted
 from memory.time.due_phrases import localize
@@ -206,6 +205,8 @@ def _checked_plan(uid: str, item: Item, overrides: list[Item], now: datetime, ou
 
 def _insert(store: Store, plan: _Plan) -> None:
     item = plan.item
+    from memory.new_memory import NewMemory  # pydantic: an import pays for it, a CalDAV sync that reads none not
+
     insert_memory(store, NewMemory(item.content, kind="reminder", importance=item.importance, private=item.private,
                                    due_at=plan.due_at, recurrence=plan.recurrence, occurrence_at=plan.occurrence_at,
                                    uid=plan.uid, source="imported"))

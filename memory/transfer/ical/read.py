@@ -105,6 +105,16 @@ def _text(component: Any, prop: str) -> str:
     return "" if value is None else str(value).strip()
 
 
+def _stamp(component: Any) -> datetime | None:
+    """When an item was last changed where it lives: LAST-MODIFIED, else DTSTAMP, in UTC (None: neither
+    is a date-time; a floating one is read as UTC)."""
+    for prop in ("LAST-MODIFIED", "DTSTAMP"):
+        moment = getattr(_first(component.get(prop)), "dt", None)
+        if isinstance(moment, datetime):
+            return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC)
+    return None
+
+
 def _hours(moment: time) -> timedelta:
     return timedelta(hours=moment.hour, minutes=moment.minute)
 
@@ -165,6 +175,9 @@ class Item:
     over_offset: timedelta = timedelta(0)  # anchor -> when the item is over
     rule: str | None = None
     exdates: set[datetime] = field(default_factory=set)
+    due: _When | None = None  # a to-do's DUE (or DTSTART + DURATION) as written
+    rule_as_written: str | None = None  # `rule` before an alarm on another day moved it (a CalDAV sync reads DUE)
+    modified: datetime | None = None  # LAST-MODIFIED, else DTSTAMP (UTC): when it was last changed out there
 
 
 def _content(component: Any, kind: str, ours: bool) -> str:
@@ -223,6 +236,8 @@ class _ComponentReader:
             if end is None and start is not None:
                 end = _When(start.wall + duration.dt, start.zone, start.zone_name, start.all_day)
         due = end if kind == "VTODO" else None
+        item.due = due
+        item.modified = _stamp(component)
         item.anchor = start or due
         if item.anchor is None:
             return item
@@ -231,7 +246,7 @@ class _ComponentReader:
             item.recurrence_id = recurrence_id.wall_in(item.anchor)
         rule = _first(component.get("RRULE"))
         if rule is not None:
-            item.rule = self.rule_text(rule, item)
+            item.rule = item.rule_as_written = self.rule_text(rule, item)
             item.exdates = self.exdates(component, item.anchor)
         # When it happens: an event's start, a to-do's DUE. An all-day item lasts until its day ends.
         happens = due.wall_in(item.anchor) - item.anchor.wall if due is not None else timedelta(0)
@@ -352,8 +367,10 @@ def _shifted_rule(item: Item, happens: timedelta) -> str:
     return item.rule
 
 
-def read_calendar(text: str, user_zone: tzinfo) -> tuple[list[Item], bool]:
-    """Every VEVENT/VTODO of an iCalendar text, read; (items, whether we wrote the file).
+def read_calendar(text: str, user_zone: tzinfo, as_written: bool = False) -> tuple[list[Item], bool]:
+    """Every VEVENT/VTODO of an iCalendar text, read; (items, whether we wrote the file). `as_written`: each
+    item's text is SUMMARY and DESCRIPTION exactly as written, as for our own file (a CalDAV sync compares
+    it with what it sent).
 
     Raises ImportFailed naming the line where the offending component starts.
     """
@@ -386,6 +403,6 @@ def read_calendar(text: str, user_zone: tzinfo) -> tuple[list[Item], bool]:
                 block = where[id(calendar)]
                 raise ImportFailed(block.props.get("X-WR-TIMEZONE", block.line),
                                    f"X-WR-TIMEZONE names the unknown time zone {named!r}")
-        reader = _ComponentReader(_Reader(user_zone, zone), where, ours)
+        reader = _ComponentReader(_Reader(user_zone, zone), where, ours or as_written)
         items += [reader.read(c) for c in calendar.subcomponents if c.name in ("VEVENT", "VTODO")]
     return items, ours
