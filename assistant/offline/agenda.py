@@ -20,12 +20,12 @@ from assistant.views import private_marked
 from memory import memories, reminders, supersession
 from memory.memories import Memory
 from memory.text import flat
+from memory.time import names
 from memory.time.instants import parse_stored, to_utc_iso
 
 LISTED = 20  # reminders "what's coming up" names; the rest of the window is counted
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
-_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS = names.MONTHS
+_DAYS = names.WEEKDAYS
 # Words a plan's date is written with, besides the days' own names and numbers.
 _RELATIVE = ("today", "tonight", "tomorrow", "next", "weekend", "week", "coming")
 TRIP_WORDS = ("trip", "trips", "flight", "flights", "fly", "flying", "travel", "travelling", "traveling", "holiday",

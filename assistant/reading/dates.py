@@ -12,14 +12,15 @@ from dataclasses import dataclass
 from datetime import datetime, time, tzinfo
 
 from memory.errors import InvalidInput
+from memory.time import names
 from memory.time.clock import Clock
 from memory.time.due_phrases import DEFAULT_TIME
 from memory.time.instants import UTC
 from memory.time.references import Resolved, tense_of
 from memory.time.schedule import parse_schedule
 
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-_DAY = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|sday|nesday|rsday|urday)?"
+_MONTH = rf"(?:{names.alternation(names.MONTH_SHORT, names.MONTH_SPELLINGS)})[a-z]*\.?"
+_DAY = rf"(?:{names.alternation(names.WEEKDAY_SHORT, names.WEEKDAY_SPELLINGS)})(?:day|sday|nesday|rsday|urday)?"
 _CLOCK = r"(?:\s*,?\s*(?:at|@|from)\s+\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm)?|\s+\d{1,2}(?::\d{2})\s*(?:am|pm)?|" \
          r"\s+\d{1,2}\s*(?:am|pm)|\s+(?:in the )?(?:morning|afternoon|evening)|\s+at noon)?"
 # Date phrases inside a sentence, the longest forms first.

@@ -77,12 +77,15 @@ def resolutions_of(runtime: Runtime, evidence: Evidence) -> list[Resolution]:
 
 def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit: int = 10,
                     exclude_message_ids: tuple[int, ...] = (), model: StructuredModel | None = None,
-                    hits: list[Hit] | None = None) -> ReasonedAnswer:
+                    hits: list[Hit] | None = None, evidence: list[Evidence] | None = None) -> ReasonedAnswer:
     """The statements that answer `query` with their dates resolved; `model`, the local model (none:
-    composed locally), writes the answer from them. `hits`: the search already made for `query`."""
-    evidence = find_evidence(runtime, query, limit=limit, mode=mode, exclude_message_ids=exclude_message_ids,
-                             strict=False, hits=hits)
-    if not any(e.relevance >= MIN_RELEVANCE for e in evidence[:3]) and model is None:
+    composed locally), writes the answer from them. `hits`: the search already made for `query`;
+    `evidence`: the statements already found to answer it (weighed by meaning), the best first."""
+    weighed = evidence is not None
+    if evidence is None:
+        evidence = find_evidence(runtime, query, limit=limit, mode=mode, exclude_message_ids=exclude_message_ids,
+                                 strict=False, hits=hits)
+    if not weighed and not any(e.relevance >= MIN_RELEVANCE for e in evidence[:3]) and model is None:
         # Without a model the answer is the best statement itself: it must be about the question.
         evidence = [e for e in evidence if e.relevance >= MIN_RELEVANCE] or []
     if not evidence:
@@ -103,10 +106,10 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
     # ... and sharing a word of the question itself, not only a word for the same kind of thing ("the
     # book club meets on Wednesdays" is no answer to "when is the dentist appointment?").
     asked = content_words(query)
-    said = [e for e in evidence if e.role != "assistant" and asked & content_words(e.content)]
+    said = [e for e in evidence if e.role != "assistant" and (weighed or asked & content_words(e.content))]
     if not said:
         return ReasonedAnswer(NOTHING, 0.0, "only my own replies matched" + refused, resolutions, sources)
-    best = max(said[:5], key=lambda e: (e.relevance, -TYPE_RANK[e.type]))
+    best = said[0] if weighed else max(said[:5], key=lambda e: (e.relevance, -TYPE_RANK[e.type]))
     own = [r for r in resolutions if (r.source_type, r.source_id) == (best.type, best.id)]
     text = f"From memory ({told_when(runtime, best)}): {private_marked(best.content.rstrip('.'), best.private)}."
     if own:

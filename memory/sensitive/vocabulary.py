@@ -11,11 +11,12 @@ A new word for a secret, a new language: a line in a data file, not in the code.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from memory.vocabulary import language as read_language
 
 FOLDER = Path(__file__).parent / "vocabulary"
 LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pt", "other")
@@ -23,8 +24,7 @@ LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pt", "other")
 
 @cache
 def _tables() -> dict[str, dict[str, Any]]:
-    return {language: tomllib.loads((FOLDER / f"{language}.toml").read_text(encoding="utf-8"))
-            for language in LANGUAGES}
+    return {code: read_language(FOLDER, code) for code in LANGUAGES}  # the one loader of vocabulary folders
 
 
 @cache
