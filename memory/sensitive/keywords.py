@@ -48,6 +48,10 @@ def _keyword_pattern() -> str:
               rf"(?:{v('code_nouns')})\s+(?:{v('of')})(?:\s+|(?<=['’]))(?:(?:{v('determiners')})(?:\s+|(?<=['’])))?"
               rf"(?:[^\W\d_][\w'’]*\s+){{0,2}}"
               rf"(?:{objects})")
+    # "the code to get into Mum's building", "the code to open the bin store", "el código para entrar al
+    # portal": a code said to open or let in is a secret whatever it opens (up to the copula or the sign).
+    strong += (rf"|(?:{v('code_nouns')})\s+(?:{v('code_purposes')})\s+(?:{v('opens')})(?![^\W_])"
+               rf"(?:[ \t]+[^\W\d_][\w'’-]*){{0,5}}?(?=[ \t]*(?::|=|->|[ \t](?:{v('copulas')})(?![^\W_])))")
     weak = (f"{v('weak')}|"
             rf"keys?\s+(?:{v('of')})(?:\s+|(?<=['’]))(?:(?:{v('determiners')})(?:\s+|(?<=['’])))?"
             rf"(?:[^\W\d_]+\s+){{0,2}}(?:{objects})")
@@ -67,23 +71,27 @@ _COPULA = re.compile(
     r"(?:\s*[?,]\s*(?:it's|it’s|it is|that's|its|c'est|es ist)(?![^\W_])|[\"'”’]?\s*(?::|=|->|=>|—|–|：)|\s+-\s+|"
     r"\?(?=[ \t])|\s*(?:は|が|는|은|이|가|是|为|為)|"
     r"'s|’s|\s+(?:"
-    r"is|was|are|were|(?:will|would|should|shall)\s+be|remains|stays|became|becomes|has become|"
+    r"is|was|are|were|(?:will|would|should|shall)\s+be|used\s+to\s+be|remains|stays|became|becomes|has become|"
     r"(?:(?:was|has been|have been|got|is|are|wurde|ist|a été|fue|ha sido|è stat[ao]|é|foi|werd|is)\s+)?"
     r"(?:changed|set|reset|updated|switched|geändert|gesetzt|changé|changée|modifié|modifiée|cambiad[ao]|"
     r"cambiat[ao]|veranderd|gewijzigd|mudad[ao]|alterad[ao])\s+(?:to|as|auf|zu|in|en|pour|à|a|para|naar)|"
     r"ist|lautet|lauten|sind|war|waren|wird|heißt|est|c'est|sont|était|sera|es|son|era|será|sería|è|sono|sarà|"
     r"zijn|wordt|é|são|это|jest|är|er|je|είναι|là|adalah|है|هي|هو|היא|הוא)(?![^\W_]))", re.I)
-_LEAD_IN = re.compile(
+_LEAD_IN = vocabulary.lazy_pattern(lambda: (
     r"\s*:?\s*(?:(?:now|still|just|simply|actually|currently|jetzt|nun|noch|immer noch|maintenant|désormais|"
-    r"ahora|ora|adesso|nu|agora)\s+)?:?\s*(?:(?:the|a|das|le|la|el|il|het|o)\s+(?:word|number|code|phrase|digits|"
-    r"letters|wort|zahl|mot|nombre|palabra|número|parola|numero|woord|nummer|palavra)\s+)?", re.I)
+    rf"ahora|ora|adesso|nu|agora|{vocabulary.alternation('earlier')})\s+)?:?\s*"
+    r"(?:(?:the|a|das|le|la|el|il|het|o)\s+(?:word|number|code|phrase|digits|"
+    r"letters|wort|zahl|mot|nombre|palabra|número|parola|numero|woord|nummer|palavra)\s+)?"
+    # an article before digits: "es el 2468", "c'est le 2580", "è il 5521", "é o 3377"
+    r"(?:(?:the|el|la|le|il|lo|o|a|de|het|die|der|das)\s+(?=[*#]?\d))?"), re.I)
 # Whose secret it is, between the keyword and the copula: "for the guest network", "der EC-Karte" (the
 # prepositions are the data files').
 _WHOSE = vocabulary.lazy_pattern(lambda: (
     rf"\s+(?:{vocabulary.alternation('prepositions', True)})(?![^\W_])(?:(?![.!?]\s)[^\n;=:,]){{0,80}}?"
-    rf"(?=\s*(?::(?![\d/])|=|\bis\b|\s(?:is|was|are|were|ist|lautet|"
+    rf"(?=\s*(?::(?![\d/])|=|->|[-–—](?=[ \t])|\bis\b|\s(?:is|was|are|were|ist|lautet|"
     rf"sind|war|est|c'est|sont|es|son|era|è|sono|zijn|é|são|will be|är|er|je|là|adalah)(?![^\W_])"
-    rf"|\s*,\s*(?:which|that|who|die|das|den|que|qui|che|dat)\s))"), re.I)
+    rf"|\s*,\s*(?:which|that|who|die|das|den|que|qui|che|dat)\s"
+    rf"|\s*[,?]\s*(?:it's|it’s|it is|that's|c'est|c’est|es ist)(?![^\W_])))"), re.I)
 _FILLER = vocabulary.lazy_pattern(lambda: (
     r"\s*\([^()\n]{0,60}\)|"  # "router password (printed on the back) is X"
     # "my password for the bank, which I changed last week, is X"
@@ -227,9 +235,11 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
             ticket = re.search(r"([^\W\d_]+)[\s-]*$", text[max(0, keyword.start() - 30):keyword.start()])
             if ticket and ticket.group(1).lower() in _TICKETS:
                 continue
-        if _CODE_FIRST.match(word) and _ORDINARY_CODE_BEFORE.search(text, max(0, keyword.start() - 20),
-                                                                    keyword.start()):
-            continue  # "the zip code for the new office is 94107": a code that opens nothing
+        if _CODE_FIRST.match(word) and ordinary_code(text, keyword.start(), keyword.end()):
+            continue  # "the zip code for the new office is 94107", "le code du vol": a code that opens nothing
+        if not strong and _WHOSE_COUNTED.match(text, keyword.end()) and not _PLACE_NEAR.search(
+                text, keyword.end(), _end_of(_WHOSE_COUNTED, text, keyword.end())):
+            continue  # "the combinations of 3 dice are 216": of things counted, not of a lock
         kind = _kind(word)
         plural = bool(_PLURAL.search(word))
         found = _value_after(text, keyword.end(), strong, plural, word.lower() in _ABBREVIATIONS,
@@ -257,7 +267,39 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
             yield from _partial(text, keyword.end(), kind)
         if strong or found:
             yield from _continued(text, found[1] if found else keyword.end(), kind)
+        if not found and not before and (strong or kind in _MADE_OF_DIGITS):
+            yield from _next_sentence(text, keyword.end(), kind)
     yield from _named_by_context(text, words)
+
+
+def ordinary_code(text: str, start: int, end: int) -> bool:
+    """Whether the word for a code at text[start:end] names a code that opens nothing: "zip code", "promo
+    code", "the code of the flight", "código do voo", "code postal" (the data files' ordinary_codes, before
+    it or in the three words after it)."""
+    return bool(_ORDINARY_CODE_BEFORE.search(text, max(0, start - 20), start)
+                or _ORDINARY_CODE_AFTER.match(text, end))
+
+
+def _next_sentence(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
+    """A keyword whose sentence ends without its value, and the next sentence that gives it: "Sorted the new
+    bank PIN. It's 6 2 7 4.", "They reset the door code at work. New one is 5527.", "J'ai changé le code de
+    l'alarme. C'est 7 7 1 2 maintenant." The value must look like one (a digit or a sign; three digits for a
+    PIN, a code or a combination) and not be a year ("It's 2024 and still the old one")."""
+    end = _SENTENCE_END.search(text, at, at + 80)
+    if not end or end.group(0) == ";" or _VALUE_SIGN.search(text, at, end.start()):
+        return
+    lead = _NEXT_LEAD.match(text, end.end())
+    if not lead:
+        return
+    of_digits = kind in _MADE_OF_DIGITS
+    value = _clause(text, _end_of(_LEAD_IN, text, lead.end()), False, False, of_digits=of_digits)
+    if not value:
+        return
+    said = text[value[0]:value[1]]
+    if of_digits and sum(c.isdigit() for c in said) < 3 or _YEAR.fullmatch(said) or measure(said) \
+            or not _VALUE_SIGN.search(said):
+        return
+    yield value[0], value[1], kind
 
 
 def _continued(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
@@ -306,9 +348,18 @@ def _named_by_context(text: str, words: frozenset[str]) -> Iterator[tuple[int, i
         word = match.group(0).lower()
         if word in keys:
             kind, strong = "key", False
-        elif word in codes and not _ORDINARY_CODE_BEFORE.search(text, max(0, match.start() - 20), match.start()):
+        elif word in codes and not ordinary_code(text, match.start(), match.end()):
             start = max(0, match.start() - 80)
             sentence = text[start:match.end() + 80]
+            owned = _CODE_OF.match(text, match.end())
+            if owned and not _PLACE_NEAR.search(sentence):
+                # "De code van het fietsenhok is 0391", "the code for Nan's flat is 5521": a code of something
+                # that opens nothing said otherwise, given as digits (three or more) right after the copula.
+                value = _value_after(text, owned.end(), True, False, False, changed=False, of_digits=True)
+                if value and sum(c.isdigit() for c in text[value[0]:value[1]]) >= 3 and not measure(
+                        text[value[0]:value[1]]) and _DIGITS_FIRST.match(text, value[0]):
+                    yield value[0], value[1], "code"
+                continue
             if not _PLACE_NEAR.search(sentence):
                 continue
             kind, strong = "code", True
@@ -351,8 +402,23 @@ _BARE_CODES = frozenset("code codes código codigo codice kode kod".split())
 _BARE_WORD = vocabulary.lazy_pattern(
     lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('bare_keys', True)}|codes?|c[oó]digo|codice|kode|kod)(?![^\W_])",
     re.I)
+_NEXT_LEAD = vocabulary.lazy_pattern(
+    lambda: rf"[ \t]*(?:{vocabulary.alternation('next_sentence')})(?![^\W_])(?:[ \t]*:)?[ \t]*", re.I)
+_YEAR = re.compile(r"(?:19|20)\d\d")
+# A keyword's whose-phrase that counts things: "combinations of 3 dice", "the key to 2 doors".
+_WHOSE_COUNTED = re.compile(r"\s+(?:of|for|de|von|di|van)\s+(?:the\s+)?\d[^\n.;:,]{0,40}", re.I)
+_ORDINARY_CODE_AFTER = vocabulary.lazy_pattern(
+    lambda: rf"(?:[ \t]+(?:{vocabulary.alternation('of')}|{vocabulary.alternation('determiners')}|the|my|a|an|this|"
+            rf"that|de|del|du|da|do|van|von)(?![^\W_])|[ \t]*['’])*[ \t]*(?:[^\W\d_]+[ \t]+)?"
+            rf"(?:{vocabulary.alternation('ordinary_codes', True)})(?![^\W_])", re.I)
 _ORDINARY_CODE_BEFORE = vocabulary.lazy_pattern(
     lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('ordinary_codes', True)})[\s-]*$", re.I)
+# "code van het fietsenhok", "code for Nan's flat", "code of the side door": whose code, up to the copula.
+_CODE_OF = vocabulary.lazy_pattern(lambda: (
+    rf"[ \t]+(?:{vocabulary.alternation('of')})(?:[ \t]+|(?<=['’]))(?:(?:{vocabulary.alternation('determiners')}|"
+    rf"the|my|our|your|de|het)(?:[ \t]+|(?<=['’])))?(?:[^\W\d_][\w'’-]*[ \t]+){{0,2}}[^\W\d_][\w'’-]*"
+    rf"(?=[ \t]*(?::|=|[ \t](?:{vocabulary.alternation('copulas')})(?![^\W_])))"), re.I)
+_DIGITS_FIRST = re.compile(r"[*#]?\d")
 _PLACE_NEAR = vocabulary.lazy_pattern(lambda: "(?<![^\\W_])(?:" + "|".join(
     sorted({*vocabulary.entries("places"), *vocabulary.entries("locks")}, key=len, reverse=True)) + ")", re.I)
 _ANSWER_GIVEN = re.compile(r"[^\n;.]*?(?<![^\W_])(?:was|is|were|are)\s+([^\s,;.]+)", re.I)
