@@ -255,7 +255,10 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         if found and word.lower() in ("login", "logins") and _HANDLE.fullmatch(text, *found):
             found = None  # "login: ellen83" names the user, not the secret
         if found and _ANSWER.fullmatch(word):
-            answer = _ANSWER_GIVEN.match(text, found[0])  # "security answer: first pet was Biscuit"
+            said = _ANSWER_END.search(text, found[0])  # within its sentence, not a bracket after it
+            bracket = text.find(" (", found[0], said.start() if said else len(text))
+            answer = _ANSWER_GIVEN.match(text, found[0], bracket if bracket >= 0 else said.start() if said
+                                         else len(text))  # "security answer: first pet was Biscuit"
             if answer:
                 found = answer.span(1)
         if found:
@@ -324,16 +327,60 @@ def _continued(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
 def _answers(text: str) -> Iterator[tuple[int, int, str]]:
     """The answer to a security question: what ends the sentence after its last sign or copula ("my first
     pet's name, the answer to the security question, is Biscuit", "Sicherheitsfrage Lieblingslehrer: Herr
-    Baumann", "security question \"city where your parents met\" -> Gdansk")."""
+    Baumann", "security question \"city where your parents met\" -> Gdansk"); and said another way, a
+    sentence that asks or names a question about what such questions ask or where they are asked, then
+    what was answered after a verb of answering or a sign ("If they ask which street I grew up on, I put
+    Maple Crescent", "first car question on the mortgage login: Vauxhall Nova")."""
+    done = -1
     for keyword in _ANSWER_KEYWORD.finditer(text):
-        end = _SENTENCE_END.search(text, keyword.end())
+        end = _ANSWER_END.search(text, keyword.end())
         stop = end.start() if end else len(text)
-        signs = list(_ANSWER_SIGN.finditer(text, keyword.end(), stop))
+        signs = _signs(text, keyword.end(), stop)
         if not signs:
             continue
         value = _clause(text, signs[-1].end(), True, False)
         if value and len(text[value[0]:value[1]].split()) <= 4:
+            done = stop
             yield value[0], value[1], "credential"
+    for cue in _QUESTION.finditer(text):
+        if cue.start() < done:
+            continue
+        begun = _SENTENCE_START.search(text, 0, cue.start())
+        start = begun.end() if begun else 0
+        end = _ANSWER_END.search(text, cue.end())
+        stop = end.start() if end else len(text)
+        sentence = text[start:stop]
+        if not (_ANSWER_TOPIC.search(sentence) or _ANSWER_CONTEXT.search(sentence)):
+            continue  # "The quiz question was about rivers and I answered the Danube"
+        done = stop
+        found = None
+        for verb in _answer_verbs():
+            said = verb.search(text, cue.end(), stop) or verb.search(text, start, cue.start())
+            if said and "value" in verb.groupindex and said.group("value"):
+                found = said.span("value")
+            elif said:
+                found = _clause(text, said.end(), True, False)
+            if found:
+                break
+        if not found:
+            signs = _signs(text, cue.end(), stop)
+            found = _clause(text, signs[-1].end(), True, False) if signs else None
+        if found and len(text[found[0]:found[1]].split()) <= 4 and \
+                text[found[0]:found[1]].lower().strip(_TRAILING) not in _FOLLOWERS | _ANSWER_NOT:
+            yield found[0], found[1], "credential"
+
+
+def _signs(text: str, start: int, stop: int) -> list[re.Match[str]]:
+    """The signs and copulas an answer may follow, but those in brackets ("is Dundee (yes I know, I was born
+    in Perth)": the answer is before them)."""
+    brackets = [m.span() for m in _BRACKETED.finditer(text, start, stop)]
+    return [m for m in _ANSWER_SIGN.finditer(text, start, stop) if not any(a <= m.start() < b for a, b in brackets)]
+
+
+@lru_cache(maxsize=1)
+def _answer_verbs() -> tuple[re.Pattern[str], ...]:
+    """The verbs of answering, each its own pattern (a verb-final one names its value)."""
+    return tuple(re.compile(rf"(?<![^\W_])(?:{verb})(?![^\W_])", re.I) for verb in vocabulary.entries("answer_verbs"))
 
 
 def _named_by_context(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
@@ -393,6 +440,16 @@ _SENTENCE_END = re.compile(r"\n|[.!?;](?=\s|$)")
 _VALUE_SIGN = re.compile(r"[\d!@#$%^&*+=?~]")
 _CONTINUATION = vocabulary.lazy_pattern(
     lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('continuations')})(?![^\W_])\s*", re.I)
+_QUESTION = vocabulary.lazy_pattern(
+    lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('question_words')})(?![^\W_])", re.I)
+_ANSWER_TOPIC = vocabulary.lazy_pattern(lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('answer_topics')})(?![^\W_])",
+                                        re.I)
+_ANSWER_CONTEXT = vocabulary.lazy_pattern(
+    lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('answer_contexts')})(?![^\W_])", re.I)
+_ANSWER_END = re.compile(r"\n|[.!?;](?=\s|$)")
+_BRACKETED = re.compile(r"\([^()\n]*\)?")
+_SENTENCE_START = re.compile(r"(?:\n|[.!?;]\s)(?!.*(?:\n|[.!?;]\s))", re.S)
+_ANSWER_NOT = frozenset("yes no nothing something it that this them yeah nope".split())
 _ANSWER_KEYWORD = vocabulary.lazy_pattern(lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('answer_keywords')})", re.I)
 _ANSWER_SIGN = re.compile(r"\s*(?::|=|->|=>|—|–)\s*|\s+(?:is|was|are|es|est|c'est|ist|lautet|è|é|era|war|is)\s+", re.I)
 _NETWORK_WORDS = vocabulary.LazyWords("network_words")
