@@ -480,6 +480,7 @@ _PLACE_NEAR = vocabulary.lazy_pattern(lambda: "(?<![^\\W_])(?:" + "|".join(
     sorted({*vocabulary.entries("places"), *vocabulary.entries("locks")}, key=len, reverse=True)) + ")", re.I)
 _ANSWER_GIVEN = re.compile(r"[^\n;.]*?(?<![^\W_])(?:was|is|were|are)\s+([^\s,;.]+)", re.I)
 _NUMBERED = re.compile(r"\d{1,2}[.)][ \t]+[^\W\d_]")
+_NUMBERED_CODES = re.compile(r"\d{1,2}[.)][ \t]+(?=\S*\d)")
 _HANDLE = re.compile(r"[a-z][a-z0-9._-]{1,31}|[^\s@]+@[^\s@]+")
 _GAP_TO_SIGN = re.compile(r"[ \t]*,?[ \t]+[^\n.;:!?=]{1,40}?(?::(?![/\d])|->|=)[ \t]*(?=\S)")
 # "the PIN is 0000... changed it to 8261": the value it was changed to, after one found.
@@ -589,6 +590,11 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
     # The value right after the keyword, and for a plural keyword the ones listed after it:
     # "recovery codes 8f3k-2j9d, 7h2k-1l0p, 3k4l-9s8d".
     adjacent = _adjacent(text, at, strong, abbreviation, compound)
+    if adjacent and strong and text[adjacent[0]:adjacent[1]].isalpha():
+        # "codes de secours Google (double authentification) : 61 92 04 77": a name, then the value after a sign
+        gap = _after_gap(text, at, plural, of_digits)
+        if gap and _VALUE_SIGN.search(text, *gap):
+            return gap
     if adjacent:
         while plural and (more := _MORE.match(text, adjacent[1])) and _secretish(more.group(1)):
             adjacent = adjacent[0], _strip(text, more.start(1), more.end(1))
@@ -691,6 +697,8 @@ def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = Fal
         return None
     if _NUMBERED.match(text, start):
         return None  # "recovery words: 1. common 2. truly ...": a numbered list, read by phrases.py
+    if plural and _NUMBERED_CODES.match(text, start):
+        of_digits = False  # "backup codes: 1) 3k9x 7mqp 2) w2zr 8hfa": the list whole, its numbers with it
     close = _QUOTES.get(text[start])
     if close:
         end = text.find(close, start + 1, start + 200)
@@ -710,7 +718,7 @@ def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = Fal
         if w in _CUT and not phrase:  # a passphrase is words: "moose on the loose 44"
             break
         if of_digits and all(_DIGIT_WORD.fullmatch(v.group(0).strip(_TRAILING)) for v in words[:i]) and not (
-                _DIGIT_WORD.fullmatch(w) or w in _AND and i + 1 < len(words)
+                _DIGIT_WORD.fullmatch(w) or (w in _AND or plural and w in ("/", "|", "–")) and i + 1 < len(words)
                 and _DIGIT_WORD.fullmatch(words[i + 1].group(0).strip(_TRAILING))):
             break  # a PIN, code or combination is its digits: "4821 and Bob", "31-07-22 INCOGAPP"
         if w in _AND and not plural:

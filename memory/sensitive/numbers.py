@@ -27,10 +27,10 @@ _CARD_CANDIDATE = re.compile(r"(?<![\w.-])\d(?:[ -]?\d){12,18}(?![\w-])(?!\.\d)|
                              r"(?<![\w.-])\d{4}(?:\.\d{4}){3}(?:\.\d{1,3})?(?![\w.-])")
 _CARD_GROUPS = re.compile(r"\d{4}([ .-])\d{4}\1\d{4}\1\d{4}(?:\1\d{1,3})?|\d{4}([ -])\d{6}\2\d{4,5}")
 _CARD_PREFIX = re.compile(r"4|5[1-5]|2(?:2[2-9]|[3-6]\d|7[01]|720)|3[47]|3(?:0[0-5]|[68])|6(?:011|4[4-9]|5)|35|62")
-_CARD_WORDS = re.compile(
-    r"(?<![^\W_])(?:cards?|credit|debit|visa|master ?card|mastercard|amex|american express|maestro|discover|jcb|"
-    r"diners|cvv2?|cvc2?|csc|exp(?:iry|ires|iration)?|karte|kreditkarte|carte|tarjeta|carta|kaart|creditcard|"
-    r"cartão|kort|karta)(?![^\W_])", re.I)
+_CARD_WORD_LIST = (r"cards?|credit|debit|visa|master ?card|mastercard|amex|american express|maestro|discover|jcb|"
+                   r"diners|cvv2?|cvc2?|csc|exp(?:iry|ires|iration)?|karte|kreditkarte|carte|tarjeta|carta|kaart|"
+                   r"creditcard|cartão|kort|karta")
+_CARD_WORDS = re.compile(rf"(?<![^\W_])(?:{_CARD_WORD_LIST})(?![^\W_])", re.I)
 _CVV = re.compile(
     r"(?<![^\W_])(?:cvv2?|cvc2?|csc|cid|card security code|card verification (?:value|code)|kartenprüfnummer|"
     r"prüfnummer|cryptogramme(?: visuel)?|código de seguridad|codice di sicurezza|código de segurança|"
@@ -133,6 +133,15 @@ número cartão cartao rijksregisternummer national personnummer cpr fødselsnum
 henkilotunnus hetu pesel ahv avs insurance ni nino cpf
 """.split())
 _DIGIT = re.compile(r"\d")
+# A CVV described rather than named: "the three digits on the back are 044", "les trois chiffres au dos de la
+# carte : 552" (the data files' cvv_said; of a card, when it says of what).
+_CVV_SAID = vocabulary.lazy_pattern(lambda: (
+    rf"(?<![^\W_])(?:{vocabulary.alternation('cvv_said')})(?:\s+(?:of|on|de|der|auf|del|della|van|do|da)\s+"
+    rf"(?:(?:the|my|your|la|ma|der|meiner|la|mi|della|mia|de|mijn|o|meu)\s+)?(?:{_CARD_WORD_LIST})(?![^\W_]))?"
+    r"\s*(?:[:=#]|(?:is|are|ist|sind|lauten|est|sont|c'est|es|son|è|sono|zijn|é|são)(?![^\W_]))?\s*"
+    r"(?P<value>\d{3,4})(?![\d/.,:-]|\s*(?:st|nd|rd|th)\b)"), re.I)
+_BACK_WORDS = frozenset("back dos hinten rückseite prüfziffern reverso atrás detrás retro dietro achterkant achterop "
+                        "verso trás security".split())
 
 
 def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
@@ -187,6 +196,8 @@ def _cards(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
                 text[max(0, match.start() - 60):match.start()]):
             continue
         yield match.start(1), match.end(1), "card"
+    for match in _CVV_SAID.finditer(text) if words & _BACK_WORDS else ():
+        yield match.start("value"), match.end("value"), "card"
 
 
 def _card_in(run: str) -> int:
