@@ -269,10 +269,23 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         if strong or kind in ("pin", "code", "combination"):
             yield from _partial(text, keyword.end(), kind)
         if strong or found:
-            yield from _continued(text, found[1] if found else keyword.end(), kind)
+            yield from continued(text, found[1] if found else keyword.end(), kind)
         if not found and not before and (strong or kind in _MADE_OF_DIGITS):
             yield from _next_sentence(text, keyword.end(), kind)
     yield from _named_by_context(text, words)
+    if words & _KEY_WORDS:
+        yield from _keyed_tokens(text)
+
+
+def _keyed_tokens(text: str) -> Iterator[tuple[int, int, str]]:
+    """A long random token a few words after a bare word for a key or a token: "the weather API wants key
+    95e63c76...", "token for the bot 8f3e...". Hex in lower case alone reads as a hash elsewhere; after such a
+    word it is the key (not after a fingerprint, a hash or a commit)."""
+    for match in _KEYED_TOKEN.finditer(text):
+        token = match.group("token")
+        if any(c.isdigit() for c in token) and any(c.isalpha() for c in token) and not _NOT_A_KEY.search(
+                text, match.start(), match.start("token")):
+            yield match.start("token"), match.end("token"), "key" if "key" in match.group(0).lower() else "token"
 
 
 def ordinary_code(text: str, start: int, end: int) -> bool:
@@ -305,7 +318,7 @@ def _next_sentence(text: str, at: int, kind: str) -> Iterator[tuple[int, int, st
     yield value[0], value[1], kind
 
 
-def _continued(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
+def continued(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
     """The value said again in the rest of the sentence, corrected or changed: "my old PIN was 1111 but now
     it's 2468", "isn't 1234 like I told you, it's 4321", "changed from 4057 to 3916", "la nueva Marte2024!".
     A word of the data files' `continuations`, then a value that looks like one (digits for a PIN, a code
@@ -459,6 +472,10 @@ _BARE_CODES = frozenset("code codes código codigo codice kode kod".split())
 _BARE_WORD = vocabulary.lazy_pattern(
     lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('bare_keys', True)}|codes?|c[oó]digo|codice|kode|kod)(?![^\W_])",
     re.I)
+_KEY_WORDS = frozenset("key keys token tokens secret apikey schlüssel clé clave chiave sleutel chave".split())
+_KEYED_TOKEN = re.compile(r"(?<![^\W_])(?:api[ _-]?)?(?:keys?|tokens?|secret|apikey|schlüssel|clé|clave|chiave|sleutel|"
+                          r"chave)(?![^\W_])[^\n.;]{0,24}?(?<![\w-])(?P<token>[A-Za-z0-9_\-]{20,128})(?![\w-])", re.I)
+_NOT_A_KEY = re.compile(r"fingerprint|hash|checksum|commit|sha\d*|md5|uuid|id(?![^\W_])", re.I)
 _NEXT_LEAD = vocabulary.lazy_pattern(
     lambda: rf"[ \t]*(?:{vocabulary.alternation('next_sentence')})(?![^\W_])(?:[ \t]*:)?[ \t]*", re.I)
 _YEAR = re.compile(r"(?:19|20)\d\d")

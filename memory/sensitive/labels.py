@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
-from memory.sensitive import vocabulary
+from memory.sensitive import keywords, vocabulary
 from memory.sensitive.values import names_a_product
 
 
@@ -208,6 +208,16 @@ _USED_FOR = vocabulary.lazy_pattern(lambda: (
     r"(?=[.!?]?[ \t]*(?:$|\n|[;,)]))"), re.I)
 
 
+# "the one for the bank app is Tulip-Radar-42", "the one I use for Netflix is X", "the one for the side gate is
+# 4471": a value said to be the one for an account or a thing that opens (what "one" stands for was said before).
+_ONE_FOR = vocabulary.lazy_pattern(lambda: (
+    r"(?<![^\W_])(?:the|my|our)[ \t]+one[ \t]+(?:(?:I|we|you)[ \t]+(?:use|used|have|type|enter)[ \t]+)?"
+    r"(?:for|on|at)[ \t]+"
+    rf"(?:(?:the|my|our)[ \t]+)?(?:[^\W\d_][\w'’-]*[ \t]+)?(?:(?P<service>{_services()})|(?P<place>{_places()}))"
+    r"(?:[ \t]+(?:account|app|login|site|card|door|gate))?(?:['’]s|[ \t]+(?:is|was)|[ \t]*:)[ \t]+"
+    r"(?P<secret>[^\s,;]+?)(?=[.!?]?(?:[ \t]|$|\n|[;,)]))"), re.I)
+
+
 @cache
 def _thing_words() -> frozenset[str]:
     """The words of the things that open, devices and verbs of opening: a text without one is not read for
@@ -268,6 +278,12 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     for match in _in(_LOGIN, text, _around(lowered, logs)) if logs else ():
         if password_shaped(match.group("secret"), True):
             yield match.start("secret"), match.end("secret"), "credential"
+    if "one" in words:
+        for match in _in(_ONE_FOR, text, _around(lowered, {"one"}, before=20)):
+            secret = match.group("secret")
+            if match.group("service") and password_shaped(secret, True) and not names_a_product(secret) or \
+                    match.group("place") and _DIGITS.fullmatch(secret) and not NOT_A_CODE.fullmatch(secret):
+                yield match.start("secret"), match.end("secret"), "credential" if match.group("service") else "code"
     uses = words & _USE
     for match in _in(_USED_FOR, text, _around(lowered, uses, before=80)) if uses else ():
         secret = match.group("secret")
@@ -281,7 +297,10 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     for pattern, spoken in _opened_patterns():
         for match in _in(pattern, text, regions if spoken else keyed):
             place = match.groupdict().get("place") or ""
-            yield match.start("value"), match.end("value"), _kind(place) if place else "code"
+            kind = _kind(place) if place else "code"
+            yield match.start("value"), match.end("value"), kind
+            # said again in the sentence: "we use 2207 for the alarm panel downstairs, the upstairs one is 2208"
+            yield from keywords.continued(text, max(match.end("value"), match.end()), kind)
     for match in _in(_RESET, text, keyed):
         if not _clock_time(match.group("value")):  # "the alarm is set to 0630" is a time, "reset to 6135" not
             yield match.start("value"), match.end("value"), _kind(match.group("place"))
