@@ -216,7 +216,7 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     """(start, end, kind) of each keyword-led value in `text` (the view: annotations blanked)."""
     lowered = text.lower()
     if any(stem in lowered for stem in vocabulary.entries("answer_stems")):
-        yield from _answers(text)
+        yield from _answers(text, words)
     if not triggered(text, words):
         return
     for head in _LIST_HEAD.finditer(text):
@@ -337,7 +337,7 @@ def continued(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
                 yield value[0], value[1], kind
 
 
-def _answers(text: str) -> Iterator[tuple[int, int, str]]:
+def _answers(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     """The answer to a security question: what ends the sentence after its last sign or copula ("my first
     pet's name, the answer to the security question, is Biscuit", "Sicherheitsfrage Lieblingslehrer: Herr
     Baumann", "security question \"city where your parents met\" -> Gdansk"); and said another way, a
@@ -355,13 +355,12 @@ def _answers(text: str) -> Iterator[tuple[int, int, str]]:
         if value and len(text[value[0]:value[1]].split()) <= 4:
             done = stop
             yield value[0], value[1], "credential"
-    for cue in _QUESTION.finditer(text):
+    for cue in _question_cues(text, words):
         if cue.start() < done:
             continue
-        begun = _SENTENCE_START.search(text, 0, cue.start())
-        start = begun.end() if begun else 0
-        end = _ANSWER_END.search(text, cue.end())
-        stop = end.start() if end else len(text)
+        start = _sentence_start(text, cue.start())
+        end = _ANSWER_END.search(text, cue.end(), cue.end() + _ANSWER_REACH)
+        stop = end.start() if end else min(len(text), cue.end() + _ANSWER_REACH)
         sentence = text[start:stop]
         if not (_ANSWER_TOPIC.search(sentence) or _ANSWER_CONTEXT.search(sentence)):
             continue  # "The quiz question was about rivers and I answered the Danube"
@@ -381,6 +380,30 @@ def _answers(text: str) -> Iterator[tuple[int, int, str]]:
         if found and len(text[found[0]:found[1]].split()) <= 4 and \
                 text[found[0]:found[1]].lower().strip(_TRAILING) not in _FOLLOWERS | _ANSWER_NOT:
             yield found[0], found[1], "credential"
+
+
+def _question_cues(text: str, words: frozenset[str]) -> Iterator[re.Match[str]]:
+    """The words of `text` that ask or name a question, in order. A one-word entry of the vocabulary is
+    looked for only as the words `text` holds that it matches (an entry such as "[^\\W\\d_]*frage" tried
+    at every letter of a megabyte took seconds); an entry that spans words is looked for over the text."""
+    cues = [re.escape(word) for word in words if _QUESTION_WORD.fullmatch(word)] + list(_question_phrases())
+    if cues:
+        yield from re.finditer(rf"(?<![^\W_])(?:{'|'.join(cues)})(?![^\W_])", text, re.I)
+
+
+@lru_cache(maxsize=1)
+def _question_phrases() -> tuple[str, ...]:
+    """The entries of question_words that may span more than one word (a space, a sign between words)."""
+    return tuple(entry for entry in vocabulary.entries("question_words") if not _ONE_WORD_ENTRY.fullmatch(entry))
+
+
+def _sentence_start(text: str, at: int) -> int:
+    """Where the sentence that `at` stands in starts: after the last line break, or sentence mark and the
+    space after it, in the _ANSWER_REACH characters before `at`."""
+    start = max(0, at - _ANSWER_REACH)
+    for mark in _SENTENCE_START.finditer(text, start, at):
+        start = mark.end()
+    return start
 
 
 def _signs(text: str, start: int, stop: int) -> list[re.Match[str]]:
@@ -453,15 +476,19 @@ _SENTENCE_END = re.compile(r"\n|[.!?;](?=\s|$)")
 _VALUE_SIGN = re.compile(r"[\d!@#$%^&*+=?~]")
 _CONTINUATION = vocabulary.lazy_pattern(
     lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('continuations')})(?![^\W_])\s*", re.I)
-_QUESTION = vocabulary.lazy_pattern(
-    lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('question_words')})(?![^\W_])", re.I)
+# An entry made of letters, classes of letters and optional groups of them only: it matches one word.
+_ONE_WORD_ENTRY = re.compile(r"(?:[^\W\d_]|\[\^\\W\\d_\]|\[[^\W\d_]+\]|[()?*+|:])+")
+# A question word as a word of the text (view.words: letters only), from the one-word entries.
+_QUESTION_WORD = vocabulary.lazy_pattern(
+    lambda: "|".join(e for e in vocabulary.entries("question_words") if _ONE_WORD_ENTRY.fullmatch(e)) or "(?!)", re.I)
 _ANSWER_TOPIC = vocabulary.lazy_pattern(lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('answer_topics')})(?![^\W_])",
                                         re.I)
 _ANSWER_CONTEXT = vocabulary.lazy_pattern(
     lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('answer_contexts')})(?![^\W_])", re.I)
 _ANSWER_END = re.compile(r"\n|[.!?;](?=\s|$)")
 _BRACKETED = re.compile(r"\([^()\n]*\)?")
-_SENTENCE_START = re.compile(r"(?:\n|[.!?;]\s)(?!.*(?:\n|[.!?;]\s))", re.S)
+_SENTENCE_START = re.compile(r"\n|[.!?;]\s")
+_ANSWER_REACH = 300  # how far a sentence with a question word is read either side of it
 _ANSWER_NOT = frozenset("yes no nothing something it that this them yeah nope".split())
 _ANSWER_KEYWORD = vocabulary.lazy_pattern(lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('answer_keywords')})", re.I)
 _ANSWER_SIGN = re.compile(r"\s*(?::|=|->|=>|—|–)\s*|\s+(?:is|was|are|es|est|c'est|ist|lautet|è|é|era|war|is)\s+", re.I)

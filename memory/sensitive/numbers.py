@@ -140,8 +140,9 @@ _CVV_SAID = vocabulary.lazy_pattern(lambda: (
     rf"(?:(?:the|my|your|la|ma|der|meiner|la|mi|della|mia|de|mijn|o|meu)\s+)?(?:{_CARD_WORD_LIST})(?![^\W_]))?"
     r"\s*(?:[:=#]|(?:is|are|ist|sind|lauten|est|sont|c'est|es|son|è|sono|zijn|é|são)(?![^\W_]))?\s*"
     r"(?P<value>\d{3,4})(?![\d/.,:-]|\s*(?:st|nd|rd|th)\b)"), re.I)
+_CVV_BEFORE, _CVV_AFTER = 60, 120  # how far a described CVV's phrase and value stand from its word of the back
 _BACK_WORDS = frozenset("back dos hinten rückseite prüfziffern reverso atrás detrás retro dietro achterkant achterop "
-                        "verso trás security".split())
+                        "verso trás security derrière arrière".split())
 
 
 def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
@@ -196,8 +197,30 @@ def _cards(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
                 text[max(0, match.start() - 60):match.start()]):
             continue
         yield match.start(1), match.end(1), "card"
-    for match in _CVV_SAID.finditer(text) if words & _BACK_WORDS else ():
-        yield match.start("value"), match.end("value"), "card"
+    yield from _cvvs_said(text, words)
+
+
+def _cvvs_said(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
+    """A CVV described ("the three digits on the back are 044"), read only around the words such a
+    phrase holds (a megabyte read whole took seconds), each stretch once; a match the stretch's end cut
+    short is read again on the whole text (digits running on past it are no CVV)."""
+    present = sorted(words & _BACK_WORDS)
+    if not present:
+        return
+    around = re.compile(rf"(?<![^\W_])(?:{'|'.join(map(re.escape, present))})(?![^\W_])", re.I)
+    stretches: list[list[int]] = []
+    for word in around.finditer(text):
+        start, end = max(0, word.start() - _CVV_BEFORE), word.end() + _CVV_AFTER
+        if stretches and start <= stretches[-1][1]:
+            stretches[-1][1] = end
+        else:
+            stretches.append([start, end])
+    for start, end in stretches:
+        for match in _CVV_SAID.finditer(text, start, end):
+            if match.end() >= end:
+                match = _CVV_SAID.match(text, match.start())
+            if match:
+                yield match.start("value"), match.end("value"), "card"
 
 
 def _card_in(run: str) -> int:
