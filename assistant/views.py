@@ -51,6 +51,7 @@ class StatusView:
     memories: int
     last_consolidation: str | None = None  # local time of the last completed run
     frozen_at: str | None = None  # local time of a frozen clock (--now, ASSISTANT_NOW); None when it runs
+    backup: str | None = None  # a warning: a change has waited more than ten minutes for the replica (F16)
 
 
 @dataclass
@@ -195,6 +196,7 @@ class MemoryRow:
     source: str  # typed | imported | mcp:<client>
     matched: list[tuple[int, int]] = field(default_factory=list)  # a search's words, as spans of `text`
     by_meaning: bool = False  # a search hit that shares no word with the query (the vectors found it)
+    replaced_by: int | None = None  # the memory that replaced this one (a newer value for its subject)
 
 
 @dataclass

@@ -92,7 +92,8 @@ async def test_a_model_turn_touches_the_memories_its_prompt_sent(rt, anthropic_s
               .turn("how is the ski trip budget looking?")]
     assert isinstance(events[-1], Done)
     sent = anthropic_standin.bodies("/v1/messages")[0]
-    assert "1500 euros" in sent["system"][1]["text"]
+    newest = sent["messages"][-1]["content"]  # this turn's block comes just before the message (SPEC F4)
+    assert newest[0]["text"].startswith("<turn_context>") and "1500 euros" in newest[0]["text"]
     budget = rt.store.one("SELECT id FROM knowledge WHERE content LIKE '%ski trip budget%'")[0]
     assert activations(rt.store)[budget] == 1
 

@@ -162,7 +162,7 @@ def _when(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...],
             continue  # only a word for the same kind of thing ("meets" for "appointment"): not this event
         stated = stated_date(e.content, parse_stored(e.created_at), clock.zone, clock.default_time)
         if stated is not None:
-            dated.append((e.relevance, e, clock.short(stated.at) if stated.timed else clock.day(stated.at)))
+            dated.append((e.relevance, e, stated.told(clock)))  # "June 2027" for a month, never a made-up day
         elif e.defining or e.relevance == 1:
             dated.append((e.relevance, e, ""))  # "the standup is now at 9:30": the time it gives, as said
     # The latest date said for the event: of the best matches, one that gives a date, the one said last.

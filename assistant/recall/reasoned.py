@@ -20,7 +20,7 @@ from assistant.recall.evidence import (
 from assistant.runtime import Runtime
 from assistant.views import private_marked
 from memory.consolidation.protocol import confidence_value
-from memory.errors import MalformedAnswer, ModelUnavailable
+from memory.errors import MalformedAnswer, ModelUnavailable, RequestTooLong
 from memory.memories import memories_by_id
 from memory.search import Hit
 from memory.time.references import Resolved, resolve_in_text, stored_resolution, valid_ref
@@ -90,8 +90,12 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
     runtime.searcher.touch([e.id for e in evidence if e.type == "memory"])
     resolutions = [r for e in evidence for r in resolutions_of(runtime, e)]
     sources = [e.source() for e in evidence]  # every source it ranked, best first
+    refused = ""  # why the local model did not answer, when it was asked and it says why
     if model is not None:
-        answer = _ask_model(runtime, model, query, sources, resolutions)
+        try:
+            answer = _ask_model(runtime, model, query, sources, resolutions)
+        except RequestTooLong as exc:
+            answer, refused = None, f"; the local model could not take them: {exc}"
         if answer is not None:
             return answer
     # From the ranked head, the most to the point, a memory before something said in passing, and
@@ -101,8 +105,7 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
     asked = content_words(query)
     said = [e for e in evidence if e.role != "assistant" and asked & content_words(e.content)]
     if not said:
-        return ReasonedAnswer(NOTHING, 0.0, "only my own replies matched",
-                              resolutions, sources)
+        return ReasonedAnswer(NOTHING, 0.0, "only my own replies matched" + refused, resolutions, sources)
     best = max(said[:5], key=lambda e: (e.relevance, -TYPE_RANK[e.type]))
     own = [r for r in resolutions if (r.source_type, r.source_id) == (best.type, best.id)]
     text = f"From memory ({told_when(runtime, best)}): {private_marked(best.content.rstrip('.'), best.private)}."
@@ -115,13 +118,14 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
         tense = "is" if meant.moment.date() > today.date() else "was"
         text += f" That {tense} {meant.phrase(today.year)}."
     return ReasonedAnswer(text, 0.6 if own else 0.4,
-                          "composed without a model from the best-matching statement and its resolved dates",
+                          "composed without a model from the best-matching statement and its resolved dates" + refused,
                           resolutions, sources)
 
 
 def _ask_model(runtime: Runtime, model: StructuredModel, query: str, sources: list[dict[str, Any]],
                resolutions: list[Resolution]) -> ReasonedAnswer | None:
-    """The local model's answer from the statements, or None (unreachable, or no usable JSON)."""
+    """The local model's answer from the statements, or None (unreachable, or no usable JSON); a request
+    it cannot take even cut to fit raises RequestTooLong."""
     from assistant.outbound import requests, send
     from assistant.outbound.gate import Gate
 
