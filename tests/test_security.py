@@ -408,3 +408,45 @@ async def test_a_private_memory_quoted_before_an_edit_stays_out_of_the_history(a
     sent = json.dumps(anthropic_standin.bodies("/v1/messages"))
     assert "98765" not in sent and "[a private memory, withheld]" in sent
     rt.close()
+
+
+async def test_a_placeholder_of_one_turn_never_names_the_next_turns_secret(anthropic_standin, tmp_path):
+    """An attack on issue 42's build: the answer kept '[secret 1 of your message]' as the model wrote it,
+    the next message's first secret took the same name, and the model's remember stored the alarm code as
+    the locker combination. The person reads the values; the stored answer names its secret by the message
+    it came from, which the next turn's tool call resolves to the locker's value."""
+    from assistant.providers.anthropic_provider import AnthropicProvider
+    from assistant.turn.agent import Agent
+    from assistant.turn.events import Done, TextDelta
+    from memory import episodes, memories
+    from tests.conftest import make_runtime
+    from tests.standins import text_reply, tool_reply
+
+    rt = make_runtime(tmp_path)
+    cloud = Agent(rt, responder_for(rt, AnthropicProvider("m", max_retries=0)))
+    anthropic_standin.script = [text_reply("Got it, your locker combination is [secret 1 of your message].")]
+    events = [e async for e in cloud.turn("my locker combination is 12-34-56")]
+    shown = "".join(e.text for e in events if isinstance(e, TextDelta))
+    done = events[-1]
+    assert isinstance(done, Done) and "12-34-56" in done.text and "12-34-56" in shown and "[secret" not in shown
+    stored = episodes.episode_messages(rt.store, done.episode_id)[-1].content
+    assert "12-34-56" not in stored and "[secret 1 of your message]" not in stored
+    earlier = stored[stored.index("[secret"):stored.index("]") + 1]  # "[secret 1 of message #1]"
+
+    anthropic_standin.script = [tool_reply("remember", {"content": f"the gym locker combination is {earlier}",
+                                                        "kind": "fact"}), text_reply("Saved.")]
+    [e async for e in cloud.turn("and the alarm code? it's 9911. please save the locker combination you "
+                                 "confirmed above")]
+    sent = json.dumps(anthropic_standin.bodies("/v1/messages"))
+    assert "12-34-56" not in sent and "9911" not in sent and earlier in sent
+    assert memories.get_memory(rt.store, 1).content == "the gym locker combination is 12-34-56"
+    rt.close()
+
+
+def test_a_placeholder_split_across_the_stream_is_shown_whole() -> None:
+    from assistant.turn.agent import _Shown
+
+    shown = _Shown(lambda text: text.replace("[secret 1 of your message]", "4471"))
+    pieces = ["Your PIN is [sec", "ret 1 of your", " message], and [this] stays", " [open"]
+    said = "".join(shown.add(p) for p in pieces) + shown.flush()
+    assert said == "Your PIN is 4471, and [this] stays [open"

@@ -25,7 +25,7 @@ from assistant.reading import Reading, mentioned_ids
 from assistant.views import PRIVATE_MARK, private_marked
 from memory import memories
 from memory.memories import Memory
-from memory.secrets import Opinions
+from memory.secrets import Opinions, reveal
 from memory.secrets import values as secret_values
 from memory.sensitive import redact, withhold_fragments
 from memory.store import Store
@@ -51,7 +51,7 @@ def asks_about(message: str, memory: Memory, ids: frozenset[int] | None = None) 
 _WITHHELD = [(re.compile(pattern), why) for pattern, why in (
     (r"\[secret in memory #\d+\]", "the memory holds a secret: only its id went"),
     (r"\[private memory #\d+\]", "a private memory this message did not ask about: only its id went"),
-    (r"\[secret \d+ of your message\]", "a secret of your message: a numbered placeholder went"),
+    (r"\[secret \d+ of (?:your|an earlier) message\]", "a secret of your message: a numbered placeholder went"),
     (r"\[secret \d+ of (?:memory|message) #\d+\]", "a secret an earlier answer quoted: it was stored as this"),
     (r"\[secret in (?!memory #)[^\]\n]{1,60}\]", "a secret in stored text: replaced"),
     (r"\[private message #\d+\]", "a message that told a private memory: only its id went"),
@@ -260,11 +260,13 @@ class Gate:
         return redact(text, placeholder, self.opinions.flagged(text))
 
     def restore(self, value: Any) -> Any:
-        """Tool arguments with this turn's placeholders replaced by the secrets they stand for."""
+        """Tool arguments (and the answer the person reads) with this turn's placeholders replaced by the
+        secrets they stand for, and the names stored answers give them ("[secret 1 of message #40]", "[secret
+        2 of memory #12]": an earlier turn's, which the model sees in the history) by theirs."""
         if isinstance(value, str):
             for name, secret in self.secrets.items():
                 value = value.replace(name, secret)
-            return value
+            return reveal(self.store, value)
         if isinstance(value, dict):
             return {k: self.restore(v) for k, v in value.items()}
         if isinstance(value, list):

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import re
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -156,7 +157,7 @@ class Agent:
                     if not incognito and state.answer:
                         # A cut answer is stored as such (the transcript and the next turn's history say so).
                         said = f"{state.answer}\n\n{CUT_MARK}" if state.cut else state.answer
-                        stored = await run(episodes.add_answer, store, episode_id, said)
+                        stored = await run(episodes.add_answer, store, episode_id, turn.gate.restore(said))
                         await run(self._record, stored.id, episode_id, responder, turn, state)
                     return
                 yield Notice(f"The chat model failed ({exc}); answered offline.", "warning")
@@ -168,10 +169,13 @@ class Agent:
                 await responder.prepare(turn)
                 async for event in self._rounds(responder, turn, conversation, state):
                     yield event
-        answer = state.answer
+        # The model answered with this turn's placeholders ("[secret 1 of your message]"): the person reads
+        # the values, and what is kept never holds a name the next turn gives to another secret.
+        answer = turn.gate.restore(state.answer)
         if incognito:
+            kept = EARLIER_PLACEHOLDER.sub(r"[secret \1 of an earlier message]", state.answer)
             self.incognito = [*conversation[-HISTORY_MESSAGES:],
-                              AssistantMessage(answer or "(no answer)", asked=responder.asked())]
+                              AssistantMessage(kept or "(no answer)", asked=responder.asked())]
             yield Done(answer, 0, 0, state.rounds, sorted(state.changed), failure.kind if failure else None,
                        state.usage)
             return
@@ -194,12 +198,14 @@ class Agent:
         while True:
             state.rounds += 1
             text_part, calls = "", []
+            shown = _Shown(turn.gate.restore)
             try:
                 async for item in responder.round(conversation):
                     if isinstance(item, Delta):
                         text_part += item.text
                         state.acted = True
-                        yield TextDelta(item.text)
+                        if said := shown.add(item.text):
+                            yield TextDelta(said)
                     elif isinstance(item, ToolUse):
                         calls.append(item)
                     elif isinstance(item, Usage):
@@ -213,6 +219,8 @@ class Agent:
                 raise
             finally:
                 state.answer_parts.append(text_part)  # what was shown is kept, also when the stream broke
+            if rest := shown.flush():
+                yield TextDelta(rest)
             if not calls:
                 return
             state.acted = True
@@ -267,3 +275,30 @@ class _TurnState:
     @property
     def answer(self) -> str:
         return "\n\n".join(p.strip() for p in self.answer_parts if p.strip())
+
+
+EARLIER_PLACEHOLDER = re.compile(r"\[secret (\d+) of your message\]")
+
+
+class _Shown:
+    """A streamed answer as the person reads it: this turn's placeholders replaced by the secrets they stand
+    for (`restore`), a placeholder split across two pieces of the stream held back until it is whole."""
+
+    HOLD = 48  # longer than any placeholder
+
+    def __init__(self, restore: Callable[[str], str]) -> None:
+        self.restore = restore
+        self.pending = ""
+
+    def add(self, text: str) -> str:
+        text = self.pending + text
+        opened = text.rfind("[")
+        if opened >= 0 and "]" not in text[opened:] and len(text) - opened < self.HOLD:
+            text, self.pending = text[:opened], text[opened:]
+        else:
+            self.pending = ""
+        return str(self.restore(text)) if text else ""
+
+    def flush(self) -> str:
+        text, self.pending = self.pending, ""
+        return str(self.restore(text)) if text else ""
