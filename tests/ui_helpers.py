@@ -3,13 +3,19 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterable
+from pathlib import PurePath
+from typing import TYPE_CHECKING, Any, Protocol
 
 from assistant.briefing import SHOWN_KEY
 from memory import memories
 from memory.transfer.jsonl_import import import_records
 from tests.conftest import make_runtime
 from ui.app import AssistantApp
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.pilot import Pilot
 
 EPISODE = {"type": "episode", "id": "e1", "title": "Ski Trip Planning", "summary": "Budget for Breckenridge",
            "outcome": "success", "started_at": "2026-11-22T11:00:00+00:00", "ended_at": "2026-11-22T11:30:00+00:00"}
@@ -18,6 +24,15 @@ SKI_MESSAGES = [
      "content": "The Breckenridge lift pass costs 289 dollars a day"},
     {"type": "message", "episode_id": "e1", "role": "assistant", "created_at": "2026-11-22T11:01:00+00:00",
      "content": "Noted: lift passes at **289 dollars** a day."}]
+
+
+class SnapCompare(Protocol):
+    """pytest-textual-snapshot's `snap_compare` fixture (the plugin has no type information): compares a
+    screenshot of the app with the one kept in tests/__snapshots__."""
+
+    def __call__(self, app: str | PurePath | App[Any], press: Iterable[str] = (),
+                 terminal_size: tuple[int, int] = (80, 24),
+                 run_before: Callable[[Pilot[Any]], Awaitable[None] | None] | None = None) -> bool: ...
 
 
 def make_app(tmp_path, seed: bool = True, messages: bool = False, briefing: bool = False, **env) -> AssistantApp:
