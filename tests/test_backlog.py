@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -37,7 +38,7 @@ class CountingEmbedder:
         return out / np.linalg.norm(out, axis=1, keepdims=True)
 
 
-def _runtime_with_backlog(tmp_path, **env):
+def _runtime_with_backlog(tmp_path: Path, **env):
     runtime = make_runtime(tmp_path, **env)
     runtime.__dict__["embedder"] = embedder = CountingEmbedder()
     notices: list[str] = []
@@ -53,7 +54,7 @@ def _runtime_with_backlog(tmp_path, **env):
     return runtime, embedder, notices
 
 
-def test_recall_answers_at_once_with_20k_texts_waiting(tmp_path, capsys):
+def test_recall_answers_at_once_with_20k_texts_waiting(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     runtime, embedder, notices = _runtime_with_backlog(tmp_path)
     args = argparse.Namespace(query=["harbour", "festival"], mode="standard", limit=5, reason=False, json=True)
     assert conversations.cmd_recall(runtime, args) == 0
@@ -72,7 +73,8 @@ def test_recall_answers_at_once_with_20k_texts_waiting(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_index_embeds_the_backlog_and_the_app_does_it_in_steps(tmp_path, capsys):
+def test_index_embeds_the_backlog_and_the_app_does_it_in_steps(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
     runtime, embedder, _ = _runtime_with_backlog(tmp_path)
     session = EmbeddingService(runtime)
     assert session.backlog() == BACKLOG
@@ -85,7 +87,7 @@ def test_index_embeds_the_backlog_and_the_app_does_it_in_steps(tmp_path, capsys)
     runtime.close()
 
 
-def test_import_with_index_embeds_what_it_imported(tmp_path, capsys):
+def test_import_with_index_embeds_what_it_imported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     runtime = make_runtime(tmp_path)
     runtime.__dict__["embedder"] = CountingEmbedder()
     source = write_jsonl(tmp_path / "in.jsonl", [{"type": "memory", "content": f"note {i}"} for i in range(300)])
@@ -96,7 +98,7 @@ def test_import_with_index_embeds_what_it_imported(tmp_path, capsys):
     runtime.close()
 
 
-def test_import_embeds_what_it_imported_without_being_asked(tmp_path, capsys):
+def test_import_embeds_what_it_imported_without_being_asked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     runtime = make_runtime(tmp_path)
     runtime.__dict__["embedder"] = embedder = CountingEmbedder()
     source = write_jsonl(tmp_path / "in.jsonl", [{"type": "memory", "content": f"note {i}"} for i in range(300)])
@@ -115,7 +117,7 @@ class UnloadableEmbedder(CountingEmbedder):
         raise EmbedderUnavailable("the embedding model 'counting' could not load: no such file")
 
 
-def test_an_import_stands_when_the_model_cannot_load(tmp_path, capsys):
+def test_an_import_stands_when_the_model_cannot_load(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     runtime = make_runtime(tmp_path)
     runtime.__dict__["embedder"] = UnloadableEmbedder()
     source = write_jsonl(tmp_path / "in.jsonl", [{"type": "memory", "content": f"note {i}"} for i in range(300)])
@@ -127,7 +129,7 @@ def test_an_import_stands_when_the_model_cannot_load(tmp_path, capsys):
     runtime.close()
 
 
-def test_a_few_texts_waiting_are_not_worth_a_notice(tmp_path):
+def test_a_few_texts_waiting_are_not_worth_a_notice(tmp_path: Path) -> None:
     runtime, _, notices = _runtime_with_backlog(tmp_path)
     runtime.store.execute("DELETE FROM messages WHERE id > ?", (EMBED_PER_SEARCH + 3,))
     runtime.searcher.search("festival")  # a batch embedded, three left: the next batch takes them

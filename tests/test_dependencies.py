@@ -48,7 +48,7 @@ def _undeclared(modules: dict[str, str], declared: set[str]) -> list[str]:
 
 
 @pytest.mark.slow
-def test_every_imported_package_is_a_declared_dependency():
+def test_every_imported_package_is_a_declared_dependency() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     runtime = {_name(r) for r in project["dependencies"]}
     assert _undeclared(_imported(("assistant", "memory", "ui")), runtime) == []

@@ -4,6 +4,7 @@ never while a text is being embedded; the reload gives the same vectors."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import numpy as np
 
@@ -12,7 +13,7 @@ from memory.search.embeddings import LocalEmbedder
 from tests.conftest import make_runtime
 
 
-def test_unload_lets_the_model_go_and_the_next_text_loads_it_again(tmp_path):
+def test_unload_lets_the_model_go_and_the_next_text_loads_it_again(tmp_path: Path) -> None:
     embedder = LocalEmbedder(cache_dir=tmp_path)
     assert not embedder.loaded and not embedder.unload()  # never loaded: nothing to let go
     first = embedder.embed(["the boiler code is 4471", "water the plants"])
@@ -26,7 +27,7 @@ def test_unload_lets_the_model_go_and_the_next_text_loads_it_again(tmp_path):
     assert np.allclose(first, again, atol=1e-6)
 
 
-def test_no_unload_while_a_text_is_being_embedded(tmp_path):
+def test_no_unload_while_a_text_is_being_embedded(tmp_path: Path) -> None:
     embedder = LocalEmbedder(cache_dir=tmp_path)
     embedder.load()
     started, release = threading.Event(), threading.Event()
@@ -48,7 +49,7 @@ def test_no_unload_while_a_text_is_being_embedded(tmp_path):
     assert embedder.unload(idle_seconds=0)
 
 
-def test_the_service_unloads_after_the_configured_quiet_and_never_with_zero(tmp_path):
+def test_the_service_unloads_after_the_configured_quiet_and_never_with_zero(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled", ASSISTANT_EMBEDDING_UNLOAD_MINUTES="15")
     service = EmbeddingService(rt)
     assert not service.rest(quiet_seconds=10_000)  # never created: nothing to unload

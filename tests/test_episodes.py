@@ -1,12 +1,17 @@
 """SPEC F2: list_recent semantics and the episode helpers."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
 from memory import episodes
 from memory.errors import InvalidInput
 from memory.transfer.jsonl_import import import_records
 from tests.conftest import T0
+
+if TYPE_CHECKING:
+    from memory.store import Store
 
 FIXTURE = [
     {"type": "episode", "id": "e1", "title": "Ski Trip Planning", "summary": "Budget for Breckenridge",
@@ -23,7 +28,7 @@ FIXTURE = [
 
 
 @pytest.fixture
-def fixture_store(store):
+def fixture_store(store: Store):
     import json
 
     import_records(store, [json.dumps(r) for r in FIXTURE])
@@ -34,28 +39,28 @@ def titles(items):
     return [e.title for e in items]
 
 
-def test_completed_only_newest_first_no_abandoned(fixture_store):
+def test_completed_only_newest_first_no_abandoned(fixture_store) -> None:
     assert titles(episodes.list_recent(fixture_store)) == ["Ski Trip Planning", "Code Review", "Tax Forms"]
 
 
-def test_hours_window(fixture_store):
+def test_hours_window(fixture_store) -> None:
     assert titles(episodes.list_recent(fixture_store, hours=48)) == ["Ski Trip Planning", "Code Review"]
     assert titles(episodes.list_recent(fixture_store, hours=100)) == ["Ski Trip Planning", "Code Review", "Tax Forms"]
     assert titles(episodes.list_recent(fixture_store, hours=1.5)) == ["Ski Trip Planning"]
 
 
-def test_abandoned_only_when_asked(fixture_store):
+def test_abandoned_only_when_asked(fixture_store) -> None:
     assert titles(episodes.list_recent(fixture_store, outcome="abandoned")) == ["Abandoned Thing"]
     assert "Abandoned Thing" not in titles(episodes.list_recent(fixture_store, outcome="success"))
 
 
-def test_limit(fixture_store):
+def test_limit(fixture_store) -> None:
     assert titles(episodes.list_recent(fixture_store, limit=1)) == ["Ski Trip Planning"]
     with pytest.raises(InvalidInput):
         episodes.list_recent(fixture_store, limit=0)
 
 
-def test_open_add_close(store):
+def test_open_add_close(store: Store) -> None:
     ep = episodes.open_episode(store)
     assert episodes.active_episode(store).id == ep.id
     episodes.add_message(store, ep.id, "user", "Can you help me plan the garden for spring?")
@@ -70,7 +75,7 @@ def test_open_add_close(store):
     assert titles(episodes.list_recent(store)) == [title]
 
 
-def test_message_kept_exactly(store):
+def test_message_kept_exactly(store: Store) -> None:
     text = "line one\n\tline two \x07 with a bell\n" + "x" * 1_000_000
     msg = episodes.add_message(store, None, "user", text)
     assert store.one("SELECT content FROM messages WHERE id = ?", (msg.id,))[0] == text
@@ -86,12 +91,12 @@ def test_message_kept_exactly(store):
     (["Hi"], "Hi"),  # nothing else said: the first line is all there is
     (["what did we talk about?"], "What did we talk about"),
 ])
-def test_titles_without_a_model_are_the_conversations_key_words(said, title):
+def test_titles_without_a_model_are_the_conversations_key_words(said: list[str], title: str) -> None:
     messages = [episodes.Message(i, 1, "user", text, T0.isoformat()) for i, text in enumerate(said)]
     assert episodes.heuristic_title_and_summary(messages)[0] == title
 
 
-def test_a_title_never_holds_a_secret_or_a_time():
+def test_a_title_never_holds_a_secret_or_a_time() -> None:
     messages = [episodes.Message(1, 1, "user", "my bank password is hunter2xyz! remind me at 10:30 tomorrow", "")]
     title = episodes.heuristic_title_and_summary(messages)[0]
     assert title == "Bank password" and "hunter" not in title

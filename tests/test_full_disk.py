@@ -9,6 +9,7 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -16,17 +17,20 @@ from memory import episodes, memories
 from memory.errors import DiskFull
 from memory.search import Searcher
 
+if TYPE_CHECKING:
+    from memory.store import Store
 
-def fill(store) -> None:
+
+def fill(store: Store) -> None:
     """No page more for this connection: the next write that needs one is refused as on a full disk."""
     store.execute(f"PRAGMA max_page_count = {store.one('PRAGMA page_count')[0]}")
 
 
-def room(store) -> None:
+def room(store: Store) -> None:
     store.execute("PRAGMA max_page_count = 1073741823")
 
 
-def test_a_refused_write_keeps_nothing_and_says_so(store):
+def test_a_refused_write_keeps_nothing_and_says_so(store: Store) -> None:
     episode = episodes.open_episode(store)
     fill(store)
     with pytest.raises(DiskFull, match="is full: nothing was saved"):
@@ -37,7 +41,7 @@ def test_a_refused_write_keeps_nothing_and_says_so(store):
     assert store.one("SELECT count(*) FROM messages")[0] == 1
 
 
-def test_a_search_answers_on_a_full_disk_and_skips_its_bookkeeping(store):
+def test_a_search_answers_on_a_full_disk_and_skips_its_bookkeeping(store: Store) -> None:
     for n in range(40):
         memories.remember(store, f"the garage door code number {n} is written " + "x" * 3000)
     fill(store)
@@ -46,7 +50,7 @@ def test_a_search_answers_on_a_full_disk_and_skips_its_bookkeeping(store):
 
 
 @pytest.fixture
-def small_disk(tmp_path):
+def small_disk(tmp_path: Path):
     """A 1 MB filesystem of its own (root may mount one); skipped where mounting is not allowed."""
     if shutil.which("mount") is None or os.geteuid() != 0:
         pytest.skip("mounting a small filesystem needs root and mount")
@@ -61,7 +65,7 @@ def small_disk(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_cli_on_a_full_disk_writes_nothing_says_one_line_and_reads_still_work(small_disk):
+def test_the_cli_on_a_full_disk_writes_nothing_says_one_line_and_reads_still_work(small_disk) -> None:
     exe = Path(sys.executable).parent / "assistant"
     db = small_disk / "m.db"
     env = {**os.environ, "ASSISTANT_NOW": "2026-11-22T14:00:00Z", "ASSISTANT_TIMEZONE": "UTC",
@@ -103,7 +107,7 @@ class _InterruptedAfter:
 
 
 @pytest.mark.parametrize("statement", ["BEGIN IMMEDIATE", "COMMIT"])
-def test_ctrl_c_at_either_end_of_a_transaction_leaves_the_store_usable(store, statement):
+def test_ctrl_c_at_either_end_of_a_transaction_leaves_the_store_usable(store: Store, statement: str) -> None:
     """Seen when an import was interrupted: the next write said "cannot start a transaction within a
     transaction" and the import could not even record that it had been interrupted."""
     real = store._conn

@@ -6,6 +6,8 @@ in the middle of an answer and one that never starts one."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -17,20 +19,24 @@ from assistant.turn.events import Done, Failed, Notice, ToolCall, ToolResult
 from memory import memories, reminders
 from tests.conftest import make_runtime
 
+if TYPE_CHECKING:
+    from assistant.runtime import Runtime
+    from tests.standins import StandIn
+
 STAMPS = "remind me to buy stamps tomorrow at 10am"
 
 
-def model_runtime(tmp_path, standin, **env):
+def model_runtime(tmp_path: Path, standin, **env):
     standin.models = ["stand-in"]
     return make_runtime(tmp_path, ASSISTANT_PROVIDER="openai", OPENAI_BASE_URL=standin.base,
                         ASSISTANT_MODEL="stand-in", **env)
 
 
-def agent_for(rt) -> Agent:
+def agent_for(rt: Runtime) -> Agent:
     return Agent(rt, responder_for(rt, select_provider(rt)))
 
 
-async def collect(agent, text):
+async def collect(agent: Agent, text):
     return [e async for e in agent.turn(text)]
 
 
@@ -38,11 +44,11 @@ def chats(standin) -> list[dict]:
     return standin.bodies("/v1/chat/completions")
 
 
-def open_reminders(rt) -> list:
+def open_reminders(rt: Runtime) -> list:
     return [r.memory for r in reminders.get_upcoming(rt.store, within_days=30)]
 
 
-async def test_a_model_that_chats_instead_of_acting_loses_nothing(tmp_path, openai_standin):
+async def test_a_model_that_chats_instead_of_acting_loses_nothing(tmp_path: Path, openai_standin: StandIn) -> None:
     rt = model_runtime(tmp_path, openai_standin)
     openai_standin.script = ["When you're about to buy stamps tomorrow, please remember that it's a reminder."]
     events = await collect(agent_for(rt), STAMPS)
@@ -61,7 +67,7 @@ async def test_a_model_that_chats_instead_of_acting_loses_nothing(tmp_path, open
     rt.close()
 
 
-async def test_what_the_model_did_itself_is_not_done_again(tmp_path, openai_standin):
+async def test_what_the_model_did_itself_is_not_done_again(tmp_path: Path, openai_standin: StandIn) -> None:
     rt = model_runtime(tmp_path, openai_standin)
     openai_standin.script = [{"tool_calls": [("remember", {"content": "buy stamps",
                                                            "due_at": "tomorrow at 10am"})]}, "Done."]
@@ -73,7 +79,7 @@ async def test_what_the_model_did_itself_is_not_done_again(tmp_path, openai_stan
     rt.close()
 
 
-async def test_a_remember_the_model_chatted_past_is_kept(tmp_path, openai_standin):
+async def test_a_remember_the_model_chatted_past_is_kept(tmp_path: Path, openai_standin: StandIn) -> None:
     rt = model_runtime(tmp_path, openai_standin)
     openai_standin.script = ["That's a great locker number!"]
     await collect(agent_for(rt), "remember that my gym locker is number 112")
@@ -81,7 +87,8 @@ async def test_a_remember_the_model_chatted_past_is_kept(tmp_path, openai_standi
     rt.close()
 
 
-async def test_an_incognito_conversation_is_never_acted_on_after_the_answer(tmp_path, openai_standin):
+async def test_an_incognito_conversation_is_never_acted_on_after_the_answer(tmp_path: Path,
+                                                                            openai_standin: StandIn) -> None:
     rt = model_runtime(tmp_path, openai_standin)
     services = Services(rt)
     services.model.agent = agent_for(rt)
@@ -93,7 +100,7 @@ async def test_an_incognito_conversation_is_never_acted_on_after_the_answer(tmp_
     rt.close()
 
 
-async def test_a_refusal_for_length_is_retried_once_smaller(tmp_path, openai_standin):
+async def test_a_refusal_for_length_is_retried_once_smaller(tmp_path: Path, openai_standin: StandIn) -> None:
     rt = model_runtime(tmp_path, openai_standin)
     agent = agent_for(rt)
     for n in range(6):  # a conversation in progress: the retry has history to leave out
@@ -109,7 +116,8 @@ async def test_a_refusal_for_length_is_retried_once_smaller(tmp_path, openai_sta
     rt.close()
 
 
-async def test_a_second_refusal_for_length_is_said_plainly_and_the_message_kept(tmp_path, openai_standin):
+async def test_a_second_refusal_for_length_is_said_plainly_and_the_message_kept(tmp_path: Path,
+                                                                                openai_standin: StandIn) -> None:
     rt = model_runtime(tmp_path, openai_standin)
     openai_standin.script = [(400, "Requested tokens (2155) exceed context window of 2048")]
     events = await collect(agent_for(rt), STAMPS)
@@ -124,7 +132,8 @@ async def test_a_second_refusal_for_length_is_said_plainly_and_the_message_kept(
     rt.close()
 
 
-async def test_a_configured_window_fits_the_request_oldest_history_first(tmp_path, openai_standin):
+async def test_a_configured_window_fits_the_request_oldest_history_first(tmp_path: Path,
+                                                                         openai_standin: StandIn) -> None:
     rt = model_runtime(tmp_path, openai_standin, ASSISTANT_CONTEXT_WINDOW="1024")
     agent = agent_for(rt)
     for n in range(12):
@@ -141,8 +150,8 @@ async def test_a_configured_window_fits_the_request_oldest_history_first(tmp_pat
     rt.close()
 
 
-async def test_a_models_which_one_is_no_question_of_the_offline_mode_without_tools(tmp_path,
-                                                                                    openai_standin) -> None:
+async def test_a_models_which_one_is_no_question_of_the_offline_mode_without_tools(tmp_path: Path,
+                                                                                    openai_standin: StandIn) -> None:
     """A server without tools hands the answers to the offline mode's own questions to the offline mode:
     a model's answer worded like one of them ("Which one did you mean?") is not one, and "2" after it
     goes to the model, changing nothing."""
@@ -162,7 +171,8 @@ async def test_a_models_which_one_is_no_question_of_the_offline_mode_without_too
     rt.close()
 
 
-async def test_without_tools_yes_to_the_offline_modes_forget_question_forgets(tmp_path, openai_standin) -> None:
+async def test_without_tools_yes_to_the_offline_modes_forget_question_forgets(tmp_path: Path,
+                                                                              openai_standin: StandIn) -> None:
     """A server without tools: "forget the gym locker" is the offline mode's to answer, and so is the "yes"
     to its question ("Forget #1 ...?"), whichever question it asked."""
     openai_standin.tools = False
@@ -177,7 +187,7 @@ async def test_without_tools_yes_to_the_offline_modes_forget_question_forgets(tm
     rt.close()
 
 
-async def test_the_window_is_learned_again_after_the_server_failed(tmp_path, openai_standin) -> None:
+async def test_the_window_is_learned_again_after_the_server_failed(tmp_path: Path, openai_standin: StandIn) -> None:
     """A server that failed may come back as another (restarted with a smaller context): what it can take
     is asked again before the next request, not kept from before."""
     openai_standin.context_length = 8192
@@ -196,7 +206,8 @@ async def test_the_window_is_learned_again_after_the_server_failed(tmp_path, ope
     rt.close()
 
 
-async def test_a_server_that_dies_mid_answer_is_one_line_and_the_message_acted_on(tmp_path, openai_standin):
+async def test_a_server_that_dies_mid_answer_is_one_line_and_the_message_acted_on(tmp_path: Path,
+                                                                                  openai_standin: StandIn) -> None:
     rt = model_runtime(tmp_path, openai_standin)
     openai_standin.script = [("break", "When you are about to")]
     events = await collect(agent_for(rt), STAMPS)
@@ -208,7 +219,8 @@ async def test_a_server_that_dies_mid_answer_is_one_line_and_the_message_acted_o
 
 
 @pytest.mark.slow
-async def test_an_answer_that_never_starts_is_a_failure_within_the_timeout(tmp_path, openai_standin):
+async def test_an_answer_that_never_starts_is_a_failure_within_the_timeout(tmp_path: Path,
+                                                                           openai_standin: StandIn) -> None:
     rt = model_runtime(tmp_path, openai_standin, ASSISTANT_FIRST_TOKEN_TIMEOUT="2")
     openai_standin.script = [("sleep", 6, "too late")]
     events = await collect(agent_for(rt), "what should I cook tonight?")

@@ -3,6 +3,8 @@ answers: a model responder that builds the prompt and calls the model through th
 responder that needs no prompt and searches memory once."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
 from assistant.conversation import AssistantMessage, ToolOutput, ToolResults, ToolUse, UserMessage
@@ -13,13 +15,17 @@ from assistant.services.model import responder_for
 from assistant.turn.agent import Agent
 from assistant.turn.events import Done
 from memory import memories
-from tests.standins import text_reply
+from tests.standins import StandIn, text_reply
+
+if TYPE_CHECKING:
+    from assistant.runtime import Runtime
+    from memory.store import Store
 
 
 class Counted:
     """The runtime's own searcher, with its hybrid searches counted (lookups by id or date are not searches)."""
 
-    def __init__(self, runtime):
+    def __init__(self, runtime: Runtime) -> None:
         self.calls: list[str] = []
         searcher = runtime.searcher
         real = searcher.search
@@ -31,11 +37,11 @@ class Counted:
         searcher.search = search
 
 
-def activations(store) -> dict[int, int]:
+def activations(store: Store) -> dict[int, int]:
     return {r[0]: r[1] for r in store.query("SELECT memory_id, activation_count FROM memory_meta")}
 
 
-def seed(store):
+def seed(store: Store) -> None:
     memories.remember(store, "the building door code is 5829", kind="fact")
     memories.remember(store, "Sara moved to Lisbon last month", kind="fact")
     memories.remember(store, "the ski trip budget is 1500 euros", kind="fact")
@@ -50,7 +56,7 @@ def seed(store):
                                       "when did Sara move to Lisbon?", "when is our 1:1?", "what is the budget",
                                       "what's Priya's last name?", "hey, who is Priya?", "when is Tom's birthday?",
                                       "what's the door code?", "where do I live?"])
-async def test_an_offline_question_searches_memory_once_and_builds_no_prompt(rt, question):
+async def test_an_offline_question_searches_memory_once_and_builds_no_prompt(rt: Runtime, question: str) -> None:
     seed(rt.store)
     counted = Counted(rt)
     events = [e async for e in Agent(rt, OfflineResponder(rt)).turn(question)]
@@ -62,7 +68,7 @@ async def test_an_offline_question_searches_memory_once_and_builds_no_prompt(rt,
                                      "do I have any trips planned?", "what do I have on Tuesday?",
                                      "the gate code changed to 5521", "remind me two days before Tom's birthday to "
                                      "buy a card"])
-async def test_agendas_changes_and_event_dates_make_no_hybrid_search(rt, message):
+async def test_agendas_changes_and_event_dates_make_no_hybrid_search(rt: Runtime, message: str) -> None:
     """Lookups by date or keyword over reminders and plans are not searches: an agenda, a change said
     without "remember that" and a reminder relative to an event search nothing."""
     seed(rt.store)
@@ -72,7 +78,7 @@ async def test_agendas_changes_and_event_dates_make_no_hybrid_search(rt, message
     assert counted.calls == []
 
 
-async def test_an_offline_request_searches_nothing_and_touches_no_memory(rt):
+async def test_an_offline_request_searches_nothing_and_touches_no_memory(rt: Runtime) -> None:
     seed(rt.store)
     before = activations(rt.store)
     counted = Counted(rt)
@@ -83,7 +89,7 @@ async def test_an_offline_request_searches_nothing_and_touches_no_memory(rt):
     assert {k: v for k, v in activations(rt.store).items() if k in before} == before
 
 
-async def test_a_model_turn_touches_the_memories_its_prompt_sent(rt, anthropic_standin):
+async def test_a_model_turn_touches_the_memories_its_prompt_sent(rt: Runtime, anthropic_standin: StandIn) -> None:
     from assistant.providers.anthropic_provider import AnthropicProvider
 
     seed(rt.store)
@@ -97,7 +103,8 @@ async def test_a_model_turn_touches_the_memories_its_prompt_sent(rt, anthropic_s
     assert activations(rt.store)[budget] == 1
 
 
-async def test_the_message_is_read_once_per_turn(rt, anthropic_standin, monkeypatch):
+async def test_the_message_is_read_once_per_turn(rt: Runtime, anthropic_standin: StandIn,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     from assistant.providers.anthropic_provider import AnthropicProvider
     from assistant.reading import understand
 
@@ -113,7 +120,7 @@ async def test_the_message_is_read_once_per_turn(rt, anthropic_standin, monkeypa
     assert seen == ["what is the building door code?"] * 2
 
 
-def test_the_responder_makes_the_gate(rt, monkeypatch):
+def test_the_responder_makes_the_gate(rt: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
     from assistant.providers.anthropic_provider import AnthropicProvider
 
     reading = read("what is my gym locker pin?", rt.clock)
@@ -123,7 +130,7 @@ def test_the_responder_makes_the_gate(rt, monkeypatch):
     assert isinstance(gate, Gate) and not isinstance(gate, LocalGate)
 
 
-def test_the_local_gate_passes_everything_unchanged(rt):
+def test_the_local_gate_passes_everything_unchanged(rt: Runtime) -> None:
     secret = memories.remember(rt.store, "my bank password is Hunter2!x9", kind="fact")
     private = memories.remember(rt.store, "I see Dr. Klein on Tuesdays", kind="fact", private=True)
     assert secret.sensitive
@@ -138,7 +145,7 @@ def test_the_local_gate_passes_everything_unchanged(rt):
     assert gate.memory(private) == f"[private memory #{private.id}]"
 
 
-def test_a_turns_gate_numbers_the_secrets_of_its_message_from_the_start(rt):
+def test_a_turns_gate_numbers_the_secrets_of_its_message_from_the_start(rt: Runtime) -> None:
     gate = Gate.for_turn(rt.store, read("remember my bank password is Hunter2!x9", rt.clock))
     [sent] = gate.conversation([UserMessage("remember my bank password is Hunter2!x9", 1)])
     assert "Hunter2!x9" not in sent.text and "[secret 1 of your message]" in sent.text

@@ -41,11 +41,11 @@ LABELLED = [  # (reference, memory timestamp, expected date)
 
 
 @pytest.mark.parametrize("ref, stamp, expected", LABELLED)
-def test_resolution(ref, stamp, expected):
+def test_resolution(ref: str, stamp: datetime, expected: str) -> None:
     assert resolve_temporal_reference(ref, stamp).date().isoformat() == expected
 
 
-def test_seed_example_and_parts_of_day():
+def test_seed_example_and_parts_of_day() -> None:
     refs = detect_temporal_references("Caroline went to the LGBTQ support group yesterday")
     assert refs == ["yesterday"]
     assert resolve_temporal_reference(refs[0], MAY8).date().isoformat() == "2023-05-07"
@@ -56,14 +56,14 @@ def test_seed_example_and_parts_of_day():
     assert (last_night.day, last_night.hour) == (7, 22)
 
 
-def test_detection():
+def test_detection() -> None:
     text = "Two weeks ago I met Ana; last Friday we talked, and next week we meet again. Nothing else."
     assert detect_temporal_references(text) == ["Two weeks ago", "last Friday", "next week"]
     assert detect_temporal_references("I like tea") == []
     assert resolve_temporal_reference("someday", MAY8) is None
 
 
-def test_asks_when():
+def test_asks_when() -> None:
     assert asks_when("When did I go to the support group?") and asks_when("how long ago did we move?")
     assert asks_when("What date was the dentist?") and not asks_when("where do I live")
 
@@ -89,7 +89,7 @@ TENSES = [
 
 
 @pytest.mark.parametrize("statement, expected", TENSES)
-def test_a_bare_weekday_follows_the_tense(statement, expected):
+def test_a_bare_weekday_follows_the_tense(statement: str, expected: str) -> None:
     """The last weekday named in the statement resolves to `expected`."""
     weekdays = [r for r in annotate(statement, MONDAY) if r["text"].lower().split()[-1].endswith("day")
                 and r["text"].lower() != "yesterday"]
@@ -104,13 +104,13 @@ def test_a_bare_weekday_follows_the_tense(statement, expected):
     ("two weeks ago", "week"), ("a few weeks ago", "week"), ("next week", "week"), ("last month", "month"),
     ("a couple of months ago", "month"), ("6 months ago", "month"), ("this year", "year"), ("3 years ago", "year"),
 ])
-def test_granularity(ref, granularity):
+def test_granularity(ref: str, granularity: str) -> None:
     assert granularity_of(ref) == granularity
 
 
 @pytest.mark.parametrize("ref", ["yesterday", "last week", "two weeks ago", "last month", "6 months ago", "in 3 years",
                                  "this year", "tonight", "next month", "a day ago"])
-def test_dateparser_and_the_units_agree_where_both_read_the_phrase(ref):
+def test_dateparser_and_the_units_agree_where_both_read_the_phrase(ref: str) -> None:
     """granularity_of is dateparser's period; unit_of is kept for the phrases dateparser cannot read."""
     from dateparser.date import DateDataParser
 
@@ -118,7 +118,7 @@ def test_dateparser_and_the_units_agree_where_both_read_the_phrase(ref):
     assert data.date_obj is not None and data.period == unit_of(ref)
 
 
-def test_a_megabyte_of_relative_dates_stores_a_bounded_list():
+def test_a_megabyte_of_relative_dates_stores_a_bounded_list() -> None:
     """Issue 20: a 1.9 MB message of relative dates stored 7.2 MB of time_refs."""
     text = "yesterday we met, last week I went out, 3 days ago it rained and next friday is the party. " * 21000
     refs = annotate(text, MONDAY)

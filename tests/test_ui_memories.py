@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -24,18 +25,23 @@ from ui.screens.memories import MemoriesScreen, MemoryScreen
 from ui.screens.why import WhyItem, WhyScreen
 from ui.widgets.memory_list import FilterBar, MemoryList
 
+if TYPE_CHECKING:
+    from textual.pilot import Pilot
+
+    from ui.app import AssistantApp
+
 SIZES = [(80, 24), (120, 40)]
 
 
-def listed(app) -> list[str]:
+def listed(app: AssistantApp) -> list[str]:
     return [row.text for row in app.screen.query_one(MemoryList).rows]
 
 
-def shown(app, selector: str) -> str:
+def shown(app: AssistantApp, selector: str) -> str:
     return str(app.screen.query_one(selector).render())
 
 
-async def open_memories(pilot, app) -> MemoriesScreen:
+async def open_memories(pilot: Pilot[int], app: AssistantApp) -> MemoriesScreen:
     await pilot.press("f2")
     await wait_until(pilot, lambda: isinstance(app.screen, MemoriesScreen) and app.screen.query_one(MemoryList).rows,
                      what="the Memories screen with its rows")
@@ -43,7 +49,7 @@ async def open_memories(pilot, app) -> MemoriesScreen:
     return app.screen
 
 
-async def search(pilot, app, text: str, expect: int) -> None:
+async def search(pilot: Pilot[int], app: AssistantApp, text: str, expect: int) -> None:
     await pilot.press(*text)
     await wait_until(pilot, lambda: len(listed(app)) == expect and app.screen.query_text == text, what=f"{text!r}")
     await settle(pilot, app)
@@ -52,7 +58,8 @@ async def search(pilot, app, text: str, expect: int) -> None:
 # -- the acceptance walk, driven by pilot ---------------------------------------------------------
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
-async def test_a_stale_fact_found_by_typing_edited_and_the_next_offline_answer_says_the_new_value(tmp_path, size):
+async def test_a_stale_fact_found_by_typing_edited_and_the_next_offline_answer_says_the_new_value(
+        tmp_path: Path, size: tuple[int, int]) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=size) as pilot:
         await settle(pilot, app)
@@ -90,7 +97,7 @@ async def test_a_stale_fact_found_by_typing_edited_and_the_next_offline_answer_s
 
 # -- the list: pages, never a widget per memory ----------------------------------------------------
 
-async def test_the_list_is_paged_and_its_widgets_do_not_grow_with_the_store(tmp_path):
+async def test_the_list_is_paged_and_its_widgets_do_not_grow_with_the_store(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     store = Store(app.runtime.settings.db_path(), make_clock(T0))
     with store.transaction():
@@ -115,7 +122,7 @@ async def test_the_list_is_paged_and_its_widgets_do_not_grow_with_the_store(tmp_
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
-async def test_filters_are_reached_and_set_with_the_keyboard(tmp_path, size):
+async def test_filters_are_reached_and_set_with_the_keyboard(tmp_path: Path, size: tuple[int, int]) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=size) as pilot:
         await settle(pilot, app)
@@ -136,13 +143,13 @@ async def test_filters_are_reached_and_set_with_the_keyboard(tmp_path, size):
 
 # -- one memory: each change undone ------------------------------------------------------------------
 
-async def open_first(pilot, app) -> MemoryScreen:
+async def open_first(pilot: Pilot[int], app: AssistantApp) -> MemoryScreen:
     await pilot.press("enter")
     await wait_until(pilot, lambda: isinstance(app.screen, MemoryScreen) and app.screen.detail is not None)
     return app.screen
 
 
-async def test_private_pin_forget_each_undone_with_ctrl_z_and_a_secret_revealed_only_here(tmp_path):
+async def test_private_pin_forget_each_undone_with_ctrl_z_and_a_secret_revealed_only_here(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
@@ -181,7 +188,7 @@ async def test_private_pin_forget_each_undone_with_ctrl_z_and_a_secret_revealed_
         assert "2468" not in "\n".join(str(w.render()) for w in app.main_screen.query("Static"))
 
 
-async def test_an_empty_edit_is_refused_and_keeps_the_text(tmp_path):
+async def test_an_empty_edit_is_refused_and_keeps_the_text(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -198,7 +205,7 @@ async def test_an_empty_edit_is_refused_and_keeps_the_text(tmp_path):
 
 # -- Why this answer ------------------------------------------------------------------------------------
 
-async def test_why_says_so_when_there_is_no_answer_or_no_record(tmp_path):
+async def test_why_says_so_when_there_is_no_answer_or_no_record(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
@@ -221,7 +228,8 @@ def dump(path: Path) -> dict[str, list[tuple]]:
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
-async def test_an_incognito_conversation_leaves_the_tables_and_the_history_file_as_they_were(tmp_path, size):
+async def test_an_incognito_conversation_leaves_the_tables_and_the_history_file_as_they_were(
+        tmp_path: Path, size: tuple[int, int]) -> None:
     app = make_app(tmp_path)
     history = Path(os.environ["XDG_STATE_HOME"]) / "assistant" / "input_history.jsonl"
     async with app.run_test(size=size) as pilot:
@@ -259,7 +267,8 @@ async def test_an_incognito_conversation_leaves_the_tables_and_the_history_file_
 # -- the briefing card ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
-async def test_the_briefing_shows_on_the_first_launch_of_a_day_only_and_never_takes_the_keyboard(tmp_path, size):
+async def test_the_briefing_shows_on_the_first_launch_of_a_day_only_and_never_takes_the_keyboard(
+        tmp_path: Path, size: tuple[int, int]) -> None:
     app = make_app(tmp_path, briefing=True)
     async with app.run_test(size=size) as pilot:
         await settle(pilot, app)
@@ -287,7 +296,7 @@ async def test_the_briefing_shows_on_the_first_launch_of_a_day_only_and_never_ta
         assert not again.main_screen.query("#briefing-card")  # the first message dismissed it
 
 
-async def test_no_card_on_a_day_with_nothing_in_it(tmp_path):
+async def test_no_card_on_a_day_with_nothing_in_it(tmp_path: Path) -> None:
     app = make_app(tmp_path, seed=False, briefing=True)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
@@ -302,7 +311,7 @@ async def test_no_card_on_a_day_with_nothing_in_it(tmp_path):
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it in .ci/run)")
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
-def test_the_acceptance_walk_in_tmux(tmp_path, size):
+def test_the_acceptance_walk_in_tmux(tmp_path: Path, size: tuple[int, int]) -> None:
     exe = Path(sys.executable).parent / "assistant"
     db, now = tmp_path / "m.db", "2026-11-22T14:00:00+00:00"
     env = f"ASSISTANT_TIMEZONE=UTC ASSISTANT_PROVIDER=offline XDG_STATE_HOME={tmp_path}/state"
@@ -378,7 +387,7 @@ def test_the_acceptance_walk_in_tmux(tmp_path, size):
         subprocess.run([*tmux, "kill-server"], capture_output=True)
 
 
-async def test_the_why_of_an_offline_remember_lists_its_tool_call_with_the_secret_hidden(tmp_path):
+async def test_the_why_of_an_offline_remember_lists_its_tool_call_with_the_secret_hidden(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -391,7 +400,7 @@ async def test_the_why_of_an_offline_remember_lists_its_tool_call_with_the_secre
         assert "the alarm code is ••••" in call and "2468" not in "\n".join(lines)
 
 
-async def test_the_filters_take_a_second_line_when_their_values_do_not_fit_80_columns(tmp_path):
+async def test_the_filters_take_a_second_line_when_their_values_do_not_fit_80_columns(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)

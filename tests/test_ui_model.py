@@ -9,14 +9,18 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.ui_helpers import notices, settle, wait_until
 from ui.app import AssistantApp
 
+if TYPE_CHECKING:
+    from tests.standins import StandIn
 
-def model_app(tmp_path, standin, **env) -> AssistantApp:
+
+def model_app(tmp_path: Path, standin, **env) -> AssistantApp:
     from tests.conftest import make_runtime
 
     rt = make_runtime(tmp_path, **{"ASSISTANT_PROVIDER": "openai", "OPENAI_BASE_URL": standin.base,
@@ -25,7 +29,8 @@ def model_app(tmp_path, standin, **env) -> AssistantApp:
     return AssistantApp(rt.settings)
 
 
-async def test_a_slow_answer_shows_the_model_working_and_escape_stops_it(tmp_path, openai_standin):
+async def test_a_slow_answer_shows_the_model_working_and_escape_stops_it(tmp_path: Path,
+                                                                         openai_standin: StandIn) -> None:
     openai_standin.models = ["/models/SmolLM2-135M-Instruct.Q4_1.gguf"]
     openai_standin.script = [("sleep", 8, "too late")]
     app = model_app(tmp_path, openai_standin)
@@ -48,7 +53,7 @@ async def test_a_slow_answer_shows_the_model_working_and_escape_stops_it(tmp_pat
         assert app.main_screen.composer.has_focus
 
 
-async def test_a_model_down_at_launch_is_taken_up_when_it_answers(tmp_path, openai_standin):
+async def test_a_model_down_at_launch_is_taken_up_when_it_answers(tmp_path: Path, openai_standin: StandIn) -> None:
     openai_standin.models = ["stand-in"]
     config = tmp_path / "config.toml"
     config.write_text('[openai]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "stand-in"\n')
@@ -68,7 +73,7 @@ async def test_a_model_down_at_launch_is_taken_up_when_it_answers(tmp_path, open
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it in .ci/run)")
-def test_quit_does_not_wait_for_a_model_that_is_still_answering(tmp_path, openai_standin):
+def test_quit_does_not_wait_for_a_model_that_is_still_answering(tmp_path: Path, openai_standin: StandIn) -> None:
     """ctrl+q while a model takes 60 s to answer (and the title would ask it again): the app ends at once,
     the message is kept and the conversation closes with its quick title."""
     openai_standin.models = ["stand-in"]
@@ -112,7 +117,8 @@ def test_quit_does_not_wait_for_a_model_that_is_still_answering(tmp_path, openai
 
 
 @pytest.mark.parametrize("edited", [False, True], ids=["sent after the answer", "edited: waits for enter"])
-async def test_a_message_sent_while_an_answer_is_written_waits_in_the_box(tmp_path, openai_standin, edited):
+async def test_a_message_sent_while_an_answer_is_written_waits_in_the_box(tmp_path: Path, openai_standin: StandIn,
+                                                                          edited: bool) -> None:
     openai_standin.models = ["stand-in"]
     openai_standin.script = [("sleep", 2, "first answer"), "second answer"]
     app = model_app(tmp_path, openai_standin, ASSISTANT_MODEL="stand-in")

@@ -5,6 +5,9 @@ details dialogs."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
 
 from memory import memories
 from memory.store import Store
@@ -17,12 +20,12 @@ from ui.widgets.composer import Composer
 from ui.widgets.reminders import ReminderList
 
 
-def other_process(app) -> Store:
+def other_process(app: AssistantApp) -> Store:
     """A second connection to the same file, as the CLI or a second window would have."""
     return Store(app.runtime.store.path, Clock(UTC, app.runtime.clock.now()))
 
 
-async def test_reminder_written_elsewhere_is_noticed_and_announced_on_time(tmp_path):
+async def test_reminder_written_elsewhere_is_noticed_and_announced_on_time(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -43,7 +46,7 @@ async def test_reminder_written_elsewhere_is_noticed_and_announced_on_time(tmp_p
                                             for w in app.main_screen.chat.chat_log.query(".reminder")), what="the chat line")
 
 
-async def test_a_reminder_written_elsewhere_already_overdue_is_announced(tmp_path):
+async def test_a_reminder_written_elsewhere_already_overdue_is_announced(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -55,7 +58,7 @@ async def test_a_reminder_written_elsewhere_already_overdue_is_announced(tmp_pat
         assert sum("Past thing" in n for n in notices(app)) == 1
 
 
-async def test_timer_fires_at_the_due_instant_with_the_real_clock(tmp_path):
+async def test_timer_fires_at_the_due_instant_with_the_real_clock(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline", ASSISTANT_NOW="")
     app = AssistantApp(rt.settings)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -69,7 +72,7 @@ async def test_timer_fires_at_the_due_instant_with_the_real_clock(tmp_path):
         assert -0.1 < late < 2.0
 
 
-async def test_what_fell_due_while_closed_is_announced_once_in_one_notice(tmp_path):
+async def test_what_fell_due_while_closed_is_announced_once_in_one_notice(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     memories.remember(app.runtime.store, "Water the plants", due_at=T0 - timedelta(hours=3))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -90,14 +93,14 @@ async def test_what_fell_due_while_closed_is_announced_once_in_one_notice(tmp_pa
         assert "Call the plumber" in notice and "Pay the rent" not in notice
 
 
-async def test_frozen_clock_is_shown_in_the_status_bar(tmp_path):
+async def test_frozen_clock_is_shown_in_the_status_bar(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         assert "clock frozen at Sun Nov 22 14:00" in str(app.query_one("#status").render())
 
 
-async def test_done_offers_undo_and_the_highlight_follows_it_back(tmp_path):
+async def test_done_offers_undo_and_the_highlight_follows_it_back(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -121,7 +124,7 @@ async def test_done_offers_undo_and_the_highlight_follows_it_back(tmp_path):
         assert isinstance(app.focused, Composer) and app.main_screen.composer.text != "hello"
 
 
-async def test_selection_follows_the_reminder_not_the_row(tmp_path):
+async def test_selection_follows_the_reminder_not_the_row(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -138,7 +141,7 @@ async def test_selection_follows_the_reminder_not_the_row(tmp_path):
         assert memories.get_memory(app.runtime.store, 3).done_at is None
 
 
-async def test_snooze_dialog_stays_open_on_a_bad_date(tmp_path):
+async def test_snooze_dialog_stays_open_on_a_bad_date(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -157,7 +160,7 @@ async def test_snooze_dialog_stays_open_on_a_bad_date(tmp_path):
         assert any(n.startswith("Snoozed to Mon Nov 23 08:00") for n in notices(app))
 
 
-async def test_keys_shown_in_the_details_dialog_work_there(tmp_path):
+async def test_keys_shown_in_the_details_dialog_work_there(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -176,7 +179,7 @@ async def test_keys_shown_in_the_details_dialog_work_there(tmp_path):
         assert isinstance(app.focused, ReminderList)
 
 
-async def test_desktop_notification_and_its_switch(tmp_path, monkeypatch):
+async def test_desktop_notification_and_its_switch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import ui.desktop
 
     sent = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, Protocol
 
 from assistant.briefing import SHOWN_KEY
@@ -35,7 +35,7 @@ class SnapCompare(Protocol):
                  run_before: Callable[[Pilot[Any]], Awaitable[None] | None] | None = None) -> bool: ...
 
 
-def make_app(tmp_path, seed: bool = True, messages: bool = False, briefing: bool = False, **env) -> AssistantApp:
+def make_app(tmp_path: Path, seed: bool = True, messages: bool = False, briefing: bool = False, **env) -> AssistantApp:
     """An app over a store seeded with two reminders and a conversation. `briefing`: the day's briefing card
     shows at launch (by default this launch is not the day's first, so the card is not in the way)."""
     rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline", **env)
@@ -49,7 +49,7 @@ def make_app(tmp_path, seed: bool = True, messages: bool = False, briefing: bool
     return AssistantApp(rt.settings)
 
 
-async def settle(pilot, app) -> None:
+async def settle(pilot: Pilot[int], app: AssistantApp) -> None:
     await pilot.pause()
     # A letter typed in the reminder list waits LETTER_PAUSE for more typing before it acts.
     for lst in app.query("ReminderList"):
@@ -59,7 +59,7 @@ async def settle(pilot, app) -> None:
     await pilot.pause()
 
 
-async def wait_until(pilot, predicate: Callable[[], object], timeout: float = 5.0, what: str = "") -> float:
+async def wait_until(pilot: Pilot[int], predicate: Callable[[], object], timeout: float = 5.0, what: str = "") -> float:
     """Poll `predicate` while the app runs; returns the seconds it took. Fails after `timeout`."""
     start = time.monotonic()
     while not predicate():
@@ -69,16 +69,16 @@ async def wait_until(pilot, predicate: Callable[[], object], timeout: float = 5.
     return time.monotonic() - start
 
 
-def sidebar_text(app) -> str:
+def sidebar_text(app: AssistantApp) -> str:
     """The reminder rows as shown (rows still being mounted count as empty)."""
     return "\n".join(str(static.render()) for item in app.query("ReminderItem") for static in item.query("Static"))
 
 
-def notices(app) -> list[str]:
+def notices(app: AssistantApp) -> list[str]:
     return [str(n.message) for n in app._notifications]
 
 
-async def type_and_send(pilot, app, text: str) -> None:
+async def type_and_send(pilot: Pilot[int], app: AssistantApp, text: str) -> None:
     app.main_screen.composer.insert(text)
     await pilot.press("enter")
     await settle(pilot, app)
