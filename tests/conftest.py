@@ -10,7 +10,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from memory.search.embeddings import LocalEmbedder
     from tests.standins import StandIn
 
+T = TypeVar("T")
 T0 = datetime(2026, 11, 22, 14, 0, tzinfo=UTC)  # a Sunday
 T0_TEXT = T0.isoformat()
 
@@ -196,6 +197,12 @@ def store(tmp_path: Path, clock: Clock) -> Iterator[Store]:
     s = Store(fresh_store_file(tmp_path / "memory.db"), clock)
     yield s
     s.close()
+
+
+def present(value: T | None) -> T:
+    """`value`, which the test expects to be there: None fails the test here (and narrows the type)."""
+    assert value is not None
+    return value
 
 
 def make_clock(when: datetime | str, zone: str = "UTC") -> Clock:

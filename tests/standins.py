@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -41,11 +42,14 @@ class StandIn:
         self.tools = True
         self.formats = {"json_schema", "json_object"}
         self.usage = True
+        # What answers the next request: the script, unless a test puts its own function here.
+        self.next_response: Callable[[], Any] = self.scripted
         # A short poll interval: shutdown() waits for it, and every test tears a server down.
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
 
-    def next_response(self) -> Any:
+    def scripted(self) -> Any:
+        """The script's next entry (the last one repeats), None when there is none."""
         if not self.script:
             return None
         return self.script.pop(0) if len(self.script) > 1 else self.script[0]

@@ -12,7 +12,7 @@ from assistant.providers.ollama_provider import OllamaProvider
 from assistant.providers.select import select_provider
 from assistant.services.model import responder_for
 from assistant.turn.agent import Agent
-from assistant.turn.events import Done, Failed, Notice, TextDelta, ToolCall, ToolResult
+from assistant.turn.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
 from memory import episodes, reminders
 from tests.conftest import make_runtime
 from tests.standins import StandIn, text_reply, tool_reply
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from assistant.runtime import Runtime
 
 
-async def collect(agent: Agent, text):
+async def collect(agent: Agent, text: str) -> list[Event]:
     return [e async for e in agent.turn(text)]
 
 
@@ -51,7 +51,7 @@ async def test_anthropic_tool_round_trip_and_next_prompt(anthropic_standin: Stan
     assert any(r.memory.content == "Pay rent" for r in reminders.get_upcoming(runtime.store, 30))
 
     # The next turn, four days later, is rebuilt with the new clock and the reminder [DUE ...].
-    runtime.clock.fixed = runtime.clock.fixed.replace(day=26)
+    runtime.clock.fixed = runtime.clock.now().replace(day=26)
     anthropic_standin.requests.clear()
     anthropic_standin.script = [text_reply("Hello!")]
     await collect(agent, "hello again")
@@ -169,7 +169,7 @@ def test_episode_lifecycle_idle_gap_and_close(tmp_path: Path) -> None:
     episodes.add_message(rt.store, first.id, "user", "remind me to call mom tomorrow at 6pm")
     episodes.add_message(rt.store, first.id, "assistant", "Okay.")
     assert agent.current_episode().id == first.id  # still within the gap
-    rt.clock.fixed += timedelta(minutes=31)
+    rt.clock.fixed = rt.clock.now() + timedelta(minutes=31)
     second = agent.current_episode()
     assert second.id != first.id
     closed = episodes.get_episode(rt.store, first.id)

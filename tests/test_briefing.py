@@ -5,8 +5,10 @@ a private session bus, as tests/test_notify.py does), and nothing at all on a da
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -15,7 +17,10 @@ from memory import episodes, memories, reminders
 from memory.store import Store
 from memory.time.clock import Clock
 from tests.conftest import T0, Cli, make_clock
-from tests.test_notify import Desktop, notifiers, session_bus  # noqa: F401 - the fixtures
+from tests.test_notify import Desktop, NotifierProcess, notifiers, session_bus  # noqa: F401 - the fixtures
+
+if TYPE_CHECKING:
+    from tests.desktop_bus import SessionBus
 
 DAY = "2026-11-22T{}:00+00:00"  # T0 is Sunday Nov 22 14:00 UTC
 
@@ -118,7 +123,7 @@ def test_the_command_prints_it_and_says_one_line_on_an_empty_day(cli: Cli) -> No
 # -- the notifier posts it once a day at the briefing time --------------------------------------
 
 @pytest.fixture
-def desktop(session_bus, monkeypatch: pytest.MonkeyPatch) -> Desktop:  # noqa: F811 - the fixture imported above
+def desktop(session_bus: SessionBus, monkeypatch: pytest.MonkeyPatch) -> Desktop:  # noqa: F811 - the fixture imported above
     monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", session_bus.address)
     monkeypatch.setenv("ASSISTANT_NOTIFY__BRIEFING_TIME", "08:00")
     return Desktop(session_bus)
@@ -130,8 +135,8 @@ def at(now: str) -> tuple[str, ...]:
 
 
 @pytest.mark.slow
-def test_two_notifiers_post_the_briefing_once_and_not_before_its_time(tmp_path: Path, desktop: Desktop,
-                                                                      notifiers) -> None:  # noqa: F811 - the fixture imported above
+def test_two_notifiers_post_the_briefing_once_and_not_before_its_time(
+        tmp_path: Path, desktop: Desktop, notifiers: Callable[..., NotifierProcess]) -> None:  # noqa: F811 - the fixture imported above
     db = str(tmp_path / "m.db")
     with Store(db, make_clock(T0)) as store:
         seeded(store)
@@ -157,7 +162,8 @@ def test_two_notifiers_post_the_briefing_once_and_not_before_its_time(tmp_path: 
 
 
 @pytest.mark.slow
-def test_a_day_with_nothing_in_it_posts_nothing(tmp_path: Path, desktop: Desktop, notifiers) -> None:  # noqa: F811 - the fixture imported above
+def test_a_day_with_nothing_in_it_posts_nothing(tmp_path: Path, desktop: Desktop,
+                                                notifiers: Callable[..., NotifierProcess]) -> None:  # noqa: F811 - the fixture imported above
     db = str(tmp_path / "m.db")
     Store(db, make_clock(T0)).close()
     notifier = notifiers(db, *at("2026-11-22T08:00:30+00:00"))

@@ -36,7 +36,7 @@ def test_remember_and_list_json(cli: Cli) -> None:
     (("frobnicate",), "invalid choice"),
     (("import", "/nonexistent/file.jsonl"), "cannot read"),
 ])
-def test_bad_input_exit_2_one_line(cli: Cli, args, fragment: str) -> None:
+def test_bad_input_exit_2_one_line(cli: Cli, args: tuple[str, ...], fragment: str) -> None:
     cli("remember", "Book the vet", "--due", "2026-11-23T09:00:00+00:00")
     code, out, err = cli(*args)
     assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
@@ -212,7 +212,7 @@ def test_import_twice_says_nothing_was_new(cli: Cli, tmp_path: Path) -> None:
     ("recap", "--hours", "1e308"), ("remember", "x", "--due", "in 9999999999 hours"),
     ("remember", "x", "--due", "0001-01-01"), ("export", "/nonexistent/dir/x.jsonl"),
 ])
-def test_absurd_arguments_exit_2_with_one_line(cli: Cli, tmp_path: Path, args) -> None:
+def test_absurd_arguments_exit_2_with_one_line(cli: Cli, tmp_path: Path, args: tuple[str, ...]) -> None:
     code, out, err = cli(*args)
     assert code == 2 and len(err.strip().splitlines()) == 1 and "unexpected" not in err and "Traceback" not in err
 

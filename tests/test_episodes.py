@@ -8,9 +8,10 @@ import pytest
 from memory import episodes
 from memory.errors import InvalidInput
 from memory.transfer.jsonl_import import import_records
-from tests.conftest import T0
+from tests.conftest import T0, present
 
 if TYPE_CHECKING:
+    from memory.episodes import Episode
     from memory.store import Store
 
 FIXTURE = [
@@ -28,33 +29,33 @@ FIXTURE = [
 
 
 @pytest.fixture
-def fixture_store(store: Store):
+def fixture_store(store: Store) -> Store:
     import json
 
     import_records(store, [json.dumps(r) for r in FIXTURE])
     return store
 
 
-def titles(items):
+def titles(items: list[Episode]) -> list[str | None]:
     return [e.title for e in items]
 
 
-def test_completed_only_newest_first_no_abandoned(fixture_store) -> None:
+def test_completed_only_newest_first_no_abandoned(fixture_store: Store) -> None:
     assert titles(episodes.list_recent(fixture_store)) == ["Ski Trip Planning", "Code Review", "Tax Forms"]
 
 
-def test_hours_window(fixture_store) -> None:
+def test_hours_window(fixture_store: Store) -> None:
     assert titles(episodes.list_recent(fixture_store, hours=48)) == ["Ski Trip Planning", "Code Review"]
     assert titles(episodes.list_recent(fixture_store, hours=100)) == ["Ski Trip Planning", "Code Review", "Tax Forms"]
     assert titles(episodes.list_recent(fixture_store, hours=1.5)) == ["Ski Trip Planning"]
 
 
-def test_abandoned_only_when_asked(fixture_store) -> None:
+def test_abandoned_only_when_asked(fixture_store: Store) -> None:
     assert titles(episodes.list_recent(fixture_store, outcome="abandoned")) == ["Abandoned Thing"]
     assert "Abandoned Thing" not in titles(episodes.list_recent(fixture_store, outcome="success"))
 
 
-def test_limit(fixture_store) -> None:
+def test_limit(fixture_store: Store) -> None:
     assert titles(episodes.list_recent(fixture_store, limit=1)) == ["Ski Trip Planning"]
     with pytest.raises(InvalidInput):
         episodes.list_recent(fixture_store, limit=0)
@@ -62,7 +63,7 @@ def test_limit(fixture_store) -> None:
 
 def test_open_add_close(store: Store) -> None:
     ep = episodes.open_episode(store)
-    assert episodes.active_episode(store).id == ep.id
+    assert present(episodes.active_episode(store)).id == ep.id
     episodes.add_message(store, ep.id, "user", "Can you help me plan the garden for spring?")
     episodes.add_message(store, ep.id, "assistant", "Sure.")
     msgs = episodes.episode_messages(store, ep.id)

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,7 +51,7 @@ def test_a_search_answers_on_a_full_disk_and_skips_its_bookkeeping(store: Store)
 
 
 @pytest.fixture
-def small_disk(tmp_path: Path):
+def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 1 MB filesystem of its own (root may mount one); skipped where mounting is not allowed."""
     if shutil.which("mount") is None or os.geteuid() != 0:
         pytest.skip("mounting a small filesystem needs root and mount")
@@ -65,7 +66,7 @@ def small_disk(tmp_path: Path):
 
 
 @pytest.mark.slow
-def test_the_cli_on_a_full_disk_writes_nothing_says_one_line_and_reads_still_work(small_disk) -> None:
+def test_the_cli_on_a_full_disk_writes_nothing_says_one_line_and_reads_still_work(small_disk: Path) -> None:
     exe = Path(sys.executable).parent / "assistant"
     db = small_disk / "m.db"
     env = {**os.environ, "ASSISTANT_NOW": "2026-11-22T14:00:00Z", "ASSISTANT_TIMEZONE": "UTC",

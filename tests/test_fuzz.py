@@ -32,13 +32,14 @@ argv = st.tuples(st.sampled_from(COMMANDS), st.lists(st.one_of(st.sampled_from(F
 
 
 @pytest.fixture(scope="module")
-def fuzz_db(tmp_path_factory: pytest.TempPathFactory):
+def fuzz_db(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(tmp_path_factory.mktemp("fuzz") / "f.db")
 
 
 @settings(max_examples=120, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(args=argv)
-def test_cli_never_crashes(fuzz_db, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, args) -> None:
+def test_cli_never_crashes(fuzz_db: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                           args) -> None:
     monkeypatch.setenv("ASSISTANT_EMBEDDING_MODEL", "none")
     monkeypatch.chdir(Path(fuzz_db).parent)  # `export <random name>` writes where it runs, never in the repo
     command, rest = args

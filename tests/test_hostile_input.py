@@ -8,16 +8,13 @@ import stat
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 
 from assistant.cli.program import main
 from memory.errors import InvalidInput
 from memory.time.zones import posix_zone, system_zone, zone_name
-
-if TYPE_CHECKING:
-    from tests.conftest import Cli
+from tests.conftest import Cli, present
 
 NOW = "2026-11-22T14:00:00+00:00"
 
@@ -68,7 +65,7 @@ def test_a_full_disk_is_reported_not_a_silent_success(cli: Cli) -> None:
 
 # -- import files ------------------------------------------------------------------------------
 
-def write(tmp_path: Path, name: str, text: str):
+def write(tmp_path: Path, name: str, text: str) -> str:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     return str(path)
@@ -136,7 +133,7 @@ READING = [("status",), ("doctor",), ("reminders",), ("recall", "plumber"), ("re
 
 @pytest.mark.parametrize("args", READING, ids=lambda a: " ".join(a))
 def test_a_mistyped_store_path_makes_no_store_and_no_folder_for_a_command_that_reads(cli: Cli, tmp_path: Path,
-                                                                                     args) -> None:
+                                                                                     args: tuple[str, ...]) -> None:
     """A command that works on what a store holds, given a path with no store, said so in one line: it
     used to create the store and every missing folder (`--db /nonexistent/dir/x.db` as root made /nonexistent)."""
     db = tmp_path / "x" / "missing" / "a" / "b" / "x.db"
@@ -266,7 +263,7 @@ def test_a_store_in_a_read_only_folder_is_read_as_it_is_and_doctor_calls_it_soun
     before = Path(db).read_bytes()
     exe = str(Path(sys.executable).with_name("assistant"))
 
-    def run(*args):
+    def run(*args: str) -> tuple[int, str, str]:
         out = subprocess.run(_as_a_user([exe, *args, "--db", db, "--now", NOW]), capture_output=True, text=True,
                              timeout=60, stdin=subprocess.DEVNULL, env={**os.environ,
                                                                         "ASSISTANT_EMBEDDING_MODEL": "none"})
@@ -336,15 +333,15 @@ def test_snooze_refuses_a_done_reminder_and_a_note(cli: Cli) -> None:
 def test_a_posix_rule_with_daylight_saving_follows_it_all_year(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TZ", "EST5EDT,M3.2.0,M11.1.0")
     zone = system_zone()
-    assert datetime(2026, 1, 15, 12, tzinfo=zone).utcoffset().total_seconds() == -5 * 3600
-    assert datetime(2026, 7, 15, 12, tzinfo=zone).utcoffset().total_seconds() == -4 * 3600
+    assert present(datetime(2026, 1, 15, 12, tzinfo=zone).utcoffset()).total_seconds() == -5 * 3600
+    assert present(datetime(2026, 7, 15, 12, tzinfo=zone).utcoffset()).total_seconds() == -4 * 3600
     assert zone_name(zone) == "EST5EDT,M3.2.0,M11.1.0"
-    assert posix_zone(zone_name(zone)).utcoffset(datetime(2026, 7, 15, 12)).total_seconds() == -4 * 3600
+    assert present(posix_zone(zone_name(zone)).utcoffset(datetime(2026, 7, 15, 12))).total_seconds() == -4 * 3600
 
 
 def test_posix_offsets_read_as_the_c_library_reads_them(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TZ", "UTC+3")  # POSIX: three hours *behind* UTC
-    assert datetime(2026, 7, 1, tzinfo=system_zone()).utcoffset().total_seconds() == -3 * 3600
+    assert present(datetime(2026, 7, 1, tzinfo=system_zone()).utcoffset()).total_seconds() == -3 * 3600
     monkeypatch.setenv("TZ", "<+0330>-3:30")
     zone = system_zone()
     assert zone_name(zone) == "UTC+03:30"
@@ -456,7 +453,8 @@ def test_a_line_break_in_stored_text_never_prints_as_a_second_entry(cli: Cli, tm
 def test_a_home_folder_that_does_not_exist_is_one_line(cli: Cli) -> None:
     """Found by the fuzz test: "~0" names the home of a user "0"; Python raises RuntimeError for it."""
     cli("remember", "something to export")
-    for args in (("export", "~0"), ("status", "--db", "~no-such-user-here/m.db")):
+    cases: list[tuple[str, ...]] = [("export", "~0"), ("status", "--db", "~no-such-user-here/m.db")]
+    for args in cases:
         code, _, err = cli(*args) if args[0] == "export" else cli(args[0], db=args[2])
         assert code == 2 and one_line(err) and "home folder" in err, (args, err)
 
@@ -486,7 +484,7 @@ def test_tz_names_and_posix_rules_still_read(monkeypatch: pytest.MonkeyPatch, tz
     monkeypatch.setenv("TZ", tz)
     before = (os.environ["TZ"], time.timezone)
     zone = system_zone()
-    assert datetime(2026, 7, 1, 12, tzinfo=zone).utcoffset().total_seconds() == offset_in_july * 3600
+    assert present(datetime(2026, 7, 1, 12, tzinfo=zone).utcoffset()).total_seconds() == offset_in_july * 3600
     assert (os.environ["TZ"], time.timezone) == before  # read by a parser: the process's zone is never touched
 
 
@@ -502,7 +500,8 @@ def test_a_tz_naming_a_zone_file_reads_it(monkeypatch: pytest.MonkeyPatch, tmp_p
                      (f":{tmp_path}/localtime", f"{tmp_path}/localtime")):
         monkeypatch.setenv("TZ", tz)
         zone = system_zone()
-        assert datetime(2026, 7, 1, tzinfo=zone).utcoffset().total_seconds() == 9 * 3600 and zone_name(zone) == name
+        assert present(datetime(2026, 7, 1, tzinfo=zone).utcoffset()).total_seconds() == 9 * 3600
+        assert zone_name(zone) == name
     monkeypatch.setenv("TZ", f":{tmp_path}/missing")
     with pytest.raises(InvalidInput, match="names no time zone"):
         system_zone()

@@ -30,7 +30,7 @@ def everything_said(db: str) -> str:
 
 
 @pytest.fixture
-def history(cli: Cli, tmp_path: Path):
+def history(cli: Cli, tmp_path: Path) -> tuple[Path, Path, str]:
     """A store with four memories, an older backup of it, then two of them forgotten and a newer export."""
     cli("chat", "remember that the safe combination is 31-7-22")
     cli("remember", "Tom owes me 20 euros")
@@ -47,7 +47,7 @@ def history(cli: Cli, tmp_path: Path):
     return older, newer, combination
 
 
-def test_an_export_carries_tombstones_and_never_the_forgotten_text(history) -> None:
+def test_an_export_carries_tombstones_and_never_the_forgotten_text(history: tuple[Path, Path, str]) -> None:
     _, newer, combination = history
     text = newer.read_text()
     tombstones = [json.loads(line) for line in text.splitlines() if '"forgotten"' in line]
@@ -57,7 +57,8 @@ def test_an_export_carries_tombstones_and_never_the_forgotten_text(history) -> N
 
 
 @pytest.mark.parametrize("order", ["newer first", "older first"])
-def test_nothing_forgotten_comes_back_from_an_older_backup_in_either_order(cli: Cli, tmp_path: Path, history,
+def test_nothing_forgotten_comes_back_from_an_older_backup_in_either_order(cli: Cli, tmp_path: Path,
+                                                                           history: tuple[Path, Path, str],
                                                                            order: str) -> None:
     older, newer, combination = history
     fresh = str(tmp_path / "fresh.db")
@@ -73,7 +74,7 @@ def test_nothing_forgotten_comes_back_from_an_older_backup_in_either_order(cli: 
     assert contents(fresh) == ["the boiler is serviced in March", "water the plants"]
 
 
-def test_restore_forgotten_is_the_one_way_back(cli: Cli, tmp_path: Path, history) -> None:
+def test_restore_forgotten_is_the_one_way_back(cli: Cli, tmp_path: Path, history: tuple[Path, Path, str]) -> None:
     older, newer, _ = history
     fresh = str(tmp_path / "fresh.db")
     cli("import", str(newer), db=fresh)
@@ -83,7 +84,7 @@ def test_restore_forgotten_is_the_one_way_back(cli: Cli, tmp_path: Path, history
         assert store.one("SELECT count(*) FROM forgotten")[0] == 0
 
 
-def test_the_doctors_recovery_keeps_tombstones(cli: Cli, tmp_path: Path, history) -> None:
+def test_the_doctors_recovery_keeps_tombstones(cli: Cli, tmp_path: Path, history: tuple[Path, Path, str]) -> None:
     """Recovery is export, then import into a new store: the new store still refuses an older backup."""
     older, _, _ = history
     saved = tmp_path / "saved.jsonl"
@@ -100,7 +101,8 @@ def test_the_doctors_recovery_keeps_tombstones(cli: Cli, tmp_path: Path, history
     assert again.read_text().count('"type": "forgotten"') == 2
 
 
-def test_a_hand_written_copy_without_a_uid_is_known_by_its_hash(cli: Cli, tmp_path: Path, history) -> None:
+def test_a_hand_written_copy_without_a_uid_is_known_by_its_hash(cli: Cli, tmp_path: Path,
+                                                                history: tuple[Path, Path, str]) -> None:
     _, newer, _ = history
     fresh = str(tmp_path / "fresh.db")
     cli("import", str(newer), db=fresh)

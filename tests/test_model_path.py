@@ -15,7 +15,7 @@ from assistant.providers.select import select_provider
 from assistant.services import Services
 from assistant.services.model import responder_for
 from assistant.turn.agent import Agent
-from assistant.turn.events import Done, Failed, Notice, ToolCall, ToolResult
+from assistant.turn.events import Done, Event, Failed, Notice, ToolCall, ToolResult
 from memory import memories, reminders
 from tests.conftest import make_runtime
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 STAMPS = "remind me to buy stamps tomorrow at 10am"
 
 
-def model_runtime(tmp_path: Path, standin, **env):
+def model_runtime(tmp_path: Path, standin: StandIn, **env: str) -> Runtime:
     standin.models = ["stand-in"]
     return make_runtime(tmp_path, ASSISTANT_PROVIDER="openai", OPENAI_BASE_URL=standin.base,
                         ASSISTANT_MODEL="stand-in", **env)
@@ -36,7 +36,7 @@ def agent_for(rt: Runtime) -> Agent:
     return Agent(rt, responder_for(rt, select_provider(rt)))
 
 
-async def collect(agent: Agent, text):
+async def collect(agent: Agent, text: str) -> list[Event]:
     return [e async for e in agent.turn(text)]
 
 

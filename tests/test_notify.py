@@ -17,9 +17,10 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
@@ -29,7 +30,7 @@ from assistant.notifier import Notifier, deliver
 from memory import memories, reminders
 from memory.store import Store
 from tests.conftest import T0, make_runtime
-from tests.desktop_bus import SessionBus, missing
+from tests.desktop_bus import Notification, SessionBus, missing
 from tests.test_import_hygiene import HEAVY
 
 ASSISTANT = Path(sys.executable).with_name("assistant")
@@ -38,7 +39,7 @@ ASSISTANT = Path(sys.executable).with_name("assistant")
 # -- the bus, the notifier process, the CLI ------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def session_bus(tmp_path_factory: pytest.TempPathFactory):
+def session_bus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SessionBus]:
     reason = missing()
     if reason:  # only where they cannot be installed: .ci/run installs them
         pytest.skip(reason)
@@ -54,7 +55,7 @@ class Desktop:
         self.bus = bus
         self.start = len(bus.notifications())
 
-    def arrived(self):
+    def arrived(self) -> list[Notification]:
         return self.bus.notifications()[self.start:]
 
     def count(self, text: str) -> int:
@@ -65,12 +66,15 @@ class Desktop:
 
 
 @pytest.fixture
-def desktop(session_bus, monkeypatch: pytest.MonkeyPatch) -> Desktop:
+def desktop(session_bus: SessionBus, monkeypatch: pytest.MonkeyPatch) -> Desktop:
     monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", session_bus.address)
     return Desktop(session_bus)
 
 
-def wait_until(predicate: Callable[[], object], timeout: float = 30.0, what: str = "") -> object:
+T = TypeVar("T")
+
+
+def wait_until(predicate: Callable[[], T], timeout: float = 30.0, what: str = "") -> T:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
@@ -95,10 +99,10 @@ class NotifierProcess:
         for line in self.proc.stdout:
             self.lines.append(line.rstrip("\n"))
 
-    def events(self) -> list[dict]:
+    def events(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in list(self.lines) if line.startswith("{")]
 
-    def wait_for_event(self, name: str, times: int = 1, timeout: float = 30.0) -> list[dict]:
+    def wait_for_event(self, name: str, times: int = 1, timeout: float = 30.0) -> list[dict[str, Any]]:
         return wait_until(lambda: [e for e in self.events() if e["event"] == name][times - 1:] and
                           [e for e in self.events() if e["event"] == name], timeout, f"{times}x {name}: {self.lines}")
 
@@ -119,7 +123,7 @@ class NotifierProcess:
 
 
 @pytest.fixture
-def notifiers():
+def notifiers() -> Iterator[Callable[..., NotifierProcess]]:
     started: list[NotifierProcess] = []
 
     def start(db: str, *args: str) -> NotifierProcess:
@@ -143,14 +147,14 @@ def cli(db: str, *args: str) -> str:
 def remember_due(db: str, text: str, seconds: int) -> int:
     """A reminder written by the CLI, due `seconds` from now on the real clock; returns its id."""
     due = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=seconds)
-    return json.loads(cli(db, "remember", text, "--due", due.isoformat(), "--allow-past", "--json"))["id"]
+    return int(json.loads(cli(db, "remember", text, "--due", due.isoformat(), "--allow-past", "--json"))["id"])
 
 
 # -- the notifier with the app closed ----------------------------------------------------------
 
 @pytest.mark.slow
-def test_a_reminder_written_by_the_cli_while_the_notifier_runs_arrives_once(tmp_path: Path, desktop: Desktop,
-                                                                            notifiers) -> None:
+def test_a_reminder_written_by_the_cli_while_the_notifier_runs_arrives_once(
+        tmp_path: Path, desktop: Desktop, notifiers: Callable[..., NotifierProcess]) -> None:
     db = str(tmp_path / "m.db")
     notifier = notifiers(db, "--json")
     notifier.wait_for_event("started")
@@ -192,8 +196,8 @@ sys.exit(ui.entry.main())
 
 
 @pytest.mark.slow
-def test_what_fell_due_while_nothing_ran_arrives_once_at_start_from_a_light_process(tmp_path: Path, desktop: Desktop,
-                                                                                    notifiers) -> None:
+def test_what_fell_due_while_nothing_ran_arrives_once_at_start_from_a_light_process(
+        tmp_path: Path, desktop: Desktop, notifiers: Callable[..., NotifierProcess]) -> None:
     db = str(tmp_path / "m.db")
     now = datetime.now(UTC)
     with Store(db) as store:
@@ -219,7 +223,8 @@ def test_what_fell_due_while_nothing_ran_arrives_once_at_start_from_a_light_proc
 
 
 @pytest.mark.slow
-def test_two_notifiers_on_one_store_notify_each_occurrence_once(tmp_path: Path, desktop: Desktop, notifiers) -> None:
+def test_two_notifiers_on_one_store_notify_each_occurrence_once(tmp_path: Path, desktop: Desktop,
+                                                                notifiers: Callable[..., NotifierProcess]) -> None:
     db = str(tmp_path / "m.db")
     Store(db).close()
     pair = [notifiers(db, "--json"), notifiers(db, "--json")]
@@ -245,7 +250,8 @@ def test_two_notifiers_on_one_store_notify_each_occurrence_once(tmp_path: Path, 
 
 
 @pytest.mark.slow
-def test_a_snoozed_reminder_notifies_again_at_its_new_time(tmp_path: Path, desktop: Desktop, notifiers) -> None:
+def test_a_snoozed_reminder_notifies_again_at_its_new_time(tmp_path: Path, desktop: Desktop,
+                                                           notifiers: Callable[..., NotifierProcess]) -> None:
     db = str(tmp_path / "m.db")
     notifier = notifiers(db, "--json")
     notifier.wait_for_event("started")
@@ -262,7 +268,7 @@ def test_a_snoozed_reminder_notifies_again_at_its_new_time(tmp_path: Path, deskt
 
 @pytest.mark.slow
 def test_without_a_bus_the_notifier_keeps_running_and_says_so_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                                   notifiers) -> None:
+                                                                   notifiers: Callable[..., NotifierProcess]) -> None:
     monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS")
     monkeypatch.setenv("PATH", str(ASSISTANT.parent))  # and no notify-send
     db = str(tmp_path / "m.db")
@@ -289,9 +295,11 @@ def test_without_a_bus_the_notifier_keeps_running_and_says_so_once(tmp_path: Pat
 def test_an_occurrence_is_claimed_once_and_a_new_due_time_is_a_new_occurrence(store: Store) -> None:
     m = memories.remember(store, "Pay the rent", due_at=T0 + timedelta(hours=1))
     other = Store(store.path, store.clock)  # another connection, as another process has
+    assert m.due_at is not None
     assert reminders.claim_notification(store, m.id, m.due_at, "app 1")
     assert not reminders.claim_notification(other, m.id, m.due_at, "notifier 2")
     moved = reminders.snooze(store, m.id, "2026-11-22T16:00:00Z")
+    assert moved.due_at is not None
     assert not reminders.claim_notification(other, m.id, m.due_at, "notifier 2")  # no longer its due time
     assert reminders.claim_notification(other, m.id, moved.due_at, "notifier 2")
     reminders.release_notification(other, m.id, moved.due_at, "app 1")  # only its own claim is given back
@@ -306,13 +314,14 @@ def test_an_occurrence_is_claimed_once_and_a_new_due_time_is_a_new_occurrence(st
 
 def test_a_send_that_fails_gives_the_claim_back(store: Store) -> None:
     m = memories.remember(store, "Pay the rent", due_at=T0)
+    assert m.due_at is not None
     assert not deliver(store, m.id, m.due_at, "Reminder", "Pay the rent", lambda title, body: False, "app 1")
     assert deliver(store, m.id, m.due_at, "Reminder", "Pay the rent", lambda title, body: True, "notifier 2")
     assert store.one("SELECT by FROM notified")[0] == "notifier 2"
 
 
-def _sweeper(store: Store) -> tuple[Notifier, list[dict]]:
-    said: list[dict] = []
+def _sweeper(store: Store) -> tuple[Notifier, list[dict[str, Any]]]:
+    said: list[dict[str, Any]] = []
     return Notifier(store, store.clock, lambda event, text: said.append(event)), said
 
 
@@ -380,7 +389,8 @@ def test_markup_and_control_characters_arrive_escaped_and_bounded(store: Store, 
 
 
 @pytest.mark.slow  # a bus of its own
-def test_a_server_without_markup_gets_plain_text(session_bus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_server_without_markup_gets_plain_text(session_bus: SessionBus, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """A notification server that does not read markup shows the body as it is: no escaping then."""
     bus = SessionBus(tmp_path / "plain", capabilities=["body"])
     try:

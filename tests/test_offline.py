@@ -176,7 +176,7 @@ async def test_when_question_is_told_at_the_precision_it_was_said(tmp_path: Path
     rt = make_runtime(tmp_path, ASSISTANT_NOW="2026-11-12T10:00:00+00:00")
     agent = Agent(rt, OfflineResponder(rt))
     await say(agent, "remember that Sara moved to Lisbon last month")
-    rt.clock.fixed = rt.clock.fixed.replace(day=22)
+    rt.clock.fixed = rt.clock.now().replace(day=22)
     answer, _ = await say(agent, "when did Sara move to Lisbon?")
     assert answer == ("From memory (you told me Thu Nov 12): Sara moved to Lisbon last month. "
                       "That was in October 2026.")

@@ -16,7 +16,7 @@ from tests.test_offline import say
 
 
 def later(agent: Agent, **delta) -> None:
-    agent.runtime.clock.fixed += timedelta(**delta)
+    agent.runtime.clock.fixed = agent.runtime.clock.now() + timedelta(**delta)
 
 
 # -- newest value first ---------------------------------------------------------------------------
@@ -130,7 +130,7 @@ async def test_the_assistants_own_echo_never_outranks_the_memory(agent: Agent) -
 
 async def test_what_did_we_talk_about_yesterday_lists_yesterdays_conversations_only(agent: Agent) -> None:
     rt = agent.runtime
-    rt.clock.fixed -= timedelta(days=2)  # Friday
+    rt.clock.fixed = rt.clock.now() - timedelta(days=2)  # Friday
     await say(agent, "remember that the plumber is called Ana")
     agent.close_episode()
     later(agent, days=1)  # Saturday

@@ -67,14 +67,14 @@ def test_other_questions_about_lists_and_reminders_are_not_the_agenda(said: str)
                                    "tell me what you know about me", "show me my memories", "what are my memories?"])
 async def test_what_do_you_know_about_me_lists_the_most_important_memories_with_dates(agent: Agent, asked: str) -> None:
     store, clock = agent.runtime.store, agent.runtime.clock
-    clock.fixed -= timedelta(days=5)
+    clock.fixed = clock.now() - timedelta(days=5)
     memories.remember(store, "my sister's birthday is on March 3")
-    clock.fixed += timedelta(days=1)
+    clock.fixed = clock.now() + timedelta(days=1)
     memories.remember(store, "I prefer tea over coffee", importance=5)
     memories.remember(store, "the gate code is 4417")  # a secret: masked in the list
     memories.remember(store, "my therapist is Dr Ruiz", private=True)
     memories.remember(store, "call mom", due_at="2026-11-23T18:00:00+00:00")  # a reminder: not a thing known
-    clock.fixed += timedelta(days=4)
+    clock.fixed = clock.now() + timedelta(days=4)
     answer, calls = await say(agent, asked)
     lines = answer.splitlines()
     assert lines[0] == "What I know about you, the most important first:", answer

@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from assistant.providers.base import SystemPrompt, ToolSpec
 from assistant.providers.local import OpenAILocalModel, local_model, schema_errors
 from assistant.providers.openai_provider import OpenAIProvider
-from assistant.providers.select import choose_provider, select_provider
+from assistant.providers.select import Choice, choose_provider, select_provider
 from assistant.services.model import responder_for
 from assistant.turn.agent import Agent
-from assistant.turn.events import Done, Notice, TextDelta, ToolCall, ToolResult
+from assistant.turn.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
 from memory import reminders
 from memory.errors import MalformedAnswer, ModelUnavailable
 from memory.store import Store
@@ -28,20 +28,20 @@ if TYPE_CHECKING:
     from tests.standins import StandIn
 
 
-async def collect(agent: Agent, text):
+async def collect(agent: Agent, text: str) -> list[Event]:
     return [e async for e in agent.turn(text)]
 
 
-def provider(server, model="stand-in", **kw):
+def provider(server: StandIn, model: str = "stand-in", **kw: Any) -> OpenAIProvider:
     kw.setdefault("backoff", 0.01)
     return OpenAIProvider(server.base, model, **kw)
 
 
-def chats(server):
+def chats(server: StandIn) -> list[dict[str, Any]]:
     return server.bodies("/v1/chat/completions")
 
 
-def write_config(tmp_path: Path, text, name="config.toml"):
+def write_config(tmp_path: Path, text: str, name: str = "config.toml") -> str:
     path = tmp_path / name
     path.write_text(text)
     return str(path)
@@ -85,8 +85,9 @@ async def test_fragmented_tool_calls_two_in_one_reply(openai_standin: StandIn, r
     assert [r.is_error for r in results] == [False, False]
     assert sorted(r.memory.content for r in reminders.get_upcoming(runtime.store, 30)) == ["Call the dentist",
                                                                                           "Pay rent"]
+    assert isinstance(events[-1], Done)
     assert events[-1].text == "Setting both.\n\nBoth are set." and events[-1].rounds == 2
-    assert events[-1].usage["input_tokens"] == 84  # two calls, summed
+    assert events[-1].usage is not None and events[-1].usage["input_tokens"] == 84  # two calls, summed
 
     second = chats(openai_standin)[1]["messages"]
     assistant, first_result, second_result = second[-3:]
@@ -115,14 +116,14 @@ async def test_key_from_the_named_variable_and_extra_headers(openai_standin: Sta
     monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-right")
     p = provider(openai_standin, key_env="OPENROUTER_API_KEY", headers={"X-Title": "assistant"})
     events = await collect(Agent(runtime, responder_for(runtime, p)), "hi")
-    assert events[-1].failure is None
+    assert isinstance(events[-1], Done) and events[-1].failure is None
     headers = {k.lower(): v for k, v in openai_standin.requests[-1]["headers"].items()}
     assert headers["authorization"] == "Bearer sk-or-right" and headers["x-title"] == "assistant"
 
 
 async def test_a_local_server_needs_no_key(openai_standin: StandIn, runtime: Runtime) -> None:
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin))), "hi")
-    assert events[-1].failure is None and events[-1].text == "ok"
+    assert isinstance(events[-1], Done) and events[-1].failure is None and events[-1].text == "ok"
 
 
 # -- failures --------------------------------------------------------------------------------------
@@ -135,14 +136,14 @@ async def test_a_local_server_needs_no_key(openai_standin: StandIn, runtime: Run
     ("drop", "network", "is not reachable at http://127.0.0.1:"),
     (("break", "Half an ans"), "model", "failed while answering: the model crashed"),
 ])
-async def test_failures_are_one_line_and_keep_the_message(openai_standin: StandIn, runtime: Runtime, script, kind: str,
-                                                          words: str) -> None:
+async def test_failures_are_one_line_and_keep_the_message(openai_standin: StandIn, runtime: Runtime, script: object,
+                                                          kind: str, words: str) -> None:
     openai_standin.script = [script]
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin, max_retries=0))),
                            "zebra message that must survive")
     done = events[-1]
     assert isinstance(done, Done) or kind == "model"
-    said = " ".join(e.text for e in events if isinstance(e, Notice | Done) or getattr(e, "kind", None))
+    said = " ".join(e.text for e in events if isinstance(e, Notice | Done) or (isinstance(e, Failed) and e.kind))
     assert words in said and "Traceback" not in said
     stored = runtime.store.query("SELECT content FROM messages WHERE role = 'user'")
     assert [row[0] for row in stored] == ["zebra message that must survive"]
@@ -153,7 +154,7 @@ async def test_server_not_running_is_said_as_for_ollama(runtime: Runtime) -> Non
     events = await collect(Agent(runtime, responder_for(runtime, p)), "hi")
     notice = next(e for e in events if isinstance(e, Notice))
     assert "The OpenAI-compatible server is not reachable at http://127.0.0.1:9/v1" in notice.text
-    assert events[-1].failure == "network"
+    assert isinstance(events[-1], Done) and events[-1].failure == "network"
 
 
 async def test_wrong_key_names_the_variable(openai_standin: StandIn, runtime: Runtime,
@@ -161,7 +162,7 @@ async def test_wrong_key_names_the_variable(openai_standin: StandIn, runtime: Ru
     openai_standin.key = "sk-right"
     monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong")
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin))), "hi")
-    assert events[-1].failure == "auth"
+    assert isinstance(events[-1], Done) and events[-1].failure == "auth"
     assert "refused the API key in OPENAI_API_KEY (401)" in next(e for e in events if isinstance(e, Notice)).text
     assert "sk-wrong" not in json.dumps([vars(e) for e in events])
 
@@ -171,7 +172,7 @@ async def test_unknown_model_names_it_and_what_the_server_offers(openai_standin:
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin, model="gpt-5"))), "hi")
     notice = next(e for e in events if isinstance(e, Notice)).text
     assert "has no model 'gpt-5' (404); it offers: qwen2.5-7b-instruct, llama-3.2-3b" in notice
-    assert events[-1].failure == "model"
+    assert isinstance(events[-1], Done) and events[-1].failure == "model"
 
 
 @pytest.mark.parametrize("status, kind, words", [(429, "rate_limit", "rate limiting requests (429) after 3 tries"),
@@ -182,26 +183,28 @@ async def test_429_and_5xx_are_retried_then_a_notice(openai_standin: StandIn, ru
     openai_standin.script = [status]
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin, max_retries=2))), "hi")
     assert len(chats(openai_standin)) == 3  # bounded: one try and two retries
-    assert words in next(e for e in events if isinstance(e, Notice)).text and events[-1].failure == kind
+    assert words in next(e for e in events if isinstance(e, Notice)).text
+    assert isinstance(events[-1], Done) and events[-1].failure == kind
 
 
 async def test_retry_then_success(openai_standin: StandIn, runtime: Runtime) -> None:
     openai_standin.script = [429, 502, "Back again."]
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin, max_retries=2))), "hi")
-    assert events[-1].text == "Back again." and events[-1].failure is None and len(chats(openai_standin)) == 3
+    assert isinstance(events[-1], Done) and events[-1].text == "Back again." and events[-1].failure is None
+    assert len(chats(openai_standin)) == 3
 
 
 async def test_timeout(openai_standin: StandIn, runtime: Runtime) -> None:
     openai_standin.script = [("sleep", 3, "late")]
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin, timeout=1))), "hi")
-    assert events[-1].failure == "timeout"
+    assert isinstance(events[-1], Done) and events[-1].failure == "timeout"
     assert "did not answer within 1 s" in next(e for e in events if isinstance(e, Notice)).text
 
 
 async def test_server_without_usage_or_stream_options(openai_standin: StandIn, runtime: Runtime) -> None:
     openai_standin.usage = False  # llama-cpp-python ignores stream_options: no usage chunk
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin))), "hi")
-    assert events[-1].text == "ok" and events[-1].usage is None
+    assert isinstance(events[-1], Done) and events[-1].text == "ok" and events[-1].usage is None
 
 
 # -- a server without tools --------------------------------------------------------------------------
@@ -217,12 +220,12 @@ async def test_without_tools_chat_goes_plain_and_actions_go_through_the_local_in
     assert len(notices) == 1 and "cannot use tools" in notices[0] and "tools param requires --jinja" in notices[0]
     [r] = reminders.get_upcoming(runtime.store, 7)
     assert r.memory.content == "water the plants" and r.memory.due_at == "2026-11-23T09:00:00+00:00"
-    assert "I'll remind you to water the plants" in first[-1].text
+    assert isinstance(first[-1], Done) and "I'll remind you to water the plants" in first[-1].text
     assert len(chats(openai_standin)) == 1  # the refused request only: the action needed no model
 
     second = await collect(agent, "tell me a joke")
     assert not [e for e in second if isinstance(e, Notice)]  # said once
-    assert second[-1].text.startswith("Why did the scarecrow")
+    assert isinstance(second[-1], Done) and second[-1].text.startswith("Why did the scarecrow")
     body = chats(openai_standin)[-1]
     assert "tools" not in body and "tool_choice" not in body
     assert body["messages"][-1] == {"role": "user", "content": "tell me a joke"}
@@ -245,7 +248,7 @@ SCHEMA = {"type": "object", "properties": {"title": {"type": "string"}, "n": {"t
           "required": ["title", "tags"]}
 
 
-def local(server, **kw):
+def local(server: StandIn, **kw: Any) -> OpenAILocalModel:
     kw.setdefault("backoff", 0.01)
     return OpenAILocalModel(server.base, "stand-in", timeout=5, **kw)
 
@@ -327,7 +330,7 @@ def test_consolidation_summaries_through_the_endpoint(openai_standin: StandIn, t
 
     original = openai_standin.next_response
 
-    def respond():
+    def respond() -> Any:
         body = openai_standin.requests[-1]["body"]
         scripted = original()
         if scripted is not None:
@@ -426,14 +429,14 @@ def test_the_local_model_gets_a_title_request_through_the_gate(openai_standin: S
     sent = json.dumps(chats(openai_standin)[-1])
     assert "hunter2" not in sent and "HIV" not in sent and "[private memory #1]" in sent
     with pytest.raises(TypeError):  # a local model is handed only what the outbound requests build
-        send.ask_local(local(openai_standin), ("x", "my password is hunter2", SCHEMA))
+        send.ask_local(local(openai_standin), ("x", "my password is hunter2", SCHEMA))  # type: ignore[arg-type]
 
 
 # -- selection, status, doctor, CLI -------------------------------------------------------------------
 
 def test_selection_rules(openai_standin: StandIn, ollama_standin: StandIn, tmp_path: Path,
                          monkeypatch: pytest.MonkeyPatch) -> None:
-    def chosen(**env):
+    def chosen(**env: str) -> Choice:
         rt = make_runtime(tmp_path, **env)
         try:
             return choose_provider(rt)
@@ -464,7 +467,7 @@ def test_selection_rules(openai_standin: StandIn, ollama_standin: StandIn, tmp_p
 
     rt = make_runtime(tmp_path, ASSISTANT_CONFIG=config)
     p = select_provider(rt)
-    assert (p.name, p.model) == ("openai", "stand-in") and isinstance(p, OpenAIProvider)
+    assert isinstance(p, OpenAIProvider) and (p.name, p.model) == ("openai", "stand-in")
     assert local_model(rt).name == "stand-in" and isinstance(local_model(rt), OpenAILocalModel)
     rt.close()
 
@@ -614,7 +617,7 @@ async def test_an_empty_answer_when_offered_tools_means_no_tools(openai_standin:
     agent = Agent(runtime, responder_for(runtime, provider(openai_standin)))
     events = await collect(agent, "What is the capital of France?")
     assert [e.text for e in events if isinstance(e, Notice)][0].startswith("'stand-in' at http://127.0.0.1:")
-    assert events[-1].text == "Paris is the capital of France."
+    assert isinstance(events[-1], Done) and events[-1].text == "Paris is the capital of France."
     first, second = chats(openai_standin)
     assert "tools" in first and "tools" not in second
     await collect(agent, "and of Spain?")

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from assistant.prompt.build import preview_prompt
+from assistant.prompt.build import Prompt, preview_prompt
 from assistant.prompt.summaries import SummaryItem, format_summary_block, inject_summary_block
 from assistant.recap import recent_conversations as recall_recent
 from assistant.runtime import Runtime
@@ -27,15 +29,16 @@ EPISODES = [
 ]
 
 
-def runtime_for(tmp_path: Path, **env):
+def runtime_for(tmp_path: Path, **env: str) -> Runtime:
     base = {"ASSISTANT_DB": str(tmp_path / "m.db"), "ASSISTANT_NOW": "2026-11-22T14:00:00+00:00",
             "ASSISTANT_TIMEZONE": "Europe/Berlin", "ASSISTANT_EMBEDDING_MODEL": "none"}
     return Runtime(load_settings(env={**base, **env}))
 
 
 def seed(runtime: Runtime) -> None:
-    records = [{"type": "episode", "id": i, "title": t, "summary": s, "outcome": o, "started_at": a, "ended_at": b}
-               for i, t, s, o, a, b in EPISODES]
+    records: list[dict[str, Any]] = [
+        {"type": "episode", "id": i, "title": t, "summary": s, "outcome": o, "started_at": a, "ended_at": b}
+        for i, t, s, o, a, b in EPISODES]
     records += [{"type": "message", "id": n, "episode_id": "e1", "role": "user" if n % 2 else "assistant",
                  "content": f"message {n}", "created_at": "2026-11-22T13:00:00+00:00"} for n in range(1, 11)]
     records += [
@@ -58,15 +61,18 @@ def seed(runtime: Runtime) -> None:
 
 
 @pytest.fixture
-def runtime(tmp_path: Path):
+def runtime(tmp_path: Path) -> Iterator[Runtime]:
     rt = runtime_for(tmp_path)
     seed(rt)
     yield rt
     rt.close()
 
 
-def section(prompt, label):
-    return next((s.content for s in prompt.sections if s.label == label), None)
+def section(prompt: Prompt, label: str) -> str:
+    """The content of the prompt's section `label`, which must be there."""
+    found = next((s.content for s in prompt.sections if s.label == label), None)
+    assert found is not None, f"no {label} section"
+    return found
 
 
 def test_order_and_framing(runtime: Runtime) -> None:
@@ -105,7 +111,7 @@ def test_recent_titles_only_then_summaries_on_boost(runtime: Runtime) -> None:
 def test_toggle_and_empty_tier(tmp_path: Path) -> None:
     rt = runtime_for(tmp_path, ASSISTANT_TEMPORAL_CONTEXT_ENABLED="false")
     seed(rt)
-    assert section(preview_prompt(rt, "hello"), "Recent Conversations") is None
+    assert "Recent Conversations" not in [s.label for s in preview_prompt(rt, "hello").sections]
     rt.close()
     empty = runtime_for(tmp_path / "empty")
     prompt = preview_prompt(empty, "hello")
@@ -173,6 +179,7 @@ def test_summary_block_injection_idempotent() -> None:
 def test_summary_block_budget_and_confidence() -> None:
     items = [SummaryItem("x" * 400, 0.9), SummaryItem("low", 0.69), SummaryItem("short one", 0.7)]
     block = format_summary_block(items, "t", max_tokens=60)
+    assert block is not None
     assert "short one" in block and "low" not in block and "xxxx" not in block
     assert len(block) / 4 <= 60
     assert format_summary_block([SummaryItem("low", 0.1)], "t") is None
@@ -198,7 +205,7 @@ def test_relative_words_carry_the_date_they_meant(tmp_path: Path) -> None:
     rt = runtime_for(tmp_path, ASSISTANT_NOW="2026-11-10T09:00:00+00:00")
     memories.remember(rt.store, "went hiking yesterday with Tom", kind="event", importance=5)
     memories.remember(rt.store, "Sara moved to Lisbon last month", kind="fact", importance=5)
-    rt.clock.fixed = rt.clock.fixed.replace(day=22)
+    rt.clock.fixed = rt.clock.now().replace(day=22)
     text = section(preview_prompt(rt, "hiking with Tom"), "Timeline")
     assert "[★★★★★] [Tue Nov 10] went hiking yesterday [Mon Nov 9] with Tom" in text
     assert "Sara moved to Lisbon last month [October 2026]" in text
@@ -219,7 +226,7 @@ def test_a_plan_on_a_weekday_is_told_as_the_coming_one(tmp_path: Path) -> None:
 def test_when_question_brings_dated_statements(tmp_path: Path) -> None:
     rt = runtime_for(tmp_path, ASSISTANT_NOW="2026-11-12T09:00:00+00:00")
     memories.remember(rt.store, "Sara moved to Lisbon last month", kind="fact")
-    rt.clock.fixed = rt.clock.fixed.replace(day=22)
+    rt.clock.fixed = rt.clock.now().replace(day=22)
     text = section(preview_prompt(rt, "when did Sara move to Lisbon?"), "Timeline")
     assert ('- memory #1, written Thu Nov 12: Sara moved to Lisbon last month ("last month" = October 2026)'
             in text)
@@ -240,7 +247,7 @@ def test_a_preview_of_the_prompt_changes_no_activation(tmp_path: Path) -> None:
     memories.remember(rt.store, "the ski trip budget is 1500 euros")
 
     def used() -> int:
-        return rt.store.one("SELECT activation_count FROM memory_meta WHERE memory_id = 1")[0]
+        return rt.store.number("SELECT activation_count FROM memory_meta WHERE memory_id = 1")
 
     before = used()
     assert "1500 euros" in preview_prompt(rt, "ski trip budget").text

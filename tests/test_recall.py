@@ -3,6 +3,7 @@ model with provenance, or composed from the best memory when there is no model."
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,7 +27,7 @@ MEMORIES = [
 
 
 @pytest.fixture
-def runtime(tmp_path: Path):
+def runtime(tmp_path: Path) -> Iterator[Runtime]:
     rt = make_runtime(tmp_path, ASSISTANT_NOW="2023-07-01T12:00:00+00:00")
     import_records(rt.store, [json.dumps(m) for m in MEMORIES])
     yield rt

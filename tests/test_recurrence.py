@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -130,7 +131,7 @@ def test_stored_text_round_trip() -> None:
 
 
 @pytest.fixture
-def berlin_store(tmp_path: Path):
+def berlin_store(tmp_path: Path) -> Iterator[Store]:
     s = Store(fresh_store_file(tmp_path / "m.db"), Clock(zone_from_name("Europe/Berlin"), SUNDAY_14))
     yield s
     s.close()
@@ -192,7 +193,7 @@ def test_a_series_that_ends_is_done_for_good(store: Store) -> None:
     assert reminders.mark_done(store, knowledge_id).done_at is not None
 
 
-def test_local_wall_clock_in_the_users_zone(berlin_store) -> None:
+def test_local_wall_clock_in_the_users_zone(berlin_store: Store) -> None:
     bins = memories.remember(berlin_store, "Bins", due_at="every Tuesday at 7pm")
     assert bins.due_at == "2026-11-24T18:00:00+00:00"  # 19:00 CET
     assert bins.to_json()["recurrence"]["zone"] == "Europe/Berlin"
@@ -264,7 +265,7 @@ def test_rule_phrases_with_words_we_cannot_honour_are_refused(phrase: str) -> No
                                   "FREQ=WEEKLY;BYMONTHDAY=3", "FREQ=DAILY;BYYEARDAY=366", "FREQ=DAILY;BYDAY=1MO",
                                   "FREQ=MONTHLY;BYSETPOS=6;BYDAY=MO", "FREQ=DAILY;BYEASTER=0", "FREQ=DAILY;WKST=XX",
                                   "FREQ=DAILY;INTERVAL=" + "9" * 5000, "FREQ=DAILY;UNTIL=2026"])
-def test_rules_that_cannot_be_followed_are_refused_at_import(store: Store, rule) -> None:
+def test_rules_that_cannot_be_followed_are_refused_at_import(store: Store, rule: str) -> None:
     from memory.errors import ImportFailed
 
     record = {"type": "memory", "content": "x", "due_at": "2026-12-01T09:00:00Z",

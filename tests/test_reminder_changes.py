@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -14,21 +14,29 @@ from assistant.responders.offline import OfflineResponder
 from assistant.tools import execute_tool
 from assistant.turn.agent import Agent
 from memory import changes, memories, reminders
+from memory.changes import UndoneChange
 from memory.errors import InvalidInput
-from tests.conftest import Cli, make_runtime
+from tests.conftest import Cli, make_runtime, present
 from tests.test_offline import say
 
 if TYPE_CHECKING:
+    from memory.memories import Memory
     from memory.store import Store
     from tests.standins import StandIn
 
 
-def snapshot(store: Store) -> list[tuple]:
+def memory_of(undone: UndoneChange | None) -> Memory:
+    """The memory an undo gave back (the test expects one)."""
+    assert undone is not None and undone.memory is not None
+    return undone.memory
+
+
+def snapshot(store: Store) -> list[tuple[Any, ...]]:
     rows = store.query("SELECT id, content, due_at, done_at, reminded_at FROM knowledge ORDER BY id")
     return [tuple(r) for r in rows]
 
 
-def remind(store: Store, content, due):
+def remind(store: Store, content: str, due: str) -> Memory:
     return memories.remember(store, content, due_at=due)
 
 
@@ -230,7 +238,7 @@ async def test_undo_works_after_a_restart_and_for_every_writer(tmp_path: Path, c
     # The model's tools record too.
     execute_tool(rt, "update_memory", {"id": 1, "done": True})
     execute_tool(rt, "update_memory", {"id": 1, "reminded_at": "now"})  # bookkeeping: not a change to undo
-    assert changes.undo_last_change(rt.store).action == "done"
+    assert present(changes.undo_last_change(rt.store)).action == "done"
     execute_tool(rt, "forget", {"id": 2})
     rt.close()
     code, out, _ = cli("undo")
@@ -248,15 +256,15 @@ def test_only_the_last_change_is_kept_and_a_failed_change_keeps_the_record(store
     assert store.one("SELECT count(*) FROM memory_changes")[0] == 1
     with pytest.raises(InvalidInput, match="already done"), changes.recorded(store, a.id, "snooze"):
         reminders.snooze(store, a.id, "2026-11-29T10:00:00+00:00")  # done already: refused
-    assert changes.last_change(store)["memory_id"] == b.id
-    assert changes.undo_last_change(store).memory.due_at == "2026-11-27T10:00:00+00:00"
+    assert present(changes.last_change(store))["memory_id"] == b.id
+    assert memory_of(changes.undo_last_change(store)).due_at == "2026-11-27T10:00:00+00:00"
     assert memories.get_memory(store, a.id).done_at is not None  # the first change was not the last one
 
 
 def test_a_change_to_any_memory_is_recorded_not_only_a_reminders(store: Store) -> None:
     note = memories.remember(store, "the boiler code is 4471")
     changes.record_change(store, note.id, "forget")
-    assert changes.last_change(store)["memory_id"] == note.id
+    assert present(changes.last_change(store))["memory_id"] == note.id
     with pytest.raises(InvalidInput, match="unknown change"):
         changes.record_change(store, note.id, "paint")
 
@@ -314,27 +322,27 @@ def test_the_app_service_records_each_change_so_any_undo_puts_it_back(tmp_path: 
     store = services.runtime.store
     bins = remind(store, "take out the bins", "2026-11-22T18:00:00+00:00")
     services.reminders.mark_done(bins.id)
-    assert changes.last_change(store)["action"] == "done"
-    assert services.changes.undo_last().memory.done_at is None
+    assert present(changes.last_change(store))["action"] == "done"
+    assert memory_of(services.changes.undo_last()).done_at is None
     services.reminders.snooze(bins.id, "tomorrow at 8am")
-    assert changes.undo_last_change(store).memory.due_at == bins.due_at
+    assert memory_of(changes.undo_last_change(store)).due_at == bins.due_at
     services.reminders.edit(bins.id, content="take out the recycling", due="friday at 7am")
     edited = memories.get_memory(store, bins.id)
     assert (edited.content, edited.due_at) == ("take out the recycling", "2026-11-27T07:00:00+00:00")
     with pytest.raises(InvalidInput):  # an impossible time: nothing changes, the record stays
         services.reminders.edit(bins.id, due="tomorrow at 12:99")
-    assert memories.get_memory(store, bins.id) == edited and changes.last_change(store)["action"] == "edit"
-    assert services.changes.undo_last().memory.content == "take out the bins"
+    assert memories.get_memory(store, bins.id) == edited and present(changes.last_change(store))["action"] == "edit"
+    assert memory_of(services.changes.undo_last()).content == "take out the bins"
     services.reminders.forget(bins.id)
     with pytest.raises(NotFound):
         memories.get_memory(store, bins.id)
-    assert services.changes.undo_last().memory.id == bins.id
+    assert memory_of(services.changes.undo_last()).id == bins.id
     assert services.changes.undo_last() is None
 
 
 # -- undo of any change, every word back (issue 35) ---------------------------------------------------
 
-def _dump(store: Store) -> dict[str, list[tuple]]:
+def _dump(store: Store) -> dict[str, list[tuple[Any, ...]]]:
     """Every row undo must put back as it was (the vectors are re-embedded, not compared)."""
     return {table: [tuple(r) for r in store.query(f"SELECT * FROM {table} ORDER BY 1")]
             for table in ("knowledge", "messages", "episodes", "summaries", "edges", "memory_meta",
@@ -389,7 +397,7 @@ def test_a_forgotten_note_comes_back_with_its_id_until_the_next_change(store: St
         memories.forget(store, note.id)
     with changes.recorded(store, other.id, "edit"):
         store.execute("UPDATE knowledge SET content = 'the gym opens at 7' WHERE id = ?", (other.id,))
-    assert changes.undo_last_change(store).memory.content == "the gym opens at 6"  # the next change replaced it
+    assert memory_of(changes.undo_last_change(store)).content == "the gym opens at 6"  # the next change replaced it
     assert changes.undo_last_change(store) is None
     assert store.one("SELECT count(*) FROM knowledge WHERE id = ?", (note.id,))[0] == 0
 
@@ -411,7 +419,7 @@ def test_a_record_written_before_schema_10_is_still_undone(store: Store) -> None
     store.execute("INSERT INTO memory_changes (memory_id, action, before, created_at) VALUES (?, 'done', ?, ?)",
                   (bins.id, json.dumps(old), "2026-11-22T14:00:00+00:00"))
     reminders.mark_done(store, bins.id)
-    assert changes.undo_last_change(store).memory.done_at is None
+    assert memory_of(changes.undo_last_change(store)).done_at is None
 
 
 # -- a question is data kept with the answer that asked it, never read back from words ---------------------

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 @pytest.fixture
-def filled(store: Store):
+def filled(store: Store) -> Store:
     ep = episodes.open_episode(store)
     episodes.add_message(store, ep.id, "user", "My daughter Mia starts violin lessons on Thursdays")
     episodes.add_message(store, ep.id, "user", "The quarterly tax filing is due at the end of the month")
@@ -26,7 +26,7 @@ def filled(store: Store):
     return store
 
 
-def test_finds_by_meaning_not_words(filled, embedder: LocalEmbedder) -> None:
+def test_finds_by_meaning_not_words(filled: Store, embedder: LocalEmbedder) -> None:
     searcher = Searcher(filled, embedder)
     hits = searcher.search("which musical instrument is my kid learning", limit=3)
     assert hits[0].type == "message" and "violin" in hits[0].content
@@ -34,21 +34,21 @@ def test_finds_by_meaning_not_words(filled, embedder: LocalEmbedder) -> None:
     assert hits[0].type == "memory" and "peanuts" in hits[0].content
 
 
-def test_finds_exact_words_with_fts_alone(filled) -> None:
+def test_finds_exact_words_with_fts_alone(filled: Store) -> None:
     searcher = Searcher(filled, None)
     hits = searcher.search("tyres", limit=5)
     assert [h.content for h in hits] == ["The car needs new winter tyres"]
     assert hits[0].type == "memory" and hits[0].tier == "hot"
 
 
-def test_hit_shape(filled, embedder: LocalEmbedder) -> None:
+def test_hit_shape(filled: Store, embedder: LocalEmbedder) -> None:
     hit = Searcher(filled, embedder).search("violin", limit=1)[0]
     data = hit.to_json()
     assert {"type", "id", "content", "created_at", "score", "tier", "episode_id"} <= set(data)
     assert data["created_at"].endswith("+00:00") and data["score"] > 0 and data["episode_id"] is not None
 
 
-def test_embeddings_deferred_then_caught_up(filled, embedder: LocalEmbedder) -> None:
+def test_embeddings_deferred_then_caught_up(filled: Store, embedder: LocalEmbedder) -> None:
     assert pending_count(filled) == 5  # three messages and two memories, none embedded yet
     Searcher(filled, embedder).search("anything", limit=1)
     assert pending_count(filled) == 0
@@ -58,7 +58,7 @@ def test_embeddings_deferred_then_caught_up(filled, embedder: LocalEmbedder) -> 
     assert "shellfish" in hits[0].content and pending_count(filled) == 0
 
 
-def test_fallback_notice_once(filled, tmp_path: Path) -> None:
+def test_fallback_notice_once(filled: Store, tmp_path: Path) -> None:
     notices = []
     broken = LocalEmbedder("no-such/model-anywhere", cache_dir=tmp_path)
     broken.load = lambda: (_ for _ in ()).throw(EmbedderUnavailable("the embedding model could not load"))
@@ -68,7 +68,7 @@ def test_fallback_notice_once(filled, tmp_path: Path) -> None:
     assert len(notices) == 1 and "keyword search only" in notices[0]
 
 
-def test_modes_filter_tiers_and_touch(filled) -> None:
+def test_modes_filter_tiers_and_touch(filled: Store) -> None:
     filled.execute("UPDATE memory_meta SET tier = 'archived' WHERE memory_id = 1")
     searcher = Searcher(filled, None)
     assert searcher.search("peanuts", mode="standard") == []
@@ -80,7 +80,7 @@ def test_modes_filter_tiers_and_touch(filled) -> None:
         searcher.search("x", mode="psychic")
 
 
-def test_query_words_are_never_syntax(filled) -> None:
+def test_query_words_are_never_syntax(filled: Store) -> None:
     assert query_words('what did "we" say AND NOT (peanuts*') == ["say", "not", "peanuts"]
     assert query_words("???") == []
     assert Searcher(filled, None).search('peanuts* AND ("tyres"') != []  # no FTS syntax error
@@ -95,7 +95,7 @@ def test_common_words_left_out_unless_all_common(store: Store) -> None:
     assert [h.content for h in searcher.search("apple juice")] == ["apple juice"]
 
 
-def test_forget_removes_vector(filled, embedder: LocalEmbedder) -> None:
+def test_forget_removes_vector(filled: Store, embedder: LocalEmbedder) -> None:
     searcher = Searcher(filled, embedder)
     searcher.search("peanuts")
     assert filled.one("SELECT count(*) FROM vectors WHERE doc_id = ?", (1 * 4 + 1,))[0] == 1
@@ -104,7 +104,7 @@ def test_forget_removes_vector(filled, embedder: LocalEmbedder) -> None:
     assert all("peanuts" not in h.content for h in searcher.search("peanut allergy"))
 
 
-def test_index_follows_changes_by_any_process(filled, embedder: LocalEmbedder) -> None:
+def test_index_follows_changes_by_any_process(filled: Store, embedder: LocalEmbedder) -> None:
     """Nothing is held in memory between searches: a change made through another connection (as by
     another process) is seen by the next search, a forgotten memory never comes back."""
     from memory import vectors

@@ -2,6 +2,7 @@
 the terminal, private memories stay on the machine unless asked about."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -118,7 +119,7 @@ def test_visible_shows_every_control_character_and_keeps_lines() -> None:
 
 
 @pytest.fixture
-def hostile_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+def hostile_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
     db = str(tmp_path / "h.db")
     now = "2026-11-22T14:00:00+00:00"
     src = tmp_path / "h.jsonl"
@@ -126,7 +127,7 @@ def hostile_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
                                "outcome": "success", "started_at": "2026-11-22T10:00:00Z",
                                "ended_at": "2026-11-22T10:30:00Z"}) + "\n")
 
-    def run(*args):
+    def run(*args: str) -> tuple[int, str, str]:
         code = main([*args, "--db", db, "--now", now])
         out, err = capsys.readouterr()
         return code, out, err
@@ -142,7 +143,8 @@ def hostile_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
                                                                                         "x " + PAYLOAD),
     ("snooze", "1", PAYLOAD), ("done", "1"), ("forget", "1"),
 ])
-def test_no_printer_emits_control_characters(hostile_cli, args) -> None:
+def test_no_printer_emits_control_characters(hostile_cli: Callable[..., tuple[int, str, str]],
+                                             args: tuple[str, ...]) -> None:
     for json_flag in ((), ("--json",)):
         if args[0] in ("export",) and json_flag:
             continue

@@ -59,7 +59,7 @@ def test_missing_explicit_config() -> None:
                                   "ui = {" + ".".join(['"a"'] * 50_000) + " = 1}\n",
                                   "[[" + " . ".join(["'a b'"] * 50_000) + "]]\n"],
                          ids=["key", "table", "inline", "quoted-array-table"])
-def test_a_key_nested_50000_levels_deep_is_refused_at_once(tmp_path: Path, text) -> None:
+def test_a_key_nested_50000_levels_deep_is_refused_at_once(tmp_path: Path, text: str) -> None:
     """Issue 20: tomllib takes quadratic time in a dotted key's depth, so such a config file hung every
     command. Run in a fresh process with a time limit, so that a hang fails this test instead of stalling
     the suite (the limit is a guard against hanging, far above the time it takes)."""

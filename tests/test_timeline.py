@@ -1,11 +1,14 @@
 """SPEC F3: positions, buckets (boundaries at exactly 40 % and 80 %), rendering, budget."""
 from __future__ import annotations
 
+from typing import Any
+
 from assistant.prompt.timeline import Mood, Person, format_timeline
 from memory.timeline import assign_memories_to_buckets, get_memory_position
 
 
-def mem(content, seq=0, ids=None, importance=None, private=False, mid=None):
+def mem(content: str, seq: int = 0, ids: list[int] | None = None, importance: int | None = None,
+        private: bool = False, mid: int | None = None) -> dict[str, Any]:
     return {"id": mid or seq, "content": content, "sequence": seq, "message_ids": ids or [],
             "importance": importance, "private": private}
 

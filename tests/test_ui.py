@@ -9,19 +9,21 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from memory import episodes
 from tests.ui_helpers import SnapCompare, make_app, settle, sidebar_text, wait_until
+from ui.app import AssistantApp
 from ui.screens.dialogs import HelpScreen, RecapScreen, SnoozeScreen
+from ui.widgets.composer import Composer
 
 if TYPE_CHECKING:
     from textual.pilot import Pilot
-
-    from ui.app import AssistantApp
+    from textual.screen import Screen
 
 
 async def test_offline_reminder_appears_in_sidebar(tmp_path: Path) -> None:
@@ -29,7 +31,7 @@ async def test_offline_reminder_appears_in_sidebar(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         assert "[OVERDUE] Pay the rent" in sidebar_text(app) and "in 20 h" in sidebar_text(app)
-        composer = app.query_one("Composer")
+        composer = app.query_one(Composer)
         composer.insert("remind me to water the plants tomorrow at 9am")
         await pilot.press("enter")
         await settle(pilot, app)
@@ -41,7 +43,7 @@ async def test_multiline_paste_kept_and_history(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
-        composer = app.query_one("Composer")
+        composer = app.query_one(Composer)
         composer.insert("first line\nsecond line")
         await pilot.press("enter")
         await settle(pilot, app)
@@ -91,7 +93,7 @@ async def test_ctrl_n_closes_episode_and_help(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
-        app.query_one("Composer").insert("remember that I like tea")
+        app.query_one(Composer).insert("remember that I like tea")
         await pilot.press("enter")
         await settle(pilot, app)
         await pilot.press("ctrl+n")
@@ -106,11 +108,13 @@ async def test_ctrl_n_closes_episode_and_help(tmp_path: Path) -> None:
 async def quiet(pilot: Pilot[int]) -> None:
     """No toasts in a snapshot: they come from parallel workers in any order, and fade on a timer; and a
     steady cursor, not one caught in either half of its blink."""
-    for widget in (pilot.app.main_screen.composer, pilot.app.focused):
-        if hasattr(widget, "cursor_blink"):
+    app = pilot.app
+    assert isinstance(app, AssistantApp)
+    for widget in (app.main_screen.composer, app.focused):
+        if widget is not None and hasattr(widget, "cursor_blink"):
             widget.cursor_blink = False
     pilot.app.clear_notifications()
-    def visible_screens():
+    def visible_screens() -> Iterator[Screen[Any]]:
         for screen in reversed(pilot.app.screen_stack):  # a modal shows the screen below it
             yield screen
             if not screen.is_modal:
@@ -125,7 +129,7 @@ def recap_text(app: AssistantApp) -> str:
 
 
 @pytest.mark.parametrize("keys", [(), ("ctrl+r",), ("f1",)], ids=["main", "recap", "help"])
-def test_snapshot(tmp_path: Path, snap_compare: SnapCompare, keys) -> None:
+def test_snapshot(tmp_path: Path, snap_compare: SnapCompare, keys: tuple[str, ...]) -> None:
     async def before(pilot: Pilot[int]) -> None:
         await settle(pilot, pilot.app)
         await quiet(pilot)
@@ -174,7 +178,7 @@ def test_real_app_in_tmux(tmp_path: Path, term: str) -> None:
     cmd = f"env {term} ASSISTANT_TIMEZONE=UTC {exe} --db {db} --now {now}; echo EXITED-$?; sleep 20"
     subprocess.run([*tmux, "new-session", "-d", "-s", sess, "-x", "120", "-y", "40", cmd], check=True)
 
-    def wait_for(text, secs=20.0):
+    def wait_for(text: str, secs: float = 20.0) -> str:
         end = time.time() + secs
         while time.time() < end:
             screen = subprocess.run([*tmux, "capture-pane", "-p", "-t", sess], capture_output=True, text=True).stdout
@@ -203,7 +207,7 @@ async def test_huge_paste_and_control_characters_are_kept(tmp_path: Path) -> Non
     text = "\x1b[31mred\x1b[0m \x07 [b]not markup[/b]\n" + "lorem ipsum " * 90_000  # about 1 MB
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
-        app.query_one("Composer").insert(text)
+        app.query_one(Composer).insert(text)
         await pilot.press("enter")
         await settle(pilot, app)
         stored = app.runtime.store.one("SELECT content FROM messages WHERE role = 'user'")[0]
@@ -218,7 +222,7 @@ async def test_message_sent_before_the_model_is_chosen_is_answered(tmp_path: Pat
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         app.services.model.agent = None  # as if the start-up worker had not finished yet
-        app.query_one("Composer").insert("remember that the spare key is under the pot")
+        app.query_one(Composer).insert("remember that the spare key is under the pot")
         await pilot.press("enter")
         await settle(pilot, app)
         stored = [r[0] for r in app.runtime.store.query("SELECT role FROM messages ORDER BY id")]

@@ -40,7 +40,7 @@ async def test_a_message_the_disk_has_no_room_for_stays_in_the_box_and_is_sent_w
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it in .ci/run)")
-def test_quitting_on_a_full_disk_is_one_line_and_exit_1(small_disk) -> None:  # noqa: F811
+def test_quitting_on_a_full_disk_is_one_line_and_exit_1(small_disk: Path) -> None:  # noqa: F811
     exe = Path(sys.executable).parent / "assistant"
     db = small_disk / "m.db"
     env = {**os.environ, "ASSISTANT_NOW": "2026-11-22T14:00:00Z", "ASSISTANT_TIMEZONE": "UTC"}

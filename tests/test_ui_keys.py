@@ -364,7 +364,7 @@ async def test_closing_an_idle_conversation_does_not_delay_the_answer(tmp_path: 
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
         await type_and_send(pilot, app, "remember that I like tea")
-        app.runtime.clock.fixed = app.runtime.clock.fixed.replace(hour=16)  # two idle hours later
+        app.runtime.clock.fixed = app.runtime.clock.now().replace(hour=16)  # two idle hours later
         start = time.monotonic()
         app.main_screen.composer.insert("remember that I like coffee")
         await pilot.press("enter")

@@ -1,6 +1,7 @@
 """memory.vectors: the quantised search (one-bit codes, rescored) agrees with exact cosine search."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,6 +12,8 @@ from memory import vectors
 from memory.store import Store
 
 if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
     from memory.search.embeddings import LocalEmbedder
     from memory.time.clock import Clock
 
@@ -31,7 +34,7 @@ def _recall_at_10(store: Store, queries, doc_type: int | None = None, **knobs) -
 
 
 @pytest.fixture
-def clustered(tmp_path: Path, clock: Clock):
+def clustered(tmp_path: Path, clock: Clock) -> Iterator[tuple[Store, NDArray[np.float32]]]:
     """3,000 vectors in 60 topics (a fixed seed), most of them messages, some memories."""
     rng = np.random.default_rng(15)
     centres = rng.normal(size=(60, 384))
@@ -47,7 +50,7 @@ def clustered(tmp_path: Path, clock: Clock):
 
 
 @pytest.mark.slow
-def test_quantised_search_finds_the_exact_top_10(clustered) -> None:
+def test_quantised_search_finds_the_exact_top_10(clustered: tuple[Store, NDArray[np.float32]]) -> None:
     store, queries = clustered
     assert vectors.count(store) == 3000 and store.one("SELECT count(*) FROM vector_blocks")[0] == 2
     assert _recall_at_10(store, queries) >= 0.98  # 3,000 > RESCORE: the codes decide what is rescored
@@ -56,7 +59,7 @@ def test_quantised_search_finds_the_exact_top_10(clustered) -> None:
     assert _recall_at_10(store, queries, shortlist=200, rescore=40) >= 0.8
 
 
-def test_deleted_and_replaced_vectors(clustered) -> None:
+def test_deleted_and_replaced_vectors(clustered: tuple[Store, NDArray[np.float32]]) -> None:
     store, queries = clustered
     cache = vectors.CodeCache()
     nearest = vectors.knn(store, queries[0], 3, cache=cache)

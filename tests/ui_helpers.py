@@ -12,6 +12,7 @@ from memory import memories
 from memory.transfer.jsonl_import import import_records
 from tests.conftest import make_runtime
 from ui.app import AssistantApp
+from ui.widgets.reminders import ReminderList
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -35,7 +36,8 @@ class SnapCompare(Protocol):
                  run_before: Callable[[Pilot[Any]], Awaitable[None] | None] | None = None) -> bool: ...
 
 
-def make_app(tmp_path: Path, seed: bool = True, messages: bool = False, briefing: bool = False, **env) -> AssistantApp:
+def make_app(tmp_path: Path, seed: bool = True, messages: bool = False, briefing: bool = False,
+             **env: str) -> AssistantApp:
     """An app over a store seeded with two reminders and a conversation. `briefing`: the day's briefing card
     shows at launch (by default this launch is not the day's first, so the card is not in the way)."""
     rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline", **env)
@@ -49,12 +51,15 @@ def make_app(tmp_path: Path, seed: bool = True, messages: bool = False, briefing
     return AssistantApp(rt.settings)
 
 
-async def settle(pilot: Pilot[int], app: AssistantApp) -> None:
+async def settle(pilot: Pilot[int], app: App[Any]) -> None:
     await pilot.pause()
     # A letter typed in the reminder list waits LETTER_PAUSE for more typing before it acts.
-    for lst in app.query("ReminderList"):
-        if getattr(lst, "_pending", None) is not None:
-            await wait_until(pilot, lambda lst=lst: lst._pending is None, what="the list letter to act")
+    for lst in app.query(ReminderList):
+        if lst._pending is not None:
+            def acted(lst: ReminderList = lst) -> bool:
+                return lst._pending is None
+
+            await wait_until(pilot, acted, what="the list letter to act")
     await app.workers.wait_for_complete()
     await pilot.pause()
 
