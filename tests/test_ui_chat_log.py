@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memory.transfer.jsonl_import import import_records
-from tests.conftest import make_runtime
+from tests.conftest import make_runtime, present
 from tests.ui_helpers import settle, type_and_send, wait_until
 from ui.app import AssistantApp
 from ui.screens.conversations import ConversationScreen
-from ui.widgets.chat_log import ChatLog, Marker, PlainAnswer, ToolLine, UserMessage
+from ui.widgets.chat_log import ChatLog, Marker, PlainAnswer, ToolLine, UserMessage, entry_of
 from ui.widgets.entry import PAGE_ENTRIES
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
 
 LONG = 2000
 
@@ -37,12 +41,12 @@ def long_conversation_app(tmp_path: Path, messages: int = LONG) -> AssistantApp:
     return AssistantApp(rt.settings)
 
 
-def message_widgets(log: ChatLog) -> list:
+def message_widgets(log: ChatLog) -> list[Widget]:
     return [w for w in log.window if not isinstance(w, Marker)]
 
 
 def shown_texts(log: ChatLog) -> list[str]:
-    return [e.text for e in (w.entry for w in log.window)]
+    return [present(entry_of(w)).text for w in log.window]
 
 
 async def test_a_conversation_of_2000_messages_opens_a_screenful_in_the_reader_and_the_chat(tmp_path: Path) -> None:

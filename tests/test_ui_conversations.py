@@ -5,22 +5,25 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from assistant.cli.conversations import cmd_recap
 from assistant.recap import recent_conversations as recall_recent
 from memory import episodes
+from tests.conftest import present
 from tests.ui_helpers import make_app, settle, type_and_send, wait_until
 from ui.screens.conversations import ConversationScreen, ConversationsScreen
 from ui.screens.dialogs import RecapScreen
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from memory.store import Store
 
 
-def rows(screen) -> list[str]:
+def rows(screen: Screen[Any]) -> list[str]:
     return [str(item.query_one("Static").render()) for item in screen.query("ConversationItem")]
 
 
@@ -73,7 +76,7 @@ async def test_palette_entry_opens_conversations_and_reader_continue_key(tmp_pat
         await pilot.press("c")
         await wait_until(pilot, lambda: app.screen is app.main_screen)
         await settle(pilot, app)
-        assert episodes.active_episode(app.runtime.store).title == "Ski Trip Planning"
+        assert present(episodes.active_episode(app.runtime.store)).title == "Ski Trip Planning"
 
 
 async def test_recap_includes_the_conversation_in_progress(tmp_path: Path) -> None:
@@ -135,11 +138,11 @@ def test_episode_reads_behind_the_screen(store: Store) -> None:
     listed = episodes.list_conversations(store)
     assert [(c.episode.id, c.messages, c.current) for c in listed] == [(second.id, 1, True), (first.id, 2, False)]
     assert episodes.in_progress(store, min_messages=2) is None
-    now = episodes.in_progress(store)
+    now = present(episodes.in_progress(store))
     assert now.messages == 1 and now.title == "What did we talk about" and now.opening[0].content.startswith("what")
     assert [e.id for e in episodes.list_recent(store)] == [first.id]
     episodes.reopen_episode(store, first.id)
-    assert episodes.active_episode(store).id == first.id and episodes.list_recent(store) == []
+    assert present(episodes.active_episode(store)).id == first.id and episodes.list_recent(store) == []
 
 
 def test_save_setting_keeps_the_rest_of_the_file(tmp_path: Path) -> None:

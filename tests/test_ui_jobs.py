@@ -5,15 +5,19 @@ nobody types."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from memory import vectors
-from memory.search.embeddings import pending_count
+from memory.search.embeddings import LocalEmbedder, pending_count
 from tests.test_backlog import BACKLOG, _runtime_with_backlog
 from tests.test_consolidation import smart_ollama  # noqa: F401 - a fixture: the Ollama stand-in that summarises
 from tests.ui_helpers import make_app, notices, settle, wait_until
 from ui.app import AssistantApp
+
+if TYPE_CHECKING:
+    from ui.messages import StatusNews
 
 
 async def test_the_app_ends_with_one_line_when_its_store_is_damaged(tmp_path: Path) -> None:
@@ -75,6 +79,7 @@ async def test_the_embedder_goes_after_a_quiet_while_and_the_next_key_brings_it_
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
         jobs, embedder = app.main_screen.jobs, app.runtime.embedder
+        assert isinstance(embedder, LocalEmbedder)
         await pilot.press("h")
         await wait_until(pilot, lambda: embedder.loaded, timeout=30, what="the model loaded at the first key")
         await settle(pilot, app)
@@ -93,6 +98,7 @@ async def test_the_embedder_stays_while_someone_types_and_with_zero_minutes(tmp_
         await settle(pilot, app)
         await pilot.press("h")
         embedder = app.runtime.embedder
+        assert isinstance(embedder, LocalEmbedder)
         await wait_until(pilot, lambda: embedder.loaded, timeout=30, what="the model loaded")
         await settle(pilot, app)
         app.main_screen.jobs.maybe_unload_embedder()
@@ -116,7 +122,7 @@ async def test_consolidation_runs_in_a_child_process_and_the_app_shows_its_progr
     from memory.transfer.jsonl_import import import_records
     from tests.test_consolidation import fixture_records
 
-    def not_here(*args, **kwargs) -> None:
+    def not_here(*args: object, **kwargs: object) -> None:
         raise AssertionError("consolidation ran in the app's own process")
 
     monkeypatch.setattr(pipeline.Consolidator, "run", not_here)
@@ -127,7 +133,12 @@ async def test_consolidation_runs_in_a_child_process_and_the_app_shows_its_progr
         said: list[str] = []
         status = app.main_screen.status
         real_news = status.news
-        monkeypatch.setattr(status, "news", lambda event: (said.append(event.consolidation or ""), real_news(event)))
+
+        def news(event: StatusNews) -> None:
+            said.append(event.consolidation or "")
+            real_news(event)
+
+        monkeypatch.setattr(status, "news", news)
         await pilot.press("ctrl+g")
         await wait_until(pilot, lambda: any(n.startswith("Consolidated ") for n in notices(app)), timeout=120,
                          what="the result")

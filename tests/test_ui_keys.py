@@ -10,9 +10,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 from textual import events
+from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit
+from textual.widgets._footer import FooterKey
 
 from assistant.paths import history_file
-from tests.conftest import make_runtime
+from tests.conftest import make_runtime, present
 from tests.ui_helpers import make_app, notices, settle, type_and_send, wait_until
 from ui import actions
 from ui.app import AssistantApp
@@ -35,7 +38,7 @@ async def test_escape_returns_to_the_message_box_and_letters_never_act_there(tmp
         await settle(pilot, app)
         await pilot.press("ctrl+l")
         assert isinstance(app.focused, ReminderList)
-        footer_keys = {k.key for k in app.main_screen.footer.query("FooterKey")}
+        footer_keys = {k.key for k in app.main_screen.footer.query(FooterKey)}
         assert {"d", "s"} <= footer_keys  # the list's letters are shown while it has the focus
         await pilot.press("escape")
         assert isinstance(app.focused, Composer)
@@ -263,13 +266,19 @@ async def test_palette_and_help_come_from_one_table(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
         provider = ActionCommands(app.screen)
-        hits = [hit async for hit in provider.discover()]
+        hits: list[DiscoveryHit] = []
+        async for discovered in provider.discover():
+            assert isinstance(discovered, DiscoveryHit)
+            hits.append(discovered)
         titles = [str(h.display) for h in hits]
         assert len(titles) == len(set(titles))  # no "Quit" twice
         assert "Conversations" in titles and "Theme" in titles and "Keys" not in titles
         for hit in hits:
-            assert hit.help.split("  (")[0] != str(hit.display)  # a real description, not the title again
-        found = [str(h.match_display) async for h in provider.search("conversations")]
+            assert present(hit.help).split("  (")[0] != str(hit.display)  # a real description, not the title again
+        found = []
+        async for searched in provider.search("conversations"):
+            assert isinstance(searched, Hit)
+            found.append(str(searched.match_display))
         assert found and found[0].lower().startswith("conversations")
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen)
@@ -291,7 +300,11 @@ def test_every_table_row_is_a_binding_or_handled_by_its_widget() -> None:
     owners = {"app": AssistantApp, "main": MainScreen, "reminders": ReminderPanel,
               "conversations": ConversationsScreen, "reader": ConversationScreen, "memories": MemoriesScreen,
               "memory": MemoryScreen, "why": WhyScreen}
-    bound = {b.id for scope in owners for b in actions.bindings(scope)}
+    bound: set[str | None] = set()
+    for scope in owners:
+        for binding in actions.bindings(scope):
+            assert isinstance(binding, Binding)
+            bound.add(binding.id)
     for row in actions.ACTIONS:
         assert row.description and row.description != row.label
         if row.action and row.key:
@@ -352,7 +365,7 @@ async def test_closing_an_idle_conversation_does_not_delay_the_answer(tmp_path: 
 
     calls = []
 
-    def slow_titles(runtime: Runtime, limit=5):
+    def slow_titles(runtime: Runtime, limit: int = 5) -> int:
         for episode_id in episodes.needing_titles(runtime.store, limit):
             time.sleep(2.0)
             calls.append("model")

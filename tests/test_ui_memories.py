@@ -11,14 +11,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
+from textual.widgets import ListView
 
 from memory import changes, memories
 from memory.browse import PAGE
 from memory.store import Store
-from tests.conftest import T0, make_clock
+from tests.conftest import T0, make_clock, present
 from tests.test_why_and_incognito import TABLES
 from tests.ui_helpers import make_app, notices, settle, sidebar_text, type_and_send, wait_until
 from ui.screens.memories import MemoriesScreen, MemoryScreen
@@ -46,12 +47,15 @@ async def open_memories(pilot: Pilot[int], app: AssistantApp) -> MemoriesScreen:
     await wait_until(pilot, lambda: isinstance(app.screen, MemoriesScreen) and app.screen.query_one(MemoryList).rows,
                      what="the Memories screen with its rows")
     await settle(pilot, app)
-    return app.screen
+    screen = app.screen
+    assert isinstance(screen, MemoriesScreen)
+    return screen
 
 
 async def search(pilot: Pilot[int], app: AssistantApp, text: str, expect: int) -> None:
     await pilot.press(*text)
-    await wait_until(pilot, lambda: len(listed(app)) == expect and app.screen.query_text == text, what=f"{text!r}")
+    await wait_until(pilot, lambda: len(listed(app)) == expect and isinstance(app.screen, MemoriesScreen)
+                     and app.screen.query_text == text, what=f"{text!r}")
     await settle(pilot, app)
 
 
@@ -76,8 +80,9 @@ async def test_a_stale_fact_found_by_typing_edited_and_the_next_offline_answer_s
         await pilot.press("e")
         await pilot.press("ctrl+u", *"the door code is 7731", "enter")  # ctrl+u: the line, from the cursor back
         await wait_until(pilot, lambda: "Earlier texts" in shown(app, "#memory-text"), what="the edit saved")
+        assert isinstance(app.screen, MemoryScreen)
         memory_id = app.screen.memory_id
-        assert memories.get_memory(app.runtime.store, memory_id).content == "the door code is 7731"
+        assert present(memories.get_memory(app.runtime.store, memory_id)).content == "the door code is 7731"
         await pilot.press("escape", "escape")
         await wait_until(pilot, lambda: app.screen is app.main_screen)
         await type_and_send(pilot, app, "what is the door code?")
@@ -90,7 +95,7 @@ async def test_a_stale_fact_found_by_typing_edited_and_the_next_offline_answer_s
         lines = [item.line for item in why.query(WhyItem)]
         assert f"#{memory_id} the door code is •••• (Sun Nov 22 14:00)" in lines
         memory_line = next(i for i, item in enumerate(why.query(WhyItem)) if item.target == memory_id)
-        why.query_one("#why-list").index = memory_line
+        why.query_one("#why-list", ListView).index = memory_line
         await pilot.press("enter")  # a memory listed opens on its Memories screen
         await wait_until(pilot, lambda: isinstance(app.screen, MemoryScreen) and app.screen.memory_id == memory_id)
 
@@ -131,12 +136,12 @@ async def test_filters_are_reached_and_set_with_the_keyboard(tmp_path: Path, siz
         await open_memories(pilot, app)
         assert len(listed(app)) == 4
         await pilot.press("tab")  # from the search box to the filters, on the first: kind
-        assert app.focused.id == "memories-filters"
+        assert present(app.focused).id == "memories-filters"
         await pilot.press("down")  # kind: fact
         await wait_until(pilot, lambda: len(listed(app)) == 2, what="facts only")
         await pilot.press("right", "right", "right", "down")  # tier, private, secret: yes
         await wait_until(pilot, lambda: listed(app) == ["the door code is ••••"], what="secrets only")
-        assert "kind: fact  tier: any  private: any  secret: yes" in str(app.focused.render())
+        assert "kind: fact  tier: any  private: any  secret: yes" in str(present(app.focused).render())
         await pilot.press("up")  # secret: any again
         await wait_until(pilot, lambda: len(listed(app)) == 2, what="facts again")
 
@@ -146,7 +151,9 @@ async def test_filters_are_reached_and_set_with_the_keyboard(tmp_path: Path, siz
 async def open_first(pilot: Pilot[int], app: AssistantApp) -> MemoryScreen:
     await pilot.press("enter")
     await wait_until(pilot, lambda: isinstance(app.screen, MemoryScreen) and app.screen.detail is not None)
-    return app.screen
+    screen = app.screen
+    assert isinstance(screen, MemoryScreen)
+    return screen
 
 
 async def test_private_pin_forget_each_undone_with_ctrl_z_and_a_secret_revealed_only_here(tmp_path: Path) -> None:
@@ -166,12 +173,21 @@ async def test_private_pin_forget_each_undone_with_ctrl_z_and_a_secret_revealed_
         await pilot.press("r")
         assert "2468" not in shown(app, "#memory-text")
         for key, field, action in (("p", "private", "private"), ("t", "pinned", "pin")):
+            def stored(f: str = field) -> object:
+                return getattr(memories.get_memory(app.runtime.store, memory.id), f)
+
+            def not_stored(f: str = field) -> bool:
+                return not stored(f)
+
+            def on_screen(f: str = field) -> object:
+                return screen.detail is not None and getattr(screen.detail, f)
+
             await pilot.press(key)
-            await wait_until(pilot, lambda f=field: getattr(memories.get_memory(app.runtime.store, memory.id), f))
-            assert changes.last_change(app.runtime.store)["action"] == action
-            await wait_until(pilot, lambda f=field: screen.detail is not None and getattr(screen.detail, f))
+            await wait_until(pilot, stored)
+            assert present(changes.last_change(app.runtime.store))["action"] == action
+            await wait_until(pilot, on_screen)
             await pilot.press("ctrl+z")
-            await wait_until(pilot, lambda f=field: not getattr(memories.get_memory(app.runtime.store, memory.id), f))
+            await wait_until(pilot, not_stored)
             await settle(pilot, app)
         await pilot.press("f")
         await wait_until(pilot, lambda: isinstance(app.screen, MemoriesScreen), what="back in the list")
@@ -181,8 +197,8 @@ async def test_private_pin_forget_each_undone_with_ctrl_z_and_a_secret_revealed_
         await wait_until(pilot, lambda: "the alarm code is ••••" in listed(app), what="brought back")
         await wait_until(pilot, lambda: "3 memories" in shown(app, "#memories-title"), what="the count again")
         assert not any("2468" in n for n in notices(app))  # the undo's notice masks it as the list does
-        assert memories.get_memory(app.runtime.store, memory.id).content == "the alarm code is 2468"
-        assert app.screen.query_one(MemoryList).selected.id == memory.id
+        assert present(memories.get_memory(app.runtime.store, memory.id)).content == "the alarm code is 2468"
+        assert present(app.screen.query_one(MemoryList).selected).id == memory.id
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is app.main_screen)
         assert "2468" not in "\n".join(str(w.render()) for w in app.main_screen.query("Static"))
@@ -221,7 +237,7 @@ async def test_why_says_so_when_there_is_no_answer_or_no_record(tmp_path: Path) 
 
 # -- incognito ---------------------------------------------------------------------------------------
 
-def dump(path: Path) -> dict[str, list[tuple]]:
+def dump(path: Path) -> dict[str, list[tuple[Any, ...]]]:
     """The memory and episode tables, row by row, as the file holds them (another connection)."""
     with Store(path, make_clock(T0)) as store:
         return {t: [tuple(r) for r in store.query(f"SELECT * FROM {t} ORDER BY 1")] for t in TABLES}

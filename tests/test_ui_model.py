@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from tests.standins import StandIn
 
 
-def model_app(tmp_path: Path, standin, **env) -> AssistantApp:
+def model_app(tmp_path: Path, standin: StandIn, **env: str) -> AssistantApp:
     from tests.conftest import make_runtime
 
     rt = make_runtime(tmp_path, **{"ASSISTANT_PROVIDER": "openai", "OPENAI_BASE_URL": standin.base,

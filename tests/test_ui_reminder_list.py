@@ -7,19 +7,27 @@ from __future__ import annotations
 
 from datetime import UTC, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+from textual.widgets import Input
+from textual.widgets._footer import FooterKey
 
 from memory import memories
 from memory.errors import NotFound
 from memory.store import Store
 from memory.time.clock import Clock
-from tests.conftest import T0, make_runtime
+from tests.conftest import T0, make_runtime, present
 from tests.ui_helpers import notices, settle, sidebar_text, type_and_send, wait_until
 from ui.app import AssistantApp
 from ui.screens.dialogs import DetailScreen, SnoozeScreen
 from ui.widgets.composer import Composer
 from ui.widgets.reminders import ReminderItem, ReminderList
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
+
+    from memory.memories import Memory
 
 
 def many_app(tmp_path: Path, count: int = 30, overdue: int = 0) -> AssistantApp:
@@ -43,7 +51,7 @@ def highlighted(app: AssistantApp) -> ReminderItem:
     return item
 
 
-def in_view(app: AssistantApp, item) -> bool:
+def in_view(app: AssistantApp, item: Widget) -> bool:
     """The row is on screen: what is drawn at its first and last text line is this row (not another
     widget, not the footer), and inside the sidebar."""
     region = item.region
@@ -60,9 +68,9 @@ def keys(text: str) -> list[str]:
     return ["space" if c == " " else c for c in text]
 
 
-def find(app: AssistantApp, content: str):
+def find(app: AssistantApp, content: str) -> Memory:
     row = app.runtime.store.one("SELECT id FROM knowledge WHERE content = ?", (content,))
-    return memories.get_memory(app.runtime.store, row[0])
+    return present(memories.get_memory(app.runtime.store, row[0]))
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])
@@ -88,7 +96,7 @@ async def test_the_highlight_stays_on_its_reminder_through_insertions_removals_a
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         await pilot.press("ctrl+l", "down", "down", "down")
-        assert app.main_screen.sidebar.selected.content == "Task 04"
+        assert present(app.main_screen.sidebar.selected).content == "Task 04"
         with other_process(app) as cli:  # inserted above it
             memories.remember(cli, "Feed the cat", due_at=T0 + timedelta(minutes=30))
         await wait_until(pilot, lambda: "Feed the cat" in sidebar_text(app), timeout=3)
@@ -196,7 +204,7 @@ async def test_the_details_dialog_edits_text_and_time_and_forgets_with_undo(tmp_
         await pilot.press("ctrl+l", "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, DetailScreen), what="details")
         await pilot.press("e")
-        content = app.screen.query_one("#detail-content")
+        content = app.screen.query_one("#detail-content", Input)
         assert content.value == "Task 01" and app.focused is content
         content.value = ""
         await pilot.press(*"Call mum", "tab", *"tomorrow at 25:00", "enter")
@@ -204,11 +212,11 @@ async def test_the_details_dialog_edits_text_and_time_and_forgets_with_undo(tmp_
         assert isinstance(app.screen, DetailScreen)  # a bad time: said here, nothing changed
         assert "25:00" in str(app.screen.query_one("#detail-error").render())
         assert memories.get_memory(app.runtime.store, first.id) == first
-        app.screen.query_one("#detail-when").value = ""
+        app.screen.query_one("#detail-when", Input).value = ""
         await pilot.press(*"tomorrow at 8am", "enter")
         await settle(pilot, app)
-        assert app.screen is app.main_screen
-        changed = memories.get_memory(app.runtime.store, first.id)
+        assert app.screen is app.main_screen  # type: ignore[comparison-overlap]  # no longer the one asserted above
+        changed = present(memories.get_memory(app.runtime.store, first.id))
         assert changed.content == "Call mum" and changed.due_at == "2026-11-23T08:00:00+00:00"
         assert "Call mum" in sidebar_text(app) and "Mon Nov 23 08:00" in sidebar_text(app)
         # Forget from the dialog, then ctrl+z brings it back with its id.
@@ -268,7 +276,7 @@ async def test_at_80_columns_nothing_is_cut_mid_word_and_toasts_leave_the_messag
         await pilot.press("escape")
         await pilot.pause()
         # The footer keeps the reminder and conversation keys, each drawn whole.
-        shown = {k.key: k for k in app.main_screen.footer.query("FooterKey")}
+        shown = {k.key: k for k in app.main_screen.footer.query(FooterKey)}
         assert {"ctrl+q", "ctrl+o", "ctrl+l", "ctrl+b", "f1"} <= set(shown)
         for key in shown.values():
             assert key.region.width >= len(key.key_display) + 1 + len(key.description), key.description
@@ -302,7 +310,7 @@ async def test_toasts_stand_above_the_message_box_and_beside_the_reminders(tmp_p
             app.notify(f"Notice {i}: long enough to wrap over a few lines of the toast " * 2, timeout=60)
         await pilot.pause(0.3)
 
-        def toasts_clear_of(*widgets) -> bool:
+        def toasts_clear_of(*widgets: Widget) -> bool:
             toasts = list(app.screen.query("Toast"))
             return bool(toasts) and all(not t.region.overlaps(w.region) for t in toasts for w in widgets)
 
