@@ -3,11 +3,11 @@ answers: a model responder that builds the prompt and calls the model through th
 responder that needs no prompt and searches memory once."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from assistant.conversation import AssistantMessage, ToolOutput, ToolResults, ToolUse, UserMessage
+from assistant.conversation import AssistantMessage, Item, ToolOutput, ToolResults, ToolUse, UserMessage
 from assistant.outbound.gate import LOCAL_GATE, Gate, LocalGate
 from assistant.reading import read
 from assistant.responders.offline import OfflineResponder
@@ -18,7 +18,9 @@ from memory import memories
 from tests.standins import StandIn, text_reply
 
 if TYPE_CHECKING:
+    from assistant.reading.actions import Action
     from assistant.runtime import Runtime
+    from memory.search.hybrid import Hit
     from memory.store import Store
 
 
@@ -30,11 +32,11 @@ class Counted:
         searcher = runtime.searcher
         real = searcher.search
 
-        def search(query, *args, **kwargs):
+        def search(query: str, *args: Any, **kwargs: Any) -> list[Hit]:
             self.calls.append(query)
             return real(query, *args, **kwargs)
 
-        searcher.search = search
+        searcher.search = search  # type: ignore[method-assign]  # the runtime's own searcher, counted
 
 
 def activations(store: Store) -> dict[int, int]:
@@ -83,7 +85,7 @@ async def test_an_offline_request_searches_nothing_and_touches_no_memory(rt: Run
     before = activations(rt.store)
     counted = Counted(rt)
     events = [e async for e in Agent(rt, OfflineResponder(rt)).turn("remind me to call the bank tomorrow at 10am")]
-    assert "remind you to call the bank" in events[-1].text
+    assert isinstance(events[-1], Done) and "remind you to call the bank" in events[-1].text
     assert counted.calls == []
     # No prompt was sent, so no memory on a timeline counts as used.
     assert {k: v for k, v in activations(rt.store).items() if k in before} == before
@@ -109,9 +111,14 @@ async def test_the_message_is_read_once_per_turn(rt: Runtime, anthropic_standin:
     from assistant.reading import understand
 
     seed(rt.store)
-    seen = []
+    seen: list[str] = []
     real = understand.read_message
-    monkeypatch.setattr(understand, "read_message", lambda text, *a: seen.append(text) or real(text, *a))
+
+    def read_message(text: str, *a: Any) -> Action:
+        seen.append(text)
+        return real(text, *a)
+
+    monkeypatch.setattr(understand, "read_message", read_message)
     monkeypatch.setattr("assistant.reading.read_message", understand.read_message)
     anthropic_standin.script = [text_reply("It is 5829.")]
     [e async for e in Agent(rt, responder_for(rt, AnthropicProvider("m", max_retries=0)))
@@ -134,8 +141,9 @@ def test_the_local_gate_passes_everything_unchanged(rt: Runtime) -> None:
     secret = memories.remember(rt.store, "my bank password is Hunter2!x9", kind="fact")
     private = memories.remember(rt.store, "I see Dr. Klein on Tuesdays", kind="fact", private=True)
     assert secret.sensitive
-    items = [UserMessage("my pin is 4471", 1), AssistantMessage("ok", (ToolUse("t", "remember", {"c": "4471"}),)),
-             ToolResults((ToolOutput("t", "remember", "Remembered #1: my pin is 4471"),))]
+    items: list[Item] = [UserMessage("my pin is 4471", 1),
+                         AssistantMessage("ok", (ToolUse("t", "remember", {"c": "4471"}),)),
+                         ToolResults((ToolOutput("t", "remember", "Remembered #1: my pin is 4471"),))]
     assert LOCAL_GATE.conversation(items) == items
     assert LOCAL_GATE.memory(secret) == secret.content and LOCAL_GATE.memory(private) == private.content
     assert LOCAL_GATE.text("my bank password is Hunter2!x9", "x") == "my bank password is Hunter2!x9"
@@ -148,5 +156,6 @@ def test_the_local_gate_passes_everything_unchanged(rt: Runtime) -> None:
 def test_a_turns_gate_numbers_the_secrets_of_its_message_from_the_start(rt: Runtime) -> None:
     gate = Gate.for_turn(rt.store, read("remember my bank password is Hunter2!x9", rt.clock))
     [sent] = gate.conversation([UserMessage("remember my bank password is Hunter2!x9", 1)])
+    assert isinstance(sent, UserMessage)
     assert "Hunter2!x9" not in sent.text and "[secret 1 of your message]" in sent.text
     assert gate.restore({"content": sent.text}) == {"content": "remember my bank password is Hunter2!x9"}

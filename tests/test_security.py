@@ -11,6 +11,7 @@ import pytest
 from memory.sensitive import MASK, is_sensitive, redact
 
 if TYPE_CHECKING:
+    from assistant.turn.agent import Agent
     from memory.search.embeddings import LocalEmbedder
     from memory.store import Store
     from tests.standins import StandIn
@@ -185,6 +186,15 @@ def test_stored_text_cannot_close_or_forge_a_prompt_section(tmp_path: Path) -> N
 
 # -- secrets and private memories never reach a model (item 3) -------------------------------------
 
+async def answer_of(agent: Agent, text: str) -> str:
+    """The text a turn ends with (its Done's, or its Failed's)."""
+    from assistant.turn.events import Done, Failed
+
+    events = [e async for e in agent.turn(text)]
+    assert isinstance(events[-1], Done | Failed)
+    return events[-1].text
+
+
 async def test_chat_prompt_carries_placeholders_not_secrets(anthropic_standin: StandIn, tmp_path: Path) -> None:
     from assistant.providers.anthropic_provider import AnthropicProvider
     from assistant.turn.agent import Agent
@@ -225,10 +235,7 @@ def test_offline_answer_gives_the_secret_back_locally(tmp_path: Path) -> None:
     memories.remember(rt.store, "the password for the guest wifi is hunter2")
     agent = Agent(rt, OfflineResponder(rt))
 
-    async def ask():
-        return [e async for e in agent.turn("what is the guest wifi password?")][-1].text
-
-    assert "hunter2" in asyncio.run(ask())
+    assert "hunter2" in asyncio.run(answer_of(agent, "what is the guest wifi password?"))
     rt.close()
 
 
@@ -236,7 +243,8 @@ def test_consolidation_sends_no_secret_and_no_private_memory(store: Store, embed
                                                              ollama_standin: StandIn) -> None:
     from assistant.outbound.send import GatedConsolidationModel
     from assistant.providers.local import LocalModel
-    from memory.consolidation.pipeline import Consolidator, Options
+    from memory.consolidation.options import Options
+    from memory.consolidation.pipeline import Consolidator
     from memory.transfer.jsonl_import import import_records
 
     notes = ["password for the guest network is hunter2 at the sourdough bakery",
@@ -333,7 +341,7 @@ async def test_history_and_tool_results_carry_no_secret_or_unasked_private_memor
     memories.remember(rt.store, "the alarm password is Tr0ub4dor&3")
     offline = Agent(rt, OfflineResponder(rt))
     for question in ("what was my HIV test result", "what is the alarm password"):
-        answer = [e async for e in offline.turn(question)][-1].text
+        answer = await answer_of(offline, question)
         assert "positive" in answer or "Tr0ub4dor&3" in answer  # shown locally, on purpose
     anthropic_standin.script = [tool_reply("recall", {"query": "HIV test result"}),
                                 tool_reply("update_memory", {"id": 1, "importance": 4}, tool_id="toolu_2"),
@@ -412,7 +420,7 @@ async def test_a_private_memory_quoted_before_an_edit_stays_out_of_the_history(a
     rt = make_runtime(tmp_path)
     salary = memories.remember(rt.store, "my salary is 98765 euros", private=True)
     offline = Agent(rt, OfflineResponder(rt))
-    answer = [e async for e in offline.turn("what is my salary?")][-1].text
+    answer = await answer_of(offline, "what is my salary?")
     assert "98765" in answer
     reminders.update_memory(rt.store, salary.id, content="my salary is 98765 euros gross")
     anthropic_standin.script = [text_reply("Lovely.")]

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from assistant.settings import SettingsError, load_settings
+from tests.conftest import present
 
 if TYPE_CHECKING:
     from tests.conftest import Cli
@@ -83,13 +84,14 @@ def test_dotted_keys_of_real_depth_still_read(tmp_path: Path) -> None:
     assert settings.openai.headers == {"X-Title": "assistant"} and settings.ui.theme == "nord"
 
 
-def write(tmp_path: Path, text: str, name: str = "config.toml"):
+def write(tmp_path: Path, text: str, name: str = "config.toml") -> Path:
     path = tmp_path / name
     path.write_text(text)
     return path
 
 
-def refused(config, env=None, overrides=None) -> str:
+def refused(config: Path | None, env: dict[str, str] | None = None,
+            overrides: dict[str, Any] | None = None) -> str:
     """The one message a bad layer gets (one line)."""
     with pytest.raises(SettingsError) as info:
         load_settings(str(config) if config else None, overrides, env=env or {})
@@ -117,7 +119,7 @@ def test_the_new_keys_default_to_what_the_example_config_says() -> None:
     ("embedding_unload_minutes = 0\n", ("embedding_unload_minutes", 0)),
     ("embedding_unload_minutes = 45\n", ("embedding_unload_minutes", 45)),
 ])
-def test_new_keys_from_the_file(tmp_path: Path, text: str, expected) -> None:
+def test_new_keys_from_the_file(tmp_path: Path, text: str, expected: tuple[str, float]) -> None:
     name, value = expected
     assert getattr(load_settings(str(write(tmp_path, text)), env={}), name) == value
 
@@ -271,9 +273,11 @@ def test_every_number_has_bounds() -> None:
     import dataclasses
     import typing
 
-    from assistant.settings import SECTIONS, Range, Settings
+    from assistant.settings import SECTIONS, Range, Settings, Table
 
-    for owner in (Settings, *SECTIONS.values()):
+    owners: list[type[Table]] = [Settings, *SECTIONS.values()]
+    for owner in owners:
+        assert dataclasses.is_dataclass(owner)
         for f in dataclasses.fields(owner):
             hint = typing.get_type_hints(owner, include_extras=True)[f.name]
             inner = [a for a in typing.get_args(hint) if a is not type(None)] if typing.get_origin(hint) is \
@@ -413,7 +417,7 @@ def test_every_variable_spec_f10_names_works(tmp_path: Path) -> None:
                            "ASSISTANT_LOCAL_PROVIDER": "openai", "ASSISTANT_LOCAL_MODEL": "tiny",
                            "ASSISTANT_TEMPORAL_CONTEXT_ENABLED": "0", "OLLAMA_HOST": "http://127.0.0.1:7",
                            "OPENAI_BASE_URL": "http://127.0.0.1:8/v1"})
-    assert (s.config_path, s.db_path(), s.frozen_now().isoformat(), s.timezone, s.provider, s.model) == \
+    assert (s.config_path, s.db_path(), present(s.frozen_now()).isoformat(), s.timezone, s.provider, s.model) == \
         (str(config), tmp_path / "m.db", "2026-11-22T14:00:00+00:00", "Europe/Paris", "offline", "chat")
     assert (s.ollama.model, s.context_window, s.first_token_timeout, s.local_provider, s.local_model) == \
         ("small", 8192, 45.0, "openai", "tiny")

@@ -3,12 +3,13 @@ links the older one, with the records the consolidation judge writes; conservati
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from memory import memories, supersession
 from memory.supersession import USER, Statement, Subject, is_change, read_statement, restates
+from tests.conftest import present
 
 if TYPE_CHECKING:
     from memory.store import Store
@@ -88,20 +89,25 @@ def test_a_chain_of_values_and_forgetting_the_newest(store: Store) -> None:
     assert links(store) == {first.id: second.id} and supersession.current(store, first.id) == second.id
 
 
+def statement(text: str) -> Statement:
+    """The statement read from `text` (the test expects one)."""
+    return present(read_statement(text))
+
+
 def test_statement_reading() -> None:
-    door = read_statement("the building door code changed to 7731")
+    door = statement("the building door code changed to 7731")
     assert door.subject.head == "code" and door.subject.modifiers == frozenset({"build", "door"}) and door.marked
-    assert not read_statement("the door code is 7731").marked
+    assert not statement("the door code is 7731").marked
     assert read_statement("remind me to call mom") is None
-    new, old = read_statement("the door code changed to 7731"), read_statement("the door code for the gym is 1")
+    new, old = statement("the door code changed to 7731"), statement("the door code for the gym is 1")
     assert restates(new, old)  # {door} is part of {door, gym}, with a change word
-    assert not restates(read_statement("the door code is 7731"), old)  # without one, the subject must be the same
+    assert not restates(statement("the door code is 7731"), old)  # without one, the subject must be the same
     # The subject is its head noun and its owner, in each language's order.
-    assert read_statement("the cat's vet is Dr. Lee").subject == Subject("cat", "vet")
-    assert read_statement("o código do portão é 1234").subject == Subject(None, "codigo", frozenset({"portao"}))
+    assert statement("the cat's vet is Dr. Lee").subject == Subject("cat", "vet")
+    assert statement("o código do portão é 1234").subject == Subject(None, "codigo", frozenset({"portao"}))
     assert read_statement("moved to Porto last month") == Statement(Subject(USER, "residence"), "Porto", True)
-    assert read_statement("I no longer live in Braga").negated == "Braga"
-    assert read_statement("the offsite moved from Dec 3 to Dec 12").was == "Dec 3"
+    assert statement("I no longer live in Braga").negated == "Braga"
+    assert statement("the offsite moved from Dec 3 to Dec 12").was == "Dec 3"
 
 
 @pytest.mark.parametrize("text", ["heads up, the gate code changed to 5521", "the door code changed, it's now 7730",
@@ -120,7 +126,7 @@ def test_changes_as_people_say_them_are_changes(text: str) -> None:
                                   "the gate code is 1234", "remind me to change the code to 5521 tomorrow",
                                   "I changed my mind", "ahora me acuerdo"])
 def test_other_sentences_are_not_changes(text: str) -> None:
-    assert not is_change(text) or not restates(read_statement(text), read_statement("I live in Braga"))
+    assert not is_change(text) or not restates(statement(text), statement("I live in Braga"))
     if text in ("the new season starts in April", "now I remember", "I changed my mind", "ahora me acuerdo",
                 "the car wouldn't start this morning", "what's the gate code now?"):
         assert not is_change(text)
@@ -134,7 +140,7 @@ def labelled_pairs() -> list[tuple[bool, str, str, str]]:
     return [(label == "1", language, older, newer) for label, language, older, newer in rows]
 
 
-def measure(store: Store) -> dict:
+def measure(store: Store) -> dict[str, Any]:
     """Each pair written through the real store (remember, then remember the newer): precision and recall
     of the links made, and the pairs read wrongly."""
     tp = fp = fn = 0

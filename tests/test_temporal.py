@@ -15,8 +15,14 @@ from memory.time.references import (
     resolve_temporal_reference,
     unit_of,
 )
+from tests.conftest import present
 
 MAY8 = datetime(2023, 5, 8, 13, 56)  # a Monday
+
+
+def resolved(ref: str, stamp: datetime) -> datetime:
+    """The instant `ref` names, said at `stamp` (the test expects one)."""
+    return present(resolve_temporal_reference(ref, stamp))
 
 LABELLED = [  # (reference, memory timestamp, expected date)
     ("yesterday", MAY8, "2023-05-07"), ("today", MAY8, "2023-05-08"), ("tomorrow", MAY8, "2023-05-09"),
@@ -42,17 +48,17 @@ LABELLED = [  # (reference, memory timestamp, expected date)
 
 @pytest.mark.parametrize("ref, stamp, expected", LABELLED)
 def test_resolution(ref: str, stamp: datetime, expected: str) -> None:
-    assert resolve_temporal_reference(ref, stamp).date().isoformat() == expected
+    assert resolved(ref, stamp).date().isoformat() == expected
 
 
 def test_seed_example_and_parts_of_day() -> None:
     refs = detect_temporal_references("Caroline went to the LGBTQ support group yesterday")
     assert refs == ["yesterday"]
-    assert resolve_temporal_reference(refs[0], MAY8).date().isoformat() == "2023-05-07"
-    assert resolve_temporal_reference("this morning", MAY8).hour == 9
-    assert resolve_temporal_reference("this afternoon", MAY8).hour == 14
-    assert resolve_temporal_reference("tonight", MAY8).hour == 20
-    last_night = resolve_temporal_reference("last night", MAY8)
+    assert resolved(refs[0], MAY8).date().isoformat() == "2023-05-07"
+    assert resolved("this morning", MAY8).hour == 9
+    assert resolved("this afternoon", MAY8).hour == 14
+    assert resolved("tonight", MAY8).hour == 20
+    last_night = resolved("last night", MAY8)
     assert (last_night.day, last_night.hour) == (7, 22)
 
 
