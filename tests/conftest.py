@@ -25,6 +25,7 @@ from memory.time.zones import zone_from_name
 if TYPE_CHECKING:
     from assistant.runtime import Runtime
     from assistant.turn.agent import Agent
+    from assistant.turn.events import Event
     from memory.search.embeddings import LocalEmbedder
     from tests.standins import StandIn
 
@@ -203,6 +204,14 @@ def present(value: T | None) -> T:
     """`value`, which the test expects to be there: None fails the test here (and narrows the type)."""
     assert value is not None
     return value
+
+
+def last_text(events: list[Event]) -> str:
+    """The text a turn ends with: its Done's (or its Failed's)."""
+    from assistant.turn.events import Done, Failed
+
+    assert isinstance(events[-1], Done | Failed)
+    return events[-1].text
 
 
 def make_clock(when: datetime | str, zone: str = "UTC") -> Clock:

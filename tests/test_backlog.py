@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -15,6 +16,11 @@ from memory import vectors
 from memory.search import EMBED_PER_SEARCH
 from memory.search.embeddings import pending_count
 from tests.conftest import make_runtime, write_jsonl
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from assistant.runtime import Runtime
 
 BACKLOG = 20_000
 
@@ -32,13 +38,14 @@ class CountingEmbedder:
     def dimension(self) -> int:
         return 16
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str]) -> NDArray[np.float32]:
         self.texts += len(texts)
         out = self.rng.normal(size=(len(texts), 16)).astype(np.float32)
-        return out / np.linalg.norm(out, axis=1, keepdims=True)
+        unit: NDArray[np.float32] = out / np.linalg.norm(out, axis=1, keepdims=True)
+        return unit
 
 
-def _runtime_with_backlog(tmp_path: Path, **env):
+def _runtime_with_backlog(tmp_path: Path, **env: str) -> tuple[Runtime, CountingEmbedder, list[str]]:
     runtime = make_runtime(tmp_path, **env)
     runtime.__dict__["embedder"] = embedder = CountingEmbedder()
     notices: list[str] = []

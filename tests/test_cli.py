@@ -5,14 +5,12 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 
 from assistant.cli.program import main
-
-if TYPE_CHECKING:
-    from tests.conftest import Cli
+from tests.conftest import Cli, present
 
 NOW = "2026-11-22T14:00:00+00:00"
 
@@ -130,7 +128,7 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
               f"    assert main(['remember', f'{{sys.argv[1]}} note {{i}}', '--db', {db!r}, '--now', {NOW!r}]) == 0\n")
     procs = [subprocess.Popen([sys.executable, "-c", script, name], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
              for name in ("ui", "cli")]
-    assert all(p.wait(timeout=120) == 0 for p in procs), [p.stderr.read() for p in procs]
+    assert all(p.wait(timeout=120) == 0 for p in procs), [present(p.stderr).read() for p in procs]
     from memory.store import Store
 
     store = Store(db)

@@ -14,12 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import present
+
 ROOT = Path(__file__).resolve().parent.parent
 OURS = {"assistant", "memory", "ui", "tests", "benchmarks"}
 
 
 def _name(requirement: str) -> str:
-    return re.sub(r"[-_.]+", "-", re.match(r"[A-Za-z0-9_.-]+", requirement).group(0)).lower()
+    return re.sub(r"[-_.]+", "-", present(re.match(r"[A-Za-z0-9_.-]+", requirement)).group(0)).lower()
 
 
 def _imported(folders: tuple[str, ...]) -> dict[str, str]:

@@ -61,7 +61,7 @@ def split_code(text: str) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]
 
 def links(path: Path) -> list[tuple[int, str]]:
     """Every link target outside code: inline links and images, reference definitions, HTML href/src."""
-    found = []
+    found: list[tuple[int, str]] = []
     for number, line in split_code(path.read_text(encoding="utf-8"))[0]:
         line = CODE_SPAN.sub("", line)
         for pattern in (INLINE_LINK, REFERENCE_DEFINITION, HTML_LINK):
@@ -145,12 +145,12 @@ def test_the_quick_start_block_launches_then_tests() -> None:
 
 
 @pytest.mark.parametrize("path", documents(), ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_relative_link_leads_to_a_file_and_heading(path) -> None:
+def test_every_relative_link_leads_to_a_file_and_heading(path: Path) -> None:
     assert broken_links(path, ROOT) == []
 
 
 @pytest.mark.parametrize("path", documents(), ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_repository_path_named_exists(path) -> None:
+def test_every_repository_path_named_exists(path: Path) -> None:
     assert missing_paths(path, ROOT) == []
 
 

@@ -68,7 +68,7 @@ def _state(db: str, memory_id: int) -> tuple[bool, list[tuple[str, bool]]]:
 
 
 @pytest.mark.parametrize("path", EVERY_PATH)
-def test_a_secret_removed_unmarks_it_and_the_earlier_text_keeps_its_flag(tmp_path: Path, path) -> None:
+def test_a_secret_removed_unmarks_it_and_the_earlier_text_keeps_its_flag(tmp_path: Path, path: str) -> None:
     db = str(tmp_path / "m.db")
     memory_id = _written(db, SECRET)
     assert _state(db, memory_id) == (True, [])
@@ -77,7 +77,7 @@ def test_a_secret_removed_unmarks_it_and_the_earlier_text_keeps_its_flag(tmp_pat
 
 
 @pytest.mark.parametrize("path", EVERY_PATH)
-def test_a_secret_added_marks_it_and_the_earlier_text_keeps_its_flag(tmp_path: Path, path) -> None:
+def test_a_secret_added_marks_it_and_the_earlier_text_keeps_its_flag(tmp_path: Path, path: str) -> None:
     db = str(tmp_path / "m.db")
     memory_id = _written(db, PLAIN)
     assert _state(db, memory_id) == (False, [])

@@ -10,7 +10,7 @@ import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -19,6 +19,7 @@ from memory.errors import DiskFull
 from memory.search import Searcher
 
 if TYPE_CHECKING:
+    from memory.connection import Connection, Cursor
     from memory.store import Store
 
 
@@ -72,7 +73,7 @@ def test_the_cli_on_a_full_disk_writes_nothing_says_one_line_and_reads_still_wor
     env = {**os.environ, "ASSISTANT_NOW": "2026-11-22T14:00:00Z", "ASSISTANT_TIMEZONE": "UTC",
            "ASSISTANT_EMBEDDING_MODEL": "none"}
 
-    def cli(*args: str) -> subprocess.CompletedProcess:
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([str(exe), *args, "--db", str(db)], capture_output=True, text=True, env=env)
 
     assert cli("remember", "the gate code is 5521").returncode == 0
@@ -94,16 +95,16 @@ def test_the_cli_on_a_full_disk_writes_nothing_says_one_line_and_reads_still_wor
 class _InterruptedAfter:
     """The store's connection, with Ctrl+C landing just after one statement ran (as a signal may)."""
 
-    def __init__(self, conn, statement: str) -> None:
+    def __init__(self, conn: Connection, statement: str) -> None:
         self._conn, self._statement = conn, statement
 
-    def execute(self, sql, *args):
+    def execute(self, sql: str, *args: Any) -> Cursor:
         cursor = self._conn.execute(sql, *args)
         if sql == self._statement:
             raise KeyboardInterrupt
         return cursor
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._conn, name)
 
 
@@ -112,7 +113,7 @@ def test_ctrl_c_at_either_end_of_a_transaction_leaves_the_store_usable(store: St
     """Seen when an import was interrupted: the next write said "cannot start a transaction within a
     transaction" and the import could not even record that it had been interrupted."""
     real = store._conn
-    store._conn = _InterruptedAfter(real, statement)
+    store._conn = _InterruptedAfter(real, statement)  # type: ignore[assignment]  # stands in for the connection
     with pytest.raises(KeyboardInterrupt), store.transaction():
         store.execute("INSERT INTO meta (key, value) VALUES ('probe', '1')")
     store._conn = real

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from memory.time.clock import Clock
 
 
-def _digest(path) -> str:
+def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 

@@ -16,7 +16,7 @@ import pytest
 from memory import episodes
 from memory.store import Store
 from tests.chat_exports import TOPICS, ChatGPTBuilder, chatgpt_export, claude_export, write_json, write_zip
-from tests.conftest import T0, Cli
+from tests.conftest import T0, Cli, present
 
 if TYPE_CHECKING:
     from memory.search.embeddings import LocalEmbedder
@@ -30,7 +30,7 @@ def open_store(cli: Cli) -> Store:
     return Store(cli.db, Clock(UTC, T0))
 
 
-def rows(cli: Cli, sql, params=()):
+def rows(cli: Cli, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     with open_store(cli) as store:
         return [tuple(r) for r in store.query(sql, params)]
 
@@ -175,7 +175,7 @@ def test_reimport_adds_nothing_and_a_grown_conversation_gets_only_its_new_messag
     assert rows(cli, "SELECT count(*) FROM messages") == [(expected.messages,)]
 
 
-def _with_text(conversation: dict) -> dict:
+def _with_text(conversation: dict[str, Any]) -> dict[str, Any]:
     b = ChatGPTBuilder(conversation["id"], conversation["title"], datetime(2023, 8, 1, tzinfo=UTC))
     b.text("user", "a brand new question")
     b.text("assistant", "a brand new answer")
@@ -241,8 +241,8 @@ def test_undo_last_of_a_json_lines_import_removes_its_memories(cli: Cli, tmp_pat
     ("[1, 2", "is not valid JSON (line 1, column 6"),
     ("[]", "an empty list: no conversations"),
 ])
-def test_a_bad_file_is_one_line_naming_what_and_where_and_nothing_is_written(cli: Cli, tmp_path: Path, content,
-                                                                             why) -> None:
+def test_a_bad_file_is_one_line_naming_what_and_where_and_nothing_is_written(cli: Cli, tmp_path: Path, content: str,
+                                                                             why: str) -> None:
     path = tmp_path / "conversations.json"
     path.write_text(content)
     code, out, err = cli("import", str(path))
@@ -335,11 +335,11 @@ def test_embeddings_follow_the_commit_in_batches_while_the_store_stays_usable(
     from memory.transfer.chat_import import import_chats
     from memory.transfer.sniff import read_chat_file
 
-    import_chats(runtime.store, read_chat_file(path).export, str(path))
+    import_chats(runtime.store, present(read_chat_file(path)).export, str(path))
     waiting = pending_count(runtime.store)
     assert waiting == expected.messages + expected.conversations  # each message, each episode's summary
     assert any("acetone" in h.content for h in Searcher(runtime.store, None).search("acetone starter"))
-    seen = []
+    seen: list[int] = []
 
     def meanwhile(done: int, total: int) -> None:
         if not seen:  # between two batches: another process writes and reads
@@ -362,7 +362,7 @@ def test_embeddings_follow_the_commit_in_batches_while_the_store_stays_usable(
     runtime.close()
 
 
-def sourdough_export() -> list[dict]:
+def sourdough_export() -> list[dict[str, Any]]:
     data, _ = chatgpt_export(150, start=datetime(2025, 1, 5, tzinfo=UTC), spacing=timedelta(days=4))
     data = [c for c in data if "sourdough" not in json.dumps(c).lower()]
     b = ChatGPTBuilder("conv-sourdough-spring", "Rye loaf", datetime(2026, 4, 18, 9, tzinfo=UTC))

@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 import zipfile
 import zlib
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -24,7 +25,7 @@ pytestmark = pytest.mark.usefixtures("keywords_only")
 
 
 def claude(uuid: str = "c-1", name: str = "Bread", texts: tuple[str, ...] = ("how do I bake bread?",),
-           message_ids: tuple[str, ...] | None = None) -> dict:
+           message_ids: tuple[str, ...] | None = None) -> dict[str, Any]:
     ids = message_ids or tuple(f"{uuid}-m{i}" for i in range(len(texts)))
     return {"uuid": uuid, "name": name, "created_at": "2024-03-01T10:00:00Z", "updated_at": "2024-03-01T10:05:00Z",
             "chat_messages": [{"uuid": ident, "sender": "human" if i % 2 == 0 else "assistant", "text": text,
@@ -32,7 +33,8 @@ def claude(uuid: str = "c-1", name: str = "Bread", texts: tuple[str, ...] = ("ho
                               enumerate(zip(ids, texts, strict=True))]}
 
 
-def chatgpt(cid: str = "g-1", title: str = "Trains", texts: tuple[str, ...] = ("a train to Sintra?",)) -> dict:
+def chatgpt(cid: str = "g-1", title: str = "Trains",
+            texts: tuple[str, ...] = ("a train to Sintra?",)) -> dict[str, Any]:
     b = ChatGPTBuilder(cid, title, datetime(2024, 5, 1, 8, tzinfo=UTC))
     for i, text in enumerate(texts):
         b.text("user" if i % 2 == 0 else "assistant", text)
@@ -72,8 +74,8 @@ SURROGATE = "\ud800 lone"
     pytest.param(lambda: [chatgpt(texts=("hello", f"answer {SURROGATE}"))], id="chatgpt-part"),
 ])
 @pytest.mark.parametrize("packed", ["json", "zip"])
-def test_a_lone_surrogate_in_a_chat_export_is_one_line_and_nothing_is_written(cli: Cli, tmp_path: Path, export,
-                                                                              packed: str) -> None:
+def test_a_lone_surrogate_in_a_chat_export_is_one_line_and_nothing_is_written(
+        cli: Cli, tmp_path: Path, export: Callable[[], list[dict[str, Any]]], packed: str) -> None:
     text = json.dumps(export())  # escaped, as any JSON writer keeps a lone surrogate: "\\ud800"
     if packed == "zip":
         path = tmp_path / "export.zip"
@@ -103,8 +105,8 @@ def test_an_escaped_emoji_in_a_chat_export_is_text(cli: Cli, tmp_path: Path) -> 
                  id="claude-message"),
     pytest.param(lambda: [chatgpt("g-1"), chatgpt("g-1", texts=("other",))], "its id", id="chatgpt-conv"),
 ])
-def test_an_id_given_twice_to_different_records_of_a_chat_export_is_refused(cli: Cli, tmp_path: Path, export,
-                                                                            named) -> None:
+def test_an_id_given_twice_to_different_records_of_a_chat_export_is_refused(
+        cli: Cli, tmp_path: Path, export: Callable[[], list[dict[str, Any]]], named: str) -> None:
     err = refused(cli, write_json(tmp_path / "conversations.json", export()), "appears twice in the file")
     assert named in err
 
@@ -127,7 +129,7 @@ def test_an_identical_copy_of_a_conversation_is_read_once(cli: Cli, tmp_path: Pa
 
 # -- 3. and 4. JSON Lines: a uid twice, a zone that names none -----------------------------------------
 
-def jsonl(tmp_path: Path, *records: dict) -> Path:
+def jsonl(tmp_path: Path, *records: dict[str, Any]) -> Path:
     path = tmp_path / "in.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     return path

@@ -41,7 +41,7 @@ NOT_RECAP = [
 ]
 
 
-def _scores():
+def _scores() -> tuple[int, int, int]:
     tp = sum(is_boosted(t) for t in RECAP)
     fp = sum(is_boosted(t) for t in NOT_RECAP)
     fn = len(RECAP) - tp

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -29,7 +30,7 @@ from memory.store import Store
 from memory.time.clock import Clock
 from memory.time.instants import UTC
 from memory.transfer.jsonl_import import import_records
-from tests.conftest import T0, T0_TEXT, Cli
+from tests.conftest import T0, T0_TEXT, Cli, present
 from tests.mcp_helpers import ASSISTANT, call, fails, read, server, server_env, session, stdio_session, text
 
 EVERY_TOOL = {"remember", "recall", "recall_recent", "upcoming", "update_memory", "done", "snooze", "forget", "recap"}
@@ -55,7 +56,7 @@ def runtime_on(db: str, now: str = T0_TEXT) -> Iterator[Runtime]:
         runtime.close()
 
 
-def rows(db: str) -> list[tuple]:
+def rows(db: str) -> list[tuple[Any, ...]]:
     """Every memory and the undo record, as stored (a write that failed must leave them as they were)."""
     with sqlite3.connect(db) as conn:
         return conn.execute("SELECT * FROM knowledge ORDER BY id").fetchall() + \
@@ -107,7 +108,8 @@ async def test_the_tools_are_the_registrys_own_with_the_chat_tools_schemas(tmp_p
         assert set(mcp_schema["properties"]) == set(spec.parameters["properties"]), name
         assert set(mcp_schema.get("required", [])) == set(spec.parameters.get("required", [])), name
         assert listed[name].description == spec.description
-    assert listed["recall"].annotations.read_only_hint and not listed["remember"].annotations.read_only_hint
+    assert present(listed["recall"].annotations).read_only_hint
+    assert not present(listed["remember"].annotations).read_only_hint
 
 
 # -- the gate ---------------------------------------------------------------------------------------------
@@ -396,11 +398,11 @@ def test_a_malformed_line_is_answered_and_the_server_keeps_serving(tmp_path: Pat
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()  # type: ignore
 
-    def exchange(line: str) -> dict:
+    def exchange(line: str) -> dict[str, Any]:
         proc.stdin.write(line + "\n")  # type: ignore[union-attr]
         proc.stdin.flush()  # type: ignore[union-attr]
         try:
-            answer = json.loads(lines.get(timeout=60))  # a line that is not JSON fails here
+            answer: dict[str, Any] = json.loads(lines.get(timeout=60))  # a line that is not JSON fails here
         except queue.Empty:
             raise AssertionError(f"no answer to {line!r}") from None
         assert answer["jsonrpc"] == "2.0"
@@ -463,7 +465,7 @@ class HttpServer:
                                      text=True, env=server_env(**env))
         assert self.proc.stdout is not None
         first, second = self.proc.stdout.readline(), self.proc.stdout.readline()
-        assert first.startswith("assistant mcp: serving http://127.0.0.1:"), (first, self.proc.stderr.read())
+        assert first.startswith("assistant mcp: serving http://127.0.0.1:"), (first, present(self.proc.stderr).read())
         self.url = first.split()[-1]
         self.token = second.split()[2]
         self.where = second

@@ -12,6 +12,7 @@ import pytest
 
 from assistant.services import Services
 from assistant.services.model import responder_for
+from assistant.turn.events import Done
 from memory import browse, changes, episodes, memories, reminders
 from memory.consolidation.retention import tier_for
 from memory.errors import InvalidInput
@@ -19,10 +20,11 @@ from memory.search import Searcher
 from memory.search.embeddings import LocalEmbedder, pending_count, sync_embeddings
 from memory.search.hybrid import PINNED_SQL
 from memory.transfer.jsonl_import import import_records
-from tests.conftest import T0
+from tests.conftest import T0, present
 
 if TYPE_CHECKING:
     from assistant.runtime import Runtime
+    from assistant.turn.events import Event
     from memory.store import Store
 
 
@@ -34,7 +36,7 @@ def service_for(rt: Runtime) -> Services:
     return services
 
 
-async def say(services: Services, text: str) -> list:
+async def say(services: Services, text: str) -> list[Event]:
     return [event async for event in services.model.turn(text)]
 
 
@@ -131,10 +133,10 @@ def test_an_edit_decides_sensitivity_again_both_ways(rt: Runtime) -> None:
     services = service_for(rt)
     note = memories.remember(rt.store, "the locker is in the basement", kind="note")
     assert not note.sensitive
-    assert services.memories.edit(note.id, "the locker combination is 4471").sensitive  # decided at write
+    assert present(services.memories.edit(note.id, "the locker combination is 4471")).sensitive  # decided at write
     # SPEC F12: decided again, so the secret gone takes the mark off (a value of it kept would not:
     # tests/test_edit_sensitivity.py); the earlier text keeps its own flag
-    assert not services.memories.edit(note.id, "the locker is in the basement").sensitive
+    assert not present(services.memories.edit(note.id, "the locker is in the basement")).sensitive
     assert [(e.content, e.sensitive) for e in memories.earlier_texts(rt.store, note.id)] == [
         ("the locker combination is 4471", True), ("the locker is in the basement", False)]
 
@@ -144,7 +146,7 @@ def test_private_and_pin_are_recorded_and_undone(rt: Runtime) -> None:
     memory = memories.remember(rt.store, "Mia is allergic to peanuts", kind="fact")
     rt.store.execute("UPDATE memory_meta SET tier = 'archived' WHERE memory_id = ?", (memory.id,))
     assert services.memories.set_private(memory.id, True).private
-    assert changes.last_change(rt.store)["action"] == "private"
+    assert present(changes.last_change(rt.store))["action"] == "private"
     services.changes.undo_last()
     assert not memories.get_memory(rt.store, memory.id).private
     pinned = services.memories.set_pinned(memory.id, True)
@@ -181,7 +183,7 @@ def test_the_detail_tells_where_it_was_said_its_standing_and_its_links(rt: Runti
     assert old.said_in == episode.id and old.said_in_title == "Door codes" and old.said_at == "Sun Nov 22 14:00"
     assert [x.id for x in old.superseded_by] == [newer.id] and old.supersedes == []
     assert [x.id for x in services.memories.detail(newer.id).supersedes] == [older.id]
-    view, messages = services.conversations.conversation(episode.id)
+    view, messages = present(services.conversations.conversation(episode.id))
     assert view.title == "Door codes" and [m.content for m in messages] == ["remember that the door code is 5829"]
 
 
@@ -241,6 +243,7 @@ async def test_an_offline_answer_after_an_edit_says_the_new_value_and_its_record
     memory = memories.matching(rt.store, ["door"])[0]
     services.memories.edit(memory.id, "the door code is 7731")
     events = await say(services, "what is the door code?")
+    assert isinstance(events[-1], Done)
     answer = events[-1].text
     assert "7731" in answer and "5829" not in answer
     why = services.why.view(events[-1].message_id)
@@ -249,7 +252,8 @@ async def test_an_offline_answer_after_an_edit_says_the_new_value_and_its_record
     assert "changed" not in why.memories[0].when
     rt.clock.fixed = T0 + timedelta(hours=1)
     services.memories.edit(memory.id, "the door code is 1234")  # after the answer: its line says so
-    assert services.why.view(events[-1].message_id).memories[0].when.endswith("its text was changed after this answer")
+    assert present(services.why.view(events[-1].message_id)).memories[0].when.endswith(
+        "its text was changed after this answer")
 
 
 def test_update_memory_keeps_history_for_every_front_end(store: Store) -> None:

@@ -13,7 +13,7 @@ from memory import memories, reminders
 from tests.conftest import make_runtime
 
 
-async def say(agent: Agent, text):
+async def say(agent: Agent, text: str) -> tuple[str, list[ToolCall]]:
     events = [e async for e in agent.turn(text)]
     assert isinstance(events[-1], Done)
     return events[-1].text, [e for e in events if isinstance(e, ToolCall)]

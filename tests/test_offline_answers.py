@@ -15,7 +15,7 @@ from tests.conftest import make_runtime
 from tests.test_offline import say
 
 
-def later(agent: Agent, **delta) -> None:
+def later(agent: Agent, **delta: float) -> None:
     agent.runtime.clock.fixed = agent.runtime.clock.now() + timedelta(**delta)
 
 

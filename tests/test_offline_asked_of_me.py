@@ -17,7 +17,7 @@ from assistant.services import Services
 from assistant.turn.agent import Agent
 from memory import memories
 from memory.transfer.jsonl_import import import_records
-from tests.conftest import make_runtime
+from tests.conftest import last_text, make_runtime
 from tests.test_offline import say
 from tests.test_requests import CLOCK
 
@@ -176,10 +176,10 @@ async def test_an_incognito_chat_message_is_not_said_to_be_kept(tmp_path: Path) 
     rt = make_runtime(tmp_path)
     services = Services(rt)
     services.model.agent = Agent(rt, OfflineResponder(rt))
-    ordinary = [e async for e in services.model.turn("write me a poem about the sea")][-1].text
+    ordinary = last_text([e async for e in services.model.turn("write me a poem about the sea")])
     assert "your message is kept" in ordinary
     services.incognito.start()
-    answer = [e async for e in services.model.turn("write me a poem about the sea")][-1].text
+    answer = last_text([e async for e in services.model.turn("write me a poem about the sea")])
     assert "your message is kept" not in answer and "saved" not in answer
     assert answer.startswith("I'm running without a chat model, so I can't chat about that. This is an incognito "
                              "conversation: nothing of it is kept.")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from assistant.reading.actions import Remind
 from assistant.reading.understand import read_message
 from assistant.responders.offline import OfflineResponder
 from assistant.services.reminders import ReminderService
@@ -20,10 +21,11 @@ from tests.conftest import T0, Cli, make_runtime
 from tests.test_offline import say
 
 if TYPE_CHECKING:
+    from memory.memories import Memory
     from memory.store import Store
 
 
-def remind(store: Store, content, due):
+def remind(store: Store, content: str, due: str) -> Memory:
     return memories.remember(store, content, due_at=due)
 
 
@@ -162,9 +164,14 @@ def test_counts_come_from_the_index_not_the_rows(store: Store, monkeypatch: pyte
     sought lazily and no column of it is read."""
     for n in range(30):
         memories.remember(store, f"task {n}", due_at=f"2026-{11 + n // 20}-{1 + n % 20:02d}T09:00:00+00:00")
-    ran: list[tuple[str, tuple]] = []
+    ran: list[tuple[str, tuple[Any, ...]]] = []
     real = store.one
-    monkeypatch.setattr(store, "one", lambda sql, params=(): ran.append((sql, params)) or real(sql, params))
+
+    def one(sql: str, params: tuple[Any, ...] = ()) -> Any:
+        ran.append((sql, params))
+        return real(sql, params)
+
+    monkeypatch.setattr(store, "one", one)
     later = reminders.beyond_window(store, 7)
     _, total, late = reminders.urgent_open_reminders(store, 7, 5)
     assert (later.count, later.next_due_at, total, late) == (10, "2026-12-01T09:00:00+00:00", 20, 20)
@@ -193,7 +200,7 @@ WEDNESDAY = T0 - timedelta(days=4)  # Wed Nov 18 14:00 UTC
     ("end of the week", WEDNESDAY, "2026-11-20T09:00"), ("the 12th", WEDNESDAY, "2026-12-12T09:00"),
     ("the 30th", WEDNESDAY, "2026-11-30T09:00"), ("on the 1st", WEDNESDAY, "2026-12-01T09:00"),
 ])
-def test_due_phrases(phrase, now, due) -> None:
+def test_due_phrases(phrase: str, now: datetime, due: str) -> None:
     assert parse_due(phrase, now, UTC).isoformat().startswith(due)
 
 
@@ -207,6 +214,7 @@ def test_the_cli_takes_the_same_phrases(cli: Cli) -> None:
 
 def test_remind_me_this_weekend_reads_the_task_and_the_day() -> None:
     action = read_message("remind me this weekend to wash the Skoda", WEDNESDAY, UTC)
+    assert isinstance(action, Remind)
     assert (action.intent, action.content, action.due.isoformat()) == ("remind", "wash the Skoda",
                                                                         "2026-11-21T09:00:00+00:00")
 

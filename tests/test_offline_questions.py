@@ -5,6 +5,7 @@ line. Clock: Sunday 22 Nov 2026 14:00 UTC; the store is written in the days befo
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -109,7 +110,7 @@ def asked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return answers
 
 
-def measure(answers: dict[str, str]) -> dict:
+def measure(answers: dict[str, str]) -> dict[str, Any]:
     right = wrong = missed = 0
     mistakes = []
     for question, wanted in QUESTIONS:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,24 +12,26 @@ import pytest
 
 from assistant.outbound.gate import Gate, asks_about
 from assistant.services.model import responder_for
+from assistant.turn.events import ToolResult
 from memory import changes, episodes, memories
+from tests.conftest import Cli, present
 from tests.standins import StandIn, text_reply, tool_reply
 
 if TYPE_CHECKING:
     from assistant.runtime import Runtime
+    from assistant.turn.events import Event
     from memory.time.clock import Clock
-    from tests.conftest import Cli
 
 WIFI = "the wifi password is swordfish-42"
 DIAGNOSIS = "Diagnosis: tested positive for celiac disease"
 THERAPY = "Therapy on Tuesday with Dr Klein: we talked about my anxiety"
 
 
-def sent(standin) -> str:
+def sent(standin: StandIn) -> str:
     return json.dumps(standin.bodies("/v1/messages"), ensure_ascii=False)
 
 
-async def run_turn(rt: Runtime, text: str):
+async def run_turn(rt: Runtime, text: str) -> list[Event]:
     from assistant.providers.anthropic_provider import AnthropicProvider
     from assistant.turn.agent import Agent
 
@@ -258,8 +261,8 @@ async def test_the_turn_a_private_memory_was_told_in_stays_home(rt: Runtime, ant
         tool_reply("remember", {"content": "Takes sertraline 50mg (psychiatrist, panic attacks)", "private": True}),
         text_reply("I will keep that private.")]
     await run_turn(rt, told)
-    episodes.close_episode(rt.store, episodes.active_episode(rt.store).id, "Privately, psychiatrist put, sertraline",
-                           told, "success")
+    episodes.close_episode(rt.store, present(episodes.active_episode(rt.store)).id,
+                           "Privately, psychiatrist put, sertraline", told, "success")
     before = len(anthropic_standin.bodies("/v1/messages"))
     anthropic_standin.script = [tool_reply("recall_recent", {}),
                                 tool_reply("recall", {"query": "medication psychiatrist sertraline"},
@@ -344,7 +347,7 @@ def test_undoing_a_forgotten_reminder_puts_its_conversation_back(rt: Runtime) ->
     forget(rt, stretch.id)
     assert "[forgotten]" in episodes.episode_messages(rt.store, episode.id)[0].content
     undone = changes.undo_last_change(rt.store)
-    assert undone is not None and undone.memory.content == "stretch"
+    assert undone is not None and undone.memory is not None and undone.memory.content == "stretch"
     assert [m.content for m in episodes.episode_messages(rt.store, episode.id)] == [
         "remind me in 2 minutes to stretch", "Okay, I'll remind you to stretch (#1)."]
     assert episodes.get_episode(rt.store, episode.id).title == "Call mom, stretch"
@@ -406,7 +409,7 @@ async def test_a_restored_value_cut_short_by_an_error_never_goes_back(rt: Runtim
                    tool_id="toolu_3"),
         text_reply("Saved.")]
     events = await run_turn(rt, f"remember: {PHRASE}")
-    errors = [e.content for e in events if getattr(e, "is_error", False)]
+    errors = [e.content for e in events if isinstance(e, ToolResult) and e.is_error]
     assert errors and any("legal winner" in e for e in errors)  # the person's own screen shows it whole
     assert memories.get_memory(rt.store, 1).sensitive
     body = sent(anthropic_standin)
@@ -418,16 +421,18 @@ async def test_a_restored_value_cut_short_by_an_error_never_goes_back(rt: Runtim
     lambda v: v[:77], lambda v: repr(v[5:]), lambda v: v.upper()[10:], lambda v: ", ".join(v.split()[2:9]),
     lambda v: json.dumps(v)[3:-4], lambda v: v.replace(" ", "_")[7:60], lambda v: "\n".join(v.split())[:40],
 ])
-def test_the_gates_last_step_takes_any_piece_of_a_secret_out_of_every_item(rt: Runtime, echo) -> None:
-    from assistant.conversation import AssistantMessage, ToolOutput, ToolResults, ToolUse, UserMessage
+def test_the_gates_last_step_takes_any_piece_of_a_secret_out_of_every_item(rt: Runtime,
+                                                                           echo: Callable[[str], str]) -> None:
+    from assistant.conversation import AssistantMessage, Item, ToolOutput, ToolResults, ToolUse, UserMessage
     from assistant.outbound.gate import Gate
     from assistant.reading import read
 
     memories.remember(rt.store, "backup phrase for the ledger: " + PHRASE)  # sensitive at write
     gate = Gate.for_turn(rt.store, read("what is on my list?", rt.clock))
     leak = f"Error: could not read {echo(PHRASE)!s} as a date"
-    items = [UserMessage("what is on my list?", 1), AssistantMessage(leak, (ToolUse("t", "recall", {"q": leak}),)),
-             ToolResults((ToolOutput("t", "recall", leak),))]
+    items: list[Item] = [UserMessage("what is on my list?", 1),
+                         AssistantMessage(leak, (ToolUse("t", "recall", {"q": leak}),)),
+                         ToolResults((ToolOutput("t", "recall", leak),))]
     sent_items = gate.conversation(items)
     text = json.dumps([str(i) for i in sent_items])
     assert _runs_of_three(text.replace("_", " ").replace("\\n", " ")) == set()

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 if TYPE_CHECKING:
+    from memory.consolidation.protocol import ConsolidationModel
     from memory.search.embeddings import LocalEmbedder
     from memory.store import Store
 
@@ -82,10 +83,11 @@ def test_consolidation_is_handed_the_gated_model(tmp_path: Path, monkeypatch: py
     from memory.consolidation import pipeline
     from tests.conftest import make_runtime
 
-    seen = []
+    seen: list[ConsolidationModel | None] = []
     real = pipeline.Consolidator.__init__
 
-    def spy(self, store: Store, embedder: LocalEmbedder, model, *args, **kw) -> None:
+    def spy(self: pipeline.Consolidator, store: Store, embedder: LocalEmbedder, model: ConsolidationModel | None,
+            *args: Any, **kw: Any) -> None:
         seen.append(model)
         real(self, store, embedder, model, *args, **kw)
 

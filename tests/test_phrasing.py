@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from assistant.reading.actions import Action
+from assistant.reading.actions import Action, Question
 from assistant.reading.understand import read_message
 from memory.time.instants import UTC
 from tests.conftest import T0
@@ -165,8 +165,10 @@ def test_phrasing_table(message: str, intent: str, content: str, due: str | None
 
 
 def test_when_questions_are_flagged() -> None:
-    assert read_message("when did Sara move to Lisbon?", T0, UTC).asks_when
-    assert not read_message("what is the boiler code?", T0, UTC).asks_when
+    asked = read_message("when did Sara move to Lisbon?", T0, UTC)
+    assert isinstance(asked, Question) and asked.asks_when
+    other = read_message("what is the boiler code?", T0, UTC)
+    assert isinstance(other, Question) and not other.asks_when
 
 
 # Issue 23: changing reminders from the chat, reminders relative to an event, the days a recap or an
@@ -308,7 +310,7 @@ KNOWN_MISSES = [
 ]
 
 
-def _check_change(message, intent, target, due) -> None:
+def _check_change(message: str, intent: str, target: str | int | None, due: str | None) -> None:
     reading = _Parts(read_message(message, T0, UTC))
     got_target = reading.target if reading.target is not None else (reading.content or None)
     if intent in ("recap", "upcoming", "undo", "chat", "question") or (intent == "near_miss" and target is None):
@@ -353,7 +355,7 @@ NEAR_MISSES_THAT_MUST_NOT_ACT = [m for m, intent, _, due in CHANGES
 
 
 @pytest.mark.parametrize("message", NEAR_MISSES_THAT_MUST_NOT_ACT + ["cancel the reminder", "move the dentist"])
-async def test_near_misses_change_nothing(tmp_path: Path, message) -> None:
+async def test_near_misses_change_nothing(tmp_path: Path, message: str) -> None:
     """Through the whole offline mode, with reminders that share the words: no tool call, no change."""
     from assistant.responders.offline import OfflineResponder
     from assistant.turn.agent import Agent

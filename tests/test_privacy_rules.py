@@ -46,11 +46,11 @@ async def run_turn(rt: Runtime, text: str) -> None:
         pass
 
 
-def sent(standin) -> str:
+def sent(standin: StandIn) -> str:
     return json.dumps(standin.bodies("/v1/messages"), ensure_ascii=False)
 
 
-async def told_then_made_private_and_edited(rt: Runtime, standin) -> int:
+async def told_then_made_private_and_edited(rt: Runtime, standin: StandIn) -> int:
     """Said in the chat, echoed in a later reply, then marked private and edited on the Memories screen."""
     standin.script = [tool_reply("remember", {"content": OLD}), text_reply("Noted.")]
     await run_turn(rt, f"remember that {OLD}")
@@ -192,7 +192,7 @@ def test_the_recaps_lists_mask_a_secret_as_the_briefing_does(rt: Runtime) -> Non
     "Password: Qx7-hunter22 / then the bank",
 ])
 @pytest.mark.parametrize("mask", [MASK, "[secret in conversation #2]", "••••", "[secret]"])
-def test_a_masked_text_masked_again_is_the_same_text(text: str, mask) -> None:
+def test_a_masked_text_masked_again_is_the_same_text(text: str, mask: str) -> None:
     once = redact(text, mask)
     assert once != text
     for again in (MASK, "[secret in recall result]", "••••", "[secret]"):

@@ -21,6 +21,7 @@ from memory.vectors import count as vector_count
 from tests.conftest import make_runtime, write_jsonl
 
 if TYPE_CHECKING:
+    from assistant.runtime import Runtime
     from memory.store import Store
 
 
@@ -57,7 +58,7 @@ def _ranked(store: Store, embedder: LocalEmbedder, query: str, fusion: Fusion | 
 BIRTHDAY = "Sara's birthday is on March 3"
 
 
-def _with_echoes(store: Store):
+def _with_echoes(store: Store) -> tuple[int, int, list[int]]:
     memory = remember(store, BIRTHDAY, kind="fact")
     episode = episodes.open_episode(store)
     question = episodes.add_message(store, episode.id, "user", "when is Sara's birthday?")
@@ -211,7 +212,7 @@ def test_a_hit_holds_the_whole_stored_text(store: Store, embedder: LocalEmbedder
 
 # -- import ---------------------------------------------------------------------------------------
 
-def _import(tmp_path: Path, name: str, embedder: LocalEmbedder, index: bool):
+def _import(tmp_path: Path, name: str, embedder: LocalEmbedder, index: bool) -> Runtime:
     runtime = make_runtime(tmp_path / name, ASSISTANT_EMBEDDING_MODEL="bundled")
     runtime.__dict__["embedder"] = embedder
     turns = [*FILLER, "Caroline: I adopted a grumpy old tabby called Pepper from the rescue",

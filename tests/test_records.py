@@ -4,7 +4,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -34,7 +34,7 @@ def populate(store: Store) -> None:
                   "VALUES ('summary', 1, 'memory', ?, 'consolidates', '2026-11-22T14:00:00+00:00')", (a.id,))
 
 
-def dump(store: Store) -> list[dict]:
+def dump(store: Store) -> list[dict[str, Any]]:
     return list(export_records(store))
 
 
@@ -91,7 +91,7 @@ def test_hand_written_file_resolves_its_own_ids(store: Store) -> None:
     (json.dumps({"type": "memory", "content": "x", "due_at": "someday"}), "due_at"),
     (json.dumps({"type": "planet"}), "type must be"),
 ])
-def test_bad_line_rolls_back_everything_and_names_the_line(store: Store, bad, why) -> None:
+def test_bad_line_rolls_back_everything_and_names_the_line(store: Store, bad: str, why: str) -> None:
     good = json.dumps({"type": "memory", "kind": "fact", "content": "Good one"})
     with pytest.raises(ImportFailed) as info:
         import_records(store, [good, good, bad])
@@ -140,7 +140,7 @@ def test_at_most_one_episode_is_active_after_any_import(store: Store) -> None:
     assert all(r[0] for r in store.query("SELECT ended_at FROM episodes WHERE id != ?", (current.id,)))
 
 
-def _corrupt_a_page_of(path, table: str) -> None:
+def _corrupt_a_page_of(path: Path, table: str) -> None:
     from memory.connection import connect
 
     db = connect(str(path))

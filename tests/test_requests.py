@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from assistant.reading import read
+from assistant.reading.actions import Remind
 from assistant.reading.languages import english_forms
 from assistant.reading.requests import request_intent
 from memory.time.clock import Clock
@@ -54,5 +55,6 @@ def test_other_languages_requests_are_read_in_english_words_the_task_kept(said: 
 
 def test_a_reminder_asked_in_spanish_is_due_when_it_says() -> None:
     action = read("recuérdame llamar a mamá mañana a las 10", CLOCK).action
+    assert isinstance(action, Remind)
     assert (action.intent, action.content, action.due) == ("remind", "llamar a mamá",
                                                            datetime(2026, 11, 23, 10, 0, tzinfo=UTC))

@@ -7,6 +7,7 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -17,7 +18,7 @@ from assistant.recall.reasoned import reasoned_recall
 from memory.search import Fusion, Searcher, query_words
 from memory.search.embeddings import LocalEmbedder, sync_embeddings
 from memory.transfer.jsonl_import import import_records
-from tests.conftest import make_runtime
+from tests.conftest import make_runtime, present
 
 if TYPE_CHECKING:
     from memory.store import Store
@@ -28,13 +29,13 @@ ACKS = ["haha yes", "Wow!", "omg", "lol", "That's amazing, Mel!", "Totally", "Aw
 SMALL_TALK = ["Did you see the game?", "Work was long today", "I made soup for dinner", "It is raining again"]
 
 
-def _bench(name: str):
+def _bench(name: str) -> ModuleType:
     """A module of benchmarks/ (not a package), loaded by path."""
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+        spec = present(importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py"))
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
-        spec.loader.exec_module(module)
+        present(spec.loader).exec_module(module)
     return sys.modules[name]
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import NoReturn
 
 from memory import memories
 from memory.connection import connect
@@ -17,6 +18,7 @@ def test_schema_2_database_migrates_and_keeps_its_index(tmp_path: Path, clock: C
     db = connect(str(path))
     for number, statements in enumerate(MIGRATIONS[:2], start=1):
         for statement in statements:
+            assert isinstance(statement, str)  # the early migrations are statements only
             db.execute(statement)
         db.execute(f"PRAGMA user_version = {number}")
     db.execute("INSERT INTO knowledge (kind, content, created_at, updated_at) VALUES "
@@ -61,6 +63,7 @@ def test_schema_4_vectors_move_to_the_block_index_without_re_embedding(tmp_path:
     db = connect(str(path))
     for number, statements in enumerate(MIGRATIONS[:4], start=1):
         for statement in statements:
+            assert isinstance(statement, str)  # the early migrations are statements only
             db.execute(statement)
         db.execute(f"PRAGMA user_version = {number}")
     # What memory.search.embeddings made at schema 4: a vec0 table partitioned by document type.
@@ -84,7 +87,7 @@ def test_schema_4_vectors_move_to_the_block_index_without_re_embedding(tmp_path:
         def dimension(self) -> int:
             return 8
 
-        def embed(self, texts) -> None:
+        def embed(self, texts: list[str]) -> NoReturn:
             raise AssertionError(f"re-embedded {texts}")
 
     store = Store(path, clock)

@@ -10,6 +10,7 @@ from memory import episodes, memories, reminders
 from memory.errors import EmbedderUnavailable, InvalidInput
 from memory.search import Searcher, query_words
 from memory.search.embeddings import LocalEmbedder, pending_count
+from tests.conftest import present
 
 if TYPE_CHECKING:
     from memory.store import Store
@@ -59,9 +60,12 @@ def test_embeddings_deferred_then_caught_up(filled: Store, embedder: LocalEmbedd
 
 
 def test_fallback_notice_once(filled: Store, tmp_path: Path) -> None:
-    notices = []
-    broken = LocalEmbedder("no-such/model-anywhere", cache_dir=tmp_path)
-    broken.load = lambda: (_ for _ in ()).throw(EmbedderUnavailable("the embedding model could not load"))
+    class Broken(LocalEmbedder):
+        def load(self) -> None:
+            raise EmbedderUnavailable("the embedding model could not load")
+
+    notices: list[str] = []
+    broken = Broken("no-such/model-anywhere", cache_dir=tmp_path)
     searcher = Searcher(filled, broken, on_notice=notices.append)
     assert searcher.search("tyres")[0].content.startswith("The car")
     searcher.search("violin")
@@ -117,7 +121,7 @@ def test_index_follows_changes_by_any_process(filled: Store, embedder: LocalEmbe
     new = memories.remember(other, "Allergic to peanuts and tree nuts")
     Searcher(other, embedder).embed_query("sync the new text")
     other.close()
-    vector = searcher.embed_query("nut allergy")
+    vector = present(searcher.embed_query("nut allergy"))
     assert [d for d, _ in searcher._knn(vector, 1, "memory")] == [new.id * 4 + 1]
     assert 1 * 4 + 1 not in [d for d, _ in searcher._knn(vector, 50)]
     assert searcher._knn(vector, 5) == pytest.approx(vectors.exact_knn(filled, vector, 5))

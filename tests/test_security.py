@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from memory.sensitive import MASK, is_sensitive, redact
+from tests.conftest import last_text
 
 if TYPE_CHECKING:
-    from assistant.turn.agent import Agent
     from memory.search.embeddings import LocalEmbedder
     from memory.store import Store
     from tests.standins import StandIn
@@ -186,15 +186,6 @@ def test_stored_text_cannot_close_or_forge_a_prompt_section(tmp_path: Path) -> N
 
 # -- secrets and private memories never reach a model (item 3) -------------------------------------
 
-async def answer_of(agent: Agent, text: str) -> str:
-    """The text a turn ends with (its Done's, or its Failed's)."""
-    from assistant.turn.events import Done, Failed
-
-    events = [e async for e in agent.turn(text)]
-    assert isinstance(events[-1], Done | Failed)
-    return events[-1].text
-
-
 async def test_chat_prompt_carries_placeholders_not_secrets(anthropic_standin: StandIn, tmp_path: Path) -> None:
     from assistant.providers.anthropic_provider import AnthropicProvider
     from assistant.turn.agent import Agent
@@ -235,7 +226,10 @@ def test_offline_answer_gives_the_secret_back_locally(tmp_path: Path) -> None:
     memories.remember(rt.store, "the password for the guest wifi is hunter2")
     agent = Agent(rt, OfflineResponder(rt))
 
-    assert "hunter2" in asyncio.run(answer_of(agent, "what is the guest wifi password?"))
+    async def ask() -> str:
+        return last_text([e async for e in agent.turn("what is the guest wifi password?")])
+
+    assert "hunter2" in asyncio.run(ask())
     rt.close()
 
 
@@ -341,7 +335,7 @@ async def test_history_and_tool_results_carry_no_secret_or_unasked_private_memor
     memories.remember(rt.store, "the alarm password is Tr0ub4dor&3")
     offline = Agent(rt, OfflineResponder(rt))
     for question in ("what was my HIV test result", "what is the alarm password"):
-        answer = await answer_of(offline, question)
+        answer = last_text([e async for e in offline.turn(question)])
         assert "positive" in answer or "Tr0ub4dor&3" in answer  # shown locally, on purpose
     anthropic_standin.script = [tool_reply("recall", {"query": "HIV test result"}),
                                 tool_reply("update_memory", {"id": 1, "importance": 4}, tool_id="toolu_2"),
@@ -420,7 +414,7 @@ async def test_a_private_memory_quoted_before_an_edit_stays_out_of_the_history(a
     rt = make_runtime(tmp_path)
     salary = memories.remember(rt.store, "my salary is 98765 euros", private=True)
     offline = Agent(rt, OfflineResponder(rt))
-    answer = await answer_of(offline, "what is my salary?")
+    answer = last_text([e async for e in offline.turn("what is my salary?")])
     assert "98765" in answer
     reminders.update_memory(rt.store, salary.id, content="my salary is 98765 euros gross")
     anthropic_standin.script = [text_reply("Lovely.")]

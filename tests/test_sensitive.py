@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,11 +20,11 @@ BLIND_RECALL_TARGET = 0.97
 PRECISION_TARGET = 0.95
 
 
-def labelled(path: Path = LABELLED) -> list[dict]:
+def labelled(path: Path = LABELLED) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def measure(rows: list[dict]) -> dict:
+def measure(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Text level (is_sensitive against the label) and span level (every character of every occurrence
     of each expected value inside a span, so no part of it leaks), with the misses;
     benchmarks/bench_sensitive.py prints it."""
@@ -59,7 +60,7 @@ def measure(rows: list[dict]) -> dict:
             "missed": missed, "false_alarms": false_alarms, "leaks": leaks, "strays": strays}
 
 
-def inside_a_value(row: dict, span: Span) -> bool:
+def inside_a_value(row: dict[str, Any], span: Span) -> bool:
     """Whether a span overlaps an occurrence of one of the row's labelled values (a span elsewhere, such
     as " |", hides what is not secret and once made every "|" of a turn a placeholder)."""
     for value in row["values"]:
@@ -73,7 +74,7 @@ def inside_a_value(row: dict, span: Span) -> bool:
 
 def covered(text: str, value: str, spans: list[Span]) -> bool:
     """Every occurrence of `value` in `text` lies wholly inside the spans (a value half masked leaks)."""
-    hidden = set()
+    hidden: set[int] = set()
     for span in spans:
         hidden.update(range(span.start, span.end))
     start = text.find(value)

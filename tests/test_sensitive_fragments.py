@@ -82,7 +82,7 @@ def reformatted(piece: str, separator: str) -> str:
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
                                                                     HealthCheck.too_slow])
 @given(data=st.data())
-def test_no_run_of_a_sensitive_value_survives_cuts_quotes_case_and_reformatting(data) -> None:
+def test_no_run_of_a_sensitive_value_survives_cuts_quotes_case_and_reformatting(data: st.DataObject) -> None:
     value = data.draw(st.sampled_from([v for v in VALUES if len(v) >= 8 or len(words_of(v)) >= 3]))
     piece = data.draw(cuts(value))
     piece = data.draw(st.sampled_from(CASES))(piece)
@@ -104,7 +104,7 @@ def ordinary_words(value: str) -> list[str]:
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(data=st.data())
-def test_ordinary_text_sharing_only_short_words_with_a_value_is_left_alone(data) -> None:
+def test_ordinary_text_sharing_only_short_words_with_a_value_is_left_alone(data: st.DataObject) -> None:
     # A short word of a value, alone between ordinary words, is no piece of it: "the horse is old"
     # against "correct horse battery staple".
     candidates = [v for v in VALUES if len([w for w in words_of(v) if len(w) < 8]) >= 2]

@@ -18,12 +18,13 @@ if TYPE_CHECKING:
     from memory.time.clock import Clock
 
 
-def _recall_at_10(store: Store, queries, doc_type: int | None = None, **knobs) -> float:
+def _recall_at_10(store: Store, queries: NDArray[np.float32], doc_type: int | None = None,
+                  shortlist: int | None = None, rescore: int | None = None) -> float:
     """Share of the exact top 10 the quantised search returns (ties counted as found)."""
-    found = []
+    found: list[float] = []
     for query in queries:
         ranked = vectors.exact_knn(store, query, 10_000, doc_type)
-        quantised = vectors.knn(store, query, 10, doc_type, **knobs)
+        quantised = vectors.knn(store, query, 10, doc_type, shortlist=shortlist, rescore=rescore)
         tenth = ranked[9][1] - 1e-6
         found.append(sum(score >= tenth for _, score in quantised) / 10)
         assert quantised[0][0] == ranked[0][0]

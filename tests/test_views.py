@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from assistant.services import Services
-from assistant.views import DueNotice, StatusView
+from assistant.views import DueNotice, ReminderView, StatusView
 from memory import memories
 from memory.errors import InvalidInput
 from tests.conftest import T0, make_runtime
@@ -25,7 +25,7 @@ def services(tmp_path: Path) -> Iterator[Services]:
     services.runtime.close()
 
 
-def by_content(services: Services) -> dict:
+def by_content(services: Services) -> dict[str, ReminderView]:
     return {r.content: r for r in services.reminders.page().items}
 
 

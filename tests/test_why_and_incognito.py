@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assistant.providers.anthropic_provider import AnthropicProvider
 from assistant.services import Services
@@ -16,11 +16,13 @@ from memory.turn_records import Withheld
 from tests.standins import StandIn, text_reply, tool_reply
 
 if TYPE_CHECKING:
+    from assistant.providers.base import Provider
     from assistant.runtime import Runtime
+    from assistant.turn.events import Event
     from memory.store import Store
 
 
-def service_with(rt: Runtime, provider=None) -> Services:
+def service_with(rt: Runtime, provider: Provider | None = None) -> Services:
     from assistant.turn.agent import Agent
 
     services = Services(rt)
@@ -28,7 +30,7 @@ def service_with(rt: Runtime, provider=None) -> Services:
     return services
 
 
-async def say(services: Services, text: str) -> list:
+async def say(services: Services, text: str) -> list[Event]:
     return [event async for event in services.model.turn(text)]
 
 
@@ -57,6 +59,7 @@ async def test_a_model_answers_record_says_what_went_in_and_what_the_gate_held_b
 
 async def test_an_offline_answers_record_says_what_the_reading_understood_and_that_nothing_left(rt: Runtime) -> None:
     events = await say(service_with(rt), "remind me to call the bank tomorrow at 10am")
+    assert isinstance(events[-1], Done)
     found = service_with(rt).why.record(events[-1].message_id)
     assert found is not None
     why = found[1]
@@ -70,6 +73,7 @@ async def test_forget_takes_a_memory_out_of_the_records_that_quote_it_and_undo_p
 
     services = service_with(rt)
     events = await say(services, "remember that the garage code changed to 5521")
+    assert isinstance(events[-1], Done)
     answer = events[-1].message_id
     memory = memories.get_memory(rt.store, 1)
     assert memory.content in str(services.why.record(answer))
@@ -83,7 +87,7 @@ TABLES = ("knowledge", "memory_meta", "messages", "episodes", "turn_records", "m
           "edges", "pending_embeddings")
 
 
-def tables(store: Store) -> dict[str, list[tuple]]:
+def tables(store: Store) -> dict[str, list[tuple[Any, ...]]]:
     return {t: [tuple(r) for r in store.query(f"SELECT * FROM {t} ORDER BY 1")] for t in TABLES} | {
         "search_index": [tuple(r) for r in store.query("SELECT rowid, content FROM search_index ORDER BY rowid")]}
 
@@ -105,7 +109,7 @@ async def test_an_incognito_conversation_changes_no_row_and_leaves_nothing_in_th
         tool_reply("remember", {"content": f"the {word} is blue"}), text_reply("Noted."),
         text_reply("Sure.")]
     events = await say(services, f"what is the ski budget? and {word}")
-    assert "1500 euros" in events[-1].text and services.incognito.active
+    assert isinstance(events[-1], Done) and "1500 euros" in events[-1].text and services.incognito.active
     events = await say(services, f"remember that the {word} is blue")
     refused = [e for e in events if isinstance(e, ToolResult) and e.is_error]
     assert refused and "incognito conversation" in refused[0].content
@@ -127,6 +131,7 @@ async def test_offline_incognito_refuses_to_remember_with_one_sentence(rt: Runti
     services.incognito.start()
     events = await say(services, "remember that my locker is 112")
     # one sentence, naming no key: the status bar names the key of the app's keymap (issue 46)
+    assert isinstance(events[-1], Done)
     assert events[-1].text == ("That didn't work: nothing is stored in an incognito conversation, so nothing can be "
                                "remembered, set or changed.")
     assert rt.store.one("SELECT count(*) FROM knowledge")[0] == 0
