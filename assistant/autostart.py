@@ -87,6 +87,9 @@ def systemd_unit(command: list[str]) -> str:
         "ExecStart=" + " ".join(systemd_quote(arg) for arg in command),
         "Restart=on-failure",
         "RestartSec=10",
+        # SIGTERM to the notifier alone: it stops the replicator it started (F16) after a last sync, once;
+        # a second SIGTERM from systemd would cut that sync short. The rest is killed after the timeout.
+        "KillMode=mixed",
         "",
         "[Install]",
         "WantedBy=default.target",

@@ -42,7 +42,9 @@ class Runtime:
 
     @cached_property
     def store(self) -> Store:
-        return Store(self.store_path(), self.clock, read_only=self.read_only)
+        # With a replica set, Litestream reads the WAL: closing leaves it for Litestream (SPEC F16).
+        return Store(self.store_path(), self.clock, read_only=self.read_only,
+                     keep_wal=bool(self.settings.backup.replica))
 
     def store_path(self) -> Path:
         """The store's path, held to check_store_path for a CLI command (before anything can create it)."""

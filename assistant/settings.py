@@ -33,6 +33,7 @@ import msgspec
 
 from assistant import paths
 from assistant.errors import BadInput
+from assistant.replicas import Access, parse_replica
 from memory.consolidation.options import Options
 from memory.errors import InvalidInput
 from memory.files import expand
@@ -264,6 +265,29 @@ class CaldavSettings(Table):
     ca_bundle: str = ""  # a PEM file of the certificate authority of a server with its own; empty = the system's
 
 
+def _replica(url: str) -> None:
+    if url:
+        try:
+            parse_replica(url)
+        except InvalidInput as exc:
+            raise ValueError(str(exc)) from None
+
+
+@dataclass
+class BackupSettings(Table):
+    """Continuous replication with Litestream (SPEC F16); nothing is replicated unless `replica` is set."""
+    # where the replica goes: file:///absolute/folder, sftp://user@host/path, s3://bucket/path
+    replica: Annotated[str, Check(_replica)] = ""
+    # an S3-compatible store's address (MinIO, Backblaze, R2, ...); empty: AWS itself
+    endpoint: Annotated[str, Check(_address("https://s3.example.com", empty_allowed=True))] = ""
+    region: str = ""  # the bucket's region, where the storage asks for one
+    # the private key for an sftp:// replica; empty: ~/.ssh/id_ed25519, id_ecdsa or id_rsa, the first there
+    ssh_key: str = ""
+
+    def access(self) -> Access:
+        return Access(self.endpoint, self.region, self.ssh_key)
+
+
 @dataclass
 class UiSettings(Table):
     theme: str = ""  # a Textual theme name; empty = Textual's default. Saved when picked from the palette.
@@ -294,6 +318,7 @@ class Settings(Table):
     consolidation: ConsolidationSettings = field(default_factory=ConsolidationSettings)
     reminders: ReminderSettings = field(default_factory=ReminderSettings)
     notify: NotifySettings = field(default_factory=NotifySettings)
+    backup: BackupSettings = field(default_factory=BackupSettings)
     ui: UiSettings = field(default_factory=UiSettings)
     caldav: CaldavSettings = field(default_factory=CaldavSettings)
     keymap: dict[str, str] = field(default_factory=dict)  # binding id -> keys

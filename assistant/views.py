@@ -1,6 +1,7 @@
 """Plain data the front ends show: reminders, recaps, conversations, messages (no SQL, no widgets)."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from memory.memories import Memory
@@ -50,6 +51,7 @@ class StatusView:
     memories: int
     last_consolidation: str | None = None  # local time of the last completed run
     frozen_at: str | None = None  # local time of a frozen clock (--now, ASSISTANT_NOW); None when it runs
+    backup: str | None = None  # a warning: a change has waited more than ten minutes for the replica (F16)
 
 
 @dataclass
@@ -131,6 +133,9 @@ class MessageView:
     content: str
     when: str
     plain: bool = False  # an answer of the offline mode: literal text, shown as it was written (not Markdown)
+    # An answer that quoted a secret is stored with "[secret 1 of memory #12]" where the value was: its text
+    # with the values back, shown only when revealed (None: it quotes none, or they are gone).
+    revealed: str | None = None
 
 
 @dataclass
@@ -153,14 +158,20 @@ def secrets_hidden(text: str) -> str:
     return redact(text, HIDDEN)
 
 
-def masked(text: str, sensitive: bool) -> str:
+def masked(text: str, sensitive: bool, values: Iterable[str] = ()) -> str:
     """A memory's text as shown while its secret is hidden: each secret the one detector finds becomes
-    HIDDEN; a memory marked sensitive whose secret it cannot point to is hidden whole."""
-    if not sensitive:
-        return text
-    from memory.sensitive import redact
+    HIDDEN (in a text the classifier flagged, what looks like a value); a memory marked sensitive whose
+    secret it cannot point to is hidden whole. `values`: the secret values of the memory this text is an
+    earlier text of, hidden too wherever they are ("it's now 7719" before the edit that made it secret)."""
+    from memory.sensitive import redact, withhold_fragments
 
+    if not sensitive:
+        return withhold_fragments(text, values, HIDDEN) if values else text
     shown = redact(text, HIDDEN)
+    if shown == text:
+        shown = redact(text, HIDDEN, flagged=True)
+    if values:
+        shown = withhold_fragments(shown, values, HIDDEN)
     return shown if shown != text else f"{HIDDEN} (hidden: it holds a secret)"
 
 

@@ -30,7 +30,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from conversations import generate_all  # noqa: E402
 
 from memory.sensitive import find_secrets, is_sensitive, redact, withhold_fragments  # noqa: E402
-from tests.test_sensitive import BLIND, labelled, measure  # noqa: E402
+from tests.test_sensitive import BLIND, covered, labelled, measure  # noqa: E402
+
+ROUND_5 = ROOT / "tests" / "data" / "secrets_blind5.jsonl"
 
 
 def per_thousand(texts: list[str], call: Callable[[str], object], rounds: int = 5) -> float:
@@ -85,6 +87,15 @@ def main() -> None:
     print("Blind values left readable:", b["leaks"] or "none")
     print("Blind spans outside every labelled value:", b["strays"] or "none")
 
+    round5 = round_five()
+    print("\nBlind round 5 (issue 42; first sight on main: text recall 0.690, span recall 0.675, near misses "
+          "flagged 0.000):\n")
+    print("| measure | now |\n| --- | --- |")
+    print(f"| text recall (the rules) | {round5['recall']:.3f} ({round5['flagged']} / {round5['secrets']}) |")
+    print(f"| span recall | {round5['span_recall']:.3f} ({round5['found']} / {round5['values']}) |")
+    print(f"| near misses flagged | {round5['near_miss_rate']:.3f} ({round5['alarms']} / {round5['near_misses']}) |")
+    print("\nRound 5 misses:", round5["missed"] or "none")
+
     texts = [r["text"] for r in rows]
     chat = [t.text for c in generate_all() for t in c.turns]
     prose = "I met Anna at the market and we talked about the weekend, 3 kids and 12 apples. " * 12_500
@@ -102,9 +113,18 @@ def main() -> None:
     print(f"| `is_sensitive`, labelled texts | {per_thousand(texts, is_sensitive):.1f} ms per 1,000 |")
     print(f"| `redact` (all spans), labelled texts | {per_thousand(texts, redact):.1f} ms per 1,000 |")
     print(f"| `redact`, chat turns | {per_thousand(chat, redact, rounds=3):.1f} ms per 1,000 |")
-    print(f"| `find_secrets`, a 1 MB paste of prose | {once(lambda: find_secrets(prose)):.0f} ms |")
-    dense_ms = once(lambda: find_secrets(dense))
-    print(f"| `find_secrets`, a 1 MB paste dense with near-miss keywords | {dense_ms:.0f} ms |")
+    turns = "\n".join(chat)
+    conversation = (turns * (1_000_000 // len(turns) + 1))[:1_000_000]
+    log = "".join(f"2026-12-0{i % 9 + 1} 10:{i % 60:02d}:{i % 60:02d} INFO worker-{i % 7} processed job {i} "
+                  f"in {i % 997} ms\n" for i in range(16_000))[:1_000_000]
+    for name, text in (("prose (one sentence again and again)", prose),
+                       ("the chat turns of benchmarks/conversations.py, again and again", conversation),
+                       ("a log (timestamps, ids, numbers)", log), ("dense with near-miss keywords", dense),
+                       ("'pin ' then a million spaced digits", "pin " + "1 " * 500_000),
+                       ("'the password is ' then a million letters", "the password is " + "a" * 1_000_000)):
+        print(f"| `find_secrets`, a 1 MB paste: {name} | {cpu_once(lambda t=text: find_secrets(t)):.0f} ms CPU |")
+    print(f"| `find_secrets(\"the code is \" + 'a' * 24000)` (10 s of CPU before issue 42) | "
+          f"{cpu_once(lambda: find_secrets('the code is ' + 'a' * 24_000)):.0f} ms CPU |")
     print(f"| import `memory.sensitive` (fresh process) | {float(cold[0]):.0f} ms |")
     print(f"| first call that loads the validators and word lists | {float(cold[1]):.0f} ms |")
 
@@ -122,6 +142,39 @@ def main() -> None:
     for name, text in (("chat turns, nothing to withhold", request), ("the same as a JSON body (escapes)", body),
                        ("chat turns with one value echoed by `!r`", leaked)):
         print(f"| {name} | {per_call(lambda t=text: withhold_fragments(t, values)):.1f} ms |")
+
+
+def cpu_once(call: Callable[[], object]) -> float:
+    """Milliseconds of CPU of one call (wall time on a shared machine says more of the others' load)."""
+    started = time.process_time()
+    call()
+    return (time.process_time() - started) * 1000
+
+
+def round_five() -> dict:
+    """Blind round 5 measured as its first sight was (text recall, span recall, near misses flagged): its
+    'values' are all of a text's values and its 'kinds' the text's kinds, so the labelled set's measure
+    (one kind per value) does not read it."""
+    rows = [r for r in labelled(ROUND_5) if "text" in r]
+    flagged = alarms = values = found = 0
+    missed = []
+    for row in rows:
+        hit = is_sensitive(row["text"])
+        if not row["secret"]:
+            alarms += hit
+            continue
+        flagged += hit
+        if not hit:
+            missed.append(row["text"])
+        spans = find_secrets(row["text"])
+        for value in row["values"]:
+            values += 1
+            found += covered(row["text"], value, spans)
+    secrets = sum(r["secret"] for r in rows)
+    near = len(rows) - secrets
+    return {"secrets": secrets, "flagged": flagged, "recall": flagged / secrets, "values": values, "found": found,
+            "span_recall": found / values, "near_misses": near, "alarms": alarms, "near_miss_rate": alarms / near,
+            "missed": missed}
 
 
 def per_call(call: Callable[[], object], rounds: int = 20) -> float:

@@ -12,11 +12,12 @@ import os
 import sys
 import time
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import sqlean
 import sqlean.dbapi2
+from sqlean import _sqlite3 as _native  # the compiled module: SQLite's C API
 
 sys.modules.setdefault("pysqlite3", sqlean)
 sys.modules.setdefault("pysqlite3.dbapi2", sqlean.dbapi2)
@@ -45,12 +46,12 @@ def _sqlite_vec_path() -> str:
     return os.path.join(next(iter(spec.submodule_search_locations)), "vec0")
 
 
-def connect(path: str, read_only: bool = False, immutable: bool = False) -> Connection:
+def connect(path: str, read_only: bool = False, immutable: bool = False, keep_wal: bool = False) -> Connection:
     """Open `path` with sqlite-vec loaded, WAL, foreign keys and a busy timeout.
 
     Autocommit mode (isolation_level=None): transactions are explicit, see Store.transaction.
     read_only opens the file with mode=ro, so nothing can be written to it; `immutable` also makes no
-    -shm file beside it (a full disk has no room for one).
+    -shm file beside it (a full disk has no room for one). `keep_wal`: see leave_wal_at_close.
     """
     conn: Connection  # sqlean's, which publishes no types
     if read_only:
@@ -67,7 +68,54 @@ def connect(path: str, read_only: bool = False, immutable: bool = False) -> Conn
     if path != ":memory:" and not read_only:
         _use_wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
+        if keep_wal:
+            leave_wal_at_close(conn)
     return conn
+
+
+SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE = 1006  # sqlite3.h
+
+
+@cache
+def _native_library() -> Any:
+    """sqlean's compiled module, whose SQLite exports its C API (a ctypes.CDLL)."""
+    import ctypes
+
+    return ctypes.CDLL(_native.__file__)
+
+
+def leave_wal_at_close(conn: Connection) -> bool:
+    """Make closing `conn` leave the WAL as it is (SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE); True when it took.
+
+    For a store a replicator (Litestream) copies from its WAL: the last connection to close checkpoints
+    the WAL into the file and deletes it, and Litestream, finding its place in the WAL gone, copies the
+    whole store again (a full snapshot: the store's size, uploaded, at each start). Left in place, the
+    WAL is read on from where it was. SQLite's own checkpoints while the store is open (PASSIVE, every
+    1000 pages) stay: Litestream follows them.
+
+    Python's sqlite3 says this with Connection.setconfig from 3.12 on; sqlean, its 3.11 API, has no such
+    call, so SQLite's sqlite3_db_config is called through ctypes on the connection's handle, which
+    CPython's connection object holds first after its object header. Anything unexpected (another
+    layout, a library that does not export the call) leaves SQLite's default, which is only slower.
+    """
+    import ctypes
+
+    try:
+        library = _native_library()
+        handle = ctypes.c_void_p.from_address(id(conn) + object.__basicsize__).value
+        filename = library.sqlite3_db_filename
+        filename.restype, filename.argtypes = ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_char_p]
+        main = conn.execute("PRAGMA database_list").fetchone()[2]
+        if not handle or (filename(handle, b"main") or b"").decode("utf-8", "replace") != main:
+            return False  # not the handle this code expects: leave SQLite's default
+        state = ctypes.c_int(-1)
+        configure = library.sqlite3_db_config
+        configure.restype = ctypes.c_int
+        done = configure(ctypes.c_void_p(handle), ctypes.c_int(SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE), ctypes.c_int(1),
+                         ctypes.byref(state))
+        return done == 0 and state.value == 1
+    except (OSError, AttributeError, ValueError, TypeError):
+        return False
 
 
 def folder_writable(path: str) -> bool:
@@ -121,4 +169,4 @@ def _use_wal(conn: Connection, patience: float = 10.0) -> None:
 
 
 __all__ = ["Connection", "Cursor", "DatabaseError", "Error", "IntegrityError", "OperationalError", "Row", "connect",
-           "folder_writable", "table_names"]
+           "folder_writable", "leave_wal_at_close", "table_names"]

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from memory import secrets
 from memory.errors import InvalidInput, NotFound
 from memory.store import Store
 from memory.text import flat
@@ -230,6 +231,12 @@ def add_message(store: Store, episode_id: int | None, role: str, content: str) -
     return insert_message(store, episode_id, role, content)
 
 
+def add_answer(store: Store, episode_id: int | None, text: str) -> Message:
+    """Store one answer of the app, now, each secret value it quotes as "[secret 1 of memory #12]"
+    (secrets.masked_answer): the one call a turn makes to keep what it said. The live answer showed them."""
+    return insert_message(store, episode_id, "assistant", secrets.masked_answer(store, episode_id, text))
+
+
 def episode_messages(store: Store, episode_id: int) -> list[Message]:
     rows = store.query("SELECT * FROM messages WHERE episode_id = ? ORDER BY id", (episode_id,))
     return [Message.from_row(r) for r in rows]
@@ -246,12 +253,18 @@ def close_episode(store: Store, episode_id: int, title: str | None, summary: str
     are owed (`needing_titles`), written by whichever process next has a model."""
     if outcome not in ("success", "abandoned"):
         raise InvalidInput(f"unknown outcome {outcome!r}")
+    title, summary = _without_secrets(store, title), _without_secrets(store, summary)
     with store.transaction():
         get_episode(store, episode_id)
         store.execute("UPDATE episodes SET title = ?, summary = ?, outcome = ?, active = 0, ended_at = ?, "
                       "needs_title = ? WHERE id = ?",
                       (title, summary, outcome, ended_at or store.clock.now_iso(), int(needs_title), episode_id))
         return get_episode(store, episode_id)
+
+
+def _without_secrets(store: Store, text: str | None) -> str | None:
+    """A title or summary as stored: no secret value in it (memory.secrets.Outside), whoever wrote it."""
+    return secrets.Outside.of(store).text(text) if text else text
 
 
 def needing_titles(store: Store, limit: int = 5) -> list[int]:
@@ -263,6 +276,7 @@ def needing_titles(store: Store, limit: int = 5) -> list[int]:
 def give_title(store: Store, episode_id: int, title: str, summary: str) -> bool:
     """The model's title for a conversation that owes one; False (nothing written) when it no longer does
     (it was reopened, or another process titled it first)."""
+    title, summary = _without_secrets(store, title) or "", _without_secrets(store, summary) or ""
     with store.transaction():
         cursor = store.execute("UPDATE episodes SET title = ?, summary = ?, needs_title = 0 WHERE id = ? "
                                "AND needs_title = 1 AND active = 0", (title, summary, episode_id))

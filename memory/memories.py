@@ -8,6 +8,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from memory import secrets
 from memory.docs import doc_id
 from memory.episodes import episode_messages, get_episode, heuristic_title_and_summary
 from memory.errors import InvalidInput, NotFound
@@ -109,14 +110,18 @@ def next_sequence(store: Store) -> int:
     return max(position * 1000, last + 1)
 
 
-def detect_sensitive(text: str) -> bool:
-    """Whether a memory's text holds a secret: the one detector, imported when first needed."""
+def detect_sensitive(text: str, store: Store | None = None) -> bool:
+    """Whether a memory's text holds a secret: the one detector (imported when first needed), or, with the
+    store, a secret value a sensitive memory holds said again ("it's now 7719": memory.secrets). The
+    classifier's verdict comes with the text's embedding (memory.secrets.judge)."""
     from memory.sensitive import is_sensitive
 
-    return is_sensitive(text)
+    if is_sensitive(text):
+        return True
+    return store is not None and secrets.restates_a_secret(store, text)
 
 
-def decide_sensitive_again(earlier: str, was_sensitive: bool, text: str) -> bool:
+def decide_sensitive_again(earlier: str, was_sensitive: bool, text: str, store: Store | None = None) -> bool:
     """Whether a memory's new words `text` hold a secret (SPEC F12: decided again when its text changes).
 
     They do when the detector finds one in them, or when they keep a value of the secret its earlier
@@ -124,9 +129,9 @@ def decide_sensitive_again(earlier: str, was_sensitive: bool, text: str) -> bool
     to "HSBC online: Qx7-hunter22" has no keyword left: a model must not launder a secret through an
     edit). A secret removed unmarks the memory; when the detector cannot say what the earlier secret
     was (its writer marked it), the mark stays, as nothing tells that the secret is gone."""
-    from memory.sensitive import find_secrets, is_sensitive, withhold_fragments
+    from memory.sensitive import find_secrets, withhold_fragments
 
-    if is_sensitive(text):
+    if detect_sensitive(text, store):
         return True
     if not was_sensitive:
         return False
@@ -147,7 +152,7 @@ def insert_memory(store: Store, new: NewMemory) -> int:
         "sequence": sequence, "created_at": created, "updated_at": new.updated_at or created,
         "relation": new.relation, "trust": new.trust, "tension": new.tension, "recurrence": new.recurrence,
         "occurrence_at": (new.occurrence_at or new.due_at) if new.recurrence else None, "time_refs": refs,
-        "uid": new.uid, "sensitive": int(bool(new.sensitive) or detect_sensitive(new.content)),
+        "uid": new.uid, "sensitive": int(bool(new.sensitive) or detect_sensitive(new.content, store)),
         "source": new.source, "pinned": int(new.pinned)}
     if new.id is not None and store.one("SELECT 1 FROM knowledge WHERE id = ?", (new.id,)) is None:
         values["id"] = new.id
@@ -181,8 +186,12 @@ def remember(store: Store, content: str, due_at: str | datetime | None = None, k
             sensitive=sensitive, source=source))
         memory = get_memory(store, memory_id)
         if due is None and memory.kind not in ("reminder", "mood"):
-            # A fact restated with a new value supersedes the older one now, not at the next consolidation.
-            link_restated(store, memory_id, content)
+            # A fact restated with a new value supersedes the older one now, not at the next consolidation;
+            # a restatement of a secret is a secret ("the code from before changed, it's 8812 now").
+            older = link_restated(store, memory_id, content)
+            if older is not None:
+                store.execute("UPDATE knowledge SET sensitive = 1 WHERE id = ? AND sensitive = 0 "
+                              "AND EXISTS (SELECT 1 FROM knowledge WHERE id = ? AND sensitive = 1)", (memory_id, older))
             memory = get_memory(store, memory_id)
         return memory
 

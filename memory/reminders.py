@@ -314,7 +314,7 @@ def update_memory(store: Store, memory_id: int, reminded_at: str | datetime | No
             changes.update(_complete_occurrence(store, current))
         if "content" in changes:
             changes["sensitive"] = int(bool(sensitive) or decide_sensitive_again(
-                current.content, current.sensitive, changes["content"]))
+                current.content, current.sensitive, changes["content"], store))
         if "content" in changes and changes["content"] != current.content:
             keep_earlier_text(store, memory_id, current.content, current.sensitive)  # its history, newest first
         changes["updated_at"] = store.clock.now_iso()

@@ -93,11 +93,14 @@ class Store:
 
     Writes go through `transaction()` (BEGIN IMMEDIATE, so two processes writing at once wait for
     each other instead of failing half-way). One Store may be shared by threads; a lock serialises
-    use of its connection.
+    use of its connection. `keep_wal`: a replicator copies this store from its WAL, so closing leaves
+    the WAL in place (memory.connection.leave_wal_at_close).
     """
 
-    def __init__(self, path: str | os.PathLike[str], clock: Clock | None = None, read_only: bool = False) -> None:
+    def __init__(self, path: str | os.PathLike[str], clock: Clock | None = None, read_only: bool = False,
+                 keep_wal: bool = False) -> None:
         check_path(str(path))
+        self.keep_wal = keep_wal
         self.path = str(expand(path)) if str(path) != ":memory:" else ":memory:"
         self.clock = clock or Clock()
         if self.path != ":memory:":
@@ -125,7 +128,7 @@ class Store:
 
     def _open(self) -> Connection:
         try:
-            conn = connect(self.path, read_only=self.read_only)
+            conn = connect(self.path, read_only=self.read_only, keep_wal=self.keep_wal)
             if self.read_only:
                 self._conn = conn
                 self._check_version()

@@ -47,6 +47,7 @@ SLOW = {
     "asyncio": "about 0.1 s: the chat and MCP commands only; the other commands are synchronous",
     "importlib.metadata": "about 55 ms: `--version` only",
     "urllib.request": "about 25 ms: HTTP probes only",
+    "http.client": "about 10 ms (the email parser): Litestream's control socket, only where a replica is set",
     "traceback": "only when a crash is logged",
     "dateutil.tz": "about 25 ms: only for a POSIX TZ rule, which the zone database does not name",
     "dateutil.rrule": "about 2.5 ms: only when a repeating reminder's next time is worked out",

@@ -124,6 +124,8 @@ ACTIONS: tuple[UiAction, ...] = (
     # Reading one conversation.
     UiAction("reader-continue", "c,ctrl+o", "continue_conversation", "Continue",
              "Continue this conversation as the current one", scope="reader", footer=1, palette=False),
+    UiAction("reader-reveal", "r", "reveal", "Reveal", "Show or hide the secrets its answers quoted (stored as "
+             "[secret 1 of memory #12]; here only)", scope="reader", footer=1, palette=False),
     UiAction("reader-close", "escape", "close", "Back", "Back to the list of conversations", scope="reader",
              footer=1, palette=False),
     # The Memories screen.

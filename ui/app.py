@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 # progress, the model): started at once, their threads held the interpreter while the frame was
 # finished, and the full first screen showed after 2.2-2.4 s instead of 1.0-1.3 s (2 busy cores).
 JOBS_AFTER_FRAME = 0.2
+KEEP_REPLICATING_EVERY = 300.0  # seconds: the app takes over replicating when another replicator has ended
 NARRATIVE_REQUEST = "Give me a short narrative recap of what we talked about in the last 48 hours."
 
 
@@ -104,6 +105,13 @@ class AssistantApp(App[int]):
             self.main_screen.start_jobs()
         else:
             self.set_timer(JOBS_AFTER_FRAME, self.main_screen.start_jobs, name="start-up jobs")
+        if self.services.backup.enabled:  # a replica is set: one replicator runs while the app does (F16)
+            self.set_timer(JOBS_AFTER_FRAME, self._keep_replicating, name="replicator")
+            self.set_interval(KEEP_REPLICATING_EVERY, self._keep_replicating, name="replicator")
+
+    @work(thread=True, exclusive=True, group="backup", exit_on_error=False, description="start the replicator")
+    def _keep_replicating(self) -> None:
+        self.services.backup.keep()
 
     @property
     def main_screen(self) -> MainScreen:
@@ -260,6 +268,7 @@ class AssistantApp(App[int]):
             await asyncio.to_thread(self.main_screen.calendar.at_quit)
             await asyncio.to_thread(self.services.conversations.close_for_quit)
             await asyncio.to_thread(self.services.due.remember_announced)
+            await asyncio.to_thread(self.services.backup.stop_for_quit)  # after those writes: a last sync
         except DiskFull:  # one line, no traceback: the conversation is closed at the next launch instead
             self.exit_line = ("assistant: the disk is full, so this conversation could not be closed; it is closed "
                               "at the next start. Everything saved before is safe.")
@@ -291,6 +300,7 @@ def run_app(settings: Settings) -> int:
     try:
         app.run()
     finally:
+        app.services.backup.stop_for_quit()  # its own replicator, after a last sync, within the quit's budget
         app.runtime.close()
     code = app.return_code or 0
     if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):

@@ -103,7 +103,8 @@ def _export_markdown(runtime: Runtime, args: argparse.Namespace) -> int:
     if not args.file or args.file == "-" or getattr(args, "ics", None):
         raise InvalidInput("give the folder to write: assistant export DIR --markdown")
     with _readable_store(runtime) as store:
-        result = write_markdown(store, args.file, include_secrets=getattr(args, "include_secrets", False))
+        result = write_markdown(store, args.file, include_secrets=getattr(args, "include_secrets", False),
+                                embedder=runtime.embedder)
     changed = len(result.written)
     memories = counted(result.memories, "memory", "memories")
     text = (f"Wrote {counted(result.conversations, 'conversation')} and {memories} to {result.folder}"
@@ -121,10 +122,10 @@ def _export_ics(runtime: Runtime, args: argparse.Namespace) -> int:
     if args.file:
         raise InvalidInput("give either FILE (JSON Lines) or --ics FILE, not both")
     if args.ics == "-":
-        text = calendar_text(runtime.store)
+        text = calendar_text(runtime.store, runtime.embedder)
         sys.stdout.write(visible(text) if sys.stdout.isatty() else text)
     else:
-        count = write_calendar(runtime.store, args.ics)
+        count = write_calendar(runtime.store, args.ics, runtime.embedder)
         note(f"Exported {counted(count, 'reminder')} to {args.ics}")
     return 0
 

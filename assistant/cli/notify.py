@@ -5,12 +5,16 @@ import argparse
 import os
 import signal
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from assistant.cli.output import emit
 from assistant.runtime import Runtime
 from memory.errors import StoreUnusable
 from memory.text import safe_json, visible
+
+if TYPE_CHECKING:
+    from assistant.backup.keeper import Keeper
 
 
 def cmd_notify(runtime: Runtime, args: argparse.Namespace) -> int:
@@ -51,13 +55,31 @@ def _run(runtime: Runtime, args: argparse.Namespace) -> int:
         calendar = BackgroundSync(store, runtime.settings)
     notifier = Notifier(store, runtime.clock, say, briefing_at=runtime.settings.notify.briefing_clock_time(),
                         calendar=calendar)
+    keeper = _replicator(runtime, say, stop)
     try:
         notifier.run(stop)
     finally:
         notifier.sender.close()
+        if keeper is not None:
+            keeper.stop()  # its own replicator, after its last sync; one the app started goes on
     why = stopped_by[0] if stopped_by else "done"
     say({"event": "stopped", "signal": why}, f"stopped ({why})")
     return 0
+
+
+def _replicator(runtime: Runtime, say: Callable[[dict[str, Any], str], None], stop: threading.Event) -> Keeper | None:
+    """With a replica set (SPEC F16), one replicator runs while the notifier does: started here when none
+    runs, checked again every 30 s (the app's replicator ends when the app quits)."""
+    backup = runtime.settings.backup
+    if not backup.replica:
+        return None
+    from assistant.backup.keeper import Keeper
+    from assistant.replicas import parse_replica
+
+    keeper = Keeper(runtime.store_path(), parse_replica(backup.replica), backup.access(),
+                    say=lambda text: say({"event": "backup", "text": text}, f"backup: {text}"))
+    threading.Thread(target=keeper.run, args=(stop,), name="replicator keeper", daemon=True).start()
+    return keeper
 
 
 def _install(args: argparse.Namespace) -> int:

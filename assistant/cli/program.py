@@ -89,7 +89,7 @@ class _VersionAction(argparse.Action):
 
 
 def build_parser() -> Parser:
-    from assistant.cli import conversations, data, maintenance, memories, notify, sync
+    from assistant.cli import backup, conversations, data, maintenance, memories, notify, sync
 
     common = _common()
     parser = Parser(prog="assistant", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -202,7 +202,26 @@ def build_parser() -> Parser:
                    "or a launchd agent on macOS) and print how to enable it; enables nothing")
     cmd("sync", sync.cmd_sync, "one two-way sync of the reminders with your CalDAV calendar ([caldav] in the config, "
         "the password in ASSISTANT_CALDAV_PASSWORD; docs/caldav.md)")
+    p = sub.add_parser("backup", help=BACKUP_HELP, description=BACKUP_HELP, parents=[common])
+    actions = p.add_subparsers(dest="action", metavar="ACTION", parser_class=Parser, required=True)
+    run_help = ("replicate the store to [backup] replica in the foreground until Ctrl+C or SIGTERM (Litestream "
+                "copies each change within a second; the app and the notifier run the same in the background)")
+    p = actions.add_parser("run", help=run_help, description=run_help, parents=[common])
+    p.set_defaults(handler=backup.cmd_run, reads=True)
+    status_help = ("the replica, when the newest change reached it, how long a change has waited for it, and what "
+                   "is wrong (exit 1 when something is)")
+    p = actions.add_parser("status", help=status_help, description=status_help, parents=[common])
+    p.set_defaults(handler=backup.cmd_status, reads=True)
+    p = cmd("restore", backup.cmd_restore, "write a replica's newest state (or --timestamp's) into --db, checked "
+            "(integrity, schema); an existing file only with --force")
+    p.add_argument("--from", dest="source", required=True, metavar="URL", help="the replica URL (file:///folder, "
+                   "sftp://..., s3://bucket/path?endpoint=...&region=...); no config needed")
+    p.add_argument("--timestamp", metavar="ISO", help="the state at this instant (ISO 8601) instead of the newest")
+    p.add_argument("--force", action="store_true", help="replace an existing store (kept as PATH.before-restore)")
     return parser
+
+
+BACKUP_HELP = "continuous replication of the store with Litestream: `backup run`, `backup status` (docs/backup.md)"
 
 
 MCP_HELP = ("serve your memory and reminders to other AI tools (Claude Desktop, Claude Code, ...) over the "

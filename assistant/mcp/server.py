@@ -88,7 +88,7 @@ def request_gate(runtime: Runtime, arguments: dict[str, Any]) -> Gate:
     if isinstance(named, int) and not isinstance(named, bool):
         said.append(f"memory #{named}")  # as a chat message names it
     asking = " ".join(said)
-    return Gate(runtime.store, asking, mentioned_ids(asking))
+    return Gate(runtime.store, asking, mentioned_ids(asking), runtime.embedder)
 
 
 class MemoryServer(MCPServer[Any]):
@@ -294,7 +294,7 @@ class MemoryTools:
                                      "yesterday's conversations with their titles and summaries.")
         async def agenda() -> str:
             def work() -> str:
-                gate = Gate(runtime.store)  # nothing asked: private memories stay by their id
+                gate = Gate(runtime.store, embedder=runtime.embedder)  # nothing asked: private ones by their id
                 return to_mcp_client(gate, agenda_text(runtime, gate), "the agenda")
             return await self._in_store(work)
 

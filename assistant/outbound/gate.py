@@ -25,7 +25,9 @@ from assistant.reading import Reading, mentioned_ids
 from assistant.views import PRIVATE_MARK, private_marked
 from memory import memories
 from memory.memories import Memory
-from memory.sensitive import find_secrets, redact, withhold_fragments
+from memory.secrets import Opinions
+from memory.secrets import values as secret_values
+from memory.sensitive import redact, withhold_fragments
 from memory.store import Store
 from memory.words import asks_by_words, names_word, shares_sign, sign_words
 
@@ -50,6 +52,7 @@ _WITHHELD = [(re.compile(pattern), why) for pattern, why in (
     (r"\[secret in memory #\d+\]", "the memory holds a secret: only its id went"),
     (r"\[private memory #\d+\]", "a private memory this message did not ask about: only its id went"),
     (r"\[secret \d+ of your message\]", "a secret of your message: a numbered placeholder went"),
+    (r"\[secret \d+ of (?:memory|message) #\d+\]", "a secret an earlier answer quoted: it was stored as this"),
     (r"\[secret in (?!memory #)[^\]\n]{1,60}\]", "a secret in stored text: replaced"),
     (r"\[private message #\d+\]", "a message that told a private memory: only its id went"),
     (r"\[private conversation #\d+\]", "a title that repeats a private memory: only its id went"),
@@ -70,24 +73,25 @@ def withheld_in(sent: str) -> list[dict[str, str]]:
 class Gate:
     """The gate of a request to a model."""
 
-    def __init__(self, store: Store, message: str = "", ids: frozenset[int] | None = None) -> None:
+    def __init__(self, store: Store, message: str = "", ids: frozenset[int] | None = None,
+                 embedder: Any = None) -> None:
+        """`embedder`: the app's, so the classifier's opinion of a text not embedded yet is taken now
+        (memory.secrets.Opinions); without it a text's stored vector gives it, or the rules alone decide."""
         self.store = store
         self.asking = message  # the user's message of this request
+        self.opinions = Opinions(store, embedder)
         held = memories.withheld_candidates(store)  # private or sensitive: few, loaded once per request
         earlier = memories.withheld_earlier_texts(store)
         # Every text a memory has had, its current one first: an earlier wording (before an edit) is held
         # back wherever the memory is, quoted in a message, a reply, a summary or a tool result.
         texts = {m.id: [m.content, *(e.content for e in reversed(earlier.get(m.id, [])))] for m in held}
-        # The secret values of the sensitive memories, for the last step (`fragments`): their spans only,
-        # never their ordinary words ("my bank password is"); an earlier text's too.
-        self._memory_secrets = [span.value(t) for m in held if m.sensitive for t in texts[m.id]
-                                for span in find_secrets(t)]
-        # A memory whose edit took its secret out is no longer held, but what it said before still is.
+        # The secret values of the sensitive memories, for the last step (`fragments`): their values only,
+        # never their ordinary words ("my bank password is"); an earlier text's too, and what a memory said
+        # before an edit took its secret out (it is no longer held, but what it said before still is).
+        self._memory_secrets = [v.value for v in secret_values(store)]
         held_ids = {m.id for m in held}
         once_secret = {i: [e.content for e in texts_before if e.sensitive]
                        for i, texts_before in earlier.items() if i not in held_ids}
-        self._memory_secrets += [span.value(t) for said in once_secret.values() for t in said
-                                 for span in find_secrets(t)]
         ids = mentioned_ids(message) if ids is None else ids
         self.asked = {m.id for m in held if m.private and not m.sensitive and asks_about(message, m, ids)}
         self._asked_texts = [t for m in held if m.id in self.asked for t in texts[m.id] if t.strip()]
@@ -123,10 +127,10 @@ class Gate:
         self.secrets: dict[str, str] = {}  # placeholder -> the secret of the user's message it stands for
 
     @classmethod
-    def for_turn(cls, store: Store, reading: Reading) -> Gate:
+    def for_turn(cls, store: Store, reading: Reading, embedder: Any = None) -> Gate:
         """The gate of a chat turn: the user's message is the one read, and its secrets are numbered
         placeholders from the start (`user_message`)."""
-        gate = cls(store, reading.text, reading.ids)
+        gate = cls(store, reading.text, reading.ids, embedder)
         gate.user_message(reading.text)
         return gate
 
@@ -141,13 +145,14 @@ class Gate:
         return not m.private or m.id in self.asked or asks_about(self.asking, m)
 
     def allows(self, m: Memory) -> bool:
-        """Whether this memory's text may go out: listed, and not sensitive."""
-        return not m.sensitive and self.listed(m)
+        """Whether this memory's text may go out: listed, and not sensitive (marked so, or flagged by the
+        classifier before its verdict was stored)."""
+        return self.listed(m) and not self.opinions.memory(m)
 
     def memory(self, m: Memory) -> str:
         """The memory's text as it may be sent (a stand-in by id when it may not)."""
         if not self.allows(m):
-            return self._stand_in(m)
+            return self._stand_in(m) if not self.listed(m) or m.sensitive else f"[secret in memory #{m.id}]"
         text = self.text(m.content, f"memory #{m.id}", own=m.id)
         return private_marked(text, m.private)
 
@@ -157,7 +162,8 @@ class Gate:
         """A stored message as it may be sent: one that told a withheld private memory, by its id."""
         if message_id in self.private_messages:
             return f"[private message #{message_id}]"
-        return self.text(text, f"message #{message_id}" if message_id else "this conversation")
+        return self.text(text, f"message #{message_id}" if message_id else "this conversation",
+                         flagged=self.opinions.message(message_id, text))
 
     def episode(self, episode_id: int, text: str) -> str:
         """A conversation's title or summary as it may be sent: in a conversation where a withheld
@@ -177,9 +183,10 @@ class Gate:
 
     # -- any stored text ---------------------------------------------------------------------
 
-    def text(self, text: str, where: str, own: int | None = None) -> str:
+    def text(self, text: str, where: str, own: int | None = None, flagged: bool = False) -> str:
         """`text` as it may be sent: withheld memories by id, secrets by where they live, this turn's
-        secrets by their placeholders. `own`: the memory this text is (it is not withheld from itself)."""
+        secrets by their placeholders. `own`: the memory this text is (it is not withheld from itself);
+        `flagged`: the classifier says it holds a secret (what looks like a value in it goes too)."""
         if not text:
             return text
         for placeholder, secret in self.secrets.items():  # also as an error message may spell it: lower-cased
@@ -201,7 +208,7 @@ class Gate:
             # only when it repeats the words of a memory this message asks about, not of another one.
             text = "\n".join(line if PRIVATE_MARK not in line or (self.marked_lines_pass and self._repeats_asked(line))
                              else "[a private memory, withheld]" for line in text.split("\n"))
-        return redact(text, f"[secret in {where}]")
+        return redact(text, f"[secret in {where}]", flagged)
 
     def _repeats_asked(self, line: str) -> bool:
         """Whether a line marked [Private] is about a memory this request asks about (and not another
@@ -223,7 +230,7 @@ class Gate:
             self.secrets[name] = secret
             return name
 
-        return redact(text, placeholder)
+        return redact(text, placeholder, self.opinions.flagged(text))
 
     def restore(self, value: Any) -> Any:
         """Tool arguments with this turn's placeholders replaced by the secrets they stand for."""
@@ -299,9 +306,10 @@ class LocalGate(Gate):
         self.private_episodes = {}
         self.marked_lines_pass = True
         self.secrets = {}
+        self.opinions = Opinions(None)
 
     @classmethod
-    def for_turn(cls, store: Store, reading: Reading) -> Gate:
+    def for_turn(cls, store: Store, reading: Reading, embedder: Any = None) -> Gate:
         return cls()
 
     def listed(self, m: Memory) -> bool:
@@ -322,7 +330,7 @@ class LocalGate(Gate):
     def stored(self, kind: str, row_id: int, text: str) -> str:
         return text
 
-    def text(self, text: str, where: str, own: int | None = None) -> str:
+    def text(self, text: str, where: str, own: int | None = None, flagged: bool = False) -> str:
         return text
 
     def user_message(self, text: str) -> str:

@@ -30,10 +30,11 @@ async def chat(provider: Provider, gate: Gate, system: SystemPrompt, conversatio
 def to_mcp_client(gate: Gate, text: str, where: str) -> str:
     """A tool result, error, resource or prompt as an MCP client may read it: the gate's last step, as
     for a chat turn's tool result (a withheld memory quoted anywhere goes by its id, a secret by where
-    it lives). The text was built through the same gate, memory by memory. A client may print it to a
-    terminal, so stored control characters (ESC, BEL, an OSC 52 clipboard write) are shown as symbols,
-    with the function the CLI and the app use."""
-    return visible(gate.text(text, where))
+    it lives; then any piece of a secret value left, a whole token of any length included: an answer
+    stored before its secret was known to be one, an echo of a 4-digit code). The text was built through
+    the same gate, memory by memory. A client may print it to a terminal, so stored control characters
+    (ESC, BEL, an OSC 52 clipboard write) are shown as symbols, with the function the CLI and the app use."""
+    return visible(gate.fragments(gate.text(text, where)))
 
 
 def ask_local(model: StructuredModel, request: LocalRequest) -> dict[str, Any]:

@@ -290,7 +290,7 @@ def preview_prompt(runtime: Runtime, query: str = "") -> Prompt:
     """The system prompt a turn whose message is `query` would send now (`assistant prompt`): read and
     gated as a turn is; a preview changes nothing."""
     reading = read(query, runtime.clock)
-    return build_prompt(runtime, reading, Gate.for_turn(runtime.store, reading))
+    return build_prompt(runtime, reading, Gate.for_turn(runtime.store, reading, runtime.embedder))
 
 
 def build_prompt(runtime: Runtime, reading: Reading, gate: Gate, touch: bool = False) -> Prompt:

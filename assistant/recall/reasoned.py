@@ -127,7 +127,7 @@ def _ask_model(runtime: Runtime, model: StructuredModel, query: str, sources: li
 
     # Through the gate like a chat turn: a private memory the question does not ask about stays home,
     # a sensitive one goes as its id, every statement is one escaped JSON value.
-    gate = Gate(runtime.store, query)
+    gate = Gate(runtime.store, query, embedder=runtime.embedder)
     held = {m.id: m for m in memories_by_id(runtime.store, [s["id"] for s in sources if s["type"] == "memory"])}
     sources = [s for s in sources if s["type"] != "memory" or s["id"] not in held or gate.listed(held[s["id"]])]
     kept = {(s["type"], s["id"]) for s in sources}

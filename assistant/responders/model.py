@@ -84,7 +84,7 @@ class ModelResponder:
         return short_name(self.provider.model)
 
     def gate_for(self, store: Store, reading: Reading) -> Gate:
-        return Gate.for_turn(store, reading)
+        return Gate.for_turn(store, reading, self.runtime.embedder)
 
     def window(self) -> int | None:
         """The model's context window: config `context_window`, else what the server says (asked when the

@@ -18,6 +18,7 @@ it and gives each screen or pane only the services it uses.
 | `consolidation` | whether it is due, a run, its end at quit |
 | `embeddings` | the embedding model's load and rest, an import's backlog |
 | `calendar` | the sync with a calendar server: its last end, the background `assistant sync` children |
+| `backup` | the replicator kept running while a replica is set, the status line's warning when it is late |
 
 Blocking methods (SQLite, embeddings, the Ollama check) are meant to be called from thread workers;
 `model.turn` is an async iterator for an async worker.
@@ -27,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from assistant.runtime import Runtime
+from assistant.services.backup import BackupService
 from assistant.services.briefing import BriefingService
 from assistant.services.calendar import CalendarService
 from assistant.services.changes import ChangeService
@@ -42,9 +44,9 @@ from assistant.services.reminders import ReminderService
 from assistant.services.status import StatusService
 from assistant.services.why import WhyService
 
-__all__ = ["BriefingService", "CalendarService", "ChangeService", "ConsolidationService", "ConversationService",
-           "DueService", "EmbeddingService", "IncognitoService", "MemoryService", "ModelService", "RecapService",
-           "ReminderService", "Services", "StatusService", "WhyService"]
+__all__ = ["BackupService", "BriefingService", "CalendarService", "ChangeService", "ConsolidationService",
+           "ConversationService", "DueService", "EmbeddingService", "IncognitoService", "MemoryService", "ModelService",
+           "RecapService", "ReminderService", "Services", "StatusService", "WhyService"]
 
 
 class Services:
@@ -64,7 +66,8 @@ class Services:
         self.why = WhyService(runtime)
         self.recap = RecapService(runtime)
         self.briefing = BriefingService(runtime)
-        self.status = StatusService(runtime, self.model)
+        self.backup = BackupService(runtime, runtime.notice)
+        self.status = StatusService(runtime, self.model, self.backup)
         self.consolidation = ConsolidationService(runtime)
         self.embeddings = EmbeddingService(runtime)
         self.calendar = CalendarService(runtime)

@@ -8,7 +8,7 @@ from datetime import timedelta
 from assistant.runtime import Runtime
 from assistant.services.model import ModelService
 from assistant.views import ConversationView, MessageView
-from memory import episodes, memories, turn_records
+from memory import episodes, memories, secrets, turn_records
 from memory.errors import DiskFull, InvalidInput
 from memory.time.clock import Clock
 from memory.time.instants import parse_stored
@@ -80,7 +80,8 @@ class ConversationService:
         clock, store = self.runtime.clock, self.runtime.store
         said = [m for m in episodes.episode_messages(store, episode_id) if m.role in ("user", "assistant")]
         by = turn_records.responders_of(store, [m.id for m in said if m.role == "assistant"])
-        return [MessageView(m.role, m.content, clock.short(m.created_at), by.get(m.id) == "offline")
+        return [MessageView(m.role, m.content, clock.short(m.created_at), by.get(m.id) == "offline",
+                            secrets.revealed(store, m.content) if m.role == "assistant" else None)
                 for m in said]
 
     def current_messages(self) -> list[MessageView]:

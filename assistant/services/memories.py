@@ -7,7 +7,7 @@ import contextlib
 from assistant.forgetting import forget
 from assistant.runtime import Runtime
 from assistant.views import EarlierView, LinkedView, MemoryDetail, MemoryPage, MemoryRow, masked, private_marked
-from memory import browse, changes, episodes, memories, reminders
+from memory import browse, changes, episodes, memories, reminders, secrets
 from memory.errors import NotFound
 from memory.memories import Memory
 from memory.text import flat
@@ -66,7 +66,8 @@ class MemoryService:
             if title is None:
                 current = episodes.in_progress(store)
                 title = current.title if current and current.episode.id == place.said_in else "Untitled"
-        history = [EarlierView(masked(e.content, e.sensitive), e.content, e.sensitive, clock.short(e.replaced_at))
+        own = secrets.memory_secret_values(store, memory_id)  # its earlier texts follow its mask
+        history = [EarlierView(masked(e.content, e.sensitive, own), e.content, e.sensitive, clock.short(e.replaced_at))
                    for e in memories.earlier_texts(store, memory_id)]
         return MemoryDetail(m.id, m.kind, m.content, masked(m.content, m.sensitive), m.importance, m.private,
                             m.sensitive, m.pinned, m.source, clock.short(m.created_at), clock.short(m.updated_at),

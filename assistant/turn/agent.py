@@ -150,7 +150,7 @@ class Agent:
                         except ProviderError:
                             pass  # said already
                     if not incognito and state.answer:
-                        stored = await run(episodes.add_message, store, episode_id, "assistant", state.answer)
+                        stored = await run(episodes.add_answer, store, episode_id, state.answer)
                         await run(self._record, stored.id, episode_id, responder, turn, state)
                     return
                 yield Notice(f"The chat model failed ({exc}); answered offline.", "warning")
@@ -169,7 +169,7 @@ class Agent:
             yield Done(answer, 0, 0, state.rounds, sorted(state.changed), failure.kind if failure else None,
                        state.usage)
             return
-        stored = await run(episodes.add_message, store, episode_id, "assistant", answer or "(no answer)")
+        stored = await run(episodes.add_answer, store, episode_id, answer or "(no answer)")
         await run(self._record, stored.id, episode_id, responder, turn, state)
         yield Done(answer, episode_id, stored.id, state.rounds, sorted(state.changed),
                    failure.kind if failure else None, state.usage)

@@ -9,7 +9,9 @@ for onnxruntime. onnxruntime, tokenizers and numpy are imported only when a text
 Texts are embedded after they are written (pending_embeddings), so writes stay fast and an
 embedding is never lost: the queue is written in the same transaction as the text. A search embeds
 at most a small batch of them before it answers (memory.search); a backlog (after a big import)
-is embedded later (in the background, or all at once on request), through sync_embeddings.
+is embedded later (in the background, or all at once on request), through sync_embeddings. When a
+memory's embedding is stored, the secret detector's classifier gives its verdict on it from that vector
+(memory.secrets.judge): sensitivity by meaning is decided with the embedding, in the same transaction.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from memory import vectors
 from memory.errors import EmbedderUnavailable
+from memory.secrets import judge, usable
 from memory.store import Store
 
 if TYPE_CHECKING:
@@ -268,9 +271,10 @@ def sync_embeddings(store: Store, embedder: Embedder, batch: int = 128, limit: i
         # Texts of like length side by side: the model pads each batch to its longest text, so mixed
         # lengths cost up to twice the time (LoCoMo's 2,760 turns).
         live = sorted(((r[0], r[1]) for r in rows if r[1] is not None), key=lambda item: len(item[1]))
+        judged = usable(embedder)
         for start in range(0, len(live), batch):
             part = live[start:start + batch]
-            _store_vectors(store, part, embedder.embed([text for _, text in part]))
+            _store_vectors(store, part, embedder.embed([text for _, text in part]), judged)
             done += len(part)
             if progress:
                 progress(done, max(total, done))
@@ -279,8 +283,10 @@ def sync_embeddings(store: Store, embedder: Embedder, batch: int = 128, limit: i
     return done
 
 
-def _store_vectors(store: Store, texts: list[tuple[int, str]], matrix: np.ndarray) -> None:
-    """Keep the vectors of texts unchanged since they were read; one transaction."""
+def _store_vectors(store: Store, texts: list[tuple[int, str]], matrix: np.ndarray, judged: bool = False) -> None:
+    """Keep the vectors of texts unchanged since they were read; one transaction. `judged`: the vectors are
+    the bundled model's, so the classifier's verdict on each memory is taken now, with them
+    (memory.secrets.judge)."""
     with store.transaction():
         kept, kept_rows = [], []
         for index, (doc, text) in enumerate(texts):
@@ -291,5 +297,7 @@ def _store_vectors(store: Store, texts: list[tuple[int, str]], matrix: np.ndarra
             kept_rows.append(index)
         if kept:
             vectors.put(store, kept, matrix[kept_rows])
+            if judged:
+                judge(store, kept, [texts[i][1] for i in kept_rows], matrix[kept_rows])
             store.executemany("DELETE FROM pending_embeddings WHERE doc_id = ?", [(d,) for d in kept])
             store.executemany("DELETE FROM stale_embeddings WHERE doc_id = ?", [(d,) for d in kept])

@@ -29,15 +29,18 @@ reformatted (fragments.py).
 """
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
-from memory.sensitive import keywords, labels, numbers, phrases, records, shapes
+from memory.sensitive import keywords, labels, meaning, numbers, phrases, records, shapes, windows
 from memory.sensitive.fragments import WITHHELD, withhold_fragments
 from memory.sensitive.view import view_of
 
 MASK = "[REDACTED]"
+FLAGGED = "secret"  # the kind of a span found where the classifier said a text holds a secret
 _DELIMITERS = "|\t"
 _VALUE = re.compile(r"[^\W_]|[^\s|]{4}")  # a letter or a digit, or four signs in a row
 # When two detectors claim overlapping text, the merged span is named by the more specific one.
@@ -57,20 +60,73 @@ class Span:
         return text[self.start:self.end]
 
 
-def find_secrets(text: str) -> list[Span]:
-    """The secrets in `text`, in order; overlapping findings are merged, so spans never overlap."""
+def find_secrets(text: str, flagged: bool = False) -> list[Span]:
+    """The secrets in `text`, in order; overlapping findings are merged, so spans never overlap.
+    `flagged`: the text is known to hold a secret the rules may not see (the classifier said so, or its
+    memory is marked): what looks like a value in it (meaning.candidates: digit runs, tokens, quoted
+    values, number words) is a secret too. A long text is read around what may be a secret (windows.py)."""
     if not text:
         return []
-    view = view_of(text)
-    return _merged((*view.origin(start, end), kind) for start, end, kind in _findings(view.text, view.words))
+    found: Iterable[tuple[int, int, str]] = _read_once(text)
+    if flagged:
+        found = itertools.chain(found, ((start, end, FLAGGED) for start, end in meaning.candidates(text)))
+    return _merged(found)
 
 
 def is_sensitive(text: str) -> bool:
-    """Whether `text` holds a secret: decided when a memory is written (stops at the first one)."""
-    if not text:
+    """Whether the rules find a secret in `text` (stops at the first one). The classifier's opinion is asked
+    apart (`needs_opinion`, meaning.flags), where the text's embedding is at hand."""
+    return bool(text) and bool(_read_once(text))
+
+
+@lru_cache(maxsize=256)
+def _read_once(text: str) -> tuple[tuple[int, int, str], ...]:
+    """The findings of a text, remembered for the texts read last: a write and the exits read one text
+    several times (is it sensitive, where are its secrets, does the classifier's opinion count)."""
+    return tuple(_read(text))
+
+
+def _read(text: str) -> Iterator[tuple[int, int, str]]:
+    """The detectors' findings in `text` (spans of `text`): read whole, or a long one in windows."""
+    if len(text) <= windows.LONG:
+        view = view_of(text)
+        for start, end, kind in _findings(view.text, view.words):
+            yield (*view.origin(start, end), kind)
+        return
+    words = windows.words_of(text)
+    for pieces in windows.windows(text, words):
+        read = "\n".join(text[s:e] for s, e in pieces)
+        view = view_of(read)
+        for start, end, kind in _findings(view.text, view.words):
+            start, end = view.origin(start, end)
+            at = 0
+            for s, e in pieces:  # back to where the piece stands in `text` (a span never crosses two)
+                if at <= start and end <= at + e - s:
+                    yield s + start - at, s + end - at, kind
+                    break
+                at += e - s + 1
+    for start, end, kind in phrases.find(text, None, words):
+        yield start, end, kind
+
+
+def needs_opinion(text: str) -> bool:
+    """Whether the classifier's opinion of `text` counts: the rules find nothing, yet it holds a word a
+    secret hangs on and something shaped like a value (memory/sensitive/meaning.py). The classifier reads
+    the embedding of a text's first 2,000 characters: a longer text is left to the rules."""
+    if not text or len(text) > windows.LONG or _read_once(text):
         return False
     view = view_of(text)
-    return next(_findings(view.text, view.words), None) is not None
+    return meaning.worth_asking(view.text, view.words)
+
+
+def secret_values(text: str, sensitive: bool) -> list[str]:
+    """The secret values of a text as the exits withhold them: the rules' spans; for a text marked
+    sensitive that the rules find nothing in (the classifier flagged it, or its writer marked it), what
+    looks like a value in it."""
+    spans = find_secrets(text)
+    if not spans and sensitive:
+        spans = find_secrets(text, flagged=True)
+    return [span.value(text) for span in spans]
 
 
 def _findings(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
@@ -86,13 +142,13 @@ def _findings(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]
                 yield start, end, kind
 
 
-def redact(text: str, mask: str | Callable[[str], str] = MASK) -> str:
+def redact(text: str, mask: str | Callable[[str], str] = MASK, flagged: bool = False) -> str:
     """`text` with every secret replaced by `mask`, or by what `mask(secret)` returns (a numbered
     placeholder whose value the caller keeps, to put it back into what the model writes); the callable
-    is called once per secret, in the order they appear."""
+    is called once per secret, in the order they appear. `flagged`: as for find_secrets."""
     if not text:
         return text
-    spans = find_secrets(text)
+    spans = find_secrets(text, flagged)
     if not spans:
         return text
     out: list[str] = []
@@ -120,4 +176,5 @@ def _rank(kind: str) -> int:
     return _PRECEDENCE.index(kind) if kind in _PRECEDENCE else len(_PRECEDENCE)
 
 
-__all__ = ["MASK", "WITHHELD", "Span", "find_secrets", "is_sensitive", "redact", "withhold_fragments"]
+__all__ = ["FLAGGED", "MASK", "WITHHELD", "Span", "find_secrets", "is_sensitive", "needs_opinion", "redact",
+           "secret_values", "withhold_fragments"]

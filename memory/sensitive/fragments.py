@@ -4,8 +4,8 @@ A value restored locally for a tool call can come back cut, quoted or reformatte
 cut at 77 characters holds 10 of the 12 words of a recovery phrase; `!r` writes it in quotes with
 escapes; a tool lower-cases it or joins its words with commas. `withhold_fragments(text, values)`
 replaces, in `text`, every run of 8 characters or more (MIN_CHARACTERS) and every run of 3 words or
-more (MIN_WORDS) of any of `values`, and each value whole whatever its length (3 letters or digits at
-least), by WITHHELD. Two texts are compared as read, not as written:
+more (MIN_WORDS) of any of `values`, and each value whole (as its own word or words) whatever its
+length, by WITHHELD: a 4-digit PIN echoed in a reply goes too. Two texts are compared as read, not as written:
 - case, compatibility forms and accents folded ("HUNTER", "ｈｕｎｔｅｒ", "hünter" read "hunter");
 - escapes decoded, one level and two (`\\'`, `\\"`, `\\\\`, `\\n`, `\\t`, `\\xNN`, `\\uNNNN`: repr and JSON);
 - characters compared as the value's letters and digits in order, whatever stands between them, so
@@ -29,12 +29,12 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 WITHHELD = "[secret withheld]"
 MIN_CHARACTERS = 8
 MIN_WORDS = 3
 _GRAM = 5       # letters and digits in a row that every run of 8 characters of a value holds, or its signs do
-_LEAST = 3      # a value with fewer letters and digits is replaced only by its runs of signs
 
 # The escapes of Python's repr and of JSON; a backslash before anything else is left as written.
 _ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|[\\'\"/nrtbfva0])")
@@ -216,11 +216,13 @@ def _skeleton(text: str) -> _Skeleton:
     return _Skeleton(text, "".join(words), words, word_at, set(word_at), {*word_at[1:], length} if words else set())
 
 
+@lru_cache(maxsize=4096)
 def _value(value: str) -> _Value | None:
+    """A value as compared (remembered: the gate and every write compare the same values again)."""
     read = _fold(_Read(value))
     skeleton = _skeleton(read.text)
     signs = "".join(read.text.split()) if _has_sign_run(read.text) else ""
-    if len(skeleton.chars) < _LEAST and not signs:
+    if not skeleton.chars and not signs:
         return None
     return _Value(skeleton, signs)
 
@@ -354,7 +356,7 @@ def _whole_values(skeleton: _Skeleton, values: list[_Value]) -> list[tuple[int, 
     text = skeleton.chars
     for value in values:
         chars = value.skeleton.chars
-        if len(chars) < _LEAST:
+        if not chars:
             continue
         start = text.find(chars)
         while start >= 0:

@@ -27,88 +27,34 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
+from memory.sensitive import vocabulary
 from memory.sensitive.values import measure
 
 # No letter or digit just before, nor a symbol of a password: the "Pw" of "T4ble!Pw" is no keyword.
 _W = r"(?<![^\W_])(?<![!@$%^&*+=~?\\])"
 _E = r"(?![^\W_])"    # none just after
 
-# Words before "code" that make it a secret: "door code", "the garage door code", "2FA backup codes".
-_CODE_QUALIFIERS = (
-    r"door|gate|alarm|entry|entrance|access|security|garage|keypad|lock|locker|safe|unlock|unlocking|"
-    r"verification|2fa|mfa|otp|one[- ]time|backup|recovery|sms|login|auth|authentication|building|padlock|"
-    r"storage|wifi|wi-fi|house|apartment|flat|office|mailbox|lockbox|keybox|parking|intercom|buzzer|phone|"
-    r"screen|ipad|iphone|master|admin|vault|porch|pin|secret|personal|wlan|toegangs|tür|tor|haustür")
-# Nouns after "code of/for/to" (and their forms in other languages) that make it a secret.
-_CODE_OBJECTS = (
-    r"door|front door|back door|gate|alarm|safe|lock|locker|padlock|garage|building|house|apartment|flat|"
-    r"office|storage unit|unit|keypad|vault|wifi|phone|ipad|mailbox|lockbox|shed|bike shed|bike room|cellar|basement|"
-    r"attic|cabin|gym|pool|lobby|entrance|elevator|lift|parking|car park|card|bank card|debit card|credit card|"
-    r"carte bleue|carte bancaire|carte|tarjeta|karte|cartão|carta|"
-    r"porte d'entrée|porte d’entrée|porte|portail|alarme|cadenas|coffre|coffre-fort|immeuble|entrée|accès|casier|"
-    r"puerta|portal|portón|alarma|candado|caja fuerte|acceso|edificio|taquilla|garaje|cochera|"
-    r"porta|cancello|portone|allarme|lucchetto|cassaforte|accesso|palazzo|armadietto|"
-    r"deur|voordeur|poort|alarm|slot|kluis|toegang|gebouw|kluisje|"
-    r"portão|cadeado|cofre|acesso|prédio|cacifo|garagem|"
-    r"tür|haustür|tor|garage|alarmanlage|schloss|tresor|safe|gebäude|schließfach|zugang|"
-    r"двери|дверь|домофона|сейфа|подъезда|сигнализации|дверей|домофону|під'їзду|сигналізації|"
-    r"drzwi|bramy|domofonu|sejfu|furtki|alarmu|klatki")
-_DE = (r"(?:of|for|to|on|de|du|de la|de l'|des|del|de los|de las|di|della|dello|dell'|del|van|van de|van het|do|da|"
-       r"dos|das|der|des|vom|von|von der|zum|zur|für|für die|für den|für das|от|для|к|до|від|на|do|od|dla)")
+# The keywords, read from the data files (vocabulary/*.toml) at the first use of the pattern: words that name
+# nothing but a secret (strong), words with ordinary senses too (weak), and a code named by what it opens:
+# "door code", "the garage door code", "2FA backup codes" (code_qualifiers), "the code for the back door",
+# "code de la porte" (code_nouns, of, determiners, code_objects), "key for the storage unit".
+def _keyword_pattern() -> str:
+    v = vocabulary.alternation
+    objects = "|".join(sorted({*vocabulary.entries("code_objects"), *vocabulary.entries("places")}, key=len,
+                              reverse=True))
+    strong = (f"{v('strong')}|"
+              rf"(?:{v('code_qualifiers', True)})(?:[ -](?!(?:the|a|an|to|of|for|my|your|our|is|was)\b)[^\W\d_]+)?"
+              rf"[ -]?codes?|"
+              rf"(?:{v('code_nouns')})\s+(?:{v('of')})(?:\s+|(?<=['’]))(?:(?:{v('determiners')})(?:\s+|(?<=['’])))?"
+              rf"(?:[^\W\d_][\w'’]*\s+){{0,2}}"
+              rf"(?:{objects})")
+    weak = (f"{v('weak')}|"
+            rf"keys?\s+(?:{v('of')})(?:\s+|(?<=['’]))(?:(?:{v('determiners')})(?:\s+|(?<=['’])))?"
+            rf"(?:[^\W\d_]+\s+){{0,2}}(?:{objects})")
+    return rf"(?P<cjk>{v('strong_unspaced')})|{_W}(?:(?P<strong>{strong})|(?P<weak>{weak})){_E}"
 
-_STRONG = (
-    # English
-    r"pass(?:word|wd|code|phrase|key)s?|pass[ -](?:word|code|phrase|key)s?|pwd|pw|p/w|puk|"
-    # look-alike spellings: "passw0rd", "p@ssword", "passwörd", "p a s s w o r d"
-    r"p[a@4][s$5][s$5]w[o0ö]rds?|p[ .*_-]a[ .*_-]s[ .*_-]s[ .*_-]w[ .*_-]o[ .*_-]r[ .*_-]d|"
-    r"psk|wpa2?[ -]?(?:key|psk|passphrase)|"
-    r"(?:totp|otp|2fa|mfa|authenticator)(?:[ -](?:setup|secret))?[ -](?:seed|key)s?|"
-    r"pins?(?:[ -]?(?:codes?|numbers?|no\.?|nr\.?|kodu|kod|kode|код|번호))?|"
-    # words for a secret that also answer a question: "the secret word is Banana", "security answer: Rex"
-    r"secret[ -](?:word|phrase|answer)s?|code[ -]?words?|security[ -](?:question[ -])?answers?|"
-    r"answers? to (?:my|the|your|our) security questions?|"
-    # a phone's unlock pattern: "phone unlock pattern 1-5-9-8"
-    r"(?:unlock|lock[ -]?screen|screen[ -]?lock|swipe)[ -]?patterns?|pattern[ -]?lock|entsperrmuster|"
-    r"(?:seed|recovery|backup|mnemonic|wallet)[ -](?:phrase|words|seed)s?|cvv2?|cvc2?|"
-    rf"(?:{_CODE_QUALIFIERS})(?:[ -](?!(?:the|a|an|to|of|for|my|your|our|is|was)\b)[^\W\d_]+)?[ -]?codes?|"
-    rf"(?:codes?|c[oó]digos?|codice|codici|kod|код)\s+(?:{_DE})\s+(?:(?:the|my|our|your|la|le|l'|el|il|lo|de|het|o|a|"
-    rf"die|der|das|mon|ma|mi|mio|mia|mijn|meu|minha)\s+)?(?:[^\W\d_]+\s+){{0,2}}(?:{_CODE_OBJECTS})|"
-    # German
-    r"passw[oö]rt(?:er)?|kennw[oö]rt(?:er)?|geheimzahl|geheimnummer|geheimcode|zugangscode|zugangsdaten|"
-    r"(?:tür|tor|haustür|garagen|alarm|tresor|schließfach|sicherheits|tasten|entsperr|handy)code|"
-    # French
-    r"mots? de passe|mdp|digicode|code (?:secret|confidentiel|pin|d'accès|d'entrée|wifi)|phrase secrète|"
-    r"phrase de récupération|"
-    # Spanish
-    r"contraseñas?|c[oó]digos? (?:de acceso|de seguridad|pin|secreto)|frase (?:semilla|de recuperación)|"
-    # Italian
-    r"parola d'ordine|codice (?:di accesso|pin|segreto|di sicurezza)|frase di recupero|"
-    # Dutch
-    r"wachtwoord(?:en)?|pincode|(?:toegangs|deur|poort|alarm|kluis)code|herstelzin|"
-    # Portuguese
-    r"senhas?|palavras?-passe|código (?:de acesso|pin|secreto)|frase de recuperação|"
-    # Others
-    # Russian, Ukrainian, Polish
-    r"пароль|пароля|паролем|пароли|паролі|пин-код|пин|пін-код|пін|код доступа|код доступу|"
-    r"hasło|hasła|hasłem|haśle|kod pin|pin-u|kod dostępu|"
-    r"şifre(?:si|m)?|parola(?:sı|m)|"
-    r"lösenord(?:et)?|adgangskoden?|passord(?:et)?|kodeord(?:et)?|salasana(?:ni|si)?(?:\s+on)?|heslo|"
-    r"jelszó|jelszavam|κωδικός(?: πρόσβασης)?|ה?סיסמ[הא]|كلمة المرور|كلمة السر|पासवर्ड|mật khẩu|"
-    r"kata sandi(?:\s+saya)?|kata laluan|nenosiri|neno la siri|tembung sandhi|kalmar sirri|mã pin|kode pin|"
-    r"رمز عبور|گذرواژه|کلمه عبور|رمز المرور|الرقم السري|پاس ورڈ|پاسورڈ|پن کوڈ")
-# Words for a password in scripts without spaces between words: no word boundary around them.
-# And in the Indic scripts and Thai, whose vowel signs are not word characters to the regex module.
-_CJK = (r"密码|密碼|口令|パスワード|暗証番号|暗号|비밀번호|암호|PIN码|PIN碼|個人識別號碼|个人识别码|"
-        r"पासवर्ड|पिन|संकेतशब्द|পাসওয়ার্ড|পিন|పాస్వర్డ్|పిన్|கடவுச்சொல்|પાસવર્ડ|ਪਾਸਵਰਡ|รหัสผ่าน|รหัส PIN")
-_WEAK = (
-    r"secrets?|rahasia|tokens?|creds|(?:api|access|secret|private|license|licence|product|wifi|wi-fi|network|encryption|master|"
-    r"recovery|auth)[ _-]?keys?|(?:access|auth|bearer|refresh|session|api)[ _-]?tokens?|credentials?|login|"
-    r"pass|keypad|combos?|"
-    rf"keys?\s+(?:for|to|of|de|du|del|della|do|da|van|für|zum|zur)\s+(?:(?:the|my|our|la|le|l'|el|il|de|het|o|a|die|der|das)\s+)?"
-    rf"(?:[^\W\d_]+\s+){{0,2}}(?:{_CODE_OBJECTS})|(?:[^\W\d_]+\s+)?combinations?|kombination|zahlenkombination|combinaison|combinación|combinazione|combinatie|"
-    r"combinação|schlüssel|clé(?: wifi| api| secrète)?|claves?|chiave|sleutel|chave|"
-    r"wlan-schlüssel|netzwerkschlüssel")
-_KEYWORD = re.compile(rf"(?P<cjk>{_CJK})|{_W}(?:(?P<strong>{_STRONG})|(?P<weak>{_WEAK})){_E}", re.I)
+
+_KEYWORD = vocabulary.lazy_pattern(_keyword_pattern, re.I)
 
 # "I changed my password to X", "cambié mi contraseña a X", "mudei a senha para X".
 _CHANGE_VERB = re.compile(
@@ -131,115 +77,47 @@ _LEAD_IN = re.compile(
     r"\s*:?\s*(?:(?:now|still|just|simply|actually|currently|jetzt|nun|noch|immer noch|maintenant|désormais|"
     r"ahora|ora|adesso|nu|agora)\s+)?:?\s*(?:(?:the|a|das|le|la|el|il|het|o)\s+(?:word|number|code|phrase|digits|"
     r"letters|wort|zahl|mot|nombre|palabra|número|parola|numero|woord|nummer|palavra)\s+)?", re.I)
-_PREP = (r"for|to|of|on|at|in|from|with|für|fürs|zum|zur|vom|von|des|der|meiner|meines|unserer|unseres|deiner|"
-         r"deines|seiner|seines|ihrer|ihres|du|de|del|della|dello|dei|degli|"
-         r"delle|da|do|dos|das|van|voor|pour|para|per|di|au|aux|ao|à|no|na|nel|nella|bei|im|am|dla|do|для|от|"
-         r"till|för|på|til|ke|untuk|cho|của|від|до|od|ya|wa|za")
-# Whose secret it is, between the keyword and the copula: "for the guest network", "der EC-Karte".
-_WHOSE = re.compile(
-    rf"\s+(?:{_PREP})(?![^\W_])(?:(?![.!?]\s)[^\n;=:,]){{0,80}}?(?=\s*(?::(?![\d/])|=|\bis\b|\s(?:is|was|are|were|ist|lautet|"
+# Whose secret it is, between the keyword and the copula: "for the guest network", "der EC-Karte" (the
+# prepositions are the data files').
+_WHOSE = vocabulary.lazy_pattern(lambda: (
+    rf"\s+(?:{vocabulary.alternation('prepositions', True)})(?![^\W_])(?:(?![.!?]\s)[^\n;=:,]){{0,80}}?"
+    rf"(?=\s*(?::(?![\d/])|=|\bis\b|\s(?:is|was|are|were|ist|lautet|"
     rf"sind|war|est|c'est|sont|es|son|era|è|sono|zijn|é|são|will be|är|er|je|là|adalah)(?![^\W_])"
-    rf"|\s*,\s*(?:which|that|who|die|das|den|que|qui|che|dat)\s))", re.I)
-_FILLER = re.compile(r"\s*\([^()\n]{0,60}\)|"  # "router password (printed on the back) is X"
-                     # "my password for the bank, which I changed last week, is X"
-                     r"\s*,\s*(?:which|that|who|die|das|den|que|qui|che|dat)\s[^\n;,]{0,60},(?=\s*\S)|"
-                     r"\s+(?:itself|themselves|now|still|currently|actually|then|here|also|selbst|même|mismo|"
-                     r"nueva|nuevo|neue|neues|neuer|nouveau|nouvelle|nuova|nuovo|nieuwe|nova|novo|actual|aktuelle|"
-                     r"temporal|temporaire|provisoire|provisorisches|temporanea|tijdelijke|temporária|"
-                     # whose it is, said after it: "kode PIN saya", "PIN ATM ku"
-                     r"saya|aku|kamu|anda|kami|kita|ku|ko|mu)(?![^\W_])|"
-                     # whose it is in the genitive: "пин-код карты 5821", "ПІН картки: 7812"
-                     r"\s+[\u0400-\u04ff][\u0400-\u04ff'’]{2,}(?=\s*[:—–-]?\s*\d)", re.I)
+    rf"|\s*,\s*(?:which|that|who|die|das|den|que|qui|che|dat)\s))"), re.I)
+_FILLER = vocabulary.lazy_pattern(lambda: (
+    r"\s*\([^()\n]{0,60}\)|"  # "router password (printed on the back) is X"
+    # "my password for the bank, which I changed last week, is X"
+    r"\s*,\s*(?:which|that|who|die|das|den|que|qui|che|dat)\s[^\n;,]{0,60},(?=\s*\S)|"
+    # a word that qualifies it: "password itself is X", "contraseña antigua Luna2019", "kode PIN saya"
+    rf"\s+(?:{vocabulary.alternation('qualifiers', True)})(?![^\W_])|"
+    # whose it is in the genitive: "пин-код карты 5821", "ПІН картки: 7812"
+    r"\s+[\u0400-\u04ff][\u0400-\u04ff'’]{2,}(?=\s*[:—–-]?\s*\d)"), re.I)
 
-_NUMBER_WORD = (
-    r"zero|oh|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
-    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
-    r"null|eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|zéro|un|deux|trois|quatre|cinq|sept|huit|neuf|"
-    r"cero|uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|due|tre|quattro|cinque|sei|sette|otto|nove|"
-    r"nul|een|twee|drie|vier|vijf|zes|zeven|negen|um|dois|três|quatro|sete|oito")
-_NUMBER_WORDS = re.compile(rf"(?:(?:{_NUMBER_WORD})(?:[\s-]+|$)){{2,}}", re.I)
+# Numbers said as words, two or more: "four four seven one".
+_NUMBER_WORDS = vocabulary.lazy_pattern(
+    lambda: rf"(?:(?:{vocabulary.alternation('number_words', True)})(?:[\s-]+|$)){{2,}}", re.I)
 _DIGIT_GROUPS = re.compile(r"\d+(?:[ \-./]\d+)*")
 
 # Words that start prose, never a value: "in the drawer", "the same as before", "something stronger".
-_HARD_STOP = frozenset("""
-in on at to for of from with by under inside behind near into onto over next beside between about around
-hmm hm um umm uh uhh er erm well oh ah lemme wait usually typically normally generally often sometimes mostly
-press click tap call visit contact go select choose
-the a an this that these those my your his her our their its it i you he she we they me him them us
-not no never always also still just only probably maybe perhaps somewhere anywhere everywhere something
-nothing anything everything whatever same here there where what which who whom whose how why when like as
-see ask check too very quite pretty really so being been be expire expires change remember forget saved
-stored written kept taped printed listed noted either neither both all none some any each every one's
-im auf unter hinter bei am an der die das den dem des ein eine einen einem einer mein meine dein sein
-ihr unser nicht kein keine noch schon zu sehr irgendwo etwas nichts hier da dort wie was wo
-dans sur sous chez le la les un une des du mon ma mes ton ta sa son ses notre pas ne toujours encore trop
-très quelque rien ici là où quoi comme
-en sobre bajo el los las una mi mis tu su muy demasiado algo nada aquí allí donde qué como está
-nel nella sul sulla sotto il lo gli mio mia non troppo molto qualcosa niente qui lì dove come
-op onder de het mijn jouw zijn haar ons niet geen nog te heel erg iets niets daar waar wat hoe
-em no na nos nas sob o os um uma meu minha não muito demais aqui ali onde que está
-""".split())
+_HARD_STOP = vocabulary.LazyWords("hard_stop")
 # Words that describe a secret instead of being one, when alone: "the password is wrong".
-_SOFT_STOP = frozenset("""
-required expired missing wrong correct incorrect invalid valid empty blank needed hidden changed reset locked
-weaker stronger safer better worse easier harder longer shorter simpler more less
-blocked new old different easy hard long short weak strong secure safe fine ok okay done set ready unknown
-lost forgotten private secret case-sensitive compromised leaked known default standard simple complicated
-complex obvious important confidential available attached below above sent shared mandatory optional
-falsch richtig abgelaufen geändert neu alt sicher unsicher leer gesperrt vergessen gültig ungültig kurz lang
-gleich geheim
-faux fausse correcte incorrecte expiré expirée changé nouveau nouvelle ancien vide bloqué oublié valide
-invalide court longue sûr perdu secret
-incorrecta incorrecto correcta correcto caducada nueva nuevo vieja vacía bloqueada olvidada válida inválida
-corta larga segura distinta misma
-sbagliata sbagliato giusta corretta scaduta nuova vecchia vuota bloccata dimenticata valida corta lunga
-sicura stessa
-fout verkeerd juist verlopen veranderd gewijzigd nieuw oud leeg geblokkeerd vergeten geldig ongeldig kort
-veilig zelfde
-errada errado certa expirada nova novo velha vazia esquecida inválida curta longa mesma
-""".split())
+_SOFT_STOP = vocabulary.LazyWords("soft_stop")
 # Words that say what a secret is made of: "12 characters long", "4 digits".
-_DESCRIPTOR = frozenset("""
-digits digit characters character chars letters letter symbols words long zeichen stellen ziffern
-caractères chiffres caracteres dígitos caratteri cifre tekens cijfers
-""".split())
+_DESCRIPTOR = vocabulary.LazyWords("descriptors")
 # Words after which a value of several words stops: "hunter2 for the wifi", "4471 until Friday".
-_CUT = frozenset("""
-for to of in on at with from by until till since before after because which who that if when while but so
-please thanks is are was were will would has have had do does did then about via last yesterday today tonight than
-tomorrow ago
-für bis seit weil wenn aber bitte ist sind pour jusqu depuis parce quand mais est para hasta desde porque
-cuando pero es per fino perché quando ma voor tot sinds omdat als maar até desde porque quando mas é
-です だ です。 입니다 입니다. 이에요 예요
-""".split())
+_CUT = vocabulary.LazyWords("cut")
 # A polite ending written onto a value: "パスワードはhunter2です".
 _CJK_ENDING = re.compile(r"(?:です|だ|입니다|이에요|예요)[。.]?$")
 # "and" ends a value when what follows starts another clause: "hunter2 and my PIN is 4471".
-_AND = frozenset("and und et y e en i o ou or oder".split())
-_AFTER_AND = frozenset("""
-my the his her our their its it i we you he she they then also mein meine die der das ich mon ma mes le la
-les je mi el il lo mijn de het minha meu a o
-""".split())
+_AND = vocabulary.LazyWords("and")
+_AFTER_AND = vocabulary.LazyWords("after_and")
 # Last words that follow a keyword in ordinary sentences: "I forgot my password again".
-_FOLLOWERS = _HARD_STOP | _SOFT_STOP | frozenset("""
-again today tomorrow tonight yesterday later soon anyway please first ever once twice lately recently daily
-weekly monthly yearly reset change changes update updates manager managers policy policies field fields hint
-hints protected protection prompt screen page form box requirement requirements rule rules expiry
-expiration history recovery generator vault app apps login entry entries pad reader please though too
-monday tuesday wednesday thursday friday saturday sunday weekend week month year
-january february march april may june july august september october november december
-ändern zurücksetzen eingeben vergessen heute morgen gestern bitte oublié oubliée changer réinitialiser
-aujourd'hui demain hier olvidada olvidé cambiar hoy mañana ayer dimenticata cambiare oggi domani ieri
-wijzigen veranderen vandaag morgen gisteren esquecida alterar mudar hoje amanhã ontem
-""".split())
-_ABBREVIATIONS = frozenset({"pw", "pwd", "passwd", "mdp", "p/w"})
+_FOLLOWERS = vocabulary.LazyWords("hard_stop", "soft_stop", "followers")
+_ABBREVIATIONS = vocabulary.LazyWords("abbreviations")
 _MONEY = re.compile(r"[$€£¥]\d[\d.,]*|\d[\d.,]*[$€£¥%]|\d+(?:[.,]\d\d)")
-_MONEY_WORDS = frozenset("euro euros eur dollars dollar usd pounds gbp francs chf yen kr cents percent".split())
+_MONEY_WORDS = vocabulary.LazyWords("money_words")
 # Passes that are tickets, not secrets: "boarding pass", "ski pass".
-_TICKETS = frozenset("""
-boarding ski day bus train season travel mountain hall press backstage guest visitor gym museum rail metro park
-event festival vip all-access free monthly weekly annual hall e mobile
-""".split())
+_TICKETS = vocabulary.LazyWords("tickets")
 _PLURAL = re.compile(r"(?<!pas)(?<!s)s$|wörter$|woorden$", re.I)
 _SYMBOL = re.compile(r"[!@#$%^&*_+=~?/\\|<>{}\[\]]")
 _CLAUSE_END = re.compile(r"\n|;|,(?=\s|$)|[.?](?=\s|$)|\s[(\[]|\s[-–—]\s|\s{3,}(?=\S)")
@@ -279,44 +157,25 @@ _LABELLED_DIGITS = re.compile(r"(?<![^\W_])(?:safe|padlock|lock|tresor|coffre|ca
                               r"\s*[:=]\s*(\d+(?:[ \-./]\d+)*)(?![\d:])", re.I)
 
 
-# Every keyword holds one of these words (or ends like one: "Türcode", "WLAN-Passwort"): a text
-# without any is not scanned for keywords, and a long text only around them.
-_TRIGGERS = frozenset("""
-password passwords passwd passcode passcodes passphrase passphrases pass pwd pw puk pin pins pincode seed
-recovery backup mnemonic wallet cvv cvc code codes keypad combo combos combination combinations secret secrets
-token tokens key keys credential credentials login passwort passwörter kennwort kennwörter geheimzahl
-geheimnummer geheimcode zugangsdaten kombination zahlenkombination schlüssel passe mdp digicode combinaison clé
-secrète récupération contraseña contraseñas código códigos codigo codigos semilla recuperación combinación clave
-claves ordine codice codici recupero combinazione chiave wachtwoord wachtwoorden herstelzin combinatie sleutel
-senha senhas recuperação combinação chave пароль пароля пин код hasło hasła kod şifre şifresi şifrem parola
-parolası parolam safe padlock lock tresor coffre cassaforte caja kluis cofre psk wpa wpa2 totp otp authenticator
-lösenord lösenordet adgangskode adgangskoden passord passordet kodeord kodeordet salasana salasanani salasanasi
-heslo jelszó jelszavam κωδικός sandi khẩu rahasia creds master
-пин пін паролем пароли паролі доступа доступу hasłem haśle dostępu laluan nenosiri siri sandhi sirri
-codeword codewords safeword safewords word words answer answers maiden pattern patterns entsperrmuster passkey
-passkeys
-""".split())
-_TRIGGER_ENDINGS = ("code", "codes", "passwort", "wachtwoord", "kombination", "schlüssel", "password", "pin")
-_TRIGGER_TEXTS = ("p/w", "密码", "密碼", "口令", "パスワード", "暗証番号", "暗号", "비밀번호", "암호", "סיסמ", "كلمة",
-                  "PIN码", "PIN碼", "識別號碼", "识别码", "पिन", "संकेतशब्द", "পাসওয়ার্ড", "পিন", "పాస్వర్డ్", "పిన్",
-                  "கடவுச்சொல்", "પાસવર્ડ", "ਪਾਸਵਰਡ", "รหัส", "رمز", "گذرواژه", "کلمه عبور", "الرقم السري",
-                  "پاس ورڈ", "پاسورڈ", "پن کوڈ",
-                  "पासवर्ड")
-_TRIGGER_ENDING = re.compile(r"(?:" + "|".join(_TRIGGER_ENDINGS) + r")(?![^\W\d_])", re.I)
-_TRIGGER_TEXT = re.compile("|".join(map(re.escape, _TRIGGER_TEXTS)))
+# Every keyword holds one of these words (or ends like one: "Türcode", "WLAN-Passwort"), or one of the words
+# written without spaces: a text without any is not scanned for keywords, and a long text only around them.
+_TRIGGERS = vocabulary.LazyWords("triggers")
+_TRIGGER_ENDING = vocabulary.lazy_pattern(lambda: rf"(?:{vocabulary.alternation('trigger_endings', True)})(?![^\W\d_])",
+                                          re.I)
+_TRIGGER_TEXT = vocabulary.lazy_pattern(lambda: "|".join(map(re.escape, vocabulary.entries("trigger_texts"))))
 # Look-alike spellings of "password" that the words above do not hold: "passw0rd", "p a s s w o r d".
 _LOOKALIKE = re.compile(r"p\W?[a@4]\W?[s$5]\W?[s$5]\W?w\W?[o0ö]\W?r\W?d", re.I)
-_SAFES = frozenset("safe padlock lock tresor coffre cassaforte caja kluis cofre".split())
+_SAFES = vocabulary.LazyWords("safes")
 # A line that lists secrets: "hunter2;pin is 4471" (the first item has no keyword of its own).
 _LIST_HEAD = re.compile(r"(?:^|\n)[ \t]*([^\s;,]+)[ \t]*[;,][ \t]*(?=\S)")
 
 
 def _keywords(text: str, words: frozenset[str]) -> Iterator[re.Match[str]]:
     """The keywords of `text`, read only around the words they are made of."""
-    triggers = {w for w in words if w in _TRIGGERS or w.endswith(_TRIGGER_ENDINGS)}
+    triggers = {w for w in words if w in _TRIGGERS or w.endswith(vocabulary.entries("trigger_endings"))}
     windows = [(m.start() - 50, m.end() + 80) for w in triggers
                for m in re.finditer(rf"(?<![^\W_]){re.escape(w)}", text, re.I)]
-    windows += [(m.start() - 50, m.end() + 80) for needle in _TRIGGER_TEXTS if needle in text
+    windows += [(m.start() - 50, m.end() + 80) for needle in vocabulary.entries("trigger_texts") if needle in text
                 for m in re.finditer(re.escape(needle), text)]
     if not triggers:
         windows += [(m.start() - 50, m.end() + 80) for m in _LOOKALIKE.finditer(text)]
@@ -347,6 +206,9 @@ def names_a_secret(text: str) -> bool:
 
 def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     """(start, end, kind) of each keyword-led value in `text` (the view: annotations blanked)."""
+    lowered = text.lower()
+    if any(stem in lowered for stem in vocabulary.entries("answer_stems")):
+        yield from _answers(text)
     if not triggered(text, words):
         return
     for head in _LIST_HEAD.finditer(text):
@@ -365,12 +227,15 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
             ticket = re.search(r"([^\W\d_]+)[\s-]*$", text[max(0, keyword.start() - 30):keyword.start()])
             if ticket and ticket.group(1).lower() in _TICKETS:
                 continue
+        if _CODE_FIRST.match(word) and _ORDINARY_CODE_BEFORE.search(text, max(0, keyword.start() - 20),
+                                                                    keyword.start()):
+            continue  # "the zip code for the new office is 94107": a code that opens nothing
         kind = _kind(word)
         plural = bool(_PLURAL.search(word))
         found = _value_after(text, keyword.end(), strong, plural, word.lower() in _ABBREVIATIONS,
                              changed=bool(_CHANGE_VERB.search(text, max(0, keyword.start() - 60), keyword.start())),
                              compound=bool(_ARTICLE_BEFORE.search(text, max(0, keyword.start() - 12), keyword.start())),
-                             of_digits=kind in _MADE_OF_DIGITS)
+                             of_digits=kind in _MADE_OF_DIGITS, phrase="phrase" in word.lower())
         if found:
             changed_it = _CHANGED_IT.match(text, found[1])
             again = (_clause(text, changed_it.end(), strong, False, of_digits=kind in _MADE_OF_DIGITS)
@@ -390,6 +255,68 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
             yield before[0], before[1], kind
         if strong or kind in ("pin", "code", "combination"):
             yield from _partial(text, keyword.end(), kind)
+        if strong or found:
+            yield from _continued(text, found[1] if found else keyword.end(), kind)
+    yield from _named_by_context(text, words)
+
+
+def _continued(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
+    """The value said again in the rest of the sentence, corrected or changed: "my old PIN was 1111 but now
+    it's 2468", "isn't 1234 like I told you, it's 4321", "changed from 4057 to 3916", "la nueva Marte2024!".
+    A word of the data files' `continuations`, then a value that looks like one (digits for a PIN, a code
+    or a combination)."""
+    end = _SENTENCE_END.search(text, at, at + 160)
+    stop = end.start() if end else min(len(text), at + 160)
+    if not _VALUE_SIGN.search(text, at, stop):
+        return  # a value said again has a digit or a sign (number words alone are left to the first value)
+    of_digits = kind in _MADE_OF_DIGITS
+    for marker in _CONTINUATION.finditer(text, at, stop):
+        value = _clause(text, marker.end(), False, False, of_digits=of_digits)
+        if value and value[1] <= stop + 1:
+            said = text[value[0]:value[1]]
+            if (not of_digits or sum(c.isdigit() for c in said) >= 3) and not measure(said) \
+                    and "@" not in said[1:] and "://" not in said:
+                yield value[0], value[1], kind
+
+
+def _answers(text: str) -> Iterator[tuple[int, int, str]]:
+    """The answer to a security question: what ends the sentence after its last sign or copula ("my first
+    pet's name, the answer to the security question, is Biscuit", "Sicherheitsfrage Lieblingslehrer: Herr
+    Baumann", "security question \"city where your parents met\" -> Gdansk")."""
+    for keyword in _ANSWER_KEYWORD.finditer(text):
+        end = _SENTENCE_END.search(text, keyword.end())
+        stop = end.start() if end else len(text)
+        signs = list(_ANSWER_SIGN.finditer(text, keyword.end(), stop))
+        if not signs:
+            continue
+        value = _clause(text, signs[-1].end(), True, False)
+        if value and len(text[value[0]:value[1]].split()) <= 4:
+            yield value[0], value[1], "credential"
+
+
+def _named_by_context(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
+    """Words that name a secret only beside what they open: a bare "key" in a text about a network ("network
+    BTHub-7F2A, key is kettle-orange-93"), a bare "code" in a sentence that names a thing that opens ("Gym
+    locker, the code I always use: 1357")."""
+    keys = words & _BARE_KEYS if words & _NETWORK_WORDS else frozenset()
+    codes = words & _BARE_CODES
+    if not keys and not codes:
+        return
+    for match in _BARE_WORD.finditer(text):
+        word = match.group(0).lower()
+        if word in keys:
+            kind, strong = "key", False
+        elif word in codes and not _ORDINARY_CODE_BEFORE.search(text, max(0, match.start() - 20), match.start()):
+            start = max(0, match.start() - 80)
+            sentence = text[start:match.end() + 80]
+            if not _PLACE_NEAR.search(sentence):
+                continue
+            kind, strong = "code", True
+        else:
+            continue
+        found = _value_after(text, match.end(), strong, False, False, changed=False, of_digits=kind == "code")
+        if found and (kind != "code" or sum(c.isdigit() for c in text[found[0]:found[1]]) >= 3):
+            yield found[0], found[1], kind
 
 
 def _partial(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
@@ -411,10 +338,27 @@ def _partial(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
         yield from _partial(text, position, kind)  # "starts with 4 and ends with 2"
 
 _ANSWER = re.compile(r"security[ -](?:question[ -])?answers?|answers? to .*", re.I)
+_SENTENCE_END = re.compile(r"\n|[.!?;](?=\s|$)")
+_VALUE_SIGN = re.compile(r"[\d!@#$%^&*+=?~]")
+_CONTINUATION = vocabulary.lazy_pattern(
+    lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('continuations')})(?![^\W_])\s*", re.I)
+_ANSWER_KEYWORD = vocabulary.lazy_pattern(lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('answer_keywords')})", re.I)
+_ANSWER_SIGN = re.compile(r"\s*(?::|=|->|=>|—|–)\s*|\s+(?:is|was|are|es|est|c'est|ist|lautet|è|é|era|war|is)\s+", re.I)
+_NETWORK_WORDS = vocabulary.LazyWords("network_words")
+_BARE_KEYS = vocabulary.LazyWords("bare_keys")
+_CODE_FIRST = re.compile(r"codes?|c[oó]digos?|codice|codici|kode|kod|код", re.I)
+_BARE_CODES = frozenset("code codes código codigo codice kode kod".split())
+_BARE_WORD = vocabulary.lazy_pattern(
+    lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('bare_keys', True)}|codes?|c[oó]digo|codice|kode|kod)(?![^\W_])",
+    re.I)
+_ORDINARY_CODE_BEFORE = vocabulary.lazy_pattern(
+    lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('ordinary_codes', True)})[\s-]*$", re.I)
+_PLACE_NEAR = vocabulary.lazy_pattern(lambda: "(?<![^\\W_])(?:" + "|".join(
+    sorted({*vocabulary.entries("places"), *vocabulary.entries("locks")}, key=len, reverse=True)) + ")", re.I)
 _ANSWER_GIVEN = re.compile(r"[^\n;.]*?(?<![^\W_])(?:was|is|were|are)\s+([^\s,;.]+)", re.I)
 _NUMBERED = re.compile(r"\d{1,2}[.)][ \t]+[^\W\d_]")
 _HANDLE = re.compile(r"[a-z][a-z0-9._-]{1,31}|[^\s@]+@[^\s@]+")
-_GAP_TO_SIGN = re.compile(r"[ \t]+[^\n.;:!?=]{1,40}?:(?![/\d])[ \t]*(?=\S)")
+_GAP_TO_SIGN = re.compile(r"[ \t]*,?[ \t]+[^\n.;:!?=]{1,40}?(?::(?![/\d])|->|=)[ \t]*(?=\S)")
 # "the PIN is 0000... changed it to 8261": the value it was changed to, after one found.
 _CHANGED_IT = re.compile(r"[^\n;]{0,24}?(?<![^\W_])(?:changed|change|changes|reset|set|updated|switched|made)\s+"
                          r"(?:it|that|this|them)\s+(?:to|into|as)\s+", re.I)
@@ -426,15 +370,16 @@ _GERMAN_CHANGE = re.compile(r"\s+(?:auf|zu|in)\s+(\S+)\s+(?:ge)?(?:ändert|setzt
                             re.I)
 _APPOSITION = re.compile(r"\s*,\s*([^\s,;]+)\s*,")
 _ATTACHED = re.compile(r"[-#](\d[\d-]{2,})")
-_TAIL = re.compile(rf"\s+(?:{_PREP})\s+[^\n;=:,.]{{0,40}}?\s((?:\d[\d \-./#]*\d|\S*\d\S*))[.!?]?"
-                   r"(?=[ \t]*$|[ \t]*\n|\s*[,;])", re.I)
+_TAIL = vocabulary.lazy_pattern(lambda: rf"\s+(?:{vocabulary.alternation('prepositions', True)})\s+[^\n;=:,.]{{0,40}}?"
+                                rf"\s((?:\d[\d \-./#]*\d|\S*\d\S*))[.!?]?(?=[ \t]*$|[ \t]*\n|\s*[,;])", re.I)
 _NON_SPACE = re.compile(r"\S*")
 _SPACES = re.compile(r"[ \t]*")
 _USER_NAMED = re.compile(r"[A-Za-z][\w.-]{0,31}:(?=[^\s/])")
 _WORD_REST = re.compile(r"\w*")
 # A value described, then given: "the PIN is my birth year, 1984", "my birth year 1984", "the year I
 # was born: 1979"; without a comma, the description must say what the digits are.
-_DESCRIBED = re.compile(r"(?P<description>[^\n.;,]{0,40}?)(?P<sign>,|:|\s)\s*(\d(?:[ \-]?\d){2,})"
+_DESCRIBED = re.compile(r"(?P<description>[^\n.;,]{0,40}?)(?P<sign>,|:|\s)\s*"
+                        r"(?:(?:so|i\.e\.|which is|that's|donc|also|así que|quindi|dus|então)\s+)?(\d(?:[ \-]?\d){2,})"
                         r"(?=[ \t]*(?:[.!]|$|\n))")
 _DESCRIPTION = re.compile(r"(?<![^\W_])(?:birth|born|birthday|year|anniversary|date|house number|street number|"
                           r"zip|postcode|geburtsjahr|geburtstag|jahr|année|naissance|año|nacimiento|anno|nascita|"
@@ -466,7 +411,8 @@ _DIGIT_WORD = re.compile(r"[#*]?\d[\d\-./#*]*")
 
 
 def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: bool,
-                 changed: bool, compound: bool = False, of_digits: bool = False) -> tuple[int, int] | None:
+                 changed: bool, compound: bool = False, of_digits: bool = False,
+                 phrase: bool = False) -> tuple[int, int] | None:
     # "password for the guest wifi is X", "PIN: X", "password itself is X".
     pos = at
     whose = _WHOSE.match(text, pos)
@@ -482,7 +428,7 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
             return None  # "passwords:" over a list: each item is read by records.py and labels.py
         sign = copula.group(0) + text[copula.end():lead]
         label = whose is None and copula.group(0).strip()[:1] in (":", "=", "-", "—", "–", '"', "'")
-        value = _clause(text, lead, strong or label, plural, label=":" in sign, of_digits=of_digits)
+        value = _clause(text, lead, strong or label, plural, label=":" in sign, of_digits=of_digits, phrase=phrase)
         if value:
             return value
         described = _DESCRIBED.match(text, lead) if strong else None
@@ -491,11 +437,15 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
                           and not _NOT_A_DESCRIPTION.search(described.group("description"))):
             return described.span(3)
         if copula.group(0).strip():
-            return None
+            # "the password is on the router sticker: MXR7TQ4D": what is said of it, then the value.
+            return _after_gap(text, at, plural, of_digits) if strong else None
     elif filler and pos > at:
         digits = _DIGIT_GROUPS.match(text, _end_of(_SPACES, text, pos))  # "пин-код карты 5821"
         if digits and sum(c.isdigit() for c in digits.group(0)) >= 3:
             return digits.span()
+        qualified = _adjacent(text, pos, False, False)  # "contraseña antigua Luna2019"
+        if qualified:
+            return qualified
     # "I changed my password to X".
     if changed:
         to = _TO.match(text, at)
@@ -526,15 +476,24 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
         return below.span(1)
     # "the 2FA backup code I haven't used yet: 7731-2290": a short clause, then a label sign and a value
     # that looks like one.
-    gap = _GAP_TO_SIGN.match(text, at) if strong else None
+    gap = _after_gap(text, at, plural, of_digits) if strong else None
     if gap:
-        value = _clause(text, gap.end(), False, plural, of_digits=of_digits)
-        if value and not measure(text[value[0]:value[1]]):  # "Reset passwords Due: 2025-05-01"
-            return value
+        return gap
     # "passcode for door 8823", "pin for tomorrow 4471" (a date annotation blanked).
     tail = _TAIL.match(text, at)
     if tail and sum(c.isdigit() for c in tail.group(1)) >= 3 and not measure(tail.group(1).rstrip(_TRAILING)):
         return tail.start(1), tail.end(1) - (1 if tail.group(1)[-1] in _TRAILING else 0)
+    return None
+
+
+def _after_gap(text: str, at: int, plural: bool, of_digits: bool) -> tuple[int, int] | None:
+    """A short clause after the keyword, then a label sign and a value that looks like one: "the 2FA backup
+    code I haven't used yet: 7731-2290", "Mum's card PIN, in case she forgets again: 2 0 1 1"."""
+    gap = _GAP_TO_SIGN.match(text, at)
+    if gap:
+        value = _clause(text, gap.end(), False, plural, of_digits=of_digits)
+        if value and not measure(text[value[0]:value[1]]):  # "Reset passwords Due: 2025-05-01"
+            return value
     return None
 
 
@@ -599,7 +558,7 @@ def _value_before(text: str, at: int, end: int, strong: bool) -> tuple[int, int]
 
 
 def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = False,
-            of_digits: bool = False) -> tuple[int, int] | None:
+            of_digits: bool = False, phrase: bool = False) -> tuple[int, int] | None:
     """The value of a clause that starts at `start`, if it reads as a value (`of_digits`: the keyword names
     a secret made of digits, a PIN, a code or a combination, so a value that starts with digits ends
     with them)."""
@@ -625,7 +584,7 @@ def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = Fal
         w = word.group(0).lower().strip(_TRAILING)
         if w in _DESCRIPTOR:
             return None  # "4 digits", "12 characters long": says what the secret is made of
-        if w in _CUT:
+        if w in _CUT and not phrase:  # a passphrase is words: "moose on the loose 44"
             break
         if of_digits and all(_DIGIT_WORD.fullmatch(v.group(0).strip(_TRAILING)) for v in words[:i]) and not (
                 _DIGIT_WORD.fullmatch(w) or w in _AND and i + 1 < len(words)
@@ -646,7 +605,9 @@ def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = Fal
     if label and first in ("the", "a", "an") and len(words) >= 4 and not any(
             w.group(0).lower().strip(_TRAILING) in _HARD_STOP | _SOFT_STOP for w in words[1:]):
         first = ""  # "password: the quick brown fox 99", after a label sign
-    if first in _HARD_STOP or any(w.group(0).lower().strip(_TRAILING) in _DESCRIPTOR for w in words):
+    lettered = len(first) == 1 and len(words) > 1 and words[1].group(0)[:1].isdigit()  # "A 4 4 0 2"
+    if first in _HARD_STOP and not lettered or any(w.group(0).lower().strip(_TRAILING) in _DESCRIPTOR
+                                                   for w in words):
         return None
     if first in _SOFT_STOP and (len(words) == 1 or any(
             w.group(0).lower().strip(_TRAILING) in _HARD_STOP | _SOFT_STOP for w in words[1:])):
@@ -673,8 +634,8 @@ def _secretish(value: str, strong: bool = False) -> bool:
     symbol among letters, or number words; a price ("$450", "12 euros") is none of these."""
     if _NUMBER_WORDS.fullmatch(value.strip() + " "):
         return True
-    if re.fullmatch(r"\d[\d \-./]*\d", value.strip()) and sum(c.isdigit() for c in value) >= 3:
-        return True
+    if re.fullmatch(r"(?:[^\W\d_][ \-]?)?\d[\d \-./]*\d", value.strip()) and sum(c.isdigit() for c in value) >= 3:
+        return True  # "36 24 36", "B 1 9 7 3"
     words = value.split()
     if any(w.lower().strip(_TRAILING) in _MONEY_WORDS for w in words):
         return False

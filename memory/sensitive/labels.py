@@ -22,85 +22,177 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import cache
 
+from memory.sensitive import vocabulary
 from memory.sensitive.values import names_a_product
 
-_PLACES = (r"(?:front |back |side |garage |storage |bike |gym |house |apartment |building |office )?"
-           r"(?:door|gate|garage|garage opener|opener|alarm|alarm panel|safe|padlock|lock|locker|lockbox|key ?box|"
-           r"storage unit|shed|keypad|intercom|buzzer|mailbox|vault)")
-# Where the thing is, a few words after it: "the safe in the office", "the lockbox at the airbnb".
-_PLACED = (r"(?:[ \t]+(?:in|at|on|by|of|to|for|behind|outside|near)[ \t]+(?:(?:the|my|our|your|a)[ \t]+)?"
-           r"(?:[^\W\d_][\w'’-]*[ \t]+)?[^\W\d_][\w'’-]*)?")
-# What a combination is set on; an alarm or an oven is set to a time or a heat.
-_LOCKS = r"(?:padlock|lock|locker|lockbox|key ?box|key safe|safe)"
-# Devices are unlocked with digits too, but "phone: 555-1234" is a number to call: in sentences only.
-_DEVICES = r"(?:phone|iphone|ipad|laptop|tablet|sim|voicemail|screen)"
-_SERVICES = (r"(?:online )?(?:bank|banking|gmail|e-?mail|mail|outlook|hotmail|yahoo|icloud|apple id|netflix|amazon|"
-             r"paypal|facebook|instagram|twitter|tiktok|linkedin|dropbox|spotify|hulu|disney\+?|github|gitlab|"
-             r"slack|zoom|steam|xbox|psn|playstation|nintendo|wifi|wi-fi|wlan|vpn|login|ebay|uber|airbnb|google|"
-             r"microsoft|office ?365|adobe|twitch|reddit|discord|whatsapp|telegram|venmo|revolut|coinbase|binance|"
-             r"metamask|bitwarden|lastpass|1password|router|modem|nas|printer|server)")
-# Every word those are made of: a text without one is not read here.
-_WORDS = frozenset("""
-door gate garage opener alarm panel safe padlock lock locker lockbox key keybox storage unit shed keypad
-intercom buzzer mailbox vault phone iphone ipad laptop tablet sim voicemail screen
-bank banking gmail email mail outlook hotmail yahoo icloud apple id netflix amazon paypal facebook instagram
-twitter tiktok linkedin dropbox spotify hulu disney github gitlab slack zoom steam xbox psn playstation
-nintendo wifi wi fi wlan vpn login ebay uber airbnb google microsoft office adobe twitch reddit discord
-whatsapp telegram venmo revolut coinbase binance metamask bitwarden lastpass password log logs logged logging
-sign signs signed signing router modem nas printer server
-""".split())
+
+def _literal(table: str) -> str:
+    """A table of things as alternatives, the longest first ("garage opener" before "garage")."""
+    items = sorted(vocabulary.entries(table), key=len, reverse=True)
+    return "|".join(re.escape(item).replace(r"\ ", "[ \t]+").replace(r"\-", "[- ]?") for item in items)
+
+
+# Things that open, with a word that may say which ("front door", "bike lock"); where the thing is, a few
+# words after it ("the safe in the office", "the lockbox at the airbnb"); what a combination is set on
+# (an alarm or an oven is set to a time or a heat); devices (unlocked with digits too, but "phone:
+# 555-1234" is a number to call: in sentences only); accounts; verbs of opening and how digits are given
+# after them; the keys of a keypad said around the digits: the data files' (vocabulary/*.toml).
+def _places() -> str:
+    return rf"(?:(?:{_literal('place_prefixes')})[ \t]+)?(?:{_literal('places')})"
+
+
+def _placed() -> str:
+    return (rf"(?:[ \t]+(?:{_literal('placed')})[ \t]+(?:(?:the|my|our|your|a)[ \t]+)?"
+            r"(?:[^\W\d_][\w'’-]*[ \t]+)?[^\W\d_][\w'’-]*)?")
+
+
+def _services() -> str:
+    return rf"(?:{vocabulary.alternation('services')})"
+
+
+def _opens() -> str:
+    return rf"(?:{vocabulary.alternation('opens')})"
+
+
+def _entry() -> str:
+    return rf"(?:{vocabulary.alternation('entries')})"
+
+
+def _keypad() -> str:
+    """Keys of a keypad said before the digits: "press star 1 9 8 4"."""
+    return rf"(?:(?:{vocabulary.alternation('keypad')})[ \t]+)?"
+
+
 # A label starts a line, a list item or a clause: "...; gate: 2580#", "my pin is 5531 and the alarm: 8890".
 _START = (r"(?:^|(?<=\n)|(?<=;)|(?<=,)|(?<=:)|(?<=(?<![^\W_])and)|(?<=(?<![^\W_])und)|(?<=(?<![^\W_])et))[ \t]*"
           r"(?:[-*•·]|\d{1,2}[.)])?[ \t]*(?:(?:my|the|our|your)[ \t]+)?")
 _SIGN = r"[ \t]*(?::|—|–|=|->|[ \t]-)[ \t]*"
 _END = r"(?=[ \t]*(?:$|\n|;|,[ \t]))"
+# Digits keyed on a pad: single digits spaced or hyphenated ("6 6 0 2", "0-7-7"), or with a key's sign
+# ("*7713#", "2580#"); what follows them may name the keys ("then OFF", "hash", "puis OK").
+_KEYED = r"(?:[*#][ \t]?\d(?:[ -]?\d){2,}[ \t]?[#*]?|\d(?:[ -]?\d){2,}[ \t]?[#*]|\d(?:[ \t]+\d){2,}|\d(?:-\d){2,})"
+
+
+def _keys_after() -> str:
+    """What may follow digits on a label's line: keys, or "then" and a key ("then OFF", "puis la touche")."""
+    return (rf"(?:[ \t]+(?:(?:{vocabulary.alternation('then', True)})[ \t]+)?"
+            rf"(?:{vocabulary.alternation('keypad')})(?![^\W_]))*")
+
+
 # A value is one token, or digits with single spaces ("lockbox: 6 4 1 8"); one word may name whose the
-# thing is ("the Airbnb lockbox: ...").
-_LABEL = re.compile(rf"{_START}(?:[^\W\d_][\w'’-]*[ \t]+)?(?:(?P<place>{_PLACES}){_PLACED}|(?P<service>{_SERVICES}))"
-                    rf"{_SIGN}(?P<value>\d(?: ?\d){{2,}}#?|[^\s,;]+){_END}", re.I | re.M)
-_USER_SECRET = re.compile(rf"{_START}(?:[^\W\d_][\w'+.&-]*[ \t]+){{0,2}}?[^\W\d_][\w'+.&-]*{_SIGN}"
+# thing is ("the Airbnb lockbox: ..."). After a thing that opens, keys may follow ("burglar alarm: 5-0-9-3
+# then OFF", "School gate: 2 9 0 4 star").
+_LABEL = vocabulary.lazy_pattern(lambda: (
+    rf"{_START}(?:[^\W\d_][\w'’-]*[ \t]+)?(?:(?P<place>{_places()}){_placed()}|(?P<service>{_services()}))"
+    rf"{_SIGN}(?P<value>[*#]?\d(?:[ -]?\d){{2,}}#?|[^\s,;]+){_keys_after()}{_END}"),
+    re.I | re.M)
+_USER_SECRET = re.compile(rf"{_START}(?:[^\W\d_][\w'+.&-]*[ \t]+){{0,4}}?[^\W\d_][\w'+.&-]*{_SIGN}"
                           rf"(?P<user>[^\s/@]+@[^\s/]+)(?:[ \t]*/[ \t]*|[ \t]+)(?P<secret>[^\s,;]+){_END}", re.I | re.M)
-_USER_SECRET_LABELLED = re.compile(rf"{_START}(?:{_PLACES}|{_SERVICES})(?:{_SIGN}|[ \t]+)[^\s/:]+[ \t]*/[ \t]*"
-                                   rf"(?P<secret>[^\s,;]+){_END}", re.I | re.M)
-_DIGITS = re.compile(r"\d(?:[ -]?\d){2,}#?")
-_OPENS = (r"(?:opens?|opened|unlocks?|unlocked|disarms?|disarmed|deactivates?|deactivated|turns? off|turned off|"
-          r"switch(?:es)? off|shuts? off)")
-_ENTRY = r"(?:with|using|by typing|by entering|type|enter|key in|punch in|punch|press|dial|code|is|:|=)"
-_VALUE = r"(?P<value>\d(?:[ -]?\d){2,}#?)(?![\w:/.,]\d)(?![\w:/])"
+_USER_SECRET_LABELLED = vocabulary.lazy_pattern(lambda: (
+    rf"{_START}(?:{_places()}|{_services()})(?:{_SIGN}|[ \t]+)[^\s/:]+[ \t]*/[ \t]*(?P<secret>[^\s,;]+){_END}"),
+    re.I | re.M)
+_DIGITS = re.compile(r"[*#]?\d(?:[ -]?\d){2,}#?")
+_VALUE = r"(?P<value>[*#]?\d(?:[ -]?\d){2,}[#*]?)(?![\w:/.,]\d)(?![\w:/])"
 # Digits that end their clause: "takes 0 9 3 3", and not "takes 120 kg".
 _LAST = r"(?=[ \t]*(?:$|\n|[.;,!?)]))"
-_OPENED = (
-    re.compile(rf"(?<![^\W_])(?P<place>{_PLACES}|{_DEVICES})(?![^\W_])[^\n.;,]{{0,30}}?"
-               rf"(?<![^\W_]){_OPENS}(?![^\W_])[ \t]*"
-               rf"(?:(?:it|them)[ \t]+)?(?:(?:number|code|digits|sequence)[ \t]+)?(?:{_ENTRY}[ \t]*)?{_VALUE}",
-               re.I),
-    re.compile(rf"(?<![^\W_]){_OPENS}[ \t]+(?:(?:the|my|our|your|a)[ \t]+)?(?:[^\W\d_]+[ \t]+){{0,2}}?"
-               rf"(?P<place>{_PLACES}|{_DEVICES})(?![^\W_])[ \t]*,?[ \t]*(?:{_ENTRY}[ \t]*)?{_VALUE}", re.I),
-    # "the storage unit keypad takes 80417": what a keypad takes.
-    re.compile(rf"(?<![^\W_])(?P<place>keypad|key ?pad|door panel|alarm panel)(?![^\W_])[ \t]+"
-               rf"(?:takes|accepts|wants|needs|asks for|is|uses)[ \t]+{_VALUE}", re.I),
-    # "the lockbox at the airbnb takes 0 9 3 3", "the bike lock is set to 3-1-8".
-    re.compile(rf"(?<![^\W_])(?P<place>{_PLACES})(?![^\W_]){_PLACED}[ \t]+(?:takes|accepts)[ \t]+{_VALUE}{_LAST}",
-               re.I),
-    re.compile(rf"(?<![^\W_])(?P<place>{_LOCKS})(?![^\W_])(?:['’]s|[ \t]+is|[ \t]+was)?[ \t]+set[ \t]+(?:to|on)"
-               rf"[ \t]+{_VALUE}{_LAST}", re.I),
-    # "office alarm 7734, disarm before 8am": the digits right after the thing, the verb after them.
-    re.compile(rf"(?<![^\W_])(?P<place>{_PLACES})(?![^\W_])[ \t]+{_VALUE}[^\n.;]{{0,30}}?(?<![^\W_]){_OPENS}"
-               rf"(?![^\W_])", re.I),
-)
-_OPENING = frozenset("open opens opened unlock unlocks unlocked disarm disarms disarmed deactivate deactivates "
-                     "deactivated off keypad takes accepts wants needs set".split())
+_THING = r"[^\W\d_][\w'’-]*"
+
+
+def _said_digits() -> str:
+    """Digits keyed on a pad, or three number words or more ("eight one one five")."""
+    words = vocabulary.alternation("number_words", True)
+    return rf"{_KEYED}|\d{{4,8}}|(?:(?:{words})(?:[ \t-]+|(?=[ \t]))){{3,}}"
+
+
+
+def _opened() -> list[str]:
+    places, devices, locks = _places(), _literal("devices"), _literal("locks")
+    opens, entry, keypad = _opens(), _entry(), _keypad()
+    article = r"(?:(?:the|my|our|your|a|le|la|les|l'|l’|el|il|lo|der|die|das|den|de|het|o|a|mon|ma|mi|mijn|meu)[ \t]*)?"
+    return [
+        # "the bike lock opens with 4-2-9-1", "le coffre de l'hôtel s'ouvre avec 1403", "el candado del gimnasio
+        # abre con 0-4-9", "Alarmanlage scharf und unscharf mit 0 9 0 9".
+        rf"(?<![^\W_])(?P<place>{places}|{devices})(?![^\W_])[^\n.;,]{{0,30}}?"
+        rf"(?<![^\W_]){opens}(?![^\W_])[ \t]*"
+        rf"(?:(?:it|them)[ \t]+)?(?:(?:number|code|digits|sequence)[ \t]+)?(?:{entry}[ \t]*)?{keypad}{_VALUE}",
+        # "unlock my phone with 4471", "pour désactiver l'alarme on tape 7 7 0 4", "Pour ouvrir le cadenas du
+        # vélo il faut faire 5-3-1", "to turn the alarm off you press star 1 9 8 4 hash": a few words may
+        # stand between the thing and the digits when a word says how they are given.
+        rf"(?<![^\W_]){opens}[ \t]+{article}(?:[^\W\d_]+[ \t]+){{0,2}}?"
+        rf"(?P<place>{places}|{devices})(?![^\W_])(?:[ \t]+off)?[ \t]*,?[ \t]*(?:{entry}[ \t]*)?{keypad}{_VALUE}",
+        rf"(?<![^\W_]){opens}[ \t]+{article}(?:[^\W\d_]+[ \t]+){{0,2}}?"
+        rf"(?P<place>{places}|{devices})(?![^\W_])(?:[ \t]+off)?[^\n.;]{{0,30}}?(?<![^\W_]){entry}[ \t]+"
+        rf"{keypad}{_VALUE}",
+        rf"(?<![^\W_])(?:turn|switch|shut)(?:s|ed)?[ \t]+{article}(?P<place>{places}|{devices})[ \t]+off(?![^\W_])"
+        rf"[^\n.;]{{0,30}}?(?<![^\W_]){entry}[ \t]+{keypad}{_VALUE}",
+        # "the storage unit keypad takes 80417": what a keypad takes.
+        rf"(?<![^\W_])(?P<place>keypad|key ?pad|door panel|alarm panel)(?![^\W_])[ \t]+"
+        rf"(?:takes|accepts|wants|needs|asks for|is|uses)[ \t]+{_VALUE}",
+        # "the lockbox at the airbnb takes 0 9 3 3", "the bike lock is set to 3-1-8".
+        rf"(?<![^\W_])(?P<place>{places})(?![^\W_]){_placed()}[ \t]+(?:takes|accepts)[ \t]+{_VALUE}{_LAST}",
+        rf"(?<![^\W_])(?P<place>{locks})(?![^\W_])(?:['’]s|[ \t]+is|[ \t]+was|[ \t]+got)?[ \t]+(?:re)?set[ \t]+"
+        rf"(?:to|on)[ \t]+{_VALUE}{_LAST}",
+        # "Set the bike lock to 3-9-2 when you leave it", "hotel safe - I set it to 0815": a lock set to digits.
+        rf"(?<![^\W_])(?:re)?set[ \t]+{article}(?:{_THING}[ \t]+)?(?P<place>{locks})(?![^\W_])[ \t]+(?:to|on)[ \t]+"
+        rf"{_VALUE}",
+        rf"(?<![^\W_])(?P<place>{locks})(?![^\W_])[^\n.;]{{0,20}}?(?<![^\W_])I[ \t]+(?:re)?set[ \t]+(?:it|that)[ \t]+"
+        rf"(?:to|on)[ \t]+{_VALUE}",
+        # "unlock with 2 2 9 6 if the fingerprint fails": digits keyed after a verb of opening, no thing named.
+        rf"(?<![^\W_]){opens}(?:[ \t]+(?:it|them))?[ \t]+{entry}[ \t]+{keypad}(?P<value>{_KEYED})"
+        rf"(?![\w:/.,]\d)(?![\w:/])",
+        # "it's eight one one five for the garage": digits or number words, then the thing they are for.
+        rf"(?<![^\W_])(?:it's|it’s|it is|c'est|es|ist|è|é)[ \t]+(?P<value>{_said_digits()})[ \t]+"
+        rf"(?:for|pour|para|für|per|voor)[ \t]+{article}(?:{_THING}[ \t]+){{0,2}}?(?P<place>{places})(?![^\W_])",
+        # "office alarm 7734, disarm before 8am": the digits right after the thing, the verb after them.
+        rf"(?<![^\W_])(?P<place>{places})(?![^\W_])[ \t]+{_VALUE}[^\n.;]{{0,30}}?(?<![^\W_]){opens}(?![^\W_])",
+        # A thing that opens, and in its clause digits keyed on a pad: "the garage is 6 6 0 2 if you get
+        # there first", "the padlock on the shed is 0-7-7", "key's in the lockbox by the side door, 4-1-7-7",
+        # "the car park gate opens on *7713#".
+        rf"(?<![^\W_])(?P<place>{places})(?![^\W_])[^\n.;:]{{0,40}}?(?<![\w*#-])(?P<value>{_KEYED})(?![\w:/.,]\d)(?![\w:/])",
+    ]
+
+
+@cache
+def _opened_patterns() -> list[tuple[re.Pattern[str], bool]]:
+    """Each pattern, and whether it may find a value said in words, with no digit in it ("it's eight one
+    one five for the garage"): the others are read only where there are digits."""
+    return [(re.compile(pattern, re.I), _said_digits() in pattern) for pattern in _opened()]
+
+
 # "log into the bank with Qx7-hunter22", "log in with joe / hunter2".
 _LOGIN = re.compile(r"(?<![^\W_])(?:log|sign)(?:s|ged|ging)?[ -]?(?:in|on)(?:to)?(?![^\W_])[^\n.;]{0,40}?"
                     r"(?<![^\W_])(?:with|using)[ \t]+(?:[^\s/]+[ \t]*/[ \t]*)?(?P<secret>[^\s,;]+?)"
                     r"(?=[.!?]?[ \t]*(?:$|\n|[;,]))", re.I)
 # "hunter3 is what I use for email": a value said to be what one uses for an account is its password.
-_USED_FOR = re.compile(rf"(?:^|(?<=[\s(\"'“]))(?P<secret>[^\s,;:\"'“”]+)[ \t]+(?:is|was|'s)[ \t]+"
-                       rf"(?:what|the one|the thing)[ \t]+I[ \t]+(?:use|used|type|typed|enter|log[ \t]+in[ \t]+with)"
-                       rf"[ \t]+(?:for|on|with|to[ \t]+(?:log|sign)[ \t]+(?:in|into|on)(?:[ \t]+to)?)[ \t]+"
-                       rf"(?:(?:my|the|our)[ \t]+)?{_SERVICES}(?:[ \t]+(?:account|login))?"
-                       r"(?=[.!?]?[ \t]*(?:$|\n|[;,)]))", re.I)
+_USED_FOR = vocabulary.lazy_pattern(lambda: (
+    rf"(?:^|(?<=[\s(\"'“]))(?P<secret>[^\s,;:\"'“”]+)[ \t]+(?:is|was|'s)[ \t]+"
+    rf"(?:what|the one|the thing)[ \t]+I[ \t]+(?:use|used|type|typed|enter|log[ \t]+in[ \t]+with)"
+    rf"[ \t]+(?:for|on|with|to[ \t]+(?:log|sign)[ \t]+(?:in|into|on)(?:[ \t]+to)?)[ \t]+"
+    rf"(?:(?:my|the|our)[ \t]+)?{_services()}(?:[ \t]+(?:account|login))?"
+    r"(?=[.!?]?[ \t]*(?:$|\n|[;,)]))"), re.I)
+
+
+@cache
+def _thing_words() -> frozenset[str]:
+    """The words of the things that open, devices and verbs of opening: a text without one is not read for
+    a thing opened by digits."""
+    found = {w.lower() for table in ("places", "locks", "devices") for entry in vocabulary.entries(table)
+             for w in re.findall(r"[^\W\d_]+", entry)}
+    found |= {w.lower() for entry in vocabulary.entries("opens") for w in re.findall(r"[^\W\d_]+", entry) if len(w) > 3}
+    return frozenset(found | {"keypad", "disarm", "disarms", "disarmed", "unlock", "unlocks", "unlocked"})
+
+
+@cache
+def _words() -> frozenset[str]:
+    """Every word the things, devices and accounts are made of: a text without one is not read here."""
+    tables = ("places", "place_prefixes", "devices", "locks", "services")
+    found = {w.lower() for table in tables for entry in vocabulary.entries(table)
+             for w in re.findall(r"[^\W\d_]+", entry)}
+    return frozenset(found | vocabulary.words("label_words"))
+
+
 _USE = frozenset("use used type typed enter log".split())
 NOT_A_CODE = re.compile(r"\d{1,2}[:.]\d{2}|\d{1,2}/\d{1,2}(?:/\d+)?|\d+(?:st|nd|rd|th|am|pm|h|min|k|x)", re.I)
 _LISTS_PASSWORDS = re.compile(r"(?<![^\W_])(?:passwords?|passwds?|pws|logins|credentials|creds|"
@@ -110,11 +202,15 @@ _SYMBOL = re.compile(r"[!@#$%^&*_+=~?]")
 
 
 def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
-    if not words & _WORDS and "@" not in text:
+    if not words & _words() and "@" not in text:
         return
+    # Each pattern is read only around the words it hangs on (a few hundred characters from each): over a
+    # long chat its twenty patterns read every position cost 3 s a megabyte.
+    lowered = text.lower()
+    labelled = _holding(text, _around(lowered, words & _words()), _VALUE_SIGN)  # a value has a digit or a sign
     if any(sign in text for sign in (":", "—", "–", "=", "-", ">")):
         lists_passwords = None
-        for match in _LABEL.finditer(text):
+        for match in _in(_LABEL, text, labelled):
             value = match.group("value")
             if match.group("place"):
                 if _DIGITS.fullmatch(value) and not NOT_A_CODE.fullmatch(value):
@@ -127,25 +223,95 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
             if password_shaped(value, lists_passwords):
                 yield match.start("value"), match.end("value"), "credential"
         if "@" in text:
-            for match in _USER_SECRET.finditer(text):
+            for match in _in(_USER_SECRET, text, _around(text, {"@"})):
                 if password_shaped(match.group("secret"), True):
                     yield match.start("secret"), match.end("secret"), "credential"
         if "/" in text:
-            for match in _USER_SECRET_LABELLED.finditer(text):
+            for match in _in(_USER_SECRET_LABELLED, text, labelled):
                 if password_shaped(match.group("secret"), True):
                     yield match.start("secret"), match.end("secret"), "credential"
-    if words & {"log", "logs", "logged", "logging", "login", "sign", "signs", "signed", "signing"}:
-        for match in _LOGIN.finditer(text):
-            if password_shaped(match.group("secret"), True):
-                yield match.start("secret"), match.end("secret"), "credential"
-    if words & _USE:
-        for match in _USED_FOR.finditer(text):
-            secret = match.group("secret")
-            if password_shaped(secret, True) and not names_a_product(secret):
-                yield match.start("secret"), match.end("secret"), "credential"
-    for pattern in _OPENED if words & _OPENING else ():
-        for match in pattern.finditer(text):
+    logs = words & {"log", "logs", "logged", "logging", "login", "sign", "signs", "signed", "signing"}
+    for match in _in(_LOGIN, text, _around(lowered, logs)) if logs else ():
+        if password_shaped(match.group("secret"), True):
+            yield match.start("secret"), match.end("secret"), "credential"
+    uses = words & _USE
+    for match in _in(_USED_FOR, text, _around(lowered, uses, before=80)) if uses else ():
+        secret = match.group("secret")
+        if password_shaped(secret, True) and not names_a_product(secret):
+            yield match.start("secret"), match.end("secret"), "credential"
+    things = words & _thing_words()
+    if not things:
+        return  # the rest is about things that open, or verbs of opening
+    regions = _around(lowered, things)
+    keyed = _holding(text, regions, _DIGIT)  # digits, but for "it's eight one one five for the garage"
+    for pattern, spoken in _opened_patterns():
+        for match in _in(pattern, text, regions if spoken else keyed):
+            place = match.groupdict().get("place") or ""
+            yield match.start("value"), match.end("value"), _kind(place) if place else "code"
+    for match in _in(_RESET, text, keyed):
+        if not _clock_time(match.group("value")):  # "the alarm is set to 0630" is a time, "reset to 6135" not
             yield match.start("value"), match.end("value"), _kind(match.group("place"))
+    if words & _DIAL_WORDS:
+        for match in _in(_DIALLED, text, keyed):  # "The safe in the study: 12 left, 34 right, 7 left"
+            yield match.start("value"), match.end("value"), "combination"
+
+
+# How far a match may start before the word it hangs on, and end after it.
+_BEFORE, _AFTER = 160, 240
+
+
+def _around(lowered: str, needles: set[str] | frozenset[str], before: int = _BEFORE) -> list[tuple[int, int]]:
+    """The stretches of a text around each place one of `needles` stands (merged, in order): where a pattern
+    that hangs on them can match."""
+    found: list[tuple[int, int]] = []
+    for needle in needles:
+        at = lowered.find(needle)
+        while at >= 0:
+            end = at + len(needle)
+            if not needle.isalpha() or (at == 0 or not lowered[at - 1].isalpha()) and (
+                    end == len(lowered) or not lowered[end].isalpha()):  # a word, not inside one
+                found.append((max(0, at - before), end + _AFTER))
+            at = lowered.find(needle, end)
+    merged: list[list[int]] = []
+    for start, end in sorted(found):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [(s, min(e, len(lowered))) for s, e in merged]
+
+
+def _holding(text: str, regions: list[tuple[int, int]], needed: re.Pattern[str]) -> list[tuple[int, int]]:
+    """The regions that hold what a pattern's value needs."""
+    return [(s, e) for s, e in regions if needed.search(text, s, e)]
+
+
+_DIGIT = re.compile(r"\d")
+_VALUE_SIGN = re.compile(r"[\d!@#$%^&*+=?~]")
+
+
+def _in(pattern: re.Pattern[str], text: str, regions: list[tuple[int, int]]) -> Iterator[re.Match[str]]:
+    """The matches of `pattern` inside the regions (a match never starts before the one found last ends)."""
+    reached = 0
+    for start, end in regions:
+        for match in pattern.finditer(text, max(start, reached), end):
+            reached = match.end()
+            yield match
+
+
+def _clock_time(value: str) -> bool:
+    """Whether four digits read as a time of day ("0630", "2215")."""
+    return len(value) == 4 and value.isdigit() and int(value[:2]) < 24 and int(value[2:]) < 60
+
+
+_RESET = vocabulary.lazy_pattern(lambda: (
+    rf"(?<![^\W_])(?P<place>{_places()})(?![^\W_]){_placed()}(?:[ \t]+(?:is|was|got|has been|have been))?[ \t]+"
+    rf"(?:re)?set[ \t]+(?:to|on)[ \t]+(?P<value>\d{{4,8}})(?![\w:/.,]\d)(?![\w:/])"), re.I)
+_DIAL_WORDS = vocabulary.LazyWords("dial_turns")
+_DIALLED = vocabulary.lazy_pattern(lambda: (
+    rf"(?<![^\W_])(?:{_literal('locks')}|{_literal('places')})(?![^\W_])[^\n.;]{{0,40}}?"
+    rf"(?P<value>\d{{1,3}}[ \t]*(?:{_literal('dial_turns')})(?:[ \t]*[,;/]?[ \t]*(?:then[ \t]+)?\d{{1,3}}[ \t]*"
+    rf"(?:{_literal('dial_turns')})(?![^\W_])){{1,5}})"), re.I)
 
 
 def password_shaped(value: str, listed: bool) -> bool:
@@ -162,4 +328,12 @@ def password_shaped(value: str, listed: bool) -> bool:
 
 
 def _kind(place: str) -> str:
-    return "combination" if re.search(r"lock|safe", place, re.I) else "code"
+    return "combination" if _LOCK.search(place) else "code"
+
+
+_LOCK = vocabulary.lazy_pattern(lambda: rf"lock|safe|{_literal('locks')}", re.I)
+
+
+def anchor_words() -> frozenset[str]:
+    """The words the labels and sentences here hang on (windows.py)."""
+    return _words() | _USE | frozenset("log logs logged logging login sign signs signed signing".split())

@@ -48,11 +48,15 @@ _NAMED_IDS: list[tuple[str, tuple[str, ...]]] = [
     (r"henkil[öo]tunnus|hetu", ("fi.hetu",)),
     (r"pesel", ("pl.pesel",)),
     (r"ahv(?:-nummer)?|avs", ("ch.ssn",)),
+    (r"cpf", ("br.cpf",)),
     (r"national insurance(?: number| no\.?)?|ni number|nino", ("gb.nino",)),
 ]
 _NAMED_ID = re.compile(
     r"(?<![^\W_])(?:" + "|".join(f"(?P<id{i}>{name})" for i, (name, _) in enumerate(_NAMED_IDS)) + r")(?![^\W_])"
-    r"(?:\s*(?:number|no\.?|nr\.?|nummer|numéro|número|#))?\s*(?:[:=#]|is|ist|est|es|è|é|lautet)?\s*"
+    r"(?:\s*(?:number|no\.?|nr\.?|nummer|numéro|número|#))?"
+    # what it is for, before the sign: "DNI para la reserva: 73293425S", "NIF para a fatura: 241619114"
+    r"(?:\s+(?:for|para|pour|für|per|voor)\s+[^\n:;.=]{1,30}?(?=\s*:))?"
+    r"\s*(?:[:=#]|is|ist|est|es|è|é|lautet)?\s*"
     r"(?P<value>[A-Za-z0-9][A-Za-z0-9 ./-]{4,24})", re.I)
 # Numbers known by the word before them, without a check digit to test (or with one stdnum has:
 # a US routing number): (pattern of the name, kind, shape of the value, least digits in it).
@@ -92,7 +96,7 @@ _ID_WORDS = frozenset("""
 ssn social sozialversicherungsnummer itin steuer steuerliche identifikationsnummer idnr bsn burgerservicenummer
 sofinummer dni nie nif documento codice cod nir numéro numero n insee sécu secu sécurité securite contribuinte
 número cartão cartao rijksregisternummer national personnummer cpr fødselsnummer fodselsnummer henkilötunnus
-henkilotunnus hetu pesel ahv avs insurance ni nino
+henkilotunnus hetu pesel ahv avs insurance ni nino cpf
 """.split())
 _DIGIT = re.compile(r"\d")
 
@@ -201,3 +205,9 @@ def _valid(name: str, value: str) -> bool:
     module = importlib.import_module(f"stdnum.{name}")
     value = re.sub(r"\s", "", value)  # "432 87 1190": not every validator's compact() drops spaces
     return bool(module.is_valid(value.upper() if name == "iban" else value))
+
+
+def anchor_words() -> frozenset[str]:
+    """The words numbers are known by here: ids' and accounts' names, card words (windows.py)."""
+    card = {w.lower() for w in re.findall(r"[^\W\d_]+", _CARD_WORDS.pattern + _CVV.pattern) if len(w) > 2}
+    return frozenset(_ID_WORDS | _ACCOUNT_WORDS | card)

@@ -30,14 +30,16 @@ def _lists() -> dict[str, int]:
     return words
 
 
-def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
+def find(text: str, words: frozenset[str] | None, all_words: list[str] | None = None) -> Iterator[tuple[int, int, str]]:
+    """`words`: the text's words (lower case), or None when they were not gathered (a long text, read in
+    windows: the pass below is its check, over `all_words` when given, windows.words_of(text))."""
     if len(text) < MIN_WORDS * 3:
         return
     lists = _lists()
-    if len(words & lists.keys()) < 2:
+    if words is not None and len(words & lists.keys()) < 2:
         return
     # A first pass over the words alone (fast): is there a run of twelve from one list at all?
-    bits = [lists.get(w, 0) for w in _WORD.findall(text.lower())]
+    bits = [lists.get(w, 0) for w in (_WORD.findall(text.lower()) if all_words is None else all_words)]
     run, common = 0, 0
     for b in bits:
         if b and run and common & b:

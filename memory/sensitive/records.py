@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from memory.sensitive import keywords, labels
+from memory.sensitive import keywords, labels, vocabulary
 from memory.sensitive.values import credential_shaped, strip_value
 
 
@@ -47,38 +47,18 @@ class Record:
 
 
 _Finding = tuple[int, int, str]
-# Keys, headers and titles that name a secret alone in a record, though not in a sentence ("Key: X").
-_SECRET_KEYS = frozenset("""
-key keys code codes pin pins pass pw pwd passwd passcode passphrase psk secret token password passwords
-login pass-code combo combination kennwort passwort clave clé chiave sleutel chave код klucz hasło
-""".split())
-# Columns of user names, not of secrets, though "login" before a value is one in a sentence.
-_USER_KEYS = frozenset("""
-login logins user users username usernames user-name name email e-mail mail account id userid user-id benutzer
-benutzername utilisateur identifiant usuario utente gebruiker gebruikersnaam usuário
-""".split())
-# Keys of what names a thing, not of a secret: "SSID: Villa-5G" beside "Password: ...".
-_NAME_KEYS = _USER_KEYS | frozenset("""
-ssid network net wifi wi-fi wlan host hostname server url site service domain address model serial sku title
-device router printer app
-""".split())
-# Titles over a list of secrets, and what kind of secret each item is.
-_TITLE = re.compile(
-    r"(?<![^\W_])(?:(?P<password>passwords|pass words|passwörter|kennwörter|mots de passe|contraseñas|senhas|"
-    r"wachtwoorden|пароли|паролі|hasła|pw|pws|pwds|passwds|passphrases)|"
-    r"(?P<login>logins|log-ins|credentials|creds|secrets|keys|accounts? and passwords|zugangsdaten)|"
-    r"(?P<pin>pins|pin codes|pin numbers|pin-codes|pincodes|geheimzahlen)|"
-    r"(?P<code>codes|passcodes|door codes|access codes|alarm codes|gate codes|lock codes|codici|códigos|"
-    r"türcodes|kody|коды|коди)|"
-    r"(?P<combination>combinations|combos|kombinationen|combinaisons|combinaciones))(?![^\W_])", re.I)
-# Codes that open nothing: "zip codes", "error codes", "promo codes".
-_ORDINARY_CODES = re.compile(
-    r"(?<![^\W_])(?:zip|postal|post|postcode|area|country|dial|dialling|dialing|promo|promotion|promotional|discount|"
-    r"coupon|voucher|gift|referral|invite|invitation|error|status|http|exit|return|response|product|sku|item|article|"
-    r"tracking|shipping|iata|icao|airport|airline|flight|currency|language|locale|qr|bar|barcode|colou?r|dress|"
-    r"tax|medical|icd|cpt|diagnosis|billing|course|class|room|booking|reservation|confirmation|order|reference|"
-    r"source|sample|example|emoji|keyboard|shortcut|cheat|game|station|stock|ticker|branch|bank sort)"
-    r"[\s-]+$", re.I)
+# Keys, headers and titles that name a secret alone in a record, though not in a sentence ("Key: X"), columns
+# of user names, keys of what names a thing ("SSID: Villa-5G" beside "Password: ..."), titles over a list of
+# secrets by the kind of secret each item is, and codes that open nothing ("zip codes", "error codes"):
+# the data files' (vocabulary/*.toml).
+_SECRET_KEYS = vocabulary.LazyWords("secret_keys")
+_USER_KEYS = vocabulary.LazyWords("user_keys")
+_NAME_KEYS = vocabulary.LazyWords("user_keys", "name_keys")
+_TITLE_KINDS = ("password", "login", "pin", "code", "combination")
+_TITLE = vocabulary.lazy_pattern(lambda: r"(?<![^\W_])(?:" + "|".join(
+    f"(?P<{kind}>{vocabulary.alternation(f'{kind}_titles', True)})" for kind in _TITLE_KINDS) + r")(?![^\W_])", re.I)
+_ORDINARY_CODES = vocabulary.lazy_pattern(
+    lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('ordinary_codes', True)})[\s-]+$", re.I)
 _DIGITS_VALUE = re.compile(r"\d(?:[ \-./]?\d){2,}#?")
 _LABELLED_DIGITS = re.compile(r"(?:[^\W\d_][\w'’&.-]*[ \t]+){1,3}(?P<digits>\d(?:[ \-./]?\d){2,}#?)")
 _SEPARATOR_CELL = re.compile(r"[ \t]*:?-{2,}:?[ \t]*")
@@ -88,11 +68,16 @@ _HTML_CELL = re.compile(r"<(?P<tag>t[dh])\b[^>]*>(?P<inner>.*?)(?=</t[dh]\s*>|<t
 _HTML_TEXT = re.compile(r"[^<>]*[^<>\s][^<>]*")
 _KEY_VALUE = re.compile(r"[ \t]*(?:[-*•·+]|\d{1,2}[.)])?[ \t]*(?P<key>[^\W\d_][^:=\n|\t]{0,38}?)[ \t]*"
                         r"(?:[:=]|[ \t][-–—])[ \t]*(?P<value>\S[^\n]*?)[ \t]*$")
+_BARE = re.compile(r"[ \t]*(?P<value>[^\s:=|]*\d[^\s:=|]*(?:[ \t]\d+)*)[ \t]*")
 _ITEM = re.compile(r"[ \t]*(?:[-*•·+]|\d{1,2}[.)])[ \t]+(?P<value>\S[^\n]*?)[ \t]*$")
 _HEADING = re.compile(r"[ \t]*(?:#{1,6}[ \t]+)?(?:\*\*|__)?(?P<title>[^\n:]{1,60}?)(?:\*\*|__)?[ \t]*:?[ \t]*$")
 _SENTENCE_END = re.compile(r"\n|[.!?;](?=\s)")
 _TOKEN = re.compile(r"[^\s<>|;,]+")  # markup, table bars and clause signs are no part of a value
-_DIGIT_TOKEN = re.compile(r"[^\s<>|;,\d]*\d[^\s<>|;,]*")  # a value has a digit
+# Where _TOKEN breaks: the characters \s matches, and the signs; the ASCII ones first.
+_ASCII_BREAKS = " \t\n\r\f\v<>|;,\x1c\x1d\x1e\x1f"
+_BREAKS = _ASCII_BREAKS + ("\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+                           "\u2028\u2029\u202f\u205f\u3000")
+_DIGIT = re.compile(r"\d")
 
 
 def find(text: str, words: frozenset[str]) -> Iterator[_Finding]:
@@ -109,7 +94,8 @@ def find(text: str, words: frozenset[str]) -> Iterator[_Finding]:
     if "<t" in text or "<T" in text:
         for record in _html(text):
             yield from _judged(text, record)
-    if "\n" in text and (":" in text or "=" in text or "-" in text or "*" in text or "•" in text):
+    if "\n" in text and (":" in text or "=" in text or "-" in text or "*" in text or "•" in text
+                          or _TITLE.search(text)):
         for record in _blocks(text):
             yield from _judged(text, record)
     yield from _sentences(text, words)
@@ -283,6 +269,10 @@ def _blocks(text: str) -> Iterator[Record]:
     for start, end in [*_lines(text), (len(text) + 1, len(text) + 1)]:
         line = _KEY_VALUE.fullmatch(text, start, end) if start <= len(text) else None
         item = _ITEM.fullmatch(text, start, end) if start <= len(text) and not line else None
+        if not line and not item and start <= len(text) and (bare := _BARE.fullmatch(text, start, end)):
+            # A value alone on its line under a title of secrets: "google backup codes" / "8421 7730".
+            if block and title and _TITLE.search(title) or not block and _TITLE.search(_title_above(text, start)):
+                item = bare
         if line or item:
             if not block:
                 title = _title_above(text, start)
@@ -389,7 +379,7 @@ def _sentences(text: str, words: frozenset[str]) -> Iterator[_Finding]:
     words are not (a 1 MB paste may hold 50,000 "password"s): each value looks for its word."""
     if not keywords.triggered(text, words):
         return
-    for token in _DIGIT_TOKEN.finditer(text):
+    for token in _digit_tokens(text):
         s, e = strip_value(token.group(0))
         if e - s < 6 or not credential_shaped(token.group(0)[s:e]):
             continue
@@ -400,6 +390,21 @@ def _sentences(text: str, words: frozenset[str]) -> Iterator[_Finding]:
         end = after.start() if after else min(len(text), token.end() + 200)
         if keywords.names_a_secret(text[start:end]):
             yield token.start() + s, token.start() + e, "credential"
+
+
+def _digit_tokens(text: str) -> Iterator[re.Match[str]]:
+    """The tokens that hold a digit (a value has one), in one pass: from each digit to the token around it.
+    (A pattern that starts anywhere and needs a digit later tried every start of a long token again: 10 s
+    for "the code is " and 24,000 letters.)"""
+    position = 0
+    breaks = _ASCII_BREAKS if text.isascii() else _BREAKS
+    while digit := _DIGIT.search(text, position):
+        start = max(position, max(text.rfind(c, position, digit.start()) for c in breaks) + 1)
+        token = _TOKEN.match(text, start)
+        if token is None:  # not reached: a digit is no break
+            break
+        yield token
+        position = token.end()
 
 
 def _sentence_start(text: str, at: int) -> int:

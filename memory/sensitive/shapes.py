@@ -87,8 +87,8 @@ _KEY_OWNERS = frozenset("api access private auth signing master encryption secre
 
 
 _LONG_RUN = re.compile(r"[A-Za-z0-9+/_\-]{32}")
-_ASSIGNMENT_WORDS = ("password", "passwd", "pwd", "pass", "passphrase", "secret", "secrets", "token", "key",
-                     "credential", "credentials")
+ASSIGNMENT_WORDS = ("password", "passwd", "pwd", "pass", "passphrase", "secret", "secrets", "token", "key",
+                    "credential", "credentials")
 
 
 # Which shapes each needle opens, found in one scan: the literal needles by one regular expression
@@ -106,6 +106,7 @@ for _index, (*_, _needles) in enumerate(_SHAPES):
             _BY_LITERAL.setdefault(_needle, []).append(_index)
 _LITERALS = re.compile("(?=(" + "|".join(map(re.escape, sorted(_BY_LITERAL, key=len, reverse=True))) + "))")
 _WORD_NEEDLES = frozenset(_BY_WORD)
+LITERAL_NEEDLES = tuple(_BY_LITERAL)  # windows.py reads a long text around them
 
 
 def _shapes_present(text: str, words: frozenset[str]) -> list[int]:
@@ -117,6 +118,11 @@ def _shapes_present(text: str, words: frozenset[str]) -> list[int]:
     if len(text) >= 32 and _LONG_RUN.search(text):
         found.update(_LONG)
     return sorted(found)
+
+
+def anchor_words() -> frozenset[str]:
+    """The words the shapes hang on (windows.py)."""
+    return _WORD_NEEDLES | _LOGIN_WORDS
 
 
 # "joe:Colon!Cred45 for the ftp": a user name, a colon, a credential-shaped secret, in a line about a
@@ -143,7 +149,7 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
             else:  # the first alternative that matched (quoted or bare)
                 g = next(i for i in range(1, (pattern.groups or 0) + 1) if match.group(i) is not None)
                 yield match.start(g), match.end(g), kind
-    if ("=" in text or ":" in text) and any(w.endswith(_ASSIGNMENT_WORDS) for w in words):
+    if ("=" in text or ":" in text) and any(w.endswith(ASSIGNMENT_WORDS) for w in words):
         for match in _ASSIGNMENT.finditer(text):
             if not _names_a_secret(match.group(1)):
                 continue

@@ -69,16 +69,34 @@ def view_of(text: str) -> View:
     out: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
-    # A cluster is a character with the combining marks after it: NFKC composes within it only.
-    for cluster in re.finditer(r".[\u0300-\u036f]*", text, re.S):
-        if _INVISIBLE.fullmatch(cluster.group(0)):
-            continue
-        folded = unicodedata.normalize("NFKC", _INVISIBLE.sub("", cluster.group(0)))
-        out.append(folded)
-        starts.extend([cluster.start()] * len(folded))
-        ends.extend([cluster.end()] * len(folded))
+    position = 0
+    # ASCII is left as it is, one character for one (a pasted megabyte is mostly ASCII: a cluster at a time
+    # in Python took 8 s); the runs of other characters are read a cluster at a time.
+    for run in _NOT_ASCII_RUN.finditer(text):
+        if run.start() > position:
+            out.append(text[position:run.start()])
+            starts.extend(range(position, run.start()))
+            ends.extend(range(position + 1, run.start() + 1))
+        # A cluster is a character with the combining marks after it: NFKC composes within it only.
+        for cluster in _CLUSTER.finditer(text, run.start(), run.end()):
+            if _INVISIBLE.fullmatch(cluster.group(0)):
+                continue
+            folded = unicodedata.normalize("NFKC", _INVISIBLE.sub("", cluster.group(0)))
+            out.append(folded)
+            starts.extend([cluster.start()] * len(folded))
+            ends.extend([cluster.end()] * len(folded))
+        position = run.end()
+    if position < len(text):
+        out.append(text[position:])
+        starts.extend(range(position, len(text)))
+        ends.extend(range(position + 1, len(text) + 1))
     read = _read("".join(out))
     return View(read.text, read.words, starts, ends)
+
+
+_CLUSTER = re.compile(r".[\u0300-\u036f]*", re.S)
+# Characters other than ASCII, and an ASCII one a combining mark follows ("e\u0301").
+_NOT_ASCII_RUN = re.compile(r"(?:[^\x00-\x7f]|[\x00-\x7f](?=[\u0300-\u036f]))+")
 
 
 def _read(text: str) -> View:
@@ -171,6 +189,11 @@ def _fold_disguised(text: str, words: frozenset[str]) -> str:
             if plain and (_KEYWORD_PLACE_AFTER.match(text, token.end())
                           or _KEYWORD_PLACE_BEFORE.search(text, max(0, token.start() - 8), token.start())):
                 found.append((token.start(), token.end(), plain))
+    for word in words:
+        plain = _misspelt(word)
+        if plain:  # "pasword", "passwrod", "pssword": read as the word (or "pwd" when it is shorter)
+            for match in re.finditer(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", text, re.I):
+                found.append((match.start(), match.end(), plain if len(plain) <= len(word) else "pwd"))
     if words & _REPEATED_FORMS:
         for match in _REPEATED.finditer(text):
             found.append((match.start(), match.end(), match.group(1)))
@@ -186,6 +209,35 @@ def _fold_disguised(text: str, words: frozenset[str]) -> str:
         position = end
     out.append(text[position:])
     return "".join(out)
+
+
+# Words for a password that a slip of the keyboard leaves one edit away ("pasword", "passwrod", "paswort").
+_MISSPELT_TARGETS = ("password", "passwort", "passcode", "wachtwoord", "contraseña", "passphrase")
+_REAL_WORDS = frozenset("passport passports passwords passcodes passphrases passed passer passage passages "
+                        "passive password passwort passcode wachtwoord contraseña passphrase pressword".split())
+
+
+def _misspelt(word: str) -> str:
+    """The word for a password `word` misspells by one letter left out, added, changed or swapped, or ""."""
+    if not 6 <= len(word) <= 11 or word[0] not in "pcw" or word in _REAL_WORDS:
+        return ""
+    for target in _MISSPELT_TARGETS:
+        if abs(len(target) - len(word)) <= 1 and word[0] == target[0] and _one_edit(word, target):
+            return target
+    return ""
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether `a` and `b` differ by one letter left out, added, changed, or two neighbours swapped."""
+    if a == b:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] \
+            and a[diff[1]] == b[diff[0]]
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    i = next((k for k in range(len(short)) if short[k] != long[k]), len(short))
+    return short[i:] == long[i + 1:]
 
 
 def _token_start(text: str, at: int) -> int:

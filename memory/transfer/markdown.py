@@ -74,19 +74,26 @@ def _yaml(value: str | None) -> str:
 
 
 class _Writer:
-    def __init__(self, store: Store, folder: Path, include_secrets: bool) -> None:
+    def __init__(self, store: Store, folder: Path, include_secrets: bool, embedder: Any = None) -> None:
         self.store = store
         self.clock = store.clock
         self.folder = folder
         self.include_secrets = include_secrets
-        self.exit = Exit(store)  # secrets as [secret], the rule of every exit
+        self.exit = None if include_secrets else Exit(store, embedder=embedder)  # the rule of every exit
         self.result = MarkdownExport(folder)
         self.files: set[str] = set()
 
-    def secretless(self, text: str, sensitive: bool = False) -> str:
-        if self.include_secrets or not text:
-            return text
-        return self.exit.text(text, sensitive)
+    def secretless(self, text: str) -> str:
+        """A title or a summary as it may leave (memory.transfer.exits)."""
+        return text if self.exit is None or not text else self.exit.text(text)
+
+    def message(self, message: Message) -> str:
+        """A message, and what looks like a value in one the classifier flags."""
+        return message.content if self.exit is None else self.exit.message(message.id, message.content)
+
+    def memory(self, memory: Memory) -> str:
+        """A memory's text: its secret values masked, or the mask alone when none can be pointed to."""
+        return memory.content if self.exit is None else self.exit.memory(memory)
 
     def when(self, instant: str | None) -> str:
         if not instant:
@@ -113,8 +120,10 @@ def _link(relative: str) -> str:
     return "/".join(quote(part) for part in relative.split("/"))
 
 
-def write_markdown(store: Store, folder: str | Path, include_secrets: bool = False) -> MarkdownExport:
-    """Write (or bring up to date) the Markdown folder; see the module's text."""
+def write_markdown(store: Store, folder: str | Path, include_secrets: bool = False,
+                   embedder: Any = None) -> MarkdownExport:
+    """Write (or bring up to date) the Markdown folder; see the module's text. `embedder`: the app's, so a
+    text not embedded yet has the classifier's verdict before it is written (memory.secrets.Opinions)."""
     target = Path(folder).expanduser()
     if target.exists() and not target.is_dir():
         raise InvalidInput(f"cannot write a Markdown folder at {target}: it is a file")
@@ -123,7 +132,7 @@ def write_markdown(store: Store, folder: str | Path, include_secrets: bool = Fal
         target.chmod(0o700)
     except OSError as exc:
         raise InvalidInput(f"cannot write a Markdown folder at {target}: {exc.strerror or exc}") from None
-    writer = _Writer(store, target, include_secrets)
+    writer = _Writer(store, target, include_secrets, embedder)
     kinds = _memory_files(writer)
     conversations = _conversation_files(writer)
     _index(writer, kinds, conversations)
@@ -150,7 +159,7 @@ def _memory_files(writer: _Writer) -> list[tuple[str, str, int]]:
         name = KIND_FILES[kind]
         lines = ["---", f"kind: {kind}", f"count: {len(items)}", "---", "", f"# {name.capitalize()}", ""]
         for memory in items:
-            text = " ".join(writer.secretless(_clean(memory.content), memory.sensitive).split())
+            text = " ".join(_clean(writer.memory(memory)).split())
             marks = [f"#{memory.id}", f"said {writer.when(memory.created_at)}"]
             if memory.private:
                 marks.append("private")
@@ -192,7 +201,7 @@ def _conversation_files(writer: _Writer) -> list[tuple[Episode, str, int]]:
         for message in said:
             who = "You" if message.role == "user" else "Assistant"
             lines += [f"**{who}** · {writer.when(message.created_at)}", "",
-                      writer.secretless(_clean(message.content)).strip(), ""]
+                      _clean(writer.message(message)).strip(), ""]
         relative = f"conversations/{name}.md"
         writer.put(relative, "\n".join(lines))
         writer.result.conversations += 1

@@ -3,6 +3,7 @@ back; either can hand a conversation to continue back to the app."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import ClassVar
 
 from textual import on, work
@@ -133,6 +134,7 @@ class ConversationScreen(Screen[int | None]):
         self.view = view
         self.messages = messages
         self.body = ChatLog(id="reader-body")
+        self.revealed = False  # the secrets its answers quoted, shown: here only, until r again
 
     def compose(self) -> ComposeResult:
         size = f"{len(self.messages)} message{'s' if len(self.messages) != 1 else ''}"
@@ -149,6 +151,15 @@ class ConversationScreen(Screen[int | None]):
                                  at_start=True)
         else:
             await self.body.mount(Line(self.view.summary or "This conversation has no stored messages.", "muted"))
+
+    async def action_reveal(self) -> None:
+        """Show the secrets its answers quoted (stored as placeholders), or hide them again."""
+        if not any(m.revealed for m in self.messages):
+            self.notify("Nothing to reveal: no answer here quotes a secret.", timeout=3)
+            return
+        self.revealed = not self.revealed
+        shown = [replace(m, content=m.revealed) if self.revealed and m.revealed else m for m in self.messages]
+        await self.body.show([entry_for(m) for m in shown], at_start=True)
 
     def action_continue_conversation(self) -> None:
         self.dismiss(self.view.id)

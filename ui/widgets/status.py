@@ -16,6 +16,7 @@ from ui.failures import ReportsFailures
 from ui.messages import StatusNews
 
 INCOGNITO = "INCOGNITO: nothing said here is kept ({key} ends it)"
+BACKUP_CHECK_SECONDS = 60.0  # how often the line reads again whether the replica is late
 
 
 def status_line(view: StatusView | None, consolidation: str, incognito: str = "", calendar: str = "") -> str:
@@ -28,6 +29,8 @@ def status_line(view: StatusView | None, consolidation: str, incognito: str = ""
              *([calendar] if calendar else []), f"consolidation: {running or f'last run {view.last_consolidation}'}"]
     if view.frozen_at:
         parts.insert(0, f"⏸ clock frozen at {view.frozen_at}")
+    if view.backup:
+        parts.insert(0, view.backup)
     if incognito:
         parts.insert(0, incognito)
     return " " + "  ·  ".join(parts)
@@ -46,6 +49,11 @@ class StatusBar(ReportsFailures, Static):
         self.incognito_service = incognito
         self.keymap = keymap or {}
         self._asked = 0  # reads asked for; the newest one's answer is shown
+
+    def on_mount(self) -> None:
+        backup = self.status_service.backup
+        if backup is not None and backup.enabled:  # a replica that falls behind says so without any news
+            self.set_interval(BACKUP_CHECK_SECONDS, self.reload)
 
     # Not exclusive: a read superseded at start-up (a model chosen just after the first read) would be
     # cancelled, and whoever waits for the app's workers would be told so. The newest read wins instead.

@@ -13,6 +13,7 @@ from memory.text import CONTROL
 from memory.time.due_phrases import localize
 from memory.time.instants import parse_stored
 from memory.time.rules import format_rule, format_rule_time, parse_rule, parse_rule_time
+from memory.transfer.exits import Exit
 from memory.transfer.ical.lines import PRODID
 
 if TYPE_CHECKING:
@@ -96,8 +97,8 @@ def item_component(name: str, memory: Memory, uid: str, stamp: datetime, text: s
     return item
 
 
-def _event(memory: Memory, uid: str, start: datetime, stamp: datetime) -> Any:
-    event = item_component("VEVENT", memory, uid, stamp)
+def _event(memory: Memory, uid: str, start: datetime, stamp: datetime, exit_: Exit) -> Any:
+    event = item_component("VEVENT", memory, uid, stamp, exit_.memory(memory))
     event.add("DTSTART", start)
     return event
 
@@ -109,10 +110,13 @@ def wall_or_zoned(moment: datetime, zone: tzinfo | None, wall_zone: tzinfo) -> d
     return moment.astimezone(zone)
 
 
-def build_calendar(store: Store) -> tuple[Calendar, int]:
-    """(icalendar.Calendar of the open reminders, how many reminders it holds)."""
+def build_calendar(store: Store, embedder: Any = None) -> tuple[Calendar, int]:
+    """(icalendar.Calendar of the open reminders, how many reminders it holds): each text as it may leave
+    (memory.transfer.exits: a secret as "[secret]"). `embedder`: the app's, for the classifier's verdict on a
+    reminder not embedded yet."""
     from icalendar import Calendar, vRecur
 
+    exit_ = Exit(store, embedder=embedder)
     now = store.clock.now()
     calendar = Calendar()
     calendar.add("PRODID", PRODID)
@@ -129,12 +133,12 @@ def build_calendar(store: Store) -> tuple[Calendar, int]:
         zone: tzinfo | None
         if rule is None:
             zone = export_zone(store.clock.zone) or UTC
-            calendar.add_component(_event(memory, uid, wall_or_zoned(due, zone, UTC), now))
+            calendar.add_component(_event(memory, uid, wall_or_zoned(due, zone, UTC), now, exit_))
             earliest = min(earliest, due.date())
             continue
         zone = export_zone(rule.tz())
         series_start = localize(rule.start, rule.tz())
-        master = _event(memory, uid, wall_or_zoned(series_start, zone, rule.tz()), now)
+        master = _event(memory, uid, wall_or_zoned(series_start, zone, rule.tz()), now, exit_)
         master.add("RRULE", vRecur.from_ical(until_to_utc(rule.rule, zone)))
         calendar.add_component(master)
         earliest = min(earliest, series_start.date())
@@ -143,7 +147,7 @@ def build_calendar(store: Store) -> tuple[Calendar, int]:
         # explicitly when that is not where this reminder stands.
         natural = next(rule.instances_after(now - timedelta(seconds=1)), None)
         if occurrence != due or occurrence != natural:
-            moved = _event(memory, uid, wall_or_zoned(due, zone, rule.tz()), now)
+            moved = _event(memory, uid, wall_or_zoned(due, zone, rule.tz()), now, exit_)
             moved.add("RECURRENCE-ID", wall_or_zoned(occurrence, zone, rule.tz()))
             calendar.add_component(moved)
     # VTIMEZONEs from the zone database, covering every occurrence a calendar is likely to show.
@@ -152,15 +156,15 @@ def build_calendar(store: Store) -> tuple[Calendar, int]:
     return calendar, len(reminders)
 
 
-def write_calendar(store: Store, path: str | os.PathLike[str]) -> int:
+def write_calendar(store: Store, path: str | os.PathLike[str], embedder: Any = None) -> int:
     """Write the open reminders to `path` (0600, through a temporary file); returns how many."""
-    calendar, count = build_calendar(store)
+    calendar, count = build_calendar(store, embedder)
     data = calendar.to_ical()
     write_private(path, lambda out: out.write(data))
     return count
 
 
-def calendar_text(store: Store) -> str:
+def calendar_text(store: Store, embedder: Any = None) -> str:
     """The open reminders as iCalendar text (for `export --ics -`)."""
-    text: bytes = build_calendar(store)[0].to_ical()  # icalendar does not annotate to_ical
+    text: bytes = build_calendar(store, embedder)[0].to_ical()  # icalendar does not annotate to_ical
     return text.decode("utf-8")

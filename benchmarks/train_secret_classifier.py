@@ -1,0 +1,121 @@
+"""Train the secret detector's second opinion (memory/sensitive/meaning.py) and say how good it is.
+
+    pip install -e ".[test]"      (scikit-learn is a test extra: the app needs only numpy at run time)
+    python benchmarks/train_secret_classifier.py            measure, then write memory/sensitive/classifier.json
+    python benchmarks/train_secret_classifier.py --dry-run  measure only
+
+A logistic regression over the bundled MiniLM embedding (384 dimensions) of every labelled phrasing:
+tests/data/secrets.jsonl, the blind rounds 1-4 (secrets_blind.jsonl) and round 5 (secrets_blind5.jsonl).
+Its opinion counts only where meaning.worth_asking says so (a word a secret hangs on and something shaped
+like a value, the rules having found nothing), so the figures below are measured the same way:
+
+- held out: trained without round 5, asked about round 5 (a round written by someone who had not seen the
+  sets): how many of its secret texts it flags, how many of its near misses;
+- cross-validated: five folds over every set, each text asked by a model that did not see it;
+- the threshold: the probability from which it says "secret", chosen for precision on near misses (a
+  postcode masked is a failure): the figures are printed for several, the chosen one is THRESHOLD.
+
+The weights are written with the figures, so the file says what it was trained on and how it did.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from memory.search.embeddings import LocalEmbedder  # noqa: E402
+from memory.sensitive import meaning, view_of  # noqa: E402
+
+SETS = {"labelled": ROOT / "tests/data/secrets.jsonl", "rounds 1-4": ROOT / "tests/data/secrets_blind.jsonl",
+        "round 5": ROOT / "tests/data/secrets_blind5.jsonl"}
+C = 10.0  # inverse regularisation; 1, 3, 10 and 30 were tried on round 5 held out (10: most caught at no false alarm)
+THRESHOLD = 0.8
+THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9)
+FOLDS = 5
+
+
+def rows(path: Path) -> list[dict]:
+    return [r for r in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+            if "text" in r]
+
+
+def asked(text: str) -> bool:
+    view = view_of(text)
+    return meaning.worth_asking(view.text, view.words)
+
+
+def figures(scores, labels, gate, threshold: float) -> dict[str, float | int]:
+    """Text-level: secret texts flagged (recall) and near misses flagged, by the classifier alone."""
+    flagged = (scores >= threshold) & gate
+    secrets, near = labels == 1, labels == 0
+    return {"secret_texts": int(secrets.sum()), "flagged": int((flagged & secrets).sum()),
+            "recall": round(float((flagged & secrets).sum() / max(1, secrets.sum())), 3),
+            "near_misses": int(near.sum()), "near_misses_flagged": int((flagged & near).sum()),
+            "near_miss_rate": round(float((flagged & near).sum() / max(1, near.sum())), 3)}
+
+
+def main() -> None:
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--dry-run", action="store_true", help="measure only; write nothing")
+    args = parser.parse_args()
+
+    data = {name: rows(path) for name, path in SETS.items()}
+    embedder = LocalEmbedder(cache_dir=ROOT / ".cache")
+    matrices = {name: embedder.embed([r["text"] for r in rs]) for name, rs in data.items()}
+    labels = {name: np.array([int(r["secret"]) for r in rs]) for name, rs in data.items()}
+    gates = {name: np.array([asked(r["text"]) for r in rs]) for name, rs in data.items()}
+
+    def model() -> LogisticRegression:
+        return LogisticRegression(C=C, max_iter=5000, class_weight="balanced")
+
+    # Held out: round 5 was written by someone who had seen neither the sets nor the rules.
+    seen = [n for n in data if n != "round 5"]
+    held = model().fit(np.vstack([matrices[n] for n in seen]), np.concatenate([labels[n] for n in seen]))
+    held_scores = held.predict_proba(matrices["round 5"])[:, 1]
+    print("Trained without round 5, asked about round 5 (classifier alone, where its opinion counts):\n")
+    print("| threshold | secret texts flagged | near misses flagged |\n| --- | --- | --- |")
+    for t in THRESHOLDS:
+        f = figures(held_scores, labels["round 5"], gates["round 5"], t)
+        print(f"| {t} | {f['flagged']} / {f['secret_texts']} ({f['recall']:.3f}) | "
+              f"{f['near_misses_flagged']} / {f['near_misses']} ({f['near_miss_rate']:.3f}) |")
+
+    # Cross-validated over every set.
+    X = np.vstack(list(matrices.values()))
+    y = np.concatenate(list(labels.values()))
+    gate = np.concatenate(list(gates.values()))
+    scores = np.zeros(len(y))
+    for train, test in StratifiedKFold(FOLDS, shuffle=True, random_state=42).split(X, y):
+        scores[test] = model().fit(X[train], y[train]).predict_proba(X[test])[:, 1]
+    print(f"\n{FOLDS}-fold cross-validation over all {len(y)} phrasings (classifier alone):\n")
+    print("| threshold | secret texts flagged | near misses flagged |\n| --- | --- | --- |")
+    for t in THRESHOLDS:
+        f = figures(scores, y, gate, t)
+        print(f"| {t} | {f['flagged']} / {f['secret_texts']} ({f['recall']:.3f}) | "
+              f"{f['near_misses_flagged']} / {f['near_misses']} ({f['near_miss_rate']:.3f}) |")
+    print(f"\nOf the near misses, {int((gate & (y == 0)).sum())} of {int((y == 0).sum())} are worth asking about "
+          f"at all (a word a secret hangs on and a value's shape); of the secret texts, {int((gate & (y == 1)).sum())} "
+          f"of {int((y == 1).sum())} (the others the rules must find).")
+
+    final = model().fit(X, y)
+    out = {"model": meaning.MODEL, "dimension": int(X.shape[1]), "threshold": THRESHOLD, "C": C,
+           "trained_on": {name: len(rs) for name, rs in data.items()},
+           "held_out_round_5": figures(held_scores, labels["round 5"], gates["round 5"], THRESHOLD),
+           "cross_validated": figures(scores, y, gate, THRESHOLD),
+           "bias": round(float(final.intercept_[0]), 6),
+           "weights": [round(float(w), 6) for w in final.coef_[0]]}
+    if args.dry_run:
+        return
+    meaning.WEIGHTS.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    print(f"\nWrote {meaning.WEIGHTS.relative_to(ROOT)} (threshold {THRESHOLD}).")
+
+
+if __name__ == "__main__":
+    main()

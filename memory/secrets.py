@@ -1,0 +1,298 @@
+"""Where the store's secrets are, for everything that writes or shows stored text (SPEC section 5, F14).
+
+- The classifier's verdict (memory/sensitive/meaning.py) is taken when a text's embedding is computed
+  (`judge`, called as the vectors are stored): a memory it flags is marked sensitive then. Before that,
+  an exit asks `Opinions`, which reads the stored vector, or embeds the text now: nothing of a text
+  leaves before its verdict exists. Only texts the rules find nothing in, that hold a word a secret hangs
+  on and a value's shape, are asked about: a few, so an exit embeds a few texts at most.
+- `values(store)`: the secret values the store holds (the sensitive memories', their earlier texts', the
+  texts that once held one): every exit replaces any whole token equal to one, of any length, and any
+  run of 8 characters or 3 words of one (memory.sensitive.withhold_fragments).
+- `Outside`: text as it may be written where no model reads it but someone else may: the Markdown and
+  ICS exports, CalDAV. (A model and an MCP client get text through the gate, assistant/outbound.)
+- The app's own answers (`masked_answer`, which episodes.add_answer stores): what is stored of an answer
+  holds "[secret 1 of memory #12]" where it quoted a secret of memory #12 (or of a message of the
+  conversation), and `reveal` puts the values back on the person's own screen when asked. The live
+  answer, as streamed, showed the value.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from memory import vectors
+from memory.docs import DOC_SLOTS, doc_id
+from memory.errors import EmbedderUnavailable
+from memory.store import Store
+
+if TYPE_CHECKING:
+    from memory.memories import Memory
+
+SECRET = "[secret]"  # what an export writes where a secret was
+# A stored answer's stand-in for a value it quoted: "[secret 1 of memory #12]", "[secret 2 of message #40]".
+ANSWER_PLACEHOLDER = re.compile(r"\[secret (\d+) of (memory|message) #(\d+)\]")
+
+
+# -- the classifier's verdicts ----------------------------------------------------------------------
+
+def usable(embedder: Any) -> bool:
+    """Whether `embedder` is the one the classifier was trained on (another model's vectors mean nothing
+    to its weights: then the rules alone decide)."""
+    from memory.sensitive import meaning
+
+    return embedder is not None and getattr(embedder, "name", None) == meaning.MODEL
+
+
+def judge(store: Store, docs: list[int], texts: list[str], matrix: Any) -> None:
+    """The verdict of each memory just embedded (inside the transaction that stores its vector): one the
+    classifier flags is marked sensitive. The caller checks the embedder is `usable`."""
+    from memory.sensitive import meaning, needs_opinion
+
+    memory_slot = doc_id("memory", 0)
+    flagged = [(doc // DOC_SLOTS,) for index, (doc, text) in enumerate(zip(docs, texts, strict=True))
+               if doc % DOC_SLOTS == memory_slot and needs_opinion(text) and meaning.flags(matrix[index])]
+    if flagged:
+        store.executemany("UPDATE knowledge SET sensitive = 1 WHERE id = ? AND sensitive = 0", flagged)
+
+
+class Opinions:
+    """The classifier's opinion of stored texts at an exit: from a text's stored vector, or from one
+    computed now when it has none yet (with `embedder`; without one, or with another model, the rules
+    alone decide). Each text is judged once per Opinions."""
+
+    def __init__(self, store: Store | None, embedder: Any = None) -> None:
+        self.store = store
+        self.embedder = embedder if usable(embedder) else None
+        self._said: dict[tuple[int | None, str], bool] = {}
+
+    def flagged(self, text: str, doc: int | None = None) -> bool:
+        """Whether the classifier says `text` (stored as document `doc`, if it is) holds a secret the rules
+        do not find."""
+        from memory.sensitive import meaning, needs_opinion
+
+        if not text or not needs_opinion(text):
+            return False
+        key = (doc, text)
+        if key not in self._said:
+            vector = self._stored(doc) if doc is not None else None
+            if vector is None and self.embedder is not None:
+                try:
+                    vector = self.embedder.embed([text])[0]
+                except EmbedderUnavailable:  # no model now: the rules alone decide, as without one
+                    vector = None
+            self._said[key] = vector is not None and meaning.flags(vector)
+        return self._said[key]
+
+    def memory(self, memory: Memory) -> bool:
+        """Whether a memory holds a secret: marked so, or flagged by the classifier (its verdict pending)."""
+        return memory.sensitive or self.flagged(memory.content, doc_id("memory", memory.id))
+
+    def message(self, message_id: int | None, text: str) -> bool:
+        return self.flagged(text, doc_id("message", message_id) if message_id else None)
+
+    def _stored(self, doc: int) -> Any:
+        if self.store is None or self.store.one("SELECT 1 FROM pending_embeddings WHERE doc_id = ?", (doc,)):
+            return None  # not embedded yet, or its text changed since
+        _, matrix = vectors.stored(self.store, [doc])
+        return None if matrix is None else matrix[0]
+
+
+# -- the secret values of the store -------------------------------------------------------------------
+
+@dataclass
+class SecretValue:
+    value: str
+    memory_id: int
+    number: int  # its place among the memory's values, 1 first (its earliest text's first value)
+
+
+def memory_values(texts: Iterable[tuple[str, bool]]) -> list[str]:
+    """The secret values of a memory's texts (each with whether it held a secret), oldest text first, each
+    once: the rules' spans, or what looks like a value in a text marked sensitive that the rules find
+    nothing in."""
+    found: dict[str, None] = {}
+    for text, sensitive in texts:
+        found.update((value, None) for value in _secret_values(text, sensitive) if value.strip())
+    return list(found)
+
+
+@lru_cache(maxsize=8192)
+def _secret_values(text: str, sensitive: bool) -> tuple[str, ...]:
+    """A text's secret values, remembered: every write and every exit asks for those of every sensitive
+    memory (500 of them read again took 65 ms a write)."""
+    from memory.sensitive import secret_values
+
+    return tuple(secret_values(text, sensitive))
+
+
+def values(store: Store) -> list[SecretValue]:
+    """Every secret value the store's memories hold: the sensitive memories' (their current text and the
+    earlier ones), and an earlier text's that held a secret though the memory no longer does. Read again
+    only when a private or sensitive memory or an earlier text changed (every write asks: an import of
+    thousands of memories too)."""
+    stamp = (store.one("SELECT count(*), max(id), max(updated_at), sum(sensitive) FROM knowledge "
+                       "WHERE private = 1 OR sensitive = 1"),
+             store.one("SELECT count(*), max(id) FROM memory_history"))
+    key = (id(store), tuple(stamp[0]), tuple(stamp[1]))
+    if _VALUES.get("key") != key:
+        _VALUES.clear()
+        _VALUES.update(key=key, values=_read_values(store))
+    found: list[SecretValue] = _VALUES["values"]
+    return found
+
+
+_VALUES: dict[str, Any] = {}  # the last store's values and the stamp they were read at
+
+
+def _read_values(store: Store) -> list[SecretValue]:
+    # The condition of the partial index knowledge_withheld, word for word, so SQLite reads only those rows.
+    current = {r[0]: r[1] for r in store.query("SELECT id, content, sensitive FROM knowledge "
+                                               "WHERE private = 1 OR sensitive = 1 ORDER BY id") if r[2]}
+    earlier: dict[int, list[tuple[str, bool]]] = {}
+    for r in store.query("SELECT h.memory_id, h.content, h.sensitive FROM memory_history h "
+                         "JOIN knowledge k ON k.id = h.memory_id WHERE k.sensitive = 1 OR h.sensitive = 1 "
+                         "ORDER BY h.id"):
+        earlier.setdefault(r[0], []).append((r[1], bool(r[2])))
+    found: list[SecretValue] = []
+    for memory_id in sorted(set(current) | {i for i, texts in earlier.items() if any(s for _, s in texts)}):
+        texts = list(earlier.get(memory_id, []))
+        if memory_id in current:
+            texts.append((current[memory_id], True))
+        found += [SecretValue(v, memory_id, n) for n, v in enumerate(memory_values(texts), start=1)]
+    return found
+
+
+def restates_a_secret(store: Store, text: str) -> bool:
+    """Whether `text` says again a secret value a sensitive memory holds ("it's now 7719" after "the gate
+    code is 7719"): a restatement of a secret is a secret."""
+    from memory.sensitive import withhold_fragments
+
+    known = [v.value for v in values(store)]
+    return bool(known) and withhold_fragments(text, known) != text
+
+
+# -- text written outside, where no model reads it ------------------------------------------------------
+
+@dataclass
+class Outside:
+    """Stored text as an export or a calendar server may hold it: each secret as the mask. Made once per
+    run of an exit (it reads the store's secret values once); memory.transfer.exits.Exit is the face the
+    exports and CalDAV use."""
+
+    store: Store
+    opinions: Opinions
+    known: list[str] = field(default_factory=list)
+    mask: str = SECRET
+
+    @classmethod
+    def of(cls, store: Store, embedder: Any = None, mask: str = SECRET) -> Outside:
+        """For one run of an exit on `store`; `embedder`: the app's, so a text not embedded yet is judged now."""
+        return cls(store, Opinions(store, embedder), [v.value for v in values(store)], mask)
+
+    def text(self, text: str, flagged: bool = False) -> str:
+        """Any stored text: the detector's secrets (in a text the classifier flagged and the rules find
+        nothing in, what looks like a value), then any whole token, run of 8 characters or 3 words of a
+        secret value of the store."""
+        from memory.sensitive import is_sensitive, redact, withhold_fragments
+
+        if not text:
+            return text
+        hidden = redact(text, self.mask, flagged and not is_sensitive(text))
+        return withhold_fragments(hidden, self.known, self.mask)
+
+    def masked(self, text: str, sensitive: bool = False) -> str:
+        """A text that holds a secret when `sensitive`: its values masked, or the mask alone when none can be
+        pointed to (its writer marked it)."""
+        shown = self.text(text, sensitive)
+        return self.mask if sensitive and shown == text else shown
+
+    def message(self, message_id: int | None, text: str) -> str:
+        return self.text(text, self.opinions.message(message_id, text))
+
+    def memory(self, memory: Memory) -> str:
+        """A memory's text (marked sensitive, or flagged by the classifier before its verdict was stored)."""
+        return self.masked(memory.content, self.opinions.memory(memory))
+
+
+# -- the app's own answers --------------------------------------------------------------------------------
+
+def masked_answer(store: Store, episode_id: int | None, text: str) -> str:
+    """An answer as stored: each secret value it quotes (of a sensitive memory, or of a message the person
+    wrote in this conversation) as "[secret N of memory #M]" / "[secret N of message #M]"."""
+    from memory.sensitive import withhold_fragments
+
+    if not text.strip():
+        return text
+    stand_ins: list[tuple[str, str]] = [(v.value, f"[secret {v.number} of memory #{v.memory_id}]")
+                                        for v in values(store)]
+    if episode_id is not None:
+        stand_ins += [(value, f"[secret {n} of message #{message_id}]")
+                      for message_id, said in _said_in(store, episode_id)
+                      for n, value in enumerate(said, start=1)]
+    for value, stand_in in sorted(stand_ins, key=lambda pair: -len(pair[0])):  # the longest value first
+        text = withhold_fragments(text, [value], stand_in)
+    return text
+
+
+def reveal(store: Store, text: str) -> str:
+    """A stored answer with its placeholders back to the values they stand for (for the person's own
+    screen, when asked); a placeholder whose memory or message is gone stays."""
+    if "[secret " not in text:
+        return text
+    by_memory: dict[int, list[str]] = {}
+    by_message: dict[int, list[str]] = {}
+    for match in ANSWER_PLACEHOLDER.finditer(text):
+        row_id = int(match.group(3))
+        if match.group(2) == "memory" and row_id not in by_memory:
+            by_memory[row_id] = memory_secret_values(store, row_id)
+        elif match.group(2) == "message" and row_id not in by_message:
+            by_message[row_id] = _message_values(store, row_id)
+
+    def value(match: re.Match[str]) -> str:
+        found = (by_memory if match.group(2) == "memory" else by_message).get(int(match.group(3)), [])
+        number = int(match.group(1))
+        return found[number - 1] if 0 < number <= len(found) else match.group(0)
+
+    return ANSWER_PLACEHOLDER.sub(value, text)
+
+
+def revealed(store: Store, text: str) -> str | None:
+    """A stored answer with its quoted secrets back (`reveal`), or None when it has none to put back."""
+    if "[secret " not in text:
+        return None
+    shown = reveal(store, text)
+    return shown if shown != text else None
+
+
+def memory_secret_values(store: Store, memory_id: int) -> list[str]:
+    """The secret values of one memory's texts, its earliest first (what "[secret 2 of memory #12]" counts)."""
+    row = store.one("SELECT content, sensitive FROM knowledge WHERE id = ?", (memory_id,))
+    if row is None:
+        return []
+    history = store.query("SELECT content, sensitive FROM memory_history WHERE memory_id = ? ORDER BY id", (memory_id,))
+    texts = [(h[0], bool(h[1])) for h in history]
+    return memory_values([*texts, (row[0], True)] if row[1] else texts)
+
+
+def _message_values(store: Store, message_id: int) -> list[str]:
+    row = store.one("SELECT content FROM messages WHERE id = ? AND role = 'user'", (message_id,))
+    return [] if row is None else _secrets_of_message(store, message_id, row[0])
+
+
+def _secrets_of_message(store: Store, message_id: int, text: str) -> list[str]:
+    from memory.sensitive import find_secrets
+
+    flagged = Opinions(store).message(message_id, text)
+    found: dict[str, None] = {}
+    found.update((span.value(text), None) for span in find_secrets(text, flagged))
+    return list(found)
+
+
+def _said_in(store: Store, episode_id: int) -> list[tuple[int, list[str]]]:
+    """The secrets of what the person wrote in a conversation (its last 20 messages), by message."""
+    rows = store.query("SELECT id, content FROM messages WHERE episode_id = ? AND role = 'user' "
+                       "ORDER BY id DESC LIMIT 20", (episode_id,))
+    return [(r[0], said) for r in rows if (said := _secrets_of_message(store, r[0], r[1]))]

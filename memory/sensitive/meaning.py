@@ -1,0 +1,124 @@
+"""A learned second opinion on whether a text holds a secret, read from the embedding the app computes for
+every text anyway (SPEC F14): for the phrasings the rules have not met.
+
+The model is a logistic regression over the bundled MiniLM's 384 dimensions, trained by
+benchmarks/train_secret_classifier.py (scikit-learn) on the labelled sets and kept in classifier.json
+beside this file: 384 weights, a bias and a threshold. At run time its opinion is one dot product.
+
+It is asked only about a text the rules found nothing in, that holds what a secret's value looks like (a
+run of digits, a token of letters and digits or signs, a quoted value, number words: `candidates`) and a
+word a secret hangs on (a word for a secret, a thing that opens, a device, a network, a security question:
+the detector's own vocabulary). Most near misses have no such word ("mi número es el 612 34 56 78",
+"Zimmer 214, dritter Stock"): the embedding alone scored those high, and a postcode masked is a failure.
+When it says yes, the text is sensitive and its candidates are what is masked (`find_secrets(text,
+flagged=True)`): the rules still give the spans wherever they find any.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from memory.sensitive import vocabulary
+
+WEIGHTS = Path(__file__).parent / "classifier.json"
+MODEL = "minilm-l6-v2-int8"  # the embedder the weights were trained on (memory.search.embeddings)
+
+# What a secret's value looks like, when no rule says where it is:
+# - digits: three or more, in groups, perhaps with a key's sign ("4471", "44 71", "*7713#", "3-9-2");
+_DIGITS = re.compile(r"(?<![\w.,])[*#]?\d(?:[ \-./]?\d){2,}[#*]?(?![\w]|[.,]\d)")
+# - a token of letters with two digits or more, or with digits and a sign ("Riverbend2025", "qz8R!t2");
+_TOKEN = re.compile(r"(?<!\S)[\"'(«“‘]?((?=(?:[^\s\"')»”’]*\d){2})(?=[^\s\"')»”’]*[^\W\d_])[^\s\"')»”’]{5,64}"
+                    r"|(?=[^\s\"')»”’]*\d)(?=[^\s\"')»”’]*[^\W\d_])(?=[^\s\"')»”’]*[!@#$%^&*+=?~])[^\s\"')»”’]{5,64})")
+# - a quoted value ("'tulip fever'", «Soleil»);
+_QUOTED = re.compile(r"[\"“«‘]([^\"”»’\n]{3,40})[\"”»’]|(?<!\w)'([^'\n]{3,40})'(?!\w)")
+_TRAILING = ".,;:!?"
+
+
+@dataclass(frozen=True, slots=True)
+class Classifier:
+    weights: Any  # numpy float32 vector
+    bias: float
+    threshold: float  # the probability from which a text is said to hold a secret
+    model: str
+
+    def score(self, vector: Any) -> float:
+        """The probability that the text of this (unit) embedding holds a secret."""
+        import numpy as np
+
+        z = float(np.dot(self.weights, np.asarray(vector, dtype=np.float32).ravel())) + self.bias
+        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
+@cache
+def classifier() -> Classifier:
+    """The weights, read once."""
+    import numpy as np
+
+    data = json.loads(WEIGHTS.read_text(encoding="utf-8"))
+    return Classifier(np.asarray(data["weights"], dtype=np.float32), float(data["bias"]), float(data["threshold"]),
+                      str(data["model"]))
+
+
+def candidates(text: str) -> Iterator[tuple[int, int]]:
+    """Where in `text` a secret's value may be, when no rule says: digit runs, tokens, quoted values, number
+    words (spans of `text`, in order, perhaps overlapping)."""
+    for match in _DIGITS.finditer(text):
+        yield match.span()
+    for match in _TOKEN.finditer(text):
+        start, end = match.span(1)
+        while end > start and text[end - 1] in _TRAILING:
+            end -= 1
+        if end - start >= 5 and not _ordinary(text[start:end]):
+            yield start, end
+    for match in _QUOTED.finditer(text):
+        group = 1 if match.group(1) is not None else 2
+        yield match.span(group)
+    for match in _number_words().finditer(text):
+        yield match.start(), match.start() + len(match.group(0).rstrip(" \t-"))
+
+
+def hangs_on(words: frozenset[str]) -> bool:
+    """Whether a text's words (lower case) hold one a secret hangs on: the detector's own vocabulary."""
+    return bool(words & _cues())
+
+
+def worth_asking(text: str, words: frozenset[str]) -> bool:
+    """Whether the classifier's opinion of `text` counts: a word a secret hangs on and something shaped like
+    a value (the rules having found nothing: the caller's part)."""
+    return hangs_on(words) and next(candidates(text), None) is not None
+
+
+def flags(vector: Any) -> bool:
+    """Whether the classifier says the text of this embedding holds a secret (ask only when worth_asking)."""
+    model = classifier()
+    return model.score(vector) >= model.threshold
+
+
+def _ordinary(token: str) -> bool:
+    """A token shaped like a value that is something else: a link, an e-mail address, a date, a time, an
+    amount (values.py's list of such things)."""
+    from memory.sensitive.values import measure
+
+    return "://" in token or "@" in token[1:] or measure(token) or token.lower().startswith("www.")
+
+
+@cache
+def _number_words() -> re.Pattern[str]:
+    words = vocabulary.alternation("number_words", True)
+    return re.compile(rf"(?<![^\W_])(?:(?:{words})(?:[ \t-]+|$)){{3,}}", re.I)
+
+
+@cache
+def _cues() -> frozenset[str]:
+    """Every word of the tables that name a secret or what a secret opens."""
+    tables = ("triggers", "places", "locks", "devices", "network_words", "bare_keys",
+              "label_words", "secret_keys", "answer_stems", "code_qualifiers", "services")
+    found = {w.lower() for table in tables for entry in vocabulary.entries(table)
+             for w in re.findall(r"[^\W\d_]+", entry) if len(w) > 2}
+    return frozenset(found | {"code", "codes", "código", "codigo", "codice", "kode", "kod"})

@@ -1,0 +1,189 @@
+"""No secret in the app's own words, and none at an exit (issue 42 items 5 and 6, SPEC F14):
+
+- the classifier's verdict (memory/sensitive/meaning.py) is taken when a memory's embedding is computed,
+  and asked at an exit for a text not embedded yet: a value the rules miss leaves by its id;
+- a stored answer holds "[secret 1 of memory #12]" where the live answer showed the value, and the
+  value comes back on the person's own screen when asked (reveal);
+- the Markdown export, `export --ics`, MCP and conversation titles hold no secret value, of any length;
+  the JSON Lines export stays the lossless backup;
+- a memory's earlier texts follow its mask on the Memories screen (issue 46 item 11);
+- a restatement of a secret value is a secret.
+Through the real store, the real bundled embedder, the real CLI in a subprocess and the SDK's MCP client.
+"""
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from assistant.outbound.gate import Gate
+from assistant.services import MemoryService
+from memory import episodes, memories, reminders, secrets
+from memory.search.embeddings import LocalEmbedder, sync_embeddings
+from memory.sensitive import is_sensitive, withhold_fragments
+from memory.store import Store
+from tests.conftest import make_runtime
+from tests.mcp_helpers import ASSISTANT, call, server, server_env, session
+
+# Said without a word the rules read as a secret; the classifier reads them as one (scores 0.86 and 0.90).
+UNRULED = "for the bike shed it's 7294 these days"
+ALSO_UNRULED = "alarm 4471 now"
+NEAR_MISS = "the gate closes at 2200"
+
+
+class OtherEmbedder:
+    """Another model's vectors: the classifier's weights mean nothing to them."""
+
+    name = "some-other-model"
+
+    def dimension(self) -> int:
+        return 384
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return np.ones((len(texts), 384), dtype=np.float32) / np.sqrt(384)
+
+
+def test_a_memory_the_rules_miss_is_marked_sensitive_when_its_embedding_is_computed(
+        store: Store, embedder: LocalEmbedder) -> None:
+    flagged = memories.remember(store, UNRULED)
+    ordinary = memories.remember(store, NEAR_MISS)
+    assert not flagged.sensitive  # the rules alone: no verdict by meaning before the embedding
+    sync_embeddings(store, embedder)
+    assert memories.get_memory(store, flagged.id).sensitive
+    assert not memories.get_memory(store, ordinary.id).sensitive
+
+
+def test_another_models_vectors_give_no_verdict(store: Store) -> None:
+    memory = memories.remember(store, UNRULED)
+    sync_embeddings(store, OtherEmbedder())
+    assert not memories.get_memory(store, memory.id).sensitive  # the rules alone decide
+
+
+def test_a_memory_not_embedded_yet_already_leaves_by_its_id(store: Store, embedder: LocalEmbedder) -> None:
+    memory = memories.remember(store, UNRULED)
+    gate = Gate(store, "what about the bike shed?", embedder=embedder)
+    assert gate.memory(memory) == f"[secret in memory #{memory.id}]"
+    assert gate.memory(memories.remember(store, NEAR_MISS)) == NEAR_MISS
+
+
+def test_a_message_the_classifier_flags_has_its_value_numbered_and_restored_for_a_tool(
+        store: Store, embedder: LocalEmbedder) -> None:
+    gate = Gate(store, ALSO_UNRULED, embedder=embedder)
+    sent = gate.user_message(ALSO_UNRULED)
+    assert "4471" not in sent and "[secret 1 of your message]" in sent
+    assert gate.restore(sent) == ALSO_UNRULED
+    assert gate.user_message(NEAR_MISS) == NEAR_MISS
+
+
+def test_a_whole_token_of_a_secret_value_goes_whatever_its_length() -> None:
+    assert withhold_fragments("it ends in 71, not 715", ["71"]) == "it ends in [secret withheld], not 715"
+    assert withhold_fragments("From memory: 7719 (older: 5582)", ["7719", "5582"]) == \
+        "From memory: [secret withheld] (older: [secret withheld])"
+
+
+def test_a_restatement_of_a_secret_value_is_a_secret(store: Store) -> None:
+    assert memories.remember(store, "the gate code is 7719").sensitive
+    restated = memories.remember(store, "since Monday it's 7719 at the back")
+    assert restated.sensitive
+    assert not memories.remember(store, "since Monday it's 7720 at the back").sensitive
+
+
+def test_a_new_value_of_a_secret_memorys_subject_inherits_its_mark(store: Store) -> None:
+    older = memories.remember(store, "the bike shed is 7294", sensitive=True)  # marked by its writer
+    assert not is_sensitive("the bike shed is 8812 now")  # the rules alone would not mark it
+    newer = memories.remember(store, "the bike shed is 8812 now")
+    assert store.one("SELECT superseded_by FROM memory_meta WHERE memory_id = ?", (older.id,))[0] == newer.id
+    assert newer.sensitive
+
+
+def test_a_stored_answer_holds_placeholders_and_reveal_puts_the_values_back(store: Store) -> None:
+    older = memories.remember(store, "the gate code is 5582")
+    newer = memories.remember(store, "the gate code is 7719")
+    said = episodes.add_message(store, episodes.open_episode(store).id, "user", "my bike lock is 3-9-2, keep it")
+    live = "From memory: the gate code is 7719 (older: 5582); your bike lock is 3-9-2."
+    stored = episodes.add_answer(store, said.episode_id, live)
+    assert stored.content == (f"From memory: the gate code is [secret 1 of memory #{newer.id}] "
+                              f"(older: [secret 1 of memory #{older.id}]); your bike lock is "
+                              f"[secret 1 of message #{said.id}].")
+    assert secrets.reveal(store, stored.content) == live
+    memories.forget(store, newer.id)  # forgotten: its placeholder stays a placeholder
+    assert f"[secret 1 of memory #{newer.id}]" in secrets.reveal(store, stored.content)
+
+
+def test_titles_and_summaries_hold_no_secret_value(store: Store) -> None:
+    memories.remember(store, "the gate code is 7719")
+    episode = episodes.open_episode(store)
+    closed = episodes.close_episode(store, episode.id, "Gate 7719", "We said the gate code, 7719.", "success")
+    assert "7719" not in (closed.title or "") and "7719" not in (closed.summary or "")
+
+
+def test_earlier_texts_follow_the_memorys_mask_on_its_screen(tmp_path: Path) -> None:
+    runtime = make_runtime(tmp_path)
+    try:
+        memory = memories.remember(runtime.store, "the gate changed, it's 7719 now")
+        reminders.update_memory(runtime.store, memory.id, content="the gate code is 7719")
+        detail = MemoryService(runtime).detail(memory.id)
+        assert detail.sensitive and "7719" not in detail.text
+        assert [e.content for e in detail.history] == ["the gate changed, it's 7719 now"]
+        assert "7719" not in detail.history[0].text
+    finally:
+        runtime.close()
+
+
+# -- through the real CLI and the SDK's MCP client ---------------------------------------------------------
+
+def run_cli(db: str, *args: str, embedder: str = "none") -> subprocess.CompletedProcess[str]:
+    env = server_env(ASSISTANT_DB=db, ASSISTANT_PROVIDER="offline", ASSISTANT_EMBEDDING_MODEL=embedder)
+    return subprocess.run([str(ASSISTANT), *args], env={**env, "ASSISTANT_CONFIG": str(Path(db).with_suffix(".toml"))},
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def texts_under(folder: Path) -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in folder.rglob("*") if p.is_file())
+
+
+@pytest.mark.slow
+async def test_no_secret_value_in_a_stored_answer_the_exports_or_mcp(tmp_path: Path) -> None:
+    """Issue 42 item 5: "From memory: ... 7719 (older: 5582)" was kept as the answer's text, so both codes
+    went to the Markdown export and to another AI tool through MCP's recall."""
+    db = str(tmp_path / "m.db")
+    Path(db).with_suffix(".toml").write_text("")
+    assert run_cli(db, "remember", "the gate code is 5582").returncode == 0
+    assert run_cli(db, "remember", "the gate code is 7719").returncode == 0
+    assert run_cli(db, "remember", "ring the locksmith about the gate, the code is 7719",
+                   "--due", "2026-11-23T09:00:00Z").returncode == 0
+    chat = run_cli(db, "chat", "what's the gate code?")
+    assert chat.returncode == 0 and "7719" in chat.stdout  # the live answer shows the value to the person
+    with sqlite3.connect(db) as conn:
+        stored = [r[0] for r in conn.execute("SELECT content FROM messages WHERE role = 'assistant'")]
+    assert stored and not any("7719" in s or "5582" in s for s in stored)
+    assert any("[secret 1 of memory #" in s for s in stored)
+
+    assert run_cli(db, "export", str(tmp_path / "md"), "--markdown").returncode == 0
+    exported = texts_under(tmp_path / "md")
+    assert "[secret" in exported and "7719" not in exported and "5582" not in exported
+    ics = run_cli(db, "export", "--ics", "-")
+    assert ics.returncode == 0 and "BEGIN:VEVENT" in ics.stdout and "7719" not in ics.stdout
+    backup = run_cli(db, "export", str(tmp_path / "all.jsonl"))
+    assert backup.returncode == 0 and "7719" in (tmp_path / "all.jsonl").read_text()  # the lossless backup
+
+    async with session(server(db)) as s:
+        said = [await call(s, "recall", query=query, mode="exhaustive", limit=30)
+                for query in ("what's the gate code?", "gate", "From memory")]
+        said.append(await call(s, "recall_recent", hours=72))
+    assert not any("7719" in t or "5582" in t for t in said), said
+
+
+@pytest.mark.slow
+def test_a_value_only_the_classifier_sees_stays_out_of_the_markdown_export(tmp_path: Path) -> None:
+    """Judged at the exit, before the background embedding did: the export embeds what it must."""
+    db = str(tmp_path / "m.db")
+    Path(db).with_suffix(".toml").write_text("")
+    assert run_cli(db, "remember", UNRULED, embedder="bundled").returncode == 0
+    assert run_cli(db, "export", str(tmp_path / "md"), "--markdown", embedder="bundled").returncode == 0
+    exported = texts_under(tmp_path / "md")
+    assert "bike shed" in exported and "7294" not in exported
+

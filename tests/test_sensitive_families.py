@@ -1,0 +1,167 @@
+"""The families of phrasings blind round 5 (issue 42) found the rules missing, each tested with phrasings
+of my own (not the round's): a value is found whole, and a near miss of the same family is left alone.
+The words these rules read by are in memory/sensitive/vocabulary/*.toml, not in the code."""
+from __future__ import annotations
+
+import pytest
+
+from memory.sensitive import find_secrets, is_sensitive, vocabulary
+
+
+def hidden(text: str) -> list[str]:
+    return [span.value(text) for span in find_secrets(text)]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    # keys of a keypad said around the digits, digits spaced or hyphenated, a keypad sign
+    ("to switch the alarm off, press star 4 0 7 2 hash", "4 0 7 2"),
+    ("the back gate opens on #5531*", "#5531*"),
+    ("the bike shed padlock is 2-8-1", "2-8-1"),
+    ("side door keypad: 9 3 3 0 then enter", "9 3 3 0"),
+    ("shed lock: 7-7-2-1 then OK", "7-7-2-1"),
+    ("the storage locker by the lifts, 3 9 9 1", "3 9 9 1"),
+    # verbs of opening in other languages
+    ("la porte du garage s'ouvre avec 6620", "6620"),
+    ("pour ouvrir le portail il faut taper 4 1 1 9", "4 1 1 9"),
+    ("la caja fuerte del hotel abre con 8812", "8812"),
+    ("der Spind im Keller geht mit 5-2-7 auf", "5-2-7"),
+    ("il lucchetto della bici si apre col 3 3 8", "3 3 8"),
+    ("het fietsslot opent met 9-0-4", "9-0-4"),
+    ("o cadeado do ginásio abre com 6-1-6", "6-1-6"),
+    # a lock set to a combination
+    ("set the gym locker to 4-4-0 before you leave", "4-4-0"),
+    # misspelt or shortened words for a password
+    ("pword for the printer is Orchid!77", "Orchid!77"),
+    # a key named after a network
+    ("cottage wifi: network Kestrel-5G, key is amber-fox-1187", "amber-fox-1187"),
+    ("our network is called BT-HUB-22 and its key is now Zq8rTt2mW5", "Zq8rTt2mW5"),
+    ("wifi at the studio is STUDIO-4G and the password is on the fridge magnet: KX7QT2WB", "KX7QT2WB"),
+    # a value corrected or changed in the same sentence: the current one is a secret too
+    ("my old door code was 5511 but now it's 9034", "9034"),
+    ("the alarm code isn't 0000 as I said, it's 7305", "7305"),
+    ("gate PIN changed from 2219 to 6047 last week", "6047"),
+    ("ancien mot de passe Soleil2020, le nouveau c'est Lune2025!", "Lune2025!"),
+    ("el PIN del móvil ya no es 3311, ahora es 9042", "9042"),
+    ("die alte Geheimzahl war 2204, jetzt ist es 6619", "6619"),
+    # a value given after a short clause and a sign
+    ("Dad's debit card PIN, if he asks again: 8 8 1 4", "8 8 1 4"),
+    ("the locker at the pool, the code I use: 2468", "2468"),
+    ("the cabin wifi passphrase is on the back of the router: owl-lantern-58", "owl-lantern-58"),
+    # the answer to a security question
+    ("name of my first school, for the security questions: Ashgrove", "Ashgrove"),
+    ("security question 'favourite film' -> Amelie", "Amelie"),
+    ("mother's maiden name for the card questions = Kowalczyk", "Kowalczyk"),
+    ("question secrète (ville de naissance) : Valence", "Valence"),
+    ("pregunta de seguridad, mi primer coche: Seat", "Seat"),
+    ("Sicherheitsfrage Geburtsort: Bremen", "Bremen"),
+    # a code of a thing, with a word before its name, and a letter before spaced digits
+    ("code for my aunt's storage unit is 5 0 2 2", "5 0 2 2"),
+    ("Code d'accès résidence Marie : A 4 4 0 2", "A 4 4 0 2"),
+    # number words in other languages
+    ("le code de la porte c'est quatre-vingt-trois douze", "quatre-vingt-trois douze"),
+    ("le code de l'immeuble c'est trois deux un neuf", "trois deux un neuf"),
+    # values alone on their lines under a title of codes
+    ("dropbox recovery codes\n5521 0098\n7714 3302", "7714 3302"),
+    # the turns of a dial
+    ("the gun safe in the cellar: 22 right, 9 left, 31 right", "22 right, 9 left, 31 right"),
+    # a word for a password misspelt by one letter
+    ("pssword for the tablet: Heron#2291", "Heron#2291"),
+    ("the wifi passowrd is bramble-cat-12", "bramble-cat-12"),
+    # national ids said with what they are for, and a Brazilian CPF
+    ("DNI para el hotel: 73293425S", "73293425S"),
+    ("o meu CPF: 905.491.905-11", "905.491.905-11"),
+    # a passphrase of words, some of them short
+    ("the backup passphrase is walk in the park 77", "walk in the park 77"),
+    # digits keyed after a verb of opening, digits before the thing they open, an alarm reset
+    ("disarm with 5 5 0 1 before the beeping stops", "5 5 0 1"),
+    ("it's six two two nine for the side gate", "six two two nine"),
+    ("the burglar alarm got reset to 7481 yesterday", "7481"),
+    # an account, who uses it, then a user and a password
+    ("Spotify for the whole family: fam@example.org / Tempo!Beat5", "Tempo!Beat5"),
+])
+def test_a_value_of_each_family_is_found_whole(text: str, value: str) -> None:
+    assert is_sensitive(text)
+    spans = find_secrets(text)
+    start = text.index(value)
+    assert any(s.start <= start and start + len(value) <= s.end for s in spans), (text, hidden(text))
+
+
+@pytest.mark.parametrize("text", [
+    "the gate opens at 7am and closes at 10pm",
+    "the garage is 6 metres wide",
+    "the safe in the office weighs 120 kg",
+    "set the oven to 180 for 20 minutes",
+    "the alarm is set to 0630 tomorrow",
+    "our network is called BT-HUB-22 and the key to the shed is under the mat",
+    "the key is in the drawer by the door",
+    "password reset emails come from no-reply@example.com",
+    "my old phone number was 555 0101 but now it's 555 0199",
+    "the security question asks for the name of your first pet",
+    "I should change my security questions soon",
+    "the code of conduct is 12 pages long",
+    "the zip code for the new office is 94107",
+    "the course code is 40212, room 3",
+    "la porte du garage s'ouvre à 8 h",
+    "the building opens on 3 June",
+    "the recovery codes are in the blue folder",
+    "turn 2 left at the lights, then 3 right",
+    "the alarm got reset to 0715 for the early flight",
+    "it's 3 stops for the gate at the airport",
+    "my passport expires in 2031",
+])
+def test_near_misses_of_those_families_are_left_alone(text: str) -> None:
+    assert not is_sensitive(text), hidden(text)
+
+
+def test_the_words_are_read_from_the_data_files_beside_the_code() -> None:
+    assert (vocabulary.FOLDER / "en.toml").is_file()
+    assert "password" in vocabulary.words("triggers")
+    assert "contraseñas?" in vocabulary.entries("strong")
+    assert "quarante" in vocabulary.words("number_words")
+
+
+def test_a_long_token_after_a_keyword_is_read_in_one_pass() -> None:
+    """find_secrets("the code is " + 24,000 letters) took 10 s of CPU (a pattern that needed a digit later
+    tried every start of the token again); benchmarks/bench_sensitive.py times it, this says it ends and
+    finds nothing."""
+    assert find_secrets("the code is " + "a" * 24_000) == []
+    assert hidden("the password is " + "a" * 30_000 + " and the PIN is 4471")[-1] == "4471"
+
+
+def test_a_long_paste_is_read_around_what_may_be_a_secret_and_misses_none_of_these() -> None:
+    """A text over windows.LONG characters is read in windows around the words and shapes a secret hangs
+    on (memory/sensitive/windows.py): each of these secrets, put in the middle of a megabyte of prose,
+    is found as it is found alone (benchmarks/bench_sensitive.py times it)."""
+    from memory.sensitive import windows
+
+    prose = "We walked along the river and talked about the weather, 3 kids and 12 apples.\n" * 6_500
+    for secret, value in (("the wifi password is hunter2-Blue", "hunter2-Blue"),
+                          ("card 4111 1111 1111 1111", "4111 1111 1111 1111"),
+                          ("OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx01", "sk-proj-abcdefghijklmnopqrstuvwx01"),
+                          ("the pаssword is Qx7-hunter22", "Qx7-hunter22"),  # a Cyrillic а
+                          ("P4SS: Shout!Caps8", "Shout!Caps8"),
+                          ("the bike shed padlock is 2-8-1", "2-8-1"),
+                          ("| site | password |\n|---|---|\n| bank | T4ble!Pw |", "T4ble!Pw")):
+        text = prose + "\n" + secret + "\n\n" + prose
+        assert len(text) > windows.LONG
+        found = [s.value(text) for s in find_secrets(text)]
+        assert value in found, (secret, found)
+    assert find_secrets(prose * 2) == []
+
+
+def test_blind_round_5_meets_the_targets_now() -> None:
+    """Round 5 (tests/data/secrets_blind5.jsonl) as it stands after the fixes its first sight led to
+    (0.690 text recall, 0.675 span recall, no near miss flagged before): a guard against going back."""
+    import json
+    from pathlib import Path
+
+    rows = [r for r in (json.loads(line) for line in (Path(__file__).parent / "data" / "secrets_blind5.jsonl")
+                        .read_text(encoding="utf-8").splitlines() if line.strip()) if "text" in r]
+    secrets = [r for r in rows if r["secret"]]
+    near = [r for r in rows if not r["secret"]]
+    assert sum(is_sensitive(r["text"]) for r in secrets) / len(secrets) >= 0.97
+    assert sum(is_sensitive(r["text"]) for r in near) / len(near) <= 0.05
+    values = [(r["text"], v) for r in secrets for v in r["values"]]
+    hidden_whole = sum(any(s.start <= r.find(v) and r.find(v) + len(v) <= s.end for s in find_secrets(r))
+                       for r, v in values)
+    assert hidden_whole / len(values) >= 0.97
