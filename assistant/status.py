@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from assistant.providers.base import short_name
 from assistant.providers.local import local_choice, reachable
 from assistant.providers.select import choose_provider
 from assistant.runtime import Runtime
@@ -33,8 +34,9 @@ def models_status(runtime: Runtime) -> dict[str, Any]:
 
         answered = chat.answers if chat.name == "ollama" else reachable(s.ollama.host)
         local.update(url=s.ollama.host, model=s.local_model or s.ollama.model, answers=answered)
+    named = short_name(local["model"]) or "(model not known yet)"  # as the status bar names it
     return {"chat": chat.to_json(), "chat_line": chat.line(), "local": local,
-            "local_line": f"{local['provider']} {local['model'] or '(model not known yet)'} at {local['url']}, "
+            "local_line": f"{local['provider']} {named} at {local['url']}, "
                           f"{'answers' if local['answers'] else 'not answering'}"}
 
 

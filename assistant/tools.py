@@ -185,7 +185,8 @@ def remember(runtime: Runtime,
         memory = memories.remember(runtime.store, content, due_at=due_at, kind=kind, importance=importance,
                                     private=private, allow_past=False,
                                     message_ids=[message_id] if message_id else None,
-                                    sensitive=_holds_secret(gate, content) or None, source=source)
+                                    sensitive=_holds_secret(gate, content) or None, source=source,
+                                    embedder=runtime.embedder)
         changes.record_change(runtime.store, memory.id, "remember")
     due = f" (reminder, due {runtime.clock.short(memory.due_at)} {memory.due_at})" if memory.due_at else ""
     return ToolOutcome(f"Remembered #{memory.id}: {gate.memory(memory)}{due}{_past(runtime, memory)}",

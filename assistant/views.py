@@ -196,6 +196,7 @@ class MemoryRow:
     source: str  # typed | imported | mcp:<client>
     matched: list[tuple[int, int]] = field(default_factory=list)  # a search's words, as spans of `text`
     by_meaning: bool = False  # a search hit that shares no word with the query (the vectors found it)
+    replaced_by: int | None = None  # the memory that replaced this one (a newer value for its subject)
 
 
 @dataclass

@@ -3,6 +3,7 @@
     python benchmarks/bench_hour.py                      100 turns (an hour), RSS after each turn
     python benchmarks/bench_hour.py --turns 500          ... and RSS after 50 and after 500 turns
     python benchmarks/bench_hour.py --tracemalloc        the Python allocations that grew most
+    python benchmarks/bench_hour.py --census             the live objects, by type, that grew from turn 50
     python benchmarks/bench_hour.py --frames --elia      first frame and RSS in tmux, next to Elia
     python benchmarks/bench_hour.py --readme             the table in docs/speed.md from benchmarks/hour.json
 
@@ -98,6 +99,43 @@ def alive_widgets() -> int:
     return sum(1 for o in gc.get_objects() if isinstance(o, Widget))
 
 
+def census() -> dict[str, int]:
+    """Live Python objects by type (gc's view, after a collection): objgraph's `typestats`, without objgraph."""
+    gc.collect()
+    counts: dict[str, int] = {}
+    for o in gc.get_objects():
+        name = f"{type(o).__module__}.{type(o).__qualname__}"
+        counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def holders(app) -> dict[str, int]:
+    """The sizes of what the app keeps between turns (the caches and lists a turn could add to)."""
+    searcher = app.runtime.__dict__.get("searcher")
+    chat = app.main_screen.chat
+    from memory.search.embeddings import pending_count
+
+    embedder = app.runtime.__dict__.get("embedder")
+    return {"notifications": len(app._notifications), "workers": len(app.workers),
+            "pending_embeddings": pending_count(app.runtime.store), "embedder_loads": getattr(embedder, "loads", 0),
+            "chat_log_entries": len(chat.chat_log.entries), "input_history": len(chat.composer.sent_history),
+            "searcher_common_words": len(searcher._common) if searcher else 0,
+            "searcher_word_counts": len(searcher._counts) if searcher else 0,
+            "screen_stack": len(app.screen_stack), "timers": len(app._timers) if hasattr(app, "_timers") else -1}
+
+
+async def workers_done(app) -> None:
+    """Wait for the app's workers; one replaced by a newer one (exclusive) is cancelled, which is no failure."""
+    from textual.worker import WorkerCancelled
+
+    while True:
+        try:
+            await app.workers.wait_for_complete()
+            return
+        except WorkerCancelled:
+            continue
+
+
 def log(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
@@ -115,6 +153,10 @@ def seed_store(db: Path) -> None:
     for i in range(200):
         memories.remember(rt.store, f"note {i}: the {['garden', 'budget', 'trip', 'car', 'studio'][i % 5]} "
                                     f"item number {i} was discussed")
+    if rt.embedder is not None:  # embedded, as the app's idle time would have done: the hour measures turns, and
+        from memory.search.embeddings import sync_embeddings  # a search leaves a backlog (over 32) alone
+
+        sync_embeddings(rt.store, rt.embedder)
     rt.close()
 
 
@@ -125,16 +167,22 @@ def bench_env(db: Path) -> dict[str, str]:
 
 
 def bound_arenas_as_the_app_does() -> bool:
-    """What the console script does before the app starts (ui.entry.bound_malloc_arenas), when this
-    checkout has it."""
+    """What the console script does with malloc before the app starts (ui.entry: bound_malloc_arenas,
+    fix_mmap_threshold), as far as this checkout has it."""
     try:
         from ui.entry import bound_malloc_arenas
     except ImportError:
         return False
+    try:
+        from ui.entry import fix_mmap_threshold
+    except ImportError:
+        pass
+    else:
+        fix_mmap_threshold()
     return bound_malloc_arenas()
 
 
-async def scripted_hour(turns: int, trace: bool) -> dict:
+async def scripted_hour(turns: int, trace: bool, count_objects: bool = False) -> dict:
     from assistant.settings import load_settings
     from ui.app import AssistantApp
 
@@ -153,14 +201,17 @@ async def scripted_hour(turns: int, trace: bool) -> dict:
     seen: set[str] = set()
     turn_seconds: list[float] = []
     snapshots = {}
+    censuses: dict[int, dict[str, int]] = {}
+    first_snapshot = 50 if turns > 100 else 10  # past the caches that fill in the first turns
+    held: dict[int, dict[str, int]] = {}
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         rss_start = rss_mb()
         if trace:
             import tracemalloc
 
-            tracemalloc.start(10)
+            tracemalloc.start(1)  # the line that allocated: deeper tracebacks made a turn ten times slower
         screen = app.main_screen
         for turn in range(1, turns + 1):
             app.runtime.clock.fixed = START + STEP * turn
@@ -171,30 +222,30 @@ async def scripted_hour(turns: int, trace: bool) -> dict:
             await pilot.pause()
             while screen.chat.busy:
                 await pilot.pause(0.01)
-            await app.workers.wait_for_complete()
+            await workers_done(app)
             await pilot.pause()
             turn_seconds.append(time.perf_counter() - started)
             if turn % 20 == 0:  # the recap, opened and closed
                 await pilot.press("ctrl+r")
-                await app.workers.wait_for_complete()
+                await workers_done(app)
                 await pilot.pause()
                 await pilot.press("escape")
                 await pilot.pause()
             if turn % 25 == 0:  # the conversations screen, searched, closed
                 await pilot.press("ctrl+o")
                 await pilot.pause()
-                await app.workers.wait_for_complete()
+                await workers_done(app)
                 for key in "door":
                     await pilot.press(key)
                 await pilot.pause(0.3)
-                await app.workers.wait_for_complete()
+                await workers_done(app)
                 await pilot.press("escape")
                 await pilot.pause()
                 await pilot.press("escape")
                 await pilot.pause()
             if turn % 40 == 0:  # a new conversation
                 await pilot.press("ctrl+n")
-                await app.workers.wait_for_complete()
+                await workers_done(app)
                 await pilot.pause()
             seen.update(str(n.message) for n in app._notifications if "stretch" in str(n.message))
             gc.collect()
@@ -208,10 +259,14 @@ async def scripted_hour(turns: int, trace: bool) -> dict:
                 import tracemalloc
 
                 traced.append(tracemalloc.get_traced_memory()[0] / 2 ** 20)
-            if trace and turn in (10, turns):
+            if trace and turn in (first_snapshot, turns):
                 import tracemalloc
 
                 snapshots[turn] = tracemalloc.take_snapshot()
+            if turn % 50 == 0 or turn == turns:
+                held[turn] = holders(app)
+                if count_objects and (turn == 50 or turn == turns):
+                    censuses[turn] = census()
             if turn % 50 == 0:
                 log(f"turn {turn}: RSS {rss[-1]:.0f} MB, turn {statistics.median(turn_seconds[-50:]):.2f} s")
         widgets = len(list(app.query("*")))
@@ -230,12 +285,20 @@ async def scripted_hour(turns: int, trace: bool) -> dict:
               "traced_mb": [round(t, 2) for t in traced], "traced_slope_mb_per_turn_after_50": slope(traced, 50),
               "heavy_modules": sorted({m.split(".")[0] for m in sys.modules} & {
                   "numpy", "onnxruntime", "tokenizers", "scipy", "sklearn", "fastembed", "markdown_it", "pygments"})}
-    for at in (50, 100, 500):
+    result["held"] = held
+    if len(censuses) == 2:
+        first, last = censuses[50], censuses[turns]
+        grown = sorted(((last.get(k, 0) - first.get(k, 0), k) for k in set(first) | set(last)), reverse=True)
+        result["objects_grown_from_50"] = [f"{n:+d} {k}" for n, k in grown[:25] if n > 0]
+        result["objects_at_end"] = sum(last.values())
+        result["objects_at_50"] = sum(first.values())
+    for at in (50, 100, 250, 300, 500):
         if len(rss) >= at:
             result[f"rss_after_{at}_mb"] = round(rss[at - 1], 1)
     if trace and len(snapshots) == 2:
-        first, last = snapshots[10], snapshots[turns]
+        first, last = snapshots[first_snapshot], snapshots[turns]
         growers = last.compare_to(first, "lineno")[:15]
+        result["tracemalloc_from_turn"] = first_snapshot
         result["tracemalloc_top"] = [f"{s.size_diff / 1024:+.0f} KiB {s.count_diff:+d} blocks "
                                      f"{s.traceback[0].filename.replace(str(ROOT) + '/', '')}:{s.traceback[0].lineno}"
                                      for s in growers]
@@ -589,6 +652,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--turns", type=int, default=100)
     ap.add_argument("--tracemalloc", action="store_true")
+    ap.add_argument("--census", action="store_true", help="count live objects by type at turn 50 and at the end "
+                    "(objgraph-style), and report the types that grew")
     ap.add_argument("--frames", action="store_true", help="first frame and RSS in tmux instead of the hour")
     ap.add_argument("--elia", action="store_true", help="with --frames: Elia too")
     ap.add_argument("--rounds", type=int, default=5)
@@ -635,7 +700,7 @@ def main() -> None:
     elif args.frames:
         result = {"frames": frames(args.db, args.rounds, args.elia, args.code), "db": str(args.db or "empty")}
     else:
-        result = asyncio.run(scripted_hour(args.turns, args.tracemalloc))
+        result = asyncio.run(scripted_hour(args.turns, args.tracemalloc, args.census))
     result["malloc_arenas_bounded"] = arenas_bounded
     if args.label:
         result["label"] = args.label

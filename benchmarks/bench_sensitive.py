@@ -117,9 +117,12 @@ def main() -> None:
     conversation = (turns * (1_000_000 // len(turns) + 1))[:1_000_000]
     log = "".join(f"2026-12-0{i % 9 + 1} 10:{i % 60:02d}:{i % 60:02d} INFO worker-{i % 7} processed job {i} "
                   f"in {i % 997} ms\n" for i in range(16_000))[:1_000_000]
+    questions = ("If they ask about my first pet at the bank I say something. The security question app asked "
+                 "about the street. Flip to the back of the card, the security digits are on the back. ") * 6_000
     for name, text in (("prose (one sentence again and again)", prose),
                        ("the chat turns of benchmarks/conversations.py, again and again", conversation),
                        ("a log (timestamps, ids, numbers)", log), ("dense with near-miss keywords", dense),
+                       ("security questions and card backs in every sentence", questions),
                        ("'pin ' then a million spaced digits", "pin " + "1 " * 500_000),
                        ("'the password is ' then a million letters", "the password is " + "a" * 1_000_000)):
         print(f"| `find_secrets`, a 1 MB paste: {name} | {cpu_once(lambda t=text: find_secrets(t)):.0f} ms CPU |")

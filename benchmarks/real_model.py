@@ -4,6 +4,7 @@
     python benchmarks/real_model.py --setup-only build/fetch what is needed and stop
     python benchmarks/real_model.py --serve      start the server and keep it up (for a tmux session)
     python benchmarks/real_model.py --no-readme  run, print, leave docs/real-model.md alone
+    python benchmarks/real_model.py --reuse      only the prompt-reuse step (ten turns, ours against a plain client)
 
 Not part of the test command: the first run builds llama-cpp-python from source (minutes).
 Everything comes from the package registry: `llama-cpp-python[server]` (its wheel is built once
@@ -16,6 +17,8 @@ Steps, each through our real code (the same modules the app and the CLI use):
   3. a consolidation run whose summaries must be schema-valid JSON (assistant.jobs)
   4. a reasoned recall (assistant.recall.reasoned with the local model: the endpoint, JSON by schema)
   5. a tool round: the model calls one of our tools, or fails in a way the tool-error path handles
+  6. (--reuse) a prompt the server can reuse: what it read of each of ten turns, and the first word, ours
+     against a plain client, with the plain serving and with chatml-function-calling at --n_ctx 4096
 """
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ import sys
 import time
 import venv
 import zipfile
+from datetime import timedelta
 from pathlib import Path
 
 from assistant.services.model import responder_for
@@ -41,6 +45,8 @@ ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "docs" / "real-model.md"  # its report; the README links to it
 MARK_START = "<!-- real-model:start -->"
 MARK_END = "<!-- real-model:end -->"
+REUSE_START = "<!-- real-model-reuse:start -->"
+REUSE_END = "<!-- real-model-reuse:end -->"
 
 
 def cache_dir() -> Path:
@@ -156,7 +162,9 @@ def free_port() -> int:
 # The two ways a person serves the model: plain (the README's first try: no chat format, the server's
 # default window of 2,048 tokens) and the README's preset with tools (chatml-function-calling), also
 # left at the default window, as the person who forgot --n_ctx had it.
-SERVINGS = {"plain": [], "preset": ["--chat_format", "chatml-function-calling"]}
+SERVINGS = {"plain": [], "preset": ["--chat_format", "chatml-function-calling"],
+            # The preset as docs/models.md gives it (the reuse step's second serving).
+            "preset-4096": ["--chat_format", "chatml-function-calling", "--n_ctx", "4096"]}
 
 
 def start_server(python: Path, model: Path, port: int, serving: str = "preset") -> tuple[subprocess.Popen, float]:
@@ -200,12 +208,12 @@ NOTES = ["I fed my sourdough starter twice today", "My sourdough loaf came out d
          "Bought rye flour for my sourdough starter", "The sourdough bread needs a longer bulk ferment"]
 
 
-def runtime_for(url: str, home: Path):
+def runtime_for(url: str, home: Path, settings: dict[str, str] | None = None):
     from assistant.runtime import Runtime
     from assistant.settings import load_settings
 
     env = {"ASSISTANT_DB": str(home / "memory.db"), "ASSISTANT_PROVIDER": "openai", "OPENAI_BASE_URL": url,
-           "ASSISTANT_TIMEZONE": "UTC", "ASSISTANT_NOW": "2026-11-22T14:00:00+00:00", **SETTINGS}
+           "ASSISTANT_TIMEZONE": "UTC", "ASSISTANT_NOW": "2026-11-22T14:00:00+00:00", **SETTINGS, **(settings or {})}
     return Runtime(load_settings(env=env))
 
 
@@ -427,6 +435,167 @@ async def actions_step(rt) -> dict:
             "max_prompt_tokens": max(prompt_tokens or [0]), "ok": all(r["held"] for r in acted)}
 
 
+# -- a prompt the server can reuse (issue 43) ------------------------------------------------------------
+
+# A dozen memories and ten questions in one conversation: none asks for an action, so every turn is the
+# model's. The same ten go to a plain client on the same server (its own history, no memory) after ours.
+REUSE_MEMORIES = [
+    "my sister Anna's birthday is on March 5", "the ski trip budget is 1500 euros", "I live in Lisbon",
+    "my dentist is Dr. Silva", "I prefer window seats on trains", "my gym locker is number 112",
+    "the plumber's number is 0161 555 0101", "I am learning Portuguese", "my cat is called Miso",
+    "I work as a nurse", "the book club meets on Wednesdays", "my brother Tom lives in Porto"]
+REUSE_QUESTIONS = [
+    "when is my sister Anna's birthday?", "what is the ski trip budget?", "where do I live?",
+    "what's my cat's name?", "who is my dentist?", "what do I do for work?", "tell me a fun fact about Lisbon",
+    "when does the book club meet?", "where does my brother live?", "thanks, that's all for now"]
+REUSE_SETTINGS = {"ASSISTANT_MAX_TOKENS": "128"}  # answers of a 135M model ramble to their limit: keep it short
+
+
+def _server_reads(log: Path, offset: int) -> dict:
+    """What the server read of the prompts of the requests logged after `offset`: llama-cpp-python logs
+    "prompt eval time = ... / N tokens" for each (N: what it evaluated, after the reused prefix) and, when it
+    reused one, "Llama.generate: P prefix-match hit, remaining N prompt tokens to eval"."""
+    import re
+
+    with log.open(encoding="utf-8", errors="replace") as text:
+        text.seek(offset)
+        new = text.read()
+    evaluated = [int(n) for n in re.findall(r"prompt eval time =.*?/\s+(\d+) tokens", new)]
+    hits = [int(n) for n in re.findall(r"(\d+) prefix-match hit", new)]
+    requests = len(re.findall(r'"POST /v1/chat/completions HTTP/1.1" (\d+)', new))
+    refused = re.findall(r"Requested tokens \((\d+)\) exceed context window", new)
+    return {"read": sum(evaluated), "reused": sum(hits), "requests": requests, "refused": len(refused),
+            "prompt": sum(evaluated) + sum(hits)}
+
+
+async def _our_turns(rt, log: Path) -> list[dict]:
+    from assistant.providers.select import select_provider
+    from assistant.turn.agent import Agent
+    from assistant.turn.events import Done, Failed, Notice, TextDelta
+    from memory import memories
+
+    for text in REUSE_MEMORIES:
+        memories.remember(rt.store, text, kind="fact")
+    provider = select_provider(rt)
+    agent = Agent(rt, responder_for(rt, provider))
+    rows = []
+    for question in REUSE_QUESTIONS:
+        offset = log.stat().st_size
+        started, first, said, failure, answer = time.perf_counter(), None, [], None, ""
+        async for event in agent.turn(question):
+            if isinstance(event, TextDelta) and first is None and event.text.strip():
+                first = time.perf_counter() - started
+            elif isinstance(event, Notice | Failed):
+                said.append(event.text)
+                failure = getattr(event, "kind", None) or failure
+            elif isinstance(event, Done):
+                answer, failure = event.text, event.failure or failure
+        rt.clock.fixed = rt.clock.fixed + timedelta(minutes=2)  # a person types: the clock moves on
+        rows.append({"question": question, "first_token_s": first, "seconds": time.perf_counter() - started,
+                     "answer": answer[:160], "said": said, "failure": failure, **_server_reads(log, offset)})
+        say(f"    ours  {rows[-1]['read']:5} read, {rows[-1]['reused']:5} reused, first token "
+            f"{_s(first)}: {question!r} {failure or ''}")
+    await provider.client.close()  # type: ignore[union-attr]
+    return rows
+
+
+async def _plain_turns(url: str, log: Path) -> list[dict]:
+    """A plain chat client on the same server: its own history, a one-line system prompt, no memory, the
+    same questions and the same answer length."""
+    import openai
+
+    client = openai.AsyncOpenAI(base_url=url, api_key="none", timeout=300, max_retries=0)
+    history: list[dict] = [{"role": "system", "content": "You are a helpful assistant."}]
+    rows = []
+    for question in REUSE_QUESTIONS:
+        history.append({"role": "user", "content": question})
+        offset = log.stat().st_size
+        started, first, parts = time.perf_counter(), None, []
+        try:
+            stream = await client.chat.completions.create(model=ALIAS, messages=history, stream=True,
+                                                          max_tokens=int(REUSE_SETTINGS["ASSISTANT_MAX_TOKENS"]))
+            async for chunk in stream:
+                for choice in chunk.choices or []:
+                    if choice.delta and choice.delta.content:
+                        first = first or time.perf_counter() - started
+                        parts.append(choice.delta.content)
+            failure = None if parts else "no answer"
+        except openai.APIError as exc:
+            failure = f"{type(exc).__name__}: {str(exc)[:80]}"
+        history.append({"role": "assistant", "content": "".join(parts)})
+        rows.append({"question": question, "first_token_s": first, "seconds": time.perf_counter() - started,
+                     "answer": "".join(parts)[:160], "failure": failure, **_server_reads(log, offset)})
+        say(f"    plain {rows[-1]['read']:5} read, {rows[-1]['reused']:5} reused, first token {_s(first)}")
+    await client.close()
+    return rows
+
+
+def reuse_step(python: Path, model: Path, serving: str, home: Path) -> dict:
+    """Ten turns of one conversation through our code, then the same ten from a plain client, on one server:
+    what the server read of each prompt, and the time to the first word."""
+    import asyncio
+
+    port = free_port()
+    server, started = start_server(python, model, port, serving)
+    url = f"http://127.0.0.1:{port}/v1"
+    log = cache_dir() / f"server-{serving}.log"
+    say(f"{serving}: llama-cpp-python server at {url} (up in {started:.1f} s), ten turns, ours then a plain client")
+    (home / f"reuse-{serving}").mkdir()
+    rt = runtime_for(url, home / f"reuse-{serving}", REUSE_SETTINGS)
+    try:
+        ours = asyncio.run(_our_turns(rt, log))
+        plain = asyncio.run(_plain_turns(url, log))
+    finally:
+        rt.close()
+        stop(server)
+    return {"serving": serving, "args": " ".join(SERVINGS[serving]) or "(none)", "ours": ours, "plain": plain,
+            "load": os.getloadavg()}
+
+
+def _median(values: list[float]) -> float | None:
+    import statistics
+
+    return statistics.median(values) if values else None
+
+
+def reuse_markdown(runs: list[dict]) -> str:
+    lines = [
+        "`python benchmarks/real_model.py --reuse` (it rewrites this section): SmolLM2-135M-Instruct on",
+        f"llama-cpp-python {LLAMA_VERSION}, served plain (`--model FILE`, its default 2,048-token window) and with",
+        "`--chat_format chatml-function-calling --n_ctx 4096`. A dozen memories, ten questions in one conversation",
+        "through our code (the agent, the openai provider), then the same ten from a plain client (the `openai` SDK,",
+        "a one-line system prompt, its own history, no memory) on the same server, answers cut at",
+        f"{REUSE_SETTINGS['ASSISTANT_MAX_TOKENS']} tokens. *Read* is what the server evaluated of each turn's prompts",
+        "(its log's `prompt eval time ... / N tokens`, after the prefix it kept from the request before: its",
+        "`prefix-match hit`); *first word* is the time to the first streamed word. Load average of this shared",
+        "2-core machine at the end of each serving: " + ", ".join(f"{r['serving']} {r['load'][0]:.1f}" for r in runs)
+        + ".",
+        ""]
+    for run in runs:
+        ours, plain = run["ours"], run["plain"]
+        lines += [f"**{run['serving']}** (`{run['args']}`)", "",
+                  "| turn | question | ours: read / kept | ours: first word | plain: read / kept | plain: first word |"
+                  " ours said |",
+                  "|---|---|---|---|---|---|---|"]
+        for n, (a, b) in enumerate(zip(ours, plain, strict=True), start=1):
+            said = _quote("; ".join(a["said"]), 90) if a["said"] else ("failed: " + a["failure"] if a["failure"]
+                                                                         else "")
+            lines.append(f"| {n} | {_quote(a['question'], 40)} | {a['read']:,} / {a['reused']:,} | "
+                         f"{_s(a['first_token_s'], 1)} | {b['read']:,} / {b['reused']:,} | {_s(b['first_token_s'], 1)} "
+                         f"| {said} |")
+        later_ours = [a["read"] for a in ours[1:]]
+        later_plain = [b["read"] for b in plain[1:]]
+        ratio = [a["first_token_s"] / b["first_token_s"] for a, b in zip(ours[1:], plain[1:], strict=True)
+                 if a["first_token_s"] and b["first_token_s"]]
+        answered = sum(1 for a in ours if a["answer"].strip() and not a["failure"])
+        lines += ["", f"Turns 2-10: ours read {min(later_ours):,}-{max(later_ours):,} tokens a turn (median "
+                      f"{_median(later_ours):,.0f}), the plain client {min(later_plain):,}-{max(later_plain):,} "
+                      f"(median {_median(later_plain):,.0f}); first word ours / plain: median "
+                      f"{_median(ratio) or 0:.1f}x, at most {max(ratio or [0]):.1f}x. The model answered "
+                      f"{answered} of {len(ours)} of our turns itself.", ""]
+    return "\n".join(lines)
+
+
 async def killed_step(rt, server: subprocess.Popen) -> dict:
     """A server killed while it answers: how long until the app says so, in one line."""
     import signal
@@ -622,13 +791,13 @@ def _squeeze(lines: list[str]) -> list[str]:
     return out
 
 
-def write_readme(section: str) -> None:
+def write_readme(section: str, start: str = MARK_START, end: str = MARK_END) -> None:
     text = README.read_text(encoding="utf-8")
-    if MARK_START not in text or MARK_END not in text:
-        text = text.rstrip() + f"\n\n{MARK_START}\n{MARK_END}\n"
-    head, rest = text.split(MARK_START, 1)
-    _, tail = rest.split(MARK_END, 1)
-    README.write_text(f"{head}{MARK_START}\n{section}{MARK_END}{tail}", encoding="utf-8")
+    if start not in text or end not in text:
+        text = text.rstrip() + f"\n\n{start}\n{end}\n"
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    README.write_text(f"{head}{start}\n{section}{end}{tail}", encoding="utf-8")
 
 
 def main() -> int:
@@ -638,6 +807,8 @@ def main() -> int:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--no-readme", action="store_true")
     parser.add_argument("--no-tmux", action="store_true")
+    parser.add_argument("--reuse", action="store_true",
+                        help="only the prompt-reuse step (ten turns, ours and a plain client), both servings")
     args = parser.parse_args()
     if sys.version_info < (3, 11):
         cannot("needs Python 3.11 or newer")
@@ -662,6 +833,20 @@ def main() -> int:
     import asyncio
     import tempfile
 
+    if args.reuse:
+        with tempfile.TemporaryDirectory(prefix="assistant-real-model-") as tmp:
+            for name in ("XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME"):
+                os.environ[name] = str(Path(tmp) / name.lower())
+            for name in [v for v in os.environ if v.startswith(("ASSISTANT_", "OPENAI_", "ANTHROPIC_"))]:
+                del os.environ[name]
+            sys.path.insert(0, str(ROOT))
+            runs = [reuse_step(python, model, serving, Path(tmp)) for serving in ("plain", "preset-4096")]
+        section = reuse_markdown(runs)
+        print(section)
+        if not args.no_readme:
+            write_readme(section, REUSE_START, REUSE_END)
+            say(f"docs/real-model.md updated ({REUSE_START} ... {REUSE_END})")
+        return 0
     results: dict = {}
     with tempfile.TemporaryDirectory(prefix="assistant-real-model-") as tmp:
         home = Path(tmp)

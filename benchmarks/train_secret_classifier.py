@@ -5,12 +5,14 @@
     python benchmarks/train_secret_classifier.py --dry-run  measure only
 
 A logistic regression over the bundled MiniLM embedding (384 dimensions) of every labelled phrasing:
-tests/data/secrets.jsonl, the blind rounds 1-4 (secrets_blind.jsonl) and round 5 (secrets_blind5.jsonl).
-Its opinion counts only where meaning.worth_asking says so (a word a secret hangs on and something shaped
-like a value, the rules having found nothing), so the figures below are measured the same way:
+tests/data/secrets.jsonl, the blind rounds 1-4 (secrets_blind.jsonl), round 5 (secrets_blind5.jsonl), round 6
+(secrets_blind6.jsonl) and our own phrasings of round 6's miss families (secrets_families6.jsonl). Its opinion
+counts only where meaning.worth_asking says so (a word a secret hangs on and something shaped like a value,
+the rules having found nothing), so the figures below are measured the same way:
 
-- held out: trained without round 5, asked about round 5 (a round written by someone who had not seen the
-  sets): how many of its secret texts it flags, how many of its near misses;
+- held out: each blind round asked of a model trained only on what was written before it (round 5: the
+  labelled set and rounds 1-4; round 6: those and round 5), rounds written by someone who had not seen the
+  sets: how many of its secret texts it flags, how many of its near misses;
 - cross-validated: five folds over every set, each text asked by a model that did not see it;
 - the threshold: the probability from which it says "secret", chosen for precision on near misses (a
   postcode masked is a failure): the figures are printed for several, the chosen one is THRESHOLD.
@@ -31,7 +33,10 @@ from memory.search.embeddings import LocalEmbedder  # noqa: E402
 from memory.sensitive import meaning, view_of  # noqa: E402
 
 SETS = {"labelled": ROOT / "tests/data/secrets.jsonl", "rounds 1-4": ROOT / "tests/data/secrets_blind.jsonl",
-        "round 5": ROOT / "tests/data/secrets_blind5.jsonl"}
+        "round 5": ROOT / "tests/data/secrets_blind5.jsonl", "round 6": ROOT / "tests/data/secrets_blind6.jsonl",
+        "round 6's families": ROOT / "tests/data/secrets_families6.jsonl"}
+# Each blind round held out from a model trained on what was written before it.
+HELD_OUT = {"round 5": ("labelled", "rounds 1-4"), "round 6": ("labelled", "rounds 1-4", "round 5")}
 C = 10.0  # inverse regularisation; 1, 3, 10 and 30 were tried on round 5 held out (10: most caught at no false alarm)
 THRESHOLD = 0.8
 THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9)
@@ -76,16 +81,20 @@ def main() -> None:
     def model() -> LogisticRegression:
         return LogisticRegression(C=C, max_iter=5000, class_weight="balanced")
 
-    # Held out: round 5 was written by someone who had seen neither the sets nor the rules.
-    seen = [n for n in data if n != "round 5"]
-    held = model().fit(np.vstack([matrices[n] for n in seen]), np.concatenate([labels[n] for n in seen]))
-    held_scores = held.predict_proba(matrices["round 5"])[:, 1]
-    print("Trained without round 5, asked about round 5 (classifier alone, where its opinion counts):\n")
-    print("| threshold | secret texts flagged | near misses flagged |\n| --- | --- | --- |")
-    for t in THRESHOLDS:
-        f = figures(held_scores, labels["round 5"], gates["round 5"], t)
-        print(f"| {t} | {f['flagged']} / {f['secret_texts']} ({f['recall']:.3f}) | "
-              f"{f['near_misses_flagged']} / {f['near_misses']} ({f['near_miss_rate']:.3f}) |")
+    # Held out: each blind round was written by someone who had seen neither the sets nor the rules.
+    held_figures = {}
+    for held_round, seen in HELD_OUT.items():
+        held = model().fit(np.vstack([matrices[n] for n in seen]), np.concatenate([labels[n] for n in seen]))
+        held_scores = held.predict_proba(matrices[held_round])[:, 1]
+        print(f"Trained on {', '.join(seen)}; asked about {held_round} (classifier alone, where its opinion counts "
+              "with today's rules):\n")
+        print("| threshold | secret texts flagged | near misses flagged |\n| --- | --- | --- |")
+        for t in THRESHOLDS:
+            f = figures(held_scores, labels[held_round], gates[held_round], t)
+            print(f"| {t} | {f['flagged']} / {f['secret_texts']} ({f['recall']:.3f}) | "
+                  f"{f['near_misses_flagged']} / {f['near_misses']} ({f['near_miss_rate']:.3f}) |")
+        held_figures[held_round] = figures(held_scores, labels[held_round], gates[held_round], THRESHOLD)
+        print()
 
     # Cross-validated over every set.
     X = np.vstack(list(matrices.values()))
@@ -107,7 +116,7 @@ def main() -> None:
     final = model().fit(X, y)
     out = {"model": meaning.MODEL, "dimension": int(X.shape[1]), "threshold": THRESHOLD, "C": C,
            "trained_on": {name: len(rs) for name, rs in data.items()},
-           "held_out_round_5": figures(held_scores, labels["round 5"], gates["round 5"], THRESHOLD),
+           **{f"held_out_{name.replace(' ', '_')}": f for name, f in held_figures.items()},
            "cross_validated": figures(scores, y, gate, THRESHOLD),
            "bias": round(float(final.intercept_[0]), 6),
            "weights": [round(float(w), 6) for w in final.coef_[0]]}

@@ -14,7 +14,6 @@ from memory.text import flat
 from memory.time.clock import Clock
 from memory.time.instants import to_utc_iso
 from memory.time.references import time_refs_json
-from memory.words import STOPWORDS, normalised, stem
 
 MAX_MESSAGE = 2_000_000  # characters: a 1 MB paste is kept whole
 
@@ -291,77 +290,55 @@ def had_real_exchange(messages: list[Message]) -> bool:
 
 # Words that say how something was asked, when, or that it was small talk: never what a conversation
 # was about.
-_NOT_A_TOPIC = frozenset("""remind remember reminder reminders note please pls hi hello hey thanks thank ok okay yes no
-yeah yep nope sure cool great nice bye tomorrow today tonight yesterday morning evening afternoon noon midnight night
-week weeks weekend day days month months year years minute minutes min mins hour hours am pm every each next last ago
-later soon now done finished cancel move moved snooze undo forget delete rename change changed new actually want need
-know like think also really much some any get got let make help whats what's talk talked discuss discussed recap catch
-chat anything something nothing again still ever one two three four five ten time times secret redacted monday tuesday
-wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun january february march april
-june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec""".split())
 _SMALL_TALK = re.compile(r"^\W*(hi|hello|hey|thanks|thank you|ok|okay|cool|great|nice|yes|no|yeah|sure|bye|good "
                          r"(morning|afternoon|evening|night))\b[\w\s!.,']{0,25}$", re.I)
-_JOINERS = frozenset("the a an of for with to and".split())  # may sit inside a phrase of a title
+# A title is a short phrase a person would write (SPEC F2/F7): the first thing the person said or asked,
+# trimmed to its first clause, without the request words around it and the time of a reminder.
+_FIRST_CLAUSE = re.compile(r"(?<=[.!?])\s|[!?;]|\s[-–—]\s|,\s|\s(?:and|but)\s(?=(?:my|our|the|i|we|it|he|she|they)\b)",
+                           re.I)
+_OPENING_WORDS = re.compile(
+    r"^\W*(?:(?:hi|hello|hey|ok|okay|so|oh|btw|by the way|please|pls|quick question|question|assistant)\b[\s,!.:-]*|"
+    r"(?:can|could|would|will) you(?: please)?\s+|i(?:'d| would) like you to\s+|i want you to\s+|help me(?: to)?\s+|"
+    r"(?:remember|note|fyi|keep in mind|for the record)(?:\s+(?:that|this))?[\s:,-]+|"
+    r"(?:remind me|set (?:me )?a reminder|add a reminder)(?:\s+(?:to|about|that))?\s+)+", re.I)
+# A question about a thing: its title is the thing ("when is mom's birthday" -> "mom's birthday").
+_ASKED_THING = re.compile(r"^(?:what|who|when|where|which)(?:'s|’s|\s+is|\s+are|\s+was|\s+were)\s+(?P<thing>.+)$",
+                          re.I)
+_DOING = re.compile(r"^(?:i'm|i’m|i am|we're|we are)\s+(?=\w+ing\b)", re.I)
+# The time of a reminder at the end of its task ("call the plumber tomorrow at 5pm").
+_TIME_AT_END = re.compile(
+    r"(?:\s+(?:today|tonight|tomorrow|this\s+(?:morning|afternoon|evening|week(?:end)?)|next\s+\w+|"
+    r"(?:on\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|every\s+.+|at\s+\d[\w:.]*(?:\s*[ap]m)?|at\s+noon|"
+    r"in\s+(?:\d+|an?|one|two|three)\s+\w+|by\s+\w+))+$", re.I)
+# After "is" of a statement, a value not for a title: a secret's placeholder or a number.
+_VALUE_AFTER = re.compile(r"\s+(?:is|are|was|were|=|:)\s+(?=.*(?:\[|\d))", re.I)
+TITLE_WORDS = 8
 
 
-def _title_from_key_words(texts: list[str]) -> str | None:
-    """A few key words of the conversation, as the phrases they were said in: "Door code, Karolina"."""
-
-    ignore = STOPWORDS | _NOT_A_TOPIC
-    said: list[list[tuple[str, str | None]]] = []  # per message: (word as written, its stem or None)
-    counts: dict[str, int] = {}
-    first_seen: dict[str, int] = {}
+def _phrase_title(texts: list[str]) -> str | None:
+    """The first thing said or asked, as a short phrase: "Code to get into the building", "My bike got
+    stolen outside the station", "Call the plumber about the sink"; None when nothing is left of it."""
     for text in texts:
-        tokens = []
-        for word in re.findall(r"[\w']+", normalised(text)):
-            lower = word.lower().removesuffix("'s").strip("'")
-            key = None
-            if len(lower) >= 2 and lower not in ignore and (not any(c.isdigit() for c in lower) or lower == "1on1"):
-                key = stem(lower)
-                counts[key] = counts.get(key, 0) + 1
-                first_seen.setdefault(key, len(first_seen))
-            tokens.append(("1:1" if lower == "1on1" else word, key))
-        said.append(tokens)
-    if not counts:
-        return None
-    # Words said more than once first, then the earliest: four at most.
-    ranked = sorted(counts, key=lambda k: (-(counts[k] > 1), first_seen[k]))
-    keys = set(ranked[:4])
-    phrases: list[str] = []
-    covered: set[str] = set()
-
-    def close(run: list[tuple[str, str | None]]) -> None:
-        # A phrase is a run of meaningful words holding a key word: "door code" for the key "door".
-        while run and run[-1][1] is None:
-            run.pop()
-        stems_in = {k for _, k in run if k}
-        if stems_in & keys and not (stems_in & keys) <= covered:
-            phrase, content = [], 0
-            for word, key in run:
-                content += key is not None
-                if content > 4:
-                    break
-                phrase.append(word)
-            phrases.append(" ".join(phrase).rstrip())
-            covered.update(stems_in)
-        run.clear()
-
-    for tokens in said:
-        run: list[tuple[str, str | None]] = []
-        for word, key in tokens:
-            if key is not None:
-                run.append((word, key))
-            elif run and word.lower() in _JOINERS and not (len(run) > 1 and run[-1][1] is None):
-                run.append((word, None))
-            else:
-                close(run)
-        close(run)
-        if len(phrases) >= 3:
-            break
-    title = ", ".join(phrases[:3])
-    if len(title) > 60:
-        title = title[:59].rsplit(" ", 1)[0].rstrip(",") + "…"
-    return title[:1].upper() + title[1:] if title else None
+        clause = _OPENING_WORDS.sub("", text, count=1)
+        clause = _FIRST_CLAUSE.split(clause, maxsplit=1)[0].strip(" ,.:;-")
+        asked = _ASKED_THING.match(clause)
+        if asked:
+            clause = asked.group("thing")
+        clause = _DOING.sub("", clause)
+        clause = _TIME_AT_END.sub("", clause)
+        value = _VALUE_AFTER.search(clause)
+        if value:
+            clause = clause[:value.start()]
+        words = clause.strip(" ,.:;-?!").split()
+        if len(words) > 1 and words[0].lower() in ("the", "a", "an"):
+            words = words[1:]  # "Boiler code", as a title is written
+        if not words or not any(len(w) > 1 or w.isalnum() for w in words):
+            continue
+        title = " ".join(words[:TITLE_WORDS]) + ("…" if len(words) > TITLE_WORDS else "")
+        if len(title) > 60:
+            title = title[:59].rsplit(" ", 1)[0] + "…"
+        return title[:1].upper() + title[1:]
+    return None
 
 
 TITLE_READ = 2000  # characters of each message a heuristic title and summary read (see _opening)
@@ -378,8 +355,8 @@ def _opening(text: str) -> str:
 
 
 def heuristic_title_and_summary(messages: list[Message]) -> tuple[str, str]:
-    """Title and summary without a model: the title from the key words of the start of the conversation's
-    messages, the summary from the first things the user said."""
+    """Title and summary without a model: the title a short phrase from the first thing the user said or
+    asked (not small talk), the summary the first things the user said."""
     # Titles are shown everywhere and sent to models later: never let a pasted secret into one.
     from memory.sensitive import redact  # its patterns are compiled on first use
 
@@ -387,7 +364,7 @@ def heuristic_title_and_summary(messages: list[Message]) -> tuple[str, str]:
     if not user:
         return "Empty conversation", "No messages from the user."
     meaningful = [u for u in user if not _SMALL_TALK.match(u)] or user
-    title = _title_from_key_words(meaningful[:12])
+    title = _phrase_title(meaningful[:12])
     if not title:
         first = re.sub(r"^(hi|hello|hey|please|can you|could you)[,!. ]+", "", meaningful[0], flags=re.I) or user[0]
         words = first.split()

@@ -96,5 +96,14 @@ class MalformedAnswer(MemoryLibError):
     """The model answered, but not with the JSON asked for."""
 
 
+class RequestTooLong(MemoryLibError):
+    """The model cannot take this request: it is longer than its context window (`window` tokens, 0 when
+    the server did not say), even cut to fit once. Only this request goes unanswered; the next may fit."""
+
+    def __init__(self, message: str, window: int = 0) -> None:
+        super().__init__(message)
+        self.window = window
+
+
 class EmbedderUnavailable(MemoryLibError):
     """The embedding model could not be loaded; search falls back to keywords."""

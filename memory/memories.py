@@ -6,14 +6,13 @@ import re
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from memory import secrets
 from memory.docs import doc_id
 from memory.episodes import episode_messages, get_episode, heuristic_title_and_summary
 from memory.errors import InvalidInput, NotFound
 from memory.store import Store
-from memory.supersession import link_restated
 from memory.time.instants import parse_iso, to_utc_iso
 from memory.time.references import time_refs_json
 from memory.time.rules import Recurrence
@@ -22,6 +21,7 @@ from memory.time.schedule import check_not_past, resolve_schedule
 if TYPE_CHECKING:
     from memory.new_memory import NewMemory
     from memory.schema import Kind
+    from memory.search.embeddings import Embedder
 
 FIELDS = ("id", "kind", "content", "importance", "private", "due_at", "reminded_at", "done_at",
           "message_ids", "sequence", "created_at", "updated_at", "relation", "trust", "tension",
@@ -163,10 +163,15 @@ def insert_memory(store: Store, new: NewMemory) -> int:
 def remember(store: Store, content: str, due_at: str | datetime | None = None, kind: str | None = None,
              importance: int = 3, private: bool = False, message_ids: list[int] | None = None,
              relation: str | None = None, trust: int | None = None, tension: int | None = None,
-             allow_past: bool = True, sensitive: bool | None = None, source: str = "typed") -> Memory:
+             allow_past: bool = True, sensitive: bool | None = None, source: str = "typed",
+             embedder: Embedder | Literal["bundled"] | None = "bundled") -> Memory:
     """Store a memory; with `due_at` (ISO 8601, a phrase or a rule) it is a reminder (kind defaults
     to "reminder"). `sensitive`: True when the caller knows the text holds a secret; otherwise the
     detector decides. `source`: who wrote it ("typed", or "mcp:<client>" for another AI tool).
+
+    A statement that gives a current memory's subject a new value replaces it now (memory.replacing),
+    and inherits its marks (secret, private, pinned). `embedder` finds it by meaning: the app passes its
+    own (None when embeddings are off: the rules alone decide); by default the bundled model.
 
     allow_past=False refuses a due date that has already passed (the model's tool, the UI), except a
     conventional time of today ("tonight" said at 22:50), which is due at once: see check_not_past.
@@ -180,20 +185,26 @@ def remember(store: Store, content: str, due_at: str | datetime | None = None, k
     if due:
         check_not_past(store.clock, due, due_at, allow_past)
     with store.transaction():
+        # A statement (never a reminder or a mood) replaces now, not at the next consolidation.
+        replaced = None
+        if due is None and (checked_kind or "note") not in ("reminder", "mood"):
+            from memory.replacing import replaced_memory
+
+            if embedder == "bundled":
+                from memory.search.embeddings import bundled_embedder
+
+                embedder = bundled_embedder()
+            replaced = replaced_memory(store, content, embedder)
         memory_id = insert_memory(store, NewMemory(
-            content, kind=checked_kind, importance=importance, private=private, due_at=due,
-            message_ids=message_ids or [], relation=relation, trust=trust, tension=tension, recurrence=recurrence,
-            sensitive=sensitive, source=source))
-        memory = get_memory(store, memory_id)
-        if due is None and memory.kind not in ("reminder", "mood"):
-            # A fact restated with a new value supersedes the older one now, not at the next consolidation;
-            # a restatement of a secret is a secret ("the code from before changed, it's 8812 now").
-            older = link_restated(store, memory_id, content)
-            if older is not None:
-                store.execute("UPDATE knowledge SET sensitive = 1 WHERE id = ? AND sensitive = 0 "
-                              "AND EXISTS (SELECT 1 FROM knowledge WHERE id = ? AND sensitive = 1)", (memory_id, older))
-            memory = get_memory(store, memory_id)
-        return memory
+            content, kind=checked_kind, importance=importance, private=private or bool(replaced and replaced.private),
+            due_at=due, message_ids=message_ids or [], relation=relation, trust=trust, tension=tension,
+            recurrence=recurrence, sensitive=True if replaced and replaced.sensitive else sensitive, source=source,
+            pinned=bool(replaced and replaced.pinned)))
+        if replaced is not None:
+            from memory.replacing import link
+
+            link(store, memory_id, replaced)
+        return get_memory(store, memory_id)
 
 
 def keep_earlier_text(store: Store, memory_id: int, content: str, sensitive: bool) -> None:

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
-import shutil
 import stat
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,13 +40,22 @@ def is_full(exc: BaseException) -> bool:
                                                   or "database or disk is full" in str(exc))
 
 
-def disk_full(path: str, room: int = 4 * 1024 * 1024) -> bool:
-    """Whether the disk that holds `path` has less than `room` bytes free (a failed open then means full)."""
+ROOM_TO_OPEN = 64 * 1024  # bytes a WAL store needs beside it to open for writing: its -shm (32 KB) and -wal
 
+
+def no_room(path: str, room: int = ROOM_TO_OPEN) -> bool:
+    """Whether the disk that holds `path` refuses `room` bytes now: tried for real, in a file of no name
+    in its folder (gone when closed), and answered by the error itself (ENOSPC, EDQUOT). A threshold on
+    the free space was wrong both ways: on a volume under 4 MB the disk was full for ever, and a damaged
+    file there was taken for a full disk."""
     try:
-        return shutil.disk_usage(os.path.dirname(os.path.abspath(path))).free < room
-    except OSError:
-        return False
+        with tempfile.TemporaryFile(dir=os.path.dirname(os.path.abspath(path))) as handle:
+            handle.write(b"\0" * room)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+    return False
 
 
 def check_path(path: str, in_memory: bool = True) -> None:
@@ -135,11 +145,11 @@ class Store:
             else:
                 migrate(conn, self.path)
             return conn
-        except DatabaseError:
-            if self.read_only or not disk_full(self.path):
+        except DatabaseError as exc:
+            if self.read_only or not (is_full(exc) or no_room(self.path)):
                 raise
         # No room for the -wal and -shm files a WAL store writes beside it: read it as it is (reads work on
-        # a full disk); a write says the disk is full, and is tried for real again once there is room.
+        # a full disk); a write says the disk is full, and opens it for writing again when it can.
         self.read_only = self.full = True
         conn = connect(self.path, read_only=True, immutable=True)
         self._conn = conn
@@ -147,8 +157,9 @@ class Store:
         return conn
 
     def _room_again(self) -> bool:
-        """After opening on a full disk: writable again once there is room (the store is reopened)."""
-        if not self.full or disk_full(self.path):
+        """After opening on a full disk: writable again once there is room. Tried for real (the store is
+        opened for writing again, and read as before while there is none)."""
+        if not self.full or no_room(self.path):
             return False
         with self.lock:
             self._conn.close()

@@ -72,15 +72,15 @@ MAX_LENGTH = 300  # characters: a statement of a fact, not a story
 # -- words -----------------------------------------------------------------------------------------
 
 _ARTICLES = frozenset("""the a an this that these those el la los las lo un una unos unas o os as um uma uns umas le
-les l un une des der die das den dem des ein eine einen einem einer il gli i uno""".split())
+les l un une des der die das den dem des ein eine einen einem einer il gli i uno het een""".split())
 _USER_POSSESSIVES = frozenset("""my our mine ours mi mis nuestro nuestra nuestros nuestras meu minha meus minhas nosso
 nossa nossos nossas mon ma mes notre nos mein meine meinen meinem meiner meines unser unsere unseren unserem unserer
-mio mia miei mie nostro nostra nostri nostre""".split())
+mio mia miei mie nostro nostra nostri nostre mijn onze ons""".split())
 _OTHER_POSSESSIVES = frozenset("""his her their your its su sus seu sua dele dela son sa ses leur leurs sein seine
 ihr ihre suo sua loro tu tus tuo tua votre vos dein deine""".split())
 # Prepositions that attach a modifier to the head ("the code for the door", "el código de la puerta").
 _OF = frozenset("""of for to at in on with from de del do da dos das du des von vom di della dello delle degli dei
-al alla""".split())
+al alla fur fuer van""".split())
 _ROMANCE = frozenset("""el la los las lo o os as le les un una uno il gli de del do da dos das du des di della dello
 delle degli dei mi mis meu minha meus minhas mon ma mes mio mia miei mie nuestro nuestra nosso nossa notre""".split())
 NEW_WORDS = frozenset("new nuevo nueva nuevos nuevas novo nova novos novas nouveau nouvelle nouvel neue neuer neues "
@@ -92,7 +92,8 @@ attuale present old""".split())
 # ("now I remember the code is ...", "I think the code is ...").
 _NOT_IN_SUBJECT = frozenset("""i we you he she they it me us him them yo nosotros eu nos je nous on ich wir du io noi
 remember think know guess heard hear said say told believe forgot forget realised realized wonder hope feel mean
-thought knew what where when who how why which there here if whether but because""".split())
+thought knew what where when who how why which there here if whether but because i'm i've i'd i'll we're we've
+we'd we'll you're you've they're they've it's j'ai""".split())
 _RELATIONS = frozenset("""brother sister mom mum mother dad father parents parent wife husband partner boyfriend
 girlfriend son daughter kids kid children child friend cousin aunt uncle grandma grandpa grandmother grandfather
 niece nephew neighbour neighbor boss colleague roommate flatmate fiance fiancee manager dentist doctor vet landlord
@@ -106,6 +107,7 @@ _CONCEPTS = {
     "car": {"car", "vehicle", "coche", "carro", "voiture", "auto", "wagen", "macchina"},
 }
 _CONCEPT_OF = {word: concept for concept, words in _CONCEPTS.items() for word in words}
+CONCEPTS = frozenset(_CONCEPTS)  # the heads that name a subject whatever the words ("residence")
 _LOOKUP = {"residence": ("live", "lives", "living", "moved", "move", "address", "vivo", "vive", "moro", "mora",
                          "habite", "wohne", "wohnt", "abito", "abita", "mude", "mudei", "mudamos", "demenage",
                          "umgezogen", "trasferito", "trasferita", "direccion", "morada", "adresse", "indirizzo"),
@@ -306,8 +308,10 @@ def subject_of(phrase: str) -> Subject | None:
         if lower in _OF and (main or owner):
             in_post = True
             continue
+        if lower in _OF and not (lower == "de" and not main and not post):
+            return None  # a subject never opens with "of" ("de" opening it is Dutch's article: "de deurcode")
         if lower in _OF:
-            return None
+            continue
         (post if in_post else main).append(token)
     if not main or len(main) > 4 or len(post) > 4:
         return None
@@ -339,6 +343,9 @@ def person_of(phrase: str) -> str | None:
     lower = [_fold(t) for t in tokens]
     if lower and lower[0] in _USER_POSSESSIVES and len(lower) == 2 and lower[1] in _RELATIONS:
         return _word(lower[1])
+    if lower and lower[0] in _USER_POSSESSIVES and len(lower) == 3 and lower[1] in _RELATIONS and \
+            tokens[2][:1].isupper():
+        return _word(tokens[2])  # "my brother Tom": Tom
     if len(lower) == 1 and lower[0] in _RELATIONS and possessor is not None:
         return f"{possessor} {_word(lower[0])}"
     if possessor is None and 1 <= len(tokens) <= 2 and all(t[:1].isupper() for t in tokens) and \
@@ -472,7 +479,8 @@ _F = re.I | re.S
 _READERS: list[tuple[_Lazy, Reader]] = [
     # -- where someone lives
     (_Lazy(rf"^(?:{_PERSON}\s+)?(?:(?:has|have|had|'ve|'s|just|recently|finally|now|also)\s+)*"
-                r"(?:moved|relocated)(?:\s+(?:house|home|out))?\s+(?:back\s+)?(?:to|into|in)\s+(?P<v>.+)$", _F),
+                r"(?:moved|relocated)(?:\s+(?:house|home|out|down|up|over|away))?\s+(?:back\s+)?(?:to|into|in)\s+"
+                r"(?P<v>.+)$", _F),
      lambda m: _residence_moved(m)),
     (_Lazy(rf"^{_PERSON}\s+(?P<neg>no longer|don't|doesn't|do not|does not|won't|used to)\s+(?:live|lives|reside|"
                 r"resides)\s+in\s+(?P<v>.+?)(?:\s+any\s?more)?$", _F), _residence),
@@ -558,6 +566,13 @@ _READERS: list[tuple[_Lazy, Reader]] = [
     (_Lazy(r"^(?P<s>.+?)\s+(?:(?P<m>now)\s+)?(?:meets|meet|happens|takes place|is held|are held|runs|starts|"
                 r"begins|start|begin|comes|come|leaves|leave|departs|depart|arrives|arrive|opens|open|closes|close)\s+"
                 r"(?:(?P<m2>now)\s+)?(?P<v>(?:on|at|in|every|from)\b.+)$", _F), _verb_statement),
+    # -- the same in the other languages ("la temporada empieza en marzo", "die Staffel beginnt im März")
+    (_Lazy(r"^(?P<s>.+?)\s+(?:(?P<m>ahora|agora|maintenant|jetzt|ora|adesso|nu)\s+)?(?:empieza|empiezan|comienza|"
+                r"comienzan|abre|abren|cierra|cierran|commence|commencent|debute|débute|ouvre|ouvrent|ferme|ferment|"
+                r"beginnt|beginnen|startet|starten|offnet|öffnet|schliesst|schließt|inizia|iniziano|comincia|"
+                r"cominciano|apre|aprono|chiude|chiudono|comeca|começa|comecam|começam|inicia|iniciam|fecha|fecham|"
+                r"begint|beginnen|opent|sluit)\s+(?P<v>(?:en|el|a|à|au|le|im|am|um|ab|in|alle|ad|no|na|às|em|om|op|"
+                r"vanaf|in)\b.+)$", _F), _verb_statement),
     (_Lazy(rf"^(?P<s>.+?)(?:\s{_COPULA}\s|\s*:\s|\s*=\s*)(?P<v>.+)$", _F), lambda m: _copula(m)),
 ]
 
@@ -596,7 +611,8 @@ def _owned_new(match: re.Match[str]) -> Statement | None:
     return replace(statement, subject=replace(statement.subject, owner=statement.subject.owner or person))
 
 
-def _normalised(text: str) -> str:
+def normalised(text: str) -> str:
+    """One spelling for the words written several ways ("wi-fi", "e-mail address", "mobile number")."""
     for pattern, word in _SPELLINGS:
         text = pattern.sub(word, text)
     return " ".join(text.split())
@@ -607,7 +623,7 @@ def read_statement(text: str) -> Statement | None:
     moved to V", ...); None for anything else (a question, a task, a sentence that states no value)."""
     if len(text) > 2 * MAX_LENGTH:
         return None
-    text = _normalised(text).strip()
+    text = normalised(text).strip()
     if not text or text.endswith("?") or len(text) > MAX_LENGTH or "\n" in text:
         return None
     if re.match(r"^\W*(remind me|remember|don't forget|what|when|where|who|which|how|why)\b", text, re.I):
@@ -703,7 +719,9 @@ def restates(newer: Statement, older: Statement) -> bool:
     if a.head is None or a.head != b.head or a.person != b.person:
         return False
     if newer.negated:
-        return not older.value or _holds(newer.negated, older) or not newer.value and not older.negated
+        # "I no longer live in Braga" ends where I live only if that was Braga ("I used to live in Leeds"
+        # says nothing against "I live in York").
+        return not older.value or _holds(newer.negated, older)
     if newer.same_value(older):
         return False
     if not _values_alike(newer, older):
@@ -737,9 +755,9 @@ def _lookup_words(statement: Statement, content: str) -> list[str]:
     return [w for w in dict.fromkeys(words) if re.fullmatch(r"\w+", w)]
 
 
-def link_restated(store: Store, memory_id: int, content: str) -> int | None:
-    """Link the memory just written as superseding the one fact it restates with a new value; returns
-    the older memory's id, or None. Called inside the writer's transaction."""
+def restated_memory(store: Store, content: str, memory_id: int | None = None) -> int | None:
+    """The one current fact `content` restates with a new value, read by the rules above (None: none, or
+    two that could be meant); `memory_id`: the new memory's own id, never its own older value."""
     newer = read_statement(content)
     if newer is None:
         return None
@@ -751,7 +769,7 @@ def link_restated(store: Store, memory_id: int, content: str) -> int | None:
         "SELECT k.id, k.content FROM search_index s JOIN knowledge k ON k.id = s.rowid / 4 "
         "JOIN memory_meta m ON m.memory_id = k.id WHERE search_index MATCH ? AND s.rowid % 4 = 1 AND k.id != ? "
         "AND k.due_at IS NULL AND k.kind NOT IN ('reminder', 'mood') AND m.superseded_by IS NULL "
-        "ORDER BY k.id DESC LIMIT 200", (f"content:({match})", memory_id))
+        "ORDER BY k.id DESC LIMIT 200", (f"content:({match})", memory_id if memory_id is not None else -1))
     found: list[tuple[int, Statement]] = []
     for row in rows:
         older = read_statement(row["content"])
@@ -762,11 +780,13 @@ def link_restated(store: Store, memory_id: int, content: str) -> int | None:
         found = [(i, s) for i, s in found if s.subject.key == newer.subject.key]
         if len({s.subject.key for _, s in found}) != 1:
             return None
-    if not found:
-        return None
-    older_id = found[0][0]  # the newest of them; older ones with that subject were linked before
-    mark_superseded(store, memory_id, older_id, WEIGHT, REASON)
-    return older_id
+    # The newest of them; older ones with that subject were linked before.
+    return found[0][0] if found else None
+
+
+def link(store: Store, newer_id: int, older_id: int, reason: str = REASON) -> None:
+    """Record that `newer_id` restates `older_id` with a new value (the judge's records)."""
+    mark_superseded(store, newer_id, older_id, WEIGHT, reason)
 
 
 def superseded_by(store: Store, memory_ids: list[int]) -> dict[int, int]:
@@ -776,6 +796,34 @@ def superseded_by(store: Store, memory_ids: list[int]) -> dict[int, int]:
     rows = store.query(f"SELECT memory_id, superseded_by FROM memory_meta WHERE superseded_by IS NOT NULL "
                        f"AND memory_id IN ({','.join('?' * len(memory_ids))})", tuple(memory_ids))
     return {r[0]: r[1] for r in rows}
+
+
+def replaced_after(ids: list[int], replaced_by: dict[int, int]) -> list[int]:
+    """`ids` in their order, except that a memory replaced by another of them comes right after it (a
+    chain newest first): what a list shows, so that a replaced value never reads as the current one."""
+    present = set(ids)
+    followers: dict[int, list[int]] = {}
+    for memory_id in ids:
+        newer = replaced_by.get(memory_id)
+        if newer in present and newer != memory_id:
+            followers.setdefault(newer, []).append(memory_id)
+    ordered: list[int] = []
+    seen: set[int] = set()
+
+    def put(memory_id: int) -> None:
+        if memory_id in seen:
+            return
+        seen.add(memory_id)
+        ordered.append(memory_id)
+        for older in followers.get(memory_id, []):
+            put(older)
+
+    for memory_id in ids:
+        if replaced_by.get(memory_id) not in present or replaced_by.get(memory_id) == memory_id:
+            put(memory_id)
+    for memory_id in ids:  # a cycle (never written, but a store is data): each shown once all the same
+        put(memory_id)
+    return ordered
 
 
 def current(store: Store, memory_id: int) -> int:

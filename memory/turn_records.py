@@ -100,6 +100,7 @@ class TurnRecord:
     did_not_fit: tuple[str, ...] = ()  # what the fit to the window left out ("2 earlier messages", "Timeline")
     context_window: int | None = None
     asked: OpenQuestion | None = None  # the question the answer asked (the offline mode's own)
+    cut: str = ""  # why the answer stops where it does, when the model stopped in the middle of it
 
 
 def _read(kind: type[Any], data: str) -> Any:

@@ -78,6 +78,12 @@ def _rank(word: str) -> int | None:
     return min(found) if found else None
 
 
+def is_ordinary(word: str) -> bool:
+    """Whether `word` (lower case) is among the ORDINARY_RANK most frequent English words."""
+    rank = _rank(word)
+    return rank is not None and rank < ORDINARY_RANK
+
+
 def _sentence_initial(text: str, start: int) -> bool:
     """Whether the word at `start` opens a sentence or a line: nothing before it but punctuation of any
     kind (quotes, dashes, bullets, "1)", "**"), only a word or a comma continues a sentence."""

@@ -21,7 +21,7 @@ class _QuietServer(ThreadingHTTPServer):
 
 
 class StandIn:
-    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
+    def __init__(self, handler: type[BaseHTTPRequestHandler], port: int = 0) -> None:
         self.requests: list[dict[str, Any]] = []
         self.script: list[Any] = []
         outer = self
@@ -29,11 +29,12 @@ class StandIn:
         class Handler(handler):  # type: ignore[misc, valid-type]
             server_ref = outer
 
-        self.server = _QuietServer(("127.0.0.1", 0), Handler)
+        self.server = _QuietServer(("127.0.0.1", port), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.base = self.url + "/v1"  # where an OpenAI client points
         # What a test may set (the handlers' docstrings say what each does): Ollama's /api/show answer;
-        # the OpenAI-compatible server's bearer key, model ids, window, model names, tools, formats, usage.
+        # the OpenAI-compatible server's bearer key, model ids, listed window, model names, tools, formats, usage,
+        # the prompt window it refuses past, the wait before a plain request, the models' owner.
         self.show: dict[str, Any] | None = None
         self.key: str | None = None
         self.models = ["stand-in"]
@@ -42,6 +43,9 @@ class StandIn:
         self.tools = True
         self.formats = {"json_schema", "json_object"}
         self.usage = True
+        self.window: int | None = None
+        self.slow_plain: float = 0
+        self.owned_by = "stand-in"
         # What answers the next request: the script, unless a test puts its own function here.
         self.next_response: Callable[[], Any] = self.scripted
         # A short poll interval: shutdown() waits for it, and every test tears a server down.
@@ -200,13 +204,27 @@ class OpenAIHandler(_Base):
     Script entries: a string (the answer), {"tool_calls": [(name, args), ...], "text": str} (args a dict,
     or a string sent as it is), {"json": obj} (the content, as JSON text), an int status or
     (status, message), "drop", ("sleep", seconds, entry), or ("break", text) (an error event mid-stream).
+    Also ("cut", text): the text, then the connection closes in the middle of the answer (a server
+    killed after its first words: no finish_reason, no [DONE], an unfinished chunked body).
     Settings on the StandIn: `models` (listed ids), `any_name` (True: answers any model name, as
     llama-cpp-python does), `key` (required bearer key), `tools` (False: a request
     with tools is refused as llama-server without --jinja refuses it), `formats` (response_format types
     accepted: {"json_schema", "json_object"}; others get the 500 llama-cpp-python gives),
     `usage` (False: stream_options is ignored, no usage chunk, as llama-cpp-python does), `context_length`
-    (the window /v1/models gives each model, as vLLM does).
-    """
+    (the window /v1/models gives each model, as vLLM does), `window` (a prompt of that many tokens or more,
+    counted as 4 characters a token, is refused as llama-cpp-python refuses it: a 400 naming the window
+    when not streamed, a stream that ends at once with nothing in it when streamed), `slow_plain`
+    (seconds every request that is not streamed waits first: titles, summaries, the judge), `owned_by`
+    (what /v1/models says of each model: "me" for llama-cpp-python, "llamacpp" for llama-server).
+    Every request is recorded, GETs too (what the app probed)."""
+
+    def _too_long(self, body: dict[str, Any]) -> int | None:
+        """The prompt's size when the stand-in's window refuses it, else None."""
+        window = self.server_ref.window
+        if window is None:
+            return None
+        size = len(json.dumps(body.get("messages", [])) + json.dumps(body.get("tools") or [])) // 4
+        return size if size >= window else None
 
     def _refuse(self, status: int, message: str, kind: str = "invalid_request_error") -> None:
         extra = {}
@@ -220,6 +238,22 @@ class OpenAIHandler(_Base):
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(raw)
+
+    def _cut(self, body: dict[str, Any], text: str) -> None:
+        """A chunked stream that stops after `text`, as a killed server's does."""
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        for start in range(0, len(text), 7):
+            data = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1767225600,
+                    "model": body.get("model"), "choices": [{"index": 0, "delta": {"content": text[start:start + 7]},
+                                                             "finish_reason": None}]}
+            frame = f"data: {json.dumps(data)}\n\n".encode()
+            self.wfile.write(f"{len(frame):x}\r\n".encode() + frame + b"\r\n")
+            self.wfile.flush()
+        time.sleep(0.05)
+        self.drop()
 
     def _authorised(self) -> bool:
         key = self.server_ref.key
@@ -235,8 +269,9 @@ class OpenAIHandler(_Base):
         if self.path.rstrip("/").endswith("/v1/models"):
             models = self.server_ref.models
             window = self.server_ref.context_length  # as vLLM lists it (max_model_len)
+            owner = self.server_ref.owned_by
             return self.send_json({"object": "list", "data": [
-                {"id": m, "object": "model", "created": 1767225600, "owned_by": "stand-in",
+                {"id": m, "object": "model", "created": 1767225600, "owned_by": owner,
                  **({"max_model_len": window} if window else {})} for m in models]})
         self._refuse(404, f"Unknown path {self.path}", "not_found_error")
 
@@ -258,12 +293,30 @@ class OpenAIHandler(_Base):
             return self._refuse(500, "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', "
                                      f"'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", "
                                      f"'input': '{wanted}'}}", "internal_server_error")
+        if not body.get("stream") and self.server_ref.slow_plain:
+            time.sleep(self.server_ref.slow_plain)
+        too_long = self._too_long(body)
+        if too_long is not None:
+            window = self.server_ref.window
+            if body.get("stream"):  # llama-cpp-python: the stream is open before the prompt is counted
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                return None
+            asked = body.get("max_tokens") or 0
+            return self._refuse(400, f"This model's maximum context length is {window} tokens. However, you requested "
+                                     f"{too_long + asked} tokens ({too_long} in the messages, {asked} in the "
+                                     "completion). Please reduce the length of the messages or completion.")
         reply = self.server_ref.next_response()
         if isinstance(reply, tuple) and reply[0] == "sleep":
             time.sleep(reply[1])
             reply = reply[2]
         if reply == "drop":
             return self.drop()
+        if isinstance(reply, tuple) and reply[0] == "cut":
+            return self._cut(body, reply[1])
         if isinstance(reply, int):
             reply = (reply, f"status {reply}")
         if isinstance(reply, tuple) and isinstance(reply[0], int):

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from memory import episodes, memories
-from memory.errors import DiskFull
+from memory.errors import DiskFull, StoreUnusable
 from memory.search import Searcher
+from memory.store import Store
 
 if TYPE_CHECKING:
     from memory.connection import Connection, Cursor
@@ -90,6 +91,50 @@ def test_the_cli_on_a_full_disk_writes_nothing_says_one_line_and_reads_still_wor
     found = cli("recall", "gate code")
     assert found.returncode == 0 and "5521" in found.stdout
     assert "3719" not in cli("recall", "bike lock").stdout
+
+
+def fill_disk(folder: Path) -> Path:
+    """Write zeros into `folder` until its disk refuses more (ENOSPC); returns the file."""
+    filler = folder / "filler"
+    with filler.open("wb") as handle:
+        try:
+            while True:
+                handle.write(b"\0" * 65536)
+                handle.flush()
+        except OSError:
+            pass
+    return filler
+
+
+def test_a_store_opened_on_a_full_small_disk_writes_again_once_there_is_room(small_disk: Path) -> None:
+    """Issue 46: on a volume under 4 MB the store took the disk for full for ever (less than 4 MB free
+    meant full), so after room was made it never wrote again. Whether there is room is tried for real."""
+    db = small_disk / "m.db"
+    with Store(db) as store:
+        memories.remember(store, "the gate code is 5521")
+    filler = fill_disk(small_disk)
+    store = Store(db)
+    assert store.full  # no room for its working files: opened for reading
+    assert [m.content for m in memories.matching(store, ["gate"])] == ["the gate code is 5521"]
+    with pytest.raises(DiskFull):
+        memories.remember(store, "the bike lock code is 3719")
+    filler.unlink()
+    memories.remember(store, "the bike lock code is 3719")  # room again: written
+    assert not store.full
+    assert [m.content for m in memories.matching(store, ["bike"])] == ["the bike lock code is 3719"]
+    store.close()
+
+
+def test_a_damaged_store_on_a_small_disk_with_room_is_not_taken_for_a_full_one(small_disk: Path) -> None:
+    """Less than 4 MB free is not a full disk: an open that fails for another reason says so."""
+    db = small_disk / "m.db"
+    with Store(db) as store:
+        memories.remember(store, "the gate code is 5521")
+    with open(db, "r+b") as handle:  # the schema page overwritten: nothing can be read
+        handle.seek(100)
+        handle.write(b"\xde\xad" * 1500)
+    with pytest.raises(StoreUnusable, match="cannot be read"):
+        Store(db)
 
 
 class _InterruptedAfter:

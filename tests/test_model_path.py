@@ -239,3 +239,182 @@ async def test_an_answer_that_never_starts_is_a_failure_within_the_timeout(tmp_p
     said = [r[0] for r in rt.store.query("SELECT content FROM messages WHERE role = 'user'")]
     assert said == ["what should I cook tonight?"]
     rt.close()
+
+
+# -- SPEC F4: a prompt a server can reuse ----------------------------------------------------------------
+
+def shared_messages(earlier: list[dict], later: list[dict]) -> int:
+    """How many messages two requests share from their start (a server re-reads what follows)."""
+    count = 0
+    for a, b in zip(earlier, later, strict=False):
+        if a != b:
+            break
+        count += 1
+    return count
+
+
+async def test_turn_two_shares_turn_ones_request_up_to_the_previous_answer(tmp_path, openai_standin) -> None:
+    """The system prompt stays byte for byte the same (the clock moved three minutes, the questions differ);
+    this turn's block is a message of its own just before the newest one, and never kept in the history."""
+    rt = model_runtime(tmp_path, openai_standin)
+    memories.remember(rt.store, "my sister Anna's birthday is on March 5", kind="fact")
+    memories.remember(rt.store, "the ski trip budget is 1500 euros", kind="decision")
+    agent = agent_for(rt)
+    asked = ["when is Anna's birthday?", "and the ski trip budget?", "thanks!"]
+    for n, text in enumerate(asked):
+        openai_standin.script = [f"answer {n}"]
+        await collect(agent, text)
+        rt.clock.fixed = rt.clock.fixed.replace(minute=rt.clock.fixed.minute + 3)
+    first, second, third = (body["messages"] for body in chats(openai_standin))
+    assert [m["role"] for m in first] == ["system", "user", "user"]
+    assert first[1]["content"].startswith("<turn_context>\n") and "March 5" in first[1]["content"]
+    assert "March 5" not in first[0]["content"] and "</memory_context>" in first[0]["content"]
+    assert first[2]["content"] == asked[0]
+    assert second[:2] == [first[0], first[2]] and second[2] == {"role": "assistant", "content": "answer 0"}
+    assert second[3]["content"].startswith("<turn_context>\n") and second[4]["content"] == asked[1]
+    assert shared_messages(second, third) == 3 and third[3:5] == [second[4], {"role": "assistant",
+                                                                              "content": "answer 1"}]
+    assert sum("<turn_context>" in m["content"] for m in third) == 1  # earlier turns' blocks are not kept
+    rt.close()
+
+
+async def test_a_long_conversation_at_a_small_window_keeps_where_its_history_starts(tmp_path,
+                                                                                    openai_standin) -> None:
+    """At a 2,048-token window the history must be cut: it is cut once in a while, to half its room, not by
+    one message every turn (each such cut makes the server read the whole conversation again)."""
+    rt = model_runtime(tmp_path, openai_standin, ASSISTANT_CONTEXT_WINDOW="2048")
+    agent = agent_for(rt)
+    for n in range(12):
+        openai_standin.script = [f"answer {n} " + "and more words " * 12]
+        await collect(agent, f"question {n} " + "with many words " * 12)
+    sent = [body["messages"] for body in chats(openai_standin)]
+    assert all(agent.responder.fitted is not None and len(json.dumps(m)) / 3.2 < 2048 for m in sent)
+    cuts = [n for n in range(1, len(sent)) if shared_messages(sent[n - 1], sent[n]) < len(sent[n - 1]) - 2]
+    assert agent.responder.fitted.dropped and 1 <= len(cuts) <= 4, cuts  # one message a turn: cut at every turn
+    rt.close()
+
+
+async def test_anthropic_caches_the_system_prompt_and_the_history_and_sends_the_turn_as_its_own_block(
+        tmp_path, anthropic_standin) -> None:
+    from assistant.providers.anthropic_provider import AnthropicProvider
+    from tests.standins import text_reply
+
+    rt = make_runtime(tmp_path)
+    memories.remember(rt.store, "the ski trip budget is 1500 euros", kind="decision")
+    agent = Agent(rt, responder_for(rt, AnthropicProvider("claude-test", max_retries=0)))
+    anthropic_standin.script = [text_reply("It is 1500 euros.")]
+    await collect(agent, "what is the ski trip budget?")
+    anthropic_standin.script = [text_reply("You're welcome.")]
+    await collect(agent, "thanks")
+    first, second = anthropic_standin.bodies("/v1/messages")
+    assert [b.get("cache_control") for b in second["system"]] == [{"type": "ephemeral"}] * 2
+    assert second["system"] == first["system"]
+    newest = second["messages"][-1]["content"]
+    assert newest[0]["text"].startswith("<turn_context>") and newest[1]["text"] == "thanks"
+    assert second["messages"][-2]["content"][-1]["cache_control"] == {"type": "ephemeral"}  # after the history
+    assert second["messages"][0]["content"] == "what is the ski trip budget?"  # its block went with its turn
+    rt.close()
+
+
+# -- never a silent no-answer (issue 43), a cut answer, a server swapped (issue 46) ------------------------
+
+def stored_answers(rt) -> list[str]:
+    return [r[0] for r in rt.store.query("SELECT content FROM messages WHERE role = 'assistant' ORDER BY id")]
+
+
+async def test_a_streamed_request_refused_for_length_in_silence_is_retried_smaller(tmp_path, openai_standin) -> None:
+    """llama-cpp-python refuses a streamed request over its window (2,048 by default, which it does not
+    report) with a stream that ends at once, empty: the turn is retried once, fitted to a smaller window."""
+    openai_standin.window = 2048
+    openai_standin.any_name = True
+    rt = model_runtime(tmp_path, openai_standin)
+    for n in range(30):
+        memories.remember(rt.store, f"the ski trip detail number {n} is something worth keeping", kind="fact",
+                          importance=5)
+    agent = agent_for(rt)
+    for n in range(6):  # a conversation long enough to be over the window
+        openai_standin.script = [f"answer {n} " + "and more words " * 30]
+        await collect(agent, f"tell me about the ski trip, part {n} " + "with many words " * 30)
+    openai_standin.script = ["Paris."]
+    events = await collect(agent, "what is the capital of France?")
+    done = events[-1]
+    assert isinstance(done, Done) and done.text == "Paris." and done.failure is None
+    assert stored_answers(rt)[-1] == "Paris."
+    rt.close()
+
+
+async def test_a_request_too_long_even_when_cut_is_said_and_answered_offline(tmp_path, openai_standin) -> None:
+    openai_standin.window = 300  # not even the instructions fit
+    openai_standin.any_name = True
+    rt = model_runtime(tmp_path, openai_standin)
+    memories.remember(rt.store, "the ski trip budget is 1500 euros", kind="decision")
+    events = await collect(agent_for(rt), "what is the ski trip budget?")
+    done = events[-1]
+    said = [e.text for e in events if isinstance(e, Failed | Notice)]
+    assert isinstance(done, Done) and done.failure == "context" and len(said) == 1 and "\n" not in said[0]
+    assert "context window" in said[0] and "1500 euros" in done.text  # answered offline, from memory
+    assert stored_answers(rt) == [done.text]
+    rt.close()
+
+
+async def test_an_answer_cut_after_its_first_word_is_said_and_stored_as_cut(tmp_path, openai_standin) -> None:
+    """The server dies after the first word: said at once in one line (not as "not reachable": it answered),
+    and the word is stored marked as cut, not as the whole answer."""
+    rt = model_runtime(tmp_path, openai_standin)
+    openai_standin.script = [("cut", "This")]
+    events = await collect(agent_for(rt), "tell me a long story about a lighthouse")
+    failed = [e for e in events if isinstance(e, Failed)]
+    assert len(failed) == 1 and "\n" not in failed[0].text and "not reachable" not in failed[0].text
+    assert "cut off" in failed[0].text or "stopped" in failed[0].text
+    [answer] = stored_answers(rt)
+    assert answer.startswith("This") and answer != "This" and "cut off" in answer
+    rt.close()
+
+
+async def test_a_different_server_on_the_same_url_is_learned_again(tmp_path, openai_standin) -> None:
+    """The model was taken from the server's list; another server comes up on the same URL with another
+    model: after the failed request the app asks again and the next turn is the new model's."""
+    openai_standin.models = ["model-a"]
+    rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="openai", OPENAI_BASE_URL=openai_standin.base)
+    agent = agent_for(rt)
+    openai_standin.script = ["from a"]
+    await collect(agent, "hello")
+    assert agent.responder.model == "model-a"
+    openai_standin.models = ["model-b"]  # swapped: "model-a" is now a 404
+    openai_standin.script = ["from b"]
+    events = await collect(agent, "hello again")
+    assert [e.text for e in events if isinstance(e, Notice | Failed)] == [
+        f"The OpenAI-compatible server at {openai_standin.base} no longer serves 'model-a': 'model-b' answers "
+        "from now on"]
+    assert events[-1].text == "from b" and agent.responder.model == "model-b"
+    events = await collect(agent, "and again")
+    assert events[-1].text == "from b" and chats(openai_standin)[-1]["model"] == "model-b"
+    rt.close()
+
+
+@pytest.mark.parametrize(("owner", "asked"), [("me", set()), ("llamacpp", {"/props"})])
+async def test_the_window_is_asked_only_where_the_server_says_it_keeps_it(tmp_path, openai_standin, owner: str,
+                                                                          asked: set[str]) -> None:
+    """An OpenAI-compatible server is asked for its window by the paths of the kind it says it is (its
+    /v1/models), never by Ollama's or LM Studio's, whose 404s fill its log with errors."""
+    openai_standin.owned_by = owner
+    rt = model_runtime(tmp_path, openai_standin)
+    openai_standin.script = ["ok"]
+    await collect(agent_for(rt), "hello")
+    probed = {r["path"] for r in openai_standin.requests} - {"/v1/models", "/v1/chat/completions"}
+    assert probed == asked
+    rt.close()
+
+
+def test_status_names_a_model_by_its_short_name(tmp_path, openai_standin, monkeypatch, cli) -> None:
+    """Issue 46: `assistant status` named a llama-cpp-python model by its whole .gguf path, where the status
+    bar says its short name."""
+    path = "/home/me/models/SmolLM2-135M-Instruct.Q4_1.gguf"
+    openai_standin.models = [path]
+    monkeypatch.setenv("ASSISTANT_PROVIDER", "openai")
+    monkeypatch.setenv("OPENAI_BASE_URL", openai_standin.base)
+    assert cli("remember", "the ski trip budget is 1500 euros")[0] == 0
+    code, out, _ = cli("status")
+    assert code == 0 and "openai SmolLM2-135M-Instruct.Q4_1 at" in out and "/home/me/models" not in out
+    code, out, _ = cli("status", "--json")
+    assert json.loads(out)["models"]["chat"]["model"] == path  # the data keeps the name as the server gives it

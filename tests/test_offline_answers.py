@@ -54,7 +54,8 @@ async def test_the_judges_link_is_followed_too(agent: Agent) -> None:
     old = memories.remember(store, "we keep the boat at Marina Sul")
     later(agent, days=1)
     new = memories.remember(store, "the boat sits at Porto Norte these days")
-    with store.transaction():
+    with store.transaction():  # the judge's link in place of the one the write made by meaning, if it did
+        store.execute("DELETE FROM edges WHERE edge_type = 'supersedes'")
         store.execute("INSERT INTO edges (source_type, source_id, target_type, target_id, edge_type, weight, reason, "
                       "run_id, created_at) VALUES ('memory', ?, 'memory', ?, 'supersedes', 1.0, 'judge', 'r1', ?)",
                       (new.id, old.id, store.clock.now_iso()))

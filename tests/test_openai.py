@@ -61,9 +61,11 @@ async def test_streamed_turn_sends_the_prompt_and_reports_usage(openai_standin: 
     [body] = chats(openai_standin)
     assert body["model"] == "stand-in" and body["stream"] is True
     assert body["stream_options"] == {"include_usage": True} and body["max_tokens"] == 2048
-    system, user = body["messages"]
+    system, turn, user = body["messages"]
     assert system["role"] == "system" and "update_memory" in system["content"]
-    assert "Sunday, November 22, 2026" in system["content"]  # the memory part, rebuilt this turn
+    assert "Sunday, November 22, 2026" in system["content"]  # the memory part: today's date
+    assert turn["role"] == "user" and turn["content"].startswith("<turn_context>")  # this turn's block
+    assert "14:00" in turn["content"] and "14:00" not in system["content"]  # the clock to the minute
     assert user == {"role": "user", "content": "hello there"}
     assert {t["function"]["name"] for t in body["tools"]} == {"remember", "update_memory", "recall",
                                                               "recall_recent", "forget"}
@@ -133,7 +135,7 @@ async def test_a_local_server_needs_no_key(openai_standin: StandIn, runtime: Run
     (403, "auth", "needs an API key (403): set OPENAI_API_KEY"),
         ((400, "context length exceeded"), "context", "it is longer than its context window"),
         ((400, "response_format is not supported"), "bad_request", "refused the request (400: response_format"),
-    ("drop", "network", "is not reachable at http://127.0.0.1:"),
+    ("drop", "network", "closed the connection before answering"),  # it listened: not "not reachable"
     (("break", "Half an ans"), "model", "failed while answering: the model crashed"),
 ])
 async def test_failures_are_one_line_and_keep_the_message(openai_standin: StandIn, runtime: Runtime, script: object,

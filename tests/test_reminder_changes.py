@@ -209,6 +209,8 @@ async def test_a_reminder_named_with_nothing_to_do_lists_what_can_be_done(agent:
 
 async def test_the_no_model_reply_points_to_what_works(agent: Agent) -> None:
     answer, _ = await say(agent, "I had a long day")
+    assert answer.count("\n") == 0  # a statement: one line (issue 46 item 13)
+    answer, _ = await say(agent, "write me a poem about autumn")  # the first request it cannot do
     assert "without a chat model" in answer and "change them (done, cancel, move, snooze, rename, undo)" in answer
     answer, _ = await say(agent, "help")
     assert "move the dentist call to 10am" in answer and "undo" in answer

@@ -149,13 +149,16 @@ def test_a_long_paste_is_read_around_what_may_be_a_secret_and_misses_none_of_the
     assert find_secrets(prose * 2) == []
 
 
-def test_blind_round_5_meets_the_targets_now() -> None:
-    """Round 5 (tests/data/secrets_blind5.jsonl) as it stands after the fixes its first sight led to
-    (0.690 text recall, 0.675 span recall, no near miss flagged before): a guard against going back."""
+@pytest.mark.parametrize("name", ["secrets_blind5.jsonl", "secrets_blind6.jsonl", "secrets_families6.jsonl"])
+def test_the_blind_rounds_and_their_families_meet_the_targets_now(name: str) -> None:
+    """Rounds 5 and 6 (tests/data/secrets_blind5.jsonl, secrets_blind6.jsonl) as they stand after the fixes
+    their first sight led to (round 5: 0.690 text recall, 0.675 span recall; round 6: 0.868 and 0.837 with
+    the classifier, the rules alone 0.815), and our own phrasings of round 6's miss families, by the rules
+    alone: a guard against going back, no longer a cold figure (docs/secrets.md)."""
     import json
     from pathlib import Path
 
-    rows = [r for r in (json.loads(line) for line in (Path(__file__).parent / "data" / "secrets_blind5.jsonl")
+    rows = [r for r in (json.loads(line) for line in (Path(__file__).parent / "data" / name)
                         .read_text(encoding="utf-8").splitlines() if line.strip()) if "text" in r]
     secrets = [r for r in rows if r["secret"]]
     near = [r for r in rows if not r["secret"]]
@@ -165,3 +168,32 @@ def test_blind_round_5_meets_the_targets_now() -> None:
     hidden_whole = sum(any(s.start <= r.find(v) and r.find(v) + len(v) <= s.end for s in find_secrets(r))
                        for r, v in values)
     assert hidden_whole / len(values) >= 0.97
+
+
+def test_a_described_cvv_and_a_security_answer_are_found_in_the_middle_of_a_long_paste() -> None:
+    """Both are read only around their words in a long text (the question word, the word of the back):
+    found there as alone, and digits running on past the stretch read are no CVV."""
+    prose = "We walked along the river and talked about the weather, 3 kids and 12 apples.\n" * 2_000
+    for secret, value in (("the three digits on the back are 044", "044"),
+                          ("les 3 chiffres à l'arrière de ma carte sont 552", "552"),
+                          ("If they ask which street I grew up on, I put Maple Crescent", "Maple Crescent"),
+                          ("Bei der Sicherheitsfrage nach dem Lieblingslehrer habe ich Frau Keller angegeben",
+                           "Frau Keller")):
+        assert hidden(secret) == [value]
+        assert value in hidden(prose + secret + "\n" + prose), secret
+    assert hidden("the three digits on the back are" + " " * 108 + "0441234567") == []
+    assert hidden("the three digits on the back are 044 and the security numbers are 123") == ["044", "123"]
+
+
+def test_a_question_word_of_the_vocabulary_that_spans_words_is_looked_for_over_the_text() -> None:
+    """A one-word entry is looked for only as a word the text holds; an entry that may span words (none
+    today) cannot be, and is read over the whole text."""
+    from memory.sensitive import keywords
+
+    one_word = keywords._ONE_WORD_ENTRY
+    for entry in ("questions?", "[^\\W\\d_]*frage[n]?", "chied(?:e|ono)", "domand[ae]"):
+        assert one_word.fullmatch(entry), entry
+    for entry in ("security\\s+question", "what was", "pregunta de seguridad", "sicherheits-frage", "q\\W"):
+        assert not one_word.fullmatch(entry), entry
+    assert set(keywords._question_phrases()) == {e for e in vocabulary.entries("question_words")
+                                                 if not one_word.fullmatch(e)}

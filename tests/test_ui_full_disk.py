@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_full_disk import fill, room, small_disk  # noqa: F401 - a fixture
+from tests.test_full_disk import fill, fill_disk, room, small_disk  # noqa: F401 - a fixture
 from tests.ui_helpers import make_app, notices, settle, wait_until
 
 
@@ -37,6 +37,37 @@ async def test_a_message_the_disk_has_no_room_for_stays_in_the_box_and_is_sent_w
         assert any("your message was sent" in n for n in notices(app))
         # said once (counted among the log's entries: a line far above the view is not a widget)
         assert sum("Not saved" in e.text for e in chat.chat_log.entries) == 1
+
+
+async def test_on_a_small_disk_that_was_full_at_launch_a_message_is_sent_once_room_is_made(small_disk: Path,  # noqa: F811
+                                                                                           tmp_path: Path) -> None:
+    """Issue 46: on a volume under 4 MB the app took the disk for full for ever: after room was made it
+    never wrote again, and each enter showed the message once more with no answer and no notice."""
+    app = make_app(tmp_path, ASSISTANT_DB=str(small_disk / "m.db"))
+    filler = fill_disk(small_disk)  # full before the app starts: its store opens for reading
+    text = "remember that the bike lock code is 3719"
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await settle(pilot, app)
+        chat = app.main_screen.chat
+        chat.room_poll = 0.2
+        chat.composer.insert(text)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("Not saved: the disk is full." in e.text for e in chat.chat_log.entries),
+                         what="the line saying so")
+        assert chat.composer.text == text
+        await pilot.press("enter")  # again, still full: said, and the message is not shown twice
+        await wait_until(pilot, lambda: any(n.startswith("Still not saved") for n in notices(app)), what="a notice")
+        assert chat.composer.text == text
+        assert sum(e.text == text for e in chat.chat_log.entries) == 1
+        filler.unlink()
+        await wait_until(pilot, lambda: app.runtime.store.one("SELECT count(*) FROM messages WHERE role = 'user'")[0]
+                         == 1, timeout=10, what="the message sent once there is room")
+        await settle(pilot, app)
+        assert any("your message was sent" in n for n in notices(app))
+        # Shown again once saved, right above its answer (the first showing stays, with the line saying so).
+        texts = [e.text for e in chat.chat_log.entries]
+        assert chat.composer.text == "" and texts.count(text) == 2 and texts[-3] == text  # then the action, the answer
+        assert "bike lock code is 3719" in app.runtime.store.one("SELECT group_concat(content) FROM knowledge")[0]
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it in .ci/run)")

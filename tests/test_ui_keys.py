@@ -359,8 +359,10 @@ async def test_narrow_terminal_folds_the_sidebar_into_one_line(tmp_path: Path) -
 
 async def test_closing_an_idle_conversation_does_not_delay_the_answer(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """The model title of the idle conversation (up to 30 s with Ollama) is made in the background."""
-    import assistant.turn.agent
+    """The model title of the idle conversation (up to 30 s with Ollama) is made in the background, at the
+    app's next idle time: not while an answer is written, nor between two turns (a request to the same
+    local server then would throw away what it keeps of the conversation)."""
+    import assistant.turn.titles
     from memory import episodes
 
     calls = []
@@ -372,7 +374,7 @@ async def test_closing_an_idle_conversation_does_not_delay_the_answer(tmp_path: 
             episodes.give_title(runtime.store, episode_id, "Model title", "Model summary")
         return 0
 
-    monkeypatch.setattr(assistant.turn.agent, "owed_titles", slow_titles)
+    monkeypatch.setattr(assistant.turn.titles, "owed_titles", slow_titles)
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
@@ -385,6 +387,12 @@ async def test_closing_an_idle_conversation_does_not_delay_the_answer(tmp_path: 
         assert time.monotonic() - start < 1.5  # not held up by the 2 s title
         first = app.runtime.store.one("SELECT title, ended_at FROM episodes ORDER BY id LIMIT 1 OFFSET 1")
         assert first["ended_at"] is not None
+        jobs = app.main_screen.jobs
+        jobs.titles_while_idle()
+        await pilot.pause(0.3)
+        assert calls == []  # the person was just typing: not yet
+        jobs._last_input -= jobs.titles_idle_seconds  # nobody has typed for two minutes
+        jobs.titles_while_idle()
         await wait_until(pilot, lambda: calls, timeout=5, what="background title")
         await settle(pilot, app)
         title = app.runtime.store.one("SELECT title FROM episodes ORDER BY id LIMIT 1 OFFSET 1")[0]

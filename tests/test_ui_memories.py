@@ -18,10 +18,13 @@ from textual.widgets import ListView
 
 from memory import changes, memories
 from memory.browse import PAGE
+from memory.search.embeddings import pending_count
 from memory.store import Store
 from tests.conftest import T0, make_clock, present
+from tests.test_backlog import _runtime_with_backlog
 from tests.test_why_and_incognito import TABLES
 from tests.ui_helpers import make_app, notices, settle, sidebar_text, type_and_send, wait_until
+from ui.app import AssistantApp
 from ui.screens.memories import MemoriesScreen, MemoryScreen
 from ui.screens.why import WhyItem, WhyScreen
 from ui.widgets.memory_list import FilterBar, MemoryList
@@ -204,7 +207,34 @@ async def test_private_pin_forget_each_undone_with_ctrl_z_and_a_secret_revealed_
         assert "2468" not in "\n".join(str(w.render()) for w in app.main_screen.query("Static"))
 
 
-async def test_an_empty_edit_is_refused_and_keeps_the_text(tmp_path: Path) -> None:
+async def test_forget_and_undo_in_a_searched_list_while_an_import_waits_for_its_embeddings(tmp_path: Path) -> None:
+    """Issue 46: after forget and ctrl+z in a searched list, "0 found" stood for seconds and the keys typed
+    next seemed lost: every search (one per pause in typing) embedded 32 texts of an import's backlog, and
+    the app, seeing no key on this screen, embedded the backlog "while nobody typed" beside them. Now a
+    search embeds none of a backlog, and a key on any screen counts as someone typing."""
+    runtime, embedder, _ = _runtime_with_backlog(tmp_path, ASSISTANT_PROVIDER="offline")
+    memories.remember(runtime.store, "the wifi password is on the fridge")
+    waiting = pending_count(runtime.store)
+    app = AssistantApp(runtime.settings, embedder=embedder)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await open_memories(pilot, app)
+        await search(pilot, app, "wifi", 1)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, MemoryScreen) and app.screen.detail is not None)
+        await pilot.press("f")
+        await wait_until(pilot, lambda: isinstance(app.screen, MemoriesScreen) and not listed(app), what="forgotten")
+        await pilot.pause(1.2)  # a moment of reading
+        await pilot.press("ctrl+z", *" pass")
+        assert app.main_screen.jobs.idle_for() < 1.0  # the keys were seen: no idle work starts under them
+        await wait_until(pilot, lambda: listed(app) == ["the wifi password is on the fridge"]
+                         and app.screen.query_text == "wifi pass", what="brought back, and the search typed on")
+        await settle(pilot, app)
+        assert shown(app, "#memories-title") == "Memories · 1 found"
+        assert pending_count(runtime.store) >= waiting  # the searches embedded none of the backlog
+
+
+async def test_an_empty_edit_is_refused_and_keeps_the_text(tmp_path):
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)

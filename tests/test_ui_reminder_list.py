@@ -354,3 +354,25 @@ async def test_what_lies_beyond_the_window_is_counted_in_the_sidebar_and_the_bar
         await pilot.resize_terminal(80, 24)
         await settle(pilot, app)
         assert "and 1 later: next on Thu Dec 3" in str(app.query_one("#reminder-bar").render())
+
+
+@pytest.mark.parametrize("keys_before", [("ctrl+l",), ("ctrl+b",), ("ctrl+l", "down", "down"), ("ctrl+b", "end")],
+                         ids=["ctrl+l", "ctrl+b", "third row", "last row"])
+async def test_one_d_in_the_80x24_list_says_done_once(tmp_path: Path, keys_before: tuple[str, ...]) -> None:
+    """Issue 46 saw "Done: buy milk. ctrl+z to undo." twice for one d at 80x24 (not reproduced here, by
+    pilot or in tmux: this holds the count, and the toasts on screen, to one)."""
+    app = many_app(tmp_path, count=5, overdue=1)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*keys_before)
+        await settle(pilot, app)
+        content = highlighted(app).reminder.content
+        await pilot.press("d")
+        await settle(pilot, app)
+        await pilot.pause(0.3)
+        done = [n for n in notices(app) if n.startswith("Done:")]
+        assert done == [f"Done: {content}. ctrl+z to undo."]
+        assert sum(str(t.render()).startswith("Done:") for t in app.screen.query("Toast")) == 1
+        await pilot.press("escape")  # back to the chat: the toast moves above the message box, still one
+        await pilot.pause(0.3)
+        assert sum(str(t.render()).startswith("Done:") for t in app.screen.query("Toast")) == 1

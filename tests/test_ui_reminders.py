@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from memory import memories
+from memory import memories, reminders
 from memory.store import Store
 from memory.time.clock import Clock
 from tests.conftest import T0, make_runtime, present
@@ -206,3 +206,18 @@ async def test_desktop_notification_and_its_switch(tmp_path: Path, monkeypatch: 
             await wait_until(pilot, notified, timeout=3)
             await settle(pilot, app)
             assert bool(sent) is enabled
+
+
+async def test_the_sidebar_badge_of_an_upcoming_reminder_says_how_far_off_it_is(tmp_path: Path) -> None:
+    """Issue 46: "[DUE]" on every future row read as due now for a reminder 20 h away. The sidebar's badge
+    says when ("[in 20 h]"); overdue and due-now rows keep theirs, and so do the `[DUE ...]` labels of the
+    prompt and of `reminders` (SPEC F1)."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        shown = sidebar_text(app)
+        assert "[in 20 h] Call the plumber\n  Mon Nov 23 10:00\n" in shown + "\n"
+        assert "[OVERDUE] Pay the rent\n  Sat Nov 21 09:00 · overdue 29 h" in shown
+        assert "[DUE" not in shown
+        labels = [r.label for r in reminders.get_upcoming(app.runtime.store, now=app.runtime.clock.now())]
+    assert labels == ["[OVERDUE Sat Nov 21 09:00]", "[DUE Mon Nov 23 10:00]"]

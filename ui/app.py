@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import BindingType
 from textual.command import Provider
@@ -67,18 +67,11 @@ class AssistantApp(App[int]):
             super().__init__()
             self.text = text
 
-    class Deferred(Message):
-        """Slow follow-up work (a model-written title) to run in a thread worker, asked for from any thread."""
-
-        def __init__(self, job: Callable[[], object]) -> None:
-            super().__init__()
-            self.job = job
-
     def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
         """`embedder`: one to use instead of the configured one (a test's counting stand-in)."""
         super().__init__()
         self.runtime = Runtime(settings, notice=self.notice_from_anywhere, embedder=embedder)
-        self.services = Services(self.runtime, defer=self.in_background)
+        self.services = Services(self.runtime)
         self.keymap_settings: dict[str, str] = dict(settings.keymap or {})
         self.history = InputHistory(_history_path())
         self._last_failure = ""
@@ -97,6 +90,14 @@ class AssistantApp(App[int]):
 
     def on_mount(self) -> None:
         self.theme_changed_signal.subscribe(self, self._theme_changed)
+
+    async def on_event(self, event: events.Event) -> None:
+        # Every key, on every screen, before a widget takes it (a search box keeps the letters it types):
+        # someone is typing, so the idle jobs wait (issue 46: typing in Memories went unseen, and the
+        # backlog of an import was embedded under the keys).
+        if isinstance(event, events.Key) and self.screen_stack:
+            self.main_screen.jobs.input_seen()
+        await super().on_event(event)
 
     def on_ready(self) -> None:
         """The first frame is composed: the main screen's start-up jobs begin a moment later, so that
@@ -121,15 +122,8 @@ class AssistantApp(App[int]):
 
     # The runtime and the services speak from any thread: through messages (post_message is thread-safe).
 
-    def in_background(self, job: Callable[[], object]) -> None:
-        self.post_message(self.Deferred(job))
-
     def notice_from_anywhere(self, text: str) -> None:
         self.post_message(self.Notice(text))
-
-    def on_assistant_app_deferred(self, event: Deferred) -> None:
-        self.run_worker(event.job, thread=True, group="background", exit_on_error=False,
-                        description="finish a background task")
 
     def on_assistant_app_notice(self, event: Notice) -> None:
         self.notify(event.text, severity="warning", markup=False)
@@ -265,16 +259,52 @@ class AssistantApp(App[int]):
         that has a model), and no thread still waiting on a model holds the process (run_app)."""
         self.main_screen.chat.stop_turn()
         try:
-            await asyncio.to_thread(self.main_screen.calendar.at_quit)
-            await asyncio.to_thread(self.services.conversations.close_for_quit)
-            await asyncio.to_thread(self.services.due.remember_announced)
-            await asyncio.to_thread(self.services.backup.stop_for_quit)  # after those writes: a last sync
+            # In a thread of its own: the shared pool's threads may all be waiting on a slow model.
+            await _off_the_loop(self._close_for_quit, QUIT_SECONDS)
+        except TimeoutError:
+            pass  # the store is busy: the conversation is closed at the next launch (its idle gap)
         except DiskFull:  # one line, no traceback: the conversation is closed at the next launch instead
             self.exit_line = ("assistant: the disk is full, so this conversation could not be closed; it is closed "
                               "at the next start. Everything saved before is safe.")
             self.exit(return_code=1, message=self.exit_line)
             return
         self.exit(0)
+
+    def _close_for_quit(self) -> None:
+        self.main_screen.calendar.at_quit()
+        self.services.conversations.close_for_quit()
+        self.services.due.remember_announced()
+
+
+QUIT_SECONDS = 0.5  # the most quitting waits for the store (it takes milliseconds unless another write holds it)
+
+
+async def _off_the_loop(job: Callable[[], object], seconds: float) -> None:
+    """`job` in a new daemon thread, waited for at most `seconds` (TimeoutError); its exception is raised."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[None] = loop.create_future()
+
+    def settle(error: BaseException | None) -> None:
+        if done.done():
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(None)
+
+    def run() -> None:
+        error: BaseException | None = None
+        try:
+            job()
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting side
+            error = exc
+        try:
+            loop.call_soon_threadsafe(settle, error)
+        except RuntimeError:
+            pass  # the loop is gone: nobody waits any more
+
+    threading.Thread(target=run, name="quit", daemon=True).start()
+    await asyncio.wait_for(asyncio.shield(done), seconds)
 
 
 def _history_path() -> Path | None:
@@ -297,8 +327,11 @@ def run_app(settings: Settings) -> int:
         if os.environ.get("TERM", "").lower() in ("dumb", "unknown"):
             os.environ["TERM"] = "xterm"
     app = AssistantApp(settings)
+    # An event loop of our own: asyncio.run() would end by joining every thread of its pool, and a worker
+    # thread still waiting on a model (a title, a probe, up to its timeout) held the quit for minutes.
+    loop = asyncio.new_event_loop()
     try:
-        app.run()
+        app.run(loop=loop)
     finally:
         app.services.backup.stop_for_quit()  # its own replicator, after a last sync, within the quit's budget
         app.runtime.close()
@@ -306,7 +339,9 @@ def run_app(settings: Settings) -> int:
     if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
         # A worker thread still waits on a model or a probe (up to its timeout): the interpreter would
         # join it before exiting. Everything is saved and the store is closed: leave now.
+        logging.shutdown()
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
+    loop.close()
     return code

@@ -16,7 +16,9 @@ if TYPE_CHECKING:
 
 
 M_ARENA_MAX = -8  # glibc's malloc.h
+M_MMAP_THRESHOLD = -3
 MALLOC_ARENAS = 2
+MMAP_THRESHOLD = 256 * 1024
 
 
 def bound_malloc_arenas(arenas: int = MALLOC_ARENAS) -> bool:
@@ -37,8 +39,26 @@ def bound_malloc_arenas(arenas: int = MALLOC_ARENAS) -> bool:
         return False  # not glibc: its own allocator, nothing to bound
 
 
+def fix_mmap_threshold(size: int = MMAP_THRESHOLD) -> bool:
+    """Blocks of `size` bytes and more mapped on their own, and given back when freed, as
+    MALLOC_MMAP_THRESHOLD_=262144 would. glibc raises its threshold (up to 32 MB) after the first such
+    block is freed; from then on the model's tensors (a batch of long texts: 10 to 100 MB each) came from
+    the heap, which kept them: embedding 64 long chat messages in batches of 8 took the app's process
+    from 191 to 671-693 MB, with this to 268 MB, for ~10% more CPU a text (docs/footprint.md, issue 46).
+    A MALLOC_MMAP_THRESHOLD_ set by the person stands. True when set."""
+    if os.environ.get("MALLOC_MMAP_THRESHOLD_"):
+        return False
+    try:
+        import ctypes
+
+        return bool(ctypes.CDLL("libc.so.6").mallopt(M_MMAP_THRESHOLD, size))
+    except (OSError, AttributeError):
+        return False
+
+
 def launch(settings: Settings) -> int:
     bound_malloc_arenas()
+    fix_mmap_threshold()
     from ui.app import run_app
 
     return run_app(settings)

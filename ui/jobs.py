@@ -1,8 +1,10 @@
 """Work the app does in the background around the person: loading the embedding model at the first
 key (and letting it go after `embedding_unload_minutes` of quiet, to load it again at the next key),
-consolidation (when due by the settings' triggers, or by hand), and embedding what a big import
-left waiting, while nobody types and no answer is being written. Progress is said with messages; the
-state (`running`, the time of the last key) is written on the event loop only."""
+consolidation (when due by the settings' triggers, or by hand), embedding what a big import
+left waiting, and the model-written titles closed conversations owe, while nobody types and no answer
+is being written (a title asked of the same local server between two turns would throw away what it
+keeps of the conversation: SPEC F4). Progress is said with messages; the state (`running`, the time
+of the last key) is written on the event loop only."""
 from __future__ import annotations
 
 import asyncio
@@ -13,11 +15,16 @@ from textual import work
 from textual.message import Message
 from textual.widget import Widget
 
-from assistant.services import ConsolidationService, EmbeddingService
+from assistant.services import ConsolidationService, ConversationService, EmbeddingService
 from ui.failures import ReportsFailures
 from ui.messages import StatusNews, StoreChanged
 
 EMBED_IDLE_SECONDS = 10.0  # quiet this long, the app embeds texts a big import left waiting
+# Quiet this long (no key, no answer under way), the app asks the local model for what can wait: the titles
+# closed conversations owe, and a consolidation its triggers call for. A request to the same local server
+# between two turns would throw away what it keeps of the conversation (SPEC F4).
+SIDE_REQUESTS_IDLE_SECONDS = 120.0
+TITLES_CHECK_SECONDS = 15.0
 CHECK_SECONDS = 60.0  # how often the consolidation triggers, and whether to unload the embedder, are looked at
 TURN_GROUP = "turn"  # the worker group of a turn (ui/widgets/chat.py): while one runs, no idle job starts
 
@@ -38,19 +45,23 @@ class IdleJobs(ReportsFailures, Widget):
         pass
 
     def __init__(self, consolidation: ConsolidationService, embeddings: EmbeddingService,
-                 embed_idle_seconds: float = EMBED_IDLE_SECONDS) -> None:
+                 conversations: ConversationService, embed_idle_seconds: float = EMBED_IDLE_SECONDS) -> None:
         super().__init__()
         self.consolidation = consolidation
         self.embeddings = embeddings
+        self.conversations = conversations
         self.embed_idle_seconds = embed_idle_seconds
+        self.titles_idle_seconds = SIDE_REQUESTS_IDLE_SECONDS
         self.running = False  # a consolidation is under way
         self._last_input = time.monotonic()
         self._warming = False  # the embedding model is loading or loaded
+        self._titles_tried: float | None = None  # the quiet stretch (its first moment) titles were written in
 
     def on_mount(self) -> None:
         self.set_interval(CHECK_SECONDS, self.maybe_consolidate, name="idle-consolidation")
         self.set_interval(CHECK_SECONDS, self.maybe_unload_embedder, name="idle-unload")
         self.set_interval(self.embed_idle_seconds, self.embed_while_idle, name="idle-embedding")
+        self.set_interval(TITLES_CHECK_SECONDS, self.titles_while_idle, name="idle-titles")
 
     def on_unmount(self) -> None:
         self.consolidation.stop()  # the child process goes with the app
@@ -88,8 +99,9 @@ class IdleJobs(ReportsFailures, Widget):
     # -- consolidation ------------------------------------------------------------------------
 
     def maybe_consolidate(self) -> None:
-        """Consolidate in the background when idle long enough or many memories are new (F6 triggers)."""
-        if not self.running and not self.answering():
+        """Consolidate in the background when idle long enough or many memories are new (F6 triggers),
+        never between two turns (SIDE_REQUESTS_IDLE_SECONDS)."""
+        if not self.running and not self.answering() and self.idle_for() >= self.titles_idle_seconds:
             self._check_consolidation(self.idle_for() / 60)
 
     @work(thread=True, exclusive=True, group="idle-check", exit_on_error=False,
@@ -136,6 +148,21 @@ class IdleJobs(ReportsFailures, Widget):
                             f"{result.get('supersessions_detected', 0)} supersessions.", timeout=6, markup=False)
         self.post_message(StatusNews("idle"))
         self.post_message(StoreChanged())
+
+    # -- the titles closed conversations owe --------------------------------------------------
+
+    def titles_while_idle(self) -> None:
+        """Once in each quiet stretch (no key for `titles_idle_seconds`, no answer being written): the
+        model-written titles the closed conversations owe."""
+        if self.answering() or self.idle_for() < self.titles_idle_seconds or self._titles_tried == self._last_input:
+            return
+        self._titles_tried = self._last_input
+        self._write_titles()
+
+    @work(thread=True, exclusive=True, group="idle-titles", exit_on_error=False,
+          description="write the titles of closed conversations")
+    def _write_titles(self) -> None:
+        self.conversations.write_owed_titles()
 
     # -- embedding an import's backlog ----------------------------------------------------------
 

@@ -15,7 +15,7 @@ import os
 import shutil
 import tempfile
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +80,8 @@ def restore(target: Path, replica: ReplicaURL, access: Access, timestamp: dateti
         out = folder / target.name
         args = ["restore", "-o", str(out)]
         if timestamp is not None:
-            args += ["-timestamp", timestamp.strftime("%Y-%m-%dT%H:%M:%SZ")]
+            # to the microsecond: cut to the second, an instant just after the oldest state read as before it
+            args += ["-timestamp", timestamp.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")]
         with litestream.naming(replica, access, target) as names:
             done = litestream.run([*args, *names])
         if done.returncode != 0 or not out.is_file():

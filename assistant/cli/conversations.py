@@ -3,12 +3,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, Any
 
 from assistant.cli.output import emit, json_text, note
 from assistant.runtime import Runtime
-from memory import episodes
+from memory import episodes, supersession
 from memory.errors import InvalidInput
 from memory.text import flat, visible
+
+if TYPE_CHECKING:
+    from memory.search import Hit
 
 
 def cmd_recap(runtime: Runtime, args: argparse.Namespace) -> int:
@@ -38,8 +42,24 @@ def cmd_recall(runtime: Runtime, args: argparse.Namespace) -> int:
         emit(args, answer.to_json(), answer.to_text)
         return 0
     hits = runtime.searcher.search(query, limit=args.limit, mode=args.mode, touch=True)  # you asked for them
-    emit(args, [h.to_json() for h in hits], lambda: "\n".join(
-        f"{h.type} #{h.id} [{h.tier}] {runtime.clock.short(h.created_at)}: {flat(h.content, 200)}" for h in hits)
+    # A memory a newer one replaced comes right after it, said to be replaced (never read as current).
+    gone = supersession.superseded_by(runtime.store, [h.id for h in hits if h.type == "memory"])
+    at = {h.id: n for n, h in enumerate(hits) if h.type == "memory"}
+    order = supersession.replaced_after(list(range(len(hits))), {
+        n: at[gone[h.id]] for n, h in enumerate(hits) if h.type == "memory" and gone.get(h.id) in at})
+    hits = [hits[n] for n in order]
+
+    def data(hit: Hit) -> dict[str, Any]:
+        found = hit.to_json()
+        if hit.type == "memory":
+            found["replaced_by"] = gone.get(hit.id)
+        return found
+
+    def state(hit: Hit) -> str:
+        return f"replaced by #{gone[hit.id]}" if hit.type == "memory" and hit.id in gone else hit.tier
+
+    emit(args, [data(h) for h in hits], lambda: "\n".join(
+        f"{h.type} #{h.id} [{state(h)}] {runtime.clock.short(h.created_at)}: {flat(h.content, 200)}" for h in hits)
         or "Nothing found.")
     return 0
 

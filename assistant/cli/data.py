@@ -8,6 +8,7 @@ import json
 import signal
 import stat
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -19,6 +20,7 @@ from memory.store import Store
 from memory.text import counted, visible
 
 if TYPE_CHECKING:
+    from assistant.cli.progress import EmbeddingProgress
     from memory.transfer.chat_import import ChatImportResult
     from memory.transfer.jsonl_export import Salvage
     from memory.transfer.sniff import ChatFile
@@ -236,30 +238,33 @@ def _describe_chats(result: ChatImportResult, format_name: str) -> str:
     return text
 
 
-EMBED_NOW = 2000  # texts embedded before an import returns (seconds); more are left to `index` and the app
+EMBED_NOW_SECONDS = 30.0  # an import waits about this long at most for its new texts' embeddings
+SAMPLE = 32  # texts embedded first, to measure how fast this machine embeds these texts
 
 
 def _embed_after_import(runtime: Runtime, everything: bool = False) -> dict[str, int]:
     """Embed what the import added, now that its rows are committed (each batch its own transaction: the
     app and recall go on meanwhile, and find the rest by keywords). Ctrl+C stops it and loses nothing.
-    A big import is not held up by it (20,000 texts are a minute or more on two cores): what it added is
-    found by keywords at once, the app embeds it while idle, `assistant index` (or `import --index`) now."""
+    An import is not held up by it longer than EMBED_NOW_SECONDS (10,000 chat messages take ten minutes
+    or more on two cores): a first sample says how fast this machine embeds these texts, and what would
+    take longer is left to the app's idle time and `assistant index` (or done now with `import --index`),
+    with the rate measured and the time it would take."""
     from memory.search.embeddings import pending_count
 
     waiting = pending_count(runtime.store)
     if runtime.embedder is None:
         return {"pending_embeddings": waiting}
-    if waiting > EMBED_NOW and not everything:
-        note(f"assistant: {waiting:,} texts are waiting for their embeddings; search finds them by keywords until "
-             "then. The app embeds them while idle; `assistant index` does it now (about 300 a second).")
-        return {"embedded": 0, "pending_embeddings": waiting}
     try:
-        embedded = _embed_imported(runtime)
+        progress = _embed_imported(runtime, None if everything else EMBED_NOW_SECONDS)
     except KeyboardInterrupt:
         note("assistant: embedding stopped; the import is complete, and search finds what is not embedded yet "
              "by keywords (`assistant index` finishes it; the app does it while idle)")
-        embedded = 0
-    return {"embedded": embedded, "pending_embeddings": pending_count(runtime.store)}
+        return {"embedded": 0, "pending_embeddings": pending_count(runtime.store)}
+    left = pending_count(runtime.store)
+    if progress is not None and left:
+        note(f"assistant: {left:,} texts are waiting for their embeddings ({progress.ahead_words(left)}); search "
+             "finds them by keywords until then. `assistant index` embeds them now; the app does it while idle.")
+    return {"embedded": progress.done if progress else 0, "pending_embeddings": left}
 
 
 def _import_calendar(runtime: Runtime, args: argparse.Namespace, text: str) -> int:
@@ -316,7 +321,7 @@ def _import_jsonl(runtime: Runtime, args: argparse.Namespace, text: str) -> int:
         if runtime.embedder is not None:
             summary |= _embed_after_import(runtime, getattr(args, "index", False))
         elif getattr(args, "index", False):
-            _embed_backlog(runtime)  # says that embeddings are turned off
+            _embed_waiting(runtime)  # says that embeddings are turned off
     emit(args, summary, text)
     return 0
 
@@ -346,17 +351,17 @@ def _undo_last(runtime: Runtime, args: argparse.Namespace) -> int:
     return 0
 
 
-def _embed_imported(runtime: Runtime) -> int:
-    """Embed what an import left waiting; when the model cannot load, the import stands and the
-    user is told that search finds the new texts by keywords until they are embedded."""
+def _embed_imported(runtime: Runtime, within: float | None) -> EmbeddingProgress | None:
+    """Embed what an import left waiting (see _embed_waiting); when the model cannot load, the import
+    stands and the user is told that search finds the new texts by keywords until they are embedded."""
     from memory.errors import EmbedderUnavailable
 
     try:
-        return _embed_backlog(runtime)
+        return _embed_waiting(runtime, within)
     except EmbedderUnavailable as exc:
         note(f"assistant: the imported texts could not be embedded ({exc})")
         _backlog_note(runtime)
-        return 0
+        return None
 
 
 IMPORT_LINE_LIMIT = 16 * 1024 * 1024  # one record; a longer line is not something we wrote
@@ -385,16 +390,32 @@ def _read_import(name: str) -> str:
     return "".join(lines)
 
 
-def _embed_backlog(runtime: Runtime) -> int:
-    """Embed every waiting text now, with a progress bar on a terminal; returns how many."""
-    from assistant.cli.progress import ProgressBar
+def _embed_waiting(runtime: Runtime, within: float | None = None) -> EmbeddingProgress:
+    """Embed the waiting texts, newest first, saying the rate measured here and the time left (a bar on a
+    terminal, else a line now and then): all of them, or with `within`, a sample first (embed_sample), and
+    the rest only when at the sample's pace they take no longer than `within` seconds in all (the pace it
+    measured is kept on the progress: `ahead`). Each batch is its own transaction: Ctrl+C keeps what was done."""
+    from assistant.cli.progress import EmbeddingProgress
     from assistant.errors import AssistantError
-    from memory.search.embeddings import pending_count, sync_embeddings
+    from memory.search.embeddings import embed_sample, pending_count, sync_embeddings, waiting_characters
 
-    if runtime.embedder is None:
+    store, embedder = runtime.store, runtime.embedder
+    if embedder is None:
         raise AssistantError("embeddings are turned off (embedding_model = \"none\"): search uses keywords only")
-    with ProgressBar("Embedding", pending_count(runtime.store), min_total=200) as bar:
-        return sync_embeddings(runtime.store, runtime.embedder, progress=bar.update)
+    load = getattr(embedder, "load", None)
+    if callable(load):
+        load()  # the model is loaded before the clock starts: the rate measured is the texts'
+    with EmbeddingProgress(pending_count(store)) as progress:
+        if within is not None:
+            sample = embed_sample(store, embedder, SAMPLE)
+            progress.update(sample.texts)
+            progress.ahead = sample.seconds_for(waiting_characters(store))
+            spent = time.monotonic() - progress.started
+            if not pending_count(store) or progress.ahead is None or spent + progress.ahead > within:
+                return progress
+        before = progress.done
+        sync_embeddings(store, embedder, progress=lambda done, _total: progress.update(before + done))
+    return progress
 
 
 def _backlog_note(runtime: Runtime) -> None:
@@ -405,14 +426,17 @@ def _backlog_note(runtime: Runtime) -> None:
     waiting = pending_count(runtime.store)
     if waiting > EMBED_PER_SEARCH and runtime.embedder is not None:
         note(f"assistant: {waiting:,} texts are waiting for their embeddings; until then search finds them by "
-             "keywords only. `assistant index` embeds them now (about 300 a second); the app does it while idle.")
+             "keywords only. `assistant index` embeds them; the app does it while idle.")
 
 
 def cmd_index(runtime: Runtime, args: argparse.Namespace) -> int:
+    from assistant.cli.progress import per_second
     from memory.search.embeddings import pending_count
 
-    done = _embed_backlog(runtime)
-    left = pending_count(runtime.store)
+    progress = _embed_waiting(runtime)
+    done, left = progress.done, pending_count(runtime.store)
+    rate = progress.rate()
     emit(args, {"embedded": done, "pending": left},
-         f"Embedded {counted(done, 'text')}" + (f"; {left:,} still waiting (changed meanwhile)" if left else "") + ".")
+         f"Embedded {counted(done, 'text')}" + (f" ({per_second(rate)} here)" if rate else "") +
+         (f"; {left:,} still waiting (changed meanwhile)" if left else "") + ".")
     return 0

@@ -31,7 +31,7 @@ def _memory_line(runtime: Runtime, m: memories.Memory) -> str:
 
 def cmd_remember(runtime: Runtime, args: argparse.Namespace) -> int:
     memory = memories.remember(runtime.store, " ".join(args.text), due_at=args.due, kind=args.kind,
-                                importance=args.importance, private=args.private)
+                                importance=args.importance, private=args.private, embedder=runtime.embedder)
     _warn_if_past(runtime, args, memory)
     emit(args, memory.to_json(), "Remembered " + _memory_line(runtime, memory))
     return 0

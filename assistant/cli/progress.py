@@ -92,3 +92,79 @@ class ImportProgress:
     def __exit__(self, *exc: object) -> None:
         if self._bar is not None:
             self._bar.__exit__(*exc)
+
+
+def per_second(rate: float) -> str:
+    """"13 a second", "0.4 a second"."""
+    return f"{rate:,.0f} a second" if rate >= 1 else f"{rate:.1f} a second"
+
+
+def duration_words(seconds: float) -> str:
+    """"under a minute", "about 13 min", "about 2 h 10 min": a time said as a person would."""
+    minutes = round(seconds / 60)
+    if minutes < 1:
+        return "under a minute"
+    if minutes < 60:
+        return f"about {minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    return f"about {hours} h" + (f" {minutes} min" if minutes else "")
+
+
+class EmbeddingProgress:
+    """Texts embedded, the rate measured here and the time left: rich's bar saying both on a terminal (for
+    200 texts and more), else a line on stderr every LINE_EVERY seconds (none when `quiet`). The model's
+    speed depends on the machine and on the texts (a long chat message costs ten short notes): the rate is
+    what this run measured, never a figure from elsewhere."""
+
+    LINE_EVERY = 30.0
+
+    def __init__(self, total: int, quiet: bool = False, terminal: bool | None = None) -> None:
+        self.total = total
+        self.done = 0
+        self.quiet = quiet
+        self.terminal = sys.stderr.isatty() if terminal is None else terminal
+        self.started = time.monotonic()
+        self._last_line = self.started
+        self._bar: ProgressBar | None = None
+        self.ahead: float | None = None  # seconds the waiting texts take at a sample's pace (see ahead_words)
+
+    def __enter__(self) -> EmbeddingProgress:
+        self.started = self._last_line = time.monotonic()
+        if self.terminal and not self.quiet:
+            self._bar = ProgressBar("Embedding", self.total, min_total=200, enabled=True)
+            self._bar.__enter__()
+        return self
+
+    def rate(self) -> float | None:
+        """Texts a second so far (None before the first batch)."""
+        elapsed = time.monotonic() - self.started
+        return self.done / elapsed if self.done and elapsed > 0 else None
+
+    def pace(self) -> str:
+        """"13 a second here, about 11 min left": the rate of this run so far, and the rest at that rate."""
+        rate = self.rate()
+        if rate is None:
+            return ""
+        return f"{per_second(rate)} here, {duration_words((self.total - self.done) / rate)} left"
+
+    def ahead_words(self, waiting: int) -> str:
+        """"about 19 min for 10,168 texts, 9 a second here": what a sample measured (`ahead`, the seconds
+        the waiting texts take at its pace)."""
+        if not self.ahead:
+            return "embedding them was not timed"
+        return f"{duration_words(self.ahead)} for {waiting:,} texts, {per_second(waiting / self.ahead)} here"
+
+    def update(self, done: int) -> None:
+        """`done`: texts embedded so far in this run."""
+        self.done = done
+        self.total = max(self.total, done)
+        if self._bar is not None and self._bar._progress is not None:
+            self._bar._progress.update(self._bar._task, completed=done, total=self.total,
+                                       description=f"Embedding ({self.pace()})" if self.pace() else "Embedding")
+        elif not self.quiet and not self.terminal and time.monotonic() - self._last_line >= self.LINE_EVERY:
+            self._last_line = time.monotonic()
+            print(f"Embedded {done:,} of {self.total:,} texts ({self.pace()})", file=sys.stderr, flush=True)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(*exc)

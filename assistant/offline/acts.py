@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from assistant.conversation import Item, UserMessage
+from assistant.conversation import AssistantMessage, Item, UserMessage
 from assistant.offline.agenda import agenda, coming_up, trips
 from assistant.offline.answers import answer_from_memory, what_i_know
 from assistant.offline.phrases import (
@@ -37,7 +37,8 @@ from assistant.reading.actions import (
     Upcoming,
 )
 from assistant.reading.spans import DaySpan
-from assistant.reading.understand import is_small_talk
+from assistant.reading.understand import is_small_talk, states_something
+from assistant.recall.evidence import NOTHING, topic_words
 from assistant.recap import episode_lines
 from assistant.runtime import Runtime
 from assistant.tools import undo_text
@@ -62,7 +63,9 @@ def act(runtime: Runtime, action: Action, text: str, conversation: list[Item], s
         case Remember():
             return Plan([("remember", {"content": action.content, "kind": action.kind})])
         case Upcoming():
-            return _agenda(runtime, action)
+            last = conversation[-1]
+            asking = (last.message_id,) if isinstance(last, UserMessage) and last.message_id else ()
+            return _agenda(runtime, action, text, asking)
         case Known():
             return said(what_i_know(runtime))
         case Recap():
@@ -83,10 +86,10 @@ def act(runtime: Runtime, action: Action, text: str, conversation: list[Item], s
             return said(connect(runtime, NO_MODEL) if not situation.unreachable else CAPABILITIES)
         case NearMiss():
             return plan_near_miss(runtime, action)
-    return said(_chat(runtime, text, situation))
+    return said(_chat(runtime, action, text, conversation, situation))
 
 
-def _chat(runtime: Runtime, text: str, situation: Situation) -> str:
+def _chat(runtime: Runtime, action: Action, text: str, conversation: list[Item], situation: Situation) -> str:
     """What a message that asks nothing the offline mode can do gets."""
     if situation.unreachable:
         if situation.incognito:
@@ -96,24 +99,48 @@ def _chat(runtime: Runtime, text: str, situation: Situation) -> str:
         return "You're welcome."
     if is_small_talk(text):
         return f"Hi! I'm running without a chat model. {connect(runtime, HOW_TO_CONNECT)}\n\n{CAPABILITIES}"
+    if states_something(action, text):
+        # Something told: kept with the conversation and found by meaning when asked about (SPEC F14).
+        if situation.incognito:
+            return f"Noted for this conversation only. {INCOGNITO_KEPT}"
+        return "Noted: I'll find this when you ask about it later."
     # What becomes of the message follows the conversation: in an incognito one nothing is kept.
     kept = (f"I'm running without a chat model, so I can't chat about that. {INCOGNITO_KEPT}"
             if situation.incognito else
             "I'm running without a chat model, so I can't chat about that, but your message is kept and I can "
             "find it later. To keep something as a memory, say \"remember that ...\".")
+    if _setup_said(conversation):
+        return kept  # how to set up a model is said once a conversation
     return f"{kept}\n\n{SHORT_CAPABILITIES}\n\n{connect(runtime, HOW_TO_CONNECT)}"
 
 
-def _agenda(runtime: Runtime, action: Upcoming) -> Plan:
+def _setup_said(conversation: list[Item]) -> bool:
+    """Whether an earlier answer of this conversation already said how to set up a chat model."""
+    opening = HOW_TO_CONNECT.split("{model}")[0]
+    return any(isinstance(item, AssistantMessage) and opening in item.text for item in conversation[:-1])
+
+
+def _agenda(runtime: Runtime, action: Upcoming, text: str, exclude: tuple[int, ...]) -> Plan:
     """ "What's coming up?", the days asked about ("what do I have tomorrow?", "anything left for
-    today?"), or the trips planned; the reminders it names are marked mentioned."""
+    today?"), or the trips planned; the reminders it names are marked mentioned. A question an empty
+    agenda does not answer ("where are we going camping?", "what time is swimming on the weekend?") is
+    answered from memory when something there answers it."""
     if action.topic == "trip":
-        text, named = agenda(runtime, action.span, "trip") if action.span else trips(runtime)
+        listed, named = agenda(runtime, action.span, "trip") if action.span else trips(runtime)
     elif action.span is not None:
-        text, named = agenda(runtime, action.span)
+        listed, named = agenda(runtime, action.span)
     else:
-        text, named = coming_up(runtime)
-    return Plan(_mark_mentioned(runtime, named), text)
+        listed, named = coming_up(runtime)
+    if not named and "\n" not in listed and _asks_about_something(text):  # it listed nothing: one line
+        answer = answer_from_memory(runtime, text, exclude_message_ids=exclude)
+        if not answer.startswith(NOTHING):
+            return said(answer)
+    return Plan(_mark_mentioned(runtime, named), listed)
+
+
+def _asks_about_something(text: str) -> bool:
+    """A question in words of its own, not only "what's coming up?" or "anything tomorrow?"."""
+    return len(topic_words(text)) >= 2
 
 
 def _mark_mentioned(runtime: Runtime, items: list[reminders.Reminder]) -> list[tuple[str, dict[str, Any]]]:

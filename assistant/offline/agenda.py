@@ -20,18 +20,19 @@ from assistant.views import private_marked
 from memory import memories, reminders, supersession
 from memory.memories import Memory
 from memory.text import flat
+from memory.time import names
 from memory.time.instants import parse_stored, to_utc_iso
 
 LISTED = 20  # reminders "what's coming up" names; the rest of the window is counted
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
-_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS = names.MONTHS
+_DAYS = names.WEEKDAYS
 # Words a plan's date is written with, besides the days' own names and numbers.
 _RELATIVE = ("today", "tonight", "tomorrow", "next", "weekend", "week", "coming")
 TRIP_WORDS = ("trip", "trips", "flight", "flights", "fly", "flying", "travel", "travelling", "traveling", "holiday",
               "holidays", "vacation", "hotel", "train", "journey", "visit", "visiting", "airport", "cruise",
               "getaway", "ferry")
 _PLAN_KINDS = ("fact", "event", "note", "decision", "preference", "person")
+_A_MONTH = timedelta(days=28)  # a plan said for a month or a year shows in lists that span at least this
 
 
 @dataclass
@@ -74,15 +75,15 @@ def plans_between(runtime: Runtime, start: datetime, end: datetime, words: list[
         if memory.id in gone:
             continue
         stated = stated_date(memory.content, parse_stored(memory.created_at), clock.zone, clock.default_time)
-        if stated is not None and start <= stated.at < end:
-            plans.append(PlanItem(memory, stated))
+        if stated is not None and start <= stated.at < end and (stated.granularity == "day" or end - start >= _A_MONTH):
+            plans.append(PlanItem(memory, stated))  # a month or a year said is in no day's agenda
     plans.sort(key=lambda p: (p.stated.at, p.memory.id))
     return plans
 
 
 def plan_line(runtime: Runtime, plan: PlanItem) -> str:
     clock = runtime.clock
-    when = clock.short(plan.stated.at) if plan.stated.timed else clock.day(plan.stated.at)
+    when = plan.stated.told(clock)
     text = private_marked(flat(plan.memory.content), plan.memory.private)
     return f"- #{plan.memory.id} [PLAN {when}] {text} (you told me {clock.day(plan.memory.created_at)})"
 

@@ -25,6 +25,7 @@ from assistant.recall.evidence import (
     Evidence,
     content_words,
     find_evidence,
+    question_vector,
     search_evidence,
     search_words,
     told_when,
@@ -37,13 +38,14 @@ from memory import memories, reminders, supersession
 from memory.errors import InvalidInput
 from memory.search import Hit
 from memory.text import flat
+from memory.time import names
 from memory.time.instants import parse_stored
 from memory.time.references import asks_when
 from memory.time.schedule import parse_schedule
 
 STATEMENT_BONUS = 0.25  # a statement about the thing outranks a reminder or a message sharing as many words
 _PAST_WHEN = re.compile(r"^\W*when (did|was|were|had|have)\b", re.I)
-_DAY_WORDS = (r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|"
+_DAY_WORDS = (names.alternation(names.WEEKDAYS, names.WEEKDAY_SHORT, names.WEEKDAY_SPELLINGS) + "|"
               r"day|week|month|year|weekday|weekend|morning|evening|afternoon|night")
 _RULE_IN_TEXT = re.compile(
     rf"\b(?:every|each)\s+(?:other\s+)?(?:(?:\d+|two|three|four)\s+)?(?:{_DAY_WORDS})s?\b"
@@ -56,9 +58,12 @@ def shown(runtime: Runtime, evidence: Evidence) -> str:
 
 
 def ranked(found: list[Evidence]) -> list[Evidence]:
-    """The memories that define what is asked first (whatever their age), then statements about the
-    thing, then reminders and messages; older values of a fact out."""
+    """Weighed by meaning: in the order weighed (what answers first, a memory before what was said in
+    passing, by score). Otherwise the memories that define what is asked first (whatever their age), then
+    statements about the thing, then reminders and messages. Older values of a fact out."""
     current = [e for e in found if e.superseded_by is None]
+    if any(e.score is not None for e in current):
+        return current
     return sorted(current, key=lambda e: (not e.defining, -(e.relevance + (STATEMENT_BONUS if e.is_statement else 0))))
 
 
@@ -69,24 +74,47 @@ def answer_from_memory(runtime: Runtime, question: str, exclude_message_ids: tup
     about, as the reading found it."""
     if asks_what_i_said(question):  # the person's own words, when that is what is asked (imported ones too)
         return what_i_said(runtime, question, exclude_message_ids) or NOTHING  # still one search
-    hits = search_evidence(runtime, question) if topic_words(question) else []
+    # The question's meaning, when an embedder is there: it finds and weighs the evidence (SPEC F14).
+    vector = question_vector(runtime, question) if topic_words(question) else None
+    hits = search_evidence(runtime, question, vector=vector) if topic_words(question) else []
+    found = ranked(find_evidence(runtime, question, limit=8, exclude_message_ids=exclude_message_ids, hits=hits,
+                                 focus=focus, vector=vector, near=True))
+    answering = [e for e in found if e.answers]
     if asks_when(question):
-        when = _when(runtime, question, exclude_message_ids, hits, focus)
+        when = _when(runtime, question, exclude_message_ids, hits, focus, answering if vector is not None else None)
         if when is not None:
             return when
-        return reasoned_recall(runtime, question, exclude_message_ids=exclude_message_ids, hits=hits).answer
-    found = ranked(find_evidence(runtime, question, limit=8, exclude_message_ids=exclude_message_ids, hits=hits,
-                                 focus=focus))
-    if not found:
-        return NOTHING
-    best = found[0]
-    # Equally good matches are shown too (the user can tell which one they meant); a passing mention
-    # never follows the memory that defines the thing.
-    shown_now = [best] + [e for e in found[1:3] if e.relevance >= best.relevance and e.defining == best.defining]
+        if vector is None:
+            return reasoned_recall(runtime, question, exclude_message_ids=exclude_message_ids, hits=hits).answer
+        if answering:  # the statement that answers, with the dates it gives resolved
+            return reasoned_recall(runtime, question, exclude_message_ids=exclude_message_ids, hits=hits,
+                                   evidence=answering).answer
+    if not answering:
+        return _nothing(runtime, found[0] if found else None)
+    best = answering[0]
+    if best.score is not None:
+        # Weighed by meaning: another answer follows only when it is about as likely as the best.
+        shown_now = [best] + [e for e in answering[1:3] if (e.score or 0.0) >= (best.score or 0.0) - ALSO_WITHIN]
+    else:
+        # Equally good matches are shown too (the user can tell which one they meant); a passing mention
+        # never follows the memory that defines the thing.
+        shown_now = [best] + [e for e in found[1:3] if e.relevance >= best.relevance and e.defining == best.defining]
     runtime.searcher.touch([e.id for e in shown_now if e.type == "memory"])
     lines = [_lead(runtime, best)]
     lines += [f"Also ({told_when(runtime, e)}): {_text(runtime, e)}" for e in shown_now[1:]]
     return "\n".join(lines)
+
+
+ALSO_WITHIN = 0.05  # a second answer is shown when its score is this close to the best's
+
+
+def _nothing(runtime: Runtime, closest: Evidence | None) -> str:
+    """ "I don't have that" first; the nearest statement, if near enough, on its own line as the closest
+    there is, never as the answer (SPEC F14)."""
+    if closest is None:
+        return NOTHING
+    runtime.searcher.touch([closest.id] if closest.type == "memory" else [])
+    return f"{NOTHING}\nThe closest I have ({told_when(runtime, closest)}): {_text(runtime, closest)}"
 
 
 KNOWN_LISTED = 10  # memories "what do you know about me?" names; the rest are counted
@@ -130,10 +158,10 @@ def _lead(runtime: Runtime, best: Evidence) -> str:
 
 
 def _when(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...], hits: list[Hit],
-          focus: Focus | None = None) -> str | None:
+          focus: Focus | None = None, answering: list[Evidence] | None = None) -> str | None:
     """ "When is ...?" about an event (the latest date said for it), a reminder (its due day and time)
     or a repeating fact (its rule); None when none fits, and for questions about the past ("when
-    did ...")."""
+    did ..."). `answering`: the statements weighed by meaning as answers (else found here by words)."""
     if _PAST_WHEN.match(question):
         return None
     wanted = topic_words(question)
@@ -150,20 +178,21 @@ def _when(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...],
     repeating: list[tuple[float, Evidence, str]] = []
     dated: list[tuple[float, Evidence, str]] = []  # statements of an event's date: (relevance, evidence, date)
     asked = content_words(question)
-    for e in ranked(find_evidence(runtime, question, limit=8, exclude_message_ids=exclude_message_ids, hits=hits,
-                                  focus=focus)):
+    statements = answering if answering is not None else ranked(
+        find_evidence(runtime, question, limit=8, exclude_message_ids=exclude_message_ids, hits=hits, focus=focus))
+    for e in statements:
         if not e.is_statement:
             continue
         rule = _RULE_IN_TEXT.search(e.content)
         if rule:
             repeating.append((e.relevance, e, rule.group(0)))
             continue
-        if not asked & content_words(e.content) and not e.defining:
+        if not asked & content_words(e.content) and not e.defining and e.score is None:
             continue  # only a word for the same kind of thing ("meets" for "appointment"): not this event
         stated = stated_date(e.content, parse_stored(e.created_at), clock.zone, clock.default_time)
         if stated is not None:
-            dated.append((e.relevance, e, clock.short(stated.at) if stated.timed else clock.day(stated.at)))
-        elif e.defining or e.relevance == 1:
+            dated.append((e.relevance, e, stated.told(clock)))  # "June 2027" for a month, never a made-up day
+        elif e.defining or e.relevance == 1 or e.score is not None:
             dated.append((e.relevance, e, ""))  # "the standup is now at 9:30": the time it gives, as said
     # The latest date said for the event: of the best matches, one that gives a date, the one said last.
     # Words for one kind of thing ("meets", "standup") count as one in relevance; the question's own words

@@ -74,7 +74,7 @@ def event_dates(runtime: Runtime, event: str) -> list[tuple[datetime, str, int]]
         if m.id in gone:
             continue  # a date said before it moved
         date = stated_date(m.content, parse_stored(m.created_at), clock.zone, clock.default_time)
-        if date is not None:
-            when = clock.short(date.at) if date.timed else clock.day(date.at)
+        if date is not None and date.granularity == "day":  # a reminder before "June" needs a day
+            when = date.told(clock)
             found.setdefault(date.at, (f"{when}, as you told me {clock.day(m.created_at)}", m.id))
     return [(at, told, memory_id) for at, (told, memory_id) in sorted(found.items())]

@@ -70,18 +70,36 @@ def withheld_in(sent: str) -> list[dict[str, str]]:
     return [{"what": what, "why": why} for what, why in found.items()]
 
 
+class _Held:
+    """What a gate reads from the store, whatever the message asks: the private and sensitive memories,
+    their earlier texts, and (as needed) the turns each was told in. Read once per request and shared by
+    the gates of that request (Gate.unasked)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.memories = memories.withheld_candidates(store)  # private or sensitive: few
+        self.earlier = memories.withheld_earlier_texts(store)
+        self._turns: dict[int, list[Any]] = {}
+
+    def turns(self, m: Memory) -> list[Any]:
+        if m.id not in self._turns:
+            self._turns[m.id] = memories.source_turns(self.store, m)
+        return self._turns[m.id]
+
+
 class Gate:
     """The gate of a request to a model."""
 
     def __init__(self, store: Store, message: str = "", ids: frozenset[int] | None = None,
-                 embedder: Any = None) -> None:
+                 embedder: Any = None, *, loaded: _Held | None = None) -> None:
         """`embedder`: the app's, so the classifier's opinion of a text not embedded yet is taken now
-        (memory.secrets.Opinions); without it a text's stored vector gives it, or the rules alone decide."""
+        (memory.secrets.Opinions); without it a text's stored vector gives it, or the rules alone decide.
+        `loaded`: what another gate of the same request read already."""
         self.store = store
         self.asking = message  # the user's message of this request
         self.opinions = Opinions(store, embedder)
-        held = memories.withheld_candidates(store)  # private or sensitive: few, loaded once per request
-        earlier = memories.withheld_earlier_texts(store)
+        self._held = loaded or _Held(store)
+        held, earlier = self._held.memories, self._held.earlier
         # Every text a memory has had, its current one first: an earlier wording (before an edit) is held
         # back wherever the memory is, quoted in a message, a reply, a summary or a tool result.
         texts = {m.id: [m.content, *(e.content for e in reversed(earlier.get(m.id, [])))] for m in held}
@@ -114,7 +132,7 @@ class Gate:
         self.private_episodes: dict[int, frozenset[str]] = {}  # -> the signs its title must not repeat
         for m in held:
             if m.private and m.id not in self.asked:
-                turns = memories.source_turns(store, m)
+                turns = self._held.turns(m)
                 words = sign_words("\n".join([*texts[m.id], *(t["content"] for t in turns if t["role"] == "user")]))
                 for turn in turns:
                     self.private_messages[turn["id"]] = m.id
@@ -132,6 +150,15 @@ class Gate:
         placeholders from the start (`user_message`)."""
         gate = cls(store, reading.text, reading.ids, embedder)
         gate.user_message(reading.text)
+        return gate
+
+    def unasked(self) -> Gate:
+        """The gate of a request no message asks anything of (the system prompt's memory, the same for
+        every message): a private memory goes by its id, whatever this one asks."""
+        if not (self.asking.strip() or self.secrets):
+            return self
+        gate = Gate(self.store, loaded=self._held)
+        gate.opinions = self.opinions  # the same embedder's opinions, the same request
         return gate
 
     @staticmethod
@@ -311,6 +338,9 @@ class LocalGate(Gate):
     @classmethod
     def for_turn(cls, store: Store, reading: Reading, embedder: Any = None) -> Gate:
         return cls()
+
+    def unasked(self) -> Gate:
+        return self
 
     def listed(self, m: Memory) -> bool:
         return True

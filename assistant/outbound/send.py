@@ -5,6 +5,7 @@ whole at this exit: the memory context, every message, tool call and tool result
 reads (assistant.mcp) goes on to that client's model: it leaves here too, as a tool result does."""
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +14,8 @@ from assistant.outbound import requests as build
 from assistant.outbound.gate import Gate
 from assistant.outbound.requests import LocalRequest
 from assistant.providers.base import Delta, Note, Provider, SystemPrompt, ToolSpec, Usage
+from assistant.providers.window import reply_room, tokens
+from memory.errors import RequestTooLong
 from memory.text import visible
 
 if TYPE_CHECKING:
@@ -22,7 +25,8 @@ if TYPE_CHECKING:
 async def chat(provider: Provider, gate: Gate, system: SystemPrompt, conversation: list[Item],
                tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
     """One model call of a chat turn: the provider gets the request as the gate lets it out."""
-    system = SystemPrompt(system.stable, gate.fragments(gate.text(system.memory, "the memory context")))
+    system = SystemPrompt(system.stable, gate.fragments(gate.text(system.memory, "the memory context")),
+                          gate.fragments(gate.text(system.turn, "the memory context")))
     async for item in provider.stream(system, gate.conversation(conversation), tools):
         yield item
 
@@ -38,10 +42,25 @@ def to_mcp_client(gate: Gate, text: str, where: str) -> str:
 
 
 def ask_local(model: StructuredModel, request: LocalRequest) -> dict[str, Any]:
-    """One structured call of the local model (titles, summaries, the judge)."""
+    """One structured call of the local model (titles, summaries, the judge, reasoned recall). Refused
+    for its length, it is asked once more, built again to fit the window the refusal named (and a
+    shorter answer asked for); refused again, RequestTooLong says so in one line."""
     if not isinstance(request, LocalRequest):
         raise TypeError("the local model takes only requests built by assistant.outbound.requests")
-    return model.ask(request.instructions, request.text, request.schema)
+    try:
+        return model.ask(request.instructions, request.text, request.schema)
+    except RequestTooLong as exc:
+        window = exc.window or max(512, int(tokens(request.instructions + request.text) * 0.6))
+        model.max_tokens = reply_room(window, model.max_tokens)
+        room = window - model.max_tokens - tokens(request.instructions) - tokens(json.dumps(request.schema)) - 64
+        smaller = request.smaller(room) if request.smaller is not None and room > 0 else None
+        if smaller is not None and len(smaller.text) < len(request.text):
+            try:
+                return model.ask(smaller.instructions, smaller.text, smaller.schema)
+            except RequestTooLong:
+                pass
+        raise RequestTooLong(f"{model.server} at {model.host} cannot take this request: it is longer than its "
+                             f"context window ({window:,} tokens) even cut to fit", window) from None
 
 
 class GatedConsolidationModel:

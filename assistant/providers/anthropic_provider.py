@@ -1,21 +1,39 @@
-"""Anthropic Messages API: streaming, tool use, and the stable block marked for prompt caching."""
+"""Anthropic Messages API: streaming, tool use, and prompt caching laid out for reuse (SPEC F4): cache
+breakpoints after the stable instructions, after the memory context (the tools and the system prompt
+are then one cached prefix) and after the conversation before this turn; this turn's block is its own
+content block in the newest user message, never kept in the history."""
 from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from assistant.conversation import AssistantMessage, Item, ToolUse, UserMessage
-from assistant.providers.base import Capabilities, Delta, ProviderError, SystemPrompt, ToolSpec
+from assistant.providers.base import Capabilities, Delta, ProviderError, SystemPrompt, ToolSpec, turn_block_at
 
 if TYPE_CHECKING:
-    from anthropic.types import MessageParam, TextBlockParam, ToolParam, ToolResultBlockParam, ToolUseBlockParam
+    from anthropic.types import (
+        CacheControlEphemeralParam,
+        MessageParam,
+        TextBlockParam,
+        ToolParam,
+        ToolResultBlockParam,
+        ToolUseBlockParam,
+    )
+
+CACHED: CacheControlEphemeralParam = {"type": "ephemeral"}
 
 
-def to_messages(conversation: list[Item]) -> list[MessageParam]:
+def to_messages(conversation: list[Item], turn: str = "") -> list[MessageParam]:
+    """Our conversation as Messages API messages: this turn's block (`turn`) as the first content block
+    of the newest user message, and a cache breakpoint on the last block before it."""
     out: list[MessageParam] = []
-    for item in conversation:
-        if isinstance(item, UserMessage):
+    block_at = turn_block_at(conversation)
+    for index, item in enumerate(conversation):
+        if index == block_at and turn and isinstance(item, UserMessage):
+            opened: list[TextBlockParam] = [{"type": "text", "text": turn}, {"type": "text", "text": item.text}]
+            out.append({"role": "user", "content": opened})
+        elif isinstance(item, UserMessage):
             out.append({"role": "user", "content": item.text})
         elif isinstance(item, AssistantMessage):
             blocks: list[TextBlockParam | ToolUseBlockParam] = []
@@ -30,7 +48,20 @@ def to_messages(conversation: list[Item]) -> list[MessageParam]:
                 {"type": "tool_result", "tool_use_id": r.id, "content": r.content, "is_error": r.is_error}
                 for r in item.results]
             out.append({"role": "user", "content": results})
+    if block_at:  # one message for each item: the history is out[:block_at]
+        _mark_cached(cast("dict[str, Any]", out[block_at - 1]))
     return out
+
+
+def _mark_cached(message: dict[str, Any]) -> None:
+    """A cache breakpoint after this message: on its last content block."""
+    content = message["content"]
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    blocks = [dict(block) for block in content]
+    if blocks:
+        blocks[-1]["cache_control"] = CACHED
+    message["content"] = blocks
 
 
 class AnthropicProvider:
@@ -62,13 +93,14 @@ class AnthropicProvider:
         import anthropic
 
         blocks: list[TextBlockParam] = [
-            {"type": "text", "text": system.stable, "cache_control": {"type": "ephemeral"}},
-            {"type": "text", "text": system.memory}]
+            {"type": "text", "text": system.stable, "cache_control": CACHED},
+            {"type": "text", "text": system.memory, "cache_control": CACHED}]
         specs: list[ToolParam] = [{"name": t.name, "description": t.description, "input_schema": t.parameters}
                                   for t in tools]
         try:
             async with self.client.messages.stream(model=self.model, max_tokens=self.max_tokens, system=blocks,
-                                                   messages=to_messages(conversation), tools=specs) as stream:
+                                                   messages=to_messages(conversation, system.turn),
+                                                   tools=specs) as stream:
                 async for event in stream:
                     if event.type == "text":
                         yield Delta(event.text)

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
 
-from assistant.conversation import Item, ToolUse
+from assistant.conversation import Item, ToolUse, UserMessage
 from assistant.errors import ProviderError
 
 __all__ = ["Capabilities", "Delta", "Note", "Provider", "ProviderError", "SystemPrompt", "ToolSpec", "Tools", "Usage",
-           "http_get", "not_found", "not_listed", "short_name", "unreachable"]
+           "http_get", "not_found", "not_listed", "short_name", "turn_block_at", "unreachable"]
 
 
 def http_get(url: str, headers: dict[str, str] | None = None, timeout: float = 0.5) -> tuple[int, bytes] | None:
@@ -85,8 +85,17 @@ class Note:
 
 @dataclass
 class SystemPrompt:
+    """What the memory context sends (SPEC F4): the system prompt, laid out so a server can reuse it
+    from one turn to the next, and this turn's block, which a provider sends as its own message (for
+    Anthropic, its own content block) just before the newest user message, and never again."""
     stable: str  # instructions; identical across turns, so it can be cached
-    memory: str  # rebuilt every turn
+    memory: str  # `<memory_context>`: changes only when the store (or the day) does
+    turn: str = ""  # `<turn_context>`: this turn's clock and what its message brings up
+
+
+def turn_block_at(conversation: list[Item]) -> int | None:
+    """Where this turn's block goes: the index of the newest user message (None: there is none)."""
+    return max((i for i, item in enumerate(conversation) if isinstance(item, UserMessage)), default=None)
 
 
 class Tools(Enum):

@@ -23,7 +23,7 @@ from typing import Any
 
 from assistant.providers.base import http_get, not_found, not_listed, unreachable
 from assistant.runtime import Runtime
-from memory.errors import MalformedAnswer, ModelUnavailable
+from memory.errors import MalformedAnswer, ModelUnavailable, RequestTooLong
 
 __all__ = ["LocalModel", "OpenAILocalModel", "StructuredModel", "local_choice", "local_model", "reachable",
            "schema_errors", "unreachable"]
@@ -111,6 +111,7 @@ class StructuredModel:
     """The one policy of local model calls; subclasses make one call (`_complete`) and `check`."""
 
     server = "the local model"
+    max_tokens = 1024  # the longest answer asked for (lowered to fit a small window)
 
     def __init__(self, host: str, model: str, retries: int = 2, breaker_threshold: int = 3,
                  backoff: float = 0.5) -> None:
@@ -139,7 +140,8 @@ class StructuredModel:
 
     def ask(self, instructions: str, text: str, schema: dict[str, Any]) -> dict[str, Any]:
         """One structured call under the policy; returns the JSON object the schema asks for. Called
-        only by assistant.outbound.send.ask_local, with a request the gate built."""
+        only by assistant.outbound.send.ask_local, with a request the gate built. A request refused for
+        its length raises RequestTooLong (not a failure of the server: the breaker does not count it)."""
         if self.failures >= self.breaker_threshold:
             raise ModelUnavailable(f"{self.server} at {self.host} failed {self.failures} times in a row; "
                                    "the rest of this run skips it")
@@ -335,15 +337,30 @@ class OpenAILocalModel(StructuredModel):
             except openai.APITimeoutError:
                 raise _Transient(ModelUnavailable(f"{self.server} at {self.host} did not answer within "
                                                   f"{self.timeout:g} s (model {self.name})")) from None
-            except openai.APIConnectionError:
-                raise _Transient(self._unreachable()) from None
+            except openai.APIConnectionError as exc:
+                from assistant.providers.openai_provider import connection_refused
+
+                if connection_refused(exc):
+                    raise _Transient(self._unreachable()) from None
+                # It took the request (a kept-alive connection the server had closed, a server that died).
+                raise _Transient(ModelUnavailable(f"{self.server} at {self.host} closed the connection before "
+                                                  f"answering (model {self.name})")) from None
             choices = reply.choices or []
             return (choices[0].message.content or "") if choices else ""
 
     def _status_failure(self, exc: Any) -> Exception:
-        """A refusal by status: permanent (key, model, request) or worth another try (429, 5xx)."""
+        """A refusal by status: permanent (key, model, request), for the request's length, or worth another
+        try (429, 5xx)."""
         import openai
 
+        from assistant.providers.openai_provider import _error_text
+        from assistant.providers.window import window_from_refusal
+
+        said = _error_text(exc)
+        window = window_from_refusal(said) if exc.status_code in (400, 413, 422) else None
+        if window is not None:
+            return RequestTooLong(f"{self.server} at {self.host} refused the request for its length ({said[:160]})",
+                                  window)
         if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
             return ModelUnavailable(self._auth_line(exc.status_code))
         if isinstance(exc, openai.NotFoundError):

@@ -6,12 +6,23 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from assistant.conversation import AssistantMessage, Item, ToolUse, UserMessage
-from assistant.providers.base import Capabilities, Delta, ProviderError, SystemPrompt, ToolSpec, unreachable
+from assistant.providers.base import (
+    Capabilities,
+    Delta,
+    ProviderError,
+    SystemPrompt,
+    ToolSpec,
+    turn_block_at,
+    unreachable,
+)
 
 
 def to_messages(system: SystemPrompt, conversation: list[Item]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = [{"role": "system", "content": f"{system.stable}\n\n{system.memory}"}]
-    for item in conversation:
+    block_at = turn_block_at(conversation) if system.turn else None  # this turn's block, just before the message
+    for index, item in enumerate(conversation):
+        if index == block_at:
+            out.append({"role": "user", "content": system.turn})
         if isinstance(item, UserMessage):
             out.append({"role": "user", "content": item.text})
         elif isinstance(item, AssistantMessage):
@@ -62,13 +73,16 @@ class OllamaProvider:
         specs = [{"type": "function", "function": {"name": t.name, "description": t.description,
                                                    "parameters": t.parameters}} for t in tools]
         calls: list[ToolUse] = []
+        finished, said = False, 0  # the last chunk says done; characters of the answer so far
         try:
             options = {"num_predict": self.max_tokens, **({"num_ctx": self.num_ctx} if self.num_ctx else {})}
             response = await self.client.chat(model=self.model, messages=to_messages(system, conversation),
                                               tools=specs, stream=True, options=options)
             async for chunk in response:
+                finished = finished or bool(chunk.done)
                 message = chunk.message
                 if message.content:
+                    said += len(message.content)
                     yield Delta(message.content)
                 for call in message.tool_calls or []:
                     args = call.function.arguments
@@ -82,7 +96,17 @@ class OllamaProvider:
             raise ProviderError("model", f"Ollama failed: {exc.error}") from None
         except httpx.TimeoutException:
             raise ProviderError("timeout", f"Ollama at {self.host} did not answer in time") from None
-        except (ConnectionError, httpx.TransportError):
-            raise ProviderError("network", unreachable(self.host)) from None
+        except (ConnectionError, httpx.TransportError) as exc:
+            if said:
+                raise ProviderError("cut", f"Ollama at {self.host} closed the connection in the middle of the answer "
+                                           f"(cut off after {said} characters)") from None
+            if isinstance(exc, httpx.ConnectError | ConnectionError):
+                raise ProviderError("network", unreachable(self.host)) from None
+            raise ProviderError("network", f"Ollama at {self.host} closed the connection before answering") from None
+        if not finished:  # every answer ends with a chunk that says done
+            if said or calls:
+                raise ProviderError("cut", f"Ollama at {self.host} stopped in the middle of the answer (cut off after "
+                                           f"{said} characters)")
+            raise ProviderError("empty", f"Ollama at {self.host} ended the answer before it began, without saying why")
         for use in calls:
             yield use

@@ -23,6 +23,7 @@ from assistant.conversation import AssistantMessage, Item, ToolUse, UserMessage
 from assistant.providers.base import (
     Capabilities,
     Delta,
+    Note,
     ProviderError,
     SystemPrompt,
     Tools,
@@ -30,6 +31,8 @@ from assistant.providers.base import (
     Usage,
     http_get,
     not_found,
+    short_name,
+    turn_block_at,
     unreachable,
 )
 from assistant.settings import Settings
@@ -60,6 +63,7 @@ class Probe:
     status: int | None = None
     models: list[str] = field(default_factory=list)
     error: str = ""
+    entries: list[dict[str, Any]] = field(default_factory=list)  # the list as the server gave it
 
     @property
     def usable(self) -> bool:
@@ -78,13 +82,19 @@ def probe(base_url: str, key: str | None = None, headers: dict[str, str] | None 
     result = Probe(url, answered=True, status=status)
     if status == 200:
         try:
-            result.models = [str(m["id"]) for m in json.loads(body).get("data", []) if isinstance(m, dict)]
+            result.entries = [m for m in json.loads(body).get("data", []) if isinstance(m, dict)]
+            result.models = [str(m["id"]) for m in result.entries]
         except (ValueError, AttributeError, KeyError, TypeError):
             result.error = "the model list is not JSON"
     return result
 
 
 DEFAULT_OPENAI_MODEL = "gpt-4.1-mini"  # only for OpenAI's own API when no model is named
+
+
+def named_model(settings: Settings) -> bool:
+    """Whether the settings name the OpenAI-compatible server's chat model (else it is the first listed)."""
+    return bool(settings.openai.model) or settings.model != Settings.model or not settings.openai.base_url
 
 
 def chat_model(settings: Settings, listed: Callable[[], list[str]]) -> str:
@@ -110,9 +120,16 @@ class ToolsUnsupported(ProviderError):
 
 def to_messages(system: SystemPrompt, conversation: list[Item], with_tools: bool) -> list[dict[str, Any]]:
     """Our conversation as Chat Completions messages. Without tools (a server that has none), calls and
-    results made this turn are folded into plain messages so the roles still alternate."""
+    results made this turn are folded into plain messages so the roles still alternate.
+
+    This turn's block is a user message of its own just before the newest one: a system message there
+    would repeat the tools in templates that write them into every system message (llama-cpp-python's
+    chatml-function-calling)."""
     out: list[dict[str, Any]] = [{"role": "system", "content": f"{system.stable}\n\n{system.memory}"}]
-    for item in conversation:
+    block_at = turn_block_at(conversation) if system.turn else None
+    for index, item in enumerate(conversation):
+        if index == block_at:
+            out.append({"role": "user", "content": system.turn})
         if isinstance(item, UserMessage):
             out.append({"role": "user", "content": item.text})
         elif isinstance(item, AssistantMessage):
@@ -173,11 +190,15 @@ class OpenAIProvider:
 
     def __init__(self, base_url: str, model: str, key_env: str = "OPENAI_API_KEY",
                  headers: dict[str, str] | None = None, timeout: float = 120.0, max_retries: int = 2,
-                 max_tokens: int = 2048, backoff: float = 0.5, context_window: int | None = None) -> None:
+                 max_tokens: int = 2048, backoff: float = 0.5, context_window: int | None = None,
+                 named: bool = True) -> None:
         import openai
 
         self.url = endpoint_url(base_url)
         self.model = model
+        # Whether the model was named in the settings; one taken from the server's list is taken again
+        # when the server comes back with another (a different server on the same URL).
+        self.named = named
         self.key_env = key_env
         key = api_key(key_env)
         self.has_key = key is not None
@@ -195,18 +216,34 @@ class OpenAIProvider:
         self.tool_choice: str | dict[str, Any] = "auto"
 
     def learn(self) -> Capabilities:
+        """What the server is and can do, asked again after a failed request: its model list (a model
+        that was not named is taken from it again: another server may now answer on this URL), then its
+        window, by the paths of the kind of server its list says it is (window.openai_compatible_window)."""
         from assistant.providers.window import openai_compatible_window
 
         if not self.capabilities.learned:
             key = api_key(self.key_env)
             headers = {**self.headers, **({"Authorization": f"Bearer {key}"} if key else {})}
-            self.capabilities.context_window = (self.configured_window or
-                                                openai_compatible_window(self.url, self.model, headers))
+            found = probe(self.url, key, self.headers, timeout=1.0)
+            self._take_model(found.models)
+            self.capabilities.context_window = (self.configured_window or openai_compatible_window(
+                self.url, self.model, headers, found.entries if found.usable else None))
             self.capabilities.learned = True
         return self.capabilities
 
+    def _take_model(self, listed: list[str]) -> bool:
+        """A model that was not named and is no longer listed gives way to the first listed one (with what
+        was learned of the old one: tools, usage, window). True when it changed."""
+        if self.named or not listed or self.model in listed:
+            return False
+        log.info("%s now lists %s, not %s: taking %s", self.url, ", ".join(listed[:5]), self.model, listed[0])
+        self.model = listed[0]
+        self.capabilities = Capabilities(Tools.UNKNOWN, streaming_usage=True, context_window=self.configured_window,
+                                         learned=self.configured_window is not None)
+        return True
+
     async def stream(self, system: SystemPrompt, conversation: list[Item],
-                     tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse | Usage]:
+                     tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
         with_tools = bool(tools) and self.capabilities.tools is not Tools.NO
         request: dict[str, Any] = {"model": self.model, "messages": to_messages(system, conversation, with_tools),
                                    "stream": True, "max_tokens": self.max_tokens}
@@ -214,26 +251,41 @@ class OpenAIProvider:
             request["tools"] = [{"type": "function", "function": {"name": t.name, "description": t.description,
                                                                   "parameters": t.parameters}} for t in tools]
             request["tool_choice"] = self.tool_choice
+        was = self.model
         response = await self._open(request, with_tools)
+        if self.model != was:
+            yield Note(f"{SERVER} at {self.url} no longer serves {short_name(was)!r}: {short_name(self.model)!r} "
+                       "answers from now on")
         calls = _Calls()
         usage: Usage | None = None
+        finished, said = False, 0  # a finish_reason came; characters of the answer so far
         try:
             async for chunk in response:
                 if getattr(chunk, "usage", None) is not None:
                     u = chunk.usage
                     usage = Usage(u.prompt_tokens or 0, u.completion_tokens or 0)
                 for choice in chunk.choices or []:
+                    finished = finished or bool(choice.finish_reason)
                     delta = choice.delta
                     if delta is None:
                         continue
                     if delta.content:
+                        said += len(delta.content)
                         yield Delta(delta.content)
                     for fragment in delta.tool_calls or []:
                         calls.add(fragment)
         except Exception as exc:  # noqa: BLE001 - every way a stream can break becomes one of our kinds
-            raise self._failure(exc) from None
+            raise self._failure(exc, answered=said) from None
         finally:
             await response.close()
+        if not finished:
+            # Every answer ends with its finish_reason. Without one the stream was cut: by a server that
+            # died, or, before a word, by one that refused the request without saying so (llama-cpp-python
+            # does for a prompt over its window).
+            if said or calls.parts:
+                raise ProviderError("cut", f"{SERVER} at {self.url} stopped in the middle of the answer (cut off "
+                                           f"after {said} characters)")
+            raise ProviderError("empty", f"{SERVER} at {self.url} ended the answer before it began, without saying why")
         if usage is not None:
             yield usage
         for call in calls.uses():
@@ -245,7 +297,7 @@ class OpenAIProvider:
         """Start the stream: 429 and 5xx retried with backoff, a refused stream_options dropped once."""
         import openai
 
-        attempt, reconnected = 0, False
+        attempt, reconnected, relisted = 0, False, False
         while True:
             if self.capabilities.streaming_usage:
                 request["stream_options"] = {"include_usage": True}
@@ -253,6 +305,13 @@ class OpenAIProvider:
                 request.pop("stream_options", None)
             try:
                 return await self.client.chat.completions.create(**request)
+            except openai.NotFoundError as exc:
+                # A model taken from the list that the server no longer has: another server answers on this
+                # URL. Its first listed model is taken, once; a model that was named is never replaced.
+                if not relisted and self._take_model(await self._listed() or []):
+                    relisted, request["model"] = True, self.model
+                    continue
+                raise await self._failure_async(exc, attempt + 1) from None
             except openai.APIStatusError as exc:
                 said = _error_text(exc).lower()
                 status = exc.status_code
@@ -299,12 +358,14 @@ class OpenAIProvider:
         import openai
 
         if isinstance(exc, openai.NotFoundError):
-            try:
-                listed = [m.id async for m in self.client.models.list()]
-            except Exception:  # noqa: BLE001 - no list: the line says the endpoint itself is wrong
-                listed = None
-            return self._not_found(listed)
+            return self._not_found(await self._listed())
         return self._failure(exc, attempts)
+
+    async def _listed(self) -> list[str] | None:
+        try:
+            return [m.id async for m in self.client.models.list()]
+        except Exception:  # noqa: BLE001 - no list: the line says the endpoint itself is wrong
+            return None
 
     def _not_found(self, listed: list[str] | None) -> ProviderError:
         if listed is None:
@@ -313,8 +374,9 @@ class OpenAIProvider:
         return ProviderError("model", not_found(SERVER, self.url, self.model, listed,
                                                 "set openai.model or ASSISTANT_MODEL"))
 
-    def _failure(self, exc: BaseException, attempts: int = 1) -> ProviderError:
-        """One of our ProviderError kinds, with one line for the user."""
+    def _failure(self, exc: BaseException, attempts: int = 1, answered: int | None = None) -> ProviderError:
+        """One of our ProviderError kinds, with one line for the user that says what happened. `answered`:
+        the characters of the answer streamed before it broke (None: it had not begun streaming)."""
         import openai
 
         tries = f" after {attempts} tries" if attempts > 1 else ""
@@ -322,6 +384,13 @@ class OpenAIProvider:
             return exc
         if isinstance(exc, openai.APITimeoutError) or "timeout" in type(exc).__name__.lower():
             return ProviderError("timeout", f"{SERVER} at {self.url} did not answer within {self.timeout:g} s")
+        if answered is not None and not isinstance(exc, openai.APIStatusError | openai.APIError) or \
+                isinstance(exc, openai.APIConnectionError) and not connection_refused(exc):
+            # It took the request (and may have begun answering): the connection broke after that.
+            if answered:
+                return ProviderError("cut", f"{SERVER} at {self.url} closed the connection in the middle of the "
+                                            f"answer (cut off after {answered} characters)")
+            return ProviderError("network", f"{SERVER} at {self.url} closed the connection before answering")
         if isinstance(exc, openai.APIConnectionError):
             return ProviderError("network", unreachable(self.url, SERVER))
         if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
@@ -345,10 +414,19 @@ class OpenAIProvider:
                                                 f"{_error_text(exc)[:160]})")
         if isinstance(exc, openai.APIError):  # an error event in the middle of the stream
             return ProviderError("model", f"{SERVER} at {self.url} failed while answering: {_error_text(exc)[:160]}")
-        if isinstance(exc, OSError) or "connect" in type(exc).__name__.lower() or "read" in type(exc).__name__.lower():
-            return ProviderError("network", f"{SERVER} at {self.url} closed the connection while answering")
         log.warning("unexpected failure from %s", self.url, exc_info=exc)
         return ProviderError("model", f"{SERVER} at {self.url} failed: {type(exc).__name__}")
+
+
+def connection_refused(exc: BaseException) -> bool:
+    """Whether a connection error is one where nothing took the request (nothing listens, no route, no
+    name): "not reachable". One that broke after the request was sent is said as that, not as this."""
+    cause: BaseException | None = exc
+    while cause is not None:  # by name: the SDK's HTTP client is httpx or its fork httpx2
+        if type(cause).__name__ in ("ConnectError", "ConnectTimeout") or isinstance(cause, ConnectionRefusedError):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _error_text(exc: BaseException) -> str:

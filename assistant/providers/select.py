@@ -8,11 +8,12 @@ built-in offline mode.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from assistant.providers.anthropic_provider import AnthropicProvider
-from assistant.providers.base import Provider, ProviderError, not_listed
+from assistant.providers.base import Provider, ProviderError, not_listed, short_name
 from assistant.providers.local import reachable
 from assistant.providers.ollama_provider import OllamaProvider
 from assistant.runtime import Runtime
@@ -32,15 +33,29 @@ class Choice:
     warning: str = ""  # what may not work (a model name the server does not list), else ""
 
     def line(self) -> str:
-        """One line for `status`: "openai smollm2 at http://127.0.0.1:8080/v1, answers (auto: ...)"."""
+        """One line for `status`: "openai smollm2 at http://127.0.0.1:8080/v1, answers (auto: ...)", the model
+        by its short name, as the status bar names it (a file path's stem)."""
         where = f" at {self.url}" if self.url else ""
         state = "" if self.answers is None else (", answers" if self.answers else ", not answering")
         problem = f"; {self.problem}" if self.problem else ""
         warning = f"; warning: {self.warning}" if self.warning else ""
-        return f"{self.name}{' ' + self.model if self.model else ''}{where}{state} ({self.reason}){problem}{warning}"
+        model = f" {short_name(self.model)}" if self.model else ""
+        return f"{self.name}{model}{where}{state} ({self.reason}){problem}{warning}"
+
+    def not_answering(self) -> str | None:
+        """What to say once at launch when the server the settings name does not answer (chosen all the
+        same, or passed over for the offline mode), else None."""
+        url = self.url if self.answers is False else _missed_url(self.reason) if self.name == "offline" else ""
+        return f"The server at {url} is not answering; offline until it does." if url else None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _missed_url(reason: str) -> str:
+    """The address an automatic choice found not answering ("the endpoint at URL not answering")."""
+    found = re.search(r"the endpoint at (\S+) not answering", reason)
+    return found.group(1).rstrip(",") if found else ""
 
 
 def ollama_chat_model(runtime: Runtime) -> str:
@@ -123,11 +138,11 @@ def _provider(runtime: Runtime, choice: Choice) -> Provider | None:
                                          "ASSISTANT_MODEL")
         # A server that did not answer gets the turn anyway: it fails as unreachable, and the offline
         # mode acts on the message in its place (a reminder is still set).
-        from assistant.providers.openai_provider import OpenAIProvider
+        from assistant.providers.openai_provider import OpenAIProvider, named_model
 
         o = s.openai
         return OpenAIProvider(o.base_url, choice.model, o.api_key_env, o.headers, o.timeout_seconds, o.max_retries,
-                              s.max_tokens, context_window=s.context_window)
+                              s.max_tokens, context_window=s.context_window, named=named_model(s))
     if choice.name == "ollama":
 
         return OllamaProvider(s.ollama.host, choice.model, s.ollama.timeout_seconds, s.max_tokens,

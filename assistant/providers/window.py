@@ -1,9 +1,10 @@
 """How many tokens a model's server takes in one request (its context window), and how a request is
 made to fit it (SPEC F7: the prompt fits the model).
 
-The window is read where the server says it: llama.cpp's server (`GET /props`), LM Studio (`GET
-/api/v0/models/{model}`), vLLM's and other OpenAI-compatible model lists (`max_model_len`,
-`context_length`), Ollama (`POST /api/show`: the model's `context_length` and a Modelfile's `num_ctx`).
+The window is read where the server says it: vLLM's and other OpenAI-compatible model lists
+(`max_model_len`, `context_length`), then, for the kind of server the list says it is (`server_kind`),
+llama.cpp's server (`GET /props`), LM Studio (`GET /api/v0/models/{model}`), Ollama (`POST /api/show`:
+the model's `context_length` and a Modelfile's `num_ctx`).
 A server that says nothing (llama-cpp-python's) says it when refused: "Requested tokens (2155) exceed
 context window of 2048" (`window_from_refusal`). The config's `context_window` wins over all of them.
 """
@@ -31,9 +32,21 @@ _REFUSALS = [
 _LENGTH = re.compile(r"context (?:window|length|size)|too many tokens|too long|exceed", re.I)
 
 
+# Every byte a character takes beyond the first, in tokens: a CJK character (3 bytes) counts about 1.5
+# tokens, an emoji (4 bytes) about 2; a small local model's tokenizer, trained on English, cuts them finer
+# than prose (a request fitted by the characters alone was refused by the server's count).
+TOKENS_PER_EXTRA_BYTE = 0.6
+
+
 def tokens(text: str) -> int:
-    """A cautious count of the tokens `text` takes (see CHARS_PER_TOKEN)."""
-    return int(len(text) / CHARS_PER_TOKEN) + 1
+    """A cautious count of the tokens `text` takes (see CHARS_PER_TOKEN and TOKENS_PER_EXTRA_BYTE)."""
+    wide = len(text.encode("utf-8", "surrogatepass")) - len(text)
+    return int(len(text) / CHARS_PER_TOKEN + wide * TOKENS_PER_EXTRA_BYTE) + 1
+
+
+def reply_room(window: int, asked: int) -> int:
+    """Tokens kept for the answer: what was asked for (max_tokens), at most a quarter of the window."""
+    return max(64, min(asked, window // 4))
 
 
 def window_from_refusal(message: str) -> int | None:
@@ -70,20 +83,44 @@ def _number(value: Any) -> int | None:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 256 else None
 
 
-def openai_compatible_window(url: str, model: str, headers: dict[str, str] | None = None) -> int | None:
-    """An OpenAI-compatible server's window for `model`, from what that kind of server tells."""
+def server_kind(entries: list[dict[str, Any]], url: str) -> str:
+    """What an OpenAI-compatible server is, as its model list says (`owned_by`): "llama.cpp", "lmstudio",
+    "ollama", "vllm", "llama-cpp-python", or "" when it does not say."""
+    owners = {str(e.get("owned_by", "")).lower() for e in entries}
+    if "llamacpp" in owners:
+        return "llama.cpp"
+    if "organization_owner" in owners:
+        return "lmstudio"
+    if "vllm" in owners:
+        return "vllm"
+    if "me" in owners:
+        return "llama-cpp-python"
+    if "library" in owners or url.rstrip("/").endswith(":11434/v1"):
+        return "ollama"
+    return ""
+
+
+def openai_compatible_window(url: str, model: str, headers: dict[str, str] | None = None,
+                             entries: list[dict[str, Any]] | None = None) -> int | None:
+    """An OpenAI-compatible server's window for `model`: from its model list (`entries`, asked when not
+    given), then from where the kind of server the list says it is keeps it: llama.cpp's /props, LM
+    Studio's /api/v0/models, Ollama's /api/show. A server of another kind is asked nothing more: a path
+    it does not have is an error in its log (llama-cpp-python says its window only when it refuses)."""
     root = re.sub(r"/v1/?$", "", url.rstrip("/"))
-    asks: list[Callable[[], int | None]] = [
-        lambda: _llama_cpp(_get_json(f"{root}/props", headers)),
-        lambda: _listed(_get_json(f"{url.rstrip('/')}/models", headers), model),
-        lambda: _lm_studio(_get_json(f"{root}/api/v0/models/{model}", headers)),
-        lambda: ollama_window(root, model),  # Ollama's /v1
-    ]
-    for ask in asks:
-        found = ask()
-        if found:
-            return found
-    return None
+    if entries is None:
+        listing = _get_json(f"{url.rstrip('/')}/models", headers)
+        data = listing.get("data") if isinstance(listing, dict) else None
+        entries = [e for e in data if isinstance(e, dict)] if isinstance(data, list) else []
+    found = _listed({"data": entries}, model)
+    if found:
+        return found
+    asks: dict[str, Callable[[], int | None]] = {
+        "llama.cpp": lambda: _llama_cpp(_get_json(f"{root}/props", headers)),
+        "lmstudio": lambda: _lm_studio(_get_json(f"{root}/api/v0/models/{model}", headers)),
+        "ollama": lambda: ollama_window(root, model),  # Ollama's /v1
+    }
+    ask = asks.get(server_kind(entries, url))
+    return ask() if ask is not None else None
 
 
 def _llama_cpp(props: Any) -> int | None:

@@ -7,11 +7,12 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 
+from memory.time import names
 from memory.time.due_phrases import localize
 
-_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAYS = names.WEEKDAYS
 _DAY = r"(mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(day|sday|nesday|rsday|urday)?"
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTHS = names.MONTH_SHORT
 _PHRASE = re.compile(
     rf"\b(?P<rel>the day (?:before yesterday|after tomorrow)|yesterday|today|"
     rf"(?P<part>tonight|this (?:morning|afternoon|evening))|last night|tomorrow|"

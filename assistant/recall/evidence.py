@@ -16,6 +16,7 @@ from typing import Any
 
 from assistant.reading import read
 from assistant.reading.questions import Focus
+from assistant.recall import meaning
 from assistant.runtime import Runtime
 from memory import episodes, memories, supersession, turn_records
 from memory.search import STOPWORDS, Hit
@@ -104,6 +105,16 @@ class Evidence:
     due_at: str | None = None  # a memory that is a reminder: its due instant
     superseded_by: int | None = None  # a memory restated since with a new value: the newer one's id
     defining: bool = False  # a statement of what the question asks about ("I drive a 2014 Corolla")
+    # Weighed by meaning (assistant.recall.meaning): the calibrated score that it answers the question;
+    # None when it was not weighed (no embedder: the words decided).
+    score: float | None = None
+    part: bool = False  # only part of its message: the statement in a message that also asks something
+
+    @property
+    def answers(self) -> bool:
+        """Whether it is the answer, not only near it: weighed above the calibrated score, or, unweighed,
+        kept by the words."""
+        return self.score is None or self.score >= meaning.calibration().answers
 
     @property
     def is_statement(self) -> bool:
@@ -118,13 +129,21 @@ class Evidence:
         return with_dates(self.content, self.time_refs, this_year)
 
 
-def search_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = "standard") -> list[Hit]:
-    """The one hybrid search evidence for `question` is found in (find_evidence ranks its hits)."""
+def question_vector(runtime: Runtime, question: str) -> Any:
+    """The question's embedding (for the search and for weighing its evidence by meaning); None without an
+    embedder."""
+    return runtime.searcher.embed_query(question)
+
+
+def search_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = "standard",
+                    vector: Any = None) -> list[Hit]:
+    """The one hybrid search evidence for `question` is found in (find_evidence ranks its hits);
+    `vector`: the question's embedding, when the caller has it."""
     # Words the question stands for but does not contain ("one-on-one" is written "1:1") are looked up too.
     asked = set(re.findall(r"\w+", question.lower()))
     extra = [w for w in search_words(question) if w not in asked]
     return runtime.searcher.search(" ".join([question, *extra]), limit=max(limit * 3, 30), mode=mode,
-                                   types=("memory", "message", "summary"), touch=False)
+                                   types=("memory", "message", "summary"), touch=False, vector=vector)
 
 
 def defines(focus: Focus | None, text: str) -> bool:
@@ -176,13 +195,18 @@ _SAID_TO_KEEP = re.compile(r"^\W*(?:remember|note|fyi|for the record)(?:\s+(?:th
 
 def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = "standard",
                   exclude_message_ids: tuple[int, ...] = (), strict: bool = True,
-                  hits: list[Hit] | None = None, focus: Focus | None = None) -> list[Evidence]:
+                  hits: list[Hit] | None = None, focus: Focus | None = None, vector: Any = None,
+                  near: bool = False) -> list[Evidence]:
     """Statements that answer `question`, best first, from `hits` (search_evidence's, searched here when
     not given: a caller that ranks them twice searches once).
 
-    strict (an answer shown as is): only statements holding most of the question's words (or a memory
-    that defines the question's `focus`, whatever it shares), by relevance, memories before messages.
-    Not strict (evidence for reasoning): every statement the search ranked, in its order, since in
+    strict (an answer shown as is): with the question's embedding (`vector`), the statements weighed by
+    meaning above the calibrated score (assistant.recall.meaning), memories before what was said in
+    conversation, and, `near`, those only near enough to be offered as the closest too (each carries its
+    score: Evidence.answers tells them apart). Without one (no embedder), only statements holding most of
+    the question's words (or a memory that defines the question's `focus`, whatever it shares), by
+    relevance, memories before messages. A statement about another thing of the kind asked about is never
+    kept. Not strict (evidence for reasoning): every statement the search ranked, in its order, since in
     conversation the answer often shares no word with the question and is found through the turn
     before it.
     """
@@ -190,10 +214,14 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
     if not wanted:
         return []
     if hits is None:
-        hits = search_evidence(runtime, question, limit, mode)
+        hits = search_evidence(runtime, question, limit, mode, vector=vector)
+    weighing = strict and vector is not None
     messages = episodes.messages_by_id(runtime.store, [h.id for h in hits if h.type == "message"])
-    stated = said_as_statements(runtime, [m for m in messages.values()
-                                          if m.role == "user" and m.id not in exclude_message_ids])
+    said = [m for m in messages.values() if m.role == "user" and m.id not in exclude_message_ids]
+    stated = said_as_statements(runtime, said)
+    # A message that asks something may state something too ("we're staying at Casa do Mar in September,
+    # any ideas what to see?"): weighed by meaning, that statement counts, as its own text.
+    parts = statements_within(runtime, [m for m in said if m.id not in stated]) if weighing else {}
     by_id = {m.id: m for m in memories.memories_by_id(runtime.store, [h.id for h in hits if h.type == "memory"])}
     found: list[tuple[tuple[float, ...], Evidence]] = []  # (sort key, evidence)
     kept: list[str] = []
@@ -201,7 +229,7 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
     # Memories first, so a memory is kept over the message that asked for it (the rank stays).
     ordered = sorted(enumerate(hits), key=lambda item: item[1].type != "memory")
     for rank, hit in ordered:
-        role, refs, private, due = None, [], False, None
+        role, refs, private, due, content, part = None, [], False, None, hit.content, False
         if hit.type == "message":
             message = messages.get(hit.id)
             if message is None or hit.id in exclude_message_ids:
@@ -210,33 +238,124 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
                 continue  # the memory made from it speaks for it, as it reads now (an edit corrected it)
             role, refs = message.role, message.time_refs
             if role == "user" and hit.id not in stated:
-                continue  # a command, a question or a request to the assistant: no evidence of a fact
+                if hit.id not in parts:
+                    continue  # a command, a question or a request to the assistant: no evidence of a fact
+                content, part = parts[hit.id], True
             if role == "assistant" and strict:  # shown as an answer, its own words would repeat a memory
                 continue
         elif hit.type == "memory" and hit.id in by_id:
             memory = by_id[hit.id]
             refs, private, due = memory.time_refs, memory.private, memory.due_at
-        if is_question(hit.content) or _SMALL_TALK.match(hit.content):
+        if is_question(content) or _SMALL_TALK.match(content):
             continue  # a question never answers itself
-        relevance = len(wanted & topic_words(hit.content)) / len(wanted)
-        related = relation(focus, hit.content) if not due and (hit.type == "memory" or role == "user") else ""
+        relevance = len(wanted & topic_words(content)) / len(wanted)
+        related = relation(focus, content) if not due and (hit.type == "memory" or role == "user") else ""
         defining = related == "defines"
-        if strict and (relevance < MIN_RELEVANCE and not defining or related == "conflicts"):
-            continue  # too little of the question in it, or another thing of the kind asked about
-        flat = _flat(hit.content)
+        if related == "conflicts" and strict:
+            continue  # another thing of the kind asked about
+        if strict and not weighing and relevance < MIN_RELEVANCE and not defining:
+            continue  # too little of the question in it
+        flat = _flat(content)
         if any(flat in seen or seen in flat for seen in kept):
             continue  # "remember that X" said and X remembered: one piece of evidence, not two
         kept.append(flat)
         if hit.type == "memory" and hit.id in by_id:
             told.update(by_id[hit.id].message_ids)
-        evidence = Evidence(hit.type, hit.id, hit.content, hit.created_at, round(relevance, 3), role, refs, private,
-                            due, defining=defining)
+        evidence = Evidence(hit.type, hit.id, content, hit.created_at, round(relevance, 3), role, refs, private,
+                            due, defining=defining, part=part)
         # The assistant's own words rank below what the user said and remembered, whatever the search
         # made of them: they only ever repeat it.
         own = role == "assistant"
         found.append(((own, -relevance, TYPE_RANK[hit.type], rank) if strict else (own, rank), evidence))
     found.sort(key=lambda item: item[0])
-    return newest_first(runtime, [evidence for _, evidence in found])[:limit]
+    if not weighing:
+        return newest_first(runtime, [evidence for _, evidence in found])[:limit]
+    weighed = weigh(runtime, question, vector, [evidence for _, evidence in found])
+    floor = meaning.calibration().closest if near else meaning.calibration().answers
+    return newest_first(runtime, [e for e in weighed if e.score is not None and e.score >= floor])[:limit]
+
+
+WEIGHED = 12  # candidates weighed by meaning: the search's best (each costs a cosine, a part an embedding)
+
+
+def weigh(runtime: Runtime, question: str, vector: Any, found: list[Evidence]) -> list[Evidence]:
+    """The candidates scored by meaning (assistant.recall.meaning), best first: a memory that answers
+    before a statement said in conversation that answers (SPEC F14), then by score."""
+    found = found[:WEIGHED]
+    calibration = meaning.calibration()
+    for evidence, values in zip(found, feature_values(runtime, question, vector, found), strict=True):
+        evidence.score = round(calibration.score(values), 4)
+    return sorted(found, key=lambda e: (not e.answers, e.type != "memory", -(e.score or 0.0)))
+
+
+def feature_values(runtime: Runtime, question: str, vector: Any, found: list[Evidence]) -> list[tuple[float, ...]]:
+    """What the calibrated score reads of each candidate (meaning.FEATURES), in order."""
+    import numpy as np
+
+    matrix = _vectors(runtime, found)
+    query = np.asarray(vector, dtype=np.float32).ravel()
+    query = query / (np.linalg.norm(query) or 1.0)
+    cosines = [float(c) for c in matrix @ query] if len(found) else []
+    embedder = runtime.searcher.embedder if runtime.searcher.semantic else None
+    met = meaning.coverage(embedder, _words(question)[:8], [_words(e.content) for e in found], matrix)
+    out = []
+    for index, evidence in enumerate(found):
+        others = [c for i, c in enumerate(cosines) if i != index]
+        out.append(meaning.features(cosines[index], max(others, default=0.0), evidence.relevance, evidence.defining,
+                                    evidence.type == "memory", met[index]))
+    return out
+
+
+def _words(text: str) -> list[tuple[str, frozenset[str]]]:
+    """The words of a text that carry meaning, each with its stems (a few dozen at most)."""
+    out: dict[str, frozenset[str]] = {}
+    for word in re.findall(r"[^\W_][\w'’-]*", text[:500].lower()):
+        word = re.sub(r"['’]s$", "", word)
+        if len(word) > 1 and word not in _QUESTION_WORDS and word not in out:
+            out[word] = frozenset(stems(word, _QUESTION_WORDS))
+    return [(w, st) for w, st in list(out.items())[:40] if st]
+
+
+def _vectors(runtime: Runtime, found: list[Evidence]) -> Any:
+    """The candidates' unit vectors, one row each: the stored one, or (a part of a message, a text not
+    embedded yet) its text embedded now, in one batch; a zero row when there is no embedder."""
+    import numpy as np
+
+    from memory import vectors
+    from memory.docs import doc_id
+
+    whole = [doc_id(e.type, e.id) for e in found if not e.part]
+    stored: dict[int, Any] = {}
+    if whole:
+        ids, matrix = vectors.stored(runtime.store, whole)
+        if matrix is not None:
+            stored = {int(d): row for d, row in zip(ids, matrix, strict=True)}
+    rows: list[Any] = [None if e.part else stored.get(doc_id(e.type, e.id)) for e in found]
+    missing = [i for i, row in enumerate(rows) if row is None]
+    embedder = runtime.searcher.embedder
+    if missing and embedder is not None:
+        for i, row in zip(missing, embedder.embed([found[i].content for i in missing]), strict=True):
+            rows[i] = row
+    dimension = next((len(r) for r in rows if r is not None), 1)
+    out = np.array([r if r is not None else np.zeros(dimension) for r in rows], dtype=np.float32).reshape(
+        len(found), dimension)
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    return out / np.where(norms == 0, 1, norms)
+
+
+def statements_within(runtime: Runtime, said: list[episodes.Message]) -> dict[int, str]:
+    """The statement inside each message that also asks or requests something, by message id: its clauses
+    that the reading finds state something ("we're staying at Casa do Mar in September" of "..., any
+    ideas what to see?"); messages with none are left out."""
+    out: dict[int, str] = {}
+    for message in said:
+        pieces = meaning.clauses(message.content)
+        if len(pieces) < 2:
+            continue
+        statements = [p for p in pieces if not is_question(p) and read(p, runtime.clock).statement]
+        if statements:
+            out[message.id] = ". ".join(statements)
+    return out
 
 
 def said_as_statements(runtime: Runtime, said: list[episodes.Message]) -> set[int]:
@@ -281,9 +400,11 @@ def newest_first(runtime: Runtime, found: list[Evidence]) -> list[Evidence]:
             if newer is None:
                 m = fetched[head]
                 newer = Evidence("memory", m.id, m.content, m.created_at, evidence.relevance, None, m.time_refs,
-                                 m.private, m.due_at)
+                                 m.private, m.due_at, score=evidence.score)
             else:
                 newer.relevance = max(newer.relevance, evidence.relevance)
+                if evidence.score is not None:  # the newest value of what answers
+                    newer.score = max(newer.score or 0.0, evidence.score)
             newer.defining = newer.defining or evidence.defining  # the newest value of what was asked
             out.append(newer)
             placed.add(head)

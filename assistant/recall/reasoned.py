@@ -20,7 +20,7 @@ from assistant.recall.evidence import (
 from assistant.runtime import Runtime
 from assistant.views import private_marked
 from memory.consolidation.protocol import confidence_value
-from memory.errors import MalformedAnswer, ModelUnavailable
+from memory.errors import MalformedAnswer, ModelUnavailable, RequestTooLong
 from memory.memories import memories_by_id
 from memory.search import Hit
 from memory.time.references import Resolved, resolve_in_text, stored_resolution, valid_ref
@@ -77,12 +77,15 @@ def resolutions_of(runtime: Runtime, evidence: Evidence) -> list[Resolution]:
 
 def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit: int = 10,
                     exclude_message_ids: tuple[int, ...] = (), model: StructuredModel | None = None,
-                    hits: list[Hit] | None = None) -> ReasonedAnswer:
+                    hits: list[Hit] | None = None, evidence: list[Evidence] | None = None) -> ReasonedAnswer:
     """The statements that answer `query` with their dates resolved; `model`, the local model (none:
-    composed locally), writes the answer from them. `hits`: the search already made for `query`."""
-    evidence = find_evidence(runtime, query, limit=limit, mode=mode, exclude_message_ids=exclude_message_ids,
-                             strict=False, hits=hits)
-    if not any(e.relevance >= MIN_RELEVANCE for e in evidence[:3]) and model is None:
+    composed locally), writes the answer from them. `hits`: the search already made for `query`;
+    `evidence`: the statements already found to answer it (weighed by meaning), the best first."""
+    weighed = evidence is not None
+    if evidence is None:
+        evidence = find_evidence(runtime, query, limit=limit, mode=mode, exclude_message_ids=exclude_message_ids,
+                                 strict=False, hits=hits)
+    if not weighed and not any(e.relevance >= MIN_RELEVANCE for e in evidence[:3]) and model is None:
         # Without a model the answer is the best statement itself: it must be about the question.
         evidence = [e for e in evidence if e.relevance >= MIN_RELEVANCE] or []
     if not evidence:
@@ -90,8 +93,12 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
     runtime.searcher.touch([e.id for e in evidence if e.type == "memory"])
     resolutions = [r for e in evidence for r in resolutions_of(runtime, e)]
     sources = [e.source() for e in evidence]  # every source it ranked, best first
+    refused = ""  # why the local model did not answer, when it was asked and it says why
     if model is not None:
-        answer = _ask_model(runtime, model, query, sources, resolutions)
+        try:
+            answer = _ask_model(runtime, model, query, sources, resolutions)
+        except RequestTooLong as exc:
+            answer, refused = None, f"; the local model could not take them: {exc}"
         if answer is not None:
             return answer
     # From the ranked head, the most to the point, a memory before something said in passing, and
@@ -99,11 +106,10 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
     # ... and sharing a word of the question itself, not only a word for the same kind of thing ("the
     # book club meets on Wednesdays" is no answer to "when is the dentist appointment?").
     asked = content_words(query)
-    said = [e for e in evidence if e.role != "assistant" and asked & content_words(e.content)]
+    said = [e for e in evidence if e.role != "assistant" and (weighed or asked & content_words(e.content))]
     if not said:
-        return ReasonedAnswer(NOTHING, 0.0, "only my own replies matched",
-                              resolutions, sources)
-    best = max(said[:5], key=lambda e: (e.relevance, -TYPE_RANK[e.type]))
+        return ReasonedAnswer(NOTHING, 0.0, "only my own replies matched" + refused, resolutions, sources)
+    best = said[0] if weighed else max(said[:5], key=lambda e: (e.relevance, -TYPE_RANK[e.type]))
     own = [r for r in resolutions if (r.source_type, r.source_id) == (best.type, best.id)]
     text = f"From memory ({told_when(runtime, best)}): {private_marked(best.content.rstrip('.'), best.private)}."
     if own:
@@ -115,13 +121,14 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
         tense = "is" if meant.moment.date() > today.date() else "was"
         text += f" That {tense} {meant.phrase(today.year)}."
     return ReasonedAnswer(text, 0.6 if own else 0.4,
-                          "composed without a model from the best-matching statement and its resolved dates",
+                          "composed without a model from the best-matching statement and its resolved dates" + refused,
                           resolutions, sources)
 
 
 def _ask_model(runtime: Runtime, model: StructuredModel, query: str, sources: list[dict[str, Any]],
                resolutions: list[Resolution]) -> ReasonedAnswer | None:
-    """The local model's answer from the statements, or None (unreachable, or no usable JSON)."""
+    """The local model's answer from the statements, or None (unreachable, or no usable JSON); a request
+    it cannot take even cut to fit raises RequestTooLong."""
     from assistant.outbound import requests, send
     from assistant.outbound.gate import Gate
 

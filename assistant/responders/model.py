@@ -33,12 +33,12 @@ from assistant.outbound.gate import Gate
 from assistant.prompt.build import Prompt, build_prompt
 from assistant.providers.base import Delta, Note, Provider, SystemPrompt, Tools, ToolSpec, Usage, short_name
 from assistant.providers.openai_provider import ToolsUnsupported
-from assistant.providers.window import tokens, window_from_refusal
+from assistant.providers.window import reply_room, tokens, window_from_refusal
 from assistant.reading import Reading
 from assistant.reading.actions import Done, Forget, Recap, Remember, Remind, RemindNoTime, Undo, Upcoming
 from assistant.reading.requests import clear_request
 from assistant.reading.understand import read_message
-from assistant.responders.fit import Fitted, fit, reply_room
+from assistant.responders.fit import Fitted, fit
 from assistant.responders.protocol import TurnInput
 from assistant.runtime import Runtime
 from assistant.tools import TOOL_SPECS
@@ -50,7 +50,10 @@ from memory.turn_records import OpenQuestion, Section, TurnRecord, Withheld
 ACTIONS = (Remind, RemindNoTime, Remember, Done, Forget, Upcoming, Recap)
 APP_NOTE = "Done from your message (the model did not do it)"
 # Failures after which another server (or model) may answer the next request: a restart, a model swapped.
-_ANOTHER_SERVER = ("network", "timeout", "model", "overloaded")
+_ANOTHER_SERVER = ("network", "timeout", "model", "overloaded", "cut")
+# Context windows servers start with when not told (llama-cpp-python 2,048; Ollama, llama.cpp 4,096...):
+# the guesses for one that refused a request without saying its own.
+COMMON_WINDOWS = (2048, 4096, 8192, 16384, 32768)
 
 
 class Phase(Enum):
@@ -78,6 +81,8 @@ class ModelResponder:
         self._asked_tokens = provider.max_tokens
         self._phase = Phase.MODEL
         self._called = False  # the model's last round made tool calls
+        self._start: int | None = None  # the message the last request's history started at (fit: reuse)
+        self._said_tools_dropped = False
 
     @property
     def model(self) -> str:
@@ -99,8 +104,8 @@ class ModelResponder:
 
     async def prepare(self, turn: TurnInput) -> None:
         self._turn, self._phase = turn, Phase.MODEL
-        await asyncio.to_thread(self.window)
-        self.prompt = await asyncio.to_thread(build_prompt, self.runtime, turn.reading, turn.gate, True)
+        window = await asyncio.to_thread(self.window)
+        self.prompt = await asyncio.to_thread(build_prompt, self.runtime, turn.reading, turn.gate, True, window)
         self._plan = Plan()
 
     def explain(self, record: TurnRecord) -> TurnRecord:
@@ -172,14 +177,14 @@ class ModelResponder:
             async for plain in self._ask(conversation, []):
                 yield plain
             return
-        said = False
+        said, refused = False, False
         try:
             async for item in self._ask(conversation, TOOL_SPECS):
                 said = said or isinstance(item, ToolUse) or isinstance(item, Delta) and bool(item.text.strip())
                 self._called = self._called or isinstance(item, ToolUse)
                 yield item
         except ToolsUnsupported as exc:
-            why = str(exc)
+            why, refused = str(exc), True
         else:
             if said or self._acted_this_turn(conversation):
                 return
@@ -187,10 +192,18 @@ class ModelResponder:
                 raise ProviderError("model", f"{self.model} ended its answer without a word")
             capabilities.tools = Tools.NO
             why = f"{self.model!r} at {self.provider.url} answered nothing when offered tools, so it cannot use them"
-        yield Note(f"{why}. Chatting without tools: reminders and memories are set by this app's own "
-                   "reading of your messages.")
-        async for again in self._model_round(conversation):
-            yield again
+        note: Note | None = Note(f"{why}. Chatting without tools: reminders and memories are set by this app's own "
+                    "reading of your messages.")
+        try:
+            async for again in self._model_round(conversation):
+                if note is not None:  # said once the model answers without them: it was the tools
+                    yield note
+                    note = None
+                yield again
+        except ProviderError:
+            if not refused and note is not None:
+                capabilities.tools = Tools.UNKNOWN  # without tools it failed too: it was not the tools
+            raise
 
     def _app_calls(self, conversation: list[Item]) -> tuple[list[ToolUse], str]:
         """The app's calls for a clear request no tool call of this turn carried out, and what it said
@@ -234,11 +247,12 @@ class ModelResponder:
         assert turn is not None and prompt is not None, "prepare() comes first"
         for attempt in (1, 2):
             request = self._fitted(prompt, conversation, tools)
-            if request.tools_dropped and attempt == 1 and tools:
+            if request.tools_dropped and tools and not self._said_tools_dropped:
+                self._said_tools_dropped = True  # once: the conversation only grows
                 yield Note(f"The request with its tools does not fit {self.model}'s context window "
                            f"({self._window} tokens): the model answers without them and this app acts on "
                            "clear requests itself.")
-            system = SystemPrompt(request.prompt.stable, request.prompt.memory_text)
+            system = SystemPrompt(request.prompt.stable, request.prompt.memory_text, request.prompt.turn_text)
             started = False
             try:
                 async for item in _first_token_within(send.chat(self.provider, turn.gate, system,
@@ -249,8 +263,13 @@ class ModelResponder:
                 return
             except ProviderError as exc:
                 told = window_from_refusal(str(exc)) if exc.kind in ("bad_request", "model") else None
+                if exc.kind == "empty" and not started:
+                    if tools and self.provider.capabilities.tools is Tools.UNKNOWN and \
+                            request.tokens < COMMON_WINDOWS[0]:
+                        return  # small enough for any window: a model that says nothing when offered tools
+                    told = 0  # a server that refuses a streamed request for its length may say nothing at all
                 if told is None and exc.kind in _ANOTHER_SERVER:
-                    self.provider.capabilities.learned = False  # its window is asked again before the next request
+                    self.provider.capabilities.learned = False  # what it is is asked again before the next request
                 if started or told is None or attempt == 2:
                     if told is not None and not started:
                         raise ProviderError("context", f"{self.model} cannot take this conversation: it is longer "
@@ -259,16 +278,25 @@ class ModelResponder:
                                                        "larger window (llama.cpp: --n_ctx / -c)") from None
                     raise
                 # What the refusal says of the window is learned (none said: a smaller guess).
-                self.provider.capabilities.context_window = told or max(512, int((self._window or 4096) * 0.7))
+                self.provider.capabilities.context_window = told or self._smaller_window(request.tokens)
+
+    def _smaller_window(self, refused: int) -> int:
+        """A guess at the window of a server that refused a request of `refused` tokens without saying
+        its window: less than the one known, else the largest common default under the request."""
+        if self._window:
+            return max(512, int(self._window * 0.7))
+        below = [w for w in COMMON_WINDOWS if w < refused]
+        return below[-1] if below else max(512, int(refused * 0.7))
 
     def _fitted(self, prompt: Prompt, conversation: list[Item], tools: list[ToolSpec]) -> Fitted:
         window = self._window
         if window is None:  # nothing to fit to: the request as it is, its size still counted
-            self.fitted = fit(prompt, conversation, tools, sys.maxsize)
-            return self.fitted
-        room = reply_room(window, self._asked_tokens)
-        self.provider.max_tokens = room
-        self.fitted = fit(prompt, conversation, tools, window - room)
+            self.fitted = fit(prompt, conversation, tools, sys.maxsize, self._start)
+        else:
+            room = reply_room(window, self._asked_tokens)
+            self.provider.max_tokens = room
+            self.fitted = fit(prompt, conversation, tools, window - room, self._start)
+        self._start = self.fitted.start
         return self.fitted
 
     def _acts_offline(self, conversation: list[Item]) -> bool:

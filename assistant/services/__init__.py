@@ -25,8 +25,6 @@ Blocking methods (SQLite, embeddings, the Ollama check) are meant to be called f
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from assistant.runtime import Runtime
 from assistant.services.backup import BackupService
 from assistant.services.briefing import BriefingService
@@ -50,13 +48,11 @@ __all__ = ["BackupService", "BriefingService", "CalendarService", "ChangeService
 
 
 class Services:
-    """Every service of one runtime. `defer`: how slow follow-up work (a closed conversation's model
-    title) is run; the TUI passes a background runner so that closing a conversation never delays the
-    next answer."""
+    """Every service of one runtime."""
 
-    def __init__(self, runtime: Runtime, defer: Callable[[Callable[[], object]], None] | None = None) -> None:
+    def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
-        self.model = ModelService(runtime, defer)
+        self.model = ModelService(runtime)
         self.conversations = ConversationService(runtime, self.model)
         self.incognito = IncognitoService(self.model)
         self.reminders = ReminderService(runtime)

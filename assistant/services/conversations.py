@@ -105,8 +105,8 @@ class ConversationService:
 
     def new_conversation(self) -> episodes.Episode | None:
         """Close the current episode (quick title, summary, outcome) at once; the next message opens a new
-        one. With a background runner the model's title follows (otherwise it is owed: assistant.turn.titles).
-        An incognito conversation ends here."""
+        one. The model's title is owed (assistant.turn.titles), written at the app's next idle time. An
+        incognito conversation ends here."""
         agent = self.model.agent
         if agent is None:
             return None
@@ -123,6 +123,15 @@ class ConversationService:
             return None
         agent.incognito = None  # an incognito conversation ends with the app: nothing of it stays
         return agent.close_episode()
+
+    def write_owed_titles(self) -> int:
+        """Model-written titles for the closed conversations that owe one (blocking: the local model, up to
+        a timeout a title); how many are still owed. The app calls it when nobody waits for an answer: a
+        request to the same local server between two turns would throw away what it keeps of the
+        conversation (SPEC F4)."""
+        from assistant.turn.titles import owed_titles
+
+        return owed_titles(self.runtime)
 
     def can_write(self, size: int = 0) -> bool:
         """Whether a write of about `size` characters finds room on the disk now (after one was refused,

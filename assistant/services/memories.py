@@ -7,7 +7,7 @@ import contextlib
 from assistant.forgetting import forget
 from assistant.runtime import Runtime
 from assistant.views import EarlierView, LinkedView, MemoryDetail, MemoryPage, MemoryRow, masked, private_marked
-from memory import browse, changes, episodes, memories, reminders, secrets
+from memory import browse, changes, episodes, memories, reminders, secrets, supersession
 from memory.errors import NotFound
 from memory.memories import Memory
 from memory.text import flat
@@ -18,24 +18,33 @@ class MemoryService:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
 
-    def _row(self, m: Memory, query: str = "") -> MemoryRow:
+    def _row(self, m: Memory, query: str = "", replaced_by: int | None = None) -> MemoryRow:
         text = flat(masked(m.content, m.sensitive), 400)
         matched = matched_spans(query, text) if query else []
         return MemoryRow(m.id, m.kind, m.tier, self.runtime.clock.short(m.created_at), text, m.private, m.sensitive,
-                         m.pinned, m.source, matched, bool(query) and not matched)
+                         m.pinned, m.source, matched, bool(query) and not matched, replaced_by)
+
+    def _rows(self, items: list[Memory], query: str = "") -> list[MemoryRow]:
+        """Rows of memories in their order, except that a replaced one comes right after what replaced it,
+        marked (a replaced value never reads as the current one)."""
+        gone = supersession.superseded_by(self.runtime.store, [m.id for m in items])
+        by_id = {m.id: m for m in items}
+        return [self._row(by_id[i], query, gone.get(i))
+                for i in supersession.replaced_after([m.id for m in items], gone)]
 
     def page(self, filters: browse.MemoryFilter | None = None, after: tuple[str, int] | None = None,
              limit: int = browse.PAGE) -> MemoryPage:
         """A page of every memory, newest first (as quick at the thousandth page of 100,000 as at the first)."""
         items, following = browse.page(self.runtime.store, filters, after, limit)
-        return MemoryPage([self._row(m) for m in items], following)
+        return MemoryPage(self._rows(items), following)
 
     def row(self, memory_id: int, query: str = "") -> MemoryRow | None:
         """One memory's row as it is now (None when it is gone)."""
         try:
-            return self._row(memories.get_memory(self.runtime.store, memory_id), query)
+            memory = memories.get_memory(self.runtime.store, memory_id)
         except NotFound:
             return None
+        return self._rows([memory], query)[0]
 
     def count(self, filters: browse.MemoryFilter | None = None) -> int:
         return browse.count(self.runtime.store, filters)
@@ -47,7 +56,7 @@ class MemoryService:
         if not query:
             return []
         hits = self.runtime.searcher.search(query, limit=limit, mode="exhaustive", types=("memory",), touch=False)
-        return [self._row(m, query) for m in browse.among(self.runtime.store, [h.id for h in hits], filters)]
+        return self._rows(browse.among(self.runtime.store, [h.id for h in hits], filters), query)
 
     def detail(self, memory_id: int) -> MemoryDetail:
         """One memory in full (NotFound when it is gone)."""

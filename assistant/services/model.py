@@ -8,18 +8,24 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from assistant.errors import ProviderError
 from assistant.providers.select import Choice, choose_provider, provider_for
 from assistant.runtime import Runtime
-from assistant.turn.events import Event
+from assistant.turn.events import Done, Event, Failed
 
 if TYPE_CHECKING:  # the agent (pydantic, the providers) is imported when a model is chosen, after the first frame
     from assistant.providers.base import Provider
     from assistant.responders.protocol import Responder
     from assistant.turn.agent import Agent
+
+
+# A failure of the last turn, as the status bar says it beside the model's name.
+TROUBLE = {"network": "not answering", "timeout": "not answering", "cut": "stopped mid-answer",
+           "empty": "gave no answer", "context": "conversation too long", "overloaded": "overloaded",
+           "rate_limit": "rate limited", "auth": "key refused"}
 
 
 def responder_for(runtime: Runtime, provider: Provider | None) -> Responder:
@@ -37,13 +43,13 @@ class ModelService:
     """The agent that answers, and the model behind it. The conversations and incognito services act on
     the same agent (closing, resuming, keeping nothing)."""
 
-    def __init__(self, runtime: Runtime, defer: Callable[[Callable[[], object]], None] | None = None) -> None:
+    def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
         self.agent: Agent | None = None
         self.choice: Choice | None = None  # why the responder is the one it is
-        # How slow follow-up work (model titles of closed conversations) is run; the TUI passes a
-        # background runner so that closing a conversation never delays the next answer.
-        self.defer = defer
+        # What went wrong with the model in the last turn (a failure kind), said beside its name until a
+        # turn goes well: the status changes when the server dies in the middle of an answer.
+        self.trouble: str | None = None
         self._connecting = threading.Lock()
 
     def connect(self, strict: bool = False) -> str:
@@ -65,8 +71,13 @@ class ModelService:
                     provider = None
                 from assistant.turn.agent import Agent
 
-                self.agent = Agent(self.runtime, responder_for(self.runtime, provider), defer=self.defer)
+                self.agent = Agent(self.runtime, responder_for(self.runtime, provider))
         return self.provider_label
+
+    @property
+    def launch_note(self) -> str | None:
+        """The one line to say at launch when the server the settings name is not answering."""
+        return self.choice.not_answering() if self.choice is not None else None
 
     @property
     def may_find_a_model(self) -> bool:
@@ -86,18 +97,21 @@ class ModelService:
             return False
         self.choice = choice
         self.agent.responder = responder_for(self.runtime, provider)
+        self.trouble = None
         return True
 
     @property
     def provider_label(self) -> str:
         if self.agent is None:
             return "connecting…"
-        return f"{self.agent.responder.name} · {self.agent.responder.model}"
+        label = f"{self.agent.responder.name} · {self.agent.responder.model}"
+        trouble = TROUBLE.get(self.trouble or "", self.trouble and "failing")
+        return f"{label} ({trouble})" if trouble else label
 
     @property
-    def model_name(self) -> str:
-        """The model as a person names it ("the model" before one is chosen)."""
-        return self.agent.responder.model if self.agent is not None and self.has_model else "The model"
+    def model_name(self) -> str | None:
+        """The model as a person names it; None without one (the offline mode, or none chosen yet)."""
+        return self.agent.responder.model if self.agent is not None and self.has_model else None
 
     @property
     def has_model(self) -> bool:
@@ -109,4 +123,8 @@ class ModelService:
             await asyncio.to_thread(self.connect)
         assert self.agent is not None
         async for event in self.agent.turn(text):
+            if isinstance(event, Failed):
+                self.trouble = event.kind
+            elif isinstance(event, Done):
+                self.trouble = event.failure
             yield event

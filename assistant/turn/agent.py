@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -21,27 +21,31 @@ from assistant.responders.protocol import Responder, TurnInput
 from assistant.runtime import Runtime
 from assistant.tools import execute_tool
 from assistant.turn.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
-from assistant.turn.titles import owed_titles
 from memory import episodes, turn_records
 from memory.search import untouched
 from memory.time.instants import parse_stored
 from memory.turn_records import ReadingRecord, ToolCallRecord, TurnRecord
 
 HISTORY_MESSAGES = 20
+CUT_MARK = "[cut off: the answer stopped here]"  # ends a stored answer the model did not finish
+HISTORY_STEP = 10  # the history's first message moves on by this many at once (see `history_start`)
+
+
+def history_start(count: int) -> int:
+    """Where a conversation of `count` earlier messages starts being sent: the last HISTORY_MESSAGES at
+    most, the start moving on HISTORY_STEP messages at a time, so that consecutive turns send the same
+    first messages and a server reuses what it read (one message later each turn, it reads it all again)."""
+    over = count - HISTORY_MESSAGES
+    return 0 if over <= 0 else -(-over // HISTORY_STEP) * HISTORY_STEP
 
 
 class Agent:
-    def __init__(self, runtime: Runtime, responder: Responder,
-                 defer: Callable[[Callable[[], object]], None] | None = None,
-                 fallback: Responder | None = None) -> None:
+    def __init__(self, runtime: Runtime, responder: Responder, fallback: Responder | None = None) -> None:
         self.runtime = runtime
         self.responder = responder
         # What answers a turn when the responder's model cannot be reached: the offline mode, told why.
         self.fallback = fallback or OfflineResponder(runtime)
         self.max_rounds = runtime.settings.max_tool_rounds
-        # Runs slow follow-up work (a model-written title) in the background, so that closing a
-        # conversation never delays the next answer (the TUI gives one). None (the CLI): in line.
-        self.defer = defer
         # A conversation continued from the archive counts as active from the moment it was resumed.
         self._resumed: tuple[int, datetime] | None = None
         # An incognito conversation: its items, kept in this process only (None: an ordinary one).
@@ -75,8 +79,8 @@ class Agent:
     def close_episode(self, episode_id: int | None = None, ended_at: str | None = None,
                       use_model: bool = True) -> episodes.Episode | None:
         """Close (by default the active) episode at once with its quick title, summary and outcome. A
-        real exchange owes a model-written title, queued in the store (never awaited: quitting does not
-        wait for a model); `defer`, when given, starts writing it in the background."""
+        real exchange owes a model-written title, queued in the store and written when it costs no one
+        a wait (assistant.turn.titles: the app when idle); quitting never waits for a model."""
         store = self.runtime.store
         if episode_id is None:
             active = episodes.active_episode(store)
@@ -86,17 +90,17 @@ class Agent:
         messages = episodes.episode_messages(store, episode_id)
         real = episodes.had_real_exchange(messages)
         title, summary = episodes.heuristic_title_and_summary(messages)
-        closed = episodes.close_episode(store, episode_id, title, summary, "success" if real else "abandoned",
-                                        ended_at=ended_at, needs_title=use_model and real)
-        if closed.needs_title and self.defer is not None:
-            self.defer(lambda: owed_titles(self.runtime))
-        return closed
+        return episodes.close_episode(store, episode_id, title, summary, "success" if real else "abandoned",
+                                      ended_at=ended_at, needs_title=use_model and real)
 
     def history(self, episode_id: int, before_id: int) -> list[Item]:
         """The conversation so far, as stored (the gate takes out what may not leave, at the exit)."""
         store = self.runtime.store
-        msgs = [m for m in episodes.episode_messages(store, episode_id)
-                if m.id < before_id and m.role in ("user", "assistant")][-HISTORY_MESSAGES:]
+        said = [m for m in episodes.episode_messages(store, episode_id)
+                if m.id < before_id and m.role in ("user", "assistant")]
+        msgs = said[history_start(len(said)):]
+        while msgs and msgs[0].role != "user":
+            msgs = msgs[1:]  # a conversation opens with the user's words
         # An answer that asked a question of the offline mode's own carries it, as its record kept it.
         asked = turn_records.questions_of(store, [m.id for m in msgs if m.role == "assistant"])
         return [UserMessage(m.content, m.id) if m.role == "user" else
@@ -150,7 +154,9 @@ class Agent:
                         except ProviderError:
                             pass  # said already
                     if not incognito and state.answer:
-                        stored = await run(episodes.add_answer, store, episode_id, state.answer)
+                        # A cut answer is stored as such (the transcript and the next turn's history say so).
+                        said = f"{state.answer}\n\n{CUT_MARK}" if state.cut else state.answer
+                        stored = await run(episodes.add_answer, store, episode_id, said)
                         await run(self._record, stored.id, episode_id, responder, turn, state)
                     return
                 yield Notice(f"The chat model failed ({exc}); answered offline.", "warning")
@@ -179,7 +185,7 @@ class Agent:
         """What went into this answer, kept with it (the Why view): recorded when the turn ran, never
         recomputed later."""
         record = TurnRecord(responder.name, responder.model, not responder.local, _reading_record(turn),
-                            tuple(state.tools), asked=responder.asked())
+                            tuple(state.tools), asked=responder.asked(), cut=state.cut)
         turn_records.record(self.runtime.store, answer_id, episode_id, responder.explain(record))
 
     async def _rounds(self, responder: Responder, turn: TurnInput, conversation: list[Item],
@@ -201,6 +207,10 @@ class Agent:
                                        {"input_tokens": item.input_tokens, "output_tokens": item.output_tokens}.items()}
                     elif isinstance(item, Note):
                         yield Notice(item.text, "warning")
+            except ProviderError as exc:
+                if text_part.strip():
+                    state.cut = str(exc)  # it stopped in the middle of what it was saying
+                raise
             finally:
                 state.answer_parts.append(text_part)  # what was shown is kept, also when the stream broke
             if not calls:
@@ -252,6 +262,7 @@ class _TurnState:
     changed: set[str] = field(default_factory=set)
     usage: dict[str, int] | None = None  # tokens of every model call of the turn, when the server reports them
     tools: list[ToolCallRecord] = field(default_factory=list)  # every call of the turn and its result (Why)
+    cut: str = ""  # why the answer stopped in the middle, when it did
 
     @property
     def answer(self) -> str:

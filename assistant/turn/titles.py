@@ -15,7 +15,7 @@ from assistant.providers.local import StructuredModel, local_model
 from assistant.runtime import Runtime
 from memory import episodes
 from memory.episodes import Message, heuristic_title_and_summary
-from memory.errors import MalformedAnswer, ModelUnavailable
+from memory.errors import MalformedAnswer, ModelUnavailable, RequestTooLong
 
 log = logging.getLogger(__name__)
 TITLE_TIMEOUT = 30.0  # seconds: a title is not worth a longer wait
@@ -29,6 +29,9 @@ def model_title(runtime: Runtime, model: StructuredModel, messages: list[Message
         data = send.ask_local(model, requests.title(Gate(runtime.store), messages))
     except MalformedAnswer as exc:
         log.info("the local model gave no usable title (%s); the quick one stays", exc)
+        return None
+    except RequestTooLong as exc:
+        log.warning("no title from the local model: %s; the quick one stays", exc)
         return None
     title, summary = str(data["title"]).strip()[:80], str(data["summary"]).strip()[:400]
     return (title, summary) if title else None

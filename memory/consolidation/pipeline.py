@@ -19,7 +19,7 @@ from memory.consolidation.retention import retention, tier_for
 from memory.consolidation.runs import last_completed_run
 from memory.docs import DOC_SLOTS, DOC_TYPES, doc_id, split_doc_id
 from memory.edges import insert_edge, mark_superseded
-from memory.errors import MalformedAnswer, ModelUnavailable
+from memory.errors import MalformedAnswer, ModelUnavailable, RequestTooLong
 from memory.search.embeddings import Embedder, sync_embeddings
 from memory.store import Store
 from memory.summaries import NewSummary, insert_summary
@@ -321,6 +321,10 @@ class Consolidator:
             except MalformedAnswer as exc:
                 result.errors.append(f"cluster {key}: {exc}")
                 continue
+            except RequestTooLong as exc:  # this cluster only: the next may fit
+                result.errors.append(f"cluster {key}: {exc}")
+                _say_once(result, f"Some summaries were skipped: {exc}.")
+                continue
             except ModelUnavailable as exc:
                 result.errors.append(str(exc))
                 result.messages.append(str(exc))
@@ -388,6 +392,10 @@ class Consolidator:
                 except MalformedAnswer as exc:
                     result.errors.append(f"pair {newer['id']}->{older['id']}: {exc}")
                     continue
+                except RequestTooLong as exc:  # this pair only
+                    result.errors.append(f"pair {newer['id']}->{older['id']}: {exc}")
+                    _say_once(result, f"Some supersessions were not judged: {exc}.")
+                    continue
                 except ModelUnavailable as exc:
                     result.errors.append(str(exc))
                     return
@@ -439,3 +447,8 @@ def tier_counts(store: Store) -> dict[str, int]:
 def _texts(value: Any) -> list[str]:
     """A model's list of facts as text (a model may answer with numbers or objects in it)."""
     return [str(v) for v in value if v is not None] if isinstance(value, list) else []
+
+
+def _say_once(result: RunResult, line: str) -> None:
+    if line not in result.messages:
+        result.messages.append(line)

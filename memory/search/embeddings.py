@@ -8,8 +8,9 @@ importing it costs about 1.6 s (huggingface_hub, httpx, requests, its image mode
 for onnxruntime. onnxruntime, tokenizers and numpy are imported only when a text is embedded.
 Texts are embedded after they are written (pending_embeddings), so writes stay fast and an
 embedding is never lost: the queue is written in the same transaction as the text. A search embeds
-at most a small batch of them before it answers (memory.search); a backlog (after a big import)
-is embedded later (in the background, or all at once on request), through sync_embeddings. When a
+them before it answers only when a few wait, a turn's own (memory.search: EMBED_PER_SEARCH); a
+backlog (after a big import) is embedded later (in the background, or all at once on request),
+through sync_embeddings, and embed_sample times a few of it to say how long the rest takes. When a
 memory's embedding is stored, the secret detector's classifier gives its verdict on it from that vector
 (memory.secrets.judge): sensitivity by meaning is decided with the embedding, in the same transaction.
 """
@@ -17,9 +18,12 @@ from __future__ import annotations
 
 import gc
 import os
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -34,6 +38,10 @@ if TYPE_CHECKING:
 BUNDLED = "bundled"
 TOKENIZER_DIR = Path(__file__).parent / "minilm"
 MAX_CHARS = 2000  # the model reads 256 tokens; tokenising a 1 MB paste would only waste time
+# Texts the model runs at once. Its working memory grows with the batch and the longest text in it: 32
+# long chat messages took ~540 MB at the peak, 8 take ~80 MB (with the app's malloc settings, ui.entry),
+# for the same CPU a text within the noise of a busy machine (issue 46, docs/footprint.md).
+MODEL_BATCH = 8
 
 
 class Embedder(Protocol):
@@ -94,7 +102,7 @@ class BundledEngine:
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest text of the batch
         self.tokenizer = tokenizer
 
-    def embed(self, texts: list[str], batch_size: int = 32) -> Iterator[np.ndarray]:
+    def embed(self, texts: list[str], batch_size: int = MODEL_BATCH) -> Iterator[np.ndarray]:
         import numpy as np
 
         for start in range(0, len(texts), batch_size):
@@ -192,7 +200,7 @@ class LocalEmbedder:
             self._embedding += 1
         try:
             engine = self.load()
-            vectors = np.asarray(list(engine.embed([t[:MAX_CHARS] for t in texts], batch_size=32)),
+            vectors = np.asarray(list(engine.embed([t[:MAX_CHARS] for t in texts], batch_size=MODEL_BATCH)),
                                  dtype=np.float32)
         finally:
             with self._lock:
@@ -201,6 +209,13 @@ class LocalEmbedder:
         _release_freed_memory()  # ~0.3 ms; after every call: the app embeds one query a turn, from many threads
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1, norms)
+
+
+@cache
+def bundled_embedder() -> LocalEmbedder:
+    """The bundled model, one per process, for a library caller that names no embedder of its own
+    (memory.memories.remember); the app passes its Runtime's. Loaded at its first text."""
+    return LocalEmbedder(BUNDLED, cache_dir=Path(tempfile.gettempdir()))
 
 
 def _release_freed_memory() -> None:
@@ -281,6 +296,50 @@ def sync_embeddings(store: Store, embedder: Embedder, batch: int = 128, limit: i
         if len(rows) < size:
             break
     return done
+
+
+CHARS_READ = 1100  # about what the model's 256 tokens hold of English: a text costs by what is read of it
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Texts embedded to see how fast this machine embeds the waiting ones: how many, the seconds they
+    took, and the characters the model read of them."""
+
+    texts: int
+    seconds: float
+    characters: int
+
+    def seconds_for(self, characters: int) -> float | None:
+        """The time texts of that many characters (waiting_characters) take at the pace of the sample."""
+        return self.seconds * characters / self.characters if self.characters else None
+
+
+def waiting_characters(store: Store) -> int:
+    """The characters the model will read of the waiting texts (each as far as it reads)."""
+    return store.number("SELECT coalesce(sum(min(length(s.content), ?)), 0) FROM pending_embeddings p "
+                        "JOIN search_index s ON s.rowid = p.doc_id", (CHARS_READ,))
+
+
+def embed_sample(store: Store, embedder: Embedder, size: int = 32, window: int = 128 * SORT_WINDOW) -> Sample:
+    """Embed `size` waiting texts of like length, from the middle of the newest `window` sorted by length,
+    as sync_embeddings batches them, and say what they took. A sample of the newest texts as they come
+    is padded to its longest one, and took 3 to 4 times as long per character as the batches after it
+    (10,000 imported chat messages: 2 texts a second, then 7)."""
+    ensure_vec_table(store, embedder)
+    rows = [(r[0], r[1]) for r in store.query(
+        "SELECT p.doc_id, s.content FROM pending_embeddings p JOIN search_index s ON s.rowid = p.doc_id "
+        "ORDER BY p.doc_id DESC LIMIT ?", (window,))]
+    rows.sort(key=lambda item: len(item[1]))
+    middle = max(0, (len(rows) - size) // 2)
+    part = rows[middle:middle + size]
+    if not part:
+        return Sample(0, 0.0, 0)
+    started = time.perf_counter()
+    matrix = embedder.embed([text for _, text in part])
+    seconds = time.perf_counter() - started
+    _store_vectors(store, part, matrix, usable(embedder))
+    return Sample(len(part), seconds, sum(min(len(text), CHARS_READ) for _, text in part))
 
 
 def _store_vectors(store: Store, texts: list[tuple[int, str]], matrix: np.ndarray, judged: bool = False) -> None:

@@ -96,9 +96,12 @@ COMMON_TERM_TTL = 600.0  # seconds a word's "common or not" is remembered
 EVERYWHERE_MIN_DOCS = 50  # below this, no word is judged to be everywhere
 COMMON_WINDOW = 200_000  # a query of common words only looks for keyword matches among the newest rows
 SMALL_TYPES = ("episode", "summary")  # filtering the FTS index by type pays off only for rare types
-# Texts a search embeds before it answers (the newest first): a turn's own new messages, never a
-# backlog. A big import leaves thousands waiting; embedding 20k texts takes about a minute on 2
-# cores, so search answers from the vectors there are plus FTS and says how many are waiting.
+# Texts a search embeds before it answers: the few a turn leaves waiting (its own new messages), and only
+# when no more than this wait. More is a backlog (an import, a while with the model off), and a search
+# embeds none of it: it answers from the vectors there are plus FTS, at the cost of a search with nothing
+# waiting, and says how many wait. A backlog is embedded in the app's idle time or by `assistant index`:
+# a batch of 32 long chat messages costs ~2 s of CPU and ~600 MB at its peak (issue 46: a recall with
+# 10,000 imported messages waiting took 6.4 s of CPU and 683 MB, where it now takes a search's).
 EMBED_PER_SEARCH = 32
 PINNED_CHECKED = 500  # pinned memories an echo is compared with (a person pins a handful; this bounds a search)
 # In the order of the partial index on pinned memories (created_at): ordered by id, SQLite walked every
@@ -238,8 +241,10 @@ class Searcher:
             return None
         try:
             if not _UNTOUCHED.get():
+                waiting = pending_count(self.store)
+                few = waiting if waiting <= self.embed_per_search else 0  # a backlog: none of it
                 with contextlib.suppress(DiskFull):  # bookkeeping: a search answers on a full disk too
-                    sync_embeddings(self.store, self.embedder, limit=self.embed_per_search)
+                    sync_embeddings(self.store, self.embedder, limit=few)
             vector: np.ndarray = self.embedder.embed([self.vector_text(text)])[0]
         except EmbedderUnavailable as exc:
             self._degrade(str(exc))

@@ -48,6 +48,10 @@ def _keyword_pattern() -> str:
               rf"(?:{v('code_nouns')})\s+(?:{v('of')})(?:\s+|(?<=['’]))(?:(?:{v('determiners')})(?:\s+|(?<=['’])))?"
               rf"(?:[^\W\d_][\w'’]*\s+){{0,2}}"
               rf"(?:{objects})")
+    # "the code to get into Mum's building", "the code to open the bin store", "el código para entrar al
+    # portal": a code said to open or let in is a secret whatever it opens (up to the copula or the sign).
+    strong += (rf"|(?:{v('code_nouns')})\s+(?:{v('code_purposes')})\s+(?:{v('opens')})(?![^\W_])"
+               rf"(?:[ \t]+[^\W\d_][\w'’-]*){{0,5}}?(?=[ \t]*(?::|=|->|[ \t](?:{v('copulas')})(?![^\W_])))")
     weak = (f"{v('weak')}|"
             rf"keys?\s+(?:{v('of')})(?:\s+|(?<=['’]))(?:(?:{v('determiners')})(?:\s+|(?<=['’])))?"
             rf"(?:[^\W\d_]+\s+){{0,2}}(?:{objects})")
@@ -67,23 +71,27 @@ _COPULA = re.compile(
     r"(?:\s*[?,]\s*(?:it's|it’s|it is|that's|its|c'est|es ist)(?![^\W_])|[\"'”’]?\s*(?::|=|->|=>|—|–|：)|\s+-\s+|"
     r"\?(?=[ \t])|\s*(?:は|が|는|은|이|가|是|为|為)|"
     r"'s|’s|\s+(?:"
-    r"is|was|are|were|(?:will|would|should|shall)\s+be|remains|stays|became|becomes|has become|"
+    r"is|was|are|were|(?:will|would|should|shall)\s+be|used\s+to\s+be|remains|stays|became|becomes|has become|"
     r"(?:(?:was|has been|have been|got|is|are|wurde|ist|a été|fue|ha sido|è stat[ao]|é|foi|werd|is)\s+)?"
     r"(?:changed|set|reset|updated|switched|geändert|gesetzt|changé|changée|modifié|modifiée|cambiad[ao]|"
     r"cambiat[ao]|veranderd|gewijzigd|mudad[ao]|alterad[ao])\s+(?:to|as|auf|zu|in|en|pour|à|a|para|naar)|"
     r"ist|lautet|lauten|sind|war|waren|wird|heißt|est|c'est|sont|était|sera|es|son|era|será|sería|è|sono|sarà|"
     r"zijn|wordt|é|são|это|jest|är|er|je|είναι|là|adalah|है|هي|هو|היא|הוא)(?![^\W_]))", re.I)
-_LEAD_IN = re.compile(
+_LEAD_IN = vocabulary.lazy_pattern(lambda: (
     r"\s*:?\s*(?:(?:now|still|just|simply|actually|currently|jetzt|nun|noch|immer noch|maintenant|désormais|"
-    r"ahora|ora|adesso|nu|agora)\s+)?:?\s*(?:(?:the|a|das|le|la|el|il|het|o)\s+(?:word|number|code|phrase|digits|"
-    r"letters|wort|zahl|mot|nombre|palabra|número|parola|numero|woord|nummer|palavra)\s+)?", re.I)
+    rf"ahora|ora|adesso|nu|agora|{vocabulary.alternation('earlier')})\s+)?:?\s*"
+    r"(?:(?:the|a|das|le|la|el|il|het|o)\s+(?:word|number|code|phrase|digits|"
+    r"letters|wort|zahl|mot|nombre|palabra|número|parola|numero|woord|nummer|palavra)\s+)?"
+    # an article before digits: "es el 2468", "c'est le 2580", "è il 5521", "é o 3377"
+    r"(?:(?:the|el|la|le|il|lo|o|a|de|het|die|der|das)\s+(?=[*#]?\d))?"), re.I)
 # Whose secret it is, between the keyword and the copula: "for the guest network", "der EC-Karte" (the
 # prepositions are the data files').
 _WHOSE = vocabulary.lazy_pattern(lambda: (
     rf"\s+(?:{vocabulary.alternation('prepositions', True)})(?![^\W_])(?:(?![.!?]\s)[^\n;=:,]){{0,80}}?"
-    rf"(?=\s*(?::(?![\d/])|=|\bis\b|\s(?:is|was|are|were|ist|lautet|"
+    rf"(?=\s*(?::(?![\d/])|=|->|[-–—](?=[ \t])|\bis\b|\s(?:is|was|are|were|ist|lautet|"
     rf"sind|war|est|c'est|sont|es|son|era|è|sono|zijn|é|são|will be|är|er|je|là|adalah)(?![^\W_])"
-    rf"|\s*,\s*(?:which|that|who|die|das|den|que|qui|che|dat)\s))"), re.I)
+    rf"|\s*,\s*(?:which|that|who|die|das|den|que|qui|che|dat)\s"
+    rf"|\s*[,?]\s*(?:it's|it’s|it is|that's|c'est|c’est|es ist)(?![^\W_])))"), re.I)
 _FILLER = vocabulary.lazy_pattern(lambda: (
     r"\s*\([^()\n]{0,60}\)|"  # "router password (printed on the back) is X"
     # "my password for the bank, which I changed last week, is X"
@@ -208,7 +216,7 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     """(start, end, kind) of each keyword-led value in `text` (the view: annotations blanked)."""
     lowered = text.lower()
     if any(stem in lowered for stem in vocabulary.entries("answer_stems")):
-        yield from _answers(text)
+        yield from _answers(text, words)
     if not triggered(text, words):
         return
     for head in _LIST_HEAD.finditer(text):
@@ -227,9 +235,11 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
             ticket = re.search(r"([^\W\d_]+)[\s-]*$", text[max(0, keyword.start() - 30):keyword.start()])
             if ticket and ticket.group(1).lower() in _TICKETS:
                 continue
-        if _CODE_FIRST.match(word) and _ORDINARY_CODE_BEFORE.search(text, max(0, keyword.start() - 20),
-                                                                    keyword.start()):
-            continue  # "the zip code for the new office is 94107": a code that opens nothing
+        if _CODE_FIRST.match(word) and ordinary_code(text, keyword.start(), keyword.end()):
+            continue  # "the zip code for the new office is 94107", "le code du vol": a code that opens nothing
+        if not strong and _WHOSE_COUNTED.match(text, keyword.end()) and not _PLACE_NEAR.search(
+                text, keyword.end(), _end_of(_WHOSE_COUNTED, text, keyword.end())):
+            continue  # "the combinations of 3 dice are 216": of things counted, not of a lock
         kind = _kind(word)
         plural = bool(_PLURAL.search(word))
         found = _value_after(text, keyword.end(), strong, plural, word.lower() in _ABBREVIATIONS,
@@ -245,7 +255,10 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         if found and word.lower() in ("login", "logins") and _HANDLE.fullmatch(text, *found):
             found = None  # "login: ellen83" names the user, not the secret
         if found and _ANSWER.fullmatch(word):
-            answer = _ANSWER_GIVEN.match(text, found[0])  # "security answer: first pet was Biscuit"
+            said = _ANSWER_END.search(text, found[0])  # within its sentence, not a bracket after it
+            bracket = text.find(" (", found[0], said.start() if said else len(text))
+            answer = _ANSWER_GIVEN.match(text, found[0], bracket if bracket >= 0 else said.start() if said
+                                         else len(text))  # "security answer: first pet was Biscuit"
             if answer:
                 found = answer.span(1)
         if found:
@@ -256,11 +269,56 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         if strong or kind in ("pin", "code", "combination"):
             yield from _partial(text, keyword.end(), kind)
         if strong or found:
-            yield from _continued(text, found[1] if found else keyword.end(), kind)
+            yield from continued(text, found[1] if found else keyword.end(), kind)
+        if not found and not before and (strong or kind in _MADE_OF_DIGITS):
+            yield from _next_sentence(text, keyword.end(), kind)
     yield from _named_by_context(text, words)
+    if words & _KEY_WORDS:
+        yield from _keyed_tokens(text)
 
 
-def _continued(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
+def _keyed_tokens(text: str) -> Iterator[tuple[int, int, str]]:
+    """A long random token a few words after a bare word for a key or a token: "the weather API wants key
+    95e63c76...", "token for the bot 8f3e...". Hex in lower case alone reads as a hash elsewhere; after such a
+    word it is the key (not after a fingerprint, a hash or a commit)."""
+    for match in _KEYED_TOKEN.finditer(text):
+        token = match.group("token")
+        if any(c.isdigit() for c in token) and any(c.isalpha() for c in token) and not _NOT_A_KEY.search(
+                text, match.start(), match.start("token")):
+            yield match.start("token"), match.end("token"), "key" if "key" in match.group(0).lower() else "token"
+
+
+def ordinary_code(text: str, start: int, end: int) -> bool:
+    """Whether the word for a code at text[start:end] names a code that opens nothing: "zip code", "promo
+    code", "the code of the flight", "código do voo", "code postal" (the data files' ordinary_codes, before
+    it or in the three words after it)."""
+    return bool(_ORDINARY_CODE_BEFORE.search(text, max(0, start - 20), start)
+                or _ORDINARY_CODE_AFTER.match(text, end))
+
+
+def _next_sentence(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
+    """A keyword whose sentence ends without its value, and the next sentence that gives it: "Sorted the new
+    bank PIN. It's 6 2 7 4.", "They reset the door code at work. New one is 5527.", "J'ai changé le code de
+    l'alarme. C'est 7 7 1 2 maintenant." The value must look like one (a digit or a sign; three digits for a
+    PIN, a code or a combination) and not be a year ("It's 2024 and still the old one")."""
+    end = _SENTENCE_END.search(text, at, at + 80)
+    if not end or end.group(0) == ";" or _VALUE_SIGN.search(text, at, end.start()):
+        return
+    lead = _NEXT_LEAD.match(text, end.end())
+    if not lead:
+        return
+    of_digits = kind in _MADE_OF_DIGITS
+    value = _clause(text, _end_of(_LEAD_IN, text, lead.end()), False, False, of_digits=of_digits)
+    if not value:
+        return
+    said = text[value[0]:value[1]]
+    if of_digits and sum(c.isdigit() for c in said) < 3 or _YEAR.fullmatch(said) or measure(said) \
+            or not _VALUE_SIGN.search(said):
+        return
+    yield value[0], value[1], kind
+
+
+def continued(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
     """The value said again in the rest of the sentence, corrected or changed: "my old PIN was 1111 but now
     it's 2468", "isn't 1234 like I told you, it's 4321", "changed from 4057 to 3916", "la nueva Marte2024!".
     A word of the data files' `continuations`, then a value that looks like one (digits for a PIN, a code
@@ -279,19 +337,86 @@ def _continued(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
                 yield value[0], value[1], kind
 
 
-def _answers(text: str) -> Iterator[tuple[int, int, str]]:
+def _answers(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     """The answer to a security question: what ends the sentence after its last sign or copula ("my first
     pet's name, the answer to the security question, is Biscuit", "Sicherheitsfrage Lieblingslehrer: Herr
-    Baumann", "security question \"city where your parents met\" -> Gdansk")."""
+    Baumann", "security question \"city where your parents met\" -> Gdansk"); and said another way, a
+    sentence that asks or names a question about what such questions ask or where they are asked, then
+    what was answered after a verb of answering or a sign ("If they ask which street I grew up on, I put
+    Maple Crescent", "first car question on the mortgage login: Vauxhall Nova")."""
+    done = -1
     for keyword in _ANSWER_KEYWORD.finditer(text):
-        end = _SENTENCE_END.search(text, keyword.end())
+        end = _ANSWER_END.search(text, keyword.end())
         stop = end.start() if end else len(text)
-        signs = list(_ANSWER_SIGN.finditer(text, keyword.end(), stop))
+        signs = _signs(text, keyword.end(), stop)
         if not signs:
             continue
         value = _clause(text, signs[-1].end(), True, False)
         if value and len(text[value[0]:value[1]].split()) <= 4:
+            done = stop
             yield value[0], value[1], "credential"
+    for cue in _question_cues(text, words):
+        if cue.start() < done:
+            continue
+        start = _sentence_start(text, cue.start())
+        end = _ANSWER_END.search(text, cue.end(), cue.end() + _ANSWER_REACH)
+        stop = end.start() if end else min(len(text), cue.end() + _ANSWER_REACH)
+        sentence = text[start:stop]
+        if not (_ANSWER_TOPIC.search(sentence) or _ANSWER_CONTEXT.search(sentence)):
+            continue  # "The quiz question was about rivers and I answered the Danube"
+        done = stop
+        found = None
+        for verb in _answer_verbs():
+            said = verb.search(text, cue.end(), stop) or verb.search(text, start, cue.start())
+            if said and "value" in verb.groupindex and said.group("value"):
+                found = said.span("value")
+            elif said:
+                found = _clause(text, said.end(), True, False)
+            if found:
+                break
+        if not found:
+            signs = _signs(text, cue.end(), stop)
+            found = _clause(text, signs[-1].end(), True, False) if signs else None
+        if found and len(text[found[0]:found[1]].split()) <= 4 and \
+                text[found[0]:found[1]].lower().strip(_TRAILING) not in _FOLLOWERS | _ANSWER_NOT:
+            yield found[0], found[1], "credential"
+
+
+def _question_cues(text: str, words: frozenset[str]) -> Iterator[re.Match[str]]:
+    """The words of `text` that ask or name a question, in order. A one-word entry of the vocabulary is
+    looked for only as the words `text` holds that it matches (an entry such as "[^\\W\\d_]*frage" tried
+    at every letter of a megabyte took seconds); an entry that spans words is looked for over the text."""
+    cues = [re.escape(word) for word in words if _QUESTION_WORD.fullmatch(word)] + list(_question_phrases())
+    if cues:
+        yield from re.finditer(rf"(?<![^\W_])(?:{'|'.join(cues)})(?![^\W_])", text, re.I)
+
+
+@lru_cache(maxsize=1)
+def _question_phrases() -> tuple[str, ...]:
+    """The entries of question_words that may span more than one word (a space, a sign between words)."""
+    return tuple(entry for entry in vocabulary.entries("question_words") if not _ONE_WORD_ENTRY.fullmatch(entry))
+
+
+def _sentence_start(text: str, at: int) -> int:
+    """Where the sentence that `at` stands in starts: after the last line break, or sentence mark and the
+    space after it, in the _ANSWER_REACH characters before `at`."""
+    start = max(0, at - _ANSWER_REACH)
+    for mark in _SENTENCE_START.finditer(text, start, at):
+        start = mark.end()
+    return start
+
+
+def _signs(text: str, start: int, stop: int) -> list[re.Match[str]]:
+    """The signs and copulas an answer may follow, but those in brackets ("is Dundee (yes I know, I was born
+    in Perth)": the answer is before them)."""
+    brackets = [m.span() for m in _BRACKETED.finditer(text, start, stop)]
+    return [m for m in _ANSWER_SIGN.finditer(text, start, stop) if not any(a <= m.start() < b for a, b in brackets)]
+
+
+@lru_cache(maxsize=1)
+def _answer_verbs() -> tuple[re.Pattern[str], ...]:
+    """The verbs of answering, each its own pattern (a verb-final one names its value)."""
+    return tuple(re.compile(rf"(?<![^\W_])(?:{verb})(?![^\W_])", re.I) for verb in vocabulary.entries("answer_verbs"))
 
 
 def _named_by_context(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
@@ -306,9 +431,18 @@ def _named_by_context(text: str, words: frozenset[str]) -> Iterator[tuple[int, i
         word = match.group(0).lower()
         if word in keys:
             kind, strong = "key", False
-        elif word in codes and not _ORDINARY_CODE_BEFORE.search(text, max(0, match.start() - 20), match.start()):
+        elif word in codes and not ordinary_code(text, match.start(), match.end()):
             start = max(0, match.start() - 80)
             sentence = text[start:match.end() + 80]
+            owned = _CODE_OF.match(text, match.end())
+            if owned and not _PLACE_NEAR.search(sentence):
+                # "De code van het fietsenhok is 0391", "the code for Nan's flat is 5521": a code of something
+                # that opens nothing said otherwise, given as digits (three or more) right after the copula.
+                value = _value_after(text, owned.end(), True, False, False, changed=False, of_digits=True)
+                if value and sum(c.isdigit() for c in text[value[0]:value[1]]) >= 3 and not measure(
+                        text[value[0]:value[1]]) and _DIGITS_FIRST.match(text, value[0]):
+                    yield value[0], value[1], "code"
+                continue
             if not _PLACE_NEAR.search(sentence):
                 continue
             kind, strong = "code", True
@@ -342,6 +476,20 @@ _SENTENCE_END = re.compile(r"\n|[.!?;](?=\s|$)")
 _VALUE_SIGN = re.compile(r"[\d!@#$%^&*+=?~]")
 _CONTINUATION = vocabulary.lazy_pattern(
     lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('continuations')})(?![^\W_])\s*", re.I)
+# An entry made of letters, classes of letters and optional groups of them only: it matches one word.
+_ONE_WORD_ENTRY = re.compile(r"(?:[^\W\d_]|\[\^\\W\\d_\]|\[[^\W\d_]+\]|[()?*+|:])+")
+# A question word as a word of the text (view.words: letters only), from the one-word entries.
+_QUESTION_WORD = vocabulary.lazy_pattern(
+    lambda: "|".join(e for e in vocabulary.entries("question_words") if _ONE_WORD_ENTRY.fullmatch(e)) or "(?!)", re.I)
+_ANSWER_TOPIC = vocabulary.lazy_pattern(lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('answer_topics')})(?![^\W_])",
+                                        re.I)
+_ANSWER_CONTEXT = vocabulary.lazy_pattern(
+    lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('answer_contexts')})(?![^\W_])", re.I)
+_ANSWER_END = re.compile(r"\n|[.!?;](?=\s|$)")
+_BRACKETED = re.compile(r"\([^()\n]*\)?")
+_SENTENCE_START = re.compile(r"\n|[.!?;]\s")
+_ANSWER_REACH = 300  # how far a sentence with a question word is read either side of it
+_ANSWER_NOT = frozenset("yes no nothing something it that this them yeah nope".split())
 _ANSWER_KEYWORD = vocabulary.lazy_pattern(lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('answer_keywords')})", re.I)
 _ANSWER_SIGN = re.compile(r"\s*(?::|=|->|=>|—|–)\s*|\s+(?:is|was|are|es|est|c'est|ist|lautet|è|é|era|war|is)\s+", re.I)
 _NETWORK_WORDS = vocabulary.LazyWords("network_words")
@@ -351,12 +499,32 @@ _BARE_CODES = frozenset("code codes código codigo codice kode kod".split())
 _BARE_WORD = vocabulary.lazy_pattern(
     lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('bare_keys', True)}|codes?|c[oó]digo|codice|kode|kod)(?![^\W_])",
     re.I)
+_KEY_WORDS = frozenset("key keys token tokens secret apikey schlüssel clé clave chiave sleutel chave".split())
+_KEYED_TOKEN = re.compile(r"(?<![^\W_])(?:api[ _-]?)?(?:keys?|tokens?|secret|apikey|schlüssel|clé|clave|chiave|sleutel|"
+                          r"chave)(?![^\W_])[^\n.;]{0,24}?(?<![\w-])(?P<token>[A-Za-z0-9_\-]{20,128})(?![\w-])", re.I)
+_NOT_A_KEY = re.compile(r"fingerprint|hash|checksum|commit|sha\d*|md5|uuid|id(?![^\W_])", re.I)
+_NEXT_LEAD = vocabulary.lazy_pattern(
+    lambda: rf"[ \t]*(?:{vocabulary.alternation('next_sentence')})(?![^\W_])(?:[ \t]*:)?[ \t]*", re.I)
+_YEAR = re.compile(r"(?:19|20)\d\d")
+# A keyword's whose-phrase that counts things: "combinations of 3 dice", "the key to 2 doors".
+_WHOSE_COUNTED = re.compile(r"\s+(?:of|for|de|von|di|van)\s+(?:the\s+)?\d[^\n.;:,]{0,40}", re.I)
+_ORDINARY_CODE_AFTER = vocabulary.lazy_pattern(
+    lambda: rf"(?:[ \t]+(?:{vocabulary.alternation('of')}|{vocabulary.alternation('determiners')}|the|my|a|an|this|"
+            rf"that|de|del|du|da|do|van|von)(?![^\W_])|[ \t]*['’])*[ \t]*(?:[^\W\d_]+[ \t]+)?"
+            rf"(?:{vocabulary.alternation('ordinary_codes', True)})(?![^\W_])", re.I)
 _ORDINARY_CODE_BEFORE = vocabulary.lazy_pattern(
     lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('ordinary_codes', True)})[\s-]*$", re.I)
+# "code van het fietsenhok", "code for Nan's flat", "code of the side door": whose code, up to the copula.
+_CODE_OF = vocabulary.lazy_pattern(lambda: (
+    rf"[ \t]+(?:{vocabulary.alternation('of')})(?:[ \t]+|(?<=['’]))(?:(?:{vocabulary.alternation('determiners')}|"
+    rf"the|my|our|your|de|het)(?:[ \t]+|(?<=['’])))?(?:[^\W\d_][\w'’-]*[ \t]+){{0,2}}[^\W\d_][\w'’-]*"
+    rf"(?=[ \t]*(?::|=|[ \t](?:{vocabulary.alternation('copulas')})(?![^\W_])))"), re.I)
+_DIGITS_FIRST = re.compile(r"[*#]?\d")
 _PLACE_NEAR = vocabulary.lazy_pattern(lambda: "(?<![^\\W_])(?:" + "|".join(
     sorted({*vocabulary.entries("places"), *vocabulary.entries("locks")}, key=len, reverse=True)) + ")", re.I)
 _ANSWER_GIVEN = re.compile(r"[^\n;.]*?(?<![^\W_])(?:was|is|were|are)\s+([^\s,;.]+)", re.I)
 _NUMBERED = re.compile(r"\d{1,2}[.)][ \t]+[^\W\d_]")
+_NUMBERED_CODES = re.compile(r"\d{1,2}[.)][ \t]+(?=\S*\d)")
 _HANDLE = re.compile(r"[a-z][a-z0-9._-]{1,31}|[^\s@]+@[^\s@]+")
 _GAP_TO_SIGN = re.compile(r"[ \t]*,?[ \t]+[^\n.;:!?=]{1,40}?(?::(?![/\d])|->|=)[ \t]*(?=\S)")
 # "the PIN is 0000... changed it to 8261": the value it was changed to, after one found.
@@ -466,6 +634,11 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
     # The value right after the keyword, and for a plural keyword the ones listed after it:
     # "recovery codes 8f3k-2j9d, 7h2k-1l0p, 3k4l-9s8d".
     adjacent = _adjacent(text, at, strong, abbreviation, compound)
+    if adjacent and strong and text[adjacent[0]:adjacent[1]].isalpha():
+        # "codes de secours Google (double authentification) : 61 92 04 77": a name, then the value after a sign
+        gap = _after_gap(text, at, plural, of_digits)
+        if gap and _VALUE_SIGN.search(text, *gap):
+            return gap
     if adjacent:
         while plural and (more := _MORE.match(text, adjacent[1])) and _secretish(more.group(1)):
             adjacent = adjacent[0], _strip(text, more.start(1), more.end(1))
@@ -568,6 +741,8 @@ def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = Fal
         return None
     if _NUMBERED.match(text, start):
         return None  # "recovery words: 1. common 2. truly ...": a numbered list, read by phrases.py
+    if plural and _NUMBERED_CODES.match(text, start):
+        of_digits = False  # "backup codes: 1) 3k9x 7mqp 2) w2zr 8hfa": the list whole, its numbers with it
     close = _QUOTES.get(text[start])
     if close:
         end = text.find(close, start + 1, start + 200)
@@ -587,7 +762,7 @@ def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = Fal
         if w in _CUT and not phrase:  # a passphrase is words: "moose on the loose 44"
             break
         if of_digits and all(_DIGIT_WORD.fullmatch(v.group(0).strip(_TRAILING)) for v in words[:i]) and not (
-                _DIGIT_WORD.fullmatch(w) or w in _AND and i + 1 < len(words)
+                _DIGIT_WORD.fullmatch(w) or (w in _AND or plural and w in ("/", "|", "–")) and i + 1 < len(words)
                 and _DIGIT_WORD.fullmatch(words[i + 1].group(0).strip(_TRAILING))):
             break  # a PIN, code or combination is its digits: "4821 and Bob", "31-07-22 INCOGAPP"
         if w in _AND and not plural:

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterator
 from functools import cache
 
-from memory.sensitive import vocabulary
+from memory.sensitive import keywords, vocabulary
 from memory.sensitive.values import names_a_product
 
 
@@ -61,8 +61,14 @@ def _entry() -> str:
 
 
 def _keypad() -> str:
-    """Keys of a keypad said before the digits: "press star 1 9 8 4"."""
-    return rf"(?:(?:{vocabulary.alternation('keypad')})[ \t]+)?"
+    """Keys of a keypad said before the digits: "press star 1 9 8 4", "hash, 5 5 2 0"."""
+    return rf"(?:(?:{vocabulary.alternation('keypad')})[ \t]*,?[ \t]+)?"
+
+
+def _keying() -> str:
+    """Verbs of keying digits on a pad, and whom they are said to ("tippst du", "toets je")."""
+    return (rf"(?<![^\W_])(?:{vocabulary.alternation('keying')})(?![^\W_])"
+            r"(?:[ \t]+(?:you|du|tu|u|je|jij|ihr|vous|usted|voi|você))?")
 
 
 # A label starts a line, a list item or a clause: "...; gate: 2580#", "my pin is 5531 and the alarm: 8890".
@@ -76,17 +82,23 @@ _KEYED = r"(?:[*#][ \t]?\d(?:[ -]?\d){2,}[ \t]?[#*]?|\d(?:[ -]?\d){2,}[ \t]?[#*]
 
 
 def _keys_after() -> str:
-    """What may follow digits on a label's line: keys, or "then" and a key ("then OFF", "puis la touche")."""
-    return (rf"(?:[ \t]+(?:(?:{vocabulary.alternation('then', True)})[ \t]+)?"
+    """What may follow digits on a label's line: keys, or "then" and a key ("then OFF", "und dann Raute",
+    "then #")."""
+    return (rf"(?:[ \t]+(?:(?:{vocabulary.alternation('then', True)})[ \t]+){{0,2}}"
             rf"(?:{vocabulary.alternation('keypad')})(?![^\W_]))*")
 
 
 # A value is one token, or digits with single spaces ("lockbox: 6 4 1 8"); one word may name whose the
 # thing is ("the Airbnb lockbox: ..."). After a thing that opens, keys may follow ("burglar alarm: 5-0-9-3
 # then OFF", "School gate: 2 9 0 4 star").
+# A thing that opens may be named twice ("front door keypad"), say where it is in brackets ("Front door
+# (cabin)"), or what is done to it ("Alarmanlage ausschalten: 9 5 1 3").
 _LABEL = vocabulary.lazy_pattern(lambda: (
-    rf"{_START}(?:[^\W\d_][\w'’-]*[ \t]+)?(?:(?P<place>{_places()}){_placed()}|(?P<service>{_services()}))"
-    rf"{_SIGN}(?P<value>[*#]?\d(?:[ -]?\d){{2,}}#?|[^\s,;]+){_keys_after()}{_END}"),
+    rf"{_START}(?:[^\W\d_][\w'’-]*[ \t]+)?(?:(?P<place>{_places()})(?:[ \t]+(?:{_literal('places')}))?{_placed()}"
+    rf"(?:[ \t]*\([^()\n]{{1,30}}\))?(?:[ \t]+(?:{_opens()}|{vocabulary.alternation('keying')}))?"
+    rf"|(?P<service>{_services()}))"
+    rf"{_SIGN}(?:(?:{vocabulary.alternation('keypad')})[ \t]*,?[ \t]+(?=[*#]?\d))?"
+    rf"(?P<value>[*#]?\d(?:[ -]?\d){{2,}}#?|[^\s,;]+){_keys_after()}{_END}"),
     re.I | re.M)
 _USER_SECRET = re.compile(rf"{_START}(?:[^\W\d_][\w'+.&-]*[ \t]+){{0,4}}?[^\W\d_][\w'+.&-]*{_SIGN}"
                           rf"(?P<user>[^\s/@]+@[^\s/]+)(?:[ \t]*/[ \t]*|[ \t]+)(?P<secret>[^\s,;]+){_END}", re.I | re.M)
@@ -107,9 +119,14 @@ def _said_digits() -> str:
 
 
 
+# Digits keyed after a verb of keying: spaced or signed as keyed ("3 0 0 6", "*7713#"), or four to eight in a
+# row that are no year ("type 2024 in the year field" is a year).
+_KEYED_VALUE = (rf"(?P<value>{_KEYED}|(?!(?:19|20)\d\d(?!\d))\d{{4,8}}#?)(?![\w:/.,]\d)(?![\w:/])")
+
+
 def _opened() -> list[str]:
     places, devices, locks = _places(), _literal("devices"), _literal("locks")
-    opens, entry, keypad = _opens(), _entry(), _keypad()
+    opens, entry, keypad, keying = _opens(), _entry(), _keypad(), _keying()
     article = r"(?:(?:the|my|our|your|a|le|la|les|l'|l’|el|il|lo|der|die|das|den|de|het|o|a|mon|ma|mi|mijn|meu)[ \t]*)?"
     return [
         # "the bike lock opens with 4-2-9-1", "le coffre de l'hôtel s'ouvre avec 1403", "el candado del gimnasio
@@ -142,9 +159,26 @@ def _opened() -> list[str]:
         # "unlock with 2 2 9 6 if the fingerprint fails": digits keyed after a verb of opening, no thing named.
         rf"(?<![^\W_]){opens}(?:[ \t]+(?:it|them))?[ \t]+{entry}[ \t]+{keypad}(?P<value>{_KEYED})"
         rf"(?![\w:/.,]\d)(?![\w:/])",
-        # "it's eight one one five for the garage": digits or number words, then the thing they are for.
-        rf"(?<![^\W_])(?:it's|it’s|it is|c'est|es|ist|è|é)[ \t]+(?P<value>{_said_digits()})[ \t]+"
-        rf"(?:for|pour|para|für|per|voor)[ \t]+{article}(?:{_THING}[ \t]+){{0,2}}?(?P<place>{places})(?![^\W_])",
+        # "it's eight one one five for the garage", "we use 2207 for the alarm panel downstairs": digits or number
+        # words, then the thing they are for.
+        rf"(?<![^\W_])(?:it's|it’s|it is|c'est|es|ist|è|é|uses?|used|using|utilis(?:e|ons|ez)|us(?:a|amos|iamo)|"
+        rf"nutz(?:e|en)|nehm(?:e|en)|gebruik(?:en)?)[ \t]+(?P<value>{_said_digits()})[ \t]+"
+        rf"(?:for|on|pour|para|für|per|voor)[ \t]+{article}(?:{_THING}[ \t]+){{0,2}}?(?P<place>{places})(?![^\W_])",
+        # A thing that opens, and in its sentence a verb of keying then digits: "if the burglar alarm goes off
+        # just type 7719", "Für das Tor tippst du 6 5 1 2", "voor de voordeur toets je 6 3 1 4 in".
+        rf"(?<![^\W_])(?P<place>{places})(?![^\W_])[^\n.;]{{0,60}}?{keying}[ \t]+{keypad}{_KEYED_VALUE}",
+        # Digits keyed, then where: "key in 4 4 0 9 at the car park barrier", "tu composes 4 1 9 0 sur le digicode".
+        rf"{keying}[ \t]+{keypad}{_KEYED_VALUE}[^\n.;]{{0,40}}?(?<![^\W_])(?P<place>{places})(?![^\W_])",
+        # A verb of getting in, then digits keyed, no thing named: "pour entrer chez Paul tu fais 0 6 2 9".
+        rf"(?<![^\W_]){opens}(?![^\W_])[^\n.;]{{0,40}}?{keying}[ \t]+{keypad}{_KEYED_VALUE}",
+        # The verb after the digits: "Die Haustür bei Oma: einfach 4 2 2 7 eintippen".
+        rf"(?<![^\W_])(?P<place>{places})(?![^\W_])[^\n.;]{{0,40}}?[ \t]{_KEYED_VALUE}[ \t]+"
+        rf"(?:ein(?:tippen|geben)|intoetsen|invoeren|in(?=[ \t]*(?:$|[.,;!\n])))(?![^\W_])",
+        # "I set the alarm to 4 4 8 2", "changed the garage keypad to 8 8 1 6": a thing that opens set to digits
+        # keyed (a time of day is never said digit by digit) or to digits that are no time.
+        rf"(?<![^\W_])(?:(?:re)?set|chang(?:e|ed|es)|switch(?:ed|es)?|updat(?:e|ed|es))[ \t]+{article}"
+        rf"(?:{_THING}[ \t]+)?(?P<place>{places})(?![^\W_])[ \t]+(?:to|on)[ \t]+"
+        rf"(?P<value>{_KEYED}|(?!(?:[01]\d|2[0-3])[0-5]\d(?!\d))\d{{4,8}})(?![\w:/.,]\d)(?![\w:/])",
         # "office alarm 7734, disarm before 8am": the digits right after the thing, the verb after them.
         rf"(?<![^\W_])(?P<place>{places})(?![^\W_])[ \t]+{_VALUE}[^\n.;]{{0,30}}?(?<![^\W_]){opens}(?![^\W_])",
         # A thing that opens, and in its clause digits keyed on a pad: "the garage is 6 6 0 2 if you get
@@ -172,6 +206,16 @@ _USED_FOR = vocabulary.lazy_pattern(lambda: (
     rf"[ \t]+(?:for|on|with|to[ \t]+(?:log|sign)[ \t]+(?:in|into|on)(?:[ \t]+to)?)[ \t]+"
     rf"(?:(?:my|the|our)[ \t]+)?{_services()}(?:[ \t]+(?:account|login))?"
     r"(?=[.!?]?[ \t]*(?:$|\n|[;,)]))"), re.I)
+
+
+# "the one for the bank app is Tulip-Radar-42", "the one I use for Netflix is X", "the one for the side gate is
+# 4471": a value said to be the one for an account or a thing that opens (what "one" stands for was said before).
+_ONE_FOR = vocabulary.lazy_pattern(lambda: (
+    r"(?<![^\W_])(?:the|my|our)[ \t]+one[ \t]+(?:(?:I|we|you)[ \t]+(?:use|used|have|type|enter)[ \t]+)?"
+    r"(?:for|on|at)[ \t]+"
+    rf"(?:(?:the|my|our)[ \t]+)?(?:[^\W\d_][\w'’-]*[ \t]+)?(?:(?P<service>{_services()})|(?P<place>{_places()}))"
+    r"(?:[ \t]+(?:account|app|login|site|card|door|gate))?(?:['’]s|[ \t]+(?:is|was)|[ \t]*:)[ \t]+"
+    r"(?P<secret>[^\s,;]+?)(?=[.!?]?(?:[ \t]|$|\n|[;,)]))"), re.I)
 
 
 @cache
@@ -234,6 +278,12 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     for match in _in(_LOGIN, text, _around(lowered, logs)) if logs else ():
         if password_shaped(match.group("secret"), True):
             yield match.start("secret"), match.end("secret"), "credential"
+    if "one" in words:
+        for match in _in(_ONE_FOR, text, _around(lowered, {"one"}, before=20)):
+            secret = match.group("secret")
+            if match.group("service") and password_shaped(secret, True) and not names_a_product(secret) or \
+                    match.group("place") and _DIGITS.fullmatch(secret) and not NOT_A_CODE.fullmatch(secret):
+                yield match.start("secret"), match.end("secret"), "credential" if match.group("service") else "code"
     uses = words & _USE
     for match in _in(_USED_FOR, text, _around(lowered, uses, before=80)) if uses else ():
         secret = match.group("secret")
@@ -247,7 +297,10 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     for pattern, spoken in _opened_patterns():
         for match in _in(pattern, text, regions if spoken else keyed):
             place = match.groupdict().get("place") or ""
-            yield match.start("value"), match.end("value"), _kind(place) if place else "code"
+            kind = _kind(place) if place else "code"
+            yield match.start("value"), match.end("value"), kind
+            # said again in the sentence: "we use 2207 for the alarm panel downstairs, the upstairs one is 2208"
+            yield from keywords.continued(text, max(match.end("value"), match.end()), kind)
     for match in _in(_RESET, text, keyed):
         if not _clock_time(match.group("value")):  # "the alarm is set to 0630" is a time, "reset to 6135" not
             yield match.start("value"), match.end("value"), _kind(match.group("place"))

@@ -31,7 +31,9 @@ MODEL = "minilm-l6-v2-int8"  # the embedder the weights were trained on (memory.
 
 # What a secret's value looks like, when no rule says where it is:
 # - digits: three or more, in groups, perhaps with a key's sign ("4471", "44 71", "*7713#", "3-9-2");
-_DIGITS = re.compile(r"(?<![\w.,])[*#]?\d(?:[ \-./]?\d){2,}[#*]?(?![\w]|[.,]\d)")
+#   not the number of a reference in capitals ("LK-4471", "SKU-2290-XL": an item, an order, a part);
+_DIGITS = re.compile(r"(?<![\w.,])(?<![A-Z]-)[*#]?\d(?:[ \-./]?\d){2,}[#*]?(?![\w]|[.,]\d)")
+_REFERENCE = re.compile(r"[A-Z]{1,5}-\d{2,8}(?:-[A-Z0-9]{1,4})?")
 # - a token of letters with two digits or more, or with digits and a sign ("Riverbend2025", "qz8R!t2");
 _TOKEN = re.compile(r"(?<!\S)[\"'(«“‘]?((?=(?:[^\s\"')»”’]*\d){2})(?=[^\s\"')»”’]*[^\W\d_])[^\s\"')»”’]{5,64}"
                     r"|(?=[^\s\"')»”’]*\d)(?=[^\s\"')»”’]*[^\W\d_])(?=[^\s\"')»”’]*[!@#$%^&*+=?~])[^\s\"')»”’]{5,64})")
@@ -90,8 +92,23 @@ def hangs_on(words: frozenset[str]) -> bool:
 
 def worth_asking(text: str, words: frozenset[str]) -> bool:
     """Whether the classifier's opinion of `text` counts: a word a secret hangs on and something shaped like
-    a value (the rules having found nothing: the caller's part)."""
-    return hangs_on(words) and next(candidates(text), None) is not None
+    a value (the rules having found nothing: the caller's part). A word for a code that opens nothing ("o
+    código do voo", "zip code", "promo code") is none."""
+    cues = words & _cues()
+    if cues and cues <= _CODE_WORDS and not _a_code_that_opens(text):
+        return False
+    return bool(cues) and next(candidates(text), None) is not None
+
+
+_CODE_WORDS = frozenset({"code", "codes", "código", "códigos", "codigo", "codigos", "codice", "codici", "kode", "kod"})
+_CODE_WORD = re.compile(r"(?<![^\W_])(?:codes?|c[oó]digos?|codic[ei]|kode|kod)(?![^\W_])", re.I)
+
+
+def _a_code_that_opens(text: str) -> bool:
+    """Whether a word for a code in `text` is not one of a code that opens nothing."""
+    from memory.sensitive.keywords import ordinary_code
+
+    return any(not ordinary_code(text, m.start(), m.end()) for m in _CODE_WORD.finditer(text))
 
 
 def flags(vector: Any) -> bool:
@@ -105,7 +122,8 @@ def _ordinary(token: str) -> bool:
     amount (values.py's list of such things)."""
     from memory.sensitive.values import measure
 
-    return "://" in token or "@" in token[1:] or measure(token) or token.lower().startswith("www.")
+    return ("://" in token or "@" in token[1:] or measure(token) or token.lower().startswith("www.")
+            or bool(_REFERENCE.fullmatch(token)))
 
 
 @cache

@@ -3,10 +3,16 @@ payment cards (Luhn and an issuer prefix) with their CVV, IBANs, and national id
 
 A Luhn-valid number of card length is taken when it reads as a card: written in the groups cards are
 printed in ("4111 1111 1111 1111"), or with a card word nearby (card, Visa, CVV, Karte, tarjeta, ...);
-an order number that happens to pass Luhn is not one. National ids made of digits alone (a German
-Steuer-ID, a Dutch BSN, a French NIR, ...) are taken only after their name; a US SSN written
-123-45-6789 and an Italian codice fiscale are distinctive enough alone. The validators are imported
-when a candidate appears, so a text without one costs a few regular-expression scans.
+an order number that happens to pass Luhn is not one. An IBAN is known by its own check digits (ISO 7064
+mod 97) and its country's length and layout, wherever it stands and however its groups are spaced; the
+national check digits inside it are its bank's business. National ids made of digits alone (a German
+Steuer-ID, a Dutch BSN, a French NIR, ...) are taken after their name: right after it, or further in its
+sentence when their own check digits say so ("CPF da minha mãe pra marcar a consulta: 381.475.029-23",
+"Steuer-ID ..., sie lautet 48 701 196 218"); right after its name, a number the validator refuses is
+taken too (the name says what it is: "National Insurance number QX 48 19 22 C"). Alone, only what is
+written in its own layout: a US SSN 123-45-6789, a Brazilian CPF 381.475.029-23, a French NIR in its
+groups, a UK NI number in its pairs, an Italian codice fiscale. The validators are imported when a
+candidate appears, so a text without one costs a few regular-expression scans.
 """
 from __future__ import annotations
 
@@ -14,15 +20,17 @@ import importlib
 import re
 from collections.abc import Iterator
 
+from memory.sensitive import vocabulary
+
 # Groups are printed with spaces or dashes, and written with dots too ("4532.0151.1283.0366").
 _CARD_CANDIDATE = re.compile(r"(?<![\w.-])\d(?:[ -]?\d){12,18}(?![\w-])(?!\.\d)|"
                              r"(?<![\w.-])\d{4}(?:\.\d{4}){3}(?:\.\d{1,3})?(?![\w.-])")
 _CARD_GROUPS = re.compile(r"\d{4}([ .-])\d{4}\1\d{4}\1\d{4}(?:\1\d{1,3})?|\d{4}([ -])\d{6}\2\d{4,5}")
 _CARD_PREFIX = re.compile(r"4|5[1-5]|2(?:2[2-9]|[3-6]\d|7[01]|720)|3[47]|3(?:0[0-5]|[68])|6(?:011|4[4-9]|5)|35|62")
-_CARD_WORDS = re.compile(
-    r"(?<![^\W_])(?:cards?|credit|debit|visa|master ?card|mastercard|amex|american express|maestro|discover|jcb|"
-    r"diners|cvv2?|cvc2?|csc|exp(?:iry|ires|iration)?|karte|kreditkarte|carte|tarjeta|carta|kaart|creditcard|"
-    r"cartão|kort|karta)(?![^\W_])", re.I)
+_CARD_WORD_LIST = (r"cards?|credit|debit|visa|master ?card|mastercard|amex|american express|maestro|discover|jcb|"
+                   r"diners|cvv2?|cvc2?|csc|exp(?:iry|ires|iration)?|karte|kreditkarte|carte|tarjeta|carta|kaart|"
+                   r"creditcard|cartão|kort|karta")
+_CARD_WORDS = re.compile(rf"(?<![^\W_])(?:{_CARD_WORD_LIST})(?![^\W_])", re.I)
 _CVV = re.compile(
     r"(?<![^\W_])(?:cvv2?|cvc2?|csc|cid|card security code|card verification (?:value|code)|kartenprüfnummer|"
     r"prüfnummer|cryptogramme(?: visuel)?|código de seguridad|codice di sicurezza|código de segurança|"
@@ -49,15 +57,22 @@ _NAMED_IDS: list[tuple[str, tuple[str, ...]]] = [
     (r"pesel", ("pl.pesel",)),
     (r"ahv(?:-nummer)?|avs", ("ch.ssn",)),
     (r"cpf", ("br.cpf",)),
-    (r"national insurance(?: number| no\.?)?|ni number|nino", ("gb.nino",)),
+    (r"national insurance(?: number| no\.?)?|ni(?: number| no\.?)|nino", ("gb.nino",)),
+    (r"nhs(?: number| no\.?)?", ("gb.nhs",)),
+    (r"utr|unique taxpayer reference", ("gb.utr",)),
+    (r"pps(?: number| no\.?)?|ppsn", ("ie.pps",)),
+    (r"sozialversicherungsnummer|svnr|versicherungsnummer", ("at.vnr", "de.rvnr")),
+    (r"ein|employer identification number", ("us.ein",)),
 ]
+# Ids whose validator tests no check digit (a range, a shape): taken only right after their name.
+_UNCHECKED = frozenset({"us.ssn", "us.itin", "gb.nino", "dk.cpr", "us.ein"})
 _NAMED_ID = re.compile(
     r"(?<![^\W_])(?:" + "|".join(f"(?P<id{i}>{name})" for i, (name, _) in enumerate(_NAMED_IDS)) + r")(?![^\W_])"
     r"(?:\s*(?:number|no\.?|nr\.?|nummer|numéro|número|#))?"
     # what it is for, before the sign: "DNI para la reserva: 73293425S", "NIF para a fatura: 241619114"
     r"(?:\s+(?:for|para|pour|für|per|voor)\s+[^\n:;.=]{1,30}?(?=\s*:))?"
     r"\s*(?:[:=#]|is|ist|est|es|è|é|lautet)?\s*"
-    r"(?P<value>[A-Za-z0-9][A-Za-z0-9 ./-]{4,24})", re.I)
+    r"(?P<value>[A-Za-z0-9][A-Za-z0-9 ./-]{4,24})?", re.I)
 # Numbers known by the word before them, without a check digit to test (or with one stdnum has:
 # a US routing number): (pattern of the name, kind, shape of the value, least digits in it).
 _ACCOUNT_IDS: list[tuple[str, str, str, int]] = [
@@ -66,15 +81,21 @@ _ACCOUNT_IDS: list[tuple[str, str, str, int]] = [
     (r"driver'?s? licen[cs]e(?: number| no\.?)?|driving licen[cs]e(?: number| no\.?)?|dl(?: number| no\.?|#)|"
      r"führerschein(?:nummer)?|permis de conduire", "national_id", r"[A-Z0-9][A-Z0-9-]{5,19}", 5),
     (r"(?:bank )?account(?: number| no\.?| nr\.?| #)?|acct(?: no\.?| #)?|a/c(?: no\.?)?|kontonummer|"
-     r"numéro de compte|número de cuenta|rekeningnummer", "bank_account", r"\d[\d -]{4,18}\d", 6),
+     r"numéro de compte|número de cuenta|rekeningnummer", "bank_account", r"\d[\d -]{4,28}\d", 6),
     (r"sort ?code", "bank_account", r"\d{2}[- ]?\d{2}[- ]?\d{2}", 6),
     (r"bsb(?: number| no\.?)?", "bank_account", r"\d{3}[- ]?\d{3}", 6),
     (r"(?:aba )?routing(?: number| no\.?| #)?|aba(?: number| no\.?)?|rtn", "bank_account", r"\d{9}", 9),
     (r"bic|swift(?: code)?", "bank_account", r"[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?", 0),
 ]
-_ACCOUNT_ID = re.compile(
+# Whose the account is, between its name and the sign: "Kontonummer der Oma bei der Sparkasse lautet ...",
+# "the joint account number with Priya is ...", "número de cuenta de la comunidad: ..." (a phrase led by a
+# preposition or an article, without digits, up to a label sign or a copula).
+_COPULAS = r"is|was|are|ist|lautet|war|est|c'est|es|era|è|é|zijn|is|são|sont|sind"
+_ACCOUNT_ID = vocabulary.lazy_pattern(lambda: (
     r"(?<![^\W_])(?:" + "|".join(f"(?P<acc{i}>{name})" for i, (name, *_) in enumerate(_ACCOUNT_IDS)) + r")(?![^\W_])"
-    r"\s*(?:[:=#]|is|was|ist|est|es)?\s*(?=(?P<value>[A-Za-z0-9][A-Za-z0-9 -]{2,24}))", re.I)
+    rf"(?:[ \t]+(?:{vocabulary.alternation('prepositions', True)}|{vocabulary.alternation('of')}|with|mit|avec|con|com|"
+    rf"met|bij|at|bei|chez)(?![^\W_])[^\n.;:!?=\d]{{0,40}}?(?=[ \t]*(?::|=|[ \t](?:{_COPULAS})[ \t])))?"
+    rf"\s*(?:[:=#]|(?:{_COPULAS})(?![^\W_]))?\s*(?=(?P<value>[A-Za-z0-9][A-Za-z0-9 -]{{2,34}}))"), re.I)
 _YEARS = re.compile(r"(?:19|20)\d\d\s*-\s*(?:19|20)?\d\d")
 _ACCOUNT_WORDS = frozenset("""
 passport reisepass reisepassnummer passeport pasaporte passaporto paspoort passaporte driver drivers driving
@@ -87,6 +108,19 @@ _CARD_TAIL = re.compile(r"[ \t,]*(?:(?:exp(?:iry|ires|iration)?|valid thru|gült
                         r"(?:[ \t,]*(?:(?:cvv2?|cvc2?|csc)\s*:?[ \t]*)?(?P<cvv>\d{3,4})(?![\w/-]))?", re.I)
 _VERSION = re.compile(r"(?<![^\W_])(?:version|v|build|release|ver)\.?[ \t]*$", re.I)
 _NINO = re.compile(r"[A-CEGHJ-PR-TW-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]", re.I)
+# After its name, any two letters: a made-up or mistyped NI number is still one ("QX 48 19 22 C").
+_NAMED_NINO = re.compile(r"[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]", re.I)
+# Ids written in their own layout, distinctive enough alone when their check digits agree: a CPF
+# "381.475.029-23", a French NIR in its groups "1 85 07 75 116 238 48", a NI number in its pairs.
+_LAID_OUT = [
+    (re.compile(r"(?<![\d.-])\d{3}\.\d{3}\.\d{3}-\d{2}(?![\d.-])"), "br.cpf"),
+    (re.compile(r"(?<!\d)(?<!\d )[12] \d{2} \d{2} (?:\d{2}|2[AB]) \d{3} \d{3} \d{2}(?![\d])"), "fr.nir"),
+    (re.compile(r"(?<![A-Za-z0-9])[A-CEGHJ-PR-TW-Z]{2} \d{2} \d{2} \d{2} [A-D](?![A-Za-z0-9])"), "gb.nino"),
+]
+# Where a named id's value may stand further in its sentence: a group of digits (perhaps with a letter
+# first or last, "X-3545201-G") with five digits or more.
+_ID_CANDIDATE = re.compile(r"(?<![\w.-])[A-Za-z]?[ -]?\d(?:[\d .\-/]*\d)?(?:[ -]?[A-Za-z])?(?![\w-])")
+_SENTENCE_END = re.compile(r"\n|[.!?;](?=\s|$)")
 
 
 # The words the CVV and the named-id patterns start with: a text without any skips those patterns.
@@ -99,6 +133,16 @@ número cartão cartao rijksregisternummer national personnummer cpr fødselsnum
 henkilotunnus hetu pesel ahv avs insurance ni nino cpf
 """.split())
 _DIGIT = re.compile(r"\d")
+# A CVV described rather than named: "the three digits on the back are 044", "les trois chiffres au dos de la
+# carte : 552" (the data files' cvv_said; of a card, when it says of what).
+_CVV_SAID = vocabulary.lazy_pattern(lambda: (
+    rf"(?<![^\W_])(?:{vocabulary.alternation('cvv_said')})(?:\s+(?:of|on|de|der|auf|del|della|van|do|da)\s+"
+    rf"(?:(?:the|my|your|la|ma|der|meiner|la|mi|della|mia|de|mijn|o|meu)\s+)?(?:{_CARD_WORD_LIST})(?![^\W_]))?"
+    r"\s*(?:[:=#]|(?:is|are|ist|sind|lauten|est|sont|c'est|es|son|è|sono|zijn|é|são)(?![^\W_]))?\s*"
+    r"(?P<value>\d{3,4})(?![\d/.,:-]|\s*(?:st|nd|rd|th)\b)"), re.I)
+_CVV_BEFORE, _CVV_AFTER = 60, 120  # how far a described CVV's phrase and value stand from its word of the back
+_BACK_WORDS = frozenset("back dos hinten rückseite prüfziffern reverso atrás detrás retro dietro achterkant achterop "
+                        "verso trás security derrière arrière".split())
 
 
 def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
@@ -153,6 +197,30 @@ def _cards(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
                 text[max(0, match.start() - 60):match.start()]):
             continue
         yield match.start(1), match.end(1), "card"
+    yield from _cvvs_said(text, words)
+
+
+def _cvvs_said(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
+    """A CVV described ("the three digits on the back are 044"), read only around the words such a
+    phrase holds (a megabyte read whole took seconds), each stretch once; a match the stretch's end cut
+    short is read again on the whole text (digits running on past it are no CVV)."""
+    present = sorted(words & _BACK_WORDS)
+    if not present:
+        return
+    around = re.compile(rf"(?<![^\W_])(?:{'|'.join(map(re.escape, present))})(?![^\W_])", re.I)
+    stretches: list[list[int]] = []
+    for word in around.finditer(text):
+        start, end = max(0, word.start() - _CVV_BEFORE), word.end() + _CVV_AFTER
+        if stretches and start <= stretches[-1][1]:
+            stretches[-1][1] = end
+        else:
+            stretches.append([start, end])
+    for start, end in stretches:
+        for match in _CVV_SAID.finditer(text, start, end):
+            if match.end() >= end:
+                match = _CVV_SAID.match(text, match.start())
+            if match:
+                yield match.start("value"), match.end("value"), "card"
 
 
 def _card_in(run: str) -> int:
@@ -180,12 +248,48 @@ def _national_ids(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, 
     for match in _CODICE_FISCALE.finditer(text):
         if _valid("it.codicefiscale", match.group(0)):
             yield match.start(), match.end(), "national_id"
+    for pattern, name in _LAID_OUT:
+        for match in pattern.finditer(text):
+            if _valid(name, match.group(0)):
+                yield match.start(), match.end(), "national_id"
     for match in _NAMED_ID.finditer(text) if words & _ID_WORDS else ():
         index = next(int(k[2:]) for k, v in match.groupdict().items() if k.startswith("id") and v is not None)
-        value = match.group("value")
-        end = _longest_valid(value, _NAMED_IDS[index][1])
+        validators = _NAMED_IDS[index][1]
+        value = match.group("value") or ""
+        end = _longest_valid(value, validators) if value else 0
         if end:
             yield match.start("value"), match.start("value") + end, "national_id"
+            continue
+        named = _named_value(value, validators) if value else 0
+        if named:  # right after its name, a number the validator refuses is one all the same
+            yield match.start("value"), match.start("value") + named, "national_id"
+            continue
+        # Further in its sentence, when its own check digits agree: "CPF da minha mãe pra marcar a consulta:
+        # 381.475.029-23", "my NI number, in case HR asks again, is JT 61 05 83 B".
+        checked = tuple(v for v in validators if v not in _UNCHECKED or v == "gb.nino")
+        at = match.start("value") if value else match.end()
+        stop = _SENTENCE_END.search(text, at, at + 100)
+        limit = stop.start() if stop else min(len(text), at + 100)
+        for candidate in _ID_CANDIDATE.finditer(text, at, limit) if checked else ():
+            found = candidate.group(0).strip(" -")
+            at = candidate.start() + candidate.group(0).index(found)
+            end = _longest_valid(found, checked)
+            if end and sum(c.isdigit() for c in found[:end]) >= 5:
+                yield at, at + end, "national_id"
+                break
+
+
+def _named_value(value: str, validators: tuple[str, ...]) -> int:
+    """The length of a number right after an id's name that reads as that id though its validator refuses
+    it: seven digits or more in one group or the id's groups (a made-up SSN, a mistyped DNI), or a NI
+    number with any two letters; 0 when none."""
+    if "gb.nino" in validators:
+        nino = _NAMED_NINO.match(value)
+        return nino.end() if nino else 0
+    run = re.match(r"[A-Za-z]?[ -]?\d[\d .-]*\d(?:[ -]?[A-Za-z](?![A-Za-z]))?", value)
+    if not run or sum(c.isdigit() for c in run.group(0)) < 7 or re.search(r"\d \d{1,2}$", run.group(0)):
+        return 0
+    return len(run.group(0).rstrip(" .-"))
 
 
 def _longest_valid(candidate: str, validators: tuple[str, ...]) -> int:
@@ -204,7 +308,9 @@ def _valid(name: str, value: str) -> bool:
         return bool(_NINO.fullmatch(value.strip()))
     module = importlib.import_module(f"stdnum.{name}")
     value = re.sub(r"\s", "", value)  # "432 87 1190": not every validator's compact() drops spaces
-    return bool(module.is_valid(value.upper() if name == "iban" else value))
+    if name == "iban":  # its own check digits and its country's layout; the national check is the bank's
+        return bool(module.is_valid(value.upper(), check_country=False))
+    return bool(module.is_valid(value))
 
 
 def anchor_words() -> frozenset[str]:

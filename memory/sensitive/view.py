@@ -24,6 +24,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from memory.sensitive import vocabulary
+
 # Unicode format characters (category Cf) that render as nothing: soft hyphen, zero-width space and
 # joiners, direction marks and overrides, invisible operators (U+2061..2064), word joiner, BOM.
 _INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
@@ -65,7 +67,7 @@ class View:
 def view_of(text: str) -> View:
     if text.isascii() or (not _INVISIBLE.search(text) and unicodedata.is_normalized("NFKC", text)
                           and not _MARKED.search(text)):
-        return _read(text)
+        return _respelt(_read(text))
     out: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
@@ -91,7 +93,7 @@ def view_of(text: str) -> View:
         starts.extend(range(position, len(text)))
         ends.extend(range(position + 1, len(text) + 1))
     read = _read("".join(out))
-    return View(read.text, read.words, starts, ends)
+    return _respelt(View(read.text, read.words, starts, ends))
 
 
 _CLUSTER = re.compile(r".[\u0300-\u036f]*", re.S)
@@ -189,11 +191,6 @@ def _fold_disguised(text: str, words: frozenset[str]) -> str:
             if plain and (_KEYWORD_PLACE_AFTER.match(text, token.end())
                           or _KEYWORD_PLACE_BEFORE.search(text, max(0, token.start() - 8), token.start())):
                 found.append((token.start(), token.end(), plain))
-    for word in words:
-        plain = _misspelt(word)
-        if plain:  # "pasword", "passwrod", "pssword": read as the word (or "pwd" when it is shorter)
-            for match in re.finditer(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", text, re.I):
-                found.append((match.start(), match.end(), plain if len(plain) <= len(word) else "pwd"))
     if words & _REPEATED_FORMS:
         for match in _REPEATED.finditer(text):
             found.append((match.start(), match.end(), match.group(1)))
@@ -211,35 +208,128 @@ def _fold_disguised(text: str, words: frozenset[str]) -> str:
     return "".join(out)
 
 
-# Words for a password that a slip of the keyboard leaves one edit away ("pasword", "passwrod", "paswort").
-_MISSPELT_TARGETS = ("password", "passwort", "passcode", "wachtwoord", "contraseña", "passphrase")
-_REAL_WORDS = frozenset("passport passports passwords passcodes passphrases passed passer passage passages "
-                        "passive password passwort passcode wachtwoord contraseña passphrase pressword".split())
-
-
-def _misspelt(word: str) -> str:
-    """The word for a password `word` misspells by one letter left out, added, changed or swapped, or ""."""
-    if not 6 <= len(word) <= 11 or word[0] not in "pcw" or word in _REAL_WORDS:
-        return ""
-    for target in _MISSPELT_TARGETS:
-        if abs(len(target) - len(word)) <= 1 and word[0] == target[0] and _one_edit(word, target):
-            return target
-    return ""
-
-
 def _one_edit(a: str, b: str) -> bool:
-    """Whether `a` and `b` differ by one letter left out, added, changed, or two neighbours swapped."""
-    if a == b:
+    """Whether `a` and `b` differ by one letter left out, added, changed, or two neighbours swapped, inside
+    the word: neither the first letter nor the last (at the end it is another word: "locket", "passwords")."""
+    if a == b or a[0] != b[0]:
         return False
     if len(a) == len(b):
         diff = [i for i in range(len(a)) if a[i] != b[i]]
-        return len(diff) == 1 or len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] \
-            and a[diff[1]] == b[diff[0]]
+        if len(diff) == 1:
+            return diff[0] < len(a) - 1
+        return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
     short, long = (a, b) if len(a) < len(b) else (b, a)
+    if len(long) - len(short) != 1:
+        return False
     i = next((k for k in range(len(short)) if short[k] != long[k]), len(short))
-    return short[i:] == long[i + 1:]
+    return i < len(short) and short[i:] == long[i + 1:]
 
 
 def _token_start(text: str, at: int) -> int:
     tail = _TOKEN_TAIL.search(text, max(0, at - 13), at)
     return at - len(tail.group(0)) if tail else at
+
+
+# -- read again with other lengths: digits said as words, keywords misspelt -------------------------------------
+
+def _respelt(view: View) -> View:
+    """`view` with digits said as words read as digits ("cuatro, cero, ocho, dos" reads "4 0 8 2", "double
+    seven one" reads "7 7 1") and a word one slip of the keyboard away from a word a secret hangs on read
+    as that word ("combintion", "passwrod", "qeustion"); the map back to the input follows (a span over
+    "4 0" is "cuatro, cero" in the input)."""
+    pieces = _digit_runs(view.text, view.words) + _misspellings(view.text, view.words)
+    if not pieces:
+        return view
+    pieces.sort()
+    out: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    position = 0
+    for start, end, replacement in pieces:
+        if start < position:
+            continue
+        out.append(view.text[position:start])
+        starts.extend(range(position, start))
+        ends.extend(range(position + 1, start + 1))
+        out.append(replacement)
+        starts.extend([start] * len(replacement))
+        ends.extend([end] * len(replacement))
+        position = end
+    out.append(view.text[position:])
+    starts.extend(range(position, len(view.text)))
+    ends.extend(range(position + 1, len(view.text) + 1))
+    if view.starts is not None and view.ends is not None:  # composed with the map of the folds before
+        starts = [view.starts[s] for s in starts]
+        ends = [view.ends[e - 1] for e in ends]
+    text = "".join(out)
+    return View(text, _words(text), starts, ends)
+
+
+def _digit_runs(text: str, words: frozenset[str]) -> list[tuple[int, int, str]]:
+    """Pieces that read three digits said as words or more in a row as digits, each word its digit and what
+    stands between them one space ("zéro six deux neuf", "drei acht eins sieben", "nine oh four one")."""
+    table = vocabulary.digits()
+    if not words & _DIGIT_WORDS_NOT_OH:
+        return []
+    pieces: list[tuple[int, int, str]] = []
+    for run in vocabulary.digit_run().finditer(text):
+        said = list(_SAID_DIGIT.finditer(text, run.start(), run.end()))
+        digits = []
+        for word in said:
+            repeat = vocabulary.digit_repeats().get(word.group(1).lower(), 1) if word.group(1) else 1
+            digit = table[word.group(2).lower()]
+            digits.append((word.start(), word.end(), " ".join(digit * repeat)))
+        if sum(len(d[2].split()) for d in digits) < 3 or all(d[2] == "0" for d in digits):
+            continue  # "oh oh oh" is no number
+        if said[0].group(0).lower() in _NOT_A_FIRST_DIGIT and len(digits) < 4:
+            continue  # "um, one two" / "oh, one two": a hesitation, not a digit
+        for k, (start, end, digit) in enumerate(digits):
+            pieces.append((start, end, digit))
+            if k + 1 < len(digits):
+                pieces.append((end, digits[k + 1][0], " "))
+    return pieces
+
+
+class _DigitWords:
+    """The words for a digit other than "oh" (a text needs one to hold digits said as words)."""
+
+    def __and__(self, other: frozenset[str]) -> frozenset[str]:
+        return other & (vocabulary.digits().keys() - {"oh"})
+
+    __rand__ = __and__
+
+
+_DIGIT_WORDS_NOT_OH = _DigitWords()
+_SAID_DIGIT = vocabulary.lazy_pattern(lambda: (
+    rf"(?<![^\W_])(?:({vocabulary.alternation('digit_repeats', True)})[ \t]+)?"
+    rf"({'|'.join(sorted(map(re.escape, vocabulary.digits()), key=len, reverse=True))})(?![^\W_])"), re.I)
+_NOT_A_FIRST_DIGIT = frozenset({"um", "oh"})
+
+
+def _misspellings(text: str, words: frozenset[str]) -> list[tuple[int, int, str]]:
+    """Pieces that read a word one slip of the keyboard away from a word a secret hangs on as that word: one
+    letter left out, added, changed, or two neighbours swapped, neither the first letter nor the last (a
+    word's other endings are other words: "locket", "passwords"); not a word of the data files, nor one of
+    the real words that stand that close ("kennwert", "paddock", "garbage")."""
+    found = [(word, target) for word in words if (target := _misspelt(word))]
+    if not found:
+        return []
+    pieces = []
+    for word, target in found:
+        for match in re.finditer(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", text, re.I):
+            pieces.append((match.start(), match.end(), target))
+    return pieces
+
+
+def _misspelt(word: str) -> str:
+    """The word a secret hangs on that `word` misspells (see _misspellings), or ""."""
+    if not 5 <= len(word) <= 24 or not word.isalpha():
+        return ""
+    targets = vocabulary.spelt()
+    for target in targets.get((word[0], len(word)), ()) + targets.get((word[0], len(word) - 1), ()) + \
+            targets.get((word[0], len(word) + 1), ()):
+        if _one_edit(word, target) and word not in vocabulary.known_words():
+            return target
+    return ""
+
+

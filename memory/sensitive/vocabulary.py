@@ -11,11 +11,12 @@ A new word for a secret, a new language: a line in a data file, not in the code.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from memory.vocabulary import language as read_language
 
 FOLDER = Path(__file__).parent / "vocabulary"
 LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pt", "other")
@@ -23,8 +24,7 @@ LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pt", "other")
 
 @cache
 def _tables() -> dict[str, dict[str, Any]]:
-    return {language: tomllib.loads((FOLDER / f"{language}.toml").read_text(encoding="utf-8"))
-            for language in LANGUAGES}
+    return {code: read_language(FOLDER, code) for code in LANGUAGES}  # the one loader of vocabulary folders
 
 
 @cache
@@ -106,3 +106,55 @@ class LazyWords:
         return self.words | (other.words if isinstance(other, LazyWords) else other)
 
     __ror__ = __or__
+
+
+@cache
+def mapping(table: str) -> dict[str, str]:
+    """A table of pairs (a TOML table: `digits = { one = "1" }`) over every language, keys in lower case."""
+    out: dict[str, str] = {}
+    for language in LANGUAGES:
+        value = _tables()[language].get(table)
+        if isinstance(value, dict):
+            out.update((str(key).lower(), str(item)) for key, item in value.items())
+    return out
+
+
+def digits() -> dict[str, str]:
+    """The words for a digit in every language, and the digit each says ("zéro": "0", "drei": "3")."""
+    return mapping("digits")
+
+
+def digit_repeats() -> dict[str, int]:
+    """Words that say a digit twice or three times ("double seven")."""
+    return {word: int(times) for word, times in mapping("digit_repeats").items()}
+
+
+@cache
+def digit_run() -> re.Pattern[str]:
+    """Two digits said as words or more in a row, apart by spaces, commas or hyphens ("cuatro, cero, ocho")."""
+    said = "|".join(sorted(map(re.escape, digits()), key=len, reverse=True))
+    repeats = "|".join(map(re.escape, digit_repeats()))
+    one = rf"(?:(?:{repeats})[ \t]+)?(?:{said})" if repeats else f"(?:{said})"
+    return re.compile(rf"(?<![^\W_]){one}(?:(?:[ \t]*,[ \t]*|[ \t]*-[ \t]*|[ \t]+){one})+(?![^\W_])", re.I)
+
+
+@cache
+def spelt() -> dict[tuple[str, int], tuple[str, ...]]:
+    """The words a slip of the keyboard is read back to (table `spelt`), by first letter and length."""
+    out: dict[tuple[str, int], list[str]] = {}
+    for word in words("spelt"):
+        out.setdefault((word[0], len(word)), []).append(word)
+    return {key: tuple(found) for key, found in out.items()}
+
+
+@cache
+def known_words() -> frozenset[str]:
+    """Every word of every table (what a word a secret hangs on is never misread as), and the real words one
+    slip away from one (table `not_misspelt`)."""
+    found: set[str] = set()
+    for language in LANGUAGES:
+        for value in _tables()[language].values():
+            items = value.split() if isinstance(value, str) else value if isinstance(value, list) else list(value)
+            for item in items:
+                found.update(w.lower() for w in re.findall(r"[^\W\d_]+", str(item)))
+    return frozenset(found)

@@ -16,6 +16,7 @@ import re
 from datetime import date, datetime, time, timedelta, tzinfo
 
 from memory.errors import DateParseError, InvalidInput
+from memory.time import names
 from memory.time.instants import MAX_YEAR, MIN_YEAR, UTC, check_instant, parse_iso
 
 DEFAULT_TIME = time(9, 0)  # a day without a clock time: the morning, as "tomorrow morning" is
@@ -171,13 +172,13 @@ def parse_due(phrase: str, now: datetime, zone: tzinfo, default_time: time = DEF
         raise DateParseError(phrase, "too far away") from None
 
 
-_MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-_MONTH = r"(?P<month>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_MONTH_NAMES = names.MONTH_SHORT
+_DAY_NAMES = names.WEEKDAY_SHORT
+_MONTH = rf"(?P<month>{'|'.join(_MONTH_NAMES)})[a-z]*\.?"
 _CALENDAR_DAY = re.compile(rf"{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(?P<year>\d{{4}}))?|"
                            rf"(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH.replace('month', 'month2')}"
                            r"(?:,?\s+(?P<year2>\d{4}))?")
-_WEEKDAY = re.compile(r"(?:next\s+)?(?P<name>mon|tue|wed|thu|fri|sat|sun)(?:day|s|sday|nesday|rsday|urday|\.)?")
+_WEEKDAY = re.compile(rf"(?:next\s+)?(?P<name>{'|'.join(_DAY_NAMES)})(?:day|s|sday|nesday|rsday|urday|\.)?")
 _WEEKEND = re.compile(r"(?:(?:this|the|over the|at the|during the|on the|for the)\s+)?(?P<next>next\s+)?weekend")
 _MONTH_END = re.compile(r"(?:the\s+)?(?:end|last day) of (?:the |this )?(?P<next>next )?month|month[\s-]end")
 _MONTH_START = re.compile(r"(?:the\s+)?(?:start|beginning|first day) of (?:the )?next month")

@@ -18,9 +18,10 @@ from functools import lru_cache
 
 from dateutil.relativedelta import relativedelta
 
+from memory.time import names
 from memory.time.clock import Clock
 
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+WEEKDAYS = names.WEEKDAYS
 _NUM = r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of)"
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "nine": 9, "ten": 10, "a few": 3, "a couple of": 2}
@@ -154,8 +155,7 @@ def resolve_temporal_reference(ref: str, memory_timestamp: datetime, tense: str 
 _WEEK_WORDS = re.compile(r"\bweeks?\b")
 _MONTH_WORDS = re.compile(r"\bmonths?\b")
 _YEAR_WORDS = re.compile(r"\byears?\b")
-_MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-                "November", "December")
+_MONTH_NAMES = tuple(name.title() for name in names.MONTHS)
 
 
 @lru_cache(maxsize=512)
@@ -297,8 +297,7 @@ def time_refs_json(clock: Clock, text: str, written_at: str | None = None) -> st
 
 _MONTHS = {name.lower(): number for number, name in enumerate(_MONTH_NAMES, start=1)}
 _MONTHS |= {name[:3]: number for name, number in list(_MONTHS.items())} | {"sept": 9}
-_MONTH = r"(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|" \
-         r"jun|jul|aug|sept|sep|oct|nov|dec)\.?"
+_MONTH = rf"({names.alternation(names.MONTHS, names.MONTH_SHORT, names.MONTH_SPELLINGS)})\.?"
 _ORDINAL = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"((?:19|20)\d\d)"
 # "October 13, 2023", "13 October 2023", "the 13th of October", "in March 2023", "March 2023", "in June",

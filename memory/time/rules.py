@@ -18,6 +18,7 @@ from typing import Any
 from dateutil.relativedelta import relativedelta
 
 from memory.errors import DateParseError, InvalidInput
+from memory.time import names
 from memory.time.due_phrases import (
     DEFAULT_TIME,
     LATE_PARTS,
@@ -41,11 +42,10 @@ _RANGES = [("INTERVAL", 1, 1000), ("COUNT", 1, 100_000), ("BYMONTH", 1, 12), ("B
 _SIGNED = {"BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYSETPOS"}  # may count from the end
 _KEY_ORDER = ("FREQ", "INTERVAL", "BYDAY", "BYMONTHDAY", "BYMONTH", "BYSETPOS", "WKST", "COUNT", "UNTIL")
 _DAY_NAMES = {"MO": "Mon", "TU": "Tue", "WE": "Wed", "TH": "Thu", "FR": "Fri", "SA": "Sat", "SU": "Sun"}
-_MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_MONTH_NAMES = tuple(name.title() for name in names.MONTH_SHORT)  # "Jan" ... "Dec"
 _ORDINAL_WORDS = {1: "first", 2: "second", 3: "third", 4: "fourth", -1: "last", -2: "second-to-last"}
-_DAYS = ("monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun")
-_MONTHS = ("january february march april may june july august september october november december "
-           "jan feb mar apr jun jul aug sep sept oct nov dec")
+_DAYS = " ".join(names.WEEKDAYS + names.WEEKDAY_SHORT + names.WEEKDAY_SPELLINGS)
+_MONTHS = " ".join(names.MONTHS + names.MONTH_SHORT + names.MONTH_SPELLINGS)
 _RULE_VOCABULARY = frozenset(
     "every each other day days week weeks month months year years hour hours weekday weekdays weekend weekends on "
     "the of and first second third fourth fifth last daily weekly monthly yearly".split()

@@ -29,6 +29,7 @@ from memory.files import sync_folder, write_private
 from memory.memories import SELECT_MEMORY, Memory
 from memory.schema import KINDS
 from memory.store import Store
+from memory.supersession import replaced_after
 from memory.transfer.exits import Exit
 
 MANIFEST = ".assistant-export.json"
@@ -151,11 +152,16 @@ def _memory_files(writer: _Writer) -> list[tuple[str, str, int]]:
     for row in writer.store.query(f"{SELECT_MEMORY} ORDER BY k.created_at, k.id"):
         memory = Memory.from_row(row)
         by_kind[memory.kind].append(memory)
+    gone = {r[0]: r[1] for r in writer.store.query("SELECT memory_id, superseded_by FROM memory_meta "
+                                                   "WHERE superseded_by IS NOT NULL")}
     out = []
     for kind in KINDS:
         items = by_kind.get(kind)
         if not items:
             continue
+        # A memory a newer one replaced comes right after it, said to be replaced (never read as current).
+        by_id = {m.id: m for m in items}
+        items = [by_id[i] for i in replaced_after([m.id for m in items], gone)]
         name = KIND_FILES[kind]
         lines = ["---", f"kind: {kind}", f"count: {len(items)}", "---", "", f"# {name.capitalize()}", ""]
         for memory in items:
@@ -163,6 +169,8 @@ def _memory_files(writer: _Writer) -> list[tuple[str, str, int]]:
             marks = [f"#{memory.id}", f"said {writer.when(memory.created_at)}"]
             if memory.private:
                 marks.append("private")
+            if memory.id in gone:
+                marks.append(f"replaced by #{gone[memory.id]}")
             if memory.due_at:
                 marks.insert(1, f"due {writer.when(memory.due_at)}")
             if memory.rule is not None:

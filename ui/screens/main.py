@@ -47,7 +47,7 @@ class MainScreen(ReportsFailures, Screen[None]):
         self.status = StatusBar(services.status, services.incognito, id="status", keymap=keymap)
         self.footer = KeyFooter()
         self.due_watcher = DueWatcher(services.due, desktop_notifications)
-        self.jobs = IdleJobs(services.consolidation, services.embeddings)
+        self.jobs = IdleJobs(services.consolidation, services.embeddings, services.conversations)
         self.calendar = CalendarSync(services.calendar)
         self.narrow = False
         self.sidebar_open = True  # wide terminals: the user's choice (ctrl+b)
@@ -110,12 +110,12 @@ class MainScreen(ReportsFailures, Screen[None]):
 
     # -- routing -----------------------------------------------------------------------------------
 
-    @on(events.Key)
     @on(TextArea.Changed)
     def input_seen(self) -> None:
-        # The message box stops the keys it types (a Key never reaches here): its changes are input too.
+        # Keys are seen by the app, on every screen (AssistantApp.on_event); a paste into the message box is
+        # input too, and the box grows with its text.
         self.jobs.input_seen()
-        self.call_after_refresh(place_toasts, self, self.composer)  # the message box grows with its text
+        self.call_after_refresh(place_toasts, self, self.composer)
 
     @on(StoreChanged)
     def refresh_reminders(self, event: StoreChanged | None = None) -> None:

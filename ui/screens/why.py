@@ -52,6 +52,9 @@ def why_items(view: WhyView) -> list[WhyItem]:
     """The record as lines, headings first in each group (only what the record has)."""
     record = view.record
     items: list[WhyItem] = []
+    if record.cut:
+        items.append(WhyItem("The answer was cut off", heading=True))
+        items.append(WhyItem(record.cut))
     if record.sections:
         total = sum(s.tokens for s in record.sections)
         items.append(WhyItem(f"Sections of the prompt, as sent ({total:,} tokens, estimated)", heading=True))

@@ -66,7 +66,7 @@ class ChatPane(ReportsFailures, Vertical):
         # Reminders falling due before the first screen is shown wait for it: a line of theirs in the
         # chat first kept the transcript (or the returning user's hint) from being shown at all.
         self._start_shown = False
-        self._due_before_start: list[DueNotice] = []
+        self._before_start: list[ToolLine] = []
 
     def compose(self) -> ComposeResult:
         yield self.chat_log
@@ -83,6 +83,9 @@ class ChatPane(ReportsFailures, Vertical):
     async def connect(self) -> None:
         await asyncio.to_thread(self.model.connect)
         self._show_model()
+        note = self.model.launch_note  # the configured server is down: said once, not left to `status`
+        if note:
+            self.say(ToolLine(note, hint=True))
         if self.model.may_find_a_model:
             self.find_a_model()
 
@@ -115,9 +118,9 @@ class ChatPane(ReportsFailures, Vertical):
             await self._show_start(first, messages)
         finally:
             self._start_shown = True
-            for notice in self._due_before_start:
-                self.add_due_reminders(notice)
-            self._due_before_start.clear()
+            if self._before_start:
+                self.chat_log.add(*self._before_start)
+            self._before_start.clear()
 
     async def _show_start(self, first: bool, messages: list[MessageView]) -> None:
         if first and not self.composer.text and not self.chat_log.children and not self.query(Welcome):
@@ -181,10 +184,14 @@ class ChatPane(ReportsFailures, Vertical):
 
     def add_due_reminders(self, notice: DueNotice) -> None:
         """A toast goes away; a line in the chat stays, for whoever was away from the keyboard."""
+        self.say(*(ToolLine(line, reminder=True) for line in chat_lines(notice)))
+
+    def say(self, *lines: ToolLine) -> None:
+        """Lines of the app's own in the chat; before the first screen is shown, they wait for it."""
         if not self._start_shown:
-            self._due_before_start.append(notice)
+            self._before_start += lines
             return
-        self.chat_log.add(*(ToolLine(line, reminder=True) for line in chat_lines(notice)))
+        self.chat_log.add(*lines)
 
     def copy_last_answer(self) -> None:
         if not self.last_answer:
@@ -326,7 +333,11 @@ class ChatPane(ReportsFailures, Vertical):
         started = False  # an event came: the message was saved
         log = self.chat_log
         await self.drop_welcome()
-        await log.add(UserMessage(text))
+        # A message a full disk refused is on screen already (with the line saying so): tried again, it is
+        # shown again only once it is saved.
+        retry = self.unsent == text
+        if not retry:
+            await log.add(UserMessage(text))
         log.pin()  # sending brings you back to the newest message
         answer: Any = None  # an AnswerView or a PlainAnswer
         stream: Any = None
@@ -342,10 +353,14 @@ class ChatPane(ReportsFailures, Vertical):
 
         try:
             async for event in self.model.turn(text):
-                if not started and self.unsent == text:
+                if not started and retry:
                     self.unsent = None  # saved at last
+                    await log.add(UserMessage(text))
+                    log.pin()
                 started = True
                 if isinstance(event, TextDelta):
+                    if not parts:
+                        self.clock.answering()
                     if answer is None:
                         if self.model.has_model:
                             answer = answer_view()
@@ -381,9 +396,12 @@ class ChatPane(ReportsFailures, Vertical):
             if started:
                 await log.add(ToolLine("The answer could not be saved: the disk is full.", error=True))
             else:
-                if self.unsent != text:  # said once for a message, however often it is tried
+                if not retry:  # said once in the chat for a message, however often it is tried
                     await log.add(ToolLine("Not saved: the disk is full. Your message is back in the box and "
                                            "is sent when there is room again.", error=True))
+                else:
+                    self.app.notify("Still not saved: the disk is full. Your message stays in the box and is sent "
+                                    "when there is room.", severity="warning", timeout=6, markup=False)
                 self.keep_unsent(text)
         except asyncio.CancelledError:
             await finish()

@@ -28,12 +28,15 @@ TIER_WIDTH = 8
 
 
 def row_text(row: MemoryRow) -> Text:
-    """The line of one memory: when, kind, tier, marks, then its text (matched words marked)."""
+    """The line of one memory: when, kind, tier, marks (and what replaced it), then its text (matched words
+    marked)."""
     marks = "".join(mark for flag, mark in ((row.pinned, "pinned "), (row.private, "private "),
                                             (row.sensitive, "secret ")) if flag)
     line = Text(f"{row.when:<17}{row.kind:<{KIND_WIDTH}}{row.tier:<{TIER_WIDTH}}", no_wrap=True)
     if marks:
         line.append(marks, style="bold")
+    if row.replaced_by is not None:
+        line.append(f"replaced by #{row.replaced_by} ", style="italic")  # an older value: never read as current
     start = len(line)
     line.append(visible(row.text))
     for a, b in row.matched:

@@ -40,7 +40,7 @@ class ReminderText(Static):
         width = max(12, self.size.width or 36)
         glue = "\u00a0"  # textwrap breaks only at ASCII spaces: a no-break space keeps a piece whole
         lines = textwrap.wrap(self.head, width, subsequent_indent="  ", break_on_hyphens=False)
-        timing = f"{self.when.replace(' ', glue)} · {self.relative.replace(' ', glue)}"
+        timing = self.when.replace(" ", glue) + (f" · {self.relative.replace(' ', glue)}" if self.relative else "")
         lines += textwrap.wrap(timing, width, initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False)
         if self.rule:
             lines += textwrap.wrap(self.rule, width, initial_indent="  ", subsequent_indent="    ",
@@ -48,14 +48,25 @@ class ReminderText(Static):
         return "\n".join(lines).replace(glue, " ")
 
 
+def badge(reminder: ReminderView) -> tuple[str, str]:
+    """The row's badge and what its time line adds after the time. A just-fired one is due ("[DUE NOW]",
+    not "overdue ... · now"); an overdue one says so, and by how much after its time; an upcoming one says
+    how far off it is ("[in 33 h]": "[DUE]" on a reminder a day away read as due now). The prompt's and
+    `reminders`' labels ("[DUE Mon Dec 7 12:00]", SPEC F1) are another thing, and stay."""
+    if reminder.due_now:
+        return "DUE NOW", ""
+    if reminder.status == "overdue":
+        return "OVERDUE", reminder.relative
+    return reminder.relative, ""
+
+
 class ReminderItem(ListItem):
     def __init__(self, reminder: ReminderView) -> None:
         self.reminder = reminder
-        # A just-fired one is due, not "overdue ... · now".
-        badge = "DUE NOW" if reminder.due_now else "OVERDUE" if reminder.status == "overdue" else "DUE"
-        # A repeating one's rule goes on a line of its own, so the time and "in 2 h" never wrap apart.
-        super().__init__(ReminderText(f"[{badge}] {visible(reminder.content)}", visible(reminder.when),
-                                      reminder.relative, visible(reminder.rule or "")), classes=reminder.status)
+        shown, relative = badge(reminder)
+        # A repeating one's rule goes on a line of its own, so the time and "overdue 2 h" never wrap apart.
+        super().__init__(ReminderText(f"[{shown}] {visible(reminder.content)}", visible(reminder.when),
+                                      relative, visible(reminder.rule or "")), classes=reminder.status)
 
 
 class ReminderList(ListView):
@@ -188,6 +199,8 @@ class ReminderPanel(ReportsFailures, Vertical):
         that reminder is gone, on the one now in its place."""
         items = page.items
         lst = self.query_one(ReminderList)
+        if not lst.is_mounted or not self.app.is_running:
+            return  # a read that finished while the app was closing: nothing to show it in
         more = self.query_one("#reminder-more", Static)
         said = [f"+{page.more:,} more: assistant reminders"] if page.more else []
         said += [page.later_text] if page.later else []  # "and 3 later: next on Mon Dec 7"

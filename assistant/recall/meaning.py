@@ -1,0 +1,121 @@
+"""Whether a statement answers a question, judged by meaning (SPEC F14), without a model.
+
+The hybrid search finds the candidates (memories, and what the person said in conversations, imported
+ones included); each is then weighed by a score calibrated on a labelled set of questions asked in other
+words than their memory (tests/data/questions_meaning.jsonl, fitted by benchmarks/fit_meaning.py): a
+logistic model over what the bundled embedder and the words tell of the pair, its weights and thresholds
+kept as data beside this module (meaning.json). At run time it is a dot product.
+
+- `answers` (the score the fit chose for at most ~2 % wrong answers): the statement is the answer.
+- `closest` (a lower score): not an answer, but near enough to be offered on its own line, after
+  "I don't have that", as the closest there is.
+
+What the score reads of a pair (`features`): the cosine of the question and the statement (the embedder's
+meaning, MiniLM: English), how far that cosine stands above the other candidates', the share of the
+question's words the statement holds, whether the statement defines the subject the question asks about
+(the reading's rule), whether it is a memory (kept on purpose) or something said in passing, and how well
+each word of the question is met by the statement (`coverage`: the same word, or by meaning, the cosine of
+the word with the whole statement, "boss" with "my line manager is Oliver Grant"), the least met word and
+the average: a statement about the same person that does not give what is asked ("Lily's mum" of "Nora's
+best friend is Lily") leaves the asked word unmet.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+CALIBRATION = Path(__file__).with_name("meaning.json")
+FEATURES = ("cosine", "lead", "overlap", "defining", "memory", "least_met", "met")
+
+
+@dataclass(frozen=True)
+class Calibration:
+    weights: tuple[float, ...]  # one per feature, in the order of FEATURES
+    bias: float
+    answers: float  # the score from which a statement is the answer
+    closest: float  # the score from which a statement is offered as the closest there is
+
+    def score(self, values: Sequence[float]) -> float:
+        """The probability, as fitted, that a statement with these feature values answers the question."""
+        z = self.bias + sum(w * v for w, v in zip(self.weights, values, strict=True))
+        return 1.0 / (1.0 + math.exp(-z))
+
+
+@cache
+def calibration() -> Calibration:
+    """The fitted model, read once (meaning.json, written by benchmarks/fit_meaning.py)."""
+    data = json.loads(CALIBRATION.read_text(encoding="utf-8"))
+    weights = data["weights"]
+    return Calibration(tuple(float(weights[name]) for name in FEATURES), float(data["bias"]),
+                       float(data["answers"]), float(data["closest"]))
+
+
+def features(cosine: float, best_other: float, overlap: float, defining: bool, memory: bool,
+             met: Sequence[float]) -> tuple[float, ...]:
+    """A statement's values, in the order of FEATURES: `best_other` is the highest cosine of the other
+    candidates (0 when it is the only one); `met`, how well each word of the question is met (coverage)."""
+    least, mean = (min(met), sum(met) / len(met)) if met else (0.0, 0.0)
+    return (cosine, cosine - best_other, overlap, float(defining), float(memory), least, mean)
+
+
+class WordVectors:
+    """Single words embedded by the embedder, kept (a bounded number): the same words come back question
+    after question, so a turn embeds only the few it has not met."""
+
+    LIMIT = 20_000
+
+    def __init__(self) -> None:
+        self._vectors: dict[tuple[str, str], Any] = {}
+
+    def of(self, embedder: Any, words: Sequence[str]) -> Any:
+        """A matrix, one unit row per word."""
+        import numpy as np
+
+        name = getattr(embedder, "name", "")
+        new = list(dict.fromkeys(w for w in words if (name, w) not in self._vectors))
+        if new:
+            if len(self._vectors) + len(new) > self.LIMIT:
+                self._vectors.clear()
+            for word, row in zip(new, embedder.embed(new), strict=True):
+                self._vectors[(name, word)] = row / (np.linalg.norm(row) or 1.0)
+        return np.array([self._vectors[(name, w)] for w in words])
+
+
+WORDS = WordVectors()
+
+
+def coverage(embedder: Any, asked: Sequence[tuple[str, frozenset[str]]],
+             statements: Sequence[Sequence[tuple[str, frozenset[str]]]], vectors: Any) -> list[list[float]]:
+    """For each statement, how well each asked word is met: 1 when the statement says it (a word of the
+    same stem), else the cosine of the word's embedding with the statement's (`vectors`, one unit row per
+    statement): what the statement is about, by meaning. Words come as (word, its stems); only the
+    question's words are embedded (and kept for the next questions)."""
+    if not asked:
+        return [[] for _ in statements]
+    rows = WORDS.of(embedder, [w for w, _ in asked]) if embedder is not None else None
+    out = []
+    for index, said in enumerate(statements):
+        known = {s for _, st in said for s in st}
+        sims = rows @ vectors[index] if rows is not None and len(vectors) else None
+        out.append([1.0 if stems & known else (float(sims[i]) if sims is not None else 0.0)
+                    for i, (_, stems) in enumerate(asked)])
+    return out
+
+
+# Where a message that asks something may also state something: between sentences, and at a comma or a
+# dash before a question or a request ("we're staying at Casa do Mar in September, any ideas what to see?").
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\s*[,;:]\s+(?=(?:any|anything|can|could|would|will|what|how|why|where|when|"
+                       r"which|who|should|shall|do|does|is|are|please|pls|help|tell|give|suggest|recommend|"
+                       r"thoughts|ideas|advice|so)\b)|\s+[-–—]\s+", re.I)
+
+
+def clauses(text: str) -> list[str]:
+    """A message cut where a question or a request may begin (a few thousand characters at most)."""
+    parts = [p.strip(" ,;:-–—") for p in _SENTENCE.split(text[:4000])]
+    return [p for p in parts if p]

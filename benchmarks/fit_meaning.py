@@ -1,0 +1,193 @@
+"""Fits the score that tells an answer from a near miss (assistant/recall/meaning.json), not a test.
+
+    python benchmarks/fit_meaning.py [--set tests/data/questions_meaning.jsonl] [--write]
+
+The calibration set is made into a store as a new user would have it (benchmarks/bench_questions.py);
+each question's candidates are found as the offline answer finds them (the reading's focus, the hybrid
+search, the statements kept), each with its feature values (assistant.recall.meaning.FEATURES) and a
+label: it is the line that answers the question, or not. A logistic regression (scikit-learn, here only:
+the app evaluates the fitted weights as a dot product) is fitted on them; the `answers` score is the
+lowest that keeps wrong answers (a wrong line first, or any line for a question with no answer) at or
+under 2 % of the questions, and `closest` the lowest at which the best candidate below `answers` is the
+right line at least half the time... bounded below so that an unrelated line is never offered. Figures are
+given for the whole set (the fit's own) and by 5-fold cross-validation (grouped by the line asked about,
+so a memory's paraphrases are never on both sides).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_questions import prepare  # noqa: E402
+
+MAX_WRONG = 0.02
+
+
+def norm(text: str) -> str:
+    return " ".join(text.lower().replace("remember that ", "").replace("remember ", "").split()).strip(" .!?")
+
+
+def collect(path: Path) -> list[dict[str, Any]]:
+    """Per question: its label and its candidates (kind, feature values, whether it is the right line)."""
+    import assistant.recall.evidence as evidence_module
+    from assistant.reading import read
+    from assistant.reading.actions import Question
+    from assistant.recall import meaning
+    from assistant.recall.evidence import find_evidence, question_vector, search_evidence, topic_words
+
+    services, questions = prepare(path)
+    runtime = services.runtime
+    texts = {r["id"]: r["text"] for r in [json.loads(line) for line in path.read_text().splitlines()
+                                          if line.strip() and not line.startswith("#")] if "id" in r}
+    # Every candidate weighed, none left out: an open calibration while the features are collected.
+    meaning.calibration.cache_clear()
+    open_calibration = meaning.Calibration((0.0,) * len(meaning.FEATURES), 0.0, 0.0, 0.0)
+    evidence_module.meaning.calibration = lambda: open_calibration  # type: ignore[attr-defined]
+    out = []
+    for q in questions:
+        reading = read(q["q"], runtime.clock)
+        action = reading.action
+        focus = action.focus if isinstance(action, Question) else None
+        question = action.content if isinstance(action, Question) else q["q"]
+        item: dict[str, Any] = {"q": q["q"], "answer": q["answer"], "lang": q.get("lang", "en"),
+                                "question": isinstance(action, Question), "candidates": []}
+        if topic_words(question):
+            vector = question_vector(runtime, question)
+            hits = search_evidence(runtime, question, vector=vector)
+            found = find_evidence(runtime, question, limit=evidence_module.WEIGHED, hits=hits, focus=focus,
+                                  vector=vector, near=True)
+            target = norm(texts[q["answer"]]) if q["answer"] else None
+            for e, values in zip(found, evidence_module.feature_values(runtime, question, vector, found), strict=True):
+                text = norm(e.content)
+                right = target is not None and (text in target or target in text)
+                item["candidates"].append({"type": e.type, "text": e.content, "values": values, "right": right,
+                                           "superseded": e.superseded_by is not None})
+        out.append(item)
+    return out
+
+
+def decide(items: list[dict[str, Any]], weights: list[float], bias: float, answers: float) -> dict[str, Any]:
+    """What the offline answer would do with these weights: right, wrong, said nothing."""
+    import math
+
+    right = wrong = nothing = no_right = no_wrong = 0
+    for item in items:
+        scored = []
+        for c in item["candidates"]:
+            if c["superseded"]:
+                continue
+            z = bias + sum(w * v for w, v in zip(weights, c["values"], strict=True))
+            scored.append((1 / (1 + math.exp(-z)), c))
+        passing = [(s, c) for s, c in scored if s >= answers]
+        passing.sort(key=lambda sc: (sc[1]["type"] != "memory", -sc[0]))
+        best = passing[0][1] if passing else None
+        if item["answer"] is None:
+            no_right += best is None
+            no_wrong += best is not None
+        elif best is None:
+            nothing += 1
+        elif best["right"]:
+            right += 1
+        else:
+            wrong += 1
+    answerable = right + wrong + nothing
+    return {"right": right / answerable, "wrong": wrong / answerable, "nothing": nothing / answerable,
+            "no_answer_answered": no_wrong / max(1, no_right + no_wrong),
+            "wrong_overall": (wrong + no_wrong) / len(items)}
+
+
+def fit(items: list[dict[str, Any]]) -> tuple[list[float], float]:
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    xs = [c["values"] for item in items for c in item["candidates"]]
+    ys = [int(c["right"]) for item in items for c in item["candidates"]]
+    model = LogisticRegression(C=1.0, max_iter=1000).fit(np.array(xs), np.array(ys))
+    return [float(w) for w in model.coef_[0]], float(model.intercept_[0])
+
+
+def threshold(items: list[dict[str, Any]], weights: list[float], bias: float) -> float:
+    """The lowest score at which wrong answers stay at or under MAX_WRONG of all the questions."""
+    for t in [i / 100 for i in range(5, 100)]:
+        if decide(items, weights, bias, t)["wrong_overall"] <= MAX_WRONG:
+            return t
+    return 0.99
+
+
+def closest_floor(items: list[dict[str, Any]], weights: list[float], bias: float, answers: float) -> float:
+    """The lowest score down to which the best candidate below `answers`, offered as the closest, is the
+    right line for at least CLOSEST_RIGHT of the questions it is offered for at about that score (a band of BAND;
+    a question with no answer has none)."""
+    import math
+
+    best: list[tuple[float, bool]] = []  # (score, right) of the best candidate of each question below answers
+    for item in items:
+        scored = [(1 / (1 + math.exp(-(bias + sum(w * v for w, v in zip(weights, c["values"], strict=True))))), c)
+                  for c in item["candidates"] if not c["superseded"]]
+        if not scored or max(s for s, _ in scored) >= answers:
+            continue
+        score, candidate = max(scored, key=lambda sc: sc[0])
+        best.append((score, candidate["right"]))
+    floor = answers
+    for t in [i / 100 for i in range(int(answers * 100) - 1, 4, -1)]:
+        offered = [right for score, right in best if t <= score < t + BAND]
+        if offered and sum(offered) / len(offered) < CLOSEST_RIGHT:
+            break  # below here the closest is seldom the right line
+        floor = t
+    return floor
+
+
+BAND = 0.15  # the scores the closest is judged over, from a floor up
+CLOSEST_RIGHT = 0.4  # offered only where it is the right line at least 2 times in 5
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--set", type=Path, default=ROOT / "tests" / "data" / "questions_meaning.jsonl")
+    parser.add_argument("--dump", type=Path, help="write the candidates and their values here (JSON)")
+    parser.add_argument("--load", type=Path, help="read them from here instead of building the store")
+    parser.add_argument("--write", action="store_true", help="write assistant/recall/meaning.json")
+    args = parser.parse_args()
+    items = json.loads(args.load.read_text()) if args.load else collect(args.set)
+    if args.dump:
+        args.dump.write_text(json.dumps(items, indent=1, ensure_ascii=False))
+    weights, bias = fit(items)
+    answers = threshold(items, weights, bias)
+    closest = closest_floor(items, weights, bias, answers)
+    print("fit on the whole set:", [round(w, 3) for w in weights], round(bias, 3), "answers >=", answers,
+          "closest >=", closest,
+          json.dumps({k: round(v, 3) for k, v in decide(items, weights, bias, answers).items()}))
+    # Cross-validation grouped by the line asked about (no-answer questions spread over the folds).
+    groups = sorted({item["answer"] or f"none{n % 5}" for n, item in enumerate(items)})
+    folds = [set(groups[i::5]) for i in range(5)]
+    held: list[dict[str, Any]] = []
+    totals = {"right": 0.0, "wrong": 0.0, "nothing": 0.0, "no_answer_answered": 0.0, "wrong_overall": 0.0}
+    for fold in folds:
+        train = [it for n, it in enumerate(items) if (it["answer"] or f"none{n % 5}") not in fold]
+        test = [it for n, it in enumerate(items) if (it["answer"] or f"none{n % 5}") in fold]
+        w, b = fit(train)
+        t = threshold(train, w, b)
+        figures = decide(test, w, b, t)
+        for k in totals:
+            totals[k] += figures[k] / 5
+        held.append({"threshold": t, **{k: round(v, 3) for k, v in figures.items()}})
+    print("5-fold, held out:", json.dumps({k: round(v, 3) for k, v in totals.items()}))
+    if args.write:
+        from assistant.recall import meaning
+
+        data = {"weights": dict(zip(meaning.FEATURES, [round(w, 4) for w in weights], strict=True)),
+                "bias": round(bias, 4), "answers": answers, "closest": closest,
+                "fitted_on": args.set.name}
+        meaning.CALIBRATION.write_text(json.dumps(data, indent=1) + "\n")
+        print("written", meaning.CALIBRATION)
+
+
+if __name__ == "__main__":
+    main()

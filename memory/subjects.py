@@ -1,0 +1,828 @@
+"""What a statement is about and how it is said, read loosely: the words changes by meaning stand on
+(SPEC F14; memory.replacing decides with them).
+
+A new statement replaces a current memory when it says a new value for that memory's subject. The
+subject is found by meaning (memory.replacing compares embeddings of the two texts with their values
+masked), but a look-alike is close in meaning too: "my brother's birthday" is near "my sister's", "the
+back door code" near "the front door's", "my old manager was Tom" near "my manager is Priya". What
+tells them apart is read here, from the words, where the words are sure:
+
+- the values, masked (`Said.masked`): numbers and codes (the secret detector's spans too), e-mail
+  addresses, quoted text, names, and the value memory.supersession reads ("5521" of "the gate code is
+  now 5521");
+- who the subject belongs to (`owners`: "my sister's", "Tom's", "my wife drives", the owner the
+  supersession reading finds) and who acts in it ("Priya left, ..."): a statement about Tom's number
+  says nothing about mine;
+- the words that set one thing apart from another of its kind (`qualifiers`: back, front, garage,
+  work, personal, debit, credit, ...): "the back door code" is another code than "the door code";
+- how it is said (`marks`): a change ("changed", "now", "new", "from now on", ...), the past ("my old
+  manager", "I used to"), a plan ("we should change", "I'm thinking about"), an addition ("also",
+  "too"), a while ("this week", "a locum is covering"), the same value again ("still"), a request.
+
+Every word list lives in memory/subjects.toml, per language (en es fr de it pt nl).
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+import unicodedata
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from memory.supersession import CONCEPTS, NEW_WORDS, USER, Statement, normalised, read_statement
+from memory.words import STOPWORDS, is_ordinary, stem
+
+VOCABULARY = Path(__file__).with_name("subjects.toml")
+MASK = "…"  # what a value becomes in the masked text (one token for the embedder)
+
+
+def fold(text: str) -> str:
+    """Lower case, accents off, one kind of apostrophe ("Türcode" -> "turcode", "it’s" -> "it's")."""
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u02bc", "'").replace("ß", "ss")
+    return "".join(c for c in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(c))
+
+
+def _phrases(words: list[str]) -> re.Pattern[str]:
+    """Any of `words` (folded phrases) as whole words in folded text."""
+    parts = []
+    for word in sorted({fold(w) for w in words}, key=len, reverse=True):
+        left = r"(?<!\w)" if word[:1].isalnum() else ""
+        parts.append(f"{left}{re.escape(word)}(?![\\w])")
+    return re.compile("|".join(parts) or r"(?!)")
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    strong: re.Pattern[str]
+    weak: re.Pattern[str]
+    past_before: re.Pattern[str]
+    past_first: re.Pattern[str]
+    past_said: re.Pattern[str]
+    plan: re.Pattern[str]
+    addition: re.Pattern[str]
+    temporary: re.Pattern[str]
+    same: re.Pattern[str]
+    unchanged: re.Pattern[str]
+    request: re.Pattern[str]
+    starting: re.Pattern[str]
+    function: frozenset[str]  # words that name no subject
+    concepts: list[re.Pattern[str]]  # the ways of saying one subject without naming it
+    generic: frozenset[str]  # heads that name nothing alone ("number", "code")
+    wildcard: frozenset[str]  # heads that stand for any other ("place")
+    many: frozenset[str]  # heads with several values at once ("friend")
+    calendar: re.Pattern[str]  # days and months
+    moved_to: re.Pattern[str]  # words before which "until" is where a date moved to
+    people: dict[str, int]  # word -> the group of words that name one person
+    qualifiers: dict[str, int]  # word -> the group of alternatives it belongs to
+    synonyms: dict[str, int]  # word -> the group of names for one thing
+
+
+def _every_language(table: dict[str, list[str]]) -> list[str]:
+    return [word for words in table.values() for word in words]
+
+
+def _groups(groups: list[list[str]]) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for number, words in enumerate(groups):
+        for word in words:
+            found.setdefault(fold(word), number)
+    return found
+
+
+@cache
+def vocabulary() -> Vocabulary:
+    """memory/subjects.toml, read and compiled once (on the first statement a process reads)."""
+    data = tomllib.loads(VOCABULARY.read_text(encoding="utf-8"))
+    return Vocabulary(
+        strong=_phrases(_every_language(data["change"]["strong"])),
+        weak=_phrases(_every_language(data["change"]["weak"])),
+        past_before=_phrases(_every_language(data["past"]["before"])),
+        past_first=_phrases(_every_language(data["past"]["first"])),
+        past_said=_phrases(_every_language(data["past"]["said"])),
+        plan=_phrases(_every_language(data["plan"])),
+        addition=_phrases(_every_language(data["addition"])),
+        temporary=_phrases(_every_language(data["temporary"])),
+        same=_phrases(_every_language(data["same"])),
+        unchanged=_phrases(_every_language(data["unchanged"])),
+        request=_phrases(_every_language(data["request"])),
+        starting=_phrases(data["starting"]["words"]),
+        function=frozenset(fold(w) for w in _every_language(data["function"])),
+        concepts=[_phrases(group) for group in data["concepts"]["groups"]],
+        generic=frozenset(fold(w) for w in data["generic"]["words"]),
+        wildcard=frozenset(fold(w) for w in data["wildcard"]["words"]),
+        many=frozenset(fold(w) for w in data["many"]["words"]),
+        calendar=_phrases(data["calendar"]["words"] + [f"{w}s" for w in data["calendar"]["words"]]),
+        moved_to=_phrases(data["moved_to"]["words"]),
+        people=_groups(data["people"]["groups"]),
+        qualifiers=_groups(data["qualifiers"]["groups"]),
+        synonyms=_groups(data["synonyms"]["groups"]),
+    )
+
+
+# -- values ------------------------------------------------------------------------------------------
+
+_ADDRESSES = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://\S+|www\.\S+|@\w+")
+_QUOTED = re.compile(r"\"[^\"]{1,80}\"|“[^”]{1,80}”|«[^»]{1,80}»|(?<!\w)'[^']{1,80}'(?!\w)")
+_NUMBER = re.compile(r"(?:\b[A-Z]{1,4}-?)?[#+*£$€]?\d[\w./:+*#-]*(?:\s\d[\w./:+*#-]*)*"
+                     r"(?:\s?(?:am|pm|o'clock|h|uhr|kg|km|lbs?|%)(?!\w))?")
+_TITLE = r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|St|Sr|Sra|Dra|Herr|Frau|Mme|Mlle|M)\.?\s+)"
+_NAME = re.compile(rf"{_TITLE}?[A-ZÀ-Ý][\w&+.-]*(?:\s+(?:(?:de|da|do|dos|van|von|der|den|la|le|del|di|&)\s+)?"
+                   rf"[A-ZÀ-Ý][\w&+.-]*)*")
+def _calendar(text: str) -> list[tuple[int, int]]:
+    """Where `text` names a day or a month (memory/subjects.toml's calendar; "may" only as "May")."""
+    folded = fold(text)
+    if len(folded) != len(text):
+        return []
+    return [m.span() for m in vocabulary().calendar.finditer(folded)] + \
+        [m.span() for m in re.finditer(r"(?<!\w)May(?!\w)", text)]
+
+
+def _without_calendar(text: str) -> str:
+    for start, end in sorted(_calendar(text), reverse=True):
+        text = text[:start] + text[end:]
+    return text
+
+
+# Short words written in capitals that name a kind of thing, not a value ("my PIN", "the GP").
+_ACRONYMS = frozenset("pin puk id gp it pc tv uk us atm sim iban bic nhs vat tax dob ssn nif dni nie cv hr ceo "
+                      "wifi wi-fi ok".split())
+# Words that open a sentence without naming anyone ("Turns out ...", "New gate code: ...").
+_OPENERS = frozenset("the a an my our your his her their this that these those i we you he she they it there here "
+                     "new from now so and but also actually correction update fyi btw heads just oh well ok okay "
+                     "please after before since as starting turns today tomorrow yesterday these sorry korrektur "
+                     "correccion correzione correcao correctie neue neuer neues nouveau nouvelle nuevo nueva "
+                     "nuovo nuova novo nova nieuw nieuwe das der die le la el il o de het".split())
+# A text in German writes its nouns with capitals: there, a capitalised word is a name only on the value's
+# side of the sentence.
+_GERMAN = re.compile(r"(?<!\w)(?:ich|ist|mein|meine|meinen|meiner|meines|wir|sind|habe|haben|nicht|und|unser|"
+                     r"unsere|jetzt|bei|fur|der|das|dem|neue|neuer|neues)(?!\w)")
+# Where a value starts: after the verb that states it ("is", "changed to", "got", ...) or a colon.
+_VALUE_SIDE = re.compile(r"(?<!\w)(?:is|are|was|were|am|be|been|es|son|est|sont|ist|sind|è|é|e|era|war|zijn|to|into|"
+                         r"with|at|as|by|called|named|got|get|has|have|use|uses|using|drive|drives|order|joined|see|"
+                         r"seeing|sold|left|gave|traded|swapped|switched|changed|moved|replaced|reset|renamed|instead|"
+                         r"go|goes|take|takes|in|en|em|à|au|auf|zu|nach|bei|para|pour|per|op|naar|ora|agora|ahora|"
+                         r"jetzt|nu|now|"
+                         r"maintenant)(?!\w)|'s(?!\w)|'re(?!\w)|'m(?!\w)|[:=]", re.I)
+
+
+def _value_side(text: str) -> int:
+    """Where the value's side of a statement starts: after its first verb of stating ("is", "changed to",
+    "got", ...) or a colon; "'s" of a possessive ("my car's MOT") is no such verb."""
+    for match in _VALUE_SIDE.finditer(text):
+        if match.group(0).lower() == "'s":
+            following = re.match(r"\s+([^\W\d_][\w'-]*)", text[match.end():])
+            if following and fold(following.group(1)) not in _NOT_OWNED | _COPULAS and \
+                    not following.group(1).endswith("ing") and match.start() > 0:
+                continue
+        return match.end()
+    return len(text)
+
+
+def _names_someone(text: str, match: re.Match[str]) -> bool:
+    """Whether a capitalised word before the value names someone or something (a value: "Marco retired,
+    Jade does my hair now", "vado alla McFit adesso") rather than a kind of the subject ("the Netflix
+    password", "my National Insurance number"): it opens a clause, or no noun of the subject follows it."""
+    before = text[:match.start()].rstrip().lower()
+    if before.endswith((",", ";", ":", " so", " and", " but", " then")):
+        return True
+    previous = re.search(r"([\w']+)$", before)
+    if previous and (previous.group(1) in _DETERMINERS or previous.group(1).endswith(("'s", "s'")) or
+                     previous.group(1) in ("of", "de", "da", "do", "di", "del", "della", "du", "van", "von")):
+        return False  # "the Netflix password", "my car's MOT", "o chefe da Marta": a word of the subject
+    following = re.match(r"\s+([^\W\d_][\w'-]*)", text[match.end():])
+    if following is None:
+        return True
+    word = fold(following.group(1))
+    return word in STOPWORDS or word in vocabulary().function or word in _COPULAS or bool(
+        vocabulary().weak.fullmatch(word) or vocabulary().strong.fullmatch(word))
+
+
+def _value_spans(text: str, statement: Statement | None) -> list[tuple[int, int]]:
+    from memory.sensitive import find_secrets  # the one detector; loaded by writers only
+
+    spans = [(s.start, s.end) for s in find_secrets(text)]
+    for pattern in (_ADDRESSES, _QUOTED, _NUMBER):
+        spans += [m.span() for m in pattern.finditer(text)]
+    value_side = _value_side(text)
+    german = bool(_GERMAN.search(fold(text)))
+    for match in _NAME.finditer(text):
+        word = match.group(0)
+        before = text[:match.start()].rstrip()
+        initial = not before or before[-1] in ".!?;:\n"
+        after = text[match.end():match.end() + 2]
+        if initial or after.startswith(("'s", "'", "’")) or fold(word) in _ACRONYMS or fold(word) in _OPENERS:
+            continue
+        if match.start() < value_side and (german or not _names_someone(text, match)):
+            continue  # a word of the subject: "my National Insurance number", "the Netflix password", "der Türcode"
+        spans.append(match.span())
+    spans += _calendar(text)
+    if statement is not None and statement.value:
+        at = text.rfind(statement.value)
+        if at >= 0:
+            spans.append((at, at + len(statement.value)))
+    return _merged(spans)
+
+
+def _with_preposition(text: str, start: int, end: int) -> str:
+    """A value with the word that says what kind it is ("at 2": an hour, "2": a number)."""
+    before = re.search(r"(?:^|\s)(at|from|until|till|by|around|before|after|um|ab|à|a las|alle|às|om)\s+$",
+                       text[:start], re.I)
+    return f"{before.group(1)} {text[start:end]}" if before else text[start:end]
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def plain_value(value: str) -> str:
+    """A value as it is compared: folded, its signs and spaces out ("07700 900123" = "07700900123")."""
+    return re.sub(r"[\W_]+", "", fold(value))
+
+
+# -- people and words ----------------------------------------------------------------------------------
+
+_WORDS = re.compile(r"[^\W\d_][\w'-]*")
+_POSSESSIVE_WORDS = r"(?:my|our|mi|mis|nuestro|nuestra|mon|ma|mes|notre|nos|mein|meine|meinen|meinem|unser|" \
+                    r"unsere|il mio|la mia|mio|mia|o meu|a minha|meu|minha|mijn|onze|ons)"
+_OF_MY = re.compile(rf"(?<!\w)(?:of|de|di|da|do|van|des|del|della|dello|du)\s+{_POSSESSIVE_WORDS}\s+([^\W\d_][\w-]*)")
+_GENITIVE = re.compile(r"(?<!\w)(?:meiner|meines|unserer|unseres)\s+([^\W\d_][\w-]*)")
+_POSSESSOR = re.compile(r"(?<![\w'])([^\W\d_][\w-]*)(?:'s|s')(?=\s+([^\W\d_][\w-]*))")
+# After "X's", a word that makes it "X is" or "X has", not "X's thing".
+_NOT_OWNED = frozenset("got gone been now in at on a an the not no also just still always back here "
+                       "there over off out up down moved changed left switched away done retired retiring to with "
+                       "from really very so too finally".split())
+_CONTRACTIONS = frozenset("it that what there here he she who let where how one everyone someone nobody".split())
+_COPULAS = frozenset("is are was were 's 'm 're es est ist è e é era war".split())
+
+
+_VERBS = frozenset("live work go drive has have got get moved changed switched plays play uses use takes take "
+                   "lives works goes drives gets".split())
+
+
+def _a_verb(word: str, plural: bool) -> bool:
+    """Whether the word after "my sister" reads as her verb ("lives", "moved"), not a noun ("my dog walker")."""
+    if word in _COPULAS or word.startswith("'"):
+        return False
+    return word in _VERBS or word.endswith(("ed", "es")) or (word.endswith("s") and not word.endswith("ss")) or (
+        plural and not word.endswith("er"))
+
+
+def canonical_person(word: str) -> str:
+    """One name for the words of one person's group ("mum" and "mother"), else the word's stem."""
+    folded = re.sub(r"'s?$", "", fold(word))
+    people = vocabulary().people
+    group = people.get(folded, people.get(f"{folded}s", people.get(stem(folded))))
+    return f"person:{group}" if group is not None else stem(folded)
+
+
+def canonical_word(word: str) -> str:
+    """One name for the words of one group of names for a thing ("gp" and "doctor"), else the stem."""
+    folded = re.sub(r"'s?$", "", fold(word))
+    group = vocabulary().synonyms.get(folded)
+    if group is None:
+        group = vocabulary().synonyms.get(stem(folded))
+    return f"thing:{group}" if group is not None else stem(folded)
+
+
+def _owners(text: str, folded: str, statement: Statement | None) -> tuple[set[str], set[str]]:
+    """(owners, actors): who the subject belongs to ("my sister's birthday", "the cat's vet", "my wife
+    drives ...", the supersession reading's owner) and who acts at the start of the sentence ("Priya
+    left, ...", "Sara has a new number")."""
+    people = vocabulary().people
+    owners: set[str] = set()
+    subject_side = folded[:_value_side(text)]
+    contracted = set()  # "Chloe's off to uni", "the flat's been sold": "is", "has", never an owner
+    for match in _POSSESSOR.finditer(folded):
+        word, following = match.group(1), match.group(2)
+        if word in _CONTRACTIONS or following in _NOT_OWNED or following in _COPULAS or following.endswith("ing"):
+            contracted.add(word)
+            continue
+        if match.start() < len(subject_side):
+            owners.add(canonical_person(word))
+    if re.search(r"(?<![\w'])([^\W\d_][\w-]*)'s\s+\d", folded):
+        contracted |= {m.group(1) for m in re.finditer(r"(?<![\w'])([^\W\d_][\w-]*)'s\s+\d", folded)}
+    for pattern in (_OF_MY, _GENITIVE):
+        owners |= {canonical_person(m.group(1)) for m in pattern.finditer(folded) if m.group(1) in people}
+    for match in re.finditer(rf"(?<!\w){_POSSESSIVE_WORDS}\s+([^\W\d_][\w-]*)\s+([\w']+)", folded):
+        word, verb = match.group(1), match.group(2)
+        if word in people and _a_verb(verb, plural=word.endswith(("s", "ren"))):
+            owners.add(canonical_person(word))  # "my wife drives", "my parents live"
+    for match in re.finditer(r"(?<!\w)(?:of|de|da|do|di|del|della|du|van|von)\s+([A-ZÀ-Ý][\w-]+)",
+                             text[:_value_side(text)]):
+        owners.add(canonical_person(match.group(1)))  # "o chefe da Marta", "the boss of Marta"
+    if statement is not None and statement.subject.owner not in (None, USER):
+        owners |= {canonical_person(w) for w in statement.subject.owner.split()
+                   if not any(stem(c) == w or c == w for c in contracted)}
+    actors: set[str] = set()
+    first = re.match(r"\s*([^\W\d_][\w-]*)((?:'s)?\s+[\w']+)?", text)
+    if first and first.group(1)[:1].isupper():
+        word = fold(first.group(1))
+        words = vocabulary()
+        acting = bool(first.group(2)) and bool(re.match(r"'s\b|\s+(?:has|had|is|was|got|left|retired|stopped|moved|"
+                                                        r"changed|switched|went|quit|joined|started|says|said)\b",
+                                                        first.group(2)))
+        if word in people or (word not in _OPENERS and word not in words.function and (acting or not is_ordinary(word))
+                              and not words.strong.fullmatch(word) and not words.weak.fullmatch(word)):
+            actors.add(canonical_person(word))
+    return owners - {canonical_person("i")}, actors - owners
+
+
+@dataclass(frozen=True)
+class Said:
+    """A statement read loosely (see the module docstring)."""
+
+    text: str
+    statement: Statement | None  # memory.supersession's reading, when it reads one
+    masked: str  # the text with its values as MASK
+    values: frozenset[str]  # its values, plain (plain_value)
+    value_texts: tuple[str, ...]  # its values as written
+    span_values: frozenset[str]  # the values found by their form (numbers, names, codes, addresses), plain
+    words: frozenset[str]  # the folded words outside its values
+    every_word: frozenset[str]  # every folded word, values too
+    owners: frozenset[str]  # canonical_person of whom the subject belongs to
+    actors: frozenset[str]  # canonical_person of who acts at its start
+    qualifiers: frozenset[str]  # words of memory/subjects.toml's qualifiers said of its subject
+    marks: frozenset[str]  # strong, weak (a change), past, plan, addition, temporary, same, request, question
+
+    @property
+    def changed(self) -> bool:
+        """Said as a change. "New" alone in a statement of what a thing does is a new one of it, not a
+        new value ("the new season starts in April", as memory.supersession reads it)."""
+        if "only new" in self.marks and self.statement is not None and self.statement.verb:
+            return False
+        return bool({"strong", "weak"} & self.marks)
+
+    @property
+    def one_value(self) -> bool:
+        """Whether its subject holds one value at a time, as far as the words tell: not a person named
+        ("Bob is my brother", "Bob is now a doctor") nor people in a state ("the kids are at school")."""
+        statement = self.statement
+        if statement is None:
+            return True
+        if statement.subject.person and not _GERMAN.search(fold(self.text)):
+            return False  # (German writes every noun with a capital: "neue PIN" is no one's name)
+        head = statement.subject.head or ""
+        return not (head in vocabulary().people or canonical_person(head).startswith("person:")) or \
+            "name" in _families(self)
+
+    @property
+    def current(self) -> bool:
+        """Said as what holds now: not a question or a request, not a plan, not for a while only; of the
+        past, an addition or the same value again only when a word of change outweighs it."""
+        marks = self.marks
+        if {"question", "request", "plan", "temporary", "unchanged"} & marks:
+            return False
+        if self.statement is not None and self.statement.negated:
+            return True  # "I no longer live in Braga", "I used to live in Braga": what holds now
+        if "past" in marks and not self.changed:
+            return False
+        return not ({"addition", "same"} & marks and "strong" not in marks)
+
+    def people_words(self) -> set[str]:
+        return {canonical_person(w) for w in self.every_word}
+
+
+def _marks(text: str, folded: str) -> set[str]:
+    words = vocabulary()
+    weak = [m.group(0) for m in words.weak.finditer(folded)]
+    if weak and not words.strong.search(folded) and all(w in NEW_WORDS for w in weak):
+        marks_new = {"only new"}  # "the new season starts in April": a new one, or a new value?
+    else:
+        marks_new = set()
+    readings = (("strong", words.strong), ("weak", words.weak), ("plan", words.plan), ("addition", words.addition),
+                ("same", words.same), ("unchanged", words.unchanged), ("request", words.request),
+                ("past", words.past_said))
+    marks = marks_new | {name for name, pattern in readings if pattern.search(folded)}
+    if re.search(rf"(?<!\w)(?:{_POSSESSIVE_WORDS}|the|el|la|le|der|die|das|il|o|het)\s+(?:{words.past_before.pattern})",
+                 folded) or re.search(rf"(?<!\w){_POSSESSIVE_WORDS}\s+(?:{words.past_first.pattern})", folded):
+        marks.add("past")
+    if re.search(r"(?<!\w)from (?:\w+ ){0,2}on(?!\w)", folded):
+        marks.add("weak")  # "from January on"
+    if re.search(r"(?:,|\bbut)\s+not\s+\S", folded):
+        marks.add("strong")  # "I'm A positive, not O negative": a correction
+    for match in words.temporary.finditer(folded):
+        before = folded[max(0, match.start() - 14):match.start()]
+        if not words.starting.search(before) and not words.moved_to.search(before):
+            # not "from today", "as of this week" (when a change starts), "postponed until Dec 4" (where to)
+            marks.add("temporary")
+            break
+    if text.rstrip().endswith("?") or re.match(r"\W*(?:what|when|where|who|which|how|why|do|does|did|is|are|can|"
+                                               r"could)\b", folded):
+        marks.add("question")
+    return marks
+
+
+_LEADS = re.compile(r"^\W*(?:(?:correction|correccion|corrección|korrektur|correzione|correcao|correção|correctie|"
+                    r"sorry|actually|update|fyi|btw|ok|okay|so|oh|well|heads up|just so you know)\b[\s,:;!.-]*)+",
+                    re.I)
+_ASIDES = re.compile(r"(?:,\s*|\s+)(?:since|after|as of|starting)\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?[\w-]+(?=\s*[,:;.]|$)"
+                     r"|(?:,\s*|\s+)from\s+(?:[\w-]+\s+){0,2}on\b|(?:,\s*|\s+)(?:these days|from now on)\b", re.I)
+_CLAUSES = re.compile(r",\s*(?:so|and|but)\s+|\s+so\s+|;\s*|,\s+")
+
+
+def _contractions(text: str) -> str:
+    """ "X's" read as "X is" or "X has" where no thing of X follows ("Chloe's off to uni", "the flat's been
+    sold", "bedtime's 8 o'clock"), for the rules' reading."""
+    def expand(match: re.Match[str]) -> str:
+        following = match.group(2)
+        if following in _NOT_OWNED or following in _COPULAS or following.endswith("ing") or following[:1].isdigit():
+            verb = "has" if following in ("been", "got", "gone", "had", "moved", "changed", "left", "switched",
+                                          "retired", "done", "finished", "started") else "is"
+            return f"{match.group(1)} {verb} {following}"
+        return match.group(0)
+
+    return re.sub(r"(?<![\w'])([^\W\d_][\w-]*)'s\s+([\w']+)", lambda m: expand(m) if m.group(1).lower() not in
+                  _CONTRACTIONS else m.group(0), text)
+
+
+def _reading(text: str) -> Statement | None:
+    """memory.supersession's reading of the statement's main clause: without what only introduces it
+    ("Korrektur: ...", "sorry Ursula: ...") or dates the change ("since half term", "from January on"),
+    with "X's" read as "X is" where it is; the last clause that reads as a statement of its own ("Priya
+    left, my manager is Tom now": "my manager is Tom now"), else the whole."""
+    said = _contractions(_ASIDES.sub("", _LEADS.sub("", text))).strip()
+    whole = read_statement(said)
+    parts = [m.end() for m in _CLAUSES.finditer(said)]
+    for start in reversed(parts):
+        clause = read_statement(said[start:])
+        if clause is not None and clause.subject.head is not None and clause.value:
+            return clause
+    return whole
+
+
+def read(text: str) -> Said:
+    """A statement read loosely: its values masked, who and what it is about, how it is said."""
+    text = normalised(" ".join(text.split()))[:600]
+    statement = _reading(text)
+    spans = _value_spans(text, statement)
+    masked, values, position = [], set(), 0
+    written = [_with_preposition(text, start, end) for start, end in spans]
+    found = frozenset(v for v in (plain_value(text[start:end]) for start, end in spans) if v)
+    for start, end in spans:
+        masked.append(text[position:start])
+        masked.append(MASK)
+        values.add(plain_value(text[start:end]))
+        position = end
+    masked.append(text[position:])
+    outside = "".join(text[s:e] for s, e in _gaps(spans, len(text)))
+    folded, outside_folded = fold(text), fold(outside)
+    if statement is not None and statement.value:
+        values.add(plain_value(statement.value))
+        written.append(statement.value)
+    if not values:
+        side = _value_side(text)
+        said = _clean(text[side:]) if side < len(text) else ""
+        if said:  # "the spare key's in the lockbox now": the words after the verb are its value
+            values.add(plain_value(said))
+            written.append(said)
+            masked = [text[:side], f" {MASK}"]
+    owners, actors = _owners(text, folded, statement)
+    words = frozenset(_bare(w) for w in _WORDS.findall(outside_folded))
+    every_word = frozenset(_bare(w) for w in _WORDS.findall(folded))
+    return Said(text, statement, re.sub(rf"{MASK}(?:[\s,]*{MASK})+", MASK, "".join(masked)),
+                frozenset(v for v in values if v), tuple(written), found, words, every_word,
+                frozenset(owners), frozenset(actors), frozenset(_qualifiers(outside_folded)),
+                frozenset(_marks(text, folded)))
+
+
+def _bare(word: str) -> str:
+    """A word without its possessive ("sara's" -> "sara")."""
+    return re.sub(r"'s?$", "", word)
+
+
+_TRAILING = re.compile(r"(?:[\s,]+(?:now|from now on|these days|anymore|any more|instead|maintenant|ahora|agora|"
+                       r"jetzt|ora|adesso|nu))+\W*$", re.I)
+
+
+def _clean(value: str) -> str:
+    return _TRAILING.sub("", value).strip(" .,;:!-")
+
+
+_DETERMINERS = frozenset(f"the a an my our your his her their this that {_POSSESSIVE_WORDS[3:-1].replace('|', ' ')} "
+                         "el la los las le les der die das den dem il lo o os de het".split())
+_FUNCTION = frozenset("and or to for but now and, with at in on of from is are was were then so".split())
+
+
+def _qualifiers(outside: str) -> set[str]:
+    """Qualifiers said of a thing: after "the", "my" ("the back door") or before another word ("back
+    door code"); "pushed back to", "Priya left, ..." and "went to uni" qualify nothing."""
+    qualifiers = vocabulary().qualifiers
+    tokens = re.findall(r"[^\W\d_][\w'-]*|[^\w\s]", outside)
+    found = set()
+    for index, token in enumerate(tokens):
+        if token not in qualifiers:
+            continue
+        before = tokens[index - 1] if index else ""
+        after = tokens[index + 1] if index + 1 < len(tokens) else ""
+        if before in _DETERMINERS or (after[:1].isalpha() and after not in _FUNCTION):
+            found.add(token)
+    return found
+
+
+def _gaps(spans: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:
+    gaps, position = [], 0
+    for start, end in spans:
+        gaps.append((position, start))
+        position = end
+    gaps.append((position, length))
+    return gaps
+
+
+# -- two statements, one subject? ---------------------------------------------------------------------
+
+# Words that do not tell one subject from another in a reading's modifiers ("my new door code from
+# this week" is the door code).
+_NOT_MODIFIERS = frozenset("new now current currently week today month year morning day time monday tuesday wednesday "
+                           "thursday friday saturday sunday left since".split())
+
+
+_NAME_WORDS = frozenset("name names nombre nom name nome naam".split())
+
+
+_OF_WORDS = frozenset("of for de di da do du del della dello van von fur fuer d'".split())
+
+
+def _subject(said: Said) -> tuple[str, set[str], str | None, bool] | None:  # noqa: C901
+    """(head, modifiers, owner, generic) of the supersession reading: the head as canonical_word, the
+    words said of it in its own noun phrase ("door" of "my new door code from today", "porte" of "le code
+    de la porte"; words of change, time and people left out), its owner; "X's name" is X."""
+    statement = said.statement
+    if statement is None or statement.subject.head is None:
+        return None
+    head, owner = statement.subject.head, statement.subject.owner
+    tokens = [_bare(w) for w in re.findall(r"[^\W\d_][\w'-]*", fold(said.text))]
+    tokens = [t[2:] if t[:2] in ("l'", "d'") else t for t in tokens]
+    if head in CONCEPTS:
+        heads = [i for i, w in enumerate(tokens) if canonical_word(w) == canonical_word(head)]
+        if not heads:  # "I live in Braga": where I live, whatever the words
+            return canonical_word(head), set(), canonical_word(owner) if owner not in (None, USER) else None, False
+    else:
+        heads = [i for i, w in enumerate(tokens) if stem(w.replace("-", "")) == head]
+    determiners = [i for i, w in enumerate(tokens) if w in _DETERMINERS]
+    if not heads or (determiners and heads[0] < determiners[0]):
+        return None  # a verb read as the head ("tengo un número nuevo", "Chloe went to uni, our ..."): not sure
+    at = heads[0]
+    words = vocabulary()
+    if tokens[at] in words.function or tokens[at] in STOPWORDS:
+        return None  # a pronoun read as the head ("nouveau numéro pour moi"): not sure
+    original = re.findall(r"[^\W\d_][\w'-]*", said.text)
+    if len(original) == len(tokens) and at > 0 and original[at][:1].isupper() and \
+            fold(original[at]) not in _ACRONYMS and not _GERMAN.search(fold(said.text)):
+        return None  # a name read as the head ("new favourite author, sorry Ursula: ..."): not sure
+
+    def modifier(word: str) -> bool:
+        return word not in _NOT_MODIFIERS and word not in words.function and word not in STOPWORDS and \
+            word not in words.people and not words.weak.fullmatch(word) and not words.strong.fullmatch(word)
+
+    said_of: set[str] = set()
+    right_before = tokens[at - 1] if at and modifier(tokens[at - 1]) and tokens[at - 1] not in _DETERMINERS else None
+    for word in reversed(tokens[max(0, at - 3):at]):
+        if word in _DETERMINERS or word in _OF_WORDS:
+            break
+        if modifier(word):
+            said_of.add(word)
+    if at + 1 < len(tokens) and tokens[at + 1] in _OF_WORDS:
+        after = [w for w in tokens[at + 2:at + 5] if w not in _DETERMINERS]
+        if after and modifier(after[0]):
+            said_of.add(after[0])
+    # What the reading put in the subject after its head ("the flight to Paris"), close to it.
+    said_of |= {w for w in tokens[at + 1:at + 5] if stem(w) in statement.subject.modifiers and modifier(w)}
+    if head in _NAME_WORDS and owner not in (None, USER):
+        head, owner = owner, USER
+    found = canonical_word(head)
+    modifiers = {canonical_word(w) for w in said_of} - {found}
+    generic = head in words.generic or fold(tokens[at]) in words.generic
+    if generic and right_before is not None and canonical_word(right_before) != found:
+        # What names a generic head is the word right before it ("badge number", "door code"): one word.
+        modifiers.add(f"right:{canonical_word(right_before)}")
+    return found, modifiers, canonical_word(owner) if owner not in (None, USER) else None, generic
+
+
+def another_kind(newer: Said, older: Said) -> bool:
+    """Whether `older` names its subject by a head that names nothing alone and words `newer` does not
+    say: "I've got a new number" and "got my new passport, number ..." say nothing of "my work badge
+    number" (unless `newer` says "the number" and that is the only one: see the_only)."""
+    b = _subject(older)
+    said = {m.removeprefix("right:") for m in b[1]} if b is not None else set()
+    return b is not None and b[3] and bool(said) and not said & {canonical_word(w) for w in newer.every_word}
+
+
+def says_the(newer: Said, older: Said) -> bool:
+    """Whether `newer` names `older`'s head bare and definite ("the code from before changed", "ils ont
+    changé le digicode", "my number is ...")."""
+    b = _subject(older)
+    if b is None:
+        return False
+    tokens = [t[2:] if t[:2] in ("l'", "d'") else t for t in (_bare(w) for w in _WORDS.findall(fold(newer.text)))]
+    words = vocabulary()
+    for index, token in enumerate(tokens):
+        if canonical_word(token) != b[0]:
+            continue
+        before = [t for t in tokens[max(0, index - 3):index] if not words.weak.fullmatch(t)]
+        if before and before[-1] in _DETERMINERS and before[-1] not in ("a", "an", "un", "une", "una", "uno", "um",
+                                                                        "uma", "ein", "eine", "een"):
+            return True
+    return False
+
+
+def same_head(a: Said, b: Said) -> bool:
+    """Whether the two readings have one head (or another name for it)."""
+    x, y = _subject(a), _subject(b)
+    return x is not None and y is not None and x[0] == y[0]
+
+
+def same_subject(newer: Said, older: Said) -> bool:
+    """Whether the two readings are sure they name one subject: one owner, one head (or another name for
+    it, or the older's head said of a part: "Leo's football" of "Leo's football practice"), the newer's
+    words said of it some of the older's. The caller holds them to conflict() as well."""
+    a, b = _subject(newer), _subject(older)
+    if a is None or b is None or (a[2] or USER) != (b[2] or USER):
+        return False
+    if a[0] == b[0] or a[0] in vocabulary().wildcard:
+        return a[1] <= b[1] or b[1] <= a[1]
+    return False
+
+
+def same_words(newer: Said, older: Said) -> bool:
+    """Whether the two readings say the same words of their subject ("the party address" is more)."""
+    a, b = _subject(newer), _subject(older)
+    return a is not None and b is not None and a[1] == b[1]
+
+
+def many_values(said: Said) -> bool:
+    """Whether its subject commonly has several values at once ("my friend is ...")."""
+    statement = said.statement
+    return statement is not None and (statement.subject.head or "") in {stem(w) for w in vocabulary().many}
+
+
+def _said_in(word: str, said: Said) -> bool:
+    return word in {canonical_word(w) for w in said.every_word}
+
+
+def _other_thing(newer: Said, older: Said) -> str | None:
+    """Why the two readings are of two things, when they are sure of it: two heads neither text says
+    ("my favourite film" / "my favourite book"), or one a part of the other ("my dentist's number" of "my
+    dentist", "the door is painted" of "the door code"); None when they read one thing or are not sure."""
+    a, b = _subject(newer), _subject(older)
+    if a is None or b is None:
+        return None
+    (head_a, modifiers_a, owner_a, _), (head_b, modifiers_b, owner_b, _) = a, b
+    wildcard = vocabulary().wildcard
+    if head_a in wildcard or head_b in wildcard:
+        head_a = head_b  # "our favourite place" for "our favourite restaurant": what the words around say
+    if head_a == head_b:
+        # A word of the head's own group says nothing more ("phone number" is the number); of the others,
+        # the fewer must be some of the more ("my new door code" of "the building door code"); a head that
+        # names nothing alone is named by the word right before it ("work number" is no "badge number").
+        rights = {m for m in modifiers_a | modifiers_b if m.startswith("right:")}
+        if len(rights) > 1 or any(m.startswith("right:") for m in modifiers_a) and not rights & modifiers_b:
+            return "another kind of it"  # "the party address" is not "my address"
+        plain_a, plain_b = modifiers_a - rights, modifiers_b - rights
+        small, big = sorted((plain_a, plain_b), key=len)
+        return "another kind of it" if not small <= big else None
+    if {head_a} | modifiers_a == {head_b} | modifiers_b:
+        return None  # "goal weight" and "weight goal"
+    if head_b in modifiers_a or head_b == owner_a:
+        return f"a part of it ({head_a} of {head_b})"
+    if head_a in modifiers_b or head_a == owner_b:
+        if _values_alike(newer, older):
+            return None  # "the bins are collected on Thursdays" for "bin day is Tuesday"
+        return f"what it is a part of ({head_a} / {head_b})"
+    if not _said_in(head_a, older) and not _said_in(head_b, newer):
+        return f"another thing ({head_a} / {head_b})"
+    return None
+
+
+def _values_alike(newer: Said, older: Said) -> bool:
+    return bool(_families(newer) & _families(older))
+
+
+_NAMING = re.compile(r"(?<!\w)(?:called|named|name|names|nickname|calls me|call me|nombre|apodo|llama|llamado|llamada|"
+                     r"appelle|nom|surnom|heisst|spitzname|chiama|nome|soprannome|chama|chamado|chamada|apelido|heet|"
+                     r"naam|bijnaam)(?!\w)")
+
+
+def conflict(newer: Said, older: Said) -> str | None:
+    """Why `newer` cannot be about `older`'s subject, when the words are sure of it; None when they are
+    not (meaning then decides): another owner, another qualifier, another head or other modifiers, or a
+    name ("our cat is called Miso" is not what "we take the cat to Dr Ames now" changes)."""
+    if bool(_NAMING.search(fold(older.text))) != bool(_NAMING.search(fold(newer.text))):
+        return "a name and something else"
+    if "only new" in newer.marks and any(s is not None and s.verb for s in (newer.statement, older.statement)):
+        return "a new one of it, not a new value"  # "the new season starts in April"
+    said_new, said_old = concepts(newer), concepts(older)
+    if said_new and said_old and not said_new & said_old:
+        return "two different things said"  # "Marco ora lavora a Roma" is not where Marco lives
+    older_people, newer_people = older.people_words(), newer.people_words()
+    older_owned = {canonical_person(w) for w in older.words}
+    for owner in newer.owners:
+        if owner not in older_owned:
+            return f"another owner ({owner})"
+    for actor in newer.actors:
+        if actor not in older_people:
+            return f"someone else ({actor})"
+    people = vocabulary().people
+    for word in newer.words:
+        if word in people and canonical_person(word) not in older_people:
+            return f"about someone else ({word})"  # "we take the cat to Dr Ames" is not the rabbit's vet
+    for owner in older.owners | older.actors:
+        if owner not in newer_people:
+            return f"the older one is about someone else ({owner})"
+    for word in newer.qualifiers:
+        if word not in older.every_word:
+            return f"another one ({word})"
+    return _other_thing(newer, older)
+
+
+_TIME = re.compile(r"(?i)\d{1,2}[:.h]\d{2}|\d{1,2}\s*(?:am|pm|uhr)\b|\b(?:noon|midnight|o'clock|daily|weekly|monthly|"
+                   r"yearly|annually|fortnightly|every|tonight|tomorrow|morning|afternoon|evening)\b|"
+                   r"(?<!\w)at \d{1,2}(?:[:.h]\d{2})?\b")
+_PLACE = re.compile(r"(?i)^(?:in|under|on|at|behind|by|inside|near|next to|beside|above|below|with|en|dans|sous|im|"
+                    r"unter|sotto|dentro|debaixo|onder)\b")
+
+
+def _families(said: Said) -> set[str]:
+    """What kinds of value a statement gives: time (hours, days, months), number, name, address (e-mail,
+    web), place ("under the mat"), or a phrase of plain words ("a flat white", "green")."""
+    found = set()
+    for value in said.value_texts:
+        if _ADDRESSES.search(value):
+            found.add("address")
+            continue
+        timed = bool(_TIME.search(value) or _calendar(value))
+        if timed:
+            found.add("time")
+        if re.search(r"\d", _without_calendar(_TIME.sub("", value))):
+            found.add("number")
+        if re.search(r"(?<!^)(?<![.!?]\s)\b[A-ZÀ-Ý]", _without_calendar(value)) or (
+                value[:1].isupper() and _without_calendar(value)[:1].isupper()):
+            found.add("name")
+        if _PLACE.match(value) and not timed:
+            found.add("place")
+    return found or {"phrase"}
+
+
+def values_alike(newer: Said, older: Said) -> bool:
+    """Whether the two give values of one kind: a name never replaces a time ("I registered with Dr
+    Haines" says nothing of "my GP surgery opens at 8"), a code never a place ("the wifi password is now
+    bluefish77" nothing of "the router is in the hall cupboard"); plain words and places stand for each
+    other ("under the mat", "in the lockbox", "a flat white")."""
+    if not newer.values or not older.values:
+        return False  # a statement without a value ("the piano tuner comes twice a year") has none to change
+    a, b = _families(newer), _families(older)
+    loose = {"place", "phrase"}
+    return bool(a & b) or bool(a & loose and b & loose)
+
+
+def anchors(said: Said) -> frozenset[str]:
+    """The words a statement names its subject by (canonical_word), and the subjects it says without
+    naming them (memory/subjects.toml's concepts: "we've moved" is about the address): not function
+    words, words of change, people or qualifiers."""
+    words = vocabulary()
+    found = set()
+    named = said.actors | said.owners
+    for word in said.words:
+        if len(word) < 2 or word in STOPWORDS or word in words.function or word in words.people or \
+                word in words.qualifiers or words.strong.fullmatch(word) or words.weak.fullmatch(word) or \
+                canonical_person(word) in named:
+            continue
+        found.add(canonical_word(word))
+    return frozenset(found | concepts(said))
+
+
+def concepts(said: Said) -> set[str]:
+    """The subjects a statement says without naming them (memory/subjects.toml's concepts)."""
+    folded = fold(said.text)
+    return {f"concept:{n}" for n, pattern in enumerate(vocabulary().concepts) if pattern.search(folded)}
+
+
+def names_old_value(newer: Said, older: Said) -> bool:
+    """Whether `newer` names `older`'s value as what it replaces ("instead of the ThinkPad", "sold the
+    Skoda", "Marco retired, ...", "not O negative", "I'm ditching gmail")."""
+    named = {v for v in newer.span_values if len(v) >= 3} | {a for a in newer.actors if len(a) >= 3} | \
+        {w for w in newer.words if len(w) >= 4 and w not in STOPWORDS and w not in vocabulary().function}
+    old = {v for v in (older.span_values or older.values) if len(v) >= 3}
+    return any(name == value or (len(name) >= 4 and name in value) for name in named for value in old)
+
+
+def anchored(newer: Said, older: Said) -> bool:
+    """Whether `newer` names `older`'s subject by a word of its own (or another name for it, or the way of
+    saying it), or a word inside `older`'s value ("switched gyms" of "I go to the PureGym")."""
+    if anchors(newer) & anchors(older):
+        return True
+    values = [v for v in older.values if len(v) >= 3]
+    own = {w for w in newer.words if len(w) >= 3 and w not in STOPWORDS and w not in vocabulary().function}
+    return any(w in v or stem(w) in v for w in own for v in values)
+
+
+def new_value(newer: Said, older: Said) -> bool:
+    """Whether `newer` says a value `older` does not (the same value said again changes nothing)."""
+    have = plain_value(older.text)
+    return any(value not in have for value in (newer.span_values or newer.values))

@@ -1,0 +1,173 @@
+"""Changes by meaning (issue 42, SPEC F14): a new statement about the subject of a current memory replaces it
+whatever the wording, never one about a look-alike subject, and inherits its marks (secret, private,
+pinned); reminders change only when asked. Real store, real bundled embedder."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memory import memories
+from memory.search.embeddings import Embedder, LocalEmbedder
+from memory.sensitive import is_sensitive
+from memory.store import Store
+
+DATA = Path(__file__).parent / "data"
+
+
+def links(store: Store) -> dict[int, int]:
+    return {r[0]: r[1] for r in store.query("SELECT memory_id, superseded_by FROM memory_meta "
+                                            "WHERE superseded_by IS NOT NULL")}
+
+
+def test_a_new_door_code_said_in_new_words_replaces_the_stored_one(store: Store, embedder: LocalEmbedder) -> None:
+    """Issue 42: "remember that my new door code from today is 3306" left the old code first."""
+    old = memories.remember(store, "the building door code is 5829", embedder=embedder)
+    new = memories.remember(store, "my new door code from today is 3306", embedder=embedder)
+    assert links(store) == {old.id: new.id}
+    [edge] = store.query("SELECT source_id, target_id, edge_type FROM edges")
+    assert tuple(edge) == (new.id, old.id, "supersedes")
+
+
+def test_the_replacement_inherits_secret_private_and_pinned(store: Store, embedder: LocalEmbedder) -> None:
+    """Issue 42: the new code was not marked secret (the old one was), so 7719 showed in clear."""
+    old = memories.remember(store, "the bike shed is 5829", embedder=embedder, sensitive=True)  # marked by its writer
+    memories.set_private(store, old.id, True)
+    memories.set_pinned(store, old.id, True)
+    assert old.sensitive and not is_sensitive("the bike shed changed, it's now 7719")  # no word the detector knows
+    new = memories.remember(store, "the bike shed changed, it's now 7719", embedder=embedder)
+    assert links(store) == {old.id: new.id}
+    assert (new.sensitive, new.private, new.pinned) == (True, True, True)
+
+
+def test_a_memory_that_is_not_replaced_keeps_its_own_marks(store: Store, embedder: LocalEmbedder) -> None:
+    old = memories.remember(store, "the front door code is 2291", embedder=embedder)
+    memories.set_private(store, old.id, True)
+    new = memories.remember(store, "the back door code is 7713", embedder=embedder)
+    assert links(store) == {}
+    assert not new.private and not new.pinned
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("my dentist is Dr Kim", "from now on my dentist is Dr Patel"),
+    ("meine Handynummer ist 0151 2345678", "ich habe eine neue Handynummer: 0176 9876543"),
+    ("my manager is Priya", "Priya left, my manager is Tom now"),
+    ("my phone number is 07700 900123", "you can reach me on 07700 900888 from now on"),
+    ("I drive a blue Skoda Octavia", "sold the Skoda, I've got a Kia Niro now"),
+    ("my hairdresser is Jo at Cutting Room", "Jo retired, Mia at Fringe Benefits does my hair now"),
+    ("my email is sam.lee@oldmail.com", "please use sam@lee.dev for me from now on, I'm done with oldmail"),
+    ("the storage unit code is 6018", "the code from before changed, it's 8812 now"),
+    ("we bank with Barclays", "we switched banks, we're with Monzo now"),
+    ("el código de la puerta es 4512", "desde hoy el código de la puerta es 8830"),
+])
+def test_a_change_in_new_words_replaces(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> None:
+    a = memories.remember(store, older, embedder=embedder)
+    b = memories.remember(store, newer, embedder=embedder)
+    assert links(store) == {a.id: b.id}
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("my sister's birthday is March 3", "my brother's birthday is June 9"),
+    ("the front door code is 2291", "the back door code is 7713"),
+    ("my manager is Priya", "my old manager was Tom"),
+    ("my debit card PIN is 9021", "my credit card PIN is 1144"),
+    ("the front door code is 2291", "we should change the front door code soon"),
+    ("Mum is allergic to peanuts", "Mum is also allergic to shellfish"),
+    ("my GP is Dr Okafor", "Dr Okafor is on leave, a locum Dr Shah is covering this month"),
+    ("my dentist is Dr Kim", "my wife's dentist is Dr Patel"),
+    ("the door code is 2291", "just so you know, the door code is still 2291, nothing changed"),
+    ("my phone number is 07700 900123", "Tom's number is 07700 900555"),
+    ("my work badge number is 55871", "I've got a new number, 07700 900888"),
+    ("the season starts in March", "the new season starts in April"),
+    ("o meu chefe é o João", "o chefe da Marta é o Rui"),
+])
+def test_a_look_alike_replaces_nothing(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> None:
+    memories.remember(store, older, embedder=embedder)
+    memories.remember(store, newer, embedder=embedder)
+    assert links(store) == {}
+
+
+def test_reminders_change_only_when_asked(store: Store, embedder: LocalEmbedder) -> None:
+    """A reminder is never replaced by a statement, and never replaces one."""
+    memories.remember(store, "call the dentist Dr Kim", due_at="2026-11-27T09:00:00+00:00", embedder=embedder)
+    memories.remember(store, "from now on my dentist is Dr Patel", embedder=embedder)
+    memories.remember(store, "my gym is PureGym", embedder=embedder)
+    memories.remember(store, "from now on I go to a new gym, Anytime Fitness", due_at="2026-11-28T09:00:00+00:00",
+                      embedder=embedder)
+    assert links(store) == {}
+
+
+def test_without_an_embedder_the_rules_alone_decide(store: Store) -> None:
+    a = memories.remember(store, "my manager is Priya", embedder=None)
+    memories.remember(store, "I report to Daniel since the reorg", embedder=None)
+    assert links(store) == {}  # said in other words: only meaning finds it
+    c = memories.remember(store, "the building door code is 5829", embedder=None)
+    d = memories.remember(store, "the building door code changed to 7731", embedder=None)
+    assert links(store) == {c.id: d.id}
+    assert a.id not in links(store)
+
+
+def test_when_two_memories_could_be_meant_neither_is_replaced(store: Store, embedder: LocalEmbedder) -> None:
+    memories.remember(store, "my work email is sam@acme.com", embedder=embedder)
+    memories.remember(store, "my personal email is sam@lee.dev", embedder=embedder)
+    memories.remember(store, "please use sam@proton.me for my email from now on", embedder=embedder)
+    assert links(store) == {}  # which of the two? Neither is guessed
+
+
+def pairs(name: str) -> list[tuple[bool, str, str, str]]:
+    rows = [line.split("\t") for line in (DATA / name).read_text(encoding="utf-8").splitlines()
+            if line and not line.startswith("#")]
+    return [(label == "1", language, older, newer) for label, language, older, newer in rows]
+
+
+def measure(store: Store, embedder: Embedder, name: str) -> tuple[float, float, list[tuple[bool, str, str]]]:
+    """(changes replaced, look-alikes untouched, the pairs read wrongly), each pair in a fresh store."""
+    replaced = untouched = changes = lookalikes = 0
+    wrong = []
+    for want, _, older, newer in pairs(name):
+        with store.transaction():
+            store.execute("DELETE FROM knowledge")
+        a = memories.remember(store, older, kind="fact", embedder=embedder)
+        b = memories.remember(store, newer, kind="fact", embedder=embedder)
+        got = links(store).get(a.id) == b.id
+        changes, lookalikes = changes + want, lookalikes + (not want)
+        replaced, untouched = replaced + (want and got), untouched + (not want and not got)
+        if got != want:
+            wrong.append((want, older, newer))
+    return replaced / changes, untouched / lookalikes, wrong
+
+
+@pytest.mark.parametrize("name, changes, lookalikes", [
+    ("supersession_meaning.tsv", 0.85, 1.0),  # the calibration set: 0.861 / 1.000 when written
+    ("supersession_blind.tsv", 0.85, 0.98),  # the blind round: first sight 0.055 / 1.000; 0.877 / 1.000 when written
+    ("supersession.tsv", 0.99, 1.0),  # the rules' own set: 1.000 / 1.000
+])
+def test_the_labelled_sets(store: Store, embedder: LocalEmbedder, name: str, changes: float, lookalikes: float) -> None:
+    replaced, untouched, wrong = measure(store, embedder, name)
+    assert replaced >= changes and untouched >= lookalikes, (replaced, untouched, wrong)
+
+
+@pytest.mark.slow
+def test_among_other_memories_a_change_replaces_its_own_and_nothing_else(store: Store,
+                                                                         embedder: LocalEmbedder) -> None:
+    """The calibration set again, each pair written among 80 memories on other subjects; and each newer
+    statement written alone among them (its older memory never stored): it must replace none of them."""
+    background = [line for line in (DATA / "supersession_background.txt").read_text(encoding="utf-8").splitlines()
+                  if line and not line.startswith("#")]
+    for text in background:
+        memories.remember(store, text, kind="fact", embedder=embedder)
+    last = store.number("SELECT max(id) FROM knowledge")
+    replaced = changes = wrongly = 0
+    for want, _, older, newer in pairs("supersession_meaning.tsv"):
+        for with_older in (True, False):
+            with store.transaction():
+                store.execute("DELETE FROM knowledge WHERE id > ?", (last,))
+            a = memories.remember(store, older, kind="fact", embedder=embedder) if with_older else None
+            b = memories.remember(store, newer, kind="fact", embedder=embedder)
+            gone = {m for m, n in links(store).items() if n == b.id}
+            wrongly += bool(gone - {a.id if a else -1})
+            if want and a is not None:
+                changes += 1
+                replaced += gone == {a.id}
+    assert replaced / changes >= 0.85, replaced / changes
+    assert wrongly <= 3, wrongly  # of 458 statements written: 1 when written ("a new locker" for the pool's)
