@@ -5,7 +5,6 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -285,7 +284,7 @@ def test_impossible_or_endless_due_phrases_are_one_line_naming_the_phrase(cli: C
     assert cli("reminders", "--json")[1].strip() == "[]"
 
 
-def test_remember_takes_its_words_unquoted_as_recall_does(cli: Any) -> None:
+def test_remember_takes_its_words_unquoted_as_recall_does(cli: Cli) -> None:
     """Issue 46: `assistant remember buy milk` said "unrecognized arguments: milk" while `recall door code`
     took both words; the words are one text, with options before or after them."""
     code, out, err = cli("remember", "buy", "milk", "--json")
@@ -296,7 +295,7 @@ def test_remember_takes_its_words_unquoted_as_recall_does(cli: Any) -> None:
     assert code == 2 and "text" in err and err.count("\n") == 1
 
 
-def test_a_passed_due_date_is_saved_and_said_plainly_not_as_a_refusal(cli: Any) -> None:
+def test_a_passed_due_date_is_saved_and_said_plainly_not_as_a_refusal(cli: Cli) -> None:
     """Issue 46: `remember --due yesterday` saved the reminder (exit 0) with a note that read as a refusal
     ("--allow-past says you meant it"). It is saved, overdue at once, and the line says exactly that."""
     code, out, err = cli("remember", "water", "the", "ferns", "--due", "yesterday")

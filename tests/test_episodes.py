@@ -83,7 +83,7 @@ def test_message_kept_exactly(store: Store) -> None:
     assert not episodes.had_real_exchange(episodes.episode_messages(store, 0))
 
 
-def test_a_title_never_holds_a_secret_or_a_time():
+def test_a_title_never_holds_a_secret_or_a_time() -> None:
     messages = [episodes.Message(1, 1, "user", "my bank password is hunter2xyz! remind me at 10:30 tomorrow", "")]
     title = episodes.heuristic_title_and_summary(messages)[0]
     assert title == "My bank password" and "hunter" not in title

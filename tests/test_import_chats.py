@@ -407,7 +407,7 @@ def test_undo_last_of_a_calendar_import(cli: Cli, tmp_path: Path) -> None:
     assert code == 2 and "--dry-run" in err
 
 
-def test_undo_last_undoes_the_last_import_that_added_something_and_says_which(cli: Any, tmp_path: Path) -> None:
+def test_undo_last_undoes_the_last_import_that_added_something_and_says_which(cli: Cli, tmp_path: Path) -> None:
     """Issue 46: after a re-import that added nothing, `import --undo-last` "removed nothing" and left the
     import that had added the conversations in place. It undoes the last import that added something, and
     names it and the ones after it that added nothing."""
@@ -427,7 +427,7 @@ def test_undo_last_undoes_the_last_import_that_added_something_and_says_which(cl
 
 
 def test_a_reimport_s_progress_agrees_with_its_summary_and_counts_are_said_in_good_english(
-        cli: Any, tmp_path: Path) -> None:
+        cli: Cli, tmp_path: Path) -> None:
     """Issue 46: a re-import's progress said "Imported 3 of 3 conversations" above a summary of "Imported 0
     conversations ...; 3 already present"; and one thing was counted as many ("1 non-text parts")."""
     b = ChatGPTBuilder("one-conv", "Bread", datetime(2024, 3, 2, 9, tzinfo=UTC))
@@ -458,7 +458,7 @@ def test_progress_rates_are_counted_in_good_english() -> None:
 
 
 def test_long_messages_are_read_a_conversation_at_a_time_and_committed_in_bounded_batches(
-        cli: Any, tmp_path: Path) -> None:
+        cli: Cli, tmp_path: Path) -> None:
     """Issue 46: a 189 MB export of long messages (pasted texts of 50 KB) was read whole into memory and
     written 2,000 messages (100 MB) to a transaction. The file is read a conversation at a time (the
     export keeps headers only: the messages wait in its temporary spill), and a transaction ends at

@@ -6,7 +6,7 @@ import hashlib
 import json
 import unicodedata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -144,7 +144,7 @@ def test_dry_run_of_json_lines_writes_nothing(cli: Cli, tmp_path: Path) -> None:
     assert Path(cli.db).exists()
 
 
-def test_a_forgotten_memory_edited_by_hand_in_an_older_export_stays_forgotten(cli: Any, tmp_path: Path) -> None:
+def test_a_forgotten_memory_edited_by_hand_in_an_older_export_stays_forgotten(cli: Cli, tmp_path: Path) -> None:
     """Issue 46: a forgotten memory, a private one among them, came back from an older export edited by hand:
     its uid removed and its text in decomposed Unicode, or given a new uid. A tombstone also knows the text
     by the hash of its normalized form (NFKC, case, white space): never by the text itself."""

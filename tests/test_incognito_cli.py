@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 from assistant.input_history import InputHistory
 from memory import memories
@@ -55,7 +54,7 @@ def test_the_input_history_keeps_nothing_of_an_incognito_conversation(tmp_path: 
     assert InputHistory(path).load() == ["before", "after"]
 
 
-def test_an_incognito_refusal_is_one_sentence_that_names_no_key_of_the_app(cli: Any) -> None:
+def test_an_incognito_refusal_is_one_sentence_that_names_no_key_of_the_app(cli: Cli) -> None:
     """Issue 46: `chat --incognito "remember that ..."` answered "That didn't work: This is an incognito
     conversation: nothing is stored, ...; start a new conversation (ctrl+n) to leave it.": the app's key,
     in a terminal that has no app, and two sentences run into one."""

@@ -18,7 +18,7 @@ from assistant.services.model import responder_for
 from assistant.turn.agent import Agent
 from assistant.turn.events import Done, Event, Failed, Notice, ToolCall, ToolResult
 from memory import memories, reminders
-from tests.conftest import make_runtime, present
+from tests.conftest import Cli, make_runtime, present
 
 if TYPE_CHECKING:
     from assistant.runtime import Runtime
@@ -253,7 +253,8 @@ def shared_messages(earlier: list[dict], later: list[dict]) -> int:
     return count
 
 
-async def test_turn_two_shares_turn_ones_request_up_to_the_previous_answer(tmp_path, openai_standin) -> None:
+async def test_turn_two_shares_turn_ones_request_up_to_the_previous_answer(tmp_path: Path,
+                                                                           openai_standin: StandIn) -> None:
     """The system prompt stays byte for byte the same (the clock moved three minutes, the questions differ);
     this turn's block is a message of its own just before the newest one, and never kept in the history."""
     rt = model_runtime(tmp_path, openai_standin)
@@ -278,8 +279,8 @@ async def test_turn_two_shares_turn_ones_request_up_to_the_previous_answer(tmp_p
     rt.close()
 
 
-async def test_a_long_conversation_at_a_small_window_keeps_where_its_history_starts(tmp_path,
-                                                                                    openai_standin) -> None:
+async def test_a_long_conversation_at_a_small_window_keeps_where_its_history_starts(tmp_path: Path,
+                                                                                    openai_standin: StandIn) -> None:
     """At a 2,048-token window the history must be cut: it is cut once in a while, to half its room, not by
     one message every turn (each such cut makes the server read the whole conversation again)."""
     rt = model_runtime(tmp_path, openai_standin, ASSISTANT_CONTEXT_WINDOW="2048")
@@ -295,7 +296,7 @@ async def test_a_long_conversation_at_a_small_window_keeps_where_its_history_sta
 
 
 async def test_anthropic_caches_the_system_prompt_and_the_history_and_sends_the_turn_as_its_own_block(
-        tmp_path, anthropic_standin) -> None:
+        tmp_path: Path, anthropic_standin: StandIn) -> None:
     from assistant.providers.anthropic_provider import AnthropicProvider
     from tests.standins import text_reply
 
@@ -318,11 +319,12 @@ async def test_anthropic_caches_the_system_prompt_and_the_history_and_sends_the_
 
 # -- never a silent no-answer (issue 43), a cut answer, a server swapped (issue 46) ------------------------
 
-def stored_answers(rt) -> list[str]:
+def stored_answers(rt: Runtime) -> list[str]:
     return [r[0] for r in rt.store.query("SELECT content FROM messages WHERE role = 'assistant' ORDER BY id")]
 
 
-async def test_a_streamed_request_refused_for_length_in_silence_is_retried_smaller(tmp_path, openai_standin) -> None:
+async def test_a_streamed_request_refused_for_length_in_silence_is_retried_smaller(tmp_path: Path,
+                                                                                   openai_standin: StandIn) -> None:
     """llama-cpp-python refuses a streamed request over its window (2,048 by default, which it does not
     report) with a stream that ends at once, empty: the turn is retried once, fitted to a smaller window."""
     openai_standin.window = 2048
@@ -343,7 +345,8 @@ async def test_a_streamed_request_refused_for_length_in_silence_is_retried_small
     rt.close()
 
 
-async def test_a_request_too_long_even_when_cut_is_said_and_answered_offline(tmp_path, openai_standin) -> None:
+async def test_a_request_too_long_even_when_cut_is_said_and_answered_offline(tmp_path: Path,
+                                                                             openai_standin: StandIn) -> None:
     openai_standin.window = 300  # not even the instructions fit
     openai_standin.any_name = True
     rt = model_runtime(tmp_path, openai_standin)
@@ -357,7 +360,8 @@ async def test_a_request_too_long_even_when_cut_is_said_and_answered_offline(tmp
     rt.close()
 
 
-async def test_an_answer_cut_after_its_first_word_is_said_and_stored_as_cut(tmp_path, openai_standin) -> None:
+async def test_an_answer_cut_after_its_first_word_is_said_and_stored_as_cut(tmp_path: Path,
+                                                                            openai_standin: StandIn) -> None:
     """The server dies after the first word: said at once in one line (not as "not reachable": it answered),
     and the word is stored marked as cut, not as the whole answer."""
     rt = model_runtime(tmp_path, openai_standin)
@@ -371,7 +375,7 @@ async def test_an_answer_cut_after_its_first_word_is_said_and_stored_as_cut(tmp_
     rt.close()
 
 
-async def test_a_different_server_on_the_same_url_is_learned_again(tmp_path, openai_standin) -> None:
+async def test_a_different_server_on_the_same_url_is_learned_again(tmp_path: Path, openai_standin: StandIn) -> None:
     """The model was taken from the server's list; another server comes up on the same URL with another
     model: after the failed request the app asks again and the next turn is the new model's."""
     openai_standin.models = ["model-a"]
@@ -393,8 +397,8 @@ async def test_a_different_server_on_the_same_url_is_learned_again(tmp_path, ope
 
 
 @pytest.mark.parametrize(("owner", "asked"), [("me", set()), ("llamacpp", {"/props"})])
-async def test_the_window_is_asked_only_where_the_server_says_it_keeps_it(tmp_path, openai_standin, owner: str,
-                                                                          asked: set[str]) -> None:
+async def test_the_window_is_asked_only_where_the_server_says_it_keeps_it(tmp_path: Path, openai_standin: StandIn,
+                                                                          owner: str, asked: set[str]) -> None:
     """An OpenAI-compatible server is asked for its window by the paths of the kind it says it is (its
     /v1/models), never by Ollama's or LM Studio's, whose 404s fill its log with errors."""
     openai_standin.owned_by = owner
@@ -406,7 +410,8 @@ async def test_the_window_is_asked_only_where_the_server_says_it_keeps_it(tmp_pa
     rt.close()
 
 
-def test_status_names_a_model_by_its_short_name(tmp_path, openai_standin, monkeypatch, cli) -> None:
+def test_status_names_a_model_by_its_short_name(tmp_path: Path, openai_standin: StandIn,
+                                                monkeypatch: pytest.MonkeyPatch, cli: Cli) -> None:
     """Issue 46: `assistant status` named a llama-cpp-python model by its whole .gguf path, where the status
     bar says its short name."""
     path = "/home/me/models/SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -81,7 +81,7 @@ async def test_agendas_changes_and_event_dates_make_no_hybrid_search(rt: Runtime
 
 
 @pytest.mark.parametrize("message", ["anything else?", "do I have any trips planned?"])
-async def test_an_agenda_that_lists_nothing_searches_memory_once(rt, message):
+async def test_an_agenda_that_lists_nothing_searches_memory_once(rt: Runtime, message: str) -> None:
     """An agenda with nothing to list asks memory once, by meaning ('where are we going camping?' is
     answered by the stored trip), never more."""
     seed(rt.store)
@@ -91,7 +91,7 @@ async def test_an_agenda_that_lists_nothing_searches_memory_once(rt, message):
     assert len(counted.calls) <= 1, counted.calls
 
 
-async def test_an_offline_request_searches_nothing_and_touches_no_memory(rt):
+async def test_an_offline_request_searches_nothing_and_touches_no_memory(rt: Runtime) -> None:
     seed(rt.store)
     before = activations(rt.store)
     counted = Counted(rt)

@@ -5,7 +5,7 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -16,6 +16,9 @@ from assistant.runtime import Runtime
 from assistant.settings import load_settings
 from memory import memories
 from memory.transfer.jsonl_import import import_records
+
+if TYPE_CHECKING:
+    from tests.conftest import Cli
 
 GOLDEN = Path(__file__).parent / "golden" / "prompt.txt"
 EPISODES = [
@@ -73,7 +76,7 @@ def section(prompt: Prompt, label: str, place: str | None = None) -> str | None:
     return found.content if found is not None else None
 
 
-def test_order_and_framing(runtime):
+def test_order_and_framing(runtime: Runtime) -> None:
     """SPEC F4: the system prompt keeps what changes least, framed as <memory_context>; this turn's block
     follows as <turn_context>, with the same data framing."""
     prompt = preview_prompt(runtime, "ski trip budget and the tax forms")
@@ -92,7 +95,7 @@ def test_order_and_framing(runtime):
     assert "15:00" not in prompt.memory_text and "15:00" in prompt.turn_text  # the minute is this turn's
 
 
-def test_the_system_part_is_the_same_whatever_is_asked_and_whenever(runtime):
+def test_the_system_part_is_the_same_whatever_is_asked_and_whenever(runtime: Runtime) -> None:
     """SPEC F4: a server reuses the system prompt from one turn to the next only if it is byte for byte
     the same: what changes with the message or the minute is in this turn's block."""
     memories.remember(runtime.store, "the dentist appointment is private stuff", private=True,
@@ -114,7 +117,7 @@ def test_the_system_part_is_the_same_whatever_is_asked_and_whenever(runtime):
     assert preview_prompt(runtime, "ski trip budget").system_text != prompts[0].system_text
 
 
-def test_prompt_json_places_every_section(cli, tmp_path):
+def test_prompt_json_places_every_section(cli: Cli, tmp_path: Path) -> None:
     code, out, _ = cli("remember", "the ski trip budget is 1500 euros")
     code, out, _ = cli("prompt", "--query", "ski trip budget", "--json")
     data = json.loads(out)
@@ -127,7 +130,7 @@ def test_prompt_json_places_every_section(cli, tmp_path):
     assert data["text"].endswith("</turn_context>") and "1500 euros" in data["text"].split("<turn_context>")[1]
 
 
-def test_a_small_window_gives_the_memory_a_smaller_budget(tmp_path):
+def test_a_small_window_gives_the_memory_a_smaller_budget(tmp_path: Path) -> None:
     rt = runtime_for(tmp_path)
     seed(rt)
     for i in range(60):

@@ -234,7 +234,7 @@ async def test_forget_and_undo_in_a_searched_list_while_an_import_waits_for_its_
         assert pending_count(runtime.store) >= waiting  # the searches embedded none of the backlog
 
 
-async def test_an_empty_edit_is_refused_and_keeps_the_text(tmp_path):
+async def test_an_empty_edit_is_refused_and_keeps_the_text(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)

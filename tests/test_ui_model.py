@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -266,7 +266,7 @@ async def test_a_configured_server_down_at_launch_is_said_once_in_the_chat(tmp_p
         assert said.count(note) == 1, said
 
 
-async def test_an_answer_cut_off_is_said_and_the_status_changes(tmp_path: Path, openai_standin: Any) -> None:
+async def test_an_answer_cut_off_is_said_and_the_status_changes(tmp_path: Path, openai_standin: StandIn) -> None:
     """Issue 46: the server died after the first word; 'This' was kept as the whole answer, nothing said,
     and the status bar kept naming the model as if all was well."""
     openai_standin.models = ["stand-in"]
@@ -287,7 +287,7 @@ async def test_an_answer_cut_off_is_said_and_the_status_changes(tmp_path: Path, 
         await wait_until(pilot, lambda: "stopped mid-answer" not in str(status.render()), what="the status back")
 
 
-async def test_the_working_line_says_what_is_happening(tmp_path: Path, openai_standin: Any) -> None:
+async def test_the_working_line_says_what_is_happening(tmp_path: Path, openai_standin: StandIn) -> None:
     """Issue 46: with no model the working line said 'The model is answering… 1 s'. A model reads the
     message before it answers (on a CPU the slow part): the line says so."""
     app = make_app(tmp_path)
