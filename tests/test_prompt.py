@@ -16,6 +16,7 @@ from assistant.runtime import Runtime
 from assistant.settings import load_settings
 from memory import memories
 from memory.transfer.jsonl_import import import_records
+from tests.conftest import present
 
 if TYPE_CHECKING:
     from tests.conftest import Cli
@@ -71,9 +72,9 @@ def runtime(tmp_path: Path) -> Iterator[Runtime]:
     rt.close()
 
 
-def section(prompt: Prompt, label: str, place: str | None = None) -> str | None:
-    found = prompt.section(label, place)
-    return found.content if found is not None else None
+def section(prompt: Prompt, label: str, place: str | None = None) -> str:
+    """The content of the prompt's section `label` (in `place`, if given), which must be there."""
+    return present(prompt.section(label, place)).content
 
 
 def test_order_and_framing(runtime: Runtime) -> None:
@@ -102,14 +103,14 @@ def test_the_system_part_is_the_same_whatever_is_asked_and_whenever(runtime: Run
                       due_at="2026-11-23T15:00:00Z")
     asked = ["ski trip budget", "what did we talk about?", "when is the dentist appointment?", "", "tax forms"]
     prompts = [preview_prompt(runtime, q) for q in asked]
-    runtime.clock.fixed = runtime.clock.fixed.replace(hour=20, minute=47)  # later the same day
+    runtime.clock.fixed = present(runtime.clock.fixed).replace(hour=20, minute=47)  # later the same day
     later = preview_prompt(runtime, "tell me about Lisbon")
     assert len({p.system_text for p in [*prompts, later]}) == 1
     assert later.turn_text not in {p.turn_text for p in prompts} and prompts[0].turn_text != prompts[2].turn_text
     # A private reminder goes by its id in the system prompt, its text only in the turn that asks about it.
     assert "[private memory #" in prompts[0].memory_text and "dentist" not in prompts[2].memory_text
     assert "[Private] the dentist appointment is private stuff" in section(prompts[2], "Reminders", TURN)
-    assert section(prompts[0], "Reminders", TURN) is None
+    assert prompts[0].section("Reminders", TURN) is None
     # A recap brings the summaries in this turn's block; the system keeps its plain list.
     assert "Summary: Reviewed pull request 81" in section(prompts[1], "Recent Conversations", TURN)
     assert "Summary:" not in section(prompts[1], "Recent Conversations", SYSTEM)
@@ -162,13 +163,14 @@ def test_recent_titles_only_then_summaries_on_boost(runtime: Runtime) -> None:
     plain = preview_prompt(runtime, "hello")
     assert not plain.temporal_boost
     assert section(plain, "Recent Conversations") == "- [Nov 22 14:00] Ski Trip Planning\n- [Nov 22 12:00] Code Review"
-    assert section(plain, "Recent Conversations", TURN) is None
+    assert plain.section("Recent Conversations", TURN) is None
     boosted = preview_prompt(runtime, "what did we talk about?")
     assert boosted.temporal_boost
     assert section(boosted, "Recent Conversations", TURN) == (
         "- [Nov 22 12:00] Code Review\n  Summary: Reviewed pull request 81 for the parser\n"
         "- [Nov 22 14:00] Ski Trip Planning\n  Summary: Budget for the Breckenridge trip in March")
-    assert boosted.section("Recent Conversations", TURN).budget == 2 * plain.section("Recent Conversations").budget
+    assert present(boosted.section("Recent Conversations", TURN)).budget == \
+        2 * present(plain.section("Recent Conversations")).budget
 
 
 def test_toggle_and_empty_tier(tmp_path: Path) -> None:
