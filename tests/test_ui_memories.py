@@ -228,7 +228,8 @@ async def test_forget_and_undo_in_a_searched_list_while_an_import_waits_for_its_
         await pilot.press("ctrl+z", *" pass")
         assert app.main_screen.jobs.idle_for() < 1.0  # the keys were seen: no idle work starts under them
         await wait_until(pilot, lambda: listed(app) == ["the wifi password is on the fridge"]
-                         and app.screen.query_text == "wifi pass", what="brought back, and the search typed on")
+                         and isinstance(app.screen, MemoriesScreen) and app.screen.query_text == "wifi pass",
+                         what="brought back, and the search typed on")
         await settle(pilot, app)
         assert shown(app, "#memories-title") == "Memories · 1 found"
         assert pending_count(runtime.store) >= waiting  # the searches embedded none of the backlog

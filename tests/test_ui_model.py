@@ -15,6 +15,7 @@ import pytest
 
 from tests.ui_helpers import make_app, notices, settle, type_and_send, wait_until
 from ui.app import AssistantApp
+from ui.widgets.working import TurnClock
 
 if TYPE_CHECKING:
     from tests.standins import StandIn
@@ -251,7 +252,7 @@ def test_quit_ends_the_app_within_a_second_in_every_model_state(tmp_path: Path, 
 
 
 async def test_a_configured_server_down_at_launch_is_said_once_in_the_chat(tmp_path: Path,
-                                                                           openai_standin: object) -> None:
+                                                                           openai_standin: StandIn) -> None:
     """Issue 46: the app opened 'offline · built-in' in silence when the server in the config file did not
     answer; only `assistant status` said so."""
     config = tmp_path / "config.toml"
@@ -303,7 +304,7 @@ async def test_the_working_line_says_what_is_happening(tmp_path: Path, openai_st
         await settle(pilot, app)
         app.main_screen.composer.insert("what should I cook tonight?")
         await pilot.press("enter")
-        clock = app.main_screen.query_one("#turn-clock")
+        clock = app.main_screen.query_one("#turn-clock", TurnClock)
         await wait_until(pilot, lambda: clock.display and " 1 s" in str(clock.render()), what="the working line")
         assert str(clock.render()).startswith("stand-in is reading your message… 1 s")
         await pilot.press("escape")
