@@ -98,10 +98,11 @@ def test_order_and_framing(runtime: Runtime) -> None:
 
 def test_the_system_part_is_the_same_whatever_is_asked_and_whenever(runtime: Runtime) -> None:
     """SPEC F4: a server reuses the system prompt from one turn to the next only if it is byte for byte
-    the same: what changes with the message or the minute is in this turn's block."""
+    the same: what changes with the message or the minute is in this turn's block. A recap is the one
+    exception: its Recent Conversations carry their summaries (SPEC F2), for that turn."""
     memories.remember(runtime.store, "the dentist appointment is private stuff", private=True,
                       due_at="2026-11-23T15:00:00Z")
-    asked = ["ski trip budget", "what did we talk about?", "when is the dentist appointment?", "", "tax forms"]
+    asked = ["ski trip budget", "what is the weather like?", "when is the dentist appointment?", "", "tax forms"]
     prompts = [preview_prompt(runtime, q) for q in asked]
     runtime.clock.fixed = present(runtime.clock.fixed).replace(hour=20, minute=47)  # later the same day
     later = preview_prompt(runtime, "tell me about Lisbon")
@@ -111,9 +112,12 @@ def test_the_system_part_is_the_same_whatever_is_asked_and_whenever(runtime: Run
     assert "[private memory #" in prompts[0].memory_text and "dentist" not in prompts[2].memory_text
     assert "[Private] the dentist appointment is private stuff" in section(prompts[2], "Reminders", TURN)
     assert prompts[0].section("Reminders", TURN) is None
-    # A recap brings the summaries in this turn's block; the system keeps its plain list.
-    assert "Summary: Reviewed pull request 81" in section(prompts[1], "Recent Conversations", TURN)
-    assert "Summary:" not in section(prompts[1], "Recent Conversations", SYSTEM)
+    # A recap brings the summaries under the titles, in the one Recent Conversations section; the turn
+    # after it has the plain list again.
+    recap = preview_prompt(runtime, "what did we talk about?")
+    assert "Summary: Reviewed pull request 81" in section(recap, "Recent Conversations", SYSTEM)
+    assert recap.section("Recent Conversations", TURN) is None
+    assert "Summary:" not in section(later, "Recent Conversations", SYSTEM)
     runtime.clock.fixed = runtime.clock.fixed.replace(day=23, hour=9)  # the next day: the date changes
     assert preview_prompt(runtime, "ski trip budget").system_text != prompts[0].system_text
 
@@ -166,10 +170,11 @@ def test_recent_titles_only_then_summaries_on_boost(runtime: Runtime) -> None:
     assert plain.section("Recent Conversations", TURN) is None
     boosted = preview_prompt(runtime, "what did we talk about?")
     assert boosted.temporal_boost
-    assert section(boosted, "Recent Conversations", TURN) == (
+    assert section(boosted, "Recent Conversations") == (
         "- [Nov 22 12:00] Code Review\n  Summary: Reviewed pull request 81 for the parser\n"
         "- [Nov 22 14:00] Ski Trip Planning\n  Summary: Budget for the Breckenridge trip in March")
-    assert present(boosted.section("Recent Conversations", TURN)).budget == \
+    assert boosted.section("Recent Conversations", TURN) is None  # one section says what is recent
+    assert present(boosted.section("Recent Conversations")).budget == \
         2 * present(plain.section("Recent Conversations")).budget
 
 

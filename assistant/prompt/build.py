@@ -400,16 +400,17 @@ def build_prompt(runtime: Runtime, reading: Reading, gate: Gate, touch: bool = F
         budget(settings.reminders_tokens), SYSTEM)
     recent_ids: list[int] = []
     if runtime.settings.temporal_context_enabled:
-        recent_text, recent_ids = recent_section(runtime, stable, False, budget(settings.recent_tokens))
-        add("Recent Conversations", recent_text, budget(settings.recent_tokens), SYSTEM)
+        # A recap (SPEC F2): the same section with summaries under the titles, in time order. It changes the
+        # system part for that turn, which a server then reads again once: a recap is mostly the first
+        # thing asked, before anything was kept, and one section keeps one answer to "what is recent".
+        recent_budget = budget(settings.recent_tokens) * (factor if reading.boosted else 1)
+        recent_text, recent_ids = recent_section(runtime, gate if reading.boosted else stable, reading.boosted,
+                                                 recent_budget)
+        add("Recent Conversations", recent_text, recent_budget, SYSTEM)
     add("Current Time", current_time_section(runtime), settings.time_tokens, TURN)
     if stable is not gate:  # a private reminder this message asks about: its text, this turn only
         add("Reminders", reminders_section(runtime, stable, budget(settings.reminders_tokens), asked_by=gate),
             budget(settings.reminders_tokens), TURN)
-    if runtime.settings.temporal_context_enabled and reading.boosted:  # a recap: in time order, with summaries
-        recap_text, recap_ids = recent_section(runtime, gate, True, budget(settings.recent_tokens) * factor)
-        add("Recent Conversations", recap_text, budget(settings.recent_tokens) * factor, TURN)
-        recent_ids += [i for i in recap_ids if i not in recent_ids]
     used: list[int] = []
     add("Timeline", timeline_section(runtime, gate, query, vector, budget(settings.timeline_tokens),
                                      reading.asks_when, used), budget(settings.timeline_tokens), TURN)
