@@ -17,8 +17,11 @@ import zipfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 BASE = datetime(2023, 1, 10, 9, 0, tzinfo=UTC)
+
+Json = dict[str, Any]  # an object of an export, as json.loads gives it
 
 TOPICS = [
     ("Sourdough starter", "my sourdough starter smells like acetone, what am I doing wrong?",
@@ -63,29 +66,29 @@ class ChatGPTBuilder:
 
     def __init__(self, cid: str, title: str | None, start: datetime, iso_times: bool = False) -> None:
         self.cid, self.title, self.start, self.iso = cid, title, start, iso_times
-        self.mapping: dict[str, dict] = {}
+        self.mapping: dict[str, Json] = {}
         self.root = self._node("client-created-root", None, None)
         self.current = self.root
         self.clock = start
         self.count = 0
 
-    def _time(self, moment: datetime | None):
+    def _time(self, moment: datetime | None) -> str | float | None:
         if moment is None:
             return None
         return moment.isoformat().replace("+00:00", "Z") if self.iso else epoch(moment)
 
-    def _node(self, node_id: str, message: dict | None, parent: str | None) -> str:
+    def _node(self, node_id: str, message: Json | None, parent: str | None) -> str:
         self.mapping[node_id] = {"id": node_id, "message": message, "parent": parent, "children": []}
         if parent is not None:
             self.mapping[parent]["children"].append(node_id)
         return node_id
 
-    def add(self, role: str, content: dict, *, parent: str | None = None, minutes: float = 1.0,
+    def add(self, role: str, content: Json, *, parent: str | None = None, minutes: float = 1.0,
             hidden: bool = False, recipient: str = "all", no_time: bool = False) -> str:
         self.count += 1
         self.clock += timedelta(minutes=minutes)
         node_id = f"{self.cid}-m{self.count:03d}"
-        message = {"id": node_id, "author": {"role": role, "name": None, "metadata": {}},
+        message: Json = {"id": node_id, "author": {"role": role, "name": None, "metadata": {}},
                    "create_time": None if no_time else self._time(self.clock), "update_time": None,
                    "content": content, "status": "finished_successfully", "end_turn": True,
                    "weight": 0.0 if hidden else 1.0, "metadata": {"is_visually_hidden_from_conversation": True}
@@ -93,10 +96,10 @@ class ChatGPTBuilder:
         self.current = self._node(node_id, message, parent or self.current)
         return self.current
 
-    def text(self, role: str, text: str, **kw) -> str:
+    def text(self, role: str, text: str, **kw: Any) -> str:
         return self.add(role, {"content_type": "text", "parts": [text]}, **kw)
 
-    def conversation(self, current: str | None = None) -> dict:
+    def conversation(self, current: str | None = None) -> Json:
         return {"title": self.title, "create_time": self._time(self.start),
                 "update_time": self._time(self.clock + timedelta(days=3)), "mapping": self.mapping,
                 "moderation_results": [], "current_node": current or self.current, "plugin_ids": None,
@@ -105,10 +108,10 @@ class ChatGPTBuilder:
 
 
 def chatgpt_export(count: int = 300, seed: int = 7, turns: int = 2, start: datetime = BASE,
-                   spacing: timedelta = timedelta(hours=20)) -> tuple[list[dict], Expected]:
+                   spacing: timedelta = timedelta(hours=20)) -> tuple[list[Json], Expected]:
     """`count` conversations; every kind of thing the reader must skip appears in them."""
     rng = random.Random(seed)
-    out: list[dict] = []
+    out: list[Json] = []
     expected = Expected()
     for number in range(count):
         topic, question, answer = TOPICS[number % len(TOPICS)]
@@ -174,9 +177,9 @@ def chatgpt_export(count: int = 300, seed: int = 7, turns: int = 2, start: datet
     return out, expected
 
 
-def claude_export(count: int = 200, seed: int = 11, start: datetime = BASE) -> tuple[list[dict], Expected]:
+def claude_export(count: int = 200, seed: int = 11, start: datetime = BASE) -> tuple[list[Json], Expected]:
     rng = random.Random(seed)
-    out: list[dict] = []
+    out: list[Json] = []
     expected = Expected()
     for number in range(count):
         topic, question, answer = TOPICS[(number + 3) % len(TOPICS)]
@@ -191,7 +194,7 @@ def claude_export(count: int = 200, seed: int = 11, start: datetime = BASE) -> t
         name = "" if number % 6 == 1 else None if number % 6 == 4 else f"{topic} {number}"
         uid = f"claude:{uuid}"
         expected.titles[uid] = name or None
-        messages = []
+        messages: list[Json] = []
         if number % 15 == 7:  # a conversation that never said anything
             messages.append({"uuid": f"{uuid}-x", "text": "", "content": [], "sender": "human",
                              "created_at": stamp(moment), "updated_at": stamp(moment), "attachments": [],
@@ -201,9 +204,9 @@ def claude_export(count: int = 200, seed: int = 11, start: datetime = BASE) -> t
             expected.without_text += 1
             expected.skip("conversations without text")
         else:
-            q_content = [{"type": "text", "text": question, "start_timestamp": stamp(moment),
+            q_content: list[Json] = [{"type": "text", "text": question, "start_timestamp": stamp(moment),
                           "stop_timestamp": stamp(moment), "citations": []}]
-            attachments = []
+            attachments: list[Json] = []
             if number % 4 == 0:
                 attachments = [{"file_name": "notes.txt", "file_size": 12, "file_type": "txt",
                                 "extracted_content": "some notes"}]
@@ -212,7 +215,7 @@ def claude_export(count: int = 200, seed: int = 11, start: datetime = BASE) -> t
                              "created_at": stamp(moment + timedelta(seconds=5)),
                              "updated_at": stamp(moment + timedelta(seconds=5)), "attachments": attachments,
                              "files": []})
-            a_content = []
+            a_content: list[Json] = []
             if number % 5 == 2:
                 a_content.append({"type": "thinking", "thinking": "let me think"})
                 expected.skip("hidden messages")
@@ -233,12 +236,12 @@ def claude_export(count: int = 200, seed: int = 11, start: datetime = BASE) -> t
     return out, expected
 
 
-def write_json(path: Path, conversations: list[dict]) -> Path:
+def write_json(path: Path, conversations: list[Json]) -> Path:
     path.write_text(json.dumps(conversations, ensure_ascii=False), encoding="utf-8")
     return path
 
 
-def write_zip(path: Path, conversations: list[dict], kind: str = "chatgpt", folder: str = "") -> Path:
+def write_zip(path: Path, conversations: list[Json], kind: str = "chatgpt", folder: str = "") -> Path:
     """The export's ZIP, with the other files each service puts beside conversations.json."""
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(f"{folder}conversations.json", json.dumps(conversations, ensure_ascii=False))
@@ -253,7 +256,7 @@ def write_zip(path: Path, conversations: list[dict], kind: str = "chatgpt", fold
     return path
 
 
-def zip_bytes(conversations: list[dict]) -> bytes:
+def zip_bytes(conversations: list[Json]) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("conversations.json", json.dumps(conversations))

@@ -7,10 +7,10 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -25,7 +25,11 @@ from memory.time.zones import zone_from_name
 if TYPE_CHECKING:
     from assistant.runtime import Runtime
     from assistant.turn.agent import Agent
+    from assistant.turn.events import Event
+    from memory.search.embeddings import LocalEmbedder
+    from tests.standins import StandIn
 
+T = TypeVar("T")
 T0 = datetime(2026, 11, 22, 14, 0, tzinfo=UTC)  # a Sunday
 T0_TEXT = T0.isoformat()
 
@@ -38,7 +42,7 @@ hypothesis_settings.load_profile("assistant")
 
 
 @pytest.fixture(autouse=True)
-def _isolated_env(tmp_path_factory, monkeypatch):
+def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test sees the developer's config, data, keys or a real Ollama."""
     home = tmp_path_factory.mktemp("home")
     for var in list(os.environ):
@@ -70,7 +74,7 @@ def drives_the_app(path: Path) -> bool:
     return path.name.startswith("test_ui")
 
 
-def pytest_collection_modifyitems(config, items):
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if drives_the_app(item.path):
             item.add_marker(pytest.mark.slow)
@@ -86,7 +90,7 @@ WRAPPERS = ("env", "setpriv", "nice", "timeout", "sh", "bash")
 _quick_test: list[str] = []  # the node id of the quick test running now, if one is
 
 
-def slow_program(argv: list[str]) -> str | None:
+def slow_program(argv: Sequence[object]) -> str | None:
     """The program of `argv` the quick loop has no room for (looking through env, setpriv, sh -c...), or None."""
     words = [str(w) for w in argv]
     while words:
@@ -136,13 +140,13 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any], request: pytest.Fix
 
 
 @pytest.fixture(autouse=True)
-def _the_quick_loop_drives_no_app(request, monkeypatch):
+def _the_quick_loop_drives_no_app(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """A test elsewhere that starts the app fails, saying where it belongs: the quick loop stays quick."""
     if drives_the_app(request.path):
         return
     from textual.app import App
 
-    def refuse(*args, **kwargs):
+    def refuse(*args: object, **kwargs: object) -> NoReturn:
         raise AssertionError(f"{request.node.nodeid} drives the Textual app: move it to a tests/test_ui*.py "
                              "file (the slow ones, left out of `pytest -m 'not slow'`)")
 
@@ -150,7 +154,7 @@ def _the_quick_loop_drives_no_app(request, monkeypatch):
         monkeypatch.setattr(App, name, refuse)
 
 
-def pytest_configure(config):
+def pytest_configure(config: pytest.Config) -> None:
     """Snapshot failure reports go to the temp dir, never into the repository tree."""
     import tempfile
 
@@ -196,6 +200,20 @@ def store(tmp_path: Path, clock: Clock) -> Iterator[Store]:
     s.close()
 
 
+def present(value: T | None) -> T:
+    """`value`, which the test expects to be there: None fails the test here (and narrows the type)."""
+    assert value is not None
+    return value
+
+
+def last_text(events: list[Event]) -> str:
+    """The text a turn ends with: its Done's (or its Failed's)."""
+    from assistant.turn.events import Done, Failed
+
+    assert isinstance(events[-1], Done | Failed)
+    return events[-1].text
+
+
 def make_clock(when: datetime | str, zone: str = "UTC") -> Clock:
     if isinstance(when, str):
         when = datetime.fromisoformat(when)
@@ -203,7 +221,7 @@ def make_clock(when: datetime | str, zone: str = "UTC") -> Clock:
 
 
 @pytest.fixture(scope="session")
-def embedder(tmp_path_factory):
+def embedder(tmp_path_factory: pytest.TempPathFactory) -> LocalEmbedder:
     from memory.search.embeddings import LocalEmbedder
 
     e = LocalEmbedder(cache_dir=tmp_path_factory.mktemp("embcache"))
@@ -211,13 +229,13 @@ def embedder(tmp_path_factory):
     return e
 
 
-def write_jsonl(path: Path, records: list[dict]) -> Path:
+def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     return path
 
 
 @pytest.fixture
-def anthropic_standin(monkeypatch):
+def anthropic_standin(monkeypatch: pytest.MonkeyPatch) -> Iterator[StandIn]:
     from tests.standins import AnthropicHandler, StandIn
 
     server = StandIn(AnthropicHandler)
@@ -228,7 +246,7 @@ def anthropic_standin(monkeypatch):
 
 
 @pytest.fixture
-def ollama_standin(monkeypatch):
+def ollama_standin(monkeypatch: pytest.MonkeyPatch) -> Iterator[StandIn]:
     from tests.standins import OllamaHandler, StandIn
 
     server = StandIn(OllamaHandler)
@@ -238,17 +256,16 @@ def ollama_standin(monkeypatch):
 
 
 @pytest.fixture
-def openai_standin():
-    """A stand-in OpenAI-compatible server; point a provider or the settings at `server.url + "/v1"`."""
+def openai_standin() -> Iterator[StandIn]:
+    """A stand-in OpenAI-compatible server; point a provider or the settings at `server.base` (its url + "/v1")."""
     from tests.standins import OpenAIHandler, StandIn
 
     server = StandIn(OpenAIHandler)
-    server.base = server.url + "/v1"
     yield server
     server.close()
 
 
-def make_runtime(tmp_path, **env):
+def make_runtime(tmp_path: Path, **env: str) -> Runtime:
     """A Runtime over a fresh database with a frozen clock, built like the CLI builds it (tmp_path/m.db, a
     copy of the migrated template when it is not there yet, unless ASSISTANT_DB names another)."""
     from assistant.runtime import Runtime
@@ -291,18 +308,24 @@ def keywords_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ASSISTANT_EMBEDDING_MODEL", "none")
 
 
-@pytest.fixture
-def cli(tmp_path, capsys):
-    """The real CLI in process on a store of this test: run(*args) -> (exit code, stdout, stderr).
-    `now` freezes another instant, `db` names another path; run.db is the store's path."""
-    from assistant.cli.program import main
+class Cli:
+    """The real CLI in process on a store of a test: cli(*args) -> (exit code, stdout, stderr). `now` freezes
+    another instant, `db` names another path; cli.db is the store's path."""
 
-    store = str(tmp_path / "m.db")
+    def __init__(self, db: str, capsys: pytest.CaptureFixture[str]) -> None:
+        self.db = db
+        self._capsys = capsys
 
-    def run(*args, now=T0_TEXT, db=store):
-        code = main([*args, "--db", db, "--now", now])
-        out, err = capsys.readouterr()
+    def __call__(self, *args: str, now: str = T0_TEXT, db: str | None = None) -> tuple[int, str, str]:
+        from assistant.cli.program import main
+
+        code = main([*args, "--db", self.db if db is None else db, "--now", now])
+        out, err = self._capsys.readouterr()
         return code, out, err
 
-    run.db = store
-    return run
+
+@pytest.fixture
+def cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Cli:
+    """The real CLI in process on a store of this test (tmp_path/m.db): run(*args) -> (exit code, stdout,
+    stderr). `now` freezes another instant, `db` names another path; run.db is the store's path."""
+    return Cli(str(tmp_path / "m.db"), capsys)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -30,11 +31,29 @@ class StandIn:
 
         self.server = _QuietServer(("127.0.0.1", port), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.base = self.url + "/v1"  # where an OpenAI client points
+        # What a test may set (the handlers' docstrings say what each does): Ollama's /api/show answer;
+        # the OpenAI-compatible server's bearer key, model ids, listed window, model names, tools, formats, usage,
+        # the prompt window it refuses past, the wait before a plain request, the models' owner.
+        self.show: dict[str, Any] | None = None
+        self.key: str | None = None
+        self.models = ["stand-in"]
+        self.context_length: int | None = None
+        self.any_name = False
+        self.tools = True
+        self.formats = {"json_schema", "json_object"}
+        self.usage = True
+        self.window: int | None = None
+        self.slow_plain: float = 0
+        self.owned_by = "stand-in"
+        # What answers the next request: the script, unless a test puts its own function here.
+        self.next_response: Callable[[], Any] = self.scripted
         # A short poll interval: shutdown() waits for it, and every test tears a server down.
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
 
-    def next_response(self) -> Any:
+    def scripted(self) -> Any:
+        """The script's next entry (the last one repeats), None when there is none."""
         if not self.script:
             return None
         return self.script.pop(0) if len(self.script) > 1 else self.script[0]
@@ -105,9 +124,10 @@ class AnthropicHandler(_Base):
             self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
             self.wfile.flush()
 
-        message = {"id": "msg_1", "type": "message", "role": "assistant", "model": body.get("model"), "content": [],
-                   "stop_reason": None, "stop_sequence": None,
-                   "usage": {"input_tokens": 10, "output_tokens": 1, "cache_read_input_tokens": 0}}
+        message: dict[str, Any] = {
+            "id": "msg_1", "type": "message", "role": "assistant", "model": body.get("model"), "content": [],
+            "stop_reason": None, "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 1, "cache_read_input_tokens": 0}}
         event("message_start", {"type": "message_start", "message": message})
         for i, block in enumerate(blocks):
             if block["type"] == "text":
@@ -144,7 +164,7 @@ class OllamaHandler(_Base):
     def do_POST(self) -> None:
         body = self.read_body()
         if self.path.startswith("/api/show"):  # the model's details: its context length, a Modelfile's num_ctx
-            return self.send_json(getattr(self.server_ref, "show", None) or {
+            return self.send_json(self.server_ref.show or {
                 "parameters": "", "model_info": {"general.architecture": "llama", "llama.context_length": 131072}})
         reply = self.server_ref.next_response()
         if isinstance(reply, tuple) and reply[0] == "sleep":
@@ -153,8 +173,8 @@ class OllamaHandler(_Base):
         if reply == "drop":
             return self.drop()
         if isinstance(reply, int):
-            message = f"model '{body.get('model')}' not found" if reply == 404 else f"status {reply}"
-            return self.send_json({"error": message}, reply)
+            error = f"model '{body.get('model')}' not found" if reply == 404 else f"status {reply}"
+            return self.send_json({"error": error}, reply)
         message: dict[str, Any] = {"role": "assistant", "content": ""}
         if isinstance(reply, dict) and "tool_calls" in reply:
             message["tool_calls"] = [{"function": {"name": n, "arguments": a}} for n, a in reply["tool_calls"]]
@@ -200,7 +220,7 @@ class OpenAIHandler(_Base):
 
     def _too_long(self, body: dict[str, Any]) -> int | None:
         """The prompt's size when the stand-in's window refuses it, else None."""
-        window = getattr(self.server_ref, "window", None)
+        window = self.server_ref.window
         if window is None:
             return None
         size = len(json.dumps(body.get("messages", [])) + json.dumps(body.get("tools") or [])) // 4
@@ -236,7 +256,7 @@ class OpenAIHandler(_Base):
         self.drop()
 
     def _authorised(self) -> bool:
-        key = getattr(self.server_ref, "key", None)
+        key = self.server_ref.key
         if key and self.headers.get("authorization") != f"Bearer {key}":
             self._refuse(401, "Incorrect API key provided", "invalid_api_key")
             return False
@@ -247,9 +267,9 @@ class OpenAIHandler(_Base):
         if not self._authorised():
             return
         if self.path.rstrip("/").endswith("/v1/models"):
-            models = getattr(self.server_ref, "models", ["stand-in"])
-            window = getattr(self.server_ref, "context_length", None)  # as vLLM lists it (max_model_len)
-            owner = getattr(self.server_ref, "owned_by", "stand-in")
+            models = self.server_ref.models
+            window = self.server_ref.context_length  # as vLLM lists it (max_model_len)
+            owner = self.server_ref.owned_by
             return self.send_json({"object": "list", "data": [
                 {"id": m, "object": "model", "created": 1767225600, "owned_by": owner,
                  **({"max_model_len": window} if window else {})} for m in models]})
@@ -261,24 +281,23 @@ class OpenAIHandler(_Base):
             return
         if not self.path.rstrip("/").endswith("/v1/chat/completions"):
             return self._refuse(404, f"Unknown path {self.path}", "not_found_error")
-        models = getattr(self.server_ref, "models", ["stand-in"])
-        if body.get("model") not in models and not getattr(self.server_ref, "any_name", False):
+        models = self.server_ref.models
+        if body.get("model") not in models and not self.server_ref.any_name:
             return self._refuse(404, f"The model `{body.get('model')}` does not exist", "not_found_error")
-        if body.get("tools") and getattr(self.server_ref, "tools", True) is False:
+        if body.get("tools") and self.server_ref.tools is False:
             return self._refuse(400, "tools param requires --jinja flag")
         wanted = (body.get("response_format") or {}).get("type")
-        if wanted and wanted != "text" and wanted not in getattr(self.server_ref, "formats", {"json_schema",
-                                                                                             "json_object"}):
+        if wanted and wanted != "text" and wanted not in self.server_ref.formats:
             # As llama-cpp-python 0.3.36 answers it (seen against the real server): its request validation
             # error, wrapped by its own error handler in an OpenAI-style body with status 500.
             return self._refuse(500, "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', "
                                      f"'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", "
                                      f"'input': '{wanted}'}}", "internal_server_error")
-        if not body.get("stream") and getattr(self.server_ref, "slow_plain", 0):
-            time.sleep(self.server_ref.slow_plain)  # type: ignore[attr-defined]
+        if not body.get("stream") and self.server_ref.slow_plain:
+            time.sleep(self.server_ref.slow_plain)
         too_long = self._too_long(body)
         if too_long is not None:
-            window = self.server_ref.window  # type: ignore[attr-defined]
+            window = self.server_ref.window
             if body.get("stream"):  # llama-cpp-python: the stream is open before the prompt is counted
                 self.send_response(200)
                 self.send_header("content-type", "text/event-stream")
@@ -356,7 +375,7 @@ class OpenAIHandler(_Base):
             for start in range(0, len(raw), 5):
                 chunk({"tool_calls": [{"index": index, "function": {"arguments": raw[start:start + 5]}}]})
         chunk({}, finish)
-        if (body.get("stream_options") or {}).get("include_usage") and getattr(self.server_ref, "usage", True):
+        if (body.get("stream_options") or {}).get("include_usage") and self.server_ref.usage:
             chunk(None, usage=usage)
         self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -10,17 +12,20 @@ from assistant.providers.ollama_provider import OllamaProvider
 from assistant.providers.select import select_provider
 from assistant.services.model import responder_for
 from assistant.turn.agent import Agent
-from assistant.turn.events import Done, Failed, Notice, TextDelta, ToolCall, ToolResult
+from assistant.turn.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
 from memory import episodes, reminders
-from tests.conftest import make_runtime
-from tests.standins import text_reply, tool_reply
+from tests.conftest import make_runtime, present
+from tests.standins import StandIn, text_reply, tool_reply
+
+if TYPE_CHECKING:
+    from assistant.runtime import Runtime
 
 
-async def collect(agent, text):
+async def collect(agent: Agent, text: str) -> list[Event]:
     return [e async for e in agent.turn(text)]
 
 
-async def test_anthropic_tool_round_trip_and_next_prompt(anthropic_standin, runtime):
+async def test_anthropic_tool_round_trip_and_next_prompt(anthropic_standin: StandIn, runtime: Runtime) -> None:
     anthropic_standin.script = [
         tool_reply("remember", {"content": "Pay rent", "due_at": "2026-12-01T09:00:00+00:00"}, "Saving that."),
         text_reply("Done, I will remind you."),
@@ -46,7 +51,7 @@ async def test_anthropic_tool_round_trip_and_next_prompt(anthropic_standin, runt
     assert any(r.memory.content == "Pay rent" for r in reminders.get_upcoming(runtime.store, 30))
 
     # The next turn, four days later, is rebuilt with the new clock and the reminder [DUE ...].
-    runtime.clock.fixed = runtime.clock.fixed.replace(day=26)
+    runtime.clock.fixed = runtime.clock.now().replace(day=26)
     anthropic_standin.requests.clear()
     anthropic_standin.script = [text_reply("Hello!")]
     await collect(agent, "hello again")
@@ -62,7 +67,7 @@ async def test_anthropic_tool_round_trip_and_next_prompt(anthropic_standin, runt
     assert episodes.get_episode(runtime.store, done.episode_id).outcome == "success"
 
 
-async def test_tool_errors_go_back_to_the_model(anthropic_standin, runtime):
+async def test_tool_errors_go_back_to_the_model(anthropic_standin: StandIn, runtime: Runtime) -> None:
     anthropic_standin.script = [
         tool_reply("remember", {"content": "Party", "due_at": "when pigs fly"}),
         tool_reply("update_memory", {"id": 4242, "reminded_at": "now"}, tool_id="toolu_2"),
@@ -80,7 +85,7 @@ async def test_tool_errors_go_back_to_the_model(anthropic_standin, runtime):
     assert runtime.store.one("SELECT count(*) FROM knowledge")[0] == 0
 
 
-async def test_tool_rounds_are_bounded(anthropic_standin, tmp_path):
+async def test_tool_rounds_are_bounded(anthropic_standin: StandIn, tmp_path: Path) -> None:
     rt = make_runtime(tmp_path, ASSISTANT_MAX_TOOL_ROUNDS="2")
     anthropic_standin.script = [tool_reply("recall_recent", {})]  # forever
     events = await collect(Agent(rt, responder_for(rt, AnthropicProvider("m", max_retries=0))), "loop")
@@ -92,7 +97,8 @@ async def test_tool_rounds_are_bounded(anthropic_standin, tmp_path):
     (401, "auth", "rejected"), (429, "rate_limit", "rate limiting"), (529, "overloaded", "overloaded"),
     ("drop", "network", "cannot reach"), (500, "model", "failed"),
 ])
-async def test_anthropic_failures_keep_the_message(anthropic_standin, runtime, status, kind, words):
+async def test_anthropic_failures_keep_the_message(anthropic_standin: StandIn, runtime: Runtime, status: int | str,
+                                                   kind: str, words: str) -> None:
     anthropic_standin.script = [status]
     events = await collect(Agent(runtime, responder_for(runtime, AnthropicProvider("m", max_retries=0))), "zebra message that must survive")
     done, notice = events[-1], next(e for e in events if isinstance(e, Notice))
@@ -103,7 +109,7 @@ async def test_anthropic_failures_keep_the_message(anthropic_standin, runtime, s
     assert [row[0] for row in stored] == ["zebra message that must survive"]
 
 
-async def test_anthropic_retries_then_succeeds(anthropic_standin, runtime):
+async def test_anthropic_retries_then_succeeds(anthropic_standin: StandIn, runtime: Runtime) -> None:
     anthropic_standin.script = [529, text_reply("Back again.")]
     provider = AnthropicProvider("m", max_retries=2)
     provider.client = provider.client.with_options(max_retries=2)
@@ -112,7 +118,7 @@ async def test_anthropic_retries_then_succeeds(anthropic_standin, runtime):
     assert len(anthropic_standin.bodies("/v1/messages")) == 2
 
 
-async def test_ollama_chat_with_tools(ollama_standin, runtime):
+async def test_ollama_chat_with_tools(ollama_standin: StandIn, runtime: Runtime) -> None:
     ollama_standin.script = [{"tool_calls": [("remember", {"content": "Water plants", "due_at": "tomorrow 9am"})]},
                              "I will remind you."]
     events = await collect(Agent(runtime, responder_for(runtime, OllamaProvider(ollama_standin.url, "stand-in:latest", 5))), "plants")
@@ -126,23 +132,24 @@ async def test_ollama_chat_with_tools(ollama_standin, runtime):
 
 
 @pytest.mark.parametrize("script, kind", [(404, "model"), ("drop", "network"), (("sleep", 3, "late"), "timeout")])
-async def test_ollama_failures(ollama_standin, runtime, script, kind):
+async def test_ollama_failures(ollama_standin: StandIn, runtime: Runtime, script: int | str | tuple[str, int, str],
+                               kind: str) -> None:
     ollama_standin.script = [script]
     events = await collect(Agent(runtime, responder_for(runtime, OllamaProvider(ollama_standin.url, "stand-in:latest", 1))), "hi")
     assert isinstance(events[-1], Done) and events[-1].failure == kind
 
 
-async def test_ollama_unreachable(runtime):
+async def test_ollama_unreachable(runtime: Runtime) -> None:
     events = await collect(Agent(runtime, responder_for(runtime, OllamaProvider("http://127.0.0.1:9", "x", 2))), "hi")
     assert isinstance(events[-1], Done) and "Ollama is not reachable at http://127.0.0.1:9" in events[-1].text
 
 
-def chosen(rt) -> str:
+def chosen(rt: Runtime) -> str:
     """Who answers this runtime's turns, as the model service decides it."""
     return responder_for(rt, select_provider(rt)).name
 
 
-def test_selection(tmp_path, monkeypatch, ollama_standin):
+def test_selection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ollama_standin: StandIn) -> None:
     rt = make_runtime(tmp_path)
     assert chosen(rt) == "ollama"  # reachable stand-in, no key
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-x")
@@ -154,7 +161,7 @@ def test_selection(tmp_path, monkeypatch, ollama_standin):
     rt.close()
 
 
-def test_episode_lifecycle_idle_gap_and_close(tmp_path):
+def test_episode_lifecycle_idle_gap_and_close(tmp_path: Path) -> None:
     from datetime import timedelta
 
     from assistant.responders.offline import OfflineResponder
@@ -165,7 +172,7 @@ def test_episode_lifecycle_idle_gap_and_close(tmp_path):
     episodes.add_message(rt.store, first.id, "user", "remind me to call mom tomorrow at 6pm")
     episodes.add_message(rt.store, first.id, "assistant", "Okay.")
     assert agent.current_episode().id == first.id  # still within the gap
-    rt.clock.fixed += timedelta(minutes=31)
+    rt.clock.fixed = rt.clock.now() + timedelta(minutes=31)
     second = agent.current_episode()
     assert second.id != first.id
     closed = episodes.get_episode(rt.store, first.id)
@@ -176,7 +183,7 @@ def test_episode_lifecycle_idle_gap_and_close(tmp_path):
     rt.close()
 
 
-def test_title_from_local_model(tmp_path, ollama_standin):
+def test_title_from_local_model(tmp_path: Path, ollama_standin: StandIn) -> None:
     from assistant.turn.titles import title_and_summary
     from memory.episodes import Message
 
@@ -193,7 +200,8 @@ def test_title_from_local_model(tmp_path, ollama_standin):
     rt.close()
 
 
-def test_a_closed_conversation_owes_its_model_title_until_a_process_with_a_model_writes_it(tmp_path, ollama_standin):
+def test_a_closed_conversation_owes_its_model_title_until_a_process_with_a_model_writes_it(
+        tmp_path: Path, ollama_standin: StandIn) -> None:
     """Quit never waits for a model: the quick title at once, the model's later (SPEC F7)."""
     from assistant.responders.offline import OfflineResponder
     from assistant.turn.titles import owed_titles
@@ -216,7 +224,7 @@ def test_a_closed_conversation_owes_its_model_title_until_a_process_with_a_model
     rt.close()
 
 
-def test_titles_never_send_a_private_memory_to_the_local_model(tmp_path, ollama_standin):
+def test_titles_never_send_a_private_memory_to_the_local_model(tmp_path: Path, ollama_standin: StandIn) -> None:
     from assistant.turn.titles import title_and_summary
     from memory import memories
     from memory.episodes import Message
@@ -232,7 +240,8 @@ def test_titles_never_send_a_private_memory_to_the_local_model(tmp_path, ollama_
 
 
 @pytest.mark.parametrize("status, kind", [(401, "auth"), (429, "rate_limit"), (500, "model"), ("drop", "network")])
-async def test_unreachable_model_still_sets_the_reminder_offline(anthropic_standin, runtime, status, kind):
+async def test_unreachable_model_still_sets_the_reminder_offline(anthropic_standin: StandIn, runtime: Runtime,
+                                                                 status: int | str, kind: str) -> None:
     anthropic_standin.script = [status]
     events = await collect(Agent(runtime, responder_for(runtime, AnthropicProvider("m", max_retries=0))),
                            "remind me to buy bread tomorrow at 10am")
@@ -248,7 +257,8 @@ async def test_unreachable_model_still_sets_the_reminder_offline(anthropic_stand
     assert [row[0] for row in stored] == ["user", "assistant"] and stored[1][1] == done.text
 
 
-async def test_a_failed_tool_in_an_offline_fallback_turn_is_said_once(anthropic_standin, runtime) -> None:
+async def test_a_failed_tool_in_an_offline_fallback_turn_is_said_once(anthropic_standin: StandIn,
+                                                                      runtime: Runtime) -> None:
     """The offline answer words every result, a failure too: the fallback's tool line must not say it again."""
     anthropic_standin.script = [500]
     events = await collect(Agent(runtime, responder_for(runtime, AnthropicProvider("m", max_retries=0))),
@@ -260,7 +270,8 @@ async def test_a_failed_tool_in_an_offline_fallback_turn_is_said_once(anthropic_
     assert "That didn't work: no memory with id 999" in done.text
 
 
-async def test_unreachable_model_answers_a_question_from_memory(runtime, monkeypatch):
+async def test_unreachable_model_answers_a_question_from_memory(runtime: Runtime,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     from memory import memories
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test-not-sent-anywhere")
@@ -272,7 +283,8 @@ async def test_unreachable_model_answers_a_question_from_memory(runtime, monkeyp
     assert "From memory (you told me Sun Nov 22): the boiler code is 4471" in events[-1].text
 
 
-async def test_a_model_that_fails_after_acting_is_not_repeated_offline(anthropic_standin, runtime):
+async def test_a_model_that_fails_after_acting_is_not_repeated_offline(anthropic_standin: StandIn,
+                                                                       runtime: Runtime) -> None:
     anthropic_standin.script = [tool_reply("remember", {"content": "Pay rent", "due_at": "2026-12-01T09:00:00+00:00"}),
                                 500]
     events = await collect(Agent(runtime, responder_for(runtime, AnthropicProvider("m", max_retries=0))), "remind me to pay rent on the 1st")
@@ -280,7 +292,7 @@ async def test_a_model_that_fails_after_acting_is_not_repeated_offline(anthropic
     assert len(reminders.list_open_reminders(runtime.store, 30)) == 1  # set once, by the model
 
 
-def test_tool_schemas_and_validation_come_from_the_signatures(runtime):
+def test_tool_schemas_and_validation_come_from_the_signatures(runtime: Runtime) -> None:
     """One registry of typed functions: the schema offered and the checks applied are the same thing."""
     from assistant.errors import ToolError
     from assistant.tools import TOOL_SPECS, execute_tool
@@ -292,9 +304,10 @@ def test_tool_schemas_and_validation_come_from_the_signatures(runtime):
         "type": "integer"}
     assert "reminder" in specs["remember"]["properties"]["kind"]["anyOf"][0]["enum"]
     outcome = execute_tool(runtime, "remember", {"content": "Pay rent", "importance": "4", "extra": "ignored"})
-    assert outcome.data["importance"] == 4 and outcome.changed == "memories"  # "4" from a small model is fine
-    for args, words in [({"content": "x", "importance": 9}, "importance"), ({}, "content"),
-                        ({"content": "x", "kind": "wish"}, "kind")]:
+    assert present(outcome.data)["importance"] == 4 and outcome.changed == "memories"  # "4" from a small model is fine
+    refused: list[tuple[dict[str, Any], str]] = [({"content": "x", "importance": 9}, "importance"), ({}, "content"),
+                                                 ({"content": "x", "kind": "wish"}, "kind")]
+    for args, words in refused:
         with pytest.raises(ToolError) as info:
             execute_tool(runtime, "remember", args)
         assert words in str(info.value) and "bad arguments for remember" in str(info.value)
@@ -302,15 +315,17 @@ def test_tool_schemas_and_validation_come_from_the_signatures(runtime):
         execute_tool(runtime, "remember", {"content": "x", "due_at": "2020-01-01T09:00:00Z"})
     # A conventional time of today that has passed is due at once, with the usual note (issue 22).
     outcome = execute_tool(runtime, "remember", {"content": "lock the car", "due_at": "this morning"})
-    assert outcome.data["due_at"] == "2026-11-22T09:00:00+00:00"
+    assert present(outcome.data)["due_at"] == "2026-11-22T09:00:00+00:00"
     assert "Note: Sun Nov 22 09:00 has already passed, so this reminder is overdue" in outcome.content
     assert "has already passed" in outcome.summary
-    moved = execute_tool(runtime, "update_memory", {"id": outcome.data["id"], "due_at": "today at noon"})
-    assert moved.data["due_at"] == "2026-11-22T12:00:00+00:00" and "has already passed" in moved.content
+    moved = execute_tool(runtime, "update_memory", {"id": present(outcome.data)["id"], "due_at": "today at noon"})
+    assert present(moved.data)["due_at"] == "2026-11-22T12:00:00+00:00" and "has already passed" in moved.content
     with pytest.raises(ToolError, match="has already passed"):
-        execute_tool(runtime, "update_memory", {"id": outcome.data["id"], "due_at": "yesterday at 3pm"})
+        execute_tool(runtime, "update_memory", {"id": present(outcome.data)["id"], "due_at": "yesterday at 3pm"})
     # What a confused model sends: never an exception out of the turn, always a message back to it.
-    for name, args in [("update_memory", {"id": 10**23, "done": True}), ("remember", {"content": "x", "importance": 1e400}),
-                       ("forget", {"id": -(10**30)}), ("recall", {"query": "x", "limit": 10**30})]:
+    confused: list[tuple[str, dict[str, Any]]] = [
+        ("update_memory", {"id": 10**23, "done": True}), ("remember", {"content": "x", "importance": 1e400}),
+        ("forget", {"id": -(10**30)}), ("recall", {"query": "x", "limit": 10**30})]
+    for name, args in confused:
         with pytest.raises(ToolError):
             execute_tool(runtime, name, args)

@@ -7,6 +7,7 @@ import json
 import re
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -17,6 +18,11 @@ from memory import vectors
 from memory.search import EMBED_PER_SEARCH
 from memory.search.embeddings import pending_count
 from tests.conftest import make_runtime, write_jsonl
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from assistant.runtime import Runtime
 
 BACKLOG = 20_000
 
@@ -34,13 +40,14 @@ class CountingEmbedder:
     def dimension(self) -> int:
         return 16
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str]) -> NDArray[np.float32]:
         self.texts += len(texts)
         out = self.rng.normal(size=(len(texts), 16)).astype(np.float32)
-        return out / np.linalg.norm(out, axis=1, keepdims=True)
+        unit: NDArray[np.float32] = out / np.linalg.norm(out, axis=1, keepdims=True)
+        return unit
 
 
-def _runtime_with_backlog(tmp_path, **env):
+def _runtime_with_backlog(tmp_path: Path, **env: str) -> tuple[Runtime, CountingEmbedder, list[str]]:
     runtime = make_runtime(tmp_path, **env)
     runtime.__dict__["embedder"] = embedder = CountingEmbedder()
     notices: list[str] = []
@@ -56,7 +63,7 @@ def _runtime_with_backlog(tmp_path, **env):
     return runtime, embedder, notices
 
 
-def test_recall_answers_at_once_with_20k_texts_waiting(tmp_path, capsys):
+def test_recall_answers_at_once_with_20k_texts_waiting(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     runtime, embedder, notices = _runtime_with_backlog(tmp_path)
     args = argparse.Namespace(query=["harbour", "festival"], mode="standard", limit=5, reason=False, json=True)
     assert conversations.cmd_recall(runtime, args) == 0
@@ -76,7 +83,8 @@ def test_recall_answers_at_once_with_20k_texts_waiting(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_index_embeds_the_backlog_and_the_app_does_it_in_steps(tmp_path, capsys):
+def test_index_embeds_the_backlog_and_the_app_does_it_in_steps(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
     runtime, embedder, _ = _runtime_with_backlog(tmp_path)
     session = EmbeddingService(runtime)
     assert session.backlog() == BACKLOG
@@ -89,7 +97,7 @@ def test_index_embeds_the_backlog_and_the_app_does_it_in_steps(tmp_path, capsys)
     runtime.close()
 
 
-def test_import_with_index_embeds_what_it_imported(tmp_path, capsys):
+def test_import_with_index_embeds_what_it_imported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     runtime = make_runtime(tmp_path)
     runtime.__dict__["embedder"] = CountingEmbedder()
     source = write_jsonl(tmp_path / "in.jsonl", [{"type": "memory", "content": f"note {i}"} for i in range(300)])
@@ -100,7 +108,7 @@ def test_import_with_index_embeds_what_it_imported(tmp_path, capsys):
     runtime.close()
 
 
-def test_import_embeds_what_it_imported_without_being_asked(tmp_path, capsys):
+def test_import_embeds_what_it_imported_without_being_asked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     runtime = make_runtime(tmp_path)
     runtime.__dict__["embedder"] = embedder = CountingEmbedder()
     source = write_jsonl(tmp_path / "in.jsonl", [{"type": "memory", "content": f"note {i}"} for i in range(300)])
@@ -119,7 +127,7 @@ class UnloadableEmbedder(CountingEmbedder):
         raise EmbedderUnavailable("the embedding model 'counting' could not load: no such file")
 
 
-def test_an_import_stands_when_the_model_cannot_load(tmp_path, capsys):
+def test_an_import_stands_when_the_model_cannot_load(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     runtime = make_runtime(tmp_path)
     runtime.__dict__["embedder"] = UnloadableEmbedder()
     source = write_jsonl(tmp_path / "in.jsonl", [{"type": "memory", "content": f"note {i}"} for i in range(300)])

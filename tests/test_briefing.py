@@ -5,7 +5,10 @@ a private session bus, as tests/test_notify.py does), and nothing at all on a da
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -13,8 +16,11 @@ from assistant.briefing import NOTHING, briefing_for_launch, build_briefing
 from memory import episodes, memories, reminders
 from memory.store import Store
 from memory.time.clock import Clock
-from tests.conftest import T0, make_clock
-from tests.test_notify import Desktop, notifiers, session_bus  # noqa: F401 - the fixtures
+from tests.conftest import T0, Cli, make_clock
+from tests.test_notify import Desktop, NotifierProcess, notifiers, session_bus  # noqa: F401 - the fixtures
+
+if TYPE_CHECKING:
+    from tests.desktop_bus import SessionBus
 
 DAY = "2026-11-22T{}:00+00:00"  # T0 is Sunday Nov 22 14:00 UTC
 
@@ -47,7 +53,7 @@ def seeded(store: Store) -> dict[str, int]:
     return ids
 
 
-def test_the_briefing_holds_today_in_time_order_the_overdue_yesterday_and_what_changed(store):
+def test_the_briefing_holds_today_in_time_order_the_overdue_yesterday_and_what_changed(store: Store) -> None:
     ids = seeded(store)
     b = build_briefing(store, store.clock)
     assert b.label == "Sun Nov 22"
@@ -62,7 +68,7 @@ def test_the_briefing_holds_today_in_time_order_the_overdue_yesterday_and_what_c
     assert "book the dentist" not in text and "water the plants" not in text and "Vaillant" not in text
 
 
-def test_a_day_with_nothing_in_it_has_no_briefing(store):
+def test_a_day_with_nothing_in_it_has_no_briefing(store: Store) -> None:
     memories.remember(store, "the boiler is a Vaillant", kind="fact")  # said long before yesterday
     long_ago = "2026-01-01T00:00:00+00:00"
     store.execute("UPDATE knowledge SET created_at = ?, updated_at = ?", (long_ago, long_ago))
@@ -70,7 +76,7 @@ def test_a_day_with_nothing_in_it_has_no_briefing(store):
     assert b.empty and b.text() == NOTHING
 
 
-def test_the_day_is_local(tmp_path):
+def test_the_day_is_local(tmp_path: Path) -> None:
     """Late on Sunday in New York is Monday in UTC: "today" is the person's day."""
     clock = make_clock("2026-11-23T03:00:00+00:00", "America/New_York")  # Sun Nov 22 22:00 local
     with Store(tmp_path / "m.db", clock) as store:
@@ -80,7 +86,7 @@ def test_the_day_is_local(tmp_path):
     assert b.label == "Sun Nov 22" and [(i.text, i.when) for i in b.today] == [("take out the bins", "23:00")]
 
 
-def test_the_app_gets_it_on_the_first_launch_of_a_day_only(store):
+def test_the_app_gets_it_on_the_first_launch_of_a_day_only(store: Store) -> None:
     seeded(store)
     assert briefing_for_launch(store, store.clock) is not None
     assert briefing_for_launch(store, store.clock) is None  # the second launch that day
@@ -92,13 +98,13 @@ def test_the_app_gets_it_on_the_first_launch_of_a_day_only(store):
         assert briefing_for_launch(next_day, tomorrow) is not None
 
 
-def test_an_empty_day_shows_nothing_and_a_later_launch_that_day_neither(store):
+def test_an_empty_day_shows_nothing_and_a_later_launch_that_day_neither(store: Store) -> None:
     assert briefing_for_launch(store, store.clock) is None
     memories.remember(store, "call the plumber", due_at=DAY.format("16"))
     assert briefing_for_launch(store, store.clock) is None
 
 
-def test_the_command_prints_it_and_says_one_line_on_an_empty_day(cli):
+def test_the_command_prints_it_and_says_one_line_on_an_empty_day(cli: Cli) -> None:
     Store(cli.db).close()  # a new, empty store
     code, out, err = cli("briefing")
     assert (code, out, err) == (0, NOTHING + "\n", "")
@@ -117,7 +123,7 @@ def test_the_command_prints_it_and_says_one_line_on_an_empty_day(cli):
 # -- the notifier posts it once a day at the briefing time --------------------------------------
 
 @pytest.fixture
-def desktop(session_bus, monkeypatch) -> Desktop:  # noqa: F811 - the fixture imported above
+def desktop(session_bus: SessionBus, monkeypatch: pytest.MonkeyPatch) -> Desktop:  # noqa: F811 - the fixture imported above
     monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", session_bus.address)
     monkeypatch.setenv("ASSISTANT_NOTIFY__BRIEFING_TIME", "08:00")
     return Desktop(session_bus)
@@ -129,7 +135,8 @@ def at(now: str) -> tuple[str, ...]:
 
 
 @pytest.mark.slow
-def test_two_notifiers_post_the_briefing_once_and_not_before_its_time(tmp_path, desktop, notifiers):  # noqa: F811 - the fixture imported above
+def test_two_notifiers_post_the_briefing_once_and_not_before_its_time(
+        tmp_path: Path, desktop: Desktop, notifiers: Callable[..., NotifierProcess]) -> None:  # noqa: F811 - the fixture imported above
     db = str(tmp_path / "m.db")
     with Store(db, make_clock(T0)) as store:
         seeded(store)
@@ -155,7 +162,8 @@ def test_two_notifiers_post_the_briefing_once_and_not_before_its_time(tmp_path, 
 
 
 @pytest.mark.slow
-def test_a_day_with_nothing_in_it_posts_nothing(tmp_path, desktop, notifiers):  # noqa: F811 - the fixture imported above
+def test_a_day_with_nothing_in_it_posts_nothing(tmp_path: Path, desktop: Desktop,
+                                                notifiers: Callable[..., NotifierProcess]) -> None:  # noqa: F811 - the fixture imported above
     db = str(tmp_path / "m.db")
     Store(db, make_clock(T0)).close()
     notifier = notifiers(db, *at("2026-11-22T08:00:30+00:00"))

@@ -4,7 +4,7 @@ tests/test_caldav.py (slow: a real Radicale)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from pathlib import Path
 
 import pytest
 
@@ -39,7 +39,7 @@ def test_what_is_written_reads_back_the_same(store: Store) -> None:
     assert "\x1b" not in _round_trip(store, weird.id)[2]
 
 
-def test_a_repeating_reminder_in_a_zone_is_written_with_its_tzid_and_read_back(tmp_path: Any) -> None:
+def test_a_repeating_reminder_in_a_zone_is_written_with_its_tzid_and_read_back(tmp_path: Path) -> None:
     clock = Clock(zone_from_name("Europe/Berlin"), T0)
     with Store(tmp_path / "berlin.db", clock) as store:
         bins = remember(store, "bins out", due_at="every tuesday at 7pm")

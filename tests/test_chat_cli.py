@@ -3,11 +3,15 @@ does; `chat --new` starts a new one; a recap line uses the key-word title (issue
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import pytest
 
 from memory import episodes
 from memory.store import Store
+
+if TYPE_CHECKING:
+    from tests.conftest import Cli
 
 
 def conversations(db: str) -> list[tuple[int, int, bool]]:
@@ -19,7 +23,7 @@ def conversations(db: str) -> list[tuple[int, int, bool]]:
 
 
 @pytest.mark.slow
-def test_chat_continues_the_conversation_in_progress_and_new_starts_another(cli):
+def test_chat_continues_the_conversation_in_progress_and_new_starts_another(cli: Cli) -> None:
     assert cli("chat", "remember that the boiler code is 4471")[0] == 0
     assert cli("chat", "what is the boiler code?", now="2026-11-22T14:10:00+00:00")[0] == 0
     assert conversations(cli.db) == [(1, 4, True)]  # one conversation, two turns
@@ -34,6 +38,6 @@ def test_chat_continues_the_conversation_in_progress_and_new_starts_another(cli)
     assert [c[0] for c in conversations(cli.db)] == [3, 2, 1]
 
 
-def test_chat_new_with_nothing_in_progress_just_starts_one(cli):
+def test_chat_new_with_nothing_in_progress_just_starts_one(cli: Cli) -> None:
     code, out, _ = cli("chat", "--new", "remind me to call mom tomorrow at 6pm")
     assert code == 0 and "call mom" in out and conversations(cli.db) == [(1, 2, True)]

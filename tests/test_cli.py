@@ -5,16 +5,16 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from assistant.cli.program import main
+from tests.conftest import Cli, present
 
 NOW = "2026-11-22T14:00:00+00:00"
 
 
-def test_remember_and_list_json(cli):
+def test_remember_and_list_json(cli: Cli) -> None:
     code, out, _ = cli("remember", "Call the plumber", "--due", "2026-11-25T10:00:00+00:00", "--json")
     memory = json.loads(out)
     assert code == 0 and memory["kind"] == "reminder" and memory["due_at"] == "2026-11-25T10:00:00+00:00"
@@ -33,7 +33,7 @@ def test_remember_and_list_json(cli):
     (("frobnicate",), "invalid choice"),
     (("import", "/nonexistent/file.jsonl"), "cannot read"),
 ])
-def test_bad_input_exit_2_one_line(cli, args, fragment):
+def test_bad_input_exit_2_one_line(cli: Cli, args: tuple[str, ...], fragment: str) -> None:
     cli("remember", "Book the vet", "--due", "2026-11-23T09:00:00+00:00")
     code, out, err = cli(*args)
     assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
@@ -41,7 +41,7 @@ def test_bad_input_exit_2_one_line(cli, args, fragment):
     assert [json.loads(line)["content"] for line in out.splitlines()] == ["Book the vet"]
 
 
-def test_bad_now_and_bad_config(cli, tmp_path, monkeypatch):
+def test_bad_now_and_bad_config(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     code, _, err = cli("reminders", now="yesterday-ish")
     assert code == 2 and "now" in err
     config = tmp_path / "c.toml"
@@ -51,7 +51,7 @@ def test_bad_now_and_bad_config(cli, tmp_path, monkeypatch):
     assert code == 2 and "prompt.max_memory_tokens" in err and str(config) in err
 
 
-def test_import_reports_line_and_changes_nothing(cli, tmp_path):
+def test_import_reports_line_and_changes_nothing(cli: Cli, tmp_path: Path) -> None:
     src = tmp_path / "in.jsonl"
     src.write_text('{"type": "memory", "content": "ok"}\n{"type": "memory", "content": "x", "importance": 0}\n')
     code, _, err = cli("import", str(src))
@@ -59,7 +59,7 @@ def test_import_reports_line_and_changes_nothing(cli, tmp_path):
     assert cli("export")[1] == ""
 
 
-def test_export_import_via_files(cli, tmp_path, capsys):
+def test_export_import_via_files(cli: Cli, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cli("remember", "Pay rent", "--due", "tomorrow at 9am")
     cli("remember", "Bins", "--due", "every Tuesday at 7pm")
     cli("remember", "Likes window seats", "--kind", "preference", "--private")
@@ -76,7 +76,7 @@ def test_export_import_via_files(cli, tmp_path, capsys):
         ("Likes window seats", None, True)]
 
 
-def test_recap_text_and_json(cli, tmp_path):
+def test_recap_text_and_json(cli: Cli, tmp_path: Path) -> None:
     src = tmp_path / "ep.jsonl"
     src.write_text(json.dumps({"type": "episode", "id": "e1", "title": "Ski Trip Planning", "summary": "Budget",
                                "outcome": "success", "started_at": "2026-11-22T13:00:00+00:00",
@@ -88,7 +88,7 @@ def test_recap_text_and_json(cli, tmp_path):
     assert "[Nov 22 13:00] Ski Trip Planning" in cli("recap")[1]
 
 
-def test_status_json(cli):
+def test_status_json(cli: Cli) -> None:
     cli("remember", "hello")
     data = json.loads(cli("status", "--json")[1])
     assert data["memories"] == 1 and data["schema_version"] >= 1 and data["timezone"] == "UTC"
@@ -102,7 +102,7 @@ HEAVY = ("fastembed", "onnxruntime", "dateparser", "anthropic", "ollama", "opena
 
 @pytest.mark.slow
 @pytest.mark.parametrize("args", LIGHT_COMMANDS, ids=lambda a: a[0])
-def test_light_commands_import_nothing_heavy(tmp_path, args):
+def test_light_commands_import_nothing_heavy(tmp_path: Path, args: list[str]) -> None:
     db = str(tmp_path / "m.db")
     code = (
         "import sys\nfrom assistant.cli import main\n"
@@ -114,20 +114,20 @@ def test_light_commands_import_nothing_heavy(tmp_path, args):
     assert out.stdout.strip().splitlines()[-1] == "0 []", out.stdout + out.stderr
 
 
-def test_database_file_is_private(tmp_path, cli):
+def test_database_file_is_private(tmp_path: Path, cli: Cli) -> None:
     cli("remember", "x")
     assert (tmp_path / "m.db").stat().st_mode & 0o777 == 0o600
 
 
 @pytest.mark.slow
-def test_two_processes_writing_at_once_lose_nothing(tmp_path):
+def test_two_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
     db = str(tmp_path / "m.db")
     script = ("import sys\nfrom assistant.cli import main\n"
               "for i in range(40):\n"
               f"    assert main(['remember', f'{{sys.argv[1]}} note {{i}}', '--db', {db!r}, '--now', {NOW!r}]) == 0\n")
     procs = [subprocess.Popen([sys.executable, "-c", script, name], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
              for name in ("ui", "cli")]
-    assert all(p.wait(timeout=120) == 0 for p in procs), [p.stderr.read() for p in procs]
+    assert all(p.wait(timeout=120) == 0 for p in procs), [present(p.stderr).read() for p in procs]
     from memory.store import Store
 
     store = Store(db)
@@ -136,7 +136,7 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path):
     store.close()
 
 
-def test_reminders_lists_mentioned_ones_too(cli):
+def test_reminders_lists_mentioned_ones_too(cli: Cli) -> None:
     """`assistant reminders` is the user's list: a reminder the assistant mentioned stays in it."""
     code, out, _ = cli("remember", "Call the plumber", "--due", "2026-11-25T10:00:00+00:00", "--json")
     memory_id = json.loads(out)["id"]
@@ -148,7 +148,7 @@ def test_reminders_lists_mentioned_ones_too(cli):
     assert "Call the plumber" in out and "mentioned Sun Nov 22 14:00" in out
 
 
-def test_repeating_reminder_from_the_cli(cli):
+def test_repeating_reminder_from_the_cli(cli: Cli) -> None:
     code, out, _ = cli("remember", "Take out the bins", "--due", "every Tuesday at 7pm", "--json")
     memory = json.loads(out)
     assert code == 0 and memory["recurrence"]["rule"] == "FREQ=WEEKLY;BYDAY=TU"
@@ -162,7 +162,7 @@ def test_repeating_reminder_from_the_cli(cli):
     assert item["due_at"] == "2026-12-01T19:00:00+00:00" and item["done_at"] is None
 
 
-def test_calendar_export_and_import(cli, tmp_path, capsys):
+def test_calendar_export_and_import(cli: Cli, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cli("remember", "Take out the bins", "--due", "every Tuesday at 7pm")
     cli("remember", "Dentist", "--due", "2026-11-25T10:00:00+00:00")
     target = tmp_path / "reminders.ics"
@@ -182,7 +182,7 @@ def test_calendar_export_and_import(cli, tmp_path, capsys):
     assert code == 2 and "not both" in err
 
 
-def test_bad_calendar_exit_2_names_the_line(cli, tmp_path):
+def test_bad_calendar_exit_2_names_the_line(cli: Cli, tmp_path: Path) -> None:
     bad = tmp_path / "cal.ics"
     bad.write_text("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nBEGIN:VEVENT\r\nUID:a@x\r\nSUMMARY:Good\r\n"
                    "DTSTART:20261201T090000Z\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:b@x\r\nSUMMARY:Bad\r\n"
@@ -194,7 +194,7 @@ def test_bad_calendar_exit_2_names_the_line(cli, tmp_path):
     assert json.loads(out) == []  # the good event before it was not written either
 
 
-def test_import_twice_says_nothing_was_new(cli, tmp_path):
+def test_import_twice_says_nothing_was_new(cli: Cli, tmp_path: Path) -> None:
     src = tmp_path / "m.jsonl"
     src.write_text(json.dumps({"type": "memory", "kind": "fact", "content": "Likes skiing"}) + "\n")
     code, out, _ = cli("import", str(src))
@@ -209,17 +209,17 @@ def test_import_twice_says_nothing_was_new(cli, tmp_path):
     ("recap", "--hours", "1e308"), ("remember", "x", "--due", "in 9999999999 hours"),
     ("remember", "x", "--due", "0001-01-01"), ("export", "/nonexistent/dir/x.jsonl"),
 ])
-def test_absurd_arguments_exit_2_with_one_line(cli, tmp_path, args):
+def test_absurd_arguments_exit_2_with_one_line(cli: Cli, tmp_path: Path, args: tuple[str, ...]) -> None:
     code, out, err = cli(*args)
     assert code == 2 and len(err.strip().splitlines()) == 1 and "unexpected" not in err and "Traceback" not in err
 
 
-def test_frozen_clock_out_of_range_exits_2(cli):
+def test_frozen_clock_out_of_range_exits_2(cli: Cli) -> None:
     code, _, err = cli("reminders", now="9999-12-31T23:59:59Z")
     assert code == 2 and "out of range" in err
 
 
-def test_export_to_a_directory_leaves_nothing_behind(cli, tmp_path):
+def test_export_to_a_directory_leaves_nothing_behind(cli: Cli, tmp_path: Path) -> None:
     target = tmp_path / "dir"
     target.mkdir()
     cli("remember", "something to export")
@@ -229,14 +229,14 @@ def test_export_to_a_directory_leaves_nothing_behind(cli, tmp_path):
     assert code == 0 and (tmp_path / "ok.jsonl").stat().st_mode & 0o777 == 0o600
 
 
-def test_a_database_that_cannot_be_created_exits_2(capsys):
+def test_a_database_that_cannot_be_created_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["remember", "x", "--db", "/proc/x.db"]) == 2
     err = capsys.readouterr().err
     assert "cannot create the database /proc/x.db" in err and len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.slow
-def test_no_terminal_no_tui(tmp_path):
+def test_no_terminal_no_tui(tmp_path: Path) -> None:
     """Issue 13: with stdin from /dev/null and output to a file the TUI spun at 85 % CPU."""
     exe = Path(sys.executable).with_name("assistant")
     out = subprocess.run([str(exe), "--db", str(tmp_path / "m.db")], stdin=subprocess.DEVNULL, capture_output=True,
@@ -244,7 +244,7 @@ def test_no_terminal_no_tui(tmp_path):
     assert out.returncode == 2 and "needs a terminal" in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
 
-def test_a_passed_conventional_time_is_due_at_once_and_said(cli):
+def test_a_passed_conventional_time_is_due_at_once_and_said(cli: Cli) -> None:
     """Issue 22: "tonight" at 22:50 is kept (overdue, with the usual note); snooze follows the same rule."""
     late = "2026-11-22T22:50:00+00:00"
     code, out, err = cli("remember", "lock the car", "--due", "tonight", "--json", now=late)
@@ -257,7 +257,8 @@ def test_a_passed_conventional_time_is_due_at_once_and_said(cli):
     assert code == 2 and "has already passed" in err and err.count("\n") == 1
 
 
-def test_a_day_without_a_time_uses_the_configured_default_time(cli, tmp_path, monkeypatch):
+def test_a_day_without_a_time_uses_the_configured_default_time(cli: Cli, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     late = "2026-11-22T23:18:00+00:00"
     code, out, _ = cli("remember", "bring the laptop charger", "--due", "tomorrow", "--json", now=late)
     assert json.loads(out)["due_at"] == "2026-11-23T09:00:00+00:00"
@@ -277,13 +278,13 @@ def test_a_day_without_a_time_uses_the_configured_default_time(cli, tmp_path, mo
                                       ("tomorrow at 111:00", "no such time of day"),
                                       ("tomorrow " * 5000, "longer than 200 characters"),
                                       ("every every every day", "said twice")])
-def test_impossible_or_endless_due_phrases_are_one_line_naming_the_phrase(cli, due, why):
+def test_impossible_or_endless_due_phrases_are_one_line_naming_the_phrase(cli: Cli, due: str, why: str) -> None:
     code, _, err = cli("remember", "x", "--due", due)
     assert code == 2 and why in err and err.count("\n") == 1 and due[:20] in err
     assert cli("reminders", "--json")[1].strip() == "[]"
 
 
-def test_remember_takes_its_words_unquoted_as_recall_does(cli: Any) -> None:
+def test_remember_takes_its_words_unquoted_as_recall_does(cli: Cli) -> None:
     """Issue 46: `assistant remember buy milk` said "unrecognized arguments: milk" while `recall door code`
     took both words; the words are one text, with options before or after them."""
     code, out, err = cli("remember", "buy", "milk", "--json")
@@ -294,7 +295,7 @@ def test_remember_takes_its_words_unquoted_as_recall_does(cli: Any) -> None:
     assert code == 2 and "text" in err and err.count("\n") == 1
 
 
-def test_a_passed_due_date_is_saved_and_said_plainly_not_as_a_refusal(cli: Any) -> None:
+def test_a_passed_due_date_is_saved_and_said_plainly_not_as_a_refusal(cli: Cli) -> None:
     """Issue 46: `remember --due yesterday` saved the reminder (exit 0) with a note that read as a refusal
     ("--allow-past says you meant it"). It is saved, overdue at once, and the line says exactly that."""
     code, out, err = cli("remember", "water", "the", "ferns", "--due", "yesterday")

@@ -9,19 +9,28 @@ import subprocess
 import sys
 import time
 from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assistant.providers.local import LocalModel
-from memory.consolidation.pipeline import Consolidator, Options, tier_counts
+from memory.consolidation.options import Options
+from memory.consolidation.pipeline import Consolidator, tier_counts
 from memory.consolidation.retention import retention, tier_for
 from memory.edges import edges_of
 from memory.search import Searcher
 from memory.time.instants import UTC
 from memory.transfer.jsonl_import import import_records
 from tests.conftest import T0
+
+if TYPE_CHECKING:
+    from assistant.outbound.send import GatedConsolidationModel
+    from memory.search.embeddings import LocalEmbedder
+    from memory.store import Store
+    from tests.standins import StandIn
 
 TOPICS = {
     "sourdough": ["I fed my sourdough starter twice today", "My sourdough loaf came out dense again",
@@ -37,7 +46,7 @@ UNRELATED = ["Buy milk", "My cousin's birthday is in June", "The car needs new w
              "I prefer aisle seats on planes"]
 
 
-def fixture_records():
+def fixture_records() -> list[dict[str, str]]:
     out, day = [], 1
     for notes in TOPICS.values():
         for note in notes:
@@ -52,12 +61,12 @@ def fixture_records():
 
 
 @pytest.fixture
-def filled(store):
+def filled(store: Store) -> Store:
     import_records(store, [json.dumps(r) for r in fixture_records()])
     return store
 
 
-def answer_for(body):
+def answer_for(body: dict[str, Any]) -> dict[str, Any]:
     text = json.dumps(body).lower()
     if "supersedes" in json.dumps(body.get("format", {})):
         moved = "lisbon" in text and "berlin" in text
@@ -68,10 +77,10 @@ def answer_for(body):
 
 
 @pytest.fixture
-def smart_ollama(ollama_standin):
+def smart_ollama(ollama_standin: StandIn) -> StandIn:
     original = ollama_standin.next_response
 
-    def respond():
+    def respond() -> Any:
         body = ollama_standin.requests[-1]["body"]
         scripted_reply = original()
         return scripted_reply if scripted_reply is not None else answer_for(body)
@@ -80,19 +89,20 @@ def smart_ollama(ollama_standin):
     return ollama_standin
 
 
-def gated(store, local):
+def gated(store: Store, local: LocalModel) -> GatedConsolidationModel:
     """The local model as the app hands it to consolidation: behind the outbound gate."""
     from assistant.outbound.send import GatedConsolidationModel
 
     return GatedConsolidationModel(store, local)
 
 
-def model(url, **kw):
-    return LocalModel(url, "stand-in:latest", timeout=kw.pop("timeout", 5), backoff=0.01, **kw)
+def model(url: str, timeout: float = 5, **kw: int) -> LocalModel:
+    return LocalModel(url, "stand-in:latest", timeout=timeout, backoff=0.01, **kw)
 
 
 @pytest.mark.slow
-def test_full_run_clusters_summarises_supersedes_and_deletes_nothing(filled, embedder, smart_ollama):
+def test_full_run_clusters_summarises_supersedes_and_deletes_nothing(filled: Store, embedder: LocalEmbedder,
+                                                                     smart_ollama: StandIn) -> None:
     before = filled.one("SELECT count(*) FROM knowledge")[0]
     result = Consolidator(filled, embedder, gated(filled, model(smart_ollama.url)), Options()).run(full=True)
     assert result.errors == [] and result.clusters_found == 3 and result.summaries_created == 3
@@ -122,7 +132,7 @@ def test_full_run_clusters_summarises_supersedes_and_deletes_nothing(filled, emb
     assert filled.one("SELECT retention FROM memory_meta WHERE memory_id = ?", (berlin,))[0] >= 0.1
 
 
-def test_ollama_down_still_scores_and_tiers(filled, embedder):
+def test_ollama_down_still_scores_and_tiers(filled: Store, embedder: LocalEmbedder) -> None:
     result = Consolidator(filled, embedder, gated(filled, model("http://127.0.0.1:9"))).run(full=True)
     assert any("Ollama is not reachable at http://127.0.0.1:9" in m for m in result.messages)
     assert result.summaries_created == 0 and result.completed_at
@@ -130,7 +140,7 @@ def test_ollama_down_still_scores_and_tiers(filled, embedder):
     assert tier_counts(filled)["warm"] >= 1  # the 10-month-old fact is no longer hot
 
 
-def test_missing_model_named(filled, embedder, ollama_standin):
+def test_missing_model_named(filled: Store, embedder: LocalEmbedder, ollama_standin: StandIn) -> None:
     """Not listed is a warning (the name is sent as configured); Ollama's 404 then names what to pull."""
     ollama_standin.script = [404] * 20
     m = LocalModel(ollama_standin.url, "llama-nope:1b", timeout=5)
@@ -139,7 +149,8 @@ def test_missing_model_named(filled, embedder, ollama_standin):
                for x in result.messages + result.errors)
 
 
-def test_malformed_json_retried_once_then_skipped(filled, embedder, smart_ollama):
+def test_malformed_json_retried_once_then_skipped(filled: Store, embedder: LocalEmbedder,
+                                                  smart_ollama: StandIn) -> None:
     smart_ollama.script = ["not json", "still not json", None]  # first cluster fails twice, then the rest work
     result = Consolidator(filled, embedder, gated(filled, model(smart_ollama.url))).run(full=True)
     assert result.summaries_created == 2 and any("valid JSON" in e for e in result.errors)
@@ -148,7 +159,7 @@ def test_malformed_json_retried_once_then_skipped(filled, embedder, smart_ollama
 
 
 @pytest.mark.slow
-def test_breaker_and_timeouts(filled, embedder, ollama_standin):
+def test_breaker_and_timeouts(filled: Store, embedder: LocalEmbedder, ollama_standin: StandIn) -> None:
     ollama_standin.script = [("sleep", 2, "late")]
     m = model(ollama_standin.url, timeout=0.5, retries=1, breaker_threshold=2)
     started = time.monotonic()
@@ -156,7 +167,8 @@ def test_breaker_and_timeouts(filled, embedder, ollama_standin):
     assert result.summaries_created == 0 and result.errors and time.monotonic() - started < 15
 
 
-def test_sensitive_memories_never_reach_the_consolidation_model(store, embedder, smart_ollama):
+def test_sensitive_memories_never_reach_the_consolidation_model(store: Store, embedder: LocalEmbedder,
+                                                                smart_ollama: StandIn) -> None:
     notes = [f"Sourdough note {i}: my api key is sk-ant-abcdefghijklmnop{i}qrstuv" for i in range(3)]
     public = ["Sourdough note: the starter is fed at 8", "Sourdough note: the starter likes rye flour",
               "Sourdough note: the starter lives in the fridge"]
@@ -168,7 +180,7 @@ def test_sensitive_memories_never_reach_the_consolidation_model(store, embedder,
     assert "starter" in sent and "sk-ant-abcdefghijklmnop" not in sent and "api key" not in sent
 
 
-def test_dry_run_writes_nothing(filled, embedder, smart_ollama):
+def test_dry_run_writes_nothing(filled: Store, embedder: LocalEmbedder, smart_ollama: StandIn) -> None:
     result = Consolidator(filled, embedder, gated(filled, model(smart_ollama.url))).run(full=True, dry_run=True)
     assert result.summaries_created == 3 and result.tier_transitions
     assert filled.one("SELECT count(*) FROM summaries")[0] == 0
@@ -177,7 +189,7 @@ def test_dry_run_writes_nothing(filled, embedder, smart_ollama):
     assert set(counts) == {"hot", "warm", "cold", "archived"} and counts["hot"] == len(fixture_records())
 
 
-def _phase(db) -> str | None:
+def _phase(db: Path) -> str | None:
     """The phase the running consolidation has checkpointed, read as another process would."""
     import sqlean
 
@@ -193,7 +205,7 @@ def _phase(db) -> str | None:
 
 
 @pytest.mark.slow
-def test_killed_mid_run_then_resumed(tmp_path, smart_ollama):
+def test_killed_mid_run_then_resumed(tmp_path: Path, smart_ollama: StandIn) -> None:
     db = tmp_path / "k.db"
     src = tmp_path / "in.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in fixture_records()))
@@ -231,7 +243,8 @@ def test_killed_mid_run_then_resumed(tmp_path, smart_ollama):
 @given(kind=st.sampled_from(["decision", "fact", "preference", "person", "event", "note", "mood", "x"]),
        age=st.floats(0, 5000), since_access=st.one_of(st.none(), st.floats(0, 5000)),
        count=st.integers(0, 10_000), superseded=st.booleans())
-def test_retention_bounds_and_tiers(kind, age, since_access, count, superseded):
+def test_retention_bounds_and_tiers(kind: str, age: float, since_access: float | None, count: int,
+                                    superseded: bool) -> None:
     now = datetime(2026, 11, 22, tzinfo=UTC)
     accessed = None if since_access is None else now - timedelta(days=since_access)
     score = retention(kind, now - timedelta(days=age), accessed, count, superseded, now)
@@ -243,7 +256,7 @@ def test_retention_bounds_and_tiers(kind, age, since_access, count, superseded):
                     else "cold" if score["overall"] >= 0.1 else "archived")
 
 
-def test_retention_formula_example():
+def test_retention_formula_example() -> None:
     now = datetime(2026, 11, 22, tzinfo=UTC)
     s = retention("fact", now - timedelta(days=30), None, 20, False, now)
     assert s["recency"] == pytest.approx(0.5) and s["activation"] == pytest.approx(1.0)
@@ -268,7 +281,7 @@ NEAR_MISSES = ["Watched a documentary about Roman gardens", "The guitar shop is 
                "I met a marathon runner at a party", "Read an article about bread history"]
 
 
-def pair_scores(embedder, threshold):
+def pair_scores(embedder: LocalEmbedder, threshold: float) -> tuple[float, float]:
     import numpy as np
     from sklearn.cluster import AgglomerativeClustering
 
@@ -290,7 +303,7 @@ def pair_scores(embedder, threshold):
 
 
 @pytest.mark.slow
-def test_calibrated_threshold(embedder):
+def test_calibrated_threshold(embedder: LocalEmbedder) -> None:
     from assistant.settings import ConsolidationSettings
 
     threshold = ConsolidationSettings().similarity_threshold
@@ -302,7 +315,7 @@ def test_calibrated_threshold(embedder):
     assert table[0.85][1] < 0.2  # the design documents' 0.85 clusters almost nothing with this embedder
 
 
-def test_triggers(tmp_path):
+def test_triggers(tmp_path: Path) -> None:
     from assistant.jobs import consolidation_due
     from memory import memories
     from tests.conftest import make_runtime
@@ -321,7 +334,7 @@ def test_triggers(tmp_path):
 
 
 @pytest.mark.slow
-def test_neighbour_pass_stays_small_when_every_memory_is_alike(store, embedder):
+def test_neighbour_pass_stays_small_when_every_memory_is_alike(store: Store, embedder: LocalEmbedder) -> None:
     """Issue 13: 3,000 self-similar memories took 856 MB at peak (every pair above the floor was listed)."""
     import tracemalloc
 

@@ -70,11 +70,11 @@ def local(phrase: str, now: datetime = SUNDAY_14, zone: str = "UTC") -> str:
     ("friday at 10:30am", "2026-11-27 10:30"),
     ("tomorrow morning at 7", "2026-11-23 07:00"),
 ])
-def test_phrases_in_utc(phrase, expected):
+def test_phrases_in_utc(phrase: str, expected: str) -> None:
     assert local(phrase) == expected
 
 
-def test_other_zone_is_wall_clock_and_stored_utc():
+def test_other_zone_is_wall_clock_and_stored_utc() -> None:
     # 14:00 UTC is 09:00 in New York (EST, UTC-5).
     due = parse_due("tomorrow at 3pm", SUNDAY_14, zone_from_name("America/New_York"))
     assert due.isoformat() == "2026-11-23T20:00:00+00:00"
@@ -82,7 +82,7 @@ def test_other_zone_is_wall_clock_and_stored_utc():
     assert naive_iso.isoformat() == "2026-12-01T00:00:00+00:00"
 
 
-def test_dst_change_wall_clock_day_and_exact_hours():
+def test_dst_change_wall_clock_day_and_exact_hours() -> None:
     berlin = zone_from_name("Europe/Berlin")
     before = datetime(2026, 10, 24, 8, 0, tzinfo=UTC)  # Sat 10:00 CEST (UTC+2); DST ends Sun 25 Oct
     assert parse_due("tomorrow at 9am", before, berlin).isoformat() == "2026-10-25T08:00:00+00:00"  # CET
@@ -97,13 +97,13 @@ def test_dst_change_wall_clock_day_and_exact_hours():
                                     "tomorrow at 12:99", "tomorrow at 111:00", "12:99", "25:00", "tomorrow 25:00",
                                     "12:99 tomorrow", "tomorrow at 7:60", "tomorrow at 9:5", "tomorrow at 111",
                                     "tomorrow at 1530", "friday at 10:99am"])
-def test_unparseable_names_the_phrase(phrase):
+def test_unparseable_names_the_phrase(phrase: str) -> None:
     with pytest.raises(DateParseError) as info:
         parse_due(phrase, SUNDAY_14, UTC)
     assert repr(phrase) in str(info.value)
 
 
-def test_hours_are_exact_durations_across_dst():
+def test_hours_are_exact_durations_across_dst() -> None:
     """Issue 13: "in 2 h" was an hour off across the October change (wall-clock arithmetic)."""
     berlin = zone_from_name("Europe/Berlin")
     night = datetime(2026, 10, 24, 23, 30, tzinfo=UTC)  # Sun 01:30 CEST, an hour before the change
@@ -112,19 +112,19 @@ def test_hours_are_exact_durations_across_dst():
 
 
 @pytest.mark.parametrize("phrase", ["in 9999999999 hours", "0001-01-01", "9999-12-31T23:59:59", "1969-12-31T10:00"])
-def test_out_of_range_instants_are_refused(phrase):
+def test_out_of_range_instants_are_refused(phrase: str) -> None:
     with pytest.raises(DateParseError) as info:
         parse_due(phrase, SUNDAY_14, zone_from_name("Asia/Tokyo"))
     assert "out of range" in str(info.value) or "too far" in str(info.value)
 
 
-def test_a_huge_phrase_is_not_echoed_whole():
+def test_a_huge_phrase_is_not_echoed_whole() -> None:
     with pytest.raises(DateParseError) as info:
         parse_due("x" * 1_000_000, SUNDAY_14, UTC)
     assert len(str(info.value)) < 200
 
 
-def test_posix_tz_string_is_understood(monkeypatch):
+def test_posix_tz_string_is_understood(monkeypatch: pytest.MonkeyPatch) -> None:
     import time
 
     from memory.time.zones import system_zone
@@ -138,7 +138,7 @@ def test_posix_tz_string_is_understood(monkeypatch):
         time.tzset()
 
 
-def test_a_day_without_a_clock_time_is_due_in_the_morning_not_now():
+def test_a_day_without_a_clock_time_is_due_in_the_morning_not_now() -> None:
     """Issue 22: "bring the laptop charger tomorrow" said at 23:18 was due at 23:18."""
     late = datetime(2026, 11, 22, 23, 18, tzinfo=UTC)
     assert local("tomorrow", late) == "2026-11-23 09:00"
@@ -149,7 +149,7 @@ def test_a_day_without_a_clock_time_is_due_in_the_morning_not_now():
     assert parse_due("tomorrow", late, berlin).isoformat() == "2026-11-24T08:00:00+00:00"  # Tue 09:00 CET
 
 
-def test_the_default_time_is_the_callers():
+def test_the_default_time_is_the_callers() -> None:
     def at_730(phrase: str) -> str:
         return parse_due(phrase, SUNDAY_14, UTC, time(7, 30)).strftime("%Y-%m-%d %H:%M")
 
@@ -160,7 +160,7 @@ def test_the_default_time_is_the_callers():
 
 
 @pytest.mark.parametrize("phrase", ["tomorrow " * 5000, "in 2 hours" + " " * 200 + "x", "x" * 201])
-def test_a_phrase_over_200_characters_is_refused(phrase):
+def test_a_phrase_over_200_characters_is_refused(phrase: str) -> None:
     with pytest.raises(DateParseError, match="longer than 200 characters"):
         parse_due(phrase, SUNDAY_14, UTC)
     parse_due(("tomorrow at 9am " + " " * 200)[:200], SUNDAY_14, UTC)  # 200 is still a phrase

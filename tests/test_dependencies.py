@@ -14,12 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import present
+
 ROOT = Path(__file__).resolve().parent.parent
 OURS = {"assistant", "memory", "ui", "tests", "benchmarks"}
 
 
 def _name(requirement: str) -> str:
-    return re.sub(r"[-_.]+", "-", re.match(r"[A-Za-z0-9_.-]+", requirement).group(0)).lower()
+    return re.sub(r"[-_.]+", "-", present(re.match(r"[A-Za-z0-9_.-]+", requirement)).group(0)).lower()
 
 
 def _imported(folders: tuple[str, ...]) -> dict[str, str]:
@@ -48,7 +50,7 @@ def _undeclared(modules: dict[str, str], declared: set[str]) -> list[str]:
 
 
 @pytest.mark.slow
-def test_every_imported_package_is_a_declared_dependency():
+def test_every_imported_package_is_a_declared_dependency() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     runtime = {_name(r) for r in project["dependencies"]}
     assert _undeclared(_imported(("assistant", "memory", "ui")), runtime) == []

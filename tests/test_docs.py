@@ -61,7 +61,7 @@ def split_code(text: str) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]
 
 def links(path: Path) -> list[tuple[int, str]]:
     """Every link target outside code: inline links and images, reference definitions, HTML href/src."""
-    found = []
+    found: list[tuple[int, str]] = []
     for number, line in split_code(path.read_text(encoding="utf-8"))[0]:
         line = CODE_SPAN.sub("", line)
         for pattern in (INLINE_LINK, REFERENCE_DEFINITION, HTML_LINK):
@@ -131,12 +131,12 @@ def quick_start_block(text: str) -> list[str]:
     return lines[fences[0] + 1:fences[1]]
 
 
-def test_the_readme_is_a_front_page():
+def test_the_readme_is_a_front_page() -> None:
     count = len(README.read_text(encoding="utf-8").splitlines())
     assert count < MAX_README_LINES, f"README.md has {count} lines: move detail into docs/"
 
 
-def test_the_quick_start_block_launches_then_tests():
+def test_the_quick_start_block_launches_then_tests() -> None:
     launch, test_command, *rest = quick_start_block(README.read_text(encoding="utf-8")) + ["", ""]
     assert not any(rest), "the Quick start block holds exactly two lines (.ci/run runs the second)"
     assert "pip install" in launch and launch.endswith("&& .venv/bin/assistant"), launch
@@ -145,16 +145,16 @@ def test_the_quick_start_block_launches_then_tests():
 
 
 @pytest.mark.parametrize("path", documents(), ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_relative_link_leads_to_a_file_and_heading(path):
+def test_every_relative_link_leads_to_a_file_and_heading(path: Path) -> None:
     assert broken_links(path, ROOT) == []
 
 
 @pytest.mark.parametrize("path", documents(), ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_repository_path_named_exists(path):
+def test_every_repository_path_named_exists(path: Path) -> None:
     assert missing_paths(path, ROOT) == []
 
 
-def test_every_docs_page_is_reachable_from_the_readme():
+def test_every_docs_page_is_reachable_from_the_readme() -> None:
     """By following links from the README (a page a docs page links is found through it)."""
     pages = set((ROOT / "docs").glob("*.md"))
     reached, todo = set(), [README.resolve()]
@@ -168,7 +168,7 @@ def test_every_docs_page_is_reachable_from_the_readme():
     assert {p.name for p in pages if p.resolve() not in reached} == set()
 
 
-def test_the_checks_find_what_is_broken(tmp_path):
+def test_the_checks_find_what_is_broken(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     (tmp_path / "memory").mkdir()
     (tmp_path / "memory" / "store.py").write_text("")
@@ -197,7 +197,7 @@ GENERATED_TABLES = [("bench_scale.py", "speed.md", "bench_scale"), ("bench_hour.
 
 
 @pytest.mark.parametrize(("script", "page", "name"), GENERATED_TABLES)
-def test_each_generated_table_sits_where_its_benchmark_writes_it(script, page, name):
+def test_each_generated_table_sits_where_its_benchmark_writes_it(script: str, page: str, name: str) -> None:
     assert f'ROOT / "docs" / "{page}"' in (ROOT / "benchmarks" / script).read_text(encoding="utf-8")
     text = (ROOT / "docs" / page).read_text(encoding="utf-8")
     start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"

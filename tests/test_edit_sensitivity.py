@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -67,7 +68,7 @@ def _state(db: str, memory_id: int) -> tuple[bool, list[tuple[str, bool]]]:
 
 
 @pytest.mark.parametrize("path", EVERY_PATH)
-def test_a_secret_removed_unmarks_it_and_the_earlier_text_keeps_its_flag(tmp_path, path):
+def test_a_secret_removed_unmarks_it_and_the_earlier_text_keeps_its_flag(tmp_path: Path, path: str) -> None:
     db = str(tmp_path / "m.db")
     memory_id = _written(db, SECRET)
     assert _state(db, memory_id) == (True, [])
@@ -76,7 +77,7 @@ def test_a_secret_removed_unmarks_it_and_the_earlier_text_keeps_its_flag(tmp_pat
 
 
 @pytest.mark.parametrize("path", EVERY_PATH)
-def test_a_secret_added_marks_it_and_the_earlier_text_keeps_its_flag(tmp_path, path):
+def test_a_secret_added_marks_it_and_the_earlier_text_keeps_its_flag(tmp_path: Path, path: str) -> None:
     db = str(tmp_path / "m.db")
     memory_id = _written(db, PLAIN)
     assert _state(db, memory_id) == (False, [])
@@ -84,7 +85,7 @@ def test_a_secret_added_marks_it_and_the_earlier_text_keeps_its_flag(tmp_path, p
     assert _state(db, memory_id) == (True, [(PLAIN, False)])
 
 
-def _rt(tmp_path) -> Runtime:
+def _rt(tmp_path: Path) -> Runtime:
     from assistant.settings import load_settings
 
     return Runtime(load_settings(env={"ASSISTANT_DB": str(tmp_path / "m.db"), "ASSISTANT_TIMEZONE": "UTC",
@@ -99,7 +100,8 @@ def _rt(tmp_path) -> Runtime:
     ("my bank PIN is 4512", "my bank PIN is 9931", True),
     ("the wifi password is swordfish-42", "the wifi is in the hall", False),
 ])
-def test_the_decision_follows_the_new_words_and_a_value_they_keep(tmp_path, earlier, new, sensitive):
+def test_the_decision_follows_the_new_words_and_a_value_they_keep(tmp_path: Path, earlier: str, new: str,
+                                                                  sensitive: bool) -> None:
     rt = _rt(tmp_path)
     try:
         memory = memories.remember(rt.store, earlier)
@@ -110,7 +112,7 @@ def test_the_decision_follows_the_new_words_and_a_value_they_keep(tmp_path, earl
         rt.close()
 
 
-def test_a_mark_its_writer_set_stays_when_the_detector_cannot_say_what_the_secret_was(tmp_path):
+def test_a_mark_its_writer_set_stays_when_the_detector_cannot_say_what_the_secret_was(tmp_path: Path) -> None:
     rt = _rt(tmp_path)
     try:
         memory = memories.remember(rt.store, "HSBC: blue canoe", sensitive=True)  # the writer knew

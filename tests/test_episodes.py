@@ -1,12 +1,18 @@
 """SPEC F2: list_recent semantics and the episode helpers."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
 from memory import episodes
 from memory.errors import InvalidInput
 from memory.transfer.jsonl_import import import_records
-from tests.conftest import T0
+from tests.conftest import T0, present
+
+if TYPE_CHECKING:
+    from memory.episodes import Episode
+    from memory.store import Store
 
 FIXTURE = [
     {"type": "episode", "id": "e1", "title": "Ski Trip Planning", "summary": "Budget for Breckenridge",
@@ -23,41 +29,41 @@ FIXTURE = [
 
 
 @pytest.fixture
-def fixture_store(store):
+def fixture_store(store: Store) -> Store:
     import json
 
     import_records(store, [json.dumps(r) for r in FIXTURE])
     return store
 
 
-def titles(items):
+def titles(items: list[Episode]) -> list[str | None]:
     return [e.title for e in items]
 
 
-def test_completed_only_newest_first_no_abandoned(fixture_store):
+def test_completed_only_newest_first_no_abandoned(fixture_store: Store) -> None:
     assert titles(episodes.list_recent(fixture_store)) == ["Ski Trip Planning", "Code Review", "Tax Forms"]
 
 
-def test_hours_window(fixture_store):
+def test_hours_window(fixture_store: Store) -> None:
     assert titles(episodes.list_recent(fixture_store, hours=48)) == ["Ski Trip Planning", "Code Review"]
     assert titles(episodes.list_recent(fixture_store, hours=100)) == ["Ski Trip Planning", "Code Review", "Tax Forms"]
     assert titles(episodes.list_recent(fixture_store, hours=1.5)) == ["Ski Trip Planning"]
 
 
-def test_abandoned_only_when_asked(fixture_store):
+def test_abandoned_only_when_asked(fixture_store: Store) -> None:
     assert titles(episodes.list_recent(fixture_store, outcome="abandoned")) == ["Abandoned Thing"]
     assert "Abandoned Thing" not in titles(episodes.list_recent(fixture_store, outcome="success"))
 
 
-def test_limit(fixture_store):
+def test_limit(fixture_store: Store) -> None:
     assert titles(episodes.list_recent(fixture_store, limit=1)) == ["Ski Trip Planning"]
     with pytest.raises(InvalidInput):
         episodes.list_recent(fixture_store, limit=0)
 
 
-def test_open_add_close(store):
+def test_open_add_close(store: Store) -> None:
     ep = episodes.open_episode(store)
-    assert episodes.active_episode(store).id == ep.id
+    assert present(episodes.active_episode(store)).id == ep.id
     episodes.add_message(store, ep.id, "user", "Can you help me plan the garden for spring?")
     episodes.add_message(store, ep.id, "assistant", "Sure.")
     msgs = episodes.episode_messages(store, ep.id)
@@ -70,14 +76,14 @@ def test_open_add_close(store):
     assert titles(episodes.list_recent(store)) == [title]
 
 
-def test_message_kept_exactly(store):
+def test_message_kept_exactly(store: Store) -> None:
     text = "line one\n\tline two \x07 with a bell\n" + "x" * 1_000_000
     msg = episodes.add_message(store, None, "user", text)
     assert store.one("SELECT content FROM messages WHERE id = ?", (msg.id,))[0] == text
     assert not episodes.had_real_exchange(episodes.episode_messages(store, 0))
 
 
-def test_a_title_never_holds_a_secret_or_a_time():
+def test_a_title_never_holds_a_secret_or_a_time() -> None:
     messages = [episodes.Message(1, 1, "user", "my bank password is hunter2xyz! remind me at 10:30 tomorrow", "")]
     title = episodes.heuristic_title_and_summary(messages)[0]
     assert title == "My bank password" and "hunter" not in title

@@ -8,7 +8,9 @@ import shutil
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -17,17 +19,21 @@ from memory.errors import DiskFull, StoreUnusable
 from memory.search import Searcher
 from memory.store import Store
 
+if TYPE_CHECKING:
+    from memory.connection import Connection, Cursor
+    from memory.store import Store
 
-def fill(store) -> None:
+
+def fill(store: Store) -> None:
     """No page more for this connection: the next write that needs one is refused as on a full disk."""
     store.execute(f"PRAGMA max_page_count = {store.one('PRAGMA page_count')[0]}")
 
 
-def room(store) -> None:
+def room(store: Store) -> None:
     store.execute("PRAGMA max_page_count = 1073741823")
 
 
-def test_a_refused_write_keeps_nothing_and_says_so(store):
+def test_a_refused_write_keeps_nothing_and_says_so(store: Store) -> None:
     episode = episodes.open_episode(store)
     fill(store)
     with pytest.raises(DiskFull, match="is full: nothing was saved"):
@@ -38,7 +44,7 @@ def test_a_refused_write_keeps_nothing_and_says_so(store):
     assert store.one("SELECT count(*) FROM messages")[0] == 1
 
 
-def test_a_search_answers_on_a_full_disk_and_skips_its_bookkeeping(store):
+def test_a_search_answers_on_a_full_disk_and_skips_its_bookkeeping(store: Store) -> None:
     for n in range(40):
         memories.remember(store, f"the garage door code number {n} is written " + "x" * 3000)
     fill(store)
@@ -47,7 +53,7 @@ def test_a_search_answers_on_a_full_disk_and_skips_its_bookkeeping(store):
 
 
 @pytest.fixture
-def small_disk(tmp_path):
+def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A 1 MB filesystem of its own (root may mount one); skipped where mounting is not allowed."""
     if shutil.which("mount") is None or os.geteuid() != 0:
         pytest.skip("mounting a small filesystem needs root and mount")
@@ -62,13 +68,13 @@ def small_disk(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_cli_on_a_full_disk_writes_nothing_says_one_line_and_reads_still_work(small_disk):
+def test_the_cli_on_a_full_disk_writes_nothing_says_one_line_and_reads_still_work(small_disk: Path) -> None:
     exe = Path(sys.executable).parent / "assistant"
     db = small_disk / "m.db"
     env = {**os.environ, "ASSISTANT_NOW": "2026-11-22T14:00:00Z", "ASSISTANT_TIMEZONE": "UTC",
            "ASSISTANT_EMBEDDING_MODEL": "none"}
 
-    def cli(*args: str) -> subprocess.CompletedProcess:
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([str(exe), *args, "--db", str(db)], capture_output=True, text=True, env=env)
 
     assert cli("remember", "the gate code is 5521").returncode == 0
@@ -134,25 +140,25 @@ def test_a_damaged_store_on_a_small_disk_with_room_is_not_taken_for_a_full_one(s
 class _InterruptedAfter:
     """The store's connection, with Ctrl+C landing just after one statement ran (as a signal may)."""
 
-    def __init__(self, conn, statement: str) -> None:
+    def __init__(self, conn: Connection, statement: str) -> None:
         self._conn, self._statement = conn, statement
 
-    def execute(self, sql, *args):
+    def execute(self, sql: str, *args: Any) -> Cursor:
         cursor = self._conn.execute(sql, *args)
         if sql == self._statement:
             raise KeyboardInterrupt
         return cursor
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._conn, name)
 
 
 @pytest.mark.parametrize("statement", ["BEGIN IMMEDIATE", "COMMIT"])
-def test_ctrl_c_at_either_end_of_a_transaction_leaves_the_store_usable(store, statement):
+def test_ctrl_c_at_either_end_of_a_transaction_leaves_the_store_usable(store: Store, statement: str) -> None:
     """Seen when an import was interrupted: the next write said "cannot start a transaction within a
     transaction" and the import could not even record that it had been interrupted."""
     real = store._conn
-    store._conn = _InterruptedAfter(real, statement)
+    store._conn = _InterruptedAfter(real, statement)  # type: ignore[assignment]  # stands in for the connection
     with pytest.raises(KeyboardInterrupt), store.transaction():
         store.execute("INSERT INTO meta (key, value) VALUES ('probe', '1')")
     store._conn = real

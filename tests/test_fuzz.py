@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,6 +16,9 @@ from memory.store import Store
 from memory.transfer.jsonl_export import export_records
 from memory.transfer.jsonl_import import import_records
 from tests.conftest import T0
+
+if TYPE_CHECKING:
+    from memory.time.clock import Clock
 
 COMMANDS = ["remember", "reminders", "update", "done", "snooze", "forget", "recap", "prompt", "status", "tiers",
             "edges", "import", "export", "doctor", "chat"]
@@ -28,13 +32,14 @@ argv = st.tuples(st.sampled_from(COMMANDS), st.lists(st.one_of(st.sampled_from(F
 
 
 @pytest.fixture(scope="module")
-def fuzz_db(tmp_path_factory):
+def fuzz_db(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(tmp_path_factory.mktemp("fuzz") / "f.db")
 
 
 @settings(max_examples=120, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(args=argv)
-def test_cli_never_crashes(fuzz_db, capsys, monkeypatch, args):
+def test_cli_never_crashes(fuzz_db: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                           args: tuple[str, list[str]]) -> None:
     monkeypatch.setenv("ASSISTANT_EMBEDDING_MODEL", "none")
     monkeypatch.chdir(Path(fuzz_db).parent)  # `export <random name>` writes where it runs, never in the repo
     command, rest = args
@@ -47,7 +52,7 @@ def test_cli_never_crashes(fuzz_db, capsys, monkeypatch, args):
     assert "\x1b" not in out + err
 
 
-text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40).filter(str.strip)
+text = st.text(alphabet=st.characters(blacklist_categories=["Cs"]), min_size=1, max_size=40).filter(str.strip)
 instant = st.datetimes(min_value=__import__("datetime").datetime(1971, 1, 1),
                        max_value=__import__("datetime").datetime(2199, 1, 1)).map(lambda d: d.isoformat() + "+00:00")
 memory_record = st.fixed_dictionaries({
@@ -60,7 +65,8 @@ memory_record = st.fixed_dictionaries({
 @pytest.mark.slow
 @settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(records=st.lists(memory_record, min_size=1, max_size=8))
-def test_valid_records_round_trip(tmp_path_factory, clock, records):
+def test_valid_records_round_trip(tmp_path_factory: pytest.TempPathFactory, clock: Clock,
+                                  records: list[dict[str, Any]]) -> None:
     folder = tmp_path_factory.mktemp("rt")
     with Store(folder / "a.db", clock) as first, Store(folder / "b.db", clock) as second:
         import_records(first, [json.dumps(r) for r in records])
@@ -83,7 +89,10 @@ bad_field = st.sampled_from([
 @pytest.mark.slow
 @settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(good=st.lists(memory_record, min_size=1, max_size=5), bad=bad_field, position=st.integers(0, 5))
-def test_an_invalid_record_names_its_line_and_changes_nothing(tmp_path_factory, capsys, good, bad, position):
+def test_an_invalid_record_names_its_line_and_changes_nothing(tmp_path_factory: pytest.TempPathFactory,
+                                                              capsys: pytest.CaptureFixture[str],
+                                                              good: list[dict[str, Any]], bad: tuple[str, object],
+                                                              position: int) -> None:
     folder = tmp_path_factory.mktemp("bad")
     lines = [json.dumps(r) for r in good]
     broken = dict(good[0], **{bad[0]: bad[1]})

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memory.connection import connect
 from memory.health import check
@@ -9,12 +11,15 @@ from memory.memories import remember
 from memory.schema import SCHEMA_VERSION
 from memory.store import Store
 
+if TYPE_CHECKING:
+    from memory.time.clock import Clock
 
-def _digest(path) -> str:
+
+def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_counts_what_the_store_holds_and_changes_nothing(tmp_path, clock):
+def test_counts_what_the_store_holds_and_changes_nothing(tmp_path: Path, clock: Clock) -> None:
     path = tmp_path / "memory.db"
     with Store(path, clock) as store:
         remember(store, "the door code is on the fridge")
@@ -27,7 +32,7 @@ def test_counts_what_the_store_holds_and_changes_nothing(tmp_path, clock):
     assert (_digest(path), path.stat().st_mtime_ns) == before
 
 
-def test_a_table_that_cannot_be_counted_is_named_and_the_rest_still_counted(tmp_path, clock):
+def test_a_table_that_cannot_be_counted_is_named_and_the_rest_still_counted(tmp_path: Path, clock: Clock) -> None:
     """sqlite-utils raises the connection's own error class (sqlean's), which the doctor catches."""
     path = tmp_path / "memory.db"
     with Store(path, clock) as store:

@@ -11,10 +11,14 @@ import sys
 import zipfile
 import zlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.chat_exports import chatgpt_export, write_json, write_zip
+from tests.chat_exports import chatgpt_export, write_zip
+
+if TYPE_CHECKING:
+    from tests.conftest import Cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,7 +69,7 @@ def files_under(folder: Path) -> set[Path]:
     return {p for p in folder.rglob("*")}
 
 
-def refused(cli, path: Path, why: str) -> None:
+def refused(cli: Cli, path: Path, why: str) -> None:
     folder = path.parent
     before = files_under(folder.parent)
     code, out, err = cli("import", str(path))
@@ -81,7 +85,7 @@ def refused(cli, path: Path, why: str) -> None:
 
 @pytest.mark.parametrize("name", ["../../evil.json", "/etc/cron.d/evil", "C:\\Windows\\evil.dll",
                                   "export/../../evil.json"])
-def test_a_path_that_leaves_the_folder_is_refused(cli, tmp_path, name):
+def test_a_path_that_leaves_the_folder_is_refused(cli: Cli, tmp_path: Path, name: str) -> None:
     data, _ = chatgpt_export(3)
     path = tmp_path / "export.zip"
     with zipfile.ZipFile(path, "w") as archive:
@@ -91,7 +95,7 @@ def test_a_path_that_leaves_the_folder_is_refused(cli, tmp_path, name):
     assert not (tmp_path.parent.parent / "evil.json").exists()
 
 
-def test_a_bomb_that_unpacks_to_over_two_gigabytes_is_refused_from_its_directory(cli, tmp_path):
+def test_a_bomb_that_unpacks_to_over_two_gigabytes_is_refused_from_its_directory(cli: Cli, tmp_path: Path) -> None:
     block = bytes(16 * 1024 * 1024)  # 16 MB of zeros deflate to 16 KB: 140 of them declare 2.2 GB
     data = deflated(block)
     conversations = json.dumps(chatgpt_export(2)[0]).encode()
@@ -102,7 +106,7 @@ def test_a_bomb_that_unpacks_to_over_two_gigabytes_is_refused_from_its_directory
     refused(cli, path, "would unpack to 2.2 GB (at most 2 GB): refused before reading any")
 
 
-def test_an_entry_that_inflates_past_what_its_header_says_is_refused(cli, tmp_path):
+def test_an_entry_that_inflates_past_what_its_header_says_is_refused(cli: Cli, tmp_path: Path) -> None:
     """The lying header: conversations.json says 2 KB and inflates to 64 MB; it is read no further than
     2 KB, fails its check, and nothing is written."""
     data, _ = chatgpt_export(2)
@@ -113,13 +117,13 @@ def test_an_entry_that_inflates_past_what_its_header_says_is_refused(cli, tmp_pa
 
 
 @pytest.mark.slow
-def test_a_million_tiny_entries_are_refused_before_they_are_listed(cli, tmp_path):
+def test_a_million_tiny_entries_are_refused_before_they_are_listed(cli: Cli, tmp_path: Path) -> None:
     one = deflated(b"x")
     path = raw_zip(tmp_path / "many.zip", [("t.txt", one, zlib.crc32(b"x"), 1)], copies=1_000_000, share_data=True)
     refused(cli, path, "holds 1,000,000 entries (a data export holds at most 200,000)")
 
 
-def test_a_refused_file_creates_no_store(tmp_path, capsys):
+def test_a_refused_file_creates_no_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from assistant.cli.program import main
 
     path = tmp_path / "x.zip"
@@ -130,7 +134,7 @@ def test_a_refused_file_creates_no_store(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_ctrl_c_keeps_what_was_committed_and_a_rerun_continues(tmp_path):
+def test_ctrl_c_keeps_what_was_committed_and_a_rerun_continues(tmp_path: Path) -> None:
     data, expected = chatgpt_export(20_000, turns=1)
     path = write_zip(tmp_path / "export.zip", data)
     db = tmp_path / "m.db"
@@ -172,7 +176,6 @@ def test_ctrl_c_keeps_what_was_committed_and_a_rerun_continues(tmp_path):
         assert [tuple(r) for r in store.query("SELECT id, status FROM imports")] == [(1, "done")]
         counts = json.loads(store.one("SELECT counts FROM imports")[0])
         assert counts["conversations_added"] == expected.conversations
-    assert write_json  # the bare conversations.json is the same import (same fingerprint)
 
 
 # -- long messages: read in bounded memory; stopped, it says so (issue 46) ----------------------------------

@@ -9,32 +9,36 @@ import json
 import zipfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from memory import episodes
 from memory.store import Store
 from tests.chat_exports import TOPICS, ChatGPTBuilder, chatgpt_export, claude_export, write_json, write_zip
-from tests.conftest import T0
+from tests.conftest import T0, Cli, present
+
+if TYPE_CHECKING:
+    from memory.search.embeddings import LocalEmbedder
 
 pytestmark = pytest.mark.usefixtures("keywords_only")  # the embedder has its own test below
 
 
-def open_store(cli) -> Store:
+def open_store(cli: Cli) -> Store:
     from memory.time.clock import Clock
 
     return Store(cli.db, Clock(UTC, T0))
 
 
-def rows(cli, sql, params=()):
+def rows(cli: Cli, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     with open_store(cli) as store:
         return [tuple(r) for r in store.query(sql, params)]
 
 
 @pytest.mark.parametrize("kind", ["chatgpt", "claude"])
 @pytest.mark.parametrize("packed", ["zip", "json"])
-def test_an_export_becomes_episodes_with_their_titles_times_and_messages_in_order(cli, tmp_path, kind, packed):
+def test_an_export_becomes_episodes_with_their_titles_times_and_messages_in_order(cli: Cli, tmp_path: Path, kind: str,
+                                                                                  packed: str) -> None:
     data, expected = chatgpt_export(300) if kind == "chatgpt" else claude_export(200)
     path = write_zip(tmp_path / "export.zip", data, kind) if packed == "zip" else \
         write_json(tmp_path / "conversations.json", data)
@@ -71,7 +75,7 @@ def test_an_export_becomes_episodes_with_their_titles_times_and_messages_in_orde
             assert all("OLD BRANCH" not in m.content for m in said)  # only the branch last seen
 
 
-def test_the_branch_read_is_the_one_last_seen_after_an_edit(cli, tmp_path):
+def test_the_branch_read_is_the_one_last_seen_after_an_edit(cli: Cli, tmp_path: Path) -> None:
     b = ChatGPTBuilder("conv-edit", "Edited", datetime(2024, 5, 1, 8, tzinfo=UTC))
     first = b.text("user", "what wine goes with fish?")
     b.text("assistant", "A white: Albariño or Chablis.")
@@ -86,7 +90,7 @@ def test_the_branch_read_is_the_one_last_seen_after_an_edit(cli, tmp_path):
         "what beer goes with fish?", "A wheat beer or a pilsner."]
 
 
-def test_code_blocks_and_other_languages_are_kept_as_said(cli, tmp_path):
+def test_code_blocks_and_other_languages_are_kept_as_said(cli: Cli, tmp_path: Path) -> None:
     data, _ = chatgpt_export(30)
     cli("import", str(write_json(tmp_path / "c.json", data)))
     texts = {r[0] for r in rows(cli, "SELECT content FROM messages")}
@@ -96,7 +100,7 @@ def test_code_blocks_and_other_languages_are_kept_as_said(cli, tmp_path):
     assert code == 0 and any("борщ" in hit["content"] for hit in json.loads(out))
 
 
-def test_imported_text_takes_the_typed_write_path(cli, tmp_path):
+def test_imported_text_takes_the_typed_write_path(cli: Cli, tmp_path: Path) -> None:
     """Dates against the message's own time, the keyword index and the embedding queue, secrets kept out
     of titles: what a typed conversation gets."""
     b = ChatGPTBuilder("conv-dates", "bank password Hunter!Pw77 for online banking", datetime(2024, 3, 2, 10,
@@ -117,7 +121,7 @@ def test_imported_text_takes_the_typed_write_path(cli, tmp_path):
     assert [hit["content"] for hit in json.loads(out)][:1] == ["remind me what to bring to the dentist tomorrow"]
 
 
-def test_a_secret_said_to_chatgpt_leaves_the_machine_only_as_a_placeholder(tmp_path):
+def test_a_secret_said_to_chatgpt_leaves_the_machine_only_as_a_placeholder(tmp_path: Path) -> None:
     """A password said to ChatGPT in 2023 is sensitive here too: recalled into a prompt, it goes out as a
     placeholder, by the same gate as a typed message."""
     from assistant.outbound.gate import Gate
@@ -136,7 +140,7 @@ def test_a_secret_said_to_chatgpt_leaves_the_machine_only_as_a_placeholder(tmp_p
     rt.close()
 
 
-def test_reimport_adds_nothing_and_a_grown_conversation_gets_only_its_new_messages(cli, tmp_path):
+def test_reimport_adds_nothing_and_a_grown_conversation_gets_only_its_new_messages(cli: Cli, tmp_path: Path) -> None:
     data, expected = chatgpt_export(120)
     path = write_zip(tmp_path / "export.zip", data)
     cli("import", str(path))
@@ -171,14 +175,14 @@ def test_reimport_adds_nothing_and_a_grown_conversation_gets_only_its_new_messag
     assert rows(cli, "SELECT count(*) FROM messages") == [(expected.messages,)]
 
 
-def _with_text(conversation: dict) -> dict:
+def _with_text(conversation: dict[str, Any]) -> dict[str, Any]:
     b = ChatGPTBuilder(conversation["id"], conversation["title"], datetime(2023, 8, 1, tzinfo=UTC))
     b.text("user", "a brand new question")
     b.text("assistant", "a brand new answer")
     return b.conversation()
 
 
-def test_dry_run_writes_nothing_and_says_what_would_be_added(cli, tmp_path):
+def test_dry_run_writes_nothing_and_says_what_would_be_added(cli: Cli, tmp_path: Path) -> None:
     data, expected = claude_export(60)
     path = write_zip(tmp_path / "claude.zip", data, "claude")
     cli("status")  # the store exists, empty
@@ -190,7 +194,7 @@ def test_dry_run_writes_nothing_and_says_what_would_be_added(cli, tmp_path):
                      "(SELECT count(*) FROM imports)") == [(0,)]
 
 
-def test_undo_last_removes_the_whole_import_in_one_go(cli, tmp_path):
+def test_undo_last_removes_the_whole_import_in_one_go(cli: Cli, tmp_path: Path) -> None:
     cli("remember", "the plumber comes on Tuesday")
     cli("chat", "hello there, how are you")
     typed = rows(cli, "SELECT count(*) FROM messages")[0][0]
@@ -211,7 +215,7 @@ def test_undo_last_removes_the_whole_import_in_one_go(cli, tmp_path):
     assert json.loads(out)["conversations_added"] == expected.conversations
 
 
-def test_undo_last_of_a_json_lines_import_removes_its_memories(cli, tmp_path):
+def test_undo_last_of_a_json_lines_import_removes_its_memories(cli: Cli, tmp_path: Path) -> None:
     from tests.conftest import write_jsonl
 
     path = write_jsonl(tmp_path / "m.jsonl", [
@@ -237,7 +241,8 @@ def test_undo_last_of_a_json_lines_import_removes_its_memories(cli, tmp_path):
     ("[1, 2", "is not valid JSON (line 1, column 6"),
     ("[]", "an empty list: no conversations"),
 ])
-def test_a_bad_file_is_one_line_naming_what_and_where_and_nothing_is_written(cli, tmp_path, content, why):
+def test_a_bad_file_is_one_line_naming_what_and_where_and_nothing_is_written(cli: Cli, tmp_path: Path, content: str,
+                                                                             why: str) -> None:
     path = tmp_path / "conversations.json"
     path.write_text(content)
     code, out, err = cli("import", str(path))
@@ -245,7 +250,7 @@ def test_a_bad_file_is_one_line_naming_what_and_where_and_nothing_is_written(cli
     assert rows(cli, "SELECT (SELECT count(*) FROM episodes) + (SELECT count(*) FROM imports)") == [(0,)]
 
 
-def test_a_zip_without_conversations_json_is_named(cli, tmp_path):
+def test_a_zip_without_conversations_json_is_named(cli: Cli, tmp_path: Path) -> None:
     path = tmp_path / "photos.zip"
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("photo.jpg", b"\xff\xd8")
@@ -253,7 +258,7 @@ def test_a_zip_without_conversations_json_is_named(cli, tmp_path):
     assert code == 2 and "photos.zip is a ZIP without conversations.json" in err
 
 
-def test_a_one_line_json_lines_file_is_json_lines_and_a_list_of_records_is_not(cli, tmp_path):
+def test_a_one_line_json_lines_file_is_json_lines_and_a_list_of_records_is_not(cli: Cli, tmp_path: Path) -> None:
     one = tmp_path / "one.jsonl"
     one.write_text(json.dumps({"type": "memory", "content": "the attic key is blue"}) + "\n")
     code, out, _ = cli("import", str(one))
@@ -264,7 +269,8 @@ def test_a_one_line_json_lines_file_is_json_lines_and_a_list_of_records_is_not(c
     assert code == 2 and "neither a ChatGPT nor a Claude export" in err
 
 
-def test_progress_is_a_line_per_thousand_conversations_without_a_terminal_and_json_is_one_object(cli, tmp_path):
+def test_progress_is_a_line_per_thousand_conversations_without_a_terminal_and_json_is_one_object(
+        cli: Cli, tmp_path: Path) -> None:
     data, expected = chatgpt_export(2300, turns=1)
     path = write_json(tmp_path / "c.json", data)
     code, out, err = cli("import", str(path))
@@ -277,7 +283,7 @@ def test_progress_is_a_line_per_thousand_conversations_without_a_terminal_and_js
     assert code == 0 and err == "" and json.loads(out)["conversations_present"] == expected.conversations
 
 
-def test_imported_conversations_are_of_their_own_time(cli, tmp_path):
+def test_imported_conversations_are_of_their_own_time(cli: Cli, tmp_path: Path) -> None:
     """A 2023 trip is old: not in the recap of the last 48 hours, in ESTABLISHED HISTORY of the timeline
     (a message's position is its rank in time), while what was said today is recent."""
     from memory import memories
@@ -306,7 +312,8 @@ def test_imported_conversations_are_of_their_own_time(cli, tmp_path):
     assert timeline.index("[RECENT EVENTS]") < timeline.index("running shoes")
 
 
-def test_embeddings_follow_the_commit_in_batches_while_the_store_stays_usable(tmp_path, embedder, capsys):
+def test_embeddings_follow_the_commit_in_batches_while_the_store_stays_usable(
+        tmp_path: Path, embedder: LocalEmbedder, capsys: pytest.CaptureFixture[str]) -> None:
     """The rows are committed first (keyword search finds them at once); then the texts are embedded in
     batches, each its own transaction, so another process writes and searches meanwhile."""
     import argparse
@@ -328,11 +335,11 @@ def test_embeddings_follow_the_commit_in_batches_while_the_store_stays_usable(tm
     from memory.transfer.chat_import import import_chats
     from memory.transfer.sniff import read_chat_file
 
-    import_chats(runtime.store, read_chat_file(path).export, str(path))
+    import_chats(runtime.store, present(read_chat_file(path)).export, str(path))
     waiting = pending_count(runtime.store)
     assert waiting == expected.messages + expected.conversations  # each message, each episode's summary
     assert any("acetone" in h.content for h in Searcher(runtime.store, None).search("acetone starter"))
-    seen = []
+    seen: list[int] = []
 
     def meanwhile(done: int, total: int) -> None:
         if not seen:  # between two batches: another process writes and reads
@@ -355,7 +362,7 @@ def test_embeddings_follow_the_commit_in_batches_while_the_store_stays_usable(tm
     runtime.close()
 
 
-def sourdough_export() -> list[dict]:
+def sourdough_export() -> list[dict[str, Any]]:
     data, _ = chatgpt_export(150, start=datetime(2025, 1, 5, tzinfo=UTC), spacing=timedelta(days=4))
     data = [c for c in data if "sourdough" not in json.dumps(c).lower()]
     b = ChatGPTBuilder("conv-sourdough-spring", "Rye loaf", datetime(2026, 4, 18, 9, tzinfo=UTC))
@@ -367,7 +374,7 @@ def sourdough_export() -> list[dict]:
     return [*data, b.conversation(), autumn.conversation()]
 
 
-def test_what_did_i_ask_about_sourdough_last_spring(cli, tmp_path, monkeypatch):
+def test_what_did_i_ask_about_sourdough_last_spring(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 34's acceptance question, offline and through `assistant recall`: the spring conversation,
     not the autumn one that says "sourdough" just as well."""
     cli("import", str(write_json(tmp_path / "c.json", sourdough_export())))
@@ -385,7 +392,7 @@ def test_what_did_i_ask_about_sourdough_last_spring(cli, tmp_path, monkeypatch):
     assert out.startswith("You asked (") and "Rye loaf" in out and "discard" in out  # no period: both
 
 
-def test_undo_last_of_a_calendar_import(cli, tmp_path):
+def test_undo_last_of_a_calendar_import(cli: Cli, tmp_path: Path) -> None:
     path = tmp_path / "cal.ics"
     path.write_text("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:dentist-1\r\n"
                     "DTSTAMP:20261101T100000Z\r\nDTSTART:20261203T090000Z\r\nSUMMARY:Dentist\r\nEND:VEVENT\r\n"
@@ -400,7 +407,7 @@ def test_undo_last_of_a_calendar_import(cli, tmp_path):
     assert code == 2 and "--dry-run" in err
 
 
-def test_undo_last_undoes_the_last_import_that_added_something_and_says_which(cli: Any, tmp_path: Path) -> None:
+def test_undo_last_undoes_the_last_import_that_added_something_and_says_which(cli: Cli, tmp_path: Path) -> None:
     """Issue 46: after a re-import that added nothing, `import --undo-last` "removed nothing" and left the
     import that had added the conversations in place. It undoes the last import that added something, and
     names it and the ones after it that added nothing."""
@@ -420,7 +427,7 @@ def test_undo_last_undoes_the_last_import_that_added_something_and_says_which(cl
 
 
 def test_a_reimport_s_progress_agrees_with_its_summary_and_counts_are_said_in_good_english(
-        cli: Any, tmp_path: Path) -> None:
+        cli: Cli, tmp_path: Path) -> None:
     """Issue 46: a re-import's progress said "Imported 3 of 3 conversations" above a summary of "Imported 0
     conversations ...; 3 already present"; and one thing was counted as many ("1 non-text parts")."""
     b = ChatGPTBuilder("one-conv", "Bread", datetime(2024, 3, 2, 9, tzinfo=UTC))
@@ -451,7 +458,7 @@ def test_progress_rates_are_counted_in_good_english() -> None:
 
 
 def test_long_messages_are_read_a_conversation_at_a_time_and_committed_in_bounded_batches(
-        cli: Any, tmp_path: Path) -> None:
+        cli: Cli, tmp_path: Path) -> None:
     """Issue 46: a 189 MB export of long messages (pasted texts of 50 KB) was read whole into memory and
     written 2,000 messages (100 MB) to a transaction. The file is read a conversation at a time (the
     export keeps headers only: the messages wait in its temporary spill), and a transaction ends at

@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -51,7 +52,7 @@ print(json.dumps(report))
 """
 
 
-def test_light_commands_import_no_heavy_module(tmp_path):
+def test_light_commands_import_no_heavy_module(tmp_path: Path) -> None:
     env = {**os.environ, "ASSISTANT_DB": str(tmp_path / "m.db"), "ASSISTANT_NOW": "2026-11-22T14:00:00Z",
            "ASSISTANT_TIMEZONE": "UTC", "ASSISTANT_PROVIDER": "offline"}
     done = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(HEAVY), json.dumps(LIGHT_COMMANDS)], env=env,
@@ -63,7 +64,7 @@ def test_light_commands_import_no_heavy_module(tmp_path):
     assert "call the plumber" in report[2]["output"]  # it did real work, not an early exit
 
 
-def test_sqlite_vec_loads_without_its_package_import(tmp_path):
+def test_sqlite_vec_loads_without_its_package_import(tmp_path: Path) -> None:
     """memory.connection loads the extension by its file: `import sqlite_vec` would import numpy.typing."""
     probe = ("import sys; from memory.connection import connect; c = connect(sys.argv[1]); "
              "print(c.execute('select vec_version()').fetchone()[0], 'sqlite_vec' in sys.modules, "
@@ -73,7 +74,7 @@ def test_sqlite_vec_loads_without_its_package_import(tmp_path):
     assert done.stdout.split() == ["v0.1.9", "False", "False"]
 
 
-def test_reading_the_reminders_builds_no_validator(tmp_path):
+def test_reading_the_reminders_builds_no_validator(tmp_path: Path) -> None:
     """The checks of a new memory (pydantic, about 0.08 s to import and build) are loaded by the code that
     writes one: `assistant reminders` never pays for them, nor for pydantic to validate the settings
     (msgspec does, at every start)."""
@@ -89,7 +90,7 @@ def test_reading_the_reminders_builds_no_validator(tmp_path):
     assert runs == [["0", "False", "False"], ["0", "False", "False"]]  # the first start as the next
 
 
-def test_the_doctor_imports_sqlite_utils_and_nothing_else_heavy(tmp_path):
+def test_the_doctor_imports_sqlite_utils_and_nothing_else_heavy(tmp_path: Path) -> None:
     """The doctor looks into the file with sqlite-utils (and so pays for numpy): no other heavy module."""
     env = {**os.environ, "ASSISTANT_DB": str(tmp_path / "m.db"), "ASSISTANT_NOW": "2026-11-22T14:00:00Z",
            "ASSISTANT_TIMEZONE": "UTC", "ASSISTANT_PROVIDER": "offline"}

@@ -6,12 +6,16 @@ import re
 import stat
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 import pytest
 
 from memory.transfer.markdown import safe_name
 from tests.chat_exports import ChatGPTBuilder, chatgpt_export, write_json
+
+if TYPE_CHECKING:
+    from tests.conftest import Cli
 
 pytestmark = pytest.mark.usefixtures("keywords_only")
 
@@ -28,7 +32,7 @@ def front_matter(path: Path) -> dict[str, str]:
             (line.split(": ", 1) for line in head.strip().splitlines())}
 
 
-def test_a_file_per_conversation_and_per_kind_with_an_index_whose_links_work(cli, tmp_path):
+def test_a_file_per_conversation_and_per_kind_with_an_index_whose_links_work(cli: Cli, tmp_path: Path) -> None:
     data, expected = chatgpt_export(60)
     cli("import", str(write_json(tmp_path / "c.json", data)))
     cli("remember", "the boiler is serviced in March", "--kind", "fact")
@@ -61,7 +65,7 @@ def test_a_file_per_conversation_and_per_kind_with_an_index_whose_links_work(cli
         assert mode == (0o700 if path.is_dir() else 0o600), (path, oct(mode))
 
 
-def test_secrets_are_written_as_secret_unless_asked(cli, tmp_path):
+def test_secrets_are_written_as_secret_unless_asked(cli: Cli, tmp_path: Path) -> None:
     b = ChatGPTBuilder("conv-s", "Wifi", datetime(2024, 1, 5, 10, tzinfo=UTC))
     b.text("user", "the wifi password at home is Home!Wifi77")
     b.text("assistant", "Got it.")
@@ -80,11 +84,11 @@ def test_secrets_are_written_as_secret_unless_asked(cli, tmp_path):
     ("a/b\\c:d*e?f\"g<h>i|j", "a-b-c-d-e-f-g-h-i-j"), ("CON", "_CON"), ("nul.txt", "_nul.txt"),
     ("  trailing dots... ", "trailing dots"), ("..", "untitled"), ("tab\there\x1b[31m", "tab here-31m"),
     ("x" * 300, "x" * 120), ("Wie geht's? Ünïcode ✓", "Wie geht's- Ünïcode ✓")])
-def test_file_names_are_safe_on_every_system(title, name):
+def test_file_names_are_safe_on_every_system(title: str, name: str) -> None:
     assert safe_name(title) == name
 
 
-def test_two_conversations_of_one_day_and_title_get_two_files(cli, tmp_path):
+def test_two_conversations_of_one_day_and_title_get_two_files(cli: Cli, tmp_path: Path) -> None:
     made = []
     for n in range(2):
         b = ChatGPTBuilder(f"conv-{n}", "Same: title?", datetime(2024, 2, 1, 8 + n, tzinfo=UTC))
@@ -97,7 +101,7 @@ def test_two_conversations_of_one_day_and_title_get_two_files(cli, tmp_path):
     assert names == ["2024-02-01 Same- title (2).md", "2024-02-01 Same- title.md"]
 
 
-def test_a_rerun_rewrites_only_what_changed_and_removes_what_is_gone(cli, tmp_path):
+def test_a_rerun_rewrites_only_what_changed_and_removes_what_is_gone(cli: Cli, tmp_path: Path) -> None:
     data, expected = chatgpt_export(20)
     cli("import", str(write_json(tmp_path / "c.json", data)))
     out_dir = tmp_path / "md"

@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 import zipfile
 import zlib
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -16,11 +18,14 @@ from memory.store import Store
 from tests.chat_exports import ChatGPTBuilder, write_json, write_zip
 from tests.test_import_archives import deflated, raw_zip
 
+if TYPE_CHECKING:
+    from tests.conftest import Cli
+
 pytestmark = pytest.mark.usefixtures("keywords_only")
 
 
 def claude(uuid: str = "c-1", name: str = "Bread", texts: tuple[str, ...] = ("how do I bake bread?",),
-           message_ids: tuple[str, ...] | None = None) -> dict:
+           message_ids: tuple[str, ...] | None = None) -> dict[str, Any]:
     ids = message_ids or tuple(f"{uuid}-m{i}" for i in range(len(texts)))
     return {"uuid": uuid, "name": name, "created_at": "2024-03-01T10:00:00Z", "updated_at": "2024-03-01T10:05:00Z",
             "chat_messages": [{"uuid": ident, "sender": "human" if i % 2 == 0 else "assistant", "text": text,
@@ -28,14 +33,15 @@ def claude(uuid: str = "c-1", name: str = "Bread", texts: tuple[str, ...] = ("ho
                               enumerate(zip(ids, texts, strict=True))]}
 
 
-def chatgpt(cid: str = "g-1", title: str = "Trains", texts: tuple[str, ...] = ("a train to Sintra?",)) -> dict:
+def chatgpt(cid: str = "g-1", title: str = "Trains",
+            texts: tuple[str, ...] = ("a train to Sintra?",)) -> dict[str, Any]:
     b = ChatGPTBuilder(cid, title, datetime(2024, 5, 1, 8, tzinfo=UTC))
     for i, text in enumerate(texts):
         b.text("user" if i % 2 == 0 else "assistant", text)
     return b.conversation()
 
 
-def refused(cli, path: Path | str, why: str, store_before: bool = False) -> str:
+def refused(cli: Cli, path: Path | str, why: str, store_before: bool = False) -> str:
     """Exit 2, one line naming `why`, nothing on stdout (no progress line either); and nothing changed:
     no store where there was none, else no import recorded and nothing added."""
     db = Path(cli.db)
@@ -68,7 +74,8 @@ SURROGATE = "\ud800 lone"
     pytest.param(lambda: [chatgpt(texts=("hello", f"answer {SURROGATE}"))], id="chatgpt-part"),
 ])
 @pytest.mark.parametrize("packed", ["json", "zip"])
-def test_a_lone_surrogate_in_a_chat_export_is_one_line_and_nothing_is_written(cli, tmp_path, export, packed):
+def test_a_lone_surrogate_in_a_chat_export_is_one_line_and_nothing_is_written(
+        cli: Cli, tmp_path: Path, export: Callable[[], list[dict[str, Any]]], packed: str) -> None:
     text = json.dumps(export())  # escaped, as any JSON writer keeps a lone surrogate: "\\ud800"
     if packed == "zip":
         path = tmp_path / "export.zip"
@@ -81,7 +88,7 @@ def test_a_lone_surrogate_in_a_chat_export_is_one_line_and_nothing_is_written(cl
     assert "conversation" in err and "nothing was imported" in err
 
 
-def test_an_escaped_emoji_in_a_chat_export_is_text(cli, tmp_path):
+def test_an_escaped_emoji_in_a_chat_export_is_text(cli: Cli, tmp_path: Path) -> None:
     path = tmp_path / "conversations.json"
     path.write_text(json.dumps([claude(name="Bread \U0001F35E", texts=("bake \U0001F35E?",))], ensure_ascii=True))
     code, _, err = cli("import", str(path), "--json")
@@ -98,12 +105,13 @@ def test_an_escaped_emoji_in_a_chat_export_is_text(cli, tmp_path):
                  id="claude-message"),
     pytest.param(lambda: [chatgpt("g-1"), chatgpt("g-1", texts=("other",))], "its id", id="chatgpt-conv"),
 ])
-def test_an_id_given_twice_to_different_records_of_a_chat_export_is_refused(cli, tmp_path, export, named):
+def test_an_id_given_twice_to_different_records_of_a_chat_export_is_refused(
+        cli: Cli, tmp_path: Path, export: Callable[[], list[dict[str, Any]]], named: str) -> None:
     err = refused(cli, write_json(tmp_path / "conversations.json", export()), "appears twice in the file")
     assert named in err
 
 
-def test_a_chatgpt_message_id_on_two_nodes_is_refused(cli, tmp_path):
+def test_a_chatgpt_message_id_on_two_nodes_is_refused(cli: Cli, tmp_path: Path) -> None:
     conversation = chatgpt(texts=("first question", "first answer"))
     nodes = [n for n in conversation["mapping"].values() if n["message"]]
     nodes[1]["message"]["id"] = nodes[0]["message"]["id"]
@@ -111,7 +119,7 @@ def test_a_chatgpt_message_id_on_two_nodes_is_refused(cli, tmp_path):
     assert f"message id {nodes[0]['message']['id']!r}" in err
 
 
-def test_an_identical_copy_of_a_conversation_is_read_once(cli, tmp_path):
+def test_an_identical_copy_of_a_conversation_is_read_once(cli: Cli, tmp_path: Path) -> None:
     data = [claude("c-1", texts=("one", "two")), claude("c-2"), claude("c-1", texts=("one", "two"))]
     code, out, err = cli("import", str(write_json(tmp_path / "conversations.json", data)), "--json")
     assert code == 0, err
@@ -121,20 +129,20 @@ def test_an_identical_copy_of_a_conversation_is_read_once(cli, tmp_path):
 
 # -- 3. and 4. JSON Lines: a uid twice, a zone that names none -----------------------------------------
 
-def jsonl(tmp_path: Path, *records: dict) -> Path:
+def jsonl(tmp_path: Path, *records: dict[str, Any]) -> Path:
     path = tmp_path / "in.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     return path
 
 
-def test_two_records_of_one_uid_are_refused_naming_it_and_nothing_is_written(cli, tmp_path):
+def test_two_records_of_one_uid_are_refused_naming_it_and_nothing_is_written(cli: Cli, tmp_path: Path) -> None:
     path = jsonl(tmp_path, {"type": "memory", "uid": "x/memory/1", "content": "the door code is at the desk"},
                  {"type": "memory", "uid": "x/memory/1", "content": "the boiler was serviced in May"})
     err = refused(cli, path, "memory uid 'x/memory/1' appears twice in the file (first on line 1)")
     assert err.startswith("assistant: error: line 2:")
 
 
-def test_a_record_given_twice_as_it_is_is_read_once(cli, tmp_path):
+def test_a_record_given_twice_as_it_is_is_read_once(cli: Cli, tmp_path: Path) -> None:
     same = {"type": "memory", "uid": "x/memory/1", "id": 1, "content": "the boiler was serviced in May"}
     code, _, err = cli("import", str(jsonl(tmp_path, same, same)))
     assert code == 0 and "already present" not in err, err
@@ -142,14 +150,15 @@ def test_a_record_given_twice_as_it_is_is_read_once(cli, tmp_path):
         assert store.one("SELECT count(*) FROM knowledge")[0] == 1
 
 
-def test_a_lone_surrogate_or_a_duplicate_in_json_lines_creates_no_store(cli, tmp_path):
+def test_a_lone_surrogate_or_a_duplicate_in_json_lines_creates_no_store(cli: Cli, tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     path.write_text('{"type":"memory","content":"a\\ud800"}\n')
     refused(cli, path, "line 1: holds text that is not valid Unicode (a lone surrogate)")
 
 
 @pytest.mark.parametrize("zone", ["../../etc/passwd", "Mars/Olympus", "/dev/zero", "UTC\nRRULE:FREQ=HOURLY"])
-def test_a_repeating_rule_in_a_zone_that_names_none_is_refused_naming_the_record(cli, tmp_path, zone):
+def test_a_repeating_rule_in_a_zone_that_names_none_is_refused_naming_the_record(cli: Cli, tmp_path: Path,
+                                                                                 zone: str) -> None:
     cli("remember", "before")
     path = jsonl(tmp_path, {"type": "memory", "kind": "reminder", "content": "water the plants",
                             "due_at": "2026-11-24T09:00:00Z",
@@ -159,7 +168,7 @@ def test_a_repeating_rule_in_a_zone_that_names_none_is_refused_naming_the_record
     assert err.startswith("assistant: error: line 1: memory: recurrence")
 
 
-def test_a_repeating_rule_in_a_known_zone_still_imports_and_exports_with_its_tzid(cli, tmp_path):
+def test_a_repeating_rule_in_a_known_zone_still_imports_and_exports_with_its_tzid(cli: Cli, tmp_path: Path) -> None:
     path = jsonl(tmp_path, {"type": "memory", "kind": "reminder", "content": "water the plants",
                             "due_at": "2026-11-24T08:00:00Z",
                             "recurrence": {"rule": "FREQ=WEEKLY;BYDAY=TU", "start": "2026-11-24T09:00:00",
@@ -171,7 +180,8 @@ def test_a_repeating_rule_in_a_known_zone_still_imports_and_exports_with_its_tzi
 
 # -- 6. a ZIP that inflates far more than text does ----------------------------------------------------
 
-def test_a_conversations_json_that_would_inflate_a_thousand_times_is_refused_from_the_directory(cli, tmp_path):
+def test_a_conversations_json_that_would_inflate_a_thousand_times_is_refused_from_the_directory(cli: Cli,
+                                                                                                tmp_path: Path) -> None:
     body = b"[" + b" " * (8 * 1024 * 1024) + b"]"  # 8 MB of blanks deflate to about 8 KB
     path = raw_zip(tmp_path / "bomb.zip", [("conversations.json", deflated(body), zlib.crc32(body), len(body))])
     assert path.stat().st_size < 64 * 1024
@@ -179,7 +189,7 @@ def test_a_conversations_json_that_would_inflate_a_thousand_times_is_refused_fro
     assert "more than 100 times" in refused(cli, path, "refused before reading any")
 
 
-def test_a_large_export_that_compresses_as_text_does_is_read(cli, tmp_path):
+def test_a_large_export_that_compresses_as_text_does_is_read(cli: Cli, tmp_path: Path) -> None:
     # Over the megabyte from which the ratio counts, and repetitive (about 20 times): still an export.
     data = [claude(f"c-{i}", texts=(f"question {i} " * 40, "answer " * 200)) for i in range(600)]
     path = write_zip(tmp_path / "export.zip", data, "claude")
@@ -190,7 +200,7 @@ def test_a_large_export_that_compresses_as_text_does_is_read(cli, tmp_path):
     assert code == 0 and json.loads(out)["conversations_added"] == 600, err
 
 
-def test_progress_counts_only_what_is_committed(tmp_path):
+def test_progress_counts_only_what_is_committed(tmp_path: Path) -> None:
     """A batch that fails (here a real trigger refusing its second conversation's message) is never
     reported: the last progress said only what the first batch committed."""
     from memory.time.clock import Clock

@@ -6,11 +6,14 @@ import hashlib
 import json
 import unicodedata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 from memory.store import Store
+
+if TYPE_CHECKING:
+    from tests.conftest import Cli
 
 pytestmark = pytest.mark.usefixtures("keywords_only")
 
@@ -27,7 +30,7 @@ def everything_said(db: str) -> str:
 
 
 @pytest.fixture
-def history(cli, tmp_path):
+def history(cli: Cli, tmp_path: Path) -> tuple[Path, Path, str]:
     """A store with four memories, an older backup of it, then two of them forgotten and a newer export."""
     cli("chat", "remember that the safe combination is 31-7-22")
     cli("remember", "Tom owes me 20 euros")
@@ -44,7 +47,7 @@ def history(cli, tmp_path):
     return older, newer, combination
 
 
-def test_an_export_carries_tombstones_and_never_the_forgotten_text(history):
+def test_an_export_carries_tombstones_and_never_the_forgotten_text(history: tuple[Path, Path, str]) -> None:
     _, newer, combination = history
     text = newer.read_text()
     tombstones = [json.loads(line) for line in text.splitlines() if '"forgotten"' in line]
@@ -54,7 +57,9 @@ def test_an_export_carries_tombstones_and_never_the_forgotten_text(history):
 
 
 @pytest.mark.parametrize("order", ["newer first", "older first"])
-def test_nothing_forgotten_comes_back_from_an_older_backup_in_either_order(cli, tmp_path, history, order):
+def test_nothing_forgotten_comes_back_from_an_older_backup_in_either_order(cli: Cli, tmp_path: Path,
+                                                                           history: tuple[Path, Path, str],
+                                                                           order: str) -> None:
     older, newer, combination = history
     fresh = str(tmp_path / "fresh.db")
     files = [newer, older] if order == "newer first" else [older, newer]
@@ -69,7 +74,7 @@ def test_nothing_forgotten_comes_back_from_an_older_backup_in_either_order(cli, 
     assert contents(fresh) == ["the boiler is serviced in March", "water the plants"]
 
 
-def test_restore_forgotten_is_the_one_way_back(cli, tmp_path, history):
+def test_restore_forgotten_is_the_one_way_back(cli: Cli, tmp_path: Path, history: tuple[Path, Path, str]) -> None:
     older, newer, _ = history
     fresh = str(tmp_path / "fresh.db")
     cli("import", str(newer), db=fresh)
@@ -79,7 +84,7 @@ def test_restore_forgotten_is_the_one_way_back(cli, tmp_path, history):
         assert store.one("SELECT count(*) FROM forgotten")[0] == 0
 
 
-def test_the_doctors_recovery_keeps_tombstones(cli, tmp_path, history):
+def test_the_doctors_recovery_keeps_tombstones(cli: Cli, tmp_path: Path, history: tuple[Path, Path, str]) -> None:
     """Recovery is export, then import into a new store: the new store still refuses an older backup."""
     older, _, _ = history
     saved = tmp_path / "saved.jsonl"
@@ -96,7 +101,8 @@ def test_the_doctors_recovery_keeps_tombstones(cli, tmp_path, history):
     assert again.read_text().count('"type": "forgotten"') == 2
 
 
-def test_a_hand_written_copy_without_a_uid_is_known_by_its_hash(cli, tmp_path, history):
+def test_a_hand_written_copy_without_a_uid_is_known_by_its_hash(cli: Cli, tmp_path: Path,
+                                                                history: tuple[Path, Path, str]) -> None:
     _, newer, _ = history
     fresh = str(tmp_path / "fresh.db")
     cli("import", str(newer), db=fresh)
@@ -108,7 +114,7 @@ def test_a_hand_written_copy_without_a_uid_is_known_by_its_hash(cli, tmp_path, h
     assert "Tom owes me 30 euros" in contents(fresh) and "Tom  owes me 20 EUROS" not in contents(fresh)
 
 
-def test_a_tombstone_in_a_file_forgets_the_memory_here(cli, tmp_path):
+def test_a_tombstone_in_a_file_forgets_the_memory_here(cli: Cli, tmp_path: Path) -> None:
     """A forget made in another copy of the store, read from its export, is a forget here too."""
     cli("remember", "the spare key is under the mat")
     cli("remember", "the gym opens at 6")
@@ -126,7 +132,7 @@ def test_a_tombstone_in_a_file_forgets_the_memory_here(cli, tmp_path):
     assert code == 0 and contents(cli.db) == ["the gym opens at 6"]
 
 
-def test_dry_run_of_json_lines_writes_nothing(cli, tmp_path):
+def test_dry_run_of_json_lines_writes_nothing(cli: Cli, tmp_path: Path) -> None:
     path = tmp_path / "m.jsonl"
     path.write_text(json.dumps({"type": "memory", "content": "the attic key is blue"}) + "\n")
     cli("status")
@@ -138,7 +144,7 @@ def test_dry_run_of_json_lines_writes_nothing(cli, tmp_path):
     assert Path(cli.db).exists()
 
 
-def test_a_forgotten_memory_edited_by_hand_in_an_older_export_stays_forgotten(cli: Any, tmp_path: Path) -> None:
+def test_a_forgotten_memory_edited_by_hand_in_an_older_export_stays_forgotten(cli: Cli, tmp_path: Path) -> None:
     """Issue 46: a forgotten memory, a private one among them, came back from an older export edited by hand:
     its uid removed and its text in decomposed Unicode, or given a new uid. A tombstone also knows the text
     by the hash of its normalized form (NFKC, case, white space): never by the text itself."""

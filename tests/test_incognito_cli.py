@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from pathlib import Path
 
 from assistant.input_history import InputHistory
 from memory import memories
 from memory.store import Store
-from tests.conftest import make_clock
+from tests.conftest import Cli, make_clock
 from tests.test_why_and_incognito import tables
 
 
-def test_an_incognito_chat_answers_from_memory_and_writes_nothing(cli):
+def test_an_incognito_chat_answers_from_memory_and_writes_nothing(cli: Cli) -> None:
     assert cli("remember", "the ski trip budget is 1500 euros", "--kind", "fact")[0] == 0
     assert cli("chat", "hello there")[0] == 0  # a conversation in progress, left as it is
     with Store(cli.db, make_clock("2026-11-22T14:00:00+00:00")) as store:
@@ -31,12 +31,12 @@ def test_an_incognito_chat_answers_from_memory_and_writes_nothing(cli):
         assert [m.content for m in memories.matching(store, ["zanzibar", "bob"])] == []
 
 
-def test_incognito_with_new_is_refused(cli):
+def test_incognito_with_new_is_refused(cli: Cli) -> None:
     code, out, err = cli("chat", "hi", "--incognito", "--new")
     assert code == 2 and out == "" and "--incognito writes nothing" in err
 
 
-def test_the_input_history_keeps_nothing_of_an_incognito_conversation(tmp_path):
+def test_the_input_history_keeps_nothing_of_an_incognito_conversation(tmp_path: Path) -> None:
     path = tmp_path / "history"
     history = InputHistory(path)
     history.append("before")
@@ -54,7 +54,7 @@ def test_the_input_history_keeps_nothing_of_an_incognito_conversation(tmp_path):
     assert InputHistory(path).load() == ["before", "after"]
 
 
-def test_an_incognito_refusal_is_one_sentence_that_names_no_key_of_the_app(cli: Any) -> None:
+def test_an_incognito_refusal_is_one_sentence_that_names_no_key_of_the_app(cli: Cli) -> None:
     """Issue 46: `chat --incognito "remember that ..."` answered "That didn't work: This is an incognito
     conversation: nothing is stored, ...; start a new conversation (ctrl+n) to leave it.": the app's key,
     in a terminal that has no app, and two sentences run into one."""

@@ -41,14 +41,14 @@ NOT_RECAP = [
 ]
 
 
-def _scores():
+def _scores() -> tuple[int, int, int]:
     tp = sum(is_boosted(t) for t in RECAP)
     fp = sum(is_boosted(t) for t in NOT_RECAP)
     fn = len(RECAP) - tp
     return tp, fp, fn
 
 
-def test_precision_and_recall():
+def test_precision_and_recall() -> None:
     tp, fp, fn = _scores()
     precision, recall = tp / (tp + fp), tp / (tp + fn)
     print(f"\nrecap boost: precision {precision:.2f}, recall {recall:.2f} on {len(RECAP) + len(NOT_RECAP)} phrasings")
@@ -56,7 +56,7 @@ def test_precision_and_recall():
     assert precision == 1.0 and recall >= 0.95, wrong
 
 
-def test_signals():
+def test_signals() -> None:
     assert is_recap_query("catch me up") and temporal_recency("catch me up") >= 0.9
     assert temporal_recency("hello") == 0.0
     assert 0 <= temporal_recency("what did I tell you yesterday about the budget") <= 1

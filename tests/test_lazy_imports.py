@@ -133,11 +133,11 @@ def lazy_imports_that_buy_nothing(root: Path = ROOT, packages: tuple[str, ...] =
             and not (path.startswith(COMMAND_MODULES) and target.startswith(ours))]
 
 
-def test_every_lazy_import_buys_start_up_time():
+def test_every_lazy_import_buys_start_up_time() -> None:
     assert lazy_imports_that_buy_nothing() == []
 
 
-def test_the_check_can_fail(tmp_path):
+def test_the_check_can_fail(tmp_path: Path) -> None:
     """`import re` in a function is flagged; numpy there is not, nor our module that loads numpy."""
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")

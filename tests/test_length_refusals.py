@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -20,6 +20,9 @@ from memory.errors import RequestTooLong
 from memory.memories import remember
 from tests.conftest import make_runtime
 from tests.standins import StandIn
+
+if TYPE_CHECKING:
+    from memory.search.embeddings import LocalEmbedder
 
 WINDOW = 2048
 LONG = "这次滑雪旅行的预算和住宿安排需要再确认一下" * 30  # 600 characters: a token each, or more
@@ -101,7 +104,7 @@ def test_a_judgement_refused_for_length_is_retried_smaller(tmp_path: Path, stand
 
 
 def test_a_consolidation_whose_requests_cannot_fit_says_so_once_and_goes_on(tmp_path: Path, standin: StandIn,
-                                                                            embedder: Any) -> None:
+                                                                            embedder: LocalEmbedder) -> None:
     """A cluster too long for the window is skipped with a line in the run's messages; the run goes on (a
     later cluster may fit) instead of stopping as for a server that is down."""
     from memory.consolidation.pipeline import Consolidator

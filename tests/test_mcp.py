@@ -15,6 +15,7 @@ import threading
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -29,7 +30,7 @@ from memory.store import Store
 from memory.time.clock import Clock
 from memory.time.instants import UTC
 from memory.transfer.jsonl_import import import_records
-from tests.conftest import T0, T0_TEXT
+from tests.conftest import T0, T0_TEXT, Cli, present
 from tests.mcp_helpers import ASSISTANT, call, fails, read, server, server_env, session, stdio_session, text
 
 EVERY_TOOL = {"remember", "recall", "recall_recent", "upcoming", "update_memory", "done", "snooze", "forget", "recap"}
@@ -55,7 +56,7 @@ def runtime_on(db: str, now: str = T0_TEXT) -> Iterator[Runtime]:
         runtime.close()
 
 
-def rows(db: str) -> list[tuple]:
+def rows(db: str) -> list[tuple[Any, ...]]:
     """Every memory and the undo record, as stored (a write that failed must leave them as they were)."""
     with sqlite3.connect(db) as conn:
         return conn.execute("SELECT * FROM knowledge ORDER BY id").fetchall() + \
@@ -65,7 +66,7 @@ def rows(db: str) -> list[tuple]:
 # -- the acceptance journey --------------------------------------------------------------------------------
 
 @pytest.mark.slow  # end to end: the real command over stdio
-async def test_a_fresh_client_remembers_recalls_and_sets_a_reminder_the_app_shows(tmp_path):
+async def test_a_fresh_client_remembers_recalls_and_sets_a_reminder_the_app_shows(tmp_path: Path) -> None:
     """Issue 32's acceptance, with the bundled embedder (the app's own hybrid search and ranking), on a
     store that also holds a secret and a private memory the client never receives."""
     db = str(tmp_path / "m.db")
@@ -94,7 +95,7 @@ async def test_a_fresh_client_remembers_recalls_and_sets_a_reminder_the_app_show
         assert bank.source == "mcp:test-client" and bank.kind == "reminder"
 
 
-async def test_the_tools_are_the_registrys_own_with_the_chat_tools_schemas(tmp_path):
+async def test_the_tools_are_the_registrys_own_with_the_chat_tools_schemas(tmp_path: Path) -> None:
     """One implementation: each MCP tool is a registry tool, and a tool the chat model also has takes
     the very same arguments."""
     async with session(server(str(tmp_path / "m.db"))) as s:
@@ -107,7 +108,8 @@ async def test_the_tools_are_the_registrys_own_with_the_chat_tools_schemas(tmp_p
         assert set(mcp_schema["properties"]) == set(spec.parameters["properties"]), name
         assert set(mcp_schema.get("required", [])) == set(spec.parameters.get("required", [])), name
         assert listed[name].description == spec.description
-    assert listed["recall"].annotations.read_only_hint and not listed["remember"].annotations.read_only_hint
+    assert present(listed["recall"].annotations).read_only_hint
+    assert not present(listed["remember"].annotations).read_only_hint
 
 
 # -- the gate ---------------------------------------------------------------------------------------------
@@ -133,7 +135,7 @@ def seed_secrets_and_private(db: str) -> dict[str, int]:
     return ids
 
 
-async def test_no_tool_resource_or_prompt_gives_a_secret_or_an_unasked_private_memory(tmp_path):
+async def test_no_tool_resource_or_prompt_gives_a_secret_or_an_unasked_private_memory(tmp_path: Path) -> None:
     db = str(tmp_path / "m.db")
     ids = seed_secrets_and_private(db)
     unasked: list[str] = []
@@ -172,7 +174,7 @@ async def test_no_tool_resource_or_prompt_gives_a_secret_or_an_unasked_private_m
     assert PILLS in asked_pills
 
 
-async def test_read_only_offers_no_writing_tool_and_writes_nothing(tmp_path):
+async def test_read_only_offers_no_writing_tool_and_writes_nothing(tmp_path: Path) -> None:
     db = str(tmp_path / "m.db")
     ids = seed_secrets_and_private(db)
     before = rows(db)
@@ -189,7 +191,7 @@ async def test_read_only_offers_no_writing_tool_and_writes_nothing(tmp_path):
 
 # -- writes: the one insert, labelled, undoable, seen by the app and the notifier ---------------------------------
 
-async def test_writes_are_labelled_with_the_client_and_undo_as_any_change(tmp_path):
+async def test_writes_are_labelled_with_the_client_and_undo_as_any_change(tmp_path: Path) -> None:
     db = str(tmp_path / "m.db")
     async with session(server(db), client="Claude Desktop") as s:
         made = await call(s, "remember", content="water the plants", due_at="every Tuesday at 7pm", importance=4)
@@ -219,7 +221,7 @@ async def test_writes_are_labelled_with_the_client_and_undo_as_any_change(tmp_pa
 
 
 @pytest.mark.slow
-async def test_a_reminder_made_through_mcp_is_picked_up_by_the_notifier(tmp_path):
+async def test_a_reminder_made_through_mcp_is_picked_up_by_the_notifier(tmp_path: Path) -> None:
     """`assistant notify` (another process, no desktop here) finds the reminder when it falls due."""
     db = str(tmp_path / "m.db")
     async with session(server(db)) as s:
@@ -242,7 +244,7 @@ async def test_a_reminder_made_through_mcp_is_picked_up_by_the_notifier(tmp_path
 
 
 @pytest.mark.slow
-async def test_a_reminder_made_through_mcp_reaches_the_desktop_through_the_notifier(tmp_path):
+async def test_a_reminder_made_through_mcp_reaches_the_desktop_through_the_notifier(tmp_path: Path) -> None:
     """The same with a desktop: a private session bus and a notification server (tests/desktop_bus.py)."""
     from tests.desktop_bus import SessionBus, missing
 
@@ -270,7 +272,7 @@ async def test_a_reminder_made_through_mcp_reaches_the_desktop_through_the_notif
 
 
 @pytest.mark.slow
-async def test_two_writers_at_once_lose_nothing(tmp_path):
+async def test_two_writers_at_once_lose_nothing(tmp_path: Path) -> None:
     """The server and the CLI write the same store at the same time (WAL, one writer waits for the other)."""
     db = str(tmp_path / "m.db")
     with runtime_on(db):
@@ -303,7 +305,7 @@ async def test_two_writers_at_once_lose_nothing(tmp_path):
 
 # -- bad input ---------------------------------------------------------------------------------------------
 
-async def test_bad_input_is_one_sentence_and_changes_nothing(tmp_path):
+async def test_bad_input_is_one_sentence_and_changes_nothing(tmp_path: Path) -> None:
     db = str(tmp_path / "m.db")
     ids = seed_secrets_and_private(db)
     before = rows(db)
@@ -332,7 +334,8 @@ async def test_bad_input_is_one_sentence_and_changes_nothing(tmp_path):
     assert rows(db) == before
 
 
-async def test_an_id_no_row_can_have_is_the_same_plain_line_for_mcp_the_chat_tools_and_the_cli(tmp_path, cli):
+async def test_an_id_no_row_can_have_is_the_same_plain_line_for_mcp_the_chat_tools_and_the_cli(tmp_path: Path,
+                                                                                               cli: Cli) -> None:
     # 10**30 once reached SQLite: "invalid arguments (OverflowError: Python int too large to convert to
     # SQLite INTEGER)" over MCP and to the chat model, while the CLI said "no such id".
     from assistant.errors import ToolError
@@ -362,7 +365,7 @@ async def test_an_id_no_row_can_have_is_the_same_plain_line_for_mcp_the_chat_too
 
 
 @pytest.mark.slow
-async def test_a_bad_prompt_argument_is_one_message_naming_the_choices_and_no_traceback(tmp_path):
+async def test_a_bad_prompt_argument_is_one_message_naming_the_choices_and_no_traceback(tmp_path: Path) -> None:
     from mcp import MCPError
 
     from assistant import paths
@@ -383,7 +386,7 @@ async def test_a_bad_prompt_argument_is_one_message_naming_the_choices_and_no_tr
 
 
 @pytest.mark.slow
-def test_a_malformed_line_is_answered_and_the_server_keeps_serving(tmp_path):
+def test_a_malformed_line_is_answered_and_the_server_keeps_serving(tmp_path: Path) -> None:
     """Raw JSON-RPC on the wire, as a client writes it: a line that is not JSON, and JSON that is not a
     message, each get the error JSON-RPC 2.0 asks for; the session goes on. Nothing but protocol
     reaches stdout (a notice goes to stderr)."""
@@ -395,11 +398,11 @@ def test_a_malformed_line_is_answered_and_the_server_keeps_serving(tmp_path):
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()  # type: ignore
 
-    def exchange(line: str) -> dict:
+    def exchange(line: str) -> dict[str, Any]:
         proc.stdin.write(line + "\n")  # type: ignore[union-attr]
         proc.stdin.flush()  # type: ignore[union-attr]
         try:
-            answer = json.loads(lines.get(timeout=60))  # a line that is not JSON fails here
+            answer: dict[str, Any] = json.loads(lines.get(timeout=60))  # a line that is not JSON fails here
         except queue.Empty:
             raise AssertionError(f"no answer to {line!r}") from None
         assert answer["jsonrpc"] == "2.0"
@@ -430,7 +433,7 @@ def test_a_malformed_line_is_answered_and_the_server_keeps_serving(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("make", ["newer", "damaged", "read_only"])
-def test_a_store_that_cannot_be_used_is_one_line_and_exit_1_at_start(tmp_path, make):
+def test_a_store_that_cannot_be_used_is_one_line_and_exit_1_at_start(tmp_path: Path, make: str) -> None:
     db = tmp_path / "m.db"
     Store(str(db), Clock(UTC, T0)).close()
     if make == "newer":
@@ -462,7 +465,7 @@ class HttpServer:
                                      text=True, env=server_env(**env))
         assert self.proc.stdout is not None
         first, second = self.proc.stdout.readline(), self.proc.stdout.readline()
-        assert first.startswith("assistant mcp: serving http://127.0.0.1:"), (first, self.proc.stderr.read())
+        assert first.startswith("assistant mcp: serving http://127.0.0.1:"), (first, present(self.proc.stderr).read())
         self.url = first.split()[-1]
         self.token = second.split()[2]
         self.where = second
@@ -473,7 +476,7 @@ class HttpServer:
 
 
 @pytest.mark.slow
-def test_http_refuses_a_request_without_the_token_and_serves_one_with_it(tmp_path):
+def test_http_refuses_a_request_without_the_token_and_serves_one_with_it(tmp_path: Path) -> None:
     import httpx2
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
@@ -518,7 +521,7 @@ def test_http_refuses_a_request_without_the_token_and_serves_one_with_it(tmp_pat
 @pytest.mark.slow
 @pytest.mark.parametrize("address", ["0.0.0.0:8765", "192.168.1.20:8765", "[::]:8765", "example.com:8765",
                                      "8.8.8.8:53", "127.0.0.1:99999", "nonsense"])
-def test_http_refuses_an_address_off_the_loopback(tmp_path, address):
+def test_http_refuses_an_address_off_the_loopback(tmp_path: Path, address: str) -> None:
     done = subprocess.run([str(ASSISTANT), "mcp", "--db", str(tmp_path / "m.db"), "--http", address],
                           capture_output=True, text=True, timeout=60, env=server_env())
     assert done.returncode == 2 and done.stdout == ""
@@ -528,14 +531,14 @@ def test_http_refuses_an_address_off_the_loopback(tmp_path, address):
 
 @pytest.mark.parametrize(("text_", "host", "port"), [("8765", "127.0.0.1", 8765), ("localhost:80", "127.0.0.1", 80),
                                                      ("[::1]:8765", "::1", 8765), ("127.0.0.2:1", "127.0.0.2", 1)])
-def test_loopback_addresses_are_read(text_, host, port):
+def test_loopback_addresses_are_read(text_: str, host: str, port: int) -> None:
     from assistant.mcp.address import listen_address
 
     address = listen_address(text_)
     assert (address.host, address.port) == (host, port)
 
 
-def test_reminders_lines_of_the_agenda_are_todays(tmp_path):
+def test_reminders_lines_of_the_agenda_are_todays(tmp_path: Path) -> None:
     """The agenda: what is overdue from before today, each occurrence due today, yesterday's talks."""
     from assistant.outbound.gate import Gate
     from assistant.recap import agenda_text

@@ -6,22 +6,29 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 import pytest
 
 from assistant.services import Services
 from assistant.services.model import responder_for
+from assistant.turn.events import Done
 from memory import browse, changes, episodes, memories, reminders
 from memory.consolidation.retention import tier_for
 from memory.errors import InvalidInput
 from memory.search import Searcher
-from memory.search.embeddings import pending_count, sync_embeddings
+from memory.search.embeddings import LocalEmbedder, pending_count, sync_embeddings
 from memory.search.hybrid import PINNED_SQL
 from memory.transfer.jsonl_import import import_records
-from tests.conftest import T0
+from tests.conftest import T0, present
+
+if TYPE_CHECKING:
+    from assistant.runtime import Runtime
+    from assistant.turn.events import Event
+    from memory.store import Store
 
 
-def service_for(rt) -> Services:
+def service_for(rt: Runtime) -> Services:
     from assistant.turn.agent import Agent
 
     services = Services(rt)
@@ -29,13 +36,13 @@ def service_for(rt) -> Services:
     return services
 
 
-async def say(services: Services, text: str) -> list:
+async def say(services: Services, text: str) -> list[Event]:
     return [event async for event in services.model.turn(text)]
 
 
 # -- pages and filters ----------------------------------------------------------------------------
 
-def test_pages_go_newest_first_through_every_memory_and_never_repeat_one(store):
+def test_pages_go_newest_first_through_every_memory_and_never_repeat_one(store: Store) -> None:
     for n in range(25):
         memories.remember(store, f"note number {n}")
     seen, after = [], None
@@ -47,7 +54,7 @@ def test_pages_go_newest_first_through_every_memory_and_never_repeat_one(store):
     assert seen == list(range(25, 0, -1))
 
 
-def test_pages_order_by_when_it_was_said_not_by_id(store):
+def test_pages_order_by_when_it_was_said_not_by_id(store: Store) -> None:
     """An import brings old memories in after new ones: the list is by time, ties by id."""
     memories.remember(store, "said today")
     import_records(store, [json.dumps({"type": "memory", "kind": "fact", "content": "said last year",
@@ -59,7 +66,7 @@ def test_pages_order_by_when_it_was_said_not_by_id(store):
     assert [m.source for m in items] == ["typed", "imported", "imported"]
 
 
-def test_every_filter_lets_through_what_it_names_and_counts_agree(store):
+def test_every_filter_lets_through_what_it_names_and_counts_agree(store: Store) -> None:
     fact = memories.remember(store, "the boiler is a Vaillant", kind="fact")
     private = memories.remember(store, "therapy on Tuesdays", kind="note", private=True)
     secret = memories.remember(store, "the door code is 5829", kind="fact")
@@ -85,7 +92,7 @@ def test_every_filter_lets_through_what_it_names_and_counts_agree(store):
         browse.MemoryFilter(tier="lukewarm")
 
 
-def test_the_list_masks_a_secret_and_a_search_shows_its_words(rt):
+def test_the_list_masks_a_secret_and_a_search_shows_its_words(rt: Runtime) -> None:
     services = service_for(rt)
     memories.remember(rt.store, "the door code is 5829", kind="fact")
     memories.remember(rt.store, "the garage door sticks in winter", kind="note")
@@ -99,7 +106,7 @@ def test_the_list_masks_a_secret_and_a_search_shows_its_words(rt):
 
 # -- edit, private, pin, forget: each undone -------------------------------------------------------
 
-def test_an_edit_keeps_the_earlier_text_reindexes_and_undo_puts_it_back(rt):
+def test_an_edit_keeps_the_earlier_text_reindexes_and_undo_puts_it_back(rt: Runtime) -> None:
     services = service_for(rt)
     memory = memories.remember(rt.store, "the door code is 5829", kind="fact")
     rt.store.execute("DELETE FROM pending_embeddings")  # as if embedded
@@ -122,24 +129,24 @@ def test_an_edit_keeps_the_earlier_text_reindexes_and_undo_puts_it_back(rt):
     assert changes.last_change(rt.store) is None
 
 
-def test_an_edit_decides_sensitivity_again_both_ways(rt):
+def test_an_edit_decides_sensitivity_again_both_ways(rt: Runtime) -> None:
     services = service_for(rt)
     note = memories.remember(rt.store, "the locker is in the basement", kind="note")
     assert not note.sensitive
-    assert services.memories.edit(note.id, "the locker combination is 4471").sensitive  # decided at write
+    assert present(services.memories.edit(note.id, "the locker combination is 4471")).sensitive  # decided at write
     # SPEC F12: decided again, so the secret gone takes the mark off (a value of it kept would not:
     # tests/test_edit_sensitivity.py); the earlier text keeps its own flag
-    assert not services.memories.edit(note.id, "the locker is in the basement").sensitive
+    assert not present(services.memories.edit(note.id, "the locker is in the basement")).sensitive
     assert [(e.content, e.sensitive) for e in memories.earlier_texts(rt.store, note.id)] == [
         ("the locker combination is 4471", True), ("the locker is in the basement", False)]
 
 
-def test_private_and_pin_are_recorded_and_undone(rt):
+def test_private_and_pin_are_recorded_and_undone(rt: Runtime) -> None:
     services = service_for(rt)
     memory = memories.remember(rt.store, "Mia is allergic to peanuts", kind="fact")
     rt.store.execute("UPDATE memory_meta SET tier = 'archived' WHERE memory_id = ?", (memory.id,))
     assert services.memories.set_private(memory.id, True).private
-    assert changes.last_change(rt.store)["action"] == "private"
+    assert present(changes.last_change(rt.store))["action"] == "private"
     services.changes.undo_last()
     assert not memories.get_memory(rt.store, memory.id).private
     pinned = services.memories.set_pinned(memory.id, True)
@@ -149,7 +156,7 @@ def test_private_and_pin_are_recorded_and_undone(rt):
     assert not again.pinned and again.tier == "archived"
 
 
-def test_forget_takes_the_earlier_texts_and_their_quotations_and_undo_brings_all_back(rt):
+def test_forget_takes_the_earlier_texts_and_their_quotations_and_undo_brings_all_back(rt: Runtime) -> None:
     services = service_for(rt)
     episode = episodes.open_episode(rt.store)
     said = episodes.add_message(rt.store, episode.id, "user", "remember that the door code is 5829")
@@ -165,7 +172,7 @@ def test_forget_takes_the_earlier_texts_and_their_quotations_and_undo_brings_all
         "remember that the door code is 5829"
 
 
-def test_the_detail_tells_where_it_was_said_its_standing_and_its_links(rt):
+def test_the_detail_tells_where_it_was_said_its_standing_and_its_links(rt: Runtime) -> None:
     services = service_for(rt)
     episode = episodes.open_episode(rt.store)
     said = episodes.add_message(rt.store, episode.id, "user", "remember that the door code is 5829")
@@ -176,13 +183,13 @@ def test_the_detail_tells_where_it_was_said_its_standing_and_its_links(rt):
     assert old.said_in == episode.id and old.said_in_title == "Door codes" and old.said_at == "Sun Nov 22 14:00"
     assert [x.id for x in old.superseded_by] == [newer.id] and old.supersedes == []
     assert [x.id for x in services.memories.detail(newer.id).supersedes] == [older.id]
-    view, messages = services.conversations.conversation(episode.id)
+    view, messages = present(services.conversations.conversation(episode.id))
     assert view.title == "Door codes" and [m.content for m in messages] == ["remember that the door code is 5829"]
 
 
 # -- pinned: never archived, never outranked by its echoes ---------------------------------------
 
-def test_a_pinned_memory_is_never_archived_by_consolidation(rt):
+def test_a_pinned_memory_is_never_archived_by_consolidation(rt: Runtime) -> None:
     from assistant.jobs import run_consolidation
     from memory.edges import mark_superseded
 
@@ -202,14 +209,15 @@ def test_a_pinned_memory_is_never_archived_by_consolidation(rt):
 CABIN = "the cabin key is under the third flowerpot"
 
 
-def test_the_pinned_memories_a_search_reads_come_by_their_index_not_a_walk_of_every_memory(store):
+def test_the_pinned_memories_a_search_reads_come_by_their_index_not_a_walk_of_every_memory(store: Store) -> None:
     """The query plan, not a timer: without the index SQLite scans every memory (110 ms at a million)."""
     plan = " ".join(str(row[-1]) for row in store.query("EXPLAIN QUERY PLAN " + PINNED_SQL, (500,)))
     assert "USING INDEX knowledge_pinned" in plan and "TEMP B-TREE" not in plan, plan
 
 
 @pytest.mark.parametrize("pinned", [True, False])
-def test_a_pinned_memory_comes_above_its_echo_whatever_its_tier(store, embedder, pinned):
+def test_a_pinned_memory_comes_above_its_echo_whatever_its_tier(store: Store, embedder: LocalEmbedder,
+                                                                pinned: bool) -> None:
     memory = memories.remember(store, CABIN, kind="fact")
     if pinned:
         memories.set_pinned(store, memory.id, True)
@@ -229,12 +237,13 @@ def test_a_pinned_memory_comes_above_its_echo_whatever_its_tier(store, embedder,
 
 # -- an offline answer records the memories it used ------------------------------------------------
 
-async def test_an_offline_answer_after_an_edit_says_the_new_value_and_its_record_lists_the_memory(rt):
+async def test_an_offline_answer_after_an_edit_says_the_new_value_and_its_record_lists_the_memory(rt: Runtime) -> None:
     services = service_for(rt)
     await say(services, "remember that the door code is 5829")
     memory = memories.matching(rt.store, ["door"])[0]
     services.memories.edit(memory.id, "the door code is 7731")
     events = await say(services, "what is the door code?")
+    assert isinstance(events[-1], Done)
     answer = events[-1].text
     assert "7731" in answer and "5829" not in answer
     why = services.why.view(events[-1].message_id)
@@ -243,10 +252,11 @@ async def test_an_offline_answer_after_an_edit_says_the_new_value_and_its_record
     assert "changed" not in why.memories[0].when
     rt.clock.fixed = T0 + timedelta(hours=1)
     services.memories.edit(memory.id, "the door code is 1234")  # after the answer: its line says so
-    assert services.why.view(events[-1].message_id).memories[0].when.endswith("its text was changed after this answer")
+    assert present(services.why.view(events[-1].message_id)).memories[0].when.endswith(
+        "its text was changed after this answer")
 
 
-def test_update_memory_keeps_history_for_every_front_end(store):
+def test_update_memory_keeps_history_for_every_front_end(store: Store) -> None:
     """The model's update_memory and the CLI's `update --content` are the same path."""
     m = memories.remember(store, "buy milk", due_at="2026-11-23T10:00:00+00:00")
     reminders.update_memory(store, m.id, content="buy oat milk")

@@ -6,48 +6,62 @@ in the middle of an answer and one that never starts one."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from assistant.providers.select import select_provider
+from assistant.responders.model import ModelResponder
 from assistant.services import Services
 from assistant.services.model import responder_for
 from assistant.turn.agent import Agent
-from assistant.turn.events import Done, Failed, Notice, ToolCall, ToolResult
+from assistant.turn.events import Done, Event, Failed, Notice, ToolCall, ToolResult
 from memory import memories, reminders
-from tests.conftest import make_runtime
+from tests.conftest import Cli, last_text, make_runtime, present
+
+if TYPE_CHECKING:
+    from assistant.runtime import Runtime
+    from memory.memories import Memory
+    from tests.standins import StandIn
 
 STAMPS = "remind me to buy stamps tomorrow at 10am"
 
 
-def model_runtime(tmp_path, standin, **env):
+def model_runtime(tmp_path: Path, standin: StandIn, **env: str) -> Runtime:
     standin.models = ["stand-in"]
     return make_runtime(tmp_path, ASSISTANT_PROVIDER="openai", OPENAI_BASE_URL=standin.base,
                         ASSISTANT_MODEL="stand-in", **env)
 
 
-def agent_for(rt) -> Agent:
+def agent_for(rt: Runtime) -> Agent:
     return Agent(rt, responder_for(rt, select_provider(rt)))
 
 
-async def collect(agent, text):
+async def collect(agent: Agent, text: str) -> list[Event]:
     return [e async for e in agent.turn(text)]
 
 
-def chats(standin) -> list[dict]:
+def chats(standin: StandIn) -> list[dict[str, Any]]:
     return standin.bodies("/v1/chat/completions")
 
 
-def open_reminders(rt) -> list:
+def responder(agent: Agent) -> ModelResponder:
+    """The agent's model responder (these tests have a model)."""
+    assert isinstance(agent.responder, ModelResponder)
+    return agent.responder
+
+
+def open_reminders(rt: Runtime) -> list[Memory]:
     return [r.memory for r in reminders.get_upcoming(rt.store, within_days=30)]
 
 
-async def test_a_model_that_chats_instead_of_acting_loses_nothing(tmp_path, openai_standin):
+async def test_a_model_that_chats_instead_of_acting_loses_nothing(tmp_path: Path, openai_standin: StandIn) -> None:
     rt = model_runtime(tmp_path, openai_standin)
     openai_standin.script = ["When you're about to buy stamps tomorrow, please remember that it's a reminder."]
     events = await collect(agent_for(rt), STAMPS)
     stored = open_reminders(rt)
-    assert [m.content for m in stored] == ["buy stamps"] and stored[0].due_at.startswith("2026-11-23T10:00")
+    assert [m.content for m in stored] == ["buy stamps"] and present(stored[0].due_at).startswith("2026-11-23T10:00")
     call = next(e for e in events if isinstance(e, ToolCall))
     assert call.id.startswith("app_") and call.name == "remember"  # carried out by the app, after the answer
     result = next(e for e in events if isinstance(e, ToolResult))
@@ -61,19 +75,19 @@ async def test_a_model_that_chats_instead_of_acting_loses_nothing(tmp_path, open
     rt.close()
 
 
-async def test_what_the_model_did_itself_is_not_done_again(tmp_path, openai_standin):
+async def test_what_the_model_did_itself_is_not_done_again(tmp_path: Path, openai_standin: StandIn) -> None:
     rt = model_runtime(tmp_path, openai_standin)
     openai_standin.script = [{"tool_calls": [("remember", {"content": "buy stamps",
                                                            "due_at": "tomorrow at 10am"})]}, "Done."]
     agent = agent_for(rt)
     events = await collect(agent, STAMPS)
     assert [m.content for m in open_reminders(rt)] == ["buy stamps"]  # once
-    assert agent.responder.fitted.tokens > 500  # the request's size is counted with no window known too
+    assert present(responder(agent).fitted).tokens > 500  # the request's size is counted with no window known too
     assert not any(isinstance(e, ToolCall) and e.id.startswith("app_") for e in events)
     rt.close()
 
 
-async def test_a_remember_the_model_chatted_past_is_kept(tmp_path, openai_standin):
+async def test_a_remember_the_model_chatted_past_is_kept(tmp_path: Path, openai_standin: StandIn) -> None:
     rt = model_runtime(tmp_path, openai_standin)
     openai_standin.script = ["That's a great locker number!"]
     await collect(agent_for(rt), "remember that my gym locker is number 112")
@@ -81,7 +95,8 @@ async def test_a_remember_the_model_chatted_past_is_kept(tmp_path, openai_standi
     rt.close()
 
 
-async def test_an_incognito_conversation_is_never_acted_on_after_the_answer(tmp_path, openai_standin):
+async def test_an_incognito_conversation_is_never_acted_on_after_the_answer(tmp_path: Path,
+                                                                            openai_standin: StandIn) -> None:
     rt = model_runtime(tmp_path, openai_standin)
     services = Services(rt)
     services.model.agent = agent_for(rt)
@@ -93,7 +108,7 @@ async def test_an_incognito_conversation_is_never_acted_on_after_the_answer(tmp_
     rt.close()
 
 
-async def test_a_refusal_for_length_is_retried_once_smaller(tmp_path, openai_standin):
+async def test_a_refusal_for_length_is_retried_once_smaller(tmp_path: Path, openai_standin: StandIn) -> None:
     rt = model_runtime(tmp_path, openai_standin)
     agent = agent_for(rt)
     for n in range(6):  # a conversation in progress: the retry has history to leave out
@@ -109,7 +124,8 @@ async def test_a_refusal_for_length_is_retried_once_smaller(tmp_path, openai_sta
     rt.close()
 
 
-async def test_a_second_refusal_for_length_is_said_plainly_and_the_message_kept(tmp_path, openai_standin):
+async def test_a_second_refusal_for_length_is_said_plainly_and_the_message_kept(tmp_path: Path,
+                                                                                openai_standin: StandIn) -> None:
     rt = model_runtime(tmp_path, openai_standin)
     openai_standin.script = [(400, "Requested tokens (2155) exceed context window of 2048")]
     events = await collect(agent_for(rt), STAMPS)
@@ -124,7 +140,8 @@ async def test_a_second_refusal_for_length_is_said_plainly_and_the_message_kept(
     rt.close()
 
 
-async def test_a_configured_window_fits_the_request_oldest_history_first(tmp_path, openai_standin):
+async def test_a_configured_window_fits_the_request_oldest_history_first(tmp_path: Path,
+                                                                         openai_standin: StandIn) -> None:
     rt = model_runtime(tmp_path, openai_standin, ASSISTANT_CONTEXT_WINDOW="1024")
     agent = agent_for(rt)
     for n in range(12):
@@ -133,7 +150,7 @@ async def test_a_configured_window_fits_the_request_oldest_history_first(tmp_pat
     openai_standin.script = ["ok"]
     await collect(agent, "the last question")
     body = chats(openai_standin)[-1]
-    fitted = agent.responder.fitted
+    fitted = responder(agent).fitted
     assert fitted is not None and fitted.tokens <= 1024 and fitted.dropped  # something had to go
     said = [m["content"] for m in body["messages"] if m["role"] == "user"]
     assert said[-1] == "the last question" and "question 0 " not in json.dumps(said)  # the oldest went first
@@ -141,8 +158,8 @@ async def test_a_configured_window_fits_the_request_oldest_history_first(tmp_pat
     rt.close()
 
 
-async def test_a_models_which_one_is_no_question_of_the_offline_mode_without_tools(tmp_path,
-                                                                                    openai_standin) -> None:
+async def test_a_models_which_one_is_no_question_of_the_offline_mode_without_tools(tmp_path: Path,
+                                                                                    openai_standin: StandIn) -> None:
     """A server without tools hands the answers to the offline mode's own questions to the offline mode:
     a model's answer worded like one of them ("Which one did you mean?") is not one, and "2" after it
     goes to the model, changing nothing."""
@@ -158,11 +175,13 @@ async def test_a_models_which_one_is_no_question_of_the_offline_mode_without_too
     openai_standin.script = ["Sure, noted."]
     events = await collect(agent, "2")
     assert [m.content for m in open_reminders(rt)] == ["call the dentist", "pay the dentist bill"]
-    assert not any(isinstance(e, ToolCall) for e in events) and events[-1].text == "Sure, noted."
+    assert not any(isinstance(e, ToolCall) for e in events)
+    assert isinstance(events[-1], Done) and events[-1].text == "Sure, noted."
     rt.close()
 
 
-async def test_without_tools_yes_to_the_offline_modes_forget_question_forgets(tmp_path, openai_standin) -> None:
+async def test_without_tools_yes_to_the_offline_modes_forget_question_forgets(tmp_path: Path,
+                                                                              openai_standin: StandIn) -> None:
     """A server without tools: "forget the gym locker" is the offline mode's to answer, and so is the "yes"
     to its question ("Forget #1 ...?"), whichever question it asked."""
     openai_standin.tools = False
@@ -170,14 +189,15 @@ async def test_without_tools_yes_to_the_offline_modes_forget_question_forgets(tm
     locker = memories.remember(rt.store, "my gym locker is number 112", kind="fact")
     agent = agent_for(rt)
     events = await collect(agent, "forget the gym locker")
-    assert f"Forget #{locker.id}" in events[-1].text
+    assert isinstance(events[-1], Done) and f"Forget #{locker.id}" in events[-1].text
     openai_standin.script = ["Done!"]  # the model, were it asked
     events = await collect(agent, "yes")
-    assert memories.matching(rt.store, ["locker"]) == [] and "Done!" not in events[-1].text
+    assert memories.matching(rt.store, ["locker"]) == []
+    assert isinstance(events[-1], Done | Failed) and "Done!" not in events[-1].text
     rt.close()
 
 
-async def test_the_window_is_learned_again_after_the_server_failed(tmp_path, openai_standin) -> None:
+async def test_the_window_is_learned_again_after_the_server_failed(tmp_path: Path, openai_standin: StandIn) -> None:
     """A server that failed may come back as another (restarted with a smaller context): what it can take
     is asked again before the next request, not kept from before."""
     openai_standin.context_length = 8192
@@ -185,18 +205,19 @@ async def test_the_window_is_learned_again_after_the_server_failed(tmp_path, ope
     agent = agent_for(rt)
     openai_standin.script = ["ok"]
     await collect(agent, "hello")
-    assert agent.responder.window() == 8192
+    assert responder(agent).window() == 8192
     openai_standin.context_length = 2048
     openai_standin.script = [500, 500, 500]  # every attempt of the turn fails
     events = await collect(agent, "hello again")
     assert isinstance(events[-1], Done) and events[-1].failure == "model"
     openai_standin.script = ["ok"]
     await collect(agent, "and again")
-    assert agent.responder.window() == 2048 and chats(openai_standin)[-1]["max_tokens"] <= 2048 // 4
+    assert responder(agent).window() == 2048 and chats(openai_standin)[-1]["max_tokens"] <= 2048 // 4
     rt.close()
 
 
-async def test_a_server_that_dies_mid_answer_is_one_line_and_the_message_acted_on(tmp_path, openai_standin):
+async def test_a_server_that_dies_mid_answer_is_one_line_and_the_message_acted_on(tmp_path: Path,
+                                                                                  openai_standin: StandIn) -> None:
     rt = model_runtime(tmp_path, openai_standin)
     openai_standin.script = [("break", "When you are about to")]
     events = await collect(agent_for(rt), STAMPS)
@@ -208,7 +229,8 @@ async def test_a_server_that_dies_mid_answer_is_one_line_and_the_message_acted_o
 
 
 @pytest.mark.slow
-async def test_an_answer_that_never_starts_is_a_failure_within_the_timeout(tmp_path, openai_standin):
+async def test_an_answer_that_never_starts_is_a_failure_within_the_timeout(tmp_path: Path,
+                                                                           openai_standin: StandIn) -> None:
     rt = model_runtime(tmp_path, openai_standin, ASSISTANT_FIRST_TOKEN_TIMEOUT="2")
     openai_standin.script = [("sleep", 6, "too late")]
     events = await collect(agent_for(rt), "what should I cook tonight?")
@@ -221,7 +243,7 @@ async def test_an_answer_that_never_starts_is_a_failure_within_the_timeout(tmp_p
 
 # -- SPEC F4: a prompt a server can reuse ----------------------------------------------------------------
 
-def shared_messages(earlier: list[dict], later: list[dict]) -> int:
+def shared_messages(earlier: list[dict[str, Any]], later: list[dict[str, Any]]) -> int:
     """How many messages two requests share from their start (a server re-reads what follows)."""
     count = 0
     for a, b in zip(earlier, later, strict=False):
@@ -231,7 +253,8 @@ def shared_messages(earlier: list[dict], later: list[dict]) -> int:
     return count
 
 
-async def test_turn_two_shares_turn_ones_request_up_to_the_previous_answer(tmp_path, openai_standin) -> None:
+async def test_turn_two_shares_turn_ones_request_up_to_the_previous_answer(tmp_path: Path,
+                                                                           openai_standin: StandIn) -> None:
     """The system prompt stays byte for byte the same (the clock moved three minutes, the questions differ);
     this turn's block is a message of its own just before the newest one, and never kept in the history."""
     rt = model_runtime(tmp_path, openai_standin)
@@ -242,7 +265,8 @@ async def test_turn_two_shares_turn_ones_request_up_to_the_previous_answer(tmp_p
     for n, text in enumerate(asked):
         openai_standin.script = [f"answer {n}"]
         await collect(agent, text)
-        rt.clock.fixed = rt.clock.fixed.replace(minute=rt.clock.fixed.minute + 3)
+        fixed = present(rt.clock.fixed)
+        rt.clock.fixed = fixed.replace(minute=fixed.minute + 3)
     first, second, third = (body["messages"] for body in chats(openai_standin))
     assert [m["role"] for m in first] == ["system", "user", "user"]
     assert first[1]["content"].startswith("<turn_context>\n") and "March 5" in first[1]["content"]
@@ -256,8 +280,8 @@ async def test_turn_two_shares_turn_ones_request_up_to_the_previous_answer(tmp_p
     rt.close()
 
 
-async def test_a_long_conversation_at_a_small_window_keeps_where_its_history_starts(tmp_path,
-                                                                                    openai_standin) -> None:
+async def test_a_long_conversation_at_a_small_window_keeps_where_its_history_starts(tmp_path: Path,
+                                                                                    openai_standin: StandIn) -> None:
     """At a 2,048-token window the history must be cut: it is cut once in a while, to half its room, not by
     one message every turn (each such cut makes the server read the whole conversation again)."""
     rt = model_runtime(tmp_path, openai_standin, ASSISTANT_CONTEXT_WINDOW="2048")
@@ -266,14 +290,15 @@ async def test_a_long_conversation_at_a_small_window_keeps_where_its_history_sta
         openai_standin.script = [f"answer {n} " + "and more words " * 12]
         await collect(agent, f"question {n} " + "with many words " * 12)
     sent = [body["messages"] for body in chats(openai_standin)]
-    assert all(agent.responder.fitted is not None and len(json.dumps(m)) / 3.2 < 2048 for m in sent)
+    assert all(responder(agent).fitted is not None and len(json.dumps(m)) / 3.2 < 2048 for m in sent)
     cuts = [n for n in range(1, len(sent)) if shared_messages(sent[n - 1], sent[n]) < len(sent[n - 1]) - 2]
-    assert agent.responder.fitted.dropped and 1 <= len(cuts) <= 4, cuts  # one message a turn: cut at every turn
+    # One message a turn would be a cut at every turn.
+    assert present(responder(agent).fitted).dropped and 1 <= len(cuts) <= 4, cuts
     rt.close()
 
 
 async def test_anthropic_caches_the_system_prompt_and_the_history_and_sends_the_turn_as_its_own_block(
-        tmp_path, anthropic_standin) -> None:
+        tmp_path: Path, anthropic_standin: StandIn) -> None:
     from assistant.providers.anthropic_provider import AnthropicProvider
     from tests.standins import text_reply
 
@@ -296,11 +321,12 @@ async def test_anthropic_caches_the_system_prompt_and_the_history_and_sends_the_
 
 # -- never a silent no-answer (issue 43), a cut answer, a server swapped (issue 46) ------------------------
 
-def stored_answers(rt) -> list[str]:
+def stored_answers(rt: Runtime) -> list[str]:
     return [r[0] for r in rt.store.query("SELECT content FROM messages WHERE role = 'assistant' ORDER BY id")]
 
 
-async def test_a_streamed_request_refused_for_length_in_silence_is_retried_smaller(tmp_path, openai_standin) -> None:
+async def test_a_streamed_request_refused_for_length_in_silence_is_retried_smaller(tmp_path: Path,
+                                                                                   openai_standin: StandIn) -> None:
     """llama-cpp-python refuses a streamed request over its window (2,048 by default, which it does not
     report) with a stream that ends at once, empty: the turn is retried once, fitted to a smaller window."""
     openai_standin.window = 2048
@@ -321,7 +347,8 @@ async def test_a_streamed_request_refused_for_length_in_silence_is_retried_small
     rt.close()
 
 
-async def test_a_request_too_long_even_when_cut_is_said_and_answered_offline(tmp_path, openai_standin) -> None:
+async def test_a_request_too_long_even_when_cut_is_said_and_answered_offline(tmp_path: Path,
+                                                                             openai_standin: StandIn) -> None:
     openai_standin.window = 300  # not even the instructions fit
     openai_standin.any_name = True
     rt = model_runtime(tmp_path, openai_standin)
@@ -335,7 +362,8 @@ async def test_a_request_too_long_even_when_cut_is_said_and_answered_offline(tmp
     rt.close()
 
 
-async def test_an_answer_cut_after_its_first_word_is_said_and_stored_as_cut(tmp_path, openai_standin) -> None:
+async def test_an_answer_cut_after_its_first_word_is_said_and_stored_as_cut(tmp_path: Path,
+                                                                            openai_standin: StandIn) -> None:
     """The server dies after the first word: said at once in one line (not as "not reachable": it answered),
     and the word is stored marked as cut, not as the whole answer."""
     rt = model_runtime(tmp_path, openai_standin)
@@ -349,7 +377,7 @@ async def test_an_answer_cut_after_its_first_word_is_said_and_stored_as_cut(tmp_
     rt.close()
 
 
-async def test_a_different_server_on_the_same_url_is_learned_again(tmp_path, openai_standin) -> None:
+async def test_a_different_server_on_the_same_url_is_learned_again(tmp_path: Path, openai_standin: StandIn) -> None:
     """The model was taken from the server's list; another server comes up on the same URL with another
     model: after the failed request the app asks again and the next turn is the new model's."""
     openai_standin.models = ["model-a"]
@@ -364,15 +392,15 @@ async def test_a_different_server_on_the_same_url_is_learned_again(tmp_path, ope
     assert [e.text for e in events if isinstance(e, Notice | Failed)] == [
         f"The OpenAI-compatible server at {openai_standin.base} no longer serves 'model-a': 'model-b' answers "
         "from now on"]
-    assert events[-1].text == "from b" and agent.responder.model == "model-b"
+    assert last_text(events) == "from b" and agent.responder.model == "model-b"
     events = await collect(agent, "and again")
-    assert events[-1].text == "from b" and chats(openai_standin)[-1]["model"] == "model-b"
+    assert last_text(events) == "from b" and chats(openai_standin)[-1]["model"] == "model-b"
     rt.close()
 
 
 @pytest.mark.parametrize(("owner", "asked"), [("me", set()), ("llamacpp", {"/props"})])
-async def test_the_window_is_asked_only_where_the_server_says_it_keeps_it(tmp_path, openai_standin, owner: str,
-                                                                          asked: set[str]) -> None:
+async def test_the_window_is_asked_only_where_the_server_says_it_keeps_it(tmp_path: Path, openai_standin: StandIn,
+                                                                          owner: str, asked: set[str]) -> None:
     """An OpenAI-compatible server is asked for its window by the paths of the kind it says it is (its
     /v1/models), never by Ollama's or LM Studio's, whose 404s fill its log with errors."""
     openai_standin.owned_by = owner
@@ -384,7 +412,8 @@ async def test_the_window_is_asked_only_where_the_server_says_it_keeps_it(tmp_pa
     rt.close()
 
 
-def test_status_names_a_model_by_its_short_name(tmp_path, openai_standin, monkeypatch, cli) -> None:
+def test_status_names_a_model_by_its_short_name(tmp_path: Path, openai_standin: StandIn,
+                                                monkeypatch: pytest.MonkeyPatch, cli: Cli) -> None:
     """Issue 46: `assistant status` named a llama-cpp-python model by its whole .gguf path, where the status
     bar says its short name."""
     path = "/home/me/models/SmolLM2-135M-Instruct.Q4_1.gguf"

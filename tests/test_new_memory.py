@@ -6,6 +6,7 @@ in the order the checks always had; nothing bad reaches the table.
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -13,6 +14,9 @@ from memory.errors import InvalidInput
 from memory.memories import get_memory, insert_memory, remember
 from memory.new_memory import MAX_CONTENT, NewMemory, check_field
 from memory.reminders import update_memory
+
+if TYPE_CHECKING:
+    from memory.store import Store
 
 BAD = [
     ({"content": 5}, "the memory text must be text, not int"),
@@ -46,7 +50,8 @@ BAD = [
 
 
 @pytest.mark.parametrize("fields, message", BAD)
-def test_each_bad_value_is_one_sentence_and_nothing_is_written(store, fields, message):
+def test_each_bad_value_is_one_sentence_and_nothing_is_written(store: Store, fields: dict[str, Any],
+                                                                message: str) -> None:
     values = {"content": "call the plumber", **fields}
     with pytest.raises(InvalidInput) as info:
         insert_memory(store, NewMemory(**values))
@@ -54,23 +59,24 @@ def test_each_bad_value_is_one_sentence_and_nothing_is_written(store, fields, me
     assert store.one("SELECT count(*) FROM knowledge")[0] == 0
 
 
-def test_the_positional_text_is_named_like_the_keyword_one():
+def test_the_positional_text_is_named_like_the_keyword_one() -> None:
     with pytest.raises(InvalidInput, match="^the memory text is empty$"):
         NewMemory("  ", kind="fact")
 
 
-def test_several_bad_values_name_the_first_in_the_order_of_the_checks():
+def test_several_bad_values_name_the_first_in_the_order_of_the_checks() -> None:
+    # Values of the wrong types on purpose: what a model or a file may send (the checks refuse them).
     with pytest.raises(InvalidInput, match="^unknown kind"):
-        NewMemory("x", kind="wish", importance=9, private=1, source="?")
+        NewMemory("x", kind="wish", importance=9, private=1, source="?")  # type: ignore[arg-type]
     with pytest.raises(InvalidInput, match="^trust"):  # trust and tension come before private
-        NewMemory("x", private=1, tension=11, trust=11)
+        NewMemory("x", private=1, tension=11, trust=11)  # type: ignore[arg-type]
     with pytest.raises(InvalidInput, match="^a repeating reminder needs due_at$"):  # before the source
         NewMemory("x", recurrence="RRULE:FREQ=DAILY", source="?")
     with pytest.raises(InvalidInput, match="^the memory text is empty$"):
-        NewMemory("", message_ids="x", relation=1)
+        NewMemory("", message_ids="x", relation=1)  # type: ignore[arg-type]
 
 
-def test_a_memory_is_checked_when_it_is_made_and_cannot_be_changed_after():
+def test_a_memory_is_checked_when_it_is_made_and_cannot_be_changed_after() -> None:
     with pytest.raises(InvalidInput):
         NewMemory("x", importance=0)
     new = NewMemory("  the door code  ", kind="fact")
@@ -79,10 +85,12 @@ def test_a_memory_is_checked_when_it_is_made_and_cannot_be_changed_after():
         new.importance = 0  # type: ignore[misc]
 
 
-def test_defaults_and_the_values_an_import_may_carry(store):
+def test_defaults_and_the_values_an_import_may_carry(store: Store) -> None:
     """An empty kind takes the default; a sequence that is not a whole number is not an error."""
-    reminder = get_memory(store, insert_memory(store, NewMemory("pay rent", kind="", due_at="2026-12-01T09:00:00Z")))
-    note = get_memory(store, insert_memory(store, NewMemory("rent is 900", sequence="soon")))
+    # kind "" and sequence "soon": what an import may carry, not of the declared types (on purpose)
+    empty_kind = NewMemory("pay rent", kind="", due_at="2026-12-01T09:00:00Z")  # type: ignore[arg-type]
+    reminder = get_memory(store, insert_memory(store, empty_kind))
+    note = get_memory(store, insert_memory(store, NewMemory("rent is 900", sequence="soon")))  # type: ignore[arg-type]
     assert (reminder.kind, note.kind) == ("reminder", "note")
     assert note.sequence == reminder.sequence + 1
     kept = get_memory(store, insert_memory(store, NewMemory("said early", sequence=0, source="mcp:claude-desktop",
@@ -90,7 +98,7 @@ def test_defaults_and_the_values_an_import_may_carry(store):
     assert (kept.sequence, kept.source, kept.pinned) == (0, "mcp:claude-desktop", True)
 
 
-def test_one_field_alone_follows_the_same_rule(store):
+def test_one_field_alone_follows_the_same_rule(store: Store) -> None:
     assert check_field("content", "  x  ") == "x"
     with pytest.raises(InvalidInput, match=r"^importance must be a whole number from 1 to 5, not 6$"):
         check_field("importance", 6)

@@ -17,9 +17,10 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
@@ -29,7 +30,7 @@ from assistant.notifier import Notifier, deliver
 from memory import memories, reminders
 from memory.store import Store
 from tests.conftest import T0, make_runtime
-from tests.desktop_bus import SessionBus, missing
+from tests.desktop_bus import Notification, SessionBus, missing
 from tests.test_import_hygiene import HEAVY
 
 ASSISTANT = Path(sys.executable).with_name("assistant")
@@ -38,7 +39,7 @@ ASSISTANT = Path(sys.executable).with_name("assistant")
 # -- the bus, the notifier process, the CLI ------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def session_bus(tmp_path_factory):
+def session_bus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SessionBus]:
     reason = missing()
     if reason:  # only where they cannot be installed: .ci/run installs them
         pytest.skip(reason)
@@ -54,7 +55,7 @@ class Desktop:
         self.bus = bus
         self.start = len(bus.notifications())
 
-    def arrived(self):
+    def arrived(self) -> list[Notification]:
         return self.bus.notifications()[self.start:]
 
     def count(self, text: str) -> int:
@@ -65,12 +66,15 @@ class Desktop:
 
 
 @pytest.fixture
-def desktop(session_bus, monkeypatch) -> Desktop:
+def desktop(session_bus: SessionBus, monkeypatch: pytest.MonkeyPatch) -> Desktop:
     monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", session_bus.address)
     return Desktop(session_bus)
 
 
-def wait_until(predicate: Callable[[], object], timeout: float = 30.0, what: str = "") -> object:
+T = TypeVar("T")
+
+
+def wait_until(predicate: Callable[[], T], timeout: float = 30.0, what: str = "") -> T:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
@@ -95,10 +99,10 @@ class NotifierProcess:
         for line in self.proc.stdout:
             self.lines.append(line.rstrip("\n"))
 
-    def events(self) -> list[dict]:
+    def events(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in list(self.lines) if line.startswith("{")]
 
-    def wait_for_event(self, name: str, times: int = 1, timeout: float = 30.0) -> list[dict]:
+    def wait_for_event(self, name: str, times: int = 1, timeout: float = 30.0) -> list[dict[str, Any]]:
         return wait_until(lambda: [e for e in self.events() if e["event"] == name][times - 1:] and
                           [e for e in self.events() if e["event"] == name], timeout, f"{times}x {name}: {self.lines}")
 
@@ -119,7 +123,7 @@ class NotifierProcess:
 
 
 @pytest.fixture
-def notifiers():
+def notifiers() -> Iterator[Callable[..., NotifierProcess]]:
     started: list[NotifierProcess] = []
 
     def start(db: str, *args: str) -> NotifierProcess:
@@ -143,13 +147,14 @@ def cli(db: str, *args: str) -> str:
 def remember_due(db: str, text: str, seconds: int) -> int:
     """A reminder written by the CLI, due `seconds` from now on the real clock; returns its id."""
     due = datetime.now(UTC).replace(microsecond=0) + timedelta(seconds=seconds)
-    return json.loads(cli(db, "remember", text, "--due", due.isoformat(), "--allow-past", "--json"))["id"]
+    return int(json.loads(cli(db, "remember", text, "--due", due.isoformat(), "--allow-past", "--json"))["id"])
 
 
 # -- the notifier with the app closed ----------------------------------------------------------
 
 @pytest.mark.slow
-def test_a_reminder_written_by_the_cli_while_the_notifier_runs_arrives_once(tmp_path, desktop, notifiers):
+def test_a_reminder_written_by_the_cli_while_the_notifier_runs_arrives_once(
+        tmp_path: Path, desktop: Desktop, notifiers: Callable[..., NotifierProcess]) -> None:
     db = str(tmp_path / "m.db")
     notifier = notifiers(db, "--json")
     notifier.wait_for_event("started")
@@ -191,7 +196,8 @@ sys.exit(ui.entry.main())
 
 
 @pytest.mark.slow
-def test_what_fell_due_while_nothing_ran_arrives_once_at_start_from_a_light_process(tmp_path, desktop, notifiers):
+def test_what_fell_due_while_nothing_ran_arrives_once_at_start_from_a_light_process(
+        tmp_path: Path, desktop: Desktop, notifiers: Callable[..., NotifierProcess]) -> None:
     db = str(tmp_path / "m.db")
     now = datetime.now(UTC)
     with Store(db) as store:
@@ -217,7 +223,8 @@ def test_what_fell_due_while_nothing_ran_arrives_once_at_start_from_a_light_proc
 
 
 @pytest.mark.slow
-def test_two_notifiers_on_one_store_notify_each_occurrence_once(tmp_path, desktop, notifiers):
+def test_two_notifiers_on_one_store_notify_each_occurrence_once(tmp_path: Path, desktop: Desktop,
+                                                                notifiers: Callable[..., NotifierProcess]) -> None:
     db = str(tmp_path / "m.db")
     Store(db).close()
     pair = [notifiers(db, "--json"), notifiers(db, "--json")]
@@ -243,7 +250,8 @@ def test_two_notifiers_on_one_store_notify_each_occurrence_once(tmp_path, deskto
 
 
 @pytest.mark.slow
-def test_a_snoozed_reminder_notifies_again_at_its_new_time(tmp_path, desktop, notifiers):
+def test_a_snoozed_reminder_notifies_again_at_its_new_time(tmp_path: Path, desktop: Desktop,
+                                                           notifiers: Callable[..., NotifierProcess]) -> None:
     db = str(tmp_path / "m.db")
     notifier = notifiers(db, "--json")
     notifier.wait_for_event("started")
@@ -259,7 +267,8 @@ def test_a_snoozed_reminder_notifies_again_at_its_new_time(tmp_path, desktop, no
 
 
 @pytest.mark.slow
-def test_without_a_bus_the_notifier_keeps_running_and_says_so_once(tmp_path, monkeypatch, notifiers):
+def test_without_a_bus_the_notifier_keeps_running_and_says_so_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   notifiers: Callable[..., NotifierProcess]) -> None:
     monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS")
     monkeypatch.setenv("PATH", str(ASSISTANT.parent))  # and no notify-send
     db = str(tmp_path / "m.db")
@@ -283,12 +292,14 @@ def test_without_a_bus_the_notifier_keeps_running_and_says_so_once(tmp_path, mon
 
 # -- one claim per occurrence: the library, the app's send path, repeating reminders ------------
 
-def test_an_occurrence_is_claimed_once_and_a_new_due_time_is_a_new_occurrence(store):
+def test_an_occurrence_is_claimed_once_and_a_new_due_time_is_a_new_occurrence(store: Store) -> None:
     m = memories.remember(store, "Pay the rent", due_at=T0 + timedelta(hours=1))
     other = Store(store.path, store.clock)  # another connection, as another process has
+    assert m.due_at is not None
     assert reminders.claim_notification(store, m.id, m.due_at, "app 1")
     assert not reminders.claim_notification(other, m.id, m.due_at, "notifier 2")
     moved = reminders.snooze(store, m.id, "2026-11-22T16:00:00Z")
+    assert moved.due_at is not None
     assert not reminders.claim_notification(other, m.id, m.due_at, "notifier 2")  # no longer its due time
     assert reminders.claim_notification(other, m.id, moved.due_at, "notifier 2")
     reminders.release_notification(other, m.id, moved.due_at, "app 1")  # only its own claim is given back
@@ -301,19 +312,20 @@ def test_an_occurrence_is_claimed_once_and_a_new_due_time_is_a_new_occurrence(st
     other.close()
 
 
-def test_a_send_that_fails_gives_the_claim_back(store):
+def test_a_send_that_fails_gives_the_claim_back(store: Store) -> None:
     m = memories.remember(store, "Pay the rent", due_at=T0)
+    assert m.due_at is not None
     assert not deliver(store, m.id, m.due_at, "Reminder", "Pay the rent", lambda title, body: False, "app 1")
     assert deliver(store, m.id, m.due_at, "Reminder", "Pay the rent", lambda title, body: True, "notifier 2")
     assert store.one("SELECT by FROM notified")[0] == "notifier 2"
 
 
-def _sweeper(store: Store) -> tuple[Notifier, list[dict]]:
-    said: list[dict] = []
+def _sweeper(store: Store) -> tuple[Notifier, list[dict[str, Any]]]:
+    said: list[dict[str, Any]] = []
     return Notifier(store, store.clock, lambda event, text: said.append(event)), said
 
 
-def test_the_app_and_the_notifier_raise_one_notification_per_occurrence(tmp_path, desktop):
+def test_the_app_and_the_notifier_raise_one_notification_per_occurrence(tmp_path: Path, desktop: Desktop) -> None:
     from assistant.services import Services
     from ui.desktop import notify_desktop
 
@@ -332,7 +344,7 @@ def test_the_app_and_the_notifier_raise_one_notification_per_occurrence(tmp_path
     notifier.sender.close()
 
 
-def test_each_occurrence_of_a_repeating_reminder_and_each_snooze_notify_once(store, desktop):
+def test_each_occurrence_of_a_repeating_reminder_and_each_snooze_notify_once(store: Store, desktop: Desktop) -> None:
     notifier, said = _sweeper(store)
     walk = memories.remember(store, "Walk the dog", due_at="every day at 9am")  # T0 is Sunday 14:00
     assert notifier.sweep() == 0
@@ -352,7 +364,7 @@ def test_each_occurrence_of_a_repeating_reminder_and_each_snooze_notify_once(sto
     notifier.sender.close()
 
 
-def test_many_due_at_once_are_the_latest_three_and_one_summary(store, desktop):
+def test_many_due_at_once_are_the_latest_three_and_one_summary(store: Store, desktop: Desktop) -> None:
     notifier, _ = _sweeper(store)
     for minute in range(8):
         memories.remember(store, f"Task {minute}", due_at=T0 - timedelta(minutes=10 - minute))
@@ -364,7 +376,7 @@ def test_many_due_at_once_are_the_latest_three_and_one_summary(store, desktop):
     notifier.sender.close()
 
 
-def test_markup_and_control_characters_arrive_escaped_and_bounded(store, desktop):
+def test_markup_and_control_characters_arrive_escaped_and_bounded(store: Store, desktop: Desktop) -> None:
     notifier, _ = _sweeper(store)
     memories.remember(store, "<a href='https://x.example'>pay</a> & \x1b[2J\u202e now", due_at=T0)
     memories.remember(store, "long " * 5000, due_at=T0 - timedelta(minutes=1))
@@ -377,7 +389,8 @@ def test_markup_and_control_characters_arrive_escaped_and_bounded(store, desktop
 
 
 @pytest.mark.slow  # a bus of its own
-def test_a_server_without_markup_gets_plain_text(session_bus, tmp_path, monkeypatch):
+def test_a_server_without_markup_gets_plain_text(session_bus: SessionBus, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """A notification server that does not read markup shows the body as it is: no escaping then."""
     bus = SessionBus(tmp_path / "plain", capabilities=["body"])
     try:
@@ -390,7 +403,7 @@ def test_a_server_without_markup_gets_plain_text(session_bus, tmp_path, monkeypa
         bus.close()
 
 
-def test_the_sender_without_a_bus_says_why_and_raises_nothing(tmp_path, monkeypatch):
+def test_the_sender_without_a_bus_says_why_and_raises_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))  # no notify-send either
     monkeypatch.delenv("DBUS_SESSION_BUS_ADDRESS")
     sent = DesktopSender().send("Reminder", "x")
@@ -400,7 +413,8 @@ def test_the_sender_without_a_bus_says_why_and_raises_nothing(tmp_path, monkeypa
     assert not sent.ok and sent.no_bus and "no session bus at" in sent.problem
 
 
-def test_on_macos_the_text_goes_to_notification_center_as_arguments_never_as_script(tmp_path, monkeypatch):
+def test_on_macos_the_text_goes_to_notification_center_as_arguments_never_as_script(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     log = tmp_path / "argv.json"
     fake = tmp_path / "osascript"  # records its arguments, as the real one would receive them
     fake.write_text(f"#!{sys.executable}\nimport json, sys\nopen({str(log)!r}, 'w').write(json.dumps(sys.argv[1:]))\n")
@@ -418,7 +432,7 @@ def test_on_macos_the_text_goes_to_notification_center_as_arguments_never_as_scr
 # -- notify --install ---------------------------------------------------------------------------
 
 @pytest.mark.slow
-def test_install_writes_a_user_unit_that_runs_this_assistant_on_the_same_store(tmp_path):
+def test_install_writes_a_user_unit_that_runs_this_assistant_on_the_same_store(tmp_path: Path) -> None:
     config = tmp_path / "xdg-config"
     env = {**os.environ, "XDG_CONFIG_HOME": str(config), "HOME": str(tmp_path / "home")}
     (tmp_path / "conf.toml").write_text("")
@@ -444,7 +458,7 @@ def test_install_writes_a_user_unit_that_runs_this_assistant_on_the_same_store(t
 
 
 @pytest.mark.slow
-def test_install_refuses_with_one_line_where_it_cannot_write(tmp_path):
+def test_install_refuses_with_one_line_where_it_cannot_write(tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")
     env = {**os.environ, "XDG_CONFIG_HOME": str(blocker)}
@@ -455,7 +469,7 @@ def test_install_refuses_with_one_line_where_it_cannot_write(tmp_path):
     assert blocker.read_text() == ""
 
 
-def test_install_writes_a_launchd_agent_on_macos(tmp_path):
+def test_install_writes_a_launchd_agent_on_macos(tmp_path: Path) -> None:
     command = notifier_command(ASSISTANT, str(tmp_path / "m.db"), None)
     installed = install(command, platform="darwin", log_dir=tmp_path / "logs")
     assert installed.path == Path.home() / "Library" / "LaunchAgents" / "local.assistant.notify.plist"
@@ -465,6 +479,6 @@ def test_install_writes_a_launchd_agent_on_macos(tmp_path):
     assert installed.enable == [f"launchctl bootstrap gui/{os.getuid()} {installed.path}"]
 
 
-def test_a_path_is_quoted_for_systemd_as_it_is_written():
+def test_a_path_is_quoted_for_systemd_as_it_is_written() -> None:
     assert systemd_quote("/usr/bin/assistant") == "/usr/bin/assistant"
     assert systemd_quote('/tmp/a "b" 100%/$HOME\\x') == '"/tmp/a \\"b\\" 100%%/$$HOME\\\\x"'

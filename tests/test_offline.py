@@ -1,6 +1,8 @@
 """SPEC F7 offline provider, phrase by phrase, with a frozen clock (Sunday 22 Nov 2026 14:00 UTC)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from assistant.offline.phrases import NO_MODEL
@@ -11,7 +13,7 @@ from memory import memories, reminders
 from tests.conftest import make_runtime
 
 
-async def say(agent, text):
+async def say(agent: Agent, text: str) -> tuple[str, list[ToolCall]]:
     events = [e async for e in agent.turn(text)]
     assert isinstance(events[-1], Done)
     return events[-1].text, [e for e in events if isinstance(e, ToolCall)]
@@ -25,7 +27,7 @@ async def say(agent, text):
     ("remind me about the dentist in 2 hours", "the dentist", "2026-11-22T16:00:00+00:00"),
     ("set a reminder to renew my passport next week", "renew my passport", "2026-11-29T14:00:00+00:00"),
 ])
-async def test_remind_me(agent, phrase, content, due):
+async def test_remind_me(agent: Agent, phrase: str, content: str, due: str) -> None:
     answer, calls = await say(agent, phrase)
     [r] = reminders.get_upcoming(agent.runtime.store, 30)
     assert (r.memory.content, r.memory.due_at) == (content, due)
@@ -40,14 +42,14 @@ async def test_remind_me(agent, phrase, content, due):
     ("at 5pm remind me to call Bob", "call Bob", "2026-11-22T17:00:00+00:00"),
     ("remind me to call the bank at 12:45", "call the bank", "2026-11-23T12:45:00+00:00"),
 ])
-async def test_time_before_or_after_the_task(agent, phrase, content, due):
+async def test_time_before_or_after_the_task(agent: Agent, phrase: str, content: str, due: str) -> None:
     answer, _ = await say(agent, phrase)
     [r] = reminders.list_open_reminders(agent.runtime.store, 30)
     assert (r.memory.content, r.memory.due_at) == (content, due) and "remind me" not in r.memory.content
     assert answer.startswith(f"Okay, I'll remind you to {content} on ")
 
 
-async def test_remind_without_time_asks_when_and_takes_the_next_message(agent):
+async def test_remind_without_time_asks_when_and_takes_the_next_message(agent: Agent) -> None:
     answer, calls = await say(agent, "remind me to file taxes")
     assert calls == [] and answer == "When should I remind you to file taxes?"
     assert memories.count_memories(agent.runtime.store) == 0
@@ -58,7 +60,7 @@ async def test_remind_without_time_asks_when_and_takes_the_next_message(agent):
 
 
 @pytest.mark.parametrize("reply", ["never mind", "Cancel.", "forget it", "no", "nevermind!"])
-async def test_a_question_of_ours_can_be_taken_back(agent, reply):
+async def test_a_question_of_ours_can_be_taken_back(agent: Agent, reply: str) -> None:
     await say(agent, "remind me to water the plants")
     answer, calls = await say(agent, reply)
     assert calls == [] and answer == "OK, nothing was changed."
@@ -67,14 +69,14 @@ async def test_a_question_of_ours_can_be_taken_back(agent, reply):
     assert answer != "OK, nothing was changed."
 
 
-async def test_an_answer_that_is_not_a_time_is_its_own_message(agent):
+async def test_an_answer_that_is_not_a_time_is_its_own_message(agent: Agent) -> None:
     await say(agent, "remind me to file taxes")
     answer, _ = await say(agent, "remember that the accountant is Mia")
     assert answer.startswith("Okay, I'll remember that the accountant is Mia")
     assert reminders.list_open_reminders(agent.runtime.store) == []
 
 
-async def test_repeating_reminder_offline(agent):
+async def test_repeating_reminder_offline(agent: Agent) -> None:
     answer, _ = await say(agent, "remind me to take out the bins every Tuesday at 7pm")
     assert answer == "Okay, I'll remind you to take out the bins every Tue at 19:00, starting Tue Nov 24 19:00 (#1)."
     [r] = reminders.list_open_reminders(agent.runtime.store)
@@ -84,14 +86,14 @@ async def test_repeating_reminder_offline(agent):
                       'back).')
 
 
-async def test_remember_that(agent):
+async def test_remember_that(agent: Agent) -> None:
     answer, _ = await say(agent, "remember that my locker code is in the blue notebook")
     memory = memories.get_memory(agent.runtime.store, 1)
     assert memory.content == "my locker code is in the blue notebook" and memory.due_at is None
     assert answer == "Okay, I'll remember that my locker code is in the blue notebook (#1)."
 
 
-async def test_coming_up_lists_and_marks_reminded(agent):
+async def test_coming_up_lists_and_marks_reminded(agent: Agent) -> None:
     store = agent.runtime.store
     memories.remember(store, "call mom", due_at="2026-11-23T18:00:00+00:00")
     answer, calls = await say(agent, "what's coming up?")
@@ -102,7 +104,7 @@ async def test_coming_up_lists_and_marks_reminded(agent):
     assert "call mom" in again and calls == []  # still listed when asked, not re-marked
 
 
-async def test_done_by_id_and_by_words(agent):
+async def test_done_by_id_and_by_words(agent: Agent) -> None:
     store = agent.runtime.store
     a = memories.remember(store, "call mom", due_at="tomorrow 6pm")
     b = memories.remember(store, "pay the electricity bill", due_at="tomorrow 9am")
@@ -113,7 +115,7 @@ async def test_done_by_id_and_by_words(agent):
     assert "didn't work" in answer and "999" in answer
 
 
-async def test_done_by_words_acts_only_on_one_clear_match(agent):
+async def test_done_by_words_acts_only_on_one_clear_match(agent: Agent) -> None:
     """ "done with call the plumber" (already done) once completed "call mom": now it asks."""
     store = agent.runtime.store
     plumber = memories.remember(store, "call the plumber", due_at="tomorrow 6pm")
@@ -129,18 +131,18 @@ async def test_done_by_words_acts_only_on_one_clear_match(agent):
     assert calls == [] and "couldn't find an open reminder" in answer
 
 
-async def test_forget(agent):
+async def test_forget(agent: Agent) -> None:
     m = memories.remember(agent.runtime.store, "old note")
     answer, _ = await say(agent, f"forget {m.id}")
     assert "Forgot" in answer and memories.count_memories(agent.runtime.store) == 0
 
 
-async def test_recap(agent):
+async def test_recap(agent: Agent) -> None:
     answer, calls = await say(agent, "what did we talk about?")
     assert calls[0].name == "recall_recent"
 
 
-async def test_help_and_chat_say_how_to_connect_a_model(agent):
+async def test_help_and_chat_say_how_to_connect_a_model(agent: Agent) -> None:
     answer, calls = await say(agent, "help")
     assert answer == NO_MODEL.replace("{model}", "llama3.2:3b") and calls == []
     answer, _ = await say(agent, "hello")
@@ -155,7 +157,7 @@ async def test_help_and_chat_say_how_to_connect_a_model(agent):
     "what is the boiler code?", "What's the boiler code", "do you remember the boiler code?",
     "boiler code?", "remind me of the boiler code",
 ])
-async def test_a_fact_is_answered_from_memory_however_it_is_asked(agent, question):
+async def test_a_fact_is_answered_from_memory_however_it_is_asked(agent: Agent, question: str) -> None:
     await say(agent, "remember that the boiler code is 4471")
     await say(agent, "remember that the gate code for the side door is 1234")
     await say(agent, "what is the boiler code?")  # an earlier question must never be the answer
@@ -163,7 +165,7 @@ async def test_a_fact_is_answered_from_memory_however_it_is_asked(agent, questio
     assert calls == [] and answer == "From memory (you told me Sun Nov 22): the boiler code is 4471"
 
 
-async def test_statements_rank_above_questions_and_small_talk(agent):
+async def test_statements_rank_above_questions_and_small_talk(agent: Agent) -> None:
     store = agent.runtime.store
     await say(agent, "when is my sister's birthday?")
     await say(agent, "ok thanks")
@@ -172,11 +174,11 @@ async def test_statements_rank_above_questions_and_small_talk(agent):
     assert answer == "From memory (you told me Sun Nov 22): my sister's birthday is March 3. That is Wed Mar 3 2027."
 
 
-async def test_when_question_is_told_at_the_precision_it_was_said(tmp_path):
+async def test_when_question_is_told_at_the_precision_it_was_said(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path, ASSISTANT_NOW="2026-11-12T10:00:00+00:00")
     agent = Agent(rt, OfflineResponder(rt))
     await say(agent, "remember that Sara moved to Lisbon last month")
-    rt.clock.fixed = rt.clock.fixed.replace(day=22)
+    rt.clock.fixed = rt.clock.now().replace(day=22)
     answer, _ = await say(agent, "when did Sara move to Lisbon?")
     assert answer == ("From memory (you told me Thu Nov 12): Sara moved to Lisbon last month. "
                       "That was in October 2026.")
@@ -185,13 +187,13 @@ async def test_when_question_is_told_at_the_precision_it_was_said(tmp_path):
     rt.close()
 
 
-async def test_a_question_with_no_answer_says_so_plainly(agent):
+async def test_a_question_with_no_answer_says_so_plainly(agent: Agent) -> None:
     await say(agent, "remember that the boiler code is 4471")
     answer, calls = await say(agent, "what is my dentist's phone number?")
     assert calls == [] and answer == "I don't have anything in memory about that."
 
 
-async def test_forget_really_forgets(agent):
+async def test_forget_really_forgets(agent: Agent) -> None:
     """'forget 12' left the value answerable from the stored "remember that ..." message."""
     await say(agent, "remember that the bike lock combination is 2580")
     await say(agent, "what is the bike lock combination?")
@@ -204,7 +206,7 @@ async def test_forget_really_forgets(agent):
     assert texts[0] == "remember that [forgotten]"  # the message stays, its secret does not
 
 
-async def test_a_bare_number_answers_which_one(agent):
+async def test_a_bare_number_answers_which_one(agent: Agent) -> None:
     store = agent.runtime.store
     mom = memories.remember(store, "call mom", due_at="tomorrow 7pm")
     memories.remember(store, "call the bank", due_at="tomorrow 8pm")
@@ -217,23 +219,23 @@ async def test_a_bare_number_answers_which_one(agent):
 @pytest.mark.parametrize("text, reply", [
     ("hello, how are you?", "Hi!"), ("thanks!", "You're welcome."), ("thank you so much", "You're welcome."),
 ])
-async def test_small_talk_gets_small_talk(agent, text, reply):
+async def test_small_talk_gets_small_talk(agent: Agent, text: str, reply: str) -> None:
     answer, calls = await say(agent, text)
     assert calls == [] and answer.startswith(reply)
 
 
-async def test_the_confirmation_speaks_to_the_user(agent):
+async def test_the_confirmation_speaks_to_the_user(agent: Agent) -> None:
     answer, _ = await say(agent, "remind me to stretch my legs in 10 minutes")
     assert answer.startswith("Okay, I'll remind you to stretch your legs on ")
     assert memories.get_memory(agent.runtime.store, 1).content == "stretch my legs"  # stored as said
 
 
-async def test_an_empty_recap_says_so_plainly(agent):
+async def test_an_empty_recap_says_so_plainly(agent: Agent) -> None:
     answer, _ = await say(agent, "what did we talk about?")
     assert answer == "We haven't talked in the last 48 hours."
 
 
-async def test_tonight_said_late_is_kept_and_due_at_once_as_everywhere(tmp_path):
+async def test_tonight_said_late_is_kept_and_due_at_once_as_everywhere(tmp_path: Path) -> None:
     """Issue 22 item 4: the app (offline mode) refused "tonight" at 22:50 while the CLI kept it."""
     rt = make_runtime(tmp_path, ASSISTANT_NOW="2026-11-22T22:50:00+00:00")
     agent = Agent(rt, OfflineResponder(rt))
@@ -244,7 +246,7 @@ async def test_tonight_said_late_is_kept_and_due_at_once_as_everywhere(tmp_path)
     rt.close()
 
 
-async def test_an_answer_we_cannot_read_as_a_time_asks_again_and_keeps_the_task(agent):
+async def test_an_answer_we_cannot_read_as_a_time_asks_again_and_keeps_the_task(agent: Agent) -> None:
     """A newcomer answered "after work" to "When should I remind you to buy milk?" and lost the task."""
     await say(agent, "remind me to buy milk")
     answer, calls = await say(agent, "after work")

@@ -3,6 +3,7 @@ Clock: Sunday 22 Nov 2026 14:00 UTC, moved on where a test needs time to pass.""
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
@@ -14,15 +15,16 @@ from tests.conftest import make_runtime
 from tests.test_offline import say
 
 
-def later(agent, **delta):
-    agent.runtime.clock.fixed += timedelta(**delta)
+def later(agent: Agent, **delta: float) -> None:
+    agent.runtime.clock.fixed = agent.runtime.clock.now() + timedelta(**delta)
 
 
 # -- newest value first ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("question", ["what's my door code?", "what is the door code for the building?",
                                       "door code?"])
-async def test_a_restated_fact_is_answered_with_the_newest_value_and_what_it_replaced(agent, question):
+async def test_a_restated_fact_is_answered_with_the_newest_value_and_what_it_replaced(agent: Agent,
+                                                                                      question: str) -> None:
     await say(agent, "remember that the door code for the building is 5829")
     later(agent, days=2)
     await say(agent, "remember that the building door code changed to 7731")
@@ -33,7 +35,7 @@ async def test_a_restated_fact_is_answered_with_the_newest_value_and_what_it_rep
                       "5829)")
 
 
-async def test_a_restatement_without_a_parsable_value_still_names_the_older_one(agent):
+async def test_a_restatement_without_a_parsable_value_still_names_the_older_one(agent: Agent) -> None:
     store = agent.runtime.store
     old = memories.remember(store, "the spare key is under the blue flower pot by the door")
     later(agent, days=1)
@@ -46,7 +48,7 @@ async def test_a_restatement_without_a_parsable_value_still_names_the_older_one(
     assert "5829" not in answer and answer.count("spare key") == 1  # the older one only as older
 
 
-async def test_the_judges_link_is_followed_too(agent):
+async def test_the_judges_link_is_followed_too(agent: Agent) -> None:
     """A link made later by consolidation's judge (no change word at all) orders answers the same way."""
     store = agent.runtime.store
     old = memories.remember(store, "we keep the boat at Marina Sul")
@@ -65,7 +67,7 @@ async def test_the_judges_link_is_followed_too(agent):
 
 # -- answers that fit the question ------------------------------------------------------------------
 
-async def karolina(agent):
+async def karolina(agent: Agent) -> None:
     store = agent.runtime.store
     memories.remember(store, "my manager is Karolina and our 1:1 is every Thursday")
     memories.remember(store, "prepare notes for the 1:1 with Karolina", due_at="2026-11-26T14:00:00+00:00")
@@ -74,7 +76,7 @@ async def karolina(agent):
     await say(agent, "the oven one")  # a stored message that shares "one" with "one-on-one"
 
 
-async def test_when_about_a_reminder_gives_its_due_day_and_time(agent):
+async def test_when_about_a_reminder_gives_its_due_day_and_time(agent: Agent) -> None:
     await karolina(agent)
     answer, _ = await say(agent, "when is the 1:1 with Karolina?")
     assert "Reminder #2, prepare notes for the 1:1 with Karolina: due Thu Nov 26 14:00 (in 4 d)." in answer
@@ -83,7 +85,7 @@ async def test_when_about_a_reminder_gives_its_due_day_and_time(agent):
 
 @pytest.mark.parametrize("question", ["when is my one-on-one?", "when is my 1:1?", "when do I meet Karolina?",
                                       "When's my 1-on-1"])
-async def test_when_about_a_repeating_fact_gives_the_rule(agent, question):
+async def test_when_about_a_repeating_fact_gives_the_rule(agent: Agent, question: str) -> None:
     await karolina(agent)
     answer, _ = await say(agent, question)
     first = answer.splitlines()[0]
@@ -93,7 +95,7 @@ async def test_when_about_a_repeating_fact_gives_the_rule(agent, question):
     assert "oven" not in answer and "email Karolina" not in answer
 
 
-async def test_when_did_questions_still_get_reasoned_dates(agent):
+async def test_when_did_questions_still_get_reasoned_dates(agent: Agent) -> None:
     await say(agent, "remember that Sara moved to Lisbon last week")
     memories.remember(agent.runtime.store, "visit Sara in Lisbon", due_at="2026-12-20T10:00:00+00:00")
     answer, _ = await say(agent, "when did Sara move to Lisbon?")
@@ -101,7 +103,7 @@ async def test_when_did_questions_still_get_reasoned_dates(agent):
     assert "the week of" in answer
 
 
-async def test_a_question_about_a_thing_ranks_the_thing_above_a_reminder_sharing_a_word(agent):
+async def test_a_question_about_a_thing_ranks_the_thing_above_a_reminder_sharing_a_word(agent: Agent) -> None:
     store = agent.runtime.store
     memories.remember(store, "pay the car insurance", due_at="2026-11-27T09:00:00+00:00")
     memories.remember(store, "I drive a blue 2015 Honda Civic")
@@ -111,7 +113,7 @@ async def test_a_question_about_a_thing_ranks_the_thing_above_a_reminder_sharing
     assert "pay the car insurance" not in answer.splitlines()[0]
 
 
-async def test_the_assistants_own_echo_never_outranks_the_memory(agent):
+async def test_the_assistants_own_echo_never_outranks_the_memory(agent: Agent) -> None:
     """A reply quoting the memory ("From memory (...): the boiler code is 4471") is never the answer,
     and in the evidence handed to reasoning it ranks below the memory it quotes."""
     await say(agent, "remember that the boiler code is 4471")
@@ -127,9 +129,9 @@ async def test_the_assistants_own_echo_never_outranks_the_memory(agent):
 
 # -- day scope ------------------------------------------------------------------------------------
 
-async def test_what_did_we_talk_about_yesterday_lists_yesterdays_conversations_only(agent):
+async def test_what_did_we_talk_about_yesterday_lists_yesterdays_conversations_only(agent: Agent) -> None:
     rt = agent.runtime
-    rt.clock.fixed -= timedelta(days=2)  # Friday
+    rt.clock.fixed = rt.clock.now() - timedelta(days=2)  # Friday
     await say(agent, "remember that the plumber is called Ana")
     agent.close_episode()
     later(agent, days=1)  # Saturday
@@ -149,7 +151,7 @@ async def test_what_did_we_talk_about_yesterday_lists_yesterdays_conversations_o
     assert "Plumber" in answer and "Ski" not in answer
 
 
-async def test_what_do_i_have_tomorrow_lists_tomorrows_reminders_only(agent):
+async def test_what_do_i_have_tomorrow_lists_tomorrows_reminders_only(agent: Agent) -> None:
     store = agent.runtime.store
     memories.remember(store, "water the plants", due_at="2026-11-22T18:00:00+00:00")
     memories.remember(store, "call mom", due_at="2026-11-23T09:00:00+00:00")
@@ -172,7 +174,7 @@ async def test_what_do_i_have_tomorrow_lists_tomorrows_reminders_only(agent):
     assert answer == "Nothing is due on Tuesday (Tue Nov 24)."
 
 
-async def test_day_boundaries_are_the_users_local_midnights(tmp_path):
+async def test_day_boundaries_are_the_users_local_midnights(tmp_path: Path) -> None:
     """In Tokyo (UTC+9) "tomorrow" said at 23:00 local is the next local day, whatever UTC says."""
     rt = make_runtime(tmp_path, ASSISTANT_TIMEZONE="Asia/Tokyo", ASSISTANT_NOW="2026-11-22T14:00:00+00:00")
     agent = Agent(rt, OfflineResponder(rt))
@@ -185,7 +187,7 @@ async def test_day_boundaries_are_the_users_local_midnights(tmp_path):
     rt.close()
 
 
-async def test_recap_of_a_day_includes_the_conversation_in_progress_but_not_the_asking(agent):
+async def test_recap_of_a_day_includes_the_conversation_in_progress_but_not_the_asking(agent: Agent) -> None:
     answer, _ = await say(agent, "what did we talk about today?")
     assert answer == "We didn't talk today (Sun Nov 22)."
     assert episodes.active_episode(agent.runtime.store) is not None

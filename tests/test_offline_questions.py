@@ -5,6 +5,7 @@ line. Clock: Sunday 22 Nov 2026 14:00 UTC; the store is written in the days befo
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -78,7 +79,7 @@ NOTHING = "I don't have anything in memory about that."
 
 
 @pytest.fixture(scope="module")
-def asked(tmp_path_factory):
+def asked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The store written over the days before, then every question asked in one conversation."""
     import asyncio
 
@@ -86,7 +87,7 @@ def asked(tmp_path_factory):
     rt = make_runtime(tmp, ASSISTANT_NOW=(T0 - timedelta(days=12)).isoformat())
     agent = Agent(rt, OfflineResponder(rt))
 
-    async def run():
+    async def run() -> dict[str, str]:
         for fact in FACTS:
             await say(agent, f"remember that {fact}")
         rt.clock.fixed = T0 - timedelta(days=7)
@@ -99,7 +100,7 @@ def asked(tmp_path_factory):
             answer, calls = await say(agent, change)
             assert [c.name for c in calls] == ["remember"], (change, answer)
         rt.clock.fixed = T0
-        answers = {}
+        answers: dict[str, str] = {}
         for question, _ in QUESTIONS:
             answers[question] = (await say(agent, question))[0]
         return answers
@@ -109,7 +110,7 @@ def asked(tmp_path_factory):
     return answers
 
 
-def measure(answers: dict[str, str]) -> dict:
+def measure(answers: dict[str, str]) -> dict[str, Any]:
     right = wrong = missed = 0
     mistakes = []
     for question, wanted in QUESTIONS:
@@ -130,7 +131,7 @@ def measure(answers: dict[str, str]) -> dict:
             "mistakes": mistakes}
 
 
-def test_the_labelled_questions_are_answered_with_what_is_current_and_defining(asked):
+def test_the_labelled_questions_are_answered_with_what_is_current_and_defining(asked: dict[str, str]) -> None:
     figures = measure(asked)
     assert figures["precision"] >= 0.95 and figures["recall"] >= 0.9, figures["mistakes"]
 
@@ -142,20 +143,22 @@ def test_the_labelled_questions_are_answered_with_what_is_current_and_defining(a
     ("when is the offsite?", "the offsite got pushed to the 12th", "on Dec 3"),
     ("what's my work number?", "my work number is now 0161 496 0999", "0161 496 0000"),
 ])
-def test_the_newest_value_leads_and_the_older_one_is_named_as_older_with_both_dates(asked, question, newest, older):
+def test_the_newest_value_leads_and_the_older_one_is_named_as_older_with_both_dates(asked: dict[str, str],
+                                                                                    question: str, newest: str,
+                                                                                    older: str) -> None:
     first = asked[question].splitlines()[0]
     assert first.startswith(f"From memory: {newest}")
     assert f"(since Fri Nov 20; older, from Tue Nov 10: {older})" in first
 
 
-def test_a_defining_memory_outranks_a_newer_passing_mention(asked):
+def test_a_defining_memory_outranks_a_newer_passing_mention(asked: dict[str, str]) -> None:
     first = asked["what car do I drive?"].splitlines()[0]
     assert first == "From memory (you told me Tue Nov 10): I drive a 2014 Corolla"
     assert "wouldn't start" not in asked["what car do I drive?"]
     assert "packed" not in asked["which gym do I go to?"]
 
 
-def test_when_uses_the_date_said_for_the_event_not_a_reminder_that_shares_a_word(asked):
+def test_when_uses_the_date_said_for_the_event_not_a_reminder_that_shares_a_word(asked: dict[str, str]) -> None:
     assert asked["when is Tom's birthday?"] == ("From memory (you told me Tue Nov 10): Tom's birthday is on March 3. "
                                                 "That is Wed Mar 3 2027.")
     assert asked["when is the boiler service?"].startswith(
@@ -165,7 +168,7 @@ def test_when_uses_the_date_said_for_the_event_not_a_reminder_that_shares_a_word
                                                           "at 3:15")
 
 
-def test_a_greeting_does_not_hide_the_question(asked):
+def test_a_greeting_does_not_hide_the_question(asked: dict[str, str]) -> None:
     assert asked["hey, who is Priya?"] == asked["who is Priya?"]
     assert asked["who is Priya?"].startswith("From memory (you told me Tue Nov 10): Priya Sharma is my new colleague")
 
@@ -175,24 +178,24 @@ def test_a_greeting_does_not_hide_the_question(asked):
 @pytest.mark.parametrize("said", ["the new season starts on Friday", "now I remember", "now I remember where the "
                                   "keys are", "we moved the sofa to the living room", "the car wouldn't start",
                                   "I changed my mind", "I'm moving to Berlin next year"])
-async def test_near_misses_are_not_kept_as_changes(agent, said):
+async def test_near_misses_are_not_kept_as_changes(agent: Agent, said: str) -> None:
     await say(agent, "remember that I live in Braga")
     answer, calls = await say(agent, said)
     assert calls == [] and memories.count_memories(agent.runtime.store) == 1
 
 
-async def test_a_change_said_in_another_language_is_kept_and_supersedes(agent):
+async def test_a_change_said_in_another_language_is_kept_and_supersedes(agent: Agent) -> None:
     await say(agent, "remember that el código de la puerta es 5829")
-    agent.runtime.clock.fixed += timedelta(days=1)
+    agent.runtime.clock.fixed = agent.runtime.clock.now() + timedelta(days=1)
     answer, calls = await say(agent, "el código de la puerta cambió a 7731")
     assert [c.name for c in calls] == ["remember"]
     assert answer == ("Okay, I'll remember that el código de la puerta cambió a 7731 (#2); it replaces #1 from Sun Nov "
                       "22 (el código de la puerta es 5829).")
 
 
-async def test_the_door_code_changed_its_now(agent):
+async def test_the_door_code_changed_its_now(agent: Agent) -> None:
     await say(agent, "remember that the door code is 5829")
-    agent.runtime.clock.fixed += timedelta(days=1)
+    agent.runtime.clock.fixed = agent.runtime.clock.now() + timedelta(days=1)
     answer, calls = await say(agent, "the door code changed, it's now 7730")
     assert [c.name for c in calls] == ["remember"] and "it replaces #1" in answer
     answer, _ = await say(agent, "what's the door code?")

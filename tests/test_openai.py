@@ -5,36 +5,43 @@ the local model's JSON (three ways of asking, one repair), selection, status, do
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from assistant.providers.base import SystemPrompt, ToolSpec
 from assistant.providers.local import OpenAILocalModel, local_model, schema_errors
 from assistant.providers.openai_provider import OpenAIProvider
-from assistant.providers.select import choose_provider, select_provider
+from assistant.providers.select import Choice, choose_provider, select_provider
 from assistant.services.model import responder_for
 from assistant.turn.agent import Agent
-from assistant.turn.events import Done, Notice, TextDelta, ToolCall, ToolResult
+from assistant.turn.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
 from memory import reminders
 from memory.errors import MalformedAnswer, ModelUnavailable
 from memory.store import Store
-from tests.conftest import make_runtime
+from tests.conftest import Cli, make_runtime
+
+if TYPE_CHECKING:
+    from assistant.runtime import Runtime
+    from memory.search.embeddings import LocalEmbedder
+    from tests.standins import StandIn
 
 
-async def collect(agent, text):
+async def collect(agent: Agent, text: str) -> list[Event]:
     return [e async for e in agent.turn(text)]
 
 
-def provider(server, model="stand-in", **kw):
+def provider(server: StandIn, model: str = "stand-in", **kw: Any) -> OpenAIProvider:
     kw.setdefault("backoff", 0.01)
     return OpenAIProvider(server.base, model, **kw)
 
 
-def chats(server):
+def chats(server: StandIn) -> list[dict[str, Any]]:
     return server.bodies("/v1/chat/completions")
 
 
-def write_config(tmp_path, text, name="config.toml"):
+def write_config(tmp_path: Path, text: str, name: str = "config.toml") -> str:
     path = tmp_path / name
     path.write_text(text)
     return str(path)
@@ -42,7 +49,7 @@ def write_config(tmp_path, text, name="config.toml"):
 
 # -- chat: streaming, tools, usage ---------------------------------------------------------------
 
-async def test_streamed_turn_sends_the_prompt_and_reports_usage(openai_standin, runtime):
+async def test_streamed_turn_sends_the_prompt_and_reports_usage(openai_standin: StandIn, runtime: Runtime) -> None:
     openai_standin.script = ["Hello! Nice to meet you, how can I help today?"]
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin))), "hello there")
     deltas = [e.text for e in events if isinstance(e, TextDelta)]
@@ -65,7 +72,7 @@ async def test_streamed_turn_sends_the_prompt_and_reports_usage(openai_standin, 
     assert body["tool_choice"] == "auto" and body["tools"][0]["type"] == "function"
 
 
-async def test_fragmented_tool_calls_two_in_one_reply(openai_standin, runtime):
+async def test_fragmented_tool_calls_two_in_one_reply(openai_standin: StandIn, runtime: Runtime) -> None:
     openai_standin.script = [
         {"text": "Setting both.", "tool_calls": [
             ("remember", {"content": "Pay rent", "due_at": "2026-12-01T09:00:00+00:00"}),
@@ -80,8 +87,9 @@ async def test_fragmented_tool_calls_two_in_one_reply(openai_standin, runtime):
     assert [r.is_error for r in results] == [False, False]
     assert sorted(r.memory.content for r in reminders.get_upcoming(runtime.store, 30)) == ["Call the dentist",
                                                                                           "Pay rent"]
+    assert isinstance(events[-1], Done)
     assert events[-1].text == "Setting both.\n\nBoth are set." and events[-1].rounds == 2
-    assert events[-1].usage["input_tokens"] == 84  # two calls, summed
+    assert events[-1].usage is not None and events[-1].usage["input_tokens"] == 84  # two calls, summed
 
     second = chats(openai_standin)[1]["messages"]
     assistant, first_result, second_result = second[-3:]
@@ -92,7 +100,7 @@ async def test_fragmented_tool_calls_two_in_one_reply(openai_standin, runtime):
     assert "Pay rent" in first_result["content"] and second_result["tool_call_id"] == "call_1"
 
 
-async def test_arguments_that_are_not_json_go_back_as_a_tool_error(openai_standin, runtime):
+async def test_arguments_that_are_not_json_go_back_as_a_tool_error(openai_standin: StandIn, runtime: Runtime) -> None:
     openai_standin.script = [{"tool_calls": [("remember", '{"content": "Party", "due_at": ')]}, "Sorry about that."]
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin))), "plan a party")
     [result] = [e for e in events if isinstance(e, ToolResult)]
@@ -103,20 +111,21 @@ async def test_arguments_that_are_not_json_go_back_as_a_tool_error(openai_standi
     assert isinstance(events[-1], Done) and runtime.store.one("SELECT count(*) FROM knowledge")[0] == 0
 
 
-async def test_key_from_the_named_variable_and_extra_headers(openai_standin, runtime, monkeypatch):
+async def test_key_from_the_named_variable_and_extra_headers(openai_standin: StandIn, runtime: Runtime,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     openai_standin.key = "sk-or-right"
     monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong-one")  # must not be sent to another service
     monkeypatch.setenv("OPENROUTER_API_KEY", "sk-or-right")
     p = provider(openai_standin, key_env="OPENROUTER_API_KEY", headers={"X-Title": "assistant"})
     events = await collect(Agent(runtime, responder_for(runtime, p)), "hi")
-    assert events[-1].failure is None
+    assert isinstance(events[-1], Done) and events[-1].failure is None
     headers = {k.lower(): v for k, v in openai_standin.requests[-1]["headers"].items()}
     assert headers["authorization"] == "Bearer sk-or-right" and headers["x-title"] == "assistant"
 
 
-async def test_a_local_server_needs_no_key(openai_standin, runtime):
+async def test_a_local_server_needs_no_key(openai_standin: StandIn, runtime: Runtime) -> None:
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin))), "hi")
-    assert events[-1].failure is None and events[-1].text == "ok"
+    assert isinstance(events[-1], Done) and events[-1].failure is None and events[-1].text == "ok"
 
 
 # -- failures --------------------------------------------------------------------------------------
@@ -129,75 +138,81 @@ async def test_a_local_server_needs_no_key(openai_standin, runtime):
     ("drop", "network", "closed the connection before answering"),  # it listened: not "not reachable"
     (("break", "Half an ans"), "model", "failed while answering: the model crashed"),
 ])
-async def test_failures_are_one_line_and_keep_the_message(openai_standin, runtime, script, kind, words):
+async def test_failures_are_one_line_and_keep_the_message(openai_standin: StandIn, runtime: Runtime, script: object,
+                                                          kind: str, words: str) -> None:
     openai_standin.script = [script]
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin, max_retries=0))),
                            "zebra message that must survive")
     done = events[-1]
     assert isinstance(done, Done) or kind == "model"
-    said = " ".join(e.text for e in events if isinstance(e, Notice | Done) or getattr(e, "kind", None))
+    said = " ".join(e.text for e in events if isinstance(e, Notice | Done) or (isinstance(e, Failed) and e.kind))
     assert words in said and "Traceback" not in said
     stored = runtime.store.query("SELECT content FROM messages WHERE role = 'user'")
     assert [row[0] for row in stored] == ["zebra message that must survive"]
 
 
-async def test_server_not_running_is_said_as_for_ollama(runtime):
+async def test_server_not_running_is_said_as_for_ollama(runtime: Runtime) -> None:
     p = OpenAIProvider("http://127.0.0.1:9/v1", "m")
     events = await collect(Agent(runtime, responder_for(runtime, p)), "hi")
     notice = next(e for e in events if isinstance(e, Notice))
     assert "The OpenAI-compatible server is not reachable at http://127.0.0.1:9/v1" in notice.text
-    assert events[-1].failure == "network"
+    assert isinstance(events[-1], Done) and events[-1].failure == "network"
 
 
-async def test_wrong_key_names_the_variable(openai_standin, runtime, monkeypatch):
+async def test_wrong_key_names_the_variable(openai_standin: StandIn, runtime: Runtime,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
     openai_standin.key = "sk-right"
     monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong")
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin))), "hi")
-    assert events[-1].failure == "auth"
+    assert isinstance(events[-1], Done) and events[-1].failure == "auth"
     assert "refused the API key in OPENAI_API_KEY (401)" in next(e for e in events if isinstance(e, Notice)).text
     assert "sk-wrong" not in json.dumps([vars(e) for e in events])
 
 
-async def test_unknown_model_names_it_and_what_the_server_offers(openai_standin, runtime):
+async def test_unknown_model_names_it_and_what_the_server_offers(openai_standin: StandIn, runtime: Runtime) -> None:
     openai_standin.models = ["qwen2.5-7b-instruct", "llama-3.2-3b"]
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin, model="gpt-5"))), "hi")
     notice = next(e for e in events if isinstance(e, Notice)).text
     assert "has no model 'gpt-5' (404); it offers: qwen2.5-7b-instruct, llama-3.2-3b" in notice
-    assert events[-1].failure == "model"
+    assert isinstance(events[-1], Done) and events[-1].failure == "model"
 
 
 @pytest.mark.parametrize("status, kind, words", [(429, "rate_limit", "rate limiting requests (429) after 3 tries"),
                                                  (503, "overloaded", "overloaded (503) after 3 tries"),
                                                  (500, "model", "failed (500) after 3 tries")])
-async def test_429_and_5xx_are_retried_then_a_notice(openai_standin, runtime, status, kind, words):
+async def test_429_and_5xx_are_retried_then_a_notice(openai_standin: StandIn, runtime: Runtime, status: int, kind: str,
+                                                     words: str) -> None:
     openai_standin.script = [status]
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin, max_retries=2))), "hi")
     assert len(chats(openai_standin)) == 3  # bounded: one try and two retries
-    assert words in next(e for e in events if isinstance(e, Notice)).text and events[-1].failure == kind
+    assert words in next(e for e in events if isinstance(e, Notice)).text
+    assert isinstance(events[-1], Done) and events[-1].failure == kind
 
 
-async def test_retry_then_success(openai_standin, runtime):
+async def test_retry_then_success(openai_standin: StandIn, runtime: Runtime) -> None:
     openai_standin.script = [429, 502, "Back again."]
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin, max_retries=2))), "hi")
-    assert events[-1].text == "Back again." and events[-1].failure is None and len(chats(openai_standin)) == 3
+    assert isinstance(events[-1], Done) and events[-1].text == "Back again." and events[-1].failure is None
+    assert len(chats(openai_standin)) == 3
 
 
-async def test_timeout(openai_standin, runtime):
+async def test_timeout(openai_standin: StandIn, runtime: Runtime) -> None:
     openai_standin.script = [("sleep", 3, "late")]
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin, timeout=1))), "hi")
-    assert events[-1].failure == "timeout"
+    assert isinstance(events[-1], Done) and events[-1].failure == "timeout"
     assert "did not answer within 1 s" in next(e for e in events if isinstance(e, Notice)).text
 
 
-async def test_server_without_usage_or_stream_options(openai_standin, runtime):
+async def test_server_without_usage_or_stream_options(openai_standin: StandIn, runtime: Runtime) -> None:
     openai_standin.usage = False  # llama-cpp-python ignores stream_options: no usage chunk
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin))), "hi")
-    assert events[-1].text == "ok" and events[-1].usage is None
+    assert isinstance(events[-1], Done) and events[-1].text == "ok" and events[-1].usage is None
 
 
 # -- a server without tools --------------------------------------------------------------------------
 
-async def test_without_tools_chat_goes_plain_and_actions_go_through_the_local_intent_layer(openai_standin, runtime):
+async def test_without_tools_chat_goes_plain_and_actions_go_through_the_local_intent_layer(openai_standin: StandIn,
+                                                                                           runtime: Runtime) -> None:
     openai_standin.tools = False  # llama-server without --jinja: "tools param requires --jinja flag"
     openai_standin.script = ["Why did the scarecrow win an award? He was outstanding in his field."]
     agent = Agent(runtime, responder_for(runtime, provider(openai_standin)))
@@ -207,18 +222,18 @@ async def test_without_tools_chat_goes_plain_and_actions_go_through_the_local_in
     assert len(notices) == 1 and "cannot use tools" in notices[0] and "tools param requires --jinja" in notices[0]
     [r] = reminders.get_upcoming(runtime.store, 7)
     assert r.memory.content == "water the plants" and r.memory.due_at == "2026-11-23T09:00:00+00:00"
-    assert "I'll remind you to water the plants" in first[-1].text
+    assert isinstance(first[-1], Done) and "I'll remind you to water the plants" in first[-1].text
     assert len(chats(openai_standin)) == 1  # the refused request only: the action needed no model
 
     second = await collect(agent, "tell me a joke")
     assert not [e for e in second if isinstance(e, Notice)]  # said once
-    assert second[-1].text.startswith("Why did the scarecrow")
+    assert isinstance(second[-1], Done) and second[-1].text.startswith("Why did the scarecrow")
     body = chats(openai_standin)[-1]
     assert "tools" not in body and "tool_choice" not in body
     assert body["messages"][-1] == {"role": "user", "content": "tell me a joke"}
 
 
-async def test_selected_openai_provider_degrades_by_itself(openai_standin, tmp_path):
+async def test_selected_openai_provider_degrades_by_itself(openai_standin: StandIn, tmp_path: Path) -> None:
     openai_standin.tools = False
     rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="openai", OPENAI_BASE_URL=openai_standin.base)
     agent = Agent(rt, responder_for(rt, select_provider(rt)))
@@ -235,12 +250,12 @@ SCHEMA = {"type": "object", "properties": {"title": {"type": "string"}, "n": {"t
           "required": ["title", "tags"]}
 
 
-def local(server, **kw):
+def local(server: StandIn, **kw: Any) -> OpenAILocalModel:
     kw.setdefault("backoff", 0.01)
     return OpenAILocalModel(server.base, "stand-in", timeout=5, **kw)
 
 
-def test_schema_check():
+def test_schema_check() -> None:
     assert schema_errors({"title": "x", "tags": ["a"], "n": None}, SCHEMA) == []
     assert schema_errors({"title": 3, "tags": ["a", 2]}, SCHEMA) == ["title should be string",
                                                                      "tags[1] should be string"]
@@ -249,7 +264,7 @@ def test_schema_check():
     assert schema_errors({"title": "x", "tags": [], "n": True}, SCHEMA) == ["n should be number or null"]
 
 
-def test_json_schema_where_the_server_reads_it(openai_standin):
+def test_json_schema_where_the_server_reads_it(openai_standin: StandIn) -> None:
     openai_standin.formats = {"json_schema"}  # OpenAI, vLLM, LM Studio
     openai_standin.script = [{"json": {"title": "Trip", "tags": ["ski"]}}]
     assert local(openai_standin).ask("Title it.", "we talked about skiing", SCHEMA) == {"title": "Trip",
@@ -261,7 +276,7 @@ def test_json_schema_where_the_server_reads_it(openai_standin):
                                 {"role": "user", "content": "we talked about skiing"}]
 
 
-def test_llama_cpp_python_form_after_a_refusal(openai_standin):
+def test_llama_cpp_python_form_after_a_refusal(openai_standin: StandIn) -> None:
     openai_standin.formats = {"json_object"}  # llama-cpp-python: a 500 for json_schema
     openai_standin.script = [{"json": {"title": "Trip", "tags": []}}]
     model = local(openai_standin)
@@ -273,7 +288,7 @@ def test_llama_cpp_python_form_after_a_refusal(openai_standin):
     assert third["response_format"]["type"] == "json_object"  # remembered: no second refusal
 
 
-def test_prompt_only_server_gets_the_schema_in_the_instructions(openai_standin):
+def test_prompt_only_server_gets_the_schema_in_the_instructions(openai_standin: StandIn) -> None:
     openai_standin.formats = set()
     openai_standin.script = [{"json": {"title": "Trip", "tags": []}}]
     assert local(openai_standin).ask("Title it.", "skiing", SCHEMA)["title"] == "Trip"
@@ -281,7 +296,7 @@ def test_prompt_only_server_gets_the_schema_in_the_instructions(openai_standin):
     assert "response_format" not in last and json.dumps(SCHEMA) in last["messages"][0]["content"]
 
 
-def test_one_repair_attempt_tells_the_model_what_was_wrong(openai_standin):
+def test_one_repair_attempt_tells_the_model_what_was_wrong(openai_standin: StandIn) -> None:
     openai_standin.script = ['Sure! {"title": 5, "tags": []}', {"json": {"title": "Trip", "tags": []}}]
     assert local(openai_standin).ask("Title it.", "skiing", SCHEMA)["title"] == "Trip"
     repair = chats(openai_standin)[1]["messages"]
@@ -289,7 +304,7 @@ def test_one_repair_attempt_tells_the_model_what_was_wrong(openai_standin):
     assert repair[3]["role"] == "user" and "title should be string" in repair[3]["content"]
 
 
-def test_invalid_json_twice_writes_nothing(openai_standin, tmp_path, embedder):
+def test_invalid_json_twice_writes_nothing(openai_standin: StandIn, tmp_path: Path, embedder: LocalEmbedder) -> None:
     from assistant.outbound.send import GatedConsolidationModel
     from memory.consolidation.pipeline import Consolidator
     from memory.store import Store
@@ -306,7 +321,8 @@ def test_invalid_json_twice_writes_nothing(openai_standin, tmp_path, embedder):
     store.close()
 
 
-def test_consolidation_summaries_through_the_endpoint(openai_standin, tmp_path, embedder):
+def test_consolidation_summaries_through_the_endpoint(openai_standin: StandIn, tmp_path: Path,
+                                                      embedder: LocalEmbedder) -> None:
     """The configured endpoint serves consolidation (local_provider = openai) with valid JSON."""
     from assistant.jobs import run_consolidation
     from assistant.runtime import Runtime
@@ -316,7 +332,7 @@ def test_consolidation_summaries_through_the_endpoint(openai_standin, tmp_path, 
 
     original = openai_standin.next_response
 
-    def respond():
+    def respond() -> Any:
         body = openai_standin.requests[-1]["body"]
         scripted = original()
         if scripted is not None:
@@ -341,7 +357,7 @@ def test_consolidation_summaries_through_the_endpoint(openai_standin, tmp_path, 
     rt.close()
 
 
-def test_title_from_the_endpoint_and_check(openai_standin, tmp_path):
+def test_title_from_the_endpoint_and_check(openai_standin: StandIn, tmp_path: Path) -> None:
     from assistant.turn.titles import title_and_summary
     from memory import episodes
 
@@ -357,7 +373,8 @@ def test_title_from_the_endpoint_and_check(openai_standin, tmp_path):
     rt.close()
 
 
-def test_a_server_that_lists_a_file_path_and_answers_any_name_works_on_every_path(openai_standin, tmp_path):
+def test_a_server_that_lists_a_file_path_and_answers_any_name_works_on_every_path(openai_standin: StandIn,
+                                                                                  tmp_path: Path) -> None:
     """llama-cpp-python lists its model by file path and answers any name: the chat sent the configured
     name and worked while consolidation refused it ("has no model 'smollm2-135m'")."""
     path = "/home/me/models/SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -372,7 +389,7 @@ def test_a_server_that_lists_a_file_path_and_answers_any_name_works_on_every_pat
     assert choice.problem == "" and "does not list 'smollm2-135m'" in choice.warning and choice.answers
 
 
-def test_local_model_failures(openai_standin):
+def test_local_model_failures(openai_standin: StandIn) -> None:
     with pytest.raises(ModelUnavailable, match="The OpenAI-compatible server is not reachable at http://127.0.0.1:9"):
         OpenAILocalModel("http://127.0.0.1:9/v1", "m", timeout=2, backoff=0.01).check()
     openai_standin.models = ["qwen"]
@@ -397,7 +414,7 @@ def test_local_model_failures(openai_standin):
         local(openai_standin).ask("x", "y", SCHEMA)
 
 
-def test_the_local_model_gets_a_title_request_through_the_gate(openai_standin, tmp_path):
+def test_the_local_model_gets_a_title_request_through_the_gate(openai_standin: StandIn, tmp_path: Path) -> None:
     from assistant.outbound import requests, send
     from assistant.outbound.gate import Gate
     from memory import episodes, memories
@@ -414,13 +431,14 @@ def test_the_local_model_gets_a_title_request_through_the_gate(openai_standin, t
     sent = json.dumps(chats(openai_standin)[-1])
     assert "hunter2" not in sent and "HIV" not in sent and "[private memory #1]" in sent
     with pytest.raises(TypeError):  # a local model is handed only what the outbound requests build
-        send.ask_local(local(openai_standin), ("x", "my password is hunter2", SCHEMA))
+        send.ask_local(local(openai_standin), ("x", "my password is hunter2", SCHEMA))  # type: ignore[arg-type]
 
 
 # -- selection, status, doctor, CLI -------------------------------------------------------------------
 
-def test_selection_rules(openai_standin, ollama_standin, tmp_path, monkeypatch):
-    def chosen(**env):
+def test_selection_rules(openai_standin: StandIn, ollama_standin: StandIn, tmp_path: Path,
+                         monkeypatch: pytest.MonkeyPatch) -> None:
+    def chosen(**env: str) -> Choice:
         rt = make_runtime(tmp_path, **env)
         try:
             return choose_provider(rt)
@@ -451,12 +469,12 @@ def test_selection_rules(openai_standin, ollama_standin, tmp_path, monkeypatch):
 
     rt = make_runtime(tmp_path, ASSISTANT_CONFIG=config)
     p = select_provider(rt)
-    assert (p.name, p.model) == ("openai", "stand-in") and isinstance(p, OpenAIProvider)
+    assert isinstance(p, OpenAIProvider) and (p.name, p.model) == ("openai", "stand-in")
     assert local_model(rt).name == "stand-in" and isinstance(local_model(rt), OpenAILocalModel)
     rt.close()
 
 
-def test_status_and_select_say_the_same(openai_standin, tmp_path):
+def test_status_and_select_say_the_same(openai_standin: StandIn, tmp_path: Path) -> None:
     from assistant.status import collect_status
 
     config = write_config(tmp_path, f'[openai]\nbase_url = "{openai_standin.base}"\n')
@@ -469,7 +487,8 @@ def test_status_and_select_say_the_same(openai_standin, tmp_path):
     rt.close()
 
 
-def test_status_doctor_and_chat_from_the_command_line(openai_standin, tmp_path, cli, monkeypatch):
+def test_status_doctor_and_chat_from_the_command_line(openai_standin: StandIn, tmp_path: Path, cli: Cli,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     config = write_config(tmp_path, f'[openai]\nbase_url = "{openai_standin.base}"\nmodel = "stand-in"\n')
     monkeypatch.setenv("ASSISTANT_CONFIG", config)
     Store(cli.db).close()  # status and doctor read a store, and create none
@@ -488,7 +507,7 @@ def test_status_doctor_and_chat_from_the_command_line(openai_standin, tmp_path, 
     assert "warning: The OpenAI-compatible server at" in out and "does not list 'stand-in' (it lists other)" in out
 
 
-def test_status_says_when_the_endpoint_is_down(tmp_path, cli, monkeypatch):
+def test_status_says_when_the_endpoint_is_down(tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ASSISTANT_PROVIDER", "openai")
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("ASSISTANT_MODEL", "qwen")
@@ -497,7 +516,7 @@ def test_status_says_when_the_endpoint_is_down(tmp_path, cli, monkeypatch):
     assert "provider: openai qwen at http://127.0.0.1:9/v1, not answering (configured)" in out
 
 
-def test_version_and_help(capsys):
+def test_version_and_help(capsys: pytest.CaptureFixture[str]) -> None:
     from assistant.cli.program import main
 
     with pytest.raises(SystemExit) as info:
@@ -510,7 +529,7 @@ def test_version_and_help(capsys):
 
 # -- settings ---------------------------------------------------------------------------------------------
 
-def test_openai_settings(tmp_path):
+def test_openai_settings(tmp_path: Path) -> None:
     from assistant.settings import SettingsError, load_settings
 
     config = write_config(tmp_path, '[openai]\nbase_url = "http://127.0.0.1:1234/v1"\nmodel = "qwen"\n'
@@ -535,7 +554,7 @@ def test_openai_settings(tmp_path):
         load_settings(env={"ASSISTANT_LOCAL_PROVIDER": "gpt"})
 
 
-def test_no_setting_can_hold_the_key():
+def test_no_setting_can_hold_the_key() -> None:
     import dataclasses
 
     from assistant.settings import OpenAISettings
@@ -545,7 +564,7 @@ def test_no_setting_can_hold_the_key():
 
 # -- reasoned recall through the endpoint ----------------------------------------------------------------
 
-def test_reasoned_recall_through_the_endpoint(openai_standin, tmp_path):
+def test_reasoned_recall_through_the_endpoint(openai_standin: StandIn, tmp_path: Path) -> None:
     from assistant.recall.reasoned import reasoned_recall
     from memory.memories import remember
 
@@ -562,7 +581,7 @@ def test_reasoned_recall_through_the_endpoint(openai_standin, tmp_path):
     rt.close()
 
 
-def test_a_real_spec_fits_the_wire():
+def test_a_real_spec_fits_the_wire() -> None:
     """Our ToolSpec list converts to the function-tool shape every server reads."""
     from assistant.tools import TOOL_SPECS
 
@@ -570,7 +589,7 @@ def test_a_real_spec_fits_the_wire():
     assert SystemPrompt("a", "b")
 
 
-def test_example_config_documents_every_key():
+def test_example_config_documents_every_key() -> None:
     import dataclasses
     import tomllib
     from pathlib import Path
@@ -594,20 +613,20 @@ def test_example_config_documents_every_key():
             assert {g.name for g in dataclasses.fields(value)} <= documented, f.name
 
 
-async def test_an_empty_answer_when_offered_tools_means_no_tools(openai_standin, runtime):
+async def test_an_empty_answer_when_offered_tools_means_no_tools(openai_standin: StandIn, runtime: Runtime) -> None:
     """llama-cpp-python's chatml-function-calling answers "" with tool_choice auto: the same degradation."""
     openai_standin.script = ["", "Paris is the capital of France.", "", ""]
     agent = Agent(runtime, responder_for(runtime, provider(openai_standin)))
     events = await collect(agent, "What is the capital of France?")
     assert [e.text for e in events if isinstance(e, Notice)][0].startswith("'stand-in' at http://127.0.0.1:")
-    assert events[-1].text == "Paris is the capital of France."
+    assert isinstance(events[-1], Done) and events[-1].text == "Paris is the capital of France."
     first, second = chats(openai_standin)
     assert "tools" in first and "tools" not in second
     await collect(agent, "and of Spain?")
     assert "tools" not in chats(openai_standin)[-1]  # decided once
 
 
-async def test_an_empty_answer_after_tools_worked_is_just_empty(openai_standin, runtime):
+async def test_an_empty_answer_after_tools_worked_is_just_empty(openai_standin: StandIn, runtime: Runtime) -> None:
     openai_standin.script = [{"tool_calls": [("recall_recent", {})]}, "", ""]
     agent = Agent(runtime, responder_for(runtime, provider(openai_standin)))
     events = await collect(agent, "what did we talk about?")
@@ -615,14 +634,15 @@ async def test_an_empty_answer_after_tools_worked_is_just_empty(openai_standin, 
     assert all("tools" in body for body in chats(openai_standin))
 
 
-def test_local_model_named_late_from_the_list(openai_standin):
+def test_local_model_named_late_from_the_list(openai_standin: StandIn) -> None:
     """A probe at start-up that missed a busy server leaves the name empty; check() takes the first listed."""
     model = OpenAILocalModel(openai_standin.base, "", timeout=5)
     model.check()
     assert model.name == "stand-in"
 
 
-def test_an_endpoint_down_at_start_still_gets_the_message_acted_on(tmp_path, cli, monkeypatch):
+def test_an_endpoint_down_at_start_still_gets_the_message_acted_on(tmp_path: Path, cli: Cli,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """SPEC F7: a configured model that cannot be reached; the offline mode acts and says so (exit 1)."""
     monkeypatch.setenv("ASSISTANT_PROVIDER", "openai")
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")

@@ -4,6 +4,14 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from memory.consolidation.protocol import ConsolidationModel
+    from memory.search.embeddings import LocalEmbedder
+    from memory.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 SDKS = {"anthropic", "openai", "ollama"}
@@ -31,7 +39,7 @@ def _calls(tree: ast.AST) -> list[str]:
             and not (isinstance(node.func.value, ast.Name) and node.func.value.id == "send")]
 
 
-def test_only_the_outbound_module_and_the_providers_call_a_model():
+def test_only_the_outbound_module_and_the_providers_call_a_model() -> None:
     found = set()
     for path in _sources():
         rel = path.relative_to(ROOT).as_posix()
@@ -44,7 +52,7 @@ def test_only_the_outbound_module_and_the_providers_call_a_model():
     assert found - ALLOWED - offline == set(), "a model is called outside assistant/outbound"
 
 
-def test_only_the_providers_import_a_model_sdk():
+def test_only_the_providers_import_a_model_sdk() -> None:
     offenders = []
     for path in _sources():
         rel = path.relative_to(ROOT).as_posix()
@@ -57,7 +65,7 @@ def test_only_the_providers_import_a_model_sdk():
     assert offenders == []
 
 
-def test_the_agent_and_recall_reach_providers_only_through_send():
+def test_the_agent_and_recall_reach_providers_only_through_send() -> None:
     """The two chat-provider callers hand their requests to outbound.send, never to provider.stream."""
     for rel in ("assistant/responders/model.py", "assistant/recall/reasoned.py", "assistant/turn/titles.py",
                 "assistant/jobs.py"):
@@ -68,17 +76,18 @@ def test_the_agent_and_recall_reach_providers_only_through_send():
                    for module, _ in imported), rel
 
 
-def test_consolidation_is_handed_the_gated_model(tmp_path, monkeypatch):
+def test_consolidation_is_handed_the_gated_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The app's consolidation job gives the pipeline the local model behind the gate, nothing else."""
     from assistant import jobs
     from assistant.outbound.send import GatedConsolidationModel
     from memory.consolidation import pipeline
     from tests.conftest import make_runtime
 
-    seen = []
+    seen: list[ConsolidationModel | None] = []
     real = pipeline.Consolidator.__init__
 
-    def spy(self, store, embedder, model, *args, **kw):
+    def spy(self: pipeline.Consolidator, store: Store, embedder: LocalEmbedder, model: ConsolidationModel | None,
+            *args: Any, **kw: Any) -> None:
         seen.append(model)
         real(self, store, embedder, model, *args, **kw)
 

@@ -9,11 +9,12 @@ plumber"). Clock: Sunday 22 Nov 2026 14:00 UTC.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from assistant.reading.actions import Action
+from assistant.reading.actions import Action, Question
 from assistant.reading.understand import read_message
 from memory.time.instants import UTC
 from tests.conftest import T0
@@ -150,7 +151,7 @@ class _Parts:
 
 
 @pytest.mark.parametrize("message, intent, content, due", TABLE)
-def test_phrasing_table(message, intent, content, due):
+def test_phrasing_table(message: str, intent: str, content: str, due: str | None) -> None:
     reading = _Parts(read_message(message, T0, UTC))
     assert (reading.intent, reading.content) == (intent, content)
     if due is None:
@@ -163,9 +164,11 @@ def test_phrasing_table(message, intent, content, due):
         assert reading.rule is None and reading.due.isoformat().startswith(due)
 
 
-def test_when_questions_are_flagged():
-    assert read_message("when did Sara move to Lisbon?", T0, UTC).asks_when
-    assert not read_message("what is the boiler code?", T0, UTC).asks_when
+def test_when_questions_are_flagged() -> None:
+    asked = read_message("when did Sara move to Lisbon?", T0, UTC)
+    assert isinstance(asked, Question) and asked.asks_when
+    other = read_message("what is the boiler code?", T0, UTC)
+    assert isinstance(other, Question) and not other.asks_when
 
 
 # Issue 23: changing reminders from the chat, reminders relative to an event, the days a recap or an
@@ -307,7 +310,7 @@ KNOWN_MISSES = [
 ]
 
 
-def _check_change(message, intent, target, due):
+def _check_change(message: str, intent: str, target: str | int | None, due: str | None) -> None:
     reading = _Parts(read_message(message, T0, UTC))
     got_target = reading.target if reading.target is not None else (reading.content or None)
     if intent in ("recap", "upcoming", "undo", "chat", "question") or (intent == "near_miss" and target is None):
@@ -337,13 +340,13 @@ def _check_change(message, intent, target, due):
 
 
 @pytest.mark.parametrize("message, intent, target, due", CHANGES)
-def test_change_table(message, intent, target, due):
+def test_change_table(message: str, intent: str, target: str | int | None, due: str | None) -> None:
     _check_change(message, intent, target, due)
 
 
 @pytest.mark.parametrize("message, intent, target, due", KNOWN_MISSES)
 @pytest.mark.xfail(strict=True, reason="known miss of the offline reader")
-def test_known_misses(message, intent, target, due):
+def test_known_misses(message: str, intent: str, target: str, due: str | None) -> None:
     _check_change(message, intent, target, due)
 
 
@@ -352,7 +355,7 @@ NEAR_MISSES_THAT_MUST_NOT_ACT = [m for m, intent, _, due in CHANGES
 
 
 @pytest.mark.parametrize("message", NEAR_MISSES_THAT_MUST_NOT_ACT + ["cancel the reminder", "move the dentist"])
-async def test_near_misses_change_nothing(tmp_path, message):
+async def test_near_misses_change_nothing(tmp_path: Path, message: str) -> None:
     """Through the whole offline mode, with reminders that share the words: no tool call, no change."""
     from assistant.responders.offline import OfflineResponder
     from assistant.turn.agent import Agent

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -26,14 +28,17 @@ from memory.sensitive import MASK, redact
 from memory.transfer.markdown import write_markdown
 from tests.conftest import T0, make_runtime
 from tests.mcp_helpers import call, read, server, session
-from tests.standins import text_reply, tool_reply
+from tests.standins import StandIn, text_reply, tool_reply
+
+if TYPE_CHECKING:
+    from assistant.runtime import Runtime
 
 OLD = "my sister's birthday is on March 3"
 NEW = "my sister's birthday is on March 5"
 THERAPIST = "my therapist is Dr Olsen, sessions on Thursdays at 4pm"
 
 
-async def run_turn(rt, text: str) -> None:
+async def run_turn(rt: Runtime, text: str) -> None:
     from assistant.providers.anthropic_provider import AnthropicProvider
     from assistant.turn.agent import Agent
 
@@ -41,11 +46,11 @@ async def run_turn(rt, text: str) -> None:
         pass
 
 
-def sent(standin) -> str:
+def sent(standin: StandIn) -> str:
     return json.dumps(standin.bodies("/v1/messages"), ensure_ascii=False)
 
 
-async def told_then_made_private_and_edited(rt, standin) -> int:
+async def told_then_made_private_and_edited(rt: Runtime, standin: StandIn) -> int:
     """Said in the chat, echoed in a later reply, then marked private and edited on the Memories screen."""
     standin.script = [tool_reply("remember", {"content": OLD}), text_reply("Noted.")]
     await run_turn(rt, f"remember that {OLD}")
@@ -61,7 +66,8 @@ async def told_then_made_private_and_edited(rt, standin) -> int:
 
 # -- 1. earlier texts ---------------------------------------------------------------------------------
 
-async def test_an_edited_private_memorys_earlier_text_stays_out_of_the_chat_models_requests(rt, anthropic_standin):
+async def test_an_edited_private_memorys_earlier_text_stays_out_of_the_chat_models_requests(
+        rt: Runtime, anthropic_standin: StandIn) -> None:
     memory_id = await told_then_made_private_and_edited(rt, anthropic_standin)
     anthropic_standin.requests.clear()
     anthropic_standin.script = [tool_reply("recall", {"query": "family march birthday"}), text_reply("ok")]
@@ -71,7 +77,8 @@ async def test_an_edited_private_memorys_earlier_text_stays_out_of_the_chat_mode
     assert f"[private memory #{memory_id}]" in body  # the echo, by the memory's id
 
 
-async def test_an_edited_private_memorys_earlier_text_stays_out_of_mcp(rt, anthropic_standin, tmp_path):
+async def test_an_edited_private_memorys_earlier_text_stays_out_of_mcp(rt: Runtime, anthropic_standin: StandIn,
+                                                                       tmp_path: Path) -> None:
     memory_id = await told_then_made_private_and_edited(rt, anthropic_standin)
     rt.close()
     async with session(server(str(tmp_path / "m.db"))) as s:
@@ -86,7 +93,7 @@ async def test_an_edited_private_memorys_earlier_text_stays_out_of_mcp(rt, anthr
     assert f"text: [Private] {NEW}" in by_id  # 2. asked for by its id
 
 
-def test_a_sensitive_memorys_earlier_secret_is_withheld_whole_and_in_pieces(rt):
+def test_a_sensitive_memorys_earlier_secret_is_withheld_whole_and_in_pieces(rt: Runtime) -> None:
     memory = memories.remember(rt.store, "the storage unit code is 7390-AX")
     assert memory.sensitive
     Services(rt).memories.edit(memory.id, "I gave up the storage unit in May")
@@ -99,7 +106,7 @@ def test_a_sensitive_memorys_earlier_secret_is_withheld_whole_and_in_pieces(rt):
 
 # -- 2. a private memory by its id ----------------------------------------------------------------------
 
-def test_a_private_memory_asked_for_by_its_id_is_shown_marked_even_with_only_ordinary_words(rt):
+def test_a_private_memory_asked_for_by_its_id_is_shown_marked_even_with_only_ordinary_words(rt: Runtime) -> None:
     from assistant.mcp.server import MemoryTools
 
     memory = memories.remember(rt.store, NEW, private=True)
@@ -115,7 +122,7 @@ def test_a_private_memory_asked_for_by_its_id_is_shown_marked_even_with_only_ord
 
 @pytest.mark.parametrize("question", ["who is my therapist", "Who's my therapist?", "therapist", "therapist Olsen",
                                       "when do I see Dr Olsen"])
-def test_a_question_in_a_private_memorys_own_distinctive_words_asks_about_it(rt, question):
+def test_a_question_in_a_private_memorys_own_distinctive_words_asks_about_it(rt: Runtime, question: str) -> None:
     memory = memories.remember(rt.store, THERAPIST, private=True)
     assert asks_about(question, memory)
 
@@ -127,13 +134,14 @@ def test_a_question_in_a_private_memorys_own_distinctive_words_asks_about_it(rt,
     "any sessions this week",  # an ordinary word of the memory alone
     "who is my sister",
 ])
-def test_a_question_sharing_a_word_but_not_about_a_private_memory_does_not_ask_about_it(rt, question):
+def test_a_question_sharing_a_word_but_not_about_a_private_memory_does_not_ask_about_it(rt: Runtime,
+                                                                                        question: str) -> None:
     memory = memories.remember(rt.store, THERAPIST, private=True)
     assert not asks_about(question, memory)
     assert not asks_about(question, memories.remember(rt.store, NEW, private=True))
 
 
-async def test_mcp_recall_who_is_my_therapist_returns_the_private_memory_marked(tmp_path):
+async def test_mcp_recall_who_is_my_therapist_returns_the_private_memory_marked(tmp_path: Path) -> None:
     runtime = make_runtime(tmp_path)
     memories.remember(runtime.store, THERAPIST, private=True)
     runtime.close()
@@ -146,7 +154,7 @@ async def test_mcp_recall_who_is_my_therapist_returns_the_private_memory_marked(
 
 # -- 4. the agenda --------------------------------------------------------------------------------------
 
-async def test_a_done_reminder_is_not_in_the_mcp_agenda(tmp_path):
+async def test_a_done_reminder_is_not_in_the_mcp_agenda(tmp_path: Path) -> None:
     runtime = make_runtime(tmp_path)
     done = memories.remember(runtime.store, "call mum", due_at=(T0 - timedelta(hours=1)).isoformat())
     memories.remember(runtime.store, "water the plants", due_at=(T0 + timedelta(hours=3)).isoformat())
@@ -165,7 +173,7 @@ async def test_a_done_reminder_is_not_in_the_mcp_agenda(tmp_path):
 WIFI = "the wifi password is hunter2-Blue"
 
 
-def test_the_recaps_lists_mask_a_secret_as_the_briefing_does(rt):
+def test_the_recaps_lists_mask_a_secret_as_the_briefing_does(rt: Runtime) -> None:
     memories.remember(rt.store, WIFI)
     memories.remember(rt.store, "the safe combination is 31-07-44, check it",
                       due_at=(T0 + timedelta(hours=2)).isoformat())
@@ -184,14 +192,14 @@ def test_the_recaps_lists_mask_a_secret_as_the_briefing_does(rt):
     "Password: Qx7-hunter22 / then the bank",
 ])
 @pytest.mark.parametrize("mask", [MASK, "[secret in conversation #2]", "••••", "[secret]"])
-def test_a_masked_text_masked_again_is_the_same_text(text, mask):
+def test_a_masked_text_masked_again_is_the_same_text(text: str, mask: str) -> None:
     once = redact(text, mask)
     assert once != text
     for again in (MASK, "[secret in recall result]", "••••", "[secret]"):
         assert redact(once, again) == once
 
 
-def test_a_summary_made_without_a_model_is_masked_once_in_the_export_and_over_mcp(rt, tmp_path):
+def test_a_summary_made_without_a_model_is_masked_once_in_the_export_and_over_mcp(rt: Runtime, tmp_path: Path) -> None:
     episode = episodes.open_episode(rt.store)
     for role, said in (("user", WIFI), ("assistant", "Saved."), ("user", "what is the wifi password?"),
                        ("assistant", "It is in memory.")):

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import json
 from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -13,13 +15,17 @@ from assistant.cli import data
 from memory import episodes
 from memory.memories import remember
 from memory.search import Fusion, Searcher
-from memory.search.embeddings import pending_count, sync_embeddings
+from memory.search.embeddings import LocalEmbedder, pending_count, sync_embeddings
 from memory.transfer.jsonl_import import import_records
 from memory.vectors import count as vector_count
 from tests.conftest import make_runtime, write_jsonl
 
+if TYPE_CHECKING:
+    from assistant.runtime import Runtime
+    from memory.store import Store
 
-def _chat(store, sessions: list[tuple[str, list[str]]]) -> dict[str, int]:
+
+def _chat(store: Store, sessions: list[tuple[str, list[str]]]) -> dict[str, int]:
     """Import sessions (start instant, "Speaker: text" turns ten seconds apart) as a user's import
     writes them; returns each text's message id."""
     records = []
@@ -40,7 +46,8 @@ FILLER = ["Caroline: Hey Mel! How have you been lately?", "Melanie: Hey Caroline
           "Caroline: That sounds nice honestly, I needed a quiet week too", "Melanie: Totally, Caroline! Talk soon"]
 
 
-def _ranked(store, embedder, query: str, fusion: Fusion | None = None, limit: int = 10) -> list[int]:
+def _ranked(store: Store, embedder: LocalEmbedder, query: str, fusion: Fusion | None = None,
+            limit: int = 10) -> list[int]:
     sync_embeddings(store, embedder)
     return [h.id for h in Searcher(store, embedder, fusion=fusion).search(query, limit=limit, touch=False)
             if h.type == "message"]
@@ -51,7 +58,7 @@ def _ranked(store, embedder, query: str, fusion: Fusion | None = None, limit: in
 BIRTHDAY = "Sara's birthday is on March 3"
 
 
-def _with_echoes(store):
+def _with_echoes(store: Store) -> tuple[int, int, list[int]]:
     memory = remember(store, BIRTHDAY, kind="fact")
     episode = episodes.open_episode(store)
     question = episodes.add_message(store, episode.id, "user", "when is Sara's birthday?")
@@ -63,7 +70,7 @@ def _with_echoes(store):
 
 
 @pytest.mark.slow
-def test_an_echo_of_a_memory_never_outranks_it(store, embedder):
+def test_an_echo_of_a_memory_never_outranks_it(store: Store, embedder: LocalEmbedder) -> None:
     memory, _, echoes = _with_echoes(store)
     sync_embeddings(store, embedder)
     searcher = Searcher(store, embedder)
@@ -79,13 +86,14 @@ def test_an_echo_of_a_memory_never_outranks_it(store, embedder):
         assert top.type == "memory" or top.id not in echoes
 
 
-def test_an_echo_of_a_memory_stays_below_it_without_vectors_too(store):
+def test_an_echo_of_a_memory_stays_below_it_without_vectors_too(store: Store) -> None:
     memory, _, echoes = _with_echoes(store)
     order = [(h.type, h.id) for h in Searcher(store, None).search("Sara's birthday", limit=10, touch=False)]
     assert all(order.index(("memory", memory)) < order.index(("message", e)) for e in echoes), order
 
 
-def test_recall_command_puts_the_memory_before_its_echo(tmp_path, capsys, embedder):
+def test_recall_command_puts_the_memory_before_its_echo(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        embedder: LocalEmbedder) -> None:
     from assistant.cli import conversations
 
     runtime = make_runtime(tmp_path)
@@ -100,7 +108,7 @@ def test_recall_command_puts_the_memory_before_its_echo(tmp_path, capsys, embedd
     runtime.close()
 
 
-def test_a_reply_that_only_shares_words_is_not_an_echo(store, embedder):
+def test_a_reply_that_only_shares_words_is_not_an_echo(store: Store, embedder: LocalEmbedder) -> None:
     """Only a word-for-word quotation of a hit counts: an answer in its own words ranks on its merits."""
     ids = _chat(store, [("2023-05-08T13:00:00+00:00", [
         "Caroline: I adopted a grumpy old tabby called Pepper from the rescue near the library",
@@ -113,7 +121,7 @@ def test_a_reply_that_only_shares_words_is_not_an_echo(store, embedder):
 
 # -- the people's names ---------------------------------------------------------------------------
 
-def test_names_found_in_most_texts_are_not_embedded(store, embedder):
+def test_names_found_in_most_texts_are_not_embedded(store: Store, embedder: LocalEmbedder) -> None:
     _chat(store, [("2023-05-08T13:00:00+00:00", FILLER * 10 + ["Caroline: I painted a lake sunrise last year"])])
     searcher = Searcher(store, embedder)
     # Caroline and Melanie say most of the turns; "sunrise" is in one.
@@ -124,7 +132,7 @@ def test_names_found_in_most_texts_are_not_embedded(store, embedder):
         "When did Caroline paint?"
 
 
-def test_the_person_the_question_names_comes_first(store, embedder):
+def test_the_person_the_question_names_comes_first(store: Store, embedder: LocalEmbedder) -> None:
     ids = _chat(store, [("2023-05-08T13:00:00+00:00", FILLER + [
         "Melanie: I started pottery classes on Tuesdays, my first bowl came out lopsided",
         "Caroline: I started pottery classes on Tuesdays, my first bowl came out lopsided too"])])
@@ -136,7 +144,7 @@ def test_the_person_the_question_names_comes_first(store, embedder):
 
 # -- when -----------------------------------------------------------------------------------------
 
-def test_a_when_question_finds_the_turn_that_says_when(store, embedder):
+def test_a_when_question_finds_the_turn_that_says_when(store: Store, embedder: LocalEmbedder) -> None:
     ids = _chat(store, [("2023-05-08T13:00:00+00:00", FILLER + [
         "Caroline: The support group is such a warm place, everyone there is so kind",
         "Caroline: I went to the support group yesterday and shared my story",
@@ -155,7 +163,7 @@ def test_a_when_question_finds_the_turn_that_says_when(store, embedder):
 
 
 @pytest.mark.slow
-def test_a_named_day_brings_that_days_conversation_first(store, embedder):
+def test_a_named_day_brings_that_days_conversation_first(store: Store, embedder: LocalEmbedder) -> None:
     days = {f"2023-{month:02d}-13T18:00:00+00:00": [
         f"Caroline: This month I finished painting number {month}, a landscape with a lot of blue",
         f"Melanie: Wow, painting number {month} looks great!", *FILLER] for month in range(3, 12)}
@@ -168,7 +176,7 @@ def test_a_named_day_brings_that_days_conversation_first(store, embedder):
     assert _ranked(store, embedder, "What did Caroline paint?", limit=30).index(october) > 0  # no date: no lift
 
 
-def test_named_periods_and_time_mentions():
+def test_named_periods_and_time_mentions() -> None:
     from memory.time.references import NamedPeriod, mentions_time, named_periods
 
     assert named_periods("What did she show on October 13, 2023?") == [NamedPeriod(2023, 10, 13)]
@@ -187,7 +195,7 @@ def test_named_periods_and_time_mentions():
 # -- whole texts ----------------------------------------------------------------------------------
 
 @pytest.mark.slow
-def test_a_hit_holds_the_whole_stored_text(store, embedder):
+def test_a_hit_holds_the_whole_stored_text(store: Store, embedder: LocalEmbedder) -> None:
     """The model reads the first 2,000 characters of a text; a hit is the whole of it all the same."""
     from memory.search.embeddings import MAX_CHARS
 
@@ -204,7 +212,7 @@ def test_a_hit_holds_the_whole_stored_text(store, embedder):
 
 # -- import ---------------------------------------------------------------------------------------
 
-def _import(tmp_path, name: str, embedder, index: bool):
+def _import(tmp_path: Path, name: str, embedder: LocalEmbedder, index: bool) -> Runtime:
     runtime = make_runtime(tmp_path / name, ASSISTANT_EMBEDDING_MODEL="bundled")
     runtime.__dict__["embedder"] = embedder
     turns = [*FILLER, "Caroline: I adopted a grumpy old tabby called Pepper from the rescue",
@@ -218,7 +226,8 @@ def _import(tmp_path, name: str, embedder, index: bool):
 
 
 @pytest.mark.slow
-def test_an_import_leaves_search_complete(tmp_path, capsys, embedder):
+def test_an_import_leaves_search_complete(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          embedder: LocalEmbedder) -> None:
     (tmp_path / "plain").mkdir()
     (tmp_path / "indexed").mkdir()
     plain, indexed = _import(tmp_path, "plain", embedder, False), _import(tmp_path, "indexed", embedder, True)

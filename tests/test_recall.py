@@ -3,6 +3,9 @@ model with provenance, or composed from the best memory when there is no model."
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -12,6 +15,10 @@ from assistant.recall.reasoned import reasoned_recall
 from memory.transfer.jsonl_import import import_records
 from tests.conftest import make_runtime
 
+if TYPE_CHECKING:
+    from assistant.runtime import Runtime
+    from tests.standins import StandIn
+
 MEMORIES = [
     {"type": "memory", "kind": "event", "content": "Caroline went to the LGBTQ support group yesterday",
      "created_at": "2023-05-08T13:56:00+00:00"},
@@ -20,14 +27,14 @@ MEMORIES = [
 
 
 @pytest.fixture
-def runtime(tmp_path):
+def runtime(tmp_path: Path) -> Iterator[Runtime]:
     rt = make_runtime(tmp_path, ASSISTANT_NOW="2023-07-01T12:00:00+00:00")
     import_records(rt.store, [json.dumps(m) for m in MEMORIES])
     yield rt
     rt.close()
 
 
-def test_without_a_model_the_best_memory_answers_with_its_resolution(runtime):
+def test_without_a_model_the_best_memory_answers_with_its_resolution(runtime: Runtime) -> None:
     answer = reasoned_recall(runtime, "When did Caroline go to the support group?", model=None)
     assert answer.model == "none"
     assert answer.answer == ("From memory (you told me Mon May 8): Caroline went to the LGBTQ support group "
@@ -40,7 +47,7 @@ def test_without_a_model_the_best_memory_answers_with_its_resolution(runtime):
     assert answer.sources[0]["content"].startswith("Caroline")
 
 
-def test_granularity_is_never_a_made_up_day(tmp_path):
+def test_granularity_is_never_a_made_up_day(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path, ASSISTANT_NOW="2026-11-22T12:00:00+00:00")
     import_records(rt.store, [json.dumps(m) for m in [
         {"type": "memory", "content": "Sara moved to Lisbon last month", "created_at": "2026-11-12T09:00:00+00:00"},
@@ -55,7 +62,7 @@ def test_granularity_is_never_a_made_up_day(tmp_path):
     rt.close()
 
 
-def test_sources_are_named_by_type_and_the_question_is_never_its_answer(tmp_path):
+def test_sources_are_named_by_type_and_the_question_is_never_its_answer(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path, ASSISTANT_NOW="2026-11-22T12:00:00+00:00")
     import_records(rt.store, [json.dumps(m) for m in [
         {"type": "episode", "id": "e", "started_at": "2026-11-20T10:00:00Z"},
@@ -73,7 +80,7 @@ def test_sources_are_named_by_type_and_the_question_is_never_its_answer(tmp_path
     rt.close()
 
 
-def test_reasoned_recall_keeps_every_source_it_ranks(tmp_path):
+def test_reasoned_recall_keeps_every_source_it_ranks(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path)
     import_records(rt.store, [json.dumps({"type": "memory", "content": f"hiking trip number {i} was great"})
                               for i in range(12)])
@@ -81,7 +88,7 @@ def test_reasoned_recall_keeps_every_source_it_ranks(tmp_path):
     rt.close()
 
 
-def test_the_local_model_answers_with_provenance(ollama_standin, tmp_path):
+def test_the_local_model_answers_with_provenance(ollama_standin: StandIn, tmp_path: Path) -> None:
     """SPEC F6: the local model (Ollama's here, the endpoint's in test_openai) writes the answer."""
     rt = make_runtime(tmp_path, ASSISTANT_NOW="2023-07-01T12:00:00+00:00")
     import_records(rt.store, [json.dumps(m) for m in MEMORIES])
@@ -95,7 +102,7 @@ def test_the_local_model_answers_with_provenance(ollama_standin, tmp_path):
     rt.close()
 
 
-def test_model_garbage_falls_back_to_composed_answer(ollama_standin, tmp_path):
+def test_model_garbage_falls_back_to_composed_answer(ollama_standin: StandIn, tmp_path: Path) -> None:
     rt = make_runtime(tmp_path, ASSISTANT_NOW="2023-07-01T12:00:00+00:00")
     import_records(rt.store, [json.dumps(m) for m in MEMORIES])
     ollama_standin.script = ["I think it was sometime in May?"]
@@ -104,7 +111,8 @@ def test_model_garbage_falls_back_to_composed_answer(ollama_standin, tmp_path):
     assert answer.model == "none" and answer.answer.endswith("That was on Sun May 7.")
 
 
-def test_cli_recall_json_is_one_shape_and_reasoning_is_opt_in(tmp_path, capsys):
+def test_cli_recall_json_is_one_shape_and_reasoning_is_opt_in(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
     db = str(tmp_path / "r.db")
     src = tmp_path / "m.jsonl"
     src.write_text("".join(json.dumps(m) + "\n" for m in MEMORIES))
@@ -121,7 +129,7 @@ def test_cli_recall_json_is_one_shape_and_reasoning_is_opt_in(tmp_path, capsys):
     assert data["temporal_resolutions"][0]["resolved_date"] == "2023-05-07"
 
 
-def test_the_composed_answer_is_never_the_assistants_own_words(tmp_path):
+def test_the_composed_answer_is_never_the_assistants_own_words(tmp_path: Path) -> None:
     """recall --reason once answered with the offline help text, which quotes "when did Sara move?"."""
     rt = make_runtime(tmp_path, ASSISTANT_NOW="2026-11-22T12:00:00+00:00")
     import_records(rt.store, [json.dumps(m) for m in [
@@ -135,7 +143,7 @@ def test_the_composed_answer_is_never_the_assistants_own_words(tmp_path):
     rt.close()
 
 
-def test_a_statement_stored_without_dates_is_resolved_by_its_tense_at_recall(tmp_path):
+def test_a_statement_stored_without_dates_is_resolved_by_its_tense_at_recall(tmp_path: Path) -> None:
     """Rows written before dates were kept beside the text are resolved at recall the same way."""
     rt = make_runtime(tmp_path, ASSISTANT_NOW="2026-11-30T12:00:00+00:00")
     import_records(rt.store, [json.dumps(m) for m in [
@@ -151,7 +159,7 @@ def test_a_statement_stored_without_dates_is_resolved_by_its_tense_at_recall(tmp
     rt.close()
 
 
-def test_a_date_still_ahead_is_told_in_the_present(tmp_path):
+def test_a_date_still_ahead_is_told_in_the_present(tmp_path: Path) -> None:
     """A newcomer asked on Tuesday when the dentist is: "That was on Fri Nov 27." for this Friday."""
     from memory.memories import remember
 

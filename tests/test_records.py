@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -12,8 +14,11 @@ from memory.store import Store
 from memory.transfer.jsonl_export import export_records, write_export
 from memory.transfer.jsonl_import import import_records
 
+if TYPE_CHECKING:
+    from memory.time.clock import Clock
 
-def populate(store):
+
+def populate(store: Store) -> None:
     ep = episodes.open_episode(store)
     m1 = episodes.add_message(store, ep.id, "user", "I moved to Lisbon")
     episodes.add_message(store, ep.id, "assistant", "Noted.")
@@ -29,11 +34,11 @@ def populate(store):
                   "VALUES ('summary', 1, 'memory', ?, 'consolidates', '2026-11-22T14:00:00+00:00')", (a.id,))
 
 
-def dump(store) -> list[dict]:
+def dump(store: Store) -> list[dict[str, Any]]:
     return list(export_records(store))
 
 
-def test_round_trip_into_empty_database(store, tmp_path, clock):
+def test_round_trip_into_empty_database(store: Store, tmp_path: Path, clock: Clock) -> None:
     populate(store)
     out = io.StringIO()
     count = write_export(store, out)
@@ -43,7 +48,8 @@ def test_round_trip_into_empty_database(store, tmp_path, clock):
     target.close()
 
 
-def test_where_a_memory_came_from_survives_a_round_trip_and_an_import_is_labelled(store, tmp_path, clock):
+def test_where_a_memory_came_from_survives_a_round_trip_and_an_import_is_labelled(store: Store, tmp_path: Path,
+                                                                                  clock: Clock) -> None:
     typed = memories.remember(store, "I live in Lisbon", kind="fact")
     store.execute("UPDATE knowledge SET source = 'mcp:claude-desktop', pinned = 1 WHERE id = ?", (typed.id,))
     memories.remember(store, "Pay rent", due_at="2026-12-01T09:00:00+00:00")
@@ -60,7 +66,7 @@ def test_where_a_memory_came_from_survives_a_round_trip_and_an_import_is_labelle
     target.close()
 
 
-def test_hand_written_file_resolves_its_own_ids(store):
+def test_hand_written_file_resolves_its_own_ids(store: Store) -> None:
     lines = [
         json.dumps({"type": "message", "id": "m1", "episode_id": "trip", "role": "user", "content": "Ski?",
                     "created_at": "2026-11-20T10:00:00Z"}),
@@ -85,7 +91,7 @@ def test_hand_written_file_resolves_its_own_ids(store):
     (json.dumps({"type": "memory", "content": "x", "due_at": "someday"}), "due_at"),
     (json.dumps({"type": "planet"}), "type must be"),
 ])
-def test_bad_line_rolls_back_everything_and_names_the_line(store, bad, why):
+def test_bad_line_rolls_back_everything_and_names_the_line(store: Store, bad: str, why: str) -> None:
     good = json.dumps({"type": "memory", "kind": "fact", "content": "Good one"})
     with pytest.raises(ImportFailed) as info:
         import_records(store, [good, good, bad])
@@ -93,7 +99,7 @@ def test_bad_line_rolls_back_everything_and_names_the_line(store, bad, why):
     assert store.one("SELECT count(*) FROM knowledge")[0] == 0
 
 
-def test_reimporting_the_same_export_adds_nothing(store, tmp_path, clock):
+def test_reimporting_the_same_export_adds_nothing(store: Store, tmp_path: Path, clock: Clock) -> None:
     """Issue 13: re-importing doubled everything (knowledge 501 -> 1002 -> 1503)."""
     populate(store)
     lines = [json.dumps(r) for r in export_records(store)]
@@ -112,7 +118,7 @@ def test_reimporting_the_same_export_adds_nothing(store, tmp_path, clock):
     target.close()
 
 
-def test_reimporting_a_hand_written_file_adds_nothing(store):
+def test_reimporting_a_hand_written_file_adds_nothing(store: Store) -> None:
     lines = [json.dumps({"type": "memory", "kind": "fact", "content": "Likes skiing"}),
              json.dumps({"type": "memory", "kind": "fact", "content": "Likes skiing"}),  # said twice: kept twice
              json.dumps({"type": "episode", "id": "e", "title": "T", "started_at": "2026-11-20T10:00:00Z"}),
@@ -124,7 +130,7 @@ def test_reimporting_a_hand_written_file_adds_nothing(store):
     assert store.one("SELECT count(*) FROM knowledge")[0] == 2
 
 
-def test_at_most_one_episode_is_active_after_any_import(store):
+def test_at_most_one_episode_is_active_after_any_import(store: Store) -> None:
     current = episodes.open_episode(store)
     episodes.add_message(store, current.id, "user", "hello")
     lines = [json.dumps({"type": "episode", "id": i, "title": f"E{i}", "active": True,
@@ -134,7 +140,7 @@ def test_at_most_one_episode_is_active_after_any_import(store):
     assert all(r[0] for r in store.query("SELECT ended_at FROM episodes WHERE id != ?", (current.id,)))
 
 
-def _corrupt_a_page_of(path, table: str) -> None:
+def _corrupt_a_page_of(path: Path, table: str) -> None:
     from memory.connection import connect
 
     db = connect(str(path))
@@ -149,7 +155,9 @@ def _corrupt_a_page_of(path, table: str) -> None:
 
 
 @pytest.mark.slow
-def test_a_damaged_store_is_reported_and_every_readable_row_exported(tmp_path, clock, capsys, monkeypatch):
+def test_a_damaged_store_is_reported_and_every_readable_row_exported(tmp_path: Path, clock: Clock,
+                                                                     capsys: pytest.CaptureFixture[str],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 13: a corrupted database gets a clear message, doctor names it, export salvages the rest."""
     from assistant.cli.program import main
 
@@ -176,7 +184,7 @@ def test_a_damaged_store_is_reported_and_every_readable_row_exported(tmp_path, c
     assert main(["doctor", "--db", str(fresh)]) == 0
 
 
-def test_a_truncated_or_garbage_file_gives_one_clear_line(tmp_path, capsys):
+def test_a_truncated_or_garbage_file_gives_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from assistant.cli.program import main
 
     garbage = tmp_path / "garbage.db"

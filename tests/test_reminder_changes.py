@@ -5,6 +5,8 @@ event. Clock: Sunday 22 Nov 2026 14:00 UTC."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -12,21 +14,33 @@ from assistant.responders.offline import OfflineResponder
 from assistant.tools import execute_tool
 from assistant.turn.agent import Agent
 from memory import changes, memories, reminders
+from memory.changes import UndoneChange
 from memory.errors import InvalidInput
-from tests.conftest import make_runtime
+from tests.conftest import Cli, make_runtime, present
 from tests.test_offline import say
 
+if TYPE_CHECKING:
+    from memory.memories import Memory
+    from memory.store import Store
+    from tests.standins import StandIn
 
-def snapshot(store) -> list[tuple]:
+
+def memory_of(undone: UndoneChange | None) -> Memory:
+    """The memory an undo gave back (the test expects one)."""
+    assert undone is not None and undone.memory is not None
+    return undone.memory
+
+
+def snapshot(store: Store) -> list[tuple[Any, ...]]:
     rows = store.query("SELECT id, content, due_at, done_at, reminded_at FROM knowledge ORDER BY id")
     return [tuple(r) for r in rows]
 
 
-def remind(store, content, due):
+def remind(store: Store, content: str, due: str) -> Memory:
     return memories.remember(store, content, due_at=due)
 
 
-async def test_cancel_by_words_then_undo_brings_it_back_with_its_id(agent):
+async def test_cancel_by_words_then_undo_brings_it_back_with_its_id(agent: Agent) -> None:
     store = agent.runtime.store
     oven = remind(store, "check the oven", "2026-11-22T18:00:00+00:00")
     remind(store, "call the dentist", "2026-11-27T09:00:00+00:00")
@@ -43,7 +57,7 @@ async def test_cancel_by_words_then_undo_brings_it_back_with_its_id(agent):
     assert answer == "Nothing to undo: no change is recorded."
 
 
-async def test_move_keeps_the_day_when_only_a_time_is_given(agent):
+async def test_move_keeps_the_day_when_only_a_time_is_given(agent: Agent) -> None:
     store = agent.runtime.store
     dentist = remind(store, "call the dentist", "2026-11-27T09:00:00+00:00")
     answer, _ = await say(agent, "move the dentist call to 10am")
@@ -57,7 +71,7 @@ async def test_move_keeps_the_day_when_only_a_time_is_given(agent):
     assert memories.get_memory(store, dentist.id).due_at == "2026-11-23T07:30:00+00:00"
 
 
-async def test_snooze_change_n_and_rename(agent):
+async def test_snooze_change_n_and_rename(agent: Agent) -> None:
     store = agent.runtime.store
     laundry = remind(store, "take the laundry out", "2026-11-22T13:55:00+00:00")
     answer, _ = await say(agent, "snooze the laundry for 5 minutes")
@@ -73,7 +87,7 @@ async def test_snooze_change_n_and_rename(agent):
     assert memories.get_memory(store, laundry.id).content == "take the laundry out"
 
 
-async def test_snoozing_a_reminder_not_due_yet_puts_it_off_from_its_own_time(agent):
+async def test_snoozing_a_reminder_not_due_yet_puts_it_off_from_its_own_time(agent: Agent) -> None:
     store = agent.runtime.store
     laundry = remind(store, "take the laundry out", "2026-11-22T14:45:00+00:00")
     answer, _ = await say(agent, "snooze the laundry for 5 minutes")
@@ -82,7 +96,7 @@ async def test_snoozing_a_reminder_not_due_yet_puts_it_off_from_its_own_time(age
     assert memories.get_memory(store, laundry.id).due_at == "2026-11-22T18:00:00+00:00"
 
 
-async def test_snooze_that_after_a_reminder_was_named(agent):
+async def test_snooze_that_after_a_reminder_was_named(agent: Agent) -> None:
     store = agent.runtime.store
     remind(store, "stretch", "2026-11-22T13:00:00+00:00")
     await say(agent, "remind me to check the oven at 2:30pm")
@@ -91,7 +105,7 @@ async def test_snooze_that_after_a_reminder_was_named(agent):
     assert memories.get_memory(store, 1).due_at == "2026-11-22T13:00:00+00:00"
 
 
-async def test_an_ambiguous_target_lists_the_candidates_and_changes_nothing(agent):
+async def test_an_ambiguous_target_lists_the_candidates_and_changes_nothing(agent: Agent) -> None:
     store = agent.runtime.store
     remind(store, "call mom", "2026-11-23T18:00:00+00:00")
     remind(store, "call the bank", "2026-11-23T10:00:00+00:00")
@@ -106,7 +120,7 @@ async def test_an_ambiguous_target_lists_the_candidates_and_changes_nothing(agen
     assert memories.get_memory(store, 2).content == "ring"
 
 
-async def test_a_number_that_was_not_offered_changes_nothing(agent):
+async def test_a_number_that_was_not_offered_changes_nothing(agent: Agent) -> None:
     store = agent.runtime.store
     remind(store, "call mom", "2026-11-23T18:00:00+00:00")
     remind(store, "call the bank", "2026-11-23T10:00:00+00:00")
@@ -120,7 +134,7 @@ async def test_a_number_that_was_not_offered_changes_nothing(agent):
     assert [c.name for c in calls] == ["update_memory"] and memories.get_memory(store, 2).done_at
 
 
-async def test_forget_by_words(agent):
+async def test_forget_by_words(agent: Agent) -> None:
     store = agent.runtime.store
     await say(agent, "remember that the wifi password is hunter22")
     answer, calls = await say(agent, "forget the wifi password")  # named by words: shown whole, asked first
@@ -140,7 +154,7 @@ async def test_forget_by_words(agent):
     assert calls == [] and answer == 'I have nothing in memory matching "garage code", so nothing was forgotten.'
 
 
-async def test_forget_by_some_of_its_words_shows_the_whole_memory_and_no_keeps_it(agent):
+async def test_forget_by_some_of_its_words_shows_the_whole_memory_and_no_keeps_it(agent: Agent) -> None:
     store = agent.runtime.store
     memories.remember(store, "my car is a blue golf, plate KX-404, parked on level 3")
     answer, calls = await say(agent, "forget my licence plate")  # only "plate" is in the memory
@@ -152,7 +166,7 @@ async def test_forget_by_some_of_its_words_shows_the_whole_memory_and_no_keeps_i
     assert calls == [] and memories.count_memories(store) == 1
 
 
-async def test_cancel_by_number_refuses_a_memory_that_is_not_a_reminder(agent):
+async def test_cancel_by_number_refuses_a_memory_that_is_not_a_reminder(agent: Agent) -> None:
     store = agent.runtime.store
     memories.remember(store, "the boiler code is 4471")
     answer, calls = await say(agent, "cancel 1")
@@ -166,7 +180,7 @@ async def test_cancel_by_number_refuses_a_memory_that_is_not_a_reminder(agent):
     ("cancle the oven reminder", 'Did you mean "cancel the oven reminder"?'),
     ("udno", 'Did you mean "undo"?'),
 ])
-async def test_typos_get_a_short_reply_that_acts_on_nothing(agent, text, expected):
+async def test_typos_get_a_short_reply_that_acts_on_nothing(agent: Agent, text: str, expected: str) -> None:
     store = agent.runtime.store
     remind(store, "take the laundry out", "2026-11-22T18:00:00+00:00")
     before = snapshot(store)
@@ -176,14 +190,14 @@ async def test_typos_get_a_short_reply_that_acts_on_nothing(agent, text, expecte
     assert "No chat model is configured" not in answer and snapshot(store) == before
 
 
-async def test_yes_to_a_suggestion_does_it(agent):
+async def test_yes_to_a_suggestion_does_it(agent: Agent) -> None:
     await say(agent, "remnd me to call bob in 10 min")
     answer, calls = await say(agent, "yes")
     assert [c.name for c in calls] == ["remember"]
     assert answer == "Okay, I'll remind you to call bob on Sun Nov 22 14:10 (#1)."
 
 
-async def test_a_reminder_named_with_nothing_to_do_lists_what_can_be_done(agent):
+async def test_a_reminder_named_with_nothing_to_do_lists_what_can_be_done(agent: Agent) -> None:
     store = agent.runtime.store
     remind(store, "check the oven", "2026-11-22T18:00:00+00:00")
     before = snapshot(store)
@@ -193,7 +207,7 @@ async def test_a_reminder_named_with_nothing_to_do_lists_what_can_be_done(agent)
     assert '"snooze 1 for 10 minutes"' in answer and '"cancel 1"' in answer
 
 
-async def test_the_no_model_reply_points_to_what_works(agent):
+async def test_the_no_model_reply_points_to_what_works(agent: Agent) -> None:
     answer, _ = await say(agent, "I had a long day")
     assert answer.count("\n") == 0  # a statement: one line (issue 46 item 13)
     answer, _ = await say(agent, "write me a poem about autumn")  # the first request it cannot do
@@ -204,7 +218,7 @@ async def test_the_no_model_reply_points_to_what_works(agent):
 
 # -- undo recorded in the store -------------------------------------------------------------------
 
-async def test_undo_works_after_a_restart_and_for_every_writer(tmp_path, cli):
+async def test_undo_works_after_a_restart_and_for_every_writer(tmp_path: Path, cli: Cli) -> None:
     """The CLI, the model's tools and the offline mode record the change; any of them undoes it."""
     cli("remember", "call mom", "--due", "2026-11-23T18:00:00+00:00")
     cli("remember", "water the plants", "--due", "every Sunday at 6pm")
@@ -226,7 +240,7 @@ async def test_undo_works_after_a_restart_and_for_every_writer(tmp_path, cli):
     # The model's tools record too.
     execute_tool(rt, "update_memory", {"id": 1, "done": True})
     execute_tool(rt, "update_memory", {"id": 1, "reminded_at": "now"})  # bookkeeping: not a change to undo
-    assert changes.undo_last_change(rt.store).action == "done"
+    assert present(changes.undo_last_change(rt.store)).action == "done"
     execute_tool(rt, "forget", {"id": 2})
     rt.close()
     code, out, _ = cli("undo")
@@ -234,7 +248,7 @@ async def test_undo_works_after_a_restart_and_for_every_writer(tmp_path, cli):
     assert cli("undo")[1].strip() == "Nothing to undo: no change is recorded."
 
 
-def test_only_the_last_change_is_kept_and_a_failed_change_keeps_the_record(store):
+def test_only_the_last_change_is_kept_and_a_failed_change_keeps_the_record(store: Store) -> None:
     a = memories.remember(store, "call mom", due_at="2026-11-23T18:00:00+00:00")
     b = memories.remember(store, "pay rent", due_at="2026-11-27T10:00:00+00:00")
     with changes.recorded(store, a.id, "done"):
@@ -244,22 +258,22 @@ def test_only_the_last_change_is_kept_and_a_failed_change_keeps_the_record(store
     assert store.one("SELECT count(*) FROM memory_changes")[0] == 1
     with pytest.raises(InvalidInput, match="already done"), changes.recorded(store, a.id, "snooze"):
         reminders.snooze(store, a.id, "2026-11-29T10:00:00+00:00")  # done already: refused
-    assert changes.last_change(store)["memory_id"] == b.id
-    assert changes.undo_last_change(store).memory.due_at == "2026-11-27T10:00:00+00:00"
+    assert present(changes.last_change(store))["memory_id"] == b.id
+    assert memory_of(changes.undo_last_change(store)).due_at == "2026-11-27T10:00:00+00:00"
     assert memories.get_memory(store, a.id).done_at is not None  # the first change was not the last one
 
 
-def test_a_change_to_any_memory_is_recorded_not_only_a_reminders(store):
+def test_a_change_to_any_memory_is_recorded_not_only_a_reminders(store: Store) -> None:
     note = memories.remember(store, "the boiler code is 4471")
     changes.record_change(store, note.id, "forget")
-    assert changes.last_change(store)["memory_id"] == note.id
+    assert present(changes.last_change(store))["memory_id"] == note.id
     with pytest.raises(InvalidInput, match="unknown change"):
         changes.record_change(store, note.id, "paint")
 
 
 # -- reminders relative to an event ----------------------------------------------------------------
 
-async def test_relative_to_an_event_with_a_known_date(agent):
+async def test_relative_to_an_event_with_a_known_date(agent: Agent) -> None:
     store = agent.runtime.store
     remind(store, "submit the budget report", "2026-12-10T17:00:00+00:00")
     answer, calls = await say(agent, "remind me two days before the budget report is due to review the numbers")
@@ -269,7 +283,7 @@ async def test_relative_to_an_event_with_a_known_date(agent):
                              "the budget report (#1 submit the budget report, Thu Dec 10 17:00)")
 
 
-async def test_relative_to_an_event_dated_in_the_message_or_in_a_memory(agent):
+async def test_relative_to_an_event_dated_in_the_message_or_in_a_memory(agent: Agent) -> None:
     store = agent.runtime.store
     await say(agent, "remind me to book a taxi the day before the trip to Rome on Dec 12 at 8am")
     assert (memories.get_memory(store, 1).content, memories.get_memory(store, 1).due_at) == (
@@ -280,7 +294,7 @@ async def test_relative_to_an_event_dated_in_the_message_or_in_a_memory(agent):
         "send the agenda", "2026-11-26T09:00:00+00:00")
 
 
-async def test_relative_to_an_unknown_event_asks_for_its_date_and_never_stores_the_phrase(agent):
+async def test_relative_to_an_unknown_event_asks_for_its_date_and_never_stores_the_phrase(agent: Agent) -> None:
     store = agent.runtime.store
     answer, calls = await say(agent, "remind me two days before the budget report is due to review the numbers")
     assert calls == [] and memories.count_memories(store) == 0
@@ -291,7 +305,7 @@ async def test_relative_to_an_unknown_event_asks_for_its_date_and_never_stores_t
     assert "two days before the budget report" in answer
 
 
-async def test_relative_to_an_event_already_too_close_asks_when(agent):
+async def test_relative_to_an_event_already_too_close_asks_when(agent: Agent) -> None:
     store = agent.runtime.store
     remind(store, "the budget review", "2026-11-23T10:00:00+00:00")
     answer, calls = await say(agent, "remind me two days before the budget review to check the numbers")
@@ -300,7 +314,7 @@ async def test_relative_to_an_event_already_too_close_asks_when(agent):
     assert memories.get_memory(store, 2).content == "check the numbers"
 
 
-def test_the_app_service_records_each_change_so_any_undo_puts_it_back(tmp_path):
+def test_the_app_service_records_each_change_so_any_undo_puts_it_back(tmp_path: Path) -> None:
     """The TUI changes reminders through the reminders service: each change is the store's recorded last
     change, so ctrl+z, "undo" in the chat and `assistant undo` all reach it."""
     from assistant.services import Services
@@ -310,34 +324,34 @@ def test_the_app_service_records_each_change_so_any_undo_puts_it_back(tmp_path):
     store = services.runtime.store
     bins = remind(store, "take out the bins", "2026-11-22T18:00:00+00:00")
     services.reminders.mark_done(bins.id)
-    assert changes.last_change(store)["action"] == "done"
-    assert services.changes.undo_last().memory.done_at is None
+    assert present(changes.last_change(store))["action"] == "done"
+    assert memory_of(services.changes.undo_last()).done_at is None
     services.reminders.snooze(bins.id, "tomorrow at 8am")
-    assert changes.undo_last_change(store).memory.due_at == bins.due_at
+    assert memory_of(changes.undo_last_change(store)).due_at == bins.due_at
     services.reminders.edit(bins.id, content="take out the recycling", due="friday at 7am")
     edited = memories.get_memory(store, bins.id)
     assert (edited.content, edited.due_at) == ("take out the recycling", "2026-11-27T07:00:00+00:00")
     with pytest.raises(InvalidInput):  # an impossible time: nothing changes, the record stays
         services.reminders.edit(bins.id, due="tomorrow at 12:99")
-    assert memories.get_memory(store, bins.id) == edited and changes.last_change(store)["action"] == "edit"
-    assert services.changes.undo_last().memory.content == "take out the bins"
+    assert memories.get_memory(store, bins.id) == edited and present(changes.last_change(store))["action"] == "edit"
+    assert memory_of(services.changes.undo_last()).content == "take out the bins"
     services.reminders.forget(bins.id)
     with pytest.raises(NotFound):
         memories.get_memory(store, bins.id)
-    assert services.changes.undo_last().memory.id == bins.id
+    assert memory_of(services.changes.undo_last()).id == bins.id
     assert services.changes.undo_last() is None
 
 
 # -- undo of any change, every word back (issue 35) ---------------------------------------------------
 
-def _dump(store) -> dict[str, list[tuple]]:
+def _dump(store: Store) -> dict[str, list[tuple[Any, ...]]]:
     """Every row undo must put back as it was (the vectors are re-embedded, not compared)."""
     return {table: [tuple(r) for r in store.query(f"SELECT * FROM {table} ORDER BY 1")]
             for table in ("knowledge", "messages", "episodes", "summaries", "edges", "memory_meta",
                           "reminder_completions")}
 
 
-async def test_undo_of_a_forget_puts_back_every_word_in_every_place(agent):
+async def test_undo_of_a_forget_puts_back_every_word_in_every_place(agent: Agent) -> None:
     """A newcomer forgot a reminder named in the offline mode's "Which one" list: undo brought the
     reminder back but the list still read "- #2 [forgotten] (reminder, Mon Nov 23)"."""
     store = agent.runtime.store
@@ -373,7 +387,7 @@ async def test_undo_of_a_forget_puts_back_every_word_in_every_place(agent):
     assert store.one("SELECT count(*) FROM forgotten")[0] == 0
 
 
-def test_a_forgotten_note_comes_back_with_its_id_until_the_next_change(store):
+def test_a_forgotten_note_comes_back_with_its_id_until_the_next_change(store: Store) -> None:
     note = memories.remember(store, "my car is a blue Skoda, plate KL-4471")
     other = memories.remember(store, "the gym opens at 6")
     with changes.recorded(store, note.id, "forget"):
@@ -385,12 +399,12 @@ def test_a_forgotten_note_comes_back_with_its_id_until_the_next_change(store):
         memories.forget(store, note.id)
     with changes.recorded(store, other.id, "edit"):
         store.execute("UPDATE knowledge SET content = 'the gym opens at 7' WHERE id = ?", (other.id,))
-    assert changes.undo_last_change(store).memory.content == "the gym opens at 6"  # the next change replaced it
+    assert memory_of(changes.undo_last_change(store)).content == "the gym opens at 6"  # the next change replaced it
     assert changes.undo_last_change(store) is None
     assert store.one("SELECT count(*) FROM knowledge WHERE id = ?", (note.id,))[0] == 0
 
 
-def test_undo_of_a_memory_just_made_takes_it_away_without_a_tombstone(store):
+def test_undo_of_a_memory_just_made_takes_it_away_without_a_tombstone(store: Store) -> None:
     made = memories.remember(store, "call the bank tomorrow at 10", due_at="2026-11-23T10:00:00+00:00")
     changes.record_change(store, made.id, "remember")
     undone = changes.undo_last_change(store)
@@ -400,20 +414,20 @@ def test_undo_of_a_memory_just_made_takes_it_away_without_a_tombstone(store):
     assert store.one("SELECT count(*) FROM search_index WHERE rowid = ?", (made.id * 4 + 1,))[0] == 0
 
 
-def test_a_record_written_before_schema_10_is_still_undone(store):
+def test_a_record_written_before_schema_10_is_still_undone(store: Store) -> None:
     bins = memories.remember(store, "take out the bins", due_at="2026-11-23T19:00:00+00:00")
     row = store.one("SELECT * FROM knowledge WHERE id = ?", (bins.id,))
     old = dict(zip(row.keys(), tuple(row), strict=True)) | {"_scrubbed": {"messages": [], "episodes": []}}
     store.execute("INSERT INTO memory_changes (memory_id, action, before, created_at) VALUES (?, 'done', ?, ?)",
                   (bins.id, json.dumps(old), "2026-11-22T14:00:00+00:00"))
     reminders.mark_done(store, bins.id)
-    assert changes.undo_last_change(store).memory.done_at is None
+    assert memory_of(changes.undo_last_change(store)).done_at is None
 
 
 # -- a question is data kept with the answer that asked it, never read back from words ---------------------
 
-async def test_a_models_answer_that_asks_which_one_is_not_taken_as_the_apps_question(tmp_path,
-                                                                                    anthropic_standin) -> None:
+async def test_a_models_answer_that_asks_which_one_is_not_taken_as_the_apps_question(tmp_path: Path,
+                                                                                    anthropic_standin: StandIn) -> None:
     """A model may word its answer as the offline mode words its own question; "2" after it, answered
     offline because the model then failed, is read as a message of its own: nothing is cancelled."""
     from assistant.providers.anthropic_provider import AnthropicProvider
@@ -436,7 +450,7 @@ async def test_a_models_answer_that_asks_which_one_is_not_taken_as_the_apps_ques
     rt.close()
 
 
-async def test_the_offline_modes_question_reworded_is_still_answered(agent) -> None:
+async def test_the_offline_modes_question_reworded_is_still_answered(agent: Agent) -> None:
     """What a "which one?" offers is kept with the answer that asked it: the answer is read from that,
     whatever the question's words were."""
     store = agent.runtime.store

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from assistant.reading import read
+from assistant.reading.actions import Remind
 from assistant.reading.languages import english_forms
 from assistant.reading.requests import request_intent
 from memory.time.clock import Clock
@@ -24,7 +25,7 @@ def rows(name: str) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("name", ["requests.tsv", "requests_blind.tsv"])
-def test_precision_and_recall(name):
+def test_precision_and_recall(name: str) -> None:
     found = [(label, request_intent(read(text, CLOCK)), text) for text, label in rows(name)]
     acted = [f for f in found if f[1] != "none"]
     right = [f for f in acted if f[0] == f[1]]
@@ -37,7 +38,7 @@ def test_precision_and_recall(name):
     assert recall >= 0.95, [f for f in requests if f[0] != f[1]]
 
 
-def test_the_labelled_set_is_big_enough():
+def test_the_labelled_set_is_big_enough() -> None:
     assert len(rows("requests.tsv")) >= 200
 
 
@@ -48,11 +49,12 @@ def test_the_labelled_set_is_big_enough():
     ("merk dir, dass mein Spind Nummer 112 ist", "remember that mein Spind Nummer 112 ist"),
     ("mañana es domingo", "mañana es domingo"),  # no request: left as it is
 ])
-def test_other_languages_requests_are_read_in_english_words_the_task_kept(said, read_as):
+def test_other_languages_requests_are_read_in_english_words_the_task_kept(said: str, read_as: str) -> None:
     assert english_forms(said) == read_as
 
 
-def test_a_reminder_asked_in_spanish_is_due_when_it_says():
+def test_a_reminder_asked_in_spanish_is_due_when_it_says() -> None:
     action = read("recuérdame llamar a mamá mañana a las 10", CLOCK).action
+    assert isinstance(action, Remind)
     assert (action.intent, action.content, action.due) == ("remind", "llamar a mamá",
                                                            datetime(2026, 11, 23, 10, 0, tzinfo=UTC))

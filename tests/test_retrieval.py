@@ -7,6 +7,8 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -14,9 +16,12 @@ import pytest
 from assistant.cli.program import main
 from assistant.recall.reasoned import reasoned_recall
 from memory.search import Fusion, Searcher, query_words
-from memory.search.embeddings import sync_embeddings
+from memory.search.embeddings import LocalEmbedder, sync_embeddings
 from memory.transfer.jsonl_import import import_records
-from tests.conftest import make_runtime
+from tests.conftest import make_runtime, present
+
+if TYPE_CHECKING:
+    from memory.store import Store
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 ACKS = ["haha yes", "Wow!", "omg", "lol", "That's amazing, Mel!", "Totally", "Aww", "No way!", "Right??", "So true",
@@ -24,17 +29,17 @@ ACKS = ["haha yes", "Wow!", "omg", "lol", "That's amazing, Mel!", "Totally", "Aw
 SMALL_TALK = ["Did you see the game?", "Work was long today", "I made soup for dinner", "It is raining again"]
 
 
-def _bench(name: str):
+def _bench(name: str) -> ModuleType:
     """A module of benchmarks/ (not a package), loaded by path."""
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+        spec = present(importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py"))
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
-        spec.loader.exec_module(module)
+        present(spec.loader).exec_module(module)
     return sys.modules[name]
 
 
-def _chat(store, episodes: list[list[str]]) -> dict[str, int]:
+def _chat(store: Store, episodes: list[list[str]]) -> dict[str, int]:
     """Import episodes of "Speaker: text" turns; returns each text's message id."""
     records, minute = [], 0
     for number, turns in enumerate(episodes):
@@ -60,7 +65,7 @@ def _small_talk_with(*turns: str) -> list[str]:
 
 # -- fusion ---------------------------------------------------------------------------------------
 
-def test_top_keyword_hit_is_not_buried_by_turns_matching_only_the_name(store, embedder):
+def test_top_keyword_hit_is_not_buried_by_turns_matching_only_the_name(store: Store, embedder: LocalEmbedder) -> None:
     ids = _chat(store, [_small_talk_with("Caroline: the yellow kayak was on sale so I grabbed it")])
     kayak = ids["Caroline: the yellow kayak was on sale so I grabbed it"]
     query = "What did Caroline say about the kayak?"
@@ -77,7 +82,7 @@ def test_top_keyword_hit_is_not_buried_by_turns_matching_only_the_name(store, em
     assert kayak not in [h.id for h in rrf[:3]]
 
 
-def test_keyword_only_search_keeps_bm25_order(store):
+def test_keyword_only_search_keeps_bm25_order(store: Store) -> None:
     from memory import memories
 
     for text in ["tax return due in April", "tax advisor phone number", "the tax office moved, tax forms online",
@@ -91,7 +96,7 @@ def test_keyword_only_search_keeps_bm25_order(store):
     assert hits[0].score == 1.0 and all(a.score >= b.score > 0 for a, b in zip(hits, hits[1:], strict=False))
 
 
-def test_vector_only_search_keeps_cosine_order(store, embedder):
+def test_vector_only_search_keeps_cosine_order(store: Store, embedder: LocalEmbedder) -> None:
     from memory import memories
 
     texts = ["The car needs new winter tyres", "My daughter starts violin lessons", "Allergic to peanuts",
@@ -108,7 +113,7 @@ def test_vector_only_search_keeps_cosine_order(store, embedder):
     assert hits[0].score == 1.0 and hits[-1].score == (0.0 if len(hits) > 1 else 1.0)  # min-max over the candidates
 
 
-def test_a_query_about_nothing_stored_finds_nothing(store, embedder):
+def test_a_query_about_nothing_stored_finds_nothing(store: Store, embedder: LocalEmbedder) -> None:
     from memory import memories
 
     for text in ("the boiler code is 4471", "buy bread and milk", "Sara moved to Lisbon last month",
@@ -140,7 +145,7 @@ LATER = [
 ]
 
 
-def test_the_turn_after_a_keyword_hit_rises(store):
+def test_the_turn_after_a_keyword_hit_rises(store: Store) -> None:
     ids = _chat(store, [_small_talk_with(*SHOWCASE), NEXT_DAY, LATER])
     answer = ids[SHOWCASE[2]]
     query = "What dance did Caroline perform?"
@@ -158,7 +163,7 @@ def test_the_turn_after_a_keyword_hit_rises(store):
     assert order.index(answer) < order.index(question)
 
 
-def test_the_carry_never_crosses_conversations_nor_lifts_acknowledgments(store):
+def test_the_carry_never_crosses_conversations_nor_lifts_acknowledgments(store: Store) -> None:
     ids = _chat(store, [_small_talk_with(*SHOWCASE), NEXT_DAY, LATER])
     order = [h.id for h in Searcher(store, None).search("What dance did Caroline perform?", limit=20, touch=False)]
     assert ids[NEXT_DAY[1]] in order  # a keyword hit, the last turn of its episode...
@@ -166,7 +171,7 @@ def test_the_carry_never_crosses_conversations_nor_lifts_acknowledgments(store):
     assert ids[SHOWCASE[4]] in order and ids["Melanie: haha yes"] not in order
 
 
-def test_the_carry_lifts_the_answer_in_hybrid_search(store, embedder):
+def test_the_carry_lifts_the_answer_in_hybrid_search(store: Store, embedder: LocalEmbedder) -> None:
     ids = _chat(store, [_small_talk_with(*SHOWCASE[:4]), NEXT_DAY, LATER])
     answer = ids[SHOWCASE[2]]
     query = "What dance did Caroline perform?"
@@ -177,7 +182,7 @@ def test_the_carry_lifts_the_answer_in_hybrid_search(store, embedder):
 
 # -- reasoned recall ------------------------------------------------------------------------------
 
-def test_reasoned_recall_without_a_model_keeps_every_source(tmp_path, capsys):
+def test_reasoned_recall_without_a_model_keeps_every_source(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rt = make_runtime(tmp_path, ASSISTANT_NOW="2023-07-01T12:00:00+00:00")
     memories = [{"type": "memory", "kind": "event", "content": f"Caroline went to the support group ({n})",
                  "created_at": f"2023-05-{n + 1:02d}T13:00:00+00:00"} for n in range(12)]
@@ -194,7 +199,7 @@ def test_reasoned_recall_without_a_model_keeps_every_source(tmp_path, capsys):
 
 # -- the benchmark, small -------------------------------------------------------------------------
 
-def test_conversations_are_long_dated_and_labelled():
+def test_conversations_are_long_dated_and_labelled() -> None:
     conversations = _bench("conversations")
     convo = conversations.generate(12, 0)
     sessions = {t.key: t.session for t in convo.turns if t.key}
@@ -208,7 +213,7 @@ def test_conversations_are_long_dated_and_labelled():
 
 
 @pytest.mark.slow
-def test_hybrid_beats_plain_bm25_on_a_long_conversation(tmp_path, embedder):
+def test_hybrid_beats_plain_bm25_on_a_long_conversation(tmp_path: Path, embedder: LocalEmbedder) -> None:
     bench, conversations = _bench("bench_retrieval"), _bench("conversations")
     convo = conversations.generate(12, 0)
     rt, ids = bench.load(convo, tmp_path / "bench.db", embedder)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import NoReturn
 
 from memory import memories
 from memory.connection import connect
@@ -12,11 +13,12 @@ from memory.store import Store
 from memory.time.clock import Clock
 
 
-def test_schema_2_database_migrates_and_keeps_its_index(tmp_path, clock):
+def test_schema_2_database_migrates_and_keeps_its_index(tmp_path: Path, clock: Clock) -> None:
     path = tmp_path / "old.db"
     db = connect(str(path))
     for number, statements in enumerate(MIGRATIONS[:2], start=1):
         for statement in statements:
+            assert isinstance(statement, str)  # the early migrations are statements only
             db.execute(statement)
         db.execute(f"PRAGMA user_version = {number}")
     db.execute("INSERT INTO knowledge (kind, content, created_at, updated_at) VALUES "
@@ -37,7 +39,7 @@ def test_schema_2_database_migrates_and_keeps_its_index(tmp_path, clock):
     store.close()
 
 
-def test_newer_database_is_refused(tmp_path, clock):
+def test_newer_database_is_refused(tmp_path: Path, clock: Clock) -> None:
     import pytest
 
     from memory.errors import StoreUnusable
@@ -49,7 +51,7 @@ def test_newer_database_is_refused(tmp_path, clock):
         Store(tmp_path / "new.db", clock)
 
 
-def test_schema_4_vectors_move_to_the_block_index_without_re_embedding(tmp_path, clock):
+def test_schema_4_vectors_move_to_the_block_index_without_re_embedding(tmp_path: Path, clock: Clock) -> None:
     """Schema 5 carries the float vectors of the former vec0 table over: no text waits for an
     embedding again, and search finds the same nearest documents as exact cosine does."""
     import numpy as np
@@ -61,6 +63,7 @@ def test_schema_4_vectors_move_to_the_block_index_without_re_embedding(tmp_path,
     db = connect(str(path))
     for number, statements in enumerate(MIGRATIONS[:4], start=1):
         for statement in statements:
+            assert isinstance(statement, str)  # the early migrations are statements only
             db.execute(statement)
         db.execute(f"PRAGMA user_version = {number}")
     # What memory.search.embeddings made at schema 4: a vec0 table partitioned by document type.
@@ -84,7 +87,7 @@ def test_schema_4_vectors_move_to_the_block_index_without_re_embedding(tmp_path,
         def dimension(self) -> int:
             return 8
 
-        def embed(self, texts):
+        def embed(self, texts: list[str]) -> NoReturn:
             raise AssertionError(f"re-embedded {texts}")
 
     store = Store(path, clock)
@@ -100,7 +103,7 @@ def test_schema_4_vectors_move_to_the_block_index_without_re_embedding(tmp_path,
     store.close()
 
 
-def test_opening_a_new_store_waits_while_another_process_writes_to_it(tmp_path):
+def test_opening_a_new_store_waits_while_another_process_writes_to_it(tmp_path: Path) -> None:
     """Two processes opening a new store at once: one saw "database is locked" (no busy handler for
     the switch to WAL), one run in six of the two-writers test."""
     import threading
@@ -125,7 +128,7 @@ def test_opening_a_new_store_waits_while_another_process_writes_to_it(tmp_path):
         other.close()
 
 
-def test_the_private_and_sensitive_memories_are_read_by_their_index(store):
+def test_the_private_and_sensitive_memories_are_read_by_their_index(store: Store) -> None:
     """Issue 37: every request to a model reads them; without the index that read scanned every memory."""
     from memory.memories import SELECT_MEMORY, remember, withheld_candidates
 

@@ -1,16 +1,23 @@
 """SPEC F5: hybrid search with the real bundled embedder, FTS5, RRF, modes, touching."""
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 import pytest
 
 from memory import episodes, memories, reminders
 from memory.errors import EmbedderUnavailable, InvalidInput
 from memory.search import Searcher, query_words
 from memory.search.embeddings import LocalEmbedder, pending_count
+from tests.conftest import present
+
+if TYPE_CHECKING:
+    from memory.store import Store
 
 
 @pytest.fixture
-def filled(store):
+def filled(store: Store) -> Store:
     ep = episodes.open_episode(store)
     episodes.add_message(store, ep.id, "user", "My daughter Mia starts violin lessons on Thursdays")
     episodes.add_message(store, ep.id, "user", "The quarterly tax filing is due at the end of the month")
@@ -20,7 +27,7 @@ def filled(store):
     return store
 
 
-def test_finds_by_meaning_not_words(filled, embedder):
+def test_finds_by_meaning_not_words(filled: Store, embedder: LocalEmbedder) -> None:
     searcher = Searcher(filled, embedder)
     hits = searcher.search("which musical instrument is my kid learning", limit=3)
     assert hits[0].type == "message" and "violin" in hits[0].content
@@ -28,21 +35,21 @@ def test_finds_by_meaning_not_words(filled, embedder):
     assert hits[0].type == "memory" and "peanuts" in hits[0].content
 
 
-def test_finds_exact_words_with_fts_alone(filled):
+def test_finds_exact_words_with_fts_alone(filled: Store) -> None:
     searcher = Searcher(filled, None)
     hits = searcher.search("tyres", limit=5)
     assert [h.content for h in hits] == ["The car needs new winter tyres"]
     assert hits[0].type == "memory" and hits[0].tier == "hot"
 
 
-def test_hit_shape(filled, embedder):
+def test_hit_shape(filled: Store, embedder: LocalEmbedder) -> None:
     hit = Searcher(filled, embedder).search("violin", limit=1)[0]
     data = hit.to_json()
     assert {"type", "id", "content", "created_at", "score", "tier", "episode_id"} <= set(data)
     assert data["created_at"].endswith("+00:00") and data["score"] > 0 and data["episode_id"] is not None
 
 
-def test_embeddings_deferred_then_caught_up(filled, embedder):
+def test_embeddings_deferred_then_caught_up(filled: Store, embedder: LocalEmbedder) -> None:
     assert pending_count(filled) == 5  # three messages and two memories, none embedded yet
     Searcher(filled, embedder).search("anything", limit=1)
     assert pending_count(filled) == 0
@@ -52,17 +59,20 @@ def test_embeddings_deferred_then_caught_up(filled, embedder):
     assert "shellfish" in hits[0].content and pending_count(filled) == 0
 
 
-def test_fallback_notice_once(filled, tmp_path):
-    notices = []
-    broken = LocalEmbedder("no-such/model-anywhere", cache_dir=tmp_path)
-    broken.load = lambda: (_ for _ in ()).throw(EmbedderUnavailable("the embedding model could not load"))
+def test_fallback_notice_once(filled: Store, tmp_path: Path) -> None:
+    class Broken(LocalEmbedder):
+        def load(self) -> None:
+            raise EmbedderUnavailable("the embedding model could not load")
+
+    notices: list[str] = []
+    broken = Broken("no-such/model-anywhere", cache_dir=tmp_path)
     searcher = Searcher(filled, broken, on_notice=notices.append)
     assert searcher.search("tyres")[0].content.startswith("The car")
     searcher.search("violin")
     assert len(notices) == 1 and "keyword search only" in notices[0]
 
 
-def test_modes_filter_tiers_and_touch(filled):
+def test_modes_filter_tiers_and_touch(filled: Store) -> None:
     filled.execute("UPDATE memory_meta SET tier = 'archived' WHERE memory_id = 1")
     searcher = Searcher(filled, None)
     assert searcher.search("peanuts", mode="standard") == []
@@ -74,13 +84,13 @@ def test_modes_filter_tiers_and_touch(filled):
         searcher.search("x", mode="psychic")
 
 
-def test_query_words_are_never_syntax(filled):
+def test_query_words_are_never_syntax(filled: Store) -> None:
     assert query_words('what did "we" say AND NOT (peanuts*') == ["say", "not", "peanuts"]
     assert query_words("???") == []
     assert Searcher(filled, None).search('peanuts* AND ("tyres"') != []  # no FTS syntax error
 
 
-def test_common_words_left_out_unless_all_common(store):
+def test_common_words_left_out_unless_all_common(store: Store) -> None:
     for text in ["apple pie", "apple juice", "apple tree", "banana apple bread"]:
         memories.remember(store, text)
     searcher = Searcher(store, None, common_term_docs=2)
@@ -89,7 +99,7 @@ def test_common_words_left_out_unless_all_common(store):
     assert [h.content for h in searcher.search("apple juice")] == ["apple juice"]
 
 
-def test_forget_removes_vector(filled, embedder):
+def test_forget_removes_vector(filled: Store, embedder: LocalEmbedder) -> None:
     searcher = Searcher(filled, embedder)
     searcher.search("peanuts")
     assert filled.one("SELECT count(*) FROM vectors WHERE doc_id = ?", (1 * 4 + 1,))[0] == 1
@@ -98,7 +108,7 @@ def test_forget_removes_vector(filled, embedder):
     assert all("peanuts" not in h.content for h in searcher.search("peanut allergy"))
 
 
-def test_index_follows_changes_by_any_process(filled, embedder):
+def test_index_follows_changes_by_any_process(filled: Store, embedder: LocalEmbedder) -> None:
     """Nothing is held in memory between searches: a change made through another connection (as by
     another process) is seen by the next search, a forgotten memory never comes back."""
     from memory import vectors
@@ -111,7 +121,7 @@ def test_index_follows_changes_by_any_process(filled, embedder):
     new = memories.remember(other, "Allergic to peanuts and tree nuts")
     Searcher(other, embedder).embed_query("sync the new text")
     other.close()
-    vector = searcher.embed_query("nut allergy")
+    vector = present(searcher.embed_query("nut allergy"))
     assert [d for d, _ in searcher._knn(vector, 1, "memory")] == [new.id * 4 + 1]
     assert 1 * 4 + 1 not in [d for d, _ in searcher._knn(vector, 50)]
     assert searcher._knn(vector, 5) == pytest.approx(vectors.exact_knn(filled, vector, 5))

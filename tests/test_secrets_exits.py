@@ -15,6 +15,7 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
@@ -27,6 +28,9 @@ from memory.sensitive import is_sensitive, withhold_fragments
 from memory.store import Store
 from tests.conftest import make_runtime
 from tests.mcp_helpers import ASSISTANT, call, server, server_env, session
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
 # Said without a word the rules read as a secret; the classifier reads them as one (scores 0.86 and 0.90).
 UNRULED = "for the bike shed it's 7294 these days"
@@ -42,8 +46,9 @@ class OtherEmbedder:
     def dimension(self) -> int:
         return 384
 
-    def embed(self, texts: list[str]) -> np.ndarray:
-        return np.ones((len(texts), 384), dtype=np.float32) / np.sqrt(384)
+    def embed(self, texts: list[str]) -> NDArray[Any]:
+        vectors: NDArray[Any] = np.ones((len(texts), 384), dtype=np.float32) / np.sqrt(384)
+        return vectors
 
 
 def test_a_memory_the_rules_miss_is_marked_sensitive_when_its_embedding_is_computed(

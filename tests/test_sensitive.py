@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,11 +20,11 @@ BLIND_RECALL_TARGET = 0.97
 PRECISION_TARGET = 0.95
 
 
-def labelled(path: Path = LABELLED) -> list[dict]:
+def labelled(path: Path = LABELLED) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def measure(rows: list[dict]) -> dict:
+def measure(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Text level (is_sensitive against the label) and span level (every character of every occurrence
     of each expected value inside a span, so no part of it leaks), with the misses;
     benchmarks/bench_sensitive.py prints it."""
@@ -59,7 +60,7 @@ def measure(rows: list[dict]) -> dict:
             "missed": missed, "false_alarms": false_alarms, "leaks": leaks, "strays": strays}
 
 
-def inside_a_value(row: dict, span: Span) -> bool:
+def inside_a_value(row: dict[str, Any], span: Span) -> bool:
     """Whether a span overlaps an occurrence of one of the row's labelled values (a span elsewhere, such
     as " |", hides what is not secret and once made every "|" of a turn a placeholder)."""
     for value in row["values"]:
@@ -73,7 +74,7 @@ def inside_a_value(row: dict, span: Span) -> bool:
 
 def covered(text: str, value: str, spans: list[Span]) -> bool:
     """Every occurrence of `value` in `text` lies wholly inside the spans (a value half masked leaks)."""
-    hidden = set()
+    hidden: set[int] = set()
     for span in spans:
         hidden.update(range(span.start, span.end))
     start = text.find(value)
@@ -84,7 +85,7 @@ def covered(text: str, value: str, spans: list[Span]) -> bool:
     return True
 
 
-def test_the_labelled_set_is_big_varied_and_well_formed():
+def test_the_labelled_set_is_big_varied_and_well_formed() -> None:
     rows = labelled()
     assert len(rows) >= 650 and len({r["text"] for r in rows}) == len(rows)
     assert sum(r["secret"] for r in rows) >= 100 and sum(not r["secret"] for r in rows) >= 100
@@ -95,7 +96,7 @@ def test_the_labelled_set_is_big_varied_and_well_formed():
         assert not row["secret"] or len(row["kinds"]) == len(row["values"]), row
 
 
-def test_the_blind_rounds_are_apart_from_the_labelled_set_and_well_formed():
+def test_the_blind_rounds_are_apart_from_the_labelled_set_and_well_formed() -> None:
     rows = labelled(BLIND)
     assert {r["round"] for r in rows} == {1, 2, 3, 4} and len(rows) >= 370
     assert not {r["text"] for r in rows} & {r["text"] for r in labelled()}
@@ -103,7 +104,7 @@ def test_the_blind_rounds_are_apart_from_the_labelled_set_and_well_formed():
         assert bool(row["values"]) == row["secret"] and all(v in row["text"] for v in row["values"]), row
 
 
-def test_the_blind_rounds_meet_the_targets_now():
+def test_the_blind_rounds_meet_the_targets_now() -> None:
     # Each round was measured once before any fix (docs/secrets.md has those figures: 0.84-0.94 recall);
     # the detector was fixed on it afterwards, so this guards against going back, not a fresh measure.
     m = measure(labelled(BLIND))
@@ -112,7 +113,7 @@ def test_the_blind_rounds_meet_the_targets_now():
     assert m["span_recall"] >= BLIND_RECALL_TARGET, m["leaks"]
 
 
-def test_precision_and_recall_meet_the_targets():
+def test_precision_and_recall_meet_the_targets() -> None:
     m = measure(labelled())
     assert m["recall"] >= RECALL_TARGET, m["missed"]
     assert m["precision"] >= PRECISION_TARGET, m["false_alarms"]
@@ -143,12 +144,12 @@ ISSUE_21 = [
 
 
 @pytest.mark.parametrize("text, values", ISSUE_21)
-def test_the_issue_21_misses_are_found(text, values):
+def test_the_issue_21_misses_are_found(text: str, values: list[str]) -> None:
     assert is_sensitive(text) and MASK in redact(text)
     assert all(covered(text, value, find_secrets(text)) for value in values), redact(text)
 
 
-def test_spans_are_the_values_in_order_with_their_kinds():
+def test_spans_are_the_values_in_order_with_their_kinds() -> None:
     text = "my bank password is hunter2 and my PIN is 4471, card 4111 1111 1111 1111 cvv 123"
     spans = find_secrets(text)
     assert [s.value(text) for s in spans] == ["hunter2", "4471", "4111 1111 1111 1111", "123"]
@@ -157,14 +158,14 @@ def test_spans_are_the_values_in_order_with_their_kinds():
     assert all(a.end <= b.start for a, b in zip(spans, spans[1:]))
 
 
-def test_overlapping_findings_merge_into_one_span():
+def test_overlapping_findings_merge_into_one_span() -> None:
     # The keyword rule and the key shape both see the value; the text has one secret, named by its shape.
     text = "api key = sk-ant-api03-Xy7kQ2mN9pL4vB8cR1tZ"
     spans = find_secrets(text)
     assert len(spans) == 1 and spans[0].value(text) == "sk-ant-api03-Xy7kQ2mN9pL4vB8cR1tZ" and spans[0].kind == "key"
 
 
-def test_a_callable_mask_numbers_the_secrets_in_order_and_sees_each_value():
+def test_a_callable_mask_numbers_the_secrets_in_order_and_sees_each_value() -> None:
     seen: list[str] = []
 
     def placeholder(secret: str) -> str:
@@ -176,7 +177,7 @@ def test_a_callable_mask_numbers_the_secrets_in_order_and_sees_each_value():
     assert seen == ["swordfish", "7 7 3 1"]
 
 
-def test_placeholders_and_date_annotations_are_never_values():
+def test_placeholders_and_date_annotations_are_never_values() -> None:
     # What the app writes itself: a placeholder is not a value, so redacting twice changes nothing.
     once = redact("bank password is hunter2, PIN 4471", lambda s: "[secret 1 of your message]")
     assert redact(once) == once and not is_sensitive("the wifi password is [secret in memory #12]")
@@ -184,37 +185,37 @@ def test_placeholders_and_date_annotations_are_never_values():
     assert find_secrets("pin for tomorrow [Tue Nov 24] 4471")[0].value("pin for tomorrow [Tue Nov 24] 4471") == "4471"
 
 
-def test_invisible_characters_and_fullwidth_letters_do_not_hide_a_keyword():
+def test_invisible_characters_and_fullwidth_letters_do_not_hide_a_keyword() -> None:
     for text in ("pass\u200bword: hunter2", "pass\u00adword is hunter2", "ｐａｓｓｗｏｒｄ: hunter2"):
         out = redact(text)
         assert "hunter2" not in out and out.endswith(MASK), out
 
 
-def test_offsets_map_back_through_folded_characters():
+def test_offsets_map_back_through_folded_characters() -> None:
     text = "ｐａｓｓｗｏｒｄ： Ｈｕｎｔｅｒ２, ok"
     (span,) = find_secrets(text)
     assert span.value(text) == "Ｈｕｎｔｅｒ２"
 
 
-def test_empty_and_ordinary_texts():
+def test_empty_and_ordinary_texts() -> None:
     assert find_secrets("") == [] and redact("") == "" and not is_sensitive("")
     assert not is_sensitive("Call the plumber at 5pm about the boiler code 4471")
 
 
-def test_a_luhn_valid_order_number_is_not_a_card_but_the_same_digits_after_card_are():
+def test_a_luhn_valid_order_number_is_not_a_card_but_the_same_digits_after_card_are() -> None:
     order = "order 4539148803436467 shipped"  # Luhn-valid, Visa prefix, no card word, not grouped
     assert not is_sensitive(order)
     assert is_sensitive("visa 4539148803436467")
     assert not is_sensitive("card 4539148803436468")  # fails Luhn
 
 
-def test_a_huge_text_is_read_in_one_pass():
+def test_a_huge_text_is_read_in_one_pass() -> None:
     text = ("plain words and numbers 12 34 " * 40_000) + "the wifi password is hunter2"
     spans = find_secrets(text)
     assert [s.value(text) for s in spans] == ["hunter2"]
 
 
-def test_a_card_followed_by_its_expiry_is_found_with_the_expiry_and_cvv():
+def test_a_card_followed_by_its_expiry_is_found_with_the_expiry_and_cvv() -> None:
     # The digit run goes on into the month ("... 1111 12/27"): the card is the part of card length.
     text = "my mastercard 5500 0000 0000 0004 09/28 321"
     assert [(s.value(text), s.kind) for s in find_secrets(text)] == [
@@ -222,19 +223,19 @@ def test_a_card_followed_by_its_expiry_is_found_with_the_expiry_and_cvv():
     assert not is_sensitive("4111 people came, 12/27 was the date")
 
 
-def test_look_alike_letters_keep_their_offsets():
+def test_look_alike_letters_keep_their_offsets() -> None:
     # A Cyrillic "а" inside "pаssword" reads as the Latin letter; the span is in the text as given.
     text = "the p\u0430ssword is Qx7-hunter22"
     (span,) = find_secrets(text)
     assert span.value(text) == "Qx7-hunter22"
 
 
-def test_a_polite_ending_is_not_part_of_the_value():
+def test_a_polite_ending_is_not_part_of_the_value() -> None:
     for text, value in (("パスワードはhunter2です", "hunter2"), ("비밀번호는 qwerty123 입니다", "qwerty123")):
         assert [s.value(text) for s in find_secrets(text)] == [value]
 
 
-def test_bank_numbers_are_their_own_kind_and_each_is_found():
+def test_bank_numbers_are_their_own_kind_and_each_is_found() -> None:
     text = "account number 12345678 sort code 12-34-56"
     assert [(s.value(text), s.kind) for s in find_secrets(text)] == [
         ("12345678", "bank_account"), ("12-34-56", "bank_account")]
@@ -274,11 +275,11 @@ ISSUE_35 = [
 
 
 @pytest.mark.parametrize("text, values", ISSUE_35)
-def test_the_issue_35_misses_are_found_exactly(text, values):
+def test_the_issue_35_misses_are_found_exactly(text: str, values: list[str]) -> None:
     assert [s.value(text) for s in find_secrets(text)] == values
 
 
-def test_a_table_keeps_its_delimiters_and_only_the_secret_goes():
+def test_a_table_keeps_its_delimiters_and_only_the_secret_goes() -> None:
     # The span " |" once turned every "|" of a turn's tool results into a placeholder.
     table = "| site | user | password |\n|---|---|---|\n| bank | joe | T4ble!Pw |\n| shop | ann | none |"
     out = redact(table, "[secret]")
@@ -288,13 +289,13 @@ def test_a_table_keeps_its_delimiters_and_only_the_secret_goes():
                    for s in find_secrets(text)), text
 
 
-def test_a_value_in_leetspeak_is_not_folded_only_the_keyword_is():
+def test_a_value_in_leetspeak_is_not_folded_only_the_keyword_is() -> None:
     # "s3cret" folded would read "secret", a word that describes a secret and is not one.
     for text, value in (("password: s3cret", "s3cret"), ("p4ssw0rd: p1n", "p1n"), ("my p1n is 2468", "2468")):
         assert [s.value(text) for s in find_secrets(text)] == [value]
 
 
-def test_a_header_or_key_judges_its_cells_as_a_keyword_would():
+def test_a_header_or_key_judges_its_cells_as_a_keyword_would() -> None:
     csv = "account,pin\nvisa,4402\nmastercard,7719"
     assert [s.value(csv) for s in find_secrets(csv)] == ["4402", "7719"]
     # The same table with a column that is not a secret: nothing.
@@ -304,7 +305,7 @@ def test_a_header_or_key_judges_its_cells_as_a_keyword_would():
     assert [s.value(tsv) for s in find_secrets(tsv)] == ["Sp0tify#22"]
 
 
-def test_titles_of_ordinary_codes_list_no_secrets():
+def test_titles_of_ordinary_codes_list_no_secrets() -> None:
     for text in ("zip codes:\n- 10115\n- 80331", "Error codes:\n- 404\n- 500", "promo codes:\n- SAVE20\n- WELCOME10"):
         assert not is_sensitive(text), text
     assert [s.value(t) for t in ["door codes:\n- 2580\n- 7731"] for s in find_secrets(t)] == ["2580", "7731"]
@@ -334,7 +335,7 @@ AND_A_NAME = [
 
 
 @pytest.mark.parametrize("text, values", AND_A_NAME)
-def test_a_name_after_and_is_not_part_of_the_value(text, values):
+def test_a_name_after_and_is_not_part_of_the_value(text: str, values: list[str]) -> None:
     assert [s.value(text) for s in find_secrets(text)] == values
 
 
@@ -354,7 +355,7 @@ USED_FOR = [
 
 
 @pytest.mark.parametrize("text, values", USED_FOR)
-def test_a_value_used_for_an_account_is_its_password(text, values):
+def test_a_value_used_for_an_account_is_its_password(text: str, values: list[str]) -> None:
     assert [s.value(text) for s in find_secrets(text)] == values
 
 
@@ -391,5 +392,5 @@ THINGS_THAT_OPEN = [
 
 
 @pytest.mark.parametrize("text, values", THINGS_THAT_OPEN)
-def test_what_a_placed_thing_that_opens_takes_or_is_set_to(text, values):
+def test_what_a_placed_thing_that_opens_takes_or_is_set_to(text: str, values: list[str]) -> None:
     assert [s.value(text) for s in find_secrets(text)] == values

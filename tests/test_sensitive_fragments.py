@@ -82,7 +82,7 @@ def reformatted(piece: str, separator: str) -> str:
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
                                                                     HealthCheck.too_slow])
 @given(data=st.data())
-def test_no_run_of_a_sensitive_value_survives_cuts_quotes_case_and_reformatting(data):
+def test_no_run_of_a_sensitive_value_survives_cuts_quotes_case_and_reformatting(data: st.DataObject) -> None:
     value = data.draw(st.sampled_from([v for v in VALUES if len(v) >= 8 or len(words_of(v)) >= 3]))
     piece = data.draw(cuts(value))
     piece = data.draw(st.sampled_from(CASES))(piece)
@@ -104,7 +104,7 @@ def ordinary_words(value: str) -> list[str]:
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(data=st.data())
-def test_ordinary_text_sharing_only_short_words_with_a_value_is_left_alone(data):
+def test_ordinary_text_sharing_only_short_words_with_a_value_is_left_alone(data: st.DataObject) -> None:
     # A short word of a value, alone between ordinary words, is no piece of it: "the horse is old"
     # against "correct horse battery staple".
     candidates = [v for v in VALUES if len([w for w in words_of(v) if len(w) < 8]) >= 2]
@@ -120,7 +120,7 @@ def test_ordinary_text_sharing_only_short_words_with_a_value_is_left_alone(data)
     assert withhold_fragments(text, [value]) == text
 
 
-def test_every_labelled_value_whole_is_withheld_however_it_is_quoted():
+def test_every_labelled_value_whole_is_withheld_however_it_is_quoted() -> None:
     for value in VALUES:
         if len(words_of(value)) == 0 or len("".join(words_of(value))) < 3:
             continue  # "x": a value of one letter is withheld by the gate's own placeholder, not here
@@ -131,7 +131,7 @@ def test_every_labelled_value_whole_is_withheld_however_it_is_quoted():
                 assert WITHHELD in out and not survivors(out, value), (value, text, out)
 
 
-def test_the_truncated_echo_of_issue_35_holds_no_word_of_the_phrase():
+def test_the_truncated_echo_of_issue_35_holds_no_word_of_the_phrase() -> None:
     phrase = "skin rose dwarf neither rookie tornado twelve economy receive speed warfare opinion"
     echo = f"Invalid due_at {('remember: ' + phrase)!r}: not a date"[:77]
     out = withhold_fragments(json.dumps({"error": echo}), [phrase])
@@ -139,7 +139,7 @@ def test_the_truncated_echo_of_issue_35_holds_no_word_of_the_phrase():
     assert "skin" not in out and "speed" not in out and "Invalid due_at" in out
 
 
-def test_reformatted_values_and_values_inside_longer_words():
+def test_reformatted_values_and_values_inside_longer_words() -> None:
     values = ["Qx7-hunter22", "44 71", "correct horse battery staple"]
     cases = {
         "the password QX7 HUNTER22 was used": "the password [secret withheld] was used",
@@ -154,14 +154,14 @@ def test_reformatted_values_and_values_inside_longer_words():
         assert withhold_fragments(text, values) == expected, text
 
 
-def test_nothing_to_withhold_changes_nothing():
+def test_nothing_to_withhold_changes_nothing() -> None:
     text = "an ordinary request, 20 kB of it"
     assert withhold_fragments(text, []) == text
     assert withhold_fragments(text, ["", "  ", "x", "ab"]) == text  # under 3 letters and digits
     assert withhold_fragments("", ["hunter22"]) == ""
 
 
-def test_the_replacement_says_something_was_withheld_and_is_read_as_no_value():
+def test_the_replacement_says_something_was_withheld_and_is_read_as_no_value() -> None:
     out = withhold_fragments("your password is Qx7-hunter22 as you asked", ["Qx7-hunter22"])
     assert out == f"your password is {WITHHELD} as you asked"
     assert withhold_fragments(out, ["Qx7-hunter22"]) == out

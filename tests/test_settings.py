@@ -2,13 +2,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from assistant.settings import SettingsError, load_settings
+from tests.conftest import present
+
+if TYPE_CHECKING:
+    from tests.conftest import Cli
 
 
-def test_layers(tmp_path):
+def test_layers(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text('timezone = "Europe/Berlin"\nmodel = "from-file"\n[ollama]\nmodel = "file-model"\n'
                       "[prompt]\nmax_memory_tokens = 3000\n")
@@ -32,7 +37,7 @@ def test_layers(tmp_path):
     ("timezone = 'Mars/Olympus'\n", "unknown time zone"),
     ("this is = not toml [\n", "not valid TOML"),
 ])
-def test_bad_file_names_key_and_file(tmp_path, text, fragment):
+def test_bad_file_names_key_and_file(tmp_path: Path, text: str, fragment: str) -> None:
     config = tmp_path / "config.toml"
     config.write_text(text)
     with pytest.raises(SettingsError) as info:
@@ -40,12 +45,12 @@ def test_bad_file_names_key_and_file(tmp_path, text, fragment):
     assert fragment in str(info.value) and str(config) in str(info.value)
 
 
-def test_bad_env_names_the_variable():
+def test_bad_env_names_the_variable() -> None:
     with pytest.raises(SettingsError, match="ASSISTANT_TEMPORAL_CONTEXT_ENABLED"):
         load_settings(env={"ASSISTANT_TEMPORAL_CONTEXT_ENABLED": "maybe"})
 
 
-def test_missing_explicit_config():
+def test_missing_explicit_config() -> None:
     with pytest.raises(SettingsError, match="config file not found"):
         load_settings("/nonexistent/config.toml", env={})
 
@@ -55,7 +60,7 @@ def test_missing_explicit_config():
                                   "ui = {" + ".".join(['"a"'] * 50_000) + " = 1}\n",
                                   "[[" + " . ".join(["'a b'"] * 50_000) + "]]\n"],
                          ids=["key", "table", "inline", "quoted-array-table"])
-def test_a_key_nested_50000_levels_deep_is_refused_at_once(tmp_path, text):
+def test_a_key_nested_50000_levels_deep_is_refused_at_once(tmp_path: Path, text: str) -> None:
     """Issue 20: tomllib takes quadratic time in a dotted key's depth, so such a config file hung every
     command. Run in a fresh process with a time limit, so that a hang fails this test instead of stalling
     the suite (the limit is a guard against hanging, far above the time it takes)."""
@@ -71,7 +76,7 @@ def test_a_key_nested_50000_levels_deep_is_refused_at_once(tmp_path, text):
     assert not (tmp_path / "m.db").exists()
 
 
-def test_dotted_keys_of_real_depth_still_read(tmp_path):
+def test_dotted_keys_of_real_depth_still_read(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text('openai.headers."X-Title" = "assistant"\nollama . host = "http://127.0.0.1:11434"\n'
                     'ui.theme = "nord"  # a.b.c.d.e.f.g.h in a comment is no key\n')
@@ -79,13 +84,14 @@ def test_dotted_keys_of_real_depth_still_read(tmp_path):
     assert settings.openai.headers == {"X-Title": "assistant"} and settings.ui.theme == "nord"
 
 
-def write(tmp_path, text: str, name: str = "config.toml"):
+def write(tmp_path: Path, text: str, name: str = "config.toml") -> Path:
     path = tmp_path / name
     path.write_text(text)
     return path
 
 
-def refused(config, env=None, overrides=None) -> str:
+def refused(config: Path | None, env: dict[str, str] | None = None,
+            overrides: dict[str, Any] | None = None) -> str:
     """The one message a bad layer gets (one line)."""
     with pytest.raises(SettingsError) as info:
         load_settings(str(config) if config else None, overrides, env=env or {})
@@ -96,7 +102,7 @@ def refused(config, env=None, overrides=None) -> str:
 
 # -- the keys of this round: context_window, first_token_timeout, notify.briefing_time, embedding_unload_minutes
 
-def test_the_new_keys_default_to_what_the_example_config_says():
+def test_the_new_keys_default_to_what_the_example_config_says() -> None:
     from datetime import time
 
     s = load_settings(env={})
@@ -113,13 +119,13 @@ def test_the_new_keys_default_to_what_the_example_config_says():
     ("embedding_unload_minutes = 0\n", ("embedding_unload_minutes", 0)),
     ("embedding_unload_minutes = 45\n", ("embedding_unload_minutes", 45)),
 ])
-def test_new_keys_from_the_file(tmp_path, text, expected):
+def test_new_keys_from_the_file(tmp_path: Path, text: str, expected: tuple[str, float]) -> None:
     name, value = expected
     assert getattr(load_settings(str(write(tmp_path, text)), env={}), name) == value
 
 
 @pytest.mark.parametrize("written, clock", [("07:30", (7, 30)), (" 6:05 ", (6, 5)), ("23:59", (23, 59)), ("", None)])
-def test_briefing_time_from_the_file(tmp_path, written, clock):
+def test_briefing_time_from_the_file(tmp_path: Path, written: str, clock: tuple[int, int] | None) -> None:
     from datetime import time
 
     s = load_settings(str(write(tmp_path, f'[notify]\nbriefing_time = "{written}"\n')), env={})
@@ -146,7 +152,7 @@ def test_briefing_time_from_the_file(tmp_path, written, clock):
     ('[notify]\nbriefing = "07:00"\n', "unknown setting 'notify.briefing'"),
     ("notify = 5\n", "notify must be a table"),
 ])
-def test_new_keys_bad_in_the_file_name_key_and_file(tmp_path, text, fragment):
+def test_new_keys_bad_in_the_file_name_key_and_file(tmp_path: Path, text: str, fragment: str) -> None:
     config = write(tmp_path, text)
     message = refused(config)
     assert fragment in message and message.startswith(f"{config}: "), message
@@ -158,7 +164,8 @@ def test_new_keys_bad_in_the_file_name_key_and_file(tmp_path, text, fragment):
     ("ASSISTANT_EMBEDDING_UNLOAD_MINUTES", "0", "embedding_unload_minutes", 0),
     ("ASSISTANT_NOTIFY__BRIEFING_TIME", "06:45", "notify.briefing_time", "06:45"),
 ])
-def test_new_keys_from_the_environment_over_the_file(tmp_path, var, value, name, expected):
+def test_new_keys_from_the_environment_over_the_file(tmp_path: Path, var: str, value: str, name: str,
+                                                     expected: float | str) -> None:
     config = write(tmp_path, "context_window = 8192\nfirst_token_timeout = 60\nembedding_unload_minutes = 30\n"
                              '[notify]\nbriefing_time = "08:00"\n')
     s = load_settings(str(config), env={var: value})
@@ -175,12 +182,12 @@ def test_new_keys_from_the_environment_over_the_file(tmp_path, var, value, name,
     ("ASSISTANT_EMBEDDING_UNLOAD_MINUTES", "-5", "embedding_unload_minutes must be at least 0"),
     ("ASSISTANT_NOTIFY__BRIEFING_TIME", "24:00", "notify.briefing_time: must be a time of day"),
 ])
-def test_new_keys_bad_in_the_environment_name_the_variable(var, value, fragment):
+def test_new_keys_bad_in_the_environment_name_the_variable(var: str, value: str, fragment: str) -> None:
     message = refused(None, env={var: value})
     assert message.startswith(f"environment variable {var}: ") and fragment in message, message
 
 
-def test_a_bad_new_key_stops_the_cli_with_one_line(cli, monkeypatch):
+def test_a_bad_new_key_stops_the_cli_with_one_line(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ASSISTANT_CONTEXT_WINDOW", "100")
     code, out, err = cli("reminders")
     assert (code, out) == (2, "") and err.count("\n") == 1 and "ASSISTANT_CONTEXT_WINDOW" in err
@@ -188,19 +195,19 @@ def test_a_bad_new_key_stops_the_cli_with_one_line(cli, monkeypatch):
 
 # -- layers and their messages -----------------------------------------------------------------------------
 
-def test_a_bad_file_is_reported_even_where_a_variable_overrides_the_key(tmp_path):
+def test_a_bad_file_is_reported_even_where_a_variable_overrides_the_key(tmp_path: Path) -> None:
     config = write(tmp_path, "[prompt]\nmax_memory_tokens = 'lots'\n")
     message = refused(config, env={"ASSISTANT_PROMPT__MAX_MEMORY_TOKENS": "4000"})
     assert message.startswith(f"{config}: prompt.max_memory_tokens: expected a whole number"), message
 
 
-def test_a_variable_sets_one_key_of_a_table_and_keeps_the_others(tmp_path):
+def test_a_variable_sets_one_key_of_a_table_and_keeps_the_others(tmp_path: Path) -> None:
     config = write(tmp_path, "[prompt]\nmax_memory_tokens = 3000\ntimeline_tokens = 900\n")
     s = load_settings(str(config), env={"ASSISTANT_PROMPT__MAX_MEMORY_TOKENS": "4000"})
     assert (s.prompt.max_memory_tokens, s.prompt.timeline_tokens, s.prompt.time_tokens) == (4000, 900, 80)
 
 
-def test_the_clients_own_variables_and_the_apps_own_winning_over_them():
+def test_the_clients_own_variables_and_the_apps_own_winning_over_them() -> None:
     s = load_settings(env={"OLLAMA_HOST": "127.0.0.1:5", "OPENAI_BASE_URL": "http://127.0.0.1:8080/v1",
                            "ASSISTANT_OLLAMA_MODEL": "qwen"})
     assert (s.ollama.host, s.openai.base_url, s.ollama.model) == ("127.0.0.1:5", "http://127.0.0.1:8080/v1", "qwen")
@@ -212,13 +219,13 @@ def test_the_clients_own_variables_and_the_apps_own_winning_over_them():
     assert message.startswith("environment variable OLLAMA_HOST: ollama.host: ") and "is not an address" in message
 
 
-def test_variables_that_are_no_setting_are_ignored_and_a_wrong_key_of_a_table_is_named():
+def test_variables_that_are_no_setting_are_ignored_and_a_wrong_key_of_a_table_is_named() -> None:
     load_settings(env={"ASSISTANT_WHATEVER": "1", "ASSISTANT_": "x"})  # as before: not ours to judge
     message = refused(None, env={"ASSISTANT_PROMPT__BOGUS": "1"})
     assert message == "environment variable ASSISTANT_PROMPT__BOGUS: unknown setting 'prompt.bogus'"
 
 
-def test_tables_from_the_environment_key_by_key_or_as_json():
+def test_tables_from_the_environment_key_by_key_or_as_json() -> None:
     s = load_settings(env={"ASSISTANT_KEYMAP__RECAP": "ctrl+r"})
     assert s.keymap == {"recap": "ctrl+r"}
     s = load_settings(env={"ASSISTANT_KEYMAP": '{"recap": "ctrl+r", "help": "f2"}'})
@@ -243,13 +250,13 @@ def test_tables_from_the_environment_key_by_key_or_as_json():
     ("now = '2024-01-01T00:00:00Z'\n", "unknown setting 'now'"),
     ("config_path = '/x'\n", "unknown setting 'config_path'"),
 ])
-def test_more_bad_files(tmp_path, text, fragment):
+def test_more_bad_files(tmp_path: Path, text: str, fragment: str) -> None:
     config = write(tmp_path, text)
     message = refused(config)
     assert message.startswith(f"{config}: ") and fragment in message and len(message) < 300, message
 
 
-def test_flags_are_the_top_layer_and_named_so(tmp_path):
+def test_flags_are_the_top_layer_and_named_so(tmp_path: Path) -> None:
     s = load_settings(str(write(tmp_path, 'db = "/tmp/file.db"\n')), {"db": "/tmp/flag.db"},
                       env={"ASSISTANT_DB": "/tmp/env.db"})
     assert s.db == "/tmp/flag.db"
@@ -261,14 +268,16 @@ def test_flags_are_the_top_layer_and_named_so(tmp_path):
 
 # -- the declarations ----------------------------------------------------------------------------------------
 
-def test_every_number_has_bounds():
+def test_every_number_has_bounds() -> None:
     """A number without bounds would take any value a typo gives it; Range is also what refuses true/false."""
     import dataclasses
     import typing
 
-    from assistant.settings import SECTIONS, Range, Settings
+    from assistant.settings import SECTIONS, Range, Settings, Table
 
-    for owner in (Settings, *SECTIONS.values()):
+    owners: list[type[Table]] = [Settings, *SECTIONS.values()]
+    for owner in owners:
+        assert dataclasses.is_dataclass(owner)
         for f in dataclasses.fields(owner):
             hint = typing.get_type_hints(owner, include_extras=True)[f.name]
             inner = [a for a in typing.get_args(hint) if a is not type(None)] if typing.get_origin(hint) is \
@@ -280,7 +289,7 @@ def test_every_number_has_bounds():
                         f"{owner.__name__}.{f.name} has no Range"
 
 
-def test_consolidation_settings_are_the_pipelines_options():
+def test_consolidation_settings_are_the_pipelines_options() -> None:
     import dataclasses
 
     from assistant.settings import ConsolidationSettings
@@ -353,7 +362,8 @@ def test_no_credential_is_ever_written_by_settings(tmp_path: Path, monkeypatch: 
                                   'ui = {theme = "nord", desktop_notifications = false}\n',
                                   "# top\n[ui]\n# my theme\ntheme = 'nord'\n\n[keymap]\n# mine\nrecap = \"ctrl+r\"\n",
                                   "", "# only a comment\n"])
-def test_save_setting_writes_the_theme_and_keymap_entries_in_any_form_keeping_comments(tmp_path, text):
+def test_save_setting_writes_the_theme_and_keymap_entries_in_any_form_keeping_comments(tmp_path: Path,
+                                                                                       text: str) -> None:
     from assistant.settings import save_setting
 
     config = write(tmp_path, text)
@@ -368,7 +378,7 @@ def test_save_setting_writes_the_theme_and_keymap_entries_in_any_form_keeping_co
     assert ("recap" not in text) or again.keymap["recap"] == "ctrl+r"
 
 
-def test_save_setting_refuses_what_would_not_load_and_changes_nothing(tmp_path):
+def test_save_setting_refuses_what_would_not_load_and_changes_nothing(tmp_path: Path) -> None:
     from assistant.settings import save_setting
 
     config = write(tmp_path, "# mine\n[ui]\ntheme = \"nord\"\n")
@@ -383,7 +393,7 @@ def test_save_setting_refuses_what_would_not_load_and_changes_nothing(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["config.toml"]
 
 
-def test_save_setting_keeps_the_files_permissions_and_writes_through_a_symlink(tmp_path):
+def test_save_setting_keeps_the_files_permissions_and_writes_through_a_symlink(tmp_path: Path) -> None:
     import os
 
     from assistant.settings import save_setting
@@ -397,7 +407,7 @@ def test_save_setting_keeps_the_files_permissions_and_writes_through_a_symlink(t
     assert os.stat(real).st_mode & 0o777 == 0o640
 
 
-def test_every_variable_spec_f10_names_works(tmp_path):
+def test_every_variable_spec_f10_names_works(tmp_path: Path) -> None:
     config = write(tmp_path, 'model = "from-file"\n')
     s = load_settings(env={"ASSISTANT_CONFIG": str(config), "ASSISTANT_DB": str(tmp_path / "m.db"),
                            "ASSISTANT_NOW": "2026-11-22T14:00:00Z", "ASSISTANT_TIMEZONE": "Europe/Paris",
@@ -407,7 +417,7 @@ def test_every_variable_spec_f10_names_works(tmp_path):
                            "ASSISTANT_LOCAL_PROVIDER": "openai", "ASSISTANT_LOCAL_MODEL": "tiny",
                            "ASSISTANT_TEMPORAL_CONTEXT_ENABLED": "0", "OLLAMA_HOST": "http://127.0.0.1:7",
                            "OPENAI_BASE_URL": "http://127.0.0.1:8/v1"})
-    assert (s.config_path, s.db_path(), s.frozen_now().isoformat(), s.timezone, s.provider, s.model) == \
+    assert (s.config_path, s.db_path(), present(s.frozen_now()).isoformat(), s.timezone, s.provider, s.model) == \
         (str(config), tmp_path / "m.db", "2026-11-22T14:00:00+00:00", "Europe/Paris", "offline", "chat")
     assert (s.ollama.model, s.context_window, s.first_token_timeout, s.local_provider, s.local_model) == \
         ("small", 8192, 45.0, "openai", "tiny")

@@ -3,19 +3,25 @@ links the older one, with the records the consolidation judge writes; conservati
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from memory import memories, supersession
 from memory.supersession import USER, Statement, Subject, is_change, read_statement, restates
+from tests.conftest import present
+
+if TYPE_CHECKING:
+    from memory.store import Store
+    from tests.conftest import Cli
 
 
-def links(store) -> dict[int, int]:
+def links(store: Store) -> dict[int, int]:
     return {r[0]: r[1] for r in store.query("SELECT memory_id, superseded_by FROM memory_meta "
                                             "WHERE superseded_by IS NOT NULL")}
 
 
-def test_a_changed_value_supersedes_the_older_fact_with_the_judges_records(store):
+def test_a_changed_value_supersedes_the_older_fact_with_the_judges_records(store: Store) -> None:
     old = memories.remember(store, "the door code for the building is 5829")
     memories.remember(store, "the gym locker code is 1111")
     new = memories.remember(store, "the building door code changed to 7731")
@@ -36,7 +42,7 @@ def test_a_changed_value_supersedes_the_older_fact_with_the_judges_records(store
     ("the dentist appointment is on Monday at 3", "the dentist appointment moved to Friday"),
     ("my favourite colour is blue", "my favourite colour is green now"),
 ])
-def test_restated_facts_are_linked(store, older, newer):
+def test_restated_facts_are_linked(store: Store, older: str, newer: str) -> None:
     a = memories.remember(store, older)
     b = memories.remember(store, newer)
     assert links(store) == {a.id: b.id}
@@ -50,13 +56,13 @@ def test_restated_facts_are_linked(store, older, newer):
     ("the door code is 5829", "the gate code is 1234"),  # another subject
     ("I like tea", "I like coffee"),  # no subject to speak of
 ])
-def test_near_restatements_are_not_linked(store, older, newer):
+def test_near_restatements_are_not_linked(store: Store, older: str, newer: str) -> None:
     memories.remember(store, older)
     memories.remember(store, newer)
     assert links(store) == {}
 
 
-def test_two_older_facts_that_could_be_meant_are_left_alone_unless_one_is_the_very_subject(store):
+def test_two_older_facts_that_could_be_meant_are_left_alone_unless_one_is_the_very_subject(store: Store) -> None:
     office = memories.remember(store, "the wifi password for the office is apple")
     memories.remember(store, "the wifi password for the guest network is pear")
     memories.remember(store, "the wifi password changed to banana")
@@ -65,7 +71,7 @@ def test_two_older_facts_that_could_be_meant_are_left_alone_unless_one_is_the_ve
     assert links(store) == {office.id: kiwi.id}
 
 
-def test_reminders_and_moods_are_never_superseded_at_write_time(store):
+def test_reminders_and_moods_are_never_superseded_at_write_time(store: Store) -> None:
     memories.remember(store, "call the dentist", due_at="2026-11-27T09:00:00+00:00")
     memories.remember(store, "the dentist call is now at 10", kind="note")
     memories.remember(store, "my mood is calm", kind="mood")
@@ -73,7 +79,7 @@ def test_reminders_and_moods_are_never_superseded_at_write_time(store):
     assert links(store) == {}
 
 
-def test_a_chain_of_values_and_forgetting_the_newest(store):
+def test_a_chain_of_values_and_forgetting_the_newest(store: Store) -> None:
     first = memories.remember(store, "the door code is 1111")
     second = memories.remember(store, "the door code changed to 2222")
     third = memories.remember(store, "the door code changed to 3333")
@@ -83,20 +89,25 @@ def test_a_chain_of_values_and_forgetting_the_newest(store):
     assert links(store) == {first.id: second.id} and supersession.current(store, first.id) == second.id
 
 
-def test_statement_reading():
-    door = read_statement("the building door code changed to 7731")
+def statement(text: str) -> Statement:
+    """The statement read from `text` (the test expects one)."""
+    return present(read_statement(text))
+
+
+def test_statement_reading() -> None:
+    door = statement("the building door code changed to 7731")
     assert door.subject.head == "code" and door.subject.modifiers == frozenset({"build", "door"}) and door.marked
-    assert not read_statement("the door code is 7731").marked
+    assert not statement("the door code is 7731").marked
     assert read_statement("remind me to call mom") is None
-    new, old = read_statement("the door code changed to 7731"), read_statement("the door code for the gym is 1")
+    new, old = statement("the door code changed to 7731"), statement("the door code for the gym is 1")
     assert restates(new, old)  # {door} is part of {door, gym}, with a change word
-    assert not restates(read_statement("the door code is 7731"), old)  # without one, the subject must be the same
+    assert not restates(statement("the door code is 7731"), old)  # without one, the subject must be the same
     # The subject is its head noun and its owner, in each language's order.
-    assert read_statement("the cat's vet is Dr. Lee").subject == Subject("cat", "vet")
-    assert read_statement("o código do portão é 1234").subject == Subject(None, "codigo", frozenset({"portao"}))
+    assert statement("the cat's vet is Dr. Lee").subject == Subject("cat", "vet")
+    assert statement("o código do portão é 1234").subject == Subject(None, "codigo", frozenset({"portao"}))
     assert read_statement("moved to Porto last month") == Statement(Subject(USER, "residence"), "Porto", True)
-    assert read_statement("I no longer live in Braga").negated == "Braga"
-    assert read_statement("the offsite moved from Dec 3 to Dec 12").was == "Dec 3"
+    assert statement("I no longer live in Braga").negated == "Braga"
+    assert statement("the offsite moved from Dec 3 to Dec 12").was == "Dec 3"
 
 
 @pytest.mark.parametrize("text", ["heads up, the gate code changed to 5521", "the door code changed, it's now 7730",
@@ -105,7 +116,7 @@ def test_statement_reading():
                                   "the offsite got pushed to the 12th", "I no longer work at Acme",
                                   "dinner is at 8 instead of 7", "el código de la puerta cambió a 7731",
                                   "der Türcode ist jetzt 7731", "o jantar passou para as 8"])
-def test_changes_as_people_say_them_are_changes(text):
+def test_changes_as_people_say_them_are_changes(text: str) -> None:
     assert is_change(text)
 
 
@@ -114,8 +125,8 @@ def test_changes_as_people_say_them_are_changes(text):
                                   "what's the gate code now?", "I'm moving to Berlin next year",
                                   "the gate code is 1234", "remind me to change the code to 5521 tomorrow",
                                   "I changed my mind", "ahora me acuerdo"])
-def test_other_sentences_are_not_changes(text):
-    assert not is_change(text) or not restates(read_statement(text), read_statement("I live in Braga"))
+def test_other_sentences_are_not_changes(text: str) -> None:
+    assert not is_change(text) or not restates(statement(text), statement("I live in Braga"))
     if text in ("the new season starts in April", "now I remember", "I changed my mind", "ahora me acuerdo",
                 "the car wouldn't start this morning", "what's the gate code now?"):
         assert not is_change(text)
@@ -129,7 +140,7 @@ def labelled_pairs() -> list[tuple[bool, str, str, str]]:
     return [(label == "1", language, older, newer) for label, language, older, newer in rows]
 
 
-def measure(store) -> dict:
+def measure(store: Store) -> dict[str, Any]:
     """Each pair written through the real store (remember, then remember the newer): precision and recall
     of the links made, and the pairs read wrongly."""
     tp = fp = fn = 0
@@ -147,7 +158,7 @@ def measure(store) -> dict:
             "wrong": wrong}
 
 
-def test_the_labelled_set_is_read_with_high_precision_and_recall(store):
+def test_the_labelled_set_is_read_with_high_precision_and_recall(store: Store) -> None:
     pairs = labelled_pairs()
     assert len(pairs) >= 150 and {language for _, language, _, _ in pairs} >= {"en", "es", "pt", "fr", "de", "it"}
     assert sum(not want for want, *_ in pairs) >= 60  # near misses that must not supersede
@@ -156,7 +167,7 @@ def test_the_labelled_set_is_read_with_high_precision_and_recall(store):
 
 
 @pytest.mark.slow
-def test_a_superseded_fact_is_archived_by_consolidation_not_left_cold(cli):
+def test_a_superseded_fact_is_archived_by_consolidation_not_left_cold(cli: Cli) -> None:
     """Issue 20: x 0.2 alone left a fresh superseded fact cold (0.76 x 0.2 = 0.15), so a deep search
     still offered the old door code as if true. Consolidation (here without a model: scores and tiers
     only) archives it; only an exhaustive search finds it."""

@@ -45,7 +45,7 @@ def _files(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() or p.is_symlink())
 
 
-def test_the_embedder_writes_nothing_outside_its_own_cache(tmp_path):
+def test_the_embedder_writes_nothing_outside_its_own_cache(tmp_path: Path) -> None:
     home = tmp_path / "home"
     code = ("import sys\n"
             "from pathlib import Path\n"
@@ -64,7 +64,7 @@ def test_the_embedder_writes_nothing_outside_its_own_cache(tmp_path):
     assert not (home / ".cache" / "Microsoft").exists()
 
 
-def test_the_cli_writes_only_into_the_apps_own_folders(tmp_path):
+def test_the_cli_writes_only_into_the_apps_own_folders(tmp_path: Path) -> None:
     """A whole command that embeds (remember, then recall) on a fresh home: only assistant's own folders."""
     home = tmp_path / "home"
     env = _env(home)

@@ -15,8 +15,14 @@ from memory.time.references import (
     resolve_temporal_reference,
     unit_of,
 )
+from tests.conftest import present
 
 MAY8 = datetime(2023, 5, 8, 13, 56)  # a Monday
+
+
+def resolved(ref: str, stamp: datetime) -> datetime:
+    """The instant `ref` names, said at `stamp` (the test expects one)."""
+    return present(resolve_temporal_reference(ref, stamp))
 
 LABELLED = [  # (reference, memory timestamp, expected date)
     ("yesterday", MAY8, "2023-05-07"), ("today", MAY8, "2023-05-08"), ("tomorrow", MAY8, "2023-05-09"),
@@ -41,29 +47,29 @@ LABELLED = [  # (reference, memory timestamp, expected date)
 
 
 @pytest.mark.parametrize("ref, stamp, expected", LABELLED)
-def test_resolution(ref, stamp, expected):
-    assert resolve_temporal_reference(ref, stamp).date().isoformat() == expected
+def test_resolution(ref: str, stamp: datetime, expected: str) -> None:
+    assert resolved(ref, stamp).date().isoformat() == expected
 
 
-def test_seed_example_and_parts_of_day():
+def test_seed_example_and_parts_of_day() -> None:
     refs = detect_temporal_references("Caroline went to the LGBTQ support group yesterday")
     assert refs == ["yesterday"]
-    assert resolve_temporal_reference(refs[0], MAY8).date().isoformat() == "2023-05-07"
-    assert resolve_temporal_reference("this morning", MAY8).hour == 9
-    assert resolve_temporal_reference("this afternoon", MAY8).hour == 14
-    assert resolve_temporal_reference("tonight", MAY8).hour == 20
-    last_night = resolve_temporal_reference("last night", MAY8)
+    assert resolved(refs[0], MAY8).date().isoformat() == "2023-05-07"
+    assert resolved("this morning", MAY8).hour == 9
+    assert resolved("this afternoon", MAY8).hour == 14
+    assert resolved("tonight", MAY8).hour == 20
+    last_night = resolved("last night", MAY8)
     assert (last_night.day, last_night.hour) == (7, 22)
 
 
-def test_detection():
+def test_detection() -> None:
     text = "Two weeks ago I met Ana; last Friday we talked, and next week we meet again. Nothing else."
     assert detect_temporal_references(text) == ["Two weeks ago", "last Friday", "next week"]
     assert detect_temporal_references("I like tea") == []
     assert resolve_temporal_reference("someday", MAY8) is None
 
 
-def test_asks_when():
+def test_asks_when() -> None:
     assert asks_when("When did I go to the support group?") and asks_when("how long ago did we move?")
     assert asks_when("What date was the dentist?") and not asks_when("where do I live")
 
@@ -89,7 +95,7 @@ TENSES = [
 
 
 @pytest.mark.parametrize("statement, expected", TENSES)
-def test_a_bare_weekday_follows_the_tense(statement, expected):
+def test_a_bare_weekday_follows_the_tense(statement: str, expected: str) -> None:
     """The last weekday named in the statement resolves to `expected`."""
     weekdays = [r for r in annotate(statement, MONDAY) if r["text"].lower().split()[-1].endswith("day")
                 and r["text"].lower() != "yesterday"]
@@ -104,13 +110,13 @@ def test_a_bare_weekday_follows_the_tense(statement, expected):
     ("two weeks ago", "week"), ("a few weeks ago", "week"), ("next week", "week"), ("last month", "month"),
     ("a couple of months ago", "month"), ("6 months ago", "month"), ("this year", "year"), ("3 years ago", "year"),
 ])
-def test_granularity(ref, granularity):
+def test_granularity(ref: str, granularity: str) -> None:
     assert granularity_of(ref) == granularity
 
 
 @pytest.mark.parametrize("ref", ["yesterday", "last week", "two weeks ago", "last month", "6 months ago", "in 3 years",
                                  "this year", "tonight", "next month", "a day ago"])
-def test_dateparser_and_the_units_agree_where_both_read_the_phrase(ref):
+def test_dateparser_and_the_units_agree_where_both_read_the_phrase(ref: str) -> None:
     """granularity_of is dateparser's period; unit_of is kept for the phrases dateparser cannot read."""
     from dateparser.date import DateDataParser
 
@@ -118,7 +124,7 @@ def test_dateparser_and_the_units_agree_where_both_read_the_phrase(ref):
     assert data.date_obj is not None and data.period == unit_of(ref)
 
 
-def test_a_megabyte_of_relative_dates_stores_a_bounded_list():
+def test_a_megabyte_of_relative_dates_stores_a_bounded_list() -> None:
     """Issue 20: a 1.9 MB message of relative dates stored 7.2 MB of time_refs."""
     text = "yesterday we met, last week I went out, 3 days ago it rained and next friday is the party. " * 21000
     refs = annotate(text, MONDAY)

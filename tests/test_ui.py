@@ -9,21 +9,29 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from memory import episodes
-from tests.ui_helpers import make_app, settle, sidebar_text, wait_until
+from tests.ui_helpers import SnapCompare, make_app, settle, sidebar_text, wait_until
+from ui.app import AssistantApp
 from ui.screens.dialogs import HelpScreen, RecapScreen, SnoozeScreen
+from ui.widgets.composer import Composer
+
+if TYPE_CHECKING:
+    from textual.pilot import Pilot
+    from textual.screen import Screen
 
 
-async def test_offline_reminder_appears_in_sidebar(tmp_path):
+async def test_offline_reminder_appears_in_sidebar(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         assert "[OVERDUE] Pay the rent" in sidebar_text(app) and "in 20 h" in sidebar_text(app)
-        composer = app.query_one("Composer")
+        composer = app.query_one(Composer)
         composer.insert("remind me to water the plants tomorrow at 9am")
         await pilot.press("enter")
         await settle(pilot, app)
@@ -31,11 +39,11 @@ async def test_offline_reminder_appears_in_sidebar(tmp_path):
         assert any("remembered: water the plants" in str(w.render()) for w in app.query("ToolLine"))
 
 
-async def test_multiline_paste_kept_and_history(tmp_path):
+async def test_multiline_paste_kept_and_history(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
-        composer = app.query_one("Composer")
+        composer = app.query_one(Composer)
         composer.insert("first line\nsecond line")
         await pilot.press("enter")
         await settle(pilot, app)
@@ -45,7 +53,7 @@ async def test_multiline_paste_kept_and_history(tmp_path):
         assert composer.text == "first line\nsecond line"
 
 
-async def test_ctrl_r_recap_and_escape(tmp_path):
+async def test_ctrl_r_recap_and_escape(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -58,7 +66,7 @@ async def test_ctrl_r_recap_and_escape(tmp_path):
         assert not isinstance(app.screen, RecapScreen)
 
 
-async def test_done_and_snooze_from_sidebar(tmp_path):
+async def test_done_and_snooze_from_sidebar(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -81,11 +89,11 @@ async def test_done_and_snooze_from_sidebar(tmp_path):
         assert "when pigs fly" in str(app.screen.query_one("#snooze-error").render())
 
 
-async def test_ctrl_n_closes_episode_and_help(tmp_path):
+async def test_ctrl_n_closes_episode_and_help(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
-        app.query_one("Composer").insert("remember that I like tea")
+        app.query_one(Composer).insert("remember that I like tea")
         await pilot.press("enter")
         await settle(pilot, app)
         await pilot.press("ctrl+n")
@@ -97,14 +105,16 @@ async def test_ctrl_n_closes_episode_and_help(tmp_path):
         assert isinstance(app.screen, HelpScreen)
 
 
-async def quiet(pilot) -> None:
+async def quiet(pilot: Pilot[int]) -> None:
     """No toasts in a snapshot: they come from parallel workers in any order, and fade on a timer; and a
     steady cursor, not one caught in either half of its blink."""
-    for widget in (pilot.app.main_screen.composer, pilot.app.focused):
-        if hasattr(widget, "cursor_blink"):
+    app = pilot.app
+    assert isinstance(app, AssistantApp)
+    for widget in (app.main_screen.composer, app.focused):
+        if widget is not None and hasattr(widget, "cursor_blink"):
             widget.cursor_blink = False
     pilot.app.clear_notifications()
-    def visible_screens():
+    def visible_screens() -> Iterator[Screen[Any]]:
         for screen in reversed(pilot.app.screen_stack):  # a modal shows the screen below it
             yield screen
             if not screen.is_modal:
@@ -114,13 +124,13 @@ async def quiet(pilot) -> None:
     await pilot.pause()
 
 
-def recap_text(app) -> str:
+def recap_text(app: AssistantApp) -> str:
     return "\n".join(str(w.render()) for w in app.screen.query("#recap-body Static"))
 
 
 @pytest.mark.parametrize("keys", [(), ("ctrl+r",), ("f1",)], ids=["main", "recap", "help"])
-def test_snapshot(tmp_path, snap_compare, keys):
-    async def before(pilot):
+def test_snapshot(tmp_path: Path, snap_compare: SnapCompare, keys: tuple[str, ...]) -> None:
+    async def before(pilot: Pilot[int]) -> None:
         await settle(pilot, pilot.app)
         await quiet(pilot)
         await pilot.press(*keys)
@@ -129,16 +139,16 @@ def test_snapshot(tmp_path, snap_compare, keys):
     assert snap_compare(make_app(tmp_path), run_before=before, terminal_size=(100, 30))
 
 
-def test_snapshot_welcome(tmp_path, snap_compare):
+def test_snapshot_welcome(tmp_path: Path, snap_compare: SnapCompare) -> None:
     """An empty store: what this is, the model (none), examples and keys, before anything is typed."""
-    async def before(pilot):
+    async def before(pilot: Pilot[int]) -> None:
         await settle(pilot, pilot.app)
         await quiet(pilot)
     assert snap_compare(make_app(tmp_path, seed=False), run_before=before, terminal_size=(100, 30))
 
 
-def test_snapshot_conversations(tmp_path, snap_compare):
-    async def before(pilot):
+def test_snapshot_conversations(tmp_path: Path, snap_compare: SnapCompare) -> None:
+    async def before(pilot: Pilot[int]) -> None:
         await settle(pilot, pilot.app)
         await quiet(pilot)
         await pilot.press("ctrl+o")
@@ -147,9 +157,9 @@ def test_snapshot_conversations(tmp_path, snap_compare):
     assert snap_compare(make_app(tmp_path, messages=True), run_before=before, terminal_size=(100, 30))
 
 
-def test_snapshot_collapsed_sidebar(tmp_path, snap_compare):
+def test_snapshot_collapsed_sidebar(tmp_path: Path, snap_compare: SnapCompare) -> None:
     """Under 90 columns the sidebar is one line and the footer keeps what fits."""
-    async def before(pilot):
+    async def before(pilot: Pilot[int]) -> None:
         await settle(pilot, pilot.app)
         await quiet(pilot)
     assert snap_compare(make_app(tmp_path), run_before=before, terminal_size=(80, 24))
@@ -158,7 +168,7 @@ def test_snapshot_collapsed_sidebar(tmp_path, snap_compare):
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it in .ci/run)")
 @pytest.mark.parametrize("term", ["", "TERM=dumb"])  # tmux sets its own TERM in the pane; dumb is asked for
-def test_real_app_in_tmux(tmp_path, term):
+def test_real_app_in_tmux(tmp_path: Path, term: str) -> None:
     exe = Path(sys.executable).parent / "assistant"
     db, now = tmp_path / "m.db", "2026-11-22T14:00:00+00:00"
     subprocess.run([str(exe), "remember", "Call the plumber", "--due", "2026-11-23T10:00:00Z", "--db", str(db),
@@ -168,7 +178,7 @@ def test_real_app_in_tmux(tmp_path, term):
     cmd = f"env {term} ASSISTANT_TIMEZONE=UTC {exe} --db {db} --now {now}; echo EXITED-$?; sleep 20"
     subprocess.run([*tmux, "new-session", "-d", "-s", sess, "-x", "120", "-y", "40", cmd], check=True)
 
-    def wait_for(text, secs=20.0):
+    def wait_for(text: str, secs: float = 20.0) -> str:
         end = time.time() + secs
         while time.time() < end:
             screen = subprocess.run([*tmux, "capture-pane", "-p", "-t", sess], capture_output=True, text=True).stdout
@@ -192,12 +202,12 @@ def test_real_app_in_tmux(tmp_path, term):
 
 
 @pytest.mark.slow
-async def test_huge_paste_and_control_characters_are_kept(tmp_path):
+async def test_huge_paste_and_control_characters_are_kept(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     text = "\x1b[31mred\x1b[0m \x07 [b]not markup[/b]\n" + "lorem ipsum " * 90_000  # about 1 MB
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
-        app.query_one("Composer").insert(text)
+        app.query_one(Composer).insert(text)
         await pilot.press("enter")
         await settle(pilot, app)
         stored = app.runtime.store.one("SELECT content FROM messages WHERE role = 'user'")[0]
@@ -208,11 +218,11 @@ async def test_huge_paste_and_control_characters_are_kept(tmp_path):
         assert shown.startswith("␛[31mred␛[0m ␇ [b]not markup[/b]")  # ... but shown, like markup, as typed
 
 
-async def test_message_sent_before_the_model_is_chosen_is_answered(tmp_path):
+async def test_message_sent_before_the_model_is_chosen_is_answered(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         app.services.model.agent = None  # as if the start-up worker had not finished yet
-        app.query_one("Composer").insert("remember that the spare key is under the pot")
+        app.query_one(Composer).insert("remember that the spare key is under the pot")
         await pilot.press("enter")
         await settle(pilot, app)
         stored = [r[0] for r in app.runtime.store.query("SELECT role FROM messages ORDER BY id")]
@@ -221,7 +231,7 @@ async def test_message_sent_before_the_model_is_chosen_is_answered(tmp_path):
             "the spare key is under the pot"
 
 
-async def test_reminders_due_before_the_first_screen_wait_for_it(tmp_path):
+async def test_reminders_due_before_the_first_screen_wait_for_it(tmp_path: Path) -> None:
     """Which came first was a race: a due line in the chat before the first screen was shown kept the
     returning user's hint (or the transcript of a conversation in progress) from being shown at all."""
     from assistant.views import DueNotice

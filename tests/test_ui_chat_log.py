@@ -5,14 +5,19 @@ being written never leaves the window; a message arriving while reading far up w
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memory.transfer.jsonl_import import import_records
-from tests.conftest import make_runtime
+from tests.conftest import make_runtime, present
 from tests.ui_helpers import settle, type_and_send, wait_until
 from ui.app import AssistantApp
 from ui.screens.conversations import ConversationScreen
-from ui.widgets.chat_log import ChatLog, Marker, PlainAnswer, ToolLine, UserMessage
+from ui.widgets.chat_log import ChatLog, Marker, PlainAnswer, ToolLine, UserMessage, entry_of
 from ui.widgets.entry import PAGE_ENTRIES
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
 
 LONG = 2000
 
@@ -21,7 +26,7 @@ def answer_text(i: int) -> str:
     return f"Answer {i}: **noted**.\n\n- first point of {i}\n- second point of {i}"
 
 
-def long_conversation_app(tmp_path, messages: int = LONG) -> AssistantApp:
+def long_conversation_app(tmp_path: Path, messages: int = LONG) -> AssistantApp:
     """A store holding one closed conversation of `messages` messages (imported as JSON Lines)."""
     rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")
     lines = [json.dumps({"type": "episode", "id": "e1", "title": "The long one", "summary": "long",
@@ -36,15 +41,15 @@ def long_conversation_app(tmp_path, messages: int = LONG) -> AssistantApp:
     return AssistantApp(rt.settings)
 
 
-def message_widgets(log: ChatLog) -> list:
+def message_widgets(log: ChatLog) -> list[Widget]:
     return [w for w in log.window if not isinstance(w, Marker)]
 
 
 def shown_texts(log: ChatLog) -> list[str]:
-    return [e.text for e in (w.entry for w in log.window)]
+    return [present(entry_of(w)).text for w in log.window]
 
 
-async def test_a_conversation_of_2000_messages_opens_a_screenful_in_the_reader_and_the_chat(tmp_path):
+async def test_a_conversation_of_2000_messages_opens_a_screenful_in_the_reader_and_the_chat(tmp_path: Path) -> None:
     app = long_conversation_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -70,7 +75,7 @@ async def test_a_conversation_of_2000_messages_opens_a_screenful_in_the_reader_a
         assert sum(1 for _ in chat.walk_children()) < 400
 
 
-async def test_scrolling_mounts_what_it_reaches_and_lets_go_of_what_it_left(tmp_path):
+async def test_scrolling_mounts_what_it_reaches_and_lets_go_of_what_it_left(tmp_path: Path) -> None:
     app = long_conversation_app(tmp_path, 400)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
@@ -97,7 +102,7 @@ async def test_scrolling_mounts_what_it_reaches_and_lets_go_of_what_it_left(tmp_
         assert shown_texts(reader)[0] == "question 0"
 
 
-async def test_the_text_under_the_eyes_stays_put_when_an_earlier_page_is_mounted(tmp_path):
+async def test_the_text_under_the_eyes_stays_put_when_an_earlier_page_is_mounted(tmp_path: Path) -> None:
     app = long_conversation_app(tmp_path, 400)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
@@ -121,7 +126,7 @@ async def test_the_text_under_the_eyes_stays_put_when_an_earlier_page_is_mounted
         assert top.virtual_region.y - log.scroll_y == offset + 1
 
 
-async def test_the_widget_count_stays_flat_as_turns_go_by(tmp_path):
+async def test_the_widget_count_stays_flat_as_turns_go_by(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")
     rt.close()
     app = AssistantApp(rt.settings)
@@ -139,7 +144,7 @@ async def test_the_widget_count_stays_flat_as_turns_go_by(tmp_path):
         assert max(counts) < counts[0] + 60, counts
 
 
-async def test_many_lines_added_while_pinned_keep_the_window_small(tmp_path):
+async def test_many_lines_added_while_pinned_keep_the_window_small(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")
     rt.close()
     app = AssistantApp(rt.settings)
@@ -156,7 +161,7 @@ async def test_many_lines_added_while_pinned_keep_the_window_small(tmp_path):
         assert shown_texts(log)[-1] == "line 299" and log.scroll_y == log.max_scroll_y
 
 
-async def test_the_answer_being_written_stays_and_what_arrives_while_reading_far_up_waits_below(tmp_path):
+async def test_the_answer_being_written_stays_and_what_arrives_while_reading_far_up_waits_below(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")
     rt.close()
     app = AssistantApp(rt.settings)
@@ -190,7 +195,7 @@ async def test_the_answer_being_written_stays_and_what_arrives_while_reading_far
         await wait_until(pilot, lambda: log.scroll_y == log.max_scroll_y and shown_texts(log)[-1] == "follows again")
 
 
-async def test_a_reopened_offline_answer_keeps_its_lines_in_the_reader_and_the_chat(tmp_path):
+async def test_a_reopened_offline_answer_keeps_its_lines_in_the_reader_and_the_chat(tmp_path: Path) -> None:
     """An offline answer is literal text (a PlainAnswer) when written; reopened from the Conversations
     screen it is the same, not Markdown that joins its lines; a model's (imported) answer stays Markdown."""
     from tests.ui_helpers import make_app

@@ -4,20 +4,30 @@ the TUI, the CLI and the tool the model and the offline mode use."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
 
 from assistant.cli.conversations import cmd_recap
 from assistant.recap import recent_conversations as recall_recent
 from memory import episodes
+from tests.conftest import present
 from tests.ui_helpers import make_app, settle, type_and_send, wait_until
 from ui.screens.conversations import ConversationScreen, ConversationsScreen
 from ui.screens.dialogs import RecapScreen
 
+if TYPE_CHECKING:
+    from textual.screen import Screen
 
-def rows(screen) -> list[str]:
+    from memory.store import Store
+
+
+def rows(screen: Screen[Any]) -> list[str]:
     return [str(item.query_one("Static").render()) for item in screen.query("ConversationItem")]
 
 
-async def test_conversations_list_filter_open_and_continue(tmp_path):
+async def test_conversations_list_filter_open_and_continue(tmp_path: Path) -> None:
     app = make_app(tmp_path, messages=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -52,7 +62,7 @@ async def test_conversations_list_filter_open_and_continue(tmp_path):
         assert [m.content for m in episodes.episode_messages(store, ski.id)][-2] == "remember that the lift opens at 8"
 
 
-async def test_palette_entry_opens_conversations_and_reader_continue_key(tmp_path):
+async def test_palette_entry_opens_conversations_and_reader_continue_key(tmp_path: Path) -> None:
     app = make_app(tmp_path, messages=True)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
@@ -66,10 +76,10 @@ async def test_palette_entry_opens_conversations_and_reader_continue_key(tmp_pat
         await pilot.press("c")
         await wait_until(pilot, lambda: app.screen is app.main_screen)
         await settle(pilot, app)
-        assert episodes.active_episode(app.runtime.store).title == "Ski Trip Planning"
+        assert present(episodes.active_episode(app.runtime.store)).title == "Ski Trip Planning"
 
 
-async def test_recap_includes_the_conversation_in_progress(tmp_path):
+async def test_recap_includes_the_conversation_in_progress(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -84,7 +94,7 @@ async def test_recap_includes_the_conversation_in_progress(tmp_path):
         assert any("Ski Trip Planning" in line for line in lines)
 
 
-async def test_recap_fills_with_earlier_conversations_when_the_window_is_quiet(tmp_path):
+async def test_recap_fills_with_earlier_conversations_when_the_window_is_quiet(tmp_path: Path) -> None:
     app = make_app(tmp_path, ASSISTANT_NOW="2026-11-25T14:00:00+00:00")  # three days after the ski trip
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -95,7 +105,8 @@ async def test_recap_fills_with_earlier_conversations_when_the_window_is_quiet(t
         assert lines.index("Before that") < lines.index("Sun Nov 22 11:00  Ski Trip Planning")
 
 
-async def test_offline_recap_and_the_cli_include_the_current_conversation(tmp_path, capsys):
+async def test_offline_recap_and_the_cli_include_the_current_conversation(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -115,7 +126,7 @@ async def test_offline_recap_and_the_cli_include_the_current_conversation(tmp_pa
     assert "current conversation" in recall_recent(runtime)
 
 
-def test_episode_reads_behind_the_screen(store):
+def test_episode_reads_behind_the_screen(store: Store) -> None:
     """list_conversations includes the open one and sizes; in_progress needs enough messages;
     reopen makes a closed one the open one (and closes none of list_recent's contract)."""
     first = episodes.open_episode(store)
@@ -127,14 +138,14 @@ def test_episode_reads_behind_the_screen(store):
     listed = episodes.list_conversations(store)
     assert [(c.episode.id, c.messages, c.current) for c in listed] == [(second.id, 1, True), (first.id, 2, False)]
     assert episodes.in_progress(store, min_messages=2) is None
-    now = episodes.in_progress(store)
+    now = present(episodes.in_progress(store))
     assert now.messages == 1 and now.title == "What did we talk about" and now.opening[0].content.startswith("what")
     assert [e.id for e in episodes.list_recent(store)] == [first.id]
     episodes.reopen_episode(store, first.id)
-    assert episodes.active_episode(store).id == first.id and episodes.list_recent(store) == []
+    assert present(episodes.active_episode(store)).id == first.id and episodes.list_recent(store) == []
 
 
-def test_save_setting_keeps_the_rest_of_the_file(tmp_path):
+def test_save_setting_keeps_the_rest_of_the_file(tmp_path: Path) -> None:
     import tomllib
 
     from assistant.settings import load_settings, save_setting
@@ -154,14 +165,14 @@ def test_save_setting_keeps_the_rest_of_the_file(tmp_path):
     assert tomllib.loads(fresh.read_text()) == {"ui": {"theme": "nord"}}
 
 
-def test_control_characters_are_shown_not_emitted():
+def test_control_characters_are_shown_not_emitted() -> None:
     from ui.text import one_line, visible
 
     assert visible("a\x1b[2Jb\x07\tc\r\nd\x9b\u202e") == "a␛[2Jb␇\tc\nd<U+009B><U+202E>"
     assert one_line("x\n  y " * 30, 10) == "x y x y x…"
 
 
-async def test_a_transcript_of_long_answers_is_bounded_and_says_what_it_left_out(tmp_path):
+async def test_a_transcript_of_long_answers_is_bounded_and_says_what_it_left_out(tmp_path: Path) -> None:
     from assistant.views import MessageView
     from tests.ui_helpers import make_app, settle
     from ui.widgets.chat import TRANSCRIPT_CHARACTERS

@@ -15,7 +15,7 @@ from tests.test_full_disk import fill, fill_disk, room, small_disk  # noqa: F401
 from tests.ui_helpers import make_app, notices, settle, wait_until
 
 
-async def test_a_message_the_disk_has_no_room_for_stays_in_the_box_and_is_sent_when_there_is(tmp_path):
+async def test_a_message_the_disk_has_no_room_for_stays_in_the_box_and_is_sent_when_there_is(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     text = "remember that the long list is " + "milk eggs bread " * 12_000
     async with app.run_test(size=(100, 30)) as pilot:
@@ -71,7 +71,7 @@ async def test_on_a_small_disk_that_was_full_at_launch_a_message_is_sent_once_ro
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it in .ci/run)")
-def test_quitting_on_a_full_disk_is_one_line_and_exit_1(small_disk):  # noqa: F811
+def test_quitting_on_a_full_disk_is_one_line_and_exit_1(small_disk: Path) -> None:  # noqa: F811
     exe = Path(sys.executable).parent / "assistant"
     db = small_disk / "m.db"
     env = {**os.environ, "ASSISTANT_NOW": "2026-11-22T14:00:00Z", "ASSISTANT_TIMEZONE": "UTC"}

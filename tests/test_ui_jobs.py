@@ -4,17 +4,23 @@ bad input in a job is a notice, not the end of the app; the backlog of an import
 nobody types."""
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 import pytest
 
 from memory import vectors
-from memory.search.embeddings import pending_count
+from memory.search.embeddings import LocalEmbedder, pending_count
 from tests.test_backlog import BACKLOG, _runtime_with_backlog
 from tests.test_consolidation import smart_ollama  # noqa: F401 - a fixture: the Ollama stand-in that summarises
 from tests.ui_helpers import make_app, notices, settle, wait_until
 from ui.app import AssistantApp
 
+if TYPE_CHECKING:
+    from ui.messages import StatusNews
 
-async def test_the_app_ends_with_one_line_when_its_store_is_damaged(tmp_path):
+
+async def test_the_app_ends_with_one_line_when_its_store_is_damaged(tmp_path: Path) -> None:
     import sqlite3
 
     app = make_app(tmp_path)
@@ -35,7 +41,7 @@ async def test_the_app_ends_with_one_line_when_its_store_is_damaged(tmp_path):
     assert "cannot be read" in app.exit_line and "assistant doctor" in app.exit_line
 
 
-async def test_bad_input_in_a_background_job_is_a_notice_not_the_end_of_the_app(tmp_path):
+async def test_bad_input_in_a_background_job_is_a_notice_not_the_end_of_the_app(tmp_path: Path) -> None:
     """Issue 20, item 5: continuing a conversation that no longer exists (forgotten in another window)
     ended the app with exit 1; only a store that cannot be used may end it."""
     app = make_app(tmp_path)
@@ -50,7 +56,7 @@ async def test_bad_input_in_a_background_job_is_a_notice_not_the_end_of_the_app(
         await wait_until(pilot, lambda: len(app.main_screen.chat.chat_log.query(".answer")) == 1, what="an answer")
 
 
-async def test_the_app_embeds_the_backlog_while_nobody_types(tmp_path):
+async def test_the_app_embeds_the_backlog_while_nobody_types(tmp_path: Path) -> None:
     runtime, embedder, _ = _runtime_with_backlog(tmp_path, ASSISTANT_PROVIDER="offline")
     app = AssistantApp(runtime.settings, embedder=embedder)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -66,13 +72,14 @@ async def test_the_app_embeds_the_backlog_while_nobody_types(tmp_path):
     assert vectors.count(runtime.store) == BACKLOG
 
 
-async def test_the_embedder_goes_after_a_quiet_while_and_the_next_key_brings_it_back(tmp_path):
+async def test_the_embedder_goes_after_a_quiet_while_and_the_next_key_brings_it_back(tmp_path: Path) -> None:
     """Issue 37: embedding_unload_minutes of quiet (no key, nothing embedded) unloads the model; the
     next key loads it again, and the turn after it is answered as before."""
     app = make_app(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled", ASSISTANT_EMBEDDING_UNLOAD_MINUTES="0.001")
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
         jobs, embedder = app.main_screen.jobs, app.runtime.embedder
+        assert isinstance(embedder, LocalEmbedder)
         await pilot.press("h")
         await wait_until(pilot, lambda: embedder.loaded, timeout=30, what="the model loaded at the first key")
         await settle(pilot, app)
@@ -85,12 +92,13 @@ async def test_the_embedder_goes_after_a_quiet_while_and_the_next_key_brings_it_
         await wait_until(pilot, lambda: len(app.main_screen.chat.chat_log.query(".answer")) == 1, what="an answer")
 
 
-async def test_the_embedder_stays_while_someone_types_and_with_zero_minutes(tmp_path):
+async def test_the_embedder_stays_while_someone_types_and_with_zero_minutes(tmp_path: Path) -> None:
     app = make_app(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled", ASSISTANT_EMBEDDING_UNLOAD_MINUTES="0")
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
         await pilot.press("h")
         embedder = app.runtime.embedder
+        assert isinstance(embedder, LocalEmbedder)
         await wait_until(pilot, lambda: embedder.loaded, timeout=30, what="the model loaded")
         await settle(pilot, app)
         app.main_screen.jobs.maybe_unload_embedder()
@@ -104,7 +112,8 @@ async def test_the_embedder_stays_while_someone_types_and_with_zero_minutes(tmp_
 
 
 @pytest.mark.usefixtures("smart_ollama")
-async def test_consolidation_runs_in_a_child_process_and_the_app_shows_its_progress_and_result(tmp_path, monkeypatch):
+async def test_consolidation_runs_in_a_child_process_and_the_app_shows_its_progress_and_result(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 37: scipy and the memory a consolidation takes leave with the process that consolidates.
     The pipeline is made to fail in this process: the run succeeds all the same, in its child."""
     import json
@@ -113,7 +122,7 @@ async def test_consolidation_runs_in_a_child_process_and_the_app_shows_its_progr
     from memory.transfer.jsonl_import import import_records
     from tests.test_consolidation import fixture_records
 
-    def not_here(*args, **kwargs):
+    def not_here(*args: object, **kwargs: object) -> None:
         raise AssertionError("consolidation ran in the app's own process")
 
     monkeypatch.setattr(pipeline.Consolidator, "run", not_here)
@@ -124,7 +133,12 @@ async def test_consolidation_runs_in_a_child_process_and_the_app_shows_its_progr
         said: list[str] = []
         status = app.main_screen.status
         real_news = status.news
-        monkeypatch.setattr(status, "news", lambda event: (said.append(event.consolidation or ""), real_news(event)))
+
+        def news(event: StatusNews) -> None:
+            said.append(event.consolidation or "")
+            real_news(event)
+
+        monkeypatch.setattr(status, "news", news)
         await pilot.press("ctrl+g")
         await wait_until(pilot, lambda: any(n.startswith("Consolidated ") for n in notices(app)), timeout=120,
                          what="the result")
@@ -135,7 +149,7 @@ async def test_consolidation_runs_in_a_child_process_and_the_app_shows_its_progr
         assert app.runtime.store.one("SELECT count(*) FROM summaries")[0] == 3
 
 
-async def test_a_consolidation_that_fails_in_its_process_is_said_and_the_app_goes_on(tmp_path):
+async def test_a_consolidation_that_fails_in_its_process_is_said_and_the_app_goes_on(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)

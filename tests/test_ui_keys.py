@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import time
 import tomllib
+from pathlib import Path
+from typing import TYPE_CHECKING
 
+import pytest
 from textual import events
+from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit
+from textual.widgets._footer import FooterKey
 
 from assistant.paths import history_file
-from tests.conftest import make_runtime
+from tests.conftest import make_runtime, present
 from tests.ui_helpers import make_app, notices, settle, type_and_send, wait_until
 from ui import actions
 from ui.app import AssistantApp
@@ -20,14 +26,19 @@ from ui.widgets.composer import Composer
 from ui.widgets.reminders import ReminderList
 from ui.widgets.welcome import Welcome
 
+if TYPE_CHECKING:
+    from textual.pilot import Pilot
 
-async def test_escape_returns_to_the_message_box_and_letters_never_act_there(tmp_path):
+    from assistant.runtime import Runtime
+
+
+async def test_escape_returns_to_the_message_box_and_letters_never_act_there(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         await pilot.press("ctrl+l")
         assert isinstance(app.focused, ReminderList)
-        footer_keys = {k.key for k in app.main_screen.footer.query("FooterKey")}
+        footer_keys = {k.key for k in app.main_screen.footer.query(FooterKey)}
         assert {"d", "s"} <= footer_keys  # the list's letters are shown while it has the focus
         await pilot.press("escape")
         assert isinstance(app.focused, Composer)
@@ -50,7 +61,7 @@ async def test_escape_returns_to_the_message_box_and_letters_never_act_there(tmp
         assert isinstance(app.focused, Composer)
 
 
-async def test_tab_reaches_the_chat_which_shows_it_has_the_focus(tmp_path):
+async def test_tab_reaches_the_chat_which_shows_it_has_the_focus(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -60,11 +71,11 @@ async def test_tab_reaches_the_chat_which_shows_it_has_the_focus(tmp_path):
         assert app.main_screen.chat.chat_log.styles.border_left[0] == "thick"  # the focused pane is marked
 
 
-async def fill_chat(app, n: int = 60) -> None:
+async def fill_chat(app: AssistantApp, n: int = 60) -> None:
     await app.main_screen.chat.chat_log.mount_all([UserMessage(f"note line {i:02d}") for i in range(1, n + 1)])
 
 
-async def test_page_keys_scroll_while_typing_and_the_chat_stays_pinned(tmp_path):
+async def test_page_keys_scroll_while_typing_and_the_chat_stays_pinned(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
@@ -95,12 +106,12 @@ async def test_page_keys_scroll_while_typing_and_the_chat_stays_pinned(tmp_path)
         await mount_and_check_followed(pilot, app)
 
 
-async def mount_and_check_followed(pilot, app) -> None:
+async def mount_and_check_followed(pilot: Pilot[int], app: AssistantApp) -> None:
     await app.main_screen.chat.chat_log.mount(UserMessage("newest"))
     await wait_until(pilot, lambda: app.main_screen.chat.chat_log.scroll_y == app.main_screen.chat.chat_log.max_scroll_y, what="paging down re-pins")
 
 
-async def test_mouse_wheel_scrolls_the_chat(tmp_path):
+async def test_mouse_wheel_scrolls_the_chat(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
@@ -111,7 +122,7 @@ async def test_mouse_wheel_scrolls_the_chat(tmp_path):
         await wait_until(pilot, lambda: app.main_screen.chat.chat_log.scroll_y < before, what="wheel scroll")
 
 
-async def test_sending_and_resizing_keep_the_newest_message_in_view(tmp_path):
+async def test_sending_and_resizing_keep_the_newest_message_in_view(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -125,7 +136,7 @@ async def test_sending_and_resizing_keep_the_newest_message_in_view(tmp_path):
             assert newest.region.bottom <= app.main_screen.chat.chat_log.region.bottom  # visible, not below the fold
 
 
-async def test_newline_key_and_enter_sends_both_lines(tmp_path):
+async def test_newline_key_and_enter_sends_both_lines(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
@@ -139,7 +150,7 @@ async def test_newline_key_and_enter_sends_both_lines(tmp_path):
         assert stored == "first\nsecond\nthird"
 
 
-async def test_first_run_welcome_gives_way_once_you_type(tmp_path):
+async def test_first_run_welcome_gives_way_once_you_type(tmp_path: Path) -> None:
     app = make_app(tmp_path, seed=False)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
@@ -151,7 +162,7 @@ async def test_first_run_welcome_gives_way_once_you_type(tmp_path):
         await wait_until(pilot, lambda: not app.query(Welcome) and app.main_screen.chat.chat_log.display, what="welcome gone")
 
 
-async def test_the_welcome_scrolls_in_a_small_terminal(tmp_path):
+async def test_the_welcome_scrolls_in_a_small_terminal(tmp_path: Path) -> None:
     """At 50x15 the welcome was cut after its first paragraph and no key reached the rest."""
     app = make_app(tmp_path, seed=False)
     async with app.run_test(size=(50, 15)) as pilot:
@@ -165,14 +176,14 @@ async def test_the_welcome_scrolls_in_a_small_terminal(tmp_path):
         assert app.query(Welcome)  # scrolling is not typing: the welcome stays
 
 
-async def test_no_welcome_once_something_is_stored(tmp_path):
+async def test_no_welcome_once_something_is_stored(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
         assert not app.query(Welcome)
 
 
-async def test_input_history_is_kept_between_launches(tmp_path):
+async def test_input_history_is_kept_between_launches(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
@@ -190,7 +201,7 @@ async def test_input_history_is_kept_between_launches(tmp_path):
         assert again.main_screen.composer.text == "remember that the spare key is under the pot"
 
 
-async def test_a_recalled_long_paste_is_walked_past_whole(tmp_path):
+async def test_a_recalled_long_paste_is_walked_past_whole(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
@@ -210,7 +221,7 @@ async def test_a_recalled_long_paste_is_walked_past_whole(tmp_path):
         assert app.main_screen.composer.text.startswith("note line 00") and app.main_screen.composer.text.endswith("59x")
 
 
-async def test_a_draft_survives_a_walk_through_the_history(tmp_path):
+async def test_a_draft_survives_a_walk_through_the_history(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
@@ -225,7 +236,7 @@ async def test_a_draft_survives_a_walk_through_the_history(tmp_path):
         assert app.main_screen.composer.text == "half a thought"
 
 
-def test_input_history_keeps_the_last_500(tmp_path):
+def test_input_history_keeps_the_last_500(tmp_path: Path) -> None:
     from assistant.input_history import InputHistory
 
     history = InputHistory(tmp_path / "h.jsonl")
@@ -235,7 +246,7 @@ def test_input_history_keeps_the_last_500(tmp_path):
     assert again.load() == [f"message {i}" for i in range(20, 520)]
 
 
-async def test_theme_picked_in_the_palette_is_kept(tmp_path):
+async def test_theme_picked_in_the_palette_is_kept(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
@@ -250,18 +261,24 @@ async def test_theme_picked_in_the_palette_is_kept(tmp_path):
         assert again.theme == "nord"
 
 
-async def test_palette_and_help_come_from_one_table(tmp_path):
+async def test_palette_and_help_come_from_one_table(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
         provider = ActionCommands(app.screen)
-        hits = [hit async for hit in provider.discover()]
+        hits: list[DiscoveryHit] = []
+        async for discovered in provider.discover():
+            assert isinstance(discovered, DiscoveryHit)
+            hits.append(discovered)
         titles = [str(h.display) for h in hits]
         assert len(titles) == len(set(titles))  # no "Quit" twice
         assert "Conversations" in titles and "Theme" in titles and "Keys" not in titles
         for hit in hits:
-            assert hit.help.split("  (")[0] != str(hit.display)  # a real description, not the title again
-        found = [str(h.match_display) async for h in provider.search("conversations")]
+            assert present(hit.help).split("  (")[0] != str(hit.display)  # a real description, not the title again
+        found = []
+        async for searched in provider.search("conversations"):
+            assert isinstance(searched, Hit)
+            found.append(str(searched.match_display))
         assert found and found[0].lower().startswith("conversations")
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen)
@@ -273,7 +290,7 @@ async def test_palette_and_help_come_from_one_table(tmp_path):
         await wait_until(pilot, lambda: body.scroll_y > 0, what="help scrolls at 80x24")
 
 
-def test_every_table_row_is_a_binding_or_handled_by_its_widget():
+def test_every_table_row_is_a_binding_or_handled_by_its_widget() -> None:
     from ui.screens.conversations import ConversationScreen, ConversationsScreen
     from ui.screens.main import MainScreen
     from ui.screens.memories import MemoriesScreen, MemoryScreen
@@ -283,7 +300,11 @@ def test_every_table_row_is_a_binding_or_handled_by_its_widget():
     owners = {"app": AssistantApp, "main": MainScreen, "reminders": ReminderPanel,
               "conversations": ConversationsScreen, "reader": ConversationScreen, "memories": MemoriesScreen,
               "memory": MemoryScreen, "why": WhyScreen}
-    bound = {b.id for scope in owners for b in actions.bindings(scope)}
+    bound: set[str | None] = set()
+    for scope in owners:
+        for binding in actions.bindings(scope):
+            assert isinstance(binding, Binding)
+            bound.add(binding.id)
     for row in actions.ACTIONS:
         assert row.description and row.description != row.label
         if row.action and row.key:
@@ -295,7 +316,7 @@ def test_every_table_row_is_a_binding_or_handled_by_its_widget():
             assert hasattr(owner, f"action_{name}"), (row.id, owner.__name__, name)
 
 
-async def test_copy_the_last_answer(tmp_path):
+async def test_copy_the_last_answer(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
@@ -306,7 +327,7 @@ async def test_copy_the_last_answer(tmp_path):
         assert app.clipboard == "Okay, I'll remember that I like tea (#3)."
 
 
-async def test_user_and_stored_text_are_shown_literally(tmp_path):
+async def test_user_and_stored_text_are_shown_literally(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -315,7 +336,7 @@ async def test_user_and_stored_text_are_shown_literally(tmp_path):
         assert sum("*77* by the <side door>" in s for s in shown) == 3, shown  # message, tool line, answer
 
 
-async def test_narrow_terminal_folds_the_sidebar_into_one_line(tmp_path):
+async def test_narrow_terminal_folds_the_sidebar_into_one_line(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
@@ -336,7 +357,8 @@ async def test_narrow_terminal_folds_the_sidebar_into_one_line(tmp_path):
         assert sum(k.region.width for k in app.main_screen.footer.query("FooterKey")) <= 50
 
 
-async def test_closing_an_idle_conversation_does_not_delay_the_answer(tmp_path, monkeypatch):
+async def test_closing_an_idle_conversation_does_not_delay_the_answer(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """The model title of the idle conversation (up to 30 s with Ollama) is made in the background, at the
     app's next idle time: not while an answer is written, nor between two turns (a request to the same
     local server then would throw away what it keeps of the conversation)."""
@@ -345,7 +367,7 @@ async def test_closing_an_idle_conversation_does_not_delay_the_answer(tmp_path, 
 
     calls = []
 
-    def slow_titles(runtime, limit=5):
+    def slow_titles(runtime: Runtime, limit: int = 5) -> int:
         for episode_id in episodes.needing_titles(runtime.store, limit):
             time.sleep(2.0)
             calls.append("model")
@@ -357,7 +379,7 @@ async def test_closing_an_idle_conversation_does_not_delay_the_answer(tmp_path, 
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
         await type_and_send(pilot, app, "remember that I like tea")
-        app.runtime.clock.fixed = app.runtime.clock.fixed.replace(hour=16)  # two idle hours later
+        app.runtime.clock.fixed = app.runtime.clock.now().replace(hour=16)  # two idle hours later
         start = time.monotonic()
         app.main_screen.composer.insert("remember that I like coffee")
         await pilot.press("enter")

@@ -3,12 +3,14 @@ sidebar within 2 s (the app polls PRAGMA data_version), and ctrl+z in the app un
 change as any change, a memory it added included."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from memory import memories
 from tests.mcp_helpers import call, server, stdio_session
 from tests.ui_helpers import make_app, notices, settle, sidebar_text, wait_until
 
 
-async def test_a_reminder_set_through_mcp_shows_live_and_ctrl_z_undoes_the_tools_change(tmp_path):
+async def test_a_reminder_set_through_mcp_shows_live_and_ctrl_z_undoes_the_tools_change(tmp_path: Path) -> None:
     app = make_app(tmp_path)  # its store: tmp_path/m.db, at the tests' frozen clock
     db = str(tmp_path / "m.db")
     async with app.run_test(size=(120, 40)) as pilot:

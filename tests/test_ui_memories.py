@@ -11,14 +11,16 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
+from textual.widgets import ListView
 
 from memory import changes, memories
 from memory.browse import PAGE
 from memory.search.embeddings import pending_count
 from memory.store import Store
-from tests.conftest import T0, make_clock
+from tests.conftest import T0, make_clock, present
 from tests.test_backlog import _runtime_with_backlog
 from tests.test_why_and_incognito import TABLES
 from tests.ui_helpers import make_app, notices, settle, sidebar_text, type_and_send, wait_until
@@ -27,35 +29,44 @@ from ui.screens.memories import MemoriesScreen, MemoryScreen
 from ui.screens.why import WhyItem, WhyScreen
 from ui.widgets.memory_list import FilterBar, MemoryList
 
+if TYPE_CHECKING:
+    from textual.pilot import Pilot
+
+    from ui.app import AssistantApp
+
 SIZES = [(80, 24), (120, 40)]
 
 
-def listed(app) -> list[str]:
+def listed(app: AssistantApp) -> list[str]:
     return [row.text for row in app.screen.query_one(MemoryList).rows]
 
 
-def shown(app, selector: str) -> str:
+def shown(app: AssistantApp, selector: str) -> str:
     return str(app.screen.query_one(selector).render())
 
 
-async def open_memories(pilot, app) -> MemoriesScreen:
+async def open_memories(pilot: Pilot[int], app: AssistantApp) -> MemoriesScreen:
     await pilot.press("f2")
     await wait_until(pilot, lambda: isinstance(app.screen, MemoriesScreen) and app.screen.query_one(MemoryList).rows,
                      what="the Memories screen with its rows")
     await settle(pilot, app)
-    return app.screen
+    screen = app.screen
+    assert isinstance(screen, MemoriesScreen)
+    return screen
 
 
-async def search(pilot, app, text: str, expect: int) -> None:
+async def search(pilot: Pilot[int], app: AssistantApp, text: str, expect: int) -> None:
     await pilot.press(*text)
-    await wait_until(pilot, lambda: len(listed(app)) == expect and app.screen.query_text == text, what=f"{text!r}")
+    await wait_until(pilot, lambda: len(listed(app)) == expect and isinstance(app.screen, MemoriesScreen)
+                     and app.screen.query_text == text, what=f"{text!r}")
     await settle(pilot, app)
 
 
 # -- the acceptance walk, driven by pilot ---------------------------------------------------------
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
-async def test_a_stale_fact_found_by_typing_edited_and_the_next_offline_answer_says_the_new_value(tmp_path, size):
+async def test_a_stale_fact_found_by_typing_edited_and_the_next_offline_answer_says_the_new_value(
+        tmp_path: Path, size: tuple[int, int]) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=size) as pilot:
         await settle(pilot, app)
@@ -72,8 +83,9 @@ async def test_a_stale_fact_found_by_typing_edited_and_the_next_offline_answer_s
         await pilot.press("e")
         await pilot.press("ctrl+u", *"the door code is 7731", "enter")  # ctrl+u: the line, from the cursor back
         await wait_until(pilot, lambda: "Earlier texts" in shown(app, "#memory-text"), what="the edit saved")
+        assert isinstance(app.screen, MemoryScreen)
         memory_id = app.screen.memory_id
-        assert memories.get_memory(app.runtime.store, memory_id).content == "the door code is 7731"
+        assert present(memories.get_memory(app.runtime.store, memory_id)).content == "the door code is 7731"
         await pilot.press("escape", "escape")
         await wait_until(pilot, lambda: app.screen is app.main_screen)
         await type_and_send(pilot, app, "what is the door code?")
@@ -86,14 +98,14 @@ async def test_a_stale_fact_found_by_typing_edited_and_the_next_offline_answer_s
         lines = [item.line for item in why.query(WhyItem)]
         assert f"#{memory_id} the door code is •••• (Sun Nov 22 14:00)" in lines
         memory_line = next(i for i, item in enumerate(why.query(WhyItem)) if item.target == memory_id)
-        why.query_one("#why-list").index = memory_line
+        why.query_one("#why-list", ListView).index = memory_line
         await pilot.press("enter")  # a memory listed opens on its Memories screen
         await wait_until(pilot, lambda: isinstance(app.screen, MemoryScreen) and app.screen.memory_id == memory_id)
 
 
 # -- the list: pages, never a widget per memory ----------------------------------------------------
 
-async def test_the_list_is_paged_and_its_widgets_do_not_grow_with_the_store(tmp_path):
+async def test_the_list_is_paged_and_its_widgets_do_not_grow_with_the_store(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     store = Store(app.runtime.settings.db_path(), make_clock(T0))
     with store.transaction():
@@ -118,7 +130,7 @@ async def test_the_list_is_paged_and_its_widgets_do_not_grow_with_the_store(tmp_
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
-async def test_filters_are_reached_and_set_with_the_keyboard(tmp_path, size):
+async def test_filters_are_reached_and_set_with_the_keyboard(tmp_path: Path, size: tuple[int, int]) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=size) as pilot:
         await settle(pilot, app)
@@ -127,25 +139,27 @@ async def test_filters_are_reached_and_set_with_the_keyboard(tmp_path, size):
         await open_memories(pilot, app)
         assert len(listed(app)) == 4
         await pilot.press("tab")  # from the search box to the filters, on the first: kind
-        assert app.focused.id == "memories-filters"
+        assert present(app.focused).id == "memories-filters"
         await pilot.press("down")  # kind: fact
         await wait_until(pilot, lambda: len(listed(app)) == 2, what="facts only")
         await pilot.press("right", "right", "right", "down")  # tier, private, secret: yes
         await wait_until(pilot, lambda: listed(app) == ["the door code is ••••"], what="secrets only")
-        assert "kind: fact  tier: any  private: any  secret: yes" in str(app.focused.render())
+        assert "kind: fact  tier: any  private: any  secret: yes" in str(present(app.focused).render())
         await pilot.press("up")  # secret: any again
         await wait_until(pilot, lambda: len(listed(app)) == 2, what="facts again")
 
 
 # -- one memory: each change undone ------------------------------------------------------------------
 
-async def open_first(pilot, app) -> MemoryScreen:
+async def open_first(pilot: Pilot[int], app: AssistantApp) -> MemoryScreen:
     await pilot.press("enter")
     await wait_until(pilot, lambda: isinstance(app.screen, MemoryScreen) and app.screen.detail is not None)
-    return app.screen
+    screen = app.screen
+    assert isinstance(screen, MemoryScreen)
+    return screen
 
 
-async def test_private_pin_forget_each_undone_with_ctrl_z_and_a_secret_revealed_only_here(tmp_path):
+async def test_private_pin_forget_each_undone_with_ctrl_z_and_a_secret_revealed_only_here(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
@@ -162,12 +176,21 @@ async def test_private_pin_forget_each_undone_with_ctrl_z_and_a_secret_revealed_
         await pilot.press("r")
         assert "2468" not in shown(app, "#memory-text")
         for key, field, action in (("p", "private", "private"), ("t", "pinned", "pin")):
+            def stored(f: str = field) -> object:
+                return getattr(memories.get_memory(app.runtime.store, memory.id), f)
+
+            def not_stored(f: str = field) -> bool:
+                return not stored(f)
+
+            def on_screen(f: str = field) -> object:
+                return screen.detail is not None and getattr(screen.detail, f)
+
             await pilot.press(key)
-            await wait_until(pilot, lambda f=field: getattr(memories.get_memory(app.runtime.store, memory.id), f))
-            assert changes.last_change(app.runtime.store)["action"] == action
-            await wait_until(pilot, lambda f=field: screen.detail is not None and getattr(screen.detail, f))
+            await wait_until(pilot, stored)
+            assert present(changes.last_change(app.runtime.store))["action"] == action
+            await wait_until(pilot, on_screen)
             await pilot.press("ctrl+z")
-            await wait_until(pilot, lambda f=field: not getattr(memories.get_memory(app.runtime.store, memory.id), f))
+            await wait_until(pilot, not_stored)
             await settle(pilot, app)
         await pilot.press("f")
         await wait_until(pilot, lambda: isinstance(app.screen, MemoriesScreen), what="back in the list")
@@ -177,8 +200,8 @@ async def test_private_pin_forget_each_undone_with_ctrl_z_and_a_secret_revealed_
         await wait_until(pilot, lambda: "the alarm code is ••••" in listed(app), what="brought back")
         await wait_until(pilot, lambda: "3 memories" in shown(app, "#memories-title"), what="the count again")
         assert not any("2468" in n for n in notices(app))  # the undo's notice masks it as the list does
-        assert memories.get_memory(app.runtime.store, memory.id).content == "the alarm code is 2468"
-        assert app.screen.query_one(MemoryList).selected.id == memory.id
+        assert present(memories.get_memory(app.runtime.store, memory.id)).content == "the alarm code is 2468"
+        assert present(app.screen.query_one(MemoryList).selected).id == memory.id
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is app.main_screen)
         assert "2468" not in "\n".join(str(w.render()) for w in app.main_screen.query("Static"))
@@ -205,13 +228,14 @@ async def test_forget_and_undo_in_a_searched_list_while_an_import_waits_for_its_
         await pilot.press("ctrl+z", *" pass")
         assert app.main_screen.jobs.idle_for() < 1.0  # the keys were seen: no idle work starts under them
         await wait_until(pilot, lambda: listed(app) == ["the wifi password is on the fridge"]
-                         and app.screen.query_text == "wifi pass", what="brought back, and the search typed on")
+                         and isinstance(app.screen, MemoriesScreen) and app.screen.query_text == "wifi pass",
+                         what="brought back, and the search typed on")
         await settle(pilot, app)
         assert shown(app, "#memories-title") == "Memories · 1 found"
         assert pending_count(runtime.store) >= waiting  # the searches embedded none of the backlog
 
 
-async def test_an_empty_edit_is_refused_and_keeps_the_text(tmp_path):
+async def test_an_empty_edit_is_refused_and_keeps_the_text(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -228,7 +252,7 @@ async def test_an_empty_edit_is_refused_and_keeps_the_text(tmp_path):
 
 # -- Why this answer ------------------------------------------------------------------------------------
 
-async def test_why_says_so_when_there_is_no_answer_or_no_record(tmp_path):
+async def test_why_says_so_when_there_is_no_answer_or_no_record(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
@@ -244,14 +268,15 @@ async def test_why_says_so_when_there_is_no_answer_or_no_record(tmp_path):
 
 # -- incognito ---------------------------------------------------------------------------------------
 
-def dump(path: Path) -> dict[str, list[tuple]]:
+def dump(path: Path) -> dict[str, list[tuple[Any, ...]]]:
     """The memory and episode tables, row by row, as the file holds them (another connection)."""
     with Store(path, make_clock(T0)) as store:
         return {t: [tuple(r) for r in store.query(f"SELECT * FROM {t} ORDER BY 1")] for t in TABLES}
 
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
-async def test_an_incognito_conversation_leaves_the_tables_and_the_history_file_as_they_were(tmp_path, size):
+async def test_an_incognito_conversation_leaves_the_tables_and_the_history_file_as_they_were(
+        tmp_path: Path, size: tuple[int, int]) -> None:
     app = make_app(tmp_path)
     history = Path(os.environ["XDG_STATE_HOME"]) / "assistant" / "input_history.jsonl"
     async with app.run_test(size=size) as pilot:
@@ -289,7 +314,8 @@ async def test_an_incognito_conversation_leaves_the_tables_and_the_history_file_
 # -- the briefing card ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
-async def test_the_briefing_shows_on_the_first_launch_of_a_day_only_and_never_takes_the_keyboard(tmp_path, size):
+async def test_the_briefing_shows_on_the_first_launch_of_a_day_only_and_never_takes_the_keyboard(
+        tmp_path: Path, size: tuple[int, int]) -> None:
     app = make_app(tmp_path, briefing=True)
     async with app.run_test(size=size) as pilot:
         await settle(pilot, app)
@@ -317,7 +343,7 @@ async def test_the_briefing_shows_on_the_first_launch_of_a_day_only_and_never_ta
         assert not again.main_screen.query("#briefing-card")  # the first message dismissed it
 
 
-async def test_no_card_on_a_day_with_nothing_in_it(tmp_path):
+async def test_no_card_on_a_day_with_nothing_in_it(tmp_path: Path) -> None:
     app = make_app(tmp_path, seed=False, briefing=True)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
@@ -332,7 +358,7 @@ async def test_no_card_on_a_day_with_nothing_in_it(tmp_path):
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it in .ci/run)")
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
-def test_the_acceptance_walk_in_tmux(tmp_path, size):
+def test_the_acceptance_walk_in_tmux(tmp_path: Path, size: tuple[int, int]) -> None:
     exe = Path(sys.executable).parent / "assistant"
     db, now = tmp_path / "m.db", "2026-11-22T14:00:00+00:00"
     env = f"ASSISTANT_TIMEZONE=UTC ASSISTANT_PROVIDER=offline XDG_STATE_HOME={tmp_path}/state"
@@ -408,7 +434,7 @@ def test_the_acceptance_walk_in_tmux(tmp_path, size):
         subprocess.run([*tmux, "kill-server"], capture_output=True)
 
 
-async def test_the_why_of_an_offline_remember_lists_its_tool_call_with_the_secret_hidden(tmp_path):
+async def test_the_why_of_an_offline_remember_lists_its_tool_call_with_the_secret_hidden(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -421,7 +447,7 @@ async def test_the_why_of_an_offline_remember_lists_its_tool_call_with_the_secre
         assert "the alarm code is ••••" in call and "2468" not in "\n".join(lines)
 
 
-async def test_the_filters_take_a_second_line_when_their_values_do_not_fit_80_columns(tmp_path):
+async def test_the_filters_take_a_second_line_when_their_values_do_not_fit_80_columns(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)

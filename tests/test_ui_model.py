@@ -9,15 +9,19 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.ui_helpers import make_app, notices, settle, type_and_send, wait_until
 from ui.app import AssistantApp
+from ui.widgets.working import TurnClock
+
+if TYPE_CHECKING:
+    from tests.standins import StandIn
 
 
-def model_app(tmp_path, standin, **env) -> AssistantApp:
+def model_app(tmp_path: Path, standin: StandIn, **env: str) -> AssistantApp:
     from tests.conftest import make_runtime
 
     rt = make_runtime(tmp_path, **{"ASSISTANT_PROVIDER": "openai", "OPENAI_BASE_URL": standin.base,
@@ -26,7 +30,8 @@ def model_app(tmp_path, standin, **env) -> AssistantApp:
     return AssistantApp(rt.settings)
 
 
-async def test_a_slow_answer_shows_the_model_working_and_escape_stops_it(tmp_path, openai_standin):
+async def test_a_slow_answer_shows_the_model_working_and_escape_stops_it(tmp_path: Path,
+                                                                         openai_standin: StandIn) -> None:
     openai_standin.models = ["/models/SmolLM2-135M-Instruct.Q4_1.gguf"]
     openai_standin.script = [("sleep", 8, "too late")]
     app = model_app(tmp_path, openai_standin)
@@ -49,7 +54,7 @@ async def test_a_slow_answer_shows_the_model_working_and_escape_stops_it(tmp_pat
         assert app.main_screen.composer.has_focus
 
 
-async def test_a_model_down_at_launch_is_taken_up_when_it_answers(tmp_path, openai_standin):
+async def test_a_model_down_at_launch_is_taken_up_when_it_answers(tmp_path: Path, openai_standin: StandIn) -> None:
     openai_standin.models = ["stand-in"]
     config = tmp_path / "config.toml"
     config.write_text('[openai]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "stand-in"\n')
@@ -69,7 +74,7 @@ async def test_a_model_down_at_launch_is_taken_up_when_it_answers(tmp_path, open
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it in .ci/run)")
-def test_quit_does_not_wait_for_a_model_that_is_still_answering(tmp_path, openai_standin):
+def test_quit_does_not_wait_for_a_model_that_is_still_answering(tmp_path: Path, openai_standin: StandIn) -> None:
     """ctrl+q while a model takes 60 s to answer (and the title would ask it again): the app ends at once,
     the message is kept and the conversation closes with its quick title."""
     openai_standin.models = ["stand-in"]
@@ -113,7 +118,8 @@ def test_quit_does_not_wait_for_a_model_that_is_still_answering(tmp_path, openai
 
 
 @pytest.mark.parametrize("edited", [False, True], ids=["sent after the answer", "edited: waits for enter"])
-async def test_a_message_sent_while_an_answer_is_written_waits_in_the_box(tmp_path, openai_standin, edited):
+async def test_a_message_sent_while_an_answer_is_written_waits_in_the_box(tmp_path: Path, openai_standin: StandIn,
+                                                                          edited: bool) -> None:
     openai_standin.models = ["stand-in"]
     openai_standin.script = [("sleep", 2, "first answer"), "second answer"]
     app = model_app(tmp_path, openai_standin, ASSISTANT_MODEL="stand-in")
@@ -246,7 +252,7 @@ def test_quit_ends_the_app_within_a_second_in_every_model_state(tmp_path: Path, 
 
 
 async def test_a_configured_server_down_at_launch_is_said_once_in_the_chat(tmp_path: Path,
-                                                                           openai_standin: object) -> None:
+                                                                           openai_standin: StandIn) -> None:
     """Issue 46: the app opened 'offline · built-in' in silence when the server in the config file did not
     answer; only `assistant status` said so."""
     config = tmp_path / "config.toml"
@@ -261,7 +267,7 @@ async def test_a_configured_server_down_at_launch_is_said_once_in_the_chat(tmp_p
         assert said.count(note) == 1, said
 
 
-async def test_an_answer_cut_off_is_said_and_the_status_changes(tmp_path: Path, openai_standin: Any) -> None:
+async def test_an_answer_cut_off_is_said_and_the_status_changes(tmp_path: Path, openai_standin: StandIn) -> None:
     """Issue 46: the server died after the first word; 'This' was kept as the whole answer, nothing said,
     and the status bar kept naming the model as if all was well."""
     openai_standin.models = ["stand-in"]
@@ -282,7 +288,7 @@ async def test_an_answer_cut_off_is_said_and_the_status_changes(tmp_path: Path, 
         await wait_until(pilot, lambda: "stopped mid-answer" not in str(status.render()), what="the status back")
 
 
-async def test_the_working_line_says_what_is_happening(tmp_path: Path, openai_standin: Any) -> None:
+async def test_the_working_line_says_what_is_happening(tmp_path: Path, openai_standin: StandIn) -> None:
     """Issue 46: with no model the working line said 'The model is answering… 1 s'. A model reads the
     message before it answers (on a CPU the slow part): the line says so."""
     app = make_app(tmp_path)
@@ -298,7 +304,7 @@ async def test_the_working_line_says_what_is_happening(tmp_path: Path, openai_st
         await settle(pilot, app)
         app.main_screen.composer.insert("what should I cook tonight?")
         await pilot.press("enter")
-        clock = app.main_screen.query_one("#turn-clock")
+        clock = app.main_screen.query_one("#turn-clock", TurnClock)
         await wait_until(pilot, lambda: clock.display and " 1 s" in str(clock.render()), what="the working line")
         assert str(clock.render()).startswith("stand-in is reading your message… 1 s")
         await pilot.press("escape")

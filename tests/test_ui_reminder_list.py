@@ -7,22 +7,30 @@ from __future__ import annotations
 
 from datetime import UTC, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+from textual.widgets import Input
+from textual.widgets._footer import FooterKey
 
 from memory import memories
 from memory.errors import NotFound
 from memory.store import Store
 from memory.time.clock import Clock
-from tests.conftest import T0, make_runtime
+from tests.conftest import T0, make_runtime, present
 from tests.ui_helpers import notices, settle, sidebar_text, type_and_send, wait_until
 from ui.app import AssistantApp
 from ui.screens.dialogs import DetailScreen, SnoozeScreen
 from ui.widgets.composer import Composer
 from ui.widgets.reminders import ReminderItem, ReminderList
 
+if TYPE_CHECKING:
+    from textual.widget import Widget
 
-def many_app(tmp_path, count: int = 30, overdue: int = 0) -> AssistantApp:
+    from memory.memories import Memory
+
+
+def many_app(tmp_path: Path, count: int = 30, overdue: int = 0) -> AssistantApp:
     """`count` reminders an hour apart from T0 + 1 h ("Task 01", ...), and `overdue` more before T0."""
     rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")
     for i in range(count):
@@ -33,17 +41,17 @@ def many_app(tmp_path, count: int = 30, overdue: int = 0) -> AssistantApp:
     return AssistantApp(rt.settings)
 
 
-def other_process(app) -> Store:
+def other_process(app: AssistantApp) -> Store:
     return Store(app.runtime.store.path, Clock(UTC, app.runtime.clock.now()))
 
 
-def highlighted(app) -> ReminderItem:
+def highlighted(app: AssistantApp) -> ReminderItem:
     item = app.query_one(ReminderList).highlighted_child
     assert isinstance(item, ReminderItem)
     return item
 
 
-def in_view(app, item) -> bool:
+def in_view(app: AssistantApp, item: Widget) -> bool:
     """The row is on screen: what is drawn at its first and last text line is this row (not another
     widget, not the footer), and inside the sidebar."""
     region = item.region
@@ -60,13 +68,13 @@ def keys(text: str) -> list[str]:
     return ["space" if c == " " else c for c in text]
 
 
-def find(app, content: str):
+def find(app: AssistantApp, content: str) -> Memory:
     row = app.runtime.store.one("SELECT id FROM knowledge WHERE content = ?", (content,))
-    return memories.get_memory(app.runtime.store, row[0])
+    return present(memories.get_memory(app.runtime.store, row[0]))
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])
-async def test_the_highlight_stays_in_view_and_enter_opens_what_is_seen(tmp_path, size):
+async def test_the_highlight_stays_in_view_and_enter_opens_what_is_seen(tmp_path: Path, size: tuple[int, int]) -> None:
     app = many_app(tmp_path)
     async with app.run_test(size=size, notifications=True) as pilot:
         await settle(pilot, app)
@@ -83,12 +91,12 @@ async def test_the_highlight_stays_in_view_and_enter_opens_what_is_seen(tmp_path
         assert "Task 21" in str(app.screen.query_one("#detail-text").render())
 
 
-async def test_the_highlight_stays_on_its_reminder_through_insertions_removals_and_due_notices(tmp_path):
+async def test_the_highlight_stays_on_its_reminder_through_insertions_removals_and_due_notices(tmp_path: Path) -> None:
     app = many_app(tmp_path, count=8)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         await pilot.press("ctrl+l", "down", "down", "down")
-        assert app.main_screen.sidebar.selected.content == "Task 04"
+        assert present(app.main_screen.sidebar.selected).content == "Task 04"
         with other_process(app) as cli:  # inserted above it
             memories.remember(cli, "Feed the cat", due_at=T0 + timedelta(minutes=30))
         await wait_until(pilot, lambda: "Feed the cat" in sidebar_text(app), timeout=3)
@@ -112,7 +120,7 @@ async def test_the_highlight_stays_on_its_reminder_through_insertions_removals_a
         assert highlighted(app).reminder.content == "Task 05" and in_view(app, highlighted(app))
 
 
-async def test_after_undo_the_highlight_is_on_the_reminder_that_came_back(tmp_path):
+async def test_after_undo_the_highlight_is_on_the_reminder_that_came_back(tmp_path: Path) -> None:
     app = many_app(tmp_path, count=5)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
@@ -132,7 +140,7 @@ async def test_after_undo_the_highlight_is_on_the_reminder_that_came_back(tmp_pa
         assert "Task 03" in str(app.screen.query_one(".screen-title").render())
 
 
-async def test_a_sentence_typed_into_the_list_reaches_the_message_box_whole(tmp_path):
+async def test_a_sentence_typed_into_the_list_reaches_the_message_box_whole(tmp_path: Path) -> None:
     app = many_app(tmp_path, count=3)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -152,7 +160,7 @@ async def test_a_sentence_typed_into_the_list_reaches_the_message_box_whole(tmp_
             assert find(app, "Task 01").due_at == "2026-11-22T15:00:00+00:00"  # not snoozed
 
 
-async def test_ctrl_z_in_the_message_box_undoes_a_done_said_in_the_chat(tmp_path):
+async def test_ctrl_z_in_the_message_box_undoes_a_done_said_in_the_chat(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")
     memories.remember(rt.store, "stretch", due_at=T0 + timedelta(hours=1))
     rt.close()
@@ -170,7 +178,7 @@ async def test_ctrl_z_in_the_message_box_undoes_a_done_said_in_the_chat(tmp_path
         assert "stretch" in sidebar_text(app)
 
 
-async def test_ctrl_z_in_the_message_box_undoes_a_change_made_while_a_draft_waited(tmp_path):
+async def test_ctrl_z_in_the_message_box_undoes_a_change_made_while_a_draft_waited(tmp_path: Path) -> None:
     """A draft typed before a reminder changed is not the box's to undo: ctrl+z puts the reminder back
     and keeps the draft; once the draft is edited, ctrl+z is the box's own again."""
     app = many_app(tmp_path, count=3)
@@ -188,7 +196,7 @@ async def test_ctrl_z_in_the_message_box_undoes_a_change_made_while_a_draft_wait
         assert sum(n.startswith("Undone") for n in notices(app)) == 1  # the box's own undo, not another one
 
 
-async def test_the_details_dialog_edits_text_and_time_and_forgets_with_undo(tmp_path):
+async def test_the_details_dialog_edits_text_and_time_and_forgets_with_undo(tmp_path: Path) -> None:
     app = many_app(tmp_path, count=2)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -196,7 +204,7 @@ async def test_the_details_dialog_edits_text_and_time_and_forgets_with_undo(tmp_
         await pilot.press("ctrl+l", "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, DetailScreen), what="details")
         await pilot.press("e")
-        content = app.screen.query_one("#detail-content")
+        content = app.screen.query_one("#detail-content", Input)
         assert content.value == "Task 01" and app.focused is content
         content.value = ""
         await pilot.press(*"Call mum", "tab", *"tomorrow at 25:00", "enter")
@@ -204,11 +212,11 @@ async def test_the_details_dialog_edits_text_and_time_and_forgets_with_undo(tmp_
         assert isinstance(app.screen, DetailScreen)  # a bad time: said here, nothing changed
         assert "25:00" in str(app.screen.query_one("#detail-error").render())
         assert memories.get_memory(app.runtime.store, first.id) == first
-        app.screen.query_one("#detail-when").value = ""
+        app.screen.query_one("#detail-when", Input).value = ""
         await pilot.press(*"tomorrow at 8am", "enter")
         await settle(pilot, app)
-        assert app.screen is app.main_screen
-        changed = memories.get_memory(app.runtime.store, first.id)
+        assert app.screen is app.main_screen  # type: ignore[comparison-overlap]  # no longer the one asserted above
+        changed = present(memories.get_memory(app.runtime.store, first.id))
         assert changed.content == "Call mum" and changed.due_at == "2026-11-23T08:00:00+00:00"
         assert "Call mum" in sidebar_text(app) and "Mon Nov 23 08:00" in sidebar_text(app)
         # Forget from the dialog, then ctrl+z brings it back with its id.
@@ -226,7 +234,7 @@ async def test_the_details_dialog_edits_text_and_time_and_forgets_with_undo(tmp_
         assert highlighted(app).reminder.id == first.id
 
 
-async def test_many_reminders_show_the_urgent_ones_a_count_and_one_launch_notice(tmp_path):
+async def test_many_reminders_show_the_urgent_ones_a_count_and_one_launch_notice(tmp_path: Path) -> None:
     app = many_app(tmp_path, count=150, overdue=90)  # every one within the 7-day window
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
@@ -247,7 +255,7 @@ async def test_many_reminders_show_the_urgent_ones_a_count_and_one_launch_notice
         assert str(narrow.main_screen.bar.render()).startswith("⏰ 240 reminders · 90 overdue · next: Task 01")
 
 
-async def test_at_80_columns_nothing_is_cut_mid_word_and_toasts_leave_the_message_box_free(tmp_path):
+async def test_at_80_columns_nothing_is_cut_mid_word_and_toasts_leave_the_message_box_free(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")
     memories.remember(rt.store, "Renew the passport application before the consulate closes for the holidays",
                       due_at=T0 - timedelta(minutes=1), allow_past=True)
@@ -268,7 +276,7 @@ async def test_at_80_columns_nothing_is_cut_mid_word_and_toasts_leave_the_messag
         await pilot.press("escape")
         await pilot.pause()
         # The footer keeps the reminder and conversation keys, each drawn whole.
-        shown = {k.key: k for k in app.main_screen.footer.query("FooterKey")}
+        shown = {k.key: k for k in app.main_screen.footer.query(FooterKey)}
         assert {"ctrl+q", "ctrl+o", "ctrl+l", "ctrl+b", "f1"} <= set(shown)
         for key in shown.values():
             assert key.region.width >= len(key.key_display) + 1 + len(key.description), key.description
@@ -288,7 +296,8 @@ async def test_at_80_columns_nothing_is_cut_mid_word_and_toasts_leave_the_messag
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])
-async def test_toasts_stand_above_the_message_box_and_beside_the_reminders(tmp_path, size):
+async def test_toasts_stand_above_the_message_box_and_beside_the_reminders(tmp_path: Path,
+                                                                           size: tuple[int, int]) -> None:
     """Placed through the styles of Textual's ToastRack (ui/toasts.py): never on the message box, as it
     grows with its text, nor on the status bar; beside the sidebar on a wide screen; and where the list
     fills a narrow screen, on the right, clear of where the highlighted reminder is read."""
@@ -301,7 +310,7 @@ async def test_toasts_stand_above_the_message_box_and_beside_the_reminders(tmp_p
             app.notify(f"Notice {i}: long enough to wrap over a few lines of the toast " * 2, timeout=60)
         await pilot.pause(0.3)
 
-        def toasts_clear_of(*widgets) -> bool:
+        def toasts_clear_of(*widgets: Widget) -> bool:
             toasts = list(app.screen.query("Toast"))
             return bool(toasts) and all(not t.region.overlaps(w.region) for t in toasts for w in widgets)
 
@@ -317,7 +326,7 @@ async def test_toasts_stand_above_the_message_box_and_beside_the_reminders(tmp_p
 
 
 @pytest.mark.parametrize("key", ["ctrl+b", "ctrl+l"])
-async def test_coming_back_to_the_list_starts_at_the_most_urgent_not_an_old_highlight(tmp_path, key):
+async def test_coming_back_to_the_list_starts_at_the_most_urgent_not_an_old_highlight(tmp_path: Path, key: str) -> None:
     """A newcomer left the highlight on one reminder, came back later with ctrl+b at 80x24 and `d`
     completed that one, not the overdue one at the top."""
     app = many_app(tmp_path, count=5)
@@ -330,7 +339,7 @@ async def test_coming_back_to_the_list_starts_at_the_most_urgent_not_an_old_high
         assert highlighted(app).reminder.content == "Task 01"
 
 
-async def test_what_lies_beyond_the_window_is_counted_in_the_sidebar_and_the_bar(tmp_path):
+async def test_what_lies_beyond_the_window_is_counted_in_the_sidebar_and_the_bar(tmp_path: Path) -> None:
     """A reminder moved 11 days ahead vanished from every view with no "1 later" line (issue 36)."""
     from memory import memories
     from tests.conftest import make_runtime

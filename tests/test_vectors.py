@@ -1,19 +1,30 @@
 """memory.vectors: the quantised search (one-bit codes, rescored) agrees with exact cosine search."""
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pytest
 
 from memory import vectors
 from memory.store import Store
 
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
 
-def _recall_at_10(store: Store, queries, doc_type: int | None = None, **knobs) -> float:
+    from memory.search.embeddings import LocalEmbedder
+    from memory.time.clock import Clock
+
+
+def _recall_at_10(store: Store, queries: NDArray[np.float32], doc_type: int | None = None,
+                  shortlist: int | None = None, rescore: int | None = None) -> float:
     """Share of the exact top 10 the quantised search returns (ties counted as found)."""
-    found = []
+    found: list[float] = []
     for query in queries:
         ranked = vectors.exact_knn(store, query, 10_000, doc_type)
-        quantised = vectors.knn(store, query, 10, doc_type, **knobs)
+        quantised = vectors.knn(store, query, 10, doc_type, shortlist=shortlist, rescore=rescore)
         tenth = ranked[9][1] - 1e-6
         found.append(sum(score >= tenth for _, score in quantised) / 10)
         assert quantised[0][0] == ranked[0][0]
@@ -24,7 +35,7 @@ def _recall_at_10(store: Store, queries, doc_type: int | None = None, **knobs) -
 
 
 @pytest.fixture
-def clustered(tmp_path, clock):
+def clustered(tmp_path: Path, clock: Clock) -> Iterator[tuple[Store, NDArray[np.float32]]]:
     """3,000 vectors in 60 topics (a fixed seed), most of them messages, some memories."""
     rng = np.random.default_rng(15)
     centres = rng.normal(size=(60, 384))
@@ -40,7 +51,7 @@ def clustered(tmp_path, clock):
 
 
 @pytest.mark.slow
-def test_quantised_search_finds_the_exact_top_10(clustered):
+def test_quantised_search_finds_the_exact_top_10(clustered: tuple[Store, NDArray[np.float32]]) -> None:
     store, queries = clustered
     assert vectors.count(store) == 3000 and store.one("SELECT count(*) FROM vector_blocks")[0] == 2
     assert _recall_at_10(store, queries) >= 0.98  # 3,000 > RESCORE: the codes decide what is rescored
@@ -49,7 +60,7 @@ def test_quantised_search_finds_the_exact_top_10(clustered):
     assert _recall_at_10(store, queries, shortlist=200, rescore=40) >= 0.8
 
 
-def test_deleted_and_replaced_vectors(clustered):
+def test_deleted_and_replaced_vectors(clustered: tuple[Store, NDArray[np.float32]]) -> None:
     store, queries = clustered
     cache = vectors.CodeCache()
     nearest = vectors.knn(store, queries[0], 3, cache=cache)
@@ -64,7 +75,7 @@ def test_deleted_and_replaced_vectors(clustered):
 
 
 @pytest.mark.slow
-def test_realistic_conversation_agrees_with_exact(tmp_path, clock, embedder):
+def test_realistic_conversation_agrees_with_exact(tmp_path: Path, clock: Clock, embedder: LocalEmbedder) -> None:
     """A conversation of the retrieval benchmark (about 700 turns, real embeddings) and its questions."""
     from tests.test_retrieval import _bench
 

@@ -3,12 +3,14 @@ never a label to take apart; one reminder's details; the status; the due timer's
 the app makes of them (the status line, the notices when reminders fall due). No app is driven here."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
 from assistant.services import Services
-from assistant.views import DueNotice, StatusView
+from assistant.views import DueNotice, ReminderView, StatusView
 from memory import memories
 from memory.errors import InvalidInput
 from tests.conftest import T0, make_runtime
@@ -17,17 +19,17 @@ from ui.widgets.status import status_line
 
 
 @pytest.fixture
-def services(tmp_path):
+def services(tmp_path: Path) -> Iterator[Services]:
     services = Services(make_runtime(tmp_path, ASSISTANT_PROVIDER="offline"))
     yield services
     services.runtime.close()
 
 
-def by_content(services: Services) -> dict:
+def by_content(services: Services) -> dict[str, ReminderView]:
     return {r.content: r for r in services.reminders.page().items}
 
 
-def test_a_reminder_is_given_as_fields(services):
+def test_a_reminder_is_given_as_fields(services: Services) -> None:
     store = services.runtime.store
     memories.remember(store, "Water the plants", due_at="every tuesday at 7pm")
     memories.remember(store, "Pay the rent", due_at=T0 - timedelta(hours=2))
@@ -42,7 +44,7 @@ def test_a_reminder_is_given_as_fields(services):
     assert not hasattr(plants, "label")
 
 
-def test_the_details_of_a_reminder_and_one_done_elsewhere(services):
+def test_the_details_of_a_reminder_and_one_done_elsewhere(services: Services) -> None:
     store = services.runtime.store
     tea = memories.remember(store, "Buy tea", due_at=T0 + timedelta(hours=3), importance=4)
     detail = services.reminders.detail(tea.id)
@@ -54,13 +56,13 @@ def test_the_details_of_a_reminder_and_one_done_elsewhere(services):
         services.reminders.detail(tea.id)
 
 
-def test_a_change_says_its_new_time_and_the_timer_its_wait(services):
+def test_a_change_says_its_new_time_and_the_timer_its_wait(services: Services) -> None:
     tea = memories.remember(services.runtime.store, "Buy tea", due_at=T0 + timedelta(hours=3))
     assert services.reminders.snooze(tea.id, "tomorrow at 8am").when == "Mon Nov 23 08:00"
     assert services.due.seconds_until(T0 + timedelta(seconds=90)) == 90.0  # the frozen clock, as it is
 
 
-def test_the_status_in_fields_and_in_words(services):
+def test_the_status_in_fields_and_in_words(services: Services) -> None:
     memories.remember(services.runtime.store, "I like tea")
     view = services.status.view()
     assert view == StatusView("connecting…", 1, None, "Sun Nov 22 14:00")
@@ -72,7 +74,7 @@ def test_the_status_in_fields_and_in_words(services):
     assert status_line(later, "consolidating 3/10 (cluster)").endswith("consolidation: consolidating 3/10 (cluster)")
 
 
-def test_what_is_said_when_reminders_fall_due(services):
+def test_what_is_said_when_reminders_fall_due(services: Services) -> None:
     store = services.runtime.store
     for i in range(6):
         memories.remember(store, f"Task {i}", due_at=T0 + timedelta(minutes=i + 1))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from assistant.providers.anthropic_provider import AnthropicProvider
 from assistant.services import Services
@@ -12,10 +13,16 @@ from assistant.services.model import responder_for
 from assistant.turn.events import Done, ToolResult
 from memory import changes, memories
 from memory.turn_records import Withheld
-from tests.standins import text_reply, tool_reply
+from tests.standins import StandIn, text_reply, tool_reply
+
+if TYPE_CHECKING:
+    from assistant.providers.base import Provider
+    from assistant.runtime import Runtime
+    from assistant.turn.events import Event
+    from memory.store import Store
 
 
-def service_with(rt, provider=None) -> Services:
+def service_with(rt: Runtime, provider: Provider | None = None) -> Services:
     from assistant.turn.agent import Agent
 
     services = Services(rt)
@@ -23,11 +30,12 @@ def service_with(rt, provider=None) -> Services:
     return services
 
 
-async def say(services: Services, text: str) -> list:
+async def say(services: Services, text: str) -> list[Event]:
     return [event async for event in services.model.turn(text)]
 
 
-async def test_a_model_answers_record_says_what_went_in_and_what_the_gate_held_back(rt, anthropic_standin):
+async def test_a_model_answers_record_says_what_went_in_and_what_the_gate_held_back(rt: Runtime,
+                                                                                    anthropic_standin: StandIn) -> None:
     budget = memories.remember(rt.store, "the ski trip budget is 1500 euros", kind="fact")
     secret = memories.remember(rt.store, "the ski locker code is 4471", kind="fact")
     anthropic_standin.script = [tool_reply("recall", {"query": "ski"}), text_reply("It is 1500 euros.")]
@@ -49,8 +57,9 @@ async def test_a_model_answers_record_says_what_went_in_and_what_the_gate_held_b
     assert latest is not None and latest[0] == done.message_id  # the latest answer of the conversation
 
 
-async def test_an_offline_answers_record_says_what_the_reading_understood_and_that_nothing_left(rt):
+async def test_an_offline_answers_record_says_what_the_reading_understood_and_that_nothing_left(rt: Runtime) -> None:
     events = await say(service_with(rt), "remind me to call the bank tomorrow at 10am")
+    assert isinstance(events[-1], Done)
     found = service_with(rt).why.record(events[-1].message_id)
     assert found is not None
     why = found[1]
@@ -59,11 +68,12 @@ async def test_an_offline_answers_record_says_what_the_reading_understood_and_th
     assert why.reading.due == "2026-11-23T10:00:00+00:00" and why.tools[0].name == "remember"
 
 
-async def test_forget_takes_a_memory_out_of_the_records_that_quote_it_and_undo_puts_it_back(rt):
+async def test_forget_takes_a_memory_out_of_the_records_that_quote_it_and_undo_puts_it_back(rt: Runtime) -> None:
     from assistant.forgetting import forget
 
     services = service_with(rt)
     events = await say(services, "remember that the garage code changed to 5521")
+    assert isinstance(events[-1], Done)
     answer = events[-1].message_id
     memory = memories.get_memory(rt.store, 1)
     assert memory.content in str(services.why.record(answer))
@@ -77,13 +87,14 @@ TABLES = ("knowledge", "memory_meta", "messages", "episodes", "turn_records", "m
           "edges", "pending_embeddings")
 
 
-def tables(store) -> dict[str, list[tuple]]:
+def tables(store: Store) -> dict[str, list[tuple[Any, ...]]]:
     return {t: [tuple(r) for r in store.query(f"SELECT * FROM {t} ORDER BY 1")] for t in TABLES} | {
         "search_index": [tuple(r) for r in store.query("SELECT rowid, content FROM search_index ORDER BY rowid")]}
 
 
-async def test_an_incognito_conversation_changes_no_row_and_leaves_nothing_in_the_files(rt, anthropic_standin,
-                                                                                         tmp_path):
+async def test_an_incognito_conversation_changes_no_row_and_leaves_nothing_in_the_files(rt: Runtime,
+                                                                                        anthropic_standin: StandIn,
+                                                                                        tmp_path: Path) -> None:
     word = "zanzibarquokka"
     memories.remember(rt.store, "the ski trip budget is 1500 euros", kind="fact")
     reminder = memories.remember(rt.store, "call the plumber", due_at="2026-11-22T15:00:00+00:00")
@@ -98,7 +109,7 @@ async def test_an_incognito_conversation_changes_no_row_and_leaves_nothing_in_th
         tool_reply("remember", {"content": f"the {word} is blue"}), text_reply("Noted."),
         text_reply("Sure.")]
     events = await say(services, f"what is the ski budget? and {word}")
-    assert "1500 euros" in events[-1].text and services.incognito.active
+    assert isinstance(events[-1], Done) and "1500 euros" in events[-1].text and services.incognito.active
     events = await say(services, f"remember that the {word} is blue")
     refused = [e for e in events if isinstance(e, ToolResult) and e.is_error]
     assert refused and "incognito conversation" in refused[0].content
@@ -115,11 +126,12 @@ async def test_an_incognito_conversation_changes_no_row_and_leaves_nothing_in_th
             assert word.encode() not in path.read_bytes(), path
 
 
-async def test_offline_incognito_refuses_to_remember_with_one_sentence(rt):
+async def test_offline_incognito_refuses_to_remember_with_one_sentence(rt: Runtime) -> None:
     services = service_with(rt)
     services.incognito.start()
     events = await say(services, "remember that my locker is 112")
     # one sentence, naming no key: the status bar names the key of the app's keymap (issue 46)
+    assert isinstance(events[-1], Done)
     assert events[-1].text == ("That didn't work: nothing is stored in an incognito conversation, so nothing can be "
                                "remembered, set or changed.")
     assert rt.store.one("SELECT count(*) FROM knowledge")[0] == 0
@@ -129,7 +141,7 @@ async def test_offline_incognito_refuses_to_remember_with_one_sentence(rt):
     assert len(failed) == 1 and failed[0].summary == "" and events[-1].text.count("nothing is stored") == 1
 
 
-async def test_an_undo_notice_masks_a_secret_as_the_lists_do(rt):
+async def test_an_undo_notice_masks_a_secret_as_the_lists_do(rt: Runtime) -> None:
     services = service_with(rt)
     memory = memories.remember(rt.store, "the door code is 5829", kind="note")
     assert memory.sensitive
@@ -160,7 +172,7 @@ OLD_MODEL = {"responder": "anthropic", "model": "m", "left_the_machine": True,
                         "by": "model"}]}
 
 
-def _old_record(rt, data: object) -> int:
+def _old_record(rt: Runtime, data: object) -> int:
     from memory import episodes
 
     episode = episodes.open_episode(rt.store)
@@ -171,7 +183,7 @@ def _old_record(rt, data: object) -> int:
     return answer.id
 
 
-def test_a_record_in_the_old_dict_shape_reads_as_the_typed_record(rt) -> None:
+def test_a_record_in_the_old_dict_shape_reads_as_the_typed_record(rt: Runtime) -> None:
     from memory import turn_records
 
     offline = turn_records.get(rt.store, _old_record(rt, OLD_OFFLINE))
@@ -185,14 +197,14 @@ def test_a_record_in_the_old_dict_shape_reads_as_the_typed_record(rt) -> None:
     assert model.tools[0].arguments == "not json" and model.tools[0].is_error
 
 
-def test_a_record_that_does_not_validate_reads_as_none(rt) -> None:
+def test_a_record_that_does_not_validate_reads_as_none(rt: Runtime) -> None:
     from memory import turn_records
 
     answer = _old_record(rt, {"responder": "offline", "left_the_machine": "perhaps"})
     assert turn_records.get(rt.store, answer) is None and service_with(rt).why.record(answer) is None
 
 
-def test_a_new_record_round_trips(rt) -> None:
+def test_a_new_record_round_trips(rt: Runtime) -> None:
     from memory import turn_records
     from memory.turn_records import ReadingRecord, Section, ToolCallRecord, TurnRecord
 

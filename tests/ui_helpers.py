@@ -3,13 +3,20 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Any, Protocol
 
 from assistant.briefing import SHOWN_KEY
 from memory import memories
 from memory.transfer.jsonl_import import import_records
 from tests.conftest import make_runtime
 from ui.app import AssistantApp
+from ui.widgets.reminders import ReminderList
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.pilot import Pilot
 
 EPISODE = {"type": "episode", "id": "e1", "title": "Ski Trip Planning", "summary": "Budget for Breckenridge",
            "outcome": "success", "started_at": "2026-11-22T11:00:00+00:00", "ended_at": "2026-11-22T11:30:00+00:00"}
@@ -20,7 +27,17 @@ SKI_MESSAGES = [
      "content": "Noted: lift passes at **289 dollars** a day."}]
 
 
-def make_app(tmp_path, seed: bool = True, messages: bool = False, briefing: bool = False, **env) -> AssistantApp:
+class SnapCompare(Protocol):
+    """pytest-textual-snapshot's `snap_compare` fixture (the plugin has no type information): compares a
+    screenshot of the app with the one kept in tests/__snapshots__."""
+
+    def __call__(self, app: str | PurePath | App[Any], press: Iterable[str] = (),
+                 terminal_size: tuple[int, int] = (80, 24),
+                 run_before: Callable[[Pilot[Any]], Awaitable[None] | None] | None = None) -> bool: ...
+
+
+def make_app(tmp_path: Path, seed: bool = True, messages: bool = False, briefing: bool = False,
+             **env: str) -> AssistantApp:
     """An app over a store seeded with two reminders and a conversation. `briefing`: the day's briefing card
     shows at launch (by default this launch is not the day's first, so the card is not in the way)."""
     rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline", **env)
@@ -34,17 +51,20 @@ def make_app(tmp_path, seed: bool = True, messages: bool = False, briefing: bool
     return AssistantApp(rt.settings)
 
 
-async def settle(pilot, app) -> None:
+async def settle(pilot: Pilot[int], app: App[Any]) -> None:
     await pilot.pause()
     # A letter typed in the reminder list waits LETTER_PAUSE for more typing before it acts.
-    for lst in app.query("ReminderList"):
-        if getattr(lst, "_pending", None) is not None:
-            await wait_until(pilot, lambda lst=lst: lst._pending is None, what="the list letter to act")
+    for lst in app.query(ReminderList):
+        if lst._pending is not None:
+            def acted(lst: ReminderList = lst) -> bool:
+                return lst._pending is None
+
+            await wait_until(pilot, acted, what="the list letter to act")
     await app.workers.wait_for_complete()
     await pilot.pause()
 
 
-async def wait_until(pilot, predicate: Callable[[], object], timeout: float = 5.0, what: str = "") -> float:
+async def wait_until(pilot: Pilot[int], predicate: Callable[[], object], timeout: float = 5.0, what: str = "") -> float:
     """Poll `predicate` while the app runs; returns the seconds it took. Fails after `timeout`."""
     start = time.monotonic()
     while not predicate():
@@ -54,16 +74,16 @@ async def wait_until(pilot, predicate: Callable[[], object], timeout: float = 5.
     return time.monotonic() - start
 
 
-def sidebar_text(app) -> str:
+def sidebar_text(app: AssistantApp) -> str:
     """The reminder rows as shown (rows still being mounted count as empty)."""
     return "\n".join(str(static.render()) for item in app.query("ReminderItem") for static in item.query("Static"))
 
 
-def notices(app) -> list[str]:
+def notices(app: AssistantApp) -> list[str]:
     return [str(n.message) for n in app._notifications]
 
 
-async def type_and_send(pilot, app, text: str) -> None:
+async def type_and_send(pilot: Pilot[int], app: AssistantApp, text: str) -> None:
     app.main_screen.composer.insert(text)
     await pilot.press("enter")
     await settle(pilot, app)
