@@ -479,7 +479,9 @@ def _environment(env: Mapping[str, str]) -> tuple[dict[str, Any], dict[Key, str]
                 if name.upper().startswith(ENV_PREFIX) and name.upper() not in NOT_SETTINGS
                 and names_a_setting(key_of(name))}
     for alias, canonical in ENV_ALIASES.items():
-        if alias in env and key_of(canonical) not in given_by:
+        # Another tool's variable set to nothing (`OPENAI_BASE_URL= assistant`) is one not set, as that
+        # tool reads it: it took the place of the config file's address with an empty one.
+        if env.get(alias, "") != "" and key_of(canonical) not in given_by:
             given_by[key_of(canonical)] = alias
     table: dict[str, Any] = {}
     for key, name in sorted(given_by.items(), key=lambda item: (len(item[0]), item[0])):  # a whole table first

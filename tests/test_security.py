@@ -425,7 +425,8 @@ async def test_a_private_memory_quoted_before_an_edit_stays_out_of_the_history(a
     rt.close()
 
 
-async def test_a_placeholder_of_one_turn_never_names_the_next_turns_secret(anthropic_standin, tmp_path):
+async def test_a_placeholder_of_one_turn_never_names_the_next_turns_secret(anthropic_standin: StandIn,
+                                                                          tmp_path: Path) -> None:
     """An attack on issue 42's build: the answer kept '[secret 1 of your message]' as the model wrote it,
     the next message's first secret took the same name, and the model's remember stored the alarm code as
     the locker combination. The person reads the values; the stored answer names its secret by the message

@@ -219,6 +219,14 @@ def test_the_clients_own_variables_and_the_apps_own_winning_over_them() -> None:
     assert message.startswith("environment variable OLLAMA_HOST: ollama.host: ") and "is not an address" in message
 
 
+def test_another_tools_variable_set_to_nothing_leaves_the_config_files_address(tmp_path: Path) -> None:
+    """`OPENAI_BASE_URL= assistant`: the config file's server was replaced by an empty address, and the app
+    looked for https://api.openai.com/v1 instead (it never said the configured server was down)."""
+    config = write(tmp_path, '[openai]\nbase_url = "http://127.0.0.1:9/v1"\n')
+    s = load_settings(str(config), env={"OPENAI_BASE_URL": "", "OLLAMA_HOST": ""})
+    assert s.openai.base_url == "http://127.0.0.1:9/v1" and s.ollama.host == load_settings(env={}).ollama.host
+
+
 def test_variables_that_are_no_setting_are_ignored_and_a_wrong_key_of_a_table_is_named() -> None:
     load_settings(env={"ASSISTANT_WHATEVER": "1", "ASSISTANT_": "x"})  # as before: not ours to judge
     message = refused(None, env={"ASSISTANT_PROMPT__BOGUS": "1"})

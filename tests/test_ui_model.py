@@ -261,10 +261,15 @@ async def test_a_configured_server_down_at_launch_is_said_once_in_the_chat(tmp_p
                     OPENAI_BASE_URL="", ASSISTANT_MODEL="stand-in")
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: app.services.model.agent is not None, what="the first choice")
-        await settle(pilot, app)
-        said = [str(w.render()) for w in app.query("ToolLine")]
         note = "The server at http://127.0.0.1:9/v1 is not answering; offline until it does."
-        assert said.count(note) == 1, said
+
+        def said() -> list[str]:
+            return [str(w.render()) for w in app.query("ToolLine")]
+
+        # Not settle(): the worker that asks the server again, less and less often, runs for minutes.
+        await wait_until(pilot, lambda: note in said(), what="the note")
+        await pilot.pause(0.3)
+        assert said().count(note) == 1, said()
 
 
 async def test_an_answer_cut_off_is_said_and_the_status_changes(tmp_path: Path, openai_standin: StandIn) -> None:
