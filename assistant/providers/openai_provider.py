@@ -244,6 +244,14 @@ class OpenAIProvider:
 
     async def stream(self, system: SystemPrompt, conversation: list[Item],
                      tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
+        if not self.model:
+            # Nothing was named and the server listed nothing at launch: it may have loaded one since. One
+            # that gives no list (not running) fails below in its own words.
+            listed = await self._listed()
+            self._take_model(listed or [])
+            if not self.model and listed is not None:
+                raise ProviderError("model", f"{SERVER} at {self.url} lists no model: set openai.model or "
+                                             "ASSISTANT_MODEL")
         with_tools = bool(tools) and self.capabilities.tools is not Tools.NO
         request: dict[str, Any] = {"model": self.model, "messages": to_messages(system, conversation, with_tools),
                                    "stream": True, "max_tokens": self.max_tokens}

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from assistant.providers.anthropic_provider import AnthropicProvider
-from assistant.providers.base import Provider, ProviderError, not_listed, short_name
+from assistant.providers.base import Provider, not_listed, short_name
 from assistant.providers.local import reachable
 from assistant.providers.ollama_provider import OllamaProvider
 from assistant.runtime import Runtime
@@ -131,13 +131,9 @@ def _provider(runtime: Runtime, choice: Choice) -> Provider | None:
 
         return AnthropicProvider(s.model, s.max_tokens, context_window=s.context_window)
     if choice.name == "openai":
-        if not choice.model and choice.answers:
-            from assistant.providers.openai_provider import SERVER
-
-            raise ProviderError("model", f"{SERVER} at {choice.url} lists no model: set openai.model or "
-                                         "ASSISTANT_MODEL")
-        # A server that did not answer gets the turn anyway: it fails as unreachable, and the offline
-        # mode acts on the message in its place (a reminder is still set).
+        # A server that did not answer, or lists no model, gets the turn anyway: the message is stored
+        # first, the turn fails (unreachable; no model to name), and the offline mode acts on the message
+        # in its place (a reminder is still set). Nothing typed is lost to a server that cannot answer.
         from assistant.providers.openai_provider import OpenAIProvider, named_model
 
         o = s.openai
