@@ -214,6 +214,18 @@ def last_text(events: list[Event]) -> str:
     return events[-1].text
 
 
+def offline_note(events: list[Event]) -> str:
+    """Why the model did not answer, as a turn answered offline says it: once, on the first line of the
+    answer (no notice says it again)."""
+    from assistant.turn.events import Done, Notice
+
+    done = events[-1]
+    assert isinstance(done, Done) and done.failure, done
+    assert done.text.startswith("(I couldn't reach the chat model:"), done.text
+    assert not [e for e in events if isinstance(e, Notice) and "chat model" in e.text]
+    return done.text.split("\n", 1)[0]
+
+
 def make_clock(when: datetime | str, zone: str = "UTC") -> Clock:
     if isinstance(when, str):
         when = datetime.fromisoformat(when)

@@ -3,17 +3,24 @@ lost; a broken server is said in one clear line): a server that lists no model k
 unreachable one does, and a turn says its failure once, on a line of its own."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
 from memory.store import Store
+from tests.conftest import T0_TEXT
 
 if TYPE_CHECKING:
     from tests.conftest import Cli
     from tests.standins import StandIn
 
 DENTIST = "my dentist appointment is on Friday at 3pm, please keep this"
+ASSISTANT = Path(sys.executable).with_name("assistant")
+DOWN = "http://127.0.0.1:1/v1"  # nothing listens on port 1
 
 
 def typed(db: str) -> list[str]:
@@ -35,7 +42,30 @@ def test_a_server_that_lists_no_model_keeps_the_message(cli: Cli, openai_standin
     assert code == 1 and "Traceback" not in out + err
     assert typed(cli.db) == [DENTIST]  # kept, as a server that does not answer keeps it
     said = out + err
-    assert "lists no model" in said  # why, in its words
+    assert said.count("lists no model") == 1  # why, in its words, once
     assert "I handled this offline" in out  # answered offline, as when the server does not answer
     code, out, _ = cli("recap")
     assert code == 0 and "dentist" in out.lower()
+
+
+@pytest.mark.slow
+def test_a_server_down_is_said_once_on_its_own_line(tmp_path: Path) -> None:
+    """Issue: the failure was said three times (a header in the answer, a notice glued to the answer's
+    last word, a line at exit)."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith(("ASSISTANT_", "OPENAI"))}
+    env.update({"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config"),
+                "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_STATE_HOME": str(tmp_path / "state"),
+                "XDG_CACHE_HOME": str(tmp_path / "cache"), "ASSISTANT_TIMEZONE": "UTC",
+                "ASSISTANT_PROVIDER": "openai", "ASSISTANT_OPENAI__BASE_URL": DOWN,
+                "ASSISTANT_EMBEDDING_MODEL": "none"})
+    db = str(tmp_path / "m.db")
+    done = subprocess.run([str(ASSISTANT), "--db", db, "--now", T0_TEXT, "chat",
+                           "my boss is Tom now"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 1  # docs/cli.md: a failure of the model exits 1, also when answered offline
+    lines = done.stdout.splitlines()
+    about = [line for line in lines if "chat model" in line or "not reachable" in line]
+    assert len(about) == 1, done.stdout
+    assert about[0].startswith(("(", "assistant:", "[")), done.stdout  # on a line of its own
+    assert any("Tom" in line and "chat model" not in line for line in lines), done.stdout  # the answer is there
+    assert typed(db) == ["my boss is Tom now"]

@@ -20,7 +20,7 @@ from assistant.turn.events import Done, Event, Failed, Notice, TextDelta, ToolCa
 from memory import reminders
 from memory.errors import MalformedAnswer, ModelUnavailable
 from memory.store import Store
-from tests.conftest import Cli, make_runtime
+from tests.conftest import Cli, make_runtime, offline_note
 
 if TYPE_CHECKING:
     from assistant.runtime import Runtime
@@ -154,8 +154,7 @@ async def test_failures_are_one_line_and_keep_the_message(openai_standin: StandI
 async def test_server_not_running_is_said_as_for_ollama(runtime: Runtime) -> None:
     p = OpenAIProvider("http://127.0.0.1:9/v1", "m")
     events = await collect(Agent(runtime, responder_for(runtime, p)), "hi")
-    notice = next(e for e in events if isinstance(e, Notice))
-    assert "The OpenAI-compatible server is not reachable at http://127.0.0.1:9/v1" in notice.text
+    assert "The OpenAI-compatible server is not reachable at http://127.0.0.1:9/v1" in offline_note(events)
     assert isinstance(events[-1], Done) and events[-1].failure == "network"
 
 
@@ -165,14 +164,14 @@ async def test_wrong_key_names_the_variable(openai_standin: StandIn, runtime: Ru
     monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong")
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin))), "hi")
     assert isinstance(events[-1], Done) and events[-1].failure == "auth"
-    assert "refused the API key in OPENAI_API_KEY (401)" in next(e for e in events if isinstance(e, Notice)).text
+    assert "refused the API key in OPENAI_API_KEY (401)" in offline_note(events)
     assert "sk-wrong" not in json.dumps([vars(e) for e in events])
 
 
 async def test_unknown_model_names_it_and_what_the_server_offers(openai_standin: StandIn, runtime: Runtime) -> None:
     openai_standin.models = ["qwen2.5-7b-instruct", "llama-3.2-3b"]
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin, model="gpt-5"))), "hi")
-    notice = next(e for e in events if isinstance(e, Notice)).text
+    notice = offline_note(events)
     assert "has no model 'gpt-5' (404); it offers: qwen2.5-7b-instruct, llama-3.2-3b" in notice
     assert isinstance(events[-1], Done) and events[-1].failure == "model"
 
@@ -185,7 +184,7 @@ async def test_429_and_5xx_are_retried_then_a_notice(openai_standin: StandIn, ru
     openai_standin.script = [status]
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin, max_retries=2))), "hi")
     assert len(chats(openai_standin)) == 3  # bounded: one try and two retries
-    assert words in next(e for e in events if isinstance(e, Notice)).text
+    assert words in offline_note(events)
     assert isinstance(events[-1], Done) and events[-1].failure == kind
 
 
@@ -200,7 +199,7 @@ async def test_timeout(openai_standin: StandIn, runtime: Runtime) -> None:
     openai_standin.script = [("sleep", 3, "late")]
     events = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin, timeout=1))), "hi")
     assert isinstance(events[-1], Done) and events[-1].failure == "timeout"
-    assert "did not answer within 1 s" in next(e for e in events if isinstance(e, Notice)).text
+    assert "did not answer within 1 s" in offline_note(events)
 
 
 async def test_server_without_usage_or_stream_options(openai_standin: StandIn, runtime: Runtime) -> None:

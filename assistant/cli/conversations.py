@@ -96,8 +96,10 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
         agent.close_episode()  # the conversation in progress ends here; this message opens the next one
     as_json = getattr(args, "json", False)
     events = []
+    open_line = False  # the answer's last line has no newline yet: a notice would be glued to it
 
     async def run() -> None:
+        nonlocal open_line
         async for event in agent.turn(args.message):
             events.append(event)
             if as_json:
@@ -105,25 +107,29 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
             if isinstance(event, TextDelta):
                 sys.stdout.write(visible(event.text))
                 sys.stdout.flush()
+                open_line = not event.text.endswith("\n")
             elif isinstance(event, Notice):
+                if open_line:
+                    print(flush=True)
+                    open_line = False
                 note(f"[{event.text}]")
 
     asyncio.run(run())
-    if incognito and not as_json:
-        note("[incognito: nothing of this turn was kept]")
     if as_json:
         print(json_text([to_json(e) for e in events]))
-    else:
-        print()
+    elif open_line:
+        print(flush=True)
+    if incognito and not as_json:
+        note("[incognito: nothing of this turn was kept]")
     # The same status with or without --json: 1 when the model failed, even if the offline mode
     # acted on the message in its place.
     failed = next((e for e in events if isinstance(e, Failed)), None)
     if failed:
         raise ProviderError(failed.kind, failed.text)
     done = next((e for e in events if isinstance(e, Done)), None)
-    if done is not None and done.failure:
-        raise ProviderError(done.failure, "the chat model could not be reached; the offline mode answered instead")
-    return 0
+    # The offline mode's answer opened with why the model did not answer (in --json, the done event's
+    # text and failure): a line at exit would say it a second time.
+    return 1 if done is not None and done.failure else 0
 
 
 def cmd_briefing(runtime: Runtime, args: argparse.Namespace) -> int:

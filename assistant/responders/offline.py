@@ -72,7 +72,7 @@ class OfflineResponder:
         self._used += [i for i in used if i not in self._used]
         if self._plan.said:
             yield Delta(self._prefixed(self._plan.said))
-        elif self._plan.calls and turn.unreachable:
+        elif turn.unreachable:  # why the model did not answer is said, also when nothing else is
             yield Delta(self._prefixed(""))
         for n, (name, args) in enumerate(self._plan.calls, start=1):
             yield ToolUse(f"offline_{n}", name, args)

@@ -160,8 +160,8 @@ class Agent:
                         stored = await run(episodes.add_answer, store, episode_id, turn.gate.restore(said))
                         await run(self._record, stored.id, episode_id, responder, turn, state)
                     return
-                yield Notice(f"The chat model failed ({exc}); answered offline.", "warning")
-                # Nothing leaves the machine now: the offline mode reads the message as typed.
+                # Nothing leaves the machine now: the offline mode reads the message as typed, and its
+                # answer opens with why (said there once: a notice too would say it twice).
                 responder = self.fallback
                 turn = TurnInput(reading, responder.gate_for(store, reading), episode_id, message_id, incognito,
                                  unreachable=str(exc))
