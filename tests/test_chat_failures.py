@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from memory.store import Store
-from tests.conftest import T0_TEXT
+from tests.conftest import T0_TEXT, make_runtime
 
 if TYPE_CHECKING:
     from tests.conftest import Cli
@@ -69,3 +69,16 @@ def test_a_server_down_is_said_once_on_its_own_line(tmp_path: Path) -> None:
     assert about[0].startswith(("(", "assistant:", "[")), done.stdout  # on a line of its own
     assert any("Tom" in line and "chat model" not in line for line in lines), done.stdout  # the answer is there
     assert typed(db) == ["my boss is Tom now"]
+
+
+def test_the_label_of_a_model_server_with_no_model_named_has_no_empty_name(tmp_path: Path) -> None:
+    from assistant.services.model import ModelService
+
+    rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="openai", ASSISTANT_OPENAI__BASE_URL=DOWN)
+    try:
+        model = ModelService(rt)
+        model.connect()
+        model.trouble = "network"
+        assert model.provider_label == "openai (not answering)"
+    finally:
+        rt.close()

@@ -104,7 +104,9 @@ class ModelService:
     def provider_label(self) -> str:
         if self.agent is None:
             return "connecting…"
-        label = f"{self.agent.responder.name} · {self.agent.responder.model}"
+        responder = self.agent.responder
+        # A server that listed no model at launch has none to name yet: the label is not left with a gap.
+        label = f"{responder.name} · {responder.model}" if responder.model else responder.name
         trouble = TROUBLE.get(self.trouble or "", self.trouble and "failing")
         return f"{label} ({trouble})" if trouble else label
 
