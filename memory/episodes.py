@@ -294,8 +294,12 @@ _SMALL_TALK = re.compile(r"^\W*(hi|hello|hey|thanks|thank you|ok|okay|cool|great
                          r"(morning|afternoon|evening|night))\b[\w\s!.,']{0,25}$", re.I)
 # A title is a short phrase a person would write (SPEC F2/F7): the first thing the person said or asked,
 # trimmed to its first clause, without the request words around it and the time of a reminder.
-_FIRST_CLAUSE = re.compile(r"(?<=[.!?])\s|[!?;]|\s[-–—]\s|,\s|\s(?:and|but)\s(?=(?:my|our|the|i|we|it|he|she|they)\b)",
-                           re.I)
+# Abbreviations whose dot ends no sentence: "my doctor is Dr. Amelia Hart" is one clause.
+_ABBREVIATIONS = ("Dr.", "Mr.", "Mrs.", "Ms.", "Mx.", "St.", "Prof.", "Jr.", "Sr.", "Mt.", "vs.", "etc.", "e.g.",
+                  "i.e.", "approx.")
+_NOT_AN_ABBREVIATION = "".join(rf"(?<!\b{re.escape(word)})" for word in _ABBREVIATIONS)
+_FIRST_CLAUSE = re.compile(rf"(?<=[.!?]){_NOT_AN_ABBREVIATION}\s|[!?;]|\s[-–—]\s|,\s|"
+                           r"\s(?:and|but)\s(?=(?:my|our|the|i|we|it|he|she|they)\b)", re.I)
 _OPENING_WORDS = re.compile(
     r"^\W*(?:(?:hi|hello|hey|ok|okay|so|oh|btw|by the way|please|pls|quick question|question|assistant)\b[\s,!.:-]*|"
     r"(?:can|could|would|will) you(?: please)?\s+|i(?:'d| would) like you to\s+|i want you to\s+|help me(?: to)?\s+|"

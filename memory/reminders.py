@@ -12,6 +12,7 @@ from memory.errors import InvalidInput
 from memory.memories import SELECT_MEMORY, Memory, decide_sensitive_again, get_memory, keep_earlier_text
 from memory.store import Store
 from memory.time.clock import Clock
+from memory.time.due_phrases import check_not_empty
 from memory.time.instants import UTC, parse_stored, to_utc_iso
 from memory.time.references import time_refs_json
 from memory.time.schedule import check_not_past, resolve_schedule, resolve_when
@@ -359,6 +360,8 @@ def snooze(store: Store, memory_id: int, when: str | datetime, allow_past: bool 
             raise InvalidInput(f"#{memory_id} is not a reminder; nothing to snooze")
         if current.done_at is not None:
             raise InvalidInput(f"reminder #{memory_id} is already done; nothing to snooze")
+        if isinstance(when, str):
+            check_not_empty(when)  # update_memory takes "" for "no new date": snoozed to nothing, unsaid
         if isinstance(when, str) and when.strip().lower().startswith(("every ", "each ")):
             raise InvalidInput(f"snooze moves this one occurrence to a time, not to a rule ({when.strip()[:60]!r}); "
                                "to make the reminder repeat, change its due date to the rule")

@@ -221,7 +221,8 @@ class Outside:
 
 def masked_answer(store: Store, episode_id: int | None, text: str) -> str:
     """An answer as stored: each secret value it quotes (of a sensitive memory, or of a message the person
-    wrote in this conversation) as "[secret N of memory #M]" / "[secret N of message #M]"."""
+    wrote in this conversation) as "[secret N of memory #M]" / "[secret N of message #M]", any other the
+    detector finds in it as "[secret]"."""
     from memory.sensitive import withhold_fragments
 
     if not text.strip():
@@ -234,6 +235,12 @@ def masked_answer(store: Store, episode_id: int | None, text: str) -> str:
                       for n, value in enumerate(said, start=1)]
     for value, stand_in in sorted(stand_ins, key=lambda pair: -len(pair[0])):  # the longest value first
         text = withhold_fragments(text, [value], stand_in)
+    # A secret it quotes from elsewhere (a message of an earlier conversation, an import): the detector's
+    # spans, as "[secret]" (no message of this conversation holds it, so nothing can name it).
+    from memory.sensitive import find_secrets
+
+    for span in sorted(find_secrets(text), key=lambda found: -found.start):
+        text = f"{text[:span.start]}[secret]{text[span.end:]}"
     return text
 
 

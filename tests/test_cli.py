@@ -315,3 +315,19 @@ def test_a_passed_due_date_is_saved_and_said_plainly_not_as_a_refusal(cli: Cli) 
     assert code == 0 and err == ""  # said you meant it: nothing to note
     code, out, _ = cli("remember", "call mom", "--due", "tomorrow at 9")
     assert out.strip() == "Remembered #4 reminder: call mom (due Mon Nov 23 09:00)"
+
+
+@pytest.mark.parametrize("args", [("remember", "pay the rent", "--due", ""),
+                                  ("remember", "pay the rent", "--due", "", "--kind", "reminder"),
+                                  ("remember", "pay the rent", "--due", "   "),
+                                  ("update", "1", "--due", ""), ("update", "1", "--due", "", "--content", "rent"),
+                                  ("snooze", "1", ""), ("snooze", "1", "  ")])
+def test_an_empty_due_date_is_refused_like_an_unreadable_one(cli: Cli, args: tuple[str, ...]) -> None:
+    """A tester's `remember "pay the rent" --due ""` stored a note with no date (with --kind reminder, a
+    reminder that never fires), though `--due "   "` was refused: the memory layer takes "" for "no date"."""
+    now = "2026-12-06T10:00:00+00:00"
+    cli("remember", "Book the vet", "--due", "2026-12-07T09:00:00+00:00", now=now)
+    before = cli("export", now=now)[1]
+    code, _, err = cli(*args, now=now)
+    assert code == 2 and "could not understand the date" in err and err.count("\n") == 1
+    assert cli("export", now=now)[1] == before

@@ -87,3 +87,17 @@ def test_a_title_never_holds_a_secret_or_a_time() -> None:
     messages = [episodes.Message(1, 1, "user", "my bank password is hunter2xyz! remind me at 10:30 tomorrow", "")]
     title = episodes.heuristic_title_and_summary(messages)[0]
     assert title == "My bank password" and "hunter" not in title
+
+
+@pytest.mark.parametrize("said, title", [
+    ("my doctor is Dr. Amelia Hart at the Elm Street surgery", "My doctor is Dr. Amelia Hart at the…"),
+    ("Mrs. Patel from St. Mary's called", "Mrs. Patel from St. Mary's called"),
+    ("the plan for Mr. Jones. He arrives on Monday", "Plan for Mr. Jones"),
+    ("bring the tools, e.g. the drill", "Bring the tools"),
+    ("pack spare batteries e.g. AA and AAA ones", "Pack spare batteries e.g. AA and AAA ones"),
+])
+def test_a_title_without_a_model_goes_on_past_an_abbreviations_dot(said: str, title: str) -> None:
+    """A tester's conversation about "Dr. Amelia Hart" was titled "My doctor is Dr": the dot of an
+    abbreviation ended the clause as a sentence's would."""
+    messages = [episodes.Message(1, 1, "user", said, "2026-11-22T14:00:00+00:00")]
+    assert episodes.heuristic_title_and_summary(messages)[0] == title

@@ -148,7 +148,8 @@ async def test_help_and_chat_say_how_to_connect_a_model(agent: Agent) -> None:
     answer, _ = await say(agent, "hello")
     assert "ANTHROPIC_API_KEY" in answer and "ollama serve" in answer
     answer, _ = await say(agent, "I had a long day")
-    assert answer == "Noted: I'll find this when you ask about it later."  # a statement: one line (issue 46)
+    # a statement: one line (issue 46), which says it is no memory
+    assert answer == 'Noted in this conversation; to keep it as a memory, say "remember that ...".'
     answer, _ = await say(agent, "write me a poem about the sea")
     assert "without a chat model" in answer and "remember that" in answer
 

@@ -353,3 +353,19 @@ def test_an_offset_zone_round_trips() -> None:
     recurrence = Recurrence("FREQ=DAILY", datetime(2026, 11, 23, 8), "UTC+03:30")
     assert Recurrence.from_text(recurrence.to_text()) == recurrence
     assert recurrence.next_after(SUNDAY_14) == datetime(2026, 11, 23, 4, 30, tzinfo=UTC)
+
+
+DECEMBER_6 = datetime(2026, 12, 6, 10, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("phrase", ["every year on 1 February at 10am", "every 1 February at 10am",
+                                    "every year on February 1 at 10am", "every 1st of February at 10am",
+                                    "every year on the 1st of Feb at 10am", "every year on 1st February at 10am",
+                                    "yearly on 1 feb at 10am", "every 2 years on 1 February at 10am"])
+def test_a_yearly_day_said_before_its_month_is_that_day(phrase: str) -> None:
+    """A tester's "every year on 1 February" came out as Feb 6, today's day of the month: the day number
+    before the month name was dropped and the rule took the day it was said."""
+    recurrence, due = present(parse_recurrence(phrase, DECEMBER_6, UTC))
+    assert f"{due:%Y-%m-%d %H:%M}" == "2027-02-01 10:00"
+    assert recurrence.describe().endswith("on Feb 1")
+    assert "BYMONTHDAY=1" in recurrence.rule

@@ -194,3 +194,13 @@ def test_a_value_only_the_classifier_sees_stays_out_of_the_markdown_export(tmp_p
     exported = texts_under(tmp_path / "md")
     assert "bike shed" in exported and "7294" not in exported
 
+
+
+def test_an_answer_quoting_a_secret_said_elsewhere_is_stored_without_it(store: Store) -> None:
+    """A tester's find: an offline answer quoted 'the front door code is 7392', said as a plain statement in an
+    earlier conversation (no memory, no message of this one), and the JSON Lines export kept 7392 in it."""
+    from memory.secrets import masked_answer
+
+    stored = masked_answer(store, None, "From memory (you said Sun Dec 6): the front door code is 7392")
+    assert "7392" not in stored and stored.endswith("the front door code is [secret]")
+    assert masked_answer(store, None, "Your flight is BA2490 at 10:40.") == "Your flight is BA2490 at 10:40."

@@ -9,6 +9,7 @@ from assistant.runtime import Runtime
 from memory import changes, memories, reminders
 from memory.errors import InvalidInput
 from memory.text import flat
+from memory.time.due_phrases import check_not_empty
 from memory.time.schedule import has_passed, past_note
 
 
@@ -30,6 +31,8 @@ def _memory_line(runtime: Runtime, m: memories.Memory) -> str:
 
 
 def cmd_remember(runtime: Runtime, args: argparse.Namespace) -> int:
+    if args.due is not None:
+        check_not_empty(args.due)
     memory = memories.remember(runtime.store, " ".join(args.text), due_at=args.due, kind=args.kind,
                                 importance=args.importance, private=args.private, embedder=runtime.embedder)
     _warn_if_past(runtime, args, memory)
@@ -69,6 +72,8 @@ def cmd_reminders(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def cmd_update(runtime: Runtime, args: argparse.Namespace) -> int:
+    if args.due is not None:
+        check_not_empty(args.due)
     action = "edit" if args.due and args.content else "move" if args.due else "rename" if args.content else None
     with changes.recorded(runtime.store, args.id, action) if action else contextlib.nullcontext():
         memory = reminders.update_memory(runtime.store, args.id, reminded_at=args.reminded, due_at=args.due,

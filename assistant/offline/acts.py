@@ -103,7 +103,9 @@ def _chat(runtime: Runtime, action: Action, text: str, conversation: list[Item],
         # Something told: kept with the conversation and found by meaning when asked about (SPEC F14).
         if situation.incognito:
             return f"Noted for this conversation only. {INCOGNITO_KEPT}"
-        return "Noted: I'll find this when you ask about it later."
+        # Said as what it is: the newcomers of issue 42 took "Noted" for a memory, and found none in f2, in
+        # "what do you know about me?" or in the export's facts; a memory is what "remember that" keeps.
+        return 'Noted in this conversation; to keep it as a memory, say "remember that ...".'
     # What becomes of the message follows the conversation: in an incognito one nothing is kept.
     kept = (f"I'm running without a chat model, so I can't chat about that. {INCOGNITO_KEPT}"
             if situation.incognito else

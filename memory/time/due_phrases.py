@@ -87,6 +87,14 @@ def check_phrase_length(phrase: str) -> None:
         raise DateParseError(phrase, f"longer than {MAX_PHRASE} characters")
 
 
+def check_not_empty(phrase: str) -> None:
+    """A due phrase says a date: an empty one ("", "   ") is refused as one that cannot be read. Called
+    first by whoever was given a date that must be there (a --due flag, a snooze), since the writers
+    take "" for "no date" (a model's tool call leaves an unused argument empty)."""
+    if not phrase.strip():
+        raise DateParseError(phrase, "empty")
+
+
 def parse_due(phrase: str, now: datetime, zone: tzinfo, default_time: time = DEFAULT_TIME) -> datetime:
     """Resolve a due-date phrase to an aware UTC datetime, preferring the future; a day without a
     clock time is due at `default_time`.
@@ -94,9 +102,8 @@ def parse_due(phrase: str, now: datetime, zone: tzinfo, default_time: time = DEF
     Raises DateParseError naming the phrase when it cannot be understood.
     """
     check_phrase_length(phrase)
+    check_not_empty(phrase)
     text = " ".join(phrase.strip().lower().split())
-    if not text:
-        raise DateParseError(phrase, "empty")
     if looks_like_iso(text):
         try:
             return parse_iso(phrase, zone)

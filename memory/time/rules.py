@@ -56,6 +56,10 @@ _SYNONYMS = [
     (r"\bdaily\b", "every day"), (r"\bfortnightly\b", "every 2 weeks"), (r"\b(annually|yearly)\b", "every year"),
     (r"^(on )?weekdays$", "every weekday"), (r"^(on )?weekends$", "every weekend"),
     (r"\bevery (morning|afternoon|evening|night)\b", "every day"),
+    # A day number before its month ("1 february"): recurrent drops the number and the rule takes
+    # the day it was said, so it is put after the month, as in "february 1".
+    (rf"\b([1-9]|[12]\d|3[01]) ({names.alternation(names.MONTHS, names.MONTH_SHORT, names.MONTH_SPELLINGS)})\b",
+     r"\2 \1"),
 ]
 
 
