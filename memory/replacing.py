@@ -118,6 +118,9 @@ def replaced_memory(store: Store, content: str, embedder: Embedder | None) -> Re
             return _marks(store, by_rules, "rules")
     if not newer.values or not newer.one_value or embedder is None or embedder.name != CALIBRATED_FOR:
         return None
+    anything = f"SELECT 1 FROM knowledge k JOIN memory_meta m ON m.memory_id = k.id WHERE {_CURRENT} LIMIT 1"
+    if store.one(anything) is None:
+        return None  # nothing it could replace: the embedder is not even loaded (a first `remember` stays light)
     try:
         return _by_meaning(store, newer, embedder)
     except EmbedderUnavailable:

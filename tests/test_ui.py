@@ -99,7 +99,7 @@ async def test_ctrl_n_closes_episode_and_help(tmp_path: Path) -> None:
         await pilot.press("ctrl+n")
         await settle(pilot, app)
         recent = episodes.list_recent(app.runtime.store)
-        assert recent[0].title == "Tea" and recent[0].outcome == "success"
+        assert recent[0].title == "I like tea" and recent[0].outcome == "success"  # a phrase (issue 46 item 12)
         await pilot.press("f1")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)

@@ -29,6 +29,7 @@ from assistant.input_history import InputHistory
 from assistant.paths import history_file
 from assistant.runtime import Runtime
 from assistant.services import Services
+from assistant.services.backup import QUIT_BUDGET
 from assistant.settings import Settings, SettingsError, save_setting
 from memory.connection import DatabaseError, OperationalError
 from memory.errors import DiskFull, StoreUnusable
@@ -268,6 +269,10 @@ class AssistantApp(App[int]):
                               "at the next start. Everything saved before is safe.")
             self.exit(return_code=1, message=self.exit_line)
             return
+        try:  # the replicator this app started: a last sync of those writes, within the quit's budget
+            await _off_the_loop(self.services.backup.stop_for_quit, QUIT_BUDGET + 0.2)
+        except TimeoutError:
+            pass  # run_app stops it as the process ends
         self.exit(0)
 
     def _close_for_quit(self) -> None:
