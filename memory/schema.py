@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal, get_args
 
+from memory.connection import DatabaseError
 from memory.docs import DOC_TYPE_NAMES
 from memory.errors import StoreUnusable
 from memory.vectors import migrate_from_vec0
@@ -451,6 +452,7 @@ def migrate(db: Connection, path: str = "") -> int:
 
         name = f"the database {path}" if path else "the database"
         raise StoreUnusable(f"{name} is from a newer version (schema {version} > {SCHEMA_VERSION})", path, "newer")
+    migrated = False
     for number in range(version + 1, SCHEMA_VERSION + 1):
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -468,4 +470,26 @@ def migrate(db: Connection, path: str = "") -> int:
         except BaseException:
             db.execute("ROLLBACK")
             raise
+        migrated = True
+    if migrated:
+        fold_wal(db)
     return SCHEMA_VERSION
+
+
+def fold_wal(db: Connection) -> None:
+    """Copy the WAL into the file and empty it, now, if nobody reads (never waiting for a reader).
+
+    A migration writes the WAL well past the store's own size (a new store: 531 KB of WAL for a 311 KB
+    file), and only the last connection's close folded it in. On a small disk the store's WAL then held
+    the room the file needed to grow into at that close: the checkpoint failed for want of room, the WAL
+    stayed, and the disk was full of the store's own pages, with nothing a user could delete to make room
+    (issue 46's small disk, filled by the store itself since the schema grew). Best effort: a reader in
+    another process, or no room, leaves the WAL to the next checkpoint as before."""
+    timeout = db.execute("PRAGMA busy_timeout").fetchone()[0]
+    try:
+        db.execute("PRAGMA busy_timeout = 0")
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    except DatabaseError:  # no room: the migration is committed either way
+        pass
+    finally:
+        db.execute(f"PRAGMA busy_timeout = {int(timeout)}")

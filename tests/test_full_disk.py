@@ -125,6 +125,16 @@ def test_a_store_opened_on_a_full_small_disk_writes_again_once_there_is_room(sma
     store.close()
 
 
+def test_a_migration_leaves_no_wal_behind_it(tmp_path: Path) -> None:
+    """A migration's WAL outgrows the store (531 KB for a new 311 KB store): kept until the close, it held on
+    a small disk the room that close needed to fold it in, and the store itself filled the disk. It is
+    folded into the file as soon as the migration is done."""
+    with Store(tmp_path / "m.db") as store:
+        assert os.path.getsize(tmp_path / "m.db-wal") == 0
+        memories.remember(store, "the gate code is 5521")  # and the store writes on as before
+        assert [m.content for m in memories.matching(store, ["gate"])] == ["the gate code is 5521"]
+
+
 def test_a_damaged_store_on_a_small_disk_with_room_is_not_taken_for_a_full_one(small_disk: Path) -> None:
     """Less than 4 MB free is not a full disk: an open that fails for another reason says so."""
     db = small_disk / "m.db"
