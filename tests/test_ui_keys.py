@@ -398,4 +398,4 @@ async def test_closing_an_idle_conversation_does_not_delay_the_answer(tmp_path: 
         title = app.runtime.store.one("SELECT title FROM episodes ORDER BY id LIMIT 1 OFFSET 1")[0]
         assert title == "Model title"
         await pilot.press("ctrl+n")  # ctrl+n closes at once too, with the quick title first
-        await wait_until(pilot, lambda: any(n.startswith("Saved “Coffee”") for n in notices(app)), timeout=1.5)
+        await wait_until(pilot, lambda: any(n.startswith("Saved “I like coffee”") for n in notices(app)), timeout=1.5)

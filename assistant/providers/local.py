@@ -32,8 +32,12 @@ log = logging.getLogger(__name__)
 SKIPPED = "summaries and supersession were skipped; scores and tiers were updated"
 
 
-def reachable(host: str, timeout: float = 0.5) -> bool:
+PROBE_SECONDS = 0.5  # a local server that is up answers its model list in milliseconds
+
+
+def reachable(host: str, timeout: float | None = None) -> bool:
     """A quick GET /api/tags; any answer at all counts."""
+    timeout = PROBE_SECONDS if timeout is None else timeout
     url = host.rstrip("/") if "://" in host else f"http://{host.rstrip('/')}"
     return http_get(url + "/api/tags", timeout=timeout) is not None
 
@@ -281,7 +285,7 @@ class OpenAILocalModel(StructuredModel):
     def reachable(self) -> bool:
         from assistant.providers.openai_provider import api_key, probe
 
-        return probe(self.host, api_key(self.key_env), self.headers, timeout=0.5).answered
+        return probe(self.host, api_key(self.key_env), self.headers, timeout=PROBE_SECONDS).answered
 
     def check(self) -> None:
         from assistant.providers.openai_provider import api_key, probe
