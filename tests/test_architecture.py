@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import re
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,22 @@ from importlinter.cli import lint_imports
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("memory", "assistant", "ui")
+
+
+@pytest.fixture(autouse=True)
+def loggers_left_working() -> Iterator[None]:
+    """lint_imports configures logging with dictConfig, which disables every logger that exists by then (ours
+    too): a test after this one in the same worker never saw the titles' warning. Each is enabled again."""
+    import logging
+
+    def states() -> dict[str, bool]:
+        return {name: logger.disabled for name, logger in logging.root.manager.loggerDict.items()
+                if isinstance(logger, logging.Logger)}
+
+    before = states()
+    yield
+    for name, disabled in before.items():
+        logging.getLogger(name).disabled = disabled
 
 
 def import_linter_options() -> dict[str, Any]:
