@@ -37,15 +37,6 @@ def refusals(server: StandIn) -> int:
     return sum(len(json.dumps(b.get("messages", []))) // 4 >= WINDOW for b in chats(server))
 
 
-@pytest.fixture(autouse=True)
-def patient_probe(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The quick probe before a side request waits 0.5 s: on two cores busy with the whole suite the stand-in
-    answered later now and then, the side request was skipped, and what these tests read was never asked."""
-    import assistant.providers.local
-
-    monkeypatch.setattr(assistant.providers.local, "PROBE_SECONDS", 5.0)
-
-
 @pytest.fixture
 def standin(openai_standin: StandIn) -> StandIn:
     openai_standin.window = WINDOW
