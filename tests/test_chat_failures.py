@@ -50,8 +50,8 @@ def test_a_server_that_lists_no_model_keeps_the_message(cli: Cli, openai_standin
 
 @pytest.mark.slow
 def test_a_server_down_is_said_once_on_its_own_line(tmp_path: Path) -> None:
-    """Issue: the failure was said three times (a header in the answer, a notice glued to the answer's
-    last word, a line at exit)."""
+    """A tester's find: the failure was said three times (a header in the answer, a notice glued to the
+    answer's last word, a line at exit)."""
     env = {name: value for name, value in os.environ.items() if not name.startswith(("ASSISTANT_", "OPENAI"))}
     env.update({"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config"),
                 "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_STATE_HOME": str(tmp_path / "state"),
@@ -65,8 +65,10 @@ def test_a_server_down_is_said_once_on_its_own_line(tmp_path: Path) -> None:
     assert done.returncode == 1  # docs/cli.md: a failure of the model exits 1, also when answered offline
     lines = done.stdout.splitlines()
     about = [line for line in lines if "chat model" in line or "not reachable" in line]
-    assert len(about) == 1, done.stdout
-    assert about[0].startswith(("(", "assistant:", "[")), done.stdout  # on a line of its own
+    # The answer's opening line says why (stdout), and the process's one status line (stderr); never
+    # a third, and each on a line of its own.
+    assert len(about) == 2 and sum(line.startswith("assistant:") for line in about) == 1, done.stdout
+    assert all(line.startswith(("(", "assistant:", "[")) for line in about), done.stdout
     assert any("Tom" in line and "chat model" not in line for line in lines), done.stdout  # the answer is there
     assert typed(db) == ["my boss is Tom now"]
 

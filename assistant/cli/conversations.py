@@ -127,9 +127,12 @@ def cmd_chat(runtime: Runtime, args: argparse.Namespace) -> int:
     if failed:
         raise ProviderError(failed.kind, failed.text)
     done = next((e for e in events if isinstance(e, Done)), None)
-    # The offline mode's answer opened with why the model did not answer (in --json, the done event's
-    # text and failure): a line at exit would say it a second time.
-    return 1 if done is not None and done.failure else 0
+    # The answer (stdout) opened with why the model did not answer; the process says its status in one
+    # line on stderr, as every command that fails does (a script reads that, not the answer).
+    if done is not None and done.failure:
+        raise ProviderError(done.failure, "the chat model did not answer; the offline mode answered instead, "
+                                          "and your message is saved")
+    return 0
 
 
 def cmd_briefing(runtime: Runtime, args: argparse.Namespace) -> int:
