@@ -71,6 +71,20 @@ async def test_move_keeps_the_day_when_only_a_time_is_given(agent: Agent) -> Non
     assert memories.get_memory(store, dentist.id).due_at == "2026-11-23T07:30:00+00:00"
 
 
+async def test_a_day_said_without_a_time_keeps_the_reminders_time(agent: Agent) -> None:
+    """A tester's find: "snooze the dry cleaning to saturday" made Fri 18:00 into Sat 09:00."""
+    store = agent.runtime.store  # the clock: Sun Nov 22 14:00 UTC
+    cleaning = remind(store, "pick up the dry cleaning", "2026-11-27T18:00:00+00:00")
+    await say(agent, "snooze the dry cleaning to saturday")
+    assert memories.get_memory(store, cleaning.id).due_at == "2026-11-28T18:00:00+00:00"
+    await say(agent, "move the dry cleaning to monday")
+    assert memories.get_memory(store, cleaning.id).due_at == "2026-11-23T18:00:00+00:00"
+    await say(agent, "move the dry cleaning to friday at 10am")  # a time said stands
+    assert memories.get_memory(store, cleaning.id).due_at == "2026-11-27T10:00:00+00:00"
+    await say(agent, "snooze the dry cleaning for 2 hours")  # an amount, from its own time
+    assert memories.get_memory(store, cleaning.id).due_at == "2026-11-27T12:00:00+00:00"
+
+
 async def test_snooze_change_n_and_rename(agent: Agent) -> None:
     store = agent.runtime.store
     laundry = remind(store, "take the laundry out", "2026-11-22T13:55:00+00:00")

@@ -16,7 +16,7 @@ from assistant.views import private_marked
 from memory import memories, reminders
 from memory.errors import NotFound
 from memory.memories import Memory
-from memory.time.due_phrases import localize
+from memory.time.due_phrases import localize, take_time
 from memory.time.instants import parse_stored
 from memory.turn_records import Asking, OpenQuestion
 
@@ -51,6 +51,8 @@ def plan_change(runtime: Runtime, action: Change, request: str, conversation: li
             return Plan([("update_memory", {"id": chosen.id, "content": action.new_text})], purposes=[action])
         case Snooze():
             due = action.due or clock.now() + timedelta(minutes=10)
+            if action.due is not None:
+                due = _keeping_its_time(runtime, action.when, action.due, chosen_due)
             if action.shift is not None and chosen_due > clock.now():
                 due = chosen_due + action.shift  # not due yet: put off from its own time
             return Plan([("update_memory", {"id": chosen.id, "due_at": due.isoformat()})], purposes=[action])
@@ -61,13 +63,35 @@ def plan_change(runtime: Runtime, action: Change, request: str, conversation: li
         return Plan([("update_memory", {"id": chosen.id, "due_at": rule_phrase(action)})], purposes=[action])
     else:
         assert action.due is not None  # a move without a time was answered above
-        due = action.due
+        due = _keeping_its_time(runtime, action.when, action.due, chosen_due)
         if action.keep_day:
             # "move the dentist call to 10am": 10:00 on the day it is due, not the next 10:00 from now.
             wanted, day = clock.local(action.due), clock.local(chosen_due)
             on_its_day = localize(datetime.combine(day.date(), wanted.time().replace(tzinfo=None)), clock.zone)
             due = on_its_day if on_its_day >= clock.now() else action.due
     return Plan([("update_memory", {"id": chosen.id, "due_at": due.isoformat()})], purposes=[action])
+
+
+_BY_THE_CLOCK = re.compile(r"\b(?:hours?|hrs?|minutes?|mins?|now|tonight|morning|afternoon|evening|noon|midnight)\b",
+                           re.I)
+
+
+def _keeping_its_time(runtime: Runtime, when: str, due: datetime, chosen_due: datetime) -> datetime:
+    """A day said without a time of day ("snooze the dry cleaning to saturday", "move it to friday") keeps
+    the reminder's own time on that day (a tester's Fri 18:00 became Sat 09:00); a time said, an amount of
+    hours, or a moment already past, and the day's reading stands."""
+    clock = runtime.clock
+    if not when or _BY_THE_CLOCK.search(when):
+        return due
+    try:
+        _, said_time, _ = take_time(when)
+    except ValueError:
+        return due
+    if said_time is not None:
+        return due
+    wanted, own = clock.local(due), clock.local(chosen_due)
+    kept = localize(datetime.combine(wanted.date(), own.time().replace(tzinfo=None)), clock.zone)
+    return kept if kept > clock.now() else due
 
 
 def _reminder(runtime: Runtime, action: Change, request: str, conversation: list[Item]) -> tuple[Memory | None, Plan]:
