@@ -13,11 +13,11 @@ import fcntl
 import hashlib
 import os
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from assistant.errors import AssistantError
+from assistant.locks import lock_within
 
 
 @dataclass(frozen=True)
@@ -98,16 +98,9 @@ class Lock:
         False when another replicator holds it."""
         self.place.make_folder()
         fd = os.open(self.place.lock, os.O_RDWR | os.O_CREAT, 0o600)
-        deadline = time.monotonic() + patience
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    os.close(fd)
-                    return False
-                time.sleep(0.05)
+        if not lock_within(fd, patience):
+            os.close(fd)
+            return False
         os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode("ascii"))
         self.fd = fd

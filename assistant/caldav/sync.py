@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 from assistant.caldav.config import CalendarConfig
 from assistant.caldav.server import CalendarGone, CalendarUnreachable, Server
 from assistant.errors import AssistantError
+from assistant.locks import lock_within
 from memory.store import Store
 from memory.transfer import caldav as state
 from memory.transfer.caldav import Cancel, Found, Outcome, Push
@@ -77,15 +78,8 @@ def sync_lock(db_path: Path, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
     lock_path = Path(f"{db_path}.caldav-lock")
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise SyncBusy("another sync of this store is still running; try again when it ends") from None
-                time.sleep(0.1)
+        if not lock_within(fd, wait, step=0.1):
+            raise SyncBusy("another sync of this store is still running; try again when it ends")
         try:
             yield
         finally:
