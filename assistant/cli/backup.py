@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import argparse
-import signal
-import threading
 from pathlib import Path
 from typing import Any
 
 from assistant.cli.output import emit, note
+from assistant.cli.stopping import StopSignals
 from assistant.errors import BadInput
 from assistant.replicas import ReplicaURL, parse_replica
 from assistant.runtime import Runtime
@@ -44,15 +43,8 @@ def cmd_run(runtime: Runtime, args: argparse.Namespace) -> int:
     def say(event: dict[str, Any], text: str) -> None:
         print(safe_json(event) if as_json else "assistant backup: " + visible(text), flush=True)
 
-    stop = threading.Event()
-    stopped_by: list[str] = []
-
-    def on_signal(signum: int, _frame: object) -> None:
-        stopped_by.append(signal.Signals(signum).name)
-        stop.set()
-
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, on_signal)
+    stops = StopSignals()
+    stop = stops.event
     backup = runtime.settings.backup
     # Litestream in this process's group: a Ctrl+C reaches both, `kill -- -PGID` ends both.
     replicator = Replicator(db, replica, backup.access(), own_group=False)
@@ -62,8 +54,8 @@ def cmd_run(runtime: Runtime, args: argparse.Namespace) -> int:
     try:
         replicator.wait(stop, say)
     finally:
-        replicator.stop(interrupted="SIGINT" in stopped_by)
-    why = stopped_by[0] if stopped_by else "done"
+        replicator.stop(interrupted="SIGINT" in stops.names)
+    why = stops.why
     say({"event": "stopped", "signal": why}, f"stopped ({why}) after a last sync")
     return 0
 

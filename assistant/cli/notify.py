@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from assistant.cli.output import emit
+from assistant.cli.stopping import StopSignals
 from assistant.runtime import Runtime
 from memory.errors import StoreUnusable
 from memory.text import safe_json, visible
@@ -27,15 +27,8 @@ def _run(runtime: Runtime, args: argparse.Namespace) -> int:
     """Watch the store in the foreground until SIGTERM or SIGINT, then end with one line and exit 0."""
     from assistant.notifier import Notifier
 
-    stop = threading.Event()
-    stopped_by: list[str] = []
-
-    def on_signal(signum: int, _frame: object) -> None:
-        stopped_by.append(signal.Signals(signum).name)
-        stop.set()
-
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, on_signal)
+    stops = StopSignals()
+    stop = stops.event
     as_json = getattr(args, "json", False)
 
     def say(event: dict[str, Any], text: str) -> None:
@@ -62,7 +55,7 @@ def _run(runtime: Runtime, args: argparse.Namespace) -> int:
         notifier.sender.close()
         if keeper is not None:
             keeper.stop()  # its own replicator, after its last sync; one the app started goes on
-    why = stopped_by[0] if stopped_by else "done"
+    why = stops.why
     say({"event": "stopped", "signal": why}, f"stopped ({why})")
     return 0
 
