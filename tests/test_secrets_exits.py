@@ -184,6 +184,38 @@ async def test_no_secret_value_in_a_stored_answer_the_exports_or_mcp(tmp_path: P
     assert not any("7719" in t or "5582" in t for t in said), said
 
 
+QUESTIONS = ("what is the door code? I forgot it again", "what's my wifi password? Tom asked",
+             "The user asked: what's my wifi password? And what is the door code?",
+             "ask the landlord for the door code", "change the wifi password")
+
+
+async def test_mcp_masks_the_values_never_the_words_of_a_question(tmp_path: Path) -> None:
+    """A tester's find: MCP results masked the words of questions they quoted ("what's my wifi password?
+    [secret in message #2]") and the line after one ending in a keyword ("- [secret in recall result] (note,
+    ...)"), and the summary was stored so ("The user asked: [secret] password?"); only values go."""
+    runtime = make_runtime(tmp_path)
+    try:
+        store = runtime.store
+        for text in ("the door code for the Lisbon flat is 4471", "the wifi password is swordfish-42", *QUESTIONS[3:]):
+            memories.remember(store, text)
+        episode = episodes.open_episode(store)
+        for text in QUESTIONS[:2]:
+            episodes.add_message(store, episode.id, "user", text)
+        episodes.close_episode(store, episode.id, "Door code and wifi", QUESTIONS[2], "success")
+    finally:
+        runtime.close()
+    async with session(server(str(tmp_path / "m.db"))) as s:
+        said = [await call(s, "recall", query=query, mode="exhaustive", limit=30)
+                for query in ("what is the door code?", "what's my wifi password?")]
+        said.append(await call(s, "recap", period="48h"))
+    everything = "\n".join(said)
+    assert "4471" not in everything and "swordfish" not in everything
+    assert "[secret in memory #1]" in everything and "[secret in memory #2]" in everything
+    for text in QUESTIONS:
+        assert text in everything, (text, everything)
+    assert "result]" not in everything and "[secret]" not in everything and "[secret in message" not in everything
+
+
 @pytest.mark.slow
 def test_a_value_only_the_classifier_sees_stays_out_of_the_markdown_export(tmp_path: Path) -> None:
     """Judged at the exit, before the background embedding did: the export embeds what it must."""

@@ -160,6 +160,38 @@ def test_near_misses_of_this_builds_attack_are_left_alone(text: str) -> None:
     assert not is_sensitive(text), hidden(text)
 
 
+@pytest.mark.parametrize("text", [
+    # an MCP result lists memories and messages, one a line: a keyword ending its line is no label of the
+    # next line, which starts with a dash
+    "- memory #3 (note, Nov 22 14:00, hot): ask the landlord for the door code\n- message #1 (Nov 22 14:00, "
+    "hot): hello",
+    "- #4 note: change the wifi password\n- #3 note: ask the landlord",
+    # a question that ends in a keyword and its question mark: what follows is no value unless it looks like one
+    "what is the door code? I forgot it again",
+    "what's my wifi password? Tom asked",
+    "what is the door code? (asked yesterday)",
+    "  > the user asked what the door code is? (asked yesterday)",
+    # what was asked, quoted: no answer to a security question
+    "The user asked: what's my wifi password? And what is the door code?",
+    "question: what's my wifi password",
+])
+def test_question_text_and_result_lines_are_no_values(text: str) -> None:
+    """A tester's find: MCP results masked words of questions ("what's my wifi password? [secret]") and of the
+    line after a keyword ("- [secret in recall result] (note, ...)"), though they held no value."""
+    assert find_secrets(text) == [], hidden(text)
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("what's the door code? 4471", "4471"),
+    ("my password? Qx7-hunter22", "Qx7-hunter22"),
+    ("what's the wifi password? it's swordfish", "swordfish"),
+    ("the router admin password? it's Zebra-Crossing-7", "Zebra-Crossing-7"),
+    ("PIN - 4471", "4471"),
+])
+def test_a_value_after_a_question_mark_or_a_dash_is_still_found(text: str, value: str) -> None:
+    assert value in hidden(text)
+
+
 def test_the_words_are_read_from_the_data_files_beside_the_code() -> None:
     assert (vocabulary.FOLDER / "en.toml").is_file()
     assert "password" in vocabulary.words("triggers")

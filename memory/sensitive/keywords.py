@@ -68,7 +68,7 @@ _CHANGE_VERB = re.compile(
     re.I)
 _TO = re.compile(r"\s+(?:to|as|into|a|para|pra|en|pour|à|in|naar|auf|zu|на)\s+", re.I)
 _COPULA = re.compile(
-    r"(?:\s*[?,]\s*(?:it's|it’s|it is|that's|its|c'est|es ist)(?![^\W_])|[\"'”’]?\s*(?::|=|->|=>|—|–|：)|\s+-\s+|"
+    r"(?:\s*[?,]\s*(?:it's|it’s|it is|that's|its|c'est|es ist)(?![^\W_])|[\"'”’]?\s*(?::|=|->|=>|—|–|：)|[ \t]+-[ \t]+|"
     r"\?(?=[ \t])|\s*(?:は|が|는|은|이|가|是|为|為)|"
     r"'s|’s|\s+(?:"
     r"is|was|are|were|(?:will|would|should|shall)\s+be|used\s+to\s+be|remains|stays|became|becomes|has become|"
@@ -229,7 +229,7 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
             if sum(c.isdigit() for c in label.group(1)) >= 3:
                 yield label.start(1), label.end(1), "combination"
     for keyword in _keywords(text, words):
-        strong = keyword.group("weak") is None
+        strong = keyword.group("weak") is None and not _asked(text, keyword)
         word = keyword.group(0)
         if word.lower() == "pass":
             ticket = re.search(r"([^\W\d_]+)[\s-]*$", text[max(0, keyword.start() - 30):keyword.start()])
@@ -286,6 +286,19 @@ def _keyed_tokens(text: str) -> Iterator[tuple[int, int, str]]:
         if any(c.isdigit() for c in token) and any(c.isalpha() for c in token) and not _NOT_A_KEY.search(
                 text, match.start(), match.start("token")):
             yield match.start("token"), match.end("token"), "key" if "key" in match.group(0).lower() else "token"
+
+
+def _asked(text: str, keyword: re.Match[str]) -> bool:
+    """Whether the keyword ends a question, its question mark followed by more ("what's my wifi password? Tom
+    asked", "what is the door code? (asked yesterday)", an MCP result quoting what was asked): what follows
+    is its value only when it looks like one, as after a weak keyword ("what's the door code? 4471"). Not
+    "my password? Qx7-hunter22" (no question), nor "what's the wifi password? it's swordfish" (answered)."""
+    if not _ASKED_MARK.match(text, keyword.end()):
+        return False
+    clause = _CLAUSE_MARK.split(text[max(0, keyword.start() - 80):keyword.start()])[-1].lower()
+    said = _WORDS.findall(clause)
+    return "¿" in clause or bool(said) and (said[0] in _QUESTION_AUXILIARIES
+                                            or any(word in _QUESTION_OPENERS for word in said))
 
 
 def ordinary_code(text: str, start: int, end: int) -> bool:
@@ -472,6 +485,11 @@ def _partial(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
         yield from _partial(text, position, kind)  # "starts with 4 and ends with 2"
 
 _ANSWER = re.compile(r"security[ -](?:question[ -])?answers?|answers? to .*", re.I)
+_ASKED_MARK = re.compile(r"\?[ \t]+(?!(?:it's|it’s|it is|its|that's|that is)(?![^\W_]))", re.I)
+_CLAUSE_MARK = re.compile(r"[.!?;:,\n]")
+_WORDS = re.compile(r"[^\W\d_][\w'’-]*")
+_QUESTION_OPENERS = vocabulary.LazyWords("question_openers")
+_QUESTION_AUXILIARIES = vocabulary.LazyWords("question_auxiliaries")
 _SENTENCE_END = re.compile(r"\n|[.!?;](?=\s|$)")
 _VALUE_SIGN = re.compile(r"[\d!@#$%^&*+=?~]")
 _CONTINUATION = vocabulary.lazy_pattern(
