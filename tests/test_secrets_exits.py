@@ -106,6 +106,45 @@ def test_a_new_value_of_a_secret_memorys_subject_inherits_its_mark(store: Store)
     assert newer.sensitive
 
 
+# An attack on this build sent these to the model in clear, through `assistant remember` and chat.
+ATTACK = [("we now get in the house with 5812", "5812"), ("I use 7731 for my debit card", "7731"),
+          ("passphrase purple monkey dishwasher", "purple monkey dishwasher"), ("wifi: HomeNet / Bl4ckC@t", "Bl4ckC@t")]
+
+
+@pytest.mark.parametrize(("said", "value"), ATTACK)
+def test_the_attacks_values_leave_the_gate_as_placeholders_and_are_stored_as_secrets(
+        store: Store, said: str, value: str) -> None:
+    gate = Gate(store, said)
+    sent = gate.user_message(said)
+    assert value not in sent and "[secret 1 of your message]" in sent
+    assert gate.restore(sent) == said
+    assert memories.remember(store, said, embedder=None).sensitive
+
+
+def test_a_new_value_for_a_secret_said_without_naming_it_is_masked_and_inherits_the_mark(
+        store: Store, embedder: LocalEmbedder) -> None:
+    """The attack's "since Monday it's 7720 at the back": no word of it names a secret, but the store holds "the
+    back door code is 4411", whose subject it names by the qualifier alone (memory.subjects.anchored). The gate
+    masks the new value in the message (memory.replacing.renews_a_secret); written, it replaces the code and
+    inherits its mark."""
+    older = memories.remember(store, "the back door code is 4411", embedder=embedder)
+    said = "since Monday it's 7720 at the back"
+    sent = Gate(store, said, embedder=embedder).user_message(said)
+    assert "7720" not in sent and "[secret 1 of your message]" in sent
+    newer = memories.remember(store, said, embedder=embedder)
+    assert newer.sensitive
+    assert store.one("SELECT superseded_by FROM memory_meta WHERE memory_id = ?", (older.id,))[0] == newer.id
+
+
+def test_a_value_at_the_back_replaces_no_secret_of_another_subject(store: Store, embedder: LocalEmbedder) -> None:
+    """The front door's code is another subject: nothing is replaced, and nothing says 7720 is a secret."""
+    older = memories.remember(store, "the front door code is 2291", embedder=embedder)
+    said = "since Monday it's 7720 at the back"
+    assert Gate(store, said, embedder=embedder).user_message(said) == said
+    assert not memories.remember(store, said, embedder=embedder).sensitive
+    assert store.one("SELECT superseded_by FROM memory_meta WHERE memory_id = ?", (older.id,))[0] is None
+
+
 def test_a_stored_answer_holds_placeholders_and_reveal_puts_the_values_back(store: Store) -> None:
     older = memories.remember(store, "the gate code is 5582")
     newer = memories.remember(store, "the gate code is 7719")
