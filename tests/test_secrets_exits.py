@@ -129,8 +129,11 @@ def test_a_new_value_for_a_secret_said_without_naming_it_is_masked_and_inherits_
     inherits its mark."""
     older = memories.remember(store, "the back door code is 4411", embedder=embedder)
     said = "since Monday it's 7720 at the back"
-    sent = Gate(store, said, embedder=embedder).user_message(said)
-    assert "7720" not in sent and "[secret 1 of your message]" in sent
+    for message in (said, f"remember that {said}"):
+        sent = Gate(store, message, embedder=embedder).user_message(message)
+        assert "7720" not in sent and "[secret 1 of your message]" in sent
+    for other in ("the 7720 bus stops at the back", "I'll be back at 1730"):  # about something else: as it is
+        assert Gate(store, other, embedder=embedder).user_message(other) == other
     newer = memories.remember(store, said, embedder=embedder)
     assert newer.sensitive
     assert store.one("SELECT superseded_by FROM memory_meta WHERE memory_id = ?", (older.id,))[0] == newer.id
