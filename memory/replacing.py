@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from threading import Lock
 from typing import TYPE_CHECKING
 
-from memory import subjects, supersession, vectors
+from memory import secrets, subjects, supersession, vectors
 from memory.docs import DOC_SLOTS, DOC_TYPES
 from memory.errors import EmbedderUnavailable
 from memory.search.hybrid import STOPWORDS
@@ -125,6 +125,21 @@ def replaced_memory(store: Store, content: str, embedder: Embedder | None) -> Re
         return _by_meaning(store, newer, embedder)
     except EmbedderUnavailable:
         return None  # search says so, once; the rules have decided
+
+
+def renews_a_secret(store: Store, text: str, embedder: Embedder | None) -> bool:
+    """Whether `text`, in which the detector finds no secret, gives the subject of a secret memory a new value
+    ("since Monday it's 7720 at the back" after "the back door code is 4411"): the memory it would replace if
+    written is sensitive, so the value that replaces a secret is one (the gate masks it in the message that
+    says it, before any memory is written). Asked only when the store holds a secret and the text something
+    shaped like a value."""
+    from memory.sensitive import is_sensitive, meaning
+
+    if not text.strip() or is_sensitive(text) or next(meaning.candidates(text), None) is None \
+            or not secrets.values(store):
+        return False
+    replaced = replaced_memory(store, text, embedder)
+    return replaced is not None and replaced.sensitive
 
 
 def _candidates(store: Store, newer: subjects.Said, vector: np.ndarray) -> list[tuple[int, str]]:

@@ -814,8 +814,10 @@ def names_old_value(newer: Said, older: Said) -> bool:
 
 def anchored(newer: Said, older: Said) -> bool:
     """Whether `newer` names `older`'s subject by a word of its own (or another name for it, or the way of
-    saying it), or a word inside `older`'s value ("switched gyms" of "I go to the PureGym")."""
-    if anchors(newer) & anchors(older):
+    saying it), or a word inside `older`'s value ("switched gyms" of "I go to the PureGym"); a statement that
+    names no head of its own, by the qualifier that sets `older` apart ("since Monday it's 7720 at the back"
+    of "the back door code"; conflict() has made sure it says no other)."""
+    if anchors(newer) & anchors(older) or _subject(newer) is None and newer.qualifiers & older.qualifiers:
         return True
     values = [v for v in older.values if len(v) >= 3]
     own = {w for w in newer.words if len(w) >= 3 and w not in STOPWORDS and w not in vocabulary().function}

@@ -106,6 +106,48 @@ def test_a_new_value_of_a_secret_memorys_subject_inherits_its_mark(store: Store)
     assert newer.sensitive
 
 
+# An attack on this build sent these to the model in clear, through `assistant remember` and chat.
+ATTACK = [("we now get in the house with 5812", "5812"), ("I use 7731 for my debit card", "7731"),
+          ("passphrase purple monkey dishwasher", "purple monkey dishwasher"), ("wifi: HomeNet / Bl4ckC@t", "Bl4ckC@t")]
+
+
+@pytest.mark.parametrize(("said", "value"), ATTACK)
+def test_the_attacks_values_leave_the_gate_as_placeholders_and_are_stored_as_secrets(
+        store: Store, said: str, value: str) -> None:
+    gate = Gate(store, said)
+    sent = gate.user_message(said)
+    assert value not in sent and "[secret 1 of your message]" in sent
+    assert gate.restore(sent) == said
+    assert memories.remember(store, said, embedder=None).sensitive
+
+
+def test_a_new_value_for_a_secret_said_without_naming_it_is_masked_and_inherits_the_mark(
+        store: Store, embedder: LocalEmbedder) -> None:
+    """The attack's "since Monday it's 7720 at the back": no word of it names a secret, but the store holds "the
+    back door code is 4411", whose subject it names by the qualifier alone (memory.subjects.anchored). The gate
+    masks the new value in the message (memory.replacing.renews_a_secret); written, it replaces the code and
+    inherits its mark."""
+    older = memories.remember(store, "the back door code is 4411", embedder=embedder)
+    said = "since Monday it's 7720 at the back"
+    for message in (said, f"remember that {said}"):
+        sent = Gate(store, message, embedder=embedder).user_message(message)
+        assert "7720" not in sent and "[secret 1 of your message]" in sent
+    for other in ("the 7720 bus stops at the back", "I'll be back at 1730"):  # about something else: as it is
+        assert Gate(store, other, embedder=embedder).user_message(other) == other
+    newer = memories.remember(store, said, embedder=embedder)
+    assert newer.sensitive
+    assert store.one("SELECT superseded_by FROM memory_meta WHERE memory_id = ?", (older.id,))[0] == newer.id
+
+
+def test_a_value_at_the_back_replaces_no_secret_of_another_subject(store: Store, embedder: LocalEmbedder) -> None:
+    """The front door's code is another subject: nothing is replaced, and nothing says 7720 is a secret."""
+    older = memories.remember(store, "the front door code is 2291", embedder=embedder)
+    said = "since Monday it's 7720 at the back"
+    assert Gate(store, said, embedder=embedder).user_message(said) == said
+    assert not memories.remember(store, said, embedder=embedder).sensitive
+    assert store.one("SELECT superseded_by FROM memory_meta WHERE memory_id = ?", (older.id,))[0] is None
+
+
 def test_a_stored_answer_holds_placeholders_and_reveal_puts_the_values_back(store: Store) -> None:
     older = memories.remember(store, "the gate code is 5582")
     newer = memories.remember(store, "the gate code is 7719")
@@ -182,6 +224,38 @@ async def test_no_secret_value_in_a_stored_answer_the_exports_or_mcp(tmp_path: P
                 for query in ("what's the gate code?", "gate", "From memory")]
         said.append(await call(s, "recall_recent", hours=72))
     assert not any("7719" in t or "5582" in t for t in said), said
+
+
+QUESTIONS = ("what is the door code? I forgot it again", "what's my wifi password? Tom asked",
+             "The user asked: what's my wifi password? And what is the door code?",
+             "ask the landlord for the door code", "change the wifi password")
+
+
+async def test_mcp_masks_the_values_never_the_words_of_a_question(tmp_path: Path) -> None:
+    """A tester's find: MCP results masked the words of questions they quoted ("what's my wifi password?
+    [secret in message #2]") and the line after one ending in a keyword ("- [secret in recall result] (note,
+    ...)"), and the summary was stored so ("The user asked: [secret] password?"); only values go."""
+    runtime = make_runtime(tmp_path)
+    try:
+        store = runtime.store
+        for text in ("the door code for the Lisbon flat is 4471", "the wifi password is swordfish-42", *QUESTIONS[3:]):
+            memories.remember(store, text)
+        episode = episodes.open_episode(store)
+        for text in QUESTIONS[:2]:
+            episodes.add_message(store, episode.id, "user", text)
+        episodes.close_episode(store, episode.id, "Door code and wifi", QUESTIONS[2], "success")
+    finally:
+        runtime.close()
+    async with session(server(str(tmp_path / "m.db"))) as s:
+        said = [await call(s, "recall", query=query, mode="exhaustive", limit=30)
+                for query in ("what is the door code?", "what's my wifi password?")]
+        said.append(await call(s, "recap", period="48h"))
+    everything = "\n".join(said)
+    assert "4471" not in everything and "swordfish" not in everything
+    assert "[secret in memory #1]" in everything and "[secret in memory #2]" in everything
+    for text in QUESTIONS:
+        assert text in everything, (text, everything)
+    assert "result]" not in everything and "[secret]" not in everything and "[secret in message" not in everything
 
 
 @pytest.mark.slow

@@ -113,6 +113,85 @@ def test_near_misses_of_those_families_are_left_alone(text: str) -> None:
     assert not is_sensitive(text), hidden(text)
 
 
+# An attack on this build (issue 42) sent these to a model unmasked through `assistant remember` and chat: a
+# value said without a word the detector knew. Each family with the attacker's phrasing and phrasings of our
+# own; the words are in the data files (premises, cards), the shapes where their rule lives.
+@pytest.mark.parametrize(("text", "value"), [
+    # getting into a home or a building with digits (vocabulary: premises)
+    ("we now get in the house with 5812", "5812"),
+    ("you get into the flat with 0 4 4 9", "0 4 4 9"),
+    ("to get into the building you punch in 3371", "3371"),
+    ("para entrar en la casa marca 6230", "6230"),
+    # digits said to be what one uses for a card: its PIN (vocabulary: cards)
+    ("I use 7731 for my debit card", "7731"),
+    ("we use 4 4 0 2 for the credit card", "4 4 0 2"),
+    ("it's 0815 for the bank card.", "0815"),
+    # a passphrase of words right after its keyword, to the end of its clause (keywords.py, where a value
+    # right after its keyword is read)
+    ("passphrase purple monkey dishwasher", "purple monkey dishwasher"),
+    ("vault passphrase lemon otter quietly sings", "lemon otter quietly sings"),
+    ("new passphrase cobalt walrus tango, don't lose it", "cobalt walrus tango"),
+    # a user and a password after an account whose password holds an @ (not an e-mail address: no domain)
+    ("wifi: HomeNet / Bl4ckC@t", "Bl4ckC@t"),
+    ("netflix: joe / Movie@n1ght", "Movie@n1ght"),
+])
+def test_a_value_of_this_builds_attack_is_found_whole(text: str, value: str) -> None:
+    assert is_sensitive(text)
+    spans = find_secrets(text)
+    start = text.index(value)
+    assert any(s.start <= start and start + len(value) <= s.end for s in spans), (text, hidden(text))
+
+
+@pytest.mark.parametrize("text", [
+    "we get into the house with 2 kids and a dog",
+    "you get in the flat with the key under the mat",
+    "we moved into the house in 2019",
+    "I used 1500 points on my credit card",
+    "the credit card has a 2000 limit",
+    "I use my debit card for 1 or 2 things",
+    "passphrase strength matters",
+    "the passphrase strength meter turned red",
+    "the passphrase prompt keeps popping up on my laptop",
+    "a passphrase is easier to remember than a password",
+    "use a passphrase instead of a password",
+    "support: help@acme.com / weekdays",
+])
+def test_near_misses_of_this_builds_attack_are_left_alone(text: str) -> None:
+    assert not is_sensitive(text), hidden(text)
+
+
+@pytest.mark.parametrize("text", [
+    # an MCP result lists memories and messages, one a line: a keyword ending its line is no label of the
+    # next line, which starts with a dash
+    "- memory #3 (note, Nov 22 14:00, hot): ask the landlord for the door code\n- message #1 (Nov 22 14:00, "
+    "hot): hello",
+    "- #4 note: change the wifi password\n- #3 note: ask the landlord",
+    # a question that ends in a keyword and its question mark: what follows is no value unless it looks like one
+    "what is the door code? I forgot it again",
+    "what's my wifi password? Tom asked",
+    "what is the door code? (asked yesterday)",
+    "  > the user asked what the door code is? (asked yesterday)",
+    # what was asked, quoted: no answer to a security question
+    "The user asked: what's my wifi password? And what is the door code?",
+    "question: what's my wifi password",
+])
+def test_question_text_and_result_lines_are_no_values(text: str) -> None:
+    """A tester's find: MCP results masked words of questions ("what's my wifi password? [secret]") and of the
+    line after a keyword ("- [secret in recall result] (note, ...)"), though they held no value."""
+    assert find_secrets(text) == [], hidden(text)
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("what's the door code? 4471", "4471"),
+    ("my password? Qx7-hunter22", "Qx7-hunter22"),
+    ("what's the wifi password? it's swordfish", "swordfish"),
+    ("the router admin password? it's Zebra-Crossing-7", "Zebra-Crossing-7"),
+    ("PIN - 4471", "4471"),
+])
+def test_a_value_after_a_question_mark_or_a_dash_is_still_found(text: str, value: str) -> None:
+    assert value in hidden(text)
+
+
 def test_the_words_are_read_from_the_data_files_beside_the_code() -> None:
     assert (vocabulary.FOLDER / "en.toml").is_file()
     assert "password" in vocabulary.words("triggers")

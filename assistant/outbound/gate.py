@@ -248,7 +248,10 @@ class Gate:
     # -- the user's message of this turn -----------------------------------------------------
 
     def user_message(self, text: str) -> str:
-        """The user's message of this turn as sent: each secret becomes "[secret 1 of your message]"."""
+        """The user's message of this turn as sent: each secret becomes "[secret 1 of your message]": what the
+        detector finds, and in a message the classifier flags or that gives a secret memory's subject a new
+        value ("since Monday it's 7720 at the back" after "the back door code is 4411"), what looks like a
+        value."""
         def placeholder(secret: str) -> str:
             for name, value in self.secrets.items():
                 if value == secret:
@@ -257,7 +260,10 @@ class Gate:
             self.secrets[name] = secret
             return name
 
-        return redact(text, placeholder, self.opinions.flagged(text))
+        from memory.replacing import renews_a_secret  # subjects and the supersession rules: read when asked
+
+        return redact(text, placeholder, self.opinions.flagged(text)
+                      or renews_a_secret(self.store, text, self.opinions.embedder))
 
     def restore(self, value: Any) -> Any:
         """Tool arguments (and the answer the person reads) with this turn's placeholders replaced by the

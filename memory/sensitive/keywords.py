@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from memory.sensitive import vocabulary
-from memory.sensitive.values import measure
+from memory.sensitive.values import holds_an_email, measure
 
 # No letter or digit just before, nor a symbol of a password: the "Pw" of "T4ble!Pw" is no keyword.
 _W = r"(?<![^\W_])(?<![!@$%^&*+=~?\\])"
@@ -68,7 +68,7 @@ _CHANGE_VERB = re.compile(
     re.I)
 _TO = re.compile(r"\s+(?:to|as|into|a|para|pra|en|pour|à|in|naar|auf|zu|на)\s+", re.I)
 _COPULA = re.compile(
-    r"(?:\s*[?,]\s*(?:it's|it’s|it is|that's|its|c'est|es ist)(?![^\W_])|[\"'”’]?\s*(?::|=|->|=>|—|–|：)|\s+-\s+|"
+    r"(?:\s*[?,]\s*(?:it's|it’s|it is|that's|its|c'est|es ist)(?![^\W_])|[\"'”’]?\s*(?::|=|->|=>|—|–|：)|[ \t]+-[ \t]+|"
     r"\?(?=[ \t])|\s*(?:は|が|는|은|이|가|是|为|為)|"
     r"'s|’s|\s+(?:"
     r"is|was|are|were|(?:will|would|should|shall)\s+be|used\s+to\s+be|remains|stays|became|becomes|has become|"
@@ -229,7 +229,7 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
             if sum(c.isdigit() for c in label.group(1)) >= 3:
                 yield label.start(1), label.end(1), "combination"
     for keyword in _keywords(text, words):
-        strong = keyword.group("weak") is None
+        strong = keyword.group("weak") is None and not _asked(text, keyword)
         word = keyword.group(0)
         if word.lower() == "pass":
             ticket = re.search(r"([^\W\d_]+)[\s-]*$", text[max(0, keyword.start() - 30):keyword.start()])
@@ -288,6 +288,19 @@ def _keyed_tokens(text: str) -> Iterator[tuple[int, int, str]]:
             yield match.start("token"), match.end("token"), "key" if "key" in match.group(0).lower() else "token"
 
 
+def _asked(text: str, keyword: re.Match[str]) -> bool:
+    """Whether the keyword ends a question, its question mark followed by more ("what's my wifi password? Tom
+    asked", "what is the door code? (asked yesterday)", an MCP result quoting what was asked): what follows
+    is its value only when it looks like one, as after a weak keyword ("what's the door code? 4471"). Not
+    "my password? Qx7-hunter22" (no question), nor "what's the wifi password? it's swordfish" (answered)."""
+    if not _ASKED_MARK.match(text, keyword.end()):
+        return False
+    clause = _CLAUSE_MARK.split(text[max(0, keyword.start() - 80):keyword.start()])[-1].lower()
+    said = _WORDS.findall(clause)
+    return "¿" in clause or bool(said) and (said[0] in _QUESTION_AUXILIARIES
+                                            or any(word in _QUESTION_OPENERS for word in said))
+
+
 def ordinary_code(text: str, start: int, end: int) -> bool:
     """Whether the word for a code at text[start:end] names a code that opens nothing: "zip code", "promo
     code", "the code of the flight", "código do voo", "code postal" (the data files' ordinary_codes, before
@@ -333,7 +346,7 @@ def continued(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
         if value and value[1] <= stop + 1:
             said = text[value[0]:value[1]]
             if (not of_digits or sum(c.isdigit() for c in said) >= 3) and not measure(said) \
-                    and "@" not in said[1:] and "://" not in said:
+                    and not holds_an_email(said) and "://" not in said:
                 yield value[0], value[1], kind
 
 
@@ -472,6 +485,11 @@ def _partial(text: str, at: int, kind: str) -> Iterator[tuple[int, int, str]]:
         yield from _partial(text, position, kind)  # "starts with 4 and ends with 2"
 
 _ANSWER = re.compile(r"security[ -](?:question[ -])?answers?|answers? to .*", re.I)
+_ASKED_MARK = re.compile(r"\?[ \t]+(?!(?:it's|it’s|it is|its|that's|that is)(?![^\W_]))", re.I)
+_CLAUSE_MARK = re.compile(r"[.!?;:,\n]")
+_WORDS = re.compile(r"[^\W\d_][\w'’-]*")
+_QUESTION_OPENERS = vocabulary.LazyWords("question_openers")
+_QUESTION_AUXILIARIES = vocabulary.LazyWords("question_auxiliaries")
 _SENTENCE_END = re.compile(r"\n|[.!?;](?=\s|$)")
 _VALUE_SIGN = re.compile(r"[\d!@#$%^&*+=?~]")
 _CONTINUATION = vocabulary.lazy_pattern(
@@ -574,6 +592,7 @@ _USED_AS = re.compile(r"(?:^|\s)(?:use|used|using|uses|set|chose|picked|made|nut
 _TOKEN = re.compile(r"[^\s,;]+")
 _LAST = re.compile(r"[ \t]*(?:$|[.!?][ \t]*(?:$|\n)|\n|[;,(])")
 _WORD_NEXT = re.compile(r"[ \t]*[^\W_]")
+_PLAIN_WORDS = re.compile(r"[^\W\d_]+(?:[ \t]+[^\W\d_]+){0,5}")
 _MADE_OF_DIGITS = frozenset({"pin", "code", "combination"})
 _DIGIT_WORD = re.compile(r"[#*]?\d[\d\-./#*]*")
 
@@ -633,7 +652,7 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
         return attached.span(1)
     # The value right after the keyword, and for a plural keyword the ones listed after it:
     # "recovery codes 8f3k-2j9d, 7h2k-1l0p, 3k4l-9s8d".
-    adjacent = _adjacent(text, at, strong, abbreviation, compound)
+    adjacent = _adjacent(text, at, strong, abbreviation, compound, phrase)
     if adjacent and strong and text[adjacent[0]:adjacent[1]].isalpha():
         # "codes de secours Google (double authentification) : 61 92 04 77": a name, then the value after a sign
         gap = _after_gap(text, at, plural, of_digits)
@@ -676,7 +695,8 @@ def _end_of(pattern: re.Pattern[str], text: str, at: int) -> int:
     return match.end() if match else at
 
 
-def _adjacent(text: str, at: int, strong: bool, abbreviation: bool, compound: bool = False) -> tuple[int, int] | None:
+def _adjacent(text: str, at: int, strong: bool, abbreviation: bool, compound: bool = False,
+              phrase: bool = False) -> tuple[int, int] | None:
     space = re.match(r"[ \t]+", text[at:at + 8])
     if not space:
         return None
@@ -703,11 +723,25 @@ def _adjacent(text: str, at: int, strong: bool, abbreviation: bool, compound: bo
         return start, end
     if _secretish(value, strong):
         return start, end
-    # "wifi password swordfish": a strong keyword, then one last word that is not an ordinary follower.
+    # "wifi password swordfish": a strong keyword, then one last word that is not an ordinary follower; after a
+    # word for a phrase, plain words to the end of the clause ("passphrase purple monkey dishwasher").
     last = _LAST.match(text, token.end())
     if strong and last and value.isalpha() and len(value) >= 3 and value.lower() not in _FOLLOWERS and not compound:
         return start, end
-    return None
+    return _phrase_words(text, start) if phrase and strong and not compound else None
+
+
+def _phrase_words(text: str, start: int) -> tuple[int, int] | None:
+    """Three to six plain words from `start` that end their clause, none an ordinary follower of a keyword, a
+    word that starts prose or one a value stops at: the passphrase after its keyword ("passphrase purple monkey
+    dishwasher"; not "passphrase strength matters", "the passphrase prompt keeps popping up")."""
+    words = _PLAIN_WORDS.match(text, start)
+    if not words or not _LAST.match(text, words.end()):
+        return None
+    said = [word.lower() for word in words.group(0).split()]
+    if len(said) < 3 or any(word in _FOLLOWERS or word in _CUT or word in _AND for word in said):
+        return None
+    return start, words.end()
 
 
 def _value_before(text: str, at: int, end: int, strong: bool) -> tuple[int, int] | None:

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from functools import cache
 
 from memory.sensitive import keywords, vocabulary
-from memory.sensitive.values import names_a_product
+from memory.sensitive.values import holds_an_email, names_a_product
 
 
 def _literal(table: str) -> str:
@@ -125,7 +125,9 @@ _KEYED_VALUE = (rf"(?P<value>{_KEYED}|(?!(?:19|20)\d\d(?!\d))\d{{4,8}}#?)(?![\w:
 
 
 def _opened() -> list[str]:
-    places, devices, locks = _places(), _literal("devices"), _literal("locks")
+    # Devices and premises are named in sentences only ("phone: 555-1234" is a number to call, "house: 1985" a
+    # year): beside a verb of opening or getting in ("unlock my phone with 4471", "we get in the house with 5812").
+    places, devices, locks = _places(), f"{_literal('devices')}|{_literal('premises')}", _literal("locks")
     opens, entry, keypad, keying = _opens(), _entry(), _keypad(), _keying()
     article = r"(?:(?:the|my|our|your|a|le|la|les|l'|l’|el|il|lo|der|die|das|den|de|het|o|a|mon|ma|mi|mijn|meu)[ \t]*)?"
     return [
@@ -160,10 +162,12 @@ def _opened() -> list[str]:
         rf"(?<![^\W_]){opens}(?:[ \t]+(?:it|them))?[ \t]+{entry}[ \t]+{keypad}(?P<value>{_KEYED})"
         rf"(?![\w:/.,]\d)(?![\w:/])",
         # "it's eight one one five for the garage", "we use 2207 for the alarm panel downstairs": digits or number
-        # words, then the thing they are for.
+        # words, then the thing they are for; a card's PIN when the card ends the clause ("I use 7731 for my debit
+        # card", not "... for the credit card bill").
         rf"(?<![^\W_])(?:it's|it’s|it is|c'est|es|ist|è|é|uses?|used|using|utilis(?:e|ons|ez)|us(?:a|amos|iamo)|"
         rf"nutz(?:e|en)|nehm(?:e|en)|gebruik(?:en)?)[ \t]+(?P<value>{_said_digits()})[ \t]+"
-        rf"(?:for|on|pour|para|für|per|voor)[ \t]+{article}(?:{_THING}[ \t]+){{0,2}}?(?P<place>{places})(?![^\W_])",
+        rf"(?:for|on|pour|para|für|per|voor)[ \t]+{article}(?:{_THING}[ \t]+){{0,2}}?"
+        rf"(?P<place>(?:{places})(?![^\W_])|(?:{_literal('cards')}){_LAST})",
         # A thing that opens, and in its sentence a verb of keying then digits: "if the burglar alarm goes off
         # just type 7719", "Für das Tor tippst du 6 5 1 2", "voor de voordeur toets je 6 3 1 4 in".
         rf"(?<![^\W_])(?P<place>{places})(?![^\W_])[^\n.;]{{0,60}}?{keying}[ \t]+{keypad}{_KEYED_VALUE}",
@@ -222,8 +226,8 @@ _ONE_FOR = vocabulary.lazy_pattern(lambda: (
 def _thing_words() -> frozenset[str]:
     """The words of the things that open, devices and verbs of opening: a text without one is not read for
     a thing opened by digits."""
-    found = {w.lower() for table in ("places", "locks", "devices") for entry in vocabulary.entries(table)
-             for w in re.findall(r"[^\W\d_]+", entry)}
+    found = {w.lower() for table in ("places", "locks", "devices", "premises", "cards")
+             for entry in vocabulary.entries(table) for w in re.findall(r"[^\W\d_]+", entry)}
     found |= {w.lower() for entry in vocabulary.entries("opens") for w in re.findall(r"[^\W\d_]+", entry) if len(w) > 3}
     return frozenset(found | {"keypad", "disarm", "disarms", "disarmed", "unlock", "unlocks", "unlocked"})
 
@@ -231,7 +235,7 @@ def _thing_words() -> frozenset[str]:
 @cache
 def _words() -> frozenset[str]:
     """Every word the things, devices and accounts are made of: a text without one is not read here."""
-    tables = ("places", "place_prefixes", "devices", "locks", "services")
+    tables = ("places", "place_prefixes", "devices", "premises", "cards", "locks", "services")
     found = {w.lower() for table in tables for entry in vocabulary.entries(table)
              for w in re.findall(r"[^\W\d_]+", entry)}
     return frozenset(found | vocabulary.words("label_words"))
@@ -370,7 +374,7 @@ _DIALLED = vocabulary.lazy_pattern(lambda: (
 def password_shaped(value: str, listed: bool) -> bool:
     """Letters with digits and a symbol or both cases; letters with digits alone when the text lists
     passwords. Not an e-mail address, a handle, a link, a time, an ordinal."""
-    if value.startswith(("@", "#", "http")) or "@" in value[1:] or "://" in value or NOT_A_CODE.fullmatch(value):
+    if value.startswith(("@", "#", "http")) or holds_an_email(value) or "://" in value or NOT_A_CODE.fullmatch(value):
         return False
     letters = sum(c.isalpha() for c in value)
     digits = sum(c.isdigit() for c in value)
@@ -381,10 +385,11 @@ def password_shaped(value: str, listed: bool) -> bool:
 
 
 def _kind(place: str) -> str:
-    return "combination" if _LOCK.search(place) else "code"
+    return "combination" if _LOCK.search(place) else "pin" if _CARD.fullmatch(place) else "code"
 
 
 _LOCK = vocabulary.lazy_pattern(lambda: rf"lock|safe|{_literal('locks')}", re.I)
+_CARD = vocabulary.lazy_pattern(lambda: _literal("cards"), re.I)
 
 
 def anchor_words() -> frozenset[str]:

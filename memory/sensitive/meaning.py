@@ -120,9 +120,9 @@ def flags(vector: Any) -> bool:
 def _ordinary(token: str) -> bool:
     """A token shaped like a value that is something else: a link, an e-mail address, a date, a time, an
     amount (values.py's list of such things)."""
-    from memory.sensitive.values import measure
+    from memory.sensitive.values import holds_an_email, measure
 
-    return ("://" in token or "@" in token[1:] or measure(token) or token.lower().startswith("www.")
+    return ("://" in token or holds_an_email(token) or measure(token) or token.lower().startswith("www.")
             or bool(_REFERENCE.fullmatch(token)))
 
 

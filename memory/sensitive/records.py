@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from memory.sensitive import keywords, labels, vocabulary
-from memory.sensitive.values import credential_shaped, strip_value
+from memory.sensitive.values import credential_shaped, holds_an_email, strip_value
 
 
 @dataclass(frozen=True, slots=True)
@@ -367,7 +367,7 @@ def _listed(value: str, title: re.Match[str]) -> tuple[int, int] | None:
         if labelled and (title.group("pin") or " " in title.group(0) or title.group("combination")):
             return labelled.span("digits")
         return None
-    if len(value.split()) != 1 or "@" in value or "://" in value:
+    if len(value.split()) != 1 or holds_an_email(value) or "://" in value:
         return None
     if title.group("password") and len(value) >= 4 or labels.password_shaped(value, True):
         return 0, len(value)

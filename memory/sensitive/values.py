@@ -23,8 +23,9 @@ _UNITS = (r"k|m|bn|mn|%|eur|euros?|usd|gbp|chf|kg|g|mg|µg|ml|cl|dl|l|cm|mm|km|m
           r"x|h|hrs?|hours?|mins?|minutes?|secs?|s|ms|gb|mb|kb|tb|gib|mib|ghz|mhz|hz|w|kw|kwh|mah|v|px|pt|dpi|fps|"
           r"°c|°f|°|c|f|st|nd|rd|th|am|pm|yo|yrs?|years?|days?|weeks?|months?|pcs|pc|sq|m2|m²|km/h|mph|kmh|rpm|"
           r"[kmgt]?bits?/s|[kmgt]?bps|[kmgt]b/s|[kmgt]?bits?|[kmgt]?bytes?")
+_EMAIL = r"[^@\s]+@[^@\s]+\.[a-z]{2,}"
 _NOT_A_CREDENTIAL = re.compile(
-    r"[^@\s]+@[^@\s]+\.[a-z]{2,}"                                # an e-mail address
+    _EMAIL +                                                      # an e-mail address
     r"|[a-z][a-z0-9+.-]*://\S+|www\.\S+"                          # a link
     r"|(?:[a-z0-9-]+\.)+(?:com|org|net|io|dev|app|edu|gov|co|uk|de|fr|es|it|nl|eu|info|biz|me|tv|ai|ly|us|ca|au)"
     r"(?:/\S*)?"                                                  # a domain
@@ -80,6 +81,15 @@ def strip_value(token: str) -> tuple[int, int]:
     while end > start and token[end - 1] in _AFTER:
         end -= 1
     return start, end
+
+
+def holds_an_email(value: str) -> bool:
+    """Whether `value` holds an e-mail address ("joe@x.com", "<joe@x.com>"); an @ alone is no address: a
+    password may hold one ("Bl4ckC@t")."""
+    return "@" in value and _EMAIL_IN.search(value) is not None
+
+
+_EMAIL_IN = re.compile(_EMAIL, re.I)
 
 
 def measure(value: str) -> bool:
