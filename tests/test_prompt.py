@@ -155,8 +155,11 @@ def test_a_small_window_gives_the_memory_a_smaller_budget(tmp_path: Path, known_
 
 
 def test_current_time_in_user_zone(runtime: Runtime) -> None:
-    assert section(preview_prompt(runtime, "hi"), "Current Time") == \
-        "Sunday, November 22, 2026, 15:00 (time zone Europe/Berlin, UTC+01:00); date 2026-11-22"
+    """The system prompt says the day, its weekday and the zone; this turn's block the time to the minute."""
+    prompt = preview_prompt(runtime, "hi")
+    assert section(prompt, "Today") == \
+        "Sunday, November 22, 2026 (time zone Europe/Berlin, UTC+01:00); date 2026-11-22"
+    assert section(prompt, "Current Time") == "15:00"
 
 
 def test_reminders_labels_ids_and_instruction(runtime: Runtime) -> None:
