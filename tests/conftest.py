@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from assistant.turn.agent import Agent
     from assistant.turn.events import Event
     from memory.search.embeddings import LocalEmbedder
+    from tests.known_texts import KnownTexts
     from tests.standins import StandIn
 
 T = TypeVar("T")
@@ -239,6 +240,15 @@ def embedder(tmp_path_factory: pytest.TempPathFactory) -> LocalEmbedder:
     e = LocalEmbedder(cache_dir=tmp_path_factory.mktemp("embcache"))
     e.load()
     return e
+
+
+@pytest.fixture(scope="session")
+def known_texts(embedder: LocalEmbedder) -> KnownTexts:
+    """`embedder` with the vectors of the texts a test learns ahead (a labelled set's), kept for the session:
+    tests/known_texts.py."""
+    from tests.known_texts import KnownTexts
+
+    return KnownTexts(embedder)
 
 
 def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:

@@ -22,6 +22,7 @@ from memory.store import Store
 if TYPE_CHECKING:
     from memory.connection import Connection, Cursor
     from memory.store import Store
+    from tests.known_texts import KnownTexts
 
 
 def fill(store: Store) -> None:
@@ -44,9 +45,11 @@ def test_a_refused_write_keeps_nothing_and_says_so(store: Store) -> None:
     assert store.one("SELECT count(*) FROM messages")[0] == 1
 
 
-def test_a_search_answers_on_a_full_disk_and_skips_its_bookkeeping(store: Store) -> None:
-    for n in range(40):
-        memories.remember(store, f"the garage door code number {n} is written " + "x" * 3000)
+def test_a_search_answers_on_a_full_disk_and_skips_its_bookkeeping(store: Store, known_texts: KnownTexts) -> None:
+    texts = [f"the garage door code number {n} is written " + "x" * 3000 for n in range(40)]
+    known_texts.learn_statements(texts)  # the bundled model's vectors of them, made ahead
+    for text in texts:
+        memories.remember(store, text, embedder=known_texts)
     fill(store)
     hits = Searcher(store, None).search("garage door code", limit=5, touch=True)
     assert hits  # found, though counting them as used found no room

@@ -23,6 +23,7 @@ from tests.standins import StandIn
 
 if TYPE_CHECKING:
     from memory.search.embeddings import LocalEmbedder
+    from tests.known_texts import KnownTexts
 
 WINDOW = 2048
 LONG = "这次滑雪旅行的预算和住宿安排需要再确认一下" * 30  # 600 characters: a token each, or more
@@ -124,13 +125,15 @@ def test_a_consolidation_whose_requests_cannot_fit_says_so_once_and_goes_on(tmp_
     store.close()
 
 
-def test_a_reasoned_recall_refused_for_length_is_retried_with_fewer_statements(tmp_path: Path,
-                                                                               standin: StandIn) -> None:
+def test_a_reasoned_recall_refused_for_length_is_retried_with_fewer_statements(tmp_path: Path, standin: StandIn,
+                                                                               known_texts: KnownTexts) -> None:
     from assistant.recall.reasoned import reasoned_recall
 
     rt = runtime_for(tmp_path, standin)
-    for n in range(8):
-        remember(rt.store, f"the ski trip budget, part {n}: {LONG}", kind="fact")
+    parts = [f"the ski trip budget, part {n}: {LONG}" for n in range(8)]
+    known_texts.learn_statements(parts)  # the bundled model's vectors of them, made ahead
+    for part in parts:
+        remember(rt.store, part, kind="fact", embedder=known_texts)
     standin.script = [json.dumps({"answer": "1500 euros.", "confidence": 0.8, "reasoning": "said so",
                                   "source_refs": ["memory:1"]})]
     answer = reasoned_recall(rt, "what is the ski trip budget?", model=local_model(rt))

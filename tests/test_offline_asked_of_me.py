@@ -18,6 +18,7 @@ from assistant.turn.agent import Agent
 from memory import memories
 from memory.transfer.jsonl_import import import_records
 from tests.conftest import last_text, make_runtime
+from tests.known_texts import KnownTexts
 from tests.test_offline import say
 from tests.test_requests import CLOCK
 
@@ -90,10 +91,12 @@ async def test_what_do_you_know_about_me_with_nothing_kept(agent: Agent) -> None
     assert answer.startswith("I don't know anything about you yet.")
 
 
-async def test_a_long_memory_is_listed_in_short_and_the_rest_counted(agent: Agent) -> None:
+async def test_a_long_memory_is_listed_in_short_and_the_rest_counted(agent: Agent, known_texts: KnownTexts) -> None:
     store = agent.runtime.store
-    for n in range(14):
-        memories.remember(store, f"fact number {n} " + "word " * 60)
+    facts = [f"fact number {n} " + "word " * 60 for n in range(14)]
+    known_texts.learn_statements(facts)  # the bundled model's vectors of them, made ahead
+    for fact in facts:
+        memories.remember(store, fact, embedder=known_texts)
     answer, _ = await say(agent, "what do you know about me?")
     lines = answer.splitlines()
     assert len(lines) == 1 + 10 + 1 and lines[-1].startswith("… 4 more")

@@ -20,6 +20,7 @@ from tests.conftest import present
 
 if TYPE_CHECKING:
     from tests.conftest import Cli
+    from tests.known_texts import KnownTexts
 
 GOLDEN = Path(__file__).parent / "golden" / "prompt.txt"
 EPISODES = [
@@ -138,11 +139,13 @@ def test_prompt_json_places_every_section(cli: Cli, tmp_path: Path) -> None:
     assert "1500 euros" in data["text"].split("<turn_context>")[0]
 
 
-def test_a_small_window_gives_the_memory_a_smaller_budget(tmp_path: Path) -> None:
+def test_a_small_window_gives_the_memory_a_smaller_budget(tmp_path: Path, known_texts: KnownTexts) -> None:
     rt = runtime_for(tmp_path)
     seed(rt)
+    details = [f"Ski trip detail number {i}: something long enough to take room" for i in range(60)]
+    known_texts.learn_statements(details)  # the bundled model's vectors of them, made ahead
     for i in range(60):
-        memories.remember(rt.store, f"Ski trip detail number {i}: something long enough to take room", importance=5)
+        memories.remember(rt.store, details[i], importance=5, embedder=known_texts)
         memories.remember(rt.store, f"Reminder number {i} about the ski trip and more", due_at="tomorrow at 9am")
     roomy = preview_prompt(rt, "ski trip")
     small = preview_prompt(rt, "ski trip", window=2048)

@@ -193,14 +193,16 @@ class LocalEmbedder:
             self._dim = int(self.embed(["dimension probe"]).shape[1])
         return self._dim
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str], batch_size: int = MODEL_BATCH) -> np.ndarray:
+        """Unit-length vectors, one row per text; `batch_size` texts to a model call (MODEL_BATCH: the
+        app's working memory; more short texts to a call cost less CPU each, as the tests' labelled sets)."""
         import numpy as np
 
         with self._lock:  # an unload waits for the calls under way, and the next call loads again
             self._embedding += 1
         try:
             engine = self.load()
-            vectors = np.asarray(list(engine.embed([t[:MAX_CHARS] for t in texts], batch_size=MODEL_BATCH)),
+            vectors = np.asarray(list(engine.embed([t[:MAX_CHARS] for t in texts], batch_size=batch_size)),
                                  dtype=np.float32)
         finally:
             with self._lock:
