@@ -21,7 +21,7 @@ from ui.due_watcher import DueWatcher
 from ui.failures import ReportsFailures
 from ui.jobs import IdleJobs
 from ui.messages import StatusNews, StoreChanged
-from ui.toasts import place_toasts
+from ui.toasts import leave_room, place_toasts
 from ui.widgets.chat import ChatPane
 from ui.widgets.footer import KeyFooter
 from ui.widgets.reminders import ReminderBar, ReminderPanel
@@ -71,6 +71,8 @@ class MainScreen(ReportsFailures, Screen[None]):
         # after the first refresh: threads started then hold the interpreter lock while they open the
         # store and import the model client, and the frame waited for them (2.2 s against 1.0 s).
         self.set_interval(REFRESH_SECONDS, self.refresh_reminders, name="reminder-refresh")
+        # Toasts come and go with no event of their own: each layout of the screen (one follows each) tells.
+        self.screen_layout_refresh_signal.subscribe(self, lambda screen: leave_room(screen, self.chat.chat_log))
 
     def start_jobs(self) -> None:
         self.call_after_refresh(place_toasts, self, self.composer)
