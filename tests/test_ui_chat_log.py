@@ -13,9 +13,10 @@ import pytest
 
 from memory.transfer.jsonl_import import import_records
 from tests.conftest import make_runtime, present
-from tests.ui_helpers import settle, type_and_send, wait_until
+from tests.ui_helpers import make_app, settle, type_and_send, wait_until
 from ui.app import AssistantApp
 from ui.screens.conversations import ConversationScreen
+from ui.widgets.briefing import BriefingCard
 from ui.widgets.chat_log import ChatLog, Marker, PlainAnswer, ToolLine, UserMessage, entry_of
 from ui.widgets.entry import PAGE_ENTRIES
 
@@ -269,3 +270,22 @@ async def test_notices_never_cover_the_newest_lines_of_the_chat(tmp_path: Path, 
         assert newest.region.bottom < whole.bottom  # moved up
         await wait_until(pilot, lambda: not app.screen.query("Toast"), what="the notices gone")
         await wait_until(pilot, lambda: newest.region == whole, what="the chat's whole height again")
+
+
+async def test_notices_stand_above_the_briefing_card_not_over_it(tmp_path: Path) -> None:
+    """At launch the day's briefing card stands above the message box, and a launch notice sat over its
+    right half; it stands above the card now, and the card, the message box and the chat's newest line
+    stay in view."""
+    app = make_app(tmp_path, messages=True, briefing=True)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot, app)
+        card = app.main_screen.query_one(BriefingCard)
+        app.notify("Copied the last answer (63 characters).", timeout=30)
+        await wait_until(pilot, lambda: app.screen.query("Toast"), what="the notice")
+        await settle(pilot, app)
+        log = app.main_screen.chat.chat_log
+        newest = message_widgets(log)[-1]
+        for toast in app.screen.query("Toast"):
+            for widget in (card, app.main_screen.composer, newest):
+                assert not toast.region.overlaps(widget.region), (widget, toast.region, widget.region)
+        assert newest.region.bottom <= log.region.bottom
