@@ -258,8 +258,10 @@ async def test_turn_two_shares_turn_ones_request_up_to_the_previous_answer(tmp_p
     """The system prompt stays byte for byte the same (the clock moved three minutes, the questions differ);
     this turn's block is a message of its own just before the newest one, and never kept in the history."""
     rt = model_runtime(tmp_path, openai_standin)
-    memories.remember(rt.store, "my sister Anna's birthday is on March 5", kind="fact")
-    memories.remember(rt.store, "the ski trip budget is 1500 euros", kind="decision")
+    memories.remember(rt.store, "my sister Anna's birthday is on March 5", kind="fact", importance=2)
+    for n in range(4):  # the most important ones are the system prompt's Timeline, whatever is asked
+        memories.remember(rt.store, f"important fact number {n}", kind="fact", importance=5)
+    memories.remember(rt.store, "the ski trip budget is 1500 euros", kind="decision", importance=2)
     agent = agent_for(rt)
     asked = ["when is Anna's birthday?", "and the ski trip budget?", "thanks!"]
     for n, text in enumerate(asked):

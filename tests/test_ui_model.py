@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -326,7 +326,7 @@ async def test_once_an_answer_is_in_the_server_reads_the_conversation_for_the_ne
         await settle(pilot, app)
         await type_and_send(pilot, app, "hello")
 
-        def asked() -> list[dict[str, object]]:
+        def asked() -> list[dict[str, Any]]:
             return openai_standin.bodies("/v1/chat/completions")
 
         await wait_until(pilot, lambda: len(asked()) == 2, what="the request between turns")

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from assistant.conversation import Item, ToolUse, UserMessage
 from assistant.errors import ProviderError
@@ -126,8 +127,6 @@ class Capabilities:
 def on_this_network(url: str) -> bool:
     """Whether a server's address is this machine or its local network (a loopback, private or link-local
     address, `localhost`, a name without a dot or under .local/.lan/.home.arpa)."""
-    from urllib.parse import urlsplit
-
     host = (urlsplit(url if "//" in url else f"http://{url}").hostname or "").rstrip(".").lower()
     if not host:
         return False
