@@ -108,6 +108,38 @@ def test_recall_command_puts_the_memory_before_its_echo(tmp_path: Path, capsys: 
     runtime.close()
 
 
+GARAGE = "the garage code is 4417"
+
+
+def _with_secret_echoes(store: Store) -> tuple[int, list[int]]:
+    """A secret memory and the app's answers that quoted it, stored as every turn stores them (add_answer):
+    the value as "[secret 1 of memory #N]"."""
+    memory = remember(store, GARAGE)
+    assert memory.sensitive
+    episode = episodes.open_episode(store)
+    episodes.add_message(store, episode.id, "user", "what is the garage code?")
+    echoes = [episodes.add_answer(store, episode.id, text) for text in (
+        f"Okay, I'll remember that {GARAGE} (#{memory.id}).", f"From memory (you told me Sun Nov 22): {GARAGE}")]
+    assert all("4417" not in e.content and f"of memory #{memory.id}]" in e.content for e in echoes)
+    return memory.id, [e.id for e in echoes]
+
+
+@pytest.mark.slow
+def test_an_echo_that_quoted_a_secret_stays_below_the_memory(store: Store, embedder: LocalEmbedder) -> None:
+    """SPEC F5: the app's own answers that quote a memory never rank above it, a secret one too, whose
+    answers are stored with a placeholder where its value was (they outranked it: "garage code" listed
+    both answers first)."""
+    memory, echoes = _with_secret_echoes(store)
+    sync_embeddings(store, embedder)
+    for query in ("garage code", "what is the garage code?", "garage"):
+        hits = Searcher(store, embedder).search(query, limit=10, touch=False)
+        order = [(h.type, h.id) for h in hits]
+        assert ("memory", memory) in order, query
+        assert all(order.index(("memory", memory)) < order.index(("message", e)) for e in echoes
+                   if ("message", e) in order), (query, order)
+        assert hits == sorted(hits, key=lambda h: -h.score)
+
+
 def test_a_reply_that_only_shares_words_is_not_an_echo(store: Store, embedder: LocalEmbedder) -> None:
     """Only a word-for-word quotation of a hit counts: an answer in its own words ranks on its merits."""
     ids = _chat(store, [("2023-05-08T13:00:00+00:00", [

@@ -1,18 +1,22 @@
 """The chat log keeps a conversation of any length at the cost of a few screenfuls (issue 37): only the
 entries near the viewport are widgets, the rest are mounted when scrolled to; a long conversation
 opens without building a widget per message; the widget count stays flat as turns go by; the answer
-being written never leaves the window; a message arriving while reading far up waits below."""
+being written never leaves the window; a message arriving while reading far up waits below. And notices
+never cover its newest lines."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
+
 from memory.transfer.jsonl_import import import_records
 from tests.conftest import make_runtime, present
-from tests.ui_helpers import settle, type_and_send, wait_until
+from tests.ui_helpers import make_app, settle, type_and_send, wait_until
 from ui.app import AssistantApp
 from ui.screens.conversations import ConversationScreen
+from ui.widgets.briefing import BriefingCard
 from ui.widgets.chat_log import ChatLog, Marker, PlainAnswer, ToolLine, UserMessage, entry_of
 from ui.widgets.entry import PAGE_ENTRIES
 
@@ -233,3 +237,55 @@ async def test_a_reopened_offline_answer_keeps_its_lines_in_the_reader_and_the_c
                          what="the reader")
         await settle(pilot, app)
         assert app.screen.query("Markdown") and not app.screen.query(PlainAnswer)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_notices_never_cover_the_newest_lines_of_the_chat(tmp_path: Path, size: tuple[int, int]) -> None:
+    """A newcomer at 80x24: a notice ("Copied the last answer") sat over the last lines of the answer just
+    given. While notices are up, the chat ends above them (still pinned to the newest line); when they go,
+    it has its whole height again."""
+    rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")
+    rt.close()
+    app = AssistantApp(rt.settings)
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settle(pilot, app)
+        await app.main_screen.chat.drop_welcome()
+        log = app.main_screen.chat.chat_log
+        for i in range(30):
+            await log.add(UserMessage(f"question {i}"), PlainAnswer(f"the answer to question {i}, long enough "
+                                                                    "to take most of a line of the chat " * 2))
+        await settle(pilot, app)
+        newest = message_widgets(log)[-1]
+        whole = newest.region
+        assert whole.bottom <= log.region.bottom and log.scroll_y == log.max_scroll_y
+        app.notify("Copied the last answer (63 characters).", timeout=1.5)
+        app.notify("Forgotten #12. ctrl+z brings it back; a notice long enough to wrap in its toast.", timeout=1.5)
+
+        def clear_of_toasts() -> bool:
+            toasts = [t.region for t in app.screen.query("Toast")]
+            return len(toasts) == 2 and all(t.height and t.y >= newest.region.bottom for t in toasts)
+
+        await wait_until(pilot, clear_of_toasts, what="the newest line above the notices")
+        assert newest.region.bottom <= log.region.bottom and log.scroll_y == log.max_scroll_y  # still in view
+        assert newest.region.bottom < whole.bottom  # moved up
+        await wait_until(pilot, lambda: not app.screen.query("Toast"), what="the notices gone")
+        await wait_until(pilot, lambda: newest.region == whole, what="the chat's whole height again")
+
+
+async def test_notices_stand_above_the_briefing_card_not_over_it(tmp_path: Path) -> None:
+    """At launch the day's briefing card stands above the message box, and a launch notice sat over its
+    right half; it stands above the card now, and the card, the message box and the chat's newest line
+    stay in view."""
+    app = make_app(tmp_path, messages=True, briefing=True)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot, app)
+        card = app.main_screen.query_one(BriefingCard)
+        app.notify("Copied the last answer (63 characters).", timeout=30)
+        await wait_until(pilot, lambda: app.screen.query("Toast"), what="the notice")
+        await settle(pilot, app)
+        log = app.main_screen.chat.chat_log
+        newest = message_widgets(log)[-1]
+        for toast in app.screen.query("Toast"):
+            for widget in (card, app.main_screen.composer, newest):
+                assert not toast.region.overlaps(widget.region), (widget, toast.region, widget.region)
+        assert newest.region.bottom <= log.region.bottom

@@ -18,6 +18,7 @@ from textual.widgets import ListView
 
 from memory import changes, memories
 from memory.browse import PAGE
+from memory.errors import NotFound
 from memory.search.embeddings import pending_count
 from memory.store import Store
 from tests.conftest import T0, make_clock, present
@@ -25,6 +26,7 @@ from tests.test_backlog import _runtime_with_backlog
 from tests.test_why_and_incognito import TABLES
 from tests.ui_helpers import make_app, notices, settle, sidebar_text, type_and_send, wait_until
 from ui.app import AssistantApp
+from ui.screens.dialogs import ConfirmScreen
 from ui.screens.memories import MemoriesScreen, MemoryScreen
 from ui.screens.why import WhyItem, WhyScreen
 from ui.widgets.memory_list import FilterBar, MemoryList
@@ -192,7 +194,7 @@ async def test_private_pin_forget_each_undone_with_ctrl_z_and_a_secret_revealed_
             await pilot.press("ctrl+z")
             await wait_until(pilot, not_stored)
             await settle(pilot, app)
-        await pilot.press("f")
+        await pilot.press("f", "y")  # forget, and yes
         await wait_until(pilot, lambda: isinstance(app.screen, MemoriesScreen), what="back in the list")
         await wait_until(pilot, lambda: "the alarm code is ••••" not in listed(app), what="the row gone")
         await wait_until(pilot, lambda: "2 memories" in shown(app, "#memories-title"), what="the count, one less")
@@ -205,6 +207,40 @@ async def test_private_pin_forget_each_undone_with_ctrl_z_and_a_secret_revealed_
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is app.main_screen)
         assert "2468" not in "\n".join(str(w.render()) for w in app.main_screen.query("Static"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+async def test_forget_asks_first_and_a_no_keeps_the_memory(tmp_path: Path, size: tuple[int, int]) -> None:
+    """A newcomer pressed f on a memory and it was gone at once. f asks first, with the memory's words (a
+    secret masked) and what forgetting takes with it; n, escape or any other key changes nothing; y (or f
+    again) forgets it, and the notice says how to bring it back."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        memory = memories.remember(app.runtime.store, "the alarm code is 2468", kind="fact")
+        await open_memories(pilot, app)
+        screen = await open_first(pilot, app)
+        last = changes.last_change(app.runtime.store)
+        for no in ("n", "escape", "e"):
+            await pilot.press("f")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the question")
+            asked = "\n".join(str(w.render()) for w in app.screen.query("Static"))
+            assert f"Forget memory #{memory.id}?" in asked and "the alarm code is ••••" in asked
+            assert "2468" not in asked and "ctrl+z" in asked and "y" in asked
+            box = app.screen.query_one("#confirm-box").region
+            assert app.screen.region.contains_region(box)  # whole on screen, 80x24 too
+            await pilot.press(no)
+            await wait_until(pilot, lambda: app.screen is screen, what="back on the memory")
+            await settle(pilot, app)
+            assert memories.get_memory(app.runtime.store, memory.id).content == "the alarm code is 2468", no
+            assert changes.last_change(app.runtime.store) == last  # nothing done, so nothing new to undo
+            assert not screen.editing  # the "e" answered the question; it did not open the editor
+        await pilot.press("f", "y")
+        await wait_until(pilot, lambda: isinstance(app.screen, MemoriesScreen), what="back in the list")
+        await wait_until(pilot, lambda: any(f"Forgotten #{memory.id}. ctrl+z brings it back." in n
+                                            for n in notices(app)), what="the notice with the undo key")
+        with pytest.raises(NotFound):
+            memories.get_memory(app.runtime.store, memory.id)
 
 
 async def test_forget_and_undo_in_a_searched_list_while_an_import_waits_for_its_embeddings(tmp_path: Path) -> None:
@@ -222,7 +258,7 @@ async def test_forget_and_undo_in_a_searched_list_while_an_import_waits_for_its_
         await search(pilot, app, "wifi", 1)
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, MemoryScreen) and app.screen.detail is not None)
-        await pilot.press("f")
+        await pilot.press("f", "f")  # forget, and the same key again for yes
         await wait_until(pilot, lambda: isinstance(app.screen, MemoriesScreen) and not listed(app), what="forgotten")
         await pilot.pause(1.2)  # a moment of reading
         await pilot.press("ctrl+z", *" pass")

@@ -150,7 +150,8 @@ ACTIONS: tuple[UiAction, ...] = (
              palette=False),
     UiAction("memory-pin", "t", "toggle_pin", "Pin", "Pin it (never archived, never outranked by its echoes) or "
              "unpin it", scope="memory", footer=1, palette=False),
-    UiAction("memory-forget", "f", "forget", "Forget", "Forget it and its quotations (ctrl+z brings it back)",
+    UiAction("memory-forget", "f", "forget", "Forget", "Forget it and its quotations, once you say yes (y, or f "
+             "again; any other key keeps it); ctrl+z brings it back",
              scope="memory", footer=1, palette=False),
     UiAction("memory-reveal", "r", "reveal", "Reveal", "Show or hide a secret it holds (here only)",
              scope="memory", footer=1, palette=False),
@@ -169,6 +170,8 @@ ACTIONS: tuple[UiAction, ...] = (
              scope="dialogs", palette=False),
     UiAction("dialog-scroll", "pageup,pagedown", "", "Scroll", "Scroll a long dialog (recap, help)",
              scope="dialogs", palette=False),
+    UiAction("dialog-yes", "y", "", "Yes", "Answer a question (forget this memory?) yes; n, escape or any other "
+             "key keeps things as they were", scope="dialogs", palette=False),
 )
 
 SCOPE_TITLES = {

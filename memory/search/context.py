@@ -24,7 +24,9 @@ was measured on benchmarks/bench_locomo.py (real conversations) and benchmarks/b
 - Questions: a turn that ends by asking weighs less (a quarter of the turns, an eighth of the
   evidence).
 - Echoes: the assistant's own messages that quote another hit word for word ("From memory (you
-  told me ...): X") score just below what they quote (settle_echoes).
+  told me ...): X") score just below what they quote (settle_echoes). An answer is stored with
+  "[secret 1 of memory #12]" where it quoted a secret value: read with the value back, it quotes
+  the memory as it did when it was said (`echoes`).
 """
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ from datetime import timedelta
 from typing import Any
 
 from memory.docs import doc_id, split_doc_id
+from memory.secrets import reveal
 from memory.store import Store
 from memory.time.instants import to_utc_iso
 from memory.time.references import asks_when, mentions_time, named_periods
@@ -92,6 +95,7 @@ class Context:
         self.turns: dict[int, Turn] = {}  # message id -> row
         self.by_episode: dict[int, list[Turn]] = {}
         self.position: dict[int, tuple[int, int]] = {}  # message id -> (episode, index in by_episode)
+        self._said: dict[int, str] = {}  # assistant message id -> its text with its secrets back (`echoes`)
 
     def messages(self, count: int) -> list[int]:
         """The best `count` message documents by their current score."""
@@ -231,10 +235,20 @@ class Context:
         """Each assistant message among these documents that quotes another of them word for word
         scores just below the lowest-scored one it quotes (`texts`: each document's whole text)."""
         self.read([split_doc_id(d)[1] for d in texts if split_doc_id(d)[0] == "message"])
-        for d, text in texts.items():
+        for d in texts:
             kind, row_id = split_doc_id(d)
             if kind != "message" or row_id not in self.turns or self.turns[row_id].role != "assistant":
                 continue
-            quoted = [self.fused[o] for o, other in texts.items() if o != d and quotes(text, other)]
+            quoted = [self.fused[o] for o, other in texts.items() if o != d and self.echoes(row_id, other)]
             if quoted:
                 self.fused[d] = min(self.fused[d], min(quoted) * ECHO_FACTOR)
+
+    def echoes(self, message_id: int, text: str) -> bool:
+        """Whether this assistant message (read) quotes `text` word for word. Its stored placeholders of
+        secrets ("[secret 1 of memory #12]") are read as the values they stood for: the answer said the
+        value, and compared as stored it quoted no secret memory at all (both of a secret code's answers
+        ranked above the code). Only compared here: the hit's content stays as stored."""
+        said = self._said.get(message_id)
+        if said is None:
+            said = self._said[message_id] = reveal(self.store, self.turns[message_id].content)
+        return quotes(said, text)

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from memory import vectors
 from memory.docs import DOC_SLOTS, DOC_TYPES, doc_id, split_doc_id
 from memory.errors import DiskFull, EmbedderUnavailable, InvalidInput
-from memory.search.context import ECHO_FACTOR, Context, quotes
+from memory.search.context import ECHO_FACTOR, Context
 from memory.search.embeddings import Embedder, pending_count, sync_embeddings
 from memory.store import Store
 from memory.time.instants import to_utc_iso
@@ -402,7 +402,7 @@ class Searcher:
         above: dict[int, float] = {}  # pinned memory id -> the best score of an echo of it
         for echo in echoes:
             for memory_id, content in pinned:
-                if quotes(echo.content, content):
+                if context.echoes(echo.id, content):
                     above[memory_id] = max(above.get(memory_id, 0.0), echo.score)
         missing = {doc_id("memory", i): s for i, s in above.items() if i not in shown}
         for found in self._hydrate(list(missing), missing) if missing else []:

@@ -1,5 +1,6 @@
-"""Dialogs over the main screen: the recap (ctrl+r), help (f1), snooze (asks when) and one reminder's
-details. Stored text is shown literally (Static, markup off, control characters made visible)."""
+"""Dialogs over the main screen: the recap (ctrl+r), help (f1), snooze (asks when), one reminder's
+details, and a yes-or-no question before forgetting. Stored text is shown literally (Static, markup off,
+control characters made visible)."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
@@ -7,6 +8,7 @@ from typing import ClassVar
 
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -245,3 +247,31 @@ class DetailScreen(Dialog):
             error.update(problem)  # nothing changed; the dialog stays, with what was typed
             return
         self.dismiss("edited")
+
+
+class ConfirmScreen(Dialog):
+    """A question before a change one may not have meant (forgetting a memory), keyboard only: a yes key
+    (y, and the key that asked, so that pressing it twice does it) returns "yes"; n, escape or any other key
+    closes it and changes nothing (None), so a stray key never acts and never leaves the question up."""
+
+    def __init__(self, title: str, text: str, consequence: str, verb: str, yes_keys: tuple[str, ...] = ("y",)) -> None:
+        super().__init__()
+        self.title_text = title
+        self.text = text
+        self.consequence = consequence
+        self.verb = verb
+        self.yes_keys = tuple(dict.fromkeys(yes_keys))
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box", classes="dialog"):
+            yield Static(self.title_text, classes="screen-title", markup=False)
+            yield Static(visible(self.text), markup=False, id="confirm-text")
+            yield Static(self.consequence, markup=False, id="confirm-consequence")
+            yield Static(f"{' or '.join(self.yes_keys)}: {self.verb} · n, escape or any other key: keep it",
+                         classes="hint", markup=False, id="confirm-keys")
+
+    def on_key(self, event: events.Key) -> None:
+        # Before any binding (escape's too): every key answers, and only a yes key says yes.
+        event.stop()
+        event.prevent_default()
+        self.dismiss("yes" if event.key in self.yes_keys else None)

@@ -71,15 +71,21 @@ class MainScreen(ReportsFailures, Screen[None]):
         # after the first refresh: threads started then hold the interpreter lock while they open the
         # store and import the model client, and the frame waited for them (2.2 s against 1.0 s).
         self.set_interval(REFRESH_SECONDS, self.refresh_reminders, name="reminder-refresh")
+        # Toasts come and go with no event of their own: each layout of the screen (one follows each) tells.
+        self.screen_layout_refresh_signal.subscribe(self, lambda screen: self.place_toasts())
 
     def start_jobs(self) -> None:
-        self.call_after_refresh(place_toasts, self, self.composer)
+        self.call_after_refresh(self.place_toasts)
         self.chat.load_start()
         self.refresh_reminders()
         self.chat.connect()
         self.due_watcher.announce()
         self.chat.show_briefing(launch=True)
         self.calendar.start()
+
+    def place_toasts(self) -> None:
+        """Toasts at the foot of the chat, above what stands under it, and the chat's room for them."""
+        place_toasts(self, self.chat.chat_log, self.chat.under_the_chat)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Under a dialog the main screen's keys neither act nor show in its footer.
@@ -103,7 +109,7 @@ class MainScreen(ReportsFailures, Screen[None]):
             self.sidebar.display = self.sidebar_open
             self.sidebar.set_class(False, "-full")
         self.footer.narrow = self.narrow
-        self.call_after_refresh(place_toasts, self, self.composer)
+        self.call_after_refresh(self.place_toasts)
         focused = self.focused
         if focused is not None and not all(n.display for n in focused.ancestors_with_self):
             self.composer.focus()  # never leave the keyboard in a hidden widget
@@ -115,7 +121,7 @@ class MainScreen(ReportsFailures, Screen[None]):
         # Keys are seen by the app, on every screen (AssistantApp.on_event); a paste into the message box is
         # input too, and the box grows with its text.
         self.jobs.input_seen()
-        self.call_after_refresh(place_toasts, self, self.composer)
+        self.call_after_refresh(self.place_toasts)
 
     @on(StoreChanged)
     def refresh_reminders(self, event: StoreChanged | None = None) -> None:

@@ -24,6 +24,7 @@ from memory.schema import KINDS, TIERS
 from ui import actions
 from ui.failures import ReportsFailures
 from ui.screens.conversations import ConversationScreen
+from ui.screens.dialogs import ConfirmScreen
 from ui.text import one_line, visible
 from ui.widgets.footer import KeyFooter
 from ui.widgets.memory_list import FilterBar, MemoryList
@@ -384,8 +385,22 @@ class MemoryScreen(ReportsFailures, Screen[int | None]):
                          if memory.pinned else "Unpinned.") + " ctrl+z undoes it.", timeout=4)
         self.reload()
 
+    def action_forget(self) -> None:
+        """Asks first (a newcomer's f took the memory at once): y, or f again, forgets it."""
+        if self.detail is None:
+            return
+        self.app.push_screen(ConfirmScreen(
+            f"Forget memory #{self.detail.id}?", one_line(self.detail.text, 300),
+            "Its quotations in your conversations, titles and input history go with it. "
+            f"{actions.key_for('memory-undo', self.keymap)} brings all of it back.",
+            "forget", ("y", actions.key_for("memory-forget", self.keymap))), self._forget_answered)
+
+    def _forget_answered(self, answer: str | None) -> None:
+        if answer == "yes":
+            self.forget()
+
     @work(group="memory-change", exit_on_error=False, description="forget a memory")
-    async def action_forget(self) -> None:
+    async def forget(self) -> None:
         memory = await asyncio.to_thread(self.memories.forget, self.memory_id)
         self.app.notify(f"Forgotten #{memory.id}. ctrl+z brings it back.", timeout=5, markup=False)
         self.dismiss(None)

@@ -11,6 +11,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import TextArea
 
 from assistant.input_history import InputHistory
@@ -72,6 +73,11 @@ class ChatPane(ReportsFailures, Vertical):
         yield self.chat_log
         yield self.clock
         yield self.composer
+
+    @property
+    def under_the_chat(self) -> list[Widget]:
+        """What stands below the chat log, top first: the working line, the briefing card, the message box."""
+        return list(self.children)[self.children.index(self.chat_log) + 1:]
 
     def watch_busy(self, busy: bool) -> None:
         if not busy:  # the turn's answer is written: it may leave the chat log's window like any other
