@@ -383,6 +383,26 @@ async def test_a_long_conversation_at_a_small_window_keeps_where_its_history_sta
     rt.close()
 
 
+async def test_with_reads_between_turns_a_history_cut_comes_between_turns(tmp_path: Path,
+                                                                         openai_standin: StandIn) -> None:
+    """At a 2,048-token window the history is cut now and then; read between turns with room to spare, the
+    cut is made there, while the person types, and every turn's request begins with what was read before it."""
+    rt = model_runtime(tmp_path, openai_standin, ASSISTANT_CONTEXT_WINDOW="2048")
+    agent = agent_for(rt)
+    for n in range(12):  # each message longer than the one before: the last one is no measure of the next
+        openai_standin.script = [f"answer {n} " + "and more words " * 12]
+        await collect(agent, f"question {n} " + "with many words " * (8 + 3 * n))
+        assert await agent.warm()
+    sent = chats(openai_standin)
+    turns, warms = sent[0::2], sent[1::2]
+    assert all(w["max_tokens"] == 1 for w in warms) and not any(t["max_tokens"] == 1 for t in turns)
+    for warm, turn in zip(warms, turns[1:], strict=False):
+        assert turn["messages"][:len(warm["messages"])] == warm["messages"]
+    cuts = [n for n in range(1, len(warms)) if shared_messages(warms[n - 1]["messages"], warms[n]["messages"]) < 2]
+    assert cuts, "the conversation outgrew the window: it was cut, between turns"
+    rt.close()
+
+
 async def test_anthropic_caches_the_system_prompt_and_the_history_and_sends_the_turn_as_its_own_block(
         tmp_path: Path, anthropic_standin: StandIn) -> None:
     from assistant.providers.anthropic_provider import AnthropicProvider

@@ -56,6 +56,7 @@ _ANOTHER_SERVER = ("network", "timeout", "model", "overloaded", "cut")
 # the guesses for one that refused a request without saying its own.
 COMMON_WINDOWS = (2048, 4096, 8192, 16384, 32768)
 log = logging.getLogger(__name__)
+WARM_SPARE = 256  # tokens kept free between turns, besides the last turn's block and message (`warm`)
 
 
 class Phase(Enum):
@@ -319,7 +320,9 @@ class ModelResponder:
         now = await asyncio.to_thread(build_prompt, self.runtime, reading, gate, False, self._window)
         sized = replace(now, sections=[*now.placed(SYSTEM), *last.placed(TURN)])
         tools = [] if capabilities.tools is Tools.NO else TOOL_SPECS
-        fitted = fit(sized, [*conversation, asked[-1]], tools, self._budget(), self._start)
+        # Fitted with room to spare for a next block and message longer than the last: when the history
+        # must be cut, it is cut now, read now, and the next turn starts where this request did.
+        fitted = fit(sized, [*conversation, asked[-1]], tools, self._budget() - WARM_SPARE, self._start)
         self._start = fitted.start
         sent = replace(fitted.prompt, sections=fitted.prompt.placed(SYSTEM))
         system = SystemPrompt(sent.stable, sent.memory_text)
