@@ -140,7 +140,7 @@ def ask_all(path: Path, extra: int = 0) -> list[tuple[dict[str, Any], str, float
 
 
 def judge(results: list[tuple[dict[str, Any], str, float]]) -> dict[str, Any]:
-    right = wrong = said_nothing = nothing_right = nothing_wrong = 0
+    right = wrong = said_nothing = nothing_right = nothing_wrong = closest_right = 0
     misses, wrongs, false_answers = [], [], []
     for q, answer, _ in results:
         if q["answer"] is None:
@@ -155,6 +155,7 @@ def judge(results: list[tuple[dict[str, Any], str, float]]) -> dict[str, Any]:
             right += 1
         elif says_nothing(answer):
             said_nothing += 1
+            closest_right += bool(q["expect"]) and q["expect"].lower() in answer.lower()
             misses.append((q["q"], q["expect"], answer[:160]))
         else:
             wrong += 1
@@ -163,6 +164,7 @@ def judge(results: list[tuple[dict[str, Any], str, float]]) -> dict[str, Any]:
     unanswerable = nothing_right + nothing_wrong
     cpu = sorted(c for _, _, c in results)
     return {"answerable": answerable, "right": round(right / answerable, 3),
+            "right_only_as_closest": round(closest_right / answerable, 3),
             "wrong_memory_as_answer": round(wrong / answerable, 3), "said_nothing": round(said_nothing / answerable, 3),
             "no_answer_questions": unanswerable,
             "no_answer_said_nothing": round(nothing_right / unanswerable, 3) if unanswerable else None,

@@ -799,8 +799,20 @@ def anchors(said: Said) -> frozenset[str]:
 
 def concepts(said: Said) -> set[str]:
     """The subjects a statement says without naming them (memory/subjects.toml's concepts)."""
-    folded = fold(said.text)
+    return _concepts_in(fold(said.text))
+
+
+def _concepts_in(folded: str) -> set[str]:
     return {f"concept:{n}" for n, pattern in enumerate(vocabulary().concepts) if pattern.search(folded)}
+
+
+def other_names(text: str) -> frozenset[str]:
+    """The groups of names for one thing that a text says, by a word of the group (memory/subjects.toml's
+    synonyms: "thing:N") or by a way of saying it (its concepts: "concept:N"): "who's my GP?" and "my doctor
+    is Dr Okafor" share one, "who is my boss?" and "I report to Oliver" another. Cheap: no reading."""
+    folded = fold(text)
+    things = {canonical_word(word) for word in _WORDS.findall(folded)}
+    return frozenset({t for t in things if t.startswith("thing:")} | _concepts_in(folded))
 
 
 def names_old_value(newer: Said, older: Said) -> bool:

@@ -14,7 +14,7 @@ import pytest
 
 from assistant.offline.phrases import HOW_TO_CONNECT
 from assistant.recall import meaning
-from assistant.recall.evidence import NOTHING
+from assistant.recall.evidence import NOTHING, words_of
 from assistant.responders.offline import OfflineResponder
 from assistant.runtime import Runtime
 from assistant.turn.agent import Agent
@@ -80,18 +80,23 @@ def test_the_issues_questions_are_answered_by_meaning(newcomer: tuple[Runtime, A
 
 
 # The embedder puts these as far from their memory as a question nothing answers: "who's my GP?" and "who
-# is my dentist?" are at the same cosine of "my doctor is Dr Okafor" (0.358, 0.363), so no score answers
-# one and not the other. Below the calibrated score, "I don't have that" comes first; the memory follows
-# as the closest when near enough (the boss), never as the answer, and never another memory (before:
-# the recycling day for "where should we eat out?").
-@pytest.mark.parametrize("question, closest", [
-    ("who's my GP?", None), ("who is my boss?", "Priya"), ("where should we eat out?", None),
-])
+# is my dentist?" are at the same cosine of "my doctor is Dr Okafor" (0.358, 0.363). The words tell them
+# apart (GP is another name for a doctor, memory/subjects.toml), not enough to answer: "I don't have that"
+# comes first and the memory follows as the closest, never as the answer, and never another memory
+# (before: the recycling day for "where should we eat out?").
+@pytest.mark.parametrize("question, closest", [("who's my GP?", "Okafor"), ("where should we eat out?", None)])
 def test_a_paraphrase_the_embedder_cannot_tell_is_never_answered_with_another_memory(
         newcomer: tuple[Runtime, Agent], question: str, closest: str | None) -> None:
     lines = ask(newcomer[1], question).splitlines()
     assert lines[0] == NOTHING
     assert lines[1:] == [] if closest is None else (len(lines) == 2 and closest in lines[1])
+
+
+def test_a_question_with_another_name_for_what_a_memory_says_is_answered_by_it(
+        newcomer: tuple[Runtime, Agent]) -> None:
+    # "boss" is another name for "manager" (memory/subjects.toml): before, only the closest.
+    first = ask(newcomer[1], "who is my boss?").splitlines()[0]
+    assert first.startswith("From memory") and "my manager is Priya" in first
 
 
 def test_a_statement_inside_a_message_that_asks_is_the_answer_without_the_request(
@@ -101,7 +106,8 @@ def test_a_statement_inside_a_message_that_asks_is_the_answer_without_the_reques
 
 
 @pytest.mark.parametrize("question", ["who is my dentist?", "what's my brother's birthday?",
-                                      "what's the capital of Australia?", "who is my accountant?"])
+                                      "what's the capital of Australia?", "who is my accountant?",
+                                      "what's my doctor's phone number?"])
 def test_nothing_in_memory_says_so_first_and_never_presents_another_memory(newcomer: tuple[Runtime, Agent],
                                                                            question: str) -> None:
     answer = ask(newcomer[1], question)
@@ -111,7 +117,7 @@ def test_nothing_in_memory_says_so_first_and_never_presents_another_memory(newco
 
 
 def test_the_closest_statement_follows_on_its_own_line(newcomer: tuple[Runtime, Agent]) -> None:
-    lines = ask(newcomer[1], "what's my doctor's phone number?").splitlines()
+    lines = ask(newcomer[1], "who's my GP?").splitlines()
     assert lines[0] == NOTHING
     assert len(lines) == 2 and lines[1].startswith("The closest I have (you told me Sun Nov 22): ") and \
         "Okafor" in lines[1]
@@ -126,6 +132,46 @@ def test_the_calibration_is_read_from_its_data_file() -> None:
     # one that meets nothing is not even the closest.
     assert calibration.score(meaning.features(0.8, 0.0, 1.0, True, True, [1.0, 1.0])) >= calibration.answers
     assert calibration.score(meaning.features(0.1, 0.1, 0.0, False, False, [0.1, 0.1])) < calibration.closest
+    # What the words tell weighs as fitted: another name for a word asked raises the score, a subject asked
+    # about that the statement does not name lowers it, and so does no value of the kind asked.
+    plain = meaning.features(0.5, 0.3, 0.5, False, True, [0.3, 0.6])
+    other, unmet, no_kind = (meaning.features(0.5, 0.3, 0.5, False, True, [0.3, 0.6], fit)
+                             for fit in ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)))
+    assert calibration.score(other) > calibration.score(plain) > calibration.score(unmet) > calibration.score(no_kind)
+
+
+@pytest.mark.parametrize("question, kinds", [
+    ("who's my GP?", {"name"}), ("what's my dentist's phone number?", {"number"}),
+    ("when is the choir's next concert?", {"when"}), ("which days am I remote?", {"when"}),
+    ("how much is the monthly mortgage payment?", {"amount"}), ("Quand est l'anniversaire de Sam ?", {"when"}),
+    ("wie heißt mein Zahnarzt?", {"name"}), ("where do I live?", set()), ("what car do I drive?", set()),
+])
+def test_the_kind_of_value_a_question_asks_for(question: str, kinds: set[str]) -> None:
+    assert meaning.kinds_asked(question) == kinds
+
+
+@pytest.mark.parametrize("statement, kinds", [
+    ("my doctor is Dr Okafor", {"name"}), ("My sister is a vet", set()),
+    ("the recycling goes out on Tuesdays", {"when"}), ("the cleaner comes at 9:30", {"when", "number", "amount"}),
+    ("I paid 450 pounds for the washer", {"amount", "number"}), ("I had knee surgery in 2022", {"when", "number"}),
+    ("I sing alto in the community choir", set()), ("we're going camping in August", {"when"}),
+])
+def test_the_kinds_of_value_a_statement_gives(statement: str, kinds: set[str]) -> None:
+    assert meaning.kinds_given(statement) == kinds
+
+
+@pytest.mark.parametrize("question, head, statement, fit", [
+    ("who's my GP?", "gp", "my doctor is Dr Okafor", (1.0, 0.0, 0.0)),  # GP: another name for a doctor
+    ("who is my boss?", "boss", "I report to Oliver Grant", (1.0, 0.0, 0.0)),  # a way of saying who the boss is
+    ("what's my dentist's phone number?", "number", "my dentist is Dr Patel", (0.0, 1.0, 1.0)),
+    ("when is the choir's next concert?", None, "I sing alto in the Redland choir", (0.0, 0.0, 1.0)),
+    ("who is my dentist?", "dentist", "my doctor is Dr Okafor", (0.0, 1.0, 0.0)),
+])
+def test_what_the_words_tell_of_a_question_and_a_statement(question: str, head: str | None, statement: str,
+                                                           fit: tuple[float, float, float]) -> None:
+    words = words_of(question)
+    stems = frozenset(s for _, st in words_of(statement) for s in st)
+    assert meaning.fits(meaning.asked(words, question, head), statement, stems) == fit
 
 
 # -- issue 46 item 13: a plain statement gets one line --------------------------------------------------

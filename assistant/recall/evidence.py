@@ -270,7 +270,7 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
     found.sort(key=lambda item: item[0])
     if not weighing:
         return newest_first(runtime, [evidence for _, evidence in found])[:limit]
-    weighed = weigh(runtime, question, vector, [evidence for _, evidence in found])
+    weighed = weigh(runtime, question, vector, [evidence for _, evidence in found], focus)
     floor = meaning.calibration().closest if near else meaning.calibration().answers
     return newest_first(runtime, [e for e in weighed if e.score is not None and e.score >= floor])[:limit]
 
@@ -278,18 +278,21 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
 WEIGHED = 12  # candidates weighed by meaning: the search's best (each costs a cosine, a part an embedding)
 
 
-def weigh(runtime: Runtime, question: str, vector: Any, found: list[Evidence]) -> list[Evidence]:
+def weigh(runtime: Runtime, question: str, vector: Any, found: list[Evidence], focus: Focus | None = None
+          ) -> list[Evidence]:
     """The candidates scored by meaning (assistant.recall.meaning), best first: a memory that answers
     before a statement said in conversation that answers (SPEC F14), then by score."""
     found = found[:WEIGHED]
     calibration = meaning.calibration()
-    for evidence, values in zip(found, feature_values(runtime, question, vector, found), strict=True):
+    for evidence, values in zip(found, feature_values(runtime, question, vector, found, focus), strict=True):
         evidence.score = round(calibration.score(values), 4)
     return sorted(found, key=lambda e: (not e.answers, e.type != "memory", -(e.score or 0.0)))
 
 
-def feature_values(runtime: Runtime, question: str, vector: Any, found: list[Evidence]) -> list[tuple[float, ...]]:
-    """What the calibrated score reads of each candidate (meaning.FEATURES), in order."""
+def feature_values(runtime: Runtime, question: str, vector: Any, found: list[Evidence], focus: Focus | None = None
+                   ) -> list[tuple[float, ...]]:
+    """What the calibrated score reads of each candidate (meaning.FEATURES), in order; `focus`: what the
+    reading found the question asks about."""
     import numpy as np
 
     matrix = _vectors(runtime, found)
@@ -297,16 +300,22 @@ def feature_values(runtime: Runtime, question: str, vector: Any, found: list[Evi
     query = query / (np.linalg.norm(query) or 1.0)
     cosines = [float(c) for c in matrix @ query] if len(found) else []
     embedder = runtime.searcher.embedder if runtime.searcher.semantic else None
-    met = meaning.coverage(embedder, _words(question)[:8], [_words(e.content) for e in found], matrix)
+    words = words_of(question)[:8]
+    said = [words_of(e.content) for e in found]
+    met = meaning.coverage(embedder, words, said, matrix)
+    head = focus.subject.head if focus is not None and focus.subject is not None else None
+    asked = meaning.asked(words, question, head)
     out = []
     for index, evidence in enumerate(found):
         others = [c for i, c in enumerate(cosines) if i != index]
+        stems = frozenset(s for _, st in said[index] for s in st)
+        fit = meaning.fits(asked, evidence.content, stems)
         out.append(meaning.features(cosines[index], max(others, default=0.0), evidence.relevance, evidence.defining,
-                                    evidence.type == "memory", met[index]))
+                                    evidence.type == "memory", met[index], fit))
     return out
 
 
-def _words(text: str) -> list[tuple[str, frozenset[str]]]:
+def words_of(text: str) -> list[tuple[str, frozenset[str]]]:
     """The words of a text that carry meaning, each with its stems (a few dozen at most)."""
     out: dict[str, frozenset[str]] = {}
     for word in re.findall(r"[^\W_][\w'’-]*", text[:500].lower()):

@@ -17,7 +17,12 @@ question's words the statement holds, whether the statement defines the subject 
 each word of the question is met by the statement (`coverage`: the same word, or by meaning, the cosine of
 the word with the whole statement, "boss" with "my line manager is Oliver Grant"), the least met word and
 the average: a statement about the same person that does not give what is asked ("Lily's mum" of "Nora's
-best friend is Lily") leaves the asked word unmet.
+best friend is Lily") leaves the asked word unmet. Three more read the words (`Asked`, `fits`): a word of the
+question met only by another name for it (memory/subjects.toml's synonyms and concepts: "who's my GP?" of
+"my doctor is Dr Okafor", where MiniLM puts the two no nearer than "who is my dentist?"); the head of the
+subject asked about ("the dentist's phone number") met by no word or other name in the statement; and a
+kind of value asked (a time, an amount, a number, a name: vocabulary/*.toml) of which the statement gives
+none ("when is the choir's next concert?" of "I sing alto in the Redland choir").
 """
 from __future__ import annotations
 
@@ -30,8 +35,17 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from memory.subjects import fold, other_names
+from memory.time import names
+from memory.time.references import asks_when, mentions_time
+from memory.vocabulary import table
+from memory.words import is_ordinary, stem
+
 CALIBRATION = Path(__file__).with_name("meaning.json")
-FEATURES = ("cosine", "lead", "overlap", "defining", "memory", "least_met", "met")
+VOCABULARY = Path(__file__).with_name("vocabulary")
+LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "nl")
+FEATURES = ("cosine", "lead", "overlap", "defining", "memory", "least_met", "met", "other_name", "head_unmet",
+            "kind_unmet")
 
 
 @dataclass(frozen=True)
@@ -57,11 +71,96 @@ def calibration() -> Calibration:
 
 
 def features(cosine: float, best_other: float, overlap: float, defining: bool, memory: bool,
-             met: Sequence[float]) -> tuple[float, ...]:
+             met: Sequence[float], fit: Sequence[float] = (0.0, 0.0, 0.0)) -> tuple[float, ...]:
     """A statement's values, in the order of FEATURES: `best_other` is the highest cosine of the other
-    candidates (0 when it is the only one); `met`, how well each word of the question is met (coverage)."""
+    candidates (0 when it is the only one); `met`, how well each word of the question is met (coverage);
+    `fit`, what the words tell (`fits`)."""
     least, mean = (min(met), sum(met) / len(met)) if met else (0.0, 0.0)
-    return (cosine, cosine - best_other, overlap, float(defining), float(memory), least, mean)
+    return (cosine, cosine - best_other, overlap, float(defining), float(memory), least, mean, *fit)
+
+
+# -- what the words tell of a pair ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Asked:
+    """What a question asks, as its words tell, read once for all its candidates."""
+    kinds: frozenset[str]  # the kinds of value it asks for: when, amount, number, name
+    words: tuple[tuple[frozenset[str], frozenset[str]], ...]  # each word's stems and other names
+    head: tuple[frozenset[str], frozenset[str]] | None  # the stems and other names of the subject asked about
+
+
+def _phrases(words: list[str]) -> re.Pattern[str] | None:
+    alternatives = sorted({re.escape(fold(w)) for w in words}, key=len, reverse=True)
+    return re.compile(rf"(?<!\w)(?:{'|'.join(alternatives)})(?!\w)") if alternatives else None
+
+
+@cache
+def _vocabulary() -> dict[str, re.Pattern[str] | None]:
+    """vocabulary/*.toml, compiled once: the words of each kind of question, and the words that say when."""
+    out = {kind: _phrases(table(VOCABULARY, f"asks_{kind}", LANGUAGES)) for kind in ("when", "amount", "number",
+                                                                                     "name")}
+    calendar = [*names.MONTHS, *names.WEEKDAYS, *names.MONTH_SPELLINGS, *names.WEEKDAY_SPELLINGS,
+                *names.MONTH_SHORT, *names.WEEKDAY_SHORT]
+    out["says_when"] = _phrases(table(VOCABULARY, "says_when") + calendar + [f"{w}s" for w in names.WEEKDAYS])
+    return out
+
+
+_CLOCK = re.compile(r"\b\d{1,2}(?:[:.]\d\d|\s?(?:am|pm|o'clock|h))(?!\w)|\b(?:19|20)\d\d\b|\b\d{1,2}(?:st|nd|rd|th)\b|"
+                    r"\b\d{1,2}[/-]\d{1,2}\b", re.I)
+_MONEY = re.compile(r"[£$€¥]|\b\d+(?:[.,]\d+)?\s?(?:pounds?|euros?|dollars?|quid|p|k|pence|cents?)\b|"
+                    r"\b(?!(?:19|20)\d\d\b)\d+(?:[.,]\d+)?\b", re.I)
+_CAPITALISED = re.compile(r"(?<![\w'])[A-ZÀ-Ý][\w'’-]*")
+
+
+def kinds_asked(question: str) -> frozenset[str]:
+    """The kinds of value a question asks for: "when", "amount", "number", "name" (none for most)."""
+    folded = fold(question)
+    found = {kind for kind, pattern in _vocabulary().items() if kind != "says_when" and pattern is not None
+             and pattern.search(folded)}
+    if asks_when(question):
+        found.add("when")
+    return frozenset(found)
+
+
+def kinds_given(text: str) -> frozenset[str]:
+    """The kinds of value a statement gives: a time or a day, an amount, a number, a name (a capitalised
+    word other than "I", and other than an ordinary word opening the sentence)."""
+    found = set()
+    pattern = _vocabulary()["says_when"]
+    if _CLOCK.search(text) or mentions_time(text) or (pattern is not None and pattern.search(fold(text))):
+        found.add("when")
+    if any(c.isdigit() for c in text):
+        found.add("number")
+    if _MONEY.search(text):
+        found.add("amount")
+    for match in _CAPITALISED.finditer(text):
+        word = match.group(0)
+        opening = not text[:match.start()].strip(" \"'“‘([-*•")
+        if word != "I" and not (opening and is_ordinary(word.lower())) and not (pattern and pattern.fullmatch(
+                fold(word))):  # "Tuesdays", "May": a time, not a name
+            found.add("name")
+            break
+    return frozenset(found)
+
+
+def asked(words: Sequence[tuple[str, frozenset[str]]], question: str, head: str | None) -> Asked:
+    """What `question` asks: its words (as evidence's reading gives them: each with its stems) and the head
+    of the subject the reading found it asks about (its focus), if any."""
+    met = tuple((stems, other_names(word)) for word, stems in words)
+    subject = (frozenset({stem(head), head}), other_names(head)) if head else None
+    return Asked(kinds_asked(question), met, subject)
+
+
+def fits(question: Asked, text: str, stems: frozenset[str]) -> tuple[float, float, float]:
+    """(other_name, head_unmet, kind_unmet) of a statement (`stems`: of its words): a word of the question
+    met by another name for it only; the subject asked about met by no word or name of the statement; a
+    kind of value asked of which it gives none."""
+    said = other_names(text)
+    other = any(not (st & stems) and named & said for st, named in question.words)
+    head = question.head
+    unmet = head is not None and not (head[0] & stems or head[1] & said)
+    kind = bool(question.kinds - kinds_given(text)) if question.kinds else False
+    return float(other), float(unmet), float(kind)
 
 
 class WordVectors:
