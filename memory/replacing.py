@@ -116,7 +116,7 @@ def replaced_memory(store: Store, content: str, embedder: Embedder | None) -> Re
         if older.current and (negation or subjects.new_value(newer, older) and subjects.values_alike(newer, older)) \
                 and subjects.conflict(newer, older) is None:
             return _marks(store, by_rules, "rules")
-    if not newer.values or not newer.one_value or embedder is None or embedder.name != CALIBRATED_FOR:
+    if not newer.values or embedder is None or embedder.name != CALIBRATED_FOR:
         return None
     anything = f"SELECT 1 FROM knowledge k JOIN memory_meta m ON m.memory_id = k.id WHERE {_CURRENT} LIMIT 1"
     if store.one(anything) is None:
@@ -198,7 +198,8 @@ def _by_meaning(store: Store, newer: subjects.Said, embedder: Embedder) -> Repla
 
 def _floor(newer: subjects.Said, older: subjects.Said, olders: list[subjects.Said]) -> float | None:
     """The cosine `newer` needs to replace `older`, by what the words say of the two; None: never."""
-    if not older.current or not older.one_value or not subjects.new_value(newer, older) or \
+    if not older.current or not subjects.one_value(older, newer) or not subjects.one_value(newer, older) or \
+            not subjects.new_value(newer, older) or \
             not subjects.values_alike(newer, older) or subjects.conflict(newer, older):
         return None
     if subjects.another_kind(newer, older):
@@ -214,9 +215,11 @@ def _floor(newer: subjects.Said, older: subjects.Said, olders: list[subjects.Sai
             supersession.value_kind(newer.statement.value) == supersession.value_kind(older.statement.value)
         return ANCHORED if same and alike and subjects.same_words(newer, older) and not subjects.many_values(newer) \
             else None
-    if same or subjects.names_old_value(newer, older):
+    if same or subjects.names_old_value(newer, older) or subjects.same_form(newer, older):
         return NAMED
-    return ANCHORED if subjects.anchored(newer, older) else THRESHOLD
+    if subjects.anchored(newer, older):
+        return ANCHORED
+    return None if subjects.head_unsaid(newer, older) else THRESHOLD
 
 
 def link(store: Store, newer_id: int, replaced: Replaced) -> None:

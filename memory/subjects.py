@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from memory.supersession import CONCEPTS, NEW_WORDS, USER, Statement, normalised, read_statement
-from memory.words import STOPWORDS, is_ordinary, stem
+from memory.supersession import CONCEPTS, NEW_WORDS, PERSON_TITLES, USER, Statement, normalised, read_statement
+from memory.words import STOPWORDS, is_ordinary, sentence_initial, stem
 
 VOCABULARY = Path(__file__).with_name("subjects.toml")
 MASK = "…"  # what a value becomes in the masked text (one token for the embedder)
@@ -76,6 +76,12 @@ class Vocabulary:
     people: dict[str, int]  # word -> the group of words that name one person
     qualifiers: dict[str, int]  # word -> the group of alternatives it belongs to
     synonyms: dict[str, int]  # word -> the group of names for one thing
+    same_of: frozenset[str]  # "same" words that, before a noun, say that other thing is unchanged
+    clock_after: re.Pattern[str]  # "until" words after which a clock time is an hour of the day
+    time_before: re.Pattern[str]  # words before a number that make it a time of day (as written)
+    later_clause: re.Pattern[str]  # words that open a clause of what happened later ("before he moved")
+    clause_subjects: frozenset[str]  # the words that open such a clause ("he", "she", ...)
+    gone_before: re.Pattern[str]  # words after which a value is named as gone ("not a 42")
 
 
 def _every_language(table: dict[str, list[str]]) -> list[str]:
@@ -83,10 +89,14 @@ def _every_language(table: dict[str, list[str]]) -> list[str]:
 
 
 def _groups(groups: list[list[str]]) -> dict[str, int]:
+    """word -> its group's number, for each word and its stem ("class" is read as "cla")."""
     found: dict[str, int] = {}
     for number, words in enumerate(groups):
         for word in words:
             found.setdefault(fold(word), number)
+    for number, words in enumerate(groups):
+        for word in words:
+            found.setdefault(stem(fold(word)), number)
     return found
 
 
@@ -117,6 +127,13 @@ def vocabulary() -> Vocabulary:
         people=_groups(data["people"]["groups"]),
         qualifiers=_groups(data["qualifiers"]["groups"]),
         synonyms=_groups(data["synonyms"]["groups"]),
+        same_of=frozenset(fold(w) for w in data["same_of"]["words"]),
+        clock_after=_phrases(data["clock_after"]["words"]),
+        time_before=re.compile("|".join(rf"(?<!\w){re.escape(w)}" for w in sorted(data["time_before"]["words"],
+                                                                                   key=len, reverse=True)), re.I),
+        later_clause=_phrases(data["later_clause"]["words"]),
+        clause_subjects=frozenset(fold(w) for w in data["later_clause"]["subjects"]),
+        gone_before=_phrases(data["gone_before"]["words"]),
     )
 
 
@@ -126,7 +143,7 @@ _ADDRESSES = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://\S+|www\.\S+|@\w
 _QUOTED = re.compile(r"\"[^\"]{1,80}\"|“[^”]{1,80}”|«[^»]{1,80}»|(?<!\w)'[^']{1,80}'(?!\w)")
 _NUMBER = re.compile(r"(?:\b[A-Z]{1,4}-?)?[#+*£$€]?\d[\w./:+*#-]*(?:\s\d[\w./:+*#-]*)*"
                      r"(?:\s?(?:am|pm|o'clock|h|uhr|kg|km|lbs?|%)(?!\w))?")
-_TITLE = r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof|St|Sr|Sra|Dra|Herr|Frau|Mme|Mlle|M)\.?\s+)"
+_TITLE = rf"(?:(?:{PERSON_TITLES}|St|M)\.?\s+)"
 _NAME = re.compile(rf"{_TITLE}?[A-ZÀ-Ý][\w&+.-]*(?:\s+(?:(?:de|da|do|dos|van|von|der|den|la|le|del|di|&)\s+)?"
                    rf"[A-ZÀ-Ý][\w&+.-]*)*")
 def _calendar(text: str) -> list[tuple[int, int]]:
@@ -166,14 +183,34 @@ _VALUE_SIDE = re.compile(r"(?<!\w)(?:is|are|was|were|am|be|been|es|son|est|sont|
                          r"maintenant)(?!\w)|'s(?!\w)|'re(?!\w)|'m(?!\w)|[:=]", re.I)
 
 
+def _says_is(word: str) -> bool:
+    """Whether a word after "X's" makes it "X is" or "X has" ("Chloe's off to uni", "MOT's actually June"):
+    a word of _NOT_OWNED, a copula or a verb of change (not "new": "my sister's new boyfriend")."""
+    return word in _NOT_OWNED or word in _COPULAS or bool(vocabulary().strong.fullmatch(word))
+
+
+def _a_verb_ing(word: str, rest: str) -> bool:
+    """Whether an -ing word after "X's" is X's doing ("Chloe's moving out so ...") rather than a kind of X's
+    thing ("Lily's swimming lesson is on Saturday"): a noun follows it and a verb of stating in its clause."""
+    if not word.endswith("ing"):
+        return False
+    clause = _CLAUSES.split(rest, maxsplit=1)[0]
+    following = re.match(r"\s*([^\W\d_][\w'-]*)", clause)
+    if following is None or fold(following.group(1)) in STOPWORDS or fold(following.group(1)) in vocabulary().function:
+        return True
+    return not re.search(r"(?<![\w'])(?:is|are|was|were|'s)(?!\w)", clause, re.I)
+
+
 def _value_side(text: str) -> int:
     """Where the value's side of a statement starts: after its first verb of stating ("is", "changed to",
     "got", ...) or a colon; "'s" of a possessive ("my car's MOT") is no such verb."""
     for match in _VALUE_SIDE.finditer(text):
         if match.group(0).lower() == "'s":
             following = re.match(r"\s+([^\W\d_][\w'-]*)", text[match.end():])
-            if following and fold(following.group(1)) not in _NOT_OWNED | _COPULAS and \
-                    not following.group(1).endswith("ing") and match.start() > 0:
+            owner = re.search(r"([^\W\d_][\w-]*)$", text[:match.start()])
+            if following and not _says_is(fold(following.group(1))) and match.start() > 0 and \
+                    not _a_verb_ing(following.group(1), text[match.end() + len(following.group(0)):]) and \
+                    not (owner and fold(owner.group(1)) in _CONTRACTIONS):
                 continue
         return match.end()
     return len(text)
@@ -187,7 +224,8 @@ def _names_someone(text: str, match: re.Match[str]) -> bool:
     if before.endswith((",", ";", ":", " so", " and", " but", " then")):
         return True
     previous = re.search(r"([\w']+)$", before)
-    if previous and (previous.group(1) in _DETERMINERS or previous.group(1).endswith(("'s", "s'")) or
+    if previous and (previous.group(1) in _DETERMINERS or
+                     previous.group(1).endswith(("'s", "s'")) and _bare(previous.group(1)) not in _CONTRACTIONS or
                      previous.group(1) in ("of", "de", "da", "do", "di", "del", "della", "du", "van", "von")):
         return False  # "the Netflix password", "my car's MOT", "o chefe da Marta": a word of the subject
     following = re.match(r"\s+([^\W\d_][\w'-]*)", text[match.end():])
@@ -226,9 +264,11 @@ def _value_spans(text: str, statement: Statement | None) -> list[tuple[int, int]
 
 def _with_preposition(text: str, start: int, end: int) -> str:
     """A value with the word that says what kind it is ("at 2": an hour, "2": a number)."""
-    before = re.search(r"(?:^|\s)(at|from|until|till|by|around|before|after|um|ab|à|a las|alle|às|om)\s+$",
-                       text[:start], re.I)
-    return f"{before.group(1)} {text[start:end]}" if before else text[start:end]
+    before = text[:start].rstrip()
+    for match in vocabulary().time_before.finditer(before):
+        if match.end() == len(before) and len(before) < start:
+            return f"{match.group(0)} {text[start:end]}"
+    return text[start:end]
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -262,6 +302,8 @@ _CONTRACTIONS = frozenset("it that what there here he she who let where how one 
 _COPULAS = frozenset("is are was were 's 'm 're es est ist è e é era war".split())
 
 
+# What a person does, after their name at a sentence's start ("Priya left, ...", "Sara has a new number").
+_ACTS = frozenset("has had got left retired stopped moved changed switched went quit joined started says said".split())
 _VERBS = frozenset("live work go drive has have got get moved changed switched plays play uses use takes take "
                    "lives works goes drives gets".split())
 
@@ -301,7 +343,8 @@ def _owners(text: str, folded: str, statement: Statement | None) -> tuple[set[st
     contracted = set()  # "Chloe's off to uni", "the flat's been sold": "is", "has", never an owner
     for match in _POSSESSOR.finditer(folded):
         word, following = match.group(1), match.group(2)
-        if word in _CONTRACTIONS or following in _NOT_OWNED or following in _COPULAS or following.endswith("ing"):
+        if word in _CONTRACTIONS or _says_is(following) or \
+                _a_verb_ing(following, folded[match.end() + 1 + len(following):]):
             contracted.add(word)
             continue
         if match.start() < len(subject_side):
@@ -321,15 +364,22 @@ def _owners(text: str, folded: str, statement: Statement | None) -> tuple[set[st
         owners |= {canonical_person(w) for w in statement.subject.owner.split()
                    if not any(stem(c) == w or c == w for c in contracted)}
     actors: set[str] = set()
-    first = re.match(r"\s*([^\W\d_][\w-]*)((?:'s)?\s+[\w']+)?", text)
+    first = re.match(r"\s*([^\W\d_][\w-]*)(?:'s)?(?:\s+([\w']+))?", text)
     if first and first.group(1)[:1].isupper():
-        word = fold(first.group(1))
+        word, verb = fold(first.group(1)), fold(first.group(2) or "")
         words = vocabulary()
-        acting = bool(first.group(2)) and bool(re.match(r"'s\b|\s+(?:has|had|is|was|got|left|retired|stopped|moved|"
-                                                        r"changed|switched|went|quit|joined|started|says|said)\b",
-                                                        first.group(2)))
+        # An ordinary word opening a sentence acts only by a verb a person does ("Rose left"), not by "is"
+        # ("Broadband is with Virgin"); a word that names a thing or says a subject names no one ("Vivo en
+        # Valencia", "Training ist ..."); one who does something to my thing is not its owner ("GP upped my
+        # vitamin D", "IT renamed my login").
+        acting = verb in _ACTS
+        thing = word in words.synonyms or word in words.generic or any(c.fullmatch(word) for c in words.concepts)
+        to_mine = re.match(rf"\s*[^\W\d_][\w-]*(?:'s)?\s+([\w']+)\s+{_POSSESSIVE_WORDS}(?!\w)", folded)
+        if to_mine and (to_mine.group(1) in _COPULAS or to_mine.group(1).endswith("n't")):
+            to_mine = None  # "Radiohead isn't my favourite any more": what it is, not what it did
         if word in people or (word not in _OPENERS and word not in words.function and (acting or not is_ordinary(word))
-                              and not words.strong.fullmatch(word) and not words.weak.fullmatch(word)):
+                              and not thing and to_mine is None and not words.strong.fullmatch(word)
+                              and not words.weak.fullmatch(word)):
             actors.add(canonical_person(word))
     return owners - {canonical_person("i")}, actors - owners
 
@@ -389,26 +439,37 @@ class Said:
         return {canonical_person(w) for w in self.every_word}
 
 
-def _marks(text: str, folded: str) -> set[str]:
+def _marks(text: str, folded: str, head: str | None = None) -> set[str]:
     words = vocabulary()
-    weak = [m.group(0) for m in words.weak.finditer(folded)]
-    if weak and not words.strong.search(folded) and all(w in NEW_WORDS for w in weak):
+    own = folded[:_later_clause(folded)]  # "Ben lived in London before he moved": his change is later
+    weak = [m.group(0) for m in words.weak.finditer(own)]
+    if weak and not words.strong.search(own) and all(w in NEW_WORDS for w in weak):
         marks_new = {"only new"}  # "the new season starts in April": a new one, or a new value?
     else:
         marks_new = set()
-    readings = (("strong", words.strong), ("weak", words.weak), ("plan", words.plan), ("addition", words.addition),
-                ("same", words.same), ("unchanged", words.unchanged), ("request", words.request),
-                ("past", words.past_said))
+    readings = (("unchanged", words.unchanged), ("request", words.request), ("past", words.past_said))
     marks = marks_new | {name for name, pattern in readings if pattern.search(folded)}
+    marks |= {name for name, pattern in (("strong", words.strong), ("weak", words.weak)) if pattern.search(own)}
+    if any(not _goes_somewhere(text, folded, m) for m in words.plan.finditer(folded)):
+        marks.add("plan")
+    if words.addition.search(folded):
+        marks.add("addition")
+    if any(not _of_another(folded, m, head) for m in words.same.finditer(folded)):
+        marks.add("same")
     if re.search(rf"(?<!\w)(?:{_POSSESSIVE_WORDS}|the|el|la|le|der|die|das|il|o|het)\s+(?:{words.past_before.pattern})",
                  folded) or re.search(rf"(?<!\w){_POSSESSIVE_WORDS}\s+(?:{words.past_first.pattern})", folded):
         marks.add("past")
-    if re.search(r"(?<!\w)from (?:\w+ ){0,2}on(?!\w)", folded):
+    if re.search(r"(?<!\w)from (?:\w+ ){0,2}on(?!\w)", own):
         marks.add("weak")  # "from January on"
+    for match in words.starting.finditer(own):
+        if any(start <= 12 for start, _ in _calendar(folded[match.end():match.end() + 24])):
+            marks.add("weak")  # "from Monday", "da lunedì", "ab Montag": when a change starts
     if re.search(r"(?:,|\bbut)\s+not\s+\S", folded):
         marks.add("strong")  # "I'm A positive, not O negative": a correction
     for match in words.temporary.finditer(folded):
         before = folded[max(0, match.start() - 14):match.start()]
+        if words.clock_after.fullmatch(match.group(0)) and _a_clock_time(folded[match.end():]):
+            continue  # "open till 6": an hour of the day, not a while
         if not words.starting.search(before) and not words.moved_to.search(before):
             # not "from today", "as of this week" (when a change starts), "postponed until Dec 4" (where to)
             marks.add("temporary")
@@ -417,6 +478,53 @@ def _marks(text: str, folded: str) -> set[str]:
                                                r"could)\b", folded):
         marks.add("question")
     return marks
+
+
+def _later_clause(folded: str) -> int:
+    """Where a clause of what happened later starts ("... before he moved"), else the text's end."""
+    words = vocabulary()
+    for match in words.later_clause.finditer(folded):
+        following = re.match(r"\s*([^\W\d_][\w-]*)", folded[match.end():])
+        if following and (following.group(1) in words.clause_subjects or following.group(1) in _DETERMINERS):
+            return match.start()
+    return len(folded)
+
+
+def _goes_somewhere(text: str, folded: str, plan: re.Match[str]) -> bool:
+    """Whether a word of a plan ending in "to" is followed by a place or a name, not a verb: "going to a
+    place in Clifton", "we're going to Bulrush instead" say where, not what is meant to happen."""
+    if not plan.group(0).endswith(" to"):
+        return False
+    following = re.match(r"\s+([^\W\d_][\w'-]*)", folded[plan.end():])
+    if following is None:
+        return False
+    if following.group(1) in _DETERMINERS:
+        return True
+    written = text[plan.end():plan.end() + len(following.group(0))] if len(text) == len(folded) else ""
+    return written.strip()[:1].isupper()
+
+
+def _of_another(folded: str, same: re.Match[str], head: str | None) -> bool:
+    """Whether a word of "the same" says another thing than the subject is unchanged ("same time" of the
+    choir's day, "gleiche Uhrzeit" of the training's): a noun follows it and is not the subject's head."""
+    if head is None or same.group(0) not in vocabulary().same_of:
+        return False
+    following = re.match(r"\s+([^\W\d_][\w'-]*)", folded[same.end():])
+    if following is None:
+        return False
+    noun = following.group(1)
+    if noun in STOPWORDS or noun in _DETERMINERS or noun in ("as", "one", "ones"):
+        return False
+    return stem(noun) != head and canonical_word(noun) != canonical_word(head)
+
+
+_CLOCK = re.compile(r"\s*\d{1,2}(?:[:.h]\d{2})?\s*(?:am|pm|uhr|h)?(?![\w/.-]*\d)(?!\s*(?:st|nd|rd|th)\b)")
+
+
+def _a_clock_time(after: str) -> bool:
+    """Whether `after` opens with a time of day ("6", "6pm", "18:30"), not a date ("3 March", "the 4th")."""
+    match = _CLOCK.match(after)
+    return match is not None and not any(start <= 2 for start, _ in _calendar(after[match.end():]))
 
 
 _LEADS = re.compile(r"^\W*(?:(?:correction|correccion|corrección|korrektur|correzione|correcao|correção|correctie|"
@@ -432,7 +540,8 @@ def _contractions(text: str) -> str:
     sold", "bedtime's 8 o'clock"), for the rules' reading."""
     def expand(match: re.Match[str]) -> str:
         following = match.group(2)
-        if following in _NOT_OWNED or following in _COPULAS or following.endswith("ing") or following[:1].isdigit():
+        if _says_is(following) or _a_verb_ing(following, text[match.end():]) or \
+                following[:1].isdigit():
             verb = "has" if following in ("been", "got", "gone", "had", "moved", "changed", "left", "switched",
                                           "retired", "done", "finished", "started") else "is"
             return f"{match.group(1)} {verb} {following}"
@@ -449,12 +558,22 @@ def _reading(text: str) -> Statement | None:
     left, my manager is Tom now": "my manager is Tom now"), else the whole."""
     said = _contractions(_ASIDES.sub("", _LEADS.sub("", text))).strip()
     whole = read_statement(said)
-    parts = [m.end() for m in _CLAUSES.finditer(said)]
-    for start in reversed(parts):
+    separators = list(_CLAUSES.finditer(said))
+    named: Statement | None = None
+    for start in reversed([m.end() for m in separators]):
         clause = read_statement(said[start:])
         if clause is not None and clause.subject.head is not None and clause.value:
-            return clause
-    return whole
+            if not clause.subject.person:
+                return clause
+            named = named or clause  # "..., Maya is old news": what the old value is now, unless nothing else reads
+    if named is None or not separators:
+        return named or whole
+    # "..., Maya is old news" or "Je suis passé chez Free, Orange c'est fini": the old value dismissed, not
+    # what the statement is about: the first clause, else the whole when it reads a thing, else not sure.
+    for reading in (read_statement(said[:separators[0].start()]), whole):
+        if reading is not None and reading.subject.head is not None and reading.value and not reading.subject.person:
+            return reading
+    return None
 
 
 def read(text: str) -> Said:
@@ -489,7 +608,7 @@ def read(text: str) -> Said:
     return Said(text, statement, re.sub(rf"{MASK}(?:[\s,]*{MASK})+", MASK, "".join(masked)),
                 frozenset(v for v in values if v), tuple(written), found, words, every_word,
                 frozenset(owners), frozenset(actors), frozenset(_qualifiers(outside_folded)),
-                frozenset(_marks(text, folded)))
+                frozenset(_marks(text, folded, statement.subject.head if statement else None)))
 
 
 def _bare(word: str) -> str:
@@ -513,15 +632,19 @@ _FUNCTION = frozenset("and or to for but now and, with at in on of from is are w
 def _qualifiers(outside: str) -> set[str]:
     """Qualifiers said of a thing: after "the", "my" ("the back door") or before another word ("back
     door code"); "pushed back to", "Priya left, ..." and "went to uni" qualify nothing."""
-    qualifiers = vocabulary().qualifiers
-    tokens = re.findall(r"[^\W\d_][\w'-]*|[^\w\s]", outside)
+    words = vocabulary()
+    qualifiers = words.qualifiers
+    changes = [m.span() for pattern in (words.strong, words.weak) for m in pattern.finditer(outside)]
+    matches = list(re.finditer(r"[^\W\d_][\w'-]*|[^\w\s]", outside))
+    tokens = [m.group(0) for m in matches]
     found = set()
     for index, token in enumerate(tokens):
-        if token not in qualifiers:
-            continue
+        if token not in qualifiers or any(s <= matches[index].start() < e for s, e in changes):
+            continue  # a word of a change ("Maya is old news") qualifies nothing
         before = tokens[index - 1] if index else ""
         after = tokens[index + 1] if index + 1 < len(tokens) else ""
-        if before in _DETERMINERS or (after[:1].isalpha() and after not in _FUNCTION):
+        changing = words.strong.fullmatch(after) or words.weak.fullmatch(after)
+        if before in _DETERMINERS or (after[:1].isalpha() and after not in _FUNCTION and not changing):
             found.add(token)
     return found
 
@@ -583,11 +706,14 @@ def _subject(said: Said) -> tuple[str, set[str], str | None, bool] | None:  # no
 
     said_of: set[str] = set()
     right_before = tokens[at - 1] if at and modifier(tokens[at - 1]) and tokens[at - 1] not in _DETERMINERS else None
+    owner_word = fold(owner) if owner not in (None, USER) else None
     for word in reversed(tokens[max(0, at - 3):at]):
         if word in _DETERMINERS or word in _OF_WORDS:
             break
         if modifier(word):
             said_of.add(word)
+        if owner_word is not None and stem(word) in (owner_word, stem(owner_word)):
+            break  # "apparently Lily's bestie": the words before the owner are not said of the thing
     if at + 1 < len(tokens) and tokens[at + 1] in _OF_WORDS:
         after = [w for w in tokens[at + 2:at + 5] if w not in _DETERMINERS]
         if after and modifier(after[0]):
@@ -650,6 +776,16 @@ def same_subject(newer: Said, older: Said) -> bool:
     return False
 
 
+def head_unsaid(newer: Said, older: Said) -> bool:
+    """Whether `newer` is sure of a head `older` never says, nor says in other words ("Lily's swim class
+    got bumped to 10:30" says nothing of "my niece Lily turns 7 in April", however alike the two read)."""
+    a = _subject(newer)
+    if a is None or a[0] in vocabulary().wildcard:
+        return False
+    said = {canonical_word(w) for w in older.every_word} | {stem(w) for w in older.every_word}
+    return a[0] not in said and not concepts(newer) & concepts(older)
+
+
 def same_words(newer: Said, older: Said) -> bool:
     """Whether the two readings say the same words of their subject ("the party address" is more)."""
     a, b = _subject(newer), _subject(older)
@@ -686,7 +822,7 @@ def _other_thing(newer: Said, older: Said) -> str | None:
             return "another kind of it"  # "the party address" is not "my address"
         plain_a, plain_b = modifiers_a - rights, modifiers_b - rights
         small, big = sorted((plain_a, plain_b), key=len)
-        return "another kind of it" if not small <= big else None
+        return "another kind of it" if not all(any(_one_word(m, n) for n in big) for m in small) else None
     if {head_a} | modifiers_a == {head_b} | modifiers_b:
         return None  # "goal weight" and "weight goal"
     if head_b in modifiers_a or head_b == owner_a:
@@ -700,6 +836,14 @@ def _other_thing(newer: Said, older: Said) -> str | None:
     return None
 
 
+def _one_word(a: str, b: str) -> bool:
+    """Whether two stems are one word, however the crude stemmer cut them ("swim" and "swimm")."""
+    if a == b:
+        return True
+    short, long = sorted((a, b), key=len)
+    return len(short) >= 4 and long.startswith(short) and len(long) - len(short) <= 2 and ":" not in a + b
+
+
 def _values_alike(newer: Said, older: Said) -> bool:
     return bool(_families(newer) & _families(older))
 
@@ -707,6 +851,42 @@ def _values_alike(newer: Said, older: Said) -> bool:
 _NAMING = re.compile(r"(?<!\w)(?:called|named|name|names|nickname|calls me|call me|nombre|apodo|llama|llamado|llamada|"
                      r"appelle|nom|surnom|heisst|spitzname|chiama|nome|soprannome|chama|chamado|chamada|apelido|heet|"
                      r"naam|bijnaam)(?!\w)")
+
+
+def _apposed(said: Said) -> set[str]:
+    """People words right before a name of their own ("I made my wife Anna my emergency contact instead of
+    Tom": the wife is the new value, not whose contact it is)."""
+    people = vocabulary().people
+    return {fold(m.group(1)) for m in re.finditer(r"(?<![\w'])([^\W\d_][\w-]*)\s+[A-ZÀ-Ý][\w-]*(?!['\w])", said.text)
+            if fold(m.group(1)) in people}
+
+
+def _written_small(word: str, said: Said) -> bool:
+    """Whether `said` writes `word` (canonical_person) in small letters inside a sentence, as no one's name
+    is written ("Sporten is verplaatst" for "we sporten op dinsdag", "the car's MOT")."""
+    for match in _WORDS.finditer(said.text):
+        token = match.group(0)
+        if token[:1].islower() and not sentence_initial(said.text, match.start()) and \
+                canonical_person(_bare(fold(token))) == word:
+            return True
+    return False
+
+
+def one_value(said: Said, other: Said) -> bool:
+    """Said.one_value, unless its subject read as a name is a word `other` writes in small letters
+    ("Sporten is verplaatst naar woensdag" after "we sporten op dinsdag")."""
+    if said.one_value:
+        return True
+    statement = said.statement
+    if statement is None or not statement.subject.person or statement.subject.head is None:
+        return False
+    head, words = statement.subject.head, vocabulary()
+    if head in words.synonyms or head in words.generic or any(c.fullmatch(head) for c in words.concepts):
+        return True  # "Broadband is with Virgin Media": a thing, capitalised where its sentence starts
+    if any(len(_bare(t)) > 1 and _bare(t).isupper() and stem(fold(_bare(t))) in (head, stem(head))
+           for t in _WORDS.findall(said.text)):
+        return True  # "MOT's actually June": letters of a thing's name in capitals, no one's name
+    return any(t[:1].islower() and (stem(fold(t)) == head or fold(t) == head) for t in _WORDS.findall(other.text))
 
 
 def conflict(newer: Said, older: Said) -> str | None:
@@ -717,8 +897,8 @@ def conflict(newer: Said, older: Said) -> str | None:
         return "a name and something else"
     if "only new" in newer.marks and any(s is not None and s.verb for s in (newer.statement, older.statement)):
         return "a new one of it, not a new value"  # "the new season starts in April"
-    said_new, said_old = concepts(newer), concepts(older)
-    if said_new and said_old and not said_new & said_old:
+    said_new, said_old = concepts(newer, sure=True), concepts(older, sure=True)
+    if said_new and said_old and not concepts(newer) & concepts(older):
         return "two different things said"  # "Marco ora lavora a Roma" is not where Marco lives
     older_people, newer_people = older.people_words(), newer.people_words()
     older_owned = {canonical_person(w) for w in older.words}
@@ -726,15 +906,20 @@ def conflict(newer: Said, older: Said) -> str | None:
         if owner not in older_owned:
             return f"another owner ({owner})"
     for actor in newer.actors:
-        if actor not in older_people:
+        if actor not in older_people and not _written_small(actor, older):
             return f"someone else ({actor})"
     people = vocabulary().people
+    apposed = _apposed(newer) if names_old_value(newer, older) else set()
     for word in newer.words:
-        if word in people and canonical_person(word) not in older_people:
+        if word in people and canonical_person(word) not in older_people and word not in apposed:
             return f"about someone else ({word})"  # "we take the cat to Dr Ames" is not the rabbit's vet
     for owner in older.owners | older.actors:
-        if owner not in newer_people:
-            return f"the older one is about someone else ({owner})"
+        if owner in newer_people or _written_small(owner, newer):
+            continue
+        if owner in older.owners and not owner.startswith("person:") and _written_small(owner, older) and \
+                not (newer.owners | newer.actors) - older_people:
+            continue  # "the car's MOT" for "MOT's actually June": the thing it belongs to, not said again
+        return f"the older one is about someone else ({owner})"
     for word in newer.qualifiers:
         if word not in older.every_word:
             return f"another one ({word})"
@@ -748,6 +933,14 @@ _PLACE = re.compile(r"(?i)^(?:in|under|on|at|behind|by|inside|near|next to|besid
                     r"unter|sotto|dentro|debaixo|onder)\b")
 
 
+def _an_hour(value: str) -> bool:
+    """Whether a value is an hour said after a word of time ("alle 7", "by 5:30", "um 18")."""
+    for match in vocabulary().time_before.finditer(value):
+        if re.fullmatch(r"\s+\d{1,2}(?:[:.h]\d{2})?[.,;!]?", value[match.end():]):
+            return True  # "alle 7", "open till 7"
+    return False
+
+
 def _families(said: Said) -> set[str]:
     """What kinds of value a statement gives: time (hours, days, months), number, name, address (e-mail,
     web), place ("under the mat"), or a phrase of plain words ("a flat white", "green")."""
@@ -756,10 +949,10 @@ def _families(said: Said) -> set[str]:
         if _ADDRESSES.search(value):
             found.add("address")
             continue
-        timed = bool(_TIME.search(value) or _calendar(value))
+        timed = bool(_TIME.search(value) or _calendar(value) or _an_hour(value))
         if timed:
             found.add("time")
-        if re.search(r"\d", _without_calendar(_TIME.sub("", value))):
+        if not _an_hour(value) and re.search(r"\d", _without_calendar(_TIME.sub("", value))):
             found.add("number")
         if re.search(r"(?<!^)(?<![.!?]\s)\b[A-ZÀ-Ý]", _without_calendar(value)) or (
                 value[:1].isupper() and _without_calendar(value)[:1].isupper()):
@@ -781,13 +974,14 @@ def values_alike(newer: Said, older: Said) -> bool:
     return bool(a & b) or bool(a & loose and b & loose)
 
 
-def anchors(said: Said) -> frozenset[str]:
+def anchors(said: Said, other: Said | None = None) -> frozenset[str]:
     """The words a statement names its subject by (canonical_word), and the subjects it says without
     naming them (memory/subjects.toml's concepts: "we've moved" is about the address): not function
-    words, words of change, people or qualifiers."""
+    words, words of change, people or qualifiers (nor names, unless `other` writes them in small letters:
+    "Zwemmen is op vrijdag" and "we zwemmen vanaf nu op zaterdag")."""
     words = vocabulary()
     found = set()
-    named = said.actors | said.owners
+    named = {n for n in said.actors | said.owners if other is None or not _written_small(n, other)}
     for word in said.words:
         if len(word) < 2 or word in STOPWORDS or word in words.function or word in words.people or \
                 word in words.qualifiers or words.strong.fullmatch(word) or words.weak.fullmatch(word) or \
@@ -797,9 +991,18 @@ def anchors(said: Said) -> frozenset[str]:
     return frozenset(found | concepts(said))
 
 
-def concepts(said: Said) -> set[str]:
-    """The subjects a statement says without naming them (memory/subjects.toml's concepts)."""
-    return _concepts_in(fold(said.text))
+def concepts(said: Said, sure: bool = False) -> set[str]:
+    """The subjects a statement says without naming them (memory/subjects.toml's concepts); `sure`: only
+    those said by a word that is no word of change too ("I've been moved to the 5th floor" says nothing
+    sure of where I live)."""
+    folded, words = fold(said.text), vocabulary()
+    found = set()
+    for number, pattern in enumerate(words.concepts):
+        for match in pattern.finditer(folded):
+            if not sure or not (words.strong.fullmatch(match.group(0)) or words.weak.fullmatch(match.group(0))):
+                found.add(f"concept:{number}")
+                break
+    return found
 
 
 def _concepts_in(folded: str) -> set[str]:
@@ -821,7 +1024,33 @@ def names_old_value(newer: Said, older: Said) -> bool:
     named = {v for v in newer.span_values if len(v) >= 3} | {a for a in newer.actors if len(a) >= 3} | \
         {w for w in newer.words if len(w) >= 4 and w not in STOPWORDS and w not in vocabulary().function}
     old = {v for v in (older.span_values or older.values) if len(v) >= 3}
-    return any(name == value or (len(name) >= 4 and name in value) for name in named for value in old)
+    if any(name == value or (len(name) >= 4 and name in value) for name in named for value in old):
+        return True
+    words = {plain_value(w) for v in older.value_texts for w in v.split()}  # "instead of Tom": "my brother Tom"
+    gone = _said_gone(newer)
+    whole = plain_value(older.statement.value) if older.statement is not None else ""
+    # A short value ("not a 42") only as the older's whole value: "instead of 7" says nothing of "Lily turns 7".
+    return bool({g for g in gone if len(g) >= 3} & (older.span_values | older.values | words)) or whole in gone
+
+
+def _said_gone(said: Said) -> set[str]:
+    """The values a statement names as gone, whatever their length: what follows "not", "no more",
+    "instead of" ("I'm a 43, not a 42", "no more 73")."""
+    folded = fold(said.text)
+    found = set()
+    for match in vocabulary().gone_before.finditer(folded):
+        following = [w for w in re.findall(r"[\w'.@+-]+", folded[match.end():match.end() + 60])[:3]
+                     if w not in _DETERMINERS]
+        if following:
+            found.add(plain_value(following[0]))
+    return found - {""}
+
+
+def same_form(newer: Said, older: Said) -> bool:
+    """Whether both give an e-mail address: the form of the values says the subject ("please use
+    sam@lee.dev for me from now on" of "my email is ...")."""
+    return any("@" in v and _ADDRESSES.fullmatch(v.strip()) for v in newer.value_texts) and \
+        any("@" in v and _ADDRESSES.fullmatch(v.strip()) for v in older.value_texts)
 
 
 def anchored(newer: Said, older: Said) -> bool:
@@ -829,7 +1058,8 @@ def anchored(newer: Said, older: Said) -> bool:
     saying it), or a word inside `older`'s value ("switched gyms" of "I go to the PureGym"); a statement that
     names no head of its own, by the qualifier that sets `older` apart ("since Monday it's 7720 at the back"
     of "the back door code"; conflict() has made sure it says no other)."""
-    if anchors(newer) & anchors(older) or _subject(newer) is None and newer.qualifiers & older.qualifiers:
+    if anchors(newer, older) & anchors(older, newer) or _subject(newer) is None and \
+            newer.qualifiers & older.qualifiers:
         return True
     values = [v for v in older.values if len(v) >= 3]
     own = {w for w in newer.words if len(w) >= 3 and w not in STOPWORDS and w not in vocabulary().function}

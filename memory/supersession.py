@@ -67,6 +67,7 @@ class _Lazy:
 REASON = "restated with a new value when written"
 WEIGHT = 0.9  # below the judge's "high" (1.0): a reading of the words, not a judgment
 USER = "user"  # the owner of "my", "our", "I", "we"
+PERSON_TITLES = "Dr|Mr|Mrs|Ms|Mx|Prof|Sr|Sra|Dra|Herr|Frau|Mme|Mlle"  # before a person's name, never a place's
 MAX_LENGTH = 300  # characters: a statement of a fact, not a story
 
 # -- words -----------------------------------------------------------------------------------------
@@ -593,8 +594,13 @@ def _residence_moved(match: re.Match[str]) -> Statement | None:
 
 def _place_name(value: str) -> bool:
     """Whether a value someone moved to names a place ("Porto", "the Netherlands"), not a team or a seat
-    ("the marketing team", "the back of the class") or a tool ("Slack for work chat")."""
-    return bool(re.search(r"\b[A-ZÀ-Ý]", value)) and not re.search(r"\s(?:for|as)\s", value)
+    ("the marketing team", "the back of the class"), a tool ("Slack for work chat") or a person ("I've been
+    moved to Dr Carter")."""
+    words = value.lower().split()[:2]
+    if len(words) == 2 and words[0] in _ARTICLES and words[1] in NEW_WORDS:
+        return False  # "I've moved to a new dentist, Dr Patel": a new one of a thing
+    return bool(re.search(r"\b[A-ZÀ-Ý]", value)) and not re.search(r"\s(?:for|as)\s", value) and \
+        not re.match(rf"(?:{PERSON_TITLES})\.?\s", value)
 
 
 def _residence_said(match: re.Match[str]) -> Statement | None:

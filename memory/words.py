@@ -84,7 +84,7 @@ def is_ordinary(word: str) -> bool:
     return rank is not None and rank < ORDINARY_RANK
 
 
-def _sentence_initial(text: str, start: int) -> bool:
+def sentence_initial(text: str, start: int) -> bool:
     """Whether the word at `start` opens a sentence or a line: nothing before it but punctuation of any
     kind (quotes, dashes, bullets, "1)", "**"), only a word or a comma continues a sentence."""
     before = text[:start].rstrip()
@@ -110,7 +110,7 @@ def signs(text: str) -> Signs:
         if lower in STOPWORDS or _CALENDAR.fullmatch(lower) or len(lower) < 3:
             continue
         rank = _rank(lower)
-        name = word[:1].isupper() and not _sentence_initial(text, match.start())
+        name = word[:1].isupper() and not sentence_initial(text, match.start())
         if rank is None or (name and rank >= ORDINARY_RANK):
             strong.add(lower if name else stem(lower))
         elif rank >= ORDINARY_RANK:
@@ -162,6 +162,6 @@ def names_word(message: str, name: str) -> bool:
     never "Will it rain?")."""
     ordinary = (_rank(name.lower()) or ORDINARY_RANK) < ORDINARY_RANK
     for match in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", message, 0 if ordinary else re.IGNORECASE):
-        if not ordinary or not _sentence_initial(message, match.start()):
+        if not ordinary or not sentence_initial(message, match.start()):
             return True
     return False
