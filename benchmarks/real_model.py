@@ -490,11 +490,18 @@ async def _our_turns(rt, log: Path) -> list[dict]:
                 failure = getattr(event, "kind", None) or failure
             elif isinstance(event, Done):
                 answer, failure = event.text, event.failure or failure
+        reads = _server_reads(log, offset)
+        # As the app does once an answer is in, while the person reads it and types: the server reads the
+        # conversation as the next turn will send it (SPEC F4). Timed apart: nobody waits for it.
+        offset, warmed = log.stat().st_size, time.perf_counter()
+        await agent.warm()
+        warm = {"warm_s": time.perf_counter() - warmed, "warm_read": _server_reads(log, offset)["read"]}
         rt.clock.fixed = rt.clock.fixed + timedelta(minutes=2)  # a person types: the clock moves on
         rows.append({"question": question, "first_token_s": first, "seconds": time.perf_counter() - started,
-                     "answer": answer[:160], "said": said, "failure": failure, **_server_reads(log, offset)})
+                     "answer": answer[:160], "said": said, "failure": failure, **reads, **warm})
         say(f"    ours  {rows[-1]['read']:5} read, {rows[-1]['reused']:5} reused, first token "
-            f"{_s(first)}: {question!r} {failure or ''}")
+            f"{_s(first)}: {question!r} {failure or ''}; then {warm['warm_read']} read between turns "
+            f"({_s(warm['warm_s'])})")
     await provider.client.close()  # type: ignore[union-attr]
     return rows
 
@@ -567,21 +574,24 @@ def reuse_markdown(runs: list[dict]) -> str:
         "a one-line system prompt, its own history, no memory) on the same server, answers cut at",
         f"{REUSE_SETTINGS['ASSISTANT_MAX_TOKENS']} tokens. *Read* is what the server evaluated of each turn's prompts",
         "(its log's `prompt eval time ... / N tokens`, after the prefix it kept from the request before: its",
-        "`prefix-match hit`); *first word* is the time to the first streamed word. Load average of this shared",
-        "2-core machine at the end of each serving: " + ", ".join(f"{r['serving']} {r['load'][0]:.1f}" for r in runs)
-        + ".",
+        "`prefix-match hit`); *first word* is the time to the first streamed word. *Between turns* is what the app",
+        "has the server read once an answer is in, while the person reads and types (one token asked: the",
+        "conversation as the next turn sends it), and how long that took; nobody waits for it. Load average of",
+        "this shared 2-core machine at the end of each serving: "
+        + ", ".join(f"{r['serving']} {r['load'][0]:.1f}" for r in runs) + ".",
         ""]
     for run in runs:
         ours, plain = run["ours"], run["plain"]
         lines += [f"**{run['serving']}** (`{run['args']}`)", "",
-                  "| turn | question | ours: read / kept | ours: first word | plain: read / kept | plain: first word |"
-                  " ours said |",
-                  "|---|---|---|---|---|---|---|"]
+                  "| turn | question | ours: read / kept | ours: first word | then, between turns: read | plain: read "
+                  "/ kept | plain: first word | ours said |",
+                  "|---|---|---|---|---|---|---|---|"]
         for n, (a, b) in enumerate(zip(ours, plain, strict=True), start=1):
             said = _quote("; ".join(a["said"]), 90) if a["said"] else ("failed: " + a["failure"] if a["failure"]
                                                                          else "")
             lines.append(f"| {n} | {_quote(a['question'], 40)} | {a['read']:,} / {a['reused']:,} | "
-                         f"{_s(a['first_token_s'], 1)} | {b['read']:,} / {b['reused']:,} | {_s(b['first_token_s'], 1)} "
+                         f"{_s(a['first_token_s'], 1)} | {a.get('warm_read', 0):,} ({_s(a.get('warm_s'), 1)}) | "
+                         f"{b['read']:,} / {b['reused']:,} | {_s(b['first_token_s'], 1)} "
                          f"| {said} |")
         later_ours = [a["read"] for a in ours[1:]]
         later_plain = [b["read"] for b in plain[1:]]

@@ -166,7 +166,8 @@ class OllamaHandler(_Base):
         if self.path.startswith("/api/show"):  # the model's details: its context length, a Modelfile's num_ctx
             return self.send_json(self.server_ref.show or {
                 "parameters": "", "model_info": {"general.architecture": "llama", "llama.context_length": 131072}})
-        reply = self.server_ref.next_response()
+        # One token asked (the app's request between turns): one given, outside the script.
+        reply: Any = "o" if (body.get("options") or {}).get("num_predict") == 1 else self.server_ref.next_response()
         if isinstance(reply, tuple) and reply[0] == "sleep":
             time.sleep(reply[1])
             reply = reply[2]
@@ -309,7 +310,9 @@ class OpenAIHandler(_Base):
             return self._refuse(400, f"This model's maximum context length is {window} tokens. However, you requested "
                                      f"{too_long + asked} tokens ({too_long} in the messages, {asked} in the "
                                      "completion). Please reduce the length of the messages or completion.")
-        reply = self.server_ref.next_response()
+        # A request for one token (the app's between turns: the server reads the conversation) is answered
+        # with one, outside the script, which stays for the turns.
+        reply: Any = "o" if body.get("max_tokens") == 1 else self.server_ref.next_response()
         if isinstance(reply, tuple) and reply[0] == "sleep":
             time.sleep(reply[1])
             reply = reply[2]

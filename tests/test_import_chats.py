@@ -300,6 +300,8 @@ def test_imported_conversations_are_of_their_own_time(cli: Cli, tmp_path: Path) 
                          "ORDER BY created_at")[0]
         typed = store.one("SELECT id FROM messages WHERE content = 'I need new running shoes'")[0]
         assert trip > typed  # written later, said long before
+        for n in range(4):  # the most important memories are the system prompt's (no buckets there)
+            memories.remember(store, f"an important fact number {n}", importance=5)
         old = memories.remember(store, "the Lisbon trip was in May", message_ids=[trip])
         new = memories.remember(store, "needs running shoes", message_ids=[typed])
         mems = [old, new]
@@ -307,7 +309,8 @@ def test_imported_conversations_are_of_their_own_time(cli: Cli, tmp_path: Path) 
         buckets = assign_memories_to_buckets(mems, episodes.chat_length(store), positions)
         assert buckets[OLD] == [old] and buckets[RECENT] == [new]
     code, out, _ = cli("prompt", "--query", "Lisbon trip running shoes", "--json")
-    timeline = next(s["content"] for s in json.loads(out)["sections"] if s["label"] == "Timeline")
+    timeline = next(s["content"] for s in json.loads(out)["sections"] if s["label"] == "Timeline" and
+                    s["place"] == "turn")
     assert timeline.index("[ESTABLISHED HISTORY]") < timeline.index("Lisbon trip") < timeline.index("[RECENT EVENTS]")
     assert timeline.index("[RECENT EVENTS]") < timeline.index("running shoes")
 

@@ -258,8 +258,10 @@ async def test_turn_two_shares_turn_ones_request_up_to_the_previous_answer(tmp_p
     """The system prompt stays byte for byte the same (the clock moved three minutes, the questions differ);
     this turn's block is a message of its own just before the newest one, and never kept in the history."""
     rt = model_runtime(tmp_path, openai_standin)
-    memories.remember(rt.store, "my sister Anna's birthday is on March 5", kind="fact")
-    memories.remember(rt.store, "the ski trip budget is 1500 euros", kind="decision")
+    memories.remember(rt.store, "my sister Anna's birthday is on March 5", kind="fact", importance=2)
+    for n in range(4):  # the most important ones are the system prompt's Timeline, whatever is asked
+        memories.remember(rt.store, f"important fact number {n}", kind="fact", importance=5)
+    memories.remember(rt.store, "the ski trip budget is 1500 euros", kind="decision", importance=2)
     agent = agent_for(rt)
     asked = ["when is Anna's birthday?", "and the ski trip budget?", "thanks!"]
     for n, text in enumerate(asked):
@@ -280,6 +282,90 @@ async def test_turn_two_shares_turn_ones_request_up_to_the_previous_answer(tmp_p
     rt.close()
 
 
+async def test_between_turns_the_server_reads_the_conversation_as_the_next_turn_sends_it(
+        tmp_path: Path, openai_standin: StandIn) -> None:
+    """After a turn the app has the person's own server read the conversation (one token asked): the next
+    turn's request is that request's messages, then its block and its message, so a server that keeps the
+    last request's tokens reads only those two (SPEC F4)."""
+    rt = model_runtime(tmp_path, openai_standin)
+    memories.remember(rt.store, "the ski trip budget is 1500 euros", kind="decision")
+    agent = agent_for(rt)
+    openai_standin.script = [{"tool_calls": [("remember", {"content": "my cat is called Miso"})], "text": ""},
+                             "Noted.", "It is 1500 euros."]
+    await collect(agent, "remember that my cat is called Miso")
+    assert await agent.warm()
+    await collect(agent, "what is the ski trip budget?")
+    turn_one, warm, turn_two = chats(openai_standin)[1:]  # the first turn made two requests (a tool round)
+    assert warm["max_tokens"] == 1
+    assert warm["tools"] == turn_two["tools"]
+    # Everything the next turn sends before its block: the system prompt built after the turn's change.
+    assert turn_two["messages"][:len(warm["messages"])] == warm["messages"]
+    assert [m["role"] for m in turn_two["messages"][len(warm["messages"]):]] == ["user", "user"]
+    assert turn_two["messages"][-2]["content"].startswith("<turn_context>\n")
+    assert "Noted." in warm["messages"][-1]["content"] and "<turn_context>" not in json.dumps(warm["messages"])
+    assert turn_one["messages"][1]["content"].startswith("<turn_context>")  # the first turn's block: gone since
+    rt.close()
+
+
+async def test_what_is_read_between_turns_passes_the_gate(tmp_path: Path, openai_standin: StandIn) -> None:
+    """The request between turns is a model request like any: a secret said in the conversation goes as the
+    next turn sends it, masked."""
+    rt = model_runtime(tmp_path, openai_standin)
+    agent = agent_for(rt)
+    openai_standin.script = ["Noted."]
+    await collect(agent, "my bank card PIN is 4417, keep it safe")
+    assert await agent.warm()
+    warm = chats(openai_standin)[-1]
+    assert warm["max_tokens"] == 1 and "4417" not in json.dumps(warm)
+    rt.close()
+
+
+async def test_nothing_is_read_between_turns_by_a_server_that_is_not_the_persons_own(
+        tmp_path: Path, anthropic_standin: StandIn) -> None:
+    """A paid API would charge for it, and keeps its own cache: no request between turns."""
+    from assistant.providers.anthropic_provider import AnthropicProvider
+    from assistant.providers.openai_provider import OpenAIProvider
+    from tests.standins import text_reply
+
+    rt = make_runtime(tmp_path)
+    agent = Agent(rt, responder_for(rt, AnthropicProvider("claude-test", max_retries=0)))
+    anthropic_standin.script = [text_reply("Hello.")]
+    await collect(agent, "hello")
+    assert not await agent.warm()
+    assert len(anthropic_standin.bodies("/v1/messages")) == 1
+    assert not OpenAIProvider("https://api.openai.com/v1", "gpt-4o").capabilities.keeps_prefix
+    assert OpenAIProvider("http://192.168.1.20:8080/v1", "qwen").capabilities.keeps_prefix
+    rt.close()
+
+
+async def test_a_server_that_fails_between_turns_is_said_at_the_next_turn_only(tmp_path: Path,
+                                                                              openai_standin: StandIn) -> None:
+    rt = model_runtime(tmp_path, openai_standin)
+    agent = agent_for(rt)
+    openai_standin.script = ["Hi."]
+    await collect(agent, "hello")
+    openai_standin.close()
+    assert await agent.warm()  # asked; its failure is no one's business yet, and raises nothing
+    events = await collect(agent, "are you there?")
+    assert "not reachable" in offline_note(events)
+    rt.close()
+
+
+async def test_an_ollama_server_reads_the_conversation_between_turns(tmp_path: Path,
+                                                                      ollama_standin: StandIn) -> None:
+    rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="ollama", ASSISTANT_MODEL="llama3.2")
+    agent = agent_for(rt)
+    ollama_standin.script = ["Hi there."]
+    await collect(agent, "hello")
+    assert await agent.warm()
+    await collect(agent, "how are you?")
+    turn_two, warm = ollama_standin.bodies("/api/chat")[-1], ollama_standin.bodies("/api/chat")[-2]
+    assert warm["options"]["num_predict"] == 1
+    assert turn_two["messages"][:len(warm["messages"])] == warm["messages"]
+    assert turn_two["messages"][len(warm["messages"])]["content"].startswith("<turn_context>")
+    rt.close()
+
+
 async def test_a_long_conversation_at_a_small_window_keeps_where_its_history_starts(tmp_path: Path,
                                                                                     openai_standin: StandIn) -> None:
     """At a 2,048-token window the history must be cut: it is cut once in a while, to half its room, not by
@@ -294,6 +380,26 @@ async def test_a_long_conversation_at_a_small_window_keeps_where_its_history_sta
     cuts = [n for n in range(1, len(sent)) if shared_messages(sent[n - 1], sent[n]) < len(sent[n - 1]) - 2]
     # One message a turn would be a cut at every turn.
     assert present(responder(agent).fitted).dropped and 1 <= len(cuts) <= 4, cuts
+    rt.close()
+
+
+async def test_with_reads_between_turns_a_history_cut_comes_between_turns(tmp_path: Path,
+                                                                         openai_standin: StandIn) -> None:
+    """At a 2,048-token window the history is cut now and then; read between turns with room to spare, the
+    cut is made there, while the person types, and every turn's request begins with what was read before it."""
+    rt = model_runtime(tmp_path, openai_standin, ASSISTANT_CONTEXT_WINDOW="2048")
+    agent = agent_for(rt)
+    for n in range(12):  # each message longer than the one before: the last one is no measure of the next
+        openai_standin.script = [f"answer {n} " + "and more words " * 12]
+        await collect(agent, f"question {n} " + "with many words " * (8 + 3 * n))
+        assert await agent.warm()
+    sent = chats(openai_standin)
+    turns, warms = sent[0::2], sent[1::2]
+    assert all(w["max_tokens"] == 1 for w in warms) and not any(t["max_tokens"] == 1 for t in turns)
+    for warm, turn in zip(warms, turns[1:], strict=False):
+        assert turn["messages"][:len(warm["messages"])] == warm["messages"]
+    cuts = [n for n in range(1, len(warms)) if shared_messages(warms[n - 1]["messages"], warms[n]["messages"]) < 2]
+    assert cuts, "the conversation outgrew the window: it was cut, between turns"
     rt.close()
 
 

@@ -83,7 +83,7 @@ def test_order_and_framing(runtime: Runtime) -> None:
     prompt = preview_prompt(runtime, "ski trip budget and the tax forms")
     placed = [(s.label, s.place) for s in prompt.sections]
     assert placed == [("Today", SYSTEM), ("Reminders", SYSTEM), ("Recent Conversations", SYSTEM),
-                      ("Current Time", TURN), ("Timeline", TURN), ("Past Episodes", TURN),
+                      ("Timeline", SYSTEM), ("Current Time", TURN), ("Timeline", TURN), ("Past Episodes", TURN),
                       ("Consolidated Memory", TURN)]
     assert prompt.text.startswith(prompt.stable)
     assert prompt.text == f"{prompt.stable}\n\n{prompt.memory_text}\n\n{prompt.turn_text}"
@@ -129,10 +129,13 @@ def test_prompt_json_places_every_section(cli: Cli, tmp_path: Path) -> None:
     assert code == 0 and {s["place"] for s in data["sections"]} == {"system", "turn"}
     system = [s["label"] for s in data["sections"] if s["place"] == "system"]
     turn = [s["label"] for s in data["sections"] if s["place"] == "turn"]
-    assert system[0] == "Today" and turn[0] == "Current Time" and "Timeline" in turn
+    assert system == ["Today", "Timeline"] and turn == ["Current Time"]
     # `text` is everything the memory context sends, in order: the system prompt's part, then the turn's block.
     assert data["text"].index("</memory_context>") < data["text"].index("<turn_context>")
-    assert data["text"].endswith("</turn_context>") and "1500 euros" in data["text"].split("<turn_context>")[1]
+    # The one memory is among the most important: the system prompt's Timeline holds it, and the turn's
+    # block does not say it again.
+    assert data["text"].endswith("</turn_context>") and data["text"].count("1500 euros") == 1
+    assert "1500 euros" in data["text"].split("<turn_context>")[0]
 
 
 def test_a_small_window_gives_the_memory_a_smaller_budget(tmp_path: Path) -> None:
@@ -152,8 +155,11 @@ def test_a_small_window_gives_the_memory_a_smaller_budget(tmp_path: Path) -> Non
 
 
 def test_current_time_in_user_zone(runtime: Runtime) -> None:
-    assert section(preview_prompt(runtime, "hi"), "Current Time") == \
-        "Sunday, November 22, 2026, 15:00 (time zone Europe/Berlin, UTC+01:00); date 2026-11-22"
+    """The system prompt says the day, its weekday and the zone; this turn's block the time to the minute."""
+    prompt = preview_prompt(runtime, "hi")
+    assert section(prompt, "Today") == \
+        "Sunday, November 22, 2026 (time zone Europe/Berlin, UTC+01:00); date 2026-11-22"
+    assert section(prompt, "Current Time") == "15:00"
 
 
 def test_reminders_labels_ids_and_instruction(runtime: Runtime) -> None:
@@ -197,10 +203,14 @@ def test_dedup_title_once(runtime: Runtime) -> None:
 
 
 def test_timeline_content(runtime: Runtime) -> None:
-    text = section(preview_prompt(runtime, "ski budget and Bob"), "Timeline")
-    assert "[★★★★★] [Sun Nov 22] Ski trip budget is 1500 euros" in text
-    assert "Gate code" not in text  # private: only when the message asks about it
-    asked = section(preview_prompt(runtime, "what is the gate code?"), "Timeline")
+    """The most important memories are the system prompt's Timeline, whatever is asked (a server keeps
+    them from one turn to the next); what this message brings up, never the same again, the turn's."""
+    prompt = preview_prompt(runtime, "ski budget and Bob")
+    key, text = section(prompt, "Timeline", SYSTEM), section(prompt, "Timeline", TURN)
+    assert "[★★★★★] [Sun Nov 22] Ski trip budget is 1500 euros" in key and "Ski trip budget" not in text
+    assert key == section(preview_prompt(runtime, "what is the weather like?"), "Timeline", SYSTEM)
+    assert "Gate code" not in key + text  # private: only when the message asks about it
+    asked = section(preview_prompt(runtime, "what is the gate code?"), "Timeline", TURN)
     # Asked about, the private memory goes; its gate code is a secret and never does (issue 21).
     # Asked about, it is listed; it holds a secret, so by its id only (decided when it was written).
     assert "[★★★] [Private] [Sun Nov 22] [secret in memory #" in asked and "4411" not in asked
@@ -300,10 +310,10 @@ def test_when_question_brings_dated_statements(tmp_path: Path) -> None:
     rt = runtime_for(tmp_path, ASSISTANT_NOW="2026-11-12T09:00:00+00:00")
     memories.remember(rt.store, "Sara moved to Lisbon last month", kind="fact")
     rt.clock.fixed = rt.clock.now().replace(day=22)
-    text = section(preview_prompt(rt, "when did Sara move to Lisbon?"), "Timeline")
+    text = section(preview_prompt(rt, "when did Sara move to Lisbon?"), "Timeline", TURN)
     assert ('- memory #1, written Thu Nov 12: Sara moved to Lisbon last month ("last month" = October 2026)'
             in text)
-    assert "Dated statements" not in section(preview_prompt(rt, "where does Sara live?"), "Timeline")
+    assert "Dated statements" not in preview_prompt(rt, "where does Sara live?").text
     rt.close()
 
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -313,3 +313,24 @@ async def test_the_working_line_says_what_is_happening(tmp_path: Path, openai_st
         await wait_until(pilot, lambda: clock.display and " 1 s" in str(clock.render()), what="the working line")
         assert str(clock.render()).startswith("stand-in is reading your message… 1 s")
         await pilot.press("escape")
+
+
+async def test_once_an_answer_is_in_the_server_reads_the_conversation_for_the_next(tmp_path: Path,
+                                                                                  openai_standin: StandIn) -> None:
+    """SPEC F4: while the person reads the answer and types, the app has their own server read the
+    conversation as the next turn sends it (one token asked), so the next answer starts sooner."""
+    openai_standin.models = ["stand-in"]
+    openai_standin.script = ["Hello there."]
+    app = model_app(tmp_path, openai_standin, ASSISTANT_MODEL="stand-in")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        await type_and_send(pilot, app, "hello")
+
+        def asked() -> list[dict[str, Any]]:
+            return openai_standin.bodies("/v1/chat/completions")
+
+        await wait_until(pilot, lambda: len(asked()) == 2, what="the request between turns")
+        turn, warm = asked()
+        assert warm["max_tokens"] == 1 and turn["max_tokens"] != 1
+        assert warm["messages"][-1] == {"role": "assistant", "content": "Hello there."}
+        assert not [t for t in app.query("Toast")]  # nothing said of it

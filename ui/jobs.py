@@ -44,6 +44,10 @@ class IdleJobs(ReportsFailures, Widget):
     class ConsolidationDue(Message):
         pass
 
+    class ServerUsed(Message):
+        """A job asked the local model (titles, a consolidation): what its server kept of the
+        conversation is gone, and is to be read again before the next message (SPEC F4)."""
+
     def __init__(self, consolidation: ConsolidationService, embeddings: EmbeddingService,
                  conversations: ConversationService, embed_idle_seconds: float = EMBED_IDLE_SECONDS) -> None:
         super().__init__()
@@ -148,6 +152,7 @@ class IdleJobs(ReportsFailures, Widget):
                             f"{result.get('supersessions_detected', 0)} supersessions.", timeout=6, markup=False)
         self.post_message(StatusNews("idle"))
         self.post_message(StoreChanged())
+        self.post_message(self.ServerUsed())
 
     # -- the titles closed conversations owe --------------------------------------------------
 
@@ -162,7 +167,8 @@ class IdleJobs(ReportsFailures, Widget):
     @work(thread=True, exclusive=True, group="idle-titles", exit_on_error=False,
           description="write the titles of closed conversations")
     def _write_titles(self) -> None:
-        self.conversations.write_owed_titles()
+        if self.conversations.write_owed_titles():
+            self.post_message(self.ServerUsed())
 
     # -- embedding an import's backlog ----------------------------------------------------------
 

@@ -23,11 +23,12 @@ if TYPE_CHECKING:
 
 
 async def chat(provider: Provider, gate: Gate, system: SystemPrompt, conversation: list[Item],
-               tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
-    """One model call of a chat turn: the provider gets the request as the gate lets it out."""
+               tools: list[ToolSpec], max_tokens: int | None = None) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
+    """One model call of a chat turn: the provider gets the request as the gate lets it out (also the
+    request of one token that has a server read the conversation between two turns: `max_tokens` 1)."""
     system = SystemPrompt(system.stable, gate.fragments(gate.text(system.memory, "the memory context")),
                           gate.fragments(gate.text(system.turn, "the memory context")))
-    async for item in provider.stream(system, gate.conversation(conversation), tools):
+    async for item in provider.stream(system, gate.conversation(conversation), tools, max_tokens=max_tokens):
         yield item
 
 

@@ -88,8 +88,8 @@ class AnthropicProvider:
             self.capabilities.context_window, self.capabilities.learned = self.configured_window or self.WINDOW, True
         return self.capabilities
 
-    async def stream(self, system: SystemPrompt, conversation: list[Item],
-                     tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse]:
+    async def stream(self, system: SystemPrompt, conversation: list[Item], tools: list[ToolSpec], *,
+                     max_tokens: int | None = None) -> AsyncIterator[Delta | ToolUse]:
         import anthropic
 
         blocks: list[TextBlockParam] = [
@@ -98,8 +98,8 @@ class AnthropicProvider:
         specs: list[ToolParam] = [{"name": t.name, "description": t.description, "input_schema": t.parameters}
                                   for t in tools]
         try:
-            async with self.client.messages.stream(model=self.model, max_tokens=self.max_tokens, system=blocks,
-                                                   messages=to_messages(conversation, system.turn),
+            async with self.client.messages.stream(model=self.model, max_tokens=max_tokens or self.max_tokens,
+                                                   system=blocks, messages=to_messages(conversation, system.turn),
                                                    tools=specs) as stream:
                 async for event in stream:
                     if event.type == "text":

@@ -2,17 +2,19 @@
 (assistant.conversation) and yields text deltas, then the tool calls of its response."""
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from assistant.conversation import Item, ToolUse, UserMessage
 from assistant.errors import ProviderError
 
 __all__ = ["Capabilities", "Delta", "Note", "Provider", "ProviderError", "SystemPrompt", "ToolSpec", "Tools", "Usage",
-           "http_get", "not_found", "not_listed", "short_name", "turn_block_at", "unreachable"]
+           "http_get", "not_found", "not_listed", "on_this_network", "short_name", "turn_block_at", "unreachable"]
 
 
 def http_get(url: str, headers: dict[str, str] | None = None, timeout: float = 0.5) -> tuple[int, bytes] | None:
@@ -116,6 +118,23 @@ class Capabilities:
     streaming_usage: bool = False  # the server reports the tokens of a streamed answer when asked
     context_window: int | None = None  # tokens one request may take (configured, or as the server says)
     learned: bool = False  # the window is known: configured, or the server was asked
+    # The server is the person's own (this machine or its network) and keeps the last request's tokens,
+    # reading again only what follows their longest common prefix: worth asking it to read the
+    # conversation between two turns (SPEC F4). Never a paid API: that would be charged for it.
+    keeps_prefix: bool = False
+
+
+def on_this_network(url: str) -> bool:
+    """Whether a server's address is this machine or its local network (a loopback, private or link-local
+    address, `localhost`, a name without a dot or under .local/.lan/.home.arpa)."""
+    host = (urlsplit(url if "//" in url else f"http://{url}").hostname or "").rstrip(".").lower()
+    if not host:
+        return False
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host == "localhost" or "." not in host or host.endswith((".localhost", ".local", ".lan", ".home.arpa"))
+    return address.is_loopback or address.is_private or address.is_link_local
 
 
 class Provider(Protocol):
@@ -130,8 +149,9 @@ class Provider(Protocol):
         few quick requests), so off the event loop. Returns `capabilities`."""
         ...
 
-    def stream(self, system: SystemPrompt, conversation: list[Item],
-               tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
+    def stream(self, system: SystemPrompt, conversation: list[Item], tools: list[ToolSpec], *,
+               max_tokens: int | None = None) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
         """Text deltas as they arrive, then the tool calls of this response (if any); a provider may
-        also yield a Usage after the last delta and a Note for the user."""
+        also yield a Usage after the last delta and a Note for the user. `max_tokens`: this request's
+        longest answer, when not `self.max_tokens` (1 to have a server read a conversation, SPEC F4)."""
         ...

@@ -50,7 +50,9 @@ class OllamaProvider:
         self.num_ctx: int | None = None  # the window asked for in each request (Ollama keeps what it is told)
         self.client = ollama.AsyncClient(host=host, timeout=timeout)
         self.configured_window = context_window
-        self.capabilities = Capabilities(context_window=context_window, learned=context_window is not None)
+        # The person's own server, wherever it runs: it keeps the last request's tokens (SPEC F4).
+        self.capabilities = Capabilities(context_window=context_window, learned=context_window is not None,
+                                         keeps_prefix=True)
 
     def learn(self) -> Capabilities:
         """The model's window as Ollama reads it, at most DEFAULT_WINDOW (a longer one costs memory the
@@ -65,8 +67,8 @@ class OllamaProvider:
             self.capabilities.context_window, self.capabilities.learned = self.num_ctx, True
         return self.capabilities
 
-    async def stream(self, system: SystemPrompt, conversation: list[Item],
-                     tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse]:
+    async def stream(self, system: SystemPrompt, conversation: list[Item], tools: list[ToolSpec], *,
+                     max_tokens: int | None = None) -> AsyncIterator[Delta | ToolUse]:
         import httpx
         import ollama
 
@@ -75,7 +77,8 @@ class OllamaProvider:
         calls: list[ToolUse] = []
         finished, said = False, 0  # the last chunk says done; characters of the answer so far
         try:
-            options = {"num_predict": self.max_tokens, **({"num_ctx": self.num_ctx} if self.num_ctx else {})}
+            options = {"num_predict": max_tokens or self.max_tokens,
+                       **({"num_ctx": self.num_ctx} if self.num_ctx else {})}
             response = await self.client.chat(model=self.model, messages=to_messages(system, conversation),
                                               tools=specs, stream=True, options=options)
             async for chunk in response:

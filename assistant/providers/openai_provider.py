@@ -31,6 +31,7 @@ from assistant.providers.base import (
     Usage,
     http_get,
     not_found,
+    on_this_network,
     short_name,
     turn_block_at,
     unreachable,
@@ -212,7 +213,7 @@ class OpenAIProvider:
         # stream_options.include_usage, dropped if the server refuses it.
         self.configured_window = context_window
         self.capabilities = Capabilities(Tools.UNKNOWN, streaming_usage=True, context_window=context_window,
-                                         learned=context_window is not None)
+                                         learned=context_window is not None, keeps_prefix=on_this_network(self.url))
         self.tool_choice: str | dict[str, Any] = "auto"
 
     def learn(self) -> Capabilities:
@@ -239,11 +240,12 @@ class OpenAIProvider:
         log.info("%s now lists %s, not %s: taking %s", self.url, ", ".join(listed[:5]), self.model, listed[0])
         self.model = listed[0]
         self.capabilities = Capabilities(Tools.UNKNOWN, streaming_usage=True, context_window=self.configured_window,
-                                         learned=self.configured_window is not None)
+                                         learned=self.configured_window is not None,
+                                         keeps_prefix=self.capabilities.keeps_prefix)
         return True
 
-    async def stream(self, system: SystemPrompt, conversation: list[Item],
-                     tools: list[ToolSpec]) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
+    async def stream(self, system: SystemPrompt, conversation: list[Item], tools: list[ToolSpec], *,
+                     max_tokens: int | None = None) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
         if not self.model:
             # Nothing was named and the server listed nothing at launch: it may have loaded one since. One
             # that gives no list (not running) fails below in its own words.
@@ -254,7 +256,7 @@ class OpenAIProvider:
                                              "ASSISTANT_MODEL")
         with_tools = bool(tools) and self.capabilities.tools is not Tools.NO
         request: dict[str, Any] = {"model": self.model, "messages": to_messages(system, conversation, with_tools),
-                                   "stream": True, "max_tokens": self.max_tokens}
+                                   "stream": True, "max_tokens": max_tokens or self.max_tokens}
         if with_tools:
             request["tools"] = [{"type": "function", "function": {"name": t.name, "description": t.description,
                                                                   "parameters": t.parameters}} for t in tools]

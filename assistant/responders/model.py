@@ -17,6 +17,7 @@ offline mode, every other message to the model without tools.
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -30,11 +31,11 @@ from assistant.offline.plan import Plan, Situation, asked_before, text_of
 from assistant.offline.wording import word_results
 from assistant.outbound import send
 from assistant.outbound.gate import Gate
-from assistant.prompt.build import Prompt, build_prompt
+from assistant.prompt.build import SYSTEM, TURN, Prompt, build_prompt
 from assistant.providers.base import Delta, Note, Provider, SystemPrompt, Tools, ToolSpec, Usage, short_name
 from assistant.providers.openai_provider import ToolsUnsupported
 from assistant.providers.window import reply_room, tokens, window_from_refusal
-from assistant.reading import Reading
+from assistant.reading import Reading, read
 from assistant.reading.actions import Done, Forget, Recap, Remember, Remind, RemindNoTime, Undo, Upcoming
 from assistant.reading.requests import clear_request
 from assistant.reading.understand import read_message
@@ -54,6 +55,8 @@ _ANOTHER_SERVER = ("network", "timeout", "model", "overloaded", "cut")
 # Context windows servers start with when not told (llama-cpp-python 2,048; Ollama, llama.cpp 4,096...):
 # the guesses for one that refused a request without saying its own.
 COMMON_WINDOWS = (2048, 4096, 8192, 16384, 32768)
+log = logging.getLogger(__name__)
+WARM_SPARE = 256  # tokens kept free between turns, besides the last turn's block and message (`warm`)
 
 
 class Phase(Enum):
@@ -290,14 +293,45 @@ class ModelResponder:
 
     def _fitted(self, prompt: Prompt, conversation: list[Item], tools: list[ToolSpec]) -> Fitted:
         window = self._window
-        if window is None:  # nothing to fit to: the request as it is, its size still counted
-            self.fitted = fit(prompt, conversation, tools, sys.maxsize, self._start)
-        else:
-            room = reply_room(window, self._asked_tokens)
-            self.provider.max_tokens = room
-            self.fitted = fit(prompt, conversation, tools, window - room, self._start)
+        if window is not None:
+            self.provider.max_tokens = reply_room(window, self._asked_tokens)
+        self.fitted = fit(prompt, conversation, tools, self._budget(), self._start)
         self._start = self.fitted.start
         return self.fitted
+
+    def _budget(self) -> int:
+        """What a request may take of the window, the room for the answer kept (no window: no limit)."""
+        window = self._window
+        return sys.maxsize if window is None else window - reply_room(window, self._asked_tokens)
+
+    async def warm(self, conversation: list[Item]) -> bool:
+        """Between two turns, a server of the person's own (`keeps_prefix`: llama.cpp, llama-cpp-python,
+        Ollama, LM Studio keep the last request's tokens) is asked for one token of an answer to the
+        conversation as the next turn will send it: its system prompt built now, the history fitted as
+        that turn will fit it (the last turn's block and message stand in for the next's size), the same
+        tools, through the gate. The next turn then reads only its block and its message, not the last
+        answer again (SPEC F4). A failure here is said to no one: the next turn meets it and says it."""
+        capabilities, last = self.provider.capabilities, self.prompt
+        asked = [item for item in conversation if isinstance(item, UserMessage)]
+        if not capabilities.keeps_prefix or last is None or not asked:
+            return False
+        reading = read("", self.runtime.clock)
+        gate = Gate.for_turn(self.runtime.store, reading, self.runtime.embedder)
+        now = await asyncio.to_thread(build_prompt, self.runtime, reading, gate, False, self._window)
+        sized = replace(now, sections=[*now.placed(SYSTEM), *last.placed(TURN)])
+        tools = [] if capabilities.tools is Tools.NO else TOOL_SPECS
+        # Fitted with room to spare for a next block and message longer than the last: when the history
+        # must be cut, it is cut now, read now, and the next turn starts where this request did.
+        fitted = fit(sized, [*conversation, asked[-1]], tools, self._budget() - WARM_SPARE, self._start)
+        self._start = fitted.start
+        sent = replace(fitted.prompt, sections=fitted.prompt.placed(SYSTEM))
+        system = SystemPrompt(sent.stable, sent.memory_text)
+        try:
+            async for _ in send.chat(self.provider, gate, system, fitted.conversation[:-1], fitted.tools, max_tokens=1):
+                pass
+        except ProviderError as exc:
+            log.info("the server did not read the conversation between turns: %s", exc)
+        return True
 
     def _acts_offline(self, conversation: list[Item]) -> bool:
         """Without tools, whether this round belongs to the offline mode: an action, or the answer to

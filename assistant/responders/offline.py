@@ -50,6 +50,9 @@ class OfflineResponder:
     def recover(self) -> bool:
         return False  # nothing left to recover: no model
 
+    async def warm(self, conversation: list[Item]) -> bool:
+        return False  # no server to read anything
+
     def explain(self, record: TurnRecord) -> TurnRecord:
         # Nothing left the machine; the reading (recorded by the agent) is what it understood, and these
         # are the memories the answer showed.

@@ -77,3 +77,9 @@ class Responder(Protocol):
         """The model failed after it had begun answering: whether a round is left that still acts on
         the message (the app carrying out a clear request the model did not)."""
         ...
+
+    async def warm(self, conversation: list[Item]) -> bool:
+        """Between two turns: have the model's server read `conversation` (the history the next turn
+        sends) as that turn will send it, so that it then reads only its own block and message (SPEC
+        F4). Whether a request went out (never to a server that is not the person's own)."""
+        ...

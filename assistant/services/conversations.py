@@ -124,14 +124,17 @@ class ConversationService:
         agent.incognito = None  # an incognito conversation ends with the app: nothing of it stays
         return agent.close_episode()
 
-    def write_owed_titles(self) -> int:
+    def write_owed_titles(self) -> bool:
         """Model-written titles for the closed conversations that owe one (blocking: the local model, up to
-        a timeout a title); how many are still owed. The app calls it when nobody waits for an answer: a
-        request to the same local server between two turns would throw away what it keeps of the
-        conversation (SPEC F4)."""
+        a timeout a title); whether any was owed (the local model was asked). The app calls it when nobody
+        waits for an answer: a request to the same local server between two turns would throw away what it
+        keeps of the conversation (SPEC F4), which the app then has it read again."""
         from assistant.turn.titles import owed_titles
 
-        return owed_titles(self.runtime)
+        if not episodes.needing_titles(self.runtime.store, 1):
+            return False
+        owed_titles(self.runtime)
+        return True
 
     def can_write(self, size: int = 0) -> bool:
         """Whether a write of about `size` characters finds room on the disk now (after one was refused,

@@ -130,3 +130,10 @@ class ModelService:
             elif isinstance(event, Done):
                 self.trouble = event.failure
             yield event
+
+    async def warm(self) -> bool:
+        """After a turn the model answered: its server (the person's own) reads the conversation while
+        they read and type, and the next answer starts sooner (SPEC F4). Nothing is said of it."""
+        if self.agent is None or self.trouble or not self.has_model:
+            return False
+        return await self.agent.warm()

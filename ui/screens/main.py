@@ -135,6 +135,10 @@ class MainScreen(ReportsFailures, Screen[None]):
             self.sidebar.fell_due()
         self.refresh_reminders()
 
+    def on_idle_jobs_server_used(self, event: IdleJobs.ServerUsed) -> None:
+        if not self.chat.busy:
+            self.chat.warm_server()
+
     def on_status_news(self, event: StatusNews) -> None:
         self.status.news(event)
 

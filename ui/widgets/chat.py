@@ -343,6 +343,7 @@ class ChatPane(ReportsFailures, Vertical):
         stream: Any = None
         parts: list[str] = []
         changed: list[str] = []
+        answered = False  # the turn ended as turns do (not stopped, not refused by a full disk)
 
         async def finish() -> None:
             nonlocal answer, stream, parts
@@ -391,6 +392,7 @@ class ChatPane(ReportsFailures, Vertical):
                         self.last_answer = event.text
                     self.why_target = event.message_id or UNRECORDED
                     changed = event.changed
+                    answered = True
         except DiskFull:
             await finish()
             if started:
@@ -418,3 +420,12 @@ class ChatPane(ReportsFailures, Vertical):
             self.post_message(StoreChanged(by_user="reminders" in changed))
             if self.waiting is not None:
                 self.call_later(self.send_waiting)  # after this worker has ended: run_turn is exclusive
+            elif answered:
+                self.warm_server()
+
+    @work(exclusive=True, group="warm-server", exit_on_error=False,
+          description="have the model's server read the conversation")
+    async def warm_server(self) -> None:
+        """While the person reads the answer and types the next message, the model's server (their own)
+        reads the conversation, so the next answer starts sooner (SPEC F4)."""
+        await self.model.warm()
