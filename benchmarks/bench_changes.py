@@ -193,7 +193,8 @@ def main() -> None:
     args = parser.parse_args()
     embedder = bundled_embedder() if args.embedder == "bundled" else None
     if args.sets or not args.cost:
-        for name in ("supersession_meaning.tsv", "supersession_blind.tsv", "supersession.tsv"):
+        for name in ("supersession_meaning.tsv", "supersession_blind.tsv", "supersession_blind7.tsv",
+                     "supersession.tsv"):
             print(measure_set(name, embedder))
         print(measure_among_others(embedder))
     if args.cost:

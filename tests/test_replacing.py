@@ -206,8 +206,9 @@ def test_the_vectors_made_ahead_are_the_embedders_own(embedder: LocalEmbedder, k
 
 
 @pytest.mark.parametrize("name, changes, lookalikes", [
-    ("supersession_meaning.tsv", 0.85, 1.0),  # the calibration set: 0.861 / 1.000 when written
-    ("supersession_blind.tsv", 0.85, 0.98),  # the blind round: first sight 0.055 / 1.000; 0.877 / 1.000 when written
+    ("supersession_meaning.tsv", 0.92, 1.0),  # the calibration set: 0.861 / 1.000 when written, 0.944 / 1.000 now
+    ("supersession_blind.tsv", 0.88, 0.98),  # the blind round: first sight 0.055 / 1.000; 0.904 / 1.000 now
+    ("supersession_blind7.tsv", 0.82, 0.98),  # round 7: cold 0.534 / 0.984; 0.845 / 1.000 after its misses were read
     ("supersession.tsv", 0.99, 1.0),  # the rules' own set: 1.000 / 1.000
 ])
 def test_the_labelled_sets(store: Store, known_texts: KnownTexts, name: str, changes: float, lookalikes: float) -> None:
@@ -239,5 +240,5 @@ def test_among_other_memories_a_change_replaces_its_own_and_nothing_else(store: 
             if want and a is not None:
                 changes += 1
                 replaced += gone == {a.id}
-    assert replaced / changes >= 0.85, replaced / changes
-    assert wrongly <= 3, wrongly  # of 458 statements written: 1 when written ("a new locker" for the pool's)
+    assert replaced / changes >= 0.92, replaced / changes  # 0.944 now
+    assert wrongly <= 3, wrongly  # of 458 statements written: 1 ("a new locker" for the pool's), as when written
