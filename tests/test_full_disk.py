@@ -45,6 +45,7 @@ def test_a_refused_write_keeps_nothing_and_says_so(store: Store) -> None:
     assert store.one("SELECT count(*) FROM messages")[0] == 1
 
 
+@pytest.mark.slow  # it writes and embeds a store's worth of statements first (18 s)
 def test_a_search_answers_on_a_full_disk_and_skips_its_bookkeeping(store: Store, known_texts: KnownTexts) -> None:
     texts = [f"the garage door code number {n} is written " + "x" * 3000 for n in range(40)]
     known_texts.learn_statements(texts)  # the bundled model's vectors of them, made ahead

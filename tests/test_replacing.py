@@ -191,6 +191,7 @@ def learned(known_texts: KnownTexts, name: str) -> KnownTexts:
     return known_texts
 
 
+@pytest.mark.slow  # it embeds every labelled set ahead (15 s): the whole suite's, not the quick loop's
 def test_the_vectors_made_ahead_are_the_embedders_own(embedder: LocalEmbedder, known_texts: KnownTexts) -> None:
     """What the labelled sets read is what the embedder says of each text asked alone or in a pair, as
     memory.replacing asks: to the last bit, whatever batch the text was made ahead in."""
@@ -205,6 +206,7 @@ def test_the_vectors_made_ahead_are_the_embedders_own(embedder: LocalEmbedder, k
             assert (known.embed([said.masked]) == embedder.embed([said.masked])).all()
 
 
+@pytest.mark.slow  # four labelled sets written pair by pair (20 s): the figures are the whole suite's to hold
 @pytest.mark.parametrize("name, changes, lookalikes", [
     ("supersession_meaning.tsv", 0.92, 1.0),  # the calibration set: 0.861 / 1.000 when written, 0.944 / 1.000 now
     ("supersession_blind.tsv", 0.88, 0.98),  # the blind round: first sight 0.055 / 1.000; 0.904 / 1.000 now
