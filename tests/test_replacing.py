@@ -21,6 +21,13 @@ def links(store: Store) -> dict[int, int]:
                                             "WHERE superseded_by IS NOT NULL")}
 
 
+def links_after(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> tuple[int, int, dict[int, int]]:
+    """The older statement, then the newer, remembered: their ids and what replaced what."""
+    a = memories.remember(store, older, embedder=embedder)
+    b = memories.remember(store, newer, embedder=embedder)
+    return a.id, b.id, links(store)
+
+
 def test_a_new_door_code_said_in_new_words_replaces_the_stored_one(store: Store, embedder: LocalEmbedder) -> None:
     """Issue 42: "remember that my new door code from today is 3306" left the old code first."""
     old = memories.remember(store, "the building door code is 5829", embedder=embedder)
@@ -62,9 +69,8 @@ def test_a_memory_that_is_not_replaced_keeps_its_own_marks(store: Store, embedde
     ("el código de la puerta es 4512", "desde hoy el código de la puerta es 8830"),
 ])
 def test_a_change_in_new_words_replaces(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> None:
-    a = memories.remember(store, older, embedder=embedder)
-    b = memories.remember(store, newer, embedder=embedder)
-    assert links(store) == {a.id: b.id}
+    a, b, replaced = links_after(store, embedder, older, newer)
+    assert replaced == {a: b}
 
 
 @pytest.mark.parametrize("older, newer", [
@@ -83,9 +89,7 @@ def test_a_change_in_new_words_replaces(store: Store, embedder: LocalEmbedder, o
     ("o meu chefe é o João", "o chefe da Marta é o Rui"),
 ])
 def test_a_look_alike_replaces_nothing(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> None:
-    memories.remember(store, older, embedder=embedder)
-    memories.remember(store, newer, embedder=embedder)
-    assert links(store) == {}
+    assert links_after(store, embedder, older, newer)[2] == {}
 
 
 @pytest.mark.parametrize("older, newer", [
@@ -115,9 +119,8 @@ def test_a_look_alike_replaces_nothing(store: Store, embedder: LocalEmbedder, ol
 ])
 def test_a_change_said_in_other_ways_replaces(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> None:
     """The kinds of change round 7 missed (docs/offline.md), in phrasings of their own."""
-    a = memories.remember(store, older, embedder=embedder)
-    b = memories.remember(store, newer, embedder=embedder)
-    assert links(store) == {a.id: b.id}
+    a, b, replaced = links_after(store, embedder, older, newer)
+    assert replaced == {a: b}
 
 
 @pytest.mark.parametrize("older, newer", [
@@ -130,9 +133,7 @@ def test_a_change_said_in_other_ways_replaces(store: Store, embedder: LocalEmbed
 ])
 def test_a_look_alike_said_in_those_ways_replaces_nothing(store: Store, embedder: LocalEmbedder, older: str,
                                                           newer: str) -> None:
-    memories.remember(store, older, embedder=embedder)
-    memories.remember(store, newer, embedder=embedder)
-    assert links(store) == {}
+    assert links_after(store, embedder, older, newer)[2] == {}
 
 
 def test_reminders_change_only_when_asked(store: Store, embedder: LocalEmbedder) -> None:
