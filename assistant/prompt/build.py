@@ -253,12 +253,13 @@ def shown_always(runtime: Runtime) -> list[int]:
     return most_important(runtime.store, max(3, runtime.settings.prompt.timeline_memories // 3))
 
 
-def key_timeline_section(runtime: Runtime, gate: Gate, budget: int, used: list[int]) -> str | None:
+def key_timeline_section(runtime: Runtime, gate: Gate, budget: int, used: list[int],
+                         important: list[int]) -> str | None:
     """The Timeline's part that no message asks for: the most important memories, which change only when
     the store does, so it is the system prompt's (a server keeps it from one turn to the next, SPEC F4).
     In time order, each with the day it was told; no buckets or message counts, which move with every
     message. A private memory is not among them (the turn's Timeline shows it when a message asks)."""
-    found = [m for m in memories_by_id(runtime.store, shown_always(runtime))
+    found = [m for m in memories_by_id(runtime.store, important)
              if m.kind not in ("person", "mood") and m.due_at is None and gate.listed(m)]
     if not found:
         return None
@@ -269,16 +270,17 @@ def key_timeline_section(runtime: Runtime, gate: Gate, budget: int, used: list[i
 
 def timeline_section(runtime: Runtime, gate: Gate, query: str, vector: Vector, budget: int,
                      asks_when: bool = False, used: list[int] | None = None,
-                     shown: list[int] | None = None) -> str | None:
+                     shown: list[int] | None = None, important: list[int] | None = None) -> str | None:
     """The memories this message brings up, and the most important ones the system prompt's Timeline
-    could not show (a private one this message asks about); `shown`: those it holds already."""
+    could not show (a private one this message asks about); `shown`: those it holds already; `important`:
+    shown_always's (read once a turn)."""
     store = runtime.store
     limit = runtime.settings.prompt.timeline_memories
     relevant: list[int] = []
     if query.strip():
         hits = runtime.searcher.search(query, limit=limit, types=("memory",), vector=vector)
         relevant = [h.id for h in hits]
-    ids = [i for i in dict.fromkeys(relevant + shown_always(runtime)) if i not in (shown or ())]
+    ids = [i for i in dict.fromkeys(relevant + (important or [])) if i not in (shown or ())]
     found = memories_by_id(runtime.store, ids)
     people = [m for m in found if m.kind == "person"]
     lowered = query.lower()
@@ -434,10 +436,12 @@ def build_prompt(runtime: Runtime, reading: Reading, gate: Gate, touch: bool = F
             budget(settings.reminders_tokens), TURN)
     used: list[int] = []
     key_budget = max(MIN_SECTION_TOKENS, budget(settings.timeline_tokens) // 3)
-    add("Timeline", key_timeline_section(runtime, stable, key_budget, used), key_budget, SYSTEM)
+    important = shown_always(runtime)
+    add("Timeline", key_timeline_section(runtime, stable, key_budget, used, important), key_budget, SYSTEM)
     always = list(used)
     add("Timeline", timeline_section(runtime, gate, query, vector, budget(settings.timeline_tokens),
-                                     reading.asks_when, used, always), budget(settings.timeline_tokens), TURN)
+                                     reading.asks_when, used, always, important), budget(settings.timeline_tokens),
+        TURN)
     episodes_budget = budget(settings.episodes_tokens) * factor
     past: list[int] = []
     add("Past Episodes", past_episodes_section(runtime, gate, query, vector, recent_ids, episodes_budget, past),
