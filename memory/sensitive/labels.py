@@ -235,7 +235,7 @@ def _thing_words() -> frozenset[str]:
 @cache
 def _words() -> frozenset[str]:
     """Every word the things, devices and accounts are made of: a text without one is not read here."""
-    tables = ("places", "place_prefixes", "devices", "premises", "cards", "locks", "services")
+    tables = ("places", "place_prefixes", "devices", "premises", "cards", "locks", "services", "combination_words")
     found = {w.lower() for table in tables for entry in vocabulary.entries(table)
              for w in re.findall(r"[^\W\d_]+", entry)}
     return frozenset(found | vocabulary.words("label_words"))
@@ -293,6 +293,10 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         secret = match.group("secret")
         if password_shaped(secret, True) and not names_a_product(secret):
             yield match.start("secret"), match.end("secret"), "credential"
+    dialled = words & (_thing_words() | _COMBINATION_WORDS) if words & _DIAL_WORDS else frozenset()
+    for match in _in(_DIALLED, text, _holding(text, _around(lowered, dialled), _DIGIT)) if dialled else ():
+        # "The safe in the study: 12 left, 34 right, 7 left", "the safe combo: left 32, right 14, left 7"
+        yield match.start("value"), match.end("value"), "combination"
     things = words & _thing_words()
     if not things:
         return  # the rest is about things that open, or verbs of opening
@@ -308,9 +312,6 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     for match in _in(_RESET, text, keyed):
         if not _clock_time(match.group("value")):  # "the alarm is set to 0630" is a time, "reset to 6135" not
             yield match.start("value"), match.end("value"), _kind(match.group("place"))
-    if words & _DIAL_WORDS:
-        for match in _in(_DIALLED, text, keyed):  # "The safe in the study: 12 left, 34 right, 7 left"
-            yield match.start("value"), match.end("value"), "combination"
 
 
 # How far a match may start before the word it hangs on, and end after it.
@@ -365,10 +366,16 @@ _RESET = vocabulary.lazy_pattern(lambda: (
     rf"(?<![^\W_])(?P<place>{_places()})(?![^\W_]){_placed()}(?:[ \t]+(?:is|was|got|has been|have been))?[ \t]+"
     rf"(?:re)?set[ \t]+(?:to|on)[ \t]+(?P<value>\d{{4,8}})(?![\w:/.,]\d)(?![\w:/])"), re.I)
 _DIAL_WORDS = vocabulary.LazyWords("dial_turns")
+_COMBINATION_WORDS = vocabulary.LazyWords("combination_words")
+# The turns of a dial after a thing with a combination or a word for one, each number before its turn ("12 left,
+# 34 right") or after it ("left 32, right 14, left 7").
 _DIALLED = vocabulary.lazy_pattern(lambda: (
-    rf"(?<![^\W_])(?:{_literal('locks')}|{_literal('places')})(?![^\W_])[^\n.;]{{0,40}}?"
-    rf"(?P<value>\d{{1,3}}[ \t]*(?:{_literal('dial_turns')})(?:[ \t]*[,;/]?[ \t]*(?:then[ \t]+)?\d{{1,3}}[ \t]*"
-    rf"(?:{_literal('dial_turns')})(?![^\W_])){{1,5}})"), re.I)
+    rf"(?<![^\W_])(?:{_literal('locks')}|{_literal('places')}|{_literal('combination_words')})(?![^\W_])"
+    rf"[^\n.;]{{0,40}}?(?P<value>"
+    rf"\d{{1,3}}[ \t]*(?:{_literal('dial_turns')})(?:[ \t]*[,;/]?[ \t]*(?:then[ \t]+)?\d{{1,3}}[ \t]*"
+    rf"(?:{_literal('dial_turns')})(?![^\W_])){{1,5}}"
+    rf"|(?:{_literal('dial_turns')})[ \t]*\d{{1,3}}(?:[ \t]*[,;/]?[ \t]*(?:then[ \t]+)?"
+    rf"(?:{_literal('dial_turns')})[ \t]*\d{{1,3}}(?!\d)){{1,5}})"), re.I)
 
 
 def password_shaped(value: str, listed: bool) -> bool:
