@@ -307,6 +307,8 @@ def test_a_question_word_of_the_vocabulary_that_spans_words_is_looked_for_over_t
     ("o código do portão não é 0000, é 4927", "4927"),
     # a compound or misspelt keyword
     ("BitLocker-Schlüssel: 482911-310277-665104", "482911-310277-665104"),
+    ("het wifiwachtwoord is Molen!88", "Molen!88"),
+    ("Routerpasswort: Zebra#41", "Zebra#41"),
     # codes of letters and digits listed under a title
     ("Backupcodes Google:\n- 4k9d-2mxq\n- 7tz1-88hp", "4k9d-2mxq"),
     ("codici di recupero:\n- a7k2-99qz\n- m3x8-14rt", "a7k2-99qz"),
@@ -339,6 +341,8 @@ def test_a_value_of_round_eights_kinds_is_found_whole(text: str, value: str) -> 
     "pin code expires 2027",
     "passphrase entropy calculator tool",
     "password: see the note -> it's on the fridge",
+    "het wachtwoordbeleid is streng",
+    "der Passwortmanager ist gut",
 ])
 def test_near_misses_of_round_eights_kinds_are_left_alone(text: str) -> None:
     assert not is_sensitive(text), hidden(text)

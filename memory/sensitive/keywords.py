@@ -763,7 +763,7 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
             return named.span(3)
         tail = _TAIL_WORDS.match(text, at)
         if tail and _digits_said(tail.group(1)):
-            return tail.span(1)
+            return tail.start(1), tail.end(1)
     return None
 
 
