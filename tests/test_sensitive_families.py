@@ -295,6 +295,8 @@ def test_a_question_word_of_the_vocabulary_that_spans_words_is_looked_for_over_t
     # a keypad code with # and *, after a keyword and the name of what it opens
     ("Garagencode Seitentür 7#1#4#4", "7#1#4#4"),
     ("digicode résidence 4B702", "4B702"),
+    ("side gate: 3#8#8#1", "3#8#8#1"),
+    ("to get in, press 6 * 0 * 2 * 7 on the door keypad", "6 * 0 * 2 * 7"),
     # digits after what they open, and words after them
     ("pin for the debit card 5093 dont lose it", "5093"),
     # a value denied, then the one that holds, in every language
@@ -309,6 +311,8 @@ def test_a_question_word_of_the_vocabulary_that_spans_words_is_looked_for_over_t
     ("BitLocker-Schlüssel: 482911-310277-665104", "482911-310277-665104"),
     ("het wifiwachtwoord is Molen!88", "Molen!88"),
     ("Routerpasswort: Zebra#41", "Zebra#41"),
+    ("pinnumber for the savings card 6048", "6048"),
+    ("motdepasse de la box : Grenat!52", "Grenat!52"),
     # codes of letters and digits listed under a title
     ("Backupcodes Google:\n- 4k9d-2mxq\n- 7tz1-88hp", "4k9d-2mxq"),
     ("codici di recupero:\n- a7k2-99qz\n- m3x8-14rt", "a7k2-99qz"),

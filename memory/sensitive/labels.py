@@ -78,7 +78,10 @@ _SIGN = r"[ \t]*(?::|—|–|=|->|[ \t]-)[ \t]*"
 _END = r"(?=[ \t]*(?:$|\n|;|,[ \t]))"
 # Digits keyed on a pad: single digits spaced or hyphenated ("6 6 0 2", "0-7-7"), or with a key's sign
 # ("*7713#", "2580#"); what follows them may name the keys ("then OFF", "hash", "puis OK").
-_KEYED = r"(?:[*#][ \t]?\d(?:[ -]?\d){2,}[ \t]?[#*]?|\d(?:[ -]?\d){2,}[ \t]?[#*]|\d(?:[ \t]+\d){2,}|\d(?:-\d){2,})"
+# A key's sign may stand between the digits too: "5#2#9#1", "4*4*1*2*", "5 # 2 # 9 # 1".
+_KEY_SIGNED = r"\d(?:[ \t]?[#*][ \t]?\d){2,}[ \t]?[#*]?"
+_KEYED = (r"(?:[*#][ \t]?\d(?:[ -]?\d){2,}[ \t]?[#*]?|\d(?:[ -]?\d){2,}[ \t]?[#*]|\d(?:[ \t]+\d){2,}|\d(?:-\d){2,}|"
+          rf"{_KEY_SIGNED})")
 
 
 def _keys_after() -> str:
@@ -98,7 +101,7 @@ _LABEL = vocabulary.lazy_pattern(lambda: (
     rf"(?:[ \t]*\([^()\n]{{1,30}}\))?(?:[ \t]+(?:{_opens()}|{vocabulary.alternation('keying')}))?"
     rf"|(?P<service>{_services()}))"
     rf"{_SIGN}(?:(?:{vocabulary.alternation('keypad')})[ \t]*,?[ \t]+(?=[*#]?\d))?"
-    rf"(?P<value>[*#]?\d(?:[ -]?\d){{2,}}#?|[^\s,;]+){_keys_after()}{_END}"),
+    rf"(?P<value>{_KEY_SIGNED}|[*#]?\d(?:[ -]?\d){{2,}}#?|[^\s,;]+){_keys_after()}{_END}"),
     re.I | re.M)
 _USER_SECRET = re.compile(rf"{_START}(?:[^\W\d_][\w'+.&-]*[ \t]+){{0,4}}?[^\W\d_][\w'+.&-]*{_SIGN}"
                           rf"(?P<user>[^\s/@]+@[^\s/]+)(?:[ \t]*/[ \t]*|[ \t]+)(?P<secret>[^\s,;]+){_END}", re.I | re.M)
@@ -106,7 +109,8 @@ _USER_SECRET_LABELLED = vocabulary.lazy_pattern(lambda: (
     rf"{_START}(?:{_places()}|{_services()})(?:{_SIGN}|[ \t]+)[^\s/:]+[ \t]*/[ \t]*(?P<secret>[^\s,;]+){_END}"),
     re.I | re.M)
 _DIGITS = re.compile(r"[*#]?\d(?:[ -]?\d){2,}#?")
-_VALUE = r"(?P<value>[*#]?\d(?:[ -]?\d){2,}[#*]?)(?![\w:/.,]\d)(?![\w:/])"
+_SIGNED_DIGITS = re.compile(_KEY_SIGNED)
+_VALUE = rf"(?P<value>{_KEY_SIGNED}|[*#]?\d(?:[ -]?\d){{2,}}[#*]?)(?![\w:/.,]\d)(?![\w:/])"
 # Digits that end their clause: "takes 0 9 3 3", and not "takes 120 kg".
 _LAST = r"(?=[ \t]*(?:$|\n|[.;,!?)]))"
 _THING = r"[^\W\d_][\w'’-]*"
@@ -261,7 +265,7 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         for match in _in(_LABEL, text, labelled):
             value = match.group("value")
             if match.group("place"):
-                if _DIGITS.fullmatch(value) and not NOT_A_CODE.fullmatch(value):
+                if (_DIGITS.fullmatch(value) or _SIGNED_DIGITS.fullmatch(value)) and not NOT_A_CODE.fullmatch(value):
                     yield match.start("value"), match.end("value"), _kind(match.group("place"))
                 continue
             if lists_passwords is None:
