@@ -319,6 +319,10 @@ def test_a_question_word_of_the_vocabulary_that_spans_words_is_looked_for_over_t
     # a dial's turns before their numbers
     ("the gym locker combination: right 8, left 27, right 3", "right 8, left 27, right 3"),
     ("Tresor im Büro: links 14, rechts 3, links 22", "links 14, rechts 3, links 22"),
+    ("bike lock: turn right to 9, left to 31, right to 4", "right to 9, left to 31, right to 4"),
+    # the question asked with its question mark, then its answer named
+    ("domanda segreta del conto: nome della nonna? risposta: Ada", "Ada"),
+    ("Sicherheitsfrage: Lieblingsessen? Antwort: Spätzle", "Spätzle"),
 ])
 def test_a_value_of_round_eights_kinds_is_found_whole(text: str, value: str) -> None:
     assert is_sensitive(text)
@@ -340,6 +344,8 @@ def test_a_value_of_round_eights_kinds_is_found_whole(text: str, value: str) -> 
     "the price is not 1500, it's 1200 euros",
     "turn 2 left at the lights, then 3 right",
     "the combination of left 2 and right 3 lanes",
+    "at the garage turn left to 32nd street, then right",
+    "the security question asks what my first pet was? no idea",
     "error codes:\n- E404\n- E500",
     "the pin for the 2024 tax return",
     "pin code expires 2027",

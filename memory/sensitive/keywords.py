@@ -421,6 +421,10 @@ def _answers(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]
     for keyword in _ANSWER_KEYWORD.finditer(text):
         end = _ANSWER_END.search(text, keyword.end())
         stop = end.start() if end else len(text)
+        if end and end.group(0) == "?" and (label := _ANSWER_LABEL.match(text, end.end())):
+            # the question asked, then its answer named: "città natale? Risposta: Bari"
+            end = _ANSWER_END.search(text, label.end())
+            stop = end.start() if end else len(text)
         signs = _signs(text, keyword.end(), stop)
         if not signs:
             continue
@@ -567,6 +571,8 @@ _ANSWER_TOPIC = vocabulary.lazy_pattern(lambda: rf"(?<![^\W_])(?:{vocabulary.alt
 _ANSWER_CONTEXT = vocabulary.lazy_pattern(
     lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('answer_contexts')})(?![^\W_])", re.I)
 _ANSWER_END = re.compile(r"\n|[.!?;](?=\s|$)")
+_ANSWER_LABEL = vocabulary.lazy_pattern(
+    lambda: rf"[ \t]*(?:{vocabulary.alternation('answer_labels')})[ \t]*(?::|=|->|→|-(?=[ \t]))", re.I)
 _BRACKETED = re.compile(r"\([^()\n]*\)?")
 _SENTENCE_START = re.compile(r"\n|[.!?;]\s")
 _ANSWER_REACH = 300  # how far a sentence with a question word is read either side of it

@@ -378,8 +378,9 @@ _DIALLED = vocabulary.lazy_pattern(lambda: (
     rf"[^\n.;]{{0,40}}?(?P<value>"
     rf"\d{{1,3}}[ \t]*(?:{_literal('dial_turns')})(?:[ \t]*[,;/]?[ \t]*(?:then[ \t]+)?\d{{1,3}}[ \t]*"
     rf"(?:{_literal('dial_turns')})(?![^\W_])){{1,5}}"
-    rf"|(?:{_literal('dial_turns')})[ \t]*\d{{1,3}}(?:[ \t]*[,;/]?[ \t]*(?:then[ \t]+)?"
-    rf"(?:{_literal('dial_turns')})[ \t]*\d{{1,3}}(?!\d)){{1,5}})"), re.I)
+    rf"|(?:{_literal('dial_turns')})(?:[ \t]+(?:{_literal('dial_to')}))?[ \t]*\d{{1,3}}(?:[ \t]*[,;/]?[ \t]*"
+    rf"(?:then[ \t]+)?(?:{_literal('dial_turns')})(?:[ \t]+(?:{_literal('dial_to')}))?[ \t]*\d{{1,3}}(?!\d)){{1,5}})"),
+    re.I)
 
 
 def password_shaped(value: str, listed: bool) -> bool:
