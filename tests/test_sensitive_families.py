@@ -292,6 +292,11 @@ def test_a_question_word_of_the_vocabulary_that_spans_words_is_looked_for_over_t
     # a value after an arrow or a sign, following what is said of it after a keyword
     ("bank password: the old one with 2025 instead of 2024 -> Harbour2025#", "Harbour2025#"),
     ("the network key is printed under the modem: X9QF2KD7WM", "X9QF2KD7WM"),
+    ("alarm PIN ⇒ 7302", "7302"),
+    ("back gate → 5150", "5150"),
+    # a network said to be a value shaped as a password with a sign in it
+    ("the guest wifi's Pelican#2024 these days", "Pelican#2024"),
+    ("la red de casa es ahora Tortuga!88", "Tortuga!88"),
     # a keypad code with # and *, after a keyword and the name of what it opens
     ("Garagencode Seitentür 7#1#4#4", "7#1#4#4"),
     ("digicode résidence 4B702", "4B702"),
@@ -352,6 +357,9 @@ def test_a_value_of_round_eights_kinds_is_found_whole(text: str, value: str) -> 
     "passphrase entropy calculator tool",
     "password: see the note -> it's on the fridge",
     "het wachtwoordbeleid is streng",
+    "the wifi is HomeNet5G on the second floor",
+    "London → Paris at 10:40",
+    "la red es lenta, 5 Mbps",
     "der Passwortmanager ist gut",
 ])
 def test_near_misses_of_round_eights_kinds_are_left_alone(text: str) -> None:

@@ -68,7 +68,7 @@ _CHANGE_VERB = re.compile(
     re.I)
 _TO = re.compile(r"\s+(?:to|as|into|a|para|pra|en|pour|à|in|naar|auf|zu|на)\s+", re.I)
 _COPULA = re.compile(
-    r"(?:\s*[?,]\s*(?:it's|it’s|it is|that's|its|c'est|es ist)(?![^\W_])|[\"'”’]?\s*(?::|=|->|=>|—|–|：)|[ \t]+-[ \t]+|"
+    r"(?:\s*[?,]\s*(?:it's|it’s|it is|that's|its|c'est|es ist)(?![^\W_])|[\"'”’]?\s*(?::|->|=>|→|⇒|➜|➔|⟶|=|—|–|：)|[ \t]+-[ \t]+|"
     r"\?(?=[ \t])|\s*(?:は|が|는|은|이|가|是|为|為)|"
     r"'s|’s|\s+(?:"
     r"is|was|are|were|(?:will|would|should|shall)\s+be|used\s+to\s+be|remains|stays|became|becomes|has become|"
@@ -88,7 +88,7 @@ _LEAD_IN = vocabulary.lazy_pattern(lambda: (
 # prepositions are the data files').
 _WHOSE = vocabulary.lazy_pattern(lambda: (
     rf"\s+(?:{vocabulary.alternation('prepositions', True)})(?![^\W_])(?:(?![.!?]\s)[^\n;=:,]){{0,80}}?"
-    rf"(?=\s*(?::(?![\d/])|=|->|[-–—](?=[ \t])|\bis\b|\s(?:is|was|are|were|ist|lautet|"
+    rf"(?=\s*(?::(?![\d/])|=|->|→|⇒|➜|➔|[-–—](?=[ \t])|\bis\b|\s(?:is|was|are|were|ist|lautet|"
     rf"sind|war|est|c'est|sont|es|son|era|è|sono|zijn|é|são|will be|är|er|je|là|adalah)(?![^\W_])"
     rf"|\s*,\s*(?:which|that|who|die|das|den|que|qui|che|dat)\s"
     rf"|\s*[,?]\s*(?:it's|it’s|it is|that's|c'est|c’est|es ist)(?![^\W_])))"), re.I)
@@ -579,7 +579,7 @@ _ANSWER_REACH = 300  # how far a sentence with a question word is read either si
 _ANSWER_NOT = frozenset("yes no nothing something it that this them yeah nope".split())
 _ANSWER_KEYWORD = vocabulary.lazy_pattern(lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('answer_keywords')})", re.I)
 _ANSWER_SIGN = vocabulary.lazy_pattern(lambda: (
-    r"\s*(?::|=|->|=>|→|—|–)\s*|\s+(?:is|was|are|es|est|c'est|ist|lautet|è|é|era|war|is|"
+    r"\s*(?::|->|=>|→|⇒|➜|➔|=|—|–)\s*|\s+(?:is|was|are|es|est|c'est|ist|lautet|è|é|era|war|is|"
     rf"{vocabulary.alternation('answer_copulas')})\s+"), re.I)
 # A clause that denies ("..., not where I actually was born"): no answer follows its copula.
 _DENIED_CLAUSE = vocabulary.lazy_pattern(lambda: rf"[,;]\s*(?:{vocabulary.alternation('negations')})(?![^\W_])", re.I)
@@ -619,7 +619,7 @@ _NUMBERED_CODES = re.compile(r"\d{1,2}[.)][ \t]+(?=\S*\d)")
 _HANDLE = re.compile(r"[a-z][a-z0-9._-]{1,31}|[^\s@]+@[^\s@]+")
 _GAP_TO_SIGN = re.compile(r"[ \t]*,?[ \t]+[^\n.;:!?=]{1,40}?(?::(?![/\d])|->|=)[ \t]*(?=\S)")
 # After a sign, what is said of the value, then an arrow or a sign: ": same as always but with a ! at the end ->".
-_GAP_AFTER_SIGN = re.compile(r"[^\n.;:?=>]{1,60}?(?:->|=>|→|:(?![/\d])|=)[ \t]*(?=\S)")
+_GAP_AFTER_SIGN = re.compile(r"[^\n.;:?=>→⇒➜➔]{1,60}?(?:->|=>|→|⇒|➜|➔|:(?![/\d])|=)[ \t]*(?=\S)")
 # A strong keyword for digits, one or two words that name what it opens, then the digits ending the clause:
 # "digicode immeuble 27A45, puis 2e étage", "Türcode Haustür 5#2#9#1".
 _NAMED_VALUE = re.compile(r"[ \t]+([^\W\d_][\w'’-]*)(?:[ \t]+([^\W\d_][\w'’-]*))?[ \t]+([*#]?\d[^\s,;]*?)[.!?]?"

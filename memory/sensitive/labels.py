@@ -74,7 +74,7 @@ def _keying() -> str:
 # A label starts a line, a list item or a clause: "...; gate: 2580#", "my pin is 5531 and the alarm: 8890".
 _START = (r"(?:^|(?<=\n)|(?<=;)|(?<=,)|(?<=:)|(?<=(?<![^\W_])and)|(?<=(?<![^\W_])und)|(?<=(?<![^\W_])et))[ \t]*"
           r"(?:[-*•·]|\d{1,2}[.)])?[ \t]*(?:(?:my|the|our|your)[ \t]+)?")
-_SIGN = r"[ \t]*(?::|—|–|=|->|[ \t]-)[ \t]*"
+_SIGN = r"[ \t]*(?::|—|–|=>|=|->|→|⇒|➜|➔|[ \t]-)[ \t]*"
 _END = r"(?=[ \t]*(?:$|\n|;|,[ \t]))"
 # Digits keyed on a pad: single digits spaced or hyphenated ("6 6 0 2", "0-7-7"), or with a key's sign
 # ("*7713#", "2580#"); what follows them may name the keys ("then OFF", "hash", "puis OK").
@@ -239,7 +239,8 @@ def _thing_words() -> frozenset[str]:
 @cache
 def _words() -> frozenset[str]:
     """Every word the things, devices and accounts are made of: a text without one is not read here."""
-    tables = ("places", "place_prefixes", "devices", "premises", "cards", "locks", "services", "combination_words")
+    tables = ("places", "place_prefixes", "devices", "premises", "cards", "locks", "services", "combination_words",
+              "network_words")
     found = {w.lower() for table in tables for entry in vocabulary.entries(table)
              for w in re.findall(r"[^\W\d_]+", entry)}
     return frozenset(found | vocabulary.words("label_words"))
@@ -260,7 +261,7 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     # long chat its twenty patterns read every position cost 3 s a megabyte.
     lowered = text.lower()
     labelled = _holding(text, _around(lowered, words & _words()), _VALUE_SIGN)  # a value has a digit or a sign
-    if any(sign in text for sign in (":", "—", "–", "=", "-", ">")):
+    if any(sign in text for sign in (":", "—", "–", "=", "-", ">", "→", "⇒", "➜", "➔")):
         lists_passwords = None
         for match in _in(_LABEL, text, labelled):
             value = match.group("value")
@@ -282,6 +283,13 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
             for match in _in(_USER_SECRET_LABELLED, text, labelled):
                 if password_shaped(match.group("secret"), True):
                     yield match.start("secret"), match.end("secret"), "credential"
+    networks = words & _NETWORK_WORDS
+    for match in _in(_NETWORK_GIVEN, text, _around(lowered, networks, before=10)) if networks else ():
+        # "the wifi's Sunshine2024! now", "das WLAN ist jetzt Sonne2024!": a network said to be a value shaped as a
+        # password with a sign in it (a network's name is rarely one: "the wifi is HomeNet5G" is its name)
+        value = match.group("value").rstrip(".,;:)")
+        if password_shaped(value, False) and _SIGNED.search(value):
+            yield match.start("value"), match.start("value") + len(value), "credential"
     logs = words & {"log", "logs", "logged", "logging", "login", "sign", "signs", "signed", "signing"}
     for match in _in(_LOGIN, text, _around(lowered, logs)) if logs else ():
         if password_shaped(match.group("secret"), True):
@@ -370,6 +378,11 @@ _RESET = vocabulary.lazy_pattern(lambda: (
     rf"(?<![^\W_])(?P<place>{_places()})(?![^\W_]){_placed()}(?:[ \t]+(?:is|was|got|has been|have been))?[ \t]+"
     rf"(?:re)?set[ \t]+(?:to|on)[ \t]+(?P<value>\d{{4,8}})(?![\w:/.,]\d)(?![\w:/])"), re.I)
 _DIAL_WORDS = vocabulary.LazyWords("dial_turns")
+_NETWORK_WORDS = vocabulary.LazyWords("network_words")
+_NETWORK_GIVEN = vocabulary.lazy_pattern(lambda: (
+    rf"(?<![^\W_])(?:{_literal('network_words')})(?![^\W_])(?:'s|’s|[ \t]+(?:{vocabulary.alternation('copulas')}))"
+    rf"(?:[ \t]+(?:{vocabulary.alternation('qualifiers', True)}))?[ \t]+(?P<value>[^\s,;]+)"), re.I)
+_SIGNED = re.compile(r"[!@#$%^&*+=?~]")
 _COMBINATION_WORDS = vocabulary.LazyWords("combination_words")
 # The turns of a dial after a thing with a combination or a word for one, each number before its turn ("12 left,
 # 34 right") or after it ("left 32, right 14, left 7").
