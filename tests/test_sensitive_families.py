@@ -358,6 +358,8 @@ def test_a_value_of_round_eights_kinds_is_found_whole(text: str, value: str) -> 
     "password: see the note -> it's on the fridge",
     "het wachtwoordbeleid is streng",
     "the wifi is HomeNet5G on the second floor",
+    "the network name is BT#Hub5",
+    "le nom du réseau est Box#55",
     "London → Paris at 10:40",
     "la red es lenta, 5 Mbps",
     "der Passwortmanager ist gut",

@@ -288,6 +288,9 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         # "the wifi's Sunshine2024! now", "das WLAN ist jetzt Sonne2024!": a network said to be a value shaped as a
         # password with a sign in it (a network's name is rarely one: "the wifi is HomeNet5G" is its name)
         value = match.group("value").rstrip(".,;:)")
+        said = {w.lower() for w in re.findall(r"[^\W\d_]+", text[max(0, match.start() - 20):match.start("value")])}
+        if said & _NETWORK_NAMES:
+            continue  # "the network name is BT#Hub5", "our network is called ..."
         if password_shaped(value, False) and _SIGNED.search(value):
             yield match.start("value"), match.start("value") + len(value), "credential"
     logs = words & {"log", "logs", "logged", "logging", "login", "sign", "signs", "signed", "signing"}
@@ -379,8 +382,10 @@ _RESET = vocabulary.lazy_pattern(lambda: (
     rf"(?:re)?set[ \t]+(?:to|on)[ \t]+(?P<value>\d{{4,8}})(?![\w:/.,]\d)(?![\w:/])"), re.I)
 _DIAL_WORDS = vocabulary.LazyWords("dial_turns")
 _NETWORK_WORDS = vocabulary.LazyWords("network_words")
+_NETWORK_NAMES = vocabulary.LazyWords("network_names")
 _NETWORK_GIVEN = vocabulary.lazy_pattern(lambda: (
-    rf"(?<![^\W_])(?:{_literal('network_words')})(?![^\W_])(?:'s|’s|[ \t]+(?:{vocabulary.alternation('copulas')}))"
+    rf"(?<![^\W_])(?:{_literal('network_words')})(?![^\W_])(?:[ \t]+[^\W\d_][\w'’-]*){{0,2}}?"
+    rf"(?:'s|’s|[ \t]+(?:{vocabulary.alternation('copulas')}))"
     rf"(?:[ \t]+(?:{vocabulary.alternation('qualifiers', True)}))?[ \t]+(?P<value>[^\s,;]+)"), re.I)
 _SIGNED = re.compile(r"[!@#$%^&*+=?~]")
 _COMBINATION_WORDS = vocabulary.LazyWords("combination_words")
