@@ -312,6 +312,7 @@ def test_a_question_word_of_the_vocabulary_that_spans_words_is_looked_for_over_t
     ("le code de l'alarme n'est plus 2580, c'est 6613", "6613"),
     ("de code van de kluis is niet 3030 maar 8142", "8142"),
     ("o código do portão não é 0000, é 4927", "4927"),
+    ("it's not 7070 for the shed padlock but 7007", "7007"),
     # a compound or misspelt keyword
     ("BitLocker-Schlüssel: 482911-310277-665104", "482911-310277-665104"),
     ("het wifiwachtwoord is Molen!88", "Molen!88"),
@@ -347,6 +348,7 @@ def test_a_value_of_round_eights_kinds_is_found_whole(text: str, value: str) -> 
     "der Flug ist nicht LH1234, sondern LH1236",
     "the order is not 100234, it's 100243",
     "the price is not 1500, it's 1200 euros",
+    "it's not 1500 for the flight but 1700",
     "turn 2 left at the lights, then 3 right",
     "the combination of left 2 and right 3 lanes",
     "at the garage turn left to 32nd street, then right",

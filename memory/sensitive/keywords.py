@@ -281,18 +281,18 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
 
 
 def _denied_then_given(text: str) -> Iterator[tuple[int, int, str]]:
-    """A value denied, then the one that holds, after a word for a secret or a thing that opens: "the wifi's not
-    Sunshine2020 anymore, it's Sunshine2024!", "codice dell'allarme: non è 0000, è 5821", "Alarmanlage: nicht
-    mehr 2580, jetzt 6104", "el PIN no es 1234, es 4321". Both values are masked (the old one was a secret too);
-    each must look like one (four digits or more, or a credential's shape), so "the door isn't 221, it's 223"
-    and "the alarm isn't loud anymore, it's 2024" stay ordinary. The words are the data files' (negations,
-    no_longer, affirmations)."""
+    """A value denied, then the one that holds, beside a word for a secret or a thing that opens: "the wifi's
+    not Sunshine2020 anymore, it's Sunshine2024!", "codice dell'allarme: non è 0000, è 5821", "Alarmanlage:
+    nicht mehr 2580, jetzt 6104", "el PIN no es 1234, es 4321", "it's not 2580 for the alarm but 2851". Both
+    values are masked (the old one was a secret too); each must look like one (four digits or more, or a
+    credential's shape), so "the door isn't 221, it's 223" and "the alarm isn't loud anymore, it's 2024" stay
+    ordinary. The words are the data files' (negations, no_longer, affirmations)."""
     for match in _DENIED.finditer(text):
         old, new = match.group("old"), match.group("new")
         if not (_denied_value(old) and _denied_value(new)):
             continue
         start = max(_sentence_start(text, match.start()), match.start() - 80)
-        cues = [m for m in _CUE_WORD.finditer(text, start, match.start())
+        cues = [m for m in _CUE_WORD.finditer(text, start, match.end())
                 if m.group(0).lower() in _denial_cues()
                 or m.group(0).lower().endswith(vocabulary.entries("trigger_endings"))]  # "deurcode", "Türcode"
         if not cues or all(m.group(0).lower() in _BARE_CODES and ordinary_code(text, m.start(), m.end())
@@ -317,6 +317,8 @@ def _longest_first(table: str) -> str:
 _DENIED = vocabulary.lazy_pattern(lambda: (
     rf"(?<![^\W_])(?:{_longest_first('negations')})[ \t]+(?:(?:the|le|la|el|il|het|de|o|der|die|das)[ \t]+)?"
     rf"(?P<old>[^\s,;]+?)[.!?]?(?:[ \t]+(?:{_longest_first('no_longer')}))?(?![^\W_])"
+    # what it is for, said between the two: "not 2580 for the alarm but 2851"
+    rf"(?:[ \t]+(?:{vocabulary.alternation('prepositions', True)})[ \t]+[^\W\d_][^\n,;.\d]{{0,30}}?(?=[ \t,;]))?"
     rf"(?:[ \t]*(?:[,;:—–]|-(?=\s)|\.\.\.|…)[ \t]*(?:(?:{_longest_first('affirmations')})(?![^\W_])[ \t]*)?"
     rf"|[ \t]+(?:{_longest_first('affirmations')})(?![^\W_])[ \t]*)"
     rf"(?:(?:the|le|la|el|il|het|de|o|der|die|das)[ \t]+)?(?P<new>[^\s,;]+)"), re.I)
