@@ -298,16 +298,25 @@ def _denied_then_given(text: str) -> Iterator[tuple[int, int, str]]:
         if not cues or all(m.group(0).lower() in _BARE_CODES and ordinary_code(text, m.start(), m.end())
                            for m in cues):
             continue  # "my phone number isn't 555 0101", "the zip code isn't 94107, it's 94103"
+        if _CLOCK.fullmatch(old) and _CLOCK.fullmatch(new) and not any(
+                m.group(0).lower() in _TRIGGERS or m.group(0).lower().endswith(vocabulary.entries("trigger_endings"))
+                for m in cues):
+            continue  # "the alarm clock is not 0630 but 0645": times of day, beside no word for a secret
         kind = "code" if _DIGIT_WORD.fullmatch(new) else "credential"
         yield match.start("old"), _strip(text, match.start("old"), match.end("old")), kind
         yield match.start("new"), _strip(text, match.start("new"), match.end("new")), kind
 
 
 def _denied_value(value: str) -> bool:
+    """Four digits or more, or a credential's shape of five characters or more (not "B12", a gate or a seat)."""
     said = value.strip(_TRAILING)
     if _DIGIT_WORD.fullmatch(said):
         return sum(c.isdigit() for c in said) >= 4 and not measure(said)
-    return _secretish(said) and not measure(said) and not holds_an_email(said) and "://" not in said
+    return len(said) >= 5 and _secretish(said) and not measure(said) and not holds_an_email(said) \
+        and "://" not in said
+
+
+_CLOCK = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d")
 
 
 def _longest_first(table: str) -> str:
