@@ -374,3 +374,18 @@ def test_a_value_of_round_eights_kinds_is_found_whole(text: str, value: str) -> 
 ])
 def test_near_misses_of_round_eights_kinds_are_left_alone(text: str) -> None:
     assert not is_sensitive(text), hidden(text)
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ("the garage code is 6021, that's six oh two one", ["6021", "six oh two one"]),
+    ("PIN 8834 for the new card. Again: 8 8 3 4", ["8834", "8 8 3 4"]),
+    ("le code du portail est 4172, quatre un sept deux", ["4172", "quatre un sept deux"]),
+])
+def test_a_secret_said_again_in_other_spacing_or_in_words_is_the_same_secret(text: str, values: list[str]) -> None:
+    """SPEC F14: a restatement of a secret value is a secret (blind round 9, measured cold, sent "four four
+    one seven" after "the lockbox code is 4417")."""
+    assert hidden(text) == values
+
+
+def test_the_same_digits_as_a_secret_are_not_a_secret_when_they_are_other_digits() -> None:
+    assert hidden("the door code is 6021 and the flat is number 602, floor 1") == ["6021"]

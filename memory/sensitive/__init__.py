@@ -130,6 +130,12 @@ def secret_values(text: str, sensitive: bool) -> list[str]:
 
 
 def _findings(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
+    found = list(_detected(text, words))
+    yield from found
+    yield from _restated(text, found)
+
+
+def _detected(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     for detector in (shapes.find, numbers.find, phrases.find, keywords.find, labels.find, records.find):
         for start, end, kind in detector(text, words):
             # A value is never its delimiters nor the spaces around it, nor punctuation alone: a span
@@ -140,6 +146,27 @@ def _findings(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]
                 end -= 1
             if end > start and _VALUE.search(text, start, end):
                 yield start, end, kind
+
+
+# Four digits or more, with spaces, dots or dashes between them (the view writes digits said as words
+# as digits with spaces: "four four one seven" reads "4 4 1 7").
+_DIGIT_RUN = re.compile(r"(?<![^\W_])\d(?:[ .-]?\d){3,}(?![^\W_])")
+
+
+def _restated(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int, int, str]]:
+    """A secret said again in the same text, in other spacing or in words ("the lockbox code is 4417. to
+    repeat that: four four one seven"): the same digits, four or more, are the same secret (SPEC F14)."""
+    kinds = {}
+    for start, end, kind in found:
+        digits = re.sub(r"\D", "", text[start:end])
+        if len(digits) >= 4:
+            kinds.setdefault(digits, kind)
+    if not kinds:
+        return
+    for run in _DIGIT_RUN.finditer(text):
+        kind = kinds.get(re.sub(r"\D", "", run.group()))
+        if kind is not None and not any(s <= run.start() and run.end() <= e for s, e, _ in found):
+            yield run.start(), run.end(), kind
 
 
 def redact(text: str, mask: str | Callable[[str], str] = MASK, flagged: bool = False) -> str:
