@@ -83,8 +83,9 @@ def test_the_issues_questions_are_answered_by_meaning(newcomer: tuple[Runtime, A
 # is my dentist?" are at the same cosine of "my doctor is Dr Okafor" (0.358, 0.363). The words tell them
 # apart (GP is another name for a doctor, memory/subjects.toml), not enough to answer: "I don't have that"
 # comes first and the memory follows as the closest, never as the answer, and never another memory
-# (before: the recycling day for "where should we eat out?").
-@pytest.mark.parametrize("question, closest", [("who's my GP?", "Okafor"), ("where should we eat out?", None)])
+# (before: the recycling day for "where should we eat out?"; fitted on the four rounds, the favourite
+# restaurant follows as the closest).
+@pytest.mark.parametrize("question, closest", [("who's my GP?", "Okafor"), ("where should we eat out?", "Casa Lola")])
 def test_a_paraphrase_the_embedder_cannot_tell_is_never_answered_with_another_memory(
         newcomer: tuple[Runtime, Agent], question: str, closest: str | None) -> None:
     lines = ask(newcomer[1], question).splitlines()

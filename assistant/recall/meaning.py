@@ -1,12 +1,12 @@
 """Whether a statement answers a question, judged by meaning (SPEC F14), without a model.
 
 The hybrid search finds the candidates (memories, and what the person said in conversations, imported
-ones included); each is then weighed by a score calibrated on a labelled set of questions asked in other
-words than their memory (tests/data/questions_meaning.jsonl, fitted by benchmarks/fit_meaning.py): a
+ones included); each is then weighed by a score calibrated on the labelled rounds of questions asked in
+other words than their memory (tests/data/questions_*.jsonl, fitted by benchmarks/fit_meaning.py): a
 logistic model over what the bundled embedder and the words tell of the pair, its weights and thresholds
 kept as data beside this module (meaning.json). At run time it is a dot product.
 
-- `answers` (the score the fit chose for at most ~2 % wrong answers): the statement is the answer.
+- `answers` (the score the fit chose for at most 2 % wrong answers in each round): the statement is the answer.
 - `closest` (a lower score): not an answer, but near enough to be offered on its own line, after
   "I don't have that", as the closest there is.
 
