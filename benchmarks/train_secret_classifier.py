@@ -6,13 +6,16 @@
 
 A logistic regression over the bundled MiniLM embedding (384 dimensions) of every labelled phrasing:
 tests/data/secrets.jsonl, the blind rounds 1-4 (secrets_blind.jsonl), round 5 (secrets_blind5.jsonl), round 6
-(secrets_blind6.jsonl) and our own phrasings of round 6's miss families (secrets_families6.jsonl). Its opinion
+(secrets_blind6.jsonl), our own phrasings of round 6's miss families (secrets_families6.jsonl), and rounds 7 and
+8 (secrets_blind7.jsonl, secrets_blind8.jsonl), all pooled. Its opinion
 counts only where meaning.worth_asking says so (a word a secret hangs on and something shaped like a value,
 the rules having found nothing), so the figures below are measured the same way:
 
 - held out: each blind round asked of a model trained only on what was written before it (round 5: the
   labelled set and rounds 1-4; round 6: those and round 5), rounds written by someone who had not seen the
   sets: how many of its secret texts it flags, how many of its near misses;
+- leave one round out: each round asked of a model trained on every other set, alone and beside the rules (the
+  figure a new round may expect);
 - cross-validated: five folds over every set, each text asked by a model that did not see it;
 - the threshold: the probability from which it says "secret", chosen for precision on near misses (a
   postcode masked is a failure): the figures are printed for several, the chosen one is THRESHOLD.
@@ -30,13 +33,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from memory.search.embeddings import LocalEmbedder  # noqa: E402
-from memory.sensitive import meaning, view_of  # noqa: E402
+from memory.sensitive import is_sensitive, meaning, view_of  # noqa: E402
 
 SETS = {"labelled": ROOT / "tests/data/secrets.jsonl", "rounds 1-4": ROOT / "tests/data/secrets_blind.jsonl",
         "round 5": ROOT / "tests/data/secrets_blind5.jsonl", "round 6": ROOT / "tests/data/secrets_blind6.jsonl",
-        "round 6's families": ROOT / "tests/data/secrets_families6.jsonl"}
+        "round 6's families": ROOT / "tests/data/secrets_families6.jsonl",
+        "round 7": ROOT / "tests/data/secrets_blind7.jsonl", "round 8": ROOT / "tests/data/secrets_blind8.jsonl"}
 # Each blind round held out from a model trained on what was written before it.
 HELD_OUT = {"round 5": ("labelled", "rounds 1-4"), "round 6": ("labelled", "rounds 1-4", "round 5")}
+# Leave one round out: each set asked of a model trained on every other set, all rounds pooled.
+ROUNDS = ("rounds 1-4", "round 5", "round 6", "round 6's families", "round 7", "round 8")
 C = 10.0  # inverse regularisation; 1, 3, 10 and 30 were tried on round 5 held out (10: most caught at no false alarm)
 THRESHOLD = 0.8
 THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9)
@@ -44,8 +50,8 @@ FOLDS = 5
 
 
 def rows(path: Path) -> list[dict]:
-    return [r for r in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
-            if "text" in r]
+    return [r for r in (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+                        if line.strip() and not line.startswith("#")) if "text" in r]
 
 
 def asked(text: str) -> bool:
@@ -96,6 +102,29 @@ def main() -> None:
         held_figures[held_round] = figures(held_scores, labels[held_round], gates[held_round], THRESHOLD)
         print()
 
+    # Leave one round out, every other set pooled: the figure a new round may expect.
+    print("Leave one round out (trained on every other set): the classifier alone, where its opinion counts, and "
+          "the rules with it (its opinion asked only where the rules find nothing):\n")
+    print("| round held out | secret texts it flags | near misses it flags | rules alone: texts / near misses | "
+          "rules and it: texts / near misses |\n| --- | --- | --- | --- | --- |")
+    loro = {}
+    for held_round in ROUNDS:
+        others = [n for n in data if n != held_round]
+        held = model().fit(np.vstack([matrices[n] for n in others]), np.concatenate([labels[n] for n in others]))
+        scores_held = held.predict_proba(matrices[held_round])[:, 1]
+        f = figures(scores_held, labels[held_round], gates[held_round], THRESHOLD)
+        rules = np.array([is_sensitive(r["text"]) for r in data[held_round]])
+        both = rules | (gates[held_round] & (scores_held >= THRESHOLD))
+        secret, near = labels[held_round] == 1, labels[held_round] == 0
+        f["with_rules"] = {"recall": round(float((both & secret).sum() / secret.sum()), 3),
+                           "near_miss_rate": round(float((both & near).sum() / max(1, near.sum())), 3)}
+        loro[held_round] = f
+        print(f"| {held_round} | {f['flagged']} / {f['secret_texts']} ({f['recall']:.3f}) | "
+              f"{f['near_misses_flagged']} / {f['near_misses']} ({f['near_miss_rate']:.3f}) | "
+              f"{(rules & secret).sum() / secret.sum():.3f} / {(rules & near).sum() / max(1, near.sum()):.3f} | "
+              f"{f['with_rules']['recall']:.3f} / {f['with_rules']['near_miss_rate']:.3f} |")
+    print()
+
     # Cross-validated over every set.
     X = np.vstack(list(matrices.values()))
     y = np.concatenate(list(labels.values()))
@@ -117,7 +146,7 @@ def main() -> None:
     out = {"model": meaning.MODEL, "dimension": int(X.shape[1]), "threshold": THRESHOLD, "C": C,
            "trained_on": {name: len(rs) for name, rs in data.items()},
            **{f"held_out_{name.replace(' ', '_')}": f for name, f in held_figures.items()},
-           "cross_validated": figures(scores, y, gate, THRESHOLD),
+           "leave_one_round_out": loro, "cross_validated": figures(scores, y, gate, THRESHOLD),
            "bias": round(float(final.intercept_[0]), 6),
            "weights": [round(float(w), 6) for w in final.coef_[0]]}
     if args.dry_run:

@@ -300,11 +300,36 @@ async def test_between_turns_the_server_reads_the_conversation_as_the_next_turn_
     assert warm["max_tokens"] == 1
     assert warm["tools"] == turn_two["tools"]
     # Everything the next turn sends before its block: the system prompt built after the turn's change.
-    assert turn_two["messages"][:len(warm["messages"])] == warm["messages"]
-    assert [m["role"] for m in turn_two["messages"][len(warm["messages"]):]] == ["user", "user"]
-    assert turn_two["messages"][-2]["content"].startswith("<turn_context>\n")
-    assert "Noted." in warm["messages"][-1]["content"] and "<turn_context>" not in json.dumps(warm["messages"])
+    assert turn_two["messages"][:-2] == warm["messages"][:-2]
+    assert "Noted." in warm["messages"][-3]["content"]
+    # Then its block as far as it was known: its framing and the clock, before an empty message. The
+    # next turn's block reads the same up to the minute, and goes on with what its message brings up.
+    block, empty = warm["messages"][-2:]
+    assert empty == {"role": "user", "content": ""} and block["role"] == "user"
+    assert block["content"].startswith("<turn_context>\n") and "## Current Time\n" in block["content"]
+    known = block["content"][:block["content"].index("## Current Time\n") + len("## Current Time\n")]
+    assert turn_two["messages"][-2]["content"].startswith(known)
+    assert turn_two["messages"][-1]["content"] == "what is the ski trip budget?"
+    assert sum("<turn_context>" in m["content"] for m in turn_two["messages"]) == 1
     assert turn_one["messages"][1]["content"].startswith("<turn_context>")  # the first turn's block: gone since
+    rt.close()
+
+
+async def test_before_the_first_message_the_server_reads_the_system_prompt_and_tools(
+        tmp_path: Path, openai_standin: StandIn) -> None:
+    """At launch (no conversation yet) the person's own server reads what the first turn will send before
+    its message: the system prompt, the tools and the block's framing; asked the same minute about nothing
+    the memory holds, the first turn then differs from it only by its message."""
+    rt = model_runtime(tmp_path, openai_standin)
+    memories.remember(rt.store, "the ski trip budget is 1500 euros", kind="decision")
+    agent = agent_for(rt)
+    assert await agent.warm()
+    openai_standin.script = ["Hello."]
+    await collect(agent, "hello")
+    warm, turn = chats(openai_standin)
+    assert warm["max_tokens"] == 1 and warm["tools"] == turn["tools"]
+    assert warm["messages"][:-1] == turn["messages"][:-1]
+    assert warm["messages"][-1] == {"role": "user", "content": ""} and turn["messages"][-1]["content"] == "hello"
     rt.close()
 
 
@@ -362,8 +387,8 @@ async def test_an_ollama_server_reads_the_conversation_between_turns(tmp_path: P
     await collect(agent, "how are you?")
     turn_two, warm = ollama_standin.bodies("/api/chat")[-1], ollama_standin.bodies("/api/chat")[-2]
     assert warm["options"]["num_predict"] == 1
-    assert turn_two["messages"][:len(warm["messages"])] == warm["messages"]
-    assert turn_two["messages"][len(warm["messages"])]["content"].startswith("<turn_context>")
+    assert turn_two["messages"][:-2] == warm["messages"][:-2]
+    assert warm["messages"][-2]["content"].startswith("<turn_context>") and not warm["messages"][-1].get("content")
     rt.close()
 
 
@@ -398,7 +423,7 @@ async def test_with_reads_between_turns_a_history_cut_comes_between_turns(tmp_pa
     turns, warms = sent[0::2], sent[1::2]
     assert all(w["max_tokens"] == 1 for w in warms) and not any(t["max_tokens"] == 1 for t in turns)
     for warm, turn in zip(warms, turns[1:], strict=False):
-        assert turn["messages"][:len(warm["messages"])] == warm["messages"]
+        assert turn["messages"][:-2] == warm["messages"][:-2]
     cuts = [n for n in range(1, len(warms)) if shared_messages(warms[n - 1]["messages"], warms[n]["messages"]) < 2]
     assert cuts, "the conversation outgrew the window: it was cut, between turns"
     rt.close()

@@ -228,17 +228,20 @@ def test_a_long_paste_is_read_around_what_may_be_a_secret_and_misses_none_of_the
     assert find_secrets(prose * 2) == []
 
 
-@pytest.mark.parametrize("name", ["secrets_blind5.jsonl", "secrets_blind6.jsonl", "secrets_families6.jsonl"])
+@pytest.mark.parametrize("name", ["secrets_blind5.jsonl", "secrets_blind6.jsonl", "secrets_families6.jsonl",
+                                  "secrets_blind8.jsonl"])
 def test_the_blind_rounds_and_their_families_meet_the_targets_now(name: str) -> None:
     """Rounds 5 and 6 (tests/data/secrets_blind5.jsonl, secrets_blind6.jsonl) as they stand after the fixes
     their first sight led to (round 5: 0.690 text recall, 0.675 span recall; round 6: 0.868 and 0.837 with
-    the classifier, the rules alone 0.815), and our own phrasings of round 6's miss families, by the rules
-    alone: a guard against going back, no longer a cold figure (docs/secrets.md)."""
+    the classifier, the rules alone 0.815), our own phrasings of round 6's miss families, and round 8 after its
+    kinds were fixed (cold: 0.953 and 0.931 with the classifier, the rules alone 0.912), by the rules alone: a
+    guard against going back, no longer a cold figure (docs/secrets.md)."""
     import json
     from pathlib import Path
 
     rows = [r for r in (json.loads(line) for line in (Path(__file__).parent / "data" / name)
-                        .read_text(encoding="utf-8").splitlines() if line.strip()) if "text" in r]
+                        .read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#"))
+            if "text" in r]
     secrets = [r for r in rows if r["secret"]]
     near = [r for r in rows if not r["secret"]]
     assert sum(is_sensitive(r["text"]) for r in secrets) / len(secrets) >= 0.97
@@ -276,3 +279,98 @@ def test_a_question_word_of_the_vocabulary_that_spans_words_is_looked_for_over_t
         assert not one_word.fullmatch(entry), entry
     assert set(keywords._question_phrases()) == {e for e in vocabulary.entries("question_words")
                                                  if not one_word.fullmatch(e)}
+
+
+# Blind round 8's kinds of miss (issue 42), each in phrasings of our own, not the round's; the words are the data
+# files' (answer_keywords, answer_copulas, negations, no_longer, affirmations, combination_words, code_titles, placed).
+@pytest.mark.parametrize(("text", "value"), [
+    # a security question abbreviated, and its answer after "=", "was" or a verb of naming, in seven languages
+    ("mum's maiden name (for the card security Q) was Kowalski", "Kowalski"),
+    ("Sec Q for the pension portal: first car = Fiat Panda", "Fiat Panda"),
+    ("domanda di sicurezza: il mio primo gatto si chiamava Micio", "Micio"),
+    ("Sicherheitsfrage: mein erster Hund hieß Bello", "Bello"),
+    ("question secrète : mon premier chien s'appelait Rex", "Rex"),
+    ("pregunta de seguridad: mi primera mascota se llamaba Toby", "Toby"),
+    ("the answer to 'first street I lived on' is Elm Road, not where I live now", "Elm Road"),
+    # a value after an arrow or a sign, following what is said of it after a keyword
+    ("bank password: the old one with 2025 instead of 2024 -> Harbour2025#", "Harbour2025#"),
+    ("the network key is printed under the modem: X9QF2KD7WM", "X9QF2KD7WM"),
+    ("alarm PIN ⇒ 7302", "7302"),
+    ("back gate → 5150", "5150"),
+    # a network said to be a value shaped as a password with a sign in it
+    ("the guest wifi's Pelican#2024 these days", "Pelican#2024"),
+    ("la red de casa es ahora Tortuga!88", "Tortuga!88"),
+    # a keypad code with # and *, after a keyword and the name of what it opens
+    ("Garagencode Seitentür 7#1#4#4", "7#1#4#4"),
+    ("digicode résidence 4B702", "4B702"),
+    ("side gate: 3#8#8#1", "3#8#8#1"),
+    ("to get in, press 6 * 0 * 2 * 7 on the door keypad", "6 * 0 * 2 * 7"),
+    # digits after what they open, and words after them
+    ("pin for the debit card 5093 dont lose it", "5093"),
+    # a value denied, then the one that holds, in every language
+    ("the garage code isn't 1111 any more, it's 8530", "8530"),
+    ("la clave del wifi ya no es Perro2020, es Gato2024!", "Gato2024!"),
+    ("Tresor: nicht 4455, sondern 9120", "9120"),
+    ("il codice del cancello non è 1234, è 7781", "7781"),
+    ("le code de l'alarme n'est plus 2580, c'est 6613", "6613"),
+    ("de code van de kluis is niet 3030 maar 8142", "8142"),
+    ("o código do portão não é 0000, é 4927", "4927"),
+    ("it's not 7070 for the shed padlock but 7007", "7007"),
+    # a compound or misspelt keyword
+    ("BitLocker-Schlüssel: 482911-310277-665104", "482911-310277-665104"),
+    ("het wifiwachtwoord is Molen!88", "Molen!88"),
+    ("Routerpasswort: Zebra#41", "Zebra#41"),
+    ("pinnumber for the savings card 6048", "6048"),
+    ("motdepasse de la box : Grenat!52", "Grenat!52"),
+    # codes of letters and digits listed under a title
+    ("Backupcodes Google:\n- 4k9d-2mxq\n- 7tz1-88hp", "4k9d-2mxq"),
+    ("codici di recupero:\n- a7k2-99qz\n- m3x8-14rt", "a7k2-99qz"),
+    # a dial's turns before their numbers
+    ("the gym locker combination: right 8, left 27, right 3", "right 8, left 27, right 3"),
+    ("Tresor im Büro: links 14, rechts 3, links 22", "links 14, rechts 3, links 22"),
+    ("bike lock: turn right to 9, left to 31, right to 4", "right to 9, left to 31, right to 4"),
+    # the question asked with its question mark, then its answer named
+    ("domanda segreta del conto: nome della nonna? risposta: Ada", "Ada"),
+    ("Sicherheitsfrage: Lieblingsessen? Antwort: Spätzle", "Spätzle"),
+])
+def test_a_value_of_round_eights_kinds_is_found_whole(text: str, value: str) -> None:
+    assert is_sensitive(text)
+    spans = find_secrets(text)
+    start = text.index(value)
+    assert any(s.start <= start and start + len(value) <= s.end for s in spans), (text, hidden(text))
+
+
+@pytest.mark.parametrize("text", [
+    "parking: level 3, bay 117",
+    "the security questions were about my first dog",
+    "security Qs are a weak way to recover an account",
+    "my phone number isn't 555 0101 any more, it's 555 0199",
+    "the zip code isn't 94107, it's 94103",
+    "the door number isn't 221, it's 223",
+    "the alarm isn't loud anymore, it's 2024 after all",
+    "der Flug ist nicht LH1234, sondern LH1236",
+    "the order is not 100234, it's 100243",
+    "the price is not 1500, it's 1200 euros",
+    "it's not 1500 for the flight but 1700",
+    "the alarm clock is not 0630 but 0645",
+    "Tor: nicht B12, sondern B14",
+    "el pedido no es 4471, es 4417",
+    "turn 2 left at the lights, then 3 right",
+    "the combination of left 2 and right 3 lanes",
+    "at the garage turn left to 32nd street, then right",
+    "the security question asks what my first pet was? no idea",
+    "error codes:\n- E404\n- E500",
+    "the pin for the 2024 tax return",
+    "pin code expires 2027",
+    "passphrase entropy calculator tool",
+    "password: see the note -> it's on the fridge",
+    "het wachtwoordbeleid is streng",
+    "the wifi is HomeNet5G on the second floor",
+    "the network name is BT#Hub5",
+    "le nom du réseau est Box#55",
+    "London → Paris at 10:40",
+    "la red es lenta, 5 Mbps",
+    "der Passwortmanager ist gut",
+])
+def test_near_misses_of_round_eights_kinds_are_left_alone(text: str) -> None:
+    assert not is_sensitive(text), hidden(text)

@@ -305,29 +305,34 @@ class ModelResponder:
         return sys.maxsize if window is None else window - reply_room(window, self._asked_tokens)
 
     async def warm(self, conversation: list[Item]) -> bool:
-        """Between two turns, a server of the person's own (`keeps_prefix`: llama.cpp, llama-cpp-python,
-        Ollama, LM Studio keep the last request's tokens) is asked for one token of an answer to the
-        conversation as the next turn will send it: its system prompt built now, the history fitted as
-        that turn will fit it (the last turn's block and message stand in for the next's size), the same
-        tools, through the gate. The next turn then reads only its block and its message, not the last
-        answer again (SPEC F4). A failure here is said to no one: the next turn meets it and says it."""
+        """Between two turns (and before the first), a server of the person's own (`keeps_prefix`:
+        llama.cpp, llama-cpp-python, Ollama, LM Studio keep the last request's tokens) is asked for one
+        token of an answer to the conversation as the next turn will send it: its system prompt built now,
+        the history fitted as that turn will fit it (the last turn's block and message stand in for the
+        next's size), the same tools, through the gate, then the next turn's block as far as it is known
+        now (its framing and the clock) before an empty message. The next turn then reads only the rest of
+        its block (from the minute on) and its message, not the last answer again (SPEC F4). A failure
+        here is said to no one: the next turn meets it and says it."""
         capabilities, last = self.provider.capabilities, self.prompt
-        asked = [item for item in conversation if isinstance(item, UserMessage)]
-        if not capabilities.keeps_prefix or last is None or not asked:
+        if not capabilities.keeps_prefix:
             return False
+        asked = [item for item in conversation if isinstance(item, UserMessage)]
         reading = read("", self.runtime.clock)
         gate = Gate.for_turn(self.runtime.store, reading, self.runtime.embedder)
         now = await asyncio.to_thread(build_prompt, self.runtime, reading, gate, False, self._window)
-        sized = replace(now, sections=[*now.placed(SYSTEM), *last.placed(TURN)])
+        clock = [s for s in now.placed(TURN) if s.label == "Current Time"]
+        sized = replace(now, sections=[*now.placed(SYSTEM), *(last.placed(TURN) if last is not None else clock)])
         tools = [] if capabilities.tools is Tools.NO else TOOL_SPECS
         # Fitted with room to spare for a next block and message longer than the last: when the history
         # must be cut, it is cut now, read now, and the next turn starts where this request did.
-        fitted = fit(sized, [*conversation, asked[-1]], tools, self._budget() - WARM_SPARE, self._start)
+        stand_in = asked[-1] if asked else UserMessage("")
+        fitted = fit(sized, [*conversation, stand_in], tools, self._budget() - WARM_SPARE, self._start)
         self._start = fitted.start
-        sent = replace(fitted.prompt, sections=fitted.prompt.placed(SYSTEM))
-        system = SystemPrompt(sent.stable, sent.memory_text)
+        sent = replace(fitted.prompt, sections=[*fitted.prompt.placed(SYSTEM), *clock])
+        system = SystemPrompt(sent.stable, sent.memory_text, sent.turn_text)
         try:
-            async for _ in send.chat(self.provider, gate, system, fitted.conversation[:-1], fitted.tools, max_tokens=1):
+            async for _ in send.chat(self.provider, gate, system, [*fitted.conversation[:-1], UserMessage("")],
+                                     fitted.tools, max_tokens=1):
                 pass
         except ProviderError as exc:
             log.info("the server did not read the conversation between turns: %s", exc)

@@ -109,16 +109,14 @@ class Agent:
                 AssistantMessage(m.content, message_id=m.id, asked=asked.get(m.id)) for m in msgs]
 
     async def warm(self) -> bool:
-        """Once a turn has ended (the app asks, while the person reads and types): the model's server
-        reads the conversation as the next turn will send it, so that turn reads only its own block and
-        message (SPEC F4; a server of the person's own only). Whether a request went out."""
+        """Once a turn has ended, or before the first (the app asks, while the person reads and types):
+        the model's server reads the conversation as the next turn will send it, so that turn reads only
+        its own block and message (SPEC F4; a server of the person's own only). Whether a request went out."""
         if self.incognito is not None:
             conversation = list(self.incognito)
         else:
             active = await asyncio.to_thread(episodes.active_episode, self.runtime.store)
-            if active is None:
-                return False
-            conversation = await asyncio.to_thread(self.history, active.id, sys.maxsize)
+            conversation = [] if active is None else await asyncio.to_thread(self.history, active.id, sys.maxsize)
         return await self.responder.warm(conversation)
 
     # -- one turn ---------------------------------------------------------------------------

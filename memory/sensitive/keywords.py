@@ -68,7 +68,8 @@ _CHANGE_VERB = re.compile(
     re.I)
 _TO = re.compile(r"\s+(?:to|as|into|a|para|pra|en|pour|à|in|naar|auf|zu|на)\s+", re.I)
 _COPULA = re.compile(
-    r"(?:\s*[?,]\s*(?:it's|it’s|it is|that's|its|c'est|es ist)(?![^\W_])|[\"'”’]?\s*(?::|=|->|=>|—|–|：)|[ \t]+-[ \t]+|"
+    r"(?:\s*[?,]\s*(?:it's|it’s|it is|that's|its|c'est|es ist)(?![^\W_])|"
+    r"[\"'”’]?\s*(?::|->|=>|→|⇒|➜|➔|⟶|=|—|–|：)|[ \t]+-[ \t]+|"
     r"\?(?=[ \t])|\s*(?:は|が|는|은|이|가|是|为|為)|"
     r"'s|’s|\s+(?:"
     r"is|was|are|were|(?:will|would|should|shall)\s+be|used\s+to\s+be|remains|stays|became|becomes|has become|"
@@ -88,7 +89,7 @@ _LEAD_IN = vocabulary.lazy_pattern(lambda: (
 # prepositions are the data files').
 _WHOSE = vocabulary.lazy_pattern(lambda: (
     rf"\s+(?:{vocabulary.alternation('prepositions', True)})(?![^\W_])(?:(?![.!?]\s)[^\n;=:,]){{0,80}}?"
-    rf"(?=\s*(?::(?![\d/])|=|->|[-–—](?=[ \t])|\bis\b|\s(?:is|was|are|were|ist|lautet|"
+    rf"(?=\s*(?::(?![\d/])|=|->|→|⇒|➜|➔|[-–—](?=[ \t])|\bis\b|\s(?:is|was|are|were|ist|lautet|"
     rf"sind|war|est|c'est|sont|es|son|era|è|sono|zijn|é|são|will be|är|er|je|là|adalah)(?![^\W_])"
     rf"|\s*,\s*(?:which|that|who|die|das|den|que|qui|che|dat)\s"
     rf"|\s*[,?]\s*(?:it's|it’s|it is|that's|c'est|c’est|es ist)(?![^\W_])))"), re.I)
@@ -217,6 +218,8 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     lowered = text.lower()
     if any(stem in lowered for stem in vocabulary.entries("answer_stems")):
         yield from _answers(text, words)
+    if words & _negation_words():
+        yield from _denied_then_given(text)
     if not triggered(text, words):
         return
     for head in _LIST_HEAD.finditer(text):
@@ -275,6 +278,75 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     yield from _named_by_context(text, words)
     if words & _KEY_WORDS:
         yield from _keyed_tokens(text)
+
+
+def _denied_then_given(text: str) -> Iterator[tuple[int, int, str]]:
+    """A value denied, then the one that holds, beside a word for a secret or a thing that opens: "the wifi's
+    not Sunshine2020 anymore, it's Sunshine2024!", "codice dell'allarme: non è 0000, è 5821", "Alarmanlage:
+    nicht mehr 2580, jetzt 6104", "el PIN no es 1234, es 4321", "it's not 2580 for the alarm but 2851". Both
+    values are masked (the old one was a secret too); each must look like one (four digits or more, or a
+    credential's shape), so "the door isn't 221, it's 223" and "the alarm isn't loud anymore, it's 2024" stay
+    ordinary. The words are the data files' (negations, no_longer, affirmations)."""
+    for match in _DENIED.finditer(text):
+        old, new = match.group("old"), match.group("new")
+        if not (_denied_value(old) and _denied_value(new)):
+            continue
+        start = max(_sentence_start(text, match.start()), match.start() - 80)
+        cues = [m for m in _CUE_WORD.finditer(text, start, match.end())
+                if m.group(0).lower() in _denial_cues()
+                or m.group(0).lower().endswith(vocabulary.entries("trigger_endings"))]  # "deurcode", "Türcode"
+        if not cues or all(m.group(0).lower() in _BARE_CODES and ordinary_code(text, m.start(), m.end())
+                           for m in cues):
+            continue  # "my phone number isn't 555 0101", "the zip code isn't 94107, it's 94103"
+        if _CLOCK.fullmatch(old) and _CLOCK.fullmatch(new) and not any(
+                m.group(0).lower() in _TRIGGERS or m.group(0).lower().endswith(vocabulary.entries("trigger_endings"))
+                for m in cues):
+            continue  # "the alarm clock is not 0630 but 0645": times of day, beside no word for a secret
+        kind = "code" if _DIGIT_WORD.fullmatch(new) else "credential"
+        yield match.start("old"), _strip(text, match.start("old"), match.end("old")), kind
+        yield match.start("new"), _strip(text, match.start("new"), match.end("new")), kind
+
+
+def _denied_value(value: str) -> bool:
+    """Four digits or more, or a credential's shape of five characters or more (not "B12", a gate or a seat)."""
+    said = value.strip(_TRAILING)
+    if _DIGIT_WORD.fullmatch(said):
+        return sum(c.isdigit() for c in said) >= 4 and not measure(said)
+    return len(said) >= 5 and _secretish(said) and not measure(said) and not holds_an_email(said) \
+        and "://" not in said
+
+
+_CLOCK = re.compile(r"(?:[01]\d|2[0-3])[0-5]\d")
+
+
+def _longest_first(table: str) -> str:
+    return "|".join(sorted(vocabulary.entries(table), key=len, reverse=True))
+
+
+_DENIED = vocabulary.lazy_pattern(lambda: (
+    rf"(?<![^\W_])(?:{_longest_first('negations')})[ \t]+(?:(?:the|le|la|el|il|het|de|o|der|die|das)[ \t]+)?"
+    rf"(?P<old>[^\s,;]+?)[.!?]?(?:[ \t]+(?:{_longest_first('no_longer')}))?(?![^\W_])"
+    # what it is for, said between the two: "not 2580 for the alarm but 2851"
+    rf"(?:[ \t]+(?:{vocabulary.alternation('prepositions', True)})[ \t]+[^\W\d_][^\n,;.\d]{{0,30}}?(?=[ \t,;]))?"
+    rf"(?:[ \t]*(?:[,;:—–]|-(?=\s)|\.\.\.|…)[ \t]*(?:(?:{_longest_first('affirmations')})(?![^\W_])[ \t]*)?"
+    rf"|[ \t]+(?:{_longest_first('affirmations')})(?![^\W_])[ \t]*)"
+    rf"(?:(?:the|le|la|el|il|het|de|o|der|die|das)[ \t]+)?(?P<new>[^\s,;]+)"), re.I)
+_CUE_WORD = re.compile(r"[^\W\d_]+")
+
+
+@lru_cache(maxsize=1)
+def _negation_words() -> frozenset[str]:
+    """The words a text must hold for a value to be denied in it: those of `negations` but the copulas ("is",
+    "è"), which nearly every text holds."""
+    return vocabulary.words("negations") - vocabulary.words("copulas") - {"ce", "ya", "já"}
+
+
+@lru_cache(maxsize=1)
+def _denial_cues() -> frozenset[str]:
+    """The words a denied value hangs on: words for a secret, things that open, networks."""
+    tables = ("triggers", "places", "locks", "network_words", "code_qualifiers")
+    return frozenset(w.lower() for table in tables for entry in vocabulary.entries(table)
+                     for w in re.findall(r"[^\W\d_]+", entry) if len(w) > 2) | _BARE_CODES
 
 
 def _keyed_tokens(text: str) -> Iterator[tuple[int, int, str]]:
@@ -361,6 +433,10 @@ def _answers(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]
     for keyword in _ANSWER_KEYWORD.finditer(text):
         end = _ANSWER_END.search(text, keyword.end())
         stop = end.start() if end else len(text)
+        if end and end.group(0) == "?" and (label := _ANSWER_LABEL.match(text, end.end())):
+            # the question asked, then its answer named: "città natale? Risposta: Bari"
+            end = _ANSWER_END.search(text, label.end())
+            stop = end.start() if end else len(text)
         signs = _signs(text, keyword.end(), stop)
         if not signs:
             continue
@@ -423,6 +499,9 @@ def _signs(text: str, start: int, stop: int) -> list[re.Match[str]]:
     """The signs and copulas an answer may follow, but those in brackets ("is Dundee (yes I know, I was born
     in Perth)": the answer is before them)."""
     brackets = [m.span() for m in _BRACKETED.finditer(text, start, stop)]
+    denied = _DENIED_CLAUSE.search(text, start, stop)  # "is Dundee, not where I actually was born"
+    if denied:
+        stop = denied.start()
     return [m for m in _ANSWER_SIGN.finditer(text, start, stop) if not any(a <= m.start() < b for a, b in brackets)]
 
 
@@ -504,12 +583,18 @@ _ANSWER_TOPIC = vocabulary.lazy_pattern(lambda: rf"(?<![^\W_])(?:{vocabulary.alt
 _ANSWER_CONTEXT = vocabulary.lazy_pattern(
     lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('answer_contexts')})(?![^\W_])", re.I)
 _ANSWER_END = re.compile(r"\n|[.!?;](?=\s|$)")
+_ANSWER_LABEL = vocabulary.lazy_pattern(
+    lambda: rf"[ \t]*(?:{vocabulary.alternation('answer_labels')})[ \t]*(?::|=|->|→|-(?=[ \t]))", re.I)
 _BRACKETED = re.compile(r"\([^()\n]*\)?")
 _SENTENCE_START = re.compile(r"\n|[.!?;]\s")
 _ANSWER_REACH = 300  # how far a sentence with a question word is read either side of it
 _ANSWER_NOT = frozenset("yes no nothing something it that this them yeah nope".split())
 _ANSWER_KEYWORD = vocabulary.lazy_pattern(lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('answer_keywords')})", re.I)
-_ANSWER_SIGN = re.compile(r"\s*(?::|=|->|=>|—|–)\s*|\s+(?:is|was|are|es|est|c'est|ist|lautet|è|é|era|war|is)\s+", re.I)
+_ANSWER_SIGN = vocabulary.lazy_pattern(lambda: (
+    r"\s*(?::|->|=>|→|⇒|➜|➔|=|—|–)\s*|\s+(?:is|was|are|es|est|c'est|ist|lautet|è|é|era|war|is|"
+    rf"{vocabulary.alternation('answer_copulas')})\s+"), re.I)
+# A clause that denies ("..., not where I actually was born"): no answer follows its copula.
+_DENIED_CLAUSE = vocabulary.lazy_pattern(lambda: rf"[,;]\s*(?:{vocabulary.alternation('negations')})(?![^\W_])", re.I)
 _NETWORK_WORDS = vocabulary.LazyWords("network_words")
 _BARE_KEYS = vocabulary.LazyWords("bare_keys")
 _CODE_FIRST = re.compile(r"codes?|c[oó]digos?|codice|codici|kode|kod|код", re.I)
@@ -545,6 +630,17 @@ _NUMBERED = re.compile(r"\d{1,2}[.)][ \t]+[^\W\d_]")
 _NUMBERED_CODES = re.compile(r"\d{1,2}[.)][ \t]+(?=\S*\d)")
 _HANDLE = re.compile(r"[a-z][a-z0-9._-]{1,31}|[^\s@]+@[^\s@]+")
 _GAP_TO_SIGN = re.compile(r"[ \t]*,?[ \t]+[^\n.;:!?=]{1,40}?(?::(?![/\d])|->|=)[ \t]*(?=\S)")
+# After a sign, what is said of the value, then an arrow or a sign: ": same as always but with a ! at the end ->".
+_GAP_AFTER_SIGN = re.compile(r"[^\n.;:?=>→⇒➜➔]{1,60}?(?:->|=>|→|⇒|➜|➔|:(?![/\d])|=)[ \t]*(?=\S)")
+# A strong keyword for digits, one or two words that name what it opens, then the digits ending the clause:
+# "digicode immeuble 27A45, puis 2e étage", "Türcode Haustür 5#2#9#1".
+_NAMED_VALUE = re.compile(r"[ \t]+([^\W\d_][\w'’-]*)(?:[ \t]+([^\W\d_][\w'’-]*))?[ \t]+([*#]?\d[^\s,;]*?)[.!?]?"
+                          r"(?=[ \t]*$|[ \t]*\n|\s*[,;(])")
+# Digits after what they open, then a few plain words to the end of the clause: "pincode for the card 6620
+# dont forget" (the words are no part of the value).
+_TAIL_WORDS = vocabulary.lazy_pattern(lambda: rf"\s+(?:{vocabulary.alternation('prepositions', True)})\s+"
+                                      rf"[^\n;=:,.\d]{{0,40}}?\s([*#]?\d(?:[ \-./#*]?\d){{2,}}[#*]?)"
+                                      rf"(?=(?:[ \t]+[^\W\d_][\w'’]*){{1,3}}[.!?]?(?:[ \t]*$|[ \t]*\n|\s*[,;]))", re.I)
 # "the PIN is 0000... changed it to 8261": the value it was changed to, after one found.
 _CHANGED_IT = re.compile(r"[^\n;]{0,24}?(?<![^\W_])(?:changed|change|changes|reset|set|updated|switched|made)\s+"
                          r"(?:it|that|this|them)\s+(?:to|into|as)\s+", re.I)
@@ -624,8 +720,11 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
                           and not _NOT_A_DESCRIPTION.search(described.group("description"))):
             return described.span(3)
         if copula.group(0).strip():
-            # "the password is on the router sticker: MXR7TQ4D": what is said of it, then the value.
-            return _after_gap(text, at, plural, of_digits) if strong else None
+            # "the password is on the router sticker: MXR7TQ4D", "the wifi key is on the router sticker:
+            # 7F3A9C2E1B" (after a weak keyword the value must look like one, as _clause asks): what is said of
+            # it, then the value; "Laptop password: same as always but with a ! at the end -> Marmalade88!":
+            # what is said of it after the sign, then an arrow or a sign and a value that looks like one.
+            return _after_gap(text, at, plural, of_digits) or _after_gap(text, lead, plural, of_digits, _GAP_AFTER_SIGN)
     elif filler and pos > at:
         digits = _DIGIT_GROUPS.match(text, _end_of(_SPACES, text, pos))  # "пин-код карты 5821"
         if digits and sum(c.isdigit() for c in digits.group(0)) >= 3:
@@ -675,13 +774,27 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
     tail = _TAIL.match(text, at)
     if tail and sum(c.isdigit() for c in tail.group(1)) >= 3 and not measure(tail.group(1).rstrip(_TRAILING)):
         return tail.start(1), tail.end(1) - (1 if tail.group(1)[-1] in _TRAILING else 0)
+    if strong and of_digits:
+        named = _NAMED_VALUE.match(text, at)
+        if named and _digits_said(named.group(3)) and not any(
+                (w or "").lower() in _FOLLOWERS | _CUT | _DESCRIPTOR for w in named.group(1, 2)):
+            return named.span(3)
+        tail = _TAIL_WORDS.match(text, at)
+        if tail and _digits_said(tail.group(1)):
+            return tail.start(1), tail.end(1)
     return None
 
 
-def _after_gap(text: str, at: int, plural: bool, of_digits: bool) -> tuple[int, int] | None:
+def _digits_said(value: str) -> bool:
+    """Three digits or more that are no year, date, time or amount: a PIN's or a code's digits."""
+    return sum(c.isdigit() for c in value) >= 3 and not _YEAR.fullmatch(value) and not measure(value)
+
+
+def _after_gap(text: str, at: int, plural: bool, of_digits: bool,
+               pattern: re.Pattern[str] = _GAP_TO_SIGN) -> tuple[int, int] | None:
     """A short clause after the keyword, then a label sign and a value that looks like one: "the 2FA backup
     code I haven't used yet: 7731-2290", "Mum's card PIN, in case she forgets again: 2 0 1 1"."""
-    gap = _GAP_TO_SIGN.match(text, at)
+    gap = pattern.match(text, at)
     if gap:
         value = _clause(text, gap.end(), False, plural, of_digits=of_digits)
         if value and not measure(text[value[0]:value[1]]):  # "Reset passwords Due: 2025-05-01"

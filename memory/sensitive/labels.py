@@ -74,11 +74,14 @@ def _keying() -> str:
 # A label starts a line, a list item or a clause: "...; gate: 2580#", "my pin is 5531 and the alarm: 8890".
 _START = (r"(?:^|(?<=\n)|(?<=;)|(?<=,)|(?<=:)|(?<=(?<![^\W_])and)|(?<=(?<![^\W_])und)|(?<=(?<![^\W_])et))[ \t]*"
           r"(?:[-*•·]|\d{1,2}[.)])?[ \t]*(?:(?:my|the|our|your)[ \t]+)?")
-_SIGN = r"[ \t]*(?::|—|–|=|->|[ \t]-)[ \t]*"
+_SIGN = r"[ \t]*(?::|—|–|=>|=|->|→|⇒|➜|➔|[ \t]-)[ \t]*"
 _END = r"(?=[ \t]*(?:$|\n|;|,[ \t]))"
 # Digits keyed on a pad: single digits spaced or hyphenated ("6 6 0 2", "0-7-7"), or with a key's sign
 # ("*7713#", "2580#"); what follows them may name the keys ("then OFF", "hash", "puis OK").
-_KEYED = r"(?:[*#][ \t]?\d(?:[ -]?\d){2,}[ \t]?[#*]?|\d(?:[ -]?\d){2,}[ \t]?[#*]|\d(?:[ \t]+\d){2,}|\d(?:-\d){2,})"
+# A key's sign may stand between the digits too: "5#2#9#1", "4*4*1*2*", "5 # 2 # 9 # 1".
+_KEY_SIGNED = r"\d(?:[ \t]?[#*][ \t]?\d){2,}[ \t]?[#*]?"
+_KEYED = (r"(?:[*#][ \t]?\d(?:[ -]?\d){2,}[ \t]?[#*]?|\d(?:[ -]?\d){2,}[ \t]?[#*]|\d(?:[ \t]+\d){2,}|\d(?:-\d){2,}|"
+          rf"{_KEY_SIGNED})")
 
 
 def _keys_after() -> str:
@@ -98,7 +101,7 @@ _LABEL = vocabulary.lazy_pattern(lambda: (
     rf"(?:[ \t]*\([^()\n]{{1,30}}\))?(?:[ \t]+(?:{_opens()}|{vocabulary.alternation('keying')}))?"
     rf"|(?P<service>{_services()}))"
     rf"{_SIGN}(?:(?:{vocabulary.alternation('keypad')})[ \t]*,?[ \t]+(?=[*#]?\d))?"
-    rf"(?P<value>[*#]?\d(?:[ -]?\d){{2,}}#?|[^\s,;]+){_keys_after()}{_END}"),
+    rf"(?P<value>{_KEY_SIGNED}|[*#]?\d(?:[ -]?\d){{2,}}#?|[^\s,;]+){_keys_after()}{_END}"),
     re.I | re.M)
 _USER_SECRET = re.compile(rf"{_START}(?:[^\W\d_][\w'+.&-]*[ \t]+){{0,4}}?[^\W\d_][\w'+.&-]*{_SIGN}"
                           rf"(?P<user>[^\s/@]+@[^\s/]+)(?:[ \t]*/[ \t]*|[ \t]+)(?P<secret>[^\s,;]+){_END}", re.I | re.M)
@@ -106,7 +109,8 @@ _USER_SECRET_LABELLED = vocabulary.lazy_pattern(lambda: (
     rf"{_START}(?:{_places()}|{_services()})(?:{_SIGN}|[ \t]+)[^\s/:]+[ \t]*/[ \t]*(?P<secret>[^\s,;]+){_END}"),
     re.I | re.M)
 _DIGITS = re.compile(r"[*#]?\d(?:[ -]?\d){2,}#?")
-_VALUE = r"(?P<value>[*#]?\d(?:[ -]?\d){2,}[#*]?)(?![\w:/.,]\d)(?![\w:/])"
+_SIGNED_DIGITS = re.compile(_KEY_SIGNED)
+_VALUE = rf"(?P<value>{_KEY_SIGNED}|[*#]?\d(?:[ -]?\d){{2,}}[#*]?)(?![\w:/.,]\d)(?![\w:/])"
 # Digits that end their clause: "takes 0 9 3 3", and not "takes 120 kg".
 _LAST = r"(?=[ \t]*(?:$|\n|[.;,!?)]))"
 _THING = r"[^\W\d_][\w'’-]*"
@@ -235,7 +239,8 @@ def _thing_words() -> frozenset[str]:
 @cache
 def _words() -> frozenset[str]:
     """Every word the things, devices and accounts are made of: a text without one is not read here."""
-    tables = ("places", "place_prefixes", "devices", "premises", "cards", "locks", "services")
+    tables = ("places", "place_prefixes", "devices", "premises", "cards", "locks", "services", "combination_words",
+              "network_words")
     found = {w.lower() for table in tables for entry in vocabulary.entries(table)
              for w in re.findall(r"[^\W\d_]+", entry)}
     return frozenset(found | vocabulary.words("label_words"))
@@ -256,12 +261,12 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     # long chat its twenty patterns read every position cost 3 s a megabyte.
     lowered = text.lower()
     labelled = _holding(text, _around(lowered, words & _words()), _VALUE_SIGN)  # a value has a digit or a sign
-    if any(sign in text for sign in (":", "—", "–", "=", "-", ">")):
+    if any(sign in text for sign in (":", "—", "–", "=", "-", ">", "→", "⇒", "➜", "➔")):
         lists_passwords = None
         for match in _in(_LABEL, text, labelled):
             value = match.group("value")
             if match.group("place"):
-                if _DIGITS.fullmatch(value) and not NOT_A_CODE.fullmatch(value):
+                if (_DIGITS.fullmatch(value) or _SIGNED_DIGITS.fullmatch(value)) and not NOT_A_CODE.fullmatch(value):
                     yield match.start("value"), match.end("value"), _kind(match.group("place"))
                 continue
             if lists_passwords is None:
@@ -278,6 +283,16 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
             for match in _in(_USER_SECRET_LABELLED, text, labelled):
                 if password_shaped(match.group("secret"), True):
                     yield match.start("secret"), match.end("secret"), "credential"
+    networks = words & _NETWORK_WORDS
+    for match in _in(_NETWORK_GIVEN, text, _around(lowered, networks, before=10)) if networks else ():
+        # "the wifi's Sunshine2024! now", "das WLAN ist jetzt Sonne2024!": a network said to be a value shaped as a
+        # password with a sign in it (a network's name is rarely one: "the wifi is HomeNet5G" is its name)
+        value = match.group("value").rstrip(".,;:)")
+        said = {w.lower() for w in re.findall(r"[^\W\d_]+", text[max(0, match.start() - 20):match.start("value")])}
+        if said & _NETWORK_NAMES:
+            continue  # "the network name is BT#Hub5", "our network is called ..."
+        if password_shaped(value, False) and _SIGNED.search(value):
+            yield match.start("value"), match.start("value") + len(value), "credential"
     logs = words & {"log", "logs", "logged", "logging", "login", "sign", "signs", "signed", "signing"}
     for match in _in(_LOGIN, text, _around(lowered, logs)) if logs else ():
         if password_shaped(match.group("secret"), True):
@@ -293,6 +308,10 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         secret = match.group("secret")
         if password_shaped(secret, True) and not names_a_product(secret):
             yield match.start("secret"), match.end("secret"), "credential"
+    dialled = words & (_thing_words() | _COMBINATION_WORDS) if words & _DIAL_WORDS else frozenset()
+    for match in _in(_DIALLED, text, _holding(text, _around(lowered, dialled), _DIGIT)) if dialled else ():
+        # "The safe in the study: 12 left, 34 right, 7 left", "the safe combo: left 32, right 14, left 7"
+        yield match.start("value"), match.end("value"), "combination"
     things = words & _thing_words()
     if not things:
         return  # the rest is about things that open, or verbs of opening
@@ -308,9 +327,6 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     for match in _in(_RESET, text, keyed):
         if not _clock_time(match.group("value")):  # "the alarm is set to 0630" is a time, "reset to 6135" not
             yield match.start("value"), match.end("value"), _kind(match.group("place"))
-    if words & _DIAL_WORDS:
-        for match in _in(_DIALLED, text, keyed):  # "The safe in the study: 12 left, 34 right, 7 left"
-            yield match.start("value"), match.end("value"), "combination"
 
 
 # How far a match may start before the word it hangs on, and end after it.
@@ -365,10 +381,24 @@ _RESET = vocabulary.lazy_pattern(lambda: (
     rf"(?<![^\W_])(?P<place>{_places()})(?![^\W_]){_placed()}(?:[ \t]+(?:is|was|got|has been|have been))?[ \t]+"
     rf"(?:re)?set[ \t]+(?:to|on)[ \t]+(?P<value>\d{{4,8}})(?![\w:/.,]\d)(?![\w:/])"), re.I)
 _DIAL_WORDS = vocabulary.LazyWords("dial_turns")
+_NETWORK_WORDS = vocabulary.LazyWords("network_words")
+_NETWORK_NAMES = vocabulary.LazyWords("network_names")
+_NETWORK_GIVEN = vocabulary.lazy_pattern(lambda: (
+    rf"(?<![^\W_])(?:{_literal('network_words')})(?![^\W_])(?:[ \t]+[^\W\d_][\w'’-]*){{0,2}}?"
+    rf"(?:'s|’s|[ \t]+(?:{vocabulary.alternation('copulas')}))"
+    rf"(?:[ \t]+(?:{vocabulary.alternation('qualifiers', True)}))?[ \t]+(?P<value>[^\s,;]+)"), re.I)
+_SIGNED = re.compile(r"[!@#$%^&*+=?~]")
+_COMBINATION_WORDS = vocabulary.LazyWords("combination_words")
+# The turns of a dial after a thing with a combination or a word for one, each number before its turn ("12 left,
+# 34 right") or after it ("left 32, right 14, left 7").
 _DIALLED = vocabulary.lazy_pattern(lambda: (
-    rf"(?<![^\W_])(?:{_literal('locks')}|{_literal('places')})(?![^\W_])[^\n.;]{{0,40}}?"
-    rf"(?P<value>\d{{1,3}}[ \t]*(?:{_literal('dial_turns')})(?:[ \t]*[,;/]?[ \t]*(?:then[ \t]+)?\d{{1,3}}[ \t]*"
-    rf"(?:{_literal('dial_turns')})(?![^\W_])){{1,5}})"), re.I)
+    rf"(?<![^\W_])(?:{_literal('locks')}|{_literal('places')}|{_literal('combination_words')})(?![^\W_])"
+    rf"[^\n.;]{{0,40}}?(?P<value>"
+    rf"\d{{1,3}}[ \t]*(?:{_literal('dial_turns')})(?:[ \t]*[,;/]?[ \t]*(?:then[ \t]+)?\d{{1,3}}[ \t]*"
+    rf"(?:{_literal('dial_turns')})(?![^\W_])){{1,5}}"
+    rf"|(?:{_literal('dial_turns')})(?:[ \t]+(?:{_literal('dial_to')}))?[ \t]*\d{{1,3}}(?:[ \t]*[,;/]?[ \t]*"
+    rf"(?:then[ \t]+)?(?:{_literal('dial_turns')})(?:[ \t]+(?:{_literal('dial_to')}))?[ \t]*\d{{1,3}}(?!\d)){{1,5}})"),
+    re.I)
 
 
 def password_shaped(value: str, listed: bool) -> bool:

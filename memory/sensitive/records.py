@@ -60,6 +60,7 @@ _TITLE = vocabulary.lazy_pattern(lambda: r"(?<![^\W_])(?:" + "|".join(
 _ORDINARY_CODES = vocabulary.lazy_pattern(
     lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('ordinary_codes', True)})[\s-]+$", re.I)
 _DIGITS_VALUE = re.compile(r"\d(?:[ \-./]?\d){2,}#?")
+_CODE_GROUPS = re.compile(r"(?=\S*[^\W\d_])[^\W_]{3,10}(?:-[^\W_]{3,10}){1,4}")
 _LABELLED_DIGITS = re.compile(r"(?:[^\W\d_][\w'’&.-]*[ \t]+){1,3}(?P<digits>\d(?:[ \-./]?\d){2,}#?)")
 _SEPARATOR_CELL = re.compile(r"[ \t]*:?-{2,}:?[ \t]*")
 _CSV_FIELD = re.compile(r'"(?:[^"\n]|"")*"|[^,\n]*')
@@ -363,6 +364,8 @@ def _listed(value: str, title: re.Match[str]) -> tuple[int, int] | None:
     if title.group("pin") or title.group("code") or title.group("combination"):
         if _DIGITS_VALUE.fullmatch(value) and not labels.NOT_A_CODE.fullmatch(value):
             return 0, len(value)
+        if _CODE_GROUPS.fullmatch(value) and sum(c.isdigit() for c in value) >= 2:
+            return 0, len(value)  # backup codes of letters and digits in groups: "73kq-92mz", "8hwc-6ja2"
         labelled = _LABELLED_DIGITS.fullmatch(value)
         if labelled and (title.group("pin") or " " in title.group(0) or title.group("combination")):
             return labelled.span("digits")

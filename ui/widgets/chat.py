@@ -89,6 +89,8 @@ class ChatPane(ReportsFailures, Vertical):
     async def connect(self) -> None:
         await asyncio.to_thread(self.model.connect)
         self._show_model()
+        if self.model.has_model and not self.busy and self.waiting is None:
+            self.warm_server()  # the server reads the system prompt and tools before the first message
         note = self.model.launch_note  # the configured server is down: said once, not left to `status`
         if note:
             self.say(ToolLine(note, hint=True))
