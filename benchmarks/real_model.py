@@ -479,6 +479,13 @@ async def _our_turns(rt, log: Path) -> list[dict]:
     provider = select_provider(rt)
     agent = Agent(rt, responder_for(rt, provider))
     rows = []
+    # As the app does once it has chosen the model, before the first message: the server reads the
+    # system prompt, the tools and the block's framing.
+    offset, warmed = log.stat().st_size, time.perf_counter()
+    await agent.warm()
+    launch = {"launch_s": time.perf_counter() - warmed, "launch_read": _server_reads(log, offset)["read"]}
+    say(f"    ours  at launch, {launch['launch_read']} read ({_s(launch['launch_s'])})")
+    rt.clock.fixed = rt.clock.fixed + timedelta(minutes=1)  # the person types the first message
     for question in REUSE_QUESTIONS:
         offset = log.stat().st_size
         started, first, said, failure, answer = time.perf_counter(), None, [], None, ""
@@ -498,7 +505,8 @@ async def _our_turns(rt, log: Path) -> list[dict]:
         warm = {"warm_s": time.perf_counter() - warmed, "warm_read": _server_reads(log, offset)["read"]}
         rt.clock.fixed = rt.clock.fixed + timedelta(minutes=2)  # a person types: the clock moves on
         rows.append({"question": question, "first_token_s": first, "seconds": time.perf_counter() - started,
-                     "answer": answer[:160], "said": said, "failure": failure, **reads, **warm})
+                     "answer": answer[:160], "said": said, "failure": failure, **reads, **warm,
+                     **(launch if not rows else {})})
         say(f"    ours  {rows[-1]['read']:5} read, {rows[-1]['reused']:5} reused, first token "
             f"{_s(first)}: {question!r} {failure or ''}; then {warm['warm_read']} read between turns "
             f"({_s(warm['warm_s'])})")
@@ -576,7 +584,9 @@ def reuse_markdown(runs: list[dict]) -> str:
         "(its log's `prompt eval time ... / N tokens`, after the prefix it kept from the request before: its",
         "`prefix-match hit`); *first word* is the time to the first streamed word. *Between turns* is what the app",
         "has the server read once an answer is in, while the person reads and types (one token asked: the",
-        "conversation as the next turn sends it), and how long that took; nobody waits for it. Load average of",
+        "conversation as the next turn sends it, and the next turn's block as far as it is known: its framing and",
+        "the clock), and how long that took; nobody waits for it (*at launch*: the same before the first message,",
+        "as the app does once it has chosen the model). Load average of",
         "this shared 2-core machine at the end of each serving: "
         + ", ".join(f"{r['serving']} {r['load'][0]:.1f}" for r in runs) + ".",
         ""]
@@ -593,6 +603,9 @@ def reuse_markdown(runs: list[dict]) -> str:
                          f"{_s(a['first_token_s'], 1)} | {a.get('warm_read', 0):,} ({_s(a.get('warm_s'), 1)}) | "
                          f"{b['read']:,} / {b['reused']:,} | {_s(b['first_token_s'], 1)} "
                          f"| {said} |")
+        if ours and "launch_read" in ours[0]:
+            lines += ["", f"At launch, before the first message: {ours[0]['launch_read']:,} read "
+                          f"({_s(ours[0]['launch_s'], 1)})."]
         later_ours = [a["read"] for a in ours[1:]]
         later_plain = [b["read"] for b in plain[1:]]
         ratio = [a["first_token_s"] / b["first_token_s"] for a, b in zip(ours[1:], plain[1:], strict=True)

@@ -27,7 +27,7 @@ import re
 import tomllib
 import unicodedata
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from memory.supersession import CONCEPTS, NEW_WORDS, PERSON_TITLES, USER, Statement, normalised, read_statement
@@ -576,6 +576,7 @@ def _reading(text: str) -> Statement | None:
     return None
 
 
+@lru_cache(maxsize=4096)  # a pure reading, of immutable parts: each write reads its candidates again (a few ms each)
 def read(text: str) -> Said:
     """A statement read loosely: its values masked, who and what it is about, how it is said."""
     text = normalised(" ".join(text.split()))[:600]

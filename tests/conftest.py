@@ -7,6 +7,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -233,22 +234,48 @@ def make_clock(when: datetime | str, zone: str = "UTC") -> Clock:
     return Clock(zone_from_name(zone), when)
 
 
-@pytest.fixture(scope="session")
-def embedder(tmp_path_factory: pytest.TempPathFactory) -> LocalEmbedder:
-    from memory.search.embeddings import LocalEmbedder
+# One bundled model per worker, loaded at its first text, and the vectors it made kept for the session
+# (tests/known_texts.py): the `embedder` and `known_texts` fixtures, and what `memories.remember` embeds by
+# default. A model call costs about 0.1 s of CPU however short the text (the int8 weights are dequantized at
+# each call), and the tests write the same statements again and again (a seed each parametrized test writes
+# first): each text is embedded once a worker, to the same vector to the last bit.
+_SESSION_VECTORS: list[KnownTexts] = []
+_SESSION_VECTORS_LOCK = threading.Lock()
 
-    e = LocalEmbedder(cache_dir=tmp_path_factory.mktemp("embcache"))
+
+def session_vectors() -> KnownTexts:
+    """The worker's bundled model with the vectors it has made (created at the first call, from any thread)."""
+    with _SESSION_VECTORS_LOCK:
+        if not _SESSION_VECTORS:
+            from memory.search.embeddings import LocalEmbedder
+            from tests.known_texts import KnownTexts
+
+            _SESSION_VECTORS.append(KnownTexts(LocalEmbedder(cache_dir=Path(tempfile.gettempdir()))))
+        return _SESSION_VECTORS[0]
+
+
+@pytest.fixture(autouse=True)
+def _bundled_model_vectors_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`memories.remember`'s default embedder, the bundled model (memory.search.embeddings.bundled_embedder,
+    one per process), is the session's: the same model, its vectors of a text made once a worker."""
+    import memory.search.embeddings
+
+    monkeypatch.setattr(memory.search.embeddings, "bundled_embedder", session_vectors)
+
+
+@pytest.fixture(scope="session")
+def embedder() -> LocalEmbedder:
+    """The bundled model, loaded (the worker's one: session_vectors)."""
+    e = session_vectors().embedder
     e.load()
     return e
 
 
 @pytest.fixture(scope="session")
-def known_texts(embedder: LocalEmbedder) -> KnownTexts:
-    """`embedder` with the vectors of the texts a test learns ahead (a labelled set's), kept for the session:
-    tests/known_texts.py."""
-    from tests.known_texts import KnownTexts
-
-    return KnownTexts(embedder)
+def known_texts() -> KnownTexts:
+    """The bundled model with the vectors of the texts a test learns ahead (a labelled set's) and of every
+    text embedded through it, kept for the session: tests/known_texts.py."""
+    return session_vectors()
 
 
 def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:

@@ -328,7 +328,8 @@ def test_embeddings_follow_the_commit_in_batches_while_the_store_stays_usable(
     from tests.conftest import make_runtime
 
     runtime = make_runtime(tmp_path)
-    data_, expected = chatgpt_export(30)
+    # 40 texts: two batches of 32 here, and through the command its first sample of 32 (the rate) and the rest
+    data_, expected = chatgpt_export(9)
     path = write_json(tmp_path / "c.json", data_)
     args = argparse.Namespace(file=str(path), index=False, json=True, dry_run=True, undo_last=False)
     assert data.cmd_import(runtime, args) == 0  # a dry run first: nothing to embed, nothing written

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from assistant.runtime import Runtime
     from assistant.turn.events import Event
     from memory.store import Store
+    from tests.known_texts import KnownTexts
 
 
 def service_for(rt: Runtime) -> Services:
@@ -42,9 +43,11 @@ async def say(services: Services, text: str) -> list[Event]:
 
 # -- pages and filters ----------------------------------------------------------------------------
 
-def test_pages_go_newest_first_through_every_memory_and_never_repeat_one(store: Store) -> None:
-    for n in range(25):
-        memories.remember(store, f"note number {n}")
+def test_pages_go_newest_first_through_every_memory_and_never_repeat_one(store: Store, known_texts: KnownTexts) -> None:
+    notes = [f"note number {n}" for n in range(25)]
+    known_texts.learn_statements(notes)  # the bundled model's vectors of them, made ahead
+    for note in notes:
+        memories.remember(store, note)
     seen, after = [], None
     while True:
         items, after = browse.page(store, after=after, limit=7)

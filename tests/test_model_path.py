@@ -23,6 +23,7 @@ from tests.conftest import Cli, last_text, make_runtime, offline_note, present
 if TYPE_CHECKING:
     from assistant.runtime import Runtime
     from memory.memories import Memory
+    from tests.known_texts import KnownTexts
     from tests.standins import StandIn
 
 STAMPS = "remind me to buy stamps tomorrow at 10am"
@@ -457,15 +458,17 @@ def stored_answers(rt: Runtime) -> list[str]:
 
 
 async def test_a_streamed_request_refused_for_length_in_silence_is_retried_smaller(tmp_path: Path,
-                                                                                   openai_standin: StandIn) -> None:
+                                                                                   openai_standin: StandIn,
+                                                                                   known_texts: KnownTexts) -> None:
     """llama-cpp-python refuses a streamed request over its window (2,048 by default, which it does not
     report) with a stream that ends at once, empty: the turn is retried once, fitted to a smaller window."""
     openai_standin.window = 2048
     openai_standin.any_name = True
     rt = model_runtime(tmp_path, openai_standin)
-    for n in range(30):
-        memories.remember(rt.store, f"the ski trip detail number {n} is something worth keeping", kind="fact",
-                          importance=5)
+    details = [f"the ski trip detail number {n} is something worth keeping" for n in range(30)]
+    known_texts.learn_statements(details)  # the bundled model's vectors of them, made ahead
+    for detail in details:
+        memories.remember(rt.store, detail, kind="fact", importance=5)
     agent = agent_for(rt)
     for n in range(6):  # a conversation long enough to be over the window
         openai_standin.script = [f"answer {n} " + "and more words " * 30]

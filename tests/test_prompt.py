@@ -346,3 +346,16 @@ def test_a_preview_of_the_prompt_changes_no_activation(tmp_path: Path) -> None:
     assert used() > before
     rt.close()
 
+
+
+def test_a_when_question_does_not_say_twice_a_memory_its_timelines_show_with_nothing_to_resolve(
+        tmp_path: Path) -> None:
+    """SPEC F4: the turn's block is read by a server at every turn; a dated statement that adds no resolved
+    date to a memory a Timeline shows already, with its day, is left out (a statement with one stays)."""
+    rt = runtime_for(tmp_path, ASSISTANT_NOW="2026-11-12T09:00:00+00:00")
+    memories.remember(rt.store, "the book club meets on Wednesdays", kind="fact")
+    memories.remember(rt.store, "Sara moved to Lisbon last month", kind="fact")
+    prompt = preview_prompt(rt, "when does the book club meet?")
+    assert "book club meets on Wednesdays" in prompt.text and "Dated statements" not in prompt.text
+    assert "Dated statements" in preview_prompt(rt, "when did Sara move to Lisbon?").turn_text
+    rt.close()

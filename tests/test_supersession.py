@@ -160,6 +160,7 @@ def measure(store: Store, embedder: Embedder) -> dict[str, Any]:
             "wrong": wrong}
 
 
+@pytest.mark.slow  # a labelled set of 150 pairs written pair by pair (10 s of CPU): the whole suite's to hold
 def test_the_labelled_set_is_read_with_high_precision_and_recall(store: Store, known_texts: KnownTexts) -> None:
     """Written as `remember` writes by default, with the bundled model: its vectors of the set made ahead
     (tests/known_texts.py)."""

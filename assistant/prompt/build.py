@@ -304,7 +304,8 @@ def timeline_section(runtime: Runtime, gate: Gate, query: str, vector: Vector, b
     persons = [Person(p.content.split(":")[0].strip(), p.relation, p.trust, p.tension) for p in people]
     # For a when-question, the statements that answer it with their dates (also of a memory the system
     # prompt's Timeline holds: there without them).
-    evidence = dated_evidence(runtime, gate, query) if asks_when else None
+    evidence = dated_evidence(runtime, gate, query, on_timeline={*(shown or ()), *(m.id for m in listed)}) \
+        if asks_when else None
     if not listed and not persons and not (mood and mood.line()):
         return evidence
     dated = [replace(m, content=_dated(runtime, gate, m)) for m in listed]
@@ -314,9 +315,11 @@ def timeline_section(runtime: Runtime, gate: Gate, query: str, vector: Vector, b
     return f"{text}\n{evidence}" if evidence else text
 
 
-def dated_evidence(runtime: Runtime, gate: Gate, query: str, limit: int = 8) -> str | None:
+def dated_evidence(runtime: Runtime, gate: Gate, query: str, limit: int = 8,
+                   on_timeline: set[int] | frozenset[int] = frozenset()) -> str | None:
     """For a when-question, reasoning is switched on: the statements that answer it, each with the
-    day it was written and its relative dates resolved at their precision."""
+    day it was written and its relative dates resolved at their precision. A memory a Timeline shows
+    (`on_timeline`) with no relative date to resolve is there already, with its day: not said twice."""
     from assistant.recall.reasoned import reasoned_recall
 
     found = reasoned_recall(runtime, query, limit=limit)
@@ -328,6 +331,8 @@ def dated_evidence(runtime: Runtime, gate: Gate, query: str, limit: int = 8) -> 
     for source in sources:
         resolved = [r for r in found.temporal_resolutions
                     if (r.source_type, r.source_id) == (source["type"], source["id"])]
+        if not resolved and source["type"] == "memory" and source["id"] in on_timeline:
+            continue
         dates = "; ".join(f'"{r.original_text}" = {r.resolved_text}' for r in resolved)
         where = f"{source['type']} #{source['id']}"
         memory = held.get(source["id"]) if source["type"] == "memory" else None
@@ -335,7 +340,7 @@ def dated_evidence(runtime: Runtime, gate: Gate, query: str, limit: int = 8) -> 
                                                                           source["content"])
         lines.append(as_data(f"- {where}, written {runtime.clock.day(source['created_at'])}: {text}"
                              + (f" ({gate.text(dates, where)})" if dates else "")))
-    return "\n".join(lines)
+    return "\n".join(lines) if len(lines) > 1 else None
 
 
 def past_episodes_section(runtime: Runtime, gate: Gate, query: str, vector: Vector, exclude: list[int],

@@ -156,7 +156,7 @@ _DIGIT_RUN = re.compile(r"(?<![^\W_])\d(?:[ .-]?\d){3,}(?![^\W_])")
 def _restated(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int, int, str]]:
     """A secret said again in the same text, in other spacing or in words ("the lockbox code is 4417. to
     repeat that: four four one seven"): the same digits, four or more, are the same secret (SPEC F14)."""
-    kinds = {}
+    kinds: dict[str, str] = {}
     for start, end, kind in found:
         digits = re.sub(r"\D", "", text[start:end])
         if len(digits) >= 4:
@@ -164,9 +164,9 @@ def _restated(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[in
     if not kinds:
         return
     for run in _DIGIT_RUN.finditer(text):
-        kind = kinds.get(re.sub(r"\D", "", run.group()))
-        if kind is not None and not any(s <= run.start() and run.end() <= e for s, e, _ in found):
-            yield run.start(), run.end(), kind
+        said = kinds.get(re.sub(r"\D", "", run.group()))
+        if said is not None and not any(s <= run.start() and run.end() <= e for s, e, _ in found):
+            yield run.start(), run.end(), said
 
 
 def redact(text: str, mask: str | Callable[[str], str] = MASK, flagged: bool = False) -> str:
