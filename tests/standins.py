@@ -45,6 +45,7 @@ class StandIn:
         self.usage = True
         self.window: int | None = None
         self.slow_plain: float = 0
+        self.slow_warm: float = 0  # seconds a request for one token (the app's between turns) waits first
         self.owned_by = "stand-in"
         # What answers the next request: the script, unless a test puts its own function here.
         self.next_response: Callable[[], Any] = self.scripted
@@ -215,7 +216,8 @@ class OpenAIHandler(_Base):
     (the window /v1/models gives each model, as vLLM does), `window` (a prompt of that many tokens or more,
     counted as 4 characters a token, is refused as llama-cpp-python refuses it: a 400 naming the window
     when not streamed, a stream that ends at once with nothing in it when streamed), `slow_plain`
-    (seconds every request that is not streamed waits first: titles, summaries, the judge), `owned_by`
+    (seconds every request that is not streamed waits first: titles, summaries, the judge), `slow_warm`
+    (seconds a request for one token waits first: a server still reading it, or one gone quiet), `owned_by`
     (what /v1/models says of each model: "me" for llama-cpp-python, "llamacpp" for llama-server).
     Every request is recorded, GETs too (what the app probed)."""
 
@@ -312,6 +314,8 @@ class OpenAIHandler(_Base):
                                      "completion). Please reduce the length of the messages or completion.")
         # A request for one token (the app's between turns: the server reads the conversation) is answered
         # with one, outside the script, which stays for the turns.
+        if body.get("max_tokens") == 1 and self.server_ref.slow_warm:
+            time.sleep(self.server_ref.slow_warm)  # a server still reading it, or one that never answers
         reply: Any = "o" if body.get("max_tokens") == 1 else self.server_ref.next_response()
         if isinstance(reply, tuple) and reply[0] == "sleep":
             time.sleep(reply[1])

@@ -14,7 +14,8 @@ from assistant.conversation import Item, ToolUse, UserMessage
 from assistant.errors import ProviderError
 
 __all__ = ["Capabilities", "Delta", "Note", "Provider", "ProviderError", "SystemPrompt", "ToolSpec", "Tools", "Usage",
-           "http_get", "not_found", "not_listed", "on_this_network", "short_name", "turn_block_at", "unreachable"]
+           "http_get", "not_found", "not_listed", "on_this_network", "own_server", "short_name", "turn_block_at",
+           "unreachable"]
 
 
 def http_get(url: str, headers: dict[str, str] | None = None, timeout: float = 0.5) -> tuple[int, bytes] | None:
@@ -135,6 +136,14 @@ def on_this_network(url: str) -> bool:
     except ValueError:
         return host == "localhost" or "." not in host or host.endswith((".localhost", ".local", ".lan", ".home.arpa"))
     return address.is_loopback or address.is_private or address.is_link_local
+
+
+def own_server(url: str, model: str) -> bool:
+    """Whether a model server is the person's own, one that keeps the last request's tokens and charges
+    nothing for a request (`Capabilities.keeps_prefix`): on this machine or its network, and the model not
+    one of Ollama's cloud models (`gpt-oss:120b-cloud`, `glm-4.6:cloud`), which a local Ollama forwards to
+    ollama.com."""
+    return on_this_network(url) and not re.search(r"[:-]cloud$", model.strip().lower())
 
 
 class Provider(Protocol):

@@ -12,6 +12,7 @@ from assistant.providers.base import (
     ProviderError,
     SystemPrompt,
     ToolSpec,
+    own_server,
     turn_block_at,
     unreachable,
 )
@@ -50,9 +51,10 @@ class OllamaProvider:
         self.num_ctx: int | None = None  # the window asked for in each request (Ollama keeps what it is told)
         self.client = ollama.AsyncClient(host=host, timeout=timeout)
         self.configured_window = context_window
-        # The person's own server, wherever it runs: it keeps the last request's tokens (SPEC F4).
+        # The person's own server keeps the last request's tokens (SPEC F4); one on the internet (ollama.com)
+        # or a cloud model is a paid service.
         self.capabilities = Capabilities(context_window=context_window, learned=context_window is not None,
-                                         keeps_prefix=True)
+                                         keeps_prefix=own_server(host, model))
 
     def learn(self) -> Capabilities:
         """The model's window as Ollama reads it, at most DEFAULT_WINDOW (a longer one costs memory the

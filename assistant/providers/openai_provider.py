@@ -31,7 +31,7 @@ from assistant.providers.base import (
     Usage,
     http_get,
     not_found,
-    on_this_network,
+    own_server,
     short_name,
     turn_block_at,
     unreachable,
@@ -213,7 +213,7 @@ class OpenAIProvider:
         # stream_options.include_usage, dropped if the server refuses it.
         self.configured_window = context_window
         self.capabilities = Capabilities(Tools.UNKNOWN, streaming_usage=True, context_window=context_window,
-                                         learned=context_window is not None, keeps_prefix=on_this_network(self.url))
+                                         learned=context_window is not None, keeps_prefix=own_server(self.url, model))
         self.tool_choice: str | dict[str, Any] = "auto"
 
     def learn(self) -> Capabilities:
@@ -241,7 +241,7 @@ class OpenAIProvider:
         self.model = listed[0]
         self.capabilities = Capabilities(Tools.UNKNOWN, streaming_usage=True, context_window=self.configured_window,
                                          learned=self.configured_window is not None,
-                                         keeps_prefix=self.capabilities.keeps_prefix)
+                                         keeps_prefix=own_server(self.url, self.model))
         return True
 
     async def stream(self, system: SystemPrompt, conversation: list[Item], tools: list[ToolSpec], *,

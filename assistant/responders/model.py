@@ -330,10 +330,15 @@ class ModelResponder:
         self._start = fitted.start
         sent = replace(fitted.prompt, sections=[*fitted.prompt.placed(SYSTEM), *clock])
         system = SystemPrompt(sent.stable, sent.memory_text, sent.turn_text)
+        had = capabilities.tools
         try:
             async for _ in send.chat(self.provider, gate, system, [*fitted.conversation[:-1], UserMessage("")],
                                      fitted.tools, max_tokens=1):
                 pass
+        except ToolsUnsupported as exc:
+            # Left for the next turn to meet: it chats without them and tells the person why, once.
+            capabilities.tools = had
+            log.info("the server refused the tools between turns: %s", exc)
         except ProviderError as exc:
             log.info("the server did not read the conversation between turns: %s", exc)
         return True
