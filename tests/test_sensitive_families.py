@@ -389,3 +389,32 @@ def test_a_secret_said_again_in_other_spacing_or_in_words_is_the_same_secret(tex
 
 def test_the_same_digits_as_a_secret_are_not_a_secret_when_they_are_other_digits() -> None:
     assert hidden("the door code is 6021 and the flat is number 602, floor 1") == ["6021"]
+
+
+# Blind round 9's kinds of miss (issue 42), each in phrasings of our own, not the round's; the words are the data
+# files' (seed_names, ...).
+@pytest.mark.parametrize(("text", "value"), [
+    # a wallet's phrase after its name, 12 or 24 plain words, whatever list they are from
+    ("my ledger recovery phrase: pencil cobalt meadow ample drift lantern quartz velvet hollow ember saddle mint",
+     "pencil cobalt meadow ample drift lantern quartz velvet hollow ember saddle mint"),
+    ("mnemonic is river stone apple ample cloud fern maple otter pine quill robin sage and keep it offline",
+     "river stone apple ample cloud fern maple otter pine quill robin sage"),
+    ("Seed-Phrase: Apfel Birne Kirsche Traube Zitrone Mango Melone Pfirsich Pflaume Rosine Nuss Feige",
+     "Apfel Birne Kirsche Traube Zitrone Mango Melone Pfirsich Pflaume Rosine Nuss Feige"),
+    ("la frase semilla es perro gato casa mesa silla ventana puerta techo suelo pared libro lapiz",
+     "perro gato casa mesa silla ventana puerta techo suelo pared libro lapiz"),
+])
+def test_a_value_of_round_nines_kinds_is_found_whole(text: str, value: str) -> None:
+    assert is_sensitive(text)
+    spans = find_secrets(text)
+    start = text.index(value)
+    assert any(s.start <= start and start + len(value) <= s.end for s in spans), (text, hidden(text))
+
+
+@pytest.mark.parametrize("text", [
+    "the seed phrase is written on a card in the safe at home in the box under my bed next to the old photos",
+    "a recovery phrase is usually twelve or twenty four words long and you should never type it into a website",
+    "mnemonic devices help kids remember the order of the planets in the solar system every single year",
+])
+def test_near_misses_of_round_nines_kinds_are_left_alone(text: str) -> None:
+    assert not is_sensitive(text), hidden(text)
