@@ -403,6 +403,10 @@ def test_the_same_digits_as_a_secret_are_not_a_secret_when_they_are_other_digits
      "Apfel Birne Kirsche Traube Zitrone Mango Melone Pfirsich Pflaume Rosine Nuss Feige"),
     ("la frase semilla es perro gato casa mesa silla ventana puerta techo suelo pared libro lapiz",
      "perro gato casa mesa silla ventana puerta techo suelo pared libro lapiz"),
+    # a quoted value after a network and a copula
+    ("the cabin wifi is 'pinecone' btw", "pinecone"),
+    ("office guest network is “visitor2026” this week", "visitor2026"),
+    ("le wifi invités est « tournesol »", "tournesol"),
 ])
 def test_a_value_of_round_nines_kinds_is_found_whole(text: str, value: str) -> None:
     assert is_sensitive(text)
@@ -415,6 +419,11 @@ def test_a_value_of_round_nines_kinds_is_found_whole(text: str, value: str) -> N
     "the seed phrase is written on a card in the safe at home in the box under my bed next to the old photos",
     "a recovery phrase is usually twelve or twenty four words long and you should never type it into a website",
     "mnemonic devices help kids remember the order of the planets in the solar system every single year",
+    "the wifi is 'broken' again",
+    "the hotel wifi is \"free\" they said",
+    "the wifi is \"really slow today\"",
+    "our network is called 'treehouse'",
+    "the wifi is 'HomeNet' on the second floor",
 ])
 def test_near_misses_of_round_nines_kinds_are_left_alone(text: str) -> None:
     assert not is_sensitive(text), hidden(text)

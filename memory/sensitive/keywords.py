@@ -122,6 +122,7 @@ _AND = vocabulary.LazyWords("and")
 _AFTER_AND = vocabulary.LazyWords("after_and")
 # Last words that follow a keyword in ordinary sentences: "I forgot my password again".
 _FOLLOWERS = vocabulary.LazyWords("hard_stop", "soft_stop", "followers")
+FOLLOWERS = _FOLLOWERS  # what labels.py reads too
 _ABBREVIATIONS = vocabulary.LazyWords("abbreviations")
 _MONEY = re.compile(r"[$€£¥]\d[\d.,]*|\d[\d.,]*[$€£¥%]|\d+(?:[.,]\d\d)")
 _MONEY_WORDS = vocabulary.LazyWords("money_words")

@@ -287,12 +287,17 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     for match in _in(_NETWORK_GIVEN, text, _around(lowered, networks, before=10)) if networks else ():
         # "the wifi's Sunshine2024! now", "das WLAN ist jetzt Sonne2024!": a network said to be a value shaped as a
         # password with a sign in it (a network's name is rarely one: "the wifi is HomeNet5G" is its name)
-        value = match.group("value").rstrip(".,;:)")
-        said = {w.lower() for w in re.findall(r"[^\W\d_]+", text[max(0, match.start() - 20):match.start("value")])}
+        group = "quoted" if match.group("quoted") else "value"
+        value = match.group(group).rstrip(".,;:)")
+        said = {w.lower() for w in re.findall(r"[^\W\d_]+", text[max(0, match.start() - 20):match.start(group)])}
         if said & _NETWORK_NAMES:
             continue  # "the network name is BT#Hub5", "our network is called ..."
-        if password_shaped(value, False) and _SIGNED.search(value):
-            yield match.start("value"), match.start("value") + len(value), "credential"
+        if group == "quoted" and (value == value.lower() and value not in keywords.FOLLOWERS | _NETWORK_STATES or _SIGNED.search(value)):
+            # "guest wifi is 'sunflowerfield' all lowercase": a value quoted after a network is its key, unless
+            # it is written as a name is ("the wifi is 'HomeNet'")
+            yield match.start(group), match.start(group) + len(value), "credential"
+        elif group == "value" and password_shaped(value, False) and _SIGNED.search(value):
+            yield match.start(group), match.start(group) + len(value), "credential"
     logs = words & {"log", "logs", "logged", "logging", "login", "sign", "signs", "signed", "signing"}
     for match in _in(_LOGIN, text, _around(lowered, logs)) if logs else ():
         if password_shaped(match.group("secret"), True):
@@ -383,10 +388,12 @@ _RESET = vocabulary.lazy_pattern(lambda: (
 _DIAL_WORDS = vocabulary.LazyWords("dial_turns")
 _NETWORK_WORDS = vocabulary.LazyWords("network_words")
 _NETWORK_NAMES = vocabulary.LazyWords("network_names")
+_NETWORK_STATES = vocabulary.LazyWords("network_states")
 _NETWORK_GIVEN = vocabulary.lazy_pattern(lambda: (
     rf"(?<![^\W_])(?:{_literal('network_words')})(?![^\W_])(?:[ \t]+[^\W\d_][\w'’-]*){{0,2}}?"
     rf"(?:'s|’s|[ \t]+(?:{vocabulary.alternation('copulas')}))"
-    rf"(?:[ \t]+(?:{vocabulary.alternation('qualifiers', True)}))?[ \t]+(?P<value>[^\s,;]+)"), re.I)
+    rf"(?:[ \t]+(?:{vocabulary.alternation('qualifiers', True)}))?[ \t]+"
+    r"(?:(?P<quote>[\"'“‘«])[ \t]?(?P<quoted>[^\s\"'”’»]{6,40}?)[ \t]?[\"'”’»](?![^\W_])|(?P<value>[^\s,;]+))"), re.I)
 _SIGNED = re.compile(r"[!@#$%^&*+=?~]")
 _COMBINATION_WORDS = vocabulary.LazyWords("combination_words")
 # The turns of a dial after a thing with a combination or a word for one, each number before its turn ("12 left,
