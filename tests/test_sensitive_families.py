@@ -407,6 +407,10 @@ def test_the_same_digits_as_a_secret_are_not_a_secret_when_they_are_other_digits
     ("the cabin wifi is 'pinecone' btw", "pinecone"),
     ("office guest network is “visitor2026” this week", "visitor2026"),
     ("le wifi invités est « tournesol »", "tournesol"),
+    # a question of the kind banks ask, labelled, then its answer labelled, with no word for security
+    ("Q: what street did you grow up on\nA: Larch Avenue", "Larch Avenue"),
+    ("Q: mother's maiden name? A: Pryce", "Pryce"),
+    ("Pregunta: ¿nombre de tu primera mascota?\nRespuesta: Lola", "Lola"),
 ])
 def test_a_value_of_round_nines_kinds_is_found_whole(text: str, value: str) -> None:
     assert is_sensitive(text)
@@ -424,6 +428,11 @@ def test_a_value_of_round_nines_kinds_is_found_whole(text: str, value: str) -> N
     "the wifi is \"really slow today\"",
     "our network is called 'treehouse'",
     "the wifi is 'HomeNet' on the second floor",
+    "Q: when is the meeting?\nA: Tuesday",
+    "Q: when is the meeting? A: Tuesday at ten",
+    "Q: which street is the new office on?\nA: Baker Street",
+    "Q: who was the first teacher at the new school?\nA: Mrs Hale",
+    "Q: what was the name of your first pet?\nA: no idea, I never had one",
 ])
 def test_near_misses_of_round_nines_kinds_are_left_alone(text: str) -> None:
     assert not is_sensitive(text), hidden(text)
