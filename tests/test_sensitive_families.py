@@ -411,6 +411,10 @@ def test_the_same_digits_as_a_secret_are_not_a_secret_when_they_are_other_digits
     ("Q: what street did you grow up on\nA: Larch Avenue", "Larch Avenue"),
     ("Q: mother's maiden name? A: Pryce", "Pryce"),
     ("Pregunta: ¿nombre de tu primera mascota?\nRespuesta: Lola", "Lola"),
+    # a named id whose name was not among the words the named ids are read after, or with its abbreviation after it
+    ("Self assessment UTR 1955839661 - due 31 Jan", "1955839661"),
+    ("my unique taxpayer reference (UTR): 5038277146", "5038277146"),
+    ("PPS number (PPSN) 1234567T", "1234567T"),
 ])
 def test_a_value_of_round_nines_kinds_is_found_whole(text: str, value: str) -> None:
     assert is_sensitive(text)
@@ -433,6 +437,9 @@ def test_a_value_of_round_nines_kinds_is_found_whole(text: str, value: str) -> N
     "Q: which street is the new office on?\nA: Baker Street",
     "Q: who was the first teacher at the new school?\nA: Mrs Hale",
     "Q: what was the name of your first pet?\nA: no idea, I never had one",
+    "the UTR field on the form is blank",
+    "unique taxpayer reference (UTR) is 10 digits long",
+    "HMRC helpline (UK) 0300 200 3310",
 ])
 def test_near_misses_of_round_nines_kinds_are_left_alone(text: str) -> None:
     assert not is_sensitive(text), hidden(text)
