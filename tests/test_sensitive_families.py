@@ -415,6 +415,10 @@ def test_the_same_digits_as_a_secret_are_not_a_secret_when_they_are_other_digits
     ("Self assessment UTR 1955839661 - due 31 Jan", "1955839661"),
     ("my unique taxpayer reference (UTR): 5038277146", "5038277146"),
     ("PPS number (PPSN) 1234567T", "1234567T"),
+    # a lock set to its digits, the verb first
+    ("we reset the bike lock to 4412 yesterday", "4412"),
+    ("set the padlock on the shed to 0917", "0917"),
+    ("j'ai réglé le coffre sur 7391", "7391"),
 ])
 def test_a_value_of_round_nines_kinds_is_found_whole(text: str, value: str) -> None:
     assert is_sensitive(text)
@@ -440,6 +444,12 @@ def test_a_value_of_round_nines_kinds_is_found_whole(text: str, value: str) -> N
     "the UTR field on the form is blank",
     "unique taxpayer reference (UTR) is 10 digits long",
     "HMRC helpline (UK) 0300 200 3310",
+    "set the oven to 180",
+    "set the alarm clock to 6:30",
+    "set the alarm clock to 0630",
+    "set the thermostat to 2150",
+    "set the lock screen timeout to 300 seconds",
+    "I set the safe mode to 1080p",
 ])
 def test_near_misses_of_round_nines_kinds_are_left_alone(text: str) -> None:
     assert not is_sensitive(text), hidden(text)

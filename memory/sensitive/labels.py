@@ -332,6 +332,9 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     for match in _in(_RESET, text, keyed):
         if not _clock_time(match.group("value")):  # "the alarm is set to 0630" is a time, "reset to 6135" not
             yield match.start("value"), match.end("value"), _kind(match.group("place"))
+    for match in _in(_SET_ON, text, keyed):
+        # "I set the hotel room safe to 2580": a lock set, the verb first (a lock is set to no time nor heat)
+        yield match.start("value"), match.end("value"), "combination"
 
 
 # How far a match may start before the word it hangs on, and end after it.
@@ -385,6 +388,11 @@ def _clock_time(value: str) -> bool:
 _RESET = vocabulary.lazy_pattern(lambda: (
     rf"(?<![^\W_])(?P<place>{_places()})(?![^\W_]){_placed()}(?:[ \t]+(?:is|was|got|has been|have been))?[ \t]+"
     rf"(?:re)?set[ \t]+(?:to|on)[ \t]+(?P<value>\d{{4,8}})(?![\w:/.,]\d)(?![\w:/])"), re.I)
+_SET_ON = vocabulary.lazy_pattern(lambda: (
+    rf"(?<![^\W_])(?:{vocabulary.alternation('set_verbs')})[ \t]+(?:(?:the|my|our|your|his|her|a|le|la|el|mi)[ \t]+)?"
+    rf"(?:[^\W\d_][\w'’-]*[ \t]+){{0,3}}?(?:{_literal('locks')})(?![^\W_]){_placed()}"
+    rf"(?:[ \t]+(?:{_literal('combination_words')}|code))?[ \t]+(?:{vocabulary.alternation('set_to')})[ \t]+"
+    r"(?P<value>\d{3,8})(?![\w:/.,]\d)(?![\w:/°])"), re.I)
 _DIAL_WORDS = vocabulary.LazyWords("dial_turns")
 _NETWORK_WORDS = vocabulary.LazyWords("network_words")
 _NETWORK_NAMES = vocabulary.LazyWords("network_names")
