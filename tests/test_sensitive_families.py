@@ -419,6 +419,13 @@ def test_the_same_digits_as_a_secret_are_not_a_secret_when_they_are_other_digits
     ("we reset the bike lock to 4412 yesterday", "4412"),
     ("set the padlock on the shed to 0917", "0917"),
     ("j'ai réglé le coffre sur 7391", "7391"),
+    # the next values of a list of the same kind, and a number that logs in beside a password
+    ("card PINs: 4417 for the Visa, 8830 for the Amex", "8830"),
+    ("the PIN for the joint account is 2291, and 7731 for mine", "7731"),
+    ("Google recovery codes 55102983 / 44720916 / 93018274", "93018274"),
+    ("Google recovery codes 55102983 / 44720916 / 93018274", "44720916"),
+    ("pension portal: member number 7710293, password Heron!77", "7710293"),
+    ("Kundennummer 4471023, PIN 5521", "4471023"),
 ])
 def test_a_value_of_round_nines_kinds_is_found_whole(text: str, value: str) -> None:
     assert is_sensitive(text)
@@ -450,6 +457,25 @@ def test_a_value_of_round_nines_kinds_is_found_whole(text: str, value: str) -> N
     "set the thermostat to 2150",
     "set the lock screen timeout to 300 seconds",
     "I set the safe mode to 1080p",
+    "customer number 88120436 for the gas bill",
+    "the kids' locker numbers are 114 and 115",
+    "rooms 214 and 215 are ours",
+    "call 555 0101 or 555 0102 after six",
+    "order numbers 100234, 100243 and 100250 shipped",
+    "the tickets were 45, 60 and 75 euros",
 ])
 def test_near_misses_of_round_nines_kinds_are_left_alone(text: str) -> None:
     assert not is_sensitive(text), hidden(text)
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ("the door code is 4471, 2 flights up", ["4471"]),
+    ("the gate code is 4471, 1990 was the year we moved", ["4471"]),
+    ("PIN 4471, 5000 steps a day keeps me fit", ["4471"]),
+    ("the alarm code is 2580, room 214 is mine", ["2580"]),
+])
+def test_digits_beside_a_secret_are_no_secret_unless_they_are_the_next_of_its_list(text: str,
+                                                                                   values: list[str]) -> None:
+    assert hidden(text) == values
+
+

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memory.sensitive import keywords, labels, meaning, numbers, phrases, records, shapes, windows
+from memory.sensitive import alongside, keywords, labels, meaning, numbers, phrases, records, shapes, windows
 from memory.sensitive.fragments import WITHHELD, withhold_fragments
 from memory.sensitive.view import view_of
 
@@ -131,6 +131,7 @@ def secret_values(text: str, sensitive: bool) -> list[str]:
 
 def _findings(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     found = list(_detected(text, words))
+    found += alongside.find(text, found)
     yield from found
     yield from _restated(text, found)
 
