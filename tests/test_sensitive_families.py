@@ -479,3 +479,16 @@ def test_digits_beside_a_secret_are_no_secret_unless_they_are_the_next_of_its_li
     assert hidden(text) == values
 
 
+
+
+@pytest.mark.parametrize(("text", "asked"), [
+    ("the kids' locker numbers are 114 and 115", False),
+    ("door number 221, second floor", False),
+    ("locker number 114, combination in the app", True),
+])
+def test_a_thing_named_by_its_number_is_no_cue_for_the_classifier(text: str, asked: bool) -> None:
+    """Blind round 9: the classifier flagged "the kids' locker numbers are 114 and 115"; a locker's number
+    says which locker, and the classifier is not asked unless another word a secret hangs on is there."""
+    from memory.sensitive import needs_opinion
+
+    assert needs_opinion(text) is asked
