@@ -292,7 +292,8 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         said = {w.lower() for w in re.findall(r"[^\W\d_]+", text[max(0, match.start() - 20):match.start(group)])}
         if said & _NETWORK_NAMES:
             continue  # "the network name is BT#Hub5", "our network is called ..."
-        if group == "quoted" and (value == value.lower() and value not in keywords.FOLLOWERS | _NETWORK_STATES or _SIGNED.search(value)):
+        if group == "quoted" and (value == value.lower() and value not in keywords.FOLLOWERS | _NETWORK_STATES
+                                  or _SIGNED.search(value)):
             # "guest wifi is 'sunflowerfield' all lowercase": a value quoted after a network is its key, unless
             # it is written as a name is ("the wifi is 'HomeNet'")
             yield match.start(group), match.start(group) + len(value), "credential"
