@@ -91,9 +91,19 @@ _NAMED = vocabulary.lazy_pattern(lambda: (
 _STOPS = vocabulary.LazyWords("cut", "and", "hard_stop", "soft_stop", "followers")
 
 
+@lru_cache(maxsize=1)
+def _stems() -> tuple[str, ...]:
+    """The letters each name for a phrase starts with ("seed", "mnemonic", "frase"): a text without any is not
+    searched (a megabyte of prose in one pattern's search took 60 ms)."""
+    return tuple({m.group(0).lower() for e in vocabulary.entries("seed_names") if (m := _WORD.match(e))})
+
+
 def _named(text: str) -> Iterator[tuple[int, int, str]]:
     """Plain words after a name for a wallet's phrase, as many as a phrase has: the run stops at a word a
     value stops at ("... mirror spoon and keep it offline"), and is cut to the longest length a phrase has."""
+    lowered = text.lower()
+    if not any(stem in lowered for stem in _stems()):
+        return
     for match in _NAMED.finditer(text):
         start = match.start("words")
         words = list(re.finditer(r"[^\W\d_]+", match.group("words")))
