@@ -18,7 +18,9 @@ What it finds (docs/secrets.md has the list, the misses, and the measured precis
   Qx7-hunter22", "padlock opens with 3719" (labels.py);
 - tables (Markdown, CSV, TSV, HTML), key: value blocks and lists read as records, a cell judged by its
   header or key; a credential-shaped value ("New!Pw37") anywhere in a sentence or record that names a
-  secret (records.py, values.py).
+  secret (records.py, values.py);
+- beside a secret found, the next values of its list and a number that logs in beside a password
+  ("PIN 6203 for the Halifax card, 9931 for the Monzo one": alongside.py).
 The text is read through a view that folds invisible characters and look-alike keywords ("pássword",
 "p1n", "P I N", "passwordpassword") and skips the app's own date annotations and placeholders
 (view.py).
