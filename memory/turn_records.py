@@ -101,6 +101,7 @@ class TurnRecord:
     context_window: int | None = None
     asked: OpenQuestion | None = None  # the question the answer asked (the offline mode's own)
     cut: str = ""  # why the answer stops where it does, when the model stopped in the middle of it
+    fallback: str = ""  # why the model did not answer this turn, when the offline mode answered it instead
 
 
 def _read(kind: type[Any], data: str) -> Any:
@@ -159,6 +160,16 @@ def questions_of(store: Store, message_ids: list[int]) -> dict[int, OpenQuestion
                        tuple(ids))
     read = {row[0]: _read(OpenQuestion, row[1]) for row in rows}
     return {message_id: question for message_id, question in read.items() if question is not None}
+
+
+def fallbacks_of(store: Store, message_ids: list[int]) -> set[int]:
+    """Those of these answers the offline mode wrote because the model could not be reached."""
+    ids = sorted(set(message_ids))
+    if not ids:
+        return set()
+    rows = store.query(f"SELECT message_id FROM turn_records WHERE message_id IN ({_marks(ids)}) "
+                       "AND coalesce(json_extract(data, '$.fallback'), '') != ''", tuple(ids))
+    return {row[0] for row in rows}
 
 
 def responders_of(store: Store, message_ids: list[int]) -> dict[int, str]:

@@ -558,3 +558,25 @@ def test_status_names_a_model_by_its_short_name(tmp_path: Path, openai_standin: 
     assert code == 0 and "openai SmolLM2-135M-Instruct.Q4_1 at" in out and "/home/me/models" not in out
     code, out, _ = cli("status", "--json")
     assert json.loads(out)["models"]["chat"]["model"] == path  # the data keeps the name as the server gives it
+
+
+async def test_an_exchange_answered_offline_while_the_model_was_down_is_not_in_its_history(
+        tmp_path: Path, openai_standin: StandIn) -> None:
+    """The offline mode's answer to a turn the model could not take says so ("I couldn't reach the chat
+    model"); shown that in its history once it is back, a small model said it too, reachable as it was (a
+    newcomer's session). The exchange stays stored and on screen; the model's history leaves it out."""
+    rt = model_runtime(tmp_path, openai_standin)
+    agent = agent_for(rt)
+    openai_standin.script = ["Hello.", 401, "Noted."]
+    await collect(agent, "hi")
+    down = await collect(agent, "my favourite colour is green")
+    assert "couldn't reach the chat model" in offline_note(down)
+    await collect(agent, "what colour do I like?")
+    last = chats(openai_standin)[-1]["messages"]
+    sent = json.dumps(last)
+    assert "couldn't reach" not in sent and "handled this offline" not in sent
+    roles = [m["role"] for m in last if not m["content"].startswith("<turn_context>")]
+    assert roles == ["system", "user", "assistant", "user"] and last[-1]["content"] == "what colour do I like?"
+    stored = [r[0] for r in rt.store.query("SELECT content FROM messages WHERE role = 'user' ORDER BY id")]
+    assert stored == ["hi", "my favourite colour is green", "what colour do I like?"]
+    rt.close()

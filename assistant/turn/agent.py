@@ -100,6 +100,13 @@ class Agent:
         store = self.runtime.store
         said = [m for m in episodes.episode_messages(store, episode_id)
                 if m.id < before_id and m.role in ("user", "assistant")]
+        # An exchange the offline mode answered because the model could not be reached is not the model's:
+        # its answer says the model was not reachable, and a model shown it says so too, reachable as it
+        # is. Left out with the message it answered (what was said is in memory, searched like the rest).
+        fallbacks = turn_records.fallbacks_of(store, [m.id for m in said if m.role == "assistant"])
+        answered = {before.id for before, after in zip(said, said[1:], strict=False)
+                    if before.role == "user" and after.id in fallbacks}
+        said = [m for m in said if m.id not in fallbacks and m.id not in answered]
         msgs = said[history_start(len(said)):]
         while msgs and msgs[0].role != "user":
             msgs = msgs[1:]  # a conversation opens with the user's words
@@ -201,7 +208,8 @@ class Agent:
         """What went into this answer, kept with it (the Why view): recorded when the turn ran, never
         recomputed later."""
         record = TurnRecord(responder.name, responder.model, not responder.local, _reading_record(turn),
-                            tuple(state.tools), asked=responder.asked(), cut=state.cut)
+                            tuple(state.tools), asked=responder.asked(), cut=state.cut,
+                            fallback=turn.unreachable or "")
         turn_records.record(self.runtime.store, answer_id, episode_id, responder.explain(record))
 
     async def _rounds(self, responder: Responder, turn: TurnInput, conversation: list[Item],

@@ -415,7 +415,7 @@ class ChatPane(ReportsFailures, Vertical):
                 self.keep_unsent(text)
         except asyncio.CancelledError:
             await finish()
-            await log.add(ToolLine("Stopped. Your message is kept; send it again or say something else.",
+            await log.add(ToolLine("Stopped. Your message is kept in the conversation (up brings it back to the box).",
                                      hint=True))
             raise
         except Exception as exc:  # noqa: BLE001 - keep the app alive; the message is already stored

@@ -11,7 +11,7 @@ SHOWN_AFTER = 0.6  # seconds: an instant answer (the offline mode) never flashes
 
 
 def working_line(seconds: float, key: str, doing: str) -> str:
-    return f"{doing} {int(seconds)} s · {key} stops it (your message stays)"
+    return f"{doing} {int(seconds)} s · {key} stops it"  # the line after a stop says the message is kept
 
 
 class TurnClock(Static):
