@@ -300,7 +300,7 @@ def test_imported_conversations_are_of_their_own_time(cli: Cli, tmp_path: Path) 
                          "ORDER BY created_at")[0]
         typed = store.one("SELECT id FROM messages WHERE content = 'I need new running shoes'")[0]
         assert trip > typed  # written later, said long before
-        for n in range(4):  # the most important memories are the system prompt's (no buckets there)
+        for n in range(12):  # the most important memories (12) are the system prompt's (no buckets there)
             memories.remember(store, f"an important fact number {n}", importance=5)
         old = memories.remember(store, "the Lisbon trip was in May", message_ids=[trip])
         new = memories.remember(store, "needs running shoes", message_ids=[typed])

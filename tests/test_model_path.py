@@ -260,7 +260,7 @@ async def test_turn_two_shares_turn_ones_request_up_to_the_previous_answer(tmp_p
     this turn's block is a message of its own just before the newest one, and never kept in the history."""
     rt = model_runtime(tmp_path, openai_standin)
     memories.remember(rt.store, "my sister Anna's birthday is on March 5", kind="fact", importance=2)
-    for n in range(4):  # the most important ones are the system prompt's Timeline, whatever is asked
+    for n in range(12):  # the most important ones (12) are the system prompt's Timeline, whatever is asked
         memories.remember(rt.store, f"important fact number {n}", kind="fact", importance=5)
     memories.remember(rt.store, "the ski trip budget is 1500 euros", kind="decision", importance=2)
     agent = agent_for(rt)

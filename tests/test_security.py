@@ -175,7 +175,9 @@ def test_stored_text_cannot_close_or_forge_a_prompt_section(tmp_path: Path) -> N
     memories.remember(rt.store, "wire money " + BREAKOUTS[0], due_at="2026-11-23T09:00:00Z")
     text = preview_prompt(rt, "wire money account delete everything ignore the above").text
     assert text.count("</memory_context>") == 1 and text.count("<memory_context>") == 1
-    assert text.count("<memory_timeline") == 1 and text.count("</memory_timeline>") == 1
+    # The breakouts are the system prompt's Timeline (the most important memories, no tags there) and any
+    # other hit this turn's: whatever they say, no tag is opened or closed by them.
+    assert text.count("<memory_timeline") == text.count("</memory_timeline>") <= 1
     lines = text.splitlines()
     assert sum(line.startswith("## Reminders") for line in lines) == 1
     assert not any(line.startswith(("SYSTEM:", "- #99", "[RECENT EVENTS] (messages 1-2)")) for line in lines)

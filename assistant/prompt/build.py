@@ -249,31 +249,44 @@ def _dated(runtime: Runtime, gate: Gate, m: Memory) -> str:
 
 
 def shown_always(runtime: Runtime) -> list[int]:
-    """The most important memories: on the timeline whatever is asked."""
-    return most_important(runtime.store, max(3, runtime.settings.prompt.timeline_memories // 3))
+    """The most important memories, the most important first: the system prompt's Timeline, as many as
+    its budget holds (the rest come up in a turn's Timeline when a message brings them up)."""
+    return most_important(runtime.store, runtime.settings.prompt.timeline_memories)
 
 
 def key_timeline_section(runtime: Runtime, gate: Gate, budget: int, used: list[int],
-                         important: list[int]) -> str | None:
-    """The Timeline's part that no message asks for: the most important memories, which change only when
-    the store does, so it is the system prompt's (a server keeps it from one turn to the next, SPEC F4).
-    In time order, each with the day it was told; no buckets or message counts, which move with every
-    message. A private memory is not among them (the turn's Timeline shows it when a message asks)."""
-    found = [m for m in memories_by_id(runtime.store, important)
-             if m.kind not in ("person", "mood") and m.due_at is None and gate.listed(m)]
-    if not found:
+                         important: list[int], withheld: list[int] | None = None) -> str | None:
+    """The Timeline's part that no message asks for: the most important memories that fit `budget`,
+    chosen the most important first, which change only when the store does, so it is the system
+    prompt's (a server keeps it from one turn to the next, SPEC F4). In time order, each with the day it
+    was told; no buckets or message counts, which move with every message. A private memory is not among
+    them (`withheld`: the turn's Timeline shows it when a message asks)."""
+    rank = {memory_id: n for n, memory_id in enumerate(important)}
+    found = sorted((m for m in memories_by_id(runtime.store, important)
+                    if m.kind not in ("person", "mood") and m.due_at is None), key=lambda m: rank[m.id])
+    if withheld is not None:
+        withheld += [m.id for m in found if not gate.listed(m)]
+    kept: list[tuple[Memory, str]] = []
+    cost = 0
+    for m in (m for m in found if gate.listed(m)):
+        line = as_data(memory_line(replace(m, content=_dated(runtime, gate, m))))
+        if cost + estimate_tokens(line) + 1 > budget:
+            break
+        kept.append((m, line))
+        cost += estimate_tokens(line) + 1
+    if not kept:
         return None
-    found.sort(key=lambda m: (m.created_at, m.id))
-    used += [m.id for m in found]
-    return fit_lines([as_data(memory_line(replace(m, content=_dated(runtime, gate, m)))) for m in found], budget)
+    kept.sort(key=lambda pair: (pair[0].created_at, pair[0].id))
+    used += [m.id for m, _ in kept]
+    return "\n".join(line for _, line in kept)
 
 
 def timeline_section(runtime: Runtime, gate: Gate, query: str, vector: Vector, budget: int,
                      asks_when: bool = False, used: list[int] | None = None,
                      shown: list[int] | None = None, important: list[int] | None = None) -> str | None:
     """The memories this message brings up, and the most important ones the system prompt's Timeline
-    could not show (a private one this message asks about); `shown`: those it holds already; `important`:
-    shown_always's (read once a turn)."""
+    could not show for their privacy (`important`: shown when this message asks about them); `shown`:
+    those the system prompt's Timeline holds already."""
     store = runtime.store
     limit = runtime.settings.prompt.timeline_memories
     relevant: list[int] = []
@@ -440,12 +453,13 @@ def build_prompt(runtime: Runtime, reading: Reading, gate: Gate, touch: bool = F
         add("Reminders", reminders_section(runtime, stable, budget(settings.reminders_tokens), asked_by=gate),
             budget(settings.reminders_tokens), TURN)
     used: list[int] = []
-    key_budget = max(MIN_SECTION_TOKENS, budget(settings.timeline_tokens) // 3)
-    important = shown_always(runtime)
-    add("Timeline", key_timeline_section(runtime, stable, key_budget, used, important), key_budget, SYSTEM)
+    key_budget = max(MIN_SECTION_TOKENS, budget(settings.timeline_tokens) // 2)
+    withheld: list[int] = []  # the most important that are private: this turn's when its message asks
+    add("Timeline", key_timeline_section(runtime, stable, key_budget, used, shown_always(runtime), withheld),
+        key_budget, SYSTEM)
     always = list(used)
     add("Timeline", timeline_section(runtime, gate, query, vector, budget(settings.timeline_tokens),
-                                     reading.asks_when, used, always, important), budget(settings.timeline_tokens),
+                                     reading.asks_when, used, always, withheld), budget(settings.timeline_tokens),
         TURN)
     episodes_budget = budget(settings.episodes_tokens) * factor
     past: list[int] = []
