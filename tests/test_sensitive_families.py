@@ -389,3 +389,106 @@ def test_a_secret_said_again_in_other_spacing_or_in_words_is_the_same_secret(tex
 
 def test_the_same_digits_as_a_secret_are_not_a_secret_when_they_are_other_digits() -> None:
     assert hidden("the door code is 6021 and the flat is number 602, floor 1") == ["6021"]
+
+
+# Blind round 9's kinds of miss (issue 42), each in phrasings of our own, not the round's; the words are the data
+# files' (seed_names, ...).
+@pytest.mark.parametrize(("text", "value"), [
+    # a wallet's phrase after its name, 12 or 24 plain words, whatever list they are from
+    ("my ledger recovery phrase: pencil cobalt meadow ample drift lantern quartz velvet hollow ember saddle mint",
+     "pencil cobalt meadow ample drift lantern quartz velvet hollow ember saddle mint"),
+    ("mnemonic is river stone apple ample cloud fern maple otter pine quill robin sage and keep it offline",
+     "river stone apple ample cloud fern maple otter pine quill robin sage"),
+    ("Seed-Phrase: Apfel Birne Kirsche Traube Zitrone Mango Melone Pfirsich Pflaume Rosine Nuss Feige",
+     "Apfel Birne Kirsche Traube Zitrone Mango Melone Pfirsich Pflaume Rosine Nuss Feige"),
+    ("la frase semilla es perro gato casa mesa silla ventana puerta techo suelo pared libro lapiz",
+     "perro gato casa mesa silla ventana puerta techo suelo pared libro lapiz"),
+    # a quoted value after a network and a copula
+    ("the cabin wifi is 'pinecone' btw", "pinecone"),
+    ("office guest network is “visitor2026” this week", "visitor2026"),
+    ("le wifi invités est « tournesol »", "tournesol"),
+    # a question of the kind banks ask, labelled, then its answer labelled, with no word for security
+    ("Q: what street did you grow up on\nA: Larch Avenue", "Larch Avenue"),
+    ("Q: mother's maiden name? A: Pryce", "Pryce"),
+    ("Pregunta: ¿nombre de tu primera mascota?\nRespuesta: Lola", "Lola"),
+    # a named id whose name was not among the words the named ids are read after, or with its abbreviation after it
+    ("Self assessment UTR 1955839661 - due 31 Jan", "1955839661"),
+    ("my unique taxpayer reference (UTR): 5038277146", "5038277146"),
+    ("PPS number (PPSN) 1234567T", "1234567T"),
+    # a lock set to its digits, the verb first
+    ("we reset the bike lock to 4412 yesterday", "4412"),
+    ("set the padlock on the shed to 0917", "0917"),
+    ("j'ai réglé le coffre sur 7391", "7391"),
+    # the next values of a list of the same kind, and a number that logs in beside a password
+    ("card PINs: 4417 for the Visa, 8830 for the Amex", "8830"),
+    ("the PIN for the joint account is 2291, and 7731 for mine", "7731"),
+    ("Google recovery codes 55102983 / 44720916 / 93018274", "93018274"),
+    ("Google recovery codes 55102983 / 44720916 / 93018274", "44720916"),
+    ("pension portal: member number 7710293, password Heron!77", "7710293"),
+    ("Kundennummer 4471023, PIN 5521", "4471023"),
+])
+def test_a_value_of_round_nines_kinds_is_found_whole(text: str, value: str) -> None:
+    assert is_sensitive(text)
+    spans = find_secrets(text)
+    start = text.index(value)
+    assert any(s.start <= start and start + len(value) <= s.end for s in spans), (text, hidden(text))
+
+
+@pytest.mark.parametrize("text", [
+    "the seed phrase is written on a card in the safe at home in the box under my bed next to the old photos",
+    "a recovery phrase is usually twelve or twenty four words long and you should never type it into a website",
+    "mnemonic devices help kids remember the order of the planets in the solar system every single year",
+    "the wifi is 'broken' again",
+    "the hotel wifi is \"free\" they said",
+    "the wifi is \"really slow today\"",
+    "our network is called 'treehouse'",
+    "the wifi is 'HomeNet' on the second floor",
+    "Q: when is the meeting?\nA: Tuesday",
+    "Q: when is the meeting? A: Tuesday at ten",
+    "Q: which street is the new office on?\nA: Baker Street",
+    "Q: who was the first teacher at the new school?\nA: Mrs Hale",
+    "Q: what was the name of your first pet?\nA: no idea, I never had one",
+    "the UTR field on the form is blank",
+    "unique taxpayer reference (UTR) is 10 digits long",
+    "HMRC helpline (UK) 0300 200 3310",
+    "set the oven to 180",
+    "set the alarm clock to 6:30",
+    "set the alarm clock to 0630",
+    "set the thermostat to 2150",
+    "set the lock screen timeout to 300 seconds",
+    "I set the safe mode to 1080p",
+    "customer number 88120436 for the gas bill",
+    "the kids' locker numbers are 114 and 115",
+    "rooms 214 and 215 are ours",
+    "call 555 0101 or 555 0102 after six",
+    "order numbers 100234, 100243 and 100250 shipped",
+    "the tickets were 45, 60 and 75 euros",
+])
+def test_near_misses_of_round_nines_kinds_are_left_alone(text: str) -> None:
+    assert not is_sensitive(text), hidden(text)
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ("the door code is 4471, 2 flights up", ["4471"]),
+    ("the gate code is 4471, 1990 was the year we moved", ["4471"]),
+    ("PIN 4471, 5000 steps a day keeps me fit", ["4471"]),
+    ("the alarm code is 2580, room 214 is mine", ["2580"]),
+])
+def test_digits_beside_a_secret_are_no_secret_unless_they_are_the_next_of_its_list(text: str,
+                                                                                   values: list[str]) -> None:
+    assert hidden(text) == values
+
+
+
+
+@pytest.mark.parametrize(("text", "asked"), [
+    ("the kids' locker numbers are 114 and 115", False),
+    ("door number 221, second floor", False),
+    ("locker number 114, combination in the app", True),
+])
+def test_a_thing_named_by_its_number_is_no_cue_for_the_classifier(text: str, asked: bool) -> None:
+    """Blind round 9: the classifier flagged "the kids' locker numbers are 114 and 115"; a locker's number
+    says which locker, and the classifier is not asked unless another word a secret hangs on is there."""
+    from memory.sensitive import needs_opinion
+
+    assert needs_opinion(text) is asked

@@ -18,7 +18,9 @@ What it finds (docs/secrets.md has the list, the misses, and the measured precis
   Qx7-hunter22", "padlock opens with 3719" (labels.py);
 - tables (Markdown, CSV, TSV, HTML), key: value blocks and lists read as records, a cell judged by its
   header or key; a credential-shaped value ("New!Pw37") anywhere in a sentence or record that names a
-  secret (records.py, values.py).
+  secret (records.py, values.py);
+- beside a secret found, the next values of its list and a number that logs in beside a password
+  ("PIN 6203 for the Halifax card, 9931 for the Monzo one": alongside.py).
 The text is read through a view that folds invisible characters and look-alike keywords ("pássword",
 "p1n", "P I N", "passwordpassword") and skips the app's own date annotations and placeholders
 (view.py).
@@ -35,7 +37,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memory.sensitive import keywords, labels, meaning, numbers, phrases, records, shapes, windows
+from memory.sensitive import alongside, keywords, labels, meaning, numbers, phrases, records, shapes, windows
 from memory.sensitive.fragments import WITHHELD, withhold_fragments
 from memory.sensitive.view import view_of
 
@@ -131,6 +133,7 @@ def secret_values(text: str, sensitive: bool) -> list[str]:
 
 def _findings(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     found = list(_detected(text, words))
+    found += alongside.find(text, found)
     yield from found
     yield from _restated(text, found)
 

@@ -122,6 +122,7 @@ _AND = vocabulary.LazyWords("and")
 _AFTER_AND = vocabulary.LazyWords("after_and")
 # Last words that follow a keyword in ordinary sentences: "I forgot my password again".
 _FOLLOWERS = vocabulary.LazyWords("hard_stop", "soft_stop", "followers")
+FOLLOWERS = _FOLLOWERS  # what labels.py reads too
 _ABBREVIATIONS = vocabulary.LazyWords("abbreviations")
 _MONEY = re.compile(r"[$€£¥]\d[\d.,]*|\d[\d.,]*[$€£¥%]|\d+(?:[.,]\d\d)")
 _MONEY_WORDS = vocabulary.LazyWords("money_words")
@@ -218,6 +219,8 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     lowered = text.lower()
     if any(stem in lowered for stem in vocabulary.entries("answer_stems")):
         yield from _answers(text, words)
+    if words & _QUESTION_LABEL_WORDS:
+        yield from _asked_and_answered(text)
     if words & _negation_words():
         yield from _denied_then_given(text)
     if not triggered(text, words):
@@ -471,6 +474,23 @@ def _answers(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]
             yield found[0], found[1], "credential"
 
 
+def _asked_and_answered(text: str) -> Iterator[tuple[int, int, str]]:
+    """A question of the kind a bank asks, labelled, then its answer labelled, with no word for security
+    ("Q: name of your first school\nA: St Aldhelms", "Frage: Lieblingslehrer? Antwort: Herr Kopp"): the answer
+    is a secret when the question asks what such questions ask (answer_topics); "Q: when is the meeting?
+    A: Tuesday" is no secret."""
+    for pair in _QUESTION_AND_ANSWER.finditer(text):
+        question = pair.group("question")
+        asked = {w.lower() for w in re.findall(r"[^\W\d_]+", question)}
+        if not _ANSWER_TOPIC.search(question) or asked & _QUESTION_OPENERS and not asked & _QUESTION_PERSONS:
+            continue  # "Q: which street is the new office on?" asks about no one
+        start, end = pair.span("answer")
+        end = _strip(text, start, end)
+        said = text[start:end]
+        if end > start and len(said.split()) <= 4 and said.lower() not in _FOLLOWERS | _ANSWER_NOT:
+            yield start, end, "credential"
+
+
 def _question_cues(text: str, words: frozenset[str]) -> Iterator[re.Match[str]]:
     """The words of `text` that ask or name a question, in order. A one-word entry of the vocabulary is
     looked for only as the words `text` holds that it matches (an entry such as "[^\\W\\d_]*frage" tried
@@ -583,6 +603,14 @@ _ANSWER_TOPIC = vocabulary.lazy_pattern(lambda: rf"(?<![^\W_])(?:{vocabulary.alt
 _ANSWER_CONTEXT = vocabulary.lazy_pattern(
     lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('answer_contexts')})(?![^\W_])", re.I)
 _ANSWER_END = re.compile(r"\n|[.!?;](?=\s|$)")
+_QUESTION_LABEL_WORDS = vocabulary.LazyWords("question_labels")
+_QUESTION_PERSONS = vocabulary.LazyWords("question_persons")
+# A question labelled at the start of a line, then its answer labelled after it (on the next line, or after
+# the question's mark): "Q: name of your first school\nA: St Aldhelms".
+_QUESTION_AND_ANSWER = vocabulary.lazy_pattern(lambda: (
+    rf"(?:^|\n)[ \t]*(?:{vocabulary.alternation('question_labels', True)})[ \t]*[:.)\-][ \t]*"
+    r"(?P<question>[^\n]{3,160}?)(?:[ \t]*\n|(?<=\?)[ \t]+)[ \t]*"
+    rf"(?:{vocabulary.alternation('answer_labels')})[ \t]*[:.)\-][ \t]*(?P<answer>[^\n]{{1,60}})"), re.I)
 _ANSWER_LABEL = vocabulary.lazy_pattern(
     lambda: rf"[ \t]*(?:{vocabulary.alternation('answer_labels')})[ \t]*(?::|=|->|→|-(?=[ \t]))", re.I)
 _BRACKETED = re.compile(r"\([^()\n]*\)?")

@@ -287,12 +287,18 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     for match in _in(_NETWORK_GIVEN, text, _around(lowered, networks, before=10)) if networks else ():
         # "the wifi's Sunshine2024! now", "das WLAN ist jetzt Sonne2024!": a network said to be a value shaped as a
         # password with a sign in it (a network's name is rarely one: "the wifi is HomeNet5G" is its name)
-        value = match.group("value").rstrip(".,;:)")
-        said = {w.lower() for w in re.findall(r"[^\W\d_]+", text[max(0, match.start() - 20):match.start("value")])}
+        group = "quoted" if match.group("quoted") else "value"
+        value = match.group(group).rstrip(".,;:)")
+        said = {w.lower() for w in re.findall(r"[^\W\d_]+", text[max(0, match.start() - 20):match.start(group)])}
         if said & _NETWORK_NAMES:
             continue  # "the network name is BT#Hub5", "our network is called ..."
-        if password_shaped(value, False) and _SIGNED.search(value):
-            yield match.start("value"), match.start("value") + len(value), "credential"
+        if group == "quoted" and (value == value.lower() and value not in keywords.FOLLOWERS | _NETWORK_STATES
+                                  or _SIGNED.search(value)):
+            # "guest wifi is 'sunflowerfield' all lowercase": a value quoted after a network is its key, unless
+            # it is written as a name is ("the wifi is 'HomeNet'")
+            yield match.start(group), match.start(group) + len(value), "credential"
+        elif group == "value" and password_shaped(value, False) and _SIGNED.search(value):
+            yield match.start(group), match.start(group) + len(value), "credential"
     logs = words & {"log", "logs", "logged", "logging", "login", "sign", "signs", "signed", "signing"}
     for match in _in(_LOGIN, text, _around(lowered, logs)) if logs else ():
         if password_shaped(match.group("secret"), True):
@@ -327,6 +333,9 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     for match in _in(_RESET, text, keyed):
         if not _clock_time(match.group("value")):  # "the alarm is set to 0630" is a time, "reset to 6135" not
             yield match.start("value"), match.end("value"), _kind(match.group("place"))
+    for match in _in(_SET_ON, text, keyed):
+        # "I set the hotel room safe to 2580": a lock set, the verb first (a lock is set to no time nor heat)
+        yield match.start("value"), match.end("value"), "combination"
 
 
 # How far a match may start before the word it hangs on, and end after it.
@@ -380,13 +389,20 @@ def _clock_time(value: str) -> bool:
 _RESET = vocabulary.lazy_pattern(lambda: (
     rf"(?<![^\W_])(?P<place>{_places()})(?![^\W_]){_placed()}(?:[ \t]+(?:is|was|got|has been|have been))?[ \t]+"
     rf"(?:re)?set[ \t]+(?:to|on)[ \t]+(?P<value>\d{{4,8}})(?![\w:/.,]\d)(?![\w:/])"), re.I)
+_SET_ON = vocabulary.lazy_pattern(lambda: (
+    rf"(?<![^\W_])(?:{vocabulary.alternation('set_verbs')})[ \t]+(?:(?:the|my|our|your|his|her|a|le|la|el|mi)[ \t]+)?"
+    rf"(?:[^\W\d_][\w'’-]*[ \t]+){{0,3}}?(?:{_literal('locks')})(?![^\W_]){_placed()}"
+    rf"(?:[ \t]+(?:{_literal('combination_words')}|code))?[ \t]+(?:{vocabulary.alternation('set_to')})[ \t]+"
+    r"(?P<value>\d{3,8})(?![\w:/.,]\d)(?![\w:/°])"), re.I)
 _DIAL_WORDS = vocabulary.LazyWords("dial_turns")
 _NETWORK_WORDS = vocabulary.LazyWords("network_words")
 _NETWORK_NAMES = vocabulary.LazyWords("network_names")
+_NETWORK_STATES = vocabulary.LazyWords("network_states")
 _NETWORK_GIVEN = vocabulary.lazy_pattern(lambda: (
     rf"(?<![^\W_])(?:{_literal('network_words')})(?![^\W_])(?:[ \t]+[^\W\d_][\w'’-]*){{0,2}}?"
     rf"(?:'s|’s|[ \t]+(?:{vocabulary.alternation('copulas')}))"
-    rf"(?:[ \t]+(?:{vocabulary.alternation('qualifiers', True)}))?[ \t]+(?P<value>[^\s,;]+)"), re.I)
+    rf"(?:[ \t]+(?:{vocabulary.alternation('qualifiers', True)}))?[ \t]+"
+    r"(?:(?P<quote>[\"'“‘«])[ \t]?(?P<quoted>[^\s\"'”’»]{6,40}?)[ \t]?[\"'”’»](?![^\W_])|(?P<value>[^\s,;]+))"), re.I)
 _SIGNED = re.compile(r"[!@#$%^&*+=?~]")
 _COMBINATION_WORDS = vocabulary.LazyWords("combination_words")
 # The turns of a dial after a thing with a combination or a word for one, each number before its turn ("12 left,

@@ -97,6 +97,9 @@ def worth_asking(text: str, words: frozenset[str]) -> bool:
     cues = words & _cues()
     if cues and cues <= _CODE_WORDS and not _a_code_that_opens(text):
         return False
+    if cues and words & _NUMBERED.words:
+        # "the kids' locker numbers are 114 and 115": a thing named by its number is no cue
+        cues = cues - {m.group(1).lower() for m in _named_by_number().finditer(text)}
     return bool(cues) and next(candidates(text), None) is not None
 
 
@@ -109,6 +112,15 @@ def _a_code_that_opens(text: str) -> bool:
     from memory.sensitive.keywords import ordinary_code
 
     return any(not ordinary_code(text, m.start(), m.end()) for m in _CODE_WORD.finditer(text))
+
+
+_NUMBERED = vocabulary.LazyWords("numbered")
+
+
+@cache
+def _named_by_number() -> re.Pattern[str]:
+    return re.compile(rf"(?<![^\W_])([^\W\d_]+)'?s?[ \t]+(?:{vocabulary.alternation('numbered', True)})(?![^\W_])",
+                      re.I)
 
 
 def flags(vector: Any) -> bool:

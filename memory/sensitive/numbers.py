@@ -68,6 +68,7 @@ _NAMED_IDS: list[tuple[str, tuple[str, ...]]] = [
 _UNCHECKED = frozenset({"us.ssn", "us.itin", "gb.nino", "dk.cpr", "us.ein"})
 _NAMED_ID = re.compile(
     r"(?<![^\W_])(?:" + "|".join(f"(?P<id{i}>{name})" for i, (name, _) in enumerate(_NAMED_IDS)) + r")(?![^\W_])"
+    r"(?:\s*\((?:[A-Za-z]{2,6})\))?"  # its abbreviation after it: "unique taxpayer reference (UTR) 4829107365"
     r"(?:\s*(?:number|no\.?|nr\.?|nummer|numéro|número|#))?"
     # what it is for, before the sign: "DNI para la reserva: 73293425S", "NIF para a fatura: 241619114"
     r"(?:\s+(?:for|para|pour|für|per|voor)\s+[^\n:;.=]{1,30}?(?=\s*:))?"
@@ -130,8 +131,8 @@ _ID_WORDS = frozenset("""
 ssn social sozialversicherungsnummer itin steuer steuerliche identifikationsnummer idnr bsn burgerservicenummer
 sofinummer dni nie nif documento codice cod nir numéro numero n insee sécu secu sécurité securite contribuinte
 número cartão cartao rijksregisternummer national personnummer cpr fødselsnummer fodselsnummer henkilötunnus
-henkilotunnus hetu pesel ahv avs insurance ni nino cpf
-""".split())
+henkilotunnus hetu pesel ahv avs insurance ni nino cpf nhs utr unique pps ppsn svnr versicherungsnummer
+""".split())  # not "ein" (the German article): a US EIN is read when another word of these is in its text
 _DIGIT = re.compile(r"\d")
 # A CVV described rather than named: "the three digits on the back are 044", "les trois chiffres au dos de la
 # carte : 552" (the data files' cvv_said; of a card, when it says of what).

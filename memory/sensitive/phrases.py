@@ -2,6 +2,10 @@
 in the `mnemonic` package, read from its files, nothing fetched). Ordinary prose never strings twelve
 of them together: its articles and prepositions ("the", "of", "and") are not on the lists. The
 checksum is not required, so a phrase written down with a typo in its last word still counts.
+
+After a name for one ("seed phrase", "recovery phrase", "mnemonic", "seed words", in seven languages: the
+`seed_names` of the data files), 12, 15, 18, 21 or 24 plain words are one whatever list they are from (a
+word mistyped or off the list: "wallet seed phrase is orbit canvas lemon ... spoon", blind round 9).
 """
 from __future__ import annotations
 
@@ -10,6 +14,8 @@ import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
+
+from memory.sensitive import vocabulary
 
 # The lists in Latin script (the others cannot be mistaken for prose in these languages anyway).
 LANGUAGES = ("english", "french", "spanish", "italian", "portuguese", "czech")
@@ -35,6 +41,7 @@ def find(text: str, words: frozenset[str] | None, all_words: list[str] | None = 
     windows: the pass below is its check, over `all_words` when given, windows.words_of(text))."""
     if len(text) < MIN_WORDS * 3:
         return
+    yield from _named(text)
     lists = _lists()
     if words is not None and len(words & lists.keys()) < 2:
         return
@@ -73,3 +80,34 @@ def _runs(text: str, lists: dict[str, int]) -> Iterator[tuple[int, int, str]]:
         run_start, run_end = match.start(), match.end()
     if count >= MIN_WORDS:
         yield run_start, run_end, "recovery_phrase"
+
+
+# The lengths a wallet's phrase has (BIP-39), longest first.
+LENGTHS = (24, 21, 18, 15, 12)
+_NAMED = vocabulary.lazy_pattern(lambda: (
+    rf"(?<![^\W_])(?:{vocabulary.alternation('seed_names')})(?![^\W_])"
+    rf"[ \t]*(?:[:=]|->|→|(?:{vocabulary.alternation('copulas')})(?![^\W_]))?[ \t\n]*"
+    r"(?P<words>[^\W\d_]+(?:[ \t,]+[^\W\d_]+){11,30})"), re.I)
+_STOPS = vocabulary.LazyWords("cut", "and", "hard_stop", "soft_stop", "followers")
+
+
+@lru_cache(maxsize=1)
+def _stems() -> tuple[str, ...]:
+    """The letters each name for a phrase starts with ("seed", "mnemonic", "frase"): a text without any is not
+    searched (a megabyte of prose in one pattern's search took 60 ms)."""
+    return tuple({m.group(0).lower() for e in vocabulary.entries("seed_names") if (m := _WORD.match(e))})
+
+
+def _named(text: str) -> Iterator[tuple[int, int, str]]:
+    """Plain words after a name for a wallet's phrase, as many as a phrase has: the run stops at a word a
+    value stops at ("... mirror spoon and keep it offline"), and is cut to the longest length a phrase has."""
+    lowered = text.lower()
+    if not any(stem in lowered for stem in _stems()):
+        return
+    for match in _NAMED.finditer(text):
+        start = match.start("words")
+        words = list(re.finditer(r"[^\W\d_]+", match.group("words")))
+        count = next((i for i, w in enumerate(words) if w.group(0).lower() in _STOPS), len(words))
+        length = next((n for n in LENGTHS if n <= count), 0)
+        if length:
+            yield start, start + words[length - 1].end(), "recovery_phrase"
