@@ -39,7 +39,7 @@ ROUNDS = ("supersession.tsv", "supersession_meaning.tsv", "supersession_blind.ts
 CONFLICTS = ("another owner", "someone else", "about someone else", "the older one is about someone else",
              "another one", "another kind of it", "a part of it", "what it is a part of", "another thing",
              "a name and something else", "two different things said", "a new one of it, not a new value")
-MARKS = ("strong", "weak", "only new", "past", "plan", "addition", "temporary", "same", "unchanged", "request",
+MARKS = ("strong", "weak", "dated", "only new", "past", "plan", "addition", "temporary", "same", "unchanged", "request",
          "question")
 SURE_MARKS = {"plan", "addition", "request", "question", "unchanged"}
 SURE_CONFLICTS = {"another thing", "what it is a part of", "a new one of it, not a new value"}

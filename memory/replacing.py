@@ -215,6 +215,8 @@ def _floor(newer: subjects.Said, older: subjects.Said, olders: list[subjects.Sai
             supersession.value_kind(newer.statement.value) == supersession.value_kind(older.statement.value)
         return ANCHORED if same and alike and subjects.same_words(newer, older) and not subjects.many_values(newer) \
             else None
+    if not {"strong", "weak"} & newer.marks and subjects.head_unsaid(newer, older):
+        return None  # a change said only by when it happened is of the head it says ("Weighed the suitcase today")
     if same or subjects.names_old_value(newer, older) or subjects.same_form(newer, older):
         return NAMED
     if subjects.anchored(newer, older):

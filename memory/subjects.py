@@ -31,7 +31,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from memory.supersession import CONCEPTS, NEW_WORDS, PERSON_TITLES, USER, Statement, normalised, read_statement
-from memory.words import STOPWORDS, is_ordinary, sentence_initial, stem
+from memory.words import STOPWORDS, is_common, is_ordinary, sentence_initial, stem
 
 VOCABULARY = Path(__file__).with_name("subjects.toml")
 MASK = "…"  # what a value becomes in the masked text (one token for the embedder)
@@ -82,6 +82,15 @@ class Vocabulary:
     later_clause: re.Pattern[str]  # words that open a clause of what happened later ("before he moved")
     clause_subjects: frozenset[str]  # the words that open such a clause ("he", "she", ...)
     gone_before: re.Pattern[str]  # words after which a value is named as gone ("not a 42")
+    today: re.Pattern[str]  # "today" words: a while, or when an event in the past happened
+    when: re.Pattern[str]  # "this morning", "this Tuesday": likewise
+    one_off: re.Pattern[str]  # what is called off: with a "when", always one day's
+    measured: re.Pattern[str]  # a number with the unit of a reading ("78.5 kg", "64 bpm")
+    past_endings: tuple[str, ...]  # English endings of the past ("renew-ed")
+    irregular: frozenset[str]  # English pasts of other shapes ("bought")
+    first_person: tuple[str, ...]  # endings of the first person of the past, as written ("dejé", "fechei")
+    passive: frozenset[str]  # words after which a participle is a state ("is cancelled")
+    follows_verb: frozenset[str]  # words after which a sentence's first word is a verb with its object
 
 
 def _every_language(table: dict[str, list[str]]) -> list[str]:
@@ -134,6 +143,18 @@ def vocabulary() -> Vocabulary:
         later_clause=_phrases(data["later_clause"]["words"]),
         clause_subjects=frozenset(fold(w) for w in data["later_clause"]["subjects"]),
         gone_before=_phrases(data["gone_before"]["words"]),
+        today=_phrases(data["when"]["today"]),
+        # not "the last Thursday", "last Tuesday of the month": a day of a month, not when
+        when=re.compile(rf"(?<!\w)(?<!the )(?<!every )(?<!each )"
+                        rf"(?:{'|'.join(map(re.escape, data['when']['before']))})\s+"
+                        rf"(?:{'|'.join(map(re.escape, data['when']['times']))})s?(?!\w)(?!\s+of\b)"),
+        one_off=_phrases(data["when"]["one_off"]),
+        measured=re.compile(rf"\d(?:[\d.,]*\d)?\s?(?:{'|'.join(map(re.escape, data['when']['measures']))})(?![\w/])"),
+        past_endings=tuple(data["verb_forms"]["past"]),
+        irregular=frozenset(data["verb_forms"]["irregular"]),
+        first_person=tuple(data["verb_forms"]["first_person"]),
+        passive=frozenset(data["verb_forms"]["passive"]),
+        follows_verb=frozenset(data["verb_forms"]["follows_verb"]),
     )
 
 
@@ -333,6 +354,50 @@ def canonical_word(word: str) -> str:
     return f"thing:{group}" if group is not None else stem(folded)
 
 
+def _english_past(word: str) -> bool:
+    """Whether a lower-case word is the past of a common English verb ("renewed", "weighed", "cancelled"), or
+    an irregular past ("bought"); "Ted", "Fred", "Ahmed" are none."""
+    words = vocabulary()
+    if word in words.irregular:
+        return True
+    for ending in words.past_endings:
+        base = word[:-len(ending)]
+        if word.endswith(ending) and len(base) >= 3 and (
+                is_common(base) or len(base) > 3 and base[-1] == base[-2] and is_common(base[:-1])):
+            return True
+    return False
+
+
+def _a_verb_first(text: str) -> bool:
+    """Whether the word opening `text` is a verb with its object ("Renewed the car insurance ...", "Weighed
+    myself ...", "Dejé Telefónica, ...", "Fechei a conta ...") rather than someone doing something ("Jared
+    changed his number", "José se mudó")."""
+    match = re.match(r"\s*([^\W\d_][\w-]*)\s+([^\W\d_][\w'-]*)", text)
+    if match is None:
+        return False
+    word, following = match.group(1).lower(), match.group(2)
+    words = vocabulary()
+    object_follows = following.lower() in words.follows_verb or following.lower() in _DETERMINERS
+    return object_follows and _english_past(word) or \
+        word.endswith(words.first_person) and (object_follows or following[:1].isupper())
+
+
+def _an_event(text: str) -> bool:
+    """Whether `text` tells an event in the past ("Started my new job today", "Weighed myself this morning",
+    "Hoy empecé en BBVA"): a past verb not after a word that makes it a state ("is cancelled", "got closed")."""
+    words = vocabulary()
+    tokens = re.findall(r"'[^\W\d_]+|[^\W\d_]+(?:-[^\W\d_]+)*", text.replace("\u2019", "'"))
+    for index, token in enumerate(tokens):
+        lower = token.lower()
+        previous = tokens[index - 1].lower() if index else ""
+        if previous in words.passive:
+            continue
+        if _english_past(lower) or (token.islower() or index == 0) and len(lower) > 3 and \
+                lower.endswith(words.first_person):
+            return True
+    return False
+
+
 def _owners(text: str, folded: str, statement: Statement | None) -> tuple[set[str], set[str]]:
     """(owners, actors): who the subject belongs to ("my sister's birthday", "the cat's vet", "my wife
     drives ...", the supersession reading's owner) and who acts at the start of the sentence ("Priya
@@ -377,9 +442,12 @@ def _owners(text: str, folded: str, statement: Statement | None) -> tuple[set[st
         to_mine = re.match(rf"\s*[^\W\d_][\w-]*(?:'s)?\s+([\w']+)\s+{_POSSESSIVE_WORDS}(?!\w)", folded)
         if to_mine and (to_mine.group(1) in _COPULAS or to_mine.group(1).endswith("n't")):
             to_mine = None  # "Radiohead isn't my favourite any more": what it is, not what it did
+        on_the = re.match(r"\s*[^\W\d_][\w-]*\s+([\w']+)\s+(?:the|our)(?!\w)", folded)
+        # one who changes the thing is not whose it is ("Council changed the collection day")
+        changes_it = on_the is not None and bool(words.strong.fullmatch(on_the.group(1)))
         if word in people or (word not in _OPENERS and word not in words.function and (acting or not is_ordinary(word))
                               and not thing and to_mine is None and not words.strong.fullmatch(word)
-                              and not words.weak.fullmatch(word)):
+                              and not words.weak.fullmatch(word) and not changes_it and not _a_verb_first(text)):
             actors.add(canonical_person(word))
     return owners - {canonical_person("i")}, actors - owners
 
@@ -399,7 +467,7 @@ class Said:
     owners: frozenset[str]  # canonical_person of whom the subject belongs to
     actors: frozenset[str]  # canonical_person of who acts at its start
     qualifiers: frozenset[str]  # words of memory/subjects.toml's qualifiers said of its subject
-    marks: frozenset[str]  # strong, weak (a change), past, plan, addition, temporary, same, request, question
+    marks: frozenset[str]  # strong, weak, dated (a change), past, plan, addition, temporary, same, request, question
 
     @property
     def changed(self) -> bool:
@@ -407,7 +475,7 @@ class Said:
         new value ("the new season starts in April", as memory.supersession reads it)."""
         if "only new" in self.marks and self.statement is not None and self.statement.verb:
             return False
-        return bool({"strong", "weak"} & self.marks)
+        return bool({"strong", "weak", "dated"} & self.marks)
 
     @property
     def one_value(self) -> bool:
@@ -470,14 +538,35 @@ def _marks(text: str, folded: str, head: str | None = None) -> set[str]:
         before = folded[max(0, match.start() - 14):match.start()]
         if words.clock_after.fullmatch(match.group(0)) and _a_clock_time(folded[match.end():]):
             continue  # "open till 6": an hour of the day, not a while
+        if words.today.fullmatch(match.group(0)) and _dates_a_change(text, folded, marks):
+            marks.add("dated")  # "Started my new job today": when it changed, as "from today" says
+            continue
         if not words.starting.search(before) and not words.moved_to.search(before):
             # not "from today", "as of this week" (when a change starts), "postponed until Dec 4" (where to)
             marks.add("temporary")
             break
+    for match in words.when.finditer(folded):
+        before = folded[max(0, match.start() - 14):match.start()]
+        if words.starting.search(before):
+            continue
+        if _dates_a_change(text, folded, marks):
+            marks.add("dated")  # "Weighed myself this morning: 78.5 kg": the value as of then
+        else:
+            marks.add("temporary")  # "This Tuesday swimming's cancelled": that day's
     if text.rstrip().endswith("?") or re.match(r"\W*(?:what|when|where|who|which|how|why|do|does|did|is|are|can|"
                                                r"could)\b", folded):
         marks.add("question")
     return marks
+
+
+def _dates_a_change(text: str, folded: str, marks: set[str]) -> bool:
+    """Whether "today", "this morning" say when a change happened ("Started my new job today", "Weighed
+    myself this morning: 78.5 kg"): told as an event in the past, with a word of change or a measure, nothing
+    called off ("This Wednesday football's cancelled", "the café opens at 10 today", "Today I parked on
+    level 2" are that day's)."""
+    words = vocabulary()
+    return _an_event(text) and not words.one_off.search(folded) and bool(
+        {"strong", "weak"} & marks or words.measured.search(folded))
 
 
 def _later_clause(folded: str) -> int:
@@ -556,7 +645,10 @@ def _reading(text: str) -> Statement | None:
     ("Korrektur: ...", "sorry Ursula: ...") or dates the change ("since half term", "from January on"),
     with "X's" read as "X is" where it is; the last clause that reads as a statement of its own ("Priya
     left, my manager is Tom now": "my manager is Tom now"), else the whole."""
-    said = _contractions(_ASIDES.sub("", _LEADS.sub("", text))).strip()
+    said = _ASIDES.sub("", _LEADS.sub("", text))
+    # "Weighed myself this morning: 78.5 kg": when it happened, not what it is about
+    said = re.sub(rf"(?:,\s*|\s+)(?:{vocabulary().when.pattern})(?!')", "", said, flags=re.I)
+    said = _contractions(said).strip()
     whole = read_statement(said)
     separators = list(_CLAUSES.finditer(said))
     named: Statement | None = None
@@ -635,13 +727,13 @@ def _qualifiers(outside: str) -> set[str]:
     door code"); "pushed back to", "Priya left, ..." and "went to uni" qualify nothing."""
     words = vocabulary()
     qualifiers = words.qualifiers
-    changes = [m.span() for pattern in (words.strong, words.weak) for m in pattern.finditer(outside)]
+    changes = [m.span() for pattern in (words.strong, words.weak, words.when) for m in pattern.finditer(outside)]
     matches = list(re.finditer(r"[^\W\d_][\w'-]*|[^\w\s]", outside))
     tokens = [m.group(0) for m in matches]
     found = set()
     for index, token in enumerate(tokens):
         if token not in qualifiers or any(s <= matches[index].start() < e for s, e in changes):
-            continue  # a word of a change ("Maya is old news") qualifies nothing
+            continue  # a word of a change ("Maya is old news") or of when ("this morning") qualifies nothing
         before = tokens[index - 1] if index else ""
         after = tokens[index + 1] if index + 1 < len(tokens) else ""
         changing = words.strong.fullmatch(after) or words.weak.fullmatch(after)

@@ -78,6 +78,11 @@ def _rank(word: str) -> int | None:
     return min(found) if found else None
 
 
+def is_common(word: str) -> bool:
+    """Whether `word` (lower case) is among the 20,000 most frequent English words."""
+    return _rank(word) is not None
+
+
 def is_ordinary(word: str) -> bool:
     """Whether `word` (lower case) is among the ORDINARY_RANK most frequent English words."""
     rank = _rank(word)

@@ -212,8 +212,10 @@ def test_the_vectors_made_ahead_are_the_embedders_own(embedder: LocalEmbedder, k
     ("supersession_meaning.tsv", 0.92, 1.0),  # the calibration set: 0.861 / 1.000 when written, 0.944 / 1.000 now
     ("supersession_blind.tsv", 0.88, 0.98),  # the blind round: first sight 0.055 / 1.000; 0.904 / 1.000 now
     ("supersession_blind7.tsv", 0.82, 0.98),  # round 7: cold 0.534 / 0.984; 0.845 / 1.000 after its misses were read
-    ("supersession_blind8.tsv", 0.55, 0.98),  # round 8: cold 0.477 / 1.000; 0.554 / 0.986 now, its misses never read
-    ("supersession_blind9.tsv", 0.42, 0.98),  # round 9: cold 0.429 / 1.000, the same now; its misses never read
+    ("supersession_blind8.tsv", 0.62, 0.98),  # round 8: cold 0.477 / 1.000; 0.554 / 0.986 before its misreadings'
+    # kinds were fixed, 0.631 / 1.000 after
+    ("supersession_blind9.tsv", 0.44, 0.98),  # round 9: cold 0.429 / 1.000; 0.446 / 1.000 after round 8's kinds
+    # were fixed; its misses never read
     ("supersession.tsv", 0.99, 1.0),  # the rules' own set: 1.000 / 1.000
 ])
 def test_the_labelled_sets(store: Store, known_texts: KnownTexts, name: str, changes: float, lookalikes: float) -> None:
@@ -247,3 +249,39 @@ def test_among_other_memories_a_change_replaces_its_own_and_nothing_else(store: 
                 replaced += gone == {a.id}
     assert replaced / changes >= 0.92, replaced / changes  # 0.944 now
     assert wrongly <= 3, wrongly  # of 458 statements written: 1 ("a new locker" for the pool's), as when written
+
+
+@pytest.mark.parametrize("older, newer", [
+    # a verb form or a body opening a sentence is no one acting: the owner is still me
+    ("the library closes at 5pm", "Council changed the opening hours, the library closes at 6pm now"),
+    ("my rent is £950 a month", "Landlord raised the rent, it's £1,000 a month from January"),
+    ("our broadband is with BT", "Cancelled the BT broadband, we're with Hyperoptic now"),
+    ("my home insurance is with Aviva", "Renewed the home insurance with Aviva's rival LV instead"),
+    ("Mi compañía de móvil es Vodafone.", "Abandoné Vodafone, desde mayo estoy con Digi."),
+    ("O meu banco é o Millennium.", "Fechei a conta no Millennium, agora estou no Revolut."),
+    ("José vive en Sevilla.", "José se mudó a Málaga."),  # a name that ends as a verb does is still a name
+    # "today" and "this morning" say when a change happened, not that it holds for a while or of another one
+    ("my car is a Ford Focus", "Bought a new car today: a Kia Niro."),
+    ("I work as a nurse at St Mary's", "Started my new job at the Royal Free today."),
+    ("my resting heart rate is 72 bpm", "Checked my resting heart rate this morning: 64 bpm."),
+])
+def test_a_change_read_rightly_replaces(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> None:
+    """The kinds of misreading round 8 showed (docs/offline.md), in phrasings of their own."""
+    a, b, replaced = links_after(store, embedder, older, newer)
+    assert replaced == {a: b}
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("I swim on Tuesday mornings", "This Tuesday swimming's cancelled, the pool is closed."),
+    ("the café opens at 8", "Just for today the café opens at 10."),
+    ("my phone number is 07700 900123", "Sara changed her number, it's 07700 900555 now"),
+    ("my phone number is 07700 900123", "Priya has a new number: 07700 900777"),
+    ("I weigh 82 kg", "Weighed the suitcase this morning: 23 kg."),
+    ("my usual train is the 7:42", "Caught the 8:15 train this morning."),  # that day's: no change, no reading
+    ("the book group meets on the first Monday", "the book group met last Monday"),
+    ("my morning train is the 7:42", "my evening train is the 18:10 now"),
+    ("Mi número es 612 345 678.", "José tiene un número nuevo: 699 111 222."),
+])
+def test_a_look_alike_read_rightly_replaces_nothing(store: Store, embedder: LocalEmbedder, older: str,
+                                                     newer: str) -> None:
+    assert links_after(store, embedder, older, newer)[2] == {}
