@@ -153,10 +153,17 @@ SETTINGS = {"ASSISTANT_MAX_TOKENS": "256", "ASSISTANT_OPENAI__TIMEOUT_SECONDS": 
             "ASSISTANT_MODEL": "smollm2-135m-instruct"}
 
 
-def free_port() -> int:
+def free_port(wanted: int = 0) -> int:
+    """`wanted` when it is free (0: any free port)."""
     with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
+        try:
+            probe.bind(("127.0.0.1", wanted))
+        except OSError:
+            probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+SERVE_PORT = 8000  # llama-cpp-python's own: a server started again is found where the app looks for it
 
 
 # The two ways a person serves the model: plain (the README's first try: no chat format, the server's
@@ -843,7 +850,7 @@ def main() -> int:
         return 0
     facts["load"] = os.getloadavg()
     if args.serve:
-        port = args.port or free_port()
+        port = args.port or free_port(SERVE_PORT)
         server, _ = start_server(python, model, port, "preset")
         url = f"http://127.0.0.1:{port}/v1"
         say(f"ASSISTANT_PROVIDER=openai OPENAI_BASE_URL={url} assistant   # in another terminal; ctrl+c here stops it")
