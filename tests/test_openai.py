@@ -20,7 +20,7 @@ from assistant.turn.events import Done, Event, Failed, Notice, TextDelta, ToolCa
 from memory import reminders
 from memory.errors import MalformedAnswer, ModelUnavailable
 from memory.store import Store
-from tests.conftest import Cli, make_runtime, offline_note
+from tests.conftest import Cli, make_runtime, offline_note, present
 
 if TYPE_CHECKING:
     from assistant.runtime import Runtime
@@ -230,6 +230,26 @@ async def test_without_tools_chat_goes_plain_and_actions_go_through_the_local_in
     body = chats(openai_standin)[-1]
     assert "tools" not in body and "tool_choice" not in body
     assert body["messages"][-1] == {"role": "user", "content": "tell me a joke"}
+
+
+async def test_a_server_found_without_tools_is_not_offered_them_at_the_next_launch(openai_standin: StandIn,
+                                                                                   runtime: Runtime) -> None:
+    """Learned at each launch, the first message went out twice (with the tools, then without: what the
+    server had read at launch was lost) and the line saying why came back every time (a newcomer's
+    session). Kept a week per server and model; after that the tools are offered again."""
+    from datetime import timedelta
+
+    openai_standin.tools = False
+    openai_standin.script = ["Hello.", "Hi again.", "Hello once more."]
+    first = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin))), "hello")
+    assert [e for e in first if isinstance(e, Notice) and "cannot use tools" in e.text]
+    asked = len(chats(openai_standin))
+    again = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin))), "hello again")
+    assert not [e for e in again if isinstance(e, Notice)] and isinstance(again[-1], Done)
+    assert len(chats(openai_standin)) == asked + 1 and "tools" not in chats(openai_standin)[-1]
+    runtime.clock.fixed = present(runtime.clock.fixed) + timedelta(days=8)
+    later = await collect(Agent(runtime, responder_for(runtime, provider(openai_standin))), "hello, a week on")
+    assert [e for e in later if isinstance(e, Notice) and "cannot use tools" in e.text]
 
 
 async def test_selected_openai_provider_degrades_by_itself(openai_standin: StandIn, tmp_path: Path) -> None:

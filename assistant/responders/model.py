@@ -39,6 +39,7 @@ from assistant.reading import Reading, read
 from assistant.reading.actions import Done, Forget, Recap, Remember, Remind, RemindNoTime, Undo, Upcoming
 from assistant.reading.requests import clear_request
 from assistant.reading.understand import read_message
+from assistant.responders import known_tools
 from assistant.responders.fit import Fitted, fit
 from assistant.responders.protocol import TurnInput
 from assistant.runtime import Runtime
@@ -86,6 +87,8 @@ class ModelResponder:
         self._called = False  # the model's last round made tool calls
         self._start: int | None = None  # the message the last request's history started at (fit: reuse)
         self._said_tools_dropped = False
+        if provider.capabilities.tools is Tools.UNKNOWN and known_tools.found_without_tools(runtime.store, provider):
+            provider.capabilities.tools = Tools.NO  # found at an earlier launch: not offered them again
 
     @property
     def model(self) -> str:
@@ -202,6 +205,7 @@ class ModelResponder:
                 if note is not None:  # said once the model answers without them: it was the tools
                     yield note
                     note = None
+                    await asyncio.to_thread(known_tools.keep_without_tools, self.runtime.store, self.provider)
                 yield again
         except ProviderError:
             if not refused and note is not None:
