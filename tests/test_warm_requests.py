@@ -162,6 +162,14 @@ async def test_a_server_refusing_tools_between_turns_is_still_said_at_the_next_t
     rt.close()
 
 
+async def until_asked_between_turns(standin: StandIn) -> None:
+    """Until the server has the request between turns (at most 4 s)."""
+    for _ in range(200):
+        if warms(standin):
+            return
+        await asyncio.sleep(0.02)
+
+
 async def test_a_turn_sent_while_the_server_reads_between_turns_is_answered(tmp_path: Path,
                                                                             openai_standin: StandIn) -> None:
     rt = model_runtime(tmp_path, openai_standin)
@@ -170,10 +178,7 @@ async def test_a_turn_sent_while_the_server_reads_between_turns_is_answered(tmp_
     await collect(agent, "hello")
     openai_standin.slow_warm = 1.0
     warming = asyncio.create_task(agent.warm())
-    for _ in range(200):  # until the server has the request
-        if warms(openai_standin):
-            break
-        await asyncio.sleep(0.02)
+    await until_asked_between_turns(openai_standin)
     events = await collect(agent, "how are you?")
     assert isinstance(events[-1], Done) and events[-1].text == "Fine, thanks."
     assert await warming
@@ -194,10 +199,7 @@ async def test_a_server_that_never_answers_between_turns_keeps_no_turn_waiting(t
     await collect(agent, "hello")
     openai_standin.slow_warm = 60
     hung = asyncio.create_task(agent.warm())
-    for _ in range(200):
-        if warms(openai_standin):
-            break
-        await asyncio.sleep(0.02)
+    await until_asked_between_turns(openai_standin)
     events = await asyncio.wait_for(collect(agent, "are you there?"), 20)
     assert isinstance(events[-1], Done) and events[-1].text == "Here."
     hung.cancel()  # the app's worker for it is exclusive: the next one cancels it
