@@ -21,6 +21,7 @@ import os
 import tempfile
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from memory import vectors
 from memory.errors import EmbedderUnavailable
+from memory.search.lookup_first import gather_first
 from memory.secrets import judge, usable
 from memory.store import Store
 
@@ -42,6 +44,7 @@ MAX_CHARS = 2000  # the model reads 256 tokens; tokenising a 1 MB paste would on
 # long chat messages took ~540 MB at the peak, 8 take ~80 MB (with the app's malloc settings, ui.entry),
 # for the same CPU a text within the noise of a busy machine (issue 46, docs/footprint.md).
 MODEL_BATCH = 8
+RECENT_TEXTS = 32  # vectors kept by text (LocalEmbedder.embed): 48 KB
 
 
 class Embedder(Protocol):
@@ -90,12 +93,14 @@ class BundledEngine:
         # No memory pattern: onnxruntime keeps one per input shape (every text length is a shape), so
         # the app grew ~1 MB a turn; 300 queries of mixed lengths: 97 -> 98 MB without, 109 -> 140 with.
         options.enable_mem_pattern = False
-        # No ConstantFolding: it turns the int8 model's DequantizeLinear nodes into float32 weights,
-        # 167 MB resident instead of 37 MB above the interpreter, for no gain in speed (the same
-        # batches ran in 9.3 s unfolded and 10.5 s folded, outputs equal to 1e-6).
-        self.session = onnxruntime.InferenceSession(model_path, sess_options=options,
+        # No ConstantFolding: it turns the int8 weights (a Cast and a Mul by their scales) into float32
+        # weights, 167 MB resident instead of 37 MB above the interpreter. Unfolded, those run at every
+        # call: the embedding tables are read row by row first (lookup_first: a short query 8 ms, not 48).
+        model, _ = gather_first(Path(model_path).read_bytes())
+        self.session = onnxruntime.InferenceSession(model, sess_options=options,
                                                     providers=["CPUExecutionProvider"],
                                                     disabled_optimizers=["ConstantFolding"])
+        del model
         self.inputs = {node.name for node in self.session.get_inputs()}
         tokenizer = Tokenizer.from_file(str(TOKENIZER_DIR / "tokenizer.json"))
         tokenizer.enable_truncation(max_length=self.MAX_TOKENS)
@@ -131,6 +136,9 @@ class LocalEmbedder:
         self._embedding = 0  # calls under way (written under the lock)
         self._last_used = time.monotonic()
         self.loads = 0  # how many times the model was loaded (a reload after `unload` counts)
+        # The last texts embedded, by text: a turn embeds the person's message as a text to find later
+        # and then as the query (the same words), and a when-question searches twice.
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
         self.last_load_seconds: float | None = None
 
     @property
@@ -149,6 +157,7 @@ class LocalEmbedder:
             if self._engine is None or self._embedding or time.monotonic() - self._last_used < idle_seconds:
                 return False
             self._engine = None
+            self._recent.clear()  # the next text loads the model again, whatever it is
 
         gc.collect()  # the session is freed with its last reference; nothing else should hold one
         _release_freed_memory()
@@ -198,19 +207,30 @@ class LocalEmbedder:
         app's working memory; more short texts to a call cost less CPU each, as the tests' labelled sets)."""
         import numpy as np
 
+        cut = [t[:MAX_CHARS] for t in texts]
         with self._lock:  # an unload waits for the calls under way, and the next call loads again
             self._embedding += 1
+            known = {t: self._recent[t] for t in cut if t in self._recent}
         try:
-            engine = self.load()
-            vectors = np.asarray(list(engine.embed([t[:MAX_CHARS] for t in texts], batch_size=batch_size)),
-                                 dtype=np.float32)
+            todo = list(dict.fromkeys(t for t in cut if t not in known))
+            if todo:
+                engine = self.load()
+                made = np.asarray(list(engine.embed(todo, batch_size=batch_size)), dtype=np.float32)
+                norms = np.linalg.norm(made, axis=1, keepdims=True)
+                known.update(zip(todo, made / np.where(norms == 0, 1, norms), strict=True))
         finally:
             with self._lock:
                 self._embedding -= 1
                 self._last_used = time.monotonic()
-        _release_freed_memory()  # ~0.3 ms; after every call: the app embeds one query a turn, from many threads
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return vectors / np.where(norms == 0, 1, norms)
+                for text in cut[-RECENT_TEXTS:]:
+                    if text in known:
+                        self._recent[text] = known[text].copy()  # not a view holding its whole batch
+                        self._recent.move_to_end(text)
+                while len(self._recent) > RECENT_TEXTS:
+                    self._recent.popitem(last=False)
+        if todo:
+            _release_freed_memory()  # ~0.3 ms; after every call: the app embeds one query a turn, from many threads
+        return np.stack([known[t] for t in cut]) if cut else np.zeros((0, self._dim or 0), dtype=np.float32)
 
 
 @cache
