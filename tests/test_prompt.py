@@ -11,6 +11,7 @@ import pytest
 
 from assistant.prompt.build import SYSTEM, TURN, Prompt, memory_budget, preview_prompt
 from assistant.prompt.summaries import SummaryItem, format_summary_block, inject_summary_block
+from assistant.prompt.timeline import estimate_tokens
 from assistant.recap import recent_conversations as recall_recent
 from assistant.runtime import Runtime
 from assistant.settings import load_settings
@@ -359,3 +360,28 @@ def test_a_when_question_does_not_say_twice_a_memory_its_timelines_show_with_not
     assert "book club meets on Wednesdays" in prompt.text and "Dated statements" not in prompt.text
     assert "Dated statements" in preview_prompt(rt, "when did Sara move to Lisbon?").turn_text
     rt.close()
+
+
+def test_a_when_questions_statements_leave_out_the_models_answers_here_and_keep_to_the_sections_budget(
+        tmp_path: Path) -> None:
+    """Issue 43: a small model's answers in this conversation ("The user's current date is 2026-12-30...")
+    came back as dated statements, 500 tokens read again in the turn at a 2,048-token window. They are in
+    the history the model is sent: only the person's statements are dated, within the Timeline's budget."""
+    from memory import episodes
+
+    rt = runtime_for(tmp_path, ASSISTANT_NOW="2026-11-12T09:00:00+00:00")
+    memories.remember(rt.store, "Sara moved to Lisbon last month", kind="fact")
+    for name in ("Tom", "Ines", "Hugo", "Mira", "Jonas", "Kemi"):
+        memories.remember(rt.store, f"{name} moved house last month with a cat and twelve boxes of books after a "
+                                    "long search for a flat near the river, and says the street is loud", kind="fact")
+    rt.clock.fixed = rt.clock.now().replace(day=22)
+    conversation = episodes.open_episode(rt.store)
+    episodes.add_message(rt.store, conversation.id, "user", "did Sara move last month?")
+    episodes.add_message(rt.store, conversation.id, "assistant", "Sara moved to Lisbon yesterday, on 2026-12-30")
+    turn = preview_prompt(rt, "when did Sara move to Lisbon last month?", window=2048)
+    timeline = section(turn, "Timeline", TURN)
+    assert '- memory #1, written Thu Nov 12: Sara moved to Lisbon last month ("last month" = October 2026)' in timeline
+    assert "2026-12-30" not in turn.text  # the model's own answer: in the history, not a statement
+    assert estimate_tokens(timeline) <= present(turn.section("Timeline", TURN)).budget + 1
+    rt.close()
+

@@ -234,6 +234,41 @@ async def test_at_a_small_window_what_is_read_between_turns_fits_and_the_next_tu
     rt.close()
 
 
+async def test_a_when_question_with_a_long_block_still_starts_with_what_was_read_between_turns(
+        tmp_path: Path, openai_standin: StandIn) -> None:
+    """At a 2,048-token window, short turns fill the history; then a when-question brings a block of
+    dated statements far longer than the blocks before it. Room for the largest block a turn can bring
+    was kept between turns: that turn sends the history as it was read, not a history cut in the turn
+    (which the server would read again whole)."""
+    openai_standin.window = 2048
+    rt = model_runtime(tmp_path, openai_standin, ASSISTANT_CONTEXT_WINDOW="2048")
+    people = ("Anna", "Bilal", "Chen", "Dario", "Esme", "Farid", "Greta", "Hugo", "Ines", "Jonas", "Kemi", "Luca",
+              "Mira", "Nils", "Oona", "Pavel")
+    books = ("Middlemarch", "Dune", "Beloved", "Ulysses", "Emma", "Rebecca", "Solaris", "Kindred", "Persuasion",
+             "Stoner", "Gilead", "Possession", "Atonement", "Wolf Hall", "Lolita", "Nostromo")
+    for day, (person, book) in enumerate(zip(people, books, strict=True), start=1):
+        memories.remember(rt.store, f"at the book club in the library on November {day} {person} brought "
+                                    f"{book} and talked about it for an hour", kind="event")
+    agent = agent_for(rt)
+    questions = [f"tell me something nice about the number {n} " + "please " * 12 for n in range(9)]
+    for n, question in enumerate([*questions, "when did the book club meet at the library?"]):
+        # A small model's answers ramble about what it saw: they match the when-question too.
+        openai_standin.script = [f"answer {n}: the book club at the library met last Tuesday, on 2026-11-{10 + n}, "
+                                 + "and the library had books and the club had members " * 6]
+        events = await collect(agent, question)
+        assert isinstance(events[-1], Done), events[-1]
+        assert await agent.warm()
+    sent = chats(openai_standin)
+    last_warm, when = sent[-3], sent[-2]
+    block = when["messages"][-2]["content"]
+    assert "brought" in block  # the person's own statements
+    assert "answer " not in block  # not the model's own answers: they are in the history it is sent
+    assert when["messages"][:-2] == last_warm["messages"][:-2]
+    for body in sent:
+        assert len(json.dumps(body["messages"]) + json.dumps(body.get("tools") or [])) // 4 < 2048
+    rt.close()
+
+
 async def test_an_ollama_server_takes_the_empty_message(tmp_path: Path, ollama_standin: StandIn) -> None:
     rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="ollama", ASSISTANT_MODEL="llama3.2")
     agent = agent_for(rt)

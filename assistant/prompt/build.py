@@ -317,25 +317,36 @@ def timeline_section(runtime: Runtime, gate: Gate, query: str, vector: Vector, b
     persons = [Person(p.content.split(":")[0].strip(), p.relation, p.trust, p.tension) for p in people]
     # For a when-question, the statements that answer it with their dates (also of a memory the system
     # prompt's Timeline holds: there without them).
-    evidence = dated_evidence(runtime, gate, query, on_timeline={*(shown or ()), *(m.id for m in listed)}) \
-        if asks_when else None
-    if not listed and not persons and not (mood and mood.line()):
+    # Within the section's budget, half of it when memories are listed too (the block a server reads
+    # in the turn stays as small as the room kept for it between turns: ModelResponder.warm).
+    alone = not listed and not persons and not (mood and mood.line())
+    evidence = dated_evidence(runtime, gate, query, on_timeline={*(shown or ()), *(m.id for m in listed)},
+                              budget=budget if alone else budget // 2) if asks_when else None
+    if alone:
         return evidence
     dated = [replace(m, content=_dated(runtime, gate, m)) for m in listed]
     said_in = episodes.message_positions(store, [i for m in listed for i in m.message_ids])  # ranks in time
-    text = format_timeline(dated, episodes.chat_length(store), mood, persons, max_tokens=budget, escape=as_data,
+    room = budget - (estimate_tokens(evidence) + 1 if evidence else 0)
+    text = format_timeline(dated, episodes.chat_length(store), mood, persons, max_tokens=room, escape=as_data,
                            positions=said_in)
     return f"{text}\n{evidence}" if evidence else text
 
 
 def dated_evidence(runtime: Runtime, gate: Gate, query: str, limit: int = 8,
-                   on_timeline: set[int] | frozenset[int] = frozenset()) -> str | None:
+                   on_timeline: set[int] | frozenset[int] = frozenset(), budget: int | None = None) -> str | None:
     """For a when-question, reasoning is switched on: the statements that answer it, each with the
-    day it was written and its relative dates resolved at their precision. A memory a Timeline shows
-    (`on_timeline`) with no relative date to resolve is there already, with its day: not said twice."""
+    day it was written and its relative dates resolved at their precision, the best within `budget`
+    tokens. A memory a Timeline shows (`on_timeline`) with no relative date to resolve is there already,
+    with its day: not said twice. The model's own answers in this conversation are not statements of the
+    person's: they are in the history it is sent (or were cut from it as the least needed)."""
     from assistant.recall.reasoned import reasoned_recall
 
     found = reasoned_recall(runtime, query, limit=limit)
+    active = episodes.active_episode(runtime.store)
+    said = episodes.messages_by_id(runtime.store, [s["id"] for s in found.sources if s["type"] == "message"])
+    answered = {i for i, m in said.items()
+                if m.role == "assistant" and active is not None and m.episode_id == active.id}
+    found = replace(found, sources=[s for s in found.sources if s["type"] != "message" or s["id"] not in answered])
     held = {m.id: m for m in memories_by_id(runtime.store, [s["id"] for s in found.sources if s["type"] == "memory"])}
     sources = [s for s in found.sources if s["type"] != "memory" or s["id"] not in held or gate.listed(held[s["id"]])]
     if not sources:
@@ -353,7 +364,13 @@ def dated_evidence(runtime: Runtime, gate: Gate, query: str, limit: int = 8,
                                                                           source["content"])
         lines.append(as_data(f"- {where}, written {runtime.clock.day(source['created_at'])}: {text}"
                              + (f" ({gate.text(dates, where)})" if dates else "")))
-    return "\n".join(lines) if len(lines) > 1 else None
+    if len(lines) == 1:
+        return None
+    if budget is None:
+        return "\n".join(lines)
+    heading = estimate_tokens(lines[0]) + 1
+    return f"{lines[0]}\n{fit_lines(lines[1:], budget - heading)}" if budget - heading >= estimate_tokens(lines[1]) \
+        else None
 
 
 def past_episodes_section(runtime: Runtime, gate: Gate, query: str, vector: Vector, exclude: list[int],
