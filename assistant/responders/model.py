@@ -31,7 +31,7 @@ from assistant.offline.plan import Plan, Situation, asked_before, text_of
 from assistant.offline.wording import word_results
 from assistant.outbound import send
 from assistant.outbound.gate import Gate
-from assistant.prompt.build import SYSTEM, TURN, Prompt, build_prompt, memory_budget
+from assistant.prompt.build import SYSTEM, TURN, Prompt, build_prompt
 from assistant.providers.base import Delta, Note, Provider, SystemPrompt, Tools, ToolSpec, Usage, short_name
 from assistant.providers.openai_provider import ToolsUnsupported
 from assistant.providers.window import reply_room, tokens, window_from_refusal
@@ -57,7 +57,7 @@ _ANOTHER_SERVER = ("network", "timeout", "model", "overloaded", "cut")
 # the guesses for one that refused a request without saying its own.
 COMMON_WINDOWS = (2048, 4096, 8192, 16384, 32768)
 log = logging.getLogger(__name__)
-WARM_SPARE = 128  # tokens kept free between turns for a message longer than the last, besides a block (`warm`)
+WARM_SPARE = 256  # tokens kept free between turns, besides the last turn's block and message (`warm`)
 
 
 class Phase(Enum):
@@ -325,19 +325,12 @@ class ModelResponder:
         gate = Gate.for_turn(self.runtime.store, reading, self.runtime.embedder)
         now = await asyncio.to_thread(build_prompt, self.runtime, reading, gate, False, self._window)
         clock = [s for s in now.placed(TURN) if s.label == "Current Time"]
-        sized = replace(now, sections=[*now.placed(SYSTEM), *clock])
+        sized = replace(now, sections=[*now.placed(SYSTEM), *(last.placed(TURN) if last is not None else clock)])
         tools = [] if capabilities.tools is Tools.NO else TOOL_SPECS
-        # Fitted with room for the largest block the next turn can bring (build_prompt keeps the memory
-        # within its budget, this turn's sections first to go: what the system's leave) and a message
-        # longer than the last: when the history must be cut, it is cut now, read now, and the next turn
-        # starts where this request did, a when-question's long block included.
-        block = memory_budget(self.runtime.settings.prompt.max_memory_tokens, self._window) - \
-            sum(s.tokens for s in now.placed(SYSTEM))
-        if last is not None:
-            block = max(block, tokens(last.turn_text))
+        # Fitted with room to spare for a next block and message longer than the last: when the history
+        # must be cut, it is cut now, read now, and the next turn starts where this request did.
         stand_in = asked[-1] if asked else UserMessage("")
-        fitted = fit(sized, [*conversation, stand_in], tools, self._budget() - max(0, block) - WARM_SPARE,
-                     self._start)
+        fitted = fit(sized, [*conversation, stand_in], tools, self._budget() - WARM_SPARE, self._start)
         self._start = fitted.start
         sent = replace(fitted.prompt, sections=[*fitted.prompt.placed(SYSTEM), *clock])
         system = SystemPrompt(sent.stable, sent.memory_text, sent.turn_text)
