@@ -1,0 +1,31 @@
+"""SPEC F1/F4: a question about a reminder reaches the model with the reminder's due time.
+
+Found by hand with a real 135M model: "remind me to call the bank tomorrow at 9am", then "what's
+coming up this week?" (the app lists it and marks it mentioned), then "what time is the bank call?".
+The Reminders section leaves a mentioned reminder out (no nagging, F1), and the when-question's dated
+statements give the reminder's text alone ("memory #1, written Sun Dec 6: call the bank"), so no part of
+the prompt says 09:00: the model can only guess.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assistant.prompt.build import preview_prompt
+from memory import memories
+from memory.reminders import update_memory
+from tests.test_prompt import runtime_for
+
+
+@pytest.mark.xfail(strict=True, reason="a mentioned reminder's due time is in no section of the prompt: the "
+                                       "Reminders section drops it after the mention and the when-question's "
+                                       "dated statements carry its text without its due time")
+def test_a_when_question_about_a_mentioned_reminder_carries_its_due_time(tmp_path: Path) -> None:
+    rt = runtime_for(tmp_path)  # Sun Nov 22 2026, 15:00 in Berlin
+    reminder = memories.remember(rt.store, "call the bank", due_at="2026-11-23T09:00:00+01:00", kind="reminder")
+    asked = "what time is the bank call?"
+    assert "Mon Nov 23 09:00" in preview_prompt(rt, asked).text  # before it is mentioned: its Reminders line
+    update_memory(rt.store, reminder.id, reminded_at="now")  # what the app does once it has listed it
+    assert "09:00" in preview_prompt(rt, asked).text
+    rt.close()
