@@ -387,9 +387,6 @@ def test_a_when_questions_statements_leave_out_the_models_answers_here_and_keep_
 
 
 
-@pytest.mark.xfail(strict=True, reason="the dated statements are dropped whole when their best line and heading "
-                                        "exceed the Timeline's budget (40 tokens at a 512-token window), though "
-                                        "the memory's total (160) had room: sent before d50424d")
 def test_at_a_512_token_window_a_when_question_still_carries_the_persons_dated_statement(tmp_path: Path) -> None:
     """The person's own message in this conversation is evidence for a when-question; at the smallest window
     its resolved date is what answers it (the history holding the message may be cut there)."""
