@@ -59,8 +59,13 @@ def gather_first(model_bytes: bytes) -> tuple[bytes, int]:
     """The model with each `Gather(Mul(Cast(q), scale), ids)` over a per-row scaled table made
     `Mul(Cast(Gather(q, ids)), Gather(scale, ids))`, and how many tables were changed (0: the bytes as
     given, for a model without such a table)."""
+    from google.protobuf.message import DecodeError
+
     model = _model_class()()
-    model.ParseFromString(model_bytes)
+    try:
+        model.ParseFromString(model_bytes)
+    except DecodeError:
+        raise ValueError("the model file is damaged (not an ONNX model, or cut short)") from None
     graph = model.graph
     if any(a.type in (GRAPH, GRAPHS) for node in graph.node for a in node.attribute):
         return model_bytes, 0  # a subgraph may read a widened table by name: not looked into
