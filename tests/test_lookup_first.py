@@ -64,3 +64,90 @@ def test_a_text_embedded_again_is_the_same_vector_and_unloading_forgets_them(tmp
     assert np.allclose(again[1], fresh[0], atol=1e-6)
     assert embedder.embed([]).shape == (0, 384)
     assert embedder.unload() and embedder.embed(TEXTS[:1]).shape == (1, 384) and embedder.loads == 2
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    """A length-delimited protobuf field (wire type 2), as onnx.proto's messages hold one another."""
+    def varint(value: int) -> bytes:
+        out = bytearray()
+        while True:
+            out.append((value & 0x7F) | (0x80 if value > 0x7F else 0))
+            value >>= 7
+            if not value:
+                return bytes(out)
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+def _reachable_bytes(root: object, limit: int = 1_000_000) -> list[int]:
+    """The sizes of the bytes objects over `limit` reachable from `root` (Python references only)."""
+    import gc
+
+    seen, todo, found = set(), [root], []
+    while todo:
+        item = todo.pop()
+        if id(item) in seen or isinstance(item, type):
+            continue
+        seen.add(id(item))
+        if isinstance(item, bytes | bytearray) and len(item) > limit:
+            found.append(len(item))
+        todo.extend(gc.get_referents(item))
+    return found
+
+
+def test_the_loaded_model_keeps_no_copy_of_its_file(shipped: bytes) -> None:
+    # Given as bytes, onnxruntime's Python session holds them for its life: 22 MB more resident after a load
+    # (102 -> 126 MB, /proc/self/statm, the app's malloc settings) where the unedited model loaded by path held none.
+    engine = BundledEngine(LocalEmbedder(cache_dir=Path("/nonexistent"))._model_file())
+    assert _reachable_bytes(engine) == []
+
+
+def test_without_memfd_the_model_loads_from_a_private_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    path = LocalEmbedder(cache_dir=Path("/nonexistent"))._model_file()
+    with_memfd = np.stack(list(BundledEngine(path).embed(TEXTS)))
+    monkeypatch.delattr(os, "memfd_create", raising=False)  # macOS, or a kernel without it
+    assert np.array_equal(np.stack(list(BundledEngine(path).embed(TEXTS))), with_memfd)
+
+
+def test_a_widened_table_that_is_also_a_graph_output_is_left_as_it_is(shipped: bytes, tmp_path: Path) -> None:
+    import onnxruntime
+
+    # The word table's widened copy made an output of the graph too (a second graph field merges into the first).
+    crafted = shipped + _field(7, _field(12, _field(1, b"inner.embeddings.word_embeddings.weight")))
+    edited, changed = gather_first(crafted)
+    assert changed == 1  # the position table only
+    ids = np.array([[101, 7592, 2088, 102]], dtype=np.int64)
+    feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+    outputs = []
+    for name, model in (("crafted.onnx", crafted), ("edited.onnx", edited)):
+        (tmp_path / name).write_bytes(model)
+        session = onnxruntime.InferenceSession(str(tmp_path / name), providers=["CPUExecutionProvider"])
+        outputs.append(session.run(None, feed))
+    assert all(np.array_equal(a, b) for a, b in zip(*outputs, strict=True))
+
+
+def test_a_graph_with_subgraphs_is_not_edited(shipped: bytes) -> None:
+    parsed = _model_class()()
+    parsed.ParseFromString(shipped)
+    parsed.graph.node[0].attribute.add(name="then_branch", type=5)  # GRAPH: a subgraph may read a table by name
+    crafted = parsed.SerializeToString()
+    assert gather_first(crafted) == (crafted, 0)
+
+
+@pytest.mark.parametrize("damage", ["empty", "truncated", "garbage", "lfs pointer"])
+def test_a_damaged_model_file_means_no_embeddings_not_a_traceback(shipped: bytes, tmp_path: Path,
+                                                                   damage: str) -> None:
+    from memory.errors import EmbedderUnavailable
+
+    data = {"empty": b"", "truncated": shipped[:len(shipped) // 2], "garbage": bytes(range(256)) * 16,
+            "lfs pointer": b"version https://git-lfs.github.com/spec/v1\nsize 22928619\n"}[damage]
+    (tmp_path / "model.onnx").write_bytes(data)
+
+    class Damaged(LocalEmbedder):
+        def _model_file(self) -> str:  # the installed package's file, damaged on disk
+            return str(tmp_path / "model.onnx")
+
+    with pytest.raises(EmbedderUnavailable, match="could not load") as raised:
+        Damaged(cache_dir=tmp_path).embed(["hello"])
+    assert "assistant_onnx_subset" not in str(raised.value)  # said in the person's words, not the parser's

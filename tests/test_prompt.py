@@ -385,3 +385,21 @@ def test_a_when_questions_statements_leave_out_the_models_answers_here_and_keep_
     assert estimate_tokens(timeline) <= present(turn.section("Timeline", TURN)).budget + 1
     rt.close()
 
+
+
+def test_at_a_512_token_window_a_when_question_still_carries_the_persons_dated_statement(tmp_path: Path) -> None:
+    """The person's own message in this conversation is evidence for a when-question; at the smallest window
+    its resolved date is what answers it (the history holding the message may be cut there)."""
+    from memory import episodes
+
+    rt = runtime_for(tmp_path, ASSISTANT_NOW="2026-11-12T09:00:00+00:00")
+    conversation = episodes.open_episode(rt.store)
+    episodes.add_message(rt.store, conversation.id, "user",
+                         "I got my new bike last Friday, a blue one from the shop on Elm street")
+    episodes.add_message(rt.store, conversation.id, "assistant", "Nice! Enjoy riding it.")
+    rt.clock.fixed = rt.clock.now().replace(day=20)
+    assert '"last Friday" = Fri Nov 6' in preview_prompt(rt, "when did I get my new bike?", window=1024).text
+    turn = preview_prompt(rt, "when did I get my new bike?", window=512)
+    assert '"last Friday" = Fri Nov 6' in turn.text
+    assert sum(s.tokens for s in turn.sections) <= memory_budget(rt.settings.prompt.max_memory_tokens, 512)
+    rt.close()

@@ -327,6 +327,8 @@ def timeline_section(runtime: Runtime, gate: Gate, query: str, vector: Vector, b
     dated = [replace(m, content=_dated(runtime, gate, m)) for m in listed]
     said_in = episodes.message_positions(store, [i for m in listed for i in m.message_ids])  # ranks in time
     room = budget - (estimate_tokens(evidence) + 1 if evidence else 0)
+    if evidence and room < MIN_SECTION_TOKENS:
+        return evidence  # no room left to list a memory: not an empty timeline
     text = format_timeline(dated, episodes.chat_length(store), mood, persons, max_tokens=room, escape=as_data,
                            positions=said_in)
     return f"{text}\n{evidence}" if evidence else text
@@ -368,9 +370,10 @@ def dated_evidence(runtime: Runtime, gate: Gate, query: str, limit: int = 8,
         return None
     if budget is None:
         return "\n".join(lines)
-    heading = estimate_tokens(lines[0]) + 1
-    return f"{lines[0]}\n{fit_lines(lines[1:], budget - heading)}" if budget - heading >= estimate_tokens(lines[1]) \
-        else None
+    # The best statement always (at the smallest window it may be the one thing that answers), the next
+    # ones as the budget holds them.
+    used = estimate_tokens(lines[0]) + estimate_tokens(lines[1]) + 2
+    return "\n".join(lines[:2] + ([fit_lines(lines[2:], budget - used)] if len(lines) > 2 else []))
 
 
 def past_episodes_section(runtime: Runtime, gate: Gate, query: str, vector: Vector, exclude: list[int],

@@ -19,6 +19,7 @@ from functools import cache
 from typing import Any
 
 FLOAT = 1  # onnx.TensorProto.FLOAT
+GRAPH, GRAPHS = 5, 10  # onnx.AttributeProto.AttributeType
 # (message, [(field, number, type, repeated, message type)]) of onnx.proto that this edit reads or writes.
 _T = {"string": 9, "int64": 3, "int32": 5, "message": 11}
 _SUBSET = (
@@ -28,7 +29,9 @@ _SUBSET = (
                    ("name", 3, "string", False, None), ("op_type", 4, "string", False, None),
                    ("attribute", 5, "message", True, "AttributeProto"), ("domain", 7, "string", False, None))),
     ("TensorProto", (("dims", 1, "int64", True, None), ("name", 8, "string", False, None))),
-    ("GraphProto", (("node", 1, "message", True, "NodeProto"), ("initializer", 5, "message", True, "TensorProto"))),
+    ("ValueInfoProto", (("name", 1, "string", False, None),)),
+    ("GraphProto", (("node", 1, "message", True, "NodeProto"), ("initializer", 5, "message", True, "TensorProto"),
+                    ("output", 12, "message", True, "ValueInfoProto"))),
     ("ModelProto", (("graph", 7, "message", False, "GraphProto"),)),
 )
 _PACKAGE = "assistant_onnx_subset"
@@ -56,12 +59,19 @@ def gather_first(model_bytes: bytes) -> tuple[bytes, int]:
     """The model with each `Gather(Mul(Cast(q), scale), ids)` over a per-row scaled table made
     `Mul(Cast(Gather(q, ids)), Gather(scale, ids))`, and how many tables were changed (0: the bytes as
     given, for a model without such a table)."""
+    from google.protobuf.message import DecodeError
+
     model = _model_class()()
-    model.ParseFromString(model_bytes)
+    try:
+        model.ParseFromString(model_bytes)
+    except DecodeError:
+        raise ValueError("the model file is damaged (not an ONNX model, or cut short)") from None
     graph = model.graph
+    if any(a.type in (GRAPH, GRAPHS) for node in graph.node for a in node.attribute):
+        return model_bytes, 0  # a subgraph may read a widened table by name: not looked into
     dims = {t.name: list(t.dims) for t in graph.initializer}
     producer = {out: node for node in graph.node for out in node.output}
-    readers: dict[str, int] = {}
+    readers: dict[str, int] = {out.name: 1 for out in graph.output}  # a graph output is read by the caller
     for node in graph.node:
         for name in node.input:
             readers[name] = readers.get(name, 0) + 1
