@@ -10,17 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from assistant.prompt.build import preview_prompt
 from memory import memories
 from memory.reminders import update_memory
 from tests.test_prompt import runtime_for
 
 
-@pytest.mark.xfail(strict=True, reason="a mentioned reminder's due time is in no section of the prompt: the "
-                                       "Reminders section drops it after the mention and the when-question's "
-                                       "dated statements carry its text without its due time")
 def test_a_when_question_about_a_mentioned_reminder_carries_its_due_time(tmp_path: Path) -> None:
     rt = runtime_for(tmp_path)  # Sun Nov 22 2026, 15:00 in Berlin
     reminder = memories.remember(rt.store, "call the bank", due_at="2026-11-23T09:00:00+01:00", kind="reminder")

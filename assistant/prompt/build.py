@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from assistant.outbound.data import as_data
-from assistant.outbound.gate import Gate
+from assistant.outbound.gate import Gate, asks_about
 from assistant.prompt.summaries import SummaryItem, format_summary_block, inject_summary_block
 from assistant.prompt.timeline import Mood, Person, estimate_tokens, format_timeline, memory_line
 from assistant.reading import Reading, read
@@ -202,22 +202,37 @@ def current_time_section(runtime: Runtime) -> str:
 REMINDERS_READ = 50  # the most urgent reminders the prompt reads: more never fit its budget (SPEC F1)
 
 
-def reminders_section(runtime: Runtime, gate: Gate, budget: int, asked_by: Gate | None = None) -> str | None:
-    """The reminders due within 7 days, as `gate` lets them out. With `asked_by` (this turn's gate, the
-    system's being `gate`): only those whose text this message asks about and `gate` withheld."""
+def reminders_section(runtime: Runtime, gate: Gate, budget: int) -> str | None:
+    """The reminders due within 7 days that need mentioning, as `gate` lets them out (the system's: a
+    private one by its id; asked_reminders_section gives its text in the turn that asks about it)."""
     items = reminders.get_upcoming(runtime.store, 7, limit=REMINDERS_READ)
-    if asked_by is not None:
-        items = [r for r in items if asked_by.memory(r.memory) != gate.memory(r.memory)]
-        gate = asked_by
     if not items:
         return None
-    # A private reminder is still due and mentioned, its text only when the message asks about it.
     lines = [as_data(f"- #{r.memory.id} {r.label} {gate.memory(r.memory)}") for r in items]
-    if asked_by is not None:
-        return fit_lines(lines, budget)
     note = ('After you mention one of these to the user, call update_memory(id, reminded_at="now") '
             "so it is not repeated.")
     return f"{fit_lines(lines, budget - estimate_tokens(note) - 1)}\n{note}"
+
+
+def asked_reminders_section(runtime: Runtime, stable: Gate, gate: Gate, query: str, vector: Vector,
+                            budget: int) -> str | None:
+    """The open reminders this message asks about that the system's Reminders section does not show as this
+    turn may: mentioned already (it lists a reminder until it was mentioned: no nagging), due beyond its 7
+    days, or private. "What time is the bank call?" is answered with the due time whatever was said before."""
+    if not query.strip():
+        return None
+    store = runtime.store
+    hits = runtime.searcher.search(query, limit=runtime.settings.prompt.timeline_memories, types=("memory",),
+                                   vector=vector)
+    found = [m for m in memories_by_id(store, [h.id for h in hits])
+             if m.due_at is not None and m.done_at is None and gate.listed(m) and asks_about(gate.asking, m)]
+    if not found:
+        return None
+    shown = {r.memory.id: stable.memory(r.memory) for r in reminders.get_upcoming(store, 7, limit=REMINDERS_READ)}
+    now = runtime.clock.now()
+    lines = [as_data(f"- #{m.id} {reminders.label_for(m, now, runtime.clock)[1]} {gate.memory(m)}")
+             for m in found if shown.get(m.id) != gate.memory(m)]
+    return fit_lines(lines, budget) if lines else None
 
 
 def recent_section(runtime: Runtime, gate: Gate, boosted: bool, budget: int) -> tuple[str | None, list[int]]:
@@ -469,9 +484,8 @@ def build_prompt(runtime: Runtime, reading: Reading, gate: Gate, touch: bool = F
                                                  recent_budget)
         add("Recent Conversations", recent_text, recent_budget, SYSTEM)
     add("Current Time", current_time_section(runtime), settings.time_tokens, TURN)
-    if stable is not gate:  # a private reminder this message asks about: its text, this turn only
-        add("Reminders", reminders_section(runtime, stable, budget(settings.reminders_tokens), asked_by=gate),
-            budget(settings.reminders_tokens), TURN)
+    add("Reminders", asked_reminders_section(runtime, stable, gate, query, vector, budget(settings.reminders_tokens)),
+        budget(settings.reminders_tokens), TURN)
     used: list[int] = []
     key_budget = max(MIN_SECTION_TOKENS, budget(settings.timeline_tokens) // 2)
     withheld: list[int] = []  # the most important that are private: this turn's when its message asks
