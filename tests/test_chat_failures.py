@@ -84,3 +84,32 @@ def test_the_label_of_a_model_server_with_no_model_named_has_no_empty_name(tmp_p
         assert model.provider_label == "openai (not answering)"
     finally:
         rt.close()
+
+
+def test_a_turn_the_app_answers_alone_leaves_the_model_said_down(tmp_path: Path) -> None:
+    """Found with a real model: its server killed, a question said "(not answering)" in the status; then a
+    reminder, which the app sets itself for a model without tools, put the plain label back while the
+    server was still down. Only a turn that reached the model says it is back."""
+    import asyncio
+
+    from assistant.providers.base import Tools
+    from assistant.services.model import ModelService
+    from assistant.turn.events import Done
+
+    rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="openai", ASSISTANT_OPENAI__BASE_URL=DOWN)
+
+    async def say(model: ModelService, text: str) -> Done:
+        return [e async for e in model.turn(text) if isinstance(e, Done)][-1]
+
+    try:
+        model = ModelService(rt)
+        model.connect()
+        assert model.agent is not None
+        model.agent.responder.provider.capabilities.tools = Tools.NO  # type: ignore[attr-defined]
+        assert asyncio.run(say(model, "what should I cook tonight?")).failure == "network"
+        assert model.provider_label.endswith("(not answering)")
+        done = asyncio.run(say(model, "remind me to call the bank tomorrow at 9am"))
+        assert done.failure is None and "reminders" in done.changed  # set by the app, the model untouched
+        assert model.provider_label.endswith("(not answering)")
+    finally:
+        rt.close()

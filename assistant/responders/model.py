@@ -80,6 +80,7 @@ class ModelResponder:
         self.prompt: Prompt | None = None  # this turn's, once prepared
         self.fitted: Fitted | None = None  # the last request as sent: what did not fit the window
         self._turn: TurnInput | None = None
+        self.reached = False  # a model answered a request of this turn
         # The offline mode's plan this turn (the app's calls, or its whole answer): its results are worded with it.
         self._plan = Plan()
         self._asked_tokens = provider.max_tokens
@@ -109,7 +110,7 @@ class ModelResponder:
         return self.provider.capabilities.context_window
 
     async def prepare(self, turn: TurnInput) -> None:
-        self._turn, self._phase = turn, Phase.MODEL
+        self._turn, self._phase, self.reached = turn, Phase.MODEL, False
         window = await asyncio.to_thread(self.window)
         self.prompt = await asyncio.to_thread(build_prompt, self.runtime, turn.reading, turn.gate, True, window)
         self._plan = Plan()
@@ -265,7 +266,7 @@ class ModelResponder:
                 async for item in _first_token_within(send.chat(self.provider, turn.gate, system,
                                                                  request.conversation, request.tools),
                                                       self.runtime.settings.first_token_timeout, self.model):
-                    started = True
+                    started = self.reached = True
                     yield item
                 return
             except ProviderError as exc:

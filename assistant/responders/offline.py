@@ -30,6 +30,7 @@ class OfflineResponder:
     name = "offline"
     model = "built-in"
     local = True
+    reached = False
 
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime

@@ -52,6 +52,12 @@ class Responder(Protocol):
         """Nothing leaves the machine (the offline mode)."""
         ...
 
+    @property
+    def reached(self) -> bool:
+        """Whether a model answered a request of this turn (never, for the offline mode): a turn the app
+        answered by itself says nothing of the model's health."""
+        ...
+
     def gate_for(self, store: Store, reading: Reading) -> Gate:
         """The gate of a turn answered here."""
         ...

@@ -127,8 +127,8 @@ class ModelService:
         async for event in self.agent.turn(text):
             if isinstance(event, Failed):
                 self.trouble = event.kind
-            elif isinstance(event, Done):
-                self.trouble = event.failure
+            elif isinstance(event, Done) and (event.failure or self.agent.responder.reached):
+                self.trouble = event.failure  # a turn the app answered alone leaves the model's state as it was
             yield event
 
     async def warm(self) -> bool:
