@@ -80,11 +80,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if drives_the_app(item.path):
             item.add_marker(pytest.mark.slow)
-    # The files that hold slow tests first, each file whole and in its order: the workers hand tests out
-    # in this order, and a test of 20-60 s (the app in tmux, a server) started last kept one worker busy
-    # alone for the suite's last minute or two.
-    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow_files)
 
 
 # Nor does a quick test start a Python interpreter (`assistant`, `python -c`) or a server (tmux, a D-Bus
