@@ -76,6 +76,16 @@ def drives_the_app(path: Path) -> bool:
     return path.name.startswith("test_ui")
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """Two workers a core (`-n logical`, the default in pyproject.toml): a good part of the suite waits on
+    what its tests start (the app in tmux, servers, subprocesses), and a third worker keeps the core busy
+    meanwhile (docs/development.md: 5 min 38 s with two workers on 2 cores, 4 min 37 s with four).
+    PYTEST_XDIST_AUTO_NUM_WORKERS still decides when set (xdist's own hook reads it)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    return 2 * len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 2 * (os.cpu_count() or 1)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if drives_the_app(item.path):
