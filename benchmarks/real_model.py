@@ -174,11 +174,13 @@ SERVINGS = {"plain": [], "preset": ["--chat_format", "chatml-function-calling"],
             "preset-4096": ["--chat_format", "chatml-function-calling", "--n_ctx", "4096"]}
 
 
-def start_server(python: Path, model: Path, port: int, serving: str = "preset") -> tuple[subprocess.Popen, float]:
-    """`python -m llama_cpp.server` on 127.0.0.1 with the SmolLM2 file; returns once /v1/models answers."""
+def start_server(python: Path, model: Path, port: int, serving: str = "preset",
+                 log_name: str = "") -> tuple[subprocess.Popen, float]:
+    """`python -m llama_cpp.server` on 127.0.0.1 with the SmolLM2 file; returns once /v1/models answers.
+    Its log is `server-{serving}.log` (the benchmark's, read by offset), or `log_name`, appended to."""
     import urllib.request
 
-    log = (cache_dir() / f"server-{serving}.log").open("w")
+    log = (cache_dir() / (log_name or f"server-{serving}.log")).open("a" if log_name else "w")
     cmd = [str(python), "-m", "llama_cpp.server", "--model", str(model), "--model_alias", ALIAS,
            *SERVINGS[serving], "--host", "127.0.0.1", "--port", str(port),
            "--n_threads", str(os.cpu_count() or 2)]
@@ -186,7 +188,7 @@ def start_server(python: Path, model: Path, port: int, serving: str = "preset") 
     server = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     while time.perf_counter() - started < 120:
         if server.poll() is not None:
-            cannot(f"the llama-cpp-python server exited at start (see {cache_dir() / 'server.log'})")
+            cannot(f"the llama-cpp-python server exited at start (see {log.name})")
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=1) as answer:
                 if answer.status == 200:
@@ -851,8 +853,11 @@ def main() -> int:
     facts["load"] = os.getloadavg()
     if args.serve:
         port = args.port or free_port(SERVE_PORT)
-        server, _ = start_server(python, model, port, "preset")
+        # Appended to a log of its own, named by port: an earlier session's evidence stays, and two servers
+        # started side by side do not write into one file.
+        server, _ = start_server(python, model, port, "preset", log_name=f"server-serve-{port}.log")
         url = f"http://127.0.0.1:{port}/v1"
+        say(f"server log: {cache_dir() / f'server-serve-{port}.log'}")
         say(f"ASSISTANT_PROVIDER=openai OPENAI_BASE_URL={url} assistant   # in another terminal; ctrl+c here stops it")
         try:
             server.wait()
