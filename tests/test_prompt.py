@@ -375,6 +375,10 @@ def test_a_when_questions_statements_leave_out_the_models_answers_here_and_keep_
         memories.remember(rt.store, f"{name} moved house last month with a cat and twelve boxes of books after a "
                                     "long search for a flat near the river, and says the street is loud", kind="fact")
     rt.clock.fixed = rt.clock.now().replace(day=22)
+    earlier = episodes.open_episode(rt.store)
+    episodes.add_message(rt.store, earlier.id, "user", "where is Sara now?")
+    episodes.add_message(rt.store, earlier.id, "assistant", "Sara moved to Lisbon last month, on 2026-10-02 I think")
+    episodes.close_episode(rt.store, earlier.id, "Sara", "Sara's move", "success")
     conversation = episodes.open_episode(rt.store)
     episodes.add_message(rt.store, conversation.id, "user", "did Sara move last month?")
     episodes.add_message(rt.store, conversation.id, "assistant", "Sara moved to Lisbon yesterday, on 2026-12-30")
@@ -382,6 +386,7 @@ def test_a_when_questions_statements_leave_out_the_models_answers_here_and_keep_
     timeline = section(turn, "Timeline", TURN)
     assert '- memory #1, written Thu Nov 12: Sara moved to Lisbon last month ("last month" = October 2026)' in timeline
     assert "2026-12-30" not in turn.text  # the model's own answer: in the history, not a statement
+    assert "2026-10-02" not in turn.text  # nor one of an earlier conversation: the person's words are evidence
     assert estimate_tokens(timeline) <= present(turn.section("Timeline", TURN)).budget + 1
     rt.close()
 

@@ -354,15 +354,14 @@ def dated_evidence(runtime: Runtime, gate: Gate, query: str, limit: int = 8,
     """For a when-question, reasoning is switched on: the statements that answer it, each with the
     day it was written and its relative dates resolved at their precision, the best within `budget`
     tokens. A memory a Timeline shows (`on_timeline`) with no relative date to resolve is there already,
-    with its day: not said twice. The model's own answers in this conversation are not statements of the
-    person's: they are in the history it is sent (or were cut from it as the least needed)."""
+    with its day: not said twice. The assistant's own words are not statements of the person's, as when the
+    offline mode answers (reasoned_recall): a small model's wrong answers came back as evidence, and in this
+    conversation they are in the history the model is sent."""
     from assistant.recall.reasoned import reasoned_recall
 
     found = reasoned_recall(runtime, query, limit=limit)
-    active = episodes.active_episode(runtime.store)
     said = episodes.messages_by_id(runtime.store, [s["id"] for s in found.sources if s["type"] == "message"])
-    answered = {i for i, m in said.items()
-                if m.role == "assistant" and active is not None and m.episode_id == active.id}
+    answered = {i for i, m in said.items() if m.role == "assistant"}
     found = replace(found, sources=[s for s in found.sources if s["type"] != "message" or s["id"] not in answered])
     held = {m.id: m for m in memories_by_id(runtime.store, [s["id"] for s in found.sources if s["type"] == "memory"])}
     sources = [s for s in found.sources if s["type"] != "memory" or s["id"] not in held or gate.listed(held[s["id"]])]
