@@ -317,6 +317,18 @@ _TIME_AT_END = re.compile(
 # After "is" of a statement, a value not for a title: a secret's placeholder or a number.
 _VALUE_AFTER = re.compile(r"\s+(?:is|are|was|were|=|:)\s+(?=.*(?:\[|\d))", re.I)
 TITLE_WORDS = 8
+# Words a phrase does not end on: left dangling where a title is cut or a reminder's time was taken off ("My
+# doctor is Dr. Amelia Hart at the…", "Is the bank call still on for"). Not "on", "in", "up", "off": they
+# end phrasal verbs ("still on", "log in").
+_DANGLING = frozenset({"the", "a", "an", "at", "for", "to", "of", "by", "with", "from", "about", "and", "or", "but",
+                       "my", "your", "our", "their", "his", "her"})
+
+
+def _ended(words: list[str]) -> list[str]:
+    """`words` without the function words left dangling at their end (a one-word title is kept)."""
+    while len(words) > 1 and words[-1].lower().strip(",;:") in _DANGLING:
+        words = words[:-1]
+    return words
 
 
 def _phrase_title(texts: list[str]) -> str | None:
@@ -329,7 +341,9 @@ def _phrase_title(texts: list[str]) -> str | None:
         if asked:
             clause = asked.group("thing")
         clause = _DOING.sub("", clause)
-        clause = _TIME_AT_END.sub("", clause)
+        timed = _TIME_AT_END.search(clause)
+        if timed:
+            clause = " ".join(_ended(clause[:timed.start()].split()))
         value = _VALUE_AFTER.search(clause)
         if value:
             clause = clause[:value.start()]
@@ -338,7 +352,8 @@ def _phrase_title(texts: list[str]) -> str | None:
             words = words[1:]  # "Boiler code", as a title is written
         if not words or not any(len(w) > 1 or w.isalnum() for w in words):
             continue
-        title = " ".join(words[:TITLE_WORDS]) + ("…" if len(words) > TITLE_WORDS else "")
+        title = " ".join(words if len(words) <= TITLE_WORDS else _ended(words[:TITLE_WORDS])) + \
+            ("…" if len(words) > TITLE_WORDS else "")
         if len(title) > 60:
             title = title[:59].rsplit(" ", 1)[0] + "…"
         return title[:1].upper() + title[1:]

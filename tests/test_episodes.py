@@ -90,7 +90,7 @@ def test_a_title_never_holds_a_secret_or_a_time() -> None:
 
 
 @pytest.mark.parametrize("said, title", [
-    ("my doctor is Dr. Amelia Hart at the Elm Street surgery", "My doctor is Dr. Amelia Hart at the…"),
+    ("my doctor is Dr. Amelia Hart at the Elm Street surgery", "My doctor is Dr. Amelia Hart…"),
     ("Mrs. Patel from St. Mary's called", "Mrs. Patel from St. Mary's called"),
     ("the plan for Mr. Jones. He arrives on Monday", "Plan for Mr. Jones"),
     ("bring the tools, e.g. the drill", "Bring the tools"),
@@ -99,5 +99,18 @@ def test_a_title_never_holds_a_secret_or_a_time() -> None:
 def test_a_title_without_a_model_goes_on_past_an_abbreviations_dot(said: str, title: str) -> None:
     """A tester's conversation about "Dr. Amelia Hart" was titled "My doctor is Dr": the dot of an
     abbreviation ended the clause as a sentence's would."""
+    messages = [episodes.Message(1, 1, "user", said, "2026-11-22T14:00:00+00:00")]
+    assert episodes.heuristic_title_and_summary(messages)[0] == title
+
+
+@pytest.mark.parametrize("said, title", [
+    ("is the bank call still on for tomorrow?", "Is the bank call still on"),
+    ("book a table for two at Luigi's for Friday at 8pm", "Book a table for two at Luigi's"),
+    ("remind me to send the forms to the accountant and the bank by Friday", "Send the forms to the accountant"),
+    ("log in", "Log in"),
+])
+def test_a_title_does_not_end_on_a_word_left_dangling(said: str, title: str) -> None:
+    """A newcomer's titles read "Is the bank call still on for" (the reminder's time taken off the end) and
+    "... at the…" (cut at eight words): a phrase a person writes does not end on "for" or "the"."""
     messages = [episodes.Message(1, 1, "user", said, "2026-11-22T14:00:00+00:00")]
     assert episodes.heuristic_title_and_summary(messages)[0] == title
