@@ -154,6 +154,21 @@ def test_a_reasoned_recall_that_cannot_fit_says_so_and_is_composed_locally(tmp_p
     rt.close()
 
 
+def test_a_reasoned_recall_the_model_answers_unusably_says_so_and_is_composed_locally(tmp_path: Path,
+                                                                                     standin: StandIn) -> None:
+    """The real SmolLM2 gave no valid JSON to reasoned recall: the answer was composed without it, and said
+    only "composed without a model", as if none had been asked."""
+    from assistant.recall.reasoned import reasoned_recall
+
+    rt = runtime_for(tmp_path, standin)
+    remember(rt.store, "the ski trip budget is 1500 euros", kind="fact")
+    standin.script = ["The budget is big.", "Still not JSON, sorry."]
+    answer = reasoned_recall(rt, "what is the ski trip budget?", model=local_model(rt))
+    assert "1500 euros" in answer.answer and answer.model == "none"
+    assert "the local model gave no usable answer" in answer.reasoning
+    rt.close()
+
+
 def test_the_cli_recall_says_why_the_model_did_not_answer(tmp_path: Path, standin: StandIn,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     from assistant.cli.program import main

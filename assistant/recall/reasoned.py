@@ -99,6 +99,8 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
             answer = _ask_model(runtime, model, query, sources, resolutions)
         except RequestTooLong as exc:
             answer, refused = None, f"; the local model could not take them: {exc}"
+        except (ModelUnavailable, MalformedAnswer) as exc:
+            answer, refused = None, f"; the local model gave no usable answer: {exc}"
         if answer is not None:
             return answer
     # From the ranked head, the most to the point, a memory before something said in passing, and
@@ -126,9 +128,9 @@ def reasoned_recall(runtime: Runtime, query: str, mode: str = "standard", limit:
 
 
 def _ask_model(runtime: Runtime, model: StructuredModel, query: str, sources: list[dict[str, Any]],
-               resolutions: list[Resolution]) -> ReasonedAnswer | None:
-    """The local model's answer from the statements, or None (unreachable, or no usable JSON); a request
-    it cannot take even cut to fit raises RequestTooLong."""
+               resolutions: list[Resolution]) -> ReasonedAnswer:
+    """The local model's answer from the statements; ModelUnavailable or MalformedAnswer when there is none
+    (said with the answer composed without it), RequestTooLong for a request it cannot take even cut to fit."""
     from assistant.outbound import requests, send
     from assistant.outbound.gate import Gate
 
@@ -139,10 +141,7 @@ def _ask_model(runtime: Runtime, model: StructuredModel, query: str, sources: li
     sources = [s for s in sources if s["type"] != "memory" or s["id"] not in held or gate.listed(held[s["id"]])]
     kept = {(s["type"], s["id"]) for s in sources}
     resolutions = [r for r in resolutions if (r.source_type, r.source_id) in kept]  # a withheld one's dates too
-    try:
-        data = send.ask_local(model, requests.recall(gate, query, sources, held, resolutions))
-    except (ModelUnavailable, MalformedAnswer):
-        return None
+    data = send.ask_local(model, requests.recall(gate, query, sources, held, resolutions))
     refs = {str(r) for r in data.get("source_refs") or []}
     used = [s for s in sources if f"{s['type']}:{s['id']}" in refs or str(s["id"]) in refs]
     return ReasonedAnswer(str(data["answer"]), confidence_value(data.get("confidence")),
