@@ -5,11 +5,13 @@ history as they were, and the briefing card on the first launch of a day only. A
 in the real app in tmux."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 import time
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +23,7 @@ from memory.browse import PAGE
 from memory.errors import NotFound
 from memory.search.embeddings import pending_count
 from memory.store import Store
+from memory.transfer.jsonl_import import import_records
 from tests.conftest import T0, make_clock, present
 from tests.test_backlog import _runtime_with_backlog
 from tests.test_why_and_incognito import TABLES
@@ -110,9 +113,10 @@ async def test_a_stale_fact_found_by_typing_edited_and_the_next_offline_answer_s
 async def test_the_list_is_paged_and_its_widgets_do_not_grow_with_the_store(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     store = Store(app.runtime.settings.db_path(), make_clock(T0))
-    with store.transaction():
-        for n in range(1000):
-            memories.remember(store, f"note number {n} about the garden")
+    # Written as an import writes them (what a store of 1,000 is made of matters not here, its size does):
+    # one by one, each new note was read against the others as a possible change of them (36 s).
+    import_records(store, [json.dumps({"type": "memory", "kind": "note", "content": f"note number {n} about the garden",
+                                       "created_at": (T0 + timedelta(seconds=n)).isoformat()}) for n in range(1000)])
     store.close()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
