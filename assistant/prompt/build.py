@@ -214,17 +214,14 @@ def reminders_section(runtime: Runtime, gate: Gate, budget: int) -> str | None:
     return f"{fit_lines(lines, budget - estimate_tokens(note) - 1)}\n{note}"
 
 
-def asked_reminders_section(runtime: Runtime, stable: Gate, gate: Gate, query: str, vector: Vector,
+def asked_reminders_section(runtime: Runtime, stable: Gate, gate: Gate, relevant: list[int],
                             budget: int) -> str | None:
     """The open reminders this message asks about that the system's Reminders section does not show as this
     turn may: mentioned already (it lists a reminder until it was mentioned: no nagging), due beyond its 7
-    days, or private. "What time is the bank call?" is answered with the due time whatever was said before."""
-    if not query.strip():
-        return None
+    days, or private. "What time is the bank call?" is answered with the due time whatever was said before.
+    `relevant`: the memories this message brings up (the turn's one search, build_prompt)."""
     store = runtime.store
-    hits = runtime.searcher.search(query, limit=runtime.settings.prompt.timeline_memories, types=("memory",),
-                                   vector=vector)
-    found = [m for m in memories_by_id(store, [h.id for h in hits])
+    found = [m for m in memories_by_id(store, relevant)
              if m.due_at is not None and m.done_at is None and gate.listed(m) and asks_about(gate.asking, m)]
     if not found:
         return None
@@ -296,7 +293,7 @@ def key_timeline_section(runtime: Runtime, gate: Gate, budget: int, used: list[i
     return "\n".join(line for _, line in kept)
 
 
-def timeline_section(runtime: Runtime, gate: Gate, query: str, vector: Vector, budget: int,
+def timeline_section(runtime: Runtime, gate: Gate, query: str, relevant: list[int], budget: int,
                      asks_when: bool = False, used: list[int] | None = None,
                      shown: list[int] | None = None, important: list[int] | None = None) -> str | None:
     """The memories this message brings up, and the most important ones the system prompt's Timeline
@@ -304,10 +301,6 @@ def timeline_section(runtime: Runtime, gate: Gate, query: str, vector: Vector, b
     those the system prompt's Timeline holds already."""
     store = runtime.store
     limit = runtime.settings.prompt.timeline_memories
-    relevant: list[int] = []
-    if query.strip():
-        hits = runtime.searcher.search(query, limit=limit, types=("memory",), vector=vector)
-        relevant = [h.id for h in hits]
     ids = [i for i in dict.fromkeys(relevant + (important or [])) if i not in (shown or ())]
     found = memories_by_id(runtime.store, ids)
     people = [m for m in found if m.kind == "person"]
@@ -483,7 +476,10 @@ def build_prompt(runtime: Runtime, reading: Reading, gate: Gate, touch: bool = F
                                                  recent_budget)
         add("Recent Conversations", recent_text, recent_budget, SYSTEM)
     add("Current Time", current_time_section(runtime), settings.time_tokens, TURN)
-    add("Reminders", asked_reminders_section(runtime, stable, gate, query, vector, budget(settings.reminders_tokens)),
+    # The memories this message brings up: one search for the turn's Reminders and Timeline.
+    relevant = [h.id for h in runtime.searcher.search(query, limit=settings.timeline_memories, types=("memory",),
+                                                      vector=vector)] if query.strip() else []
+    add("Reminders", asked_reminders_section(runtime, stable, gate, relevant, budget(settings.reminders_tokens)),
         budget(settings.reminders_tokens), TURN)
     used: list[int] = []
     key_budget = max(MIN_SECTION_TOKENS, budget(settings.timeline_tokens) // 2)
@@ -491,7 +487,7 @@ def build_prompt(runtime: Runtime, reading: Reading, gate: Gate, touch: bool = F
     add("Timeline", key_timeline_section(runtime, stable, key_budget, used, shown_always(runtime), withheld),
         key_budget, SYSTEM)
     always = list(used)
-    add("Timeline", timeline_section(runtime, gate, query, vector, budget(settings.timeline_tokens),
+    add("Timeline", timeline_section(runtime, gate, query, relevant, budget(settings.timeline_tokens),
                                      reading.asks_when, used, always, withheld), budget(settings.timeline_tokens),
         TURN)
     episodes_budget = budget(settings.episodes_tokens) * factor
