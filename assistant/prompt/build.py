@@ -22,10 +22,11 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from assistant.outbound.data import as_data
-from assistant.outbound.gate import Gate, asks_about
+from assistant.outbound.gate import Gate
 from assistant.prompt.summaries import SummaryItem, format_summary_block, inject_summary_block
 from assistant.prompt.timeline import Mood, Person, estimate_tokens, format_timeline, memory_line
 from assistant.reading import Reading, read
+from assistant.recall.evidence import content_words
 from assistant.runtime import Runtime
 from assistant.views import PRIVATE_MARK
 from memory import episodes, reminders
@@ -220,9 +221,10 @@ def asked_reminders_section(runtime: Runtime, stable: Gate, gate: Gate, relevant
     turn may: mentioned already (it lists a reminder until it was mentioned: no nagging), due beyond its 7
     days, or private. "What time is the bank call?" is answered with the due time whatever was said before.
     `relevant`: the memories this message brings up (the turn's one search, build_prompt)."""
-    store = runtime.store
+    store, asked = runtime.store, content_words(gate.asking)
     found = [m for m in memories_by_id(store, relevant)
-             if m.due_at is not None and m.done_at is None and gate.listed(m) and asks_about(gate.asking, m)]
+             if m.due_at is not None and m.done_at is None and gate.listed(m)  # a private one: when asked about
+             and asked & content_words(m.content)]  # a word of the message's own, as reasoned recall asks
     if not found:
         return None
     shown = {r.memory.id: stable.memory(r.memory) for r in reminders.get_upcoming(store, 7, limit=REMINDERS_READ)}
