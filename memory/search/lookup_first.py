@@ -76,7 +76,7 @@ def gather_first(model_bytes: bytes) -> tuple[bytes, int]:
         for name in node.input:
             readers[name] = readers.get(name, 0) + 1
     edits: dict[int, list[Any]] = {}  # the Gather's index in the graph -> the nodes in its place
-    dropped: set[int] = set()
+    dropped: set[str] = set()  # the outputs of the Cast and Mul that go (by name: protobuf's wrappers are no ids)
     for index, gather in enumerate(graph.node):
         if gather.op_type != "Gather" or gather.domain or any(a.name == "axis" and a.i != 0 for a in gather.attribute):
             continue
@@ -98,14 +98,14 @@ def gather_first(model_bytes: bytes) -> tuple[bytes, int]:
                  _node(graph, "Gather", [scale, ids], [scales], f"{stem}/gather_scale", gather.attribute),
                  _node(graph, "Mul", [widened, scales], [stem], f"{stem}/scale")]
         edits[index] = nodes
-        dropped |= {id(mul), id(cast)}
+        dropped |= {mul.output[0], cast.output[0]}
     if not edits:
         return model_bytes, 0
     kept = []
     for index, node in enumerate(graph.node):
         if index in edits:
             kept += edits[index]
-        elif id(node) not in dropped:
+        elif not set(node.output) & dropped:
             kept.append(node)
     ordered = [_copy(graph, node) for node in kept]
     del graph.node[:]
