@@ -41,41 +41,47 @@ def norm(text: str) -> str:
 def collect(path: Path) -> list[dict[str, Any]]:
     """Per question: its label and its candidates (kind, feature values, whether it is the right line)."""
     import assistant.recall.evidence as evidence_module
-    from assistant.reading import read
-    from assistant.reading.actions import Question
     from assistant.recall import meaning
-    from assistant.recall.evidence import find_evidence, question_vector, search_evidence, topic_words
 
     services, questions = prepare(path)
     runtime = services.runtime
     texts = {r["id"]: r["text"] for r in [json.loads(line) for line in path.read_text().splitlines()
                                           if line.strip() and not line.startswith("#")] if "id" in r}
     # Every candidate weighed, none left out: an open calibration while the features are collected.
-    meaning.calibration.cache_clear()
+    fitted = meaning.calibration
     open_calibration = meaning.Calibration((0.0,) * len(meaning.FEATURES), 0.0, 0.0, 0.0)
     evidence_module.meaning.calibration = lambda: open_calibration  # type: ignore[attr-defined]
-    out = []
-    for q in questions:
-        reading = read(q["q"], runtime.clock)
-        action = reading.action
-        focus = action.focus if isinstance(action, Question) else None
-        question = action.content if isinstance(action, Question) else q["q"]
-        item: dict[str, Any] = {"q": q["q"], "answer": q["answer"], "lang": q.get("lang", "en"),
-                                "question": isinstance(action, Question), "candidates": []}
-        if topic_words(question):
-            vector = question_vector(runtime, question)
-            hits = search_evidence(runtime, question, vector=vector)
-            found = find_evidence(runtime, question, limit=evidence_module.WEIGHED, hits=hits, focus=focus,
-                                  vector=vector, near=True)
-            target = norm(texts[q["answer"]]) if q["answer"] else None
-            for e, values in zip(found, evidence_module.feature_values(runtime, question, vector, found, focus),
-                                 strict=True):
-                text = norm(e.content)
-                right = target is not None and (text in target or target in text)
-                item["candidates"].append({"type": e.type, "text": e.content, "values": values, "right": right,
-                                           "superseded": e.superseded_by is not None})
-        out.append(item)
-    return out
+    try:
+        return [_candidates(runtime, texts, q) for q in questions]
+    finally:
+        evidence_module.meaning.calibration = fitted  # the next round reads the app's own again
+
+
+def _candidates(runtime: Any, texts: dict[str, str], q: dict[str, Any]) -> dict[str, Any]:
+    import assistant.recall.evidence as evidence_module
+    from assistant.reading import read
+    from assistant.reading.actions import Question
+    from assistant.recall.evidence import find_evidence, question_vector, search_evidence, topic_words
+
+    reading = read(q["q"], runtime.clock)
+    action = reading.action
+    focus = action.focus if isinstance(action, Question) else None
+    question = action.content if isinstance(action, Question) else q["q"]
+    item: dict[str, Any] = {"q": q["q"], "answer": q["answer"], "lang": q.get("lang", "en"),
+                            "question": isinstance(action, Question), "candidates": []}
+    if topic_words(question):
+        vector = question_vector(runtime, question)
+        hits = search_evidence(runtime, question, vector=vector)
+        found = find_evidence(runtime, question, limit=evidence_module.WEIGHED, hits=hits, focus=focus,
+                              vector=vector, near=True)
+        target = norm(texts[q["answer"]]) if q["answer"] else None
+        for e, values in zip(found, evidence_module.feature_values(runtime, question, vector, found, focus),
+                             strict=True):
+            text = norm(e.content)
+            right = target is not None and (text in target or target in text)
+            item["candidates"].append({"type": e.type, "text": e.content, "values": values, "right": right,
+                                       "superseded": e.superseded_by is not None})
+    return item
 
 
 def decide(items: list[dict[str, Any]], weights: list[float], bias: float, answers: float) -> dict[str, Any]:
