@@ -194,7 +194,8 @@ def main() -> None:
     embedder = bundled_embedder() if args.embedder == "bundled" else None
     if args.sets or not args.cost:
         for name in ("supersession_meaning.tsv", "supersession_blind.tsv", "supersession_blind7.tsv",
-                     "supersession_blind8.tsv", "supersession_blind9.tsv", "supersession.tsv"):
+                     "supersession_blind8.tsv", "supersession_blind9.tsv", "supersession_blind10.tsv",
+                     "supersession.tsv"):
             print(measure_set(name, embedder))
         print(measure_among_others(embedder))
     if args.cost:

@@ -91,6 +91,7 @@ class Vocabulary:
     first_person: tuple[str, ...]  # endings of the first person of the past, as written ("dejé", "fechei")
     passive: frozenset[str]  # words after which a participle is a state ("is cancelled")
     follows_verb: frozenset[str]  # words after which a sentence's first word is a verb with its object
+    introduced: re.Pattern[str]  # "a woman called", "a place named": a value introduced by its name
 
 
 def _every_language(table: dict[str, list[str]]) -> list[str]:
@@ -155,6 +156,9 @@ def vocabulary() -> Vocabulary:
         first_person=tuple(data["verb_forms"]["first_person"]),
         passive=frozenset(data["verb_forms"]["passive"]),
         follows_verb=frozenset(data["verb_forms"]["follows_verb"]),
+        introduced=re.compile(rf"(?<!\w)(?:{'|'.join(map(re.escape, data['introduced']['articles']))})"
+                              rf"\s+[^\W\d_][\w'-]*\s+(?:{'|'.join(map(re.escape, data['introduced']['naming']))})"
+                              rf"(?!\w)"),
     )
 
 
@@ -217,6 +221,8 @@ def _a_verb_ing(word: str, rest: str) -> bool:
         return False
     clause = _CLAUSES.split(rest, maxsplit=1)[0]
     following = re.match(r"\s*([^\W\d_][\w'-]*)", clause)
+    if following is not None and fold(following.group(1)) in _COPULAS:
+        return False  # "Jess's wedding is in Porto", "Tom's meeting was moved": a noun, the statement's verb follows
     if following is None or fold(following.group(1)) in STOPWORDS or fold(following.group(1)) in vocabulary().function:
         return True
     return not re.search(r"(?<![\w'])(?:is|are|was|were|'s)(?!\w)", clause, re.I)
@@ -449,6 +455,8 @@ def _owners(text: str, folded: str, statement: Statement | None) -> tuple[set[st
                               and not thing and to_mine is None and not words.strong.fullmatch(word)
                               and not words.weak.fullmatch(word) and not changes_it and not _a_verb_first(text)):
             actors.add(canonical_person(word))
+    # a day or a month owns nothing ("can only do Mondays now": "do" is no "of" there)
+    owners = {o for o in owners if not vocabulary().calendar.fullmatch(o)}
     return owners - {canonical_person("i")}, actors - owners
 
 
@@ -554,7 +562,7 @@ def _marks(text: str, folded: str, head: str | None = None) -> set[str]:
         else:
             marks.add("temporary")  # "This Tuesday swimming's cancelled": that day's
     if text.rstrip().endswith("?") or re.match(r"\W*(?:what|when|where|who|which|how|why|do|does|did|is|are|can|"
-                                               r"could)\b", folded):
+                                               r"could)(?![\w'])", folded):
         marks.add("question")
     return marks
 
@@ -788,6 +796,8 @@ def _subject(said: Said) -> tuple[str, set[str], str | None, bool] | None:  # no
     words = vocabulary()
     if tokens[at] in words.function or tokens[at] in STOPWORDS:
         return None  # a pronoun read as the head ("nouveau numéro pour moi"): not sure
+    if words.moved_to.fullmatch(tokens[at]):
+        return None  # a word that moves a date read as the head ("pushed the wedding back to ..."): not sure
     original = re.findall(r"[^\W\d_][\w'-]*", said.text)
     if len(original) == len(tokens) and at > 0 and original[at][:1].isupper() and \
             fold(original[at]) not in _ACRONYMS and not _GERMAN.search(fold(said.text)):
@@ -982,11 +992,17 @@ def one_value(said: Said, other: Said) -> bool:
     return any(t[:1].islower() and (stem(fold(t)) == head or fold(t) == head) for t in _WORDS.findall(other.text))
 
 
+def _names_it(said: Said) -> bool:
+    """Whether the statement gives a name ("our cat is called Miso"), not a value introduced by its name
+    ("our new landlord is a woman called Joanne Pike")."""
+    return bool(_NAMING.search(vocabulary().introduced.sub(" ", fold(said.text))))
+
+
 def conflict(newer: Said, older: Said) -> str | None:
     """Why `newer` cannot be about `older`'s subject, when the words are sure of it; None when they are
     not (meaning then decides): another owner, another qualifier, another head or other modifiers, or a
     name ("our cat is called Miso" is not what "we take the cat to Dr Ames now" changes)."""
-    if bool(_NAMING.search(fold(older.text))) != bool(_NAMING.search(fold(newer.text))):
+    if _names_it(older) != _names_it(newer):
         return "a name and something else"
     if "only new" in newer.marks and any(s is not None and s.verb for s in (newer.statement, older.statement)):
         return "a new one of it, not a new value"  # "the new season starts in April"

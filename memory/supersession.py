@@ -329,7 +329,7 @@ def person_of(phrase: str) -> str | None:
     """Who a verb's subject is: USER for "I"/"we", "sara" for "Sara", "sister" for "my sister"; None when
     it is not a person ("the office", "the couch")."""
     phrase = phrase.strip()
-    if not phrase or re.fullmatch(rf"{_PERSON_WORDS}|yo|eu|je|j|ich|io|nosotros|nous|wir|noi", phrase, re.I):
+    if not phrase or re.fullmatch(rf"{_PERSON_WORDS}|yo|eu|je|j|ich|io|nosotros|nous|on|wir|noi", phrase, re.I):
         return USER
     tokens = _tokens(phrase)
     if not tokens or len(tokens) > 4:
