@@ -1,6 +1,6 @@
 """Would a learned second opinion find the changes the rules of memory.replacing miss? A study, not a test.
 
-    python benchmarks/fit_changes.py [--vector] [--c 1.0]
+    python benchmarks/fit_changes.py [--vector] [--c 1.0] [--rule]
 
 Every labelled pair of tests/data/supersession*.tsv (the rules' own set, the calibration set, the blind rounds
 of issue 42) is written through memory.memories.remember in a fresh store, as bench_changes.py does: that is
@@ -18,6 +18,9 @@ a threshold. Both are measured leave-one-round-out: the model is fitted on the o
 threshold is the lowest at which, on the other rounds' own held-out scores (each fitted without it), every
 round keeps its look-alikes untouched >= 0.98 and wrongly replaces <= 1 % of its unrelated memories. The
 figures printed for a round are the held-out round's, before (the app now) and after (the app and the model).
+With --rule, no model: the score is the masked cosine alone, for a statement with a strong word of change
+("changed", "switched", "shifted", ...) said as what holds now, of a current memory, with no conflict at all
+the words read (not only the sure vetoes), and no score otherwise; its threshold is chosen the same way.
 Reading the sets takes minutes: the app's rules were tuned on rounds 1-7, so their own figures there are
 in-sample; round 8 is the one no rule was written for.
 """
@@ -35,7 +38,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_changes import background, fresh_store, links, pairs  # noqa: E402
 
 ROUNDS = ("supersession.tsv", "supersession_meaning.tsv", "supersession_blind.tsv", "supersession_blind7.tsv",
-          "supersession_blind8.tsv")
+          "supersession_blind8.tsv", "supersession_blind9.tsv", "supersession_blind10.tsv")
 CONFLICTS = ("another owner", "someone else", "about someone else", "the older one is about someone else",
              "another one", "another kind of it", "a part of it", "what it is a part of", "another thing",
              "a name and something else", "two different things said", "a new one of it, not a new value")
@@ -104,6 +107,7 @@ def features(rows: list[dict[str, Any]], embedder: Any, vector: bool) -> None:
         if vector:
             x += [float(v) for v in masked[r["newer"]]]
         r["x"] = x
+        r["rule"] = x[0] if "strong" in n.marks and n.current and o.current and why is None else float("-inf")
         r["veto"] = bool(SURE_MARKS & n.marks) or conflict in SURE_CONFLICTS or not n.values or "past" in o.marks
 
 
@@ -119,6 +123,8 @@ def fitted(train: list[dict[str, Any]], c: float) -> Any:
 def scores(model: Any, rows: list[dict[str, Any]]) -> list[float]:
     import numpy as np
 
+    if model is None:  # --rule: the masked cosine where the rule allows it
+        return [float(r["rule"]) for r in rows]
     return [float(s) for s in model.decision_function(np.array([r["x"] for r in rows]))]
 
 
@@ -136,7 +142,7 @@ def figures(rows: list[dict[str, Any]], score: list[float], threshold: float) ->
 def threshold(held_out: dict[str, tuple[list[dict[str, Any]], list[float]]]) -> float:
     """The lowest score at which every round, scored held out, keeps its look-alikes and unrelated memories."""
     every = sorted({s for rows, score in held_out.values() for r, s in zip(rows, score, strict=True)
-                    if not r["now"] and not r["veto"]}, reverse=True)
+                    if not r["now"] and not r["veto"] and s > float("-inf")}, reverse=True)
     chosen = float("inf")
     for t in every:
         if all(f[1] >= MIN_UNTOUCHED and f[2] <= MAX_UNRELATED
@@ -151,6 +157,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--vector", action="store_true", help="the masked newer statement's vector as features too")
     parser.add_argument("--c", type=float, default=1.0, help="the logistic regression's inverse regularisation")
+    parser.add_argument("--rule", action="store_true",
+                        help="no model: the masked cosine of a strong change, no conflict")
     args = parser.parse_args()
     from memory.search.embeddings import bundled_embedder
 
@@ -165,10 +173,11 @@ def main() -> None:
         inner: dict[str, tuple[list[dict[str, Any]], list[float]]] = {}
         for name in ROUNDS:
             if name != held:
-                model = fitted([r for n, rs in by_round.items() if n not in (held, name) for r in rs], args.c)
+                model = None if args.rule else \
+                    fitted([r for n, rs in by_round.items() if n not in (held, name) for r in rs], args.c)
                 inner[name] = (by_round[name], scores(model, by_round[name]))
         t = threshold(inner)
-        model = fitted([r for n, rs in by_round.items() if n != held for r in rs], args.c)
+        model = None if args.rule else fitted([r for n, rs in by_round.items() if n != held for r in rs], args.c)
         test = by_round[held]
         before, after = figures(test, [float("-inf")] * len(test), float("inf")), figures(test, scores(model, test), t)
         changes = sum(r["want"] for r in test)

@@ -303,6 +303,9 @@ def test_a_look_alike_read_rightly_replaces_nothing(store: Store, embedder: Loca
     # a noun in -ing before "is" is the subject, not what its owner is doing; "back" moves a date, it is no subject
     ("Ana's christening is at St Mark's on 3 May.", "Ana's christening got moved to 10 May."),
     ("The school trip is on 12 March.", "They've pushed the school trip back to 19 March."),
+    # a new period of the year says when the change came ("new school year"), no other one of a thing (a school's)
+    ("Ben's maths teacher is Mrs Rowe.", "New school year, Ben's got Mr Hale for maths."),
+    ("Ava's class teacher is Miss Kaur.", "It's a new school year and Ava's got Mr Berry."),
 ])
 def test_a_change_of_round_10s_kinds_replaces(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> None:
     """The kinds of misreading round 10 showed (docs/offline.md), in phrasings of their own."""
@@ -318,6 +321,7 @@ def test_a_change_of_round_10s_kinds_replaces(store: Store, embedder: LocalEmbed
     ("Ana's christening is at St Mark's on 3 May.", "Leo's christening got moved to 10 May."),
     ("My favourite podcast is Serial.", "Can't stand The Daily, it's my sister's favourite podcast now."),
     ("The school trip is on 12 March.", "They've pushed the parents' evening back to 19 March."),
+    ("Ava's class teacher is Miss Kaur.", "New school year, Ava's school is Hilltop Primary."),
 ])
 def test_a_look_alike_of_round_10s_kinds_replaces_nothing(store: Store, embedder: LocalEmbedder, older: str,
                                                          newer: str) -> None:
