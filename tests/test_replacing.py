@@ -322,6 +322,7 @@ def test_a_change_of_round_10s_kinds_replaces(store: Store, embedder: LocalEmbed
     ("My favourite podcast is Serial.", "Can't stand The Daily, it's my sister's favourite podcast now."),
     ("The school trip is on 12 March.", "They've pushed the parents' evening back to 19 March."),
     ("Ava's class teacher is Miss Kaur.", "New school year, Ava's school is Hilltop Primary."),
+    ("the school year starts on 3 September", "the new school year starts on 4 September"),
 ])
 def test_a_look_alike_of_round_10s_kinds_replaces_nothing(store: Store, embedder: LocalEmbedder, older: str,
                                                          newer: str) -> None:
