@@ -99,6 +99,11 @@ _FILLER = vocabulary.lazy_pattern(lambda: (
     r"\s*,\s*(?:which|that|who|die|das|den|que|qui|che|dat)\s[^\n;,]{0,60},(?=\s*\S)|"
     # a word that qualifies it: "password itself is X", "contraseña antigua Luna2019", "kode PIN saya"
     rf"\s+(?:{vocabulary.alternation('qualifiers', True)})(?![^\W_])|"
+    # a few words said of it before the copula when digits follow it: "alarm code as of today is 4412", "the
+    # code they texted me was 883 104" (four digits or more, no year)
+    r"(?:[ \t]+[^\W\d_][\w'’]*){1,4}?"
+    rf"(?=[ \t]+(?:{vocabulary.alternation('copulas')})[ \t]+[*#]?(?!(?:19|20)\d\d(?![ .-]?\d))"
+    r"\d(?:[ -]?\d){3,}(?![\w/:]|[.,]\d))|"
     # whose it is in the genitive: "пин-код карты 5821", "ПІН картки: 7812"
     r"\s+[\u0400-\u04ff][\u0400-\u04ff'’]{2,}(?=\s*[:—–-]?\s*\d)"), re.I)
 

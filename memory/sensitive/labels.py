@@ -44,8 +44,9 @@ def _places() -> str:
 
 
 def _placed() -> str:
+    # one place or two: "padlock on the shed", "cijferslot van de kluis op het werk" (blind round 10)
     return (rf"(?:[ \t]+(?:{_literal('placed')})[ \t]+(?:(?:the|my|our|your|a)[ \t]+)?"
-            r"(?:[^\W\d_][\w'’-]*[ \t]+)?[^\W\d_][\w'’-]*)?")
+            r"(?:[^\W\d_][\w'’-]*[ \t]+)?[^\W\d_][\w'’-]*){0,2}")
 
 
 def _services() -> str:
@@ -160,7 +161,7 @@ def _opened() -> list[str]:
         # "Set the bike lock to 3-9-2 when you leave it", "hotel safe - I set it to 0815": a lock set to digits.
         rf"(?<![^\W_])(?:re)?set[ \t]+{article}(?:{_THING}[ \t]+)?(?P<place>{locks})(?![^\W_])[ \t]+(?:to|on)[ \t]+"
         rf"{_VALUE}",
-        rf"(?<![^\W_])(?P<place>{locks})(?![^\W_])[^\n.;]{{0,20}}?(?<![^\W_])I[ \t]+(?:re)?set[ \t]+(?:it|that)[ \t]+"
+        rf"(?<![^\W_])(?P<place>{locks})(?![^\W_])[^\n.;]{{0,40}}?(?<![^\W_])I[ \t]+(?:re)?set[ \t]+(?:it|that)[ \t]+"
         rf"(?:to|on)[ \t]+{_VALUE}",
         # "unlock with 2 2 9 6 if the fingerprint fails": digits keyed after a verb of opening, no thing named.
         rf"(?<![^\W_]){opens}(?:[ \t]+(?:it|them))?[ \t]+{entry}[ \t]+{keypad}(?P<value>{_KEYED})"

@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Iterator
+from functools import cache
 
 from memory.sensitive import vocabulary
 
@@ -72,7 +73,7 @@ _NAMED_ID = re.compile(
     r"(?:\s*(?:number|no\.?|nr\.?|nummer|numéro|número|#))?"
     # what it is for, before the sign: "DNI para la reserva: 73293425S", "NIF para a fatura: 241619114"
     r"(?:\s+(?:for|para|pour|für|per|voor)\s+[^\n:;.=]{1,30}?(?=\s*:))?"
-    r"\s*(?:[:=#]|is|ist|est|es|è|é|lautet)?\s*"
+    r"\s*(?:[:=#]|is|are|ist|est|c'est|c’est|es|è|é|lautet)?\s*"
     r"(?P<value>[A-Za-z0-9][A-Za-z0-9 ./-]{4,24})?", re.I)
 # Numbers known by the word before them, without a check digit to test (or with one stdnum has:
 # a US routing number): (pattern of the name, kind, shape of the value, least digits in it).
@@ -154,6 +155,47 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     yield from _national_ids(text, words)
     if words & _ACCOUNT_WORDS:
         yield from _account_ids(text)
+    if words & _ending_words():
+        yield from _endings(text)
+
+
+# The last digits of a card or an id said as such: "last 4 of my SSN are 7381", "the CVV is 304 on the new card,
+# the old one ended in 0934" (the data files' id_endings; four digits, no year, a word of a card or an id in the
+# sentence before them, ended_ids and cards).
+_ENDING = vocabulary.lazy_pattern(lambda: (
+    rf"(?<![^\W_])(?:{vocabulary.alternation('id_endings', True)})(?![^\W_])[^\n.;!?\d]{{0,40}}?"
+    rf"(?P<value>(?<![\w.,/-])(?!(?:19|20)\d\d(?!\d))\d{{4}})(?![\w]|[.,/:-]\d)"), re.I)
+_ENDED_REACH = 100  # how far before its ending a card's or an id's word may stand, within the sentence
+
+
+@cache
+def _ending_words() -> frozenset[str]:
+    """The first word of four letters or more of each ending: a text without one is not read for endings."""
+    return frozenset(next(iter(re.findall(r"[^\W\d_]{4,}", entry.lower())), "") for entry in
+                     vocabulary.entries("id_endings")) - {""}
+
+
+@cache
+def _ended_id_words() -> frozenset[str]:
+    return vocabulary.words("ended_ids") | frozenset(
+        w.lower() for entry in vocabulary.entries("cards") for w in re.findall(r"[^\W\d_]+", entry))
+
+
+_CARD_NAMES = frozenset("card visa mastercard amex karte kreditkarte ec-karte carte tarjeta carta bancomat kaart pas pinpas "
+                        "bankpas creditcard cartão multibanco".split())
+
+
+def _endings(text: str) -> Iterator[tuple[int, int, str]]:
+    ids = _ended_id_words()
+    for match in _ENDING.finditer(text):
+        start = max(0, match.start() - _ENDED_REACH)
+        stop = _SENTENCE_END.search(text[start:match.start()][::-1])
+        if stop:
+            start = match.start() - stop.start()
+        named = {w.lower() for w in re.findall(r"[^\W\d_][\w-]*", text[start:match.start("value")])} & ids
+        if named:
+            kind = "card" if named & _CARD_NAMES else "national_id"
+            yield match.start("value"), match.end("value"), kind
 
 
 def _account_ids(text: str) -> Iterator[tuple[int, int, str]]:
@@ -287,6 +329,10 @@ def _named_value(value: str, validators: tuple[str, ...]) -> int:
     if "gb.nino" in validators:
         nino = _NAMED_NINO.match(value)
         return nino.end() if nino else 0
+    for pattern, name in _LAID_OUT:  # in the id's own groups: "1 85 05 78 006 084 36" after "numéro de sécu"
+        laid = pattern.match(value)
+        if name in validators and laid:
+            return laid.end()
     run = re.match(r"[A-Za-z]?[ -]?\d[\d .-]*\d(?:[ -]?[A-Za-z](?![A-Za-z]))?", value)
     if not run or sum(c.isdigit() for c in run.group(0)) < 7 or re.search(r"\d \d{1,2}$", run.group(0)):
         return 0
