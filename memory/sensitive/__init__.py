@@ -37,8 +37,18 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memory.sensitive import (alongside, keywords, labels, meaning, numbers, phrases, records, shapes, vocabulary,
-                              windows)
+from memory.sensitive import (
+    alongside,
+    keywords,
+    labels,
+    meaning,
+    numbers,
+    phrases,
+    records,
+    shapes,
+    vocabulary,
+    windows,
+)
 from memory.sensitive.fragments import WITHHELD, withhold_fragments
 from memory.sensitive.view import view_of
 

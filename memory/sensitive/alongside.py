@@ -40,8 +40,9 @@ _LOGIN_NUMBER = vocabulary.lazy_pattern(lambda: (
     r"(?P<value>\d(?:[ -]?\d){5,15})(?![\w])"), re.I)
 # The value it replaced: "(the old one 1998 doesn't work anymore)", "l'ancien était 2290".
 _FORMER = vocabulary.lazy_pattern(lambda: (
-    rf"(?<![^\W_])(?:{vocabulary.alternation('former')})(?![^\W_])[ \t]*(?:[:=]|(?:{vocabulary.alternation('copulas')})"
-    r"(?![^\W_]))?[ \t]*(?P<value>\d(?:[ -]?\d)*)(?![\w/:.,]\d|[\w%°$€£])"), re.I)
+    rf"(?<![^\W_])(?:{vocabulary.alternation('former')})(?![^\W_])[ \t]*"
+    rf"(?:[:=,]|(?:{vocabulary.alternation('copulas')})(?![^\W_]))?[ \t]*"
+    r"(?P<value>\d(?:[ -]?\d)*)(?![\w/:.,]\d|[\w%°$€£])"), re.I)
 _FORMER_REACH = 80  # how far from the value found its former one may be said
 # A line of a list of "name: value": a bullet or a number perhaps, a short name, a sign, the value.
 _ITEM = re.compile(r"[ \t]*(?P<bullet>[-*•+]|\d{1,2}[.)])?[ \t]*(?P<name>[^\W\d_][^:=\n]{0,39}?)[ \t]*[:=][ \t]*"

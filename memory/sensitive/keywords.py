@@ -243,7 +243,7 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         strong = keyword.group("weak") is None and not _asked(text, keyword)
         word = keyword.group(0)
         if word.lower() == "pass":
-            ticket = re.search(r"([^\W\d_]+)[\s-]*$", text[max(0, keyword.start() - 30):keyword.start()])
+            ticket = re.search(r"([^\W\d_]+)[ \t-]*\Z", text[max(0, keyword.start() - 30):keyword.start()])
             if ticket and ticket.group(1).lower() in _TICKETS:
                 continue
         if _CODE_FIRST.match(word) and ordinary_code(text, keyword.start(), keyword.end()):
@@ -346,7 +346,9 @@ _CUE_WORD = re.compile(r"[^\W\d_]+")
 def _negation_words() -> frozenset[str]:
     """The words a text must hold for a value to be denied in it: those of `negations` but the copulas ("is",
     "è"), which nearly every text holds."""
-    return vocabulary.words("negations") - vocabulary.words("copulas") - {"ce", "ya", "já"}
+    # as the view holds them: "isn't" is the words "isn" and "t", "no longer" the words "no" and "longer"
+    said = {w.lower() for entry in vocabulary.entries("negations") for w in re.findall(r"[^\W\d_]{2,}", entry)}
+    return frozenset(said) - vocabulary.words("copulas") - {"ce", "ya", "já"}
 
 
 @lru_cache(maxsize=1)

@@ -156,6 +156,10 @@ def _opened() -> list[str]:
         rf"(?:takes|accepts|wants|needs|asks for|is|uses)[ \t]+{_VALUE}",
         # "the lockbox at the airbnb takes 0 9 3 3", "the bike lock is set to 3-1-8".
         rf"(?<![^\W_])(?P<place>{places})(?![^\W_]){_placed()}[ \t]+(?:takes|accepts)[ \t]+{_VALUE}{_LAST}",
+        # "the lockbox is 2206 and the alarm is 9981", "der Tresor ist 5521": a thing that opens said to be four
+        # digits or more (no year), ending their clause (blind round 10).
+        rf"(?<![^\W_])(?P<place>{places})(?![^\W_]){_placed()}(?:[ \t]+(?:{vocabulary.alternation('copulas')})|['’]s)"
+        rf"[ \t]+(?=[*#]?(?!(?:19|20)\d\d(?!\d))\d(?:[ -]?\d){{3}}){_VALUE}(?=[ \t]*(?:$|\n|[.;,!?)]|[ \t]and[ \t]))",
         rf"(?<![^\W_])(?P<place>{locks})(?![^\W_])(?:['’]s|[ \t]+is|[ \t]+was|[ \t]+got)?[ \t]+(?:re)?set[ \t]+"
         rf"(?:to|on)[ \t]+{_VALUE}{_LAST}",
         # "Set the bike lock to 3-9-2 when you leave it", "hotel safe - I set it to 0815": a lock set to digits.

@@ -150,18 +150,20 @@ _BACK_WORDS = frozenset("back dos hinten rückseite prüfziffern reverso atrás 
 def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     if not _DIGIT.search(text):
         return
-    yield from _cards(text, words)
+    cards = list(_cards(text, words))
+    yield from cards
     yield from _ibans(text)
     yield from _national_ids(text, words)
     if words & _ACCOUNT_WORDS:
         yield from _account_ids(text)
     if words & _ending_words():
-        yield from _endings(text)
+        shown = {re.sub(r"\D", "", text[start:end])[-4:] for start, end, kind in cards}
+        yield from (span for span in _endings(text) if text[span[0]:span[1]] not in shown)
 
 
 # The last digits of a card or an id said as such: "last 4 of my SSN are 7381", "the CVV is 304 on the new card,
 # the old one ended in 0934" (the data files' id_endings; four digits, no year, a word of a card or an id in the
-# sentence before them, ended_ids and cards).
+# sentence before them: ended_ids, ended_cards); not the end of a card written whole in the text (that is the card's).
 _ENDING = vocabulary.lazy_pattern(lambda: (
     rf"(?<![^\W_])(?:{vocabulary.alternation('id_endings', True)})(?![^\W_])[^\n.;!?\d]{{0,40}}?"
     rf"(?P<value>(?<![\w.,/-])(?!(?:19|20)\d\d(?!\d))\d{{4}})(?![\w]|[.,/:-]\d)"), re.I)
@@ -175,27 +177,18 @@ def _ending_words() -> frozenset[str]:
                      vocabulary.entries("id_endings")) - {""}
 
 
-@cache
-def _ended_id_words() -> frozenset[str]:
-    return vocabulary.words("ended_ids") | frozenset(
-        w.lower() for entry in vocabulary.entries("cards") for w in re.findall(r"[^\W\d_]+", entry))
-
-
-_CARD_NAMES = frozenset("card visa mastercard amex karte kreditkarte ec-karte carte tarjeta carta bancomat kaart pas pinpas "
-                        "bankpas creditcard cartão multibanco".split())
 
 
 def _endings(text: str) -> Iterator[tuple[int, int, str]]:
-    ids = _ended_id_words()
+    ids, cards = vocabulary.words("ended_ids"), vocabulary.words("ended_cards")
     for match in _ENDING.finditer(text):
         start = max(0, match.start() - _ENDED_REACH)
         stop = _SENTENCE_END.search(text[start:match.start()][::-1])
         if stop:
             start = match.start() - stop.start()
-        named = {w.lower() for w in re.findall(r"[^\W\d_][\w-]*", text[start:match.start("value")])} & ids
-        if named:
-            kind = "card" if named & _CARD_NAMES else "national_id"
-            yield match.start("value"), match.end("value"), kind
+        named = {w.lower() for w in re.findall(r"[^\W\d_][\w-]*", text[start:match.start("value")])}
+        if named & (ids | cards):
+            yield match.start("value"), match.end("value"), "card" if named & cards else "national_id"
 
 
 def _account_ids(text: str) -> Iterator[tuple[int, int, str]]:
