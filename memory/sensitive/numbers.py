@@ -11,7 +11,8 @@ sentence when their own check digits say so ("CPF da minha mãe pra marcar a con
 "Steuer-ID ..., sie lautet 48 701 196 218"); right after its name, a number the validator refuses is
 taken too (the name says what it is: "National Insurance number QX 48 19 22 C"). Alone, only what is
 written in its own layout: a US SSN 123-45-6789, a Brazilian CPF 381.475.029-23, a French NIR in its
-groups, a UK NI number in its pairs, an Italian codice fiscale. The validators are imported when a
+groups, a UK NI number in its pairs, an Italian codice fiscale. The last four digits of a card or an id said
+as such ("last 4 of my SSN are 7381", "the old card ended in 0934") are taken too. The validators are imported when a
 candidate appears, so a text without one costs a few regular-expression scans.
 """
 from __future__ import annotations
