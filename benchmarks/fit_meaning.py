@@ -84,8 +84,18 @@ def _candidates(runtime: Any, texts: dict[str, str], q: dict[str, Any]) -> dict[
     return item
 
 
-def decide(items: list[dict[str, Any]], weights: list[float], bias: float, answers: float) -> dict[str, Any]:
-    """What the offline answer would do with these weights: right, wrong, said nothing."""
+def sure(candidate: dict[str, Any]) -> bool:
+    """Whether the reading is sure of a candidate (assistant.recall.evidence.Evidence.sure): it defines what
+    is asked, the words find nothing asked left out."""
+    from assistant.recall import meaning
+
+    return bool(candidate["values"][meaning.FEATURES.index("defining")]) and meaning.fitting(candidate["values"])
+
+
+def decide(items: list[dict[str, Any]], weights: list[float], bias: float, answers: float,
+           closest: float = 0.27) -> dict[str, Any]:
+    """What the offline answer would do with these weights: right, wrong, said nothing (a candidate the
+    reading is sure of answers from `closest`, as the app's)."""
     import math
 
     right = wrong = nothing = no_right = no_wrong = 0
@@ -96,7 +106,7 @@ def decide(items: list[dict[str, Any]], weights: list[float], bias: float, answe
                 continue
             z = bias + sum(w * v for w, v in zip(weights, c["values"], strict=True))
             scored.append((1 / (1 + math.exp(-z)), c))
-        passing = [(s, c) for s, c in scored if s >= answers]
+        passing = [(s, c) for s, c in scored if s >= answers or (sure(c) and s >= closest)]
         passing.sort(key=lambda sc: (sc[1]["type"] != "memory", -sc[0]))
         best = passing[0][1] if passing else None
         if item["answer"] is None:
@@ -161,7 +171,8 @@ CLOSEST_RIGHT = 0.4  # offered only where it is the right line at least 2 times 
 FEWEST = 5  # questions in a band before it is judged (just below `answers` a band holds one or two)
 
 
-ROUNDS = ("questions_meaning.jsonl", "questions_blind.jsonl", "questions_blind7.jsonl", "questions_blind8.jsonl")
+ROUNDS = ("questions_meaning.jsonl", "questions_blind.jsonl", "questions_blind7.jsonl", "questions_blind8.jsonl",
+          "questions_blind9.jsonl", "questions_blind10.jsonl")
 
 
 def rounds_of(paths: list[Path], cache: Path | None) -> dict[str, list[dict[str, Any]]]:

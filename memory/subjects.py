@@ -345,6 +345,14 @@ def canonical_person(word: str) -> str:
     return f"person:{group}" if group is not None else stem(folded)
 
 
+def another_one(word: str) -> bool:
+    """Whether a qualifier says another one of its kind than the plain one, the current one: "my previous
+    manager", "the old address", "the spare key", "my ex" (subjects.toml's qualifiers, the group of "previous")."""
+    groups = vocabulary().qualifiers
+    group = groups.get(fold(word), groups.get(stem(fold(word))))
+    return group is not None and group == groups["previous"]
+
+
 def canonical_word(word: str) -> str:
     """One name for the words of one group of names for a thing ("gp" and "doctor"), else the stem."""
     folded = re.sub(r"'s?$", "", fold(word))

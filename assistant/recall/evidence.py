@@ -20,6 +20,7 @@ from assistant.recall import meaning
 from assistant.runtime import Runtime
 from memory import episodes, memories, supersession, turn_records
 from memory.search import STOPWORDS, Hit
+from memory.subjects import another_one, canonical_word
 from memory.supersession import USER, Subject, read_statement
 from memory.time.references import with_dates
 from memory.words import normalised, stems
@@ -109,12 +110,19 @@ class Evidence:
     # None when it was not weighed (no embedder: the words decided).
     score: float | None = None
     part: bool = False  # only part of its message: the statement in a message that also asks something
+    # The reading is sure it is what was asked: a statement that defines the question's subject (by its name or
+    # another name for it, the same owner, every qualifier asked), giving a value of the kind asked.
+    sure: bool = False
 
     @property
     def answers(self) -> bool:
-        """Whether it is the answer, not only near it: weighed above the calibrated score, or, unweighed,
-        kept by the words."""
-        return self.score is None or self.score >= meaning.calibration().answers
+        """Whether it is the answer, not only near it: weighed above the calibrated score, or near enough to
+        be offered as the closest and sure by the reading ("who's my GP?" of "my doctor is Dr Okafor", which
+        MiniLM puts no nearer than "who is my dentist?"), or, unweighed, kept by the words."""
+        if self.score is None:
+            return True
+        calibration = meaning.calibration()
+        return self.score >= calibration.answers or (self.sure and self.score >= calibration.closest)
 
     @property
     def is_statement(self) -> bool:
@@ -168,12 +176,17 @@ def relation(focus: Focus | None, text: str) -> str:
         return "defines" if named else ""
     said = statement.subject
     wanted = focus.subject
-    if wanted is not None and wanted.head is not None and said.head == wanted.head:
+    if wanted is not None and wanted.head is not None and said.head is not None and \
+            canonical_word(said.head) == canonical_word(wanted.head):  # the same, or another name: GP and doctor
         if said.owner and wanted.owner and said.owner != wanted.owner:
             return "conflicts"  # mine and my brother's; the cat's and the dog's
         marks, asked = _marks(said), _marks(wanted)
         if marks and asked and not marks & asked:
             return "conflicts"  # the gate code and the alarm code
+        if any(another_one(mark) for mark in asked - marks):
+            return "conflicts"  # "my previous manager" of "my manager is Priya": the current one
+        if asked - marks:
+            return ""  # "the summer tyres" of "the tyres are in the loft": maybe, not sure
         return "defines"
     entity = focus.entity
     if entity and said.person and said.head == entity:
@@ -286,6 +299,7 @@ def weigh(runtime: Runtime, question: str, vector: Any, found: list[Evidence], f
     calibration = meaning.calibration()
     for evidence, values in zip(found, feature_values(runtime, question, vector, found, focus), strict=True):
         evidence.score = round(calibration.score(values), 4)
+        evidence.sure = evidence.defining and meaning.fitting(values)  # a memory, or a statement the user made
     return sorted(found, key=lambda e: (not e.answers, e.type != "memory", -(e.score or 0.0)))
 
 

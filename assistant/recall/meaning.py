@@ -70,6 +70,12 @@ def calibration() -> Calibration:
                        float(data["answers"]), float(data["closest"]))
 
 
+def fitting(values: Sequence[float]) -> bool:
+    """Whether the words find nothing asked that a statement leaves out: the head of the subject asked is
+    met, and a value of the kind asked is given (`values` in the order of FEATURES)."""
+    return values[FEATURES.index("head_unmet")] == 0.0 and values[FEATURES.index("kind_unmet")] == 0.0
+
+
 def features(cosine: float, best_other: float, overlap: float, defining: bool, memory: bool,
              met: Sequence[float], fit: Sequence[float] = (0.0, 0.0, 0.0)) -> tuple[float, ...]:
     """A statement's values, in the order of FEATURES: `best_other` is the highest cosine of the other
