@@ -229,13 +229,15 @@ def test_a_long_paste_is_read_around_what_may_be_a_secret_and_misses_none_of_the
 
 
 @pytest.mark.parametrize("name", ["secrets_blind5.jsonl", "secrets_blind6.jsonl", "secrets_families6.jsonl",
-                                  "secrets_blind8.jsonl"])
+                                  "secrets_blind8.jsonl", "secrets_blind10.jsonl"])
 def test_the_blind_rounds_and_their_families_meet_the_targets_now(name: str) -> None:
     """Rounds 5 and 6 (tests/data/secrets_blind5.jsonl, secrets_blind6.jsonl) as they stand after the fixes
     their first sight led to (round 5: 0.690 text recall, 0.675 span recall; round 6: 0.868 and 0.837 with
     the classifier, the rules alone 0.815), our own phrasings of round 6's miss families, and round 8 after its
     kinds were fixed (cold: 0.953 and 0.931 with the classifier, the rules alone 0.912), by the rules alone: a
-    guard against going back, no longer a cold figure (docs/secrets.md)."""
+    guard against going back, no longer a cold figure (docs/secrets.md). Round 10 after its kinds were fixed too
+    (cold: 0.949 and 0.898 with the classifier); round 9, after its kinds, holds 0.984 of its texts but 0.966 of
+    its values whole by the rules alone, and is not here."""
     import json
     from pathlib import Path
 
@@ -492,3 +494,78 @@ def test_a_thing_named_by_its_number_is_no_cue_for_the_classifier(text: str, ask
     from memory.sensitive import needs_opinion
 
     assert needs_opinion(text) is asked
+
+
+# Blind round 10's kinds (issue 42), each with phrasings of our own and near misses said the same ways; the words
+# are the data files' (affirmations, former, id_endings, ended_ids, locks, places).
+@pytest.mark.parametrize(("text", "values"), [
+    # a few words said of a code between it and its copula, digits after
+    ("the gate code since the landlord came is 7720", ["7720"]),
+    ("the PIN the bank posted me was 3 3 0 9, write it down", ["3 3 0 9"]),
+    # a lock placed twice, then set by a verb with a pronoun
+    ("the locker in the changing room at the pool - I set it to 2291", ["2291"]),
+    ("het hangslot van de schuur bij oma: 5-5-0", ["5-5-0"]),
+    ("Nummernschloss vom Spind: 8-1-4", ["8-1-4"]),
+    ("het codeslot van de garage: 3-3-1-9", ["3-3-1-9"]),
+    # the last digits of a card or an id, said as such
+    ("the last four digits of my social security number are 6620", ["6620"]),
+    ("the Amex we cancelled ended in 8042, the new Visa 4552", ["8042"]),
+    ("ma carte bleue se termine par 3317", ["3317"]),
+    ("la tarjeta vieja terminaba en 9021", ["9021"]),
+    # a value denied then given, the new one said with "now"
+    ("the garage keypad isn't 4410 anymore, it's now 7316", ["4410", "7316"]),
+    ("Alarmanlage: nicht mehr 2468, ist jetzt 9753", ["2468", "9753"]),
+    # the value it replaced, said beside the new one
+    ("shed padlock: 4-4-1-9 (the old one, 2-2-0-8, is void)", ["4-4-1-9", "2-2-0-8"]),
+    ("el código del garaje es 5510, el anterior era 3302", ["5510", "3302"]),
+    # an id after its name in its own groups, the name joined by "c'est"
+    ("son numéro de sécurité sociale c'est 2 93 11 44 021 587 12", ["2 93 11 44 021 587 12"]),
+    # a value spelt a character at a time, then said whole
+    ("locker pin is 8 eight 1 one, I mean 8811", ["8 eight 1 one", "8811"]),
+    ("le code du portail est 4 7 2 B, donc 472B", ["4 7 2 B", "472B"]),
+    ("memorable word is Larkspur, yes Larkspur", ["Larkspur", "Larkspur"]),
+    # a thing that opens said to be four digits or more
+    ("the key safe is 3391 and the garage is 7702, see you Friday", ["3391", "7702"]),
+    ("la cassaforte è 6402", ["6402"]),
+    # a password's label on the line after a network's name ending in a word that makes a pass a ticket
+    ("SSID: Cabin-Guest\nPass: moss-harbour-42", ["moss-harbour-42"]),
+    # a two-factor backup said without "codes"
+    ("github 2fa backup: 8j2k-44pq, 0zz1-93mw, 7tt4-51ab", ["8j2k-44pq", "0zz1-93mw", "7tt4-51ab"]),
+    # the other logins of a list whose first value is found
+    ("my logins:\n* bank: Osprey#4471\n* council tax site: Moor!Fen22\n* gym app: 6029",
+     ["Osprey#4471", "Moor!Fen22", "6029"]),
+])
+def test_a_value_of_round_tens_kinds_is_found_whole(text: str, values: list[str]) -> None:
+    assert is_sensitive(text)
+    assert hidden(text) == values
+
+
+@pytest.mark.parametrize("text", [
+    "the gate code review we held last spring was 2 hours long",
+    "the combination lock I ordered was 14.99 on sale",
+    "the door code change happened in 2024",
+    "my flight number ends in 2045",
+    "the bus route ends in 4410 at the depot",
+    "the card game ended in 2019 after six rounds",
+    "the last four digits of my card are printed on the receipt",
+    "the bus is no longer 5, it's now 12",
+    "the door isn't 221 anymore, it's now 223",
+    "the old one was better than the new one, 1998 was a good year",
+    "numéro de sécurité sociale : à demander à la mairie",
+    "shopping list:\n- milk: 2\n- eggs: 12\n- rice: 1 kg",
+    "spelling it out: B as in bravo, A as in alpha",
+    "the garage is 2206 Main Street",
+    "the flat is 2204 square feet",
+    "the alarm is 1998 vintage",
+    "guest pass 2291 for the conference",
+    "mfa backup is enabled on 2 accounts",
+])
+def test_near_misses_of_round_tens_kinds_are_left_alone(text: str) -> None:
+    assert not is_sensitive(text), hidden(text)
+
+
+def test_a_list_of_names_and_values_beside_a_secret_keeps_its_ordinary_values() -> None:
+    """The other lines of a list beside a password are secrets only when their values look like one: a count,
+    a year or a word is left."""
+    text = "notes:\n- bank: Osprey#4471\n- dentist: Tuesday\n- kids: 2\n- moved in: 2019\n- gym app: 6029"
+    assert hidden(text) == ["Osprey#4471", "6029"]

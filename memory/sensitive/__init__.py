@@ -37,7 +37,18 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memory.sensitive import alongside, keywords, labels, meaning, numbers, phrases, records, shapes, windows
+from memory.sensitive import (
+    alongside,
+    keywords,
+    labels,
+    meaning,
+    numbers,
+    phrases,
+    records,
+    shapes,
+    vocabulary,
+    windows,
+)
 from memory.sensitive.fragments import WITHHELD, withhold_fragments
 from memory.sensitive.view import view_of
 
@@ -158,18 +169,38 @@ _DIGIT_RUN = re.compile(r"(?<![^\W_])\d(?:[ .-]?\d){3,}(?![^\W_])")
 
 def _restated(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int, int, str]]:
     """A secret said again in the same text, in other spacing or in words ("the lockbox code is 4417. to
-    repeat that: four four one seven"): the same digits, four or more, are the same secret (SPEC F14)."""
+    repeat that: four four one seven"): the same digits, four or more, are the same secret (SPEC F14); and
+    after blind round 10, a value with letters said again ("the answer is Dundee"), or spelt a character at a
+    time then said whole ("1 2 3 4 B, I mean 1234B"; "6 six 0 zero... ok 6600"): the same characters, four
+    or more, whatever the spaces, dots or dashes between them."""
     kinds: dict[str, str] = {}
+    worded: dict[str, str] = {}
     for start, end, kind in found:
-        digits = re.sub(r"\D", "", text[start:end])
-        if len(digits) >= 4:
-            kinds.setdefault(digits, kind)
-    if not kinds:
-        return
-    for run in _DIGIT_RUN.finditer(text):
-        said = kinds.get(re.sub(r"\D", "", run.group()))
-        if said is not None and not any(s <= run.start() and run.end() <= e for s, e, _ in found):
-            yield run.start(), run.end(), said
+        said = _compact(text[start:end])
+        if said.isdigit():
+            if len(said) >= 4:
+                kinds.setdefault(said, kind)
+        elif 4 <= len(said) <= 64 and any(c.isalpha() for c in said):
+            worded.setdefault(said.lower(), kind)
+    for run in _DIGIT_RUN.finditer(text) if kinds else ():
+        said_again = kinds.get(re.sub(r"\D", "", run.group()))
+        if said_again is not None and not any(s <= run.start() and run.end() <= e for s, e, _ in found):
+            yield run.start(), run.end(), said_again
+    for value, kind in worded.items():
+        pattern = r"(?<![^\W_])" + r"[ .-]?".join(map(re.escape, value)) + r"(?![^\W_])"
+        for again in re.finditer(pattern, text, re.I):
+            if not any(s <= again.start() and again.end() <= e for s, e, _ in found):
+                yield again.start(), again.end(), kind
+
+
+def _compact(value: str) -> str:
+    """A value without its spaces, dots and dashes; spelt a character at a time, its digits' words as digits
+    ("6 six 0 zero": "6600")."""
+    words = value.split()
+    digits = vocabulary.digits()
+    if len(words) > 1 and all(len(w) == 1 or w.lower() in digits for w in words):
+        return "".join(digits.get(w.lower(), w) for w in words)
+    return re.sub(r"[\s.\-]", "", value)
 
 
 def redact(text: str, mask: str | Callable[[str], str] = MASK, flagged: bool = False) -> str:

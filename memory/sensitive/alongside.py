@@ -6,14 +6,26 @@
 - the number that logs in beside a password: "online banking: customer number 88120436, passcode Wren1953"
   (the data files' `login_numbers`), in the same line as a secret found.
 
+And after blind round 10:
+
+- the rest of a value spelt a character at a time: "1 2 3 4 B" when "1 2 3 4" was found, "5 five 0 zero"
+  when "5" was (a single letter or digit, or a digit's word, the data files' `digits`);
+- the value it replaced, said beside it: "alarm code 4412 (the old one 2290 doesn't work)" (the data files'
+  `former`, then as many digits as the value found);
+- the other items of a list of "name: value" lines one of whose values is a secret, when theirs looks like
+  one too (a credential's shape, or four to eight digits that are no year): "- bank: Falcon#2291\n- tax
+  portal: Heron!Mist4\n- pharmacy app: 5520".
+
 Read only beside what was found, so a text without a secret costs nothing here.
 """
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 
 from memory.sensitive import vocabulary
+from memory.sensitive.values import credential_shaped, measure
 
 # Words between a value and the next of its list ("for the Halifax card"), then the joint, then the next value.
 _NEXT = vocabulary.lazy_pattern(lambda: (
@@ -26,6 +38,16 @@ _NEXT = vocabulary.lazy_pattern(lambda: (
 _LOGIN_NUMBER = vocabulary.lazy_pattern(lambda: (
     rf"(?<![^\W_])(?:{vocabulary.alternation('login_numbers')})(?![^\W_])[ \t]*(?:[:=#]|is|ist|est|es|è|é)?[ \t]*"
     r"(?P<value>\d(?:[ -]?\d){5,15})(?![\w])"), re.I)
+# The value it replaced: "(the old one 1998 doesn't work anymore)", "l'ancien était 2290".
+_FORMER = vocabulary.lazy_pattern(lambda: (
+    rf"(?<![^\W_])(?:{vocabulary.alternation('former')})(?![^\W_])[ \t]*"
+    rf"(?:[:=,]|(?:{vocabulary.alternation('copulas')})(?![^\W_]))?[ \t]*"
+    r"(?P<value>\d(?:[ -]?\d)*)(?![\w/:.,]\d|[\w%°$€£])"), re.I)
+_FORMER_REACH = 80  # how far from the value found its former one may be said
+# A line of a list of "name: value": a bullet or a number perhaps, a short name, a sign, the value.
+_ITEM = re.compile(r"[ \t]*(?P<bullet>[-*•+]|\d{1,2}[.)])?[ \t]*(?P<name>[^\W\d_][^:=\n]{0,39}?)[ \t]*[:=][ \t]*"
+                   r"(?P<value>\S(?:[^\n]*\S)?)[ \t]*$")
+_ITEM_DIGITS = re.compile(r"(?!(?:19|20)\d\d$)\d{4,8}")
 _DIGITS = re.compile(r"\d")
 _OF_DIGITS = frozenset({"pin", "code", "combination", "secret", "credential"})
 _LOGS_IN = frozenset({"pin", "code", "credential", "token"})  # what a number that logs in may stand beside
@@ -42,8 +64,76 @@ def find(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int, in
         while (listed := _NEXT.match(text, at)) and len(_DIGITS.findall(listed.group("value"))) == digits:
             yield listed.start("value"), listed.end("value"), kind
             at = listed.end("value")
+    yield from _spelt_on(text, found)
+    yield from _former(text, found)
+    yield from _listed(text, found)
     lines = {text.rfind("\n", 0, start) + 1 for start, _, kind in found if kind in _LOGS_IN}
     for line in lines:
         stop = text.find("\n", line)
         for match in _LOGIN_NUMBER.finditer(text, line, len(text) if stop < 0 else stop):
             yield match.start("value"), match.end("value"), "credential"
+
+
+def _spelt_on(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int, int, str]]:
+    """A value of single characters found in part, and the characters or digits' words that follow it."""
+    words = vocabulary.digits()
+    for start, end, kind in found:
+        said = text[start:end].split()
+        if not said or any(len(w) > 1 and w.lower() not in words for w in said):
+            continue
+        at = end
+        while (more := _SPELT.match(text, at)) and (len(more.group(1)) == 1 or more.group(1).lower() in words):
+            at = more.end()
+        if at > end:
+            yield start, at, kind
+
+
+_SPELT = re.compile(r"[ \t]+([^\W_]+)(?![^\W_])")
+
+
+def _former(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int, int, str]]:
+    """The value a secret of digits replaced, said beside it with as many digits."""
+    counts = {(start, end): len(_DIGITS.findall(text[start:end])) for start, end, kind in found
+              if kind in _OF_DIGITS and re.fullmatch(r"[*#]?\d(?:[ -]?\d)*#?", text[start:end])}
+    if not counts:
+        return
+    low = max(0, min(s for s, _ in counts) - _FORMER_REACH)
+    high = min(len(text), max(e for _, e in counts) + _FORMER_REACH)
+    for match in _FORMER.finditer(text, low, high):
+        digits = len(_DIGITS.findall(match.group("value")))
+        if any(digits == n and (abs(match.start() - e) <= _FORMER_REACH or abs(s - match.end()) <= _FORMER_REACH)
+               for (s, e), n in counts.items()):
+            yield match.start("value"), match.end("value"), "code"
+
+
+def _listed(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int, int, str]]:
+    """The other values of a list of "name: value" lines one value of which was found, when they look like
+    secrets too: the lines above and below in the same layout (the same bullet, or none)."""
+    if "\n" not in text:
+        return
+    starts = [0, *(m.end() for m in re.finditer("\n", text))]
+    items = {}  # line number -> its item, read when asked
+    done: set[int] = set()
+
+    def item(n: int) -> re.Match[str] | None:
+        if n not in items:
+            stop = starts[n + 1] - 1 if n + 1 < len(starts) else len(text)
+            items[n] = _ITEM.fullmatch(text, starts[n], stop)
+        return items[n]
+
+    for start, end, _ in found:
+        n = bisect.bisect_right(starts, start) - 1
+        own = item(n)
+        if n in done or own is None or not (own.start("value") <= start and end <= own.end("value")):
+            continue
+        done.add(n)
+        bullet = own.group("bullet") is not None
+        for step in (-1, 1):
+            m = n + step
+            while 0 <= m < len(starts) and m not in done and (other := item(m)) is not None \
+                    and (other.group("bullet") is not None) == bullet:
+                done.add(m)
+                value = other.group("value").rstrip(".,;")
+                if credential_shaped(value) or (_ITEM_DIGITS.fullmatch(value) and not measure(value)):
+                    yield other.start("value"), other.start("value") + len(value), "credential"
+                m += step

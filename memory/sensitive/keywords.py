@@ -99,6 +99,11 @@ _FILLER = vocabulary.lazy_pattern(lambda: (
     r"\s*,\s*(?:which|that|who|die|das|den|que|qui|che|dat)\s[^\n;,]{0,60},(?=\s*\S)|"
     # a word that qualifies it: "password itself is X", "contraseña antigua Luna2019", "kode PIN saya"
     rf"\s+(?:{vocabulary.alternation('qualifiers', True)})(?![^\W_])|"
+    # a few words said of it before the copula when digits follow it: "alarm code as of today is 4412", "the
+    # code they texted me was 883 104" (four digits or more, no year)
+    r"(?:[ \t]+[^\W\d_][\w'’]*){1,4}?"
+    rf"(?=[ \t]+(?:{vocabulary.alternation('copulas')})[ \t]+[*#]?(?!(?:19|20)\d\d(?![ .-]?\d))"
+    r"\d(?:[ -]?\d){3,}(?![\w/:]|[.,]\d))|"
     # whose it is in the genitive: "пин-код карты 5821", "ПІН картки: 7812"
     r"\s+[\u0400-\u04ff][\u0400-\u04ff'’]{2,}(?=\s*[:—–-]?\s*\d)"), re.I)
 
@@ -238,7 +243,7 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         strong = keyword.group("weak") is None and not _asked(text, keyword)
         word = keyword.group(0)
         if word.lower() == "pass":
-            ticket = re.search(r"([^\W\d_]+)[\s-]*$", text[max(0, keyword.start() - 30):keyword.start()])
+            ticket = re.search(r"([^\W\d_]+)[ \t-]*\Z", text[max(0, keyword.start() - 30):keyword.start()])
             if ticket and ticket.group(1).lower() in _TICKETS:
                 continue
         if _CODE_FIRST.match(word) and ordinary_code(text, keyword.start(), keyword.end()):
@@ -341,7 +346,9 @@ _CUE_WORD = re.compile(r"[^\W\d_]+")
 def _negation_words() -> frozenset[str]:
     """The words a text must hold for a value to be denied in it: those of `negations` but the copulas ("is",
     "è"), which nearly every text holds."""
-    return vocabulary.words("negations") - vocabulary.words("copulas") - {"ce", "ya", "já"}
+    # as the view holds them: "isn't" is the words "isn" and "t", "no longer" the words "no" and "longer"
+    said = {w.lower() for entry in vocabulary.entries("negations") for w in re.findall(r"[^\W\d_]{2,}", entry)}
+    return frozenset(said) - vocabulary.words("copulas") - {"ce", "ya", "já"}
 
 
 @lru_cache(maxsize=1)

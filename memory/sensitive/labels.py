@@ -44,8 +44,9 @@ def _places() -> str:
 
 
 def _placed() -> str:
+    # one place or two: "padlock on the shed", "cijferslot van de kluis op het werk" (blind round 10)
     return (rf"(?:[ \t]+(?:{_literal('placed')})[ \t]+(?:(?:the|my|our|your|a)[ \t]+)?"
-            r"(?:[^\W\d_][\w'’-]*[ \t]+)?[^\W\d_][\w'’-]*)?")
+            r"(?:[^\W\d_][\w'’-]*[ \t]+)?[^\W\d_][\w'’-]*){0,2}")
 
 
 def _services() -> str:
@@ -155,12 +156,16 @@ def _opened() -> list[str]:
         rf"(?:takes|accepts|wants|needs|asks for|is|uses)[ \t]+{_VALUE}",
         # "the lockbox at the airbnb takes 0 9 3 3", "the bike lock is set to 3-1-8".
         rf"(?<![^\W_])(?P<place>{places})(?![^\W_]){_placed()}[ \t]+(?:takes|accepts)[ \t]+{_VALUE}{_LAST}",
+        # "the lockbox is 2206 and the alarm is 9981", "der Tresor ist 5521": a thing that opens said to be four
+        # digits or more (no year), ending their clause (blind round 10).
+        rf"(?<![^\W_])(?P<place>{places})(?![^\W_]){_placed()}(?:[ \t]+(?:{vocabulary.alternation('copulas')})|['’]s)"
+        rf"[ \t]+(?=[*#]?(?!(?:19|20)\d\d(?!\d))\d(?:[ -]?\d){{3}}){_VALUE}(?=[ \t]*(?:$|\n|[.;,!?)]|[ \t]and[ \t]))",
         rf"(?<![^\W_])(?P<place>{locks})(?![^\W_])(?:['’]s|[ \t]+is|[ \t]+was|[ \t]+got)?[ \t]+(?:re)?set[ \t]+"
         rf"(?:to|on)[ \t]+{_VALUE}{_LAST}",
         # "Set the bike lock to 3-9-2 when you leave it", "hotel safe - I set it to 0815": a lock set to digits.
         rf"(?<![^\W_])(?:re)?set[ \t]+{article}(?:{_THING}[ \t]+)?(?P<place>{locks})(?![^\W_])[ \t]+(?:to|on)[ \t]+"
         rf"{_VALUE}",
-        rf"(?<![^\W_])(?P<place>{locks})(?![^\W_])[^\n.;]{{0,20}}?(?<![^\W_])I[ \t]+(?:re)?set[ \t]+(?:it|that)[ \t]+"
+        rf"(?<![^\W_])(?P<place>{locks})(?![^\W_])[^\n.;]{{0,40}}?(?<![^\W_])I[ \t]+(?:re)?set[ \t]+(?:it|that)[ \t]+"
         rf"(?:to|on)[ \t]+{_VALUE}",
         # "unlock with 2 2 9 6 if the fingerprint fails": digits keyed after a verb of opening, no thing named.
         rf"(?<![^\W_]){opens}(?:[ \t]+(?:it|them))?[ \t]+{entry}[ \t]+{keypad}(?P<value>{_KEYED})"

@@ -11,7 +11,8 @@ sentence when their own check digits say so ("CPF da minha mãe pra marcar a con
 "Steuer-ID ..., sie lautet 48 701 196 218"); right after its name, a number the validator refuses is
 taken too (the name says what it is: "National Insurance number QX 48 19 22 C"). Alone, only what is
 written in its own layout: a US SSN 123-45-6789, a Brazilian CPF 381.475.029-23, a French NIR in its
-groups, a UK NI number in its pairs, an Italian codice fiscale. The validators are imported when a
+groups, a UK NI number in its pairs, an Italian codice fiscale. The last four digits of a card or an id said
+as such ("last 4 of my SSN are 7381", "the old card ended in 0934") are taken too. The validators are imported when a
 candidate appears, so a text without one costs a few regular-expression scans.
 """
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Iterator
+from functools import cache
 
 from memory.sensitive import vocabulary
 
@@ -72,7 +74,7 @@ _NAMED_ID = re.compile(
     r"(?:\s*(?:number|no\.?|nr\.?|nummer|numéro|número|#))?"
     # what it is for, before the sign: "DNI para la reserva: 73293425S", "NIF para a fatura: 241619114"
     r"(?:\s+(?:for|para|pour|für|per|voor)\s+[^\n:;.=]{1,30}?(?=\s*:))?"
-    r"\s*(?:[:=#]|is|ist|est|es|è|é|lautet)?\s*"
+    r"\s*(?:[:=#]|is|are|ist|est|c'est|c’est|es|è|é|lautet)?\s*"
     r"(?P<value>[A-Za-z0-9][A-Za-z0-9 ./-]{4,24})?", re.I)
 # Numbers known by the word before them, without a check digit to test (or with one stdnum has:
 # a US routing number): (pattern of the name, kind, shape of the value, least digits in it).
@@ -149,11 +151,45 @@ _BACK_WORDS = frozenset("back dos hinten rückseite prüfziffern reverso atrás 
 def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     if not _DIGIT.search(text):
         return
-    yield from _cards(text, words)
+    cards = list(_cards(text, words))
+    yield from cards
     yield from _ibans(text)
     yield from _national_ids(text, words)
     if words & _ACCOUNT_WORDS:
         yield from _account_ids(text)
+    if words & _ending_words():
+        shown = {re.sub(r"\D", "", text[start:end])[-4:] for start, end, kind in cards}
+        yield from (span for span in _endings(text) if text[span[0]:span[1]] not in shown)
+
+
+# The last digits of a card or an id said as such: "last 4 of my SSN are 7381", "the CVV is 304 on the new card,
+# the old one ended in 0934" (the data files' id_endings; four digits, no year, a word of a card or an id in the
+# sentence before them: ended_ids, ended_cards); not the end of a card written whole in the text (that is the card's).
+_ENDING = vocabulary.lazy_pattern(lambda: (
+    rf"(?<![^\W_])(?:{vocabulary.alternation('id_endings', True)})(?![^\W_])[^\n.;!?\d]{{0,40}}?"
+    rf"(?P<value>(?<![\w.,/-])(?!(?:19|20)\d\d(?!\d))\d{{4}})(?![\w]|[.,/:-]\d)"), re.I)
+_ENDED_REACH = 100  # how far before its ending a card's or an id's word may stand, within the sentence
+
+
+@cache
+def _ending_words() -> frozenset[str]:
+    """The first word of four letters or more of each ending: a text without one is not read for endings."""
+    return frozenset(next(iter(re.findall(r"[^\W\d_]{4,}", entry.lower())), "") for entry in
+                     vocabulary.entries("id_endings")) - {""}
+
+
+
+
+def _endings(text: str) -> Iterator[tuple[int, int, str]]:
+    ids, cards = vocabulary.words("ended_ids"), vocabulary.words("ended_cards")
+    for match in _ENDING.finditer(text):
+        start = max(0, match.start() - _ENDED_REACH)
+        stop = _SENTENCE_END.search(text[start:match.start()][::-1])
+        if stop:
+            start = match.start() - stop.start()
+        named = {w.lower() for w in re.findall(r"[^\W\d_][\w-]*", text[start:match.start("value")])}
+        if named & (ids | cards):
+            yield match.start("value"), match.end("value"), "card" if named & cards else "national_id"
 
 
 def _account_ids(text: str) -> Iterator[tuple[int, int, str]]:
@@ -287,6 +323,10 @@ def _named_value(value: str, validators: tuple[str, ...]) -> int:
     if "gb.nino" in validators:
         nino = _NAMED_NINO.match(value)
         return nino.end() if nino else 0
+    for pattern, name in _LAID_OUT:  # in the id's own groups: "1 85 05 78 006 084 36" after "numéro de sécu"
+        laid = pattern.match(value)
+        if name in validators and laid:
+            return laid.end()
     run = re.match(r"[A-Za-z]?[ -]?\d[\d .-]*\d(?:[ -]?[A-Za-z](?![A-Za-z]))?", value)
     if not run or sum(c.isdigit() for c in run.group(0)) < 7 or re.search(r"\d \d{1,2}$", run.group(0)):
         return 0
