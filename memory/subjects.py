@@ -92,6 +92,7 @@ class Vocabulary:
     passive: frozenset[str]  # words after which a participle is a state ("is cancelled")
     follows_verb: frozenset[str]  # words after which a sentence's first word is a verb with its object
     introduced: re.Pattern[str]  # "a woman called", "a place named": a value introduced by its name
+    habit: re.Pattern[str]  # "a night", "every": a value that holds each time
 
 
 def _every_language(table: dict[str, list[str]]) -> list[str]:
@@ -159,6 +160,7 @@ def vocabulary() -> Vocabulary:
         introduced=re.compile(rf"(?<!\w)(?:{'|'.join(map(re.escape, data['introduced']['articles']))})"
                               rf"\s+[^\W\d_][\w'-]*\s+(?:{'|'.join(map(re.escape, data['introduced']['naming']))})"
                               rf"(?!\w)"),
+        habit=_phrases(data["habit"]["words"]),
     )
 
 
@@ -1038,9 +1040,65 @@ def conflict(newer: Said, older: Said) -> str | None:
             continue  # "the car's MOT" for "MOT's actually June": the thing it belongs to, not said again
         return f"the older one is about someone else ({owner})"
     for word in newer.qualifiers:
-        if word not in older.every_word:
+        if word not in older.every_word and not _set_aside(newer, word):
             return f"another one ({word})"
+    numbered = _numbered(older)
+    for noun, number in _numbered(newer).items():
+        if numbered.get(noun, number) != number:
+            return f"another one ({noun} {number})"  # "the tenant in flat 1" is not flat 2's
+    if _one_time(newer) and vocabulary().habit.search(fold(older.text)):
+        return "one time of a habit"  # "last night I only got 4 hours" of "I sleep about 6 hours a night"
     return _other_thing(newer, older)
+
+
+_ASIDE = re.compile(r",\s*|;\s*|:\s*|\s+(?:since|because|as|now that|and)\s+")
+
+
+def _set_aside(said: Said, word: str) -> bool:
+    """Whether "old", "previous" (another_one) is said of the value a change sets aside, in a clause of its own
+    ("new number: 07700 900876, the old SIM is gone", "a new boiler since the old one died"), not of the subject
+    ("my old manager is now at Google")."""
+    if not another_one(word) or not said.changed:
+        return False
+    clauses = _ASIDE.split(fold(said.text))
+    return len(clauses) > 1 and not re.search(rf"(?<!\w){re.escape(word)}(?!\w)", clauses[0]) and \
+        any(re.search(rf"(?<!\w){re.escape(word)}(?!\w)", c) for c in clauses[1:])
+
+
+_NUMBERED = re.compile(r"(?<!\w)([^\W\d_][\w'-]*)\s+(\d{1,4}[a-z]?)(?![\w.,:/-]*\d)(?!\s*(?:%|[^\W\d_]*\d))")
+
+
+def _numbered(said: Said) -> dict[str, str]:
+    """The things a statement's subject names by a number of their own ("flat 2", "the room 3 radiator",
+    "l'appartement 5"): noun -> number, before the value the rules read and when the number is not the statement's
+    only value ("it's on level 5 now", "I take bus 42 now": the value)."""
+    words, statement = vocabulary(), said.statement
+    if statement is None or not statement.value:
+        return {}
+    folded = fold(said.text)
+    value_at = folded.rfind(fold(statement.value))
+    found: dict[str, str] = {}
+    for match in _NUMBERED.finditer(folded):
+        if value_at >= 0 and match.end() > value_at:
+            continue  # "it's on level 5 now": the value, not which one of the subject
+        noun, number = _bare(match.group(1)), match.group(2)
+        noun = noun[2:] if noun[:2] in ("l'", "d'") else noun
+        if noun in STOPWORDS or noun in words.function or noun in _DETERMINERS or noun in _COPULAS or \
+                words.time_before.fullmatch(noun) or words.calendar.fullmatch(noun) or noun in words.generic:
+            continue
+        following = re.match(r"\s*([^\W\d_]+)", folded[match.end():])
+        if following and (words.measured.match(f"1 {following.group(1)}") or
+                          following.group(1) in ("am", "pm", "h", "uhr", "o'clock")):
+            continue  # "about 6 hours", "at 9 am": a measure or an hour, not a number of its own
+        found[stem(noun)] = number
+    values = said.span_values or said.values
+    return found if values - set(found.values()) else {}
+
+
+def _one_time(said: Said) -> bool:
+    """Whether a statement says one time of something by when it happened ("last night I only got 4 hours",
+    "this morning I ran 2 km"), with no word of change: dated by a measure or an event alone."""
+    return "dated" in said.marks and not {"strong", "weak"} & said.marks
 
 
 _TIME = re.compile(r"(?i)\d{1,2}[:.h]\d{2}|\d{1,2}\s*(?:am|pm|uhr)\b|\b(?:noon|midnight|o'clock|daily|weekly|monthly|"
