@@ -93,6 +93,8 @@ class Vocabulary:
     follows_verb: frozenset[str]  # words after which a sentence's first word is a verb with its object
     introduced: re.Pattern[str]  # "a woman called", "a place named": a value introduced by its name
     habit: re.Pattern[str]  # "a night", "every": a value that holds each time
+    clock_words: re.Pattern[str]  # a time of day said in words ("half five", "at one", "dieci e mezza"), folded
+    clock_start: frozenset[str]  # the words such a time starts with ("half", "quarter", "six")
 
 
 def _every_language(table: dict[str, list[str]]) -> list[str]:
@@ -161,7 +163,23 @@ def vocabulary() -> Vocabulary:
                               rf"\s+[^\W\d_][\w'-]*\s+(?:{'|'.join(map(re.escape, data['introduced']['naming']))})"
                               rf"(?!\w)"),
         habit=_phrases(data["habit"]["words"]),
+        clock_words=_clock_words(data),
+        clock_start=frozenset(fold(w).split()[0] for w in data["clock_words"]["numbers"] + data["clock_words"]["parts"]
+                              + data["clock_words"]["alone"]),
     )
+
+
+def _clock_words(data: dict[str, dict[str, list[str]]]) -> re.Pattern[str]:
+    """A time of day said in words, in folded text: a number word beside a part ("half five", "quarter to seven",
+    "dieci e mezza") or after a word of time ("at one", "verso le dieci"), or a word that is one ("noon")."""
+    def any_of(words: list[str]) -> str:
+        return "|".join(re.escape(fold(w)) for w in sorted(set(words), key=len, reverse=True))
+
+    numbers, parts = any_of(data["clock_words"]["numbers"]), any_of(data["clock_words"]["parts"])
+    before = any_of(data["time_before"]["words"])
+    return re.compile(rf"(?<!\w)(?:(?:{parts})\s+(?:(?:to|past|para|de|a|voor|over)\s+)?(?:{numbers})|"
+                      rf"(?:{numbers})\s+(?:{parts})|(?:{before})\s+(?:(?:le|la|las|les|the|de)\s+)?(?:{numbers})|"
+                      rf"{any_of(data['clock_words']['alone'])})(?!\w)")
 
 
 # -- values ------------------------------------------------------------------------------------------
@@ -212,8 +230,10 @@ _VALUE_SIDE = re.compile(r"(?<!\w)(?:is|are|was|were|am|be|been|es|son|est|sont|
 
 def _says_is(word: str) -> bool:
     """Whether a word after "X's" makes it "X is" or "X has" ("Chloe's off to uni", "MOT's actually June"):
-    a word of _NOT_OWNED, a copula or a verb of change (not "new": "my sister's new boyfriend")."""
-    return word in _NOT_OWNED or word in _COPULAS or bool(vocabulary().strong.fullmatch(word))
+    a word of _NOT_OWNED, a copula, a verb of change (not "new": "my sister's new boyfriend"), an English past
+    ("alarm's set for ..."), or the first word of a time said in words ("bedtime's half six")."""
+    return word in _NOT_OWNED or word in _COPULAS or bool(vocabulary().strong.fullmatch(word)) or \
+        word in vocabulary().clock_start or _english_past(word)  # "bedtime's half six", "alarm's set for 6:45"
 
 
 def _a_verb_ing(word: str, rest: str) -> bool:
@@ -284,6 +304,8 @@ def _value_spans(text: str, statement: Statement | None) -> list[tuple[int, int]
             continue  # a word of the subject: "my National Insurance number", "the Netflix password", "der Türcode"
         spans.append(match.span())
     spans += _calendar(text)
+    if len(fold(text)) == len(text):  # "half six", "at one", "dieci e mezza": a time said in words
+        spans += [m.span() for m in vocabulary().clock_words.finditer(fold(text))]
     if statement is not None and statement.value:
         at = text.rfind(statement.value)
         if at >= 0:
@@ -538,7 +560,7 @@ def _marks(text: str, folded: str, head: str | None = None) -> set[str]:
     marks |= {name for name, pattern in (("strong", words.strong), ("weak", words.weak)) if pattern.search(own)}
     if any(not _goes_somewhere(text, folded, m) for m in words.plan.finditer(folded)):
         marks.add("plan")
-    if words.addition.search(folded):
+    if any(not _of_degree(folded, m) for m in words.addition.finditer(folded)):
         marks.add("addition")
     if any(not _of_another(folded, m, head) for m in words.same.finditer(folded)):
         marks.add("same")
@@ -575,6 +597,11 @@ def _marks(text: str, folded: str, head: str | None = None) -> set[str]:
                                                r"could)(?![\w'])", folded):
         marks.add("question")
     return marks
+
+
+def _of_degree(folded: str, addition: re.Match[str]) -> bool:
+    """Whether "too" says how much ("she was getting too tired", "too early"), not "as well": a word follows it."""
+    return addition.group(0) == "too" and re.match(r"\s+[^\W\d_]", folded[addition.end():]) is not None
 
 
 def _dates_a_change(text: str, folded: str, marks: set[str]) -> bool:
@@ -1124,7 +1151,8 @@ def _families(said: Said) -> set[str]:
         if _ADDRESSES.search(value):
             found.add("address")
             continue
-        timed = bool(_TIME.search(value) or _calendar(value) or _an_hour(value))
+        timed = bool(_TIME.search(value) or _calendar(value) or _an_hour(value) or
+                     vocabulary().clock_words.search(fold(value)))
         if timed:
             found.add("time")
         if not _an_hour(value) and re.search(r"\d", _without_calendar(_TIME.sub("", value))):

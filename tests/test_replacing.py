@@ -341,6 +341,8 @@ def test_a_look_alike_of_round_10s_kinds_replaces_nothing(store: Store, embedder
     # one time of a habit, said by when it happened, is that time's, not the habit's new value
     ("I run 5 km every morning.", "this morning I only ran 2 km"),
     ("I sleep 8 hours a night.", "last night I got 5 hours"),
+    ("I have lunch at 12:30.", "Sam has lunch at one these days"),  # a time in words, of someone else
+    ("Mum is allergic to nuts.", "Mum is allergic to shellfish too"),  # "too" at the end: as well
     ("my manager is Priya", "my old manager is now at Google"),  # "old" of the subject itself
 ])
 def test_a_look_alike_of_round_12s_kinds_replaces_nothing(store: Store, embedder: LocalEmbedder, older: str,
@@ -358,5 +360,19 @@ def test_a_look_alike_of_round_12s_kinds_replaces_nothing(store: Store, embedder
 ])
 def test_the_same_one_or_the_habit_itself_still_changes(store: Store, embedder: LocalEmbedder, older: str,
                                                         newer: str) -> None:
+    a, b, replaced = links_after(store, embedder, older, newer)
+    assert replaced == {a: b}
+
+
+@pytest.mark.parametrize("older, newer", [
+    # a time of day said in words is a time, as "5:30" is ("half five", "at one", "quarter past", "dieci e mezza")
+    ("I feed the hens at 6am.", "feeding the hens has moved to half seven now the mornings are dark"),
+    ("Dinner is at 19:00.", "we have dinner at eight these days"),
+    ("Ceno alle 20.", "adesso ceno verso le nove e mezza"),
+    # "too" before a word says how much, not "as well"
+    ("The school run starts at 8:10.", "the school run starts at 7:50 now, 8:10 was too late"),
+])
+def test_a_change_of_round_12s_kinds_replaces(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> None:
+    """The kinds of misreading round 12 showed (docs/offline.md), in phrasings of their own."""
     a, b, replaced = links_after(store, embedder, older, newer)
     assert replaced == {a: b}
