@@ -1031,8 +1031,30 @@ def one_value(said: Said, other: Said) -> bool:
 
 def _names_it(said: Said) -> bool:
     """Whether the statement gives a name ("our cat is called Miso"), not a value introduced by its name
-    ("our new landlord is a woman called Joanne Pike")."""
-    return bool(_NAMING.search(vocabulary().introduced.sub(" ", fold(said.text))))
+    ("our new landlord is a woman called Joanne Pike") nor the name of a person that is who they are ("my
+    partner's name is Tom", "mijn vriendin heet Sanne", "I'm seeing someone called Ben now")."""
+    folded = vocabulary().introduced.sub(" ", fold(said.text))
+    return any(not _whom_named(folded[:m.start()]) for m in _NAMING.finditer(folded))
+
+
+@cache
+def _named_people() -> tuple[re.Pattern[str], frozenset[str]]:
+    data = tomllib.loads(VOCABULARY.read_text(encoding="utf-8"))["introduced"]
+    return _phrases(data["someone"]), frozenset(canonical_person(w) for w in data["pets"])
+
+
+def _whom_named(before: str) -> bool:
+    """Whether the words before a word of naming name a person, whose name is then who they are: someone, or a
+    person of memory/subjects.toml's people that is no pet ("my partner's name", "mon colocataire s'appelle")."""
+    before = re.sub(r"(?:\s+|'s|(?<!\w)(?:is|was|se|s'|si|zich|sich|-se))+$", "", before)
+    someone, pets = _named_people()
+    if any(m.end() == len(before) for m in someone.finditer(before)):
+        return True
+    last = re.search(r"([^\W\d_][\w-]*)$", before)
+    if last is None:
+        return False
+    word = last.group(1)
+    return word in vocabulary().people and canonical_person(word) not in pets
 
 
 def conflict(newer: Said, older: Said) -> str | None:

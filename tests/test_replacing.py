@@ -343,6 +343,8 @@ def test_a_look_alike_of_round_10s_kinds_replaces_nothing(store: Store, embedder
     ("I sleep 8 hours a night.", "last night I got 5 hours"),
     ("I have lunch at 12:30.", "Sam has lunch at one these days"),  # a time in words, of someone else
     ("Mum is allergic to nuts.", "Mum is allergic to shellfish too"),  # "too" at the end: as well
+    ("Our dog is called Biscuit.", "Biscuit is getting old, so we got a puppy called Pip now"),  # a pet is named
+    ("Mijn buurman heet Joost.", "mijn zus heet nu Karim"),
     ("my manager is Priya", "my old manager is now at Google"),  # "old" of the subject itself
 ])
 def test_a_look_alike_of_round_12s_kinds_replaces_nothing(store: Store, embedder: LocalEmbedder, older: str,
@@ -369,6 +371,9 @@ def test_the_same_one_or_the_habit_itself_still_changes(store: Store, embedder: 
     ("I feed the hens at 6am.", "feeding the hens has moved to half seven now the mornings are dark"),
     ("Dinner is at 19:00.", "we have dinner at eight these days"),
     ("Ceno alle 20.", "adesso ceno verso le nove e mezza"),
+    # the name of a person who is someone to me is who they are, not a name given to a thing
+    ("Mijn buurman heet Joost.", "Joost is verhuisd, mijn nieuwe buurman is Karim"),
+    ("Il mio coinquilino si chiama Marco.", "Marco è andato via, il mio nuovo coinquilino ora è Luca"),
     # "too" before a word says how much, not "as well"
     ("The school run starts at 8:10.", "the school run starts at 7:50 now, 8:10 was too late"),
 ])
