@@ -345,6 +345,7 @@ def test_a_look_alike_of_round_10s_kinds_replaces_nothing(store: Store, embedder
     ("Mum is allergic to nuts.", "Mum is allergic to shellfish too"),  # "too" at the end: as well
     ("Our dog is called Biscuit.", "Biscuit is getting old, so we got a puppy called Pip now"),  # a pet is named
     ("Mijn buurman heet Joost.", "mijn zus heet nu Karim"),
+    ("The choir leader is Fiona.", "Fiona handed the church keys over to Raj"),
     ("my manager is Priya", "my old manager is now at Google"),  # "old" of the subject itself
 ])
 def test_a_look_alike_of_round_12s_kinds_replaces_nothing(store: Store, embedder: LocalEmbedder, older: str,
@@ -374,6 +375,9 @@ def test_the_same_one_or_the_habit_itself_still_changes(store: Store, embedder: 
     # the name of a person who is someone to me is who they are, not a name given to a thing
     ("Mijn buurman heet Joost.", "Joost is verhuisd, mijn nieuwe buurman is Karim"),
     ("Il mio coinquilino si chiama Marco.", "Marco è andato via, il mio nuovo coinquilino ora è Luca"),
+    # words of a change for good, with no other word of change
+    ("I'm on the early shift, 6 till 2.", "they put me on the late shift permanently, 2 till 10"),
+    ("La mia band preferita sono i Måneskin.", "ormai ascolto i Verdena, i Måneskin non li sento più"),
     # "too" before a word says how much, not "as well"
     ("The school run starts at 8:10.", "the school run starts at 7:50 now, 8:10 was too late"),
 ])
