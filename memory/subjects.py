@@ -230,10 +230,10 @@ _VALUE_SIDE = re.compile(r"(?<!\w)(?:is|are|was|were|am|be|been|es|son|est|sont|
 
 def _says_is(word: str) -> bool:
     """Whether a word after "X's" makes it "X is" or "X has" ("Chloe's off to uni", "MOT's actually June"):
-    a word of _NOT_OWNED, a copula, a verb of change (not "new": "my sister's new boyfriend"), an English past
-    ("alarm's set for ..."), or the first word of a time said in words ("bedtime's half six")."""
+    a word of _NOT_OWNED, a copula, a verb of change (not "new": "my sister's new boyfriend"), or the first word
+    of a time said in words ("bedtime's half six")."""
     return word in _NOT_OWNED or word in _COPULAS or bool(vocabulary().strong.fullmatch(word)) or \
-        word in vocabulary().clock_start or _english_past(word)  # "bedtime's half six", "alarm's set for 6:45"
+        word in vocabulary().clock_start  # "bedtime's half six"
 
 
 def _a_verb_ing(word: str, rest: str) -> bool:
@@ -1196,7 +1196,28 @@ def values_alike(newer: Said, older: Said) -> bool:
         return False  # a statement without a value ("the piano tuner comes twice a year") has none to change
     a, b = _families(newer), _families(older)
     loose = {"place", "phrase"}
+    if a & b == {"time"} and not (a & loose and b & loose):
+        hours, days = _times(newer), _times(older)
+        if hours and days and not hours & days:
+            return False  # an hour of the day never replaces a date ("alarm's set for quarter to seven": not October)
     return bool(a & b) or bool(a & loose and b & loose)
+
+
+_DAYS = re.compile(r"(?i)\b(?:daily|weekly|monthly|yearly|annually|fortnightly|tomorrow)\b|\d{1,2}(?:st|nd|rd|th)\b|"
+                   r"\d{1,2}[/.-]\d{1,2}[/.-]\d")
+
+
+def _times(said: Said) -> set[str]:
+    """What kinds of time a statement's values give: "hour" (of the day: "6:45", "at 7pm", "half six", "in the
+    evening"), "day" (days, dates, months, "weekly")."""
+    found = set()
+    for value in said.value_texts:
+        if _calendar(value) or _DAYS.search(value):
+            found.add("day")
+        if re.search(r"(?i)\d{1,2}[:.h]\d{2}|\d\s*(?:am|pm|uhr)\b|\b(?:noon|midnight|o'clock|tonight|morning|"
+                     r"afternoon|evening)\b", value) or _an_hour(value) or vocabulary().clock_words.search(fold(value)):
+            found.add("hour")
+    return found
 
 
 def anchors(said: Said, other: Said | None = None) -> frozenset[str]:
