@@ -352,12 +352,7 @@ def _around(lowered: str, needles: set[str] | frozenset[str], before: int = _BEF
     """The stretches of a text around each place one of `needles` stands (merged, in order): where a pattern
     that hangs on them can match."""
     found: list[tuple[int, int]] = []
-    runs = _runs(lowered) if len(lowered) > _INDEXED else None
     for needle in needles:
-        if runs is not None and needle.isalpha():
-            # a word, not inside one: a run of letters that is the needle whole
-            found += [(max(0, at - before), at + len(needle) + _AFTER) for at in runs.get(needle, ())]
-            continue
         at = lowered.find(needle)
         while at >= 0:
             end = at + len(needle)
@@ -372,38 +367,6 @@ def _around(lowered: str, needles: set[str] | frozenset[str], before: int = _BEF
         else:
             merged.append([start, end])
     return [(s, min(e, len(lowered))) for s, e in merged]
-
-
-_INDEXED = 10_000  # characters: a longer text has its runs of letters indexed once, not searched for each word
-
-
-@lru_cache(maxsize=4)
-def _runs(lowered: str) -> dict[str, list[int]]:
-    """Where each run of letters of `lowered` starts, runs as str.isalpha() parts them (a run of the patterns'
-    letters may hold a numeral letter, "Ⅻ", that is no letter to str.isalpha())."""
-    index: dict[str, list[int]] = {}
-    for run in _LETTER_RUN.finditer(lowered):
-        word = run.group()
-        if word.isalpha():
-            index.setdefault(word, []).append(run.start())
-            continue
-        at = run.start()
-        for start, piece in _alpha_pieces(word):
-            index.setdefault(piece, []).append(at + start)
-    return index
-
-
-def _alpha_pieces(word: str) -> list[tuple[int, str]]:
-    """The runs of str.isalpha() letters of `word`, with where each starts."""
-    pieces: list[tuple[int, str]] = []
-    start = None
-    for i, char in enumerate(word + " "):
-        if char.isalpha() and i < len(word):
-            start = i if start is None else start
-        elif start is not None:
-            pieces.append((start, word[start:i]))
-            start = None
-    return pieces
 
 
 def _holding(text: str, regions: list[tuple[int, int]], needed: re.Pattern[str]) -> list[tuple[int, int]]:
