@@ -10,24 +10,22 @@ added since) is not compared."""
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
-if str(ROOT / "benchmarks") not in sys.path:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from conversations import generate_all  # noqa: E402
 
 from memory.sensitive import find_secrets, is_sensitive  # noqa: E402
 
 FROZEN = ROOT / "tests" / "data" / "sensitive_frozen.json"
-Output = tuple[list[list[object]], bool]
+Output = tuple[list[list[Any]], bool]
 
 
 def _labelled() -> list[str]:
@@ -42,7 +40,13 @@ def _labelled() -> list[str]:
 
 
 def _chat() -> list[str]:
-    return [turn.text for conversation in generate_all() for turn in conversation.turns]
+    """The chat turns of benchmarks/conversations.py (a module of benchmarks/, not a package: loaded by path)."""
+    spec = importlib.util.spec_from_file_location("conversations", ROOT / "benchmarks" / "conversations.py")
+    assert spec is not None and spec.loader is not None
+    conversations = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("conversations", conversations)
+    spec.loader.exec_module(conversations)
+    return [turn.text for conversation in conversations.generate_all() for turn in conversation.turns]
 
 
 def _long() -> list[str]:

@@ -397,16 +397,9 @@ def _in(pattern: re.Pattern[str], text: str, regions: list[tuple[int, int]]) -> 
         while at < len(starts) and starts[at] < end:
             position = starts[at]
             at += 1
-            if position >= reached and (match := pattern.match(text, position, end)):
-                reached = match.end()
-                yield match
-
-
-# Letters that the patterns' IGNORECASE matches otherwise than str.lower() writes them (Python's case
-# equivalences, the final sigma, the dotted capital I): a text holding one is scanned as it was.
-_FOLDED_OTHERWISE = frozenset("\u0130\u0131\u017f\u00b5\u03bc\u0345\u03b9\u1fbe\u0390\u1fd3\u03b0\u1fe3"
-                              "\u03b2\u03d0\u03b5\u03f5\u03b8\u03d1\u03ba\u03f0\u03c0\u03d6\u03c1\u03f1"
-                              "\u03a3\u03c2\u03c3\u03c6\u03d5\u1e61\u1e9b\ufb05\ufb06")
+            if position >= reached and (found := pattern.match(text, position, end)):
+                reached = found.end()
+                yield found
 
 
 @cache
@@ -452,12 +445,10 @@ _LETTER_RUN = re.compile(r"[^\W\d_]+")
 
 @lru_cache(maxsize=4)
 def _lowered_words(text: str) -> tuple[str, frozenset[str]] | None:
-    """`text` lower case and its runs of letters, or None when it holds a letter case-folded otherwise than by
-    str.lower() (then the offsets of one are not those of the other, or a pattern's IGNORECASE matches more)."""
-    lowered = text.lower()
-    if len(lowered) != len(text) or not text.isascii() and not _FOLDED_OTHERWISE.isdisjoint(text):
-        return None
-    return lowered, frozenset(_LETTER_RUN.findall(lowered))
+    """`text` lower case and its runs of letters, or None when a letter of it folds otherwise than by str.lower()
+    (vocabulary.lowered_as_matched)."""
+    lowered = vocabulary.lowered_as_matched(text)
+    return None if lowered is None else (lowered, frozenset(_LETTER_RUN.findall(lowered)))
 
 
 @lru_cache(maxsize=16)
