@@ -62,8 +62,10 @@ _WHAT_DRIVE = re.compile(r"^\W*what\s+(?:car\s+)?(?:do|does)\s+(?P<p>.+?)\s+driv
 _WHICH = re.compile(r"^\W*(?:what|which)\s+(?:(?:kind|sort|type|make|model|brand)\s+of\s+)?"
                     r"(?P<x>[\w'-]+(?:\s+[\w'-]+)?)\s+(?:do|does|did|am|is|are|was|were)\s+"
                     r"(?P<p>i|we|[A-Z][\w'-]*|my \w+)\s+\w+", re.I)
-# "what's the gate code?", "who is the cat's vet?", "what is Priya's last name?", "what's my landlord called?"
-_WHAT_IS = re.compile(r"^\W*(?:what|who|which|whats)(?:'s|s|\s+is|\s+are|\s+was|\s+were)\s+(?P<s>.+?)"
+# "what's the gate code?", "who is the cat's vet?", "what is Priya's last name?", "what's my landlord called?",
+# "when is Priya's birthday?", "how much is my gym membership?", "where's the spare key?"
+_WHAT_IS = re.compile(r"^\W*(?:what|who|which|whats|when|where|how much|what time|what day)(?:'s|s|\s+is|\s+are|"
+                      r"\s+was|\s+were)\s+(?P<s>.+?)"
                       r"(?:\s+(?:called|named))?\W*$", re.I)
 _ABOUT = re.compile(r"^\W*(?:tell me about|what about|what do you know about|do you know)\s+(?P<s>.+?)\W*$", re.I)
 
