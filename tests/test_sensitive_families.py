@@ -569,3 +569,18 @@ def test_a_list_of_names_and_values_beside_a_secret_keeps_its_ordinary_values() 
     a year or a word is left."""
     text = "notes:\n- bank: Osprey#4471\n- dentist: Tuesday\n- kids: 2\n- moved in: 2019\n- gym app: 6029"
     assert hidden(text) == ["Osprey#4471", "6029"]
+
+
+@pytest.mark.parametrize("text, values", [
+    ("Shopping list:\n- milk: 2\n- bread: 1 loaf\n- password for wifi: Falcon#2291\n- order: 48211734",
+     ["Falcon#2291"]),
+    ("Budget:\n- rent: 1200\n- car: 340\n- phone: 25\n- netflix password: Heron!Mist4", ["Heron!Mist4"]),
+    ("Schedule\n- Mon: 0900\n- Tue: 1030\n- wifi: guest1234!", ["guest1234!"]),
+    ("Packing list\n- tickets: 2\n- flight: 0715\n- wifi password: Heron!Mist4", ["Heron!Mist4"]),
+])
+def test_digits_in_a_list_beside_one_password_are_no_login_unless_their_name_is_one(text: str,
+                                                                                    values: list[str]) -> None:
+    """A rent, a time, an order number in a list that holds one password: four digits are a login's only
+    when their line names something logged in to ("gym app", "pharmacy app"), or the list holds other
+    passwords (a list of logins)."""
+    assert hidden(text) == values
