@@ -584,3 +584,18 @@ def test_digits_in_a_list_beside_one_password_are_no_login_unless_their_name_is_
     when their line names something logged in to ("gym app", "pharmacy app"), or the list holds other
     passwords (a list of logins)."""
     assert hidden(text) == values
+
+
+@pytest.mark.parametrize("text", [
+    "My alarm is 0630.",
+    "The alarm is 0545, the kids get up at 7.",
+    "the garage is 0800 and the gym is 0900",
+])
+def test_a_thing_that_opens_said_to_be_a_time_of_day_is_no_code(text: str) -> None:
+    """A 24-hour time is written with its leading zero: an alarm or a garage "is 0630" at that time. A lock
+    has no time: "the padlock is 0630" stays its combination."""
+    assert not is_sensitive(text), hidden(text)
+
+
+def test_a_lock_said_to_be_digits_like_a_time_is_its_combination() -> None:
+    assert hidden("the padlock on the shed is 0630.") == ["0630"]
