@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memory.subjects import another_one
 from memory.supersession import USER, Subject, person_of, subject_of
 
 _GREETING = re.compile(r"^\W*(?:(?:hi|hello|hey|hiya|howdy|yo|good (?:morning|afternoon|evening)|morning|evening|"
@@ -98,6 +99,10 @@ def question_focus(question: str) -> Focus | None:
         return Focus(None, subject.head)  # "who is Priya?": whatever is said about Priya
     owner = subject.owner
     entity = owner if owner not in (None, USER) and said[:1].isupper() else None
+    # "my old car" is the car in a statement, but asked of, another one than the current one
+    other = {w.lower() for w in re.findall(r"[^\W\d_]+", said) if another_one(w)}
+    if other and not any(another_one(mark) for mark in subject.modifiers):
+        subject = Subject(subject.owner, subject.head, subject.modifiers | other, subject.person)
     return Focus(subject, entity)  # "Priya's last name": her name, else whatever is said about her
 
 
