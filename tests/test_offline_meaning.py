@@ -102,7 +102,8 @@ def test_a_question_with_another_name_for_what_a_memory_says_is_answered_by_it(
     assert first.startswith("From memory") and memory in first
 
 
-@pytest.mark.parametrize("question", ["who was my previous doctor?", "who was my former boss?"])
+@pytest.mark.parametrize("question", ["who was my previous doctor?", "who was my former boss?",
+                                      "who was my old doctor?", "who was my old manager?"])
 def test_a_qualifier_asked_that_the_memory_does_not_say_is_not_its_answer(newcomer: tuple[Runtime, Agent],
                                                                           question: str) -> None:
     # The same subject (by another name too), but asked of another one than the current one: not its answer.
