@@ -248,3 +248,19 @@ def test_a_statement_said_in_the_chat_defines_what_is_asked_later(tmp_path: Path
         assert first.startswith("From memory (you said Sun Nov 22): ") and "Mr Haddad" in first, first
     finally:
         rt.close()
+
+
+@pytest.mark.parametrize("question", ["what's my PIN?", "what's my mobile?"])
+def test_a_thing_of_its_own_kind_under_another_name_is_not_the_one_asked(tmp_path: Path, question: str) -> None:
+    # "PIN" and "code", "mobile" and "phone" are names of one thing (memory/subjects.toml), but the gate code
+    # is a code of its own and the work phone a phone of its own: neither is the PIN or the mobile asked.
+    rt = make_runtime(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled")
+    try:
+        agent = Agent(rt, OfflineResponder(rt))
+        for text in ("remember that the gate code is 5521", "remember that my work phone is 07700 900123"):
+            asyncio.run(say(agent, text))
+        agent.close_episode()
+        assert ask(agent, question).splitlines()[0] == NOTHING
+        assert "5521" in ask(agent, "what's the gate code?").splitlines()[0]
+    finally:
+        rt.close()

@@ -187,6 +187,8 @@ def relation(focus: Focus | None, text: str) -> str:
             return "conflicts"  # "my previous manager" of "my manager is Priya": the current one
         if asked - marks:
             return ""  # "the summer tyres" of "the tyres are in the loft": maybe, not sure
+        if marks - asked and said.head != wanted.head:
+            return "conflicts"  # "what's my PIN?" of "the gate code is ...": a code of its own, not the one asked
         return "defines"
     entity = focus.entity
     if entity and said.person and said.head == entity:
