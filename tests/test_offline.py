@@ -272,3 +272,11 @@ async def test_remind_me_with_only_a_time_still_answers_when(agent: Agent) -> No
     await say(agent, "remind me tomorrow at 9am")
     [r] = reminders.list_open_reminders(agent.runtime.store)
     assert (r.memory.content, r.memory.due_at) == ("file taxes", "2026-11-23T09:00:00+00:00")
+
+
+@pytest.mark.parametrize("phrase", ["remember that", "Remember this!", "note that"])
+async def test_remember_with_nothing_after_it_keeps_nothing(agent: Agent, phrase: str) -> None:
+    """A newcomer typed "remember that" alone and got "Okay, I'll remember that that (#22)."."""
+    answer, calls = await say(agent, phrase)
+    assert calls == [] and memories.count_memories(agent.runtime.store) == 0
+    assert "remember that that" not in answer
