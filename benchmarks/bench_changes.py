@@ -195,7 +195,7 @@ def main() -> None:
     if args.sets or not args.cost:
         for name in ("supersession_meaning.tsv", "supersession_blind.tsv", "supersession_blind7.tsv",
                      "supersession_blind8.tsv", "supersession_blind9.tsv", "supersession_blind10.tsv",
-                     "supersession.tsv"):
+                     "supersession_blind11.tsv", "supersession.tsv"):
             print(measure_set(name, embedder))
         print(measure_among_others(embedder))
     if args.cost:
