@@ -1046,6 +1046,11 @@ def _names_it(said: Said) -> bool:
     return any(not _whom_named(folded[:m.start()]) for m in _NAMING.finditer(folded))
 
 
+def _gives_a_name(said: Said) -> bool:
+    """Whether the statement says a name by a word of naming, whoever's ("mijn vriendin heet Sanne" too)."""
+    return bool(_NAMING.search(vocabulary().introduced.sub(" ", fold(said.text))))
+
+
 @cache
 def _named_people() -> tuple[re.Pattern[str], frozenset[str]]:
     data = tomllib.loads(VOCABULARY.read_text(encoding="utf-8"))["introduced"]
@@ -1072,6 +1077,10 @@ def conflict(newer: Said, older: Said) -> str | None:
     name ("our cat is called Miso" is not what "we take the cat to Dr Ames now" changes)."""
     if _names_it(older) != _names_it(newer):
         return "a name and something else"
+    if _gives_a_name(older) != _gives_a_name(newer):
+        plain = _subject(newer if _gives_a_name(older) else older)
+        if plain is not None and plain[1]:
+            return "a name and one of another kind"  # "my partner is called Alexis" is not "my squash partner"
     if "only new" in newer.marks and any(s is not None and s.verb for s in (newer.statement, older.statement)):
         return "a new one of it, not a new value"  # "the new season starts in April"
     said_new, said_old = concepts(newer, sure=True), concepts(older, sure=True)

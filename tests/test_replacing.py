@@ -207,7 +207,7 @@ def test_the_vectors_made_ahead_are_the_embedders_own(embedder: LocalEmbedder, k
             assert (known.embed([said.masked]) == embedder.embed([said.masked])).all()
 
 
-@pytest.mark.slow  # seven labelled sets written pair by pair (35 s): the figures are the whole suite's to hold
+@pytest.mark.slow  # nine labelled sets written pair by pair (40 s): the figures are the whole suite's to hold
 @pytest.mark.parametrize("name, changes, lookalikes", [
     ("supersession_meaning.tsv", 0.92, 1.0),  # the calibration set: 0.861 / 1.000 when written, 0.944 / 1.000 now
     ("supersession_blind.tsv", 0.88, 0.98),  # the blind round: first sight 0.055 / 1.000; 0.904 / 1.000 now
@@ -216,10 +216,12 @@ def test_the_vectors_made_ahead_are_the_embedders_own(embedder: LocalEmbedder, k
     # kinds were fixed, 0.631 / 1.000 after, 0.677 / 1.000 after round 10's
     ("supersession_blind9.tsv", 0.46, 0.98),  # round 9: cold 0.429 / 1.000; 0.446 / 1.000 after round 8's kinds
     # were fixed, 0.464 / 1.000 after round 10's; its misses never read
-    ("supersession_blind10.tsv", 0.56, 0.98),  # round 10: cold 0.431 / 0.985; 0.569 / 1.000 after its own kinds
-    # of misreading were fixed (read, so no longer first sight)
+    ("supersession_blind10.tsv", 0.58, 0.98),  # round 10: cold 0.431 / 0.985; 0.569 / 1.000 after its own kinds
+    # of misreading were fixed (read, so no longer first sight), 0.586 / 1.000 after round 12's
     ("supersession_blind11.tsv", 0.47, 0.98),  # round 11: cold 0.444 / 1.000 at the session's start, 0.476 / 1.000
     # after round 10's kinds (first sight of both: never read)
+    ("supersession_blind12.tsv", 0.44, 0.98),  # round 12: cold 0.324 / 0.958 after round 10's kinds (three
+    # look-alikes taken); 0.446 / 1.000 after its own kinds of misreading were fixed (read, so not first sight)
     ("supersession.tsv", 0.99, 1.0),  # the rules' own set: 1.000 / 1.000
 ])
 def test_the_labelled_sets(store: Store, known_texts: KnownTexts, name: str, changes: float, lookalikes: float) -> None:
@@ -344,6 +346,7 @@ def test_a_look_alike_of_round_10s_kinds_replaces_nothing(store: Store, embedder
     ("I have lunch at 12:30.", "Sam has lunch at one these days"),  # a time in words, of someone else
     ("Mum is allergic to nuts.", "Mum is allergic to shellfish too"),  # "too" at the end: as well
     ("Our dog is called Biscuit.", "Biscuit is getting old, so we got a puppy called Pip now"),  # a pet is named
+    ("My tennis partner is Joe.", "my partner is called Sam now"),  # named, but no tennis partner
     ("Mijn buurman heet Joost.", "mijn zus heet nu Karim"),
     ("The choir leader is Fiona.", "Fiona handed the church keys over to Raj"),
     ("The smoke alarm was tested in May.", "the alarm's set for half six now"),  # an hour is no date
