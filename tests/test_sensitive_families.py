@@ -569,3 +569,60 @@ def test_a_list_of_names_and_values_beside_a_secret_keeps_its_ordinary_values() 
     a year or a word is left."""
     text = "notes:\n- bank: Osprey#4471\n- dentist: Tuesday\n- kids: 2\n- moved in: 2019\n- gym app: 6029"
     assert hidden(text) == ["Osprey#4471", "6029"]
+
+
+# Blind round 12's kinds (issue 42), each with phrasings of our own and near misses said the same ways; the words
+# are the data files' (former, value_sources, code_qualifiers, code_objects, cards, of, prepositions, then,
+# answer_labels) and numbers.py's tables of ids.
+@pytest.mark.parametrize(("text", "values"), [
+    # an identity document's number in groups of digits, or one the tables did not name
+    ("her passport no. is 4471 20936, expires next May", ["4471 20936"]),
+    ("Ausweisnummer T22000129 für die Anmeldung", ["T22000129"]),
+    ("TFN 865 414 088 for the payroll form", ["865 414 088"]),
+    # whose id it is, between its name and its value
+    ("codice fiscale di mio padre BNCGVN60A01F205X", ["BNCGVN60A01F205X"]),
+    ("numéro de sécu de mon fils : 1 12 04 69 001 117 55", ["1 12 04 69 001 117 55"]),
+    # a bank account said in short
+    ("pay the deposit to acc. no 20419377, Barclays", ["20419377"]),
+    # a security question asked, then its answer's label without a sign
+    ("security question name of my first teacher answer Mrs Cole", ["Mrs Cole"]),
+    ("question secrète ville de naissance de ma mère réponse Tulle", ["Tulle"]),
+    # a code named by the room or the yard it opens
+    ("the plant room code is 2580, ask facilities if it fails", ["2580"]),
+    # a place said at length after the code, digits after, then how they are keyed
+    ("keypad code at the bin store beside the car park 71 93 then press the green tick", ["71 93"]),
+    # whose place it is said with "chez"
+    ("digicode chez Mamie c'est le 4B217", ["4B217"]),
+    # a few words of whose network, then a key in a key's shape
+    ("WIFI KEY GRANNY ANNEX 7HQ2-PL39-WW8C", ["7HQ2-PL39-WW8C"]),
+    # the wrong value a correction sets beside the right one
+    ("my mistake, the padlock is 3-8-1 not 3-1-8", ["3-8-1", "3-1-8"]),
+    ("Korrektur: der Code vom Tresor ist 7302, nicht 7203", ["7302", "7203"]),
+    # a bare code beside a card named in the sentence
+    ("la carte finit par 7731 et son code c'est 0492", ["7731", "0492"]),
+    # what the digits are taken from, said before them
+    ("the pin is my old mobile number's last four 5530", ["5530"]),
+])
+def test_a_value_of_round_twelves_kinds_is_found_whole(text: str, values: list[str]) -> None:
+    assert is_sensitive(text)
+    assert hidden(text) == values
+
+
+@pytest.mark.parametrize("text", [
+    "my passport is in the drawer with 2 old ones",
+    "passport renewal costs 75 pounds",
+    "codice fiscale di mia madre: lo trovi sulla tessera",
+    "the account of my trip is 12 pages long",
+    "the security question asks for an answer in capitals",
+    "the plant room is 25 square metres",
+    "the room code of conduct was updated in 2023",
+    "the office code was updated in 2023",
+    "the bin store beside the car park is open 7 to 9 then closed",
+    "chez Mamie c'est le 14 juillet qu'on fait la fête",
+    "WIFI IS DOWN IN THE GRANNY ANNEX AGAIN",
+    "the bus is the 38 not the 83",
+    "la carte du restaurant a changé, le code vestimentaire c'est chic",
+    "my mobile number changed in 2022",
+])
+def test_near_misses_of_round_twelves_kinds_are_left_alone(text: str) -> None:
+    assert not is_sensitive(text), hidden(text)
