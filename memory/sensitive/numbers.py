@@ -92,8 +92,9 @@ _ACCOUNT_IDS: list[tuple[str, str, str, int]] = [
      r"bilhete de identidade", "national_id", r"\d{2,5}(?: \d{2,6}){1,2}(?! ?\d)|[A-Z0-9]{6,10}", 5),
     (r"driver'?s? licen[cs]e(?: number| no\.?)?|driving licen[cs]e(?: number| no\.?)?|dl(?: number| no\.?|#)|"
      r"führerschein(?:nummer)?|permis de conduire", "national_id", r"[A-Z0-9][A-Z0-9-]{5,19}", 5),
-    (r"(?:bank )?account(?: number| no\.?| nr\.?| #)?|acct(?: no\.?| #)?|acc\.?(?: no\.?| nr\.?| #| number)|a/c(?: no\.?)?|kontonummer|"
-     r"numéro de compte|número de cuenta|rekeningnummer", "bank_account", r"\d[\d -]{4,28}\d", 6),
+    (r"(?:bank )?account(?: number| no\.?| nr\.?| #)?|acct(?: no\.?| #)?|acc\.?(?: no\.?| nr\.?| #| number)|"
+     r"a/c(?: no\.?)?|kontonummer|numéro de compte|número de cuenta|rekeningnummer",
+     "bank_account", r"\d[\d -]{4,28}\d", 6),
     (r"sort ?code|sort(?= \d\d-\d\d-\d\d)", "bank_account", r"\d{2}[- ]?\d{2}[- ]?\d{2}", 6),
     (r"bsb(?: number| no\.?)?", "bank_account", r"\d{3}[- ]?\d{3}", 6),
     (r"(?:aba )?routing(?: number| no\.?| #)?|aba(?: number| no\.?)?|rtn", "bank_account", r"\d{9}", 9),
