@@ -229,15 +229,16 @@ def test_a_long_paste_is_read_around_what_may_be_a_secret_and_misses_none_of_the
 
 
 @pytest.mark.parametrize("name", ["secrets_blind5.jsonl", "secrets_blind6.jsonl", "secrets_families6.jsonl",
-                                  "secrets_blind8.jsonl", "secrets_blind10.jsonl"])
+                                  "secrets_blind8.jsonl", "secrets_blind10.jsonl", "secrets_blind12.jsonl"])
 def test_the_blind_rounds_and_their_families_meet_the_targets_now(name: str) -> None:
     """Rounds 5 and 6 (tests/data/secrets_blind5.jsonl, secrets_blind6.jsonl) as they stand after the fixes
     their first sight led to (round 5: 0.690 text recall, 0.675 span recall; round 6: 0.868 and 0.837 with
     the classifier, the rules alone 0.815), our own phrasings of round 6's miss families, and round 8 after its
     kinds were fixed (cold: 0.953 and 0.931 with the classifier, the rules alone 0.912), by the rules alone: a
     guard against going back, no longer a cold figure (docs/secrets.md). Round 10 after its kinds were fixed too
-    (cold: 0.949 and 0.898 with the classifier); round 9, after its kinds, holds 0.984 of its texts but 0.966 of
-    its values whole by the rules alone, and is not here."""
+    (cold: 0.949 and 0.898 with the classifier), and round 12 after its kinds (cold: 0.932 and 0.916 with the
+    classifier); round 9, after its kinds, holds 0.984 of its texts but 0.966 of its values whole by the rules
+    alone, and is not here."""
     import json
     from pathlib import Path
 
@@ -602,6 +603,10 @@ def test_a_list_of_names_and_values_beside_a_secret_keeps_its_ordinary_values() 
     ("la carte finit par 7731 et son code c'est 0492", ["7731", "0492"]),
     # what the digits are taken from, said before them
     ("the pin is my old mobile number's last four 5530", ["5530"]),
+    # the same code as another thing's, said with "as", the digits after a comma
+    ("same pin as the gym card, 5117", ["5117"]),
+    # a memorable date or place asked by a bank
+    ("my memorable place for the bank is Whitby", ["Whitby"]),
 ])
 def test_a_value_of_round_twelves_kinds_is_found_whole(text: str, values: list[str]) -> None:
     assert is_sensitive(text)
@@ -623,6 +628,8 @@ def test_a_value_of_round_twelves_kinds_is_found_whole(text: str, values: list[s
     "the bus is the 38 not the 83",
     "la carte du restaurant a changé, le code vestimentaire c'est chic",
     "my mobile number changed in 2022",
+    "same pin as the gym card, I think",
+    "the memorable date of the trip was the wedding",
 ])
 def test_near_misses_of_round_twelves_kinds_are_left_alone(text: str) -> None:
     assert not is_sensitive(text), hidden(text)

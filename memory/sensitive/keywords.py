@@ -699,7 +699,7 @@ _GERMAN_CHANGE = re.compile(r"\s+(?:auf|zu|in)\s+(\S+)\s+(?:ge)?(?:ändert|setzt
 _APPOSITION = re.compile(r"\s*,\s*([^\s,;]+)\s*,")
 _ATTACHED = re.compile(r"[-#](\d[\d-]{2,})")
 _TAIL = vocabulary.lazy_pattern(lambda: rf"\s+(?:{vocabulary.alternation('prepositions', True)})\s+[^\n;=:,.]{{0,40}}?"
-                                rf"\s((?:\d[\d \-./#]*\d|\S*\d\S*))[.!?]?(?=[ \t]*$|[ \t]*\n|\s*[,;])", re.I)
+                                rf",?\s((?:\d[\d \-./#]*\d|\S*\d\S*))[.!?]?(?=[ \t]*$|[ \t]*\n|\s*[,;])", re.I)
 _NON_SPACE = re.compile(r"\S*")
 _SPACES = re.compile(r"[ \t]*")
 _USER_NAMED = re.compile(r"[A-Za-z][\w.-]{0,31}:(?=[^\s/])")
