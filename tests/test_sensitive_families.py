@@ -607,6 +607,12 @@ def test_a_list_of_names_and_values_beside_a_secret_keeps_its_ordinary_values() 
     ("same pin as the gym card, 5117", ["5117"]),
     # a memorable date or place asked by a bank
     ("my memorable place for the bank is Whitby", ["Whitby"]),
+    # a wallet's phrase given after a first try corrected on the same line, and a name for it in the singular
+    ("seed phrase: oak fern moss ... sorry, in full: "
+     "maple ladder quiz orbit shell vivid canoe ramp jewel fossil elbow husky",
+     ["oak fern moss", "maple ladder quiz orbit shell vivid canoe ramp jewel fossil elbow husky"]),
+    ("frase semilla: kiwi tango bravo delta fanta lima oscar papa romeo sierra ultra zulu",
+     ["kiwi tango bravo delta fanta lima oscar papa romeo sierra ultra zulu"]),
 ])
 def test_a_value_of_round_twelves_kinds_is_found_whole(text: str, values: list[str]) -> None:
     assert is_sensitive(text)
@@ -630,6 +636,7 @@ def test_a_value_of_round_twelves_kinds_is_found_whole(text: str, values: list[s
     "my mobile number changed in 2022",
     "same pin as the gym card, I think",
     "the memorable date of the trip was the wedding",
+    "seed phrase: kept offline, see notes: we walked to the river and then had lunch at the pub by the old bridge",
 ])
 def test_near_misses_of_round_twelves_kinds_are_left_alone(text: str) -> None:
     assert not is_sensitive(text), hidden(text)
