@@ -255,3 +255,28 @@ async def test_an_answer_we_cannot_read_as_a_time_asks_again_and_keeps_the_task(
     answer, calls = await say(agent, "at 6pm")
     assert [c.name for c in calls] == ["remember"] and "buy milk" in answer
     assert memories.get_memory(agent.runtime.store, 1).content == "buy milk"
+
+
+async def test_a_new_reminder_sent_while_we_ask_when_is_its_own_request(agent: Agent) -> None:
+    """A newcomer sent "remind me to call the vet tomorrow at 10am" after "When should I remind you to
+    water the plants at 25pm?": the vet's time was taken for the plants and the vet was lost."""
+    await say(agent, "remind me to file taxes")
+    answer, _ = await say(agent, "remind me to call the vet tomorrow at 10am")
+    [r] = reminders.list_open_reminders(agent.runtime.store)
+    assert (r.memory.content, r.memory.due_at) == ("call the vet", "2026-11-23T10:00:00+00:00")
+    assert "call the vet" in answer
+
+
+async def test_remind_me_with_only_a_time_still_answers_when(agent: Agent) -> None:
+    await say(agent, "remind me to file taxes")
+    await say(agent, "remind me tomorrow at 9am")
+    [r] = reminders.list_open_reminders(agent.runtime.store)
+    assert (r.memory.content, r.memory.due_at) == ("file taxes", "2026-11-23T09:00:00+00:00")
+
+
+@pytest.mark.parametrize("phrase", ["remember that", "Remember this!", "note that"])
+async def test_remember_with_nothing_after_it_keeps_nothing(agent: Agent, phrase: str) -> None:
+    """A newcomer typed "remember that" alone and got "Okay, I'll remember that that (#22)."."""
+    answer, calls = await say(agent, phrase)
+    assert calls == [] and memories.count_memories(agent.runtime.store) == 0
+    assert "remember that that" not in answer

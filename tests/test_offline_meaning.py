@@ -102,7 +102,8 @@ def test_a_question_with_another_name_for_what_a_memory_says_is_answered_by_it(
     assert first.startswith("From memory") and memory in first
 
 
-@pytest.mark.parametrize("question", ["who was my previous doctor?", "who was my former boss?"])
+@pytest.mark.parametrize("question", ["who was my previous doctor?", "who was my former boss?",
+                                      "who was my old doctor?", "who was my old manager?"])
 def test_a_qualifier_asked_that_the_memory_does_not_say_is_not_its_answer(newcomer: tuple[Runtime, Agent],
                                                                           question: str) -> None:
     # The same subject (by another name too), but asked of another one than the current one: not its answer.
@@ -247,3 +248,46 @@ def test_a_statement_said_in_the_chat_defines_what_is_asked_later(tmp_path: Path
         assert first.startswith("From memory (you said Sun Nov 22): ") and "Mr Haddad" in first, first
     finally:
         rt.close()
+
+
+@pytest.mark.parametrize("question", ["what's my PIN?", "what's my mobile?"])
+def test_a_thing_of_its_own_kind_under_another_name_is_not_the_one_asked(tmp_path: Path, question: str) -> None:
+    # "PIN" and "code", "mobile" and "phone" are names of one thing (memory/subjects.toml), but the gate code
+    # is a code of its own and the work phone a phone of its own: neither is the PIN or the mobile asked.
+    rt = make_runtime(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled")
+    try:
+        agent = Agent(rt, OfflineResponder(rt))
+        for text in ("remember that the gate code is 5521", "remember that my work phone is 07700 900123"):
+            asyncio.run(say(agent, text))
+        agent.close_episode()
+        assert ask(agent, question).splitlines()[0] == NOTHING
+        assert "5521" in ask(agent, "what's the gate code?").splitlines()[0]
+    finally:
+        rt.close()
+
+
+@pytest.mark.parametrize("question, statement, expected", [
+    ("who's my GP?", "my doctor is Dr Okafor", "defines"),  # another name for the head
+    ("when is my mother's birthday?", "My mum's birthday is 2 August", "defines"),  # another name for the owner
+    ("when is my sister's birthday?", "my sister Priya's birthday is 14 March", "defines"),  # the owner named beside
+    ("when is my brother's birthday?", "my sister Priya's birthday is 14 March", "conflicts"),
+    ("when's my sister-in-law's birthday?", "my sister Priya's birthday is 3 March", "conflicts"),
+    ("what's the back door code?", "the front door code is 5829", "conflicts"),  # two of one kind of qualifier
+    ("what's my work email?", "my home email is jo@example.org", "conflicts"),
+    ("who was my previous doctor?", "my doctor is Dr Okafor", "conflicts"),  # another one than the current one
+    ("what's my PIN?", "the gate code is 5521", "conflicts"),  # a code of its own under another name
+    ("what's the code?", "the gate code is 5521", "defines"),
+    ("how much is my gym membership?", "my gym membership is £29 a month", "defines"),
+    ("what's my landlord called?", "my landlord is Mr Haddad", "defines"),
+])
+def test_what_the_reading_finds_of_a_question_and_a_statement(question: str, statement: str, expected: str) -> None:
+    from zoneinfo import ZoneInfo
+
+    from assistant.reading import read
+    from assistant.reading.actions import Question
+    from assistant.recall.evidence import relation
+    from memory.time.clock import Clock
+
+    action = read(question, Clock(ZoneInfo("UTC"))).action
+    assert isinstance(action, Question)
+    assert relation(action.focus, statement) == expected

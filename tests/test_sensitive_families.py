@@ -572,6 +572,67 @@ def test_a_list_of_names_and_values_beside_a_secret_keeps_its_ordinary_values() 
     assert hidden(text) == ["Osprey#4471", "6029"]
 
 
+@pytest.mark.parametrize("text, values", [
+    ("Shopping list:\n- milk: 2\n- bread: 1 loaf\n- password for wifi: Falcon#2291\n- order: 48211734",
+     ["Falcon#2291"]),
+    ("Budget:\n- rent: 1200\n- car: 340\n- phone: 25\n- netflix password: Heron!Mist4", ["Heron!Mist4"]),
+    ("Schedule\n- Mon: 0900\n- Tue: 1030\n- wifi: guest1234!", ["guest1234!"]),
+    ("Packing list\n- tickets: 2\n- flight: 0715\n- wifi password: Heron!Mist4", ["Heron!Mist4"]),
+])
+def test_digits_in_a_list_beside_one_password_are_no_login_unless_their_name_is_one(text: str,
+                                                                                    values: list[str]) -> None:
+    """A rent, a time, an order number in a list that holds one password: four digits are a login's only
+    when their line names something logged in to ("gym app", "pharmacy app"), or the list holds other
+    passwords (a list of logins)."""
+    assert hidden(text) == values
+
+
+@pytest.mark.parametrize("text", [
+    "My alarm is 0630.",
+    "The alarm is 0545, the kids get up at 7.",
+    "the garage is 0800 and the gym is 0900",
+])
+def test_a_thing_that_opens_said_to_be_a_time_of_day_is_no_code(text: str) -> None:
+    """A 24-hour time is written with its leading zero: an alarm or a garage "is 0630" at that time. A lock
+    has no time: "the padlock is 0630" stays its combination."""
+    assert not is_sensitive(text), hidden(text)
+
+
+def test_a_lock_said_to_be_digits_like_a_time_is_its_combination() -> None:
+    assert hidden("the padlock on the shed is 0630.") == ["0630"]
+
+
+@pytest.mark.parametrize("text", [
+    "The tracking number on my account ends in 4471.",
+    "Which visa do I need? The application number ends in 3321.",
+    "the order number ending in 5520 was charged to my credit card",
+])
+def test_the_end_of_another_number_beside_a_card_or_an_account_is_no_secret(text: str) -> None:
+    """A tracking, an application or an order number said with its last digits is not the card or the id the
+    sentence names too: the digits end the number named with them."""
+    assert not is_sensitive(text), hidden(text)
+
+
+@pytest.mark.parametrize("text, values", [
+    ("my card number ends in 4471, the tracking number is 12", ["4471"]),
+    ("the last 4 of my account number are 7381", ["7381"]),
+])
+def test_the_end_of_a_card_or_an_account_number_is_its_secret(text: str, values: list[str]) -> None:
+    assert hidden(text) == values
+
+
+def test_the_end_of_a_card_number_named_after_its_number_word_is_its_secret() -> None:
+    assert hidden("el número de la tarjeta termina en 4471") == ["4471"]
+
+
+def test_every_login_of_a_long_paste_said_again_in_other_spacing_is_masked() -> None:
+    """Each value of a paste of many logins, said again spaced out, is the same secret (one pass over the text
+    for them all: benchmarks/bench_sensitive.py measures the paste of a thousand)."""
+    lines = [f"password: Heron!Mist{i}x, again H-e-r-o-n-!-M-i-s-t-{i}-x" for i in range(300)]
+    spans = find_secrets("\n".join(lines))
+    assert len(spans) == 600
+
+
 # Blind round 12's kinds (issue 42), each with phrasings of our own and near misses said the same ways; the words
 # are the data files' (former, value_sources, code_qualifiers, code_objects, cards, of, prepositions, then,
 # answer_labels) and numbers.py's tables of ids.

@@ -147,5 +147,6 @@ def _event(runtime: Runtime, text: str, question: OpenQuestion) -> Plan | None:
 def _time_answer(runtime: Runtime, text: str) -> tuple[datetime, Any, str] | None:
     answer = re.sub(r"^\W*(remind me\s+|it'?s\s+|it is\s+|that'?s\s+)?", "", text.strip(), flags=re.I)
     clock = runtime.clock
-    _, _, when, found = split_task_and_time(f"x {answer}", clock.now(), clock.zone)
-    return (found[0], found[1], when) if found is not None else None
+    task, _, when, found = split_task_and_time(f"x {answer}", clock.now(), clock.zone)
+    # Only a time is an answer: "remind me to call the vet at 10" is a reminder of its own.
+    return (found[0], found[1], when) if found is not None and task == "x" else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memory.subjects import another_one
 from memory.supersession import USER, Subject, person_of, subject_of
 
 _GREETING = re.compile(r"^\W*(?:(?:hi|hello|hey|hiya|howdy|yo|good (?:morning|afternoon|evening)|morning|evening|"
@@ -62,8 +63,10 @@ _WHAT_DRIVE = re.compile(r"^\W*what\s+(?:car\s+)?(?:do|does)\s+(?P<p>.+?)\s+driv
 _WHICH = re.compile(r"^\W*(?:what|which)\s+(?:(?:kind|sort|type|make|model|brand)\s+of\s+)?"
                     r"(?P<x>[\w'-]+(?:\s+[\w'-]+)?)\s+(?:do|does|did|am|is|are|was|were)\s+"
                     r"(?P<p>i|we|[A-Z][\w'-]*|my \w+)\s+\w+", re.I)
-# "what's the gate code?", "who is the cat's vet?", "what is Priya's last name?", "what's my landlord called?"
-_WHAT_IS = re.compile(r"^\W*(?:what|who|which|whats)(?:'s|s|\s+is|\s+are|\s+was|\s+were)\s+(?P<s>.+?)"
+# "what's the gate code?", "who is the cat's vet?", "what is Priya's last name?", "what's my landlord called?",
+# "when is Priya's birthday?", "how much is my gym membership?", "where's the spare key?"
+_WHAT_IS = re.compile(r"^\W*(?:what|who|which|whats|when|where|how much|what time|what day)(?:'s|s|\s+is|\s+are|"
+                      r"\s+was|\s+were)\s+(?P<s>.+?)"
                       r"(?:\s+(?:called|named))?\W*$", re.I)
 _ABOUT = re.compile(r"^\W*(?:tell me about|what about|what do you know about|do you know)\s+(?P<s>.+?)\W*$", re.I)
 
@@ -96,6 +99,10 @@ def question_focus(question: str) -> Focus | None:
         return Focus(None, subject.head)  # "who is Priya?": whatever is said about Priya
     owner = subject.owner
     entity = owner if owner not in (None, USER) and said[:1].isupper() else None
+    # "my old car" is the car in a statement, but asked of, another one than the current one
+    other = {w.lower() for w in re.findall(r"[^\W\d_]+", said) if another_one(w)}
+    if other and not any(another_one(mark) for mark in subject.modifiers):
+        subject = Subject(subject.owner, subject.head, subject.modifiers | other, subject.person)
     return Focus(subject, entity)  # "Priya's last name": her name, else whatever is said about her
 
 

@@ -481,7 +481,8 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
         target, words = naming((match.group("what") or match.group("what2") or match.group("what3") or "").strip())
         return Done(content=words if target is None else str(target), target=target)
     match = _REMEMBER.match(core)
-    if match and not re.match(r"^\W*remember\s+(when|what|where|who|how|if|whether)\b", core, re.I):
+    if (match and not re.match(r"^\W*remember\s+(when|what|where|who|how|if|whether)\b", core, re.I)
+            and match.group("what").strip().lower() not in ("that", "this", "of", "it")):  # "remember that" alone
         return Remember(content=match.group("what").strip())
     if supersession.is_change(core):
         # "heads up, the gate code changed to 5521": a new value said without "remember that" is kept as one.

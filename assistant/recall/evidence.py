@@ -20,7 +20,7 @@ from assistant.recall import meaning
 from assistant.runtime import Runtime
 from memory import episodes, memories, supersession, turn_records
 from memory.search import STOPWORDS, Hit
-from memory.subjects import another_one, canonical_word
+from memory.subjects import alternatives, another_one, canonical_person, canonical_word
 from memory.supersession import USER, Subject, read_statement
 from memory.time.references import with_dates
 from memory.words import normalised, stems
@@ -178,15 +178,22 @@ def relation(focus: Focus | None, text: str) -> str:
     wanted = focus.subject
     if wanted is not None and wanted.head is not None and said.head is not None and \
             canonical_word(said.head) == canonical_word(wanted.head):  # the same, or another name: GP and doctor
-        if said.owner and wanted.owner and said.owner != wanted.owner:
+        if said.owner and wanted.owner and not _one_owner(wanted.owner, said.owner, text):
             return "conflicts"  # mine and my brother's; the cat's and the dog's
         marks, asked = _marks(said), _marks(wanted)
+        if said.owner and wanted.owner and said.owner != wanted.owner:  # one owner under two names: no mark
+            marks -= _marks(Subject(said.owner, None))
+            asked -= _marks(Subject(wanted.owner, None))
         if marks and asked and not marks & asked:
             return "conflicts"  # the gate code and the alarm code
+        if any(alternatives(a, m) for a in asked - marks for m in marks - asked):
+            return "conflicts"  # the back door code and the front door code
         if any(another_one(mark) for mark in asked - marks):
             return "conflicts"  # "my previous manager" of "my manager is Priya": the current one
         if asked - marks:
             return ""  # "the summer tyres" of "the tyres are in the loft": maybe, not sure
+        if marks - asked and said.head != wanted.head:
+            return "conflicts"  # "what's my PIN?" of "the gate code is ...": a code of its own, not the one asked
         return "defines"
     entity = focus.entity
     if entity and said.person and said.head == entity:
@@ -194,6 +201,14 @@ def relation(focus: Focus | None, text: str) -> str:
     if entity and wanted is None and said.owner == entity:
         return "defines"  # "tell me about Tom": "Tom's birthday is on March 3"
     return ""
+
+
+def _one_owner(asked: str, said: str, text: str) -> bool:
+    """Whether the owner asked about is the statement's: the same, another name for them ("mother" and "mum"),
+    or named beside them ("my sister's birthday" of "my sister Priya's birthday is ...")."""
+    if asked == said or canonical_person(asked) == canonical_person(said):
+        return True
+    return asked != USER and canonical_person(asked) in {canonical_person(w) for w in re.findall(r"[\w'’]+", text)}
 
 
 def _marks(subject: Subject) -> set[str]:

@@ -31,6 +31,7 @@ reformatted (fragments.py).
 """
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -182,15 +183,59 @@ def _restated(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[in
                 kinds.setdefault(said, kind)
         elif 4 <= len(said) <= 64 and any(c.isalpha() for c in said):
             worded.setdefault(said.lower(), kind)
+    if not kinds and not worded:
+        return
+    covered = _covering(found)
     for run in _DIGIT_RUN.finditer(text) if kinds else ():
         said_again = kinds.get(re.sub(r"\D", "", run.group()))
-        if said_again is not None and not any(s <= run.start() and run.end() <= e for s, e, _ in found):
+        if said_again is not None and not covered(run.start(), run.end()):
             yield run.start(), run.end(), said_again
-    for value, kind in worded.items():
-        pattern = r"(?<![^\W_])" + r"[ .-]?".join(map(re.escape, value)) + r"(?![^\W_])"
-        for again in re.finditer(pattern, text, re.I):
-            if not any(s <= again.start() and again.end() <= e for s, e, _ in found):
-                yield again.start(), again.end(), kind
+    if worded:
+        # one pass over the text without its spaces, dots and dashes, each value looked up as a string: a
+        # pattern compiled for each value made a paste of a thousand logins take seconds (blind round 10's rule)
+        compact, where = _folded(text)
+        for value, kind in worded.items():
+            at = compact.find(value)
+            while at >= 0:
+                start, end = where[at], where[at + len(value) - 1] + 1
+                if _spaced_once(where, at, len(value)) and not _WORDISH.match(text[start - 1:start]) and \
+                        not _WORDISH.match(text[end:end + 1]) and not covered(start, end):
+                    yield start, end, kind
+                at = compact.find(value, at + 1)
+
+
+_WORDISH = re.compile(r"[^\W_]")
+_SPACING = frozenset(" .-")
+
+
+def _folded(text: str) -> tuple[str, list[int]]:
+    """The text lower case without its spaces, dots and dashes, and where each of its characters stands in it."""
+    chars: list[str] = []
+    where: list[int] = []
+    for index, char in enumerate(text):
+        if char not in _SPACING:
+            for lower in char.lower():
+                chars.append(lower)
+                where.append(index)
+    return "".join(chars), where
+
+
+def _spaced_once(where: list[int], at: int, length: int) -> bool:
+    """Whether the characters found at `at` stand at most one space, dot or dash apart in the text."""
+    return all(where[n + 1] - where[n] <= 2 for n in range(at, at + length - 1))
+
+
+def _covering(found: list[tuple[int, int, str]]) -> Callable[[int, int], bool]:
+    """Whether a span lies inside one of `found`'s, asked in logarithmic time (a paste finds thousands)."""
+    spans = sorted((s, e) for s, e, _ in found)
+    starts = [s for s, _ in spans]
+    reach = list(itertools.accumulate((e for _, e in spans), max))
+
+    def covered(start: int, end: int) -> bool:
+        n = bisect.bisect_right(starts, start) - 1
+        return n >= 0 and reach[n] >= end
+
+    return covered
 
 
 def _compact(value: str) -> str:

@@ -48,6 +48,10 @@ _FORMER_REACH = 80  # how far from the value found its former one may be said
 _ITEM = re.compile(r"[ \t]*(?P<bullet>[-*•+]|\d{1,2}[.)])?[ \t]*(?P<name>[^\W\d_][^:=\n]{0,39}?)[ \t]*[:=][ \t]*"
                    r"(?P<value>\S(?:[^\n]*\S)?)[ \t]*$")
 _ITEM_DIGITS = re.compile(r"(?!(?:19|20)\d\d$)\d{4,8}")
+# A line's name that says it is logged in to: a service ("netflix", "bank"), or the data files' `logged_into`.
+_LOGS_IN_NAME = vocabulary.lazy_pattern(lambda: (
+    rf"(?<![^\W_])(?:{vocabulary.alternation('services')}|{vocabulary.alternation('logged_into', True)})(?![^\W_])"),
+    re.I)
 _DIGITS = re.compile(r"\d")
 _OF_DIGITS = frozenset({"pin", "code", "combination", "secret", "credential"})
 _LOGS_IN = frozenset({"pin", "code", "credential", "token"})  # what a number that logs in may stand beside
@@ -128,12 +132,19 @@ def _listed(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int,
             continue
         done.add(n)
         bullet = own.group("bullet") is not None
+        siblings: list[re.Match[str]] = []
         for step in (-1, 1):
             m = n + step
             while 0 <= m < len(starts) and m not in done and (other := item(m)) is not None \
                     and (other.group("bullet") is not None) == bullet:
                 done.add(m)
-                value = other.group("value").rstrip(".,;")
-                if credential_shaped(value) or (_ITEM_DIGITS.fullmatch(value) and not measure(value)):
-                    yield other.start("value"), other.start("value") + len(value), "credential"
+                siblings.append(other)
                 m += step
+        values = [(other, other.group("value").rstrip(".,;")) for other in siblings]
+        logins = any(credential_shaped(value) for _, value in values)  # one password more: a list of logins
+        for other, value in values:
+            # four digits are a login's in a list of logins, or named as one ("gym app: 6029"), not a rent, a
+            # time or an order number beside the wifi's password ("rent: 1200", "Mon: 0900", "order: 48211734")
+            if credential_shaped(value) or (_ITEM_DIGITS.fullmatch(value) and not measure(value)
+                                            and (logins or _LOGS_IN_NAME.search(other.group("name")))):
+                yield other.start("value"), other.start("value") + len(value), "credential"

@@ -157,9 +157,12 @@ def _opened() -> list[str]:
         # "the lockbox at the airbnb takes 0 9 3 3", "the bike lock is set to 3-1-8".
         rf"(?<![^\W_])(?P<place>{places})(?![^\W_]){_placed()}[ \t]+(?:takes|accepts)[ \t]+{_VALUE}{_LAST}",
         # "the lockbox is 2206 and the alarm is 9981", "der Tresor ist 5521": a thing that opens said to be four
-        # digits or more (no year), ending their clause (blind round 10).
-        rf"(?<![^\W_])(?P<place>{places})(?![^\W_]){_placed()}(?:[ \t]+(?:{vocabulary.alternation('copulas')})|['’]s)"
-        rf"[ \t]+(?=[*#]?(?!(?:19|20)\d\d(?!\d))\d(?:[ -]?\d){{3}}){_VALUE}(?=[ \t]*(?:$|\n|[.;,!?)]|[ \t]and[ \t]))",
+        # digits or more (no year), ending their clause (blind round 10); a lock's, whatever they are, another
+        # thing's not when they are a time of day as a 24-hour clock writes it ("my alarm is 0630").
+        *(rf"(?<![^\W_])(?P<place>{things})(?![^\W_]){_placed()}(?:[ \t]+(?:{vocabulary.alternation('copulas')})|"
+          rf"['’]s)[ \t]+(?=[*#]?(?!(?:19|20)\d\d(?!\d)){timed}\d(?:[ -]?\d){{3}}){_VALUE}"
+          rf"(?=[ \t]*(?:$|\n|[.;,!?)]|[ \t]and[ \t]))"
+          for things, timed in ((locks, ""), (places, r"(?!0\d[0-5]\d(?![ -]?\d))"))),
         rf"(?<![^\W_])(?P<place>{locks})(?![^\W_])(?:['’]s|[ \t]+is|[ \t]+was|[ \t]+got)?[ \t]+(?:re)?set[ \t]+"
         rf"(?:to|on)[ \t]+{_VALUE}{_LAST}",
         # "Set the bike lock to 3-9-2 when you leave it", "hotel safe - I set it to 0815": a lock set to digits.

@@ -181,6 +181,7 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
 _ENDING = vocabulary.lazy_pattern(lambda: (
     rf"(?<![^\W_])(?:{vocabulary.alternation('id_endings', True)})(?![^\W_])[^\n.;!?\d]{{0,40}}?"
     rf"(?P<value>(?<![\w.,/-])(?!(?:19|20)\d\d(?!\d))\d{{4}})(?![\w]|[.,/:-]\d)"), re.I)
+_OF_NUMBER = frozenset("de di da du del des della van von".split())  # "número de (la) tarjeta", "nummer van de pas"
 _ENDED_REACH = 100  # how far before its ending a card's or an id's word may stand, within the sentence
 
 
@@ -194,14 +195,20 @@ def _ending_words() -> frozenset[str]:
 
 
 def _endings(text: str) -> Iterator[tuple[int, int, str]]:
-    ids, cards = vocabulary.words("ended_ids"), vocabulary.words("ended_cards")
+    ids, cards, numbered = vocabulary.words("ended_ids"), vocabulary.words("ended_cards"), vocabulary.words("numbered")
     for match in _ENDING.finditer(text):
         start = max(0, match.start() - _ENDED_REACH)
         stop = _SENTENCE_END.search(text[start:match.start()][::-1])
         if stop:
             start = match.start() - stop.start()
-        named = {w.lower() for w in re.findall(r"[^\W\d_][\w-]*", text[start:match.start("value")])}
-        if named & (ids | cards):
+        said = [w.lower() for w in re.findall(r"[^\W\d_][\w-]*", text[start:match.start("value")])]
+        named = set(said)
+        # "the tracking number on my account ends in 4471": the end of another number, named with its own word
+        # (a card's or an id's number is named beside it: "card number", "número de la tarjeta")
+        other = any(w in numbered and not (ids | cards) & set(said[max(0, n - 1):n] + (
+                    said[n + 2:n + 4] if said[n + 1:n + 2] and said[n + 1] in _OF_NUMBER else []))
+                    for n, w in enumerate(said))
+        if named & (ids | cards) and not other:
             yield match.start("value"), match.end("value"), "card" if named & cards else "national_id"
 
 
