@@ -649,8 +649,8 @@ def test_every_login_of_a_long_paste_said_again_in_other_spacing_is_masked() -> 
     # a security question asked, then its answer's label without a sign
     ("security question name of my first teacher answer Mrs Cole", ["Mrs Cole"]),
     ("question secrète ville de naissance de ma mère réponse Tulle", ["Tulle"]),
-    # a code named by the room or the yard it opens
-    ("the plant room code is 2580, ask facilities if it fails", ["2580"]),
+    # a code of the yard it opens
+    ("the code for the yard behind the shop is 2580, ask facilities if it fails", ["2580"]),
     # a place said at length after the code, digits after, then how they are keyed
     ("keypad code at the bin store beside the car park 71 93 then press the green tick", ["71 93"]),
     # whose place it is said with "chez"
@@ -688,6 +688,8 @@ def test_a_value_of_round_twelves_kinds_is_found_whole(text: str, values: list[s
     "the security question asks for an answer in capitals",
     "the plant room is 25 square metres",
     "the room code of conduct was updated in 2023",
+    "the room code for the exam is 3011",
+    "room code B204 on the timetable",
     "the office code was updated in 2023",
     "the bin store beside the car park is open 7 to 9 then closed",
     "chez Mamie c'est le 14 juillet qu'on fait la fête",
@@ -701,3 +703,17 @@ def test_a_value_of_round_twelves_kinds_is_found_whole(text: str, values: list[s
 ])
 def test_near_misses_of_round_twelves_kinds_are_left_alone(text: str) -> None:
     assert not is_sensitive(text), hidden(text)
+
+
+@pytest.mark.parametrize(("text", "asked"), [
+    ("GUID 3c5e7a90-1b2d-4f6a-9c8e-7d6b5a4f3e21 showed up in the login logs", False),
+    ("commit 8e2f41c9ab fixed the login page", False),
+    ("the NAS login uses 8e2f41c9ab these days", True),
+])
+def test_a_value_named_as_an_identifier_is_no_cue_for_the_classifier(text: str, asked: bool) -> None:
+    """Retrained with round 12, the classifier flagged "UUID ... in the logs" of rounds 1-4: a value named as a
+    UUID, a commit or a hash says what it is, and the classifier is not asked about it (data files'
+    identifiers)."""
+    from memory.sensitive import needs_opinion
+
+    assert needs_opinion(text) is asked
