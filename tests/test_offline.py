@@ -280,3 +280,17 @@ async def test_remember_with_nothing_after_it_keeps_nothing(agent: Agent, phrase
     answer, calls = await say(agent, phrase)
     assert calls == [] and memories.count_memories(agent.runtime.store) == 0
     assert "remember that that" not in answer
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("oh and by the way my bank card PIN is 3141, don't let me forget it", "my bank card PIN is 3141"),
+    ("my passport number is 533380006, don't let me forget that", "my passport number is 533380006"),
+    ("the spare key is with Mrs Ellis. Don't let me forget!", "the spare key is with Mrs Ellis"),
+])
+async def test_a_statement_followed_by_dont_let_me_forget_is_kept(agent: Agent, text: str, kept: str) -> None:
+    """The newcomer's "... PIN is 3141, don't let me forget it" was read as a reminder "to it" with no time:
+    "When should I remind you to it?", and nothing was kept."""
+    answer, _ = await say(agent, text)
+    assert "remind you" not in answer
+    [memory] = memories.created_since(agent.runtime.store, None)
+    assert kept in memory.content and "forget" not in memory.content

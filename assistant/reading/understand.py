@@ -56,6 +56,8 @@ _REMIND_TRIGGER = re.compile(
     r"\b(remind me|set (?:me )?(?:a |an |up a )?reminder|add (?:a )?reminder|create (?:a )?reminder|"
     r"make (?:a )?reminder|new reminder|(?<![\w-])reminder(?=\s*[:,-])|ping me|nudge me|"
     r"(?:don'?t|do not) let me forget)\b[\s:,-]*", _FLAGS)
+_ONLY_IT = re.compile(r"\W*(?:it|that|this|them)?\W*", _FLAGS)  # "don't let me forget (it)" after what it is
+_BY_THE_WAY = re.compile(r"^\W*(?:by the way|btw|fyi|and)\b[\s,]*", _FLAGS)
 _CONNECTOR = ("to", "about", "that", "of")
 # A word that can open a date phrase: a day, a month, a number, "at", "every", ...
 _DATE_START = re.compile(
@@ -462,6 +464,9 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
     trigger = _REMIND_TRIGGER.search(core)
     if trigger and not re.match(r"^\W*remind me (of|what)\b", core[trigger.start():], re.I):
         before, after = core[:trigger.start()].strip(" ,.;:-"), core[trigger.end():]
+        if before and trigger.group(1).lower().endswith("forget") and _ONLY_IT.fullmatch(after):
+            # "my bank card PIN is 3141, don't let me forget it": what was said is to be kept, not a reminder
+            return Remember(content=_BY_THE_WAY.sub("", before))
         relative = _relative(after, now, zone)
         if relative is not None:
             return relative

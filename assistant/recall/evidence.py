@@ -215,7 +215,8 @@ def _marks(subject: Subject) -> set[str]:
     """What tells a subject from others of its kind: its modifiers and an owner other than the user ("the
     vet for the cat" and "the cat's vet" are one)."""
     marks = set(subject.modifiers) | ({subject.owner} if subject.owner not in (None, USER) else set())
-    return {_CONCEPT_OF.get(_norm(mark), _norm(mark)) for mark in marks}  # "licence" and "license" are one
+    # "licence" and "license" are one, and so are other names for one thing ("electric" and "electricity")
+    return {canonical_word(_CONCEPT_OF.get(_norm(mark), _norm(mark))) for mark in marks}
 
 
 _SAID_TO_KEEP = re.compile(r"^\W*(?:remember|note|fyi|for the record)(?:\s+(?:that|this))?[\s:,-]+", re.I)

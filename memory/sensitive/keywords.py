@@ -502,7 +502,12 @@ def _question_cues(text: str, words: frozenset[str]) -> Iterator[re.Match[str]]:
     """The words of `text` that ask or name a question, in order. A one-word entry of the vocabulary is
     looked for only as the words `text` holds that it matches (an entry such as "[^\\W\\d_]*frage" tried
     at every letter of a megabyte took seconds); an entry that spans words is looked for over the text."""
-    cues = [re.escape(word) for word in words if _QUESTION_WORD.fullmatch(word)] + list(_question_phrases())
+    lowered = vocabulary.lowered_as_matched(text)
+    # an entry whose letters the text does not hold cannot match in it ("[^\\W\\d_]*frage" tried at every
+    # position of a megabyte cost half a second)
+    cues = [re.escape(word) for word in words if _QUESTION_WORD.fullmatch(word)] + [
+        phrase for phrase in _question_phrases()
+        if lowered is None or (letters := vocabulary.required_letters(phrase)) == "" or letters in lowered]
     if cues:
         yield from re.finditer(rf"(?<![^\W_])(?:{'|'.join(cues)})(?![^\W_])", text, re.I)
 

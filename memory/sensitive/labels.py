@@ -20,9 +20,10 @@ clause: "the lockbox at the airbnb takes 0 9 3 3", "the bike lock is set to 3-1-
 """
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, lru_cache
 
 from memory.sensitive import keywords, vocabulary
 from memory.sensitive.values import holds_an_email, names_a_product
@@ -381,12 +382,95 @@ _VALUE_SIGN = re.compile(r"[\d!@#$%^&*+=?~]")
 
 
 def _in(pattern: re.Pattern[str], text: str, regions: list[tuple[int, int]]) -> Iterator[re.Match[str]]:
-    """The matches of `pattern` inside the regions (a match never starts before the one found last ends)."""
+    """The matches of `pattern` inside the regions (a match never starts before the one found last ends). A
+    pattern that starts with a thing's word (`_head_tables`) is tried only where such a word starts (the
+    same matches as a scan of the regions: over a long chat a scan of every position of its regions cost
+    0.7 s a megabyte for the patterns that start with a place)."""
     reached = 0
+    starts = _starts(text, tables) if (tables := _head_tables(pattern)) else None
+    if starts is None:
+        for start, end in regions:
+            for match in pattern.finditer(text, max(start, reached), end):
+                reached = match.end()
+                yield match
+        return
+    at = 0
     for start, end in regions:
-        for match in pattern.finditer(text, max(start, reached), end):
-            reached = match.end()
-            yield match
+        at = bisect.bisect_left(starts, max(start, reached), at)
+        while at < len(starts) and starts[at] < end:
+            position = starts[at]
+            at += 1
+            if position >= reached and (found := pattern.match(text, position, end)):
+                reached = found.end()
+                yield found
+
+
+@cache
+def _heads() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """How the patterns that start with a thing's word start, and the tables of those words (the longest
+    start first)."""
+    places, locks = _places(), _literal("locks")
+    devices = f"{_literal('devices')}|{_literal('premises')}"
+    return ((rf"(?<![^\W_])(?P<place>{places}|{devices})", ("place_prefixes", "places", "devices", "premises")),
+            (rf"(?<![^\W_])(?:{locks}|{_literal('places')}|{_literal('combination_words')})",
+             ("locks", "places", "combination_words")),
+            (rf"(?<![^\W_])(?P<place>{places})", ("place_prefixes", "places")),
+            (rf"(?<![^\W_])(?P<place>{locks})", ("locks",)))
+
+
+_HEAD_TABLES: dict[str, tuple[str, ...] | None] = {}
+
+
+def _head_tables(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+    """The tables whose words every match of `pattern` starts with, or None."""
+    if pattern.pattern not in _HEAD_TABLES:
+        _HEAD_TABLES[pattern.pattern] = next((tables for head, tables in _heads() if pattern.pattern.startswith(head)
+                                              and _head_words(tables) is not None), None)
+    return _HEAD_TABLES[pattern.pattern]
+
+
+@cache
+def _head_words(tables: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The first letters of every entry of `tables` (as the patterns write them: `_literal` leaves letters as
+    they are), lower case; None when an entry starts otherwise."""
+    firsts = set()
+    for table in tables:
+        for entry in vocabulary.entries(table):
+            first = _LETTER_RUN.match(entry.lower())
+            if first is None or len(entry.lower()) != len(entry):
+                return None
+            firsts.add(first.group())
+    return tuple(sorted(firsts))
+
+
+_LETTER_RUN = re.compile(r"[^\W\d_]+")
+
+
+@lru_cache(maxsize=4)
+def _lowered_words(text: str) -> tuple[str, frozenset[str]] | None:
+    """`text` lower case and its runs of letters, or None when a letter of it folds otherwise than by str.lower()
+    (vocabulary.lowered_as_matched)."""
+    lowered = vocabulary.lowered_as_matched(text)
+    return None if lowered is None else (lowered, frozenset(_LETTER_RUN.findall(lowered)))
+
+
+@lru_cache(maxsize=16)
+def _starts(text: str, tables: tuple[str, ...]) -> list[int] | None:
+    """Every place in `text` where a pattern that starts with a word of `tables`, after no letter nor digit,
+    can match: the starts of the runs of letters that begin with an entry's first letters (and a few places
+    inside a run, which the pattern then refuses), in order. None: scan instead."""
+    firsts, read = _head_words(tables), _lowered_words(text)
+    if firsts is None or read is None:
+        return None
+    lowered, runs = read
+    found = set()
+    for run in runs:
+        if run.startswith(firsts):
+            at = lowered.find(run)
+            while at >= 0:
+                found.add(at)
+                at = lowered.find(run, at + len(run))
+    return sorted(found)
 
 
 def _clock_time(value: str) -> bool:

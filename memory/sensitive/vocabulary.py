@@ -10,6 +10,7 @@ A new word for a secret, a new language: a line in a data file, not in the code.
 """
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable, Iterator
 from functools import cache
@@ -18,6 +19,7 @@ from typing import Any
 
 from memory.vocabulary import language as read_language
 
+_parser: Any = importlib.import_module("re._parser")  # the parser of `re` itself (not in the type stubs)
 FOLDER = Path(__file__).parent / "vocabulary"
 LANGUAGES = ("en", "de", "fr", "es", "it", "nl", "pt", "other")
 
@@ -158,3 +160,39 @@ def known_words() -> frozenset[str]:
             for item in items:
                 found.update(w.lower() for w in re.findall(r"[^\W\d_]+", str(item)))
     return frozenset(found)
+
+
+# Letters that a pattern's IGNORECASE matches otherwise than str.lower() writes them (Python's case
+# equivalences, the final sigma, the dotted capital I that lowers to two characters).
+_FOLDED_OTHERWISE = frozenset("\u0130\u0131\u017f\u00b5\u03bc\u0345\u03b9\u1fbe\u0390\u1fd3\u03b0\u1fe3"
+                              "\u03b2\u03d0\u03b5\u03f5\u03b8\u03d1\u03ba\u03f0\u03c0\u03d6\u03c1\u03f1"
+                              "\u03a3\u03c2\u03c3\u03c6\u03d5\u1e61\u1e9b\ufb05\ufb06")
+
+
+def lowered_as_matched(text: str) -> str | None:
+    """`text` lower case, where a pattern made of the tables with IGNORECASE matches a letter exactly where
+    the lower-cased text holds it (same offsets); None when a letter of `text` folds otherwise. What lets a
+    long text be searched for literal words once instead of a pattern tried at every position."""
+    lowered = text.lower()
+    if len(lowered) != len(text) or not text.isascii() and not _FOLDED_OTHERWISE.isdisjoint(text):
+        return None
+    return lowered
+
+
+@cache
+def required_letters(pattern: str) -> str:
+    """The longest run of literal characters that every match of `pattern` holds, lower case: a text without
+    it holds no match ('' when no run is sure)."""
+    try:
+        items = list(_parser.parse(pattern))
+    except re.error:
+        return ""
+    best = run = ""
+    for op, argument in items:
+        if op is _parser.LITERAL and len(chr(argument).lower()) == 1:
+            run += chr(argument).lower()
+            best = max(best, run, key=len)
+        else:
+            run = ""
+    return best
+
