@@ -229,15 +229,16 @@ def test_a_long_paste_is_read_around_what_may_be_a_secret_and_misses_none_of_the
 
 
 @pytest.mark.parametrize("name", ["secrets_blind5.jsonl", "secrets_blind6.jsonl", "secrets_families6.jsonl",
-                                  "secrets_blind8.jsonl", "secrets_blind10.jsonl"])
+                                  "secrets_blind8.jsonl", "secrets_blind10.jsonl", "secrets_blind12.jsonl"])
 def test_the_blind_rounds_and_their_families_meet_the_targets_now(name: str) -> None:
     """Rounds 5 and 6 (tests/data/secrets_blind5.jsonl, secrets_blind6.jsonl) as they stand after the fixes
     their first sight led to (round 5: 0.690 text recall, 0.675 span recall; round 6: 0.868 and 0.837 with
     the classifier, the rules alone 0.815), our own phrasings of round 6's miss families, and round 8 after its
     kinds were fixed (cold: 0.953 and 0.931 with the classifier, the rules alone 0.912), by the rules alone: a
     guard against going back, no longer a cold figure (docs/secrets.md). Round 10 after its kinds were fixed too
-    (cold: 0.949 and 0.898 with the classifier); round 9, after its kinds, holds 0.984 of its texts but 0.966 of
-    its values whole by the rules alone, and is not here."""
+    (cold: 0.949 and 0.898 with the classifier), and round 12 after its kinds (cold: 0.932 and 0.916 with the
+    classifier); round 9, after its kinds, holds 0.984 of its texts but 0.966 of its values whole by the rules
+    alone, and is not here."""
     import json
     from pathlib import Path
 
@@ -630,3 +631,89 @@ def test_every_login_of_a_long_paste_said_again_in_other_spacing_is_masked() -> 
     lines = [f"password: Heron!Mist{i}x, again H-e-r-o-n-!-M-i-s-t-{i}-x" for i in range(300)]
     spans = find_secrets("\n".join(lines))
     assert len(spans) == 600
+
+
+# Blind round 12's kinds (issue 42), each with phrasings of our own and near misses said the same ways; the words
+# are the data files' (former, value_sources, code_qualifiers, code_objects, cards, of, prepositions, then,
+# answer_labels) and numbers.py's tables of ids.
+@pytest.mark.parametrize(("text", "values"), [
+    # an identity document's number in groups of digits, or one the tables did not name
+    ("her passport no. is 4471 20936, expires next May", ["4471 20936"]),
+    ("Ausweisnummer T22000129 für die Anmeldung", ["T22000129"]),
+    ("TFN 865 414 088 for the payroll form", ["865 414 088"]),
+    # whose id it is, between its name and its value
+    ("codice fiscale di mio padre BNCGVN60A01F205X", ["BNCGVN60A01F205X"]),
+    ("numéro de sécu de mon fils : 1 12 04 69 001 117 55", ["1 12 04 69 001 117 55"]),
+    # a bank account said in short
+    ("pay the deposit to acc. no 20419377, Barclays", ["20419377"]),
+    # a security question asked, then its answer's label without a sign
+    ("security question name of my first teacher answer Mrs Cole", ["Mrs Cole"]),
+    ("question secrète ville de naissance de ma mère réponse Tulle", ["Tulle"]),
+    # a code of the yard it opens
+    ("the code for the yard behind the shop is 2580, ask facilities if it fails", ["2580"]),
+    # a place said at length after the code, digits after, then how they are keyed
+    ("keypad code at the bin store beside the car park 71 93 then press the green tick", ["71 93"]),
+    # whose place it is said with "chez"
+    ("digicode chez Mamie c'est le 4B217", ["4B217"]),
+    # a few words of whose network, then a key in a key's shape
+    ("WIFI KEY GRANNY ANNEX 7HQ2-PL39-WW8C", ["7HQ2-PL39-WW8C"]),
+    # the wrong value a correction sets beside the right one
+    ("my mistake, the padlock is 3-8-1 not 3-1-8", ["3-8-1", "3-1-8"]),
+    ("Korrektur: der Code vom Tresor ist 7302, nicht 7203", ["7302", "7203"]),
+    # a bare code beside a card named in the sentence
+    ("la carte finit par 7731 et son code c'est 0492", ["7731", "0492"]),
+    # what the digits are taken from, said before them
+    ("the pin is my old mobile number's last four 5530", ["5530"]),
+    # the same code as another thing's, said with "as", the digits after a comma
+    ("same pin as the gym card, 5117", ["5117"]),
+    # a memorable date or place asked by a bank
+    ("my memorable place for the bank is Whitby", ["Whitby"]),
+    # a wallet's phrase given after a first try corrected on the same line, and a name for it in the singular
+    ("seed phrase: oak fern moss ... sorry, in full: "
+     "maple ladder quiz orbit shell vivid canoe ramp jewel fossil elbow husky",
+     ["oak fern moss", "maple ladder quiz orbit shell vivid canoe ramp jewel fossil elbow husky"]),
+    ("frase semilla: kiwi tango bravo delta fanta lima oscar papa romeo sierra ultra zulu",
+     ["kiwi tango bravo delta fanta lima oscar papa romeo sierra ultra zulu"]),
+])
+def test_a_value_of_round_twelves_kinds_is_found_whole(text: str, values: list[str]) -> None:
+    assert is_sensitive(text)
+    assert hidden(text) == values
+
+
+@pytest.mark.parametrize("text", [
+    "my passport is in the drawer with 2 old ones",
+    "passport renewal costs 75 pounds",
+    "codice fiscale di mia madre: lo trovi sulla tessera",
+    "the account of my trip is 12 pages long",
+    "the security question asks for an answer in capitals",
+    "the plant room is 25 square metres",
+    "the room code of conduct was updated in 2023",
+    "the room code for the exam is 3011",
+    "room code B204 on the timetable",
+    "the office code was updated in 2023",
+    "the bin store beside the car park is open 7 to 9 then closed",
+    "chez Mamie c'est le 14 juillet qu'on fait la fête",
+    "WIFI IS DOWN IN THE GRANNY ANNEX AGAIN",
+    "the bus is the 38 not the 83",
+    "la carte du restaurant a changé, le code vestimentaire c'est chic",
+    "my mobile number changed in 2022",
+    "same pin as the gym card, I think",
+    "the memorable date of the trip was the wedding",
+    "seed phrase: kept offline, see notes: we walked to the river and then had lunch at the pub by the old bridge",
+])
+def test_near_misses_of_round_twelves_kinds_are_left_alone(text: str) -> None:
+    assert not is_sensitive(text), hidden(text)
+
+
+@pytest.mark.parametrize(("text", "asked"), [
+    ("GUID 3c5e7a90-1b2d-4f6a-9c8e-7d6b5a4f3e21 showed up in the login logs", False),
+    ("commit 8e2f41c9ab fixed the login page", False),
+    ("the NAS login uses 8e2f41c9ab these days", True),
+])
+def test_a_value_named_as_an_identifier_is_no_cue_for_the_classifier(text: str, asked: bool) -> None:
+    """Retrained with round 12, the classifier flagged "UUID ... in the logs" of rounds 1-4: a value named as a
+    UUID, a commit or a hash says what it is, and the classifier is not asked about it (data files'
+    identifiers)."""
+    from memory.sensitive import needs_opinion
+
+    assert needs_opinion(text) is asked

@@ -632,7 +632,11 @@ _ANSWER_NOT = frozenset("yes no nothing something it that this them yeah nope".s
 _ANSWER_KEYWORD = vocabulary.lazy_pattern(lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('answer_keywords')})", re.I)
 _ANSWER_SIGN = vocabulary.lazy_pattern(lambda: (
     r"\s*(?::|->|=>|→|⇒|➜|➔|=|—|–)\s*|\s+(?:is|was|are|es|est|c'est|ist|lautet|è|é|era|war|is|"
-    rf"{vocabulary.alternation('answer_copulas')})\s+"), re.I)
+    rf"{vocabulary.alternation('answer_copulas')})\s+|"
+    # the answer's label without a sign, a word of it at least: "security question what city were you born in
+    # answer Gdynia", "question secrète nom de mon chien réponse Pompon"
+    r"\s+(?:" + "|".join(re.escape(label) for label in vocabulary.entries("answer_labels") if len(label) > 1)
+    + r")\s+(?!(?:is|was|are|es|est|c'est|ist|lautet|è|é|era|war)\s)"), re.I)
 # A clause that denies ("..., not where I actually was born"): no answer follows its copula.
 _DENIED_CLAUSE = vocabulary.lazy_pattern(lambda: rf"[,;]\s*(?:{vocabulary.alternation('negations')})(?![^\W_])", re.I)
 _NETWORK_WORDS = vocabulary.LazyWords("network_words")
@@ -663,8 +667,11 @@ _CODE_OF = vocabulary.lazy_pattern(lambda: (
     rf"the|my|our|your|de|het)(?:[ \t]+|(?<=['’])))?(?:[^\W\d_][\w'’-]*[ \t]+){{0,2}}[^\W\d_][\w'’-]*"
     rf"(?=[ \t]*(?::|=|[ \t](?:{vocabulary.alternation('copulas')})(?![^\W_])))"), re.I)
 _DIGITS_FIRST = re.compile(r"[*#]?\d")
-_PLACE_NEAR = vocabulary.lazy_pattern(lambda: "(?<![^\\W_])(?:" + "|".join(
-    sorted({*vocabulary.entries("places"), *vocabulary.entries("locks")}, key=len, reverse=True)) + ")", re.I)
+# What a bare "code" opens when named near it: a place, a lock, a card ("ma carte se termine par 2948 et le code
+# c'est 1506").
+_PLACE_NEAR = vocabulary.lazy_pattern(lambda: "(?<![^\\W_])(?:" + "|".join(sorted(
+    {*vocabulary.entries("places"), *vocabulary.entries("locks"), *map(re.escape, vocabulary.entries("cards"))},
+    key=len, reverse=True)) + ")(?![^\\W_])", re.I)
 _ANSWER_GIVEN = re.compile(r"[^\n;.]*?(?<![^\W_])(?:was|is|were|are)\s+([^\s,;.]+)", re.I)
 _NUMBERED = re.compile(r"\d{1,2}[.)][ \t]+[^\W\d_]")
 _NUMBERED_CODES = re.compile(r"\d{1,2}[.)][ \t]+(?=\S*\d)")
@@ -678,9 +685,13 @@ _NAMED_VALUE = re.compile(r"[ \t]+([^\W\d_][\w'’-]*)(?:[ \t]+([^\W\d_][\w'’-
                           r"(?=[ \t]*$|[ \t]*\n|\s*[,;(])")
 # Digits after what they open, then a few plain words to the end of the clause: "pincode for the card 6620
 # dont forget" (the words are no part of the value).
+_NAMED_KEY = re.compile(r"[ \t]+([^\W\d_][\w'’-]*)(?:[ \t]+([^\W\d_][\w'’-]*))?[ \t]*:?[ \t]+"
+                        r"((?=[^\s,;]*\d)(?=[^\s,;]*[^\W\d_])[^\W_][\w-]{6,}[^\W_])[.!?]?(?=[ \t]*$|[ \t]*\n|\s*[,;(])")
 _TAIL_WORDS = vocabulary.lazy_pattern(lambda: rf"\s+(?:{vocabulary.alternation('prepositions', True)})\s+"
                                       rf"[^\n;=:,.\d]{{0,40}}?\s([*#]?\d(?:[ \-./#*]?\d){{2,}}[#*]?)"
-                                      rf"(?=(?:[ \t]+[^\W\d_][\w'’]*){{1,3}}[.!?]?(?:[ \t]*$|[ \t]*\n|\s*[,;]))", re.I)
+                                      rf"(?=(?:[ \t]+[^\W\d_][\w'’]*){{1,3}}[.!?]?(?:[ \t]*$|[ \t]*\n|\s*[,;])|"
+                                      # how it is keyed after it: "... 60 60 then the key symbol"
+                                      rf"[ \t]+(?:{vocabulary.alternation('then', True)})[ \t]+[^\W\d_])", re.I)
 # "the PIN is 0000... changed it to 8261": the value it was changed to, after one found.
 _CHANGED_IT = re.compile(r"[^\n;]{0,24}?(?<![^\W_])(?:changed|change|changes|reset|set|updated|switched|made)\s+"
                          r"(?:it|that|this|them)\s+(?:to|into|as)\s+", re.I)
@@ -693,7 +704,7 @@ _GERMAN_CHANGE = re.compile(r"\s+(?:auf|zu|in)\s+(\S+)\s+(?:ge)?(?:ändert|setzt
 _APPOSITION = re.compile(r"\s*,\s*([^\s,;]+)\s*,")
 _ATTACHED = re.compile(r"[-#](\d[\d-]{2,})")
 _TAIL = vocabulary.lazy_pattern(lambda: rf"\s+(?:{vocabulary.alternation('prepositions', True)})\s+[^\n;=:,.]{{0,40}}?"
-                                rf"\s((?:\d[\d \-./#]*\d|\S*\d\S*))[.!?]?(?=[ \t]*$|[ \t]*\n|\s*[,;])", re.I)
+                                rf",?\s((?:\d[\d \-./#]*\d|\S*\d\S*))[.!?]?(?=[ \t]*$|[ \t]*\n|\s*[,;])", re.I)
 _NON_SPACE = re.compile(r"\S*")
 _SPACES = re.compile(r"[ \t]*")
 _USER_NAMED = re.compile(r"[A-Za-z][\w.-]{0,31}:(?=[^\s/])")
@@ -703,9 +714,10 @@ _WORD_REST = re.compile(r"\w*")
 _DESCRIBED = re.compile(r"(?P<description>[^\n.;,]{0,40}?)(?P<sign>,|:|\s)\s*"
                         r"(?:(?:so|i\.e\.|which is|that's|donc|also|así que|quindi|dus|então)\s+)?(\d(?:[ \-]?\d){2,})"
                         r"(?=[ \t]*(?:[.!]|$|\n))")
-_DESCRIPTION = re.compile(r"(?<![^\W_])(?:birth|born|birthday|year|anniversary|date|house number|street number|"
-                          r"zip|postcode|geburtsjahr|geburtstag|jahr|année|naissance|año|nacimiento|anno|nascita|"
-                          r"jaar|geboortejaar|ano|nascimento)(?![^\W_])", re.I)
+_DESCRIPTION = vocabulary.lazy_pattern(lambda: (
+    r"(?<![^\W_])(?:birth|born|birthday|year|anniversary|date|house number|street number|"
+    r"zip|postcode|geburtsjahr|geburtstag|jahr|année|naissance|año|nacimiento|anno|nascita|"
+    rf"jaar|geboortejaar|ano|nascimento|{vocabulary.alternation('value_sources', True)})(?![^\W_])"), re.I)
 _NOT_A_DESCRIPTION = re.compile(r"(?<![^\W_])(?:until|till|since|before|after|from|by|expires?|expired|valid|"
                                 r"changed|set|bis|seit|ab|jusqu|depuis|hasta|desde|fino|dal|tot|sinds|até)(?![^\W_])",
                                 re.I)
@@ -822,6 +834,11 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
         tail = _TAIL_WORDS.match(text, at)
         if tail and _digits_said(tail.group(1)):
             return tail.start(1), tail.end(1)
+    # one or two words that name whose it is, then a value in a key's shape ending the clause: "WIFI KEY
+    # CORNER FLAT 9XQ2-LM84-TT3R", "api key staging: sk29-Qp4..." (letters and digits, eight signs or more)
+    named = _NAMED_KEY.match(text, at)
+    if named and not any((w or "").lower() in _FOLLOWERS | _CUT | _DESCRIPTOR for w in named.group(1, 2)):
+        return named.span(3)
     return None
 
 

@@ -76,7 +76,7 @@ def candidates(text: str) -> Iterator[tuple[int, int]]:
         start, end = match.span(1)
         while end > start and text[end - 1] in _TRAILING:
             end -= 1
-        if end - start >= 5 and not _ordinary(text[start:end]):
+        if end - start >= 5 and not _ordinary(text[start:end]) and not _named_an_identifier(text, match.start()):
             yield start, end
     for match in _QUOTED.finditer(text):
         group = 1 if match.group(1) is not None else 2
@@ -127,6 +127,17 @@ def flags(vector: Any) -> bool:
     """Whether the classifier says the text of this embedding holds a secret (ask only when worth_asking)."""
     model = classifier()
     return model.score(vector) >= model.threshold
+
+
+_LAST_WORD = re.compile(r"([^\W\d_]+)[ \t]*[:#=]?[ \t]*$")
+_IDENTIFIERS = vocabulary.LazyWords("identifiers")
+
+
+def _named_an_identifier(text: str, at: int) -> bool:
+    """Whether the word just before `at` names what follows as an identifier that opens nothing ("UUID
+    9f1c2e4a-...", "commit 3e1f9a2": the data files' identifiers)."""
+    last = _LAST_WORD.search(text, max(0, at - 24), at)
+    return last is not None and last.group(1).lower() in _IDENTIFIERS
 
 
 def _ordinary(token: str) -> bool:

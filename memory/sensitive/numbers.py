@@ -65,27 +65,37 @@ _NAMED_IDS: list[tuple[str, tuple[str, ...]]] = [
     (r"pps(?: number| no\.?)?|ppsn", ("ie.pps",)),
     (r"sozialversicherungsnummer|svnr|versicherungsnummer", ("at.vnr", "de.rvnr")),
     (r"ein|employer identification number", ("us.ein",)),
+    (r"tfn|tax file number", ("au.tfn",)),
+    (r"social insurance number|sin number", ("ca.sin",)),
 ]
 # Ids whose validator tests no check digit (a range, a shape): taken only right after their name.
 _UNCHECKED = frozenset({"us.ssn", "us.itin", "gb.nino", "dk.cpr", "us.ein"})
-_NAMED_ID = re.compile(
+_NAMED_ID = vocabulary.lazy_pattern(lambda: (
     r"(?<![^\W_])(?:" + "|".join(f"(?P<id{i}>{name})" for i, (name, _) in enumerate(_NAMED_IDS)) + r")(?![^\W_])"
     r"(?:\s*\((?:[A-Za-z]{2,6})\))?"  # its abbreviation after it: "unique taxpayer reference (UTR) 4829107365"
     r"(?:\s*(?:number|no\.?|nr\.?|nummer|numéro|número|#))?"
+    # whose it is, a few words led by "of" before a sign or the value's digits: "numéro de sécu de Léa : 2 21
+    # ...", "codice fiscale di mia madre RSSMRA..." (right after its name all the same)
+    rf"(?:[ \t]+(?:{vocabulary.alternation('of')})(?![^\W_])(?:[ \t]+[^\W\d_][\w'’-]*){{1,3}}?"
+    r"(?=\s*(?:[:=#]\s*)?[A-Za-z]{0,6}\d))?"
     # what it is for, before the sign: "DNI para la reserva: 73293425S", "NIF para a fatura: 241619114"
     r"(?:\s+(?:for|para|pour|für|per|voor)\s+[^\n:;.=]{1,30}?(?=\s*:))?"
     r"\s*(?:[:=#]|is|are|ist|est|c'est|c’est|es|è|é|lautet)?\s*"
-    r"(?P<value>[A-Za-z0-9][A-Za-z0-9 ./-]{4,24})?", re.I)
+    r"(?P<value>[A-Za-z0-9][A-Za-z0-9 ./-]{4,24})?"), re.I)
 # Numbers known by the word before them, without a check digit to test (or with one stdnum has:
 # a US routing number): (pattern of the name, kind, shape of the value, least digits in it).
 _ACCOUNT_IDS: list[tuple[str, str, str, int]] = [
-    (r"passport(?: number| no\.?| #)?|reisepass(?:nummer)?|passeport|pasaporte|passaporto|paspoort|passaporte",
-     "national_id", r"[A-Z0-9]{6,10}", 5),
+    # an identity document's number, in one group or in groups of digits: "passport number is 5512 87403"
+    (r"passport(?: number| no\.?| #)?|reisepass(?:nummer)?|passeport|pasaporte|passaporto|paspoort|passaporte|"
+     r"(?:personal)?ausweis(?:nummer|-?nr\.?)?|id card(?: number| no\.?)?|identity card(?: number| no\.?)?|"
+     r"carte d'identit[ée]|carta d'identit[àa]|documento de identidad|identiteitskaart(?:nummer)?|"
+     r"bilhete de identidade", "national_id", r"\d{2,5}(?: \d{2,6}){1,2}(?! ?\d)|[A-Z0-9]{6,10}", 5),
     (r"driver'?s? licen[cs]e(?: number| no\.?)?|driving licen[cs]e(?: number| no\.?)?|dl(?: number| no\.?|#)|"
      r"führerschein(?:nummer)?|permis de conduire", "national_id", r"[A-Z0-9][A-Z0-9-]{5,19}", 5),
-    (r"(?:bank )?account(?: number| no\.?| nr\.?| #)?|acct(?: no\.?| #)?|a/c(?: no\.?)?|kontonummer|"
-     r"numéro de compte|número de cuenta|rekeningnummer", "bank_account", r"\d[\d -]{4,28}\d", 6),
-    (r"sort ?code", "bank_account", r"\d{2}[- ]?\d{2}[- ]?\d{2}", 6),
+    (r"(?:bank )?account(?: number| no\.?| nr\.?| #)?|acct(?: no\.?| #)?|acc\.?(?: no\.?| nr\.?| #| number)|"
+     r"a/c(?: no\.?)?|kontonummer|numéro de compte|número de cuenta|rekeningnummer",
+     "bank_account", r"\d[\d -]{4,28}\d", 6),
+    (r"sort ?code|sort(?= \d\d-\d\d-\d\d)", "bank_account", r"\d{2}[- ]?\d{2}[- ]?\d{2}", 6),
     (r"bsb(?: number| no\.?)?", "bank_account", r"\d{3}[- ]?\d{3}", 6),
     (r"(?:aba )?routing(?: number| no\.?| #)?|aba(?: number| no\.?)?|rtn", "bank_account", r"\d{9}", 9),
     (r"bic|swift(?: code)?", "bank_account", r"[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?", 0),
@@ -102,7 +112,9 @@ _ACCOUNT_ID = vocabulary.lazy_pattern(lambda: (
 _YEARS = re.compile(r"(?:19|20)\d\d\s*-\s*(?:19|20)?\d\d")
 _ACCOUNT_WORDS = frozenset("""
 passport reisepass reisepassnummer passeport pasaporte passaporto paspoort passaporte driver drivers driving
-licence license dl führerschein führerscheinnummer permis account acct a c kontonummer compte cuenta
+licence license dl führerschein führerscheinnummer permis account acct acc a c kontonummer compte cuenta
+personalausweis personalausweisnummer ausweis ausweisnummer id identity carte carta documento identiteitskaart
+identiteitskaartnummer bilhete
 rekeningnummer sort sortcode bsb routing aba rtn bic swift
 """.split())
 # After a card: its expiry ("12/27", "exp 09/28") and a lone three or four digits (its CVV).
@@ -133,7 +145,8 @@ _ID_WORDS = frozenset("""
 ssn social sozialversicherungsnummer itin steuer steuerliche identifikationsnummer idnr bsn burgerservicenummer
 sofinummer dni nie nif documento codice cod nir numéro numero n insee sécu secu sécurité securite contribuinte
 número cartão cartao rijksregisternummer national personnummer cpr fødselsnummer fodselsnummer henkilötunnus
-henkilotunnus hetu pesel ahv avs insurance ni nino cpf nhs utr unique pps ppsn svnr versicherungsnummer
+henkilotunnus hetu pesel ahv avs insurance ni nino cpf nhs utr unique pps ppsn svnr versicherungsnummer tfn tax
+sin
 """.split())  # not "ein" (the German article): a US EIN is read when another word of these is in its text
 _DIGIT = re.compile(r"\d")
 # A CVV described rather than named: "the three digits on the back are 044", "les trois chiffres au dos de la
@@ -330,6 +343,9 @@ def _named_value(value: str, validators: tuple[str, ...]) -> int:
     if "gb.nino" in validators:
         nino = _NAMED_NINO.match(value)
         return nino.end() if nino else 0
+    shaped = _CODICE_FISCALE.match(value)  # in its own shape: "RSSMRA45C52H501Z" after "codice fiscale"
+    if "it.codicefiscale" in validators and shaped:
+        return shaped.end()
     for pattern, name in _LAID_OUT:  # in the id's own groups: "1 85 05 78 006 084 36" after "numéro de sécu"
         laid = pattern.match(value)
         if name in validators and laid:

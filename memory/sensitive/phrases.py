@@ -84,10 +84,12 @@ def _runs(text: str, lists: dict[str, int]) -> Iterator[tuple[int, int, str]]:
 
 # The lengths a wallet's phrase has (BIP-39), longest first.
 LENGTHS = (24, 21, 18, 15, 12)
-_NAMED = vocabulary.lazy_pattern(lambda: (
+# A name for a phrase, then its words or not (to look further along its line).
+_NAMED_SOON = vocabulary.lazy_pattern(lambda: (
     rf"(?<![^\W_])(?:{vocabulary.alternation('seed_names')})(?![^\W_])"
     rf"[ \t]*(?:[:=]|->|→|(?:{vocabulary.alternation('copulas')})(?![^\W_]))?[ \t\n]*"
-    r"(?P<words>[^\W\d_]+(?:[ \t,]+[^\W\d_]+){11,30})"), re.I)
+    r"(?P<words>[^\W\d_]+(?:[ \t,]+[^\W\d_]+){11,30})?"), re.I)
+_NAMED_LATER = re.compile(r"[^\n]{0,120}?(?::|=|->|→)[ \t]*(?P<words>[^\W\d_]+(?:[ \t,]+[^\W\d_]+){11,30})")
 _STOPS = vocabulary.LazyWords("cut", "and", "hard_stop", "soft_stop", "followers")
 
 
@@ -95,7 +97,9 @@ _STOPS = vocabulary.LazyWords("cut", "and", "hard_stop", "soft_stop", "followers
 def _stems() -> tuple[str, ...]:
     """The letters each name for a phrase starts with ("seed", "mnemonic", "frase"): a text without any is not
     searched (a megabyte of prose in one pattern's search took 60 ms)."""
-    return tuple({m.group(0).lower() for e in vocabulary.entries("seed_names") if (m := _WORD.match(e))})
+    # a letter made optional is no part of the stem: "frases? de recuperación" is said "frase de recuperación"
+    return tuple({m.group(0)[:-1 if e[m.end():m.end() + 1] == "?" else None].lower()
+                  for e in vocabulary.entries("seed_names") if (m := _WORD.match(e))})
 
 
 def _named(text: str) -> Iterator[tuple[int, int, str]]:
@@ -104,10 +108,21 @@ def _named(text: str) -> Iterator[tuple[int, int, str]]:
     lowered = text.lower()
     if not any(stem in lowered for stem in _stems()):
         return
-    for match in _NAMED.finditer(text):
-        start = match.start("words")
-        words = list(re.finditer(r"[^\W\d_]+", match.group("words")))
-        count = next((i for i, w in enumerate(words) if w.group(0).lower() in _STOPS), len(words))
-        length = next((n for n in LENGTHS if n <= count), 0)
-        if length:
-            yield start, start + words[length - 1].end(), "recovery_phrase"
+    for match in _NAMED_SOON.finditer(text):
+        if match.group("words") is None:
+            # not a phrase right after its name: the phrase given after a later sign of the same line, a first try
+            # corrected ("frase de recuperación: lluvia gato ... no espera, en inglés: river candle orbit ...")
+            match = _NAMED_LATER.match(text, match.end())
+            if not match:
+                continue
+        found = _phrase(text, match.start("words"), match.group("words"))
+        if found:
+            yield found
+
+
+def _phrase(text: str, start: int, said: str) -> tuple[int, int, str] | None:
+    """The plain words from `start` as a phrase: up to a word a value stops at, cut to a phrase's length."""
+    words = list(re.finditer(r"[^\W\d_]+", said))
+    count = next((i for i, w in enumerate(words) if w.group(0).lower() in _STOPS), len(words))
+    length = next((n for n in LENGTHS if n <= count), 0)
+    return (start, start + words[length - 1].end(), "recovery_phrase") if length else None
