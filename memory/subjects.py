@@ -872,6 +872,8 @@ def _subject(said: Said) -> tuple[str, set[str], str | None, bool] | None:  # no
     if head in _NAME_WORDS and owner not in (None, USER):
         head, owner = owner, USER
     found = canonical_word(head)
+    if right_before is not None and canonical_word(f"{right_before} {tokens[at]}").startswith("thing:"):
+        found = canonical_word(f"{right_before} {tokens[at]}")  # "the wifi key" names the wifi password
     modifiers = {canonical_word(w) for w in said_of} - {found}
     generic = head in words.generic or fold(tokens[at]) in words.generic
     if generic and right_before is not None and canonical_word(right_before) != found:

@@ -389,3 +389,24 @@ def test_a_change_of_round_12s_kinds_replaces(store: Store, embedder: LocalEmbed
     """The kinds of misreading round 12 showed (docs/offline.md), in phrasings of their own."""
     a, b, replaced = links_after(store, embedder, older, newer)
     assert replaced == {a: b}
+
+
+@pytest.mark.parametrize("older, newer", [
+    # a head and the word before it that together name another thing ("the wifi key" is the wifi password)
+    ("the wifi password is Larkspur#88", "we changed the wifi key to Bramble-Cove-51 after the neighbours got in"),
+    ("our network key is Heron-Lake-77", "reset the router, the network password is Corvid-Tea-12 now"),
+])
+def test_a_head_named_with_the_word_before_it_is_that_thing(store: Store, embedder: LocalEmbedder, older: str,
+                                                            newer: str) -> None:
+    """Seen in tmux: the wifi key changed in new words left the old password current, which then answered."""
+    a, b, replaced = links_after(store, embedder, older, newer)
+    assert replaced == {a: b}
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("the spare key is with Mrs Ellis", "we changed the wifi key to Bramble-Cove-51"),
+    ("the front door key is under the mat", "the new wifi key is Bramble-Cove-51"),
+])
+def test_a_key_of_a_door_is_no_wifi_key(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> None:
+    a, b, replaced = links_after(store, embedder, older, newer)
+    assert replaced == {}
