@@ -84,20 +84,15 @@ def _candidates(runtime: Any, texts: dict[str, str], q: dict[str, Any]) -> dict[
     return item
 
 
-def sure(candidate: dict[str, Any]) -> bool:
-    """Whether the reading is sure of a candidate (assistant.recall.evidence.Evidence.sure): it defines what
-    is asked, the words find nothing asked left out."""
-    from assistant.recall import meaning
-
-    return bool(candidate["values"][meaning.FEATURES.index("defining")]) and meaning.fitting(candidate["values"])
-
-
 def decide(items: list[dict[str, Any]], weights: list[float], bias: float, answers: float,
            closest: float = 0.27) -> dict[str, Any]:
     """What the offline answer would do with these weights: right, wrong, said nothing (a candidate the
-    reading is sure of answers from `closest`, as the app's)."""
+    reading is sure of answers from `closest`: the app's own rule, meaning.Calibration.answering)."""
     import math
 
+    from assistant.recall import meaning
+
+    bar = meaning.Calibration(tuple(weights), bias, answers, closest)
     right = wrong = nothing = no_right = no_wrong = 0
     for item in items:
         scored = []
@@ -106,7 +101,7 @@ def decide(items: list[dict[str, Any]], weights: list[float], bias: float, answe
                 continue
             z = bias + sum(w * v for w, v in zip(weights, c["values"], strict=True))
             scored.append((1 / (1 + math.exp(-z)), c))
-        passing = [(s, c) for s, c in scored if s >= answers or (sure(c) and s >= closest)]
+        passing = [(s, c) for s, c in scored if bar.answering(s, meaning.sure(c["values"]))]
         passing.sort(key=lambda sc: (sc[1]["type"] != "memory", -sc[0]))
         best = passing[0][1] if passing else None
         if item["answer"] is None:

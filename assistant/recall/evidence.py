@@ -119,10 +119,7 @@ class Evidence:
         """Whether it is the answer, not only near it: weighed above the calibrated score, or near enough to
         be offered as the closest and sure by the reading ("who's my GP?" of "my doctor is Dr Okafor", which
         MiniLM puts no nearer than "who is my dentist?"), or, unweighed, kept by the words."""
-        if self.score is None:
-            return True
-        calibration = meaning.calibration()
-        return self.score >= calibration.answers or (self.sure and self.score >= calibration.closest)
+        return self.score is None or meaning.calibration().answering(self.score, self.sure)
 
     @property
     def is_statement(self) -> bool:
@@ -315,7 +312,7 @@ def weigh(runtime: Runtime, question: str, vector: Any, found: list[Evidence], f
     calibration = meaning.calibration()
     for evidence, values in zip(found, feature_values(runtime, question, vector, found, focus), strict=True):
         evidence.score = round(calibration.score(values), 4)
-        evidence.sure = evidence.defining and meaning.fitting(values)  # a memory, or a statement the user made
+        evidence.sure = meaning.sure(values)  # a memory, or a statement the user made
     return sorted(found, key=lambda e: (not e.answers, e.type != "memory", -(e.score or 0.0)))
 
 

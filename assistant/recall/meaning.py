@@ -55,6 +55,11 @@ class Calibration:
     answers: float  # the score from which a statement is the answer
     closest: float  # the score from which a statement is offered as the closest there is
 
+    def answering(self, score: float, sure: bool) -> bool:
+        """Whether a statement so scored is the answer: from `answers`, or from `closest` when the reading is
+        sure of it (`sure`)."""
+        return score >= self.answers or (sure and score >= self.closest)
+
     def score(self, values: Sequence[float]) -> float:
         """The probability, as fitted, that a statement with these feature values answers the question."""
         z = self.bias + sum(w * v for w, v in zip(self.weights, values, strict=True))
@@ -70,10 +75,12 @@ def calibration() -> Calibration:
                        float(data["answers"]), float(data["closest"]))
 
 
-def fitting(values: Sequence[float]) -> bool:
-    """Whether the words find nothing asked that a statement leaves out: the head of the subject asked is
-    met, and a value of the kind asked is given (`values` in the order of FEATURES)."""
-    return values[FEATURES.index("head_unmet")] == 0.0 and values[FEATURES.index("kind_unmet")] == 0.0
+def sure(values: Sequence[float]) -> bool:
+    """Whether the reading is sure a statement is what was asked (`values` in the order of FEATURES): it
+    defines the subject asked (by its name or another name for it, the same owner, every qualifier asked),
+    the head of that subject is met, and a value of the kind asked is given."""
+    return bool(values[FEATURES.index("defining")]) and values[FEATURES.index("head_unmet")] == 0.0 and \
+        values[FEATURES.index("kind_unmet")] == 0.0
 
 
 def features(cosine: float, best_other: float, overlap: float, defining: bool, memory: bool,
