@@ -375,21 +375,23 @@ def canonical_person(word: str) -> str:
     return f"person:{group}" if group is not None else stem(folded)
 
 
-def alternatives(a: str, b: str) -> bool:
-    """Whether two qualifiers are two of one kind, so never one thing: "front" and "back", "work" and "home"
-    (subjects.toml's qualifiers)."""
+def _qualifier_group(word: str) -> int | None:
+    """The group of alternatives a qualifier belongs to (subjects.toml's qualifiers), by the word or its stem."""
     groups = vocabulary().qualifiers
-    x = groups.get(fold(a), groups.get(stem(fold(a))))
-    y = groups.get(fold(b), groups.get(stem(fold(b))))
-    return x is not None and x == y and stem(fold(a)) != stem(fold(b))
+    return groups.get(fold(word), groups.get(stem(fold(word))))
+
+
+def alternatives(a: str, b: str) -> bool:
+    """Whether two qualifiers are two of one kind, so never one thing: "front" and "back", "work" and "home"."""
+    group = _qualifier_group(a)
+    return group is not None and group == _qualifier_group(b) and stem(fold(a)) != stem(fold(b))
 
 
 def another_one(word: str) -> bool:
     """Whether a qualifier says another one of its kind than the plain one, the current one: "my previous
-    manager", "the old address", "the spare key", "my ex" (subjects.toml's qualifiers, the group of "previous")."""
-    groups = vocabulary().qualifiers
-    group = groups.get(fold(word), groups.get(stem(fold(word))))
-    return group is not None and group == groups["previous"]
+    manager", "the old address", "the spare key", "my ex" (the group of "previous")."""
+    group = _qualifier_group(word)
+    return group is not None and group == _qualifier_group("previous")
 
 
 def canonical_word(word: str) -> str:
