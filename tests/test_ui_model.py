@@ -340,3 +340,29 @@ async def test_once_an_answer_is_in_the_server_reads_the_conversation_for_the_ne
         assert warm["messages"][-3] == {"role": "assistant", "content": "Hello there."}
         assert warm["messages"][-1] == {"role": "user", "content": ""}
         assert not [t for t in app.query("Toast")]  # nothing said of it
+
+
+async def test_why_this_answer_asked_while_an_answer_is_written_opens_on_that_answer(tmp_path: Path,
+                                                                                     openai_standin: StandIn) -> None:
+    # Asked at once, it read the record of the answer before (CI, a loaded machine: F3 pressed as soon as the
+    # answer's words were on screen, before its turn was recorded, showed the previous answer's reasons).
+    from ui.screens.why import WhyScreen
+
+    openai_standin.models = ["stand-in"]
+    openai_standin.script = ["first answer", ("sleep", 2, "second answer")]
+    app = model_app(tmp_path, openai_standin, ASSISTANT_MODEL="stand-in")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        chat = app.main_screen.chat
+        await type_and_send(pilot, app, "tell me a joke number 1")
+        await wait_until(pilot, lambda: not chat.busy and chat.why_target, what="the first answer recorded")
+        chat.composer.insert("tell me a joke number 2")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: chat.busy, what="the second answer under way")
+        await pilot.press("f3")
+        await pilot.pause()
+        assert not isinstance(app.screen, WhyScreen)
+        assert any("opens once this answer is done" in n for n in notices(app))
+        await wait_until(pilot, lambda: isinstance(app.screen, WhyScreen), timeout=20, what="the Why screen")
+        second = app.runtime.store.query("SELECT max(id) FROM messages WHERE role = 'assistant'")[0][0]
+        assert app.screen.view.message_id == second and second != 2

@@ -211,7 +211,12 @@ class AssistantApp(App[int]):
     def action_why_this_answer(self) -> None:
         if self.screen is not self.main_screen:
             return
-        self._open_why(self.main_screen.chat.why_target)
+        chat = self.main_screen.chat
+        if chat.busy:
+            chat.on_answered = self._open_why
+            self.notify("Why this answer opens once this answer is done.", timeout=3)
+            return
+        self._open_why(chat.why_target)
 
     @work(exclusive=True, group="why", exit_on_error=False, description="read what went into the answer")
     async def _open_why(self, target: int | None) -> None:

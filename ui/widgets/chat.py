@@ -5,6 +5,7 @@ the pane says so with a message (StoreChanged). It chooses the model at start-up
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from textual import on, work
@@ -64,6 +65,9 @@ class ChatPane(ReportsFailures, Vertical):
         self.retry_delays: list[float] = [5, 10, 20, 40, 80, 160, *[300] * 288]
         self.last_answer = ""
         self.why_target: int | None = NO_ANSWER  # the answer "Why this answer" is about (see NO_ANSWER)
+        # Asked for while a turn runs, "Why this answer" is about that turn's answer: it opens once the answer
+        # is recorded (asked at once, it read the previous answer's record).
+        self.on_answered: Callable[[int | None], object] | None = None
         # Reminders falling due before the first screen is shown wait for it: a line of theirs in the
         # chat first kept the transcript (or the returning user's hint) from being shown at all.
         self._start_shown = False
@@ -424,6 +428,9 @@ class ChatPane(ReportsFailures, Vertical):
             self.clock.stop()
             await finish()
             self.busy = False
+            then, self.on_answered = self.on_answered, None
+            if then is not None and answered:  # a stopped or refused turn has no answer of its own to explain
+                then(self.why_target)
             # What the turn wrote is read again; a reminder it changed is one ctrl+z in the box undoes.
             self.post_message(StoreChanged(by_user="reminders" in changed))
             if self.waiting is not None:
