@@ -39,6 +39,9 @@ from memory.time.clock import Clock  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 NOW = "2026-12-06T10:00:00+00:00"
+SETS = ("supersession_meaning.tsv", "supersession_blind.tsv", "supersession_blind7.tsv", "supersession_blind8.tsv",
+        "supersession_blind9.tsv", "supersession_blind10.tsv", "supersession_blind11.tsv", "supersession_blind12.tsv",
+        "supersession.tsv")  # each a round of labelled pairs
 
 
 def pairs(name: str) -> list[tuple[bool, str, str]]:
@@ -193,9 +196,7 @@ def main() -> None:
     args = parser.parse_args()
     embedder = bundled_embedder() if args.embedder == "bundled" else None
     if args.sets or not args.cost:
-        for name in ("supersession_meaning.tsv", "supersession_blind.tsv", "supersession_blind7.tsv",
-                     "supersession_blind8.tsv", "supersession_blind9.tsv", "supersession_blind10.tsv",
-                     "supersession_blind11.tsv", "supersession_blind12.tsv", "supersession.tsv"):
+        for name in SETS:
             print(measure_set(name, embedder))
         print(measure_among_others(embedder))
     if args.cost:

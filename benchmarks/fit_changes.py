@@ -1,32 +1,30 @@
-"""Would a learned second opinion find the changes the rules of memory.replacing miss? A study, not a test.
+"""Fit memory/change_score.json, the learned reading of a change where the hand readings doubt, and measure it
+held out, round by round.
 
-    python benchmarks/fit_changes.py [--vector] [--c 1.0] [--rule]
+    python benchmarks/fit_changes.py [--c 0.1] [--all] [--write] [--rows CACHE]
 
-Every labelled pair of tests/data/supersession*.tsv (the rules' own set, the calibration set, the blind rounds
-of issue 42) is written through memory.memories.remember in a fresh store, as bench_changes.py does: that is
-what the app decides now. Each newer statement is also paired with the three memories of
-supersession_background.txt nearest it in meaning (never a change: an unrelated memory it must not replace).
-Each pair gets the features the words and the embedder give (memory.subjects' readings: a word of change,
-the owner and qualifier conflicts, the same head, the old value named, the values alike, said as what holds
-now, a plan, the past, a while...; the cosine of the two statements with their values masked and as written;
-with --vector, the masked newer statement's own vector too).
+Every labelled pair of tests/data/supersession*.tsv (the rules' own set, the calibration set and the blind
+rounds of issue 42: each file is a round) is written through memory.memories.remember in a fresh store with
+the learned reading switched off, as bench_changes.py does: what the hand readings decide (`now`). Each newer
+statement is also paired with the three memories of supersession_background.txt nearest it in meaning (never
+a change: an unrelated memory it must not replace). Each pair gets memory.change_score's features (the
+cosines of the two statements masked and as written; each reading of memory.subjects as a feature, the
+conflicts it names too) and its sure veto (another owner, another one of a group of alternatives, a plan, a
+question, the same value...).
 
-A logistic regression (scikit-learn) is fitted on the pairs the app does not replace now, and a pair would
-replace when the app does, or when no sure veto holds (a plan, an addition, a request, a question, the same
-value, the past of the older, another thing, a part of it, a new one of it, no value) and its score reaches
-a threshold. Both are measured leave-one-round-out: the model is fitted on the other rounds, and the
-threshold is the lowest at which, on the other rounds' own held-out scores (each fitted without it), every
-round keeps its look-alikes untouched >= 0.98 and wrongly replaces <= 1 % of its unrelated memories. The
-figures printed for a round are the held-out round's, before (the app now) and after (the app and the model).
-With --rule, no model: the score is the masked cosine alone, for a statement with a strong word of change
-("changed", "switched", "shifted", ...) said as what holds now, of a current memory, with no conflict at all
-the words read (not only the sure vetoes), and no score otherwise; its threshold is chosen the same way.
-Reading the sets takes minutes: the app's rules were tuned on rounds 1-7, so their own figures there are
-in-sample; round 8 is the one no rule was written for.
+A logistic regression (scikit-learn, features standardised) is fitted on the pairs the hand readings do not
+replace and no sure veto holds (with --all, on every pair no sure veto holds); a pair replaces when the hand
+readings do, or when no sure veto holds and its score reaches the bar. Leave-one-round-out: for each round
+held out, the model is fitted on the other rounds, and its bar is the lowest at which each of those rounds,
+scored by a model fitted without it, keeps its look-alikes untouched >= 0.98 and replaces <= 1 % of its
+unrelated memories. The figures printed for a round are the held-out round's, before (the hand readings)
+and after. --write fits on every round and keeps the bar chosen the same way over all of them.
 """
 from __future__ import annotations
 
 import argparse
+import json
+import pickle
 import sys
 from pathlib import Path
 from typing import Any
@@ -35,40 +33,36 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_changes import background, fresh_store, links, pairs  # noqa: E402
+from bench_changes import SETS, background, fresh_store, links, pairs  # noqa: E402
 
-ROUNDS = ("supersession.tsv", "supersession_meaning.tsv", "supersession_blind.tsv", "supersession_blind7.tsv",
-          "supersession_blind8.tsv", "supersession_blind9.tsv", "supersession_blind10.tsv")
-CONFLICTS = ("another owner", "someone else", "about someone else", "the older one is about someone else",
-             "another one", "another kind of it", "a part of it", "what it is a part of", "another thing",
-             "a name and something else", "two different things said", "a new one of it, not a new value")
-MARKS = ("strong", "weak", "dated", "only new", "past", "plan", "addition", "temporary", "same", "unchanged", "request",
-         "question")
-SURE_MARKS = {"plan", "addition", "request", "question", "unchanged"}
-SURE_CONFLICTS = {"another thing", "what it is a part of", "a new one of it, not a new value"}
 MIN_UNTOUCHED, MAX_UNRELATED = 0.98, 0.01
 
 
 def decided(embedder: Any) -> list[dict[str, Any]]:
-    """Every labelled pair with what the app decides now (through remember, in a fresh store)."""
-    from memory import memories
+    """Every labelled pair with what the hand readings decide (through remember, in a fresh store)."""
+    from memory import change_score, memories
 
+    switched_off = change_score.model
+    change_score.model = lambda: None  # type: ignore[assignment]
     rows = []
-    for name in ROUNDS:
-        store = fresh_store()
-        for want, older, newer in pairs(name):
-            with store.transaction():
-                store.execute("DELETE FROM knowledge")
-            a = memories.remember(store, older, kind="fact", embedder=embedder)
-            b = memories.remember(store, newer, kind="fact", embedder=embedder)
-            rows.append({"round": name, "want": want, "older": older, "newer": newer,
-                         "now": links(store).get(a.id) == b.id, "unrelated": False})
-        store.close()
+    try:
+        for name in SETS:
+            store = fresh_store()
+            for want, older, newer in pairs(name):
+                with store.transaction():
+                    store.execute("DELETE FROM knowledge")
+                a = memories.remember(store, older, kind="fact", embedder=embedder)
+                b = memories.remember(store, newer, kind="fact", embedder=embedder)
+                rows.append({"round": name, "want": want, "older": older, "newer": newer,
+                             "now": links(store).get(a.id) == b.id, "unrelated": False})
+            store.close()
+    finally:
+        change_score.model = switched_off  # type: ignore[method-assign]
     return rows
 
 
-def features(rows: list[dict[str, Any]], embedder: Any, vector: bool) -> None:
-    """Each pair's features (`x`) and whether a sure veto holds (`veto`), in place; the unrelated pairs added."""
+def featured(rows: list[dict[str, Any]], embedder: Any) -> None:
+    """Each pair's cosines (`cosines`), in place; the unrelated pairs added."""
     import numpy as np
 
     from memory import subjects
@@ -84,8 +78,13 @@ def features(rows: list[dict[str, Any]], embedder: Any, vector: bool) -> None:
     other_vectors = np.stack(embedder.embed([said(t).masked for t in others]))
     newers = {r["newer"]: r["round"] for r in rows}
     own = dict(zip(newers, embedder.embed([said(t).masked for t in newers]), strict=True))
+    paired: dict[str, set[str]] = {}
+    for r in rows:
+        paired.setdefault(r["newer"], set()).add(subjects.plain_value(r["older"]))
     for newer, name in newers.items():
-        for j in np.argsort(-(other_vectors @ own[newer]))[:3]:
+        nearest = [j for j in np.argsort(-(other_vectors @ own[newer]))
+                   if subjects.plain_value(others[j]) not in paired[newer]]  # its own older memory is no unrelated one
+        for j in nearest[:3]:
             rows.append({"round": name, "want": False, "older": others[j], "newer": newer, "now": False,
                          "unrelated": True})
     texts = sorted({t for r in rows for t in (r["older"], r["newer"])})
@@ -93,56 +92,57 @@ def features(rows: list[dict[str, Any]], embedder: Any, vector: bool) -> None:
     plain = dict(zip(texts, embedder.embed(texts), strict=True))
     for r in rows:
         n, o = said(r["newer"]), said(r["older"])
-        why = subjects.conflict(n, o)
-        conflict = why.split(" (")[0] if why else None
-        x = [float(masked[r["newer"]] @ masked[r["older"]]), float(plain[r["newer"]] @ plain[r["older"]]),
-             float(plain[r["newer"]] @ masked[r["older"]]), float(masked[r["newer"]] @ plain[r["older"]])]
-        x += [float(b) for b in (n.current, o.current, bool(n.values), bool(n.values) and subjects.new_value(n, o),
-                                 subjects.values_alike(n, o), subjects.one_value(n, o), subjects.one_value(o, n),
-                                 n.changed, subjects.same_subject(n, o), subjects.same_head(n, o),
-                                 subjects.names_old_value(n, o), subjects.same_form(n, o), subjects.anchored(n, o),
-                                 subjects.head_unsaid(n, o), subjects.another_kind(n, o))]
-        x += [float(conflict == c) for c in CONFLICTS]
-        x += [float(m in n.marks) for m in MARKS] + [float(m in o.marks) for m in ("past", "plan", "temporary")]
-        if vector:
-            x += [float(v) for v in masked[r["newer"]]]
-        r["x"] = x
-        r["rule"] = x[0] if "strong" in n.marks and n.current and o.current and why is None else float("-inf")
-        r["veto"] = bool(SURE_MARKS & n.marks) or conflict in SURE_CONFLICTS or not n.values or "past" in o.marks
+        mn, mo, pn, po = masked[r["newer"]], masked[r["older"]], plain[r["newer"]], plain[r["older"]]
+        r["cosines"] = (float(mn @ mo), float(pn @ po), float(pn @ mo), float(mn @ po))
 
 
-def fitted(train: list[dict[str, Any]], c: float) -> Any:
+def readings(rows: list[dict[str, Any]]) -> None:
+    """Each pair's features (`x`) and sure veto (`veto`), in place, from its cosines and the words."""
+    from memory import change_score, subjects
+
+    read: dict[str, subjects.Said] = {}
+    for r in rows:
+        for text in (r["newer"], r["older"]):
+            if text not in read:
+                read[text] = subjects.read(text)
+        n, o = read[r["newer"]], read[r["older"]]
+        r["x"] = change_score.features(n, o, r["cosines"])
+        r["veto"] = change_score.sure_veto(n, o)
+
+
+def fitted(train: list[dict[str, Any]], c: float, every: bool) -> Any:
     import numpy as np
     from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
 
-    open_ = [r for r in train if not r["now"] and not r["veto"]]
-    return LogisticRegression(C=c, max_iter=5000).fit(np.array([r["x"] for r in open_]),
-                                                      np.array([r["want"] for r in open_]))
+    chosen = [r for r in train if not r["veto"] and (every or not r["now"])]
+    return make_pipeline(StandardScaler(), LogisticRegression(C=c, max_iter=5000)).fit(
+        np.array([r["x"] for r in chosen]), np.array([r["want"] for r in chosen]))
 
 
 def scores(model: Any, rows: list[dict[str, Any]]) -> list[float]:
     import numpy as np
 
-    if model is None:  # --rule: the masked cosine where the rule allows it
-        return [float(r["rule"]) for r in rows]
     return [float(s) for s in model.decision_function(np.array([r["x"] for r in rows]))]
 
 
-def figures(rows: list[dict[str, Any]], score: list[float], threshold: float) -> tuple[float, float, float]:
-    """(changes replaced, look-alikes untouched, unrelated memories replaced) with the model at `threshold`."""
+def figures(rows: list[dict[str, Any]], score: list[float], bar: float) -> tuple[float, float, float]:
+    """(changes replaced, look-alikes untouched, unrelated memories replaced) with the model at `bar`."""
     def replaces(r: dict[str, Any], s: float) -> bool:
-        return bool(r["now"] or not r["veto"] and s >= threshold)
+        return bool(r["now"] or not r["veto"] and s >= bar)
 
     changes = [replaces(r, s) for r, s in zip(rows, score, strict=True) if r["want"]]
     lookalikes = [not replaces(r, s) for r, s in zip(rows, score, strict=True) if not r["want"] and not r["unrelated"]]
     unrelated = [replaces(r, s) for r, s in zip(rows, score, strict=True) if r["unrelated"]]
-    return (sum(changes) / len(changes), sum(lookalikes) / len(lookalikes), sum(unrelated) / max(1, len(unrelated)))
+    return (sum(changes) / max(1, len(changes)), sum(lookalikes) / max(1, len(lookalikes)),
+            sum(unrelated) / max(1, len(unrelated)))
 
 
-def threshold(held_out: dict[str, tuple[list[dict[str, Any]], list[float]]]) -> float:
+def bar(held_out: dict[str, tuple[list[dict[str, Any]], list[float]]]) -> float:
     """The lowest score at which every round, scored held out, keeps its look-alikes and unrelated memories."""
     every = sorted({s for rows, score in held_out.values() for r, s in zip(rows, score, strict=True)
-                    if not r["now"] and not r["veto"] and s > float("-inf")}, reverse=True)
+                    if not r["now"] and not r["veto"]}, reverse=True)
     chosen = float("inf")
     for t in every:
         if all(f[1] >= MIN_UNTOUCHED and f[2] <= MAX_UNRELATED
@@ -153,37 +153,71 @@ def threshold(held_out: dict[str, tuple[list[dict[str, Any]], list[float]]]) -> 
     return chosen
 
 
+def held_out_scores(by_round: dict[str, list[dict[str, Any]]], rounds: list[str], c: float,
+                    every: bool) -> dict[str, tuple[list[dict[str, Any]], list[float]]]:
+    """Each of `rounds` scored by a model fitted on the others of `rounds`."""
+    found = {}
+    for name in rounds:
+        model = fitted([r for n in rounds if n != name for r in by_round[n]], c, every)
+        found[name] = (by_round[name], scores(model, by_round[name]))
+    return found
+
+
+def kept(model: Any, chosen: float, held: dict[str, Any]) -> dict[str, Any]:
+    """The model as change_score.json holds it: the scaling folded into the weights."""
+    from memory import change_score
+
+    scaler, regression = model.steps[0][1], model.steps[1][1]
+    weights = regression.coef_[0] / scaler.scale_
+    bias = float(regression.intercept_[0] - (weights * scaler.mean_).sum())
+    return {"model": change_score.MODEL, "features": list(change_score.FEATURES), "bar": round(chosen, 6),
+            "bias": round(bias, 6), "weights": [round(float(w), 6) for w in weights], "held_out": held,
+            "fitted_by": "benchmarks/fit_changes.py"}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--vector", action="store_true", help="the masked newer statement's vector as features too")
-    parser.add_argument("--c", type=float, default=1.0, help="the logistic regression's inverse regularisation")
-    parser.add_argument("--rule", action="store_true",
-                        help="no model: the masked cosine of a strong change, no conflict")
+    parser.add_argument("--c", type=float, default=0.1, help="the logistic regression's inverse regularisation")
+    parser.add_argument("--all", action="store_true", help="fit on every pair no sure veto holds, not only the open")
+    parser.add_argument("--write", action="store_true", help="fit on every round and write memory/change_score.json")
+    parser.add_argument("--rows", type=Path, help="a cache of the pairs' readings (made if missing)")
     args = parser.parse_args()
-    from memory.search.embeddings import bundled_embedder
+    if args.rows is not None and args.rows.exists():
+        rows = pickle.loads(args.rows.read_bytes())
+    else:
+        from memory.search.embeddings import bundled_embedder
 
-    embedder = bundled_embedder()
-    embedder.load()
-    rows = decided(embedder)
-    features(rows, embedder, args.vector)
-    by_round = {name: [r for r in rows if r["round"] == name] for name in ROUNDS}
+        embedder = bundled_embedder()
+        embedder.load()
+        rows = decided(embedder)
+        featured(rows, embedder)
+        if args.rows is not None:
+            args.rows.write_bytes(pickle.dumps(rows))
+    readings(rows)
+    by_round = {name: [r for r in rows if r["round"] == name] for name in SETS}
     print(f"{'held-out round':26} {'changes':>7} {'replaced':>15} {'look-alikes':>11} {'untouched':>15} "
-          f"{'unrelated':>9}  threshold")
-    for held in ROUNDS:
-        inner: dict[str, tuple[list[dict[str, Any]], list[float]]] = {}
-        for name in ROUNDS:
-            if name != held:
-                model = None if args.rule else \
-                    fitted([r for n, rs in by_round.items() if n not in (held, name) for r in rs], args.c)
-                inner[name] = (by_round[name], scores(model, by_round[name]))
-        t = threshold(inner)
-        model = None if args.rule else fitted([r for n, rs in by_round.items() if n != held for r in rs], args.c)
-        test = by_round[held]
-        before, after = figures(test, [float("-inf")] * len(test), float("inf")), figures(test, scores(model, test), t)
+          f"{'unrelated':>9}  bar")
+    held: dict[str, Any] = {}
+    for name in SETS:
+        others = [n for n in SETS if n != name]
+        chosen = bar(held_out_scores(by_round, others, args.c, args.all))
+        model = fitted([r for n in others for r in by_round[n]], args.c, args.all)
+        test = by_round[name]
+        before, after = figures(test, [float("-inf")] * len(test), float("inf")), \
+            figures(test, scores(model, test), chosen)
         changes = sum(r["want"] for r in test)
         lookalikes = sum(not r["want"] and not r["unrelated"] for r in test)
-        print(f"{held:26} {changes:7} {before[0]:.3f} -> {after[0]:.3f} {lookalikes:11} {before[1]:.3f} -> "
-              f"{after[1]:.3f} {after[2]:9.3f}  {t:.2f}")
+        held[name] = {"replaced": [round(before[0], 3), round(after[0], 3)],
+                      "untouched": [round(before[1], 3), round(after[1], 3)], "unrelated": round(after[2], 4)}
+        print(f"{name:26} {changes:7} {before[0]:.3f} -> {after[0]:.3f} {lookalikes:11} {before[1]:.3f} -> "
+              f"{after[1]:.3f} {after[2]:9.3f}  {chosen:.2f}")
+    if args.write:
+        from memory import change_score
+
+        chosen = bar(held_out_scores(by_round, list(SETS), args.c, args.all))
+        model = fitted(rows, args.c, args.all)
+        change_score.WEIGHTS.write_text(json.dumps(kept(model, chosen, held), indent=1) + "\n", encoding="utf-8")
+        print(f"written {change_score.WEIGHTS.relative_to(ROOT)} (bar {chosen:.3f})")
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from threading import Lock
 from typing import TYPE_CHECKING
 
-from memory import secrets, subjects, supersession, vectors
+from memory import change_score, secrets, subjects, supersession, vectors
 from memory.docs import DOC_SLOTS, DOC_TYPES
 from memory.errors import EmbedderUnavailable
 from memory.search.hybrid import STOPWORDS
@@ -106,9 +106,10 @@ def _marks(store: Store, memory_id: int, how: str, cosine: float | None = None) 
 def replaced_memory(store: Store, content: str, embedder: Embedder | None) -> Replaced | None:
     """The current memory the statement `content` replaces (not yet written), or None."""
     newer = subjects.read(content)
-    if not newer.current:
+    learned = embedder is not None and embedder.name == change_score.MODEL and change_score.model() is not None
+    if not newer.current and not learned or change_score.SURE_MARKS & newer.marks:
         return None
-    by_rules = supersession.restated_memory(store, content)
+    by_rules = supersession.restated_memory(store, content) if newer.current else None
     if by_rules is not None:
         row = store.one("SELECT content FROM knowledge WHERE id = ?", (by_rules,))
         older = subjects.read(row[0])
@@ -116,7 +117,7 @@ def replaced_memory(store: Store, content: str, embedder: Embedder | None) -> Re
         if older.current and (negation or subjects.new_value(newer, older) and subjects.values_alike(newer, older)) \
                 and subjects.conflict(newer, older) is None:
             return _marks(store, by_rules, "rules")
-    if not newer.values or embedder is None or embedder.name != CALIBRATED_FOR:
+    if not (newer.values and newer.current or learned) or embedder is None or embedder.name != CALIBRATED_FOR:
         return None
     anything = f"SELECT 1 FROM knowledge k JOIN memory_meta m ON m.memory_id = k.id WHERE {_CURRENT} LIMIT 1"
     if store.one(anything) is None:
@@ -177,12 +178,29 @@ def _by_meaning(store: Store, newer: subjects.Said, embedder: Embedder) -> Repla
     if not candidates:
         return None
     olders = [subjects.read(content) for _, content in candidates]
-    cosines = np.stack(_VECTORS.of(embedder, [o.masked for o in olders])) @ masked
+    masked_olders = np.stack(_VECTORS.of(embedder, [o.masked for o in olders]))
+    cosines = masked_olders @ masked
     near: list[tuple[float, bool, int, subjects.Said]] = []  # (cosine, enough, id, reading): what it may be about
-    for (memory_id, _), older, cosine in zip(candidates, olders, cosines, strict=True):
-        floor = _floor(newer, older, olders)
+    doubted: list[tuple[int, subjects.Said, float, np.ndarray]] = []  # what the hand readings doubt
+    for (memory_id, _), older, cosine, vector in zip(candidates, olders, cosines, masked_olders, strict=True):
+        floor = _floor(newer, older, olders) if newer.current and newer.values else None
+        if floor is not None and cosine >= floor:
+            near.append((float(cosine), True, memory_id, older))
+            continue
         if floor is not None and cosine >= min(floor, THRESHOLD) - MARGIN:
-            near.append((float(cosine), bool(cosine >= floor), memory_id, older))
+            near.append((float(cosine), False, memory_id, older))
+        if change_score.model() is not None and embedder.name == change_score.MODEL and \
+                not change_score.sure_veto(newer, older):
+            doubted.append((memory_id, older, float(cosine), vector))
+    if doubted:
+        # Where the hand readings doubt, the learned reading weighs what they read (memory.change_score).
+        plain = _VECTORS.of(embedder, [o.text for _, o, _, _ in doubted])
+        for (memory_id, older, cosine, vector), as_written in zip(doubted, plain, strict=True):
+            said = (cosine, float(as_written @ own), float(vector @ own), float(as_written @ masked))
+            score = change_score.score(newer, older, said)
+            if score is not None and score >= change_score.bar():
+                near = [n for n in near if n[2] != memory_id]
+                near.append((cosine, True, memory_id, older))
     near.sort(key=lambda n: n[0], reverse=True)
     enough = [n for n in near if n[1]]
     if not enough:

@@ -1122,6 +1122,24 @@ def conflict(newer: Said, older: Said) -> str | None:
     return _other_thing(newer, older)
 
 
+def sure_other(newer: Said, older: Said) -> bool:
+    """Whether the words are sure `newer` is about another subject than `older`, whatever else is said: another
+    owner ("my brother's birthday" of "my sister's"), another one of a group of alternatives ("the back door
+    code" of "the door code" of the front one) or another one than the current one ("my old manager", "my ex"),
+    a thing numbered otherwise ("flat 1" of "flat 2"). The rest of conflict's reasons are doubts, weighed by
+    memory.change_score."""
+    older_owned = {canonical_person(w) for w in older.words}
+    if any(owner not in older_owned for owner in newer.owners):
+        return True
+    for word in newer.qualifiers:
+        if word in older.every_word or _set_aside(newer, word):
+            continue
+        if another_one(word) or any(alternatives(word, other) for other in older.qualifiers):
+            return True
+    numbered = _numbered(older)
+    return any(numbered.get(noun, number) != number for noun, number in _numbered(newer).items())
+
+
 _ASIDE = re.compile(r",\s*|;\s*|:\s*|\s+(?:since|because|as|now that|and)\s+")
 
 
@@ -1299,6 +1317,41 @@ def names_old_value(newer: Said, older: Said) -> bool:
     whole = plain_value(older.statement.value) if older.statement is not None else ""
     # A short value ("not a 42") only as the older's whole value: "instead of 7" says nothing of "Lily turns 7".
     return bool({g for g in gone if len(g) >= 3} & (older.span_values | older.values | words)) or whole in gone
+
+
+def old_value_first(newer: Said, older: Said) -> bool:
+    """Whether `newer` opens on `older`'s value, saying something of it ("Acme moved to a new office", "Dr Patel
+    is now at the new clinic" of "my doctor is Dr Patel"): of the old value, not always a new one."""
+    old = {v for v in (older.span_values | older.values) if len(v) >= 3}
+    words = [w for w in re.findall(r"[\w'.@+-]+", fold(newer.text))[:4] if w not in _DETERMINERS]
+    return any(plain_value(re.sub(r"'s?$", "", " ".join(words[:k]))) in old for k in range(1, len(words) + 1))
+
+
+def of_old_value_only(newer: Said, older: Said) -> bool:
+    """Whether `newer` is one clause that opens on `older`'s value ("Mr Silva is now retired", "Acme moved to a
+    new office"): something said of the old value, with no clause of its own for a new one ("Gary retired,
+    I'm using the garage on Mill Lane" has one)."""
+    return old_value_first(newer, older) and len([c for c in _CLAUSES.split(fold(newer.text)) if c.strip()]) == 1
+
+
+_CLAUSES = re.compile(r",\s*|;\s*|:\s*|\s+(?:since|because|as|now that|and|so|but)\s+")  # English's, as _ASIDE
+
+
+def says_who(said: Said) -> bool:
+    """Whether `said` names who a person is to me ("Bob is my brother", "Priya is my colleague"): something else
+    said of that person later ("Bob is now a doctor") changes no such thing."""
+    statement = said.statement
+    if statement is None or not statement.subject.person:
+        return False
+    words = _WORDS.findall(fold(statement.value))
+    return bool(words) and words[-1] in vocabulary().people
+
+
+def value_extends(newer: Said, older: Said) -> bool:
+    """Whether a value of `newer` holds `older`'s whole value and more ("Priya Sharma" of "Priya"): the same one
+    said in full, not another."""
+    old = {v for v in (older.span_values | older.values) if len(v) >= 3}
+    return any(v != o and v.startswith(o) for v in (newer.span_values | newer.values) for o in old)
 
 
 def _said_gone(said: Said) -> set[str]:
