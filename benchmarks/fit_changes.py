@@ -91,7 +91,6 @@ def featured(rows: list[dict[str, Any]], embedder: Any) -> None:
     masked = dict(zip(texts, embedder.embed([said(t).masked for t in texts]), strict=True))
     plain = dict(zip(texts, embedder.embed(texts), strict=True))
     for r in rows:
-        n, o = said(r["newer"]), said(r["older"])
         mn, mo, pn, po = masked[r["newer"]], masked[r["older"]], plain[r["newer"]], plain[r["older"]]
         r["cosines"] = (float(mn @ mo), float(pn @ po), float(pn @ mo), float(mn @ po))
 

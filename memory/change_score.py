@@ -42,8 +42,8 @@ FEATURES = ("masked cosine", "cosine", "newer as written, older masked", "newer 
             "current", "values", "a new value", "values alike", "one value (newer)", "one value (older)",
             "said as a change", "same subject", "same head", "names the old value", "same form", "anchored",
             "head unsaid", "another kind", "says the", "same words", "many values", "negated", "one kind of value",
-            "older values", "newer read", "older read", "no conflict", "old value first", "of the old value only", "value extends",
-            "many values (older)",
+            "older values", "newer read", "older read", "no conflict", "old value first", "of the old value only",
+            "value extends", "many values (older)",
             *(f"conflict: {c}" for c in CONFLICTS), *(f"mark: {m}" for m in NEWER_MARKS),
             *(f"older mark: {m}" for m in OLDER_MARKS))
 
@@ -82,8 +82,11 @@ def sure_veto(newer: subjects.Said, older: subjects.Said) -> bool:
         return True  # ("Mum is also allergic to shellfish", "I now like coffee too": an addition)
     if newer.values and not subjects.new_value(newer, older) and not subjects.names_old_value(newer, older):
         return True  # the same value again (not one named as gone: "sold the Volvo", "no more Harringtons")
-    if subjects.says_who(older) and not subjects.says_who(newer):
-        return True  # "Bob is now a doctor" of "Bob is my brother": who he is to me holds
+    if subjects.says_who(older):
+        return True  # "Bob is now a doctor", "Priya Sharma is my new colleague" of "Bob is my brother", "Priya is my
+        # colleague": who someone is to me is not what a later word on them changes
+    if subjects.name_still_said(newer, older):
+        return True  # "Biscuit is getting old, so we got a puppy called Pip" of "our dog is called Biscuit"
     if subjects.of_old_value_only(newer, older):
         return True  # "Mr Silva is now retired" of "my landlord is Mr Silva": said of the old value, no new one
     return subjects.sure_other(newer, older)

@@ -1137,7 +1137,12 @@ def sure_other(newer: Said, older: Said) -> bool:
         if another_one(word) or any(alternatives(word, other) for other in older.qualifiers):
             return True
     numbered = _numbered(older)
-    return any(numbered.get(noun, number) != number for noun, number in _numbered(newer).items())
+    if any(numbered.get(noun, number) != number for noun, number in _numbered(newer).items()):
+        return True
+    # someone of mine does it ("my brother cut back to two a day") where the older memory is of me alone
+    people = vocabulary().people
+    return not (older.owners | older.actors) and not any(w in people for w in older.words) and \
+        any(w in people for w in newer.words | newer.actors)
 
 
 _ASIDE = re.compile(r",\s*|;\s*|:\s*|\s+(?:since|because|as|now that|and)\s+")
@@ -1345,6 +1350,15 @@ def says_who(said: Said) -> bool:
         return False
     words = _WORDS.findall(fold(statement.value))
     return bool(words) and words[-1] in vocabulary().people
+
+
+def name_still_said(newer: Said, older: Said) -> bool:
+    """Whether `older` gives one a name ("our dog is called Biscuit") and `newer` opens on that name: the one named
+    is still there ("Biscuit is getting old, so we got a puppy called Pip now"), another one is new."""
+    words = [w for w in re.findall(r"[\w'.@+-]+", fold(newer.text))[:3] if w not in _DETERMINERS]
+    first = plain_value(re.sub(r"'s?$", "", words[0])) if words else ""
+    return _gives_a_name(older) and len(first) >= 3 and \
+        any(v.endswith(first) for v in older.span_values | older.values)  # the value read is "called Biscuit"
 
 
 def value_extends(newer: Said, older: Said) -> bool:
