@@ -57,7 +57,7 @@ def decided(embedder: Any) -> list[dict[str, Any]]:
                              "now": links(store).get(a.id) == b.id, "unrelated": False})
             store.close()
     finally:
-        change_score.model = switched_off  # type: ignore[method-assign]
+        change_score.model = switched_off
     return rows
 
 
