@@ -17,6 +17,10 @@ Two readings decide, the rules first:
    and the words are not sure it is about something else (memory.subjects.conflict: another owner,
    another qualifier, another head): "my brother's birthday" never replaces "my sister's", "the back door
    code" never the front door's, "my old manager was Tom" nothing.
+3. where the hand readings of 2. doubt (a value of another kind, a conflict of heads, not read as what holds
+   now, no value, no word of change they know), memory.change_score weighs those readings and the cosines
+   (a logistic regression fitted leave-one-round-out on the labelled pairs): a memory its words are not sure
+   is another subject replaces from the model's bar on, under the same MARGIN rule.
 Both readings are held to the same words: the rules' choice is dropped too when the words are sure it is
 another subject, or the statement is no change of what holds now. Without an embedder (embedding_model =
 "none", or a model the threshold was not calibrated for) the rules alone decide.
