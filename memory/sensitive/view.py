@@ -49,6 +49,9 @@ _MIXED = re.compile(r"[^\W\d_]*(?:[a-zA-Z][^\W\d_]*[\u0370-\u03ff\u0400-\u04ff]|
                     r"[^\W\d_]*[a-zA-Z])[^\W\d_]*|[\u2028\u2029\u0085]")
 
 
+_OTHER_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u04ff\u2028\u2029\u0085]")
+
+
 @dataclass(frozen=True, slots=True)
 class View:
     """`text` as the detectors read it; `origin(start, end)` maps a span of it back to the input."""
@@ -117,7 +120,13 @@ def _unmix(text: str) -> str:
     """Look-alike letters in a word of mixed scripts folded to Latin, line separators to newlines."""
     if text.isascii():
         return text
-    return _MIXED.sub(lambda m: m.group(0).translate(_LOOKALIKES), text)
+    first = _OTHER_SCRIPT.search(text)
+    if first is None:
+        return text  # every match holds one of those characters: a megabyte with a few emoji costs one scan
+    # A match never crosses a line break (it is letters, or one separator): the lines before the first such
+    # character are left as they are (the pattern's leading letters made it read each word once per letter).
+    start = text.rfind("\n", 0, first.start()) + 1
+    return text[:start] + _MIXED.sub(lambda m: m.group(0).translate(_LOOKALIKES), text[start:])
 
 
 def _blank_annotations(text: str) -> str:
