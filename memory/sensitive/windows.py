@@ -27,7 +27,11 @@ MARGIN = 300  # characters read either side of what may be a secret (then to who
 _MAX_LINE = 2_000  # a window stops at a line break this far out at most (a minified line has none)
 
 # Non-letters read as spaces, so that str.split() gives the words (C speed, no pattern per word).
-_NOT_LETTERS = str.maketrans({c: " " for c in "0123456789!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~\t\r\n\v\f"})
+_NOT_LETTER_CHARS = "0123456789!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~\t\r\n\v\f"
+_NOT_LETTERS = str.maketrans({c: " " for c in _NOT_LETTER_CHARS})
+# The same, byte for byte over UTF-8 (all of them are ASCII: a character that is not is left whole): str.translate
+# reads a text that is not ASCII a character at a time in Python's dictionary (0.1 s a megabyte with a few emoji).
+_NOT_LETTER_BYTES = bytes.maketrans(_NOT_LETTER_CHARS.encode(), b" " * len(_NOT_LETTER_CHARS))
 # Shapes that need no word, in two scans: digits of card length or an SSN; an IBAN or an Italian codice
 # fiscale; a long run of letters and digits (a key, a token). The literal ones (a link with a password, a
 # private key block, a provider's key prefix, an e-mail address on a label's line) by str.find.
@@ -69,7 +73,11 @@ def _endings() -> tuple[str, ...]:
 
 def words_of(text: str) -> list[str]:
     """The words of `text`, lower case, in order (letters only: digits and signs part them)."""
-    return text.lower().translate(_NOT_LETTERS).split()
+    lowered = text.lower()
+    if lowered.isascii():
+        return lowered.translate(_NOT_LETTERS).split()
+    spaced = lowered.encode("utf-8", "surrogatepass").translate(_NOT_LETTER_BYTES)
+    return spaced.decode("utf-8", "surrogatepass").split()
 
 
 def windows(text: str, words: list[str] | None = None) -> list[list[tuple[int, int]]]:
@@ -104,12 +112,26 @@ def windows(text: str, words: list[str] | None = None) -> list[list[tuple[int, i
         if all(held[c] if c in held else held.setdefault(c, c in text) for c in needle):
             hints += _all(text, needle)
     spans: list[list[int]] = []
-    for at in sorted(hints):
+    pending = -1  # the last hint merged into spans[-1] whose window's end is not read yet
+    for at in sorted(set(hints)):
+        # A window that starts (a line's start is no later than `at - MARGIN`) inside the last span merges into
+        # it: only the last of such a chain is read for its end (a line's end is further for a later hint).
+        if spans and at - MARGIN <= spans[-1][1]:
+            pending = at
+            continue
+        if pending >= 0:
+            spans[-1][1] = max(spans[-1][1], _line_end(text, min(len(text), pending + MARGIN)))
+            pending = -1
+            if at - MARGIN <= spans[-1][1]:
+                pending = at
+                continue
         start, end = _line_start(text, max(0, at - MARGIN)), _line_end(text, min(len(text), at + MARGIN))
         if spans and start <= spans[-1][1] + 1:
             spans[-1][1] = max(spans[-1][1], end)
         else:
             spans.append([start, end])
+    if pending >= 0:
+        spans[-1][1] = max(spans[-1][1], _line_end(text, min(len(text), pending + MARGIN)))
     out = []
     for start, end in spans:
         block = _block_start(text, start)
