@@ -47,9 +47,10 @@ def find(text: str, words: frozenset[str] | None, all_words: list[str] | None = 
     if words is not None and len(words & lists.keys()) < 2:
         return
     # A first pass over the words alone (fast): is there a run of twelve from one list at all? First at C speed,
-    # each word its languages' bits in a byte: twelve words in a row that share a list's bit, or no run at all.
+    # each word its languages' bits in a byte (a long text): twelve words in a row that share a list's bit, or
+    # no run at all.
     bits = bytes(map(lists.get, _WORD.findall(text.lower()) if all_words is None else all_words, repeat(0)))
-    if not any(_TWELVE in bits.translate(table) for table in _ON_LIST):
+    if len(bits) > 256 and not any(_TWELVE in bits.translate(table) for table in _ON_LIST):
         return
     run, common = 0, 0
     for b in bits:

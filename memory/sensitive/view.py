@@ -177,7 +177,7 @@ def _fold_disguised(text: str, words: frozenset[str]) -> str:
     """Disguised words for a secret read as the plain word (same length: see the module's docstring);
     `words` are the text's, lower case."""
     found: list[tuple[int, int, str]] = []
-    for line_start, line_end in _lines_not_ascii(text):
+    for line_start, line_end in _lines_not_ascii(text) if not text.isascii() else ():
         for match in _MARKED_WORD.finditer(text, line_start, line_end):
             word = match.group(0)
             if word.isascii():
@@ -321,11 +321,11 @@ def _said_digit_runs(text: str, words: frozenset[str]) -> Iterator[re.Match[str]
     """The matches of vocabulary.digit_run() in `text`, tried only where a word of the text that says a digit (or
     says one twice) stands: a match starts with such a word, whole (a sign or a space follows it), so these are
     the matches of its scan, which tried its alternatives at every word of a megabyte (0.2 s of the chat turns).
-    A text whose letters IGNORECASE folds otherwise than str.lower() is scanned."""
+    A short text, or one whose letters IGNORECASE folds otherwise than str.lower(), is scanned."""
     pattern = vocabulary.digit_run()
     firsts = _digit_firsts()
-    lowered = vocabulary.lowered_as_matched(text)
-    if firsts is None or lowered is None:
+    lowered = vocabulary.lowered_as_matched(text) if len(text) >= 4_096 else None
+    if len(text) < 4_096 or firsts is None or lowered is None:
         yield from pattern.finditer(text)
         return
     starts: set[int] = set()
