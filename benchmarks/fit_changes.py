@@ -89,7 +89,7 @@ def featured(rows: list[dict[str, Any]], embedder: Any) -> None:
                          "unrelated": True})
     texts = sorted({t for r in rows for t in (r["older"], r["newer"])})
     masked = dict(zip(texts, embedder.embed([said(t).masked for t in texts]), strict=True))
-    plain = dict(zip(texts, embedder.embed(texts), strict=True))
+    plain = dict(zip(texts, embedder.embed([said(t).text for t in texts]), strict=True))  # as replacing embeds them
     for r in rows:
         mn, mo, pn, po = masked[r["newer"]], masked[r["older"]], plain[r["newer"]], plain[r["older"]]
         r["cosines"] = (float(mn @ mo), float(pn @ po), float(pn @ mo), float(mn @ po))

@@ -1339,9 +1339,6 @@ def of_old_value_only(newer: Said, older: Said) -> bool:
     return old_value_first(newer, older) and len([c for c in _CLAUSES.split(fold(newer.text)) if c.strip()]) == 1
 
 
-_CLAUSES = re.compile(r",\s*|;\s*|:\s*|\s+(?:since|because|as|now that|and|so|but)\s+")  # English's, as _ASIDE
-
-
 def says_who(said: Said) -> bool:
     """Whether `said` names who a person is to me ("Bob is my brother", "Priya is my colleague"): something else
     said of that person later ("Bob is now a doctor") changes no such thing."""
