@@ -717,3 +717,63 @@ def test_a_value_named_as_an_identifier_is_no_cue_for_the_classifier(text: str, 
     from memory.sensitive import needs_opinion
 
     assert needs_opinion(text) is asked
+
+
+# Blind round 11's kinds (issue 42), each with phrasings of our own and near misses said the same ways; the words
+# are the data files' (places, locks, code_objects, prepositions, digits_of, network_words, answer_topics,
+# answer_contexts) and numbers.py's tables of ids.
+@pytest.mark.parametrize(("text", "values"), [
+    # a thing that opens, placed, its digits after a sign, then the sentence goes on after a full stop or a dash
+    ("the key box by the holiday cottage: 5521. the owner changes it monthly", ["5521"]),
+    ("Padlock on the allotment shed: 3 8 1 — Jim has the spare key", ["3 8 1"]),
+    ("Schlüsselkasten am Ferienhaus: 4 4 1 9. Die Putzfrau kennt ihn auch", ["4 4 1 9"]),
+    # a user and a password after what they log into, said with a word or two ("admin page", "web console")
+    ("Printer admin page: admin / Pr1nt#er77. it resets if you unplug it", ["Pr1nt#er77"]),
+    ("the NAS web console: root / Tb9!kLm2x - set up last week", ["Tb9!kLm2x"]),
+    # a network where it is, then said to be a quoted value
+    ("the wifi at my sister's new place is 'marmalade-sky' fyi", ["marmalade-sky"]),
+    ('the wlan in the holiday flat in Porto is "sardinhas2024"', ["sardinhas2024"]),
+    ("das WLAN in der Ferienwohnung ist 'sonnenblume77'", ["sonnenblume77"]),
+    # a building's way in said to be digits keyed
+    ("the main entry is 4 4 0 2 then the key symbol", ["4 4 0 2"]),
+    ("side entry: 7-7-3-1, the front one is broken", ["7-7-3-1"]),
+    # a key box, placed, in other languages
+    ("de code van het sleutelkastje op de camping is 2 2 4 7", ["2 2 4 7"]),
+    ("el código de la caja de llaves del apartamento es 6 1 1 4", ["6 1 1 4"]),
+    ("la combinazione della cassetta delle chiavi al mare è 3 0 9 2", ["3 0 9 2"]),
+    # some digits of a thing that opens, said one by one
+    ("the last three digits of the safe are 5, 0 and 2", ["5, 0 and 2"]),
+    ("the first two numbers of the padlock are 3 and 7, the last one I forgot", ["3 and 7"]),
+    ("die ersten zwei Ziffern vom Tresor sind 6 und 1", ["6 und 1"]),
+    ("los dos primeros números del candado son 8 y 5", ["8 y 5"]),
+    # a security question written as the question, its answer given after it, where it is asked said
+    ("Name of your first pet? -> I wrote 'Biscuit' on the bank form", ["Biscuit"]),
+    ("What street did you grow up on? I said Elm Road for the insurance login", ["Elm Road"]),
+    # an aside in brackets between an id's name and its value
+    ("my TFN (the one from when I lived in Sydney) is 392 118 406", ["392 118 406"]),
+    ("numéro de sécu (celui de la carte vitale) : 2 85 11 69 123 045 77", ["2 85 11 69 123 045 77"]),
+])
+def test_a_value_of_round_elevens_kinds_is_found_whole(text: str, values: list[str]) -> None:
+    assert is_sensitive(text)
+    assert hidden(text) == values
+
+
+@pytest.mark.parametrize("text", [
+    "the garage at the rental flat: 3 cars. we share it with the neighbours",
+    "Padlock on the allotment shed: rusty — Jim will replace it",
+    "Printer admin page: admin / user roles. it resets if you unplug it",
+    "the admin page: 24 / 7 support. call them",
+    "the wifi at the hotel was 'terrible' all week",
+    "the wifi at my sister's new place is 'amazing' apparently",
+    "the main entry is 4 metres wide then the ramp",
+    "de code van het sleutelkastje op de camping is veranderd in 2023",
+    "the first two digits of the postcode are 9 and 4",
+    "the first two digits of the year are 1 and 9",
+    "What city were you born in? I said Cork, and the barman laughed",
+    "Name of your first pet? -> a quiz question from the pub on Friday",
+    "my TFN (the one from when I lived in Sydney) is in the blue folder",
+    "my passwords are 60% reused according to the audit",
+    "my PINs are 100% memorised now",
+])
+def test_near_misses_of_round_elevens_kinds_are_left_alone(text: str) -> None:
+    assert not is_sensitive(text), hidden(text)

@@ -131,6 +131,7 @@ FOLLOWERS = _FOLLOWERS  # what labels.py reads too
 _ABBREVIATIONS = vocabulary.LazyWords("abbreviations")
 _MONEY = re.compile(r"[$€£¥]\d[\d.,]*|\d[\d.,]*[$€£¥%]|\d+(?:[.,]\d\d)")
 _MONEY_WORDS = vocabulary.LazyWords("money_words")
+_SHARE = re.compile(r"[$€£¥]\d[\d.,]*|\d[\d.,]*[$€£¥%]")
 # Passes that are tickets, not secrets: "boarding pass", "ski pass".
 _TICKETS = vocabulary.LazyWords("tickets")
 _PLURAL = re.compile(r"(?<!pas)(?<!s)s$|wörter$|woorden$", re.I)
@@ -226,6 +227,8 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         yield from _answers(text, words)
     if words & _QUESTION_LABEL_WORDS:
         yield from _asked_and_answered(text)
+    if "?" in text:
+        yield from _asked_as_such(text, words)
     if words & _negation_words():
         yield from _denied_then_given(text)
     if not triggered(text, words):
@@ -498,6 +501,39 @@ def _asked_and_answered(text: str) -> Iterator[tuple[int, int, str]]:
             yield start, end, "credential"
 
 
+def _asked_as_such(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
+    """A question of the kind a bank asks, written as the question itself, then what was answered after a
+    verb of answering or a sign, where such questions are asked said in the sentence (blind round 11: "What
+    city were you born in? -> I put 'Tralee' for the pension website"); "What city were you born in? I said
+    Cork, and the barman laughed" names no place that asks."""
+    if not words & (_QUESTION_OPENERS | _QUESTION_PERSONS):
+        return
+    for mark in _QUESTION_MARK.finditer(text):
+        start = _sentence_start(text, mark.start())
+        question = text[start:mark.start()]
+        asked = {w.lower() for w in _WORDS.findall(question)}
+        if not asked & _QUESTION_PERSONS or not _ANSWER_TOPIC.search(question):
+            continue
+        end = _ANSWER_END.search(text, mark.end(), mark.end() + _ANSWER_REACH)
+        stop = end.start() if end else min(len(text), mark.end() + _ANSWER_REACH)
+        if not _ANSWER_CONTEXT.search(text, start, stop):
+            continue
+        found = None
+        for verb in _answer_verbs():
+            said = verb.match(text, _end_of(_GIVEN_SIGN, text, mark.end()), stop)
+            if said and "value" in verb.groupindex and said.group("value"):
+                found = said.span("value")
+            elif said:
+                found = _clause(text, said.end(), True, False)
+            if found:
+                break
+        if found is None and (sign := _GIVEN_SIGN.match(text, mark.end())) and sign.group(0).strip():
+            found = _clause(text, sign.end(), True, False)
+        if found and len(text[found[0]:found[1]].split()) <= 4 and \
+                text[found[0]:found[1]].lower().strip(_TRAILING) not in _FOLLOWERS | _ANSWER_NOT:
+            yield found[0], found[1], "credential"
+
+
 def _question_cues(text: str, words: frozenset[str]) -> Iterator[re.Match[str]]:
     """The words of `text` that ask or name a question, in order. A one-word entry of the vocabulary is
     looked for only as the words `text` holds that it matches (an entry such as "[^\\W\\d_]*frage" tried
@@ -615,6 +651,8 @@ _ANSWER_TOPIC = vocabulary.lazy_pattern(lambda: rf"(?<![^\W_])(?:{vocabulary.alt
 _ANSWER_CONTEXT = vocabulary.lazy_pattern(
     lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('answer_contexts')})(?![^\W_])", re.I)
 _ANSWER_END = re.compile(r"\n|[.!?;](?=\s|$)")
+_QUESTION_MARK = re.compile(r"\?(?=[ \t])")
+_GIVEN_SIGN = re.compile(r"[ \t]*(?:->|=>|→|⇒|➜|➔|:|=|—|–)?[ \t]*")
 _QUESTION_LABEL_WORDS = vocabulary.LazyWords("question_labels")
 _QUESTION_PERSONS = vocabulary.LazyWords("question_persons")
 # A question labelled at the start of a line, then its answer labelled after it (on the next line, or after
@@ -984,6 +1022,8 @@ def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = Fal
     if label and first in ("the", "a", "an") and len(words) >= 4 and not any(
             w.group(0).lower().strip(_TRAILING) in _HARD_STOP | _SOFT_STOP for w in words[1:]):
         first = ""  # "password: the quick brown fox 99", after a label sign
+    if _SHARE.fullmatch(words[0].group(0).strip(_TRAILING)):
+        return None  # "my passwords are 83% strong", "PINs are 100% memorised": a share or a price, no value
     lettered = len(first) == 1 and len(words) > 1 and words[1].group(0)[:1].isdigit()  # "A 4 4 0 2"
     if first in _HARD_STOP and not lettered or any(w.group(0).lower().strip(_TRAILING) in _DESCRIPTOR
                                                    for w in words):
