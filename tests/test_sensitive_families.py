@@ -229,15 +229,16 @@ def test_a_long_paste_is_read_around_what_may_be_a_secret_and_misses_none_of_the
 
 
 @pytest.mark.parametrize("name", ["secrets_blind5.jsonl", "secrets_blind6.jsonl", "secrets_families6.jsonl",
-                                  "secrets_blind8.jsonl", "secrets_blind10.jsonl", "secrets_blind12.jsonl"])
+                                  "secrets_blind8.jsonl", "secrets_blind10.jsonl", "secrets_blind11.jsonl",
+                                  "secrets_blind12.jsonl"])
 def test_the_blind_rounds_and_their_families_meet_the_targets_now(name: str) -> None:
     """Rounds 5 and 6 (tests/data/secrets_blind5.jsonl, secrets_blind6.jsonl) as they stand after the fixes
     their first sight led to (round 5: 0.690 text recall, 0.675 span recall; round 6: 0.868 and 0.837 with
     the classifier, the rules alone 0.815), our own phrasings of round 6's miss families, and round 8 after its
     kinds were fixed (cold: 0.953 and 0.931 with the classifier, the rules alone 0.912), by the rules alone: a
     guard against going back, no longer a cold figure (docs/secrets.md). Round 10 after its kinds were fixed too
-    (cold: 0.949 and 0.898 with the classifier), and round 12 after its kinds (cold: 0.932 and 0.916 with the
-    classifier); round 9, after its kinds, holds 0.984 of its texts but 0.966 of its values whole by the rules
+    (cold: 0.949 and 0.898 with the classifier), round 12 after its kinds (cold: 0.932 and 0.916 with the
+    classifier) and round 11 after its kinds (cold: 0.960 and 0.964 with the classifier); round 9, after its kinds, holds 0.984 of its texts but 0.966 of its values whole by the rules
     alone, and is not here."""
     import json
     from pathlib import Path
@@ -749,6 +750,10 @@ def test_a_value_named_as_an_identifier_is_no_cue_for_the_classifier(text: str, 
     # a security question written as the question, its answer given after it, where it is asked said
     ("Name of your first pet? -> I wrote 'Biscuit' on the bank form", ["Biscuit"]),
     ("What street did you grow up on? I said Elm Road for the insurance login", ["Elm Road"]),
+    ("What's your favourite film? I typed Alien into the recovery page", ["Alien"]),
+    ("Mother's maiden name? -> Kowalski, for the bank", ["Kowalski"]),
+    ("¿En qué ciudad naciste? -> puse 'Sevilla' en la web del banco", ["Sevilla"]),
+    ("Wo bist du geboren? -> Ich habe 'Kassel' bei der Bank angegeben", ["Kassel"]),
     # an aside in brackets between an id's name and its value
     ("my TFN (the one from when I lived in Sydney) is 392 118 406", ["392 118 406"]),
     ("numéro de sécu (celui de la carte vitale) : 2 85 11 69 123 045 77", ["2 85 11 69 123 045 77"]),
@@ -766,11 +771,16 @@ def test_a_value_of_round_elevens_kinds_is_found_whole(text: str, values: list[s
     "the wifi at the hotel was 'terrible' all week",
     "the wifi at my sister's new place is 'amazing' apparently",
     "the main entry is 4 metres wide then the ramp",
+    "the entry fee is 1 2 0 0 yen",
+    "diary entry: 1973",
     "de code van het sleutelkastje op de camping is veranderd in 2023",
     "the first two digits of the postcode are 9 and 4",
     "the first two digits of the year are 1 and 9",
     "What city were you born in? I said Cork, and the barman laughed",
     "Name of your first pet? -> a quiz question from the pub on Friday",
+    "What city were you born in? the bank asked and I forgot",
+    "Which street is the new bank on? -> Baker Street",
+    "the wifi in the library is 'eduroam' as usual",
     "my TFN (the one from when I lived in Sydney) is in the blue folder",
     "my passwords are 60% reused according to the audit",
     "my PINs are 100% memorised now",

@@ -228,7 +228,7 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
     if words & _QUESTION_LABEL_WORDS:
         yield from _asked_and_answered(text)
     if "?" in text:
-        yield from _asked_as_such(text, words)
+        yield from _asked_as_such(text)
     if words & _negation_words():
         yield from _denied_then_given(text)
     if not triggered(text, words):
@@ -501,34 +501,41 @@ def _asked_and_answered(text: str) -> Iterator[tuple[int, int, str]]:
             yield start, end, "credential"
 
 
-def _asked_as_such(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
+def _asked_as_such(text: str) -> Iterator[tuple[int, int, str]]:
     """A question of the kind a bank asks, written as the question itself, then what was answered after a
     verb of answering or a sign, where such questions are asked said in the sentence (blind round 11: "What
-    city were you born in? -> I put 'Tralee' for the pension website"); "What city were you born in? I said
-    Cork, and the barman laughed" names no place that asks."""
-    if not words & (_QUESTION_OPENERS | _QUESTION_PERSONS):
-        return
+    city were you born in? -> I put 'Tralee' for the pension website"; "What city were you born in? the bank
+    asked and I forgot" gives nothing). A question that names no one ("which street is the new bank on? ->
+    Baker Street") is about no one, unless the answer is said with a verb of answering ("¿En qué ciudad
+    naciste? -> puse 'Sevilla' en la web del banco"); a question named by an answer keyword ("Mother's maiden
+    name? -> Kowalski") needs no place that asks."""
     for mark in _QUESTION_MARK.finditer(text):
         start = _sentence_start(text, mark.start())
         question = text[start:mark.start()]
-        asked = {w.lower() for w in _WORDS.findall(question)}
-        if not asked & _QUESTION_PERSONS or not _ANSWER_TOPIC.search(question):
+        named = _ANSWER_KEYWORD.search(question) is not None
+        if not named and not _ANSWER_TOPIC.search(question):
             continue
         end = _ANSWER_END.search(text, mark.end(), mark.end() + _ANSWER_REACH)
         stop = end.start() if end else min(len(text), mark.end() + _ANSWER_REACH)
-        if not _ANSWER_CONTEXT.search(text, start, stop):
+        if not named and not _ANSWER_CONTEXT.search(text, start, stop):
             continue
         found = None
+        at = _end_of(_GIVEN_SIGN, text, mark.end())
         for verb in _answer_verbs():
-            said = verb.match(text, _end_of(_GIVEN_SIGN, text, mark.end()), stop)
+            said = verb.match(text, at, stop)
             if said and "value" in verb.groupindex and said.group("value"):
-                found = said.span("value")
+                # "Ich habe 'Kassel' bei der Bank angegeben": the value, not where it was given
+                within = _clause(text, said.start("value"), True, False)
+                found = within if within and within[1] <= said.end("value") else said.span("value")
             elif said:
                 found = _clause(text, said.end(), True, False)
             if found:
                 break
-        if found is None and (sign := _GIVEN_SIGN.match(text, mark.end())) and sign.group(0).strip():
-            found = _clause(text, sign.end(), True, False)
+        if found is None:
+            if not named and not {w.lower() for w in _WORDS.findall(question)} & _QUESTION_PERSONS:
+                continue
+            signs = _signs(text, mark.end(), stop)
+            found = _clause(text, signs[0].end(), True, False) if signs else None
         if found and len(text[found[0]:found[1]].split()) <= 4 and \
                 text[found[0]:found[1]].lower().strip(_TRAILING) not in _FOLLOWERS | _ANSWER_NOT:
             yield found[0], found[1], "credential"
