@@ -510,31 +510,37 @@ def _asked_as_such(text: str) -> Iterator[tuple[int, int, str]]:
     naciste? -> puse 'Sevilla' en la web del banco"); a question named by an answer keyword ("Mother's maiden
     name? -> Kowalski") needs no place that asks."""
     for mark in _QUESTION_MARK.finditer(text):
+        end = _ANSWER_END.search(text, mark.end(), mark.end() + _ANSWER_REACH)
+        stop = end.start() if end else min(len(text), mark.end() + _ANSWER_REACH)
+        at = _end_of(_GIVEN_SIGN, text, mark.end())
+        # what follows first (cheap, and most questions are followed by neither): a verb of answering or a sign
+        verbs = [said for verb in _answer_verbs() if (said := verb.match(text, at, stop))] if \
+            _any_answer_verb().match(text, at, stop) else []
+        reach = min(stop, mark.end() + _SIGN_REACH)
+        signs = _signs(text, mark.end(), reach) if not verbs and _SIGN_MARK.search(text, mark.end(), reach) else []
+        if not verbs and not signs:
+            continue
         start = _sentence_start(text, mark.start())
         question = text[start:mark.start()]
         named = _ANSWER_KEYWORD.search(question) is not None
         if not named and not _ANSWER_TOPIC.search(question):
             continue
-        end = _ANSWER_END.search(text, mark.end(), mark.end() + _ANSWER_REACH)
-        stop = end.start() if end else min(len(text), mark.end() + _ANSWER_REACH)
         if not named and not _ANSWER_CONTEXT.search(text, start, stop):
             continue
         found = None
-        at = _end_of(_GIVEN_SIGN, text, mark.end())
-        for verb in _answer_verbs():
-            said = verb.match(text, at, stop)
-            if said and "value" in verb.groupindex and said.group("value"):
+        for said in verbs:
+            if "value" in said.re.groupindex and said.group("value"):
                 # "Ich habe 'Kassel' bei der Bank angegeben": the value, not where it was given
                 within = _clause(text, said.start("value"), True, False)
                 found = within if within and within[1] <= said.end("value") else said.span("value")
-            elif said:
+            else:
                 found = _clause(text, said.end(), True, False)
             if found:
                 break
         if found is None:
             if not named and not {w.lower() for w in _WORDS.findall(question)} & _QUESTION_PERSONS:
                 continue
-            signs = _signs(text, mark.end(), stop)
+            signs = signs or _signs(text, mark.end(), reach)
             found = _clause(text, signs[0].end(), True, False) if signs else None
         if found and len(text[found[0]:found[1]].split()) <= 4 and \
                 text[found[0]:found[1]].lower().strip(_TRAILING) not in _FOLLOWERS | _ANSWER_NOT:
@@ -584,6 +590,13 @@ def _signs(text: str, start: int, stop: int) -> list[re.Match[str]]:
 def _answer_verbs() -> tuple[re.Pattern[str], ...]:
     """The verbs of answering, each its own pattern (a verb-final one names its value)."""
     return tuple(re.compile(rf"(?<![^\W_])(?:{verb})(?![^\W_])", re.I) for verb in vocabulary.entries("answer_verbs"))
+
+
+@lru_cache(maxsize=1)
+def _any_answer_verb() -> re.Pattern[str]:
+    """Any verb of answering (one pattern, its named groups unnamed): whether to try each."""
+    verbs = "|".join(re.sub(r"\(\?P<\w+>", "(?:", verb) for verb in vocabulary.entries("answer_verbs"))
+    return re.compile(rf"(?<![^\W_])(?:{verbs})(?![^\W_])", re.I)
 
 
 def _named_by_context(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
@@ -659,6 +672,8 @@ _ANSWER_CONTEXT = vocabulary.lazy_pattern(
     lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('answer_contexts')})(?![^\W_])", re.I)
 _ANSWER_END = re.compile(r"\n|[.!?;](?=\s|$)")
 _QUESTION_MARK = re.compile(r"\?(?=[ \t])")
+_SIGN_MARK = re.compile(r"[:=>→⇒➜➔—–]")  # a sign an answer may follow: "? -> Galway", "? for the bank: Rex"
+_SIGN_REACH = 40  # how far after a question's mark the sign before its answer may stand ("? for the bank: Rex")
 _GIVEN_SIGN = re.compile(r"[ \t]*(?:->|=>|→|⇒|➜|➔|:|=|—|–)?[ \t]*")
 _QUESTION_LABEL_WORDS = vocabulary.LazyWords("question_labels")
 _QUESTION_PERSONS = vocabulary.LazyWords("question_persons")

@@ -205,7 +205,7 @@ def _opened() -> list[str]:
         rf"(?<![^\W_])(?:{vocabulary.alternation('digits_of')})[ \t]+{article}(?:{_THING}[ \t]+)?"
         rf"(?P<place>{places})(?![^\W_]){_placed()}(?:[ \t]*:|[ \t]+(?:{vocabulary.alternation('copulas')}))[ \t]+"
         rf"(?P<value>\d(?:(?:[ \t]*,[ \t]*|[ \t]+(?:{vocabulary.alternation('and', True)})[ \t]+|[ \t]+|-)\d)*)"
-        r"(?![\w:/.,]\d)(?![\w:/%])",
+        r"(?![\w:/.,]\d)(?=[ \t]*(?:$|\n|[.;,!?)—–]|[ \t]-[ \t]))",
         # "office alarm 7734, disarm before 8am": the digits right after the thing, the verb after them.
         rf"(?<![^\W_])(?P<place>{places})(?![^\W_])[ \t]+{_VALUE}[^\n.;]{{0,30}}?(?<![^\W_]){opens}(?![^\W_])",
         # A thing that opens, and in its clause digits keyed on a pad: "the garage is 6 6 0 2 if you get
