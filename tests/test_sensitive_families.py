@@ -238,8 +238,8 @@ def test_the_blind_rounds_and_their_families_meet_the_targets_now(name: str) -> 
     kinds were fixed (cold: 0.953 and 0.931 with the classifier, the rules alone 0.912), by the rules alone: a
     guard against going back, no longer a cold figure (docs/secrets.md). Round 10 after its kinds were fixed too
     (cold: 0.949 and 0.898 with the classifier), round 12 after its kinds (cold: 0.932 and 0.916 with the
-    classifier) and round 11 after its kinds (cold: 0.960 and 0.964 with the classifier); round 9, after its kinds, holds 0.984 of its texts but 0.966 of its values whole by the rules
-    alone, and is not here."""
+    classifier) and round 11 after its kinds (cold: 0.960 and 0.964 with the classifier); round 9, after its
+    kinds, held 0.984 of its texts but 0.966 of its values whole by the rules alone, and is not here."""
     import json
     from pathlib import Path
 
