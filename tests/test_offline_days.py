@@ -57,6 +57,22 @@ async def test_what_is_left_of_today_is_todays_open_reminders(agent: Agent, ques
     assert "book the table" not in answer and "DONE" not in answer  # done reminders never appear
 
 
+@pytest.mark.parametrize("question", ["what am I supposed to do tomorrow?", "anything booked for tomorrow?",
+                                      "is there something I mustn't miss tomorrow?"])
+async def test_a_question_about_a_day_nothing_in_memory_answers_gets_that_days_agenda(agent: Agent,
+                                                                                        question: str) -> None:
+    # A newcomer's "what am I supposed to do tomorrow?" was "I don't have anything in memory about that."
+    day_store(agent)
+    answer, _ = await say(agent, question)
+    assert answer.startswith("Tomorrow (Mon Nov 23):\n- #5 [DUE Mon Nov 23 09:00] pay rent"), answer
+
+
+async def test_a_question_about_a_day_that_memory_answers_is_answered_from_memory(agent: Agent) -> None:
+    day_store(agent)
+    answer, _ = await say(agent, "when is the dentist appointment on Tuesday?")
+    assert "dentist appointment is on Tuesday" in answer.splitlines()[0], answer
+
+
 @pytest.mark.parametrize("question, first, absent", [
     ("what's on tonight?", "Tonight (Sun Nov 22):\n- #2 [DUE Sun Nov 22 19:00] call mom", "water"),
     ("what do I have this afternoon?", "This afternoon (Sun Nov 22):\n- #1 [DUE Sun Nov 22 15:00] water the plants",

@@ -279,6 +279,13 @@ def test_a_thing_of_its_own_kind_under_another_name_is_not_the_one_asked(tmp_pat
     ("what's the code?", "the gate code is 5521", "defines"),
     ("how much is my gym membership?", "my gym membership is £29 a month", "defines"),
     ("what's my landlord called?", "my landlord is Mr Haddad", "defines"),
+    # a name asked of a role is who holds it: "the landlord's name" is the landlord
+    ("what's the landlord's name?", "our landlord is Mr Brennan, he only answers texts", "defines"),
+    ("what was my boss's name again?", "my manager is Priya Natarajan", "defines"),
+    ("what's our dog's name?", "our dog is called Biscuit", "defines"),
+    ("what's my partner's name?", "my partner's name is Tom", "defines"),
+    ("what's my sister's name?", "my brother is Ravi", ""),
+    ("what's the landlord's phone number?", "our landlord is Mr Brennan", ""),  # not a name: not sure
 ])
 def test_what_the_reading_finds_of_a_question_and_a_statement(question: str, statement: str, expected: str) -> None:
     from zoneinfo import ZoneInfo

@@ -27,6 +27,7 @@ class UiAction:
     priority: bool = False
 
 
+HELP_ID = "help"  # the key that lists every other (the footer keeps room for it)
 ACTIONS: tuple[UiAction, ...] = (
     # Anywhere on the main screen.
     UiAction("quit", "ctrl+q", "quit", "Quit",
@@ -52,7 +53,7 @@ ACTIONS: tuple[UiAction, ...] = (
              scope="main"),
     UiAction("memories", "f2", "memories", "Memories",
              "See everything it remembers, newest first: filter, search, open one to read where it came from, "
-             "edit it, mark it private, pin it or forget it (ctrl+z undoes each)", footer=2),
+             "edit it, mark it private, pin it or forget it (ctrl+z undoes each)", footer=1),
     UiAction("why", "f3", "why_this_answer", "Why this answer",
              "What went into the answer on screen: the prompt's sections and tokens, the memories and "
              "conversations in it, what was held back and why, the tool calls"),
@@ -64,7 +65,7 @@ ACTIONS: tuple[UiAction, ...] = (
              "changed (shown by itself at the first launch of a day)"),
     UiAction("consolidate", "ctrl+g", "consolidate", "Consolidate",
              "Consolidate memories now with the local model, in the background"),
-    UiAction("help", "f1", "help", "Help", "List every key", footer=1),
+    UiAction(HELP_ID, "f1", "help", "Help", "List every key", footer=1),
     UiAction("focus-composer", "escape", "focus_composer", "Back to typing",
              "Stop an answer being written (your message stays), close a dialog, or return the keyboard to the "
              "message box from anywhere", palette=False, scope="main"),

@@ -81,7 +81,14 @@ def act(runtime: Runtime, action: Action, text: str, conversation: list[Item], s
         case Question():
             last = conversation[-1]
             asking = (last.message_id,) if isinstance(last, UserMessage) and last.message_id else ()
-            return said(answer_from_memory(runtime, action.content, exclude_message_ids=asking, focus=action.focus))
+            answer = answer_from_memory(runtime, action.content, exclude_message_ids=asking, focus=action.focus)
+            if action.days is not None and answer.startswith(NOTHING):
+                # Nothing in memory answers a question about a day ("any appointments tomorrow?", "what am I
+                # supposed to do on Friday?"): what is planned for it does, when anything is.
+                listed, named = agenda(runtime, action.days)
+                if named:
+                    return Plan(_mark_mentioned(runtime, named), listed)
+            return said(answer)
         case Help():
             return said(connect(runtime, NO_MODEL) if not situation.unreachable else CAPABILITIES)
         case NearMiss():

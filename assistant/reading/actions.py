@@ -150,6 +150,7 @@ class Question(BaseAction):
     intent: ClassVar[str] = "question"
     asks_when: bool = False
     focus: Focus | None = None  # the subject or the person it asks about
+    days: DaySpan | None = None  # the days it names ("any appointments tomorrow?"), as an agenda reads them
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -494,11 +494,13 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
         return Remember(content=supersession.without_lead(core), kind="fact")
     if greeting_before_question(raw):  # "hey, who is Priya?": the greeting does not hide the question
         question = without_greeting(raw)
-        return Question(content=question, asks_when=asks_when(question), focus=question_focus(question))
+        return Question(content=question, asks_when=asks_when(question), focus=question_focus(question),
+                        days=day_span(question, now, zone, past=False) if short else None)
     if is_small_talk(raw):  # "hello, how are you?" is not a question about memory
         return Chat(content=raw)
     if raw.rstrip().endswith("?") or _QUESTION_START.match(core):
-        return Question(content=raw.strip(), asks_when=asks_when(core), focus=question_focus(raw))
+        return Question(content=raw.strip(), asks_when=asks_when(core), focus=question_focus(raw),
+                        days=day_span(raw, now, zone, past=False) if short else None)
     suggestion = near_miss(core)
     if suggestion:
         return NearMiss(content=raw, suggestion=suggestion)

@@ -20,7 +20,7 @@ from assistant.recall import meaning
 from assistant.runtime import Runtime
 from memory import episodes, memories, supersession, turn_records
 from memory.search import STOPWORDS, Hit
-from memory.subjects import alternatives, another_one, canonical_person, canonical_word
+from memory.subjects import alternatives, another_one, canonical_person, canonical_word, fold
 from memory.supersession import USER, Subject, read_statement
 from memory.time.references import with_dates
 from memory.words import normalised, stems
@@ -171,8 +171,8 @@ def relation(focus: Focus | None, text: str) -> str:
         named = focus.entity is not None and focus.subject is None and \
             re.match(rf"^\W*{re.escape(focus.entity)}\w*\b", text, re.I)
         return "defines" if named else ""
-    said = statement.subject
-    wanted = focus.subject
+    said = _named(statement.subject)
+    wanted = _named(focus.subject) if focus.subject is not None else None
     if wanted is not None and wanted.head is not None and said.head is not None and \
             canonical_word(said.head) == canonical_word(wanted.head):  # the same, or another name: GP and doctor
         if said.owner and wanted.owner and not _one_owner(wanted.owner, said.owner, text):
@@ -198,6 +198,15 @@ def relation(focus: Focus | None, text: str) -> str:
     if entity and wanted is None and said.owner == entity:
         return "defines"  # "tell me about Tom": "Tom's birthday is on March 3"
     return ""
+
+
+def _named(subject: Subject) -> Subject:
+    """A role's name is the role: "the landlord's name" (asked or said) is about the landlord, as "our landlord
+    is Mr Brennan" is; "Priya's last name" and "the wifi name" stay what they are."""
+    if subject.head is None or subject.modifiers or subject.person or \
+            subject.owner in (None, USER) or fold(subject.head) not in meaning.name_words():
+        return subject
+    return Subject(USER, subject.owner)
 
 
 def _one_owner(asked: str, said: str, text: str) -> bool:
@@ -330,7 +339,8 @@ def feature_values(runtime: Runtime, question: str, vector: Any, found: list[Evi
     words = words_of(question)[:8]
     said = [words_of(e.content) for e in found]
     met = meaning.coverage(embedder, words, said, matrix)
-    head = focus.subject.head if focus is not None and focus.subject is not None else None
+    subject = _named(focus.subject) if focus is not None and focus.subject is not None else None
+    head = subject.head if subject is not None else None
     asked = meaning.asked(words, question, head)
     out = []
     for index, evidence in enumerate(found):

@@ -125,6 +125,12 @@ _MONEY = re.compile(r"[£$€¥]|\b\d+(?:[.,]\d+)?\s?(?:pounds?|euros?|dollars?|
 _CAPITALISED = re.compile(r"(?<![\w'])[A-ZÀ-Ý][\w'’-]*")
 
 
+@cache
+def name_words() -> frozenset[str]:
+    """The words for a name (vocabulary/*.toml `name_of`, folded): "the landlord's name" is asked of the landlord."""
+    return frozenset(fold(w) for w in table(VOCABULARY, "name_of", LANGUAGES))
+
+
 def kinds_asked(question: str) -> frozenset[str]:
     """The kinds of value a question asks for: "when", "amount", "number", "name" (none for most)."""
     folded = fold(question)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.reactive import reactive
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
@@ -30,6 +31,13 @@ class KeyFooter(Footer):
         general = (self.app, self.screen)
         ordered = sorted(active.values(), key=lambda b: (b[0] in general, actions.footer_rank(b[1].id)))
         budget = self.app.size.width - (0 if self.narrow else 14)
+
+        def width(binding: Binding) -> int:
+            return len(self.app.get_key_display(binding)) + len(binding.description) + (2 if self.narrow else 4)
+
+        # The key that lists every other is the last to give way: room for it is kept until it is placed.
+        help_key = next((b for _n, b, _e, _t in ordered if b.id == actions.HELP_ID and b.show), None)
+        reserved = width(help_key) if help_key is not None else 0
         seen: set[str] = set()
         keys = []
         for node, binding, enabled, tooltip in ordered:
@@ -37,10 +45,11 @@ class KeyFooter(Footer):
                 continue
             if self.narrow and node in general and binding.id not in keep:
                 continue
-            width = len(self.app.get_key_display(binding)) + len(binding.description) + (2 if self.narrow else 4)
-            if width > budget:
+            if binding is help_key:
+                reserved = 0
+            if width(binding) > budget - reserved:
                 continue
-            budget -= width
+            budget -= width(binding)
             seen.add(binding.action)
             keys.append((binding, enabled, tooltip))
         self.styles.grid_size_columns = max(1, len(keys))
