@@ -516,10 +516,13 @@ def _asked_as_such(text: str) -> Iterator[tuple[int, int, str]]:
         # what follows first (cheap, and most questions are followed by neither): a verb of answering or a sign
         verbs = [said for verb in _answer_verbs() if (said := verb.match(text, at, stop))] if \
             _any_answer_verb().match(text, at, stop) else []
+        given = bool(text[mark.end():at].strip())  # a sign right after the mark: "? -> Galway"
         reach = min(stop, mark.end() + _SIGN_REACH)
-        signs = _signs(text, mark.end(), reach) if not verbs and _SIGN_MARK.search(text, mark.end(), reach) else []
-        if not verbs and not signs:
-            continue
+        signs = _signs(text, mark.end(), reach) if not verbs and not given and _SIGN_MARK.search(
+            text, mark.end(), reach) else []
+        bare = not verbs and not given and not signs
+        if bare and not ((first := _BARE_ANSWER.match(text, at)) and first.group(1).lower() not in _not_an_answer()):
+            continue  # "? I have no idea", "? What was ...": a sentence that starts, no answer
         start = _sentence_start(text, mark.start())
         question = text[start:mark.start()]
         named = _ANSWER_KEYWORD.search(question) is not None
@@ -540,8 +543,18 @@ def _asked_as_such(text: str) -> Iterator[tuple[int, int, str]]:
         if found is None:
             if not named and not {w.lower() for w in _WORDS.findall(question)} & _QUESTION_PERSONS:
                 continue
-            signs = signs or _signs(text, mark.end(), reach)
-            found = _clause(text, signs[0].end(), True, False) if signs else None
+            if bare:
+                # the answer right after the question, where it was given said after it: "What was your first
+                # car? Fiat Panda, for the insurance website"
+                found = _clause(text, at, True, False)
+                if found and (len(text[found[0]:found[1]].split()) > 3
+                              or not _ANSWER_CONTEXT.search(text, found[1], stop)):
+                    found = None
+            elif given:
+                found = _clause(text, at, True, False)
+            else:
+                signs = signs or _signs(text, mark.end(), reach)
+                found = _clause(text, signs[0].end(), True, False) if signs else None
         if found and len(text[found[0]:found[1]].split()) <= 4 and \
                 text[found[0]:found[1]].lower().strip(_TRAILING) not in _FOLLOWERS | _ANSWER_NOT:
             yield found[0], found[1], "credential"
@@ -672,7 +685,18 @@ _ANSWER_CONTEXT = vocabulary.lazy_pattern(
     lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('answer_contexts')})(?![^\W_])", re.I)
 _ANSWER_END = re.compile(r"\n|[.!?;](?=\s|$)")
 _QUESTION_MARK = re.compile(r"\?(?=[ \t])")
-_SIGN_MARK = re.compile(r"[:=>→⇒➜➔—–]")  # a sign an answer may follow: "? -> Galway", "? for the bank: Rex"
+_SIGN_MARK = re.compile(r"[:=]")  # a sign an answer may follow a few words after the mark: "? for the bank: Rex"
+# an answer given bare starts as a name does ("? Fiat Panda"), not as a sentence does ("? I have no idea")
+_BARE_ANSWER = re.compile(r"[\"'“‘«]?(?=[A-Z])([^\W\d_]+)")
+
+
+@lru_cache(maxsize=1)
+def _not_an_answer() -> frozenset[str]:
+    """First words of a sentence that starts after a question, never of an answer given bare."""
+    return frozenset(_HARD_STOP | _QUESTION_OPENERS | _QUESTION_PERSONS | _QUESTION_AUXILIARIES | _AFTER_AND
+                     | _FOLLOWERS | _ANSWER_NOT)
+
+
 _SIGN_REACH = 40  # how far after a question's mark the sign before its answer may stand ("? for the bank: Rex")
 _GIVEN_SIGN = re.compile(r"[ \t]*(?:->|=>|→|⇒|➜|➔|:|=|—|–)?[ \t]*")
 _QUESTION_LABEL_WORDS = vocabulary.LazyWords("question_labels")
