@@ -731,6 +731,8 @@ def test_a_value_named_as_an_identifier_is_no_cue_for_the_classifier(text: str, 
     # a user and a password after what they log into, said with a word or two ("admin page", "web console")
     ("Printer admin page: admin / Pr1nt#er77. it resets if you unplug it", ["Pr1nt#er77"]),
     ("the NAS web console: root / Tb9!kLm2x - set up last week", ["Tb9!kLm2x"]),
+    ("the router's admin page is admin / Xk7#pQ2m", ["Xk7#pQ2m"]),
+    ("the lockbox by the bins: 4417 (the cleaner knows)", ["4417"]),
     # a network where it is, then said to be a quoted value
     ("the wifi at my sister's new place is 'marmalade-sky' fyi", ["marmalade-sky"]),
     ('the wlan in the holiday flat in Porto is "sardinhas2024"', ["sardinhas2024"]),
@@ -748,6 +750,7 @@ def test_a_value_named_as_an_identifier_is_no_cue_for_the_classifier(text: str, 
     ("die ersten zwei Ziffern vom Tresor sind 6 und 1", ["6 und 1"]),
     ("los dos primeros números del candado son 8 y 5", ["8 y 5"]),
     ("the last two of the padlock are 7 and 3", ["7 and 3"]),
+    ("the first two numbers of the combination are 4 and 9", ["4 and 9"]),
     # a security question written as the question, its answer given after it, where it is asked said
     ("Name of your first pet? -> I wrote 'Biscuit' on the bank form", ["Biscuit"]),
     ("What street did you grow up on? I said Elm Road for the insurance login", ["Elm Road"]),
@@ -760,6 +763,8 @@ def test_a_value_named_as_an_identifier_is_no_cue_for_the_classifier(text: str, 
     # an aside in brackets between an id's name and its value
     ("my TFN (the one from when I lived in Sydney) is 392 118 406", ["392 118 406"]),
     ("numéro de sécu (celui de la carte vitale) : 2 85 11 69 123 045 77", ["2 85 11 69 123 045 77"]),
+    ("my TFN, for the old super account, is 483 172 965", ["483 172 965"]),
+    ("tax file number - the Australian one - is 865 414 089", ["865 414 089"]),
 ])
 def test_a_value_of_round_elevens_kinds_is_found_whole(text: str, values: list[str]) -> None:
     assert is_sensitive(text)
@@ -790,6 +795,9 @@ def test_a_value_of_round_elevens_kinds_is_found_whole(text: str, values: list[s
     "What street did you grow up on? Elm Road. The weather was awful there",
     "the wifi in the library is 'eduroam' as usual",
     "my TFN (the one from when I lived in Sydney) is in the blue folder",
+    "my SSN, which I never share, is in the drawer",
+    "the router's admin page is admin / settings",
+    "the combination of flour and Bob's yeast is 2 to 1",
     "my passwords are 60% reused according to the audit",
     "my PINs are 100% memorised now",
 ])

@@ -78,8 +78,9 @@ _START = (r"(?:^|(?<=\n)|(?<=;)|(?<=,)|(?<=:)|(?<=(?<![^\W_])and)|(?<=(?<![^\W_]
           r"(?:[-*•·]|\d{1,2}[.)])?[ \t]*(?:(?:my|the|our|your)[ \t]+)?")
 _SIGN = r"[ \t]*(?::|—|–|=>|=|->|→|⇒|➜|➔|[ \t]-)[ \t]*"
 # A value ends its clause: the line's end, ";", a comma, and (blind round 11) a full stop or a dash that go on
-# with another sentence ("the lockbox at the flat: 7734. cleaner knows it too", "key safe: 2 0 1 0 — carers at 8").
-_END = r"(?=[ \t]*(?:$|\n|;|,[ \t]|[—–][ \t]|[.!?](?:[ \t]|$))|[ \t]+-[ \t])"
+# with another sentence, or a bracket ("the lockbox at the flat: 7734. cleaner knows it too", "key safe: 2 0 1 0 —
+# carers at 8", "the lockbox by the bins: 4417 (cleaner knows)").
+_END = r"(?=[ \t]*(?:$|\n|;|,[ \t]|[—–][ \t]|[.!?](?:[ \t]|$))|[ \t]+-[ \t]|[ \t]+\()"
 # Digits keyed on a pad: single digits spaced or hyphenated ("6 6 0 2", "0-7-7"), or with a key's sign
 # ("*7713#", "2580#"); what follows them may name the keys ("then OFF", "hash", "puis OK").
 # A key's sign may stand between the digits too: "5#2#9#1", "4*4*1*2*", "5 # 2 # 9 # 1".
@@ -111,7 +112,8 @@ _USER_SECRET = re.compile(rf"{_START}(?:[^\W\d_][\w'+.&-]*[ \t]+){{0,4}}?[^\W\d_
                           rf"(?P<user>[^\s/@]+@[^\s/]+)(?:[ \t]*/[ \t]*|[ \t]+)(?P<secret>[^\s,;]+){_END}", re.I | re.M)
 _USER_SECRET_LABELLED = vocabulary.lazy_pattern(lambda: (
     # a word or two may say which page of it ("router admin page: admin / X", "NAS web console: root / X")
-    rf"{_START}(?:{_places()}|{_services()})(?:[ \t]+[^\W\d_][\w'’-]*){{0,2}}?(?:{_SIGN}|[ \t]+)[^\s/:]+[ \t]*/[ \t]*"
+    rf"{_START}(?:{_places()}|{_services()})(?:['’]s)?(?:[ \t]+[^\W\d_][\w'’-]*){{0,2}}?(?:[ \t]*\([^()\n]{{1,30}}\))?"
+    rf"(?:{_SIGN}|[ \t]+(?:{vocabulary.alternation('copulas')})[ \t]+|[ \t]+)[^\s/:]+[ \t]*/[ \t]*"
     rf"(?P<secret>[^\s,;]+){_END}"),
     re.I | re.M)
 _DIGITS = re.compile(r"[*#]?\d(?:[ -]?\d){2,}#?")
@@ -203,7 +205,8 @@ def _opened() -> list[str]:
         # "the first two digits of the alarm are 9 and 4", "die ersten zwei Ziffern vom Tresor sind 6 und 1": some
         # digits of a thing that opens said as such, one by one or together (blind round 11).
         rf"(?<![^\W_])(?:{vocabulary.alternation('digits_of')})[ \t]+{article}(?:{_THING}[ \t]+)?"
-        rf"(?P<place>{places})(?![^\W_]){_placed()}(?:[ \t]*:|[ \t]+(?:{vocabulary.alternation('copulas')}))[ \t]+"
+        rf"(?P<place>{places}|{_literal('combination_words')})(?![^\W_]){_placed()}"
+        rf"(?:[ \t]*:|[ \t]+(?:{vocabulary.alternation('copulas')}))[ \t]+"
         rf"(?P<value>\d(?:(?:[ \t]*,[ \t]*|[ \t]+(?:{vocabulary.alternation('and', True)})[ \t]+|[ \t]+|-)\d)*)"
         r"(?![\w:/.,]\d)(?=[ \t]*(?:$|\n|[.;,!?)—–]|[ \t]-[ \t]))",
         # "office alarm 7734, disarm before 8am": the digits right after the thing, the verb after them.
@@ -247,11 +250,12 @@ _ONE_FOR = vocabulary.lazy_pattern(lambda: (
 
 @cache
 def _thing_words() -> frozenset[str]:
-    """The words of the things that open, devices and verbs of opening: a text without one is not read for
-    a thing opened by digits."""
+    """The words of the things that open, devices, verbs of opening and words for a combination: a text without
+    one is not read for a thing opened by digits."""
     found = {w.lower() for table in ("places", "locks", "devices", "premises", "cards")
              for entry in vocabulary.entries(table) for w in re.findall(r"[^\W\d_]+", entry)}
     found |= {w.lower() for entry in vocabulary.entries("opens") for w in re.findall(r"[^\W\d_]+", entry) if len(w) > 3}
+    found |= {w.lower() for entry in vocabulary.entries("combination_words") for w in re.findall(r"[^\W\d_]+", entry)}
     return frozenset(found | {"keypad", "disarm", "disarms", "disarmed", "unlock", "unlocks", "unlocked"})
 
 
@@ -298,10 +302,10 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
             for match in _in(_USER_SECRET, text, _around(text, {"@"})):
                 if password_shaped(match.group("secret"), True):
                     yield match.start("secret"), match.end("secret"), "credential"
-        if "/" in text:
-            for match in _in(_USER_SECRET_LABELLED, text, labelled):
-                if password_shaped(match.group("secret"), True):
-                    yield match.start("secret"), match.end("secret"), "credential"
+    if "/" in text:  # after a sign, or a copula: "the router's admin page is admin / Xk7#pQ2m"
+        for match in _in(_USER_SECRET_LABELLED, text, labelled):
+            if password_shaped(match.group("secret"), True):
+                yield match.start("secret"), match.end("secret"), "credential"
     networks = words & _NETWORK_WORDS
     for match in _in(_NETWORK_GIVEN, text, _around(lowered, networks, before=10)) if networks else ():
         # "the wifi's Sunshine2024! now", "das WLAN ist jetzt Sonne2024!": a network said to be a value shaped as a
