@@ -510,8 +510,9 @@ _NETWORK_GIVEN = vocabulary.lazy_pattern(lambda: (
     rf"(?<![^\W_])(?:{_literal('network_words')})(?![^\W_])(?:[ \t]+[^\W\d_][\w'’-]*){{0,2}}?"
     # where the network is, said at length (blind round 11): "the wifi at the cafe I work from is 'latte4everyone'"
     rf"(?P<placed>[ \t]+(?:{_literal('placed')}|{vocabulary.alternation('prepositions', True)})"
-    rf"(?:[ \t]+[^\W\d_][\w'’-]*){{1,6}}?)?"
-    rf"(?:'s|’s|[ \t]+(?:{vocabulary.alternation('copulas')}))"
+    rf"(?:[ \t]+[^\W\d_][\w'’&-]*){{1,6}}?)?"
+    # a copula, or after a place a label's colon: "the wifi at the B&B: 'heather-moor-11'"
+    rf"(?:'s|’s|[ \t]+(?:{vocabulary.alternation('copulas')})|(?(placed)[ \t]*:|(?!)))"
     rf"(?:[ \t]+(?:{vocabulary.alternation('qualifiers', True)}))?[ \t]+"
     r"(?:(?P<quote>[\"'“‘«])[ \t]?(?P<quoted>[^\s\"'”’»]{6,40}?)[ \t]?[\"'”’»](?![^\W_])|(?P<value>[^\s,;]+))"), re.I)
 _SIGNED = re.compile(r"[!@#$%^&*+=?~]")
