@@ -753,6 +753,7 @@ def test_a_value_named_as_an_identifier_is_no_cue_for_the_classifier(text: str, 
     ("los dos primeros números del candado son 8 y 5", ["8 y 5"]),
     ("the last two of the padlock are 7 and 3", ["7 and 3"]),
     ("the first two numbers of the combination are 4 and 9", ["4 and 9"]),
+    ("the first three digits of the code on the gym locker are 4, 4 and 0", ["4, 4 and 0"]),
     # a security question written as the question, its answer given after it, where it is asked said
     ("Name of your first pet? -> I wrote 'Biscuit' on the bank form", ["Biscuit"]),
     ("What street did you grow up on? I said Elm Road for the insurance login", ["Elm Road"]),

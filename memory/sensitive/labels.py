@@ -204,8 +204,10 @@ def _opened() -> list[str]:
         rf"(?P<value>{_KEYED}|(?!(?:[01]\d|2[0-3])[0-5]\d(?!\d))\d{{4,8}})(?![\w:/.,]\d)(?![\w:/])",
         # "the first two digits of the alarm are 9 and 4", "die ersten zwei Ziffern vom Tresor sind 6 und 1": some
         # digits of a thing that opens said as such, one by one or together (blind round 11).
-        rf"(?<![^\W_])(?:{vocabulary.alternation('digits_of')})[ \t]+{article}(?:{_THING}[ \t]+)?"
-        rf"(?P<place>{places}|{_literal('combination_words')})(?![^\W_]){_placed()}"
+        rf"(?<![^\W_])(?:{vocabulary.alternation('digits_of')})[ \t]+{article}"
+        # "the first three digits of the code on the gym locker are 4, 4 and 0"
+        rf"(?:(?:{vocabulary.alternation('code_nouns')}|{_literal('combination_words')})[ \t]+(?:{_literal('placed')})"
+        rf"[ \t]+{article})?(?:{_THING}[ \t]+)?(?P<place>{places}|{_literal('combination_words')})(?![^\W_]){_placed()}"
         rf"(?:[ \t]*:|[ \t]+(?:{vocabulary.alternation('copulas')}))[ \t]+"
         rf"(?P<value>\d(?:(?:[ \t]*,[ \t]*|[ \t]+(?:{vocabulary.alternation('and', True)})[ \t]+|[ \t]+|-)\d)*)"
         r"(?![\w:/.,]\d)(?=[ \t]*(?:$|\n|[.;,!?)—–]|[ \t]-[ \t]))",
