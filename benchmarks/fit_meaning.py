@@ -101,7 +101,8 @@ def decide(items: list[dict[str, Any]], weights: list[float], bias: float, answe
                 continue
             z = bias + sum(w * v for w, v in zip(weights, c["values"], strict=True))
             scored.append((1 / (1 + math.exp(-z)), c))
-        passing = [(s, c) for s, c in scored if bar.answering(s, meaning.sure(c["values"]))]
+        passing = [(s, c) for s, c in scored if bar.answering(s, meaning.sure(c["values"]),
+                                                              meaning.kind_given(c["values"]))]
         passing.sort(key=lambda sc: (sc[1]["type"] != "memory", -sc[0]))
         best = passing[0][1] if passing else None
         if item["answer"] is None:
@@ -167,7 +168,7 @@ FEWEST = 5  # questions in a band before it is judged (just below `answers` a ba
 
 
 ROUNDS = ("questions_meaning.jsonl", "questions_blind.jsonl", "questions_blind7.jsonl", "questions_blind8.jsonl",
-          "questions_blind9.jsonl", "questions_blind10.jsonl")
+          "questions_blind9.jsonl", "questions_blind10.jsonl", "questions_blind11.jsonl")
 
 
 def rounds_of(paths: list[Path], cache: Path | None) -> dict[str, list[dict[str, Any]]]:

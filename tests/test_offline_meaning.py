@@ -298,3 +298,19 @@ def test_what_the_reading_finds_of_a_question_and_a_statement(question: str, sta
     action = read(question, Clock(ZoneInfo("UTC"))).action
     assert isinstance(action, Question)
     assert relation(action.focus, statement) == expected
+
+
+def test_the_only_memory_of_a_new_store_is_not_the_answer_for_being_alone(tmp_path: Path) -> None:
+    # A newcomer's first reminder was the answer to "who is my dentist?": a candidate was weighed by how far it
+    # stands above the others found, and with none it stood above nothing (meaning.OrdinaryMemories).
+    rt = make_runtime(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled")
+    try:
+        agent = Agent(rt, OfflineResponder(rt))
+        asyncio.run(say(agent, "remind me to call the accountant tomorrow at 10am"))
+        agent.close_episode()
+        assert ask(agent, "who is my accountant?").splitlines()[0] == NOTHING
+        asyncio.run(say(agent, "remember that my accountant is Farida Shah at Clarke & Moss"))
+        agent.close_episode()
+        assert "Farida Shah" in ask(agent, "who is my accountant?").splitlines()[0]
+    finally:
+        rt.close()

@@ -113,13 +113,14 @@ class Evidence:
     # The reading is sure it is what was asked: a statement that defines the question's subject (by its name or
     # another name for it, the same owner, every qualifier asked), giving a value of the kind asked.
     sure: bool = False
+    kind_given: bool = True  # it gives a value of the kind asked, if one is (a name for "who ...?")
 
     @property
     def answers(self) -> bool:
         """Whether it is the answer, not only near it: weighed above the calibrated score, or near enough to
         be offered as the closest and sure by the reading ("who's my GP?" of "my doctor is Dr Okafor", which
         MiniLM puts no nearer than "who is my dentist?"), or, unweighed, kept by the words."""
-        return self.score is None or meaning.calibration().answering(self.score, self.sure)
+        return self.score is None or meaning.calibration().answering(self.score, self.sure, self.kind_given)
 
     @property
     def is_statement(self) -> bool:
@@ -322,6 +323,7 @@ def weigh(runtime: Runtime, question: str, vector: Any, found: list[Evidence], f
     for evidence, values in zip(found, feature_values(runtime, question, vector, found, focus), strict=True):
         evidence.score = round(calibration.score(values), 4)
         evidence.sure = meaning.sure(values)  # a memory, or a statement the user made
+        evidence.kind_given = meaning.kind_given(values)
     return sorted(found, key=lambda e: (not e.answers, e.type != "memory", -(e.score or 0.0)))
 
 
@@ -342,12 +344,13 @@ def feature_values(runtime: Runtime, question: str, vector: Any, found: list[Evi
     subject = _named(focus.subject) if focus is not None and focus.subject is not None else None
     head = subject.head if subject is not None else None
     asked = meaning.asked(words, question, head)
+    ordinary = meaning.ORDINARY_MEMORIES.floor(embedder, query)
     out = []
     for index, evidence in enumerate(found):
-        others = [c for i, c in enumerate(cosines) if i != index]
+        others = [ordinary, *(c for i, c in enumerate(cosines) if i != index)]
         stems = frozenset(s for _, st in said[index] for s in st)
         fit = meaning.fits(asked, evidence.content, stems)
-        out.append(meaning.features(cosines[index], max(others, default=0.0), evidence.relevance, evidence.defining,
+        out.append(meaning.features(cosines[index], max(others), evidence.relevance, evidence.defining,
                                     evidence.type == "memory", met[index], fit))
     return out
 

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memory.sensitive import vocabulary
 
@@ -47,6 +49,9 @@ _LOOKALIKES = str.maketrans("аеорсхуіѕјԁһкмтнвАЕОРСХУІ�
                             "aeopcxyisjdhkmthbAEOPCXYISJKMTHBaopiukvABEHIKMNOPTXYZ\n\n\n")
 _MIXED = re.compile(r"[^\W\d_]*(?:[a-zA-Z][^\W\d_]*[\u0370-\u03ff\u0400-\u04ff]|[\u0370-\u03ff\u0400-\u04ff]"
                     r"[^\W\d_]*[a-zA-Z])[^\W\d_]*|[\u2028\u2029\u0085]")
+
+
+_OTHER_SCRIPT = re.compile(r"[\u0370-\u03ff\u0400-\u04ff\u2028\u2029\u0085]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +122,13 @@ def _unmix(text: str) -> str:
     """Look-alike letters in a word of mixed scripts folded to Latin, line separators to newlines."""
     if text.isascii():
         return text
-    return _MIXED.sub(lambda m: m.group(0).translate(_LOOKALIKES), text)
+    first = _OTHER_SCRIPT.search(text)
+    if first is None:
+        return text  # every match holds one of those characters: a megabyte with a few emoji costs one scan
+    # A match never crosses a line break (it is letters, or one separator): the lines before the first such
+    # character are left as they are (the pattern's leading letters made it read each word once per letter).
+    start = text.rfind("\n", 0, first.start()) + 1
+    return text[:start] + _MIXED.sub(lambda m: m.group(0).translate(_LOOKALIKES), text[start:])
 
 
 def _blank_annotations(text: str) -> str:
@@ -166,8 +177,8 @@ def _fold_disguised(text: str, words: frozenset[str]) -> str:
     """Disguised words for a secret read as the plain word (same length: see the module's docstring);
     `words` are the text's, lower case."""
     found: list[tuple[int, int, str]] = []
-    if not text.isascii():
-        for match in _MARKED_WORD.finditer(text):
+    for line_start, line_end in _lines_not_ascii(text) if not text.isascii() else ():
+        for match in _MARKED_WORD.finditer(text, line_start, line_end):
             word = match.group(0)
             if word.isascii():
                 continue
@@ -206,6 +217,22 @@ def _fold_disguised(text: str, words: frozenset[str]) -> str:
         position = end
     out.append(text[position:])
     return "".join(out)
+
+
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _lines_not_ascii(text: str) -> Iterator[tuple[int, int]]:
+    """The lines of `text` that hold a character other than ASCII (a word with an accent or a mark is read
+    there only: a word never crosses a line break, and the words of a megabyte's ASCII lines were each a
+    match to skip, 0.13 s of one with a few emoji)."""
+    found = _NOT_ASCII.search(text)
+    while found is not None:
+        start = text.rfind("\n", 0, found.start()) + 1
+        end = text.find("\n", found.start())
+        end = len(text) if end < 0 else end
+        yield start, end
+        found = _NOT_ASCII.search(text, end)
 
 
 def _one_edit(a: str, b: str) -> bool:
@@ -272,7 +299,7 @@ def _digit_runs(text: str, words: frozenset[str]) -> list[tuple[int, int, str]]:
     if not words & _DIGIT_WORDS_NOT_OH:
         return []
     pieces: list[tuple[int, int, str]] = []
-    for run in vocabulary.digit_run().finditer(text):
+    for run in _said_digit_runs(text, words):
         said = list(_SAID_DIGIT.finditer(text, run.start(), run.end()))
         digits = []
         for word in said:
@@ -288,6 +315,37 @@ def _digit_runs(text: str, words: frozenset[str]) -> list[tuple[int, int, str]]:
             if k + 1 < len(digits):
                 pieces.append((end, digits[k + 1][0], " "))
     return pieces
+
+
+def _said_digit_runs(text: str, words: frozenset[str]) -> Iterator[re.Match[str]]:
+    """The matches of vocabulary.digit_run() in `text`, tried only where a word of the text that says a digit (or
+    says one twice) stands: a match starts with such a word, whole (a sign or a space follows it), so these are
+    the matches of its scan, which tried its alternatives at every word of a megabyte (0.2 s of the chat turns).
+    A short text, or one whose letters IGNORECASE folds otherwise than str.lower(), is scanned."""
+    pattern = vocabulary.digit_run()
+    firsts = _digit_firsts()
+    lowered = vocabulary.lowered_as_matched(text) if len(text) >= 4_096 else None
+    if len(text) < 4_096 or firsts is None or lowered is None:
+        yield from pattern.finditer(text)
+        return
+    starts: set[int] = set()
+    for word in words & firsts:
+        at = lowered.find(word)
+        while at >= 0:
+            starts.add(at)
+            at = lowered.find(word, at + 1)
+    reached = 0
+    for at in sorted(starts):
+        if at >= reached and (match := pattern.match(text, at)) is not None:
+            reached = match.end()
+            yield match
+
+
+@lru_cache(maxsize=1)
+def _digit_firsts() -> frozenset[str] | None:
+    """The words a digit said as a word starts with, lower case (None when one is not letters alone: scan)."""
+    found = {word.lower() for word in (*vocabulary.digits(), *vocabulary.digit_repeats())}
+    return frozenset(found) if all(_WORD.fullmatch(word) for word in found) else None
 
 
 class _DigitWords:

@@ -27,7 +27,11 @@ MARGIN = 300  # characters read either side of what may be a secret (then to who
 _MAX_LINE = 2_000  # a window stops at a line break this far out at most (a minified line has none)
 
 # Non-letters read as spaces, so that str.split() gives the words (C speed, no pattern per word).
-_NOT_LETTERS = str.maketrans({c: " " for c in "0123456789!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~\t\r\n\v\f"})
+_NOT_LETTER_CHARS = "0123456789!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~\t\r\n\v\f"
+_NOT_LETTERS = str.maketrans({c: " " for c in _NOT_LETTER_CHARS})
+# The same, byte for byte over UTF-8 (all of them are ASCII: a character that is not is left whole): str.translate
+# reads a text that is not ASCII a character at a time in Python's dictionary (0.1 s a megabyte with a few emoji).
+_NOT_LETTER_BYTES = bytes.maketrans(_NOT_LETTER_CHARS.encode(), b" " * len(_NOT_LETTER_CHARS))
 # Shapes that need no word, in two scans: digits of card length or an SSN; an IBAN or an Italian codice
 # fiscale; a long run of letters and digits (a key, a token). The literal ones (a link with a password, a
 # private key block, a provider's key prefix, an e-mail address on a label's line) by str.find.
@@ -69,7 +73,11 @@ def _endings() -> tuple[str, ...]:
 
 def words_of(text: str) -> list[str]:
     """The words of `text`, lower case, in order (letters only: digits and signs part them)."""
-    return text.lower().translate(_NOT_LETTERS).split()
+    lowered = text.lower()
+    if lowered.isascii():
+        return lowered.translate(_NOT_LETTERS).split()
+    spaced = lowered.encode("utf-8", "surrogatepass").translate(_NOT_LETTER_BYTES)
+    return spaced.decode("utf-8", "surrogatepass").split()
 
 
 def windows(text: str, words: list[str] | None = None) -> list[list[tuple[int, int]]]:
@@ -80,7 +88,7 @@ def windows(text: str, words: list[str] | None = None) -> list[list[tuple[int, i
     distinct = set(words_of(text) if words is None else words)
     anchors = distinct & _anchor_words()
     endings = _endings()
-    anchors |= {w for w in distinct if w.endswith(endings) or any(e in w for e in endings)}
+    anchors |= {w for w in distinct if _holds_an_ending(w, endings)}
     hints = [at for word in anchors for at in _all(lowered, word)]
     if not text.isascii():
         # Words for a password written without spaces (CJK, Indic); a word written to slip past a keyword
@@ -90,24 +98,70 @@ def windows(text: str, words: list[str] | None = None) -> list[list[tuple[int, i
         plain = {w: _plain(w) for w in distinct if not w.isascii()}
         hints += [m.start() for w, p in plain.items() if p in _anchor_words()
                   for m in re.finditer(re.escape(w), lowered)]
-    hints += [m.start() for m in _LEET.finditer(text)]
-    for pattern in (_DIGIT_SHAPES, _LETTER_SHAPES, _LONG_RUN):
-        hints += [m.start() for m in pattern.finditer(text)]
+    # Each pattern is scanned only when the text holds the characters side by side that every match of it
+    # holds (found in a copy of the text one byte a character class: a few milliseconds, against 10-35 ms a
+    # scan of a megabyte); the same matches, as a text without them has none.
+    classes = _classes(text)
+    for pattern, needs in ((_LEET, (b"a0", b"$0", b"0a", b"0$")), (_DIGIT_SHAPES, (b"000",)),
+                           (_LETTER_SHAPES, (b"aa00",)), (_LONG_RUN, ())):
+        if classes is None or not needs or any(need in classes for need in needs):
+            hints += [m.start() for m in pattern.finditer(text)]
+    held: dict[str, bool] = {}
     for needle in (*_LITERALS, *shapes.LITERAL_NEEDLES):
-        hints += _all(text, needle)
+        # a needle one of whose characters the text lacks is not looked for (a character is found at C speed)
+        if all(held[c] if c in held else held.setdefault(c, c in text) for c in needle):
+            hints += _all(text, needle)
     spans: list[list[int]] = []
-    for at in sorted(hints):
+    pending = -1  # the last hint merged into spans[-1] whose window's end is not read yet
+    for at in sorted(set(hints)):
+        # A window that starts (a line's start is no later than `at - MARGIN`) inside the last span merges into
+        # it: only the last of such a chain is read for its end (a line's end is further for a later hint).
+        if spans and at - MARGIN <= spans[-1][1]:
+            pending = at
+            continue
+        if pending >= 0:
+            spans[-1][1] = max(spans[-1][1], _line_end(text, min(len(text), pending + MARGIN)))
+            pending = -1
+            if at - MARGIN <= spans[-1][1]:
+                pending = at
+                continue
         start, end = _line_start(text, max(0, at - MARGIN)), _line_end(text, min(len(text), at + MARGIN))
         if spans and start <= spans[-1][1] + 1:
             spans[-1][1] = max(spans[-1][1], end)
         else:
             spans.append([start, end])
+    if pending >= 0:
+        spans[-1][1] = max(spans[-1][1], _line_end(text, min(len(text), pending + MARGIN)))
     out = []
     for start, end in spans:
         block = _block_start(text, start)
         header = text.find("\n", block, start)
         out.append([(block, header), (start, end)] if block < start and header > block else [(start, end)])
     return out
+
+
+# ASCII letters read "a", digits "0", "@" and "$" read "$", every other byte (all of a character that is not
+# ASCII) "." : the characters the shapes above are made of, side by side as in the text.
+_CLASSES = bytes.maketrans(bytes(range(256)), bytes(
+    ord("a") if chr(b).isascii() and chr(b).isalpha() else ord("0") if chr(b).isascii() and chr(b).isdigit()
+    else ord("$") if chr(b) in "@$" else ord(".") for b in range(256)))
+
+
+def _classes(text: str) -> bytes | None:
+    """The text one byte a class of character (_CLASSES), or None when it holds a decimal digit other than 0-9
+    (the patterns' \\d matches it, the classes do not read it)."""
+    if not text.isascii() and any(not c.isascii() and c.isdecimal() for c in set(text)):
+        return None
+    return text.encode("utf-8", "surrogatepass").translate(_CLASSES)
+
+
+def _holds_an_ending(word: str, endings: tuple[str, ...]) -> bool:
+    """Whether `word` holds one of `endings`; in a long word (a pasted run of letters) only the endings
+    whose letters it holds are looked for."""
+    if len(word) > 64:
+        letters = set(word)
+        return any(e in word for e in endings if letters.issuperset(e))
+    return any(e in word for e in endings)
 
 
 def _plain(word: str) -> str:
