@@ -6,9 +6,9 @@
 
 A logistic regression over the bundled MiniLM embedding (384 dimensions) of every labelled phrasing:
 tests/data/secrets.jsonl, the blind rounds 1-4 (secrets_blind.jsonl), round 5 (secrets_blind5.jsonl), round 6
-(secrets_blind6.jsonl), our own phrasings of round 6's miss families (secrets_families6.jsonl), and rounds 7, 8,
-9, 10 and 12 (secrets_blind7.jsonl ... secrets_blind12.jsonl), all pooled (round 11 is the lead's held-out round:
-never trained on). Its opinion
+(secrets_blind6.jsonl), our own phrasings of round 6's miss families (secrets_families6.jsonl), and rounds 7 to 12
+(secrets_blind7.jsonl ... secrets_blind12.jsonl), all pooled (round 11, the lead's held-out round until its first
+sight was measured, joined after it). Its opinion
 counts only where meaning.worth_asking says so (a word a secret hangs on and something shaped like a value,
 the rules having found nothing), so the figures below are measured the same way:
 
@@ -41,12 +41,12 @@ SETS = {"labelled": ROOT / "tests/data/secrets.jsonl", "rounds 1-4": ROOT / "tes
         "round 6's families": ROOT / "tests/data/secrets_families6.jsonl",
         "round 7": ROOT / "tests/data/secrets_blind7.jsonl", "round 8": ROOT / "tests/data/secrets_blind8.jsonl",
         "round 9": ROOT / "tests/data/secrets_blind9.jsonl", "round 10": ROOT / "tests/data/secrets_blind10.jsonl",
-        "round 12": ROOT / "tests/data/secrets_blind12.jsonl"}
+        "round 11": ROOT / "tests/data/secrets_blind11.jsonl", "round 12": ROOT / "tests/data/secrets_blind12.jsonl"}
 # Each blind round held out from a model trained on what was written before it.
 HELD_OUT = {"round 5": ("labelled", "rounds 1-4"), "round 6": ("labelled", "rounds 1-4", "round 5")}
 # Leave one round out: each set asked of a model trained on every other set, all rounds pooled.
 ROUNDS = ("rounds 1-4", "round 5", "round 6", "round 6's families", "round 7", "round 8", "round 9", "round 10",
-          "round 12")
+          "round 11", "round 12")
 C = 10.0  # inverse regularisation; 1, 3, 10 and 30 were tried on round 5 held out (10: most caught at no false alarm)
 THRESHOLD = 0.8
 THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9)

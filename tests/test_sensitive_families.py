@@ -229,16 +229,17 @@ def test_a_long_paste_is_read_around_what_may_be_a_secret_and_misses_none_of_the
 
 
 @pytest.mark.parametrize("name", ["secrets_blind5.jsonl", "secrets_blind6.jsonl", "secrets_families6.jsonl",
-                                  "secrets_blind8.jsonl", "secrets_blind10.jsonl", "secrets_blind12.jsonl"])
+                                  "secrets_blind8.jsonl", "secrets_blind10.jsonl", "secrets_blind11.jsonl",
+                                  "secrets_blind12.jsonl"])
 def test_the_blind_rounds_and_their_families_meet_the_targets_now(name: str) -> None:
     """Rounds 5 and 6 (tests/data/secrets_blind5.jsonl, secrets_blind6.jsonl) as they stand after the fixes
     their first sight led to (round 5: 0.690 text recall, 0.675 span recall; round 6: 0.868 and 0.837 with
     the classifier, the rules alone 0.815), our own phrasings of round 6's miss families, and round 8 after its
     kinds were fixed (cold: 0.953 and 0.931 with the classifier, the rules alone 0.912), by the rules alone: a
     guard against going back, no longer a cold figure (docs/secrets.md). Round 10 after its kinds were fixed too
-    (cold: 0.949 and 0.898 with the classifier), and round 12 after its kinds (cold: 0.932 and 0.916 with the
-    classifier); round 9, after its kinds, holds 0.984 of its texts but 0.966 of its values whole by the rules
-    alone, and is not here."""
+    (cold: 0.949 and 0.898 with the classifier), round 12 after its kinds (cold: 0.932 and 0.916 with the
+    classifier) and round 11 after its kinds (cold: 0.960 and 0.964 with the classifier); round 9, after its
+    kinds, held 0.984 of its texts but 0.966 of its values whole by the rules alone, and is not here."""
     import json
     from pathlib import Path
 
@@ -717,3 +718,94 @@ def test_a_value_named_as_an_identifier_is_no_cue_for_the_classifier(text: str, 
     from memory.sensitive import needs_opinion
 
     assert needs_opinion(text) is asked
+
+
+# Blind round 11's kinds (issue 42), each with phrasings of our own and near misses said the same ways; the words
+# are the data files' (places, locks, code_objects, prepositions, digits_of, network_words, answer_topics,
+# answer_contexts) and numbers.py's tables of ids.
+@pytest.mark.parametrize(("text", "values"), [
+    # a thing that opens, placed, its digits after a sign, then the sentence goes on after a full stop or a dash
+    ("the key box by the holiday cottage: 5521. the owner changes it monthly", ["5521"]),
+    ("Padlock on the allotment shed: 3 8 1 — Jim has the spare key", ["3 8 1"]),
+    ("Schlüsselkasten am Ferienhaus: 4 4 1 9. Die Putzfrau kennt ihn auch", ["4 4 1 9"]),
+    # a user and a password after what they log into, said with a word or two ("admin page", "web console")
+    ("Printer admin page: admin / Pr1nt#er77. it resets if you unplug it", ["Pr1nt#er77"]),
+    ("the NAS web console: root / Tb9!kLm2x - set up last week", ["Tb9!kLm2x"]),
+    ("the router's admin page is admin / Xk7#pQ2m", ["Xk7#pQ2m"]),
+    ("the lockbox by the bins: 4417 (the cleaner knows)", ["4417"]),
+    # a network where it is, then said to be a quoted value
+    ("the wifi at my sister's new place is 'marmalade-sky' fyi", ["marmalade-sky"]),
+    ('the wlan in the holiday flat in Porto is "sardinhas2024"', ["sardinhas2024"]),
+    ("das WLAN in der Ferienwohnung ist 'sonnenblume77'", ["sonnenblume77"]),
+    ("the wifi at the B&B: 'heather-moor-11'", ["heather-moor-11"]),
+    ("la wifi del hotel en Madrid es 'paella-valencia'", ["paella-valencia"]),
+    # a building's way in said to be digits keyed
+    ("the main entry is 4 4 0 2 then the key symbol", ["4 4 0 2"]),
+    ("side entry: 7-7-3-1, the front one is broken", ["7-7-3-1"]),
+    # a key box, placed, in other languages
+    ("de code van het sleutelkastje op de camping is 2 2 4 7", ["2 2 4 7"]),
+    ("el código de la caja de llaves del apartamento es 6 1 1 4", ["6 1 1 4"]),
+    ("la combinazione della cassetta delle chiavi al mare è 3 0 9 2", ["3 0 9 2"]),
+    # some digits of a thing that opens, said one by one
+    ("the last three digits of the safe are 5, 0 and 2", ["5, 0 and 2"]),
+    ("the first two numbers of the padlock are 3 and 7, the last one I forgot", ["3 and 7"]),
+    ("die ersten zwei Ziffern vom Tresor sind 6 und 1", ["6 und 1"]),
+    ("los dos primeros números del candado son 8 y 5", ["8 y 5"]),
+    ("the last two of the padlock are 7 and 3", ["7 and 3"]),
+    ("the first two numbers of the combination are 4 and 9", ["4 and 9"]),
+    ("the first three digits of the code on the gym locker are 4, 4 and 0", ["4, 4 and 0"]),
+    # a security question written as the question, its answer given after it, where it is asked said
+    ("Name of your first pet? -> I wrote 'Biscuit' on the bank form", ["Biscuit"]),
+    ("What street did you grow up on? I said Elm Road for the insurance login", ["Elm Road"]),
+    ("What's your favourite film? I typed Alien into the recovery page", ["Alien"]),
+    ("Mother's maiden name? -> Kowalski, for the bank", ["Kowalski"]),
+    ("What was your first car? Fiat Panda — that's for the insurance website", ["Fiat Panda"]),
+    ("Where were you born? Paris (for the banking app)", ["Paris"]),
+    ("¿En qué ciudad naciste? -> puse 'Sevilla' en la web del banco", ["Sevilla"]),
+    ("Wo bist du geboren? -> Ich habe 'Kassel' bei der Bank angegeben", ["Kassel"]),
+    ("Come si chiamava il tuo primo cane? -> ho messo 'Fido' per la banca", ["Fido"]),
+    ("Hoe heette je eerste huisdier? -> ik vul 'Snuf' in bij de bank", ["Snuf"]),
+    # an aside in brackets between an id's name and its value
+    ("my TFN (the one from when I lived in Sydney) is 392 118 406", ["392 118 406"]),
+    ("numéro de sécu (celui de la carte vitale) : 2 85 11 69 123 045 77", ["2 85 11 69 123 045 77"]),
+    ("my TFN, for the old super account, is 483 172 965", ["483 172 965"]),
+    ("tax file number - the Australian one - is 865 414 089", ["865 414 089"]),
+])
+def test_a_value_of_round_elevens_kinds_is_found_whole(text: str, values: list[str]) -> None:
+    assert is_sensitive(text)
+    assert hidden(text) == values
+
+
+@pytest.mark.parametrize("text", [
+    "the garage at the rental flat: 3 cars. we share it with the neighbours",
+    "Padlock on the allotment shed: rusty — Jim will replace it",
+    "Printer admin page: admin / user roles. it resets if you unplug it",
+    "the admin page: 24 / 7 support. call them",
+    "the wifi at the hotel was 'terrible' all week",
+    "the wifi at my sister's new place is 'amazing' apparently",
+    "the main entry is 4 metres wide then the ramp",
+    "the entry fee is 1 2 0 0 yen",
+    "diary entry: 1973",
+    "de code van het sleutelkastje op de camping is veranderd in 2023",
+    "the first two digits of the postcode are 9 and 4",
+    "the first two digits of the year are 1 and 9",
+    "the last two of the gate were 1 and 2 in the photo",
+    "the first two of the doors are 1 and 2 metres wide",
+    "What city were you born in? I said Cork, and the barman laughed",
+    "Name of your first pet? -> a quiz question from the pub on Friday",
+    "What city were you born in? the bank asked and I forgot",
+    "Which street is the new bank on? -> Baker Street",
+    "What was your first car? A Fiat, like everyone's in the bank's car park",
+    "What's your favourite film? The bank asked that, can you believe it",
+    "What street did you grow up on? Elm Road. The weather was awful there",
+    "the wifi in the library is 'eduroam' as usual",
+    "the network at uni: 'eduroam'",
+    "my TFN (the one from when I lived in Sydney) is in the blue folder",
+    "my SSN, which I never share, is in the drawer",
+    "the router's admin page is admin / settings",
+    "the combination of flour and Bob's yeast is 2 to 1",
+    "my passwords are 60% reused according to the audit",
+    "my PINs are 100% memorised now",
+])
+def test_near_misses_of_round_elevens_kinds_are_left_alone(text: str) -> None:
+    assert not is_sensitive(text), hidden(text)

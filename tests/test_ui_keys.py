@@ -346,7 +346,7 @@ async def test_narrow_terminal_folds_the_sidebar_into_one_line(tmp_path: Path) -
         assert sum(k.region.width for k in footer.query("FooterKey")) <= 80
         # Memories (where a secret is shown) and the key that lists every other fit 80 columns (a newcomer found
         # no way to Memories on the 80-column screen)
-        assert {"f2", "f1"} <= {k.key for k in footer.query("FooterKey")}
+        assert {"f2", "f1"} <= {k.key for k in footer.query(FooterKey)}
         await pilot.press("ctrl+b")
         assert app.main_screen.sidebar.display and isinstance(app.focused, ReminderList)
         await pilot.press("escape")
@@ -358,7 +358,7 @@ async def test_narrow_terminal_folds_the_sidebar_into_one_line(tmp_path: Path) -
         await pilot.pause()
         assert not app.main_screen.sidebar.display
         assert sum(k.region.width for k in app.main_screen.footer.query("FooterKey")) <= 50
-        assert "f1" in {k.key for k in app.main_screen.footer.query("FooterKey")}  # the last to give way
+        assert "f1" in {k.key for k in app.main_screen.footer.query(FooterKey)}  # the last to give way
 
 
 async def test_closing_an_idle_conversation_does_not_delay_the_answer(tmp_path: Path,

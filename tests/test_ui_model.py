@@ -365,4 +365,4 @@ async def test_why_this_answer_asked_while_an_answer_is_written_opens_on_that_an
         assert any("opens once this answer is done" in n for n in notices(app))
         await wait_until(pilot, lambda: isinstance(app.screen, WhyScreen), timeout=20, what="the Why screen")
         second = app.runtime.store.query("SELECT max(id) FROM messages WHERE role = 'assistant'")[0][0]
-        assert app.screen.view.message_id == second and second != 2
+        assert isinstance(app.screen, WhyScreen) and app.screen.view.message_id == second and second != 2

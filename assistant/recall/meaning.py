@@ -93,8 +93,8 @@ def kind_given(values: Sequence[float]) -> bool:
 def features(cosine: float, best_other: float, overlap: float, defining: bool, memory: bool,
              met: Sequence[float], fit: Sequence[float] = (0.0, 0.0, 0.0)) -> tuple[float, ...]:
     """A statement's values, in the order of FEATURES: `best_other` is the highest cosine of the other
-    candidates, or of an ordinary memory (OrdinaryMemories), whichever is higher; `met`, how well each word of the question is met (coverage);
-    `fit`, what the words tell (`fits`)."""
+    candidates, or the floor an ordinary memory sets (OrdinaryMemories), whichever is higher; `met`, how well
+    each word of the question is met (coverage); `fit`, what the words tell (`fits`)."""
     least, mean = (min(met), sum(met) / len(met)) if met else (0.0, 0.0)
     return (cosine, cosine - best_other, overlap, float(defining), float(memory), least, mean, *fit)
 

@@ -131,6 +131,7 @@ FOLLOWERS = _FOLLOWERS  # what labels.py reads too
 _ABBREVIATIONS = vocabulary.LazyWords("abbreviations")
 _MONEY = re.compile(r"[$€£¥]\d[\d.,]*|\d[\d.,]*[$€£¥%]|\d+(?:[.,]\d\d)")
 _MONEY_WORDS = vocabulary.LazyWords("money_words")
+_SHARE = re.compile(r"[$€£¥]\d[\d.,]*|\d[\d.,]*[$€£¥%]")
 # Passes that are tickets, not secrets: "boarding pass", "ski pass".
 _TICKETS = vocabulary.LazyWords("tickets")
 _PLURAL = re.compile(r"(?<!pas)(?<!s)s$|wörter$|woorden$", re.I)
@@ -226,6 +227,8 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         yield from _answers(text, words)
     if words & _QUESTION_LABEL_WORDS:
         yield from _asked_and_answered(text)
+    if "?" in text:
+        yield from _asked_as_such(text)
     if words & _negation_words():
         yield from _denied_then_given(text)
     if not triggered(text, words):
@@ -498,6 +501,65 @@ def _asked_and_answered(text: str) -> Iterator[tuple[int, int, str]]:
             yield start, end, "credential"
 
 
+def _asked_as_such(text: str) -> Iterator[tuple[int, int, str]]:
+    """A question of the kind a bank asks, written as the question itself, then what was answered after a
+    verb of answering or a sign, where such questions are asked said in the sentence (blind round 11: "What
+    city were you born in? -> I put 'Tralee' for the pension website"; "What city were you born in? the bank
+    asked and I forgot" gives nothing). A question that names no one ("which street is the new bank on? ->
+    Baker Street") is about no one, unless the answer is said with a verb of answering ("¿En qué ciudad
+    naciste? -> puse 'Sevilla' en la web del banco"); a question named by an answer keyword ("Mother's maiden
+    name? -> Kowalski") needs no place that asks."""
+    for mark in _QUESTION_MARK.finditer(text):
+        end = _ANSWER_END.search(text, mark.end(), mark.end() + _ANSWER_REACH)
+        stop = end.start() if end else min(len(text), mark.end() + _ANSWER_REACH)
+        at = _end_of(_GIVEN_SIGN, text, mark.end())
+        # what follows first (cheap, and most questions are followed by neither): a verb of answering or a sign
+        verbs = [said for verb in _answer_verbs() if (said := verb.match(text, at, stop))] if \
+            _any_answer_verb().match(text, at, stop) else []
+        given = bool(text[mark.end():at].strip())  # a sign right after the mark: "? -> Galway"
+        reach = min(stop, mark.end() + _SIGN_REACH)
+        signs = _signs(text, mark.end(), reach) if not verbs and not given and _SIGN_MARK.search(
+            text, mark.end(), reach) else []
+        bare = not verbs and not given and not signs
+        if bare and not ((first := _BARE_ANSWER.match(text, at)) and first.group(1).lower() not in _not_an_answer()):
+            continue  # "? I have no idea", "? What was ...": a sentence that starts, no answer
+        start = _sentence_start(text, mark.start())
+        question = text[start:mark.start()]
+        named = _ANSWER_KEYWORD.search(question) is not None
+        if not named and not _ANSWER_TOPIC.search(question):
+            continue
+        if not named and not _ANSWER_CONTEXT.search(text, start, stop):
+            continue
+        found = None
+        for said in verbs:
+            if "value" in said.re.groupindex and said.group("value"):
+                # "Ich habe 'Kassel' bei der Bank angegeben": the value, not where it was given
+                within = _clause(text, said.start("value"), True, False)
+                found = within if within and within[1] <= said.end("value") else said.span("value")
+            else:
+                found = _clause(text, said.end(), True, False)
+            if found:
+                break
+        if found is None:
+            if not named and not {w.lower() for w in _WORDS.findall(question)} & _QUESTION_PERSONS:
+                continue
+            if bare:
+                # the answer right after the question, where it was given said after it: "What was your first
+                # car? Fiat Panda, for the insurance website"
+                found = _clause(text, at, True, False)
+                if found and (len(text[found[0]:found[1]].split()) > 3
+                              or not _ANSWER_CONTEXT.search(text, found[1], stop)):
+                    found = None
+            elif given:
+                found = _clause(text, at, True, False)
+            else:
+                signs = signs or _signs(text, mark.end(), reach)
+                found = _clause(text, signs[0].end(), True, False) if signs else None
+        if found and len(text[found[0]:found[1]].split()) <= 4 and \
+                text[found[0]:found[1]].lower().strip(_TRAILING) not in _FOLLOWERS | _ANSWER_NOT:
+            yield found[0], found[1], "credential"
+
+
 def _question_cues(text: str, words: frozenset[str]) -> Iterator[re.Match[str]]:
     """The words of `text` that ask or name a question, in order. A one-word entry of the vocabulary is
     looked for only as the words `text` holds that it matches (an entry such as "[^\\W\\d_]*frage" tried
@@ -541,6 +603,13 @@ def _signs(text: str, start: int, stop: int) -> list[re.Match[str]]:
 def _answer_verbs() -> tuple[re.Pattern[str], ...]:
     """The verbs of answering, each its own pattern (a verb-final one names its value)."""
     return tuple(re.compile(rf"(?<![^\W_])(?:{verb})(?![^\W_])", re.I) for verb in vocabulary.entries("answer_verbs"))
+
+
+@lru_cache(maxsize=1)
+def _any_answer_verb() -> re.Pattern[str]:
+    """Any verb of answering (one pattern, its named groups unnamed): whether to try each."""
+    verbs = "|".join(re.sub(r"\(\?P<\w+>", "(?:", verb) for verb in vocabulary.entries("answer_verbs"))
+    return re.compile(rf"(?<![^\W_])(?:{verbs})(?![^\W_])", re.I)
 
 
 def _named_by_context(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
@@ -615,6 +684,21 @@ _ANSWER_TOPIC = vocabulary.lazy_pattern(lambda: rf"(?<![^\W_])(?:{vocabulary.alt
 _ANSWER_CONTEXT = vocabulary.lazy_pattern(
     lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('answer_contexts')})(?![^\W_])", re.I)
 _ANSWER_END = re.compile(r"\n|[.!?;](?=\s|$)")
+_QUESTION_MARK = re.compile(r"\?(?=[ \t])")
+_SIGN_MARK = re.compile(r"[:=]")  # a sign an answer may follow a few words after the mark: "? for the bank: Rex"
+# an answer given bare starts as a name does ("? Fiat Panda"), not as a sentence does ("? I have no idea")
+_BARE_ANSWER = re.compile(r"[\"'“‘«]?(?=[A-Z])([^\W\d_]+)")
+
+
+@lru_cache(maxsize=1)
+def _not_an_answer() -> frozenset[str]:
+    """First words of a sentence that starts after a question, never of an answer given bare."""
+    return frozenset(_HARD_STOP | _QUESTION_OPENERS | _QUESTION_PERSONS | _QUESTION_AUXILIARIES | _AFTER_AND
+                     | _FOLLOWERS | _ANSWER_NOT)
+
+
+_SIGN_REACH = 40  # how far after a question's mark the sign before its answer may stand ("? for the bank: Rex")
+_GIVEN_SIGN = re.compile(r"[ \t]*(?:->|=>|→|⇒|➜|➔|:|=|—|–)?[ \t]*")
 _QUESTION_LABEL_WORDS = vocabulary.LazyWords("question_labels")
 _QUESTION_PERSONS = vocabulary.LazyWords("question_persons")
 # A question labelled at the start of a line, then its answer labelled after it (on the next line, or after
@@ -984,6 +1068,8 @@ def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = Fal
     if label and first in ("the", "a", "an") and len(words) >= 4 and not any(
             w.group(0).lower().strip(_TRAILING) in _HARD_STOP | _SOFT_STOP for w in words[1:]):
         first = ""  # "password: the quick brown fox 99", after a label sign
+    if _SHARE.fullmatch(words[0].group(0).strip(_TRAILING)):
+        return None  # "my passwords are 83% strong", "PINs are 100% memorised": a share or a price, no value
     lettered = len(first) == 1 and len(words) > 1 and words[1].group(0)[:1].isdigit()  # "A 4 4 0 2"
     if first in _HARD_STOP and not lettered or any(w.group(0).lower().strip(_TRAILING) in _DESCRIPTOR
                                                    for w in words):

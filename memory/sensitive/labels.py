@@ -77,7 +77,10 @@ def _keying() -> str:
 _START = (r"(?:^|(?<=\n)|(?<=;)|(?<=,)|(?<=:)|(?<=(?<![^\W_])and)|(?<=(?<![^\W_])und)|(?<=(?<![^\W_])et))[ \t]*"
           r"(?:[-*•·]|\d{1,2}[.)])?[ \t]*(?:(?:my|the|our|your)[ \t]+)?")
 _SIGN = r"[ \t]*(?::|—|–|=>|=|->|→|⇒|➜|➔|[ \t]-)[ \t]*"
-_END = r"(?=[ \t]*(?:$|\n|;|,[ \t]))"
+# A value ends its clause: the line's end, ";", a comma, and (blind round 11) a full stop or a dash that go on
+# with another sentence, or a bracket ("the lockbox at the flat: 7734. cleaner knows it too", "key safe: 2 0 1 0 —
+# carers at 8", "the lockbox by the bins: 4417 (cleaner knows)").
+_END = r"(?=[ \t]*(?:$|\n|;|,[ \t]|[—–][ \t]|[.!?](?:[ \t]|$))|[ \t]+-[ \t]|[ \t]+\()"
 # Digits keyed on a pad: single digits spaced or hyphenated ("6 6 0 2", "0-7-7"), or with a key's sign
 # ("*7713#", "2580#"); what follows them may name the keys ("then OFF", "hash", "puis OK").
 # A key's sign may stand between the digits too: "5#2#9#1", "4*4*1*2*", "5 # 2 # 9 # 1".
@@ -108,7 +111,10 @@ _LABEL = vocabulary.lazy_pattern(lambda: (
 _USER_SECRET = re.compile(rf"{_START}(?:[^\W\d_][\w'+.&-]*[ \t]+){{0,4}}?[^\W\d_][\w'+.&-]*{_SIGN}"
                           rf"(?P<user>[^\s/@]+@[^\s/]+)(?:[ \t]*/[ \t]*|[ \t]+)(?P<secret>[^\s,;]+){_END}", re.I | re.M)
 _USER_SECRET_LABELLED = vocabulary.lazy_pattern(lambda: (
-    rf"{_START}(?:{_places()}|{_services()})(?:{_SIGN}|[ \t]+)[^\s/:]+[ \t]*/[ \t]*(?P<secret>[^\s,;]+){_END}"),
+    # a word or two may say which page of it ("router admin page: admin / X", "NAS web console: root / X")
+    rf"{_START}(?:{_places()}|{_services()})(?:['’]s)?(?:[ \t]+[^\W\d_][\w'’-]*){{0,2}}?(?:[ \t]*\([^()\n]{{1,30}}\))?"
+    rf"(?:{_SIGN}|[ \t]+(?:{vocabulary.alternation('copulas')})[ \t]+|[ \t]+)[^\s/:]+[ \t]*/[ \t]*"
+    rf"(?P<secret>[^\s,;]+){_END}"),
     re.I | re.M)
 _DIGITS = re.compile(r"[*#]?\d(?:[ -]?\d){2,}#?")
 _SIGNED_DIGITS = re.compile(_KEY_SIGNED)
@@ -196,6 +202,15 @@ def _opened() -> list[str]:
         rf"(?<![^\W_])(?:(?:re)?set|chang(?:e|ed|es)|switch(?:ed|es)?|updat(?:e|ed|es))[ \t]+{article}"
         rf"(?:{_THING}[ \t]+)?(?P<place>{places})(?![^\W_])[ \t]+(?:to|on)[ \t]+"
         rf"(?P<value>{_KEYED}|(?!(?:[01]\d|2[0-3])[0-5]\d(?!\d))\d{{4,8}})(?![\w:/.,]\d)(?![\w:/])",
+        # "the first two digits of the alarm are 9 and 4", "die ersten zwei Ziffern vom Tresor sind 6 und 1": some
+        # digits of a thing that opens said as such, one by one or together (blind round 11).
+        rf"(?<![^\W_])(?:{vocabulary.alternation('digits_of')})[ \t]+{article}"
+        # "the first three digits of the code on the gym locker are 4, 4 and 0"
+        rf"(?:(?:{vocabulary.alternation('code_nouns')}|{_literal('combination_words')})[ \t]+(?:{_literal('placed')})"
+        rf"[ \t]+{article})?(?:{_THING}[ \t]+)?(?P<place>{places}|{_literal('combination_words')})(?![^\W_]){_placed()}"
+        rf"(?:[ \t]*:|[ \t]+(?:{vocabulary.alternation('copulas')}))[ \t]+"
+        rf"(?P<value>\d(?:(?:[ \t]*,[ \t]*|[ \t]+(?:{vocabulary.alternation('and', True)})[ \t]+|[ \t]+|-)\d)*)"
+        r"(?![\w:/.,]\d)(?=[ \t]*(?:$|\n|[.;,!?)—–]|[ \t]-[ \t]))",
         # "office alarm 7734, disarm before 8am": the digits right after the thing, the verb after them.
         rf"(?<![^\W_])(?P<place>{places})(?![^\W_])[ \t]+{_VALUE}[^\n.;]{{0,30}}?(?<![^\W_]){opens}(?![^\W_])",
         # A thing that opens, and in its clause digits keyed on a pad: "the garage is 6 6 0 2 if you get
@@ -237,11 +252,12 @@ _ONE_FOR = vocabulary.lazy_pattern(lambda: (
 
 @cache
 def _thing_words() -> frozenset[str]:
-    """The words of the things that open, devices and verbs of opening: a text without one is not read for
-    a thing opened by digits."""
+    """The words of the things that open, devices, verbs of opening and words for a combination: a text without
+    one is not read for a thing opened by digits."""
     found = {w.lower() for table in ("places", "locks", "devices", "premises", "cards")
              for entry in vocabulary.entries(table) for w in re.findall(r"[^\W\d_]+", entry)}
     found |= {w.lower() for entry in vocabulary.entries("opens") for w in re.findall(r"[^\W\d_]+", entry) if len(w) > 3}
+    found |= {w.lower() for entry in vocabulary.entries("combination_words") for w in re.findall(r"[^\W\d_]+", entry)}
     return frozenset(found | {"keypad", "disarm", "disarms", "disarmed", "unlock", "unlocks", "unlocked"})
 
 
@@ -288,10 +304,10 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
             for match in _in(_USER_SECRET, text, _around(text, {"@"})):
                 if password_shaped(match.group("secret"), True):
                     yield match.start("secret"), match.end("secret"), "credential"
-        if "/" in text:
-            for match in _in(_USER_SECRET_LABELLED, text, labelled):
-                if password_shaped(match.group("secret"), True):
-                    yield match.start("secret"), match.end("secret"), "credential"
+    if "/" in text:  # after a sign, or a copula: "the router's admin page is admin / Xk7#pQ2m"
+        for match in _in(_USER_SECRET_LABELLED, text, labelled):
+            if password_shaped(match.group("secret"), True):
+                yield match.start("secret"), match.end("secret"), "credential"
     networks = words & _NETWORK_WORDS
     for match in _in(_NETWORK_GIVEN, text, _around(lowered, networks, before=10)) if networks else ():
         # "the wifi's Sunshine2024! now", "das WLAN ist jetzt Sonne2024!": a network said to be a value shaped as a
@@ -301,6 +317,8 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         said = {w.lower() for w in re.findall(r"[^\W\d_]+", text[max(0, match.start() - 20):match.start(group)])}
         if said & _NETWORK_NAMES:
             continue  # "the network name is BT#Hub5", "our network is called ..."
+        if match.group("placed") and not _MADE_UP.search(value):
+            continue  # "the wifi at the hotel was 'terrible'": after a place said at length, a made-up value only
         if group == "quoted" and (value == value.lower() and value not in keywords.FOLLOWERS | _NETWORK_STATES
                                   or _SIGNED.search(value)):
             # "guest wifi is 'sunflowerfield' all lowercase": a value quoted after a network is its key, unless
@@ -492,10 +510,15 @@ _NETWORK_NAMES = vocabulary.LazyWords("network_names")
 _NETWORK_STATES = vocabulary.LazyWords("network_states")
 _NETWORK_GIVEN = vocabulary.lazy_pattern(lambda: (
     rf"(?<![^\W_])(?:{_literal('network_words')})(?![^\W_])(?:[ \t]+[^\W\d_][\w'’-]*){{0,2}}?"
-    rf"(?:'s|’s|[ \t]+(?:{vocabulary.alternation('copulas')}))"
+    # where the network is, said at length (blind round 11): "the wifi at the cafe I work from is 'latte4everyone'"
+    rf"(?P<placed>[ \t]+(?:{_literal('placed')}|{vocabulary.alternation('prepositions', True)})"
+    rf"(?:[ \t]+[^\W\d_][\w'’&-]*){{1,6}}?)?"
+    # a copula, or after a place a label's colon: "the wifi at the B&B: 'heather-moor-11'"
+    rf"(?:'s|’s|[ \t]+(?:{vocabulary.alternation('copulas')})|(?(placed)[ \t]*:|(?!)))"
     rf"(?:[ \t]+(?:{vocabulary.alternation('qualifiers', True)}))?[ \t]+"
     r"(?:(?P<quote>[\"'“‘«])[ \t]?(?P<quoted>[^\s\"'”’»]{6,40}?)[ \t]?[\"'”’»](?![^\W_])|(?P<value>[^\s,;]+))"), re.I)
 _SIGNED = re.compile(r"[!@#$%^&*+=?~]")
+_MADE_UP = re.compile(r"[\d!@#$%^&*+=?~_]|[^\W\d_]-[^\W\d_]")  # a digit, a sign, or words joined
 _COMBINATION_WORDS = vocabulary.LazyWords("combination_words")
 # The turns of a dial after a thing with a combination or a word for one, each number before its turn ("12 left,
 # 34 right") or after it ("left 32, right 14, left 7").

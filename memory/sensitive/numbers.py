@@ -72,7 +72,9 @@ _NAMED_IDS: list[tuple[str, tuple[str, ...]]] = [
 _UNCHECKED = frozenset({"us.ssn", "us.itin", "gb.nino", "dk.cpr", "us.ein"})
 _NAMED_ID = vocabulary.lazy_pattern(lambda: (
     r"(?<![^\W_])(?:" + "|".join(f"(?P<id{i}>{name})" for i, (name, _) in enumerate(_NAMED_IDS)) + r")(?![^\W_])"
-    r"(?:\s*\((?:[A-Za-z]{2,6})\))?"  # its abbreviation after it: "unique taxpayer reference (UTR) 4829107365"
+    # its abbreviation after it: "unique taxpayer reference (UTR) 4829107365"; or an aside in brackets, commas or
+    # dashes (blind round 11): "tax file number (Australia, for the old super account) is 483 172 965"
+    r"(?:\s*\((?:[A-Za-z]{2,6}|[^()\n\d]{3,60})\)|\s*,[^,()\n\d]{3,60},|[ \t]+[-–—][ \t][^-–—()\n\d]{3,60}[ \t][-–—])?"
     r"(?:\s*(?:number|no\.?|nr\.?|nummer|numéro|número|#))?"
     # whose it is, a few words led by "of" before a sign or the value's digits: "numéro de sécu de Léa : 2 21
     # ...", "codice fiscale di mia madre RSSMRA..." (right after its name all the same)
