@@ -135,17 +135,17 @@ def cpu_per_remember(store_size: int, embedder: LocalEmbedder | None) -> float:
 
 def cpu_per_turn(embedding: str) -> float:
     """Median CPU ms of an offline chat turn that remembers a change ("remember that ...")."""
-    from assistant.service import AssistantService
-
     from assistant.runtime import Runtime
+    from assistant.services import Services
     from assistant.settings import load_settings
 
     home = Path(tempfile.mkdtemp())
+    (home / "none.toml").write_text("")  # an empty config: nothing of the machine's own
     settings = load_settings(env={"ASSISTANT_DB": str(home / "m.db"), "ASSISTANT_NOW": NOW,
                                   "ASSISTANT_TIMEZONE": "UTC", "ASSISTANT_PROVIDER": "offline",
                                   "ASSISTANT_CONFIG": str(home / "none.toml"), "ASSISTANT_EMBEDDING_MODEL": embedding})
     runtime = Runtime(settings)
-    service = AssistantService(runtime)
+    service = Services(runtime).model
     service.connect()
 
     async def run() -> list[float]:
