@@ -57,15 +57,27 @@ class Model:
 
 
 @cache
+def _fitted() -> dict[str, Any] | None:
+    """change_score.json, read once; None when it is not there or was fitted on other features."""
+    if not WEIGHTS.exists():
+        return None
+    data: dict[str, Any] = json.loads(WEIGHTS.read_text(encoding="utf-8"))
+    return data if list(data["features"]) == list(FEATURES) else None  # other features: not to be trusted
+
+
+def usable() -> bool:
+    """Whether there is a fitted model (read without numpy: a first `remember` stays light)."""
+    return _fitted() is not None
+
+
+@cache
 def model() -> Model | None:
     """The fitted weights, read once; None when there are none (the hand readings alone decide)."""
     import numpy as np
 
-    if not WEIGHTS.exists():
+    data = _fitted()
+    if data is None:
         return None
-    data = json.loads(WEIGHTS.read_text(encoding="utf-8"))
-    if list(data["features"]) != list(FEATURES):
-        return None  # fitted on other features: not to be trusted
     return Model(np.asarray(data["weights"], dtype=np.float64), float(data["bias"]), float(data["bar"]),
                  str(data["model"]))
 

@@ -110,7 +110,7 @@ def _marks(store: Store, memory_id: int, how: str, cosine: float | None = None) 
 def replaced_memory(store: Store, content: str, embedder: Embedder | None) -> Replaced | None:
     """The current memory the statement `content` replaces (not yet written), or None."""
     newer = subjects.read(content)
-    learned = embedder is not None and embedder.name == change_score.MODEL and change_score.model() is not None
+    learned = embedder is not None and embedder.name == change_score.MODEL and change_score.usable()
     if not newer.current and not learned or change_score.SURE_MARKS & newer.marks:
         return None
     by_rules = supersession.restated_memory(store, content) if newer.current else None
@@ -193,7 +193,7 @@ def _by_meaning(store: Store, newer: subjects.Said, embedder: Embedder) -> Repla
             continue
         if floor is not None and cosine >= min(floor, THRESHOLD) - MARGIN:
             near.append((float(cosine), False, memory_id, older))
-        if change_score.model() is not None and embedder.name == change_score.MODEL and \
+        if change_score.usable() and embedder.name == change_score.MODEL and \
                 not change_score.sure_veto(newer, older):
             doubted.append((memory_id, older, float(cosine), vector))
     if doubted:
