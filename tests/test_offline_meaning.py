@@ -314,3 +314,21 @@ def test_the_only_memory_of_a_new_store_is_not_the_answer_for_being_alone(tmp_pa
         assert "Farida Shah" in ask(agent, "who is my accountant?").splitlines()[0]
     finally:
         rt.close()
+
+
+def test_a_change_said_plainly_is_kept_as_that_change(tmp_path: Path) -> None:
+    # Issue 42's newcomer: "we switched to a new dentist, Dr Okafor ..." said without "remember" was only noted
+    # in the conversation, and "who's my dentist?" still answered the old one. Another thing said plainly stays
+    # with the conversation.
+    rt = make_runtime(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled")
+    try:
+        agent = Agent(rt, OfflineResponder(rt))
+        asyncio.run(say(agent, "remember that my dentist is Dr. Malik at Smile Studio"))
+        answer, calls = asyncio.run(say(agent, "we switched to a new dentist, Dr. Okafor at Bright Teeth on Mill Lane"))
+        assert [c.name for c in calls] == ["remember"] and "it replaces #1" in answer, answer
+        answer, calls = asyncio.run(say(agent, "my sister is a nurse in Leeds"))
+        assert calls == [] and answer.startswith("Noted in this conversation"), answer
+        agent.close_episode()
+        assert "Dr. Okafor" in ask(agent, "who's my dentist?").splitlines()[0]
+    finally:
+        rt.close()

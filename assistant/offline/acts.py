@@ -23,6 +23,7 @@ from assistant.offline.reminder_changes import plan_change, plan_forget, plan_ne
 from assistant.reading.actions import (
     Action,
     Change,
+    Chat,
     Forget,
     Help,
     Known,
@@ -93,7 +94,19 @@ def act(runtime: Runtime, action: Action, text: str, conversation: list[Item], s
             return said(connect(runtime, NO_MODEL) if not situation.unreachable else CAPABILITIES)
         case NearMiss():
             return plan_near_miss(runtime, action)
+    if isinstance(action, Chat) and not (situation.incognito or situation.unreachable) and \
+            states_something(action, text) and _changes_a_memory(runtime, text):
+        # "we switched to a new dentist, Dr Okafor" said plainly: a new value of something kept is kept as
+        # that, or the old value stays the answer (issue 42's newcomers); it says what it replaces.
+        return Plan([("remember", {"content": text.strip(), "kind": "fact"})])
     return said(_chat(runtime, action, text, conversation, situation))
+
+
+def _changes_a_memory(runtime: Runtime, text: str) -> bool:
+    """Whether a statement gives a current memory a new value (memory.replacing: the rules, then by meaning)."""
+    from memory.replacing import replaced_memory
+
+    return replaced_memory(runtime.store, text, runtime.embedder) is not None
 
 
 def _chat(runtime: Runtime, action: Action, text: str, conversation: list[Item], situation: Situation) -> str:
