@@ -237,6 +237,8 @@ CHANGES = [
      "event:mom's birthday@3"),
     ("remind me a week after the surgery to book the check-up", "remind_relative", "book the check-up",
      "event:the surgery@-7"),
+    # a date, not a day after an event called "tomorrow" (a newcomer was asked "When is tomorrow?")
+    ("remind me the day after tomorrow to book the vet", "remind", "book the vet", "2026-11-24T09:00"),
     # the days a recap or an agenda is about
     ("what did we talk about yesterday?", "recap", None, "span:yesterday (Sat Nov 21)"),
     ("what did we talk about on Friday?", "recap", None, "span:on Friday (Fri Nov 20)"),

@@ -384,11 +384,14 @@ def _change(core: str, now: datetime, zone: tzinfo) -> Action | None:
     return None
 
 
+_DAY_AFTER_TOMORROW = re.compile(r"^\W*(?:on\s+)?the\s+day\s+after\s+tomorrow\b", re.I)
+
+
 def _relative(after: str, now: datetime, zone: tzinfo) -> Action | None:
     """ "remind me two days before the budget report is due to review the numbers"."""
     match = _RELATIVE.match(after)
-    if match is None:
-        return None
+    if match is None or _DAY_AFTER_TOMORROW.match(after):
+        return None  # "the day after tomorrow" is a date, not a day after an event called "tomorrow"
     if match.group("event"):
         task, event, before = match.group("task"), match.group("event"), match.group("dir").lower() != "after"
         offset = _amount(match.group("n"), match.group("unit"))
