@@ -67,6 +67,22 @@ async def test_a_question_about_a_day_nothing_in_memory_answers_gets_that_days_a
     assert answer.startswith("Tomorrow (Mon Nov 23):\n- #5 [DUE Mon Nov 23 09:00] pay rent"), answer
 
 
+async def test_a_day_agenda_never_takes_the_place_of_a_memory_near_the_question(tmp_path: Path) -> None:
+    # The attacker's: "who is my dentist? I have a checkup tomorrow" lost the dentist, offered as the closest, to
+    # tomorrow's agenda; a question about a past day got the coming one's.
+    rt = make_runtime(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled")
+    try:
+        agent = Agent(rt, OfflineResponder(rt))
+        memories.remember(rt.store, "My dentist is Dr Patel", kind="fact")
+        remind(rt.store, "pay rent", "2026-11-23T09:00:00+00:00")
+        answer, _ = await say(agent, "who is my dentist? I have a checkup tomorrow")
+        assert "Dr Patel" in answer and "pay rent" not in answer, answer
+        answer, _ = await say(agent, "what did I do on Monday?")
+        assert "pay rent" not in answer, answer
+    finally:
+        rt.close()
+
+
 async def test_a_question_about_a_day_that_memory_answers_is_answered_from_memory(agent: Agent) -> None:
     day_store(agent)
     answer, _ = await say(agent, "when is the dentist appointment on Tuesday?")

@@ -83,9 +83,10 @@ def act(runtime: Runtime, action: Action, text: str, conversation: list[Item], s
             last = conversation[-1]
             asking = (last.message_id,) if isinstance(last, UserMessage) and last.message_id else ()
             answer = answer_from_memory(runtime, action.content, exclude_message_ids=asking, focus=action.focus)
-            if action.days is not None and answer.startswith(NOTHING):
-                # Nothing in memory answers a question about a day ("any appointments tomorrow?", "what am I
-                # supposed to do on Friday?"): what is planned for it does, when anything is.
+            if action.days is not None and answer == NOTHING:
+                # Nothing in memory answers a question about a day, or comes near ("what am I supposed to do
+                # on Friday?"): what is planned for it does, when anything is (a memory offered as the closest
+                # is kept: "who is my dentist? I have a checkup tomorrow").
                 listed, named = agenda(runtime, action.days)
                 if named:
                     return Plan(_mark_mentioned(runtime, named), listed)

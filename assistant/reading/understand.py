@@ -38,7 +38,7 @@ from assistant.reading.actions import (
 )
 from assistant.reading.intent import is_recap_query
 from assistant.reading.questions import greeting_before_question, question_focus, without_greeting
-from assistant.reading.spans import day_span
+from assistant.reading.spans import DaySpan, day_span
 from memory import supersession
 from memory.errors import InvalidInput
 from memory.time.references import asks_when
@@ -384,6 +384,21 @@ def _change(core: str, now: datetime, zone: tzinfo) -> Action | None:
     return None
 
 
+_PAST_TENSE = re.compile(r"\b(?:did|was|were|had|went|used to)\b", re.I)
+_TODAY = re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", re.I)
+
+
+def _about_the_past(text: str) -> bool:
+    """Said in the past of a day other than today: "what did I do on Monday?" is not next Monday's agenda ("what
+    was I meant to do today?" is today's)."""
+    return bool(_PAST_TENSE.search(text)) and not _TODAY.search(text)
+
+
+def _days_ahead(question: str, now: datetime, zone: tzinfo) -> DaySpan | None:
+    """The days to come a question names, as an agenda reads them; none for a question about the past."""
+    return None if _about_the_past(question) else day_span(question, now, zone, past=False)
+
+
 _DAY_AFTER_TOMORROW = re.compile(r"^\W*(?:on\s+)?the\s+day\s+after\s+tomorrow\b", re.I)
 
 
@@ -456,7 +471,8 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
     if short and _KNOWN.match(core):
         return Known()
     listing = not reminding and (_UPCOMING.search(core) or short and _MY_REMINDERS.match(core))
-    if listing or short and not reminding and (_LEFT.search(core) or _ON_A_DAY.search(core) and _DAY_WORD.search(core)):
+    if listing or short and not reminding and not _about_the_past(core) and (
+            _LEFT.search(core) or _ON_A_DAY.search(core) and _DAY_WORD.search(core)):
         span = day_span(raw, now, zone, past=False)
         if span is None and not listing:
             span = day_span("today", now, zone, past=False)  # "what do I still have to do?": what is left of today
@@ -498,12 +514,12 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
     if greeting_before_question(raw):  # "hey, who is Priya?": the greeting does not hide the question
         question = without_greeting(raw)
         return Question(content=question, asks_when=asks_when(question), focus=question_focus(question),
-                        days=day_span(question, now, zone, past=False) if short else None)
+                        days=_days_ahead(question, now, zone) if short else None)
     if is_small_talk(raw):  # "hello, how are you?" is not a question about memory
         return Chat(content=raw)
     if raw.rstrip().endswith("?") or _QUESTION_START.match(core):
         return Question(content=raw.strip(), asks_when=asks_when(core), focus=question_focus(raw),
-                        days=day_span(raw, now, zone, past=False) if short else None)
+                        days=_days_ahead(raw, now, zone) if short else None)
     suggestion = near_miss(core)
     if suggestion:
         return NearMiss(content=raw, suggestion=suggestion)
