@@ -366,3 +366,27 @@ async def test_why_this_answer_asked_while_an_answer_is_written_opens_on_that_an
         await wait_until(pilot, lambda: isinstance(app.screen, WhyScreen), timeout=20, what="the Why screen")
         second = app.runtime.store.query("SELECT max(id) FROM messages WHERE role = 'assistant'")[0][0]
         assert isinstance(app.screen, WhyScreen) and app.screen.view.message_id == second and second != 2
+
+
+async def test_why_asked_while_an_answer_is_written_never_opens_over_another_screen(tmp_path: Path,
+                                                                                      openai_standin: StandIn) -> None:
+    # The attacker's: f3 while the answer was written, then f2: Why opened on top of Memories once the answer
+    # was in.
+    from ui.screens.memories import MemoriesScreen
+    from ui.screens.why import WhyScreen
+
+    openai_standin.models = ["stand-in"]
+    openai_standin.script = [("sleep", 2, "an answer")]
+    app = model_app(tmp_path, openai_standin, ASSISTANT_MODEL="stand-in")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        chat = app.main_screen.chat
+        chat.composer.insert("tell me a joke")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: chat.busy, what="the answer under way")
+        await pilot.press("f3")
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.screen, MemoriesScreen), what="Memories")
+        await wait_until(pilot, lambda: not chat.busy, timeout=20, what="the answer")
+        await pilot.pause()
+        assert isinstance(app.screen, MemoriesScreen) and not any(isinstance(s, WhyScreen) for s in app.screen_stack)

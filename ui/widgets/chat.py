@@ -67,7 +67,7 @@ class ChatPane(ReportsFailures, Vertical):
         self.why_target: int | None = NO_ANSWER  # the answer "Why this answer" is about (see NO_ANSWER)
         # Asked for while a turn runs, "Why this answer" is about that turn's answer: it opens once the answer
         # is recorded (asked at once, it read the previous answer's record).
-        self.on_answered: Callable[[int | None], object] | None = None
+        self.on_answered: Callable[[int | None, bool], object] | None = None
         # Reminders falling due before the first screen is shown wait for it: a line of theirs in the
         # chat first kept the transcript (or the returning user's hint) from being shown at all.
         self._start_shown = False
@@ -429,8 +429,8 @@ class ChatPane(ReportsFailures, Vertical):
             await finish()
             self.busy = False
             then, self.on_answered = self.on_answered, None
-            if then is not None and answered:  # a stopped or refused turn has no answer of its own to explain
-                then(self.why_target)
+            if then is not None:  # told whether the turn ended with an answer of its own (not stopped, not refused)
+                then(self.why_target, answered)
             # What the turn wrote is read again; a reminder it changed is one ctrl+z in the box undoes.
             self.post_message(StoreChanged(by_user="reminders" in changed))
             if self.waiting is not None:
