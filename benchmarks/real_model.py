@@ -642,6 +642,8 @@ async def killed_step(rt, server: subprocess.Popen) -> dict:
         if isinstance(event, TextDelta) and killed_at is None:
             server.send_signal(signal.SIGKILL)
             killed_at = time.perf_counter()
+        elif killed_at is None:
+            continue  # a notice before the answer (its tools dropped for a small window) says nothing of the kill
         elif isinstance(event, Failed | Notice):
             lines.append(event.text)
             said = said or time.perf_counter()
