@@ -213,18 +213,18 @@ class AssistantApp(App[int]):
             return
         chat = self.main_screen.chat
         if chat.busy:
-            chat.on_answered = self._why_when_answered
+            def when_answered(target: int | None, answered: bool) -> None:
+                # Opened on the answer once it is recorded, unless another screen was opened meanwhile (it would
+                # open on top of that one); a stopped turn has no answer to explain.
+                if not answered:
+                    self.notify("No Why this answer: the answer was stopped before it was done.", timeout=4)
+                elif self.screen is self.main_screen:
+                    self._open_why(target)
+
+            chat.on_answered = when_answered
             self.notify("Why this answer opens once this answer is done.", timeout=3)
             return
         self._open_why(chat.why_target)
-
-    def _why_when_answered(self, target: int | None, answered: bool) -> None:
-        """"Why this answer" asked while the answer was written: opened on it once it is recorded, unless another
-        screen was opened meanwhile (it would open on top of that one); a stopped turn has no answer to explain."""
-        if not answered:
-            self.notify("No Why this answer: the answer was stopped before it was done.", timeout=4)
-        elif self.screen is self.main_screen:
-            self._open_why(target)
 
     @work(exclusive=True, group="why", exit_on_error=False, description="read what went into the answer")
     async def _open_why(self, target: int | None) -> None:
