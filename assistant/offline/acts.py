@@ -96,11 +96,14 @@ def act(runtime: Runtime, action: Action, text: str, conversation: list[Item], s
         case NearMiss():
             return plan_near_miss(runtime, action)
     if isinstance(action, Chat) and not (situation.incognito or situation.unreachable) and \
-            states_something(action, text) and _changes_a_memory(runtime, text):
+            len(text) <= STATEMENT_CHARACTERS and states_something(action, text) and _changes_a_memory(runtime, text):
         # "we switched to a new dentist, Dr Okafor" said plainly: a new value of something kept is kept as
         # that, or the old value stays the answer (issue 42's newcomers); it says what it replaces.
         return Plan([("remember", {"content": text.strip(), "kind": "fact"})])
     return said(_chat(runtime, action, text, conversation, situation))
+
+
+STATEMENT_CHARACTERS = 500  # a change is said in a sentence or two: a paste is not read for one
 
 
 def _changes_a_memory(runtime: Runtime, text: str) -> bool:
