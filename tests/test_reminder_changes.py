@@ -134,6 +134,31 @@ async def test_an_ambiguous_target_lists_the_candidates_and_changes_nothing(agen
     assert memories.get_memory(store, 2).content == "ring"
 
 
+async def test_one_reminder_found_by_some_of_the_words_is_offered_alone_and_yes_takes_it(agent: Agent) -> None:
+    # A newcomer was asked "Which one did you mean?" with one reminder listed; "yes" was not an answer.
+    store = agent.runtime.store
+    remind(store, "call the plumber", "2026-11-23T09:00:00+00:00")
+    remind(store, "water the plants", "2026-11-23T18:00:00+00:00")
+    before = snapshot(store)
+    answer, calls = await say(agent, "cancel the plumber reminder, he phoned me back")
+    assert calls == [] and answer.startswith('Did you mean this one? Say "yes" or its number'), answer
+    assert "#1 call the plumber" in answer and "water the plants" not in answer
+    assert snapshot(store) == before
+    answer, calls = await say(agent, "yes")
+    assert [c.name for c in calls] == ["forget"] and "call the plumber" in answer, answer
+
+
+async def test_yes_to_several_offered_changes_nothing(agent: Agent) -> None:
+    store = agent.runtime.store
+    remind(store, "call mom", "2026-11-23T18:00:00+00:00")
+    remind(store, "call the bank", "2026-11-23T10:00:00+00:00")
+    await say(agent, "cancel the call")
+    before = snapshot(store)
+    answer, calls = await say(agent, "yes")
+    assert calls == [] and answer.startswith("Which one did you mean? There are 2 of them"), answer
+    assert snapshot(store) == before
+
+
 async def test_a_number_that_was_not_offered_changes_nothing(agent: Agent) -> None:
     store = agent.runtime.store
     remind(store, "call mom", "2026-11-23T18:00:00+00:00")

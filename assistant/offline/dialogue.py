@@ -70,7 +70,7 @@ def _which(runtime: Runtime, text: str, question: OpenQuestion, conversation: li
         if targets is None:
             offered = "\n".join(offered_lines(runtime, question, forgetting=isinstance(action, Forget)))
             why = (f"#{choice.numbers[0]} is not one of these" if choice.numbers else
-                   f"There are {len(listed)} of them" if choice.two else "That is not one of these")
+                   f"There are {len(listed)} of them" if choice.two or choice.yes else "That is not one of these")
             return said(f"{WHICH_ONE} {why}; say one of their numbers or \"the first\" (nothing was "
                         f"changed):\n{offered}", question)
         if not targets:

@@ -26,6 +26,7 @@ HOW_TO_CONNECT = ("To chat, set ANTHROPIC_API_KEY (Anthropic), start Ollama (oll
 NO_MODEL = ("No chat model is configured, so I can only handle memory commands for now.\n\n" + HOW_TO_CONNECT +
             "\n\n" + CAPABILITIES)
 WHICH_ONE = "Which one did you mean?"
+THIS_ONE = "Did you mean this one?"  # one reminder found by some of the words said, not all
 DID_YOU_MEAN = "Did you mean"
 CONFIRM_FORGET = "Forget #"  # the question before forgetting a memory named by words: "Forget #4 "..."?"
 ASK_EVENT = "When is"

@@ -7,7 +7,7 @@ import re
 from datetime import datetime, timedelta
 
 from assistant.conversation import Item
-from assistant.offline.phrases import CONFIRM_FORGET, DID_YOU_MEAN, SHORT_CAPABILITIES, WHICH_ONE
+from assistant.offline.phrases import CONFIRM_FORGET, DID_YOU_MEAN, SHORT_CAPABILITIES, THIS_ONE, WHICH_ONE
 from assistant.offline.plan import Plan, rule_phrase, said, text_of
 from assistant.reading.actions import Cancel, Change, Done, Forget, Move, NearMiss, Rename, Snooze
 from assistant.recall.evidence import search_words, topic_words
@@ -118,7 +118,8 @@ def _reminder(runtime: Runtime, action: Change, request: str, conversation: list
     candidates = full or partial
     if not candidates:
         return None, said(f"I couldn't find an open reminder matching \"{action.content}\".")
-    lines = [f"{WHICH_ONE} Say its number (nothing was changed):"]
+    lines = [f"{WHICH_ONE} Say its number (nothing was changed):" if len(candidates) > 1 else
+             f"{THIS_ONE} Say \"yes\" or its number (nothing was changed):"]
     lines += [reminder_line(r) for r in candidates[:LISTED]]
     if len(candidates) > LISTED:
         lines.append(f"(and {len(candidates) - LISTED} more)")

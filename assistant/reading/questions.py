@@ -120,10 +120,12 @@ class Choice:
     every: bool = False  # "both", "all of them"
     none: bool = False  # "neither", "none of them"
     two: bool = False  # said "both": meant only when two were offered
+    yes: bool = False  # said "yes": meant only when one was offered ("Did you mean this one?")
 
 
 _ALL = re.compile(r"^\W*(?:both(?: of them)?|all(?: of them| three| four)?|every one|each one|the two of them|"
                   r"both please|all please|yes,? both)\W*$", re.I)
+_YES = re.compile(r"^\W*(?:yes|yep|yeah|yes please|that one|this one|that's the one|correct)\W*$", re.I)
 _NONE = re.compile(r"^\W*(?:neither(?: of them| one)?|none(?: of them)?|no(?:ne|t)? (?:of )?(?:them|those)|"
                    r"nope,? neither)\W*$", re.I)
 _PLACE = re.compile(r"^\W*(?:(?:the|number|no\.?|#)\s*)?(?P<n>first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|"
@@ -141,6 +143,8 @@ def read_choice(text: str) -> Choice | None:
         return Choice(every=True, two=bool(re.search(r"\bboth\b|\btwo\b", text, re.I)))
     if _NONE.match(text):
         return Choice(none=True)
+    if _YES.match(text):
+        return Choice(yes=True)
     match = _PLACE.match(text)
     if match is None:
         return None
@@ -166,6 +170,8 @@ def chosen(choice: Choice, offered: list[int]) -> list[int] | None:
     (a number that is neither an id offered nor a place in the list)."""
     if choice.none:
         return []
+    if choice.yes:
+        return list(offered) if len(offered) == 1 else None
     if choice.every:
         return list(offered) if not choice.two or len(offered) == 2 else None
     picked: list[int] = []
