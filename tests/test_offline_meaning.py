@@ -69,6 +69,16 @@ def ask(agent: Agent, question: str) -> str:
     return str(answer)
 
 
+@pytest.fixture
+def fresh(tmp_path: Path) -> Iterator[Agent]:
+    """The offline agent over a new store with the bundled embedder, as a newcomer has it."""
+    rt = make_runtime(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled")
+    try:
+        yield Agent(rt, OfflineResponder(rt))
+    finally:
+        rt.close()
+
+
 @pytest.mark.parametrize("question, expected", [
     ("what's my landlord called?", "Mr Haddad"), ("what did I name my plant?", "Gerald"),
     ("where are we staying in Lisbon?", "Hotel Alegria"),
@@ -226,44 +236,34 @@ def test_a_title_without_a_model_is_a_short_phrase_a_person_would_write(said: li
     assert episodes.heuristic_title_and_summary(messages)[0] == title
 
 
-def test_an_agenda_question_with_nothing_due_is_answered_from_memory(tmp_path: Path) -> None:
-    rt = make_runtime(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled")
-    agent = Agent(rt, OfflineResponder(rt))
+def test_an_agenda_question_with_nothing_due_is_answered_from_memory(fresh: Agent) -> None:
+    agent = fresh
     asyncio.run(say(agent, "remember that we're going camping in the Lake District in August"))
     answer = ask(agent, "where are we going camping?")
     assert "Lake District" in answer.splitlines()[0]
     assert ask(agent, "what's coming up?").startswith("Nothing")  # an agenda asked as such stays one
-    rt.close()
 
 
-def test_a_statement_said_in_the_chat_defines_what_is_asked_later(tmp_path: Path) -> None:
+def test_a_statement_said_in_the_chat_defines_what_is_asked_later(fresh: Agent) -> None:
     # Issue 42's newcomer: said plainly (no "remember"), kept with the conversation; asked in other words
     # in a later one, it was only "the closest I have".
-    rt = make_runtime(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled")
-    try:
-        agent = Agent(rt, OfflineResponder(rt))
-        asyncio.run(say(agent, "my landlord is Mr Haddad, he lives downstairs"))
-        agent.close_episode()
-        first = ask(agent, "what's my landlord called?").splitlines()[0]
-        assert first.startswith("From memory (you said Sun Nov 22): ") and "Mr Haddad" in first, first
-    finally:
-        rt.close()
+    agent = fresh
+    asyncio.run(say(agent, "my landlord is Mr Haddad, he lives downstairs"))
+    agent.close_episode()
+    first = ask(agent, "what's my landlord called?").splitlines()[0]
+    assert first.startswith("From memory (you said Sun Nov 22): ") and "Mr Haddad" in first, first
 
 
-def test_a_thing_of_its_own_kind_under_another_name_is_not_the_one_asked(tmp_path: Path) -> None:
+def test_a_thing_of_its_own_kind_under_another_name_is_not_the_one_asked(fresh: Agent) -> None:
     # "PIN" and "code", "mobile" and "phone" are names of one thing (memory/subjects.toml), but the gate code
     # is a code of its own and the work phone a phone of its own: neither is the PIN or the mobile asked.
-    rt = make_runtime(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled")
-    try:
-        agent = Agent(rt, OfflineResponder(rt))
-        for text in ("remember that the gate code is 5521", "remember that my work phone is 07700 900123"):
-            asyncio.run(say(agent, text))
-        agent.close_episode()
-        for question in ("what's my PIN?", "what's my mobile?"):
-            assert ask(agent, question).splitlines()[0] == NOTHING, question
-        assert "5521" in ask(agent, "what's the gate code?").splitlines()[0]
-    finally:
-        rt.close()
+    agent = fresh
+    for text in ("remember that the gate code is 5521", "remember that my work phone is 07700 900123"):
+        asyncio.run(say(agent, text))
+    agent.close_episode()
+    for question in ("what's my PIN?", "what's my mobile?"):
+        assert ask(agent, question).splitlines()[0] == NOTHING, question
+    assert "5521" in ask(agent, "what's the gate code?").splitlines()[0]
 
 
 @pytest.mark.parametrize("question, statement, expected", [
@@ -300,35 +300,27 @@ def test_what_the_reading_finds_of_a_question_and_a_statement(question: str, sta
     assert relation(action.focus, statement) == expected
 
 
-def test_the_only_memory_of_a_new_store_is_not_the_answer_for_being_alone(tmp_path: Path) -> None:
+def test_the_only_memory_of_a_new_store_is_not_the_answer_for_being_alone(fresh: Agent) -> None:
     # A newcomer's first reminder was the answer to "who is my dentist?": a candidate was weighed by how far it
     # stands above the others found, and with none it stood above nothing (meaning.OrdinaryMemories).
-    rt = make_runtime(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled")
-    try:
-        agent = Agent(rt, OfflineResponder(rt))
-        asyncio.run(say(agent, "remind me to call the accountant tomorrow at 10am"))
-        agent.close_episode()
-        assert ask(agent, "who is my accountant?").splitlines()[0] == NOTHING
-        asyncio.run(say(agent, "remember that my accountant is Farida Shah at Clarke & Moss"))
-        agent.close_episode()
-        assert "Farida Shah" in ask(agent, "who is my accountant?").splitlines()[0]
-    finally:
-        rt.close()
+    agent = fresh
+    asyncio.run(say(agent, "remind me to call the accountant tomorrow at 10am"))
+    agent.close_episode()
+    assert ask(agent, "who is my accountant?").splitlines()[0] == NOTHING
+    asyncio.run(say(agent, "remember that my accountant is Farida Shah at Clarke & Moss"))
+    agent.close_episode()
+    assert "Farida Shah" in ask(agent, "who is my accountant?").splitlines()[0]
 
 
-def test_a_change_said_plainly_is_kept_as_that_change(tmp_path: Path) -> None:
+def test_a_change_said_plainly_is_kept_as_that_change(fresh: Agent) -> None:
     # Issue 42's newcomer: "we switched to a new dentist, Dr Okafor ..." said without "remember" was only noted
     # in the conversation, and "who's my dentist?" still answered the old one. Another thing said plainly stays
     # with the conversation.
-    rt = make_runtime(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled")
-    try:
-        agent = Agent(rt, OfflineResponder(rt))
-        asyncio.run(say(agent, "remember that my dentist is Dr. Malik at Smile Studio"))
-        answer, calls = asyncio.run(say(agent, "we switched to a new dentist, Dr. Okafor at Bright Teeth on Mill Lane"))
-        assert [c.name for c in calls] == ["remember"] and "it replaces #1" in answer, answer
-        answer, calls = asyncio.run(say(agent, "my sister is a nurse in Leeds"))
-        assert calls == [] and answer.startswith("Noted in this conversation"), answer
-        agent.close_episode()
-        assert "Dr. Okafor" in ask(agent, "who's my dentist?").splitlines()[0]
-    finally:
-        rt.close()
+    agent = fresh
+    asyncio.run(say(agent, "remember that my dentist is Dr. Malik at Smile Studio"))
+    answer, calls = asyncio.run(say(agent, "we switched to a new dentist, Dr. Okafor at Bright Teeth on Mill Lane"))
+    assert [c.name for c in calls] == ["remember"] and "it replaces #1" in answer, answer
+    answer, calls = asyncio.run(say(agent, "my sister is a nurse in Leeds"))
+    assert calls == [] and answer.startswith("Noted in this conversation"), answer
+    agent.close_episode()
+    assert "Dr. Okafor" in ask(agent, "who's my dentist?").splitlines()[0]
