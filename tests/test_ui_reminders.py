@@ -4,13 +4,14 @@ the frozen clock in the status bar, undo, the selection following the reminder, 
 details dialogs."""
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from textual.widgets import Input
 
-from memory import memories, reminders
+from memory import episodes, memories, reminders
 from memory.store import Store
 from memory.time.clock import Clock
 from tests.conftest import T0, make_runtime, present
@@ -92,6 +93,30 @@ async def test_what_fell_due_while_closed_is_announced_once_in_one_notice(tmp_pa
         await settle(pilot, later)
         [notice] = [n for n in notices(later) if n.startswith("While the app was closed")]
         assert "Call the plumber" in notice and "Pay the rent" not in notice
+
+
+async def test_a_request_sent_right_before_quitting_is_answered_and_the_conversation_kept(tmp_path: Path) -> None:
+    """Enter then ctrl+q at once, with no model: the app's own answer (milliseconds, no model to wait for)
+    ends before the app does, so the reminder it set is told and kept, and the conversation closes as a real
+    exchange with its title (the recap lists it; cut, it was "abandoned": a reminder set and never said)."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        chat, store_lock = app.main_screen.chat, app.runtime.store.lock
+        store_lock.acquire()  # the turn waits for the store (another write holds it) ...
+        asyncio.get_running_loop().call_later(0.2, store_lock.release)  # ... for 0.2 s
+        chat.composer.text = "remind me to water the plants tomorrow at 9am"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: chat.busy, what="the turn to start")
+        await pilot.press("ctrl+q")  # while it waits
+    store = Store(str(tmp_path / "m.db"), Clock(UTC, T0))
+    roles = [r["role"] for r in store.query("SELECT role FROM messages WHERE episode_id = "
+                                            "(SELECT max(id) FROM episodes)")]
+    assert roles == ["user", "assistant"]
+    [closed] = episodes.list_recent(store, hours=1, now=T0)
+    assert closed.title and closed.outcome == "success"
+    assert "water the plants" in [r.memory.content for r in reminders.list_open_reminders(store, now=T0)]
+    store.close()
 
 
 async def test_frozen_clock_is_shown_in_the_status_bar(tmp_path: Path) -> None:

@@ -270,8 +270,15 @@ class AssistantApp(App[int]):
     async def action_quit(self) -> None:
         """Quit at once, whatever a model is doing (SPEC F7): an answer being written stops (the message is
         saved), the conversation closes with its quick title (the model's is owed to the next process
-        that has a model), and no thread still waiting on a model holds the process (run_app)."""
-        self.main_screen.chat.stop_turn()
+        that has a model), and no thread still waiting on a model holds the process (run_app). An answer
+        the app writes alone (no model: milliseconds) is let end first, for at most APP_TURN_SECONDS: what
+        it did (a reminder set) is told and kept, and the conversation closes as the exchange it was."""
+        chat = self.main_screen.chat
+        loop = asyncio.get_running_loop()
+        until = loop.time() + APP_TURN_SECONDS
+        while chat.busy and not self.services.model.has_model and loop.time() < until:
+            await asyncio.sleep(0.02)
+        chat.stop_turn()
         try:
             # In a thread of its own: the shared pool's threads may all be waiting on a slow model.
             await _off_the_loop(self._close_for_quit, QUIT_SECONDS)
@@ -294,6 +301,7 @@ class AssistantApp(App[int]):
         self.services.due.remember_announced()
 
 
+APP_TURN_SECONDS = 0.5  # the most quitting waits for an answer the app writes with no model
 QUIT_SECONDS = 0.5  # the most quitting waits for the store (it takes milliseconds unless another write holds it)
 
 
