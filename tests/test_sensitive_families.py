@@ -809,3 +809,41 @@ def test_a_value_of_round_elevens_kinds_is_found_whole(text: str, values: list[s
 ])
 def test_near_misses_of_round_elevens_kinds_are_left_alone(text: str) -> None:
     assert not is_sensitive(text), hidden(text)
+
+
+# Blind round 13's kinds (issue 42), each in other words than the round's.
+@pytest.mark.parametrize(("text", "values"), [
+    # another code after one found in its line, set apart, whatever is said between them
+    ("gym app PIN 448201, the debit card PIN is not the same (5190)", ["448201", "5190"]),
+    ("the side gate code went from 7730 to 3377 (it was 7730 until May)", ["7730", "3377", "7730"]),
+    ("PIN is two eight two eight? no, that's the old one. two eight eight two",
+     ["two eight two eight", "two eight eight two"]),
+    # and not a number before it, nor a count, a time or a place said by its number
+    ("my locker is 118, its code 6620", ["6620"]),
+    ("door code 4417, flat 305, meet at 1530, 5000 steps", ["4417"]),
+])
+def test_other_codes_after_a_code_in_its_line_are_secrets(text: str, values: list[str]) -> None:
+    assert hidden(text) == values
+
+
+def test_a_card_number_followed_by_its_expiry_is_a_card_with_no_card_word() -> None:
+    assert hidden("4929181318151121 11/29 402") == ["4929181318151121", "11/29", "402"]
+    assert not is_sensitive("order 4929181318151121 shipped 11/29")  # no expiry right after it: an order's number
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("my seed phrase starts: orbit canvas lemon", "orbit canvas lemon"),
+    ("wallet words are in the safe, but the last three are: ribbon tiger glance", "ribbon tiger glance"),
+])
+def test_some_words_of_a_wallet_phrase_after_its_name_are_a_part_of_it(text: str, value: str) -> None:
+    assert hidden(text) == [value]
+
+
+@pytest.mark.parametrize("text", ["my seed phrase is in the safe at home",
+                                  "recovery phrase: written on paper, top drawer"])
+def test_a_wallet_phrase_named_with_no_words_of_it_is_no_secret(text: str) -> None:
+    assert not is_sensitive(text)
+
+
+def test_the_answer_given_to_a_security_question_is_taken_over_what_the_question_asks() -> None:
+    assert hidden("security question at the building society is mother's maiden name and I put Okafor") == ["Okafor"]

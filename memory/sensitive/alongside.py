@@ -16,6 +16,14 @@ And after blind round 10:
   one too (a credential's shape, or four to eight digits that are no year): "- bank: Falcon#2291\n- tax
   portal: Heron!Mist4\n- pharmacy app: 5520".
 
+And after blind round 13:
+
+- another code of digits after one found in the same line, whatever is said between them: "login PIN 662901,
+  the card PIN is different (3307)", "changed to 1204 (it was 0412 before)", "nine one one four? no wait
+  ... nine one four one": three to eight digits, as many as the value found give or take two, and no date,
+  time, year, amount or number of something (a line that holds a code says its other codes beside it;
+  what is read as one more code there costs a line already withheld).
+
 Read only beside what was found, so a text without a secret costs nothing here.
 """
 from __future__ import annotations
@@ -70,6 +78,7 @@ def find(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int, in
             at = listed.end("value")
     yield from _spelt_on(text, found)
     yield from _former(text, found)
+    yield from _same_line(text, found)
     yield from _listed(text, found)
     lines = {text.rfind("\n", 0, start) + 1 for start, _, kind in found if kind in _LOGS_IN}
     for line in lines:
@@ -108,6 +117,47 @@ def _former(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int,
         if any(digits == n and (abs(match.start() - e) <= _FORMER_REACH or abs(s - match.end()) <= _FORMER_REACH)
                for (s, e), n in counts.items()):
             yield match.start("value"), match.end("value"), "code"
+
+
+# Three to eight digits standing alone (the view writes digits said as words as digits with spaces), not
+# after a sign of money or number ("$", "#", "No."), not part of a date, a time or a decimal, not before a unit.
+_CODE_RUN = re.compile(r"(?<![\w$£€¥#/:.,-])\d(?: ?\d)*(?![\w/:%°$£€-]|[.,]\d|"
+                       r" ?(?:am|pm|h|hrs?|min|mins|kg|km|cm|mm|ml|m|g|l|€|eur|euros?|dollars?|pounds?|usd|gbp)\b)",
+                       re.I)
+# Set apart from what comes before it (a sign, a bracket, the line's start) or said to be it ("was 0412"): a
+# number straight after a noun or a preposition names a thing or a time ("flat 305", "at 1530").
+_SET_APART = vocabulary.lazy_pattern(lambda: (
+    rf"(?:(?<![^\W_])(?:{vocabulary.alternation('copulas')})|[^\w \t]|^)[ \t]*$"), re.I)
+_YEAR = re.compile(r"(?:19|20)\d\d")
+# A number followed by a word is a count of something ("5000 steps", "2 flights"), unless the word ends a
+# value's clause ("it was 0412 before", "3307 and ...").
+_NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+)")
+_CLAUSE_WORDS = vocabulary.LazyWords("cut", "and")
+_SAME_LINE_REACH = 120  # how far after the code found another one in its line may be said
+
+
+def _same_line(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int, int, str]]:
+    """Other codes of digits after a code of digits found, in its line (the module's docstring)."""
+    covered = [(start, end) for start, end, _ in found]
+    for start, end, kind in found:
+        said = text[start:end]
+        if kind not in _OF_DIGITS or not re.fullmatch(r"\d(?:[ -]?\d)*", said):
+            continue
+        digits = len(_DIGITS.findall(said))
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", end)
+        low = end  # after it: a number before a code is what the line is about ("locker is 117, code 8282")
+        high = min(len(text) if line_end < 0 else line_end, end + _SAME_LINE_REACH)
+        for run in _CODE_RUN.finditer(text, low, high):
+            value = run.group()
+            count = len(_DIGITS.findall(value))
+            if not 3 <= count <= 8 or abs(count - digits) > 2 or _YEAR.fullmatch(value) or \
+                    any(s < run.end() and run.start() < e for s, e in covered) or \
+                    not _SET_APART.search(text, line_start, run.start()) or \
+                    ((after := _NEXT_WORD.match(text, run.end())) and after.group(1).lower() not in _CLAUSE_WORDS):
+                continue
+            covered.append(run.span())
+            yield run.start(), run.end(), kind
 
 
 def _listed(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int, int, str]]:

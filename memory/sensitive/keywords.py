@@ -442,7 +442,7 @@ def _answers(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]
     sentence that asks or names a question about what such questions ask or where they are asked, then
     what was answered after a verb of answering or a sign ("If they ask which street I grew up on, I put
     Maple Crescent", "first car question on the mortgage login: Vauxhall Nova")."""
-    done = -1
+    answered: list[tuple[int, int]] = []  # the stretches an answer keyword's value was found in
     for keyword in _ANSWER_KEYWORD.finditer(text):
         end = _ANSWER_END.search(text, keyword.end())
         stop = end.start() if end else len(text)
@@ -450,15 +450,20 @@ def _answers(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]
             # the question asked, then its answer named: "città natale? Risposta: Bari"
             end = _ANSWER_END.search(text, label.end())
             stop = end.start() if end else len(text)
-        signs = _signs(text, keyword.end(), stop)
-        if not signs:
-            continue
-        value = _clause(text, signs[-1].end(), True, False)
+        # what was answered, after a verb of answering, before what the question is said to be (blind round
+        # 13: "security question for the bank is first pet's name and I put Biscuit")
+        value = _answered(text, keyword.end(), stop)
+        if value is None:
+            signs = _signs(text, keyword.end(), stop)
+            if not signs:
+                continue
+            value = _clause(text, signs[-1].end(), True, False)
         if value and len(text[value[0]:value[1]].split()) <= 4:
-            done = stop
+            answered.append((keyword.start(), stop))
             yield value[0], value[1], "credential"
+    done = -1
     for cue in _question_cues(text, words):
-        if cue.start() < done:
+        if cue.start() < done or any(start <= cue.start() < stop for start, stop in answered):
             continue
         start = _sentence_start(text, cue.start())
         end = _ANSWER_END.search(text, cue.end(), cue.end() + _ANSWER_REACH)
@@ -467,21 +472,24 @@ def _answers(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]
         if not (_ANSWER_TOPIC.search(sentence) or _ANSWER_CONTEXT.search(sentence)):
             continue  # "The quiz question was about rivers and I answered the Danube"
         done = stop
-        found = None
-        for verb in _answer_verbs():
-            said = verb.search(text, cue.end(), stop) or verb.search(text, start, cue.start())
-            if said and "value" in verb.groupindex and said.group("value"):
-                found = said.span("value")
-            elif said:
-                found = _clause(text, said.end(), True, False)
-            if found:
-                break
+        found = _answered(text, cue.end(), stop) or _answered(text, start, cue.start())
         if not found:
             signs = _signs(text, cue.end(), stop)
             found = _clause(text, signs[-1].end(), True, False) if signs else None
         if found and len(text[found[0]:found[1]].split()) <= 4 and \
                 text[found[0]:found[1]].lower().strip(_TRAILING) not in _FOLLOWERS | _ANSWER_NOT:
             yield found[0], found[1], "credential"
+
+
+def _answered(text: str, start: int, stop: int) -> tuple[int, int] | None:
+    """What was answered after the first verb of answering between `start` and `stop` that gives one."""
+    for verb in _answer_verbs():
+        said = verb.search(text, start, stop)
+        if said and "value" in verb.groupindex and said.group("value"):
+            return said.span("value")
+        if said and (found := _clause(text, said.end(), True, False)):
+            return found
+    return None
 
 
 def _asked_and_answered(text: str) -> Iterator[tuple[int, int, str]]:

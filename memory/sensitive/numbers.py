@@ -2,7 +2,8 @@
 payment cards (Luhn and an issuer prefix) with their CVV, IBANs, and national identity numbers.
 
 A Luhn-valid number of card length is taken when it reads as a card: written in the groups cards are
-printed in ("4111 1111 1111 1111"), or with a card word nearby (card, Visa, CVV, Karte, tarjeta, ...);
+printed in ("4111 1111 1111 1111"), followed by its expiry ("5358712044198635 03/30 737", blind round 13),
+or with a card word nearby (card, Visa, CVV, Karte, tarjeta, ...);
 an order number that happens to pass Luhn is not one. An IBAN is known by its own check digits (ISO 7064
 mod 97) and its country's length and layout, wherever it stands and however its groups are spaced; the
 national check digits inside it are its bank's business. National ids made of digits alone (a German
@@ -243,9 +244,10 @@ def _cards(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         if "." in text[start:end] and _VERSION.search(text, max(0, start - 12), start):
             continue  # "version 4532.0151.1283.0366"
         near = text[max(0, start - 60):end + 60]
-        if _CARD_GROUPS.fullmatch(text, start, end) or _CARD_WORDS.search(near):
+        tail = _CARD_TAIL.match(text, end)
+        # a card's own layout reads as one too: the number, then its expiry (MM/YY), as printed on it
+        if _CARD_GROUPS.fullmatch(text, start, end) or _CARD_WORDS.search(near) or (tail and tail.group("exp")):
             yield start, end, "card"
-            tail = _CARD_TAIL.match(text, end)
             if tail:
                 yield tail.start("exp"), tail.end("exp"), "card"
                 if tail.group("cvv"):

@@ -5,7 +5,8 @@ checksum is not required, so a phrase written down with a typo in its last word 
 
 After a name for one ("seed phrase", "recovery phrase", "mnemonic", "seed words", in seven languages: the
 `seed_names` of the data files), 12, 15, 18, 21 or 24 plain words are one whatever list they are from (a
-word mistyped or off the list: "wallet seed phrase is orbit canvas lemon ... spoon", blind round 9).
+word mistyped or off the list: "wallet seed phrase is orbit canvas lemon ... spoon", blind round 9); and
+after a sign in its line, three or more words of one list are a part of one ("the first four are: ...").
 """
 from __future__ import annotations
 
@@ -120,15 +121,38 @@ def _named(text: str) -> Iterator[tuple[int, int, str]]:
     if not any(stem in lowered for stem in _stems()):
         return
     for match in _NAMED_SOON.finditer(text):
+        named_at = match.end()
         if match.group("words") is None:
             # not a phrase right after its name: the phrase given after a later sign of the same line, a first try
             # corrected ("frase de recuperación: lluvia gato ... no espera, en inglés: river candle orbit ...")
             match = _NAMED_LATER.match(text, match.end())
-            if not match:
-                continue
-        found = _phrase(text, match.start("words"), match.group("words"))
-        if found:
+        found = _phrase(text, match.start("words"), match.group("words")) if match else None
+        if found or (found := _part(text, named_at)):
             yield found
+
+
+# After a phrase's name, in its line, a sign or a copula, then some of its words: "my crypto wallet words are
+# hidden in the cookbook but the first four are: tiger ribbon expose glance" (blind round 13).
+_PART = vocabulary.lazy_pattern(lambda: (
+    rf"(?:[:=]|->|→|(?<![^\W_])(?:{vocabulary.alternation('copulas')})(?![^\W_]))[ \t]*"
+    r"(?P<words>[^\W\d_]+(?:[ \t,]+[^\W\d_]+){2,23})"), re.I)
+PART_WORDS = 3  # words of one list in a row, after a phrase's name and a sign, are a part of it
+
+
+def _part(text: str, start: int) -> tuple[int, int, str] | None:
+    """Some words of a wallet's phrase given after its name in the same line, each on one BIP-39 list."""
+    stop = text.find("\n", start)
+    lists = _lists()
+    for sign in _PART.finditer(text, start, len(text) if stop < 0 else stop):
+        languages, end, count = -1, 0, 0
+        for word in _WORD.finditer(sign.group("words")):
+            bits = lists.get(word.group(0).lower(), 0) & languages
+            if not bits:
+                break
+            languages, end, count = bits, word.end(), count + 1
+        if count >= PART_WORDS:
+            return sign.start("words"), sign.start("words") + end, "recovery_phrase"
+    return None
 
 
 def _phrase(text: str, start: int, said: str) -> tuple[int, int, str] | None:
