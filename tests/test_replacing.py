@@ -226,6 +226,9 @@ def test_the_vectors_made_ahead_are_the_embedders_own(embedder: LocalEmbedder, k
     ("supersession_blind12.tsv", 0.59, 0.98),  # round 12: cold 0.324 / 0.958 after round 10's kinds (three
     # look-alikes taken); 0.446 / 1.000 after its own kinds of misreading were fixed (read, so not first sight);
     # 0.608 / 1.000 with the learned reading (0.595 / 1.000 held out)
+    ("supersession_blind13.tsv", 0.56, 0.98),  # round 13: cold 0.420 / 1.000 at 1c55a48, 0.565 / 0.986 at 00bc603
+    # (never read until round 14 was written; the learned reading is not fitted on it: a refit with it held the other
+    # rounds' held-out figures where they were and raised the bar from 0.34 to 0.54)
     ("supersession.tsv", 0.99, 0.99),  # the rules' own set: 1.000 / 1.000; 1.000 / 0.992 with the learned reading
     # ("we now have a new gate" of "the gate code is 1234")
 ])
