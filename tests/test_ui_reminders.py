@@ -119,6 +119,21 @@ async def test_a_request_sent_right_before_quitting_is_answered_and_the_conversa
     store.close()
 
 
+async def test_a_request_and_ctrl_q_in_the_same_breath_is_answered_before_the_app_ends(tmp_path: Path) -> None:
+    """enter and ctrl+q read in one go: the turn is a worker not started yet when the quit comes; it is waited
+    for as one under way (it was cut before it stored anything: the request kept only in the box's history)."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        app.main_screen.chat.run_turn("remind me to water the plants tomorrow at 9am")  # what enter does
+        await app.action_quit()  # before the turn's worker has started
+    store = Store(str(tmp_path / "m.db"), Clock(UTC, T0))
+    assert "water the plants" in [r.memory.content for r in reminders.list_open_reminders(store, now=T0)]
+    [closed] = episodes.list_recent(store, hours=1, now=T0)
+    assert closed.outcome == "success"
+    store.close()
+
+
 async def test_frozen_clock_is_shown_in_the_status_bar(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -276,7 +276,8 @@ class AssistantApp(App[int]):
         chat = self.main_screen.chat
         loop = asyncio.get_running_loop()
         until = loop.time() + APP_TURN_SECONDS
-        while chat.busy and not self.services.model.has_model and loop.time() < until:
+        # a turn just sent is a worker not started yet (ctrl+q in the same breath as enter): waited for too
+        while self.main_screen.jobs.answering() and not self.services.model.has_model and loop.time() < until:
             await asyncio.sleep(0.02)
         chat.stop_turn()
         try:
