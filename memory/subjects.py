@@ -55,6 +55,7 @@ def _phrases(words: list[str]) -> re.Pattern[str]:
 @dataclass(frozen=True)
 class Vocabulary:
     strong: re.Pattern[str]
+    substitution: re.Pattern[str]  # strong words of one thing done in place of another ("instead of")
     weak: re.Pattern[str]
     past_before: re.Pattern[str]
     past_first: re.Pattern[str]
@@ -119,6 +120,7 @@ def vocabulary() -> Vocabulary:
     data = tomllib.loads(VOCABULARY.read_text(encoding="utf-8"))
     return Vocabulary(
         strong=_phrases(_every_language(data["change"]["strong"])),
+        substitution=_phrases(_every_language(data["change"]["substitution"])),
         weak=_phrases(_every_language(data["change"]["weak"])),
         past_before=_phrases(_every_language(data["past"]["before"])),
         past_first=_phrases(_every_language(data["past"]["first"])),
@@ -619,8 +621,12 @@ def _dates_a_change(text: str, folded: str, marks: set[str]) -> bool:
     """Whether "today", "this morning" say when a change happened ("Started my new job today", "Weighed
     myself this morning: 78.5 kg"): told as an event in the past, with a word of change or a measure, nothing
     called off ("This Wednesday football's cancelled", "the café opens at 10 today", "Today I parked on
-    level 2" are that day's)."""
+    level 2" are that day's), and no change said but one thing done instead of another ("saw Dr Jones instead of
+    Dr Patel today")."""
     words = vocabulary()
+    strong = [m.group(0) for m in words.strong.finditer(folded)]
+    if strong and all(words.substitution.fullmatch(w) for w in strong) and "weak" not in marks:
+        return False  # "Tom saw Dr Jones instead of Dr Patel today": that day's exception (an attacker's finding)
     return _an_event(text) and not words.one_off.search(folded) and bool(
         {"strong", "weak"} & marks or words.measured.search(folded))
 

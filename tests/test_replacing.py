@@ -472,3 +472,21 @@ def test_the_learned_reading_is_of_the_features_it_was_fitted_on() -> None:
     fitted = change_score.model()
     assert fitted is not None and fitted.model == change_score.MODEL == "minilm-l6-v2-int8"
     assert len(fitted.weights) == len(change_score.FEATURES) and fitted.bar < float("inf")
+
+
+@pytest.mark.parametrize("older, newer", [
+    ("Tom sees Dr Patel", "Tom saw Dr Jones instead of Dr Patel today"),
+    ("my hairdresser is Sam at Cutz", "went to Lou instead of Sam today, she was off"),
+    ("I swim at the Leisure Centre pool", "swam at the lido today instead of the Leisure Centre"),
+])
+def test_what_was_done_instead_on_one_day_replaces_nothing(store: Store, embedder: LocalEmbedder, older: str,
+                                                            newer: str) -> None:
+    """An attacker's finding (issue 42): "instead of" said of one day's event is that day's exception, not a
+    change ("today" dates a change only when a change is said: "switched to Dr Jones today")."""
+    assert links_after(store, embedder, older, newer)[2] == {}
+
+
+def test_a_change_said_with_instead_of_and_today_still_replaces(store: Store, embedder: LocalEmbedder) -> None:
+    a, b, replaced = links_after(store, embedder, "Tom sees Dr Patel",
+                                 "Tom switched to Dr Jones instead of Dr Patel today")
+    assert replaced == {a: b}
