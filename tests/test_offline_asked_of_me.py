@@ -42,6 +42,13 @@ async def test_the_common_ways_of_asking_for_ones_reminders_list_them(agent: Age
     assert "- #1 [DUE Mon Nov 23 18:00] call mom" in answer and "- #2 [DUE Fri Nov 27 10:00] pay rent" in answer
 
 
+@pytest.mark.parametrize("said", ["what's on tomorrow?", "what's happening this weekend?", "what's planned for Friday?",
+                                  "what's on my agenda today?", "anything coming up this week?",
+                                  "what have I got on tomorrow?", "what's left to do today?"])
+def test_an_agenda_asked_in_its_own_words_is_the_agenda(said: str) -> None:
+    assert read(said, CLOCK).action.intent == "upcoming"
+
+
 async def test_no_reminders_is_said_plainly(agent: Agent) -> None:
     answer, _ = await say(agent, "what reminders do I have?")
     assert answer == "Nothing is due in the next 7 days."
@@ -57,7 +64,10 @@ async def test_reminders_of_a_day(agent: Agent, asked: str) -> None:
 
 
 @pytest.mark.parametrize("said", ["what's on my shopping list?", "do I have any reminders about the dentist?",
-                                  "remind me what's on my list", "what reminders did Priya want?"])
+                                  "remind me what's on my list", "what reminders did Priya want?",
+                                  # a newcomer's: something else asked of a day ("Nothing is due tomorrow")
+                                  "what's the weather like tomorrow?", "what's the traffic like on Friday?",
+                                  "what's for dinner tonight?"])
 def test_other_questions_about_lists_and_reminders_are_not_the_agenda(said: str) -> None:
     assert read(said, CLOCK).action.intent != "upcoming"
 

@@ -324,3 +324,29 @@ def test_a_change_said_plainly_is_kept_as_that_change(fresh: Agent) -> None:
     assert calls == [] and answer.startswith("Noted in this conversation"), answer
     agent.close_episode()
     assert "Dr. Okafor" in ask(agent, "who's my dentist?").splitlines()[0]
+
+
+def test_what_held_before_is_not_the_answer_to_what_holds_now(fresh: Agent) -> None:
+    # A newcomer's store of one memory, "I used to live in Leeds": "where do I live?" answered "From memory: I used
+    # to live in Leeds". What no longer holds is at most the closest to a question in the present; asked of the
+    # past, it is the answer.
+    agent = fresh
+    asyncio.run(say(agent, "remember that I used to live in Leeds"))
+    agent.close_episode()
+    lines = ask(agent, "where do I live?").splitlines()
+    assert lines[0] == NOTHING and "Leeds" in lines[-1], lines
+
+
+@pytest.mark.parametrize(("question", "statement", "over"), [
+    ("where do I live?", "I used to live in Leeds", True),
+    ("who's my dentist?", "my former dentist was Dr Kim", True),
+    ("où est-ce que j'habite ?", "autrefois j'habitais à Lyon", True),
+    ("where did I live before?", "I used to live in Leeds", False),  # asked of the past: it may answer
+    ("who was my old dentist?", "my old dentist was Dr Kim", False),
+    ("where do I live?", "I live in Leeds", False),
+])
+def test_what_no_longer_holds_is_over_for_a_question_in_the_present(question: str, statement: str,
+                                                                     over: bool) -> None:
+    from assistant.recall import meaning
+
+    assert meaning.over(question, statement) is over

@@ -44,7 +44,7 @@ from memory.errors import InvalidInput
 from memory.time.references import asks_when
 from memory.time.rules import Recurrence, is_rule_phrase
 from memory.time.schedule import parse_schedule
-from memory.words import stems
+from memory.words import STOPWORDS, stems
 
 _FLAGS = re.I | re.S
 # Politeness and address that carry no meaning for the request.
@@ -81,6 +81,29 @@ _UPCOMING = re.compile(
     r"on (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2})\b"
     r"|^\W*(my |show( me)?( my)? |list( my)? |any |what are my |open )?(reminders|upcoming|agenda|to-?dos?)\W*$"
     r"|\bmy reminders\b|\bwhat (am i|do i need to be) remind", re.I)
+# What an agenda question may say between "what's" and its day ("what's planned for Friday?", "what have I got
+# on tomorrow?"): another word is something else asked of that day ("what's the weather like tomorrow?").
+_AGENDA_WORDS = frozenset("""s on up planned happening scheduled going left else still all lined got get
+agenda schedule plan plans day diary calendar list need needs doing done coming due upcoming anything something
+plate busy am any week weeks weekend month next today tonight tomorrow morning afternoon evening night""".split())
+_MONTH_NAME = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b")
+
+
+def _agenda_asked(core: str) -> bool:
+    """An agenda asked for: "what's on tomorrow?", "my reminders"; not another thing asked of a day."""
+    match = _UPCOMING.search(core)
+    if match is None:
+        return False
+    return match.group(1) is None or not _something_else_asked(core)  # "my reminders": no day to ask of
+
+
+def _something_else_asked(core: str) -> bool:
+    """Whether a question of a day asks of something else than what is on then: a word that is not the day,
+    a little word, or one of an agenda ("what's the weather like tomorrow?", "what's for dinner tonight?")."""
+    words = re.findall(r"[a-z]+", _MONTH_NAME.sub(" ", _DAY_WORD.sub(" ", core.lower())))
+    return any(word not in STOPWORDS and word not in _AGENDA_WORDS for word in words)
+
+
 # One's reminders asked for as such ("what reminders do I have?", "do I have any reminders?", "what's on my
 # list?"), maybe for some days ("... tomorrow"); not a list of something else ("my shopping list") nor
 # reminders about one thing ("any reminders about the dentist?": a question about memory).
@@ -470,9 +493,10 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
         return Upcoming(span=day_span(raw, now, zone, past=False), topic="trip")
     if short and _KNOWN.match(core):
         return Known()
-    listing = not reminding and (_UPCOMING.search(core) or short and _MY_REMINDERS.match(core))
+    listing = not reminding and (_agenda_asked(core) or short and _MY_REMINDERS.match(core))
     if listing or short and not reminding and not _about_the_past(core) and (
-            _LEFT.search(core) or _ON_A_DAY.search(core) and _DAY_WORD.search(core)):
+            _LEFT.search(core) or _ON_A_DAY.search(core) and _DAY_WORD.search(core)
+            and not _something_else_asked(core)):
         span = day_span(raw, now, zone, past=False)
         if span is None and not listing:
             span = day_span("today", now, zone, past=False)  # "what do I still have to do?": what is left of today

@@ -114,13 +114,15 @@ class Evidence:
     # another name for it, the same owner, every qualifier asked), giving a value of the kind asked.
     sure: bool = False
     kind_given: bool = True  # it gives a value of the kind asked, if one is (a name for "who ...?")
+    of_the_time: bool = True  # not what no longer holds, asked of the present (meaning.over)
 
     @property
     def answers(self) -> bool:
         """Whether it is the answer, not only near it: weighed above the calibrated score, or near enough to
         be offered as the closest and sure by the reading ("who's my GP?" of "my doctor is Dr Okafor", which
         MiniLM puts no nearer than "who is my dentist?"), or, unweighed, kept by the words."""
-        return self.score is None or meaning.calibration().answering(self.score, self.sure, self.kind_given)
+        return self.score is None or meaning.calibration().answering(self.score, self.sure, self.kind_given,
+                                                                              self.of_the_time)
 
     @property
     def is_statement(self) -> bool:
@@ -324,6 +326,7 @@ def weigh(runtime: Runtime, question: str, vector: Any, found: list[Evidence], f
         evidence.score = round(calibration.score(values), 4)
         evidence.sure = meaning.sure(values)  # a memory, or a statement the user made
         evidence.kind_given = meaning.kind_given(values)
+        evidence.of_the_time = not meaning.over(question, evidence.content)
     return sorted(found, key=lambda e: (not e.answers, e.type != "memory", -(e.score or 0.0)))
 
 

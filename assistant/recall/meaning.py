@@ -55,11 +55,12 @@ class Calibration:
     answers: float  # the score from which a statement is the answer
     closest: float  # the score from which a statement is offered as the closest there is
 
-    def answering(self, score: float, sure: bool, kind_given: bool = True) -> bool:
+    def answering(self, score: float, sure: bool, kind_given: bool = True, of_the_time: bool = True) -> bool:
         """Whether a statement so scored is the answer: from `answers` when it gives a value of the kind asked
         (`kind_given`: "who is my accountant?" is not answered by the reminder "call the accountant"), or from
-        `closest` when the reading is sure of it (`sure`)."""
-        return (score >= self.answers and kind_given) or (sure and score >= self.closest)
+        `closest` when the reading is sure of it (`sure`); never when it says what no longer holds of a question
+        asked in the present (`of_the_time`: `over`)."""
+        return of_the_time and ((score >= self.answers and kind_given) or (sure and score >= self.closest))
 
     def score(self, values: Sequence[float]) -> float:
         """The probability, as fitted, that a statement with these feature values answers the question."""
@@ -82,6 +83,14 @@ def sure(values: Sequence[float]) -> bool:
     the head of that subject is met, and a value of the kind asked is given."""
     return bool(values[FEATURES.index("defining")]) and values[FEATURES.index("head_unmet")] == 0.0 and \
         values[FEATURES.index("kind_unmet")] == 0.0
+
+
+def over(question: str, statement: str) -> bool:
+    """Whether `statement` says what no longer holds ("I used to live in Leeds", "my old dentist was ...") and
+    `question` asks of the present (no word of the past in it: "where do I live?"): then it is no answer,
+    at most the closest (vocabulary/*.toml: says_over, asks_past)."""
+    said, asked = _tenses()
+    return bool(said and said.search(fold(statement)) and not (asked and asked.search(fold(question))))
 
 
 def kind_given(values: Sequence[float]) -> bool:
@@ -124,6 +133,13 @@ def _vocabulary() -> dict[str, re.Pattern[str] | None]:
                 *names.MONTH_SHORT, *names.WEEKDAY_SHORT]
     out["says_when"] = _phrases(table(VOCABULARY, "says_when") + calendar + [f"{w}s" for w in names.WEEKDAYS])
     return out
+
+
+@cache
+def _tenses() -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+    """vocabulary/*.toml, compiled once: the words that say what no longer holds, and those of a question
+    asked of the past."""
+    return _phrases(table(VOCABULARY, "says_over", LANGUAGES)), _phrases(table(VOCABULARY, "asks_past", LANGUAGES))
 
 
 _CLOCK = re.compile(r"\b\d{1,2}(?:[:.]\d\d|\s?(?:am|pm|o'clock|h))(?!\w)|\b(?:19|20)\d\d\b|\b\d{1,2}(?:st|nd|rd|th)\b|"
