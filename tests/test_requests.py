@@ -58,3 +58,15 @@ def test_a_reminder_asked_in_spanish_is_due_when_it_says() -> None:
     assert isinstance(action, Remind)
     assert (action.intent, action.content, action.due) == ("remind", "llamar a mamá",
                                                            datetime(2026, 11, 23, 10, 0, tzinfo=UTC))
+
+
+@pytest.mark.parametrize(("said", "kept"), [
+    ("remember that the wifi password is BlueHeron77!", "the wifi password is BlueHeron77!"),
+    ("remember: the vpn password is Falcon#2291!!", "the vpn password is Falcon#2291!!"),
+    ("remember my PIN is 4471.", "my PIN is 4471"),
+    ("remember that I like tea!", "I like tea"),
+    ("remember the door code is 1234.", "the door code is 1234"),
+])
+def test_the_marks_a_secret_ends_in_are_kept_and_a_sentences_are_not(said: str, kept: str) -> None:
+    # A newcomer's: "remember that the wifi password is BlueHeron77!" was kept, and told back, without its "!".
+    assert read(said, CLOCK).action.content == kept

@@ -41,6 +41,7 @@ from assistant.reading.questions import greeting_before_question, question_focus
 from assistant.reading.spans import DaySpan, day_span
 from memory import supersession
 from memory.errors import InvalidInput
+from memory.sensitive import find_secrets
 from memory.time.references import asks_when
 from memory.time.rules import Recurrence, is_rule_phrase
 from memory.time.schedule import parse_schedule
@@ -275,7 +276,16 @@ def _strip(text: str) -> str:
     while previous != text:
         previous = text
         text = _LEAD.sub("", text)
-    return _TRAIL.sub("", text).strip()
+    trail = _TRAIL.search(text)
+    return text[:_with_its_marks(text, trail.start() if trail else len(text))].strip()
+
+
+def _with_its_marks(text: str, end: int) -> int:
+    """Where `text` ends once the marks after `end` are cut, unless they end a secret: "the wifi password is
+    BlueHeron77!" keeps its "!" (a newcomer's, issue 42: the password was kept without it)."""
+    if end < len(text) and text[end] in ".!":
+        return max([end, *(span.end for span in find_secrets(text) if span.start < end < span.end)])
+    return end
 
 
 def _amount(number: str, unit: str) -> timedelta:
@@ -531,7 +541,7 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
     match = _REMEMBER.match(core)
     if (match and not re.match(r"^\W*remember\s+(when|what|where|who|how|if|whether)\b", core, re.I)
             and match.group("what").strip().lower() not in ("that", "this", "of", "it")):  # "remember that" alone
-        return Remember(content=match.group("what").strip())
+        return Remember(content=core[match.start("what"):_with_its_marks(core, match.end("what"))].strip())
     if supersession.is_change(core):
         # "heads up, the gate code changed to 5521": a new value said without "remember that" is kept as one.
         return Remember(content=supersession.without_lead(core), kind="fact")
