@@ -70,3 +70,14 @@ def test_a_reminder_asked_in_spanish_is_due_when_it_says() -> None:
 def test_the_marks_a_secret_ends_in_are_kept_and_a_sentences_are_not(said: str, kept: str) -> None:
     # A newcomer's: "remember that the wifi password is BlueHeron77!" was kept, and told back, without its "!".
     assert read(said, CLOCK).action.content == kept
+
+
+@pytest.mark.parametrize("said", ["remind me at 6.30pm tomorrow to ring Tom",
+                                  "remind me tomorrow at 6.30pm to ring Tom",
+                                  "remind me to ring Tom tomorrow at 6.30 pm",
+                                  "remind me to ring Tom at 6:30pm tomorrow"])
+def test_a_clock_time_with_a_dot_and_am_or_pm_is_that_time(said: str) -> None:
+    # A newcomer's: "6.30pm" (as the British write it) was read as part of the text, due at 09:00.
+    action = read(said, CLOCK).action
+    assert isinstance(action, Remind)
+    assert (action.content, action.due) == ("ring Tom", datetime(2026, 11, 23, 18, 30, tzinfo=UTC))

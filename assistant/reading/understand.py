@@ -187,7 +187,8 @@ _SHIFT = re.compile(r"^(?P<what>.+?)\s+(?P<dir>back|forward|later|earlier)?\s*(?
 _DURATION = re.compile(r"^(?:in\s+|for\s+)?(?:\d+|an?|one|two|three|half an)\s*"
                        r"(?:minutes?|mins?|m|hours?|hrs?|h|days?|weeks?)$", re.I)
 _MOVE_SEPARATORS = re.compile(r"\s+(?:to|until|till|for|at|on)\s+", re.I)
-_TIME_ONLY = re.compile(r"^(?:at\s+)?(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon|midday|midnight)$", re.I)
+_TIME_ONLY = re.compile(r"^(?:at\s+)?(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|\d{1,2}\.\d{2}\s*(?:am|pm)|noon|"
+                        r"midday|midnight)$", re.I)
 _THAT = re.compile(r"^(?:it|that|this|that one|this one|the last one|the last reminder|that reminder|this reminder)$",
                    re.I)
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,

@@ -30,7 +30,8 @@ _NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "half an": 0.5
 # DST ends is 03:30 UTC later by the clock on the wall, not by the wall clock's numbers.
 _OFFSET = re.compile(r"^in\s+(\d+(?:\.\d+)?|an?|one|two|three|half an)\s*"
                      r"(minutes?|mins?|m|hours?|hrs?|hr|h)$")
-_AMPM = re.compile(r"\b(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?=\s|$|[,.!?])")
+# "6:30pm", and "6.30pm" as the British write it (a newcomer's reminder went off 9.5 hours early).
+_AMPM = re.compile(r"\b(?:at\s+)?(\d{1,2})(?:[:.](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)(?=\s|$|[,.!?])")
 # A clock time: "17:05", or "at 9.30" (with a dot only after "at": "1.12.2026" is a date).
 _CLOCK = re.compile(r"\b(?:at\s+)?(\d+):(\d+)\b|\bat\s+(\d+)\.(\d\d)\b(?!\.)")
 _AT_HOUR = re.compile(r"\bat\s+(\d+)\b(?![:.\-/]\d)(?!\s*(?:st|nd|rd|th|days?|weeks?|months?|hours?|minutes?)\b)")
