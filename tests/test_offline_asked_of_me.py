@@ -49,6 +49,23 @@ def test_an_agenda_asked_in_its_own_words_is_the_agenda(said: str) -> None:
     assert read(said, CLOCK).action.intent == "upcoming"
 
 
+@pytest.mark.parametrize("asked", ["what's overdue?", "anything overdue?", "what am I late on?",
+                                   "which reminders are overdue?"])
+async def test_what_is_overdue_lists_the_late_reminders_only(agent: Agent, asked: str) -> None:
+    # A newcomer's: "what's overdue?" got "I don't have anything in memory about that." with two overdue.
+    two_reminders(agent)
+    memories.remember(agent.runtime.store, "renew the passport", due_at="2026-11-01T09:00:00+00:00", allow_past=True)
+    memories.remember(agent.runtime.store, "pay the gas bill", due_at="2026-11-20T09:00:00+00:00", allow_past=True)
+    answer, _ = await say(agent, asked)
+    assert answer.splitlines() == ["Overdue:", "- #3 [OVERDUE Sun Nov 1 09:00] renew the passport (overdue 21 d)",
+                                   "- #4 [OVERDUE Fri Nov 20 09:00] pay the gas bill (overdue 2 d)"], answer
+
+
+async def test_nothing_overdue_is_said_plainly(agent: Agent) -> None:
+    two_reminders(agent)
+    assert (await say(agent, "anything overdue?"))[0] == "Nothing is overdue."
+
+
 async def test_no_reminders_is_said_plainly(agent: Agent) -> None:
     answer, _ = await say(agent, "what reminders do I have?")
     assert answer == "Nothing is due in the next 7 days."

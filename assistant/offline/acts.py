@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from assistant.conversation import AssistantMessage, Item, UserMessage
-from assistant.offline.agenda import agenda, coming_up, trips
+from assistant.offline.agenda import agenda, coming_up, overdue, trips
 from assistant.offline.answers import answer_from_memory, what_i_know
 from assistant.offline.phrases import (
     ASK_WHEN,
@@ -153,6 +153,8 @@ def _agenda(runtime: Runtime, action: Upcoming, text: str, exclude: tuple[int, .
     answered from memory when something there answers it."""
     if action.topic == "trip":
         listed, named = agenda(runtime, action.span, "trip") if action.span else trips(runtime)
+    elif action.topic == "overdue":
+        listed, named = overdue(runtime)
     elif action.span is not None:
         listed, named = agenda(runtime, action.span)
     else:

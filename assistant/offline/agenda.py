@@ -152,6 +152,14 @@ def coming_up(runtime: Runtime, within_days: int = 7) -> tuple[str, list[reminde
     return text, items
 
 
+def overdue(runtime: Runtime) -> tuple[str, list[reminders.Reminder]]:
+    """ "What's overdue?": the open reminders whose time has passed, oldest first."""
+    late = [r for r in reminders.list_open_reminders(runtime.store, 0, runtime.clock.now()) if r.status == "overdue"]
+    if not late:
+        return "Nothing is overdue.", []
+    return "\n".join(["Overdue:"] + [reminder_line(runtime, r) for r in late]), late
+
+
 def _about_travel(text: str) -> bool:
     words = set(text.lower().replace(",", " ").split())
     return bool(words & set(TRIP_WORDS))

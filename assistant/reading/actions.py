@@ -69,7 +69,7 @@ class Upcoming(BaseAction):
     """ "what's coming up?", "what do I have tomorrow?", "any trips planned?"."""
     intent: ClassVar[str] = "upcoming"
     span: DaySpan | None = None  # the days it is limited to
-    topic: str = ""  # "trip" for plans of travel; "" for everything
+    topic: str = ""  # "trip" for plans of travel, "overdue" for what is late; "" for everything
 
 
 @dataclass(frozen=True, kw_only=True)

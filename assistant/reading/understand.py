@@ -82,6 +82,9 @@ _UPCOMING = re.compile(
     r"on (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2})\b"
     r"|^\W*(my |show( me)?( my)? |list( my)? |any |what are my |open )?(reminders|upcoming|agenda|to-?dos?)\W*$"
     r"|\bmy reminders\b|\bwhat (am i|do i need to be) remind", re.I)
+# What is late: "what's overdue?", "anything overdue?", "what am I late on?" (a newcomer's, that found nothing).
+_OVERDUE = re.compile(r"^\W*(?:what'?s|what is|anything|is anything|what am i|what have i|which reminders are|"
+                      r"any reminders|show(?: me)?|list)\b.*\b(?:overdue|late on|behind on|late with|missed)\W*$", re.I)
 # What an agenda question may say between "what's" and its day ("what's planned for Friday?", "what have I got
 # on tomorrow?"): another word is something else asked of that day ("what's the weather like tomorrow?").
 _AGENDA_WORDS = frozenset("""s on up planned happening scheduled going left else still all lined got get
@@ -504,6 +507,8 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
         return Upcoming(span=day_span(raw, now, zone, past=False), topic="trip")
     if short and _KNOWN.match(core):
         return Known()
+    if not reminding and _OVERDUE.match(core):
+        return Upcoming(topic="overdue")
     listing = not reminding and (_agenda_asked(core) or short and _MY_REMINDERS.match(core))
     if listing or short and not reminding and not _about_the_past(core) and (
             _LEFT.search(core) or _ON_A_DAY.search(core) and _DAY_WORD.search(core)
