@@ -158,3 +158,20 @@ async def test_a_consolidation_that_fails_in_its_process_is_said_and_the_app_goe
         await wait_until(pilot, lambda: any(n.startswith("Consolidation failed: ") for n in notices(app)),
                          timeout=60, what="the failure said")
         assert app.is_running and not app.main_screen.jobs.running
+
+
+async def test_what_a_turn_wrote_is_embedded_as_it_ends_not_after_ten_quiet_seconds(tmp_path: Path) -> None:
+    """A newcomer typing turn after turn never left 10 s of quiet: 53 texts waited for their embeddings,
+    search found them by keywords only, and a notice covered the chat. What a turn writes is embedded as the
+    turn ends, while its answer is read."""
+    app = make_app(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot, app)
+        jobs, store = app.main_screen.jobs, app.runtime.store
+        jobs.embed_idle_seconds = 1e9  # the idle path never runs here
+        for said in ("remember that my bike is a blue Brompton", "remember that the gym opens at 6"):
+            app.main_screen.chat.composer.text = said
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: not app.main_screen.chat.busy, timeout=30, what="the answer")
+            await wait_until(pilot, lambda: pending_count(store) == 0, timeout=10, what="the turn's texts embedded")
+    assert vectors.count(store) >= 6  # two turns: each message, its answer and its memory

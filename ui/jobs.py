@@ -20,6 +20,7 @@ from ui.failures import ReportsFailures
 from ui.messages import StatusNews, StoreChanged
 
 EMBED_IDLE_SECONDS = 10.0  # quiet this long, the app embeds texts a big import left waiting
+EMBED_AFTER_TURN = 64  # the most texts embedded as a turn ends (a turn writes two or three; about 0.2 s at most)
 # Quiet this long (no key, no answer under way), the app asks the local model for what can wait: the titles
 # closed conversations owe, and a consolidation its triggers call for. A request to the same local server
 # between two turns would throw away what it keeps of the conversation (SPEC F4).
@@ -178,6 +179,17 @@ class IdleJobs(ReportsFailures, Widget):
         an answer, and stop at the first key."""
         if not self.answering() and self.idle_for() >= self.embed_idle_seconds:
             self._embed_backlog()
+
+    def embed_after_turn(self) -> None:
+        """What a turn wrote (the message, the answer, a memory) is embedded as soon as it ends, while the answer
+        is read: a newcomer typing turn after turn with no 10 s of quiet had 53 texts waiting, search by
+        keywords only, and a notice over the chat. Only once the model is loaded (a key loaded it)."""
+        if self._warming and not self.answering():
+            self._embed_new()
+
+    @work(thread=True, exclusive=True, group="idle-embed", exit_on_error=False, description="embed new texts")
+    def _embed_new(self) -> None:
+        self.embeddings.embed_backlog(limit=EMBED_AFTER_TURN)
 
     @work(thread=True, exclusive=True, group="idle-embed", exit_on_error=False, description="embed waiting texts")
     def _embed_backlog(self) -> None:

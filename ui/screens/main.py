@@ -128,6 +128,8 @@ class MainScreen(ReportsFailures, Screen[None]):
         """Read again what shows the store: the panel (and bar), the status, the due timer."""
         if event is not None and event.by_user:
             self.composer.reminder_changed()
+        if event is not None:
+            self.jobs.embed_after_turn()  # what the turn (or a change) wrote, embedded while it is read
         self.sidebar.refresh_reminders()
         self.status.reload()
         self.due_watcher.reschedule()
