@@ -207,6 +207,30 @@ async def test_forget_really_forgets(agent: Agent) -> None:
     assert texts[0] == "remember that [forgotten]"  # the message stays, its secret does not
 
 
+@pytest.mark.parametrize("said", ["done with the oven and the soup", "tick off the oven and the soup",
+                                  "done with the soup, the oven"])
+async def test_a_request_naming_several_reminders_acts_on_each(agent: Agent, said: str) -> None:
+    # A newcomer's: "done with the oven and the soup" got "Which one did you mean?" of the two it named.
+    store = agent.runtime.store
+    oven = memories.remember(store, "check the oven", due_at="tomorrow 7pm")
+    soup = memories.remember(store, "stir the soup", due_at="tomorrow 8pm")
+    bins = memories.remember(store, "put the bins out", due_at="tomorrow 9pm")
+    answer, calls = await say(agent, said)
+    assert len(calls) == 2, answer
+    assert memories.get_memory(store, oven.id).done_at and memories.get_memory(store, soup.id).done_at
+    assert not memories.get_memory(store, bins.id).done_at
+
+
+async def test_several_named_with_one_unclear_changes_nothing_and_asks(agent: Agent) -> None:
+    store = agent.runtime.store
+    memories.remember(store, "check the oven", due_at="tomorrow 7pm")
+    memories.remember(store, "call the bank", due_at="tomorrow 8pm")
+    memories.remember(store, "call the dentist", due_at="tomorrow 9pm")
+    answer, calls = await say(agent, "done with the oven and the call")
+    assert calls == [] and answer.startswith("Which one did you mean?"), answer
+    assert store.number("SELECT count(*) FROM knowledge WHERE done_at IS NOT NULL") == 0
+
+
 async def test_a_bare_number_answers_which_one(agent: Agent) -> None:
     store = agent.runtime.store
     mom = memories.remember(store, "call mom", due_at="tomorrow 7pm")

@@ -30,6 +30,12 @@ def plan_change(runtime: Runtime, action: Change, request: str, conversation: li
     clock = runtime.clock
     if isinstance(action, Rename) and not action.new_text:
         return said("Rename it to what? For example \"rename 5 to call the bank\".")
+    if isinstance(action, Done | Cancel) and action.target is None:
+        named = _each_named(runtime, action.content)
+        if named:  # "done with the oven and the soup": each is the one reminder its words name
+            call = "update_memory" if isinstance(action, Done) else "forget"
+            return Plan([(call, {"id": m.id, "done": True} if call == "update_memory" else {"id": m.id})
+                         for m in named], purposes=[action] * len(named))
     chosen, reply = _reminder(runtime, action, request, conversation)
     if chosen is None:
         return reply
@@ -167,6 +173,24 @@ def last_reminder(runtime: Runtime, conversation: list[Item]) -> Memory | None:
                 return memory
     fell_due = reminders.last_fell_due(store)
     return fell_due.memory if fell_due else None
+
+
+_JOINED = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)", re.I)
+
+
+def _each_named(runtime: Runtime, words: str) -> list[Memory]:
+    """The reminders of a request that names several, each by words that name exactly one ("the oven and the
+    soup", "oven, soup and bins"); none unless every part names its own one."""
+    parts = [part for part in _JOINED.split(words) if part.strip()]
+    if len(parts) < 2:
+        return []
+    named: list[Memory] = []
+    for part in parts:
+        full, _ = match_reminders(runtime, part)
+        if len(full) != 1 or any(m.id == full[0].memory.id for m in named):
+            return []
+        named.append(full[0].memory)
+    return named
 
 
 def match_reminders(runtime: Runtime, words: str) -> tuple[list[reminders.Reminder], list[reminders.Reminder]]:
