@@ -74,6 +74,7 @@ class Asking(Enum):
     WHICH = "which"  # "Which one did you mean?": one or more of the memories in `ids`
     SUGGESTION = "suggestion"  # "Did you mean "..."?": yes carries out `request`, the message as meant
     FORGET = "forget"  # "Forget #4 "..."?": yes forgets the memory in `ids`
+    WHAT = "what"  # "What should I remind you about on ...?": the task for the time of `request`
 
 
 @dataclass(frozen=True)

@@ -318,3 +318,16 @@ async def test_a_statement_followed_by_dont_let_me_forget_is_kept(agent: Agent, 
     assert "remind you" not in answer
     [memory] = memories.created_since(agent.runtime.store, None)
     assert kept in memory.content and "forget" not in memory.content
+
+
+@pytest.mark.parametrize(("asked", "due"), [("remind me in 15 minutes", "2026-11-22T14:15:00+00:00"),
+                                            ("remind me tomorrow at 9", "2026-11-23T09:00:00+00:00"),
+                                            ("remind me at 5pm", "2026-11-22T17:00:00+00:00")])
+async def test_a_reminder_with_a_time_and_nothing_to_do_asks_what_and_takes_the_answer(agent: Agent, asked: str,
+                                                                                       due: str) -> None:
+    # "remind me in 15 minutes" set a reminder "to in"; "remind me tomorrow at 9" one "to tomorrow".
+    answer, calls = await say(agent, asked)
+    assert calls == [] and answer.startswith("What should I remind you about on "), answer
+    answer, calls = await say(agent, "to take the bread out")
+    [reminder] = reminders.list_open_reminders(agent.runtime.store, within_days=2)
+    assert (reminder.memory.content, reminder.due_at) == ("take the bread out", due), answer

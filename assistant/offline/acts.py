@@ -52,6 +52,10 @@ _THANKS = re.compile(r"^\W*(thanks|thank you|thx|ty|cheers|much appreciated)\b",
 def act(runtime: Runtime, action: Action, text: str, conversation: list[Item], situation: Situation) -> Plan:
     """What the offline mode does for `action`, read from `text` (the last item of `conversation`)."""
     match action:
+        case Remind() if not action.content:
+            when = runtime.clock.short(action.due) if action.rule is None else action.when
+            return said(f"What should I remind you about on {when}?" if action.rule is None else
+                        f"What should I remind you about {when}?", OpenQuestion(Asking.WHAT, text))
         case Remind():
             return Plan([("remember", remember_args(action, runtime.clock.now()))])
         case RemindNoTime():

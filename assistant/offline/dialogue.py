@@ -20,7 +20,7 @@ from assistant.offline.relative import event_dates, relative_due
 from assistant.offline.reminder_changes import offered_lines
 from assistant.reading.actions import Change, Chat, Forget, NearMiss, Remind, RemindNoTime, RemindRelative
 from assistant.reading.questions import chosen, read_choice
-from assistant.reading.understand import naming, split_task_and_time
+from assistant.reading.understand import naming, split_task_and_time, task_and_link
 from assistant.recall.evidence import topic_words
 from assistant.runtime import Runtime
 from memory import memories
@@ -43,6 +43,8 @@ def answer_to_question(runtime: Runtime, text: str, conversation: list[Item], si
     match question.kind:
         case Asking.WHEN:
             return _when(runtime, text, question)
+        case Asking.WHAT:
+            return _what(runtime, text, question)
         case Asking.EVENT:
             return _event(runtime, text, question)
         case Asking.WHICH:
@@ -118,6 +120,18 @@ def _when(runtime: Runtime, text: str, question: OpenQuestion) -> Plan | None:
         return said(f'I could not read "{" ".join(text.split())[:60]}" as a time. {ASK_WHEN} {task}? '
                     '(a time such as "at 6pm", "tomorrow morning" or "in 2 hours")', question)
     reminder = Remind(content=earlier.content, when=due[2], due=due[0], rule=due[1], link=earlier.link)
+    return Plan([("remember", remember_args(reminder, runtime.clock.now()))], request=question.request)
+
+
+def _what(runtime: Runtime, text: str, question: OpenQuestion) -> Plan | None:
+    """The answer to "What should I remind you about on ...?": the task, for the time asked before."""
+    earlier = read_action(runtime, question.request)
+    if not isinstance(earlier, Remind) or earlier.content or not isinstance(read_action(runtime, text), Chat):
+        return None  # a request or a question of its own: read as such
+    task, link = task_and_link(text)
+    if not task:
+        return None
+    reminder = Remind(content=task, when=earlier.when, due=earlier.due, rule=earlier.rule, link=link)
     return Plan([("remember", remember_args(reminder, runtime.clock.now()))], request=question.request)
 
 

@@ -202,6 +202,14 @@ _RELATIVE = re.compile(
     r"(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?)\s+(?P<dir>before|ahead of|prior to|after)\s+(?P<event>.+)$"
     r"|^(?P<task2>.*?)\s*\bthe\s+(?P<unit2>day|night|week|morning|evening)\s+(?P<dir2>before|after)\s+(?P<event2>.+)$",
     re.I)
+# What is left of a request with a time and nothing to do: the time's own little words.
+_NO_TASK = re.compile(r"(?:(?:in|at|on|by|for|from|tomorrow|today|tonight|this|next|morning|evening|afternoon|"
+                      r"night|me|please|then|around|about)\W*)*", re.I)
+# Before (or after) the thing to be reminded of, said last: "about the team meeting 15 minutes before".
+_BEFORE_ITSELF = re.compile(
+    r"^(?P<task>.+?)\s+(?P<n>\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|half an|a couple of|a few)\s+"
+    r"(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?)\s+(?P<dir>before|beforehand|ahead|earlier|after|afterwards)"
+    r"\W*$", re.I)
 # "the oven one", "the dentist reminder": a reminder named with nothing to do with it.
 _NAMED_ONLY = re.compile(r"^\W*(?:the\s+)?(?P<what>[\w'-]+(?:\s+[\w'-]+)?)\s+(?:one|reminder)\W*$", re.I)
 _EVENT_END = re.compile(r"\s+(?:is|are)\s+(?:due|on|at|happening)\b.*$|\s+(?:starts?|begins?|is)\s*$", re.I)
@@ -236,6 +244,11 @@ def _task(words: list[str]) -> tuple[str, str]:
         text = text[match.end():]
     text = re.sub(r"\s+(on|at|by|for)$", "", text, flags=re.I)
     return _TRAIL.sub("", text).strip(" ,.;:-?!"), link
+
+
+def task_and_link(text: str) -> tuple[str, str]:
+    """What to be reminded of, said alone ("to call Sam", "the bins"), with its link word."""
+    return _task(text.split())
 
 
 def split_task_and_time(rest: str, now: datetime, zone: tzinfo) -> tuple[str, str, str, _Found | None]:
@@ -440,7 +453,15 @@ _DAY_AFTER_TOMORROW = re.compile(r"^\W*(?:on\s+)?the\s+day\s+after\s+tomorrow\b"
 
 
 def _relative(after: str, now: datetime, zone: tzinfo) -> Action | None:
-    """ "remind me two days before the budget report is due to review the numbers"."""
+    """ "remind me two days before the budget report is due to review the numbers"; "remind me about the team
+    meeting 15 minutes before" (before the thing itself: a newcomer's was read as 15 minutes before now)."""
+    itself = _BEFORE_ITSELF.match(after)
+    if itself:
+        task, link = _task(itself.group("task").split())
+        if task:
+            offset = _amount(itself.group("n"), itself.group("unit"))
+            return RemindRelative(content=task, event=task, link=link,
+                                  offset=-offset if itself.group("dir").lower() == "after" else offset)
     match = _RELATIVE.match(after)
     if match is None or _DAY_AFTER_TOMORROW.match(after):
         return None  # "the day after tomorrow" is a date, not a day after an event called "tomorrow"
@@ -535,6 +556,13 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
             when = before if found else ""
         if found is None:
             return RemindNoTime(content=task, link=link)
+        if _NO_TASK.fullmatch(task):
+            # "remind me in 15 minutes", "remind me tomorrow at 9": all of it is the time (once read as a reminder
+            # "to tomorrow" at the next 9 o'clock), and what to remind of is asked
+            whole = _schedule(after.strip(" ,.;:-?!"), now, zone)
+            if whole is not None:
+                found, when = whole, after.strip(" ,.;:-?!")
+            task = ""
         return Remind(content=task, when=when, due=found[0], rule=found[1], link=link)
     match = _FORGET.match(core)
     if match:
