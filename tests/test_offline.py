@@ -331,3 +331,12 @@ async def test_a_reminder_with_a_time_and_nothing_to_do_asks_what_and_takes_the_
     answer, calls = await say(agent, "to take the bread out")
     [reminder] = reminders.list_open_reminders(agent.runtime.store, within_days=2)
     assert (reminder.memory.content, reminder.due_at) == ("take the bread out", due), answer
+
+
+async def test_a_reminder_some_minutes_before_the_thing_itself_is_before_it(agent: Agent) -> None:
+    # A newcomer's "remind me about the team meeting 15 minutes before" was read as 15 minutes before now.
+    await say(agent, "remind me about the team meeting tomorrow at 10:30")
+    answer, calls = await say(agent, "remind me about the team meeting 15 minutes before")
+    assert [c.name for c in calls] == ["remember"], answer
+    dues = sorted(r.due_at for r in reminders.list_open_reminders(agent.runtime.store, within_days=2))
+    assert dues == ["2026-11-23T10:15:00+00:00", "2026-11-23T10:30:00+00:00"]
