@@ -69,6 +69,13 @@ def local(phrase: str, now: datetime = SUNDAY_14, zone: str = "UTC") -> str:
     ("in 2 days at 10", "2026-11-24 10:00"),
     ("friday at 10:30am", "2026-11-27 10:30"),
     ("tomorrow morning at 7", "2026-11-23 07:00"),
+    # A month without a day is its first (a newcomer's "in June 2028" was Jun 6, today's day); a time with a dot
+    # and am/pm is that time (their "6.30pm" was read as part of the task).
+    ("in June 2028", "2028-06-01 09:00"),
+    ("in march", "2027-03-01 09:00"),
+    ("december 2027", "2027-12-01 09:00"),
+    ("in a month", "2026-12-22 14:00"),
+    ("tomorrow at 6.30pm", "2026-11-23 18:30"),
 ])
 def test_phrases_in_utc(phrase: str, expected: str) -> None:
     assert local(phrase) == expected

@@ -152,9 +152,12 @@ def parse_due(phrase: str, now: datetime, zone: tzinfo, default_time: time = DEF
 
         # The base is already local wall time; naming a zone keeps dateparser from asking tzlocal for
         # the machine's, which fails on a POSIX TZ rule ("EST5EDT,M3.2.0,M11.1.0") or a bad TZ.
+        # A month named without a day is its first ("in June 2028": a newcomer's came out on today's day of it,
+        # Jun 6); "in a month", "next month" keep today's day.
         day = dateparser.parse(rest, languages=["en"], settings={
             "PREFER_DATES_FROM": "future", "RELATIVE_BASE": local_now, "TIMEZONE": "UTC", "TO_TIMEZONE": "UTC",
-            "RETURN_AS_TIMEZONE_AWARE": False})
+            "RETURN_AS_TIMEZONE_AWARE": False,
+            "PREFER_DAY_OF_MONTH": "first" if _MONTH_ALONE.fullmatch(rest) else "current"})
         if day is None:
             raise DateParseError(phrase)
 
@@ -186,6 +189,7 @@ _MONTH = rf"(?P<month>{'|'.join(_MONTH_NAMES)})[a-z]*\.?"
 _CALENDAR_DAY = re.compile(rf"{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(?P<year>\d{{4}}))?|"
                            rf"(?P<day2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH.replace('month', 'month2')}"
                            r"(?:,?\s+(?P<year2>\d{4}))?")
+_MONTH_ALONE = re.compile(rf"(?:(?:in|during|by|early|for|of)\s+)*{_MONTH}(?:\s+(?:of\s+)?\d{{4}})?", re.I)
 _WEEKDAY = re.compile(rf"(?:next\s+)?(?P<name>{'|'.join(_DAY_NAMES)})(?:day|s|sday|nesday|rsday|urday|\.)?")
 _WEEKEND = re.compile(r"(?:(?:this|the|over the|at the|during the|on the|for the)\s+)?(?P<next>next\s+)?weekend")
 _MONTH_END = re.compile(r"(?:the\s+)?(?:end|last day) of (?:the |this )?(?P<next>next )?month|month[\s-]end")
