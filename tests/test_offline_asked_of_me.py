@@ -105,7 +105,7 @@ async def test_what_do_you_know_about_me_lists_the_most_important_memories_with_
     clock.fixed = clock.now() + timedelta(days=4)
     answer, calls = await say(agent, asked)
     lines = answer.splitlines()
-    assert lines[0] == "What I know about you, the most important first:", answer
+    assert lines[0] == "What I know about you, the most important first, then the newest:", answer
     assert lines[1] == "- #2 I prefer tea over coffee (you told me Wed Nov 18)"
     assert "- #4 [Private] my therapist is Dr Ruiz (you told me Wed Nov 18)" in lines
     assert "- #3 the gate code is •••• (you told me Wed Nov 18)" in lines

@@ -128,7 +128,7 @@ def what_i_know(runtime: Runtime) -> str:
     if not shown:
         return "I don't know anything about you yet. Tell me something with \"remember that ...\"."
     runtime.searcher.touch([m.id for m in shown])
-    lines = ["What I know about you, the most important first:"]
+    lines = ["What I know about you, the most important first, then the newest:"]
     lines += [f"- #{m.id} {private_marked(flat(masked(m.content, m.sensitive), 120), m.private)} "
               f"(you told me {clock.day(m.created_at)})" for m in shown]
     more = memories.count_known(store) - len(shown)
