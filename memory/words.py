@@ -89,6 +89,11 @@ def is_ordinary(word: str) -> bool:
     return rank is not None and rank < ORDINARY_RANK
 
 
+def is_word(word: str) -> bool:
+    """Whether `word` (lower case) is an English word of the frequency list at all (a misspelling seldom is)."""
+    return _rank(word) is not None
+
+
 def sentence_initial(text: str, start: int) -> bool:
     """Whether the word at `start` opens a sentence or a line: nothing before it but punctuation of any
     kind (quotes, dashes, bullets, "1)", "**"), only a word or a comma continues a sentence."""

@@ -294,6 +294,7 @@ CHANGES = [
     ("we moved the sofa to the living room", "chat", None, None),
     ("the snooze button on my alarm is broken", "chat", None, None),
     ("undo the knot", "chat", None, None),
+    ("my name is Alex", "chat", None, None),  # "name" is a word, no typo of "rename" (a newcomer's)
     ("drop it", "chat", None, None),
     ("move on", "chat", None, None),
     ("set the table at 7", "chat", None, None),

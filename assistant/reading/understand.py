@@ -45,7 +45,7 @@ from memory.sensitive import find_secrets
 from memory.time.references import asks_when
 from memory.time.rules import Recurrence, is_rule_phrase
 from memory.time.schedule import parse_schedule
-from memory.words import STOPWORDS, stems
+from memory.words import STOPWORDS, is_word, stems
 
 _FLAGS = re.I | re.S
 # Politeness and address that carry no meaning for the request.
@@ -502,8 +502,9 @@ def near_miss(core: str) -> str:
         bare = word.lower().strip(",.:;!?")
         if bare == "remindme":
             return " ".join(words[:index] + ["remind me"] + words[index + 1:])
-        if len(bare) < 4 or bare in COMMAND_WORDS:
-            continue
+        if len(bare) < 4 or bare in COMMAND_WORDS or is_word(bare):
+            continue  # a word of its own is no typo: "my name is Alex" once got 'Did you mean "my rename is Alex"?'
+
         close = difflib.get_close_matches(bare, COMMAND_WORDS, n=1, cutoff=0.8)
         if not close and len(bare) == 4 and sorted(bare) == sorted("undo"):
             close = ["undo"]
