@@ -38,6 +38,7 @@ NOT_RECAP = [
     "summarize this article for me", "translate 'good morning' into Spanish", "what time is it",
     "remind me to discuss the contract with Bob next week", "what happened in the news today",
     "can you help me plan a trip to Lisbon", "What is a recap in sports journalism?",
+    "what did I tell you about Tom?",  # a question about Tom, answered from what was said of him (a newcomer's)
 ]
 
 

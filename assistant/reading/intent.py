@@ -21,7 +21,8 @@ _RECAP_PATTERNS = [
     r"\b(summari[sz]e|sum up|go over) (our|the|my) (recent |last |previous )?"
     r"(conversations?|chats?|discussions?|sessions?)\b",
     r"\bremind me (what|of what) (we|i) (talked|discussed|said|covered|decided)\b",
-    r"\bwhat did i (tell|ask) you\b",
+    # not "what did I tell you about Tom?": a question about Tom (a newcomer's got a recap of the chat)
+    r"\bwhat did i (tell|ask) you\b(?!\s+(about|of|regarding|concerning|on)\b)",
     r"\bour (last|previous|recent|earlier) (conversations?|chats?|discussions?|sessions?)\b",
 ]
 _RECAP_WORD = re.compile(r"\brecap\b", _FLAGS)
