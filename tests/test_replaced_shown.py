@@ -54,6 +54,19 @@ def test_recall_lists_a_replaced_memory_after_its_replacement_as_replaced(
     assert lines[1].startswith("memory #1 [replaced by #2]") and "5829" in lines[1]
 
 
+def test_recall_shows_the_current_memory_before_a_replaced_one_it_found_alone(
+        cli: Callable[..., tuple[int, str, str]]) -> None:
+    # A newcomer's `recall "where does my brother live"` listed the old Bristol and never the current Cardiff,
+    # which shares none of the query's words.
+    cli("remember", "my brother Tom lives in Bristol", "--kind", "fact")
+    cli("remember", "Tom moved to Cardiff last month", "--kind", "fact")
+    code, out, _ = cli("recall", "brother", "--mode", "reflexive")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("memory #2 [hot]") and "Cardiff" in lines[0], out
+    assert lines[1].startswith("memory #1 [replaced by #2]") and "Bristol" in lines[1], out
+
+
 def test_recall_json_says_what_replaced_a_memory(cli: Callable[..., tuple[int, str, str]]) -> None:
     import json
 
