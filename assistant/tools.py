@@ -28,7 +28,7 @@ from assistant.providers.base import ToolSpec
 from assistant.recap import recap_text, recent_conversations, reminder_line
 from assistant.runtime import Runtime
 from assistant.views import masked
-from memory import changes, memories, reminders
+from memory import changes, memories, reminders, supersession
 from memory.errors import InvalidInput, NoSuchId, checked_id
 from memory.schema import KINDS
 from memory.search import MODES
@@ -226,7 +226,8 @@ def recall(runtime: Runtime, query: str,
            limit: Annotated[int, Field(ge=1, le=30)] = 8, *, gate: Gate = LOCAL_GATE, touch: bool = True
            ) -> ToolOutcome:
     # The model used them (they rank higher later), unless the caller may not write (mcp --read-only).
-    hits = runtime.searcher.search(query, limit=limit, mode=mode, touch=touch)
+    hits = supersession.with_replacements(runtime.store, runtime.searcher.search(query, limit=limit, mode=mode,
+                                                                                touch=touch))
     found = {m.id: m for m in memories.memories_by_id(runtime.store, [h.id for h in hits if h.type == "memory"])}
     # A memory the gate holds back (private and not asked about in the user's message) is not listed;
     # a sensitive one is listed by its id only.

@@ -30,11 +30,14 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory.edges import mark_superseded
 from memory.store import Store
 from memory.words import stem
+
+if TYPE_CHECKING:
+    from memory.search import Hit
 
 
 class _Lazy:
@@ -841,6 +844,27 @@ def current(store: Store, memory_id: int) -> int:
             return memory_id
         memory_id = row[0]
         seen.add(memory_id)
+
+
+def with_replacements(store: Store, hits: list[Hit]) -> list[Hit]:
+    """Search hits, each replaced memory preceded by the current one that replaced it when the search did not
+    find that one (a newcomer's `recall "where does my brother live"` showed the old Bristol, never the current
+    Cardiff, which shares none of the words): `assistant recall` and the recall tool (the model's, MCP's)."""
+    from memory.search import Hit  # noqa: F811 - at run time too, where it is made
+
+    found = {h.id for h in hits if h.type == "memory"}
+    gone = superseded_by(store, list(found))
+    out: list[Hit] = []
+    for hit in hits:
+        if hit.type == "memory" and hit.id in gone:
+            now = current(store, hit.id)
+            row = store.one("SELECT k.content, k.created_at, m.tier, k.importance, k.kind FROM knowledge k "
+                            "JOIN memory_meta m ON m.memory_id = k.id WHERE k.id = ?", (now,))
+            if now not in found and row is not None:
+                out.append(Hit("memory", now, row[0], row[1], hit.score, row[2], importance=row[3], kind=row[4]))
+                found.add(now)
+        out.append(hit)
+    return out
 
 
 def replaced(store: Store, memory_id: int) -> list[dict[str, Any]]:

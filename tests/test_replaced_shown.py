@@ -87,3 +87,13 @@ def test_the_markdown_notes_list_a_replaced_memory_after_its_replacement_as_repl
     assert "door code changed to" in notes[1] and "replaced" not in notes[1]  # the code itself is a [secret]
     assert "door code is" in notes[2] and "replaced by #3" in notes[2]
     assert "Tuesdays" in notes[0]
+
+
+def test_the_recall_tool_shows_the_current_memory_before_a_replaced_one_it_found_alone(rt: Runtime) -> None:
+    from assistant import tools
+
+    old = memories.remember(rt.store, "my brother Tom lives in Bristol", embedder=None)
+    new = memories.remember(rt.store, "Tom moved to Cardiff last month", embedder=None)
+    assert supersession.superseded_by(rt.store, [old.id]) == {old.id: new.id}
+    listed = tools.recall(rt, "brother", mode="reflexive").content.splitlines()
+    assert listed[0].startswith(f"- memory #{new.id} ") and "Cardiff" in listed[0], listed

@@ -42,7 +42,7 @@ def cmd_recall(runtime: Runtime, args: argparse.Namespace) -> int:
         emit(args, answer.to_json(), answer.to_text)
         return 0
     hits = runtime.searcher.search(query, limit=args.limit, mode=args.mode, touch=True)  # you asked for them
-    hits = _with_what_replaced_them(runtime, hits)
+    hits = supersession.with_replacements(runtime.store, hits)
     # A memory a newer one replaced comes right after it, said to be replaced (never read as current).
     gone = supersession.superseded_by(runtime.store, [h.id for h in hits if h.type == "memory"])
     at = {h.id: n for n, h in enumerate(hits) if h.type == "memory"}
@@ -63,27 +63,6 @@ def cmd_recall(runtime: Runtime, args: argparse.Namespace) -> int:
         f"{h.type} #{h.id} [{state(h)}] {runtime.clock.short(h.created_at)}: {flat(h.content, 200)}" for h in hits)
         or "Nothing found.")
     return 0
-
-
-def _with_what_replaced_them(runtime: Runtime, hits: list[Hit]) -> list[Hit]:
-    """The hits, each replaced memory preceded by the current one that replaced it when the search did not
-    find that one (a newcomer's `recall "where does my brother live"` showed the old Bristol, not Cardiff)."""
-    from memory import memories
-    from memory.search import Hit
-
-    found = {h.id for h in hits if h.type == "memory"}
-    gone = supersession.superseded_by(runtime.store, list(found))
-    out: list[Hit] = []
-    for hit in hits:
-        if hit.type == "memory" and hit.id in gone:
-            now = supersession.current(runtime.store, hit.id)
-            if now not in found:
-                memory = memories.get_memory(runtime.store, now)
-                out.append(Hit("memory", now, memory.content, memory.created_at, hit.score, memory.tier,
-                               importance=memory.importance, kind=memory.kind))
-                found.add(now)
-        out.append(hit)
-    return out
 
 
 def cmd_prompt(runtime: Runtime, args: argparse.Namespace) -> int:
