@@ -548,10 +548,11 @@ def created_since(store: Store, since: str | None, limit: int | None = None, rem
 
 
 def changed_since(store: Store, since: str, limit: int = 5) -> tuple[list[Memory], int]:
-    """Memories (not reminders) made or changed at or after `since` (UTC ISO), the latest `limit` first,
-    and how many in all."""
-    where = "k.updated_at >= ? AND k.due_at IS NULL"
-    total = store.one(f"SELECT count(*) FROM knowledge k WHERE {where}", (since,))[0]
+    """Memories (not reminders) made or changed at or after `since` (UTC ISO) and current (not replaced since),
+    the latest `limit` first, and how many in all."""
+    where = "k.updated_at >= ? AND k.due_at IS NULL AND m.superseded_by IS NULL"
+    total = store.one(f"SELECT count(*) FROM knowledge k LEFT JOIN memory_meta m ON m.memory_id = k.id WHERE {where}",
+                      (since,))[0]
     rows = store.query(f"{SELECT_MEMORY} WHERE {where} ORDER BY k.updated_at DESC, k.id DESC LIMIT ?",
                        (since, limit)) if total else []
     return [Memory.from_row(r) for r in rows], total

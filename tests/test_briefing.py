@@ -68,6 +68,14 @@ def test_the_briefing_holds_today_in_time_order_the_overdue_yesterday_and_what_c
     assert "book the dentist" not in text and "water the plants" not in text and "Vaillant" not in text
 
 
+def test_a_memory_replaced_since_is_not_listed_as_new(store: Store) -> None:
+    # A newcomer's briefing listed "new: Tom (my brother) lives in Bristol" after Tom had moved to Cardiff.
+    old = memories.remember(store, "my brother Tom lives in Bristol", kind="fact")
+    new = memories.remember(store, "Tom moved to Cardiff last month", kind="fact")
+    b = build_briefing(store, store.clock)
+    assert [i.id for i in b.changed] == [new.id] and b.changed_total == 1, (old.id, b.changed)
+
+
 def test_a_day_with_nothing_in_it_has_no_briefing(store: Store) -> None:
     memories.remember(store, "the boiler is a Vaillant", kind="fact")  # said long before yesterday
     long_ago = "2026-01-01T00:00:00+00:00"
