@@ -848,8 +848,8 @@ def current(store: Store, memory_id: int) -> int:
 
 def with_replacements(store: Store, hits: list[Hit]) -> list[Hit]:
     """Search hits, each replaced memory preceded by the current one that replaced it when the search did not
-    find that one (a newcomer's `recall "where does my brother live"` showed the old Bristol, never the current
-    Cardiff, which shares none of the words): `assistant recall` and the recall tool (the model's, MCP's)."""
+    find that one ("where does my brother live" found the old "Tom lives in Bristol", never the current "Tom
+    moved to Cardiff", which shares none of its words)."""
     from memory.search import Hit  # noqa: F811 - at run time too, where it is made
 
     found = {h.id for h in hits if h.type == "memory"}

@@ -104,10 +104,12 @@ async def test_a_request_sent_right_before_quitting_is_answered_and_the_conversa
         await settle(pilot, app)
         chat, store_lock = app.main_screen.chat, app.runtime.store.lock
         store_lock.acquire()  # the turn waits for the store (another write holds it) ...
-        asyncio.get_running_loop().call_later(0.2, store_lock.release)  # ... for 0.2 s
-        chat.composer.text = "remind me to water the plants tomorrow at 9am"
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: chat.busy, what="the turn to start")
+        try:
+            chat.composer.text = "remind me to water the plants tomorrow at 9am"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: chat.busy, what="the turn to start")
+        finally:
+            asyncio.get_running_loop().call_later(0.2, store_lock.release)  # ... until 0.2 s after the quit
         await pilot.press("ctrl+q")  # while it waits
     store = Store(str(tmp_path / "m.db"), Clock(UTC, T0))
     roles = [r["role"] for r in store.query("SELECT role FROM messages WHERE episode_id = "
