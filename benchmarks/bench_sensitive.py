@@ -127,6 +127,13 @@ def main() -> None:
                        ("'the password is ' then a million letters", "the password is " + "a" * 1_000_000)):
         print(f"| `find_secrets`, a 1 MB paste: {name} | {cpu_once(lambda t=text: find_secrets(t)):.0f} ms CPU |")
     logins = "\n".join(f"password: Heron!Mist{i}x" for i in range(1_000))
+    # An attacker's shapes for the rules of blind round 13's kinds, on one line (each was read from its line's
+    # start or to its end: 18 s and 14 s at 100 kB before they were bounded).
+    for name, text in (("'my seed phrase, keep it: safe' again and again, one line, 96 kB",
+                        " ".join(["my seed phrase, keep it: safe"] * 3_200)),
+                       ("'login PIN 662901, the card PIN is different (3307)' again and again, one line, 102 kB",
+                        " ".join(["login PIN 662901, the card PIN is different (3307)"] * 2_000))):
+        print(f"| `find_secrets`, {name} | {cpu_once(lambda t=text: find_secrets(t)):.0f} ms CPU |")
     print(f"| `find_secrets`, a paste of 1,000 logins, 25 kB (14.5 s when each value was compiled as a pattern) | "
           f"{cpu_once(lambda: find_secrets(logins)):.0f} ms CPU |")
     print(f"| `find_secrets(\"the code is \" + 'a' * 24000)` (10 s of CPU before issue 42) | "

@@ -832,6 +832,15 @@ def test_a_card_number_followed_by_its_expiry_is_a_card_with_no_card_word() -> N
     assert not is_sensitive("order 4929181318151121 shipped 11/29")  # no expiry right after it: an order's number
 
 
+@pytest.mark.parametrize("text", ["Order 4519961983914549 03/12 delivered", "IMEI 356938035643809 01/25",
+                                  "Tracking 4519961983914549 12/06 out for delivery",
+                                  "4519961983914549 03/12/2026 delivered",
+                                  "Delivery 4519961983914549 12/06 100 parcels"])
+def test_a_number_with_a_date_that_is_not_laid_out_as_a_card_is_no_card(text: str) -> None:
+    # An attacker's: an order's, a parcel's or a phone's number (every IMEI passes Luhn) followed by a date.
+    assert not is_sensitive(text)
+
+
 @pytest.mark.parametrize(("text", "value"), [
     ("my seed phrase starts: orbit canvas lemon", "orbit canvas lemon"),
     ("wallet words are in the safe, but the last three are: ribbon tiger glance", "ribbon tiger glance"),
@@ -841,7 +850,10 @@ def test_some_words_of_a_wallet_phrase_after_its_name_are_a_part_of_it(text: str
 
 
 @pytest.mark.parametrize("text", ["my seed phrase is in the safe at home",
-                                  "recovery phrase: written on paper, top drawer"])
+                                  "recovery phrase: written on paper, top drawer",
+                                  # an attacker's: every word of it on the English list, but no part of a phrase
+                                  "Seed phrase tips: never share online, always verify address",
+                                  "Podcast about seed phrase security: great episode, very useful"])
 def test_a_wallet_phrase_named_with_no_words_of_it_is_no_secret(text: str) -> None:
     assert not is_sensitive(text)
 

@@ -2,7 +2,7 @@
 payment cards (Luhn and an issuer prefix) with their CVV, IBANs, and national identity numbers.
 
 A Luhn-valid number of card length is taken when it reads as a card: written in the groups cards are
-printed in ("4111 1111 1111 1111"), followed by its expiry ("5358712044198635 03/30 737", blind round 13),
+printed in ("4111 1111 1111 1111"), opening its line with its expiry and CVV ("5358712044198635 03/30 737"),
 or with a card word nearby (card, Visa, CVV, Karte, tarjeta, ...);
 an order number that happens to pass Luhn is not one. An IBAN is known by its own check digits (ISO 7064
 mod 97) and its country's length and layout, wherever it stands and however its groups are spaced; the
@@ -245,8 +245,8 @@ def _cards(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
             continue  # "version 4532.0151.1283.0366"
         near = text[max(0, start - 60):end + 60]
         tail = _CARD_TAIL.match(text, end)
-        # a card's own layout reads as one too: the number, then its expiry (MM/YY), as printed on it
-        if _CARD_GROUPS.fullmatch(text, start, end) or _CARD_WORDS.search(near) or (tail and tail.group("exp")):
+        if _CARD_GROUPS.fullmatch(text, start, end) or _CARD_WORDS.search(near) or \
+                _laid_out_as_a_card(text, start, tail):
             yield start, end, "card"
             if tail:
                 yield tail.start("exp"), tail.end("exp"), "card"
@@ -282,6 +282,17 @@ def _cvvs_said(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str
                 match = _CVV_SAID.match(text, match.start())
             if match:
                 yield match.start("value"), match.end("value"), "card"
+
+
+def _laid_out_as_a_card(text: str, start: int, tail: re.Match[str] | None) -> bool:
+    """A card's own layout, with no card word: the number opening its line, then its expiry (MM/YY, no more of
+    a date after it) and a CVV, as printed on the card ("5358712044198635 03/30 737", blind round 13); not an
+    order's, a parcel's or a phone's number with a date ("Order 4519961983914549 03/12 delivered", "IMEI ...
+    01/25": an attacker's)."""
+    if tail is None or not tail.group("cvv") or text[tail.end("exp"):tail.end("exp") + 1] in ("/", "-", "."):
+        return False
+    line = text.rfind("\n", max(0, start - 80), start)
+    return not re.search(r"[^\W_]", text[(line + 1 if line >= 0 else max(0, start - 80)):start])
 
 
 def _card_in(run: str) -> int:

@@ -137,13 +137,22 @@ _PART = vocabulary.lazy_pattern(lambda: (
     rf"(?:[:=]|->|→|(?<![^\W_])(?:{vocabulary.alternation('copulas')})(?![^\W_]))[ \t]*"
     r"(?P<words>[^\W\d_]+(?:[ \t,]+[^\W\d_]+){2,23})"), re.I)
 PART_WORDS = 3  # words of one list in a row, after a phrase's name and a sign, are a part of it
+_SAYS_A_PART = re.compile(r"(?<![^\W_])(?:first|last|start|starts|begin|begins|beginning|end|ends|ending|few|some|"
+                          r"part|half|one|two|three|four|five|six|seven|eight|nine|ten|eleven|\d+)(?![^\W_])", re.I)
+
+
+PART_REACH = 120  # how far after a phrase's name its part may be given
 
 
 def _part(text: str, start: int) -> tuple[int, int, str] | None:
-    """Some words of a wallet's phrase given after its name in the same line, each on one BIP-39 list."""
-    stop = text.find("\n", start)
+    """Some words of a wallet's phrase given after its name in the same line, each on one BIP-39 list, when
+    what stands between says a part ("the first four are:", "starts with:"): "seed phrase tips: never
+    share online" is advice (an attacker's), though every word of it is on the English list."""
+    stop = text.find("\n", start, start + PART_REACH)
     lists = _lists()
-    for sign in _PART.finditer(text, start, len(text) if stop < 0 else stop):
+    for sign in _PART.finditer(text, start, start + PART_REACH if stop < 0 else stop):
+        if not _SAYS_A_PART.search(text, start, sign.start()):
+            continue
         languages, end, count = -1, 0, 0
         for word in _WORD.finditer(sign.group("words")):
             bits = lists.get(word.group(0).lower(), 0) & languages
