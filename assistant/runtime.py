@@ -78,9 +78,10 @@ class Runtime:
         self.notice(f"{waiting:,} texts are still waiting for their embeddings: until then search finds them by "
                     "keywords only (`assistant index` embeds them now; the app does it while idle).")
 
-    def close(self) -> None:
+    def close(self, wait: float = -1) -> None:
+        """Close the store (`wait`: Store.close's, for a process that is ending)."""
         if "store" in self.__dict__:
-            self.store.close()
+            self.store.close(wait)
 
 
 def check_store_path(settings: Settings, reading: str | None) -> None:

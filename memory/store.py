@@ -317,9 +317,17 @@ class Store:
                 self.set_meta("store_uid", uid)
         return uid
 
-    def close(self) -> None:
-        with self.lock:
+    def close(self, wait: float = -1) -> bool:
+        """Close the connection once no thread of this process uses it; with `wait` (seconds), give up after
+        that long and leave it open (the process is ending: a thread still waiting for another process's write
+        holds it, and SQLite keeps what was committed). Whether it was closed."""
+        if not self.lock.acquire(timeout=wait):
+            return False
+        try:
             self._conn.close()
+        finally:
+            self.lock.release()
+        return True
 
     def __enter__(self) -> Store:
         return self

@@ -390,3 +390,48 @@ async def test_why_asked_while_an_answer_is_written_never_opens_over_another_scr
         await wait_until(pilot, lambda: not chat.busy, timeout=20, what="the answer")
         await pilot.pause()
         assert isinstance(app.screen, MemoriesScreen) and not any(isinstance(s, WhyScreen) for s in app.screen_stack)
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it in .ci/run)")
+def test_quit_does_not_wait_for_a_write_another_process_holds(tmp_path: Path) -> None:
+    """An attacker's: another process in a write transaction (the CLI, a sync, `sqlite3` with BEGIN EXCLUSIVE),
+    then a message and ctrl+q: the app ended after 10-20 s, closing a store a thread of the quit still held
+    while it waited for that write. It ends now without closing it (SQLite keeps what was committed)."""
+    import sqlite3
+
+    exe = Path(sys.executable).parent / "assistant"
+    db = tmp_path / "m.db"
+    env = (f"ASSISTANT_TIMEZONE=UTC HOME={tmp_path} XDG_CONFIG_HOME={tmp_path}/c XDG_STATE_HOME={tmp_path}/s "
+           f"XDG_CACHE_HOME={tmp_path}/k ASSISTANT_EMBEDDING_MODEL=none OLLAMA_HOST=http://127.0.0.1:9")
+    subprocess.run([exe, "remember", "the gate code is 4471", "--db", db], check=True, capture_output=True,
+                   env={**os.environ, "HOME": str(tmp_path), "ASSISTANT_EMBEDDING_MODEL": "none"})
+    sock, sess = f"assistant-lockq-{os.getpid()}-{tmp_path.name}", "q"
+    tmux = ["tmux", "-L", sock]
+    cmd = f"env {env} {exe} --db {db} --now 2026-11-22T14:00:00+00:00; echo EXITED-$?; sleep 30"
+    subprocess.run([*tmux, "new-session", "-d", "-s", sess, "-x", "100", "-y", "30", cmd], check=True)
+
+    def screen() -> str:
+        return subprocess.run([*tmux, "capture-pane", "-p", "-t", sess], capture_output=True, text=True).stdout
+
+    other = sqlite3.connect(db, isolation_level=None, timeout=1)
+    try:
+        end = time.monotonic() + 30
+        while "offline · built-in" not in screen():
+            assert time.monotonic() < end, screen()
+            time.sleep(0.05)
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("INSERT INTO meta(key, value) VALUES ('held', 'by another process')")
+        subprocess.run([*tmux, "send-keys", "-t", sess, "-l", "remind me to call mum tomorrow at 9am"], check=True)
+        subprocess.run([*tmux, "send-keys", "-t", sess, "Enter", "C-q"], check=True)
+        start = time.monotonic()
+        while "EXITED-" not in screen():
+            assert time.monotonic() - start < 15, screen()
+            time.sleep(0.05)
+        took = time.monotonic() - start
+        assert "EXITED-0" in screen() and "Traceback" not in screen()
+        assert took < 5.0, took  # 10-20 s when it closed the store (1.3 s measured on 2 cores)
+    finally:
+        if other.in_transaction:
+            other.execute("ROLLBACK")
+        other.close()
+        subprocess.run([*tmux, "kill-server"], capture_output=True)

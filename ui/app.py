@@ -361,7 +361,9 @@ def run_app(settings: Settings) -> int:
         app.run(loop=loop)
     finally:
         app.services.backup.stop_for_quit()  # its own replicator, after a last sync, within the quit's budget
-        app.runtime.close()
+        # A thread of the quit still waiting for another process's write holds the store: the process ends
+        # without closing it (SQLite keeps what was committed). It waited up to 10 s twice (an attacker's).
+        app.runtime.close(wait=QUIT_SECONDS)
     code = app.return_code or 0
     if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
         # A worker thread still waits on a model or a probe (up to its timeout): the interpreter would
