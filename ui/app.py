@@ -272,12 +272,23 @@ class AssistantApp(App[int]):
         saved), the conversation closes with its quick title (the model's is owed to the next process
         that has a model), and no thread still waiting on a model holds the process (run_app). An answer
         the app writes alone (no model: milliseconds) is let end first, for at most APP_TURN_SECONDS: what
-        it did (a reminder set) is told and kept, and the conversation closes as the exchange it was."""
+        it did (a reminder set) is told and kept, and the conversation closes as the exchange it was; a
+        model's turn only until its message is saved."""
         chat = self.main_screen.chat
         loop = asyncio.get_running_loop()
         until = loop.time() + APP_TURN_SECONDS
-        # a turn just sent is a worker not started yet (ctrl+q in the same breath as enter): waited for too
-        while self.main_screen.jobs.answering() and not self.services.model.has_model and loop.time() < until:
+        # A turn just sent is a worker not started yet (ctrl+q in the same breath as enter): waited for too. A
+        # model's turn is waited for only until its message is in the store (it was lost 1 time in 4: an
+        # attacker's), the app's own until it ends.
+        # Enter and ctrl+q read together: the message is a Submitted message still queued when the quit runs
+        # (no worker yet): a moment is given for it to become one.
+        sent = loop.time() + SENT_SECONDS
+        while loop.time() < until:
+            if self.main_screen.jobs.answering():
+                if self.services.model.has_model and chat.busy and chat.saved:
+                    break
+            elif loop.time() >= sent:
+                break
             await asyncio.sleep(0.02)
         chat.stop_turn()
         try:
@@ -303,6 +314,7 @@ class AssistantApp(App[int]):
 
 
 APP_TURN_SECONDS = 0.5  # the most quitting waits for an answer the app writes with no model
+SENT_SECONDS = 0.1  # how long quitting looks for a message sent with it (enter and ctrl+q read together)
 QUIT_SECONDS = 0.5  # the most quitting waits for the store (it takes milliseconds unless another write holds it)
 
 

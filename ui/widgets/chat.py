@@ -64,6 +64,7 @@ class ChatPane(ReportsFailures, Vertical):
         # Seconds between the tries for a model that did not answer at launch: then every 5 minutes.
         self.retry_delays: list[float] = [5, 10, 20, 40, 80, 160, *[300] * 288]
         self.last_answer = ""
+        self.saved = False  # the running turn's message is in the store (set on the event loop only)
         self.why_target: int | None = NO_ANSWER  # the answer "Why this answer" is about (see NO_ANSWER)
         # Asked for while a turn runs, "Why this answer" is about that turn's answer: it opens once the answer
         # is recorded (asked at once, it read the previous answer's record).
@@ -340,6 +341,7 @@ class ChatPane(ReportsFailures, Vertical):
 
     @work(exclusive=True, group=TURN_GROUP, exit_on_error=False, description="answer a message")
     async def run_turn(self, text: str) -> None:
+        self.saved = False  # before busy: a quit that sees this turn busy reads its own message's state
         self.busy = True
         self.clock.start(self.model.model_name)
         started = False  # an event came: the message was saved
@@ -370,7 +372,7 @@ class ChatPane(ReportsFailures, Vertical):
                     self.unsent = None  # saved at last
                     await log.add(UserMessage(text))
                     log.pin()
-                started = True
+                started = self.saved = True
                 if isinstance(event, TextDelta):
                     if not parts:
                         self.clock.answering()
