@@ -819,6 +819,10 @@ def test_near_misses_of_round_elevens_kinds_are_left_alone(text: str) -> None:
     ("the side gate code went from 7730 to 3377 (it was 7730 until May)", ["7730", "3377", "7730"]),
     ("PIN is two eight two eight? no, that's the old one. two eight eight two",
      ["two eight two eight", "two eight eight two"]),
+    # joined by a word that gives another code (an attacker's): a correction, an alternative, a backup
+    ("alarm code 9114, no wait 9141", ["9114", "9141"]),
+    ("the alarm code is 9114 (or 9141 if that fails)", ["9114", "9141"]),
+    ("gate code 9114, spare 3307", ["9114", "3307"]),
     # and not a number before it, nor a count, a time or a place said by its number
     ("my locker is 118, its code 6620", ["6620"]),
     ("door code 4417, flat 305, meet at 1530, 5000 steps", ["4417"]),
@@ -839,6 +843,15 @@ def test_a_card_number_followed_by_its_expiry_is_a_card_with_no_card_word() -> N
 def test_a_number_with_a_date_that_is_not_laid_out_as_a_card_is_no_card(text: str) -> None:
     # An attacker's: an order's, a parcel's or a phone's number (every IMEI passes Luhn) followed by a date.
     assert not is_sensitive(text)
+
+
+@pytest.mark.parametrize("text", ["5187065247069005 läuft ab 03/30 Prüfziffer 737",
+                                  "Tarjeta 5187065247069005 caduca 03/30 CVV 737",
+                                  "card 5187065247069005 (03/30) cvv 737"])
+def test_a_cards_expiry_said_in_other_words_and_languages_is_masked_with_it(text: str) -> None:
+    # An attacker's: the expiry after "läuft ab", "caduca" or in brackets went to the model in clear.
+    assert hidden(text) == ["5187065247069005", "03/30", "737"]
+
 
 
 @pytest.mark.parametrize(("text", "value"), [

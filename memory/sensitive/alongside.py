@@ -18,7 +18,8 @@ And after blind round 10:
 
 And after blind round 13:
 
-- another code of digits after one found in the same line, whatever is said between them: "login PIN 662901,
+- another code of digits after one found in the same line, whatever is said between them, set apart by a sign, a
+  copula or a word that joins another code ("no wait 9141", "or 9141", "backup 9141"): "login PIN 662901,
   the card PIN is different (3307)", "changed to 1204 (it was 0412 before)", "nine one one four? no wait
   ... nine one four one": three to eight digits, as many as the value found give or take two, and no date,
   time, year, amount or number of something (a line that holds a code says its other codes beside it;
@@ -127,7 +128,8 @@ _CODE_RUN = re.compile(r"(?<![\w$£€¥#/:.,-])\d(?: ?\d)*(?![\w/:%°$£€-]|[
 # Set apart from what comes before it (a sign, a bracket, the line's start) or said to be it ("was 0412"): a
 # number straight after a noun or a preposition names a thing or a time ("flat 305", "at 1530").
 _SET_APART = vocabulary.lazy_pattern(lambda: (
-    rf"(?:(?<![^\W_])(?:{vocabulary.alternation('copulas')})|[^\w \t])[ \t]*$"), re.I)
+    rf"(?:(?<![^\W_])(?:{vocabulary.alternation('copulas')}|{vocabulary.alternation('code_joins')})|[^\w \t])"
+    r"[ \t]*$"), re.I)
 _YEAR = re.compile(r"(?:19|20)\d\d")
 # A number followed by a word is a count of something ("5000 steps", "2 flights"), unless the word ends a
 # value's clause ("it was 0412 before", "3307 and ...").

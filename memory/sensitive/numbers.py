@@ -121,9 +121,12 @@ identiteitskaartnummer bilhete
 rekeningnummer sort sortcode bsb routing aba rtn bic swift
 """.split())
 # After a card: its expiry ("12/27", "exp 09/28") and a lone three or four digits (its CVV).
-_CARD_TAIL = re.compile(r"[ \t,]*(?:(?:exp(?:iry|ires|iration)?|valid thru|gültig bis)\.?:?[ \t]*)?"
-                        r"(?P<exp>(?:0[1-9]|1[0-2])/(?:\d{2}|20\d{2}))(?!\d)"
-                        r"(?:[ \t,]*(?:(?:cvv2?|cvc2?|csc)\s*:?[ \t]*)?(?P<cvv>\d{3,4})(?![\w/-]))?", re.I)
+# After a card's number: its expiry (in a bracket, after a word for it: the data files' `card_expiry`, "läuft ab",
+# "caduca", "expira", an attacker's), then perhaps its CVV (after one of `card_check`: "cvv", "Prüfziffer", ...).
+_CARD_TAIL = vocabulary.lazy_pattern(lambda: (
+    rf"[ \t,]*(?:(?:{vocabulary.alternation('card_expiry', True)})\.?:?[ \t]*)?\("
+    r"?(?P<exp>(?:0[1-9]|1[0-2])/(?:\d{2}|20\d{2}))(?!\d)\)?"
+    rf"(?:[ \t,]*(?:(?:{vocabulary.alternation('card_check', True)})\s*:?[ \t]*)?(?P<cvv>\d{{3,4}})(?![\w/-]))?"), re.I)
 _VERSION = re.compile(r"(?<![^\W_])(?:version|v|build|release|ver)\.?[ \t]*$", re.I)
 _NINO = re.compile(r"[A-CEGHJ-PR-TW-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D]", re.I)
 # After its name, any two letters: a made-up or mistyped NI number is still one ("QX 48 19 22 C").
