@@ -321,6 +321,8 @@ async def test_a_statement_followed_by_dont_let_me_forget_is_kept(agent: Agent, 
 
 
 @pytest.mark.parametrize(("asked", "due"), [("remind me in 15 minutes", "2026-11-22T14:15:00+00:00"),
+                                            ("remind me in an hour", "2026-11-22T15:00:00+00:00"),  # was "hour", Dec 22
+                                            ("remind me tomorrow", "2026-11-23T09:00:00+00:00"),
                                             ("remind me tomorrow at 9", "2026-11-23T09:00:00+00:00"),
                                             ("remind me at 5pm", "2026-11-22T17:00:00+00:00")])
 async def test_a_reminder_with_a_time_and_nothing_to_do_asks_what_and_takes_the_answer(agent: Agent, asked: str,

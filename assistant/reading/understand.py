@@ -202,6 +202,12 @@ _RELATIVE = re.compile(
     r"(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?)\s+(?P<dir>before|ahead of|prior to|after)\s+(?P<event>.+)$"
     r"|^(?P<task2>.*?)\s*\bthe\s+(?P<unit2>day|night|week|morning|evening)\s+(?P<dir2>before|after)\s+(?P<event2>.+)$",
     re.I)
+# A request that says a time and nothing else: its words (numbers aside) are all of a time's.
+_ONLY_A_TIME = re.compile(
+    r"(?:(?:in|at|on|by|for|from|the|a|an|this|next|tomorrow|today|tonight|morning|evening|afternoon|night|weekend|"
+    r"week|month|year|hours?|minutes?|mins?|hrs?|days?|weeks?|months?|half|quarter|of|and|one|two|three|four|five|"
+    r"six|seven|eight|nine|ten|twenty|thirty|am|pm|noon|midday|midnight|o'clock|please|me|later|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|\d{1,2}(?:[:.]\d\d)?(?:am|pm)?)\W*)+", re.I)
 # What is left of a request with a time and nothing to do: the time's own little words.
 _NO_TASK = re.compile(r"(?:(?:in|at|on|by|for|from|tomorrow|today|tonight|this|next|morning|evening|afternoon|"
                       r"night|me|please|then|around|about)\W*)*", re.I)
@@ -551,6 +557,11 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
         relative = _relative(after, now, zone)
         if relative is not None:
             return relative
+        told = after.strip(" ,.;:-?!")
+        if _ONLY_A_TIME.fullmatch(told) and (whole := _schedule(_TRAIL.sub("", told), now, zone)) is not None:
+            # nothing but a time ("remind me in an hour" was a reminder "hour" due in a month, "remind me tomorrow"
+            # asked "when should I remind you to tomorrow?"): what to remind of is asked
+            return Remind(content="", when=told, due=whole[0], rule=whole[1], link="to")
         task, link, when, found = split_task_and_time(after, now, zone)
         if found is None and before:
             found = _schedule(before, now, zone)  # "at 5pm remind me to call Bob"
