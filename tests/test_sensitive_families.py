@@ -823,6 +823,12 @@ def test_near_misses_of_round_elevens_kinds_are_left_alone(text: str) -> None:
     ("alarm code 9114, no wait 9141", ["9114", "9141"]),
     ("the alarm code is 9114 (or 9141 if that fails)", ["9114", "9141"]),
     ("gate code 9114, spare 3307", ["9114", "3307"]),
+    ("Alarmcode 9114, nein warte 9141", ["9114", "9141"]),
+    # a joining word counts after a sign only, and a number with a day is a time (the second attacker's)
+    ("alarm code 4821, a total of 1500", ["4821"]),
+    ("PIN 4821, o 1530 é a hora", ["4821"]),
+    ("alarm code 4821, or 1530 tomorrow", ["4821"]),
+    ("PIN 4821. Also 1250 was the price", ["4821"]),
     # and not a number before it, nor a count, a time or a place said by its number
     ("my locker is 118, its code 6620", ["6620"]),
     ("door code 4417, flat 305, meet at 1530, 5000 steps", ["4417"]),
@@ -839,7 +845,9 @@ def test_a_card_number_followed_by_its_expiry_is_a_card_with_no_card_word() -> N
 @pytest.mark.parametrize("text", ["Order 4519961983914549 03/12 delivered", "IMEI 356938035643809 01/25",
                                   "Tracking 4519961983914549 12/06 out for delivery",
                                   "4519961983914549 03/12/2026 delivered",
-                                  "Delivery 4519961983914549 12/06 100 parcels"])
+                                  "Delivery 4519961983914549 12/06 100 parcels",
+                                  "4519961983914549 03/12 120 boxes", "490154203237518 01/25 128 GB",
+                                  "4519961983914549 03/12 2024"])
 def test_a_number_with_a_date_that_is_not_laid_out_as_a_card_is_no_card(text: str) -> None:
     # An attacker's: an order's, a parcel's or a phone's number (every IMEI passes Luhn) followed by a date.
     assert not is_sensitive(text)
@@ -853,9 +861,20 @@ def test_a_cards_expiry_said_in_other_words_and_languages_is_masked_with_it(text
     assert hidden(text) == ["5187065247069005", "03/30", "737"]
 
 
+@pytest.mark.parametrize(("text", "values"), [("1. 5358712044198635 03/30 737", ["5358712044198635", "03/30", "737"]),
+                                              ("a) 5358712044198635 03/30 737", ["5358712044198635", "03/30", "737"]),
+                                              ("4111111111111111 12/27", ["4111111111111111", "12/27"])])
+def test_a_card_laid_out_in_a_list_or_without_its_cvv_is_a_card(text: str, values: list[str]) -> None:
+    assert hidden(text) == values
+
+
+
 
 @pytest.mark.parametrize(("text", "value"), [
     ("my seed phrase starts: orbit canvas lemon", "orbit canvas lemon"),
+    ("phrase de récupération, les quatre premiers : abaisser abandon abdiquer abeille",
+     "abaisser abandon abdiquer abeille"),
+    ("frase semilla, las primeras cuatro: ábaco abdomen abeja abierto", "ábaco abdomen abeja abierto"),
     ("wallet words are in the safe, but the last three are: ribbon tiger glance", "ribbon tiger glance"),
 ])
 def test_some_words_of_a_wallet_phrase_after_its_name_are_a_part_of_it(text: str, value: str) -> None:

@@ -128,13 +128,16 @@ _CODE_RUN = re.compile(r"(?<![\w$£€¥#/:.,-])\d(?: ?\d)*(?![\w/:%°$£€-]|[
 # Set apart from what comes before it (a sign, a bracket, the line's start) or said to be it ("was 0412"): a
 # number straight after a noun or a preposition names a thing or a time ("flat 305", "at 1530").
 _SET_APART = vocabulary.lazy_pattern(lambda: (
-    rf"(?:(?<![^\W_])(?:{vocabulary.alternation('copulas')}|{vocabulary.alternation('code_joins')})|[^\w \t])"
-    r"[ \t]*$"), re.I)
+    rf"(?:(?<![^\W_])(?:{vocabulary.alternation('copulas')})|[^\w \t][ \t]*(?:(?:no|maybe|perhaps|was it)[ \t]+)?"
+    rf"(?:(?:{vocabulary.alternation('code_joins')})(?![^\W_]))?|[^\w \t])[ \t]*$"), re.I)
 _YEAR = re.compile(r"(?:19|20)\d\d")
 # A number followed by a word is a count of something ("5000 steps", "2 flights"), unless the word ends a
 # value's clause ("it was 0412 before", "3307 and ...").
 _NEXT_WORD = re.compile(r"[ \t]+([^\W\d_]+)")
 _CLAUSE_WORDS = vocabulary.LazyWords("cut", "and")
+# A number said with a day or an hour is a time ("or 1530 tomorrow", "1200 tonight"), not a code.
+_TIME_WORDS = frozenset("tomorrow today tonight yesterday morning evening afternoon night am pm o'clock hours hrs"
+                        .split())
 _SAME_LINE_REACH = 120  # how far after the code found another one in its line may be said
 
 
@@ -158,7 +161,8 @@ def _same_line(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[i
             count = len(_DIGITS.findall(value))
             if not 3 <= count <= 8 or abs(count - digits) > 2 or _YEAR.fullmatch(value) or \
                     any(covered[run.start():run.end()]) or not _set_apart(text, run.start()) or \
-                    ((after := _NEXT_WORD.match(text, run.end())) and after.group(1).lower() not in _CLAUSE_WORDS):
+                    ((after := _NEXT_WORD.match(text, run.end())) and (after.group(1).lower() not in _CLAUSE_WORDS
+                                                                       or after.group(1).lower() in _TIME_WORDS)):
                 continue
             covered[run.start():run.end()] = b"\x01" * (run.end() - run.start())
             yield run.start(), run.end(), kind

@@ -289,13 +289,23 @@ def _cvvs_said(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str
 
 def _laid_out_as_a_card(text: str, start: int, tail: re.Match[str] | None) -> bool:
     """A card's own layout, with no card word: the number opening its line, then its expiry (MM/YY, no more of
-    a date after it) and a CVV, as printed on the card ("5358712044198635 03/30 737", blind round 13); not an
-    order's, a parcel's or a phone's number with a date ("Order 4519961983914549 03/12 delivered", "IMEI ...
-    01/25": an attacker's)."""
-    if tail is None or not tail.group("cvv") or text[tail.end("exp"):tail.end("exp") + 1] in ("/", "-", "."):
+    a date after it) and perhaps a CVV, ending the line, as printed on the card ("5358712044198635 03/30 737",
+    blind round 13); not an order's, a parcel's or a phone's number with a date ("Order 4519961983914549 03/12
+    delivered", "IMEI ... 01/25": an attacker's)."""
+    if tail is None or text[tail.end("exp"):tail.end("exp") + 1] in ("/", "-", "."):
         return False
     line = text.rfind("\n", max(0, start - 80), start)
-    return not re.search(r"[^\W_]", text[(line + 1 if line >= 0 else max(0, start - 80)):start])
+    before = text[(line + 1 if line >= 0 else max(0, start - 80)):start]
+    stop = text.find("\n", tail.end(), tail.end() + 80)
+    after = text[tail.end():stop if stop >= 0 else tail.end() + 80]
+    # opening its line (after a bullet or a list's number: "1.", "a)", "#1") and ending it: "4111111111111111
+    # 12/27"; "... 03/12 120 boxes", "... 01/25 128 GB" are a parcel's and a phone's (the second attacker's)
+    if tail.group("cvv") and re.fullmatch(r"(?:19|20)\d\d", tail.group("cvv")):
+        return False  # "03/12 2024": a date and its year
+    return bool(_LIST_MARK.fullmatch(before)) and not re.search(r"[^\W_]", after)
+
+
+_LIST_MARK = re.compile(r"\W*(?:(?:\d{1,2}|[a-z])[.)]|#\d{1,3})?\W*", re.I)
 
 
 def _card_in(run: str) -> int:

@@ -137,8 +137,8 @@ _PART = vocabulary.lazy_pattern(lambda: (
     rf"(?:[:=]|->|→|(?<![^\W_])(?:{vocabulary.alternation('copulas')})(?![^\W_]))[ \t]*"
     r"(?P<words>[^\W\d_]+(?:[ \t,]+[^\W\d_]+){2,23})"), re.I)
 PART_WORDS = 3  # words of one list in a row, after a phrase's name and a sign, are a part of it
-_SAYS_A_PART = re.compile(r"(?<![^\W_])(?:first|last|start|starts|begin|begins|beginning|end|ends|ending|few|some|"
-                          r"part|half|one|two|three|four|five|six|seven|eight|nine|ten|eleven|\d+)(?![^\W_])", re.I)
+_SAYS_A_PART = vocabulary.lazy_pattern(lambda: (
+    rf"(?<![^\W_])(?:{vocabulary.alternation('phrase_part')}|\d+)(?![^\W_])"), re.I)
 
 
 PART_REACH = 120  # how far after a phrase's name its part may be given
