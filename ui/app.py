@@ -290,6 +290,8 @@ class AssistantApp(App[int]):
             elif loop.time() >= sent:
                 break
             await asyncio.sleep(0.02)
+        # Still not in the store (another program holds a write): said as the app ends, never silently lost.
+        unsaved = self.main_screen.jobs.answering() and not (chat.busy and chat.saved)
         chat.stop_turn()
         try:
             # In a thread of its own: the shared pool's threads may all be waiting on a slow model.
@@ -305,7 +307,10 @@ class AssistantApp(App[int]):
             await _off_the_loop(self.services.backup.stop_for_quit, QUIT_BUDGET + 0.2)
         except TimeoutError:
             pass  # run_app stops it as the process ends
-        self.exit(0)
+        if unsaved:
+            self.exit_line = ("assistant: your last message was not saved: another program was writing to the memory "
+                              "store as you quit. It is in the message box's history: press up at the next start.")
+        self.exit(0, message=self.exit_line or None)
 
     def _close_for_quit(self) -> None:
         self.main_screen.calendar.at_quit()
