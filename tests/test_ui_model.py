@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.ui_helpers import make_app, notices, settle, type_and_send, wait_until
+from tests.ui_helpers import Tmux, make_app, notices, settle, type_and_send, wait_until
 from ui.app import AssistantApp
 from ui.widgets.working import TurnClock
 
@@ -88,37 +88,24 @@ def test_quit_does_not_wait_for_a_model_that_is_still_answering(tmp_path: Path, 
     openai_standin.script = [("sleep", 60, "never seen")] * 3
     exe = Path(sys.executable).parent / "assistant"
     db, now = tmp_path / "m.db", "2026-11-22T14:00:00+00:00"
-    sock, sess = f"assistant-quit-{os.getpid()}-{tmp_path.name}", "q"
-    tmux = ["tmux", "-L", sock]
     env = (f"ASSISTANT_TIMEZONE=UTC ASSISTANT_PROVIDER=openai OPENAI_BASE_URL={openai_standin.base} "
            f"ASSISTANT_MODEL=stand-in ASSISTANT_LOCAL_PROVIDER=openai HOME={tmp_path} XDG_CONFIG_HOME={tmp_path}/c "
            f"XDG_STATE_HOME={tmp_path}/s XDG_CACHE_HOME={tmp_path}/k ASSISTANT_EMBEDDING_MODEL=none")
-    cmd = f"env {env} {exe} --db {db} --now {now}; echo EXITED-$?; sleep 30"
-    subprocess.run([*tmux, "new-session", "-d", "-s", sess, "-x", "100", "-y", "30", cmd], check=True)
-
-    def screen() -> str:
-        return subprocess.run([*tmux, "capture-pane", "-p", "-t", sess], capture_output=True, text=True).stdout
-
-    def wait_for(text: str, secs: float = 20.0) -> None:
-        end = time.time() + secs
-        while text not in screen():
-            if time.time() > end:
-                raise AssertionError(f"{text!r} not on screen:\n{screen()}")
-            time.sleep(0.1)
-
+    app = Tmux(f"assistant-quit-{os.getpid()}-{tmp_path.name}",
+               f"env {env} {exe} --db {db} --now {now}; echo EXITED-$?; sleep 30")
     try:
-        wait_for("openai · stand-in")
-        subprocess.run([*tmux, "send-keys", "-t", sess, "-l", "plan my week please"])
-        wait_for("plan my week please")
+        app.wait_for("openai · stand-in")
+        app.keys("plan my week please", literal=True)
+        app.wait_for("plan my week please")
         if together:
-            subprocess.run([*tmux, "send-keys", "-t", sess, "Enter", "C-q"])
+            app.keys("Enter", "C-q")
         else:
-            subprocess.run([*tmux, "send-keys", "-t", sess, "Enter"])
-            wait_for("is reading your message")
-            subprocess.run([*tmux, "send-keys", "-t", sess, "C-q"])
-        wait_for("EXITED-0", secs=10)  # not the 60 s the model would take, nor a title's 30
+            app.keys("Enter")
+            app.wait_for("is reading your message")
+            app.keys("C-q")
+        app.wait_for("EXITED-0", secs=10)  # not the 60 s the model would take, nor a title's 30
     finally:
-        subprocess.run([*tmux, "kill-server"], capture_output=True)
+        app.kill()
     from memory.connection import connect
 
     kept = connect(str(db))
@@ -208,52 +195,37 @@ def test_quit_ends_the_app_within_a_second_in_every_model_state(tmp_path: Path, 
     if state == "slow":
         server = serve()
     exe = Path(sys.executable).parent / "assistant"
-    sock, sess = f"assistant-quit1-{os.getpid()}-{tmp_path.name}", "q"
-    tmux = ["tmux", "-L", sock]
     env = (f"ASSISTANT_TIMEZONE=UTC ASSISTANT_CONFIG={config} HOME={tmp_path} XDG_CONFIG_HOME={tmp_path}/c "
            f"XDG_STATE_HOME={tmp_path}/s XDG_CACHE_HOME={tmp_path}/k ASSISTANT_EMBEDDING_MODEL=none "
            "OLLAMA_HOST=http://127.0.0.1:9")
-    cmd = f"env {env} {exe} --db {db} --now 2026-11-22T14:00:00+00:00; echo EXITED-$?; sleep 30"
-    subprocess.run([*tmux, "new-session", "-d", "-s", sess, "-x", "120", "-y", "40", cmd], check=True)
-
-    def screen() -> str:
-        return subprocess.run([*tmux, "capture-pane", "-p", "-t", sess], capture_output=True, text=True).stdout
-
-    def wait_for(text: str, secs: float = 30.0) -> float:
-        start = end = time.monotonic()
-        end += secs
-        while text not in screen():
-            if time.monotonic() > end:
-                raise AssertionError(f"{text!r} not on screen:\n{screen()}")
-            time.sleep(0.05)
-        return time.monotonic() - start
-
+    app = Tmux(f"assistant-quit1-{os.getpid()}-{tmp_path.name}",
+               f"env {env} {exe} --db {db} --now 2026-11-22T14:00:00+00:00; echo EXITED-$?; sleep 30", (120, 40))
     try:
         if state == "slow":
-            wait_for("openai · stand-in")
+            app.wait_for("openai · stand-in")
         else:
-            wait_for("offline · built-in")
+            app.wait_for("offline · built-in")
         if state == "switched":
             server = serve()
-            wait_for("openai · stand-in", secs=40)  # asked again 5 s, then 10 s after launch
+            app.wait_for("openai · stand-in", secs=40)  # asked again 5 s, then 10 s after launch
         # A real exchange first (its conversation owes a title when it closes), then an answer under way.
-        subprocess.run([*tmux, "send-keys", "-t", sess, "-l", "what is the capital of France?"])
-        wait_for("capital of France?")
-        subprocess.run([*tmux, "send-keys", "-t", sess, "Enter"])
-        wait_for("The first answer." if state != "down" else "in memory about that")
+        app.keys("what is the capital of France?", literal=True)
+        app.wait_for("capital of France?")
+        app.keys("Enter")
+        app.wait_for("The first answer." if state != "down" else "in memory about that")
         if state != "down":
-            subprocess.run([*tmux, "send-keys", "-t", sess, "-l", "plan my week please"])
-            wait_for("plan my week please")
-            subprocess.run([*tmux, "send-keys", "-t", sess, "Enter"])
-            wait_for("stand-in is")  # the working line: the model is reading or answering
+            app.keys("plan my week please", literal=True)
+            app.wait_for("plan my week please")
+            app.keys("Enter")
+            app.wait_for("stand-in is")  # the working line: the model is reading or answering
             time.sleep(1.0)
-        subprocess.run([*tmux, "send-keys", "-t", sess, "C-q"])
-        took = wait_for("EXITED-", secs=30)
-        shown = screen()
+        app.keys("C-q")
+        took = app.wait_for("EXITED-", secs=30)
+        shown = app.screen()
         assert "EXITED-0" in shown and "Traceback" not in shown and "Error" not in shown, shown
         assert took < 1.0, f"quit took {took:.2f} s"
     finally:
-        subprocess.run([*tmux, "kill-server"], capture_output=True)
+        app.kill()
         if server is not None:
             server.close()
     if server is not None:
@@ -411,36 +383,23 @@ def test_quit_does_not_wait_for_a_write_another_process_holds(tmp_path: Path) ->
            f"XDG_CACHE_HOME={tmp_path}/k ASSISTANT_EMBEDDING_MODEL=none OLLAMA_HOST=http://127.0.0.1:9")
     subprocess.run([exe, "remember", "the gate code is 4471", "--db", db], check=True, capture_output=True,
                    env={**os.environ, "HOME": str(tmp_path), "ASSISTANT_EMBEDDING_MODEL": "none"})
-    sock, sess = f"assistant-lockq-{os.getpid()}-{tmp_path.name}", "q"
-    tmux = ["tmux", "-L", sock]
-    cmd = f"env {env} {exe} --db {db} --now 2026-11-22T14:00:00+00:00; echo EXITED-$?; sleep 30"
-    subprocess.run([*tmux, "new-session", "-d", "-s", sess, "-x", "100", "-y", "30", cmd], check=True)
-
-    def screen() -> str:
-        return subprocess.run([*tmux, "capture-pane", "-p", "-t", sess], capture_output=True, text=True).stdout
-
+    app = Tmux(f"assistant-lockq-{os.getpid()}-{tmp_path.name}",
+               f"env {env} {exe} --db {db} --now 2026-11-22T14:00:00+00:00; echo EXITED-$?; sleep 30")
     other = sqlite3.connect(db, isolation_level=None, timeout=1)
     try:
-        end = time.monotonic() + 30
-        while "offline · built-in" not in screen():
-            assert time.monotonic() < end, screen()
-            time.sleep(0.05)
+        app.wait_for("offline · built-in")
         other.execute("BEGIN IMMEDIATE")
         other.execute("INSERT INTO meta(key, value) VALUES ('held', 'by another process')")
-        subprocess.run([*tmux, "send-keys", "-t", sess, "-l", "remind me to call mum tomorrow at 9am"], check=True)
-        subprocess.run([*tmux, "send-keys", "-t", sess, "Enter", "C-q"], check=True)
-        start = time.monotonic()
-        while "EXITED-" not in screen():
-            assert time.monotonic() - start < 15, screen()
-            time.sleep(0.05)
-        took = time.monotonic() - start
-        assert "EXITED-0" in screen() and "Traceback" not in screen()
+        app.keys("remind me to call mum tomorrow at 9am", literal=True)
+        app.keys("Enter", "C-q")
+        took = app.wait_for("EXITED-", secs=15)
+        assert "EXITED-0" in app.screen() and "Traceback" not in app.screen()
         assert took < 5.0, took  # 10-20 s when it closed the store (1.3 s measured on 2 cores)
         # the message could not reach the store: said as the app ends (a second attacker's: silently lost)
-        assert "your last message was not saved" in " ".join(screen().split()), screen()
+        assert "your last message was not saved" in " ".join(app.screen().split()), app.screen()
     finally:
         if other.in_transaction:
             other.execute("ROLLBACK")
         other.close()
-        subprocess.run([*tmux, "kill-server"], capture_output=True)
+        app.kill()
 

@@ -87,3 +87,40 @@ async def type_and_send(pilot: Pilot[int], app: AssistantApp, text: str) -> None
     app.main_screen.composer.insert(text)
     await pilot.press("enter")
     await settle(pilot, app)
+
+
+class Tmux:
+    """The real `assistant` in a tmux session of a private server, driven as a person would: keys sent,
+    the screen read (the tmux tests of a file share it instead of each writing its own polling)."""
+
+    def __init__(self, name: str, command: str, size: tuple[int, int] = (100, 30)) -> None:
+        import subprocess
+
+        self.tmux, self.session = ["tmux", "-L", name], "q"
+        subprocess.run([*self.tmux, "new-session", "-d", "-s", self.session, "-x", str(size[0]), "-y",
+                        str(size[1]), command], check=True)
+
+    def screen(self) -> str:
+        import subprocess
+
+        return subprocess.run([*self.tmux, "capture-pane", "-p", "-t", self.session], capture_output=True,
+                              text=True).stdout
+
+    def keys(self, *keys: str, literal: bool = False) -> None:
+        import subprocess
+
+        subprocess.run([*self.tmux, "send-keys", "-t", self.session, *(["-l"] if literal else []), *keys], check=True)
+
+    def wait_for(self, text: str, secs: float = 30.0) -> float:
+        """Seconds until `text` is on the screen (AssertionError with the screen after `secs`)."""
+        start = time.monotonic()
+        while text not in self.screen():
+            if time.monotonic() - start > secs:
+                raise AssertionError(f"{text!r} not on screen:\n{self.screen()}")
+            time.sleep(0.05)
+        return time.monotonic() - start
+
+    def kill(self) -> None:
+        import subprocess
+
+        subprocess.run([*self.tmux, "kill-server"], capture_output=True)
