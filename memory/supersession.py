@@ -858,9 +858,10 @@ def with_replacements(store: Store, hits: list[Hit]) -> list[Hit]:
     for hit in hits:
         if hit.type == "memory" and hit.id in gone:
             now = current(store, hit.id)
-            row = store.one("SELECT k.content, k.created_at, m.tier, k.importance, k.kind FROM knowledge k "
-                            "JOIN memory_meta m ON m.memory_id = k.id WHERE k.id = ?", (now,))
-            if now not in found and row is not None:
+            row = None if now in found else store.one(
+                "SELECT k.content, k.created_at, m.tier, k.importance, k.kind FROM knowledge k "
+                "JOIN memory_meta m ON m.memory_id = k.id WHERE k.id = ?", (now,))
+            if row is not None:
                 out.append(Hit("memory", now, row[0], row[1], hit.score, row[2], importance=row[3], kind=row[4]))
                 found.add(now)
         out.append(hit)
