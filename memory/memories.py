@@ -12,6 +12,7 @@ from memory import secrets
 from memory.docs import doc_id
 from memory.episodes import episode_messages, get_episode, heuristic_title_and_summary
 from memory.errors import InvalidInput, NotFound
+from memory.fts import content_match
 from memory.store import Store
 from memory.time.instants import parse_iso, to_utc_iso
 from memory.time.references import time_refs_json
@@ -321,9 +322,8 @@ def _scrub_sources(store: Store, memory: Memory, texts: list[str]) -> list[dict[
         words = [w for w in re.findall(r"\w+", needle.lower()) if len(w) > 1][:16]
         if not words or (len(words) < 3 and len(needle) < 20):
             continue
-        match = " AND ".join(f'"{w}"' for w in words)
         for row in store.query("SELECT m.id, m.content FROM search_index s JOIN messages m ON m.id * 4 = s.rowid "
-                               "WHERE search_index MATCH ? AND m.role = 'assistant'", (f"content:({match})",)):
+                               "WHERE search_index MATCH ? AND m.role = 'assistant'", (content_match(words, every=True),)):
             scrubbed = pattern.sub(FORGOTTEN, row["content"])
             if scrubbed != row["content"]:
                 keep(row["id"])
@@ -477,12 +477,11 @@ def delete_memory_row(store: Store, memory_id: int) -> None:
 
 def matching(store: Store, words: list[str], limit: int = 200) -> list[Memory]:
     """Memories whose text has any of `words` (looked up in the keyword index), newest first."""
-    words = [w.lower() for w in words if re.fullmatch(r"\w+", w)]
-    if not words:
+    match = content_match(w.lower() for w in words if re.fullmatch(r"\w+", w))
+    if match is None:
         return []
-    match = " OR ".join(f'"{w}"' for w in dict.fromkeys(words))
     rows = store.query(f"{SELECT_MEMORY} JOIN search_index s ON k.id = s.rowid / 4 WHERE search_index MATCH ? "
-                       "AND s.rowid % 4 = 1 ORDER BY k.id DESC LIMIT ?", (f"content:({match})", limit))
+                       "AND s.rowid % 4 = 1 ORDER BY k.id DESC LIMIT ?", (match, limit))
     return [Memory.from_row(r) for r in rows]
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from memory.connection import Row
 from memory.errors import InvalidInput
+from memory.fts import content_match
 from memory.memories import SELECT_MEMORY, Memory, decide_sensitive_again, get_memory, keep_earlier_text
 from memory.store import Store
 from memory.time.clock import Clock
@@ -402,11 +403,10 @@ def due_between(store: Store, start: datetime, end: datetime) -> list[tuple[Remi
 def open_matching(store: Store, words: list[str], limit: int = 200) -> list[Reminder]:
     """Open reminders whose text has any of `words` (the keyword index, so thousands of reminders cost
     no more than a few), soonest first."""
-    words = [w.lower() for w in words if re.fullmatch(r"\w+", w)]
-    if not words:
+    match = content_match(w.lower() for w in words if re.fullmatch(r"\w+", w))
+    if match is None:
         return []
-    match = " OR ".join(f'"{w}"' for w in dict.fromkeys(words))
     rows = store.query(f"{SELECT_MEMORY} JOIN search_index s ON k.id = s.rowid / 4 WHERE search_index MATCH ? "
                        "AND s.rowid % 4 = 1 AND k.due_at IS NOT NULL AND k.done_at IS NULL "
-                       "ORDER BY k.due_at, k.id LIMIT ?", (f"content:({match})", limit))
+                       "ORDER BY k.due_at, k.id LIMIT ?", (match, limit))
     return _labelled(rows, store.clock.now(), store.clock)

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 from memory import change_score, secrets, subjects, supersession, vectors
 from memory.docs import DOC_SLOTS, DOC_TYPES
 from memory.errors import EmbedderUnavailable
+from memory.fts import content_match
 from memory.search.hybrid import STOPWORDS
 from memory.store import Store
 
@@ -155,12 +156,12 @@ def _candidates(store: Store, newer: subjects.Said, vector: np.ndarray) -> list[
     wanted = {groups[w] for w in words if w in groups}
     words |= {w for w, group in groups.items() if group in wanted and " " not in w}
     found: dict[int, str] = {}
-    if words:
-        match = " OR ".join(f'"{w}"' for w in sorted(words) if w.replace("-", "").isalnum())
+    match = content_match(sorted(words))
+    if match is not None:
         for row in store.query(
                 "SELECT k.id, k.content FROM search_index s JOIN knowledge k ON k.id = s.rowid / 4 "
                 f"JOIN memory_meta m ON m.memory_id = k.id WHERE search_index MATCH ? AND s.rowid % 4 = 1 AND "
-                f"{_CURRENT} ORDER BY bm25(search_index) LIMIT ?", (f"content:({match})", BY_WORDS)):
+                f"{_CURRENT} ORDER BY bm25(search_index) LIMIT ?", (match, BY_WORDS)):
             found[row[0]] = row[1]
     near = [doc // DOC_SLOTS for doc, _ in vectors.knn(store, vector, BY_VECTOR, DOC_TYPES["memory"])]
     waiting = [r[0] // DOC_SLOTS for r in store.query(

@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from memory.edges import mark_superseded
+from memory.fts import content_match
 from memory.store import Store
 from memory.words import stem
 
@@ -770,15 +771,14 @@ def restated_memory(store: Store, content: str, memory_id: int | None = None) ->
     newer = read_statement(content)
     if newer is None:
         return None
-    words = _lookup_words(newer, content)
-    if not words:
+    match = content_match(_lookup_words(newer, content))
+    if match is None:
         return None
-    match = " OR ".join(f'"{w}"' for w in words)
     rows = store.query(
         "SELECT k.id, k.content FROM search_index s JOIN knowledge k ON k.id = s.rowid / 4 "
         "JOIN memory_meta m ON m.memory_id = k.id WHERE search_index MATCH ? AND s.rowid % 4 = 1 AND k.id != ? "
         "AND k.due_at IS NULL AND k.kind NOT IN ('reminder', 'mood') AND m.superseded_by IS NULL "
-        "ORDER BY k.id DESC LIMIT 200", (f"content:({match})", memory_id if memory_id is not None else -1))
+        "ORDER BY k.id DESC LIMIT 200", (match, memory_id if memory_id is not None else -1))
     found: list[tuple[int, Statement]] = []
     for row in rows:
         older = read_statement(row["content"])

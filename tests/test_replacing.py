@@ -490,3 +490,21 @@ def test_a_change_said_with_instead_of_and_today_still_replaces(store: Store, em
     a, b, replaced = links_after(store, embedder, "Tom sees Dr Patel",
                                  "Tom switched to Dr Jones instead of Dr Patel today")
     assert replaced == {a: b}
+
+
+@pytest.mark.parametrize("text", ["sk_live_abc_123", "deploy_key.v2", 'api "token_x"'])
+def test_a_statement_whose_words_are_all_identifiers_is_stored(store: Store, embedder: LocalEmbedder,
+                                                               text: str) -> None:
+    """Blind round 15: a statement whose only words hold "_" or "." gave the keyword lookup `content:()`, an
+    FTS5 syntax error, and `remember` failed."""
+    memories.remember(store, "my staging server is called hermes", embedder=embedder)
+    stored = memories.remember(store, text, embedder=embedder)
+    assert memories.get_memory(store, stored.id).content == text
+
+
+def test_a_match_expression_quotes_every_word_and_is_none_without_one() -> None:
+    from memory.fts import content_match
+
+    assert content_match([]) is None
+    assert content_match(["a", "", "a"]) == 'content:("a")'
+    assert content_match(['say "hi"', "b"], every=True) == 'content:("say ""hi""" AND "b")'

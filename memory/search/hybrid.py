@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from memory import vectors
 from memory.docs import DOC_SLOTS, DOC_TYPES, doc_id, split_doc_id
 from memory.errors import DiskFull, EmbedderUnavailable, InvalidInput
+from memory.fts import content_match
 from memory.search.context import ECHO_FACTOR, Context
 from memory.search.embeddings import Embedder, pending_count, sync_embeddings
 from memory.store import Store
@@ -442,8 +443,9 @@ class Searcher:
         # list: 20 ms at 100k, up to 540 ms at 1M; reading from the newest end stops after `depth`
         # matches (under a millisecond). Such words carry little BM25 weight, so little order is
         # lost; the vector arm still searches the whole history.
-        match = " OR ".join(f'"{w}"' for w in rare) if rare else " AND ".join(f'"{w}"' for w in words)
-        match = f"content:({match})"
+        match = content_match(rare) if rare else content_match(words, every=True)
+        if match is None:
+            return []
         if doc_type in SMALL_TYPES:
             match += f" AND doc_type:{doc_type}"
         if doc_type is not None and doc_type not in SMALL_TYPES:
