@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from memory.search.embeddings import LocalEmbedder
 from memory.sensitive import find_secrets, is_sensitive, vocabulary
 
 
@@ -892,3 +893,44 @@ def test_a_wallet_phrase_named_with_no_words_of_it_is_no_secret(text: str) -> No
 
 def test_the_answer_given_to_a_security_question_is_taken_over_what_the_question_asks() -> None:
     assert hidden("security question at the building society is mother's maiden name and I put Okafor") == ["Okafor"]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("the code for the bike cage is 4K9P", "4K9P"),  # a short code of letters and digits, for a store room
+    ("wifi password 'Heronsgate'", "Heronsgate"),  # the value quoted right after its keyword
+    ("memorable info 'Marmalade'", "Marmalade"),
+    ("dörrkoden är 7741", "7741"),  # a door's code in one Swedish word
+    ("the key cupboard opens with 2718", "2718"),
+    ("the alarm panel at the surgery is 5120 then the hash key", "5120"),  # the key pressed after it
+    ("tax gateway id 554433221100, password Orchid!Bay7", "554433221100"),  # the number that signs in
+    ("bank login:\nclient number 55102938\npasscode 881204", "55102938"),  # ... in the lines of its login
+])
+def test_round_fifteens_kinds_are_found(text: str, value: str) -> None:
+    """Blind round 15's kinds of miss, in our own words (tests/data/secrets_blind15.jsonl is the round)."""
+    assert any(value in s.value(text) for s in find_secrets(text))
+
+
+@pytest.mark.parametrize("text", [
+    "the cupboard under the stairs is 2 metres wide", "the alarm is 0630 then the snooze button",
+    "customer number 40918273\n\nthe shop closes at 6 and the passcode is 662019",
+])
+def test_beside_round_fifteens_kinds_nothing_else_is_taken(text: str) -> None:
+    assert not any(s.value(text) in ("2", "0630", "40918273") for s in find_secrets(text))
+
+
+def test_round_fifteen_with_the_classifier(embedder: LocalEmbedder) -> None:
+    """Round 15 as a memory is judged (the rules, then the classifier's opinion where it counts): texts found
+    0.976 and near misses flagged 0.017 after its kinds were fixed (first sight 0.943 / 0.017)."""
+    import json
+    from pathlib import Path
+
+    from memory.sensitive import meaning, needs_opinion
+
+    rows = [json.loads(line) for line in (Path(__file__).parent / "data" / "secrets_blind15.jsonl")
+            .read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
+    vectors = embedder.embed([r["text"] for r in rows])
+    judged = [is_sensitive(r["text"]) or needs_opinion(r["text"]) and meaning.flags(v) for r, v in zip(rows, vectors)]
+    secrets = [j for r, j in zip(rows, judged) if r["secret"]]
+    near = [j for r, j in zip(rows, judged) if not r["secret"]]
+    assert sum(secrets) / len(secrets) >= 0.97
+    assert sum(near) / len(near) <= 0.05

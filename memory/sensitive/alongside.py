@@ -4,7 +4,8 @@
   "backup codes 618204 / 739550 / 902117": after a value of digits, perhaps what it is for, then a comma, a
   slash, "and", the same number of digits, ending their clause or followed by what they are for;
 - the number that logs in beside a password: "online banking: customer number 88120436, passcode Wren1953"
-  (the data files' `login_numbers`), in the same line as a secret found.
+  (the data files' `login_numbers`), in the same line as a secret found, or in the lines about the same login
+  (no blank line between, three at most either side: "bank login details:\ncustomer number ...\npasscode ...").
 
 And after blind round 10:
 
@@ -81,11 +82,34 @@ def find(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int, in
     yield from _former(text, found)
     yield from _same_line(text, found)
     yield from _listed(text, found)
-    lines = {text.rfind("\n", 0, start) + 1 for start, _, kind in found if kind in _LOGS_IN}
-    for line in lines:
-        stop = text.find("\n", line)
-        for match in _LOGIN_NUMBER.finditer(text, line, len(text) if stop < 0 else stop):
+    for block in {_block(text, start) for start, _, kind in found if kind in _LOGS_IN}:
+        for match in _LOGIN_NUMBER.finditer(text, *block):
             yield match.start("value"), match.end("value"), "credential"
+
+
+_BLOCK_LINES = 3  # how many lines either side of a password its login number may stand, no blank line between
+
+
+def _block(text: str, at: int) -> tuple[int, int]:
+    """The lines around `at` that say one thing (a login's details): up to a blank line, at most
+    _BLOCK_LINES lines either side: "bank login details:\ncustomer number 40918273\npasscode 662019"."""
+    start = text.rfind("\n", 0, at) + 1
+    for _ in range(_BLOCK_LINES):
+        if start == 0:
+            break
+        above = text.rfind("\n", 0, start - 1) + 1
+        if not text[above:start - 1].strip():
+            break
+        start = above
+    end = text.find("\n", at)
+    for _ in range(_BLOCK_LINES):
+        if end < 0:
+            break
+        below = text.find("\n", end + 1)
+        if not text[end + 1:len(text) if below < 0 else below].strip():
+            break
+        end = below
+    return start, len(text) if end < 0 else end
 
 
 def _spelt_on(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int, int, str]]:

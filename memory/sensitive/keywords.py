@@ -849,6 +849,12 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
     if filler:
         pos = filler.end()
     copula = _COPULA.match(text, pos)
+    opening = _end_of(_SPACES, text, pos)
+    if copula is None and strong and at < opening < len(text) and text[opening] in _QUOTES:
+        # the value quoted right after the keyword: "wifi password 'Bramble'", "memorable info "Cobweb""
+        quoted = _clause(text, opening, True, plural, of_digits=of_digits, phrase=phrase)
+        if quoted:
+            return quoted
     if copula:
         lead = _end_of(_LEAD_IN, text, copula.end())
         if "\n" in text[copula.end():lead] and _LIST_BELOW.match(text, lead):

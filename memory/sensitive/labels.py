@@ -141,6 +141,9 @@ def _opened() -> list[str]:
     # year): beside a verb of opening or getting in ("unlock my phone with 4471", "we get in the house with 5812").
     places, devices, locks = _places(), f"{_literal('devices')}|{_literal('premises')}", _literal("locks")
     opens, entry, keypad, keying = _opens(), _entry(), _keypad(), _keying()
+    # the key pressed after the digits: "the alarm panel at the studio is 6049 then the star key"
+    then_a_key = (rf"[ \t]+(?:{vocabulary.alternation('then', True)})[ \t]+(?:{vocabulary.alternation('keypad')})"
+                  rf"(?![^\W_])")
     article = r"(?:(?:the|my|our|your|a|le|la|les|l'|l’|el|il|lo|der|die|das|den|de|het|o|a|mon|ma|mi|mijn|meu)[ \t]*)?"
     return [
         # "the bike lock opens with 4-2-9-1", "le coffre de l'hôtel s'ouvre avec 1403", "el candado del gimnasio
@@ -168,7 +171,7 @@ def _opened() -> list[str]:
         # thing's not when they are a time of day as a 24-hour clock writes it ("my alarm is 0630").
         *(rf"(?<![^\W_])(?P<place>{things})(?![^\W_]){_placed()}(?:[ \t]+(?:{vocabulary.alternation('copulas')})|"
           rf"['’]s)[ \t]+(?=[*#]?(?!(?:19|20)\d\d(?!\d)){timed}\d(?:[ -]?\d){{3}}){_VALUE}"
-          rf"(?=[ \t]*(?:$|\n|[.;,!?)]|[ \t]and[ \t]))"
+          rf"(?=[ \t]*(?:$|\n|[.;,!?)]|[ \t]and[ \t])|{then_a_key})"
           for things, timed in ((locks, ""), (places, r"(?!0\d[0-5]\d(?![ -]?\d))"))),
         rf"(?<![^\W_])(?P<place>{locks})(?![^\W_])(?:['’]s|[ \t]+is|[ \t]+was|[ \t]+got)?[ \t]+(?:re)?set[ \t]+"
         rf"(?:to|on)[ \t]+{_VALUE}{_LAST}",

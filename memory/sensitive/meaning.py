@@ -32,10 +32,13 @@ MODEL = "minilm-l6-v2-int8"  # the embedder the weights were trained on (memory.
 # What a secret's value looks like, when no rule says where it is:
 # - digits: three or more, in groups, perhaps with a key's sign ("4471", "44 71", "*7713#", "3-9-2");
 #   not the number of a reference in capitals ("LK-4471", "SKU-2290-XL": an item, an order, a part);
-_DIGITS = re.compile(r"(?<![\w.,])(?<![A-Z]-)[*#]?\d(?:[ \-./]?\d){2,}[#*]?(?![\w]|[.,]\d)")
+#   spaced around their dashes too ("3 - 17 - 29");
+_DIGITS = re.compile(r"(?<![\w.,])(?<![A-Z]-)[*#]?\d(?:(?:[ \-./]|[ \t][\-/][ \t])?\d){2,}[#*]?(?![\w]|[.,]\d)")
 _REFERENCE = re.compile(r"[A-Z]{1,5}-\d{2,8}(?:-[A-Z0-9]{1,4})?")
-# - a token of letters with two digits or more, or with digits and a sign ("Riverbend2025", "qz8R!t2");
-_TOKEN = re.compile(r"(?<!\S)[\"'(«“‘]?((?=(?:[^\s\"')»”’]*\d){2})(?=[^\s\"')»”’]*[^\W\d_])[^\s\"')»”’]{5,64}"
+# - a token of letters with two digits or more, or with digits and a sign ("Riverbend2025", "qz8R!t2"), four
+#   characters at least ("2C7Y": a keypad's code);
+_SHORTEST_TOKEN = 4
+_TOKEN = re.compile(r"(?<!\S)[\"'(«“‘]?((?=(?:[^\s\"')»”’]*\d){2})(?=[^\s\"')»”’]*[^\W\d_])[^\s\"')»”’]{4,64}"
                     r"|(?=[^\s\"')»”’]*\d)(?=[^\s\"')»”’]*[^\W\d_])(?=[^\s\"')»”’]*[!@#$%^&*+=?~])[^\s\"')»”’]{5,64})")
 # - a quoted value ("'tulip fever'", «Soleil»);
 _QUOTED = re.compile(r"[\"“«‘]([^\"”»’\n]{3,40})[\"”»’]|(?<!\w)'([^'\n]{3,40})'(?!\w)")
@@ -76,7 +79,7 @@ def candidates(text: str) -> Iterator[tuple[int, int]]:
         start, end = match.span(1)
         while end > start and text[end - 1] in _TRAILING:
             end -= 1
-        if end - start >= 5 and not _ordinary(text[start:end]) and not _named_an_identifier(text, match.start()):
+        if end - start >= _SHORTEST_TOKEN and not _ordinary(text[start:end]) and not _named_an_identifier(text, match.start()):
             yield start, end
     for match in _QUOTED.finditer(text):
         group = 1 if match.group(1) is not None else 2
@@ -94,13 +97,25 @@ def worth_asking(text: str, words: frozenset[str]) -> bool:
     """Whether the classifier's opinion of `text` counts: a word a secret hangs on and something shaped like
     a value (the rules having found nothing: the caller's part). A word for a code that opens nothing ("o
     código do voo", "zip code", "promo code") is none."""
-    cues = words & _cues()
+    cues = words & _cues() | _compound_codes(words)
     if cues and cues <= _CODE_WORDS and not _a_code_that_opens(text):
         return False
     if cues and words & _NUMBERED.words:
         # "the kids' locker numbers are 114 and 115": a thing named by its number is no cue
         cues = cues - {m.group(1).lower() for m in _named_by_number().finditer(text)}
     return bool(cues) and next(candidates(text), None) is not None
+
+
+# A code named in one word with what it opens, as Swedish, Danish, Norwegian, German and Dutch write it
+# ("dörrkoden", "alarmkode", "Haustürcode", "toegangscode"); not a code that opens nothing.
+_COMPOUND_CODE = re.compile(r"[^\W\d_]{3,}(?:kod|koden|kode|koder|code|codes)")
+_NOT_OPENING = ("post", "zip", "bar", "dress", "area", "country", "source", "promo", "qr", "morse", "pseudo", "short",
+                "machine", "micro", "op", "byte", "hex", "gutschein", "rabatt", "rabat", "vorwahl", "lande", "uni",
+                "en", "de", "kortings", "actie", "rabatt", "bonus", "gift", "voucher", "discount", "coupon", "kampanj")
+
+
+def _compound_codes(words: frozenset[str]) -> set[str]:
+    return {w for w in words if _COMPOUND_CODE.fullmatch(w) and not w.startswith(_NOT_OPENING)}
 
 
 _CODE_WORDS = frozenset({"code", "codes", "código", "códigos", "codigo", "codigos", "codice", "codici", "kode", "kod"})
