@@ -53,6 +53,7 @@ class DateParseError(InvalidInput):
 
     def __init__(self, phrase: str, why: str = "") -> None:
         self.phrase = phrase
+        self.why = why
         detail = f" ({why})" if why else ""
         # A pasted megabyte is not echoed back: the start names it well enough.
         shown = phrase if len(phrase) <= 80 else phrase[:77] + "..."

@@ -59,6 +59,24 @@ async def test_remind_without_time_asks_when_and_takes_the_next_message(agent: A
     assert answer == "Okay, I'll remind you to file taxes on Mon Nov 23 09:00 (#1)."
 
 
+@pytest.mark.parametrize("phrase, impossible, task", [
+    ("remind me at 25:00 to sleep", "time of day as 25:00", "sleep"),
+    ("remind me to eat at 13pm", "time of day as 13pm", "eat"),
+    ("remind me on Feb 30 to pay the gas bill", "date as Feb 30", "pay the gas bill"),
+    ("remind me on the 31st of April to renew", "date as 31st of April", "renew"),
+])
+async def test_a_time_no_day_has_sets_nothing_and_is_asked_again(agent: Agent, phrase: str, impossible: str,
+                                                                 task: str) -> None:
+    """A newcomer's "remind me at 25:00 to sleep" set "25:00 to sleep" for 9 the next morning (SPEC section 3: an
+    impossible time is an error; the CLI refuses it)."""
+    answer, calls = await say(agent, phrase)
+    assert calls == [] and memories.count_memories(agent.runtime.store) == 0
+    assert answer == f"There's no such {impossible}. When should I remind you to {task}?"
+    answer, _ = await say(agent, "tomorrow at 9am")
+    [r] = reminders.list_open_reminders(agent.runtime.store)
+    assert (r.memory.content, r.memory.due_at) == (task, "2026-11-23T09:00:00+00:00")
+
+
 @pytest.mark.parametrize("reply", ["never mind", "Cancel.", "forget it", "no", "nevermind!"])
 async def test_a_question_of_ours_can_be_taken_back(agent: Agent, reply: str) -> None:
     await say(agent, "remind me to water the plants")

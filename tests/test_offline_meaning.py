@@ -350,3 +350,16 @@ def test_what_no_longer_holds_is_over_for_a_question_in_the_present(question: st
     from assistant.recall import meaning
 
     assert meaning.over(question, statement) is over
+
+
+@pytest.mark.parametrize("text", ["am I ok with heights", "whos isla's teacher", "wheres the spare key",
+                                  "hows my sister getting to the airport"])
+def test_a_question_asked_without_its_mark_or_apostrophe_is_a_question(text: str) -> None:
+    """Blind round 15: "am I ok with heights" was noted as something said ("Noted for this conversation only")."""
+    from zoneinfo import ZoneInfo
+
+    from assistant.reading import read
+    from assistant.reading.actions import Question
+    from memory.time.clock import Clock
+
+    assert isinstance(read(text, Clock(ZoneInfo("UTC"))).action, Question)

@@ -61,8 +61,9 @@ def act(runtime: Runtime, action: Action, text: str, conversation: list[Item], s
         case RemindNoTime():
             if not action.content:
                 return said("What should I remind you about, and when?")
-            return said(f"{ASK_WHEN} to {action.content}?" if action.link == "to" else
-                        f"{ASK_WHEN} {action.link} {action.content}?", OpenQuestion(Asking.WHEN, text))
+            no_such = f"There's no such {action.impossible_kind} as {action.impossible}. " if action.impossible else ""
+            return said(f"{no_such}{ASK_WHEN} to {action.content}?" if action.link == "to" else
+                        f"{no_such}{ASK_WHEN} {action.link} {action.content}?", OpenQuestion(Asking.WHEN, text))
         case RemindRelative():
             return plan_relative(runtime, action, text)
         case Remember():

@@ -44,6 +44,8 @@ class RemindNoTime(BaseAction):
     """ "remind me to X" with no time: asked when."""
     intent: ClassVar[str] = "remind_no_time"
     link: str = "to"
+    impossible: str = ""  # a time or date said that no day has ("25:00", "Feb 30"): said so, and asked again
+    impossible_kind: str = "time of day"  # or "date"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -40,10 +40,12 @@ from assistant.reading.intent import is_recap_query
 from assistant.reading.questions import greeting_before_question, question_focus, without_greeting
 from assistant.reading.spans import DaySpan, day_span
 from memory import supersession
-from memory.errors import InvalidInput
+from memory.errors import DateParseError, InvalidInput
 from memory.sensitive import find_secrets
 from memory.time.references import asks_when
 from memory.time.rules import Recurrence, is_rule_phrase
+from memory.time import names
+from memory.time.due_phrases import impossible_time
 from memory.time.schedule import parse_schedule
 from memory.words import STOPWORDS, is_word, stems
 
@@ -160,6 +162,7 @@ _REMEMBER = re.compile(
     r"(?:\s+(?:that|this|of))?[\s:,-]+(?P<what>.+?)[\s.!]*$", _FLAGS)
 _QUESTION_START = re.compile(
     r"^\W*(what|what's|whats|when|where|who|whom|whose|which|why|how|is|are|was|were|do|does|did|can|could|"
+    r"am\s+i|whos|wheres|whens|hows|whys|"  # asked without the mark or the apostrophe: "am I ok with heights"
     r"should|would|will|have|has|had|tell me|remind me (?:of|what)|any idea|i forgot|i can'?t remember|"
     r"do you (?:know|remember))\b", re.I)
 _HELP = re.compile(r"^\W*(help|\?|what can you do|how do(?:es)? (?:this|it|you) work|commands|usage)\W*$", re.I)
@@ -227,9 +230,12 @@ COMMAND_WORDS = ("remind", "remember", "cancel", "snooze", "reschedule", "rename
 _Found = tuple[datetime, Recurrence | None]  # a schedule read from a phrase: the first due instant, the rule
 
 
+_LINKS_ALONE = frozenset({"at", "on", "by", "in", "from", "until", "till"})  # no time said: not 9 o'clock today
+
+
 def _schedule(phrase: str, now: datetime, zone: tzinfo) -> _Found | None:
     phrase = _LEADING_FOR.sub("", phrase.strip(" ,.;:-?!"))
-    if not phrase or not _DATE_START.match(phrase) or _THE_DATE.match(phrase):
+    if not phrase or not _DATE_START.match(phrase) or _THE_DATE.match(phrase) or phrase.lower() in _LINKS_ALONE:
         return None
     if is_rule_phrase(phrase) and not _RULE_START.match(phrase):
         return None
@@ -255,6 +261,31 @@ def _task(words: list[str]) -> tuple[str, str]:
 def task_and_link(text: str) -> tuple[str, str]:
     """What to be reminded of, said alone ("to call Sam", "the bins"), with its link word."""
     return _task(text.split())
+
+
+_MONTH_WORD = re.compile(rf"(?<!\w)(?:{names.alternation(names.MONTHS, names.MONTH_SHORT, names.MONTH_SPELLINGS)})(?!\w)",
+                         re.I)
+
+
+def _impossible(text: str, now: datetime, zone: tzinfo) -> str | None:
+    """A time or a date in `text` that no day has ("at 25:00", "13pm", "Feb 30", "the 31st of April"), as
+    written; None when there is none."""
+    clock = impossible_time(text)
+    if clock or not _MONTH_WORD.search(text):
+        return clock
+    words = text.split()
+    for size in (4, 3, 2):
+        for start in range(len(words) - size + 1):
+            phrase = " ".join(words[start:start + size])
+            if any(c.isdigit() for c in phrase) and _MONTH_WORD.search(phrase):
+                try:
+                    parse_schedule(phrase, now, zone)
+                except DateParseError as error:
+                    if error.why == "no such day":
+                        return phrase
+                except (InvalidInput, ValueError, OverflowError):
+                    pass
+    return None
 
 
 def split_task_and_time(rest: str, now: datetime, zone: tzinfo) -> tuple[str, str, str, _Found | None]:
@@ -558,6 +589,15 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
         if relative is not None:
             return relative
         told = after.strip(" ,.;:-?!")
+        impossible = _impossible(told, now, zone)
+        if impossible:
+            # "remind me at 25:00 to sleep" was a reminder "25:00 to sleep" at 9 the next morning, "on Feb 30" one on
+            # the 1st: no day has that time or date, so nothing is set and the time is asked again (as the CLI
+            # refuses it)
+            rest = " ".join(told.replace(impossible, " ", 1).split())
+            task, link = split_task_and_time(rest, now, zone)[:2]
+            return RemindNoTime(content=task, link=link, impossible=re.sub(r"^(?:at|on)\s+", "", impossible),
+                                impossible_kind="date" if _MONTH_WORD.search(impossible) else "time of day")
         if _ONLY_A_TIME.fullmatch(told) and (whole := _schedule(_TRAIL.sub("", told), now, zone)) is not None:
             # nothing but a time ("remind me in an hour" was a reminder "hour" due in a month, "remind me tomorrow"
             # asked "when should I remind you to tomorrow?"): what to remind of is asked

@@ -29,7 +29,7 @@ from memory.words import normalised, stems
 _QUESTION_WORDS = frozenset("""what whats when where who whom whose which why how is are was were do does did can
 could should would will have has had tell remind know remember again please any idea forgot forget told say said
 ever much many long ago date day time year month week now currently these days still exactly actually hey hi
-hello""".split()) | STOPWORDS
+hello am im whos wheres whens hows whys""".split()) | STOPWORDS
 _QUESTION = re.compile(r"\?\s*$|^\W*(what|what's|whats|when|where|who|whom|whose|which|why|how|is|are|was|were|do|"
                        r"does|did|can|could|should|would|will|have|has|had)\b", re.I)
 _SMALL_TALK = re.compile(r"^\W*(hi|hello|hey|thanks|thank you|ok|okay|cool|great|nice|wow|haha|lol|yes|no|yeah|"

@@ -76,6 +76,19 @@ def take_time(text: str) -> tuple[str, tuple[int, int] | None, bool]:
     return text, None, False
 
 
+def impossible_time(text: str) -> str | None:
+    """The clock time written in `text` that no day has ("at 25:00", "13pm", "9:75"), as written; None when
+    there is none (take_time's reading, which refuses it)."""
+    try:
+        take_time(text)
+    except ValueError:
+        for pattern in (_AMPM, _CLOCK, _AT_HOUR):  # in take_time's order: the first found is the one refused
+            match = pattern.search(text)
+            if match:
+                return match.group(0).strip()
+    return None
+
+
 def _clean(text: str) -> str:
     text = re.sub(r"\b(on|at|by|the|this)\b\s*$", "", text.strip())
     text = re.sub(r"^\s*(on|at|by)\b", "", text)
