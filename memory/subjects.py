@@ -1125,7 +1125,37 @@ def conflict(newer: Said, older: Said) -> str | None:
             return f"another one ({noun} {number})"  # "the tenant in flat 1" is not flat 2's
     if _one_time(newer) and vocabulary().habit.search(fold(older.text)):
         return "one time of a habit"  # "last night I only got 4 hours" of "I sleep about 6 hours a night"
+    if _other_secret_thing(newer, older):
+        return "another one (of another thing)"
     return _other_thing(newer, older)
+
+
+@cache
+def _secret_heads() -> frozenset[str]:
+    """The heads a secret is said by: "code" and "password" and the words of their groups."""
+    return frozenset(canonical_word(w) for w in ("code", "password"))
+
+
+def _other_secret_thing(newer: Said, older: Said) -> bool:
+    """Whether the two are secrets of two things: a code, a PIN or a password each said of a thing and the things
+    not one ("my new door code is 5521" is no new "PIN for the blue visa card": an attacker's, who saw the card's
+    PIN replaced and the door code given as its answer)."""
+    a, b = newer.statement, older.statement
+    if a is None or b is None or a.subject.head is None or b.subject.head is None:
+        return False
+    if not {canonical_word(a.subject.head), canonical_word(b.subject.head)} <= _secret_heads():
+        return False
+    things_a, things_b = _things_said(newer), _things_said(older)
+    return bool(things_a) and bool(things_b) and not things_a & things_b
+
+
+def _things_said(said: Said) -> set[str]:
+    """The words said of a statement's subject in its noun phrase (words of change and time left out, as
+    _subject reads them; the supersession reading's where _subject is not sure of the phrase)."""
+    subject = _subject(said)
+    if subject is not None:
+        return {m for m in subject[1] if not m.startswith("right:")}
+    return {canonical_word(m) for m in said.statement.subject.modifiers} if said.statement is not None else set()
 
 
 def sure_other(newer: Said, older: Said) -> bool:
@@ -1144,6 +1174,8 @@ def sure_other(newer: Said, older: Said) -> bool:
             return True
     numbered = _numbered(older)
     if any(numbered.get(noun, number) != number for noun, number in _numbered(newer).items()):
+        return True
+    if _other_secret_thing(newer, older):
         return True
     # someone of mine does it ("my brother cut back to two a day") where the older memory is of me alone
     people = vocabulary().people

@@ -87,6 +87,9 @@ def test_a_change_in_new_words_replaces(store: Store, embedder: LocalEmbedder, o
     ("my work badge number is 55871", "I've got a new number, 07700 900888"),
     ("the season starts in March", "the new season starts in April"),
     ("o meu chefe é o João", "o chefe da Marta é o Rui"),
+    # a secret of another thing (an attacker's: the card's PIN was replaced, the door code given as its answer)
+    ("PIN for the blue visa card: 8052", "my new door code is 5521, not 5512"),
+    ("the wifi password is Heron-42", "new router password: Kestrel-77"),
 ])
 def test_a_look_alike_replaces_nothing(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> None:
     assert links_after(store, embedder, older, newer)[2] == {}
