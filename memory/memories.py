@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from memory import secrets
 from memory.docs import doc_id
 from memory.episodes import episode_messages, get_episode, heuristic_title_and_summary
-from memory.errors import InvalidInput, NotFound
+from memory.errors import EmbedderUnavailable, InvalidInput, NotFound
 from memory.fts import content_match
 from memory.store import Store
 from memory.time.instants import parse_iso, to_utc_iso
@@ -196,6 +196,8 @@ def remember(store: Store, content: str, due_at: str | datetime | None = None, k
 
                 embedder = bundled_embedder()
             replaced = replaced_memory(store, content, embedder)
+        if sensitive is None and not (replaced and replaced.sensitive) and _flagged_by_meaning(content, embedder):
+            sensitive = True  # decided as it is written, not when its vector is stored: nothing of it leaves before
         memory_id = insert_memory(store, NewMemory(
             content, kind=checked_kind, importance=importance, private=private or bool(replaced and replaced.private),
             due_at=due, message_ids=message_ids or [], relation=relation, trust=trust, tension=tension,
@@ -206,6 +208,27 @@ def remember(store: Store, content: str, due_at: str | datetime | None = None, k
 
             link(store, memory_id, replaced)
         return get_memory(store, memory_id)
+
+
+def _flagged_by_meaning(content: str, embedder: Embedder | Literal["bundled"] | None) -> bool:
+    """The classifier's verdict on a text the rules find nothing in but that holds a word a secret hangs on
+    and a value's shape (memory.secrets.judge gives it again when the vector is stored): an attacker's "boat shed:
+    kiwiBird55kiwi" went out whole in a chat turn before its embedding was computed."""
+    from memory import secrets
+    from memory.sensitive import meaning, needs_opinion
+
+    if embedder is None or not needs_opinion(content):
+        return False
+    if embedder == "bundled":
+        from memory.search.embeddings import bundled_embedder
+
+        embedder = bundled_embedder()
+    if not secrets.usable(embedder):
+        return False
+    try:
+        return bool(meaning.flags(embedder.embed([content])[0]))
+    except EmbedderUnavailable:
+        return False
 
 
 def keep_earlier_text(store: Store, memory_id: int, content: str, sensitive: bool) -> None:
@@ -532,9 +555,13 @@ def latest_mood(store: Store) -> Memory | None:
     return Memory.from_row(row) if row else None
 
 
-def created_since(store: Store, since: str | None, limit: int | None = None, reminders: bool = True) -> list[Memory]:
-    """Memories created at or after `since` (UTC ISO; None: all), newest first."""
+def created_since(store: Store, since: str | None, limit: int | None = None, reminders: bool = True,
+                  current: bool = False) -> list[Memory]:
+    """Memories created at or after `since` (UTC ISO; None: all), newest first; `current`: not those replaced
+    since by a newer value (a recap's new memories: the replaced one read as current beside its replacement)."""
     clauses, params = ["1"], []
+    if current:
+        clauses.append("m.superseded_by IS NULL")
     if since is not None:
         clauses.append("k.created_at >= ?")
         params.append(since)

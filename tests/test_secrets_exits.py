@@ -53,22 +53,29 @@ class OtherEmbedder:
 
 def test_a_memory_the_rules_miss_is_marked_sensitive_when_its_embedding_is_computed(
         store: Store, embedder: LocalEmbedder) -> None:
-    flagged = memories.remember(store, UNRULED)
-    ordinary = memories.remember(store, NEAR_MISS)
-    assert not flagged.sensitive  # the rules alone: no verdict by meaning before the embedding
+    flagged = memories.remember(store, UNRULED, embedder=None)
+    ordinary = memories.remember(store, NEAR_MISS, embedder=None)
+    assert not flagged.sensitive  # written without an embedder: no verdict by meaning before the embedding
     sync_embeddings(store, embedder)
     assert memories.get_memory(store, flagged.id).sensitive
     assert not memories.get_memory(store, ordinary.id).sensitive
 
 
+def test_a_memory_the_rules_miss_is_marked_sensitive_as_it_is_written(store: Store, embedder: LocalEmbedder) -> None:
+    """An attacker's "boat shed: kiwiBird55kiwi" went out whole in a chat turn before its vector was stored:
+    written with an embedder, the classifier's verdict is taken at once."""
+    assert memories.remember(store, UNRULED, embedder=embedder).sensitive
+    assert not memories.remember(store, NEAR_MISS, embedder=embedder).sensitive
+
+
 def test_another_models_vectors_give_no_verdict(store: Store) -> None:
-    memory = memories.remember(store, UNRULED)
+    memory = memories.remember(store, UNRULED, embedder=OtherEmbedder())
     sync_embeddings(store, OtherEmbedder())
     assert not memories.get_memory(store, memory.id).sensitive  # the rules alone decide
 
 
 def test_a_memory_not_embedded_yet_already_leaves_by_its_id(store: Store, embedder: LocalEmbedder) -> None:
-    memory = memories.remember(store, UNRULED)
+    memory = memories.remember(store, UNRULED, embedder=None)
     gate = Gate(store, "what about the bike shed?", embedder=embedder)
     assert gate.memory(memory) == f"[secret in memory #{memory.id}]"
     assert gate.memory(memories.remember(store, NEAR_MISS)) == NEAR_MISS
