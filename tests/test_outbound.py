@@ -445,3 +445,19 @@ def test_a_secret_of_the_message_is_replaced_whole_never_inside_another_word(rt:
 
     gate = Gate.for_turn(rt.store, read("my locker pin is 4471", rt.clock))
     assert gate.text("room 144712, pin 4471.", "x") == "room 144712, pin [secret 1 of your message]."
+
+
+@pytest.mark.parametrize("correction, new", [("sorry, not 2468, it's 2486", "2486"),
+                                              ("oops I mean 2486 not 2468", "2486")])
+def test_a_correction_beside_a_secret_value_goes_as_a_placeholder_too(rt: Runtime, correction: str, new: str) -> None:
+    """An attacker's "sorry, not 2468, it's 2486" after "my new debit card PIN is 2468" went out with the old value
+    withheld and the new one whole; said again in the history, it goes the same way."""
+    from assistant.outbound.gate import Gate
+    from assistant.reading import read
+
+    memories.remember(rt.store, "my new debit card PIN is 2468")
+    gate = Gate.for_turn(rt.store, read(correction, rt.clock))
+    assert new not in gate.fragments(gate.user_message(correction))
+    assert new not in gate.fragments(gate.message(7, correction))
+    other = Gate.for_turn(rt.store, read("the 2486 bus is late", rt.clock))
+    assert other.user_message("the 2486 bus is late") == "the 2486 bus is late"  # no value said again: as it is

@@ -190,7 +190,7 @@ class Gate:
         if message_id in self.private_messages:
             return f"[private message #{message_id}]"
         return self.text(text, f"message #{message_id}" if message_id else "this conversation",
-                         flagged=self.opinions.message(message_id, text))
+                         flagged=self.opinions.message(message_id, text) or self._restates(text))
 
     def episode(self, episode_id: int, text: str) -> str:
         """A conversation's title or summary as it may be sent: in a conversation where a withheld
@@ -262,8 +262,15 @@ class Gate:
 
         from memory.replacing import renews_a_secret  # subjects and the supersession rules: read when asked
 
-        return redact(text, placeholder, self.opinions.flagged(text)
+        return redact(text, placeholder, self.opinions.flagged(text) or self._restates(text)
                       or renews_a_secret(self.store, text, self.opinions.embedder))
+
+    def _restates(self, text: str) -> bool:
+        """Whether `text` says a secret value again (a stored one, or one of this turn's): then what else in it
+        looks like a value goes too ("sorry, not 2468, it's 2486" after "my new debit card PIN is 2468": an
+        attacker's correction went out whole beside the old value withheld)."""
+        known = [*self.secrets.values(), *self._memory_secrets]
+        return bool(known) and withhold_fragments(text, known) != text
 
     def restore(self, value: Any) -> Any:
         """Tool arguments (and the answer the person reads) with this turn's placeholders replaced by the
