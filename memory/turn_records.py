@@ -12,7 +12,7 @@ own screen, never sent to a model. Forget scrubs what a record quotes of a forgo
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from enum import Enum
 from typing import Any
 
@@ -114,9 +114,37 @@ def _read(kind: type[Any], data: str) -> Any:
 
 
 def record(store: Store, message_id: int, episode_id: int | None, turn: TurnRecord) -> None:
+    """Keep `turn`'s record, each secret it quotes (in what the reading took, the tools' arguments and results)
+    as the exports write one: the app's own stored words hold no secret value (SPEC F14; an attacker found "the
+    storage locker combo is 3141" in a record). What the offline mode asked (`asked`) is kept as said: the
+    next message carries it out."""
+    turn = _without_secrets(store, turn)
     data = msgspec.to_builtins(turn)  # written as json.dumps writes: forget finds a quoted text by its JSON
     store.execute("INSERT OR REPLACE INTO turn_records (message_id, episode_id, data, created_at) VALUES (?, ?, ?, ?)",
                   (message_id, episode_id, json.dumps(data, ensure_ascii=False), store.clock.now_iso()))
+
+
+def _without_secrets(store: Store, turn: TurnRecord) -> TurnRecord:
+    from memory.secrets import SECRET, values
+    from memory.sensitive import redact, withhold_fragments
+
+    known = [v.value for v in values(store)]
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            return withhold_fragments(redact(value, SECRET), known, SECRET) if value else value
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return type(value)(clean(v) for v in value)
+        return value
+
+    reading = turn.reading
+    if reading is not None:
+        reading = replace(reading, content=clean(reading.content), new_text=clean(reading.new_text),
+                          event=clean(reading.event))
+    tools = tuple(replace(t, arguments=clean(t.arguments), result=clean(t.result)) for t in turn.tools)
+    return replace(turn, reading=reading, tools=tools)
 
 
 def get(store: Store, message_id: int) -> TurnRecord | None:

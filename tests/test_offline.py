@@ -1,6 +1,7 @@
 """SPEC F7 offline provider, phrase by phrase, with a frozen clock (Sunday 22 Nov 2026 14:00 UTC)."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from assistant.responders.offline import OfflineResponder
 from assistant.turn.agent import Agent
 from assistant.turn.events import Done, ToolCall
 from memory import memories, reminders
-from tests.conftest import make_runtime
+from tests.conftest import make_runtime, present
 
 
 async def say(agent: Agent, text: str) -> tuple[str, list[ToolCall]]:
@@ -360,3 +361,19 @@ async def test_a_reminder_some_minutes_before_the_thing_itself_is_before_it(agen
     assert [c.name for c in calls] == ["remember"], answer
     dues = sorted(r.due_at for r in reminders.list_open_reminders(agent.runtime.store, within_days=2))
     assert dues == ["2026-11-23T10:15:00+00:00", "2026-11-23T10:30:00+00:00"]
+
+
+async def test_a_turns_record_holds_no_secret_value(agent: Agent) -> None:
+    """An attacker found "the storage locker combo is 3141" in the Why record of the turn that kept it (SPEC F14:
+    the app's own stored words hold no secret value); the memory itself keeps it, the record shows "[secret]"."""
+    from memory import turn_records
+
+    await say(agent, "remember that the storage locker combo is 3141")
+    await say(agent, "remind me at 25:00 to change the wifi password from Admin123x to Zebra-Tango-44")
+    records = [present(turn_records.get(agent.runtime.store, r[0]))
+               for r in agent.runtime.store.query("SELECT message_id FROM turn_records ORDER BY message_id")]
+    quoted = json.dumps([[r.reading, r.tools] for r in records], default=str)
+    assert "storage locker combo is [secret]" in quoted
+    assert "3141" not in quoted and "Admin123x" not in quoted and "Zebra-Tango-44" not in quoted
+    asked = present(records[-1].asked)
+    assert "Zebra-Tango-44" in asked.request  # what the question asked is kept as said: the answer carries it out

@@ -72,7 +72,7 @@ async def test_forget_takes_a_memory_out_of_the_records_that_quote_it_and_undo_p
     from assistant.forgetting import forget
 
     services = service_with(rt)
-    events = await say(services, "remember that the garage code changed to 5521")
+    events = await say(services, "remember that the garage door is painted sage green")
     assert isinstance(events[-1], Done)
     answer = events[-1].message_id
     memory = memories.get_memory(rt.store, 1)
