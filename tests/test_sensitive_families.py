@@ -902,11 +902,14 @@ def test_the_answer_given_to_a_security_question_is_taken_over_what_the_question
     ("dörrkoden är 7741", "7741"),  # a door's code in one Swedish word
     ("the key cupboard opens with 2718", "2718"),
     ("the alarm panel at the surgery is 5120 then the hash key", "5120"),  # the key pressed after it
+    ("the house alarm is 2580 then press off", "2580"),
+    ("p1n f0r th3 s4f3 1s 5150", "5150"),  # an attacker's: the words between keyword and value in leetspeak too
     ("tax gateway id 554433221100, password Orchid!Bay7", "554433221100"),  # the number that signs in
     ("bank login:\nclient number 55102938\npasscode 881204", "55102938"),  # ... in the lines of its login
 ])
 def test_round_fifteens_kinds_are_found(text: str, value: str) -> None:
-    """Blind round 15's kinds of miss, in our own words (tests/data/secrets_blind15.jsonl is the round)."""
+    """Blind round 15's kinds of miss, in our own words (tests/data/secrets_blind15.jsonl is the round), and an
+    attacker's of the same session."""
     assert any(value in s.value(text) for s in find_secrets(text))
 
 

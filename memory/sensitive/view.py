@@ -199,9 +199,11 @@ def _fold_disguised(text: str, words: frozenset[str]) -> str:
         if token and token.end() > hint.start() and token.group(0)[0] in _LEET_FIRST:
             folded = token.group(0).lower().translate(_LEET_ONE)
             plain = next((p for p in (folded.replace("1", "i"), folded.replace("1", "l")) if p in DISGUISED), "")
-            if plain and (_KEYWORD_PLACE_AFTER.match(text, token.end())
+            words_after = _leet_words_after(text, token.end()) if plain else []
+            if plain and (_KEYWORD_PLACE_AFTER.match(text, token.end()) or words_after
                           or _KEYWORD_PLACE_BEFORE.search(text, max(0, token.start() - 8), token.start())):
                 found.append((token.start(), token.end(), plain))
+                found += words_after
     if words & _REPEATED_FORMS:
         for match in _REPEATED.finditer(text):
             found.append((match.start(), match.end(), match.group(1)))
@@ -217,6 +219,34 @@ def _fold_disguised(text: str, words: frozenset[str]) -> str:
         position = end
     out.append(text[position:])
     return "".join(out)
+
+
+_NEXT_WORD = re.compile(r"[ \t]+([\w@$]+)")
+_COPULAS = frozenset("is was are ist est es".split())
+
+
+def _leet_words_after(text: str, at: int) -> list[tuple[int, int, str]]:
+    """The words in leetspeak between a disguised keyword and its copula, read as the plain words ("p1n f0r th3
+    s4f3 1s 5150": "for the safe is"), up to the copula; none when no copula in leetspeak or plain follows within
+    five words (the value itself is never folded: it stands after the copula)."""
+    from memory.words import is_word
+
+    out: list[tuple[int, int, str]] = []
+    for _ in range(5):
+        word = _NEXT_WORD.match(text, at)
+        if word is None:
+            return []
+        written = word.group(1)
+        folded = written.lower().translate(_LEET_ONE)
+        plain = next((p for p in (folded.replace("1", "i"), folded.replace("1", "l")) if is_word(p)), "")
+        if not plain:
+            return []
+        if plain != written.lower():
+            out.append((word.start(1), word.end(1), plain))
+        if plain in _COPULAS:
+            return out
+        at = word.end()
+    return []
 
 
 _NOT_ASCII = re.compile(r"[^\x00-\x7f]")
