@@ -78,7 +78,7 @@ def reminder_line(runtime: Runtime, reminder: reminders.Reminder, gate: Gate = L
 def _new_memories(runtime: Runtime, since: datetime, gate: Gate, limit: int = 20) -> list[str]:
     """Memories written since `since` (not reminders), newest first, as the gate lets them out: a private
     one the gate does not list is left out."""
-    found = memories.created_since(runtime.store, to_utc_iso(since), limit=limit, reminders=False)
+    found = memories.created_since(runtime.store, to_utc_iso(since), limit=limit, reminders=False, current=True)
     return [f"- #{m.id} {m.kind}: {flat(gate.memory(m), 200)}" for m in found if gate.listed(m)]
 
 

@@ -187,7 +187,8 @@ def test_the_detail_tells_where_it_was_said_its_standing_and_its_links(rt: Runti
     assert [x.id for x in old.superseded_by] == [newer.id] and old.supersedes == []
     assert [x.id for x in services.memories.detail(newer.id).supersedes] == [older.id]
     view, messages = present(services.conversations.conversation(episode.id))
-    assert view.title == "Door codes" and [m.content for m in messages] == ["remember that the door code is 5829"]
+    assert view.title == "Door codes" and [m.content for m in messages] == ["remember that the door code is ••••"]
+    assert [m.revealed for m in messages] == ["remember that the door code is 5829"]  # r shows it, here only
 
 
 # -- pinned: never archived, never outranked by its echoes ---------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -13,6 +14,9 @@ from assistant.turn.agent import Agent
 from memory import episodes, memories
 from tests.conftest import make_runtime
 from tests.test_offline import say
+
+if TYPE_CHECKING:
+    from assistant.runtime import Runtime
 
 
 def later(agent: Agent, **delta: float) -> None:
@@ -191,3 +195,18 @@ async def test_recap_of_a_day_includes_the_conversation_in_progress_but_not_the_
     answer, _ = await say(agent, "what did we talk about today?")
     assert answer == "We didn't talk today (Sun Nov 22)."
     assert episodes.active_episode(agent.runtime.store) is not None
+
+
+def test_a_recaps_new_memories_leave_out_what_was_replaced_since(runtime: Runtime) -> None:
+    """A newcomer's recap listed "I live at 14 Elm Road" beside "I moved to 3 Harbour Lane", which replaced it,
+    as if both were current (the Memories screen and the export mark it)."""
+    from assistant.recap import recap_text
+    from assistant.services import Services
+    from memory import memories, supersession
+
+    old = memories.remember(runtime.store, "I live at 14 Elm Road, Bristol")
+    new = memories.remember(runtime.store, "I moved to 3 Harbour Lane, Cardiff")
+    assert supersession.superseded_by(runtime.store, [old.id]) == {old.id: new.id}
+    listed = Services(runtime).recap.build().new_memories
+    assert any("Harbour Lane" in m for m in listed) and not any("Elm Road" in m for m in listed)
+    assert "Harbour Lane" in recap_text(runtime) and "Elm Road" not in recap_text(runtime)

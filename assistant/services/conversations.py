@@ -3,11 +3,12 @@ its end (a new conversation, quitting) or another continued. Closing and continu
 service's agent."""
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 from assistant.runtime import Runtime
 from assistant.services.model import ModelService
-from assistant.views import ConversationView, MessageView
+from assistant.views import HIDDEN, ConversationView, MessageView, secrets_hidden
 from memory import episodes, memories, secrets, turn_records
 from memory.errors import DiskFull, InvalidInput
 from memory.time.clock import Clock
@@ -80,8 +81,9 @@ class ConversationService:
         clock, store = self.runtime.clock, self.runtime.store
         said = [m for m in episodes.episode_messages(store, episode_id) if m.role in ("user", "assistant")]
         by = turn_records.responders_of(store, [m.id for m in said if m.role == "assistant"])
-        return [MessageView(m.role, m.content, clock.short(m.created_at), by.get(m.id) == "offline",
-                            secrets.revealed(store, m.content) if m.role == "assistant" else None)
+        return [_hidden_until_revealed(MessageView(m.role, m.content, clock.short(m.created_at),
+                                                   by.get(m.id) == "offline",
+                                                   secrets.revealed(store, m.content) if m.role == "assistant" else None))
                 for m in said]
 
     def current_messages(self) -> list[MessageView]:
@@ -147,3 +149,15 @@ class ConversationService:
         except DiskFull:
             return False
         return True
+
+
+def _hidden_until_revealed(message: MessageView) -> MessageView:
+    """A message as a reopened conversation shows it: each secret as the Memories screen shows one (HIDDEN),
+    the person's own words too, with the text as said kept to reveal (a newcomer read "remember that the
+    front door code is 5829" in clear above an answer showing "[secret 1 of memory #3]")."""
+    if message.role == "assistant":
+        if message.revealed is None:
+            return message
+        return replace(message, content=secrets.ANSWER_PLACEHOLDER.sub(HIDDEN, message.content))
+    shown = secrets_hidden(message.content)
+    return message if shown == message.content else replace(message, content=shown, revealed=message.content)

@@ -47,7 +47,7 @@ class RecapService:
         found, _, _ = reminders.urgent_open_reminders(store, 7, SIDEBAR_LIMIT)
         open_items = [replace(reminder_view(r, clock), content=listed_text(r.memory, None)) for r in found]
         since = to_utc_iso(clock.now() - timedelta(hours=hours))
-        new = memories.created_since(store, since, limit=20, reminders=False)
+        new = memories.created_since(store, since, limit=20, reminders=False, current=True)
         return RecapData(views, [r for r in open_items if r.status == "overdue"],
                          [r for r in open_items if r.status == "due"],
                          [listed_text(m, None) for m in new], hours,

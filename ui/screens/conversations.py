@@ -134,7 +134,7 @@ class ConversationScreen(Screen[int | None]):
         self.view = view
         self.messages = messages
         self.body = ChatLog(id="reader-body")
-        self.revealed = False  # the secrets its answers quoted, shown: here only, until r again
+        self.revealed = False  # the secrets its messages hold, shown: here only, until r again
 
     def compose(self) -> ComposeResult:
         size = f"{len(self.messages)} message{'s' if len(self.messages) != 1 else ''}"
@@ -153,9 +153,9 @@ class ConversationScreen(Screen[int | None]):
             await self.body.mount(Line(self.view.summary or "This conversation has no stored messages.", "muted"))
 
     async def action_reveal(self) -> None:
-        """Show the secrets its answers quoted (stored as placeholders), or hide them again."""
+        """Show the secrets its messages hold (hidden, or stored as placeholders), or hide them again."""
         if not any(m.revealed for m in self.messages):
-            self.notify("Nothing to reveal: no answer here quotes a secret.", timeout=3)
+            self.notify("Nothing to reveal: no message here holds a secret.", timeout=3)
             return
         self.revealed = not self.revealed
         shown = [replace(m, content=m.revealed) if self.revealed and m.revealed else m for m in self.messages]
