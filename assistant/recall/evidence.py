@@ -29,7 +29,7 @@ from memory.words import normalised, stems
 _QUESTION_WORDS = frozenset("""what whats when where who whom whose which why how is are was were do does did can
 could should would will have has had tell remind know remember again please any idea forgot forget told say said
 ever much many long ago date day time year month week now currently these days still exactly actually hey hi
-hello am im whos wheres whens hows whys""".split()) | STOPWORDS
+hello""".split()) | STOPWORDS
 _QUESTION = re.compile(r"\?\s*$|^\W*(what|what's|whats|when|where|who|whom|whose|which|why|how|is|are|was|were|do|"
                        r"does|did|can|could|should|would|will|have|has|had)\b", re.I)
 _SMALL_TALK = re.compile(r"^\W*(hi|hello|hey|thanks|thank you|ok|okay|cool|great|nice|wow|haha|lol|yes|no|yeah|"
@@ -348,14 +348,26 @@ def feature_values(runtime: Runtime, question: str, vector: Any, found: list[Evi
     head = subject.head if subject is not None else None
     asked = meaning.asked(words, question, head)
     ordinary = meaning.ORDINARY_MEMORIES.floor(embedder, query)
+    fact = _facts(runtime, found)
     out = []
     for index, evidence in enumerate(found):
-        others = [ordinary, *(c for i, c in enumerate(cosines) if i != index)]
+        # the others found: not this fact's other values (a memory and the one that replaced it are one fact)
+        others = [ordinary, *(c for i, c in enumerate(cosines)
+                              if i != index and (fact[i] is None or fact[i] != fact[index]))]
         stems = frozenset(s for _, st in said[index] for s in st)
         fit = meaning.fits(asked, evidence.content, stems)
         out.append(meaning.features(cosines[index], max(others), evidence.relevance, evidence.defining,
                                     evidence.type == "memory", met[index], fit))
     return out
+
+
+def _facts(runtime: Runtime, found: list[Evidence]) -> list[int | None]:
+    """For each candidate, the newest memory of its chain of restatements (None for what is not a memory):
+    "my sister Anjali lives in Leeds" and "Anjali moved to Manchester", which replaced it, are one fact."""
+    ids = [e.id for e in found if e.type == "memory"]
+    links = supersession.superseded_by(runtime.store, ids)
+    heads = {i: supersession.current(runtime.store, i) if i in links else i for i in ids}
+    return [heads[e.id] if e.type == "memory" else None for e in found]
 
 
 def words_of(text: str) -> list[tuple[str, frozenset[str]]]:
