@@ -512,3 +512,14 @@ async def test_the_filters_take_a_second_line_when_their_values_do_not_fit_80_co
         assert lines[0].startswith("kind: preference") and "source: imported" in lines[1]
         await pilot.click(FilterBar, offset=(lines[1].index("source") + 1, 1))  # a click on the second line
         assert bar.field == 5 and bar.values["source"] == "mcp"
+
+
+def test_a_rows_columns_never_run_into_each_other() -> None:
+    """An attacker's Memories screen read "fact      archivedsecret replaced by #26": the tier filled its column."""
+    from assistant.views import MemoryRow
+    from ui.widgets.memory_list import row_text
+
+    row = MemoryRow(3, "preference", "archived", "Mon Dec 7 01:00", "the locker code is ••••", False, True, False,
+                    "typed", replaced_by=26)
+    assert "preference archived secret replaced by #26 the locker code" in " ".join(row_text(row).plain.split())
+    assert "preferencearchived" not in row_text(row).plain and "archivedsecret" not in row_text(row).plain

@@ -20,11 +20,13 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from assistant.views import MemoryRow
+from memory.schema import KINDS, TIERS
 from ui.text import visible
 
 AHEAD = 40  # rows left below the highlight or the view when the next page is asked for
-KIND_WIDTH = 10
-TIER_WIDTH = 8
+# Each column as wide as its longest word and a space ("archived" ran into "secret", "preference" into "hot").
+KIND_WIDTH = max(map(len, KINDS)) + 1
+TIER_WIDTH = max(map(len, TIERS)) + 1
 
 
 def row_text(row: MemoryRow) -> Text:
