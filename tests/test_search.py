@@ -42,6 +42,12 @@ def test_finds_exact_words_with_fts_alone(filled: Store) -> None:
     assert hits[0].type == "memory" and hits[0].tier == "hot"
 
 
+@pytest.mark.parametrize("query", ['"', "'", ":", "*", "-- ?!"])
+def test_a_search_for_signs_alone_finds_nothing(filled: Store, embedder: LocalEmbedder, query: str) -> None:
+    """An attacker's `recall '"'` listed "hello" and "hi again": the vectors' nearest to a quote mark."""
+    assert Searcher(filled, embedder).search(query, limit=5) == []
+
+
 def test_hit_shape(filled: Store, embedder: LocalEmbedder) -> None:
     hit = Searcher(filled, embedder).search("violin", limit=1)[0]
     data = hit.to_json()

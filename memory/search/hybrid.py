@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import string
 import time
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
@@ -307,6 +308,8 @@ class Searcher:
             raise InvalidInput("limit must be at least 1")
         if not query.strip():
             raise InvalidInput("the search text is empty")
+        if not query.strip(string.punctuation + string.whitespace):
+            return []  # '"', ":", "*": nothing to look for (the vectors' nearest to a quote mark were noise)
         depth = max(limit * 2, self.fusion.depth)
         # One type: both indexes search only that type's documents (they are partitioned by type).
         only = types[0] if types is not None and len(types) == 1 else None
