@@ -14,7 +14,7 @@ from assistant.services.model import responder_for
 from assistant.turn.agent import Agent
 from assistant.turn.events import Done, Event, Failed, TextDelta, ToolCall, ToolResult
 from memory import episodes, reminders
-from tests.conftest import make_runtime, offline_note, present
+from tests.conftest import T0, make_runtime, offline_note, present
 from tests.standins import StandIn, text_reply, tool_reply
 
 if TYPE_CHECKING:
@@ -327,3 +327,26 @@ def test_tool_schemas_and_validation_come_from_the_signatures(runtime: Runtime) 
     for name, args in confused:
         with pytest.raises(ToolError):
             execute_tool(runtime, name, args)
+
+
+def test_consolidate_from_the_command_line_writes_the_titles_owed(tmp_path: Path, ollama_standin: StandIn,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """An attacker's closed conversations kept their quick titles through 15 `chat` turns and a `consolidate`:
+    only the app's idle time wrote them (SPEC F7: the next process with a model, the CLI included)."""
+    from assistant.cli.program import main
+
+    db = tmp_path / "m.db"
+    rt = make_runtime(tmp_path)
+    episode = episodes.open_episode(rt.store)
+    episodes.add_message(rt.store, episode.id, "user", "remind me to call mom tomorrow at 6pm")
+    episodes.close_episode(rt.store, episode.id, "Call mom", "", "success")
+    rt.store.execute("UPDATE episodes SET needs_title = 1 WHERE id = ?", (episode.id,))
+    rt.close()
+    monkeypatch.setenv("OLLAMA_HOST", ollama_standin.url)
+    ollama_standin.script = [{"json": {"title": "Calling Mom", "summary": "A reminder to call mom."}}]
+    assert main(["consolidate", "--db", str(db), "--now", T0.isoformat()]) == 0
+    rt = make_runtime(tmp_path)
+    titled = episodes.get_episode(rt.store, episode.id)
+    assert (titled.title, titled.needs_title) == ("Calling Mom", False)
+    rt.close()
+

@@ -71,6 +71,10 @@ def cmd_consolidate(runtime: Runtime, args: argparse.Namespace) -> int:
         if not getattr(args, "json", False) and sys.stderr.isatty():
             print(f"\r{phase} {done}/{total}   ", end="", file=sys.stderr)
 
+    if not args.dry_run:
+        from assistant.turn.titles import owed_titles
+
+        owed_titles(runtime)  # the model's titles a quit left owed: made by the next process with a model (SPEC F7)
     result = run_consolidation(runtime, full=args.full, dry_run=args.dry_run, progress=progress)
     for message in result["messages"]:
         note(f"assistant: {message}")
