@@ -80,6 +80,21 @@ def test_secrets_are_written_as_secret_unless_asked(cli: Cli, tmp_path: Path) ->
     assert "Home!Wifi77" in everything and "4417" in everything
 
 
+def test_the_conversation_in_progress_is_exported_under_its_title_and_ids_stay(tmp_path: Path,
+                                                                            cli: Cli) -> None:
+    """A newcomer's first export named the open conversation "Untitled" (the app called it "My name is Priya
+    Raman"), and its front matter's id was "store/episode/1", "<uid>/episode/1" the next time."""
+    code, _, _ = cli("chat", "My name is Priya Raman and I'm 38")
+    assert code == 0
+    cli("export", str(tmp_path / "a"), "--markdown")
+    cli("export", str(tmp_path / "b"), "--markdown")
+    [first] = (tmp_path / "a" / "conversations").glob("*.md")
+    [second] = (tmp_path / "b" / "conversations").glob("*.md")
+    assert "Untitled" not in first.name and "Priya" in first.name
+    ids = [next(line for line in f.read_text().splitlines() if line.startswith("id: ")) for f in (first, second)]
+    assert ids[0] == ids[1] and not ids[0].startswith("id: store/")
+
+
 @pytest.mark.parametrize("title, name", [
     ("a/b\\c:d*e?f\"g<h>i|j", "a-b-c-d-e-f-g-h-i-j"), ("CON", "_CON"), ("nul.txt", "_nul.txt"),
     ("  trailing dots... ", "trailing dots"), ("..", "untitled"), ("tab\there\x1b[31m", "tab here-31m"),

@@ -18,12 +18,12 @@ import json
 import re
 import unicodedata
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from memory.episodes import Episode, Message
+from memory.episodes import Episode, Message, heuristic_title_and_summary
 from memory.errors import InvalidInput
 from memory.files import sync_folder, write_private
 from memory.memories import SELECT_MEMORY, Memory
@@ -186,7 +186,7 @@ def _memory_files(writer: _Writer) -> list[tuple[str, str, int]]:
 
 def _conversation_files(writer: _Writer) -> list[tuple[Episode, str, int]]:
     store = writer.store
-    own = store.get_meta("store_uid") or "store"
+    own = store.store_uid()  # made now if not yet: "store/episode/1" became "<uid>/episode/1" at the next export
     used: set[str] = set()
     out = []
     episodes = [Episode.from_row(r) for r in store.query("SELECT * FROM episodes ORDER BY started_at, id")]
@@ -196,6 +196,8 @@ def _conversation_files(writer: _Writer) -> list[tuple[Episode, str, int]]:
             (episode.id,))]
         if not said:
             continue
+        if not episode.title:  # in progress, not titled yet: the title the app shows for it (was "Untitled")
+            episode = replace(episode, title=heuristic_title_and_summary(said)[0] or None)
         title = writer.secretless(_clean(" ".join((episode.title or "Untitled").split())))
         day = writer.clock.local(episode.started_at).strftime("%Y-%m-%d")
         base = safe_name(f"{day} {title}")
