@@ -670,3 +670,14 @@ def test_an_endpoint_down_at_start_still_gets_the_message_acted_on(tmp_path: Pat
     assert "I'll remind you to call mom" in out
     code, out, _ = cli("reminders")
     assert "call mom" in out
+
+
+async def test_a_secret_corrected_in_the_next_message_goes_as_a_placeholder(openai_standin: StandIn,
+                                                                            runtime: Runtime) -> None:
+    """An attacker's "wifi password is Tango-Zulu-99" then "oops, I mean Tango-Zulu-98": the correction reached the
+    model whole (it holds no keyword; the value it corrects was only a placeholder of the earlier message)."""
+    openai_standin.script = ["Noted."]
+    for said in ("wifi password is Tango-Zulu-99", "oops, I mean Tango-Zulu-98"):
+        await collect(Agent(runtime, responder_for(runtime, provider(openai_standin))), said)
+    sent = [m["content"] for body in chats(openai_standin) for m in body["messages"] if m["role"] == "user"]
+    assert not any("Tango" in m or "-98" in m or "-99" in m for m in sent), sent

@@ -107,6 +107,7 @@ class Gate:
         # never their ordinary words ("my bank password is"); an earlier text's too, and what a memory said
         # before an edit took its secret out (it is no longer held, but what it said before still is).
         self._memory_secrets = [v.value for v in secret_values(store)]
+        self._said_secrets: list[str] = []  # the secrets of the stored texts this request carries (their messages')
         held_ids = {m.id for m in held}
         once_secret = {i: [e.content for e in texts_before if e.sensitive]
                        for i, texts_before in earlier.items() if i not in held_ids}
@@ -235,7 +236,13 @@ class Gate:
             # only when it repeats the words of a memory this message asks about, not of another one.
             text = "\n".join(line if PRIVATE_MARK not in line or (self.marked_lines_pass and self._repeats_asked(line))
                              else "[a private memory, withheld]" for line in text.split("\n"))
-        return redact(text, f"[secret in {where}]", flagged)
+        mask = f"[secret in {where}]"
+
+        def kept(secret: str) -> str:
+            self._said_secrets.append(secret)  # said again later in the request, it goes too (the last step)
+            return mask
+
+        return redact(text, kept, flagged)
 
     def _repeats_asked(self, line: str) -> bool:
         """Whether a line marked [Private] is about a memory this request asks about (and not another
@@ -269,7 +276,7 @@ class Gate:
         """Whether `text` says a secret value again (a stored one, or one of this turn's): then what else in it
         looks like a value goes too ("sorry, not 2468, it's 2486" after "my new debit card PIN is 2468": an
         attacker's correction went out whole beside the old value withheld)."""
-        known = [*self.secrets.values(), *self._memory_secrets]
+        known = [*self.secrets.values(), *self._memory_secrets, *self._said_secrets]
         return bool(known) and withhold_fragments(text, known) != text
 
     def restore(self, value: Any) -> Any:
@@ -296,7 +303,7 @@ class Gate:
         """The last step of every request: no run of 8+ characters or 3+ words of a secret value (this
         turn's, restored for a tool; a sensitive memory's) is left anywhere, however it was cut, quoted
         or reformatted on the way (an error message that cut a restored value at 77 characters)."""
-        return withhold_fragments(text, [*self.secrets.values(), *self._memory_secrets])
+        return withhold_fragments(text, [*self.secrets.values(), *self._memory_secrets, *self._said_secrets])
 
     def conversation(self, items: list[Item]) -> list[Item]:
         """Each item of a conversation as it may be sent: messages, tool calls and tool results, each
