@@ -312,6 +312,18 @@ def test_the_only_memory_of_a_new_store_is_not_the_answer_for_being_alone(fresh:
     assert "Farida Shah" in ask(agent, "who is my accountant?").splitlines()[0]
 
 
+def test_what_i_am_is_answered_by_what_i_said_i_am(fresh: Agent) -> None:
+    # A newcomer's "what am I allergic to?" got "I don't have" above "I'm allergic to penicillin" (the question's "am"
+    # met by no word of it); someone else's allergy is no answer to it.
+    agent = fresh
+    asyncio.run(say(agent, "remember that Mum is allergic to cats"))
+    agent.close_episode()
+    assert ask(agent, "what am I allergic to?").splitlines()[0] == NOTHING
+    asyncio.run(say(agent, "remember I'm allergic to penicillin"))
+    agent.close_episode()
+    assert "penicillin" in ask(agent, "what am I allergic to?").splitlines()[0]
+
+
 def test_a_change_said_plainly_is_kept_as_that_change(fresh: Agent) -> None:
     # Issue 42's newcomer: "we switched to a new dentist, Dr Okafor ..." said without "remember" was only noted
     # in the conversation, and "who's my dentist?" still answered the old one. Another thing said plainly stays

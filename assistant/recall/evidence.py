@@ -374,6 +374,8 @@ def words_of(text: str) -> list[tuple[str, frozenset[str]]]:
     """The words of a text that carry meaning, each with its stems (a few dozen at most)."""
     out: dict[str, frozenset[str]] = {}
     for word in re.findall(r"[^\W_][\w'’-]*", text[:500].lower()):
+        if word in ("i'm", "i’m"):
+            word = "am"  # "I'm allergic to penicillin" says the "am" of "what am I allergic to?" (of me, no one else)
         word = re.sub(r"['’]s$", "", word)
         if len(word) > 1 and word not in _QUESTION_WORDS and word not in out:
             out[word] = frozenset(stems(word, _QUESTION_WORDS))
