@@ -373,12 +373,19 @@ def _opening(text: str) -> str:
     return " ".join(text.split())
 
 
-def heuristic_title_and_summary(messages: list[Message]) -> tuple[str, str]:
+def heuristic_title_and_summary(messages: list[Message], store: Store | None = None,
+                                embedder: Any = None) -> tuple[str, str]:
     """Title and summary without a model: the title a short phrase from the first thing the user said or
-    asked (not small talk), the summary the first things the user said."""
+    asked (not small talk), the summary the first things the user said. With `store`, a secret is left out as
+    every exit leaves it out (memory.secrets.secretless_messages: the classifier's verdict, the values said
+    elsewhere in it or held by the store); without, as the detector's rules find it."""
     # Titles are shown everywhere and sent to models later: never let a pasted secret into one.
     from memory.sensitive import redact  # its patterns are compiled on first use
 
+    if store is not None:
+        from memory.secrets import secretless_messages
+
+        messages = secretless_messages(store, messages, embedder)
     user = [redact(_opening(m.content)) for m in messages if m.role == "user" and m.content.strip()]
     if not user:
         return "Empty conversation", "No messages from the user."
@@ -493,7 +500,7 @@ def in_progress(store: Store, opening: int = 3, min_messages: int = 1) -> InProg
     rows = store.query("SELECT * FROM messages WHERE episode_id = ? AND role = 'user' ORDER BY id LIMIT ?",
                        (active.id, max(1, opening)))
     first = [Message.from_row(r) for r in rows]
-    title, _ = heuristic_title_and_summary(first)
+    title, _ = heuristic_title_and_summary(first, store)
     return InProgress(active, count, first, title)
 
 

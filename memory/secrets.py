@@ -174,6 +174,31 @@ def restates_a_secret(store: Store, text: str) -> bool:
     return bool(known) and withhold_fragments(text, known) != text
 
 
+def changes_a_value(text: str, values: Iterable[str]) -> bool:
+    """Whether `text` gives, instead of one of `values` (secrets said just before), a value of its shape: as many
+    digits ("oops I mean 2486" after "my PIN is 2468"), or a token that keeps most of it ("GreenOtter2292" after
+    "GreenOtter2291"): a correction is a secret too (a re-check found each reaching the model whole)."""
+    from memory.sensitive import meaning
+
+    wanted = [v for v in values if v.strip()]
+    if not wanted or not text:
+        return False
+    return any(_alike(text[start:end], value) for start, end in meaning.candidates(text) for value in wanted)
+
+
+def _alike(said: str, value: str) -> bool:
+    """Whether `said` has the shape of the secret `value`: as many digits, or most of its characters first."""
+    bare_said, bare_value = re.sub(r"[ \-./]", "", said), re.sub(r"[ \-./]", "", value)
+    if bare_said.isdigit() and bare_value.isdigit():
+        return len(bare_said) == len(bare_value) >= 3
+    common = 0
+    for a, b in zip(said.lower(), value.lower(), strict=False):
+        if a != b:
+            break
+        common += 1
+    return common >= max(5, len(value) - 3) and abs(len(said) - len(value)) <= 2
+
+
 # -- text written outside, where no model reads it ------------------------------------------------------
 
 @dataclass
@@ -217,6 +242,23 @@ class Outside:
         return self.masked(memory.content, self.opinions.memory(memory))
 
 
+def secretless_messages(store: Store, messages: list[Any], embedder: Any = None) -> list[Any]:
+    """A conversation's messages (memory.episodes.Message) as a title, a summary or its openings may quote them:
+    in the person's, each secret the detector finds (what looks like a value in one the classifier flags) and any
+    value another of them said or the store holds, as "[secret]" ("for the garden shed it's 6183 these days", which
+    the classifier flagged, was the conversation's title, sent in every later prompt; "is 7351 still right?" after
+    "my bank PIN is 7351" too)."""
+    from dataclasses import replace
+
+    from memory.sensitive import find_secrets
+
+    outside = Outside.of(store, embedder)
+    said = [m for m in messages if m.role == "user" and m.content]
+    flags = {id(m): outside.opinions.message(m.id, m.content) for m in said}
+    outside.known += [s.value(m.content) for m in said for s in find_secrets(m.content, flags[id(m)])]
+    return [replace(m, content=outside.text(m.content, flags[id(m)])) if id(m) in flags else m for m in messages]
+
+
 # -- the app's own answers --------------------------------------------------------------------------------
 
 def masked_answer(store: Store, episode_id: int | None, text: str) -> str:
@@ -231,7 +273,7 @@ def masked_answer(store: Store, episode_id: int | None, text: str) -> str:
                                         for v in values(store)]
     if episode_id is not None:
         stand_ins += [(value, f"[secret {n} of message #{message_id}]")
-                      for message_id, said in _said_in(store, episode_id)
+                      for message_id, said in said_in(store, episode_id)
                       for n, value in enumerate(said, start=1)]
     for value, stand_in in sorted(stand_ins, key=lambda pair: -len(pair[0])):  # the longest value first
         text = withhold_fragments(text, [value], stand_in)
@@ -289,17 +331,18 @@ def _message_values(store: Store, message_id: int) -> list[str]:
     return [] if row is None else _secrets_of_message(store, message_id, row[0])
 
 
-def _secrets_of_message(store: Store, message_id: int, text: str) -> list[str]:
+def _secrets_of_message(store: Store, message_id: int, text: str, embedder: Any = None) -> list[str]:
     from memory.sensitive import find_secrets
 
-    flagged = Opinions(store).message(message_id, text)
+    flagged = Opinions(store, embedder).message(message_id, text)
     found: dict[str, None] = {}
     found.update((span.value(text), None) for span in find_secrets(text, flagged))
     return list(found)
 
 
-def _said_in(store: Store, episode_id: int) -> list[tuple[int, list[str]]]:
-    """The secrets of what the person wrote in a conversation (its last 20 messages), by message."""
+def said_in(store: Store, episode_id: int, embedder: Any = None) -> list[tuple[int, list[str]]]:
+    """The secrets of what the person wrote in a conversation (its last 20 messages), by message; `embedder`: the
+    app's, so a message not embedded yet gets the classifier's verdict now."""
     rows = store.query("SELECT id, content FROM messages WHERE episode_id = ? AND role = 'user' "
                        "ORDER BY id DESC LIMIT 20", (episode_id,))
-    return [(r[0], said) for r in rows if (said := _secrets_of_message(store, r[0], r[1]))]
+    return [(r[0], said) for r in rows if (said := _secrets_of_message(store, r[0], r[1], embedder))]

@@ -12,6 +12,7 @@ own screen, never sent to a model. Forget scrubs what a record quotes of a forgo
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from enum import Enum
 from typing import Any
@@ -113,22 +114,23 @@ def _read(kind: type[Any], data: str) -> Any:
         return None
 
 
-def record(store: Store, message_id: int, episode_id: int | None, turn: TurnRecord) -> None:
+def record(store: Store, message_id: int, episode_id: int | None, turn: TurnRecord, said: Iterable[str] = ()) -> None:
     """Keep `turn`'s record, each secret it quotes (in what the reading took, the tools' arguments and results)
     as the exports write one: the app's own stored words hold no secret value (SPEC F14; an attacker found "the
     storage locker combo is 3141" in a record). What the offline mode asked (`asked`) is kept as said: the
-    next message carries it out."""
-    turn = _without_secrets(store, turn)
+    next message carries it out. `said`: the secrets of the conversation's messages (memory.secrets.said_in: the
+    classifier's too), withheld wherever the record quotes them."""
+    turn = _without_secrets(store, turn, list(said))
     data = msgspec.to_builtins(turn)  # written as json.dumps writes: forget finds a quoted text by its JSON
     store.execute("INSERT OR REPLACE INTO turn_records (message_id, episode_id, data, created_at) VALUES (?, ?, ?, ?)",
                   (message_id, episode_id, json.dumps(data, ensure_ascii=False), store.clock.now_iso()))
 
 
-def _without_secrets(store: Store, turn: TurnRecord) -> TurnRecord:
+def _without_secrets(store: Store, turn: TurnRecord, said: list[str]) -> TurnRecord:
     from memory.secrets import SECRET, values
     from memory.sensitive import redact, withhold_fragments
 
-    known = [v.value for v in values(store)]
+    known = [v.value for v in values(store)] + said
 
     def clean(value: Any) -> Any:
         if isinstance(value, str):

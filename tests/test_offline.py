@@ -377,3 +377,21 @@ async def test_a_turns_record_holds_no_secret_value(agent: Agent) -> None:
     assert "3141" not in quoted and "Admin123x" not in quoted and "Zebra-Tango-44" not in quoted
     asked = present(records[-1].asked)
     assert "Zebra-Tango-44" in asked.request  # what the question asked is kept as said: the answer carries it out
+
+
+async def test_a_turns_record_holds_no_value_only_the_classifier_finds(tmp_path: Path) -> None:
+    """A re-check found "for the garden shed it's 6183 these days" (the classifier's) as said in the Why record."""
+    from assistant.responders.offline import OfflineResponder
+    from memory import turn_records
+
+    rt = make_runtime(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled")
+    try:
+        agent = Agent(rt, OfflineResponder(rt))
+        await say(agent, "remember that for the garden shed it's 6183 these days")
+        records = [present(turn_records.get(rt.store, r[0]))
+                   for r in rt.store.query("SELECT message_id FROM turn_records")]
+        quoted = json.dumps([[r.reading, r.tools] for r in records], default=str)
+        assert "garden shed" in quoted and "6183" not in quoted, quoted
+    finally:
+        rt.close()
+

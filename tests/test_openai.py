@@ -681,3 +681,16 @@ async def test_a_secret_corrected_in_the_next_message_goes_as_a_placeholder(open
         await collect(Agent(runtime, responder_for(runtime, provider(openai_standin))), said)
     sent = [m["content"] for body in chats(openai_standin) for m in body["messages"] if m["role"] == "user"]
     assert not any("Tango" in m or "-98" in m or "-99" in m for m in sent), sent
+
+
+@pytest.mark.parametrize("correction", ["oops I mean 2486", "actually the new one is 2469", "2486"])
+async def test_a_pin_corrected_in_the_next_message_goes_as_a_placeholder(openai_standin: StandIn, runtime: Runtime,
+                                                                         correction: str) -> None:
+    """A re-check: after "my PIN is 2468", each of these went to the model whole (no keyword, no 8 characters
+    in common with the value before)."""
+    openai_standin.script = ["Noted."]
+    for said in ("my PIN is 2468", correction):
+        await collect(Agent(runtime, responder_for(runtime, provider(openai_standin))), said)
+    sent = [m["content"] for body in chats(openai_standin) for m in body["messages"] if m["role"] == "user"]
+    new = correction.split()[-1]
+    assert not any("2468" in m or new in m for m in sent), sent

@@ -285,3 +285,26 @@ def test_an_answer_quoting_a_secret_said_elsewhere_is_stored_without_it(store: S
     stored = masked_answer(store, None, "From memory (you said Sun Dec 6): the front door code is 7392")
     assert "7392" not in stored and stored.endswith("the front door code is [secret]")
     assert masked_answer(store, None, "Your flight is BA2490 at 10:40.") == "Your flight is BA2490 at 10:40."
+
+
+def test_a_conversations_title_and_summary_hold_no_value_the_classifier_or_another_message_gives(
+        tmp_path: Path) -> None:
+    """A re-check found "for the garden shed it's 6183 these days" (the classifier's, masked in its own turn) as the
+    conversation's title and summary, sent in every later prompt and listed by MCP; and "is 7351 still right?"
+    after "my bank PIN is 7351" as a title."""
+    from assistant.responders.offline import OfflineResponder
+    from assistant.turn.agent import Agent
+
+    rt = make_runtime(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled")
+    try:
+        agent = Agent(rt, OfflineResponder(rt))
+        for said in (UNRULED, "my bank PIN is 7351", "is 7351 still right?", "7294 or 7351, I never know"):
+            episode = episodes.active_episode(rt.store) or episodes.open_episode(rt.store)
+            episodes.add_message(rt.store, episode.id, "user", said)
+            episodes.add_message(rt.store, episode.id, "assistant", "Noted.")
+        closed = agent.close_episode()
+        assert closed is not None
+        kept = f"{closed.title} {closed.summary}"
+        assert "7294" not in kept and "7351" not in kept and "bike shed" in kept, kept
+    finally:
+        rt.close()

@@ -23,9 +23,9 @@ from typing import Any
 from assistant.conversation import AssistantMessage, Item, ToolResults, UserMessage
 from assistant.reading import Reading, mentioned_ids
 from assistant.views import PRIVATE_MARK, private_marked
-from memory import memories
+from memory import episodes, memories
 from memory.memories import Memory
-from memory.secrets import Opinions, reveal
+from memory.secrets import Opinions, changes_a_value, reveal, said_in
 from memory.secrets import values as secret_values
 from memory.sensitive import redact, withhold_fragments
 from memory.store import Store
@@ -108,6 +108,7 @@ class Gate:
         # before an edit took its secret out (it is no longer held, but what it said before still is).
         self._memory_secrets = [v.value for v in secret_values(store)]
         self._said_secrets: list[str] = []  # the secrets of the stored texts this request carries (their messages')
+        self._recent: list[str] = []  # the secrets of the person's last messages in this conversation
         held_ids = {m.id for m in held}
         once_secret = {i: [e.content for e in texts_before if e.sensitive]
                        for i, texts_before in earlier.items() if i not in held_ids}
@@ -150,6 +151,10 @@ class Gate:
         """The gate of a chat turn: the user's message is the one read, and its secrets are numbered
         placeholders from the start (`user_message`)."""
         gate = cls(store, reading.text, reading.ids, embedder)
+        active = episodes.active_episode(store)
+        if active is not None:  # what the person said just before: a correction of it is a secret too
+            gate._recent = [value for _, said in said_in(store, active.id) for value in said]
+            gate._said_secrets += gate._recent
         gate.user_message(reading.text)
         return gate
 
@@ -273,11 +278,12 @@ class Gate:
                       or renews_a_secret(self.store, text, self.opinions.embedder))
 
     def _restates(self, text: str) -> bool:
-        """Whether `text` says a secret value again (a stored one, or one of this turn's): then what else in it
-        looks like a value goes too ("sorry, not 2468, it's 2486" after "my new debit card PIN is 2468": an
-        attacker's correction went out whole beside the old value withheld)."""
+        """Whether `text` says a secret value again (a stored one, one of this turn's, or one the person said in
+        this conversation) or gives one of the last of these another value of its shape: then what else in it
+        looks like a value goes too ("sorry, not 2468, it's 2486" after "my new debit card PIN is 2468", "oops I mean
+        2486": each correction went out whole)."""
         known = [*self.secrets.values(), *self._memory_secrets, *self._said_secrets]
-        return bool(known) and withhold_fragments(text, known) != text
+        return bool(known) and withhold_fragments(text, known) != text or changes_a_value(text, self._recent)
 
     def restore(self, value: Any) -> Any:
         """Tool arguments (and the answer the person reads) with this turn's placeholders replaced by the

@@ -23,7 +23,7 @@ from assistant.responders.protocol import Responder, TurnInput
 from assistant.runtime import Runtime
 from assistant.tools import execute_tool
 from assistant.turn.events import Done, Event, Failed, Notice, TextDelta, ToolCall, ToolResult
-from memory import episodes, turn_records
+from memory import episodes, secrets, turn_records
 from memory.search import untouched
 from memory.time.instants import parse_stored
 from memory.turn_records import ReadingRecord, ToolCallRecord, TurnRecord
@@ -91,7 +91,7 @@ class Agent:
             episode_id = active.id
         messages = episodes.episode_messages(store, episode_id)
         real = episodes.had_real_exchange(messages)
-        title, summary = episodes.heuristic_title_and_summary(messages)
+        title, summary = episodes.heuristic_title_and_summary(messages, store, self.runtime.embedder)
         return episodes.close_episode(store, episode_id, title, summary, "success" if real else "abandoned",
                                       ended_at=ended_at, needs_title=use_model and real)
 
@@ -210,7 +210,9 @@ class Agent:
         record = TurnRecord(responder.name, responder.model, not responder.local, _reading_record(turn),
                             tuple(state.tools), asked=responder.asked(), cut=state.cut,
                             fallback=turn.unreachable or "")
-        turn_records.record(self.runtime.store, answer_id, episode_id, responder.explain(record))
+        said = [value for _, values in secrets.said_in(self.runtime.store, episode_id, self.runtime.embedder)
+                for value in values]
+        turn_records.record(self.runtime.store, answer_id, episode_id, responder.explain(record), said)
 
     async def _rounds(self, responder: Responder, turn: TurnInput, conversation: list[Item],
                       state: _TurnState) -> AsyncIterator[Event]:

@@ -48,7 +48,7 @@ def title_and_summary(runtime: Runtime, messages: list[Message]) -> tuple[str, s
             written = None
         if written is not None:
             return written
-    return heuristic_title_and_summary(messages)
+    return heuristic_title_and_summary(messages, runtime.store, runtime.embedder)
 
 
 def owed_titles(runtime: Runtime, limit: int = 5) -> int:
