@@ -150,7 +150,7 @@ def _blank(match: re.Match[str]) -> str:
 # The words for a secret that are folded when disguised; what they are folded to is read by keywords.py.
 DISGUISED = frozenset("""
 password passwords passwort kennwort passcode passcodes passphrase pin pins pincode code codes secret login
-token key wachtwoord senha heslo haslo parol pass
+token key wachtwoord senha heslo haslo parol pass combo combos combination
 """.split())
 _MARKED = re.compile(r"[^\W\d_][\u0300-\u036f]")  # a letter and a combining mark NFKC left apart
 # A word with its accents and combining marks (\w does not take the marks).
@@ -222,6 +222,7 @@ def _fold_disguised(text: str, words: frozenset[str]) -> str:
 
 
 _NEXT_WORD = re.compile(r"[ \t]+([\w@$]+)")
+_SIGN_NEXT = re.compile(r"[ \t]*[:=]")
 _COPULAS = frozenset("is was are ist est es".split())
 
 
@@ -233,6 +234,8 @@ def _leet_words_after(text: str, at: int) -> list[tuple[int, int, str]]:
 
     out: list[tuple[int, int, str]] = []
     for _ in range(5):
+        if _SIGN_NEXT.match(text, at):
+            return out  # "c0d3 f0r th3 g4t3: 4412": a sign ends them as a copula does
         word = _NEXT_WORD.match(text, at)
         if word is None:
             return []
