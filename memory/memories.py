@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+import string
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from functools import lru_cache
@@ -180,6 +181,9 @@ def remember(store: Store, content: str, due_at: str | datetime | None = None, k
     from memory.new_memory import NewMemory, check_field  # pydantic: imported by writers only
 
     content = check_field("content", content)
+    if not content.strip(string.punctuation + string.whitespace):
+        # "!!!", "((((" typed: nothing a search could find it by (an import keeps what a backup holds)
+        raise InvalidInput("the memory text has no words, only signs")
     # Before the date: a wrong kind is named even when the date is wrong too.
     checked_kind: Kind | None = check_field("kind", kind) if kind is not None else None
     due, recurrence = resolve_schedule(store.clock, due_at) if due_at not in (None, "") else (None, None)
@@ -346,7 +350,8 @@ def _scrub_sources(store: Store, memory: Memory, texts: list[str]) -> list[dict[
         if not words or (len(words) < 3 and len(needle) < 20):
             continue
         for row in store.query("SELECT m.id, m.content FROM search_index s JOIN messages m ON m.id * 4 = s.rowid "
-                               "WHERE search_index MATCH ? AND m.role = 'assistant'", (content_match(words, every=True),)):
+                               "WHERE search_index MATCH ? AND m.role = 'assistant'",
+                               (content_match(words, every=True),)):
             scrubbed = pattern.sub(FORGOTTEN, row["content"])
             if scrubbed != row["content"]:
                 keep(row["id"])
@@ -404,7 +409,7 @@ def _retitle(store: Store, episode_ids: set[int], texts: list[str]) -> list[dict
         episode = get_episode(store, episode_id)
         if episode.ended_at is None:
             continue  # still open: it is titled when it closes, from the scrubbed messages
-        title, summary = heuristic_title_and_summary(episode_messages(store, episode_id))
+        title, summary = heuristic_title_and_summary(episode_messages(store, episode_id), store)
         keep(episode_id)
         store.execute("UPDATE episodes SET title = ?, summary = ? WHERE id = ?", (title, summary, episode_id))
     for forgotten in dict.fromkeys(t.strip() for t in texts):

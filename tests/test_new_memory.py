@@ -110,3 +110,13 @@ def test_one_field_alone_follows_the_same_rule(store: Store) -> None:
     with pytest.raises(InvalidInput, match="^importance must be a whole number from 1 to 5, not 0$"):
         update_memory(store, memory.id, importance=0)
     assert get_memory(store, memory.id).content == "x"
+
+
+@pytest.mark.parametrize("text", ["!!!", "((((", "* - ^"])
+def test_a_typed_memory_of_signs_alone_is_refused(store: Store, text: str) -> None:
+    """A re-check stored "!!!" (exit 0) that no search could find; an import still keeps what a backup holds."""
+    from memory import memories
+
+    with pytest.raises(InvalidInput, match="^the memory text has no words, only signs$"):
+        memories.remember(store, text)
+    assert memories.count_memories(store) == 0

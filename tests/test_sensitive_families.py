@@ -932,8 +932,9 @@ def test_round_fifteen_with_the_classifier(embedder: LocalEmbedder) -> None:
     rows = [json.loads(line) for line in (Path(__file__).parent / "data" / "secrets_blind15.jsonl")
             .read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
     vectors = embedder.embed([r["text"] for r in rows])
-    judged = [is_sensitive(r["text"]) or needs_opinion(r["text"]) and meaning.flags(v) for r, v in zip(rows, vectors)]
-    secrets = [j for r, j in zip(rows, judged) if r["secret"]]
-    near = [j for r, j in zip(rows, judged) if not r["secret"]]
+    judged = [is_sensitive(r["text"]) or needs_opinion(r["text"]) and meaning.flags(v)
+              for r, v in zip(rows, vectors, strict=True)]
+    secrets = [j for r, j in zip(rows, judged, strict=True) if r["secret"]]
+    near = [j for r, j in zip(rows, judged, strict=True) if not r["secret"]]
     assert sum(secrets) / len(secrets) >= 0.97
     assert sum(near) / len(near) <= 0.05

@@ -42,10 +42,10 @@ from assistant.reading.spans import DaySpan, day_span
 from memory import supersession
 from memory.errors import DateParseError, InvalidInput
 from memory.sensitive import find_secrets
-from memory.time.references import asks_when
-from memory.time.rules import Recurrence, is_rule_phrase
 from memory.time import names
 from memory.time.due_phrases import impossible_time
+from memory.time.references import asks_when
+from memory.time.rules import Recurrence, is_rule_phrase
 from memory.time.schedule import parse_schedule
 from memory.words import STOPWORDS, is_word, stems
 
@@ -263,8 +263,8 @@ def task_and_link(text: str) -> tuple[str, str]:
     return _task(text.split())
 
 
-_MONTH_WORD = re.compile(rf"(?<!\w)(?:{names.alternation(names.MONTHS, names.MONTH_SHORT, names.MONTH_SPELLINGS)})(?!\w)",
-                         re.I)
+_MONTH_WORD = re.compile(
+    rf"(?<!\w)(?:{names.alternation(names.MONTHS, names.MONTH_SHORT, names.MONTH_SPELLINGS)})(?!\w)", re.I)
 
 
 def _impossible(text: str, now: datetime, zone: tzinfo) -> str | None:

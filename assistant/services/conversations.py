@@ -81,10 +81,9 @@ class ConversationService:
         clock, store = self.runtime.clock, self.runtime.store
         said = [m for m in episodes.episode_messages(store, episode_id) if m.role in ("user", "assistant")]
         by = turn_records.responders_of(store, [m.id for m in said if m.role == "assistant"])
-        return [_hidden_until_revealed(MessageView(m.role, m.content, clock.short(m.created_at),
-                                                   by.get(m.id) == "offline",
-                                                   secrets.revealed(store, m.content) if m.role == "assistant" else None))
-                for m in said]
+        return [_hidden_until_revealed(MessageView(
+            m.role, m.content, clock.short(m.created_at), by.get(m.id) == "offline",
+            secrets.revealed(store, m.content) if m.role == "assistant" else None)) for m in said]
 
     def current_messages(self) -> list[MessageView]:
         """The open conversation's messages when it is still going (not past the idle gap), else none."""

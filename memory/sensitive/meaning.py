@@ -79,7 +79,8 @@ def candidates(text: str) -> Iterator[tuple[int, int]]:
         start, end = match.span(1)
         while end > start and text[end - 1] in _TRAILING:
             end -= 1
-        if end - start >= _SHORTEST_TOKEN and not _ordinary(text[start:end]) and not _named_an_identifier(text, match.start()):
+        if end - start >= _SHORTEST_TOKEN and not _ordinary(text[start:end]) and \
+                not _named_an_identifier(text, match.start()):
             yield start, end
     for match in _QUOTED.finditer(text):
         group = 1 if match.group(1) is not None else 2
