@@ -904,6 +904,7 @@ def test_the_answer_given_to_a_security_question_is_taken_over_what_the_question
     ("the alarm panel at the surgery is 5120 then the hash key", "5120"),  # the key pressed after it
     ("the house alarm is 2580 then press off", "2580"),
     ("p1n f0r th3 s4f3 1s 5150", "5150"),  # an attacker's: the words between keyword and value in leetspeak too
+    ("the s@fe c0mb0 is 47-12-88", "47-12-88"), ("c0d3 f0r th3 g4t3: 4412", "4412"),  # a re-check's
     ("tax gateway id 554433221100, password Orchid!Bay7", "554433221100"),  # the number that signs in
     ("bank login:\nclient number 55102938\npasscode 881204", "55102938"),  # ... in the lines of its login
 ])
