@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -248,8 +248,6 @@ def secretless_messages(store: Store, messages: list[Any], embedder: Any = None)
     value another of them said or the store holds, as "[secret]" ("for the garden shed it's 6183 these days", which
     the classifier flagged, was the conversation's title, sent in every later prompt; "is 7351 still right?" after
     "my bank PIN is 7351" too)."""
-    from dataclasses import replace
-
     from memory.sensitive import find_secrets
 
     outside = Outside.of(store, embedder)
