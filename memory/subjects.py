@@ -972,6 +972,11 @@ def _other_thing(newer: Said, older: Said) -> str | None:
     wildcard = vocabulary().wildcard
     if head_a in wildcard or head_b in wildcard:
         head_a = head_b  # "our favourite place" for "our favourite restaurant": what the words around say
+    provider = canonical_word("provider")
+    if head_a == provider and head_b in modifiers_a:  # "internet provider" is what gives the internet: "broadband"
+        head_a, modifiers_a = head_b, modifiers_a - {head_b, f"right:{head_b}"}
+    elif head_b == provider and head_a in modifiers_b:
+        head_b, modifiers_b = head_a, modifiers_b - {head_a, f"right:{head_a}"}
     if head_a == head_b:
         # A word of the head's own group says nothing more ("phone number" is the number); of the others,
         # the fewer must be some of the more ("my new door code" of "the building door code"); a head that

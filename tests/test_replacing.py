@@ -67,6 +67,9 @@ def test_a_memory_that_is_not_replaced_keeps_its_own_marks(store: Store, embedde
     ("the storage unit code is 6018", "the code from before changed, it's 8812 now"),
     ("we bank with Barclays", "we switched banks, we're with Monzo now"),
     ("el código de la puerta es 4512", "desde hoy el código de la puerta es 8830"),
+    # blind round 15's kinds, in our words: practice and training, "X provider" of X
+    ("Mia's swimming practice is on Mondays", "Mia's training got moved to Wednesday mornings"),
+    ("our broadband is with Sky", "we switched internet provider to Hyperoptic"),
 ])
 def test_a_change_in_new_words_replaces(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> None:
     a, b, replaced = links_after(store, embedder, older, newer)
@@ -90,6 +93,7 @@ def test_a_change_in_new_words_replaces(store: Store, embedder: LocalEmbedder, o
     # a secret of another thing (an attacker's: the card's PIN was replaced, the door code given as its answer)
     ("PIN for the blue visa card: 8052", "my new door code is 5521, not 5512"),
     ("the wifi password is Heron-42", "new router password: Kestrel-77"),
+    ("our broadband is with BT", "we changed energy provider to Octopus"),  # a provider of something else
 ])
 def test_a_look_alike_replaces_nothing(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> None:
     assert links_after(store, embedder, older, newer)[2] == {}
@@ -232,6 +236,8 @@ def test_the_vectors_made_ahead_are_the_embedders_own(embedder: LocalEmbedder, k
     ("supersession_blind13.tsv", 0.56, 0.98),  # round 13: cold 0.420 / 1.000 at 1c55a48, 0.565 / 0.986 at 00bc603
     # (never read until round 14 was written; the learned reading is not fitted on it: a refit with it held the other
     # rounds' held-out figures where they were and raised the bar from 0.34 to 0.54)
+    ("supersession_blind15.tsv", 0.52, 0.98),  # round 15: cold 0.491 / 0.981 at 6b0e31d (the session of 2026-12-07's
+    # start); 0.528 / 0.981 after its kinds were read and fixed (practice and training, "internet provider")
     ("supersession.tsv", 0.99, 0.99),  # the rules' own set: 1.000 / 1.000; 1.000 / 0.992 with the learned reading
     # ("we now have a new gate" of "the gate code is 1234")
 ])
