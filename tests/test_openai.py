@@ -694,3 +694,19 @@ async def test_a_pin_corrected_in_the_next_message_goes_as_a_placeholder(openai_
     sent = [m["content"] for body in chats(openai_standin) for m in body["messages"] if m["role"] == "user"]
     new = correction.split()[-1]
     assert not any("2468" in m or new in m for m in sent), sent
+
+
+async def test_a_secret_said_in_an_earlier_conversation_goes_as_a_placeholder_when_said_again(
+        openai_standin: StandIn, runtime: Runtime) -> None:
+    """A re-check: "my bank PIN is 7351" said to a model (kept as no memory), then days later in a new conversation
+    "is 7351 still right?" went out whole, and became that conversation's title."""
+    openai_standin.script = ["Noted."]
+    agent = Agent(runtime, responder_for(runtime, provider(openai_standin)))
+    await collect(agent, "my bank PIN is 7351")
+    agent.close_episode()
+    again = Agent(runtime, responder_for(runtime, provider(openai_standin)))
+    await collect(again, "is 7351 still right?")
+    sent = [m["content"] for body in chats(openai_standin) for m in body["messages"] if m["role"] == "user"]
+    assert not any("7351" in m for m in sent), sent
+    closed = present(again.close_episode())
+    assert "7351" not in f"{closed.title} {closed.summary}"

@@ -25,7 +25,7 @@ from assistant.reading import Reading, mentioned_ids
 from assistant.views import PRIVATE_MARK, private_marked
 from memory import episodes, memories
 from memory.memories import Memory
-from memory.secrets import Opinions, changes_a_value, reveal, said_in
+from memory.secrets import Opinions, changes_a_value, reveal, said_in, said_lately
 from memory.secrets import values as secret_values
 from memory.sensitive import redact, withhold_fragments
 from memory.store import Store
@@ -155,6 +155,7 @@ class Gate:
         if active is not None:  # what the person said just before: a correction of it is a secret too
             gate._recent = [value for _, said in said_in(store, active.id) for value in said]
             gate._said_secrets += gate._recent
+        gate._said_secrets += said_lately(store)  # and said again in a later conversation
         gate.user_message(reading.text)
         return gate
 
