@@ -395,3 +395,22 @@ async def test_a_turns_record_holds_no_value_only_the_classifier_finds(tmp_path:
     finally:
         rt.close()
 
+
+
+@pytest.mark.parametrize("said", ["I took the laundry out", "just took the laundry out!"])
+async def test_a_reminder_said_done_in_the_past_is_offered_to_mark_done(agent: Agent, said: str) -> None:
+    """A newcomer's "I took the laundry out" with "take the laundry out" open got "Noted", the reminder left open."""
+    await say(agent, "remind me to take the laundry out at 6pm")
+    await say(agent, "remind me to call the bank tomorrow at 10am")
+    answer, calls = await say(agent, said)
+    assert calls == [] and answer.startswith('Did you mean "done with 1" (#1 take the laundry out)?'), answer
+    answer, calls = await say(agent, "yes")
+    assert [c.name for c in calls] == ["update_memory"]
+    assert [r.memory.content for r in reminders.list_open_reminders(agent.runtime.store)] == ["call the bank"]
+
+
+@pytest.mark.parametrize("said", ["I took the bins out", "the laundry is out", "I called mum"])
+async def test_a_statement_about_another_thing_is_no_done(agent: Agent, said: str) -> None:
+    await say(agent, "remind me to take the laundry out at 6pm")
+    answer, calls = await say(agent, said)
+    assert calls == [] and not answer.startswith("Did you mean"), answer

@@ -11,6 +11,7 @@ from assistant.offline.answers import answer_from_memory, what_i_know
 from assistant.offline.phrases import (
     ASK_WHEN,
     CAPABILITIES,
+    DID_YOU_MEAN,
     HOW_TO_CONNECT,
     INCOGNITO_KEPT,
     NO_MODEL,
@@ -19,7 +20,7 @@ from assistant.offline.phrases import (
 )
 from assistant.offline.plan import Plan, Situation, remember_args, said
 from assistant.offline.relative import plan_relative
-from assistant.offline.reminder_changes import plan_change, plan_forget, plan_near_miss
+from assistant.offline.reminder_changes import done_in_the_past, plan_change, plan_forget, plan_near_miss
 from assistant.reading.actions import (
     Action,
     Change,
@@ -105,6 +106,12 @@ def act(runtime: Runtime, action: Action, text: str, conversation: list[Item], s
         # "we switched to a new dentist, Dr Okafor" said plainly: a new value of something kept is kept as
         # that, or the old value stays the answer (issue 42's newcomers); it says what it replaces.
         return Plan([("remember", {"content": text.strip(), "kind": "fact"})])
+    if isinstance(action, Chat) and not (situation.incognito or situation.unreachable) and \
+            states_something(action, text) and (done := done_in_the_past(runtime, text)) is not None:
+        # "I took the laundry out" with "take the laundry out" open: asked, never done on a guess
+        request = f"done with {done.memory.id}"
+        return said(f'{DID_YOU_MEAN} "{request}" (#{done.memory.id} {done.memory.content})? Say "yes" and I\'ll mark '
+                    "it done; nothing was changed.", OpenQuestion(Asking.SUGGESTION, request))
     return said(_chat(runtime, action, text, conversation, situation))
 
 

@@ -4,7 +4,10 @@ mean and changes nothing; a memory named by words is asked about before it is fo
 from __future__ import annotations
 
 import re
+import tomllib
 from datetime import datetime, timedelta
+from functools import cache
+from pathlib import Path
 
 from assistant.conversation import Item
 from assistant.offline.phrases import CONFIRM_FORGET, DID_YOU_MEAN, SHORT_CAPABILITIES, THIS_ONE, WHICH_ONE
@@ -208,6 +211,48 @@ def match_reminders(runtime: Runtime, words: str) -> tuple[list[reminders.Remind
         elif wanted & have:
             partial.append(r)
     return full, partial
+
+
+PAST_TENSE = Path(__file__).with_name("past_tense.toml")
+
+
+@cache
+def _irregular() -> dict[str, str]:
+    with PAST_TENSE.open("rb") as f:
+        return dict(tomllib.load(f)["irregular"])
+
+
+def _presents(word: str) -> set[str]:
+    """The present forms a past one may be of ("called" -> call, "tidied" -> tidy, "stopped" -> stop)."""
+    word = word.lower()
+    found = {_irregular()[word]} if word in _irregular() else set()
+    if word.endswith("ed") and len(word) > 4:
+        stem = word[:-2]
+        found |= {stem, word[:-1]}  # "called" -> call, "booked"; "filed" -> file
+        if stem.endswith("i"):
+            found.add(stem[:-1] + "y")  # "tidied" -> tidy
+        if len(stem) > 2 and stem[-1] == stem[-2]:
+            found.add(stem[:-1])  # "stopped" -> stop
+    return found
+
+
+def done_in_the_past(runtime: Runtime, text: str) -> reminders.Reminder | None:
+    """The one open reminder a statement says was done, in the past of its first word and its other words ("I took
+    the laundry out" of "take the laundry out"; a newcomer's got "Noted", the reminder left open); None when none
+    or more than one."""
+    words = re.findall(r"[^\W\d_][\w'-]*", text)
+    verbs = {i: _presents(w) for i, w in enumerate(words[:4]) if _presents(w)}
+    if not verbs or len(text) > 200:
+        return None
+    wanted = topic_words(text)
+    found = []
+    for reminder in reminders.open_matching(runtime.store, search_words(text)):
+        first = re.findall(r"[^\W\d_][\w'-]*", reminder.memory.content.lower())
+        if first and any(first[0] in presents for presents in verbs.values()):
+            rest = topic_words(" ".join(first[1:]))
+            if rest and rest <= wanted:
+                found.append(reminder)
+    return found[0] if len(found) == 1 else None
 
 
 def plan_forget(runtime: Runtime, action: Forget, request: str, conversation: list[Item]) -> Plan:
