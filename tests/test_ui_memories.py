@@ -439,6 +439,8 @@ def test_the_acceptance_walk_in_tmux(tmp_path: Path, size: tuple[int, int]) -> N
         while "Briefing for" in screen() and time.time() < gone_by:
             time.sleep(0.2)
         keys("F2")
+        # The Memories screen's own line: the chat shows the conversation so far with the code hidden too now
+        wait_for("Memories · 1 memory")
         wait_for("the door code is ••••")
         keys(literal="door")
         wait_for("1 found")
@@ -523,3 +525,17 @@ def test_a_rows_columns_never_run_into_each_other() -> None:
                     "typed", replaced_by=26)
     assert "preference archived secret replaced by #26 the locker code" in " ".join(row_text(row).plain.split())
     assert "preferencearchived" not in row_text(row).plain and "archivedsecret" not in row_text(row).plain
+
+
+async def test_what_is_typed_on_the_why_screen_goes_to_the_message_box(tmp_path: Path) -> None:
+    """A re-check typed five messages on the Why screen and lost them all (enter only opened the highlighted line)."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await type_and_send(pilot, app, "remember that the gym is on Elm Street")
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: isinstance(app.screen, WhyScreen), what="the Why screen")
+        await pilot.press(*"hello there")
+        await wait_until(pilot, lambda: app.screen is app.main_screen, what="back to the chat")
+        await wait_until(pilot, lambda: app.main_screen.composer.text == "hello there", what="the typed text")
+        assert app.focused is app.main_screen.composer

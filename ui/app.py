@@ -241,8 +241,14 @@ class AssistantApp(App[int]):
             self.notify("This answer has no record: it was given before answers were recorded, or it was "
                         "incognito.", timeout=6)
             return
-        self.push_screen(WhyScreen(view, services.memories, services.changes, services.conversations,
-                                   self.keymap_settings), self._after_memories)
+        why = WhyScreen(view, services.memories, services.changes, services.conversations, self.keymap_settings)
+
+        def after(episode_id: int | None) -> None:
+            self._after_memories(episode_id)
+            if why.typed:  # typed on the Why screen: in the message box, as typed
+                self.call_later(self.main_screen.action_focus_composer, why.typed)
+
+        self.push_screen(why, after)
 
     def action_incognito(self) -> None:
         if self.screen is self.main_screen:

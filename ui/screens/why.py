@@ -11,7 +11,7 @@ import asyncio
 import json
 from typing import Any, ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
@@ -110,6 +110,18 @@ class WhyScreen(ReportsFailures, Screen[int | None]):
         self.conversations = conversations
         self.view = view
         self.keymap = keymap or {}
+        self.typed = ""  # what was typed here: it goes to the message box as the screen closes
+
+    async def on_key(self, event: events.Key) -> None:
+        """A key that types closes the screen and goes to the message box, with the rest typed meanwhile (a
+        re-check typed five messages here and lost them all: nothing the person types is lost)."""
+        if event.is_printable and event.character:
+            event.stop()
+            event.prevent_default()
+            first = not self.typed
+            self.typed += event.character
+            if first:
+                self.dismiss(None)
 
     @property
     def summary(self) -> str:
