@@ -258,8 +258,9 @@ async def test_notices_never_cover_the_newest_lines_of_the_chat(tmp_path: Path, 
         newest = message_widgets(log)[-1]
         whole = newest.region
         assert whole.bottom <= log.region.bottom and log.scroll_y == log.max_scroll_y
-        app.notify("Copied the last answer (63 characters).", timeout=1.5)
-        app.notify("Forgotten #12. ctrl+z brings it back; a notice long enough to wrap in its toast.", timeout=1.5)
+        # Up for 3 s: at 1.5 s a loaded CI machine once looked after they had gone, and waited for them in vain.
+        app.notify("Copied the last answer (63 characters).", timeout=3)
+        app.notify("Forgotten #12. ctrl+z brings it back; a notice long enough to wrap in its toast.", timeout=3)
 
         def clear_of_toasts() -> bool:
             toasts = [t.region for t in app.screen.query("Toast")]
