@@ -168,9 +168,14 @@ def _read_values(store: Store) -> list[SecretValue]:
 def restates_a_secret(store: Store, text: str) -> bool:
     """Whether `text` says again a secret value a sensitive memory holds ("it's now 7719" after "the gate
     code is 7719"): a restatement of a secret is a secret."""
+    return says_again(text, [v.value for v in values(store)])
+
+
+def says_again(text: str, known: list[str]) -> bool:
+    """Whether `text` holds one of the secret values `known`, whole or a run of 8 characters or 3 words of one (as
+    the exits withhold them: memory.sensitive.withhold_fragments)."""
     from memory.sensitive import withhold_fragments
 
-    known = [v.value for v in values(store)]
     return bool(known) and withhold_fragments(text, known) != text
 
 

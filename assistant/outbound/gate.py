@@ -25,7 +25,7 @@ from assistant.reading import Reading, mentioned_ids
 from assistant.views import PRIVATE_MARK, private_marked
 from memory import episodes, memories
 from memory.memories import Memory
-from memory.secrets import Opinions, changes_a_value, reveal, said_in, said_lately
+from memory.secrets import Opinions, changes_a_value, reveal, said_in, said_lately, says_again
 from memory.secrets import values as secret_values
 from memory.sensitive import redact, withhold_fragments
 from memory.store import Store
@@ -284,7 +284,7 @@ class Gate:
         looks like a value goes too ("sorry, not 2468, it's 2486" after "my new debit card PIN is 2468", "oops I mean
         2486": each correction went out whole)."""
         known = [*self.secrets.values(), *self._memory_secrets, *self._said_secrets]
-        return bool(known) and withhold_fragments(text, known) != text or changes_a_value(text, self._recent)
+        return says_again(text, known) or changes_a_value(text, self._recent)
 
     def restore(self, value: Any) -> Any:
         """Tool arguments (and the answer the person reads) with this turn's placeholders replaced by the
