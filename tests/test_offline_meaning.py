@@ -300,28 +300,31 @@ def test_what_the_reading_finds_of_a_question_and_a_statement(question: str, sta
     assert relation(action.focus, statement) == expected
 
 
+def first_answers(agent: Agent, question: str, first: str, then: str) -> tuple[str, str]:
+    """The first line of the answer to `question` after `first` was said in a conversation of its own, and after
+    `then` was, in another."""
+    answers = []
+    for said in (first, then):
+        asyncio.run(say(agent, said))
+        agent.close_episode()
+        answers.append(ask(agent, question).splitlines()[0])
+    return answers[0], answers[1]
+
+
 def test_the_only_memory_of_a_new_store_is_not_the_answer_for_being_alone(fresh: Agent) -> None:
     # A newcomer's first reminder was the answer to "who is my dentist?": a candidate was weighed by how far it
     # stands above the others found, and with none it stood above nothing (meaning.OrdinaryMemories).
-    agent = fresh
-    asyncio.run(say(agent, "remind me to call the accountant tomorrow at 10am"))
-    agent.close_episode()
-    assert ask(agent, "who is my accountant?").splitlines()[0] == NOTHING
-    asyncio.run(say(agent, "remember that my accountant is Farida Shah at Clarke & Moss"))
-    agent.close_episode()
-    assert "Farida Shah" in ask(agent, "who is my accountant?").splitlines()[0]
+    before, after = first_answers(fresh, "who is my accountant?", "remind me to call the accountant tomorrow at 10am",
+                                  "remember that my accountant is Farida Shah at Clarke & Moss")
+    assert before == NOTHING and "Farida Shah" in after
 
 
 def test_what_i_am_is_answered_by_what_i_said_i_am(fresh: Agent) -> None:
     # A newcomer's "what am I allergic to?" got "I don't have" above "I'm allergic to penicillin" (the question's "am"
     # met by no word of it); someone else's allergy is no answer to it.
-    agent = fresh
-    asyncio.run(say(agent, "remember that Mum is allergic to cats"))
-    agent.close_episode()
-    assert ask(agent, "what am I allergic to?").splitlines()[0] == NOTHING
-    asyncio.run(say(agent, "remember I'm allergic to penicillin"))
-    agent.close_episode()
-    assert "penicillin" in ask(agent, "what am I allergic to?").splitlines()[0]
+    before, after = first_answers(fresh, "what am I allergic to?", "remember that Mum is allergic to cats",
+                                  "remember I'm allergic to penicillin")
+    assert before == NOTHING and "penicillin" in after
 
 
 def test_a_change_said_plainly_is_kept_as_that_change(fresh: Agent) -> None:

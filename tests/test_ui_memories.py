@@ -484,13 +484,18 @@ def test_the_acceptance_walk_in_tmux(tmp_path: Path, size: tuple[int, int]) -> N
         subprocess.run([*tmux, "kill-server"], capture_output=True)
 
 
+async def open_why_after(pilot: Pilot[int], app: AssistantApp, said: str) -> None:
+    """`said` sent, then the Why screen of its answer opened (f3)."""
+    await settle(pilot, app)
+    await type_and_send(pilot, app, said)
+    await pilot.press("f3")
+    await wait_until(pilot, lambda: isinstance(app.screen, WhyScreen), what="the Why screen")
+
+
 async def test_the_why_of_an_offline_remember_lists_its_tool_call_with_the_secret_hidden(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, app)
-        await type_and_send(pilot, app, "remember that the alarm code is 2468")
-        await pilot.press("f3")
-        await wait_until(pilot, lambda: isinstance(app.screen, WhyScreen), what="the Why screen")
+        await open_why_after(pilot, app, "remember that the alarm code is 2468")
         lines = [item.line for item in app.screen.query(WhyItem)]
         assert "Tool calls (1)" in lines and "What the reading of your message understood" in lines
         call = next(line for line in lines if line.startswith("remember "))
@@ -531,10 +536,7 @@ async def test_what_is_typed_on_the_why_screen_goes_to_the_message_box(tmp_path:
     """A re-check typed five messages on the Why screen and lost them all (enter only opened the highlighted line)."""
     app = make_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot, app)
-        await type_and_send(pilot, app, "remember that the gym is on Elm Street")
-        await pilot.press("f3")
-        await wait_until(pilot, lambda: isinstance(app.screen, WhyScreen), what="the Why screen")
+        await open_why_after(pilot, app, "remember that the gym is on Elm Street")
         await pilot.press(*"hello there")
         await wait_until(pilot, lambda: app.screen is app.main_screen, what="back to the chat")
         await wait_until(pilot, lambda: app.main_screen.composer.text == "hello there", what="the typed text")
