@@ -259,7 +259,7 @@ def secretless_messages(store: Store, messages: list[Any], embedder: Any = None)
     said = [m for m in messages if m.role == "user" and m.content]
     flags = {id(m): outside.opinions.message(m.id, m.content) for m in said}
     outside.known += [s.value(m.content) for m in said for s in find_secrets(m.content, flags[id(m)])]
-    outside.known += said_lately(store)
+    outside.known += said_lately(store, besides=said[0].episode_id if said else None)  # its own: read just above
     return [replace(m, content=outside.text(m.content, flags[id(m)])) if id(m) in flags else m for m in messages]
 
 
@@ -344,13 +344,14 @@ def _secrets_of_message(store: Store, message_id: int, text: str, embedder: Any 
     return list(found)
 
 
-def said_lately(store: Store, conversations: int = 3, limit: int = 60) -> list[str]:
+def said_lately(store: Store, conversations: int = 3, limit: int = 60, besides: int | None = None) -> list[str]:
     """The secrets of what the person wrote in the last `conversations` (the one in progress and those before it,
     their last `limit` messages): said again in a later one, a value goes as a placeholder too ("is 7351 still
-    right?" days after "my bank PIN is 7351" was said to a model, and kept as no memory, went out whole)."""
+    right?" days after "my bank PIN is 7351" was said to a model, and kept as no memory, went out whole).
+    `besides`: a conversation whose secrets the caller reads already (not read twice)."""
     rows = store.query("SELECT id, content FROM messages WHERE role = 'user' AND episode_id IN "
-                       "(SELECT id FROM episodes ORDER BY id DESC LIMIT ?) ORDER BY id DESC LIMIT ?",
-                       (conversations, limit))
+                       "(SELECT id FROM episodes ORDER BY id DESC LIMIT ?) AND episode_id IS NOT ? "
+                       "ORDER BY id DESC LIMIT ?", (conversations, besides, limit))
     return [value for r in rows for value in _secrets_of_message(store, r[0], r[1])]
 
 

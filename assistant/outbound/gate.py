@@ -155,7 +155,8 @@ class Gate:
         if active is not None:  # what the person said just before: a correction of it is a secret too
             gate._recent = [value for _, said in said_in(store, active.id) for value in said]
             gate._said_secrets += gate._recent
-        gate._said_secrets += said_lately(store)  # and said again in a later conversation
+        # and what was said in the conversations before, said again in this one
+        gate._said_secrets += said_lately(store, besides=active.id if active is not None else None)
         gate.user_message(reading.text)
         return gate
 
