@@ -39,6 +39,26 @@ async def test_a_restated_fact_is_answered_with_the_newest_value_and_what_it_rep
                       "5829)")
 
 
+@pytest.mark.parametrize("question", ["what was the old door code?", "what was the previous door code?",
+                                      "what was our door code before?"])
+async def test_the_value_a_fact_had_before_is_asked_of_the_value_it_replaced(agent: Agent, question: str) -> None:
+    """ "What was the old door code?" is the value the current one replaced, with its day; the current one
+    follows as what replaced it."""
+    await say(agent, "remember that the front door code is 5582")
+    later(agent, days=2)
+    await say(agent, "the front door code changed, it's 7719 now")
+    answer, calls = await say(agent, question)
+    assert calls == []
+    assert answer == ("From memory (you told me Sun Nov 22): the front door code is 5582 (replaced Tue Nov 24: the "
+                      "front door code changed, it's 7719 now)")
+
+
+async def test_a_fact_never_restated_has_no_old_value(agent: Agent) -> None:
+    await say(agent, "remember that the front door code is 5582")
+    answer, _ = await say(agent, "what was the old door code?")
+    assert answer.splitlines()[0] == "I don't have anything in memory about that."
+
+
 async def test_a_restatement_without_a_parsable_value_still_names_the_older_one(agent: Agent) -> None:
     store = agent.runtime.store
     old = memories.remember(store, "the spare key is under the blue flower pot by the door")

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from assistant.reading.dates import stated_date
 from assistant.reading.questions import Focus
@@ -37,6 +38,8 @@ from assistant.views import masked, private_marked
 from memory import memories, reminders, supersession
 from memory.errors import InvalidInput
 from memory.search import Hit
+from memory.subjects import another_one
+from memory.supersession import Subject
 from memory.text import flat
 from memory.time import names
 from memory.time.instants import parse_stored
@@ -80,6 +83,10 @@ def answer_from_memory(runtime: Runtime, question: str, exclude_message_ids: tup
     found = ranked(find_evidence(runtime, question, limit=8, exclude_message_ids=exclude_message_ids, hits=hits,
                                  focus=focus, vector=vector, near=True))
     answering = [e for e in found if e.answers]
+    if not answering and focus is not None:
+        earlier = _before(runtime, question, exclude_message_ids, hits, focus, vector)
+        if earlier is not None:
+            return earlier
     if asks_when(question):
         when = _when(runtime, question, exclude_message_ids, hits, focus, answering if vector is not None else None)
         if when is not None:
@@ -155,6 +162,29 @@ def _lead(runtime: Runtime, best: Evidence) -> str:
     was = value if value and not older["private"] else private_marked(older["content"], bool(older["private"]))
     return (f"From memory: {_text(runtime, best)} (since {runtime.clock.day(best.created_at)}; older, from "
             f"{runtime.clock.day(older['created_at'])}: {was})")
+
+
+def _before(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...], hits: list[Hit], focus: Focus,
+            vector: Any) -> str | None:
+    """ "What was the old door code?", "who was my GP before?": the value the current memory of that subject
+    replaced, with its day, and what replaced it; None when the question asks no earlier value, or the
+    memory the reading finds defines the subject (or that answers it by meaning) replaced none."""
+    subject = focus.subject
+    other = {mark for mark in subject.modifiers if another_one(mark)} if subject is not None else set()
+    if subject is None or not other:
+        return None
+    current = Focus(Subject(subject.owner, subject.head, subject.modifiers - other, subject.person), focus.entity)
+    found = ranked(find_evidence(runtime, question, limit=8, exclude_message_ids=exclude_message_ids, hits=hits,
+                                 focus=current, vector=vector, near=True))
+    now = next((e for e in found if e.type == "memory" and (e.defining or (e.score is not None and e.answers))), None)
+    before = supersession.replaced(runtime.store, now.id) if now is not None else []
+    if now is None or not before:
+        return None
+    older = before[0]
+    runtime.searcher.touch([older["id"]])
+    return (f"From memory (you told me {runtime.clock.day(older['created_at'])}): "
+            f"{private_marked(older['content'], bool(older['private']))} "
+            f"(replaced {runtime.clock.day(now.created_at)}: {_text(runtime, now)})")
 
 
 def _when(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...], hits: list[Hit],

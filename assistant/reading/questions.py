@@ -69,6 +69,10 @@ _WHAT_IS = re.compile(r"^\W*(?:what|who|which|whats|when|where|how much|what tim
                       r"\s+was|\s+were)\s+(?P<s>.+?)"
                       r"(?:\s+(?:called|named))?\W*$", re.I)
 _ABOUT = re.compile(r"^\W*(?:tell me about|what about|what do you know about|do you know)\s+(?P<s>.+?)\W*$", re.I)
+# "what was the door code before?", "what did the wifi password use to be?": the value it had before the current one
+_BEFORE = re.compile(r"^\W*(?P<w>what|who|where|which)\s+(?:(?:was|were)\s+(?P<s>.+?)\s+(?:before|previously|"
+                     r"originally|back then|in the past)|(?:did|was|were)\s+(?P<s2>.+?)\s+use(?:d)?\s+to\s+be)\W*$",
+                     re.I)
 
 
 def question_focus(question: str) -> Focus | None:
@@ -88,6 +92,9 @@ def question_focus(question: str) -> Focus | None:
         owner = person_of(match.group("p"))
         if subject is not None and owner is not None:
             return Focus(Subject(subject.owner or owner, subject.head, subject.modifiers))
+    before = _BEFORE.match(text)
+    if before:  # asked as "the previous door code" is
+        text = f"{before.group('w')} was the previous {before.group('s') or before.group('s2')}"
     match = _WHAT_IS.match(text) or _ABOUT.match(text)
     if match is None:
         return None
