@@ -254,6 +254,16 @@ def test_a_statement_said_in_the_chat_defines_what_is_asked_later(fresh: Agent) 
     assert first.startswith("From memory (you said Sun Nov 22): ") and "Mr Haddad" in first, first
 
 
+def test_a_change_said_in_one_breath_in_the_chat_answers_in_other_words(fresh: Agent) -> None:
+    # Issue 42's newcomer: "I switched GPs, my doctor is now Dr Amadi" said plainly was only "the closest" of
+    # "who's my GP?": the reading found no statement in the whole, and none was looked for in its clauses.
+    agent = fresh
+    asyncio.run(say(agent, "I switched GPs, my doctor is now Dr Amadi"))
+    agent.close_episode()
+    first = ask(agent, "who's my GP?").splitlines()[0]
+    assert first.startswith("From memory (you said Sun Nov 22): ") and "Dr Amadi" in first, first
+
+
 def test_a_thing_of_its_own_kind_under_another_name_is_not_the_one_asked(fresh: Agent) -> None:
     # "PIN" and "code", "mobile" and "phone" are names of one thing (memory/subjects.toml), but the gate code
     # is a code of its own and the work phone a phone of its own: neither is the PIN or the mobile asked.
@@ -286,6 +296,9 @@ def test_a_thing_of_its_own_kind_under_another_name_is_not_the_one_asked(fresh: 
     ("what's my partner's name?", "my partner's name is Tom", "defines"),
     ("what's my sister's name?", "my brother is Ravi", ""),
     ("what's the landlord's phone number?", "our landlord is Mr Brennan", ""),  # not a name: not sure
+    # one clause of a statement said in one breath defines it; none conflicts for the others
+    ("who's my GP?", "I switched GPs, my doctor is now Dr Amadi", "defines"),
+    ("what's the back door code?", "we had the locks changed, the front door code is 5829", ""),
 ])
 def test_what_the_reading_finds_of_a_question_and_a_statement(question: str, statement: str, expected: str) -> None:
     from zoneinfo import ZoneInfo

@@ -169,6 +169,9 @@ def relation(focus: Focus | None, text: str) -> str:
     if focus is None:
         return ""
     statement = read_statement(_SAID_TO_KEEP.sub("", text))
+    pieces = _PIECES.split(text) if statement is None else []
+    if len(pieces) > 1:  # "I switched GPs, my doctor is now Dr Amadi": a piece of it may define the subject
+        return "defines" if any(relation(focus, piece) == "defines" for piece in pieces) else ""
     if statement is None:
         # "Priya joined in May", for "who is Priya?" (not for "what's Tom's phone number?")
         named = focus.entity is not None and focus.subject is None and \
@@ -228,6 +231,7 @@ def _marks(subject: Subject) -> set[str]:
     return {canonical_word(_CONCEPT_OF.get(_norm(mark), _norm(mark))) for mark in marks}
 
 
+_PIECES = re.compile(r"\s*[,;]\s+|\s+[-–—]\s+")  # the clauses of a statement said in one breath
 _SAID_TO_KEEP = re.compile(r"^\W*(?:remember|note|fyi|for the record)(?:\s+(?:that|this))?[\s:,-]+", re.I)
 
 
