@@ -827,6 +827,13 @@ _NAME_WORDS = frozenset("name names nombre nom name nome naam".split())
 _OF_WORDS = frozenset("of for de di da do du del della dello van von fur fuer d'".split())
 
 
+def _modifier(word: str) -> bool:
+    """Whether a word may say which thing a subject is (not a word of change, time, function or people)."""
+    words = vocabulary()
+    return word not in _NOT_MODIFIERS and word not in words.function and word not in STOPWORDS and \
+        word not in words.people and not words.weak.fullmatch(word) and not words.strong.fullmatch(word)
+
+
 def _subject(said: Said) -> tuple[str, set[str], str | None, bool] | None:  # noqa: C901
     """(head, modifiers, owner, generic) of the supersession reading: the head as canonical_word, the
     words said of it in its own noun phrase ("door" of "my new door code from today", "porte" of "le code
@@ -857,26 +864,22 @@ def _subject(said: Said) -> tuple[str, set[str], str | None, bool] | None:  # no
             fold(original[at]) not in _ACRONYMS and not _GERMAN.search(fold(said.text)):
         return None  # a name read as the head ("new favourite author, sorry Ursula: ..."): not sure
 
-    def modifier(word: str) -> bool:
-        return word not in _NOT_MODIFIERS and word not in words.function and word not in STOPWORDS and \
-            word not in words.people and not words.weak.fullmatch(word) and not words.strong.fullmatch(word)
-
     said_of: set[str] = set()
-    right_before = tokens[at - 1] if at and modifier(tokens[at - 1]) and tokens[at - 1] not in _DETERMINERS else None
+    right_before = tokens[at - 1] if at and _modifier(tokens[at - 1]) and tokens[at - 1] not in _DETERMINERS else None
     owner_word = fold(owner) if owner not in (None, USER) else None
     for word in reversed(tokens[max(0, at - 3):at]):
         if word in _DETERMINERS or word in _OF_WORDS:
             break
-        if modifier(word):
+        if _modifier(word):
             said_of.add(word)
         if owner_word is not None and stem(word) in (owner_word, stem(owner_word)):
             break  # "apparently Lily's bestie": the words before the owner are not said of the thing
     if at + 1 < len(tokens) and tokens[at + 1] in _OF_WORDS:
         after = [w for w in tokens[at + 2:at + 5] if w not in _DETERMINERS]
-        if after and modifier(after[0]):
+        if after and _modifier(after[0]):
             said_of.add(after[0])
     # What the reading put in the subject after its head ("the flight to Paris"), close to it.
-    said_of |= {w for w in tokens[at + 1:at + 5] if stem(w) in statement.subject.modifiers and modifier(w)}
+    said_of |= {w for w in tokens[at + 1:at + 5] if stem(w) in statement.subject.modifiers and _modifier(w)}
     if head in _NAME_WORDS and owner not in (None, USER):
         head, owner = owner, USER
     found = canonical_word(head)
@@ -1144,14 +1147,36 @@ def _secret_heads() -> frozenset[str]:
 def _other_secret_thing(newer: Said, older: Said) -> bool:
     """Whether the two are secrets of two things: a code, a PIN or a password each said of a thing and the things
     not one ("my new door code is 5521" is no new "PIN for the blue visa card": an attacker's, who saw the card's
-    PIN replaced and the door code given as its answer)."""
-    a, b = newer.statement, older.statement
-    if a is None or b is None or a.subject.head is None or b.subject.head is None:
-        return False
-    if not {canonical_word(a.subject.head), canonical_word(b.subject.head)} <= _secret_heads():
-        return False
-    things_a, things_b = _things_said(newer), _things_said(older)
+    PIN replaced and the door code given as its answer; "the downstairs code changed, it's 8830" is no new "alarm
+    code got reset to 9902", which the reading finds no statement in: a newcomer's)."""
+    things_a, things_b = _secret_things(newer), _secret_things(older)
     return bool(things_a) and bool(things_b) and not things_a & things_b
+
+
+def _secret_things(said: Said) -> set[str]:
+    """The things a code, a PIN or a password is said of: by the statement the reading finds when its head is
+    one, else by the words around the first such word in the text ("the garage code ends in 71", "the door
+    code downstairs is 4719"); empty when it says none, or of nothing."""
+    statement = said.statement
+    if statement is not None and statement.subject.head is not None and \
+            canonical_word(statement.subject.head) in _secret_heads():
+        return _things_said(said)
+    tokens = [_bare(w) for w in re.findall(r"[^\W\d_][\w'-]*", fold(said.text))]
+    at = next((i for i, w in enumerate(tokens) if canonical_word(w) in _secret_heads()), None)
+    if at is None:
+        return set()
+    things: set[str] = set()
+    for word in reversed(tokens[max(0, at - 3):at]):
+        if word in _DETERMINERS or word in _OF_WORDS:
+            break
+        if _modifier(word):
+            things.add(word)
+    after = [w for w in tokens[at + 1:at + 4] if w not in _DETERMINERS]
+    if after and after[0] in _OF_WORDS and len(after) > 1 and _modifier(after[1]):
+        things.add(after[1])  # "the code for the garage"
+    elif after and _qualifier_group(after[0]) is not None:
+        things.add(after[0])  # "the door code downstairs"
+    return {canonical_word(w) for w in things}
 
 
 def _things_said(said: Said) -> set[str]:

@@ -93,6 +93,9 @@ def test_a_change_in_new_words_replaces(store: Store, embedder: LocalEmbedder, o
     # a secret of another thing (an attacker's: the card's PIN was replaced, the door code given as its answer)
     ("PIN for the blue visa card: 8052", "my new door code is 5521, not 5512"),
     ("the wifi password is Heron-42", "new router password: Kestrel-77"),
+    # ... said in words the reading finds no statement in (a newcomer's and an attacker's)
+    ("the alarm code got reset to 9902", "the downstairs code changed, it's 8830 now"),
+    ("the garage code ends in 71", "Our door code is 8812, not 8821 as I said before"),
     ("our broadband is with BT", "we changed energy provider to Octopus"),  # a provider of something else
 ])
 def test_a_look_alike_replaces_nothing(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> None:
