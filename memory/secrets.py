@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from memory import vectors
 from memory.docs import DOC_SLOTS, doc_id
+from memory.edges import mark_secret
 from memory.errors import EmbedderUnavailable
 from memory.store import Store
 
@@ -52,10 +53,10 @@ def judge(store: Store, docs: list[int], texts: list[str], matrix: Any) -> None:
     from memory.sensitive import meaning, needs_opinion
 
     memory_slot = doc_id("memory", 0)
-    flagged = [(doc // DOC_SLOTS,) for index, (doc, text) in enumerate(zip(docs, texts, strict=True))
+    flagged = [doc // DOC_SLOTS for index, (doc, text) in enumerate(zip(docs, texts, strict=True))
                if doc % DOC_SLOTS == memory_slot and needs_opinion(text) and meaning.flags(matrix[index])]
     if flagged:
-        store.executemany("UPDATE knowledge SET sensitive = 1 WHERE id = ? AND sensitive = 0", flagged)
+        mark_secret(store, flagged)
 
 
 class Opinions:

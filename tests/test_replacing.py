@@ -48,6 +48,26 @@ def test_the_replacement_inherits_secret_private_and_pinned(store: Store, embedd
     assert (new.sensitive, new.private, new.pinned) == (True, True, True)
 
 
+def test_the_value_a_secret_replaces_is_a_secret_too(store: Store, embedder: LocalEmbedder) -> None:
+    """An attacker's: "the boiler thing is 3316" (no word the detector knows) was replaced by a secret and went
+    out in every prompt after, the old value of a secret."""
+    old = memories.remember(store, "the boiler thing is 3316", embedder=embedder)
+    assert not old.sensitive
+    new = memories.remember(store, "the boiler thing changed, it's 2894 now", embedder=embedder, sensitive=True)
+    assert links(store) == {old.id: new.id}
+    assert memories.get_memory(store, old.id).sensitive
+
+
+def test_a_memory_found_secret_later_marks_what_it_replaced(store: Store, embedder: LocalEmbedder) -> None:
+    older = memories.remember(store, "the boiler thing is 3316", embedder=embedder)
+    newer = memories.remember(store, "the boiler thing changed, it's 2894 now", embedder=embedder)
+    assert links(store) == {older.id: newer.id} and not newer.sensitive
+    from memory.edges import mark_secret
+
+    mark_secret(store, [newer.id])  # as the classifier's verdict does when the vector is stored
+    assert memories.get_memory(store, older.id).sensitive
+
+
 def test_a_memory_that_is_not_replaced_keeps_its_own_marks(store: Store, embedder: LocalEmbedder) -> None:
     old = memories.remember(store, "the front door code is 2291", embedder=embedder)
     memories.set_private(store, old.id, True)

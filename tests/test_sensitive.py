@@ -257,6 +257,8 @@ ISSUE_35 = [
     ("I typed Typed!Pw39 into the password field", ["Typed!Pw39"]),
     ("my PIN ends in 71", ["71"]),
     ("card pin starts with 44 then 71", ["44", "71"]),
+    # an attacker's: "card ending 7731" reached the Markdown and ICS exports beside the masked PIN
+    ("Call the bank about card ending 7731 and give them PIN 2209", ["7731", "2209"]),
     ("the secret word is Banana", ["Banana"]),
     ("joe:Colon!Cred45 for the ftp", ["Colon!Cred45"]),
     ("4532.0151.1283.0366", ["4532.0151.1283.0366"]),
