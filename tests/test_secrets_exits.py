@@ -96,6 +96,13 @@ def test_a_whole_token_of_a_secret_value_goes_whatever_its_length() -> None:
         "From memory: [secret withheld] (older: [secret withheld])"
 
 
+def test_the_apps_own_placeholders_and_dates_are_never_taken_for_a_value() -> None:
+    # An attacker's: "secret" and "code" taken for values ate the placeholders ("[[secret withheld] memory #37]")
+    text = "Remembered #37: [secret in memory #37], said [Mon Dec 7]; the code is 4471"
+    assert withhold_fragments(text, ["secret", "Dec", "4471"]) == \
+        "Remembered #37: [secret in memory #37], said [Mon Dec 7]; the code is [secret withheld]"
+
+
 def test_a_restatement_of_a_secret_value_is_a_secret(store: Store) -> None:
     assert memories.remember(store, "the gate code is 7719").sensitive
     restated = memories.remember(store, "since Monday it's 7719 at the back")

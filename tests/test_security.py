@@ -60,6 +60,7 @@ SECRETS = [
 ]
 # Near misses: ordinary sentences that mention the words or look a bit like keys.
 HARMLESS = [
+    'recall {"query": "PIN password code"}',  # words for a secret side by side name one, give none (an attacker's)
     "I forgot my password again",
     "the password manager app is great",
     "pin the poster on the wall",

@@ -31,6 +31,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from memory.sensitive.view import own_marks
+
 WITHHELD = "[secret withheld]"
 MIN_CHARACTERS = 8
 MIN_WORDS = 3
@@ -139,6 +141,7 @@ def withhold_fragments(text: str, values: Iterable[str], replacement: str = WITH
     ranges: list[tuple[int, int]] = []
     for read in _readings(text, any("\\" in value for value in given)):
         ranges += [read.origin(s, e) for s, e in _matches(read, prepared)]
+    ranges = _outside(ranges, own_marks(text))
     if not ranges:
         return text
     out: list[str] = []
@@ -148,6 +151,21 @@ def withhold_fragments(text: str, values: Iterable[str], replacement: str = WITH
         position = end
     out.append(text[position:])
     return "".join(out)
+
+
+def _outside(ranges: list[tuple[int, int]], marks: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The ranges with what lies inside the app's own marks cut away: a placeholder is never replaced, whatever
+    value it holds the letters of (an attacker's "[[secret withheld] memory #37]", after "secret" and "code"
+    were taken for values)."""
+    for mark_start, mark_end in marks:
+        cut: list[tuple[int, int]] = []
+        for start, end in ranges:
+            if end <= mark_start or start >= mark_end:
+                cut.append((start, end))
+                continue
+            cut += [r for r in ((start, mark_start), (mark_end, end)) if r[1] > r[0]]
+        ranges = cut
+    return ranges
 
 
 # -- reading ---------------------------------------------------------------------------------

@@ -268,6 +268,9 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
                 yield again[0], again[1], _kind(word)
         if found and word.lower() in ("login", "logins") and _HANDLE.fullmatch(text, *found):
             found = None  # "login: ellen83" names the user, not the secret
+        if found and not text[keyword.end():found[0]].strip() and (
+                _KEYWORD.fullmatch(text[found[0]:found[1]].lower()) or text[found[0]:found[1]].lower() in _BARE_CODES):
+            found = None  # keywords side by side ("PIN password code", searched for: an attacker's) name, not give
         if found and _ANSWER.fullmatch(word):
             said = _ANSWER_END.search(text, found[0])  # within its sentence, not a bracket after it
             bracket = text.find(" (", found[0], said.start() if said else len(text))

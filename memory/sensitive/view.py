@@ -131,6 +131,14 @@ def _unmix(text: str) -> str:
     return text[:start] + _MIXED.sub(lambda m: m.group(0).translate(_LOOKALIKES), text[start:])
 
 
+def own_marks(text: str) -> list[tuple[int, int]]:
+    """Where the app's own annotations and placeholders stand in `text` ("[Tue Nov 24]", "[secret withheld]",
+    "[secret 1 of your message]", "••••"): never a secret's value, never to be replaced as one."""
+    if "[" not in text and "\u2022" not in text:
+        return []
+    return [m.span() for m in _ANNOTATION.finditer(text)]
+
+
 def _blank_annotations(text: str) -> str:
     if "[" not in text and "\u2022" not in text:
         return text
