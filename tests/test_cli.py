@@ -51,6 +51,17 @@ def test_bad_now_and_bad_config(cli: Cli, tmp_path: Path, monkeypatch: pytest.Mo
     assert code == 2 and "prompt.max_memory_tokens" in err and str(config) in err
 
 
+@pytest.mark.parametrize("now", ["", " "])
+def test_an_empty_now_is_refused_like_a_bad_one(cli: Cli, now: str) -> None:
+    """`--now ""` froze nothing and ran on the real clock (a tester); an empty ASSISTANT_NOW stays unset, as an empty
+    ASSISTANT_DB does (tests/test_settings.py)."""
+    cli("remember", "Book the vet", "--due", "2026-11-23T09:00:00+00:00")
+    code, out, err = cli("remember", "Water the plants", "--due", "2026-11-24T09:00:00+00:00", now=now)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "now must be an ISO 8601 instant" in err and "Traceback" not in err
+    assert [json.loads(line)["content"] for line in cli("export")[1].splitlines()] == ["Book the vet"]
+
+
 def test_import_reports_line_and_changes_nothing(cli: Cli, tmp_path: Path) -> None:
     src = tmp_path / "in.jsonl"
     src.write_text('{"type": "memory", "content": "ok"}\n{"type": "memory", "content": "x", "importance": 0}\n')
