@@ -87,6 +87,22 @@ def test_export_import_via_files(cli: Cli, tmp_path: Path, capsys: pytest.Captur
         ("Likes window seats", None, True)]
 
 
+def test_export_to_a_file_with_json_prints_one_object(cli: Cli, tmp_path: Path) -> None:
+    """`--json export FILE` printed "Exported 2 records to ..." (a tester); JSON Lines to stdout stay the records."""
+    cli("remember", "Pay rent", "--due", "tomorrow at 9am")
+    cli("remember", "Likes window seats", "--kind", "preference")
+    target, calendar = tmp_path / "out.jsonl", tmp_path / "reminders.ics"
+    code, out, err = cli("--json", "export", str(target))
+    assert (code, err) == (0, "") and json.loads(out) == {"exported": {"file": str(target), "records": 2}}
+    code, out, err = cli("export", "--ics", str(calendar), "--json")
+    assert (code, err) == (0, "") and json.loads(out) == {"exported": {"file": str(calendar), "reminders": 1}}
+    code, out, _ = cli("export", "--json")
+    assert code == 0 and [json.loads(line)["content"] for line in out.splitlines()] == ["Pay rent",
+                                                                                       "Likes window seats"]
+    code, out, err = cli("export", str(target))
+    assert (code, out, err) == (0, "", f"Exported 2 records to {target}\n")
+
+
 def test_recap_text_and_json(cli: Cli, tmp_path: Path) -> None:
     src = tmp_path / "ep.jsonl"
     src.write_text(json.dumps({"type": "episode", "id": "e1", "title": "Ski Trip Planning", "summary": "Budget",
