@@ -366,7 +366,8 @@ def load_settings(config: str | None = None, overrides: Mapping[str, Any] | None
     """Build the settings from every layer; `overrides` are command-line flags (None = not given)."""
     env = dict(os.environ if env is None else env)
     flags = {key: value for key, value in (overrides or {}).items() if value is not None}
-    now_source, now = ("command line", str(flags.pop("now"))) if "now" in flags else \
+    now_flag = "now" in flags  # an empty --now is a value, refused; an empty ASSISTANT_NOW is unset, as ASSISTANT_DB
+    now_source, now = ("command line", str(flags.pop("now"))) if now_flag else \
         (f"environment variable {NOT_SETTINGS[1]}", env.get(NOT_SETTINGS[1], ""))
     explicit = config or env.get(NOT_SETTINGS[0])
 
@@ -376,7 +377,7 @@ def load_settings(config: str | None = None, overrides: Mapping[str, Any] | None
     content = _read_config(path) if path.is_file() else None
     settings = _validated(path, content, env, flags)
     settings.config_path = str(path) if content is not None else ""
-    if now:
+    if now or now_flag:
         settings.now = now
         _check_now(settings, now_source)
     return settings
@@ -415,8 +416,9 @@ def _check_now(settings: Settings, source: str) -> None:
 
     try:
         moment = settings.frozen_now()
-        if moment is not None:
-            check_instant(moment, "frozen clock (--now)")
+        if moment is None:  # an empty value, which frozen_now reads as no frozen clock
+            raise ValueError(settings.now)
+        check_instant(moment, "frozen clock (--now)")
     except ValueError:
         raise SettingsError(f"{source}: now must be an ISO 8601 instant, got {_shown(settings.now[:80])}") from None
     except InvalidInput as exc:

@@ -12,7 +12,7 @@ from memory.errors import InvalidInput, NotFound
 from memory.store import Store
 from memory.text import flat
 from memory.time.clock import Clock
-from memory.time.instants import to_utc_iso
+from memory.time.instants import parse_stored, to_utc_iso
 from memory.time.references import time_refs_json
 
 MAX_MESSAGE = 2_000_000  # characters: a 1 MB paste is kept whole
@@ -100,9 +100,12 @@ def insert_episode(store: Store, *, title: str | None = None, summary: str | Non
     tags = tags or []
     if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
         raise InvalidInput("tags must be a list of text")
+    started_at = started_at or store.clock.now_iso()
+    if ended_at is not None and parse_stored(ended_at) < parse_stored(started_at):
+        raise InvalidInput(f"ends before it starts (ended_at {ended_at}, started_at {started_at})")
     values: dict[str, Any] = {
         "title": _text_or_none("title", title), "summary": _text_or_none("summary", summary), "outcome": outcome,
-        "active": int(bool(active) and ended_at is None), "started_at": started_at or store.clock.now_iso(),
+        "active": int(bool(active) and ended_at is None), "started_at": started_at,
         "ended_at": ended_at, "tags": json.dumps(tags), "uid": uid, "import_id": import_id}
     if id is not None and store.one("SELECT 1 FROM episodes WHERE id = ?", (id,)) is None:
         values["id"] = id

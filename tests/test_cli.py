@@ -51,6 +51,17 @@ def test_bad_now_and_bad_config(cli: Cli, tmp_path: Path, monkeypatch: pytest.Mo
     assert code == 2 and "prompt.max_memory_tokens" in err and str(config) in err
 
 
+@pytest.mark.parametrize("now", ["", " "])
+def test_an_empty_now_is_refused_like_a_bad_one(cli: Cli, now: str) -> None:
+    """`--now ""` froze nothing and ran on the real clock (a tester); an empty ASSISTANT_NOW stays unset, as an empty
+    ASSISTANT_DB does (tests/test_settings.py)."""
+    cli("remember", "Book the vet", "--due", "2026-11-23T09:00:00+00:00")
+    code, out, err = cli("remember", "Water the plants", "--due", "2026-11-24T09:00:00+00:00", now=now)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "now must be an ISO 8601 instant" in err and "Traceback" not in err
+    assert [json.loads(line)["content"] for line in cli("export")[1].splitlines()] == ["Book the vet"]
+
+
 def test_import_reports_line_and_changes_nothing(cli: Cli, tmp_path: Path) -> None:
     src = tmp_path / "in.jsonl"
     src.write_text('{"type": "memory", "content": "ok"}\n{"type": "memory", "content": "x", "importance": 0}\n')
@@ -74,6 +85,22 @@ def test_export_import_via_files(cli: Cli, tmp_path: Path, capsys: pytest.Captur
     assert [(m["content"], m["due_at"], m["private"]) for m in copied] == [
         ("Pay rent", "2026-11-23T09:00:00+00:00", False), ("Bins", "2026-11-24T19:00:00+00:00", False),
         ("Likes window seats", None, True)]
+
+
+def test_export_to_a_file_with_json_prints_one_object(cli: Cli, tmp_path: Path) -> None:
+    """`--json export FILE` printed "Exported 2 records to ..." (a tester); JSON Lines to stdout stay the records."""
+    cli("remember", "Pay rent", "--due", "tomorrow at 9am")
+    cli("remember", "Likes window seats", "--kind", "preference")
+    target, calendar = tmp_path / "out.jsonl", tmp_path / "reminders.ics"
+    code, out, err = cli("--json", "export", str(target))
+    assert (code, err) == (0, "") and json.loads(out) == {"exported": {"file": str(target), "records": 2}}
+    code, out, err = cli("export", "--ics", str(calendar), "--json")
+    assert (code, err) == (0, "") and json.loads(out) == {"exported": {"file": str(calendar), "reminders": 1}}
+    code, out, _ = cli("export", "--json")
+    assert code == 0 and [json.loads(line)["content"] for line in out.splitlines()] == ["Pay rent",
+                                                                                       "Likes window seats"]
+    code, out, err = cli("export", str(target))
+    assert (code, out, err) == (0, "", f"Exported 2 records to {target}\n")
 
 
 def test_recap_text_and_json(cli: Cli, tmp_path: Path) -> None:

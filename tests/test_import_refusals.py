@@ -150,6 +150,21 @@ def test_a_record_given_twice_as_it_is_is_read_once(cli: Cli, tmp_path: Path) ->
         assert store.one("SELECT count(*) FROM knowledge")[0] == 1
 
 
+def test_an_episode_that_ends_before_it_starts_is_refused_naming_its_line(cli: Cli, tmp_path: Path) -> None:
+    cli("remember", "before")
+    path = jsonl(tmp_path, {"type": "memory", "content": "the boiler was serviced in May"},
+                 {"type": "episode", "id": 1, "title": "Trains", "started_at": "2026-01-01T00:00:00+00:00",
+                  "ended_at": "2025-01-01T00:00:00+00:00"})
+    err = refused(cli, path, "ends before it starts", store_before=True)
+    assert err.startswith("assistant: error: line 2: episode: ") and "2025-01-01" in err, err
+
+
+def test_an_episode_that_ends_as_it_starts_is_imported(cli: Cli, tmp_path: Path) -> None:
+    path = jsonl(tmp_path, {"type": "episode", "id": 1, "title": "Trains", "started_at": "2026-01-01T00:00:00+00:00",
+                            "ended_at": "2026-01-01T01:00:00+01:00"})  # the same instant, written in another zone
+    assert cli("import", str(path))[0] == 0
+
+
 def test_a_lone_surrogate_or_a_duplicate_in_json_lines_creates_no_store(cli: Cli, tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     path.write_text('{"type":"memory","content":"a\\ud800"}\n')

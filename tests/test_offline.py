@@ -27,6 +27,7 @@ async def say(agent: Agent, text: str) -> tuple[str, list[ToolCall]]:
     ("remind me to take the bins out tonight", "take the bins out", "2026-11-22T20:00:00+00:00"),
     ("remind me about the dentist in 2 hours", "the dentist", "2026-11-22T16:00:00+00:00"),
     ("set a reminder to renew my passport next week", "renew my passport", "2026-11-29T14:00:00+00:00"),
+    ("remind me to book room 204 tomorrow at 9am", "book room 204", "2026-11-23T09:00:00+00:00"),  # keeps 204
 ])
 async def test_remind_me(agent: Agent, phrase: str, content: str, due: str) -> None:
     answer, calls = await say(agent, phrase)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from assistant.reading.actions import Action, Question
+from assistant.reading.actions import Action, Question, RemindRelative
 from assistant.reading.understand import read_message
 from memory.time.instants import UTC
 from tests.conftest import T0
@@ -43,6 +43,21 @@ TABLE = [
     ("remind me to check your account balance on dec 3 at 8am", R, "check your account balance", "2026-12-03T08:00"),
     ("could you please remind me to feed the cat in an hour?", R, "feed the cat", "2026-11-22T15:00"),
     ("remind me to send the invoice next tuesday at 9", R, "send the invoice", "2026-11-24T09:00"),
+    # a number said right before the time is the task's (a tester: "book room 204 tomorrow at 9am" was a
+    # reminder to "book room"); a number that is the time, or the day of a month, stays the time's
+    ("remind me to book room 204 tomorrow at 9am", R, "book room 204", "2026-11-23T09:00"),
+    ("remind me to call extension 5512 tomorrow at 9am", R, "call extension 5512", "2026-11-23T09:00"),
+    ("remind me to take bus 42 in 2 hours", R, "take bus 42", "2026-11-22T16:00"),
+    ("remind me to change the code to 5521 tomorrow", R, "change the code to 5521", "2026-11-23T09:00"),
+    ("remind me to pay rent with card 5500 0000 0000 0004 tomorrow at 9am", R,
+     "pay rent with card 5500 0000 0000 0004", "2026-11-23T09:00"),
+    ("remind me room 204 in 3 days", R, "room 204", "2026-11-25T14:00"),
+    ("remind me to pay the 1,000 deposit for room 12, tomorrow at noon", R,
+     "pay the 1,000 deposit for room 12", "2026-11-23T12:00"),
+    ("remind me to water the plants at 5 tomorrow", R, "water the plants", "2026-11-23T05:00"),
+    ("remind me at 9 tomorrow to feed the cat", R, "feed the cat", "2026-11-23T09:00"),
+    ("remind me about the party 5 december", R, "the party", "2026-12-05T09:00"),
+    ("remind me to pack 3 days from now", R, "pack", "2026-11-25T14:00"),
     # time before the task
     ("remind me tomorrow at 8am to water the plants", R, "water the plants", "2026-11-23T08:00"),
     ("remind me in 10 minutes to check the oven", R, "check the oven", "2026-11-22T14:10"),
@@ -162,6 +177,13 @@ def test_phrasing_table(message: str, intent: str, content: str, due: str | None
         assert reading.due.isoformat().startswith(first)
     else:
         assert reading.rule is None and reading.due.isoformat().startswith(due)
+
+
+def test_a_number_before_the_time_stays_with_the_event() -> None:
+    reading = read_message("remind me to pack the day before flight 204 in 3 days", T0, UTC)
+    assert isinstance(reading, RemindRelative)
+    assert (reading.content, reading.event, reading.when) == ("pack", "flight 204", "in 3 days")
+    assert reading.due is not None and reading.due.isoformat().startswith("2026-11-24T14:00")
 
 
 def test_when_questions_are_flagged() -> None:

@@ -272,6 +272,9 @@ def test_flags_are_the_top_layer_and_named_so(tmp_path: Path) -> None:
     assert refused(None, overrides={"now": "yesterday-ish"}).startswith("command line: now must be an ISO 8601")
     message = refused(None, env={"ASSISTANT_NOW": "soon"})
     assert message.startswith("environment variable ASSISTANT_NOW: now must be an ISO 8601")
+    # An empty --now is a value, and no instant; an empty ASSISTANT_NOW is unset (as `ASSISTANT_NOW= cmd` means).
+    assert refused(None, overrides={"now": ""}) == "command line: now must be an ISO 8601 instant, got ''"
+    assert load_settings(None, env={"ASSISTANT_NOW": ""}).frozen_now() is None
 
 
 # -- the declarations ----------------------------------------------------------------------------------------

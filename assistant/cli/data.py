@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from assistant.cli.output import emit, note
+from assistant.cli.output import emit, note, written
 from assistant.runtime import Runtime
 from memory.errors import InvalidInput, StoreUnusable
 from memory.store import Store
@@ -61,7 +61,8 @@ def _write_jsonl(store: Store, args: argparse.Namespace, salvage: Salvage) -> in
                 text.detach()  # write_private closes the file itself
 
         count = write_private(args.file, write)
-        note(f"Exported {counted(count, 'record')} to {args.file}")
+        written(args, {"exported": {"file": args.file, "records": count}},
+                f"Exported {counted(count, 'record')} to {args.file}")
         return count
     return write_export(store, sys.stdout, salvage)
 
@@ -128,7 +129,8 @@ def _export_ics(runtime: Runtime, args: argparse.Namespace) -> int:
         sys.stdout.write(visible(text) if sys.stdout.isatty() else text)
     else:
         count = write_calendar(runtime.store, args.ics, runtime.embedder)
-        note(f"Exported {counted(count, 'reminder')} to {args.ics}")
+        written(args, {"exported": {"file": args.ics, "reminders": count}},
+                f"Exported {counted(count, 'reminder')} to {args.ics}")
     return 0
 
 

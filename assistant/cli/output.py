@@ -27,3 +27,12 @@ def emit(args: argparse.Namespace, data: Any, text: str | Callable[[], str]) -> 
 def note(text: str) -> None:
     """A side remark on stderr (progress, what was written where)."""
     print(visible(text), file=sys.stderr)
+
+
+def written(args: argparse.Namespace, data: Any, text: str) -> None:
+    """Say what a command wrote to a file: JSON on stdout with --json, as `emit` prints it, else a note on
+    stderr (the same command writes its records to stdout when it is given no file)."""
+    if getattr(args, "json", False):
+        emit(args, data, text)
+    else:
+        note(text)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterator
 from datetime import datetime, timedelta, tzinfo
 
 from assistant.reading.actions import (
@@ -288,6 +289,26 @@ def _impossible(text: str, now: datetime, zone: tzinfo) -> str | None:
     return None
 
 
+_NUMBER = re.compile(r"\d+(?:[,.]\d{3})*,?")  # 204, 5512, 1,000; not a clock time (9.30, 9:30)
+
+
+def _time_tails(words: list[str], now: datetime, zone: tzinfo) -> Iterator[tuple[int, _Found]]:
+    """Where a time said last can start in `words` (never at the first word), longest first, with what it reads as.
+
+    A number right before a time that reads on its own is the words' own, not the time's: "book room 204 tomorrow
+    at 9am" is about room 204 (dateparser passed over the 204, and the task lost it); "5 December" stays a date.
+    """
+    for start in range(1, len(words)):
+        found = _schedule(" ".join(words[start:]), now, zone)
+        if found is None:
+            continue
+        after = words[start + 1:]
+        if (_NUMBER.fullmatch(words[start]) and after and not _MONTH_WORD.match(after[0])
+                and _schedule(" ".join(after), now, zone) is not None):
+            continue
+        yield start, found
+
+
 def split_task_and_time(rest: str, now: datetime, zone: tzinfo) -> tuple[str, str, str, _Found | None]:
     """(task, link, when, schedule) from what follows "remind me"; schedule None when no time is given.
 
@@ -306,12 +327,10 @@ def split_task_and_time(rest: str, now: datetime, zone: tzinfo) -> tuple[str, st
                     if task:
                         return task, link, " ".join(words[:k]), found
     # Time last: the longest tail that reads as a date.
-    for start in range(1, len(words)):
-        found = _schedule(" ".join(words[start:]), now, zone)
-        if found is not None:
-            task, link = _task(words[:start])
-            if task:
-                return task, link, " ".join(words[start:]), found
+    for start, found in _time_tails(words, now, zone):
+        task, link = _task(words[:start])
+        if task:
+            return task, link, " ".join(words[start:]), found
     if not starts_with_link:
         # Time first with no connector (Siri style): "at 8PM take the chicken out of the freezer".
         for k in range(len(words) - 1, 0, -1):
@@ -520,9 +539,8 @@ def _relative(after: str, now: datetime, zone: tzinfo) -> Action | None:
         task, link = _task(task.split())
     when, event_due = "", None
     words = event.split()
-    for start in range(1, len(words)):
-        found = _schedule(" ".join(words[start:]), now, zone)
-        if found is not None and found[1] is None:
+    for start, found in _time_tails(words, now, zone):
+        if found[1] is None:
             when, event_due, event = " ".join(words[start:]), found[0], " ".join(words[:start])
             break
     event = _EVENT_END.sub("", event.strip(" .?!,")).strip()
