@@ -135,6 +135,15 @@ async def test_trips_planned(agent: Agent, question: str, heading: str) -> None:
     assert answer == f"{heading}\n- #8 [PLAN Thu Dec 10] my Lisbon flight is on Dec 10 (you told me Thu Nov 19)"
 
 
+async def test_a_trip_asked_by_its_place_is_that_trip_or_none(agent: Agent) -> None:
+    # A newcomer's: "when's my flight to Paris?" was answered with the Lisbon flight, the only trip stored
+    day_store(agent)
+    answer, _ = await say(agent, "when's my flight to Paris?")
+    assert answer.startswith("I have no trip to Paris planned in memory.") and "Lisbon" not in answer.splitlines()[0]
+    answer, _ = await say(agent, "when's my flight to Lisbon?")
+    assert answer == "Trips planned:\n- #8 [PLAN Thu Dec 10] my Lisbon flight is on Dec 10 (you told me Thu Nov 19)"
+
+
 async def test_no_trips(agent: Agent) -> None:
     answer, _ = await say(agent, "do I have any trips planned?")
     assert answer == "I have no trips planned in memory."

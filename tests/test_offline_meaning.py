@@ -147,6 +147,15 @@ def test_the_closest_statement_follows_on_its_own_line(newcomer: tuple[Runtime, 
         "Casa Lola" in lines[1]
 
 
+def test_a_secret_offered_as_the_closest_stays_hidden(fresh: Agent) -> None:
+    # A newcomer's: "what's my reg number?" got "I don't have ..." and then "my bank card PIN is 2580" in clear
+    agent = fresh
+    asyncio.run(say(agent, "remember that my bank card PIN is 2580"))
+    agent.close_episode()
+    lines = ask(agent, "what's my reg number?").splitlines()
+    assert lines[0] == NOTHING and "2580" not in "\n".join(lines), lines
+
+
 def test_the_calibration_is_read_from_its_data_file() -> None:
     fitted = json.loads(meaning.CALIBRATION.read_text())
     calibration = meaning.calibration()
@@ -296,6 +305,9 @@ def test_a_thing_of_its_own_kind_under_another_name_is_not_the_one_asked(fresh: 
     ("what's my partner's name?", "my partner's name is Tom", "defines"),
     ("what's my sister's name?", "my brother is Ravi", ""),
     ("what's the landlord's phone number?", "our landlord is Mr Brennan", ""),  # not a name: not sure
+    # two of a thing's numbers or keys are two things
+    ("what's my card number?", "my bank card PIN is 2580", "conflicts"),
+    ("what's the door number?", "the door code is 5582", "conflicts"),
     # one clause of a statement said in one breath defines it; none conflicts for the others
     ("who's my GP?", "I switched GPs, my doctor is now Dr Amadi", "defines"),
     ("what's the back door code?", "we had the locks changed, the front door code is 5829", ""),

@@ -186,6 +186,14 @@ def test_the_recaps_lists_mask_a_secret_as_the_briefing_does(rt: Runtime) -> Non
     assert "the wifi password is ••••" in [i.text for i in briefing.changed]
 
 
+def test_the_recaps_conversation_in_progress_hides_a_secret_said_in_it(rt: Runtime) -> None:
+    # A newcomer's: ctrl+r showed "> the alarm code got reset to 9902", the Conversations reader "••••"
+    episode = episodes.open_episode(rt.store)
+    episodes.add_message(rt.store, episode.id, "user", "the alarm code got reset to 9902")
+    current = Services(rt).recap.build().current
+    assert current is not None and current.opening == ["the alarm code got reset to ••••"]
+
+
 @pytest.mark.parametrize("text", [
     f"{WIFI} / what is the wifi password?",
     "my pin is 4471 and the door code is 8823, ok?",

@@ -96,7 +96,7 @@ def test_near_misses_are_left_alone(text: str) -> None:
 def test_the_words_around_a_secret_stay_and_the_placeholder_can_name_its_place() -> None:
     assert redact("password for the guest network is hunter2", "[secret in memory #12]") == \
         "password for the guest network is [secret in memory #12]"
-    assert redact("postgres://admin:S3cr3tPass@db:5432/x") == "postgres://admin:[REDACTED]@db:5432/x"
+    assert redact("postgres://admin:S3cr3tPass@db:5432/x") == "postgres://admin:[secret]@db:5432/x"
 
 
 # -- terminal escape injection (item 1) ------------------------------------------------------------

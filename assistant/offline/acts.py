@@ -163,8 +163,10 @@ def _agenda(runtime: Runtime, action: Upcoming, text: str, exclude: tuple[int, .
     today?"), or the trips planned; the reminders it names are marked mentioned. A question an empty
     agenda does not answer ("where are we going camping?", "what time is swimming on the weekend?") is
     answered from memory when something there answers it."""
+    place = _DESTINATION.search(text) if action.topic == "trip" else None
     if action.topic == "trip":
-        listed, named = agenda(runtime, action.span, "trip") if action.span else trips(runtime)
+        listed, named = agenda(runtime, action.span, "trip") if action.span else \
+            trips(runtime, place=place.group(1) if place else None)
     elif action.topic == "overdue":
         listed, named = overdue(runtime)
     elif action.span is not None:
@@ -173,9 +175,13 @@ def _agenda(runtime: Runtime, action: Upcoming, text: str, exclude: tuple[int, .
         listed, named = coming_up(runtime)
     if not named and "\n" not in listed and _asks_about_something(text):  # it listed nothing: one line
         answer = answer_from_memory(runtime, text, exclude_message_ids=exclude)
-        if not answer.startswith(NOTHING):
-            return said(answer)
+        if not answer.startswith(NOTHING) and (place is None or place.group(1).lower() in answer.lower()):
+            return said(answer)  # of a trip to a place asked, only what names that place
     return Plan(_mark_mentioned(runtime, named), listed)
+
+
+# The place a trip is asked about: "when's my flight to Paris?", "my trip to New York" (a name, capitalised).
+_DESTINATION = re.compile(r"\b(?:to|for|in)\s+((?:[A-Z][\w'’-]+)(?:\s+[A-Z][\w'’-]+)?)")
 
 
 def _asks_about_something(text: str) -> bool:

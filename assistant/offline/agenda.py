@@ -10,6 +10,7 @@ never vanishes; it reads the due-date index, as quick with 20,000 open reminders
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -116,16 +117,21 @@ def agenda(runtime: Runtime, span: DaySpan, topic: str = "") -> tuple[str, list[
     return "\n".join([heading] + [line for _, line in items]), [r for r, _ in due]
 
 
-def trips(runtime: Runtime, within_days: int = 366) -> tuple[str, list[reminders.Reminder]]:
-    """ "Do I have any trips planned?": plans and open reminders about travel from now on."""
+def trips(runtime: Runtime, within_days: int = 366, place: str | None = None) -> tuple[str, list[reminders.Reminder]]:
+    """ "Do I have any trips planned?": plans and open reminders about travel from now on; `place`: only those
+    that name it ("when's my flight to Paris?" is no question about the flight to Lisbon)."""
     store, clock = runtime.store, runtime.clock
     now = clock.now()
     end = now + timedelta(days=within_days)
     plans = plans_between(runtime, now, end, words=list(TRIP_WORDS))
     due = [r for r in reminders.open_matching(store, list(TRIP_WORDS)) if r.due_at >= to_utc_iso(now)]
+    if place is not None:
+        named = re.compile(rf"(?<!\w){re.escape(place)}(?!\w)", re.I)
+        due = [r for r in due if named.search(r.memory.content)]
+        plans = [p for p in plans if named.search(p.memory.content)]
     items = [(r.due_at, reminder_line(runtime, r)) for r in due] + [(p.at, plan_line(runtime, p)) for p in plans]
     if not items:
-        return "I have no trips planned in memory.", []
+        return f"I have no trip to {place} planned in memory." if place else "I have no trips planned in memory.", []
     items.sort(key=lambda item: item[0])
     return "\n".join(["Trips planned:"] + [line for _, line in items]), due
 

@@ -34,7 +34,7 @@ from assistant.recall.evidence import (
 )
 from assistant.recall.reasoned import reasoned_recall
 from assistant.runtime import Runtime
-from assistant.views import masked, private_marked
+from assistant.views import masked, private_marked, secrets_hidden
 from memory import memories, reminders, supersession
 from memory.errors import InvalidInput
 from memory.search import Hit
@@ -121,7 +121,9 @@ def _nothing(runtime: Runtime, closest: Evidence | None) -> str:
     if closest is None:
         return NOTHING
     runtime.searcher.touch([closest.id] if closest.type == "memory" else [])
-    return f"{NOTHING}\nThe closest I have ({told_when(runtime, closest)}): {_text(runtime, closest)}"
+    # a guess, not the answer: a secret in it stays hidden (a newcomer's "what's my reg number?" was shown
+    # "my bank card PIN is 2580")
+    return f"{NOTHING}\nThe closest I have ({told_when(runtime, closest)}): {secrets_hidden(_text(runtime, closest))}"
 
 
 KNOWN_LISTED = 10  # memories "what do you know about me?" names; the rest are counted

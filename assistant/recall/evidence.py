@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from assistant.reading import read
@@ -198,12 +199,21 @@ def relation(focus: Focus | None, text: str) -> str:
         if marks - asked and said.head != wanted.head:
             return "conflicts"  # "what's my PIN?" of "the gate code is ...": a code of its own, not the one asked
         return "defines"
+    if wanted is not None and {canonical_word(h) for h in (said.head, wanted.head) if h} <= _numbered_heads() and \
+            said.head is not None and wanted.head is not None:
+        return "conflicts"  # "what's my card number?" of "my bank card PIN is 2580": another of the card's numbers
     entity = focus.entity
     if entity and said.person and said.head == entity:
         return "defines"  # "Priya Sharma is my new colleague": about Priya herself, whatever is asked of her
     if entity and wanted is None and said.owner == entity:
         return "defines"  # "tell me about Tom": "Tom's birthday is on March 3"
     return ""
+
+
+@cache
+def _numbered_heads() -> frozenset[str]:
+    """Heads that name one of a thing's numbers or keys: two of them are two things ("number" and "PIN")."""
+    return frozenset(canonical_word(w) for w in ("number", "code", "password", "id", "account", "login"))
 
 
 def _named(subject: Subject) -> Subject:

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from assistant.runtime import Runtime
 from assistant.services.reminders import SIDEBAR_LIMIT, reminder_view
-from assistant.views import CurrentView, EpisodeView, RecapData, listed_text
+from assistant.views import CurrentView, EpisodeView, RecapData, listed_text, secrets_hidden
 from memory import episodes, memories, reminders
 from memory.text import flat
 from memory.time.instants import to_utc_iso
@@ -26,8 +26,10 @@ class RecapService:
             return None
         from assistant.recap import OPENING_WIDTH
 
+        # its opening lines as a reopened conversation shows them: each secret hidden (a newcomer saw "the alarm
+        # code got reset to 9902" in clear here, masked in the Conversations reader)
         return CurrentView(current.episode.id, current.title, self.runtime.clock.short(current.episode.started_at),
-                           current.messages, [flat(m.content, OPENING_WIDTH) for m in current.opening])
+                           current.messages, [flat(secrets_hidden(m.content), OPENING_WIDTH) for m in current.opening])
 
     def build(self, hours: int = 48, fill: int = 3) -> RecapData:
         """The last `hours`: closed conversations, the one in progress, reminders, new memories.
