@@ -61,6 +61,7 @@ SECRETS = [
 # Near misses: ordinary sentences that mention the words or look a bit like keys.
 HARMLESS = [
     'recall {"query": "PIN password code"}',  # words for a secret side by side name one, give none (an attacker's)
+    "a tin of beans 400 g", "the radio station is 98.5 FM",
     "I forgot my password again",
     "the password manager app is great",
     "pin the poster on the wall",

@@ -257,6 +257,11 @@ ISSUE_35 = [
     ("I typed Typed!Pw39 into the password field", ["Typed!Pw39"]),
     ("my PIN ends in 71", ["71"]),
     ("card pin starts with 44 then 71", ["44", "71"]),
+    # blind round 16's kinds: a car radio's code, a Canadian SIN, a US tax id, a CVV said as "the back of the card"
+    ("car radio code 4417 (the Corsa, after the battery change)", ["4417"]),
+    ("my SIN is 527 190 383, needed for the new job paperwork", ["527 190 383"]),
+    ("Tax ID (TIN) 912-84-3307 for the LLC filing", ["912-84-3307"]),
+    ("the back of my credit card says 447 - it's the three digit thing", ["447"]),
     # an attacker's: "card ending 7731" reached the Markdown and ICS exports beside the masked PIN
     ("Call the bank about card ending 7731 and give them PIN 2209", ["7731", "2209"]),
     ("the secret word is Banana", ["Banana"]),

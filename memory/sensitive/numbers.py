@@ -67,10 +67,11 @@ _NAMED_IDS: list[tuple[str, tuple[str, ...]]] = [
     (r"sozialversicherungsnummer|svnr|versicherungsnummer", ("at.vnr", "de.rvnr")),
     (r"ein|employer identification number", ("us.ein",)),
     (r"tfn|tax file number", ("au.tfn",)),
-    (r"social insurance number|sin number", ("ca.sin",)),
+    (r"social insurance number|sin number|sin", ("ca.sin",)),  # "my SIN is 527 190 383" (blind round 16)
+    (r"tin|tax id(?:entification number)?|taxpayer identification number", ("us.itin", "us.ein")),
 ]
 # Ids whose validator tests no check digit (a range, a shape): taken only right after their name.
-_UNCHECKED = frozenset({"us.ssn", "us.itin", "gb.nino", "dk.cpr", "us.ein"})
+_UNCHECKED = frozenset({"us.ssn", "us.itin", "gb.nino", "dk.cpr", "us.ein", "ca.sin"})
 _NAMED_ID = vocabulary.lazy_pattern(lambda: (
     r"(?<![^\W_])(?:" + "|".join(f"(?P<id{i}>{name})" for i, (name, _) in enumerate(_NAMED_IDS)) + r")(?![^\W_])"
     # its abbreviation after it: "unique taxpayer reference (UTR) 4829107365"; or an aside in brackets, commas or
