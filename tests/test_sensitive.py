@@ -262,6 +262,8 @@ ISSUE_35 = [
     ("my SIN is 527 190 383, needed for the new job paperwork", ["527 190 383"]),
     ("Tax ID (TIN) 912-84-3307 for the LLC filing", ["912-84-3307"]),
     ("the back of my credit card says 447 - it's the three digit thing", ["447"]),
+    ("Side door of the studio: press 6, 1, 9, 9 then turn the handle", ["6, 1, 9, 9"]),
+    ("m y  p i n  i s  4 4 0 2", ["4 4 0 2"]),
     # an attacker's: "card ending 7731" reached the Markdown and ICS exports beside the masked PIN
     ("Call the bank about card ending 7731 and give them PIN 2209", ["7731", "2209"]),
     ("the secret word is Banana", ["Banana"]),

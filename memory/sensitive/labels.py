@@ -85,8 +85,9 @@ _END = r"(?=[ \t]*(?:$|\n|;|,[ \t]|[—–][ \t]|[.!?](?:[ \t]|$))|[ \t]+-[ \t]|
 # ("*7713#", "2580#"); what follows them may name the keys ("then OFF", "hash", "puis OK").
 # A key's sign may stand between the digits too: "5#2#9#1", "4*4*1*2*", "5 # 2 # 9 # 1".
 _KEY_SIGNED = r"\d(?:[ \t]?[#*][ \t]?\d){2,}[ \t]?[#*]?"
+# ... or one digit at a time with commas between, four or more ("press 6, 1, 9, 9": blind round 16)
 _KEYED = (r"(?:[*#][ \t]?\d(?:[ -]?\d){2,}[ \t]?[#*]?|\d(?:[ -]?\d){2,}[ \t]?[#*]|\d(?:[ \t]+\d){2,}|\d(?:-\d){2,}|"
-          rf"{_KEY_SIGNED})")
+          rf"\d(?:,[ \t]?\d(?!\d)){{3,}}|{_KEY_SIGNED})")
 
 
 def _keys_after() -> str:
@@ -106,7 +107,7 @@ _LABEL = vocabulary.lazy_pattern(lambda: (
     rf"(?:[ \t]*\([^()\n]{{1,30}}\))?(?:[ \t]+(?:{_opens()}|{vocabulary.alternation('keying')}))?"
     rf"|(?P<service>{_services()}))"
     rf"{_SIGN}(?:(?:{vocabulary.alternation('keypad')})[ \t]*,?[ \t]+(?=[*#]?\d))?"
-    rf"(?P<value>{_KEY_SIGNED}|[*#]?\d(?:[ -]?\d){{2,}}#?|[^\s,;]+){_keys_after()}{_END}"),
+    rf"(?P<value>{_KEY_SIGNED}|\d(?:,[ \t]?\d(?!\d)){{3,}}|[*#]?\d(?:[ -]?\d){{2,}}#?|[^\s,;]+){_keys_after()}{_END}"),
     re.I | re.M)
 _USER_SECRET = re.compile(rf"{_START}(?:[^\W\d_][\w'+.&-]*[ \t]+){{0,4}}?[^\W\d_][\w'+.&-]*{_SIGN}"
                           rf"(?P<user>[^\s/@]+@[^\s/]+)(?:[ \t]*/[ \t]*|[ \t]+)(?P<secret>[^\s,;]+){_END}", re.I | re.M)

@@ -164,6 +164,8 @@ _MARKED = re.compile(r"[^\W\d_][\u0300-\u036f]")  # a letter and a combining mar
 # A word with its accents and combining marks (\w does not take the marks).
 _MARKED_WORD = re.compile(r"(?:[^\W\d_][\u0300-\u036f]*)+")
 _SPACED = re.compile(r"(?<![^\W_])[^\W\d_](?:[ .\-_*·]{1,2}[^\W\d_]){2,13}(?![^\W_])(?:\.(?=\s|$))?")
+_SPELT_WORD = re.compile(r"[^\W\d_](?:[ .\-_*·]?[^\W\d_])*")  # a word of a spelt sentence: letters one apart
+_SPELT_COPULAS = frozenset("is ist est es".split())
 _LEET = re.compile(r"(?<![\w@$])(?=[\w@$]*[^\W\d_])(?=[\w@$]*[\d@$])[\w@$]{3,12}(?![\w@$])")
 _REPEATED_FORMS = frozenset(w * times for w in DISGUISED for times in (2, 3))
 _COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
@@ -198,6 +200,16 @@ def _fold_disguised(text: str, words: frozenset[str]) -> str:
         letters = "".join(c for c in match.group(0) if c.isalpha())
         if letters.lower() in DISGUISED:
             found.append((match.start(), match.end(), letters))
+            continue
+        # a sentence spelt out, its words two spaces apart ("m y  p i n  i s  4 4 0 2": blind round 16): each
+        # word read on its own, and the copula after a word for a secret too
+        groups = [(match.start() + g.start(), match.start() + g.end(), "".join(c for c in g.group(0) if c.isalpha()))
+                  for g in _SPELT_WORD.finditer(match.group(0))]
+        keyed = False
+        for start, end, word in groups:
+            if word.lower() in DISGUISED or keyed and word.lower() in _SPELT_COPULAS:
+                found.append((start, end, word))
+                keyed = word.lower() in DISGUISED
     done = -1
     for hint in _LEET_HINT.finditer(text) if _LEET_SIGN.search(text) else ():
         if hint.start() < done:
