@@ -261,6 +261,9 @@ def test_the_vectors_made_ahead_are_the_embedders_own(embedder: LocalEmbedder, k
     # rounds' held-out figures where they were and raised the bar from 0.34 to 0.54)
     ("supersession_blind15.tsv", 0.52, 0.98),  # round 15: cold 0.491 / 0.981 at 6b0e31d (the session of 2026-12-07's
     # start); 0.528 / 0.981 after its kinds were read and fixed (practice and training, "internet provider")
+    ("supersession_blind16.tsv", 0.56, 0.98),  # round 16: cold 0.569 / 1.000 at 6e720ae (the session of 2026-12-07's
+    # second start); its misses read after that, none fixed (each a change said in words of its own: "started eating
+    # fish again so I guess I'm pescatarian", "Darren stepped down, the under-10s are coached by Mrs Achebe now")
     ("supersession.tsv", 0.99, 0.99),  # the rules' own set: 1.000 / 1.000; 1.000 / 0.992 with the learned reading
     # ("we now have a new gate" of "the gate code is 1234")
 ])

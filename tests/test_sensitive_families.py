@@ -922,15 +922,19 @@ def test_beside_round_fifteens_kinds_nothing_else_is_taken(text: str) -> None:
     assert not any(s.value(text) in ("2", "0630", "40918273") for s in find_secrets(text))
 
 
-def test_round_fifteen_with_the_classifier(embedder: LocalEmbedder) -> None:
-    """Round 15 as a memory is judged (the rules, then the classifier's opinion where it counts): texts found
-    0.976 and near misses flagged 0.017 after its kinds were fixed (first sight 0.943 / 0.017)."""
+@pytest.mark.parametrize("name", [
+    "secrets_blind15.jsonl",  # texts found 0.976, near misses flagged 0.017 after its kinds were fixed (first sight
+    # 0.943 / 0.017 at 6b0e31d)
+    "secrets_blind16.jsonl",  # 0.974 / 0.034 after its kinds were fixed (first sight 0.923 / 0.034 at 6e720ae)
+])
+def test_the_latest_rounds_with_the_classifier(embedder: LocalEmbedder, name: str) -> None:
+    """A blind round as a memory is judged (the rules, then the classifier's opinion where it counts)."""
     import json
     from pathlib import Path
 
     from memory.sensitive import meaning, needs_opinion
 
-    rows = [json.loads(line) for line in (Path(__file__).parent / "data" / "secrets_blind15.jsonl")
+    rows = [json.loads(line) for line in (Path(__file__).parent / "data" / name)
             .read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
     vectors = embedder.embed([r["text"] for r in rows])
     judged = [is_sensitive(r["text"]) or needs_opinion(r["text"]) and meaning.flags(v)
