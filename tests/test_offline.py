@@ -410,6 +410,14 @@ async def test_a_reminder_said_done_in_the_past_is_offered_to_mark_done(agent: A
     assert [r.memory.content for r in reminders.list_open_reminders(agent.runtime.store)] == ["call the bank"]
 
 
+async def test_a_repeating_reminder_done_today_is_not_offered_again_for_next_time(agent: Agent) -> None:
+    # A newcomer's: "done with the bins", then "I've put the bins out" offered next week's bins
+    await say(agent, "remind me to put the bins out every day at 6pm")
+    await say(agent, "done with the bins")
+    answer, _ = await say(agent, "I've put the bins out")
+    assert not answer.startswith("Did you mean"), answer
+
+
 @pytest.mark.parametrize("said", ["I took the bins out", "the laundry is out", "I called mum"])
 async def test_a_statement_about_another_thing_is_no_done(agent: Agent, said: str) -> None:
     await say(agent, "remind me to take the laundry out at 6pm")

@@ -13,6 +13,7 @@ from assistant.conversation import Item
 from assistant.offline.phrases import CONFIRM_FORGET, DID_YOU_MEAN, SHORT_CAPABILITIES, THIS_ONE, WHICH_ONE
 from assistant.offline.plan import Plan, rule_phrase, said, text_of
 from assistant.reading.actions import Cancel, Change, Done, Forget, Move, NearMiss, Rename, Snooze
+from assistant.reading.spans import day_span
 from assistant.recall.evidence import search_words, topic_words
 from assistant.runtime import Runtime
 from assistant.views import private_marked
@@ -20,7 +21,7 @@ from memory import memories, reminders
 from memory.errors import NotFound
 from memory.memories import Memory
 from memory.time.due_phrases import localize, take_time
-from memory.time.instants import parse_stored
+from memory.time.instants import parse_stored, to_utc_iso
 from memory.turn_records import Asking, OpenQuestion
 
 _MENTIONED = re.compile(r"#(\d{1,12})\b")
@@ -246,7 +247,10 @@ def done_in_the_past(runtime: Runtime, text: str) -> reminders.Reminder | None:
         return None
     wanted = topic_words(text)
     found = []
+    today = day_span("today", runtime.clock.now(), runtime.clock.zone, past=False)
     for reminder in reminders.open_matching(runtime.store, search_words(text)):
+        if today is not None and reminder.due_at > to_utc_iso(today.end):
+            continue  # done already, its next time to come ("I've put the bins out" of next week's bins: a newcomer's)
         first = re.findall(r"[^\W\d_][\w'-]*", reminder.memory.content.lower())
         if first and any(first[0] in presents for presents in verbs.values()):
             rest = topic_words(" ".join(first[1:]))
