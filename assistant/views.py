@@ -197,6 +197,7 @@ class MemoryRow:
     matched: list[tuple[int, int]] = field(default_factory=list)  # a search's words, as spans of `text`
     by_meaning: bool = False  # a search hit that shares no word with the query (the vectors found it)
     replaced_by: int | None = None  # the memory that replaced this one (a newer value for its subject)
+    done: bool = False  # a reminder marked done (one that repeats is open again for its next time)
 
 
 @dataclass

@@ -11,7 +11,7 @@ import pytest
 
 from assistant.runtime import Runtime
 from assistant.services.memories import MemoryService
-from memory import memories, supersession
+from memory import memories, reminders, supersession
 from tests.conftest import make_runtime
 from ui.widgets.memory_list import row_text
 
@@ -97,3 +97,16 @@ def test_the_recall_tool_shows_the_current_memory_before_a_replaced_one_it_found
     assert supersession.superseded_by(rt.store, [old.id]) == {old.id: new.id}
     listed = tools.recall(rt, "brother", mode="reflexive").content.splitlines()
     assert listed[0].startswith(f"- memory #{new.id} ") and "Cardiff" in listed[0], listed
+
+
+def test_a_reminder_marked_done_is_marked_so_in_the_memories_list(rt: Runtime) -> None:
+    # A newcomer's: a done reminder was listed among the others with no mark
+    from datetime import timedelta
+
+    due = (rt.clock.now() + timedelta(hours=1)).isoformat()
+    done = memories.remember(rt.store, "check the oven", due_at=due)
+    memories.remember(rt.store, "call the bank", due_at=due)
+    reminders.mark_done(rt.store, done.id)
+    rows = {r.id: r for r in MemoryService(rt).page().items}
+    assert rows[done.id].done and "done" in row_text(rows[done.id]).plain.split()
+    assert not [r for r in rows.values() if r.id != done.id and r.done]

@@ -22,7 +22,8 @@ class MemoryService:
         text = flat(masked(m.content, m.sensitive), 400)
         matched = matched_spans(query, text) if query else []
         return MemoryRow(m.id, m.kind, m.tier, self.runtime.clock.short(m.created_at), text, m.private, m.sensitive,
-                         m.pinned, m.source, matched, bool(query) and not matched, replaced_by)
+                         m.pinned, m.source, matched, bool(query) and not matched, replaced_by,
+                         done=m.done_at is not None and m.recurrence is None)
 
     def _rows(self, items: list[Memory], query: str = "") -> list[MemoryRow]:
         """Rows of memories in their order, except that a replaced one comes right after what replaced it,

@@ -32,7 +32,7 @@ TIER_WIDTH = max(map(len, TIERS)) + 1
 def row_text(row: MemoryRow) -> Text:
     """The line of one memory: when, kind, tier, marks (and what replaced it), then its text (matched words
     marked)."""
-    marks = "".join(mark for flag, mark in ((row.pinned, "pinned "), (row.private, "private "),
+    marks = "".join(mark for flag, mark in ((row.done, "done "), (row.pinned, "pinned "), (row.private, "private "),
                                             (row.sensitive, "secret ")) if flag)
     line = Text(f"{row.when:<17}{row.kind:<{KIND_WIDTH}}{row.tier:<{TIER_WIDTH}}", no_wrap=True)
     if marks:
