@@ -8,6 +8,7 @@ import math
 from typing import Any
 
 from memory.errors import InvalidInput
+from memory.secrets import mark_secret
 from memory.store import Store
 
 EDGE_TYPES = ("supersedes", "consolidates", "references")
@@ -41,20 +42,6 @@ def mark_superseded(store: Store, newer: int, older: int, confidence: float, rea
         row = store.one("SELECT sensitive FROM knowledge WHERE id = ?", (newer,))
         if row is not None and row[0]:
             mark_secret(store, [older])
-
-
-def mark_secret(store: Store, memory_ids: list[int]) -> None:
-    """Mark memories sensitive, and every value they replaced: the old value of a secret is one too ("the boiler
-    code is 3316", which the rules missed, went out in every prompt after "the boiler pin is 2894" replaced it)."""
-    ids = list(memory_ids)
-    seen: set[int] = set()
-    with store.transaction():
-        while ids:
-            seen.update(ids)
-            marks = ",".join("?" * len(ids))
-            store.execute(f"UPDATE knowledge SET sensitive = 1 WHERE sensitive = 0 AND id IN ({marks})", tuple(ids))
-            ids = [r[0] for r in store.query(f"SELECT memory_id FROM memory_meta WHERE superseded_by IN ({marks})",
-                                             tuple(ids)) if r[0] not in seen]
 
 
 def edges_of(store: Store, memory_id: int) -> list[dict[str, Any]]:

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 
 from memory import vectors
 from memory.docs import DOC_SLOTS, doc_id
-from memory.edges import mark_secret
 from memory.errors import EmbedderUnavailable
 from memory.store import Store
 
@@ -45,6 +44,20 @@ def usable(embedder: Any) -> bool:
     from memory.sensitive import meaning
 
     return embedder is not None and getattr(embedder, "name", None) == meaning.MODEL
+
+
+def mark_secret(store: Store, memory_ids: list[int]) -> None:
+    """Mark memories sensitive, and every value they replaced: the old value of a secret is one too ("the boiler
+    code is 3316", which the rules missed, went out in every prompt after "the boiler pin is 2894" replaced it)."""
+    ids = list(memory_ids)
+    seen: set[int] = set()
+    with store.transaction():
+        while ids:
+            seen.update(ids)
+            marks = ",".join("?" * len(ids))
+            store.execute(f"UPDATE knowledge SET sensitive = 1 WHERE sensitive = 0 AND id IN ({marks})", tuple(ids))
+            ids = [r[0] for r in store.query(f"SELECT memory_id FROM memory_meta WHERE superseded_by IN ({marks})",
+                                             tuple(ids)) if r[0] not in seen]
 
 
 def judge(store: Store, docs: list[int], texts: list[str], matrix: Any) -> None:

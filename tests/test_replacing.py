@@ -62,7 +62,7 @@ def test_a_memory_found_secret_later_marks_what_it_replaced(store: Store, embedd
     older = memories.remember(store, "the boiler thing is 3316", embedder=embedder)
     newer = memories.remember(store, "the boiler thing changed, it's 2894 now", embedder=embedder)
     assert links(store) == {older.id: newer.id} and not newer.sensitive
-    from memory.edges import mark_secret
+    from memory.secrets import mark_secret
 
     mark_secret(store, [newer.id])  # as the classifier's verdict does when the vector is stored
     assert memories.get_memory(store, older.id).sensitive
