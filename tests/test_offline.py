@@ -113,6 +113,16 @@ async def test_remember_that(agent: Agent) -> None:
     assert answer == "Okay, I'll remember that my locker code is in the blue notebook (#1)."
 
 
+@pytest.mark.parametrize("said", ["remember my flight to Lisbon is on Friday at 7am",
+                                  "remember that my holiday in Rome starts on Friday",
+                                  "remember my upcoming trip to Oslo is booked for next week"])
+async def test_remember_of_a_trip_keeps_it_and_asks_nothing(agent: Agent, said: str) -> None:
+    # A tester's: "remember my flight to Lisbon is on Friday at 7am" was read as "any trips on Friday?", kept nothing
+    answer, _ = await say(agent, said)
+    assert answer.startswith("Okay, I'll remember that "), answer
+    assert memories.get_memory(agent.runtime.store, 1).content == said.split(" ", 1)[1].removeprefix("that ")
+
+
 async def test_coming_up_lists_and_marks_reminded(agent: Agent) -> None:
     store = agent.runtime.store
     memories.remember(store, "call mom", due_at="2026-11-23T18:00:00+00:00")

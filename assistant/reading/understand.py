@@ -161,6 +161,7 @@ _FORGET = re.compile(r"^\W*(?:forget|delete|remove)\s+(?:memory\s+|reminder\s+|t
 _REMEMBER = re.compile(
     r"^\W*(?:remember|note|make a note|take a note|keep in mind|(?:don'?t|do not) forget|fyi|for the record)"
     r"(?:\s+(?:that|this|of))?[\s:,-]+(?P<what>.+?)[\s.!]*$", _FLAGS)
+_REMEMBER_ASKS = re.compile(r"^\W*remember\s+(when|what|where|who|how|if|whether)\b", _FLAGS)  # a question
 _QUESTION_START = re.compile(
     r"^\W*(what|what's|whats|when|where|who|whom|whose|which|why|how|is|are|was|were|do|does|did|can|could|"
     r"am\s+i|whos|wheres|whens|hows|whys|"  # asked without the mark or the apostrophe: "am I ok with heights"
@@ -578,8 +579,12 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
         return Help()
     if is_recap_query(raw):
         return Recap(span=day_span(raw, now, zone, past=True))
-    reminding = re.match(r"^\W*(remind me (to|about|at|on|in|every)|set a reminder)", core, re.I)
+    reminding = bool(re.match(r"^\W*(remind me (to|about|at|on|in|every)|set a reminder)", core, re.I))
     short = len(core) <= 300  # an agenda is asked in a few words: a pasted megabyte is quickly none
+    # "remember my flight to Lisbon is on Friday at 7am" is something to keep, never an agenda asked (it was read
+    # as "any trips on Friday?" and nothing was kept: a tester's)
+    remembering = bool(_REMEMBER.match(core)) and not _REMEMBER_ASKS.match(core) and not core.rstrip().endswith("?")
+    reminding = reminding or remembering
     if short and not reminding and _TRIPS.search(core):
         return Upcoming(span=day_span(raw, now, zone, past=False), topic="trip")
     if short and _KNOWN.match(core):
@@ -643,7 +648,7 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
         target, words = naming((match.group("what") or match.group("what2") or match.group("what3") or "").strip())
         return Done(content=words if target is None else str(target), target=target)
     match = _REMEMBER.match(core)
-    if (match and not re.match(r"^\W*remember\s+(when|what|where|who|how|if|whether)\b", core, re.I)
+    if (match and not _REMEMBER_ASKS.match(core)
             and match.group("what").strip().lower() not in ("that", "this", "of", "it")):  # "remember that" alone
         return Remember(content=core[match.start("what"):_with_its_marks(core, match.end("what"))].strip())
     if supersession.is_change(core):
