@@ -96,6 +96,13 @@ def test_a_whole_token_of_a_secret_value_goes_whatever_its_length() -> None:
         "From memory: [secret withheld] (older: [secret withheld])"
 
 
+def test_a_short_value_is_never_found_across_a_line_break_or_a_bracket() -> None:
+    # A tester's: the garage code's "ends in 71" ate "7)\n- #1" of a stored list (a date and the next line's number)
+    listed = "- #4 [forgotten] (fact, Mon Dec 7)\n- #1 the door code downstairs"
+    assert withhold_fragments(listed, ["71"]) == listed
+    assert withhold_fragments("PIN 44 71, ok", ["4471"]) == "PIN [secret withheld], ok"
+
+
 def test_the_apps_own_placeholders_and_dates_are_never_taken_for_a_value() -> None:
     # An attacker's: "secret" and "code" taken for values ate the placeholders ("[[secret withheld] memory #37]")
     text = "Remembered #37: [secret in memory #37], said [Mon Dec 7]; the code is 4471"

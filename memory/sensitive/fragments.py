@@ -262,7 +262,7 @@ def _matches(read: _Read, values: list[_Value]) -> list[tuple[int, int]]:
     found: list[tuple[int, int]] = []  # in skeleton positions, end exclusive
     found += _character_runs(skeleton, values)
     found += _word_runs(skeleton, values)
-    found += _whole_values(skeleton, values)
+    found += [(s, e) for s, e in _whole_values(skeleton, values) if _one_piece(read.text, *skeleton.origin(s, e))]
     ranges = [skeleton.origin(s, e) for s, e in _to_words(skeleton, found)]
     ranges += _sign_runs(read.text, values)
     return ranges
@@ -382,6 +382,13 @@ def _whole_values(skeleton: _Skeleton, values: list[_Value]) -> list[tuple[int, 
                 found.append((start, start + len(chars)))
             start = text.find(chars, start + 1)
     return found
+
+
+def _one_piece(text: str, start: int, end: int) -> bool:
+    """Whether a value found whole across words of `text` stands in one piece there: no line break or bracket
+    between its words ("7)\n- #1" of a list is no "71": a tester saw the garage code's "ends in 71" eat a line's
+    date and the next line's number)."""
+    return not any(c in "\n()[]{}" for c in text[start:end])
 
 
 def _to_words(skeleton: _Skeleton, found: list[tuple[int, int]]) -> list[tuple[int, int]]:
