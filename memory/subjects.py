@@ -985,7 +985,13 @@ def _other_thing(newer: Said, older: Said) -> str | None:
         # the fewer must be some of the more ("my new door code" of "the building door code"); a head that
         # names nothing alone is named by the word right before it ("work number" is no "badge number").
         rights = {m for m in modifiers_a | modifiers_b if m.startswith("right:")}
-        if len(rights) > 1 or any(m.startswith("right:") for m in modifiers_a) and not rights & modifiers_b:
+        if len(rights) > 1:
+            # two words right before a head that names nothing alone: two kinds ("work number", "badge number"),
+            # unless one side's words are all the other's ("the downstairs code" of "the door code downstairs")
+            words_a, words_b = ({m.removeprefix("right:") for m in ms} for ms in (modifiers_a, modifiers_b))
+            small_words, big_words = sorted((words_a, words_b), key=len)
+            return None if small_words < big_words else "another kind of it"
+        if any(m.startswith("right:") for m in modifiers_a) and not rights & modifiers_b:
             return "another kind of it"  # "the party address" is not "my address"
         plain_a, plain_b = modifiers_a - rights, modifiers_b - rights
         small, big = sorted((plain_a, plain_b), key=len)

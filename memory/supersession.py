@@ -278,6 +278,9 @@ def _owner_of_possessive(token: str) -> str | None:
     return _word(match.group(1)) if match else None
 
 
+_PLACE_AFTER = frozenset("downstairs upstairs indoors outdoors".split())  # said after the thing it places
+
+
 def subject_of(phrase: str) -> Subject | None:
     """The subject a noun phrase names: "the building door code" -> code of {building, door};
     "the cat's vet" -> vet owned by the cat; "o código do portão" -> código of {portão}."""
@@ -318,6 +321,8 @@ def subject_of(phrase: str) -> Subject | None:
         if lower in _OF:
             continue
         (post if in_post else main).append(token)
+    if not romance and len(main) >= 2 and _fold(main[-1]) in _PLACE_AFTER:
+        post.append(main.pop())  # "the door code downstairs" is the code of the door, downstairs
     if not main or len(main) > 4 or len(post) > 4:
         return None
     person = not determined and owner is None and not post and len(main) <= 2 and all(w[:1].isupper() for w in main)

@@ -53,6 +53,16 @@ async def test_the_value_a_fact_had_before_is_asked_of_the_value_it_replaced(age
                       "front door code changed, it's 7719 now)")
 
 
+async def test_the_old_value_leads_even_when_the_current_one_answers_too(agent: Agent) -> None:
+    # A tester's: "what was the old alarm code?" led with the current code, the old one only as older
+    await say(agent, "remember the house alarm code is 3141")
+    later(agent, days=1)
+    await say(agent, "remember that the house alarm code changed, it's 9902 now")
+    answer, _ = await say(agent, "what was the old alarm code?")
+    first = "From memory (you told me Sun Nov 22): the house alarm code is 3141 (replaced Mon Nov 23"
+    assert answer.startswith(first), answer
+
+
 async def test_a_fact_never_restated_has_no_old_value(agent: Agent) -> None:
     await say(agent, "remember that the front door code is 5582")
     answer, _ = await say(agent, "what was the old door code?")

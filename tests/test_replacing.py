@@ -77,6 +77,8 @@ def test_a_memory_that_is_not_replaced_keeps_its_own_marks(store: Store, embedde
 
 
 @pytest.mark.parametrize("older, newer", [
+    # a tester's: the downstairs code named by the word the older says after its head
+    ("the door code downstairs is 4719", "the downstairs code changed, it's 8830 now"),
     ("my dentist is Dr Kim", "from now on my dentist is Dr Patel"),
     ("meine Handynummer ist 0151 2345678", "ich habe eine neue Handynummer: 0176 9876543"),
     ("my manager is Priya", "Priya left, my manager is Tom now"),

@@ -63,6 +63,7 @@ HARMLESS = [
     'recall {"query": "PIN password code"}',  # words for a secret side by side name one, give none (an attacker's)
     "a tin of beans 400 g", "the radio station is 98.5 FM", "press 1, 2 or 3 for the menu",
     "the scores were 6, 1, 9, 9 in the four rounds", "m y  c a t  i s  4",
+    "Door code downstairs",  # a conversation's title (a tester saw "Door code [secret]"): where, not what
     "I forgot my password again",
     "the password manager app is great",
     "pin the poster on the wall",

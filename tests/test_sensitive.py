@@ -263,6 +263,7 @@ ISSUE_35 = [
     ("Tax ID (TIN) 912-84-3307 for the LLC filing", ["912-84-3307"]),
     ("the back of my credit card says 447 - it's the three digit thing", ["447"]),
     ("Side door of the studio: press 6, 1, 9, 9 then turn the handle", ["6, 1, 9, 9"]),
+    ("the downstairs code changed, it's 8830 now", ["8830"]),  # a tester's: a code of a place in the building
     ("m y  p i n  i s  4 4 0 2", ["4 4 0 2"]),
     # an attacker's: "card ending 7731" reached the Markdown and ICS exports beside the masked PIN
     ("Call the bank about card ending 7731 and give them PIN 2209", ["7731", "2209"]),

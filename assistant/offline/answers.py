@@ -38,13 +38,13 @@ from assistant.views import masked, private_marked, secrets_hidden
 from memory import memories, reminders, supersession
 from memory.errors import InvalidInput
 from memory.search import Hit
-from memory.subjects import another_one
 from memory.supersession import Subject
 from memory.text import flat
 from memory.time import names
 from memory.time.instants import parse_stored
 from memory.time.references import asks_when
 from memory.time.schedule import parse_schedule
+from memory.words import stem
 
 STATEMENT_BONUS = 0.25  # a statement about the thing outranks a reminder or a message sharing as many words
 _PAST_WHEN = re.compile(r"^\W*when (did|was|were|had|have)\b", re.I)
@@ -82,11 +82,12 @@ def answer_from_memory(runtime: Runtime, question: str, exclude_message_ids: tup
     hits = search_evidence(runtime, question, vector=vector) if topic_words(question) else []
     found = ranked(find_evidence(runtime, question, limit=8, exclude_message_ids=exclude_message_ids, hits=hits,
                                  focus=focus, vector=vector, near=True))
+    # "what was the old alarm code?": the value the current one replaced, before whatever else answers (the
+    # current one led: a tester's)
+    earlier = _before(runtime, question, exclude_message_ids, hits, focus, vector) if focus is not None else None
+    if earlier is not None:
+        return earlier
     answering = [e for e in found if e.answers]
-    if not answering and focus is not None:
-        earlier = _before(runtime, question, exclude_message_ids, hits, focus, vector)
-        if earlier is not None:
-            return earlier
     if asks_when(question):
         when = _when(runtime, question, exclude_message_ids, hits, focus, answering if vector is not None else None)
         if when is not None:
@@ -166,13 +167,17 @@ def _lead(runtime: Runtime, best: Evidence) -> str:
             f"{runtime.clock.day(older['created_at'])}: {was})")
 
 
+# The words that ask the value a thing had before the current one ("the old code"; "the spare key" is another key).
+_EARLIER = frozenset(stem(w) for w in ("old", "former", "previous", "ex", "earlier", "original"))
+
+
 def _before(runtime: Runtime, question: str, exclude_message_ids: tuple[int, ...], hits: list[Hit], focus: Focus,
             vector: Any) -> str | None:
     """ "What was the old door code?", "who was my GP before?": the value the current memory of that subject
     replaced, with its day, and what replaced it; None when the question asks no earlier value, or the
     memory the reading finds defines the subject (or that answers it by meaning) replaced none."""
     subject = focus.subject
-    other = {mark for mark in subject.modifiers if another_one(mark)} if subject is not None else set()
+    other = {mark for mark in subject.modifiers if mark in _EARLIER} if subject is not None else set()
     if subject is None or not other:
         return None
     current = Focus(Subject(subject.owner, subject.head, subject.modifiers - other, subject.person), focus.entity)
