@@ -351,6 +351,9 @@ async def test_what_lies_beyond_the_window_is_counted_in_the_sidebar_and_the_bar
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         assert str(app.query_one("#reminder-more").render()) == "and 1 later: next on Thu Dec 3"
+        # the line continues "Nothing due in the next 7 days.", so it stands under it (a tester saw it above)
+        empty, more = app.query_one("#reminder-empty"), app.query_one("#reminder-more")
+        assert str(empty.render()) == "Nothing due in the next 7 days." and empty.region.y < more.region.y
         await pilot.resize_terminal(80, 24)
         await settle(pilot, app)
         assert "and 1 later: next on Thu Dec 3" in str(app.query_one("#reminder-bar").render())

@@ -175,8 +175,8 @@ class ReminderPanel(ReportsFailures, Vertical):
                         letters[key] = row.action
         yield Static("Reminders", classes="sidebar-title")
         yield ReminderList(letters, id="reminder-list")
+        yield Static("", id="reminder-empty")  # "Nothing due in the next 7 days." before what lies beyond them
         yield Static("", id="reminder-more", markup=False)
-        yield Static("", id="reminder-empty")
 
     # -- loading ------------------------------------------------------------------------------
 
