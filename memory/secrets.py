@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from memory import vectors
-from memory.docs import DOC_SLOTS, doc_id
+from memory.docs import DOC_SLOTS, DOC_TYPES, doc_id
 from memory.errors import EmbedderUnavailable
 from memory.store import Store
 
@@ -51,13 +51,39 @@ def mark_secret(store: Store, memory_ids: list[int]) -> None:
     code is 3316", which the rules missed, went out in every prompt after "the boiler pin is 2894" replaced it)."""
     ids = list(memory_ids)
     seen: set[int] = set()
+    marked: list[int] = []
     with store.transaction():
         while ids:
             seen.update(ids)
             marks = ",".join("?" * len(ids))
+            marked += [r[0] for r in store.query(f"SELECT id FROM knowledge WHERE sensitive = 0 AND id IN ({marks})",
+                                                 tuple(ids))]
             store.execute(f"UPDATE knowledge SET sensitive = 1 WHERE sensitive = 0 AND id IN ({marks})", tuple(ids))
             ids = [r[0] for r in store.query(f"SELECT memory_id FROM memory_meta WHERE superseded_by IN ({marks})",
                                              tuple(ids)) if r[0] not in seen]
+        if marked:
+            _mask_answers(store, set(marked))
+
+
+def _mask_answers(store: Store, memory_ids: set[int]) -> None:
+    """The app's answers stored before these memories became secret, each value they quote as the placeholder an
+    answer written now holds ("Okay, I'll remember that the boiler code is 3316 (#1)." kept 3316 after "the boiler
+    pin is 2894" replaced it and made it a secret: a tester's). Found through the keyword index, then checked."""
+    from memory.fts import content_match
+    from memory.sensitive import withhold_fragments
+
+    for value in (v for v in values(store) if v.memory_id in memory_ids):
+        match = content_match(re.findall(r"\w+", value.value.lower())[:16], every=True)
+        if match is None:
+            continue
+        rows = store.query("SELECT m.id, m.content FROM search_index s JOIN messages m ON s.rowid = m.id * ? + ? "
+                           "WHERE search_index MATCH ? AND m.role = 'assistant'",
+                           (DOC_SLOTS, DOC_TYPES["message"], match))
+        for row in rows:
+            masked = withhold_fragments(row["content"], [value.value],
+                                        f"[secret {value.number} of memory #{value.memory_id}]")
+            if masked != row["content"]:
+                store.execute("UPDATE messages SET content = ? WHERE id = ?", (masked, row["id"]))
 
 
 def judge(store: Store, docs: list[int], texts: list[str], matrix: Any) -> None:

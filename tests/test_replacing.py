@@ -58,6 +58,22 @@ def test_the_value_a_secret_replaces_is_a_secret_too(store: Store, embedder: Loc
     assert memories.get_memory(store, old.id).sensitive
 
 
+def test_an_answer_stored_before_its_memory_became_secret_holds_the_placeholder(store: Store) -> None:
+    # A tester's: "Okay, I'll remember that the boiler code is 3316 (#1)." kept 3316 once a secret replaced it
+    from memory import episodes
+    from memory.secrets import mark_secret
+
+    old = memories.remember(store, "the boiler thing is 3316")
+    episode = episodes.open_episode(store)
+    answer = episodes.add_message(store, episode.id, "assistant", "Okay, I'll remember that the boiler thing is 3316.")
+    other = episodes.add_message(store, episode.id, "assistant", "Room 3316 is on the third floor.")
+    assert "3316" in store.one("SELECT content FROM messages WHERE id = ?", (answer.id,))[0]
+    mark_secret(store, [old.id])
+    assert store.one("SELECT content FROM messages WHERE id = ?", (answer.id,))[0] == \
+        f"Okay, I'll remember that the boiler thing is [secret 1 of memory #{old.id}]."
+    assert "3316" not in store.one("SELECT content FROM messages WHERE id = ?", (other.id,))[0]  # a value whole
+
+
 def test_a_memory_found_secret_later_marks_what_it_replaced(store: Store, embedder: LocalEmbedder) -> None:
     older = memories.remember(store, "the boiler thing is 3316", embedder=embedder)
     newer = memories.remember(store, "the boiler thing changed, it's 2894 now", embedder=embedder)
