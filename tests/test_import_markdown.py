@@ -74,7 +74,9 @@ def test_secrets_are_written_as_secret_unless_asked(cli: Cli, tmp_path: Path) ->
     out_dir = tmp_path / "md"
     cli("export", str(out_dir), "--markdown")
     everything = "".join(p.read_text() for p in out_dir.rglob("*.md"))
-    assert "Home!Wifi77" not in everything and "4417" not in everything and everything.count("[secret]") == 2
+    # the message, the conversation's summary (one placeholder word everywhere: it said "[REDACTED]"), the memory
+    assert "Home!Wifi77" not in everything and "4417" not in everything and everything.count("[secret]") == 3
+    assert "REDACTED" not in everything
     cli("export", str(tmp_path / "md2"), "--markdown", "--include-secrets")
     everything = "".join(p.read_text() for p in (tmp_path / "md2").rglob("*.md"))
     assert "Home!Wifi77" in everything and "4417" in everything
