@@ -308,6 +308,7 @@ def test_a_thing_of_its_own_kind_under_another_name_is_not_the_one_asked(fresh: 
     # two of a thing's numbers or keys are two things
     ("what's my card number?", "my bank card PIN is 2580", "conflicts"),
     ("what's the door number?", "the door code is 5582", "conflicts"),
+    ("what's the wifi password?", "the wifi code is Tango99", ""),  # a code and a password may be one key
     # one clause of a statement said in one breath defines it; none conflicts for the others
     ("who's my GP?", "I switched GPs, my doctor is now Dr Amadi", "defines"),
     ("what's the back door code?", "we had the locks changed, the front door code is 5829", ""),

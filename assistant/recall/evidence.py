@@ -199,9 +199,12 @@ def relation(focus: Focus | None, text: str) -> str:
         if marks - asked and said.head != wanted.head:
             return "conflicts"  # "what's my PIN?" of "the gate code is ...": a code of its own, not the one asked
         return "defines"
-    if wanted is not None and {canonical_word(h) for h in (said.head, wanted.head) if h} <= _numbered_heads() and \
-            said.head is not None and wanted.head is not None:
-        return "conflicts"  # "what's my card number?" of "my bank card PIN is 2580": another of the card's numbers
+    kinds = [_numbered_heads().get(canonical_word(h)) if h else None for h in (said.head, wanted.head)] \
+        if wanted is not None else [None]
+    if None not in kinds and (kinds[0] != kinds[1] or kinds[0] == "number"):
+        # "what's my card number?" of "my bank card PIN is 2580": another of the card's numbers ("the wifi code"
+        # and "the wifi password" may be one key)
+        return "conflicts"
     entity = focus.entity
     if entity and said.person and said.head == entity:
         return "defines"  # "Priya Sharma is my new colleague": about Priya herself, whatever is asked of her
@@ -211,9 +214,11 @@ def relation(focus: Focus | None, text: str) -> str:
 
 
 @cache
-def _numbered_heads() -> frozenset[str]:
-    """Heads that name one of a thing's numbers or keys: two of them are two things ("number" and "PIN")."""
-    return frozenset(canonical_word(w) for w in ("number", "code", "password", "id", "account", "login"))
+def _numbered_heads() -> dict[str, str]:
+    """Heads that name one of a thing's numbers or its key: a number and a key are two things ("number" and "PIN"),
+    and so are two numbers ("the account number" and "the card number" are read by their heads alike)."""
+    return {**{canonical_word(w): "number" for w in ("number", "id", "account", "login")},
+            **{canonical_word(w): "key" for w in ("code", "password")}}
 
 
 def _named(subject: Subject) -> Subject:
