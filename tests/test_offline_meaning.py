@@ -273,6 +273,17 @@ def test_a_change_said_in_one_breath_in_the_chat_answers_in_other_words(fresh: A
     assert first.startswith("From memory (you said Sun Nov 22): ") and "Dr Amadi" in first, first
 
 
+def test_of_two_statements_said_in_passing_the_newest_answers(fresh: Agent) -> None:
+    # A tester's: "my GP is Dr Patel" said plainly, then "I switched GP, my new doctor is Dr Okafor": the first one
+    # answered "who is my GP?" (said in passing, neither is a memory that a change replaces)
+    agent = fresh
+    asyncio.run(say(agent, "my GP is Dr Patel at Elm Street surgery"))
+    asyncio.run(say(agent, "I switched GP, my new doctor is Dr Okafor"))
+    agent.close_episode()
+    lines = ask(agent, "who is my GP?").splitlines()
+    assert "Dr Okafor" in lines[0] and lines[1].startswith("Earlier (you said Sun Nov 22): my GP is Dr Patel"), lines
+
+
 def test_a_thing_of_its_own_kind_under_another_name_is_not_the_one_asked(fresh: Agent) -> None:
     # "PIN" and "code", "mobile" and "phone" are names of one thing (memory/subjects.toml), but the gate code
     # is a code of its own and the work phone a phone of its own: neither is the PIN or the mobile asked.

@@ -35,7 +35,7 @@ from assistant.recall.evidence import (
 from assistant.recall.reasoned import reasoned_recall
 from assistant.runtime import Runtime
 from assistant.views import masked, private_marked, secrets_hidden
-from memory import memories, reminders, supersession
+from memory import memories, reminders, subjects, supersession
 from memory.errors import InvalidInput
 from memory.search import Hit
 from memory.supersession import Subject
@@ -99,6 +99,11 @@ def answer_from_memory(runtime: Runtime, question: str, exclude_message_ids: tup
                                    evidence=answering).answer
     if not answering:
         return _nothing(runtime, found[0] if found else None)
+    said = _said_over_time(answering)
+    if said:  # what was said of it in passing, the newest first, the one before named as earlier
+        newest, before_it = said
+        return (f"{_lead(runtime, newest)}\n"
+                f"Earlier ({told_when(runtime, before_it)}): {_text(runtime, before_it)}")
     best = answering[0]
     if best.score is not None:
         # Weighed by meaning: another answer follows only when it is about as likely as the best.
@@ -114,6 +119,19 @@ def answer_from_memory(runtime: Runtime, question: str, exclude_message_ids: tup
 
 
 ALSO_WITHIN = 0.05  # a second answer is shown when its score is this close to the best's
+
+
+def _said_over_time(answering: list[Evidence]) -> tuple[Evidence, Evidence] | None:
+    """(the newest, the one before) when the best answer is a statement said in conversation (no memory: those
+    are replaced when a change is kept) and another one said there defines the same subject too ("my GP is Dr
+    Patel" said plainly, then "I switched GP, my new doctor is Dr Okafor": the first one answered, a tester's);
+    None otherwise."""
+    said = [e for e in answering if e.type == "message" and e.defining]
+    if len(said) < 2 or answering[0] is not said[0]:
+        return None
+    ordered = sorted(said, key=lambda e: (parse_stored(e.created_at), e.id), reverse=True)
+    # the newer one says a change ("switched", "new", "now"): "the car is due for a service" is no newer car
+    return (ordered[0], ordered[1]) if subjects.read(ordered[0].content).changed else None
 
 
 def _nothing(runtime: Runtime, closest: Evidence | None) -> str:
