@@ -284,6 +284,18 @@ def test_of_two_statements_said_in_passing_the_newest_answers(fresh: Agent) -> N
     assert "Dr Okafor" in lines[0] and lines[1].startswith("Earlier (you said Sun Nov 22): my GP is Dr Patel"), lines
 
 
+def test_a_value_said_in_passing_before_a_change_was_kept_follows_as_earlier(fresh: Agent) -> None:
+    # A newcomer's: "my wifi password is Heron-Kettle-42" said plainly, then "the wifi password changed to
+    # Otter-Lamp-77" (kept as a change): the first followed the answer as "Also", as if it held too
+    agent = fresh
+    asyncio.run(say(agent, "my wifi password is Heron-Kettle-42"))
+    asyncio.run(say(agent, "the wifi password changed to Otter-Lamp-77"))
+    agent.close_episode()
+    lines = ask(agent, "what's the wifi password?").splitlines()
+    assert "Otter-Lamp-77" in lines[0] and not any(line.startswith("Also") for line in lines), lines
+    assert all("Heron-Kettle-42" not in line or line.startswith("Earlier (you said ") for line in lines), lines
+
+
 def test_a_thing_of_its_own_kind_under_another_name_is_not_the_one_asked(fresh: Agent) -> None:
     # "PIN" and "code", "mobile" and "phone" are names of one thing (memory/subjects.toml), but the gate code
     # is a code of its own and the work phone a phone of its own: neither is the PIN or the mobile asked.

@@ -114,8 +114,18 @@ def answer_from_memory(runtime: Runtime, question: str, exclude_message_ids: tup
         shown_now = [best] + [e for e in found[1:3] if e.relevance >= best.relevance and e.defining == best.defining]
     runtime.searcher.touch([e.id for e in shown_now if e.type == "memory"])
     lines = [_lead(runtime, best)]
-    lines += [f"Also ({told_when(runtime, e)}): {_text(runtime, e)}" for e in shown_now[1:]]
+    changed = subjects.read(best.content).changed
+    lines += [f"{'Earlier' if changed and _said_before(e, best) else 'Also'} ({told_when(runtime, e)}): "
+              f"{_text(runtime, e)}" for e in shown_now[1:]]
     return "\n".join(lines)
+
+
+def _said_before(evidence: Evidence, best: Evidence) -> bool:
+    """Whether `evidence` is a statement said in passing of what is asked before `best` said it changed ("my wifi
+    password is Heron-Kettle-42", then "the wifi password changed to Otter-Lamp-77" kept: the first followed as
+    "Also", as if it held too: a newcomer's)."""
+    return evidence.type == "message" and evidence.defining and \
+        parse_stored(evidence.created_at) <= parse_stored(best.created_at)
 
 
 ALSO_WITHIN = 0.05  # a second answer is shown when its score is this close to the best's
