@@ -23,17 +23,24 @@ def later(agent: Agent, **delta: float) -> None:
     agent.runtime.clock.fixed = agent.runtime.clock.now() + timedelta(**delta)
 
 
+async def changed_then_asked(agent: Agent, first: str, then: str, question: str, days: float = 2) -> str:
+    """`first` said, `then` said `days` later, then `question` asked (no tool call): the answer."""
+    await say(agent, first)
+    later(agent, days=days)
+    await say(agent, then)
+    answer, calls = await say(agent, question)
+    assert calls == []
+    return answer
+
+
 # -- newest value first ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("question", ["what's my door code?", "what is the door code for the building?",
                                       "door code?"])
 async def test_a_restated_fact_is_answered_with_the_newest_value_and_what_it_replaced(agent: Agent,
                                                                                       question: str) -> None:
-    await say(agent, "remember that the door code for the building is 5829")
-    later(agent, days=2)
-    await say(agent, "remember that the building door code changed to 7731")
-    answer, calls = await say(agent, question)
-    assert calls == []
+    answer = await changed_then_asked(agent, "remember that the door code for the building is 5829",
+                                      "remember that the building door code changed to 7731", question)
     # The newest first; the older one only as older, each with the day it was said.
     assert answer == ("From memory: the building door code changed to 7731 (since Tue Nov 24; older, from Sun Nov 22: "
                       "5829)")
@@ -44,21 +51,17 @@ async def test_a_restated_fact_is_answered_with_the_newest_value_and_what_it_rep
 async def test_the_value_a_fact_had_before_is_asked_of_the_value_it_replaced(agent: Agent, question: str) -> None:
     """ "What was the old door code?" is the value the current one replaced, with its day; the current one
     follows as what replaced it."""
-    await say(agent, "remember that the front door code is 5582")
-    later(agent, days=2)
-    await say(agent, "the front door code changed, it's 7719 now")
-    answer, calls = await say(agent, question)
-    assert calls == []
+    answer = await changed_then_asked(agent, "remember that the front door code is 5582",
+                                      "the front door code changed, it's 7719 now", question)
     assert answer == ("From memory (you told me Sun Nov 22): the front door code is 5582 (replaced Tue Nov 24: the "
                       "front door code changed, it's 7719 now)")
 
 
 async def test_the_old_value_leads_even_when_the_current_one_answers_too(agent: Agent) -> None:
     # A tester's: "what was the old alarm code?" led with the current code, the old one only as older
-    await say(agent, "remember the house alarm code is 3141")
-    later(agent, days=1)
-    await say(agent, "remember that the house alarm code changed, it's 9902 now")
-    answer, _ = await say(agent, "what was the old alarm code?")
+    answer = await changed_then_asked(agent, "remember the house alarm code is 3141",
+                                      "remember that the house alarm code changed, it's 9902 now",
+                                      "what was the old alarm code?", days=1)
     first = "From memory (you told me Sun Nov 22): the house alarm code is 3141 (replaced Mon Nov 23"
     assert answer.startswith(first), answer
 

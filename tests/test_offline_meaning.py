@@ -253,45 +253,41 @@ def test_an_agenda_question_with_nothing_due_is_answered_from_memory(fresh: Agen
     assert ask(agent, "what's coming up?").startswith("Nothing")  # an agenda asked as such stays one
 
 
+def said_then_asked(agent: Agent, said: list[str], question: str) -> list[str]:
+    """Each statement said plainly in one conversation, closed, then the question asked: the answer's lines."""
+    for text in said:
+        asyncio.run(say(agent, text))
+    agent.close_episode()
+    return ask(agent, question).splitlines()
+
+
 def test_a_statement_said_in_the_chat_defines_what_is_asked_later(fresh: Agent) -> None:
     # Issue 42's newcomer: said plainly (no "remember"), kept with the conversation; asked in other words
     # in a later one, it was only "the closest I have".
-    agent = fresh
-    asyncio.run(say(agent, "my landlord is Mr Haddad, he lives downstairs"))
-    agent.close_episode()
-    first = ask(agent, "what's my landlord called?").splitlines()[0]
+    first = said_then_asked(fresh, ["my landlord is Mr Haddad, he lives downstairs"], "what's my landlord called?")[0]
     assert first.startswith("From memory (you said Sun Nov 22): ") and "Mr Haddad" in first, first
 
 
 def test_a_change_said_in_one_breath_in_the_chat_answers_in_other_words(fresh: Agent) -> None:
     # Issue 42's newcomer: "I switched GPs, my doctor is now Dr Amadi" said plainly was only "the closest" of
     # "who's my GP?": the reading found no statement in the whole, and none was looked for in its clauses.
-    agent = fresh
-    asyncio.run(say(agent, "I switched GPs, my doctor is now Dr Amadi"))
-    agent.close_episode()
-    first = ask(agent, "who's my GP?").splitlines()[0]
+    first = said_then_asked(fresh, ["I switched GPs, my doctor is now Dr Amadi"], "who's my GP?")[0]
     assert first.startswith("From memory (you said Sun Nov 22): ") and "Dr Amadi" in first, first
 
 
 def test_of_two_statements_said_in_passing_the_newest_answers(fresh: Agent) -> None:
     # A tester's: "my GP is Dr Patel" said plainly, then "I switched GP, my new doctor is Dr Okafor": the first one
     # answered "who is my GP?" (said in passing, neither is a memory that a change replaces)
-    agent = fresh
-    asyncio.run(say(agent, "my GP is Dr Patel at Elm Street surgery"))
-    asyncio.run(say(agent, "I switched GP, my new doctor is Dr Okafor"))
-    agent.close_episode()
-    lines = ask(agent, "who is my GP?").splitlines()
+    lines = said_then_asked(fresh, ["my GP is Dr Patel at Elm Street surgery",
+                                    "I switched GP, my new doctor is Dr Okafor"], "who is my GP?")
     assert "Dr Okafor" in lines[0] and lines[1].startswith("Earlier (you said Sun Nov 22): my GP is Dr Patel"), lines
 
 
 def test_a_value_said_in_passing_before_a_change_was_kept_follows_as_earlier(fresh: Agent) -> None:
     # A newcomer's: "my wifi password is Heron-Kettle-42" said plainly, then "the wifi password changed to
     # Otter-Lamp-77" (kept as a change): the first followed the answer as "Also", as if it held too
-    agent = fresh
-    asyncio.run(say(agent, "my wifi password is Heron-Kettle-42"))
-    asyncio.run(say(agent, "the wifi password changed to Otter-Lamp-77"))
-    agent.close_episode()
-    lines = ask(agent, "what's the wifi password?").splitlines()
+    lines = said_then_asked(fresh, ["my wifi password is Heron-Kettle-42",
+                                    "the wifi password changed to Otter-Lamp-77"], "what's the wifi password?")
     assert "Otter-Lamp-77" in lines[0] and not any(line.startswith("Also") for line in lines), lines
     assert all("Heron-Kettle-42" not in line or line.startswith("Earlier (you said ") for line in lines), lines
 
