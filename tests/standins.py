@@ -74,6 +74,18 @@ class _Base(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:
         pass
 
+    @staticmethod
+    def waited(reply: Any) -> Any:
+        """("sleep", seconds, entry): the entry after that long; ("hold", event, entry): the entry once the
+        test sets the event (an answer under way for as long as the test needs, whatever the machine's load)."""
+        if isinstance(reply, tuple) and reply[0] == "sleep":
+            time.sleep(reply[1])
+            return reply[2]
+        if isinstance(reply, tuple) and reply[0] == "hold":
+            reply[1].wait(60)
+            return reply[2]
+        return reply
+
     def read_body(self) -> dict[str, Any]:
         length = int(self.headers.get("content-length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}") if length else {}
@@ -152,7 +164,7 @@ class AnthropicHandler(_Base):
 
 class OllamaHandler(_Base):
     """Scripted Ollama: entries are strings (content), dicts ({"tool_calls": [...]} or {"json": obj}),
-    ints (an HTTP error status), "drop", or ("sleep", seconds, entry)."""
+    ints (an HTTP error status), "drop", ("sleep", seconds, entry) or ("hold", event, entry)."""
 
     def do_GET(self) -> None:
         if self.path.startswith("/api/tags"):
@@ -169,9 +181,7 @@ class OllamaHandler(_Base):
                 "parameters": "", "model_info": {"general.architecture": "llama", "llama.context_length": 131072}})
         # One token asked (the app's request between turns): one given, outside the script.
         reply: Any = "o" if (body.get("options") or {}).get("num_predict") == 1 else self.server_ref.next_response()
-        if isinstance(reply, tuple) and reply[0] == "sleep":
-            time.sleep(reply[1])
-            reply = reply[2]
+        reply = self.waited(reply)
         if reply == "drop":
             return self.drop()
         if isinstance(reply, int):
@@ -205,7 +215,8 @@ class OpenAIHandler(_Base):
 
     Script entries: a string (the answer), {"tool_calls": [(name, args), ...], "text": str} (args a dict,
     or a string sent as it is), {"json": obj} (the content, as JSON text), an int status or
-    (status, message), "drop", ("sleep", seconds, entry), or ("break", text) (an error event mid-stream).
+    (status, message), "drop", ("sleep", seconds, entry), ("hold", event, entry), or ("break", text) (an
+    error event mid-stream).
     Also ("cut", text): the text, then the connection closes in the middle of the answer (a server
     killed after its first words: no finish_reason, no [DONE], an unfinished chunked body).
     Settings on the StandIn: `models` (listed ids), `any_name` (True: answers any model name, as
@@ -317,9 +328,7 @@ class OpenAIHandler(_Base):
         if body.get("max_tokens") == 1 and self.server_ref.slow_warm:
             time.sleep(self.server_ref.slow_warm)  # a server still reading it, or one that never answers
         reply: Any = "o" if body.get("max_tokens") == 1 else self.server_ref.next_response()
-        if isinstance(reply, tuple) and reply[0] == "sleep":
-            time.sleep(reply[1])
-            reply = reply[2]
+        reply = self.waited(reply)
         if reply == "drop":
             return self.drop()
         if isinstance(reply, tuple) and reply[0] == "cut":

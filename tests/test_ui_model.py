@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -118,33 +119,39 @@ def test_quit_does_not_wait_for_a_model_that_is_still_answering(tmp_path: Path, 
 async def test_a_message_sent_while_an_answer_is_written_waits_in_the_box(tmp_path: Path, openai_standin: StandIn,
                                                                           edited: bool) -> None:
     openai_standin.models = ["stand-in"]
-    openai_standin.script = [("sleep", 2, "first answer"), "second answer"]
+    first_answer = threading.Event()  # the first answer is under way until the test lets it go
+    openai_standin.script = [("hold", first_answer, "first answer"), "second answer"]
     app = model_app(tmp_path, openai_standin, ASSISTANT_MODEL="stand-in")
 
     def said() -> list[str]:
         return [r[0] for r in app.runtime.store.query("SELECT content FROM messages WHERE role = 'user' ORDER BY id")]
 
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot, app)
-        chat = app.main_screen.chat
-        chat.composer.insert("tell me a joke number 1")
-        await pilot.press("enter")
-        await wait_until(pilot, lambda: chat.busy, what="the first answer under way")
-        chat.composer.insert("tell me a joke number 2")
-        await pilot.press("enter")
-        await pilot.pause()
-        assert chat.busy and chat.composer.text == "tell me a joke number 2"  # not lost: back in the box
-        assert any("goes once the answer is in" in n for n in notices(app))
-        if edited:
-            chat.composer.insert(" and more")
-            await wait_until(pilot, lambda: not chat.busy, timeout=20, what="the first answer")
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot, app)
-            assert chat.composer.text == "tell me a joke number 2 and more"  # edited: the person's to send
-            assert said() == ["tell me a joke number 1"]
-        else:
-            await wait_until(pilot, lambda: len(said()) == 2, timeout=20, what="the second message sent")
-            assert said() == ["tell me a joke number 1", "tell me a joke number 2"]
-            assert chat.composer.text == ""
+            chat = app.main_screen.chat
+            chat.composer.insert("tell me a joke number 1")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: chat.busy, what="the first answer under way")
+            chat.composer.insert("tell me a joke number 2")
+            await pilot.press("enter")
+            await pilot.pause()
+            assert chat.busy and chat.composer.text == "tell me a joke number 2"  # not lost: back in the box
+            assert any("goes once the answer is in" in n for n in notices(app))
+            if edited:
+                chat.composer.insert(" and more")
+                first_answer.set()
+                await wait_until(pilot, lambda: not chat.busy, timeout=20, what="the first answer")
+                await settle(pilot, app)
+                assert chat.composer.text == "tell me a joke number 2 and more"  # edited: the person's to send
+                assert said() == ["tell me a joke number 1"]
+            else:
+                first_answer.set()
+                await wait_until(pilot, lambda: len(said()) == 2, timeout=20, what="the second message sent")
+                assert said() == ["tell me a joke number 1", "tell me a joke number 2"]
+                assert chat.composer.text == ""
+    finally:
+        first_answer.set()  # a failed test does not leave the stand-in holding
 
 
 def _free_port() -> int:
@@ -320,15 +327,17 @@ async def test_once_an_answer_is_in_the_server_reads_the_conversation_for_the_ne
         assert not [t for t in app.query("Toast")]  # nothing said of it
 
 
-async def test_why_this_answer_asked_while_an_answer_is_written_opens_on_that_answer(tmp_path: Path,
-                                                                                     openai_standin: StandIn) -> None:
+async def test_why_this_answer_asked_while_an_answer_is_written_opens_on_that_answer(
+        tmp_path: Path, openai_standin: StandIn, request: pytest.FixtureRequest) -> None:
     # Asked at once, it read the record of the answer before (CI, a loaded machine: F3 pressed as soon as the
     # answer's words were on screen, before its turn was recorded, showed the previous answer's reasons).
     from ui.screens.why import WhyScreen
 
     openai_standin.models = ["stand-in"]
-    openai_standin.script = ["first answer", ("sleep", 2, "second answer")]
+    second_answer = threading.Event()
+    openai_standin.script = ["first answer", ("hold", second_answer, "second answer")]
     app = model_app(tmp_path, openai_standin, ASSISTANT_MODEL="stand-in")
+    request.addfinalizer(second_answer.set)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
         chat = app.main_screen.chat
@@ -341,21 +350,24 @@ async def test_why_this_answer_asked_while_an_answer_is_written_opens_on_that_an
         await pilot.pause()
         assert not isinstance(app.screen, WhyScreen)
         assert any("opens once this answer is done" in n for n in notices(app))
+        second_answer.set()
         await wait_until(pilot, lambda: isinstance(app.screen, WhyScreen), timeout=20, what="the Why screen")
         second = app.runtime.store.query("SELECT max(id) FROM messages WHERE role = 'assistant'")[0][0]
         assert isinstance(app.screen, WhyScreen) and app.screen.view.message_id == second and second != 2
 
 
-async def test_why_asked_while_an_answer_is_written_never_opens_over_another_screen(tmp_path: Path,
-                                                                                      openai_standin: StandIn) -> None:
+async def test_why_asked_while_an_answer_is_written_never_opens_over_another_screen(
+        tmp_path: Path, openai_standin: StandIn, request: pytest.FixtureRequest) -> None:
     # The attacker's: f3 while the answer was written, then f2: Why opened on top of Memories once the answer
     # was in.
     from ui.screens.memories import MemoriesScreen
     from ui.screens.why import WhyScreen
 
     openai_standin.models = ["stand-in"]
-    openai_standin.script = [("sleep", 2, "an answer")]
+    answer = threading.Event()
+    openai_standin.script = [("hold", answer, "an answer")]
     app = model_app(tmp_path, openai_standin, ASSISTANT_MODEL="stand-in")
+    request.addfinalizer(answer.set)
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot, app)
         chat = app.main_screen.chat
@@ -365,6 +377,7 @@ async def test_why_asked_while_an_answer_is_written_never_opens_over_another_scr
         await pilot.press("f3")
         await pilot.press("f2")
         await wait_until(pilot, lambda: isinstance(app.screen, MemoriesScreen), what="Memories")
+        answer.set()
         await wait_until(pilot, lambda: not chat.busy, timeout=20, what="the answer")
         await pilot.pause()
         assert isinstance(app.screen, MemoriesScreen) and not any(isinstance(s, WhyScreen) for s in app.screen_stack)
