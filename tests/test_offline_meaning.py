@@ -423,3 +423,79 @@ def test_a_question_asked_without_its_mark_or_apostrophe_is_a_question(text: str
     from memory.time.clock import Clock
 
     assert isinstance(read(text, Clock(ZoneInfo("UTC"))).action, Question)
+
+
+@pytest.mark.parametrize("text, question", [
+    ("neighbour with the ladder - who is it", True),
+    ("the dentist's number, what was it again", True),
+    ("wifi password for the cabin: what's that", True),
+    ("I met Tom, who is a plumber", False),  # a clause about someone, not a question
+    ("the boiler is making a noise, what is it doing", False),
+])
+def test_a_question_asked_at_the_end_of_what_it_is_about_is_a_question(text: str, question: bool) -> None:
+    """Blind round 17: "neighbour with the ladder - who is it" was noted as something said."""
+    from zoneinfo import ZoneInfo
+
+    from assistant.reading import read
+    from assistant.reading.actions import Question
+    from memory.time.clock import Clock
+
+    assert isinstance(read(text, Clock(ZoneInfo("UTC"))).action, Question) is question
+
+
+def test_a_trip_not_planned_but_said_in_passing_answers_or_is_offered(tmp_path: Path) -> None:
+    """Blind round 17: "what's my flight number to Lisbon" (the flight said in a conversation, no plan kept)
+    was only "I have no trip to Lisbon planned in memory.": what was said answers, or follows as the closest."""
+    from memory.search.embeddings import sync_embeddings
+
+    rt = make_runtime(tmp_path, ASSISTANT_EMBEDDING_MODEL="bundled")
+    episode = episodes.open_episode(rt.store)
+    episodes.add_message(rt.store, episode.id, "user",
+                         "My flight to Lisbon is TP1333 on Friday morning, what should I pack if it rains?")
+    episodes.close_episode(rt.store, episode.id, "Packing", "", "success")
+    assert rt.embedder is not None
+    sync_embeddings(rt.store, rt.embedder)  # as the app's idle worker does
+    agent = Agent(rt, OfflineResponder(rt))
+    answer = ask(agent, "what's my flight number to Lisbon")
+    assert answer.startswith("From memory (you said Sun Nov 22): My flight to Lisbon is TP1333"), answer
+    first, *rest = ask(agent, "any trips to Lisbon planned?").splitlines()  # none planned: what was said follows
+    assert first == "I have no trip to Lisbon planned in memory." and rest[0].startswith("The closest I have")
+    assert "TP1333" in rest[0]
+    assert ask(agent, "when's my flight to Paris?") == "I have no trip to Paris planned in memory."
+    rt.close()
+
+
+@pytest.mark.parametrize("text, trips", [
+    ("My flight to Lisbon is TP1333 on Friday morning", False),  # said of it, nothing asked
+    ("my flight's at 7am on Friday", False),
+    ("our holiday cottage is booked for next week", False),
+    ("do I have any trips planned?", True),
+    ("my trips", True),
+    ("any flights coming up", True),
+    ("where am I going in December?", True),
+])
+def test_a_trip_said_is_no_agenda_asked(text: str, trips: bool) -> None:
+    """Blind round 17: "My flight to Lisbon is TP1333 on Friday morning, what should I pack?" was read as
+    "any trips on Friday?", so its statement never answered "what's my flight number to Lisbon"."""
+    from zoneinfo import ZoneInfo
+
+    from assistant.reading import read
+    from assistant.reading.actions import Upcoming
+    from memory.time.clock import Clock
+
+    action = read(text, Clock(ZoneInfo("UTC"))).action
+    assert (isinstance(action, Upcoming) and action.topic == "trip") is trips
+
+
+@pytest.mark.parametrize("question, relation", [
+    ("what flight are we taking to Porto", "conflicts"),  # the flight to Lisbon is another flight
+    ("when is my flight to Porto?", "conflicts"),
+    ("what flight are we taking to Lisbon", "defines"),
+    ("what's my flight?", "defines"),
+])
+def test_a_place_asked_after_the_verb_tells_the_thing_asked(question: str, relation: str) -> None:
+    """Blind round 17: "what flight are we taking to Porto" was answered with "My flight to Lisbon is TP1333"."""
+    from assistant.reading.questions import question_focus
+    from assistant.recall.evidence import relation as related
+
+    assert related(question_focus(question), "My flight to Lisbon is TP1333 on Friday morning") == relation

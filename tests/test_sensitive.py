@@ -202,6 +202,13 @@ def test_empty_and_ordinary_texts() -> None:
     assert not is_sensitive("Call the plumber at 5pm about the boiler code 4471")
 
 
+@pytest.mark.parametrize("text", ["the lock screen shows 3 notifications", "I called Medicare on 132 011",
+                                  "medicare covers 85% of the fee", "vi ses till klockan 8142",
+                                  "I changed the lock screen wallpaper to 2024 photos"])
+def test_the_new_kinds_of_round_17_leave_their_look_alikes(text: str) -> None:
+    assert find_secrets(text) == []
+
+
 def test_a_luhn_valid_order_number_is_not_a_card_but_the_same_digits_after_card_are() -> None:
     order = "order 4539148803436467 shipped"  # Luhn-valid, Visa prefix, no card word, not grouped
     assert not is_sensitive(order)
@@ -265,6 +272,13 @@ ISSUE_35 = [
     ("Side door of the studio: press 6, 1, 9, 9 then turn the handle", ["6, 1, 9, 9"]),
     ("the downstairs code changed, it's 8830 now", ["8830"]),  # a tester's: a code of a place in the building
     ("m y  p i n  i s  4 4 0 2", ["4 4 0 2"]),
+    # blind round 17's kinds: a key safe's digits then what to do, a lock screen, a Medicare card, a passphrase of
+    # words a time ends, a door's code in Swedish
+    ("The key safe by the front door for the carers: 1-5-9-2 then push the button down", ["1-5-9-2"]),
+    ("Gran's lock screen: 2580", ["2580"]),
+    ("Medicare card no. 2953 51820 1 (Mum's, for the Melbourne trip)", ["2953 51820 1"]),
+    ("ssh key passphrase: the quick fox sleeps at nine", ["the quick fox sleeps at nine"]),
+    ("koden till porten är 8142", ["8142"]),
     # an attacker's: "card ending 7731" reached the Markdown and ICS exports beside the masked PIN
     ("Call the bank about card ending 7731 and give them PIN 2209", ["7731", "2209"]),
     ("the secret word is Banana", ["Banana"]),

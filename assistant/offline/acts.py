@@ -38,6 +38,7 @@ from assistant.reading.actions import (
     Undo,
     Upcoming,
 )
+from assistant.reading.questions import place_named
 from assistant.reading.spans import DaySpan
 from assistant.reading.understand import is_small_talk, states_something
 from assistant.recall.evidence import NOTHING, topic_words
@@ -163,25 +164,26 @@ def _agenda(runtime: Runtime, action: Upcoming, text: str, exclude: tuple[int, .
     today?"), or the trips planned; the reminders it names are marked mentioned. A question an empty
     agenda does not answer ("where are we going camping?", "what time is swimming on the weekend?") is
     answered from memory when something there answers it."""
-    place = _DESTINATION.search(text) if action.topic == "trip" else None
+    place = place_named(text) if action.topic == "trip" else None
     if action.topic == "trip":
         listed, named = agenda(runtime, action.span, "trip") if action.span else \
-            trips(runtime, place=place.group(1) if place else None)
+            trips(runtime, place=place)
     elif action.topic == "overdue":
         listed, named = overdue(runtime)
     elif action.span is not None:
         listed, named = agenda(runtime, action.span)
     else:
         listed, named = coming_up(runtime)
-    if not named and "\n" not in listed and _asks_about_something(text):  # it listed nothing: one line
+    if not named and "\n" not in listed and (_asks_about_something(text) or place is not None):  # none listed
         answer = answer_from_memory(runtime, text, exclude_message_ids=exclude)
-        if not answer.startswith(NOTHING) and (place is None or place.group(1).lower() in answer.lower()):
-            return said(answer)  # of a trip to a place asked, only what names that place
+        if place is None or place.lower() in answer.lower():  # of a trip to a place, only that place
+            if not answer.startswith(NOTHING):
+                return said(answer)
+            if "\n" in answer:  # nothing planned, but what was said of it is offered as the closest there is
+                closest = answer.split("\n", 1)[1]
+                return Plan(_mark_mentioned(runtime, named), f"{listed}\n{closest}")
     return Plan(_mark_mentioned(runtime, named), listed)
 
-
-# The place a trip is asked about: "when's my flight to Paris?", "my trip to New York" (a name, capitalised).
-_DESTINATION = re.compile(r"\b(?:to|for|in)\s+((?:[A-Z][\w'’-]+)(?:\s+[A-Z][\w'’-]+)?)")
 
 
 def _asks_about_something(text: str) -> bool:

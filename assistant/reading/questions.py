@@ -75,6 +75,17 @@ _BEFORE = re.compile(r"^\W*(?P<w>what|who|where|which)\s+(?:(?:was|were)\s+(?P<s
                      re.I)
 
 
+# The place a question names after what it asks about: "what flight are we taking to Porto", "my trip to New
+# York" (a name, capitalised).
+_PLACE_NAMED = re.compile(r"\b(?:to|for|in)\s+((?:[A-Z][\w'’-]+)(?:\s+[A-Z][\w'’-]+)?)")
+
+
+def place_named(text: str) -> str | None:
+    """The place `text` names after "to", "for" or "in" ("Porto" of "what flight are we taking to Porto?")."""
+    match = _PLACE_NAMED.search(text)
+    return match.group(1) if match else None
+
+
 def question_focus(question: str) -> Focus | None:
     """The subject or the person a question asks about; None when it names neither plainly."""
     if len(question) > MAX_QUESTION:
@@ -91,7 +102,7 @@ def question_focus(question: str) -> Focus | None:
         subject = subject_of(match.group("x"))
         owner = person_of(match.group("p"))
         if subject is not None and owner is not None:
-            return Focus(Subject(subject.owner or owner, subject.head, subject.modifiers))
+            return Focus(_at_the_place(Subject(subject.owner or owner, subject.head, subject.modifiers), text))
     before = _BEFORE.match(text)
     if before:  # asked as "the previous door code" is
         text = f"{before.group('w')} was the previous {before.group('s') or before.group('s2')}"
@@ -110,7 +121,16 @@ def question_focus(question: str) -> Focus | None:
     other = {w.lower() for w in re.findall(r"[^\W\d_]+", said) if another_one(w)}
     if other and not any(another_one(mark) for mark in subject.modifiers):
         subject = Subject(subject.owner, subject.head, subject.modifiers | other, subject.person)
-    return Focus(subject, entity)  # "Priya's last name": her name, else whatever is said about her
+    return Focus(_at_the_place(subject, text), entity)  # "Priya's last name": her name, else whatever is said about her
+
+
+def _at_the_place(subject: Subject, question: str) -> Subject:
+    """The subject asked about with the place the question names ("what flight are we taking to Porto": the
+    flight to Porto, not the one to Lisbon)."""
+    place = place_named(question)
+    if place is None or subject.head is None:
+        return subject
+    return Subject(subject.owner, subject.head, subject.modifiers | {place.lower()}, subject.person)
 
 
 # -- short answers to our own question ------------------------------------------------------------------

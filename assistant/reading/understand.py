@@ -167,6 +167,10 @@ _QUESTION_START = re.compile(
     r"am\s+i|whos|wheres|whens|hows|whys|"  # asked without the mark or the apostrophe: "am I ok with heights"
     r"should|would|will|have|has|had|tell me|remind me (?:of|what)|any idea|i forgot|i can'?t remember|"
     r"do you (?:know|remember))\b", re.I)
+# A question asked after what it is about: "neighbour with the ladder - who is it", "the dentist's number, what
+# was it again" (a pronoun for what was named: "Tom, who is a plumber" is a clause about Tom, no question).
+_QUESTION_END = re.compile(r"[,:;–—-]\s*(?:what|who|where|when|which)(?:'s|\s+(?:is|was|are|were))\s+"
+                           r"(?:it|that|this|they|he|she)(?:\s+again)?\W*$", re.I)
 _HELP = re.compile(r"^\W*(help|\?|what can you do|how do(?:es)? (?:this|it|you) work|commands|usage)\W*$", re.I)
 _GREETING = re.compile(r"^\W*(hi|hello|hey|good (morning|afternoon|evening)|yo|hiya|howdy|thanks|thank you|"
                        r"ok|okay|cool|great|nice|bye|goodbye|see you)\b[\w\s!.,'?]{0,25}$", re.I)
@@ -569,6 +573,17 @@ def near_miss(core: str) -> str:
     return ""
 
 
+# What a trip is, said of it: "my flight to Lisbon is TP1333 on Friday", "our holiday cottage is booked".
+_STATED = re.compile(r"\b(?:is|are|was|were|leaves?|departs?|lands?|gets in)\b|\w'?s\s+(?:at|on|in|from)\b", re.I)
+
+
+def _states(core: str) -> bool:
+    """Whether a message says something of what it names rather than asks: no question, and a verb saying it
+    ("my flight to Lisbon is TP1333 on Friday" is no "any trips on Friday?")."""
+    asked = core.rstrip().endswith("?") or _QUESTION_START.match(core) or _QUESTION_END.search(core)
+    return not asked and bool(_STATED.search(core))
+
+
 def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
     """What `text` asks for; any message gets an Action (the last resort is Chat)."""
     raw = " ".join(text.split())
@@ -585,7 +600,7 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
     # as "any trips on Friday?" and nothing was kept: a tester's)
     remembering = bool(_REMEMBER.match(core)) and not _REMEMBER_ASKS.match(core) and not core.rstrip().endswith("?")
     reminding = reminding or remembering
-    if short and not reminding and _TRIPS.search(core):
+    if short and not reminding and _TRIPS.search(core) and not _states(core):
         return Upcoming(span=day_span(raw, now, zone, past=False), topic="trip")
     if short and _KNOWN.match(core):
         return Known()
@@ -660,7 +675,7 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
                         days=_days_ahead(question, now, zone) if short else None)
     if is_small_talk(raw):  # "hello, how are you?" is not a question about memory
         return Chat(content=raw)
-    if raw.rstrip().endswith("?") or _QUESTION_START.match(core):
+    if raw.rstrip().endswith("?") or _QUESTION_START.match(core) or _QUESTION_END.search(core):
         return Question(content=raw.strip(), asks_when=asks_when(core), focus=question_focus(raw),
                         days=_days_ahead(raw, now, zone) if short else None)
     suggestion = near_miss(core)

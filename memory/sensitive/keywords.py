@@ -1082,9 +1082,9 @@ def _clause(text: str, start: int, strong: bool, plural: bool, label: bool = Fal
         keep = i + 1
     words = words[:keep]
     first = words[0].group(0).lower().strip(_TRAILING)
-    if label and first in ("the", "a", "an") and len(words) >= 4 and not any(
-            w.group(0).lower().strip(_TRAILING) in _HARD_STOP | _SOFT_STOP for w in words[1:]):
-        first = ""  # "password: the quick brown fox 99", after a label sign
+    if label and first in ("the", "a", "an") and len(words) >= 4 and (phrase or not any(
+            w.group(0).lower().strip(_TRAILING) in _HARD_STOP | _SOFT_STOP for w in words[1:])):
+        first = ""  # "password: the quick brown fox 99", "passphrase: the quick fox sleeps at nine" after a sign
     if _SHARE.fullmatch(words[0].group(0).strip(_TRAILING)):
         return None  # "my passwords are 83% strong", "PINs are 100% memorised": a share or a price, no value
     lettered = len(first) == 1 and len(words) > 1 and words[1].group(0)[:1].isdigit()  # "A 4 4 0 2"

@@ -107,7 +107,9 @@ _LABEL = vocabulary.lazy_pattern(lambda: (
     rf"(?:[ \t]*\([^()\n]{{1,30}}\))?(?:[ \t]+(?:{_opens()}|{vocabulary.alternation('keying')}))?"
     rf"|(?P<service>{_services()}))"
     rf"{_SIGN}(?:(?:{vocabulary.alternation('keypad')})[ \t]*,?[ \t]+(?=[*#]?\d))?"
-    rf"(?P<value>{_KEY_SIGNED}|\d(?:,[ \t]?\d(?!\d)){{3,}}|[*#]?\d(?:[ -]?\d){{2,}}#?|[^\s,;]+){_keys_after()}{_END}"),
+    rf"(?P<value>{_KEY_SIGNED}|\d(?:,[ \t]?\d(?!\d)){{3,}}|[*#]?\d(?:[ -]?\d){{2,}}#?|[^\s,;]+){_keys_after()}"
+    # what is done after the digits ends them: "key safe by the door: 1-5-9-2 then push the button down"
+    rf"(?:{_END}|(?=[ \t]+(?:{vocabulary.alternation('then', True)})[ \t]+[^\W\d_]))"),
     re.I | re.M)
 _USER_SECRET = re.compile(rf"{_START}(?:[^\W\d_][\w'+.&-]*[ \t]+){{0,4}}?[^\W\d_][\w'+.&-]*{_SIGN}"
                           rf"(?P<user>[^\s/@]+@[^\s/]+)(?:[ \t]*/[ \t]*|[ \t]+)(?P<secret>[^\s,;]+){_END}", re.I | re.M)

@@ -94,6 +94,8 @@ _ACCOUNT_IDS: list[tuple[str, str, str, int]] = [
      r"(?:personal)?ausweis(?:nummer|-?nr\.?)?|id card(?: number| no\.?)?|identity card(?: number| no\.?)?|"
      r"carte d'identit[ée]|carta d'identit[àa]|documento de identidad|identiteitskaart(?:nummer)?|"
      r"bilhete de identidade", "national_id", r"\d{2,5}(?: \d{2,6}){1,2}(?! ?\d)|[A-Z0-9]{6,10}", 5),
+    # an Australian Medicare card's number, 10 digits and the person's place on the card (blind round 17)
+    (r"medicare(?: card)?(?: number| no\.?| #)?", "national_id", r"\d{4} ?\d{5} ?\d(?:[ /-]?\d)?", 10),
     (r"driver'?s? licen[cs]e(?: number| no\.?)?|driving licen[cs]e(?: number| no\.?)?|dl(?: number| no\.?|#)|"
      r"führerschein(?:nummer)?|permis de conduire", "national_id", r"[A-Z0-9][A-Z0-9-]{5,19}", 5),
     (r"(?:bank )?account(?: number| no\.?| nr\.?| #)?|acct(?: no\.?| #)?|acc\.?(?: no\.?| nr\.?| #| number)|"
@@ -104,6 +106,7 @@ _ACCOUNT_IDS: list[tuple[str, str, str, int]] = [
     (r"(?:aba )?routing(?: number| no\.?| #)?|aba(?: number| no\.?)?|rtn", "bank_account", r"\d{9}", 9),
     (r"bic|swift(?: code)?", "bank_account", r"[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?", 0),
 ]
+_ROUTING = next(i for i, (name, *_) in enumerate(_ACCOUNT_IDS) if "routing" in name)  # checked by its digit
 # Whose the account is, between its name and the sign: "Kontonummer der Oma bei der Sparkasse lautet ...",
 # "the joint account number with Priya is ...", "número de cuenta de la comunidad: ..." (a phrase led by a
 # preposition or an article, without digits, up to a label sign or a copula).
@@ -115,7 +118,7 @@ _ACCOUNT_ID = vocabulary.lazy_pattern(lambda: (
     rf"\s*(?:[:=#]|(?:{_COPULAS})(?![^\W_]))?\s*(?=(?P<value>[A-Za-z0-9][A-Za-z0-9 -]{{2,34}}))"), re.I)
 _YEARS = re.compile(r"(?:19|20)\d\d\s*-\s*(?:19|20)?\d\d")
 _ACCOUNT_WORDS = frozenset("""
-passport reisepass reisepassnummer passeport pasaporte passaporto paspoort passaporte driver drivers driving
+medicare passport reisepass reisepassnummer passeport pasaporte passaporto paspoort passaporte driver drivers driving
 licence license dl führerschein führerscheinnummer permis account acct acc a c kontonummer compte cuenta
 personalausweis personalausweisnummer ausweis ausweisnummer id identity carte carta documento identiteitskaart
 identiteitskaartnummer bilhete
@@ -232,7 +235,7 @@ def _account_ids(text: str) -> Iterator[tuple[int, int, str]]:
         if end < len(text) and (text[end].isalnum() or text[end] in "/:.,-" and end + 1 < len(text)
                                 and text[end + 1].isdigit()):
             continue  # part of something longer: a date, a time, an amount
-        if _YEARS.fullmatch(value.group(0)) or index == 5 and not _valid("us.rtn", value.group(0)):
+        if _YEARS.fullmatch(value.group(0)) or index == _ROUTING and not _valid("us.rtn", value.group(0)):
             continue
         if not least and not re.search(r"[A-Z]{6}", value.group(0)):
             continue
