@@ -204,7 +204,9 @@ def test_empty_and_ordinary_texts() -> None:
 
 @pytest.mark.parametrize("text", ["the lock screen shows 3 notifications", "I called Medicare on 132 011",
                                   "medicare covers 85% of the fee", "vi ses till klockan 8142",
-                                  "I changed the lock screen wallpaper to 2024 photos"])
+                                  "I changed the lock screen wallpaper to 2024 photos", "the pass is a b c d e f",
+                                  "Barclays branch — 0345 734 5345", "I bank with Barclays since 2009",
+                                  "Favourite film? -> Arrival", "which street is the new bank on? -> Baker Street"])
 def test_the_new_kinds_of_round_17_leave_their_look_alikes(text: str) -> None:
     assert find_secrets(text) == []
 
@@ -279,6 +281,10 @@ ISSUE_35 = [
     ("Medicare card no. 2953 51820 1 (Mum's, for the Melbourne trip)", ["2953 51820 1"]),
     ("ssh key passphrase: the quick fox sleeps at nine", ["the quick fox sleeps at nine"]),
     ("koden till porten är 8142", ["8142"]),
+    ("wifi pass is  g r e e n h o u s e 4 2", ["g r e e n h o u s e 4 2"]),
+    ("Barclays app — 591403", ["591403"]),
+    ("What's the name of your first school? -> St Wilfrid's\nFavourite childhood toy? -> Mr Bobbins",
+     ["St Wilfrid's", "Mr Bobbins"]),
     # an attacker's: "card ending 7731" reached the Markdown and ICS exports beside the masked PIN
     ("Call the bank about card ending 7731 and give them PIN 2209", ["7731", "2209"]),
     ("the secret word is Banana", ["Banana"]),

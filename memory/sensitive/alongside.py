@@ -60,7 +60,8 @@ _ITEM = re.compile(r"[ \t]*(?P<bullet>[-*•+]|\d{1,2}[.)])?[ \t]*(?P<name>[^\W\
 _ITEM_DIGITS = re.compile(r"(?!(?:19|20)\d\d$)\d{4,8}")
 # A line's name that says it is logged in to: a service ("netflix", "bank"), or the data files' `logged_into`.
 _LOGS_IN_NAME = vocabulary.lazy_pattern(lambda: (
-    rf"(?<![^\W_])(?:{vocabulary.alternation('services')}|{vocabulary.alternation('logged_into', True)})(?![^\W_])"),
+    rf"(?<![^\W_])(?:{vocabulary.alternation('services')}|{vocabulary.alternation('banks')}|"
+    rf"{vocabulary.alternation('logged_into', True)})(?![^\W_])"),
     re.I)
 _DIGITS = re.compile(r"\d")
 _OF_DIGITS = frozenset({"pin", "code", "combination", "secret", "credential"})

@@ -512,6 +512,15 @@ def _asked_and_answered(text: str) -> Iterator[tuple[int, int, str]]:
             yield start, end, "credential"
 
 
+_LISTED_ANSWER = re.compile(r"^[ \t]*[^?\n]{3,100}\?[ \t]*(?:->|→|=>|:|=|—|–)[ \t]*\S", re.M)
+
+
+def _lists_answers(text: str) -> bool:
+    """Whether `text` lists two questions of the kind a bank asks, each on its line with its answer after a sign
+    (blind round 17: "What's the name of your first school? -> St Wilfrid's\nFavourite childhood toy? -> ...")."""
+    return sum(1 for line in _LISTED_ANSWER.finditer(text) if _ANSWER_TOPIC.search(line.group(0))) >= 2
+
+
 def _asked_as_such(text: str) -> Iterator[tuple[int, int, str]]:
     """A question of the kind a bank asks, written as the question itself, then what was answered after a
     verb of answering or a sign, where such questions are asked said in the sentence (blind round 11: "What
@@ -520,6 +529,7 @@ def _asked_as_such(text: str) -> Iterator[tuple[int, int, str]]:
     Baker Street") is about no one, unless the answer is said with a verb of answering ("¿En qué ciudad
     naciste? -> puse 'Sevilla' en la web del banco"); a question named by an answer keyword ("Mother's maiden
     name? -> Kowalski") needs no place that asks."""
+    listed: bool | None = None  # whether the text lists such questions with their answers (read once, if needed)
     for mark in _QUESTION_MARK.finditer(text):
         end = _ANSWER_END.search(text, mark.end(), mark.end() + _ANSWER_REACH)
         stop = end.start() if end else min(len(text), mark.end() + _ANSWER_REACH)
@@ -540,7 +550,9 @@ def _asked_as_such(text: str) -> Iterator[tuple[int, int, str]]:
         if not named and not _ANSWER_TOPIC.search(question):
             continue
         if not named and not _ANSWER_CONTEXT.search(text, start, stop):
-            continue
+            listed = _lists_answers(text) if listed is None else listed
+            if not listed:
+                continue
         found = None
         for said in verbs:
             if "value" in said.re.groupindex and said.group("value"):
@@ -552,7 +564,7 @@ def _asked_as_such(text: str) -> Iterator[tuple[int, int, str]]:
             if found:
                 break
         if found is None:
-            if not named and not {w.lower() for w in _WORDS.findall(question)} & _QUESTION_PERSONS:
+            if not named and not listed and not {w.lower() for w in _WORDS.findall(question)} & _QUESTION_PERSONS:
                 continue
             if bare:
                 # the answer right after the question, where it was given said after it: "What was your first
@@ -1111,6 +1123,9 @@ def _looks_like_value(value: str, strong: bool) -> bool:
     return bool(v) and v not in _HARD_STOP and v not in _SOFT_STOP and (strong or _secretish(value, strong))
 
 
+_SPELT = re.compile(r"(?:\w ){5,}\w")
+
+
 def _secretish(value: str, strong: bool = False) -> bool:
     """A word mixing letters and digits, three digits or more (perhaps in groups: "36 24 36"), a
     symbol among letters, or number words; a price ("$450", "12 euros") is none of these."""
@@ -1118,6 +1133,8 @@ def _secretish(value: str, strong: bool = False) -> bool:
         return True
     if re.fullmatch(r"(?:[^\W\d_][ \-]?)?\d[\d \-./]*\d", value.strip()) and sum(c.isdigit() for c in value) >= 3:
         return True  # "36 24 36", "B 1 9 7 3"
+    if _SPELT.fullmatch(value.strip()):
+        return _secretish("".join(value.split()))  # spelt one sign at a time: "g r e e n h o u s e 4 2"
     words = value.split()
     if any(w.lower().strip(_TRAILING) in _MONEY_WORDS for w in words):
         return False

@@ -51,7 +51,12 @@ def _placed() -> str:
 
 
 def _services() -> str:
-    return rf"(?:{vocabulary.alternation('services')})"
+    return rf"(?:{vocabulary.alternation('services')}|{_banks()})"
+
+
+def _banks() -> str:
+    """A bank, its app or its online banking: "Barclays app", "bank", "online banking"."""
+    return rf"(?:(?:{vocabulary.alternation('banks')})(?:[ \t]+(?:app|banking|online|mobile))?)"
 
 
 def _opens() -> str:
@@ -120,6 +125,8 @@ _USER_SECRET_LABELLED = vocabulary.lazy_pattern(lambda: (
     rf"(?P<secret>[^\s,;]+){_END}"),
     re.I | re.M)
 _DIGITS = re.compile(r"[*#]?\d(?:[ -]?\d){2,}#?")
+_PASSCODE = re.compile(r"\d{4,8}")
+_BANK = vocabulary.lazy_pattern(_banks, re.I)
 _SIGNED_DIGITS = re.compile(_KEY_SIGNED)
 _VALUE = rf"(?P<value>{_KEY_SIGNED}|[*#]?\d(?:[ -]?\d){{2,}}[#*]?)(?![\w:/.,]\d)(?![\w:/])"
 # Digits that end their clause: "takes 0 9 3 3", and not "takes 120 kg".
@@ -270,8 +277,8 @@ def _thing_words() -> frozenset[str]:
 @cache
 def _words() -> frozenset[str]:
     """Every word the things, devices and accounts are made of: a text without one is not read here."""
-    tables = ("places", "place_prefixes", "devices", "premises", "cards", "locks", "services", "combination_words",
-              "network_words")
+    tables = ("places", "place_prefixes", "devices", "premises", "cards", "locks", "services", "banks",
+              "combination_words", "network_words")
     found = {w.lower() for table in tables for entry in vocabulary.entries(table)
              for w in re.findall(r"[^\W\d_]+", entry)}
     return frozenset(found | vocabulary.words("label_words"))
@@ -304,6 +311,9 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
                 lists_passwords = bool(_LISTS_PASSWORDS.search(text))
             if match.group("service").lower() == "login" and _HANDLE.fullmatch(value):
                 continue  # "login: ellen83" names the user
+            if _PASSCODE.fullmatch(value) and _BANK.fullmatch(match.group("service")):
+                yield match.start("value"), match.end("value"), "pin"  # "Barclays app — 591403": its passcode
+                continue
             if password_shaped(value, lists_passwords):
                 yield match.start("value"), match.end("value"), "credential"
         if "@" in text:

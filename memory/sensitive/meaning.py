@@ -175,7 +175,7 @@ def _number_words() -> re.Pattern[str]:
 def _cues() -> frozenset[str]:
     """Every word of the tables that name a secret or what a secret opens."""
     tables = ("triggers", "places", "locks", "devices", "network_words", "bare_keys",
-              "label_words", "secret_keys", "answer_stems", "code_qualifiers", "services")
+              "label_words", "secret_keys", "answer_stems", "code_qualifiers", "services", "banks")
     found = {w.lower() for table in tables for entry in vocabulary.entries(table)
              for w in re.findall(r"[^\W\d_]+", entry) if len(w) > 2}
     return frozenset(found | {"code", "codes", "código", "codigo", "codice", "kode", "kod"})

@@ -51,7 +51,7 @@ _LEET = re.compile(r"(?<![^\W_])(?:[a-zA-Z@$]+\d|\d[a-zA-Z@$]+)[a-zA-Z@$\d]*[ \t
 def _anchor_words() -> frozenset[str]:
     """Every word a secret found by the detectors hangs on, lower case."""
     tables = ("triggers", "strong", "weak", "code_qualifiers", "code_nouns", "places", "locks", "devices",
-              "services", "label_words", "network_words", "bare_keys", "secret_keys", "answer_stems",
+              "services", "banks", "label_words", "network_words", "bare_keys", "secret_keys", "answer_stems",
               "answer_keywords", "password_titles", "login_titles", "pin_titles", "code_titles", "combination_titles")
     found = {w.lower() for table in tables for entry in vocabulary.entries(table)
              for w in re.findall(r"[^\W\d_]+", entry) if len(w) > 1}
