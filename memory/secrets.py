@@ -224,24 +224,12 @@ def changes_a_value(text: str, values: Iterable[str]) -> bool:
     digits ("oops I mean 2486" after "my PIN is 2468"), or a token that keeps most of it ("GreenOtter2292" after
     "GreenOtter2291"): a correction is a secret too (a re-check found each reaching the model whole)."""
     from memory.sensitive import meaning
+    from memory.sensitive.values import alike
 
     wanted = [v for v in values if v.strip()]
     if not wanted or not text:
         return False
-    return any(_alike(text[start:end], value) for start, end in meaning.candidates(text) for value in wanted)
-
-
-def _alike(said: str, value: str) -> bool:
-    """Whether `said` has the shape of the secret `value`: as many digits, or most of its characters first."""
-    bare_said, bare_value = re.sub(r"[ \-./]", "", said), re.sub(r"[ \-./]", "", value)
-    if bare_said.isdigit() and bare_value.isdigit():
-        return len(bare_said) == len(bare_value) >= 3
-    common = 0
-    for a, b in zip(said.lower(), value.lower(), strict=False):
-        if a != b:
-            break
-        common += 1
-    return common >= max(5, len(value) - 3) and abs(len(said) - len(value)) <= 2
+    return any(alike(text[start:end], value) for start, end in meaning.candidates(text) for value in wanted)
 
 
 # -- text written outside, where no model reads it ------------------------------------------------------

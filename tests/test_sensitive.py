@@ -206,9 +206,31 @@ def test_empty_and_ordinary_texts() -> None:
                                   "medicare covers 85% of the fee", "vi ses till klockan 8142",
                                   "I changed the lock screen wallpaper to 2024 photos", "the pass is a b c d e f",
                                   "Barclays branch — 0345 734 5345", "I bank with Barclays since 2009",
-                                  "Favourite film? -> Arrival", "which street is the new bank on? -> Baker Street"])
+                                  "Favourite film? -> Arrival", "which street is the new bank on? -> Baker Street",
+                                  # an attacker's false alarms: a state, a placeholder, a while, a time
+                                  "the door code is broken", "koden till porten är trasig", "password: TBD",
+                                  "lock screen: 15 minutes then it locks", "the gate is 1530 then we leave"])
 def test_the_new_kinds_of_round_17_leave_their_look_alikes(text: str) -> None:
     assert find_secrets(text) == []
+
+
+@pytest.mark.parametrize("text, value", [
+    ("the garage code is 1234. Sorry, not 1234, it's 5678", "5678"),
+    ("wifi password is blue-fish-42, oops I mean red-fish-43", "red-fish-43"),
+    ("PIN is 4821 or maybe 4829", "4829"),
+    ("my PIN: 4821\nnew one: 9930", "9930"),
+])
+def test_a_value_of_the_shape_of_a_secret_beside_it_is_one_too(text: str, value: str) -> None:
+    """An attacker's: the corrected or second value beside a secret reached the Markdown and ICS exports."""
+    assert value in [s.value(text) for s in find_secrets(text)]
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("my PIN is 4821 and the flat is number 12", "12"),  # another shape: not taken
+    ("the gate code is 4471, ring Tom on 07700 900123 if it jams", "07700 900123"),
+])
+def test_a_value_of_another_shape_beside_a_secret_is_not_taken(text: str, kept: str) -> None:
+    assert not any(kept in s.value(text) for s in find_secrets(text))
 
 
 def test_a_luhn_valid_order_number_is_not_a_card_but_the_same_digits_after_card_are() -> None:
@@ -283,6 +305,9 @@ ISSUE_35 = [
     ("koden till porten är 8142", ["8142"]),
     ("wifi pass is  g r e e n h o u s e 4 2", ["g r e e n h o u s e 4 2"]),
     ("Barclays app — 591403", ["591403"]),
+    # an attacker's, beside them: what is done to the lock after its digits, a key safe in one word
+    ("Tell the carer the key safe is 6042 then push down", ["6042"]),
+    ("The keysafe is 7734 then lift the cover", ["7734"]),
     ("What's the name of your first school? -> St Wilfrid's\nFavourite childhood toy? -> Mr Bobbins",
      ["St Wilfrid's", "Mr Bobbins"]),
     # an attacker's: "card ending 7731" reached the Markdown and ICS exports beside the masked PIN

@@ -117,6 +117,7 @@ class Asked:
     words: tuple[tuple[frozenset[str], frozenset[str]], ...]  # each word's stems and other names
     head: tuple[frozenset[str], frozenset[str]] | None  # the stems and other names of the subject asked about
     names: frozenset[str] = frozenset()  # the other names the whole question says ("eat out": a restaurant)
+    named: frozenset[str] = frozenset()  # the names it says itself, folded ("tomas" of "who is Tomás marrying?")
 
 
 def _phrases(words: list[str]) -> re.Pattern[str] | None:
@@ -165,9 +166,10 @@ def kinds_asked(question: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def kinds_given(text: str) -> frozenset[str]:
+def kinds_given(text: str, asked_of: frozenset[str] = frozenset()) -> frozenset[str]:
     """The kinds of value a statement gives: a time or a day, an amount, a number, a name (a capitalised
-    word other than "I", and other than an ordinary word opening the sentence)."""
+    word other than "I", other than an ordinary word opening the sentence, and other than the names the
+    question itself says, `asked_of`, folded: "who is Tomás marrying?" is not answered by "Tomás")."""
     found = set()
     pattern = _vocabulary()["says_when"]
     if _CLOCK.search(text) or mentions_time(text) or (pattern is not None and pattern.search(fold(text))):
@@ -180,7 +182,7 @@ def kinds_given(text: str) -> frozenset[str]:
         word = match.group(0)
         opening = not text[:match.start()].strip(" \"'“‘([-*•")
         if word != "I" and not (opening and is_ordinary(word.lower())) and not (pattern and pattern.fullmatch(
-                fold(word))):  # "Tuesdays", "May": a time, not a name
+                fold(word))) and fold(word).removesuffix("'s") not in asked_of:  # "Tuesdays", "May": a time
             found.add("name")
             break
     return frozenset(found)
@@ -191,7 +193,9 @@ def asked(words: Sequence[tuple[str, frozenset[str]]], question: str, head: str 
     of the subject the reading found it asks about (its focus), if any."""
     met = tuple((stems, other_names(word)) for word, stems in words)
     subject = (frozenset({stem(head), head}), other_names(head)) if head else None
-    return Asked(kinds_asked(question), met, subject, other_names(question))
+    named = frozenset(fold(m.group(0)).removesuffix("'s") for m in _CAPITALISED.finditer(question)
+                      if m.start() > 0 and m.group(0) != "I")
+    return Asked(kinds_asked(question), met, subject, other_names(question), named)
 
 
 def fits(question: Asked, text: str, stems: frozenset[str]) -> tuple[float, float, float]:
@@ -204,7 +208,7 @@ def fits(question: Asked, text: str, stems: frozenset[str]) -> tuple[float, floa
         question.names & said and not any(st & stems for st, _ in question.words))
     head = question.head
     unmet = head is not None and not (head[0] & stems or head[1] & said)
-    kind = bool(question.kinds - kinds_given(text)) if question.kinds else False
+    kind = bool(question.kinds - kinds_given(text, question.named)) if question.kinds else False
     return float(other), float(unmet), float(kind)
 
 

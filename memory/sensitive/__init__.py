@@ -51,6 +51,7 @@ from memory.sensitive import (
     windows,
 )
 from memory.sensitive.fragments import WITHHELD, withhold_fragments
+from memory.sensitive.values import alike
 from memory.sensitive.view import view_of
 
 MASK = "[secret]"  # as the exports write a secret: one word for it wherever the app writes text
@@ -84,7 +85,25 @@ def find_secrets(text: str, flagged: bool = False) -> list[Span]:
     found: Iterable[tuple[int, int, str]] = _read_once(text)
     if flagged:
         found = itertools.chain(found, ((start, end, FLAGGED) for start, end in meaning.candidates(text)))
+    elif found and len(text) <= ALIKE_WITHIN:
+        found = itertools.chain(found, _alike_beside(text, tuple(found)))
     return _merged(found)
+
+
+ALIKE_WITHIN = 2_000  # characters: a text this short is read for values shaped as its secrets
+
+
+def _alike_beside(text: str, found: tuple[tuple[int, int, str], ...]) -> Iterator[tuple[int, int, str]]:
+    """Tokens of the shape of a secret found in the same text: a correction or a second guess beside it is one
+    too ("wifi password is blue-fish-42, oops I mean red-fish-43": an attacker's)."""
+    secrets = [(text[start:end], kind) for start, end, kind in found]
+    for start, end in meaning.candidates(text):
+        said = text[start:end]
+        if said.isdigit():
+            continue  # digits beside a code are read by alongside.py, which knows a time, a price, a count
+        kind = next((kind for value, kind in secrets if value != said and alike(said, value)), None)
+        if kind is not None:
+            yield start, end, kind
 
 
 def is_sensitive(text: str) -> bool:

@@ -153,8 +153,9 @@ _CODE_RUN = re.compile(r"(?<![\w$£€¥#/:.,-])\d(?: ?\d)*(?![\w/:%°$£€-]|[
 # Set apart from what comes before it (a sign, a bracket, the line's start) or said to be it ("was 0412"): a
 # number straight after a noun or a preposition names a thing or a time ("flat 305", "at 1530").
 _SET_APART = vocabulary.lazy_pattern(lambda: (
-    rf"(?:(?<![^\W_])(?:{vocabulary.alternation('copulas')})|[^\w \t][ \t]*(?:(?:no|maybe|perhaps|was it)[ \t]+)?"
-    rf"(?:(?:{vocabulary.alternation('code_joins')})(?![^\W_]))?|[^\w \t])[ \t]*$"), re.I)
+    rf"(?:(?<![^\W_])(?:{vocabulary.alternation('copulas')}|{vocabulary.alternation('code_joins_alone', True)})|"
+    rf"[^\w \t][ \t]*(?:(?:no|maybe|perhaps|was it)[ \t]+)?"
+    rf"(?:(?:{vocabulary.alternation('code_joins', True)})(?![^\W_]))?|[^\w \t])[ \t]*$"), re.I)
 _YEAR = re.compile(r"(?:19|20)\d\d")
 # A number followed by a word is a count of something ("5000 steps", "2 flights"), unless the word ends a
 # value's clause ("it was 0412 before", "3307 and ...").
@@ -164,6 +165,10 @@ _CLAUSE_WORDS = vocabulary.LazyWords("cut", "and")
 _TIME_WORDS = frozenset("tomorrow today tonight yesterday morning evening afternoon night am pm o'clock hours hrs"
                         .split())
 _SAME_LINE_REACH = 120  # how far after the code found another one in its line may be said
+# A next line that starts with a word joining another code ("new one: 9930", "or 4829") goes on the line before.
+_JOINED_LINE = vocabulary.lazy_pattern(lambda: (
+    rf"\n[ \t]*(?:[-*•][ \t]*)?(?:{vocabulary.alternation('code_joins', True)}|"
+    rf"{vocabulary.alternation('code_joins_alone', True)})(?![^\W_])"), re.I)
 
 
 def _same_line(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int, int, str]]:
@@ -179,6 +184,8 @@ def _same_line(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[i
             continue
         digits = len(_DIGITS.findall(said))
         line_end = text.find("\n", end, end + _SAME_LINE_REACH)
+        if line_end >= 0 and _JOINED_LINE.match(text, line_end):  # "my PIN: 4821\nnew one: 9930" (an attacker's)
+            line_end = text.find("\n", line_end + 1, line_end + 1 + _SAME_LINE_REACH)
         # after it: a number before a code is what the line is about ("locker is 117, code 8282")
         high = min(len(text), end + _SAME_LINE_REACH) if line_end < 0 else line_end
         for run in _CODE_RUN.finditer(text, end, high):

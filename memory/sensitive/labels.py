@@ -152,8 +152,8 @@ def _opened() -> list[str]:
     places, devices, locks = _places(), f"{_literal('devices')}|{_literal('premises')}", _literal("locks")
     opens, entry, keypad, keying = _opens(), _entry(), _keypad(), _keying()
     # the key pressed after the digits: "the alarm panel at the studio is 6049 then the star key"
-    then_a_key = (rf"[ \t]+(?:{vocabulary.alternation('then', True)})[ \t]+(?:(?:press|hit|push|tap)[ \t]+)?"
-                  rf"(?:{vocabulary.alternation('keypad')})(?![^\W_])")
+    then_a_key = (rf"[ \t]+(?:{vocabulary.alternation('then', True)})[ \t]+(?:(?:(?:press|hit|push|tap)[ \t]+)?"
+                  rf"(?:{vocabulary.alternation('keypad')})|{vocabulary.alternation('lock_moves', True)})(?![^\W_])")
     article = r"(?:(?:the|my|our|your|a|le|la|les|l'|l’|el|il|lo|der|die|das|den|de|het|o|a|mon|ma|mi|mijn|meu)[ \t]*)?"
     return [
         # "the bike lock opens with 4-2-9-1", "le coffre de l'hôtel s'ouvre avec 1403", "el candado del gimnasio

@@ -130,3 +130,34 @@ def credential_shaped(value: str) -> bool:
     return not (_NOT_A_CREDENTIAL.fullmatch(value) or _CODE_IN_CAPITALS.fullmatch(value)
                 or _NAME_WITH_NUMBER.fullmatch(value) or _CODE_IDENTIFIER.fullmatch(value)
                 or _HYPHENATED.fullmatch(value))
+
+
+_JOINERS = re.compile(r"[ \-./]")
+_RUNS = re.compile(r"[^\W\d_]+|\d+")
+
+
+def alike(said: str, value: str) -> bool:
+    """Whether `said` has the shape of the secret `value`: as many digits ("5678" of "1234"), most of its
+    characters first ("GreenOtter2292" of "GreenOtter2291"), or its runs of letters, digits and signs in the
+    same order with a digit or a sign among them ("red-fish-43" of "blue-fish-42")."""
+    bare_said, bare_value = _JOINERS.sub("", said), _JOINERS.sub("", value)
+    if bare_said.isdigit() and bare_value.isdigit():
+        return len(bare_said) == len(bare_value) >= 3
+    if bare_said.isdigit() or bare_value.isdigit():
+        return False
+    common = 0
+    for a, b in zip(said.lower(), value.lower(), strict=False):
+        if a != b:
+            break
+        common += 1
+    if common >= max(5, len(value) - 3) and abs(len(said) - len(value)) <= 2:
+        return True
+    shape = _shape(value)
+    return len(shape) >= 3 and shape == _shape(said) and abs(len(said) - len(value)) <= 3 and any(
+        c.isdigit() for c in said)
+
+
+def _shape(token: str) -> str:
+    """A token's runs: "a" a run of letters, "9" of digits, each sign as itself ("blue-fish-42": "a-a-9")."""
+    return _RUNS.sub(lambda m: "9" if m.group(0)[0].isdigit() else "a", token)
+
