@@ -74,6 +74,7 @@ class Vocabulary:
     many: frozenset[str]  # heads with several values at once ("friend")
     calendar: re.Pattern[str]  # days and months
     moved_to: re.Pattern[str]  # words before which "until" is where a date moved to
+    journeys: frozenset[str]  # words of a journey ("flight", "ferry", "holiday")
     people: dict[str, int]  # word -> the group of words that name one person
     qualifiers: dict[str, int]  # word -> the group of alternatives it belongs to
     synonyms: dict[str, int]  # word -> the group of names for one thing
@@ -139,6 +140,7 @@ def vocabulary() -> Vocabulary:
         many=frozenset(fold(w) for w in data["many"]["words"]),
         calendar=_phrases(data["calendar"]["words"] + [f"{w}s" for w in data["calendar"]["words"]]),
         moved_to=_phrases(data["moved_to"]["words"]),
+        journeys=frozenset(fold(w) for w in data["journeys"]["words"]),
         people=_groups(data["people"]["groups"]),
         qualifiers=_groups(data["qualifiers"]["groups"]),
         synonyms=_groups(data["synonyms"]["groups"]),
@@ -1141,6 +1143,8 @@ def conflict(newer: Said, older: Said) -> str | None:
         return "one time of a habit"  # "last night I only got 4 hours" of "I sleep about 6 hours a night"
     if _other_secret_thing(newer, older):
         return "another one (of another thing)"
+    if _another_journey(newer, older):
+        return "another one (another journey)"
     return _other_thing(newer, older)
 
 
@@ -1211,12 +1215,28 @@ def sure_other(newer: Said, older: Said) -> bool:
     numbered = _numbered(older)
     if any(numbered.get(noun, number) != number for noun, number in _numbered(newer).items()):
         return True
-    if _other_secret_thing(newer, older):
+    if _other_secret_thing(newer, older) or _another_journey(newer, older):
         return True
     # someone of mine does it ("my brother cut back to two a day") where the older memory is of me alone
     people = vocabulary().people
     return not (older.owners | older.actors) and not any(w in people for w in older.words) and \
         any(w in people for w in newer.words | newer.actors)
+
+
+_PLACE_NAMED = re.compile(r"\b(?:to|for|in|from)\s+([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)")
+
+
+def _another_journey(newer: Said, older: Said) -> bool:
+    """Whether two statements are of two journeys: both say a journey (subjects.toml's journeys) and name
+    places, none the same, and the newer says no change ("we're flying to Porto in March" and "we're taking the
+    ferry to Amsterdam on New Year's Eve"; "our holiday is in Rhodes now" changes "our holiday is in Crete")."""
+    journeys = vocabulary().journeys
+    # "new" alone is no change of a journey: "New Year's Eve" says "new" too
+    changed = "strong" in newer.marks or "weak" in newer.marks and "only new" not in newer.marks
+    if changed or not (journeys & newer.every_word and journeys & older.every_word):
+        return False
+    places = [{fold(m.group(1)) for m in _PLACE_NAMED.finditer(said.text)} for said in (newer, older)]
+    return bool(places[0] and places[1]) and not places[0] & places[1]
 
 
 _ASIDE = re.compile(r",\s*|;\s*|:\s*|\s+(?:since|because|as|now that|and)\s+")

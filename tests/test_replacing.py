@@ -108,6 +108,8 @@ def test_a_memory_that_is_not_replaced_keeps_its_own_marks(store: Store, embedde
     # blind round 15's kinds, in our words: practice and training, "X provider" of X
     ("Mia's swimming practice is on Mondays", "Mia's training got moved to Wednesday mornings"),
     ("our broadband is with Sky", "we switched internet provider to Hyperoptic"),
+    # a journey whose place changes, said as a change
+    ("our holiday is in Crete this year", "our holiday is in Rhodes now, Crete was full"),
 ])
 def test_a_change_in_new_words_replaces(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> None:
     a, b, replaced = links_after(store, embedder, older, newer)
@@ -135,6 +137,10 @@ def test_a_change_in_new_words_replaces(store: Store, embedder: LocalEmbedder, o
     ("the alarm code got reset to 9902", "the downstairs code changed, it's 8830 now"),
     ("the garage code ends in 71", "Our door code is 8812, not 8821 as I said before"),
     ("our broadband is with BT", "we changed energy provider to Octopus"),  # a provider of something else
+    # another journey (a newcomer's: the ferry to Amsterdam replaced the flight to Porto)
+    ("we're flying to Porto in March on FR8362 from Manchester",
+     "we're taking the ferry to Amsterdam from Hull on New Year's Eve, cabin 8142"),
+    ("my flight to Lisbon is TP1333 on Friday", "my flight to Rome is AZ203 on the 20th"),
 ])
 def test_a_look_alike_replaces_nothing(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> None:
     assert links_after(store, embedder, older, newer)[2] == {}
