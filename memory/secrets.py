@@ -295,18 +295,20 @@ def secretless_messages(store: Store, messages: list[Any], embedder: Any = None)
 
 def masked_answer(store: Store, episode_id: int | None, text: str) -> str:
     """An answer as stored: each secret value it quotes (of a sensitive memory, or of a message the person
-    wrote in this conversation) as "[secret N of memory #M]" / "[secret N of message #M]", any other the
-    detector finds in it as "[secret]"."""
+    wrote in this conversation or the last ones: said_lately) as "[secret N of memory #M]" / "[secret N of
+    message #M]", any other the detector finds in it as "[secret]"."""
     from memory.sensitive import withhold_fragments
 
     if not text.strip():
         return text
     stand_ins: list[tuple[str, str]] = [(v.value, f"[secret {v.number} of memory #{v.memory_id}]")
                                         for v in values(store)]
-    if episode_id is not None:
-        stand_ins += [(value, f"[secret {n} of message #{message_id}]")
-                      for message_id, said in said_in(store, episode_id)
-                      for n, value in enumerate(said, start=1)]
+    # what the person wrote, in this conversation and the last ones before it (an attacker's: "also 2207 for the
+    # porch", the value said in the conversation before, was echoed by a model and stored)
+    said = (said_in(store, episode_id) if episode_id is not None else []) + said_lately_by_message(store,
+                                                                                                   besides=episode_id)
+    stand_ins += [(value, f"[secret {n} of message #{message_id}]")
+                  for message_id, values in said for n, value in enumerate(values, start=1)]
     for value, stand_in in sorted(stand_ins, key=lambda pair: -len(pair[0])):  # the longest value first
         text = withhold_fragments(text, [value], stand_in)
     # A secret it quotes from elsewhere (a message of an earlier conversation, an import): the detector's
@@ -377,10 +379,16 @@ def said_lately(store: Store, conversations: int = 3, limit: int = 60, besides: 
     their last `limit` messages): said again in a later one, a value goes as a placeholder too ("is 7351 still
     right?" days after "my bank PIN is 7351" was said to a model, and kept as no memory, went out whole).
     `besides`: a conversation whose secrets the caller reads already (not read twice)."""
+    return [value for _, said in said_lately_by_message(store, conversations, limit, besides) for value in said]
+
+
+def said_lately_by_message(store: Store, conversations: int = 3, limit: int = 60,
+                           besides: int | None = None) -> list[tuple[int, list[str]]]:
+    """said_lately's secrets, by the message that said them (newest first)."""
     rows = store.query("SELECT id, content FROM messages WHERE role = 'user' AND episode_id IN "
                        "(SELECT id FROM episodes ORDER BY id DESC LIMIT ?) AND episode_id IS NOT ? "
                        "ORDER BY id DESC LIMIT ?", (conversations, besides, limit))
-    return [value for r in rows for value in _secrets_of_message(store, r[0], r[1])]
+    return [(r[0], said) for r in rows if (said := _secrets_of_message(store, r[0], r[1]))]
 
 
 def said_in(store: Store, episode_id: int, embedder: Any = None) -> list[tuple[int, list[str]]]:

@@ -380,9 +380,13 @@ def canonical_person(word: str) -> str:
 
 
 def _qualifier_group(word: str) -> int | None:
-    """The group of alternatives a qualifier belongs to (subjects.toml's qualifiers), by the word or its stem."""
+    """The group of alternatives a qualifier belongs to (subjects.toml's qualifiers), by the word or its stem, or
+    the stem an answer's reading writes without its final "e" ("garag": a newcomer's garage door code was answered
+    with the front door's)."""
     groups = vocabulary().qualifiers
-    return groups.get(fold(word), groups.get(stem(fold(word))))
+    folded = fold(word)
+    found = groups.get(folded, groups.get(stem(folded)))
+    return groups.get(f"{folded}e") if found is None and not folded.endswith("e") else found
 
 
 def alternatives(a: str, b: str) -> bool:

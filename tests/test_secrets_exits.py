@@ -301,6 +301,20 @@ def test_an_answer_quoting_a_secret_said_elsewhere_is_stored_without_it(store: S
     assert masked_answer(store, None, "Your flight is BA2490 at 10:40.") == "Your flight is BA2490 at 10:40."
 
 
+def test_an_answer_repeating_a_value_said_in_an_earlier_conversation_is_stored_without_it(store: Store) -> None:
+    """An attacker's: "also 2207 for the porch" (no keyword) after "the porch key safe is 2207 then push down" in
+    the conversation before; a model's answer echoing it was stored with 2207, and MCP listed it."""
+    from memory import episodes
+    from memory.secrets import masked_answer
+
+    earlier = episodes.open_episode(store)
+    said = episodes.add_message(store, earlier.id, "user", "the porch key safe is 2207 then push down")
+    episodes.close_episode(store, earlier.id, "Porch", "", "success")
+    now = episodes.open_episode(store)
+    stored = masked_answer(store, now.id, "You said: also 2207 for the porch")
+    assert stored == f"You said: also [secret 1 of message #{said.id}] for the porch"
+
+
 def test_a_conversations_title_and_summary_hold_no_value_the_classifier_or_another_message_gives(
         tmp_path: Path) -> None:
     """A re-check found "for the garden shed it's 6183 these days" (the classifier's, masked in its own turn) as the
