@@ -209,7 +209,8 @@ def test_empty_and_ordinary_texts() -> None:
                                   "Favourite film? -> Arrival", "which street is the new bank on? -> Baker Street",
                                   # an attacker's false alarms: a state, a placeholder, a while, a time
                                   "the door code is broken", "koden till porten är trasig", "password: TBD",
-                                  "lock screen: 15 minutes then it locks", "the gate is 1530 then we leave"])
+                                  "lock screen: 15 minutes then it locks", "the gate is 1530 then we leave",
+                                  "the meeting -- pass it on", "vi bor i huset till vänster"])
 def test_the_new_kinds_of_round_17_leave_their_look_alikes(text: str) -> None:
     assert find_secrets(text) == []
 
@@ -308,6 +309,11 @@ ISSUE_35 = [
     # an attacker's, beside them: what is done to the lock after its digits, a key safe in one word
     ("Tell the carer the key safe is 6042 then push down", ["6042"]),
     ("The keysafe is 7734 then lift the cover", ["7734"]),
+    ("Medicare: 3862-11947-3", ["3862-11947-3"]),
+    ("my medicare is 4417 90321 5/2", ["4417 90321 5/2"]),
+    ("Passphrase -- zebra orange kite", ["zebra orange kite"]),
+    ("koden till garaget är 4410", ["4410"]),
+    ("Lösenfras: blå katt springer fort", ["blå katt springer fort"]),
     ("What's the name of your first school? -> St Wilfrid's\nFavourite childhood toy? -> Mr Bobbins",
      ["St Wilfrid's", "Mr Bobbins"]),
     # an attacker's: "card ending 7731" reached the Markdown and ICS exports beside the masked PIN

@@ -69,7 +69,7 @@ _CHANGE_VERB = re.compile(
 _TO = re.compile(r"\s+(?:to|as|into|a|para|pra|en|pour|à|in|naar|auf|zu|на)\s+", re.I)
 _COPULA = re.compile(
     r"(?:\s*[?,]\s*(?:it's|it’s|it is|that's|its|c'est|es ist)(?![^\W_])|"
-    r"[\"'”’]?\s*(?::|->|=>|→|⇒|➜|➔|⟶|=|—|–|：)|[ \t]+-[ \t]+|"
+    r"[\"'”’]?\s*(?::|->|=>|→|⇒|➜|➔|⟶|=|—|–|：)|[ \t]+--?[ \t]+|"
     r"\?(?=[ \t])|\s*(?:は|が|는|은|이|가|是|为|為)|"
     r"'s|’s|\s+(?:"
     r"is|was|are|were|(?:will|would|should|shall)\s+be|used\s+to\s+be|remains|stays|became|becomes|has become|"

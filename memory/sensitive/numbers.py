@@ -95,7 +95,7 @@ _ACCOUNT_IDS: list[tuple[str, str, str, int]] = [
      r"carte d'identit[ée]|carta d'identit[àa]|documento de identidad|identiteitskaart(?:nummer)?|"
      r"bilhete de identidade", "national_id", r"\d{2,5}(?: \d{2,6}){1,2}(?! ?\d)|[A-Z0-9]{6,10}", 5),
     # an Australian Medicare card's number, 10 digits and the person's place on the card (blind round 17)
-    (r"medicare(?: card)?(?: number| no\.?| #)?", "national_id", r"\d{4} ?\d{5} ?\d(?:[ /-]?\d)?", 10),
+    (r"medicare(?: card)?(?: number| no\.?| #)?", "national_id", r"\d{4}[ -]?\d{5}[ -]?\d(?:[ /-]?\d)?", 10),
     (r"driver'?s? licen[cs]e(?: number| no\.?)?|driving licen[cs]e(?: number| no\.?)?|dl(?: number| no\.?|#)|"
      r"führerschein(?:nummer)?|permis de conduire", "national_id", r"[A-Z0-9][A-Z0-9-]{5,19}", 5),
     (r"(?:bank )?account(?: number| no\.?| nr\.?| #)?|acct(?: no\.?| #)?|acc\.?(?: no\.?| nr\.?| #| number)|"
@@ -115,7 +115,7 @@ _ACCOUNT_ID = vocabulary.lazy_pattern(lambda: (
     r"(?<![^\W_])(?:" + "|".join(f"(?P<acc{i}>{name})" for i, (name, *_) in enumerate(_ACCOUNT_IDS)) + r")(?![^\W_])"
     rf"(?:[ \t]+(?:{vocabulary.alternation('prepositions', True)}|{vocabulary.alternation('of')}|with|mit|avec|con|com|"
     rf"met|bij|at|bei|chez)(?![^\W_])[^\n.;:!?=\d]{{0,40}}?(?=[ \t]*(?::|=|[ \t](?:{_COPULAS})[ \t])))?"
-    rf"\s*(?:[:=#]|(?:{_COPULAS})(?![^\W_]))?\s*(?=(?P<value>[A-Za-z0-9][A-Za-z0-9 -]{{2,34}}))"), re.I)
+    rf"\s*(?:[:=#]|(?:{_COPULAS})(?![^\W_]))?\s*(?=(?P<value>[A-Za-z0-9][A-Za-z0-9 /-]{{2,34}}))"), re.I)
 _YEARS = re.compile(r"(?:19|20)\d\d\s*-\s*(?:19|20)?\d\d")
 _ACCOUNT_WORDS = frozenset("""
 medicare passport reisepass reisepassnummer passeport pasaporte passaporto paspoort passaporte driver drivers driving
