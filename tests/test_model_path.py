@@ -76,6 +76,20 @@ async def test_a_model_that_chats_instead_of_acting_loses_nothing(tmp_path: Path
     rt.close()
 
 
+async def test_a_reminder_at_a_time_no_day_has_is_said_when_the_model_sets_nothing(tmp_path: Path,
+                                                                                     openai_standin: StandIn) -> None:
+    """An attacker's: with a model, "remind me to call Bob tomorrow at 25:00" ended with the model's words alone,
+    nothing stored and nothing said (offline, the app asks for the time again)."""
+    rt = model_runtime(tmp_path, openai_standin)
+    openai_standin.script = ["Sure, I'll remind you to call Bob."]
+    events = await collect(agent_for(rt), "remind me to call Bob tomorrow at 25:00")
+    assert open_reminders(rt) == [] and not any(isinstance(e, ToolCall) for e in events)
+    answer = last_text(events)
+    assert answer.startswith("Sure, I'll remind you to call Bob.") and \
+        "No reminder was set: There's no such time of day as 25:00." in answer
+    rt.close()
+
+
 async def test_what_the_model_did_itself_is_not_done_again(tmp_path: Path, openai_standin: StandIn) -> None:
     rt = model_runtime(tmp_path, openai_standin)
     openai_standin.script = [{"tool_calls": [("remember", {"content": "buy stamps",

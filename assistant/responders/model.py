@@ -51,6 +51,7 @@ from memory.turn_records import OpenQuestion, Section, TurnRecord, Withheld
 # mode answers these itself.
 ACTIONS = (Remind, RemindNoTime, Remember, Done, Forget, Upcoming, Recap)
 APP_NOTE = "Done from your message (the model did not do it)"
+NOT_SET = "No reminder was set"  # a reminder asked at a time no day has, the model having set none
 # Failures after which another server (or model) may answer the next request: a restart, a model swapped.
 _ANOTHER_SERVER = ("network", "timeout", "model", "overloaded", "cut")
 # Context windows servers start with when not told (llama-cpp-python 2,048; Ollama, llama.cpp 4,096...):
@@ -167,7 +168,7 @@ class ModelResponder:
             self._phase = Phase.DONE
             calls, said = await asyncio.to_thread(self._app_calls, conversation)
             if said:
-                yield Delta(f"\n\n{APP_NOTE}: {said}")
+                yield Delta(f"\n\n{said}")
             for use in calls:
                 yield use
 
@@ -217,14 +218,22 @@ class ModelResponder:
         """The app's calls for a clear request no tool call of this turn carried out, and what it said
         (an undo is done in the reading: only its words come back)."""
         turn = self._turn
-        if turn is None or turn.incognito or not clear_request(turn.reading):
+        if turn is None or turn.incognito:
             return [], ""  # never in an incognito conversation: nothing of it is stored
         start = max(i for i, item in enumerate(conversation) if isinstance(item, UserMessage))
+        action = turn.reading.action
+        if isinstance(action, RemindNoTime) and action.impossible and not _done_this_turn(conversation[start:]):
+            # "remind me to call Bob tomorrow at 25:00": the model set nothing (an attacker's), and no day has that
+            # time: said, as the offline mode says it, so the person knows and gives the time again
+            plan = planner.plan(self.runtime, turn.reading.text, conversation[:start + 1], Situation(), turn.reading)
+            return [], f"{NOT_SET}: {plan.said}" if plan.said else ""
+        if not clear_request(turn.reading):
+            return [], ""
         self._plan = planner.plan(self.runtime, turn.reading.text, conversation[:start + 1], Situation(), turn.reading)
         done = _done_this_turn(conversation[start:])
         calls = [(name, args) for name, args in self._plan.calls if not _already(name, args, done)]
         uses = [ToolUse(f"app_{n}", name, args, origin="app") for n, (name, args) in enumerate(calls, start=1)]
-        return uses, self._plan.said if isinstance(turn.reading.action, Undo) else ""
+        return uses, f"{APP_NOTE}: {self._plan.said}" if isinstance(action, Undo) and self._plan.said else ""
 
     async def _offline_round(self, conversation: list[Item]) -> AsyncIterator[Delta | ToolUse]:
         """A round of the offline mode's own (a server without tools): its calls, then their results in
