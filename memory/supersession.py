@@ -529,6 +529,9 @@ _READERS: list[tuple[_Lazy, Reader]] = [
                 r"(?P<v>.+?)(?:\s+any\s?more)?$", _F), _concept("employer")),
     (_Lazy(rf"^{_PERSON}\s+(?:(?P<m>now)\s+)?(?:work|works|am working|'m working|is working)\s+(?:at|for)\s+"
                 r"(?P<v>.+)$", _F), _concept("employer")),
+    # "I work as a sports physio at Leeds Rhinos": what the work is, and where (a newcomer's "where do I work?")
+    (_Lazy(rf"^{_PERSON}\s+(?:(?P<m>now)\s+)?(?:work|works|am working|'m working|is working)\s+as\s+"
+                r"(?P<v>(?:an?\s+)?.+?\s+(?:at|for|in)\s+.+)$", _F), _concept("employer")),
     (_Lazy(rf"^{_PERSON}\s+(?:(?:have|has|'ve|just|recently)\s+)*(?:started|got|found|took|landed|has|have)\s+a\s+"
                 r"new\s+job\s+(?:at|with)\s+(?P<v>.+)$", _F), lambda m: _marked(_concept("employer")(m))),
     (_Lazy(rf"^{_PERSON}\s+(?:(?P<m>now)\s+)?(?:drive|drives)\s+(?P<v>.+)$", _F), _concept("car")),

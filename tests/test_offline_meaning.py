@@ -311,6 +311,10 @@ def test_a_thing_of_its_own_kind_under_another_name_is_not_the_one_asked(fresh: 
     ("when is my brother's birthday?", "my sister Priya's birthday is 14 March", "conflicts"),
     ("when's my sister-in-law's birthday?", "my sister Priya's birthday is 3 March", "conflicts"),
     ("what's the back door code?", "the front door code is 5829", "conflicts"),  # two of one kind of qualifier
+    # a newcomer's: "I work as X at Y" says where I work and what my job is
+    ("where do I work?", "I work as a sports physio at Leeds Rhinos now", "defines"),
+    ("what's my job?", "I work as a sports physio at Leeds Rhinos now", "defines"),
+    ("which company am I interviewing with?", "I work as a data analyst for the hospital trust", ""),  # rounds 15, 17
     # a newcomer's: a qualifier read as its stem ("garag") was no alternative of "front"
     ("what's the garage door code?", "the code for the front door downstairs is 4 7 1 9, then hash", "conflicts"),
     ("what's my work email?", "my home email is jo@example.org", "conflicts"),

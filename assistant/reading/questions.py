@@ -62,7 +62,11 @@ _WHAT_DRIVE = re.compile(r"^\W*what\s+(?:car\s+)?(?:do|does)\s+(?P<p>.+?)\s+driv
 # "what car do I drive?", "which gym am I in?", "which dentist does Sara see?"
 _WHICH = re.compile(r"^\W*(?:what|which)\s+(?:(?:kind|sort|type|make|model|brand)\s+of\s+)?"
                     r"(?P<x>[\w'-]+(?:\s+[\w'-]+)?)\s+(?:do|does|did|am|is|are|was|were)\s+"
-                    r"(?P<p>i|we|[A-Z][\w'-]*|my \w+)\s+\w+", re.I)
+                    r"(?P<p>i|we|[A-Z][\w'-]*|my \w+)\s+(?P<v>\w+)", re.I)
+# What is done with a company that makes it another than the one worked for: "which company am I interviewing with?",
+# "which firm did I have an interview with?" (blind rounds 15 and 17: answered with the employer).
+_NOT_WORKED_FOR = re.compile(r"interview|apply|applied|applying|pitch|visit|call|meet|sue|buy|bought|order|quote",
+                             re.I)
 # "what's the gate code?", "who is the cat's vet?", "what is Priya's last name?", "what's my landlord called?",
 # "when is Priya's birthday?", "how much is my gym membership?", "where's the spare key?"
 _WHAT_IS = re.compile(r"^\W*(?:what|who|which|whats|when|where|how much|what time|what day)(?:'s|s|\s+is|\s+are|"
@@ -101,6 +105,8 @@ def question_focus(question: str) -> Focus | None:
     if match:
         subject = subject_of(match.group("x"))
         owner = person_of(match.group("p"))
+        if subject is not None and subject.head == "employer" and _NOT_WORKED_FOR.search(text[match.start("v"):]):
+            return None  # a company dealt with otherwise than worked for
         if subject is not None and owner is not None:
             return Focus(_at_the_place(Subject(subject.owner or owner, subject.head, subject.modifiers), text))
     before = _BEFORE.match(text)
