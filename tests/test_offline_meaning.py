@@ -497,6 +497,7 @@ def test_a_trip_said_is_no_agenda_asked(text: str, trips: bool) -> None:
     ("what flight are we taking to Porto", "conflicts"),  # the flight to Lisbon is another flight
     ("when is my flight to Porto?", "conflicts"),
     ("what flight are we taking to Lisbon", "defines"),
+    ("what flight am I on to Porto?", "conflicts"),  # a newcomer's: a memory of another journey was the answer
     ("what's my flight?", "defines"),
 ])
 def test_a_place_asked_after_the_verb_tells_the_thing_asked(question: str, relation: str) -> None:

@@ -47,6 +47,7 @@ class Focus:
     """What a question asks about."""
     subject: Subject | None  # the subject whose value is asked ("the gate code", where I live)
     entity: str | None = None  # a person or thing named ("priya" of "what's Priya's last name?")
+    place: str | None = None  # the place it names ("Lisbon" of "what flight am I on to Lisbon?")
 
 
 def _clean(phrase: str) -> str:
@@ -108,7 +109,8 @@ def question_focus(question: str) -> Focus | None:
         if subject is not None and subject.head == "employer" and _NOT_WORKED_FOR.search(text[match.start("v"):]):
             return None  # a company dealt with otherwise than worked for
         if subject is not None and owner is not None:
-            return Focus(_at_the_place(Subject(subject.owner or owner, subject.head, subject.modifiers), text))
+            return Focus(_at_the_place(Subject(subject.owner or owner, subject.head, subject.modifiers), text),
+                         place=place_named(text))
     before = _BEFORE.match(text)
     if before:  # asked as "the previous door code" is
         text = f"{before.group('w')} was the previous {before.group('s') or before.group('s2')}"
@@ -127,7 +129,8 @@ def question_focus(question: str) -> Focus | None:
     other = {w.lower() for w in re.findall(r"[^\W\d_]+", said) if another_one(w)}
     if other and not any(another_one(mark) for mark in subject.modifiers):
         subject = Subject(subject.owner, subject.head, subject.modifiers | other, subject.person)
-    return Focus(_at_the_place(subject, text), entity)  # "Priya's last name": her name, else whatever is said about her
+    # "Priya's last name": her name, else whatever is said about her
+    return Focus(_at_the_place(subject, text), entity, place_named(text))
 
 
 def _at_the_place(subject: Subject, question: str) -> Subject:

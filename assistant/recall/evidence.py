@@ -16,7 +16,7 @@ from functools import cache
 from typing import Any
 
 from assistant.reading import read
-from assistant.reading.questions import Focus
+from assistant.reading.questions import Focus, place_named
 from assistant.recall import meaning
 from assistant.runtime import Runtime
 from memory import episodes, memories, supersession, turn_records
@@ -169,6 +169,8 @@ def relation(focus: Focus | None, text: str) -> str:
     "the cat's vet" for "who's the dog's vet?"), or "" (neither: a passing mention, or no focus)."""
     if focus is None:
         return ""
+    if focus.place is not None and focus.place.lower() not in text.lower() and place_named(text) is not None:
+        return "conflicts"  # "what flight am I on to Lisbon?" of "we're flying to Porto in March" (a newcomer's)
     statement = read_statement(_SAID_TO_KEEP.sub("", text))
     pieces = _PIECES.split(text) if statement is None else []
     if len(pieces) > 1:  # "I switched GPs, my doctor is now Dr Amadi": a piece of it may define the subject
