@@ -589,6 +589,16 @@ def test_a_series_finer_than_hourly_through_by_lists_is_refused(tmp_path: Path, 
     assert "RRULE (line 8)" in str(info.value) and store.one("SELECT count(*) FROM knowledge")[0] == 0
 
 
+def test_a_refused_item_is_named_without_the_secret_its_title_holds(tmp_path: Path) -> None:
+    """An attacker's: the error named the to-do 'Door code 4471' on stderr, its code in clear."""
+    store = open_store(tmp_path)
+    text = crlf("BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:-//x//EN\nBEGIN:VTODO\nUID:s\nSUMMARY:Door code 4471\n"
+                "DUE:20261201T090000Z\nRRULE:FREQ=SECONDLY\nEND:VTODO\nEND:VCALENDAR\n")
+    with pytest.raises(ImportFailed) as info:
+        import_calendar(store, text)
+    assert "Door code [secret]" in str(info.value) and "4471" not in str(info.value)
+
+
 @pytest.mark.parametrize("damage, component, why", [
     (("DTSTART;TZID=Europe/Berlin:20261006T190000", "DTSTART;TZID=Europe/Berlin:2026-10-06 19:00"), 1, "DTSTART"),
     (("DTSTART:20261201T090000Z", "DTSTART:20261301T090000Z"), 4, "DTSTART"),

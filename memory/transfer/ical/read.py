@@ -8,6 +8,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memory.errors import ImportFailed
+from memory.sensitive import redact
 from memory.time.due_phrases import localize
 from memory.time.rules import ALLOWED_FREQ, format_rule, format_rule_time, parse_rule, parse_rule_time
 from memory.time.zones import zone_name
@@ -215,7 +216,7 @@ class _ComponentReader:
         block = self.blocks[id(component)]
         kind = component.name
         content = _content(component, kind, self.ours)
-        label = f"{kind} {content.splitlines()[0][:60]!r}"
+        label = f"{kind} {redact(content.splitlines()[0])[:60]!r}"  # an error line names it, never its secret
         for prop, error in getattr(component, "errors", []):
             if prop.upper() in self._CHECKED:  # a broken property we do not use is not worth failing for
                 raise item_error(block, label, f"{block.where(prop.upper())} is not valid ({error})")
