@@ -506,3 +506,13 @@ def test_a_place_asked_after_the_verb_tells_the_thing_asked(question: str, relat
     from assistant.recall.evidence import relation as related
 
     assert related(question_focus(question), "My flight to Lisbon is TP1333 on Friday morning") == relation
+
+
+def test_a_name_asked_is_not_given_by_the_name_of_the_one_asked_about() -> None:
+    """Blind round 17's near misses: "who is Tomás marrying?" and "what's Priya's surname?" are not answered by a
+    statement whose only name is Tomás's or Priya's own."""
+    from assistant.recall import meaning
+
+    asked = meaning.asked([], "what's Priya's surname?", None)
+    assert meaning.fits(asked, "my manager is Priya", frozenset())[2] == 1.0  # no name of the kind asked given
+    assert meaning.fits(asked, "Priya's surname is Natarajan", frozenset())[2] == 0.0
