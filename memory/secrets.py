@@ -248,7 +248,9 @@ class Outside:
     @classmethod
     def of(cls, store: Store, embedder: Any = None, mask: str = SECRET) -> Outside:
         """For one run of an exit on `store`; `embedder`: the app's, so a text not embedded yet is judged now."""
-        return cls(store, Opinions(store, embedder), [v.value for v in values(store)], mask)
+        # the store's secret values, and what the person wrote in the last conversations (a re-check's: "also 2207
+        # for the porch", the code said the conversation before, was in the Markdown export's message lines)
+        return cls(store, Opinions(store, embedder), [v.value for v in values(store)] + said_lately(store), mask)
 
     def text(self, text: str, flagged: bool = False) -> str:
         """Any stored text: the detector's secrets (in a text the classifier flagged and the rules find
@@ -287,7 +289,6 @@ def secretless_messages(store: Store, messages: list[Any], embedder: Any = None)
     said = [m for m in messages if m.role == "user" and m.content]
     flags = {id(m): outside.opinions.message(m.id, m.content) for m in said}
     outside.known += [s.value(m.content) for m in said for s in find_secrets(m.content, flags[id(m)])]
-    outside.known += said_lately(store, besides=said[0].episode_id if said else None)  # its own: read just above
     return [replace(m, content=outside.text(m.content, flags[id(m)])) if id(m) in flags else m for m in messages]
 
 

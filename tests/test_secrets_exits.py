@@ -315,6 +315,22 @@ def test_an_answer_repeating_a_value_said_in_an_earlier_conversation_is_stored_w
     assert stored == f"You said: also [secret 1 of message #{said.id}] for the porch"
 
 
+def test_a_value_said_the_conversation_before_leaves_no_exit_in_a_later_message(store: Store) -> None:
+    """A re-check's: "also 2207 for the porch" (no keyword) after "the porch key safe is 2207 then push down" the
+    conversation before went whole into the Markdown export's message lines and MCP's recap."""
+    from assistant.outbound.gate import Gate
+    from memory import episodes
+    from memory.transfer.exits import Exit
+
+    earlier = episodes.open_episode(store)
+    episodes.add_message(store, earlier.id, "user", "the porch key safe is 2207 then push down")
+    episodes.close_episode(store, earlier.id, "Porch", "", "success")
+    now = episodes.open_episode(store)
+    said = episodes.add_message(store, now.id, "user", "also 2207 for the porch")
+    assert Exit(store).message(said.id, said.content) == "also [secret] for the porch"  # exports, CalDAV
+    assert "2207" not in Gate(store, "recap").fragments(said.content)  # MCP's answers, any request's last step
+
+
 def test_a_conversations_title_and_summary_hold_no_value_the_classifier_or_another_message_gives(
         tmp_path: Path) -> None:
     """A re-check found "for the garden shed it's 6183 these days" (the classifier's, masked in its own turn) as the

@@ -310,6 +310,7 @@ ISSUE_35 = [
     ("Tell the carer the key safe is 6042 then push down", ["6042"]),
     ("The keysafe is 7734 then lift the cover", ["7734"]),
     ("Medicare: 3862-11947-3", ["3862-11947-3"]),
+    ("my PIN: 4821 new one: 9930", ["4821", "9930"]),  # a re-check's: the sign was taken with it ("new one[secret]")
     ("my medicare is 4417 90321 5/2", ["4417 90321 5/2"]),
     ("Passphrase -- zebra orange kite", ["zebra orange kite"]),
     ("koden till garaget är 4410", ["4410"]),

@@ -107,7 +107,10 @@ class Gate:
         # never their ordinary words ("my bank password is"); an earlier text's too, and what a memory said
         # before an edit took its secret out (it is no longer held, but what it said before still is).
         self._memory_secrets = [v.value for v in secret_values(store)]
-        self._said_secrets: list[str] = []  # the secrets of the stored texts this request carries (their messages')
+        # The secrets of the stored texts this request carries (their messages'), and of what the person wrote in
+        # the last conversations, said again anywhere (a re-check's: "also 2207 for the porch" after "the porch key
+        # safe is 2207 then push down" went whole to MCP's recap and recall_recent)
+        self._said_secrets: list[str] = said_lately(store)
         self._recent: list[str] = []  # the secrets of the person's last messages in this conversation
         held_ids = {m.id for m in held}
         once_secret = {i: [e.content for e in texts_before if e.sensitive]
@@ -155,8 +158,6 @@ class Gate:
         if active is not None:  # what the person said just before: a correction of it is a secret too
             gate._recent = [value for _, said in said_in(store, active.id) for value in said]
             gate._said_secrets += gate._recent
-        # and what was said in the conversations before, said again in this one
-        gate._said_secrets += said_lately(store, besides=active.id if active is not None else None)
         gate.user_message(reading.text)
         return gate
 

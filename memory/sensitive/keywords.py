@@ -695,8 +695,8 @@ _QUESTION_OPENERS = vocabulary.LazyWords("question_openers")
 _QUESTION_AUXILIARIES = vocabulary.LazyWords("question_auxiliaries")
 _SENTENCE_END = re.compile(r"\n|[.!?;](?=\s|$)")
 _VALUE_SIGN = re.compile(r"[\d!@#$%^&*+=?~]")
-_CONTINUATION = vocabulary.lazy_pattern(
-    lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('continuations')})(?![^\W_])\s*", re.I)
+_CONTINUATION = vocabulary.lazy_pattern(  # with the sign after it: "new one: 9930" (a re-check's "new one[secret]")
+    lambda: rf"(?<![^\W_])(?:{vocabulary.alternation('continuations')})(?![^\W_])\s*(?:[:=]\s*)?", re.I)
 # An entry made of letters, classes of letters and optional groups of them only: it matches one word.
 _ONE_WORD_ENTRY = re.compile(r"(?:[^\W\d_]|\[\^\\W\\d_\]|\[[^\W\d_]+\]|[()?*+|:])+")
 # A question word as a word of the text (view.words: letters only), from the one-word entries.
