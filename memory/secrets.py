@@ -224,12 +224,15 @@ def changes_a_value(text: str, values: Iterable[str]) -> bool:
     digits ("oops I mean 2486" after "my PIN is 2468"), or a token that keeps most of it ("GreenOtter2292" after
     "GreenOtter2291"): a correction is a secret too (a re-check found each reaching the model whole)."""
     from memory.sensitive import meaning
+    from memory.sensitive.alongside import set_apart
     from memory.sensitive.values import alike
 
     wanted = [v for v in values if v.strip()]
     if not wanted or not text:
         return False
-    return any(alike(text[start:end], value) for start, end in meaning.candidates(text) for value in wanted)
+    # digits said as a time or a thing's number ("meet at 1530", "room 214") change no code (a re-check's)
+    return any(alike(said, value) for start, end in meaning.candidates(text)
+               if not (said := text[start:end]).isdigit() or set_apart(text, start) for value in wanted)
 
 
 # -- text written outside, where no model reads it ------------------------------------------------------

@@ -27,7 +27,7 @@ from memory import episodes, memories
 from memory.memories import Memory
 from memory.secrets import Opinions, changes_a_value, reveal, said_in, said_lately, says_again
 from memory.secrets import values as secret_values
-from memory.sensitive import redact, withhold_fragments
+from memory.sensitive import find_secrets, redact, withhold_fragments
 from memory.store import Store
 from memory.words import asks_by_words, names_word, shares_sign, sign_words
 
@@ -285,8 +285,11 @@ class Gate:
         this conversation) or gives one of the last of these another value of its shape: then what else in it
         looks like a value goes too ("sorry, not 2468, it's 2486" after "my new debit card PIN is 2468", "oops I mean
         2486": each correction went out whole)."""
-        known = [*self.secrets.values(), *self._memory_secrets, *self._said_secrets]
-        return says_again(text, known) or changes_a_value(text, self._recent)
+        # what the text itself gives as a secret is no restatement of it ("meet at 1530, the PIN is 4471" said once: its
+        # 1530 went as a placeholder, a re-check's)
+        own = {span.value(text) for span in find_secrets(text)}
+        known = [v for v in (*self.secrets.values(), *self._memory_secrets, *self._said_secrets) if v not in own]
+        return says_again(text, known) or changes_a_value(text, [v for v in self._recent if v not in own])
 
     def restore(self, value: Any) -> Any:
         """Tool arguments (and the answer the person reads) with this turn's placeholders replaced by the

@@ -192,7 +192,7 @@ def _same_line(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[i
             value = run.group()
             count = len(_DIGITS.findall(value))
             if not 3 <= count <= 8 or abs(count - digits) > 2 or _YEAR.fullmatch(value) or \
-                    any(covered[run.start():run.end()]) or not _set_apart(text, run.start()) or \
+                    any(covered[run.start():run.end()]) or not set_apart(text, run.start()) or \
                     ((after := _NEXT_WORD.match(text, run.end())) and (after.group(1).lower() not in _CLAUSE_WORDS
                                                                        or after.group(1).lower() in _TIME_WORDS)):
                 continue
@@ -203,8 +203,9 @@ def _same_line(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[i
 _BEFORE_REACH = 40  # what is read before a number to tell whether it is set apart
 
 
-def _set_apart(text: str, at: int) -> bool:
-    """Whether the number at `at` is set apart from what comes before it in its line (_SET_APART)."""
+def set_apart(text: str, at: int) -> bool:
+    """Whether the number at `at` is set apart from what comes before it in its line (_SET_APART): said as a
+    value ("2486", "it's 2486", "or 9141"), not as the time or the thing it names ("at 1530", "room 214")."""
     low = max(0, at - _BEFORE_REACH)
     line = text.rfind("\n", low, at)
     before = text[(line + 1 if line >= 0 else low):at]
