@@ -358,3 +358,13 @@ def test_an_empty_due_date_is_refused_like_an_unreadable_one(cli: Cli, args: tup
     code, _, err = cli(*args, now=now)
     assert code == 2 and "could not understand the date" in err and err.count("\n") == 1
     assert cli("export", now=now)[1] == before
+
+
+@pytest.mark.parametrize("argv", [("recall", "-locker"), ("remember", "-xyz")])
+def test_text_that_starts_with_a_dash_is_told_how_to_give_it(cli: Cli, argv: tuple[str, ...]) -> None:
+    """An attacker's: `assistant recall '-locker'` said only that a query is required."""
+    code, out, err = cli(*argv)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert f"put -- before it: assistant {argv[0]} -- {argv[1]}" in err, err
+    code, out, err = cli(argv[0], "--", argv[1])
+    assert code == 0, err

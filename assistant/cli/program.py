@@ -31,6 +31,17 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def _dashed_text_hint(message: str, argv: list[str]) -> str:
+    """argparse's complaint, and how to give text that starts with a dash when that is what it read as an option
+    (an attacker's `assistant recall '-locker'` was told only that a query is required)."""
+    if "--" in argv or not ("required" in message or "unrecognized arguments" in message):
+        return message
+    dashed = next((a for a in argv[1:] if a.startswith("-") and not a.startswith("--") and a != "-h"), None)
+    if dashed is None:
+        return message
+    return f"{message}; to give text that starts with a dash, put -- before it: assistant {argv[0]} -- {dashed}"
+
+
 def _common(json_flag: bool = True) -> Parser:
     parent = Parser(add_help=False, argument_default=argparse.SUPPRESS)
     parent.add_argument("--db", type=_path_text, help="database file (default: user data dir; env ASSISTANT_DB)")
@@ -277,7 +288,10 @@ def main(argv: list[str] | None = None, launch: Callable[[Settings], int] | None
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]  # not on every stream
     try:
         _check_text(argv)
-        args = build_parser().parse_args(argv)
+        try:
+            args = build_parser().parse_args(argv)
+        except UsageError as exc:
+            raise UsageError(_dashed_text_hint(str(exc), argv)) from None
         from assistant.logs import setup_logging
 
         setup_logging(stderr_warnings=args.command is not None)
