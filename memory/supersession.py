@@ -677,8 +677,22 @@ def read_statement(text: str) -> Statement | None:
                                 value=_clean_value(from_to.group("value")))
         if not statement.value and not statement.negated:
             return None
-        return statement
+        return _an_email_address(statement)
     return None
+
+
+_EMAIL_VALUE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_MAIL_WORDS = frozenset({"email", "emails", "e-mail", "e-mails", "mail", "mails", "mailbox", "inbox"})
+
+
+def _an_email_address(statement: Statement) -> Statement:
+    """An address that is an e-mail address is the e-mail ("new address for emails: tmarsh@proton.me" is what "my
+    email is ..." says, not where I live: blind round 17)."""
+    subject = statement.subject
+    if subject.head not in ("residence", "address") or not subject.modifiers & _MAIL_WORDS or \
+            not _EMAIL_VALUE.fullmatch(statement.value.strip()):
+        return statement
+    return replace(statement, subject=replace(subject, head="email", modifiers=subject.modifiers - _MAIL_WORDS))
 
 
 def is_change(text: str) -> bool:

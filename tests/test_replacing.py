@@ -110,6 +110,8 @@ def test_a_memory_that_is_not_replaced_keeps_its_own_marks(store: Store, embedde
     ("our broadband is with Sky", "we switched internet provider to Hyperoptic"),
     # a journey whose place changes, said as a change
     ("our holiday is in Crete this year", "our holiday is in Rhodes now, Crete was full"),
+    # an address for e-mails is the e-mail, not where I live (blind round 17)
+    ("My email is theo.marsh@fastmail.com", "new address for emails: tmarsh@proton.me"),
 ])
 def test_a_change_in_new_words_replaces(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> None:
     a, b, replaced = links_after(store, embedder, older, newer)
@@ -141,6 +143,7 @@ def test_a_change_in_new_words_replaces(store: Store, embedder: LocalEmbedder, o
     ("we're flying to Porto in March on FR8362 from Manchester",
      "we're taking the ferry to Amsterdam from Hull on New Year's Eve, cabin 8142"),
     ("my flight to Lisbon is TP1333 on Friday", "my flight to Rome is AZ203 on the 20th"),
+    ("we live at 12 Elm Road", "new address for the emails from school: office@elm-school.org"),
 ])
 def test_a_look_alike_replaces_nothing(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> None:
     assert links_after(store, embedder, older, newer)[2] == {}
@@ -292,7 +295,8 @@ def test_the_vectors_made_ahead_are_the_embedders_own(embedder: LocalEmbedder, k
     # third start); its misses read after that, none fixed (each a change in words of its own: "upgraded to an iPhone
     # 15 last week" of "My phone is a Pixel 6", "new address for emails: ..." of "My email is ..."); 0.431 once "I
     # work as a pharmacist at Boots" was read as where I work (a newcomer's "where do I work?"): "I quit pharmacy, I'm
-    # a data analyst at the hospital trust now", which meaning had taken for its change, is no statement the rules read
+    # a data analyst at the hospital trust now", which meaning had taken for its change, is no statement the rules read;
+    # 0.448 again once "new address for emails: ..." was read as the e-mail (read, so not first sight)
     ("supersession.tsv", 0.99, 0.99),  # the rules' own set: 1.000 / 1.000; 1.000 / 0.992 with the learned reading
     # ("we now have a new gate" of "the gate code is 1234")
 ])
