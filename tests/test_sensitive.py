@@ -207,6 +207,7 @@ def test_empty_and_ordinary_texts() -> None:
                                   "I changed the lock screen wallpaper to 2024 photos", "the pass is a b c d e f",
                                   "Barclays branch — 0345 734 5345", "I bank with Barclays since 2009",
                                   "Favourite film? -> Arrival", "which street is the new bank on? -> Baker Street",
+                                  "Favourite film? -> Arrival\nFavourite band? -> Elbow",  # a list of tastes
                                   # an attacker's false alarms: a state, a placeholder, a while, a time
                                   "the door code is broken", "koden till porten är trasig", "password: TBD",
                                   "lock screen: 15 minutes then it locks", "the gate is 1530 then we leave",

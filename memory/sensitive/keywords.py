@@ -518,7 +518,10 @@ _LISTED_ANSWER = re.compile(r"^[ \t]*[^?\n]{3,100}\?[ \t]*(?:->|→|=>|:|=|—|�
 def _lists_answers(text: str) -> bool:
     """Whether `text` lists two questions of the kind a bank asks, each on its line with its answer after a sign
     (blind round 17: "What's the name of your first school? -> St Wilfrid's\nFavourite childhood toy? -> ...")."""
-    return sum(1 for line in _LISTED_ANSWER.finditer(text) if _ANSWER_TOPIC.search(line.group(0))) >= 2
+    lines = [line.group(0) for line in _LISTED_ANSWER.finditer(text)]
+    asked = [found for line in lines if (found := [m.group(0).lower() for m in _ANSWER_TOPIC.finditer(line)])]
+    # one at least of what only a bank asks: a list of favourites ("Favourite film? -> Arrival") is a list of tastes
+    return len(asked) >= 2 and any(not t.startswith("favo") for found in asked for t in found)
 
 
 def _asked_as_such(text: str) -> Iterator[tuple[int, int, str]]:
