@@ -171,7 +171,7 @@ _FROM_TO = _Lazy(r"^(?P<head>.*?)\s+(?:from|de|desde|von|da)\s+(?P<was>.+?)\s+(?
 _AUX = r"(?:(?:has|have|had|was|were|is|are|got|gets|get|been|just|recently|finally|now|being|'s|'ve)\s+)*"
 _CHANGED = (r"(?:changed|switched|moved|updated|pushed(?:\s+back|\s+out)?|postponed|rescheduled|delayed|bumped|"
             r"shifted|brought forward|went (?:up|down)|gone (?:up|down)|increased|decreased|rose|dropped|reduced|"
-            r"raised|changes|moves)")
+            r"raised|changes|moves|reset|renewed|replaced|upgraded)")  # "the alarm code got reset to 9024"
 _CHANGED_ABROAD = (
     r"(?:(?:se\s+)?(?:ha\s+|han\s+|fue\s+|ha sido\s+)?(?:cambi[oó]|cambiado|cambiada|pospuso|pospuesto|pospuesta|"
     r"aplaz[oó]|aplazado|aplazada|movi[oó]|movido|movida|pas[oó]|pasado|pasada|traslad[oó]|trasladado|trasladada)"

@@ -113,6 +113,27 @@ async def test_remember_that(agent: Agent) -> None:
     assert answer == "Okay, I'll remember that my locker code is in the blue notebook (#1)."
 
 
+@pytest.mark.parametrize("said, kept", [("I'm allergic to penicillin, remember that", "I'm allergic to penicillin"),
+                                        ("my locker is 112 - remember that please", "my locker is 112"),
+                                        ("the spare key is with Doug. Please remember this.",
+                                         "the spare key is with Doug")])
+async def test_remember_said_after_what_to_keep_keeps_it(agent: Agent, said: str, kept: str) -> None:
+    """A newcomer's: "I'm allergic to penicillin, remember that" was noted only, and told to say "remember that"."""
+    answer, _ = await say(agent, said)
+    assert answer == f"Okay, I'll remember that {kept} (#1).", answer
+    assert memories.get_memory(agent.runtime.store, 1).content == kept
+
+
+async def test_a_code_reset_said_plainly_is_kept_and_answers(agent: Agent) -> None:
+    """A newcomer's: "the alarm code got reset to 9024" after "the alarm code at home is 5561" (both said plainly)
+    was only noted, and "what's the alarm code?" answered 5561."""
+    await say(agent, "the alarm code at home is 5561")
+    answer, _ = await say(agent, "the alarm code got reset to 9024")
+    assert answer.startswith("Okay, I'll remember that the alarm code got reset to 9024")
+    answer, _ = await say(agent, "what's the alarm code?")
+    assert answer.splitlines()[0].endswith("the alarm code got reset to 9024"), answer
+
+
 @pytest.mark.parametrize("said", ["remember my flight to Lisbon is on Friday at 7am",
                                   "remember that my holiday in Rome starts on Friday",
                                   "remember my upcoming trip to Oslo is booked for next week"])

@@ -61,6 +61,9 @@ _REMIND_TRIGGER = re.compile(
     r"make (?:a )?reminder|new reminder|(?<![\w-])reminder(?=\s*[:,-])|ping me|nudge me|"
     r"(?:don'?t|do not) let me forget)\b[\s:,-]*", _FLAGS)
 _ONLY_IT = re.compile(r"\W*(?:it|that|this|them)?\W*", _FLAGS)  # "don't let me forget (it)" after what it is
+# "remember that" said after what is to be kept: "I'm allergic to penicillin, remember that" (a newcomer's)
+_REMEMBER_AFTER = re.compile(r"^(?P<what>.*?\w.*?)\s*(?:[,.;:!–—-]+\s*(?:please\s+)?|\s+please\s+)"
+                             r"(?:remember|note|keep)\s+(?:that|this|it)(?:\s+(?:please|for me))?[\s.!]*$", _FLAGS)
 _BY_THE_WAY = re.compile(r"^\W*(?:by the way|btw|fyi|and)\b[\s,]*", _FLAGS)
 _CONNECTOR = ("to", "about", "that", "of")
 # A word that can open a date phrase: a day, a month, a number, "at", "every", ...
@@ -662,9 +665,13 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
     if match and not _QUESTION_START.match(core):
         target, words = naming((match.group("what") or match.group("what2") or match.group("what3") or "").strip())
         return Done(content=words if target is None else str(target), target=target)
+    after = _REMEMBER_AFTER.match(core)
+    if after and not _QUESTION_START.match(core) and not core.rstrip().endswith("?"):
+        return Remember(content=after.group("what").strip())
     match = _REMEMBER.match(core)
     if (match and not _REMEMBER_ASKS.match(core)
-            and match.group("what").strip().lower() not in ("that", "this", "of", "it")):  # "remember that" alone
+            # "remember that" alone, "can you remember that?"
+            and match.group("what").strip().lower().rstrip("?") not in ("that", "this", "of", "it")):
         return Remember(content=core[match.start("what"):_with_its_marks(core, match.end("what"))].strip())
     if supersession.is_change(core):
         # "heads up, the gate code changed to 5521": a new value said without "remember that" is kept as one.
