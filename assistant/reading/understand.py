@@ -665,9 +665,9 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
     if match and not _QUESTION_START.match(core):
         target, words = naming((match.group("what") or match.group("what2") or match.group("what3") or "").strip())
         return Done(content=words if target is None else str(target), target=target)
-    after = _REMEMBER_AFTER.match(core)
-    if after and not _QUESTION_START.match(core) and not core.rstrip().endswith("?"):
-        return Remember(content=after.group("what").strip())
+    kept_after = _REMEMBER_AFTER.match(core)
+    if kept_after and not _QUESTION_START.match(core) and not core.rstrip().endswith("?"):
+        return Remember(content=kept_after.group("what").strip())
     match = _REMEMBER.match(core)
     if (match and not _REMEMBER_ASKS.match(core)
             # "remember that" alone, "can you remember that?"
