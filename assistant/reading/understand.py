@@ -62,8 +62,9 @@ _REMIND_TRIGGER = re.compile(
     r"(?:don'?t|do not) let me forget)\b[\s:,-]*", _FLAGS)
 _ONLY_IT = re.compile(r"\W*(?:it|that|this|them)?\W*", _FLAGS)  # "don't let me forget (it)" after what it is
 # "remember that" said after what is to be kept: "I'm allergic to penicillin, remember that" (a newcomer's)
-_REMEMBER_AFTER = re.compile(r"^(?P<what>.*?\w.*?)\s*(?:[,.;:!–—-]+\s*(?:please\s+)?|\s+please\s+)"
-                             r"(?:remember|note|keep)\s+(?:that|this|it)(?:\s+(?:please|for me))?[\s.!]*$", _FLAGS)
+# (searched for at the end only: a lazy "what" before it read a 16 kB paste in seconds, quadratic)
+_REMEMBER_AFTER = re.compile(r"\s*(?:[,.;:!–—-]+\s*(?:please\s+)?|\s+please\s+)(?:remember|note|keep)\s+"
+                             r"(?:that|this|it)(?:\s+(?:please|for me))?[\s.!]*$", _FLAGS)
 _BY_THE_WAY = re.compile(r"^\W*(?:by the way|btw|fyi|and)\b[\s,]*", _FLAGS)
 _CONNECTOR = ("to", "about", "that", "of")
 # A word that can open a date phrase: a day, a month, a number, "at", "every", ...
@@ -665,9 +666,10 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
     if match and not _QUESTION_START.match(core):
         target, words = naming((match.group("what") or match.group("what2") or match.group("what3") or "").strip())
         return Done(content=words if target is None else str(target), target=target)
-    kept_after = _REMEMBER_AFTER.match(core)
-    if kept_after and not _QUESTION_START.match(core) and not core.rstrip().endswith("?"):
-        return Remember(content=kept_after.group("what").strip())
+    kept_after = _REMEMBER_AFTER.search(core)
+    kept = core[:kept_after.start()].strip() if kept_after else ""
+    if kept and re.search(r"\w", kept) and not _QUESTION_START.match(core) and not core.rstrip().endswith("?"):
+        return Remember(content=kept)
     match = _REMEMBER.match(core)
     if (match and not _REMEMBER_ASKS.match(core)
             # "remember that" alone, "can you remember that?"
