@@ -312,7 +312,7 @@ def masked_answer(store: Store, episode_id: int | None, text: str) -> str:
     said = (said_in(store, episode_id) if episode_id is not None else []) + said_lately_by_message(store,
                                                                                                    besides=episode_id)
     stand_ins += [(value, f"[secret {n} of message #{message_id}]")
-                  for message_id, values in said for n, value in enumerate(values, start=1)]
+                  for message_id, found in said for n, value in enumerate(found, start=1)]
     for value, stand_in in sorted(stand_ins, key=lambda pair: -len(pair[0])):  # the longest value first
         text = withhold_fragments(text, [value], stand_in)
     # A secret it quotes from elsewhere (a message of an earlier conversation, an import): the detector's
