@@ -1227,7 +1227,14 @@ def sure_other(newer: Said, older: Said) -> bool:
         any(w in people for w in newer.words | newer.actors)
 
 
+# A place named after "to", "for", "in" or "from" (a name, capitalised): "my flight to Lisbon", "my trip to New York".
 _PLACE_NAMED = re.compile(r"\b(?:to|for|in|from)\s+([A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)")
+
+
+def place_named(text: str) -> str | None:
+    """The first place `text` names ("Porto" of "what flight are we taking to Porto?")."""
+    match = _PLACE_NAMED.search(text)
+    return match.group(1) if match else None
 
 
 def _another_journey(newer: Said, older: Said) -> bool:

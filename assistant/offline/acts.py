@@ -38,7 +38,6 @@ from assistant.reading.actions import (
     Undo,
     Upcoming,
 )
-from assistant.reading.questions import place_named
 from assistant.reading.spans import DaySpan
 from assistant.reading.understand import is_small_talk, states_something
 from assistant.recall.evidence import NOTHING, topic_words
@@ -46,6 +45,7 @@ from assistant.recap import episode_lines
 from assistant.runtime import Runtime
 from assistant.tools import undo_text
 from memory import changes, episodes, reminders
+from memory.subjects import place_named
 from memory.turn_records import Asking, OpenQuestion
 
 _THANKS = re.compile(r"^\W*(thanks|thank you|thx|ty|cheers|much appreciated)\b", re.I)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memory.subjects import another_one
+from memory.subjects import another_one, place_named
 from memory.supersession import USER, Subject, person_of, subject_of
 
 _GREETING = re.compile(r"^\W*(?:(?:hi|hello|hey|hiya|howdy|yo|good (?:morning|afternoon|evening)|morning|evening|"
@@ -78,17 +78,6 @@ _ABOUT = re.compile(r"^\W*(?:tell me about|what about|what do you know about|do 
 _BEFORE = re.compile(r"^\W*(?P<w>what|who|where|which)\s+(?:(?:was|were)\s+(?P<s>.+?)\s+(?:before|previously|"
                      r"originally|back then|in the past)|(?:did|was|were)\s+(?P<s2>.+?)\s+use(?:d)?\s+to\s+be)\W*$",
                      re.I)
-
-
-# The place a question names after what it asks about: "what flight are we taking to Porto", "my trip to New
-# York" (a name, capitalised).
-_PLACE_NAMED = re.compile(r"\b(?:to|for|in)\s+((?:[A-Z][\w'’-]+)(?:\s+[A-Z][\w'’-]+)?)")
-
-
-def place_named(text: str) -> str | None:
-    """The place `text` names after "to", "for" or "in" ("Porto" of "what flight are we taking to Porto?")."""
-    match = _PLACE_NAMED.search(text)
-    return match.group(1) if match else None
 
 
 def question_focus(question: str) -> Focus | None:

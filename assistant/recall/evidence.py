@@ -16,12 +16,12 @@ from functools import cache
 from typing import Any
 
 from assistant.reading import read
-from assistant.reading.questions import Focus, place_named
+from assistant.reading.questions import Focus
 from assistant.recall import meaning
 from assistant.runtime import Runtime
 from memory import episodes, memories, supersession, turn_records
 from memory.search import STOPWORDS, Hit
-from memory.subjects import alternatives, another_one, canonical_person, canonical_word, fold
+from memory.subjects import alternatives, another_one, canonical_person, canonical_word, fold, place_named
 from memory.supersession import USER, Subject, read_statement
 from memory.time.references import with_dates
 from memory.words import normalised, stems
