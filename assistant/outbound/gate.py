@@ -72,13 +72,14 @@ def withheld_in(sent: str) -> list[dict[str, str]]:
 
 class _Held:
     """What a gate reads from the store, whatever the message asks: the private and sensitive memories,
-    their earlier texts, and (as needed) the turns each was told in. Read once per request and shared by
-    the gates of that request (Gate.unasked)."""
+    their earlier texts, the secrets of what the person wrote in the last conversations, and (as needed) the
+    turns each was told in. Read once per request and shared by the gates of that request (Gate.unasked)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self.memories = memories.withheld_candidates(store)  # private or sensitive: few
         self.earlier = memories.withheld_earlier_texts(store)
+        self.said_lately = tuple(said_lately(store))
         self._turns: dict[int, list[Any]] = {}
 
     def turns(self, m: Memory) -> list[Any]:
@@ -110,7 +111,7 @@ class Gate:
         # The secrets of the stored texts this request carries (their messages'), and of what the person wrote in
         # the last conversations, said again anywhere (a re-check's: "also 2207 for the porch" after "the porch key
         # safe is 2207 then push down" went whole to MCP's recap and recall_recent)
-        self._said_secrets: list[str] = said_lately(store)
+        self._said_secrets: list[str] = list(self._held.said_lately)
         self._recent: list[str] = []  # the secrets of the person's last messages in this conversation
         held_ids = {m.id for m in held}
         once_secret = {i: [e.content for e in texts_before if e.sensitive]
