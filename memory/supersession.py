@@ -107,7 +107,7 @@ landlady plumber hairdresser teacher coach therapist accountant lawyer nanny cle
 _CONCEPTS = {
     "residence": {"address", "direccion", "domicilio", "morada", "endereco", "adresse", "indirizzo", "residence",
                   "home address"},
-    "employer": {"employer", "company", "job", "workplace", "empresa", "trabajo", "emprego", "travail", "entreprise",
+    "employer": {"employer", "company", "job", "workplace", "occupation", "profession", "career", "empresa", "trabajo", "emprego", "travail", "entreprise",
                  "arbeitgeber", "firma", "lavoro", "azienda"},
     "car": {"car", "vehicle", "coche", "carro", "voiture", "auto", "wagen", "macchina"},
 }
@@ -527,11 +527,14 @@ _READERS: list[tuple[_Lazy, Reader]] = [
     # -- where someone works, what they drive
     (_Lazy(rf"^{_PERSON}\s+(?P<neg>no longer|don't|doesn't|do not|does not)\s+work(?:s)?\s+(?:at|for)\s+"
                 r"(?P<v>.+?)(?:\s+any\s?more)?$", _F), _concept("employer")),
-    (_Lazy(rf"^{_PERSON}\s+(?:(?P<m>now)\s+)?(?:work|works|am working|'m working|is working)\s+(?:at|for)\s+"
+    (_Lazy(rf"^{_PERSON}\s+(?:(?P<m>now)\s+)?(?:work|works|working|am working|'m working|is working)\s+(?:at|for)\s+"
                 r"(?P<v>.+)$", _F), _concept("employer")),
     # "I work as a sports physio at Leeds Rhinos": what the work is, and where (a newcomer's "where do I work?")
-    (_Lazy(rf"^{_PERSON}\s+(?:(?P<m>now)\s+)?(?:work|works|am working|'m working|is working)\s+as\s+"
+    (_Lazy(rf"^{_PERSON}\s+(?:(?P<m>now)\s+)?(?:work|works|working|am working|'m working|is working)\s+as\s+"
                 r"(?P<v>(?:an?\s+)?.+?\s+(?:at|for|in)\s+.+)$", _F), _concept("employer")),
+    # "I'm a structural engineer at Arup", "my sister is a midwife at St Mary's": a job and where it is held
+    (_Lazy(rf"^{_PERSON}\s+(?:(?:am|is|are)\s+)?(?:(?P<m>now)\s+)?(?P<v>an?\s+(?:[\w'-]+\s+){{0,3}}?(?P<job>[\w'-]+)\s+"
+                r"(?:at|for|with)\s+.+)$", _F), lambda m: _concept("employer")(m) if _a_job(m.group("job")) else None),
     (_Lazy(rf"^{_PERSON}\s+(?:(?:have|has|'ve|just|recently)\s+)*(?:started|got|found|took|landed|has|have)\s+a\s+"
                 r"new\s+job\s+(?:at|with)\s+(?P<v>.+)$", _F), lambda m: _marked(_concept("employer")(m))),
     (_Lazy(rf"^{_PERSON}\s+(?:(?P<m>now)\s+)?(?:drive|drives)\s+(?P<v>.+)$", _F), _concept("car")),
@@ -588,6 +591,22 @@ _READERS: list[tuple[_Lazy, Reader]] = [
                 r"vanaf|in)\b.+)$", _F), _verb_statement),
     (_Lazy(rf"^(?P<s>.+?)(?:\s{_COPULA}\s|\s*:\s|\s*=\s*)(?P<v>.+)$", _F), lambda m: _copula(m)),
 ]
+
+
+# What a person is at a place without working there ("a member at PureGym", "a parent at St Mary's").
+_NOT_JOBS = frozenset("""member members customer client guest patient student pupil regular fan user subscriber resident
+neighbour neighbor owner holder parent passenger visitor tenant volunteer""".split())
+_JOB_ENDINGS = ("er", "or", "ist", "ian", "eer", "ant", "ent", "ect", "man", "woman", "person", "nurse", "medic",
+                "physio", "chef", "cook", "pilot", "surgeon", "clerk", "dev", "lead", "head", "intern", "trainee",
+                "barista", "gp", "vet", "tutor", "coach", "guard", "carer", "midwife", "judge", "fellow", "associate",
+                "admin", "ceo", "cto", "cfo", "vp", "analyst", "nanny", "postie", "paramedic", "apprentice")
+
+
+def _a_job(word: str) -> bool:
+    """Whether a noun names what someone works as ("engineer", "physio", "midwife"): how it ends, unless it
+    is a thing one is at a place without working there."""
+    word = _fold(word)
+    return word not in _NOT_JOBS and word.endswith(_JOB_ENDINGS)
 
 
 def _marked(statement: Statement | None) -> Statement | None:

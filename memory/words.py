@@ -15,7 +15,9 @@ STOPWORDS = frozenset("""a an and are as at be but by did do does for from had h
 of on or our so that the their them then there they this to us was we were what when where which who why will with
 you your about can could would should just tell""".split())
 # Spellings of one thing that share no word: "1:1", "one-on-one", "1-on-1" are all a 1:1.
-_SPELLINGS = [(re.compile(r"\b(?:1\s*:\s*1|1\s*-?\s*on\s*-?\s*1|one\s*-?\s*on\s*-?\s*one)(?!\w)", re.I), " 1on1 ")]
+# What one does "for a living" is one's job.
+_SPELLINGS = [(re.compile(r"\b(?:1\s*:\s*1|1\s*-?\s*on\s*-?\s*1|one\s*-?\s*on\s*-?\s*one)(?!\w)", re.I), " 1on1 "),
+              (re.compile(r"\bfor\s+a\s+living\b", re.I), " job ")]
 
 
 def normalised(text: str) -> str:

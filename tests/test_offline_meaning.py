@@ -315,6 +315,14 @@ def test_a_thing_of_its_own_kind_under_another_name_is_not_the_one_asked(fresh: 
     ("where do I work?", "I work as a sports physio at Leeds Rhinos now", "defines"),
     ("what's my job?", "I work as a sports physio at Leeds Rhinos now", "defines"),
     ("which company am I interviewing with?", "I work as a data analyst for the hospital trust", ""),  # rounds 15, 17
+    # this session's first use: "I'm a X at Y" says it too, and so does a question asked as "for a living"
+    ("where do I work?", "I'm a structural engineer at Arup", "defines"),
+    ("what do I do for a living?", "I'm a structural engineer at Arup", "defines"),
+    ("what's my occupation?", "I'm a structural engineer at Arup", "defines"),
+    ("what does my sister do for work?", "my sister is a midwife at St Mary's", "defines"),
+    ("what do I do for a living?", "I'm a member at PureGym", ""),  # a member of a gym works elsewhere
+    ("where do I work?", "I'm a regular at the Crown and Anchor", ""),
+    ("where do I work?", "I'm a bit late for the dentist", ""),
     # a newcomer's: a qualifier read as its stem ("garag") was no alternative of "front"
     ("what's the garage door code?", "the code for the front door downstairs is 4 7 1 9, then hash", "conflicts"),
     ("what's my work email?", "my home email is jo@example.org", "conflicts"),

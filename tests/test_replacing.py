@@ -112,6 +112,8 @@ def test_a_memory_that_is_not_replaced_keeps_its_own_marks(store: Store, embedde
     ("our holiday is in Crete this year", "our holiday is in Rhodes now, Crete was full"),
     # an address for e-mails is the e-mail, not where I live (blind round 17)
     ("My email is theo.marsh@fastmail.com", "new address for emails: tmarsh@proton.me"),
+    # "I'm a X at Y" says where I work (this session's first use)
+    ("I'm a structural engineer at Arup", "I'm now working for Mott MacDonald"),
 ])
 def test_a_change_in_new_words_replaces(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> None:
     a, b, replaced = links_after(store, embedder, older, newer)
@@ -144,6 +146,10 @@ def test_a_change_in_new_words_replaces(store: Store, embedder: LocalEmbedder, o
      "we're taking the ferry to Amsterdam from Hull on New Year's Eve, cabin 8142"),
     ("my flight to Lisbon is TP1333 on Friday", "my flight to Rome is AZ203 on the 20th"),
     ("we live at 12 Elm Road", "new address for the emails from school: office@elm-school.org"),
+    # what one is at a place without working there is no job
+    ("I'm a member at PureGym", "I'm a nurse at St Mary's"),
+    ("I'm a volunteer at Oxfam", "I'm a barista at Costa"),
+    ("I'm a structural engineer at Arup", "my sister is a midwife at St Mary's"),
 ])
 def test_a_look_alike_replaces_nothing(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> None:
     assert links_after(store, embedder, older, newer)[2] == {}

@@ -22,7 +22,7 @@ from assistant.runtime import Runtime
 from memory import episodes, memories, supersession, turn_records
 from memory.search import STOPWORDS, Hit
 from memory.subjects import alternatives, another_one, canonical_person, canonical_word, fold, place_named
-from memory.supersession import USER, Subject, read_statement
+from memory.supersession import CONCEPTS, USER, Subject, read_statement
 from memory.time.references import with_dates
 from memory.words import normalised, stems
 
@@ -377,9 +377,20 @@ def feature_values(runtime: Runtime, question: str, vector: Any, found: list[Evi
                               if i != index and (fact[i] is None or fact[i] != fact[index]))]
         stems = frozenset(s for _, st in said[index] for s in st)
         fit = meaning.fits(asked, evidence.content, stems)
+        if evidence.defining and head in CONCEPTS and _said_of(head, evidence.content):
+            # a subject said by how it is said ("I'm an engineer at Arup" is where I work): the reading that
+            # found the statement of it met its head, whatever the words
+            fit = (fit[0], 0.0, fit[2])
         out.append(meaning.features(cosines[index], max(others), evidence.relevance, evidence.defining,
                                     evidence.type == "memory", met[index], fit))
     return out
+
+
+def _said_of(concept: str, text: str) -> bool:
+    """Whether the reading finds `text` a statement of `concept` (where someone lives or works, what they
+    drive), not only about the person asked of ("Callum is getting married" is no job of Callum's)."""
+    statement = read_statement(_SAID_TO_KEEP.sub("", text))
+    return statement is not None and statement.subject.head == concept
 
 
 def _facts(runtime: Runtime, found: list[Evidence]) -> list[int | None]:
@@ -394,7 +405,7 @@ def _facts(runtime: Runtime, found: list[Evidence]) -> list[int | None]:
 def words_of(text: str) -> list[tuple[str, frozenset[str]]]:
     """The words of a text that carry meaning, each with its stems (a few dozen at most)."""
     out: dict[str, frozenset[str]] = {}
-    for word in re.findall(r"[^\W_][\w'’-]*", text[:500].lower()):
+    for word in re.findall(r"[^\W_][\w'’-]*", normalised(text[:500]).lower()):
         if word in ("i'm", "i’m"):
             word = "am"  # "I'm allergic to penicillin" says the "am" of "what am I allergic to?" (of me, no one else)
         word = re.sub(r"['’]s$", "", word)
