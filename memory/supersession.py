@@ -107,7 +107,8 @@ landlady plumber hairdresser teacher coach therapist accountant lawyer nanny cle
 _CONCEPTS = {
     "residence": {"address", "direccion", "domicilio", "morada", "endereco", "adresse", "indirizzo", "residence",
                   "home address"},
-    "employer": {"employer", "company", "job", "workplace", "occupation", "profession", "career", "empresa", "trabajo", "emprego", "travail", "entreprise",
+    "employer": {"employer", "company", "job", "workplace", "occupation", "profession", "career", "empresa", "trabajo",
+                 "emprego", "travail", "entreprise",
                  "arbeitgeber", "firma", "lavoro", "azienda"},
     "car": {"car", "vehicle", "coche", "carro", "voiture", "auto", "wagen", "macchina"},
 }
