@@ -314,6 +314,8 @@ def subject_of(phrase: str) -> Subject | None:
         if lower in _ARTICLES or lower in _OTHER_POSSESSIVES or lower in NEW_WORDS or lower in _FILLER:
             determined = determined or lower in _ARTICLES or lower in _OTHER_POSSESSIVES
             continue
+        if lower in ("since", "starting") and main:
+            break  # "new GP since the move": since when is no part of what it is (a newcomer's)
         if lower in _OF and (main or owner):
             in_post = True
             continue
@@ -533,9 +535,11 @@ _READERS: list[tuple[_Lazy, Reader]] = [
     # "I work as a sports physio at Leeds Rhinos": what the work is, and where (a newcomer's "where do I work?")
     (_Lazy(rf"^{_PERSON}\s+(?:(?P<m>now)\s+)?(?:work|works|working|am working|'m working|is working)\s+as\s+"
                 r"(?P<v>(?:an?\s+)?.+?\s+(?:at|for|in)\s+.+)$", _F), _concept("employer")),
-    # "I'm a structural engineer at Arup", "my sister is a midwife at St Mary's": a job and where it is held
+    # "I'm a structural engineer at Arup", "my sister is a midwife at St Mary's", "Hannah is a vet in Cork": a job
+    # and where it is held
     (_Lazy(rf"^{_PERSON}\s+(?:(?:am|is|are)\s+)?(?:(?P<m>now)\s+)?(?P<v>an?\s+(?:[\w'-]+\s+){{0,3}}?(?P<job>[\w'-]+)\s+"
-                r"(?:at|for|with)\s+.+)$", _F), lambda m: _concept("employer")(m) if _a_job(m.group("job")) else None),
+                r"(?:at|for|with|in)\s+.+)$", _F),
+     lambda m: _concept("employer")(m) if _a_job(m.group("job")) else None),
     (_Lazy(rf"^{_PERSON}\s+(?:(?:have|has|'ve|just|recently)\s+)*(?:started|got|found|took|landed|has|have)\s+a\s+"
                 r"new\s+job\s+(?:at|with)\s+(?P<v>.+)$", _F), lambda m: _marked(_concept("employer")(m))),
     (_Lazy(rf"^{_PERSON}\s+(?:(?P<m>now)\s+)?(?:drive|drives)\s+(?P<v>.+)$", _F), _concept("car")),
@@ -596,9 +600,11 @@ _READERS: list[tuple[_Lazy, Reader]] = [
 
 # What a person is at a place without working there ("a member at PureGym", "a parent at St Mary's").
 _NOT_JOBS = frozenset("""member members customer client guest patient student pupil regular fan user subscriber resident
-neighbour neighbor owner holder parent passenger visitor tenant volunteer""".split())
-_JOB_ENDINGS = ("er", "or", "ist", "ian", "eer", "ant", "ent", "ect", "man", "woman", "person", "nurse", "medic",
-                "physio", "chef", "cook", "pilot", "surgeon", "clerk", "dev", "lead", "head", "intern", "trainee",
+neighbour neighbor owner holder parent passenger visitor tenant volunteer beginner learner speaker believer
+sleeper smoker drinker runner swimmer walker gamer reader newcomer foreigner stranger outsider winner loser""".split())
+_JOB_ENDINGS = ("er", "or", "ist", "ician", "librarian", "historian", "comedian", "veterinarian", "eer", "ant", "ent",
+                "ect", "man", "woman", "person", "nurse", "medic", "physio", "chef", "cook", "pilot", "surgeon",
+                "clerk", "dev", "lead", "head", "intern", "trainee",
                 "barista", "gp", "vet", "tutor", "coach", "guard", "carer", "midwife", "judge", "fellow", "associate",
                 "admin", "ceo", "cto", "cfo", "vp", "analyst", "nanny", "postie", "paramedic", "apprentice")
 

@@ -39,11 +39,11 @@ def test_a_new_door_code_said_in_new_words_replaces_the_stored_one(store: Store,
 
 def test_the_replacement_inherits_secret_private_and_pinned(store: Store, embedder: LocalEmbedder) -> None:
     """Issue 42: the new code was not marked secret (the old one was), so 7719 showed in clear."""
-    old = memories.remember(store, "the bike shed is 5829", embedder=embedder, sensitive=True)  # marked by its writer
+    old = memories.remember(store, "the blue tin is 5829", embedder=embedder, sensitive=True)  # marked by its writer
     memories.set_private(store, old.id, True)
     memories.set_pinned(store, old.id, True)
-    assert old.sensitive and not is_sensitive("the bike shed changed, it's now 7719")  # no word the detector knows
-    new = memories.remember(store, "the bike shed changed, it's now 7719", embedder=embedder)
+    assert old.sensitive and not is_sensitive("the blue tin changed, it's now 7719")  # no word the detector knows
+    new = memories.remember(store, "the blue tin changed, it's now 7719", embedder=embedder)
     assert links(store) == {old.id: new.id}
     assert (new.sensitive, new.private, new.pinned) == (True, True, True)
 
@@ -112,6 +112,8 @@ def test_a_memory_that_is_not_replaced_keeps_its_own_marks(store: Store, embedde
     ("our holiday is in Crete this year", "our holiday is in Rhodes now, Crete was full"),
     # an address for e-mails is the e-mail, not where I live (blind round 17)
     ("My email is theo.marsh@fastmail.com", "new address for emails: tmarsh@proton.me"),
+    # since when is no part of what it is (a newcomer's: "new GP since the move" was read as a move)
+    ("my GP is Dr Okafor at the Elm Street surgery", "new GP since the move: Dr Reyes at Harbour Medical Centre"),
     # "I'm a X at Y" says where I work (this session's first use)
     ("I'm a structural engineer at Arup", "I'm now working for Mott MacDonald"),
 ])

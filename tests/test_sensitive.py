@@ -211,7 +211,13 @@ def test_empty_and_ordinary_texts() -> None:
                                   # an attacker's false alarms: a state, a placeholder, a while, a time
                                   "the door code is broken", "koden till porten är trasig", "password: TBD",
                                   "lock screen: 15 minutes then it locks", "the gate is 1530 then we leave",
-                                  "the meeting -- pass it on", "vi bor i huset till vänster"])
+                                  "the meeting -- pass it on", "vi bor i huset till vänster",
+                                  # round 18's near misses and those of its kinds
+                                  "Door code? Hassan said there isn't one, you just knock",
+                                  "My PGP key fingerprint is 7A3F 91C2 0B6D E448 25F1  9C07 D3A8 61E2 4B90 5F17",
+                                  "the locker in room L12", "bus R2 then L3 stop", "order ref, the 6 digit one: 448120",
+                                  "the 4 digit one: 80312", "the door changed colour, it's now red",
+                                  "the gate changed, it's now 9am"])
 def test_the_new_kinds_of_round_17_leave_their_look_alikes(text: str) -> None:
     assert find_secrets(text) == []
 
@@ -307,6 +313,14 @@ ISSUE_35 = [
     ("koden till porten är 8142", ["8142"]),
     ("wifi pass is  g r e e n h o u s e 4 2", ["g r e e n h o u s e 4 2"]),
     ("Barclays app — 591403", ["591403"]),
+    # blind round 18's kinds: a vault's dial turns written as letters, a card's PIN said by its count of digits, a
+    # thing that opens said to have changed and what it is now
+    ("vault at the shop: L22 R8 L40", ["L22 R8 L40"]),
+    ("the safe is R10-L32-R4", ["R10-L32-R4"]),
+    ("Halifax debit, the 4 digit one: 8031", ["8031"]),
+    ("the 6-digit passcode - 551902", ["551902"]),
+    ("the gate at the allotments changed, it's now C-2-0-9-X", ["C-2-0-9-X"]),
+    ("the alarm has been reset, now 4471", ["4471"]),
     # an attacker's, beside them: what is done to the lock after its digits, a key safe in one word
     ("Tell the carer the key safe is 6042 then push down", ["6042"]),
     ("The keysafe is 7734 then lift the cover", ["7734"]),

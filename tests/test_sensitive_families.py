@@ -491,6 +491,9 @@ def test_digits_beside_a_secret_are_no_secret_unless_they_are_the_next_of_its_li
     ("the kids' locker numbers are 114 and 115", False),
     ("door number 221, second floor", False),
     ("locker number 114, combination in the app", True),
+    # blind round 18: what is public of a key (its fingerprint, its id, the public key) is no cue
+    ("My PGP key fingerprint is 7A3F 91C2 0B6D E448 25F1  9C07 D3A8 61E2 4B90 5F17", False),
+    ("my ssh public key ends in 9C07D3A8", False),
 ])
 def test_a_thing_named_by_its_number_is_no_cue_for_the_classifier(text: str, asked: bool) -> None:
     """Blind round 9: the classifier flagged "the kids' locker numbers are 114 and 115"; a locker's number

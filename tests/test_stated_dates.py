@@ -32,6 +32,11 @@ def agent(tmp_path: Path) -> Iterator[Agent]:
     ("my Lisbon flight is on Dec 10", "day", (2026, 12, 10)),
     ("the offsite got pushed to the 12th", "day", (2026, 12, 12)),
     ("the dentist is on June 20", "day", (2027, 6, 20)),
+    # a newcomer's: a day of the month said beside the month it is in ("That is Sat Dec 12" for March)
+    ("in March we're going to Lisbon for a week, flights on the 12th", "day", (2027, 3, 12)),
+    ("in June 2027 the lease ends, keys on the 3rd at 10am", "day", (2027, 6, 3)),
+    ("in February we go skiing, back on the 30th", "month", (2027, 2, 1)),  # no such day: the month
+    ("in March, the dentist is on the 12th of April", "day", (2027, 4, 12)),
 ])
 def test_a_stated_date_carries_how_precisely_it_was_said(text: str, granularity: str,
                                                          first_day: tuple[int, int, int]) -> None:

@@ -160,6 +160,30 @@ async def test_a_sentence_typed_into_the_list_reaches_the_message_box_whole(tmp_
             assert find(app, "Task 01").due_at == "2026-11-22T15:00:00+00:00"  # not snoozed
 
 
+async def test_a_sentence_arriving_in_one_burst_changes_no_reminder_and_loses_no_letter(tmp_path: Path) -> None:
+    """A newcomer's: a sentence pasted without bracketed paste (or keys arriving in a batch over ssh) into the
+    list reached the box without its last letter, and that letter ("d", "s") acted on a reminder: every key of
+    the burst was the list's before the focus moved, and the last one waited as a list letter, then acted."""
+    from textual import events
+
+    app = many_app(tmp_path, count=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        for sentence in ("we went to bed", "Tom likes cats"):
+            app.main_screen.composer.clear()
+            await pilot.press("ctrl+l")
+            await settle(pilot, app)
+            for key in keys(sentence):  # all at once, as a terminal delivers a paste: no pause between keys
+                event = events.Key(key, " " if key == "space" else key)
+                event.set_sender(app)
+                app._driver.send_message(event)
+            await pilot.pause(0.6)
+            await settle(pilot, app)
+            assert app.main_screen.composer.text == sentence
+            assert app.screen is app.main_screen  # no snooze dialog
+            assert all(find(app, f"Task {i:02d}").done_at is None for i in (1, 2, 3))
+
+
 async def test_ctrl_z_in_the_message_box_undoes_a_done_said_in_the_chat(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path, ASSISTANT_PROVIDER="offline")
     memories.remember(rt.store, "stretch", due_at=T0 + timedelta(hours=1))

@@ -88,6 +88,10 @@ class StatedDate:
         return clock.short(self.at) if self.timed else clock.day(self.at)
 
 
+# A day of the month said alone: "the 12th", "on the 3rd".
+_DAY_ONLY = re.compile(rf"(?:on\s+)?(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)\b(?!\s*(?:of\s+)?{_MONTH})", re.I)
+
+
 def stated_date(text: str, written_at: datetime, zone: tzinfo, default_time: time = DEFAULT_TIME) -> StatedDate | None:
     """The date (and time) a statement gives a plan, resolved as of when it was written; None when it
     gives none, or only of a past event ("we had sushi on Friday")."""
@@ -111,6 +115,18 @@ def stated_date(text: str, written_at: datetime, zone: tzinfo, default_time: tim
             continue
         timed = bool(re.search(r"\d[:.]\d\d|\d\s*(?:am|pm)|\bat\s+\d|noon|morning|afternoon|evening|tonight", said,
                                re.I))
+        if _DAY_ONLY.match(said) and not re.search(_MONTH, said, re.I):
+            # "in March we're going to Lisbon, flights on the 12th": the 12th of the month said, not of this one
+            # (a newcomer's: "That is Sat Dec 12")
+            month = _stated_period(text, written_at, zone)
+            if month is not None and month.granularity == "month":
+                first = month.at.astimezone(zone)
+                try:
+                    day = first.replace(day=int(re.search(r"\d+", said).group(0)))  # type: ignore[union-attr]
+                except ValueError:
+                    continue  # "the 31st" of a month without one
+                return StatedDate(day.replace(hour=at.astimezone(zone).hour, minute=at.astimezone(zone).minute)
+                                  .astimezone(UTC), phrase, timed)
         return StatedDate(at, phrase, timed)
     return _stated_period(text, written_at, zone)
 

@@ -57,8 +57,8 @@ def _clean(phrase: str) -> str:
 _WHERE_LIVE = re.compile(r"^\W*where\s+(?:do|does|did)\s+(?P<p>.+?)\s+(?:live|stay|reside)\b|"
                          r"^\W*where\s+(?:am|is|are)\s+(?P<p2>.+?)\s+living\b|^\W*where\s+(?:does|do)\s+(?P<p3>.+?)\s+"
                          r"call home\b", re.I)
-_WHERE_WORK = re.compile(r"^\W*(?:where|who)\s+(?:do|does|did)\s+(?P<p>.+?)\s+work(?:\s+for)?\b|^\W*what company "
-                         r"(?:do|does)\s+(?P<p2>.+?)\s+work\s+for\b|"
+_WHERE_WORK = re.compile(r"^\W*(?:where|who)\s+(?:do|does|did)\s+(?P<p>.+?)\s+work(?:\s+for)?\b(?!\s+out\b)|"
+                         r"^\W*what company (?:do|does)\s+(?P<p2>.+?)\s+work\s+for\b|"
                          r"^\W*what\s+(?:do|does|did)\s+(?P<p3>.+?)\s+do\s+(?:for\s+(?:a\s+living|work|money|a\s+job)|"
                          r"professionally)\b|^\W*what\s+line\s+of\s+work\s+(?:am|is|are)\s+(?P<p4>.+?)\s+in\b", re.I)
 _WHAT_DRIVE = re.compile(r"^\W*what\s+(?:car\s+)?(?:do|does)\s+(?P<p>.+?)\s+drive\b", re.I)

@@ -175,6 +175,11 @@ _QUESTION_START = re.compile(
 # was it again" (a pronoun for what was named: "Tom, who is a plumber" is a clause about Tom, no question).
 _QUESTION_END = re.compile(r"[,:;–—-]\s*(?:what|who|where|when|which)(?:'s|\s+(?:is|was|are|were))\s+"
                            r"(?:it|that|this|they|he|she)(?:\s+again)?\W*$", re.I)
+# A short question first, then a remark that asks nothing ("number for the plumber? the boiler's leaking"); not
+# when the remark gives what was asked ("Door code? it's 4471", "wifi? Heron-42", "PIN? 4 4 7 1").
+_ASKED_FIRST = re.compile(r"^\W*(?P<q>[^?\n]{3,80}\?)[ \t]+(?P<rest>[^?\n]{3,200})$")
+_ANSWERED_AFTER = re.compile(r"^\W*(?:it'?s|it’s|it is|that'?s|its|=|same|still|now|just|no|yes|yeah|nope|none|"
+                             r"there'?s? (?:isn'?t|is no)|\S*\d)|.*\d|.*\b(?:said|says|told|tells)\b", re.I)
 _HELP = re.compile(r"^\W*(help|\?|what can you do|how do(?:es)? (?:this|it|you) work|commands|usage)\W*$", re.I)
 _GREETING = re.compile(r"^\W*(hi|hello|hey|good (morning|afternoon|evening)|yo|hiya|howdy|thanks|thank you|"
                        r"ok|okay|cool|great|nice|bye|goodbye|see you)\b[\w\s!.,'?]{0,25}$", re.I)
@@ -684,6 +689,12 @@ def read_message(text: str, now: datetime, zone: tzinfo) -> Action:
                         days=_days_ahead(question, now, zone) if short else None)
     if is_small_talk(raw):  # "hello, how are you?" is not a question about memory
         return Chat(content=raw)
+    first = _ASKED_FIRST.match(raw)
+    if first and not _ANSWERED_AFTER.match(first.group("rest")):
+        # "number for the plumber? the boiler's leaking": the question, then why it is asked (blind round 18)
+        question = first.group("q").strip()
+        return Question(content=question, asks_when=asks_when(question), focus=question_focus(question),
+                        days=_days_ahead(question, now, zone) if short else None)
     if raw.rstrip().endswith("?") or _QUESTION_START.match(core) or _QUESTION_END.search(core):
         return Question(content=raw.strip(), asks_when=asks_when(core), focus=question_focus(raw),
                         days=_days_ahead(raw, now, zone) if short else None)

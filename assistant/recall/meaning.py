@@ -128,8 +128,9 @@ def _phrases(words: list[str]) -> re.Pattern[str] | None:
 @cache
 def _vocabulary() -> dict[str, re.Pattern[str] | None]:
     """vocabulary/*.toml, compiled once: the words of each kind of question, and the words that say when."""
-    out = {kind: _phrases(table(VOCABULARY, f"asks_{kind}", LANGUAGES)) for kind in ("when", "amount", "number",
-                                                                                     "name")}
+    out = {kind: _phrases(table(VOCABULARY, f"asks_{kind}", LANGUAGES)) for kind in ("when", "hour", "amount",
+                                                                                     "number", "name")}
+    out["says_hour"] = _phrases(table(VOCABULARY, "says_hour"))
     calendar = [*names.MONTHS, *names.WEEKDAYS, *names.MONTH_SPELLINGS, *names.WEEKDAY_SPELLINGS,
                 *names.MONTH_SHORT, *names.WEEKDAY_SHORT]
     out["says_when"] = _phrases(table(VOCABULARY, "says_when") + calendar + [f"{w}s" for w in names.WEEKDAYS])
@@ -143,6 +144,7 @@ def _tenses() -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
     return _phrases(table(VOCABULARY, "says_over", LANGUAGES)), _phrases(table(VOCABULARY, "asks_past", LANGUAGES))
 
 
+_HOUR = re.compile(r"\b\d{1,2}(?:[:.h]\d\d|\s?(?:am|pm|a\.m\.|p\.m\.|o'clock|h|uhr))(?!\w)", re.I)  # "at 5:30", "7pm"
 _CLOCK = re.compile(r"\b\d{1,2}(?:[:.]\d\d|\s?(?:am|pm|o'clock|h))(?!\w)|\b(?:19|20)\d\d\b|\b\d{1,2}(?:st|nd|rd|th)\b|"
                     r"\b\d{1,2}[/-]\d{1,2}\b", re.I)
 _MONEY = re.compile(r"[£$€¥]|\b\d+(?:[.,]\d+)?\s?(?:pounds?|euros?|dollars?|quid|p|k|pence|cents?)\b|"
@@ -157,9 +159,10 @@ def name_words() -> frozenset[str]:
 
 
 def kinds_asked(question: str) -> frozenset[str]:
-    """The kinds of value a question asks for: "when", "amount", "number", "name" (none for most)."""
+    """The kinds of value a question asks for: "when", "hour" (what time of the day), "amount", "number", "name"
+    (none for most)."""
     folded = fold(question)
-    found = {kind for kind, pattern in _vocabulary().items() if kind != "says_when" and pattern is not None
+    found = {kind for kind, pattern in _vocabulary().items() if not kind.startswith("says_") and pattern is not None
              and pattern.search(folded)}
     if asks_when(question):
         found.add("when")
@@ -174,6 +177,9 @@ def kinds_given(text: str, asked_of: frozenset[str] = frozenset()) -> frozenset[
     pattern = _vocabulary()["says_when"]
     if _CLOCK.search(text) or mentions_time(text) or (pattern is not None and pattern.search(fold(text))):
         found.add("when")
+    hour = _vocabulary()["says_hour"]
+    if _HOUR.search(text) or (hour is not None and hour.search(fold(text))):
+        found.add("hour")
     if any(c.isdigit() for c in text):
         found.add("number")
     if _MONEY.search(text):

@@ -376,6 +376,15 @@ def _keyed_tokens(text: str) -> Iterator[tuple[int, int, str]]:
             yield match.start("token"), match.end("token"), "key" if "key" in match.group(0).lower() else "token"
 
 
+_PUBLIC_KEY = re.compile(r"(?<![^\W_])public[ \t-]+keys?(?![^\W_])", re.I)
+
+
+def names_a_key_public(text: str) -> bool:
+    """Whether `text` names a key by what is public of it: a fingerprint, a hash, an id, the public key ("My
+    PGP key fingerprint is 7A3F 91C2 ...": blind round 18's near miss)."""
+    return bool(_PUBLIC_KEY.search(text) or _NOT_A_KEY.search(text))
+
+
 def _asked(text: str, keyword: re.Match[str]) -> bool:
     """Whether the keyword ends a question, its question mark followed by more ("what's my wifi password? Tom
     asked", "what is the door code? (asked yesterday)", an MCP result quoting what was asked): what follows
@@ -880,6 +889,9 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
         sign = copula.group(0) + text[copula.end():lead]
         label = whose is None and copula.group(0).strip()[:1] in (":", "=", "-", "—", "–", '"', "'")
         value = _clause(text, lead, strong or label, plural, label=":" in sign, of_digits=of_digits, phrase=phrase)
+        if value and sign.strip() == "?" and len(text[value[0]:value[1]].split()) > 1 and \
+                not _secretish(text[value[0]:value[1]]):
+            return None  # "Door code? Hassan said there isn't one": a question, then prose (blind round 18)
         if value:
             return value
         described = _DESCRIBED.match(text, lead) if strong else None

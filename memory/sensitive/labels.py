@@ -183,6 +183,12 @@ def _opened() -> list[str]:
           rf"['’]s)[ \t]+(?=[*#]?(?!(?:19|20)\d\d(?!\d)){timed}\d(?:[ -]?\d){{3}}){_VALUE}"
           rf"(?=[ \t]*(?:$|\n|[.;,!?)]|[ \t]and[ \t])|{then_a_key})"
           for things, timed in ((locks, ""), (places, r"(?!0\d[0-5]\d(?![ -]?\d))"))),
+        # "the gate at the allotments changed, it's now C-2-0-9-X": a thing that opens said to have changed, and
+        # what it is now (blind round 18)
+        rf"(?<![^\W_])(?P<place>{places})(?![^\W_]){_placed()}[ \t]+(?:(?:has|have|was|got|has been)[ \t]+)?"
+        r"(?:changed|reset|been changed|been reset)[ \t]*[,;:]?[ \t]*(?:it's|it’s|it is|now it's|now it’s|now)[ \t]+"
+        r"(?:now[ \t]+)?(?P<value>[*#]?\d(?:[ -]?\d){2,}[#*]?|(?:[A-Za-z]-)?\d(?:-\d){2,}(?:-[A-Za-z])?)"
+        r"(?![\w:/.,]\d)(?![\w:/])",
         rf"(?<![^\W_])(?P<place>{locks})(?![^\W_])(?:['’]s|[ \t]+is|[ \t]+was|[ \t]+got)?[ \t]+(?:re)?set[ \t]+"
         rf"(?:to|on)[ \t]+{_VALUE}{_LAST}",
         # "Set the bike lock to 3-9-2 when you leave it", "hotel safe - I set it to 0815": a lock set to digits.
@@ -292,7 +298,28 @@ _HANDLE = re.compile(r"[a-z][a-z0-9._-]{1,31}")
 _SYMBOL = re.compile(r"[!@#$%^&*_+=~?]")
 
 
+# "the 4 digit one: 8031" (of a bank card, blind round 18), "6-digit passcode - 551902": a value whose
+# digits are counted before it, as many as it has.
+_COUNTED = re.compile(r"(?<![^\W_])(?P<n>[4-8]|four|five|six|seven|eight)[ \t-]?digits?[ \t]+(?P<what>one|code|pin|"
+                      r"passcode)(?:[ \t]*(?::|=|-|–|—|is)[ \t]*)(?P<value>\d{4,8})(?![\w.,:/]\d|\w)", re.I)
+_COUNTS = {"four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+_CARD_OR_BANK = vocabulary.lazy_pattern(lambda: rf"(?<![^\W_])(?:{_banks()}|card|debit|credit|cash ?card)(?![^\W_])",
+                                        re.I)
+
+
+def _counted(text: str) -> Iterator[tuple[int, int, str]]:
+    for match in _COUNTED.finditer(text):
+        n = match.group("n").lower()
+        if len(match.group("value")) != _COUNTS.get(n, int(n) if n.isdigit() else 0):
+            continue
+        if match.group("what").lower() == "one" and not _CARD_OR_BANK.search(text, 0, match.start()):
+            continue  # "the 4 digit one" of a card or a bank's: not of anything else said before
+        yield match.start("value"), match.end("value"), "pin"
+
+
 def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
+    if "digit" in text.lower():
+        yield from _counted(text)
     if not words & _words() and "@" not in text:
         return
     # Each pattern is read only around the words it hangs on (a few hundred characters from each): over a
@@ -357,7 +384,8 @@ def find(text: str, words: frozenset[str]) -> Iterator[tuple[int, int, str]]:
         secret = match.group("secret")
         if password_shaped(secret, True) and not names_a_product(secret):
             yield match.start("secret"), match.end("secret"), "credential"
-    dialled = words & (_thing_words() | _COMBINATION_WORDS) if words & _DIAL_WORDS else frozenset()
+    dialled = words & (_thing_words() | _COMBINATION_WORDS) if words & _DIAL_WORDS or _LETTER_TURNS.search(text) \
+        else frozenset()
     for match in _in(_DIALLED, text, _holding(text, _around(lowered, dialled), _DIGIT)) if dialled else ():
         # "The safe in the study: 12 left, 34 right, 7 left", "the safe combo: left 32, right 14, left 7"
         yield match.start("value"), match.end("value"), "combination"
@@ -521,6 +549,7 @@ _SET_ON = vocabulary.lazy_pattern(lambda: (
     rf"(?:[ \t]+(?:{_literal('combination_words')}|code))?[ \t]+(?:{vocabulary.alternation('set_to')})[ \t]+"
     r"(?P<value>\d{3,8})(?![\w:/.,]\d)(?![\w:/°])"), re.I)
 _DIAL_WORDS = vocabulary.LazyWords("dial_turns")
+_LETTER_TURNS = re.compile(r"(?<![^\W_])[LR]\d{1,3}[ \t]*[,;/-]?[ \t]*[LR]\d")  # "L22 R8 L40"
 _NETWORK_WORDS = vocabulary.LazyWords("network_words")
 _NETWORK_NAMES = vocabulary.LazyWords("network_names")
 _NETWORK_STATES = vocabulary.LazyWords("network_states")
@@ -544,7 +573,9 @@ _DIALLED = vocabulary.lazy_pattern(lambda: (
     rf"\d{{1,3}}[ \t]*(?:{_literal('dial_turns')})(?:[ \t]*[,;/]?[ \t]*(?:then[ \t]+)?\d{{1,3}}[ \t]*"
     rf"(?:{_literal('dial_turns')})(?![^\W_])){{1,5}}"
     rf"|(?:{_literal('dial_turns')})(?:[ \t]+(?:{_literal('dial_to')}))?[ \t]*\d{{1,3}}(?:[ \t]*[,;/]?[ \t]*"
-    rf"(?:then[ \t]+)?(?:{_literal('dial_turns')})(?:[ \t]+(?:{_literal('dial_to')}))?[ \t]*\d{{1,3}}(?!\d)){{1,5}})"),
+    rf"(?:then[ \t]+)?(?:{_literal('dial_turns')})(?:[ \t]+(?:{_literal('dial_to')}))?[ \t]*\d{{1,3}}(?!\d)){{1,5}}"
+    # the turns written as letters, three or more: "vault at the shop: L22 R8 L40" (blind round 18)
+    r"|(?<![^\W_])(?-i:[LR])\d{1,3}(?:[ \t]*[,;/-]?[ \t]*(?-i:[LR])\d{1,3}){2,5}(?![^\W_]))"),
     re.I)
 
 

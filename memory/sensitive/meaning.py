@@ -101,6 +101,8 @@ def worth_asking(text: str, words: frozenset[str]) -> bool:
     cues = words & _cues() | _compound_codes(words)
     if cues and cues <= _CODE_WORDS and not _a_code_that_opens(text):
         return False
+    if cues and cues <= _KEY_WORDS and _a_public_key(text):
+        return False  # "my PGP key fingerprint is 7A3F 91C2 ...": what is public of a key
     if cues and words & _NUMBERED.words:
         # "the kids' locker numbers are 114 and 115": a thing named by its number is no cue
         cues = cues - {m.group(1).lower() for m in _named_by_number().finditer(text)}
@@ -121,6 +123,15 @@ def _compound_codes(words: frozenset[str]) -> set[str]:
 
 _CODE_WORDS = frozenset({"code", "codes", "código", "códigos", "codigo", "codigos", "codice", "codici", "kode", "kod"})
 _CODE_WORD = re.compile(r"(?<![^\W_])(?:codes?|c[oó]digos?|codic[ei]|kode|kod)(?![^\W_])", re.I)
+
+
+_KEY_WORDS = frozenset({"key", "keys"})
+
+
+def _a_public_key(text: str) -> bool:
+    from memory.sensitive.keywords import names_a_key_public
+
+    return names_a_key_public(text)
 
 
 def _a_code_that_opens(text: str) -> bool:

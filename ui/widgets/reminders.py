@@ -79,6 +79,13 @@ class ReminderList(ListView):
         self.letters = letters  # key -> panel action ("d" -> "reminder_done")
         self._pending: tuple[str, str, int] | None = None  # (action, character, reminder id)
         self._pending_timer: Timer | None = None
+        # Typing was handed to the message box: every key still on its way here is the box's too (a burst, a
+        # paste without bracketed paste: its keys all reach the list before the focus moves), until the list
+        # is focused again.
+        self._typing = False
+
+    def on_focus(self, event: events.Focus) -> None:
+        self._typing = False
 
     @property
     def panel(self) -> ReminderPanel:
@@ -90,12 +97,12 @@ class ReminderList(ListView):
             event.prevent_default()
             action = self.letters.get(event.key)
             selected = self.panel.selected_id
-            if self._pending is None and action is not None and selected is not None:
+            if self._pending is None and action is not None and selected is not None and not self._typing:
                 self._pending = (action, event.character, selected)
                 self._pending_timer = self.set_timer(LETTER_PAUSE, self._act_pending, name="list-letter")
                 return
             typed = (self._take_pending()[1] if self._pending else "") + event.character
-            await self.app.run_action(("screen", "focus_composer", (typed,)), self)
+            await self._to_the_box(typed)
             return
         if self._pending is not None:
             if event.key == "escape":  # never mind: the letter is dropped
@@ -112,10 +119,17 @@ class ReminderList(ListView):
         assert pending is not None
         return pending
 
+    async def _to_the_box(self, typed: str) -> None:
+        self._typing = True
+        await self.app.run_action(("screen", "focus_composer", (typed,)), self)
+
     def _act_pending(self) -> None:
         if self._pending is None:
             return
-        action, _, reminder_id = self._take_pending()
+        action, character, reminder_id = self._take_pending()
+        if self._typing or self.app.focused is not self:
+            self.run_worker(self._to_the_box(character))  # typed on elsewhere: a letter, not a list key
+            return
         self.panel.act(action, reminder_id)
 
 
