@@ -42,6 +42,7 @@ NOW = "2026-12-06T10:00:00+00:00"
 SETS = ("supersession_meaning.tsv", "supersession_blind.tsv", "supersession_blind7.tsv", "supersession_blind8.tsv",
         "supersession_blind9.tsv", "supersession_blind10.tsv", "supersession_blind11.tsv", "supersession_blind12.tsv",
         "supersession_blind13.tsv", "supersession_blind15.tsv", "supersession_blind16.tsv", "supersession_blind17.tsv",
+        "supersession_blind18.tsv",
         "supersession.tsv")  # each a round of labelled pairs
 
 

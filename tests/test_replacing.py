@@ -305,6 +305,9 @@ def test_the_vectors_made_ahead_are_the_embedders_own(embedder: LocalEmbedder, k
     # work as a pharmacist at Boots" was read as where I work (a newcomer's "where do I work?"): "I quit pharmacy, I'm
     # a data analyst at the hospital trust now", which meaning had taken for its change, is no statement the rules read;
     # 0.448 again once "new address for emails: ..." was read as the e-mail (read, so not first sight)
+    ("supersession_blind18.tsv", 0.45, 0.98),  # round 18: cold 0.471 / 1.000 at 788756f (the session of 2026-12-07's
+    # fourth start); its misses read after that, none fixed (each a change in words of its own: "after the reorg I
+    # report to Hannah Cole" of "My manager is Fergus Doyle", "gone fully vegan since January" of "I'm vegetarian")
     ("supersession.tsv", 0.99, 0.99),  # the rules' own set: 1.000 / 1.000; 1.000 / 0.992 with the learned reading
     # ("we now have a new gate" of "the gate code is 1234")
 ])
