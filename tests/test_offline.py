@@ -106,6 +106,14 @@ async def test_repeating_reminder_offline(agent: Agent) -> None:
                       'back).')
 
 
+async def test_a_task_said_as_a_statement_is_told_with_that(agent: Agent) -> None:
+    """A newcomer's: "Okay, I'll remind you to it's Tom's football night every Thu ..."."""
+    answer, _ = await say(agent, "Every Thursday at 7pm remind me it's Tom's football night")
+    assert answer.startswith("Okay, I'll remind you that it's Tom's football night every Thu at 19:00"), answer
+    [r] = reminders.list_open_reminders(agent.runtime.store)
+    assert r.memory.content == "it's Tom's football night"
+
+
 async def test_remember_that(agent: Agent) -> None:
     answer, _ = await say(agent, "remember that my locker code is in the blue notebook")
     memory = memories.get_memory(agent.runtime.store, 1)

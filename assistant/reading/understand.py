@@ -260,6 +260,11 @@ def _schedule(phrase: str, now: datetime, zone: tzinfo) -> _Found | None:
         return None
 
 
+# A task said as a statement, with its subject and verb: "it's Tom's football night", "we're out of milk".
+_SAYS_SOMETHING = re.compile(r"^(?:it'?s|it is|there'?s|there is|there are|we'?re|we are|we have|i'?m|i am|i have|"
+                             r"they'?re|they are|he'?s|she'?s|he is|she is)\s", re.I)
+
+
 def _task(words: list[str]) -> tuple[str, str]:
     """The task and its link word: ("water the plants", "to") from "to water the plants"."""
     text = " ".join(words).strip(" ,.;:-")
@@ -269,6 +274,8 @@ def _task(words: list[str]) -> tuple[str, str]:
         word = match.group(1).lower()
         link = {"of": "about", "for": "about"}.get(word, word)
         text = text[match.end():]
+    elif _SAYS_SOMETHING.match(text):
+        link = "that"  # "remind me it's Tom's football night": "remind you that it's ..." (a newcomer's)
     text = re.sub(r"\s+(on|at|by|for)$", "", text, flags=re.I)
     return _TRAIL.sub("", text).strip(" ,.;:-?!"), link
 
