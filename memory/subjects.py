@@ -1137,7 +1137,7 @@ def conflict(newer: Said, older: Said) -> str | None:
             continue  # "the car's MOT" for "MOT's actually June": the thing it belongs to, not said again
         return f"the older one is about someone else ({owner})"
     for word in newer.qualifiers:
-        if word not in older.every_word and not _set_aside(newer, word):
+        if word not in older.every_word and not _set_aside(newer, word) and not _the_concepts_verb(newer, word):
             return f"another one ({word})"
     numbered = _numbered(older)
     for noun, number in _numbered(newer).items():
@@ -1251,6 +1251,18 @@ def _another_journey(newer: Said, older: Said) -> bool:
 
 
 _ASIDE = re.compile(r",\s*|;\s*|:\s*|\s+(?:since|because|as|now that|and)\s+")
+
+
+def _the_concepts_verb(said: Said, word: str) -> bool:
+    """Whether `word` is how a statement says the concept the reading found it of, not a qualifier: the "work"
+    of "I work as a ward sister at ..." (where I work), not of "my work phone" (a newcomer's job change)."""
+    head = said.statement.subject.head if said.statement is not None else None
+    if head not in CONCEPTS:
+        return False
+    folded = fold(said.text)
+    return any(pattern.fullmatch(head) and any(re.search(rf"(?<!\w){re.escape(word)}(?!\w)", m.group(0))
+                                               for m in pattern.finditer(folded))
+               for pattern in vocabulary().concepts)
 
 
 def _set_aside(said: Said, word: str) -> bool:
@@ -1393,7 +1405,13 @@ def concepts(said: Said, sure: bool = False) -> set[str]:
     sure of where I live)."""
     folded, words = fold(said.text), vocabulary()
     found = set()
+    head = said.statement.subject.head if said.statement is not None else None
     for number, pattern in enumerate(words.concepts):
+        if head in CONCEPTS and pattern.fullmatch(head):
+            # what the reading found it says, however it says it: "I'm a practice nurse at the Elm Street surgery"
+            # is where I work (its "surgery" is a doctor's word: a newcomer's job change was taken for another thing)
+            found.add(f"concept:{number}")
+            continue
         for match in pattern.finditer(folded):
             if not sure or not (words.strong.fullmatch(match.group(0)) or words.weak.fullmatch(match.group(0))):
                 found.add(f"concept:{number}")

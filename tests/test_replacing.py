@@ -116,6 +116,8 @@ def test_a_memory_that_is_not_replaced_keeps_its_own_marks(store: Store, embedde
     ("my GP is Dr Okafor at the Elm Street surgery", "new GP since the move: Dr Reyes at Harbour Medical Centre"),
     # "I'm a X at Y" says where I work (this session's first use)
     ("I'm a structural engineer at Arup", "I'm now working for Mott MacDonald"),
+    # a newcomer's: "surgery" in where I work was taken for a doctor's, and the verb "work" for a qualifier
+    ("I'm a practice nurse at the Elm Street surgery", "I work as a ward sister at the Royal Infirmary these days"),
 ])
 def test_a_change_in_new_words_replaces(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> None:
     a, b, replaced = links_after(store, embedder, older, newer)
@@ -152,6 +154,7 @@ def test_a_change_in_new_words_replaces(store: Store, embedder: LocalEmbedder, o
     ("I'm a member at PureGym", "I'm a nurse at St Mary's"),
     ("I'm a volunteer at Oxfam", "I'm a barista at Costa"),
     ("I'm a structural engineer at Arup", "my sister is a midwife at St Mary's"),
+    ("my home phone is 0161 496 0000", "my work phone is 0161 496 0999"),
 ])
 def test_a_look_alike_replaces_nothing(store: Store, embedder: LocalEmbedder, older: str, newer: str) -> None:
     assert links_after(store, embedder, older, newer)[2] == {}
