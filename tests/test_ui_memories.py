@@ -532,6 +532,19 @@ def test_a_rows_columns_never_run_into_each_other() -> None:
     assert "preferencearchived" not in row_text(row).plain and "archivedsecret" not in row_text(row).plain
 
 
+def test_a_narrow_row_leaves_its_text_the_room() -> None:
+    """A newcomer at 80x24: about 38 columns were left for a memory's text; without the weekday and the tier
+    (the filters and the opened memory still say it), the text starts at column 24."""
+    from assistant.views import MemoryRow
+    from ui.widgets.memory_list import row_text
+
+    row = MemoryRow(3, "preference", "archived", "Mon Dec 7 01:00", "my sister Ines is a midwife at St Mary's",
+                    False, False, False, "typed")
+    narrow = row_text(row, narrow=True).plain
+    assert narrow.startswith("Dec 7 01:00  preference ") and "archived" not in narrow
+    assert narrow.index("my sister") <= 24 < row_text(row).plain.index("my sister")
+
+
 async def test_what_is_typed_on_the_why_screen_goes_to_the_message_box(tmp_path: Path) -> None:
     """A re-check typed five messages on the Why screen and lost them all (enter only opened the highlighted line)."""
     app = make_app(tmp_path)

@@ -29,12 +29,20 @@ KIND_WIDTH = max(map(len, KINDS)) + 1
 TIER_WIDTH = max(map(len, TIERS)) + 1
 
 
-def row_text(row: MemoryRow) -> Text:
+NARROW = 100  # columns under which a row leaves out the weekday and the tier, for its text (80x24: 38 -> 53)
+
+
+def row_text(row: MemoryRow, narrow: bool = False) -> Text:
     """The line of one memory: when, kind, tier, marks (and what replaced it), then its text (matched words
-    marked)."""
+    marked). `narrow`: without the weekday and the tier (the filters and the opened memory still say it), so the
+    text has room on a small terminal (a newcomer had to open each row at 80x24 to read it)."""
     marks = "".join(mark for flag, mark in ((row.done, "done "), (row.pinned, "pinned "), (row.private, "private "),
                                             (row.sensitive, "secret ")) if flag)
-    line = Text(f"{row.when:<17}{row.kind:<{KIND_WIDTH}}{row.tier:<{TIER_WIDTH}}", no_wrap=True)
+    if narrow:
+        when = row.when.split(" ", 1)[-1] if row.when[:3].isalpha() and " " in row.when else row.when
+        line = Text(f"{when:<13}{row.kind:<{KIND_WIDTH}}", no_wrap=True)
+    else:
+        line = Text(f"{row.when:<17}{row.kind:<{KIND_WIDTH}}{row.tier:<{TIER_WIDTH}}", no_wrap=True)
     if marks:
         line.append(marks, style="bold")
     if row.replaced_by is not None:
@@ -130,7 +138,7 @@ class MemoryList(ScrollView, can_focus=True):
         base = self.rich_style
         if index >= len(self.rows):
             return Strip.blank(width, base)
-        text = row_text(self.rows[index])
+        text = row_text(self.rows[index], narrow=width < NARROW)
         text.truncate(width, overflow="ellipsis")
         if index == self.highlighted:
             text.stylize(self.get_component_rich_style("memory-list--highlight"))
