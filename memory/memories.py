@@ -189,18 +189,26 @@ def remember(store: Store, content: str, due_at: str | datetime | None = None, k
     due, recurrence = resolve_schedule(store.clock, due_at) if due_at not in (None, "") else (None, None)
     if due:
         check_not_past(store.clock, due, due_at, allow_past)
+    statement = due is None and (checked_kind or "note") not in ("reminder", "mood")
+    if statement and embedder == "bundled":
+        from memory.search.embeddings import bundled_embedder
+
+        embedder = bundled_embedder()
+    # What needs the model is done before the write lock is taken: its first use loads it (0.2 s, more on a busy
+    # machine), and fifteen writers at once each holding the lock that long ran out of the busy timeout (an
+    # attacker's "database is locked"). What a statement replaces is read first too, and read again under the lock
+    # only if another writer changed the store meanwhile (the model loaded by then: milliseconds).
+    from memory.replacing import replaced_memory
+
+    flagged = sensitive is None and _flagged_by_meaning(content, embedder)
+    model = None if embedder == "bundled" else embedder
+    version = store.data_version()
+    replaced = replaced_memory(store, content, model) if statement else None
     with store.transaction():
         # A statement (never a reminder or a mood) replaces now, not at the next consolidation.
-        replaced = None
-        if due is None and (checked_kind or "note") not in ("reminder", "mood"):
-            from memory.replacing import replaced_memory
-
-            if embedder == "bundled":
-                from memory.search.embeddings import bundled_embedder
-
-                embedder = bundled_embedder()
-            replaced = replaced_memory(store, content, embedder)
-        if sensitive is None and not (replaced and replaced.sensitive) and _flagged_by_meaning(content, embedder):
+        if statement and store.data_version() != version:
+            replaced = replaced_memory(store, content, model)
+        if sensitive is None and not (replaced and replaced.sensitive) and flagged:
             sensitive = True  # decided as it is written, not when its vector is stored: nothing of it leaves before
         memory_id = insert_memory(store, NewMemory(
             content, kind=checked_kind, importance=importance, private=private or bool(replaced and replaced.private),

@@ -235,6 +235,19 @@ def changes_a_value(text: str, values: Iterable[str]) -> bool:
                if not (said := text[start:end]).isdigit() or set_apart(text, start) for value in wanted)
 
 
+def restates(text: str, known: Iterable[str], recent: Iterable[str]) -> bool:
+    """Whether `text` says one of the secret values `known` again, or gives one of `recent` (the secrets the person
+    said just before) another value of its shape: then what else in it looks like a value is a secret too ("sorry,
+    not 2468, it's 2486", "no wait, 3-1-5" after "the locker combo is 3-1-4"). What the text itself gives as a secret
+    is no restatement of it ("meet at 1530, the PIN is 4471" said once). The one rule of the gate to a model and of
+    the exits (an attacker found "no wait, 3-1-5" masked for the model and whole in the Markdown export and MCP)."""
+    from memory.sensitive import find_secrets
+
+    own = {span.value(text) for span in find_secrets(text)}
+    return says_again(text, [v for v in known if v not in own]) or \
+        changes_a_value(text, [v for v in recent if v not in own])
+
+
 # -- text written outside, where no model reads it ------------------------------------------------------
 
 @dataclass
@@ -247,13 +260,15 @@ class Outside:
     opinions: Opinions
     known: list[str] = field(default_factory=list)
     mask: str = SECRET
+    lately: list[str] = field(default_factory=list)  # what the person wrote as secrets in the last conversations
 
     @classmethod
     def of(cls, store: Store, embedder: Any = None, mask: str = SECRET) -> Outside:
         """For one run of an exit on `store`; `embedder`: the app's, so a text not embedded yet is judged now."""
         # the store's secret values, and what the person wrote in the last conversations (a re-check's: "also 2207
         # for the porch", the code said the conversation before, was in the Markdown export's message lines)
-        return cls(store, Opinions(store, embedder), [v.value for v in values(store)] + said_lately(store), mask)
+        lately = said_lately(store)
+        return cls(store, Opinions(store, embedder), [v.value for v in values(store)] + lately, mask, lately)
 
     def text(self, text: str, flagged: bool = False) -> str:
         """Any stored text: the detector's secrets (in a text the classifier flagged and the rules find
@@ -263,6 +278,8 @@ class Outside:
 
         if not text:
             return text
+        # a correction of a secret just said is one too: what looks like a value in it goes
+        flagged = flagged or bool(self.lately) and restates(text, (), self.lately)
         hidden = redact(text, self.mask, flagged and not is_sensitive(text))
         return withhold_fragments(hidden, self.known, self.mask)
 

@@ -303,7 +303,9 @@ def subject_of(phrase: str) -> Subject | None:
             if possessor in _USER_POSSESSIVES:
                 owner = owner or USER
                 continue
-            owner = possessor  # "my sister's number": the sister's; "the cat's vet": the cat's
+            # "my sister's number": the sister's; "the cat's vet": the cat's; "Rosemary's husband's name": the
+            # husband's of Rosemary (not mine)
+            owner = f"{owner} {possessor}" if owner not in (None, USER) and not main else possessor
             main = []
             continue
         if lower.startswith(("l'", "d'")):

@@ -328,6 +328,14 @@ def test_a_thing_of_its_own_kind_under_another_name_is_not_the_one_asked(fresh: 
     ("what does my sister do for work?", "my sister is a midwife at St Mary's", "defines"),
     ("what do I do for a living?", "I'm a member at PureGym", ""),  # a member of a gym works elsewhere
     ("where do I work out", "I work at Brightwave Energy as a data analyst", ""),  # a gym, not a job
+    # a newcomer's: "what's the wifi?" asks its password, "what's the wifi called?" its name
+    ("what's the wifi?", "the wifi password is now Heron-Kettle-42", "defines"),
+    ("what's the wifi called?", "the wifi password is now Heron-Kettle-42", ""),
+    # a newcomer's: a role of mine named beside it gives its name; "what does Tom do?" asks his work
+    ("what's my brother's name?", "my brother Sam is a plumber in Hull", "defines"),
+    ("what's my husband called?", "my husband Tom works as an electrician for the council", "defines"),
+    ("what does Tom do?", "my husband Tom works as an electrician for the council", "defines"),
+    ("what's Rosemary's husband's name", "My husband Callum's birthday is 22 August", ""),  # blind round 17's
     # a newcomer's: a word of a relation in what I say of myself is no one else's
     ("what's my sister's job?", "I work as a ward sister at the Royal Infirmary these days", "conflicts"),
     ("where do I work?", "I'm a regular at the Crown and Anchor", ""),

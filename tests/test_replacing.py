@@ -590,3 +590,25 @@ def test_a_match_expression_quotes_every_word_and_is_none_without_one() -> None:
     assert content_match([]) is None
     assert content_match(["a", "", "a"]) == 'content:("a")'
     assert content_match(['say "hi"', "b"], every=True) == 'content:("say ""hi""" AND "b")'
+
+
+def test_the_model_is_loaded_before_the_write_lock_is_taken(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An attacker's: of fifteen `assistant remember` at once, two to four failed "database is locked": each loaded
+    the model inside its write transaction (0.2 s and more), and the last ones waited past the busy timeout."""
+    import tempfile
+
+    from memory.search.embeddings import BUNDLED
+
+    fresh = LocalEmbedder(BUNDLED, cache_dir=Path(tempfile.gettempdir()))  # not loaded yet: its first text loads it
+    depths: list[int] = []
+    load = fresh.load
+
+    def spied_load() -> object:
+        depths.append(store._depth)  # how deep in a transaction the store is when the model loads
+        return load()
+
+    monkeypatch.setattr(fresh, "load", spied_load)
+    old = memories.remember(store, "I'm a structural engineer at Arup", embedder=None)  # something it may replace
+    new = memories.remember(store, "I'm now working for Mott MacDonald", embedder=fresh)  # by meaning
+    assert depths and depths[0] == 0
+    assert links(store) == {old.id: new.id}

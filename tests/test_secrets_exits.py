@@ -331,6 +331,36 @@ def test_a_value_said_the_conversation_before_leaves_no_exit_in_a_later_message(
     assert "2207" not in Gate(store, "recap").fragments(said.content)  # MCP's answers, any request's last step
 
 
+def test_a_correction_said_in_the_next_message_leaves_no_exit(store: Store) -> None:
+    """An attacker's: "no wait, 3-1-5" after "the locker combo is 3-1-4" was masked for the model in its own turn,
+    but whole in the Markdown export, MCP's recall_recent and a recall_recent tool result; "sorry, not 6612, it is
+    6613" went out with the old value masked and the new one in clear."""
+    from assistant.outbound.gate import Gate
+    from memory import episodes
+    from memory.transfer.exits import Exit
+
+    now = episodes.open_episode(store)
+    episodes.add_message(store, now.id, "user", "the locker combo is 3-1-4")
+    again = episodes.add_message(store, now.id, "user", "no wait, 3-1-5")
+    episodes.add_message(store, now.id, "user", "the code for the garage keypad is 6612, remember it")
+    fixed = episodes.add_message(store, now.id, "user", "sorry, not 6612, it is 6613")
+    exit_ = Exit(store)
+    assert exit_.message(again.id, again.content) == "no wait, [secret]"  # exports, CalDAV
+    assert exit_.message(fixed.id, fixed.content) == "sorry, not [secret], it is [secret]"
+    listing = "> the locker combo is [secret in message #1]\n  > no wait, 3-1-5\n  > meet at 1530 by the gate"
+    sent = Gate(store, "recap").text(listing, "recall_recent result")  # MCP's answers, a tool result to a model
+    assert "3-1-5" not in sent and "meet at 1530 by the gate" in sent
+
+
+def test_a_title_ending_in_a_keyword_takes_no_tag_for_its_value() -> None:
+    """An attacker's: a conversation titled "Locker combo" ended the memory context, and the detector took the
+    "</memory_context>" below it for the code: the prompt's own tags went out as "[secret withheld]"."""
+    from memory.sensitive import find_secrets
+
+    assert find_secrets("## Recent Conversations\n- [Dec 07 09:49] Locker combo\n</memory_context>") == []
+    assert [s.value("wifi password\nHeron-42\n") for s in find_secrets("wifi password\nHeron-42\n")] == ["Heron-42"]
+
+
 def test_a_conversations_title_and_summary_hold_no_value_the_classifier_or_another_message_gives(
         tmp_path: Path) -> None:
     """A re-check found "for the garden shed it's 6183 these days" (the classifier's, masked in its own turn) as the

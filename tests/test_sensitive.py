@@ -217,7 +217,9 @@ def test_empty_and_ordinary_texts() -> None:
                                   "My PGP key fingerprint is 7A3F 91C2 0B6D E448 25F1  9C07 D3A8 61E2 4B90 5F17",
                                   "the locker in room L12", "bus R2 then L3 stop", "order ref, the 6 digit one: 448120",
                                   "the 4 digit one: 80312", "the door changed colour, it's now red",
-                                  "the gate changed, it's now 9am"])
+                                  "the gate changed, it's now 9am", "the 4 digit one for the bins is 3302",
+                                  "the L 3 bus then R 4", "the lock goes 3 times a day",
+                                  "my bike lock goes to 120 degrees"])
 def test_the_new_kinds_of_round_17_leave_their_look_alikes(text: str) -> None:
     assert find_secrets(text) == []
 
@@ -321,6 +323,12 @@ ISSUE_35 = [
     ("the 6-digit passcode - 551902", ["551902"]),
     ("the gate at the allotments changed, it's now C-2-0-9-X", ["C-2-0-9-X"]),
     ("the alarm has been reset, now 4471", ["4471"]),
+    # an attacker's, beside them: turns spaced and with commas, a dial named, a card named after the count, how a
+    # lock goes
+    ("safe combo: R 14, L 3, R 27", ["R 14, L 3, R 27"]),
+    ("dial: left 22, right 8, left 40", ["left 22, right 8, left 40"]),
+    ("the 4 digit one for the Visa is 3302", ["3302"]),
+    ("the lock on the shed goes 22-8-40", ["22-8-40"]),
     # an attacker's, beside them: what is done to the lock after its digits, a key safe in one word
     ("Tell the carer the key safe is 6042 then push down", ["6042"]),
     ("The keysafe is 7734 then lift the cover", ["7734"]),

@@ -173,10 +173,12 @@ async def test_a_sentence_arriving_in_one_burst_changes_no_reminder_and_loses_no
             app.main_screen.composer.clear()
             await pilot.press("ctrl+l")
             await settle(pilot, app)
+            driver = app._driver
+            assert driver is not None
             for key in keys(sentence):  # all at once, as a terminal delivers a paste: no pause between keys
                 event = events.Key(key, " " if key == "space" else key)
                 event.set_sender(app)
-                app._driver.send_message(event)
+                driver.send_message(event)
             await pilot.pause(0.6)
             await settle(pilot, app)
             assert app.main_screen.composer.text == sentence

@@ -25,9 +25,9 @@ from assistant.reading import Reading, mentioned_ids
 from assistant.views import PRIVATE_MARK, private_marked
 from memory import episodes, memories
 from memory.memories import Memory
-from memory.secrets import Opinions, changes_a_value, reveal, said_in, said_lately, says_again
+from memory.secrets import Opinions, restates, reveal, said_in, said_lately
 from memory.secrets import values as secret_values
-from memory.sensitive import find_secrets, redact, withhold_fragments
+from memory.sensitive import redact, withhold_fragments
 from memory.store import Store
 from memory.words import asks_by_words, names_word, shares_sign, sign_words
 
@@ -251,7 +251,14 @@ class Gate:
             self._said_secrets.append(secret)  # said again later in the request, it goes too (the last step)
             return mask
 
-        return redact(text, kept, flagged)
+        text = redact(text, kept, flagged)
+        recent = [*self._recent, *self._held.said_lately]
+        if recent and not flagged:
+            # a line that corrects a secret the person said lately is one too ("no wait, 3-1-5" after "the locker
+            # combo is 3-1-4", quoted in a recall_recent result: an attacker's), as in their own messages
+            text = "\n".join(redact(line, kept, True) if restates(line, (), recent) else line
+                             for line in text.split("\n"))
+        return text
 
     def _repeats_asked(self, line: str) -> bool:
         """Whether a line marked [Private] is about a memory this request asks about (and not another
@@ -286,11 +293,7 @@ class Gate:
         this conversation) or gives one of the last of these another value of its shape: then what else in it
         looks like a value goes too ("sorry, not 2468, it's 2486" after "my new debit card PIN is 2468", "oops I mean
         2486": each correction went out whole)."""
-        # what the text itself gives as a secret is no restatement of it ("meet at 1530, the PIN is 4471" said once: its
-        # 1530 went as a placeholder, a re-check's)
-        own = {span.value(text) for span in find_secrets(text)}
-        known = [v for v in (*self.secrets.values(), *self._memory_secrets, *self._said_secrets) if v not in own]
-        return says_again(text, known) or changes_a_value(text, [v for v in self._recent if v not in own])
+        return restates(text, (*self.secrets.values(), *self._memory_secrets, *self._said_secrets), self._recent)
 
     def restore(self, value: Any) -> Any:
         """Tool arguments (and the answer the person reads) with this turn's placeholders replaced by the

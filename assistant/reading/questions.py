@@ -59,8 +59,9 @@ _WHERE_LIVE = re.compile(r"^\W*where\s+(?:do|does|did)\s+(?P<p>.+?)\s+(?:live|st
                          r"call home\b", re.I)
 _WHERE_WORK = re.compile(r"^\W*(?:where|who)\s+(?:do|does|did)\s+(?P<p>.+?)\s+work(?:\s+for)?\b(?!\s+out\b)|"
                          r"^\W*what company (?:do|does)\s+(?P<p2>.+?)\s+work\s+for\b|"
-                         r"^\W*what\s+(?:do|does|did)\s+(?P<p3>.+?)\s+do\s+(?:for\s+(?:a\s+living|work|money|a\s+job)|"
-                         r"professionally)\b|^\W*what\s+line\s+of\s+work\s+(?:am|is|are)\s+(?P<p4>.+?)\s+in\b", re.I)
+                         r"^\W*what\s+(?:do|does|did)\s+(?P<p3>.+?)\s+do(?:\s+(?:for\s+(?:a\s+living|work|money|a\s+job)|"
+                         r"professionally)\b|(?=\W*$))|"
+                         r"^\W*what\s+line\s+of\s+work\s+(?:am|is|are)\s+(?P<p4>.+?)\s+in\b", re.I)
 _WHAT_DRIVE = re.compile(r"^\W*what\s+(?:car\s+)?(?:do|does)\s+(?P<p>.+?)\s+drive\b", re.I)
 # "what car do I drive?", "which gym am I in?", "which dentist does Sara see?"
 _WHICH = re.compile(r"^\W*(?:what|which)\s+(?:(?:kind|sort|type|make|model|brand)\s+of\s+)?"
@@ -114,6 +115,10 @@ def question_focus(question: str) -> Focus | None:
         return None
     if subject.person:
         return Focus(None, subject.head)  # "who is Priya?": whatever is said about Priya
+    if subject.head in _ASKED_FOR_ITS_KEY and not subject.modifiers and not re.search(r"\b(?:called|named|name)\b",
+                                                                                       text, re.I):
+        # "what's the wifi?" asks its password (a newcomer's: only offered as the closest, masked)
+        subject = Subject(subject.owner, _ASKED_FOR_ITS_KEY[subject.head], frozenset({subject.head}))
     owner = subject.owner
     entity = owner if owner not in (None, USER) and said[:1].isupper() else None
     # "my old car" is the car in a statement, but asked of, another one than the current one
@@ -122,6 +127,9 @@ def question_focus(question: str) -> Focus | None:
         subject = Subject(subject.owner, subject.head, subject.modifiers | other, subject.person)
     # "Priya's last name": her name, else whatever is said about her
     return Focus(_at_the_place(subject, text), entity, place_named(text))
+
+
+_ASKED_FOR_ITS_KEY = {"wifi": "password"}  # a thing named alone for the key to it
 
 
 def _at_the_place(subject: Subject, question: str) -> Subject:

@@ -116,17 +116,18 @@ class Evidence:
     sure: bool = False
     kind_given: bool = True  # it gives a value of the kind asked, if one is (a name for "who ...?")
     of_the_time: bool = True  # not what no longer holds, asked of the present (meaning.over)
-    # Sure, and read as a statement of the very concept asked (where someone lives or works, what they drive),
-    # of the same owner: "I work as a structural engineer at Hollis & Brandt" for "what do I do for a living?",
-    # which MiniLM puts far from it (cosine 0.27: blind round 18)
-    of_concept: bool = False
+    # Sure, and read as saying the very thing asked, however far MiniLM puts it: a statement of the concept asked
+    # (where someone lives or works, what they drive) of the same owner ("I work as a structural engineer at Hollis
+    # & Brandt" for "what do I do for a living?": cosine 0.27, blind round 18), or the name of the role of mine
+    # asked beside it ("my husband Tom works as ..." for "what's my husband called?": a newcomer's)
+    read_as_asked: bool = False
 
     @property
     def answers(self) -> bool:
         """Whether it is the answer, not only near it: weighed above the calibrated score, or near enough to
         be offered as the closest and sure by the reading ("who's my GP?" of "my doctor is Dr Okafor", which
         MiniLM puts no nearer than "who is my dentist?"), or, unweighed, kept by the words."""
-        return self.score is None or self.of_concept and self.of_the_time or meaning.calibration().answering(
+        return self.score is None or self.read_as_asked and self.of_the_time or meaning.calibration().answering(
             self.score, self.sure, self.kind_given, self.of_the_time)
 
     @property
@@ -175,6 +176,10 @@ def relation(focus: Focus | None, text: str) -> str:
         return ""
     if focus.place is not None and focus.place.lower() not in text.lower() and place_named(text) is not None:
         return "conflicts"  # "what flight am I on to Lisbon?" of "we're flying to Porto in March" (a newcomer's)
+    wanted = _named(focus.subject) if focus.subject is not None else None
+    if wanted is not None and wanted.owner == USER and wanted.head and not wanted.modifiers and \
+            _role_named(wanted.head, text):
+        return "defines"  # "what's my brother's name?" of "my brother Sam is a plumber in Hull" (a newcomer's)
     statement = read_statement(_SAID_TO_KEEP.sub("", text))
     pieces = _PIECES.split(text) if statement is None else []
     if len(pieces) > 1:  # "I switched GPs, my doctor is now Dr Amadi": a piece of it may define the subject
@@ -238,6 +243,18 @@ def _named(subject: Subject) -> Subject:
             subject.owner in (None, USER) or fold(subject.head) not in meaning.name_words():
         return subject
     return Subject(USER, subject.owner)
+
+
+_MY_ROLE_NAMED = re.compile(r"(?<![\w'’])(?:[Mm]y|[Oo]ur)\s+([a-z][\w-]*)\s+(?:is\s+(?:called\s+)?)?[A-Z][\w'’-]+")
+
+
+def _role_named(role: str, text: str) -> bool:
+    """Whether `text` names who holds a role of mine beside it: "my brother Sam ...", "our neighbour is called
+    Irena"."""
+    if not re.fullmatch(r"[a-z][\w-]*", role):
+        return False  # "Rosemary's husband" is no role of mine
+    wanted = canonical_person(role)
+    return any(canonical_person(m.group(1)) == wanted for m in _MY_ROLE_NAMED.finditer(text))
 
 
 def _one_owner(asked: str, said: str, text: str) -> bool:
@@ -341,7 +358,7 @@ def find_evidence(runtime: Runtime, question: str, limit: int = 10, mode: str = 
         return newest_first(runtime, [evidence for _, evidence in found])[:limit]
     weighed = weigh(runtime, question, vector, [evidence for _, evidence in found], focus)
     floor = meaning.calibration().closest if near else meaning.calibration().answers
-    return newest_first(runtime, [e for e in weighed if e.score is not None and (e.score >= floor or e.of_concept)]
+    return newest_first(runtime, [e for e in weighed if e.score is not None and (e.score >= floor or e.read_as_asked)]
                         )[:limit]
 
 
@@ -355,12 +372,16 @@ def weigh(runtime: Runtime, question: str, vector: Any, found: list[Evidence], f
     found = found[:WEIGHED]
     calibration = meaning.calibration()
     head = focus.subject.head if focus is not None and focus.subject is not None else None
+    role = _named(focus.subject) if focus is not None and focus.subject is not None else None
+    role_asked = role.head if role is not None and role.owner == USER and not role.modifiers else None
     for evidence, values in zip(found, feature_values(runtime, question, vector, found, focus), strict=True):
         evidence.score = round(calibration.score(values), 4)
         evidence.sure = meaning.sure(values)  # a memory, or a statement the user made
         evidence.kind_given = meaning.kind_given(values)
         evidence.of_the_time = not meaning.over(question, evidence.content)
-        evidence.of_concept = evidence.sure and head in CONCEPTS and _said_of(head, evidence.content)
+        evidence.read_as_asked = evidence.sure and (
+            head in CONCEPTS and _said_of(head, evidence.content)
+            or role_asked is not None and _role_named(role_asked, evidence.content))
     return sorted(found, key=lambda e: (not e.answers, e.type != "memory", -(e.score or 0.0)))
 
 

@@ -852,6 +852,10 @@ _PARTIAL_MORE = re.compile(r"(?:\s*,\s*|\s+)(?:then|and|followed by|und|dann|pui
 _MORE = re.compile(r"[ \t]*,[ \t]*(?:and[ \t]+)?([^\s,;]+)")
 # A value alone on its line (not a row of a table: records.py reads those by their columns).
 _BELOW = re.compile(r"[ \t]*\n[ \t]*([^\s,|]+)[ \t]*(?:\n|$)")
+# A tag alone on its line is markup, never a value: a conversation titled "Locker combo" at the end of the memory
+# context took "</memory_context>" for its code, and the prompt's own tags went out as "[secret withheld]" (an
+# attacker's).
+_MARKUP = re.compile(r"</?[A-Za-z_][\w.-]*(?:\s[^<>]*)?/?>")
 # "I use Qx7-hunter22 as my password everywhere", "I set Bl4ckbird! as the password for the router".
 _USED_AS = re.compile(r"(?:^|\s)(?:use|used|using|uses|set|chose|picked|made|nutze|benutze|utilise|uso|gebruik)\s+"
                       r"(\S+)\s+(?:as|als|comme|como|come)\s+(?:my|the|our|his|her|mein|meine|das|mon|le|mi|el|il|"
@@ -943,7 +947,8 @@ def _value_after(text: str, at: int, strong: bool, plural: bool, abbreviation: b
         return adjacent
     # "password" ending its line, the value alone on the next one.
     below = _BELOW.match(text, at)
-    if below and (_secretish(below.group(1)) or strong and below.group(1).lower() not in _FOLLOWERS):
+    if below and not _MARKUP.fullmatch(below.group(1)) and (
+            _secretish(below.group(1)) or strong and below.group(1).lower() not in _FOLLOWERS):
         return below.span(1)
     # "the 2FA backup code I haven't used yet: 7731-2290": a short clause, then a label sign and a value
     # that looks like one.

@@ -191,6 +191,8 @@ def _opened() -> list[str]:
         r"(?![\w:/.,]\d)(?![\w:/])",
         rf"(?<![^\W_])(?P<place>{locks})(?![^\W_])(?:['’]s|[ \t]+is|[ \t]+was|[ \t]+got)?[ \t]+(?:re)?set[ \t]+"
         rf"(?:to|on)[ \t]+{_VALUE}{_LAST}",
+        # "the lock on the shed goes 22-8-40": how a lock's combination goes (an attacker's)
+        rf"(?<![^\W_])(?P<place>{locks})(?![^\W_]){_placed()}[ \t]+goes(?:[ \t]+(?:to|like))?[ \t]+{_VALUE}{_LAST}",
         # "Set the bike lock to 3-9-2 when you leave it", "hotel safe - I set it to 0815": a lock set to digits.
         rf"(?<![^\W_])(?:re)?set[ \t]+{article}(?:{_THING}[ \t]+)?(?P<place>{locks})(?![^\W_])[ \t]+(?:to|on)[ \t]+"
         rf"{_VALUE}",
@@ -301,10 +303,12 @@ _SYMBOL = re.compile(r"[!@#$%^&*_+=~?]")
 # "the 4 digit one: 8031" (of a bank card, blind round 18), "6-digit passcode - 551902": a value whose
 # digits are counted before it, as many as it has.
 _COUNTED = re.compile(r"(?<![^\W_])(?P<n>[4-8]|four|five|six|seven|eight)[ \t-]?digits?[ \t]+(?P<what>one|code|pin|"
-                      r"passcode)(?:[ \t]*(?::|=|-|–|—|is)[ \t]*)(?P<value>\d{4,8})(?![\w.,:/]\d|\w)", re.I)
+                      r"passcode)(?P<whose>[ \t]+(?:for|on|of)[ \t]+(?:the|my|our)[ \t]+[^\W\d_][\w'’-]*"
+                      r"(?:[ \t]+card)?)?"
+                      r"(?:[ \t]*(?::|=|-|–|—|is)[ \t]*)(?P<value>\d{4,8})(?![\w.,:/]\d|\w)", re.I)
 _COUNTS = {"four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
-_CARD_OR_BANK = vocabulary.lazy_pattern(lambda: rf"(?<![^\W_])(?:{_banks()}|card|debit|credit|cash ?card)(?![^\W_])",
-                                        re.I)
+_CARD_OR_BANK = vocabulary.lazy_pattern(
+    lambda: rf"(?<![^\W_])(?:{_banks()}|card|debit|credit|cash ?card|visa|mastercard|amex|maestro)(?![^\W_])", re.I)
 
 
 def _counted(text: str) -> Iterator[tuple[int, int, str]]:
@@ -312,8 +316,8 @@ def _counted(text: str) -> Iterator[tuple[int, int, str]]:
         n = match.group("n").lower()
         if len(match.group("value")) != _COUNTS.get(n, int(n) if n.isdigit() else 0):
             continue
-        if match.group("what").lower() == "one" and not _CARD_OR_BANK.search(text, 0, match.start()):
-            continue  # "the 4 digit one" of a card or a bank's: not of anything else said before
+        if match.group("what").lower() == "one" and not _CARD_OR_BANK.search(text, 0, match.start("value")):
+            continue  # "the 4 digit one" of a card or a bank's ("... for the Visa"): not of anything else
         yield match.start("value"), match.end("value"), "pin"
 
 
@@ -549,7 +553,7 @@ _SET_ON = vocabulary.lazy_pattern(lambda: (
     rf"(?:[ \t]+(?:{_literal('combination_words')}|code))?[ \t]+(?:{vocabulary.alternation('set_to')})[ \t]+"
     r"(?P<value>\d{3,8})(?![\w:/.,]\d)(?![\w:/°])"), re.I)
 _DIAL_WORDS = vocabulary.LazyWords("dial_turns")
-_LETTER_TURNS = re.compile(r"(?<![^\W_])[LR]\d{1,3}[ \t]*[,;/-]?[ \t]*[LR]\d")  # "L22 R8 L40"
+_LETTER_TURNS = re.compile(r"(?<![^\W_])[LR][ \t]?\d{1,3}[ \t]*[,;/-]?[ \t]*[LR][ \t]?\d")  # "L22 R8 L40", "R 14, L 3"
 _NETWORK_WORDS = vocabulary.LazyWords("network_words")
 _NETWORK_NAMES = vocabulary.LazyWords("network_names")
 _NETWORK_STATES = vocabulary.LazyWords("network_states")
@@ -575,7 +579,7 @@ _DIALLED = vocabulary.lazy_pattern(lambda: (
     rf"|(?:{_literal('dial_turns')})(?:[ \t]+(?:{_literal('dial_to')}))?[ \t]*\d{{1,3}}(?:[ \t]*[,;/]?[ \t]*"
     rf"(?:then[ \t]+)?(?:{_literal('dial_turns')})(?:[ \t]+(?:{_literal('dial_to')}))?[ \t]*\d{{1,3}}(?!\d)){{1,5}}"
     # the turns written as letters, three or more: "vault at the shop: L22 R8 L40" (blind round 18)
-    r"|(?<![^\W_])(?-i:[LR])\d{1,3}(?:[ \t]*[,;/-]?[ \t]*(?-i:[LR])\d{1,3}){2,5}(?![^\W_]))"),
+    r"|(?<![^\W_])(?-i:[LR])[ \t]?\d{1,3}(?:[ \t]*[,;/-]?[ \t]*(?-i:[LR])[ \t]?\d{1,3}){2,5}(?![^\W_]))"),
     re.I)
 
 
