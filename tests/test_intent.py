@@ -67,3 +67,12 @@ def test_signals() -> None:
     assert 0 <= temporal_recency("what did I tell you yesterday about the budget") <= 1
     assert temporal_recency("what did I tell you yesterday about the budget") > 0.5
     assert not is_recap_query("what happened yesterday in the stock market")
+
+
+def test_a_paste_is_read_for_a_request_about_our_conversations_only_at_its_start() -> None:
+    """An attacker's 1 MB paste took minutes in the app offline: the patterns with ".*" between words read it all.
+    A request about our conversations is a sentence or two; words far into a paste ask nothing."""
+    filler = "the weather was fine and we walked to the park. " * 20
+    assert temporal_recency("what did I tell you yesterday?") > 0
+    assert temporal_recency(filler + "what did I tell you yesterday?") == 0.0
+    assert not is_recap_query(filler + "recap our last conversation")
