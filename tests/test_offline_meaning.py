@@ -296,6 +296,18 @@ def test_a_value_said_in_passing_before_a_change_was_kept_follows_as_earlier(fre
     assert all("Heron-Kettle-42" not in line or line.startswith("Earlier (you said ") for line in lines), lines
 
 
+def test_what_the_reading_is_sure_of_leads_over_a_nearer_task(fresh: Agent) -> None:
+    """This session's own use, in tmux: "what does Tom do?" was answered with the reminder "it's Tom's football
+    night" (MiniLM put it nearer) over "my husband Tom works as an electrician for the council"."""
+    agent = fresh
+    for text in ("every Thursday at 7pm remind me it's Tom's football night",
+                 "remember that my husband Tom works as an electrician for the council"):
+        asyncio.run(say(agent, text))
+    agent.close_episode()
+    assert "electrician" in ask(agent, "what does Tom do?").splitlines()[0]
+    assert "electrician" in ask(agent, "what's my husband called?").splitlines()[0]
+
+
 def test_a_thing_of_its_own_kind_under_another_name_is_not_the_one_asked(fresh: Agent) -> None:
     # "PIN" and "code", "mobile" and "phone" are names of one thing (memory/subjects.toml), but the gate code
     # is a code of its own and the work phone a phone of its own: neither is the PIN or the mobile asked.
