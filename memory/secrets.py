@@ -225,14 +225,15 @@ def changes_a_value(text: str, values: Iterable[str]) -> bool:
     "GreenOtter2291"): a correction is a secret too (a re-check found each reaching the model whole)."""
     from memory.sensitive import meaning
     from memory.sensitive.alongside import set_apart
-    from memory.sensitive.values import alike
+    from memory.sensitive.values import alike, only_digits
 
     wanted = [v for v in values if v.strip()]
     if not wanted or not text:
         return False
-    # digits said as a time or a thing's number ("meet at 1530", "room 214") change no code (a re-check's)
+    # digits said as a time or a thing's number ("meet at 1530", "room 214") change no code (a re-check's), nor do
+    # digits in groups said so ("[Dec 07 10:15]" of a listing, after the code 6612: a re-check's)
     return any(alike(said, value) for start, end in meaning.candidates(text)
-               if not (said := text[start:end]).isdigit() or set_apart(text, start) for value in wanted)
+               if not only_digits(said := text[start:end]) or set_apart(text, start) for value in wanted)
 
 
 def restates(text: str, known: Iterable[str], recent: Iterable[str]) -> bool:

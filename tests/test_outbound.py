@@ -481,3 +481,21 @@ def test_a_correction_beside_a_secret_value_goes_as_a_placeholder_too(rt: Runtim
     assert new not in gate.fragments(gate.message(7, correction))
     other = Gate.for_turn(rt.store, read("the 2486 bus is late", rt.clock))
     assert other.user_message("the 2486 bus is late") == "the 2486 bus is late"  # no value said again: as it is
+
+
+@pytest.mark.parametrize("password", ["Recent", "turn_context", "memory_context"])
+def test_a_secret_that_reads_as_a_word_of_the_frame_leaves_the_frame_whole(rt: Runtime, password: str) -> None:
+    """A re-check's: a Wi-Fi password "turn_context" or "Recent" turned the memory context's tags and headings into
+    "[secret withheld]" (the last step takes a secret's value out wherever it is), and the model lost the frame
+    that tells it the sections are data."""
+    from assistant.outbound.data import CONTEXT_CLOSE, CONTEXT_OPEN, TURN_CLOSE, TURN_OPEN, frame_parts
+    from assistant.outbound.send import _context
+
+    memories.remember(rt.store, f"the wifi password is {password}")
+    body = f"## Recent Conversations\n- [Dec 07 10:15] Wifi: the wifi password is {password}"
+    for open_, close in ((CONTEXT_OPEN, CONTEXT_CLOSE), (TURN_OPEN, TURN_CLOSE)):
+        text = f"{open_}\n\n{body}\n{close}"
+        assert "".join(piece for _, piece in frame_parts(text)) == text
+        sent = _context(Gate(rt.store), text)
+        assert sent.startswith(open_) and sent.endswith(close) and "## Recent Conversations\n" in sent, sent
+        assert f"is {password}" not in sent

@@ -382,3 +382,17 @@ def test_a_conversations_title_and_summary_hold_no_value_the_classifier_or_anoth
         assert "7294" not in kept and "7351" not in kept and "bike shed" in kept, kept
     finally:
         rt.close()
+
+
+@pytest.mark.parametrize("said, restated", [
+    ("doch 5512", True), ("make it 5512", True), ("I meant 5512!", True), ("they reset it to 5512", True),
+    ("no it's 5512 lol", True), ("nein, doch 5512", True), ("no wait, 5512", True),
+    ("meet at 1530", False), ("room 5512 is free", False), ("I have 5512 steps today", False),
+    ("- [Dec 07 10:15] Safe code", False),  # a listing's header after the code: no correction of it
+])
+def test_a_correction_in_other_words_is_a_secret_and_a_listing_is_not(said: str, restated: bool) -> None:
+    """A re-check's: "doch 5512", "make it 5512", "I meant 5512!" after "the safe code is 5521" went whole to every
+    exit, and "[Dec 07 10:15]" in a recall_recent listing after a 4-digit code was masked."""
+    from memory.secrets import restates
+
+    assert restates(said, [], ["5521", "0715"]) is restated

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.conversation import Item, ToolUse
 from assistant.outbound import requests as build
+from assistant.outbound.data import frame_parts
 from assistant.outbound.gate import Gate
 from assistant.outbound.requests import LocalRequest
 from assistant.providers.base import Delta, Note, Provider, SystemPrompt, ToolSpec, Usage
@@ -26,10 +27,17 @@ async def chat(provider: Provider, gate: Gate, system: SystemPrompt, conversatio
                tools: list[ToolSpec], max_tokens: int | None = None) -> AsyncIterator[Delta | ToolUse | Usage | Note]:
     """One model call of a chat turn: the provider gets the request as the gate lets it out (also the
     request of one token that has a server read the conversation between two turns: `max_tokens` 1)."""
-    system = SystemPrompt(system.stable, gate.fragments(gate.text(system.memory, "the memory context")),
-                          gate.fragments(gate.text(system.turn, "the memory context")))
+    system = SystemPrompt(system.stable, _context(gate, system.memory), _context(gate, system.turn))
     async for item in provider.stream(system, gate.conversation(conversation), tools, max_tokens=max_tokens):
         yield item
+
+
+def _context(gate: Gate, text: str) -> str:
+    """The memory context as the gate lets it out: what stands between the app's frame (its tags, its section
+    headings) gated, the frame as it is. A secret that reads as a word of the frame ("Recent", "turn_context":
+    a re-check's Wi-Fi passwords) is held back where it is said, and the frame stays whole."""
+    return "".join(piece if own else gate.fragments(gate.text(piece, "the memory context"))
+                   for own, piece in frame_parts(text))
 
 
 def to_mcp_client(gate: Gate, text: str, where: str) -> str:

@@ -136,6 +136,11 @@ _JOINERS = re.compile(r"[ \-./]")
 _RUNS = re.compile(r"[^\W\d_]+|\d+")
 
 
+def only_digits(token: str) -> bool:
+    """Whether a token is digits alone, in groups or not ("4471", "07 10", "3-1-5")."""
+    return _JOINERS.sub("", token).isdigit()
+
+
 def alike(said: str, value: str) -> bool:
     """Whether `said` has the shape of the secret `value`: as many digits ("5678" of "1234"), most of its
     characters first ("GreenOtter2292" of "GreenOtter2291"), or its runs of letters, digits and signs in the
