@@ -386,7 +386,7 @@ def test_a_conversations_title_and_summary_hold_no_value_the_classifier_or_anoth
 
 @pytest.mark.parametrize("said, restated", [
     ("doch 5512", True), ("make it 5512", True), ("I meant 5512!", True), ("they reset it to 5512", True),
-    ("no it's 5512 lol", True), ("nein, doch 5512", True), ("no wait, 5512", True),
+    ("no it's 5512 lol", True), ("nein, doch 5512", True), ("no wait, 5512", True), ("no wait 5–5–1–2", True),
     ("meet at 1530", False), ("room 5512 is free", False), ("I have 5512 steps today", False),
     ("- [Dec 07 10:15] Safe code", False),  # a listing's header after the code: no correction of it
 ])

@@ -219,7 +219,7 @@ def test_empty_and_ordinary_texts() -> None:
                                   "the 4 digit one: 80312", "the door changed colour, it's now red",
                                   "the gate changed, it's now 9am", "the 4 digit one for the bins is 3302",
                                   "the L 3 bus then R 4", "the lock goes 3 times a day",
-                                  "my bike lock goes to 120 degrees"])
+                                  "my bike lock goes to 120 degrees", "the door: it's now red"])
 def test_the_new_kinds_of_round_17_leave_their_look_alikes(text: str) -> None:
     assert find_secrets(text) == []
 
@@ -329,6 +329,7 @@ ISSUE_35 = [
     ("dial: left 22, right 8, left 40", ["left 22, right 8, left 40"]),
     ("the 4 digit one for the Visa is 3302", ["3302"]),
     ("the lock on the shed goes 22-8-40", ["22-8-40"]),
+    ("gate at the allotments: it's now C-2-0-9-X", ["C-2-0-9-X"]),  # a re-check's: a sign for "changed"
     # an attacker's, beside them: what is done to the lock after its digits, a key safe in one word
     ("Tell the carer the key safe is 6042 then push down", ["6042"]),
     ("The keysafe is 7734 then lift the cover", ["7734"]),

@@ -185,8 +185,10 @@ def _opened() -> list[str]:
           for things, timed in ((locks, ""), (places, r"(?!0\d[0-5]\d(?![ -]?\d))"))),
         # "the gate at the allotments changed, it's now C-2-0-9-X": a thing that opens said to have changed, and
         # what it is now (blind round 18)
-        rf"(?<![^\W_])(?P<place>{places})(?![^\W_]){_placed()}[ \t]+(?:(?:has|have|was|got|has been)[ \t]+)?"
-        r"(?:changed|reset|been changed|been reset)[ \t]*[,;:]?[ \t]*(?:it's|it’s|it is|now it's|now it’s|now)[ \t]+"
+        # ("gate at the allotments: it's now ...", a re-check's: a sign for "changed")
+        rf"(?<![^\W_])(?P<place>{places})(?![^\W_]){_placed()}(?:[ \t]+(?:(?:has|have|was|got|has been)[ \t]+)?"
+        r"(?:changed|reset|been changed|been reset)[ \t]*[,;:]?|[ \t]*:)[ \t]*"
+        r"(?:it's|it’s|it is|now it's|now it’s|now)[ \t]+"
         r"(?:now[ \t]+)?(?P<value>[*#]?\d(?:[ -]?\d){2,}[#*]?|(?:[A-Za-z]-)?\d(?:-\d){2,}(?:-[A-Za-z])?)"
         r"(?![\w:/.,]\d)(?![\w:/])",
         rf"(?<![^\W_])(?P<place>{locks})(?![^\W_])(?:['’]s|[ \t]+is|[ \t]+was|[ \t]+got)?[ \t]+(?:re)?set[ \t]+"

@@ -33,7 +33,7 @@ MODEL = "minilm-l6-v2-int8"  # the embedder the weights were trained on (memory.
 # - digits: three or more, in groups, perhaps with a key's sign ("4471", "44 71", "*7713#", "3-9-2");
 #   not the number of a reference in capitals ("LK-4471", "SKU-2290-XL": an item, an order, a part);
 #   spaced around their dashes too ("3 - 17 - 29");
-_DIGITS = re.compile(r"(?<![\w.,])(?<![A-Z]-)[*#]?\d(?:(?:[ \-./]|[ \t][\-/][ \t])?\d){2,}[#*]?(?![\w]|[.,]\d)")
+_DIGITS = re.compile(r"(?<![\w.,])(?<![A-Z]-)[*#]?\d(?:(?:[ \-./–]|[ \t][\-/–][ \t])?\d){2,}[#*]?(?![\w]|[.,]\d)")
 _REFERENCE = re.compile(r"[A-Z]{1,5}-\d{2,8}(?:-[A-Z0-9]{1,4})?")
 # - a token of letters with two digits or more, or with digits and a sign ("Riverbend2025", "qz8R!t2"), four
 #   characters at least ("2C7Y": a keypad's code);

@@ -132,7 +132,7 @@ def credential_shaped(value: str) -> bool:
                 or _HYPHENATED.fullmatch(value))
 
 
-_JOINERS = re.compile(r"[ \-./]")
+_JOINERS = re.compile(r"[ \-./–]")  # an en dash too: "3–1–5", as a phone's keyboard makes it
 _RUNS = re.compile(r"[^\W\d_]+|\d+")
 
 
