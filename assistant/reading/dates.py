@@ -88,8 +88,8 @@ class StatedDate:
         return clock.short(self.at) if self.timed else clock.day(self.at)
 
 
-# A day of the month said alone: "the 12th", "on the 3rd".
-_DAY_ONLY = re.compile(rf"(?:on\s+)?(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)\b(?!\s*(?:of\s+)?{_MONTH})", re.I)
+# A day of the month said alone (no month in its phrase): "the 12th", "on the 3rd at 10am".
+_DAY_ONLY = re.compile(r"(?:on\s+)?(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b", re.I)
 
 
 def stated_date(text: str, written_at: datetime, zone: tzinfo, default_time: time = DEFAULT_TIME) -> StatedDate | None:

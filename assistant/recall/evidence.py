@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from assistant.reading import read
@@ -422,9 +422,11 @@ def feature_values(runtime: Runtime, question: str, vector: Any, found: list[Evi
     return out
 
 
+@lru_cache(maxsize=1024)
 def _said_of(concept: str, text: str) -> bool:
     """Whether the reading finds `text` a statement of `concept` (where someone lives or works, what they
-    drive), not only about the person asked of ("Callum is getting married" is no job of Callum's)."""
+    drive), not only about the person asked of ("Callum is getting married" is no job of Callum's). Cached: a
+    candidate's features and its verdict ask it both."""
     statement = read_statement(_SAID_TO_KEEP.sub("", text))
     return statement is not None and statement.subject.head == concept
 

@@ -145,10 +145,9 @@ def alike(said: str, value: str) -> bool:
     """Whether `said` has the shape of the secret `value`: as many digits ("5678" of "1234"), most of its
     characters first ("GreenOtter2292" of "GreenOtter2291"), or its runs of letters, digits and signs in the
     same order with a digit or a sign among them ("red-fish-43" of "blue-fish-42")."""
-    bare_said, bare_value = _JOINERS.sub("", said), _JOINERS.sub("", value)
-    if bare_said.isdigit() and bare_value.isdigit():
-        return len(bare_said) == len(bare_value) >= 3
-    if bare_said.isdigit() or bare_value.isdigit():
+    if only_digits(said) and only_digits(value):
+        return len(_JOINERS.sub("", said)) == len(_JOINERS.sub("", value)) >= 3
+    if only_digits(said) or only_digits(value):
         return False
     common = 0
     for a, b in zip(said.lower(), value.lower(), strict=False):
